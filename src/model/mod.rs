@@ -1,0 +1,13 @@
+//! The pure model: quantities, requirements, labels, taints, slim pods and nodes, NodePools,
+//! node classes and instance types. No I/O, no async, no API client types.
+
+pub mod instance_type;
+pub mod labels;
+pub mod node;
+pub mod nodepool;
+pub mod pod;
+pub mod quantity;
+pub mod requirements;
+pub mod resources;
+pub mod selector;
+pub mod taints;

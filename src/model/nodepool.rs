@@ -1,0 +1,286 @@
+//! NodePools and node classes of every API generation, normalised into one model.
+//!
+//! `api/` converts v1alpha5 Provisioners, v1beta1 and v1 NodePools (and AWSNodeTemplates /
+//! EC2NodeClasses) into these structs, applying each generation's defaults, so the core never
+//! branches on the API version except where Karpenter itself behaves differently (recorded in
+//! [`ApiGeneration`]).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use super::requirements::{NodeSelectorRequirement, Requirement, Requirements};
+use super::resources::Resources;
+use super::taints::Taint;
+
+/// Which Karpenter API generation an object came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ApiGeneration {
+    /// `karpenter.sh/v1alpha5` Provisioner + `karpenter.k8s.aws/v1alpha1` AWSNodeTemplate.
+    V1Alpha5,
+    /// `karpenter.sh/v1beta1` NodePool + `karpenter.k8s.aws/v1beta1` EC2NodeClass.
+    V1Beta1,
+    /// `karpenter.sh/v1` NodePool + `karpenter.k8s.aws/v1` EC2NodeClass.
+    V1,
+}
+
+impl fmt::Display for ApiGeneration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ApiGeneration::V1Alpha5 => "v1alpha5",
+            ApiGeneration::V1Beta1 => "v1beta1",
+            ApiGeneration::V1 => "v1",
+        })
+    }
+}
+
+/// Where an object was read from, for error messages (`file.yaml: NodePool/default`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Origin {
+    /// File path (or `-` for stdin, or `cluster`).
+    pub source: String,
+    /// Zero-based document index in a multi-document file.
+    pub document: usize,
+}
+
+/// `nodeClassRef`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct NodeClassRef {
+    /// API group (`karpenter.k8s.aws`).
+    pub group: String,
+    /// Kind (`EC2NodeClass`, `AWSNodeTemplate`).
+    pub kind: String,
+    /// Name.
+    pub name: String,
+}
+
+/// Kubelet settings that change capacity or that drift compares.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KubeletConfig {
+    /// `maxPods`.
+    pub max_pods: Option<i64>,
+    /// `podsPerCore`.
+    pub pods_per_core: Option<i64>,
+    /// `systemReserved`.
+    pub system_reserved: Resources,
+    /// `kubeReserved` (overrides the computed defaults key by key).
+    pub kube_reserved: Resources,
+    /// `evictionHard` (e.g. `memory.available: 5%`).
+    pub eviction_hard: BTreeMap<String, String>,
+    /// `evictionSoft` (ignored for capacity, as in Karpenter).
+    pub eviction_soft: BTreeMap<String, String>,
+    /// `clusterDNS`.
+    pub cluster_dns: Vec<String>,
+}
+
+/// A disruption budget.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Budget {
+    /// `"10%"` or `"5"`.
+    pub nodes: String,
+    /// Cron schedule (UTC), with `duration`.
+    pub schedule: Option<String>,
+    /// How long the budget is active after each schedule hit.
+    pub duration: Option<String>,
+    /// Reasons it applies to (empty = all).
+    pub reasons: Vec<String>,
+}
+
+/// `spec.disruption`, normalised.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Disruption {
+    /// `WhenEmpty`, `WhenUnderutilized` (v1beta1), `WhenEmptyOrUnderutilized` (v1), or
+    /// `Consolidation`/`None` for v1alpha5's `consolidation.enabled`.
+    pub consolidation_policy: String,
+    /// Duration or `Never`; v1alpha5 `ttlSecondsAfterEmpty` becomes `"<n>s"`.
+    pub consolidate_after: Option<String>,
+    /// Budgets (default `[{nodes: 10%}]` from v1beta1 on).
+    pub budgets: Vec<Budget>,
+}
+
+/// A NodePool (or Provisioner), normalised.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NodePool {
+    /// Name.
+    pub name: String,
+    /// Generation of the source object.
+    pub generation: Option<ApiGeneration>,
+    /// Where it came from.
+    pub origin: Origin,
+    /// Weight (higher first; 0 when unset).
+    pub weight: i32,
+    /// `template.metadata.labels` (v1alpha5 `spec.labels`).
+    pub labels: BTreeMap<String, String>,
+    /// `template.metadata.annotations`.
+    pub template_annotations: BTreeMap<String, String>,
+    /// The object's own annotations (hash annotations among them).
+    pub annotations: BTreeMap<String, String>,
+    /// Taints.
+    pub taints: Vec<Taint>,
+    /// Startup taints (ignored for scheduling).
+    pub startup_taints: Vec<Taint>,
+    /// Requirements as written, plus the generation's defaults.
+    pub requirements: Vec<NodeSelectorRequirement>,
+    /// Node class reference (v1alpha5: `providerRef`, or an inline provider named after the
+    /// Provisioner).
+    pub node_class_ref: Option<NodeClassRef>,
+    /// Kubelet configuration (v1alpha5/v1beta1 carry it on the pool; v1 on the class).
+    pub kubelet: Option<KubeletConfig>,
+    /// `limits`, milli-units per listed resource.
+    pub limits: BTreeMap<String, i64>,
+    /// Disruption settings.
+    pub disruption: Disruption,
+    /// Node lifetime (`expireAfter`, v1alpha5 `ttlSecondsUntilExpired`), or `Never`.
+    pub expire_after: Option<String>,
+    /// `terminationGracePeriod` (v1).
+    pub termination_grace_period: Option<String>,
+    /// `status.resources` (v1alpha5 limit accounting).
+    pub status_resources: Resources,
+    /// v1 `spec.replicas` (static pool, ignored by the provisioner).
+    pub replicas: Option<i64>,
+}
+
+impl NodePool {
+    /// The pool's scheduling requirements: written requirements, template labels as `In`, and
+    /// the pool's own label (`karpenter.sh/nodepool` or `karpenter.sh/provisioner-name`), plus
+    /// the node class label (KARPENTER.md §6.2).
+    pub fn scheduling_requirements(&self) -> Requirements {
+        let mut reqs = Requirements::from_selectors(&self.requirements);
+        for (k, v) in &self.labels {
+            reqs.add(Requirement::single(k, v));
+        }
+        reqs.add(Requirement::single(self.owner_label(), &self.name));
+        if let Some(class) = &self.node_class_ref {
+            if self.generation != Some(ApiGeneration::V1Alpha5) {
+                reqs.add(Requirement::single(super::labels::EC2NODECLASS, &class.name));
+            }
+        }
+        reqs
+    }
+
+    /// The label Karpenter puts on this pool's nodes to name it.
+    pub fn owner_label(&self) -> &'static str {
+        if self.generation == Some(ApiGeneration::V1Alpha5) {
+            super::labels::PROVISIONER_NAME
+        } else {
+            super::labels::NODEPOOL
+        }
+    }
+
+    /// `Provisioner` for v1alpha5, `NodePool` otherwise.
+    pub fn kind(&self) -> &'static str {
+        if self.generation == Some(ApiGeneration::V1Alpha5) {
+            "Provisioner"
+        } else {
+            "NodePool"
+        }
+    }
+}
+
+/// An AMI selector term (v1beta1/v1; v1alpha1 `amiSelector` is converted to terms).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AmiSelectorTerm {
+    /// `family@version` (v1).
+    pub alias: Option<String>,
+    /// AMI id.
+    pub id: Option<String>,
+    /// Name filter.
+    pub name: Option<String>,
+    /// Owner filter.
+    pub owner: Option<String>,
+    /// Tag filters (`*` = key exists).
+    pub tags: BTreeMap<String, String>,
+    /// SSM parameter holding an AMI id.
+    pub ssm_parameter: Option<String>,
+}
+
+/// A subnet or security-group selector term.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SelectorTerm {
+    /// Resource id.
+    pub id: Option<String>,
+    /// Security-group name.
+    pub name: Option<String>,
+    /// Tag filters (`*` = key exists).
+    pub tags: BTreeMap<String, String>,
+}
+
+/// One block device mapping, as far as capacity needs it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BlockDevice {
+    /// `/dev/xvda`, …
+    pub device_name: Option<String>,
+    /// `rootVolume: true`.
+    pub root_volume: bool,
+    /// Volume size in milli-bytes.
+    pub volume_size: Option<i64>,
+}
+
+/// An AMI in a node class's status.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AmiStatus {
+    /// AMI id.
+    pub id: String,
+    /// AMI name.
+    pub name: Option<String>,
+    /// Requirements the AMI applies to.
+    pub requirements: Vec<NodeSelectorRequirement>,
+    /// Deprecated flag (v1).
+    pub deprecated: bool,
+}
+
+/// A node class status: what the controller last resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NodeClassStatus {
+    /// `(subnet id, zone)`.
+    pub subnets: Vec<(String, String)>,
+    /// `(group id, name)`.
+    pub security_groups: Vec<(String, String)>,
+    /// Resolved AMIs.
+    pub amis: Vec<AmiStatus>,
+    /// Instance profile.
+    pub instance_profile: Option<String>,
+}
+
+/// An EC2NodeClass, AWSNodeTemplate or inline `spec.provider`, normalised.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NodeClass {
+    /// Name (for an inline provider: the Provisioner's name).
+    pub name: String,
+    /// `EC2NodeClass`, `AWSNodeTemplate`, or `Provisioner` for an inline provider.
+    pub kind: String,
+    /// Generation.
+    pub generation: Option<ApiGeneration>,
+    /// Where it came from.
+    pub origin: Origin,
+    /// Annotations (hash annotations among them).
+    pub annotations: BTreeMap<String, String>,
+    /// `amiFamily` (defaulted: v1alpha1 AL2; v1 from the alias).
+    pub ami_family: Option<String>,
+    /// AMI selector terms.
+    pub ami_selector_terms: Vec<AmiSelectorTerm>,
+    /// Subnet selector terms.
+    pub subnet_selector_terms: Vec<SelectorTerm>,
+    /// Security-group selector terms.
+    pub security_group_selector_terms: Vec<SelectorTerm>,
+    /// v1alpha1 map-form selectors as written (`amiSelector`, `subnetSelector`,
+    /// `securityGroupSelector`), kept because their comma-splitting rules differ from v1's.
+    pub legacy_selectors: BTreeMap<String, BTreeMap<String, String>>,
+    /// IAM role.
+    pub role: Option<String>,
+    /// Instance profile.
+    pub instance_profile: Option<String>,
+    /// User data.
+    pub user_data: Option<String>,
+    /// Extra tags.
+    pub tags: BTreeMap<String, String>,
+    /// Block device mappings.
+    pub block_devices: Vec<BlockDevice>,
+    /// `instanceStorePolicy` (`RAID0`).
+    pub instance_store_policy: Option<String>,
+    /// Kubelet settings (v1).
+    pub kubelet: Option<KubeletConfig>,
+    /// User launch template name (v1alpha1/v1beta1 compat): disables AMI/SG drift.
+    pub launch_template: Option<String>,
+    /// Status as last written by a controller.
+    pub status: NodeClassStatus,
+}

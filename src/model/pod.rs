@@ -1,0 +1,187 @@
+//! The slim pod the core works on: only what scheduling, drift and draining read.
+//!
+//! Adapters (manifests, the Kubernetes API) build these at the edge, so a 150k-pod cluster is
+//! held as a few hundred bytes per pod rather than full API objects.
+
+use std::collections::BTreeMap;
+
+use super::requirements::NodeSelectorRequirement;
+use super::resources::Resources;
+use super::selector::LabelSelector;
+use super::taints::Toleration;
+
+/// A required node-affinity term: its requirements are ANDed; terms are ORed.
+pub type NodeSelectorTerm = Vec<NodeSelectorRequirement>;
+
+/// `whenUnsatisfiable` of a topology spread constraint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WhenUnsatisfiable {
+    /// Hard constraint.
+    DoNotSchedule,
+    /// Soft constraint: Karpenter treats it as hard until relaxed.
+    ScheduleAnyway,
+}
+
+/// A topology spread constraint.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TopologySpread {
+    /// Maximum allowed difference between domain counts.
+    pub max_skew: i32,
+    /// The label whose values are the domains.
+    pub topology_key: String,
+    /// Hard or soft.
+    pub when_unsatisfiable: WhenUnsatisfiable,
+    /// Pods counted (absent selects nothing, as in Kubernetes).
+    pub label_selector: Option<LabelSelector>,
+    /// Minimum number of domains before the global minimum counts as 0.
+    pub min_domains: Option<i32>,
+    /// `matchLabelKeys`: pod label keys whose values are ANDed into the selector.
+    pub match_label_keys: Vec<String>,
+    /// `nodeTaintsPolicy: Honor`: only count nodes whose taints the pod tolerates.
+    pub honor_taints: bool,
+    /// `nodeAffinityPolicy: Ignore` (default Honor): count nodes regardless of node affinity.
+    pub ignore_node_affinity: bool,
+}
+
+/// A pod (anti-)affinity term.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PodAffinityTerm {
+    /// Selects the pods this term is about.
+    pub label_selector: Option<LabelSelector>,
+    /// Namespaces the selector applies to (empty with no namespace selector = the pod's own).
+    pub namespaces: Vec<String>,
+    /// Namespaces by label (`Some(empty)` = all namespaces).
+    pub namespace_selector: Option<LabelSelector>,
+    /// The topology domain (`kubernetes.io/hostname`, `topology.kubernetes.io/zone`, …).
+    pub topology_key: String,
+}
+
+/// A weighted preference.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Weighted<T> {
+    /// 1–100.
+    pub weight: i32,
+    /// The preferred term.
+    pub term: T,
+}
+
+/// A host port a container binds.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HostPort {
+    /// Host IP (`0.0.0.0` when unset).
+    pub ip: String,
+    /// Port number.
+    pub port: i32,
+    /// `TCP`, `UDP` or `SCTP`.
+    pub protocol: String,
+}
+
+impl HostPort {
+    /// Whether two bindings collide (same port and protocol, and the IPs overlap).
+    pub fn conflicts(&self, other: &HostPort) -> bool {
+        self.port == other.port
+            && self.protocol == other.protocol
+            && (self.ip == other.ip || self.ip == "0.0.0.0" || other.ip == "0.0.0.0")
+    }
+}
+
+/// The owner of a pod, as far as classification needs it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Owner {
+    /// `ReplicaSet`, `DaemonSet`, `StatefulSet`, `Job`, `Node`, …
+    pub kind: String,
+    /// Owner name.
+    pub name: String,
+}
+
+/// The slim pod.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Pod {
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// UID (synthesised for manifest pods).
+    pub uid: String,
+    /// Labels.
+    pub labels: BTreeMap<String, String>,
+    /// Effective requests: max(Σ containers + sidecars, largest init) + runtime overhead,
+    /// plus `pods: 1` (KARPENTER.md §6.3).
+    pub requests: Resources,
+    /// `spec.nodeSelector`.
+    pub node_selector: BTreeMap<String, String>,
+    /// Required node-affinity terms (ORed).
+    pub required_node_affinity: Vec<NodeSelectorTerm>,
+    /// Preferred node-affinity terms.
+    pub preferred_node_affinity: Vec<Weighted<NodeSelectorTerm>>,
+    /// Tolerations.
+    pub tolerations: Vec<Toleration>,
+    /// Topology spread constraints.
+    pub topology_spread: Vec<TopologySpread>,
+    /// Required pod affinity.
+    pub pod_affinity: Vec<PodAffinityTerm>,
+    /// Preferred pod affinity.
+    pub preferred_pod_affinity: Vec<Weighted<PodAffinityTerm>>,
+    /// Required pod anti-affinity.
+    pub pod_anti_affinity: Vec<PodAffinityTerm>,
+    /// Preferred pod anti-affinity.
+    pub preferred_pod_anti_affinity: Vec<Weighted<PodAffinityTerm>>,
+    /// Host ports bound by any container.
+    pub host_ports: Vec<HostPort>,
+    /// Controller owner.
+    pub owner: Option<Owner>,
+    /// `spec.nodeName`.
+    pub node_name: Option<String>,
+    /// `status.nominatedNodeName`.
+    pub nominated_node_name: Option<String>,
+    /// `status.phase`.
+    pub phase: Option<String>,
+    /// The `PodScheduled` condition: (status, reason).
+    pub scheduled_condition: Option<(String, String)>,
+    /// `spec.priorityClassName`.
+    pub priority_class_name: Option<String>,
+    /// RFC 3339 creation time (sorts lexicographically).
+    pub creation_timestamp: Option<String>,
+    /// Whether `metadata.deletionTimestamp` is set.
+    pub terminating: bool,
+    /// `karpenter.sh/do-not-disrupt` or the older `karpenter.sh/do-not-evict`.
+    pub do_not_disrupt: Option<String>,
+    /// `spec.terminationGracePeriodSeconds`.
+    pub termination_grace_period_seconds: Option<i64>,
+}
+
+impl Pod {
+    /// Owned by a DaemonSet.
+    pub fn is_daemonset_pod(&self) -> bool {
+        self.owner.as_ref().is_some_and(|o| o.kind == "DaemonSet")
+    }
+
+    /// A static (mirror) pod, owned by its Node.
+    pub fn is_mirror(&self) -> bool {
+        self.owner.as_ref().is_some_and(|o| o.kind == "Node")
+    }
+
+    /// Succeeded or Failed.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self.phase.as_deref(), Some("Succeeded") | Some("Failed"))
+    }
+
+    /// Karpenter's "provisionable" predicate (KARPENTER.md §5.6): marked unschedulable by the
+    /// scheduler, not bound, not nominated, not DaemonSet- or Node-owned.
+    pub fn is_provisionable(&self) -> bool {
+        let unschedulable = self
+            .scheduled_condition
+            .as_ref()
+            .is_some_and(|(status, reason)| status == "False" && reason == "Unschedulable");
+        unschedulable
+            && self.node_name.is_none()
+            && self.nominated_node_name.is_none()
+            && !self.is_daemonset_pod()
+            && !self.is_mirror()
+    }
+
+    /// `namespace/name`.
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.namespace, self.name)
+    }
+}

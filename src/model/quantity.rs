@@ -1,0 +1,228 @@
+//! Kubernetes resource quantities, held exactly as integer milli-units.
+//!
+//! Every resource in this crate (CPU, memory, pods, extended resources) is an `i64` count of
+//! thousandths of the base unit: `"1"` CPU is `1000`, `"100m"` is `100`, `"1Gi"` of memory is
+//! `1073741824000`. One representation for all resources keeps arithmetic exact and uniform, and
+//! `i64` milli-units still cover 8 PiB. Like the API server, values finer than a milli-unit are
+//! rounded up.
+
+use std::fmt;
+
+/// Why a string is not a Kubernetes quantity.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum QuantityError {
+    /// The text does not follow the quantity grammar (`<signedNumber><suffix>`).
+    #[error("invalid quantity {0:?}: expected a number with an optional suffix (m, k, M, G, Ki, Mi, Gi, …)")]
+    Syntax(String),
+    /// The value does not fit in the supported range.
+    #[error("quantity {0:?} is too large")]
+    Overflow(String),
+}
+
+/// Parses a quantity into milli-units, rounding up any fraction of a milli-unit.
+///
+/// Accepts the full grammar of `k8s.io/apimachinery/pkg/api/resource`: optional sign, decimal
+/// digits with an optional fraction, then a binary suffix (`Ki`…`Ei`), a decimal suffix
+/// (`n`, `u`, `m`, `k`, `M`, `G`, `T`, `P`, `E`) or a decimal exponent (`e3`, `E-2`).
+pub fn parse_milli(text: &str) -> Result<i64, QuantityError> {
+    let syntax = || QuantityError::Syntax(text.to_string());
+    let overflow = || QuantityError::Overflow(text.to_string());
+    let s = text.trim();
+    if s.is_empty() {
+        return Err(syntax());
+    }
+    let (negative, rest) = match s.as_bytes()[0] {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let number_end = rest
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(rest.len());
+    let (number, suffix) = rest.split_at(number_end);
+    let (int_part, frac_part) = match number.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (number, ""),
+    };
+    if int_part.is_empty() && frac_part.is_empty() || frac_part.contains('.') {
+        return Err(syntax());
+    }
+    // The mantissa as an integer scaled by 10^-frac_digits.
+    let digits: String = format!("{int_part}{frac_part}");
+    let digits = digits.trim_start_matches('0');
+    if digits.len() > 30 {
+        return Err(overflow());
+    }
+    let mantissa: i128 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().map_err(|_| syntax())?
+    };
+    let frac_digits = frac_part.len() as i32;
+
+    // value = mantissa * 10^(dec_exp - frac_digits) * 2^(bin_exp), then * 1000 for milli-units.
+    let (dec_exp, bin_exp): (i32, u32) = match suffix {
+        "" => (0, 0),
+        "n" => (-9, 0),
+        "u" => (-6, 0),
+        "m" => (-3, 0),
+        "k" => (3, 0),
+        "M" => (6, 0),
+        "G" => (9, 0),
+        "T" => (12, 0),
+        "P" => (15, 0),
+        "E" => (18, 0),
+        "Ki" => (0, 10),
+        "Mi" => (0, 20),
+        "Gi" => (0, 30),
+        "Ti" => (0, 40),
+        "Pi" => (0, 50),
+        "Ei" => (0, 60),
+        exp if exp.starts_with(['e', 'E']) => {
+            let e: i32 = exp[1..].parse().map_err(|_| syntax())?;
+            if !(-40..=40).contains(&e) {
+                return Err(overflow());
+            }
+            (e, 0)
+        }
+        _ => return Err(syntax()),
+    };
+    if mantissa == 0 {
+        return Ok(0);
+    }
+    let exp10 = dec_exp - frac_digits + 3;
+    let mut value: i128 = mantissa.checked_shl(bin_exp).ok_or_else(overflow)?;
+    if value >> bin_exp != mantissa {
+        return Err(overflow());
+    }
+    if exp10 >= 0 {
+        let scale = 10i128.checked_pow(exp10 as u32).ok_or_else(overflow)?;
+        value = value.checked_mul(scale).ok_or_else(overflow)?;
+    } else {
+        let scale = 10i128.checked_pow((-exp10) as u32).ok_or_else(overflow)?;
+        // Round away from zero, as resource.Quantity.MilliValue does.
+        value = (value + scale - 1) / scale;
+    }
+    let value = if negative { -value } else { value };
+    i64::try_from(value).map_err(|_| overflow())
+}
+
+/// Formats milli-units the way a person reads the resource: CPU as cores or millicores, byte
+/// resources with the largest exact binary suffix, counts as integers.
+pub fn format_milli(resource: &str, milli: i64) -> String {
+    if milli % 1000 != 0 {
+        return format!("{milli}m");
+    }
+    let units = milli / 1000;
+    if is_byte_resource(resource) && units != 0 {
+        for (suffix, shift) in [("Ei", 60), ("Pi", 50), ("Ti", 40), ("Gi", 30), ("Mi", 20), ("Ki", 10)] {
+            let div = 1i64 << shift;
+            if units % div == 0 {
+                return format!("{}{suffix}", units / div);
+            }
+        }
+    }
+    units.to_string()
+}
+
+/// Resources measured in bytes (formatted with binary suffixes).
+pub fn is_byte_resource(resource: &str) -> bool {
+    resource == "memory" || resource == "ephemeral-storage" || resource.starts_with("hugepages-")
+}
+
+/// A parsed quantity that remembers nothing but its exact value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Quantity(pub i64);
+
+impl Quantity {
+    /// Parses a quantity string.
+    pub fn parse(text: &str) -> Result<Self, QuantityError> {
+        parse_milli(text).map(Quantity)
+    }
+    /// The value in milli-units.
+    pub fn milli(self) -> i64 {
+        self.0
+    }
+    /// The value in whole base units, rounded up (like `resource.Quantity.Value`).
+    pub fn value_ceil(self) -> i64 {
+        self.0.div_euclid(1000) + i64::from(self.0.rem_euclid(1000) != 0)
+    }
+}
+
+impl fmt::Display for Quantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_milli("", self.0))
+    }
+}
+
+/// Milli-units of one base unit (`"1"`).
+pub const ONE: i64 = 1000;
+/// Milli-units of one MiB.
+pub const MIB: i64 = 1000 << 20;
+/// Milli-units of one GiB.
+pub const GIB: i64 = 1000 << 30;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_suffix_exactly() {
+        let cases: &[(&str, i64)] = &[
+            ("0", 0),
+            ("1", 1000),
+            ("100m", 100),
+            ("1.5", 1500),
+            ("0.1", 100),
+            (".5", 500),
+            ("1500m", 1500),
+            ("1k", 1_000_000),
+            ("1M", 1_000_000_000),
+            ("1G", 1_000_000_000_000),
+            ("1T", 1_000_000_000_000_000),
+            ("2P", 2_000_000_000_000_000_000),
+            ("1Ki", 1024_000),
+            ("1Mi", 1_048_576_000),
+            ("1Gi", 1_073_741_824_000),
+            ("1.5Gi", 1_610_612_736_000),
+            ("1Ti", 1_099_511_627_776_000),
+            ("1Pi", 1_125_899_906_842_624_000),
+            ("1e3", 1_000_000),
+            ("1E3", 1_000_000),
+            ("1e-3", 1),
+            ("12e2", 1_200_000),
+            ("1n", 1),  // rounds up to one milli-unit
+            ("1u", 1),
+            ("1000u", 1),
+            ("1001u", 2),
+            ("-100m", -100),
+            ("+2", 2000),
+            ("007", 7000),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse_milli(text), Ok(*want), "{text}");
+        }
+    }
+
+    #[test]
+    fn rejects_malformed_and_huge_values() {
+        for bad in ["", "abc", "1.2.3", "1Zi", "1 Gi", "Gi", "1e", "1ee3", "--1", "1.5.Gi", "."] {
+            assert!(matches!(parse_milli(bad), Err(QuantityError::Syntax(_))), "{bad:?}");
+        }
+        for huge in ["9Ei", "100000000000000000000", "1e40"] {
+            assert!(matches!(parse_milli(huge), Err(QuantityError::Overflow(_))), "{huge:?}");
+        }
+    }
+
+    #[test]
+    fn formats_for_humans() {
+        assert_eq!(format_milli("cpu", 1500), "1500m");
+        assert_eq!(format_milli("cpu", 2000), "2");
+        assert_eq!(format_milli("memory", GIB * 16), "16Gi");
+        assert_eq!(format_milli("memory", MIB * 893), "893Mi");
+        assert_eq!(format_milli("memory", 1000 * 1000), "1000");
+        assert_eq!(format_milli("pods", 58_000), "58");
+        assert_eq!(Quantity(1500).value_ceil(), 2);
+        assert_eq!(Quantity(-1500).value_ceil(), -1);
+    }
+}

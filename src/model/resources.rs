@@ -1,0 +1,230 @@
+//! Resource lists (requests, capacity, allocatable, limits) as exact milli-unit integers.
+//!
+//! The four resources every pod and node has are plain fields so the solver's hot path never
+//! hashes a string; anything else (GPUs, hugepages, `vpc.amazonaws.com/pod-eni`, …) lives in a
+//! small sorted vector that is empty for almost every pod.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use super::quantity::{format_milli, parse_milli, QuantityError};
+
+/// Resource names with a dedicated field.
+pub const CPU: &str = "cpu";
+/// Memory, in bytes.
+pub const MEMORY: &str = "memory";
+/// Pod count.
+pub const PODS: &str = "pods";
+/// Ephemeral storage, in bytes.
+pub const EPHEMERAL_STORAGE: &str = "ephemeral-storage";
+
+/// A resource list. Every value is in milli-units (see [`super::quantity`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Resources {
+    /// Millicores.
+    pub cpu: i64,
+    /// Milli-bytes.
+    pub memory: i64,
+    /// Milli-pods.
+    pub pods: i64,
+    /// Milli-bytes.
+    pub ephemeral_storage: i64,
+    /// Other resources, sorted by name, no duplicates, no zero values.
+    pub extended: Vec<(String, i64)>,
+}
+
+impl Resources {
+    /// An empty list.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Builds a list from `(name, quantity string)` pairs, e.g. a manifest's `resources.requests`.
+    pub fn parse<'a>(
+        entries: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Self, (String, QuantityError)> {
+        let mut out = Resources::new();
+        for (name, text) in entries {
+            let milli = parse_milli(text).map_err(|e| (name.to_string(), e))?;
+            out.set(name, milli);
+        }
+        Ok(out)
+    }
+
+    /// Convenience constructor for tests and fixtures: `Resources::from_pairs(&[("cpu", "1")])`.
+    /// Panics on a malformed quantity, so only for literals.
+    pub fn from_pairs(entries: &[(&str, &str)]) -> Self {
+        Self::parse(entries.iter().copied()).expect("literal quantities are valid")
+    }
+
+    /// The value of one resource (0 when absent).
+    pub fn get(&self, name: &str) -> i64 {
+        match name {
+            CPU => self.cpu,
+            MEMORY => self.memory,
+            PODS => self.pods,
+            EPHEMERAL_STORAGE => self.ephemeral_storage,
+            _ => self
+                .extended
+                .binary_search_by(|(n, _)| n.as_str().cmp(name))
+                .map(|i| self.extended[i].1)
+                .unwrap_or(0),
+        }
+    }
+
+    /// Whether the resource is listed (a core field counts when non-zero).
+    pub fn contains(&self, name: &str) -> bool {
+        self.get(name) != 0
+    }
+
+    /// Sets one resource.
+    pub fn set(&mut self, name: &str, milli: i64) {
+        match name {
+            CPU => self.cpu = milli,
+            MEMORY => self.memory = milli,
+            PODS => self.pods = milli,
+            EPHEMERAL_STORAGE => self.ephemeral_storage = milli,
+            _ => match self.extended.binary_search_by(|(n, _)| n.as_str().cmp(name)) {
+                Ok(i) if milli == 0 => {
+                    self.extended.remove(i);
+                }
+                Ok(i) => self.extended[i].1 = milli,
+                Err(_) if milli == 0 => {}
+                Err(i) => self.extended.insert(i, (name.to_string(), milli)),
+            },
+        }
+    }
+
+    /// Every non-zero entry, core resources first, then extended ones by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, i64)> + '_ {
+        [
+            (CPU, self.cpu),
+            (MEMORY, self.memory),
+            (PODS, self.pods),
+            (EPHEMERAL_STORAGE, self.ephemeral_storage),
+        ]
+        .into_iter()
+        .filter(|(_, v)| *v != 0)
+        .chain(self.extended.iter().map(|(n, v)| (n.as_str(), *v)))
+    }
+
+    /// `self + other`, element-wise.
+    pub fn add(&self, other: &Resources) -> Resources {
+        let mut out = self.clone();
+        out.add_assign(other);
+        out
+    }
+
+    /// `self += other`, element-wise.
+    pub fn add_assign(&mut self, other: &Resources) {
+        self.cpu += other.cpu;
+        self.memory += other.memory;
+        self.pods += other.pods;
+        self.ephemeral_storage += other.ephemeral_storage;
+        for (n, v) in &other.extended {
+            let cur = self.get(n);
+            self.set(n, cur + v);
+        }
+    }
+
+    /// `self - other`, element-wise (may go negative).
+    pub fn sub(&self, other: &Resources) -> Resources {
+        let mut out = self.clone();
+        out.cpu -= other.cpu;
+        out.memory -= other.memory;
+        out.pods -= other.pods;
+        out.ephemeral_storage -= other.ephemeral_storage;
+        for (n, v) in &other.extended {
+            let cur = out.get(n);
+            out.set(n, cur - v);
+        }
+        out
+    }
+
+    /// Element-wise maximum.
+    pub fn max(&self, other: &Resources) -> Resources {
+        let mut out = self.clone();
+        out.cpu = out.cpu.max(other.cpu);
+        out.memory = out.memory.max(other.memory);
+        out.pods = out.pods.max(other.pods);
+        out.ephemeral_storage = out.ephemeral_storage.max(other.ephemeral_storage);
+        for (n, v) in &other.extended {
+            let cur = out.get(n);
+            out.set(n, cur.max(*v));
+        }
+        out
+    }
+
+    /// Karpenter's `resources.Fits`: every requested resource is at most what is available
+    /// (a resource missing from `available` is 0), and nothing available is negative.
+    pub fn fits_in(&self, available: &Resources) -> bool {
+        if available.cpu < 0
+            || available.memory < 0
+            || available.pods < 0
+            || available.ephemeral_storage < 0
+            || available.extended.iter().any(|(_, v)| *v < 0)
+        {
+            return false;
+        }
+        self.cpu <= available.cpu
+            && self.memory <= available.memory
+            && self.pods <= available.pods
+            && self.ephemeral_storage <= available.ephemeral_storage
+            && self.extended.iter().all(|(n, v)| *v <= available.get(n))
+    }
+
+    /// The names of the resources for which `self` exceeds `available`, for error messages.
+    pub fn exceeded(&self, available: &Resources) -> Vec<String> {
+        self.iter()
+            .filter(|(n, v)| *v > available.get(n))
+            .map(|(n, _)| n.to_string())
+            .collect()
+    }
+
+    /// Whether every value is zero.
+    pub fn is_empty(&self) -> bool {
+        self.iter().next().is_none()
+    }
+
+    /// As a sorted map of human-readable quantity strings (for JSON/YAML output).
+    pub fn to_strings(&self) -> BTreeMap<String, String> {
+        self.iter()
+            .map(|(n, v)| (n.to_string(), format_milli(n, v)))
+            .collect()
+    }
+}
+
+impl fmt::Display for Resources {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self
+            .iter()
+            .map(|(n, v)| format!("{n}={}", format_milli(n, v)))
+            .collect();
+        f.write_str(&parts.join(","))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_and_fit() {
+        let a = Resources::from_pairs(&[("cpu", "1"), ("memory", "1Gi"), ("nvidia.com/gpu", "1")]);
+        let b = Resources::from_pairs(&[("cpu", "500m"), ("pods", "1")]);
+        let sum = a.add(&b);
+        assert_eq!(sum.get("cpu"), 1500);
+        assert_eq!(sum.get("pods"), 1000);
+        assert_eq!(sum.get("nvidia.com/gpu"), 1000);
+        assert!(b.fits_in(&a.add(&Resources::from_pairs(&[("pods", "1")]))));
+        assert!(!a.fits_in(&b), "gpu and memory missing from b");
+        assert_eq!(a.exceeded(&b), vec!["cpu", "memory", "nvidia.com/gpu"]);
+        let neg = b.sub(&a);
+        assert!(!Resources::new().fits_in(&neg), "negative availability never fits");
+        assert_eq!(a.to_strings()["memory"], "1Gi");
+        assert_eq!(format!("{b}"), "cpu=500m,pods=1");
+        let mut c = a.clone();
+        c.set("nvidia.com/gpu", 0);
+        assert!(c.extended.is_empty());
+    }
+}

@@ -1,0 +1,121 @@
+//! Taints and tolerations with Kubernetes' matching rules.
+
+use std::fmt;
+
+/// A taint effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Effect {
+    /// New pods must tolerate it.
+    NoSchedule,
+    /// The scheduler avoids the node (Karpenter treats it as NoSchedule until relaxed).
+    PreferNoSchedule,
+    /// Running pods are evicted unless they tolerate it.
+    NoExecute,
+}
+
+impl Effect {
+    /// Parses the API spelling.
+    pub fn parse(text: &str) -> Option<Effect> {
+        match text {
+            "NoSchedule" => Some(Effect::NoSchedule),
+            "PreferNoSchedule" => Some(Effect::PreferNoSchedule),
+            "NoExecute" => Some(Effect::NoExecute),
+            _ => None,
+        }
+    }
+    /// The API spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Effect::NoSchedule => "NoSchedule",
+            Effect::PreferNoSchedule => "PreferNoSchedule",
+            Effect::NoExecute => "NoExecute",
+        }
+    }
+}
+
+/// A node taint.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Taint {
+    /// Key.
+    pub key: String,
+    /// Value (may be empty).
+    pub value: String,
+    /// Effect.
+    pub effect: Effect,
+}
+
+impl Taint {
+    /// Builds a taint.
+    pub fn new(key: &str, value: &str, effect: Effect) -> Self {
+        Self { key: key.to_string(), value: value.to_string(), effect }
+    }
+}
+
+impl fmt::Display for Taint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.value.is_empty() {
+            write!(f, "{}:{}", self.key, self.effect.as_str())
+        } else {
+            write!(f, "{}={}:{}", self.key, self.value, self.effect.as_str())
+        }
+    }
+}
+
+/// A pod toleration.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Toleration {
+    /// Key; empty with `exists` tolerates every taint.
+    pub key: String,
+    /// `Exists` (true) or `Equal` (false, the default).
+    pub exists: bool,
+    /// Value compared under `Equal`.
+    pub value: String,
+    /// Restricts the effect tolerated; `None` tolerates all effects.
+    pub effect: Option<Effect>,
+}
+
+impl Toleration {
+    /// `key=value:effect` with operator Equal.
+    pub fn equal(key: &str, value: &str, effect: Option<Effect>) -> Self {
+        Self { key: key.to_string(), exists: false, value: value.to_string(), effect }
+    }
+    /// `key` with operator Exists.
+    pub fn exists(key: &str, effect: Option<Effect>) -> Self {
+        Self { key: key.to_string(), exists: true, value: String::new(), effect }
+    }
+
+    /// Kubernetes' `ToleratesTaint`.
+    pub fn tolerates(&self, taint: &Taint) -> bool {
+        if self.effect.is_some_and(|e| e != taint.effect) {
+            return false;
+        }
+        if !self.key.is_empty() && self.key != taint.key {
+            return false;
+        }
+        self.exists || self.value == taint.value
+    }
+}
+
+/// Whether every taint is tolerated; returns the first taint that is not.
+pub fn first_untolerated<'a>(taints: &'a [Taint], tolerations: &[Toleration]) -> Option<&'a Taint> {
+    taints.iter().find(|t| !tolerations.iter().any(|tol| tol.tolerates(t)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toleration_matching() {
+        let gpu = Taint::new("dedicated", "gpu", Effect::NoSchedule);
+        assert!(Toleration::equal("dedicated", "gpu", None).tolerates(&gpu));
+        assert!(Toleration::equal("dedicated", "gpu", Some(Effect::NoSchedule)).tolerates(&gpu));
+        assert!(!Toleration::equal("dedicated", "gpu", Some(Effect::NoExecute)).tolerates(&gpu));
+        assert!(!Toleration::equal("dedicated", "cpu", None).tolerates(&gpu));
+        assert!(Toleration::exists("dedicated", None).tolerates(&gpu));
+        assert!(Toleration::exists("", None).tolerates(&gpu), "empty key + Exists tolerates all");
+        assert!(!Toleration::equal("", "", None).tolerates(&gpu));
+        assert_eq!(first_untolerated(&[gpu.clone()], &[]), Some(&gpu));
+        assert_eq!(gpu.to_string(), "dedicated=gpu:NoSchedule");
+    }
+}
