@@ -99,9 +99,10 @@ impl NodeSelectorRequirement {
     /// Checks the API's rules for values per operator; returns a message naming the problem.
     pub fn validate(&self) -> Result<(), String> {
         match self.operator {
-            Operator::In if self.values.is_empty() => {
-                Err(format!("requirement {}: operator In needs at least one value", self.key))
-            }
+            Operator::In if self.values.is_empty() => Err(format!(
+                "requirement {}: operator In needs at least one value",
+                self.key
+            )),
             Operator::Exists | Operator::DoesNotExist if !self.values.is_empty() => Err(format!(
                 "requirement {}: operator {} takes no values",
                 self.key, self.operator
@@ -119,7 +120,10 @@ impl NodeSelectorRequirement {
         }?;
         if let Some(min) = self.min_values {
             if !(1..=50).contains(&min) {
-                return Err(format!("requirement {}: minValues must be between 1 and 50", self.key));
+                return Err(format!(
+                    "requirement {}: minValues must be between 1 and 50",
+                    self.key
+                ));
             }
             if self.operator == Operator::In && (min as usize) > self.values.len() {
                 return Err(format!(
@@ -158,7 +162,11 @@ fn within(value: &str, gte: Option<i64>, lte: Option<i64>) -> bool {
 
 impl Requirement {
     /// Builds a requirement. Bounded operators with a non-integer value yield an empty set.
-    pub fn new(key: &str, operator: Operator, values: impl IntoIterator<Item = impl Into<String>>) -> Self {
+    pub fn new(
+        key: &str,
+        operator: Operator,
+        values: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
         let key = normalize_key(key).to_string();
         let values: BTreeSet<String> = values.into_iter().map(Into::into).collect();
         let bound = || values.iter().next().and_then(|v| v.parse::<i64>().ok());
@@ -271,7 +279,11 @@ impl Requirement {
         let min_values = self.min_values.max(other.min_values);
         if let (Some(g), Some(l)) = (gte, lte) {
             if g > l {
-                let mut r = Requirement::new(&self.key, Operator::DoesNotExist, std::iter::empty::<String>());
+                let mut r = Requirement::new(
+                    &self.key,
+                    Operator::DoesNotExist,
+                    std::iter::empty::<String>(),
+                );
                 r.min_values = min_values;
                 return r;
             }
@@ -284,17 +296,59 @@ impl Requirement {
         };
         let values = values.into_iter().filter(|v| within(v, gte, lte)).collect();
         let (gte, lte) = if complement { (gte, lte) } else { (None, None) };
-        Requirement { key: self.key.clone(), complement, values, gte, lte, min_values }
+        Requirement {
+            key: self.key.clone(),
+            complement,
+            values,
+            gte,
+            lte,
+            min_values,
+        }
     }
 
     /// Whether two requirements on the same key can both hold (Karpenter's per-key `Intersects`):
     /// some value satisfies both, or both are negative (NotIn/DoesNotExist), which a node without
     /// the label satisfies.
     pub fn intersects(&self, other: &Requirement) -> bool {
-        if !self.intersection(other).is_empty() {
-            return true;
+        self.intersection_is_nonempty(other)
+            || (self.operator().is_negative() && other.operator().is_negative())
+    }
+
+    /// Whether [`Requirement::intersection`] would admit anything, without building it (the
+    /// solver asks this millions of times).
+    pub fn intersection_is_nonempty(&self, other: &Requirement) -> bool {
+        let gte = match (self.gte, other.gte) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        let lte = match (self.lte, other.lte) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let (Some(g), Some(l)) = (gte, lte) {
+            if g > l {
+                return false;
+            }
         }
-        self.operator().is_negative() && other.operator().is_negative()
+        match (self.complement, other.complement) {
+            (true, true) => true,
+            (true, false) => other
+                .values
+                .iter()
+                .any(|v| !self.values.contains(v) && within(v, gte, lte)),
+            (false, true) => self
+                .values
+                .iter()
+                .any(|v| !other.values.contains(v) && within(v, gte, lte)),
+            (false, false) => {
+                let (small, large) = if self.values.len() <= other.values.len() {
+                    (&self.values, &other.values)
+                } else {
+                    (&other.values, &self.values)
+                };
+                small.iter().any(|v| large.contains(v))
+            }
+        }
     }
 
     /// One value that satisfies the requirement, chosen deterministically (Karpenter picks an
@@ -326,7 +380,12 @@ impl Requirement {
         } else {
             (self.operator(), self.values.iter().cloned().collect())
         };
-        NodeSelectorRequirement { key: self.key.clone(), operator, values, min_values: self.min_values }
+        NodeSelectorRequirement {
+            key: self.key.clone(),
+            operator,
+            values,
+            min_values: self.min_values,
+        }
     }
 }
 
@@ -415,7 +474,10 @@ impl Requirements {
 
     /// The requirement on `key`; an absent key means `Exists`.
     pub fn get(&self, key: &str) -> Requirement {
-        self.by_key.get(key).cloned().unwrap_or_else(|| Requirement::exists(key))
+        self.by_key
+            .get(key)
+            .cloned()
+            .unwrap_or_else(|| Requirement::exists(key))
     }
 
     /// The requirement on `key`, if constrained.
@@ -481,12 +543,43 @@ impl Requirements {
         self.intersects(other)
     }
 
+    /// [`Requirements::intersects`] without building an explanation.
+    pub fn intersects_ok(&self, other: &Requirements) -> bool {
+        let (small, large) = if self.len() <= other.len() {
+            (self, other)
+        } else {
+            (other, self)
+        };
+        small
+            .by_key
+            .iter()
+            .all(|(key, a)| large.by_key.get(key).is_none_or(|b| a.intersects(b)))
+    }
+
+    /// [`Requirements::compatible`] without building an explanation.
+    pub fn is_compatible(
+        &self,
+        other: &Requirements,
+        allow_undefined: impl Fn(&str) -> bool,
+    ) -> bool {
+        other
+            .by_key
+            .iter()
+            .all(|(key, req)| allow_undefined(key) || self.has(key) || req.operator().is_negative())
+            && self.intersects_ok(other)
+    }
+
     /// Labels implied by single-valued `In` requirements.
     pub fn single_value_labels(&self) -> BTreeMap<String, String> {
         self.by_key
             .values()
             .filter(|r| r.operator() == Operator::In && r.values.len() == 1)
-            .map(|r| (r.key.clone(), r.values.iter().next().cloned().unwrap_or_default()))
+            .map(|r| {
+                (
+                    r.key.clone(),
+                    r.values.iter().next().cloned().unwrap_or_default(),
+                )
+            })
             .collect()
     }
 
@@ -498,7 +591,10 @@ impl Requirements {
 
 fn describe_values(r: &Requirement) -> String {
     match r.operator() {
-        Operator::In => format!("allowed [{}]", r.values.iter().cloned().collect::<Vec<_>>().join(",")),
+        Operator::In => format!(
+            "allowed [{}]",
+            r.values.iter().cloned().collect::<Vec<_>>().join(",")
+        ),
         Operator::DoesNotExist => "DoesNotExist".to_string(),
         _ => r.to_string(),
     }
@@ -529,13 +625,33 @@ mod tests {
             (req(In, &["a"]), req(In, &["b"]), DoesNotExist, vec![]),
             (req(In, &["a", "b"]), req(NotIn, &["a"]), In, vec!["b"]),
             (req(NotIn, &["a"]), req(In, &["a", "b"]), In, vec!["b"]),
-            (req(NotIn, &["a"]), req(NotIn, &["b"]), NotIn, vec!["a", "b"]),
+            (
+                req(NotIn, &["a"]),
+                req(NotIn, &["b"]),
+                NotIn,
+                vec!["a", "b"],
+            ),
             (req(Exists, &[]), req(In, &["a"]), In, vec!["a"]),
             (req(Exists, &[]), req(NotIn, &["a"]), NotIn, vec!["a"]),
             (req(Exists, &[]), req(Exists, &[]), Exists, vec![]),
-            (req(Exists, &[]), req(DoesNotExist, &[]), DoesNotExist, vec![]),
-            (req(DoesNotExist, &[]), req(NotIn, &["a"]), DoesNotExist, vec![]),
-            (req(In, &["1", "5", "9"]), req(Gt, &["4"]), In, vec!["5", "9"]),
+            (
+                req(Exists, &[]),
+                req(DoesNotExist, &[]),
+                DoesNotExist,
+                vec![],
+            ),
+            (
+                req(DoesNotExist, &[]),
+                req(NotIn, &["a"]),
+                DoesNotExist,
+                vec![],
+            ),
+            (
+                req(In, &["1", "5", "9"]),
+                req(Gt, &["4"]),
+                In,
+                vec!["5", "9"],
+            ),
             (req(In, &["1", "5", "9"]), req(Lt, &["5"]), In, vec!["1"]),
             (req(In, &["x", "5"]), req(Gt, &["1"]), In, vec!["5"]),
             (req(Gt, &["4"]), req(Lt, &["5"]), DoesNotExist, vec![]),
@@ -565,7 +681,11 @@ mod tests {
         assert!(!gt.has("abc"));
         let lt = req(Lt, &["2"]);
         assert!(lt.has("1") && !lt.has("2"));
-        assert_eq!(req(Gt, &["x"]).operator(), DoesNotExist, "non-integer bound admits nothing");
+        assert_eq!(
+            req(Gt, &["x"]).operator(),
+            DoesNotExist,
+            "non-integer bound admits nothing"
+        );
         assert_eq!(gt.to_selector().values, vec!["2"]);
         assert_eq!(gt.to_selector().operator, Gt);
         assert_eq!(gt.any().as_deref(), Some("3"));
@@ -606,32 +726,53 @@ mod tests {
     #[test]
     fn compatibility_as_drift_uses_it() {
         let node = Requirements::from_labels(
-            [("team".to_string(), "a".to_string()), ("kubernetes.io/arch".to_string(), "amd64".to_string())]
-                .iter()
-                .map(|(k, v)| (k, v)),
+            [
+                ("team".to_string(), "a".to_string()),
+                ("kubernetes.io/arch".to_string(), "amd64".to_string()),
+            ]
+            .iter()
+            .map(|(k, v)| (k, v)),
         );
         let none = |_: &str| false;
         // Narrowing so the node's value is excluded drifts.
-        assert!(node.compatible(&reqs(&[("team", In, &["b"])]), none).is_err());
+        assert!(node
+            .compatible(&reqs(&[("team", In, &["b"])]), none)
+            .is_err());
         // Widening does not.
-        assert!(node.compatible(&reqs(&[("team", In, &["a", "b"])]), none).is_ok());
-        assert!(node.compatible(&reqs(&[("team", Exists, &[])]), none).is_ok());
+        assert!(node
+            .compatible(&reqs(&[("team", In, &["a", "b"])]), none)
+            .is_ok());
+        assert!(node
+            .compatible(&reqs(&[("team", Exists, &[])]), none)
+            .is_ok());
         // A new positive requirement on a key the node lacks drifts.
-        let err = node.compatible(&reqs(&[("zone", In, &["x"])]), none).unwrap_err();
+        let err = node
+            .compatible(&reqs(&[("zone", In, &["x"])]), none)
+            .unwrap_err();
         assert_eq!(err.key, "zone");
-        assert!(node.compatible(&reqs(&[("zone", Exists, &[])]), none).is_err());
+        assert!(node
+            .compatible(&reqs(&[("zone", Exists, &[])]), none)
+            .is_err());
         // NotIn / DoesNotExist on an absent key does not.
-        assert!(node.compatible(&reqs(&[("zone", NotIn, &["x"])]), none).is_ok());
-        assert!(node.compatible(&reqs(&[("zone", DoesNotExist, &[])]), none).is_ok());
+        assert!(node
+            .compatible(&reqs(&[("zone", NotIn, &["x"])]), none)
+            .is_ok());
+        assert!(node
+            .compatible(&reqs(&[("zone", DoesNotExist, &[])]), none)
+            .is_ok());
         // DoesNotExist on a key the node has drifts.
-        assert!(node.compatible(&reqs(&[("team", DoesNotExist, &[])]), none).is_err());
+        assert!(node
+            .compatible(&reqs(&[("team", DoesNotExist, &[])]), none)
+            .is_err());
         // Gt/Lt compare the label as an integer.
         let gen = Requirements::from_labels([(&"gen".to_string(), &"5".to_string())]);
         assert!(gen.compatible(&reqs(&[("gen", Gt, &["4"])]), none).is_ok());
         assert!(gen.compatible(&reqs(&[("gen", Gt, &["5"])]), none).is_err());
         // The scheduler lets well-known labels be undefined.
         let pool = reqs(&[("karpenter.k8s.aws/instance-category", In, &["c"])]);
-        assert!(Requirements::new().compatible(&pool, crate::model::labels::is_well_known).is_ok());
+        assert!(Requirements::new()
+            .compatible(&pool, crate::model::labels::is_well_known)
+            .is_ok());
         assert!(Requirements::new().compatible(&pool, none).is_err());
     }
 }

@@ -1,0 +1,175 @@
+//! `solve(input) → Plan`: where Karpenter would put each pending pod — on existing nodes, or on
+//! new NodeClaims from the NodePools — and why the others cannot go anywhere (KARPENTER.md §6).
+//!
+//! Pure: no clock, no I/O, deterministic for a given input. The algorithm is Karpenter's greedy
+//! first-fit-decreasing (`scheduler.go`): pods largest-first; existing nodes, then the least
+//! loaded in-flight NodeClaim, then a new NodeClaim from the highest-weight NodePool; a NodeClaim
+//! keeps every instance type that can still hold all its pods, and only at the end does price pick
+//! the one to launch. Where Karpenter breaks ties at random we break them by name.
+
+mod podreqs;
+mod solver;
+mod topology;
+
+use std::collections::BTreeMap;
+
+use crate::model::instance_type::InstanceType;
+use crate::model::node::Node;
+use crate::model::nodepool::NodePool;
+use crate::model::pod::Pod;
+use crate::model::requirements::Requirements;
+use crate::model::resources::Resources;
+use crate::model::taints::Taint;
+
+pub use solver::solve;
+
+/// Karpenter's `MaxInstanceTypes` since v1.7: a NodeClaim keeps at most this many options.
+pub const DEFAULT_MAX_INSTANCE_TYPES: usize = 600;
+
+/// A NodePool and the instance types its node class makes available.
+#[derive(Debug, Clone)]
+pub struct PoolInput {
+    /// The pool.
+    pub pool: NodePool,
+    /// Its node class name, for output.
+    pub node_class: Option<String>,
+    /// Instance types sized for the pool's node class (capacity, overhead, offerings).
+    pub instance_types: Vec<InstanceType>,
+    /// Sum of the capacity of the pool's current nodes (what `limits` are counted against).
+    pub usage: Resources,
+}
+
+/// A node that already exists (or a NodeClaim in flight), with the pods bound to it.
+#[derive(Debug, Clone)]
+pub struct ExistingNode {
+    /// The node.
+    pub node: Node,
+    /// Pods bound to it (DaemonSet pods included).
+    pub pods: Vec<Pod>,
+}
+
+/// Tunables.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Cap on instance types kept per NodeClaim (cheapest first).
+    pub max_instance_types: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
+        }
+    }
+}
+
+/// Everything the solver looks at.
+#[derive(Debug, Clone, Default)]
+pub struct Input {
+    /// Pods to place (already filtered to the provisionable ones).
+    pub pods: Vec<Pod>,
+    /// Nodes that exist, with their pods.
+    pub existing_nodes: Vec<ExistingNode>,
+    /// NodePools with their instance types.
+    pub pools: Vec<PoolInput>,
+    /// DaemonSet pod templates (overhead on new nodes).
+    pub daemonsets: Vec<Pod>,
+    /// Namespace labels, for `namespaceSelector` in pod affinity.
+    pub namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
+    /// Tunables.
+    pub options: Options,
+}
+
+/// An instance type a NodeClaim may launch as.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstanceTypeOption {
+    /// Name.
+    pub name: String,
+    /// Cheapest compatible available offering's price (USD/h).
+    pub price: f64,
+}
+
+/// What would be launched for a NodeClaim: the cheapest compatible available offering of the
+/// cheapest type after Karpenter's launch-time filters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchChoice {
+    /// Instance type.
+    pub instance_type: String,
+    /// `on-demand`, `spot` or `reserved`.
+    pub capacity_type: String,
+    /// Zone.
+    pub zone: String,
+    /// USD per hour.
+    pub price: f64,
+}
+
+/// A NodeClaim the plan would create.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedNodeClaim {
+    /// Deterministic name, `<nodepool>-<n>`.
+    pub name: String,
+    /// NodePool (or Provisioner).
+    pub node_pool: String,
+    /// Node class.
+    pub node_class: Option<String>,
+    /// Compatible instance types, cheapest first (truncated to the options' cap).
+    pub instance_types: Vec<InstanceTypeOption>,
+    /// What would be launched.
+    pub launch: LaunchChoice,
+    /// Zones the NodeClaim may land in.
+    pub zones: Vec<String>,
+    /// Capacity types allowed.
+    pub capacity_types: Vec<String>,
+    /// Pods placed, `namespace/name`.
+    pub pods: Vec<String>,
+    /// Σ pod requests + DaemonSet overhead.
+    pub requests: Resources,
+    /// Narrowed requirements incl. `node.kubernetes.io/instance-type In [...]` and
+    /// `karpenter.sh/capacity-type In [...]`.
+    pub requirements: Requirements,
+    /// Labels the node gets.
+    pub labels: BTreeMap<String, String>,
+    /// Taints the node gets.
+    pub taints: Vec<Taint>,
+    /// Startup taints.
+    pub startup_taints: Vec<Taint>,
+}
+
+/// Pods placed on an existing node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExistingPlacement {
+    /// Node name.
+    pub node: String,
+    /// Pods, `namespace/name`.
+    pub pods: Vec<String>,
+}
+
+/// A pod left pending, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnschedulablePod {
+    /// `namespace/name`.
+    pub pod: String,
+    /// A precise, human reason.
+    pub reason: String,
+}
+
+/// The solver's result.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Plan {
+    /// New NodeClaims, in creation order.
+    pub node_claims: Vec<PlannedNodeClaim>,
+    /// Pods placed on existing nodes, by node name.
+    pub existing_nodes: Vec<ExistingPlacement>,
+    /// Pods that stay pending.
+    pub unschedulable: Vec<UnschedulablePod>,
+}
+
+impl Plan {
+    /// Total hourly price of the new NodeClaims.
+    pub fn price_per_hour(&self) -> f64 {
+        self.node_claims.iter().map(|c| c.launch.price).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,184 @@
+//! What the solver derives from a pod before placing it — requests, requirements, tolerations —
+//! and Karpenter's relaxation of preferences (`preferences.go`) when a pod cannot be placed.
+
+use crate::model::labels;
+use crate::model::pod::{NodeSelectorTerm, Pod, WhenUnsatisfiable};
+use crate::model::requirements::{Operator, Requirements};
+use crate::model::taints::{Effect, Toleration};
+
+/// A pod as the solver sees it at one point of relaxation. The source [`Pod`] is never
+/// mutated; relaxation edits this copy of the relaxable parts.
+#[derive(Debug, Clone)]
+pub(crate) struct PodState {
+    /// Index into the solver's pod list.
+    pub index: usize,
+    /// Remaining required node-affinity terms (relaxation drops the first while >1 remain).
+    pub required_terms: Vec<NodeSelectorTerm>,
+    /// Remaining preferred node-affinity terms, heaviest first.
+    pub preferred_terms: Vec<(i32, NodeSelectorTerm)>,
+    /// Remaining preferred pod-affinity term indices (into the pod's list), heaviest first.
+    pub preferred_affinity: Vec<usize>,
+    /// Remaining preferred pod-anti-affinity term indices, heaviest first.
+    pub preferred_anti_affinity: Vec<usize>,
+    /// Topology spread constraints still enforced (indices into the pod's list).
+    pub spreads: Vec<usize>,
+    /// Tolerations, plus a PreferNoSchedule wildcard once relaxed that far.
+    pub tolerations: Vec<Toleration>,
+    /// Requirements with the heaviest preference treated as required.
+    pub requirements: Requirements,
+    /// Requirements without preferences (node selector + first required term).
+    pub strict_requirements: Requirements,
+}
+
+fn term_requirements(term: &NodeSelectorTerm) -> Requirements {
+    Requirements::from_selectors(term)
+}
+
+impl PodState {
+    /// The initial state: everything enforced.
+    pub fn new(index: usize, pod: &Pod) -> Self {
+        let mut preferred_terms: Vec<(i32, NodeSelectorTerm)> = pod
+            .preferred_node_affinity
+            .iter()
+            .map(|w| (w.weight, w.term.clone()))
+            .collect();
+        // Stable sort keeps manifest order among equal weights.
+        preferred_terms.sort_by_key(|(w, _)| -w);
+        let by_weight = |weights: Vec<i32>| {
+            let mut idx: Vec<usize> = (0..weights.len()).collect();
+            idx.sort_by_key(|&i| -weights[i]);
+            idx
+        };
+        let mut state = PodState {
+            index,
+            required_terms: pod.required_node_affinity.clone(),
+            preferred_terms,
+            preferred_affinity: by_weight(
+                pod.preferred_pod_affinity
+                    .iter()
+                    .map(|w| w.weight)
+                    .collect(),
+            ),
+            preferred_anti_affinity: by_weight(
+                pod.preferred_pod_anti_affinity
+                    .iter()
+                    .map(|w| w.weight)
+                    .collect(),
+            ),
+            spreads: (0..pod.topology_spread.len()).collect(),
+            tolerations: pod.tolerations.clone(),
+            requirements: Requirements::new(),
+            strict_requirements: Requirements::new(),
+        };
+        state.recompute(pod);
+        state
+    }
+
+    /// Rebuilds the requirement sets after a relaxation step.
+    fn recompute(&mut self, pod: &Pod) {
+        let mut strict = Requirements::from_labels(pod.node_selector.iter());
+        if let Some(first) = self.required_terms.first() {
+            strict.add_all(&term_requirements(first));
+        }
+        let mut relaxed = strict.clone();
+        if let Some((_, heaviest)) = self.preferred_terms.first() {
+            relaxed.add_all(&term_requirements(heaviest));
+        }
+        self.strict_requirements = strict;
+        self.requirements = relaxed;
+    }
+
+    /// Drops one preference, in Karpenter's order; returns what was relaxed, or `None` when
+    /// nothing is left to relax. `pools_prefer_no_schedule`: whether any pool (or node) has a
+    /// PreferNoSchedule taint, which is only worth tolerating then.
+    pub fn relax(&mut self, pod: &Pod, pools_prefer_no_schedule: bool) -> Option<String> {
+        let what = if self.required_terms.len() > 1 {
+            self.required_terms.remove(0);
+            "dropped the first required node-affinity term".to_string()
+        } else if !self.preferred_affinity.is_empty() {
+            self.preferred_affinity.remove(0);
+            "dropped a preferred pod-affinity term".to_string()
+        } else if !self.preferred_anti_affinity.is_empty() {
+            self.preferred_anti_affinity.remove(0);
+            "dropped a preferred pod-anti-affinity term".to_string()
+        } else if !self.preferred_terms.is_empty() {
+            self.preferred_terms.remove(0);
+            "dropped a preferred node-affinity term".to_string()
+        } else if let Some(pos) = self.spreads.iter().position(|&i| {
+            pod.topology_spread[i].when_unsatisfiable == WhenUnsatisfiable::ScheduleAnyway
+        }) {
+            self.spreads.remove(pos);
+            "dropped a ScheduleAnyway topology spread".to_string()
+        } else if pools_prefer_no_schedule
+            && !self
+                .tolerations
+                .iter()
+                .any(|t| t.exists && t.key.is_empty() && t.effect == Some(Effect::PreferNoSchedule))
+        {
+            self.tolerations
+                .push(Toleration::exists("", Some(Effect::PreferNoSchedule)));
+            "tolerated PreferNoSchedule taints".to_string()
+        } else {
+            return None;
+        };
+        self.recompute(pod);
+        Some(what)
+    }
+}
+
+/// Why a pod is refused before any placement is tried (Karpenter's pending-pod validation,
+/// KARPENTER.md §6.1), or `None` if it can be scheduled.
+pub(crate) fn validation_error(pod: &Pod) -> Option<String> {
+    let check_key = |key: &str, op: Operator| -> Option<String> {
+        let key = labels::normalize_key(key);
+        if key == labels::NODEPOOL && op == Operator::DoesNotExist {
+            return Some(format!("opts out of Karpenter nodes ({key} DoesNotExist)"));
+        }
+        if key == labels::HOSTNAME {
+            return Some(format!(
+                "selects a specific node by {key}, which Karpenter cannot create"
+            ));
+        }
+        if key != labels::NODEPOOL && key != labels::CAPACITY_TYPE {
+            if let Some(why) = labels::restricted_reason(key) {
+                if key.starts_with("karpenter.sh/") {
+                    return Some(format!("label {key} is restricted: {why}"));
+                }
+            }
+        }
+        None
+    };
+    for k in pod.node_selector.keys() {
+        if let Some(e) = check_key(k, Operator::In) {
+            return Some(e);
+        }
+    }
+    for term in &pod.required_node_affinity {
+        for r in term {
+            if let Some(e) = check_key(&r.key, r.operator) {
+                return Some(e);
+            }
+            if let Err(e) = r.validate() {
+                return Some(e);
+            }
+        }
+    }
+    None
+}
+
+/// Requirements of a pod's required node affinity as ORed terms plus its node selector — the
+/// node filter a topology spread uses to decide which nodes count (`nodeAffinityPolicy: Honor`).
+pub(crate) fn node_filter_terms(pod: &Pod) -> Vec<Requirements> {
+    let base = Requirements::from_labels(pod.node_selector.iter());
+    if pod.required_node_affinity.is_empty() {
+        return vec![base];
+    }
+    pod.required_node_affinity
+        .iter()
+        .map(|t| {
+            let mut r = base.clone();
+            r.add_all(&term_requirements(t));
+            r
+        })
+        .collect()
+}

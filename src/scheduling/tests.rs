@@ -1,0 +1,570 @@
+//! Scheduling behaviour, case by case (many adapted from Karpenter's scheduling suite).
+
+use super::*;
+use crate::model::instance_type::{Offering, ON_DEMAND, SPOT};
+use crate::model::labels::{CAPACITY_TYPE, HOSTNAME, ZONE};
+use crate::model::node::Node;
+use crate::model::requirements::Operator::*;
+use crate::model::taints::Effect;
+use crate::testing::*;
+use std::collections::BTreeSet;
+
+fn small_catalog() -> Vec<crate::model::instance_type::InstanceType> {
+    let z = &FAKE_ZONES;
+    vec![
+        instance_type("small", "2", "4Gi", "10", on_demand(z, 0.1)),
+        instance_type("medium", "4", "8Gi", "20", on_demand(z, 0.2)),
+        instance_type("large", "8", "16Gi", "40", on_demand(z, 0.4)),
+    ]
+}
+
+fn pool_input(
+    pool: crate::model::nodepool::NodePool,
+    types: Vec<crate::model::instance_type::InstanceType>,
+) -> PoolInput {
+    PoolInput {
+        pool,
+        node_class: Some("default".into()),
+        instance_types: types,
+        usage: Default::default(),
+    }
+}
+
+fn input(pods: Vec<crate::model::pod::Pod>, pools: Vec<PoolInput>) -> Input {
+    Input {
+        pods,
+        pools,
+        ..Default::default()
+    }
+}
+
+fn pods(n: usize, f: impl Fn(usize) -> PodBuilder) -> Vec<crate::model::pod::Pod> {
+    (0..n).map(|i| f(i).build()).collect()
+}
+
+#[test]
+fn packs_onto_the_cheapest_type_that_fits() {
+    let plan = solve(&input(
+        pods(3, |i| PodBuilder::new(&format!("p{i}")).cpu("1")),
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    assert_eq!(plan.node_claims.len(), 1);
+    let claim = &plan.node_claims[0];
+    assert_eq!(
+        claim.launch.instance_type, "medium",
+        "3 CPU + overhead needs 4 vCPU"
+    );
+    assert_eq!(claim.pods.len(), 3);
+    let names: Vec<&str> = claim
+        .instance_types
+        .iter()
+        .map(|o| o.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["medium", "large"],
+        "every compatible option kept, cheapest first"
+    );
+    assert!(plan.unschedulable.is_empty());
+    assert_eq!(claim.name, "default-1");
+    assert!(claim
+        .requirements
+        .get("node.kubernetes.io/instance-type")
+        .has("large"));
+}
+
+#[test]
+fn existing_capacity_is_used_first() {
+    let node = Node {
+        name: "node-a".into(),
+        labels: labels_of(&[(HOSTNAME, "node-a"), (ZONE, "test-zone-1")]),
+        allocatable: crate::model::resources::Resources::from_pairs(&[
+            ("cpu", "2"),
+            ("memory", "4Gi"),
+            ("pods", "10"),
+        ]),
+        ready: true,
+        initialized: true,
+        ..Default::default()
+    };
+    let busy = PodBuilder::new("busy").cpu("1").on_node("node-a").build();
+    let mut inp = input(
+        pods(2, |i| PodBuilder::new(&format!("p{i}")).cpu("1")),
+        vec![pool_input(node_pool("default"), small_catalog())],
+    );
+    inp.existing_nodes.push(ExistingNode {
+        node,
+        pods: vec![busy],
+    });
+    let plan = solve(&inp);
+    assert_eq!(plan.existing_nodes.len(), 1);
+    assert_eq!(plan.existing_nodes[0].pods.len(), 1, "1 CPU left on node-a");
+    assert_eq!(plan.node_claims.len(), 1);
+    assert_eq!(plan.node_claims[0].pods.len(), 1);
+}
+
+#[test]
+fn pools_are_tried_by_weight_then_name_descending() {
+    let mut heavy = node_pool("a-heavy");
+    heavy.weight = 10;
+    let plan = solve(&input(
+        pods(1, |_| PodBuilder::new("p").cpu("1")),
+        vec![
+            pool_input(node_pool("z-light"), small_catalog()),
+            pool_input(heavy, small_catalog()),
+        ],
+    ));
+    assert_eq!(plan.node_claims[0].node_pool, "a-heavy");
+    let plan = solve(&input(
+        pods(1, |_| PodBuilder::new("p").cpu("1")),
+        vec![
+            pool_input(node_pool("alpha"), small_catalog()),
+            pool_input(node_pool("beta"), small_catalog()),
+        ],
+    ));
+    assert_eq!(
+        plan.node_claims[0].node_pool, "beta",
+        "equal weights: name descending"
+    );
+}
+
+#[test]
+fn limits_are_enforced_pessimistically_and_named() {
+    let mut pool = node_pool("default");
+    pool.limits.insert("cpu".into(), 10_000);
+    let plan = solve(&input(
+        pods(20, |i| PodBuilder::new(&format!("p{i:02}")).cpu("1")),
+        vec![pool_input(pool, small_catalog())],
+    ));
+    let cpu: i64 = plan
+        .node_claims
+        .iter()
+        .map(|c| {
+            let t = small_catalog()
+                .into_iter()
+                .find(|t| t.name == c.launch.instance_type)
+                .unwrap();
+            t.capacity.cpu
+        })
+        .sum();
+    assert!(cpu <= 10_000, "planned capacity {cpu}m exceeds the limit");
+    // 8-vCPU claim takes 7 pods, a 2-vCPU claim takes 1; the rest hit the limit.
+    assert_eq!(plan.node_claims.len(), 2);
+    assert_eq!(plan.unschedulable.len(), 12);
+    assert!(
+        plan.unschedulable[0]
+            .reason
+            .contains("NodePool default: limit cpu=10 reached"),
+        "{}",
+        plan.unschedulable[0].reason
+    );
+}
+
+#[test]
+fn node_selector_must_match_pool_labels() {
+    let mut pool = node_pool("default");
+    pool.labels = labels_of(&[("team", "a")]);
+    let plan = solve(&input(
+        vec![
+            PodBuilder::new("ok")
+                .cpu("1")
+                .node_selector("team", "a")
+                .build(),
+            PodBuilder::new("wrong")
+                .cpu("1")
+                .node_selector("team", "b")
+                .build(),
+            PodBuilder::new("unknown")
+                .cpu("1")
+                .node_selector("gpu", "yes")
+                .build(),
+        ],
+        vec![pool_input(pool, small_catalog())],
+    ));
+    assert_eq!(plan.node_claims.len(), 1);
+    assert_eq!(plan.node_claims[0].labels["team"], "a");
+    let reasons: BTreeMap<&str, &str> = plan
+        .unschedulable
+        .iter()
+        .map(|u| (u.pod.as_str(), u.reason.as_str()))
+        .collect();
+    assert!(
+        reasons["default/wrong"].contains("team In [b] conflicts"),
+        "{}",
+        reasons["default/wrong"]
+    );
+    assert!(
+        reasons["default/unknown"].contains("gpu"),
+        "{}",
+        reasons["default/unknown"]
+    );
+}
+
+#[test]
+fn required_node_affinity_terms_are_tried_in_order() {
+    let pool = with_requirement(node_pool("default"), ZONE, In, &["test-zone-2"]);
+    let pod = PodBuilder::new("p")
+        .cpu("1")
+        .required_term(&[(ZONE, In, &["test-zone-1"])])
+        .required_term(&[(ZONE, In, &["test-zone-2"])])
+        .build();
+    let plan = solve(&input(vec![pod], vec![pool_input(pool, small_catalog())]));
+    assert_eq!(plan.node_claims.len(), 1, "{:?}", plan.unschedulable);
+    assert_eq!(plan.node_claims[0].launch.zone, "test-zone-2");
+}
+
+#[test]
+fn preferred_node_affinity_is_relaxed_when_unsatisfiable() {
+    let pod = PodBuilder::new("p")
+        .cpu("1")
+        .preferred_term(10, &[("kubernetes.io/arch", In, &["arm64"])])
+        .build();
+    let plan = solve(&input(
+        vec![pod],
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    assert_eq!(plan.node_claims.len(), 1);
+    let pod = PodBuilder::new("p")
+        .cpu("1")
+        .preferred_term(10, &[(ZONE, In, &["test-zone-3"])])
+        .build();
+    let plan = solve(&input(
+        vec![pod],
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    assert_eq!(
+        plan.node_claims[0].launch.zone, "test-zone-3",
+        "satisfiable preferences are honoured"
+    );
+}
+
+#[test]
+fn taints_need_tolerations() {
+    let mut pool = node_pool("gpu");
+    pool.taints
+        .push(taint("dedicated", "gpu", Effect::NoSchedule));
+    let plan = solve(&input(
+        vec![
+            PodBuilder::new("plain").cpu("1").build(),
+            PodBuilder::new("tolerant")
+                .cpu("1")
+                .toleration("dedicated", "gpu", Effect::NoSchedule)
+                .build(),
+        ],
+        vec![pool_input(pool, small_catalog())],
+    ));
+    assert_eq!(plan.node_claims.len(), 1);
+    assert_eq!(plan.node_claims[0].pods, ["default/tolerant"]);
+    assert_eq!(plan.unschedulable.len(), 1);
+    assert!(plan.unschedulable[0]
+        .reason
+        .contains("taint dedicated=gpu:NoSchedule not tolerated"));
+}
+
+#[test]
+fn prefer_no_schedule_taints_are_relaxed_last() {
+    let mut pool = node_pool("default");
+    pool.taints
+        .push(taint("soft", "x", Effect::PreferNoSchedule));
+    let plan = solve(&input(
+        pods(1, |_| PodBuilder::new("p").cpu("1")),
+        vec![pool_input(pool, small_catalog())],
+    ));
+    assert_eq!(plan.node_claims.len(), 1, "{:?}", plan.unschedulable);
+}
+
+#[test]
+fn zonal_spread_balances_domains() {
+    let plan = solve(&input(
+        pods(6, |i| {
+            PodBuilder::new(&format!("p{i}"))
+                .cpu("1")
+                .label("app", "web")
+                .spread(ZONE, 1, true, &[("app", "web")])
+        }),
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+    let mut per_zone: BTreeMap<String, usize> = BTreeMap::new();
+    for c in &plan.node_claims {
+        assert_eq!(c.zones.len(), 1, "each NodeClaim is pinned to a zone");
+        *per_zone.entry(c.zones[0].clone()).or_default() += c.pods.len();
+    }
+    assert_eq!(per_zone.values().copied().collect::<Vec<_>>(), [2, 2, 2]);
+}
+
+#[test]
+fn hostname_spread_and_anti_affinity_force_separate_nodes() {
+    let plan = solve(&input(
+        pods(3, |i| {
+            PodBuilder::new(&format!("p{i}"))
+                .cpu("100m")
+                .label("app", "db")
+                .anti_affinity(HOSTNAME, &[("app", "db")])
+        }),
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    assert_eq!(plan.node_claims.len(), 3);
+    let plan = solve(&input(
+        pods(4, |i| {
+            PodBuilder::new(&format!("p{i}"))
+                .cpu("100m")
+                .label("app", "web")
+                .spread(HOSTNAME, 1, true, &[("app", "web")])
+        }),
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    assert_eq!(plan.node_claims.len(), 4);
+}
+
+#[test]
+fn existing_anti_affinity_repels_new_pods() {
+    let node = Node {
+        name: "node-a".into(),
+        labels: labels_of(&[(HOSTNAME, "node-a")]),
+        allocatable: crate::model::resources::Resources::from_pairs(&[
+            ("cpu", "8"),
+            ("memory", "16Gi"),
+            ("pods", "10"),
+        ]),
+        ready: true,
+        initialized: true,
+        ..Default::default()
+    };
+    let loner = PodBuilder::new("loner")
+        .cpu("100m")
+        .anti_affinity(HOSTNAME, &[("app", "web")])
+        .on_node("node-a")
+        .build();
+    let mut inp = input(
+        pods(1, |_| {
+            PodBuilder::new("web").cpu("100m").label("app", "web")
+        }),
+        vec![pool_input(node_pool("default"), small_catalog())],
+    );
+    inp.existing_nodes.push(ExistingNode {
+        node,
+        pods: vec![loner],
+    });
+    let plan = solve(&inp);
+    assert!(
+        plan.existing_nodes.is_empty(),
+        "inverse anti-affinity keeps web off node-a"
+    );
+    assert_eq!(plan.node_claims.len(), 1);
+}
+
+#[test]
+fn pod_affinity_collocates_in_a_zone() {
+    let plan = solve(&input(
+        pods(6, |i| {
+            PodBuilder::new(&format!("p{i}"))
+                .cpu("3")
+                .label("app", "cache")
+                .affinity(ZONE, &[("app", "cache")])
+        }),
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+    let zones: BTreeSet<&String> = plan.node_claims.iter().flat_map(|c| &c.zones).collect();
+    assert_eq!(zones.len(), 1, "all in one zone: {zones:?}");
+}
+
+#[test]
+fn host_ports_conflict() {
+    let plan = solve(&input(
+        pods(2, |i| {
+            PodBuilder::new(&format!("p{i}"))
+                .cpu("100m")
+                .host_port(8080)
+        }),
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    assert_eq!(plan.node_claims.len(), 2);
+}
+
+#[test]
+fn daemonset_overhead_is_reserved_on_new_nodes() {
+    let mut inp = input(
+        pods(1, |_| PodBuilder::new("p").cpu("1500m")),
+        vec![pool_input(node_pool("default"), small_catalog())],
+    );
+    inp.daemonsets
+        .push(PodBuilder::new("ds").cpu("500m").daemonset("logs").build());
+    let plan = solve(&inp);
+    // small has 1900m allocatable: 1500m + 500m daemon does not fit.
+    assert_eq!(plan.node_claims[0].launch.instance_type, "medium");
+    assert_eq!(plan.node_claims[0].requests.cpu, 2000);
+    // A daemon that does not tolerate the pool's taint adds nothing.
+    let mut tainted = node_pool("default");
+    tainted.taints.push(taint("only", "me", Effect::NoSchedule));
+    inp.pools = vec![pool_input(tainted, small_catalog())];
+    inp.pods = vec![PodBuilder::new("p")
+        .cpu("1500m")
+        .toleration("only", "me", Effect::NoSchedule)
+        .build()];
+    let plan = solve(&inp);
+    assert_eq!(plan.node_claims[0].launch.instance_type, "small");
+}
+
+#[test]
+fn extended_resources_select_types_that_have_them() {
+    let mut gpu = instance_type("gpu", "8", "32Gi", "40", on_demand(&FAKE_ZONES, 3.0));
+    gpu.capacity.set("nvidia.com/gpu", 1000);
+    let mut types = small_catalog();
+    types.push(gpu);
+    let plan = solve(&input(
+        vec![PodBuilder::new("train")
+            .cpu("1")
+            .request("nvidia.com/gpu", "1")
+            .build()],
+        vec![pool_input(node_pool("default"), types)],
+    ));
+    assert_eq!(plan.node_claims[0].launch.instance_type, "gpu");
+    let plan = solve(&input(
+        vec![PodBuilder::new("train")
+            .cpu("1")
+            .request("nvidia.com/gpu", "2")
+            .build()],
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    assert!(
+        plan.unschedulable[0].reason.contains("nvidia.com/gpu 2"),
+        "{}",
+        plan.unschedulable[0].reason
+    );
+}
+
+#[test]
+fn too_big_pods_get_a_precise_reason() {
+    let plan = solve(&input(
+        vec![PodBuilder::new("huge").cpu("96").build()],
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    let reason = &plan.unschedulable[0].reason;
+    assert!(
+        reason.contains("NodePool default: no instance type has cpu 96"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("7900m"),
+        "names the largest allocatable: {reason}"
+    );
+}
+
+#[test]
+fn min_values_keep_enough_distinct_types() {
+    let mut pool = node_pool("default");
+    let mut req = crate::model::requirements::NodeSelectorRequirement::new(
+        "node.kubernetes.io/instance-type",
+        Exists,
+        &[],
+    );
+    req.min_values = Some(3);
+    pool.requirements.push(req);
+    // 5 CPU leaves only `large`: minValues 3 cannot hold, so the pods split.
+    let plan = solve(&input(
+        pods(5, |i| PodBuilder::new(&format!("p{i}")).cpu("1")),
+        vec![pool_input(pool.clone(), small_catalog())],
+    ));
+    for c in &plan.node_claims {
+        assert!(c.instance_types.len() >= 3, "{c:?}");
+    }
+    assert!(plan.unschedulable.is_empty());
+    // A pod only `large` can hold is refused, naming minValues.
+    let plan = solve(&input(
+        vec![PodBuilder::new("big").cpu("6").build()],
+        vec![pool_input(pool, small_catalog())],
+    ));
+    assert!(
+        plan.unschedulable[0].reason.contains("minValues"),
+        "{}",
+        plan.unschedulable[0].reason
+    );
+}
+
+#[test]
+fn instance_types_are_truncated_to_the_cheapest() {
+    let mut inp = input(
+        pods(1, |_| PodBuilder::new("p").cpu("1")),
+        vec![pool_input(node_pool("default"), fake_instance_types(50))],
+    );
+    inp.options.max_instance_types = 10;
+    let plan = solve(&inp);
+    let c = &plan.node_claims[0];
+    assert_eq!(c.instance_types.len(), 10);
+    assert_eq!(
+        c.instance_types[0].name, "fake-it-1",
+        "fake-it-0 has 1 vCPU: 900m after overhead"
+    );
+    assert!(c
+        .instance_types
+        .windows(2)
+        .all(|w| w[0].price <= w[1].price));
+}
+
+#[test]
+fn spot_is_chosen_when_allowed_and_cheaper_types_first() {
+    let offerings = vec![
+        Offering {
+            zone: "test-zone-1".into(),
+            capacity_type: SPOT.into(),
+            price: 0.05,
+            available: true,
+        },
+        Offering {
+            zone: "test-zone-1".into(),
+            capacity_type: ON_DEMAND.into(),
+            price: 0.2,
+            available: true,
+        },
+    ];
+    let types = vec![instance_type("mixed", "4", "8Gi", "20", offerings)];
+    let plan = solve(&input(
+        pods(1, |_| PodBuilder::new("p").cpu("1")),
+        vec![pool_input(node_pool("default"), types.clone())],
+    ));
+    assert_eq!(plan.node_claims[0].launch.capacity_type, "spot");
+    let od = with_requirement(node_pool("default"), CAPACITY_TYPE, In, &["on-demand"]);
+    let plan = solve(&input(
+        pods(1, |_| PodBuilder::new("p").cpu("1")),
+        vec![pool_input(od, types)],
+    ));
+    assert_eq!(plan.node_claims[0].launch.capacity_type, "on-demand");
+    assert_eq!(plan.node_claims[0].launch.price, 0.2);
+}
+
+#[test]
+fn pods_opting_out_or_naming_hosts_are_refused_up_front() {
+    let plan = solve(&input(
+        vec![
+            PodBuilder::new("pinned")
+                .cpu("1")
+                .node_selector(HOSTNAME, "x")
+                .build(),
+            PodBuilder::new("optout")
+                .cpu("1")
+                .required_term(&[("karpenter.sh/nodepool", DoesNotExist, &[])])
+                .build(),
+        ],
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    assert!(plan.node_claims.is_empty());
+    assert_eq!(plan.unschedulable.len(), 2);
+}
+
+#[test]
+fn solving_is_deterministic() {
+    let make = || {
+        input(
+            pods(40, |i| {
+                PodBuilder::new(&format!("p{i}"))
+                    .cpu(["100m", "500m", "1"][i % 3])
+                    .label("app", ["a", "b"][i % 2])
+                    .spread(ZONE, 1, true, &[("app", ["a", "b"][i % 2])])
+            }),
+            vec![pool_input(node_pool("default"), small_catalog())],
+        )
+    };
+    assert_eq!(solve(&make()), solve(&make()));
+}

@@ -1,0 +1,300 @@
+//! Builders for pods, NodePools and fake instance types, shared by unit tests, integration tests
+//! and benchmarks (like Karpenter's `test` package and its `fake.InstanceTypes`).
+//!
+//! Not part of the CLI; public so `benches/` can use it.
+
+use std::collections::BTreeMap;
+
+use crate::model::instance_type::{InstanceType, Offering, Overhead, ON_DEMAND, SPOT};
+use crate::model::labels;
+use crate::model::nodepool::{ApiGeneration, NodeClassRef, NodePool};
+use crate::model::pod::{
+    HostPort, Owner, Pod, PodAffinityTerm, TopologySpread, Weighted, WhenUnsatisfiable,
+};
+use crate::model::quantity::parse_milli;
+use crate::model::requirements::{NodeSelectorRequirement, Operator, Requirement, Requirements};
+use crate::model::resources::Resources;
+use crate::model::selector::LabelSelector;
+use crate::model::taints::{Effect, Taint, Toleration};
+
+/// The zones of the fake catalog.
+pub const FAKE_ZONES: [&str; 3] = ["test-zone-1", "test-zone-2", "test-zone-3"];
+
+/// Karpenter's benchmark catalog (`fake.InstanceTypes(n)`): type *i* has *i+1* vCPU,
+/// *2(i+1)* GiB, *10(i+1)* pods, kube-reserved 100m CPU + 10Mi, spot offerings in zones 1–2 and
+/// on-demand in zones 1–3, priced `0.1 × vCPU + 0.1 × GiB`.
+pub fn fake_instance_types(n: usize) -> Vec<InstanceType> {
+    (0..n)
+        .map(|i| {
+            let cpu = (i + 1) as i64;
+            let gib = 2 * cpu;
+            let price = 0.1 * cpu as f64 + 0.1 * gib as f64;
+            let mut offerings = Vec::new();
+            for zone in &FAKE_ZONES[..2] {
+                offerings.push(Offering {
+                    zone: zone.to_string(),
+                    capacity_type: SPOT.into(),
+                    price,
+                    available: true,
+                });
+            }
+            for zone in &FAKE_ZONES {
+                offerings.push(Offering {
+                    zone: zone.to_string(),
+                    capacity_type: ON_DEMAND.into(),
+                    price,
+                    available: true,
+                });
+            }
+            instance_type(
+                &format!("fake-it-{i}"),
+                &cpu.to_string(),
+                &format!("{gib}Gi"),
+                &(10 * cpu).to_string(),
+                offerings,
+            )
+        })
+        .collect()
+}
+
+/// An amd64 Linux instance type with the given capacity and offerings; kube-reserved 100m/10Mi.
+pub fn instance_type(
+    name: &str,
+    cpu: &str,
+    memory: &str,
+    pods: &str,
+    offerings: Vec<Offering>,
+) -> InstanceType {
+    let mut reqs = Requirements::new();
+    reqs.add(Requirement::single(labels::INSTANCE_TYPE, name));
+    reqs.add(Requirement::single(labels::ARCH, "amd64"));
+    reqs.add(Requirement::single(labels::OS, "linux"));
+    reqs.add(Requirement::new(
+        labels::ZONE,
+        Operator::In,
+        offerings.iter().map(|o| o.zone.clone()),
+    ));
+    reqs.add(Requirement::new(
+        labels::CAPACITY_TYPE,
+        Operator::In,
+        offerings.iter().map(|o| o.capacity_type.clone()),
+    ));
+    InstanceType {
+        name: name.to_string(),
+        requirements: reqs,
+        capacity: Resources::from_pairs(&[("cpu", cpu), ("memory", memory), ("pods", pods)]),
+        overhead: Overhead {
+            kube_reserved: Resources::from_pairs(&[("cpu", "100m"), ("memory", "10Mi")]),
+            ..Default::default()
+        },
+        offerings,
+    }
+}
+
+/// On-demand offerings at one price in the given zones.
+pub fn on_demand(zones: &[&str], price: f64) -> Vec<Offering> {
+    zones
+        .iter()
+        .map(|z| Offering {
+            zone: z.to_string(),
+            capacity_type: ON_DEMAND.into(),
+            price,
+            available: true,
+        })
+        .collect()
+}
+
+/// A v1 NodePool referencing EC2NodeClass `default`, with no requirements.
+pub fn node_pool(name: &str) -> NodePool {
+    NodePool {
+        name: name.to_string(),
+        generation: Some(ApiGeneration::V1),
+        node_class_ref: Some(NodeClassRef {
+            group: "karpenter.k8s.aws".into(),
+            kind: "EC2NodeClass".into(),
+            name: "default".into(),
+        }),
+        ..Default::default()
+    }
+}
+
+/// Adds a requirement to a NodePool.
+pub fn with_requirement(mut pool: NodePool, key: &str, op: Operator, values: &[&str]) -> NodePool {
+    pool.requirements
+        .push(NodeSelectorRequirement::new(key, op, values));
+    pool
+}
+
+/// A builder for pending pods: `PodBuilder::new("web-1").cpu("500m").memory("1Gi").build()`.
+#[derive(Debug, Clone)]
+pub struct PodBuilder {
+    pod: Pod,
+}
+
+impl PodBuilder {
+    /// A pending pod in namespace `default` with no requests but `pods: 1`.
+    pub fn new(name: &str) -> Self {
+        let pod = Pod {
+            namespace: "default".into(),
+            name: name.to_string(),
+            uid: format!("uid-{name}"),
+            requests: Resources::from_pairs(&[("pods", "1")]),
+            scheduled_condition: Some(("False".into(), "Unschedulable".into())),
+            ..Default::default()
+        };
+        PodBuilder { pod }
+    }
+    /// Sets the namespace.
+    pub fn namespace(mut self, ns: &str) -> Self {
+        self.pod.namespace = ns.to_string();
+        self
+    }
+    /// Requests CPU.
+    pub fn cpu(self, q: &str) -> Self {
+        self.request("cpu", q)
+    }
+    /// Requests memory.
+    pub fn memory(self, q: &str) -> Self {
+        self.request("memory", q)
+    }
+    /// Requests any resource.
+    pub fn request(mut self, name: &str, q: &str) -> Self {
+        self.pod
+            .requests
+            .set(name, parse_milli(q).expect("literal quantity"));
+        self
+    }
+    /// Adds a label.
+    pub fn label(mut self, k: &str, v: &str) -> Self {
+        self.pod.labels.insert(k.to_string(), v.to_string());
+        self
+    }
+    /// Adds a nodeSelector entry.
+    pub fn node_selector(mut self, k: &str, v: &str) -> Self {
+        self.pod.node_selector.insert(k.to_string(), v.to_string());
+        self
+    }
+    /// Adds a required node-affinity term (terms are ORed).
+    pub fn required_term(mut self, reqs: &[(&str, Operator, &[&str])]) -> Self {
+        self.pod.required_node_affinity.push(
+            reqs.iter()
+                .map(|(k, op, v)| NodeSelectorRequirement::new(k, *op, v))
+                .collect(),
+        );
+        self
+    }
+    /// Adds a preferred node-affinity term.
+    pub fn preferred_term(mut self, weight: i32, reqs: &[(&str, Operator, &[&str])]) -> Self {
+        self.pod.preferred_node_affinity.push(Weighted {
+            weight,
+            term: reqs
+                .iter()
+                .map(|(k, op, v)| NodeSelectorRequirement::new(k, *op, v))
+                .collect(),
+        });
+        self
+    }
+    /// Tolerates `key=value:effect`.
+    pub fn toleration(mut self, key: &str, value: &str, effect: Effect) -> Self {
+        self.pod
+            .tolerations
+            .push(Toleration::equal(key, value, Some(effect)));
+        self
+    }
+    /// A topology spread constraint over pods with `selector` labels.
+    pub fn spread(
+        mut self,
+        key: &str,
+        max_skew: i32,
+        hard: bool,
+        selector: &[(&str, &str)],
+    ) -> Self {
+        self.pod.topology_spread.push(TopologySpread {
+            max_skew,
+            topology_key: key.to_string(),
+            when_unsatisfiable: if hard {
+                WhenUnsatisfiable::DoNotSchedule
+            } else {
+                WhenUnsatisfiable::ScheduleAnyway
+            },
+            label_selector: Some(LabelSelector::eq(selector)),
+            min_domains: None,
+            match_label_keys: vec![],
+            honor_taints: false,
+            ignore_node_affinity: false,
+        });
+        self
+    }
+    /// Required pod affinity to pods with `selector` labels on `key`.
+    pub fn affinity(mut self, key: &str, selector: &[(&str, &str)]) -> Self {
+        self.pod.pod_affinity.push(term(key, selector));
+        self
+    }
+    /// Required pod anti-affinity to pods with `selector` labels on `key`.
+    pub fn anti_affinity(mut self, key: &str, selector: &[(&str, &str)]) -> Self {
+        self.pod.pod_anti_affinity.push(term(key, selector));
+        self
+    }
+    /// Preferred pod anti-affinity.
+    pub fn preferred_anti_affinity(
+        mut self,
+        weight: i32,
+        key: &str,
+        selector: &[(&str, &str)],
+    ) -> Self {
+        self.pod.preferred_pod_anti_affinity.push(Weighted {
+            weight,
+            term: term(key, selector),
+        });
+        self
+    }
+    /// Binds a host port.
+    pub fn host_port(mut self, port: i32) -> Self {
+        self.pod.host_ports.push(HostPort {
+            ip: "0.0.0.0".into(),
+            port,
+            protocol: "TCP".into(),
+        });
+        self
+    }
+    /// Owned by a DaemonSet.
+    pub fn daemonset(mut self, name: &str) -> Self {
+        self.pod.owner = Some(Owner {
+            kind: "DaemonSet".into(),
+            name: name.to_string(),
+        });
+        self
+    }
+    /// Binds the pod to a node.
+    pub fn on_node(mut self, node: &str) -> Self {
+        self.pod.node_name = Some(node.to_string());
+        self.pod.scheduled_condition = Some(("True".into(), String::new()));
+        self
+    }
+    /// The pod.
+    pub fn build(self) -> Pod {
+        self.pod
+    }
+}
+
+fn term(key: &str, selector: &[(&str, &str)]) -> PodAffinityTerm {
+    PodAffinityTerm {
+        label_selector: Some(LabelSelector::eq(selector)),
+        namespaces: vec![],
+        namespace_selector: None,
+        topology_key: key.to_string(),
+    }
+}
+
+/// A taint.
+pub fn taint(key: &str, value: &str, effect: Effect) -> Taint {
+    Taint::new(key, value, effect)
+}
+
+/// Labels from pairs.
+pub fn labels_of(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
