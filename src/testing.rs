@@ -298,3 +298,97 @@ pub fn labels_of(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
 }
+
+/// A small deterministic generator (SplitMix64): fixtures must not depend on a `rand` crate's
+/// stream staying the same across versions.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// Seeded generator.
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    /// Next value.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+    /// One element of a slice.
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// Karpenter's "diverse" benchmark pods (PERF.md B1, `scheduling_benchmark_test.go`): a fifth
+/// each of generic pods, zonal topology spread (maxSkew 1, DoNotSchedule), hostname spread, zonal
+/// self-affinity and hostname anti-affinity (the anti-affinity fifth shares `app=nginx`, so each
+/// needs a node of its own); CPU from {100m, 250m, 500m, 1, 1.5}, memory from
+/// {100Mi, 256Mi, 512Mi, 1Gi, 2Gi, 4Gi}; fixed seed.
+pub fn diverse_pods(count: usize, seed: u64) -> Vec<Pod> {
+    const VALUES: [&str; 7] = ["a", "b", "c", "d", "e", "f", "g"];
+    const CPU: [&str; 5] = ["100m", "250m", "500m", "1", "1500m"];
+    const MEMORY: [&str; 6] = ["100Mi", "256Mi", "512Mi", "1Gi", "2Gi", "4Gi"];
+    let mut rng = Rng::new(seed);
+    let per_kind = count / 5;
+    let mut pods = Vec::with_capacity(count);
+    for i in 0..count {
+        let kind = if i < 5 * per_kind {
+            i / per_kind.max(1)
+        } else {
+            0
+        };
+        let mut b = PodBuilder::new(&format!("pod-{i:06}"))
+            .cpu(rng.pick::<&str>(&CPU))
+            .memory(rng.pick::<&str>(&MEMORY));
+        b = match kind {
+            1 => {
+                let own = *rng.pick(&VALUES);
+                let sel = *rng.pick(&VALUES);
+                b.label("my-label", own)
+                    .spread(labels::ZONE, 1, true, &[("my-label", sel)])
+            }
+            2 => {
+                let own = *rng.pick(&VALUES);
+                let sel = *rng.pick(&VALUES);
+                b.label("my-label", own)
+                    .spread(labels::HOSTNAME, 1, true, &[("my-label", sel)])
+            }
+            3 => {
+                let v = *rng.pick(&VALUES);
+                b.label("my-affinity", v)
+                    .affinity(labels::ZONE, &[("my-affinity", v)])
+            }
+            4 => b
+                .label("app", "nginx")
+                .anti_affinity(labels::HOSTNAME, &[("app", "nginx")]),
+            _ => {
+                let own = *rng.pick(&VALUES);
+                b.label("my-label", own)
+            }
+        };
+        pods.push(b.build());
+    }
+    pods
+}
+
+/// The whole B1 input: `count` diverse pods, one unlimited NodePool, 400 fake instance types.
+pub fn b1_input(count: usize) -> crate::scheduling::Input {
+    crate::scheduling::Input {
+        pods: diverse_pods(count, 42),
+        pools: vec![crate::scheduling::PoolInput {
+            pool: node_pool("default"),
+            node_class: Some("default".into()),
+            instance_types: fake_instance_types(400),
+            usage: Resources::new(),
+        }],
+        ..Default::default()
+    }
+}

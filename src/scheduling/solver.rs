@@ -89,7 +89,7 @@ struct Solver<'a> {
     existing: Vec<Existing<'a>>,
     claims: Vec<Claim>,
     /// Claims ordered by (pod count, creation order): Karpenter tries the least loaded first.
-    claim_order: BTreeSet<(usize, usize)>,
+    claim_order: ClaimQueue,
     topology: Topology,
     any_prefer_no_schedule: bool,
 }
@@ -149,7 +149,7 @@ pub fn solve(input: &Input) -> Plan {
         pools,
         existing,
         claims: Vec::new(),
-        claim_order: BTreeSet::new(),
+        claim_order: ClaimQueue::default(),
         topology,
         any_prefer_no_schedule,
     };
@@ -239,16 +239,28 @@ fn capacity_of(it: &InstanceType, key: &str) -> i64 {
 }
 
 fn has_offering(it: &InstanceType, reqs: &Requirements) -> bool {
-    it.offerings
-        .iter()
-        .any(|o| o.available && offering_admitted(o, reqs))
+    let filter = OfferingFilter::new(reqs);
+    it.offerings.iter().any(|o| o.available && filter.admits(o))
 }
 
-fn offering_admitted(o: &Offering, reqs: &Requirements) -> bool {
-    reqs.get_ref(labels::ZONE).is_none_or(|z| z.has(&o.zone))
-        && reqs
-            .get_ref(labels::CAPACITY_TYPE)
-            .is_none_or(|c| c.has(&o.capacity_type))
+/// The zone and capacity-type requirements of a NodeClaim, looked up once.
+#[derive(Clone, Copy)]
+struct OfferingFilter<'r> {
+    zone: Option<&'r Requirement>,
+    capacity_type: Option<&'r Requirement>,
+}
+
+impl<'r> OfferingFilter<'r> {
+    fn new(reqs: &'r Requirements) -> Self {
+        OfferingFilter {
+            zone: reqs.get_ref(labels::ZONE),
+            capacity_type: reqs.get_ref(labels::CAPACITY_TYPE),
+        }
+    }
+    fn admits(&self, o: &Offering) -> bool {
+        self.zone.is_none_or(|z| z.has(&o.zone))
+            && self.capacity_type.is_none_or(|c| c.has(&o.capacity_type))
+    }
 }
 
 /// The DaemonSet pods that would run on a node of this type from this pool (KARPENTER.md §6.3):
@@ -460,22 +472,32 @@ impl<'a> Solver<'a> {
                 return Ok(());
             }
         }
-        let order: Vec<(usize, usize)> = self.claim_order.iter().copied().collect();
-        for (count, c) in order {
-            let claim = &self.claims[c];
-            let attempt = try_claim(
-                &mut self.topology,
-                &self.pools[claim.pool],
-                claim,
-                pod,
-                &self.states[s],
-            );
-            if let Ok(update) = attempt {
-                self.claim_order.remove(&(count, c));
-                self.commit(c, s, update);
-                self.claim_order.insert((count + 1, c));
-                return Ok(());
-            }
+        // Least-loaded claims first. Claims pinned to a zone the pod cannot use are skipped
+        // without trying them, and a pod whose hostname anti-affinity has no empty hostname left
+        // skips them all: in both cases trying would fail the same way, only later.
+        let found = if self.topology.no_free_hostname(&self.states[s]) {
+            None
+        } else {
+            let zones = self.topology.zone_restriction(&self.states[s], pod);
+            self.claim_order.candidates(zones.as_ref()).find_map(|key| {
+                let claim = &self.claims[key.1];
+                try_claim(
+                    &self.topology,
+                    &self.pools[claim.pool],
+                    claim,
+                    pod,
+                    &self.states[s],
+                )
+                .ok()
+                .map(|update| (key, update))
+            })
+        };
+        if let Some(((count, c), update)) = found {
+            self.claim_order.remove((count, c));
+            self.commit(c, s, update);
+            let pin = zone_pin(&self.claims[c].reqs);
+            self.claim_order.insert((count + 1, c), pin);
+            return Ok(());
         }
         let mut reasons = Vec::new();
         for p in 0..self.pools.len() {
@@ -514,7 +536,7 @@ impl<'a> Solver<'a> {
         if let Some(p) = host_port_conflict(&node.host_ports, &pod.host_ports) {
             return Err(Fail::HostPort(p));
         }
-        if !self.topology.is_trivial_for(state, pod) {
+        if !self.topology.is_trivial_for(state) {
             let extra = self
                 .topology
                 .requirements_for(state, pod, &node.reqs)
@@ -580,18 +602,13 @@ impl<'a> Solver<'a> {
         };
         self.topology.register(HOSTNAME, &hostname);
         let pod = self.pod(s);
-        match try_claim(
-            &mut self.topology,
-            &self.pools[p],
-            &claim,
-            pod,
-            &self.states[s],
-        ) {
+        match try_claim(&self.topology, &self.pools[p], &claim, pod, &self.states[s]) {
             Ok(update) => {
                 let c = self.claims.len();
                 self.claims.push(claim);
                 self.commit(c, s, update);
-                self.claim_order.insert((1, c));
+                let pin = zone_pin(&self.claims[c].reqs);
+                self.claim_order.insert((1, c), pin);
                 let pool = &mut self.pools[p];
                 pool.claims_created += 1;
                 if let Some(remaining) = pool.remaining.as_mut() {
@@ -740,7 +757,7 @@ impl<'a> Solver<'a> {
 
 /// Whether `pod` can join `claim`, and the claim's state if it does (`NodeClaim.Add`).
 fn try_claim(
-    topology: &mut Topology,
+    topology: &Topology,
     pool: &Pool<'_>,
     claim: &Claim,
     pod: &Pod,
@@ -772,7 +789,7 @@ fn try_claim(
         );
         new_reqs = Some(r);
     }
-    if !topology.is_trivial_for(state, pod) {
+    if !topology.is_trivial_for(state) {
         let extra = {
             let base = new_reqs.as_ref().unwrap_or(&claim.reqs);
             topology
@@ -824,6 +841,79 @@ fn try_claim(
         types,
         requests,
     })
+}
+
+/// The single zone a NodeClaim is pinned to, if its zone requirement has one value.
+fn zone_pin(reqs: &Requirements) -> Option<String> {
+    reqs.get_ref(labels::ZONE)
+        .filter(|z| z.operator() == Operator::In && z.values().len() == 1)
+        .and_then(|z| z.values().iter().next().cloned())
+}
+
+/// In-flight NodeClaims keyed by (pod count, creation order) — the order Karpenter tries them —
+/// and indexed by the zone each is pinned to.
+#[derive(Default)]
+struct ClaimQueue {
+    all: BTreeSet<(usize, usize)>,
+    unpinned: BTreeSet<(usize, usize)>,
+    by_zone: FxHashMap<String, BTreeSet<(usize, usize)>>,
+    pins: FxHashMap<usize, String>,
+}
+
+impl ClaimQueue {
+    fn insert(&mut self, key: (usize, usize), pin: Option<String>) {
+        self.all.insert(key);
+        match pin {
+            Some(zone) => {
+                self.by_zone.entry(zone.clone()).or_default().insert(key);
+                self.pins.insert(key.1, zone);
+            }
+            None => {
+                self.unpinned.insert(key);
+            }
+        }
+    }
+
+    fn remove(&mut self, key: (usize, usize)) {
+        self.all.remove(&key);
+        match self.pins.remove(&key.1) {
+            Some(zone) => {
+                if let Some(set) = self.by_zone.get_mut(&zone) {
+                    set.remove(&key);
+                }
+            }
+            None => {
+                self.unpinned.remove(&key);
+            }
+        }
+    }
+
+    /// Claims in order; with a zone restriction, only unpinned claims and those pinned to an
+    /// allowed zone (a merge of the per-zone orders).
+    fn candidates<'q>(
+        &'q self,
+        zones: Option<&Requirement>,
+    ) -> Box<dyn Iterator<Item = (usize, usize)> + 'q> {
+        let Some(zones) = zones else {
+            return Box::new(self.all.iter().copied());
+        };
+        let mut heads: Vec<
+            std::iter::Peekable<std::collections::btree_set::Iter<'q, (usize, usize)>>,
+        > = vec![self.unpinned.iter().peekable()];
+        for z in zones.values() {
+            if let Some(set) = self.by_zone.get(z) {
+                heads.push(set.iter().peekable());
+            }
+        }
+        Box::new(std::iter::from_fn(move || {
+            let (best, _) = heads
+                .iter_mut()
+                .enumerate()
+                .filter_map(|(i, h)| h.peek().map(|k| (i, **k)))
+                .min_by_key(|(_, k)| *k)?;
+            heads[best].next().copied()
+        }))
+    }
 }
 
 fn host_port_conflict(used: &[HostPort], wanted: &[HostPort]) -> Option<i32> {
@@ -899,12 +989,12 @@ fn describe_requirements(reqs: &Requirements) -> String {
 /// Cheapest available offering of `it` compatible with `reqs`, optionally of one capacity type.
 fn cheapest<'i>(
     it: &'i InstanceType,
-    reqs: &Requirements,
+    filter: OfferingFilter<'_>,
     capacity_type: Option<&str>,
 ) -> Option<&'i Offering> {
     it.offerings
         .iter()
-        .filter(|o| o.available && offering_admitted(o, reqs))
+        .filter(|o| o.available && filter.admits(o))
         .filter(|o| capacity_type.is_none_or(|c| o.capacity_type == c))
         .min_by(|a, b| {
             a.price
@@ -937,10 +1027,11 @@ fn finalize(
 ) -> Result<PlannedNodeClaim, String> {
     let mut reqs = claim.reqs.clone();
     reqs.remove(HOSTNAME);
+    let filter = OfferingFilter::new(&reqs);
     let mut options: Vec<(f64, u32)> = claim
         .types
         .iter()
-        .filter_map(|&t| cheapest(pool.types[t as usize], &reqs, None).map(|o| (o.price, t)))
+        .filter_map(|&t| cheapest(pool.types[t as usize], filter, None).map(|o| (o.price, t)))
         .collect();
     options.sort_by(|a, b| {
         a.0.total_cmp(&b.0).then_with(|| {
@@ -962,7 +1053,7 @@ fn finalize(
     // Capacity type: reserved, then spot, then on-demand — whichever is allowed and available.
     let available_ct = |ct: &str| {
         kept.iter()
-            .any(|&t| cheapest(pool.types[t as usize], &reqs, Some(ct)).is_some())
+            .any(|&t| cheapest(pool.types[t as usize], filter, Some(ct)).is_some())
     };
     let capacity_type = [RESERVED, SPOT, ON_DEMAND]
         .into_iter()
@@ -975,7 +1066,7 @@ fn finalize(
             .iter()
             .copied()
             .filter(|&t| !is_exotic(pool.types[t as usize]))
-            .filter(|&t| cheapest(pool.types[t as usize], &reqs, Some(capacity_type)).is_some())
+            .filter(|&t| cheapest(pool.types[t as usize], filter, Some(capacity_type)).is_some())
             .collect();
         if plain.is_empty() || uses_min_values {
             kept.clone()
@@ -986,7 +1077,7 @@ fn finalize(
     let (launch_type, offering) = launchable
         .iter()
         .filter_map(|&t| {
-            cheapest(pool.types[t as usize], &reqs, Some(capacity_type)).map(|o| (t, o))
+            cheapest(pool.types[t as usize], filter, Some(capacity_type)).map(|o| (t, o))
         })
         .min_by(|a, b| {
             a.1.price.total_cmp(&b.1.price).then_with(|| {
@@ -1009,7 +1100,7 @@ fn finalize(
         for o in pool.types[t as usize]
             .offerings
             .iter()
-            .filter(|o| o.available && offering_admitted(o, &reqs))
+            .filter(|o| o.available && filter.admits(o))
         {
             zones.insert(o.zone.clone());
             cts.insert(o.capacity_type.clone());

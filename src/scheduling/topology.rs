@@ -54,6 +54,8 @@ struct Group {
     counts: FxHashMap<String, i32>,
     /// Domains with a positive count, sorted (pod affinity picks from these).
     positive: BTreeSet<String>,
+    /// How many known domains have a zero count (anti-affinity can only use those).
+    empty_domains: usize,
     owners: FxHashSet<usize>,
 }
 
@@ -62,10 +64,12 @@ impl Group {
         let counts = universe
             .map(|u| u.iter().map(|d| (d.clone(), 0)).collect())
             .unwrap_or_default();
+        let empty_domains = universe.map_or(0, BTreeSet::len);
         Group {
             id,
             counts,
             positive: BTreeSet::new(),
+            empty_domains,
             owners: FxHashSet::default(),
         }
     }
@@ -95,16 +99,24 @@ impl Group {
     }
 
     fn record(&mut self, domain: &str) {
-        let c = self.counts.entry(domain.to_string()).or_insert(0);
-        *c += 1;
-        if *c > 0 {
+        let count = match self.counts.get_mut(domain) {
+            Some(c) => c,
+            None => {
+                self.empty_domains += 1;
+                self.counts.entry(domain.to_string()).or_insert(0)
+            }
+        };
+        if *count == 0 {
+            self.empty_domains -= 1;
             self.positive.insert(domain.to_string());
         }
+        *count += 1;
     }
 
     fn register(&mut self, domain: &str) {
         if !self.counts.contains_key(domain) {
             self.counts.insert(domain.to_string(), 0);
+            self.empty_domains += 1;
         }
     }
 
@@ -248,7 +260,7 @@ pub(crate) struct Topology {
     domains: FxHashMap<String, BTreeSet<String>>,
     /// Namespace labels, for `namespaceSelector`.
     namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
-    /// Per pod: the inverse groups that select it (computed lazily).
+    /// Per pod: the inverse groups that select it.
     inverse_for_pod: FxHashMap<usize, Vec<usize>>,
     /// Per pod: the groups it owns.
     owned: FxHashMap<usize, Vec<usize>>,
@@ -303,6 +315,16 @@ impl Topology {
                 t.inverse[gi].owners.insert(state.index);
             }
             t.update(pod, state, bound);
+        }
+        // Inverse groups are all known now: index which ones select each pod.
+        for state in states {
+            let pod = &pods[state.index];
+            let selecting: Vec<usize> = (0..t.inverse.len())
+                .filter(|&i| t.inverse[i].selects(pod))
+                .collect();
+            if !selecting.is_empty() {
+                t.inverse_for_pod.insert(state.index, selecting);
+            }
         }
         t
     }
@@ -452,24 +474,69 @@ impl Topology {
         }
     }
 
-    fn inverse_groups_for(&mut self, pod_index: usize, pod: &Pod) -> Vec<usize> {
-        if self.inverse.is_empty() {
-            return Vec::new();
-        }
-        if let Some(v) = self.inverse_for_pod.get(&pod_index) {
-            return v.clone();
-        }
-        let v: Vec<usize> = (0..self.inverse.len())
-            .filter(|&i| self.inverse[i].selects(pod))
-            .collect();
-        self.inverse_for_pod.insert(pod_index, v.clone());
-        v
+    fn inverse_groups_for(&self, pod_index: usize) -> &[usize] {
+        self.inverse_for_pod
+            .get(&pod_index)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
     }
 
     /// Whether no group constrains this pod (fast exit for unconstrained pods).
-    pub fn is_trivial_for(&mut self, state: &PodState, pod: &Pod) -> bool {
+    pub fn is_trivial_for(&self, state: &PodState) -> bool {
         self.owned.get(&state.index).is_none_or(Vec::is_empty)
-            && self.inverse_groups_for(state.index, pod).is_empty()
+            && self.inverse_groups_for(state.index).is_empty()
+    }
+
+    /// Whether the pod's own required anti-affinity on hostnames has no empty hostname left, so
+    /// no node that exists or is in flight can take it (Karpenter's `emptyDomains` shortcut,
+    /// applied before walking thousands of in-flight NodeClaims).
+    pub fn no_free_hostname(&self, state: &PodState) -> bool {
+        self.owned.get(&state.index).is_some_and(|owned| {
+            owned.iter().any(|&gi| {
+                let g = &self.groups[gi];
+                g.id.kind == GroupKind::AntiAffinity
+                    && g.id.key == labels::HOSTNAME
+                    && g.empty_domains == 0
+            })
+        })
+    }
+
+    /// The zones a pod is confined to whatever node it goes to: its own zone requirement and the
+    /// zones its zonal pod affinities already point at. In-flight NodeClaims pinned elsewhere can
+    /// be skipped without trying them (the same outcome as trying, much sooner).
+    pub fn zone_restriction(&self, state: &PodState, pod: &Pod) -> Option<Requirement> {
+        let mut restriction = state
+            .requirements
+            .get_ref(labels::ZONE)
+            .filter(|r| r.operator() == Operator::In)
+            .cloned();
+        for &gi in self
+            .owned
+            .get(&state.index)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+        {
+            let g = &self.groups[gi];
+            if g.id.kind != GroupKind::Affinity || g.id.key != labels::ZONE {
+                continue;
+            }
+            let pod_domains = state.strict_requirements.get_ref(labels::ZONE);
+            let options: Vec<&String> = g
+                .positive
+                .iter()
+                .filter(|d| admits(pod_domains, d))
+                .collect();
+            if options.is_empty() {
+                continue; // bootstrap case: depends on the node
+            }
+            let r = Requirement::new(labels::ZONE, Operator::In, options.into_iter().cloned());
+            restriction = Some(match restriction {
+                Some(prev) => prev.intersection(&r),
+                None => r,
+            });
+        }
+        let _ = pod;
+        restriction
     }
 
     /// Forgets a domain that was registered for a node that was not created after all.
@@ -480,6 +547,7 @@ impl Topology {
         for g in self.groups.iter_mut().chain(self.inverse.iter_mut()) {
             if g.id.key == key && g.counts.get(domain) == Some(&0) {
                 g.counts.remove(domain);
+                g.empty_domains -= 1;
             }
         }
     }
@@ -487,14 +555,18 @@ impl Topology {
     /// The extra requirements topology imposes on placing `pod` on a node with `node_reqs`
     /// (`Topology.AddRequirements`), or which group refuses it.
     pub fn requirements_for(
-        &mut self,
+        &self,
         state: &PodState,
         pod: &Pod,
         node_reqs: &Requirements,
     ) -> Result<Vec<Requirement>, TopologyFailure> {
         let mut out = Vec::new();
-        let owned = self.owned.get(&state.index).cloned().unwrap_or_default();
-        let inverse = self.inverse_groups_for(state.index, pod);
+        let owned = self
+            .owned
+            .get(&state.index)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let inverse = self.inverse_groups_for(state.index);
         let all = owned
             .iter()
             .map(|&i| (false, i))
