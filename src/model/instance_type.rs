@@ -30,7 +30,10 @@ impl Offering {
     pub fn requirements(&self) -> Requirements {
         let mut r = Requirements::new();
         r.add(Requirement::single(labels::ZONE, &self.zone));
-        r.add(Requirement::single(labels::CAPACITY_TYPE, &self.capacity_type));
+        r.add(Requirement::single(
+            labels::CAPACITY_TYPE,
+            &self.capacity_type,
+        ));
         r
     }
 }
@@ -49,7 +52,9 @@ pub struct Overhead {
 impl Overhead {
     /// The sum of all three.
     pub fn total(&self) -> Resources {
-        self.kube_reserved.add(&self.system_reserved).add(&self.eviction_threshold)
+        self.kube_reserved
+            .add(&self.system_reserved)
+            .add(&self.eviction_threshold)
     }
 }
 
@@ -83,6 +88,10 @@ impl InstanceType {
             .filter(|o| o.available)
             .filter(|o| zone.is_none_or(|z| z.has(&o.zone)))
             .filter(|o| ct.is_none_or(|c| c.has(&o.capacity_type)))
-            .min_by(|a, b| a.price.total_cmp(&b.price).then_with(|| a.zone.cmp(&b.zone)))
+            .min_by(|a, b| {
+                a.price
+                    .total_cmp(&b.price)
+                    .then_with(|| a.zone.cmp(&b.zone))
+            })
     }
 }

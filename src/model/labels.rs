@@ -76,7 +76,15 @@ pub const AWS_WELL_KNOWN: &[&str] = &[
 pub fn is_well_known(key: &str) -> bool {
     matches!(
         key,
-        NODEPOOL | ZONE | REGION | INSTANCE_TYPE | ARCH | OS | CAPACITY_TYPE | WINDOWS_BUILD | ZONE_ID
+        NODEPOOL
+            | ZONE
+            | REGION
+            | INSTANCE_TYPE
+            | ARCH
+            | OS
+            | CAPACITY_TYPE
+            | WINDOWS_BUILD
+            | ZONE_ID
     ) || AWS_WELL_KNOWN.contains(&key)
 }
 
@@ -112,9 +120,15 @@ pub fn restricted_reason(key: &str) -> Option<&'static str> {
         return Some("the karpenter.sh domain is reserved for Karpenter");
     }
     if in_domain("karpenter.k8s.aws") {
-        return Some("the karpenter.k8s.aws domain is reserved for the AWS provider's well-known labels");
+        return Some(
+            "the karpenter.k8s.aws domain is reserved for the AWS provider's well-known labels",
+        );
     }
-    let exempt = ["kops.k8s.io", "node.kubernetes.io", "node-restriction.kubernetes.io"];
+    let exempt = [
+        "kops.k8s.io",
+        "node.kubernetes.io",
+        "node-restriction.kubernetes.io",
+    ];
     if (in_domain("kubernetes.io") || in_domain("k8s.io")) && !exempt.iter().any(|d| in_domain(d)) {
         return Some("the kubernetes.io and k8s.io domains are reserved");
     }
@@ -127,7 +141,10 @@ mod tests {
 
     #[test]
     fn normalises_beta_keys_and_restricts_domains() {
-        assert_eq!(normalize_key("failure-domain.beta.kubernetes.io/zone"), ZONE);
+        assert_eq!(
+            normalize_key("failure-domain.beta.kubernetes.io/zone"),
+            ZONE
+        );
         assert_eq!(normalize_key("beta.kubernetes.io/arch"), ARCH);
         assert_eq!(normalize_key("team"), "team");
         assert!(is_well_known(INSTANCE_CATEGORY));

@@ -5,6 +5,7 @@ pub mod instance_type;
 pub mod labels;
 pub mod node;
 pub mod nodepool;
+pub mod overhead;
 pub mod pod;
 pub mod quantity;
 pub mod requirements;

@@ -37,7 +37,10 @@ pub struct Node {
 impl Node {
     /// The EC2 instance id from the provider id.
     pub fn instance_id(&self) -> Option<&str> {
-        self.provider_id.as_deref().and_then(|p| p.rsplit('/').next()).filter(|s| s.starts_with("i-"))
+        self.provider_id
+            .as_deref()
+            .and_then(|p| p.rsplit('/').next())
+            .filter(|s| s.starts_with("i-"))
     }
 
     /// The NodePool (or Provisioner) that owns the node, if Karpenter manages it.

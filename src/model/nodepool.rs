@@ -151,7 +151,10 @@ impl NodePool {
         reqs.add(Requirement::single(self.owner_label(), &self.name));
         if let Some(class) = &self.node_class_ref {
             if self.generation != Some(ApiGeneration::V1Alpha5) {
-                reqs.add(Requirement::single(super::labels::EC2NODECLASS, &class.name));
+                reqs.add(Requirement::single(
+                    super::labels::EC2NODECLASS,
+                    &class.name,
+                ));
             }
         }
         reqs

@@ -115,7 +115,14 @@ pub fn format_milli(resource: &str, milli: i64) -> String {
     }
     let units = milli / 1000;
     if is_byte_resource(resource) && units != 0 {
-        for (suffix, shift) in [("Ei", 60), ("Pi", 50), ("Ti", 40), ("Gi", 30), ("Mi", 20), ("Ki", 10)] {
+        for (suffix, shift) in [
+            ("Ei", 60),
+            ("Pi", 50),
+            ("Ti", 40),
+            ("Gi", 30),
+            ("Mi", 20),
+            ("Ki", 10),
+        ] {
             let div = 1i64 << shift;
             if units % div == 0 {
                 return format!("{}{suffix}", units / div);
@@ -191,7 +198,7 @@ mod tests {
             ("1E3", 1_000_000),
             ("1e-3", 1),
             ("12e2", 1_200_000),
-            ("1n", 1),  // rounds up to one milli-unit
+            ("1n", 1), // rounds up to one milli-unit
             ("1u", 1),
             ("1000u", 1),
             ("1001u", 2),
@@ -206,11 +213,19 @@ mod tests {
 
     #[test]
     fn rejects_malformed_and_huge_values() {
-        for bad in ["", "abc", "1.2.3", "1Zi", "1 Gi", "Gi", "1e", "1ee3", "--1", "1.5.Gi", "."] {
-            assert!(matches!(parse_milli(bad), Err(QuantityError::Syntax(_))), "{bad:?}");
+        for bad in [
+            "", "abc", "1.2.3", "1Zi", "1 Gi", "Gi", "1e", "1ee3", "--1", "1.5.Gi", ".",
+        ] {
+            assert!(
+                matches!(parse_milli(bad), Err(QuantityError::Syntax(_))),
+                "{bad:?}"
+            );
         }
         for huge in ["9Ei", "100000000000000000000", "1e40"] {
-            assert!(matches!(parse_milli(huge), Err(QuantityError::Overflow(_))), "{huge:?}");
+            assert!(
+                matches!(parse_milli(huge), Err(QuantityError::Overflow(_))),
+                "{huge:?}"
+            );
         }
     }
 

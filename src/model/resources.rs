@@ -84,7 +84,10 @@ impl Resources {
             MEMORY => self.memory = milli,
             PODS => self.pods = milli,
             EPHEMERAL_STORAGE => self.ephemeral_storage = milli,
-            _ => match self.extended.binary_search_by(|(n, _)| n.as_str().cmp(name)) {
+            _ => match self
+                .extended
+                .binary_search_by(|(n, _)| n.as_str().cmp(name))
+            {
                 Ok(i) if milli == 0 => {
                     self.extended.remove(i);
                 }
@@ -220,7 +223,10 @@ mod tests {
         assert!(!a.fits_in(&b), "gpu and memory missing from b");
         assert_eq!(a.exceeded(&b), vec!["cpu", "memory", "nvidia.com/gpu"]);
         let neg = b.sub(&a);
-        assert!(!Resources::new().fits_in(&neg), "negative availability never fits");
+        assert!(
+            !Resources::new().fits_in(&neg),
+            "negative availability never fits"
+        );
         assert_eq!(a.to_strings()["memory"], "1Gi");
         assert_eq!(format!("{b}"), "cpu=500m,pods=1");
         let mut c = a.clone();

@@ -53,14 +53,19 @@ impl LabelSelector {
     /// A selector from `key=value` pairs.
     pub fn eq(pairs: &[(&str, &str)]) -> Self {
         Self {
-            match_labels: pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            match_labels: pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
             match_expressions: vec![],
         }
     }
 
     /// Whether the labels satisfy every term.
     pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.match_labels.iter().all(|(k, v)| labels.get(k) == Some(v))
+        self.match_labels
+            .iter()
+            .all(|(k, v)| labels.get(k) == Some(v))
             && self.match_expressions.iter().all(|e| {
                 let value = labels.get(&e.key);
                 match e.op {
@@ -79,8 +84,9 @@ mod tests {
 
     #[test]
     fn selector_semantics() {
-        let labels: BTreeMap<String, String> =
-            [("app".to_string(), "web".to_string())].into_iter().collect();
+        let labels: BTreeMap<String, String> = [("app".to_string(), "web".to_string())]
+            .into_iter()
+            .collect();
         assert!(LabelSelector::default().matches(&labels));
         assert!(LabelSelector::eq(&[("app", "web")]).matches(&labels));
         assert!(!LabelSelector::eq(&[("app", "db")]).matches(&labels));

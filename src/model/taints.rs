@@ -47,7 +47,11 @@ pub struct Taint {
 impl Taint {
     /// Builds a taint.
     pub fn new(key: &str, value: &str, effect: Effect) -> Self {
-        Self { key: key.to_string(), value: value.to_string(), effect }
+        Self {
+            key: key.to_string(),
+            value: value.to_string(),
+            effect,
+        }
     }
 }
 
@@ -77,11 +81,21 @@ pub struct Toleration {
 impl Toleration {
     /// `key=value:effect` with operator Equal.
     pub fn equal(key: &str, value: &str, effect: Option<Effect>) -> Self {
-        Self { key: key.to_string(), exists: false, value: value.to_string(), effect }
+        Self {
+            key: key.to_string(),
+            exists: false,
+            value: value.to_string(),
+            effect,
+        }
     }
     /// `key` with operator Exists.
     pub fn exists(key: &str, effect: Option<Effect>) -> Self {
-        Self { key: key.to_string(), exists: true, value: String::new(), effect }
+        Self {
+            key: key.to_string(),
+            exists: true,
+            value: String::new(),
+            effect,
+        }
     }
 
     /// Kubernetes' `ToleratesTaint`.
@@ -98,7 +112,9 @@ impl Toleration {
 
 /// Whether every taint is tolerated; returns the first taint that is not.
 pub fn first_untolerated<'a>(taints: &'a [Taint], tolerations: &[Toleration]) -> Option<&'a Taint> {
-    taints.iter().find(|t| !tolerations.iter().any(|tol| tol.tolerates(t)))
+    taints
+        .iter()
+        .find(|t| !tolerations.iter().any(|tol| tol.tolerates(t)))
 }
 
 #[cfg(test)]
@@ -113,7 +129,10 @@ mod tests {
         assert!(!Toleration::equal("dedicated", "gpu", Some(Effect::NoExecute)).tolerates(&gpu));
         assert!(!Toleration::equal("dedicated", "cpu", None).tolerates(&gpu));
         assert!(Toleration::exists("dedicated", None).tolerates(&gpu));
-        assert!(Toleration::exists("", None).tolerates(&gpu), "empty key + Exists tolerates all");
+        assert!(
+            Toleration::exists("", None).tolerates(&gpu),
+            "empty key + Exists tolerates all"
+        );
         assert!(!Toleration::equal("", "", None).tolerates(&gpu));
         assert_eq!(first_untolerated(&[gpu.clone()], &[]), Some(&gpu));
         assert_eq!(gpu.to_string(), "dedicated=gpu:NoSchedule");
