@@ -1,2 +1,10 @@
 //! kubectl-karpenter: Karpenter's provisioning and drift logic, run on the operator's machine.
+pub mod api;
+pub mod cli;
+pub mod cloud;
+pub mod commands;
+pub mod error;
 pub mod model;
+pub mod scheduling;
+#[doc(hidden)]
+pub mod testing;

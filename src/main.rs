@@ -1,1 +1,48 @@
-fn main() {}
+//! `kubectl-karpenter`: parse → run → map the outcome to the exit-code contract.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use kubectl_karpenter::cli::{Cli, Command};
+use kubectl_karpenter::commands::{self, Context};
+use kubectl_karpenter::error::Exit;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { Exit::Input as u8 } else { 0 });
+        }
+    };
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    // Buffered: a plan for thousands of pods is many small writes.
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut err = stderr.lock();
+    let mut ctx = Context {
+        global: &cli.global,
+        out: &mut out,
+        err: &mut err,
+    };
+    let result = match &cli.command {
+        Command::Provision(args) => commands::provision::run(&mut ctx, args),
+        Command::Convert(args) => commands::convert::run(&mut ctx, args),
+        Command::Version => commands::version::run(&mut ctx),
+        Command::Completion(args) => commands::completion::run(&mut ctx, args),
+        Command::Complete(args) => commands::completion::complete(&mut ctx, args),
+    };
+    let _ = ctx.out.flush();
+    match result {
+        Ok(exit) => ExitCode::from(exit as u8),
+        Err(e) => {
+            let _ = writeln!(err, "error: {}", e.message);
+            if let Some(hint) = &e.hint {
+                let _ = writeln!(err, "hint: {hint}");
+            }
+            ExitCode::from(e.exit as u8)
+        }
+    }
+}

@@ -148,6 +148,9 @@ pub struct Pod {
     pub do_not_disrupt: Option<String>,
     /// `spec.terminationGracePeriodSeconds`.
     pub termination_grace_period_seconds: Option<i64>,
+    /// Why Karpenter cannot consider this pod at all (e.g. node affinity with `matchFields`),
+    /// set by the manifest/API adapters; the planner reports it as the unschedulable reason.
+    pub unsupported: Option<String>,
 }
 
 impl Pod {

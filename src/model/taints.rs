@@ -134,7 +134,10 @@ mod tests {
             "empty key + Exists tolerates all"
         );
         assert!(!Toleration::equal("", "", None).tolerates(&gpu));
-        assert_eq!(first_untolerated(&[gpu.clone()], &[]), Some(&gpu));
+        assert_eq!(
+            first_untolerated(std::slice::from_ref(&gpu), &[]),
+            Some(&gpu)
+        );
         assert_eq!(gpu.to_string(), "dedicated=gpu:NoSchedule");
     }
 }

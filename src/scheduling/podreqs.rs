@@ -129,6 +129,9 @@ impl PodState {
 /// Why a pod is refused before any placement is tried (Karpenter's pending-pod validation,
 /// KARPENTER.md §6.1), or `None` if it can be scheduled.
 pub(crate) fn validation_error(pod: &Pod) -> Option<String> {
+    if let Some(why) = &pod.unsupported {
+        return Some(why.clone());
+    }
     let check_key = |key: &str, op: Operator| -> Option<String> {
         let key = labels::normalize_key(key);
         if key == labels::NODEPOOL && op == Operator::DoesNotExist {

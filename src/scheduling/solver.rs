@@ -48,6 +48,11 @@ struct Pool<'a> {
     remaining: Option<BTreeMap<String, i64>>,
     min_values: Vec<(String, u32)>,
     claims_created: usize,
+    /// Distinct (zone, capacity type) pairs of the pool's offerings: a NodeClaim's zone and
+    /// capacity-type requirements are evaluated once per pair, not once per offering.
+    slots: Vec<(String, String)>,
+    /// Per type: available offerings as (slot, index into `offerings`), cheapest first.
+    offers: Vec<Vec<(usize, usize)>>,
     /// Why the pool can take nothing at all, if so.
     unusable: Option<String>,
 }
@@ -209,7 +214,10 @@ fn prepare_pools(input: &Input) -> Vec<Pool<'_>> {
             } else {
                 None
             };
+            let (slots, offers) = offering_slots(&types);
             Pool {
+                slots,
+                offers,
                 input: pi,
                 reqs,
                 types,
@@ -236,6 +244,66 @@ fn capacity_of(it: &InstanceType, key: &str) -> i64 {
     } else {
         it.capacity.get(key)
     }
+}
+
+/// Interns each type's available offerings into (zone, capacity type) slots, cheapest first.
+#[allow(clippy::type_complexity)]
+fn offering_slots(types: &[&InstanceType]) -> (Vec<(String, String)>, Vec<Vec<(usize, usize)>>) {
+    let mut slots: Vec<(String, String)> = Vec::new();
+    let mut index: FxHashMap<(String, String), usize> = FxHashMap::default();
+    let offers = types
+        .iter()
+        .map(|it| {
+            let mut list: Vec<(usize, usize)> = it
+                .offerings
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| o.available)
+                .map(|(i, o)| {
+                    let key = (o.zone.clone(), o.capacity_type.clone());
+                    let slot = *index.entry(key.clone()).or_insert_with(|| {
+                        slots.push(key);
+                        slots.len() - 1
+                    });
+                    (slot, i)
+                })
+                .collect();
+            list.sort_by(|a, b| {
+                let (oa, ob) = (&it.offerings[a.1], &it.offerings[b.1]);
+                oa.price
+                    .total_cmp(&ob.price)
+                    .then_with(|| oa.zone.cmp(&ob.zone))
+            });
+            list
+        })
+        .collect();
+    (slots, offers)
+}
+
+/// Which of a pool's offering slots a NodeClaim's requirements admit.
+fn admitted_slots(pool: &Pool<'_>, reqs: &Requirements) -> Vec<bool> {
+    let filter = OfferingFilter::new(reqs);
+    pool.slots
+        .iter()
+        .map(|(zone, ct)| {
+            filter.zone.is_none_or(|z| z.has(zone))
+                && filter.capacity_type.is_none_or(|c| c.has(ct))
+        })
+        .collect()
+}
+
+/// The cheapest admitted offering of type `t`, optionally of one capacity type.
+fn cheapest_offer<'p>(
+    pool: &Pool<'p>,
+    t: u32,
+    admitted: &[bool],
+    capacity_type: Option<&str>,
+) -> Option<&'p Offering> {
+    let it = pool.types[t as usize];
+    pool.offers[t as usize]
+        .iter()
+        .find(|(slot, _)| admitted[*slot] && capacity_type.is_none_or(|c| pool.slots[*slot].1 == c))
+        .map(|&(_, i)| &it.offerings[i])
 }
 
 fn has_offering(it: &InstanceType, reqs: &Requirements) -> bool {
@@ -749,7 +817,7 @@ impl<'a> Solver<'a> {
             }
         }
         plan.existing_nodes.sort_by(|a, b| a.node.cmp(&b.node));
-        unschedulable.sort_by(|a, b| a.pod.cmp(&b.pod));
+        unschedulable.sort_by(|a, b| natural_cmp(&a.pod, &b.pod));
         plan.unschedulable = unschedulable;
         plan
     }
@@ -815,6 +883,7 @@ fn try_claim(
     let offerings_changed = changed
         .iter()
         .any(|k| k == labels::ZONE || k == labels::CAPACITY_TYPE);
+    let admitted = offerings_changed.then(|| admitted_slots(pool, reqs));
     let types: Vec<u32> = claim
         .types
         .iter()
@@ -827,7 +896,9 @@ fn try_claim(
                         .get_ref(k)
                         .is_none_or(|ir| reqs.get_ref(k).is_none_or(|r| ir.intersects(r)))
                 })
-                && (!offerings_changed || has_offering(it, reqs))
+                && admitted
+                    .as_ref()
+                    .is_none_or(|a| pool.offers[t as usize].iter().any(|(slot, _)| a[*slot]))
         })
         .collect();
     if types.is_empty() {
@@ -916,6 +987,38 @@ impl ClaimQueue {
     }
 }
 
+/// Orders names the way people count: `inflate-2` before `inflate-10`.
+fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    fn chunks(s: &str) -> Vec<(bool, &str)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        let bytes = s.as_bytes();
+        for i in 1..=bytes.len() {
+            if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[start].is_ascii_digit() {
+                out.push((bytes[start].is_ascii_digit(), &s[start..i]));
+                start = i;
+            }
+        }
+        out
+    }
+    let (ca, cb) = (chunks(a), chunks(b));
+    for ((da, xa), (db, xb)) in ca.iter().zip(&cb) {
+        let ord = if *da && *db {
+            let (ta, tb) = (xa.trim_start_matches('0'), xb.trim_start_matches('0'));
+            ta.len()
+                .cmp(&tb.len())
+                .then_with(|| ta.cmp(tb))
+                .then_with(|| xa.len().cmp(&xb.len()))
+        } else {
+            xa.cmp(xb)
+        };
+        if ord != std::cmp::Ordering::Equal {
+            return ord;
+        }
+    }
+    ca.len().cmp(&cb.len())
+}
+
 fn host_port_conflict(used: &[HostPort], wanted: &[HostPort]) -> Option<i32> {
     wanted
         .iter()
@@ -965,7 +1068,7 @@ fn limit_reason(pool: &Pool<'_>) -> String {
             .unwrap_or(0);
         if smallest > left {
             parts.push(format!(
-                "limit {key}={} reached ({} left, smallest instance type has {})",
+                "limit {key}={} reached ({key}={} left; the smallest instance type has {key}={})",
                 format_milli(key, *limit),
                 format_milli(key, left.max(0)),
                 format_milli(key, smallest)
@@ -984,23 +1087,6 @@ fn describe_requirements(reqs: &Requirements) -> String {
     } else {
         reqs.to_string()
     }
-}
-
-/// Cheapest available offering of `it` compatible with `reqs`, optionally of one capacity type.
-fn cheapest<'i>(
-    it: &'i InstanceType,
-    filter: OfferingFilter<'_>,
-    capacity_type: Option<&str>,
-) -> Option<&'i Offering> {
-    it.offerings
-        .iter()
-        .filter(|o| o.available && filter.admits(o))
-        .filter(|o| capacity_type.is_none_or(|c| o.capacity_type == c))
-        .min_by(|a, b| {
-            a.price
-                .total_cmp(&b.price)
-                .then_with(|| a.zone.cmp(&b.zone))
-        })
 }
 
 /// Metal sizes and accelerated types: Karpenter only launches them when nothing else fits.
@@ -1027,11 +1113,11 @@ fn finalize(
 ) -> Result<PlannedNodeClaim, String> {
     let mut reqs = claim.reqs.clone();
     reqs.remove(HOSTNAME);
-    let filter = OfferingFilter::new(&reqs);
+    let admitted = admitted_slots(pool, &reqs);
     let mut options: Vec<(f64, u32)> = claim
         .types
         .iter()
-        .filter_map(|&t| cheapest(pool.types[t as usize], filter, None).map(|o| (o.price, t)))
+        .filter_map(|&t| cheapest_offer(pool, t, &admitted, None).map(|o| (o.price, t)))
         .collect();
     options.sort_by(|a, b| {
         a.0.total_cmp(&b.0).then_with(|| {
@@ -1053,7 +1139,7 @@ fn finalize(
     // Capacity type: reserved, then spot, then on-demand — whichever is allowed and available.
     let available_ct = |ct: &str| {
         kept.iter()
-            .any(|&t| cheapest(pool.types[t as usize], filter, Some(ct)).is_some())
+            .any(|&t| cheapest_offer(pool, t, &admitted, Some(ct)).is_some())
     };
     let capacity_type = [RESERVED, SPOT, ON_DEMAND]
         .into_iter()
@@ -1066,7 +1152,7 @@ fn finalize(
             .iter()
             .copied()
             .filter(|&t| !is_exotic(pool.types[t as usize]))
-            .filter(|&t| cheapest(pool.types[t as usize], filter, Some(capacity_type)).is_some())
+            .filter(|&t| cheapest_offer(pool, t, &admitted, Some(capacity_type)).is_some())
             .collect();
         if plain.is_empty() || uses_min_values {
             kept.clone()
@@ -1076,9 +1162,7 @@ fn finalize(
     };
     let (launch_type, offering) = launchable
         .iter()
-        .filter_map(|&t| {
-            cheapest(pool.types[t as usize], filter, Some(capacity_type)).map(|o| (t, o))
-        })
+        .filter_map(|&t| cheapest_offer(pool, t, &admitted, Some(capacity_type)).map(|o| (t, o)))
         .min_by(|a, b| {
             a.1.price.total_cmp(&b.1.price).then_with(|| {
                 pool.types[a.0 as usize]
@@ -1097,13 +1181,11 @@ fn finalize(
     let mut zones = BTreeSet::new();
     let mut cts = BTreeSet::new();
     for &t in &kept {
-        for o in pool.types[t as usize]
-            .offerings
-            .iter()
-            .filter(|o| o.available && filter.admits(o))
-        {
-            zones.insert(o.zone.clone());
-            cts.insert(o.capacity_type.clone());
+        for &(slot, _) in &pool.offers[t as usize] {
+            if admitted[slot] {
+                zones.insert(pool.slots[slot].0.clone());
+                cts.insert(pool.slots[slot].1.clone());
+            }
         }
     }
     let names: Vec<String> = kept

@@ -1,0 +1,158 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kubectl_karpenter_global_optspecs
+    string join \n kubeconfig= context= cluster= user= n/namespace= request-timeout= kubernetes-version= region= profile= cluster-name= o/output= no-headers color= v/verbose q/quiet h/help V/version
+end
+
+function __fish_kubectl_karpenter_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kubectl_karpenter_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kubectl_karpenter_using_subcommand
+    set -l cmd (__fish_kubectl_karpenter_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l kubeconfig -d 'Path to the kubeconfig file' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s n -l namespace -d 'Namespace, where it applies' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l profile -d 'AWS shared-config profile' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
+wide\t'Columns with more detail'
+json\t'The versioned JSON document'
+yaml\t'The versioned YAML document'
+name\t'One `kind/name` per line'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
+always\t'Always'
+never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l no-headers -d 'Omit table headers'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s v -l verbose -d 'More logging on stderr (repeatable)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s q -l quiet -d 'Only errors on stderr'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s V -l version -d 'Print version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "provision" -d 'Plan the capacity Karpenter would launch for pending pods'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "convert" -d 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "version" -d 'Print the version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s f -l filename -d 'Manifest files or directories (`-` for stdin): offline mode' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l nodepool -d 'Only consider these NodePools (or Provisioners)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l catalog -d 'Replace the instance-type catalog (JSON or YAML, see the README)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l max-instance-types -d 'Keep at most this many instance types per NodeClaim (Karpenter: 600)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l kubeconfig -d 'Path to the kubeconfig file' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s n -l namespace -d 'Namespace, where it applies' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l profile -d 'AWS shared-config profile' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
+wide\t'Columns with more detail'
+json\t'The versioned JSON document'
+yaml\t'The versioned YAML document'
+name\t'One `kind/name` per line'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
+always\t'Always'
+never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l dry-run -d 'Print the plan and change nothing'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l no-headers -d 'Omit table headers'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s v -l verbose -d 'More logging on stderr (repeatable)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s q -l quiet -d 'Only errors on stderr'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s V -l version -d 'Print version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s f -l filename -d 'Manifest files or directories (`-` for stdin)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l to -d 'Target API version' -r -f -a "v1\t''"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l kubeconfig -d 'Path to the kubeconfig file' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s n -l namespace -d 'Namespace, where it applies' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l profile -d 'AWS shared-config profile' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
+wide\t'Columns with more detail'
+json\t'The versioned JSON document'
+yaml\t'The versioned YAML document'
+name\t'One `kind/name` per line'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
+always\t'Always'
+never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l no-headers -d 'Omit table headers'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s v -l verbose -d 'More logging on stderr (repeatable)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s q -l quiet -d 'Only errors on stderr'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s V -l version -d 'Print version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -s n -l namespace -d 'Namespace, where it applies' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l profile -d 'AWS shared-config profile' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
+wide\t'Columns with more detail'
+json\t'The versioned JSON document'
+yaml\t'The versioned YAML document'
+name\t'One `kind/name` per line'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
+always\t'Always'
+never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l no-headers -d 'Omit table headers'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -s v -l verbose -d 'More logging on stderr (repeatable)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -s q -l quiet -d 'Only errors on stderr'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -s V -l version -d 'Print version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l kubeconfig -d 'Path to the kubeconfig file' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s n -l namespace -d 'Namespace, where it applies' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l profile -d 'AWS shared-config profile' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
+wide\t'Columns with more detail'
+json\t'The versioned JSON document'
+yaml\t'The versioned YAML document'
+name\t'One `kind/name` per line'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
+always\t'Always'
+never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l no-headers -d 'Omit table headers'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s v -l verbose -d 'More logging on stderr (repeatable)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s q -l quiet -d 'Only errors on stderr'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s V -l version -d 'Print version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision convert version completion help" -f -a "provision" -d 'Plan the capacity Karpenter would launch for pending pods'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision convert version completion help" -f -a "convert" -d 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision convert version completion help" -f -a "version" -d 'Print the version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision convert version completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision convert version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

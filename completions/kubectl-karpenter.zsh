@@ -1,0 +1,331 @@
+#compdef kubectl-karpenter
+
+autoload -U is-at-least
+
+_kubectl-karpenter() {
+    typeset -A opt_args
+    typeset -a _arguments_options
+    local ret=1
+
+    if is-at-least 5.2; then
+        _arguments_options=(-s -S -C)
+    else
+        _arguments_options=(-s -C)
+    fi
+
+    local context curcontext="$curcontext" state line
+    _arguments "${_arguments_options[@]}" : \
+'--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
+'--context=[The kubeconfig context to use]:CONTEXT:_default' \
+'--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
+'--user=[The kubeconfig user to use]:USER:_default' \
+'-n+[Namespace, where it applies]:NAMESPACE:_default' \
+'--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
+'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
+'--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
+'--profile=[AWS shared-config profile]:PROFILE:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'-o+[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--output=[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
+always\:"Always"
+never\:"Never"))' \
+'--no-headers[Omit table headers]' \
+'*-v[More logging on stderr (repeatable)]' \
+'*--verbose[More logging on stderr (repeatable)]' \
+'-q[Only errors on stderr]' \
+'--quiet[Only errors on stderr]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_kubectl-karpenter_commands" \
+"*::: :->kubectl-karpenter" \
+&& ret=0
+    case $state in
+    (kubectl-karpenter)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:kubectl-karpenter-command-$line[1]:"
+        case $line[1] in
+            (provision)
+_arguments "${_arguments_options[@]}" : \
+'*-f+[Manifest files or directories (\`-\` for stdin)\: offline mode]:PATH:_default' \
+'*--filename=[Manifest files or directories (\`-\` for stdin)\: offline mode]:PATH:_default' \
+'*--nodepool=[Only consider these NodePools (or Provisioners)]:NAME:_default' \
+'--catalog=[Replace the instance-type catalog (JSON or YAML, see the README)]:FILE:_default' \
+'--max-instance-types=[Keep at most this many instance types per NodeClaim (Karpenter\: 600)]:N:_default' \
+'--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
+'--context=[The kubeconfig context to use]:CONTEXT:_default' \
+'--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
+'--user=[The kubeconfig user to use]:USER:_default' \
+'-n+[Namespace, where it applies]:NAMESPACE:_default' \
+'--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
+'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
+'--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
+'--profile=[AWS shared-config profile]:PROFILE:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'-o+[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--output=[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
+always\:"Always"
+never\:"Never"))' \
+'--dry-run[Print the plan and change nothing]' \
+'--no-headers[Omit table headers]' \
+'*-v[More logging on stderr (repeatable)]' \
+'*--verbose[More logging on stderr (repeatable)]' \
+'-q[Only errors on stderr]' \
+'--quiet[Only errors on stderr]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(convert)
+_arguments "${_arguments_options[@]}" : \
+'*-f+[Manifest files or directories (\`-\` for stdin)]:PATH:_default' \
+'*--filename=[Manifest files or directories (\`-\` for stdin)]:PATH:_default' \
+'--to=[Target API version]:TO:(v1)' \
+'--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
+'--context=[The kubeconfig context to use]:CONTEXT:_default' \
+'--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
+'--user=[The kubeconfig user to use]:USER:_default' \
+'-n+[Namespace, where it applies]:NAMESPACE:_default' \
+'--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
+'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
+'--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
+'--profile=[AWS shared-config profile]:PROFILE:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'-o+[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--output=[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
+always\:"Always"
+never\:"Never"))' \
+'--no-headers[Omit table headers]' \
+'*-v[More logging on stderr (repeatable)]' \
+'*--verbose[More logging on stderr (repeatable)]' \
+'-q[Only errors on stderr]' \
+'--quiet[Only errors on stderr]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(version)
+_arguments "${_arguments_options[@]}" : \
+'--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
+'--context=[The kubeconfig context to use]:CONTEXT:_default' \
+'--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
+'--user=[The kubeconfig user to use]:USER:_default' \
+'-n+[Namespace, where it applies]:NAMESPACE:_default' \
+'--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
+'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
+'--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
+'--profile=[AWS shared-config profile]:PROFILE:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'-o+[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--output=[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
+always\:"Always"
+never\:"Never"))' \
+'--no-headers[Omit table headers]' \
+'*-v[More logging on stderr (repeatable)]' \
+'*--verbose[More logging on stderr (repeatable)]' \
+'-q[Only errors on stderr]' \
+'--quiet[Only errors on stderr]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(completion)
+_arguments "${_arguments_options[@]}" : \
+'--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
+'--context=[The kubeconfig context to use]:CONTEXT:_default' \
+'--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
+'--user=[The kubeconfig user to use]:USER:_default' \
+'-n+[Namespace, where it applies]:NAMESPACE:_default' \
+'--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
+'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
+'--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
+'--profile=[AWS shared-config profile]:PROFILE:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'-o+[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--output=[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
+always\:"Always"
+never\:"Never"))' \
+'--no-headers[Omit table headers]' \
+'*-v[More logging on stderr (repeatable)]' \
+'*--verbose[More logging on stderr (repeatable)]' \
+'-q[Only errors on stderr]' \
+'--quiet[Only errors on stderr]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+':shell -- The shell:(bash zsh fish powershell)' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_kubectl-karpenter__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:kubectl-karpenter-help-command-$line[1]:"
+        case $line[1] in
+            (provision)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(convert)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(version)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(completion)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+}
+
+(( $+functions[_kubectl-karpenter_commands] )) ||
+_kubectl-karpenter_commands() {
+    local commands; commands=(
+'provision:Plan the capacity Karpenter would launch for pending pods' \
+'convert:Convert v1alpha5 and v1beta1 Karpenter manifests to v1' \
+'version:Print the version' \
+'completion:Print a shell completion script (bash, zsh, fish, powershell)' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'kubectl-karpenter commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__completion_commands] )) ||
+_kubectl-karpenter__subcmd__completion_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter completion commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__convert_commands] )) ||
+_kubectl-karpenter__subcmd__convert_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter convert commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__help_commands] )) ||
+_kubectl-karpenter__subcmd__help_commands() {
+    local commands; commands=(
+'provision:Plan the capacity Karpenter would launch for pending pods' \
+'convert:Convert v1alpha5 and v1beta1 Karpenter manifests to v1' \
+'version:Print the version' \
+'completion:Print a shell completion script (bash, zsh, fish, powershell)' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'kubectl-karpenter help commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__help__subcmd__completion_commands] )) ||
+_kubectl-karpenter__subcmd__help__subcmd__completion_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter help completion commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__help__subcmd__convert_commands] )) ||
+_kubectl-karpenter__subcmd__help__subcmd__convert_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter help convert commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__help__subcmd__help_commands] )) ||
+_kubectl-karpenter__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter help help commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__help__subcmd__provision_commands] )) ||
+_kubectl-karpenter__subcmd__help__subcmd__provision_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter help provision commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__help__subcmd__version_commands] )) ||
+_kubectl-karpenter__subcmd__help__subcmd__version_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter help version commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__provision_commands] )) ||
+_kubectl-karpenter__subcmd__provision_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter provision commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__version_commands] )) ||
+_kubectl-karpenter__subcmd__version_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter version commands' commands "$@"
+}
+
+if [ "$funcstack[1]" = "_kubectl-karpenter" ]; then
+    _kubectl-karpenter "$@"
+else
+    compdef _kubectl-karpenter kubectl-karpenter
+fi

@@ -1,0 +1,212 @@
+//! NodeClaims (v1beta1, v1) and Machines (v1alpha5), normalised into one small struct: what
+//! drift and replacement read of an in-flight or registered claim.
+
+use std::collections::BTreeMap;
+
+use super::error::{object_name, Ctx, InputError, Location};
+use super::meta::{NodeClaimStatusSpec, NodeClassRefSpec, ObjectMeta, RequirementSpec, TaintSpec};
+use super::v1alpha5::{group_of, AWS_GROUP};
+use super::validate::{self, NODEPOOL_OPERATORS_V1};
+use super::{v1, v1alpha5, v1beta1};
+use crate::model::labels;
+use crate::model::nodepool::{ApiGeneration, NodeClassRef, Origin};
+use crate::model::requirements::NodeSelectorRequirement;
+use crate::model::resources::Resources;
+use crate::model::taints::Taint;
+
+/// A NodeClaim (or v1alpha5 Machine), normalised.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NodeClaim {
+    /// Name.
+    pub name: String,
+    /// Generation of the source object.
+    pub generation: Option<ApiGeneration>,
+    /// Where it came from.
+    pub origin: Origin,
+    /// Owning NodePool (`karpenter.sh/nodepool`) or Provisioner (`karpenter.sh/provisioner-name`).
+    pub nodepool: Option<String>,
+    /// Labels.
+    pub labels: BTreeMap<String, String>,
+    /// Annotations (hash annotations among them).
+    pub annotations: BTreeMap<String, String>,
+    /// Requirements the claim was launched with.
+    pub requirements: Vec<NodeSelectorRequirement>,
+    /// Taints.
+    pub taints: Vec<Taint>,
+    /// Startup taints.
+    pub startup_taints: Vec<Taint>,
+    /// Node class reference (`machineTemplateRef` for Machines).
+    pub node_class_ref: Option<NodeClassRef>,
+    /// `status.providerID`.
+    pub provider_id: Option<String>,
+    /// `status.nodeName`.
+    pub node_name: Option<String>,
+    /// `status.imageID` (v1beta1+).
+    pub image_id: Option<String>,
+    /// RFC 3339 creation time.
+    pub created: Option<String>,
+    /// `metadata.deletionTimestamp` is set.
+    pub deleting: bool,
+    /// `status.capacity`.
+    pub capacity: Resources,
+    /// `status.allocatable`.
+    pub allocatable: Resources,
+    /// Condition type → status (`Drifted` → `True`, …).
+    pub conditions: BTreeMap<String, String>,
+    /// `spec.expireAfter` (v1).
+    pub expire_after: Option<String>,
+    /// `spec.terminationGracePeriod` (v1).
+    pub termination_grace_period: Option<String>,
+}
+
+/// The parts every generation shares.
+struct Parts<'a> {
+    kind: &'static str,
+    generation: ApiGeneration,
+    metadata: &'a ObjectMeta,
+    requirements: Option<&'a [RequirementSpec]>,
+    taints: Option<&'a [TaintSpec]>,
+    startup_taints: Option<&'a [TaintSpec]>,
+    class_ref: Option<&'a NodeClassRefSpec>,
+    default_class_kind: &'static str,
+    status: Option<&'a NodeClaimStatusSpec>,
+}
+
+fn convert(at: &Location, origin: &Origin, p: Parts<'_>) -> Result<NodeClaim, InputError> {
+    let name = p.metadata.name.clone().unwrap_or_default();
+    let ctx = Ctx::new(at, object_name(p.kind, None, Some(&name)));
+    let labels_ = p.metadata.labels.clone().unwrap_or_default();
+    let nodepool = labels_
+        .get(labels::NODEPOOL)
+        .or_else(|| labels_.get(labels::PROVISIONER_NAME))
+        .cloned();
+    // Requirements are Karpenter's own output here (they name the pool), so no label
+    // restrictions; every operator the newest API knows is accepted.
+    let requirements = validate::requirements(
+        &ctx,
+        "spec.requirements",
+        p.requirements.unwrap_or_default(),
+        NODEPOOL_OPERATORS_V1,
+        false,
+        true,
+    )?;
+    let node_class_ref = p.class_ref.and_then(|r| {
+        let name = r.name.clone().filter(|n| !n.is_empty())?;
+        let group = r
+            .group
+            .as_deref()
+            .or(r.api_version.as_deref())
+            .map(group_of)
+            .unwrap_or(AWS_GROUP);
+        Some(NodeClassRef {
+            group: group.to_string(),
+            kind: r
+                .kind
+                .clone()
+                .filter(|k| !k.is_empty())
+                .unwrap_or_else(|| p.default_class_kind.to_string()),
+            name,
+        })
+    });
+    let status = p.status.cloned().unwrap_or_default();
+    Ok(NodeClaim {
+        name,
+        generation: Some(p.generation),
+        origin: origin.clone(),
+        nodepool,
+        labels: labels_,
+        annotations: p.metadata.annotations.clone().unwrap_or_default(),
+        requirements,
+        taints: validate::taints(&ctx, "spec.taints", p.taints.unwrap_or_default())?,
+        startup_taints: validate::taints(
+            &ctx,
+            "spec.startupTaints",
+            p.startup_taints.unwrap_or_default(),
+        )?,
+        node_class_ref,
+        provider_id: status.provider_id.clone(),
+        node_name: status.node_name.clone(),
+        image_id: status.image_id.clone(),
+        created: p.metadata.creation_timestamp.clone(),
+        deleting: p.metadata.deletion_timestamp.is_some(),
+        capacity: validate::resources(&ctx, "status.capacity", status.capacity.as_ref())?,
+        allocatable: validate::resources(&ctx, "status.allocatable", status.allocatable.as_ref())?,
+        conditions: status
+            .conditions
+            .iter()
+            .flatten()
+            .filter_map(|c| Some((c.type_.clone()?, c.status.clone().unwrap_or_default())))
+            .collect(),
+        expire_after: None,
+        termination_grace_period: None,
+    })
+}
+
+impl v1::NodeClaim {
+    /// Normalises a v1 NodeClaim.
+    pub fn to_model(&self, at: &Location, origin: &Origin) -> Result<NodeClaim, InputError> {
+        let spec = self.spec.clone().unwrap_or_default();
+        let mut claim = convert(
+            at,
+            origin,
+            Parts {
+                kind: "NodeClaim",
+                generation: ApiGeneration::V1,
+                metadata: &self.metadata,
+                requirements: spec.requirements.as_deref(),
+                taints: spec.taints.as_deref(),
+                startup_taints: spec.startup_taints.as_deref(),
+                class_ref: spec.node_class_ref.as_ref(),
+                default_class_kind: "EC2NodeClass",
+                status: self.status.as_ref(),
+            },
+        )?;
+        claim.expire_after = spec.expire_after.clone();
+        claim.termination_grace_period = spec.termination_grace_period.clone();
+        Ok(claim)
+    }
+}
+
+impl v1beta1::NodeClaim {
+    /// Normalises a v1beta1 NodeClaim.
+    pub fn to_model(&self, at: &Location, origin: &Origin) -> Result<NodeClaim, InputError> {
+        let spec = self.spec.clone().unwrap_or_default();
+        convert(
+            at,
+            origin,
+            Parts {
+                kind: "NodeClaim",
+                generation: ApiGeneration::V1Beta1,
+                metadata: &self.metadata,
+                requirements: spec.requirements.as_deref(),
+                taints: spec.taints.as_deref(),
+                startup_taints: spec.startup_taints.as_deref(),
+                class_ref: spec.node_class_ref.as_ref(),
+                default_class_kind: "EC2NodeClass",
+                status: self.status.as_ref(),
+            },
+        )
+    }
+}
+
+impl v1alpha5::Machine {
+    /// Normalises a Machine.
+    pub fn to_model(&self, at: &Location, origin: &Origin) -> Result<NodeClaim, InputError> {
+        let spec = self.spec.clone().unwrap_or_default();
+        convert(
+            at,
+            origin,
+            Parts {
+                kind: "Machine",
+                generation: ApiGeneration::V1Alpha5,
+                metadata: &self.metadata,
+                requirements: spec.requirements.as_deref(),
+                taints: spec.taints.as_deref(),
+                startup_taints: spec.startup_taints.as_deref(),
+                class_ref: spec.machine_template_ref.as_ref(),
+                default_class_kind: "AWSNodeTemplate",
+                status: self.status.as_ref(),
+            },
+        )
+    }
+}

@@ -1,0 +1,274 @@
+//! Node-class pieces shared by AWSNodeTemplate and both EC2NodeClass generations: selector
+//! terms, block devices, tags, AMI aliases and the status a controller last wrote.
+
+use super::error::{Ctx, InputError};
+use super::meta::{
+    AmiSelectorTermSpec, BlockDeviceMappingSpec, NodeClassStatusSpec, SelectorTermSpec, StringMap,
+};
+use super::validate::{self, NODEPOOL_OPERATORS_V1};
+use crate::model::nodepool::{
+    AmiSelectorTerm, AmiStatus, BlockDevice, NodeClassStatus, SelectorTerm,
+};
+
+/// Converts block device mappings (only what capacity needs is interpreted).
+pub(crate) fn block_devices(
+    ctx: &Ctx,
+    path: &str,
+    specs: Option<&[BlockDeviceMappingSpec]>,
+) -> Result<Vec<BlockDevice>, InputError> {
+    let specs = specs.unwrap_or_default();
+    if specs.iter().filter(|b| b.root_volume == Some(true)).count() > 1 {
+        return Err(ctx.invalid(
+            path,
+            "only one block device mapping may set rootVolume: true",
+        ));
+    }
+    specs
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let volume_size = match b.ebs.as_ref().and_then(|e| e.volume_size.as_ref()) {
+                Some(q) => Some(validate::quantity(
+                    ctx,
+                    &format!("{path}[{i}].ebs.volumeSize"),
+                    &q.as_text(),
+                )?),
+                None => None,
+            };
+            Ok(BlockDevice {
+                device_name: b.device_name.clone(),
+                root_volume: b.root_volume == Some(true),
+                volume_size,
+            })
+        })
+        .collect()
+}
+
+/// Converts subnet or security-group terms; a term must select something, and `id`/`name`
+/// exclude the other fields (the CRD's CEL rules).
+pub(crate) fn selector_terms(
+    ctx: &Ctx,
+    path: &str,
+    specs: &[SelectorTermSpec],
+) -> Result<Vec<SelectorTerm>, InputError> {
+    specs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let at = format!("{path}[{i}]");
+            let tags = t.tags.clone().unwrap_or_default();
+            check_term_tags(ctx, &at, &tags)?;
+            let set = [t.id.is_some(), t.name.is_some(), !tags.is_empty()];
+            match set.iter().filter(|s| **s).count() {
+                0 => Err(ctx.invalid(at, "a selector term needs tags, id or name")),
+                1 => Ok(SelectorTerm {
+                    id: t.id.clone(),
+                    name: t.name.clone(),
+                    tags,
+                }),
+                _ => Err(ctx.invalid(
+                    at,
+                    "id and name cannot be combined with other fields in a selector term",
+                )),
+            }
+        })
+        .collect()
+}
+
+fn check_term_tags(ctx: &Ctx, at: &str, tags: &StringMap) -> Result<(), InputError> {
+    for (k, v) in tags {
+        if k.is_empty() || v.is_empty() {
+            return Err(ctx.invalid(
+                format!("{at}.tags"),
+                "empty tag keys or values aren't supported",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// AMI families an alias may name, with the `amiFamily` each implies.
+const ALIAS_FAMILIES: &[(&str, &str)] = &[
+    ("al2", "AL2"),
+    ("al2023", "AL2023"),
+    ("bottlerocket", "Bottlerocket"),
+    ("windows2019", "Windows2019"),
+    ("windows2022", "Windows2022"),
+    ("windows2025", "Windows2025"),
+];
+
+/// The `amiFamily` an alias implies (`al2023@latest` → `AL2023`).
+pub(crate) fn alias_family(alias: &str) -> Option<&'static str> {
+    let family = alias.split('@').next()?;
+    ALIAS_FAMILIES
+        .iter()
+        .find(|(a, _)| *a == family)
+        .map(|(_, f)| *f)
+}
+
+/// Converts AMI terms. `aliases` says whether the generation has them (v1).
+pub(crate) fn ami_terms(
+    ctx: &Ctx,
+    path: &str,
+    specs: &[AmiSelectorTermSpec],
+    aliases: bool,
+) -> Result<Vec<AmiSelectorTerm>, InputError> {
+    let mut out = Vec::with_capacity(specs.len());
+    for (i, t) in specs.iter().enumerate() {
+        let at = format!("{path}[{i}]");
+        let tags = t.tags.clone().unwrap_or_default();
+        check_term_tags(ctx, &at, &tags)?;
+        let others = !tags.is_empty() || t.name.is_some() || t.owner.is_some();
+        if let Some(alias) = &t.alias {
+            if !aliases {
+                return Err(ctx.invalid(
+                    format!("{at}.alias"),
+                    "aliases exist only in karpenter.k8s.aws/v1",
+                ));
+            }
+            let (family, version) = alias.split_once('@').unwrap_or((alias, ""));
+            if version.is_empty() || family.is_empty() {
+                return Err(ctx.invalid(
+                    format!("{at}.alias"),
+                    format!("{alias:?} must have the form family@version, e.g. al2023@latest"),
+                ));
+            }
+            if alias_family(alias).is_none() {
+                return Err(ctx.invalid(
+                    format!("{at}.alias"),
+                    format!("unknown alias family {family:?} (expected al2, al2023, bottlerocket, windows2019, windows2022 or windows2025)"),
+                ));
+            }
+            if family.starts_with("windows") && version != "latest" {
+                return Err(ctx.invalid(
+                    format!("{at}.alias"),
+                    "windows families may only specify version 'latest'",
+                ));
+            }
+            if others || t.id.is_some() || t.ssm_parameter.is_some() {
+                return Err(ctx.invalid(at, "alias cannot be combined with other fields in a term"));
+            }
+            if specs.len() != 1 {
+                return Err(ctx.invalid(path, "an alias term must be the only amiSelectorTerm"));
+            }
+        } else if t.id.is_some() {
+            if others || t.ssm_parameter.is_some() {
+                return Err(ctx.invalid(at, "id cannot be combined with other fields in a term"));
+            }
+        } else if tags.is_empty() && t.name.is_none() && t.ssm_parameter.is_none() {
+            return Err(ctx.invalid(
+                at,
+                "a term needs one of tags, id, name, alias or ssmParameter",
+            ));
+        }
+        out.push(AmiSelectorTerm {
+            alias: t.alias.clone(),
+            id: t.id.clone(),
+            name: t.name.clone(),
+            owner: t.owner.clone(),
+            tags,
+            ssm_parameter: t.ssm_parameter.clone(),
+        });
+    }
+    Ok(out)
+}
+
+/// Rejects tags Karpenter sets itself (the CRD's CEL rules).
+pub(crate) fn check_tags(
+    ctx: &Ctx,
+    path: &str,
+    tags: &StringMap,
+    restricted: &[&str],
+) -> Result<(), InputError> {
+    for k in tags.keys() {
+        if k.is_empty() {
+            return Err(ctx.invalid(path, "empty tag keys aren't supported"));
+        }
+        if k.starts_with("kubernetes.io/cluster") || restricted.contains(&k.as_str()) {
+            return Err(ctx.invalid(
+                validate::key_path(path, k),
+                format!("tag {k:?} is restricted: Karpenter sets it"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks `amiFamily` against a generation's list.
+pub(crate) fn check_family(
+    ctx: &Ctx,
+    path: &str,
+    family: &str,
+    allowed: &[&str],
+) -> Result<(), InputError> {
+    if allowed.contains(&family) {
+        Ok(())
+    } else {
+        Err(ctx.invalid(
+            path,
+            format!(
+                "unknown AMI family {family:?} (expected {})",
+                allowed.join(", ")
+            ),
+        ))
+    }
+}
+
+/// Converts a status written by a controller. Its AMI requirements use any operator the newest
+/// API knows, since they are the controller's output, not the user's.
+pub(crate) fn status(
+    ctx: &Ctx,
+    path: &str,
+    s: &NodeClassStatusSpec,
+) -> Result<NodeClassStatus, InputError> {
+    let amis = s
+        .amis
+        .as_deref()
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .map(|(i, a)| {
+            Ok(AmiStatus {
+                id: a.id.clone().unwrap_or_default(),
+                name: a.name.clone(),
+                requirements: validate::requirements(
+                    ctx,
+                    &format!("{path}.amis[{i}].requirements"),
+                    a.requirements.as_deref().unwrap_or_default(),
+                    NODEPOOL_OPERATORS_V1,
+                    false,
+                    false,
+                )?,
+                deprecated: a.deprecated.unwrap_or(false),
+            })
+        })
+        .collect::<Result<Vec<_>, InputError>>()?;
+    Ok(NodeClassStatus {
+        subnets: s
+            .subnets
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .map(|n| {
+                (
+                    n.id.clone().unwrap_or_default(),
+                    n.zone.clone().unwrap_or_default(),
+                )
+            })
+            .collect(),
+        security_groups: s
+            .security_groups
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .map(|g| {
+                (
+                    g.id.clone().unwrap_or_default(),
+                    g.name.clone().unwrap_or_default(),
+                )
+            })
+            .collect(),
+        amis,
+        instance_profile: s.instance_profile.clone(),
+    })
+}

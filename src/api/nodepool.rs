@@ -1,0 +1,93 @@
+//! The NodePool template pieces v1beta1 and v1 share: labels, annotations, taints, requirements
+//! and the node class reference.
+
+use super::error::{Ctx, InputError};
+use super::meta::{NodeClassRefSpec, RequirementSpec, TaintSpec, TemplateMetadata};
+use super::v1alpha5::{group_of, AWS_GROUP};
+use super::validate;
+use crate::model::nodepool::NodeClassRef;
+use crate::model::requirements::{NodeSelectorRequirement, Operator};
+use crate::model::taints::Taint;
+use std::collections::BTreeMap;
+
+/// The normalised template of a NodePool.
+pub(crate) struct Template {
+    pub labels: BTreeMap<String, String>,
+    pub annotations: BTreeMap<String, String>,
+    pub taints: Vec<Taint>,
+    pub startup_taints: Vec<Taint>,
+    pub requirements: Vec<NodeSelectorRequirement>,
+}
+
+/// Checks and converts `spec.template.metadata` and the scheduling half of `spec.template.spec`.
+pub(crate) fn template(
+    ctx: &Ctx,
+    metadata: Option<&TemplateMetadata>,
+    taints: Option<&[TaintSpec]>,
+    startup_taints: Option<&[TaintSpec]>,
+    requirements: Option<&[RequirementSpec]>,
+    operators: &[Operator],
+) -> Result<Template, InputError> {
+    let labels = metadata.and_then(|m| m.labels.clone()).unwrap_or_default();
+    validate::label_map(ctx, "spec.template.metadata.labels", &labels, true)?;
+    Ok(Template {
+        labels,
+        annotations: metadata
+            .and_then(|m| m.annotations.clone())
+            .unwrap_or_default(),
+        taints: validate::taints(ctx, "spec.template.spec.taints", taints.unwrap_or_default())?,
+        startup_taints: validate::taints(
+            ctx,
+            "spec.template.spec.startupTaints",
+            startup_taints.unwrap_or_default(),
+        )?,
+        requirements: validate::requirements(
+            ctx,
+            "spec.template.spec.requirements",
+            requirements.unwrap_or_default(),
+            operators,
+            true,
+            true,
+        )?,
+    })
+}
+
+/// `spec.template.spec.nodeClassRef`, required from v1beta1 on. Group and kind default to the
+/// AWS provider's (`karpenter.k8s.aws`, `EC2NodeClass`); v1beta1 names the group through an
+/// `apiVersion`. A v1 `group` written as an apiVersion (`karpenter.k8s.aws/v1`, as one upstream
+/// example does) is read as its group, with a warning, since the intent is unambiguous but the
+/// API server would reject it.
+pub(crate) fn node_class_ref(
+    ctx: &Ctx,
+    spec: Option<&NodeClassRefSpec>,
+    warnings: &mut Vec<String>,
+) -> Result<NodeClassRef, InputError> {
+    const PATH: &str = "spec.template.spec.nodeClassRef";
+    let r = spec.ok_or_else(|| {
+        ctx.invalid(PATH, "required: a NodePool must name its node class (e.g. {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default})")
+    })?;
+    let name = match r.name.as_deref() {
+        Some(n) if !n.is_empty() => n.to_string(),
+        _ => return Err(ctx.invalid(format!("{PATH}.name"), "required")),
+    };
+    let group = match (r.group.as_deref(), r.api_version.as_deref()) {
+        (Some(g), _) if g.contains('/') => {
+            warnings.push(format!(
+                "{}: {}: {PATH}.group: {g:?} is an apiVersion, not a group; read as {:?} (the API server would reject it)",
+                ctx.at,
+                ctx.object,
+                group_of(g)
+            ));
+            group_of(g).to_string()
+        }
+        (Some(g), _) if !g.is_empty() => g.to_string(),
+        (_, Some(v)) if !v.is_empty() => group_of(v).to_string(),
+        _ => AWS_GROUP.to_string(),
+    };
+    let kind = r
+        .kind
+        .clone()
+        .filter(|k| !k.is_empty())
+        .unwrap_or_else(|| "EC2NodeClass".into());
+    Ok(NodeClassRef { group, kind, name })
+}

@@ -1,0 +1,61 @@
+//! Nodes → slim model nodes.
+
+use super::core;
+use super::error::{object_name, Ctx, InputError, Location};
+use super::validate;
+use crate::model::labels;
+use crate::model::node::Node;
+use crate::model::taints::{Effect, Taint};
+
+/// The taint a cordon implies (`spec.unschedulable: true`); the node lifecycle controller adds
+/// it in a real cluster, so a manifest that only says `unschedulable` gets it here.
+const UNSCHEDULABLE_TAINT: &str = "node.kubernetes.io/unschedulable";
+
+/// `karpenter.sh/initialized`.
+const INITIALIZED: &str = "karpenter.sh/initialized";
+
+/// Converts a Node.
+pub fn convert_node(node: &core::Node, at: &Location) -> Result<Node, InputError> {
+    let meta = &node.metadata;
+    let name = meta.name.clone().unwrap_or_default();
+    let ctx = Ctx::new(at, object_name("Node", None, Some(&name)));
+    let spec = node.spec.clone().unwrap_or_default();
+    let status = node.status.clone().unwrap_or_default();
+    let node_labels = meta.labels.clone().unwrap_or_default();
+    let mut taints = validate::taints(
+        &ctx,
+        "spec.taints",
+        spec.taints.as_deref().unwrap_or_default(),
+    )?;
+    let unschedulable = spec.unschedulable == Some(true);
+    if unschedulable
+        && !taints
+            .iter()
+            .any(|t| t.key == UNSCHEDULABLE_TAINT && t.effect == Effect::NoSchedule)
+    {
+        taints.push(Taint::new(UNSCHEDULABLE_TAINT, "", Effect::NoSchedule));
+    }
+    // Nodes Karpenter does not manage have no initialization step to wait for.
+    let managed = node_labels.contains_key(labels::NODEPOOL)
+        || node_labels.contains_key(labels::PROVISIONER_NAME);
+    let initialized = !managed || node_labels.get(INITIALIZED).is_some_and(|v| v == "true");
+    let ready = status
+        .conditions
+        .iter()
+        .flatten()
+        .any(|c| c.type_.as_deref() == Some("Ready") && c.status.as_deref() == Some("True"));
+    Ok(Node {
+        name,
+        labels: node_labels,
+        annotations: meta.annotations.clone().unwrap_or_default(),
+        taints,
+        unschedulable,
+        capacity: validate::resources(&ctx, "status.capacity", status.capacity.as_ref())?,
+        allocatable: validate::resources(&ctx, "status.allocatable", status.allocatable.as_ref())?,
+        provider_id: spec.provider_id.filter(|p| !p.is_empty()),
+        ready,
+        initialized,
+        deleting: meta.deletion_timestamp.is_some(),
+        creation_timestamp: meta.creation_timestamp.clone(),
+    })
+}

@@ -1,0 +1,821 @@
+//! Pods and workloads → slim model pods.
+//!
+//! A bare Pod converts one to one. A Deployment, ReplicaSet, ReplicationController or
+//! StatefulSet becomes `replicas` pending pods (default 1), a Job `parallelism` pods (default 1,
+//! capped by `completions`), a DaemonSet one template pod used for overhead. The template is
+//! converted once and cloned per replica, so a 50k-replica Deployment costs 50k small clones.
+//!
+//! Requests follow Kubernetes' `PodRequests` (KARPENTER.md §6.3): the larger of the app
+//! containers plus sidecars and the largest init container plus the sidecars started before it;
+//! then the pod-level requests where set, plus runtime-class overhead, plus `pods: 1`. A
+//! container limit stands in for a missing request, as the API server defaults it.
+
+use std::collections::BTreeMap;
+
+use super::core::{
+    Container, LabelSelectorSpec, NodeSelectorTermSpec, PodAffinity, PodAffinityTermSpec, PodSpec,
+    TolerationSpec, TopologySpreadConstraintSpec, Workload,
+};
+use super::error::{object_name, Ctx, InputError, Location};
+use super::meta::{ObjectMeta, ResourceList, ResourceRequirementsSpec};
+use super::validate::{self, CLASSIC_OPERATORS};
+use crate::model::pod::{
+    HostPort, NodeSelectorTerm, Owner, Pod, PodAffinityTerm, TopologySpread, Weighted,
+    WhenUnsatisfiable,
+};
+use crate::model::resources::{Resources, PODS};
+use crate::model::selector::{LabelSelector, SelectorExpr, SelectorOp};
+use crate::model::taints::Toleration;
+
+/// Most pods a single load may expand to: far above any real cluster (the performance target is
+/// 150k pods), low enough that a typo like `replicas: 100000000` fails fast instead of eating
+/// the machine's memory.
+pub const MAX_EXPANDED_PODS: i64 = 1_000_000;
+
+/// `karpenter.sh/do-not-disrupt`.
+const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
+/// `karpenter.sh/do-not-evict` (v1alpha5, honoured until v0.37).
+const DO_NOT_EVICT: &str = "karpenter.sh/do-not-evict";
+
+/// RuntimeClass name → fixed pod overhead, for pods whose `spec.overhead` admission did not fill.
+pub type RuntimeOverheads = BTreeMap<String, Resources>;
+
+/// A container's requests, with limits standing in for missing requests.
+fn container_requests(
+    ctx: &Ctx,
+    path: &str,
+    r: Option<&ResourceRequirementsSpec>,
+) -> Result<Resources, InputError> {
+    let mut merged: ResourceList = r.and_then(|r| r.requests.clone()).unwrap_or_default();
+    let mut source: BTreeMap<String, &str> =
+        merged.keys().map(|k| (k.clone(), "requests")).collect();
+    for (name, q) in r.and_then(|r| r.limits.as_ref()).into_iter().flatten() {
+        if !merged.contains_key(name) {
+            merged.insert(name.clone(), q.clone());
+            source.insert(name.clone(), "limits");
+        }
+    }
+    let mut out = Resources::new();
+    for (name, q) in &merged {
+        let field = validate::key_path(&format!("{path}.{}", source[name]), name);
+        let milli = validate::quantity(ctx, &field, &q.as_text())?;
+        if milli < 0 {
+            return Err(ctx.invalid(field, format!("must not be negative, got {q}")));
+        }
+        out.set(name, milli);
+    }
+    Ok(out)
+}
+
+/// Effective pod requests (see the module documentation). `path` is the pod spec's field path.
+pub(crate) fn pod_requests(
+    ctx: &Ctx,
+    path: &str,
+    spec: &PodSpec,
+    runtime: &RuntimeOverheads,
+) -> Result<Resources, InputError> {
+    let mut reqs = Resources::new();
+    for (i, c) in spec.containers.iter().flatten().enumerate() {
+        reqs.add_assign(&container_requests(
+            ctx,
+            &format!("{path}.containers[{i}].resources"),
+            c.resources.as_ref(),
+        )?);
+    }
+    let mut sidecars = Resources::new();
+    let mut init_max = Resources::new();
+    for (i, c) in spec.init_containers.iter().flatten().enumerate() {
+        let r = container_requests(
+            ctx,
+            &format!("{path}.initContainers[{i}].resources"),
+            c.resources.as_ref(),
+        )?;
+        let during = if is_sidecar(c) {
+            // A sidecar keeps running next to the app containers, and during the init
+            // containers started after it.
+            reqs.add_assign(&r);
+            sidecars.add_assign(&r);
+            sidecars.clone()
+        } else {
+            r.add(&sidecars)
+        };
+        init_max = init_max.max(&during);
+    }
+    let mut total = reqs.max(&init_max);
+    if let Some(pod_level) = spec.resources.as_ref() {
+        for (name, v) in
+            container_requests(ctx, &format!("{path}.resources"), Some(pod_level))?.iter()
+        {
+            total.set(name, v);
+        }
+    }
+    let overhead = match (&spec.overhead, spec.runtime_class_name.as_deref()) {
+        (Some(o), _) => validate::resources(ctx, &format!("{path}.overhead"), Some(o))?,
+        (None, Some(rc)) => runtime.get(rc).cloned().unwrap_or_default(),
+        (None, None) => Resources::new(),
+    };
+    total.add_assign(&overhead);
+    total.set(PODS, 1000);
+    Ok(total)
+}
+
+fn is_sidecar(c: &Container) -> bool {
+    c.restart_policy.as_deref() == Some("Always")
+}
+
+fn label_selector(
+    ctx: &Ctx,
+    path: &str,
+    s: &LabelSelectorSpec,
+) -> Result<LabelSelector, InputError> {
+    let match_expressions = s
+        .match_expressions
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, e)| {
+            let at = format!("{path}.matchExpressions[{i}]");
+            let key = e
+                .key
+                .clone()
+                .filter(|k| !k.is_empty())
+                .ok_or_else(|| ctx.invalid(format!("{at}.key"), "required"))?;
+            let op_text = e.operator.as_deref().unwrap_or("");
+            let op = SelectorOp::parse(op_text).ok_or_else(|| {
+                ctx.invalid(
+                    format!("{at}.operator"),
+                    format!(
+                        "unknown operator {op_text:?} (expected In, NotIn, Exists, DoesNotExist)"
+                    ),
+                )
+            })?;
+            let values = e.values.clone().unwrap_or_default();
+            match op {
+                SelectorOp::In | SelectorOp::NotIn if values.is_empty() => {
+                    return Err(ctx.invalid(
+                        format!("{at}.values"),
+                        format!("operator {op_text} needs at least one value"),
+                    ))
+                }
+                SelectorOp::Exists | SelectorOp::DoesNotExist if !values.is_empty() => {
+                    return Err(ctx.invalid(
+                        format!("{at}.values"),
+                        format!("operator {op_text} takes no values"),
+                    ))
+                }
+                _ => {}
+            }
+            Ok(SelectorExpr { key, op, values })
+        })
+        .collect::<Result<Vec<_>, InputError>>()?;
+    Ok(LabelSelector {
+        match_labels: s.match_labels.clone().unwrap_or_default(),
+        match_expressions,
+    })
+}
+
+/// Converts one node selector term; `None` when the term cannot be honoured (matchFields, or
+/// empty, which matches no node), with the reason.
+fn node_term(
+    ctx: &Ctx,
+    path: &str,
+    t: &NodeSelectorTermSpec,
+) -> Result<Result<NodeSelectorTerm, String>, InputError> {
+    if t.match_fields.as_ref().is_some_and(|f| !f.is_empty()) {
+        return Ok(Err(format!("{path}.matchFields is not supported by Karpenter (use matchExpressions on node labels)")));
+    }
+    let exprs = t.match_expressions.as_deref().unwrap_or_default();
+    if exprs.is_empty() {
+        return Ok(Err(format!("{path} is empty and matches no node")));
+    }
+    Ok(Ok(validate::requirements(
+        ctx,
+        &format!("{path}.matchExpressions"),
+        exprs,
+        CLASSIC_OPERATORS,
+        false,
+        false,
+    )?))
+}
+
+fn weight(ctx: &Ctx, path: &str, w: Option<i64>) -> Result<i32, InputError> {
+    match w {
+        Some(w) if (1..=100).contains(&w) => Ok(w as i32),
+        Some(w) => Err(ctx.invalid(path, format!("must be between 1 and 100, got {w}"))),
+        None => Err(ctx.invalid(path, "required (1-100)")),
+    }
+}
+
+fn affinity_term(
+    ctx: &Ctx,
+    path: &str,
+    t: &PodAffinityTermSpec,
+) -> Result<PodAffinityTerm, InputError> {
+    let topology_key = t
+        .topology_key
+        .clone()
+        .filter(|k| !k.is_empty())
+        .ok_or_else(|| ctx.invalid(format!("{path}.topologyKey"), "required"))?;
+    Ok(PodAffinityTerm {
+        label_selector: t
+            .label_selector
+            .as_ref()
+            .map(|s| label_selector(ctx, &format!("{path}.labelSelector"), s))
+            .transpose()?,
+        namespaces: t.namespaces.clone().unwrap_or_default(),
+        namespace_selector: t
+            .namespace_selector
+            .as_ref()
+            .map(|s| label_selector(ctx, &format!("{path}.namespaceSelector"), s))
+            .transpose()?,
+        topology_key,
+    })
+}
+
+type AffinityTerms = (Vec<PodAffinityTerm>, Vec<Weighted<PodAffinityTerm>>);
+
+fn pod_affinity(
+    ctx: &Ctx,
+    path: &str,
+    a: Option<&PodAffinity>,
+) -> Result<AffinityTerms, InputError> {
+    let Some(a) = a else {
+        return Ok((vec![], vec![]));
+    };
+    let required = a
+        .required_during_scheduling_ignored_during_execution
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, t)| {
+            affinity_term(
+                ctx,
+                &format!("{path}.requiredDuringSchedulingIgnoredDuringExecution[{i}]"),
+                t,
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let preferred = a
+        .preferred_during_scheduling_ignored_during_execution
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, w)| {
+            let at = format!("{path}.preferredDuringSchedulingIgnoredDuringExecution[{i}]");
+            let term = w
+                .pod_affinity_term
+                .as_ref()
+                .ok_or_else(|| ctx.invalid(format!("{at}.podAffinityTerm"), "required"))?;
+            Ok(Weighted {
+                weight: weight(ctx, &format!("{at}.weight"), w.weight)?,
+                term: affinity_term(ctx, &format!("{at}.podAffinityTerm"), term)?,
+            })
+        })
+        .collect::<Result<Vec<_>, InputError>>()?;
+    Ok((required, preferred))
+}
+
+fn toleration(ctx: &Ctx, path: &str, t: &TolerationSpec) -> Result<Toleration, InputError> {
+    let key = t.key.clone().unwrap_or_default();
+    let effect = match t.effect.as_deref() {
+        None | Some("") => None,
+        Some(e) => Some(validate::effect(ctx, &format!("{path}.effect"), Some(e))?),
+    };
+    match t.operator.as_deref() {
+        None | Some("Equal") => {
+            if key.is_empty() {
+                return Err(ctx.invalid(
+                    format!("{path}.operator"),
+                    "must be Exists when key is empty",
+                ));
+            }
+            Ok(Toleration::equal(
+                &key,
+                t.value.as_deref().unwrap_or(""),
+                effect,
+            ))
+        }
+        Some("Exists") => {
+            if t.value.as_deref().is_some_and(|v| !v.is_empty()) {
+                return Err(ctx.invalid(
+                    format!("{path}.value"),
+                    "must be empty when operator is Exists",
+                ));
+            }
+            Ok(Toleration::exists(&key, effect))
+        }
+        Some(op) => Err(ctx.invalid(
+            format!("{path}.operator"),
+            format!("unknown operator {op:?} (expected Equal or Exists)"),
+        )),
+    }
+}
+
+fn spread(
+    ctx: &Ctx,
+    path: &str,
+    c: &TopologySpreadConstraintSpec,
+) -> Result<TopologySpread, InputError> {
+    let max_skew = match c.max_skew {
+        Some(n) if n >= 1 && n <= i64::from(i32::MAX) => n as i32,
+        Some(n) => {
+            return Err(ctx.invalid(
+                format!("{path}.maxSkew"),
+                format!("must be at least 1, got {n}"),
+            ))
+        }
+        None => return Err(ctx.invalid(format!("{path}.maxSkew"), "required")),
+    };
+    let topology_key = c
+        .topology_key
+        .clone()
+        .filter(|k| !k.is_empty())
+        .ok_or_else(|| ctx.invalid(format!("{path}.topologyKey"), "required"))?;
+    let when_unsatisfiable = match c.when_unsatisfiable.as_deref() {
+        Some("DoNotSchedule") => WhenUnsatisfiable::DoNotSchedule,
+        Some("ScheduleAnyway") => WhenUnsatisfiable::ScheduleAnyway,
+        other => {
+            return Err(ctx.invalid(
+                format!("{path}.whenUnsatisfiable"),
+                format!(
+                    "{} (expected DoNotSchedule or ScheduleAnyway)",
+                    other.map_or("required".to_string(), |o| format!("unknown value {o:?}"))
+                ),
+            ))
+        }
+    };
+    let min_domains = match c.min_domains {
+        None => None,
+        Some(n) if n >= 1 && n <= i64::from(i32::MAX) => Some(n as i32),
+        Some(n) => {
+            return Err(ctx.invalid(
+                format!("{path}.minDomains"),
+                format!("must be at least 1, got {n}"),
+            ))
+        }
+    };
+    let policy = |field: &str, v: Option<&str>, default_honor: bool| match v {
+        None => Ok(default_honor),
+        Some("Honor") => Ok(true),
+        Some("Ignore") => Ok(false),
+        Some(o) => Err(ctx.invalid(
+            format!("{path}.{field}"),
+            format!("unknown policy {o:?} (expected Honor or Ignore)"),
+        )),
+    };
+    Ok(TopologySpread {
+        max_skew,
+        topology_key,
+        when_unsatisfiable,
+        label_selector: c
+            .label_selector
+            .as_ref()
+            .map(|s| label_selector(ctx, &format!("{path}.labelSelector"), s))
+            .transpose()?,
+        min_domains,
+        match_label_keys: c.match_label_keys.clone().unwrap_or_default(),
+        honor_taints: policy("nodeTaintsPolicy", c.node_taints_policy.as_deref(), false)?,
+        ignore_node_affinity: !policy(
+            "nodeAffinityPolicy",
+            c.node_affinity_policy.as_deref(),
+            true,
+        )?,
+    })
+}
+
+fn host_ports(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<Vec<HostPort>, InputError> {
+    let host_network = spec.host_network == Some(true);
+    let app = spec
+        .containers
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, c)| (format!("{path}.containers[{i}]"), c));
+    let sidecars = spec
+        .init_containers
+        .iter()
+        .flatten()
+        .enumerate()
+        .filter(|(_, c)| is_sidecar(c))
+        .map(|(i, c)| (format!("{path}.initContainers[{i}]"), c));
+    let mut out = Vec::new();
+    for (cpath, c) in app.chain(sidecars) {
+        for (j, p) in c.ports.iter().flatten().enumerate() {
+            // With host networking the API server defaults hostPort to containerPort.
+            let port = match (p.host_port, host_network) {
+                (Some(h), _) if h != 0 => h,
+                (_, true) => p.container_port.unwrap_or(0),
+                _ => continue,
+            };
+            if !(1..=65535).contains(&port) {
+                return Err(ctx.invalid(
+                    format!("{cpath}.ports[{j}].hostPort"),
+                    format!("must be between 1 and 65535, got {port}"),
+                ));
+            }
+            let protocol = p.protocol.clone().unwrap_or_else(|| "TCP".into());
+            if !matches!(protocol.as_str(), "TCP" | "UDP" | "SCTP") {
+                return Err(ctx.invalid(
+                    format!("{cpath}.ports[{j}].protocol"),
+                    format!("unknown protocol {protocol:?} (expected TCP, UDP or SCTP)"),
+                ));
+            }
+            let ip = p
+                .host_ip
+                .clone()
+                .filter(|ip| !ip.is_empty())
+                .unwrap_or_else(|| "0.0.0.0".into());
+            out.push(HostPort {
+                ip,
+                port: port as i32,
+                protocol,
+            });
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Converts the scheduling half of a pod spec (everything but identity and status).
+/// `path` is the spec's field path (`spec` for a Pod, `spec.template.spec` for a workload).
+pub(crate) fn convert_spec(
+    ctx: &Ctx,
+    path: &str,
+    spec: &PodSpec,
+    runtime: &RuntimeOverheads,
+) -> Result<Pod, InputError> {
+    let mut pod = Pod {
+        requests: pod_requests(ctx, path, spec, runtime)?,
+        ..Pod::default()
+    };
+    let mut unsupported: Option<String> = None;
+    if let Some(sel) = &spec.node_selector {
+        validate::label_map(ctx, &format!("{path}.nodeSelector"), sel, false)?;
+        pod.node_selector = sel.clone();
+    }
+    let apath = format!("{path}.affinity");
+    let affinity = spec.affinity.as_ref();
+    if let Some(na) = affinity.and_then(|a| a.node_affinity.as_ref()) {
+        let npath = format!("{apath}.nodeAffinity");
+        if let Some(req) = &na.required_during_scheduling_ignored_during_execution {
+            let rpath =
+                format!("{npath}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
+            for (i, t) in req.node_selector_terms.iter().flatten().enumerate() {
+                match node_term(ctx, &format!("{rpath}[{i}]"), t)? {
+                    Ok(term) => pod.required_node_affinity.push(term),
+                    Err(why) => {
+                        unsupported.get_or_insert(why);
+                    }
+                }
+            }
+        }
+        for (i, p) in na
+            .preferred_during_scheduling_ignored_during_execution
+            .iter()
+            .flatten()
+            .enumerate()
+        {
+            let at = format!("{npath}.preferredDuringSchedulingIgnoredDuringExecution[{i}]");
+            let w = weight(ctx, &format!("{at}.weight"), p.weight)?;
+            let Some(pref) = &p.preference else { continue };
+            match node_term(ctx, &format!("{at}.preference"), pref)? {
+                Ok(term) => pod
+                    .preferred_node_affinity
+                    .push(Weighted { weight: w, term }),
+                // An empty preference is a no-op in Kubernetes; matchFields is not.
+                Err(why) if why.contains("matchFields") => {
+                    unsupported.get_or_insert(why);
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    (pod.pod_affinity, pod.preferred_pod_affinity) = pod_affinity(
+        ctx,
+        &format!("{apath}.podAffinity"),
+        affinity.and_then(|a| a.pod_affinity.as_ref()),
+    )?;
+    (pod.pod_anti_affinity, pod.preferred_pod_anti_affinity) = pod_affinity(
+        ctx,
+        &format!("{apath}.podAntiAffinity"),
+        affinity.and_then(|a| a.pod_anti_affinity.as_ref()),
+    )?;
+    pod.tolerations = spec
+        .tolerations
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, t)| toleration(ctx, &format!("{path}.tolerations[{i}]"), t))
+        .collect::<Result<_, _>>()?;
+    pod.topology_spread = spec
+        .topology_spread_constraints
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, c)| spread(ctx, &format!("{path}.topologySpreadConstraints[{i}]"), c))
+        .collect::<Result<_, _>>()?;
+    pod.host_ports = host_ports(ctx, path, spec)?;
+    pod.priority_class_name = spec.priority_class_name.clone();
+    pod.termination_grace_period_seconds = spec.termination_grace_period_seconds;
+    pod.unsupported = unsupported;
+    Ok(pod)
+}
+
+/// The managing owner of a pod: the controller reference, else the first owner.
+fn owner_of(meta: &ObjectMeta) -> Option<Owner> {
+    let owners = meta.owner_references.as_deref().unwrap_or_default();
+    let o = owners
+        .iter()
+        .find(|o| o.controller == Some(true))
+        .or_else(|| owners.first())?;
+    Some(Owner {
+        kind: o.kind.clone().unwrap_or_default(),
+        name: o.name.clone().unwrap_or_default(),
+    })
+}
+
+fn do_not_disrupt(annotations: Option<&BTreeMap<String, String>>) -> Option<String> {
+    let a = annotations?;
+    a.get(DO_NOT_DISRUPT)
+        .or_else(|| a.get(DO_NOT_EVICT))
+        .cloned()
+}
+
+/// A deterministic UUID-shaped id for a synthesised pod (two FNV-1a hashes of its identity), so
+/// plans are reproducible and the solver's UID tie-break has something stable to sort on.
+pub(crate) fn synthetic_uid(identity: &str) -> String {
+    let fnv = |seed: u64| {
+        identity.bytes().fold(seed, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+    };
+    let (a, b) = (fnv(0xcbf2_9ce4_8422_2325), fnv(0x8422_2325_cbf2_9ce4));
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xffff,
+        b >> 48,
+        b & 0xffff_ffff_ffff
+    )
+}
+
+/// A bare Pod, as written.
+pub fn convert_pod(
+    pod: &super::core::Pod,
+    at: &Location,
+    runtime: &RuntimeOverheads,
+) -> Result<Pod, InputError> {
+    let meta = &pod.metadata;
+    let namespace = meta
+        .namespace
+        .clone()
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "default".into());
+    let name = meta.name.clone().unwrap_or_default();
+    let ctx = Ctx::new(at, object_name("Pod", Some(&namespace), Some(&name)));
+    let empty = PodSpec::default();
+    let spec = pod.spec.as_ref().unwrap_or(&empty);
+    let mut out = convert_spec(&ctx, "spec", spec, runtime)?;
+    out.uid = meta
+        .uid
+        .clone()
+        .unwrap_or_else(|| synthetic_uid(&format!("Pod/{namespace}/{name}")));
+    out.namespace = namespace;
+    out.name = name;
+    out.labels = meta.labels.clone().unwrap_or_default();
+    out.owner = owner_of(meta);
+    out.node_name = spec.node_name.clone().filter(|n| !n.is_empty());
+    let status = pod.status.clone().unwrap_or_default();
+    out.nominated_node_name = status.nominated_node_name.filter(|n| !n.is_empty());
+    out.phase = status.phase;
+    out.scheduled_condition = status
+        .conditions
+        .iter()
+        .flatten()
+        .find(|c| c.type_.as_deref() == Some("PodScheduled"))
+        .map(|c| {
+            (
+                c.status.clone().unwrap_or_default(),
+                c.reason.clone().unwrap_or_default(),
+            )
+        });
+    out.creation_timestamp = meta.creation_timestamp.clone();
+    out.terminating = meta.deletion_timestamp.is_some();
+    out.do_not_disrupt = do_not_disrupt(meta.annotations.as_ref());
+    Ok(out)
+}
+
+/// What a workload expands to.
+pub(crate) enum Expansion {
+    /// Pending pods.
+    Pods(Vec<Pod>),
+    /// A DaemonSet's template pod.
+    Daemon(Box<Pod>),
+}
+
+/// Expands a workload controller of `kind` into its pods. `budget` is how many pods may still
+/// be created in this load (see [`MAX_EXPANDED_PODS`]); it is decremented.
+pub(crate) fn expand(
+    w: &Workload,
+    kind: &str,
+    at: &Location,
+    runtime: &RuntimeOverheads,
+    budget: &mut i64,
+) -> Result<Expansion, InputError> {
+    let meta = &w.metadata;
+    let namespace = meta
+        .namespace
+        .clone()
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "default".into());
+    let name = meta.name.clone().unwrap_or_default();
+    let ctx = Ctx::new(at, object_name(kind, Some(&namespace), Some(&name)));
+    let spec = w.spec.clone().unwrap_or_default();
+    let template = spec
+        .template
+        .as_ref()
+        .ok_or_else(|| ctx.invalid("spec.template", "required"))?;
+    let empty = PodSpec::default();
+    let mut proto = convert_spec(
+        &ctx,
+        "spec.template.spec",
+        template.spec.as_ref().unwrap_or(&empty),
+        runtime,
+    )?;
+    let tmeta = template.metadata.clone().unwrap_or_default();
+    proto.namespace = namespace.clone();
+    proto.labels = tmeta.labels.clone().unwrap_or_default();
+    proto.do_not_disrupt = do_not_disrupt(tmeta.annotations.as_ref());
+
+    let count = |field: &str, v: Option<i64>| match v {
+        None => Ok(1),
+        Some(n) if n < 0 => Err(ctx.invalid(field, format!("must not be negative, got {n}"))),
+        Some(n) => Ok(n),
+    };
+    let (owner_kind, replicas) = match kind {
+        "DaemonSet" => {
+            proto.name = name.clone();
+            proto.uid = synthetic_uid(&format!("DaemonSet/{namespace}/{name}"));
+            proto.owner = Some(Owner {
+                kind: "DaemonSet".into(),
+                name,
+            });
+            return Ok(Expansion::Daemon(Box::new(proto)));
+        }
+        "Job" => {
+            let mut n = count("spec.parallelism", spec.parallelism)?;
+            if let Some(c) = spec.completions {
+                n = n.min(count("spec.completions", Some(c))?);
+            }
+            ("Job", if spec.suspend == Some(true) { 0 } else { n })
+        }
+        // Deployment pods are owned by the Deployment's ReplicaSet; offline it has no hash, so
+        // it carries the Deployment's name.
+        "Deployment" => ("ReplicaSet", count("spec.replicas", spec.replicas)?),
+        other => (other, count("spec.replicas", spec.replicas)?),
+    };
+    if replicas > *budget {
+        return Err(ctx.invalid(
+            if kind == "Job" { "spec.parallelism" } else { "spec.replicas" },
+            format!("{replicas} pods is more than this tool expands in one load ({MAX_EXPANDED_PODS} in total)"),
+        ));
+    }
+    *budget -= replicas;
+    proto.owner = Some(Owner {
+        kind: owner_kind.into(),
+        name: name.clone(),
+    });
+    proto.scheduled_condition = Some(("False".into(), "Unschedulable".into()));
+    proto.phase = Some("Pending".into());
+    let pods = (0..replicas)
+        .map(|i| {
+            let mut p = proto.clone();
+            p.name = format!("{name}-{i}");
+            p.uid = synthetic_uid(&format!("{kind}/{namespace}/{name}/{i}"));
+            p
+        })
+        .collect();
+    Ok(Expansion::Pods(pods))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::quantity::{GIB, MIB};
+
+    fn requests(yaml: &str) -> Result<Resources, InputError> {
+        let spec: PodSpec = serde_yaml::from_str(yaml).unwrap();
+        let ctx = Ctx::new(&Location::file("p.yaml"), "Pod/p".into());
+        let mut runtime = RuntimeOverheads::new();
+        runtime.insert(
+            "kata".into(),
+            Resources::from_pairs(&[("cpu", "250m"), ("memory", "160Mi")]),
+        );
+        pod_requests(&ctx, "spec", &spec, &runtime)
+    }
+
+    #[test]
+    fn app_containers_sum_and_pods_is_one() {
+        let r = requests(
+            "containers:\n- resources: {requests: {cpu: 1, memory: 1Gi}}\n- resources: {requests: {cpu: 500m}}\n",
+        )
+        .unwrap();
+        assert_eq!((r.cpu, r.memory, r.pods), (1500, GIB, 1000));
+        assert_eq!(
+            requests("{}").unwrap(),
+            Resources::from_pairs(&[("pods", "1")])
+        );
+    }
+
+    #[test]
+    fn an_init_container_bigger_than_the_app_wins() {
+        let r = requests(
+            "initContainers:\n- resources: {requests: {cpu: 4, memory: 100Mi}}\ncontainers:\n- resources: {requests: {cpu: 1, memory: 1Gi}}\n",
+        )
+        .unwrap();
+        assert_eq!(r.cpu, 4000, "largest init container");
+        assert_eq!(r.memory, GIB, "app containers where they are larger");
+    }
+
+    #[test]
+    fn sidecars_add_to_the_app_and_to_later_init_containers() {
+        // sidecar 1 CPU, then a 2-CPU init container: during init 1+2 = 3; app 1 + sidecar 1 = 2.
+        let r = requests(
+            "initContainers:\n- restartPolicy: Always\n  resources: {requests: {cpu: 1}}\n- resources: {requests: {cpu: 2}}\ncontainers:\n- resources: {requests: {cpu: 1}}\n",
+        )
+        .unwrap();
+        assert_eq!(r.cpu, 3000);
+        // An init container before the sidecar does not see it: max(2, 1+1) = 2.
+        let r = requests(
+            "initContainers:\n- resources: {requests: {cpu: 2}}\n- restartPolicy: Always\n  resources: {requests: {cpu: 1}}\ncontainers:\n- resources: {requests: {cpu: 1}}\n",
+        )
+        .unwrap();
+        assert_eq!(r.cpu, 2000);
+        // Sidecars only: app 1 + sidecars 1.5 = 2.5.
+        let r = requests(
+            "initContainers:\n- restartPolicy: Always\n  resources: {requests: {cpu: 500m}}\n- restartPolicy: Always\n  resources: {requests: {cpu: 1}}\ncontainers:\n- resources: {requests: {cpu: 1}}\n",
+        )
+        .unwrap();
+        assert_eq!(r.cpu, 2500);
+    }
+
+    #[test]
+    fn overhead_limits_and_pod_level_resources() {
+        let r = requests("overhead: {cpu: 100m}\ncontainers:\n- resources: {requests: {cpu: 1}}\n")
+            .unwrap();
+        assert_eq!(r.cpu, 1100);
+        let r =
+            requests("runtimeClassName: kata\ncontainers:\n- resources: {requests: {cpu: 1}}\n")
+                .unwrap();
+        assert_eq!(
+            (r.cpu, r.memory),
+            (1250, 160 * MIB),
+            "RuntimeClass overhead when spec.overhead is absent"
+        );
+        let r = requests(
+            "containers:\n- resources: {limits: {cpu: 2, nvidia.com/gpu: 1}, requests: {cpu: 1}}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (r.cpu, r.get("nvidia.com/gpu")),
+            (1000, 1000),
+            "limits only fill missing requests"
+        );
+        let r = requests("resources: {requests: {cpu: 3}}\ncontainers:\n- resources: {requests: {cpu: 1, memory: 1Gi}}\n").unwrap();
+        assert_eq!(
+            (r.cpu, r.memory),
+            (3000, GIB),
+            "pod-level requests override the aggregate per resource"
+        );
+        let e = requests("containers:\n- resources: {requests: {cpu: lots}}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("spec.containers[0].resources.requests.cpu: invalid quantity \"lots\""),
+            "{e}"
+        );
+        let e = requests("containers:\n- resources: {limits: {nvidia.com/gpu: x}}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("spec.containers[0].resources.limits[nvidia.com/gpu]"),
+            "{e}"
+        );
+        let e = requests("containers:\n- resources: {requests: {cpu: -1}}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("must not be negative"), "{e}");
+    }
+
+    #[test]
+    fn synthetic_uids_are_stable_and_distinct() {
+        assert_eq!(synthetic_uid("a"), synthetic_uid("a"));
+        assert_ne!(
+            synthetic_uid("Deployment/default/x/1"),
+            synthetic_uid("Deployment/default/x/2")
+        );
+        assert_eq!(synthetic_uid("a").len(), 36);
+    }
+}

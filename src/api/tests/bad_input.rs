@@ -1,0 +1,644 @@
+//! Bad input never hurts (SPEC §6): each broken input yields one line naming the file
+//! (document), the object and the field — and nothing panics, whatever the bytes.
+
+use std::io::Cursor;
+
+use super::{data, error_of, load, load_str};
+use crate::api::load_paths;
+
+const NODEPOOL_V1: &str = r#"apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: default
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+        - {key: kubernetes.io/os, operator: In, values: [linux]}
+"#;
+
+const EC2NODECLASS_V1: &str = r#"apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  role: KarpenterNodeRole
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: c}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: c}}]
+"#;
+
+const DEPLOYMENT: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        resources: {requests: {cpu: 500m, memory: 1Gi}}
+"#;
+
+/// `basic.yaml`: the EC2NodeClass first, the (edited) NodePool second.
+fn two_docs(nodepool: &str) -> String {
+    format!("{EC2NODECLASS_V1}---\n{nodepool}")
+}
+
+#[test]
+fn the_valid_fixtures_load() {
+    let m = load_str("basic.yaml", &two_docs(NODEPOOL_V1)).unwrap();
+    m.check_references().unwrap();
+    assert_eq!(m.node_pools.len(), 1);
+    assert_eq!(load_str("web.yaml", DEPLOYMENT).unwrap().pods.len(), 2);
+}
+
+#[test]
+fn malformed_text() {
+    let e = error_of(
+        "basic.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: [a\n",
+    );
+    assert!(
+        e.starts_with("basic.yaml: malformed YAML at line 5 column 1: "),
+        "{e}"
+    );
+    let e = error_of("pods.json", "{\"apiVersion\": \"v1\", \"kind\": \"Pod\",}");
+    assert!(
+        e.starts_with("pods.json: malformed JSON at line 1 column 36: "),
+        "{e}"
+    );
+    let e = error_of(
+        "tabs.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n\tname: a\n",
+    );
+    assert!(e.starts_with("tabs.yaml: malformed YAML at line 4 column 1: found character that cannot start any token"), "{e}");
+    let e = error_of("x.yaml", "a: 1\na: 2\n");
+    assert!(
+        e.starts_with("x.yaml: malformed YAML at line 1 column 1: duplicate entry with key \"a\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn empty_inputs() {
+    for text in ["", "\n\n", "# only a comment\n", "---\n---\n"] {
+        assert_eq!(
+            error_of("empty.yaml", text),
+            "empty.yaml: no Kubernetes objects found (the input is empty or only comments)"
+        );
+    }
+    let e = load_paths(&["-".to_string()], &mut Cursor::new(Vec::new()))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "<stdin>: no Kubernetes objects found (the input is empty or only comments)"
+    );
+    assert_eq!(
+        load(&[]).unwrap_err().to_string(),
+        "-f: no input given (pass a file, a directory, or - for stdin)"
+    );
+    let dir = scratch_dir("empty-dir");
+    std::fs::write(format!("{dir}/notes.txt"), "not a manifest").unwrap();
+    assert_eq!(
+        load(&[&dir]).unwrap_err().to_string(),
+        format!("{dir}: no .yaml, .yml or .json files in this directory")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn files_that_are_not_text() {
+    let dir = scratch_dir("binary");
+    let path = format!("{dir}/garbage.yaml");
+    std::fs::write(&path, [0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0, 0]).unwrap();
+    assert_eq!(
+        load(&[&path]).unwrap_err().to_string(),
+        format!("{path}: not a YAML or JSON manifest: binary data (NUL byte at offset 7)")
+    );
+    std::fs::write(&path, [b'k', b'i', b'n', b'd', b':', b' ', 0xE9, b'\n']).unwrap();
+    assert_eq!(
+        load(&[&path]).unwrap_err().to_string(),
+        format!("{path}: not a YAML or JSON manifest: invalid UTF-8 at byte offset 6")
+    );
+    let missing = format!("{dir}/missing.yaml");
+    assert_eq!(
+        load(&[&missing]).unwrap_err().to_string(),
+        format!("{missing}: no such file or directory")
+    );
+    let e = load_paths(
+        &["-".to_string()],
+        &mut Cursor::new(b"\x00\x01\x02".to_vec()),
+    )
+    .unwrap_err()
+    .to_string();
+    assert_eq!(
+        e,
+        "<stdin>: not a YAML or JSON manifest: binary data (NUL byte at offset 0)"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn documents_that_are_not_objects() {
+    assert_eq!(
+        error_of("x.yaml", "kind: Pod\nmetadata: {name: a}\n"),
+        "x.yaml: the document has no apiVersion (every Kubernetes object needs both, as strings)"
+    );
+    assert_eq!(
+        error_of("x.yaml", "apiVersion: v1\nmetadata: {name: a}\n"),
+        "x.yaml: the document has no kind (every Kubernetes object needs both, as strings)"
+    );
+    assert_eq!(
+        error_of("x.yaml", "apiVersion: v1\nkind: 7\n"),
+        "x.yaml: the document has no kind (every Kubernetes object needs both, as strings)"
+    );
+    assert_eq!(
+        error_of("notes.yaml", "just some words\n"),
+        "notes.yaml: expected a Kubernetes object (a mapping with apiVersion and kind), found a string"
+    );
+    assert_eq!(
+        error_of("x.yaml", &format!("{DEPLOYMENT}---\n- a\n- b\n")),
+        "x.yaml (document 2): expected a Kubernetes object (a mapping with apiVersion and kind), found a list"
+    );
+}
+
+#[test]
+fn unknown_api_versions_and_kinds() {
+    assert_eq!(
+        error_of("np.yaml", &NODEPOOL_V1.replace("karpenter.sh/v1", "karpenter.sh/v2")),
+        "np.yaml: NodePool/default: unknown apiVersion \"karpenter.sh/v2\" (expected karpenter.sh/v1 or karpenter.sh/v1beta1)"
+    );
+    assert_eq!(
+        error_of("p.yaml", "apiVersion: karpenter.sh/v1\nkind: Provisioner\nmetadata: {name: default}\n"),
+        "p.yaml: Provisioner/default: unknown apiVersion \"karpenter.sh/v1\" (expected karpenter.sh/v1alpha5)"
+    );
+    assert_eq!(
+        error_of("c.yaml", "apiVersion: karpenter.k8s.aws/v1alpha5\nkind: EC2NodeClass\nmetadata: {name: a}\n"),
+        "c.yaml: EC2NodeClass/a: unknown apiVersion \"karpenter.k8s.aws/v1alpha5\" (expected karpenter.k8s.aws/v1 or karpenter.k8s.aws/v1beta1)"
+    );
+    assert_eq!(
+        error_of("np.yaml", &NODEPOOL_V1.replace("kind: NodePool", "kind: NodePools")),
+        "np.yaml: NodePools/default: unsupported kind (karpenter.sh/v1): karpenter.sh has Provisioner and Machine (v1alpha5), NodePool and NodeClaim (v1beta1, v1)"
+    );
+    let e = error_of(
+        "mon.yaml",
+        "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: web}\n",
+    );
+    assert!(e.starts_with("mon.yaml: ServiceMonitor/web: unsupported kind (monitoring.coreos.com/v1): kubectl karpenter reads Pods"), "{e}");
+    assert_eq!(
+        error_of("d.yaml", &DEPLOYMENT.replace("apps/v1", "v1")),
+        "d.yaml: Deployment/web: unknown apiVersion \"v1\" (expected apps/v1)"
+    );
+}
+
+#[test]
+fn ordinary_kinds_are_ignored_but_counted() {
+    let text = format!(
+        "apiVersion: v1\nkind: Service\nmetadata: {{name: web}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cfg, namespace: team}}\ndata: {{a: b}}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: web}}\n---\n{DEPLOYMENT}---\napiVersion: v1\nkind: Namespace\nmetadata: {{name: team, labels: {{tier: gold}}}}\n"
+    );
+    let m = load_str("app.yaml", &text).unwrap();
+    assert_eq!(
+        m.ignored,
+        [
+            "Service/web (app.yaml (document 1))",
+            "ConfigMap/team/cfg (app.yaml (document 2))",
+            "Ingress/web (app.yaml (document 3))"
+        ]
+    );
+    assert_eq!(m.pods.len(), 2);
+    assert_eq!(m.namespace_labels["team"]["tier"], "gold");
+}
+
+#[test]
+fn bad_requirements() {
+    assert_eq!(
+        error_of("basic.yaml", &two_docs(&NODEPOOL_V1.replace("operator: In, values: [linux]", "operator: Inn, values: [linux]"))),
+        "basic.yaml (document 2): NodePool/default: spec.template.spec.requirements[2].operator: unknown operator \"Inn\" (expected In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte)"
+    );
+    assert_eq!(
+        error_of("basic.yaml", &two_docs(&NODEPOOL_V1.replace("values: [spot]", "values: []"))),
+        "basic.yaml (document 2): NodePool/default: spec.template.spec.requirements[1]: requirement karpenter.sh/capacity-type: operator In needs at least one value"
+    );
+    let gt = NODEPOOL_V1.replace(
+        "- {key: kubernetes.io/os, operator: In, values: [linux]}",
+        "- {key: karpenter.k8s.aws/instance-cpu, operator: Gt, values: [many]}",
+    );
+    assert_eq!(
+        error_of("np.yaml", &gt),
+        "np.yaml: NodePool/default: spec.template.spec.requirements[2]: requirement karpenter.k8s.aws/instance-cpu: operator Gt needs exactly one non-negative integer value, got [\"many\"]"
+    );
+    let exists = NODEPOOL_V1.replace(
+        "operator: In, values: [linux]",
+        "operator: Exists, values: [linux]",
+    );
+    assert!(error_of("np.yaml", &exists).ends_with("spec.template.spec.requirements[2]: requirement kubernetes.io/os: operator Exists takes no values"));
+    let comma = NODEPOOL_V1.replace("values: [amd64]", "values: [\"amd64,arm64\"]");
+    assert!(error_of("np.yaml", &comma).contains(
+        "spec.template.spec.requirements[0].values[0]: invalid label value \"amd64,arm64\""
+    ));
+    // v1beta1 has no Gte.
+    let v1beta1 = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\n      requirements: [{key: karpenter.k8s.aws/instance-cpu, operator: Gte, values: [\"4\"]}]\n";
+    assert_eq!(
+        error_of("b.yaml", v1beta1),
+        "b.yaml: NodePool/a: spec.template.spec.requirements[0].operator: unknown operator \"Gte\" (expected In, NotIn, Exists, DoesNotExist, Gt, Lt)"
+    );
+    let missing_op = NODEPOOL_V1.replace("operator: In, values: [amd64]", "values: [amd64]");
+    assert!(error_of("np.yaml", &missing_op).ends_with("spec.template.spec.requirements[0].operator: required (expected In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte)"));
+    let min = NODEPOOL_V1.replace("values: [spot]}", "values: [spot], minValues: 3}");
+    assert!(error_of("np.yaml", &min).ends_with("spec.template.spec.requirements[1]: requirement karpenter.sh/capacity-type: minValues 3 is more than the 1 values given"));
+}
+
+#[test]
+fn restricted_labels_and_keys() {
+    let host = NODEPOOL_V1.replace("key: kubernetes.io/os", "key: kubernetes.io/hostname");
+    assert_eq!(
+        error_of("np.yaml", &host),
+        "np.yaml: NodePool/default: spec.template.spec.requirements[2].key: label \"kubernetes.io/hostname\" is restricted: kubernetes.io/hostname is set per node and cannot be required"
+    );
+    let label = NODEPOOL_V1.replace(
+        "  template:\n",
+        "  template:\n    metadata: {labels: {karpenter.sh/team: a}}\n",
+    );
+    assert_eq!(
+        error_of("np.yaml", &label),
+        "np.yaml: NodePool/default: spec.template.metadata.labels[karpenter.sh/team]: label \"karpenter.sh/team\" is restricted: the karpenter.sh domain is reserved for Karpenter"
+    );
+    let provisioner = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  labels: {karpenter.sh/provisioner-name: x}\n";
+    assert!(error_of("p.yaml", provisioner).starts_with("p.yaml: Provisioner/p: spec.labels[karpenter.sh/provisioner-name]: label \"karpenter.sh/provisioner-name\" is restricted"));
+    let bad_key = NODEPOOL_V1.replace(
+        "  template:\n",
+        "  template:\n    metadata: {labels: {\"Team Name\": a}}\n",
+    );
+    assert!(error_of("np.yaml", &bad_key)
+        .contains("spec.template.metadata.labels[Team Name]: invalid label key \"Team Name\""));
+}
+
+#[test]
+fn bad_quantities() {
+    let limits = NODEPOOL_V1.replace(
+        "spec:\n  template:",
+        "spec:\n  limits: {cpu: ten}\n  template:",
+    );
+    assert_eq!(
+        error_of("np.yaml", &limits),
+        "np.yaml: NodePool/default: spec.limits.cpu: invalid quantity \"ten\": expected a number with an optional suffix (m, k, M, G, Ki, Mi, Gi, …)"
+    );
+    let gpu = NODEPOOL_V1.replace(
+        "spec:\n  template:",
+        "spec:\n  limits: {nvidia.com/gpu: 1e99}\n  template:",
+    );
+    assert!(error_of("np.yaml", &gpu)
+        .contains("spec.limits[nvidia.com/gpu]: quantity \"1e99\" is too large"));
+    assert_eq!(
+        error_of("web.yaml", &DEPLOYMENT.replace("memory: 1Gi", "memory: 1 Gi")),
+        "web.yaml: Deployment/web: spec.template.spec.containers[0].resources.requests.memory: invalid quantity \"1 Gi\": expected a number with an optional suffix (m, k, M, G, Ki, Mi, Gi, …)"
+    );
+    let node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  capacity: {cpu: \"4\", memory: 16GiB}\n";
+    assert!(error_of("nodes.yaml", node)
+        .starts_with("nodes.yaml: Node/n1: status.capacity.memory: invalid quantity \"16GiB\""));
+    let provisioner = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  limits: {resources: {memory: lots}}\n";
+    assert!(error_of("p.yaml", provisioner).starts_with(
+        "p.yaml: Provisioner/p: spec.limits.resources.memory: invalid quantity \"lots\""
+    ));
+}
+
+#[test]
+fn bad_taints_and_tolerations() {
+    let taint = NODEPOOL_V1.replace("    spec:\n      nodeClassRef", "    spec:\n      taints: [{key: gpu, value: \"true\", effect: NoSchedul}]\n      nodeClassRef");
+    assert_eq!(
+        error_of("np.yaml", &taint),
+        "np.yaml: NodePool/default: spec.template.spec.taints[0].effect: unknown taint effect \"NoSchedul\" (expected NoSchedule, PreferNoSchedule or NoExecute)"
+    );
+    let no_effect = taint.replace(", effect: NoSchedul", "");
+    assert!(error_of("np.yaml", &no_effect).ends_with("spec.template.spec.taints[0].effect: required (expected NoSchedule, PreferNoSchedule or NoExecute)"));
+    let toleration = DEPLOYMENT.replace(
+        "      containers:",
+        "      tolerations: [{key: gpu, operator: Exist}]\n      containers:",
+    );
+    assert_eq!(
+        error_of("web.yaml", &toleration),
+        "web.yaml: Deployment/web: spec.template.spec.tolerations[0].operator: unknown operator \"Exist\" (expected Equal or Exists)"
+    );
+    let effect = DEPLOYMENT.replace(
+        "      containers:",
+        "      tolerations: [{key: gpu, effect: NoExec}]\n      containers:",
+    );
+    assert!(error_of("web.yaml", &effect)
+        .contains("spec.template.spec.tolerations[0].effect: unknown taint effect \"NoExec\""));
+}
+
+#[test]
+fn missing_and_dangling_node_class_references() {
+    let no_ref = NODEPOOL_V1.replace(
+        "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n",
+        "",
+    );
+    assert!(error_of("np.yaml", &no_ref).starts_with(
+        "np.yaml: NodePool/default: spec.template.spec.nodeClassRef: required: a NodePool must name its node class"
+    ));
+    let v1beta1 = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      requirements: []\n";
+    assert!(error_of("b.yaml", v1beta1)
+        .starts_with("b.yaml: NodePool/a: spec.template.spec.nodeClassRef: required"));
+    let nameless = NODEPOOL_V1.replace(", name: default}", "}");
+    assert!(
+        error_of("np.yaml", &nameless).ends_with("spec.template.spec.nodeClassRef.name: required")
+    );
+    // Present but pointing at a class that is not loaded.
+    let m = load_str("np.yaml", NODEPOOL_V1).unwrap();
+    assert_eq!(
+        m.check_references().unwrap_err().to_string(),
+        "np.yaml: NodePool/default: spec.template.spec.nodeClassRef: EC2NodeClass \"default\" is not in the input (no node classes were loaded)"
+    );
+    let m = load_str(
+        "basic.yaml",
+        &two_docs(&NODEPOOL_V1.replace("name: default}", "name: gpu}")),
+    )
+    .unwrap();
+    assert_eq!(
+        m.check_references().unwrap_err().to_string(),
+        "basic.yaml (document 2): NodePool/default: spec.template.spec.nodeClassRef: EC2NodeClass \"gpu\" is not in the input (loaded: EC2NodeClass/default)"
+    );
+}
+
+#[test]
+fn duplicates() {
+    assert_eq!(
+        error_of("np.yaml", &format!("{NODEPOOL_V1}---\n{NODEPOOL_V1}")),
+        "np.yaml (document 2): NodePool/default: defined twice (first in np.yaml (document 1))"
+    );
+    // The same NodePool at two API versions is still one object.
+    let beta = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: default}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\n";
+    assert!(error_of("np.yaml", &format!("{beta}---\n{NODEPOOL_V1}"))
+        .contains("NodePool/default: defined twice"));
+    // Same name, different namespaces: fine. Same namespace: not.
+    let other_ns = DEPLOYMENT.replace("name: web\nspec", "name: web\n  namespace: team\nspec");
+    assert_eq!(
+        load_str("d.yaml", &format!("{DEPLOYMENT}---\n{other_ns}"))
+            .unwrap()
+            .pods
+            .len(),
+        4
+    );
+    assert!(
+        error_of("d.yaml", &format!("{DEPLOYMENT}---\n{DEPLOYMENT}"))
+            .contains("Deployment/web: defined twice")
+    );
+    // A bare pod colliding with an expanded one.
+    let pod =
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web-1}\nspec: {containers: [{name: a}]}\n";
+    assert_eq!(
+        error_of("d.yaml", &format!("{pod}---\n{DEPLOYMENT}")),
+        "d.yaml (document 2): Deployment/web (pod default/web-1): defined twice (first in d.yaml (document 1))"
+    );
+}
+
+#[test]
+fn type_errors_name_the_field() {
+    assert_eq!(
+        error_of(
+            "web.yaml",
+            &DEPLOYMENT.replace("replicas: 2", "replicas: two")
+        ),
+        "web.yaml: Deployment/web: spec.replicas: invalid type: string \"two\", expected i64"
+    );
+    let e = error_of(
+        "np.yaml",
+        &NODEPOOL_V1.replace(
+            "      requirements:\n",
+            "      requirements: {a: b}\n      ignored:\n",
+        ),
+    );
+    assert!(e.starts_with("np.yaml: NodePool/default: spec.template.spec.requirements: invalid type: map, expected a sequence"), "{e}");
+    let e = error_of(
+        "web.yaml",
+        &DEPLOYMENT.replace(
+            "metadata: {labels: {app: web}}",
+            "metadata: {labels: {tier: [3]}}",
+        ),
+    );
+    assert_eq!(e, "web.yaml: Deployment/web: spec.template.metadata.labels.tier: invalid type: sequence, expected a string");
+    // A plain scalar where text is expected is read as text, as YAML does, from YAML and JSON.
+    let numeric = DEPLOYMENT.replace(
+        "metadata: {labels: {app: web}}",
+        "metadata: {labels: {version: 3}}",
+    );
+    assert_eq!(
+        load_str("web.yaml", &numeric).unwrap().pods[0].labels["version"],
+        "3"
+    );
+    let json = serde_json::to_string(&serde_yaml::from_str::<serde_json::Value>(&numeric).unwrap())
+        .unwrap();
+    assert!(json.contains("\"version\":3"), "{json}");
+    assert_eq!(
+        load_str("web.json", &json).unwrap().pods[0].labels["version"],
+        "3"
+    );
+    assert_eq!(
+        error_of("np.yaml", &NODEPOOL_V1.replace("metadata:\n  name: default\n", "metadata: {}\n")),
+        "np.yaml: NodePool/<unnamed>: metadata.name: required (generateName is not supported in offline input)"
+    );
+}
+
+#[test]
+fn generation_rules() {
+    let both = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  providerRef: {name: a}\n  provider: {subnetSelector: {a: b}}\n";
+    assert_eq!(
+        error_of("p.yaml", both),
+        "p.yaml: Provisioner/p: spec.provider: cannot be set together with spec.providerRef (use one of them)"
+    );
+    let ttl = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  ttlSecondsAfterEmpty: 30\n  consolidation: {enabled: true}\n";
+    assert!(error_of("p.yaml", ttl).starts_with("p.yaml: Provisioner/p: spec.ttlSecondsAfterEmpty: cannot be combined with consolidation.enabled: true"));
+    let beta = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  disruption: {consolidationPolicy: WhenUnderutilized, consolidateAfter: 30s}\n  template:\n    spec:\n      nodeClassRef: {name: default}\n";
+    assert_eq!(
+        error_of("b.yaml", beta),
+        "b.yaml: NodePool/a: spec.disruption.consolidateAfter: cannot be combined with consolidationPolicy: WhenUnderutilized"
+    );
+    let empty = beta.replace(
+        "consolidationPolicy: WhenUnderutilized, consolidateAfter: 30s",
+        "consolidationPolicy: WhenEmpty",
+    );
+    assert!(error_of("b.yaml", &empty).ends_with(
+        "spec.disruption.consolidateAfter: required with consolidationPolicy: WhenEmpty"
+    ));
+    let policy = NODEPOOL_V1.replace(
+        "spec:\n  template:",
+        "spec:\n  disruption: {consolidationPolicy: WhenUnderutilized}\n  template:",
+    );
+    assert!(error_of("np.yaml", &policy).ends_with("spec.disruption.consolidationPolicy: unknown policy \"WhenUnderutilized\" (expected WhenEmpty, WhenEmptyOrUnderutilized or Balanced)"));
+    let duration = NODEPOOL_V1.replace(
+        "    spec:\n      nodeClassRef",
+        "    spec:\n      expireAfter: 30d\n      nodeClassRef",
+    );
+    assert!(error_of("np.yaml", &duration).ends_with("spec.template.spec.expireAfter: invalid duration \"30d\" (expected a duration such as 30s, 10m, 720h or 1h30m, or Never)"));
+    let budget = NODEPOOL_V1.replace(
+        "spec:\n  template:",
+        "spec:\n  disruption: {budgets: [{nodes: \"110%\"}]}\n  template:",
+    );
+    assert!(error_of("np.yaml", &budget)
+        .contains("spec.disruption.budgets[0].nodes: invalid value \"110%\""));
+    let weight = NODEPOOL_V1.replace("spec:\n  template:", "spec:\n  weight: 0\n  template:");
+    assert!(error_of("np.yaml", &weight).ends_with("spec.weight: must be between 1 and 100, got 0"));
+
+    let no_terms = EC2NODECLASS_V1.replace("  amiSelectorTerms: [{alias: al2023@latest}]\n", "");
+    assert!(error_of("c.yaml", &no_terms).starts_with(
+        "c.yaml: EC2NodeClass/default: spec.amiSelectorTerms: required: at least one term"
+    ));
+    let bad_alias = EC2NODECLASS_V1.replace("al2023@latest", "ubuntu@latest");
+    assert!(error_of("c.yaml", &bad_alias)
+        .contains("spec.amiSelectorTerms[0].alias: unknown alias family \"ubuntu\""));
+    let conflict =
+        EC2NODECLASS_V1.replace("spec:\n  role", "spec:\n  amiFamily: Bottlerocket\n  role");
+    assert!(error_of("c.yaml", &conflict).ends_with("spec.amiFamily: \"Bottlerocket\" conflicts with the alias family \"AL2023\" (use \"AL2023\", Custom, or omit amiFamily)"));
+    let ids = EC2NODECLASS_V1.replace("[{alias: al2023@latest}]", "[{id: ami-1}]");
+    assert!(error_of("c.yaml", &ids).ends_with("spec.amiFamily: required when amiSelectorTerms has no alias (expected AL2, AL2023, Bottlerocket, Custom, Windows2019, Windows2022, Windows2025)"));
+    let identity = EC2NODECLASS_V1.replace("  role: KarpenterNodeRole\n", "");
+    assert!(error_of("c.yaml", &identity)
+        .ends_with("EC2NodeClass/default: spec: one of role or instanceProfile is required"));
+    let tags = EC2NODECLASS_V1.replace(
+        "spec:\n  role",
+        "spec:\n  tags: {karpenter.sh/nodepool: x}\n  role",
+    );
+    assert!(error_of("c.yaml", &tags)
+        .contains("spec.tags[karpenter.sh/nodepool]: tag \"karpenter.sh/nodepool\" is restricted"));
+    let family = "apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {name: t}\nspec: {amiFamily: AL2023}\n";
+    assert!(error_of("t.yaml", family).ends_with("spec.amiFamily: unknown AMI family \"AL2023\" (expected AL2, Bottlerocket, Ubuntu, Windows2019, Windows2022, Custom)"));
+}
+
+#[test]
+fn lists_name_the_item() {
+    let list = format!(
+        "{{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{}, {{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {{\"name\": \"p\"}}, \"spec\": {{\"tolerations\": [{{\"key\": \"a\", \"effect\": \"Never\"}}]}}}}]}}",
+        serde_json::to_string(&serde_yaml::from_str::<serde_json::Value>(DEPLOYMENT).unwrap()).unwrap()
+    );
+    assert_eq!(
+        error_of("all.json", &list),
+        "all.json (items[1]): Pod/p: spec.tolerations[0].effect: unknown taint effect \"Never\" (expected NoSchedule, PreferNoSchedule or NoExecute)"
+    );
+    let ok = list.replace("\"effect\": \"Never\"", "\"effect\": \"NoSchedule\"");
+    let m = load_str("all.json", &ok).unwrap();
+    assert_eq!((m.pods.len(), m.pods[2].name.as_str()), (3, "p"));
+    assert!(
+        error_of("l.yaml", "apiVersion: v1\nkind: List\nitems: {a: 1}\n")
+            .ends_with("List/<unnamed>: items: expected a list of objects, found a mapping")
+    );
+}
+
+#[test]
+fn absurd_replica_counts_fail_fast() {
+    let e = error_of(
+        "web.yaml",
+        &DEPLOYMENT.replace("replicas: 2", "replicas: 100000000"),
+    );
+    assert_eq!(e, "web.yaml: Deployment/web: spec.replicas: 100000000 pods is more than this tool expands in one load (1000000 in total)");
+    let e = error_of(
+        "web.yaml",
+        &DEPLOYMENT.replace("replicas: 2", "replicas: -1"),
+    );
+    assert_eq!(
+        e,
+        "web.yaml: Deployment/web: spec.replicas: must not be negative, got -1"
+    );
+}
+
+/// A fresh directory under the system temp dir for one test.
+fn scratch_dir(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!(
+        "kubectl-karpenter-api-{}-{name}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.to_string_lossy().into_owned()
+}
+
+/// xorshift64*: deterministic, no dependency.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Loads arbitrary bytes through the same path as `-f -`; only the absence of a panic matters.
+fn load_bytes(bytes: Vec<u8>) {
+    if let Err(e) = load_paths(&["-".to_string()], &mut Cursor::new(bytes)) {
+        assert!(!e.to_string().contains('\n'), "multi-line error: {e}");
+    }
+}
+
+#[test]
+fn random_bytes_and_mutated_manifests_never_panic() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..2000 {
+        let len = rng.below(300);
+        load_bytes((0..len).map(|_| rng.next() as u8).collect());
+    }
+    // Mutations of real manifests reach the deeper layers (typed decoding, validation).
+    const SIGNIFICANT: &[u8] = b":-[]{}\n #&*!|>'\"%@`,?0123456789abcxyz\t";
+    let mut corpus: Vec<String> = vec![two_docs(NODEPOOL_V1), DEPLOYMENT.to_string()];
+    for dir in [
+        "examples/v1alpha5",
+        "examples/v1beta1",
+        "examples/v1",
+        "examples/workloads",
+    ] {
+        let mut files: Vec<_> = std::fs::read_dir(data(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        corpus.extend(files.iter().map(|f| std::fs::read_to_string(f).unwrap()));
+    }
+    for text in &corpus {
+        let bytes = text.as_bytes();
+        for _ in 0..40 {
+            let mut m = bytes.to_vec();
+            let at = rng.below(m.len());
+            match rng.below(4) {
+                0 => m.truncate(at),
+                1 => m.insert(at, SIGNIFICANT[rng.below(SIGNIFICANT.len())]),
+                2 => {
+                    m.remove(at.min(m.len().saturating_sub(1)));
+                }
+                _ => {
+                    let end = (at + rng.below(40)).min(m.len());
+                    let chunk: Vec<u8> = m[at..end].to_vec();
+                    let to = rng.below(m.len());
+                    m.splice(to..to, chunk);
+                }
+            }
+            load_bytes(m);
+        }
+    }
+    // Values of the wrong type in every position a manifest can hold one.
+    for text in &corpus {
+        for replacement in [
+            "[]",
+            "{}",
+            "-1",
+            "\"\"",
+            "null",
+            "99999999999999999999",
+            "x: [",
+            "1.5",
+        ] {
+            for (i, _) in text.match_indices(": ").take(20) {
+                let end = text[i + 2..].find('\n').map_or(text.len(), |e| i + 2 + e);
+                load_bytes(format!("{}: {replacement}{}", &text[..i], &text[end..]).into_bytes());
+            }
+        }
+    }
+}

@@ -1,0 +1,495 @@
+//! Workloads, bare pods, nodes and NodeClaims → model.
+
+use super::load_str;
+use crate::model::pod::{HostPort, WhenUnsatisfiable};
+use crate::model::quantity::GIB;
+use crate::model::requirements::Operator;
+use crate::model::selector::SelectorOp;
+use crate::model::taints::{Effect, Taint, Toleration};
+
+const RICH: &str = r#"apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+  namespace: data
+spec:
+  replicas: 3
+  template:
+    metadata:
+      labels: {app: db}
+      annotations: {karpenter.sh/do-not-disrupt: "true"}
+    spec:
+      priorityClassName: critical
+      terminationGracePeriodSeconds: 30
+      nodeSelector: {karpenter.sh/capacity-type: on-demand}
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - {key: kubernetes.io/arch, operator: In, values: [arm64]}
+            - matchExpressions:
+              - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+          preferredDuringSchedulingIgnoredDuringExecution:
+          - weight: 50
+            preference:
+              matchExpressions:
+              - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {matchLabels: {app: db}}
+            topologyKey: kubernetes.io/hostname
+          preferredDuringSchedulingIgnoredDuringExecution:
+          - weight: 10
+            podAffinityTerm:
+              labelSelector:
+                matchExpressions: [{key: app, operator: In, values: [db]}]
+              namespaceSelector: {}
+              topologyKey: topology.kubernetes.io/zone
+        podAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {matchLabels: {app: cache}}
+            namespaces: [cache]
+            topologyKey: topology.kubernetes.io/zone
+      tolerations:
+      - {key: dedicated, operator: Equal, value: db, effect: NoSchedule}
+      - {operator: Exists}
+      topologySpreadConstraints:
+      - maxSkew: 1
+        topologyKey: topology.kubernetes.io/zone
+        whenUnsatisfiable: ScheduleAnyway
+        labelSelector: {matchLabels: {app: db}}
+        minDomains: 3
+        matchLabelKeys: [pod-template-hash]
+        nodeAffinityPolicy: Ignore
+        nodeTaintsPolicy: Honor
+      initContainers:
+      - name: migrate
+        resources: {requests: {cpu: "2", memory: 512Mi}}
+      containers:
+      - name: db
+        resources: {requests: {cpu: 500m, memory: 2Gi}}
+        ports:
+        - {containerPort: 5432, hostPort: 5432}
+        - {containerPort: 9000, hostPort: 9000, protocol: UDP, hostIP: 10.0.0.1}
+        - {containerPort: 8080}
+"#;
+
+#[test]
+fn a_statefulset_expands_with_every_scheduling_constraint() {
+    let m = load_str("db.yaml", RICH).unwrap();
+    assert_eq!(
+        m.pods.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(),
+        ["db-0", "db-1", "db-2"]
+    );
+    let p = &m.pods[0];
+    assert_eq!(p.namespace, "data");
+    assert_eq!(p.key(), "data/db-0");
+    assert_eq!(
+        p.owner.as_ref().map(|o| (o.kind.as_str(), o.name.as_str())),
+        Some(("StatefulSet", "db"))
+    );
+    assert_eq!(
+        (p.requests.cpu, p.requests.memory, p.requests.pods),
+        (2000, 2 * GIB, 1000)
+    );
+    assert_eq!(p.priority_class_name.as_deref(), Some("critical"));
+    assert_eq!(p.termination_grace_period_seconds, Some(30));
+    assert_eq!(p.do_not_disrupt.as_deref(), Some("true"));
+    assert_eq!(p.node_selector["karpenter.sh/capacity-type"], "on-demand");
+    assert_eq!(p.required_node_affinity.len(), 2);
+    assert_eq!(p.required_node_affinity[1][0].values, ["amd64"]);
+    assert_eq!(p.preferred_node_affinity[0].weight, 50);
+    assert_eq!(
+        p.preferred_node_affinity[0].term[0].key,
+        "topology.kubernetes.io/zone"
+    );
+    assert_eq!(
+        p.pod_anti_affinity[0].topology_key,
+        "kubernetes.io/hostname"
+    );
+    assert_eq!(
+        p.pod_anti_affinity[0]
+            .label_selector
+            .as_ref()
+            .unwrap()
+            .match_labels["app"],
+        "db"
+    );
+    let pref = &p.preferred_pod_anti_affinity[0];
+    assert_eq!(pref.weight, 10);
+    assert_eq!(
+        pref.term.label_selector.as_ref().unwrap().match_expressions[0].op,
+        SelectorOp::In
+    );
+    assert_eq!(
+        pref.term.namespace_selector,
+        Some(Default::default()),
+        "empty namespaceSelector = all namespaces"
+    );
+    assert_eq!(p.pod_affinity[0].namespaces, ["cache"]);
+    assert_eq!(
+        p.tolerations,
+        [
+            Toleration::equal("dedicated", "db", Some(Effect::NoSchedule)),
+            Toleration::exists("", None)
+        ]
+    );
+    let s = &p.topology_spread[0];
+    assert_eq!(
+        (s.max_skew, s.topology_key.as_str()),
+        (1, "topology.kubernetes.io/zone")
+    );
+    assert_eq!(s.when_unsatisfiable, WhenUnsatisfiable::ScheduleAnyway);
+    assert_eq!(s.min_domains, Some(3));
+    assert_eq!(s.match_label_keys, ["pod-template-hash"]);
+    assert!(s.honor_taints && s.ignore_node_affinity);
+    assert_eq!(
+        p.host_ports,
+        [
+            HostPort {
+                ip: "0.0.0.0".into(),
+                port: 5432,
+                protocol: "TCP".into()
+            },
+            HostPort {
+                ip: "10.0.0.1".into(),
+                port: 9000,
+                protocol: "UDP".into()
+            },
+        ]
+    );
+    assert!(p.unsupported.is_none());
+    assert!(p.is_provisionable());
+}
+
+#[test]
+fn match_fields_marks_the_pod_instead_of_failing_the_load() {
+    let text = RICH.replace(
+        "            - matchExpressions:\n              - {key: kubernetes.io/arch, operator: In, values: [amd64]}\n",
+        "            - matchFields:\n              - {key: metadata.name, operator: In, values: [node-1]}\n",
+    );
+    let m = load_str("db.yaml", &text).unwrap();
+    let p = &m.pods[0];
+    assert_eq!(
+        p.required_node_affinity.len(),
+        1,
+        "the matchFields term is left out"
+    );
+    assert_eq!(
+        p.unsupported.as_deref(),
+        Some("spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[1].matchFields is not supported by Karpenter (use matchExpressions on node labels)")
+    );
+    let bad_op = RICH.replace(
+        "operator: In, values: [arm64]",
+        "operator: Gte, values: [\"1\"]",
+    );
+    let e = super::error_of("db.yaml", &bad_op);
+    assert_eq!(
+        e,
+        "db.yaml: StatefulSet/data/db: spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: unknown operator \"Gte\" (expected In, NotIn, Exists, DoesNotExist, Gt, Lt)"
+    );
+    let spread = RICH.replace(
+        "whenUnsatisfiable: ScheduleAnyway",
+        "whenUnsatisfiable: Sometimes",
+    );
+    assert!(super::error_of("db.yaml", &spread).ends_with("spec.template.spec.topologySpreadConstraints[0].whenUnsatisfiable: unknown value \"Sometimes\" (expected DoNotSchedule or ScheduleAnyway)"));
+    let selector = RICH.replace(
+        "operator: In, values: [db]}]",
+        "operator: Within, values: [db]}]",
+    );
+    assert!(super::error_of("db.yaml", &selector).contains(
+        "podAffinityTerm.labelSelector.matchExpressions[0].operator: unknown operator \"Within\""
+    ));
+}
+
+#[test]
+fn jobs_daemonsets_and_replicasets() {
+    let text = r#"apiVersion: batch/v1
+kind: Job
+metadata: {name: batch}
+spec:
+  parallelism: 4
+  completions: 3
+  template:
+    spec:
+      containers: [{name: a, resources: {requests: {cpu: 1}}}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: suspended}
+spec:
+  suspend: true
+  template: {spec: {containers: [{name: a}]}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: single}
+spec:
+  template: {spec: {containers: [{name: a}]}}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: logs, namespace: kube-system}
+spec:
+  template:
+    metadata: {labels: {app: logs}}
+    spec:
+      hostNetwork: true
+      tolerations: [{operator: Exists}]
+      containers:
+      - name: agent
+        resources: {requests: {cpu: 100m, memory: 128Mi}}
+        ports: [{containerPort: 2020}]
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: rs}
+spec:
+  template: {spec: {containers: [{name: a}]}}
+"#;
+    let m = load_str("mix.yaml", text).unwrap();
+    let names: Vec<_> = m.pods.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["batch-0", "batch-1", "batch-2", "single-0", "rs-0"],
+        "parallelism capped by completions"
+    );
+    assert_eq!(m.pods[0].owner.as_ref().unwrap().kind, "Job");
+    assert_eq!(m.pods[4].owner.as_ref().unwrap().kind, "ReplicaSet");
+    assert_eq!(m.daemonsets.len(), 1);
+    let ds = &m.daemonsets[0];
+    assert_eq!(
+        (ds.name.as_str(), ds.namespace.as_str()),
+        ("logs", "kube-system")
+    );
+    assert!(ds.is_daemonset_pod());
+    assert!(!ds.is_provisionable());
+    assert_eq!((ds.requests.cpu, ds.requests.pods), (100, 1000));
+    assert_eq!(
+        ds.host_ports[0].port, 2020,
+        "hostNetwork turns container ports into host ports"
+    );
+    assert!(m
+        .pods
+        .iter()
+        .all(|p| p.is_provisionable() && p.node_name.is_none()));
+}
+
+#[test]
+fn bare_pods_bound_pending_and_set_aside() {
+    let text = r#"apiVersion: v1
+kind: Pod
+metadata: {name: running, namespace: web, uid: "1234", creationTimestamp: "2024-01-01T00:00:00Z"}
+spec:
+  nodeName: ip-10-0-0-1
+  containers: [{name: a, resources: {requests: {cpu: 250m}}}]
+status:
+  phase: Running
+  conditions: [{type: PodScheduled, status: "True"}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: waiting, annotations: {karpenter.sh/do-not-evict: "true"}}
+spec: {containers: [{name: a}]}
+status:
+  phase: Running
+  conditions: [{type: PodScheduled, status: "True"}]
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: ds-pod
+  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: logs, controller: true}]
+spec: {containers: [{name: a}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: nominated, deletionTimestamp: "2024-01-01T00:00:00Z"}
+spec: {containers: [{name: a}]}
+status: {nominatedNodeName: ip-10-0-0-2}
+"#;
+    let m = load_str("pods.yaml", text).unwrap();
+    assert_eq!(m.bound_pods.len(), 1);
+    let b = &m.bound_pods[0];
+    assert_eq!(
+        (b.key().as_str(), b.uid.as_str(), b.node_name.as_deref()),
+        ("web/running", "1234", Some("ip-10-0-0-1"))
+    );
+    assert_eq!(b.scheduled_condition, Some(("True".into(), String::new())));
+    assert_eq!(
+        b.creation_timestamp.as_deref(),
+        Some("2024-01-01T00:00:00Z")
+    );
+    assert_eq!(m.pods.len(), 1);
+    let w = &m.pods[0];
+    assert_eq!(w.name, "waiting");
+    assert_eq!(
+        w.scheduled_condition,
+        Some(("False".into(), "Unschedulable".into())),
+        "pending whatever its status says"
+    );
+    assert_eq!(w.do_not_disrupt.as_deref(), Some("true"));
+    assert_eq!(
+        m.ignored,
+        [
+            "Pod/ds-pod (pods.yaml (document 3)): owned by DaemonSet logs, which Karpenter does not provision for",
+            "Pod/nominated (pods.yaml (document 4)): nominated to node ip-10-0-0-2 by the scheduler",
+        ]
+    );
+}
+
+#[test]
+fn nodes_and_nodeclaims() {
+    let text = r#"apiVersion: v1
+kind: Node
+metadata:
+  name: ip-10-0-0-1
+  labels: {karpenter.sh/nodepool: default, karpenter.sh/initialized: "true", node.kubernetes.io/instance-type: c6a.2xlarge}
+  annotations: {karpenter.sh/nodepool-hash: "123"}
+  creationTimestamp: "2024-08-03T08:10:00Z"
+spec:
+  providerID: aws:///us-east-1a/i-0abc
+  unschedulable: true
+  taints: [{key: karpenter.sh/disrupted, effect: NoSchedule}]
+status:
+  capacity: {cpu: "8", memory: 16Gi, pods: "58"}
+  allocatable: {cpu: 7910m, memory: 15Gi, pods: "58"}
+  conditions: [{type: Ready, status: "True"}]
+---
+apiVersion: v1
+kind: Node
+metadata: {name: managed-not-ready, labels: {karpenter.sh/provisioner-name: default}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: unmanaged}
+---
+apiVersion: karpenter.sh/v1
+kind: NodeClaim
+metadata:
+  name: default-abcde
+  labels: {karpenter.sh/nodepool: default}
+  annotations: {karpenter.k8s.aws/ec2nodeclass-hash: "42"}
+spec:
+  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+  requirements:
+  - {key: karpenter.sh/nodepool, operator: In, values: [default]}
+  - {key: node.kubernetes.io/instance-type, operator: In, values: [c6a.2xlarge]}
+  expireAfter: 720h
+status:
+  nodeName: ip-10-0-0-1
+  providerID: aws:///us-east-1a/i-0abc
+  imageID: ami-0123
+  capacity: {cpu: "8"}
+  conditions: [{type: Drifted, status: "True", reason: AMIDrift}]
+---
+apiVersion: karpenter.sh/v1alpha5
+kind: Machine
+metadata: {name: default-xyz, labels: {karpenter.sh/provisioner-name: default}}
+spec:
+  machineTemplateRef: {name: oldnode}
+"#;
+    let m = load_str("cluster.yaml", text).unwrap();
+    let n = &m.nodes[0];
+    assert_eq!(n.instance_id(), Some("i-0abc"));
+    assert_eq!(n.node_pool(), Some("default"));
+    assert!(n.ready && n.initialized && n.unschedulable);
+    assert_eq!(
+        n.taints,
+        [
+            Taint::new("karpenter.sh/disrupted", "", Effect::NoSchedule),
+            Taint::new("node.kubernetes.io/unschedulable", "", Effect::NoSchedule)
+        ]
+    );
+    assert_eq!(
+        (n.capacity.cpu, n.allocatable.cpu, n.capacity.pods),
+        (8000, 7910, 58_000)
+    );
+    assert_eq!(n.annotations["karpenter.sh/nodepool-hash"], "123");
+    assert_eq!(
+        n.creation_timestamp.as_deref(),
+        Some("2024-08-03T08:10:00Z")
+    );
+    assert!(
+        !m.nodes[1].initialized && !m.nodes[1].ready,
+        "managed nodes wait for karpenter.sh/initialized"
+    );
+    assert!(
+        m.nodes[2].initialized,
+        "unmanaged nodes count as initialized"
+    );
+
+    let c = &m.node_claims[0];
+    assert_eq!(
+        (c.name.as_str(), c.nodepool.as_deref()),
+        ("default-abcde", Some("default"))
+    );
+    assert_eq!(c.requirements[1].operator, Operator::In);
+    assert_eq!(c.node_class_ref.as_ref().unwrap().name, "default");
+    assert_eq!(c.provider_id.as_deref(), Some("aws:///us-east-1a/i-0abc"));
+    assert_eq!(
+        (c.node_name.as_deref(), c.image_id.as_deref()),
+        (Some("ip-10-0-0-1"), Some("ami-0123"))
+    );
+    assert_eq!(c.conditions["Drifted"], "True");
+    assert_eq!(c.expire_after.as_deref(), Some("720h"));
+    let machine = &m.node_claims[1];
+    assert_eq!(machine.nodepool.as_deref(), Some("default"));
+    let r = machine.node_class_ref.as_ref().unwrap();
+    assert_eq!(
+        (r.kind.as_str(), r.name.as_str()),
+        ("AWSNodeTemplate", "oldnode")
+    );
+}
+
+#[test]
+fn inline_provider_and_runtime_class() {
+    let text = r#"apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata: {name: legacy}
+spec:
+  ttlSecondsAfterEmpty: 30
+  provider:
+    amiFamily: Bottlerocket
+    subnetSelector: {aws-ids: "subnet-1,subnet-2"}
+    securityGroupSelector: {karpenter.sh/discovery: "*"}
+    instanceProfile: KarpenterProfile
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: gvisor}
+handler: runsc
+overhead: {podFixed: {cpu: 250m, memory: 64Mi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: sandboxed}
+spec:
+  runtimeClassName: gvisor
+  containers: [{name: a, resources: {requests: {cpu: 1}}}]
+"#;
+    let m = load_str("legacy.yaml", text).unwrap();
+    m.check_references().unwrap();
+    let p = &m.node_pools[0];
+    let r = p.node_class_ref.as_ref().unwrap();
+    assert_eq!(
+        (r.kind.as_str(), r.name.as_str()),
+        ("Provisioner", "legacy")
+    );
+    assert_eq!(p.disruption.consolidation_policy, "WhenEmpty");
+    assert_eq!(p.disruption.consolidate_after.as_deref(), Some("30s"));
+    assert_eq!(p.expire_after.as_deref(), Some("Never"));
+    let c = &m.node_classes[0];
+    assert_eq!(
+        (c.kind.as_str(), c.name.as_str(), c.ami_family.as_deref()),
+        ("Provisioner", "legacy", Some("Bottlerocket"))
+    );
+    assert_eq!(c.subnet_selector_terms.len(), 2);
+    assert_eq!(
+        c.security_group_selector_terms[0].tags["karpenter.sh/discovery"],
+        "*"
+    );
+    assert_eq!(c.instance_profile.as_deref(), Some("KarpenterProfile"));
+    assert_eq!(m.pods[0].requests.cpu, 1250, "RuntimeClass overhead added");
+}

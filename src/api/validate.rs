@@ -1,0 +1,549 @@
+//! Field-level checks and conversions shared by every generation: requirements, labels,
+//! taints, quantities, durations, kubelet settings and budgets. Each returns the model value or
+//! an [`InputError`] naming the exact field, so a typo is reported where it was made instead of
+//! surfacing later as a puzzling plan.
+
+use std::collections::BTreeMap;
+
+use super::error::{Ctx, InputError};
+use super::meta::{
+    BudgetSpec, KubeletConfiguration, RequirementSpec, ResourceList, StringMap, TaintSpec,
+};
+use crate::model::labels;
+use crate::model::nodepool::{Budget, KubeletConfig};
+use crate::model::quantity::parse_milli;
+use crate::model::requirements::{NodeSelectorRequirement, Operator};
+use crate::model::resources::Resources;
+use crate::model::taints::{Effect, Taint};
+
+/// The operators an API accepts, in the order the API documents them.
+pub(crate) const NODEPOOL_OPERATORS_V1: &[Operator] = &[
+    Operator::In,
+    Operator::NotIn,
+    Operator::Exists,
+    Operator::DoesNotExist,
+    Operator::Gt,
+    Operator::Lt,
+    Operator::Gte,
+    Operator::Lte,
+];
+
+/// v1alpha5, v1beta1 and pods: no `Gte`/`Lte`.
+pub(crate) const CLASSIC_OPERATORS: &[Operator] = &[
+    Operator::In,
+    Operator::NotIn,
+    Operator::Exists,
+    Operator::DoesNotExist,
+    Operator::Gt,
+    Operator::Lt,
+];
+
+fn operator_list(allowed: &[Operator]) -> String {
+    allowed
+        .iter()
+        .map(|o| o.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `path.key` for plain keys, `path[key]` for keys with dots or slashes (label keys, extended
+/// resource names), so the path stays unambiguous.
+pub(crate) fn key_path(path: &str, key: &str) -> String {
+    if !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        format!("{path}.{key}")
+    } else {
+        format!("{path}[{key}]")
+    }
+}
+
+/// The name part of a qualified name / label value: alphanumerics, `-`, `_`, `.`, starting and
+/// ending with an alphanumeric, at most 63 characters.
+fn valid_name_segment(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// A DNS subdomain: lowercase alphanumerics, `-`, `.`, at most 253 characters.
+fn valid_dns_subdomain(s: &str) -> bool {
+    s.len() <= 253
+        && s.split('.').all(|part| {
+            let b = part.as_bytes();
+            !b.is_empty()
+                && b.len() <= 63
+                && b[0].is_ascii_alphanumeric()
+                && b[b.len() - 1].is_ascii_alphanumeric()
+                && b.iter()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        })
+}
+
+/// Why `key` is not a valid label key (Kubernetes' `IsQualifiedName`).
+pub(crate) fn label_key_problem(key: &str) -> Option<String> {
+    let (prefix, name) = match key.split_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, key),
+    };
+    if let Some(p) = prefix {
+        if !valid_dns_subdomain(p) {
+            return Some(format!(
+                "invalid label key {key:?}: the prefix must be a DNS subdomain (lowercase letters, digits, '-', '.')"
+            ));
+        }
+    }
+    if !valid_name_segment(name) {
+        return Some(format!(
+            "invalid label key {key:?}: the name must be 1-63 characters of letters, digits, '-', '_', '.', starting and ending with a letter or digit"
+        ));
+    }
+    None
+}
+
+/// Why `value` is not a valid label value (empty is valid).
+pub(crate) fn label_value_problem(value: &str) -> Option<String> {
+    if value.is_empty() || valid_name_segment(value) {
+        None
+    } else {
+        Some(format!(
+            "invalid label value {value:?}: at most 63 characters of letters, digits, '-', '_', '.', starting and ending with a letter or digit"
+        ))
+    }
+}
+
+/// Converts and checks a requirement list (`path` is the list's field path).
+///
+/// `restricted` applies the NodePool label restrictions (KARPENTER.md §1.5); `min_values` says
+/// whether the generation has `minValues` (v1alpha5 does not, so it is ignored there as the API
+/// server would prune it).
+pub(crate) fn requirements(
+    ctx: &Ctx,
+    path: &str,
+    specs: &[RequirementSpec],
+    allowed: &[Operator],
+    restricted: bool,
+    min_values: bool,
+) -> Result<Vec<NodeSelectorRequirement>, InputError> {
+    let mut out = Vec::with_capacity(specs.len());
+    for (i, spec) in specs.iter().enumerate() {
+        let at = format!("{path}[{i}]");
+        let key = match spec.key.as_deref() {
+            Some(k) if !k.is_empty() => k,
+            _ => return Err(ctx.invalid(format!("{at}.key"), "required")),
+        };
+        if let Some(problem) = label_key_problem(key) {
+            return Err(ctx.invalid(format!("{at}.key"), problem));
+        }
+        if restricted {
+            if let Some(why) = labels::restricted_reason(key) {
+                return Err(ctx.invalid(
+                    format!("{at}.key"),
+                    format!("label {key:?} is restricted: {why}"),
+                ));
+            }
+        }
+        let operator = parse_operator(
+            ctx,
+            &format!("{at}.operator"),
+            spec.operator.as_deref(),
+            allowed,
+        )?;
+        let values = spec.values.clone().unwrap_or_default();
+        for (j, v) in values.iter().enumerate() {
+            if let Some(problem) = label_value_problem(v) {
+                return Err(ctx.invalid(format!("{at}.values[{j}]"), problem));
+            }
+        }
+        let min = match (min_values, spec.min_values) {
+            (true, Some(n)) => Some(
+                u32::try_from(n)
+                    .ok()
+                    .filter(|n| (1..=50).contains(n))
+                    .ok_or_else(|| {
+                        ctx.invalid(
+                            format!("{at}.minValues"),
+                            format!("must be between 1 and 50, got {n}"),
+                        )
+                    })?,
+            ),
+            _ => None,
+        };
+        let req = NodeSelectorRequirement {
+            key: key.to_string(),
+            operator,
+            values,
+            min_values: min,
+        };
+        req.validate().map_err(|e| ctx.invalid(at.clone(), e))?;
+        out.push(req);
+    }
+    Ok(out)
+}
+
+/// Parses an operator, naming the expected ones when it is missing or unknown.
+pub(crate) fn parse_operator(
+    ctx: &Ctx,
+    path: &str,
+    text: Option<&str>,
+    allowed: &[Operator],
+) -> Result<Operator, InputError> {
+    let expected = operator_list(allowed);
+    let text = text.ok_or_else(|| ctx.invalid(path, format!("required (expected {expected})")))?;
+    match Operator::parse(text) {
+        Some(op) if allowed.contains(&op) => Ok(op),
+        _ => Err(ctx.invalid(
+            path,
+            format!("unknown operator {text:?} (expected {expected})"),
+        )),
+    }
+}
+
+/// Checks a label map (`restricted` applies the NodePool restrictions).
+pub(crate) fn label_map(
+    ctx: &Ctx,
+    path: &str,
+    map: &StringMap,
+    restricted: bool,
+) -> Result<(), InputError> {
+    for (k, v) in map {
+        let at = key_path(path, k);
+        if let Some(problem) = label_key_problem(k) {
+            return Err(ctx.invalid(at, problem));
+        }
+        if let Some(problem) = label_value_problem(v) {
+            return Err(ctx.invalid(at, problem));
+        }
+        if restricted {
+            if let Some(why) = labels::restricted_reason(k) {
+                return Err(ctx.invalid(at, format!("label {k:?} is restricted: {why}")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Parses a taint effect strictly.
+pub(crate) fn effect(ctx: &Ctx, path: &str, text: Option<&str>) -> Result<Effect, InputError> {
+    const EXPECTED: &str = "expected NoSchedule, PreferNoSchedule or NoExecute";
+    match text {
+        None | Some("") => Err(ctx.invalid(path, format!("required ({EXPECTED})"))),
+        Some(t) => Effect::parse(t)
+            .ok_or_else(|| ctx.invalid(path, format!("unknown taint effect {t:?} ({EXPECTED})"))),
+    }
+}
+
+/// Converts a taint list.
+pub(crate) fn taints(ctx: &Ctx, path: &str, specs: &[TaintSpec]) -> Result<Vec<Taint>, InputError> {
+    specs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let at = format!("{path}[{i}]");
+            let key = match t.key.as_deref() {
+                Some(k) if !k.is_empty() => k,
+                _ => return Err(ctx.invalid(format!("{at}.key"), "required")),
+            };
+            if let Some(problem) = label_key_problem(key) {
+                return Err(ctx.invalid(
+                    format!("{at}.key"),
+                    problem.replace("label key", "taint key"),
+                ));
+            }
+            let effect = effect(ctx, &format!("{at}.effect"), t.effect.as_deref())?;
+            Ok(Taint::new(key, t.value.as_deref().unwrap_or(""), effect))
+        })
+        .collect()
+}
+
+/// Parses one quantity.
+pub(crate) fn quantity(ctx: &Ctx, path: &str, text: &str) -> Result<i64, InputError> {
+    parse_milli(text).map_err(|e| ctx.invalid(path, e.to_string()))
+}
+
+/// A ResourceList as milli-units per resource name (NodePool limits keep unknown names).
+pub(crate) fn milli_map(
+    ctx: &Ctx,
+    path: &str,
+    list: &ResourceList,
+) -> Result<BTreeMap<String, i64>, InputError> {
+    list.iter()
+        .map(|(name, q)| {
+            Ok((
+                name.clone(),
+                quantity(ctx, &key_path(path, name), &q.as_text())?,
+            ))
+        })
+        .collect()
+}
+
+/// A ResourceList as [`Resources`].
+pub(crate) fn resources(
+    ctx: &Ctx,
+    path: &str,
+    list: Option<&ResourceList>,
+) -> Result<Resources, InputError> {
+    let mut out = Resources::new();
+    for (name, q) in list.into_iter().flatten() {
+        out.set(name, quantity(ctx, &key_path(path, name), &q.as_text())?);
+    }
+    Ok(out)
+}
+
+/// Whether `text` matches `^([0-9]+(s|m|h))+$` (Karpenter's duration pattern).
+fn is_duration(text: &str) -> bool {
+    let mut digits = 0usize;
+    let mut parts = 0usize;
+    for c in text.chars() {
+        match c {
+            '0'..='9' => digits += 1,
+            's' | 'm' | 'h' if digits > 0 => {
+                digits = 0;
+                parts += 1;
+            }
+            _ => return false,
+        }
+    }
+    digits == 0 && parts > 0
+}
+
+/// Checks a duration field; `never` allows the literal `Never`.
+pub(crate) fn duration(
+    ctx: &Ctx,
+    path: &str,
+    text: &str,
+    never: bool,
+) -> Result<String, InputError> {
+    if is_duration(text) || (never && text == "Never") {
+        Ok(text.to_string())
+    } else {
+        let expected = if never {
+            "a duration such as 30s, 10m, 720h or 1h30m, or Never"
+        } else {
+            "a duration such as 30s, 10m or 1h30m"
+        };
+        Err(ctx.invalid(
+            path,
+            format!("invalid duration {text:?} (expected {expected})"),
+        ))
+    }
+}
+
+/// Converts kubelet settings.
+pub(crate) fn kubelet(
+    ctx: &Ctx,
+    path: &str,
+    k: &KubeletConfiguration,
+) -> Result<KubeletConfig, InputError> {
+    let non_negative = |field: &str, v: Option<i64>| match v {
+        Some(n) if n < 0 => Err(ctx.invalid(
+            format!("{path}.{field}"),
+            format!("must not be negative, got {n}"),
+        )),
+        _ => Ok(v),
+    };
+    Ok(KubeletConfig {
+        max_pods: non_negative("maxPods", k.max_pods)?,
+        pods_per_core: non_negative("podsPerCore", k.pods_per_core)?,
+        system_reserved: resources(
+            ctx,
+            &format!("{path}.systemReserved"),
+            k.system_reserved.as_ref(),
+        )?,
+        kube_reserved: resources(
+            ctx,
+            &format!("{path}.kubeReserved"),
+            k.kube_reserved.as_ref(),
+        )?,
+        eviction_hard: k.eviction_hard.clone().unwrap_or_default(),
+        eviction_soft: k.eviction_soft.clone().unwrap_or_default(),
+        cluster_dns: k.cluster_dns.clone().unwrap_or_default(),
+    })
+}
+
+/// Whether `nodes` matches `^((100|[0-9]{1,2})%|[0-9]+)$`.
+fn is_budget_nodes(text: &str) -> bool {
+    match text.strip_suffix('%') {
+        Some(pct) => {
+            !pct.is_empty()
+                && pct.len() <= 3
+                && pct.chars().all(|c| c.is_ascii_digit())
+                && pct.parse::<u32>().is_ok_and(|n| n <= 100)
+        }
+        None => !text.is_empty() && text.chars().all(|c| c.is_ascii_digit()),
+    }
+}
+
+/// Converts budgets; an absent list gets the API default `[{nodes: 10%}]`.
+pub(crate) fn budgets(
+    ctx: &Ctx,
+    path: &str,
+    specs: Option<&[BudgetSpec]>,
+) -> Result<Vec<Budget>, InputError> {
+    let Some(specs) = specs else {
+        return Ok(vec![Budget {
+            nodes: "10%".into(),
+            ..Budget::default()
+        }]);
+    };
+    specs
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let at = format!("{path}[{i}]");
+            let nodes = b.nodes.as_ref().map(|n| n.as_text().into_owned()).unwrap_or_else(|| "10%".into());
+            if !is_budget_nodes(&nodes) {
+                return Err(ctx.invalid(format!("{at}.nodes"), format!("invalid value {nodes:?} (expected a percentage such as 10% or a node count such as 5)")));
+            }
+            if b.schedule.is_some() != b.duration.is_some() {
+                return Err(ctx.invalid(at, "schedule and duration must be set together"));
+            }
+            if let Some(d) = &b.duration {
+                duration(ctx, &format!("{at}.duration"), d, false)?;
+            }
+            let reasons = b.reasons.clone().unwrap_or_default();
+            for (j, r) in reasons.iter().enumerate() {
+                if !matches!(r.as_str(), "Underutilized" | "Empty" | "Drifted") {
+                    return Err(ctx.invalid(format!("{at}.reasons[{j}]"), format!("unknown reason {r:?} (expected Underutilized, Empty or Drifted)")));
+                }
+            }
+            Ok(Budget { nodes, schedule: b.schedule.clone(), duration: b.duration.clone(), reasons })
+        })
+        .collect()
+}
+
+/// Checks a NodePool weight (1–100 when set).
+pub(crate) fn weight(ctx: &Ctx, path: &str, weight: Option<i64>) -> Result<i32, InputError> {
+    match weight {
+        None => Ok(0),
+        Some(w) if (1..=100).contains(&w) => Ok(w as i32),
+        Some(w) => Err(ctx.invalid(path, format!("must be between 1 and 100, got {w}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::api::error::Location;
+
+    fn ctx() -> Ctx {
+        Ctx::new(&Location::file("f.yaml"), "NodePool/default".into())
+    }
+
+    #[test]
+    fn label_syntax() {
+        assert!(label_key_problem("eks-immersion-team").is_none());
+        assert!(label_key_problem("karpenter.k8s.aws/instance-category").is_none());
+        assert!(label_key_problem("Bad_Prefix.io/x").is_some());
+        assert!(label_key_problem("a/").is_some());
+        assert!(label_key_problem("-a").is_some());
+        assert!(label_value_problem("").is_none());
+        assert!(label_value_problem("c,m,r").is_some());
+        assert!(label_value_problem(&"a".repeat(64)).is_some());
+    }
+
+    #[test]
+    fn durations_and_budgets() {
+        let c = ctx();
+        for ok in ["30s", "720h", "1h30m", "0s"] {
+            assert!(duration(&c, "p", ok, false).is_ok(), "{ok}");
+        }
+        assert!(duration(&c, "p", "Never", true).is_ok());
+        for bad in ["Never", "30", "1d", "h", "", "1.5h"] {
+            assert!(duration(&c, "p", bad, false).is_err(), "{bad}");
+        }
+        for ok in ["10%", "100%", "0", "5", "0%"] {
+            assert!(is_budget_nodes(ok), "{ok}");
+        }
+        for bad in ["101%", "%", "ten", "1000%", "-1"] {
+            assert!(!is_budget_nodes(bad), "{bad}");
+        }
+        assert_eq!(budgets(&c, "b", None).unwrap()[0].nodes, "10%");
+    }
+
+    #[test]
+    fn requirement_errors_name_the_field() {
+        let c = ctx();
+        let spec = |op: &str, values: &[&str]| RequirementSpec {
+            key: Some("kubernetes.io/arch".into()),
+            operator: Some(op.into()),
+            values: Some(values.iter().map(|v| v.to_string()).collect()),
+            min_values: None,
+        };
+        let e = requirements(
+            &c,
+            "spec.r",
+            &[spec("In", &["amd64"]), spec("Inn", &["x"])],
+            NODEPOOL_OPERATORS_V1,
+            true,
+            true,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            e,
+            "f.yaml: NodePool/default: spec.r[1].operator: unknown operator \"Inn\" (expected In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte)"
+        );
+        let e = requirements(
+            &c,
+            "spec.r",
+            &[spec("Gte", &["1"])],
+            CLASSIC_OPERATORS,
+            true,
+            true,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains(
+                "unknown operator \"Gte\" (expected In, NotIn, Exists, DoesNotExist, Gt, Lt)"
+            ),
+            "{e}"
+        );
+        let e = requirements(
+            &c,
+            "spec.r",
+            &[spec("In", &[])],
+            CLASSIC_OPERATORS,
+            true,
+            true,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains(
+                "spec.r[0]: requirement kubernetes.io/arch: operator In needs at least one value"
+            ),
+            "{e}"
+        );
+        let e = requirements(
+            &c,
+            "spec.r",
+            &[spec("Gt", &["x"])],
+            CLASSIC_OPERATORS,
+            true,
+            true,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("spec.r[0].values[0]") || e.contains("non-negative integer"),
+            "{e}"
+        );
+        let mut host = spec("In", &["a"]);
+        host.key = Some("kubernetes.io/hostname".into());
+        let e = requirements(&c, "spec.r", &[host], CLASSIC_OPERATORS, true, true)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("spec.r[0].key: label \"kubernetes.io/hostname\" is restricted"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,35 @@
+//! One module per command: glue between parsed flags, adapters, the pure core and rendering.
+
+pub mod completion;
+pub mod convert;
+pub mod provision;
+pub mod version;
+
+use std::io::Write;
+
+use crate::cli::GlobalArgs;
+
+/// What every command gets besides its own flags.
+pub struct Context<'a> {
+    /// Global flags.
+    pub global: &'a GlobalArgs,
+    /// Where results go.
+    pub out: &'a mut dyn Write,
+    /// Where notes and progress go (respecting `-q`).
+    pub err: &'a mut dyn Write,
+}
+
+impl Context<'_> {
+    /// A note for `-v` (and above).
+    pub fn note(&mut self, text: &str) {
+        if self.global.verbose > 0 && !self.global.quiet {
+            let _ = writeln!(self.err, "note: {text}");
+        }
+    }
+    /// A warning (hidden by `-q`).
+    pub fn warn(&mut self, text: &str) {
+        if !self.global.quiet {
+            let _ = writeln!(self.err, "warning: {text}");
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! Helpers shared by the test modules.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The crate root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared/data/...` — the read-only reference data every developer and CI has.
+pub fn shared(path: &str) -> PathBuf {
+    root().join("../shared").join(path)
+}
+
+/// The Python with moto that `scripts/test` prepares; tests needing it fail (not skip) without.
+pub fn python() -> PathBuf {
+    if let Ok(p) = std::env::var("KUBECTL_KARPENTER_TEST_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = root().join(".venv/bin/python");
+    assert!(
+        venv.exists(),
+        "no test Python: run the tests with ./scripts/test (it installs moto into .venv)"
+    );
+    venv
+}
+
+/// What running the binary produced.
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(out: Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// Runs `kubectl-karpenter ARGS` with `stdin`, in a clean environment for AWS variables.
+pub fn karpenter(args: &[&str], stdin: &[u8]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-karpenter"))
+        .args(args)
+        .env_remove("AWS_REGION")
+        .env_remove("AWS_DEFAULT_REGION")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run kubectl-karpenter");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    Run::from(child.wait_with_output().unwrap())
+}
+
+/// Writes `text` to a fresh file under the test temp dir and returns its path.
+pub fn write_temp(name: &str, text: &[u8]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
