@@ -100,6 +100,7 @@ pub fn build_input(
             )));
         }
     }
+    let in_flight = in_flight_nodes(manifests);
     let mut sized: BTreeMap<String, Vec<crate::model::instance_type::InstanceType>> =
         BTreeMap::new();
     let mut pools = Vec::new();
@@ -147,6 +148,7 @@ pub fn build_input(
         let usage = manifests
             .nodes
             .iter()
+            .chain(in_flight.iter().map(|e| &e.node))
             .filter(|n| n.labels.get(pool.owner_label()) == Some(&pool.name))
             .fold(Resources::new(), |acc, n| {
                 acc.add(&with_node_count(&n.capacity))
@@ -158,7 +160,7 @@ pub fn build_input(
             usage: usage.add(&pool.status_resources),
         });
     }
-    let existing_nodes = manifests
+    let mut existing_nodes: Vec<ExistingNode> = manifests
         .nodes
         .iter()
         .map(|n| ExistingNode {
@@ -171,6 +173,7 @@ pub fn build_input(
                 .collect(),
         })
         .collect();
+    existing_nodes.extend(in_flight);
     Ok(Input {
         pods: manifests.pods.clone(),
         existing_nodes,
@@ -181,6 +184,48 @@ pub fn build_input(
             max_instance_types: args.max_instance_types,
         },
     })
+}
+
+/// NodeClaims launched but not registered as Nodes yet: capacity the scheduler fills first, like
+/// Karpenter's in-flight nodes (labels from the NodeClaim, its taints, its reported allocatable).
+fn in_flight_nodes(manifests: &Manifests) -> Vec<ExistingNode> {
+    manifests
+        .node_claims
+        .iter()
+        .filter(|c| !c.deleting && !c.allocatable.is_empty())
+        .filter(|c| {
+            !manifests.nodes.iter().any(|n| {
+                Some(&n.name) == c.node_name.as_ref()
+                    || (n.provider_id.is_some() && n.provider_id == c.provider_id)
+            })
+        })
+        .map(|c| {
+            let mut labels = c.labels.clone();
+            for (k, v) in crate::model::requirements::Requirements::from_selectors(&c.requirements)
+                .single_value_labels()
+            {
+                labels.entry(k).or_insert(v);
+            }
+            if let Some(pool) = &c.nodepool {
+                labels
+                    .entry(labels::NODEPOOL.to_string())
+                    .or_insert_with(|| pool.clone());
+            }
+            ExistingNode {
+                node: crate::model::node::Node {
+                    name: c.node_name.clone().unwrap_or_else(|| c.name.clone()),
+                    labels,
+                    annotations: c.annotations.clone(),
+                    taints: c.taints.clone(),
+                    capacity: c.capacity.clone(),
+                    allocatable: c.allocatable.clone(),
+                    provider_id: c.provider_id.clone(),
+                    ..Default::default()
+                },
+                pods: Vec::new(),
+            }
+        })
+        .collect()
 }
 
 /// A node's capacity plus `nodes: 1`, for `limits.nodes`.
@@ -426,6 +471,5 @@ fn render(ctx: &mut Context<'_>, plan: &Plan, region: &str) -> Result<(), Comman
             }
         }
     }
-    let _ = labels::NODEPOOL;
     Ok(())
 }

@@ -568,3 +568,73 @@ fn solving_is_deterministic() {
     };
     assert_eq!(solve(&make()), solve(&make()));
 }
+
+#[test]
+fn spread_works_on_any_known_key() {
+    // Capacity type is a domain like any other: spot and on-demand alternate.
+    let plan = solve(&input(
+        pods(4, |i| {
+            PodBuilder::new(&format!("p{i}"))
+                .cpu("1")
+                .label("app", "web")
+                .spread(CAPACITY_TYPE, 1, true, &[("app", "web")])
+                .anti_affinity(HOSTNAME, &[("app", "web")])
+        }),
+        vec![pool_input(node_pool("default"), fake_instance_types(8))],
+    ));
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+    let mut per_type: BTreeMap<String, usize> = BTreeMap::new();
+    for c in &plan.node_claims {
+        *per_type.entry(c.launch.capacity_type.clone()).or_default() += 1;
+    }
+    assert_eq!(per_type.get("spot"), Some(&2), "{per_type:?}");
+    assert_eq!(per_type.get("on-demand"), Some(&2), "{per_type:?}");
+    // A key no NodePool, instance type or node defines has no domains: the constraint is ignored.
+    let plan = solve(&input(
+        vec![PodBuilder::new("p")
+            .cpu("1")
+            .label("app", "x")
+            .spread("example.com/rack", 1, true, &[("app", "x")])
+            .build()],
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+    assert_eq!(plan.node_claims.len(), 1);
+}
+
+#[test]
+fn unschedulable_pods_are_listed_in_natural_order() {
+    let plan = solve(&input(
+        pods(12, |i| PodBuilder::new(&format!("p-{i}")).cpu("64")),
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    let names: Vec<&str> = plan.unschedulable.iter().map(|u| u.pod.as_str()).collect();
+    assert_eq!(names[..3], ["default/p-0", "default/p-1", "default/p-2"]);
+    assert_eq!(names[11], "default/p-11");
+}
+
+#[test]
+fn spread_over_a_custom_nodepool_label() {
+    let pool = with_requirement(node_pool("default"), "example.com/rack", In, &["r1", "r2"]);
+    let plan = solve(&input(
+        pods(4, |i| {
+            PodBuilder::new(&format!("p{i}"))
+                .cpu("3")
+                .label("app", "db")
+                .spread("example.com/rack", 1, true, &[("app", "db")])
+        }),
+        vec![pool_input(pool, small_catalog())],
+    ));
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+    let mut per_rack: BTreeMap<String, usize> = BTreeMap::new();
+    for c in &plan.node_claims {
+        *per_rack
+            .entry(c.labels["example.com/rack"].clone())
+            .or_default() += c.pods.len();
+    }
+    assert_eq!(
+        per_rack.values().copied().collect::<Vec<_>>(),
+        [2, 2],
+        "{per_rack:?}"
+    );
+}

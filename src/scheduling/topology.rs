@@ -410,7 +410,14 @@ impl Topology {
         let mut owned = Vec::new();
         let mut keys: Vec<GroupKey> = Vec::new();
         for &i in &state.spreads {
-            keys.push(Self::spread_key(pod, &pod.topology_spread[i]));
+            let key = Self::spread_key(pod, &pod.topology_spread[i]);
+            // A key no NodePool, instance type or node defines has no domains: Karpenter ignores
+            // such a constraint (hostnames are always known: every new node brings one).
+            let known = key.key == labels::HOSTNAME
+                || self.domains.get(&key.key).is_some_and(|d| !d.is_empty());
+            if known {
+                keys.push(key);
+            }
         }
         for term in &pod.pod_affinity {
             keys.push(self.affinity_key(GroupKind::Affinity, pod, term));

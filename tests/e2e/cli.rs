@@ -482,3 +482,58 @@ fn usage_errors_exit_2_and_help_exits_0() {
     assert_eq!(version.code, 0);
     assert!(version.stdout.starts_with("kubectl-karpenter v"));
 }
+
+const IN_FLIGHT_NODECLAIM: &str = r#"
+---
+apiVersion: karpenter.sh/v1beta1
+kind: NodeClaim
+metadata:
+  name: default-x7k2p
+  labels:
+    karpenter.sh/nodepool: default
+    eks-immersion-team: my-team
+    node.kubernetes.io/instance-type: c6a.2xlarge
+    topology.kubernetes.io/zone: us-east-1a
+    karpenter.sh/capacity-type: on-demand
+    kubernetes.io/arch: amd64
+    kubernetes.io/os: linux
+spec:
+  nodeClassRef: {name: default}
+  requirements:
+  - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c]}
+status:
+  providerID: aws:///us-east-1a/i-0123456789abcdef0
+  capacity: {cpu: "8", memory: 16Gi, pods: "58"}
+  allocatable: {cpu: 7910m, memory: 14Gi, pods: "58"}
+"#;
+
+/// A NodeClaim launched but not yet registered is capacity Karpenter fills first, and counts
+/// against the NodePool's limits.
+#[test]
+fn in_flight_nodeclaims_are_filled_first_and_count_against_limits() {
+    let manifest = format!("{}{IN_FLIGHT_NODECLAIM}", quickstart_with_replicas(5));
+    let (run, plan) = plan_for(&manifest, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        plan["nodeClaims"].as_array().unwrap().is_empty(),
+        "{plan:#}"
+    );
+    assert_eq!(plan["existingNodes"][0]["name"], "default-x7k2p");
+    assert_eq!(
+        plan["existingNodes"][0]["pods"].as_array().unwrap().len(),
+        5
+    );
+    let manifest = format!("{}{IN_FLIGHT_NODECLAIM}", quickstart_with_replicas(20));
+    let (run, plan) = plan_for(&manifest, &[]);
+    assert_eq!(run.code, 1);
+    let new_cpu: i64 = plan["nodeClaims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(vcpus)
+        .sum();
+    assert!(
+        new_cpu <= 2,
+        "8 of the 10 CPU limit are in flight: {plan:#}"
+    );
+}
