@@ -3,6 +3,7 @@
 
 pub mod complete;
 pub mod output;
+pub mod style;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 

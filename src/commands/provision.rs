@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::Context;
 use crate::api::Manifests;
 use crate::cli::output::{price, write_document, Table, API_VERSION};
+use crate::cli::style::Style;
 use crate::cli::{OutputFormat, ProvisionArgs};
 use crate::cloud::{Catalog, InstanceTypeContext};
 use crate::error::{CommandError, CommandResult, Exit};
@@ -373,6 +374,7 @@ pub fn plan_document(plan: &Plan, region: &str) -> PlanDoc {
 fn render(ctx: &mut Context<'_>, plan: &Plan, region: &str) -> Result<(), CommandError> {
     let io = |e: std::io::Error| CommandError::remote(format!("writing output: {e}"));
     let headers = !ctx.global.no_headers;
+    let style = Style::for_stdout(ctx.global.color);
     match ctx.global.output {
         OutputFormat::Json | OutputFormat::Yaml => {
             write_document(ctx.out, ctx.global.output, &plan_document(plan, region)).map_err(io)?;
@@ -443,7 +445,8 @@ fn render(ctx: &mut Context<'_>, plan: &Plan, region: &str) -> Result<(), Comman
                 }
                 let mut t = Table::new(&["UNSCHEDULABLE-POD", "REASON"]);
                 for u in &plan.unschedulable {
-                    t.row(vec![u.pod.clone(), u.reason.clone()]);
+                    // The reason is the last column, so colour does not disturb alignment.
+                    t.row(vec![u.pod.clone(), style.bad(&u.reason)]);
                 }
                 t.write(ctx.out, headers).map_err(io)?;
             }
@@ -461,11 +464,15 @@ fn render(ctx: &mut Context<'_>, plan: &Plan, region: &str) -> Result<(), Comman
                         .sum::<usize>();
                 writeln!(
                     ctx.out,
-                    "\n{} new NodeClaim(s), ${}/hour; {} pod(s) placed, {} unschedulable ({region})",
+                    "\n{} new NodeClaim(s), ${}/hour; {} pod(s) placed, {} ({region})",
                     plan.node_claims.len(),
                     price(plan.price_per_hour()),
                     placed,
-                    plan.unschedulable.len()
+                    if plan.unschedulable.is_empty() {
+                        style.good("0 unschedulable")
+                    } else {
+                        style.bad(&format!("{} unschedulable", plan.unschedulable.len()))
+                    }
                 )
                 .map_err(io)?;
             }

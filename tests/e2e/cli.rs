@@ -537,3 +537,38 @@ fn in_flight_nodeclaims_are_filled_first_and_count_against_limits() {
         "8 of the 10 CPU limit are in flight: {plan:#}"
     );
 }
+
+/// Piped output (and NO_COLOR) has no escape codes; `--color always` forces them.
+#[test]
+fn colour_only_when_wanted() {
+    let manifest = quickstart_with_replicas(20);
+    let piped = karpenter(&["provision", "--dry-run", "-f", "-"], manifest.as_bytes());
+    assert!(!piped.stdout.contains('\u{1b}'), "{}", piped.stdout);
+    let never = karpenter(
+        &["provision", "--dry-run", "-f", "-", "--color", "never"],
+        manifest.as_bytes(),
+    );
+    assert!(!never.stdout.contains('\u{1b}'));
+    let always = karpenter(
+        &["provision", "--dry-run", "-f", "-", "--color", "always"],
+        manifest.as_bytes(),
+    );
+    assert!(always.stdout.contains("\u{1b}["), "{}", always.stdout);
+    let json = karpenter(
+        &[
+            "provision",
+            "--dry-run",
+            "-f",
+            "-",
+            "--color",
+            "always",
+            "-o",
+            "json",
+        ],
+        manifest.as_bytes(),
+    );
+    assert!(
+        !json.stdout.contains('\u{1b}'),
+        "machine output is never coloured"
+    );
+}
