@@ -6,5 +6,6 @@
 mod catalog;
 mod cli;
 mod completion;
+mod convert;
 mod krew;
 mod support;
