@@ -572,3 +572,45 @@ fn colour_only_when_wanted() {
         "machine output is never coloured"
     );
 }
+
+/// The real kubectl finds the binary as a plugin and runs it (kubectl >= 1.12 plugin mechanism).
+#[test]
+fn kubectl_finds_and_runs_the_plugin() {
+    let bin_dir = std::path::Path::new(env!("CARGO_BIN_EXE_kubectl-karpenter"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let kubectl = std::env::var("KUBECTL").unwrap_or_else(|_| "kubectl".to_string());
+    let list = std::process::Command::new(&kubectl)
+        .args(["plugin", "list"])
+        .env("PATH", &path)
+        .output()
+        .expect("kubectl is needed for the plugin tests (set KUBECTL or put it on PATH)");
+    let listed = String::from_utf8_lossy(&list.stdout);
+    assert!(
+        listed.contains(&format!("{}/kubectl-karpenter", bin_dir.display())),
+        "{listed}"
+    );
+    let version = std::process::Command::new(&kubectl)
+        .args(["karpenter", "version"])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(
+        version.status.success(),
+        "{}",
+        String::from_utf8_lossy(&version.stderr)
+    );
+    assert!(String::from_utf8_lossy(&version.stdout).starts_with("kubectl-karpenter v"));
+    let help = std::process::Command::new(&kubectl)
+        .args(["karpenter", "--help"])
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&help.stdout).contains("Usage: kubectl karpenter"));
+}
