@@ -546,7 +546,7 @@ impl<'a> Solver<'a> {
         let found = if self.topology.no_free_hostname(&self.states[s]) {
             None
         } else {
-            let zones = self.topology.zone_restriction(&self.states[s], pod);
+            let zones = self.topology.zone_restriction(&self.states[s]);
             self.claim_order.candidates(zones.as_ref()).find_map(|key| {
                 let claim = &self.claims[key.1];
                 try_claim(
@@ -583,7 +583,6 @@ impl<'a> Solver<'a> {
                 format!("does not fit any of {} existing nodes", self.existing.len()),
             );
         }
-        let _ = pod;
         Err(reasons.join("; "))
     }
 

@@ -511,7 +511,7 @@ impl Topology {
     /// The zones a pod is confined to whatever node it goes to: its own zone requirement and the
     /// zones its zonal pod affinities already point at. In-flight NodeClaims pinned elsewhere can
     /// be skipped without trying them (the same outcome as trying, much sooner).
-    pub fn zone_restriction(&self, state: &PodState, pod: &Pod) -> Option<Requirement> {
+    pub fn zone_restriction(&self, state: &PodState) -> Option<Requirement> {
         let mut restriction = state
             .requirements
             .get_ref(labels::ZONE)
@@ -542,7 +542,6 @@ impl Topology {
                 None => r,
             });
         }
-        let _ = pod;
         restriction
     }
 
