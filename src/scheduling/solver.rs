@@ -44,6 +44,8 @@ struct Pool<'a> {
     /// Allocatable minus the DaemonSet overhead expected on each type.
     effective_allocatable: Vec<Resources>,
     daemon_overhead: Vec<Resources>,
+    /// Host ports the pool's DaemonSets bind on every new node.
+    daemon_host_ports: Vec<HostPort>,
     /// Limits left, per limited resource; `None` when the pool has no limits.
     remaining: Option<BTreeMap<String, i64>>,
     min_values: Vec<(String, u32)>,
@@ -180,9 +182,14 @@ fn prepare_pools(input: &Input) -> Vec<Pool<'_>> {
                 .iter()
                 .filter(|it| it.requirements.intersects_ok(&reqs) && has_offering(it, &reqs))
                 .collect();
+            let daemons = pool_daemons(input, pi, &reqs);
+            let daemon_host_ports: Vec<HostPort> = daemons
+                .iter()
+                .flat_map(|(d, _)| d.host_ports.iter().cloned())
+                .collect();
             let daemon_overhead: Vec<Resources> = types
                 .iter()
-                .map(|it| daemon_overhead(input, pi, &reqs, it))
+                .map(|it| daemon_overhead(&daemons, it))
                 .collect();
             let effective_allocatable = types
                 .iter()
@@ -216,6 +223,7 @@ fn prepare_pools(input: &Input) -> Vec<Pool<'_>> {
             };
             let (slots, offers) = offering_slots(&types);
             Pool {
+                daemon_host_ports,
                 slots,
                 offers,
                 input: pi,
@@ -331,33 +339,42 @@ impl<'r> OfferingFilter<'r> {
     }
 }
 
-/// The DaemonSet pods that would run on a node of this type from this pool (KARPENTER.md §6.3):
-/// they tolerate the pool's taints (PreferNoSchedule implied), their strict node requirements are
-/// compatible with the pool's and intersect the instance type's.
-fn daemon_overhead(
-    input: &Input,
+/// The DaemonSets that would run on this pool's nodes (KARPENTER.md §6.3): they tolerate the
+/// pool's taints (a PreferNoSchedule toleration is implied) and their strict node requirements
+/// are compatible with the pool's. Returned with those requirements, for the per-type check.
+fn pool_daemons<'i>(
+    input: &'i Input,
     pi: &PoolInput,
     pool_reqs: &Requirements,
-    it: &InstanceType,
-) -> Resources {
+) -> Vec<(&'i Pod, Requirements)> {
+    input
+        .daemonsets
+        .iter()
+        .filter_map(|d| {
+            let mut tolerations = d.tolerations.clone();
+            tolerations.push(crate::model::taints::Toleration::exists(
+                "",
+                Some(Effect::PreferNoSchedule),
+            ));
+            if first_untolerated(&pi.pool.taints, &tolerations).is_some() {
+                return None;
+            }
+            let strict = PodState::new(0, d).strict_requirements;
+            pool_reqs
+                .is_compatible(&strict, labels::is_well_known)
+                .then_some((d, strict))
+        })
+        .collect()
+}
+
+/// What those DaemonSets take on a node of this type: the ones whose requirements also
+/// intersect the type's (e.g. an arm64-only agent adds nothing to amd64 types).
+fn daemon_overhead(daemons: &[(&Pod, Requirements)], it: &InstanceType) -> Resources {
     let mut total = Resources::new();
-    for d in &input.daemonsets {
-        let mut tolerations = d.tolerations.clone();
-        tolerations.push(crate::model::taints::Toleration::exists(
-            "",
-            Some(Effect::PreferNoSchedule),
-        ));
-        if first_untolerated(&pi.pool.taints, &tolerations).is_some() {
-            continue;
+    for (d, strict) in daemons {
+        if it.requirements.intersects_ok(strict) {
+            total.add_assign(&d.requests);
         }
-        let state = PodState::new(0, d);
-        if !pool_reqs.is_compatible(&state.strict_requirements, labels::is_well_known) {
-            continue;
-        }
-        if !it.requirements.intersects_ok(&state.strict_requirements) {
-            continue;
-        }
-        total.add_assign(&d.requests);
     }
     total
 }
@@ -400,6 +417,7 @@ fn prepare_existing(input: &Input) -> Vec<Existing<'_>> {
                     && reqs.is_compatible(&state.strict_requirements, |_| false)
                 {
                     used.add_assign(&d.requests);
+                    host_ports.extend(d.host_ports.iter().cloned());
                 }
             }
             Existing {
@@ -665,7 +683,7 @@ impl<'a> Solver<'a> {
             types,
             requests: Resources::new(),
             pods: Vec::new(),
-            host_ports: Vec::new(),
+            host_ports: pool.daemon_host_ports.clone(),
         };
         self.topology.register(HOSTNAME, &hostname);
         let pod = self.pod(s);

@@ -638,3 +638,25 @@ fn spread_over_a_custom_nodepool_label() {
         "{per_rack:?}"
     );
 }
+
+#[test]
+fn daemonset_host_ports_are_reserved_on_new_nodes() {
+    let mut inp = input(
+        vec![PodBuilder::new("web").cpu("100m").host_port(9100).build()],
+        vec![pool_input(node_pool("default"), small_catalog())],
+    );
+    inp.daemonsets.push(
+        PodBuilder::new("exporter")
+            .cpu("10m")
+            .host_port(9100)
+            .daemonset("node-exporter")
+            .build(),
+    );
+    let plan = solve(&inp);
+    assert!(plan.node_claims.is_empty());
+    assert!(
+        plan.unschedulable[0].reason.contains("host port 9100"),
+        "{}",
+        plan.unschedulable[0].reason
+    );
+}
