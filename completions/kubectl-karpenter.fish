@@ -48,6 +48,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s q -
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s V -l version -d 'Print version'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "provision" -d 'Plan the capacity Karpenter would launch for pending pods'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "ami" -d 'Show the AMIs each node class resolves to, and from which SSM parameter or filter'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "convert" -d 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "version" -d 'Print the version'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
@@ -80,6 +81,30 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand prov
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s q -l quiet -d 'Only errors on stderr'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s V -l version -d 'Print version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -s f -l filename -d 'Manifest files or directories (`-` for stdin) holding the node classes' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l kubeconfig -d 'Path to the kubeconfig file' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -s n -l namespace -d 'Namespace, where it applies' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l profile -d 'AWS shared-config profile' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
+wide\t'Columns with more detail'
+json\t'The versioned JSON document'
+yaml\t'The versioned YAML document'
+name\t'One `kind/name` per line'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
+always\t'Always'
+never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l no-headers -d 'Omit table headers'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -s v -l verbose -d 'More logging on stderr (repeatable)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -s q -l quiet -d 'Only errors on stderr'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -s V -l version -d 'Print version'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s f -l filename -d 'Manifest files or directories (`-` for stdin)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l to -d 'Target API version' -r -f -a "v1\t''"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l kubeconfig -d 'Path to the kubeconfig file' -r
@@ -151,8 +176,9 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand comp
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s q -l quiet -d 'Only errors on stderr'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s V -l version -d 'Print version'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision convert version completion help" -f -a "provision" -d 'Plan the capacity Karpenter would launch for pending pods'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision convert version completion help" -f -a "convert" -d 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision convert version completion help" -f -a "version" -d 'Print the version'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision convert version completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision convert version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert version completion help" -f -a "provision" -d 'Plan the capacity Karpenter would launch for pending pods'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert version completion help" -f -a "ami" -d 'Show the AMIs each node class resolves to, and from which SSM parameter or filter'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert version completion help" -f -a "convert" -d 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert version completion help" -f -a "version" -d 'Print the version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert version completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

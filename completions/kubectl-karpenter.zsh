@@ -100,6 +100,46 @@ never\:"Never"))' \
 '--version[Print version]' \
 && ret=0
 ;;
+(ami)
+_arguments "${_arguments_options[@]}" : \
+'*-f+[Manifest files or directories (\`-\` for stdin) holding the node classes]:PATH:_default' \
+'*--filename=[Manifest files or directories (\`-\` for stdin) holding the node classes]:PATH:_default' \
+'--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
+'--context=[The kubeconfig context to use]:CONTEXT:_default' \
+'--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
+'--user=[The kubeconfig user to use]:USER:_default' \
+'-n+[Namespace, where it applies]:NAMESPACE:_default' \
+'--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
+'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
+'--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
+'--profile=[AWS shared-config profile]:PROFILE:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'-o+[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--output=[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
+always\:"Always"
+never\:"Never"))' \
+'--no-headers[Omit table headers]' \
+'*-v[More logging on stderr (repeatable)]' \
+'*--verbose[More logging on stderr (repeatable)]' \
+'-q[Only errors on stderr]' \
+'--quiet[Only errors on stderr]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'*::nodeclasses -- Node classes to show (EC2NodeClass, AWSNodeTemplate; default\: every one in the input):_default' \
+&& ret=0
+;;
 (convert)
 _arguments "${_arguments_options[@]}" : \
 '*-f+[Manifest files or directories (\`-\` for stdin)]:PATH:_default' \
@@ -231,6 +271,10 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(ami)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (convert)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -260,12 +304,18 @@ esac
 _kubectl-karpenter_commands() {
     local commands; commands=(
 'provision:Plan the capacity Karpenter would launch for pending pods' \
+'ami:Show the AMIs each node class resolves to, and from which SSM parameter or filter' \
 'convert:Convert v1alpha5 and v1beta1 Karpenter manifests to v1' \
 'version:Print the version' \
 'completion:Print a shell completion script (bash, zsh, fish, powershell)' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'kubectl-karpenter commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__ami_commands] )) ||
+_kubectl-karpenter__subcmd__ami_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter ami commands' commands "$@"
 }
 (( $+functions[_kubectl-karpenter__subcmd__completion_commands] )) ||
 _kubectl-karpenter__subcmd__completion_commands() {
@@ -281,12 +331,18 @@ _kubectl-karpenter__subcmd__convert_commands() {
 _kubectl-karpenter__subcmd__help_commands() {
     local commands; commands=(
 'provision:Plan the capacity Karpenter would launch for pending pods' \
+'ami:Show the AMIs each node class resolves to, and from which SSM parameter or filter' \
 'convert:Convert v1alpha5 and v1beta1 Karpenter manifests to v1' \
 'version:Print the version' \
 'completion:Print a shell completion script (bash, zsh, fish, powershell)' \
 'help:Print this message or the help of the given subcommand(s)' \
     )
     _describe -t commands 'kubectl-karpenter help commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__help__subcmd__ami_commands] )) ||
+_kubectl-karpenter__subcmd__help__subcmd__ami_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter help ami commands' commands "$@"
 }
 (( $+functions[_kubectl-karpenter__subcmd__help__subcmd__completion_commands] )) ||
 _kubectl-karpenter__subcmd__help__subcmd__completion_commands() {

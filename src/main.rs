@@ -29,6 +29,7 @@ fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Command::Provision(args) => commands::provision::run(&mut ctx, args),
+        Command::Ami(args) => commands::ami::run(&mut ctx, args),
         Command::Convert(args) => commands::convert::run(&mut ctx, args),
         Command::Version => commands::version::run(&mut ctx),
         Command::Completion(args) => commands::completion::run(&mut ctx, args),

@@ -140,6 +140,9 @@ pub enum Command {
     /// Plan the capacity Karpenter would launch for pending pods.
     #[command(after_help = PROVISION_EXAMPLES)]
     Provision(ProvisionArgs),
+    /// Show the AMIs each node class resolves to, and from which SSM parameter or filter.
+    #[command(after_help = AMI_EXAMPLES)]
+    Ami(AmiArgs),
     /// Convert v1alpha5 and v1beta1 Karpenter manifests to v1.
     #[command(after_help = CONVERT_EXAMPLES)]
     Convert(ConvertArgs),
@@ -213,6 +216,34 @@ pub struct ProvisionArgs {
     /// Keep at most this many instance types per NodeClaim (Karpenter: 600).
     #[arg(long, value_name = "N", default_value_t = crate::scheduling::DEFAULT_MAX_INSTANCE_TYPES)]
     pub max_instance_types: usize,
+}
+
+const AMI_EXAMPLES: &str = "\
+Examples:
+  # Which AMIs do the node classes in these manifests resolve to, and from which SSM parameters?
+  kubectl karpenter ami -f ec2nodeclass.yaml --kubernetes-version 1.30 --region us-west-2
+
+  # One class, as JSON (kind: AMIResolution), with the AWS calls it took
+  kubectl karpenter ami default -f manifests/ -o json
+
+  # Just the AMI ids, newest first
+  kubectl karpenter ami -f manifests/ -o name
+
+AWS region, profile and endpoint come from --region/--profile and the standard AWS environment
+and config files (AWS_REGION, AWS_PROFILE, AWS_ENDPOINT_URL, ...). Without --kubernetes-version,
+aliases and amiFamily defaults use an assumed version (a warning says which).
+
+Exit codes: 0 every class resolved, 2 bad input, 3 AWS error or a class resolved no AMI.";
+
+/// `ami` arguments.
+#[derive(Debug, Args, Clone, Default)]
+pub struct AmiArgs {
+    /// Node classes to show (EC2NodeClass, AWSNodeTemplate; default: every one in the input).
+    #[arg(value_name = "NODECLASS")]
+    pub nodeclasses: Vec<String>,
+    /// Manifest files or directories (`-` for stdin) holding the node classes.
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    pub filenames: Vec<String>,
 }
 
 /// `convert` flags.

@@ -1,10 +1,19 @@
-//! The cloud side of planning: what can be launched, where, and at what price.
+//! The cloud side: what can be launched, where, at what price, from which image.
 //!
-//! Today this is the instance-type [`catalog`]: the embedded AWS snapshot and `--catalog FILE`
-//! custom catalogs, both producing the model's [`InstanceType`](crate::model::instance_type::InstanceType)s.
-//! Planning code depends on the catalog, never on how it was obtained, so live EC2 data can
-//! replace the snapshot without touching the scheduler.
+//! - [`catalog`]: the instance-type catalog (embedded AWS snapshot, `--catalog FILE`), producing
+//!   the model's [`InstanceType`](crate::model::instance_type::InstanceType)s. Planning code
+//!   depends on the catalog, never on how it was obtained.
+//! - [`types`]: the narrow [`Cloud`] trait over the EC2/SSM calls the tool makes, its data and
+//!   errors; [`aws`] implements it with the AWS SDK, [`fake`] in memory for unit tests.
+//! - [`ami`] and [`network`]: what a node class resolves to (AMIs per KARPENTER.md §3; subnets
+//!   and security groups), planned purely and fetched through [`Cloud`].
 
+pub mod ami;
+pub mod aws;
 pub mod catalog;
+pub mod fake;
+pub mod network;
+pub mod types;
 
 pub use catalog::{Catalog, CatalogError, InstanceTypeContext};
+pub use types::{CallCounts, Cloud, CloudError};

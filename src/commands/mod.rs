@@ -1,5 +1,6 @@
 //! One module per command: glue between parsed flags, adapters, the pure core and rendering.
 
+pub mod ami;
 pub mod completion;
 pub mod convert;
 pub mod provision;

@@ -1,11 +1,15 @@
 //! The one integration-test binary (each file under tests/ would link everything again).
 //!
 //! Modules: the CLI on manifests (seed walkthroughs offline, outputs, bad input), generated
-//! artefacts being fresh (catalog snapshot), and krew packaging.
+//! artefacts being fresh (catalog snapshot), krew packaging, and the AWS adapter against moto
+//! (`moto` starts the launcher; `aws_ami`, `aws_network` are the scenarios).
 
+mod aws_ami;
+mod aws_network;
 mod catalog;
 mod cli;
 mod completion;
 mod convert;
 mod krew;
+mod moto;
 mod support;

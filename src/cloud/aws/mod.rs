@@ -1,0 +1,393 @@
+//! The AWS implementation of [`Cloud`]: `aws-sdk-ec2` and `aws-sdk-ssm`, configured from the
+//! standard AWS chain (environment, shared config/credentials files incl. SSO and
+//! `credential_process`, web identity, container and instance metadata) plus `--region` and
+//! `--profile`. `AWS_ENDPOINT_URL` / `AWS_ENDPOINT_URL_EC2` / `AWS_ENDPOINT_URL_SSM` are honoured,
+//! which is how the tests point it at moto.
+//!
+//! Design choices:
+//! - The commands are synchronous; the adapter owns a current-thread Tokio runtime and blocks on
+//!   each call, so the core and the fakes never see async.
+//! - TLS is rustls with the **ring** provider (see Cargo.toml: one provider per binary).
+//! - Retries are adaptive (client-side rate limiting on throttling, EC2's
+//!   `RequestLimitExceeded`) with 5 attempts, unless `AWS_RETRY_MODE` / `AWS_MAX_ATTEMPTS` say
+//!   otherwise.
+//! - Every call is counted by [`counter::CountingInterceptor`].
+
+mod counter;
+
+use std::time::Duration;
+
+use aws_config::retry::RetryConfig;
+use aws_config::timeout::TimeoutConfig;
+use aws_config::{BehaviorVersion, Region};
+use aws_sdk_ec2::error::{ProvideErrorMetadata, SdkError};
+use aws_sdk_ec2::types::Filter as Ec2Filter;
+use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
+
+use super::types::{
+    CallCounter, CallCounts, Cloud, CloudError, Filter, Image, ImageQuery, Parameters,
+    SecurityGroup, Subnet, GET_PARAMETERS_BATCH,
+};
+use counter::CountingInterceptor;
+
+/// How to reach AWS, from flags; everything else comes from the standard chain.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AwsOptions {
+    /// `--region`.
+    pub region: Option<String>,
+    /// `--profile`.
+    pub profile: Option<String>,
+    /// Where a region could come from when none is configured (e.g. "the EKS context ARN says
+    /// eu-west-1"): shown in the error. The kubeconfig integration fills it in.
+    pub region_hint: Option<String>,
+    /// An endpoint for both services, overriding `AWS_ENDPOINT_URL` (tests, embedding).
+    pub endpoint_url: Option<String>,
+    /// Static credentials `(access key id, secret)`, replacing the credential chain (tests,
+    /// embedding): with them and a region, loading reads no metadata service.
+    pub static_credentials: Option<(String, String)>,
+}
+
+/// EC2 and SSM clients, counted, blocking.
+pub struct AwsCloud {
+    runtime: tokio::runtime::Runtime,
+    ec2: aws_sdk_ec2::Client,
+    ssm: aws_sdk_ssm::Client,
+    counter: CallCounter,
+    region: String,
+    endpoint: Option<String>,
+}
+
+impl std::fmt::Debug for AwsCloud {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AwsCloud")
+            .field("region", &self.region)
+            .field("endpoint", &self.endpoint)
+            .finish_non_exhaustive()
+    }
+}
+
+fn env_set(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty())
+}
+
+/// One line out of an SDK error: the service's code and message when it answered (also when
+/// the error body is not in the protocol's format, as moto's IAM denials for JSON services
+/// are not), otherwise the chain of causes (connection refused, no credentials, timeout, …).
+fn cloud_error<E>(service: &str, operation: &str, err: SdkError<E, HttpResponse>) -> CloudError
+where
+    E: ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
+{
+    let api = |code: &str, message: &str| CloudError::Api {
+        service: service.into(),
+        operation: operation.into(),
+        code: code.into(),
+        message: message.into(),
+    };
+    if let SdkError::ServiceError(se) = &err {
+        if let Some(code) = se.err().code() {
+            return api(code, se.err().message().unwrap_or_default());
+        }
+    }
+    let status = err.raw_response().map(|r| r.status().as_u16());
+    if let Some((code, message)) = err
+        .raw_response()
+        .and_then(|r| r.body().bytes())
+        .and_then(|b| error_from_body(&String::from_utf8_lossy(b)))
+    {
+        return api(&code, &message);
+    }
+    let mut message = err.to_string();
+    let mut source = std::error::Error::source(&err);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message = format!("{message}: {text}");
+        }
+        source = cause.source();
+    }
+    if let Some(status) = status {
+        message = format!("HTTP {status}: {message}");
+    }
+    CloudError::Transport {
+        service: service.into(),
+        operation: operation.into(),
+        message: message.split_whitespace().collect::<Vec<_>>().join(" "),
+    }
+}
+
+/// The error code and message of an AWS error body, XML (`<Code>`) or JSON (`__type`).
+fn error_from_body(body: &str) -> Option<(String, String)> {
+    let tag = |name: &str| -> Option<String> {
+        let open = format!("<{name}>");
+        let start = body.find(&open)? + open.len();
+        let end = body[start..].find(&format!("</{name}>"))? + start;
+        Some(body[start..end].trim().to_string())
+    };
+    if let Some(code) = tag("Code") {
+        return Some((code, tag("Message").unwrap_or_default()));
+    }
+    let json: serde_json::Value = serde_json::from_str(body).ok()?;
+    let code = json.get("__type").or_else(|| json.get("code"))?.as_str()?;
+    // `__type` may be `namespace#Code`.
+    let code = code.rsplit('#').next().unwrap_or(code).to_string();
+    let message = json
+        .get("message")
+        .or_else(|| json.get("Message"))
+        .and_then(|m| m.as_str())
+        .unwrap_or_default()
+        .to_string();
+    Some((code, message))
+}
+
+fn ec2_filters(filters: &[Filter]) -> Option<Vec<Ec2Filter>> {
+    if filters.is_empty() {
+        // EC2 rejects an empty filter list; no filter means "everything".
+        return None;
+    }
+    Some(
+        filters
+            .iter()
+            .map(|f| {
+                Ec2Filter::builder()
+                    .name(&f.name)
+                    .set_values(Some(f.values.clone()))
+                    .build()
+            })
+            .collect(),
+    )
+}
+
+fn tags(list: &[aws_sdk_ec2::types::Tag]) -> std::collections::BTreeMap<String, String> {
+    list.iter()
+        .filter_map(|t| {
+            Some((
+                t.key()?.to_string(),
+                t.value().unwrap_or_default().to_string(),
+            ))
+        })
+        .collect()
+}
+
+impl AwsCloud {
+    /// Loads the AWS configuration and builds the clients. Fails without a region.
+    pub fn connect(options: &AwsOptions) -> Result<AwsCloud, CloudError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| CloudError::Config(format!("starting the async runtime: {e}")))?;
+        let http = aws_smithy_http_client::Builder::new()
+            .tls_provider(aws_smithy_http_client::tls::Provider::Rustls(
+                aws_smithy_http_client::tls::rustls_provider::CryptoMode::Ring,
+            ))
+            .build_https();
+        let mut loader = aws_config::defaults(BehaviorVersion::latest())
+            .http_client(http)
+            .timeout_config(
+                TimeoutConfig::builder()
+                    .connect_timeout(Duration::from_secs(5))
+                    .operation_attempt_timeout(Duration::from_secs(60))
+                    .build(),
+            );
+        if !env_set("AWS_RETRY_MODE") && !env_set("AWS_MAX_ATTEMPTS") {
+            loader = loader.retry_config(RetryConfig::adaptive().with_max_attempts(5));
+        }
+        if let Some(region) = &options.region {
+            loader = loader.region(Region::new(region.clone()));
+        }
+        if let Some(profile) = &options.profile {
+            loader = loader.profile_name(profile);
+        }
+        if let Some(url) = &options.endpoint_url {
+            loader = loader.endpoint_url(url);
+        }
+        if let Some((id, secret)) = &options.static_credentials {
+            loader = loader.credentials_provider(aws_sdk_ec2::config::Credentials::new(
+                id,
+                secret,
+                None,
+                None,
+                "kubectl-karpenter",
+            ));
+        }
+        let config = runtime.block_on(loader.load());
+        let region = match config.region() {
+            Some(r) if !r.as_ref().is_empty() => r.to_string(),
+            _ => {
+                return Err(CloudError::NoRegion {
+                    hint: options.region_hint.clone(),
+                })
+            }
+        };
+        let counter = CallCounter::default();
+        let interceptor = CountingInterceptor(counter.clone());
+        let ec2 = aws_sdk_ec2::Client::from_conf(
+            aws_sdk_ec2::config::Builder::from(&config)
+                .interceptor(interceptor.clone())
+                .build(),
+        );
+        let ssm = aws_sdk_ssm::Client::from_conf(
+            aws_sdk_ssm::config::Builder::from(&config)
+                .interceptor(interceptor)
+                .build(),
+        );
+        Ok(AwsCloud {
+            runtime,
+            ec2,
+            ssm,
+            counter,
+            region,
+            endpoint: config.endpoint_url().map(str::to_string),
+        })
+    }
+
+    /// The endpoint override in effect (`AWS_ENDPOINT_URL`), if any.
+    pub fn endpoint(&self) -> Option<&str> {
+        self.endpoint.as_deref()
+    }
+}
+
+impl Cloud for AwsCloud {
+    fn get_parameters(&self, names: &[String]) -> Result<Parameters, CloudError> {
+        debug_assert!(!names.is_empty() && names.len() <= GET_PARAMETERS_BATCH);
+        let out = self
+            .runtime
+            .block_on(
+                self.ssm
+                    .get_parameters()
+                    .set_names(Some(names.to_vec()))
+                    .send(),
+            )
+            .map_err(|e| cloud_error("SSM", "GetParameters", e))?;
+        let mut answer = Parameters {
+            invalid: out.invalid_parameters().to_vec(),
+            ..Parameters::default()
+        };
+        for p in out.parameters() {
+            if let (Some(name), Some(value)) = (p.name(), p.value()) {
+                answer.values.insert(name.to_string(), value.to_string());
+            }
+        }
+        // SSM answers with the canonical name; a caller who asked by ARN looks it up by ARN.
+        for n in names {
+            if !answer.values.contains_key(n) && !answer.invalid.contains(n) {
+                if let Some(p) = out
+                    .parameters()
+                    .iter()
+                    .find(|p| p.arn() == Some(n.as_str()))
+                {
+                    if let Some(v) = p.value() {
+                        answer.values.insert(n.clone(), v.to_string());
+                    }
+                }
+            }
+        }
+        Ok(answer)
+    }
+
+    fn describe_images(&self, query: &ImageQuery) -> Result<Vec<Image>, CloudError> {
+        let request = self
+            .ec2
+            .describe_images()
+            .set_owners((!query.owners.is_empty()).then(|| query.owners.clone()))
+            .set_filters(ec2_filters(&query.filters))
+            .include_deprecated(true)
+            .max_results(1000);
+        let images = self
+            .runtime
+            .block_on(request.into_paginator().items().send().try_collect())
+            .map_err(|e| cloud_error("EC2", "DescribeImages", e))?;
+        Ok(images
+            .iter()
+            .map(|i| Image {
+                id: i.image_id().unwrap_or_default().to_string(),
+                name: i.name().map(str::to_string),
+                architecture: i
+                    .architecture()
+                    .map(|a| a.as_str().to_string())
+                    .unwrap_or_default(),
+                creation_date: i.creation_date().map(str::to_string),
+                deprecation_time: i.deprecation_time().map(str::to_string),
+                owner_id: i.owner_id().map(str::to_string),
+                state: i.state().map(|s| s.as_str().to_string()),
+                tags: tags(i.tags()),
+            })
+            .collect())
+    }
+
+    fn describe_subnets(&self, filters: &[Filter]) -> Result<Vec<Subnet>, CloudError> {
+        let request = self
+            .ec2
+            .describe_subnets()
+            .set_filters(ec2_filters(filters));
+        let subnets = self
+            .runtime
+            .block_on(request.into_paginator().items().send().try_collect())
+            .map_err(|e| cloud_error("EC2", "DescribeSubnets", e))?;
+        Ok(subnets
+            .iter()
+            .map(|s| Subnet {
+                id: s.subnet_id().unwrap_or_default().to_string(),
+                zone: s.availability_zone().unwrap_or_default().to_string(),
+                zone_id: s.availability_zone_id().map(str::to_string),
+                available_ips: s.available_ip_address_count().unwrap_or(0).into(),
+                vpc_id: s.vpc_id().map(str::to_string),
+                tags: tags(s.tags()),
+            })
+            .collect())
+    }
+
+    fn describe_security_groups(
+        &self,
+        filters: &[Filter],
+    ) -> Result<Vec<SecurityGroup>, CloudError> {
+        let request = self
+            .ec2
+            .describe_security_groups()
+            .set_filters(ec2_filters(filters));
+        let groups = self
+            .runtime
+            .block_on(request.into_paginator().items().send().try_collect())
+            .map_err(|e| cloud_error("EC2", "DescribeSecurityGroups", e))?;
+        Ok(groups
+            .iter()
+            .map(|g| SecurityGroup {
+                id: g.group_id().unwrap_or_default().to_string(),
+                name: g.group_name().unwrap_or_default().to_string(),
+                vpc_id: g.vpc_id().map(str::to_string),
+                tags: tags(g.tags()),
+            })
+            .collect())
+    }
+
+    fn call_counts(&self) -> CallCounts {
+        self.counter.snapshot()
+    }
+
+    fn region(&self) -> String {
+        self.region.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_from_body;
+
+    #[test]
+    fn error_bodies_in_either_protocol() {
+        let xml = "<?xml version=\"1.0\"?><ErrorResponse><Errors><Error><Code>AccessDenied</Code><Message>User: x is not authorized to perform: ssm:GetParameters</Message></Error></Errors></ErrorResponse>";
+        assert_eq!(
+            error_from_body(xml),
+            Some((
+                "AccessDenied".into(),
+                "User: x is not authorized to perform: ssm:GetParameters".into()
+            ))
+        );
+        let json = r#"{"__type":"com.amazonaws.ssm#ParameterNotFound","message":"gone"}"#;
+        assert_eq!(
+            error_from_body(json),
+            Some(("ParameterNotFound".into(), "gone".into()))
+        );
+        assert_eq!(error_from_body("<html>bad gateway</html>"), None);
+        assert_eq!(error_from_body(""), None);
+    }
+}

@@ -1,0 +1,285 @@
+//! An in-memory [`Cloud`] for unit tests: images, SSM parameters, subnets and security groups,
+//! answered with EC2's filter semantics (values ORed, filters ANDed, `*`/`?` wildcards,
+//! `tag:KEY`, `tag-key`), call counting, and injectable errors. The real adapter is tested
+//! against moto; this fake is checked against the same expectations in unit tests.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use super::types::{
+    CallCounter, CallCounts, Cloud, CloudError, Filter, Image, ImageQuery, Parameters,
+    SecurityGroup, Subnet, GET_PARAMETERS_BATCH,
+};
+
+/// The account the fake plays (`self`).
+pub const FAKE_ACCOUNT: &str = "123456789012";
+
+/// An in-memory cloud.
+#[derive(Debug, Default)]
+pub struct FakeCloud {
+    /// Images, with the owner alias (`amazon`) EC2 matches `Owners` against.
+    pub images: Vec<(Image, Option<String>)>,
+    /// SSM parameters.
+    pub parameters: BTreeMap<String, String>,
+    /// Subnets.
+    pub subnets: Vec<Subnet>,
+    /// Security groups.
+    pub security_groups: Vec<SecurityGroup>,
+    /// Operation (`SSM.GetParameters`) → error to answer with.
+    pub errors: RefCell<BTreeMap<String, CloudError>>,
+    counter: CallCounter,
+}
+
+impl FakeCloud {
+    /// An empty fake.
+    pub fn new() -> Self {
+        FakeCloud::default()
+    }
+
+    /// Adds an image owned by `owner` (an account id), with an optional owner alias.
+    pub fn image(mut self, image: Image, alias: Option<&str>) -> Self {
+        self.images.push((image, alias.map(str::to_string)));
+        self
+    }
+
+    /// Adds an SSM parameter.
+    pub fn parameter(mut self, name: &str, value: &str) -> Self {
+        self.parameters.insert(name.to_string(), value.to_string());
+        self
+    }
+
+    /// Makes `operation` (e.g. `SSM.GetParameters`) fail with `error`.
+    pub fn fail(&self, operation: &str, error: CloudError) {
+        self.errors
+            .borrow_mut()
+            .insert(operation.to_string(), error);
+    }
+
+    fn enter(&self, operation: &str) -> Result<(), CloudError> {
+        self.counter.call(operation);
+        self.counter.attempt(operation);
+        match self.errors.borrow().get(operation) {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+}
+
+/// EC2's wildcard matching: `*` any run, `?` one character.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    let (mut pi, mut ti) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+fn any_glob(values: &[String], text: Option<&str>) -> bool {
+    text.is_some_and(|t| values.iter().any(|v| glob(v, t)))
+}
+
+/// Whether `tags` (and the named attributes) satisfy every filter; unknown filter names are an
+/// error, as in EC2.
+fn matches(
+    filters: &[Filter],
+    tags: &BTreeMap<String, String>,
+    attribute: impl Fn(&str) -> Option<Option<String>>,
+    operation: &str,
+) -> Result<bool, CloudError> {
+    for f in filters {
+        let ok = if let Some(key) = f.name.strip_prefix("tag:") {
+            any_glob(&f.values, tags.get(key).map(String::as_str))
+        } else if f.name == "tag-key" {
+            tags.keys().any(|k| f.values.iter().any(|v| glob(v, k)))
+        } else {
+            match attribute(&f.name) {
+                Some(value) => any_glob(&f.values, value.as_deref()),
+                None => {
+                    return Err(CloudError::Api {
+                        service: "EC2".into(),
+                        operation: operation.into(),
+                        code: "InvalidParameterValue".into(),
+                        message: format!("The filter '{}' is invalid", f.name),
+                    })
+                }
+            }
+        };
+        if !ok {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+impl Cloud for FakeCloud {
+    fn get_parameters(&self, names: &[String]) -> Result<Parameters, CloudError> {
+        self.enter("SSM.GetParameters")?;
+        if names.is_empty() || names.len() > GET_PARAMETERS_BATCH {
+            return Err(CloudError::Api {
+                service: "SSM".into(),
+                operation: "GetParameters".into(),
+                code: "ValidationException".into(),
+                message: format!("names must have 1 to 10 members, got {}", names.len()),
+            });
+        }
+        let mut out = Parameters::default();
+        for n in names {
+            match self.parameters.get(n) {
+                Some(v) => {
+                    out.values.insert(n.clone(), v.clone());
+                }
+                None => out.invalid.push(n.clone()),
+            }
+        }
+        Ok(out)
+    }
+
+    fn describe_images(&self, query: &ImageQuery) -> Result<Vec<Image>, CloudError> {
+        self.enter("EC2.DescribeImages")?;
+        let mut out = Vec::new();
+        for (image, alias) in &self.images {
+            if !query.owners.is_empty() {
+                let owner = image.owner_id.as_deref().unwrap_or(FAKE_ACCOUNT);
+                let hit = query.owners.iter().any(|o| {
+                    (o == "self" && owner == FAKE_ACCOUNT)
+                        || o == owner
+                        || alias.as_deref() == Some(o.as_str())
+                });
+                if !hit {
+                    continue;
+                }
+            }
+            let attr = |name: &str| -> Option<Option<String>> {
+                Some(match name {
+                    "image-id" => Some(image.id.clone()),
+                    "name" => image.name.clone(),
+                    "state" => Some(image.state.clone().unwrap_or_else(|| "available".into())),
+                    "architecture" => Some(image.architecture.clone()),
+                    "owner-id" => image.owner_id.clone(),
+                    "owner-alias" => alias.clone(),
+                    _ => return None,
+                })
+            };
+            if matches(&query.filters, &image.tags, attr, "DescribeImages")? {
+                out.push(image.clone());
+            }
+        }
+        Ok(out)
+    }
+
+    fn describe_subnets(&self, filters: &[Filter]) -> Result<Vec<Subnet>, CloudError> {
+        self.enter("EC2.DescribeSubnets")?;
+        let mut out = Vec::new();
+        for s in &self.subnets {
+            let attr = |name: &str| -> Option<Option<String>> {
+                Some(match name {
+                    "subnet-id" => Some(s.id.clone()),
+                    "availability-zone" => Some(s.zone.clone()),
+                    "availability-zone-id" => s.zone_id.clone(),
+                    "vpc-id" => s.vpc_id.clone(),
+                    _ => return None,
+                })
+            };
+            if matches(filters, &s.tags, attr, "DescribeSubnets")? {
+                out.push(s.clone());
+            }
+        }
+        Ok(out)
+    }
+
+    fn describe_security_groups(
+        &self,
+        filters: &[Filter],
+    ) -> Result<Vec<SecurityGroup>, CloudError> {
+        self.enter("EC2.DescribeSecurityGroups")?;
+        let mut out = Vec::new();
+        for g in &self.security_groups {
+            let attr = |name: &str| -> Option<Option<String>> {
+                Some(match name {
+                    "group-id" => Some(g.id.clone()),
+                    "group-name" => Some(g.name.clone()),
+                    "vpc-id" => g.vpc_id.clone(),
+                    _ => return None,
+                })
+            };
+            if matches(filters, &g.tags, attr, "DescribeSecurityGroups")? {
+                out.push(g.clone());
+            }
+        }
+        Ok(out)
+    }
+
+    fn call_counts(&self) -> CallCounts {
+        self.counter.snapshot()
+    }
+
+    fn region(&self) -> String {
+        "us-east-1".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn glob_follows_ec2_wildcards() {
+        assert!(glob(
+            "amazon-eks-node-1.29-*",
+            "amazon-eks-node-1.29-v20240625"
+        ));
+        assert!(glob("*", ""));
+        assert!(glob("a?c", "abc"));
+        assert!(!glob("a?c", "ac"));
+        assert!(glob("*-v2024*5", "x-v20240625"));
+        assert!(!glob("amazon-eks-node-1.29-*", "amazon-eks-node-1.30-v1"));
+        assert!(glob("exact", "exact"));
+    }
+
+    #[test]
+    fn filters_are_anded_values_ored_and_unknown_names_fail() {
+        let tags: BTreeMap<String, String> = [("team".to_string(), "a".to_string())]
+            .into_iter()
+            .collect();
+        let none = |_: &str| -> Option<Option<String>> { None };
+        let f = |n: &str, v: &[&str]| Filter::new(n, v.iter().map(|s| s.to_string()));
+        assert!(matches(&[f("tag:team", &["b", "a"])], &tags, none, "X").unwrap());
+        assert!(!matches(
+            &[f("tag:team", &["a"]), f("tag-key", &["env"])],
+            &tags,
+            none,
+            "X"
+        )
+        .unwrap());
+        assert!(matches(&[f("tag-key", &["te*"])], &tags, none, "X").unwrap());
+        let err = matches(&[f("bogus", &["x"])], &tags, none, "DescribeImages").unwrap_err();
+        assert_eq!(err.code(), Some("InvalidParameterValue"));
+    }
+
+    #[test]
+    fn get_parameters_reports_absent_names_and_enforces_the_batch_limit() {
+        let fake = FakeCloud::new().parameter("/a", "ami-1");
+        let got = fake.get_parameters(&["/a".into(), "/b".into()]).unwrap();
+        assert_eq!(got.values["/a"], "ami-1");
+        assert_eq!(got.invalid, vec!["/b".to_string()]);
+        let eleven: Vec<String> = (0..11).map(|i| format!("/p{i}")).collect();
+        assert!(fake.get_parameters(&eleven).is_err());
+        assert_eq!(fake.call_counts().get("SSM.GetParameters"), 2);
+    }
+}

@@ -1,0 +1,441 @@
+//! Subnets and security groups of a node class (SPEC §5.2, KARPENTER.md §1.2, §8): selector
+//! terms → DescribeSubnets / DescribeSecurityGroups filter sets, then the union of what they
+//! return.
+//!
+//! v1beta1/v1 terms are ORed, tags within a term ANDed, `*` means "tag key exists"; `id` terms
+//! are merged into one `subnet-id`/`group-id` filter set and `name` terms into one
+//! `group-name` set (`aws main: pkg/providers/{subnet,securitygroup}`). A v1alpha1
+//! `subnetSelector`/`securityGroupSelector` map is one filter set with every key ANDed:
+//! `aws-ids`/`aws::ids` is a comma list of ids, other values are comma lists of tag values.
+
+use std::collections::BTreeMap;
+
+use super::ami::split_list;
+use super::types::{Cloud, CloudError, Filter, SecurityGroup, Subnet};
+use crate::model::nodepool::{ApiGeneration, NodeClass, SelectorTerm};
+
+/// Subnets or security groups.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Subnets.
+    Subnet,
+    /// Security groups.
+    SecurityGroup,
+}
+
+impl Kind {
+    fn id_filter(self) -> &'static str {
+        match self {
+            Kind::Subnet => "subnet-id",
+            Kind::SecurityGroup => "group-id",
+        }
+    }
+    fn legacy_key(self) -> &'static str {
+        match self {
+            Kind::Subnet => "subnetSelector",
+            Kind::SecurityGroup => "securityGroupSelector",
+        }
+    }
+}
+
+/// One Describe request and the terms it serves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilterSet {
+    /// The terms as written (`tags: {karpenter.sh/discovery: demo}`, `id: subnet-1`, …).
+    pub terms: Vec<String>,
+    /// Filters, ANDed.
+    pub filters: Vec<Filter>,
+}
+
+fn tag_filters(tags: &BTreeMap<String, String>, split_values: bool) -> Vec<Filter> {
+    tags.iter()
+        .map(|(k, v)| {
+            if v == "*" {
+                Filter::new("tag-key", [k.clone()])
+            } else if split_values {
+                Filter::new(format!("tag:{k}"), split_list(v))
+            } else {
+                Filter::new(format!("tag:{k}"), [v.clone()])
+            }
+        })
+        .collect()
+}
+
+fn term_label(t: &SelectorTerm) -> String {
+    if let Some(id) = &t.id {
+        return format!("id: {id}");
+    }
+    if let Some(n) = &t.name {
+        return format!("name: {n}");
+    }
+    let tags: Vec<String> = t.tags.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+    format!("tags: {{{}}}", tags.join(", "))
+}
+
+/// The filter sets of a class's subnet or security-group selection.
+pub fn filter_sets(class: &NodeClass, kind: Kind) -> Vec<FilterSet> {
+    if class.generation == Some(ApiGeneration::V1Alpha5) {
+        if let Some(selector) = class
+            .legacy_selectors
+            .get(kind.legacy_key())
+            .filter(|s| !s.is_empty())
+        {
+            let mut filters = Vec::new();
+            let mut tags = BTreeMap::new();
+            for (k, v) in selector {
+                if k == "aws-ids" || k == "aws::ids" {
+                    filters.push(Filter::new(kind.id_filter(), split_list(v)));
+                } else {
+                    tags.insert(k.clone(), v.clone());
+                }
+            }
+            filters.extend(tag_filters(&tags, true));
+            let shown: Vec<String> = selector.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            return vec![FilterSet {
+                terms: vec![format!("{}: {{{}}}", kind.legacy_key(), shown.join(", "))],
+                filters,
+            }];
+        }
+    }
+    let terms = match kind {
+        Kind::Subnet => &class.subnet_selector_terms,
+        Kind::SecurityGroup => &class.security_group_selector_terms,
+    };
+    let mut out = Vec::new();
+    let (mut ids, mut id_terms) = (Vec::new(), Vec::new());
+    let (mut names, mut name_terms) = (Vec::new(), Vec::new());
+    for t in terms {
+        if let Some(id) = &t.id {
+            ids.push(id.clone());
+            id_terms.push(term_label(t));
+        } else if let (Some(name), Kind::SecurityGroup) = (&t.name, kind) {
+            names.push(name.clone());
+            name_terms.push(term_label(t));
+        } else {
+            out.push(FilterSet {
+                terms: vec![term_label(t)],
+                filters: tag_filters(&t.tags, false),
+            });
+        }
+    }
+    if !ids.is_empty() {
+        out.push(FilterSet {
+            terms: id_terms,
+            filters: vec![Filter::new(kind.id_filter(), ids)],
+        });
+    }
+    if !names.is_empty() {
+        out.push(FilterSet {
+            terms: name_terms,
+            filters: vec![Filter::new("group-name", names)],
+        });
+    }
+    out
+}
+
+/// What a class's selection found: each request with what it returned, and the union.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolution<T> {
+    /// Requests and their answers.
+    pub sets: Vec<(FilterSet, Vec<T>)>,
+    /// The union: subnets by free IPs (most first), then id; groups by id.
+    pub items: Vec<T>,
+}
+
+/// Resolves classes' subnets and security groups, sending each distinct filter set once.
+pub struct NetworkResolver<'a> {
+    cloud: &'a dyn Cloud,
+    subnets: BTreeMap<Vec<Filter>, Vec<Subnet>>,
+    groups: BTreeMap<Vec<Filter>, Vec<SecurityGroup>>,
+}
+
+impl<'a> NetworkResolver<'a> {
+    /// A resolver over `cloud`.
+    pub fn new(cloud: &'a dyn Cloud) -> Self {
+        NetworkResolver {
+            cloud,
+            subnets: BTreeMap::new(),
+            groups: BTreeMap::new(),
+        }
+    }
+
+    /// The class's subnets.
+    pub fn subnets(&mut self, class: &NodeClass) -> Result<Resolution<Subnet>, CloudError> {
+        let mut sets = Vec::new();
+        let mut union: BTreeMap<String, Subnet> = BTreeMap::new();
+        for set in filter_sets(class, Kind::Subnet) {
+            let found = match self.subnets.get(&set.filters) {
+                Some(f) => f.clone(),
+                None => {
+                    let f = self.cloud.describe_subnets(&set.filters)?;
+                    self.subnets.insert(set.filters.clone(), f.clone());
+                    f
+                }
+            };
+            for s in &found {
+                union.insert(s.id.clone(), s.clone());
+            }
+            sets.push((set, found));
+        }
+        let mut items: Vec<Subnet> = union.into_values().collect();
+        items.sort_by(|a, b| {
+            b.available_ips
+                .cmp(&a.available_ips)
+                .then_with(|| a.id.cmp(&b.id))
+        });
+        Ok(Resolution { sets, items })
+    }
+
+    /// The class's security groups.
+    pub fn security_groups(
+        &mut self,
+        class: &NodeClass,
+    ) -> Result<Resolution<SecurityGroup>, CloudError> {
+        let mut sets = Vec::new();
+        let mut union: BTreeMap<String, SecurityGroup> = BTreeMap::new();
+        for set in filter_sets(class, Kind::SecurityGroup) {
+            let found = match self.groups.get(&set.filters) {
+                Some(f) => f.clone(),
+                None => {
+                    let f = self.cloud.describe_security_groups(&set.filters)?;
+                    self.groups.insert(set.filters.clone(), f.clone());
+                    f
+                }
+            };
+            for g in &found {
+                union.insert(g.id.clone(), g.clone());
+            }
+            sets.push((set, found));
+        }
+        Ok(Resolution {
+            sets,
+            items: union.into_values().collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cloud::fake::FakeCloud;
+
+    fn tags(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn subnet(id: &str, zone: &str, ips: i64, t: &[(&str, &str)]) -> Subnet {
+        Subnet {
+            id: id.into(),
+            zone: zone.into(),
+            available_ips: ips,
+            tags: tags(t),
+            ..Subnet::default()
+        }
+    }
+
+    fn group(id: &str, name: &str, t: &[(&str, &str)]) -> SecurityGroup {
+        SecurityGroup {
+            id: id.into(),
+            name: name.into(),
+            tags: tags(t),
+            ..SecurityGroup::default()
+        }
+    }
+
+    fn fake() -> FakeCloud {
+        let mut f = FakeCloud::new();
+        f.subnets = vec![
+            subnet(
+                "subnet-a",
+                "us-east-1a",
+                100,
+                &[("discovery", "demo"), ("Name", "private-a")],
+            ),
+            subnet(
+                "subnet-b",
+                "us-east-1b",
+                300,
+                &[("discovery", "demo"), ("Name", "private-b")],
+            ),
+            subnet(
+                "subnet-c",
+                "us-east-1c",
+                300,
+                &[("Name", "public-c"), ("role", "elb")],
+            ),
+        ];
+        f.security_groups = vec![
+            group("sg-1", "nodes", &[("discovery", "demo")]),
+            group(
+                "sg-2",
+                "cluster",
+                &[("kubernetes.io/cluster/demo", "owned")],
+            ),
+            group("sg-3", "other", &[("team", "other")]),
+        ];
+        f
+    }
+
+    fn v1_class(subnets: Vec<SelectorTerm>, groups: Vec<SelectorTerm>) -> NodeClass {
+        NodeClass {
+            name: "c".into(),
+            generation: Some(ApiGeneration::V1),
+            subnet_selector_terms: subnets,
+            security_group_selector_terms: groups,
+            ..NodeClass::default()
+        }
+    }
+
+    fn tag_term(t: &[(&str, &str)]) -> SelectorTerm {
+        SelectorTerm {
+            tags: tags(t),
+            ..SelectorTerm::default()
+        }
+    }
+
+    fn id_term(id: &str) -> SelectorTerm {
+        SelectorTerm {
+            id: Some(id.into()),
+            ..SelectorTerm::default()
+        }
+    }
+
+    fn ids<T>(items: &[T], id: impl Fn(&T) -> &str) -> Vec<String> {
+        items.iter().map(|i| id(i).to_string()).collect()
+    }
+
+    #[test]
+    fn v1_terms_are_ored_tags_anded_ids_merged_and_sorted_by_free_ips() {
+        let class = v1_class(
+            vec![
+                tag_term(&[("discovery", "demo"), ("Name", "private-*")]),
+                id_term("subnet-c"),
+                id_term("subnet-a"),
+            ],
+            vec![],
+        );
+        let sets = filter_sets(&class, Kind::Subnet);
+        assert_eq!(sets.len(), 2, "{sets:?}");
+        assert_eq!(
+            sets[1].filters,
+            vec![Filter::new("subnet-id", ["subnet-c", "subnet-a"])]
+        );
+        let f = fake();
+        let got = NetworkResolver::new(&f).subnets(&class).unwrap();
+        // b and c tie on free IPs: id breaks the tie.
+        assert_eq!(
+            ids(&got.items, |s| &s.id),
+            ["subnet-b", "subnet-c", "subnet-a"]
+        );
+        assert_eq!(f.call_counts().get("EC2.DescribeSubnets"), 2);
+    }
+
+    #[test]
+    fn star_means_tag_key_and_v1_does_not_split_commas() {
+        let class = v1_class(
+            vec![
+                tag_term(&[("role", "*")]),
+                tag_term(&[("Name", "private-a,private-b")]),
+            ],
+            vec![],
+        );
+        let sets = filter_sets(&class, Kind::Subnet);
+        assert_eq!(sets[0].filters, vec![Filter::new("tag-key", ["role"])]);
+        assert_eq!(
+            sets[1].filters,
+            vec![Filter::new("tag:Name", ["private-a,private-b"])]
+        );
+        let f = fake();
+        let got = NetworkResolver::new(&f).subnets(&class).unwrap();
+        assert_eq!(ids(&got.items, |s| &s.id), ["subnet-c"]);
+    }
+
+    #[test]
+    fn v1alpha1_selector_is_one_anded_request_with_comma_lists() {
+        let mut class = NodeClass {
+            generation: Some(ApiGeneration::V1Alpha5),
+            ..NodeClass::default()
+        };
+        class.legacy_selectors.insert(
+            "subnetSelector".into(),
+            tags(&[("Name", "private-a, private-b"), ("discovery", "*")]),
+        );
+        class.legacy_selectors.insert(
+            "securityGroupSelector".into(),
+            tags(&[("aws-ids", "sg-3,sg-1")]),
+        );
+        let f = fake();
+        let mut r = NetworkResolver::new(&f);
+        let s = r.subnets(&class).unwrap();
+        assert_eq!(s.sets.len(), 1);
+        assert_eq!(
+            s.sets[0].0.filters,
+            vec![
+                Filter::new("tag:Name", ["private-a", "private-b"]),
+                Filter::new("tag-key", ["discovery"])
+            ]
+        );
+        assert_eq!(ids(&s.items, |s| &s.id), ["subnet-b", "subnet-a"]);
+        let g = r.security_groups(&class).unwrap();
+        assert_eq!(
+            g.sets[0].0.filters,
+            vec![Filter::new("group-id", ["sg-3", "sg-1"])]
+        );
+        assert_eq!(ids(&g.items, |g| &g.id), ["sg-1", "sg-3"]);
+    }
+
+    #[test]
+    fn group_names_merge_and_identical_sets_are_asked_once_across_classes() {
+        let name = |n: &str| SelectorTerm {
+            name: Some(n.into()),
+            ..SelectorTerm::default()
+        };
+        let a = v1_class(
+            vec![],
+            vec![
+                name("nodes"),
+                name("cluster"),
+                tag_term(&[("team", "other")]),
+            ],
+        );
+        let b = v1_class(
+            vec![],
+            vec![
+                name("nodes"),
+                name("cluster"),
+                tag_term(&[("team", "other")]),
+            ],
+        );
+        let f = fake();
+        let mut r = NetworkResolver::new(&f);
+        let ga = r.security_groups(&a).unwrap();
+        let gb = r.security_groups(&b).unwrap();
+        assert_eq!(ga, gb);
+        assert_eq!(ids(&ga.items, |g| &g.id), ["sg-1", "sg-2", "sg-3"]);
+        assert_eq!(
+            ga.sets[1].0.filters,
+            vec![Filter::new("group-name", ["nodes", "cluster"])]
+        );
+        assert_eq!(f.call_counts().get("EC2.DescribeSecurityGroups"), 2);
+    }
+
+    #[test]
+    fn cloud_errors_surface() {
+        let f = fake();
+        f.fail(
+            "EC2.DescribeSubnets",
+            CloudError::Api {
+                service: "EC2".into(),
+                operation: "DescribeSubnets".into(),
+                code: "UnauthorizedOperation".into(),
+                message: "You are not authorized".into(),
+            },
+        );
+        let class = v1_class(vec![tag_term(&[("discovery", "demo")])], vec![]);
+        let err = NetworkResolver::new(&f).subnets(&class).unwrap_err();
+        assert!(err.is_permission());
+    }
+}

@@ -1,0 +1,304 @@
+//! The cloud seam: the few EC2/SSM calls the tool makes (Karpenter's `sdk.go` lists only the
+//! calls it uses; so does [`Cloud`]), the plain data they exchange, and their errors.
+//!
+//! Requests are planned purely (`ami`, `network`) and sent through this trait, so the same
+//! resolution code runs against AWS ([`crate::cloud::aws`]), moto (tests) and the in-memory
+//! [`crate::cloud::fake`] (unit tests).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+/// An EC2 filter (`Name`, `Values`): values are ORed, filters of one request ANDed.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Filter {
+    /// `image-id`, `name`, `tag:KEY`, `tag-key`, `state`, `subnet-id`, `group-id`, …
+    pub name: String,
+    /// Accepted values (EC2 allows `*`/`?` wildcards).
+    pub values: Vec<String>,
+}
+
+impl Filter {
+    /// A filter from literals.
+    pub fn new(
+        name: impl Into<String>,
+        values: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        Filter {
+            name: name.into(),
+            values: values.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl fmt::Display for Filter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.values.len() == 1 {
+            write!(f, "{}={}", self.name, self.values[0])
+        } else {
+            write!(f, "{}=[{}]", self.name, self.values.join(","))
+        }
+    }
+}
+
+/// Renders filters the way the `ami` command shows a query: `owners=[self,amazon] name=eks-*`.
+pub fn describe_filters(owners: &[String], filters: &[Filter]) -> String {
+    let mut parts = Vec::new();
+    if !owners.is_empty() {
+        parts.push(format!("owners=[{}]", owners.join(",")));
+    }
+    parts.extend(filters.iter().map(Filter::to_string));
+    parts.join(" ")
+}
+
+/// One DescribeImages request (`IncludeDeprecated=true`, paginated, is the adapter's job).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct ImageQuery {
+    /// `Owners` (empty: every image the account can see).
+    pub owners: Vec<String>,
+    /// Filters, ANDed.
+    pub filters: Vec<Filter>,
+}
+
+impl fmt::Display for ImageQuery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&describe_filters(&self.owners, &self.filters))
+    }
+}
+
+/// An image as DescribeImages returns it (only what resolution and display need).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Image {
+    /// `ami-…`.
+    pub id: String,
+    /// Name.
+    pub name: Option<String>,
+    /// EC2 architecture (`x86_64`, `arm64`, `i386`, `x86_64_mac`, …).
+    pub architecture: String,
+    /// RFC 3339 creation date.
+    pub creation_date: Option<String>,
+    /// RFC 3339 deprecation time (deprecated once it is past).
+    pub deprecation_time: Option<String>,
+    /// Owner account.
+    pub owner_id: Option<String>,
+    /// `available`, `pending`, …
+    pub state: Option<String>,
+    /// Tags.
+    pub tags: BTreeMap<String, String>,
+}
+
+/// A subnet (DescribeSubnets).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Subnet {
+    /// `subnet-…`.
+    pub id: String,
+    /// Availability zone name.
+    pub zone: String,
+    /// Availability zone id (`use1-az1`).
+    pub zone_id: Option<String>,
+    /// Free IPv4 addresses.
+    pub available_ips: i64,
+    /// VPC.
+    pub vpc_id: Option<String>,
+    /// Tags.
+    pub tags: BTreeMap<String, String>,
+}
+
+/// A security group (DescribeSecurityGroups).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SecurityGroup {
+    /// `sg-…`.
+    pub id: String,
+    /// Group name.
+    pub name: String,
+    /// VPC.
+    pub vpc_id: Option<String>,
+    /// Tags.
+    pub tags: BTreeMap<String, String>,
+}
+
+/// What one GetParameters call answered.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Parameters {
+    /// Name as asked → value.
+    pub values: BTreeMap<String, String>,
+    /// Names SSM does not have (`InvalidParameters`): for AMI aliases, "variant absent".
+    pub invalid: Vec<String>,
+}
+
+/// Maximum names per GetParameters call (SSM API limit).
+pub const GET_PARAMETERS_BATCH: usize = 10;
+
+/// Why a cloud call failed, typed so callers can branch and messages stay one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CloudError {
+    /// No region anywhere in the chain.
+    #[error("no AWS region: pass --region, set AWS_REGION, or set a region in your AWS profile{}", hint.as_ref().map(|h| format!(" ({h})")).unwrap_or_default())]
+    NoRegion {
+        /// A suggestion, e.g. the region of the EKS cluster ARN in the kubeconfig.
+        hint: Option<String>,
+    },
+    /// AWS configuration could not be loaded (bad profile, credentials process failed, …).
+    #[error("AWS configuration: {0}")]
+    Config(String),
+    /// The service answered with an error code.
+    #[error("{service} {operation}: {code}: {message}")]
+    Api {
+        /// `EC2`, `SSM`.
+        service: String,
+        /// `DescribeImages`, …
+        operation: String,
+        /// AWS error code (`UnauthorizedOperation`, `AccessDeniedException`, …).
+        code: String,
+        /// AWS error message.
+        message: String,
+    },
+    /// The request never got an answer (DNS, connection, timeout, credentials).
+    #[error("{service} {operation}: {message}")]
+    Transport {
+        /// `EC2`, `SSM`.
+        service: String,
+        /// Operation.
+        operation: String,
+        /// What went wrong, one line.
+        message: String,
+    },
+}
+
+impl CloudError {
+    /// The AWS error code, if the service answered.
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            CloudError::Api { code, .. } => Some(code),
+            _ => None,
+        }
+    }
+
+    /// A missing IAM permission (the message names the action to grant).
+    pub fn is_permission(&self) -> bool {
+        matches!(
+            self.code(),
+            Some(
+                "UnauthorizedOperation"
+                    | "AccessDenied"
+                    | "AccessDeniedException"
+                    | "UnauthorizedException"
+            )
+        )
+    }
+
+    /// Throttling that outlived the retries.
+    pub fn is_throttled(&self) -> bool {
+        matches!(
+            self.code(),
+            Some(
+                "RequestLimitExceeded"
+                    | "Throttling"
+                    | "ThrottlingException"
+                    | "TooManyRequestsException"
+            )
+        )
+    }
+
+    /// A stable reason string for JSON outputs.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            CloudError::NoRegion { .. } => "NoRegion",
+            CloudError::Config(_) => "AWSConfiguration",
+            _ if self.is_permission() => "PermissionDenied",
+            _ if self.is_throttled() => "Throttled",
+            CloudError::Api { .. } => "AWSError",
+            CloudError::Transport { .. } => "AWSUnreachable",
+        }
+    }
+}
+
+/// AWS calls made, per `Service.Operation` (e.g. `EC2.DescribeImages`): the drift-at-scale
+/// budget (PERF.md B3) is checked with it. `attempts` counts retries too.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+pub struct CallCounts {
+    /// Operation → calls (SDK executions).
+    pub calls: BTreeMap<String, u64>,
+    /// Operation → HTTP attempts (calls plus retries).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub attempts: BTreeMap<String, u64>,
+}
+
+impl CallCounts {
+    /// Calls across all operations.
+    pub fn total(&self) -> u64 {
+        self.calls.values().sum()
+    }
+
+    /// Calls of one operation (`EC2.DescribeImages`).
+    pub fn get(&self, operation: &str) -> u64 {
+        self.calls.get(operation).copied().unwrap_or(0)
+    }
+
+    /// One line for `-v`: `AWS calls: 4 (EC2.DescribeImages 3, SSM.GetParameters 1)`.
+    pub fn summary(&self) -> String {
+        let parts: Vec<String> = self
+            .calls
+            .iter()
+            .map(|(op, n)| {
+                let retries = self
+                    .attempts
+                    .get(op)
+                    .copied()
+                    .unwrap_or(*n)
+                    .saturating_sub(*n);
+                if retries > 0 {
+                    format!("{op} {n} (+{retries} retries)")
+                } else {
+                    format!("{op} {n}")
+                }
+            })
+            .collect();
+        format!("AWS calls: {} ({})", self.total(), parts.join(", "))
+    }
+}
+
+/// A thread-safe counter shared by an adapter and its interceptors.
+#[derive(Debug, Clone, Default)]
+pub struct CallCounter(Arc<Mutex<CallCounts>>);
+
+impl CallCounter {
+    /// Records one call (an execution).
+    pub fn call(&self, operation: &str) {
+        let mut c = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        *c.calls.entry(operation.to_string()).or_default() += 1;
+    }
+
+    /// Records one HTTP attempt.
+    pub fn attempt(&self, operation: &str) {
+        let mut c = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        *c.attempts.entry(operation.to_string()).or_default() += 1;
+    }
+
+    /// A snapshot.
+    pub fn snapshot(&self) -> CallCounts {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// The EC2/SSM calls the core needs. Implementations send exactly one request per call
+/// (pagination aside); batching, caching and planning are the caller's.
+///
+/// Later issues add launch (CreateFleet, launch templates), terminate and describe-instances.
+pub trait Cloud {
+    /// GetParameters for at most [`GET_PARAMETERS_BATCH`] names.
+    fn get_parameters(&self, names: &[String]) -> Result<Parameters, CloudError>;
+    /// DescribeImages (all pages, deprecated images included).
+    fn describe_images(&self, query: &ImageQuery) -> Result<Vec<Image>, CloudError>;
+    /// DescribeSubnets (all pages).
+    fn describe_subnets(&self, filters: &[Filter]) -> Result<Vec<Subnet>, CloudError>;
+    /// DescribeSecurityGroups (all pages).
+    fn describe_security_groups(
+        &self,
+        filters: &[Filter],
+    ) -> Result<Vec<SecurityGroup>, CloudError>;
+    /// Calls made so far.
+    fn call_counts(&self) -> CallCounts;
+    /// The region requests go to.
+    fn region(&self) -> String;
+}

@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+"""moto as the EC2/SSM peer of the tests, seeded like an EKS account.
+
+Usage: server.py [--region us-east-1] [--cluster test-cluster] [--iam]
+
+Starts `moto.server.ThreadedMotoServer` on a free loopback port, seeds it, then prints
+  line 1: the endpoint URL (http://127.0.0.1:PORT)
+  line 2: a JSON description of everything seeded (AMIs, SSM parameters, VPC, subnets, groups)
+and serves until its standard input closes (or it is killed).
+
+Why a launcher and not `moto_server`: moto refuses PutParameter under `/aws/` like AWS does, so
+the EKS-optimized AMI parameters (`/aws/service/eks/...`, `/aws/service/bottlerocket/...`,
+`/aws/service/ami-windows-latest/...`) can only be put into its backend in-process. AMIs are
+registered in the backend too, because RegisterImage cannot set an owner alias, architecture,
+creation date or deprecation time.
+
+What the seed looks like (the tests rely on it, so keep it stable):
+- Kubernetes versions 1.24 1.25 1.29 1.30 1.32 1.33 1.34 1.35.
+- Every variant Karpenter resolves (KARPENTER.md §3.2), each with two releases: the older one is
+  reachable only through its pinned parameter, the newer one is also `recommended`/`latest`.
+  Real gaps are mirrored: no AL2 from 1.33 on, no AL2023 for 1.24. Deliberate gaps test the
+  missing-variant rule: AL2023 arm64 nvidia is absent for 1.29, Bottlerocket nvidia is absent
+  for 1.25.
+- The older AL2 release of every version is deprecated (DeprecationTime in the past).
+- Self-owned "team" AMIs with tags for selector tests (newer-but-deprecated vs older, amd64 vs
+  arm64, and an i386 one that must be ignored).
+- A VPC with a private and a public subnet per zone and three security groups, tagged like an
+  eksctl cluster.
+- With --iam, IAM is enforced (moto's INITIAL_NO_AUTH_ACTION_COUNT=0) and the description carries
+  `credentials.limited`: keys of a user allowed ec2:Describe* but not ssm:* (permission tests).
+"""
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import sys
+import tempfile
+
+ACCOUNT = "123456789012"
+EKS_OWNER = "602401143452"
+BOTTLEROCKET_OWNER = "092701018921"
+WINDOWS_OWNER = "801119661308"
+
+K8S_VERSIONS = ["1.24", "1.25", "1.29", "1.30", "1.32", "1.33", "1.34", "1.35"]
+# (release tag, creation date) — older first. AL2/AL2023 use vYYYYMMDD, Bottlerocket semver.
+EKS_RELEASES = [("v20240101", "2024-01-01T10:00:00.000Z"), ("v20240625", "2024-06-25T10:00:00.000Z")]
+BR_RELEASES = [("1.19.0", "2024-02-01T10:00:00.000Z"), ("1.20.0", "2024-06-20T10:00:00.000Z")]
+WINDOWS_RELEASE = "2024-06-11T10:00:00.000Z"
+PAST = "2024-03-01T00:00:00.000Z"
+FUTURE = "2099-01-01T00:00:00.000Z"
+
+
+def ami_id(name):
+    """Deterministic AMI ids make failures readable and tests independent of seeding order."""
+    return "ami-" + hashlib.sha256(name.encode()).hexdigest()[:17]
+
+
+def major_minor(version):
+    return tuple(int(p) for p in version.split("."))
+
+
+class Seed:
+    def __init__(self, region, cluster):
+        self.region = region
+        self.cluster = cluster
+        self.images = []  # dicts: id, name, architecture, creationDate, deprecationTime, owner, tags
+        self.parameters = {}  # name -> value
+
+    def image(self, name, arch, created, owner, deprecated=None, tags=None, alias="amazon"):
+        image = {
+            "id": ami_id(name),
+            "name": name,
+            "architecture": arch,
+            "creationDate": created,
+            "deprecationTime": deprecated,
+            "owner": owner,
+            "ownerAlias": alias,
+            "tags": tags or {},
+        }
+        self.images.append(image)
+        return image["id"]
+
+    def param(self, name, value):
+        self.parameters[name] = value
+
+    def al2(self, k):
+        if major_minor(k) >= (1, 33):
+            return
+        base = f"/aws/service/eks/optimized-ami/{k}"
+        for flavour, arch, prefix in [
+            ("amazon-linux-2", "x86_64", "amazon-eks-node"),
+            ("amazon-linux-2-arm64", "arm64", "amazon-eks-arm64-node"),
+            ("amazon-linux-2-gpu", "x86_64", "amazon-eks-gpu-node"),
+        ]:
+            for i, (release, created) in enumerate(EKS_RELEASES):
+                name = f"{prefix}-{k}-{release}"
+                image = self.image(
+                    name, arch, created, EKS_OWNER, deprecated=PAST if i == 0 else FUTURE
+                )
+                self.param(f"{base}/{flavour}/{prefix}-{k}-{release}/image_id", image)
+                if i == len(EKS_RELEASES) - 1:
+                    self.param(f"{base}/{flavour}/recommended/image_id", image)
+
+    def al2023(self, k):
+        if major_minor(k) < (1, 25):
+            return
+        base = f"/aws/service/eks/optimized-ami/{k}/amazon-linux-2023"
+        for arch, variants in [("x86_64", ["standard", "nvidia", "neuron"]), ("arm64", ["standard", "nvidia"])]:
+            for variant in variants:
+                if k == "1.29" and arch == "arm64" and variant == "nvidia":
+                    continue
+                for i, (release, created) in enumerate(EKS_RELEASES):
+                    name = f"amazon-eks-node-al2023-{arch}-{variant}-{k}-{release}"
+                    image = self.image(name, arch, created, EKS_OWNER)
+                    self.param(f"{base}/{arch}/{variant}/{name}/image_id", image)
+                    if i == len(EKS_RELEASES) - 1:
+                        self.param(f"{base}/{arch}/{variant}/recommended/image_id", image)
+
+    def bottlerocket(self, k):
+        for flavour in [f"aws-k8s-{k}", f"aws-k8s-{k}-nvidia"]:
+            if k == "1.25" and flavour.endswith("nvidia"):
+                continue
+            for arch in ["x86_64", "arm64"]:
+                for i, (release, created) in enumerate(BR_RELEASES):
+                    name = f"bottlerocket-{flavour}-{arch}-v{release}-5f4e3d2c"
+                    image = self.image(name, arch, created, BOTTLEROCKET_OWNER)
+                    base = f"/aws/service/bottlerocket/{flavour}/{arch}"
+                    self.param(f"{base}/{release}/image_id", image)
+                    if i == len(BR_RELEASES) - 1:
+                        self.param(f"{base}/latest/image_id", image)
+
+    def windows(self, k):
+        for server in ["2019", "2022", "2025"]:
+            name = f"Windows_Server-{server}-English-Core-EKS_Optimized-{k}-2024.06.11"
+            image = self.image(name, "x86_64", WINDOWS_RELEASE, WINDOWS_OWNER)
+            self.param(
+                f"/aws/service/ami-windows-latest/Windows_Server-{server}-English-Core-EKS_Optimized-{k}/image_id",
+                image,
+            )
+
+    def team_images(self):
+        """Self-owned images for selector tests (owner `self`, tags)."""
+        tags = {"team": "platform", "karpenter.sh/discovery": self.cluster}
+        me = ACCOUNT
+        self.image("team-node-amd64-2024.01", "x86_64", "2024-01-15T00:00:00.000Z", me, tags=tags, alias=None)
+        # Newer, but deprecated: compareAMI must still prefer the older non-deprecated one.
+        self.image("team-node-amd64-2024.05", "x86_64", "2024-05-15T00:00:00.000Z", me,
+                   deprecated=PAST, tags=tags, alias=None)
+        self.image("team-node-arm64-2024.02", "arm64", "2024-02-15T00:00:00.000Z", me, tags=tags, alias=None)
+        self.image("team-node-arm64-2024.04", "arm64", "2024-04-15T00:00:00.000Z", me, tags=tags, alias=None)
+        # An architecture Kubernetes has no label for: Karpenter drops it.
+        self.image("team-node-i386-2024.06", "i386", "2024-06-15T00:00:00.000Z", me, tags=tags, alias=None)
+        # Tagged for another team, and a tag value containing a comma (v1 does not split it).
+        self.image("other-node-amd64-2024.03", "x86_64", "2024-03-15T00:00:00.000Z", me,
+                   tags={"team": "other", "owners": "a,b"}, alias=None)
+        # An SSM parameter users point ssmParameter terms at (not under /aws/, so PutParameter
+        # would work too; seeded here for one source of truth).
+        self.param("/team/golden-ami", ami_id("team-node-arm64-2024.04"))
+        self.param("/team/not-an-ami", "hello")
+
+    def build(self):
+        for k in K8S_VERSIONS:
+            self.al2(k)
+            self.al2023(k)
+            self.bottlerocket(k)
+            self.windows(k)
+        self.team_images()
+
+
+def parse_time(text):
+    return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+
+
+def install(seed):
+    """Puts the seed into moto's backends (same process as the server)."""
+    from moto.ec2.models import ec2_backends
+    from moto.ec2.models.amis import Ami
+    from moto.ssm.models import Parameter, ssm_backends
+
+    ec2 = ec2_backends[ACCOUNT][seed.region]
+    for image in seed.images:
+        ami = Ami(
+            ec2,
+            image["id"],
+            name=image["name"],
+            owner_id=image["owner"],
+            owner_alias=image["ownerAlias"],
+            architecture=image["architecture"],
+            creation_date=parse_time(image["creationDate"]),
+            virtualization_type="hvm",
+            root_device_type="ebs",
+            root_device_name="/dev/xvda",
+            region_name=seed.region + "a",
+            tags=image["tags"] or None,
+        )
+        # moto has no deprecation model; its serializer picks `deprecation_time` up by name.
+        if image["deprecationTime"]:
+            ami.deprecation_time = image["deprecationTime"]
+        ec2.amis[image["id"]] = ami
+
+    ssm = ssm_backends[ACCOUNT][seed.region]
+    now = datetime.datetime.now(datetime.timezone.utc)
+    for name, value in seed.parameters.items():
+        ssm._parameters[name].append(
+            Parameter(
+                account_id=ACCOUNT,
+                name=name,
+                value=value,
+                parameter_type="String",
+                description=None,
+                allowed_pattern=None,
+                keyid=None,
+                last_modified_date=now,
+                version=1,
+                data_type="aws:ec2:image" if value.startswith("ami-") else "text",
+            )
+        )
+
+    network = {"vpc": None, "subnets": [], "securityGroups": []}
+    vpc = ec2.create_vpc("10.0.0.0/16")
+    ec2.create_tags([vpc.id], {"Name": f"{seed.cluster}-vpc"})
+    network["vpc"] = vpc.id
+    zones = [seed.region + z for z in "abc"]
+    for i, zone in enumerate(zones):
+        for kind, cidr, tags in [
+            ("private", f"10.0.{i * 32}.0/19", {
+                "karpenter.sh/discovery": seed.cluster,
+                "alpha.eksctl.io/cluster-name": seed.cluster,
+                "kubernetes.io/role/internal-elb": "1",
+            }),
+            ("public", f"10.0.{128 + i * 16}.0/20", {
+                "alpha.eksctl.io/cluster-name": seed.cluster,
+                "kubernetes.io/role/elb": "1",
+            }),
+        ]:
+            subnet = ec2.create_subnet(vpc.id, cidr, availability_zone=zone)
+            tags = dict(tags, Name=f"{kind}-{zone}")
+            ec2.create_tags([subnet.id], tags)
+            network["subnets"].append({"id": subnet.id, "zone": zone, "kind": kind, "tags": tags})
+    for name, tags in [
+        (f"{seed.cluster}-node", {"karpenter.sh/discovery": seed.cluster,
+                                  f"kubernetes.io/cluster/{seed.cluster}": "owned"}),
+        (f"{seed.cluster}-cluster", {f"kubernetes.io/cluster/{seed.cluster}": "owned"}),
+        ("other", {"team": "other"}),
+    ]:
+        group = ec2.create_security_group(name, f"{name} group", vpc_id=vpc.id)
+        ec2.create_tags([group.id], tags)
+        network["securityGroups"].append({"id": group.id, "name": name, "tags": tags})
+    return network
+
+
+def limited_user(endpoint, region):
+    """A user that may describe EC2 but not read SSM, created through the API like a person would."""
+    import boto3
+
+    iam = boto3.client("iam", endpoint_url=endpoint, region_name=region,
+                       aws_access_key_id="testing", aws_secret_access_key="testing")
+    iam.create_user(UserName="limited")
+    iam.put_user_policy(
+        UserName="limited",
+        PolicyName="describe-only",
+        PolicyDocument=json.dumps({
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Action": ["ec2:Describe*"], "Resource": "*"}],
+        }),
+    )
+    key = iam.create_access_key(UserName="limited")["AccessKey"]
+    return {"accessKeyId": key["AccessKeyId"], "secretAccessKey": key["SecretAccessKey"]}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--region", default="us-east-1")
+    parser.add_argument("--cluster", default="test-cluster")
+    parser.add_argument("--iam", action="store_true", help="enforce IAM; print limited credentials")
+    args = parser.parse_args()
+
+    # Only the AMIs seeded here: moto's bundled public images would make `owner: amazon`
+    # queries depend on moto's data files. MOTO_AMIS_PATH is read when moto's EC2 models are
+    # imported, so it must be set first.
+    empty = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+    empty.write("[]")
+    empty.close()
+    os.environ["MOTO_AMIS_PATH"] = empty.name
+    os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+
+    from moto.server import ThreadedMotoServer
+
+    seed = Seed(args.region, args.cluster)
+    seed.build()
+    network = install(seed)
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    credentials = {}
+    if args.iam:
+        credentials["limited"] = limited_user(f"http://{host}:{port}", args.region)
+        from moto import settings
+
+        settings.INITIAL_NO_AUTH_ACTION_COUNT = 0
+    description = {
+        "credentials": credentials,
+        "region": args.region,
+        "account": ACCOUNT,
+        "cluster": args.cluster,
+        "images": seed.images,
+        "parameters": seed.parameters,
+        **network,
+    }
+    sys.stdout.write(f"http://{host}:{port}\n{json.dumps(description)}\n")
+    sys.stdout.flush()
+    try:
+        # Serve until the test harness closes our stdin (or kills us).
+        while sys.stdin.read(4096):
+            pass
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+        os.unlink(empty.name)
+
+
+if __name__ == "__main__":
+    main()
