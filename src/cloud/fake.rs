@@ -3,12 +3,13 @@
 //! `tag:KEY`, `tag-key`), call counting, and injectable errors. The real adapter is tested
 //! against moto; this fake is checked against the same expectations in unit tests.
 
-use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::types::{
-    CallCounter, CallCounts, Cloud, CloudError, Filter, Image, ImageQuery, Parameters,
-    SecurityGroup, Subnet, GET_PARAMETERS_BATCH,
+    CallCounter, CallCounts, Cloud, CloudError, Compute, Filter, FleetError, FleetRequest,
+    FleetResponse, Image, ImageQuery, Instance, InstanceQuery, LaunchTemplateRequest, Parameters,
+    SecurityGroup, Subnet, GET_PARAMETERS_BATCH, INSTANCE_BATCH,
 };
 
 /// The account the fake plays (`self`).
@@ -27,6 +28,17 @@ pub struct FakeCloud {
     pub security_groups: Vec<SecurityGroup>,
     /// Operation (`SSM.GetParameters`) → error to answer with.
     pub errors: RefCell<BTreeMap<String, CloudError>>,
+    /// Launch templates by name.
+    pub templates: RefCell<BTreeMap<String, LaunchTemplateRequest>>,
+    /// Instances, in launch order.
+    pub instances: RefCell<Vec<Instance>>,
+    /// Instance id → user data.
+    pub user_data: RefCell<BTreeMap<String, String>>,
+    /// Pools `(instance type, zone)` answering `InsufficientInstanceCapacity`; a `*` zone
+    /// matches every zone.
+    pub ice: RefCell<BTreeSet<(String, String)>>,
+    /// CreateFleet calls whose instance is launched but whose answer is lost (a transport error).
+    pub lose_fleet_answers: Cell<u32>,
     counter: CallCounter,
 }
 
@@ -53,6 +65,13 @@ impl FakeCloud {
         self.errors
             .borrow_mut()
             .insert(operation.to_string(), error);
+    }
+
+    /// Makes CreateFleet pools of `instance_type` in `zone` (`*`: all zones) fail with ICE.
+    pub fn insufficient_capacity(&self, instance_type: &str, zone: &str) {
+        self.ice
+            .borrow_mut()
+            .insert((instance_type.to_string(), zone.to_string()));
     }
 
     fn enter(&self, operation: &str) -> Result<(), CloudError> {
@@ -231,6 +250,149 @@ impl Cloud for FakeCloud {
 
     fn region(&self) -> String {
         "us-east-1".into()
+    }
+}
+
+impl Compute for FakeCloud {
+    fn create_launch_template(&self, template: &LaunchTemplateRequest) -> Result<bool, CloudError> {
+        self.enter("EC2.CreateLaunchTemplate")?;
+        let mut templates = self.templates.borrow_mut();
+        if templates.contains_key(&template.name) {
+            return Ok(false);
+        }
+        templates.insert(template.name.clone(), template.clone());
+        Ok(true)
+    }
+
+    fn create_fleet(&self, request: &FleetRequest) -> Result<FleetResponse, CloudError> {
+        self.enter("EC2.CreateFleet")?;
+        let mut overrides: Vec<(&String, &super::types::FleetOverride)> = request
+            .configs
+            .iter()
+            .flat_map(|(name, list)| list.iter().map(move |o| (name, o)))
+            .collect();
+        overrides.sort_by(|a, b| a.1.priority.total_cmp(&b.1.priority));
+        let mut response = FleetResponse::default();
+        for (name, o) in overrides {
+            let ice = self.ice.borrow();
+            if ice.contains(&(o.instance_type.clone(), o.zone.clone()))
+                || ice.contains(&(o.instance_type.clone(), "*".to_string()))
+            {
+                response.errors.push(FleetError {
+                    instance_type: Some(o.instance_type.clone()),
+                    subnet_id: Some(o.subnet_id.clone()),
+                    code: "InsufficientInstanceCapacity".into(),
+                    message: format!("no {} capacity in {}", o.instance_type, o.zone),
+                });
+                continue;
+            }
+            let template =
+                self.templates
+                    .borrow()
+                    .get(name)
+                    .cloned()
+                    .ok_or_else(|| CloudError::Api {
+                        service: "EC2".into(),
+                        operation: "CreateFleet".into(),
+                        code: "InvalidLaunchTemplateName.NotFoundException".into(),
+                        message: format!("no launch template {name}"),
+                    })?;
+            let mut instances = self.instances.borrow_mut();
+            let id = format!("i-{:017x}", instances.len() + 1);
+            let mut tags = template.tags.clone();
+            tags.extend(request.tags.clone());
+            instances.push(Instance {
+                id: id.clone(),
+                instance_type: o.instance_type.clone(),
+                zone: o.zone.clone(),
+                subnet_id: Some(o.subnet_id.clone()),
+                image_id: o.image_id.clone(),
+                state: "running".into(),
+                capacity_type: request.capacity_type.clone(),
+                security_group_ids: template.security_group_ids.clone(),
+                tags,
+            });
+            self.user_data
+                .borrow_mut()
+                .insert(id.clone(), template.user_data.clone());
+            response.instance_ids.push(id);
+            break;
+        }
+        if !response.instance_ids.is_empty() && self.lose_fleet_answers.get() > 0 {
+            self.lose_fleet_answers
+                .set(self.lose_fleet_answers.get() - 1);
+            return Err(CloudError::Transport {
+                service: "EC2".into(),
+                operation: "CreateFleet".into(),
+                message: "connection reset".into(),
+            });
+        }
+        Ok(response)
+    }
+
+    fn describe_instances(&self, query: &InstanceQuery) -> Result<Vec<Instance>, CloudError> {
+        self.enter("EC2.DescribeInstances")?;
+        let instances = self.instances.borrow();
+        match query {
+            InstanceQuery::Ids(ids) => {
+                if ids.len() > INSTANCE_BATCH {
+                    return Err(CloudError::Api {
+                        service: "EC2".into(),
+                        operation: "DescribeInstances".into(),
+                        code: "InvalidParameterValue".into(),
+                        message: format!("at most {INSTANCE_BATCH} ids"),
+                    });
+                }
+                Ok(instances
+                    .iter()
+                    .filter(|i| ids.contains(&i.id))
+                    .cloned()
+                    .collect())
+            }
+            InstanceQuery::Filters(filters) => {
+                let mut out = Vec::new();
+                for i in instances.iter() {
+                    let attr = |name: &str| -> Option<Option<String>> {
+                        Some(match name {
+                            "instance-id" => Some(i.id.clone()),
+                            "instance-type" => Some(i.instance_type.clone()),
+                            "instance-state-name" => Some(i.state.clone()),
+                            "availability-zone" => Some(i.zone.clone()),
+                            _ => return None,
+                        })
+                    };
+                    if matches(filters, &i.tags, attr, "DescribeInstances")? {
+                        out.push(i.clone());
+                    }
+                }
+                Ok(out)
+            }
+        }
+    }
+
+    fn terminate_instances(&self, ids: &[String]) -> Result<Vec<String>, CloudError> {
+        self.enter("EC2.TerminateInstances")?;
+        if ids.len() > INSTANCE_BATCH {
+            return Err(CloudError::Api {
+                service: "EC2".into(),
+                operation: "TerminateInstances".into(),
+                code: "InvalidParameterValue".into(),
+                message: format!("at most {INSTANCE_BATCH} ids"),
+            });
+        }
+        let mut out = Vec::new();
+        for i in self.instances.borrow_mut().iter_mut() {
+            if ids.contains(&i.id) {
+                i.state = "shutting-down".into();
+                out.push(i.id.clone());
+            }
+        }
+        Ok(out)
+    }
+
+    fn instance_user_data(&self, id: &str) -> Result<Option<String>, CloudError> {
+        self.enter("EC2.DescribeInstanceAttribute")?;
+        Ok(self.user_data.borrow().get(id).cloned())
     }
 }
 

@@ -12,8 +12,10 @@ pub mod ami;
 pub mod aws;
 pub mod catalog;
 pub mod fake;
+pub mod launch;
 pub mod network;
 pub mod types;
+pub mod userdata;
 
 pub use catalog::{Catalog, CatalogError, InstanceTypeContext};
-pub use types::{CallCounts, Cloud, CloudError};
+pub use types::{CallCounts, Cloud, CloudError, Compute};

@@ -284,7 +284,7 @@ impl CallCounter {
 /// The EC2/SSM calls the core needs. Implementations send exactly one request per call
 /// (pagination aside); batching, caching and planning are the caller's.
 ///
-/// Later issues add launch (CreateFleet, launch templates), terminate and describe-instances.
+/// Launch, describe-instances and terminate are in [`Compute`], a sub-trait.
 pub trait Cloud {
     /// GetParameters for at most [`GET_PARAMETERS_BATCH`] names.
     fn get_parameters(&self, names: &[String]) -> Result<Parameters, CloudError>;
@@ -301,4 +301,124 @@ pub trait Cloud {
     fn call_counts(&self) -> CallCounts;
     /// The region requests go to.
     fn region(&self) -> String;
+}
+
+/// Maximum instance ids per DescribeInstances / TerminateInstances call (EC2 API limit).
+pub const INSTANCE_BATCH: usize = 1000;
+
+/// A launch template to create (CreateLaunchTemplate): what every instance of one
+/// (AMI, max-pods) group shares.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LaunchTemplateRequest {
+    /// Deterministic name (a hash of the content), so identical groups reuse one template.
+    pub name: String,
+    /// AMI.
+    pub image_id: String,
+    /// User data, plain text (the adapter base64-encodes it).
+    pub user_data: String,
+    /// Security group ids.
+    pub security_group_ids: Vec<String>,
+    /// Instance profile name.
+    pub instance_profile: Option<String>,
+    /// Tags of the template itself.
+    pub tags: BTreeMap<String, String>,
+}
+
+/// One override of a fleet launch-template config: a (type × zonal subnet) pool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FleetOverride {
+    /// Instance type.
+    pub instance_type: String,
+    /// Subnet.
+    pub subnet_id: String,
+    /// Zone of the subnet.
+    pub zone: String,
+    /// AMI (same as the template's; EC2 accepts it per override).
+    pub image_id: String,
+    /// Priority: lower is preferred (the index in cheapest-first order).
+    pub priority: f64,
+}
+
+/// One CreateFleet `instant` request for a single instance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FleetRequest {
+    /// Idempotency token (deterministic from the NodeClaim identity).
+    pub client_token: String,
+    /// `on-demand` or `spot`.
+    pub capacity_type: String,
+    /// Launch template name → overrides.
+    pub configs: Vec<(String, Vec<FleetOverride>)>,
+    /// Tags for instance, volume and fleet.
+    pub tags: BTreeMap<String, String>,
+}
+
+/// A pool-level error CreateFleet reported (`InsufficientInstanceCapacity`, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FleetError {
+    /// Instance type, when EC2 names the override.
+    pub instance_type: Option<String>,
+    /// Subnet, when EC2 names the override.
+    pub subnet_id: Option<String>,
+    /// Error code.
+    pub code: String,
+    /// Message.
+    pub message: String,
+}
+
+/// What CreateFleet answered.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FleetResponse {
+    /// Instances launched (ids).
+    pub instance_ids: Vec<String>,
+    /// Pool errors.
+    pub errors: Vec<FleetError>,
+}
+
+/// An instance as DescribeInstances returns it (what launch, drift and GC need).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Instance {
+    /// `i-…`.
+    pub id: String,
+    /// Instance type.
+    pub instance_type: String,
+    /// Zone.
+    pub zone: String,
+    /// Subnet.
+    pub subnet_id: Option<String>,
+    /// AMI.
+    pub image_id: String,
+    /// `pending`, `running`, `shutting-down`, `terminated`, …
+    pub state: String,
+    /// `spot` when it is a spot instance, otherwise `on-demand`.
+    pub capacity_type: String,
+    /// Security group ids.
+    pub security_group_ids: Vec<String>,
+    /// Tags.
+    pub tags: BTreeMap<String, String>,
+}
+
+/// Which instances a DescribeInstances call asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InstanceQuery {
+    /// At most [`INSTANCE_BATCH`] ids.
+    Ids(Vec<String>),
+    /// Filters (e.g. `tag:karpenter.sh/nodeclaim`), all pages.
+    Filters(Vec<Filter>),
+}
+
+/// The launch, describe and terminate calls (CreateLaunchTemplate, CreateFleet,
+/// DescribeInstances, TerminateInstances), separate from [`Cloud`] so read-only fakes and
+/// callers stay small. Batching is the caller's ([`crate::cloud::launch`]).
+pub trait Compute: Cloud {
+    /// CreateLaunchTemplate; an existing template of that name is reused (`Ok(false)`).
+    fn create_launch_template(&self, template: &LaunchTemplateRequest) -> Result<bool, CloudError>;
+    /// CreateFleet `instant`, target capacity 1, sent once (no SDK retry: a retry is the
+    /// caller's, after looking the NodeClaim's tag up).
+    fn create_fleet(&self, request: &FleetRequest) -> Result<FleetResponse, CloudError>;
+    /// DescribeInstances by ids (≤ [`INSTANCE_BATCH`]) or by filters.
+    fn describe_instances(&self, query: &InstanceQuery) -> Result<Vec<Instance>, CloudError>;
+    /// TerminateInstances for at most [`INSTANCE_BATCH`] ids; returns the ids EC2 acknowledged.
+    fn terminate_instances(&self, ids: &[String]) -> Result<Vec<String>, CloudError>;
+    /// The decoded user data of an instance (DescribeInstanceAttribute `userData`).
+    fn instance_user_data(&self, id: &str) -> Result<Option<String>, CloudError>;
 }

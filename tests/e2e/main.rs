@@ -5,6 +5,7 @@
 //! (`moto` starts the launcher; `aws_ami`, `aws_network` are the scenarios).
 
 mod aws_ami;
+mod aws_launch;
 mod aws_network;
 mod catalog;
 mod cli;

@@ -2,6 +2,7 @@
 """moto as the EC2/SSM peer of the tests, seeded like an EKS account.
 
 Usage: server.py [--region us-east-1] [--cluster test-cluster] [--iam]
+                 [--fleet-ice TYPE[@ZONE]]... [--fleet-lose-answers N] [--instances N]
 
 Starts `moto.server.ThreadedMotoServer` on a free loopback port, seeds it, then prints
   line 1: the endpoint URL (http://127.0.0.1:PORT)
@@ -26,6 +27,14 @@ What the seed looks like (the tests rely on it, so keep it stable):
   arm64, and an i386 one that must be ignored).
 - A VPC with a private and a public subnet per zone and three security groups, tagged like an
   eksctl cluster.
+- CreateFleet (on-demand, `instant`) behaves like EC2 where moto 5.2.5 does not (TESTING.md §3):
+  overrides are tried in `Priority` order, the launch template's `SecurityGroupIds` are applied,
+  and pools named by `--fleet-ice TYPE[@ZONE]` answer `InsufficientInstanceCapacity` in the
+  response's `Errors` (the next pool is tried). `--fleet-lose-answers N` makes the first N
+  CreateFleet calls that launch an instance answer HTTP 500 instead (the answer is "lost"; the
+  instance exists). The launch template's `IamInstanceProfile` is still not applied.
+- With --instances N, N running instances (m5.large, tagged `karpenter.sh/nodepool=bulk`) are
+  inserted through RunInstances' backend call, their ids listed under `bulkInstances`.
 - With --iam, IAM is enforced (moto's INITIAL_NO_AUTH_ACTION_COUNT=0) and the description carries
   `credentials.limited`: keys of a user allowed ec2:Describe* but not ssm:* (permission tests).
 """
@@ -251,6 +260,107 @@ def install(seed):
     return network
 
 
+def patch_fleets(ice, lose_answers):
+    """Makes moto's instant on-demand CreateFleet behave like EC2 (see the module docstring)."""
+    from moto.core.responses import ActionResult
+    from moto.ec2.models import fleets
+    from moto.ec2.responses import fleets as fleet_responses
+
+    state = {"lose": lose_answers}
+
+    def priority(spec):
+        try:
+            return float((spec.overrides or {}).get("Priority", "inf"))
+        except (TypeError, ValueError):
+            return float("inf")
+
+    def create_on_demand_requests(self, weight_to_add):
+        self.fleet_errors = getattr(self, "fleet_errors", [])
+        for spec in sorted(self.launch_specs, key=priority):
+            zone = None
+            if spec.subnet_id:
+                zone = self.ec2_backend.get_subnet(spec.subnet_id).availability_zone
+            if (spec.instance_type, zone) in ice or (spec.instance_type, "*") in ice:
+                self.fleet_errors.append({
+                    "LaunchTemplateAndOverrides": {
+                        "LaunchTemplateSpecification": {
+                            "LaunchTemplateId": spec.launch_template_spec.get("LaunchTemplateId"),
+                            "Version": spec.launch_template_spec.get("Version"),
+                        },
+                        "Overrides": {"InstanceType": spec.instance_type, "SubnetId": spec.subnet_id,
+                                      "AvailabilityZone": zone},
+                    },
+                    "Lifecycle": "on-demand",
+                    "ErrorCode": "InsufficientInstanceCapacity",
+                    "ErrorMessage": f"We currently do not have sufficient {spec.instance_type} capacity "
+                                    f"in the Availability Zone you requested ({zone}).",
+                })
+                continue
+            template = self.ec2_backend.get_launch_template(spec.launch_template_spec["LaunchTemplateId"])
+            data = template.get_version(spec.launch_template_spec.get("Version")).data
+            reservation = self.ec2_backend.run_instances(
+                image_id=spec.image_id,
+                count=1,
+                instance_type=spec.instance_type,
+                is_instance_type_default=False,
+                key_name=spec.key_name,
+                security_group_names=[],
+                security_group_ids=list(data.get("SecurityGroupIds") or []),
+                user_data=spec.user_data,
+                placement=None,
+                kernel_id=None,
+                ramdisk_id=None,
+                monitoring_enabled=spec.monitoring,
+                subnet_id=spec.subnet_id,
+                fleet_id=self.id,
+                tags=spec.tag_specifications,
+            )
+            for instance in reservation.instances:
+                self.on_demand_instances.append(
+                    {"id": reservation.id, "instance": instance, "launch_spec": spec}
+                )
+            self.fulfilled_capacity += 1
+            return
+
+    fleets.Fleet.create_on_demand_requests = create_on_demand_requests
+    original = fleet_responses.Fleets.create_fleet
+
+    def create_fleet(self):
+        result = original(self)
+        fleet_id = result.result["FleetId"] if hasattr(result, "result") else None
+        fleet = self.ec2_backend.get_fleet(fleet_id) if fleet_id else None
+        if fleet is not None and fleet.on_demand_instances and state["lose"] > 0:
+            state["lose"] -= 1
+            raise RuntimeError("injected fault: CreateFleet answer lost")
+        errors = getattr(fleet, "fleet_errors", None) if fleet is not None else None
+        if errors:
+            body = dict(result.result)
+            body["Errors"] = errors
+            return ActionResult(body)
+        return result
+
+    fleet_responses.Fleets.create_fleet = create_fleet
+
+
+def bulk_instances(seed, count):
+    """`count` running instances, inserted through the backend's RunInstances (fast)."""
+    from moto.ec2.models import ec2_backends
+
+    ec2 = ec2_backends[ACCOUNT][seed.region]
+    image = next(i["id"] for i in seed.images if i["architecture"] == "x86_64")
+    ids = []
+    while len(ids) < count:
+        n = min(500, count - len(ids))
+        reservation = ec2.run_instances(
+            image_id=image, count=n, user_data=None, security_group_names=[],
+            instance_type="m5.large", is_instance_type_default=False,
+            tags={"instance": {"karpenter.sh/nodepool": "bulk",
+                               "eks:eks-cluster-name": seed.cluster}},
+        )
+        ids.extend(i.id for i in reservation.instances)
+    return ids
+
+
 def limited_user(endpoint, region):
     """A user that may describe EC2 but not read SSM, created through the API like a person would."""
     import boto3
@@ -275,6 +385,12 @@ def main():
     parser.add_argument("--region", default="us-east-1")
     parser.add_argument("--cluster", default="test-cluster")
     parser.add_argument("--iam", action="store_true", help="enforce IAM; print limited credentials")
+    parser.add_argument("--fleet-ice", action="append", default=[], metavar="TYPE[@ZONE]",
+                        help="CreateFleet pools answering InsufficientInstanceCapacity")
+    parser.add_argument("--fleet-lose-answers", type=int, default=0, metavar="N",
+                        help="the first N launching CreateFleet calls answer HTTP 500")
+    parser.add_argument("--instances", type=int, default=0, metavar="N",
+                        help="insert N running m5.large instances")
     args = parser.parse_args()
 
     # Only the AMIs seeded here: moto's bundled public images would make `owner: amazon`
@@ -292,6 +408,12 @@ def main():
     seed = Seed(args.region, args.cluster)
     seed.build()
     network = install(seed)
+    ice = set()
+    for pool in args.fleet_ice:
+        kind, _, zone = pool.partition("@")
+        ice.add((kind, zone or "*"))
+    patch_fleets(ice, args.fleet_lose_answers)
+    bulk = bulk_instances(seed, args.instances) if args.instances else []
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
@@ -309,6 +431,7 @@ def main():
         "cluster": args.cluster,
         "images": seed.images,
         "parameters": seed.parameters,
+        "bulkInstances": bulk,
         **network,
     }
     sys.stdout.write(f"http://{host}:{port}\n{json.dumps(description)}\n")

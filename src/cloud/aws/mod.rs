@@ -25,8 +25,9 @@ use aws_sdk_ec2::types::Filter as Ec2Filter;
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
 use super::types::{
-    CallCounter, CallCounts, Cloud, CloudError, Filter, Image, ImageQuery, Parameters,
-    SecurityGroup, Subnet, GET_PARAMETERS_BATCH,
+    CallCounter, CallCounts, Cloud, CloudError, Compute, Filter, FleetError, FleetRequest,
+    FleetResponse, Image, ImageQuery, Instance, InstanceQuery, LaunchTemplateRequest, Parameters,
+    SecurityGroup, Subnet, GET_PARAMETERS_BATCH, INSTANCE_BATCH,
 };
 use counter::CountingInterceptor;
 
@@ -365,6 +366,266 @@ impl Cloud for AwsCloud {
 
     fn region(&self) -> String {
         self.region.clone()
+    }
+}
+
+fn ec2_tags(tags: &std::collections::BTreeMap<String, String>) -> Vec<aws_sdk_ec2::types::Tag> {
+    tags.iter()
+        .map(|(k, v)| aws_sdk_ec2::types::Tag::builder().key(k).value(v).build())
+        .collect()
+}
+
+fn instance(i: &aws_sdk_ec2::types::Instance) -> Instance {
+    Instance {
+        id: i.instance_id().unwrap_or_default().to_string(),
+        instance_type: i
+            .instance_type()
+            .map(|t| t.as_str().to_string())
+            .unwrap_or_default(),
+        zone: i
+            .placement()
+            .and_then(|p| p.availability_zone())
+            .unwrap_or_default()
+            .to_string(),
+        subnet_id: i.subnet_id().map(str::to_string),
+        image_id: i.image_id().unwrap_or_default().to_string(),
+        state: i
+            .state()
+            .and_then(|s| s.name())
+            .map(|n| n.as_str().to_string())
+            .unwrap_or_default(),
+        capacity_type: match i.instance_lifecycle() {
+            Some(aws_sdk_ec2::types::InstanceLifecycleType::Spot) => "spot".into(),
+            _ => "on-demand".into(),
+        },
+        security_group_ids: i
+            .security_groups()
+            .iter()
+            .filter_map(|g| g.group_id().map(str::to_string))
+            .collect(),
+        tags: tags(i.tags()),
+    }
+}
+
+impl Compute for AwsCloud {
+    fn create_launch_template(&self, t: &LaunchTemplateRequest) -> Result<bool, CloudError> {
+        use aws_sdk_ec2::types::{
+            LaunchTemplateIamInstanceProfileSpecificationRequest,
+            LaunchTemplateTagSpecificationRequest, RequestLaunchTemplateData, ResourceType,
+            TagSpecification,
+        };
+        let tag_spec = |r: ResourceType| {
+            LaunchTemplateTagSpecificationRequest::builder()
+                .resource_type(r)
+                .set_tags(Some(ec2_tags(&t.tags)))
+                .build()
+        };
+        let data = RequestLaunchTemplateData::builder()
+            .image_id(&t.image_id)
+            .user_data(super::userdata::base64_encode(t.user_data.as_bytes()))
+            .set_security_group_ids(Some(t.security_group_ids.clone()))
+            .set_iam_instance_profile(t.instance_profile.as_ref().map(|p| {
+                LaunchTemplateIamInstanceProfileSpecificationRequest::builder()
+                    .name(p)
+                    .build()
+            }))
+            .tag_specifications(tag_spec(ResourceType::Instance))
+            .tag_specifications(tag_spec(ResourceType::Volume))
+            .build();
+        let result = self.runtime.block_on(
+            self.ec2
+                .create_launch_template()
+                .launch_template_name(&t.name)
+                .launch_template_data(data)
+                .tag_specifications(
+                    TagSpecification::builder()
+                        .resource_type(ResourceType::LaunchTemplate)
+                        .set_tags(Some(ec2_tags(&t.tags)))
+                        .build(),
+                )
+                .send(),
+        );
+        match result {
+            Ok(_) => Ok(true),
+            Err(e) => {
+                let e = cloud_error("EC2", "CreateLaunchTemplate", e);
+                if e.code().is_some_and(|c| c.contains("AlreadyExists")) {
+                    Ok(false)
+                } else {
+                    Err(e)
+                }
+            }
+        }
+    }
+
+    fn create_fleet(&self, r: &FleetRequest) -> Result<FleetResponse, CloudError> {
+        use aws_sdk_ec2::types::{
+            DefaultTargetCapacityType, FleetLaunchTemplateConfigRequest,
+            FleetLaunchTemplateOverridesRequest, FleetLaunchTemplateSpecificationRequest,
+            FleetOnDemandAllocationStrategy, FleetType, InstanceType, OnDemandOptionsRequest,
+            ResourceType, SpotAllocationStrategy, SpotOptionsRequest, TagSpecification,
+            TargetCapacitySpecificationRequest,
+        };
+        let spot = r.capacity_type == "spot";
+        let configs = r
+            .configs
+            .iter()
+            .map(|(name, overrides)| {
+                FleetLaunchTemplateConfigRequest::builder()
+                    .launch_template_specification(
+                        FleetLaunchTemplateSpecificationRequest::builder()
+                            .launch_template_name(name)
+                            .version("$Latest")
+                            .build(),
+                    )
+                    .set_overrides(Some(
+                        overrides
+                            .iter()
+                            .map(|o| {
+                                FleetLaunchTemplateOverridesRequest::builder()
+                                    .instance_type(InstanceType::from(o.instance_type.as_str()))
+                                    .subnet_id(&o.subnet_id)
+                                    .availability_zone(&o.zone)
+                                    .image_id(&o.image_id)
+                                    .priority(o.priority)
+                                    .build()
+                            })
+                            .collect(),
+                    ))
+                    .build()
+            })
+            .collect();
+        let tag_spec = |t: ResourceType| {
+            TagSpecification::builder()
+                .resource_type(t)
+                .set_tags(Some(ec2_tags(&r.tags)))
+                .build()
+        };
+        let target = TargetCapacitySpecificationRequest::builder()
+            .total_target_capacity(1)
+            .default_target_capacity_type(if spot {
+                DefaultTargetCapacityType::Spot
+            } else {
+                DefaultTargetCapacityType::OnDemand
+            })
+            .build();
+        let mut request = self
+            .ec2
+            .create_fleet()
+            .r#type(FleetType::Instant)
+            .client_token(&r.client_token)
+            .set_launch_template_configs(Some(configs))
+            .target_capacity_specification(target)
+            .tag_specifications(tag_spec(ResourceType::Instance))
+            .tag_specifications(tag_spec(ResourceType::Volume))
+            .tag_specifications(tag_spec(ResourceType::Fleet));
+        request = if spot {
+            request.spot_options(
+                SpotOptionsRequest::builder()
+                    .allocation_strategy(SpotAllocationStrategy::PriceCapacityOptimized)
+                    .build(),
+            )
+        } else {
+            request.on_demand_options(
+                OnDemandOptionsRequest::builder()
+                    .allocation_strategy(FleetOnDemandAllocationStrategy::LowestPrice)
+                    .build(),
+            )
+        };
+        // Sent once: moto does not honour ClientToken, and a lost answer is resolved by the
+        // caller's tag lookup, never by a blind resend.
+        let out = self
+            .runtime
+            .block_on(
+                request
+                    .customize()
+                    .config_override(
+                        aws_sdk_ec2::config::Builder::default()
+                            .retry_config(RetryConfig::disabled()),
+                    )
+                    .send(),
+            )
+            .map_err(|e| cloud_error("EC2", "CreateFleet", e))?;
+        let mut response = FleetResponse::default();
+        for i in out.instances() {
+            response
+                .instance_ids
+                .extend(i.instance_ids().iter().cloned());
+        }
+        for e in out.errors() {
+            let o = e
+                .launch_template_and_overrides()
+                .and_then(|l| l.overrides());
+            response.errors.push(FleetError {
+                instance_type: o
+                    .and_then(|o| o.instance_type())
+                    .map(|t| t.as_str().to_string()),
+                subnet_id: o.and_then(|o| o.subnet_id()).map(str::to_string),
+                code: e.error_code().unwrap_or_default().to_string(),
+                message: e.error_message().unwrap_or_default().to_string(),
+            });
+        }
+        Ok(response)
+    }
+
+    fn describe_instances(&self, query: &InstanceQuery) -> Result<Vec<Instance>, CloudError> {
+        let request = match query {
+            InstanceQuery::Ids(ids) => {
+                debug_assert!(ids.len() <= INSTANCE_BATCH);
+                self.ec2
+                    .describe_instances()
+                    .set_instance_ids(Some(ids.clone()))
+            }
+            InstanceQuery::Filters(filters) => self
+                .ec2
+                .describe_instances()
+                .set_filters(ec2_filters(filters))
+                .max_results(1000),
+        };
+        let reservations = self
+            .runtime
+            .block_on(request.into_paginator().items().send().try_collect())
+            .map_err(|e| cloud_error("EC2", "DescribeInstances", e))?;
+        Ok(reservations
+            .iter()
+            .flat_map(|r| r.instances().iter().map(instance))
+            .collect())
+    }
+
+    fn terminate_instances(&self, ids: &[String]) -> Result<Vec<String>, CloudError> {
+        debug_assert!(ids.len() <= INSTANCE_BATCH);
+        let out = self
+            .runtime
+            .block_on(
+                self.ec2
+                    .terminate_instances()
+                    .set_instance_ids(Some(ids.to_vec()))
+                    .send(),
+            )
+            .map_err(|e| cloud_error("EC2", "TerminateInstances", e))?;
+        Ok(out
+            .terminating_instances()
+            .iter()
+            .filter_map(|c| c.instance_id().map(str::to_string))
+            .collect())
+    }
+
+    fn instance_user_data(&self, id: &str) -> Result<Option<String>, CloudError> {
+        let out = self
+            .runtime
+            .block_on(
+                self.ec2
+                    .describe_instance_attribute()
+                    .instance_id(id)
+                    .attribute(aws_sdk_ec2::types::InstanceAttributeName::UserData)
+                    .send(),
+            )
+            .map_err(|e| cloud_error("EC2", "DescribeInstanceAttribute", e))?;
+        Ok(out
+            .user_data()
+            .and_then(|u| u.value())
+            .and_then(super::userdata::base64_decode)
+            .map(|b| String::from_utf8_lossy(&b).into_owned()))
     }
 }
 

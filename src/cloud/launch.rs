@@ -1,0 +1,981 @@
+//! Launching a planned NodeClaim on EC2 (SPEC §5.3, KARPENTER.md §6.7): planned purely
+//! ([`plan`]) and sent through [`Compute`] ([`launch`]).
+//!
+//! - One launch template per (AMI, max-pods) group, named by a hash of its content
+//!   (`kubectl-karpenter/<hash>`), so identical groups reuse one template across launches.
+//! - One CreateFleet `instant` per NodeClaim, overrides for every compatible
+//!   (type × zonal subnet) pool, cheapest first, at most [`MAX_OVERRIDES`]; the subnet of a zone
+//!   is the one with the most free IPs.
+//! - Capacity type: the solver's choice when it is `spot` or `on-demand` (`reserved` launches as
+//!   on-demand: capacity reservations are not modelled yet).
+//! - Tags (§2.6, v1): class tags ∪ the static ones (static keys win), the NodeClaim's name and
+//!   this tool's marker, all in the CreateFleet call; each template also tags its instances with
+//!   a compact record of itself ([`TEMPLATE_TAG`]) for drift.
+//! - Idempotency: a deterministic ClientToken from (cluster, NodeClaim), and — because moto and
+//!   Karpenter's own practice do not rely on it — a lookup of the NodeClaim's tag before
+//!   CreateFleet and after a CreateFleet whose answer was lost: an instance found is adopted.
+//! - Fleet errors are grouped per pool (type, zone, capacity type); the failed pools are removed
+//!   and the rest retried; extra instances (never expected) are terminated.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::cloud::ami::ResolvedImage;
+use crate::cloud::types::{
+    CloudError, Compute, Filter, FleetOverride, FleetRequest, Instance, InstanceQuery,
+    LaunchTemplateRequest, Subnet, INSTANCE_BATCH,
+};
+use crate::cloud::userdata::{self, Bootstrap, Family, UserDataError};
+use crate::model::nodepool::{ApiGeneration, NodeClass};
+use crate::model::requirements::Operator;
+use crate::scheduling::PlannedNodeClaim;
+
+/// Karpenter's `maxInstanceTypes`: overrides per CreateFleet.
+pub const MAX_OVERRIDES: usize = 60;
+/// The tag naming the NodeClaim (Karpenter's tagging controller uses the same key).
+pub const NODECLAIM_TAG: &str = "karpenter.sh/nodeclaim";
+/// The tag marking instances launched by this tool.
+pub const TOOL_TAG: &str = "kubectl-karpenter.io/launched-by";
+/// Its value.
+pub const TOOL_NAME: &str = "kubectl-karpenter";
+/// The compact launch-template record, per instance, for drift.
+pub const TEMPLATE_TAG: &str = "kubectl-karpenter.io/launch-template";
+
+/// The cluster a node joins (from the kubeconfig).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ClusterInfo {
+    /// Cluster name.
+    pub name: String,
+    /// API server endpoint.
+    pub endpoint: String,
+    /// CA bundle, base64.
+    pub ca_bundle: String,
+    /// Service CIDR, when known.
+    pub service_cidr: Option<String>,
+    /// Cluster DNS IP, when known.
+    pub cluster_dns: Option<String>,
+}
+
+/// What launch needs of an instance type beyond the solver's name and price.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeFacts {
+    /// Kubernetes architecture (`amd64`, `arm64`).
+    pub architecture: String,
+    /// ENI-limited max pods (used unless the class sets `kubelet.maxPods`).
+    pub max_pods: i64,
+}
+
+/// Everything [`plan`] reads: the NodeClaim, its class resolved (images, subnets, groups).
+#[derive(Debug, Clone)]
+pub struct LaunchInput<'a> {
+    /// The cluster.
+    pub cluster: &'a ClusterInfo,
+    /// The node class.
+    pub class: &'a NodeClass,
+    /// The NodeClaim (instance types cheapest first).
+    pub claim: &'a PlannedNodeClaim,
+    /// User-data family.
+    pub family: Family,
+    /// The class's images (`status.amis`, best first).
+    pub images: &'a [ResolvedImage],
+    /// The class's subnets.
+    pub subnets: &'a [Subnet],
+    /// The class's security groups.
+    pub security_group_ids: &'a [String],
+    /// Facts per instance type.
+    pub types: &'a BTreeMap<String, TypeFacts>,
+}
+
+/// One (type × zonal subnet) pool of a plan, in preference order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pool {
+    /// Instance type.
+    pub instance_type: String,
+    /// Zone.
+    pub zone: String,
+    /// Subnet.
+    pub subnet_id: String,
+    /// Index of its template in [`LaunchPlan::templates`].
+    pub template: usize,
+    /// USD/h.
+    pub price: f64,
+}
+
+/// A launch, planned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchPlan {
+    /// NodeClaim name.
+    pub nodeclaim: String,
+    /// Cluster name.
+    pub cluster: String,
+    /// Deterministic ClientToken.
+    pub client_token: String,
+    /// `on-demand` or `spot`.
+    pub capacity_type: String,
+    /// Templates, one per (AMI, max pods).
+    pub templates: Vec<LaunchTemplateRequest>,
+    /// Pools, cheapest first, at most [`MAX_OVERRIDES`].
+    pub pools: Vec<Pool>,
+    /// Tags of the fleet call (instance, volume, fleet).
+    pub tags: BTreeMap<String, String>,
+}
+
+/// Why a launch could not be planned or did not produce an instance.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LaunchError {
+    /// No (type × zonal subnet) pool has an image and a subnet.
+    #[error("NodeClaim {0}: no compatible instance type has both an image for its architecture and a subnet in an allowed zone")]
+    NoPools(String),
+    /// User data.
+    #[error(transparent)]
+    UserData(#[from] UserDataError),
+    /// Every pool failed.
+    #[error("NodeClaim {nodeclaim}: no capacity: {}", summarize(errors))]
+    InsufficientCapacity {
+        /// NodeClaim.
+        nodeclaim: String,
+        /// Errors per pool.
+        errors: Vec<PoolError>,
+    },
+    /// An AWS call failed.
+    #[error(transparent)]
+    Cloud(#[from] CloudError),
+}
+
+/// A CreateFleet error for one pool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolError {
+    /// Instance type.
+    pub instance_type: String,
+    /// Zone.
+    pub zone: String,
+    /// Capacity type.
+    pub capacity_type: String,
+    /// EC2 error code.
+    pub code: String,
+    /// Message.
+    pub message: String,
+}
+
+fn summarize(errors: &[PoolError]) -> String {
+    let mut by_code: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for e in errors {
+        by_code.entry(&e.code).or_default().push(format!(
+            "{}/{}/{}",
+            e.instance_type, e.zone, e.capacity_type
+        ));
+    }
+    if by_code.is_empty() {
+        return "CreateFleet returned no instance and no error".into();
+    }
+    by_code
+        .into_iter()
+        .map(|(code, pools)| format!("{code} [{}]", pools.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// FNV-1a, 64 bits, seeded: stable across builds and platforms (unlike `DefaultHasher`).
+fn fnv(seed: u64, parts: &[&str]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ seed;
+    for p in parts {
+        for b in p.bytes().chain(std::iter::once(0)) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// A 128-bit hex digest of `parts`.
+pub fn digest(parts: &[&str]) -> String {
+    format!(
+        "{:016x}{:016x}",
+        fnv(0, parts),
+        fnv(0x9e37_79b9_7f4a_7c15, parts)
+    )
+}
+
+/// The ClientToken of a NodeClaim: the same (cluster, NodeClaim) always yields the same token
+/// (≤ 64 ASCII characters, as EC2 requires).
+pub fn client_token(cluster: &str, nodeclaim: &str) -> String {
+    format!("kk-{}", digest(&["client-token", cluster, nodeclaim]))
+}
+
+/// The launch tags (KARPENTER.md §2.6, v1): class tags, then the static keys over them.
+pub fn tags(
+    cluster: &str,
+    class: &NodeClass,
+    claim: &PlannedNodeClaim,
+) -> BTreeMap<String, String> {
+    let mut tags = class.tags.clone();
+    let legacy = class.generation == Some(ApiGeneration::V1Alpha5);
+    let pool_key = if legacy {
+        "karpenter.sh/provisioner-name"
+    } else {
+        "karpenter.sh/nodepool"
+    };
+    let fixed = [
+        (
+            format!("kubernetes.io/cluster/{cluster}"),
+            "owned".to_string(),
+        ),
+        (pool_key.to_string(), claim.node_pool.clone()),
+        (
+            "karpenter.k8s.aws/ec2nodeclass".to_string(),
+            claim
+                .node_class
+                .clone()
+                .unwrap_or_else(|| class.name.clone()),
+        ),
+        ("eks:eks-cluster-name".to_string(), cluster.to_string()),
+        (NODECLAIM_TAG.to_string(), claim.name.clone()),
+        (TOOL_TAG.to_string(), TOOL_NAME.to_string()),
+    ];
+    tags.extend(fixed);
+    tags
+}
+
+/// The capacity type a fleet asks for.
+pub fn capacity_type(claim: &PlannedNodeClaim) -> &'static str {
+    if claim.launch.capacity_type == "spot" {
+        "spot"
+    } else {
+        "on-demand"
+    }
+}
+
+/// The best image for an architecture: images are best first; a standard (non-accelerator)
+/// variant — one without an `Exists` requirement — is preferred.
+pub fn image_for<'a>(images: &'a [ResolvedImage], architecture: &str) -> Option<&'a ResolvedImage> {
+    let candidates = images.iter().filter(|i| i.architecture == architecture);
+    let standard = |i: &&ResolvedImage| {
+        !i.requirements
+            .iter()
+            .any(|r| r.operator == Operator::Exists)
+    };
+    candidates
+        .clone()
+        .find(standard)
+        .or_else(|| candidates.clone().next())
+}
+
+/// Per zone, the subnet with the most free IPs (ties: lowest id).
+pub fn subnet_per_zone(subnets: &[Subnet]) -> BTreeMap<String, &Subnet> {
+    let mut out: BTreeMap<String, &Subnet> = BTreeMap::new();
+    for s in subnets {
+        let better = match out.get(&s.zone) {
+            None => true,
+            Some(cur) => {
+                (s.available_ips, std::cmp::Reverse(&s.id))
+                    > (cur.available_ips, std::cmp::Reverse(&cur.id))
+            }
+        };
+        if better {
+            out.insert(s.zone.clone(), s);
+        }
+    }
+    out
+}
+
+/// Plans a launch.
+pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
+    let claim = input.claim;
+    let class = input.class;
+    let cluster = &input.cluster.name;
+    let capacity = capacity_type(claim);
+    let subnets = subnet_per_zone(input.subnets);
+    let zones: BTreeSet<&str> = claim.zones.iter().map(String::as_str).collect();
+
+    let mut labels: BTreeMap<String, String> = claim
+        .labels
+        .iter()
+        .filter(|(k, _)| userdata::kubelet_may_set(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let legacy = class.generation == Some(ApiGeneration::V1Alpha5);
+    labels.insert(
+        if legacy {
+            "karpenter.sh/provisioner-name"
+        } else {
+            "karpenter.sh/nodepool"
+        }
+        .to_string(),
+        claim.node_pool.clone(),
+    );
+    labels.insert("karpenter.sh/capacity-type".into(), capacity.to_string());
+    let mut taints = claim.taints.clone();
+    for t in &claim.startup_taints {
+        if !taints.contains(t) {
+            taints.push(t.clone());
+        }
+    }
+
+    let mut sgs = input.security_group_ids.to_vec();
+    sgs.sort();
+    sgs.dedup();
+    let mut templates: Vec<LaunchTemplateRequest> = Vec::new();
+    let mut groups: BTreeMap<(String, i64), usize> = BTreeMap::new();
+    let mut pools = Vec::new();
+    'types: for option in &claim.instance_types {
+        let Some(facts) = input.types.get(&option.name) else {
+            continue;
+        };
+        let Some(image) = image_for(input.images, &facts.architecture) else {
+            continue;
+        };
+        let max_pods = class
+            .kubelet
+            .as_ref()
+            .and_then(|k| k.max_pods)
+            .unwrap_or(facts.max_pods);
+        let key = (image.id.clone(), max_pods);
+        let template = match groups.get(&key) {
+            Some(i) => *i,
+            None => {
+                let bootstrap = Bootstrap {
+                    cluster_name: cluster.clone(),
+                    endpoint: input.cluster.endpoint.clone(),
+                    ca_bundle: input.cluster.ca_bundle.clone(),
+                    service_cidr: input.cluster.service_cidr.clone(),
+                    cluster_dns: input.cluster.cluster_dns.clone(),
+                    labels: labels.clone(),
+                    taints: taints.clone(),
+                    max_pods: Some(max_pods),
+                    custom: class.user_data.clone(),
+                };
+                let user_data = userdata::render(input.family, &bootstrap)?;
+                let profile = class.instance_profile.clone();
+                let hash = digest(&[
+                    "launch-template",
+                    cluster,
+                    &class.name,
+                    &image.id,
+                    &max_pods.to_string(),
+                    &user_data,
+                    &sgs.join(","),
+                    profile.as_deref().unwrap_or(""),
+                ]);
+                let name = format!("kubectl-karpenter/{hash}");
+                let record = format!("{name};ami={};maxPods={max_pods}", image.id);
+                let mut lt_tags = BTreeMap::new();
+                lt_tags.insert(TEMPLATE_TAG.to_string(), record);
+                lt_tags.insert(format!("kubernetes.io/cluster/{cluster}"), "owned".into());
+                lt_tags.insert(TOOL_TAG.to_string(), TOOL_NAME.to_string());
+                templates.push(LaunchTemplateRequest {
+                    name,
+                    image_id: image.id.clone(),
+                    user_data,
+                    security_group_ids: sgs.clone(),
+                    instance_profile: profile,
+                    tags: lt_tags,
+                });
+                groups.insert(key, templates.len() - 1);
+                templates.len() - 1
+            }
+        };
+        for (zone, subnet) in &subnets {
+            if !zones.is_empty() && !zones.contains(zone.as_str()) {
+                continue;
+            }
+            if pools.len() == MAX_OVERRIDES {
+                break 'types;
+            }
+            pools.push(Pool {
+                instance_type: option.name.clone(),
+                zone: zone.clone(),
+                subnet_id: subnet.id.clone(),
+                template,
+                price: option.price,
+            });
+        }
+    }
+    if pools.is_empty() {
+        return Err(LaunchError::NoPools(claim.name.clone()));
+    }
+    // Templates no pool uses (cut by the cap) are not created.
+    let used: BTreeSet<usize> = pools.iter().map(|p| p.template).collect();
+    let mut remap = BTreeMap::new();
+    let mut kept = Vec::new();
+    for (i, t) in templates.into_iter().enumerate() {
+        if used.contains(&i) {
+            remap.insert(i, kept.len());
+            kept.push(t);
+        }
+    }
+    for p in &mut pools {
+        p.template = remap[&p.template];
+    }
+    Ok(LaunchPlan {
+        nodeclaim: claim.name.clone(),
+        cluster: cluster.clone(),
+        client_token: client_token(cluster, &claim.name),
+        capacity_type: capacity.to_string(),
+        templates: kept,
+        pools,
+        tags: tags(cluster, class, claim),
+    })
+}
+
+/// The fleet request for the pools still worth trying.
+pub fn fleet_request(plan: &LaunchPlan, pools: &[Pool]) -> FleetRequest {
+    let mut configs: Vec<(String, Vec<FleetOverride>)> = Vec::new();
+    for (priority, p) in pools.iter().enumerate() {
+        let t = &plan.templates[p.template];
+        let o = FleetOverride {
+            instance_type: p.instance_type.clone(),
+            subnet_id: p.subnet_id.clone(),
+            zone: p.zone.clone(),
+            image_id: t.image_id.clone(),
+            priority: priority as f64,
+        };
+        match configs.iter_mut().find(|(n, _)| *n == t.name) {
+            Some((_, list)) => list.push(o),
+            None => configs.push((t.name.clone(), vec![o])),
+        }
+    }
+    FleetRequest {
+        client_token: plan.client_token.clone(),
+        capacity_type: plan.capacity_type.clone(),
+        configs,
+        tags: plan.tags.clone(),
+    }
+}
+
+/// The filters that find a NodeClaim's instance (not terminated).
+pub fn nodeclaim_filters(cluster: &str, nodeclaim: &str) -> Vec<Filter> {
+    vec![
+        Filter::new(format!("tag:{NODECLAIM_TAG}"), [nodeclaim]),
+        Filter::new("tag:eks:eks-cluster-name", [cluster]),
+        Filter::new("instance-state-name", ["pending", "running"]),
+    ]
+}
+
+/// What a launch did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launched {
+    /// The instance.
+    pub instance: Instance,
+    /// It existed already (a retry) and was adopted.
+    pub adopted: bool,
+    /// Pools that failed before one succeeded.
+    pub pool_errors: Vec<PoolError>,
+    /// Templates created by this launch (the others existed).
+    pub templates_created: usize,
+}
+
+fn find_existing(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Option<Instance>, CloudError> {
+    let mut found = cloud.describe_instances(&InstanceQuery::Filters(nodeclaim_filters(
+        &plan.cluster,
+        &plan.nodeclaim,
+    )))?;
+    found.sort_by(|a, b| a.id.cmp(&b.id));
+    Ok(found.into_iter().next())
+}
+
+/// Launches a planned NodeClaim: adopts its instance if one exists, else creates the templates
+/// and calls CreateFleet until an instance runs or every pool failed.
+pub fn launch(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Launched, LaunchError> {
+    if let Some(instance) = find_existing(cloud, plan)? {
+        return Ok(Launched {
+            instance,
+            adopted: true,
+            pool_errors: Vec::new(),
+            templates_created: 0,
+        });
+    }
+    let mut templates_created = 0;
+    for t in &plan.templates {
+        if cloud.create_launch_template(t)? {
+            templates_created += 1;
+        }
+    }
+    let mut remaining = plan.pools.clone();
+    let mut pool_errors: Vec<PoolError> = Vec::new();
+    while !remaining.is_empty() {
+        let request = fleet_request(plan, &remaining);
+        let response = match cloud.create_fleet(&request) {
+            Ok(r) => r,
+            Err(e @ (CloudError::Transport { .. } | CloudError::Api { .. }))
+                if !e.is_permission() =>
+            {
+                // The answer may be lost while the instance exists: look before failing.
+                if let Some(instance) = find_existing(cloud, plan)? {
+                    return Ok(Launched {
+                        instance,
+                        adopted: true,
+                        pool_errors,
+                        templates_created,
+                    });
+                }
+                return Err(e.into());
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let before = remaining.len();
+        for e in &response.errors {
+            let hit = |p: &Pool| {
+                e.instance_type
+                    .as_deref()
+                    .is_none_or(|t| t == p.instance_type)
+                    && e.subnet_id.as_deref().is_none_or(|s| s == p.subnet_id)
+                    && (e.instance_type.is_some() || e.subnet_id.is_some())
+            };
+            for p in remaining.iter().filter(|p| hit(p)) {
+                pool_errors.push(PoolError {
+                    instance_type: p.instance_type.clone(),
+                    zone: p.zone.clone(),
+                    capacity_type: plan.capacity_type.clone(),
+                    code: e.code.clone(),
+                    message: e.message.clone(),
+                });
+            }
+            remaining.retain(|p| !hit(p));
+        }
+        let mut ids = response.instance_ids.clone();
+        ids.sort();
+        if let Some(first) = ids.first() {
+            if ids.len() > 1 {
+                // Never expected with target capacity 1: leave nothing behind.
+                cloud.terminate_instances(&ids[1..])?;
+            }
+            let described = cloud.describe_instances(&InstanceQuery::Ids(vec![first.clone()]))?;
+            let instance = described.into_iter().next().unwrap_or_else(|| Instance {
+                id: first.clone(),
+                ..Instance::default()
+            });
+            return Ok(Launched {
+                instance,
+                adopted: false,
+                pool_errors,
+                templates_created,
+            });
+        }
+        if remaining.len() == before {
+            // An error naming no pool, or no answer at all: trying again would repeat it.
+            for e in &response.errors {
+                pool_errors.push(PoolError {
+                    instance_type: String::new(),
+                    zone: String::new(),
+                    capacity_type: plan.capacity_type.clone(),
+                    code: e.code.clone(),
+                    message: e.message.clone(),
+                });
+            }
+            break;
+        }
+    }
+    Err(LaunchError::InsufficientCapacity {
+        nodeclaim: plan.nodeclaim.clone(),
+        errors: pool_errors,
+    })
+}
+
+/// DescribeInstances for any number of ids, [`INSTANCE_BATCH`] per call.
+pub fn describe_all(cloud: &impl Compute, ids: &[String]) -> Result<Vec<Instance>, CloudError> {
+    let mut out = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(INSTANCE_BATCH) {
+        out.extend(cloud.describe_instances(&InstanceQuery::Ids(chunk.to_vec()))?);
+    }
+    Ok(out)
+}
+
+/// TerminateInstances for any number of ids, [`INSTANCE_BATCH`] per call.
+pub fn terminate_all(cloud: &impl Compute, ids: &[String]) -> Result<Vec<String>, CloudError> {
+    let mut out = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(INSTANCE_BATCH) {
+        out.extend(cloud.terminate_instances(chunk)?);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cloud::fake::FakeCloud;
+    use crate::cloud::types::Cloud;
+    use crate::model::nodepool::KubeletConfig;
+    use crate::model::requirements::NodeSelectorRequirement;
+    use crate::model::taints::{Effect, Taint};
+    use crate::scheduling::{InstanceTypeOption, LaunchChoice};
+
+    fn image(id: &str, arch: &str, gpu: bool) -> ResolvedImage {
+        let mut requirements = vec![NodeSelectorRequirement {
+            key: "kubernetes.io/arch".into(),
+            operator: Operator::In,
+            values: vec![arch.into()],
+            min_values: None,
+        }];
+        if gpu {
+            requirements.push(NodeSelectorRequirement {
+                key: "karpenter.k8s.aws/instance-gpu-count".into(),
+                operator: Operator::Exists,
+                values: vec![],
+                min_values: None,
+            });
+        }
+        ResolvedImage {
+            id: id.into(),
+            name: None,
+            architecture: arch.into(),
+            creation_date: None,
+            deprecated: false,
+            requirements,
+        }
+    }
+
+    fn subnet(id: &str, zone: &str, ips: i64) -> Subnet {
+        Subnet {
+            id: id.into(),
+            zone: zone.into(),
+            available_ips: ips,
+            ..Subnet::default()
+        }
+    }
+
+    fn class() -> NodeClass {
+        NodeClass {
+            name: "default".into(),
+            kind: "EC2NodeClass".into(),
+            generation: Some(ApiGeneration::V1),
+            tags: [
+                ("team", "a"),
+                ("eks:eks-cluster-name", "spoofed"),
+                ("kubernetes.io/cluster/c1", "shared"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+            ..NodeClass::default()
+        }
+    }
+
+    fn claim(name: &str, types: &[(&str, f64)], zones: &[&str]) -> PlannedNodeClaim {
+        PlannedNodeClaim {
+            name: name.into(),
+            node_pool: "default".into(),
+            node_class: Some("default".into()),
+            instance_types: types
+                .iter()
+                .map(|(n, p)| InstanceTypeOption {
+                    name: n.to_string(),
+                    price: *p,
+                })
+                .collect(),
+            launch: LaunchChoice {
+                instance_type: types[0].0.into(),
+                capacity_type: "on-demand".into(),
+                zone: zones[0].into(),
+                price: types[0].1,
+            },
+            zones: zones.iter().map(|z| z.to_string()).collect(),
+            capacity_types: vec!["on-demand".into()],
+            pods: vec![],
+            requests: Default::default(),
+            requirements: Default::default(),
+            labels: BTreeMap::new(),
+            taints: vec![Taint::new("t", "v", Effect::NoSchedule)],
+            startup_taints: vec![],
+        }
+    }
+
+    struct World {
+        cluster: ClusterInfo,
+        class: NodeClass,
+        images: Vec<ResolvedImage>,
+        subnets: Vec<Subnet>,
+        groups: Vec<String>,
+        types: BTreeMap<String, TypeFacts>,
+    }
+
+    fn world() -> World {
+        let mut types = BTreeMap::new();
+        for (n, a, p) in [
+            ("m5.large", "amd64", 29),
+            ("m6g.large", "arm64", 29),
+            ("c5.xlarge", "amd64", 58),
+        ] {
+            types.insert(
+                n.to_string(),
+                TypeFacts {
+                    architecture: a.into(),
+                    max_pods: p,
+                },
+            );
+        }
+        for i in 0..40 {
+            types.insert(
+                format!("t{i:02}.large"),
+                TypeFacts {
+                    architecture: "amd64".into(),
+                    max_pods: 29,
+                },
+            );
+        }
+        World {
+            cluster: ClusterInfo {
+                name: "c1".into(),
+                endpoint: "https://k".into(),
+                ca_bundle: "Q0E=".into(),
+                ..ClusterInfo::default()
+            },
+            class: class(),
+            images: vec![
+                image("ami-gpu", "amd64", true),
+                image("ami-amd", "amd64", false),
+                image("ami-arm", "arm64", false),
+            ],
+            subnets: vec![
+                subnet("subnet-a1", "z-a", 10),
+                subnet("subnet-a2", "z-a", 200),
+                subnet("subnet-b", "z-b", 5),
+                subnet("subnet-c", "z-c", 50),
+            ],
+            groups: vec!["sg-2".into(), "sg-1".into(), "sg-2".into()],
+            types,
+        }
+    }
+
+    fn plan_of(w: &World, claim: &PlannedNodeClaim) -> Result<LaunchPlan, LaunchError> {
+        plan(&LaunchInput {
+            cluster: &w.cluster,
+            class: &w.class,
+            claim,
+            family: Family::Al2023,
+            images: &w.images,
+            subnets: &w.subnets,
+            security_group_ids: &w.groups,
+            types: &w.types,
+        })
+    }
+
+    fn pools(p: &LaunchPlan) -> Vec<String> {
+        p.pools
+            .iter()
+            .map(|p| format!("{}@{}", p.instance_type, p.subnet_id))
+            .collect()
+    }
+
+    #[test]
+    fn overrides_are_cheapest_first_per_zone_subnet_with_most_ips() {
+        let w = world();
+        let c = claim(
+            "default-1",
+            &[
+                ("m6g.large", 0.07),
+                ("m5.large", 0.09),
+                ("unknown.large", 0.01),
+            ],
+            &["z-a", "z-b"],
+        );
+        let p = plan_of(&w, &c).unwrap();
+        assert_eq!(
+            pools(&p),
+            [
+                "m6g.large@subnet-a2",
+                "m6g.large@subnet-b",
+                "m5.large@subnet-a2",
+                "m5.large@subnet-b"
+            ]
+        );
+        let req = fleet_request(&p, &p.pools);
+        let priorities: Vec<f64> = req
+            .configs
+            .iter()
+            .flat_map(|(_, o)| o.iter().map(|o| o.priority))
+            .collect();
+        assert_eq!(priorities, [0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(req.configs.len(), 2, "one config per template");
+        assert_eq!(p.templates[0].image_id, "ami-arm");
+        assert_eq!(
+            p.templates[1].image_id, "ami-amd",
+            "standard variant over GPU"
+        );
+        assert_eq!(p.templates[0].security_group_ids, ["sg-1", "sg-2"]);
+        assert_eq!(p.capacity_type, "on-demand");
+    }
+
+    #[test]
+    fn overrides_are_capped_at_sixty_and_unused_templates_dropped() {
+        let w = world();
+        let mut types: Vec<(String, f64)> = (0..40)
+            .map(|i| (format!("t{i:02}.large"), 0.01 * f64::from(i)))
+            .collect();
+        types.push(("m6g.large".into(), 9.0));
+        let refs: Vec<(&str, f64)> = types.iter().map(|(n, p)| (n.as_str(), *p)).collect();
+        let p = plan_of(&w, &claim("default-2", &refs, &["z-a", "z-b", "z-c"])).unwrap();
+        assert_eq!(p.pools.len(), MAX_OVERRIDES);
+        assert_eq!(p.pools[0].instance_type, "t00.large");
+        assert_eq!(p.pools[59].instance_type, "t19.large");
+        assert_eq!(
+            p.templates.len(),
+            1,
+            "the arm64 template was cut with its pools"
+        );
+    }
+
+    #[test]
+    fn templates_group_per_ami_and_max_pods() {
+        let mut w = world();
+        let c = claim(
+            "default-3",
+            &[("m5.large", 0.09), ("c5.xlarge", 0.17), ("m6g.large", 0.2)],
+            &["z-a"],
+        );
+        let p = plan_of(&w, &c).unwrap();
+        assert_eq!(p.templates.len(), 3, "amd64/29, amd64/58, arm64/29");
+        assert!(p.templates[1].user_data.contains("maxPods: 58"));
+        w.class.kubelet = Some(KubeletConfig {
+            max_pods: Some(110),
+            ..KubeletConfig::default()
+        });
+        let p = plan_of(&w, &c).unwrap();
+        assert_eq!(
+            p.templates.len(),
+            2,
+            "kubelet.maxPods unifies the amd64 group"
+        );
+        assert!(p.templates[0].user_data.contains("maxPods: 110"));
+        assert!(p.templates[0].tags[TEMPLATE_TAG].ends_with(";ami=ami-amd;maxPods=110"));
+        // Same content, same name: templates are reused across NodeClaims.
+        let q = plan_of(&w, &claim("default-4", &[("m5.large", 0.09)], &["z-b"])).unwrap();
+        assert_eq!(q.templates[0].name, p.templates[0].name);
+    }
+
+    #[test]
+    fn static_tags_win_over_class_tags() {
+        let w = world();
+        let c = claim("default-5", &[("m5.large", 0.09)], &["z-a"]);
+        let t = tags("c1", &w.class, &c);
+        assert_eq!(t["eks:eks-cluster-name"], "c1");
+        assert_eq!(t["kubernetes.io/cluster/c1"], "owned");
+        assert_eq!(t["karpenter.sh/nodepool"], "default");
+        assert_eq!(t["karpenter.k8s.aws/ec2nodeclass"], "default");
+        assert_eq!(t[NODECLAIM_TAG], "default-5");
+        assert_eq!(t[TOOL_TAG], TOOL_NAME);
+        assert_eq!(t["team"], "a");
+        let mut legacy = w.class.clone();
+        legacy.generation = Some(ApiGeneration::V1Alpha5);
+        let t = tags("c1", &legacy, &c);
+        assert_eq!(t["karpenter.sh/provisioner-name"], "default");
+        assert!(!t.contains_key("karpenter.sh/nodepool"));
+    }
+
+    #[test]
+    fn client_token_is_deterministic_per_nodeclaim() {
+        let a = client_token("c1", "default-1");
+        assert_eq!(a, client_token("c1", "default-1"));
+        assert_ne!(a, client_token("c1", "default-2"));
+        assert_ne!(a, client_token("c2", "default-1"));
+        assert_eq!(a.len(), 35);
+        assert!(a.len() <= 64 && a.is_ascii());
+        // Stable across builds: a golden value.
+        assert_eq!(
+            client_token("c1", "default-1"),
+            "kk-6307f471f0354fc7f15b24b57f79fcf6"
+        );
+        assert_ne!(digest(&["ab", "c"]), digest(&["a", "bc"]));
+    }
+
+    #[test]
+    fn capacity_type_follows_the_solver_and_reaches_labels() {
+        let w = world();
+        let mut c = claim("default-10", &[("m5.large", 0.09)], &["z-a"]);
+        c.launch.capacity_type = "spot".into();
+        let p = plan_of(&w, &c).unwrap();
+        assert_eq!(p.capacity_type, "spot");
+        assert_eq!(fleet_request(&p, &p.pools).capacity_type, "spot");
+        assert!(p.templates[0]
+            .user_data
+            .contains("karpenter.sh/capacity-type=spot"));
+        c.launch.capacity_type = "reserved".into();
+        assert_eq!(capacity_type(&c), "on-demand");
+    }
+
+    #[test]
+    fn no_pools_without_a_subnet_in_the_claims_zones() {
+        let w = world();
+        let err = plan_of(&w, &claim("default-6", &[("m5.large", 0.09)], &["z-x"])).unwrap_err();
+        assert!(matches!(err, LaunchError::NoPools(_)));
+    }
+
+    #[test]
+    fn launch_tries_next_pools_after_ice_and_adopts_on_retry() {
+        let w = world();
+        let cloud = FakeCloud::new();
+        cloud.insufficient_capacity("m6g.large", "*");
+        cloud.insufficient_capacity("m5.large", "z-a");
+        let c = claim(
+            "default-7",
+            &[("m6g.large", 0.07), ("m5.large", 0.09)],
+            &["z-a", "z-b"],
+        );
+        let p = plan_of(&w, &c).unwrap();
+        let got = launch(&cloud, &p).unwrap();
+        assert_eq!(got.instance.instance_type, "m5.large");
+        assert_eq!(got.instance.zone, "z-b");
+        assert_eq!(got.pool_errors.len(), 3);
+        assert_eq!(got.templates_created, 2);
+        assert_eq!(got.instance.tags[NODECLAIM_TAG], "default-7");
+        assert!(got.instance.tags.contains_key(TEMPLATE_TAG));
+        let again = launch(&cloud, &p).unwrap();
+        assert!(again.adopted);
+        assert_eq!(again.instance.id, got.instance.id);
+        assert_eq!(cloud.instances.borrow().len(), 1);
+        assert_eq!(cloud.call_counts().get("EC2.CreateFleet"), 1);
+    }
+
+    #[test]
+    fn launch_with_every_pool_failing_leaves_nothing() {
+        let w = world();
+        let cloud = FakeCloud::new();
+        cloud.insufficient_capacity("m5.large", "*");
+        let p = plan_of(
+            &w,
+            &claim("default-8", &[("m5.large", 0.09)], &["z-a", "z-b"]),
+        )
+        .unwrap();
+        let err = launch(&cloud, &p).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "NodeClaim default-8: no capacity: InsufficientInstanceCapacity [m5.large/z-a/on-demand, m5.large/z-b/on-demand]"
+        );
+        assert!(cloud.instances.borrow().is_empty());
+    }
+
+    #[test]
+    fn a_lost_fleet_answer_is_adopted() {
+        let w = world();
+        let cloud = FakeCloud::new();
+        cloud.lose_fleet_answers.set(1);
+        let p = plan_of(&w, &claim("default-9", &[("m5.large", 0.09)], &["z-a"])).unwrap();
+        let got = launch(&cloud, &p).unwrap();
+        assert!(got.adopted);
+        assert_eq!(cloud.instances.borrow().len(), 1);
+        assert_eq!(cloud.call_counts().get("EC2.CreateFleet"), 1);
+    }
+
+    #[test]
+    fn describe_and_terminate_batch_by_a_thousand() {
+        let cloud = FakeCloud::new();
+        let mut ids = Vec::new();
+        for i in 0..2500 {
+            let id = format!("i-{i:05}");
+            cloud.instances.borrow_mut().push(Instance {
+                id: id.clone(),
+                state: "running".into(),
+                ..Instance::default()
+            });
+            ids.push(id);
+        }
+        assert_eq!(describe_all(&cloud, &ids).unwrap().len(), 2500);
+        assert_eq!(terminate_all(&cloud, &ids).unwrap().len(), 2500);
+        let c = cloud.call_counts();
+        assert_eq!(c.get("EC2.DescribeInstances"), 3);
+        assert_eq!(c.get("EC2.TerminateInstances"), 3);
+        assert!(cloud
+            .instances
+            .borrow()
+            .iter()
+            .all(|i| i.state == "shutting-down"));
+    }
+}

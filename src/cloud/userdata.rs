@@ -1,0 +1,558 @@
+//! User data that joins a launched instance to the cluster, per AMI family (KARPENTER.md §6.7,
+//! SPEC §5.3), merged with the node class's own `userData` the way Karpenter does:
+//!
+//! - **AL2**: a MIME multipart whose last part is the `/etc/eks/bootstrap.sh` script with
+//!   `--kubelet-extra-args` (`--node-labels`, `--register-with-taints`, `--max-pods`); the class's
+//!   user data comes first (its MIME parts, or itself as one shell-script part).
+//! - **AL2023**: a MIME multipart whose last part is a `nodeadm` `NodeConfig`
+//!   (`application/node.eks.aws`); the class's parts come first, so nodeadm merges Karpenter's
+//!   settings over them.
+//! - **Bottlerocket**: TOML; the class's TOML is parsed and Karpenter's `settings.kubernetes`
+//!   keys (cluster, max pods) override it, labels and taints are merged into its tables.
+//! - **Custom**: the class's user data verbatim.
+//!
+//! Pure: no I/O. Limitation: the Bottlerocket merge understands `[table]` headers and
+//! `key = value` lines (what Bottlerocket settings use), not inline tables spanning lines or
+//! arrays of tables.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::model::taints::Taint;
+
+/// The MIME boundary Karpenter uses.
+pub const BOUNDARY: &str = "//";
+
+/// What the bootstrap needs, independent of the family.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Bootstrap {
+    /// Cluster name.
+    pub cluster_name: String,
+    /// API server endpoint (`https://…`).
+    pub endpoint: String,
+    /// Cluster CA bundle, base64 (as in the kubeconfig's `certificate-authority-data`).
+    pub ca_bundle: String,
+    /// Service CIDR (AL2023 `cluster.cidr`), when known.
+    pub service_cidr: Option<String>,
+    /// Cluster DNS IP, when known.
+    pub cluster_dns: Option<String>,
+    /// Node labels to register with (already filtered to what the kubelet may set).
+    pub labels: BTreeMap<String, String>,
+    /// Taints to register with (taints and startup taints).
+    pub taints: Vec<Taint>,
+    /// `--max-pods`.
+    pub max_pods: Option<i64>,
+    /// The class's own `userData`.
+    pub custom: Option<String>,
+}
+
+/// The user-data dialect of an AMI family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    /// Amazon Linux 2: bootstrap.sh.
+    Al2,
+    /// Amazon Linux 2023: nodeadm.
+    Al2023,
+    /// Bottlerocket: TOML.
+    Bottlerocket,
+    /// Custom: the class's user data only.
+    Custom,
+}
+
+impl Family {
+    /// From a class's `amiFamily` (`AL2`, `AL2023`, `Bottlerocket`, `Custom`, …); Windows is not
+    /// supported by launch.
+    pub fn parse(text: &str) -> Option<Family> {
+        match text.to_ascii_lowercase().as_str() {
+            "al2" | "ubuntu" => Some(Family::Al2),
+            "al2023" => Some(Family::Al2023),
+            "bottlerocket" => Some(Family::Bottlerocket),
+            "custom" => Some(Family::Custom),
+            _ => None,
+        }
+    }
+
+    /// From an alias (`al2023@latest`).
+    pub fn from_alias(alias: &str) -> Option<Family> {
+        Family::parse(alias.split('@').next().unwrap_or(alias))
+    }
+}
+
+/// Why user data could not be rendered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UserDataError {
+    /// The class's Bottlerocket user data is not TOML this module understands.
+    #[error("userData is not valid Bottlerocket TOML (line {line}: {text})")]
+    Toml {
+        /// 1-based line.
+        line: usize,
+        /// The line.
+        text: String,
+    },
+    /// A Custom family without user data cannot join a cluster.
+    #[error("amiFamily Custom needs userData")]
+    CustomWithoutUserData,
+}
+
+/// Whether the kubelet may set this label itself (`--node-labels`): the kubelet refuses labels
+/// in the `kubernetes.io` / `k8s.io` namespaces except `node-restriction.kubernetes.io/`-style
+/// exemptions; well-known ones (zone, instance type, arch) are set by the kubelet/cloud anyway.
+pub fn kubelet_may_set(key: &str) -> bool {
+    let Some((prefix, _)) = key.split_once('/') else {
+        return true;
+    };
+    if prefix == "node-restriction.kubernetes.io" {
+        return true;
+    }
+    let restricted = |d: &str| prefix == d || prefix.ends_with(&format!(".{d}"));
+    !(restricted("kubernetes.io") || restricted("k8s.io"))
+}
+
+fn labels_arg(labels: &BTreeMap<String, String>) -> String {
+    labels
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn taints_arg(taints: &[Taint]) -> String {
+    taints
+        .iter()
+        .map(|t| format!("{}={}:{}", t.key, t.value, t.effect.as_str()))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn kubelet_flags(b: &Bootstrap) -> Vec<String> {
+    let mut flags = Vec::new();
+    if !b.labels.is_empty() {
+        flags.push(format!("--node-labels={}", labels_arg(&b.labels)));
+    }
+    if !b.taints.is_empty() {
+        flags.push(format!("--register-with-taints={}", taints_arg(&b.taints)));
+    }
+    flags
+}
+
+/// Renders the user data for `family`.
+pub fn render(family: Family, b: &Bootstrap) -> Result<String, UserDataError> {
+    match family {
+        Family::Al2 => Ok(mime(
+            b.custom.as_deref(),
+            "text/x-shellscript; charset=\"us-ascii\"",
+            &al2_script(b),
+        )),
+        Family::Al2023 => Ok(mime(
+            b.custom.as_deref(),
+            "application/node.eks.aws",
+            &nodeconfig(b),
+        )),
+        Family::Bottlerocket => bottlerocket(b),
+        Family::Custom => b.custom.clone().ok_or(UserDataError::CustomWithoutUserData),
+    }
+}
+
+/// The AL2 bootstrap script.
+pub fn al2_script(b: &Bootstrap) -> String {
+    let mut s = String::from(
+        "#!/bin/bash -xe\nexec > >(tee /var/log/user-data.log|logger -t user-data -s 2>/dev/console) 2>&1\n",
+    );
+    let _ = write!(
+        s,
+        "/etc/eks/bootstrap.sh '{}' --apiserver-endpoint '{}' --b64-cluster-ca '{}'",
+        b.cluster_name, b.endpoint, b.ca_bundle
+    );
+    if let Some(dns) = &b.cluster_dns {
+        let _ = write!(s, " \\\n--dns-cluster-ip '{dns}'");
+    }
+    let mut extra = kubelet_flags(b)
+        .into_iter()
+        .map(|f| match f.split_once('=') {
+            Some((k, v)) => format!("{k}=\"{v}\""),
+            None => f,
+        })
+        .collect::<Vec<_>>();
+    if let Some(n) = b.max_pods {
+        s.push_str(" \\\n--use-max-pods false");
+        extra.push(format!("--max-pods={n}"));
+    }
+    if !extra.is_empty() {
+        let _ = write!(s, " \\\n--kubelet-extra-args '{}'", extra.join(" "));
+    }
+    s.push('\n');
+    s
+}
+
+/// The AL2023 `NodeConfig` (YAML).
+pub fn nodeconfig(b: &Bootstrap) -> String {
+    let mut s = String::from(
+        "---\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n",
+    );
+    let _ = writeln!(s, "    apiServerEndpoint: {}", b.endpoint);
+    let _ = writeln!(s, "    certificateAuthority: {}", b.ca_bundle);
+    if let Some(cidr) = &b.service_cidr {
+        let _ = writeln!(s, "    cidr: {cidr}");
+    }
+    let _ = writeln!(s, "    name: {}", b.cluster_name);
+    s.push_str("  kubelet:\n");
+    if b.max_pods.is_some() || b.cluster_dns.is_some() {
+        s.push_str("    config:\n");
+        if let Some(dns) = &b.cluster_dns {
+            let _ = writeln!(s, "      clusterDNS:\n      - {dns}");
+        }
+        if let Some(n) = b.max_pods {
+            let _ = writeln!(s, "      maxPods: {n}");
+        }
+    }
+    let flags = kubelet_flags(b);
+    if !flags.is_empty() {
+        s.push_str("    flags:\n");
+        for f in flags {
+            let _ = writeln!(s, "    - {f}");
+        }
+    }
+    s
+}
+
+/// The MIME parts of a class's user data: its parts if it is MIME multipart, else itself as one
+/// part (a shell script, or a NodeConfig if it looks like one).
+pub fn mime_parts(custom: &str) -> Vec<(String, String)> {
+    let boundary = custom.lines().find_map(|l| {
+        let l = l.trim();
+        let lower = l.to_ascii_lowercase();
+        if !lower.starts_with("content-type:") || !lower.contains("multipart/") {
+            return None;
+        }
+        let at = lower.find("boundary=")? + "boundary=".len();
+        Some(l[at..].trim().trim_matches('"').to_string())
+    });
+    let Some(boundary) = boundary else {
+        let kind = if custom.contains("kind: NodeConfig") {
+            "application/node.eks.aws"
+        } else {
+            "text/x-shellscript; charset=\"us-ascii\""
+        };
+        return vec![(kind.to_string(), custom.to_string())];
+    };
+    let delimiter = format!("--{boundary}");
+    let mut parts = Vec::new();
+    for chunk in custom.split(&delimiter).skip(1) {
+        if chunk.starts_with("--") {
+            break;
+        }
+        let chunk = chunk.trim_start_matches(['\r', '\n']);
+        let (headers, body) = match chunk.find("\n\n") {
+            Some(i) => (&chunk[..i], &chunk[i + 2..]),
+            None => match chunk.find("\r\n\r\n") {
+                Some(i) => (&chunk[..i], &chunk[i + 4..]),
+                None => continue,
+            },
+        };
+        let kind = headers
+            .lines()
+            .find_map(|h| {
+                let (k, v) = h.split_once(':')?;
+                k.trim()
+                    .eq_ignore_ascii_case("content-type")
+                    .then(|| v.trim().to_string())
+            })
+            .unwrap_or_else(|| "text/plain".into());
+        parts.push((kind, body.trim_end_matches(['\r', '\n']).to_string()));
+    }
+    parts
+}
+
+/// A MIME multipart: the class's parts first, then Karpenter's.
+fn mime(custom: Option<&str>, kind: &str, body: &str) -> String {
+    let mut parts = custom.map(mime_parts).unwrap_or_default();
+    parts.push((kind.to_string(), body.trim_end().to_string()));
+    let mut s =
+        format!("MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"{BOUNDARY}\"\n\n");
+    for (kind, body) in parts {
+        let _ = write!(s, "--{BOUNDARY}\nContent-Type: {kind}\n\n{body}\n\n");
+    }
+    let _ = writeln!(s, "--{BOUNDARY}--");
+    s
+}
+
+fn toml_string(v: &str) -> String {
+    let mut s = String::from("\"");
+    for c in v.chars() {
+        match c {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\n' => s.push_str("\\n"),
+            c => s.push(c),
+        }
+    }
+    s.push('"');
+    s
+}
+
+/// A tiny TOML document: table → key → raw value (as written), in order of first appearance.
+type TomlDoc = Vec<(String, Vec<(String, String)>)>;
+
+fn toml_set(doc: &mut TomlDoc, table: &str, key: &str, value: String) {
+    let i = match doc.iter().position(|(t, _)| t == table) {
+        Some(i) => i,
+        None => {
+            doc.push((table.to_string(), Vec::new()));
+            doc.len() - 1
+        }
+    };
+    let entries = &mut doc[i].1;
+    match entries.iter_mut().find(|(k, _)| k == key) {
+        Some(e) => e.1 = value,
+        None => entries.push((key.to_string(), value)),
+    }
+}
+
+fn parse_toml(text: &str) -> Result<TomlDoc, UserDataError> {
+    let mut doc: TomlDoc = Vec::new();
+    let mut table = String::new();
+    for (n, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let bad = || UserDataError::Toml {
+            line: n + 1,
+            text: t.to_string(),
+        };
+        if let Some(h) = t.strip_prefix('[') {
+            if h.starts_with('[') {
+                return Err(bad());
+            }
+            table = h.strip_suffix(']').ok_or_else(bad)?.trim().to_string();
+            if !doc.iter().any(|(name, _)| *name == table) {
+                doc.push((table.clone(), Vec::new()));
+            }
+            continue;
+        }
+        let (k, v) = t.split_once('=').ok_or_else(bad)?;
+        let (k, v) = (k.trim(), v.trim());
+        if k.is_empty() || v.is_empty() {
+            return Err(bad());
+        }
+        toml_set(&mut doc, &table, k, v.to_string());
+    }
+    Ok(doc)
+}
+
+/// Bottlerocket settings TOML, merged over the class's.
+pub fn bottlerocket(b: &Bootstrap) -> Result<String, UserDataError> {
+    let mut doc = match &b.custom {
+        Some(c) => parse_toml(c)?,
+        None => Vec::new(),
+    };
+    let k8s = "settings.kubernetes";
+    toml_set(&mut doc, k8s, "api-server", toml_string(&b.endpoint));
+    toml_set(
+        &mut doc,
+        k8s,
+        "cluster-certificate",
+        toml_string(&b.ca_bundle),
+    );
+    toml_set(&mut doc, k8s, "cluster-name", toml_string(&b.cluster_name));
+    if let Some(dns) = &b.cluster_dns {
+        toml_set(&mut doc, k8s, "cluster-dns-ip", toml_string(dns));
+    }
+    if let Some(n) = b.max_pods {
+        toml_set(&mut doc, k8s, "max-pods", n.to_string());
+    }
+    for (k, v) in &b.labels {
+        toml_set(
+            &mut doc,
+            "settings.kubernetes.node-labels",
+            &toml_string(k),
+            toml_string(v),
+        );
+    }
+    let mut taints: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for t in &b.taints {
+        taints.entry(&t.key).or_default().push(toml_string(&format!(
+            "{}:{}",
+            t.value,
+            t.effect.as_str()
+        )));
+    }
+    for (k, vs) in taints {
+        toml_set(
+            &mut doc,
+            "settings.kubernetes.node-taints",
+            &toml_string(k),
+            format!("[{}]", vs.join(", ")),
+        );
+    }
+    let mut s = String::new();
+    for (table, entries) in doc {
+        if table.is_empty() {
+            for (k, v) in entries {
+                let _ = writeln!(s, "{k} = {v}");
+            }
+            continue;
+        }
+        if !s.is_empty() {
+            s.push('\n');
+        }
+        let _ = writeln!(s, "[{table}]");
+        for (k, v) in entries {
+            let _ = writeln!(s, "{k} = {v}");
+        }
+    }
+    Ok(s)
+}
+
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Standard base64 with padding (EC2 user data).
+pub fn base64_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let n = (u32::from(chunk[0]) << 16)
+            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*chunk.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(B64[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Standard base64 decoding (whitespace ignored); `None` on bad input.
+pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let (mut acc, mut bits) = (0u32, 0);
+    for c in text.bytes().filter(|c| !c.is_ascii_whitespace()) {
+        if c == b'=' {
+            break;
+        }
+        let v = B64.iter().position(|&b| b == c)? as u32;
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::taints::Effect;
+
+    fn sample() -> Bootstrap {
+        Bootstrap {
+            cluster_name: "test-cluster".into(),
+            endpoint: "https://example.eks.amazonaws.com".into(),
+            ca_bundle: "Q0E=".into(),
+            service_cidr: None,
+            cluster_dns: None,
+            labels: [
+                ("karpenter.sh/capacity-type", "on-demand"),
+                ("karpenter.sh/nodepool", "default"),
+                ("team", "a"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+            taints: vec![Taint::new("dedicated", "gpu", Effect::NoSchedule)],
+            max_pods: Some(58),
+            custom: None,
+        }
+    }
+
+    #[test]
+    fn al2_golden() {
+        let got = render(Family::Al2, &sample()).unwrap();
+        let want = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: text/x-shellscript; charset=\"us-ascii\"\n\n#!/bin/bash -xe\nexec > >(tee /var/log/user-data.log|logger -t user-data -s 2>/dev/console) 2>&1\n/etc/eks/bootstrap.sh 'test-cluster' --apiserver-endpoint 'https://example.eks.amazonaws.com' --b64-cluster-ca 'Q0E=' \\\n--use-max-pods false \\\n--kubelet-extra-args '--node-labels=\"karpenter.sh/capacity-type=on-demand,karpenter.sh/nodepool=default,team=a\" --register-with-taints=\"dedicated=gpu:NoSchedule\" --max-pods=58'\n\n--//--\n";
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn al2_merges_the_class_script_first() {
+        let mut b = sample();
+        b.custom = Some("#!/bin/bash\necho hello\n".into());
+        let got = render(Family::Al2, &b).unwrap();
+        let hello = got.find("echo hello").unwrap();
+        let boot = got.find("/etc/eks/bootstrap.sh").unwrap();
+        assert!(hello < boot);
+        assert_eq!(mime_parts(&got).len(), 2);
+        // A MIME class user data keeps its parts.
+        b.custom = Some(got);
+        assert_eq!(mime_parts(&render(Family::Al2, &b).unwrap()).len(), 3);
+    }
+
+    #[test]
+    fn al2023_golden() {
+        let got = render(Family::Al2023, &sample()).unwrap();
+        let want = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: application/node.eks.aws\n\n---\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    apiServerEndpoint: https://example.eks.amazonaws.com\n    certificateAuthority: Q0E=\n    name: test-cluster\n  kubelet:\n    config:\n      maxPods: 58\n    flags:\n    - --node-labels=karpenter.sh/capacity-type=on-demand,karpenter.sh/nodepool=default,team=a\n    - --register-with-taints=dedicated=gpu:NoSchedule\n\n--//--\n";
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn al2023_class_nodeconfig_comes_first() {
+        let mut b = sample();
+        b.custom = Some("apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n    config:\n      shutdownGracePeriod: 30s\n".into());
+        let got = render(Family::Al2023, &b).unwrap();
+        let parts = mime_parts(&got);
+        assert_eq!(parts.len(), 2);
+        assert!(parts[0].1.contains("shutdownGracePeriod"));
+        assert!(parts[1].1.contains("maxPods: 58"));
+    }
+
+    #[test]
+    fn bottlerocket_golden_and_merge() {
+        let got = render(Family::Bottlerocket, &sample()).unwrap();
+        let want = "[settings.kubernetes]\napi-server = \"https://example.eks.amazonaws.com\"\ncluster-certificate = \"Q0E=\"\ncluster-name = \"test-cluster\"\nmax-pods = 58\n\n[settings.kubernetes.node-labels]\n\"karpenter.sh/capacity-type\" = \"on-demand\"\n\"karpenter.sh/nodepool\" = \"default\"\n\"team\" = \"a\"\n\n[settings.kubernetes.node-taints]\n\"dedicated\" = [\"gpu:NoSchedule\"]\n";
+        assert_eq!(got, want);
+        let mut b = sample();
+        b.custom = Some(
+            "[settings.kubernetes]\nmax-pods = 10\nimage-gc-high-threshold-percent = 85\n[settings.host-containers.admin]\nenabled = true\n"
+                .into(),
+        );
+        let got = render(Family::Bottlerocket, &b).unwrap();
+        assert!(got.contains("max-pods = 58"), "{got}");
+        assert!(!got.contains("max-pods = 10"));
+        assert!(got.contains("image-gc-high-threshold-percent = 85"));
+        assert!(got.contains("[settings.host-containers.admin]\nenabled = true"));
+        b.custom = Some("[[bad]]".into());
+        assert!(render(Family::Bottlerocket, &b).is_err());
+    }
+
+    #[test]
+    fn custom_is_verbatim_and_restricted_labels_are_not_kubelet_flags() {
+        let mut b = sample();
+        assert_eq!(
+            render(Family::Custom, &b),
+            Err(UserDataError::CustomWithoutUserData)
+        );
+        b.custom = Some("x".into());
+        assert_eq!(render(Family::Custom, &b).unwrap(), "x");
+        assert!(kubelet_may_set("karpenter.sh/nodepool"));
+        assert!(kubelet_may_set("team"));
+        assert!(!kubelet_may_set("topology.kubernetes.io/zone"));
+        assert!(!kubelet_may_set("node.kubernetes.io/instance-type"));
+        assert!(kubelet_may_set("node-restriction.kubernetes.io/x"));
+        assert_eq!(Family::from_alias("al2023@latest"), Some(Family::Al2023));
+        assert_eq!(Family::parse("Bottlerocket"), Some(Family::Bottlerocket));
+    }
+
+    #[test]
+    fn base64_round_trips() {
+        for s in ["", "a", "ab", "abc", "abcd", "hello world\n"] {
+            let e = base64_encode(s.as_bytes());
+            assert_eq!(base64_decode(&e).unwrap(), s.as_bytes());
+        }
+        assert_eq!(base64_encode(b"CA"), "Q0E=");
+        assert_eq!(base64_encode(b"hello"), "aGVsbG8=");
+    }
+}
