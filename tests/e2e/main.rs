@@ -9,8 +9,11 @@ mod aws_launch;
 mod aws_network;
 mod catalog;
 mod cli;
+mod cluster;
 mod completion;
 mod convert;
 mod krew;
 mod moto;
 mod support;
+#[path = "../cluster/mod.rs"]
+mod test_cluster;
