@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::instance_type::{InstanceType, Offering, Overhead, ON_DEMAND, RESERVED, SPOT};
@@ -31,7 +31,7 @@ use crate::model::resources::{Resources, PODS};
 /// The embedded snapshot. Parsed on first use only: most commands never plan.
 const EMBEDDED_SNAPSHOT: &str = include_str!("../../catalog/aws-snapshot.json");
 /// The snapshot schema this code understands.
-const SNAPSHOT_SCHEMA_VERSION: u32 = 1;
+pub const SNAPSHOT_SCHEMA_VERSION: u32 = 1;
 /// The region whose list prices the snapshot carries.
 pub const PRICE_REGION: &str = "us-east-1";
 /// The kubelet's default `maxPods`, for custom catalog entries that give no `pods` capacity.
@@ -111,7 +111,7 @@ pub type Result<T, E = CatalogError> = std::result::Result<T, E>;
 
 /// The snapshot file: EC2 facts reduced to what Karpenter's AWS provider reads. The live AWS
 /// adapter can produce (and cache) the same structure from DescribeInstanceTypes.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AwsSnapshot {
     /// Schema version (1).
@@ -126,7 +126,7 @@ pub struct AwsSnapshot {
 }
 
 /// One instance type's facts (a reduced `InstanceTypeInfo`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InstanceFacts {
     /// e.g. `m5.large`.
@@ -190,7 +190,7 @@ pub struct InstanceFacts {
 }
 
 /// A GPU model of an instance type.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GpuFacts {
     /// Lower-kebab name (`t4`, `a10g`).
@@ -205,7 +205,7 @@ pub struct GpuFacts {
 }
 
 /// An accelerator model (Neuron device or inference accelerator).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AcceleratorFacts {
     /// Lower-kebab name (`inferentia2`, `trainium`).
@@ -217,7 +217,7 @@ pub struct AcceleratorFacts {
 }
 
 /// A region's zones and which instance types each zone offers.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 pub struct RegionFacts {
     /// Every zone of the region.
     pub zones: Vec<String>,
@@ -338,6 +338,15 @@ impl Catalog {
     /// Whether this is a `--catalog FILE` rather than AWS data.
     pub fn is_custom(&self) -> bool {
         matches!(*self.inner, Source::Custom(_))
+    }
+
+    /// The AWS snapshot behind this catalog (`None` for a `--catalog FILE`): the live catalog
+    /// takes its on-demand prices from the embedded one.
+    pub fn aws_snapshot(&self) -> Option<&AwsSnapshot> {
+        match &*self.inner {
+            Source::Aws(s) => Some(s),
+            Source::Custom(_) => None,
+        }
     }
 
     /// Regions with offerings data (empty for custom catalogs, which ignore the region).
@@ -688,14 +697,25 @@ fn aws_notes(snapshot: &AwsSnapshot) -> Vec<String> {
         .filter(|t| t.on_demand_price_us_east1.is_none())
         .map(|t| t.name.as_str())
         .collect();
+    let live = snapshot.source.starts_with("live ");
     let mut notes = vec![
-        format!("instance types: embedded snapshot ({})", snapshot.source),
+        if live {
+            format!("instance types: {}", snapshot.source)
+        } else {
+            format!("instance types: embedded snapshot ({})", snapshot.source)
+        },
         format!(
             "prices: {PRICE_REGION} on-demand list prices; in other regions they are used as an estimate"
         ),
-        "spot: no spot prices offline; spot offerings carry the on-demand price (an upper bound), so plans \
-         never count on spot savings"
-            .to_string(),
+        if live {
+            "spot: DescribeSpotPriceHistory and the Pricing API are not queried; spot offerings carry the \
+             on-demand price (an upper bound), so plans never count on spot savings"
+                .to_string()
+        } else {
+            "spot: no spot prices offline; spot offerings carry the on-demand price (an upper bound), so plans \
+             never count on spot savings"
+                .to_string()
+        },
     ];
     if !unpriced.is_empty() {
         let shown: Vec<&str> = unpriced.iter().take(5).copied().collect();

@@ -9,8 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::types::{
     CallCounter, CallCounts, Cloud, CloudError, Compute, Filter, FleetError, FleetRequest,
     FleetResponse, Image, ImageQuery, Instance, InstanceQuery, LaunchTemplateRequest, Parameters,
-    SecurityGroup, Subnet, GET_PARAMETERS_BATCH, INSTANCE_BATCH,
+    SecurityGroup, Subnet, TypeOffering, GET_PARAMETERS_BATCH, INSTANCE_BATCH,
 };
+use crate::cloud::catalog::InstanceFacts;
 
 /// The account the fake plays (`self`).
 pub const FAKE_ACCOUNT: &str = "123456789012";
@@ -26,6 +27,12 @@ pub struct FakeCloud {
     pub subnets: Vec<Subnet>,
     /// Security groups.
     pub security_groups: Vec<SecurityGroup>,
+    /// Instance types DescribeInstanceTypes answers with (already Karpenter's selection).
+    pub instance_types: Vec<InstanceFacts>,
+    /// Zonal offerings DescribeInstanceTypeOfferings answers with.
+    pub offerings: Vec<TypeOffering>,
+    /// IAM role → instance profiles holding it.
+    pub roles: BTreeMap<String, Vec<String>>,
     /// Operation (`SSM.GetParameters`) → error to answer with.
     pub errors: RefCell<BTreeMap<String, CloudError>>,
     /// Launch templates by name.
@@ -242,6 +249,29 @@ impl Cloud for FakeCloud {
             }
         }
         Ok(out)
+    }
+
+    fn list_instance_profiles_for_role(&self, role: &str) -> Result<Vec<String>, CloudError> {
+        self.enter("IAM.ListInstanceProfilesForRole")?;
+        self.roles
+            .get(role)
+            .cloned()
+            .ok_or_else(|| CloudError::Api {
+                service: "IAM".into(),
+                operation: "ListInstanceProfilesForRole".into(),
+                code: "NoSuchEntity".into(),
+                message: format!("The role with name {role} cannot be found."),
+            })
+    }
+
+    fn describe_instance_types(&self) -> Result<Vec<InstanceFacts>, CloudError> {
+        self.enter("EC2.DescribeInstanceTypes")?;
+        Ok(self.instance_types.clone())
+    }
+
+    fn describe_instance_type_offerings(&self) -> Result<Vec<TypeOffering>, CloudError> {
+        self.enter("EC2.DescribeInstanceTypeOfferings")?;
+        Ok(self.offerings.clone())
     }
 
     fn call_counts(&self) -> CallCounts {

@@ -7,13 +7,19 @@
 //!   errors; [`aws`] implements it with the AWS SDK, [`fake`] in memory for unit tests.
 //! - [`ami`] and [`network`]: what a node class resolves to (AMIs per KARPENTER.md §3; subnets
 //!   and security groups), planned purely and fetched through [`Cloud`].
+//! - [`live_catalog`]: the catalog from DescribeInstanceTypes/DescribeInstanceTypeOfferings,
+//!   cached under the XDG cache dir.
+//! - [`profile`]: the instance profile a class launches with (flag, class, role via IAM,
+//!   global settings).
 
 pub mod ami;
 pub mod aws;
 pub mod catalog;
 pub mod fake;
 pub mod launch;
+pub mod live_catalog;
 pub mod network;
+pub mod profile;
 pub mod types;
 pub mod userdata;
 

@@ -9,6 +9,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
+use super::catalog::InstanceFacts;
+
 /// An EC2 filter (`Name`, `Values`): values are ORed, filters of one request ANDed.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Filter {
@@ -124,6 +126,16 @@ pub struct Parameters {
     pub values: BTreeMap<String, String>,
     /// Names SSM does not have (`InvalidParameters`): for AMI aliases, "variant absent".
     pub invalid: Vec<String>,
+}
+
+/// One instance type offered in one availability zone (DescribeInstanceTypeOfferings with
+/// `LocationType=availability-zone`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct TypeOffering {
+    /// Instance type.
+    pub instance_type: String,
+    /// Availability zone name.
+    pub zone: String,
 }
 
 /// Maximum names per GetParameters call (SSM API limit).
@@ -297,6 +309,15 @@ pub trait Cloud {
         &self,
         filters: &[Filter],
     ) -> Result<Vec<SecurityGroup>, CloudError>;
+    /// DescribeInstanceTypes (all pages), reduced to the facts Karpenter reads and limited to
+    /// Karpenter's selection (HVM, `x86_64` or `arm64`), as `scripts/gen_catalog.py` does.
+    /// Prices are not EC2's to give: `on_demand_price_us_east1` is `None`.
+    fn describe_instance_types(&self) -> Result<Vec<InstanceFacts>, CloudError>;
+    /// DescribeInstanceTypeOfferings with `LocationType=availability-zone` (all pages).
+    fn describe_instance_type_offerings(&self) -> Result<Vec<TypeOffering>, CloudError>;
+    /// IAM ListInstanceProfilesForRole (all pages): names of the instance profiles holding
+    /// `role` (a role name). An unknown role is an error with code `NoSuchEntity`.
+    fn list_instance_profiles_for_role(&self, role: &str) -> Result<Vec<String>, CloudError>;
     /// Calls made so far.
     fn call_counts(&self) -> CallCounts;
     /// The region requests go to.

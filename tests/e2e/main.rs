@@ -5,8 +5,10 @@
 //! (`moto` starts the launcher; `aws_ami`, `aws_network` are the scenarios).
 
 mod aws_ami;
+mod aws_catalog;
 mod aws_launch;
 mod aws_network;
+mod aws_profile;
 mod catalog;
 mod cli;
 mod cluster;

@@ -35,6 +35,9 @@ What the seed looks like (the tests rely on it, so keep it stable):
   instance exists). The launch template's `IamInstanceProfile` is still not applied.
 - With --instances N, N running instances (m5.large, tagged `karpenter.sh/nodepool=bulk`) are
   inserted through RunInstances' backend call, their ids listed under `bulkInstances`.
+- IAM roles for instance-profile resolution (listed under `roles`, role -> profiles):
+  `KarpenterNodeRole-<cluster>` in `KarpenterNodeInstanceProfile-<cluster>`, and
+  `RoleWithoutProfile` in none.
 - With --iam, IAM is enforced (moto's INITIAL_NO_AUTH_ACTION_COUNT=0) and the description carries
   `credentials.limited`: keys of a user allowed ec2:Describe* but not ssm:* (permission tests).
 """
@@ -380,6 +383,30 @@ def limited_user(endpoint, region):
     return {"accessKeyId": key["AccessKeyId"], "secretAccessKey": key["SecretAccessKey"]}
 
 
+def node_roles(endpoint, region, cluster):
+    """IAM roles for instance-profile resolution: one held by an instance profile, one by none.
+
+    Created through the API like a person (or eksctl) would; returns {role: [profiles]}.
+    """
+    import boto3
+
+    iam = boto3.client("iam", endpoint_url=endpoint, region_name=region,
+                       aws_access_key_id="testing", aws_secret_access_key="testing")
+    trust = json.dumps({
+        "Version": "2012-10-17",
+        "Statement": [{"Effect": "Allow", "Principal": {"Service": "ec2.amazonaws.com"},
+                       "Action": "sts:AssumeRole"}],
+    })
+    roles = {f"KarpenterNodeRole-{cluster}": [f"KarpenterNodeInstanceProfile-{cluster}"],
+             "RoleWithoutProfile": []}
+    for role, profiles in roles.items():
+        iam.create_role(RoleName=role, AssumeRolePolicyDocument=trust)
+        for profile in profiles:
+            iam.create_instance_profile(InstanceProfileName=profile)
+            iam.add_role_to_instance_profile(InstanceProfileName=profile, RoleName=role)
+    return roles
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--region", default="us-east-1")
@@ -418,6 +445,7 @@ def main():
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
+    roles = node_roles(f"http://{host}:{port}", args.region, args.cluster)
     credentials = {}
     if args.iam:
         credentials["limited"] = limited_user(f"http://{host}:{port}", args.region)
@@ -432,6 +460,7 @@ def main():
         "images": seed.images,
         "parameters": seed.parameters,
         "bulkInstances": bulk,
+        "roles": roles,
         **network,
     }
     sys.stdout.write(f"http://{host}:{port}\n{json.dumps(description)}\n")

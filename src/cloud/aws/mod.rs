@@ -14,6 +14,7 @@
 //! - Every call is counted by [`counter::CountingInterceptor`].
 
 mod counter;
+mod instance_types;
 
 use std::time::Duration;
 
@@ -27,8 +28,9 @@ use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 use super::types::{
     CallCounter, CallCounts, Cloud, CloudError, Compute, Filter, FleetError, FleetRequest,
     FleetResponse, Image, ImageQuery, Instance, InstanceQuery, LaunchTemplateRequest, Parameters,
-    SecurityGroup, Subnet, GET_PARAMETERS_BATCH, INSTANCE_BATCH,
+    SecurityGroup, Subnet, TypeOffering, GET_PARAMETERS_BATCH, INSTANCE_BATCH,
 };
+use crate::cloud::catalog::InstanceFacts;
 use counter::CountingInterceptor;
 
 /// How to reach AWS, from flags; everything else comes from the standard chain.
@@ -53,6 +55,7 @@ pub struct AwsCloud {
     runtime: tokio::runtime::Runtime,
     ec2: aws_sdk_ec2::Client,
     ssm: aws_sdk_ssm::Client,
+    iam: aws_sdk_iam::Client,
     counter: CallCounter,
     region: String,
     endpoint: Option<String>,
@@ -228,6 +231,12 @@ impl AwsCloud {
         );
         let ssm = aws_sdk_ssm::Client::from_conf(
             aws_sdk_ssm::config::Builder::from(&config)
+                .interceptor(interceptor.clone())
+                .build(),
+        );
+        // IAM is global; the SDK picks the partition's endpoint from the region.
+        let iam = aws_sdk_iam::Client::from_conf(
+            aws_sdk_iam::config::Builder::from(&config)
                 .interceptor(interceptor)
                 .build(),
         );
@@ -235,6 +244,7 @@ impl AwsCloud {
             runtime,
             ec2,
             ssm,
+            iam,
             counter,
             region,
             endpoint: config.endpoint_url().map(str::to_string),
@@ -357,6 +367,57 @@ impl Cloud for AwsCloud {
                 vpc_id: g.vpc_id().map(str::to_string),
                 tags: tags(g.tags()),
             })
+            .collect())
+    }
+
+    fn describe_instance_types(&self) -> Result<Vec<InstanceFacts>, CloudError> {
+        // Karpenter filters server-side (supported-virtualization-type, processor-info.
+        // supported-architecture); the same selection is applied here to every page, so an
+        // endpoint that ignores those filters (moto) gives the same answer.
+        let request = self.ec2.describe_instance_types().max_results(100);
+        let infos = self
+            .runtime
+            .block_on(request.into_paginator().items().send().try_collect())
+            .map_err(|e| cloud_error("EC2", "DescribeInstanceTypes", e))?;
+        let mut out: Vec<InstanceFacts> = infos.iter().filter_map(instance_types::facts).collect();
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    fn describe_instance_type_offerings(&self) -> Result<Vec<TypeOffering>, CloudError> {
+        let request = self
+            .ec2
+            .describe_instance_type_offerings()
+            .location_type(aws_sdk_ec2::types::LocationType::AvailabilityZone)
+            .max_results(1000);
+        let offerings = self
+            .runtime
+            .block_on(request.into_paginator().items().send().try_collect())
+            .map_err(|e| cloud_error("EC2", "DescribeInstanceTypeOfferings", e))?;
+        Ok(offerings
+            .iter()
+            .filter_map(|o| {
+                Some(TypeOffering {
+                    instance_type: o.instance_type()?.as_str().to_string(),
+                    zone: o.location()?.to_string(),
+                })
+            })
+            .collect())
+    }
+
+    fn list_instance_profiles_for_role(&self, role: &str) -> Result<Vec<String>, CloudError> {
+        let request = self
+            .iam
+            .list_instance_profiles_for_role()
+            .role_name(role)
+            .max_items(1000);
+        let profiles = self
+            .runtime
+            .block_on(request.into_paginator().items().send().try_collect())
+            .map_err(|e| cloud_error("IAM", "ListInstanceProfilesForRole", e))?;
+        Ok(profiles
+            .iter()
+            .map(|p| p.instance_profile_name().to_string())
             .collect())
     }
 

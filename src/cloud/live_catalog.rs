@@ -1,0 +1,501 @@
+//! The live instance-type catalog: DescribeInstanceTypes + DescribeInstanceTypeOfferings
+//! (`LocationType=availability-zone`) for the adapter's region, reduced to the embedded
+//! snapshot's schema ([`AwsSnapshot`]) and handed to [`Catalog::from_snapshot`], so planning
+//! code sees the same kind of catalog whether it is live, cached or embedded.
+//!
+//! - **Calls**: a handful of paginated calls (one DescribeInstanceTypes page per 100 types, one
+//!   offerings page per 1000 offerings), never one per type.
+//! - **Prices**: EC2 does not give list prices. On-demand prices come from the embedded
+//!   snapshot (us-east-1 list prices); the Pricing API is not queried. Spot offerings keep the
+//!   snapshot's stand-in (the on-demand price), and [`Catalog::notes`] says so:
+//!   DescribeSpotPriceHistory is not queried (moto answers it with invented prices, so it
+//!   could not be tested meaningfully).
+//! - **Cache**: `$XDG_CACHE_HOME/kubectl-karpenter/catalog-<region>.json` (else
+//!   `~/.cache/kubectl-karpenter/…`), valid for [`DEFAULT_TTL`]. A corrupt, foreign-region or
+//!   future-dated cache is ignored and rewritten; a cache that cannot be written is only a
+//!   warning ([`LiveCatalog::cache_warning`]).
+//!
+//! How provision will use it (with the cluster issue): when a live cluster and AWS are
+//! available and no `--catalog FILE` is given, `provision` calls [`load`] with the connected
+//! [`Cloud`], the embedded catalog (for prices) and [`LiveOptions::default`] (or `refresh: true`
+//! for a `--refresh-catalog` flag), then plans against [`LiveCatalog::catalog`]; offline
+//! (`-f`) it keeps the embedded snapshot.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::catalog::{AwsSnapshot, Catalog, CatalogError, RegionFacts, SNAPSHOT_SCHEMA_VERSION};
+use super::types::{Cloud, CloudError};
+
+/// How long a cached catalog is used before it is fetched again.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(6 * 60 * 60);
+
+/// The cache file's own format version (the snapshot inside has its schema version).
+const CACHE_VERSION: u32 = 1;
+
+/// Where and how long to cache.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveOptions {
+    /// Cache directory (`None`: no caching).
+    pub cache_dir: Option<PathBuf>,
+    /// Time to live of a cached catalog.
+    pub ttl: Duration,
+    /// Ignore a valid cache and fetch (a `--refresh-catalog` knob).
+    pub refresh: bool,
+}
+
+impl Default for LiveOptions {
+    fn default() -> Self {
+        LiveOptions {
+            cache_dir: default_cache_dir(),
+            ttl: DEFAULT_TTL,
+            refresh: false,
+        }
+    }
+}
+
+/// `$XDG_CACHE_HOME/kubectl-karpenter`, else `$HOME/.cache/kubectl-karpenter` (a relative or
+/// empty `XDG_CACHE_HOME` is ignored, as the XDG spec says).
+pub fn default_cache_dir() -> Option<PathBuf> {
+    cache_dir_from(std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME"))
+}
+
+/// [`default_cache_dir`] from the two variables' values.
+pub fn cache_dir_from(
+    xdg_cache_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> Option<PathBuf> {
+    let xdg = xdg_cache_home
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute());
+    let base = xdg.or_else(|| {
+        home.filter(|h| !h.is_empty())
+            .map(|h| PathBuf::from(h).join(".cache"))
+    })?;
+    Some(base.join("kubectl-karpenter"))
+}
+
+/// The cache file of `region` in `dir`.
+pub fn cache_path(dir: &Path, region: &str) -> PathBuf {
+    dir.join(format!("catalog-{region}.json"))
+}
+
+/// Where a live catalog came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// A cache file younger than the TTL (no AWS calls).
+    Cache,
+    /// EC2, just now.
+    Fetched,
+}
+
+/// A loaded live catalog.
+#[derive(Debug, Clone)]
+pub struct LiveCatalog {
+    /// The catalog (AWS source, one region).
+    pub catalog: Catalog,
+    /// Cache or EC2.
+    pub origin: Origin,
+    /// The cache file used or written, if caching is on.
+    pub cache_path: Option<PathBuf>,
+    /// Why the cache was not used or could not be written, for `-v`.
+    pub cache_warning: Option<String>,
+}
+
+/// Why no live catalog could be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LiveCatalogError {
+    /// An EC2 call failed.
+    #[error(transparent)]
+    Cloud(#[from] CloudError),
+    /// The fetched data did not make a catalog (a bug, or the embedded price source is not AWS).
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CacheFile {
+    version: u32,
+    region: String,
+    /// Seconds since the Unix epoch.
+    fetched_at: u64,
+    snapshot: AwsSnapshot,
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` of Unix seconds (UTC).
+fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Fetches the region's instance types and zonal offerings and builds a snapshot, taking
+/// on-demand prices from `prices` (the embedded snapshot).
+pub fn fetch_snapshot(
+    cloud: &dyn Cloud,
+    prices: Option<&AwsSnapshot>,
+    fetched_at: u64,
+) -> Result<AwsSnapshot, CloudError> {
+    let region = cloud.region();
+    let mut types = cloud.describe_instance_types()?;
+    let offerings = cloud.describe_instance_type_offerings()?;
+    let price_of = |name: &str| {
+        prices.and_then(|p| {
+            p.instance_types
+                .binary_search_by(|t| t.name.as_str().cmp(name))
+                .ok()
+                .and_then(|i| p.instance_types[i].on_demand_price_us_east1)
+        })
+    };
+    for t in &mut types {
+        t.on_demand_price_us_east1 = price_of(&t.name);
+    }
+    types.sort_by(|a, b| a.name.cmp(&b.name));
+    types.dedup_by(|a, b| a.name == b.name);
+    let mut zones: Vec<String> = offerings.iter().map(|o| o.zone.clone()).collect();
+    zones.sort();
+    zones.dedup();
+    let mut by_type: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for o in &offerings {
+        if types
+            .binary_search_by(|t| t.name.as_str().cmp(&o.instance_type))
+            .is_ok()
+        {
+            by_type
+                .entry(o.instance_type.clone())
+                .or_default()
+                .push(o.zone.clone());
+        }
+    }
+    for z in by_type.values_mut() {
+        z.sort();
+        z.dedup();
+    }
+    let price_source = prices
+        .map(|p| p.source.as_str())
+        .filter(|s| !s.is_empty())
+        .unwrap_or("none");
+    Ok(AwsSnapshot {
+        schema_version: SNAPSHOT_SCHEMA_VERSION,
+        source: format!(
+            "live DescribeInstanceTypes/DescribeInstanceTypeOfferings for {region}, fetched {}; \
+             on-demand prices from the embedded snapshot ({price_source})",
+            rfc3339(fetched_at)
+        ),
+        instance_types: types,
+        regions: [(
+            region,
+            RegionFacts {
+                zones,
+                offerings: by_type,
+            },
+        )]
+        .into_iter()
+        .collect(),
+    })
+}
+
+/// Reads a cache file; `Err` says why it is not usable.
+fn read_cache(path: &Path, region: &str, ttl: Duration, now: u64) -> Result<AwsSnapshot, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(String::new()),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let file: CacheFile = serde_json::from_str(&text)
+        .map_err(|e| format!("ignoring corrupt catalog cache {}: {e}", path.display()))?;
+    if file.version != CACHE_VERSION
+        || file.snapshot.schema_version != SNAPSHOT_SCHEMA_VERSION
+        || file.region != region
+        || !file.snapshot.regions.contains_key(region)
+    {
+        return Err(format!(
+            "ignoring catalog cache {} (other version or region)",
+            path.display()
+        ));
+    }
+    if file.fetched_at > now {
+        return Err(format!(
+            "ignoring catalog cache {} (dated in the future)",
+            path.display()
+        ));
+    }
+    if Duration::from_secs(now - file.fetched_at) >= ttl {
+        return Err(String::new());
+    }
+    Ok(file.snapshot)
+}
+
+/// Writes the cache atomically (temp file + rename).
+fn write_cache(path: &Path, file: &CacheFile) -> Result<(), String> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let text = serde_json::to_string(file).map_err(|e| e.to_string())?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("catalog"),
+        std::process::id()
+    ));
+    std::fs::create_dir_all(dir)
+        .and_then(|()| std::fs::write(&tmp, text))
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            format!("cannot write catalog cache {}: {e}", path.display())
+        })
+}
+
+/// The live catalog of `cloud`'s region: from the cache when it is fresh, else fetched (and
+/// cached). `embedded` supplies on-demand prices.
+pub fn load(
+    cloud: &dyn Cloud,
+    embedded: &Catalog,
+    options: &LiveOptions,
+) -> Result<LiveCatalog, LiveCatalogError> {
+    let region = cloud.region();
+    let now = unix_now();
+    let path = options
+        .cache_dir
+        .as_deref()
+        .map(|dir| cache_path(dir, &region));
+    let mut warning = None;
+    if let (Some(path), false) = (&path, options.refresh) {
+        match read_cache(path, &region, options.ttl, now) {
+            Ok(snapshot) => {
+                if let Ok(catalog) = Catalog::from_snapshot(snapshot) {
+                    return Ok(LiveCatalog {
+                        catalog,
+                        origin: Origin::Cache,
+                        cache_path: Some(path.clone()),
+                        cache_warning: None,
+                    });
+                }
+            }
+            Err(why) if !why.is_empty() => warning = Some(why),
+            Err(_) => {}
+        }
+    }
+    let snapshot = fetch_snapshot(cloud, embedded.aws_snapshot(), now)?;
+    let catalog = Catalog::from_snapshot(snapshot.clone())?;
+    if let Some(path) = &path {
+        let file = CacheFile {
+            version: CACHE_VERSION,
+            region: region.clone(),
+            fetched_at: now,
+            snapshot,
+        };
+        if let Err(e) = write_cache(path, &file) {
+            warning = Some(e);
+        }
+    }
+    Ok(LiveCatalog {
+        catalog,
+        origin: Origin::Fetched,
+        cache_path: path,
+        cache_warning: warning,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cloud::catalog::InstanceTypeContext;
+    use crate::cloud::fake::FakeCloud;
+    use crate::cloud::types::TypeOffering;
+
+    fn fake() -> FakeCloud {
+        let embedded = Catalog::embedded().unwrap();
+        let snap = embedded.aws_snapshot().unwrap();
+        let pick = |n: &str| {
+            let mut f = snap
+                .instance_types
+                .iter()
+                .find(|t| t.name == n)
+                .unwrap()
+                .clone();
+            f.on_demand_price_us_east1 = None;
+            f
+        };
+        let mut cloud = FakeCloud::new();
+        cloud.instance_types = vec![pick("m5.large"), pick("c6a.2xlarge")];
+        cloud.offerings = ["us-east-1a", "us-east-1b"]
+            .iter()
+            .flat_map(|z| {
+                ["m5.large", "c6a.2xlarge", "x9.unknown"].map(|t| TypeOffering {
+                    instance_type: t.into(),
+                    zone: (*z).into(),
+                })
+            })
+            .collect();
+        cloud
+    }
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("kk-live-catalog-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn rfc3339_of_known_instants() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(1_709_251_199), "2024-02-29T23:59:59Z");
+    }
+
+    #[test]
+    fn fetches_prices_from_the_embedded_snapshot_and_zones_from_offerings() {
+        let cloud = fake();
+        let embedded = Catalog::embedded().unwrap();
+        let snap = fetch_snapshot(&cloud, embedded.aws_snapshot(), 0).unwrap();
+        let region = &snap.regions["us-east-1"];
+        assert_eq!(region.zones, ["us-east-1a", "us-east-1b"]);
+        assert_eq!(
+            region.offerings.keys().collect::<Vec<_>>(),
+            ["c6a.2xlarge", "m5.large"],
+            "offerings of unknown (unselected) types are dropped"
+        );
+        assert!(snap
+            .instance_types
+            .iter()
+            .all(|t| t.on_demand_price_us_east1.is_some()));
+        let catalog = Catalog::from_snapshot(snap).unwrap();
+        assert!(catalog.notes()[0].starts_with("instance types: live "));
+        assert!(catalog
+            .notes()
+            .iter()
+            .any(|n| n.contains("DescribeSpotPriceHistory")));
+        let types = catalog
+            .instance_types(&InstanceTypeContext::new("us-east-1", "AL2023"))
+            .unwrap();
+        assert_eq!(types.len(), 2);
+        assert_eq!(cloud.call_counts().total(), 2);
+    }
+
+    #[test]
+    fn cache_hit_expiry_refresh_and_corruption() {
+        let dir = temp_dir("cache");
+        let embedded = Catalog::embedded().unwrap();
+        let cloud = fake();
+        let opts = LiveOptions {
+            cache_dir: Some(dir.clone()),
+            ttl: DEFAULT_TTL,
+            refresh: false,
+        };
+        let first = load(&cloud, &embedded, &opts).unwrap();
+        assert_eq!(first.origin, Origin::Fetched);
+        assert_eq!(first.cache_warning, None);
+        let path = cache_path(&dir, "us-east-1");
+        assert_eq!(first.cache_path.as_deref(), Some(path.as_path()));
+        assert!(path.exists());
+        assert_eq!(cloud.call_counts().total(), 2);
+
+        let second = load(&cloud, &embedded, &opts).unwrap();
+        assert_eq!(second.origin, Origin::Cache);
+        assert_eq!(cloud.call_counts().total(), 2, "a cache hit makes no calls");
+
+        let expired = LiveOptions {
+            ttl: Duration::ZERO,
+            ..opts.clone()
+        };
+        assert_eq!(
+            load(&cloud, &embedded, &expired).unwrap().origin,
+            Origin::Fetched
+        );
+        let refresh = LiveOptions {
+            refresh: true,
+            ..opts.clone()
+        };
+        assert_eq!(
+            load(&cloud, &embedded, &refresh).unwrap().origin,
+            Origin::Fetched
+        );
+        assert_eq!(cloud.call_counts().total(), 6);
+
+        std::fs::write(&path, "{not json").unwrap();
+        let corrupt = load(&cloud, &embedded, &opts).unwrap();
+        assert_eq!(corrupt.origin, Origin::Fetched);
+        assert!(corrupt
+            .cache_warning
+            .as_deref()
+            .is_some_and(|w| w.contains("corrupt")));
+        assert_eq!(
+            load(&cloud, &embedded, &opts).unwrap().origin,
+            Origin::Cache,
+            "rewritten"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn errors_pass_through_and_nothing_is_cached() {
+        let dir = temp_dir("errors");
+        let cloud = fake();
+        cloud.fail(
+            "EC2.DescribeInstanceTypeOfferings",
+            CloudError::Api {
+                service: "EC2".into(),
+                operation: "DescribeInstanceTypeOfferings".into(),
+                code: "UnauthorizedOperation".into(),
+                message: "no".into(),
+            },
+        );
+        let opts = LiveOptions {
+            cache_dir: Some(dir.clone()),
+            ..LiveOptions::default()
+        };
+        let err = load(&cloud, &Catalog::embedded().unwrap(), &opts).unwrap_err();
+        assert!(matches!(err, LiveCatalogError::Cloud(ref e) if e.is_permission()));
+        assert!(!cache_path(&dir, "us-east-1").exists());
+    }
+
+    #[test]
+    fn cache_dir_follows_xdg() {
+        let dir =
+            |x: Option<&str>, h: Option<&str>| cache_dir_from(x.map(Into::into), h.map(Into::into));
+        assert_eq!(
+            dir(Some("/x"), Some("/home/u")),
+            Some(PathBuf::from("/x/kubectl-karpenter"))
+        );
+        assert_eq!(
+            dir(Some("relative"), Some("/home/u")),
+            Some(PathBuf::from("/home/u/.cache/kubectl-karpenter")),
+            "a relative XDG_CACHE_HOME is ignored"
+        );
+        assert_eq!(
+            dir(Some(""), Some("/home/u")),
+            Some(PathBuf::from("/home/u/.cache/kubectl-karpenter"))
+        );
+        assert_eq!(dir(None, None), None);
+        assert_eq!(
+            cache_path(Path::new("/c/kubectl-karpenter"), "eu-west-1"),
+            PathBuf::from("/c/kubectl-karpenter/catalog-eu-west-1.json")
+        );
+    }
+}
