@@ -2,6 +2,7 @@
 //! (the core never sees clap types).
 
 pub mod complete;
+pub mod kubeconfig;
 pub mod output;
 pub mod style;
 

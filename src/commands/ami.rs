@@ -77,7 +77,7 @@ impl Config {
             aws: AwsOptions {
                 region: ctx.global.region.clone(),
                 profile: ctx.global.profile.clone(),
-                region_hint: None,
+                region_hint: crate::cli::kubeconfig::region_hint(ctx.global),
                 ..AwsOptions::default()
             },
         })

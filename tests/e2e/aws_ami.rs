@@ -813,3 +813,38 @@ fn an_ssm_permission_error_is_reported_with_the_permission_to_grant() {
     // The class that needs no SSM still resolves (EC2 describes are allowed).
     assert_eq!(ids(&doc["nodeClasses"][1]).len(), 2);
 }
+
+/// With no region anywhere in the AWS chain, the error suggests the region of the EKS cluster
+/// the kubeconfig points at.
+#[test]
+fn no_region_suggests_the_kubeconfig_eks_region() {
+    let class = crate::support::write_temp(
+        "no-region-class.yaml",
+        b"apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: default}\nspec:\n  amiSelectorTerms: [{alias: al2023@latest}]\n  role: r\n  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n",
+    );
+    let kubeconfig = crate::support::write_temp(
+        "eks-kubeconfig.yaml",
+        b"apiVersion: v1\nkind: Config\ncurrent-context: arn:aws:eks:eu-west-1:123456789012:cluster/prod\ncontexts:\n- name: arn:aws:eks:eu-west-1:123456789012:cluster/prod\n  context: {cluster: prod, user: prod}\nclusters: []\nusers: []\n",
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kubectl-karpenter"))
+        .args([
+            "ami",
+            "-f",
+            class.to_str().unwrap(),
+            "--kubernetes-version",
+            "1.30",
+        ])
+        .env_remove("AWS_REGION")
+        .env_remove("AWS_DEFAULT_REGION")
+        .env_remove("AWS_PROFILE")
+        .env("AWS_CONFIG_FILE", "/nonexistent/config")
+        .env("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent/credentials")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .env("KUBECONFIG", &kubeconfig)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("no AWS region"), "{stderr}");
+    assert!(stderr.contains("--region eu-west-1"), "{stderr}");
+}
