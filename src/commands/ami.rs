@@ -148,7 +148,8 @@ pub fn run(ctx: &mut Context<'_>, args: &AmiArgs) -> CommandResult {
 
 fn remote(e: CloudError) -> CommandError {
     let hint = match &e {
-        CloudError::NoRegion { .. } => Some("e.g. --region us-east-1"),
+        CloudError::NoRegion { hint: None } => Some("e.g. --region us-east-1"),
+        CloudError::NoRegion { hint: Some(_) } => None,
         _ if e.is_permission() => {
             Some("the AWS identity needs ssm:GetParameters and ec2:DescribeImages")
         }
