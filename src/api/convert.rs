@@ -1522,24 +1522,31 @@ fn tag_combinations(notes: &mut Notes, field: &str, tags: &StringMap) -> Vec<Str
     sets
 }
 
+/// The ids of a v1alpha1 selector that uses `aws-ids`/`aws::ids`, which must stand alone: any
+/// other key next to it is dropped, with a note.
+fn id_list(notes: &mut Notes, field: &str, sel: &StringMap, what: &str) -> Option<Vec<String>> {
+    let (key, ids) = sel.iter().find(|(k, _)| is_ids_key(k))?;
+    let others: Vec<&str> = sel
+        .keys()
+        .filter(|k| *k != key)
+        .map(String::as_str)
+        .collect();
+    if !others.is_empty() {
+        notes.add(
+            field,
+            format!(
+                "dropped {}: {key} selects {what} by ID alone",
+                others.join(", ")
+            ),
+        );
+    }
+    Some(split_list(ids))
+}
+
 /// A v1alpha1 `amiSelector` map → v1 terms (KARPENTER.md §1.2, §3.3).
 fn legacy_ami_terms(notes: &mut Notes, field: &str, sel: &StringMap) -> Vec<AmiSelectorTermSpec> {
-    if let Some((key, ids)) = sel.iter().find(|(k, _)| is_ids_key(k)) {
-        let others: Vec<&str> = sel
-            .keys()
-            .filter(|k| *k != key)
-            .map(String::as_str)
-            .collect();
-        if !others.is_empty() {
-            notes.add(
-                field,
-                format!(
-                    "dropped {}: {key} selects AMIs by ID alone",
-                    others.join(", ")
-                ),
-            );
-        }
-        return split_list(ids)
+    if let Some(ids) = id_list(notes, field, sel, "AMIs") {
+        return ids
             .into_iter()
             .map(|id| AmiSelectorTermSpec {
                 id: Some(id),
@@ -1625,22 +1632,8 @@ fn legacy_terms(
             ..SelectorTermSpec::default()
         }];
     };
-    if let Some((key, ids)) = sel.iter().find(|(k, _)| is_ids_key(k)) {
-        let others: Vec<&str> = sel
-            .keys()
-            .filter(|k| *k != key)
-            .map(String::as_str)
-            .collect();
-        if !others.is_empty() {
-            notes.add(
-                field,
-                format!(
-                    "dropped {}: {key} selects {what} by ID alone",
-                    others.join(", ")
-                ),
-            );
-        }
-        return split_list(ids)
+    if let Some(ids) = id_list(notes, field, sel, what) {
+        return ids
             .into_iter()
             .map(|id| SelectorTermSpec {
                 id: Some(id),
