@@ -50,6 +50,10 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s V -
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "provision" -d 'Plan the capacity Karpenter would launch for pending pods'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "ami" -d 'Show the AMIs each node class resolves to, and from which SSM parameter or filter'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "convert" -d 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "nodes" -d 'Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, $/hour, and totals per pool'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "drift" -d 'Detect drifted nodes and explain why (drift check)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "enable-drift" -d 'Turn Karpenter\'s drift feature on in the running controller (v0.21–v0.37)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "disable-drift" -d 'Turn Karpenter\'s drift feature off in the running controller (v0.21–v0.37)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "version" -d 'Print the version'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -57,6 +61,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand prov
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l nodepool -d 'Only consider these NodePools (or Provisioners)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l catalog -d 'Replace the instance-type catalog (JSON or YAML, see the README)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l max-instance-types -d 'Keep at most this many instance types per NodeClaim (Karpenter: 600)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l timeout -d 'How long --wait waits (e.g. 10m)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l kubeconfig -d 'Path to the kubeconfig file' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -76,6 +81,10 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand prov
 always\t'Always'
 never\t'Never'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l dry-run -d 'Print the plan and change nothing'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s y -l yes -d 'Launch without asking (live mode)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l wait -d 'After launching, wait until the nodes are Ready and the pods bound'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l watch -d 'Keep running: batch pending pods like Karpenter, launch, and remove empty nodes'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l force -d 'Act even though an in-cluster Karpenter controller is running'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s v -l verbose -d 'More logging on stderr (repeatable)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s q -l quiet -d 'Only errors on stderr'
@@ -130,6 +139,180 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand conv
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s q -l quiet -d 'Only errors on stderr'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s V -l version -d 'Print version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l nodepool -d 'Only nodes of these NodePools (or Provisioners)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s l -l selector -d 'Only nodes matching this label selector (`k=v,k!=v,k in (a,b),k notin (a),k,!k`)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l catalog -d 'Replace the instance-type catalog used for prices (JSON or YAML, see the README)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l kubeconfig -d 'Path to the kubeconfig file' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s n -l namespace -d 'Namespace, where it applies' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l profile -d 'AWS shared-config profile' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
+wide\t'Columns with more detail'
+json\t'The versioned JSON document'
+yaml\t'The versioned YAML document'
+name\t'One `kind/name` per line'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
+always\t'Always'
+never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l no-aws -d 'Do not call AWS: instance facts and AMIs from the cluster only'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l no-headers -d 'Omit table headers'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s v -l verbose -d 'More logging on stderr (repeatable)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s q -l quiet -d 'Only errors on stderr'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s V -l version -d 'Print version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l kubeconfig -d 'Path to the kubeconfig file' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -s n -l namespace -d 'Namespace, where it applies' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l profile -d 'AWS shared-config profile' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
+wide\t'Columns with more detail'
+json\t'The versioned JSON document'
+yaml\t'The versioned YAML document'
+name\t'One `kind/name` per line'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
+always\t'Always'
+never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l no-headers -d 'Omit table headers'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -s v -l verbose -d 'More logging on stderr (repeatable)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -s q -l quiet -d 'Only errors on stderr'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -s V -l version -d 'Print version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -f -a "check" -d 'Evaluate every managed node and explain why it drifted (exit 1 when any did)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -f -a "replace" -d 'Replace drifted (or named) nodes safely: replacement first, cordon, drain, terminate'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -s f -l filename -d 'Manifest files or directories (`-` for stdin): offline mode' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l nodepool -d 'Only nodes of these NodePools (or Provisioners)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -s l -l selector -d 'Only nodes matching this label selector (`k=v,k!=v,k in (a,b),k notin (a),k,!k`)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l ssm-param -d 'Offline SSM parameter values for AMI aliases and ssmParameter terms (repeatable)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l catalog -d 'Replace the instance-type catalog used for InstanceTypeNotFound (JSON or YAML)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l kubeconfig -d 'Path to the kubeconfig file' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -s n -l namespace -d 'Namespace, where it applies' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l profile -d 'AWS shared-config profile' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
+wide\t'Columns with more detail'
+json\t'The versioned JSON document'
+yaml\t'The versioned YAML document'
+name\t'One `kind/name` per line'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
+always\t'Always'
+never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l mark -d 'Write the result to the cluster (needs a cluster)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l no-headers -d 'Omit table headers'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -s v -l verbose -d 'More logging on stderr (repeatable)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Only errors on stderr'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -s V -l version -d 'Print version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l nodepool -d 'Only nodes of these NodePools (or Provisioners)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -s l -l selector -d 'Only nodes matching this label selector' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l max-parallel -d 'At most this many nodes in replacement at once (budgets may allow fewer)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l timeout -d 'How long a drain may take per node (e.g. 15m)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l ready-timeout -d 'How long a replacement may take to become Ready before rolling back' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l catalog -d 'Replace the instance-type catalog (JSON or YAML)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l kubeconfig -d 'Path to the kubeconfig file' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -s n -l namespace -d 'Namespace, where it applies' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l profile -d 'AWS shared-config profile' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
+wide\t'Columns with more detail'
+json\t'The versioned JSON document'
+yaml\t'The versioned YAML document'
+name\t'One `kind/name` per line'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
+always\t'Always'
+never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l dry-run -d 'Print the plan and change nothing'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l watch -d 'Keep replacing as nodes drift, until Ctrl-C'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -s y -l yes -d 'Replace without asking'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l force -d 'Act although a Karpenter controller runs, and evict do-not-disrupt pods'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l no-headers -d 'Omit table headers'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -s v -l verbose -d 'More logging on stderr (repeatable)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -s q -l quiet -d 'Only errors on stderr'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -s V -l version -d 'Print version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from help" -f -a "check" -d 'Evaluate every managed node and explain why it drifted (exit 1 when any did)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from help" -f -a "replace" -d 'Replace drifted (or named) nodes safely: replacement first, cordon, drain, terminate'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l karpenter-namespace -d 'Namespace of the Karpenter controller Deployment (default: found in any namespace; `-n` works too)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l timeout -d 'How long to wait for the controller\'s rollout (e.g. 10m)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l kubeconfig -d 'Path to the kubeconfig file' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -s n -l namespace -d 'Namespace, where it applies' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l profile -d 'AWS shared-config profile' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
+wide\t'Columns with more detail'
+json\t'The versioned JSON document'
+yaml\t'The versioned YAML document'
+name\t'One `kind/name` per line'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
+always\t'Always'
+never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l no-restart -d 'v0.21–v0.31: only edit the ConfigMap, do not restart the controller (it reads its settings at startup, so the change waits for its next restart)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l dry-run -d 'Print what would change and change nothing'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -s y -l yes -d 'Change without asking'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l no-headers -d 'Omit table headers'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -s v -l verbose -d 'More logging on stderr (repeatable)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -s q -l quiet -d 'Only errors on stderr'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -s V -l version -d 'Print version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l karpenter-namespace -d 'Namespace of the Karpenter controller Deployment (default: found in any namespace; `-n` works too)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l timeout -d 'How long to wait for the controller\'s rollout (e.g. 10m)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l kubeconfig -d 'Path to the kubeconfig file' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -s n -l namespace -d 'Namespace, where it applies' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l profile -d 'AWS shared-config profile' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
+wide\t'Columns with more detail'
+json\t'The versioned JSON document'
+yaml\t'The versioned YAML document'
+name\t'One `kind/name` per line'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
+always\t'Always'
+never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l no-restart -d 'v0.21–v0.31: only edit the ConfigMap, do not restart the controller (it reads its settings at startup, so the change waits for its next restart)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l dry-run -d 'Print what would change and change nothing'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -s y -l yes -d 'Change without asking'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l no-headers -d 'Omit table headers'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -s v -l verbose -d 'More logging on stderr (repeatable)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -s q -l quiet -d 'Only errors on stderr'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -s V -l version -d 'Print version'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l kubeconfig -d 'Path to the kubeconfig file' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -176,9 +359,15 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand comp
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s q -l quiet -d 'Only errors on stderr'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s V -l version -d 'Print version'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert version completion help" -f -a "provision" -d 'Plan the capacity Karpenter would launch for pending pods'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert version completion help" -f -a "ami" -d 'Show the AMIs each node class resolves to, and from which SSM parameter or filter'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert version completion help" -f -a "convert" -d 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert version completion help" -f -a "version" -d 'Print the version'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert version completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "provision" -d 'Plan the capacity Karpenter would launch for pending pods'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "ami" -d 'Show the AMIs each node class resolves to, and from which SSM parameter or filter'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "convert" -d 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "nodes" -d 'Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, $/hour, and totals per pool'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "drift" -d 'Detect drifted nodes and explain why (drift check)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "enable-drift" -d 'Turn Karpenter\'s drift feature on in the running controller (v0.21–v0.37)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "disable-drift" -d 'Turn Karpenter\'s drift feature off in the running controller (v0.21–v0.37)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "version" -d 'Print the version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and __fish_seen_subcommand_from drift" -f -a "check" -d 'Evaluate every managed node and explain why it drifted (exit 1 when any did)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and __fish_seen_subcommand_from drift" -f -a "replace" -d 'Replace drifted (or named) nodes safely: replacement first, cordon, drain, terminate'

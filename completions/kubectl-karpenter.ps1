@@ -47,6 +47,10 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-karpenter' -ScriptBlock
             [CompletionResult]::new('provision', 'provision', [CompletionResultType]::ParameterValue, 'Plan the capacity Karpenter would launch for pending pods')
             [CompletionResult]::new('ami', 'ami', [CompletionResultType]::ParameterValue, 'Show the AMIs each node class resolves to, and from which SSM parameter or filter')
             [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1')
+            [CompletionResult]::new('nodes', 'nodes', [CompletionResultType]::ParameterValue, 'Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, $/hour, and totals per pool')
+            [CompletionResult]::new('drift', 'drift', [CompletionResultType]::ParameterValue, 'Detect drifted nodes and explain why (drift check)')
+            [CompletionResult]::new('enable-drift', 'enable-drift', [CompletionResultType]::ParameterValue, 'Turn Karpenter''s drift feature on in the running controller (v0.21–v0.37)')
+            [CompletionResult]::new('disable-drift', 'disable-drift', [CompletionResultType]::ParameterValue, 'Turn Karpenter''s drift feature off in the running controller (v0.21–v0.37)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -58,6 +62,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-karpenter' -ScriptBlock
             [CompletionResult]::new('--nodepool', '--nodepool', [CompletionResultType]::ParameterName, 'Only consider these NodePools (or Provisioners)')
             [CompletionResult]::new('--catalog', '--catalog', [CompletionResultType]::ParameterName, 'Replace the instance-type catalog (JSON or YAML, see the README)')
             [CompletionResult]::new('--max-instance-types', '--max-instance-types', [CompletionResultType]::ParameterName, 'Keep at most this many instance types per NodeClaim (Karpenter: 600)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long --wait waits (e.g. 10m)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
@@ -73,6 +78,11 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-karpenter' -ScriptBlock
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour output (NO_COLOR is honoured under auto)')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and change nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Launch without asking (live mode)')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Launch without asking (live mode)')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'After launching, wait until the nodes are Ready and the pods bound')
+            [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Keep running: batch pending pods like Karpenter, launch, and remove empty nodes')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Act even though an in-cluster Karpenter controller is running')
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Omit table headers')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable)')
@@ -141,6 +151,217 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-karpenter' -ScriptBlock
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'kubectl-karpenter;nodes' {
+            [CompletionResult]::new('--nodepool', '--nodepool', [CompletionResultType]::ParameterName, 'Only nodes of these NodePools (or Provisioners)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only nodes matching this label selector (`k=v,k!=v,k in (a,b),k notin (a),k,!k`)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only nodes matching this label selector (`k=v,k!=v,k in (a,b),k notin (a),k,!k`)')
+            [CompletionResult]::new('--catalog', '--catalog', [CompletionResultType]::ParameterName, 'Replace the instance-type catalog used for prices (JSON or YAML, see the README)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace, where it applies')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace, where it applies')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request (e.g. 30s)')
+            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Kubernetes version X.Y (default: the API server''s; offline: assumed and said so)')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'AWS shared-config profile')
+            [CompletionResult]::new('--cluster-name', '--cluster-name', [CompletionResultType]::ParameterName, 'EKS cluster name (default: derived from the kubeconfig)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour output (NO_COLOR is honoured under auto)')
+            [CompletionResult]::new('--no-aws', '--no-aws', [CompletionResultType]::ParameterName, 'Do not call AWS: instance facts and AMIs from the cluster only')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Omit table headers')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Only errors on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Only errors on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-karpenter;drift' {
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace, where it applies')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace, where it applies')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request (e.g. 30s)')
+            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Kubernetes version X.Y (default: the API server''s; offline: assumed and said so)')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'AWS shared-config profile')
+            [CompletionResult]::new('--cluster-name', '--cluster-name', [CompletionResultType]::ParameterName, 'EKS cluster name (default: derived from the kubeconfig)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour output (NO_COLOR is honoured under auto)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Omit table headers')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Only errors on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Only errors on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Evaluate every managed node and explain why it drifted (exit 1 when any did)')
+            [CompletionResult]::new('replace', 'replace', [CompletionResultType]::ParameterValue, 'Replace drifted (or named) nodes safely: replacement first, cordon, drain, terminate')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-karpenter;drift;check' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest files or directories (`-` for stdin): offline mode')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest files or directories (`-` for stdin): offline mode')
+            [CompletionResult]::new('--nodepool', '--nodepool', [CompletionResultType]::ParameterName, 'Only nodes of these NodePools (or Provisioners)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only nodes matching this label selector (`k=v,k!=v,k in (a,b),k notin (a),k,!k`)')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only nodes matching this label selector (`k=v,k!=v,k in (a,b),k notin (a),k,!k`)')
+            [CompletionResult]::new('--ssm-param', '--ssm-param', [CompletionResultType]::ParameterName, 'Offline SSM parameter values for AMI aliases and ssmParameter terms (repeatable)')
+            [CompletionResult]::new('--catalog', '--catalog', [CompletionResultType]::ParameterName, 'Replace the instance-type catalog used for InstanceTypeNotFound (JSON or YAML)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace, where it applies')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace, where it applies')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request (e.g. 30s)')
+            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Kubernetes version X.Y (default: the API server''s; offline: assumed and said so)')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'AWS shared-config profile')
+            [CompletionResult]::new('--cluster-name', '--cluster-name', [CompletionResultType]::ParameterName, 'EKS cluster name (default: derived from the kubeconfig)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour output (NO_COLOR is honoured under auto)')
+            [CompletionResult]::new('--mark', '--mark', [CompletionResultType]::ParameterName, 'Write the result to the cluster (needs a cluster)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Omit table headers')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Only errors on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Only errors on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-karpenter;drift;replace' {
+            [CompletionResult]::new('--nodepool', '--nodepool', [CompletionResultType]::ParameterName, 'Only nodes of these NodePools (or Provisioners)')
+            [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only nodes matching this label selector')
+            [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only nodes matching this label selector')
+            [CompletionResult]::new('--max-parallel', '--max-parallel', [CompletionResultType]::ParameterName, 'At most this many nodes in replacement at once (budgets may allow fewer)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long a drain may take per node (e.g. 15m)')
+            [CompletionResult]::new('--ready-timeout', '--ready-timeout', [CompletionResultType]::ParameterName, 'How long a replacement may take to become Ready before rolling back')
+            [CompletionResult]::new('--catalog', '--catalog', [CompletionResultType]::ParameterName, 'Replace the instance-type catalog (JSON or YAML)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace, where it applies')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace, where it applies')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request (e.g. 30s)')
+            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Kubernetes version X.Y (default: the API server''s; offline: assumed and said so)')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'AWS shared-config profile')
+            [CompletionResult]::new('--cluster-name', '--cluster-name', [CompletionResultType]::ParameterName, 'EKS cluster name (default: derived from the kubeconfig)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour output (NO_COLOR is honoured under auto)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the plan and change nothing')
+            [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Keep replacing as nodes drift, until Ctrl-C')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Replace without asking')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Replace without asking')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Act although a Karpenter controller runs, and evict do-not-disrupt pods')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Omit table headers')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Only errors on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Only errors on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-karpenter;drift;help' {
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Evaluate every managed node and explain why it drifted (exit 1 when any did)')
+            [CompletionResult]::new('replace', 'replace', [CompletionResultType]::ParameterValue, 'Replace drifted (or named) nodes safely: replacement first, cordon, drain, terminate')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'kubectl-karpenter;drift;help;check' {
+            break
+        }
+        'kubectl-karpenter;drift;help;replace' {
+            break
+        }
+        'kubectl-karpenter;drift;help;help' {
+            break
+        }
+        'kubectl-karpenter;enable-drift' {
+            [CompletionResult]::new('--karpenter-namespace', '--karpenter-namespace', [CompletionResultType]::ParameterName, 'Namespace of the Karpenter controller Deployment (default: found in any namespace; `-n` works too)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the controller''s rollout (e.g. 10m)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace, where it applies')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace, where it applies')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request (e.g. 30s)')
+            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Kubernetes version X.Y (default: the API server''s; offline: assumed and said so)')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'AWS shared-config profile')
+            [CompletionResult]::new('--cluster-name', '--cluster-name', [CompletionResultType]::ParameterName, 'EKS cluster name (default: derived from the kubeconfig)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour output (NO_COLOR is honoured under auto)')
+            [CompletionResult]::new('--no-restart', '--no-restart', [CompletionResultType]::ParameterName, 'v0.21–v0.31: only edit the ConfigMap, do not restart the controller (it reads its settings at startup, so the change waits for its next restart)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would change and change nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Change without asking')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Change without asking')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Omit table headers')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Only errors on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Only errors on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'kubectl-karpenter;disable-drift' {
+            [CompletionResult]::new('--karpenter-namespace', '--karpenter-namespace', [CompletionResultType]::ParameterName, 'Namespace of the Karpenter controller Deployment (default: found in any namespace; `-n` works too)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the controller''s rollout (e.g. 10m)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace, where it applies')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace, where it applies')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request (e.g. 30s)')
+            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Kubernetes version X.Y (default: the API server''s; offline: assumed and said so)')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'AWS shared-config profile')
+            [CompletionResult]::new('--cluster-name', '--cluster-name', [CompletionResultType]::ParameterName, 'EKS cluster name (default: derived from the kubeconfig)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour output (NO_COLOR is honoured under auto)')
+            [CompletionResult]::new('--no-restart', '--no-restart', [CompletionResultType]::ParameterName, 'v0.21–v0.31: only edit the ConfigMap, do not restart the controller (it reads its settings at startup, so the change waits for its next restart)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would change and change nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Change without asking')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Change without asking')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Omit table headers')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Only errors on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Only errors on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-karpenter;version' {
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file')
             [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
@@ -197,6 +418,10 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-karpenter' -ScriptBlock
             [CompletionResult]::new('provision', 'provision', [CompletionResultType]::ParameterValue, 'Plan the capacity Karpenter would launch for pending pods')
             [CompletionResult]::new('ami', 'ami', [CompletionResultType]::ParameterValue, 'Show the AMIs each node class resolves to, and from which SSM parameter or filter')
             [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1')
+            [CompletionResult]::new('nodes', 'nodes', [CompletionResultType]::ParameterValue, 'Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, $/hour, and totals per pool')
+            [CompletionResult]::new('drift', 'drift', [CompletionResultType]::ParameterValue, 'Detect drifted nodes and explain why (drift check)')
+            [CompletionResult]::new('enable-drift', 'enable-drift', [CompletionResultType]::ParameterValue, 'Turn Karpenter''s drift feature on in the running controller (v0.21–v0.37)')
+            [CompletionResult]::new('disable-drift', 'disable-drift', [CompletionResultType]::ParameterValue, 'Turn Karpenter''s drift feature off in the running controller (v0.21–v0.37)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version')
             [CompletionResult]::new('completion', 'completion', [CompletionResultType]::ParameterValue, 'Print a shell completion script (bash, zsh, fish, powershell)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -209,6 +434,26 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-karpenter' -ScriptBlock
             break
         }
         'kubectl-karpenter;help;convert' {
+            break
+        }
+        'kubectl-karpenter;help;nodes' {
+            break
+        }
+        'kubectl-karpenter;help;drift' {
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Evaluate every managed node and explain why it drifted (exit 1 when any did)')
+            [CompletionResult]::new('replace', 'replace', [CompletionResultType]::ParameterValue, 'Replace drifted (or named) nodes safely: replacement first, cordon, drain, terminate')
+            break
+        }
+        'kubectl-karpenter;help;drift;check' {
+            break
+        }
+        'kubectl-karpenter;help;drift;replace' {
+            break
+        }
+        'kubectl-karpenter;help;enable-drift' {
+            break
+        }
+        'kubectl-karpenter;help;disable-drift' {
             break
         }
         'kubectl-karpenter;help;version' {

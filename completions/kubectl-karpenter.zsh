@@ -64,6 +64,7 @@ _arguments "${_arguments_options[@]}" : \
 '*--nodepool=[Only consider these NodePools (or Provisioners)]:NAME:_default' \
 '--catalog=[Replace the instance-type catalog (JSON or YAML, see the README)]:FILE:_default' \
 '--max-instance-types=[Keep at most this many instance types per NodeClaim (Karpenter\: 600)]:N:_default' \
+'--timeout=[How long --wait waits (e.g. 10m)]:DURATION:_default' \
 '--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
 '--context=[The kubeconfig context to use]:CONTEXT:_default' \
 '--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
@@ -89,6 +90,11 @@ name\:"One \`kind/name\` per line"))' \
 always\:"Always"
 never\:"Never"))' \
 '--dry-run[Print the plan and change nothing]' \
+'-y[Launch without asking (live mode)]' \
+'--yes[Launch without asking (live mode)]' \
+'--wait[After launching, wait until the nodes are Ready and the pods bound]' \
+'(--dry-run)--watch[Keep running\: batch pending pods like Karpenter, launch, and remove empty nodes]' \
+'--force[Act even though an in-cluster Karpenter controller is running]' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable)]' \
 '*--verbose[More logging on stderr (repeatable)]' \
@@ -169,6 +175,307 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--no-headers[Omit table headers]' \
+'*-v[More logging on stderr (repeatable)]' \
+'*--verbose[More logging on stderr (repeatable)]' \
+'-q[Only errors on stderr]' \
+'--quiet[Only errors on stderr]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(nodes)
+_arguments "${_arguments_options[@]}" : \
+'*--nodepool=[Only nodes of these NodePools (or Provisioners)]:NAME:_default' \
+'-l+[Only nodes matching this label selector (\`k=v,k!=v,k in (a,b),k notin (a),k,!k\`)]:SELECTOR:_default' \
+'--selector=[Only nodes matching this label selector (\`k=v,k!=v,k in (a,b),k notin (a),k,!k\`)]:SELECTOR:_default' \
+'--catalog=[Replace the instance-type catalog used for prices (JSON or YAML, see the README)]:FILE:_default' \
+'--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
+'--context=[The kubeconfig context to use]:CONTEXT:_default' \
+'--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
+'--user=[The kubeconfig user to use]:USER:_default' \
+'-n+[Namespace, where it applies]:NAMESPACE:_default' \
+'--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
+'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
+'--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
+'--profile=[AWS shared-config profile]:PROFILE:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'-o+[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--output=[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
+always\:"Always"
+never\:"Never"))' \
+'--no-aws[Do not call AWS\: instance facts and AMIs from the cluster only]' \
+'--no-headers[Omit table headers]' \
+'*-v[More logging on stderr (repeatable)]' \
+'*--verbose[More logging on stderr (repeatable)]' \
+'-q[Only errors on stderr]' \
+'--quiet[Only errors on stderr]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(drift)
+_arguments "${_arguments_options[@]}" : \
+'--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
+'--context=[The kubeconfig context to use]:CONTEXT:_default' \
+'--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
+'--user=[The kubeconfig user to use]:USER:_default' \
+'-n+[Namespace, where it applies]:NAMESPACE:_default' \
+'--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
+'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
+'--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
+'--profile=[AWS shared-config profile]:PROFILE:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'-o+[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--output=[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
+always\:"Always"
+never\:"Never"))' \
+'--no-headers[Omit table headers]' \
+'*-v[More logging on stderr (repeatable)]' \
+'*--verbose[More logging on stderr (repeatable)]' \
+'-q[Only errors on stderr]' \
+'--quiet[Only errors on stderr]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+":: :_kubectl-karpenter__subcmd__drift_commands" \
+"*::: :->drift" \
+&& ret=0
+
+    case $state in
+    (drift)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:kubectl-karpenter-drift-command-$line[1]:"
+        case $line[1] in
+            (check)
+_arguments "${_arguments_options[@]}" : \
+'*-f+[Manifest files or directories (\`-\` for stdin)\: offline mode]:PATH:_default' \
+'*--filename=[Manifest files or directories (\`-\` for stdin)\: offline mode]:PATH:_default' \
+'*--nodepool=[Only nodes of these NodePools (or Provisioners)]:NAME:_default' \
+'-l+[Only nodes matching this label selector (\`k=v,k!=v,k in (a,b),k notin (a),k,!k\`)]:SELECTOR:_default' \
+'--selector=[Only nodes matching this label selector (\`k=v,k!=v,k in (a,b),k notin (a),k,!k\`)]:SELECTOR:_default' \
+'*--ssm-param=[Offline SSM parameter values for AMI aliases and ssmParameter terms (repeatable)]:NAME=VALUE:_default' \
+'--catalog=[Replace the instance-type catalog used for InstanceTypeNotFound (JSON or YAML)]:FILE:_default' \
+'--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
+'--context=[The kubeconfig context to use]:CONTEXT:_default' \
+'--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
+'--user=[The kubeconfig user to use]:USER:_default' \
+'-n+[Namespace, where it applies]:NAMESPACE:_default' \
+'--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
+'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
+'--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
+'--profile=[AWS shared-config profile]:PROFILE:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'-o+[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--output=[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
+always\:"Always"
+never\:"Never"))' \
+'--mark[Write the result to the cluster (needs a cluster)]' \
+'--no-headers[Omit table headers]' \
+'*-v[More logging on stderr (repeatable)]' \
+'*--verbose[More logging on stderr (repeatable)]' \
+'-q[Only errors on stderr]' \
+'--quiet[Only errors on stderr]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'*::nodes -- Only these nodes (default\: every managed node):_default' \
+&& ret=0
+;;
+(replace)
+_arguments "${_arguments_options[@]}" : \
+'*--nodepool=[Only nodes of these NodePools (or Provisioners)]:NAME:_default' \
+'-l+[Only nodes matching this label selector]:SELECTOR:_default' \
+'--selector=[Only nodes matching this label selector]:SELECTOR:_default' \
+'--max-parallel=[At most this many nodes in replacement at once (budgets may allow fewer)]:N:_default' \
+'--timeout=[How long a drain may take per node (e.g. 15m)]:DURATION:_default' \
+'--ready-timeout=[How long a replacement may take to become Ready before rolling back]:DURATION:_default' \
+'--catalog=[Replace the instance-type catalog (JSON or YAML)]:FILE:_default' \
+'--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
+'--context=[The kubeconfig context to use]:CONTEXT:_default' \
+'--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
+'--user=[The kubeconfig user to use]:USER:_default' \
+'-n+[Namespace, where it applies]:NAMESPACE:_default' \
+'--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
+'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
+'--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
+'--profile=[AWS shared-config profile]:PROFILE:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'-o+[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--output=[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
+always\:"Always"
+never\:"Never"))' \
+'--dry-run[Print the plan and change nothing]' \
+'--watch[Keep replacing as nodes drift, until Ctrl-C]' \
+'-y[Replace without asking]' \
+'--yes[Replace without asking]' \
+'--force[Act although a Karpenter controller runs, and evict do-not-disrupt pods]' \
+'--no-headers[Omit table headers]' \
+'*-v[More logging on stderr (repeatable)]' \
+'*--verbose[More logging on stderr (repeatable)]' \
+'-q[Only errors on stderr]' \
+'--quiet[Only errors on stderr]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'*::nodes -- Replace these nodes, drifted or not (default\: every drifted managed node):_default' \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+":: :_kubectl-karpenter__subcmd__drift__subcmd__help_commands" \
+"*::: :->help" \
+&& ret=0
+
+    case $state in
+    (help)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:kubectl-karpenter-drift-help-command-$line[1]:"
+        case $line[1] in
+            (check)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(replace)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(help)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+        esac
+    ;;
+esac
+;;
+(enable-drift)
+_arguments "${_arguments_options[@]}" : \
+'--karpenter-namespace=[Namespace of the Karpenter controller Deployment (default\: found in any namespace; \`-n\` works too)]:NS:_default' \
+'--timeout=[How long to wait for the controller'\''s rollout (e.g. 10m)]:DURATION:_default' \
+'--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
+'--context=[The kubeconfig context to use]:CONTEXT:_default' \
+'--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
+'--user=[The kubeconfig user to use]:USER:_default' \
+'-n+[Namespace, where it applies]:NAMESPACE:_default' \
+'--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
+'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
+'--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
+'--profile=[AWS shared-config profile]:PROFILE:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'-o+[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--output=[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
+always\:"Always"
+never\:"Never"))' \
+'--no-restart[v0.21–v0.31\: only edit the ConfigMap, do not restart the controller (it reads its settings at startup, so the change waits for its next restart)]' \
+'--dry-run[Print what would change and change nothing]' \
+'-y[Change without asking]' \
+'--yes[Change without asking]' \
+'--no-headers[Omit table headers]' \
+'*-v[More logging on stderr (repeatable)]' \
+'*--verbose[More logging on stderr (repeatable)]' \
+'-q[Only errors on stderr]' \
+'--quiet[Only errors on stderr]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+&& ret=0
+;;
+(disable-drift)
+_arguments "${_arguments_options[@]}" : \
+'--karpenter-namespace=[Namespace of the Karpenter controller Deployment (default\: found in any namespace; \`-n\` works too)]:NS:_default' \
+'--timeout=[How long to wait for the controller'\''s rollout (e.g. 10m)]:DURATION:_default' \
+'--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
+'--context=[The kubeconfig context to use]:CONTEXT:_default' \
+'--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
+'--user=[The kubeconfig user to use]:USER:_default' \
+'-n+[Namespace, where it applies]:NAMESPACE:_default' \
+'--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
+'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
+'--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
+'--profile=[AWS shared-config profile]:PROFILE:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'-o+[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--output=[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
+always\:"Always"
+never\:"Never"))' \
+'--no-restart[v0.21–v0.31\: only edit the ConfigMap, do not restart the controller (it reads its settings at startup, so the change waits for its next restart)]' \
+'--dry-run[Print what would change and change nothing]' \
+'-y[Change without asking]' \
+'--yes[Change without asking]' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable)]' \
 '*--verbose[More logging on stderr (repeatable)]' \
@@ -279,6 +586,42 @@ _arguments "${_arguments_options[@]}" : \
 _arguments "${_arguments_options[@]}" : \
 && ret=0
 ;;
+(nodes)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(drift)
+_arguments "${_arguments_options[@]}" : \
+":: :_kubectl-karpenter__subcmd__help__subcmd__drift_commands" \
+"*::: :->drift" \
+&& ret=0
+
+    case $state in
+    (drift)
+        words=($line[1] "${words[@]}")
+        (( CURRENT += 1 ))
+        curcontext="${curcontext%:*:*}:kubectl-karpenter-help-drift-command-$line[1]:"
+        case $line[1] in
+            (check)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(replace)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+        esac
+    ;;
+esac
+;;
+(enable-drift)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
+(disable-drift)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (version)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -306,6 +649,10 @@ _kubectl-karpenter_commands() {
 'provision:Plan the capacity Karpenter would launch for pending pods' \
 'ami:Show the AMIs each node class resolves to, and from which SSM parameter or filter' \
 'convert:Convert v1alpha5 and v1beta1 Karpenter manifests to v1' \
+'nodes:Show managed nodes\: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, \$/hour, and totals per pool' \
+'drift:Detect drifted nodes and explain why (drift check)' \
+'enable-drift:Turn Karpenter'\''s drift feature on in the running controller (v0.21–v0.37)' \
+'disable-drift:Turn Karpenter'\''s drift feature off in the running controller (v0.21–v0.37)' \
 'version:Print the version' \
 'completion:Print a shell completion script (bash, zsh, fish, powershell)' \
 'help:Print this message or the help of the given subcommand(s)' \
@@ -327,12 +674,69 @@ _kubectl-karpenter__subcmd__convert_commands() {
     local commands; commands=()
     _describe -t commands 'kubectl-karpenter convert commands' commands "$@"
 }
+(( $+functions[_kubectl-karpenter__subcmd__disable-drift_commands] )) ||
+_kubectl-karpenter__subcmd__disable-drift_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter disable-drift commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__drift_commands] )) ||
+_kubectl-karpenter__subcmd__drift_commands() {
+    local commands; commands=(
+'check:Evaluate every managed node and explain why it drifted (exit 1 when any did)' \
+'replace:Replace drifted (or named) nodes safely\: replacement first, cordon, drain, terminate' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'kubectl-karpenter drift commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__drift__subcmd__check_commands] )) ||
+_kubectl-karpenter__subcmd__drift__subcmd__check_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter drift check commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__drift__subcmd__help_commands] )) ||
+_kubectl-karpenter__subcmd__drift__subcmd__help_commands() {
+    local commands; commands=(
+'check:Evaluate every managed node and explain why it drifted (exit 1 when any did)' \
+'replace:Replace drifted (or named) nodes safely\: replacement first, cordon, drain, terminate' \
+'help:Print this message or the help of the given subcommand(s)' \
+    )
+    _describe -t commands 'kubectl-karpenter drift help commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__drift__subcmd__help__subcmd__check_commands] )) ||
+_kubectl-karpenter__subcmd__drift__subcmd__help__subcmd__check_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter drift help check commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__drift__subcmd__help__subcmd__help_commands] )) ||
+_kubectl-karpenter__subcmd__drift__subcmd__help__subcmd__help_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter drift help help commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__drift__subcmd__help__subcmd__replace_commands] )) ||
+_kubectl-karpenter__subcmd__drift__subcmd__help__subcmd__replace_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter drift help replace commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__drift__subcmd__replace_commands] )) ||
+_kubectl-karpenter__subcmd__drift__subcmd__replace_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter drift replace commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__enable-drift_commands] )) ||
+_kubectl-karpenter__subcmd__enable-drift_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter enable-drift commands' commands "$@"
+}
 (( $+functions[_kubectl-karpenter__subcmd__help_commands] )) ||
 _kubectl-karpenter__subcmd__help_commands() {
     local commands; commands=(
 'provision:Plan the capacity Karpenter would launch for pending pods' \
 'ami:Show the AMIs each node class resolves to, and from which SSM parameter or filter' \
 'convert:Convert v1alpha5 and v1beta1 Karpenter manifests to v1' \
+'nodes:Show managed nodes\: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, \$/hour, and totals per pool' \
+'drift:Detect drifted nodes and explain why (drift check)' \
+'enable-drift:Turn Karpenter'\''s drift feature on in the running controller (v0.21–v0.37)' \
+'disable-drift:Turn Karpenter'\''s drift feature off in the running controller (v0.21–v0.37)' \
 'version:Print the version' \
 'completion:Print a shell completion script (bash, zsh, fish, powershell)' \
 'help:Print this message or the help of the given subcommand(s)' \
@@ -354,10 +758,43 @@ _kubectl-karpenter__subcmd__help__subcmd__convert_commands() {
     local commands; commands=()
     _describe -t commands 'kubectl-karpenter help convert commands' commands "$@"
 }
+(( $+functions[_kubectl-karpenter__subcmd__help__subcmd__disable-drift_commands] )) ||
+_kubectl-karpenter__subcmd__help__subcmd__disable-drift_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter help disable-drift commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__help__subcmd__drift_commands] )) ||
+_kubectl-karpenter__subcmd__help__subcmd__drift_commands() {
+    local commands; commands=(
+'check:Evaluate every managed node and explain why it drifted (exit 1 when any did)' \
+'replace:Replace drifted (or named) nodes safely\: replacement first, cordon, drain, terminate' \
+    )
+    _describe -t commands 'kubectl-karpenter help drift commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__help__subcmd__drift__subcmd__check_commands] )) ||
+_kubectl-karpenter__subcmd__help__subcmd__drift__subcmd__check_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter help drift check commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__help__subcmd__drift__subcmd__replace_commands] )) ||
+_kubectl-karpenter__subcmd__help__subcmd__drift__subcmd__replace_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter help drift replace commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__help__subcmd__enable-drift_commands] )) ||
+_kubectl-karpenter__subcmd__help__subcmd__enable-drift_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter help enable-drift commands' commands "$@"
+}
 (( $+functions[_kubectl-karpenter__subcmd__help__subcmd__help_commands] )) ||
 _kubectl-karpenter__subcmd__help__subcmd__help_commands() {
     local commands; commands=()
     _describe -t commands 'kubectl-karpenter help help commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__help__subcmd__nodes_commands] )) ||
+_kubectl-karpenter__subcmd__help__subcmd__nodes_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter help nodes commands' commands "$@"
 }
 (( $+functions[_kubectl-karpenter__subcmd__help__subcmd__provision_commands] )) ||
 _kubectl-karpenter__subcmd__help__subcmd__provision_commands() {
@@ -368,6 +805,11 @@ _kubectl-karpenter__subcmd__help__subcmd__provision_commands() {
 _kubectl-karpenter__subcmd__help__subcmd__version_commands() {
     local commands; commands=()
     _describe -t commands 'kubectl-karpenter help version commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__nodes_commands] )) ||
+_kubectl-karpenter__subcmd__nodes_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter nodes commands' commands "$@"
 }
 (( $+functions[_kubectl-karpenter__subcmd__provision_commands] )) ||
 _kubectl-karpenter__subcmd__provision_commands() {

@@ -3,7 +3,10 @@ pub mod api;
 pub mod cli;
 pub mod cloud;
 pub mod commands;
+pub mod disruption;
+pub mod drift;
 pub mod error;
+pub mod k8s;
 pub mod model;
 pub mod scheduling;
 #[doc(hidden)]

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use kubectl_karpenter::cli::{Cli, Command};
+use kubectl_karpenter::cli::{Cli, Command, DriftCommand};
 use kubectl_karpenter::commands::{self, Context};
 use kubectl_karpenter::error::Exit;
 
@@ -31,6 +31,13 @@ fn main() -> ExitCode {
         Command::Provision(args) => commands::provision::run(&mut ctx, args),
         Command::Ami(args) => commands::ami::run(&mut ctx, args),
         Command::Convert(args) => commands::convert::run(&mut ctx, args),
+        Command::Nodes(args) => commands::nodes::run(&mut ctx, args),
+        Command::Drift(args) => match &args.command {
+            DriftCommand::Check(check) => commands::drift::check(&mut ctx, check),
+            DriftCommand::Replace(replace) => commands::drift_replace::run(&mut ctx, replace),
+        },
+        Command::EnableDrift(args) => commands::drift_gate::enable(&mut ctx, args),
+        Command::DisableDrift(args) => commands::drift_gate::disable(&mut ctx, args),
         Command::Version => commands::version::run(&mut ctx),
         Command::Completion(args) => commands::completion::run(&mut ctx, args),
         Command::Complete(args) => commands::completion::complete(&mut ctx, args),

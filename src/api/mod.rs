@@ -16,6 +16,7 @@
 pub mod convert;
 pub mod core;
 mod error;
+pub mod live;
 mod load;
 pub mod meta;
 mod nodeclaim;

@@ -123,7 +123,7 @@ fn is_sidecar(c: &Container) -> bool {
     c.restart_policy.as_deref() == Some("Always")
 }
 
-fn label_selector(
+pub(crate) fn label_selector(
     ctx: &Ctx,
     path: &str,
     s: &LabelSelectorSpec,

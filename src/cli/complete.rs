@@ -517,9 +517,9 @@ mod tests {
             complete(&["provision", "--k"]),
             (words(&["--kubeconfig", "--kubernetes-version"]), 4)
         );
-        // `convert` has --to, provision does not.
+        // `convert` has --to, provision has --timeout instead.
         assert_eq!(complete(&["convert", "--t"]), (words(&["--to"]), 4));
-        assert_eq!(complete(&["provision", "--t"]), (vec![], 4));
+        assert_eq!(complete(&["provision", "--t"]), (words(&["--timeout"]), 4));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! (the core never sees clap types).
 
 pub mod complete;
+pub mod confirm;
 pub mod kubeconfig;
 pub mod output;
 pub mod style;
@@ -147,6 +148,18 @@ pub enum Command {
     /// Convert v1alpha5 and v1beta1 Karpenter manifests to v1.
     #[command(after_help = CONVERT_EXAMPLES)]
     Convert(ConvertArgs),
+    /// Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs
+    /// allocatable, $/hour, and totals per pool.
+    #[command(after_help = NODES_EXAMPLES)]
+    Nodes(NodesArgs),
+    /// Detect drifted nodes and explain why (drift check).
+    Drift(DriftArgs),
+    /// Turn Karpenter's drift feature on in the running controller (v0.21–v0.37).
+    #[command(name = "enable-drift", after_help = ENABLE_DRIFT_EXAMPLES)]
+    EnableDrift(DriftGateArgs),
+    /// Turn Karpenter's drift feature off in the running controller (v0.21–v0.37).
+    #[command(name = "disable-drift", after_help = DISABLE_DRIFT_EXAMPLES)]
+    DisableDrift(DriftGateArgs),
     /// Print the version.
     Version,
     /// Print a shell completion script (bash, zsh, fish, powershell).
@@ -192,7 +205,13 @@ Examples:
   # What-if with your own instance-type catalog
   kubectl karpenter provision --dry-run -f manifests/ --catalog shapes.yaml
 
-Exit codes: 0 every pod placed, 1 pods left unschedulable, 2 bad input.";
+  # Live: plan for the cluster's pending pods, launch after confirming, wait for the nodes
+  kubectl karpenter provision --wait
+
+  # Keep provisioning (and removing empty nodes) until Ctrl-C
+  kubectl karpenter provision --watch --yes
+
+Exit codes: 0 every pod placed, 1 pods left unschedulable, 2 bad input, 3 cluster or AWS error,\n4 refused (an in-cluster Karpenter controller runs, or no terminal to confirm on and no --yes).";
 
 const CONVERT_EXAMPLES: &str = "\
 Examples:
@@ -217,6 +236,21 @@ pub struct ProvisionArgs {
     /// Keep at most this many instance types per NodeClaim (Karpenter: 600).
     #[arg(long, value_name = "N", default_value_t = crate::scheduling::DEFAULT_MAX_INSTANCE_TYPES)]
     pub max_instance_types: usize,
+    /// Launch without asking (live mode).
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    /// After launching, wait until the nodes are Ready and the pods bound.
+    #[arg(long)]
+    pub wait: bool,
+    /// How long --wait waits (e.g. 10m).
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+    /// Keep running: batch pending pods like Karpenter, launch, and remove empty nodes.
+    #[arg(long, conflicts_with = "dry_run")]
+    pub watch: bool,
+    /// Act even though an in-cluster Karpenter controller is running.
+    #[arg(long)]
+    pub force: bool,
 }
 
 const AMI_EXAMPLES: &str = "\
@@ -256,4 +290,227 @@ pub struct ConvertArgs {
     /// Target API version.
     #[arg(long, default_value = "v1", value_parser = ["v1"])]
     pub to: String,
+}
+
+/// `drift` subcommands.
+#[derive(Debug, Args, Clone)]
+pub struct DriftArgs {
+    /// The drift command.
+    #[command(subcommand)]
+    pub command: DriftCommand,
+}
+
+/// `drift check` (and, later, `drift replace`).
+#[derive(Debug, Subcommand, Clone)]
+pub enum DriftCommand {
+    /// Evaluate every managed node and explain why it drifted (exit 1 when any did).
+    #[command(after_help = DRIFT_CHECK_EXAMPLES)]
+    Check(DriftCheckArgs),
+    /// Replace drifted (or named) nodes safely: replacement first, cordon, drain, terminate.
+    #[command(after_help = DRIFT_REPLACE_EXAMPLES)]
+    Replace(DriftReplaceArgs),
+}
+
+const DRIFT_REPLACE_EXAMPLES: &str = "\
+Examples:
+  # What would be replaced, in which order, and what blocks (nothing is changed)
+  kubectl karpenter drift replace --dry-run
+
+  # Replace every drifted node of NodePool default, two at a time at most
+  kubectl karpenter drift replace --nodepool default --max-parallel 2
+
+  # Replace one named node (drifted or not), without asking
+  kubectl karpenter drift replace ip-10-0-1-23.ec2.internal --yes
+
+Each node: tainted and cordoned (Ready,SchedulingDisabled), replacement capacity launched and
+Ready before any pod is evicted (else rolled back), drained through the Eviction API (PDBs and
+do-not-disrupt respected), then the Node deleted and its instance terminated. Every step is
+recorded on the node (annotation kubectl-karpenter.io/replacement), so a re-run resumes.
+NodePool disruption budgets (reason Drifted) and --max-parallel bound how many run at once.
+
+Exit codes: 0 replaced (or nothing to do), 1 some nodes blocked, 2 bad input, 3 cluster or AWS
+error, 4 refused (a Karpenter controller runs, or no terminal to confirm on and no --yes).";
+
+/// `drift replace` flags.
+#[derive(Debug, Args, Clone, Default)]
+pub struct DriftReplaceArgs {
+    /// Replace these nodes, drifted or not (default: every drifted managed node).
+    #[arg(value_name = "NODE")]
+    pub nodes: Vec<String>,
+    /// Only nodes of these NodePools (or Provisioners).
+    #[arg(long = "nodepool", value_name = "NAME")]
+    pub nodepools: Vec<String>,
+    /// Only nodes matching this label selector.
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// At most this many nodes in replacement at once (budgets may allow fewer).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub max_parallel: usize,
+    /// How long a drain may take per node (e.g. 15m).
+    #[arg(long, value_name = "DURATION", default_value = "15m")]
+    pub timeout: String,
+    /// How long a replacement may take to become Ready before rolling back.
+    #[arg(long, value_name = "DURATION", default_value = "10m")]
+    pub ready_timeout: String,
+    /// Print the plan and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Keep replacing as nodes drift, until Ctrl-C.
+    #[arg(long)]
+    pub watch: bool,
+    /// Replace without asking.
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    /// Act although a Karpenter controller runs, and evict do-not-disrupt pods.
+    #[arg(long)]
+    pub force: bool,
+    /// Replace the instance-type catalog (JSON or YAML).
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<String>,
+}
+
+const DRIFT_CHECK_EXAMPLES: &str = "\
+Examples:
+  # Preview a NodePool edit offline: nodes + NodePools + node classes from manifests
+  kubectl karpenter drift check -f nodes.yaml -f nodepool.yaml -f ec2nodeclass.yaml
+
+  # AMI aliases offline: give the SSM parameter values yourself
+  kubectl karpenter drift check -f manifests/ --kubernetes-version 1.30 \\
+    --ssm-param /aws/service/eks/optimized-ami/1.30/amazon-linux-2023/x86_64/standard/recommended/image_id=ami-0123
+
+  # As a CI gate, machine-readable (kind: DriftReport)
+  kubectl karpenter drift check -f manifests/ -o json
+
+Offline, a node's current AMI is its NodeClaim's status.imageID or the node annotation
+kubectl-karpenter.io/image-id; its subnet and security groups the annotations
+kubectl-karpenter.io/subnet-id and kubectl-karpenter.io/security-group-ids.
+
+Exit codes: 0 nothing drifted, 1 drift found, 2 bad input.";
+
+/// `drift check` flags.
+#[derive(Debug, Args, Clone, Default)]
+pub struct DriftCheckArgs {
+    /// Only these nodes (default: every managed node).
+    #[arg(value_name = "NODE")]
+    pub nodes: Vec<String>,
+    /// Manifest files or directories (`-` for stdin): offline mode.
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    pub filenames: Vec<String>,
+    /// Only nodes of these NodePools (or Provisioners).
+    #[arg(long = "nodepool", value_name = "NAME")]
+    pub nodepools: Vec<String>,
+    /// Only nodes matching this label selector (`k=v,k!=v,k in (a,b),k notin (a),k,!k`).
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Offline SSM parameter values for AMI aliases and ssmParameter terms (repeatable).
+    #[arg(long = "ssm-param", value_name = "NAME=VALUE")]
+    pub ssm_params: Vec<String>,
+    /// Replace the instance-type catalog used for InstanceTypeNotFound (JSON or YAML).
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<String>,
+    /// Write the result to the cluster (needs a cluster).
+    #[arg(long)]
+    pub mark: bool,
+}
+
+/// A duration flag (`--timeout`, `--request-timeout`): a Go duration (`10m`, `1h30m`) or a
+/// plain number of seconds.
+pub fn parse_duration_flag(text: &str) -> Option<std::time::Duration> {
+    crate::disruption::time::parse_duration(text)
+        .ok()
+        .or_else(|| text.trim().parse::<i64>().ok().filter(|n| *n >= 0))
+        .map(|secs| std::time::Duration::from_secs(secs.unsigned_abs()))
+}
+
+const ENABLE_DRIFT_EXAMPLES: &str = "\
+Examples:
+  # What would change? (nothing is changed)
+  kubectl karpenter enable-drift --dry-run
+
+  # v0.21-v0.31: sets featureGates.driftEnabled=\"true\" in ConfigMap karpenter-global-settings,
+  # then restarts the controller (like kubectl rollout restart) and waits for the rollout
+  kubectl karpenter enable-drift --karpenter-namespace karpenter --yes
+
+  # v0.32-v0.37: sets Drift=true in the controller's FEATURE_GATES env (other gates kept)
+  kubectl karpenter enable-drift -o json --yes
+
+  # v1.0+: drift has no gate; shows the NodePools' disruption budgets for Drifted instead
+  kubectl karpenter enable-drift
+
+Exit codes: 0 changed, already as asked, or nothing to change (v1), 2 bad flags or several\n\
+controllers (pick one with --karpenter-namespace), 3 cluster error (no controller, missing\n\
+ConfigMap, rollout timeout), 4 no terminal to confirm on and no --yes.";
+
+const DISABLE_DRIFT_EXAMPLES: &str = "\
+Examples:
+  # What would change?
+  kubectl karpenter disable-drift --dry-run
+
+  # Turn drift off and wait for the controller to roll out again
+  kubectl karpenter disable-drift --yes --timeout 10m
+
+  # v0.21-v0.31: only edit the ConfigMap; restart the controller yourself later
+  kubectl karpenter disable-drift --no-restart --yes
+
+Exit codes: 0 changed, already as asked, or nothing to change (v1), 2 bad flags or several\n\
+controllers, 3 cluster error, 4 no terminal to confirm on and no --yes.";
+
+/// `enable-drift` / `disable-drift` flags.
+#[derive(Debug, Args, Clone, Default)]
+pub struct DriftGateArgs {
+    /// Namespace of the Karpenter controller Deployment (default: found in any namespace;
+    /// `-n` works too).
+    #[arg(long, value_name = "NS")]
+    pub karpenter_namespace: Option<String>,
+    /// v0.21–v0.31: only edit the ConfigMap, do not restart the controller (it reads its
+    /// settings at startup, so the change waits for its next restart).
+    #[arg(long)]
+    pub no_restart: bool,
+    /// Print what would change and change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Change without asking.
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    /// How long to wait for the controller's rollout (e.g. 10m).
+    #[arg(long, value_name = "DURATION", default_value = "5m")]
+    pub timeout: String,
+}
+
+const NODES_EXAMPLES: &str = "\
+Examples:
+  # Every managed node, with totals per NodePool
+  kubectl karpenter nodes
+
+  # One pool, with instance ids, AMI names and NodeClaims
+  kubectl karpenter nodes --nodepool default -o wide
+
+  # Spot nodes as JSON (kind: NodeList; CPU in millicores, memory in bytes)
+  kubectl karpenter nodes -l karpenter.sh/capacity-type=spot -o json
+
+  # Without calling AWS (AMIs from NodeClaims, prices from the embedded catalog)
+  kubectl karpenter nodes --no-aws
+
+Prices are on-demand list prices from the embedded catalog (or --catalog FILE); spot nodes are
+priced only by a custom catalog with spot offerings. DRIFT is evaluated from what the cluster
+holds (hash annotations, requirements, node-class status) and the controller's Drifted
+condition; `kubectl karpenter drift check` explains in full.
+
+Exit codes: 0 success, 2 bad input, 3 cluster error.";
+
+/// `nodes` flags.
+#[derive(Debug, Args, Clone, Default)]
+pub struct NodesArgs {
+    /// Only nodes of these NodePools (or Provisioners).
+    #[arg(long = "nodepool", value_name = "NAME")]
+    pub nodepools: Vec<String>,
+    /// Only nodes matching this label selector (`k=v,k!=v,k in (a,b),k notin (a),k,!k`).
+    #[arg(short = 'l', long = "selector", value_name = "SELECTOR")]
+    pub selector: Option<String>,
+    /// Replace the instance-type catalog used for prices (JSON or YAML, see the README).
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<String>,
+    /// Do not call AWS: instance facts and AMIs from the cluster only.
+    #[arg(long)]
+    pub no_aws: bool,
 }

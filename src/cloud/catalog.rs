@@ -372,6 +372,40 @@ impl Catalog {
         Ok(out)
     }
 
+    /// The hourly price (USD) of a running instance of `instance_type` bought as
+    /// `capacity_type` in `zone`, or `None` when the catalog does not know it.
+    ///
+    /// AWS data carries on-demand list prices only (us-east-1's, the estimate used in every
+    /// region, as [`Catalog::instance_types`] does): spot and reserved are `None` — their
+    /// offerings only carry the on-demand price as a planning stand-in. A custom catalog
+    /// answers with the price of the offering for exactly that zone and capacity type.
+    pub fn hourly_price(
+        &self,
+        instance_type: &str,
+        zone: &str,
+        capacity_type: &str,
+    ) -> Option<f64> {
+        match &*self.inner {
+            Source::Aws(s) => {
+                if capacity_type != ON_DEMAND {
+                    return None;
+                }
+                s.instance_types
+                    .iter()
+                    .find(|t| t.name == instance_type)
+                    .and_then(|t| t.on_demand_price_us_east1)
+            }
+            Source::Custom(c) => c
+                .types
+                .iter()
+                .find(|t| t.name == instance_type)?
+                .offerings
+                .iter()
+                .find(|o| o.zone == zone && o.capacity_type == capacity_type)
+                .map(|o| o.price),
+        }
+    }
+
     /// Human notes on where the data comes from and what is approximated, for `-v`.
     pub fn notes(&self) -> Vec<String> {
         match &*self.inner {
@@ -1725,5 +1759,32 @@ instanceTypes:
                 .unwrap_err();
         assert!(matches!(err, CatalogError::Snapshot(_)), "{err}");
         assert!(Catalog::from_snapshot_json("{}").is_err());
+    }
+
+    #[test]
+    fn hourly_prices_of_running_instances() {
+        let aws = Catalog::embedded().unwrap();
+        assert_eq!(
+            aws.hourly_price("m5.large", "us-east-1a", ON_DEMAND),
+            Some(0.096)
+        );
+        assert_eq!(
+            aws.hourly_price("m5.large", "eu-west-1b", ON_DEMAND),
+            Some(0.096),
+            "us-east-1 list prices are the estimate everywhere"
+        );
+        assert_eq!(
+            aws.hourly_price("m5.large", "us-east-1a", SPOT),
+            None,
+            "no spot prices offline"
+        );
+        assert_eq!(aws.hourly_price("no.such", "us-east-1a", ON_DEMAND), None);
+        let json = r#"{"instanceTypes":[{"name":"n2","capacity":{"cpu":"4","memory":"16Gi"},
+            "offerings":[{"zone":"z1","capacityType":"spot","price":0.05},
+                         {"zone":"z1","capacityType":"on-demand","price":0.2}]}]}"#;
+        let custom = Catalog::from_custom_text("shapes.json", json).unwrap();
+        assert_eq!(custom.hourly_price("n2", "z1", SPOT), Some(0.05));
+        assert_eq!(custom.hourly_price("n2", "z1", ON_DEMAND), Some(0.2));
+        assert_eq!(custom.hourly_price("n2", "z2", SPOT), None);
     }
 }

@@ -235,6 +235,35 @@ pub fn tags(
     tags
 }
 
+/// The tag recording the NodePool template at launch, for drift (see
+/// [`crate::drift::record`]): which template fields changed since, not just that something did.
+pub const NODEPOOL_TEMPLATE_TAG: &str = crate::drift::record::TEMPLATE_RECORD_TAG;
+
+/// [`tags`] plus the NodePool template record ([`NODEPOOL_TEMPLATE_TAG`]): what a launch for
+/// `pool` should carry so `drift check` can name the fields that changed.
+pub fn tags_for_pool(
+    cluster: &str,
+    class: &NodeClass,
+    claim: &PlannedNodeClaim,
+    pool: &crate::model::nodepool::NodePool,
+) -> BTreeMap<String, String> {
+    let mut out = tags(cluster, class, claim);
+    let (key, value) = crate::drift::record::record_tag(pool);
+    out.insert(key, value);
+    out
+}
+
+/// [`plan`], with the fleet tags of [`tags_for_pool`]: live provision and `drift replace` call
+/// this so every instance they launch records its template.
+pub fn plan_for_pool(
+    input: &LaunchInput<'_>,
+    pool: &crate::model::nodepool::NodePool,
+) -> Result<LaunchPlan, LaunchError> {
+    let mut planned = plan(input)?;
+    planned.tags = tags_for_pool(&input.cluster.name, input.class, input.claim, pool);
+    Ok(planned)
+}
+
 /// The capacity type a fleet asks for.
 pub fn capacity_type(claim: &PlannedNodeClaim) -> &'static str {
     if claim.launch.capacity_type == "spot" {
@@ -286,10 +315,19 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
     let subnets = subnet_per_zone(input.subnets);
     let zones: BTreeSet<&str> = claim.zones.iter().map(String::as_str).collect();
 
+    // Instance-type labels (`karpenter.k8s.aws/instance-cpu`, …) describe the plan's cheapest
+    // type; the fleet may launch another, so only those the NodeClaim pins to one value go into
+    // the shared user data.
+    let pinned = claim.requirements.single_value_labels();
     let mut labels: BTreeMap<String, String> = claim
         .labels
         .iter()
         .filter(|(k, _)| userdata::kubelet_may_set(k))
+        .filter(|(k, _)| {
+            *k == crate::model::labels::EC2NODECLASS
+                || !crate::model::labels::AWS_WELL_KNOWN.contains(&k.as_str())
+                || pinned.contains_key(*k)
+        })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let legacy = class.generation == Some(ApiGeneration::V1Alpha5);
@@ -858,6 +896,42 @@ mod tests {
         let t = tags("c1", &legacy, &c);
         assert_eq!(t["karpenter.sh/provisioner-name"], "default");
         assert!(!t.contains_key("karpenter.sh/nodepool"));
+    }
+
+    #[test]
+    fn launches_for_a_pool_record_its_template_in_one_tag() {
+        let w = world();
+        let c = claim("default-11", &[("m5.large", 0.09)], &["z-a"]);
+        let pool = crate::model::nodepool::NodePool {
+            name: "default".into(),
+            labels: [("team".to_string(), "a".to_string())]
+                .into_iter()
+                .collect(),
+            ..Default::default()
+        };
+        let p = plan_for_pool(
+            &LaunchInput {
+                cluster: &w.cluster,
+                class: &w.class,
+                claim: &c,
+                family: Family::Al2023,
+                images: &w.images,
+                subnets: &w.subnets,
+                security_group_ids: &w.groups,
+                types: &w.types,
+            },
+            &pool,
+        )
+        .unwrap();
+        let record = &p.tags[NODEPOOL_TEMPLATE_TAG];
+        assert!(record.starts_with("v1;c=-;l="), "{record}");
+        assert!(record.len() <= 256);
+        assert_eq!(p.tags[NODECLAIM_TAG], "default-11", "the usual tags stay");
+        assert_eq!(
+            fleet_request(&p, &p.pools).tags,
+            p.tags,
+            "sent in the CreateFleet call"
+        );
     }
 
     #[test]

@@ -133,7 +133,8 @@ fn unix_now() -> u64 {
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` of Unix seconds (UTC).
-fn rfc3339(secs: u64) -> String {
+/// Seconds since the epoch as RFC 3339 UTC (`2026-12-02T13:50:43Z`).
+pub fn rfc3339(secs: u64) -> String {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     // Howard Hinnant's civil_from_days.

@@ -3,7 +3,14 @@
 pub mod ami;
 pub mod completion;
 pub mod convert;
+pub mod drift;
+pub mod drift_gate;
+pub mod drift_live;
+pub mod drift_replace;
+pub mod live;
+pub mod nodes;
 pub mod provision;
+pub mod provision_live;
 pub mod version;
 
 use std::io::Write;

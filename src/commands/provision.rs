@@ -1,5 +1,7 @@
 //! `kubectl karpenter provision`: plan (and, later, launch) the capacity for pending pods.
 //!
+//! Live mode (no `-f`) is in [`super::provision_live`].
+//!
 //! Offline mode (`-f`) reads manifests, sizes instance types from the embedded catalog (or
 //! `--catalog`), runs the solver and prints the plan. It needs no cluster and no AWS account.
 
@@ -23,10 +25,12 @@ use crate::scheduling::{self, ExistingNode, Input, Options, Plan, PoolInput};
 /// Runs the command.
 pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     if args.filenames.is_empty() {
+        return super::provision_live::run(ctx, args);
+    }
+    if args.watch {
         return Err(CommandError::input(
-            "provision needs manifests: live cluster mode is not available yet",
-        )
-        .with_hint("pass -f FILE|DIR|- with --dry-run to plan offline"));
+            "--watch needs a cluster: it cannot be combined with -f",
+        ));
     }
     let manifests = crate::api::load_paths(&args.filenames, &mut std::io::stdin().lock())?;
     manifests.check_references()?;
@@ -371,7 +375,8 @@ pub fn plan_document(plan: &Plan, region: &str) -> PlanDoc {
     }
 }
 
-fn render(ctx: &mut Context<'_>, plan: &Plan, region: &str) -> Result<(), CommandError> {
+/// Prints the plan in the chosen format.
+pub(crate) fn render(ctx: &mut Context<'_>, plan: &Plan, region: &str) -> Result<(), CommandError> {
     let io = |e: std::io::Error| CommandError::remote(format!("writing output: {e}"));
     let headers = !ctx.global.no_headers;
     let style = Style::for_stdout(ctx.global.color);

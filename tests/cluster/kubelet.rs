@@ -229,6 +229,8 @@ pub fn parse_user_data(text: &str) -> Registration {
         let mut rest = text;
         while let Some(i) = rest.find(flag) {
             let after = &rest[i + flag.len()..];
+            // Karpenter's AL2 user data quotes the value: --node-labels="k=v,...".
+            let after = after.strip_prefix('"').unwrap_or(after);
             let end = after.find(stop).unwrap_or(after.len());
             let value = &after[..end];
             rest = &after[end..];
@@ -438,7 +440,11 @@ async fn sync(
     let mut running: Vec<Xml> = Vec::new();
     for res in root.items("reservationSet") {
         for inst in res.items("instancesSet") {
-            if inst.text_at("instanceState/name") == "running" {
+            let broken = state
+                .config
+                .broken_images
+                .contains(&inst.text_at("imageId"));
+            if inst.text_at("instanceState/name") == "running" && !broken {
                 running.push(inst.clone());
             }
         }
@@ -533,6 +539,11 @@ mod tests {
             vec![json!({"key": "dedicated", "value": "gpu", "effect": "NoSchedule"})]
         );
         assert_eq!(r.max_pods, Some(58));
+        // As this tool (and Karpenter) write it: the values double-quoted.
+        let quoted = "/etc/eks/bootstrap.sh 'c' --kubelet-extra-args '--node-labels=\"team=a,x=y\" --register-with-taints=\"d=g:NoSchedule\" --max-pods=29'";
+        let r = parse_user_data(quoted);
+        assert_eq!(r.labels.get("x").map(String::as_str), Some("y"));
+        assert_eq!(r.taints.len(), 1);
         let al2023 = "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n    flags:\n    - --node-labels=karpenter.sh/nodepool=default\n";
         assert_eq!(parse_user_data(al2023).labels.len(), 1);
         let br = "[settings.kubernetes.node-labels]\n\"karpenter.sh/nodepool\" = \"default\"\n[settings.kubernetes.node-taints]\n\"dedicated\" = [\"gpu:NoSchedule\"]\n";

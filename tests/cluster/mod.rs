@@ -117,6 +117,9 @@ pub struct Config {
     pub max_grace: Option<Duration>,
     /// Logs every request to stderr.
     pub log: bool,
+    /// AMIs whose instances never register (a broken image: the node never joins), for
+    /// rollback tests.
+    pub broken_images: Vec<String>,
 }
 
 impl Default for Config {
@@ -127,6 +130,7 @@ impl Default for Config {
             region: "us-east-1".into(),
             max_grace: None,
             log: std::env::var_os("TEST_CLUSTER_LOG").is_some(),
+            broken_images: Vec::new(),
         }
     }
 }

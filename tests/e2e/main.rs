@@ -14,8 +14,12 @@ mod cli;
 mod cluster;
 mod completion;
 mod convert;
+mod drift;
+mod drift_gate;
 mod krew;
 mod moto;
+mod nodes;
+mod provision_live;
 mod support;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;

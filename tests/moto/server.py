@@ -253,6 +253,7 @@ def install(seed):
             network["subnets"].append({"id": subnet.id, "zone": zone, "kind": kind, "tags": tags})
     for name, tags in [
         (f"{seed.cluster}-node", {"karpenter.sh/discovery": seed.cluster,
+                                  "alpha.eksctl.io/cluster-name": seed.cluster,
                                   f"kubernetes.io/cluster/{seed.cluster}": "owned"}),
         (f"{seed.cluster}-cluster", {f"kubernetes.io/cluster/{seed.cluster}": "owned"}),
         ("other", {"team": "other"}),

@@ -1,0 +1,637 @@
+//! Drain planning, pure: which pods of a node are evicted, in which order, which are left alone,
+//! and what blocks the drain — with the blocking object named (SPEC §4 step 1 and 4, SPEC §6).
+//!
+//! Rules (KARPENTER.md §5.5–5.6, ECOSYSTEM.md §2.1):
+//! - left alone: finished pods (Succeeded/Failed), mirror pods (owned by their Node), pods stuck
+//!   terminating (deletionTimestamp more than a minute ago), pods tolerating the disruption taint
+//!   (they would land on the node again), and — as `kubectl drain --ignore-daemonsets` and SPEC §4
+//!   step 4 do — DaemonSet pods, unless [`DrainOptions::evict_daemonsets`] asks for Karpenter
+//!   v1's behaviour of evicting them last in their tier;
+//! - blocking: an active `karpenter.sh/do-not-disrupt` (or v1alpha5 `do-not-evict`) on a pod or
+//!   the node; a pod covered by a PodDisruptionBudget with `status.disruptionsAllowed == 0`; a pod
+//!   covered by more than one PDB (the Eviction API refuses those with a 500);
+//! - order: four tiers, only the first non-empty one evicted per pass — non-critical
+//!   non-DaemonSet → non-critical DaemonSet → critical non-DaemonSet → critical DaemonSet
+//!   ("critical" = priorityClassName `system-cluster-critical` or `system-node-critical`).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use super::time::parse_duration;
+use crate::cloud::ami::parse_rfc3339;
+use crate::model::node::Node;
+use crate::model::nodepool::ApiGeneration;
+use crate::model::pod::Pod;
+use crate::model::selector::LabelSelector;
+use crate::model::taints::{Effect, Taint};
+
+/// `karpenter.sh/do-not-disrupt` (v1beta1+).
+pub const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
+/// `karpenter.sh/do-not-evict` (v1alpha5).
+pub const DO_NOT_EVICT: &str = "karpenter.sh/do-not-evict";
+/// Pods terminating longer than this are considered stuck and ignored (Karpenter, kubectl).
+pub const STUCK_TERMINATING_SECONDS: i64 = 60;
+
+/// The taint that marks a node being disrupted, per generation (KARPENTER.md §2.4).
+pub fn disruption_taint(generation: Option<ApiGeneration>) -> Taint {
+    match generation {
+        Some(ApiGeneration::V1) | None => {
+            Taint::new("karpenter.sh/disrupted", "", Effect::NoSchedule)
+        }
+        Some(ApiGeneration::V1Beta1) => {
+            Taint::new("karpenter.sh/disruption", "disrupting", Effect::NoSchedule)
+        }
+        Some(ApiGeneration::V1Alpha5) => {
+            Taint::new("node.kubernetes.io/unschedulable", "", Effect::NoSchedule)
+        }
+    }
+}
+
+/// A PodDisruptionBudget as drain planning needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pdb {
+    /// Namespace (a PDB only covers pods of its namespace).
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+    /// `spec.selector`; `None` selects nothing, an empty selector every pod (policy/v1).
+    pub selector: Option<LabelSelector>,
+    /// `status.disruptionsAllowed`.
+    pub disruptions_allowed: i32,
+}
+
+impl Pdb {
+    /// Whether the PDB covers the pod.
+    pub fn covers(&self, pod: &Pod) -> bool {
+        self.namespace == pod.namespace
+            && self
+                .selector
+                .as_ref()
+                .is_some_and(|s| s.matches(&pod.labels))
+    }
+
+    /// `namespace/name`.
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.namespace, self.name)
+    }
+}
+
+/// Eviction order (KARPENTER.md §5.5), earliest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Tier {
+    /// Non-critical, not DaemonSet-owned.
+    NonCritical,
+    /// Non-critical DaemonSet pods.
+    NonCriticalDaemonSet,
+    /// Critical, not DaemonSet-owned.
+    Critical,
+    /// Critical DaemonSet pods.
+    CriticalDaemonSet,
+}
+
+/// Why a pod is left alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkipReason {
+    /// Succeeded or Failed.
+    Finished,
+    /// A static pod mirrored by the kubelet.
+    Mirror,
+    /// Terminating for more than a minute.
+    StuckTerminating,
+    /// Tolerates the disruption taint.
+    ToleratesDisruptionTaint,
+    /// DaemonSet-owned (kubectl drain `--ignore-daemonsets`).
+    DaemonSet,
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SkipReason::Finished => "finished",
+            SkipReason::Mirror => "mirror pod",
+            SkipReason::StuckTerminating => "stuck terminating",
+            SkipReason::ToleratesDisruptionTaint => "tolerates the disruption taint",
+            SkipReason::DaemonSet => "DaemonSet pod",
+        })
+    }
+}
+
+/// What blocks a drain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Blocker {
+    /// The node carries `karpenter.sh/do-not-disrupt: "true"`.
+    NodeDoNotDisrupt {
+        /// Node name.
+        node: String,
+    },
+    /// A pod's active do-not-disrupt/do-not-evict annotation.
+    PodDoNotDisrupt {
+        /// `namespace/name`.
+        pod: String,
+        /// The annotation key.
+        annotation: &'static str,
+        /// Its value (`true` or a duration).
+        value: String,
+    },
+    /// A PDB with no disruption left.
+    Pdb {
+        /// `namespace/name` of the pod.
+        pod: String,
+        /// `namespace/name` of the PDB.
+        pdb: String,
+    },
+    /// More than one PDB covers the pod.
+    MultiplePdbs {
+        /// `namespace/name` of the pod.
+        pod: String,
+        /// The PDBs.
+        pdbs: Vec<String>,
+    },
+}
+
+impl fmt::Display for Blocker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Blocker::NodeDoNotDisrupt { node } => {
+                write!(f, "node {node} is annotated {DO_NOT_DISRUPT}=true")
+            }
+            Blocker::PodDoNotDisrupt {
+                pod,
+                annotation,
+                value,
+            } => write!(f, "pod {pod} is annotated {annotation}={value}"),
+            Blocker::Pdb { pod, pdb } => write!(
+                f,
+                "PodDisruptionBudget {pdb} allows 0 disruptions (pod {pod})"
+            ),
+            Blocker::MultiplePdbs { pod, pdbs } => write!(
+                f,
+                "pod {pod} is covered by several PodDisruptionBudgets ({}); the Eviction API refuses it",
+                pdbs.join(", ")
+            ),
+        }
+    }
+}
+
+/// Drain behaviour switches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DrainOptions {
+    /// Evict DaemonSet pods in their tiers (Karpenter v1) instead of leaving them (kubectl).
+    pub evict_daemonsets: bool,
+    /// The node's disruption taint (see [`disruption_taint`]).
+    pub disruption_taint: Taint,
+    /// `--force`: do-not-disrupt annotations do not block (SPEC §6).
+    pub ignore_do_not_disrupt: bool,
+}
+
+impl Default for DrainOptions {
+    fn default() -> Self {
+        DrainOptions {
+            evict_daemonsets: false,
+            disruption_taint: disruption_taint(Some(ApiGeneration::V1)),
+            ignore_do_not_disrupt: false,
+        }
+    }
+}
+
+/// A drain, planned.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DrainPlan {
+    /// Pods to evict per tier (`namespace/name`, sorted), earliest tier first.
+    pub tiers: BTreeMap<Tier, Vec<String>>,
+    /// Pods left alone and why.
+    pub skipped: Vec<(String, SkipReason)>,
+    /// What blocks the drain (empty: it can proceed).
+    pub blockers: Vec<Blocker>,
+}
+
+impl DrainPlan {
+    /// Whether something blocks the drain.
+    pub fn is_blocked(&self) -> bool {
+        !self.blockers.is_empty()
+    }
+
+    /// The tier evicted next (the first non-empty one) and its pods.
+    pub fn next_tier(&self) -> Option<(Tier, &[String])> {
+        self.tiers
+            .iter()
+            .find(|(_, pods)| !pods.is_empty())
+            .map(|(t, pods)| (*t, pods.as_slice()))
+    }
+
+    /// Every pod that will be evicted, in order.
+    pub fn evictions(&self) -> Vec<&str> {
+        self.tiers
+            .values()
+            .flat_map(|p| p.iter().map(String::as_str))
+            .collect()
+    }
+
+    /// One line naming every blocker.
+    pub fn explain_blockers(&self) -> String {
+        self.blockers
+            .iter()
+            .map(Blocker::to_string)
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// Whether the pod is critical for eviction ordering.
+pub fn is_critical(pod: &Pod) -> bool {
+    matches!(
+        pod.priority_class_name.as_deref(),
+        Some("system-cluster-critical" | "system-node-critical")
+    )
+}
+
+/// Whether a do-not-disrupt value is active at `now`: `"true"`, or (v1.x) a positive duration
+/// counted from the pod's creation; anything else is ignored, as Karpenter does (KARPENTER.md §2.3).
+pub fn do_not_disrupt_active(pod: &Pod, now: i64) -> bool {
+    let Some(v) = pod.do_not_disrupt.as_deref() else {
+        return false;
+    };
+    if v == "true" {
+        return true;
+    }
+    match (
+        parse_duration(v),
+        pod.creation_timestamp.as_deref().and_then(parse_rfc3339),
+    ) {
+        (Ok(d), Some(start)) if d > 0 => now < start.saturating_add(d),
+        _ => false,
+    }
+}
+
+/// Why the pod is left alone, if it is.
+pub fn skip_reason(
+    pod: &Pod,
+    deletion_timestamp: Option<i64>,
+    now: i64,
+    options: &DrainOptions,
+) -> Option<SkipReason> {
+    if pod.is_terminal() {
+        return Some(SkipReason::Finished);
+    }
+    if pod.is_mirror() {
+        return Some(SkipReason::Mirror);
+    }
+    if pod.terminating && deletion_timestamp.is_some_and(|t| now - t > STUCK_TERMINATING_SECONDS) {
+        return Some(SkipReason::StuckTerminating);
+    }
+    if pod
+        .tolerations
+        .iter()
+        .any(|t| t.tolerates(&options.disruption_taint))
+    {
+        return Some(SkipReason::ToleratesDisruptionTaint);
+    }
+    if pod.is_daemonset_pod() && !options.evict_daemonsets {
+        return Some(SkipReason::DaemonSet);
+    }
+    None
+}
+
+/// Plans the drain of `node` holding `pods`. `deletion_timestamps` gives the epoch second of
+/// each terminating pod's `deletionTimestamp`, keyed `namespace/name` (the slim pod only knows
+/// it is terminating; without a time it is not considered stuck).
+pub fn plan_drain(
+    node: &Node,
+    pods: &[Pod],
+    pdbs: &[Pdb],
+    deletion_timestamps: &BTreeMap<String, i64>,
+    now: i64,
+    options: &DrainOptions,
+) -> DrainPlan {
+    let mut plan = DrainPlan::default();
+    if !options.ignore_do_not_disrupt
+        && node
+            .annotations
+            .get(DO_NOT_DISRUPT)
+            .is_some_and(|v| v == "true")
+    {
+        plan.blockers.push(Blocker::NodeDoNotDisrupt {
+            node: node.name.clone(),
+        });
+    }
+    let mut sorted: Vec<&Pod> = pods.iter().collect();
+    sorted.sort_by_key(|p| p.key());
+    for pod in sorted {
+        let key = pod.key();
+        if let Some(why) = skip_reason(pod, deletion_timestamps.get(&key).copied(), now, options) {
+            plan.skipped.push((key, why));
+            continue;
+        }
+        if pod.terminating {
+            // Already going: nothing to evict, nothing to block on.
+            continue;
+        }
+        if !options.ignore_do_not_disrupt && do_not_disrupt_active(pod, now) {
+            let value = pod.do_not_disrupt.clone().unwrap_or_default();
+            plan.blockers.push(Blocker::PodDoNotDisrupt {
+                pod: key.clone(),
+                // The slim pod folds both keys into one field; a duration can only be v1's.
+                annotation: if value == "true" {
+                    "karpenter.sh/do-not-disrupt (or do-not-evict)"
+                } else {
+                    DO_NOT_DISRUPT
+                },
+                value,
+            });
+        }
+        let covering: Vec<&Pdb> = pdbs.iter().filter(|p| p.covers(pod)).collect();
+        match covering.as_slice() {
+            [] => {}
+            [one] if one.disruptions_allowed <= 0 => plan.blockers.push(Blocker::Pdb {
+                pod: key.clone(),
+                pdb: one.key(),
+            }),
+            [_] => {}
+            many => {
+                let mut names: Vec<String> = many.iter().map(|p| p.key()).collect();
+                names.sort();
+                plan.blockers.push(Blocker::MultiplePdbs {
+                    pod: key.clone(),
+                    pdbs: names,
+                });
+            }
+        }
+        let tier = match (is_critical(pod), pod.is_daemonset_pod()) {
+            (false, false) => Tier::NonCritical,
+            (false, true) => Tier::NonCriticalDaemonSet,
+            (true, false) => Tier::Critical,
+            (true, true) => Tier::CriticalDaemonSet,
+        };
+        plan.tiers.entry(tier).or_default().push(key);
+    }
+    plan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::pod::Owner;
+    use crate::model::taints::Toleration;
+
+    const NOW: i64 = 1_719_230_400; // 2024-06-24T12:00:00Z
+
+    fn pod(name: &str) -> Pod {
+        Pod {
+            namespace: "default".into(),
+            name: name.into(),
+            labels: [("app".to_string(), name.to_string())]
+                .into_iter()
+                .collect(),
+            owner: Some(Owner {
+                kind: "ReplicaSet".into(),
+                name: format!("{name}-rs"),
+            }),
+            phase: Some("Running".into()),
+            ..Pod::default()
+        }
+    }
+
+    fn ds(name: &str) -> Pod {
+        let mut p = pod(name);
+        p.owner = Some(Owner {
+            kind: "DaemonSet".into(),
+            name: name.into(),
+        });
+        p
+    }
+
+    fn critical(mut p: Pod) -> Pod {
+        p.priority_class_name = Some("system-node-critical".into());
+        p
+    }
+
+    fn pdb(name: &str, app: &str, allowed: i32) -> Pdb {
+        Pdb {
+            namespace: "default".into(),
+            name: name.into(),
+            selector: Some(LabelSelector::eq(&[("app", app)])),
+            disruptions_allowed: allowed,
+        }
+    }
+
+    fn node() -> Node {
+        Node {
+            name: "n1".into(),
+            ..Node::default()
+        }
+    }
+
+    #[test]
+    fn four_tiers_in_karpenters_order_with_daemonsets_when_asked() {
+        let pods = vec![
+            critical(ds("kube-proxy")),
+            critical(pod("coredns")),
+            ds("fluentbit"),
+            pod("web"),
+        ];
+        let opts = DrainOptions {
+            evict_daemonsets: true,
+            ..DrainOptions::default()
+        };
+        let plan = plan_drain(&node(), &pods, &[], &BTreeMap::new(), NOW, &opts);
+        assert_eq!(
+            plan.evictions(),
+            [
+                "default/web",
+                "default/fluentbit",
+                "default/coredns",
+                "default/kube-proxy"
+            ]
+        );
+        assert_eq!(
+            plan.next_tier(),
+            Some((Tier::NonCritical, &["default/web".to_string()][..]))
+        );
+        // kubectl semantics by default: DaemonSet pods stay.
+        let plan = plan_drain(
+            &node(),
+            &pods,
+            &[],
+            &BTreeMap::new(),
+            NOW,
+            &DrainOptions::default(),
+        );
+        assert_eq!(plan.evictions(), ["default/web", "default/coredns"]);
+        assert_eq!(plan.skipped.len(), 2);
+        assert!(plan
+            .skipped
+            .iter()
+            .all(|(_, r)| *r == SkipReason::DaemonSet));
+    }
+
+    #[test]
+    fn finished_mirror_stuck_and_tolerating_pods_are_skipped() {
+        let mut done = pod("done");
+        done.phase = Some("Succeeded".into());
+        let mut mirror = pod("etcd");
+        mirror.owner = Some(Owner {
+            kind: "Node".into(),
+            name: "n1".into(),
+        });
+        let mut stuck = pod("stuck");
+        stuck.terminating = true;
+        let mut leaving = pod("leaving");
+        leaving.terminating = true;
+        let mut tolerant = pod("tolerant");
+        tolerant.tolerations = vec![Toleration::exists("karpenter.sh/disrupted", None)];
+        let pods = vec![done, mirror, stuck, leaving, tolerant, pod("web")];
+        let times: BTreeMap<String, i64> = [
+            ("default/stuck".to_string(), NOW - 120),
+            ("default/leaving".to_string(), NOW - 10),
+        ]
+        .into_iter()
+        .collect();
+        let plan = plan_drain(&node(), &pods, &[], &times, NOW, &DrainOptions::default());
+        let skipped: Vec<(String, SkipReason)> = plan.skipped.clone();
+        assert_eq!(
+            skipped,
+            [
+                ("default/done".to_string(), SkipReason::Finished),
+                ("default/etcd".to_string(), SkipReason::Mirror),
+                ("default/stuck".to_string(), SkipReason::StuckTerminating),
+                (
+                    "default/tolerant".to_string(),
+                    SkipReason::ToleratesDisruptionTaint
+                ),
+            ]
+        );
+        assert_eq!(
+            plan.evictions(),
+            ["default/web"],
+            "a recently terminating pod is neither"
+        );
+        assert!(!plan.is_blocked());
+    }
+
+    #[test]
+    fn pdbs_with_no_disruptions_left_block_and_are_named() {
+        let pods = vec![pod("web"), pod("api")];
+        let pdbs = vec![pdb("web-pdb", "web", 0), pdb("api-pdb", "api", 1)];
+        let plan = plan_drain(
+            &node(),
+            &pods,
+            &pdbs,
+            &BTreeMap::new(),
+            NOW,
+            &DrainOptions::default(),
+        );
+        assert!(plan.is_blocked());
+        assert_eq!(
+            plan.explain_blockers(),
+            "PodDisruptionBudget default/web-pdb allows 0 disruptions (pod default/web)"
+        );
+        // Another namespace's PDB does not cover the pod; a nil selector covers nothing.
+        let mut other = pdb("web-pdb", "web", 0);
+        other.namespace = "prod".into();
+        let nil = Pdb {
+            selector: None,
+            ..pdb("nil", "web", 0)
+        };
+        let plan = plan_drain(
+            &node(),
+            &pods,
+            &[other, nil],
+            &BTreeMap::new(),
+            NOW,
+            &DrainOptions::default(),
+        );
+        assert!(!plan.is_blocked());
+        // Two PDBs over one pod: the Eviction API refuses, so the drain is blocked.
+        let everything = Pdb {
+            selector: Some(LabelSelector::default()),
+            ..pdb("all", "", 5)
+        };
+        let plan = plan_drain(
+            &node(),
+            &pods,
+            &[pdb("api-pdb", "api", 1), everything],
+            &BTreeMap::new(),
+            NOW,
+            &DrainOptions::default(),
+        );
+        assert_eq!(
+            plan.blockers,
+            [Blocker::MultiplePdbs {
+                pod: "default/api".into(),
+                pdbs: vec!["default/all".into(), "default/api-pdb".into()]
+            }]
+        );
+    }
+
+    #[test]
+    fn do_not_disrupt_blocks_unless_forced_or_expired() {
+        let mut pinned = pod("batch");
+        pinned.do_not_disrupt = Some("true".into());
+        let plan = plan_drain(
+            &node(),
+            &[pinned.clone()],
+            &[],
+            &BTreeMap::new(),
+            NOW,
+            &DrainOptions::default(),
+        );
+        assert!(plan
+            .explain_blockers()
+            .starts_with("pod default/batch is annotated karpenter.sh/do-not-disrupt"));
+        let forced = DrainOptions {
+            ignore_do_not_disrupt: true,
+            ..DrainOptions::default()
+        };
+        assert!(!plan_drain(
+            &node(),
+            &[pinned.clone()],
+            &[],
+            &BTreeMap::new(),
+            NOW,
+            &forced
+        )
+        .is_blocked());
+        // A duration counts from the pod's start.
+        pinned.do_not_disrupt = Some("5m".into());
+        pinned.creation_timestamp = Some("2024-06-24T11:58:00Z".into());
+        assert!(do_not_disrupt_active(&pinned, NOW));
+        pinned.creation_timestamp = Some("2024-06-24T11:50:00Z".into());
+        assert!(!do_not_disrupt_active(&pinned, NOW));
+        pinned.do_not_disrupt = Some("soon".into());
+        assert!(
+            !do_not_disrupt_active(&pinned, NOW),
+            "unparsable values are ignored"
+        );
+        // The node's own annotation.
+        let mut n = node();
+        n.annotations.insert(DO_NOT_DISRUPT.into(), "true".into());
+        let plan = plan_drain(
+            &n,
+            &[],
+            &[],
+            &BTreeMap::new(),
+            NOW,
+            &DrainOptions::default(),
+        );
+        assert_eq!(
+            plan.explain_blockers(),
+            "node n1 is annotated karpenter.sh/do-not-disrupt=true"
+        );
+    }
+
+    #[test]
+    fn disruption_taints_per_generation() {
+        assert_eq!(
+            disruption_taint(Some(ApiGeneration::V1)).to_string(),
+            "karpenter.sh/disrupted:NoSchedule"
+        );
+        assert_eq!(
+            disruption_taint(Some(ApiGeneration::V1Beta1)).to_string(),
+            "karpenter.sh/disruption=disrupting:NoSchedule"
+        );
+        assert_eq!(
+            disruption_taint(Some(ApiGeneration::V1Alpha5)).to_string(),
+            "node.kubernetes.io/unschedulable:NoSchedule"
+        );
+    }
+}

@@ -1,0 +1,379 @@
+//! Time without a clock: Go durations (`1h30m`), UTC calendar fields of an epoch second, and the
+//! cron schedules Karpenter's budgets accept (`robfig/cron` `ParseStandard`: five fields with
+//! month/day names, or `@yearly`/`@annually`/`@monthly`/`@weekly`/`@daily`/`@midnight`/`@hourly`).
+//!
+//! Callers pass `now` in: the pure core never reads the system clock.
+
+use std::fmt;
+
+/// A schedule or duration that cannot be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TimeError {
+    /// Bad duration.
+    #[error("invalid duration {0:?} (expected a Go duration such as 1h30m, 10m or 90s)")]
+    Duration(String),
+    /// Bad cron expression.
+    #[error("invalid schedule {schedule:?}: {reason}")]
+    Schedule {
+        /// The schedule as written.
+        schedule: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Parses a Go duration (`time.ParseDuration`) to whole seconds, rounding fractions down:
+/// `1h30m`, `10m`, `90s`, `1.5h`, `500ms` (→ 0), `0`. Negative durations are rejected (budgets
+/// and do-not-disrupt only take positive ones).
+pub fn parse_duration(text: &str) -> Result<i64, TimeError> {
+    let bad = || TimeError::Duration(text.to_string());
+    let s = text.trim();
+    if s == "0" {
+        return Ok(0);
+    }
+    if s.is_empty() || s.starts_with('-') {
+        return Err(bad());
+    }
+    let s = s.strip_prefix('+').unwrap_or(s);
+    let mut total_nanos: i128 = 0;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let num_len = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_digit() || *b == b'.')
+            .count();
+        if num_len == 0 {
+            return Err(bad());
+        }
+        let number = &rest[..num_len];
+        rest = &rest[num_len..];
+        let unit_len = rest
+            .bytes()
+            .take_while(|b| !b.is_ascii_digit() && *b != b'.')
+            .count();
+        let unit = &rest[..unit_len];
+        rest = &rest[unit_len..];
+        let scale: i128 = match unit {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => return Err(bad()),
+        };
+        let (int, frac) = number.split_once('.').unwrap_or((number, ""));
+        if int.is_empty() && frac.is_empty() {
+            return Err(bad());
+        }
+        let int: i128 = if int.is_empty() {
+            0
+        } else {
+            int.parse().map_err(|_| bad())?
+        };
+        let mut frac_nanos: i128 = 0;
+        let mut denom: i128 = 1;
+        for b in frac.bytes().take(18) {
+            frac_nanos = frac_nanos * 10 + i128::from(b - b'0');
+            denom *= 10;
+        }
+        total_nanos = total_nanos
+            .checked_add(int.checked_mul(scale).ok_or_else(bad)?)
+            .and_then(|t| t.checked_add(frac_nanos * scale / denom))
+            .ok_or_else(bad)?;
+    }
+    i64::try_from(total_nanos / 1_000_000_000).map_err(|_| bad())
+}
+
+/// UTC calendar fields of an epoch second.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Civil {
+    /// Year.
+    pub year: i64,
+    /// 1–12.
+    pub month: u32,
+    /// 1–31.
+    pub day: u32,
+    /// 0–23.
+    pub hour: u32,
+    /// 0–59.
+    pub minute: u32,
+    /// 0 = Sunday … 6 = Saturday.
+    pub weekday: u32,
+}
+
+/// The UTC calendar fields of `epoch` (Howard Hinnant's `civil_from_days`).
+pub fn civil(epoch: i64) -> Civil {
+    let days = epoch.div_euclid(86_400);
+    let secs = epoch.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    // 1970-01-01 was a Thursday (4).
+    let weekday = (days + 4).rem_euclid(7) as u32;
+    Civil {
+        year,
+        month,
+        day,
+        hour: (secs / 3600) as u32,
+        minute: ((secs % 3600) / 60) as u32,
+        weekday,
+    }
+}
+
+/// A parsed five-field schedule: one bit per allowed value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schedule {
+    text: String,
+    minutes: u64,
+    hours: u64,
+    days: u64,
+    months: u64,
+    weekdays: u64,
+    /// `*` in day-of-month or day-of-week: then both must match (robfig's `dayMatches`);
+    /// otherwise either may.
+    day_star: bool,
+}
+
+impl fmt::Display for Schedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+const MONTHS: [&str; 12] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
+const WEEKDAYS: [&str; 7] = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
+
+fn field(
+    text: &str,
+    min: u32,
+    max: u32,
+    names: &[&str],
+    name_base: u32,
+) -> Result<(u64, bool), String> {
+    let value = |s: &str| -> Result<u32, String> {
+        let lower = s.to_ascii_lowercase();
+        if let Some(i) = names.iter().position(|n| *n == lower) {
+            return Ok(i as u32 + name_base);
+        }
+        let n: u32 = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+        if n < min || n > max {
+            return Err(format!("{n} is outside {min}-{max}"));
+        }
+        Ok(n)
+    };
+    let mut bits = 0u64;
+    let mut star = false;
+    for part in text.split(',') {
+        let (range, step) = match part.split_once('/') {
+            Some((r, s)) => {
+                let step: u32 = s.parse().map_err(|_| format!("bad step {s:?}"))?;
+                if step == 0 {
+                    return Err("step 0".into());
+                }
+                (r, Some(step))
+            }
+            None => (part, None),
+        };
+        let (lo, hi) = if range == "*" || range == "?" {
+            star = step.is_none();
+            (min, max)
+        } else if let Some((a, b)) = range.split_once('-') {
+            (value(a)?, value(b)?)
+        } else {
+            let v = value(range)?;
+            // `5/15` means 5 to the maximum in steps of 15.
+            (v, if step.is_some() { max } else { v })
+        };
+        if lo > hi {
+            return Err(format!("range {range:?} is backwards"));
+        }
+        let step = step.unwrap_or(1);
+        let mut v = lo;
+        while v <= hi {
+            bits |= 1 << v;
+            v += step;
+        }
+    }
+    Ok((bits, star))
+}
+
+impl Schedule {
+    /// Parses a schedule as Karpenter's `cron.ParseStandard` does (UTC).
+    pub fn parse(text: &str) -> Result<Schedule, TimeError> {
+        let err = |reason: String| TimeError::Schedule {
+            schedule: text.to_string(),
+            reason,
+        };
+        let trimmed = text.trim();
+        let expanded = match trimmed {
+            "@yearly" | "@annually" => "0 0 1 1 *",
+            "@monthly" => "0 0 1 * *",
+            "@weekly" => "0 0 * * 0",
+            "@daily" | "@midnight" => "0 0 * * *",
+            "@hourly" => "0 * * * *",
+            other if other.starts_with('@') => {
+                return Err(err(format!("unknown descriptor {other}")))
+            }
+            other => other,
+        };
+        let fields: Vec<&str> = expanded.split_whitespace().collect();
+        if fields.len() != 5 {
+            return Err(err(format!(
+                "expected 5 fields (minute hour day-of-month month day-of-week), got {}",
+                fields.len()
+            )));
+        }
+        let (minutes, _) = field(fields[0], 0, 59, &[], 0).map_err(err)?;
+        let (hours, _) = field(fields[1], 0, 23, &[], 0).map_err(err)?;
+        let (days, dom_star) = field(fields[2], 1, 31, &[], 0).map_err(err)?;
+        let (months, _) = field(fields[3], 1, 12, &MONTHS, 1).map_err(err)?;
+        let (mut weekdays, dow_star) = field(fields[4], 0, 7, &WEEKDAYS, 0).map_err(err)?;
+        // 7 is Sunday too in most crons; fold it onto 0.
+        if weekdays & (1 << 7) != 0 {
+            weekdays = (weekdays & !(1 << 7)) | 1;
+        }
+        Ok(Schedule {
+            text: trimmed.to_string(),
+            minutes,
+            hours,
+            days,
+            months,
+            weekdays,
+            day_star: dom_star || dow_star,
+        })
+    }
+
+    /// Whether the minute containing `epoch` is a hit.
+    pub fn matches(&self, epoch: i64) -> bool {
+        let c = civil(epoch);
+        let bit = |set: u64, v: u32| set & (1 << v) != 0;
+        let dom = bit(self.days, c.day);
+        let dow = bit(self.weekdays, c.weekday);
+        let day_ok = if self.day_star {
+            dom && dow
+        } else {
+            dom || dow
+        };
+        bit(self.minutes, c.minute)
+            && bit(self.hours, c.hour)
+            && bit(self.months, c.month)
+            && day_ok
+    }
+
+    /// Whether a window of `duration` seconds opened by the schedule covers `now`: Karpenter's
+    /// `next(now − duration) ≤ now` (KARPENTER.md §5.2), where `next(t)` is the first hit
+    /// strictly after `t`. So a `0 9 * * *` schedule with `1h` is active on [09:00, 10:00).
+    pub fn active(&self, now: i64, duration: i64) -> bool {
+        let start = now.saturating_sub(duration.max(0));
+        // First whole minute strictly after `start`.
+        let mut minute = start.div_euclid(60) + 1;
+        let last = now.div_euclid(60);
+        // A window longer than a year repeats every schedule at least once (or never).
+        let last = last.min(minute + 366 * 24 * 60);
+        while minute <= last {
+            if self.matches(minute * 60) {
+                return true;
+            }
+            minute += 1;
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cloud::ami::parse_rfc3339;
+
+    fn at(text: &str) -> i64 {
+        parse_rfc3339(text).unwrap()
+    }
+
+    #[test]
+    fn go_durations() {
+        assert_eq!(parse_duration("1h30m"), Ok(5400));
+        assert_eq!(parse_duration("10m"), Ok(600));
+        assert_eq!(parse_duration("90s"), Ok(90));
+        assert_eq!(parse_duration("1.5h"), Ok(5400));
+        assert_eq!(parse_duration("500ms"), Ok(0));
+        assert_eq!(parse_duration("0"), Ok(0));
+        assert_eq!(parse_duration("2h0m0s"), Ok(7200));
+        for bad in ["", "h", "1x", "-1h", "1", "1h-", "."] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn civil_fields() {
+        let c = civil(at("2024-02-29T13:45:00Z"));
+        assert_eq!(
+            (c.year, c.month, c.day, c.hour, c.minute, c.weekday),
+            (2024, 2, 29, 13, 45, 4)
+        );
+        assert_eq!(civil(0).weekday, 4);
+        assert_eq!(civil(-1).year, 1969);
+    }
+
+    #[test]
+    fn schedules_parse_names_ranges_steps_and_macros() {
+        let s = Schedule::parse("0 9 * * mon-fri").unwrap();
+        assert!(s.matches(at("2024-06-24T09:00:00Z")), "Monday");
+        assert!(!s.matches(at("2024-06-23T09:00:00Z")), "Sunday");
+        assert!(!s.matches(at("2024-06-24T09:01:00Z")));
+        let s = Schedule::parse("*/15 * * jan,JUL *").unwrap();
+        assert!(s.matches(at("2024-07-01T10:45:00Z")));
+        assert!(!s.matches(at("2024-06-01T10:45:00Z")));
+        assert!(!s.matches(at("2024-07-01T10:46:00Z")));
+        assert!(Schedule::parse("@daily")
+            .unwrap()
+            .matches(at("2024-01-05T00:00:00Z")));
+        assert!(Schedule::parse("@hourly")
+            .unwrap()
+            .matches(at("2024-01-05T07:00:00Z")));
+        assert!(Schedule::parse("@weekly")
+            .unwrap()
+            .matches(at("2024-06-23T00:00:00Z")));
+        assert!(Schedule::parse("0 0 * * 7")
+            .unwrap()
+            .matches(at("2024-06-23T00:00:00Z")));
+        // Day-of-month and day-of-week both restricted: either matches.
+        let s = Schedule::parse("0 0 1 * mon").unwrap();
+        assert!(
+            s.matches(at("2024-06-01T00:00:00Z")),
+            "the 1st (a Saturday)"
+        );
+        assert!(s.matches(at("2024-06-03T00:00:00Z")), "a Monday");
+        assert!(!s.matches(at("2024-06-04T00:00:00Z")));
+        for bad in [
+            "",
+            "* * * *",
+            "60 * * * *",
+            "* * * * funday",
+            "@often",
+            "5-1 * * * *",
+            "*/0 * * * *",
+        ] {
+            assert!(Schedule::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_window_is_open_from_the_hit_for_the_duration() {
+        let s = Schedule::parse("0 9 * * *").unwrap();
+        let hour = 3600;
+        assert!(s.active(at("2024-06-24T09:00:00Z"), hour));
+        assert!(s.active(at("2024-06-24T09:59:59Z"), hour));
+        assert!(!s.active(at("2024-06-24T10:00:00Z"), hour));
+        assert!(!s.active(at("2024-06-24T08:59:59Z"), hour));
+        assert!(s.active(at("2024-06-25T08:00:00Z"), 24 * hour));
+    }
+}

@@ -1,0 +1,693 @@
+//! The checks, one function per reason, and the order they run in (KARPENTER.md §4.2).
+//!
+//! Each check answers [`Outcome`]: drifted (with an explanation), clean, or not checkable (and
+//! whether that leaves the verdict `Unknown`). The first drifted check wins, as in Karpenter's
+//! `isDrifted`, so the reason shown is the one Karpenter would record.
+
+use std::collections::BTreeSet;
+
+use super::facts::{class_key, ClassFacts, ExpectedImage, Fact};
+use super::record::TemplateRecord;
+use super::requirements::violations;
+use super::{
+    Change, DriftReason, DriftSnapshot, ManagedNode, NodeDrift, Status, NODECLASS_HASH,
+    NODECLASS_HASH_VERSION, NODEPOOL_HASH, NODEPOOL_HASH_VERSION, SECURITY_GROUPS_ANNOTATION,
+    SUBNET_ANNOTATION,
+};
+use crate::cloud::ami::parse_rfc3339;
+use crate::model::labels;
+use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
+use crate::model::requirements::{Operator, Requirement, Requirements};
+
+/// `InstanceTypeNotFound` only judges NodeClaims older than this (KARPENTER.md §4.2 step 3).
+const INSTANCE_TYPE_MIN_AGE_SECONDS: i64 = 3600;
+
+/// A reason found.
+struct Finding {
+    reason: DriftReason,
+    detail: String,
+    changes: Vec<Change>,
+    expected_image_ids: Vec<String>,
+}
+
+impl Finding {
+    fn new(reason: DriftReason, detail: String, changes: Vec<Change>) -> Self {
+        Finding {
+            reason,
+            detail,
+            changes,
+            expected_image_ids: vec![],
+        }
+    }
+}
+
+/// What one check concluded.
+enum Outcome {
+    Drifted(Finding),
+    Clean,
+    /// Could not run; `deciding` makes the verdict Unknown if nothing drifted.
+    NotChecked {
+        why: String,
+        deciding: bool,
+        expected_image_ids: Vec<String>,
+    },
+}
+
+fn not_checked(why: impl Into<String>, deciding: bool) -> Outcome {
+    Outcome::NotChecked {
+        why: why.into(),
+        deciding,
+        expected_image_ids: vec![],
+    }
+}
+
+fn change(field: &str, old: Option<String>, new: Option<String>) -> Change {
+    Change {
+        field: field.to_string(),
+        old,
+        new,
+    }
+}
+
+/// Ids, comma-separated.
+fn list(ids: &BTreeSet<&str>) -> String {
+    if ids.is_empty() {
+        "none".to_string()
+    } else {
+        ids.iter().copied().collect::<Vec<_>>().join(",")
+    }
+}
+
+/// Evaluates one node.
+pub(super) fn evaluate_node(snap: &DriftSnapshot, mn: &ManagedNode) -> NodeDrift {
+    let created = mn.created().map(str::to_string);
+    let age = created
+        .as_deref()
+        .and_then(parse_rfc3339)
+        .map(|t| (snap.now - t).max(0));
+    let pool_name = mn.pool_name().map(str::to_string);
+    let pool = pool_name
+        .as_deref()
+        .and_then(|name| find_pool(snap, name, mn));
+    let class = pool.and_then(|p| find_class(snap, p));
+    let mut result = NodeDrift {
+        name: mn.node.name.clone(),
+        node_pool: pool_name.clone(),
+        node_class: pool
+            .and_then(|p| p.node_class_ref.as_ref())
+            .map(|r| r.name.clone()),
+        node_claim: mn.node_claim.as_ref().map(|c| c.name.clone()),
+        instance_id: mn.instance_id(),
+        instance_type: mn.instance_type().map(str::to_string),
+        zone: mn.zone().map(str::to_string),
+        created,
+        age_seconds: age,
+        launched_by: if mn.launched_by_tool() {
+            "kubectl-karpenter"
+        } else {
+            "karpenter"
+        },
+        status: Status::Ok,
+        drifted: false,
+        reason: None,
+        detail: String::new(),
+        image_id: mn.image_id().map(str::to_string),
+        expected_image_ids: vec![],
+        changes: vec![],
+        not_checked: vec![],
+    };
+    let Some(pool) = pool else {
+        // Karpenter does not evaluate a NodeClaim whose NodePool is gone (KARPENTER.md §4.1).
+        result.status = Status::Unknown;
+        result.detail = match &pool_name {
+            Some(name) => format!("NodePool (or Provisioner) {name} not found"),
+            None => "no karpenter.sh/nodepool label or tag names its NodePool".to_string(),
+        };
+        return result;
+    };
+    let outcomes = checks(snap, mn, pool, class, age);
+    let mut deciding_gap: Option<String> = None;
+    for outcome in outcomes {
+        match outcome {
+            Outcome::Drifted(f) => {
+                result.status = Status::Drifted;
+                result.drifted = true;
+                result.reason = Some(f.reason);
+                result.detail = f.detail;
+                result.changes = f.changes;
+                if !f.expected_image_ids.is_empty() {
+                    result.expected_image_ids = f.expected_image_ids;
+                }
+                return result;
+            }
+            Outcome::Clean => {}
+            Outcome::NotChecked {
+                why,
+                deciding,
+                expected_image_ids,
+            } => {
+                if !expected_image_ids.is_empty() {
+                    result.expected_image_ids = expected_image_ids;
+                }
+                if deciding && deciding_gap.is_none() {
+                    deciding_gap = Some(why.clone());
+                }
+                result.not_checked.push(why);
+            }
+        }
+    }
+    if let Some(why) = deciding_gap {
+        result.status = Status::Unknown;
+        result.detail = why;
+    }
+    result
+}
+
+/// Runs the checks lazily in order, stopping at the first drift (later checks may be costly to
+/// explain and Karpenter never reports them).
+fn checks<'a>(
+    snap: &'a DriftSnapshot,
+    mn: &'a ManagedNode,
+    pool: &'a NodePool,
+    class: Option<&'a NodeClass>,
+    age: Option<i64>,
+) -> impl Iterator<Item = Outcome> + 'a {
+    type Check<'a> = Box<dyn Fn() -> Outcome + 'a>;
+    let class_ref = pool.node_class_ref.as_ref();
+    let facts = class.and_then(|c| snap.class_facts.get(&class_key(&c.kind, &c.name)));
+    let missing_class = move || -> Outcome {
+        let r = class_ref.map(|r| format!("{} {}", r.kind, r.name));
+        not_checked(
+            format!(
+                "{} not found: AMI, security-group and subnet drift not evaluated",
+                r.unwrap_or_else(|| "node class".into())
+            ),
+            true,
+        )
+    };
+    let mut list: Vec<Check<'a>> = Vec::new();
+    if pool.generation == Some(ApiGeneration::V1Alpha5) {
+        // v0.21–v0.28 only knew AMI drift, and a Provisioner without providerRef (inline
+        // `spec.provider`) was never drifted (KARPENTER.md §4.2, pre-v1).
+        let inline = class_ref.is_none_or(|r| r.kind == "Provisioner");
+        if !inline {
+            list.push(Box::new(move || match class {
+                Some(c) => ami_drift(snap, mn, c, facts),
+                None => missing_class(),
+            }));
+        }
+    } else {
+        list.push(Box::new(move || nodepool_drift(mn, pool)));
+        list.push(Box::new(move || requirements_drift(mn, pool)));
+        if pool.generation == Some(ApiGeneration::V1) {
+            list.push(Box::new(move || instance_type_drift(snap, mn, pool, age)));
+        }
+        match class {
+            None => list.push(Box::new(missing_class)),
+            Some(c) => {
+                list.push(Box::new(move || nodeclass_drift(mn, c)));
+                list.push(Box::new(move || ami_drift(snap, mn, c, facts)));
+                list.push(Box::new(move || security_group_drift(mn, c, facts)));
+                list.push(Box::new(move || subnet_drift(mn, c, facts)));
+            }
+        }
+    }
+    list.into_iter().map(|c| c())
+}
+
+/// The pool by name; a Provisioner and a NodePool may share a name, so the node's own label
+/// decides which generation it belongs to.
+fn find_pool<'a>(snap: &'a DriftSnapshot, name: &str, mn: &ManagedNode) -> Option<&'a NodePool> {
+    let legacy = mn.node.labels.contains_key(labels::PROVISIONER_NAME)
+        && !mn.node.labels.contains_key(labels::NODEPOOL);
+    let matching = || snap.node_pools.iter().filter(|p| p.name == name);
+    matching()
+        .find(|p| (p.generation == Some(ApiGeneration::V1Alpha5)) == legacy)
+        .or_else(|| matching().next())
+}
+
+fn find_class<'a>(snap: &'a DriftSnapshot, pool: &NodePool) -> Option<&'a NodeClass> {
+    let r = pool.node_class_ref.as_ref()?;
+    snap.node_classes
+        .iter()
+        .find(|c| c.name == r.name && (r.kind.is_empty() || c.kind == r.kind))
+}
+
+/// Step 1, `NodePoolDrifted`. For nodes this tool launched, the launch record says which fields
+/// changed; otherwise Karpenter's static check: both hash annotations on both sides, equal
+/// versions, different hashes (any missing annotation or a version mismatch ⇒ not drifted).
+fn nodepool_drift(mn: &ManagedNode, pool: &NodePool) -> Outcome {
+    if let Some(text) = mn.launch_record() {
+        return match TemplateRecord::parse(text) {
+            Ok(record) => {
+                let mut taints = mn.node.taints.clone();
+                if let Some(c) = &mn.node_claim {
+                    taints.extend(c.taints.iter().cloned());
+                }
+                let mut node_labels = mn.node.labels.clone();
+                if let Some(c) = &mn.node_claim {
+                    node_labels.extend(c.labels.clone());
+                }
+                let diff = record.diff(pool, &node_labels, &mn.node.annotations, &taints);
+                if diff.is_empty() {
+                    Outcome::Clean
+                } else {
+                    let detail = format!(
+                        "template changed since launch: {}",
+                        diff.iter()
+                            .map(|c| c.summary.as_str())
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    );
+                    let changes = diff
+                        .iter()
+                        .map(|c| change(c.field, None, Some(c.summary.clone())))
+                        .collect();
+                    Outcome::Drifted(Finding::new(DriftReason::NodePoolDrifted, detail, changes))
+                }
+            }
+            Err(e) => not_checked(format!("NodePoolDrifted: {e}"), false),
+        };
+    }
+    hash_drift(
+        mn,
+        &pool.annotations,
+        NODEPOOL_HASH,
+        NODEPOOL_HASH_VERSION,
+        &format!("NodePool {}", pool.name),
+        DriftReason::NodePoolDrifted,
+        "template",
+    )
+}
+
+/// The static hash comparison shared by `NodePoolDrifted` and `NodeClassDrift`.
+fn hash_drift(
+    mn: &ManagedNode,
+    owner: &std::collections::BTreeMap<String, String>,
+    hash_key: &str,
+    version_key: &str,
+    owner_name: &str,
+    reason: DriftReason,
+    what: &str,
+) -> Outcome {
+    let node_hash = mn.annotation(hash_key);
+    let node_version = mn.annotation(version_key);
+    let (Some(nh), Some(nv), Some(oh), Some(ov)) = (
+        node_hash,
+        node_version,
+        owner.get(hash_key),
+        owner.get(version_key),
+    ) else {
+        return Outcome::Clean;
+    };
+    if nv != ov {
+        // Karpenter's hash controllers rewrite the NodeClaim's version when the algorithm
+        // changes; until then the two hashes are not comparable (KARPENTER.md §4.3).
+        return not_checked(
+            format!("{hash_key}: hash versions differ ({nv} on the node, {ov} on {owner_name}): not comparable"),
+            false,
+        );
+    }
+    if nh == oh {
+        return Outcome::Clean;
+    }
+    let who = if mn.node_claim.is_some() {
+        "NodeClaim"
+    } else {
+        "node"
+    };
+    Outcome::Drifted(Finding::new(
+        reason,
+        format!(
+            "{owner_name} {what} changed since launch: {hash_key} {nh} ({who}) ≠ {oh} ({owner_name}), hash version {nv}"
+        ),
+        vec![change(
+            hash_key,
+            Some(nh.to_string()),
+            Some(oh.to_string()),
+        )],
+    ))
+}
+
+/// Step 2, `RequirementsDrifted`.
+fn requirements_drift(mn: &ManagedNode, pool: &NodePool) -> Outcome {
+    let v = violations(mn.labels(), &pool.requirements);
+    if v.is_empty() {
+        return Outcome::Clean;
+    }
+    let detail = v.iter().map(|x| x.explain()).collect::<Vec<_>>().join("; ");
+    let changes = v
+        .iter()
+        .map(|x| change(&x.key, x.node_value.clone(), Some(x.requirement.clone())))
+        .collect();
+    Outcome::Drifted(Finding::new(
+        DriftReason::RequirementsDrifted,
+        detail,
+        changes,
+    ))
+}
+
+/// Step 3, `InstanceTypeNotFound` (v1.1+): only NodeClaims older than an hour.
+fn instance_type_drift(
+    snap: &DriftSnapshot,
+    mn: &ManagedNode,
+    pool: &NodePool,
+    age: Option<i64>,
+) -> Outcome {
+    let Some(offered) = snap.instance_types.get(&pool.name) else {
+        return not_checked(
+            format!(
+                "InstanceTypeNotFound: instance types of NodePool {} unknown",
+                pool.name
+            ),
+            false,
+        );
+    };
+    match age {
+        Some(a) if a >= INSTANCE_TYPE_MIN_AGE_SECONDS => {}
+        Some(_) => return Outcome::Clean,
+        None => {
+            return not_checked(
+                "InstanceTypeNotFound: creation time unknown (only nodes older than 1h are judged)",
+                false,
+            )
+        }
+    }
+    let Some(t) = mn.instance_type() else {
+        return Outcome::Drifted(Finding::new(
+            DriftReason::InstanceTypeNotFound,
+            format!("no {} label", labels::INSTANCE_TYPE),
+            vec![],
+        ));
+    };
+    if offered.contains(t) {
+        return Outcome::Clean;
+    }
+    Outcome::Drifted(Finding::new(
+        DriftReason::InstanceTypeNotFound,
+        format!(
+            "instance type {t} is no longer offered to NodePool {} ({} types are)",
+            pool.name,
+            offered.len()
+        ),
+        vec![change(labels::INSTANCE_TYPE, Some(t.to_string()), None)],
+    ))
+}
+
+/// Step 4.1, `NodeClassDrift`.
+fn nodeclass_drift(mn: &ManagedNode, class: &NodeClass) -> Outcome {
+    hash_drift(
+        mn,
+        &class.annotations,
+        NODECLASS_HASH,
+        NODECLASS_HASH_VERSION,
+        &format!("{} {}", class.kind, class.name),
+        DriftReason::NodeClassDrift,
+        "spec",
+    )
+}
+
+/// The instance type's requirements as far as the AMIs' requirement keys go, read from the
+/// node's labels: Karpenter labels a node with every single-valued requirement of its type, and
+/// an absent count (`instance-gpu-count`, …) means `DoesNotExist` (KARPENTER.md §2.2).
+fn type_requirements(mn: &ManagedNode, images: &[ExpectedImage]) -> Requirements {
+    let labels_ = mn.labels();
+    let mut keys: BTreeSet<String> = images
+        .iter()
+        .flat_map(|i| {
+            i.requirements
+                .iter()
+                .map(|r| labels::normalize_key(&r.key).to_string())
+        })
+        .collect();
+    keys.insert(labels::ARCH.to_string());
+    let mut reqs = Requirements::new();
+    for k in keys {
+        let value = labels_
+            .iter()
+            .find(|(lk, _)| labels::normalize_key(lk) == k)
+            .map(|(_, v)| v.clone());
+        reqs.add(match value {
+            Some(v) => Requirement::single(&k, &v),
+            None => Requirement::new(&k, Operator::DoesNotExist, std::iter::empty::<String>()),
+        });
+    }
+    reqs
+}
+
+/// `MapToInstanceTypes` for one type (KARPENTER.md §3.5): the first image, in order, whose
+/// requirements are compatible — only the newest compatible AMI counts. Images whose
+/// requirements are unknown (ids given offline) are all accepted.
+fn expected_images<'a>(mn: &ManagedNode, images: &'a [ExpectedImage]) -> Vec<&'a ExpectedImage> {
+    let type_reqs = type_requirements(mn, images);
+    let mut out: Vec<&ExpectedImage> = images
+        .iter()
+        .filter(|i| i.requirements.is_empty())
+        .collect();
+    if let Some(first) = images.iter().find(|i| {
+        !i.requirements.is_empty()
+            && type_reqs
+                .compatible(
+                    &Requirements::from_selectors(&i.requirements),
+                    labels::is_well_known,
+                )
+                .is_ok()
+    }) {
+        out.push(first);
+    }
+    // The same id can serve two requirement sets (AL2 GPU: nvidia and neuron).
+    let mut seen = BTreeSet::new();
+    out.retain(|i| seen.insert(i.id.clone()));
+    out
+}
+
+/// The node's kind of machine, as an AMI variant sees it: `amd64`, `arm64 nvidia`, …
+fn variant(mn: &ManagedNode) -> String {
+    let l = mn.labels();
+    let mut parts = vec![l
+        .get(labels::ARCH)
+        .cloned()
+        .unwrap_or_else(|| "unknown-arch".into())];
+    if l.contains_key(labels::INSTANCE_GPU_COUNT) {
+        parts.push("gpu".into());
+    }
+    if l.contains_key(labels::INSTANCE_ACCELERATOR_COUNT) {
+        parts.push("accelerator".into());
+    }
+    if l.get(labels::OS).is_some_and(|o| o == "windows") {
+        parts.push("windows".into());
+    }
+    parts.join(" ")
+}
+
+fn named(snap: &DriftSnapshot, id: &str, name: Option<&String>) -> String {
+    match name.or_else(|| snap.image_names.get(id)) {
+        Some(n) => format!("{id} ({n})"),
+        None => id.to_string(),
+    }
+}
+
+/// Step 4.2, `AMIDrift`: the node's image is not what the class gives its instance type now.
+fn ami_drift(
+    snap: &DriftSnapshot,
+    mn: &ManagedNode,
+    class: &NodeClass,
+    facts: Option<&ClassFacts>,
+) -> Outcome {
+    if class.launch_template.is_some() {
+        return not_checked(
+            format!(
+                "AMIDrift: {} {} uses launchTemplate {} (Karpenter skips AMI drift)",
+                class.kind,
+                class.name,
+                class.launch_template.as_deref().unwrap_or_default()
+            ),
+            false,
+        );
+    }
+    let images = match facts.map(|f| &f.images) {
+        Some(Fact::Known(images)) => images,
+        Some(Fact::Unknown(why)) => {
+            return not_checked(format!("AMI drift not checked: {why}"), true)
+        }
+        None => {
+            return not_checked(
+                format!(
+                    "AMI drift not checked: {} {} was not resolved",
+                    class.kind, class.name
+                ),
+                true,
+            )
+        }
+    };
+    if images.is_empty() {
+        return not_checked(
+            format!(
+                "AMI drift not checked: {} {} resolves no AMI",
+                class.kind, class.name
+            ),
+            true,
+        );
+    }
+    let expected = expected_images(mn, images);
+    let expected_ids: Vec<String> = expected.iter().map(|i| i.id.clone()).collect();
+    let Some(current) = mn.image_id() else {
+        return Outcome::NotChecked {
+            why: format!(
+                "AMI drift not checked: the node's image is unknown (no instance facts, NodeClaim status.imageID or {} annotation)",
+                super::IMAGE_ID_ANNOTATION
+            ),
+            deciding: true,
+            expected_image_ids: expected_ids,
+        };
+    };
+    if expected.iter().any(|i| i.id == current) {
+        return Outcome::Clean;
+    }
+    let runs = format!("runs {}", named(snap, current, None));
+    let detail = if expected.is_empty() {
+        let all: BTreeSet<&str> = images.iter().map(|i| i.id.as_str()).collect();
+        format!(
+            "{runs}; {} has no AMI for {} (it resolves {})",
+            class.name,
+            variant(mn),
+            list(&all)
+        )
+    } else {
+        let targets = expected
+            .iter()
+            .map(|i| format!("{} via {}", named(snap, &i.id, i.name.as_ref()), i.source))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        format!(
+            "{runs}; {} resolves {} → {targets}",
+            class.name,
+            variant(mn)
+        )
+    };
+    Outcome::Drifted(Finding {
+        reason: DriftReason::AmiDrift,
+        detail,
+        changes: vec![change(
+            "image",
+            Some(current.to_string()),
+            (!expected_ids.is_empty()).then(|| expected_ids.join(",")),
+        )],
+        expected_image_ids: expected_ids,
+    })
+}
+
+fn node_security_groups(mn: &ManagedNode) -> Option<BTreeSet<String>> {
+    if let Some(i) = &mn.instance {
+        if !i.security_group_ids.is_empty() {
+            return Some(i.security_group_ids.iter().cloned().collect());
+        }
+    }
+    mn.node
+        .annotations
+        .get(SECURITY_GROUPS_ANNOTATION)
+        .map(|v| crate::cloud::ami::split_list(v).into_iter().collect())
+}
+
+fn node_subnet(mn: &ManagedNode) -> Option<String> {
+    mn.instance
+        .as_ref()
+        .and_then(|i| i.subnet_id.clone())
+        .or_else(|| mn.node.annotations.get(SUBNET_ANNOTATION).cloned())
+        .filter(|s| !s.is_empty())
+}
+
+/// Step 4.3, `SecurityGroupDrift`: set inequality, extra or missing groups both drift.
+fn security_group_drift(
+    mn: &ManagedNode,
+    class: &NodeClass,
+    facts: Option<&ClassFacts>,
+) -> Outcome {
+    if class.launch_template.is_some() {
+        return not_checked(
+            "SecurityGroupDrift: the class uses a launchTemplate (Karpenter skips it)",
+            false,
+        );
+    }
+    let want = match facts.map(|f| &f.security_groups) {
+        Some(Fact::Known(set)) if !set.ids.is_empty() => set,
+        Some(Fact::Unknown(why)) => {
+            return not_checked(format!("SecurityGroupDrift: {why}"), false)
+        }
+        _ => {
+            return not_checked(
+                format!(
+                    "SecurityGroupDrift: {} {} resolves no security group",
+                    class.kind, class.name
+                ),
+                false,
+            )
+        }
+    };
+    let Some(have) = node_security_groups(mn) else {
+        return not_checked(
+            "SecurityGroupDrift: the instance's security groups are unknown (no instance facts)",
+            false,
+        );
+    };
+    if have == want.ids {
+        return Outcome::Clean;
+    }
+    let have_s: BTreeSet<&str> = have.iter().map(String::as_str).collect();
+    let want_s: BTreeSet<&str> = want.ids.iter().map(String::as_str).collect();
+    let left: BTreeSet<&str> = have_s.difference(&want_s).copied().collect();
+    let joined: BTreeSet<&str> = want_s.difference(&have_s).copied().collect();
+    let mut why = Vec::new();
+    if !left.is_empty() {
+        why.push(format!("{} left the selection", list(&left)));
+    }
+    if !joined.is_empty() {
+        why.push(format!("{} joined it", list(&joined)));
+    }
+    Outcome::Drifted(Finding::new(
+        DriftReason::SecurityGroupDrift,
+        format!(
+            "security groups {} → {} ({})",
+            list(&have_s),
+            list(&want_s),
+            why.join("; ")
+        ),
+        vec![change(
+            "securityGroups",
+            Some(list(&have_s)),
+            Some(list(&want_s)),
+        )],
+    ))
+}
+
+/// Step 4.4, `SubnetDrift`: the instance's subnet is not in the selection.
+fn subnet_drift(mn: &ManagedNode, class: &NodeClass, facts: Option<&ClassFacts>) -> Outcome {
+    let want = match facts.map(|f| &f.subnets) {
+        Some(Fact::Known(set)) if !set.ids.is_empty() => set,
+        Some(Fact::Unknown(why)) => return not_checked(format!("SubnetDrift: {why}"), false),
+        _ => {
+            return not_checked(
+                format!(
+                    "SubnetDrift: {} {} resolves no subnet",
+                    class.kind, class.name
+                ),
+                false,
+            )
+        }
+    };
+    let Some(have) = node_subnet(mn) else {
+        return not_checked(
+            "SubnetDrift: the instance's subnet is unknown (no instance facts)",
+            false,
+        );
+    };
+    if want.ids.contains(&have) {
+        return Outcome::Clean;
+    }
+    let now: BTreeSet<&str> = want.ids.iter().map(String::as_str).collect();
+    Outcome::Drifted(Finding::new(
+        DriftReason::SubnetDrift,
+        format!("subnet {have} left the selection (now: {})", list(&now)),
+        vec![change("subnet", Some(have), Some(list(&now)))],
+    ))
+}

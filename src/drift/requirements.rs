@@ -1,0 +1,85 @@
+//! `RequirementsDrifted` (KARPENTER.md §4.2 step 2): are the node's labels still compatible
+//! with the NodePool's requirements, with **no** "allow undefined" keys (drift passes none,
+//! unlike the scheduler)?
+//!
+//! The node side is one `In [value]` per label, so Karpenter's
+//! `labels.Compatible(poolRequirements)` reduces to, for every pool requirement:
+//!
+//! | node label | requirement                         | drifted |
+//! |------------|-------------------------------------|---------|
+//! | absent     | `NotIn` / `DoesNotExist`            | no      |
+//! | absent     | `In` / `Exists` / `Gt` / `Lt`       | yes ("label does not have known values") |
+//! | present v  | admits v (In ∋ v, NotIn ∌ v, Exists, Gt/Lt bound holds as an integer) | no |
+//! | present v  | does not admit v (narrowed, `DoesNotExist`, non-integer under Gt/Lt) | yes |
+//!
+//! so widening a requirement never drifts and narrowing it past the node's value does.
+
+use std::collections::BTreeMap;
+
+use crate::model::labels::normalize_key;
+use crate::model::requirements::{NodeSelectorRequirement, Requirement, Requirements};
+
+/// One requirement the node no longer satisfies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequirementViolation {
+    /// The (normalised) label key.
+    pub key: String,
+    /// The node's value, if it has the label.
+    pub node_value: Option<String>,
+    /// The requirement now, e.g. `In [c,m]`.
+    pub requirement: String,
+}
+
+impl RequirementViolation {
+    /// People's text: `karpenter.k8s.aws/instance-category=r is not in In [c,m]`.
+    pub fn explain(&self) -> String {
+        match &self.node_value {
+            Some(v) => format!(
+                "{}={v} no longer matches {} {}",
+                self.key, self.key, self.requirement
+            ),
+            None => format!(
+                "node has no {} label but the NodePool now requires {} {}",
+                self.key, self.key, self.requirement
+            ),
+        }
+    }
+}
+
+/// The operator and values of a requirement, as written (`In [c,m]`, `Gt 2`, `DoesNotExist`).
+fn shown(req: &Requirement) -> String {
+    let sel = req.to_selector();
+    match sel.values.as_slice() {
+        [] => sel.operator.to_string(),
+        [one] if matches!(sel.operator.as_str(), "Gt" | "Lt") => format!("{} {one}", sel.operator),
+        values => format!("{} [{}]", sel.operator, values.join(",")),
+    }
+}
+
+/// Every pool requirement the labels violate, in key order (empty: not drifted).
+pub fn violations(
+    node_labels: &BTreeMap<String, String>,
+    pool_requirements: &[NodeSelectorRequirement],
+) -> Vec<RequirementViolation> {
+    let labels: BTreeMap<&str, &str> = node_labels
+        .iter()
+        .map(|(k, v)| (normalize_key(k), v.as_str()))
+        .collect();
+    let reqs = Requirements::from_selectors(pool_requirements);
+    let mut out = Vec::new();
+    for req in reqs.iter() {
+        let value = labels.get(req.key.as_str()).copied();
+        let ok = match value {
+            None => req.operator().is_negative(),
+            Some(v) => req.has(v),
+        };
+        if !ok {
+            out.push(RequirementViolation {
+                key: req.key.clone(),
+                node_value: value.map(str::to_string),
+                requirement: shown(req),
+            });
+        }
+    }
+    out
+}

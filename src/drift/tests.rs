@@ -1,0 +1,824 @@
+//! Drift rules as tables and scenarios (KARPENTER.md §4.2): every reason, their precedence, the
+//! requirement-drift table, v1alpha5's AMI-only drift, and the explanation texts.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::facts::{offline_images, stale_status_notes, IdSet};
+use super::requirements::violations;
+use super::*;
+use crate::cloud::ami::KubeVersion;
+use crate::model::nodepool::{AmiStatus, ApiGeneration, NodeClassRef};
+use crate::model::requirements::{NodeSelectorRequirement, Operator, Requirements};
+
+const NOW: &str = "2024-06-24T12:00:00Z";
+
+fn now() -> i64 {
+    crate::cloud::ami::parse_rfc3339(NOW).unwrap()
+}
+
+fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn req(key: &str, op: Operator, values: &[&str]) -> NodeSelectorRequirement {
+    NodeSelectorRequirement::new(key, op, values)
+}
+
+fn pool(generation: ApiGeneration, class: &str) -> NodePool {
+    NodePool {
+        name: "default".into(),
+        generation: Some(generation),
+        requirements: vec![req(labels::ARCH, Operator::In, &["amd64", "arm64"])],
+        node_class_ref: Some(NodeClassRef {
+            group: "karpenter.k8s.aws".into(),
+            kind: if generation == ApiGeneration::V1Alpha5 {
+                "AWSNodeTemplate".into()
+            } else {
+                "EC2NodeClass".into()
+            },
+            name: class.into(),
+        }),
+        ..NodePool::default()
+    }
+}
+
+fn class(generation: ApiGeneration, name: &str) -> NodeClass {
+    NodeClass {
+        name: name.into(),
+        kind: if generation == ApiGeneration::V1Alpha5 {
+            "AWSNodeTemplate".into()
+        } else {
+            "EC2NodeClass".into()
+        },
+        generation: Some(generation),
+        ..NodeClass::default()
+    }
+}
+
+fn image(id: &str, name: &str, arch: &str, source: &str) -> ExpectedImage {
+    ExpectedImage {
+        id: id.into(),
+        name: Some(name.into()),
+        requirements: vec![
+            req(labels::ARCH, Operator::In, &[arch]),
+            req(labels::INSTANCE_GPU_COUNT, Operator::DoesNotExist, &[]),
+        ],
+        source: source.into(),
+    }
+}
+
+const SSM_125: &str = "/aws/service/eks/optimized-ami/1.25/amazon-linux-2/recommended/image_id";
+
+fn facts(images: Vec<ExpectedImage>) -> ClassFacts {
+    ClassFacts {
+        images: Fact::Known(images),
+        subnets: Fact::Known(IdSet {
+            ids: ["subnet-a", "subnet-b"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            source: "DescribeSubnets".into(),
+        }),
+        security_groups: Fact::Known(IdSet {
+            ids: ["sg-a", "sg-b"].iter().map(|s| s.to_string()).collect(),
+            source: "DescribeSecurityGroups".into(),
+        }),
+    }
+}
+
+fn node(pool_label: &str) -> ManagedNode {
+    ManagedNode {
+        node: Node {
+            name: "ip-10-0-1-23".into(),
+            labels: map(&[
+                (pool_label, "default"),
+                (labels::ARCH, "amd64"),
+                (labels::INSTANCE_TYPE, "c6a.2xlarge"),
+                (labels::ZONE, "us-east-1a"),
+            ]),
+            provider_id: Some("aws:///us-east-1a/i-0abc".into()),
+            creation_timestamp: Some("2024-06-01T00:00:00Z".into()),
+            ..Node::default()
+        },
+        node_claim: None,
+        instance: Some(Instance {
+            id: "i-0abc".into(),
+            instance_type: "c6a.2xlarge".into(),
+            zone: "us-east-1a".into(),
+            subnet_id: Some("subnet-a".into()),
+            image_id: "ami-0bb".into(),
+            security_group_ids: vec!["sg-a".into(), "sg-b".into()],
+            ..Instance::default()
+        }),
+    }
+}
+
+/// A v1 world where nothing drifted: node on ami-0bb (the newest amd64 image), in subnet-a
+/// with sg-a+sg-b, c6a.2xlarge offered.
+fn world() -> DriftSnapshot {
+    let c = class(ApiGeneration::V1, "newnode");
+    let mut class_facts = BTreeMap::new();
+    class_facts.insert(
+        class_key(&c.kind, &c.name),
+        facts(vec![
+            image("ami-0arm", "arm-node", "arm64", "SSM /arm"),
+            image(
+                "ami-0bb",
+                "amazon-eks-node-1.25-v20230711",
+                "amd64",
+                &format!("SSM {SSM_125}"),
+            ),
+            image(
+                "ami-0aa",
+                "amazon-eks-node-1.24-v20230703",
+                "amd64",
+                "SSM /old",
+            ),
+        ]),
+    );
+    DriftSnapshot {
+        nodes: vec![node(labels::NODEPOOL)],
+        node_pools: vec![pool(ApiGeneration::V1, "newnode")],
+        node_classes: vec![c],
+        class_facts,
+        instance_types: [(
+            "default".to_string(),
+            ["c6a.2xlarge", "m5.large"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        )]
+        .into_iter()
+        .collect(),
+        image_names: map(&[("ami-0aa", "amazon-eks-node-1.24-v20230703")]),
+        now: now(),
+        notes: vec![],
+    }
+}
+
+fn verdict(s: &DriftSnapshot) -> NodeDrift {
+    let e = evaluate(s);
+    assert_eq!(e.nodes.len(), 1);
+    e.nodes[0].clone()
+}
+
+fn reason(s: &DriftSnapshot) -> Option<DriftReason> {
+    verdict(s).reason
+}
+
+// Mutators, one per reason, so precedence can be tested by combining them.
+fn drift_nodepool(s: &mut DriftSnapshot) {
+    s.node_pools[0].annotations.extend(map(&[
+        (NODEPOOL_HASH, "222"),
+        (NODEPOOL_HASH_VERSION, "v3"),
+    ]));
+    s.nodes[0].node.annotations.extend(map(&[
+        (NODEPOOL_HASH, "111"),
+        (NODEPOOL_HASH_VERSION, "v3"),
+    ]));
+}
+fn drift_requirements(s: &mut DriftSnapshot) {
+    s.node_pools[0].requirements = vec![req(labels::ARCH, Operator::In, &["arm64"])];
+}
+fn drift_instance_type(s: &mut DriftSnapshot) {
+    s.instance_types.insert("default".into(), BTreeSet::new());
+}
+fn drift_nodeclass(s: &mut DriftSnapshot) {
+    s.node_classes[0].annotations.extend(map(&[
+        (NODECLASS_HASH, "9"),
+        (NODECLASS_HASH_VERSION, "v4"),
+    ]));
+    s.nodes[0].node.annotations.extend(map(&[
+        (NODECLASS_HASH, "8"),
+        (NODECLASS_HASH_VERSION, "v4"),
+    ]));
+}
+fn drift_ami(s: &mut DriftSnapshot) {
+    s.nodes[0].instance.as_mut().unwrap().image_id = "ami-0aa".into();
+}
+fn drift_sg(s: &mut DriftSnapshot) {
+    s.nodes[0].instance.as_mut().unwrap().security_group_ids = vec!["sg-a".into(), "sg-c".into()];
+}
+fn drift_subnet(s: &mut DriftSnapshot) {
+    s.nodes[0].instance.as_mut().unwrap().subnet_id = Some("subnet-x".into());
+}
+
+#[test]
+fn a_clean_node_is_ok() {
+    let v = verdict(&world());
+    assert_eq!(v.status, Status::Ok, "{v:?}");
+    assert!(!v.drifted);
+    assert_eq!(v.reason, None);
+    assert!(v.not_checked.is_empty(), "{:?}", v.not_checked);
+}
+
+#[test]
+fn every_reason_alone() {
+    type Mutate = fn(&mut DriftSnapshot);
+    let cases: [(Mutate, DriftReason); 7] = [
+        (drift_nodepool, DriftReason::NodePoolDrifted),
+        (drift_requirements, DriftReason::RequirementsDrifted),
+        (drift_instance_type, DriftReason::InstanceTypeNotFound),
+        (drift_nodeclass, DriftReason::NodeClassDrift),
+        (drift_ami, DriftReason::AmiDrift),
+        (drift_sg, DriftReason::SecurityGroupDrift),
+        (drift_subnet, DriftReason::SubnetDrift),
+    ];
+    for (mutate, want) in cases {
+        let mut s = world();
+        mutate(&mut s);
+        let v = verdict(&s);
+        assert_eq!(v.reason, Some(want), "{v:?}");
+        assert_eq!(v.status, Status::Drifted);
+        assert!(!v.detail.is_empty());
+    }
+}
+
+#[test]
+fn the_first_reason_in_karpenters_order_wins() {
+    type Mutate = fn(&mut DriftSnapshot);
+    let order: [(Mutate, DriftReason); 7] = [
+        (drift_nodepool, DriftReason::NodePoolDrifted),
+        (drift_requirements, DriftReason::RequirementsDrifted),
+        (drift_instance_type, DriftReason::InstanceTypeNotFound),
+        (drift_nodeclass, DriftReason::NodeClassDrift),
+        (drift_ami, DriftReason::AmiDrift),
+        (drift_sg, DriftReason::SecurityGroupDrift),
+        (drift_subnet, DriftReason::SubnetDrift),
+    ];
+    // Apply every mutation from position i on: the reason at i must win.
+    for i in 0..order.len() {
+        let mut s = world();
+        for (mutate, _) in &order[i..] {
+            mutate(&mut s);
+        }
+        assert_eq!(reason(&s), Some(order[i].1), "from {:?} on", order[i].1);
+    }
+    // Pairwise: the earlier one always wins.
+    for i in 0..order.len() {
+        for j in i + 1..order.len() {
+            let mut s = world();
+            (order[j].0)(&mut s);
+            (order[i].0)(&mut s);
+            assert_eq!(
+                reason(&s),
+                Some(order[i].1),
+                "{:?} vs {:?}",
+                order[i].1,
+                order[j].1
+            );
+        }
+    }
+}
+
+#[test]
+fn requirement_drift_table() {
+    use Operator::*;
+    let labels_ = map(&[
+        ("karpenter.k8s.aws/instance-category", "r"),
+        ("karpenter.k8s.aws/instance-generation", "5"),
+        ("team", "a"),
+    ]);
+    let cases: &[(&str, Operator, &[&str], bool, &str)] = &[
+        (
+            "karpenter.k8s.aws/instance-category",
+            In,
+            &["c", "m", "r"],
+            false,
+            "value still allowed",
+        ),
+        (
+            "karpenter.k8s.aws/instance-category",
+            In,
+            &["c", "m", "r", "x"],
+            false,
+            "widening",
+        ),
+        (
+            "karpenter.k8s.aws/instance-category",
+            In,
+            &["c", "m"],
+            true,
+            "narrowing past the value",
+        ),
+        (
+            "karpenter.k8s.aws/instance-category",
+            NotIn,
+            &["r"],
+            true,
+            "excluding the value",
+        ),
+        (
+            "karpenter.k8s.aws/instance-category",
+            NotIn,
+            &["c"],
+            false,
+            "excluding another value",
+        ),
+        (
+            "karpenter.k8s.aws/instance-category",
+            Exists,
+            &[],
+            false,
+            "Exists on a present key",
+        ),
+        (
+            "karpenter.k8s.aws/instance-category",
+            DoesNotExist,
+            &[],
+            true,
+            "DoesNotExist on a present key",
+        ),
+        (
+            "gpu",
+            DoesNotExist,
+            &[],
+            false,
+            "DoesNotExist on an absent key",
+        ),
+        ("gpu", NotIn, &["x"], false, "NotIn on an absent key"),
+        ("gpu", In, &["x"], true, "new In on an absent key"),
+        ("gpu", Exists, &[], true, "new Exists on an absent key"),
+        ("gpu", Gt, &["1"], true, "new Gt on an absent key"),
+        ("gpu", Lt, &["1"], true, "new Lt on an absent key"),
+        (
+            "karpenter.k8s.aws/instance-generation",
+            Gt,
+            &["4"],
+            false,
+            "5 > 4",
+        ),
+        (
+            "karpenter.k8s.aws/instance-generation",
+            Gt,
+            &["5"],
+            true,
+            "5 > 5 fails",
+        ),
+        (
+            "karpenter.k8s.aws/instance-generation",
+            Lt,
+            &["10"],
+            false,
+            "5 < 10 (integers, not strings)",
+        ),
+        (
+            "karpenter.k8s.aws/instance-generation",
+            Lt,
+            &["5"],
+            true,
+            "5 < 5 fails",
+        ),
+        ("team", Gt, &["1"], true, "a non-integer never satisfies Gt"),
+        (
+            "kubernetes.io/arch",
+            In,
+            &["amd64"],
+            true,
+            "a well-known key is not allowed undefined in drift",
+        ),
+    ];
+    for (key, op, values, drifted, why) in cases {
+        let reqs = vec![req(key, *op, values)];
+        let v = violations(&labels_, &reqs);
+        assert_eq!(
+            !v.is_empty(),
+            *drifted,
+            "{why}: {key} {op} {values:?} → {v:?}"
+        );
+        // Same answer as the algebra's Compatible with nothing allowed undefined.
+        let compatible = Requirements::from_labels(labels_.iter())
+            .compatible(&Requirements::from_selectors(&reqs), |_| false)
+            .is_ok();
+        assert_eq!(compatible, !*drifted, "algebra disagrees: {why}");
+    }
+}
+
+#[test]
+fn requirement_drift_names_the_key_and_the_new_rule() {
+    let mut s = world();
+    s.node_pools[0].requirements = vec![
+        req("karpenter.sh/capacity-type", Operator::In, &["spot"]),
+        req(labels::ARCH, Operator::In, &["arm64"]),
+    ];
+    let v = verdict(&s);
+    assert_eq!(
+        v.detail,
+        "node has no karpenter.sh/capacity-type label but the NodePool now requires karpenter.sh/capacity-type In [spot]; \
+kubernetes.io/arch=amd64 no longer matches kubernetes.io/arch In [arm64]"
+    );
+    assert_eq!(v.changes[1].old.as_deref(), Some("amd64"));
+}
+
+#[test]
+fn nodepool_hash_drift_is_version_aware() {
+    let mut s = world();
+    drift_nodepool(&mut s);
+    let v = verdict(&s);
+    assert_eq!(
+        v.detail,
+        "NodePool default template changed since launch: karpenter.sh/nodepool-hash 111 (node) ≠ 222 (NodePool default), hash version v3"
+    );
+    // Different versions: not comparable, not drifted (Karpenter rehashes first).
+    s.node_pools[0]
+        .annotations
+        .insert(NODEPOOL_HASH_VERSION.into(), "v4".into());
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Ok);
+    assert!(v.not_checked[0].contains("hash versions differ"));
+    // Any annotation missing: not drifted.
+    let mut s = world();
+    drift_nodepool(&mut s);
+    s.nodes[0].node.annotations.remove(NODEPOOL_HASH_VERSION);
+    assert_eq!(verdict(&s).status, Status::Ok);
+    // The NodeClaim's annotations are the ones Karpenter compares.
+    let mut s = world();
+    drift_nodepool(&mut s);
+    s.nodes[0].node_claim = Some(crate::api::NodeClaim {
+        name: "default-x7k2p".into(),
+        annotations: map(&[(NODEPOOL_HASH, "222"), (NODEPOOL_HASH_VERSION, "v3")]),
+        ..Default::default()
+    });
+    assert_eq!(verdict(&s).status, Status::Ok, "the claim's hash matches");
+}
+
+#[test]
+fn nodes_this_tool_launched_name_the_changed_template_fields() {
+    let mut s = world();
+    let mut old = s.node_pools[0].clone();
+    old.node_class_ref.as_mut().unwrap().name = "oldnode".into();
+    s.nodes[0].instance.as_mut().unwrap().tags = map(&[
+        (TOOL_TAG, "kubectl-karpenter"),
+        (TEMPLATE_RECORD_TAG, &TemplateRecord::of_pool(&old).encode()),
+    ]);
+    s.node_pools[0].labels = map(&[("team", "a")]);
+    let v = verdict(&s);
+    assert_eq!(v.reason, Some(DriftReason::NodePoolDrifted));
+    assert_eq!(
+        v.detail,
+        "template changed since launch: nodeClassRef oldnode → newnode; labels +team=a"
+    );
+    assert_eq!(v.launched_by, "kubectl-karpenter");
+    // The record wins over stale hash annotations: an unchanged template is not drifted.
+    let mut s = world();
+    drift_nodepool(&mut s);
+    s.nodes[0].node.annotations.insert(
+        TEMPLATE_RECORD_TAG.into(),
+        TemplateRecord::of_pool(&s.node_pools[0]).encode(),
+    );
+    assert_eq!(verdict(&s).status, Status::Ok);
+}
+
+#[test]
+fn instance_type_not_found_waits_an_hour_and_is_v1_only() {
+    let mut s = world();
+    drift_instance_type(&mut s);
+    assert_eq!(
+        verdict(&s).detail,
+        "instance type c6a.2xlarge is no longer offered to NodePool default (0 types are)"
+    );
+    s.nodes[0].node.creation_timestamp = Some("2024-06-24T11:30:00Z".into());
+    assert_eq!(verdict(&s).status, Status::Ok, "younger than an hour");
+    let mut s = world();
+    drift_instance_type(&mut s);
+    s.node_pools[0].generation = Some(ApiGeneration::V1Beta1);
+    assert_eq!(
+        verdict(&s).status,
+        Status::Ok,
+        "v1beta1 had no InstanceTypeNotFound"
+    );
+    let mut s = world();
+    s.instance_types.clear();
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Ok, "unknown types do not decide");
+    assert_eq!(v.not_checked.len(), 1);
+}
+
+#[test]
+fn ami_drift_names_both_images_and_the_source() {
+    let mut s = world();
+    drift_ami(&mut s);
+    let v = verdict(&s);
+    assert_eq!(
+        v.detail,
+        format!(
+            "runs ami-0aa (amazon-eks-node-1.24-v20230703); newnode resolves amd64 → ami-0bb (amazon-eks-node-1.25-v20230711) via SSM {SSM_125}"
+        )
+    );
+    assert_eq!(v.image_id.as_deref(), Some("ami-0aa"));
+    assert_eq!(v.expected_image_ids, ["ami-0bb"]);
+    assert_eq!(v.changes[0].new.as_deref(), Some("ami-0bb"));
+}
+
+#[test]
+fn only_the_newest_compatible_ami_counts() {
+    // ami-0aa is still in the selection (older, amd64) but is not what the class gives amd64 now.
+    let mut s = world();
+    drift_ami(&mut s);
+    assert_eq!(reason(&s), Some(DriftReason::AmiDrift));
+    // An arm64 node is judged against the arm64 image only.
+    let mut s = world();
+    s.nodes[0]
+        .node
+        .labels
+        .insert(labels::ARCH.into(), "arm64".into());
+    assert_eq!(reason(&s), Some(DriftReason::AmiDrift));
+    s.nodes[0].instance.as_mut().unwrap().image_id = "ami-0arm".into();
+    assert_eq!(verdict(&s).status, Status::Ok);
+    // A GPU node has no standard-variant image: drifted, and the detail says so.
+    let mut s = world();
+    s.nodes[0]
+        .node
+        .labels
+        .insert(labels::INSTANCE_GPU_COUNT.into(), "1".into());
+    let v = verdict(&s);
+    assert_eq!(
+        v.detail,
+        "runs ami-0bb; newnode has no AMI for amd64 gpu (it resolves ami-0aa,ami-0arm,ami-0bb)"
+    );
+}
+
+#[test]
+fn ami_drift_reads_the_nodeclaim_image_then_the_annotation() {
+    let mut s = world();
+    s.nodes[0].instance = None;
+    s.nodes[0].node_claim = Some(crate::api::NodeClaim {
+        name: "default-abc".into(),
+        image_id: Some("ami-0aa".into()),
+        ..Default::default()
+    });
+    assert_eq!(reason(&s), Some(DriftReason::AmiDrift));
+    s.nodes[0].node_claim = None;
+    s.nodes[0]
+        .node
+        .annotations
+        .insert(IMAGE_ID_ANNOTATION.into(), "ami-0bb".into());
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Ok);
+    // Without instance facts SG and subnet cannot be judged; that alone is not Unknown.
+    assert_eq!(v.not_checked.len(), 2, "{:?}", v.not_checked);
+    s.nodes[0].node.annotations.clear();
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Unknown);
+    assert!(v
+        .detail
+        .starts_with("AMI drift not checked: the node's image is unknown"));
+    assert_eq!(
+        v.expected_image_ids,
+        ["ami-0bb"],
+        "still says what it should run"
+    );
+}
+
+#[test]
+fn unknown_when_the_pool_class_or_amis_are_missing() {
+    let mut s = world();
+    s.node_pools.clear();
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Unknown);
+    assert_eq!(v.detail, "NodePool (or Provisioner) default not found");
+    let mut s = world();
+    s.node_classes.clear();
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Unknown);
+    assert!(v.detail.starts_with("EC2NodeClass newnode not found"));
+    let mut s = world();
+    for f in s.class_facts.values_mut() {
+        f.images = Fact::Unknown(
+            "EC2NodeClass newnode has no status.amis and alias al2023@latest needs SSM".into(),
+        );
+    }
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Unknown);
+    assert!(v.detail.contains("alias al2023@latest needs SSM"));
+    // Something drifted anyway: Drifted beats Unknown.
+    drift_requirements(&mut s);
+    assert_eq!(verdict(&s).status, Status::Drifted);
+}
+
+#[test]
+fn security_group_and_subnet_texts() {
+    let mut s = world();
+    drift_sg(&mut s);
+    assert_eq!(
+        verdict(&s).detail,
+        "security groups sg-a,sg-c → sg-a,sg-b (sg-c left the selection; sg-b joined it)"
+    );
+    let mut s = world();
+    s.nodes[0].instance.as_mut().unwrap().security_group_ids = vec!["sg-a".into()];
+    assert_eq!(
+        verdict(&s).detail,
+        "security groups sg-a → sg-a,sg-b (sg-b joined it)"
+    );
+    let mut s = world();
+    drift_subnet(&mut s);
+    assert_eq!(
+        verdict(&s).detail,
+        "subnet subnet-x left the selection (now: subnet-a,subnet-b)"
+    );
+}
+
+#[test]
+fn a_launch_template_disables_ami_and_security_group_drift() {
+    let mut s = world();
+    drift_ami(&mut s);
+    drift_sg(&mut s);
+    s.node_classes[0].launch_template = Some("my-lt".into());
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Ok, "{v:?}");
+    drift_subnet(&mut s);
+    assert_eq!(reason(&s), Some(DriftReason::SubnetDrift));
+}
+
+/// v1alpha5 (the seed walkthrough): only AMI drift; requirement/hash changes do not count; a
+/// Provisioner without providerRef is never drifted.
+#[test]
+fn v1alpha5_provisioners_only_drift_on_amis() {
+    let mut s = world();
+    s.node_pools = vec![pool(ApiGeneration::V1Alpha5, "newnode")];
+    s.node_classes = vec![class(ApiGeneration::V1Alpha5, "newnode")];
+    s.class_facts = [(
+        "AWSNodeTemplate/newnode".to_string(),
+        facts(vec![ExpectedImage {
+            id: "ami-0bb".into(),
+            name: None,
+            requirements: vec![],
+            source: "amiSelector aws::ids ami-0bb".into(),
+        }]),
+    )]
+    .into_iter()
+    .collect();
+    s.nodes = vec![node(labels::PROVISIONER_NAME)];
+    drift_requirements(&mut s);
+    drift_nodepool(&mut s);
+    drift_sg(&mut s);
+    drift_subnet(&mut s);
+    assert_eq!(
+        verdict(&s).status,
+        Status::Ok,
+        "none of those count for v1alpha5"
+    );
+    drift_ami(&mut s);
+    let v = verdict(&s);
+    assert_eq!(v.reason, Some(DriftReason::AmiDrift));
+    assert_eq!(
+        v.detail,
+        "runs ami-0aa (amazon-eks-node-1.24-v20230703); newnode resolves amd64 → ami-0bb via amiSelector aws::ids ami-0bb"
+    );
+    // Inline `spec.provider` (no providerRef): never drifted.
+    s.node_pools[0].node_class_ref.as_mut().unwrap().kind = "Provisioner".into();
+    assert_eq!(verdict(&s).status, Status::Ok);
+    s.node_pools[0].node_class_ref = None;
+    assert_eq!(verdict(&s).status, Status::Ok);
+}
+
+#[test]
+fn pairing_keeps_managed_nodes_and_finds_claims() {
+    let managed = node(labels::NODEPOOL).node;
+    let mut plain = managed.clone();
+    plain.name = "system".into();
+    plain.labels.clear();
+    plain.provider_id = None;
+    let claim = crate::api::NodeClaim {
+        name: "default-abc".into(),
+        provider_id: managed.provider_id.clone(),
+        ..Default::default()
+    };
+    let inst = node(labels::NODEPOOL).instance.unwrap();
+    let (nodes, unmanaged) = pair_nodes(&[plain, managed], &[claim], &[inst]);
+    assert_eq!(unmanaged, 1);
+    assert_eq!(nodes.len(), 1);
+    assert_eq!(nodes[0].node_claim.as_ref().unwrap().name, "default-abc");
+    assert_eq!(nodes[0].instance.as_ref().unwrap().id, "i-0abc");
+}
+
+#[test]
+fn offline_images_from_ssm_values_ids_and_status() {
+    let mut c = class(ApiGeneration::V1, "newnode");
+    c.ami_selector_terms = vec![crate::model::nodepool::AmiSelectorTerm {
+        alias: Some("al2@latest".into()),
+        ..Default::default()
+    }];
+    c.ami_family = Some("AL2".into());
+    let k = KubeVersion::new(1, 25);
+    let ssm = map(&[
+        (SSM_125, "ami-0bb"),
+        (
+            "/aws/service/eks/optimized-ami/1.25/amazon-linux-2-arm64/recommended/image_id",
+            "ami-0arm",
+        ),
+    ]);
+    let Fact::Known(images) = offline_images(&c, k, &ssm) else {
+        panic!("known")
+    };
+    let ids: Vec<(&str, &str)> = images
+        .iter()
+        .map(|i| {
+            (
+                i.id.as_str(),
+                i.requirements
+                    .iter()
+                    .find(|r| r.key == labels::ARCH)
+                    .unwrap()
+                    .values[0]
+                    .as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(ids, [("ami-0bb", "amd64"), ("ami-0arm", "arm64")]);
+    assert_eq!(images[0].source, format!("SSM {SSM_125}"));
+    // Nothing given and no status: Unknown, saying which parameter to pass.
+    let Fact::Unknown(why) = offline_images(&c, k, &BTreeMap::new()) else {
+        panic!("unknown")
+    };
+    assert!(
+        why.contains(&format!("--ssm-param {SSM_125}=ami-…")),
+        "{why}"
+    );
+    // The status fills in, and a note says when it disagrees with the computed answer.
+    c.status.amis = vec![AmiStatus {
+        id: "ami-0aa".into(),
+        name: Some("amazon-eks-node-1.24-v20230703".into()),
+        requirements: vec![req(labels::ARCH, Operator::In, &["amd64"])],
+        deprecated: false,
+    }];
+    let Fact::Known(from_status) = offline_images(&c, k, &BTreeMap::new()) else {
+        panic!("status")
+    };
+    assert_eq!(from_status[0].source, "EC2NodeClass newnode status.amis");
+    let computed = ClassFacts {
+        images: offline_images(&c, k, &ssm),
+        ..ClassFacts::default()
+    };
+    assert_eq!(
+        stale_status_notes(&c, &computed),
+        ["EC2NodeClass newnode: status.amis (ami-0aa) is stale: the selection resolves to ami-0arm, ami-0bb now"]
+    );
+    let from_status_facts = ClassFacts {
+        images: Fact::Known(from_status),
+        ..ClassFacts::default()
+    };
+    assert!(stale_status_notes(&c, &from_status_facts).is_empty());
+}
+
+#[test]
+fn reports_are_sorted_and_counted() {
+    let mut s = world();
+    let mut second = s.nodes[0].clone();
+    second.node.name = "a-first".into();
+    second.instance.as_mut().unwrap().image_id = "ami-0aa".into();
+    s.nodes.push(second);
+    let e = evaluate(&s);
+    assert_eq!(e.nodes[0].name, "a-first");
+    assert_eq!(
+        (
+            e.summary.total,
+            e.summary.drifted,
+            e.summary.ok,
+            e.summary.unknown
+        ),
+        (2, 1, 1, 0)
+    );
+    assert!(e.any_drifted());
+    let json = serde_json::to_value(&e.nodes[0]).unwrap();
+    assert_eq!(json["reason"], "AMIDrift");
+    assert_eq!(json["status"], "Drifted");
+    assert_eq!(json["expectedImageIds"][0], "ami-0bb");
+}
+
+/// The pure modules stay pure (ARCHITECTURE.md "seams that must hold").
+#[test]
+fn drift_and_disruption_import_no_io() {
+    let sources = [
+        include_str!("mod.rs"),
+        include_str!("reasons.rs"),
+        include_str!("facts.rs"),
+        include_str!("record.rs"),
+        include_str!("requirements.rs"),
+        include_str!("../disruption/mod.rs"),
+        include_str!("../disruption/budgets.rs"),
+        include_str!("../disruption/drain.rs"),
+        include_str!("../disruption/time.rs"),
+    ];
+    for text in sources {
+        for banned in [
+            "std::fs",
+            "tokio",
+            "aws_sdk",
+            "aws_config",
+            "kube::",
+            "k8s_openapi",
+            "clap::",
+            "SystemTime",
+        ] {
+            let code: String = text
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("//"))
+                .collect();
+            assert!(!code.contains(banned), "a pure module uses {banned}");
+        }
+    }
+}

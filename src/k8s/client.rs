@@ -1,0 +1,133 @@
+//! [`Cluster`] over kube-rs: kubeconfig auth (tokens, client certificates, exec plugins such as
+//! `aws eks get-token`), TLS with rustls + ring, blocking calls on a private runtime.
+//!
+//! Two kube clients share the configuration: one with kube-rs's default retry layer (429/503/504
+//! retried with backoff) for reads, one without for writes — an eviction's 429 is a PDB saying
+//! no, which the drain must see and report, not a transient error to hide.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::config::ClusterTarget;
+use super::{Cluster, ClusterError, Method, Request, Response};
+
+/// A connected cluster.
+pub struct KubeClient {
+    runtime: tokio::runtime::Runtime,
+    reads: kube::Client,
+    writes: kube::Client,
+    server: String,
+    requests: AtomicU64,
+}
+
+impl KubeClient {
+    /// Builds the clients (no request is sent yet; exec plugins run at the first request).
+    pub fn connect(target: &ClusterTarget) -> Result<KubeClient, ClusterError> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| ClusterError::Config(format!("cannot start the I/O runtime: {e}")))?;
+        let mut config = runtime
+            .block_on(kube::Config::from_custom_kubeconfig(
+                target.kubeconfig.clone(),
+                &target.options,
+            ))
+            .map_err(|e| ClusterError::Config(one_line(&e)))?;
+        config.default_namespace = target.namespace.clone();
+        config.read_timeout = target.request_timeout;
+        if target.request_timeout.is_some() {
+            config.reset_reader_on_write = true;
+        }
+        let server = config.cluster_url.to_string();
+        let build = |retry: bool| {
+            let mut c = config.clone();
+            c.default_retry = retry;
+            // kube's Client spawns its connection tasks on the current runtime.
+            let _guard = runtime.enter();
+            kube::Client::try_from(c).map_err(|e| ClusterError::Transport {
+                server: server.clone(),
+                message: one_line(&e),
+            })
+        };
+        let reads = build(true)?;
+        let writes = build(false)?;
+        Ok(KubeClient {
+            runtime,
+            reads,
+            writes,
+            server,
+            requests: AtomicU64::new(0),
+        })
+    }
+
+    /// The API server URL.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+}
+
+impl Cluster for KubeClient {
+    fn send(&self, request: Request) -> Result<Response, ClusterError> {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        let method = match request.method {
+            Method::Get => http::Method::GET,
+            Method::Post => http::Method::POST,
+            Method::Patch => http::Method::PATCH,
+            Method::Put => http::Method::PUT,
+            Method::Delete => http::Method::DELETE,
+        };
+        let mut builder = http::Request::builder()
+            .method(method)
+            .uri(&request.path)
+            .header(http::header::ACCEPT, "application/json");
+        if request.body.is_some() {
+            builder = builder.header(http::header::CONTENT_TYPE, request.content_type);
+        }
+        let http_request = builder
+            .body(kube::client::Body::from(request.body.unwrap_or_default()))
+            .map_err(|e| ClusterError::Decode {
+                path: request.path.clone(),
+                message: e.to_string(),
+            })?;
+        let client = if request.retry_throttled {
+            &self.reads
+        } else {
+            &self.writes
+        };
+        let transport = |e: kube::Error| ClusterError::Transport {
+            server: self.server.clone(),
+            message: one_line(&e),
+        };
+        self.runtime.block_on(async {
+            let response = client.send(http_request).await.map_err(transport)?;
+            let status = response.status().as_u16();
+            let body = response
+                .into_body()
+                .collect_bytes()
+                .await
+                .map_err(transport)?;
+            Ok(Response {
+                status,
+                body: body.to_vec(),
+            })
+        })
+    }
+
+    fn request_count(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+}
+
+/// An error and its sources on one line.
+pub(crate) fn one_line(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let next = s.to_string();
+        if !text.contains(&next) {
+            text.push_str(": ");
+            text.push_str(&next);
+        }
+        source = s.source();
+    }
+    text.replace('\n', " ")
+}

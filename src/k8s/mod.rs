@@ -1,0 +1,225 @@
+//! The Kubernetes edge: one narrow trait ([`Cluster`]: send one HTTP request, get status and
+//! body back), its kube-rs implementation ([`client::KubeClient`]), and everything typed on top
+//! of it as free functions ([`ops`], [`snapshot`], [`coexist`]).
+//!
+//! Why so narrow: the core never sees Kubernetes objects, only the slim model; and a raw
+//! request/response seam lets the adapter decide per call whether a 429 may be retried (never
+//! for evictions: a PDB refusal must reach the drain logic, not be hidden by kube-rs's default
+//! retry layer), decode list pages straight into slim serde types (PERF.md B4), and keep one
+//! error type whose message names the object.
+
+pub mod client;
+pub mod coexist;
+pub mod config;
+pub mod ops;
+pub mod snapshot;
+
+use std::fmt;
+
+/// HTTP methods the tool uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// GET.
+    Get,
+    /// POST (create, eviction).
+    Post,
+    /// PATCH.
+    Patch,
+    /// PUT.
+    Put,
+    /// DELETE.
+    Delete,
+}
+
+impl Method {
+    /// The verb as HTTP spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Patch => "PATCH",
+            Method::Put => "PUT",
+            Method::Delete => "DELETE",
+        }
+    }
+}
+
+/// One API request.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// Method.
+    pub method: Method,
+    /// Path and query (`/api/v1/nodes?limit=500`).
+    pub path: String,
+    /// Body (JSON, or a patch document).
+    pub body: Option<Vec<u8>>,
+    /// Content type of the body.
+    pub content_type: &'static str,
+    /// Whether a 429/503/504 may be retried transparently. Off for evictions and writes whose
+    /// refusal is information (a PDB), on for reads.
+    pub retry_throttled: bool,
+}
+
+impl Request {
+    /// A GET, retried on throttling.
+    pub fn get(path: impl Into<String>) -> Request {
+        Request {
+            method: Method::Get,
+            path: path.into(),
+            body: None,
+            content_type: "application/json",
+            retry_throttled: true,
+        }
+    }
+
+    /// A write with a JSON body, never retried on 429.
+    pub fn write(method: Method, path: impl Into<String>, body: Option<Vec<u8>>) -> Request {
+        Request {
+            method,
+            path: path.into(),
+            body,
+            content_type: "application/json",
+            retry_throttled: false,
+        }
+    }
+}
+
+/// An API answer: status and body (JSON).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Response {
+    /// HTTP status.
+    pub status: u16,
+    /// Body.
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    /// 2xx.
+    pub fn ok(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+}
+
+/// The seam to a Kubernetes API server: one request, one answer. Implementations do transport
+/// and authentication; statuses (404, 409, 429, …) are the caller's to interpret.
+pub trait Cluster {
+    /// Sends a request. `Err` only when no HTTP answer came (transport, authentication, timeout).
+    fn send(&self, request: Request) -> Result<Response, ClusterError>;
+    /// Requests sent so far (for `-v` and the PERF.md B3 budget).
+    fn request_count(&self) -> u64;
+}
+
+/// What can go wrong talking to the cluster. Messages are one line and name the object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClusterError {
+    /// No usable kubeconfig / context.
+    #[error("kubeconfig: {0}")]
+    Config(String),
+    /// No answer (connection refused, TLS, credentials plugin, timeout).
+    #[error("cannot reach the Kubernetes API at {server}: {message}")]
+    Transport {
+        /// API server URL.
+        server: String,
+        /// Cause.
+        message: String,
+    },
+    /// The server answered with an error status.
+    #[error("{}", api_message(.method, .path, *.status, .message))]
+    Api {
+        /// Method.
+        method: &'static str,
+        /// Path.
+        path: String,
+        /// HTTP status.
+        status: u16,
+        /// `Status.reason` (`NotFound`, `Forbidden`, …).
+        reason: String,
+        /// `Status.message`.
+        message: String,
+    },
+    /// The answer was not what the API promises.
+    #[error("unexpected answer from {path}: {message}")]
+    Decode {
+        /// Path.
+        path: String,
+        /// Cause.
+        message: String,
+    },
+}
+
+fn api_message(method: &str, path: &str, status: u16, message: &str) -> String {
+    let path = path.split('?').next().unwrap_or(path);
+    format!("{method} {path}: {status} {message}")
+}
+
+impl ClusterError {
+    /// The HTTP status, for API errors.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            ClusterError::Api { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+    /// 403: the identity lacks an RBAC permission.
+    pub fn is_forbidden(&self) -> bool {
+        self.status() == Some(403)
+    }
+    /// Builds the error for a non-2xx answer, reading the `Status` body when there is one.
+    pub fn from_response(method: Method, path: &str, response: &Response) -> ClusterError {
+        #[derive(serde::Deserialize, Default)]
+        struct Status {
+            #[serde(default)]
+            reason: String,
+            #[serde(default)]
+            message: String,
+        }
+        let status: Status = serde_json::from_slice(&response.body).unwrap_or_default();
+        let message = if status.message.is_empty() {
+            String::from_utf8_lossy(&response.body)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(200)
+                .collect()
+        } else {
+            status.message
+        };
+        ClusterError::Api {
+            method: method.as_str(),
+            path: path.to_string(),
+            status: response.status,
+            reason: status.reason,
+            message,
+        }
+    }
+}
+
+impl From<ClusterError> for crate::error::CommandError {
+    fn from(e: ClusterError) -> Self {
+        let hint = match &e {
+            ClusterError::Config(_) => {
+                Some("pass --kubeconfig/--context, or set KUBECONFIG".to_string())
+            }
+            ClusterError::Api { status: 403, .. } => Some(
+                "the Kubernetes identity lacks an RBAC permission (the README lists the rules each command needs)"
+                    .to_string(),
+            ),
+            ClusterError::Api { status: 401, .. } => {
+                Some("the kubeconfig's credentials were rejected: refresh them (e.g. aws sso login)".to_string())
+            }
+            _ => None,
+        };
+        let err = crate::error::CommandError::remote(e);
+        match hint {
+            Some(h) => err.with_hint(h),
+            None => err,
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

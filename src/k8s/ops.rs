@@ -1,0 +1,271 @@
+//! Typed operations over [`Cluster`]: GET, paginated LIST decoded page by page into the
+//! caller's slim types, create, patches, delete, eviction, discovery.
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{Cluster, ClusterError, Method, Request, Response};
+
+/// Items per LIST page: big enough to keep round trips few, small enough that one page of
+/// decoded JSON never dominates memory (PERF.md B4).
+pub const PAGE_SIZE: usize = 500;
+
+fn decode<T: DeserializeOwned>(path: &str, body: &[u8]) -> Result<T, ClusterError> {
+    serde_json::from_slice(body).map_err(|e| ClusterError::Decode {
+        path: path.split('?').next().unwrap_or(path).to_string(),
+        message: e.to_string(),
+    })
+}
+
+fn checked(method: Method, path: &str, response: Response) -> Result<Response, ClusterError> {
+    if response.ok() {
+        Ok(response)
+    } else {
+        Err(ClusterError::from_response(method, path, &response))
+    }
+}
+
+/// GET an object; `None` on 404.
+pub fn get<T: DeserializeOwned>(c: &dyn Cluster, path: &str) -> Result<Option<T>, ClusterError> {
+    let response = c.send(Request::get(path))?;
+    if response.status == 404 {
+        return Ok(None);
+    }
+    let response = checked(Method::Get, path, response)?;
+    decode(path, &response.body).map(Some)
+}
+
+#[derive(Deserialize)]
+struct Page<T> {
+    #[serde(default = "Vec::new")]
+    items: Vec<T>,
+    #[serde(default)]
+    metadata: PageMeta,
+}
+
+#[derive(Deserialize, Default)]
+struct PageMeta {
+    #[serde(default, rename = "continue")]
+    continue_token: Option<String>,
+}
+
+/// Query parameters of a LIST.
+#[derive(Debug, Clone, Default)]
+pub struct ListQuery<'a> {
+    /// `labelSelector`.
+    pub label_selector: Option<&'a str>,
+    /// `fieldSelector`.
+    pub field_selector: Option<&'a str>,
+}
+
+/// LISTs every page of `path`, handing each item to `each` as soon as its page is decoded, so
+/// only one page is ever held. Returns how many items there were.
+pub fn list<T: DeserializeOwned>(
+    c: &dyn Cluster,
+    path: &str,
+    query: &ListQuery<'_>,
+    mut each: impl FnMut(T),
+) -> Result<usize, ClusterError> {
+    let mut continue_token: Option<String> = None;
+    let mut count = 0;
+    loop {
+        let mut url = format!("{path}?limit={PAGE_SIZE}");
+        if let Some(s) = query.label_selector {
+            url.push_str("&labelSelector=");
+            url.push_str(&encode(s));
+        }
+        if let Some(s) = query.field_selector {
+            url.push_str("&fieldSelector=");
+            url.push_str(&encode(s));
+        }
+        if let Some(token) = &continue_token {
+            url.push_str("&continue=");
+            url.push_str(&encode(token));
+        }
+        let response = checked(Method::Get, &url, c.send(Request::get(&url))?)?;
+        let page: Page<T> = decode(&url, &response.body)?;
+        drop(response);
+        count += page.items.len();
+        page.items.into_iter().for_each(&mut each);
+        continue_token = page.metadata.continue_token.filter(|t| !t.is_empty());
+        if continue_token.is_none() {
+            return Ok(count);
+        }
+    }
+}
+
+/// LISTs every page into a vector.
+pub fn list_all<T: DeserializeOwned>(
+    c: &dyn Cluster,
+    path: &str,
+    query: &ListQuery<'_>,
+) -> Result<Vec<T>, ClusterError> {
+    let mut out = Vec::new();
+    list(c, path, query, |item| out.push(item))?;
+    Ok(out)
+}
+
+/// Percent-encodes a query value.
+pub fn encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+fn write(
+    c: &dyn Cluster,
+    method: Method,
+    path: &str,
+    content_type: &'static str,
+    body: &Value,
+) -> Result<Value, ClusterError> {
+    let mut request = Request::write(method, path, Some(body.to_string().into_bytes()));
+    request.content_type = content_type;
+    let response = checked(method, path, c.send(request)?)?;
+    if response.body.is_empty() {
+        return Ok(Value::Null);
+    }
+    decode(path, &response.body)
+}
+
+/// POST (create).
+pub fn create(c: &dyn Cluster, path: &str, object: &Value) -> Result<Value, ClusterError> {
+    write(c, Method::Post, path, "application/json", object)
+}
+
+/// PATCH with a JSON merge patch.
+pub fn merge_patch(c: &dyn Cluster, path: &str, patch: &Value) -> Result<Value, ClusterError> {
+    write(
+        c,
+        Method::Patch,
+        path,
+        "application/merge-patch+json",
+        patch,
+    )
+}
+
+/// PATCH with a JSON patch (RFC 6902), e.g. with a `test` op as a precondition.
+pub fn json_patch(c: &dyn Cluster, path: &str, patch: &Value) -> Result<Value, ClusterError> {
+    write(c, Method::Patch, path, "application/json-patch+json", patch)
+}
+
+/// PATCH with a strategic merge patch (built-in kinds only).
+pub fn strategic_patch(c: &dyn Cluster, path: &str, patch: &Value) -> Result<Value, ClusterError> {
+    write(
+        c,
+        Method::Patch,
+        path,
+        "application/strategic-merge-patch+json",
+        patch,
+    )
+}
+
+/// DELETE; `Ok(false)` when it was already gone.
+pub fn delete(
+    c: &dyn Cluster,
+    path: &str,
+    grace_period_seconds: Option<i64>,
+) -> Result<bool, ClusterError> {
+    let mut options = serde_json::json!({"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background"});
+    if let Some(g) = grace_period_seconds {
+        options["gracePeriodSeconds"] = g.into();
+    }
+    let request = Request::write(Method::Delete, path, Some(options.to_string().into_bytes()));
+    let response = c.send(request)?;
+    if response.status == 404 {
+        return Ok(false);
+    }
+    checked(Method::Delete, path, response)?;
+    Ok(true)
+}
+
+/// What an eviction answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Eviction {
+    /// Accepted: the pod is terminating.
+    Evicted,
+    /// The pod is gone already (404) or is another pod now (409 on the UID precondition).
+    Gone,
+    /// 429: a PodDisruptionBudget does not allow it now (the server's message names it).
+    Blocked(String),
+}
+
+/// Evicts a pod through `pods/eviction` (policy/v1), with the pod's UID as a precondition and
+/// without any transparent retry (the caller backs off and reports the PDB).
+pub fn evict(
+    c: &dyn Cluster,
+    namespace: &str,
+    name: &str,
+    uid: Option<&str>,
+) -> Result<Eviction, ClusterError> {
+    let path = format!("/api/v1/namespaces/{namespace}/pods/{name}/eviction");
+    let mut body = serde_json::json!({
+        "apiVersion": "policy/v1",
+        "kind": "Eviction",
+        "metadata": {"name": name, "namespace": namespace},
+    });
+    if let Some(uid) = uid {
+        body["deleteOptions"] = serde_json::json!({"preconditions": {"uid": uid}});
+    }
+    let response = c.send(Request::write(
+        Method::Post,
+        &path,
+        Some(body.to_string().into_bytes()),
+    ))?;
+    match response.status {
+        200..=299 => Ok(Eviction::Evicted),
+        404 | 409 => Ok(Eviction::Gone),
+        429 => match ClusterError::from_response(Method::Post, &path, &response) {
+            ClusterError::Api { message, .. } => Ok(Eviction::Blocked(message)),
+            other => Err(other),
+        },
+        _ => Err(ClusterError::from_response(Method::Post, &path, &response)),
+    }
+}
+
+/// The API server's `gitVersion` (`v1.29.3-eks-1234`).
+pub fn server_version(c: &dyn Cluster) -> Result<String, ClusterError> {
+    #[derive(Deserialize)]
+    struct Info {
+        #[serde(rename = "gitVersion")]
+        git_version: String,
+    }
+    let info: Option<Info> = get(c, "/version")?;
+    info.map(|i| i.git_version)
+        .ok_or_else(|| ClusterError::Decode {
+            path: "/version".into(),
+            message: "not found".into(),
+        })
+}
+
+/// The resources served at `group/version` (`karpenter.sh/v1`), `None` when the group version
+/// is not served.
+pub fn served_resources(
+    c: &dyn Cluster,
+    group_version: &str,
+) -> Result<Option<Vec<String>>, ClusterError> {
+    #[derive(Deserialize)]
+    struct ResourceList {
+        #[serde(default)]
+        resources: Vec<Resource>,
+    }
+    #[derive(Deserialize)]
+    struct Resource {
+        name: String,
+    }
+    let path = if group_version == "v1" {
+        "/api/v1".to_string()
+    } else {
+        format!("/apis/{group_version}")
+    };
+    let list: Option<ResourceList> = get(c, &path)?;
+    Ok(list.map(|l| l.resources.into_iter().map(|r| r.name).collect()))
+}

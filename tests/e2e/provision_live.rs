@@ -1,0 +1,386 @@
+//! Live `provision` end to end (issue #4's "Must show"): the local test cluster + moto, the real
+//! `kubectl`, and `kubectl karpenter` found through kubectl's plugin mechanism on `PATH`.
+//!
+//! - The walkthrough `001_a8111e80559bc205.txt`: NodePool + EC2NodeClass applied, `inflate`
+//!   scaled to 5, `kubectl karpenter provision --yes --wait` → one c6a.2xlarge node labelled
+//!   `eks-immersion-team=my-team` with the 5 pods Running; scaled to 20 → launches stop at
+//!   `limits.cpu: 10` with the reason printed; scaled to 0 → `--watch` removes the empty node
+//!   after `consolidateAfter: 30s`.
+//! - A provision interrupted between launch and node registration, re-run: nothing new.
+//! - Coexistence: a running Karpenter controller Deployment → exit 4, nothing launched.
+//! - No terminal and no `--yes` → exit 4, nothing launched.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::moto::Moto;
+use crate::support::{root, shared};
+use crate::test_cluster::{Config, TestCluster};
+
+const CLUSTER: &str = "my-cluster";
+
+/// The seed's NodePool and EC2NodeClass (examples/manifests/quickstart.yaml) with `inflate` at
+/// 0 replicas; the node role is the one moto seeds an instance profile for.
+fn walkthrough_manifest() -> String {
+    std::fs::read_to_string(root().join("examples/manifests/quickstart.yaml"))
+        .unwrap()
+        .replace(
+            "karpenterNodeRole-my-cluster",
+            "KarpenterNodeRole-my-cluster",
+        )
+        .replace("replicas: 5", "replicas: 0")
+}
+
+pub(crate) struct Walk {
+    pub(crate) moto: Moto,
+    _cluster: TestCluster,
+    dir: PathBuf,
+    kubeconfig: PathBuf,
+    path: String,
+}
+
+pub(crate) struct Out {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+}
+
+impl Walk {
+    /// moto seeded for `my-cluster`, a test cluster whose kubelet registers moto's instances
+    /// (`kubelet: false`: none register, as if every run were interrupted before that), and a
+    /// `PATH` where kubectl finds the plugin.
+    fn new(test: &str, kubelet: bool) -> Walk {
+        Walk::with(test, kubelet, "data/crds/v1beta1", |_| Vec::new())
+    }
+
+    /// Like [`Walk::new`] with the CRDs of `crds` (a `../shared` path) and the AMIs whose
+    /// instances never register (from moto's seed).
+    pub(crate) fn with(
+        test: &str,
+        kubelet: bool,
+        crds: &str,
+        broken_images: impl FnOnce(&Moto) -> Vec<String>,
+    ) -> Walk {
+        let moto = Moto::start(&["--cluster", CLUSTER]);
+        let cluster = TestCluster::start(Config {
+            kubernetes_version: "1.25".into(),
+            ec2_endpoint: kubelet.then(|| moto.url.clone()),
+            region: moto.region().to_string(),
+            broken_images: broken_images(&moto),
+            ..Config::default()
+        })
+        .expect("start test cluster");
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join("provision-live")
+            .join(test);
+        let _ = std::fs::remove_dir_all(&dir);
+        let bin = dir.join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::os::unix::fs::symlink(
+            env!("CARGO_BIN_EXE_kubectl-karpenter"),
+            bin.join("kubectl-karpenter"),
+        )
+        .unwrap();
+        let kubeconfig = dir.join("kubeconfig");
+        cluster.write_kubeconfig(&kubeconfig).unwrap();
+        let path = format!(
+            "{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let walk = Walk {
+            moto,
+            _cluster: cluster,
+            dir,
+            kubeconfig,
+            path,
+        };
+        walk.ok(&["apply", "-f", &shared(crds).to_string_lossy()]);
+        walk
+    }
+
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(std::env::var("KUBECTL").unwrap_or_else(|_| "kubectl".into()));
+        c.args(args)
+            .env("PATH", &self.path)
+            .env("KUBECONFIG", &self.kubeconfig)
+            .env("KUBECACHEDIR", self.dir.join("kube-cache"))
+            .env("HOME", &self.dir)
+            .env("XDG_CACHE_HOME", self.dir.join("cache"))
+            .env("AWS_ENDPOINT_URL", &self.moto.url)
+            .env("AWS_REGION", self.moto.region())
+            .env("AWS_ACCESS_KEY_ID", "testing")
+            .env("AWS_SECRET_ACCESS_KEY", "testing")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    }
+
+    pub(crate) fn run(&self, args: &[&str]) -> Out {
+        let out = self.command(args).output().expect("run kubectl");
+        Out {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    pub(crate) fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert_eq!(
+            out.code, 0,
+            "kubectl {args:?} failed:\nstdout: {}\nstderr: {}",
+            out.stdout, out.stderr
+        );
+        out.stdout
+    }
+
+    pub(crate) fn json(&self, args: &[&str]) -> Value {
+        serde_json::from_str(&self.ok(args)).unwrap()
+    }
+
+    pub(crate) fn apply(&self, name: &str, yaml: &str) {
+        let file = self.dir.join(name);
+        std::fs::write(&file, yaml).unwrap();
+        self.ok(&["apply", "-f", &file.to_string_lossy()]);
+    }
+
+    pub(crate) fn items(&self, args: &[&str]) -> Vec<Value> {
+        let mut a = args.to_vec();
+        a.extend(["-o", "json"]);
+        self.json(&a)["items"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Polls until `f` answers, failing after `secs`.
+    pub(crate) fn eventually<T>(
+        &self,
+        secs: u64,
+        what: &str,
+        mut f: impl FnMut() -> Option<T>,
+    ) -> T {
+        let end = Instant::now() + Duration::from_secs(secs);
+        loop {
+            if let Some(v) = f() {
+                return v;
+            }
+            assert!(Instant::now() < end, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// Waits until `n` inflate pods are marked unschedulable by the scheduler.
+    pub(crate) fn wait_unschedulable(&self, n: usize) {
+        self.eventually(30, &format!("{n} unschedulable inflate pods"), || {
+            let pending = self
+                .items(&["get", "pods", "-l", "app=inflate"])
+                .into_iter()
+                .filter(|p| {
+                    p["status"]["conditions"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .any(|c| c["type"] == "PodScheduled" && c["reason"] == "Unschedulable")
+                })
+                .count();
+            (pending >= n).then_some(())
+        });
+    }
+
+    /// Instances this tool launched (pending or running), from moto.
+    pub(crate) fn launched(&self) -> Vec<String> {
+        let cloud = self.moto.cloud();
+        use kubectl_karpenter::cloud::types::{Compute, Filter, InstanceQuery};
+        cloud
+            .describe_instances(&InstanceQuery::Filters(vec![
+                Filter::new(
+                    "tag:kubectl-karpenter.io/launched-by",
+                    ["kubectl-karpenter"],
+                ),
+                Filter::new("instance-state-name", ["pending", "running"]),
+            ]))
+            .unwrap()
+            .into_iter()
+            .map(|i| i.id)
+            .collect()
+    }
+
+    pub(crate) fn spawn(&self, args: &[&str]) -> Child {
+        self.command(args).spawn().expect("spawn kubectl")
+    }
+}
+
+pub(crate) fn running_on(walk: &Walk, node: &str) -> usize {
+    walk.items(&["get", "pods", "-l", "app=inflate"])
+        .iter()
+        .filter(|p| p["spec"]["nodeName"] == node && p["status"]["phase"] == "Running")
+        .count()
+}
+
+#[test]
+fn walkthrough_001_provision_limit_and_watch_removes_the_empty_node() {
+    let walk = Walk::new("walkthrough-001", true);
+    walk.apply("basic.yaml", &walkthrough_manifest());
+    walk.ok(&["scale", "deployment", "inflate", "--replicas", "5"]);
+    walk.wait_unschedulable(5);
+
+    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
+    assert_eq!(
+        out.code, 0,
+        "stdout: {}\nstderr: {}",
+        out.stdout, out.stderr
+    );
+    assert!(out.stdout.contains("c6a.2xlarge"), "{}", out.stdout);
+    let nodes = walk.items(&["get", "nodes", "-l", "eks-immersion-team=my-team"]);
+    assert_eq!(nodes.len(), 1, "one node");
+    let node = &nodes[0];
+    assert_eq!(
+        node["metadata"]["labels"]["node.kubernetes.io/instance-type"],
+        "c6a.2xlarge"
+    );
+    assert_eq!(
+        node["metadata"]["labels"]["karpenter.sh/nodepool"],
+        "default"
+    );
+    let name = node["metadata"]["name"].as_str().unwrap().to_string();
+    walk.eventually(30, "5 pods Running on the node", || {
+        (running_on(&walk, &name) == 5).then_some(())
+    });
+    assert_eq!(walk.launched().len(), 1);
+
+    // 20 replicas: the NodePool's `limits.cpu: 10` stops launches, and says so.
+    walk.ok(&["scale", "deployment", "inflate", "--replicas", "20"]);
+    walk.wait_unschedulable(10);
+    let out = walk.run(&[
+        "karpenter",
+        "provision",
+        "--yes",
+        "--wait",
+        "--timeout",
+        "60s",
+    ]);
+    assert_eq!(
+        out.code, 1,
+        "pods left unschedulable: exit 1\n{}\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(
+        out.stdout.contains("limit") && out.stdout.contains("cpu"),
+        "the limit is the reason: {}",
+        out.stdout
+    );
+    let cpu: f64 = walk
+        .items(&["get", "nodes", "-l", "eks-immersion-team=my-team"])
+        .iter()
+        .map(|n| {
+            let c = n["status"]["capacity"]["cpu"].as_str().unwrap();
+            c.parse::<f64>().unwrap()
+        })
+        .sum();
+    assert!(
+        cpu <= 10.0,
+        "launched capacity stays within limits.cpu: {cpu}"
+    );
+
+    // 0 replicas: `--watch` removes the empty nodes once consolidateAfter (30s) has passed.
+    walk.ok(&["scale", "deployment", "inflate", "--replicas", "0"]);
+    let started = Instant::now();
+    let mut watch = walk.spawn(&["karpenter", "provision", "--watch", "--yes"]);
+    walk.eventually(120, "the empty nodes removed", || {
+        walk.items(&["get", "nodes", "-l", "eks-immersion-team=my-team"])
+            .is_empty()
+            .then_some(())
+    });
+    assert!(
+        started.elapsed() >= Duration::from_secs(30),
+        "removed only after consolidateAfter"
+    );
+    assert!(walk.launched().is_empty(), "the instances are terminated");
+    // Ctrl-C stops the watch cleanly.
+    Command::new("kill")
+        .args(["-INT", &watch.id().to_string()])
+        .status()
+        .unwrap();
+    let status = watch.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "clean stop on SIGINT");
+}
+
+#[test]
+fn interrupted_provision_rerun_launches_nothing_new() {
+    // No kubelet: the instance never registers, as if the run had been killed right after
+    // launching. The re-run must see it as in-flight capacity.
+    let walk = Walk::new("interrupted", false);
+    walk.apply("basic.yaml", &walkthrough_manifest());
+    walk.ok(&["scale", "deployment", "inflate", "--replicas", "5"]);
+    walk.wait_unschedulable(5);
+    let first = walk.run(&["karpenter", "provision", "--yes"]);
+    assert_eq!(first.code, 0, "{}\n{}", first.stdout, first.stderr);
+    assert_eq!(walk.launched().len(), 1);
+    let again = walk.run(&["karpenter", "provision", "--yes", "-o", "json"]);
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    let doc: Value = serde_json::from_str(&again.stdout).unwrap();
+    assert_eq!(doc["nodeClaims"].as_array().map(Vec::len), Some(0), "{doc}");
+    let existing = doc["existingNodes"].as_array().unwrap();
+    assert_eq!(existing.len(), 1);
+    assert!(existing[0]["name"]
+        .as_str()
+        .unwrap()
+        .contains("launching i-"));
+    assert_eq!(walk.launched().len(), 1, "nothing launched twice");
+}
+
+#[test]
+fn running_karpenter_controller_refuses_and_no_terminal_refuses() {
+    let walk = Walk::new("coexistence", true);
+    walk.apply("basic.yaml", &walkthrough_manifest());
+    walk.ok(&["scale", "deployment", "inflate", "--replicas", "2"]);
+    walk.wait_unschedulable(2);
+
+    // No terminal, no --yes: refused, nothing launched.
+    let out = walk.run(&["karpenter", "provision"]);
+    assert_eq!(out.code, 4, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("--yes"), "{}", out.stderr);
+    assert!(walk.launched().is_empty());
+
+    // A node for the controller to run on, then a Deployment that looks like Karpenter.
+    walk.apply(
+        "system-node.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: system-0\n  labels:\n    role: system\nstatus:\n  capacity: {cpu: \"4\", memory: 16Gi, pods: \"110\"}\n  allocatable: {cpu: \"4\", memory: 16Gi, pods: \"110\"}\n",
+    );
+    walk.ok(&["create", "namespace", "karpenter"]);
+    walk.apply(
+        "karpenter.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: karpenter\n  namespace: karpenter\n  labels:\n    app.kubernetes.io/name: karpenter\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app.kubernetes.io/name: karpenter}\n  template:\n    metadata:\n      labels: {app.kubernetes.io/name: karpenter}\n    spec:\n      nodeSelector: {role: system}\n      containers:\n      - name: controller\n        image: public.ecr.aws/karpenter/controller:v0.32.1\n        resources: {requests: {cpu: 100m}}\n",
+    );
+    walk.eventually(30, "the controller ready", || {
+        let d = walk.json(&[
+            "get",
+            "deployment",
+            "-n",
+            "karpenter",
+            "karpenter",
+            "-o",
+            "json",
+        ]);
+        (d["status"]["readyReplicas"].as_i64() == Some(1)).then_some(())
+    });
+    let out = walk.run(&["karpenter", "provision", "--yes"]);
+    assert_eq!(out.code, 4, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("karpenter/karpenter") && out.stderr.contains("--force"),
+        "{}",
+        out.stderr
+    );
+    assert!(walk.launched().is_empty(), "nothing launched when refused");
+    // --dry-run is not mutating: it plans.
+    let out = walk.run(&["karpenter", "provision", "--dry-run"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("default"), "{}", out.stdout);
+}
