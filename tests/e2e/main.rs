@@ -16,6 +16,7 @@ mod completion;
 mod convert;
 mod drift;
 mod drift_gate;
+mod drift_live;
 mod krew;
 mod moto;
 mod nodes;

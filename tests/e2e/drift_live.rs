@@ -1,0 +1,452 @@
+//! Drift on a live cluster (issue #5's "Must show"), on the local test cluster + moto with the
+//! real `kubectl` and the plugin found on `PATH`:
+//!
+//! - the walkthrough `000_9d09da5d9b52b6f7.txt` end to end: a v0.2x controller and its
+//!   `karpenter-global-settings`, `enable-drift`, a Provisioner on an AWSNodeTemplate pinned to
+//!   the 1.24 AMI, a node on it, the template switched to the 1.25 AMI → `drift check` exits 1
+//!   with `AMIDrift` and both ids → `drift replace` cordons (`Ready,SchedulingDisabled`), brings
+//!   up a 1.25 node, moves `inflate`, removes the old node and instance → `disable-drift`;
+//! - replace safety: a PDB with `maxUnavailable: 0` and a do-not-disrupt pod block (named),
+//!   a replacement that never becomes Ready is rolled back, and a run killed right after
+//!   launching resumes without a second replacement.
+
+use std::io::{BufRead, BufReader};
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::provision_live::{running_on, Walk};
+use kubectl_karpenter::cloud::types::{Compute, Filter, InstanceQuery};
+
+const AMI_124: &str = "/aws/service/eks/optimized-ami/1.24/amazon-linux-2/recommended/image_id";
+const AMI_125: &str = "/aws/service/eks/optimized-ami/1.25/amazon-linux-2/recommended/image_id";
+
+fn node_template(name: &str, ami: &str) -> String {
+    format!(
+        "apiVersion: karpenter.k8s.aws/v1alpha1
+kind: AWSNodeTemplate
+metadata:
+  name: {name}
+spec:
+  amiSelector:
+    aws::ids: {ami}
+  subnetSelector:
+    alpha.eksctl.io/cluster-name: my-cluster
+  securityGroupSelector:
+    kubernetes.io/cluster/my-cluster: owned
+  tags:
+    managed-by: \"karpenter\"
+    intent: \"apps\"
+"
+    )
+}
+
+const PROVISIONER_AND_INFLATE: &str = "apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata:
+  name: default
+spec:
+  providerRef:
+    name: oldnode
+  labels:
+    eks-immersion-team: my-team
+  requirements:
+  - key: karpenter.k8s.aws/instance-category
+    operator: In
+    values: [c, m, r]
+  - key: kubernetes.io/arch
+    operator: In
+    values: [amd64]
+  - key: karpenter.sh/capacity-type
+    operator: In
+    values: [on-demand]
+  limits:
+    resources:
+      cpu: \"1000\"
+      memory: 1000Gi
+  consolidation:
+    enabled: true
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: inflate
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app: inflate
+  template:
+    metadata:
+      labels:
+        app: inflate
+    spec:
+      terminationGracePeriodSeconds: 0
+      containers:
+      - name: inflate
+        image: public.ecr.aws/eks-distro/kubernetes/pause:3.7
+        resources:
+          requests:
+            cpu: 1
+      nodeSelector:
+        eks-immersion-team: my-team
+";
+
+/// A v0.27 controller (pinned to a system node) and its settings, as the walkthrough has.
+fn install_controller(walk: &Walk) {
+    walk.apply(
+        "system-node.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: system-0\n  labels:\n    role: system\nstatus:\n  capacity: {cpu: \"4\", memory: 16Gi, pods: \"110\"}\n  allocatable: {cpu: \"4\", memory: 16Gi, pods: \"110\"}\n",
+    );
+    walk.ok(&["create", "namespace", "karpenter"]);
+    walk.apply(
+        "controller.yaml",
+        "apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: karpenter-global-settings
+  namespace: karpenter
+data:
+  aws.clusterName: my-cluster
+  aws.defaultInstanceProfile: KarpenterNodeInstanceProfile-my-cluster
+  featureGates.driftEnabled: \"false\"
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: karpenter
+  namespace: karpenter
+  labels:
+    app.kubernetes.io/name: karpenter
+    app.kubernetes.io/version: 0.27.6
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app.kubernetes.io/name: karpenter}
+  template:
+    metadata:
+      labels: {app.kubernetes.io/name: karpenter}
+    spec:
+      terminationGracePeriodSeconds: 0
+      nodeSelector: {role: system}
+      containers:
+      - name: controller
+        image: public.ecr.aws/karpenter/controller:v0.27.6
+        resources: {requests: {cpu: 100m}}
+",
+    );
+    walk.eventually(30, "the controller ready", || {
+        let d = walk.json(&[
+            "get",
+            "deployment",
+            "-n",
+            "karpenter",
+            "karpenter",
+            "-o",
+            "json",
+        ]);
+        (d["status"]["readyReplicas"].as_i64() == Some(1)).then_some(())
+    });
+}
+
+fn drift_enabled(walk: &Walk) -> String {
+    let cm = walk.json(&[
+        "get",
+        "configmap",
+        "-n",
+        "karpenter",
+        "karpenter-global-settings",
+        "-o",
+        "json",
+    ]);
+    cm["data"]["featureGates.driftEnabled"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Every instance this tool ever launched, with its state and image.
+fn tool_instances(walk: &Walk) -> Vec<(String, String, String)> {
+    walk.moto
+        .cloud()
+        .describe_instances(&InstanceQuery::Filters(vec![Filter::new(
+            "tag:kubectl-karpenter.io/launched-by",
+            ["kubectl-karpenter"],
+        )]))
+        .unwrap()
+        .into_iter()
+        .map(|i| (i.id, i.state, i.image_id))
+        .collect()
+}
+
+fn team_nodes(walk: &Walk) -> Vec<Value> {
+    walk.items(&["get", "nodes", "-l", "eks-immersion-team=my-team"])
+}
+
+fn image_of(walk: &Walk, node: &Value) -> String {
+    let provider = node["spec"]["providerID"].as_str().unwrap();
+    let id = provider.rsplit('/').next().unwrap();
+    tool_instances(walk)
+        .into_iter()
+        .find(|(i, _, _)| i == id)
+        .map(|(_, _, image)| image)
+        .unwrap_or_default()
+}
+
+/// The walkthrough's first half: a node on the 1.24 AMI running `inflate`.
+fn old_node(walk: &Walk, old: &str) -> String {
+    walk.apply("oldnode.yaml", &node_template("oldnode", old));
+    walk.apply("provisioner.yaml", PROVISIONER_AND_INFLATE);
+    walk.wait_unschedulable(1);
+    let out = walk.run(&["karpenter", "provision", "--yes", "--wait", "--force"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let nodes = team_nodes(walk);
+    assert_eq!(nodes.len(), 1);
+    assert_eq!(image_of(walk, &nodes[0]), old, "the node runs the 1.24 AMI");
+    nodes[0]["metadata"]["name"].as_str().unwrap().to_string()
+}
+
+/// The template switched to the 1.25 AMI.
+fn switch_to_new(walk: &Walk, new: &str) {
+    walk.apply("newnode.yaml", &node_template("newnode", new));
+    walk.ok(&[
+        "patch",
+        "provisioner",
+        "default",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"providerRef":{"name":"newnode"}}}"#,
+    ]);
+}
+
+#[test]
+fn walkthrough_000_enable_drift_check_replace_disable() {
+    let walk = Walk::with("walkthrough-000", true, "data/crds/v1alpha5", |_| {
+        Vec::new()
+    });
+    let (old, new) = (walk.moto.param(AMI_124), walk.moto.param(AMI_125));
+    install_controller(&walk);
+
+    let out = walk.run(&["karpenter", "enable-drift", "--yes"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(drift_enabled(&walk), "true");
+    let d = walk.json(&[
+        "get",
+        "deployment",
+        "-n",
+        "karpenter",
+        "karpenter",
+        "-o",
+        "json",
+    ]);
+    assert!(
+        d["spec"]["template"]["metadata"]["annotations"]["kubectl.kubernetes.io/restartedAt"]
+            .is_string(),
+        "the controller was restarted"
+    );
+
+    let old_name = old_node(&walk, &old);
+    switch_to_new(&walk, &new);
+
+    let check = walk.run(&["karpenter", "drift", "check"]);
+    assert_eq!(
+        check.code, 1,
+        "drift found: {}\n{}",
+        check.stdout, check.stderr
+    );
+    assert!(check.stdout.contains(&old_name), "{}", check.stdout);
+    assert!(check.stdout.contains("AMIDrift"), "{}", check.stdout);
+    assert!(
+        check.stdout.contains(&old) && check.stdout.contains(&new),
+        "{}",
+        check.stdout
+    );
+
+    // Watch the node list while replacing, like the walkthrough's `kubectl get nodes`.
+    let mut watch = walk.spawn(&["get", "nodes", "-l", "eks-immersion-team=my-team", "-w"]);
+    let out = walk.run(&["karpenter", "drift", "replace", "--yes", "--force"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    std::thread::sleep(Duration::from_millis(500));
+    let _ = watch.kill();
+    let seen = String::from_utf8_lossy(&watch.wait_with_output().unwrap().stdout).into_owned();
+    assert!(
+        seen.lines()
+            .any(|l| l.contains(&old_name) && l.contains("Ready,SchedulingDisabled")),
+        "the old node was cordoned first:\n{seen}"
+    );
+
+    let nodes = team_nodes(&walk);
+    assert_eq!(nodes.len(), 1, "one node left");
+    let new_name = nodes[0]["metadata"]["name"].as_str().unwrap().to_string();
+    assert_ne!(new_name, old_name);
+    assert_eq!(
+        image_of(&walk, &nodes[0]),
+        new,
+        "the new node runs the 1.25 AMI"
+    );
+    walk.eventually(30, "inflate Running on the new node", || {
+        (running_on(&walk, &new_name) == 1).then_some(())
+    });
+    let states: Vec<(String, String, String)> = tool_instances(&walk);
+    assert_eq!(
+        states.len(),
+        2,
+        "exactly one replacement launched: {states:?}"
+    );
+    assert!(
+        states
+            .iter()
+            .any(|(_, s, image)| image == &old && (s == "terminated" || s == "shutting-down")),
+        "the old instance is gone: {states:?}"
+    );
+    let again = walk.run(&["karpenter", "drift", "check"]);
+    assert_eq!(again.code, 0, "nothing drifted any more: {}", again.stdout);
+
+    let out = walk.run(&["karpenter", "disable-drift", "--yes"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(drift_enabled(&walk), "false");
+}
+
+#[test]
+fn blocked_by_pdb_and_do_not_evict_then_killed_after_launch_resumes() {
+    let walk = Walk::with("replace-faults", true, "data/crds/v1alpha5", |_| Vec::new());
+    let (old, new) = (walk.moto.param(AMI_124), walk.moto.param(AMI_125));
+    walk.apply(
+        "profile.yaml",
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: karpenter\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: karpenter-global-settings\n  namespace: karpenter\ndata:\n  aws.defaultInstanceProfile: KarpenterNodeInstanceProfile-my-cluster\n",
+    );
+    let old_name = old_node(&walk, &old);
+    switch_to_new(&walk, &new);
+    let cordoned = |walk: &Walk| {
+        walk.json(&["get", "node", &old_name, "-o", "json"])["spec"]["unschedulable"] == true
+    };
+
+    // A PDB that allows no disruption: blocked, named, nothing changed.
+    walk.apply(
+        "pdb.yaml",
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: inflate-pdb\nspec:\n  maxUnavailable: 0\n  selector:\n    matchLabels: {app: inflate}\n",
+    );
+    walk.eventually(30, "the PDB's status", || {
+        let p = walk.json(&["get", "pdb", "inflate-pdb", "-o", "json"]);
+        (p["status"]["disruptionsAllowed"].as_i64() == Some(0)
+            && p["status"]["expectedPods"].as_i64() == Some(1))
+        .then_some(())
+    });
+    let out = walk.run(&["karpenter", "drift", "replace", "--yes"]);
+    assert_eq!(out.code, 1, "blocked: {}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("blocked")
+            && out
+                .stdout
+                .contains("PodDisruptionBudget default/inflate-pdb"),
+        "{}",
+        out.stdout
+    );
+    assert!(!cordoned(&walk), "nothing changed");
+    assert_eq!(tool_instances(&walk).len(), 1, "nothing launched");
+    walk.ok(&["delete", "pdb", "inflate-pdb"]);
+
+    // A pod annotated do-not-evict (v1alpha5) blocks too, named.
+    let pod = walk.items(&["get", "pods", "-l", "app=inflate"])[0]["metadata"]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    walk.ok(&["annotate", "pod", &pod, "karpenter.sh/do-not-evict=true"]);
+    let out = walk.run(&["karpenter", "drift", "replace", "--yes"]);
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains(&format!("default/{pod}")),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("do-not-evict"), "{}", out.stdout);
+    assert!(!cordoned(&walk));
+    walk.ok(&["annotate", "pod", &pod, "karpenter.sh/do-not-evict-"]);
+
+    // Killed right after launching the replacement: the re-run finds it (registered by now, or
+    // in flight), launches nothing more, and finishes the replacement.
+    let mut child = walk.spawn(&["karpenter", "drift", "replace", "--yes"]);
+    let stderr = child.stderr.take().unwrap();
+    for line in BufReader::new(stderr).lines() {
+        let line = line.unwrap();
+        if line.contains("launched NodeClaim") {
+            Command::new("kill")
+                .args(["-KILL", &child.id().to_string()])
+                .status()
+                .unwrap();
+            break;
+        }
+    }
+    let _ = child.wait();
+    assert!(cordoned(&walk), "the run was killed after marking the node");
+    let resumed = walk.run(&["karpenter", "drift", "replace", "--yes"]);
+    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
+    let all = tool_instances(&walk);
+    assert_eq!(all.len(), 2, "no second replacement: {all:?}");
+    let nodes = team_nodes(&walk);
+    assert_eq!(nodes.len(), 1);
+    assert_ne!(nodes[0]["metadata"]["name"], old_name.as_str());
+    let new_name = nodes[0]["metadata"]["name"].as_str().unwrap().to_string();
+    walk.eventually(30, "inflate Running on the new node", || {
+        (running_on(&walk, &new_name) == 1).then_some(())
+    });
+}
+
+#[test]
+fn replacement_never_ready_is_rolled_back() {
+    // Instances of the 1.25 AMI never join: the replacement never becomes Ready.
+    let walk = Walk::with("replace-rollback", true, "data/crds/v1alpha5", |moto| {
+        vec![moto.param(AMI_125)]
+    });
+    let (old, new) = (walk.moto.param(AMI_124), walk.moto.param(AMI_125));
+    walk.apply(
+        "profile.yaml",
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: karpenter\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: karpenter-global-settings\n  namespace: karpenter\ndata:\n  aws.defaultInstanceProfile: KarpenterNodeInstanceProfile-my-cluster\n",
+    );
+    let old_name = old_node(&walk, &old);
+    switch_to_new(&walk, &new);
+    let out = walk.run(&[
+        "karpenter",
+        "drift",
+        "replace",
+        "--yes",
+        "--ready-timeout",
+        "5s",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["kind"], "ReplacementReport");
+    assert_eq!(doc["nodes"][0]["status"], "rolled-back", "{doc}");
+    let node = walk.json(&["get", "node", &old_name, "-o", "json"]);
+    assert_ne!(node["spec"]["unschedulable"], true, "uncordoned: {node}");
+    let taints = node["spec"]["taints"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        !taints.iter().any(
+            |t| t["key"].as_str().unwrap_or("").starts_with("karpenter.sh/")
+                || t["key"] == "node.kubernetes.io/unschedulable"
+        ),
+        "untainted: {taints:?}"
+    );
+    assert!(
+        node["metadata"]["annotations"]["kubectl-karpenter.io/replacement"].is_null(),
+        "the record is cleared"
+    );
+    let launched: Vec<(String, String, String)> = tool_instances(&walk);
+    assert!(
+        launched
+            .iter()
+            .filter(|(_, _, image)| image == &new)
+            .all(|(_, s, _)| s == "terminated" || s == "shutting-down"),
+        "what was launched is terminated: {launched:?}"
+    );
+    walk.eventually(10, "inflate still Running on the old node", || {
+        (running_on(&walk, &old_name) == 1).then_some(())
+    });
+}
