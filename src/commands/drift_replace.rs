@@ -223,6 +223,7 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
         catalog: args.catalog.clone(),
         ..CheckConfig::default()
     };
+    let machine = matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml);
     if args.watch {
         if !crate::cli::confirm::confirm(
             "Watch for drifted nodes and replace them as they drift, without asking again?",
@@ -233,8 +234,16 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
         super::provision_live::install_interrupt_handler();
         let mut worst = Exit::Ok;
         loop {
-            let exit = once(ctx, args, &check, drain_timeout, ready_timeout, true)?;
-            if exit == Exit::Finding {
+            let mut confirmed = true;
+            let outcomes = all_waves(
+                ctx,
+                args,
+                &check,
+                drain_timeout,
+                ready_timeout,
+                &mut confirmed,
+            )?;
+            if let Exit::Finding = finish(ctx, outcomes, false, machine)? {
                 worst = Exit::Finding;
             }
             if !super::provision_live::sleep_unless_stopped(Duration::from_secs(30)) {
@@ -242,7 +251,48 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
             }
         }
     }
-    once(ctx, args, &check, drain_timeout, ready_timeout, args.yes)
+    let mut confirmed = args.yes;
+    let outcomes = all_waves(
+        ctx,
+        args,
+        &check,
+        drain_timeout,
+        ready_timeout,
+        &mut confirmed,
+    )?;
+    if !confirmed {
+        writeln!(ctx.err, "Nothing changed.").map_err(io)?;
+        return Ok(Exit::Ok);
+    }
+    finish(ctx, outcomes, args.dry_run, machine)
+}
+
+/// Passes until nothing is waiting for budget any more (or a pass makes no progress): each
+/// pass recomputes the budgets, so the budget is kept full wave after wave (PERF.md B6) and
+/// never exceeded. `confirmed` is asked for once, before the first change.
+fn all_waves(
+    ctx: &mut Context<'_>,
+    args: &DriftReplaceArgs,
+    check: &CheckConfig,
+    drain_timeout: Duration,
+    ready_timeout: Duration,
+    confirmed: &mut bool,
+) -> Result<Vec<NodeOutcome>, CommandError> {
+    let mut all: Vec<NodeOutcome> = Vec::new();
+    loop {
+        let pass = once(ctx, args, check, drain_timeout, ready_timeout, confirmed)?;
+        let progressed = pass.iter().any(|o| o.status == "replaced");
+        let waiting = pass.iter().any(|o| o.status == "waiting-budget");
+        for o in pass {
+            match all.iter_mut().find(|x| x.node == o.node) {
+                Some(x) => *x = o,
+                None => all.push(o),
+            }
+        }
+        if args.dry_run || !*confirmed || !progressed || !waiting {
+            return Ok(all);
+        }
+    }
 }
 
 fn once(
@@ -251,8 +301,8 @@ fn once(
     check: &CheckConfig,
     drain_timeout: Duration,
     ready_timeout: Duration,
-    assume_yes: bool,
-) -> CommandResult {
+    confirmed: &mut bool,
+) -> Result<Vec<NodeOutcome>, CommandError> {
     // Drift verdicts first (cluster + EC2), then the full snapshot for planning.
     let (mut drift_snapshot, _version, _client) = super::drift_live::gather(ctx, check)?;
     let guard = (!args.dry_run).then_some(("drift replace", args.force));
@@ -502,21 +552,32 @@ fn once(
         render_plan(ctx, &outcomes)?;
     }
     if args.dry_run || runnable.is_empty() {
-        return finish(ctx, outcomes, args.dry_run, machine);
+        return Ok(outcomes);
     }
-    let question = format!(
-        "Replace {} node(s) ({}) in cluster {}?",
-        runnable.len(),
-        runnable
+    if !*confirmed {
+        let waiting = outcomes
             .iter()
-            .map(|&i| candidates[i].node.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        session.live.target.info.name
-    );
-    if !crate::cli::confirm::confirm(&question, assume_yes)? {
-        writeln!(ctx.err, "Nothing changed.").map_err(io)?;
-        return Ok(Exit::Ok);
+            .filter(|o| o.status == "waiting-budget")
+            .count();
+        let question = format!(
+            "Replace {} node(s) now ({}){} in cluster {}?",
+            runnable.len(),
+            runnable
+                .iter()
+                .map(|&i| candidates[i].node.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if waiting > 0 {
+                format!(", then {waiting} more as the disruption budgets allow,")
+            } else {
+                String::new()
+            },
+            session.live.target.info.name
+        );
+        *confirmed = crate::cli::confirm::confirm(&question, false)?;
+        if !*confirmed {
+            return Ok(outcomes);
+        }
     }
 
     for wave in waves {
@@ -648,7 +709,7 @@ fn once(
             o.seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
         }
     }
-    finish(ctx, outcomes, false, machine)
+    Ok(outcomes)
 }
 
 fn is_reschedulable(p: &Pod) -> bool {

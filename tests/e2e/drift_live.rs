@@ -450,3 +450,149 @@ fn replacement_never_ready_is_rolled_back() {
         (running_on(&walk, &old_name) == 1).then_some(())
     });
 }
+
+/// PERF.md B6: four drifted nodes, a budget of `nodes: "2"` and `--max-parallel 10`: two
+/// waves of two — the budget kept full, never exceeded.
+#[test]
+fn budget_of_two_is_kept_full_and_never_exceeded() {
+    let walk = Walk::new_v1beta1("replace-budget");
+    walk.apply(
+        "pool.yaml",
+        "apiVersion: karpenter.sh/v1beta1
+kind: NodePool
+metadata:
+  name: default
+spec:
+  disruption:
+    consolidationPolicy: WhenEmpty
+    consolidateAfter: 10m
+    expireAfter: Never
+    budgets:
+    - nodes: \"2\"
+  limits:
+    cpu: \"1000\"
+  template:
+    metadata:
+      labels:
+        eks-immersion-team: my-team
+    spec:
+      nodeClassRef:
+        name: default
+      requirements:
+      - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c]}
+      - {key: karpenter.k8s.aws/instance-size, operator: In, values: [2xlarge]}
+      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+---
+apiVersion: karpenter.k8s.aws/v1beta1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  amiFamily: AL2
+  role: KarpenterNodeRole-my-cluster
+  securityGroupSelectorTerms:
+  - tags: {alpha.eksctl.io/cluster-name: my-cluster}
+  subnetSelectorTerms:
+  - tags: {alpha.eksctl.io/cluster-name: my-cluster}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: inflate
+spec:
+  replicas: 4
+  selector:
+    matchLabels: {app: inflate}
+  template:
+    metadata:
+      labels: {app: inflate}
+    spec:
+      terminationGracePeriodSeconds: 0
+      containers:
+      - name: inflate
+        image: public.ecr.aws/eks-distro/kubernetes/pause:3.7
+        resources: {requests: {cpu: \"6\"}}
+      nodeSelector: {eks-immersion-team: my-team}
+",
+    );
+    walk.wait_unschedulable(4);
+    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(team_nodes(&walk).len(), 4);
+    // Narrow the requirements: every node drifts (RequirementsDrifted).
+    walk.ok(&[
+        "patch",
+        "nodepool",
+        "default",
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"replace","path":"/spec/template/spec/requirements/0/values","value":["m"]}]"#,
+    ]);
+    let check = walk.run(&["karpenter", "drift", "check"]);
+    assert_eq!(check.code, 1, "{}", check.stdout);
+    assert_eq!(
+        check.stdout.matches("RequirementsDrifted").count(),
+        4,
+        "{}",
+        check.stdout
+    );
+
+    let mut watch = walk.spawn(&[
+        "get",
+        "nodes",
+        "-l",
+        "eks-immersion-team=my-team",
+        "-w",
+        "--output-watch-events",
+        "--no-headers",
+    ]);
+    let started = std::time::Instant::now();
+    let out = walk.run(&[
+        "karpenter",
+        "drift",
+        "replace",
+        "--yes",
+        "--max-parallel",
+        "10",
+        "-o",
+        "json",
+    ]);
+    let seconds = started.elapsed().as_secs_f64();
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    std::thread::sleep(Duration::from_millis(500));
+    let _ = watch.kill();
+    let seen = String::from_utf8_lossy(&watch.wait_with_output().unwrap().stdout).into_owned();
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["replaced"], 4, "{doc}");
+    // Replay the watch: how many nodes were disrupted (cordoned, not yet deleted) at once.
+    let mut disrupted = std::collections::BTreeSet::new();
+    let mut peak = 0;
+    for line in seen.lines() {
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        if cols.len() < 3 {
+            continue;
+        }
+        let (event, name, status) = (cols[0], cols[1], cols[2]);
+        if event == "DELETED" || !status.contains("SchedulingDisabled") {
+            disrupted.remove(name);
+        } else {
+            disrupted.insert(name.to_string());
+        }
+        peak = peak.max(disrupted.len());
+    }
+    assert_eq!(
+        peak, 2,
+        "the budget is used in full and never exceeded:\n{seen}"
+    );
+    eprintln!("B6: 4 drifted nodes, budget 2: peak 2 disrupted at once, {seconds:.1} s in all");
+    let nodes = team_nodes(&walk);
+    assert_eq!(nodes.len(), 4);
+    assert!(nodes.iter().all(
+        |n| n["metadata"]["labels"]["karpenter.k8s.aws/instance-category"] != "c"
+            || n["metadata"]["labels"]["node.kubernetes.io/instance-type"]
+                .as_str()
+                .is_some_and(|t| t.starts_with('m'))
+    ));
+}

@@ -56,6 +56,11 @@ impl Walk {
         Walk::with(test, kubelet, "data/crds/v1beta1", |_| Vec::new())
     }
 
+    /// A walk with the v1beta1 CRDs and the EC2 kubelet.
+    pub(crate) fn new_v1beta1(test: &str) -> Walk {
+        Walk::new(test, true)
+    }
+
     /// Like [`Walk::new`] with the CRDs of `crds` (a `../shared` path) and the AMIs whose
     /// instances never register (from moto's seed).
     pub(crate) fn with(
