@@ -55,12 +55,6 @@ pub struct Config {
 impl Config {
     /// Validates flags.
     pub fn from_args(ctx: &Context<'_>, args: &AmiArgs) -> Result<Config, CommandError> {
-        if args.filenames.is_empty() {
-            return Err(CommandError::input(
-                "ami needs manifests: reading node classes from the cluster is not available yet",
-            )
-            .with_hint("pass -f FILE|DIR|- with your EC2NodeClass or AWSNodeTemplate manifests"));
-        }
         let kubernetes_version = match &ctx.global.kubernetes_version {
             Some(v) => (
                 KubeVersion::parse(v)
@@ -86,8 +80,29 @@ impl Config {
 
 /// Runs the command.
 pub fn run(ctx: &mut Context<'_>, args: &AmiArgs) -> CommandResult {
-    let config = Config::from_args(ctx, args)?;
-    let manifests = crate::api::load_paths(&config.filenames, &mut std::io::stdin().lock())?;
+    let mut config = Config::from_args(ctx, args)?;
+    let manifests = if config.filenames.is_empty() {
+        // Live: the node classes of every installed generation, the version from /version.
+        let cluster = super::live::connect_cluster(ctx)?;
+        if config.kubernetes_version.1 == VersionSource::Assumed {
+            config.kubernetes_version = (
+                super::live::kubernetes_version(ctx, &cluster)?,
+                VersionSource::Cluster,
+            );
+        }
+        let read =
+            crate::k8s::snapshot::read(&cluster.client, crate::k8s::snapshot::Scope::default())?;
+        if read.manifests.node_classes.is_empty() {
+            return Err(CommandError::remote(format!(
+                "the cluster has no EC2NodeClass or AWSNodeTemplate ({})",
+                read.installed.describe()
+            ))
+            .with_hint("pass -f FILE with node class manifests to resolve them offline"));
+        }
+        read.manifests
+    } else {
+        crate::api::load_paths(&config.filenames, &mut std::io::stdin().lock())?
+    };
     for warning in &manifests.warnings {
         ctx.warn(warning);
     }

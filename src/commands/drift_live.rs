@@ -141,6 +141,29 @@ pub fn gather(
             .class_facts
             .insert(facts::class_key(&class.kind, &class.name), class_facts);
     }
+    // Name the images the nodes run (one DescribeImages for all of them), so an explanation
+    // says `runs ami-… (amazon-eks-node-1.24-…)`.
+    let unnamed: BTreeSet<String> = instances
+        .iter()
+        .map(|i| i.image_id.clone())
+        .filter(|id| !id.is_empty() && !snapshot.image_names.contains_key(id))
+        .collect();
+    let unnamed: Vec<String> = unnamed.into_iter().collect();
+    // EC2 takes at most 200 values per filter.
+    for chunk in unnamed.chunks(200) {
+        let query = crate::cloud::types::ImageQuery {
+            owners: Vec::new(),
+            filters: vec![crate::cloud::types::Filter::new("image-id", chunk.to_vec())],
+        };
+        // Best effort: a missing name only shortens the explanation.
+        if let Ok(images) = cloud.describe_images(&query) {
+            for i in images {
+                if let Some(name) = i.name {
+                    snapshot.image_names.insert(i.id, name);
+                }
+            }
+        }
+    }
     // InstanceTypeNotFound (v1 pools): the types the catalog offers the pool's class now.
     if manifests
         .node_pools
