@@ -40,8 +40,8 @@ name\:"One \`kind/name\` per line"))' \
 always\:"Always"
 never\:"Never"))' \
 '--no-headers[Omit table headers]' \
-'*-v[More logging on stderr (repeatable)]' \
-'*--verbose[More logging on stderr (repeatable)]' \
+'*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
+'*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '-q[Only errors on stderr]' \
 '--quiet[Only errors on stderr]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -96,8 +96,8 @@ never\:"Never"))' \
 '(--dry-run)--watch[Keep running\: batch pending pods like Karpenter, launch, and remove empty nodes]' \
 '--force[Act even though an in-cluster Karpenter controller is running]' \
 '--no-headers[Omit table headers]' \
-'*-v[More logging on stderr (repeatable)]' \
-'*--verbose[More logging on stderr (repeatable)]' \
+'*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
+'*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '-q[Only errors on stderr]' \
 '--quiet[Only errors on stderr]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -135,8 +135,8 @@ name\:"One \`kind/name\` per line"))' \
 always\:"Always"
 never\:"Never"))' \
 '--no-headers[Omit table headers]' \
-'*-v[More logging on stderr (repeatable)]' \
-'*--verbose[More logging on stderr (repeatable)]' \
+'*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
+'*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '-q[Only errors on stderr]' \
 '--quiet[Only errors on stderr]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -176,8 +176,8 @@ name\:"One \`kind/name\` per line"))' \
 always\:"Always"
 never\:"Never"))' \
 '--no-headers[Omit table headers]' \
-'*-v[More logging on stderr (repeatable)]' \
-'*--verbose[More logging on stderr (repeatable)]' \
+'*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
+'*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '-q[Only errors on stderr]' \
 '--quiet[Only errors on stderr]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -218,8 +218,8 @@ always\:"Always"
 never\:"Never"))' \
 '--no-aws[Do not call AWS\: instance facts and AMIs from the cluster only]' \
 '--no-headers[Omit table headers]' \
-'*-v[More logging on stderr (repeatable)]' \
-'*--verbose[More logging on stderr (repeatable)]' \
+'*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
+'*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '-q[Only errors on stderr]' \
 '--quiet[Only errors on stderr]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -255,8 +255,8 @@ name\:"One \`kind/name\` per line"))' \
 always\:"Always"
 never\:"Never"))' \
 '--no-headers[Omit table headers]' \
-'*-v[More logging on stderr (repeatable)]' \
-'*--verbose[More logging on stderr (repeatable)]' \
+'*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
+'*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '-q[Only errors on stderr]' \
 '--quiet[Only errors on stderr]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -308,8 +308,8 @@ always\:"Always"
 never\:"Never"))' \
 '--mark[Write the result to the cluster (needs a cluster)]' \
 '--no-headers[Omit table headers]' \
-'*-v[More logging on stderr (repeatable)]' \
-'*--verbose[More logging on stderr (repeatable)]' \
+'*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
+'*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '-q[Only errors on stderr]' \
 '--quiet[Only errors on stderr]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -358,8 +358,8 @@ never\:"Never"))' \
 '--yes[Replace without asking]' \
 '--force[Act although a Karpenter controller runs, and evict do-not-disrupt pods]' \
 '--no-headers[Omit table headers]' \
-'*-v[More logging on stderr (repeatable)]' \
-'*--verbose[More logging on stderr (repeatable)]' \
+'*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
+'*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '-q[Only errors on stderr]' \
 '--quiet[Only errors on stderr]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -434,8 +434,8 @@ never\:"Never"))' \
 '-y[Change without asking]' \
 '--yes[Change without asking]' \
 '--no-headers[Omit table headers]' \
-'*-v[More logging on stderr (repeatable)]' \
-'*--verbose[More logging on stderr (repeatable)]' \
+'*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
+'*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '-q[Only errors on stderr]' \
 '--quiet[Only errors on stderr]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -477,8 +477,8 @@ never\:"Never"))' \
 '-y[Change without asking]' \
 '--yes[Change without asking]' \
 '--no-headers[Omit table headers]' \
-'*-v[More logging on stderr (repeatable)]' \
-'*--verbose[More logging on stderr (repeatable)]' \
+'*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
+'*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '-q[Only errors on stderr]' \
 '--quiet[Only errors on stderr]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -514,8 +514,8 @@ name\:"One \`kind/name\` per line"))' \
 always\:"Always"
 never\:"Never"))' \
 '--no-headers[Omit table headers]' \
-'*-v[More logging on stderr (repeatable)]' \
-'*--verbose[More logging on stderr (repeatable)]' \
+'*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
+'*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '-q[Only errors on stderr]' \
 '--quiet[Only errors on stderr]' \
 '-h[Print help (see more with '\''--help'\'')]' \
@@ -551,8 +551,8 @@ name\:"One \`kind/name\` per line"))' \
 always\:"Always"
 never\:"Never"))' \
 '--no-headers[Omit table headers]' \
-'*-v[More logging on stderr (repeatable)]' \
-'*--verbose[More logging on stderr (repeatable)]' \
+'*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
+'*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '-q[Only errors on stderr]' \
 '--quiet[Only errors on stderr]' \
 '-h[Print help (see more with '\''--help'\'')]' \

@@ -1,6 +1,6 @@
 //! `kubectl-karpenter`: parse → run → map the outcome to the exit-code contract.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -17,14 +17,26 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { Exit::Input as u8 } else { 0 });
         }
     };
+    kubectl_karpenter::cli::logging::init(cli.global.verbose, cli.global.quiet, cli.global.color);
+    tracing::debug!(
+        version = env!("CARGO_PKG_VERSION"),
+        "kubectl-karpenter starting"
+    );
     let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    // Buffered: a plan for thousands of pods is many small writes.
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut err = stderr.lock();
+    // Buffered when piped: a plan for thousands of pods is many small writes. On a terminal
+    // std's own line buffering only, so what a confirmation asks about (the plan on stdout)
+    // is on the screen before the question (on stderr) is.
+    let mut out: Box<dyn Write> = if stdout.is_terminal() {
+        Box::new(stdout.lock())
+    } else {
+        Box::new(std::io::BufWriter::new(stdout.lock()))
+    };
+    // Not locked for the whole run: progress bars, log lines and the Ctrl-C handler write to
+    // stderr from other threads (each write locks it on its own; stderr is unbuffered anyway).
+    let mut err = std::io::stderr();
     let mut ctx = Context {
         global: &cli.global,
-        out: &mut out,
+        out: &mut *out,
         err: &mut err,
     };
     let result = match &cli.command {

@@ -4,7 +4,9 @@
 pub mod complete;
 pub mod confirm;
 pub mod kubeconfig;
+pub mod logging;
 pub mod output;
+pub mod progress;
 pub mod style;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -128,7 +130,7 @@ pub struct GlobalArgs {
         help_heading = "Output"
     )]
     pub color: ColorChoice,
-    /// More logging on stderr (repeatable).
+    /// More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides).
     #[arg(short = 'v', long, global = true, action = clap::ArgAction::Count, help_heading = "Output")]
     pub verbose: u8,
     /// Only errors on stderr.

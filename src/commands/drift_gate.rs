@@ -32,6 +32,7 @@ use serde_json::{json, Value};
 use super::live;
 use super::Context;
 use crate::cli::output::{write_document, Table, API_VERSION};
+use crate::cli::progress::Progress;
 use crate::cli::{DriftGateArgs, OutputFormat};
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::k8s::coexist::{self, Controller};
@@ -1219,7 +1220,11 @@ impl Session<'_> {
     fn wait(&self, ctx: &mut Context<'_>) -> Result<(), CommandError> {
         let key = self.controller.key();
         let start = Instant::now();
-        let mut last = String::new();
+        // A spinner on a terminal; elsewhere kubectl's messages, one line per change.
+        let mut progress = Progress::new(
+            ctx.global,
+            &format!("Waiting for deployment {:?} rollout", self.controller.name),
+        );
         loop {
             let d: RolloutView =
                 ops::get(self.c, &deployment_path(self.controller))?.ok_or_else(|| {
@@ -1227,8 +1232,8 @@ impl Session<'_> {
                 })?;
             match rollout_status(&d) {
                 Rollout::Done => {
-                    progress(
-                        ctx,
+                    progress.finish_with_message(
+                        ctx.err,
                         &format!(
                             "deployment {:?} successfully rolled out",
                             self.controller.name
@@ -1255,10 +1260,7 @@ impl Session<'_> {
                             self.controller.namespace, self.controller.name
                         )));
                     }
-                    if m != last {
-                        progress(ctx, &m);
-                        last = m;
-                    }
+                    progress.set_message(ctx.err, &m);
                 }
             }
             std::thread::sleep(POLL);

@@ -16,7 +16,7 @@
 //!    uncordon, terminate what was launched;
 //! 4. drain through the Eviction API in Karpenter's tiers, retrying 429s (the PDB named),
 //!    honouring grace periods, bounded by `--timeout`;
-//! 5. delete the Node and terminate its instance.
+//! 5. terminate its instance, then delete the Node.
 //!
 //! NodePool budgets for reason `Drifted` and `--max-parallel` bound how many nodes are in
 //! replacement at once; nodes are taken in waves.
@@ -225,6 +225,8 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
     };
     let machine = matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml);
     if args.watch {
+        // The plan must be on screen before the question (stdout may be buffered).
+        let _ = ctx.out.flush();
         if !crate::cli::confirm::confirm(
             "Watch for drifted nodes and replace them as they drift, without asking again?",
             args.yes,
@@ -307,13 +309,7 @@ fn once(
     let (mut drift_snapshot, _version, _client) = super::drift_live::gather(ctx, check)?;
     let guard = (!args.dry_run).then_some(("drift replace", args.force));
     let mut session = Session::connect(ctx, args.catalog.as_deref(), guard)?;
-    let snap = snapshot::read(
-        &session.live.client,
-        Scope {
-            pods: true,
-            pdbs: false,
-        },
-    )?;
+    let snap = snapshot::read(&session.live.client, Scope::PODS)?;
     let m = snap.manifests;
     let named: BTreeSet<&str> = args.nodes.iter().map(String::as_str).collect();
     for name in &named {
@@ -574,6 +570,8 @@ fn once(
             },
             session.live.target.info.name
         );
+        // The plan must be on screen before the question (stdout may be buffered).
+        let _ = ctx.out.flush();
         *confirmed = crate::cli::confirm::confirm(&question, false)?;
         if !*confirmed {
             return Ok(outcomes);
@@ -690,21 +688,26 @@ fn once(
             let mut record: Record = c.record.clone().unwrap_or_default();
             record.step = "drained".into();
             let _ = annotate(&session, &c.node.name, Some(&record));
-            // 5. delete the Node, terminate the instance.
+            // 5. terminate the instance, then delete the Node — in that order (like Karpenter's
+            // termination finalizer), so a run killed in between leaves a node a re-run still
+            // finds and finishes, never an instance without a node.
+            if let Some(id) = c.node.instance_id() {
+                launch::terminate_all(&session.cloud, &[id.to_string()])
+                    .map_err(super::live::aws_error)?;
+            }
             ops::delete(
                 &session.live.client,
                 &format!("/api/v1/nodes/{}", c.node.name),
                 None,
             )?;
-            if let Some(id) = c.node.instance_id() {
-                launch::terminate_all(&session.cloud, &[id.to_string()])
-                    .map_err(super::live::aws_error)?;
-                progress(
-                    ctx,
-                    &c.node.name,
-                    &format!("deleted; instance {id} terminating"),
-                );
-            }
+            progress(
+                ctx,
+                &c.node.name,
+                &match c.node.instance_id() {
+                    Some(id) => format!("deleted; instance {id} terminating"),
+                    None => "deleted".to_string(),
+                },
+            );
             o.status = "replaced".into();
             o.seconds = (started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
         }

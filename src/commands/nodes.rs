@@ -230,13 +230,7 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         None => Catalog::embedded()?,
     };
     let cluster = live::connect_cluster(ctx)?;
-    let snap = snapshot::read(
-        &cluster.client,
-        Scope {
-            pods: true,
-            pdbs: false,
-        },
-    )?;
+    let snap = snapshot::read(&cluster.client, Scope::PODS)?;
     let m = &snap.manifests;
     let wants_names = matches!(
         ctx.global.output,

@@ -20,6 +20,7 @@ use super::live::{self, LiveCluster, ResolvedClass};
 use super::provision::{build_input, plan_document, render, PlanDoc};
 use super::Context;
 use crate::cli::output::{write_document, Table, API_VERSION};
+use crate::cli::progress::Progress;
 use crate::cli::{OutputFormat, ProvisionArgs};
 use crate::cloud::ami::KubeVersion;
 use crate::cloud::aws::AwsCloud;
@@ -123,13 +124,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     if args.watch {
         return watch(ctx, &mut session, args);
     }
-    let snapshot = snapshot::read(
-        &session.live.client,
-        Scope {
-            pods: true,
-            pdbs: false,
-        },
-    )?;
+    let snapshot = snapshot::read(&session.live.client, Scope::PODS)?;
     let round = session.plan(ctx, &snapshot, args)?;
     let Some((plan, input)) = round else {
         if matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml) {
@@ -165,6 +160,8 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         plan.node_claims.iter().map(|c| c.pods.len()).sum::<usize>(),
         session.live.target.info.name
     );
+    // The plan must be on screen before the question (stdout may be buffered).
+    let _ = ctx.out.flush();
     if !crate::cli::confirm::confirm(&question, args.yes)? {
         writeln!(ctx.err, "Nothing launched.").map_err(io)?;
         return Ok(Exit::Ok);
@@ -404,6 +401,13 @@ impl Session {
     ) -> Result<(Vec<LaunchDoc>, Vec<FailureDoc>), CommandError> {
         let mut launched = Vec::new();
         let mut failed = Vec::new();
+        // Every class is resolved before anything launches: a class with no subnet, image or
+        // profile fails the command with nothing launched (SPEC §6).
+        for claim in &plan.node_claims {
+            if let Some(pool_input) = input.pools.iter().find(|p| p.pool.name == claim.node_pool) {
+                self.resolved(classes, &pool_input.pool)?;
+            }
+        }
         for claim in &plan.node_claims {
             let Some(pool_input) = input.pools.iter().find(|p| p.pool.name == claim.node_pool)
             else {
@@ -493,7 +497,8 @@ impl Session {
             .map(|(ns, name)| (ns.to_string(), name.to_string()))
             .collect();
         let ids: BTreeSet<&str> = launched.iter().map(|l| l.instance_id.as_str()).collect();
-        let mut last_status = String::new();
+        // A bar on a terminal; elsewhere the same `waiting: …` lines as ever, once per change.
+        let mut progress = Progress::new(ctx.global, "waiting: nodes to register");
         let mut initialized: BTreeSet<String> = BTreeSet::new();
         loop {
             let mut ready: BTreeMap<String, String> = BTreeMap::new();
@@ -563,10 +568,9 @@ impl Session {
                 bound,
                 pods.len()
             );
-            if status != last_status && !ctx.global.quiet {
-                let _ = writeln!(ctx.err, "waiting: {status}");
-                last_status = status.clone();
-            }
+            progress.set_length((ids.len() + pods.len()) as u64);
+            progress.set_position((ready.len() + bound) as u64);
+            progress.set_message(ctx.err, &format!("waiting: {status}"));
             // What Karpenter's controller does once a node is Ready: mark it initialized,
             // so budgets and later commands count it like any managed node.
             for name in ready.values() {
@@ -582,6 +586,7 @@ impl Session {
                 }
             }
             if ready.len() == ids.len() && bound == pods.len() {
+                progress.finish_with_message(ctx.err, &format!("waiting: {status}"));
                 return Ok(WaitDoc {
                     nodes: ready,
                     pods_bound: bound,
@@ -710,6 +715,8 @@ fn pending_keys(c: &dyn crate::k8s::Cluster) -> Result<BTreeSet<String>, Command
 }
 
 fn watch(ctx: &mut Context<'_>, session: &mut Session, args: &ProvisionArgs) -> CommandResult {
+    // The plan must be on screen before the question (stdout may be buffered).
+    let _ = ctx.out.flush();
     if !crate::cli::confirm::confirm(
         &format!(
             "Watch cluster {}: launch capacity for pending pods and remove empty nodes, without asking again?",
@@ -749,13 +756,7 @@ fn watch(ctx: &mut Context<'_>, session: &mut Session, args: &ProvisionArgs) -> 
             if STOP.load(Ordering::SeqCst) {
                 break;
             }
-            let snapshot = snapshot::read(
-                &session.live.client,
-                Scope {
-                    pods: true,
-                    pdbs: false,
-                },
-            )?;
+            let snapshot = snapshot::read(&session.live.client, Scope::PODS)?;
             if let Some((plan, input)) = session.plan(ctx, &snapshot, args)? {
                 if !plan.node_claims.is_empty() {
                     let (launched, failed) =
@@ -827,13 +828,7 @@ fn empty_ttl(pool: &NodePool) -> Option<Duration> {
 /// pod but DaemonSet/mirror/finished ones, are removed once they have been empty for
 /// `consolidateAfter` (the clock is the node's `empty-since` annotation).
 fn remove_empty_nodes(ctx: &mut Context<'_>, session: &mut Session) -> Result<(), CommandError> {
-    let snapshot = snapshot::read(
-        &session.live.client,
-        Scope {
-            pods: true,
-            pdbs: false,
-        },
-    )?;
+    let snapshot = snapshot::read(&session.live.client, Scope::PODS)?;
     let m = &snapshot.manifests;
     let (now, now_text) = now_rfc3339();
     let mut busy: BTreeSet<&str> = BTreeSet::new();
@@ -893,8 +888,8 @@ fn remove_empty_nodes(ctx: &mut Context<'_>, session: &mut Session) -> Result<()
     Ok(())
 }
 
-/// Removes a node: taint and cordon (nothing new lands), delete the Node, terminate the
-/// instance.
+/// Removes a node: taint and cordon (nothing new lands), terminate the instance, delete the
+/// Node.
 fn remove_node(
     ctx: &mut Context<'_>,
     session: &mut Session,
@@ -922,9 +917,10 @@ fn remove_node(
         &path,
         &serde_json::json!({"spec": {"unschedulable": true, "taints": taints}}),
     )?;
-    ops::delete(&session.live.client, &path, None)?;
+    // Instance first, then the Node: a run killed in between leaves a node to find again.
     launch::terminate_all(&session.cloud, std::slice::from_ref(&instance))
         .map_err(live::aws_error)?;
+    ops::delete(&session.live.client, &path, None)?;
     if !ctx.global.quiet {
         let _ = writeln!(ctx.err, "removed node {} ({instance}): {why}", node.name);
     }

@@ -68,6 +68,9 @@ impl KubeClient {
 impl Cluster for KubeClient {
     fn send(&self, request: Request) -> Result<Response, ClusterError> {
         self.requests.fetch_add(1, Ordering::Relaxed);
+        let started = std::time::Instant::now();
+        // Logged: method, path (with its query) and status; never headers, tokens or bodies.
+        let path = request.path.clone();
         let method = match request.method {
             Method::Get => http::Method::GET,
             Method::Post => http::Method::POST,
@@ -75,6 +78,7 @@ impl Cluster for KubeClient {
             Method::Put => http::Method::PUT,
             Method::Delete => http::Method::DELETE,
         };
+        let verb = method.clone();
         let mut builder = http::Request::builder()
             .method(method)
             .uri(&request.path)
@@ -97,7 +101,7 @@ impl Cluster for KubeClient {
             server: self.server.clone(),
             message: one_line(&e),
         };
-        self.runtime.block_on(async {
+        let result = self.runtime.block_on(async {
             let response = client.send(http_request).await.map_err(transport)?;
             let status = response.status().as_u16();
             let body = response
@@ -109,7 +113,22 @@ impl Cluster for KubeClient {
                 status,
                 body: body.to_vec(),
             })
-        })
+        });
+        let ms = started.elapsed().as_millis() as u64;
+        match &result {
+            // Refusals and server errors at info (-v): a 403 names the verb and path an RBAC
+            // rule is missing for. (404s are mostly discovery probes; they stay at debug.)
+            Ok(r) if matches!(r.status, 401 | 403) || r.status >= 500 => {
+                tracing::info!(method = %verb, path, status = r.status, ms, "Kubernetes request failed")
+            }
+            Ok(r) => {
+                tracing::debug!(method = %verb, path, status = r.status, bytes = r.body.len(), ms, "Kubernetes request")
+            }
+            Err(e) => {
+                tracing::info!(method = %verb, path, ms, error = %e, "Kubernetes request failed")
+            }
+        }
+        result
     }
 
     fn request_count(&self) -> u64 {

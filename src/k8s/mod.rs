@@ -172,8 +172,32 @@ impl ClusterError {
             reason: String,
             #[serde(default)]
             message: String,
+            #[serde(default)]
+            details: Details,
         }
-        let status: Status = serde_json::from_slice(&response.body).unwrap_or_default();
+        #[derive(serde::Deserialize, Default)]
+        struct Details {
+            #[serde(default)]
+            causes: Vec<Cause>,
+        }
+        #[derive(serde::Deserialize, Default)]
+        struct Cause {
+            #[serde(default)]
+            message: String,
+        }
+        let mut status: Status = serde_json::from_slice(&response.body).unwrap_or_default();
+        // The causes carry what matters, e.g. which PDB refused an eviction ("The disruption
+        // budget web-pdb needs 1 healthy pods and has 1 currently").
+        let causes: Vec<&str> = status
+            .details
+            .causes
+            .iter()
+            .map(|c| c.message.as_str())
+            .filter(|m| !m.is_empty() && !status.message.contains(*m))
+            .collect();
+        if !causes.is_empty() {
+            status.message = format!("{} ({})", status.message, causes.join("; "));
+        }
         let message = if status.message.is_empty() {
             String::from_utf8_lossy(&response.body)
                 .lines()

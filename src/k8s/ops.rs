@@ -269,3 +269,92 @@ pub fn served_resources(
     let list: Option<ResourceList> = get(c, &path)?;
     Ok(list.map(|l| l.resources.into_iter().map(|r| r.name).collect()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    /// Answers LISTs in pages of two from a fixed item list, recording the paths asked for.
+    struct Paged {
+        items: Vec<&'static str>,
+        asked: RefCell<Vec<String>>,
+    }
+
+    impl Cluster for Paged {
+        fn send(&self, request: Request) -> Result<Response, ClusterError> {
+            self.asked.borrow_mut().push(request.path.clone());
+            let start: usize = request
+                .path
+                .split("continue=")
+                .nth(1)
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(0);
+            let page: Vec<serde_json::Value> = self.items[start..]
+                .iter()
+                .take(2)
+                .map(|n| serde_json::json!({"metadata": {"name": n}}))
+                .collect();
+            let next = start + page.len();
+            let token = if next < self.items.len() {
+                next.to_string()
+            } else {
+                String::new()
+            };
+            let body = serde_json::json!({"items": page, "metadata": {"continue": token}});
+            Ok(Response {
+                status: 200,
+                body: body.to_string().into_bytes(),
+            })
+        }
+        fn request_count(&self) -> u64 {
+            self.asked.borrow().len() as u64
+        }
+    }
+
+    #[derive(Deserialize)]
+    struct Named {
+        metadata: crate::api::meta::ObjectMeta,
+    }
+
+    #[test]
+    fn list_follows_continue_tokens_page_by_page() {
+        let c = Paged {
+            items: vec!["a", "b", "c", "d", "e"],
+            asked: RefCell::new(Vec::new()),
+        };
+        let mut names = Vec::new();
+        let n = list(
+            &c,
+            "/api/v1/nodes",
+            &ListQuery {
+                label_selector: Some("karpenter.sh/nodepool in (a,b)"),
+                ..Default::default()
+            },
+            |item: Named| names.push(item.metadata.name.unwrap_or_default()),
+        )
+        .unwrap();
+        assert_eq!(n, 5);
+        assert_eq!(names, ["a", "b", "c", "d", "e"]);
+        let asked = c.asked.borrow();
+        assert_eq!(asked.len(), 3, "{asked:?}");
+        assert!(asked[0].starts_with(
+            "/api/v1/nodes?limit=500&labelSelector=karpenter.sh%2Fnodepool%20in%20%28a%2Cb%29"
+        ));
+        assert!(asked[1].ends_with("&continue=2"));
+    }
+
+    #[test]
+    fn api_errors_carry_the_status_message() {
+        let response = Response {
+            status: 403,
+            body: br#"{"kind":"Status","reason":"Forbidden","message":"nodes is forbidden: User \"x\" cannot list resource \"nodes\""}"#.to_vec(),
+        };
+        let e = ClusterError::from_response(Method::Get, "/api/v1/nodes?limit=500", &response);
+        assert!(e.is_forbidden());
+        assert_eq!(
+            e.to_string(),
+            "GET /api/v1/nodes: 403 nodes is forbidden: User \"x\" cannot list resource \"nodes\""
+        );
+    }
+}

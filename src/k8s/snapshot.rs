@@ -90,6 +90,14 @@ pub struct Scope {
     pub pdbs: bool,
 }
 
+impl Scope {
+    /// Pods, DaemonSets, Namespaces and RuntimeClasses, no PDBs: what a plan reads.
+    pub const PODS: Scope = Scope {
+        pods: true,
+        pdbs: false,
+    };
+}
+
 /// A live snapshot.
 #[derive(Debug, Clone, Default)]
 pub struct LiveSnapshot {

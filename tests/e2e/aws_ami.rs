@@ -680,9 +680,10 @@ fn ami_bad_input_and_cloud_errors_are_one_line_with_the_right_exit_code() {
         alias_class("default", "al2023@latest").as_bytes(),
     );
     let p = path.to_str().unwrap();
-    let no_files = moto.karpenter(&["ami"], &[]);
-    assert_eq!(no_files.code, 2, "{}", no_files.stderr);
-    assert!(no_files.stderr.contains("pass -f"), "{}", no_files.stderr);
+    // Without -f, `ami` reads the cluster: no kubeconfig is a cluster error (3) with a hint.
+    let no_files = moto.karpenter(&["ami", "--kubeconfig", "/nonexistent/kubeconfig"], &[]);
+    assert_eq!(no_files.code, 3, "{}", no_files.stderr);
+    assert!(no_files.stderr.contains("kubeconfig"), "{}", no_files.stderr);
     let unknown = moto.karpenter(&["ami", "nope", "-f", p], &[]);
     assert_eq!(unknown.code, 2);
     assert!(

@@ -367,31 +367,92 @@ fn blocked_by_pdb_and_do_not_evict_then_killed_after_launch_resumes() {
 
     // Killed right after launching the replacement: the re-run finds it (registered by now, or
     // in flight), launches nothing more, and finishes the replacement.
+    kill_at_and_resume(&walk, &old_name, "launched NodeClaim");
+}
+
+/// Runs `drift replace`, SIGKILLs it when its progress prints `milestone`, re-runs it, and
+/// checks the outcome is as if nothing had happened: one replacement, the old node and its
+/// instance gone, the pod Running on the new node.
+fn kill_at_and_resume(walk: &Walk, old_name: &str, milestone: &str) {
+    let before = tool_instances(walk).len();
     let mut child = walk.spawn(&["karpenter", "drift", "replace", "--yes"]);
     let stderr = child.stderr.take().unwrap();
+    let mut killed = false;
     for line in BufReader::new(stderr).lines() {
         let line = line.unwrap();
-        if line.contains("launched NodeClaim") {
+        if line.contains(milestone) {
             Command::new("kill")
                 .args(["-KILL", &child.id().to_string()])
                 .status()
                 .unwrap();
+            killed = true;
             break;
         }
     }
     let _ = child.wait();
-    assert!(cordoned(&walk), "the run was killed after marking the node");
+    assert!(killed, "the run reached {milestone:?}");
     let resumed = walk.run(&["karpenter", "drift", "replace", "--yes"]);
-    assert_eq!(resumed.code, 0, "{}\n{}", resumed.stdout, resumed.stderr);
-    let all = tool_instances(&walk);
-    assert_eq!(all.len(), 2, "no second replacement: {all:?}");
-    let nodes = team_nodes(&walk);
-    assert_eq!(nodes.len(), 1);
-    assert_ne!(nodes[0]["metadata"]["name"], old_name.as_str());
+    assert_eq!(
+        resumed.code, 0,
+        "killed at {milestone:?}: {}\n{}",
+        resumed.stdout, resumed.stderr
+    );
+    let all = tool_instances(walk);
+    assert_eq!(
+        all.len(),
+        before + 1,
+        "killed at {milestone:?}: exactly one replacement: {all:?}"
+    );
+    let nodes = team_nodes(walk);
+    assert_eq!(
+        nodes.len(),
+        1,
+        "killed at {milestone:?}: {}\n{}",
+        resumed.stdout,
+        resumed.stderr
+    );
     let new_name = nodes[0]["metadata"]["name"].as_str().unwrap().to_string();
+    assert_ne!(new_name, old_name, "killed at {milestone:?}");
     walk.eventually(30, "inflate Running on the new node", || {
-        (running_on(&walk, &new_name) == 1).then_some(())
+        (running_on(walk, &new_name) == 1).then_some(())
     });
+    let old_instance_gone = all
+        .iter()
+        .filter(|(id, _, _)| {
+            nodes[0]["spec"]["providerID"]
+                .as_str()
+                .is_some_and(|p| !p.ends_with(id.as_str()))
+        })
+        .all(|(_, state, _)| state == "terminated" || state == "shutting-down");
+    assert!(
+        old_instance_gone,
+        "killed at {milestone:?}: no orphaned instance: {all:?}"
+    );
+}
+
+/// The run killed at each other step of a replacement (marked, a pod evicted, drained), then
+/// re-run: no double launch, no lost pod, no orphaned instance.
+#[test]
+fn killed_at_each_step_resumes_without_a_second_replacement() {
+    for (i, milestone) in ["drained (", "tainted and cordoned", "evicted default/"]
+        .into_iter()
+        .enumerate()
+    {
+        let walk = Walk::with(
+            &format!("replace-kill-{i}"),
+            true,
+            "data/crds/v1alpha5",
+            |_| Vec::new(),
+        );
+        let (old, new) = (walk.moto.param(AMI_124), walk.moto.param(AMI_125));
+        walk.apply(
+            "profile.yaml",
+            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: karpenter\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: karpenter-global-settings\n  namespace: karpenter\ndata:\n  aws.defaultInstanceProfile: KarpenterNodeInstanceProfile-my-cluster\n",
+        );
+        let old_name = old_node(&walk, &old);
+        switch_to_new(&walk, &new);
+        kill_at_and_resume(&walk, &old_name, milestone);
+    }
 }
 
 #[test]

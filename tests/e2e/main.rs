@@ -22,5 +22,6 @@ mod moto;
 mod nodes;
 mod provision_live;
 mod support;
+mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;

@@ -389,3 +389,178 @@ fn running_karpenter_controller_refuses_and_no_terminal_refuses() {
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     assert!(out.stdout.contains("default"), "{}", out.stdout);
 }
+
+/// SPEC §2: kubectl does not forward its flags, so the plugin honours them itself — here
+/// `--kubeconfig`, `--context` (the current context points at a dead server) and an exec
+/// credential plugin like `aws eks get-token` (it must run, and its token be used).
+#[test]
+fn kubeconfig_flags_and_exec_credentials() {
+    let walk = Walk::new("kubeconfig-flags", false);
+    let server = std::fs::read_to_string(&walk.kubeconfig)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("server: ").map(str::to_string))
+        .unwrap();
+    let marker = walk.dir.join("exec-ran");
+    let plugin = walk.dir.join("get-token.sh");
+    std::fs::write(
+        &plugin,
+        format!(
+            "#!/bin/sh\ntouch {}\necho '{{\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"kind\":\"ExecCredential\",\"status\":{{\"token\":\"secret-token\"}}}}'\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    Command::new("chmod")
+        .arg("755")
+        .arg(&plugin)
+        .status()
+        .unwrap();
+    let config = walk.dir.join("multi.kubeconfig");
+    std::fs::write(
+        &config,
+        format!(
+            "apiVersion: v1
+kind: Config
+current-context: dead
+clusters:
+- name: dead
+  cluster: {{server: \"http://127.0.0.1:9\"}}
+- name: arn:aws:eks:us-east-1:111122223333:cluster/my-cluster
+  cluster: {{server: \"{server}\"}}
+contexts:
+- name: dead
+  context: {{cluster: dead, user: nobody}}
+- name: eks
+  context: {{cluster: \"arn:aws:eks:us-east-1:111122223333:cluster/my-cluster\", user: eks}}
+users:
+- name: nobody
+  user: {{}}
+- name: eks
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: {}
+      args: [eks, get-token, --cluster-name, my-cluster]
+      interactiveMode: Never
+",
+            plugin.display()
+        ),
+    )
+    .unwrap();
+    let config = config.to_string_lossy().into_owned();
+    let dead = crate::support::karpenter(&["nodes", "--no-aws", "--kubeconfig", &config], b"");
+    assert_eq!(
+        dead.code, 3,
+        "the current context's server is down: {}",
+        dead.stderr
+    );
+    assert!(dead.stderr.contains("127.0.0.1:9"), "{}", dead.stderr);
+    let ok = crate::support::karpenter(
+        &[
+            "nodes",
+            "--no-aws",
+            "--kubeconfig",
+            &config,
+            "--context",
+            "eks",
+            "-v",
+        ],
+        b"",
+    );
+    assert_eq!(ok.code, 0, "{}\n{}", ok.stdout, ok.stderr);
+    assert!(marker.exists(), "the exec credential plugin ran");
+    assert!(
+        ok.stderr.contains("cluster my-cluster"),
+        "the cluster name comes from the EKS ARN: {}",
+        ok.stderr
+    );
+    assert!(
+        !ok.stderr.contains("secret-token"),
+        "tokens never appear in output"
+    );
+}
+
+/// A class whose subnet selector matches nothing: one clear line, exit 3, nothing launched.
+#[test]
+fn class_without_subnets_fails_cleanly_and_launches_nothing() {
+    let walk = Walk::new("no-subnets", false);
+    walk.apply(
+        "basic.yaml",
+        &walkthrough_manifest().replacen(
+            "  subnetSelectorTerms:\n    - tags:\n        alpha.eksctl.io/cluster-name: my-cluster",
+            "  subnetSelectorTerms:\n    - tags:\n        alpha.eksctl.io/cluster-name: no-such-cluster",
+            1,
+        ),
+    );
+    walk.ok(&["scale", "deployment", "inflate", "--replicas", "2"]);
+    walk.wait_unschedulable(2);
+    let out = walk.run(&["karpenter", "provision", "--yes"]);
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("EC2NodeClass/default: no subnet matches"),
+        "{}",
+        out.stderr
+    );
+    assert!(walk.launched().is_empty(), "nothing launched");
+}
+
+/// The adapter's eviction against the test cluster: a PDB that allows nothing answers 429,
+/// which reaches the caller as `Blocked` with the server's message naming the PDB (no hidden
+/// retry); once allowed, the eviction goes through; a gone pod is `Gone`.
+#[test]
+fn eviction_refused_by_a_pdb_is_reported_not_retried() {
+    use kubectl_karpenter::k8s::client::KubeClient;
+    use kubectl_karpenter::k8s::config::ClusterTarget;
+    use kubectl_karpenter::k8s::ops::{self, Eviction};
+    let walk = Walk::new("eviction", false);
+    walk.apply(
+        "pod.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\nstatus:\n  allocatable: {cpu: \"2\", memory: 4Gi, pods: \"10\"}\n  capacity: {cpu: \"2\", memory: 4Gi, pods: \"10\"}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      terminationGracePeriodSeconds: 0\n      containers:\n      - {name: c, image: nginx}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: web-pdb\nspec:\n  maxUnavailable: 0\n  selector:\n    matchLabels: {app: web}\n",
+    );
+    walk.eventually(30, "the PDB's status", || {
+        let p = walk.json(&["get", "pdb", "web-pdb", "-o", "json"]);
+        (p["status"]["currentHealthy"].as_i64() == Some(1)).then_some(())
+    });
+    let pod = walk.items(&["get", "pods", "-l", "app=web"])[0]["metadata"]["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let global = kubectl_karpenter::cli::GlobalArgs {
+        kubeconfig: Some(walk.kubeconfig.to_string_lossy().into_owned()),
+        ..Default::default()
+    };
+    let client = KubeClient::connect(&ClusterTarget::from_args(&global).unwrap()).unwrap();
+    match ops::evict(&client, "default", &pod, None).unwrap() {
+        Eviction::Blocked(message) => assert!(message.contains("web-pdb"), "{message}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    walk.ok(&[
+        "patch",
+        "pdb",
+        "web-pdb",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"maxUnavailable":1}}"#,
+    ]);
+    walk.eventually(30, "the PDB to allow one", || {
+        let p = walk.json(&["get", "pdb", "web-pdb", "-o", "json"]);
+        (p["status"]["disruptionsAllowed"].as_i64() == Some(1)).then_some(())
+    });
+    assert_eq!(
+        ops::evict(&client, "default", &pod, None).unwrap(),
+        Eviction::Evicted
+    );
+    walk.eventually(30, "the pod gone", || {
+        walk.items(&["get", "pods"])
+            .iter()
+            .all(|p| p["metadata"]["name"] != pod.as_str())
+            .then_some(())
+    });
+    assert_eq!(
+        ops::evict(&client, "default", &pod, None).unwrap(),
+        Eviction::Gone
+    );
+}
