@@ -4,7 +4,7 @@ use clap::CommandFactory;
 use clap_complete::Shell;
 
 use super::Context;
-use crate::cli::complete::{self, NoCluster};
+use crate::cli::complete::{self, DynamicValues, TypedFlags};
 use crate::cli::{Cli, CompleteArgs, CompletionArgs};
 use crate::error::{CommandError, CommandResult, Exit};
 
@@ -72,10 +72,91 @@ pub fn run(ctx: &mut Context<'_>, args: &CompletionArgs) -> CommandResult {
 /// Prints completion candidates in Cobra's format. Always exits 0 and never writes errors to
 /// stdout: the shell would offer them as candidates.
 pub fn complete(ctx: &mut Context<'_>, args: &CompleteArgs) -> CommandResult {
-    // kubectl has no cluster adapter to hand yet: NodePool and node names come later.
-    let (candidates, directive) = complete::candidates(&Cli::command(), &args.words, &NoCluster);
+    let (candidates, directive) =
+        complete::candidates(&Cli::command(), &args.words, &ClusterValues);
     let _ = ctx
         .out
         .write_all(complete::render(&candidates, directive).as_bytes());
     Ok(Exit::Ok)
+}
+
+/// NodePool, node and node-class names from the cluster the typed flags point at (or the
+/// kubeconfig's current context). Quick and quiet: a 2 s request timeout, and any error means
+/// no candidates — completion never fails.
+struct ClusterValues;
+
+#[derive(serde::Deserialize)]
+struct Named {
+    metadata: crate::api::meta::ObjectMeta,
+}
+
+impl ClusterValues {
+    fn client(flags: &TypedFlags) -> Option<crate::k8s::client::KubeClient> {
+        let global = crate::cli::GlobalArgs {
+            kubeconfig: flags.get("kubeconfig").map(str::to_string),
+            context: flags.get("context").map(str::to_string),
+            cluster: flags.get("cluster").map(str::to_string),
+            user: flags.get("user").map(str::to_string),
+            request_timeout: Some("2s".into()),
+            ..Default::default()
+        };
+        let target = crate::k8s::config::ClusterTarget::from_args(&global).ok()?;
+        crate::k8s::client::KubeClient::connect(&target).ok()
+    }
+
+    /// Names listed at the first of `paths` that answers.
+    fn names(flags: &TypedFlags, paths: &[&str]) -> Vec<String> {
+        let Some(client) = Self::client(flags) else {
+            return Vec::new();
+        };
+        for path in paths {
+            if let Ok(items) = crate::k8s::ops::list_all::<Named>(
+                &client,
+                path,
+                &crate::k8s::ops::ListQuery::default(),
+            ) {
+                let mut names: Vec<String> =
+                    items.into_iter().filter_map(|i| i.metadata.name).collect();
+                names.sort();
+                return names;
+            }
+        }
+        Vec::new()
+    }
+}
+
+impl DynamicValues for ClusterValues {
+    fn nodepools(&self, flags: &TypedFlags) -> Vec<String> {
+        let mut names = Self::names(
+            flags,
+            &[
+                "/apis/karpenter.sh/v1/nodepools",
+                "/apis/karpenter.sh/v1beta1/nodepools",
+            ],
+        );
+        names.extend(Self::names(
+            flags,
+            &["/apis/karpenter.sh/v1alpha5/provisioners"],
+        ));
+        names
+    }
+
+    fn nodes(&self, flags: &TypedFlags) -> Vec<String> {
+        Self::names(flags, &["/api/v1/nodes"])
+    }
+
+    fn nodeclasses(&self, flags: &TypedFlags) -> Vec<String> {
+        let mut names = Self::names(
+            flags,
+            &[
+                "/apis/karpenter.k8s.aws/v1/ec2nodeclasses",
+                "/apis/karpenter.k8s.aws/v1beta1/ec2nodeclasses",
+            ],
+        );
+        names.extend(Self::names(
+            flags,
+            &["/apis/karpenter.k8s.aws/v1alpha1/awsnodetemplates"],
+        ));
+        names
+    }
 }

@@ -564,3 +564,31 @@ fn eviction_refused_by_a_pdb_is_reported_not_retried() {
         Eviction::Gone
     );
 }
+
+/// Shell completion asks the cluster for NodePool and node names (kubectl's plugin-completion
+/// protocol: one candidate per line, then `:<directive>`), and stays quiet when it cannot.
+#[test]
+fn completion_offers_nodepool_and_node_names_from_the_cluster() {
+    let walk = Walk::new("completion", false);
+    walk.apply("basic.yaml", &walkthrough_manifest());
+    walk.apply(
+        "node.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: ip-10-0-9-9.ec2.internal\n  labels: {karpenter.sh/nodepool: default}\n",
+    );
+    let pools = walk.ok(&["karpenter", "__complete", "provision", "--nodepool", ""]);
+    assert_eq!(pools, "default\n:4\n");
+    let nodes = walk.ok(&["karpenter", "__complete", "drift", "replace", "ip-10"]);
+    assert_eq!(nodes, "ip-10-0-9-9.ec2.internal\n:4\n");
+    let classes = walk.ok(&["karpenter", "__complete", "ami", ""]);
+    assert_eq!(classes, "default\n:4\n");
+    let unreachable = walk.ok(&[
+        "karpenter",
+        "__complete",
+        "drift",
+        "replace",
+        "--kubeconfig",
+        "/nonexistent",
+        "",
+    ]);
+    assert_eq!(unreachable, ":4\n");
+}
