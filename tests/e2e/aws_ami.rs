@@ -683,7 +683,11 @@ fn ami_bad_input_and_cloud_errors_are_one_line_with_the_right_exit_code() {
     // Without -f, `ami` reads the cluster: no kubeconfig is a cluster error (3) with a hint.
     let no_files = moto.karpenter(&["ami", "--kubeconfig", "/nonexistent/kubeconfig"], &[]);
     assert_eq!(no_files.code, 3, "{}", no_files.stderr);
-    assert!(no_files.stderr.contains("kubeconfig"), "{}", no_files.stderr);
+    assert!(
+        no_files.stderr.contains("kubeconfig"),
+        "{}",
+        no_files.stderr
+    );
     let unknown = moto.karpenter(&["ami", "nope", "-f", p], &[]);
     assert_eq!(unknown.code, 2);
     assert!(
