@@ -216,13 +216,27 @@ pub struct AcceleratorFacts {
     pub count: i64,
 }
 
-/// A region's zones and which instance types each zone offers.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+/// A region's zones, which instance types each zone offers and, in a live catalog, the current
+/// spot prices.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct RegionFacts {
     /// Every zone of the region.
     pub zones: Vec<String>,
     /// Instance type → zones that offer it.
     pub offerings: BTreeMap<String, Vec<String>>,
+    /// Instance type → zone → current spot price (USD/h), from DescribeSpotPriceHistory. Only
+    /// a live catalog has them (the embedded snapshot has none: spot prices move too fast to
+    /// ship); a spot offering without one carries the on-demand price as a stand-in.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub spot_prices: BTreeMap<String, BTreeMap<String, f64>>,
+}
+
+impl RegionFacts {
+    /// The spot price of `instance_type` in `zone`, when known.
+    pub fn spot_price(&self, instance_type: &str, zone: &str) -> Option<f64> {
+        self.spot_prices.get(instance_type)?.get(zone).copied()
+    }
 }
 
 // -------------------------------------------------------------------------------- context
@@ -375,10 +389,12 @@ impl Catalog {
     /// The hourly price (USD) of a running instance of `instance_type` bought as
     /// `capacity_type` in `zone`, or `None` when the catalog does not know it.
     ///
-    /// AWS data carries on-demand list prices only (us-east-1's, the estimate used in every
-    /// region, as [`Catalog::instance_types`] does): spot and reserved are `None` — their
-    /// offerings only carry the on-demand price as a planning stand-in. A custom catalog
-    /// answers with the price of the offering for exactly that zone and capacity type.
+    /// AWS data: on-demand is the list price (us-east-1's, the estimate used in every region,
+    /// as [`Catalog::instance_types`] does); spot is the zone's DescribeSpotPriceHistory price
+    /// when the catalog is live and has one, else `None` (the spot offering only carries the
+    /// on-demand price as a planning stand-in, which is not what the instance costs); reserved
+    /// is `None`. A custom catalog answers with the price of the offering for exactly that
+    /// zone and capacity type.
     pub fn hourly_price(
         &self,
         instance_type: &str,
@@ -387,6 +403,13 @@ impl Catalog {
     ) -> Option<f64> {
         match &*self.inner {
             Source::Aws(s) => {
+                if capacity_type == SPOT {
+                    // Zone names are unique across regions.
+                    return s
+                        .regions
+                        .values()
+                        .find_map(|r| r.spot_price(instance_type, zone));
+                }
                 if capacity_type != ON_DEMAND {
                     return None;
                 }
@@ -427,12 +450,15 @@ impl Catalog {
 ///
 /// Offerings: one per allowed offered zone and capacity type (`SupportedUsageClasses`
 /// ∩ {on-demand, spot}).
-/// * **Prices** are the us-east-1 on-demand list prices, used as the estimate in every region.
-/// * **Spot** has no price data offline, so spot offerings carry the on-demand price: a
-///   conservative stand-in (real spot prices are lower) that keeps cheapest-first ordering
-///   meaningful without inventing numbers.
-/// * A type with **no known price** gets offerings with `available: false` (price 0): like
-///   Karpenter without a price, it is listed but never launched.
+/// * **On-demand prices** are the us-east-1 list prices, used as the estimate in every region.
+/// * **Spot** offerings take the region's spot price of their (type, zone)
+///   ([`RegionFacts::spot_prices`], DescribeSpotPriceHistory in a live catalog). Without one
+///   (the embedded snapshot, a failed or partial DescribeSpotPriceHistory) they carry the
+///   on-demand price: a conservative stand-in (real spot prices are lower) that keeps
+///   cheapest-first ordering meaningful without inventing numbers.
+/// * An offering with **no known price** (no on-demand price, and for spot no spot price
+///   either) has `available: false` (price 0): like Karpenter without a price, it is listed
+///   but never launched.
 fn aws_instance_types(
     snapshot: &AwsSnapshot,
     ctx: &InstanceTypeContext,
@@ -483,6 +509,7 @@ fn aws_instance_types(
             &zones,
             &capacity_types,
             &settings,
+            region.spot_prices.get(&facts.name),
         ));
     }
     Ok(out)
@@ -495,6 +522,7 @@ fn aws_instance_type(
     zones: &BTreeSet<&str>,
     capacity_types: &[&str],
     settings: &NodeSettings,
+    spot_prices: Option<&BTreeMap<String, f64>>,
 ) -> InstanceType {
     let family = settings.family;
     let shape = InstanceShape {
@@ -510,15 +538,24 @@ fn aws_instance_type(
         capacity.set(resource, count * ONE);
     }
 
-    let price = facts.on_demand_price_us_east1;
+    let on_demand = facts.on_demand_price_us_east1;
     let offerings = zones
         .iter()
         .flat_map(|zone| {
-            capacity_types.iter().map(move |ct| Offering {
-                zone: zone.to_string(),
-                capacity_type: ct.to_string(),
-                price: price.unwrap_or(0.0),
-                available: price.is_some(),
+            capacity_types.iter().map(move |ct| {
+                // Spot: the zone's spot price, else the on-demand stand-in.
+                let price = match *ct {
+                    SPOT => spot_prices
+                        .and_then(|p| p.get(*zone).copied())
+                        .or(on_demand),
+                    _ => on_demand,
+                };
+                Offering {
+                    zone: zone.to_string(),
+                    capacity_type: ct.to_string(),
+                    price: price.unwrap_or(0.0),
+                    available: price.is_some(),
+                }
             })
         })
         .collect();
@@ -725,10 +762,17 @@ fn put_opt(r: &mut Requirements, key: &str, value: Option<&str>) {
 }
 
 fn aws_notes(snapshot: &AwsSnapshot) -> Vec<String> {
+    let spot_priced: BTreeSet<&str> = snapshot
+        .regions
+        .values()
+        .flat_map(|r| r.spot_prices.iter())
+        .filter(|(_, zones)| !zones.is_empty())
+        .map(|(name, _)| name.as_str())
+        .collect();
     let unpriced: Vec<&str> = snapshot
         .instance_types
         .iter()
-        .filter(|t| t.on_demand_price_us_east1.is_none())
+        .filter(|t| t.on_demand_price_us_east1.is_none() && !spot_priced.contains(t.name.as_str()))
         .map(|t| t.name.as_str())
         .collect();
     let live = snapshot.source.starts_with("live ");
@@ -739,10 +783,16 @@ fn aws_notes(snapshot: &AwsSnapshot) -> Vec<String> {
             format!("instance types: embedded snapshot ({})", snapshot.source)
         },
         format!(
-            "prices: {PRICE_REGION} on-demand list prices; in other regions they are used as an estimate"
+            "on-demand prices: {PRICE_REGION} list prices; in other regions they are used as an estimate"
         ),
-        if live {
-            "spot: DescribeSpotPriceHistory and the Pricing API are not queried; spot offerings carry the \
+        if !spot_priced.is_empty() {
+            format!(
+                "spot: DescribeSpotPriceHistory prices ({} types); a spot offering without one carries the \
+                 on-demand price (an upper bound)",
+                spot_priced.len()
+            )
+        } else if live {
+            "spot: no DescribeSpotPriceHistory prices (see the source above); spot offerings carry the \
              on-demand price (an upper bound), so plans never count on spot savings"
                 .to_string()
         } else {
@@ -1546,6 +1596,148 @@ mod tests {
             .iter()
             .all(|t| t.cheapest_offering(&Requirements::new()).is_none()));
         assert!(snapshot.notes().iter().any(|n| n.contains("spot")));
+    }
+
+    /// The embedded snapshot with spot prices for c6a.2xlarge in us-east-1a (0.1) and for
+    /// m5.large (whose on-demand price is removed) in us-east-1a (0.04).
+    fn with_spot_prices() -> Catalog {
+        let mut snap = Catalog::embedded().unwrap().aws_snapshot().unwrap().clone();
+        let m5 = snap
+            .instance_types
+            .iter_mut()
+            .find(|t| t.name == "m5.large")
+            .unwrap();
+        m5.on_demand_price_us_east1 = None;
+        let region = snap.regions.get_mut("us-east-1").unwrap();
+        for (t, p) in [("c6a.2xlarge", 0.1), ("m5.large", 0.04)] {
+            region
+                .spot_prices
+                .entry(t.to_string())
+                .or_default()
+                .insert("us-east-1a".to_string(), p);
+        }
+        snap.source = "live test".into();
+        Catalog::from_snapshot(snap).unwrap()
+    }
+
+    #[test]
+    fn spot_offerings_take_the_zone_spot_price_else_the_on_demand_stand_in() {
+        let catalog = with_spot_prices();
+        let types = catalog
+            .instance_types(&InstanceTypeContext::new("us-east-1", "AL2023"))
+            .unwrap();
+        let offering = |t: &InstanceType, zone: &str, ct: &str| {
+            t.offerings
+                .iter()
+                .find(|o| o.zone == zone && o.capacity_type == ct)
+                .cloned()
+                .unwrap_or_else(|| panic!("{} {zone} {ct}", t.name))
+        };
+        let c6a = find(&types, "c6a.2xlarge");
+        let spot = offering(c6a, "us-east-1a", SPOT);
+        assert_eq!((spot.price, spot.available), (0.1, true), "the spot price");
+        let spot_b = offering(c6a, "us-east-1b", SPOT);
+        assert_eq!(
+            (spot_b.price, spot_b.available),
+            (0.306, true),
+            "no spot price in that zone: the on-demand stand-in"
+        );
+        assert_eq!(offering(c6a, "us-east-1a", ON_DEMAND).price, 0.306);
+
+        let m5 = find(&types, "m5.large");
+        let spot = offering(m5, "us-east-1a", SPOT);
+        assert_eq!(
+            (spot.price, spot.available),
+            (0.04, true),
+            "a spot price makes the spot offering available without an on-demand price"
+        );
+        assert!(!offering(m5, "us-east-1b", SPOT).available);
+        assert!(!offering(m5, "us-east-1a", ON_DEMAND).available);
+
+        // Other regions have no spot prices: stand-ins everywhere.
+        let west = catalog
+            .instance_types(&InstanceTypeContext::new("us-west-2", "AL2023"))
+            .unwrap();
+        let c6a = find(&west, "c6a.2xlarge");
+        assert!(c6a
+            .offerings
+            .iter()
+            .all(|o| o.price == 0.306 && o.available));
+
+        assert_eq!(
+            catalog.hourly_price("c6a.2xlarge", "us-east-1a", SPOT),
+            Some(0.1)
+        );
+        assert_eq!(
+            catalog.hourly_price("c6a.2xlarge", "us-east-1b", SPOT),
+            None
+        );
+        assert_eq!(
+            catalog.hourly_price("c6a.2xlarge", "us-east-1b", ON_DEMAND),
+            Some(0.306)
+        );
+
+        let notes = catalog.notes();
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("spot: DescribeSpotPriceHistory prices (2 types)")),
+            "{notes:?}"
+        );
+        assert!(!notes
+            .iter()
+            .any(|n| n.contains("never count on spot savings")));
+    }
+
+    #[test]
+    fn without_spot_prices_the_notes_say_spot_is_a_stand_in() {
+        let embedded = Catalog::embedded().unwrap();
+        let notes = embedded.notes();
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("spot: no spot prices offline")),
+            "{notes:?}"
+        );
+        let mut snap = embedded.aws_snapshot().unwrap().clone();
+        snap.source = "live DescribeInstanceTypes/DescribeInstanceTypeOfferings for us-east-1; \
+                       no spot prices (denied)"
+            .into();
+        let live = Catalog::from_snapshot(snap).unwrap();
+        let notes = live.notes();
+        assert!(notes[0].contains("no spot prices (denied)"), "{notes:?}");
+        assert!(
+            notes.iter().any(
+                |n| n.starts_with("spot: no DescribeSpotPriceHistory prices")
+                    && n.contains("on-demand price")
+            ),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
+    fn spot_prices_serialize_only_when_present() {
+        let empty = RegionFacts {
+            zones: vec!["z1".into()],
+            ..RegionFacts::default()
+        };
+        let text = serde_json::to_string(&empty).unwrap();
+        assert_eq!(text, r#"{"zones":["z1"],"offerings":{}}"#);
+        assert_eq!(serde_json::from_str::<RegionFacts>(&text).unwrap(), empty);
+        let mut priced = empty.clone();
+        priced
+            .spot_prices
+            .entry("m5.large".into())
+            .or_default()
+            .insert("z1".into(), 0.0361);
+        let text = serde_json::to_string(&priced).unwrap();
+        assert!(
+            text.contains(r#""spotPrices":{"m5.large":{"z1":0.0361}}"#),
+            "{text}"
+        );
+        let back: RegionFacts = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.spot_price("m5.large", "z1"), Some(0.0361));
+        assert_eq!(back.spot_price("m5.large", "z2"), None);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::types::{
     CallCounter, CallCounts, Cloud, CloudError, Compute, Filter, FleetError, FleetRequest,
     FleetResponse, Image, ImageQuery, Instance, InstanceQuery, LaunchTemplateRequest, Parameters,
-    SecurityGroup, Subnet, TypeOffering, GET_PARAMETERS_BATCH, INSTANCE_BATCH,
+    SecurityGroup, SpotPrice, Subnet, TypeOffering, GET_PARAMETERS_BATCH, INSTANCE_BATCH,
 };
 use crate::cloud::catalog::InstanceFacts;
 
@@ -31,6 +31,8 @@ pub struct FakeCloud {
     pub instance_types: Vec<InstanceFacts>,
     /// Zonal offerings DescribeInstanceTypeOfferings answers with.
     pub offerings: Vec<TypeOffering>,
+    /// Current spot prices DescribeSpotPriceHistory answers with (one per type and zone).
+    pub spot_prices: Vec<SpotPrice>,
     /// IAM role → instance profiles holding it.
     pub roles: BTreeMap<String, Vec<String>>,
     /// Operation (`SSM.GetParameters`) → error to answer with.
@@ -272,6 +274,13 @@ impl Cloud for FakeCloud {
     fn describe_instance_type_offerings(&self) -> Result<Vec<TypeOffering>, CloudError> {
         self.enter("EC2.DescribeInstanceTypeOfferings")?;
         Ok(self.offerings.clone())
+    }
+
+    fn describe_spot_prices(&self) -> Result<Vec<SpotPrice>, CloudError> {
+        self.enter("EC2.DescribeSpotPriceHistory")?;
+        let mut out = self.spot_prices.clone();
+        out.sort_by(|a, b| (&a.instance_type, &a.zone).cmp(&(&b.instance_type, &b.zone)));
+        Ok(out)
     }
 
     fn call_counts(&self) -> CallCounts {

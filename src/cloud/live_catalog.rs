@@ -4,12 +4,16 @@
 //! code sees the same kind of catalog whether it is live, cached or embedded.
 //!
 //! - **Calls**: a handful of paginated calls (one DescribeInstanceTypes page per 100 types, one
-//!   offerings page per 1000 offerings), never one per type.
+//!   offerings page per 1000 offerings, one spot-price page per 1000 prices), never one per
+//!   type.
 //! - **Prices**: EC2 does not give list prices. On-demand prices come from the embedded
-//!   snapshot (us-east-1 list prices); the Pricing API is not queried. Spot offerings keep the
-//!   snapshot's stand-in (the on-demand price), and [`Catalog::notes`] says so:
-//!   DescribeSpotPriceHistory is not queried (moto answers it with invented prices, so it
-//!   could not be tested meaningfully).
+//!   snapshot (us-east-1 list prices); the Pricing API is not queried. Spot prices come from
+//!   one DescribeSpotPriceHistory request (`StartTime = now`, Linux/UNIX; all its pages), the
+//!   current price per (type, zone) as Karpenter's pricing provider reads them, stored in
+//!   [`RegionFacts::spot_prices`]. That call is optional: when it fails (e.g. the identity
+//!   lacks `ec2:DescribeSpotPriceHistory`) the catalog is still built, spot offerings keep the
+//!   on-demand stand-in, and the snapshot's `source` (the first of [`Catalog::notes`]) says
+//!   why. (moto answers it with one invented price, $0.00001, for every offering.)
 //! - **Cache**: `$XDG_CACHE_HOME/kubectl-karpenter/catalog-<region>.json` (else
 //!   `~/.cache/kubectl-karpenter/…`), valid for [`DEFAULT_TTL`]. A corrupt, foreign-region or
 //!   future-dated cache is ignored and rewritten; a cache that cannot be written is only a
@@ -21,6 +25,7 @@
 //! for a `--refresh-catalog` flag), then plans against [`LiveCatalog::catalog`]; offline
 //! (`-f`) it keeps the embedded snapshot.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -32,8 +37,9 @@ use super::types::{Cloud, CloudError};
 /// How long a cached catalog is used before it is fetched again.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(6 * 60 * 60);
 
-/// The cache file's own format version (the snapshot inside has its schema version).
-const CACHE_VERSION: u32 = 1;
+/// The cache file's own format version (the snapshot inside has its schema version). 2: the
+/// snapshot carries spot prices; a version-1 cache (without them) is fetched again.
+const CACHE_VERSION: u32 = 2;
 
 /// Where and how long to cache.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,8 +161,12 @@ pub fn rfc3339(secs: u64) -> String {
     )
 }
 
-/// Fetches the region's instance types and zonal offerings and builds a snapshot, taking
-/// on-demand prices from `prices` (the embedded snapshot).
+/// Fetches the region's instance types, zonal offerings and current spot prices and builds a
+/// snapshot, taking on-demand prices from `prices` (the embedded snapshot).
+///
+/// Only the first two calls are required: a failed DescribeSpotPriceHistory leaves the spot
+/// prices empty (spot offerings then carry the on-demand stand-in) and is recorded in the
+/// snapshot's `source`, which [`Catalog::notes`] shows (and the cache keeps).
 pub fn fetch_snapshot(
     cloud: &dyn Cloud,
     prices: Option<&AwsSnapshot>,
@@ -181,7 +191,7 @@ pub fn fetch_snapshot(
     let mut zones: Vec<String> = offerings.iter().map(|o| o.zone.clone()).collect();
     zones.sort();
     zones.dedup();
-    let mut by_type: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    let mut by_type: BTreeMap<String, Vec<String>> = Default::default();
     for o in &offerings {
         if types
             .binary_search_by(|t| t.name.as_str().cmp(&o.instance_type))
@@ -197,6 +207,30 @@ pub fn fetch_snapshot(
         z.sort();
         z.dedup();
     }
+    let (spot_prices, spot_source) = match cloud.describe_spot_prices() {
+        Ok(list) => {
+            let mut spot: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
+            for p in list {
+                if types
+                    .binary_search_by(|t| t.name.as_str().cmp(&p.instance_type))
+                    .is_ok()
+                {
+                    spot.entry(p.instance_type)
+                        .or_default()
+                        .insert(p.zone, p.price);
+                }
+            }
+            let source = format!(
+                "spot prices from DescribeSpotPriceHistory ({} types)",
+                spot.len()
+            );
+            (spot, source)
+        }
+        Err(e) => (
+            BTreeMap::new(),
+            format!("no spot prices ({e}): spot offerings carry the on-demand price"),
+        ),
+    };
     let price_source = prices
         .map(|p| p.source.as_str())
         .filter(|s| !s.is_empty())
@@ -205,7 +239,7 @@ pub fn fetch_snapshot(
         schema_version: SNAPSHOT_SCHEMA_VERSION,
         source: format!(
             "live DescribeInstanceTypes/DescribeInstanceTypeOfferings for {region}, fetched {}; \
-             on-demand prices from the embedded snapshot ({price_source})",
+             on-demand prices from the embedded snapshot ({price_source}); {spot_source}",
             rfc3339(fetched_at)
         ),
         instance_types: types,
@@ -214,6 +248,7 @@ pub fn fetch_snapshot(
             RegionFacts {
                 zones,
                 offerings: by_type,
+                spot_prices,
             },
         )]
         .into_iter()
@@ -328,7 +363,8 @@ mod tests {
     use super::*;
     use crate::cloud::catalog::InstanceTypeContext;
     use crate::cloud::fake::FakeCloud;
-    use crate::cloud::types::TypeOffering;
+    use crate::cloud::types::{SpotPrice, TypeOffering};
+    use crate::model::instance_type::{ON_DEMAND, SPOT};
 
     fn fake() -> FakeCloud {
         let embedded = Catalog::embedded().unwrap();
@@ -354,7 +390,36 @@ mod tests {
                 })
             })
             .collect();
+        cloud.spot_prices = vec![
+            spot("m5.large", "us-east-1a", 0.0361),
+            spot("m5.large", "us-east-1b", 0.0402),
+            spot("c6a.2xlarge", "us-east-1b", 0.1123),
+            spot("x9.unknown", "us-east-1a", 0.01),
+        ];
         cloud
+    }
+
+    fn spot(t: &str, z: &str, price: f64) -> SpotPrice {
+        SpotPrice {
+            instance_type: t.into(),
+            zone: z.into(),
+            price,
+        }
+    }
+
+    fn offering_price(catalog: &Catalog, t: &str, zone: &str, ct: &str) -> f64 {
+        let types = catalog
+            .instance_types(&InstanceTypeContext::new("us-east-1", "AL2023"))
+            .unwrap();
+        types
+            .iter()
+            .find(|x| x.name == t)
+            .unwrap()
+            .offerings
+            .iter()
+            .find(|o| o.zone == zone && o.capacity_type == ct)
+            .unwrap()
+            .price
     }
 
     fn temp_dir(name: &str) -> PathBuf {
@@ -386,17 +451,135 @@ mod tests {
             .instance_types
             .iter()
             .all(|t| t.on_demand_price_us_east1.is_some()));
+        assert_eq!(
+            region.spot_prices.keys().collect::<Vec<_>>(),
+            ["c6a.2xlarge", "m5.large"],
+            "spot prices of unknown (unselected) types are dropped"
+        );
+        assert_eq!(region.spot_price("m5.large", "us-east-1b"), Some(0.0402));
         let catalog = Catalog::from_snapshot(snap).unwrap();
         assert!(catalog.notes()[0].starts_with("instance types: live "));
+        assert!(
+            catalog.notes()[0].contains("spot prices from DescribeSpotPriceHistory (2 types)"),
+            "{:?}",
+            catalog.notes()
+        );
         assert!(catalog
             .notes()
             .iter()
-            .any(|n| n.contains("DescribeSpotPriceHistory")));
+            .any(|n| n.starts_with("spot: DescribeSpotPriceHistory prices (2 types)")));
         let types = catalog
             .instance_types(&InstanceTypeContext::new("us-east-1", "AL2023"))
             .unwrap();
         assert_eq!(types.len(), 2);
-        assert_eq!(cloud.call_counts().total(), 2);
+        assert_eq!(
+            offering_price(&catalog, "m5.large", "us-east-1a", SPOT),
+            0.0361
+        );
+        assert_eq!(
+            offering_price(&catalog, "c6a.2xlarge", "us-east-1a", SPOT),
+            0.306,
+            "no spot price for that zone: the on-demand stand-in"
+        );
+        assert_eq!(
+            offering_price(&catalog, "m5.large", "us-east-1a", ON_DEMAND),
+            0.096
+        );
+        let counts = cloud.call_counts();
+        assert_eq!(counts.get("EC2.DescribeSpotPriceHistory"), 1);
+        assert_eq!(counts.total(), 3);
+    }
+
+    #[test]
+    fn a_failing_spot_price_call_keeps_the_catalog_with_stand_ins() {
+        let dir = temp_dir("spot-denied");
+        let cloud = fake();
+        cloud.fail(
+            "EC2.DescribeSpotPriceHistory",
+            CloudError::Api {
+                service: "EC2".into(),
+                operation: "DescribeSpotPriceHistory".into(),
+                code: "UnauthorizedOperation".into(),
+                message: "You are not authorized to perform this operation.".into(),
+            },
+        );
+        let embedded = Catalog::embedded().unwrap();
+        let opts = LiveOptions {
+            cache_dir: Some(dir.clone()),
+            ..LiveOptions::default()
+        };
+        let live = load(&cloud, &embedded, &opts).unwrap();
+        assert_eq!(live.origin, Origin::Fetched);
+        let snap = live.catalog.aws_snapshot().unwrap();
+        assert!(snap.regions["us-east-1"].spot_prices.is_empty());
+        assert_eq!(
+            offering_price(&live.catalog, "m5.large", "us-east-1a", SPOT),
+            0.096,
+            "the on-demand stand-in"
+        );
+        let notes = live.catalog.notes();
+        assert!(
+            notes[0]
+                .contains("no spot prices (EC2 DescribeSpotPriceHistory: UnauthorizedOperation"),
+            "{notes:?}"
+        );
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.starts_with("spot: no DescribeSpotPriceHistory prices")),
+            "{notes:?}"
+        );
+        assert!(
+            cache_path(&dir, "us-east-1").exists(),
+            "the catalog is cached all the same"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_cache_keeps_spot_prices_and_a_version_1_cache_is_refetched() {
+        let dir = temp_dir("spot-cache");
+        let embedded = Catalog::embedded().unwrap();
+        let cloud = fake();
+        let opts = LiveOptions {
+            cache_dir: Some(dir.clone()),
+            ..LiveOptions::default()
+        };
+        let fetched = load(&cloud, &embedded, &opts).unwrap();
+        let cached = load(&cloud, &embedded, &opts).unwrap();
+        assert_eq!(cached.origin, Origin::Cache);
+        assert_eq!(
+            cached.catalog.aws_snapshot().unwrap(),
+            fetched.catalog.aws_snapshot().unwrap(),
+            "spot prices survive the cache"
+        );
+        assert_eq!(
+            offering_price(&cached.catalog, "m5.large", "us-east-1b", SPOT),
+            0.0402
+        );
+
+        // A cache written before spot prices (version 1) is not used.
+        let path = cache_path(&dir, "us-east-1");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        json["version"] = 1.into();
+        json["snapshot"]["regions"]["us-east-1"]
+            .as_object_mut()
+            .unwrap()
+            .remove("spotPrices");
+        std::fs::write(&path, json.to_string()).unwrap();
+        let calls = cloud.call_counts().total();
+        let again = load(&cloud, &embedded, &opts).unwrap();
+        assert_eq!(again.origin, Origin::Fetched);
+        assert!(again
+            .cache_warning
+            .as_deref()
+            .is_some_and(|w| w.contains("other version")));
+        assert_eq!(cloud.call_counts().total(), calls + 3);
+        assert!(!again.catalog.aws_snapshot().unwrap().regions["us-east-1"]
+            .spot_prices
+            .is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -415,11 +598,11 @@ mod tests {
         let path = cache_path(&dir, "us-east-1");
         assert_eq!(first.cache_path.as_deref(), Some(path.as_path()));
         assert!(path.exists());
-        assert_eq!(cloud.call_counts().total(), 2);
+        assert_eq!(cloud.call_counts().total(), 3);
 
         let second = load(&cloud, &embedded, &opts).unwrap();
         assert_eq!(second.origin, Origin::Cache);
-        assert_eq!(cloud.call_counts().total(), 2, "a cache hit makes no calls");
+        assert_eq!(cloud.call_counts().total(), 3, "a cache hit makes no calls");
 
         let expired = LiveOptions {
             ttl: Duration::ZERO,
@@ -437,7 +620,7 @@ mod tests {
             load(&cloud, &embedded, &refresh).unwrap().origin,
             Origin::Fetched
         );
-        assert_eq!(cloud.call_counts().total(), 6);
+        assert_eq!(cloud.call_counts().total(), 9);
 
         std::fs::write(&path, "{not json").unwrap();
         let corrupt = load(&cloud, &embedded, &opts).unwrap();

@@ -138,6 +138,18 @@ pub struct TypeOffering {
     pub zone: String,
 }
 
+/// The current spot price of one instance type in one zone (DescribeSpotPriceHistory with
+/// `StartTime = now`, Linux/UNIX), in USD per hour.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SpotPrice {
+    /// Instance type.
+    pub instance_type: String,
+    /// Availability zone name.
+    pub zone: String,
+    /// USD per hour.
+    pub price: f64,
+}
+
 /// Maximum names per GetParameters call (SSM API limit).
 pub const GET_PARAMETERS_BATCH: usize = 10;
 
@@ -315,6 +327,12 @@ pub trait Cloud {
     fn describe_instance_types(&self) -> Result<Vec<InstanceFacts>, CloudError>;
     /// DescribeInstanceTypeOfferings with `LocationType=availability-zone` (all pages).
     fn describe_instance_type_offerings(&self) -> Result<Vec<TypeOffering>, CloudError>;
+    /// DescribeSpotPriceHistory for the region (all pages of one request) with
+    /// `StartTime = now`, which answers the current price of every (type, zone), and
+    /// `ProductDescriptions` `Linux/UNIX` and `Linux/UNIX (Amazon VPC)`, as Karpenter's pricing
+    /// provider asks. One price per (type, zone): the newest (the first on a tie); records whose
+    /// price does not parse are dropped. Sorted by type, then zone.
+    fn describe_spot_prices(&self) -> Result<Vec<SpotPrice>, CloudError>;
     /// IAM ListInstanceProfilesForRole (all pages): names of the instance profiles holding
     /// `role` (a role name). An unknown role is an error with code `NoSuchEntity`.
     fn list_instance_profiles_for_role(&self, role: &str) -> Result<Vec<String>, CloudError>;

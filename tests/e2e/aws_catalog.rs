@@ -1,8 +1,11 @@
 //! The live catalog against moto: DescribeInstanceTypes + DescribeInstanceTypeOfferings for
 //! the region, reduced like the generator, so it agrees with the embedded snapshot (which
-//! `scripts/gen_catalog.py` builds from the same moto data); the XDG cache and its TTL.
+//! `scripts/gen_catalog.py` builds from the same moto data); spot prices from one
+//! DescribeSpotPriceHistory (moto 5.2.5 answers $0.00001 for every offering of the region);
+//! the XDG cache and its TTL.
 
 use std::path::PathBuf;
+use std::process::Command;
 use std::time::Duration;
 
 use kubectl_karpenter::cloud::catalog::InstanceTypeContext;
@@ -10,6 +13,34 @@ use kubectl_karpenter::cloud::live_catalog::{self, LiveOptions, Origin};
 use kubectl_karpenter::cloud::{Catalog, Cloud};
 
 use crate::moto::Moto;
+use crate::support;
+
+/// moto's own answer, asked with boto3 (not our adapter): the newest spot price of
+/// `instance_type` in `zone` for Linux/UNIX, as a string.
+fn moto_spot_price(moto: &Moto, instance_type: &str, zone: &str) -> String {
+    let script = r#"
+import sys, boto3, datetime
+url, region, itype, zone = sys.argv[1:5]
+ec2 = boto3.client("ec2", endpoint_url=url, region_name=region,
+                   aws_access_key_id="testing", aws_secret_access_key="testing")
+h = ec2.describe_spot_price_history(
+    InstanceTypes=[itype], StartTime=datetime.datetime.now(datetime.timezone.utc),
+    ProductDescriptions=["Linux/UNIX", "Linux/UNIX (Amazon VPC)"],
+    Filters=[{"Name": "availability-zone", "Values": [zone]}])["SpotPriceHistory"]
+h.sort(key=lambda p: p["Timestamp"], reverse=True)
+print(h[0]["SpotPrice"] if h else "")
+"#;
+    let out = Command::new(support::python())
+        .args(["-c", script, &moto.url, moto.region(), instance_type, zone])
+        .output()
+        .expect("run boto3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
 
 fn temp_cache(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
@@ -55,7 +86,19 @@ fn live_catalog_matches_the_embedded_one_in_a_few_paginated_calls() {
     assert_eq!(l.capacity, e.capacity);
     assert_eq!(l.allocatable(), e.allocatable());
     assert_eq!(l.requirements, e.requirements, "labels");
-    assert_eq!(l.offerings, e.offerings, "zones and prices");
+    let on_demand = |t: &kubectl_karpenter::model::instance_type::InstanceType| {
+        t.offerings
+            .iter()
+            .filter(|o| o.capacity_type == "on-demand")
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(on_demand(&l), on_demand(&e), "zones and on-demand prices");
+    assert_eq!(
+        l.offerings.len(),
+        e.offerings.len(),
+        "zones × capacity types"
+    );
     let zones: Vec<&str> = l
         .offerings
         .iter()
@@ -80,10 +123,12 @@ fn live_catalog_matches_the_embedded_one_in_a_few_paginated_calls() {
     );
     assert!(live.catalog.notes()[0].contains("live DescribeInstanceTypes"));
     let region = |c: &Catalog| c.aws_snapshot().unwrap().regions["us-east-1"].clone();
-    assert_eq!(
-        region(&live.catalog),
-        region(&embedded),
-        "zones and offerings"
+    let (lr, er) = (region(&live.catalog), region(&embedded));
+    assert_eq!(lr.zones, er.zones, "zones");
+    assert_eq!(lr.offerings, er.offerings, "offerings");
+    assert!(
+        er.spot_prices.is_empty(),
+        "the embedded snapshot has no spot prices"
     );
 
     let counts = cloud.call_counts();
@@ -99,9 +144,106 @@ fn live_catalog_matches_the_embedded_one_in_a_few_paginated_calls() {
         counts.summary()
     );
     assert_eq!(
-        counts.total(),
-        counts.get("EC2.DescribeInstanceTypes") + counts.get("EC2.DescribeInstanceTypeOfferings")
+        counts.get("EC2.DescribeSpotPriceHistory"),
+        1,
+        "{}",
+        counts.summary()
     );
+    assert_eq!(
+        counts.total(),
+        counts.get("EC2.DescribeInstanceTypes")
+            + counts.get("EC2.DescribeInstanceTypeOfferings")
+            + counts.get("EC2.DescribeSpotPriceHistory")
+    );
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
+}
+
+#[test]
+fn live_catalog_spot_offerings_take_describe_spot_price_history_prices() {
+    let moto = Moto::shared();
+    let cloud = moto.cloud();
+    let embedded = Catalog::embedded().unwrap();
+    let dir = temp_cache("spot");
+    let live = live_catalog::load(&cloud, &embedded, &options(&dir)).unwrap();
+    assert_eq!(live.origin, Origin::Fetched);
+    let counts = cloud.call_counts();
+    assert_eq!(
+        counts.get("EC2.DescribeSpotPriceHistory"),
+        1,
+        "one request for the whole region: {}",
+        counts.summary()
+    );
+
+    let spot = &live.catalog.aws_snapshot().unwrap().regions["us-east-1"].spot_prices;
+    assert!(spot.len() > 100, "{} types have spot prices", spot.len());
+    let notes = live.catalog.notes();
+    assert!(
+        notes.iter().any(|n| n.starts_with(&format!(
+            "spot: DescribeSpotPriceHistory prices ({} types)",
+            spot.len()
+        ))),
+        "{notes:?}"
+    );
+
+    let ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    let types = live.catalog.instance_types(&ctx).unwrap();
+    for (name, zone) in [("c6a.2xlarge", "us-east-1a"), ("m5.large", "us-east-1b")] {
+        let answer = moto_spot_price(moto, name, zone);
+        assert!(
+            !answer.is_empty(),
+            "moto has a spot price for {name} in {zone}"
+        );
+        let expected: f64 = answer.parse().unwrap();
+        let t = types.iter().find(|t| t.name == name).unwrap();
+        let offering = t
+            .offerings
+            .iter()
+            .find(|o| o.zone == zone && o.capacity_type == "spot")
+            .unwrap_or_else(|| panic!("{name} spot offering in {zone}"));
+        assert_eq!(
+            offering.price, expected,
+            "{name} in {zone}: moto says {answer}"
+        );
+        assert!(offering.available);
+        assert_eq!(
+            live.catalog.hourly_price(name, zone, "spot"),
+            Some(expected)
+        );
+        // On-demand keeps the list price.
+        let od = t
+            .offerings
+            .iter()
+            .find(|o| o.zone == zone && o.capacity_type == "on-demand")
+            .unwrap();
+        assert_eq!(
+            Some(od.price),
+            embedded.hourly_price(name, zone, "on-demand")
+        );
+        assert_ne!(od.price, expected);
+    }
+
+    // The adapter's own view of the same call agrees, one (type, zone) each, sorted.
+    let direct = moto.cloud();
+    let prices = direct.describe_spot_prices().unwrap();
+    assert_eq!(direct.call_counts().get("EC2.DescribeSpotPriceHistory"), 1);
+    assert!(prices
+        .windows(2)
+        .all(|w| (&w[0].instance_type, &w[0].zone) < (&w[1].instance_type, &w[1].zone)));
+    let c6a = prices
+        .iter()
+        .find(|p| p.instance_type == "c6a.2xlarge" && p.zone == "us-east-1a")
+        .unwrap();
+    assert_eq!(
+        Some(c6a.price),
+        spot["c6a.2xlarge"].get("us-east-1a").copied()
+    );
+
+    // The cache carries them.
+    let again = moto.cloud();
+    let cached = live_catalog::load(&again, &embedded, &options(&dir)).unwrap();
+    assert_eq!(cached.origin, Origin::Cache);
+    assert_eq!(again.call_counts().total(), 0);
+    assert_eq!(cached.catalog.instance_types(&ctx).unwrap(), types);
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }
 

@@ -28,7 +28,7 @@ use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 use super::types::{
     CallCounter, CallCounts, Cloud, CloudError, Compute, Filter, FleetError, FleetRequest,
     FleetResponse, Image, ImageQuery, Instance, InstanceQuery, LaunchTemplateRequest, Parameters,
-    SecurityGroup, Subnet, TypeOffering, GET_PARAMETERS_BATCH, INSTANCE_BATCH,
+    SecurityGroup, SpotPrice, Subnet, TypeOffering, GET_PARAMETERS_BATCH, INSTANCE_BATCH,
 };
 use crate::cloud::catalog::InstanceFacts;
 use counter::CountingInterceptor;
@@ -168,6 +168,46 @@ fn tags(list: &[aws_sdk_ec2::types::Tag]) -> std::collections::BTreeMap<String, 
                 t.key()?.to_string(),
                 t.value().unwrap_or_default().to_string(),
             ))
+        })
+        .collect()
+}
+
+/// The product descriptions Karpenter's pricing provider asks spot prices for.
+const SPOT_PRODUCT_DESCRIPTIONS: [&str; 2] = ["Linux/UNIX", "Linux/UNIX (Amazon VPC)"];
+
+/// One price per (type, zone) out of DescribeSpotPriceHistory records
+/// `(type, zone, price text, timestamp)`: the newest record wins, the first one on a tie
+/// (a record without a timestamp is older than any with one); a price that does not parse as a
+/// finite, non-negative number is dropped, as Karpenter ignores it. Sorted by type, then zone.
+fn latest_spot_prices<T: Ord + Copy>(
+    records: impl IntoIterator<Item = (String, String, String, Option<T>)>,
+) -> Vec<SpotPrice> {
+    let mut latest: std::collections::BTreeMap<(String, String), (Option<T>, f64)> =
+        std::collections::BTreeMap::new();
+    for (instance_type, zone, price, at) in records {
+        let Ok(price) = price.trim().parse::<f64>() else {
+            continue;
+        };
+        if !price.is_finite() || price < 0.0 || instance_type.is_empty() || zone.is_empty() {
+            continue;
+        }
+        match latest.entry((instance_type, zone)) {
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert((at, price));
+            }
+            std::collections::btree_map::Entry::Occupied(mut o) => {
+                if at > o.get().0 {
+                    o.insert((at, price));
+                }
+            }
+        }
+    }
+    latest
+        .into_iter()
+        .map(|((instance_type, zone), (_, price))| SpotPrice {
+            instance_type,
+            zone,
+            price,
         })
         .collect()
 }
@@ -403,6 +443,31 @@ impl Cloud for AwsCloud {
                 })
             })
             .collect())
+    }
+
+    fn describe_spot_prices(&self) -> Result<Vec<SpotPrice>, CloudError> {
+        // `StartTime = now` answers the price in effect now for every (type, zone, product).
+        let now = aws_sdk_ec2::primitives::DateTime::from(std::time::SystemTime::now());
+        let request = self
+            .ec2
+            .describe_spot_price_history()
+            .start_time(now)
+            .set_product_descriptions(Some(SPOT_PRODUCT_DESCRIPTIONS.map(str::to_string).to_vec()))
+            .max_results(1000);
+        let history = self
+            .runtime
+            .block_on(request.into_paginator().items().send().try_collect())
+            .map_err(|e| cloud_error("EC2", "DescribeSpotPriceHistory", e))?;
+        Ok(latest_spot_prices(history.iter().map(|p| {
+            (
+                p.instance_type()
+                    .map(|t| t.as_str().to_string())
+                    .unwrap_or_default(),
+                p.availability_zone().unwrap_or_default().to_string(),
+                p.spot_price().unwrap_or_default().to_string(),
+                p.timestamp().copied(),
+            )
+        })))
     }
 
     fn list_instance_profiles_for_role(&self, role: &str) -> Result<Vec<String>, CloudError> {
@@ -692,7 +757,40 @@ impl Compute for AwsCloud {
 
 #[cfg(test)]
 mod tests {
-    use super::error_from_body;
+    use super::{error_from_body, latest_spot_prices};
+    use crate::cloud::types::SpotPrice;
+
+    #[test]
+    fn spot_prices_keep_the_newest_record_per_type_and_zone() {
+        let r = |t: &str, z: &str, p: &str, at: Option<i64>| {
+            (t.to_string(), z.to_string(), p.to_string(), at)
+        };
+        let got = latest_spot_prices([
+            r("m5.large", "us-east-1b", "0.0400", Some(10)),
+            r("m5.large", "us-east-1a", "0.0350", Some(10)),
+            r("m5.large", "us-east-1a", "0.0360", Some(20)),
+            r("m5.large", "us-east-1a", "0.0300", Some(15)),
+            r("m5.large", "us-east-1b", "0.0410", Some(10)),
+            r("c5.large", "us-east-1a", "n/a", Some(30)),
+            r("c5.large", "us-east-1a", "0.0300", None),
+            r("c5.large", "us-east-1b", "-1", Some(1)),
+            r("", "us-east-1a", "0.1", Some(1)),
+        ]);
+        let p = |t: &str, z: &str, price: f64| SpotPrice {
+            instance_type: t.into(),
+            zone: z.into(),
+            price,
+        };
+        assert_eq!(
+            got,
+            [
+                p("c5.large", "us-east-1a", 0.03),
+                p("m5.large", "us-east-1a", 0.036),
+                p("m5.large", "us-east-1b", 0.04),
+            ],
+            "newest wins, the first on a tie; unparsable and negative prices are dropped"
+        );
+    }
 
     #[test]
     fn error_bodies_in_either_protocol() {
