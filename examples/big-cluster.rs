@@ -4,8 +4,15 @@
 //!
 //! ```text
 //! cargo run --release --example big-cluster -- --listen 127.0.0.1:18090 \
-//!     --write-kubeconfig /tmp/big.kubeconfig [--nodes 5000] [--pods 150000] [--pending 200]
+//!     --write-kubeconfig /tmp/big.kubeconfig [--nodes 5000] [--pods 150000] [--pending 200] \
+//!     [--provider-ids FILE] [--pools default[,b,c]]
 //! ```
+//!
+//! `--provider-ids FILE` gives the nodes real EC2 instance ids (one `i-…` per line, e.g. moto's
+//! `bulkInstances` from `tests/moto/server.py --instances N`), node *n* taking line *n*, so a
+//! live `drift check` finds an instance behind every node (PERF.md B3); without it the ids are
+//! made up (`i-000…n`) and DescribeInstances finds none of them. `--pools` spreads the nodes
+//! round-robin over NodePools (their `karpenter.sh/nodepool` label), default `default`.
 //!
 //! Pods are bare (a garbage collector would remove pods of absent ReplicaSets). Nodes and pods
 //! are written straight into the store (creating 150k pods through the API would
@@ -35,6 +42,27 @@ fn main() {
     let pending: usize = arg(&args, "--pending")
         .and_then(|s| s.parse().ok())
         .unwrap_or(200);
+    let provider_ids: Vec<String> = match arg(&args, "--provider-ids") {
+        Some(path) => std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("--provider-ids {path}: {e}"))
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect(),
+        None => Vec::new(),
+    };
+    if !provider_ids.is_empty() && provider_ids.len() < nodes {
+        panic!(
+            "--provider-ids has {} ids for {nodes} nodes",
+            provider_ids.len()
+        );
+    }
+    let pools: Vec<String> = arg(&args, "--pools")
+        .unwrap_or_else(|| "default".into())
+        .split(',')
+        .map(str::to_string)
+        .collect();
     let cluster = cluster::TestCluster::start_on(
         listen.parse().expect("--listen HOST:PORT"),
         cluster::Config {
@@ -54,17 +82,22 @@ fn main() {
         for n in 0..nodes {
             let name = format!("ip-10-{}-{}-{}.ec2.internal", n / 65536, (n / 256) % 256, n % 256);
             let zone = ["us-east-1a", "us-east-1b", "us-east-1c"][n % 3];
+            let id = provider_ids
+                .get(n)
+                .cloned()
+                .unwrap_or_else(|| format!("i-{n:017x}"));
+            let pool = &pools[n % pools.len()];
             st.insert(
                 &node_res,
                 json!({
                     "apiVersion": "v1", "kind": "Node",
                     "metadata": {"name": name, "uid": format!("node-{n}"), "creationTimestamp": now,
-                        "labels": {"karpenter.sh/nodepool": "default", "kubernetes.io/arch": "amd64",
+                        "labels": {"karpenter.sh/nodepool": pool, "kubernetes.io/arch": "amd64",
                             "kubernetes.io/os": "linux", "node.kubernetes.io/instance-type": "m5.4xlarge",
                             "topology.kubernetes.io/zone": zone, "topology.kubernetes.io/region": "us-east-1",
                             "karpenter.sh/capacity-type": "on-demand", "kubernetes.io/hostname": name,
                             "karpenter.sh/initialized": "true", "karpenter.sh/registered": "true"}},
-                    "spec": {"providerID": format!("aws:///{zone}/i-{n:017x}")},
+                    "spec": {"providerID": format!("aws:///{zone}/{id}")},
                     "status": {"capacity": {"cpu": "16", "memory": "64Gi", "pods": "234", "ephemeral-storage": "20Gi"},
                         "allocatable": {"cpu": "15890m", "memory": "61Gi", "pods": "234", "ephemeral-storage": "18Gi"},
                         "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]}

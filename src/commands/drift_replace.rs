@@ -324,6 +324,15 @@ fn once(
     for note in &evaluation.notes {
         ctx.warn(note);
     }
+    // Nodes whose instance is shutting down or gone are on their way out (the cloud node
+    // lifecycle removes them): never candidates, even if a kubelet re-registered them.
+    let leaving_instances: BTreeSet<&str> = drift_snapshot
+        .nodes
+        .iter()
+        .filter_map(|n| n.instance.as_ref())
+        .filter(|i| !matches!(i.state.as_str(), "pending" | "running"))
+        .map(|i| i.id.as_str())
+        .collect();
     let verdicts: BTreeMap<&str, &drift::NodeDrift> = evaluation
         .nodes
         .iter()
@@ -350,7 +359,11 @@ fn once(
             }
             _ => continue,
         };
-        if node.deleting {
+        if node.deleting
+            || node
+                .instance_id()
+                .is_some_and(|id| leaving_instances.contains(id))
+        {
             continue;
         }
         let Some(pool) = node
@@ -471,8 +484,11 @@ fn once(
     let (mut plan, input) = if moving.is_empty() {
         (Plan::default(), None)
     } else {
-        let (plan, input) =
-            session.plan_manifests(&input_manifests, &m.nodes, &ProvisionArgs::default())?;
+        let (plan, input) = session.plan_manifests(
+            &mut input_manifests,
+            &super::provision_live::registered_instances(&m.nodes),
+            &ProvisionArgs::default(),
+        )?;
         (plan, Some(input))
     };
     // Replacement NodeClaims are named after the nodes they replace (not after their pods,
@@ -727,12 +743,29 @@ fn progress(ctx: &mut Context<'_>, node: &str, what: &str) {
 
 fn annotate(session: &Session, node: &str, record: Option<&Record>) -> Result<(), CommandError> {
     let value = record.map(|r| serde_json::to_string(r).unwrap_or_default());
-    ops::merge_patch(
+    patch_node(
+        session,
+        node,
+        &serde_json::json!({"metadata": {"annotations": {REPLACEMENT: value}}}),
+    )
+}
+
+/// A merge patch of a node; a node that is gone already (deleted meanwhile — its instance
+/// terminated, or another run finished it) is not an error: there is nothing left to mark.
+fn patch_node(
+    session: &Session,
+    node: &str,
+    patch: &serde_json::Value,
+) -> Result<(), CommandError> {
+    match ops::merge_patch(
         &session.live.client,
         &format!("/api/v1/nodes/{node}"),
-        &serde_json::json!({"metadata": {"annotations": {REPLACEMENT: value}}}),
-    )?;
-    Ok(())
+        patch,
+    ) {
+        Ok(_) => Ok(()),
+        Err(e) if e.status() == Some(404) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
 }
 
 fn taints_json(
@@ -772,15 +805,14 @@ fn mark(
     let taint = drain::disruption_taint(pool.generation);
     // v1alpha5 marked by cordoning only (the node controller adds its unschedulable taint).
     let extra = (pool.generation != Some(ApiGeneration::V1Alpha5)).then_some(&taint);
-    ops::merge_patch(
-        &session.live.client,
-        &format!("/api/v1/nodes/{}", node.name),
+    patch_node(
+        session,
+        &node.name,
         &serde_json::json!({
             "metadata": {"annotations": {REPLACEMENT: serde_json::to_string(record).unwrap_or_default()}},
             "spec": {"unschedulable": true, "taints": taints_json(node, extra, &taint.key)},
         }),
-    )?;
-    Ok(())
+    )
 }
 
 /// Undoes [`mark`] and terminates what was launched: the old node serves again.
@@ -798,9 +830,9 @@ fn rollback(
     let taint = drain::disruption_taint(pool.generation);
     let mut original = node.clone();
     original.taints.retain(|t| t.key != taint.key);
-    ops::merge_patch(
-        &session.live.client,
-        &format!("/api/v1/nodes/{}", node.name),
+    patch_node(
+        session,
+        &node.name,
         &serde_json::json!({
             "metadata": {"annotations": {REPLACEMENT: null}},
             "spec": {"unschedulable": false, "taints": taints_json(&original, None, &taint.key)},

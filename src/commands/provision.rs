@@ -32,7 +32,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
             "--watch needs a cluster: it cannot be combined with -f",
         ));
     }
-    let manifests = crate::api::load_paths(&args.filenames, &mut std::io::stdin().lock())?;
+    let mut manifests = crate::api::load_paths(&args.filenames, &mut std::io::stdin().lock())?;
     manifests.check_references()?;
     let catalog = match &args.catalog {
         Some(path) => Catalog::from_file(path)?,
@@ -52,7 +52,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     for warning in &manifests.warnings {
         ctx.warn(warning);
     }
-    let input = build_input(&manifests, &catalog, &region, args)?;
+    let input = build_input(&mut manifests, &catalog, &region, args)?;
     if input.pools.is_empty() {
         ctx.warn("no NodePool or Provisioner in the input: nothing can be launched");
     }
@@ -92,8 +92,11 @@ fn class_of<'m>(manifests: &'m Manifests, pool: &NodePool) -> Option<&'m NodeCla
 
 /// Assembles the solver input from manifests: pools with their sized instance types, existing
 /// nodes with their pods, DaemonSets, and the pending pods.
+///
+/// The bound pods are *moved* out of `manifests` into their nodes (on a 150k-pod cluster a copy
+/// would double the memory, PERF.md B4); everything else is left in place.
 pub fn build_input(
-    manifests: &Manifests,
+    manifests: &mut Manifests,
     catalog: &Catalog,
     region: &str,
     args: &ProvisionArgs,
@@ -106,13 +109,29 @@ pub fn build_input(
         }
     }
     let in_flight = in_flight_nodes(manifests);
+    let selected =
+        |pool: &NodePool| args.nodepools.is_empty() || args.nodepools.contains(&pool.name);
+    // Pools sharing a class (and no kubelet override) share one sizing; the cached list is
+    // cloned for all but its last user, which takes it (one copy per class, not two).
+    let cache_key = |pool: &NodePool, class: Option<&NodeClass>| {
+        format!(
+            "{}/{}",
+            class.map(|c| c.name.as_str()).unwrap_or("-"),
+            pool.generation.map(|g| g.to_string()).unwrap_or_default()
+        )
+    };
+    let mut uses: BTreeMap<String, usize> = BTreeMap::new();
+    for pool in manifests.node_pools.iter().filter(|p| selected(p)) {
+        let class = class_of(manifests, pool);
+        let kubelet = pool.kubelet.is_some() || class.is_some_and(|c| c.kubelet.is_some());
+        if !kubelet {
+            *uses.entry(cache_key(pool, class)).or_default() += 1;
+        }
+    }
     let mut sized: BTreeMap<String, Vec<crate::model::instance_type::InstanceType>> =
         BTreeMap::new();
     let mut pools = Vec::new();
-    for pool in &manifests.node_pools {
-        if !args.nodepools.is_empty() && !args.nodepools.contains(&pool.name) {
-            continue;
-        }
+    for pool in manifests.node_pools.iter().filter(|p| selected(p)) {
         let class = class_of(manifests, pool);
         let family = class
             .and_then(|c| c.ami_family.clone())
@@ -128,14 +147,22 @@ pub fn build_input(
         let zones: Vec<String> = class
             .map(|c| c.status.subnets.iter().map(|(_, z)| z.clone()).collect())
             .unwrap_or_default();
-        let cache_key = format!(
-            "{}/{}",
-            class.map(|c| c.name.as_str()).unwrap_or("-"),
-            pool.generation.map(|g| g.to_string()).unwrap_or_default()
-        );
-        let types = match sized.get(&cache_key) {
-            Some(t) if kubelet.is_none() => t.clone(),
-            _ => {
+        let key = cache_key(pool, class);
+        let left = uses.get_mut(&key).filter(|_| kubelet.is_none());
+        let cached = match left {
+            Some(n) if sized.contains_key(&key) => {
+                *n -= 1;
+                if *n == 0 {
+                    sized.remove(&key)
+                } else {
+                    sized.get(&key).cloned()
+                }
+            }
+            _ => None,
+        };
+        let types = match cached {
+            Some(t) => t,
+            None => {
                 let mut ctx = InstanceTypeContext::new(region, &family);
                 ctx.kubelet = kubelet;
                 if let Some(c) = class {
@@ -146,7 +173,12 @@ pub fn build_input(
                     ctx.zones = Some(&zones);
                 }
                 let t = catalog.instance_types(&ctx)?;
-                sized.insert(cache_key, t.clone());
+                if let Some(n) = uses.get_mut(&key).filter(|_| kubelet.is_none()) {
+                    *n -= 1;
+                    if *n > 0 {
+                        sized.insert(key, t.clone());
+                    }
+                }
                 t
             }
         };
@@ -165,17 +197,19 @@ pub fn build_input(
             usage: usage.add(&pool.status_resources),
         });
     }
+    let mut by_node: std::collections::HashMap<String, Vec<crate::model::pod::Pod>> =
+        std::collections::HashMap::new();
+    for pod in std::mem::take(&mut manifests.bound_pods) {
+        if let Some(node) = pod.node_name.clone() {
+            by_node.entry(node).or_default().push(pod);
+        }
+    }
     let mut existing_nodes: Vec<ExistingNode> = manifests
         .nodes
         .iter()
         .map(|n| ExistingNode {
             node: n.clone(),
-            pods: manifests
-                .bound_pods
-                .iter()
-                .filter(|p| p.node_name.as_deref() == Some(n.name.as_str()))
-                .cloned()
-                .collect(),
+            pods: by_node.remove(&n.name).unwrap_or_default(),
         })
         .collect();
     existing_nodes.extend(in_flight);

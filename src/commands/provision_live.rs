@@ -124,8 +124,8 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     if args.watch {
         return watch(ctx, &mut session, args);
     }
-    let snapshot = snapshot::read(&session.live.client, Scope::PODS)?;
-    let round = session.plan(ctx, &snapshot, args)?;
+    let mut snapshot = snapshot::read(&session.live.client, Scope::PODS)?;
+    let round = session.plan(ctx, &mut snapshot, args)?;
     let Some((plan, input)) = round else {
         if matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml) {
             write_document(
@@ -220,8 +220,11 @@ fn claim_name(cluster: &str, claim: &PlannedNodeClaim) -> String {
 
 /// Capacity launched by this tool whose Node has not registered yet, as existing nodes the
 /// solver fills first (what makes a re-run launch nothing twice).
-fn in_flight(instances: &[Instance], nodes: &[Node], input: &Input) -> Vec<ExistingNode> {
-    let registered: BTreeSet<&str> = nodes.iter().filter_map(Node::instance_id).collect();
+fn in_flight(
+    instances: &[Instance],
+    registered: &BTreeSet<String>,
+    input: &Input,
+) -> Vec<ExistingNode> {
     let mut out = Vec::new();
     for instance in instances {
         if registered.contains(instance.id.as_str()) {
@@ -272,6 +275,15 @@ fn in_flight(instances: &[Instance], nodes: &[Node], input: &Input) -> Vec<Exist
     out
 }
 
+/// The instance ids behind `nodes` (their providerIDs).
+pub(crate) fn registered_instances(nodes: &[Node]) -> BTreeSet<String> {
+    nodes
+        .iter()
+        .filter_map(Node::instance_id)
+        .map(str::to_string)
+        .collect()
+}
+
 impl Session {
     /// Connects to the cluster and AWS; `guard` (`(command, --force)`) refuses when an
     /// in-cluster Karpenter controller runs (SPEC §6).
@@ -303,7 +315,7 @@ impl Session {
     fn plan(
         &mut self,
         ctx: &mut Context<'_>,
-        snapshot: &LiveSnapshot,
+        snapshot: &mut LiveSnapshot,
         args: &ProvisionArgs,
     ) -> Result<Option<(Plan, Input)>, CommandError> {
         let manifests = &snapshot.manifests;
@@ -319,18 +331,20 @@ impl Session {
         if manifests.pods.is_empty() {
             return Ok(None);
         }
-        self.plan_manifests(manifests, &manifests.nodes, args)
+        let registered = registered_instances(&manifests.nodes);
+        self.plan_manifests(&mut snapshot.manifests, &registered, args)
             .map(Some)
     }
 
     /// Plans for `manifests` (pending pods, nodes, pools…) plus the capacity this tool
     /// launched that has not registered yet; NodeClaims named `<pool>-<hash of their pods>`.
-    /// `registered` are every Node of the cluster (also those left out of `manifests`, like
-    /// nodes being replaced): their instances are not in flight.
+    /// `registered` are the instance ids of every Node of the cluster (also those left out of
+    /// `manifests`, like nodes being replaced): those instances are not in flight. The bound
+    /// pods are moved out of `manifests` (see [`build_input`]).
     pub(crate) fn plan_manifests(
         &mut self,
-        manifests: &crate::api::Manifests,
-        registered: &[Node],
+        manifests: &mut crate::api::Manifests,
+        registered: &BTreeSet<String>,
         args: &ProvisionArgs,
     ) -> Result<(Plan, Input), CommandError> {
         let region = self.cloud.region();
@@ -756,8 +770,8 @@ fn watch(ctx: &mut Context<'_>, session: &mut Session, args: &ProvisionArgs) -> 
             if STOP.load(Ordering::SeqCst) {
                 break;
             }
-            let snapshot = snapshot::read(&session.live.client, Scope::PODS)?;
-            if let Some((plan, input)) = session.plan(ctx, &snapshot, args)? {
+            let mut snapshot = snapshot::read(&session.live.client, Scope::PODS)?;
+            if let Some((plan, input)) = session.plan(ctx, &mut snapshot, args)? {
                 if !plan.node_claims.is_empty() {
                     let (launched, failed) =
                         session.launch_all(ctx, &snapshot.manifests.node_classes, &plan, &input)?;

@@ -433,20 +433,32 @@ async fn sync(
     user_data: &mut HashMap<String, String>,
 ) -> Result<(), String> {
     let region = state.config.region.clone();
-    let x = ec2_call(endpoint, &region, &[("Action", "DescribeInstances".into())]).await?;
-    let root = x
-        .child("DescribeInstancesResponse")
-        .ok_or("unexpected DescribeInstances answer")?;
     let mut running: Vec<Xml> = Vec::new();
-    for res in root.items("reservationSet") {
-        for inst in res.items("instancesSet") {
-            let broken = state
-                .config
-                .broken_images
-                .contains(&inst.text_at("imageId"));
-            if inst.text_at("instanceState/name") == "running" && !broken {
-                running.push(inst.clone());
+    // Every page (moto answers 100 instances per page, with a NextToken).
+    let mut token: Option<String> = None;
+    loop {
+        let mut params = vec![("Action", "DescribeInstances".to_string())];
+        if let Some(t) = &token {
+            params.push(("NextToken", t.clone()));
+        }
+        let x = ec2_call(endpoint, &region, &params).await?;
+        let root = x
+            .child("DescribeInstancesResponse")
+            .ok_or("unexpected DescribeInstances answer")?;
+        for res in root.items("reservationSet") {
+            for inst in res.items("instancesSet") {
+                let broken = state
+                    .config
+                    .broken_images
+                    .contains(&inst.text_at("imageId"));
+                if inst.text_at("instanceState/name") == "running" && !broken {
+                    running.push(inst.clone());
+                }
             }
+        }
+        token = Some(root.text_at("nextToken")).filter(|t| !t.is_empty());
+        if token.is_none() {
+            break;
         }
     }
     let mut nodes = Vec::new();
