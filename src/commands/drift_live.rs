@@ -164,14 +164,46 @@ pub fn gather(
             }
         }
     }
-    // InstanceTypeNotFound (v1 pools): the types the catalog offers the pool's class now.
-    if manifests
-        .node_pools
-        .iter()
-        .any(|p| p.generation == Some(ApiGeneration::V1))
+    // InstanceTypeNotFound (v1 pools): the types the catalog offers the pool's class now. And
+    // nodes this tool launched that were never labelled with their instance type's labels (no
+    // `--wait`/`--watch` saw them register): Karpenter's NodeClaim would carry those labels, so
+    // drift reads them from the catalog instead of judging their absence as requirement drift.
+    let unlabelled_tool_nodes = snapshot.nodes.iter().any(|n| {
+        n.node_claim.is_none()
+            && n.launched_by_tool()
+            && !n
+                .node
+                .labels
+                .contains_key(crate::model::labels::INSTANCE_CATEGORY)
+    });
+    if unlabelled_tool_nodes
+        || manifests
+            .node_pools
+            .iter()
+            .any(|p| p.generation == Some(ApiGeneration::V1))
     {
         let catalog = live::catalog(ctx, &cloud, config.catalog.as_deref())?;
         let region = cloud.region();
+        if unlabelled_tool_nodes {
+            if let Ok(types) = catalog.instance_types(&InstanceTypeContext::new(&region, "AL2")) {
+                let by_name: BTreeMap<String, BTreeMap<String, String>> = types
+                    .into_iter()
+                    .map(|t| (t.name.clone(), t.requirements.single_value_labels()))
+                    .collect();
+                for n in snapshot.nodes.iter_mut() {
+                    if n.node_claim.is_some() || !n.launched_by_tool() {
+                        continue;
+                    }
+                    let Some(labels) = n.instance_type().and_then(|t| by_name.get(t)).cloned()
+                    else {
+                        continue;
+                    };
+                    for (k, v) in labels {
+                        n.node.labels.entry(k).or_insert(v);
+                    }
+                }
+            }
+        }
         for pool in manifests
             .node_pools
             .iter()

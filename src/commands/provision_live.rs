@@ -72,6 +72,10 @@ pub struct LaunchDoc {
     pub(crate) pods: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pool_errors: Vec<String>,
+    /// The launched type's labels (`karpenter.k8s.aws/instance-*`, …), written on the Node once
+    /// it registers, as Karpenter's controller copies them from the NodeClaim.
+    #[serde(skip)]
+    pub(crate) node_labels: BTreeMap<String, String>,
 }
 
 /// A NodeClaim that could not be launched.
@@ -475,6 +479,17 @@ impl Session {
                                 format!("{} {}/{}: {}", e.code, e.instance_type, e.zone, e.message)
                             })
                             .collect(),
+                        node_labels: pool_input
+                            .instance_types
+                            .iter()
+                            .find(|t| t.name == i.instance_type)
+                            .map(|t| t.requirements.single_value_labels())
+                            .unwrap_or_default()
+                            .into_iter()
+                            .filter(|(k, _)| {
+                                crate::model::labels::AWS_WELL_KNOWN.contains(&k.as_str())
+                            })
+                            .collect(),
                     });
                 }
                 Err(e) => {
@@ -587,15 +602,21 @@ impl Session {
             progress.set_message(ctx.err, &format!("waiting: {status}"));
             // What Karpenter's controller does once a node is Ready: mark it initialized,
             // so budgets and later commands count it like any managed node.
-            for name in ready.values() {
+            // It also copies the launched type's labels onto the Node (they could not be in
+            // the user data, which every type of the fleet shares).
+            for (id, name) in &ready {
                 if initialized.insert(name.clone()) {
+                    let mut node_labels: BTreeMap<String, String> = launched
+                        .iter()
+                        .find(|l| &l.instance_id == id)
+                        .map(|l| l.node_labels.clone())
+                        .unwrap_or_default();
+                    node_labels.insert("karpenter.sh/initialized".into(), "true".into());
+                    node_labels.insert("karpenter.sh/registered".into(), "true".into());
                     ops::merge_patch(
                         &self.live.client,
                         &format!("/api/v1/nodes/{name}"),
-                        &serde_json::json!({"metadata": {"labels": {
-                            "karpenter.sh/initialized": "true",
-                            "karpenter.sh/registered": "true",
-                        }}}),
+                        &serde_json::json!({"metadata": {"labels": node_labels}}),
                     )?;
                 }
             }

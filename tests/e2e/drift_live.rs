@@ -583,6 +583,9 @@ spec:
     let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     assert_eq!(team_nodes(&walk).len(), 4);
+    // Freshly launched nodes satisfy their pool: nothing drifted.
+    let fresh = walk.run(&["karpenter", "drift", "check"]);
+    assert_eq!(fresh.code, 0, "{}\n{}", fresh.stdout, fresh.stderr);
     // Narrow the requirements: every node drifts (RequirementsDrifted).
     walk.ok(&[
         "patch",
