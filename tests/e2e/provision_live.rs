@@ -254,6 +254,11 @@ fn walkthrough_001_provision_limit_and_watch_removes_the_empty_node() {
         node["metadata"]["labels"]["karpenter.sh/nodepool"],
         "default"
     );
+    // The launched type's labels, as Karpenter's controller copies them onto the Node.
+    let labels = &node["metadata"]["labels"];
+    assert_eq!(labels["karpenter.k8s.aws/instance-family"], "c6a");
+    assert_eq!(labels["karpenter.k8s.aws/instance-category"], "c");
+    assert_eq!(labels["karpenter.sh/initialized"], "true");
     let name = node["metadata"]["name"].as_str().unwrap().to_string();
     walk.eventually(30, "5 pods Running on the node", || {
         (running_on(&walk, &name) == 5).then_some(())
