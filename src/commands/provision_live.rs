@@ -511,6 +511,55 @@ impl Session {
         Ok((launched, failed))
     }
 
+    /// What Karpenter's controller does once a launched node is Ready: copies the NodeClaim's
+    /// labels (the launched type's `karpenter.k8s.aws/instance-*`, …) onto it and marks it
+    /// initialized, so budgets, drift and later commands treat it like any managed node.
+    pub(crate) fn label_registered(
+        &self,
+        node: &str,
+        launched: &LaunchDoc,
+    ) -> Result<(), CommandError> {
+        let mut node_labels = launched.node_labels.clone();
+        node_labels.insert("karpenter.sh/initialized".into(), "true".into());
+        node_labels.insert("karpenter.sh/registered".into(), "true".into());
+        ops::merge_patch(
+            &self.live.client,
+            &format!("/api/v1/nodes/{node}"),
+            &serde_json::json!({"metadata": {"labels": node_labels}}),
+        )?;
+        Ok(())
+    }
+
+    /// Labels the Nodes of `awaiting` launches that have registered Ready (see
+    /// [`Session::label_registered`]) and drops them from the list.
+    fn label_new_nodes(&self, awaiting: &mut Vec<LaunchDoc>) -> Result<(), CommandError> {
+        if awaiting.is_empty() {
+            return Ok(());
+        }
+        let mut ready: Vec<(String, String)> = Vec::new();
+        ops::list(
+            &self.live.client,
+            "/api/v1/nodes",
+            &ops::ListQuery::default(),
+            |n: crate::api::core::Node| {
+                if let Ok(node) =
+                    crate::api::convert_node(&n, &crate::api::Location::file("cluster"))
+                {
+                    if let (true, Some(id)) = (node.ready, node.instance_id()) {
+                        ready.push((id.to_string(), node.name.clone()));
+                    }
+                }
+            },
+        )?;
+        for (id, name) in ready {
+            if let Some(i) = awaiting.iter().position(|l| l.instance_id == id) {
+                let doc = awaiting.remove(i);
+                self.label_registered(&name, &doc)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Waits until every launched instance has a Ready Node and the planned pods are bound.
     pub(crate) fn wait(
         &self,
@@ -606,18 +655,9 @@ impl Session {
             // the user data, which every type of the fleet shares).
             for (id, name) in &ready {
                 if initialized.insert(name.clone()) {
-                    let mut node_labels: BTreeMap<String, String> = launched
-                        .iter()
-                        .find(|l| &l.instance_id == id)
-                        .map(|l| l.node_labels.clone())
-                        .unwrap_or_default();
-                    node_labels.insert("karpenter.sh/initialized".into(), "true".into());
-                    node_labels.insert("karpenter.sh/registered".into(), "true".into());
-                    ops::merge_patch(
-                        &self.live.client,
-                        &format!("/api/v1/nodes/{name}"),
-                        &serde_json::json!({"metadata": {"labels": node_labels}}),
-                    )?;
+                    if let Some(doc) = launched.iter().find(|l| &l.instance_id == id) {
+                        self.label_registered(name, doc)?;
+                    }
                 }
             }
             if ready.len() == ids.len() && bound == pods.len() {
@@ -771,6 +811,8 @@ fn watch(ctx: &mut Context<'_>, session: &mut Session, args: &ProvisionArgs) -> 
         );
     }
     let mut last_empty_check = Instant::now() - Duration::from_secs(60);
+    // Launches whose Nodes have not registered yet (to label them when they do).
+    let mut awaiting: Vec<LaunchDoc> = Vec::new();
     while !STOP.load(Ordering::SeqCst) {
         let pending = pending_keys(&session.live.client)?;
         if !pending.is_empty() {
@@ -796,6 +838,7 @@ fn watch(ctx: &mut Context<'_>, session: &mut Session, args: &ProvisionArgs) -> 
                 if !plan.node_claims.is_empty() {
                     let (launched, failed) =
                         session.launch_all(ctx, &snapshot.manifests.node_classes, &plan, &input)?;
+                    awaiting.extend(launched.iter().cloned());
                     if !ctx.global.quiet {
                         let _ = writeln!(
                             ctx.err,
@@ -813,6 +856,7 @@ fn watch(ctx: &mut Context<'_>, session: &mut Session, args: &ProvisionArgs) -> 
             }
         }
         if last_empty_check.elapsed() >= Duration::from_secs(2) {
+            session.label_new_nodes(&mut awaiting)?;
             remove_empty_nodes(ctx, session)?;
             last_empty_check = Instant::now();
         }

@@ -313,6 +313,19 @@ fn walkthrough_001_provision_limit_and_watch_removes_the_empty_node() {
         "removed only after consolidateAfter"
     );
     assert!(walk.launched().is_empty(), "the instances are terminated");
+    // Still watching: new pending pods are batched and launched for, and the node gets its
+    // type's labels once it registers.
+    walk.ok(&["scale", "deployment", "inflate", "--replicas", "3"]);
+    let node = walk.eventually(60, "the watch to launch a labelled node", || {
+        walk.items(&["get", "nodes", "-l", "eks-immersion-team=my-team"])
+            .into_iter()
+            .find(|n| n["metadata"]["labels"]["karpenter.k8s.aws/instance-family"].is_string())
+    });
+    let name = node["metadata"]["name"].as_str().unwrap().to_string();
+    walk.eventually(30, "3 pods Running on it", || {
+        (running_on(&walk, &name) == 3).then_some(())
+    });
+    assert_eq!(walk.launched().len(), 1, "one node for the batch");
     // Ctrl-C stops the watch cleanly.
     Command::new("kill")
         .args(["-INT", &watch.id().to_string()])
