@@ -85,3 +85,19 @@ impl From<crate::cloud::CatalogError> for CommandError {
 
 /// Result of a command: the exit status to use on success (0 or 1).
 pub type CommandResult = Result<Exit, CommandError>;
+
+/// An error and its sources on one line (`a: b: c`), a source already contained in the text
+/// before it left out — what the cloud and cluster adapters put in their one-line messages.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let next = s.to_string();
+        if !text.contains(&next) {
+            text.push_str(": ");
+            text.push_str(&next);
+        }
+        source = s.source();
+    }
+    text
+}

@@ -88,6 +88,60 @@ pub fn price(usd_per_hour: f64) -> String {
     format!("{usd_per_hour:.4}")
 }
 
+/// kubectl's age (`HumanDuration`): `45s`, `5m30s`, `42m`, `5h12m`, `20h`, `3d4h`, `41d`, `2y5d`.
+pub fn kubectl_age(seconds: i64) -> String {
+    if seconds < 0 {
+        return "0s".into();
+    }
+    if seconds < 120 {
+        return format!("{seconds}s");
+    }
+    let minutes = seconds / 60;
+    if minutes < 10 {
+        let s = seconds % 60;
+        return if s == 0 {
+            format!("{minutes}m")
+        } else {
+            format!("{minutes}m{s}s")
+        };
+    }
+    if minutes < 3 * 60 {
+        return format!("{minutes}m");
+    }
+    let hours = seconds / 3600;
+    if hours < 8 {
+        let m = minutes % 60;
+        return if m == 0 {
+            format!("{hours}h")
+        } else {
+            format!("{hours}h{m}m")
+        };
+    }
+    if hours < 48 {
+        return format!("{hours}h");
+    }
+    if hours < 24 * 8 {
+        let h = hours % 24;
+        return if h == 0 {
+            format!("{}d", hours / 24)
+        } else {
+            format!("{}d{h}h", hours / 24)
+        };
+    }
+    if hours < 24 * 365 * 2 {
+        return format!("{}d", hours / 24);
+    }
+    if hours < 24 * 365 * 8 {
+        let d = (hours / 24) % 365;
+        return if d == 0 {
+            format!("{}y", hours / 24 / 365)
+        } else {
+            format!("{}y{d}d", hours / 24 / 365)
+        };
+    }
+    format!("{}y", hours / 24 / 365)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

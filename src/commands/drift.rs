@@ -21,7 +21,7 @@ use serde::Serialize;
 use super::ami::{VersionSource, ASSUMED_KUBERNETES_VERSION};
 use super::Context;
 use crate::api::Manifests;
-use crate::cli::output::{write_document, Table, API_VERSION};
+use crate::cli::output::{kubectl_age, write_document, Table, API_VERSION};
 use crate::cli::{DriftCheckArgs, OutputFormat};
 use crate::cloud::ami::{self, KubeVersion};
 use crate::cloud::{Catalog, InstanceTypeContext};
@@ -448,16 +448,6 @@ pub fn report(evaluation: &Evaluation, mode: Mode, version: Option<KubeVersion>)
     }
 }
 
-/// kubectl's age: `45s`, `12m`, `5h`, `3d`.
-pub fn human_age(seconds: i64) -> String {
-    match seconds {
-        s if s < 120 => format!("{s}s"),
-        s if s < 2 * 3600 => format!("{}m", s / 60),
-        s if s < 2 * 86_400 => format!("{}h", s / 3600),
-        s => format!("{}d", s / 86_400),
-    }
-}
-
 fn render(ctx: &mut Context<'_>, doc: &DriftReport) -> Result<(), CommandError> {
     let io = |e: std::io::Error| CommandError::remote(format!("writing output: {e}"));
     match ctx.global.output {
@@ -491,7 +481,7 @@ fn render(ctx: &mut Context<'_>, doc: &DriftReport) -> Result<(), CommandError> 
                     row.push(dash(&n.instance_id));
                     row.push(dash(&n.instance_type));
                     row.push(dash(&n.zone));
-                    row.push(n.age_seconds.map_or_else(|| "-".into(), human_age));
+                    row.push(n.age_seconds.map_or_else(|| "-".into(), kubectl_age));
                 }
                 row.push(if n.detail.is_empty() {
                     "-".into()
@@ -541,10 +531,10 @@ mod tests {
 
     #[test]
     fn ages_read_like_kubectl() {
-        assert_eq!(human_age(59), "59s");
-        assert_eq!(human_age(600), "10m");
-        assert_eq!(human_age(3 * 3600), "3h");
-        assert_eq!(human_age(9 * 86_400), "9d");
+        assert_eq!(kubectl_age(59), "59s");
+        assert_eq!(kubectl_age(600), "10m");
+        assert_eq!(kubectl_age(3 * 3600), "3h");
+        assert_eq!(kubectl_age(9 * 86_400), "9d");
     }
 
     #[test]

@@ -40,6 +40,7 @@ use super::ami::ASSUMED_KUBERNETES_VERSION;
 use super::drift::parse_selector;
 use super::live;
 use super::Context;
+use crate::cli::output::kubectl_age;
 use crate::cli::output::{price, write_document, Table, API_VERSION};
 use crate::cli::style::Style;
 use crate::cli::{NodesArgs, OutputFormat};
@@ -632,60 +633,6 @@ pub fn document(nodes: Vec<NodeEntry>, notes: Vec<String>) -> NodeList {
         total,
         notes,
     }
-}
-
-/// kubectl's age (`HumanDuration`): `45s`, `5m30s`, `42m`, `5h12m`, `20h`, `3d4h`, `41d`, `2y5d`.
-pub fn kubectl_age(seconds: i64) -> String {
-    if seconds < 0 {
-        return "0s".into();
-    }
-    if seconds < 120 {
-        return format!("{seconds}s");
-    }
-    let minutes = seconds / 60;
-    if minutes < 10 {
-        let s = seconds % 60;
-        return if s == 0 {
-            format!("{minutes}m")
-        } else {
-            format!("{minutes}m{s}s")
-        };
-    }
-    if minutes < 3 * 60 {
-        return format!("{minutes}m");
-    }
-    let hours = seconds / 3600;
-    if hours < 8 {
-        let m = minutes % 60;
-        return if m == 0 {
-            format!("{hours}h")
-        } else {
-            format!("{hours}h{m}m")
-        };
-    }
-    if hours < 48 {
-        return format!("{hours}h");
-    }
-    if hours < 24 * 8 {
-        let h = hours % 24;
-        return if h == 0 {
-            format!("{}d", hours / 24)
-        } else {
-            format!("{}d{h}h", hours / 24)
-        };
-    }
-    if hours < 24 * 365 * 2 {
-        return format!("{}d", hours / 24);
-    }
-    if hours < 24 * 365 * 8 {
-        let d = (hours / 24) % 365;
-        return if d == 0 {
-            format!("{}y", hours / 24 / 365)
-        } else {
-            format!("{}y{d}d", hours / 24 / 365)
-        };
-    }
-    format!("{}y", hours / 24 / 365)
 }
 
 /// `used / total` as a bar and a percentage: `▕███░░░░░▏ 38%` (unicode) or `[###-----]  38%`.

@@ -138,15 +138,5 @@ impl Cluster for KubeClient {
 
 /// An error and its sources on one line.
 pub(crate) fn one_line(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let next = s.to_string();
-        if !text.contains(&next) {
-            text.push_str(": ");
-            text.push_str(&next);
-        }
-        source = s.source();
-    }
-    text.replace('\n', " ")
+    crate::error::error_chain(e).replace('\n', " ")
 }

@@ -100,15 +100,7 @@ where
     {
         return api(&code, &message);
     }
-    let mut message = err.to_string();
-    let mut source = std::error::Error::source(&err);
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !message.contains(&text) {
-            message = format!("{message}: {text}");
-        }
-        source = cause.source();
-    }
+    let mut message = crate::error::error_chain(&err);
     if let Some(status) = status {
         message = format!("HTTP {status}: {message}");
     }
