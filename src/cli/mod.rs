@@ -328,7 +328,12 @@ Each node: tainted and cordoned (Ready,SchedulingDisabled), replacement capacity
 Ready before any pod is evicted (else rolled back), drained through the Eviction API (PDBs and
 do-not-disrupt respected), then the Node deleted and its instance terminated. Every step is
 recorded on the node (annotation kubectl-karpenter.io/replacement), so a re-run resumes.
-NodePool disruption budgets (reason Drifted) and --max-parallel bound how many run at once.
+NodePool disruption budgets (reason Drifted) and --max-parallel bound how many run at once;
+the next node starts as soon as one is done.
+
+With a Karpenter controller running, --via-controller hands the nodes to it instead: their
+NodeClaims (v1alpha5: Machines, or Nodes) are deleted one budget's worth at a time, the
+controller drains them and provisions for their pods, and the next goes when one is replaced.
 
 Exit codes: 0 replaced (or nothing to do), 1 some nodes blocked, 2 bad input, 3 cluster or AWS
 error, 4 refused (a Karpenter controller runs, or no terminal to confirm on and no --yes).";
@@ -363,6 +368,10 @@ pub struct DriftReplaceArgs {
     /// Replace without asking.
     #[arg(short = 'y', long)]
     pub yes: bool,
+    /// Let the running Karpenter controller replace the nodes: delete their NodeClaims
+    /// (Machines, Nodes) one budget's worth at a time, wait for each to be replaced.
+    #[arg(long)]
+    pub via_controller: bool,
     /// Act although a Karpenter controller runs, and evict do-not-disrupt pods.
     #[arg(long)]
     pub force: bool,

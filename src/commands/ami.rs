@@ -7,8 +7,6 @@
 //! until the cluster adapter lands, without the API server's `/version`) a version is assumed
 //! and said so.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use serde::Serialize;
 
 use super::Context;
@@ -125,9 +123,7 @@ pub fn run(ctx: &mut Context<'_>, args: &AmiArgs) -> CommandResult {
             .map(|e| format!(", endpoint {e}"))
             .unwrap_or_default()
     ));
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
+    let now = super::unix_now();
     let results = ami::resolve_all(&cloud, &classes, version, now);
     let calls = cloud.call_counts();
     let doc = document(&classes, &results, version, source, &cloud.region(), &calls);

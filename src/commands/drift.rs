@@ -14,7 +14,6 @@
 //! taken from its `status.amis` (and a note says when the two disagree).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
@@ -179,9 +178,7 @@ pub fn check(ctx: &mut Context<'_>, args: &DriftCheckArgs) -> CommandResult {
         Some(path) => Some(Catalog::from_file(path)?),
         None => Catalog::embedded().ok(),
     };
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
+    let now = super::unix_now();
     let (snapshot, version) = gather_offline(ctx, &config, &manifests, catalog.as_ref(), now)?;
     finish(ctx, &config, snapshot, Mode::Offline, version)
 }

@@ -758,10 +758,7 @@ struct ConfigMap {
 }
 
 fn now_rfc3339() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    crate::cloud::live_catalog::rfc3339(secs)
+    crate::cloud::live_catalog::rfc3339(super::unix_now().max(0) as u64)
 }
 
 fn run(ctx: &mut Context<'_>, args: &DriftGateArgs, enable: bool) -> CommandResult {
@@ -1300,9 +1297,7 @@ fn nodepool_budgets(c: &dyn Cluster) -> Result<Vec<PoolBudgetsDoc>, ClusterError
     struct PoolDisruption {
         budgets: Option<Vec<BudgetDoc>>,
     }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
+    let now = super::unix_now();
     let pools: Vec<Pool> =
         ops::list_all(c, "/apis/karpenter.sh/v1/nodepools", &ListQuery::default())?;
     Ok(pools

@@ -10,7 +10,6 @@
 //! are removed from nodes no longer drifted.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::drift::{finish, select_nodes, Config, Mode};
 use super::live;
@@ -44,12 +43,6 @@ pub fn check(ctx: &mut Context<'_>, config: &Config) -> CommandResult {
     finish(ctx, config, snapshot, Mode::Live, Some(version))
 }
 
-fn now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
-
 /// Reads the cluster and AWS into a [`DriftSnapshot`].
 pub fn gather(
     ctx: &mut Context<'_>,
@@ -72,7 +65,7 @@ pub fn gather(
     let (nodes, _unmanaged) =
         drift::pair_nodes(&manifests.nodes, &manifests.node_claims, &instances);
 
-    let now = now();
+    let now = super::unix_now();
     let mut snapshot = DriftSnapshot {
         nodes,
         node_pools: manifests.node_pools.clone(),

@@ -144,9 +144,7 @@ pub fn resolve_class(
     default_instance_profile: Option<&str>,
 ) -> Result<ResolvedClass, CommandError> {
     let named = |what: &str| format!("{}/{}: {what}", class.kind, class.name);
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
+    let now = super::unix_now();
     let resolution = ami::resolve_all(cloud, &[class], version, now)
         .pop()
         .unwrap_or_else(|| Err(ami::AmiError::NoSelector("nothing was resolved".into())));

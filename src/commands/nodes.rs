@@ -32,7 +32,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{IsTerminal, Write};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
@@ -296,9 +295,7 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         Ok(v) => v,
         Err(_) => ASSUMED_KUBERNETES_VERSION,
     };
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
+    let now = super::unix_now();
     let mut drift_snapshot = DriftSnapshot {
         nodes: managed,
         node_pools: m.node_pools.clone(),

@@ -58,7 +58,7 @@ pub(crate) struct Session {
 }
 
 /// One launched (or adopted) NodeClaim.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LaunchDoc {
     pub(crate) node_claim: String,
@@ -351,10 +351,27 @@ impl Session {
         registered: &BTreeSet<String>,
         args: &ProvisionArgs,
     ) -> Result<(Plan, Input), CommandError> {
+        let instances = self.launched_instances()?;
+        self.plan_with_instances(manifests, registered, &instances, args)
+    }
+
+    /// The instances this tool launched in the cluster that are pending or running.
+    pub(crate) fn launched_instances(&self) -> Result<Vec<Instance>, CommandError> {
+        live::launched_instances(&self.cloud, &self.live.target.info.name)
+    }
+
+    /// [`Session::plan_manifests`] with the launched instances read already (one EC2 call
+    /// for many plans).
+    pub(crate) fn plan_with_instances(
+        &mut self,
+        manifests: &mut crate::api::Manifests,
+        registered: &BTreeSet<String>,
+        instances: &[Instance],
+        args: &ProvisionArgs,
+    ) -> Result<(Plan, Input), CommandError> {
         let region = self.cloud.region();
         let mut input = build_input(manifests, &self.catalog, &region, args)?;
-        let instances = live::launched_instances(&self.cloud, &self.live.target.info.name)?;
-        let pending = in_flight(&instances, registered, &input);
+        let pending = in_flight(instances, registered, &input);
         for node in &pending {
             if let Some(pool) = node.node.node_pool() {
                 if let Some(p) = input.pools.iter_mut().find(|p| p.pool.name == pool) {
@@ -876,9 +893,7 @@ fn watch(ctx: &mut Context<'_>, session: &mut Session, args: &ProvisionArgs) -> 
 }
 
 fn now_rfc3339() -> (i64, String) {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
+    let secs = super::unix_now();
     (
         secs,
         crate::cloud::live_catalog::rfc3339(secs.max(0) as u64),

@@ -79,6 +79,10 @@ pub fn reconcile(st: &mut Store, config: &Config) -> Option<i64> {
     namespaces(st);
     garbage_collect(st);
     node_lifecycle(st, config);
+    // Before the workload controllers, so evicted pods are replaced in the same pass.
+    if let Some(t) = super::karpenter::reconcile(st, config) {
+        at(t);
+    }
     deployments(st);
     replicasets(st);
     daemonsets(st);

@@ -10,9 +10,12 @@
 //!   `--register-with-taints=`, `--max-pods=` anywhere in AL2 scripts, AL2023 NodeConfig and MIME
 //!   parts; Bottlerocket `[settings.kubernetes.node-labels]` / `node-taints` tables), so a wrong
 //!   user data shows as a wrong Node;
-//! - deletes the Nodes it registered once their instance is no longer running.
+//! - deletes the Nodes it registered once their instance is no longer running;
+//! - terminates the instances the termination controller (`karpenter.rs`) has drained, and
+//!   records every instance's state for it.
 
 use super::api::{self, DeleteOpts, Query};
+use super::karpenter;
 use super::util::{base64_decode, meta_str};
 use super::State;
 use serde_json::{json, Map, Value};
@@ -426,6 +429,41 @@ async fn instance_type(endpoint: &str, region: &str, ty: &str) -> Result<Value, 
     }))
 }
 
+/// TerminateInstances for the instances the termination controller (`karpenter.rs`) has
+/// drained, one call each so that an unknown id does not fail the others; EC2's answer is
+/// recorded for the controller.
+async fn terminate_drained(state: &Arc<State>, endpoint: &str, region: &str) -> Result<(), String> {
+    let ids: Vec<String> = {
+        let st = state.store.lock().unwrap();
+        st.instances.to_terminate.iter().cloned().collect()
+    };
+    for id in ids {
+        let answer = ec2_call(
+            endpoint,
+            region,
+            &[
+                ("Action", "TerminateInstances".into()),
+                ("InstanceId.1", id.clone()),
+            ],
+        )
+        .await;
+        let now = match answer {
+            Ok(x) => x
+                .child("TerminateInstancesResponse")
+                .map(|r| r.items("instancesSet"))
+                .and_then(|items| items.first().map(|i| i.text_at("currentState/name")))
+                .unwrap_or_default(),
+            Err(e) if e.contains("InvalidInstanceID") => karpenter::NOT_FOUND.to_string(),
+            Err(e) => return Err(e),
+        };
+        let mut st = state.store.lock().unwrap();
+        if st.instances.record(&id, &now) {
+            st.dirty = true;
+        }
+    }
+    Ok(())
+}
+
 async fn sync(
     state: &Arc<State>,
     endpoint: &str,
@@ -433,7 +471,11 @@ async fn sync(
     user_data: &mut HashMap<String, String>,
 ) -> Result<(), String> {
     let region = state.config.region.clone();
+    // Before DescribeInstances: an instance terminated here is not seen running (and its Node
+    // re-registered) by this pass.
+    terminate_drained(state, endpoint, &region).await?;
     let mut running: Vec<Xml> = Vec::new();
+    let mut states: Vec<(String, String)> = Vec::new();
     // Every page (moto answers 100 instances per page, with a NextToken).
     let mut token: Option<String> = None;
     loop {
@@ -447,6 +489,10 @@ async fn sync(
             .ok_or("unexpected DescribeInstances answer")?;
         for res in root.items("reservationSet") {
             for inst in res.items("instancesSet") {
+                states.push((
+                    inst.text_at("instanceId"),
+                    inst.text_at("instanceState/name"),
+                ));
                 let broken = state
                     .config
                     .broken_images
@@ -502,6 +548,11 @@ async fn sync(
         ));
     }
     let mut st = state.store.lock().unwrap();
+    for (id, s) in states {
+        if st.instances.record(&id, &s) {
+            st.dirty = true;
+        }
+    }
     let Some(node_res) = st.registry.find("", "v1", "nodes").cloned() else {
         return Ok(());
     };

@@ -69,6 +69,18 @@
 //!   nodes, namespace deletion, and the garbage collector.
 //! - **EC2 kubelet** (`--ec2-endpoint`): see `kubelet.rs` — registers a Node for each running
 //!   instance it finds through the EC2 Query API, and removes it when the instance is gone.
+//! - **Karpenter's termination controller** (always on; see `karpenter.rs`), for objects being
+//!   deleted that carry the `karpenter.sh/termination` finalizer: a NodeClaim (v1/v1beta1) or
+//!   Machine (v1alpha5) deletes its Node (by `status.nodeName` / `status.providerID`) and waits
+//!   for it and for its instance to be terminated before dropping the finalizer; a Node is
+//!   tainted (`karpenter.sh/disrupted:NoSchedule` when NodeClaim v1 is served,
+//!   `karpenter.sh/disruption=disrupting:NoSchedule` for v1beta1) or cordoned (v1alpha5), then
+//!   drained through the Eviction API's PDB checks (refusals retried every second and recorded
+//!   as `FailedDraining` events; non-critical pods first; DaemonSet, mirror and terminal pods
+//!   skipped; `do-not-disrupt`/`do-not-evict` pods waited for), then its instance is terminated
+//!   (by the EC2 kubelet, which never re-registers it) and the finalizer dropped. Evicted pods
+//!   come back through their ReplicaSets and stay Pending if they fit nowhere: there is no
+//!   provisioner.
 //!
 //! # What it does not implement
 //!
@@ -79,13 +91,15 @@
 //! webhooks, field managers / real server-side apply conflict detection, StatefulSet, Job and
 //! CronJob controllers (they are stored, not run), Services/Endpoints behaviour, logs/exec/
 //! port-forward, consistent-snapshot pagination (a `continue` token resumes from the current
-//! state, not from a snapshot), and the aggregation layer.
+//! state, not from a snapshot), the aggregation layer, and Karpenter's other controllers
+//! (provisioning, disruption, NodeClaim lifecycle: only termination is emulated).
 
 #![allow(dead_code)]
 
 mod api;
 mod controllers;
 mod http;
+mod karpenter;
 mod kinds;
 mod kubelet;
 mod openapi;

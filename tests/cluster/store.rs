@@ -1,6 +1,7 @@
 //! The object store: every object as JSON, one global resourceVersion counter, and the event
 //! history watches replay from.
 
+use super::karpenter::Instances;
 use super::resources::{Registry, Resource};
 use super::util::meta_str;
 use serde_json::Value;
@@ -56,6 +57,8 @@ pub struct Store {
     pub tx: broadcast::Sender<Arc<WatchEvent>>,
     /// Set on every write; the controllers clear it.
     pub dirty: bool,
+    /// Instances as the EC2 kubelet sees them and the termination controller wants them gone.
+    pub instances: Instances,
 }
 
 impl Store {
@@ -70,6 +73,7 @@ impl Store {
             history_cap: 200_000,
             tx,
             dirty: true,
+            instances: Instances::default(),
         }
     }
 

@@ -514,13 +514,10 @@ fn replacement_never_ready_is_rolled_back() {
     });
 }
 
-/// PERF.md B6: four drifted nodes, a budget of `nodes: "2"` and `--max-parallel 10`: two
-/// waves of two — the budget kept full, never exceeded.
-#[test]
-fn budget_of_two_is_kept_full_and_never_exceeded() {
-    let walk = Walk::new_v1beta1("replace-budget");
-    walk.apply(
-        "pool.yaml",
+/// A NodePool of c 2xlarge on-demand nodes with one disruption budget, its EC2NodeClass, and
+/// `replicas` pods of 6 CPU (one per node).
+fn one_pod_per_node(budget: &str, replicas: usize) -> String {
+    format!(
         "apiVersion: karpenter.sh/v1beta1
 kind: NodePool
 metadata:
@@ -531,7 +528,7 @@ spec:
     consolidateAfter: 10m
     expireAfter: Never
     budgets:
-    - nodes: \"2\"
+    - nodes: \"{budget}\"
   limits:
     cpu: \"1000\"
   template:
@@ -542,10 +539,10 @@ spec:
       nodeClassRef:
         name: default
       requirements:
-      - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c]}
-      - {key: karpenter.k8s.aws/instance-size, operator: In, values: [2xlarge]}
-      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
-      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+      - {{key: karpenter.k8s.aws/instance-category, operator: In, values: [c]}}
+      - {{key: karpenter.k8s.aws/instance-size, operator: In, values: [2xlarge]}}
+      - {{key: kubernetes.io/arch, operator: In, values: [amd64]}}
+      - {{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}}
 ---
 apiVersion: karpenter.k8s.aws/v1beta1
 kind: EC2NodeClass
@@ -555,30 +552,38 @@ spec:
   amiFamily: AL2
   role: KarpenterNodeRole-my-cluster
   securityGroupSelectorTerms:
-  - tags: {alpha.eksctl.io/cluster-name: my-cluster}
+  - tags: {{alpha.eksctl.io/cluster-name: my-cluster}}
   subnetSelectorTerms:
-  - tags: {alpha.eksctl.io/cluster-name: my-cluster}
+  - tags: {{alpha.eksctl.io/cluster-name: my-cluster}}
 ---
 apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: inflate
 spec:
-  replicas: 4
+  replicas: {replicas}
   selector:
-    matchLabels: {app: inflate}
+    matchLabels: {{app: inflate}}
   template:
     metadata:
-      labels: {app: inflate}
+      labels: {{app: inflate}}
     spec:
       terminationGracePeriodSeconds: 0
       containers:
       - name: inflate
         image: public.ecr.aws/eks-distro/kubernetes/pause:3.7
-        resources: {requests: {cpu: \"6\"}}
-      nodeSelector: {eks-immersion-team: my-team}
-",
-    );
+        resources: {{requests: {{cpu: \"6\"}}}}
+      nodeSelector: {{eks-immersion-team: my-team}}
+"
+    )
+}
+
+/// PERF.md B6: four drifted nodes, a budget of `nodes: "2"` and `--max-parallel 10`: two at
+/// a time, the next starting as one finishes — the budget kept full, never exceeded.
+#[test]
+fn budget_of_two_is_kept_full_and_never_exceeded() {
+    let walk = Walk::new_v1beta1("replace-budget");
+    walk.apply("pool.yaml", &one_pod_per_node("2", 4));
     walk.wait_unschedulable(4);
     let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
@@ -660,4 +665,191 @@ spec:
                 .as_str()
                 .is_some_and(|t| t.starts_with('m'))
     ));
+}
+
+/// Karpenter's finalizer on the Nodes and NodeClaims it owns.
+const TERMINATION_FINALIZER: &str = "karpenter.sh/termination";
+
+/// Makes a node look Karpenter-launched: its finalizer, and a v1beta1 NodeClaim pointing at it
+/// (status is a subresource, patched in after the create).
+fn hand_to_karpenter(walk: &Walk, node: &Value, claim: &str) {
+    let name = node["metadata"]["name"].as_str().unwrap();
+    let provider_id = node["spec"]["providerID"].as_str().unwrap();
+    walk.ok(&[
+        "patch",
+        "node",
+        name,
+        "--type",
+        "merge",
+        "-p",
+        &format!(r#"{{"metadata":{{"finalizers":["{TERMINATION_FINALIZER}"]}}}}"#),
+    ]);
+    walk.apply(
+        &format!("{claim}.yaml"),
+        &format!(
+            "apiVersion: karpenter.sh/v1beta1
+kind: NodeClaim
+metadata:
+  name: {claim}
+  labels: {{karpenter.sh/nodepool: default}}
+  finalizers: [{TERMINATION_FINALIZER}]
+spec:
+  nodeClassRef: {{name: default}}
+  requirements:
+  - {{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}}
+"
+        ),
+    );
+    walk.ok(&[
+        "patch",
+        "nodeclaim",
+        claim,
+        "--subresource=status",
+        "--type",
+        "merge",
+        "-p",
+        &format!(r#"{{"status":{{"nodeName":"{name}","providerID":"{provider_id}"}}}}"#),
+    ]);
+}
+
+/// `drift replace --via-controller` (SPEC §6) with a budget of one: the controller's nodes
+/// are handed over one at a time — the NodeClaim deleted, the test cluster's emulation of
+/// Karpenter's termination controller drains and terminates the node, a provisioner (this
+/// tool's `provision --watch`, standing in for the controller's) launches for the pods that
+/// went pending — and the next only once the first is replaced. Without a controller it
+/// refuses; nodes no NodeClaim owns are reported, not deleted.
+#[test]
+fn via_controller_hands_over_one_budget_at_a_time() {
+    let walk = Walk::new_v1beta1("replace-via-controller");
+    walk.apply("pool.yaml", &one_pod_per_node("1", 2));
+    walk.wait_unschedulable(2);
+    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    walk.ok(&[
+        "patch",
+        "nodepool",
+        "default",
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"replace","path":"/spec/template/spec/requirements/0/values","value":["m"]}]"#,
+    ]);
+    let old = team_nodes(&walk);
+    assert_eq!(old.len(), 2);
+
+    // No controller: nothing would replace what is deleted.
+    let out = walk.run(&["karpenter", "drift", "replace", "--via-controller", "--yes"]);
+    assert_eq!(out.code, 4, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("no Karpenter controller is running"),
+        "{}",
+        out.stderr
+    );
+    install_controller(&walk);
+    // Nodes this tool launched are not the controller's to replace.
+    let out = walk.run(&[
+        "karpenter",
+        "drift",
+        "replace",
+        "--via-controller",
+        "--dry-run",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["blocked"], 2, "{doc}");
+    assert!(doc["nodes"][0]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("no NodeClaim owns this node"));
+
+    for (i, node) in old.iter().enumerate() {
+        hand_to_karpenter(&walk, node, &format!("default-via0{i}"));
+    }
+    // Without --via-controller the running controller makes it refuse, pointing here.
+    let out = walk.run(&["karpenter", "drift", "replace", "--yes"]);
+    assert_eq!(out.code, 4, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("--via-controller"), "{}", out.stderr);
+    let out = walk.run(&[
+        "karpenter",
+        "drift",
+        "replace",
+        "--via-controller",
+        "--dry-run",
+    ]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(out.stdout.matches("planned").count(), 1, "{}", out.stdout);
+    assert_eq!(out.stdout.matches("queued").count(), 1, "{}", out.stdout);
+
+    let mut provisioner = walk.spawn(&["karpenter", "provision", "--watch", "--yes", "--force"]);
+    let out = walk.run(&[
+        "karpenter",
+        "drift",
+        "replace",
+        "--via-controller",
+        "--yes",
+        "-o",
+        "json",
+    ]);
+    Command::new("kill")
+        .args(["-INT", &provisioner.id().to_string()])
+        .status()
+        .unwrap();
+    let _ = provisioner.wait();
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["replaced"], 2, "{doc}");
+    eprintln!("{}", out.stderr);
+    // One at a time: the second NodeClaim is deleted only once the first node is replaced.
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    let position = |needle: &str| lines.iter().position(|l| l.contains(needle));
+    let first_done = position("its pods are placed again").expect("a node replaced");
+    let deletions: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains("deleted NodeClaim default-via0"))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(deletions.len(), 2, "{}", out.stderr);
+    assert!(
+        deletions[0] < first_done && first_done < deletions[1],
+        "budget 1: {}",
+        out.stderr
+    );
+    // The controller's work: NodeClaims and old nodes gone, old instances terminated; the pods
+    // Running on new nodes.
+    assert!(walk.items(&["get", "nodeclaims"]).is_empty());
+    let old_names: Vec<&str> = old
+        .iter()
+        .map(|n| n["metadata"]["name"].as_str().unwrap())
+        .collect();
+    let now = settle_team_nodes(&walk, 2);
+    assert!(now
+        .iter()
+        .all(|n| !old_names.contains(&n["metadata"]["name"].as_str().unwrap())));
+    let old_ids: Vec<&str> = old
+        .iter()
+        .map(|n| {
+            n["spec"]["providerID"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap()
+        })
+        .collect();
+    let instances = tool_instances(&walk);
+    assert!(
+        instances
+            .iter()
+            .filter(|(id, _, _)| old_ids.contains(&id.as_str()))
+            .all(|(_, state, _)| state == "terminated" || state == "shutting-down"),
+        "{instances:?}"
+    );
+    walk.eventually(30, "inflate Running on the new nodes", || {
+        now.iter()
+            .all(|n| running_on(&walk, n["metadata"]["name"].as_str().unwrap()) == 1)
+            .then_some(())
+    });
 }

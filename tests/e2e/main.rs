@@ -12,6 +12,7 @@ mod aws_profile;
 mod catalog;
 mod cli;
 mod cluster;
+mod cluster_termination;
 mod completion;
 mod convert;
 mod drift;

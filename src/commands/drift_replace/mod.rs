@@ -1,0 +1,504 @@
+//! `kubectl karpenter drift replace`: replace drifted (or named) nodes safely and at the
+//! operator's pace (SPEC §4, §6; KARPENTER.md §5).
+//!
+//! Per node, in this order, each step recorded on the node first so that a killed run resumes
+//! instead of launching a second replacement:
+//!
+//! 1. plan: the node's reschedulable pods are simulated onto the other nodes plus new
+//!    NodeClaims (the solver; [`planning`]); nodes whose pods cannot be placed, that carry
+//!    do-not-disrupt (node or pod), or whose pods a PDB with no disruption left protects, are
+//!    *blocked* — the blocking object named — and skipped;
+//! 2. mark: the generation's disruption taint and `spec.unschedulable` (`Ready,
+//!    SchedulingDisabled`), and the annotation [`steps::REPLACEMENT`] naming the replacement
+//!    NodeClaims;
+//! 3. launch the replacements (NodeClaim names derive from the node, so a resumed run adopts
+//!    the same instances) and wait until their Nodes are Ready — otherwise roll back: untaint,
+//!    uncordon, terminate what was launched;
+//! 4. drain through the Eviction API in Karpenter's tiers, retrying 429s (the PDB named),
+//!    honouring grace periods, bounded by `--timeout`;
+//! 5. terminate its instance, then delete the Node.
+//!
+//! NodePool budgets for reason `Drifted` and `--max-parallel` bound how many nodes are in
+//! replacement at once; a node starts as soon as one finishes ([`pipeline`]).
+//! `--via-controller` instead lets a running Karpenter do steps 2–5 ([`via_controller`]).
+
+mod pipeline;
+mod planning;
+mod steps;
+mod via_controller;
+
+pub use steps::{Record, REPLACEMENT};
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::drift::{self as drift_cmd, Config as CheckConfig};
+use super::provision_live::Session;
+use super::{unix_now, Context};
+use crate::cli::output::{write_document, Table, API_VERSION};
+use crate::cli::{DriftReplaceArgs, OutputFormat};
+use crate::drift::{self, Status};
+use crate::error::{CommandError, CommandResult, Exit};
+use crate::k8s::snapshot::{self, Scope};
+use crate::model::node::Node;
+use crate::model::nodepool::NodePool;
+use planning::{NodePlan, Planner};
+use steps::is_reschedulable;
+
+/// One node's outcome.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeOutcome {
+    node: String,
+    node_pool: String,
+    reason: String,
+    /// Dry run: `planned`, `queued`, `blocked`, `waiting-budget`. After a run: `replaced`,
+    /// `blocked`, `waiting-budget`, `rolled-back`, `failed`, `gone`.
+    status: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    detail: String,
+    replacements: Vec<String>,
+    pods: usize,
+    evicted: usize,
+    seconds: f64,
+}
+
+/// The `ReplacementReport` document.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Report {
+    api_version: &'static str,
+    kind: &'static str,
+    dry_run: bool,
+    nodes: Vec<NodeOutcome>,
+    summary: BTreeMap<String, usize>,
+}
+
+/// A node to replace.
+pub(crate) struct Candidate {
+    node: Node,
+    pool: NodePool,
+    reason: String,
+    /// A replacement already in progress (a re-run resumes it).
+    record: Option<Record>,
+    /// Its entry in the outcomes.
+    outcome: usize,
+}
+
+/// The nodes to replace, in order, and the outcome of every node considered.
+pub(crate) struct Selection {
+    candidates: Vec<Candidate>,
+    outcomes: Vec<NodeOutcome>,
+}
+
+fn io(e: std::io::Error) -> CommandError {
+    CommandError::remote(format!("writing output: {e}"))
+}
+
+fn duration_flag(name: &str, text: &str) -> Result<Duration, CommandError> {
+    crate::cli::parse_duration_flag(text).ok_or_else(|| {
+        CommandError::input(format!("{name} {text:?}: expected a duration such as 10m"))
+    })
+}
+
+/// Runs `drift replace`.
+pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
+    if args.max_parallel == 0 {
+        return Err(CommandError::input("--max-parallel must be at least 1"));
+    }
+    let settings = pipeline::Settings {
+        max_parallel: args.max_parallel,
+        force: args.force,
+        drain_timeout: duration_flag("--timeout", &args.timeout)?,
+        ready_timeout: duration_flag("--ready-timeout", &args.ready_timeout)?,
+    };
+    let check = CheckConfig {
+        nodes: args.nodes.clone(),
+        nodepools: args.nodepools.clone(),
+        selector: args
+            .selector
+            .as_deref()
+            .map(drift_cmd::parse_selector)
+            .transpose()
+            .map_err(|e| CommandError::input(format!("-l {e}")))?,
+        catalog: args.catalog.clone(),
+        ..CheckConfig::default()
+    };
+    let machine = matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml);
+    if args.watch {
+        // The plan must be on screen before the question (stdout may be buffered).
+        let _ = ctx.out.flush();
+        if !crate::cli::confirm::confirm(
+            "Watch for drifted nodes and replace them as they drift, without asking again?",
+            args.yes,
+        )? {
+            return Ok(Exit::Ok);
+        }
+        super::provision_live::install_interrupt_handler();
+        let mut worst = Exit::Ok;
+        loop {
+            let mut confirmed = true;
+            let outcomes = once(ctx, args, &check, &settings, &mut confirmed)?;
+            if let Exit::Finding = finish(ctx, outcomes, false, machine)? {
+                worst = Exit::Finding;
+            }
+            if !super::provision_live::sleep_unless_stopped(Duration::from_secs(30)) {
+                return Ok(worst);
+            }
+        }
+    }
+    let mut confirmed = args.yes;
+    let outcomes = once(ctx, args, &check, &settings, &mut confirmed)?;
+    if !confirmed && !args.dry_run {
+        writeln!(ctx.err, "Nothing changed.").map_err(io)?;
+        return Ok(Exit::Ok);
+    }
+    finish(ctx, outcomes, args.dry_run, machine)
+}
+
+/// One run: the drifted (or named) nodes, the plan, the question (`confirmed` is asked for
+/// unless already given), then every node replaced at the budget's pace.
+fn once(
+    ctx: &mut Context<'_>,
+    args: &DriftReplaceArgs,
+    check: &CheckConfig,
+    settings: &pipeline::Settings,
+    confirmed: &mut bool,
+) -> Result<Vec<NodeOutcome>, CommandError> {
+    let guard = (!args.dry_run && !args.via_controller).then_some(("drift replace", args.force));
+    let mut session = Session::connect(ctx, args.catalog.as_deref(), guard)?;
+    let snap = snapshot::read(&session.live.client, Scope::PODS)?;
+    let selection = select(ctx, args, check, &snap.manifests)?;
+    if args.via_controller {
+        return via_controller::run(
+            ctx,
+            &session,
+            args,
+            &snap.manifests,
+            selection,
+            settings,
+            confirmed,
+        );
+    }
+    let Selection {
+        candidates,
+        mut outcomes,
+    } = selection;
+    let pdbs = steps::pdbs(&session)?;
+    let queue = preview(
+        &mut session,
+        &snap.manifests,
+        &pdbs,
+        candidates,
+        &mut outcomes,
+        settings,
+    )?;
+
+    let machine = matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml);
+    if !machine {
+        render_plan(ctx, &outcomes)?;
+    }
+    let starting = outcomes.iter().filter(|o| o.status == "planned").count();
+    if args.dry_run || starting == 0 {
+        return Ok(outcomes);
+    }
+    if !*confirmed {
+        let queued = outcomes.iter().filter(|o| o.status == "queued").count();
+        let question = format!(
+            "Replace {starting} node(s) now ({}){} in cluster {}?",
+            outcomes
+                .iter()
+                .filter(|o| o.status == "planned")
+                .map(|o| o.node.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            if queued > 0 {
+                format!(", then {queued} more as the disruption budgets allow,")
+            } else {
+                String::new()
+            },
+            session.live.target.info.name
+        );
+        // The plan must be on screen before the question (stdout may be buffered).
+        let _ = ctx.out.flush();
+        *confirmed = crate::cli::confirm::confirm(&question, false)?;
+        if !*confirmed {
+            return Ok(outcomes);
+        }
+    }
+    pipeline::run(ctx, &mut session, queue, &mut outcomes, settings)?;
+    Ok(outcomes)
+}
+
+/// The nodes to replace, in Karpenter's order: replacements in progress first (resume), then
+/// nodes without pods to move, then by name (KARPENTER.md §5.3); each with its outcome entry.
+fn select(
+    ctx: &mut Context<'_>,
+    args: &DriftReplaceArgs,
+    check: &CheckConfig,
+    m: &crate::api::Manifests,
+) -> Result<Selection, CommandError> {
+    // Drift verdicts (cluster + EC2).
+    let (mut drift_snapshot, _version, _client) = super::drift_live::gather(ctx, check)?;
+    let named: BTreeSet<&str> = args.nodes.iter().map(String::as_str).collect();
+    for name in &named {
+        if !drift_snapshot.nodes.iter().any(|n| n.node.name == *name) {
+            return Err(CommandError::input(format!(
+                "node {name:?} is not a managed node (labelled karpenter.sh/nodepool or karpenter.sh/provisioner-name, or launched by this tool)"
+            )));
+        }
+    }
+    drift_cmd::select_nodes(check, &mut drift_snapshot)?;
+    let evaluation = drift::evaluate(&drift_snapshot);
+    for note in &evaluation.notes {
+        ctx.warn(note);
+    }
+    // Nodes whose instance is shutting down or gone are on their way out (the cloud node
+    // lifecycle removes them): never candidates, even if a kubelet re-registered them.
+    let leaving_instances: BTreeSet<&str> = drift_snapshot
+        .nodes
+        .iter()
+        .filter_map(|n| n.instance.as_ref())
+        .filter(|i| !matches!(i.state.as_str(), "pending" | "running"))
+        .map(|i| i.id.as_str())
+        .collect();
+    let verdicts: BTreeMap<&str, &drift::NodeDrift> = evaluation
+        .nodes
+        .iter()
+        .map(|v| (v.name.as_str(), v))
+        .collect();
+
+    let mut candidates: Vec<(bool, Candidate)> = Vec::new();
+    for node in &m.nodes {
+        let record = Record::of(node);
+        let verdict = verdicts.get(node.name.as_str());
+        let reason = match (&record, verdict) {
+            (Some(r), _) => r.reason.clone(),
+            (None, Some(v)) if named.contains(node.name.as_str()) => v
+                .reason
+                .map_or_else(|| "Requested".to_string(), |r| r.as_str().to_string()),
+            (None, Some(v)) if v.status == Status::Drifted => {
+                v.reason.map(|r| r.as_str().to_string()).unwrap_or_default()
+            }
+            _ => continue,
+        };
+        if node.deleting
+            || node
+                .instance_id()
+                .is_some_and(|id| leaving_instances.contains(id))
+        {
+            continue;
+        }
+        let Some(pool) = node
+            .node_pool()
+            .and_then(|p| m.node_pools.iter().find(|x| x.name == p))
+        else {
+            continue;
+        };
+        let has_pods = m
+            .bound_pods
+            .iter()
+            .any(|p| p.node_name.as_deref() == Some(node.name.as_str()) && is_reschedulable(p));
+        candidates.push((
+            has_pods,
+            Candidate {
+                node: node.clone(),
+                pool: pool.clone(),
+                reason,
+                record,
+                outcome: 0,
+            },
+        ));
+    }
+    candidates.sort_by(|(a_pods, a), (b_pods, b)| {
+        (a.record.is_none(), a_pods, &a.node.name).cmp(&(b.record.is_none(), b_pods, &b.node.name))
+    });
+    let mut outcomes = Vec::new();
+    let candidates = candidates
+        .into_iter()
+        .map(|(_, mut c)| {
+            c.outcome = outcomes.len();
+            outcomes.push(NodeOutcome {
+                node: c.node.name.clone(),
+                node_pool: c.pool.name.clone(),
+                reason: c.reason.clone(),
+                status: "queued".into(),
+                detail: String::new(),
+                replacements: Vec::new(),
+                pods: m
+                    .bound_pods
+                    .iter()
+                    .filter(|p| {
+                        p.node_name.as_deref() == Some(c.node.name.as_str()) && is_reschedulable(p)
+                    })
+                    .count(),
+                evicted: 0,
+                seconds: 0.0,
+            });
+            c
+        })
+        .collect();
+    Ok(Selection {
+        candidates,
+        outcomes,
+    })
+}
+
+/// The plan shown before anything changes: blocked nodes (named blockers), the nodes that
+/// start at once with their planned replacements (`planned`), the rest `queued` behind the
+/// budgets — or `waiting-budget` when no node can start now. Returns the nodes to replace.
+fn preview(
+    session: &mut Session,
+    m: &crate::api::Manifests,
+    pdbs: &[crate::disruption::drain::Pdb],
+    candidates: Vec<Candidate>,
+    outcomes: &mut [NodeOutcome],
+    settings: &pipeline::Settings,
+) -> Result<Vec<Candidate>, CommandError> {
+    let now = unix_now();
+    let pools: Vec<&NodePool> = {
+        let mut seen: Vec<&NodePool> = Vec::new();
+        for c in &candidates {
+            if !seen.iter().any(|p| p.name == c.pool.name) {
+                seen.push(&c.pool);
+            }
+        }
+        seen
+    };
+    let mut slots = pipeline::free_slots(&pools, &m.nodes, now);
+    let mut planner = Planner::new(m, pdbs, &BTreeSet::new(), Vec::new(), settings.force, now);
+    let mut starting = 0;
+    let mut queue = Vec::new();
+    for c in candidates {
+        let o = &mut outcomes[c.outcome];
+        if c.record.is_none() {
+            if let Some(why) = planner.drain_blocker(&c.node, &c.pool) {
+                o.status = "blocked".into();
+                o.detail = why;
+                continue;
+            }
+        }
+        let slot = slots.get_mut(&c.pool.name).and_then(|s| s.as_mut());
+        let fits = c.record.is_some() || slot.as_ref().is_none_or(|n| **n > 0);
+        if starting >= settings.max_parallel || !fits {
+            o.detail = format!(
+                "starts when NodePool {}'s disruption budget (or --max-parallel) has room",
+                c.pool.name
+            );
+            queue.push(c);
+            continue;
+        }
+        match planner.plan(session, &c.node, &c.pool, c.record.is_some())? {
+            NodePlan::Blocked(why) => {
+                o.status = "blocked".into();
+                o.detail = why;
+                continue;
+            }
+            NodePlan::Replace { claims, .. } => {
+                o.status = "planned".into();
+                o.replacements = claims
+                    .iter()
+                    .map(|nc| format!("{} ({})", nc.name, nc.launch.instance_type))
+                    .collect();
+            }
+        }
+        if c.record.is_none() {
+            if let Some(n) = slot {
+                *n -= 1;
+            }
+        }
+        starting += 1;
+        queue.push(c);
+    }
+    if starting == 0 {
+        for c in &queue {
+            let o = &mut outcomes[c.outcome];
+            o.status = "waiting-budget".into();
+            o.detail = format!(
+                "NodePool {} disruption budget allows no more drifted nodes now",
+                c.pool.name
+            );
+        }
+        queue.clear();
+    }
+    Ok(queue)
+}
+
+fn render_plan(ctx: &mut Context<'_>, outcomes: &[NodeOutcome]) -> Result<(), CommandError> {
+    if outcomes.is_empty() {
+        writeln!(ctx.out, "No drifted nodes: nothing to replace.").map_err(io)?;
+        return Ok(());
+    }
+    let mut t = Table::new(&[
+        "NODE",
+        "NODEPOOL",
+        "REASON",
+        "PODS",
+        "REPLACEMENT",
+        "STATUS",
+    ]);
+    for o in outcomes {
+        t.row(vec![
+            o.node.clone(),
+            o.node_pool.clone(),
+            o.reason.clone(),
+            o.pods.to_string(),
+            if o.replacements.is_empty() {
+                "-".into()
+            } else {
+                o.replacements.join(",")
+            },
+            if o.detail.is_empty() {
+                o.status.clone()
+            } else {
+                format!("{}: {}", o.status, o.detail)
+            },
+        ]);
+    }
+    t.write(ctx.out, !ctx.global.no_headers).map_err(io)
+}
+
+fn finish(
+    ctx: &mut Context<'_>,
+    outcomes: Vec<NodeOutcome>,
+    dry_run: bool,
+    machine: bool,
+) -> CommandResult {
+    let mut summary: BTreeMap<String, usize> = BTreeMap::new();
+    for o in &outcomes {
+        *summary.entry(o.status.clone()).or_default() += 1;
+    }
+    if machine {
+        let doc = Report {
+            api_version: API_VERSION,
+            kind: "ReplacementReport",
+            dry_run,
+            nodes: outcomes,
+            summary: summary.clone(),
+        };
+        write_document(ctx.out, ctx.global.output, &doc).map_err(io)?;
+    } else if !dry_run && !outcomes.is_empty() {
+        writeln!(ctx.out).map_err(io)?;
+        render_plan(ctx, &outcomes)?;
+        let line: Vec<String> = summary.iter().map(|(k, v)| format!("{v} {k}")).collect();
+        writeln!(ctx.out, "\n{}", line.join(", ")).map_err(io)?;
+    }
+    let bad = ["failed", "rolled-back"]
+        .iter()
+        .map(|k| summary.get(*k).copied().unwrap_or(0))
+        .sum::<usize>();
+    if bad > 0 {
+        return Err(CommandError::remote(format!(
+            "{bad} node(s) were not replaced (see the table); nothing was left half-done: rolled-back nodes serve again, failed drains stay cordoned and resume on re-run"
+        )));
+    }
+    Ok(
+        if summary.contains_key("blocked") || summary.contains_key("waiting-budget") {
+            Exit::Finding
+        } else {
+            Exit::Ok
+        },
+    )
+}

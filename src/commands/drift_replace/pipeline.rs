@@ -1,0 +1,451 @@
+//! Replacing many nodes at the budget's pace: every node is its own small state machine
+//! (launching its replacement → draining → done), and one loop advances them all and starts
+//! the next node the moment the NodePool's disruption budget (and `--max-parallel`) has room —
+//! so the budget is kept full, never exceeded, with no wave boundaries (PERF.md B6).
+//!
+//! Each tick: one Node LIST (readiness of replacements, budget arithmetic), one drain pass per
+//! node whose pass is due, and — only when a slot is free — one snapshot to plan the nodes that
+//! start. Nothing lives only in memory that a re-run needs: every step is on the node's record.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::{Duration, Instant};
+
+use super::planning::{NodePlan, Planner};
+use super::steps::{self, Drain, DrainStatus, Record};
+use super::{Candidate, NodeOutcome};
+use crate::commands::provision_live::{LaunchDoc, Session};
+use crate::commands::{unix_now, Context};
+use crate::disruption::budgets::{allowed_disruptions, DisruptionReason};
+use crate::error::CommandError;
+use crate::k8s::snapshot::{self, Scope};
+use crate::model::node::Node;
+use crate::model::nodepool::NodePool;
+use crate::model::pod::Pod;
+use crate::scheduling::Plan;
+
+/// How the pipeline runs.
+pub struct Settings {
+    pub max_parallel: usize,
+    pub force: bool,
+    pub drain_timeout: Duration,
+    pub ready_timeout: Duration,
+}
+
+/// How often the loop looks again when nothing is due sooner.
+const TICK: Duration = Duration::from_millis(200);
+
+enum Stage {
+    /// Replacements launched; waiting for their Nodes to be Ready (then labelled, as
+    /// Karpenter's controller would).
+    Launching {
+        launched: Vec<LaunchDoc>,
+        labelled: BTreeSet<String>,
+        since: Instant,
+    },
+    Draining(Drain),
+}
+
+/// One node in replacement.
+struct Job {
+    node: Node,
+    pool: NodePool,
+    record: Record,
+    outcome: usize,
+    stage: Stage,
+    started: Instant,
+    /// Its pods' places on existing nodes, held until it is drained.
+    reserved: Vec<Pod>,
+}
+
+impl Job {
+    fn instances(&self) -> Vec<String> {
+        match &self.stage {
+            Stage::Launching { launched, .. } => {
+                launched.iter().map(|l| l.instance_id.clone()).collect()
+            }
+            Stage::Draining(_) => self.record.instances.clone(),
+        }
+    }
+}
+
+/// How many more nodes of each pool may start now: the pool's budget for `Drifted`
+/// (KARPENTER.md §5.2) minus the nodes already in replacement. One replacement in progress is
+/// one disruption: the nodes launched to replace it neither grow the pool's count nor count as
+/// NotReady while they join (Karpenter would count both; a rollout should not change its own
+/// pace — the one place we knowingly differ).
+pub fn free_slots(pools: &[&NodePool], nodes: &[Node], now: i64) -> BTreeMap<String, Option<u32>> {
+    let replacements: BTreeSet<String> = nodes
+        .iter()
+        .filter_map(Record::of)
+        .flat_map(|r| r.instances)
+        .collect();
+    let counted: Vec<&Node> = nodes
+        .iter()
+        .filter(|n| !n.instance_id().is_some_and(|id| replacements.contains(id)))
+        .collect();
+    pools
+        .iter()
+        .map(|pool| {
+            let allowance = allowed_disruptions(
+                pool,
+                counted.iter().copied(),
+                DisruptionReason::Drifted,
+                now,
+            );
+            let in_progress = nodes
+                .iter()
+                .filter(|n| {
+                    n.node_pool() == Some(pool.name.as_str())
+                        && !n.deleting
+                        && Record::of(n).is_some()
+                })
+                .count() as u32;
+            (
+                pool.name.clone(),
+                allowance.allowed.map(|n| n.saturating_sub(in_progress)),
+            )
+        })
+        .collect()
+}
+
+/// Replaces the `queue` (in order), filling in `outcomes`; returns when every node is done,
+/// or when none is in progress and the budgets let no other start.
+pub fn run(
+    ctx: &mut Context<'_>,
+    session: &mut Session,
+    queue: Vec<Candidate>,
+    outcomes: &mut [NodeOutcome],
+    settings: &Settings,
+) -> Result<(), CommandError> {
+    let mut pools: Vec<NodePool> = Vec::new();
+    for c in &queue {
+        if !pools.iter().any(|p| p.name == c.pool.name) {
+            pools.push(c.pool.clone());
+        }
+    }
+    let pool_refs: Vec<&NodePool> = pools.iter().collect();
+    let mut queue: VecDeque<Candidate> = queue.into();
+    let mut active: Vec<Job> = Vec::new();
+    loop {
+        let mut nodes = steps::live_nodes(session)?;
+        let before = active.len();
+        let mut i = 0;
+        while i < active.len() {
+            if advance(ctx, session, &mut active[i], &nodes, outcomes, settings)? {
+                active.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        if !queue.is_empty() && active.len() < settings.max_parallel {
+            if active.len() < before {
+                nodes = steps::live_nodes(session)?;
+            }
+            let slots = free_slots(&pool_refs, &nodes, unix_now());
+            let picked = pick(&mut queue, slots, settings.max_parallel - active.len());
+            if !picked.is_empty() {
+                start(ctx, session, picked, &mut active, outcomes, settings)?;
+                // A node that turned out blocked frees its slot at once: look again now.
+                continue;
+            }
+        }
+        if active.is_empty() {
+            for c in queue {
+                let o = &mut outcomes[c.outcome];
+                o.status = "waiting-budget".into();
+                o.detail = format!(
+                    "NodePool {} disruption budget allows no more drifted nodes now",
+                    c.pool.name
+                );
+            }
+            return Ok(());
+        }
+        std::thread::sleep(TICK);
+    }
+}
+
+/// Takes from the queue, in order, the nodes that may start: up to `room`, within their
+/// pool's free slots. A node resuming a replacement is already counted in its pool.
+fn pick(
+    queue: &mut VecDeque<Candidate>,
+    mut slots: BTreeMap<String, Option<u32>>,
+    room: usize,
+) -> Vec<Candidate> {
+    let mut picked = Vec::new();
+    let mut rest = VecDeque::new();
+    for c in queue.drain(..) {
+        let slot = slots.get_mut(&c.pool.name).and_then(|s| s.as_mut());
+        let fits = c.record.is_some() || slot.as_ref().is_none_or(|n| **n > 0);
+        if picked.len() < room && fits {
+            if c.record.is_none() {
+                if let Some(n) = slot {
+                    *n -= 1;
+                }
+            }
+            picked.push(c);
+        } else {
+            rest.push_back(c);
+        }
+    }
+    *queue = rest;
+    picked
+}
+
+/// A node planned to start, not yet marked.
+struct Planned {
+    node: Node,
+    candidate: Candidate,
+    record: Record,
+    claims: Vec<crate::scheduling::PlannedNodeClaim>,
+    input: Option<crate::scheduling::Input>,
+    reserved: Vec<Pod>,
+}
+
+/// Starts the picked nodes: one fresh snapshot, each node planned against it (after the
+/// nodes already in progress and the ones planned before it), all marked, then their
+/// replacements launched.
+fn start(
+    ctx: &mut Context<'_>,
+    session: &mut Session,
+    picked: Vec<Candidate>,
+    active: &mut Vec<Job>,
+    outcomes: &mut [NodeOutcome],
+    settings: &Settings,
+) -> Result<(), CommandError> {
+    let snap = snapshot::read(&session.live.client, Scope::PODS)?;
+    let pdbs = steps::pdbs(session)?;
+    let busy: BTreeSet<String> = active.iter().flat_map(Job::instances).collect();
+    let reserved: Vec<Pod> = active.iter().flat_map(|j| j.reserved.clone()).collect();
+    let now = unix_now();
+    let mut planner = Planner::new(&snap.manifests, &pdbs, &busy, reserved, settings.force, now);
+    let mut planned: Vec<Planned> = Vec::new();
+    for c in picked {
+        let Some(node) = snap.manifests.nodes.iter().find(|n| n.name == c.node.name) else {
+            let o = &mut outcomes[c.outcome];
+            o.status = "gone".into();
+            o.detail = "the node left the cluster meanwhile".into();
+            continue;
+        };
+        let record = Record::of(node);
+        let resumed = record.as_ref().map(|r| r.step.as_str());
+        if let (Some("launched" | "drained"), Some(r)) = (resumed, &record) {
+            // Launched before: adopt what the record names, never launch again.
+            let launched = r
+                .instances
+                .iter()
+                .zip(
+                    r.node_claims
+                        .iter()
+                        .chain(std::iter::repeat(&String::new())),
+                )
+                .map(|(id, claim)| {
+                    let mut doc = LaunchDoc::default();
+                    doc.node_claim = claim.clone();
+                    doc.node_pool = c.pool.name.clone();
+                    doc.instance_id = id.clone();
+                    doc
+                })
+                .collect();
+            steps::progress(ctx, &node.name, &format!("resuming ({} before)", r.step));
+            active.push(Job {
+                node: node.clone(),
+                pool: c.pool.clone(),
+                record: r.clone(),
+                outcome: c.outcome,
+                stage: if r.step == "drained" {
+                    Stage::Draining(Drain::new())
+                } else {
+                    Stage::Launching {
+                        launched,
+                        labelled: BTreeSet::new(),
+                        since: Instant::now(),
+                    }
+                },
+                started: Instant::now(),
+                reserved: Vec::new(),
+            });
+            continue;
+        }
+        match planner.plan(session, node, &c.pool, record.is_some())? {
+            NodePlan::Blocked(why) => {
+                let o = &mut outcomes[c.outcome];
+                o.status = "blocked".into();
+                o.detail = why;
+            }
+            NodePlan::Replace {
+                claims,
+                input,
+                reserved,
+            } => {
+                let record = record.unwrap_or_else(|| Record {
+                    step: "marked".into(),
+                    node_claims: claims.iter().map(|c| c.name.clone()).collect(),
+                    instances: Vec::new(),
+                    reason: c.reason.clone(),
+                    started_at: crate::cloud::live_catalog::rfc3339(now.max(0) as u64),
+                });
+                planned.push(Planned {
+                    node: node.clone(),
+                    candidate: c,
+                    record,
+                    claims,
+                    input,
+                    reserved,
+                });
+            }
+        }
+    }
+    // Every planned node is marked before any launch: a node takes its budget slot (and stops
+    // taking pods) at once, not after the launches of the nodes before it.
+    for p in &planned {
+        steps::mark(session, &p.node, &p.candidate.pool, &p.record)?;
+        steps::progress(
+            ctx,
+            &p.node.name,
+            "tainted and cordoned (Ready,SchedulingDisabled)",
+        );
+    }
+    for p in planned {
+        let Planned {
+            node,
+            candidate: c,
+            mut record,
+            claims,
+            input,
+            reserved,
+        } = p;
+        let (launched, failed) = match &input {
+            Some(input) if !claims.is_empty() => {
+                let plan = Plan {
+                    node_claims: claims,
+                    ..Plan::default()
+                };
+                session.launch_all(ctx, &snap.manifests.node_classes, &plan, input)?
+            }
+            _ => (Vec::new(), Vec::new()),
+        };
+        record.step = "launched".into();
+        record.instances = launched.iter().map(|l| l.instance_id.clone()).collect();
+        steps::annotate(session, &node.name, Some(&record))?;
+        let collides = launched.iter().any(|l| {
+            snap.manifests
+                .nodes
+                .iter()
+                .any(|n| n.instance_id() == Some(l.instance_id.as_str()))
+        });
+        let failure = if let Some(f) = failed.first() {
+            Some(format!("launch failed: {}", f.error))
+        } else if collides {
+            // Never expected (names differ): refuse rather than drain onto a leaving node.
+            Some("a replacement resolved to an existing node's instance".to_string())
+        } else {
+            None
+        };
+        outcomes[c.outcome].replacements = launched
+            .iter()
+            .map(|l| format!("{} ({})", l.node_claim, l.instance_id))
+            .collect();
+        if let Some(why) = failure {
+            steps::rollback(ctx, session, &node, &c.pool, &record.instances)?;
+            let o = &mut outcomes[c.outcome];
+            o.status = "rolled-back".into();
+            o.detail = format!("{why}; the node is serving again");
+            continue;
+        }
+        active.push(Job {
+            node,
+            pool: c.pool,
+            record,
+            outcome: c.outcome,
+            stage: Stage::Launching {
+                launched,
+                labelled: BTreeSet::new(),
+                since: Instant::now(),
+            },
+            started: Instant::now(),
+            reserved,
+        });
+    }
+    Ok(())
+}
+
+/// Advances one node by the step that is due; `true` when it is finished (replaced, rolled
+/// back or failed).
+fn advance(
+    ctx: &mut Context<'_>,
+    session: &Session,
+    job: &mut Job,
+    nodes: &[Node],
+    outcomes: &mut [NodeOutcome],
+    settings: &Settings,
+) -> Result<bool, CommandError> {
+    match &mut job.stage {
+        Stage::Launching {
+            launched,
+            labelled,
+            since,
+        } => {
+            let mut all_ready = true;
+            for l in launched.iter() {
+                match nodes
+                    .iter()
+                    .find(|n| n.instance_id() == Some(l.instance_id.as_str()))
+                {
+                    Some(n) if n.ready => {
+                        if labelled.insert(n.name.clone()) {
+                            session.label_registered(&n.name, l)?;
+                            steps::progress(
+                                ctx,
+                                &job.node.name,
+                                &format!("replacement {} Ready", n.name),
+                            );
+                        }
+                    }
+                    _ => all_ready = false,
+                }
+            }
+            if all_ready {
+                job.stage = Stage::Draining(Drain::new());
+                return Ok(false);
+            }
+            if since.elapsed() >= settings.ready_timeout {
+                let instances: Vec<String> =
+                    launched.iter().map(|l| l.instance_id.clone()).collect();
+                steps::rollback(ctx, session, &job.node, &job.pool, &instances)?;
+                let o = &mut outcomes[job.outcome];
+                o.status = "rolled-back".into();
+                o.detail = format!(
+                    "replacement not Ready after {}s; the node is serving again",
+                    settings.ready_timeout.as_secs()
+                );
+                return Ok(true);
+            }
+            Ok(false)
+        }
+        Stage::Draining(drain) => {
+            if !drain.due() {
+                return Ok(false);
+            }
+            let options = steps::drain_options(&job.pool, settings.force);
+            let o = &mut outcomes[job.outcome];
+            match drain.pass(ctx, session, &job.node, &options, settings.drain_timeout) {
+                Ok(DrainStatus::Draining) => Ok(false),
+                Ok(DrainStatus::Drained(evicted)) => {
+                    o.evicted = evicted;
+                    job.record.step = "drained".into();
+                    steps::annotate(session, &job.node.name, Some(&job.record))?;
+                    steps::terminate_and_delete(ctx, session, &job.node)?;
+                    let o = &mut outcomes[job.outcome];
+                    o.status = "replaced".into();
+                    o.seconds = (job.started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+                    Ok(true)
+                }
+                Err(e) => {
+                    o.status = "failed".into();
+                    o.detail = format!("{}; the node stays cordoned, re-run to resume", e.message);
+                    Ok(true)
+                }
+            }
+        }
+    }
+}

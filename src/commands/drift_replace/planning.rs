@@ -1,0 +1,229 @@
+//! Where a node's pods go when it is replaced: the solver, run over a snapshot of the cluster
+//! from which every node that is not capacity is left out — nodes being replaced (by any run),
+//! their replacements, nodes being deleted — and onto which the pods that replacements in
+//! progress promised to existing nodes are added back (Karpenter's nominations). So nodes
+//! planned one after the other, while earlier ones are still draining, never count on the same
+//! free space twice.
+
+use std::collections::BTreeSet;
+
+use super::steps::{drain_options, is_reschedulable, Record};
+use crate::api::Manifests;
+use crate::cli::ProvisionArgs;
+use crate::cloud::launch;
+use crate::cloud::types::Instance;
+use crate::commands::provision_live::{registered_instances, Session};
+use crate::disruption::drain::{self, Pdb};
+use crate::error::CommandError;
+use crate::model::node::Node;
+use crate::model::nodepool::NodePool;
+use crate::model::pod::Pod;
+use crate::scheduling::{Input, PlannedNodeClaim};
+
+/// What the planner decided for one node.
+pub enum NodePlan {
+    /// The node cannot go now, and why (the blocking objects, or the pods that fit nowhere).
+    Blocked(String),
+    /// Its pods go onto `claims` (to launch; `input` launches them) and existing nodes
+    /// (`reserved`: the pods, bound there in advance).
+    Replace {
+        claims: Vec<PlannedNodeClaim>,
+        input: Option<Input>,
+        reserved: Vec<Pod>,
+    },
+}
+
+/// Plans replacements one node at a time over one snapshot.
+pub struct Planner<'a> {
+    snapshot: &'a Manifests,
+    pdbs: &'a [Pdb],
+    /// Nodes that are not capacity.
+    excluded: BTreeSet<String>,
+    /// Instances that are not in-flight capacity: every registered one, and the replacements
+    /// of replacements in progress (their capacity is promised to their old node's pods).
+    not_in_flight: BTreeSet<String>,
+    /// Pods promised to existing nodes by replacements in progress.
+    reserved: Vec<Pod>,
+    force: bool,
+    now: i64,
+    /// The instances this tool launched, read once (on the first plan that needs them).
+    launched: Option<Vec<Instance>>,
+}
+
+impl<'a> Planner<'a> {
+    /// `busy_instances`: replacement instances of replacements in progress (also those only
+    /// this run knows of yet); `reserved`: their pods promised to existing nodes.
+    pub fn new(
+        snapshot: &'a Manifests,
+        pdbs: &'a [Pdb],
+        busy_instances: &BTreeSet<String>,
+        reserved: Vec<Pod>,
+        force: bool,
+        now: i64,
+    ) -> Planner<'a> {
+        let mut busy = busy_instances.clone();
+        busy.extend(
+            snapshot
+                .nodes
+                .iter()
+                .filter_map(Record::of)
+                .flat_map(|r| r.instances),
+        );
+        let excluded = snapshot
+            .nodes
+            .iter()
+            .filter(|n| {
+                n.deleting
+                    || Record::of(n).is_some()
+                    || n.instance_id().is_some_and(|id| busy.contains(id))
+            })
+            .map(|n| n.name.clone())
+            .collect();
+        let mut not_in_flight = registered_instances(&snapshot.nodes);
+        not_in_flight.extend(busy);
+        Planner {
+            snapshot,
+            pdbs,
+            excluded,
+            not_in_flight,
+            reserved,
+            force,
+            now,
+            launched: None,
+        }
+    }
+
+    /// The node's pods, as the snapshot has them.
+    pub fn pods_of<'n>(&self, node: &'n str) -> impl Iterator<Item = &'a Pod> + 'n
+    where
+        'a: 'n,
+    {
+        self.snapshot
+            .bound_pods
+            .iter()
+            .filter(move |p| p.node_name.as_deref() == Some(node))
+    }
+
+    /// What blocks draining the node (a PDB with no disruption left, do-not-disrupt on the
+    /// node or a pod), named; `None` when nothing does. Cheap: no solver.
+    pub fn drain_blocker(&self, node: &Node, pool: &NodePool) -> Option<String> {
+        let pods: Vec<Pod> = self.pods_of(&node.name).cloned().collect();
+        let plan = drain::plan_drain(
+            node,
+            &pods,
+            self.pdbs,
+            &Default::default(),
+            self.now,
+            &drain_options(pool, self.force),
+        );
+        plan.is_blocked().then(|| plan.explain_blockers())
+    }
+
+    /// Plans the node's replacement (`resuming`: a replacement already marked, which is
+    /// finished even if some pods fit nowhere now). A node that is not blocked stops being
+    /// capacity for the nodes planned after it, and its pods' places on existing nodes are
+    /// reserved.
+    pub fn plan(
+        &mut self,
+        session: &mut Session,
+        node: &Node,
+        pool: &NodePool,
+        resuming: bool,
+    ) -> Result<NodePlan, CommandError> {
+        if !resuming {
+            if let Some(why) = self.drain_blocker(node, pool) {
+                return Ok(NodePlan::Blocked(why));
+            }
+        }
+        let moving: Vec<Pod> = self
+            .pods_of(&node.name)
+            .filter(|p| is_reschedulable(p))
+            .map(|p| {
+                let mut pending = p.clone();
+                pending.node_name = None;
+                pending.scheduled_condition = Some(("False".into(), "Unschedulable".into()));
+                pending
+            })
+            .collect();
+        if moving.is_empty() {
+            self.excluded.insert(node.name.clone());
+            return Ok(NodePlan::Replace {
+                claims: Vec::new(),
+                input: None,
+                reserved: Vec::new(),
+            });
+        }
+        let mut excluded = self.excluded.clone();
+        excluded.insert(node.name.clone());
+        let mut manifests = self.snapshot.clone();
+        manifests.nodes.retain(|n| !excluded.contains(&n.name));
+        manifests
+            .bound_pods
+            .retain(|p| p.node_name.as_ref().is_some_and(|n| !excluded.contains(n)));
+        manifests.bound_pods.extend(
+            self.reserved
+                .iter()
+                .filter(|p| p.node_name.as_ref().is_some_and(|n| !excluded.contains(n)))
+                .cloned(),
+        );
+        // Only the moving pods are planned here (pending pods are `provision`'s business).
+        manifests.pods = moving.clone();
+        if self.launched.is_none() {
+            self.launched = Some(session.launched_instances()?);
+        }
+        let (plan, input) = session.plan_with_instances(
+            &mut manifests,
+            &self.not_in_flight,
+            self.launched.as_deref().unwrap_or_default(),
+            &ProvisionArgs::default(),
+        )?;
+        let stuck: Vec<String> = moving
+            .iter()
+            .filter_map(|p| {
+                plan.unschedulable
+                    .iter()
+                    .find(|u| u.pod == p.key())
+                    .map(|u| format!("{}: {}", u.pod, u.reason))
+            })
+            .collect();
+        if !stuck.is_empty() && !resuming {
+            return Ok(NodePlan::Blocked(format!(
+                "pods cannot be placed elsewhere: {}",
+                stuck.join("; ")
+            )));
+        }
+        self.excluded = excluded;
+        let mut reserved = Vec::new();
+        for placement in &plan.existing_nodes {
+            for key in &placement.pods {
+                if let Some(pod) = moving.iter().find(|p| &p.key() == key) {
+                    let mut bound = pod.clone();
+                    bound.node_name = Some(placement.node.clone());
+                    bound.scheduled_condition = None;
+                    reserved.push(bound);
+                }
+            }
+        }
+        self.reserved.extend(reserved.iter().cloned());
+        // Replacement NodeClaims are named after the node they replace (not after their pods,
+        // which the original NodeClaim was named after): a resumed run finds the same
+        // instances by their tag, and never mistakes the old node's instance for its
+        // replacement.
+        let mut claims = plan.node_claims;
+        for (i, claim) in claims.iter_mut().enumerate() {
+            let index = i.to_string();
+            let digest = launch::digest(&[
+                "replacement",
+                claim.node_pool.as_str(),
+                index.as_str(),
+                node.name.as_str(),
+            ]);
+            claim.name = format!("{}-{}", claim.node_pool, &digest[..5]);
+        }
+        Ok(NodePlan::Replace {
+            claims,
+            input: Some(input),
+            reserved,
+        })
+    }
+}

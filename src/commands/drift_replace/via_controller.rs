@@ -1,0 +1,460 @@
+//! `drift replace --via-controller`: the operator-paced rollout for clusters where Karpenter
+//! runs (SPEC §6). The tool does not mark, launch or drain anything itself: it deletes one
+//! budget's worth of drifted NodeClaims (v1alpha5: Machines, or Nodes carrying Karpenter's
+//! termination finalizer) and lets the controller do what it does for any deleted NodeClaim —
+//! its finalizer taints and drains the node (PDBs, do-not-disrupt, grace periods) and
+//! terminates the instance, and its provisioner launches capacity for the pods that went
+//! pending. Each node is done when its Node is gone and the pods that ran on it are bound
+//! again; the next node starts as soon as the budget has room.
+//!
+//! A re-run resumes by itself: nodes already being deleted are the controller's, never
+//! deleted twice, and count against the budgets.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::Instant;
+
+use super::pipeline::Settings;
+use super::planning::Planner;
+use super::steps::{self, is_reschedulable};
+use super::{render_plan, Candidate, NodeOutcome, Selection};
+use crate::api::Manifests;
+use crate::cli::{DriftReplaceArgs, OutputFormat};
+use crate::commands::provision_live::Session;
+use crate::commands::{unix_now, Context};
+use crate::disruption::budgets::{allowed_disruptions, DisruptionReason};
+use crate::error::CommandError;
+use crate::k8s::{coexist, ops};
+use crate::model::node::Node;
+use crate::model::nodepool::{ApiGeneration, NodePool};
+
+/// Karpenter's finalizer on Nodes and NodeClaims (KARPENTER.md §2.5).
+const TERMINATION_FINALIZER: &str = "karpenter.sh/termination";
+
+/// How often the controller's progress is looked at.
+const TICK: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// What is deleted to hand a node to the controller.
+struct Target {
+    /// `NodeClaim`, `Machine` or `Node`.
+    kind: &'static str,
+    name: String,
+    path: String,
+}
+
+/// Pods are matched across their re-creation by their controller: namespace, kind, name.
+type OwnerKey = (String, String, String);
+
+enum Stage {
+    /// Deleted; the controller drains and terminates the node.
+    Deleting,
+    /// The node is gone; its pods are being placed again (by the controller's new capacity).
+    Rescheduling(Instant),
+}
+
+struct Job {
+    candidate: Candidate,
+    owners: BTreeSet<OwnerKey>,
+    stage: Stage,
+    started: Instant,
+}
+
+/// Runs the rollout through the controller; `confirmed` as in [`super::run`].
+pub fn run(
+    ctx: &mut Context<'_>,
+    session: &Session,
+    args: &DriftReplaceArgs,
+    m: &Manifests,
+    selection: Selection,
+    settings: &Settings,
+    confirmed: &mut bool,
+) -> Result<Vec<NodeOutcome>, CommandError> {
+    let Selection {
+        candidates,
+        mut outcomes,
+    } = selection;
+    require_controller(ctx, session, args.force)?;
+    let pdbs = steps::pdbs(session)?;
+    let planner = Planner::new(
+        m,
+        &pdbs,
+        &BTreeSet::new(),
+        Vec::new(),
+        args.force,
+        unix_now(),
+    );
+
+    // Which object hands each node to the controller; what would keep it from finishing.
+    let mut ready: Vec<(Candidate, Target)> = Vec::new();
+    for c in candidates {
+        let o = &mut outcomes[c.outcome];
+        if c.record.is_some() {
+            o.status = "blocked".into();
+            o.detail = format!(
+                "a kubectl-karpenter replacement is in progress on this node (annotation {}): finish it with `drift replace` without --via-controller",
+                steps::REPLACEMENT
+            );
+            continue;
+        }
+        let target = match target_of(session, m, &c.node, &c.pool)? {
+            Ok(t) => t,
+            Err(why) => {
+                o.status = "blocked".into();
+                o.detail = why;
+                continue;
+            }
+        };
+        // The controller's drain would wait on these forever, with the node tainted.
+        if let Some(why) = planner.drain_blocker(&c.node, &c.pool) {
+            o.status = "blocked".into();
+            o.detail = why;
+            continue;
+        }
+        o.detail = format!("delete {} {}", target.kind, target.name);
+        ready.push((c, target));
+    }
+
+    // The first budget's worth starts at once; the rest follow as nodes finish.
+    let pools = pools_of(ready.iter().map(|(c, _)| c));
+    let mut slots = free_slots(&pools, &m.nodes, &[], unix_now());
+    let mut starting = 0;
+    for (c, _) in &ready {
+        let o = &mut outcomes[c.outcome];
+        let slot = slots.get_mut(&c.pool.name).and_then(|s| s.as_mut());
+        if starting < settings.max_parallel && slot.as_ref().is_none_or(|n| **n > 0) {
+            if let Some(n) = slot {
+                *n -= 1;
+            }
+            starting += 1;
+            o.status = "planned".into();
+        } else {
+            o.status = "queued".into();
+        }
+    }
+    if starting == 0 {
+        for (c, _) in &ready {
+            let o = &mut outcomes[c.outcome];
+            o.status = "waiting-budget".into();
+            o.detail = format!(
+                "NodePool {} disruption budget allows no more drifted nodes now",
+                c.pool.name
+            );
+        }
+        ready.clear();
+    }
+    if !matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml) {
+        render_plan(ctx, &outcomes)?;
+    }
+    if args.dry_run || ready.is_empty() {
+        return Ok(outcomes);
+    }
+    if !*confirmed {
+        let queued = ready.len() - starting;
+        let question = format!(
+            "Delete {starting} drifted node(s) now ({}) and let the Karpenter controller drain and replace them{}, in cluster {}?",
+            ready
+                .iter()
+                .filter(|(c, _)| outcomes[c.outcome].status == "planned")
+                .map(|(_, t)| format!("{} {}", t.kind, t.name))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if queued > 0 {
+                format!(", then {queued} more as the disruption budgets allow")
+            } else {
+                String::new()
+            },
+            session.live.target.info.name
+        );
+        let _ = ctx.out.flush();
+        *confirmed = crate::cli::confirm::confirm(&question, false)?;
+        if !*confirmed {
+            return Ok(outcomes);
+        }
+    }
+    pace(ctx, session, m, ready, &pools, &mut outcomes, settings)?;
+    Ok(outcomes)
+}
+
+/// Refuses (exit 4) when no controller would act on what is deleted, unless `--force`.
+fn require_controller(
+    ctx: &mut Context<'_>,
+    session: &Session,
+    force: bool,
+) -> Result<(), CommandError> {
+    let running = coexist::find_controllers(&session.live.client)?
+        .into_iter()
+        .any(|(c, _)| c.ready_replicas > 0);
+    if running {
+        return Ok(());
+    }
+    let what = "no Karpenter controller is running in the cluster (no controller Deployment with ready replicas): nothing would drain and replace what --via-controller deletes";
+    if force {
+        ctx.warn(&format!("{what}; --force given, going ahead"));
+        return Ok(());
+    }
+    Err(CommandError::refused(what).with_hint(
+        "run `drift replace` without --via-controller to replace the nodes with this tool",
+    ))
+}
+
+/// The NodeClaim (Machine) of the node, or — for v1alpha5 before Machines — the Node itself
+/// when Karpenter's finalizer is on it; `Err(why)` when the controller does not own the node.
+fn target_of(
+    session: &Session,
+    m: &Manifests,
+    node: &Node,
+    pool: &NodePool,
+) -> Result<Result<Target, String>, CommandError> {
+    let claim = m.node_claims.iter().find(|nc| {
+        nc.node_name.as_deref() == Some(node.name.as_str())
+            || (nc.provider_id.is_some() && nc.provider_id == node.provider_id)
+    });
+    if let Some(claim) = claim {
+        if claim.deleting {
+            return Ok(Err(format!(
+                "its NodeClaim {} is being deleted already: the controller has it",
+                claim.name
+            )));
+        }
+        let (kind, path) = match claim.generation {
+            Some(ApiGeneration::V1Alpha5) => (
+                "Machine",
+                format!("/apis/karpenter.sh/v1alpha5/machines/{}", claim.name),
+            ),
+            Some(ApiGeneration::V1Beta1) => (
+                "NodeClaim",
+                format!("/apis/karpenter.sh/v1beta1/nodeclaims/{}", claim.name),
+            ),
+            _ => (
+                "NodeClaim",
+                format!("/apis/karpenter.sh/v1/nodeclaims/{}", claim.name),
+            ),
+        };
+        return Ok(Ok(Target {
+            kind,
+            name: claim.name.clone(),
+            path,
+        }));
+    }
+    if pool.generation == Some(ApiGeneration::V1Alpha5) {
+        let path = format!("/api/v1/nodes/{}", node.name);
+        let live: Option<serde_json::Value> = ops::get(&session.live.client, &path)?;
+        let finalized = live
+            .as_ref()
+            .and_then(|n| n.pointer("/metadata/finalizers"))
+            .and_then(serde_json::Value::as_array)
+            .is_some_and(|f| f.iter().any(|x| x == TERMINATION_FINALIZER));
+        if finalized {
+            return Ok(Ok(Target {
+                kind: "Node",
+                name: node.name.clone(),
+                path,
+            }));
+        }
+    }
+    Ok(Err(format!(
+        "no {} owns this node and it lacks Karpenter's {TERMINATION_FINALIZER} finalizer, so the controller would not drain or replace it (launched by kubectl-karpenter?): replace it without --via-controller",
+        if pool.generation == Some(ApiGeneration::V1Alpha5) {
+            "Machine"
+        } else {
+            "NodeClaim"
+        }
+    )))
+}
+
+fn pools_of<'a>(candidates: impl Iterator<Item = &'a Candidate>) -> Vec<NodePool> {
+    let mut pools: Vec<NodePool> = Vec::new();
+    for c in candidates {
+        if !pools.iter().any(|p| p.name == c.pool.name) {
+            pools.push(c.pool.clone());
+        }
+    }
+    pools
+}
+
+/// How many more nodes of each pool may be handed over now: Karpenter's own budget arithmetic
+/// (nodes being deleted and NotReady nodes count as disrupting), where the nodes this run
+/// handed over count as disrupting until their pods are placed again.
+fn free_slots(
+    pools: &[NodePool],
+    nodes: &[Node],
+    active: &[Job],
+    now: i64,
+) -> BTreeMap<String, Option<u32>> {
+    let mine: BTreeSet<&str> = active
+        .iter()
+        .map(|j| j.candidate.node.name.as_str())
+        .collect();
+    pools
+        .iter()
+        .map(|pool| {
+            let others = nodes.iter().filter(|n| !mine.contains(n.name.as_str()));
+            let allowance = allowed_disruptions(pool, others, DisruptionReason::Drifted, now);
+            let in_progress = active
+                .iter()
+                .filter(|j| j.candidate.pool.name == pool.name)
+                .count() as u32;
+            (
+                pool.name.clone(),
+                allowance.allowed.map(|n| n.saturating_sub(in_progress)),
+            )
+        })
+        .collect()
+}
+
+/// Hands the nodes over at the budget's pace and follows each until it is replaced.
+fn pace(
+    ctx: &mut Context<'_>,
+    session: &Session,
+    m: &Manifests,
+    ready: Vec<(Candidate, Target)>,
+    pools: &[NodePool],
+    outcomes: &mut [NodeOutcome],
+    settings: &Settings,
+) -> Result<(), CommandError> {
+    let mut queue: VecDeque<(Candidate, Target)> = ready.into();
+    let mut active: Vec<Job> = Vec::new();
+    loop {
+        let nodes = steps::live_nodes(session)?;
+        let unbound = if active
+            .iter()
+            .any(|j| matches!(j.stage, Stage::Rescheduling(_)))
+        {
+            unbound_owners(session)?
+        } else {
+            BTreeSet::new()
+        };
+        let mut i = 0;
+        while i < active.len() {
+            let job = &mut active[i];
+            let o = &mut outcomes[job.candidate.outcome];
+            let name = job.candidate.node.name.clone();
+            let finished = match job.stage {
+                Stage::Deleting => {
+                    if nodes.iter().any(|n| n.name == name) {
+                        if job.started.elapsed() >= settings.drain_timeout {
+                            o.status = "failed".into();
+                            o.detail = format!(
+                                "still being drained by the controller after {}s (a PDB or a do-not-disrupt pod?); the controller goes on without us",
+                                settings.drain_timeout.as_secs()
+                            );
+                            true
+                        } else {
+                            false
+                        }
+                    } else {
+                        steps::progress(
+                            ctx,
+                            &name,
+                            "gone (drained and terminated by the controller)",
+                        );
+                        job.stage = Stage::Rescheduling(Instant::now());
+                        false
+                    }
+                }
+                Stage::Rescheduling(since) => {
+                    let waiting = job.owners.intersection(&unbound).count();
+                    if waiting == 0 {
+                        steps::progress(ctx, &name, "its pods are placed again");
+                        o.status = "replaced".into();
+                        o.seconds = (job.started.elapsed().as_secs_f64() * 10.0).round() / 10.0;
+                        true
+                    } else if since.elapsed() >= settings.ready_timeout {
+                        o.status = "failed".into();
+                        o.detail = format!(
+                            "pods of {waiting} workload(s) still pending {}s after the node went: is the controller provisioning?",
+                            settings.ready_timeout.as_secs()
+                        );
+                        true
+                    } else {
+                        false
+                    }
+                }
+            };
+            if finished {
+                active.remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        if !queue.is_empty() && active.len() < settings.max_parallel {
+            let mut slots = free_slots(pools, &nodes, &active, unix_now());
+            let mut rest = VecDeque::new();
+            for (c, target) in queue.drain(..) {
+                let slot = slots.get_mut(&c.pool.name).and_then(|s| s.as_mut());
+                if active.len() >= settings.max_parallel || slot.as_ref().is_some_and(|n| **n == 0)
+                {
+                    rest.push_back((c, target));
+                    continue;
+                }
+                if let Some(n) = slot {
+                    *n -= 1;
+                }
+                match ops::delete(&session.live.client, &target.path, None) {
+                    Ok(_) => {}
+                    Err(e) if e.status() == Some(404) => {}
+                    Err(e) => return Err(e.into()),
+                }
+                steps::progress(
+                    ctx,
+                    &c.node.name,
+                    &format!(
+                        "deleted {} {}: the controller drains and terminates it",
+                        target.kind, target.name
+                    ),
+                );
+                let owners = m
+                    .bound_pods
+                    .iter()
+                    .filter(|p| {
+                        p.node_name.as_deref() == Some(c.node.name.as_str()) && is_reschedulable(p)
+                    })
+                    .filter_map(|p| {
+                        p.owner
+                            .as_ref()
+                            .map(|o| (p.namespace.clone(), o.kind.clone(), o.name.clone()))
+                    })
+                    .collect();
+                active.push(Job {
+                    candidate: c,
+                    owners,
+                    stage: Stage::Deleting,
+                    started: Instant::now(),
+                });
+            }
+            queue = rest;
+        }
+        if active.is_empty() {
+            for (c, _) in queue {
+                let o = &mut outcomes[c.outcome];
+                o.status = "waiting-budget".into();
+                o.detail = format!(
+                    "NodePool {} disruption budget allows no more drifted nodes now",
+                    c.pool.name
+                );
+            }
+            return Ok(());
+        }
+        std::thread::sleep(TICK);
+    }
+}
+
+/// The controllers (namespace, kind, name) of the pods no node holds yet.
+fn unbound_owners(session: &Session) -> Result<BTreeSet<OwnerKey>, CommandError> {
+    let mut owners = BTreeSet::new();
+    ops::list(
+        &session.live.client,
+        "/api/v1/pods",
+        &ops::ListQuery {
+            field_selector: Some("spec.nodeName="),
+            ..Default::default()
+        },
+        |p: crate::api::core::Pod| {
+            if let Ok(pod) = crate::api::live::live_pod(&p) {
+                if let (Some(o), false) = (&pod.owner, pod.is_terminal()) {
+                    owners.insert((pod.namespace.clone(), o.kind.clone(), o.name.clone()));
+                }
+            }
+        },
+    )?;
+    Ok(owners)
+}
