@@ -248,6 +248,7 @@ never\t'Never'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l dry-run -d 'Print the plan and change nothing'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l watch -d 'Keep replacing as nodes drift, until Ctrl-C'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -s y -l yes -d 'Replace without asking'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l via-controller -d 'Let the running Karpenter controller replace the nodes: delete their NodeClaims (Machines, Nodes) one budget\'s worth at a time, wait for each to be replaced'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l force -d 'Act although a Karpenter controller runs, and evict do-not-disrupt pods'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'

@@ -271,6 +271,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-karpenter' -ScriptBlock
             [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Keep replacing as nodes drift, until Ctrl-C')
             [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Replace without asking')
             [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Replace without asking')
+            [CompletionResult]::new('--via-controller', '--via-controller', [CompletionResultType]::ParameterName, 'Let the running Karpenter controller replace the nodes: delete their NodeClaims (Machines, Nodes) one budget''s worth at a time, wait for each to be replaced')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Act although a Karpenter controller runs, and evict do-not-disrupt pods')
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Omit table headers')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)')

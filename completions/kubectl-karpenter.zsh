@@ -356,6 +356,7 @@ never\:"Never"))' \
 '--watch[Keep replacing as nodes drift, until Ctrl-C]' \
 '-y[Replace without asking]' \
 '--yes[Replace without asking]' \
+'--via-controller[Let the running Karpenter controller replace the nodes\: delete their NodeClaims (Machines, Nodes) one budget'\''s worth at a time, wait for each to be replaced]' \
 '--force[Act although a Karpenter controller runs, and evict do-not-disrupt pods]' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \

@@ -351,17 +351,12 @@ impl Session {
         registered: &BTreeSet<String>,
         args: &ProvisionArgs,
     ) -> Result<(Plan, Input), CommandError> {
-        let instances = self.launched_instances()?;
+        let instances = live::launched_instances(&self.cloud, &self.live.target.info.name)?;
         self.plan_with_instances(manifests, registered, &instances, args)
     }
 
-    /// The instances this tool launched in the cluster that are pending or running.
-    pub(crate) fn launched_instances(&self) -> Result<Vec<Instance>, CommandError> {
-        live::launched_instances(&self.cloud, &self.live.target.info.name)
-    }
-
-    /// [`Session::plan_manifests`] with the launched instances read already (one EC2 call
-    /// for many plans).
+    /// [`Session::plan_manifests`] with the in-flight candidates given: `instances` this tool
+    /// launched (those not in `registered` count as capacity on its way).
     pub(crate) fn plan_with_instances(
         &mut self,
         manifests: &mut crate::api::Manifests,
@@ -755,6 +750,11 @@ pub(crate) fn install_interrupt_handler() {
         STOP.store(true, Ordering::SeqCst);
         eprintln!("interrupted: stopping after the step in flight (Ctrl-C again to quit now)");
     });
+}
+
+/// Whether Ctrl-C asked to stop (after the step in flight).
+pub(crate) fn stop_requested() -> bool {
+    STOP.load(Ordering::SeqCst)
 }
 
 pub(crate) fn sleep_unless_stopped(d: Duration) -> bool {

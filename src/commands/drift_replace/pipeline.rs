@@ -137,7 +137,9 @@ pub fn run(
                 i += 1;
             }
         }
-        if !queue.is_empty() && active.len() < settings.max_parallel {
+        // Ctrl-C (under --watch): the nodes in progress finish, no other starts.
+        let stopping = crate::commands::provision_live::stop_requested();
+        if !stopping && !queue.is_empty() && active.len() < settings.max_parallel {
             if active.len() < before {
                 nodes = steps::live_nodes(session)?;
             }
@@ -152,6 +154,10 @@ pub fn run(
         if active.is_empty() {
             for c in queue {
                 let o = &mut outcomes[c.outcome];
+                if stopping {
+                    o.detail = "not started: interrupted".into();
+                    continue;
+                }
                 o.status = "waiting-budget".into();
                 o.detail = format!(
                     "NodePool {} disruption budget allows no more drifted nodes now",
@@ -447,5 +453,141 @@ fn advance(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::labels;
+    use crate::model::nodepool::Budget;
+
+    fn pool(name: &str, nodes: Option<&str>) -> NodePool {
+        let mut p = NodePool {
+            name: name.into(),
+            generation: Some(crate::model::nodepool::ApiGeneration::V1),
+            ..NodePool::default()
+        };
+        p.disruption.budgets = nodes
+            .map(|n| {
+                vec![Budget {
+                    nodes: n.into(),
+                    ..Budget::default()
+                }]
+            })
+            .unwrap_or_default();
+        p
+    }
+
+    fn node(name: &str, pool: &str, instance: &str) -> Node {
+        Node {
+            name: name.into(),
+            labels: [(labels::NODEPOOL.to_string(), pool.to_string())]
+                .into_iter()
+                .collect(),
+            ready: true,
+            initialized: true,
+            provider_id: Some(format!("aws:///us-east-1a/{instance}")),
+            ..Node::default()
+        }
+    }
+
+    fn replacing(mut n: Node, instances: &[&str]) -> Node {
+        let record = Record {
+            step: "launched".into(),
+            instances: instances.iter().map(|i| i.to_string()).collect(),
+            ..Record::default()
+        };
+        n.annotations.insert(
+            steps::REPLACEMENT.into(),
+            serde_json::to_string(&record).unwrap(),
+        );
+        n
+    }
+
+    fn cluster(count: usize) -> Vec<Node> {
+        (0..count)
+            .map(|i| node(&format!("n{i}"), "default", &format!("i-{i}")))
+            .collect()
+    }
+
+    fn candidate(name: &str, pool_name: &str, resuming: bool, outcome: usize) -> Candidate {
+        Candidate {
+            node: node(name, pool_name, "i-x"),
+            pool: pool(pool_name, Some("10%")),
+            reason: "Drifted".into(),
+            record: resuming.then(Record::default),
+            outcome,
+        }
+    }
+
+    #[test]
+    fn slots_are_the_budget_minus_the_nodes_in_replacement() {
+        let p = pool("default", Some("10%"));
+        let mut nodes = cluster(100);
+        assert_eq!(free_slots(&[&p], &nodes, 0)["default"], Some(10));
+        for n in nodes.iter_mut().take(3) {
+            *n = replacing(n.clone(), &[]);
+        }
+        assert_eq!(free_slots(&[&p], &nodes, 0)["default"], Some(7));
+        // A node already being deleted counts once (as Karpenter's "disrupting").
+        nodes[3].deleting = true;
+        assert_eq!(free_slots(&[&p], &nodes, 0)["default"], Some(6));
+    }
+
+    #[test]
+    fn replacements_in_progress_neither_grow_the_pool_nor_count_as_not_ready() {
+        let p = pool("default", Some("10%"));
+        let mut nodes = cluster(100);
+        // Ten in replacement, each with a replacement that joined (Ready) or is joining.
+        for i in 0..10 {
+            nodes[i] = replacing(nodes[i].clone(), &[&format!("i-new{i}")]);
+            let mut new = node(&format!("new{i}"), "default", &format!("i-new{i}"));
+            new.ready = i % 2 == 0;
+            nodes.push(new);
+        }
+        // 110 Nodes, 5 NotReady: Karpenter's arithmetic would allow ceil(11) - 5 - 10 = 0 … or
+        // more once they are Ready; here it is exactly 10 - 10.
+        assert_eq!(free_slots(&[&p], &nodes, 0)["default"], Some(0));
+        // One finishes: its old node goes, its replacement is an ordinary node now.
+        nodes.remove(0);
+        assert_eq!(free_slots(&[&p], &nodes, 0)["default"], Some(1));
+    }
+
+    #[test]
+    fn a_pool_without_an_active_budget_is_limited_by_max_parallel_only() {
+        let none = pool("free", None);
+        assert_eq!(free_slots(&[&none], &cluster(5), 0)["free"], None);
+    }
+
+    #[test]
+    fn pick_takes_in_order_within_slots_and_room_and_resumes_first() {
+        let mut queue: VecDeque<Candidate> = vec![
+            candidate("resumed", "a", true, 0),
+            candidate("a1", "a", false, 1),
+            candidate("a2", "a", false, 2),
+            candidate("b1", "b", false, 3),
+        ]
+        .into();
+        let slots: BTreeMap<String, Option<u32>> =
+            [("a".to_string(), Some(1)), ("b".to_string(), Some(0))]
+                .into_iter()
+                .collect();
+        let picked = pick(&mut queue, slots.clone(), 5);
+        let names: Vec<&str> = picked.iter().map(|c| c.node.name.as_str()).collect();
+        // The resumed node is counted already; a1 takes pool a's slot; b has none.
+        assert_eq!(names, ["resumed", "a1"]);
+        let left: Vec<&str> = queue.iter().map(|c| c.node.name.as_str()).collect();
+        assert_eq!(left, ["a2", "b1"]);
+        // --max-parallel room bounds it too.
+        let mut queue: VecDeque<Candidate> = vec![
+            candidate("a1", "a", false, 0),
+            candidate("a2", "a", false, 1),
+        ]
+        .into();
+        let unlimited: BTreeMap<String, Option<u32>> =
+            [("a".to_string(), None)].into_iter().collect();
+        assert_eq!(pick(&mut queue, unlimited, 1).len(), 1);
+        assert_eq!(queue.len(), 1);
     }
 }

@@ -11,8 +11,7 @@ use super::steps::{drain_options, is_reschedulable, Record};
 use crate::api::Manifests;
 use crate::cli::ProvisionArgs;
 use crate::cloud::launch;
-use crate::cloud::types::Instance;
-use crate::commands::provision_live::{registered_instances, Session};
+use crate::commands::provision_live::Session;
 use crate::disruption::drain::{self, Pdb};
 use crate::error::CommandError;
 use crate::model::node::Node;
@@ -39,20 +38,16 @@ pub struct Planner<'a> {
     pdbs: &'a [Pdb],
     /// Nodes that are not capacity.
     excluded: BTreeSet<String>,
-    /// Instances that are not in-flight capacity: every registered one, and the replacements
-    /// of replacements in progress (their capacity is promised to their old node's pods).
-    not_in_flight: BTreeSet<String>,
     /// Pods promised to existing nodes by replacements in progress.
     reserved: Vec<Pod>,
     force: bool,
     now: i64,
-    /// The instances this tool launched, read once (on the first plan that needs them).
-    launched: Option<Vec<Instance>>,
 }
 
 impl<'a> Planner<'a> {
     /// `busy_instances`: replacement instances of replacements in progress (also those only
-    /// this run knows of yet); `reserved`: their pods promised to existing nodes.
+    /// this run knows of yet: not capacity, their space is promised to their old node's pods);
+    /// `reserved`: those replacements' pods promised to existing nodes.
     pub fn new(
         snapshot: &'a Manifests,
         pdbs: &'a [Pdb],
@@ -79,17 +74,13 @@ impl<'a> Planner<'a> {
             })
             .map(|n| n.name.clone())
             .collect();
-        let mut not_in_flight = registered_instances(&snapshot.nodes);
-        not_in_flight.extend(busy);
         Planner {
             snapshot,
             pdbs,
             excluded,
-            not_in_flight,
             reserved,
             force,
             now,
-            launched: None,
         }
     }
 
@@ -168,13 +159,12 @@ impl<'a> Planner<'a> {
         );
         // Only the moving pods are planned here (pending pods are `provision`'s business).
         manifests.pods = moving.clone();
-        if self.launched.is_none() {
-            self.launched = Some(session.launched_instances()?);
-        }
+        // No in-flight capacity: what this tool is launching elsewhere (a `provision --watch`)
+        // is meant for the pods it was launched for.
         let (plan, input) = session.plan_with_instances(
             &mut manifests,
-            &self.not_in_flight,
-            self.launched.as_deref().unwrap_or_default(),
+            &BTreeSet::new(),
+            &[],
             &ProvisionArgs::default(),
         )?;
         let stuck: Vec<String> = moving
