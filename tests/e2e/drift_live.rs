@@ -7,8 +7,11 @@
 //!   with `AMIDrift` and both ids → `drift replace` cordons (`Ready,SchedulingDisabled`), brings
 //!   up a 1.25 node, moves `inflate`, removes the old node and instance → `disable-drift`;
 //! - replace safety: a PDB with `maxUnavailable: 0` and a do-not-disrupt pod block (named),
-//!   a replacement that never becomes Ready is rolled back, and a run killed right after
-//!   launching resumes without a second replacement.
+//!   a replacement that never becomes Ready is rolled back, and a run killed at each step
+//!   resumes without a second replacement;
+//! - pace (PERF.md B6): a budget of two kept full, never exceeded;
+//! - `--via-controller`: NodeClaims handed to (the test cluster's emulation of) Karpenter's
+//!   termination controller one budget's worth at a time.
 
 use std::io::{BufRead, BufReader};
 use std::process::Command;
@@ -19,10 +22,10 @@ use serde_json::Value;
 use crate::provision_live::{running_on, Walk};
 use kubectl_karpenter::cloud::types::{Compute, Filter, InstanceQuery};
 
-const AMI_124: &str = "/aws/service/eks/optimized-ami/1.24/amazon-linux-2/recommended/image_id";
-const AMI_125: &str = "/aws/service/eks/optimized-ami/1.25/amazon-linux-2/recommended/image_id";
+pub(crate) const AMI_124: &str = "/aws/service/eks/optimized-ami/1.24/amazon-linux-2/recommended/image_id";
+pub(crate) const AMI_125: &str = "/aws/service/eks/optimized-ami/1.25/amazon-linux-2/recommended/image_id";
 
-fn node_template(name: &str, ami: &str) -> String {
+pub(crate) fn node_template(name: &str, ami: &str) -> String {
     format!(
         "apiVersion: karpenter.k8s.aws/v1alpha1
 kind: AWSNodeTemplate
@@ -42,7 +45,7 @@ spec:
     )
 }
 
-const PROVISIONER_AND_INFLATE: &str = "apiVersion: karpenter.sh/v1alpha5
+pub(crate) const PROVISIONER_AND_INFLATE: &str = "apiVersion: karpenter.sh/v1alpha5
 kind: Provisioner
 metadata:
   name: default
@@ -94,7 +97,7 @@ spec:
 ";
 
 /// A v0.27 controller (pinned to a system node) and its settings, as the walkthrough has.
-fn install_controller(walk: &Walk) {
+pub(crate) fn install_controller(walk: &Walk) {
     walk.apply(
         "system-node.yaml",
         "apiVersion: v1\nkind: Node\nmetadata:\n  name: system-0\n  labels:\n    role: system\nstatus:\n  capacity: {cpu: \"4\", memory: 16Gi, pods: \"110\"}\n  allocatable: {cpu: \"4\", memory: 16Gi, pods: \"110\"}\n",
@@ -150,7 +153,7 @@ spec:
     });
 }
 
-fn drift_enabled(walk: &Walk) -> String {
+pub(crate) fn drift_enabled(walk: &Walk) -> String {
     let cm = walk.json(&[
         "get",
         "configmap",
@@ -167,7 +170,7 @@ fn drift_enabled(walk: &Walk) -> String {
 }
 
 /// Every instance this tool ever launched, with its state and image.
-fn tool_instances(walk: &Walk) -> Vec<(String, String, String)> {
+pub(crate) fn tool_instances(walk: &Walk) -> Vec<(String, String, String)> {
     walk.moto
         .cloud()
         .describe_instances(&InstanceQuery::Filters(vec![Filter::new(
@@ -180,21 +183,21 @@ fn tool_instances(walk: &Walk) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn team_nodes(walk: &Walk) -> Vec<Value> {
+pub(crate) fn team_nodes(walk: &Walk) -> Vec<Value> {
     walk.items(&["get", "nodes", "-l", "eks-immersion-team=my-team"])
 }
 
 /// The team nodes once they number `n`. A Node deleted right after its instance was terminated
 /// can be re-registered for a moment by a kubelet working from a stale instance list (the test
 /// cluster's, like a real one); it goes again once the kubelet sees the instance gone.
-fn settle_team_nodes(walk: &Walk, n: usize) -> Vec<Value> {
+pub(crate) fn settle_team_nodes(walk: &Walk, n: usize) -> Vec<Value> {
     walk.eventually(15, &format!("{n} team node(s)"), || {
         let nodes = team_nodes(walk);
         (nodes.len() == n).then_some(nodes)
     })
 }
 
-fn image_of(walk: &Walk, node: &Value) -> String {
+pub(crate) fn image_of(walk: &Walk, node: &Value) -> String {
     let provider = node["spec"]["providerID"].as_str().unwrap();
     let id = provider.rsplit('/').next().unwrap();
     tool_instances(walk)
@@ -205,7 +208,7 @@ fn image_of(walk: &Walk, node: &Value) -> String {
 }
 
 /// The walkthrough's first half: a node on the 1.24 AMI running `inflate`.
-fn old_node(walk: &Walk, old: &str) -> String {
+pub(crate) fn old_node(walk: &Walk, old: &str) -> String {
     walk.apply("oldnode.yaml", &node_template("oldnode", old));
     walk.apply("provisioner.yaml", PROVISIONER_AND_INFLATE);
     walk.wait_unschedulable(1);
@@ -218,7 +221,7 @@ fn old_node(walk: &Walk, old: &str) -> String {
 }
 
 /// The template switched to the 1.25 AMI.
-fn switch_to_new(walk: &Walk, new: &str) {
+pub(crate) fn switch_to_new(walk: &Walk, new: &str) {
     walk.apply("newnode.yaml", &node_template("newnode", new));
     walk.ok(&[
         "patch",
@@ -382,7 +385,7 @@ fn blocked_by_pdb_and_do_not_evict_then_killed_after_launch_resumes() {
 /// Runs `drift replace`, SIGKILLs it when its progress prints `milestone`, re-runs it, and
 /// checks the outcome is as if nothing had happened: one replacement, the old node and its
 /// instance gone, the pod Running on the new node.
-fn kill_at_and_resume(walk: &Walk, old_name: &str, milestone: &str) {
+pub(crate) fn kill_at_and_resume(walk: &Walk, old_name: &str, milestone: &str) {
     let before = tool_instances(walk).len();
     let mut child = walk.spawn(&["karpenter", "drift", "replace", "--yes"]);
     let stderr = child.stderr.take().unwrap();
@@ -516,7 +519,7 @@ fn replacement_never_ready_is_rolled_back() {
 
 /// A NodePool of c 2xlarge on-demand nodes with one disruption budget, its EC2NodeClass, and
 /// `replicas` pods of 6 CPU (one per node).
-fn one_pod_per_node(budget: &str, replicas: usize) -> String {
+pub(crate) fn one_pod_per_node(budget: &str, replicas: usize) -> String {
     format!(
         "apiVersion: karpenter.sh/v1beta1
 kind: NodePool
@@ -668,11 +671,11 @@ fn budget_of_two_is_kept_full_and_never_exceeded() {
 }
 
 /// Karpenter's finalizer on the Nodes and NodeClaims it owns.
-const TERMINATION_FINALIZER: &str = "karpenter.sh/termination";
+pub(crate) const TERMINATION_FINALIZER: &str = "karpenter.sh/termination";
 
 /// Makes a node look Karpenter-launched: its finalizer, and a v1beta1 NodeClaim pointing at it
 /// (status is a subresource, patched in after the create).
-fn hand_to_karpenter(walk: &Walk, node: &Value, claim: &str) {
+pub(crate) fn hand_to_karpenter(walk: &Walk, node: &Value, claim: &str) {
     let name = node["metadata"]["name"].as_str().unwrap();
     let provider_id = node["spec"]["providerID"].as_str().unwrap();
     walk.ok(&[
