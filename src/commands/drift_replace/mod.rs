@@ -65,6 +65,33 @@ pub struct NodeOutcome {
     seconds: f64,
 }
 
+impl NodeOutcome {
+    /// No budget now, and nothing in progress that would free one.
+    fn wait_for_budget(&mut self, pool: &str) {
+        self.status = "waiting-budget".into();
+        self.detail = format!("NodePool {pool} disruption budget allows no more drifted nodes now");
+    }
+}
+
+/// The distinct NodePools of `candidates`, in order.
+fn pools_of<'a>(candidates: impl IntoIterator<Item = &'a Candidate>) -> Vec<NodePool> {
+    let mut pools: Vec<NodePool> = Vec::new();
+    for c in candidates {
+        if !pools.iter().any(|p| p.name == c.pool.name) {
+            pools.push(c.pool.clone());
+        }
+    }
+    pools
+}
+
+/// Asks on the terminal (after the plan is flushed: stdout may be buffered); records the
+/// answer in `confirmed`.
+fn ask(ctx: &mut Context<'_>, question: &str, confirmed: &mut bool) -> Result<bool, CommandError> {
+    let _ = ctx.out.flush();
+    *confirmed = crate::cli::confirm::confirm(question, false)?;
+    Ok(*confirmed)
+}
+
 /// The `ReplacementReport` document.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -221,10 +248,7 @@ fn once(
             },
             session.live.target.info.name
         );
-        // The plan must be on screen before the question (stdout may be buffered).
-        let _ = ctx.out.flush();
-        *confirmed = crate::cli::confirm::confirm(&question, false)?;
-        if !*confirmed {
+        if !ask(ctx, &question, confirmed)? {
             return Ok(outcomes);
         }
     }
@@ -358,15 +382,7 @@ fn preview(
     settings: &pipeline::Settings,
 ) -> Result<Vec<Candidate>, CommandError> {
     let now = unix_now();
-    let pools: Vec<&NodePool> = {
-        let mut seen: Vec<&NodePool> = Vec::new();
-        for c in &candidates {
-            if !seen.iter().any(|p| p.name == c.pool.name) {
-                seen.push(&c.pool);
-            }
-        }
-        seen
-    };
+    let pools = pools_of(&candidates);
     let mut slots = pipeline::free_slots(&pools, &m.nodes, now);
     let mut planner = Planner::new(m, pdbs, &BTreeSet::new(), Vec::new(), settings.force, now);
     let mut starting = 0;
@@ -414,12 +430,7 @@ fn preview(
     }
     if starting == 0 {
         for c in &queue {
-            let o = &mut outcomes[c.outcome];
-            o.status = "waiting-budget".into();
-            o.detail = format!(
-                "NodePool {} disruption budget allows no more drifted nodes now",
-                c.pool.name
-            );
+            outcomes[c.outcome].wait_for_budget(&c.pool.name);
         }
         queue.clear();
     }

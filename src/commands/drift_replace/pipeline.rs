@@ -73,7 +73,7 @@ impl Job {
 /// one disruption: the nodes launched to replace it neither grow the pool's count nor count as
 /// NotReady while they join (Karpenter would count both; a rollout should not change its own
 /// pace — the one place we knowingly differ).
-pub fn free_slots(pools: &[&NodePool], nodes: &[Node], now: i64) -> BTreeMap<String, Option<u32>> {
+pub fn free_slots(pools: &[NodePool], nodes: &[Node], now: i64) -> BTreeMap<String, Option<u32>> {
     let replacements: BTreeSet<String> = nodes
         .iter()
         .filter_map(Record::of)
@@ -117,13 +117,7 @@ pub fn run(
     outcomes: &mut [NodeOutcome],
     settings: &Settings,
 ) -> Result<(), CommandError> {
-    let mut pools: Vec<NodePool> = Vec::new();
-    for c in &queue {
-        if !pools.iter().any(|p| p.name == c.pool.name) {
-            pools.push(c.pool.clone());
-        }
-    }
-    let pool_refs: Vec<&NodePool> = pools.iter().collect();
+    let pools = super::pools_of(&queue);
     let mut queue: VecDeque<Candidate> = queue.into();
     let mut active: Vec<Job> = Vec::new();
     loop {
@@ -143,7 +137,7 @@ pub fn run(
             if active.len() < before {
                 nodes = steps::live_nodes(session)?;
             }
-            let slots = free_slots(&pool_refs, &nodes, unix_now());
+            let slots = free_slots(&pools, &nodes, unix_now());
             let picked = pick(&mut queue, slots, settings.max_parallel - active.len());
             if !picked.is_empty() {
                 start(ctx, session, picked, &mut active, outcomes, settings)?;
@@ -156,13 +150,9 @@ pub fn run(
                 let o = &mut outcomes[c.outcome];
                 if stopping {
                     o.detail = "not started: interrupted".into();
-                    continue;
+                } else {
+                    o.wait_for_budget(&c.pool.name);
                 }
-                o.status = "waiting-budget".into();
-                o.detail = format!(
-                    "NodePool {} disruption budget allows no more drifted nodes now",
-                    c.pool.name
-                );
             }
             return Ok(());
         }
@@ -525,14 +515,23 @@ mod tests {
     fn slots_are_the_budget_minus_the_nodes_in_replacement() {
         let p = pool("default", Some("10%"));
         let mut nodes = cluster(100);
-        assert_eq!(free_slots(&[&p], &nodes, 0)["default"], Some(10));
+        assert_eq!(
+            free_slots(std::slice::from_ref(&p), &nodes, 0)["default"],
+            Some(10)
+        );
         for n in nodes.iter_mut().take(3) {
             *n = replacing(n.clone(), &[]);
         }
-        assert_eq!(free_slots(&[&p], &nodes, 0)["default"], Some(7));
+        assert_eq!(
+            free_slots(std::slice::from_ref(&p), &nodes, 0)["default"],
+            Some(7)
+        );
         // A node already being deleted counts once (as Karpenter's "disrupting").
         nodes[3].deleting = true;
-        assert_eq!(free_slots(&[&p], &nodes, 0)["default"], Some(6));
+        assert_eq!(
+            free_slots(std::slice::from_ref(&p), &nodes, 0)["default"],
+            Some(6)
+        );
     }
 
     #[test]
@@ -548,16 +547,22 @@ mod tests {
         }
         // 110 Nodes, 5 NotReady: Karpenter's arithmetic would allow ceil(11) - 5 - 10 = 0 … or
         // more once they are Ready; here it is exactly 10 - 10.
-        assert_eq!(free_slots(&[&p], &nodes, 0)["default"], Some(0));
+        assert_eq!(
+            free_slots(std::slice::from_ref(&p), &nodes, 0)["default"],
+            Some(0)
+        );
         // One finishes: its old node goes, its replacement is an ordinary node now.
         nodes.remove(0);
-        assert_eq!(free_slots(&[&p], &nodes, 0)["default"], Some(1));
+        assert_eq!(
+            free_slots(std::slice::from_ref(&p), &nodes, 0)["default"],
+            Some(1)
+        );
     }
 
     #[test]
     fn a_pool_without_an_active_budget_is_limited_by_max_parallel_only() {
         let none = pool("free", None);
-        assert_eq!(free_slots(&[&none], &cluster(5), 0)["free"], None);
+        assert_eq!(free_slots(&[none], &cluster(5), 0)["free"], None);
     }
 
     #[test]

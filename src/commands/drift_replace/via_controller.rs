@@ -114,7 +114,7 @@ pub fn run(
     }
 
     // The first budget's worth starts at once; the rest follow as nodes finish.
-    let pools = pools_of(ready.iter().map(|(c, _)| c));
+    let pools = super::pools_of(ready.iter().map(|(c, _)| c));
     let mut slots = free_slots(&pools, &m.nodes, &[], unix_now());
     let mut starting = 0;
     for (c, _) in &ready {
@@ -132,12 +132,7 @@ pub fn run(
     }
     if starting == 0 {
         for (c, _) in &ready {
-            let o = &mut outcomes[c.outcome];
-            o.status = "waiting-budget".into();
-            o.detail = format!(
-                "NodePool {} disruption budget allows no more drifted nodes now",
-                c.pool.name
-            );
+            outcomes[c.outcome].wait_for_budget(&c.pool.name);
         }
         ready.clear();
     }
@@ -164,9 +159,7 @@ pub fn run(
             },
             session.live.target.info.name
         );
-        let _ = ctx.out.flush();
-        *confirmed = crate::cli::confirm::confirm(&question, false)?;
-        if !*confirmed {
+        if !super::ask(ctx, &question, confirmed)? {
             return Ok(outcomes);
         }
     }
@@ -259,16 +252,6 @@ fn target_of(
             "NodeClaim"
         }
     )))
-}
-
-fn pools_of<'a>(candidates: impl Iterator<Item = &'a Candidate>) -> Vec<NodePool> {
-    let mut pools: Vec<NodePool> = Vec::new();
-    for c in candidates {
-        if !pools.iter().any(|p| p.name == c.pool.name) {
-            pools.push(c.pool.clone());
-        }
-    }
-    pools
 }
 
 /// How many more nodes of each pool may be handed over now: Karpenter's own budget arithmetic
@@ -376,7 +359,9 @@ fn pace(
                 i += 1;
             }
         }
-        if !queue.is_empty() && active.len() < settings.max_parallel {
+        // Ctrl-C (under --watch): the nodes handed over are followed to the end, no other goes.
+        let stopping = crate::commands::provision_live::stop_requested();
+        if !stopping && !queue.is_empty() && active.len() < settings.max_parallel {
             let mut slots = free_slots(pools, &nodes, &active, unix_now());
             let mut rest = VecDeque::new();
             for (c, target) in queue.drain(..) {
@@ -426,11 +411,11 @@ fn pace(
         if active.is_empty() {
             for (c, _) in queue {
                 let o = &mut outcomes[c.outcome];
-                o.status = "waiting-budget".into();
-                o.detail = format!(
-                    "NodePool {} disruption budget allows no more drifted nodes now",
-                    c.pool.name
-                );
+                if stopping {
+                    o.detail = "not started: interrupted".into();
+                } else {
+                    o.wait_for_budget(&c.pool.name);
+                }
             }
             return Ok(());
         }
