@@ -22,8 +22,10 @@ use serde_json::Value;
 use crate::provision_live::{running_on, Walk};
 use kubectl_karpenter::cloud::types::{Compute, Filter, InstanceQuery};
 
-pub(crate) const AMI_124: &str = "/aws/service/eks/optimized-ami/1.24/amazon-linux-2/recommended/image_id";
-pub(crate) const AMI_125: &str = "/aws/service/eks/optimized-ami/1.25/amazon-linux-2/recommended/image_id";
+pub(crate) const AMI_124: &str =
+    "/aws/service/eks/optimized-ami/1.24/amazon-linux-2/recommended/image_id";
+pub(crate) const AMI_125: &str =
+    "/aws/service/eks/optimized-ami/1.25/amazon-linux-2/recommended/image_id";
 
 pub(crate) fn node_template(name: &str, ami: &str) -> String {
     format!(
