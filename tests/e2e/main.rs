@@ -18,6 +18,7 @@ mod convert;
 mod drift;
 mod drift_gate;
 mod drift_live;
+mod drift_more;
 mod krew;
 mod moto;
 mod nodes;

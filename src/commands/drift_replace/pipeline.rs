@@ -3,9 +3,9 @@
 //! the next node the moment the NodePool's disruption budget (and `--max-parallel`) has room —
 //! so the budget is kept full, never exceeded, with no wave boundaries (PERF.md B6).
 //!
-//! Each tick: one Node LIST (readiness of replacements, budget arithmetic), one drain pass per
-//! node whose pass is due, and — only when a slot is free — one snapshot to plan the nodes that
-//! start. Nothing lives only in memory that a re-run needs: every step is on the node's record.
+//! Each tick (200 ms): one drain pass per node whose pass is due; a Node LIST (readiness of
+//! replacements, budget arithmetic) once a second or when a node finished or started; and —
+//! only when a slot is free — one snapshot to plan the nodes that start. Nothing lives only in memory that a re-run needs: every step is on the node's record.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::{Duration, Instant};
@@ -33,6 +33,9 @@ pub struct Settings {
 
 /// How often the loop looks again when nothing is due sooner.
 const TICK: Duration = Duration::from_millis(200);
+
+/// How often the Nodes are listed at most, unless a node finished or started.
+const NODE_POLL: Duration = Duration::from_secs(1);
 
 enum Stage {
     /// Replacements launched; waiting for their Nodes to be Ready (then labelled, as
@@ -120,8 +123,15 @@ pub fn run(
     let pools = super::pools_of(&queue);
     let mut queue: VecDeque<Candidate> = queue.into();
     let mut active: Vec<Job> = Vec::new();
+    let mut nodes = steps::live_nodes(session)?;
+    let mut listed = Instant::now();
     loop {
-        let mut nodes = steps::live_nodes(session)?;
+        // The Node LIST is the costly read on a big cluster: once a second (Karpenter polls its
+        // replacements as often), and afresh whenever the budget arithmetic needs it.
+        if listed.elapsed() >= NODE_POLL {
+            nodes = steps::live_nodes(session)?;
+            listed = Instant::now();
+        }
         let before = active.len();
         let mut i = 0;
         while i < active.len() {
@@ -136,11 +146,15 @@ pub fn run(
         if !stopping && !queue.is_empty() && active.len() < settings.max_parallel {
             if active.len() < before {
                 nodes = steps::live_nodes(session)?;
+                listed = Instant::now();
             }
             let slots = free_slots(&pools, &nodes, unix_now());
             let picked = pick(&mut queue, slots, settings.max_parallel - active.len());
             if !picked.is_empty() {
                 start(ctx, session, picked, &mut active, outcomes, settings)?;
+                // The slots just taken must show in the next count.
+                nodes = steps::live_nodes(session)?;
+                listed = Instant::now();
                 // A node that turned out blocked frees its slot at once: look again now.
                 continue;
             }

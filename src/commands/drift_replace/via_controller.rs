@@ -30,8 +30,8 @@ use crate::model::nodepool::{ApiGeneration, NodePool};
 /// Karpenter's finalizer on Nodes and NodeClaims (KARPENTER.md §2.5).
 const TERMINATION_FINALIZER: &str = "karpenter.sh/termination";
 
-/// How often the controller's progress is looked at.
-const TICK: std::time::Duration = std::time::Duration::from_millis(500);
+/// How often the controller's progress is looked at (as often as Karpenter polls its own).
+const TICK: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// What is deleted to hand a node to the controller.
 struct Target {
