@@ -406,6 +406,20 @@ fn preview(
             queue.push(c);
             continue;
         }
+        let launched_before = c
+            .record
+            .as_ref()
+            .filter(|r| r.step != "marked")
+            .map(|r| (r.step.clone(), r.instances.clone()));
+        if let Some((step, instances)) = launched_before {
+            // Resumed past its launch: the recorded instances are adopted, nothing is planned.
+            o.status = "planned".into();
+            o.detail = format!("resumes a replacement ({step} before)");
+            o.replacements = instances;
+            starting += 1;
+            queue.push(c);
+            continue;
+        }
         match planner.plan(session, &c.node, &c.pool, c.record.is_some())? {
             NodePlan::Blocked(why) => {
                 o.status = "blocked".into();
