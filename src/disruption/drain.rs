@@ -338,6 +338,8 @@ pub fn plan_drain(
                 },
                 value,
             });
+            // Not evictable: the drain waits for it (KARPENTER.md §5.5), never evicts it.
+            continue;
         }
         let covering: Vec<&Pdb> = pdbs.iter().filter(|p| p.covers(pod)).collect();
         match covering.as_slice() {
@@ -578,6 +580,8 @@ mod tests {
         assert!(plan
             .explain_blockers()
             .starts_with("pod default/batch is annotated karpenter.sh/do-not-disrupt"));
+        // Waited for, never evicted: it is in no tier.
+        assert_eq!(plan.next_tier(), None, "{plan:?}");
         let forced = DrainOptions {
             ignore_do_not_disrupt: true,
             ..DrainOptions::default()

@@ -360,6 +360,17 @@ fn blocked_by_pdb_and_do_not_evict_then_killed_after_launch_resumes() {
     );
     assert!(!cordoned(&walk), "nothing changed");
     assert_eq!(tool_instances(&walk).len(), 1, "nothing launched");
+    // Without --yes and without a terminal: nothing to ask (nothing can start), so the report
+    // and the exit code say why — usable as a CI gate.
+    let out = walk.run(&["karpenter", "drift", "replace", "-o", "json"]);
+    assert_eq!(
+        out.code, 1,
+        "{}
+{}",
+        out.stdout, out.stderr
+    );
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["blocked"], 1, "{doc}");
     walk.ok(&["delete", "pdb", "inflate-pdb"]);
 
     // A pod annotated do-not-evict (v1alpha5) blocks too, named.
@@ -857,4 +868,44 @@ fn via_controller_hands_over_one_budget_at_a_time() {
             .all(|n| running_on(&walk, n["metadata"]["name"].as_str().unwrap()) == 1)
             .then_some(())
     });
+}
+
+/// Nodes Karpenter launched (a NodeClaim and its finalizer), replaced by the tool itself with
+/// the controller scaled away (none runs here): the NodeClaims go with their nodes — nothing is
+/// left Terminating or orphaned to hold the budget.
+#[test]
+fn direct_replace_of_karpenter_nodes_removes_their_nodeclaims() {
+    let walk = Walk::new_v1beta1("replace-karpenter-nodes");
+    walk.apply("pool.yaml", &one_pod_per_node("1", 2));
+    walk.wait_unschedulable(2);
+    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let old = team_nodes(&walk);
+    for (i, node) in old.iter().enumerate() {
+        hand_to_karpenter(&walk, node, &format!("default-own0{i}"));
+    }
+    walk.ok(&[
+        "patch",
+        "nodepool",
+        "default",
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"replace","path":"/spec/template/spec/requirements/0/values","value":["m"]}]"#,
+    ]);
+    let out = walk.run(&["karpenter", "drift", "replace", "--yes", "-o", "json"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["replaced"], 2, "{doc}");
+    walk.eventually(30, "the NodeClaims gone", || {
+        walk.items(&["get", "nodeclaims"]).is_empty().then_some(())
+    });
+    let now = settle_team_nodes(&walk, 2);
+    let old_names: Vec<&str> = old
+        .iter()
+        .map(|n| n["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert!(now
+        .iter()
+        .all(|n| !old_names.contains(&n["metadata"]["name"].as_str().unwrap())));
 }

@@ -27,7 +27,7 @@ mod planning;
 mod steps;
 mod via_controller;
 
-pub use steps::{Record, REPLACEMENT};
+use steps::Record;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -84,12 +84,29 @@ fn pools_of<'a>(candidates: impl IntoIterator<Item = &'a Candidate>) -> Vec<Node
     pools
 }
 
-/// Asks on the terminal (after the plan is flushed: stdout may be buffered); records the
-/// answer in `confirmed`.
-fn ask(ctx: &mut Context<'_>, question: &str, confirmed: &mut bool) -> Result<bool, CommandError> {
-    let _ = ctx.out.flush();
-    *confirmed = crate::cli::confirm::confirm(question, false)?;
-    Ok(*confirmed)
+/// Whether this run may change the cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Consent {
+    /// `--yes`, or a `--watch` confirmed once.
+    Given,
+    /// Ask on the terminal before the first change.
+    Ask,
+    /// Asked, and the answer was no.
+    Declined,
+}
+
+/// Asks on the terminal unless consent is given already (after the plan is flushed: stdout
+/// may be buffered); records the answer.
+fn ask(ctx: &mut Context<'_>, question: &str, consent: &mut Consent) -> Result<bool, CommandError> {
+    if *consent == Consent::Ask {
+        let _ = ctx.out.flush();
+        *consent = if crate::cli::confirm::confirm(question, false)? {
+            Consent::Given
+        } else {
+            Consent::Declined
+        };
+    }
+    Ok(*consent == Consent::Given)
 }
 
 /// The `ReplacementReport` document.
@@ -135,11 +152,12 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
     if args.max_parallel == 0 {
         return Err(CommandError::input("--max-parallel must be at least 1"));
     }
-    let settings = pipeline::Settings {
+    let mut settings = pipeline::Settings {
         max_parallel: args.max_parallel,
         force: args.force,
         drain_timeout: duration_flag("--timeout", &args.timeout)?,
         ready_timeout: duration_flag("--ready-timeout", &args.ready_timeout)?,
+        attempt: String::new(),
     };
     let check = CheckConfig {
         nodes: args.nodes.clone(),
@@ -164,36 +182,52 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
             return Ok(Exit::Ok);
         }
         super::provision_live::install_interrupt_handler();
-        let mut worst = Exit::Ok;
+        let mut worst: CommandResult = Ok(Exit::Ok);
         loop {
-            let mut confirmed = true;
-            let outcomes = once(ctx, args, &check, &settings, &mut confirmed)?;
-            if let Exit::Finding = finish(ctx, outcomes, false, machine)? {
-                worst = Exit::Finding;
+            // A pass that fails (a rollback, a drain that timed out, an API error) is reported
+            // and the watch goes on; the worst outcome is the exit code after Ctrl-C.
+            let pass = once(ctx, args, &check, &mut settings, &mut Consent::Given)
+                .and_then(|outcomes| finish(ctx, outcomes, false, machine));
+            match pass {
+                Ok(Exit::Ok) => {}
+                Ok(exit) => {
+                    if matches!(worst, Ok(Exit::Ok)) {
+                        worst = Ok(exit);
+                    }
+                }
+                Err(e) => {
+                    let _ = writeln!(ctx.err, "error: {} (still watching)", e.message);
+                    worst = Err(e);
+                }
             }
             if !super::provision_live::sleep_unless_stopped(Duration::from_secs(30)) {
-                return Ok(worst);
+                return worst;
             }
         }
     }
-    let mut confirmed = args.yes;
-    let outcomes = once(ctx, args, &check, &settings, &mut confirmed)?;
-    if !confirmed && !args.dry_run {
+    let mut consent = if args.yes {
+        Consent::Given
+    } else {
+        Consent::Ask
+    };
+    let outcomes = once(ctx, args, &check, &mut settings, &mut consent)?;
+    if consent == Consent::Declined {
         writeln!(ctx.err, "Nothing changed.").map_err(io)?;
         return Ok(Exit::Ok);
     }
     finish(ctx, outcomes, args.dry_run, machine)
 }
 
-/// One run: the drifted (or named) nodes, the plan, the question (`confirmed` is asked for
-/// unless already given), then every node replaced at the budget's pace.
+/// One run: the drifted (or named) nodes, the plan, the question (unless consent is given),
+/// then every node replaced at the budget's pace.
 fn once(
     ctx: &mut Context<'_>,
     args: &DriftReplaceArgs,
     check: &CheckConfig,
-    settings: &pipeline::Settings,
-    confirmed: &mut bool,
+    settings: &mut pipeline::Settings,
+    consent: &mut Consent,
 ) -> Result<Vec<NodeOutcome>, CommandError> {
+    settings.attempt = crate::cloud::live_catalog::rfc3339(unix_now().max(0) as u64);
     let guard = (!args.dry_run && !args.via_controller).then_some(("drift replace", args.force));
     let mut session = Session::connect(ctx, args.catalog.as_deref(), guard)?;
     let snap = snapshot::read(&session.live.client, Scope::PODS)?;
@@ -206,7 +240,7 @@ fn once(
             &snap.manifests,
             selection,
             settings,
-            confirmed,
+            consent,
         );
     }
     let Selection {
@@ -231,7 +265,7 @@ fn once(
     if args.dry_run || starting == 0 {
         return Ok(outcomes);
     }
-    if !*confirmed {
+    if *consent != Consent::Given {
         let queued = outcomes.iter().filter(|o| o.status == "queued").count();
         let question = format!(
             "Replace {starting} node(s) now ({}){} in cluster {}?",
@@ -248,7 +282,7 @@ fn once(
             },
             session.live.target.info.name
         );
-        if !ask(ctx, &question, confirmed)? {
+        if !ask(ctx, &question, consent)? {
             return Ok(outcomes);
         }
     }
@@ -299,7 +333,18 @@ fn select(
         let record = Record::of(node);
         let verdict = verdicts.get(node.name.as_str());
         let reason = match (&record, verdict) {
-            (Some(r), _) => r.reason.clone(),
+            // A replacement in progress is finished when its node is selected (never otherwise:
+            // no node the user did not select is touched).
+            (Some(r), Some(_)) => r.reason.clone(),
+            (Some(_), None) => {
+                ctx.warn(&format!(
+                    "node {} has a replacement in progress ({} {}) but is not selected: select it to finish it",
+                    node.name,
+                    steps::REPLACEMENT,
+                    node.annotations.get(steps::REPLACEMENT).map_or("", String::as_str)
+                ));
+                continue;
+            }
             (None, Some(v)) if named.contains(node.name.as_str()) => v
                 .reason
                 .map_or_else(|| "Requested".to_string(), |r| r.as_str().to_string()),
@@ -308,10 +353,14 @@ fn select(
             }
             _ => continue,
         };
+        // A node drained and terminated by a run killed before it deleted the Node is finished
+        // (deleted); any other node whose instance is leaving is not a candidate.
+        let finishing = record.as_ref().is_some_and(|r| r.step == "drained");
         if node.deleting
-            || node
-                .instance_id()
-                .is_some_and(|id| leaving_instances.contains(id))
+            || (!finishing
+                && node
+                    .instance_id()
+                    .is_some_and(|id| leaving_instances.contains(id)))
         {
             continue;
         }
@@ -409,7 +458,7 @@ fn preview(
         let launched_before = c
             .record
             .as_ref()
-            .filter(|r| r.step != "marked")
+            .filter(|r| r.launched_all())
             .map(|r| (r.step.clone(), r.instances.clone()));
         if let Some((step, instances)) = launched_before {
             // Resumed past its launch: the recorded instances are adopted, nothing is planned.
@@ -420,7 +469,11 @@ fn preview(
             queue.push(c);
             continue;
         }
-        match planner.plan(session, &c.node, &c.pool, c.record.is_some())? {
+        let attempt = c
+            .record
+            .as_ref()
+            .map_or(settings.attempt.as_str(), |r| r.started_at.as_str());
+        match planner.plan(session, &c.node, &c.pool, attempt, c.record.is_some())? {
             NodePlan::Blocked(why) => {
                 o.status = "blocked".into();
                 o.detail = why;

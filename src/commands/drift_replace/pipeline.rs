@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::{Duration, Instant};
 
 use super::planning::{NodePlan, Planner};
-use super::steps::{self, Drain, DrainStatus, Record};
+use super::steps::{self, Claim, Drain, DrainStatus, Record};
 use super::{Candidate, NodeOutcome};
 use crate::commands::provision_live::{LaunchDoc, Session};
 use crate::commands::{unix_now, Context};
@@ -29,6 +29,9 @@ pub struct Settings {
     pub force: bool,
     pub drain_timeout: Duration,
     pub ready_timeout: Duration,
+    /// When this run started (RFC 3339): the `startedAt` of the replacements it begins, and
+    /// part of their NodeClaim names, so that the plan shown names what is launched.
+    pub attempt: String,
 }
 
 /// How often the loop looks again when nothing is due sooner.
@@ -51,6 +54,8 @@ enum Stage {
 /// One node in replacement.
 struct Job {
     node: Node,
+    /// Its NodeClaim (Machine), if Karpenter launched it: deleted with it.
+    claim: Option<Claim>,
     pool: NodePool,
     record: Record,
     outcome: usize,
@@ -237,8 +242,15 @@ fn start(
             continue;
         };
         let record = Record::of(node);
-        let resumed = record.as_ref().map(|r| r.step.as_str());
-        if let (Some("launched" | "drained"), Some(r)) = (resumed, &record) {
+        if record.as_ref().is_some_and(|r| r.step == "drained") {
+            // Drained before (its pods are gone, its instance maybe too): only the end is left.
+            steps::progress(ctx, &node.name, "resuming (drained before)");
+            let claim = Claim::of(&snap.manifests, node);
+            steps::terminate_and_delete(ctx, session, node, claim.as_ref())?;
+            outcomes[c.outcome].status = "replaced".into();
+            continue;
+        }
+        if let Some(r) = record.as_ref().filter(|r| r.launched_all()) {
             // Launched before: adopt what the record names, never launch again.
             let launched = r
                 .instances
@@ -259,24 +271,24 @@ fn start(
             steps::progress(ctx, &node.name, &format!("resuming ({} before)", r.step));
             active.push(Job {
                 node: node.clone(),
+                claim: Claim::of(&snap.manifests, node),
                 pool: c.pool.clone(),
                 record: r.clone(),
                 outcome: c.outcome,
-                stage: if r.step == "drained" {
-                    Stage::Draining(Drain::new())
-                } else {
-                    Stage::Launching {
-                        launched,
-                        labelled: BTreeSet::new(),
-                        since: Instant::now(),
-                    }
+                stage: Stage::Launching {
+                    launched,
+                    labelled: BTreeSet::new(),
+                    since: Instant::now(),
                 },
                 started: Instant::now(),
                 reserved: Vec::new(),
             });
             continue;
         }
-        match planner.plan(session, node, &c.pool, record.is_some())? {
+        let attempt = record
+            .as_ref()
+            .map_or_else(|| settings.attempt.clone(), |r| r.started_at.clone());
+        match planner.plan(session, node, &c.pool, &attempt, record.is_some())? {
             NodePlan::Blocked(why) => {
                 let o = &mut outcomes[c.outcome];
                 o.status = "blocked".into();
@@ -287,13 +299,13 @@ fn start(
                 input,
                 reserved,
             } => {
-                let record = record.unwrap_or_else(|| Record {
+                let record = Record {
                     step: "marked".into(),
                     node_claims: claims.iter().map(|c| c.name.clone()).collect(),
                     instances: Vec::new(),
-                    reason: c.reason.clone(),
-                    started_at: crate::cloud::live_catalog::rfc3339(now.max(0) as u64),
-                });
+                    reason: record.map_or_else(|| c.reason.clone(), |r| r.reason),
+                    started_at: attempt,
+                };
                 planned.push(Planned {
                     node: node.clone(),
                     candidate: c,
@@ -334,35 +346,51 @@ fn start(
             }
             _ => (Vec::new(), Vec::new()),
         };
-        record.step = "launched".into();
-        record.instances = launched.iter().map(|l| l.instance_id.clone()).collect();
-        steps::annotate(session, &node.name, Some(&record))?;
-        let collides = launched.iter().any(|l| {
-            snap.manifests
-                .nodes
-                .iter()
-                .any(|n| n.instance_id() == Some(l.instance_id.as_str()))
-        });
-        let failure = if let Some(f) = failed.first() {
-            Some(format!("launch failed: {}", f.error))
-        } else if collides {
-            // Never expected (names differ): refuse rather than drain onto a leaving node.
-            Some("a replacement resolved to an existing node's instance".to_string())
-        } else {
-            None
-        };
+        let instances: Vec<String> = launched.iter().map(|l| l.instance_id.clone()).collect();
         outcomes[c.outcome].replacements = launched
             .iter()
             .map(|l| format!("{} ({})", l.node_claim, l.instance_id))
             .collect();
+        // An instance adopted by NodeClaim name must be this replacement's own (a run killed
+        // mid-launch may have seen it register): never the node being replaced, never a node
+        // that is itself leaving.
+        let serving: BTreeMap<&str, &Node> = snap
+            .manifests
+            .nodes
+            .iter()
+            .filter_map(|n| n.instance_id().map(|id| (id, n)))
+            .collect();
+        let collides = instances.iter().any(|id| {
+            serving
+                .get(id.as_str())
+                .is_some_and(|n| n.name == node.name || Record::of(n).is_some() || n.deleting)
+        });
+        let failure = if let Some(f) = failed.first() {
+            Some(format!("launch failed: {}", f.error))
+        } else if collides {
+            Some("a replacement resolved to the instance of a node being replaced".to_string())
+        } else {
+            None
+        };
         if let Some(why) = failure {
-            steps::rollback(ctx, session, &node, &c.pool, &record.instances)?;
+            // The record still says `marked`: if the rollback is cut short, a re-run plans and
+            // launches again rather than draining onto missing capacity. Instances that back a
+            // Node are never terminated here.
+            let launched_here: Vec<String> = instances
+                .into_iter()
+                .filter(|id| !serving.contains_key(id.as_str()))
+                .collect();
+            steps::rollback(ctx, session, &node, &c.pool, &launched_here)?;
             let o = &mut outcomes[c.outcome];
             o.status = "rolled-back".into();
             o.detail = format!("{why}; the node is serving again");
             continue;
         }
+        record.step = "launched".into();
+        record.instances = instances;
+        steps::annotate(session, &node.name, Some(&record))?;
         active.push(Job {
+            claim: Claim::of(&snap.manifests, &node),
             node,
             pool: c.pool,
             record,
@@ -444,7 +472,7 @@ fn advance(
                     o.evicted = evicted;
                     job.record.step = "drained".into();
                     steps::annotate(session, &job.node.name, Some(&job.record))?;
-                    steps::terminate_and_delete(ctx, session, &job.node)?;
+                    steps::terminate_and_delete(ctx, session, &job.node, job.claim.as_ref())?;
                     let o = &mut outcomes[job.outcome];
                     o.status = "replaced".into();
                     o.seconds = (job.started.elapsed().as_secs_f64() * 10.0).round() / 10.0;

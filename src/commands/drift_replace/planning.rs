@@ -110,15 +110,17 @@ impl<'a> Planner<'a> {
         plan.is_blocked().then(|| plan.explain_blockers())
     }
 
-    /// Plans the node's replacement (`resuming`: a replacement already marked, which is
-    /// finished even if some pods fit nowhere now). A node that is not blocked stops being
-    /// capacity for the nodes planned after it, and its pods' places on existing nodes are
-    /// reserved.
+    /// Plans the node's replacement. `attempt` is the replacement's start time (its record's
+    /// `startedAt`), which names the replacement NodeClaims; `resuming`: a replacement already
+    /// marked, which is finished even if some pods fit nowhere now. A node that is not blocked
+    /// stops being capacity for the nodes planned after it, and its pods' places on existing
+    /// nodes are reserved.
     pub fn plan(
         &mut self,
         session: &mut Session,
         node: &Node,
         pool: &NodePool,
+        attempt: &str,
         resuming: bool,
     ) -> Result<NodePlan, CommandError> {
         if !resuming {
@@ -195,25 +197,70 @@ impl<'a> Planner<'a> {
             }
         }
         self.reserved.extend(reserved.iter().cloned());
-        // Replacement NodeClaims are named after the node they replace (not after their pods,
-        // which the original NodeClaim was named after): a resumed run finds the same
-        // instances by their tag, and never mistakes the old node's instance for its
-        // replacement.
         let mut claims = plan.node_claims;
         for (i, claim) in claims.iter_mut().enumerate() {
-            let index = i.to_string();
-            let digest = launch::digest(&[
-                "replacement",
-                claim.node_pool.as_str(),
-                index.as_str(),
-                node.name.as_str(),
-            ]);
-            claim.name = format!("{}-{}", claim.node_pool, &digest[..5]);
+            claim.name = replacement_name(&claim.node_pool, i, node, attempt);
         }
         Ok(NodePlan::Replace {
             claims,
             input: Some(input),
             reserved,
         })
+    }
+}
+
+/// A replacement NodeClaim's name: `<pool>-<10 hex>` from the replaced node's instance (never
+/// reused, unlike node names), the attempt's start time and the claim's index. A resumed run
+/// (same record) finds the same instances by their NodeClaim tag; a later attempt for the same
+/// node, or any other node, never adopts them — and the length differs from Karpenter's own
+/// 5-character suffixes.
+pub fn replacement_name(pool: &str, index: usize, node: &Node, attempt: &str) -> String {
+    let index = index.to_string();
+    let digest = launch::digest(&[
+        "replacement",
+        pool,
+        index.as_str(),
+        node.instance_id().unwrap_or(node.name.as_str()),
+        attempt,
+    ]);
+    format!("{pool}-{}", &digest[..10])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(name: &str, instance: &str) -> Node {
+        Node {
+            name: name.into(),
+            provider_id: Some(format!("aws:///us-east-1a/{instance}")),
+            ..Node::default()
+        }
+    }
+
+    #[test]
+    fn replacement_names_differ_per_instance_and_attempt_and_repeat_on_resume() {
+        let a = node("ip-10-0-1-23.ec2.internal", "i-0aaa");
+        let same_name_new_instance = node("ip-10-0-1-23.ec2.internal", "i-0bbb");
+        let t1 = "2026-12-02T10:00:00Z";
+        let t2 = "2026-12-02T11:00:00Z";
+        let first = replacement_name("default", 0, &a, t1);
+        assert_eq!(first, replacement_name("default", 0, &a, t1), "resume");
+        assert_eq!(first.len(), "default-".len() + 10);
+        assert_ne!(
+            first,
+            replacement_name("default", 0, &a, t2),
+            "a later attempt"
+        );
+        assert_ne!(
+            first,
+            replacement_name("default", 1, &a, t1),
+            "the next claim"
+        );
+        assert_ne!(
+            first,
+            replacement_name("default", 0, &same_name_new_instance, t1),
+            "a node name reused by another instance"
+        );
     }
 }

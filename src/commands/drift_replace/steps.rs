@@ -18,6 +18,41 @@ use crate::model::node::Node;
 use crate::model::nodepool::{ApiGeneration, NodePool};
 use crate::model::pod::Pod;
 
+/// Karpenter's finalizer on the Nodes and NodeClaims it owns (KARPENTER.md §2.5).
+pub const TERMINATION_FINALIZER: &str = "karpenter.sh/termination";
+
+/// The Karpenter object that owns a node: a NodeClaim (v1/v1beta1) or Machine (v1alpha5).
+pub struct Claim {
+    /// `NodeClaim` or `Machine`.
+    pub kind: &'static str,
+    pub name: String,
+    /// Its API path.
+    pub path: String,
+    /// Being deleted already.
+    pub deleting: bool,
+}
+
+impl Claim {
+    /// The NodeClaim or Machine whose `status.nodeName` or `status.providerID` is the node's.
+    pub fn of(m: &crate::api::Manifests, node: &Node) -> Option<Claim> {
+        let claim = m.node_claims.iter().find(|nc| {
+            nc.node_name.as_deref() == Some(node.name.as_str())
+                || (nc.provider_id.is_some() && nc.provider_id == node.provider_id)
+        })?;
+        let (kind, resource) = match claim.generation {
+            Some(ApiGeneration::V1Alpha5) => ("Machine", "v1alpha5/machines"),
+            Some(ApiGeneration::V1Beta1) => ("NodeClaim", "v1beta1/nodeclaims"),
+            _ => ("NodeClaim", "v1/nodeclaims"),
+        };
+        Some(Claim {
+            kind,
+            name: claim.name.clone(),
+            path: format!("/apis/karpenter.sh/{resource}/{}", claim.name),
+            deleting: claim.deleting,
+        })
+    }
+}
+
 /// The node annotation recording a replacement in progress (JSON [`Record`]).
 pub const REPLACEMENT: &str = "kubectl-karpenter.io/replacement";
 
@@ -44,6 +79,15 @@ impl Record {
         node.annotations
             .get(REPLACEMENT)
             .and_then(|t| serde_json::from_str(t).ok())
+    }
+
+    /// Whether every replacement was launched (or the node drained already): a resumed run
+    /// adopts the recorded instances and never launches again. A `marked` record, or one that
+    /// names fewer instances than NodeClaims, is planned and launched again under the same
+    /// NodeClaim names (which adopts whatever did get launched).
+    pub fn launched_all(&self) -> bool {
+        self.step == "drained"
+            || (self.step == "launched" && self.instances.len() == self.node_claims.len())
     }
 }
 
@@ -277,24 +321,32 @@ pub fn rollback(
 
 /// Terminates the node's instance, then deletes the Node — in that order (like Karpenter's
 /// termination finalizer), so a run killed in between leaves a node a re-run still finds and
-/// finishes, never an instance without a node.
+/// finishes, never an instance without a node. A node Karpenter launched also loses its
+/// NodeClaim (Machine), and both lose Karpenter's finalizer once the instance is terminating:
+/// that is the controller's last step, and without a running controller nothing else would take
+/// it (the Node would stay Terminating and hold a budget slot for ever).
 pub fn terminate_and_delete(
     ctx: &mut Context<'_>,
     session: &Session,
     node: &Node,
+    claim: Option<&Claim>,
 ) -> Result<(), CommandError> {
     if let Some(id) = node.instance_id() {
         launch::terminate_all(&session.cloud, &[id.to_string()])
             .map_err(super::super::live::aws_error)?;
     }
-    match ops::delete(
-        &session.live.client,
-        &format!("/api/v1/nodes/{}", node.name),
-        None,
-    ) {
-        Ok(_) => {}
-        Err(e) if e.status() == Some(404) => {}
-        Err(e) => return Err(e.into()),
+    let node_path = format!("/api/v1/nodes/{}", node.name);
+    for path in claim
+        .map(|c| c.path.as_str())
+        .into_iter()
+        .chain([node_path.as_str()])
+    {
+        match ops::delete(&session.live.client, path, None) {
+            Ok(_) => {}
+            Err(e) if e.status() == Some(404) => {}
+            Err(e) => return Err(e.into()),
+        }
+        release_finalizer(session, path)?;
     }
     progress(
         ctx,
@@ -305,6 +357,35 @@ pub fn terminate_and_delete(
         },
     );
     Ok(())
+}
+
+/// Drops Karpenter's termination finalizer from the object at `path`, if it is still there
+/// (the other finalizers stay; the resourceVersion makes a concurrent change fail, not vanish).
+fn release_finalizer(session: &Session, path: &str) -> Result<(), CommandError> {
+    let Some(live) = ops::get::<serde_json::Value>(&session.live.client, path)? else {
+        return Ok(());
+    };
+    let finalizers: Vec<&serde_json::Value> = live
+        .pointer("/metadata/finalizers")
+        .and_then(serde_json::Value::as_array)
+        .map(|f| f.iter().collect())
+        .unwrap_or_default();
+    if !finalizers.iter().any(|f| *f == TERMINATION_FINALIZER) {
+        return Ok(());
+    }
+    let kept: Vec<&serde_json::Value> = finalizers
+        .into_iter()
+        .filter(|f| *f != TERMINATION_FINALIZER)
+        .collect();
+    let patch = serde_json::json!({"metadata": {
+        "finalizers": kept,
+        "resourceVersion": live.pointer("/metadata/resourceVersion"),
+    }});
+    match ops::merge_patch(&session.live.client, path, &patch) {
+        Ok(_) => Ok(()),
+        Err(e) if e.status() == Some(404) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// A drain in progress: evictions go out one pass at a time, tier by tier, with a backoff

@@ -15,8 +15,8 @@ use std::time::Instant;
 
 use super::pipeline::Settings;
 use super::planning::Planner;
-use super::steps::{self, is_reschedulable};
-use super::{render_plan, Candidate, NodeOutcome, Selection};
+use super::steps::{self, is_reschedulable, Claim, TERMINATION_FINALIZER};
+use super::{render_plan, Candidate, Consent, NodeOutcome, Selection};
 use crate::api::Manifests;
 use crate::cli::{DriftReplaceArgs, OutputFormat};
 use crate::commands::provision_live::Session;
@@ -26,9 +26,6 @@ use crate::error::CommandError;
 use crate::k8s::{coexist, ops};
 use crate::model::node::Node;
 use crate::model::nodepool::{ApiGeneration, NodePool};
-
-/// Karpenter's finalizer on Nodes and NodeClaims (KARPENTER.md §2.5).
-const TERMINATION_FINALIZER: &str = "karpenter.sh/termination";
 
 /// How often the controller's progress is looked at (as often as Karpenter polls its own).
 const TICK: std::time::Duration = std::time::Duration::from_secs(1);
@@ -58,7 +55,7 @@ struct Job {
     started: Instant,
 }
 
-/// Runs the rollout through the controller; `confirmed` as in [`super::run`].
+/// Runs the rollout through the controller; `consent` as in [`super::run`].
 pub fn run(
     ctx: &mut Context<'_>,
     session: &Session,
@@ -66,7 +63,7 @@ pub fn run(
     m: &Manifests,
     selection: Selection,
     settings: &Settings,
-    confirmed: &mut bool,
+    consent: &mut Consent,
 ) -> Result<Vec<NodeOutcome>, CommandError> {
     let Selection {
         candidates,
@@ -142,7 +139,7 @@ pub fn run(
     if args.dry_run || ready.is_empty() {
         return Ok(outcomes);
     }
-    if !*confirmed {
+    if *consent != Consent::Given {
         let queued = ready.len() - starting;
         let question = format!(
             "Delete {starting} drifted node(s) now ({}) and let the Karpenter controller drain and replace them{}, in cluster {}?",
@@ -159,7 +156,7 @@ pub fn run(
             },
             session.live.target.info.name
         );
-        if !super::ask(ctx, &question, confirmed)? {
+        if !super::ask(ctx, &question, consent)? {
             return Ok(outcomes);
         }
     }
@@ -197,35 +194,17 @@ fn target_of(
     node: &Node,
     pool: &NodePool,
 ) -> Result<Result<Target, String>, CommandError> {
-    let claim = m.node_claims.iter().find(|nc| {
-        nc.node_name.as_deref() == Some(node.name.as_str())
-            || (nc.provider_id.is_some() && nc.provider_id == node.provider_id)
-    });
-    if let Some(claim) = claim {
+    if let Some(claim) = Claim::of(m, node) {
         if claim.deleting {
             return Ok(Err(format!(
-                "its NodeClaim {} is being deleted already: the controller has it",
-                claim.name
+                "its {} {} is being deleted already: the controller has it",
+                claim.kind, claim.name
             )));
         }
-        let (kind, path) = match claim.generation {
-            Some(ApiGeneration::V1Alpha5) => (
-                "Machine",
-                format!("/apis/karpenter.sh/v1alpha5/machines/{}", claim.name),
-            ),
-            Some(ApiGeneration::V1Beta1) => (
-                "NodeClaim",
-                format!("/apis/karpenter.sh/v1beta1/nodeclaims/{}", claim.name),
-            ),
-            _ => (
-                "NodeClaim",
-                format!("/apis/karpenter.sh/v1/nodeclaims/{}", claim.name),
-            ),
-        };
         return Ok(Ok(Target {
-            kind,
-            name: claim.name.clone(),
-            path,
+            kind: claim.kind,
+            name: claim.name,
+            path: claim.path,
         }));
     }
     if pool.generation == Some(ApiGeneration::V1Alpha5) {
