@@ -421,6 +421,23 @@ impl Session {
         Ok(&self.classes[&reference.name])
     }
 
+    /// Resolves the node class of every planned NodeClaim (AMIs, subnets, security groups,
+    /// profile; cached): called before anything launches (or is marked), so a class with no
+    /// subnet, image or profile fails with nothing changed (SPEC §6).
+    pub(crate) fn resolve_classes(
+        &mut self,
+        classes: &[crate::model::nodepool::NodeClass],
+        plan: &Plan,
+        input: &Input,
+    ) -> Result<(), CommandError> {
+        for claim in &plan.node_claims {
+            if let Some(pool_input) = input.pools.iter().find(|p| p.pool.name == claim.node_pool) {
+                self.resolved(classes, &pool_input.pool)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Launches every planned NodeClaim; a NodeClaim that fails does not stop the others.
     pub(crate) fn launch_all(
         &mut self,
@@ -431,13 +448,7 @@ impl Session {
     ) -> Result<(Vec<LaunchDoc>, Vec<FailureDoc>), CommandError> {
         let mut launched = Vec::new();
         let mut failed = Vec::new();
-        // Every class is resolved before anything launches: a class with no subnet, image or
-        // profile fails the command with nothing launched (SPEC §6).
-        for claim in &plan.node_claims {
-            if let Some(pool_input) = input.pools.iter().find(|p| p.pool.name == claim.node_pool) {
-                self.resolved(classes, &pool_input.pool)?;
-            }
-        }
+        self.resolve_classes(classes, plan, input)?;
         for claim in &plan.node_claims {
             let Some(pool_input) = input.pools.iter().find(|p| p.pool.name == claim.node_pool)
             else {

@@ -193,9 +193,22 @@ pub(crate) fn team_nodes(walk: &Walk) -> Vec<Value> {
 /// can be re-registered for a moment by a kubelet working from a stale instance list (the test
 /// cluster's, like a real one); it goes again once the kubelet sees the instance gone.
 pub(crate) fn settle_team_nodes(walk: &Walk, n: usize) -> Vec<Value> {
-    walk.eventually(15, &format!("{n} team node(s)"), || {
-        let nodes = team_nodes(walk);
-        (nodes.len() == n).then_some(nodes)
+    let mut last = Vec::new();
+    let settled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        walk.eventually(30, &format!("{n} team node(s)"), || {
+            let nodes = team_nodes(walk);
+            last = nodes
+                .iter()
+                .map(|n| n["metadata"]["name"].as_str().unwrap_or("?").to_string())
+                .collect();
+            (nodes.len() == n).then_some(nodes)
+        })
+    }));
+    settled.unwrap_or_else(|_| {
+        panic!(
+            "{n} team node(s) expected, still {last:?}; instances: {:?}",
+            tool_instances(walk)
+        )
     })
 }
 

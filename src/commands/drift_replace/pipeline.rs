@@ -16,6 +16,7 @@ use super::{Candidate, NodeOutcome};
 use crate::commands::provision_live::{LaunchDoc, Session};
 use crate::commands::{unix_now, Context};
 use crate::disruption::budgets::{allowed_disruptions, DisruptionReason};
+use crate::disruption::drain::Pdb;
 use crate::error::CommandError;
 use crate::k8s::snapshot::{self, Scope};
 use crate::model::node::Node;
@@ -130,6 +131,7 @@ pub fn run(
     let mut active: Vec<Job> = Vec::new();
     let mut nodes = steps::live_nodes(session)?;
     let mut listed = Instant::now();
+    let mut failures = Failures::default();
     loop {
         // The Node LIST is the costly read on a big cluster: once a second (Karpenter polls its
         // replacements as often), and afresh whenever the budget arithmetic needs it.
@@ -138,16 +140,29 @@ pub fn run(
             listed = Instant::now();
         }
         let before = active.len();
+        // The PDBs, read at most once a tick, by the first drain pass that needs them.
+        let mut pdbs: Option<Vec<Pdb>> = None;
         let mut i = 0;
         while i < active.len() {
-            if advance(ctx, session, &mut active[i], &nodes, outcomes, settings)? {
-                active.remove(i);
+            if advance(
+                ctx,
+                session,
+                &mut active[i],
+                &nodes,
+                &mut pdbs,
+                outcomes,
+                settings,
+            )? {
+                let job = active.remove(i);
+                failures.count(&outcomes[job.outcome]);
             } else {
                 i += 1;
             }
         }
-        // Ctrl-C (under --watch): the nodes in progress finish, no other starts.
-        let stopping = crate::commands::provision_live::stop_requested();
+        // Ctrl-C (under --watch): the nodes in progress finish, no other starts. Neither after
+        // replacements failed several times in a row (a broken AMI, a missing permission, no
+        // capacity): the rest of the queue would only fail the same way.
+        let stopping = crate::commands::provision_live::stop_requested() || failures.too_many();
         if !stopping && !queue.is_empty() && active.len() < settings.max_parallel {
             if active.len() < before {
                 nodes = steps::live_nodes(session)?;
@@ -156,7 +171,11 @@ pub fn run(
             let slots = free_slots(&pools, &nodes, unix_now());
             let picked = pick(&mut queue, slots, settings.max_parallel - active.len());
             if !picked.is_empty() {
+                let indices: Vec<usize> = picked.iter().map(|c| c.outcome).collect();
                 start(ctx, session, picked, &mut active, outcomes, settings)?;
+                for i in indices {
+                    failures.count(&outcomes[i]);
+                }
                 // The slots just taken must show in the next count.
                 nodes = steps::live_nodes(session)?;
                 listed = Instant::now();
@@ -167,7 +186,9 @@ pub fn run(
         if active.is_empty() {
             for c in queue {
                 let o = &mut outcomes[c.outcome];
-                if stopping {
+                if let Some(why) = failures.why() {
+                    o.detail = format!("not started: {why}");
+                } else if stopping {
                     o.detail = "not started: interrupted".into();
                 } else {
                     o.wait_for_budget(&c.pool.name);
@@ -176,6 +197,42 @@ pub fn run(
             return Ok(());
         }
         std::thread::sleep(TICK);
+    }
+}
+
+/// Replacements that failed in a row (rolled back or failed), reset by one that succeeds.
+#[derive(Default)]
+struct Failures {
+    in_a_row: usize,
+    last: String,
+}
+
+/// After this many failures in a row no other node starts.
+const FAILURES_IN_A_ROW: usize = 3;
+
+impl Failures {
+    fn count(&mut self, outcome: &NodeOutcome) {
+        match outcome.status.as_str() {
+            "replaced" => self.in_a_row = 0,
+            "rolled-back" | "failed" => {
+                self.in_a_row += 1;
+                self.last = outcome.detail.clone();
+            }
+            _ => {}
+        }
+    }
+
+    fn too_many(&self) -> bool {
+        self.in_a_row >= FAILURES_IN_A_ROW
+    }
+
+    fn why(&self) -> Option<String> {
+        self.too_many().then(|| {
+            format!(
+                "{} replacements failed in a row (the last: {})",
+                self.in_a_row, self.last
+            )
+        })
     }
 }
 
@@ -303,9 +360,29 @@ fn start(
                     step: "marked".into(),
                     node_claims: claims.iter().map(|c| c.name.clone()).collect(),
                     instances: Vec::new(),
-                    reason: record.map_or_else(|| c.reason.clone(), |r| r.reason),
+                    reason: record
+                        .as_ref()
+                        .map_or_else(|| c.reason.clone(), |r| r.reason.clone()),
                     started_at: attempt,
+                    // Resumed: the first run saw the node before it cordoned it.
+                    cordoned_before: record.map_or(node.unschedulable, |r| r.cordoned_before),
                 };
+                // Classes resolved before anything is marked: a class with no subnet, image or
+                // profile leaves the node untouched (and says why).
+                if let Some(input) = &input {
+                    let plan = Plan {
+                        node_claims: claims.clone(),
+                        ..Plan::default()
+                    };
+                    if let Err(e) =
+                        session.resolve_classes(&snap.manifests.node_classes, &plan, input)
+                    {
+                        let o = &mut outcomes[c.outcome];
+                        o.status = "blocked".into();
+                        o.detail = e.message;
+                        continue;
+                    }
+                }
                 planned.push(Planned {
                     node: node.clone(),
                     candidate: c,
@@ -380,7 +457,7 @@ fn start(
                 .into_iter()
                 .filter(|id| !serving.contains_key(id.as_str()))
                 .collect();
-            steps::rollback(ctx, session, &node, &c.pool, &launched_here)?;
+            steps::rollback(ctx, session, &node, &c.pool, &record, &launched_here)?;
             let o = &mut outcomes[c.outcome];
             o.status = "rolled-back".into();
             o.detail = format!("{why}; the node is serving again");
@@ -414,6 +491,7 @@ fn advance(
     session: &Session,
     job: &mut Job,
     nodes: &[Node],
+    pdbs: &mut Option<Vec<Pdb>>,
     outcomes: &mut [NodeOutcome],
     settings: &Settings,
 ) -> Result<bool, CommandError> {
@@ -429,7 +507,14 @@ fn advance(
                     .iter()
                     .find(|n| n.instance_id() == Some(l.instance_id.as_str()))
                 {
-                    Some(n) if n.ready => {
+                    // Ready and initialized: the pool's startup taints are gone (their agents
+                    // ran), as Karpenter waits for before it drains (KARPENTER.md §5.3).
+                    Some(n)
+                        if n.ready
+                            && !n.taints.iter().any(|t| {
+                                job.pool.startup_taints.iter().any(|s| s.key == t.key)
+                            }) =>
+                    {
                         if labelled.insert(n.name.clone()) {
                             session.label_registered(&n.name, l)?;
                             steps::progress(
@@ -449,7 +534,7 @@ fn advance(
             if since.elapsed() >= settings.ready_timeout {
                 let instances: Vec<String> =
                     launched.iter().map(|l| l.instance_id.clone()).collect();
-                steps::rollback(ctx, session, &job.node, &job.pool, &instances)?;
+                steps::rollback(ctx, session, &job.node, &job.pool, &job.record, &instances)?;
                 let o = &mut outcomes[job.outcome];
                 o.status = "rolled-back".into();
                 o.detail = format!(
@@ -465,8 +550,19 @@ fn advance(
                 return Ok(false);
             }
             let options = steps::drain_options(&job.pool, settings.force);
+            if pdbs.is_none() {
+                *pdbs = Some(steps::pdbs(session)?);
+            }
+            let pdbs = pdbs.as_deref().unwrap_or_default();
             let o = &mut outcomes[job.outcome];
-            match drain.pass(ctx, session, &job.node, &options, settings.drain_timeout) {
+            match drain.pass(
+                ctx,
+                session,
+                &job.node,
+                pdbs,
+                &options,
+                settings.drain_timeout,
+            ) {
                 Ok(DrainStatus::Draining) => Ok(false),
                 Ok(DrainStatus::Drained(evicted)) => {
                     o.evicted = evicted;

@@ -71,6 +71,9 @@ pub struct Record {
     pub reason: String,
     /// RFC 3339.
     pub started_at: String,
+    /// The node was cordoned already before the replacement began: a rollback leaves it so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cordoned_before: bool,
 }
 
 impl Record {
@@ -186,6 +189,27 @@ fn pods_on(
     Ok((pods, deleting))
 }
 
+/// The node's pods and what would block draining it, read now (PDBs with no disruption left,
+/// do-not-disrupt on the node or a pod), named.
+pub fn live_drain_blocker(
+    session: &Session,
+    node: &Node,
+    pool: &NodePool,
+    force: bool,
+) -> Result<(Vec<Pod>, Option<String>), CommandError> {
+    let (pods, deleting) = pods_on(session, &node.name)?;
+    let plan = drain::plan_drain(
+        node,
+        &pods,
+        &pdbs(session)?,
+        &deleting,
+        super::super::unix_now(),
+        &drain_options(pool, force),
+    );
+    let blocker = plan.is_blocked().then(|| plan.explain_blockers());
+    Ok((pods, blocker))
+}
+
 /// The drain rules for nodes of `pool` (its generation's taint; `--force` evicts
 /// do-not-disrupt pods).
 pub fn drain_options(pool: &NodePool, force: bool) -> DrainOptions {
@@ -283,32 +307,52 @@ pub fn mark(
 }
 
 /// Undoes [`mark`] and terminates what was launched (`instances`): the old node serves again.
+/// The node is read afresh (taints added since the mark — e.g. a spot-interruption taint —
+/// stay), and it stays cordoned if it was before the replacement began.
 pub fn rollback(
     ctx: &mut Context<'_>,
     session: &Session,
     node: &Node,
     pool: &NodePool,
+    record: &Record,
     instances: &[String],
 ) -> Result<(), CommandError> {
     if !instances.is_empty() {
         launch::terminate_all(&session.cloud, instances).map_err(super::super::live::aws_error)?;
     }
+    let path = format!("/api/v1/nodes/{}", node.name);
+    let Some(live) = ops::get::<serde_json::Value>(&session.live.client, &path)? else {
+        return Ok(()); // gone meanwhile: nothing left to undo
+    };
+    let current = serde_json::from_value::<core::Node>(live.clone())
+        .ok()
+        .and_then(|n| crate::api::convert_node(&n, &crate::api::Location::file("cluster")).ok())
+        .unwrap_or_else(|| node.clone());
     let taint = drain::disruption_taint(pool.generation);
-    let mut original = node.clone();
-    original.taints.retain(|t| t.key != taint.key);
     patch_node(
         session,
         &node.name,
         &serde_json::json!({
-            "metadata": {"annotations": {REPLACEMENT: null}},
-            "spec": {"unschedulable": false, "taints": taints_json(&original, None, &taint.key)},
+            "metadata": {
+                "annotations": {REPLACEMENT: null},
+                "resourceVersion": live.pointer("/metadata/resourceVersion"),
+            },
+            "spec": {
+                "unschedulable": record.cordoned_before,
+                "taints": taints_json(&current, None, &taint.key),
+            },
         }),
     )?;
     progress(
         ctx,
         &node.name,
         &format!(
-            "rolled back: uncordoned, untainted; terminated {}",
+            "rolled back: {}, untainted; terminated {}",
+            if record.cordoned_before {
+                "left cordoned as it was"
+            } else {
+                "uncordoned"
+            },
             if instances.is_empty() {
                 "nothing".into()
             } else {
@@ -425,7 +469,7 @@ impl Drain {
         Instant::now() >= self.next_pass
     }
 
-    /// One pass: reads the node's pods and the PDBs, evicts the first non-empty tier (KARPENTER.md
+    /// One pass: reads the node's pods, evicts the first non-empty tier (KARPENTER.md
     /// §5.5), and says whether the node is empty of pods to move. An error when `timeout` is
     /// over, naming what blocks (the PDB from the 429, a do-not-disrupt pod, pods terminating).
     pub fn pass(
@@ -433,15 +477,15 @@ impl Drain {
         ctx: &mut Context<'_>,
         session: &Session,
         node: &Node,
+        pdbs: &[Pdb],
         options: &DrainOptions,
         timeout: Duration,
     ) -> Result<DrainStatus, CommandError> {
         let (pods, deleting) = pods_on(session, &node.name)?;
-        let pdbs = pdbs(session)?;
         let plan = drain::plan_drain(
             node,
             &pods,
-            &pdbs,
+            pdbs,
             &deleting,
             super::super::unix_now(),
             options,

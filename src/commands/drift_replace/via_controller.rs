@@ -22,6 +22,7 @@ use crate::cli::{DriftReplaceArgs, OutputFormat};
 use crate::commands::provision_live::Session;
 use crate::commands::{unix_now, Context};
 use crate::disruption::budgets::{allowed_disruptions, DisruptionReason};
+use crate::disruption::drain;
 use crate::error::CommandError;
 use crate::k8s::{coexist, ops};
 use crate::model::node::Node;
@@ -160,7 +161,7 @@ pub fn run(
             return Ok(outcomes);
         }
     }
-    pace(ctx, session, m, ready, &pools, &mut outcomes, settings)?;
+    pace(ctx, session, ready, &pools, &mut outcomes, settings)?;
     Ok(outcomes)
 }
 
@@ -255,9 +256,24 @@ fn free_slots(
                 .iter()
                 .filter(|j| j.candidate.pool.name == pool.name)
                 .count() as u32;
+            // The controller's own disruptions in flight (its disruption taint, not deleting
+            // yet: replacements still launching) take from the same budget.
+            let taint = drain::disruption_taint(pool.generation);
+            let controller = nodes
+                .iter()
+                .filter(|n| {
+                    !mine.contains(n.name.as_str())
+                        && n.node_pool() == Some(pool.name.as_str())
+                        && n.ready
+                        && !n.deleting
+                        && n.taints.iter().any(|t| t.key == taint.key)
+                })
+                .count() as u32;
             (
                 pool.name.clone(),
-                allowance.allowed.map(|n| n.saturating_sub(in_progress)),
+                allowance
+                    .allowed
+                    .map(|n| n.saturating_sub(in_progress + controller)),
             )
         })
         .collect()
@@ -267,7 +283,6 @@ fn free_slots(
 fn pace(
     ctx: &mut Context<'_>,
     session: &Session,
-    m: &Manifests,
     ready: Vec<(Candidate, Target)>,
     pools: &[NodePool],
     outcomes: &mut [NodeOutcome],
@@ -275,6 +290,8 @@ fn pace(
 ) -> Result<(), CommandError> {
     let mut queue: VecDeque<(Candidate, Target)> = ready.into();
     let mut active: Vec<Job> = Vec::new();
+    let mut failed: Option<String> = None;
+    let force = settings.force;
     loop {
         let nodes = steps::live_nodes(session)?;
         let unbound = if active
@@ -333,13 +350,18 @@ fn pace(
                 }
             };
             if finished {
+                if outcomes[active[i].candidate.outcome].status == "failed" {
+                    failed = Some(name);
+                }
                 active.remove(i);
             } else {
                 i += 1;
             }
         }
         // Ctrl-C (under --watch): the nodes handed over are followed to the end, no other goes.
-        let stopping = crate::commands::provision_live::stop_requested();
+        // Neither after a node failed: the controller is not keeping up (a PDB, limits, no
+        // capacity), and handing it more nodes would strand more pods.
+        let stopping = crate::commands::provision_live::stop_requested() || failed.is_some();
         if !stopping && !queue.is_empty() && active.len() < settings.max_parallel {
             let mut slots = free_slots(pools, &nodes, &active, unix_now());
             let mut rest = VecDeque::new();
@@ -352,6 +374,18 @@ fn pace(
                 }
                 if let Some(n) = slot {
                     *n -= 1;
+                }
+                // Read again just before the hand-over (it cannot be undone): a pod that gained
+                // do-not-disrupt, or a PDB at zero, would hold the controller's drain for ever.
+                let (pods, blocker) = steps::live_drain_blocker(session, &c.node, &c.pool, force)?;
+                if let Some(why) = blocker {
+                    let o = &mut outcomes[c.outcome];
+                    o.status = "blocked".into();
+                    o.detail = why;
+                    if let Some(n) = slots.get_mut(&c.pool.name).and_then(|s| s.as_mut()) {
+                        *n += 1;
+                    }
+                    continue;
                 }
                 match ops::delete(&session.live.client, &target.path, None) {
                     Ok(_) => {}
@@ -366,12 +400,9 @@ fn pace(
                         target.kind, target.name
                     ),
                 );
-                let owners = m
-                    .bound_pods
+                let owners = pods
                     .iter()
-                    .filter(|p| {
-                        p.node_name.as_deref() == Some(c.node.name.as_str()) && is_reschedulable(p)
-                    })
+                    .filter(|p| is_reschedulable(p))
                     .filter_map(|p| {
                         p.owner
                             .as_ref()
@@ -390,7 +421,9 @@ fn pace(
         if active.is_empty() {
             for (c, _) in queue {
                 let o = &mut outcomes[c.outcome];
-                if stopping {
+                if let Some(node) = &failed {
+                    o.detail = format!("not handed over: {node} failed");
+                } else if stopping {
                     o.detail = "not started: interrupted".into();
                 } else {
                     o.wait_for_budget(&c.pool.name);
