@@ -55,7 +55,8 @@ pub struct NodeOutcome {
     node_pool: String,
     reason: String,
     /// Dry run: `planned`, `queued`, `blocked`, `waiting-budget`. After a run: `replaced`,
-    /// `blocked`, `waiting-budget`, `rolled-back`, `failed`, `gone`.
+    /// `blocked`, `waiting-budget`, `rolled-back`, `failed`, `gone`, and `queued` for nodes not
+    /// started (Ctrl-C, or after failures; the detail says which).
     status: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     detail: String,
@@ -290,8 +291,10 @@ fn once(
     Ok(outcomes)
 }
 
-/// The nodes to replace, in Karpenter's order: replacements in progress first (resume), then
-/// nodes without pods to move, then by name (KARPENTER.md §5.3); each with its outcome entry.
+/// The nodes to replace, in order: replacements in progress first (resume), then nodes without
+/// pods to move (as Karpenter tries empty candidates first, KARPENTER.md §5.3), then by name
+/// (Karpenter sorts by the time its `Drifted` condition appeared, which nodes this tool judges
+/// do not have); each with its outcome entry.
 fn select(
     ctx: &mut Context<'_>,
     args: &DriftReplaceArgs,

@@ -82,7 +82,7 @@ pub fn run(
     );
 
     // Which object hands each node to the controller; what would keep it from finishing.
-    let mut ready: Vec<(Candidate, Target)> = Vec::new();
+    let mut handover: Vec<(Candidate, Target)> = Vec::new();
     for c in candidates {
         let o = &mut outcomes[c.outcome];
         if c.record.is_some() {
@@ -108,14 +108,14 @@ pub fn run(
             continue;
         }
         o.detail = format!("delete {} {}", target.kind, target.name);
-        ready.push((c, target));
+        handover.push((c, target));
     }
 
     // The first budget's worth starts at once; the rest follow as nodes finish.
-    let pools = super::pools_of(ready.iter().map(|(c, _)| c));
+    let pools = super::pools_of(handover.iter().map(|(c, _)| c));
     let mut slots = free_slots(&pools, &m.nodes, &[], unix_now());
     let mut starting = 0;
-    for (c, _) in &ready {
+    for (c, _) in &handover {
         let o = &mut outcomes[c.outcome];
         let slot = slots.get_mut(&c.pool.name).and_then(|s| s.as_mut());
         if starting < settings.max_parallel && slot.as_ref().is_none_or(|n| **n > 0) {
@@ -129,22 +129,22 @@ pub fn run(
         }
     }
     if starting == 0 {
-        for (c, _) in &ready {
+        for (c, _) in &handover {
             outcomes[c.outcome].wait_for_budget(&c.pool.name);
         }
-        ready.clear();
+        handover.clear();
     }
     if !matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml) {
         render_plan(ctx, &outcomes)?;
     }
-    if args.dry_run || ready.is_empty() {
+    if args.dry_run || handover.is_empty() {
         return Ok(outcomes);
     }
     if *consent != Consent::Given {
-        let queued = ready.len() - starting;
+        let queued = handover.len() - starting;
         let question = format!(
             "Delete {starting} drifted node(s) now ({}) and let the Karpenter controller drain and replace them{}, in cluster {}?",
-            ready
+            handover
                 .iter()
                 .filter(|(c, _)| outcomes[c.outcome].status == "planned")
                 .map(|(_, t)| format!("{} {}", t.kind, t.name))
@@ -161,7 +161,7 @@ pub fn run(
             return Ok(outcomes);
         }
     }
-    pace(ctx, session, ready, &pools, &mut outcomes, settings)?;
+    pace(ctx, session, handover, &pools, &mut outcomes, settings)?;
     Ok(outcomes)
 }
 
@@ -283,12 +283,12 @@ fn free_slots(
 fn pace(
     ctx: &mut Context<'_>,
     session: &Session,
-    ready: Vec<(Candidate, Target)>,
+    handover: Vec<(Candidate, Target)>,
     pools: &[NodePool],
     outcomes: &mut [NodeOutcome],
     settings: &Settings,
 ) -> Result<(), CommandError> {
-    let mut queue: VecDeque<(Candidate, Target)> = ready.into();
+    let mut queue: VecDeque<(Candidate, Target)> = handover.into();
     let mut active: Vec<Job> = Vec::new();
     let mut failed: Option<String> = None;
     let force = settings.force;
