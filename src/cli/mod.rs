@@ -363,7 +363,7 @@ pub struct DriftReplaceArgs {
     #[arg(long)]
     pub dry_run: bool,
     /// Keep replacing as nodes drift, until Ctrl-C.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "dry_run")]
     pub watch: bool,
     /// Replace without asking.
     #[arg(short = 'y', long)]

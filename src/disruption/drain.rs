@@ -228,6 +228,16 @@ impl DrainPlan {
     }
 
     /// One line naming every blocker.
+    /// Whether only PodDisruptionBudgets block (no do-not-disrupt): a budget at zero frees up
+    /// as the pods it covers become healthy again, so this is worth waiting for.
+    pub fn only_pdbs_block(&self) -> bool {
+        self.is_blocked()
+            && self
+                .blockers
+                .iter()
+                .all(|b| matches!(b, Blocker::Pdb { .. } | Blocker::MultiplePdbs { .. }))
+    }
+
     pub fn explain_blockers(&self) -> String {
         self.blockers
             .iter()

@@ -922,3 +922,49 @@ fn direct_replace_of_karpenter_nodes_removes_their_nodeclaims() {
         .iter()
         .all(|n| !old_names.contains(&n["metadata"]["name"].as_str().unwrap())));
 }
+
+/// A PDB allowing one pod down at a time over pods on two drifted nodes replaced together:
+/// while the first node's pod restarts on its replacement the budget is at zero, and the second
+/// node's eviction (refused, 429) is retried until it is not — both replaced, no PDB violated.
+/// (A node that reaches its start while such a budget is at zero waits the same way, up to
+/// `--timeout`, instead of being reported blocked.)
+#[test]
+fn a_pdb_at_zero_during_the_rollout_is_waited_for_not_violated() {
+    let walk = Walk::new_v1beta1("replace-pdb-dip");
+    walk.apply("pool.yaml", &one_pod_per_node("2", 2));
+    walk.wait_unschedulable(2);
+    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    walk.apply(
+        "pdb.yaml",
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: inflate-pdb\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels: {app: inflate}\n",
+    );
+    walk.eventually(30, "the PDB allows one", || {
+        let p = walk.json(&["get", "pdb", "inflate-pdb", "-o", "json"]);
+        (p["status"]["disruptionsAllowed"].as_i64() == Some(1)).then_some(())
+    });
+    walk.ok(&[
+        "patch",
+        "nodepool",
+        "default",
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"replace","path":"/spec/template/spec/requirements/0/values","value":["m"]}]"#,
+    ]);
+    // Two at a time: the second node starts while the first one's pod is down.
+    let out = walk.run(&[
+        "karpenter",
+        "drift",
+        "replace",
+        "--yes",
+        "--max-parallel",
+        "2",
+        "-o",
+        "json",
+    ]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["summary"]["replaced"], 2, "{doc}");
+    settle_team_nodes(&walk, 2);
+}

@@ -130,6 +130,11 @@ pub(crate) struct Candidate {
     record: Option<Record>,
     /// Its entry in the outcomes.
     outcome: usize,
+    /// Since when a PodDisruptionBudget at zero holds it back (the run waits, up to
+    /// `--timeout`, for the pods that budget covers to be healthy again).
+    pdb_wait: Option<std::time::Instant>,
+    /// Not to be picked before then.
+    not_before: Option<std::time::Instant>,
 }
 
 /// The nodes to replace, in order, and the outcome of every node considered.
@@ -196,6 +201,8 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
                         worst = Ok(exit);
                     }
                 }
+                // Bad input and refusals do not go away by waiting.
+                Err(e) if matches!(e.exit, Exit::Input | Exit::Refused) => return Err(e),
                 Err(e) => {
                     let _ = writeln!(ctx.err, "error: {} (still watching)", e.message);
                     worst = Err(e);
@@ -359,12 +366,10 @@ fn select(
         // A node drained and terminated by a run killed before it deleted the Node is finished
         // (deleted); any other node whose instance is leaving is not a candidate.
         let finishing = record.as_ref().is_some_and(|r| r.step == "drained");
-        if node.deleting
-            || (!finishing
-                && node
-                    .instance_id()
-                    .is_some_and(|id| leaving_instances.contains(id)))
-        {
+        let leaving = node
+            .instance_id()
+            .is_some_and(|id| leaving_instances.contains(id));
+        if !finishing && (node.deleting || leaving) {
             continue;
         }
         let Some(pool) = node
@@ -385,6 +390,8 @@ fn select(
                 reason,
                 record,
                 outcome: 0,
+                pdb_wait: None,
+                not_before: None,
             },
         ));
     }
@@ -442,7 +449,8 @@ fn preview(
     for c in candidates {
         let o = &mut outcomes[c.outcome];
         if c.record.is_none() {
-            if let Some(why) = planner.drain_blocker(&c.node, &c.pool) {
+            // Before anything starts, a PDB at zero blocks (nothing of this run will free it).
+            if let Some(NodePlan::Blocked { why, .. }) = planner.drain_blocker(&c.node, &c.pool) {
                 o.status = "blocked".into();
                 o.detail = why;
                 continue;
@@ -476,8 +484,8 @@ fn preview(
             .record
             .as_ref()
             .map_or(settings.attempt.as_str(), |r| r.started_at.as_str());
-        match planner.plan(session, &c.node, &c.pool, attempt, c.record.is_some())? {
-            NodePlan::Blocked(why) => {
+        match planner.plan(session, &c.node, &c.pool, attempt, c.record.as_ref())? {
+            NodePlan::Blocked { why, .. } => {
                 o.status = "blocked".into();
                 o.detail = why;
                 continue;

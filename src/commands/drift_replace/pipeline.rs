@@ -38,6 +38,9 @@ pub struct Settings {
 /// How often the loop looks again when nothing is due sooner.
 const TICK: Duration = Duration::from_millis(200);
 
+/// How soon a node held back by a PodDisruptionBudget at zero is looked at again.
+const PDB_RETRY: Duration = Duration::from_secs(2);
+
 /// How often the Nodes are listed at most, unless a node finished or started.
 const NODE_POLL: Duration = Duration::from_secs(1);
 
@@ -62,6 +65,8 @@ struct Job {
     outcome: usize,
     stage: Stage,
     started: Instant,
+    /// The startup taints of its replacements' pools: gone once they are initialized.
+    startup_taints: BTreeSet<String>,
     /// Its pods' places on existing nodes, held until it is drained.
     reserved: Vec<Pod>,
 }
@@ -172,7 +177,15 @@ pub fn run(
             let picked = pick(&mut queue, slots, settings.max_parallel - active.len());
             if !picked.is_empty() {
                 let indices: Vec<usize> = picked.iter().map(|c| c.outcome).collect();
-                start(ctx, session, picked, &mut active, outcomes, settings)?;
+                start(
+                    ctx,
+                    session,
+                    picked,
+                    &mut queue,
+                    &mut active,
+                    outcomes,
+                    settings,
+                )?;
                 for i in indices {
                     failures.count(&outcomes[i]);
                 }
@@ -183,7 +196,21 @@ pub fn run(
                 continue;
             }
         }
-        if active.is_empty() {
+        // Nodes held back by a PDB wait (up to --timeout), even when nothing else is in
+        // progress: the pods of the last node replaced may still be starting.
+        let (timed_out, waiting): (Vec<Candidate>, Vec<Candidate>) =
+            queue.drain(..).partition(|c| {
+                c.pdb_wait
+                    .is_some_and(|t| t.elapsed() >= settings.drain_timeout)
+            });
+        queue.extend(waiting);
+        for c in timed_out {
+            let o = &mut outcomes[c.outcome];
+            o.status = "blocked".into();
+            o.detail = o.detail.trim_start_matches("waiting: ").to_string();
+        }
+        let holding = !stopping && queue.iter().any(|c| c.pdb_wait.is_some());
+        if active.is_empty() && !holding {
             for c in queue {
                 let o = &mut outcomes[c.outcome];
                 if let Some(why) = failures.why() {
@@ -245,10 +272,12 @@ fn pick(
 ) -> Vec<Candidate> {
     let mut picked = Vec::new();
     let mut rest = VecDeque::new();
+    let now = Instant::now();
     for c in queue.drain(..) {
         let slot = slots.get_mut(&c.pool.name).and_then(|s| s.as_mut());
         let fits = c.record.is_some() || slot.as_ref().is_none_or(|n| **n > 0);
-        if picked.len() < room && fits {
+        let due = c.not_before.is_none_or(|t| t <= now);
+        if picked.len() < room && fits && due {
             if c.record.is_none() {
                 if let Some(n) = slot {
                     *n -= 1;
@@ -280,6 +309,7 @@ fn start(
     ctx: &mut Context<'_>,
     session: &mut Session,
     picked: Vec<Candidate>,
+    queue: &mut VecDeque<Candidate>,
     active: &mut Vec<Job>,
     outcomes: &mut [NodeOutcome],
     settings: &Settings,
@@ -299,17 +329,36 @@ fn start(
             continue;
         };
         let record = Record::of(node);
-        if record.as_ref().is_some_and(|r| r.step == "drained") {
-            // Drained before (its pods are gone, its instance maybe too): only the end is left.
+        if record.as_ref().is_some_and(|r| r.step == "drained")
+            && (node.unschedulable || !node.ready)
+        {
+            // Drained before and still cordoned (or its kubelet gone with its instance): only
+            // the end is left. (Uncordoned meanwhile, it is drained again below.)
             steps::progress(ctx, &node.name, "resuming (drained before)");
             let claim = Claim::of(&snap.manifests, node);
             steps::terminate_and_delete(ctx, session, node, claim.as_ref())?;
             outcomes[c.outcome].status = "replaced".into();
             continue;
         }
+        if let Some(r) = record.as_ref().filter(|r| r.step == "drained") {
+            steps::mark(session, node, &c.pool, r)?;
+            steps::progress(ctx, &node.name, "resuming (drained before; cordoned again)");
+            active.push(Job {
+                node: node.clone(),
+                claim: Claim::of(&snap.manifests, node),
+                pool: c.pool.clone(),
+                record: r.clone(),
+                outcome: c.outcome,
+                stage: Stage::Draining(Drain::new()),
+                started: Instant::now(),
+                startup_taints: BTreeSet::new(),
+                reserved: Vec::new(),
+            });
+            continue;
+        }
         if let Some(r) = record.as_ref().filter(|r| r.launched_all()) {
             // Launched before: adopt what the record names, never launch again.
-            let launched = r
+            let launched: Vec<LaunchDoc> = r
                 .instances
                 .iter()
                 .zip(
@@ -332,6 +381,7 @@ fn start(
                 pool: c.pool.clone(),
                 record: r.clone(),
                 outcome: c.outcome,
+                startup_taints: startup_taints(&snap.manifests.node_pools, &launched),
                 stage: Stage::Launching {
                     launched,
                     labelled: BTreeSet::new(),
@@ -345,8 +395,19 @@ fn start(
         let attempt = record
             .as_ref()
             .map_or_else(|| settings.attempt.clone(), |r| r.started_at.clone());
-        match planner.plan(session, node, &c.pool, &attempt, record.is_some())? {
-            NodePlan::Blocked(why) => {
+        match planner.plan(session, node, &c.pool, &attempt, record.as_ref())? {
+            NodePlan::Blocked { why, pdb_only } => {
+                let since = c.pdb_wait.unwrap_or_else(Instant::now);
+                if pdb_only && since.elapsed() < settings.drain_timeout {
+                    // A budget at zero while this rollout's pods restart elsewhere frees up as
+                    // they become healthy: look again in a moment (Karpenter retries each pass).
+                    outcomes[c.outcome].detail = format!("waiting: {why}");
+                    let mut c = c;
+                    c.pdb_wait = Some(since);
+                    c.not_before = Some(Instant::now() + PDB_RETRY);
+                    queue.push_back(c);
+                    continue;
+                }
                 let o = &mut outcomes[c.outcome];
                 o.status = "blocked".into();
                 o.detail = why;
@@ -356,6 +417,7 @@ fn start(
                 input,
                 reserved,
             } => {
+                let resumed = record.is_some();
                 let record = Record {
                     step: "marked".into(),
                     node_claims: claims.iter().map(|c| c.name.clone()).collect(),
@@ -377,8 +439,12 @@ fn start(
                     if let Err(e) =
                         session.resolve_classes(&snap.manifests.node_classes, &plan, input)
                     {
+                        if resumed {
+                            // Marked by a killed run: not left cordoned behind a class error.
+                            steps::rollback(ctx, session, node, &c.pool, &record, &[])?;
+                        }
                         let o = &mut outcomes[c.outcome];
-                        o.status = "blocked".into();
+                        o.status = if resumed { "rolled-back" } else { "blocked" }.into();
                         o.detail = e.message;
                         continue;
                     }
@@ -472,6 +538,7 @@ fn start(
             pool: c.pool,
             record,
             outcome: c.outcome,
+            startup_taints: startup_taints(&snap.manifests.node_pools, &launched),
             stage: Stage::Launching {
                 launched,
                 labelled: BTreeSet::new(),
@@ -482,6 +549,15 @@ fn start(
         });
     }
     Ok(())
+}
+
+/// The startup taint keys of the pools the replacements were launched in.
+fn startup_taints(pools: &[NodePool], launched: &[LaunchDoc]) -> BTreeSet<String> {
+    launched
+        .iter()
+        .filter_map(|l| pools.iter().find(|p| p.name == l.node_pool))
+        .flat_map(|p| p.startup_taints.iter().map(|t| t.key.clone()))
+        .collect()
 }
 
 /// Advances one node by the step that is due; `true` when it is finished (replaced, rolled
@@ -511,9 +587,7 @@ fn advance(
                     // ran), as Karpenter waits for before it drains (KARPENTER.md §5.3).
                     Some(n)
                         if n.ready
-                            && !n.taints.iter().any(|t| {
-                                job.pool.startup_taints.iter().any(|s| s.key == t.key)
-                            }) =>
+                            && !n.taints.iter().any(|t| job.startup_taints.contains(&t.key)) =>
                     {
                         if labelled.insert(n.name.clone()) {
                             session.label_registered(&n.name, l)?;
@@ -646,6 +720,8 @@ mod tests {
             reason: "Drifted".into(),
             record: resuming.then(Record::default),
             outcome,
+            pdb_wait: None,
+            not_before: None,
         }
     }
 
@@ -722,6 +798,12 @@ mod tests {
         assert_eq!(names, ["resumed", "a1"]);
         let left: Vec<&str> = queue.iter().map(|c| c.node.name.as_str()).collect();
         assert_eq!(left, ["a2", "b1"]);
+        // A node held back by a PDB is not picked before it is due.
+        let mut held = candidate("held", "a", false, 0);
+        held.not_before = Some(Instant::now() + Duration::from_secs(60));
+        let mut queue: VecDeque<Candidate> = vec![held].into();
+        assert!(pick(&mut queue, slots.clone(), 5).is_empty());
+        assert_eq!(queue.len(), 1);
         // --max-parallel room bounds it too.
         let mut queue: VecDeque<Candidate> = vec![
             candidate("a1", "a", false, 0),

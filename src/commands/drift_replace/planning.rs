@@ -21,8 +21,9 @@ use crate::scheduling::{Input, PlannedNodeClaim};
 
 /// What the planner decided for one node.
 pub enum NodePlan {
-    /// The node cannot go now, and why (the blocking objects, or the pods that fit nowhere).
-    Blocked(String),
+    /// The node cannot go now, and why (the blocking objects, or the pods that fit nowhere);
+    /// `pdb_only`: only PodDisruptionBudgets at zero block, which may free up soon.
+    Blocked { why: String, pdb_only: bool },
     /// Its pods go onto `claims` (to launch; `input` launches them) and existing nodes
     /// (`reserved`: the pods, bound there in advance).
     Replace {
@@ -97,7 +98,7 @@ impl<'a> Planner<'a> {
 
     /// What blocks draining the node (a PDB with no disruption left, do-not-disrupt on the
     /// node or a pod), named; `None` when nothing does. Cheap: no solver.
-    pub fn drain_blocker(&self, node: &Node, pool: &NodePool) -> Option<String> {
+    pub fn drain_blocker(&self, node: &Node, pool: &NodePool) -> Option<NodePlan> {
         let pods: Vec<Pod> = self.pods_of(&node.name).cloned().collect();
         let plan = drain::plan_drain(
             node,
@@ -107,12 +108,15 @@ impl<'a> Planner<'a> {
             self.now,
             &drain_options(pool, self.force),
         );
-        plan.is_blocked().then(|| plan.explain_blockers())
+        plan.is_blocked().then(|| NodePlan::Blocked {
+            why: plan.explain_blockers(),
+            pdb_only: plan.only_pdbs_block(),
+        })
     }
 
     /// Plans the node's replacement. `attempt` is the replacement's start time (its record's
-    /// `startedAt`), which names the replacement NodeClaims; `resuming`: a replacement already
-    /// marked, which is finished even if some pods fit nowhere now. A node that is not blocked
+    /// `startedAt`), which names the replacement NodeClaims; `resuming`: the record of a
+    /// replacement already marked, which is finished even if some pods fit nowhere now. A node that is not blocked
     /// stops being capacity for the nodes planned after it, and its pods' places on existing
     /// nodes are reserved.
     pub fn plan(
@@ -121,11 +125,13 @@ impl<'a> Planner<'a> {
         node: &Node,
         pool: &NodePool,
         attempt: &str,
-        resuming: bool,
+        resuming: Option<&Record>,
     ) -> Result<NodePlan, CommandError> {
+        let recorded: &[String] = resuming.map_or(&[], |r| r.node_claims.as_slice());
+        let resuming = resuming.is_some();
         if !resuming {
-            if let Some(why) = self.drain_blocker(node, pool) {
-                return Ok(NodePlan::Blocked(why));
+            if let Some(blocked) = self.drain_blocker(node, pool) {
+                return Ok(blocked);
             }
         }
         let moving: Vec<Pod> = self
@@ -179,10 +185,10 @@ impl<'a> Planner<'a> {
             })
             .collect();
         if !stuck.is_empty() && !resuming {
-            return Ok(NodePlan::Blocked(format!(
-                "pods cannot be placed elsewhere: {}",
-                stuck.join("; ")
-            )));
+            return Ok(NodePlan::Blocked {
+                why: format!("pods cannot be placed elsewhere: {}", stuck.join("; ")),
+                pdb_only: false,
+            });
         }
         self.excluded = excluded;
         let mut reserved = Vec::new();
@@ -197,9 +203,14 @@ impl<'a> Planner<'a> {
             }
         }
         self.reserved.extend(reserved.iter().cloned());
+        // A resumed replacement keeps the names it recorded (whatever version of this tool
+        // wrote them), so the instances a killed run launched are adopted, not launched again.
         let mut claims = plan.node_claims;
         for (i, claim) in claims.iter_mut().enumerate() {
-            claim.name = replacement_name(&claim.node_pool, i, node, attempt);
+            claim.name = match recorded.get(i) {
+                Some(name) if name.starts_with(&format!("{}-", claim.node_pool)) => name.clone(),
+                _ => replacement_name(&claim.node_pool, i, node, attempt),
+            };
         }
         Ok(NodePlan::Replace {
             claims,

@@ -35,10 +35,17 @@ pub struct Claim {
 impl Claim {
     /// The NodeClaim or Machine whose `status.nodeName` or `status.providerID` is the node's.
     pub fn of(m: &crate::api::Manifests, node: &Node) -> Option<Claim> {
-        let claim = m.node_claims.iter().find(|nc| {
-            nc.node_name.as_deref() == Some(node.name.as_str())
-                || (nc.provider_id.is_some() && nc.provider_id == node.provider_id)
-        })?;
+        // By providerID first (unique per instance); a node name can be reused by a later
+        // instance that a stale NodeClaim still names.
+        let claim = m
+            .node_claims
+            .iter()
+            .find(|nc| nc.provider_id.is_some() && nc.provider_id == node.provider_id)
+            .or_else(|| {
+                m.node_claims
+                    .iter()
+                    .find(|nc| nc.node_name.as_deref() == Some(node.name.as_str()))
+            })?;
         let (kind, resource) = match claim.generation {
             Some(ApiGeneration::V1Alpha5) => ("Machine", "v1alpha5/machines"),
             Some(ApiGeneration::V1Beta1) => ("NodeClaim", "v1beta1/nodeclaims"),
@@ -189,14 +196,20 @@ fn pods_on(
     Ok((pods, deleting))
 }
 
+/// What blocks a drain, named; `pdb_only`: only PodDisruptionBudgets at zero (which free up).
+pub struct DrainBlock {
+    pub why: String,
+    pub pdb_only: bool,
+}
+
 /// The node's pods and what would block draining it, read now (PDBs with no disruption left,
-/// do-not-disrupt on the node or a pod), named.
+/// do-not-disrupt on the node or a pod), named — with whether only PDBs block.
 pub fn live_drain_blocker(
     session: &Session,
     node: &Node,
     pool: &NodePool,
     force: bool,
-) -> Result<(Vec<Pod>, Option<String>), CommandError> {
+) -> Result<(Vec<Pod>, Option<DrainBlock>), CommandError> {
     let (pods, deleting) = pods_on(session, &node.name)?;
     let plan = drain::plan_drain(
         node,
@@ -206,7 +219,10 @@ pub fn live_drain_blocker(
         super::super::unix_now(),
         &drain_options(pool, force),
     );
-    let blocker = plan.is_blocked().then(|| plan.explain_blockers());
+    let blocker = plan.is_blocked().then(|| DrainBlock {
+        why: plan.explain_blockers(),
+        pdb_only: plan.only_pdbs_block(),
+    });
     Ok((pods, blocker))
 }
 
@@ -321,18 +337,18 @@ pub fn rollback(
         launch::terminate_all(&session.cloud, instances).map_err(super::super::live::aws_error)?;
     }
     let path = format!("/api/v1/nodes/{}", node.name);
-    let Some(live) = ops::get::<serde_json::Value>(&session.live.client, &path)? else {
-        return Ok(()); // gone meanwhile: nothing left to undo
-    };
-    let current = serde_json::from_value::<core::Node>(live.clone())
-        .ok()
-        .and_then(|n| crate::api::convert_node(&n, &crate::api::Location::file("cluster")).ok())
-        .unwrap_or_else(|| node.clone());
     let taint = drain::disruption_taint(pool.generation);
-    patch_node(
-        session,
-        &node.name,
-        &serde_json::json!({
+    // Someone (a kubelet, a controller) may update the node meanwhile (409): read again, retry.
+    let mut attempts = 0;
+    loop {
+        let Some(live) = ops::get::<serde_json::Value>(&session.live.client, &path)? else {
+            return Ok(()); // gone meanwhile: nothing left to undo
+        };
+        let current = serde_json::from_value::<core::Node>(live.clone())
+            .ok()
+            .and_then(|n| crate::api::convert_node(&n, &crate::api::Location::file("cluster")).ok())
+            .unwrap_or_else(|| node.clone());
+        let patch = serde_json::json!({
             "metadata": {
                 "annotations": {REPLACEMENT: null},
                 "resourceVersion": live.pointer("/metadata/resourceVersion"),
@@ -341,8 +357,14 @@ pub fn rollback(
                 "unschedulable": record.cordoned_before,
                 "taints": taints_json(&current, None, &taint.key),
             },
-        }),
-    )?;
+        });
+        match ops::merge_patch(&session.live.client, &path, &patch) {
+            Ok(_) => break,
+            Err(e) if e.status() == Some(404) => return Ok(()),
+            Err(e) if e.status() == Some(409) && attempts < 3 => attempts += 1,
+            Err(e) => return Err(e.into()),
+        }
+    }
     progress(
         ctx,
         &node.name,
@@ -406,30 +428,37 @@ pub fn terminate_and_delete(
 /// Drops Karpenter's termination finalizer from the object at `path`, if it is still there
 /// (the other finalizers stay; the resourceVersion makes a concurrent change fail, not vanish).
 fn release_finalizer(session: &Session, path: &str) -> Result<(), CommandError> {
-    let Some(live) = ops::get::<serde_json::Value>(&session.live.client, path)? else {
-        return Ok(());
-    };
-    let finalizers: Vec<&serde_json::Value> = live
-        .pointer("/metadata/finalizers")
-        .and_then(serde_json::Value::as_array)
-        .map(|f| f.iter().collect())
-        .unwrap_or_default();
-    if !finalizers.iter().any(|f| *f == TERMINATION_FINALIZER) {
-        return Ok(());
+    // A controller may update the object meanwhile (409): read again and retry.
+    for _ in 0..3 {
+        let Some(live) = ops::get::<serde_json::Value>(&session.live.client, path)? else {
+            return Ok(());
+        };
+        let finalizers: Vec<&serde_json::Value> = live
+            .pointer("/metadata/finalizers")
+            .and_then(serde_json::Value::as_array)
+            .map(|f| f.iter().collect())
+            .unwrap_or_default();
+        if !finalizers.iter().any(|f| *f == TERMINATION_FINALIZER) {
+            return Ok(());
+        }
+        let kept: Vec<&serde_json::Value> = finalizers
+            .into_iter()
+            .filter(|f| *f != TERMINATION_FINALIZER)
+            .collect();
+        let patch = serde_json::json!({"metadata": {
+            "finalizers": kept,
+            "resourceVersion": live.pointer("/metadata/resourceVersion"),
+        }});
+        match ops::merge_patch(&session.live.client, path, &patch) {
+            Ok(_) => return Ok(()),
+            Err(e) if e.status() == Some(404) => return Ok(()),
+            Err(e) if e.status() == Some(409) => continue,
+            Err(e) => return Err(e.into()),
+        }
     }
-    let kept: Vec<&serde_json::Value> = finalizers
-        .into_iter()
-        .filter(|f| *f != TERMINATION_FINALIZER)
-        .collect();
-    let patch = serde_json::json!({"metadata": {
-        "finalizers": kept,
-        "resourceVersion": live.pointer("/metadata/resourceVersion"),
-    }});
-    match ops::merge_patch(&session.live.client, path, &patch) {
-        Ok(_) => Ok(()),
-        Err(e) if e.status() == Some(404) => Ok(()),
-        Err(e) => Err(e.into()),
-    }
+    Err(CommandError::remote(format!(
+        "{path}: the termination finalizer could not be released (the object kept changing); re-run to finish"
+    )))
 }
 
 /// A drain in progress: evictions go out one pass at a time, tier by tier, with a backoff

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Instant;
 
 use super::pipeline::Settings;
-use super::planning::Planner;
+use super::planning::{NodePlan, Planner};
 use super::steps::{self, is_reschedulable, Claim, TERMINATION_FINALIZER};
 use super::{render_plan, Candidate, Consent, NodeOutcome, Selection};
 use crate::api::Manifests;
@@ -27,6 +27,9 @@ use crate::error::CommandError;
 use crate::k8s::{coexist, ops};
 use crate::model::node::Node;
 use crate::model::nodepool::{ApiGeneration, NodePool};
+
+/// How soon a node held back by a PodDisruptionBudget at zero is looked at again.
+const PDB_RETRY: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// How often the controller's progress is looked at (as often as Karpenter polls its own).
 const TICK: std::time::Duration = std::time::Duration::from_secs(1);
@@ -102,7 +105,7 @@ pub fn run(
             }
         };
         // The controller's drain would wait on these forever, with the node tainted.
-        if let Some(why) = planner.drain_blocker(&c.node, &c.pool) {
+        if let Some(NodePlan::Blocked { why, .. }) = planner.drain_blocker(&c.node, &c.pool) {
             o.status = "blocked".into();
             o.detail = why;
             continue;
@@ -365,9 +368,12 @@ fn pace(
         if !stopping && !queue.is_empty() && active.len() < settings.max_parallel {
             let mut slots = free_slots(pools, &nodes, &active, unix_now());
             let mut rest = VecDeque::new();
-            for (c, target) in queue.drain(..) {
+            for (mut c, target) in queue.drain(..) {
                 let slot = slots.get_mut(&c.pool.name).and_then(|s| s.as_mut());
-                if active.len() >= settings.max_parallel || slot.as_ref().is_some_and(|n| **n == 0)
+                let due = c.not_before.is_none_or(|t| t <= Instant::now());
+                if active.len() >= settings.max_parallel
+                    || slot.as_ref().is_some_and(|n| **n == 0)
+                    || !due
                 {
                     rest.push_back((c, target));
                     continue;
@@ -378,12 +384,20 @@ fn pace(
                 // Read again just before the hand-over (it cannot be undone): a pod that gained
                 // do-not-disrupt, or a PDB at zero, would hold the controller's drain for ever.
                 let (pods, blocker) = steps::live_drain_blocker(session, &c.node, &c.pool, force)?;
-                if let Some(why) = blocker {
-                    let o = &mut outcomes[c.outcome];
-                    o.status = "blocked".into();
-                    o.detail = why;
+                if let Some(steps::DrainBlock { why, pdb_only }) = blocker {
                     if let Some(n) = slots.get_mut(&c.pool.name).and_then(|s| s.as_mut()) {
                         *n += 1;
+                    }
+                    let since = *c.pdb_wait.get_or_insert_with(Instant::now);
+                    let o = &mut outcomes[c.outcome];
+                    if pdb_only && since.elapsed() < settings.drain_timeout {
+                        // The last node's pods may still be starting: wait for their budget.
+                        o.detail = format!("waiting: {why}");
+                        c.not_before = Some(Instant::now() + PDB_RETRY);
+                        rest.push_back((c, target));
+                    } else {
+                        o.status = "blocked".into();
+                        o.detail = why;
                     }
                     continue;
                 }
@@ -418,7 +432,19 @@ fn pace(
             }
             queue = rest;
         }
-        if active.is_empty() {
+        // Nodes held back by a PDB keep the loop going, up to --timeout each.
+        let expired = |c: &Candidate| {
+            c.pdb_wait
+                .is_some_and(|t| t.elapsed() >= settings.drain_timeout)
+        };
+        for (c, _) in queue.iter().filter(|(c, _)| expired(c)) {
+            let o = &mut outcomes[c.outcome];
+            o.status = "blocked".into();
+            o.detail = o.detail.trim_start_matches("waiting: ").to_string();
+        }
+        queue.retain(|(c, _)| !expired(c));
+        let holding = !stopping && queue.iter().any(|(c, _)| c.pdb_wait.is_some());
+        if active.is_empty() && !holding {
             for (c, _) in queue {
                 let o = &mut outcomes[c.outcome];
                 if let Some(node) = &failed {
