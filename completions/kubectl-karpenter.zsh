@@ -353,7 +353,7 @@ name\:"One \`kind/name\` per line"))' \
 always\:"Always"
 never\:"Never"))' \
 '--dry-run[Print the plan and change nothing]' \
-'--watch[Keep replacing as nodes drift, until Ctrl-C]' \
+'(--dry-run)--watch[Keep replacing as nodes drift, until Ctrl-C]' \
 '-y[Replace without asking]' \
 '--yes[Replace without asking]' \
 '--via-controller[Let the running Karpenter controller replace the nodes\: delete their NodeClaims (Machines, Nodes) one budget'\''s worth at a time, wait for each to be replaced]' \
