@@ -534,6 +534,23 @@ impl Session {
         Ok((launched, failed))
     }
 
+    /// The labels a node of `instance_type` gets from its type (`karpenter.k8s.aws/instance-*`,
+    /// …), from the catalog: for replacements adopted from a record, whose launch is not at
+    /// hand. Empty when the type is unknown.
+    pub(crate) fn type_labels(&self, instance_type: &str) -> BTreeMap<String, String> {
+        let region = self.cloud.region();
+        let context = crate::cloud::InstanceTypeContext::new(&region, "AL2");
+        self.catalog
+            .instance_types(&context)
+            .ok()
+            .and_then(|types| types.into_iter().find(|t| t.name == instance_type))
+            .map(|t| t.requirements.single_value_labels())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(k, _)| crate::model::labels::AWS_WELL_KNOWN.contains(&k.as_str()))
+            .collect()
+    }
+
     /// What Karpenter's controller does once a launched node is Ready: copies the NodeClaim's
     /// labels (the launched type's `karpenter.k8s.aws/instance-*`, …) onto it and marks it
     /// initialized, so budgets, drift and later commands treat it like any managed node.

@@ -444,6 +444,13 @@ pub(crate) fn kill_at_and_resume(walk: &Walk, old_name: &str, milestone: &str) {
     let nodes = settle_team_nodes(walk, 1);
     let new_name = nodes[0]["metadata"]["name"].as_str().unwrap().to_string();
     assert_ne!(new_name, old_name, "killed at {milestone:?}");
+    // Labelled like any launched node (its type's labels), however the run was cut.
+    walk.eventually(10, "the replacement's type labels", || {
+        let node = walk.json(&["get", "node", &new_name, "-o", "json"]);
+        node["metadata"]["labels"]["karpenter.k8s.aws/instance-category"]
+            .as_str()
+            .map(|_| ())
+    });
     walk.eventually(30, "inflate Running on the new node", || {
         (running_on(walk, &new_name) == 1).then_some(())
     });

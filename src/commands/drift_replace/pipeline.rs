@@ -590,7 +590,18 @@ fn advance(
                             && !n.taints.iter().any(|t| job.startup_taints.contains(&t.key)) =>
                     {
                         if labelled.insert(n.name.clone()) {
-                            session.label_registered(&n.name, l)?;
+                            if l.node_labels.is_empty() {
+                                // Adopted from a record: its type's labels from the catalog.
+                                let mut doc = l.clone();
+                                doc.node_labels = n
+                                    .labels
+                                    .get(crate::model::labels::INSTANCE_TYPE)
+                                    .map(|t| session.type_labels(t))
+                                    .unwrap_or_default();
+                                session.label_registered(&n.name, &doc)?;
+                            } else {
+                                session.label_registered(&n.name, l)?;
+                            }
                             steps::progress(
                                 ctx,
                                 &job.node.name,
