@@ -550,6 +550,20 @@ fn replacement_never_ready_is_rolled_back() {
     });
 }
 
+/// Narrows NodePool `default` (of [`one_pod_per_node`]) from category `c` to `m`: every node
+/// it launched drifts (RequirementsDrifted).
+pub(crate) fn narrow_to_category_m(walk: &Walk) {
+    walk.ok(&[
+        "patch",
+        "nodepool",
+        "default",
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"replace","path":"/spec/template/spec/requirements/0/values","value":["m"]}]"#,
+    ]);
+}
+
 /// A NodePool of c 2xlarge on-demand nodes with one disruption budget, its EC2NodeClass, and
 /// `replicas` pods of 6 CPU (one per node).
 pub(crate) fn one_pod_per_node(budget: &str, replicas: usize) -> String {
@@ -628,15 +642,7 @@ fn budget_of_two_is_kept_full_and_never_exceeded() {
     let fresh = walk.run(&["karpenter", "drift", "check"]);
     assert_eq!(fresh.code, 0, "{}\n{}", fresh.stdout, fresh.stderr);
     // Narrow the requirements: every node drifts (RequirementsDrifted).
-    walk.ok(&[
-        "patch",
-        "nodepool",
-        "default",
-        "--type",
-        "json",
-        "-p",
-        r#"[{"op":"replace","path":"/spec/template/spec/requirements/0/values","value":["m"]}]"#,
-    ]);
+    narrow_to_category_m(&walk);
     let check = walk.run(&["karpenter", "drift", "check"]);
     assert_eq!(check.code, 1, "{}", check.stdout);
     assert_eq!(
@@ -761,15 +767,7 @@ fn via_controller_hands_over_one_budget_at_a_time() {
     walk.wait_unschedulable(2);
     let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
-    walk.ok(&[
-        "patch",
-        "nodepool",
-        "default",
-        "--type",
-        "json",
-        "-p",
-        r#"[{"op":"replace","path":"/spec/template/spec/requirements/0/values","value":["m"]}]"#,
-    ]);
+    narrow_to_category_m(&walk);
     let old = team_nodes(&walk);
     assert_eq!(old.len(), 2);
 
@@ -904,15 +902,7 @@ fn direct_replace_of_karpenter_nodes_removes_their_nodeclaims() {
     for (i, node) in old.iter().enumerate() {
         hand_to_karpenter(&walk, node, &format!("default-own0{i}"));
     }
-    walk.ok(&[
-        "patch",
-        "nodepool",
-        "default",
-        "--type",
-        "json",
-        "-p",
-        r#"[{"op":"replace","path":"/spec/template/spec/requirements/0/values","value":["m"]}]"#,
-    ]);
+    narrow_to_category_m(&walk);
     let out = walk.run(&["karpenter", "drift", "replace", "--yes", "-o", "json"]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
@@ -950,15 +940,7 @@ fn a_pdb_at_zero_during_the_rollout_is_waited_for_not_violated() {
         let p = walk.json(&["get", "pdb", "inflate-pdb", "-o", "json"]);
         (p["status"]["disruptionsAllowed"].as_i64() == Some(1)).then_some(())
     });
-    walk.ok(&[
-        "patch",
-        "nodepool",
-        "default",
-        "--type",
-        "json",
-        "-p",
-        r#"[{"op":"replace","path":"/spec/template/spec/requirements/0/values","value":["m"]}]"#,
-    ]);
+    narrow_to_category_m(&walk);
     // Two at a time: the second node starts while the first one's pod is down.
     let out = walk.run(&[
         "karpenter",

@@ -67,6 +67,16 @@ pub struct NodeOutcome {
 }
 
 impl NodeOutcome {
+    /// A node the run ends without starting: because of `why` (failures before it), an
+    /// interruption, or else for lack of budget.
+    fn left_in_queue(&mut self, why: Option<&str>, interrupted: bool, pool: &str) {
+        match why {
+            Some(why) => self.detail = why.to_string(),
+            None if interrupted => self.detail = "not started: interrupted".into(),
+            None => self.wait_for_budget(pool),
+        }
+    }
+
     /// No budget now, and nothing in progress that would free one.
     fn wait_for_budget(&mut self, pool: &str) {
         self.status = "waiting-budget".into();

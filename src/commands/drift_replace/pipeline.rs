@@ -72,6 +72,33 @@ struct Job {
 }
 
 impl Job {
+    /// A node whose replacements are `launched`: waiting for them to be Ready.
+    fn launching(
+        snapshot: &crate::api::Manifests,
+        node: Node,
+        pool: NodePool,
+        record: Record,
+        outcome: usize,
+        launched: Vec<LaunchDoc>,
+        reserved: Vec<Pod>,
+    ) -> Job {
+        Job {
+            claim: Claim::of(snapshot, &node),
+            startup_taints: startup_taints(&snapshot.node_pools, &launched),
+            node,
+            pool,
+            record,
+            outcome,
+            stage: Stage::Launching {
+                launched,
+                labelled: BTreeSet::new(),
+                since: Instant::now(),
+            },
+            started: Instant::now(),
+            reserved,
+        }
+    }
+
     fn instances(&self) -> Vec<String> {
         match &self.stage {
             Stage::Launching { launched, .. } => {
@@ -211,15 +238,9 @@ pub fn run(
         }
         let holding = !stopping && queue.iter().any(|c| c.pdb_wait.is_some());
         if active.is_empty() && !holding {
+            let why = failures.why().map(|w| format!("not started: {w}"));
             for c in queue {
-                let o = &mut outcomes[c.outcome];
-                if let Some(why) = failures.why() {
-                    o.detail = format!("not started: {why}");
-                } else if stopping {
-                    o.detail = "not started: interrupted".into();
-                } else {
-                    o.wait_for_budget(&c.pool.name);
-                }
+                outcomes[c.outcome].left_in_queue(why.as_deref(), stopping, &c.pool.name);
             }
             return Ok(());
         }
@@ -375,21 +396,15 @@ fn start(
                 })
                 .collect();
             steps::progress(ctx, &node.name, &format!("resuming ({} before)", r.step));
-            active.push(Job {
-                node: node.clone(),
-                claim: Claim::of(&snap.manifests, node),
-                pool: c.pool.clone(),
-                record: r.clone(),
-                outcome: c.outcome,
-                startup_taints: startup_taints(&snap.manifests.node_pools, &launched),
-                stage: Stage::Launching {
-                    launched,
-                    labelled: BTreeSet::new(),
-                    since: Instant::now(),
-                },
-                started: Instant::now(),
-                reserved: Vec::new(),
-            });
+            active.push(Job::launching(
+                &snap.manifests,
+                node.clone(),
+                c.pool.clone(),
+                r.clone(),
+                c.outcome,
+                launched,
+                Vec::new(),
+            ));
             continue;
         }
         let attempt = record
@@ -532,21 +547,15 @@ fn start(
         record.step = "launched".into();
         record.instances = instances;
         steps::annotate(session, &node.name, Some(&record))?;
-        active.push(Job {
-            claim: Claim::of(&snap.manifests, &node),
+        active.push(Job::launching(
+            &snap.manifests,
             node,
-            pool: c.pool,
+            c.pool,
             record,
-            outcome: c.outcome,
-            startup_taints: startup_taints(&snap.manifests.node_pools, &launched),
-            stage: Stage::Launching {
-                launched,
-                labelled: BTreeSet::new(),
-                since: Instant::now(),
-            },
-            started: Instant::now(),
+            c.outcome,
+            launched,
             reserved,
-        });
+        ));
     }
     Ok(())
 }

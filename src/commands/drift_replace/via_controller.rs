@@ -445,15 +445,11 @@ fn pace(
         queue.retain(|(c, _)| !expired(c));
         let holding = !stopping && queue.iter().any(|(c, _)| c.pdb_wait.is_some());
         if active.is_empty() && !holding {
+            let why = failed
+                .as_ref()
+                .map(|node| format!("not handed over: {node} failed"));
             for (c, _) in queue {
-                let o = &mut outcomes[c.outcome];
-                if let Some(node) = &failed {
-                    o.detail = format!("not handed over: {node} failed");
-                } else if stopping {
-                    o.detail = "not started: interrupted".into();
-                } else {
-                    o.wait_for_budget(&c.pool.name);
-                }
+                outcomes[c.outcome].left_in_queue(why.as_deref(), stopping, &c.pool.name);
             }
             return Ok(());
         }
