@@ -11,3 +11,4 @@ pub mod model;
 pub mod scheduling;
 #[doc(hidden)]
 pub mod testing;
+pub mod usecases;

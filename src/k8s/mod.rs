@@ -11,6 +11,8 @@
 pub mod client;
 pub mod coexist;
 pub mod config;
+#[doc(hidden)]
+pub mod fake;
 pub mod ops;
 pub mod snapshot;
 

@@ -103,7 +103,7 @@ mod karpenter;
 mod kinds;
 mod kubelet;
 mod openapi;
-mod patch;
+use kubectl_karpenter::k8s::fake::patch;
 mod pdb;
 mod protobuf;
 mod resources;
