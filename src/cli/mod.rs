@@ -7,6 +7,7 @@ pub mod kubeconfig;
 pub mod logging;
 pub mod output;
 pub mod progress;
+pub mod render;
 pub mod style;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -253,6 +254,16 @@ pub struct ProvisionArgs {
     /// Act even though an in-cluster Karpenter controller is running.
     #[arg(long)]
     pub force: bool,
+}
+
+impl ProvisionArgs {
+    /// `--nodepool` and `--max-instance-types`, for the use case.
+    pub fn selection(&self) -> crate::usecases::provisioning::Selection {
+        crate::usecases::provisioning::Selection {
+            nodepools: self.nodepools.clone(),
+            max_instance_types: self.max_instance_types,
+        }
+    }
 }
 
 const AMI_EXAMPLES: &str = "\

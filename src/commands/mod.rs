@@ -37,14 +37,10 @@ pub struct Context<'a> {
 impl Context<'_> {
     /// A note for `-v` (and above).
     pub fn note(&mut self, text: &str) {
-        if self.global.verbose > 0 && !self.global.quiet {
-            let _ = writeln!(self.err, "note: {text}");
-        }
+        crate::cli::render::note(self.global, self.err, text);
     }
     /// A warning (hidden by `-q`).
     pub fn warn(&mut self, text: &str) {
-        if !self.global.quiet {
-            let _ = writeln!(self.err, "warning: {text}");
-        }
+        crate::cli::render::warn(self.global, self.err, text);
     }
 }

@@ -7,3 +7,20 @@
 //! and [`clock::FakeClock`].
 
 pub mod clock;
+pub mod live;
+pub mod provisioning;
+#[cfg(test)]
+pub mod testing;
+
+/// Where a use case reports progress as it happens: the command renders each event, a test
+/// collects them. Any `FnMut(E)` is one.
+pub trait Sink<E> {
+    /// Reports one event.
+    fn emit(&mut self, event: E);
+}
+
+impl<E, F: FnMut(E)> Sink<E> for F {
+    fn emit(&mut self, event: E) {
+        self(event)
+    }
+}

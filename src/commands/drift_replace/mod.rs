@@ -35,7 +35,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::drift::{self as drift_cmd, Config as CheckConfig};
-use super::provision_live::Session;
+use super::live::Session;
 use super::{unix_now, Context};
 use crate::cli::output::{write_document, Table, API_VERSION};
 use crate::cli::{DriftReplaceArgs, OutputFormat};
@@ -44,6 +44,7 @@ use crate::error::{CommandError, CommandResult, Exit};
 use crate::k8s::snapshot::{self, Scope};
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
+use crate::usecases::clock::{Clock, SystemClock};
 use planning::{NodePlan, Planner};
 use steps::is_reschedulable;
 
@@ -197,7 +198,7 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
         )? {
             return Ok(Exit::Ok);
         }
-        super::provision_live::install_interrupt_handler();
+        SystemClock::handle_interrupts();
         let mut worst: CommandResult = Ok(Exit::Ok);
         loop {
             // A pass that fails (a rollback, a drain that timed out, an API error) is reported
@@ -218,7 +219,7 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
                     worst = Err(e);
                 }
             }
-            if !super::provision_live::sleep_unless_stopped(Duration::from_secs(30)) {
+            if !SystemClock::new().sleep(Duration::from_secs(30)) {
                 return worst;
             }
         }
@@ -247,8 +248,10 @@ fn once(
 ) -> Result<Vec<NodeOutcome>, CommandError> {
     settings.attempt = crate::cloud::live_catalog::rfc3339(unix_now().max(0) as u64);
     let guard = (!args.dry_run && !args.via_controller).then_some(("drift replace", args.force));
-    let mut session = Session::connect(ctx, args.catalog.as_deref(), guard)?;
-    let snap = snapshot::read(&session.live.client, Scope::PODS)?;
+    let connection = super::live::connect(ctx, args.catalog.as_deref(), guard)?;
+    let clock = SystemClock::new();
+    let mut session = connection.live(&clock);
+    let snap = snapshot::read(session.cluster, Scope::PODS)?;
     let selection = select(ctx, args, check, &snap.manifests)?;
     if args.via_controller {
         return via_controller::run(
@@ -298,7 +301,7 @@ fn once(
             } else {
                 String::new()
             },
-            session.live.target.info.name
+            session.info.name
         );
         if !ask(ctx, &question, consent)? {
             return Ok(outcomes);

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use super::planning::{NodePlan, Planner};
 use super::steps::{self, Claim, Drain, DrainStatus, Record};
 use super::{Candidate, NodeOutcome};
-use crate::commands::provision_live::{LaunchDoc, Session};
+use crate::cli::render::plan::EventPrinter;
+use crate::commands::live::Session;
 use crate::commands::{unix_now, Context};
 use crate::disruption::budgets::{allowed_disruptions, DisruptionReason};
 use crate::disruption::drain::Pdb;
@@ -23,6 +24,8 @@ use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
 use crate::scheduling::Plan;
+use crate::usecases::clock::Clock;
+use crate::usecases::provisioning::{Launch, Launches};
 
 /// How the pipeline runs.
 pub struct Settings {
@@ -48,7 +51,7 @@ enum Stage {
     /// Replacements launched; waiting for their Nodes to be Ready (then labelled, as
     /// Karpenter's controller would).
     Launching {
-        launched: Vec<LaunchDoc>,
+        launched: Vec<Launch>,
         labelled: BTreeSet<String>,
         since: Instant,
     },
@@ -79,7 +82,7 @@ impl Job {
         pool: NodePool,
         record: Record,
         outcome: usize,
-        launched: Vec<LaunchDoc>,
+        launched: Vec<Launch>,
         reserved: Vec<Pod>,
     ) -> Job {
         Job {
@@ -194,7 +197,7 @@ pub fn run(
         // Ctrl-C (under --watch): the nodes in progress finish, no other starts. Neither after
         // replacements failed several times in a row (a broken AMI, a missing permission, no
         // capacity): the rest of the queue would only fail the same way.
-        let stopping = crate::commands::provision_live::stop_requested() || failures.too_many();
+        let stopping = session.clock.stop_requested() || failures.too_many();
         if !stopping && !queue.is_empty() && active.len() < settings.max_parallel {
             if active.len() < before {
                 nodes = steps::live_nodes(session)?;
@@ -335,7 +338,7 @@ fn start(
     outcomes: &mut [NodeOutcome],
     settings: &Settings,
 ) -> Result<(), CommandError> {
-    let snap = snapshot::read(&session.live.client, Scope::PODS)?;
+    let snap = snapshot::read(session.cluster, Scope::PODS)?;
     let pdbs = steps::pdbs(session)?;
     let busy: BTreeSet<String> = active.iter().flat_map(Job::instances).collect();
     let reserved: Vec<Pod> = active.iter().flat_map(|j| j.reserved.clone()).collect();
@@ -379,7 +382,7 @@ fn start(
         }
         if let Some(r) = record.as_ref().filter(|r| r.launched_all()) {
             // Launched before: adopt what the record names, never launch again.
-            let launched: Vec<LaunchDoc> = r
+            let launched: Vec<Launch> = r
                 .instances
                 .iter()
                 .zip(
@@ -387,12 +390,11 @@ fn start(
                         .iter()
                         .chain(std::iter::repeat(&String::new())),
                 )
-                .map(|(id, claim)| {
-                    let mut doc = LaunchDoc::default();
-                    doc.node_claim = claim.clone();
-                    doc.node_pool = c.pool.name.clone();
-                    doc.instance_id = id.clone();
-                    doc
+                .map(|(id, claim)| Launch {
+                    node_claim: claim.clone(),
+                    node_pool: c.pool.name.clone(),
+                    instance_id: id.clone(),
+                    ..Launch::default()
                 })
                 .collect();
             steps::progress(ctx, &node.name, &format!("resuming ({} before)", r.step));
@@ -494,15 +496,16 @@ fn start(
             input,
             reserved,
         } = p;
-        let (launched, failed) = match &input {
+        let Launches { launched, failed } = match &input {
             Some(input) if !claims.is_empty() => {
                 let plan = Plan {
                     node_claims: claims,
                     ..Plan::default()
                 };
-                session.launch_all(ctx, &snap.manifests.node_classes, &plan, input)?
+                let mut events = EventPrinter::new(ctx.global, ctx.err);
+                session.launch_all(&snap.manifests.node_classes, &plan, input, &mut events)?
             }
-            _ => (Vec::new(), Vec::new()),
+            _ => Launches::default(),
         };
         let instances: Vec<String> = launched.iter().map(|l| l.instance_id.clone()).collect();
         outcomes[c.outcome].replacements = launched
@@ -524,7 +527,7 @@ fn start(
                 .is_some_and(|n| n.name == node.name || Record::of(n).is_some() || n.deleting)
         });
         let failure = if let Some(f) = failed.first() {
-            Some(format!("launch failed: {}", f.error))
+            Some(format!("launch failed: {}", f.message()))
         } else if collides {
             Some("a replacement resolved to the instance of a node being replaced".to_string())
         } else {
@@ -561,7 +564,7 @@ fn start(
 }
 
 /// The startup taint keys of the pools the replacements were launched in.
-fn startup_taints(pools: &[NodePool], launched: &[LaunchDoc]) -> BTreeSet<String> {
+fn startup_taints(pools: &[NodePool], launched: &[Launch]) -> BTreeSet<String> {
     launched
         .iter()
         .filter_map(|l| pools.iter().find(|p| p.name == l.node_pool))
@@ -607,9 +610,9 @@ fn advance(
                                     .get(crate::model::labels::INSTANCE_TYPE)
                                     .map(|t| session.type_labels(t))
                                     .unwrap_or_default();
-                                session.label_registered(&n.name, &doc)?;
+                                session.label_registered(&n.name, &doc.node_labels)?;
                             } else {
-                                session.label_registered(&n.name, l)?;
+                                session.label_registered(&n.name, &l.node_labels)?;
                             }
                             steps::progress(
                                 ctx,

@@ -9,15 +9,15 @@ use std::collections::BTreeSet;
 
 use super::steps::{drain_options, is_reschedulable, Record};
 use crate::api::Manifests;
-use crate::cli::ProvisionArgs;
 use crate::cloud::launch;
-use crate::commands::provision_live::Session;
+use crate::commands::live::Session;
 use crate::disruption::drain::{self, Pdb};
 use crate::error::CommandError;
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
 use crate::scheduling::{Input, PlannedNodeClaim};
+use crate::usecases::provisioning::Selection;
 
 /// What the planner decided for one node.
 pub enum NodePlan {
@@ -173,7 +173,7 @@ impl<'a> Planner<'a> {
             &mut manifests,
             &BTreeSet::new(),
             &[],
-            &ProvisionArgs::default(),
+            &Selection::default(),
         )?;
         let stuck: Vec<String> = moving
             .iter()

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::super::provision_live::Session;
+use super::super::live::Session;
 use super::super::Context;
 use crate::api::core;
 use crate::cloud::launch;
@@ -121,7 +121,7 @@ struct LivePdbStatus {
 /// Every PodDisruptionBudget of the cluster, with its current `disruptionsAllowed`.
 pub fn pdbs(session: &Session) -> Result<Vec<Pdb>, CommandError> {
     let live: Vec<LivePdb> = ops::list_all(
-        &session.live.client,
+        session.cluster,
         "/apis/policy/v1/poddisruptionbudgets",
         &ops::ListQuery::default(),
     )?;
@@ -146,7 +146,7 @@ pub fn pdbs(session: &Session) -> Result<Vec<Pdb>, CommandError> {
 pub fn live_nodes(session: &Session) -> Result<Vec<Node>, CommandError> {
     let mut nodes = Vec::new();
     ops::list(
-        &session.live.client,
+        session.cluster,
         "/api/v1/nodes",
         &ops::ListQuery::default(),
         |n: core::Node| {
@@ -167,7 +167,7 @@ fn pods_on(
     let mut deleting = BTreeMap::new();
     let mut failure = None;
     ops::list(
-        &session.live.client,
+        session.cluster,
         "/api/v1/pods",
         &ops::ListQuery {
             field_selector: Some(&format!("spec.nodeName={node}")),
@@ -269,11 +269,7 @@ fn patch_node(
     node: &str,
     patch: &serde_json::Value,
 ) -> Result<(), CommandError> {
-    match ops::merge_patch(
-        &session.live.client,
-        &format!("/api/v1/nodes/{node}"),
-        patch,
-    ) {
+    match ops::merge_patch(session.cluster, &format!("/api/v1/nodes/{node}"), patch) {
         Ok(_) => Ok(()),
         Err(e) if e.status() == Some(404) => Ok(()),
         Err(e) => Err(e.into()),
@@ -334,14 +330,14 @@ pub fn rollback(
     instances: &[String],
 ) -> Result<(), CommandError> {
     if !instances.is_empty() {
-        launch::terminate_all(&session.cloud, instances).map_err(super::super::live::aws_error)?;
+        launch::terminate_all(session.cloud, instances).map_err(super::super::live::aws_error)?;
     }
     let path = format!("/api/v1/nodes/{}", node.name);
     let taint = drain::disruption_taint(pool.generation);
     // Someone (a kubelet, a controller) may update the node meanwhile (409): read again, retry.
     let mut attempts = 0;
     loop {
-        let Some(live) = ops::get::<serde_json::Value>(&session.live.client, &path)? else {
+        let Some(live) = ops::get::<serde_json::Value>(session.cluster, &path)? else {
             return Ok(()); // gone meanwhile: nothing left to undo
         };
         let current = serde_json::from_value::<core::Node>(live.clone())
@@ -358,7 +354,7 @@ pub fn rollback(
                 "taints": taints_json(&current, None, &taint.key),
             },
         });
-        match ops::merge_patch(&session.live.client, &path, &patch) {
+        match ops::merge_patch(session.cluster, &path, &patch) {
             Ok(_) => break,
             Err(e) if e.status() == Some(404) => return Ok(()),
             Err(e) if e.status() == Some(409) && attempts < 3 => attempts += 1,
@@ -398,7 +394,7 @@ pub fn terminate_and_delete(
     claim: Option<&Claim>,
 ) -> Result<(), CommandError> {
     if let Some(id) = node.instance_id() {
-        launch::terminate_all(&session.cloud, &[id.to_string()])
+        launch::terminate_all(session.cloud, &[id.to_string()])
             .map_err(super::super::live::aws_error)?;
     }
     let node_path = format!("/api/v1/nodes/{}", node.name);
@@ -407,7 +403,7 @@ pub fn terminate_and_delete(
         .into_iter()
         .chain([node_path.as_str()])
     {
-        match ops::delete(&session.live.client, path, None) {
+        match ops::delete(session.cluster, path, None) {
             Ok(_) => {}
             Err(e) if e.status() == Some(404) => {}
             Err(e) => return Err(e.into()),
@@ -430,7 +426,7 @@ pub fn terminate_and_delete(
 fn release_finalizer(session: &Session, path: &str) -> Result<(), CommandError> {
     // A controller may update the object meanwhile (409): read again and retry.
     for _ in 0..3 {
-        let Some(live) = ops::get::<serde_json::Value>(&session.live.client, path)? else {
+        let Some(live) = ops::get::<serde_json::Value>(session.cluster, path)? else {
             return Ok(());
         };
         let finalizers: Vec<&serde_json::Value> = live
@@ -449,7 +445,7 @@ fn release_finalizer(session: &Session, path: &str) -> Result<(), CommandError> 
             "finalizers": kept,
             "resourceVersion": live.pointer("/metadata/resourceVersion"),
         }});
-        match ops::merge_patch(&session.live.client, path, &patch) {
+        match ops::merge_patch(session.cluster, path, &patch) {
             Ok(_) => return Ok(()),
             Err(e) if e.status() == Some(404) => return Ok(()),
             Err(e) if e.status() == Some(409) => continue,
@@ -544,7 +540,7 @@ impl Drain {
         for key in &next {
             let (ns, name) = key.split_once('/').unwrap_or(("default", key));
             let uid = pods.iter().find(|p| &p.key() == key).map(|p| p.uid.clone());
-            match ops::evict(&session.live.client, ns, name, uid.as_deref())? {
+            match ops::evict(session.cluster, ns, name, uid.as_deref())? {
                 ops::Eviction::Evicted => {
                     self.evicted += 1;
                     progressed = true;

@@ -19,7 +19,7 @@ use super::steps::{self, is_reschedulable, Claim, TERMINATION_FINALIZER};
 use super::{render_plan, Candidate, Consent, NodeOutcome, Selection};
 use crate::api::Manifests;
 use crate::cli::{DriftReplaceArgs, OutputFormat};
-use crate::commands::provision_live::Session;
+use crate::commands::live::Session;
 use crate::commands::{unix_now, Context};
 use crate::disruption::budgets::{allowed_disruptions, DisruptionReason};
 use crate::disruption::drain;
@@ -27,6 +27,7 @@ use crate::error::CommandError;
 use crate::k8s::{coexist, ops};
 use crate::model::node::Node;
 use crate::model::nodepool::{ApiGeneration, NodePool};
+use crate::usecases::clock::Clock;
 
 /// How soon a node held back by a PodDisruptionBudget at zero is looked at again.
 const PDB_RETRY: std::time::Duration = std::time::Duration::from_secs(2);
@@ -158,7 +159,7 @@ pub fn run(
             } else {
                 String::new()
             },
-            session.live.target.info.name
+            session.info.name
         );
         if !super::ask(ctx, &question, consent)? {
             return Ok(outcomes);
@@ -174,7 +175,7 @@ fn require_controller(
     session: &Session,
     force: bool,
 ) -> Result<(), CommandError> {
-    let running = coexist::find_controllers(&session.live.client)?
+    let running = coexist::find_controllers(session.cluster)?
         .into_iter()
         .any(|(c, _)| c.ready_replicas > 0);
     if running {
@@ -213,7 +214,7 @@ fn target_of(
     }
     if pool.generation == Some(ApiGeneration::V1Alpha5) {
         let path = format!("/api/v1/nodes/{}", node.name);
-        let live: Option<serde_json::Value> = ops::get(&session.live.client, &path)?;
+        let live: Option<serde_json::Value> = ops::get(session.cluster, &path)?;
         let finalized = live
             .as_ref()
             .and_then(|n| n.pointer("/metadata/finalizers"))
@@ -364,7 +365,7 @@ fn pace(
         // Ctrl-C (under --watch): the nodes handed over are followed to the end, no other goes.
         // Neither after a node failed: the controller is not keeping up (a PDB, limits, no
         // capacity), and handing it more nodes would strand more pods.
-        let stopping = crate::commands::provision_live::stop_requested() || failed.is_some();
+        let stopping = session.clock.stop_requested() || failed.is_some();
         if !stopping && !queue.is_empty() && active.len() < settings.max_parallel {
             let mut slots = free_slots(pools, &nodes, &active, unix_now());
             let mut rest = VecDeque::new();
@@ -401,7 +402,7 @@ fn pace(
                     }
                     continue;
                 }
-                match ops::delete(&session.live.client, &target.path, None) {
+                match ops::delete(session.cluster, &target.path, None) {
                     Ok(_) => {}
                     Err(e) if e.status() == Some(404) => {}
                     Err(e) => return Err(e.into()),
@@ -461,7 +462,7 @@ fn pace(
 fn unbound_owners(session: &Session) -> Result<BTreeSet<OwnerKey>, CommandError> {
     let mut owners = BTreeSet::new();
     ops::list(
-        &session.live.client,
+        session.cluster,
         "/api/v1/pods",
         &ops::ListQuery {
             field_selector: Some("spec.nodeName="),

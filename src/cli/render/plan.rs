@@ -1,0 +1,517 @@
+//! `provision`'s output: the plan (table, `-o name`, the `ProvisioningPlan` document), what was
+//! launched (table, the `ProvisioningResult` document), and the progress of a live run on
+//! stderr (README: "Machine-readable outputs").
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::{note, status, warn};
+use crate::cli::output::{price, write_document, Table, API_VERSION};
+use crate::cli::progress::Progress;
+use crate::cli::style::Style;
+use crate::cli::{GlobalArgs, OutputFormat};
+use crate::model::requirements::NodeSelectorRequirement;
+use crate::scheduling::Plan;
+use crate::usecases::provisioning::{Event, Launch, Launches, WaitReport, WaitStatus};
+use crate::usecases::Sink;
+
+/// The `ProvisioningPlan` document (README: "Machine-readable outputs").
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanDoc {
+    api_version: &'static str,
+    kind: &'static str,
+    region: String,
+    node_claims: Vec<NodeClaimDoc>,
+    existing_nodes: Vec<ExistingDoc>,
+    unschedulable: Vec<UnschedulableDoc>,
+    price_per_hour: f64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NodeClaimDoc {
+    name: String,
+    node_pool: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    node_class: Option<String>,
+    instance_type: String,
+    instance_types: Vec<String>,
+    capacity_type: String,
+    zone: String,
+    zones: Vec<String>,
+    price_per_hour: f64,
+    pods: Vec<String>,
+    requests: BTreeMap<String, String>,
+    labels: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    taints: Vec<TaintDoc>,
+    requirements: Vec<RequirementDoc>,
+}
+
+#[derive(Serialize)]
+struct TaintDoc {
+    key: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    value: String,
+    effect: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RequirementDoc {
+    key: String,
+    operator: &'static str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    values: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min_values: Option<u32>,
+}
+
+impl From<NodeSelectorRequirement> for RequirementDoc {
+    fn from(r: NodeSelectorRequirement) -> Self {
+        RequirementDoc {
+            key: r.key,
+            operator: r.operator.as_str(),
+            values: r.values,
+            min_values: r.min_values,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct ExistingDoc {
+    name: String,
+    pods: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct UnschedulableDoc {
+    pod: String,
+    reason: String,
+}
+
+/// Builds the machine-readable plan.
+pub fn plan_document(plan: &Plan, region: &str) -> PlanDoc {
+    PlanDoc {
+        api_version: API_VERSION,
+        kind: "ProvisioningPlan",
+        region: region.to_string(),
+        node_claims: plan
+            .node_claims
+            .iter()
+            .map(|c| NodeClaimDoc {
+                name: c.name.clone(),
+                node_pool: c.node_pool.clone(),
+                node_class: c.node_class.clone(),
+                instance_type: c.launch.instance_type.clone(),
+                instance_types: c.instance_types.iter().map(|o| o.name.clone()).collect(),
+                capacity_type: c.launch.capacity_type.clone(),
+                zone: c.launch.zone.clone(),
+                zones: c.zones.clone(),
+                price_per_hour: c.launch.price,
+                pods: c.pods.clone(),
+                requests: c.requests.to_strings(),
+                labels: c.labels.clone(),
+                taints: c
+                    .taints
+                    .iter()
+                    .map(|t| TaintDoc {
+                        key: t.key.clone(),
+                        value: t.value.clone(),
+                        effect: t.effect.as_str(),
+                    })
+                    .collect(),
+                requirements: c
+                    .requirements
+                    .to_selectors()
+                    .into_iter()
+                    .map(RequirementDoc::from)
+                    .collect(),
+            })
+            .collect(),
+        existing_nodes: plan
+            .existing_nodes
+            .iter()
+            .map(|e| ExistingDoc {
+                name: e.node.clone(),
+                pods: e.pods.clone(),
+            })
+            .collect(),
+        unschedulable: plan
+            .unschedulable
+            .iter()
+            .map(|u| UnschedulableDoc {
+                pod: u.pod.clone(),
+                reason: u.reason.clone(),
+            })
+            .collect(),
+        price_per_hour: (plan.price_per_hour() * 1e6).round() / 1e6,
+    }
+}
+
+/// Prints the plan in the chosen format.
+pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str) -> io::Result<()> {
+    let headers = !global.no_headers;
+    let style = Style::for_stdout(global.color);
+    match global.output {
+        OutputFormat::Json | OutputFormat::Yaml => {
+            write_document(out, global.output, &plan_document(plan, region))?;
+        }
+        OutputFormat::Name => {
+            for c in &plan.node_claims {
+                writeln!(out, "nodeclaim/{}", c.name)?;
+            }
+        }
+        format => {
+            let wide = format == OutputFormat::Wide;
+            let mut columns = vec![
+                "NODECLAIM",
+                "NODEPOOL",
+                "NODECLASS",
+                "INSTANCE-TYPE",
+                "OPTIONS",
+                "CAPACITY",
+                "ZONE",
+                "PODS",
+                "$/HOUR",
+            ];
+            if wide {
+                columns.extend(["CPU", "MEMORY", "ZONES"]);
+            }
+            let mut table = Table::new(&columns);
+            for c in &plan.node_claims {
+                let mut row = vec![
+                    c.name.clone(),
+                    c.node_pool.clone(),
+                    c.node_class.clone().unwrap_or_else(|| "-".into()),
+                    c.launch.instance_type.clone(),
+                    format!("{} types", c.instance_types.len()),
+                    c.launch.capacity_type.clone(),
+                    c.launch.zone.clone(),
+                    c.pods.len().to_string(),
+                    price(c.launch.price),
+                ];
+                if wide {
+                    let req = c.requests.to_strings();
+                    row.push(req.get("cpu").cloned().unwrap_or_default());
+                    row.push(req.get("memory").cloned().unwrap_or_default());
+                    row.push(c.zones.join(","));
+                }
+                table.row(row);
+            }
+            if !plan.node_claims.is_empty() {
+                table.write(out, headers)?;
+            }
+            if !plan.existing_nodes.is_empty() {
+                if !plan.node_claims.is_empty() {
+                    writeln!(out)?;
+                }
+                let mut t = Table::new(&["EXISTING-NODE", "PODS", "PLACED"]);
+                for e in &plan.existing_nodes {
+                    let shown = if wide || e.pods.len() <= 3 {
+                        e.pods.join(",")
+                    } else {
+                        format!("{},… (+{})", e.pods[..3].join(","), e.pods.len() - 3)
+                    };
+                    t.row(vec![e.node.clone(), e.pods.len().to_string(), shown]);
+                }
+                t.write(out, headers)?;
+            }
+            if !plan.unschedulable.is_empty() {
+                if !plan.node_claims.is_empty() || !plan.existing_nodes.is_empty() {
+                    writeln!(out)?;
+                }
+                let mut t = Table::new(&["UNSCHEDULABLE-POD", "REASON"]);
+                for u in &plan.unschedulable {
+                    // The reason is the last column, so colour does not disturb alignment.
+                    t.row(vec![u.pod.clone(), style.bad(&u.reason)]);
+                }
+                t.write(out, headers)?;
+            }
+            if plan.node_claims.is_empty()
+                && plan.existing_nodes.is_empty()
+                && plan.unschedulable.is_empty()
+            {
+                writeln!(out, "{NOTHING_PENDING}")?;
+            } else if headers {
+                let placed: usize = plan.node_claims.iter().map(|c| c.pods.len()).sum::<usize>()
+                    + plan
+                        .existing_nodes
+                        .iter()
+                        .map(|e| e.pods.len())
+                        .sum::<usize>();
+                writeln!(
+                    out,
+                    "\n{} new NodeClaim(s), ${}/hour; {} pod(s) placed, {} ({region})",
+                    plan.node_claims.len(),
+                    price(plan.price_per_hour()),
+                    placed,
+                    if plan.unschedulable.is_empty() {
+                        style.good("0 unschedulable")
+                    } else {
+                        style.bad(&format!("{} unschedulable", plan.unschedulable.len()))
+                    }
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+const NOTHING_PENDING: &str = "No pending pods: nothing to launch.";
+
+/// A live run found no pending pod: an empty plan document, or a line.
+pub fn nothing_pending(out: &mut dyn Write, global: &GlobalArgs, region: &str) -> io::Result<()> {
+    if matches!(global.output, OutputFormat::Json | OutputFormat::Yaml) {
+        write_document(out, global.output, &plan_document(&Plan::default(), region))
+    } else {
+        writeln!(out, "{NOTHING_PENDING}")
+    }
+}
+
+/// The `ProvisioningResult` document: the plan and what was done about it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ResultDoc<'a> {
+    api_version: &'static str,
+    kind: &'static str,
+    plan: PlanDoc,
+    launched: Vec<LaunchDoc<'a>>,
+    failed: Vec<FailureDoc<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wait: Option<WaitDoc<'a>>,
+}
+
+/// One launched (or adopted) NodeClaim.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LaunchDoc<'a> {
+    node_claim: &'a str,
+    node_pool: &'a str,
+    instance_id: &'a str,
+    instance_type: &'a str,
+    zone: &'a str,
+    capacity_type: &'a str,
+    /// It existed already (a retry) and was adopted.
+    adopted: bool,
+    pods: &'a [String],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pool_errors: Vec<String>,
+}
+
+impl<'a> From<&'a Launch> for LaunchDoc<'a> {
+    fn from(l: &'a Launch) -> Self {
+        LaunchDoc {
+            node_claim: &l.node_claim,
+            node_pool: &l.node_pool,
+            instance_id: &l.instance_id,
+            instance_type: &l.instance_type,
+            zone: &l.zone,
+            capacity_type: &l.capacity_type,
+            adopted: l.adopted,
+            pods: &l.pods,
+            pool_errors: l
+                .pool_errors
+                .iter()
+                .map(|e| format!("{} {}/{}: {}", e.code, e.instance_type, e.zone, e.message))
+                .collect(),
+        }
+    }
+}
+
+/// A NodeClaim that could not be launched.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FailureDoc<'a> {
+    node_claim: &'a str,
+    node_pool: &'a str,
+    error: String,
+}
+
+/// What `--wait` saw.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct WaitDoc<'a> {
+    nodes: &'a BTreeMap<String, String>,
+    pods_bound: usize,
+    pods: usize,
+    seconds: f64,
+}
+
+/// Prints the `ProvisioningResult` document.
+pub fn result(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    plan: &Plan,
+    region: &str,
+    launches: &Launches,
+    wait: Option<&WaitReport>,
+) -> io::Result<()> {
+    let doc = ResultDoc {
+        api_version: API_VERSION,
+        kind: "ProvisioningResult",
+        plan: plan_document(plan, region),
+        launched: launches.launched.iter().map(LaunchDoc::from).collect(),
+        failed: launches
+            .failed
+            .iter()
+            .map(|f| FailureDoc {
+                node_claim: &f.node_claim,
+                node_pool: &f.node_pool,
+                error: f.message(),
+            })
+            .collect(),
+        wait: wait.map(|w| WaitDoc {
+            nodes: &w.nodes,
+            pods_bound: w.pods_bound,
+            pods: w.pods,
+            seconds: w.seconds,
+        }),
+    };
+    write_document(out, format, &doc)
+}
+
+/// The launch table (after a blank line), when anything was launched or failed.
+pub fn launches(out: &mut dyn Write, headers: bool, launches: &Launches) -> io::Result<()> {
+    if launches.launched.is_empty() && launches.failed.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    let mut table = Table::new(&[
+        "NODECLAIM",
+        "INSTANCE",
+        "TYPE",
+        "ZONE",
+        "CAPACITY",
+        "PODS",
+        "STATUS",
+    ]);
+    for l in &launches.launched {
+        table.row(vec![
+            l.node_claim.clone(),
+            l.instance_id.clone(),
+            l.instance_type.clone(),
+            l.zone.clone(),
+            l.capacity_type.clone(),
+            l.pods.len().to_string(),
+            if l.adopted { "adopted" } else { "launched" }.to_string(),
+        ]);
+    }
+    for f in &launches.failed {
+        table.row(vec![
+            f.node_claim.clone(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+            "-".into(),
+            format!("failed: {}", f.message()),
+        ]);
+    }
+    table.write(out, headers)
+}
+
+/// `1/2 node(s) Ready, 3/5 pod(s) bound`.
+pub fn wait_status(s: &WaitStatus) -> String {
+    format!(
+        "{}/{} node(s) Ready, {}/{} pod(s) bound",
+        s.ready, s.nodes, s.bound, s.pods
+    )
+}
+
+/// Prints a live run's events on stderr as they come: status lines (hidden by `-q`), notes
+/// (`-v`), warnings, and the wait's progress (a bar on a terminal, lines elsewhere).
+pub struct EventPrinter<'a> {
+    global: &'a GlobalArgs,
+    err: &'a mut dyn Write,
+    progress: Option<Progress>,
+}
+
+impl<'a> EventPrinter<'a> {
+    /// A printer to `err`.
+    pub fn new(global: &'a GlobalArgs, err: &'a mut dyn Write) -> Self {
+        EventPrinter {
+            global,
+            err,
+            progress: None,
+        }
+    }
+}
+
+impl Sink<Event> for EventPrinter<'_> {
+    fn emit(&mut self, event: Event) {
+        let (global, err) = (self.global, &mut *self.err);
+        match event {
+            Event::Warning(text) => warn(global, err, &text),
+            Event::Launched(l) => status(
+                global,
+                err,
+                &format!(
+                    "{} NodeClaim {}: {} {} ({}, {}) for {} pod(s)",
+                    if l.adopted { "adopted" } else { "launched" },
+                    l.node_claim,
+                    l.instance_id,
+                    l.instance_type,
+                    l.zone,
+                    l.capacity_type,
+                    l.pods.len()
+                ),
+            ),
+            Event::LaunchFailed(f) => warn(
+                global,
+                err,
+                &format!("NodeClaim {}: {}", f.node_claim, f.message()),
+            ),
+            Event::WaitStarted => {
+                self.progress = Some(Progress::new(global, "waiting: nodes to register"));
+            }
+            Event::Waiting(s) => {
+                if let Some(progress) = &mut self.progress {
+                    progress.set_length((s.nodes + s.pods) as u64);
+                    progress.set_position((s.ready + s.bound) as u64);
+                    progress.set_message(err, &format!("waiting: {}", wait_status(&s)));
+                }
+            }
+            Event::WaitDone(s) => {
+                if let Some(mut progress) = self.progress.take() {
+                    progress.finish_with_message(err, &format!("waiting: {}", wait_status(&s)));
+                }
+            }
+            Event::Batch {
+                pods,
+                launched,
+                failed,
+                unschedulable,
+            } => status(
+                global,
+                err,
+                &format!(
+                    "batch of {pods} pod(s): {launched} launched, {failed} failed, {unschedulable} unschedulable"
+                ),
+            ),
+            Event::StaysPending { pod, reason } => {
+                note(global, err, &format!("{pod} stays pending: {reason}"))
+            }
+            Event::NodeEmpty { node, ttl } => note(
+                global,
+                err,
+                &format!(
+                    "node {node} is empty; removed after {}s if it stays so",
+                    ttl.as_secs()
+                ),
+            ),
+            Event::NodeRemoved {
+                node,
+                instance,
+                empty_for,
+            } => status(
+                global,
+                err,
+                &format!("removed node {node} ({instance}): empty for {empty_for}s"),
+            ),
+        }
+    }
+}

@@ -1,0 +1,339 @@
+//! What every live use case shares: the seams (cluster, cloud, clock), the cluster nodes join and
+//! its Kubernetes version, the instance-type catalog, the node classes resolved for launching
+//! (cached for the run), the default instance profile, the instances this tool launched, and
+//! what Karpenter's controller does to a node once it registers.
+//!
+//! Connecting (kubeconfig flags → a client, AWS options → a cloud, `--catalog` → a catalog) is
+//! the command's: [`Live`] only borrows what it was given. The cluster and the cloud are `Sized`
+//! because the adapters' typed operations (`k8s::ops`, `cloud::ami`, …) take `&dyn` seams.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::clock::Clock;
+use crate::cloud::ami::{self, KubeVersion, ResolvedImage};
+use crate::cloud::launch::{self, ClusterInfo, TypeFacts};
+use crate::cloud::network::NetworkResolver;
+use crate::cloud::profile::{self, ProfileInputs};
+use crate::cloud::types::{Cloud, CloudError, Compute, Filter, Instance, InstanceQuery, Subnet};
+use crate::cloud::userdata::Family;
+use crate::cloud::{Catalog, InstanceTypeContext};
+use crate::error::CommandError;
+use crate::k8s::{coexist, ops, Cluster};
+use crate::model::instance_type::InstanceType;
+use crate::model::labels;
+use crate::model::node::Node;
+use crate::model::nodepool::{NodeClass, NodePool};
+
+/// A live run's environment (see the module documentation).
+pub struct Live<'a, C, P, K: ?Sized> {
+    /// The Kubernetes API.
+    pub cluster: &'a C,
+    /// EC2, SSM and IAM.
+    pub cloud: &'a P,
+    /// Time and Ctrl-C.
+    pub clock: &'a K,
+    /// The cluster nodes join (name, endpoint, CA), from the kubeconfig.
+    pub info: ClusterInfo,
+    /// Its Kubernetes version.
+    pub version: KubeVersion,
+    /// Instance types.
+    pub catalog: Catalog,
+    classes: BTreeMap<String, ResolvedClass>,
+    /// `aws.defaultInstanceProfile` of `karpenter-global-settings`, once read.
+    default_profile: Option<Option<String>>,
+}
+
+/// A node class resolved for launching.
+#[derive(Debug, Clone)]
+pub struct ResolvedClass {
+    /// The class, with `instance_profile` filled in.
+    pub class: NodeClass,
+    /// User-data family.
+    pub family: Family,
+    /// Images, best first.
+    pub images: Vec<ResolvedImage>,
+    /// Subnets.
+    pub subnets: Vec<Subnet>,
+    /// Security group ids.
+    pub security_group_ids: Vec<String>,
+}
+
+impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
+    /// An environment over connected seams.
+    pub fn new(
+        cluster: &'a C,
+        cloud: &'a P,
+        clock: &'a K,
+        info: ClusterInfo,
+        version: KubeVersion,
+        catalog: Catalog,
+    ) -> Self {
+        Live {
+            cluster,
+            cloud,
+            clock,
+            info,
+            version,
+            catalog,
+            classes: BTreeMap::new(),
+            default_profile: None,
+        }
+    }
+
+    /// The instances this tool launched for the cluster that are pending or running.
+    pub fn launched_instances(&self) -> Result<Vec<Instance>, CommandError> {
+        let mut found = self
+            .cloud
+            .describe_instances(&InstanceQuery::Filters(vec![
+                Filter::new(format!("tag:{}", launch::TOOL_TAG), [launch::TOOL_NAME]),
+                Filter::new("tag:eks:eks-cluster-name", [self.info.name.as_str()]),
+                Filter::new("instance-state-name", ["pending", "running"]),
+            ]))
+            .map_err(aws_error)?;
+        found.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(found)
+    }
+
+    /// The node class of `pool`, resolved (AMIs, subnets, security groups, instance profile)
+    /// on first use and cached for the run; `classes` are the cluster's.
+    pub fn resolved(
+        &mut self,
+        classes: &[NodeClass],
+        pool: &NodePool,
+    ) -> Result<&ResolvedClass, CommandError> {
+        let Some(reference) = &pool.node_class_ref else {
+            return Err(CommandError::remote(format!(
+                "{}/{} has no node class",
+                pool.kind(),
+                pool.name
+            )));
+        };
+        if !self.classes.contains_key(&reference.name) {
+            let class = classes
+                .iter()
+                .find(|c| c.name == reference.name)
+                .ok_or_else(|| {
+                    CommandError::remote(format!(
+                        "{}/{} refers to {} {:?}, which is not in the cluster",
+                        pool.kind(),
+                        pool.name,
+                        reference.kind,
+                        reference.name
+                    ))
+                })?;
+            if self.default_profile.is_none() {
+                self.default_profile = Some(default_instance_profile(self.cluster)?);
+            }
+            let fallback = self.default_profile.clone().flatten();
+            let resolved = resolve_class(
+                self.cloud,
+                class,
+                self.version,
+                fallback.as_deref(),
+                self.clock.now(),
+            )?;
+            self.classes.insert(reference.name.clone(), resolved);
+        }
+        Ok(&self.classes[&reference.name])
+    }
+
+    /// The labels a node of `instance_type` gets from its type (`karpenter.k8s.aws/instance-*`,
+    /// …), from the catalog: for replacements adopted from a record, whose launch is not at
+    /// hand. Empty when the type is unknown.
+    pub fn type_labels(&self, instance_type: &str) -> BTreeMap<String, String> {
+        let region = self.cloud.region();
+        let context = InstanceTypeContext::new(&region, "AL2");
+        self.catalog
+            .instance_types(&context)
+            .ok()
+            .and_then(|types| types.into_iter().find(|t| t.name == instance_type))
+            .map(|t| aws_type_labels(&t))
+            .unwrap_or_default()
+    }
+
+    /// What Karpenter's controller does once a launched node is Ready: copies the NodeClaim's
+    /// labels (the launched type's `karpenter.k8s.aws/instance-*`, …) onto it and marks it
+    /// initialized, so budgets, drift and later commands treat it like any managed node.
+    pub fn label_registered(
+        &self,
+        node: &str,
+        type_labels: &BTreeMap<String, String>,
+    ) -> Result<(), CommandError> {
+        let mut node_labels = type_labels.clone();
+        node_labels.insert("karpenter.sh/initialized".into(), "true".into());
+        node_labels.insert("karpenter.sh/registered".into(), "true".into());
+        ops::merge_patch(
+            self.cluster,
+            &format!("/api/v1/nodes/{node}"),
+            &serde_json::json!({"metadata": {"labels": node_labels}}),
+        )?;
+        Ok(())
+    }
+}
+
+/// The AWS labels of an instance type (they could not be in the user data, which every type of
+/// a fleet shares, so they are written on the Node once it registers).
+pub fn aws_type_labels(t: &InstanceType) -> BTreeMap<String, String> {
+    t.requirements
+        .single_value_labels()
+        .into_iter()
+        .filter(|(k, _)| labels::AWS_WELL_KNOWN.contains(&k.as_str()))
+        .collect()
+}
+
+/// Maps an AWS error to exit 3 with a hint where one helps.
+pub fn aws_error(e: CloudError) -> CommandError {
+    let hint = match &e {
+        CloudError::NoRegion { hint: None } => Some("e.g. --region us-east-1"),
+        _ if e.is_permission() => {
+            Some("the AWS identity lacks a permission the README's IAM policy lists")
+        }
+        _ => None,
+    };
+    let err = CommandError::remote(e);
+    match hint {
+        Some(h) => err.with_hint(h),
+        None => err,
+    }
+}
+
+/// Resolves a class's AMIs, subnets, security groups and instance profile, failing (exit 3)
+/// with the class named when any of them comes back empty. `now` (Unix seconds) tells
+/// deprecated images.
+pub fn resolve_class(
+    cloud: &dyn Cloud,
+    class: &NodeClass,
+    version: KubeVersion,
+    default_instance_profile: Option<&str>,
+    now: i64,
+) -> Result<ResolvedClass, CommandError> {
+    let named = |what: &str| format!("{}/{}: {what}", class.kind, class.name);
+    let resolution = ami::resolve_all(cloud, &[class], version, now)
+        .pop()
+        .unwrap_or_else(|| Err(ami::AmiError::NoSelector("nothing was resolved".into())));
+    let images = match resolution {
+        Ok(r) => match r.problem() {
+            None => r.images,
+            Some(p) => return Err(CommandError::remote(named(&p))),
+        },
+        Err(e) => return Err(CommandError::remote(named(&e.to_string()))),
+    };
+    let mut network = NetworkResolver::new(cloud);
+    let subnets = network.subnets(class).map_err(aws_error)?.items;
+    if subnets.is_empty() {
+        return Err(CommandError::remote(named(
+            "no subnet matches the subnet selector",
+        )));
+    }
+    let security_group_ids: Vec<String> = network
+        .security_groups(class)
+        .map_err(aws_error)?
+        .items
+        .into_iter()
+        .map(|g| g.id)
+        .collect();
+    if security_group_ids.is_empty() {
+        return Err(CommandError::remote(named(
+            "no security group matches the security-group selector",
+        )));
+    }
+    let profile = profile::resolve(
+        cloud,
+        &ProfileInputs {
+            class: &class.name,
+            class_profile: class.instance_profile.as_deref(),
+            role: class.role.as_deref(),
+            status_profile: class.status.instance_profile.as_deref(),
+            default_instance_profile,
+            ..ProfileInputs::default()
+        },
+    )
+    .map_err(|e| CommandError::remote(named(&e.to_string())))?;
+    let family = class
+        .ami_family
+        .as_deref()
+        .and_then(Family::parse)
+        .or_else(|| {
+            class
+                .ami_selector_terms
+                .iter()
+                .find_map(|t| t.alias.as_deref().and_then(Family::from_alias))
+        })
+        .unwrap_or(Family::Al2);
+    let mut class = class.clone();
+    class.instance_profile = Some(profile.name);
+    Ok(ResolvedClass {
+        class,
+        family,
+        images,
+        subnets,
+        security_group_ids,
+    })
+}
+
+/// What launch needs to know of each instance type: architecture and ENI-limited max pods.
+pub fn type_facts(types: &[InstanceType]) -> BTreeMap<String, TypeFacts> {
+    types
+        .iter()
+        .map(|t| {
+            let labels = t.requirements.single_value_labels();
+            let architecture = labels
+                .get("kubernetes.io/arch")
+                .cloned()
+                .unwrap_or_else(|| "amd64".to_string());
+            let max_pods = t.capacity.get("pods") / 1000;
+            (
+                t.name.clone(),
+                TypeFacts {
+                    architecture,
+                    max_pods,
+                },
+            )
+        })
+        .collect()
+}
+
+/// The instance ids behind `nodes` (their providerIDs).
+pub fn registered_instances(nodes: &[Node]) -> BTreeSet<String> {
+    nodes
+        .iter()
+        .filter_map(Node::instance_id)
+        .map(str::to_string)
+        .collect()
+}
+
+/// `aws.defaultInstanceProfile` of the `karpenter-global-settings` ConfigMap (v0.2x–v0.31: the
+/// profile AWSNodeTemplates without `instanceProfile` launch with), from the namespace of a
+/// Karpenter controller Deployment, else `karpenter`.
+pub fn default_instance_profile(client: &dyn Cluster) -> Result<Option<String>, CommandError> {
+    #[derive(serde::Deserialize)]
+    struct ConfigMap {
+        #[serde(default)]
+        data: BTreeMap<String, String>,
+    }
+    let mut namespaces: Vec<String> = coexist::find_controllers(client)?
+        .into_iter()
+        .map(|(c, _)| c.namespace)
+        .collect();
+    namespaces.push("karpenter".into());
+    namespaces.dedup();
+    for ns in namespaces {
+        let path = format!("/api/v1/namespaces/{ns}/configmaps/karpenter-global-settings");
+        match ops::get::<ConfigMap>(client, &path) {
+            Ok(Some(cm)) => {
+                if let Some(p) = cm
+                    .data
+                    .get("aws.defaultInstanceProfile")
+                    .filter(|p| !p.is_empty())
+                {
+                    return Ok(Some(p.clone()));
+                }
+            }
+            Ok(None) => {}
+            // No permission to read it: the classes must name their profile themselves.
+            Err(e) if e.is_forbidden() => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(None)
+}

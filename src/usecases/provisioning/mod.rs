@@ -1,0 +1,198 @@
+//! Provisioning against a live cluster: pending pods → a plan → EC2 instances → Ready nodes,
+//! once, or as a watch that batches pending pods like Karpenter and removes nodes that stay
+//! empty. Step by step:
+//!
+//! - [`input`]: manifests → the solver's input (also the offline plan's);
+//! - [`plan`]: the cluster's snapshot plus the capacity this tool launched that has not
+//!   registered yet → a plan whose NodeClaims are named after their pods;
+//! - [`launch`]: node classes resolved before anything launches, then one fleet per NodeClaim;
+//! - [`wait`]: until the launched nodes are Ready (labelled as Karpenter's controller does) and
+//!   the pods bound;
+//! - [`watch`]: Karpenter's batching window, launch, label, and [`empty`]-node removal.
+//!
+//! Nothing is kept only in memory (SPEC §3): instances this tool launched carry their NodeClaim
+//! name and pool in their tags, and until their Node registers they are read back from EC2 as
+//! in-flight capacity, so a re-run after a crash places the same pods on them instead of
+//! launching again. NodeClaim names derive from the pods they carry (`<pool>-<hash>`), so an
+//! identical retry also finds the same instance by its tag. Emptiness clocks live on the Node
+//! (`kubectl-karpenter.io/empty-since`).
+//!
+//! Progress is reported as [`Event`]s through a [`Sink`](super::Sink); results are the typed
+//! outcomes below. Errors are [`CommandError`](crate::error::CommandError)s (exit class, one
+//! line, hint).
+
+pub mod empty;
+pub mod input;
+pub mod launch;
+pub mod plan;
+pub mod wait;
+pub mod watch;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::cloud::launch::{LaunchError, PoolError};
+
+/// Which pools may launch and how many instance types a NodeClaim keeps (`--nodepool`,
+/// `--max-instance-types`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// Only these NodePools (or Provisioners); all when empty.
+    pub nodepools: Vec<String>,
+    /// Instance types kept per NodeClaim (at least 1).
+    pub max_instance_types: usize,
+}
+
+/// One launched (or adopted) NodeClaim.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Launch {
+    /// NodeClaim name.
+    pub node_claim: String,
+    /// Its pool.
+    pub node_pool: String,
+    /// The instance.
+    pub instance_id: String,
+    /// Its type.
+    pub instance_type: String,
+    /// Its zone.
+    pub zone: String,
+    /// `on-demand` or `spot`.
+    pub capacity_type: String,
+    /// It existed already (a retry) and was adopted.
+    pub adopted: bool,
+    /// The pods planned onto it (`namespace/name`).
+    pub pods: Vec<String>,
+    /// Pools CreateFleet refused before one launched (ICE, …).
+    pub pool_errors: Vec<PoolError>,
+    /// The launched type's labels (`karpenter.k8s.aws/instance-*`, …), written on the Node once
+    /// it registers, as Karpenter's controller copies them from the NodeClaim.
+    pub node_labels: BTreeMap<String, String>,
+}
+
+/// A NodeClaim that could not be launched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchFailure {
+    /// NodeClaim name.
+    pub node_claim: String,
+    /// Its pool.
+    pub node_pool: String,
+    /// Why.
+    pub error: LaunchError,
+}
+
+impl LaunchFailure {
+    /// The error as reported (a missing permission said so).
+    pub fn message(&self) -> String {
+        match &self.error {
+            LaunchError::Cloud(c) if c.is_permission() => {
+                format!("{} (the AWS identity lacks a permission)", self.error)
+            }
+            e => e.to_string(),
+        }
+    }
+}
+
+/// What launching a plan did: a NodeClaim that fails does not stop the others.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Launches {
+    /// Launched or adopted, in plan order.
+    pub launched: Vec<Launch>,
+    /// Failed, in plan order.
+    pub failed: Vec<LaunchFailure>,
+}
+
+/// What a wait sees at one poll.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WaitStatus {
+    /// Launched instances with a Ready Node.
+    pub ready: usize,
+    /// Launched instances.
+    pub nodes: usize,
+    /// Planned pods bound.
+    pub bound: usize,
+    /// Planned pods.
+    pub pods: usize,
+}
+
+/// A wait that ended with everything Ready and bound.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaitReport {
+    /// Instance id → Node name.
+    pub nodes: BTreeMap<String, String>,
+    /// Planned pods bound.
+    pub pods_bound: usize,
+    /// Planned pods.
+    pub pods: usize,
+    /// How long it took, to a tenth of a second.
+    pub seconds: f64,
+}
+
+/// How a wait ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Waited {
+    /// Every node Ready, every planned pod bound.
+    Ready(WaitReport),
+    /// The timeout passed first (the instances stay).
+    TimedOut {
+        /// The timeout.
+        after: Duration,
+        /// What was seen last.
+        status: WaitStatus,
+    },
+    /// Ctrl-C.
+    Stopped(WaitStatus),
+}
+
+/// Progress of a live run, in the order it happens.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// An object in the cluster was accepted with a caveat.
+    Warning(String),
+    /// A NodeClaim was launched (or adopted).
+    Launched(Launch),
+    /// A NodeClaim could not be launched.
+    LaunchFailed(LaunchFailure),
+    /// A wait began.
+    WaitStarted,
+    /// What the wait sees now (every poll).
+    Waiting(WaitStatus),
+    /// The wait is over: everything Ready and bound.
+    WaitDone(WaitStatus),
+    /// Watch: a batch of pending pods was planned and launched for.
+    Batch {
+        /// Pods pending when the batching window closed.
+        pods: usize,
+        /// NodeClaims launched (or adopted).
+        launched: usize,
+        /// NodeClaims that failed.
+        failed: usize,
+        /// Pods no pool can take.
+        unschedulable: usize,
+    },
+    /// Watch: a pod no pool can take stays pending.
+    StaysPending {
+        /// `namespace/name`.
+        pod: String,
+        /// Why.
+        reason: String,
+    },
+    /// Watch: a node was found empty; it is removed if it stays so for `ttl`.
+    NodeEmpty {
+        /// Node name.
+        node: String,
+        /// `consolidateAfter` (`ttlSecondsAfterEmpty`).
+        ttl: Duration,
+    },
+    /// Watch: a node that stayed empty was removed (instance terminated, Node deleted).
+    NodeRemoved {
+        /// Node name.
+        node: String,
+        /// Its instance.
+        instance: String,
+        /// How long it had been empty, in seconds.
+        empty_for: i64,
+    },
+}

@@ -1,0 +1,174 @@
+//! Planning from the live cluster: the snapshot, plus the instances this tool launched whose
+//! Nodes have not registered yet (as existing capacity the solver fills first), solved; the
+//! NodeClaims named `<pool>-<hash of their pods>`.
+
+use std::collections::BTreeSet;
+
+use super::input::{build_input, with_node_count, CatalogSizing};
+use super::{Event, Selection};
+use crate::api::Manifests;
+use crate::cloud::launch::{self, NODECLAIM_TAG};
+use crate::cloud::types::{Compute, Instance};
+use crate::error::CommandError;
+use crate::k8s::snapshot::{self, Scope};
+use crate::k8s::Cluster;
+use crate::model::labels;
+use crate::model::node::Node;
+use crate::model::nodepool::NodeClass;
+use crate::scheduling::{self, ExistingNode, Input, Plan, PlannedNodeClaim};
+use crate::usecases::clock::Clock;
+use crate::usecases::live::{registered_instances, Live};
+use crate::usecases::Sink;
+
+/// A plan for the cluster's pending pods, with what launching it needs.
+#[derive(Debug, Clone)]
+pub struct Round {
+    /// The plan.
+    pub plan: Plan,
+    /// The solver input it was made from (the pools' instance types).
+    pub input: Input,
+    /// The cluster's node classes.
+    pub classes: Vec<NodeClass>,
+}
+
+impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
+    /// Reads the cluster and plans for its pending pods; `None` when none is pending. Fails
+    /// when no Karpenter CRD is installed (there is no pool to launch for).
+    pub fn plan_pending(
+        &self,
+        selection: &Selection,
+        events: &mut dyn Sink<Event>,
+    ) -> Result<Option<Round>, CommandError> {
+        let mut snapshot = snapshot::read(self.cluster, Scope::PODS)?;
+        for warning in &snapshot.manifests.warnings {
+            events.emit(Event::Warning(warning.clone()));
+        }
+        if !snapshot.installed.any() {
+            return Err(CommandError::remote(
+                "no Karpenter CRDs are installed in the cluster: there is no NodePool to launch for",
+            )
+            .with_hint("install Karpenter's CRDs and create a NodePool (or plan offline with --dry-run -f)"));
+        }
+        if snapshot.manifests.pods.is_empty() {
+            return Ok(None);
+        }
+        let registered = registered_instances(&snapshot.manifests.nodes);
+        let (plan, input) = self.plan_manifests(&mut snapshot.manifests, &registered, selection)?;
+        Ok(Some(Round {
+            plan,
+            input,
+            classes: std::mem::take(&mut snapshot.manifests.node_classes),
+        }))
+    }
+
+    /// Plans for `manifests` (pending pods, nodes, pools…) plus the capacity this tool
+    /// launched that has not registered yet. `registered` are the instance ids of every Node
+    /// of the cluster (also those left out of `manifests`, like nodes being replaced): those
+    /// instances are not in flight. The bound pods are moved out of `manifests` (see
+    /// [`build_input`]).
+    pub fn plan_manifests(
+        &self,
+        manifests: &mut Manifests,
+        registered: &BTreeSet<String>,
+        selection: &Selection,
+    ) -> Result<(Plan, Input), CommandError> {
+        let instances = self.launched_instances()?;
+        self.plan_with_instances(manifests, registered, &instances, selection)
+    }
+
+    /// [`Live::plan_manifests`] with the in-flight candidates given: `instances` this tool
+    /// launched (those not in `registered` count as capacity on its way).
+    pub fn plan_with_instances(
+        &self,
+        manifests: &mut Manifests,
+        registered: &BTreeSet<String>,
+        instances: &[Instance],
+        selection: &Selection,
+    ) -> Result<(Plan, Input), CommandError> {
+        let region = self.cloud.region();
+        let mut sizing = CatalogSizing::new(&self.catalog, &region);
+        let mut input = build_input(manifests, selection, &mut sizing)?;
+        let pending = in_flight(instances, registered, &input);
+        for node in &pending {
+            if let Some(pool) = node.node.node_pool() {
+                if let Some(p) = input.pools.iter_mut().find(|p| p.pool.name == pool) {
+                    p.usage = p.usage.add(&with_node_count(&node.node.capacity));
+                }
+            }
+        }
+        input.existing_nodes.extend(pending);
+        let mut plan = scheduling::solve(&input);
+        for claim in &mut plan.node_claims {
+            claim.name = claim_name(&self.info.name, claim);
+        }
+        Ok((plan, input))
+    }
+}
+
+/// A NodeClaim name that is the same for the same (cluster, pool, pods) — so an identical
+/// retry adopts the instance by its tag — and different otherwise: `<pool>-<5 hex>`.
+fn claim_name(cluster: &str, claim: &PlannedNodeClaim) -> String {
+    let mut pods = claim.pods.clone();
+    pods.sort();
+    let mut parts: Vec<&str> = vec!["nodeclaim", cluster, &claim.node_pool];
+    parts.extend(pods.iter().map(String::as_str));
+    let digest = launch::digest(&parts);
+    format!("{}-{}", claim.node_pool, &digest[..5])
+}
+
+/// Capacity launched by this tool whose Node has not registered yet, as existing nodes the
+/// solver fills first (what makes a re-run launch nothing twice).
+fn in_flight(
+    instances: &[Instance],
+    registered: &BTreeSet<String>,
+    input: &Input,
+) -> Vec<ExistingNode> {
+    let mut out = Vec::new();
+    for instance in instances {
+        if registered.contains(instance.id.as_str()) {
+            continue;
+        }
+        let pool_name = instance
+            .tags
+            .get(labels::NODEPOOL)
+            .or_else(|| instance.tags.get(labels::PROVISIONER_NAME));
+        let Some(pool) = pool_name.and_then(|p| input.pools.iter().find(|i| &i.pool.name == p))
+        else {
+            continue;
+        };
+        let Some(t) = pool
+            .instance_types
+            .iter()
+            .find(|t| t.name == instance.instance_type)
+        else {
+            continue;
+        };
+        let mut node_labels = t.requirements.single_value_labels();
+        node_labels.extend(pool.pool.labels.clone());
+        node_labels.insert(pool.pool.owner_label().to_string(), pool.pool.name.clone());
+        node_labels.insert(labels::INSTANCE_TYPE.into(), instance.instance_type.clone());
+        node_labels.insert(labels::ZONE.into(), instance.zone.clone());
+        node_labels.insert(labels::CAPACITY_TYPE.into(), instance.capacity_type.clone());
+        let name = instance
+            .tags
+            .get(NODECLAIM_TAG)
+            .cloned()
+            .unwrap_or_else(|| instance.id.clone());
+        node_labels.insert(labels::HOSTNAME.into(), name.clone());
+        let mut taints = pool.pool.taints.clone();
+        taints.extend(pool.pool.startup_taints.iter().cloned());
+        out.push(ExistingNode {
+            node: Node {
+                name: format!("{name} (launching {})", instance.id),
+                labels: node_labels,
+                taints,
+                capacity: t.capacity.clone(),
+                allocatable: t.allocatable(),
+                provider_id: Some(format!("aws:///{}/{}", instance.zone, instance.id)),
+                ..Node::default()
+            },
+            pods: Vec::new(),
+        });
+    }
+    out
+}

@@ -1,0 +1,584 @@
+//! Every branch of live provisioning against the fake cluster, cloud and clock, asserting the
+//! exact calls: cluster writes ([`FakeCluster::writes`](crate::k8s::fake::FakeCluster::writes)),
+//! cloud calls and instances, and the events with the (fake) time they happened at.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::empty::{empty_ttl, EMPTY_SINCE};
+use super::plan::Round;
+use super::*;
+use crate::cloud::launch::{LaunchError, NODECLAIM_TAG};
+use crate::cloud::types::Cloud;
+use crate::error::Exit;
+use crate::k8s::coexist;
+use crate::k8s::fake::FakeCluster;
+use crate::model::nodepool::NodePool;
+use crate::usecases::clock::Clock;
+use crate::usecases::testing::{node_name, node_pool, put_bound, TestLive, World};
+
+type Log = Rc<RefCell<Vec<(Duration, Event)>>>;
+
+/// Every pool, up to 60 instance types per NodeClaim (what `provision` passes by default).
+fn all() -> Selection {
+    Selection {
+        nodepools: Vec::new(),
+        max_instance_types: 60,
+    }
+}
+
+/// A sink that keeps each event with the time it was reported at.
+fn recorder(world: &World) -> (Log, impl FnMut(Event)) {
+    let log: Log = Rc::default();
+    let (keep, clock) = (log.clone(), world.clock.clone());
+    (log, move |e| keep.borrow_mut().push((clock.monotonic(), e)))
+}
+
+fn events(log: &Log) -> Vec<Event> {
+    log.borrow().iter().map(|(_, e)| e.clone()).collect()
+}
+
+fn calls(world: &World, operation: &str) -> u64 {
+    world.cloud.call_counts().get(operation)
+}
+
+fn secs(s: f64) -> Duration {
+    Duration::from_secs_f64(s)
+}
+
+/// Plans for the pending pods and launches the plan.
+fn provision(
+    live: &mut TestLive<'_>,
+    sink: &mut dyn crate::usecases::Sink<Event>,
+) -> (Round, Launches) {
+    let round = live
+        .plan_pending(&all(), sink)
+        .unwrap()
+        .expect("pods pending");
+    let launches = live
+        .launch_all(&round.classes, &round.plan, &round.input, sink)
+        .unwrap();
+    (round, launches)
+}
+
+#[test]
+fn nothing_pending_plans_nothing_and_calls_nothing() {
+    let world = World::new();
+    let (log, mut sink) = recorder(&world);
+    let round = world.live().plan_pending(&all(), &mut sink).unwrap();
+    assert!(round.is_none());
+    assert!(world.cluster.writes().is_empty());
+    assert_eq!(world.cloud.call_counts().total(), 0);
+    assert!(log.borrow().is_empty());
+}
+
+#[test]
+fn without_karpenter_crds_there_is_nothing_to_launch_for() {
+    let world = World {
+        cluster: FakeCluster::new(),
+        ..World::new()
+    };
+    world.pending("a", "1");
+    let err = world.live().plan_pending(&all(), &mut |_| {}).unwrap_err();
+    assert_eq!(err.exit, Exit::Remote);
+    assert!(err.message.contains("no Karpenter CRDs"), "{}", err.message);
+    assert!(err.hint.is_some());
+}
+
+#[test]
+fn an_unknown_nodepool_is_an_input_error() {
+    let world = World::new();
+    world.pending("a", "1");
+    let selection = Selection {
+        nodepools: vec!["nope".into()],
+        ..all()
+    };
+    let err = world
+        .live()
+        .plan_pending(&selection, &mut |_| {})
+        .unwrap_err();
+    assert_eq!(err.exit, Exit::Input);
+    assert_eq!(
+        err.message,
+        "--nodepool nope: no such NodePool or Provisioner in the input"
+    );
+}
+
+#[test]
+fn each_planned_node_claim_launches_one_instance_tagged_with_its_name() {
+    let world = World::new();
+    // 12 CPU each: no type holds both.
+    world.pending("big-0", "12");
+    world.pending("big-1", "12");
+    let (log, mut sink) = recorder(&world);
+    let (round, launches) = provision(&mut world.live(), &mut sink);
+    assert_eq!(round.plan.node_claims.len(), 2);
+    assert!(launches.failed.is_empty());
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 2);
+    // Both claims share one (AMI, max-pods) template.
+    assert_eq!(world.cloud.templates.borrow().len(), 1);
+    let instances = world.running();
+    assert_eq!(instances.len(), 2);
+    for (claim, launch) in round.plan.node_claims.iter().zip(&launches.launched) {
+        assert_eq!(launch.node_claim, claim.name);
+        assert!(claim.name.starts_with("default-"), "{}", claim.name);
+        assert_eq!(launch.pods, claim.pods);
+        assert!(!launch.adopted);
+        let instance = instances
+            .iter()
+            .find(|i| i.id == launch.instance_id)
+            .unwrap();
+        assert_eq!(instance.tags[NODECLAIM_TAG], claim.name);
+        assert_eq!(instance.tags["karpenter.sh/nodepool"], "default");
+        assert_eq!(launch.instance_type, "c6a.4xlarge");
+        assert_eq!(
+            launch.node_labels["karpenter.k8s.aws/instance-family"],
+            "c6a"
+        );
+    }
+    assert_eq!(
+        events(&log),
+        launches
+            .launched
+            .iter()
+            .cloned()
+            .map(Event::Launched)
+            .collect::<Vec<_>>()
+    );
+    // Launching writes nothing to the cluster: the instances are the record.
+    assert!(world.cluster.writes().is_empty());
+}
+
+#[test]
+fn an_instance_launched_but_not_registered_is_capacity_for_the_next_run() {
+    let world = World::new();
+    world.pending("a", "1");
+    provision(&mut world.live(), &mut |_| {});
+    // Nothing registered (a run killed after launching): the re-run plans onto the instance.
+    let again = world
+        .live()
+        .plan_pending(&all(), &mut |_| {})
+        .unwrap()
+        .unwrap();
+    assert!(again.plan.node_claims.is_empty());
+    assert!(again.plan.unschedulable.is_empty());
+    let placed = &again.plan.existing_nodes[0];
+    let id = &world.running()[0].id;
+    assert!(
+        placed.node.ends_with(&format!("(launching {id})")),
+        "{}",
+        placed.node
+    );
+    assert_eq!(placed.pods, ["default/a"]);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+}
+
+#[test]
+fn a_retried_launch_adopts_the_instance_of_its_node_claim() {
+    let world = World::new();
+    world.pending("a", "1");
+    let mut live = world.live();
+    let (round, first) = provision(&mut live, &mut |_| {});
+    let again = live
+        .launch_all(&round.classes, &round.plan, &round.input, &mut |_| {})
+        .unwrap();
+    assert!(again.launched[0].adopted);
+    assert_eq!(again.launched[0].instance_id, first.launched[0].instance_id);
+    assert_eq!(world.running().len(), 1);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+}
+
+#[test]
+fn a_lost_create_fleet_answer_adopts_the_instance_it_launched() {
+    let world = World::new();
+    world.pending("a", "1");
+    world.cloud.lose_fleet_answers.set(1);
+    let (_, launches) = provision(&mut world.live(), &mut |_| {});
+    assert!(launches.launched[0].adopted);
+    assert_eq!(world.running().len(), 1);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+}
+
+#[test]
+fn insufficient_capacity_in_the_cheapest_pool_launches_in_the_next() {
+    let world = World::new();
+    world.pending("a", "1");
+    world.cloud.insufficient_capacity("c6a.large", "us-east-1a");
+    let (round, launches) = provision(&mut world.live(), &mut |_| {});
+    let planned = &round.plan.node_claims[0].launch;
+    assert_eq!(
+        (planned.instance_type.as_str(), planned.zone.as_str()),
+        ("c6a.large", "us-east-1a")
+    );
+    let l = &launches.launched[0];
+    assert_eq!(
+        (l.instance_type.as_str(), l.zone.as_str()),
+        ("c6a.large", "us-east-1b")
+    );
+    assert_eq!(l.pool_errors.len(), 1);
+    assert_eq!(l.pool_errors[0].code, "InsufficientInstanceCapacity");
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+}
+
+#[test]
+fn a_node_claim_whose_every_pool_fails_is_reported_and_leaves_nothing() {
+    let world = World::new();
+    world.pending("a", "1");
+    for t in ["c6a.large", "c6a.xlarge", "c6a.2xlarge", "c6a.4xlarge"] {
+        world.cloud.insufficient_capacity(t, "*");
+    }
+    let (log, mut sink) = recorder(&world);
+    let (round, launches) = provision(&mut world.live(), &mut sink);
+    assert!(launches.launched.is_empty());
+    let failure = &launches.failed[0];
+    assert_eq!(failure.node_claim, round.plan.node_claims[0].name);
+    assert!(matches!(
+        failure.error,
+        LaunchError::InsufficientCapacity { .. }
+    ));
+    assert!(
+        failure.message().contains("no capacity"),
+        "{}",
+        failure.message()
+    );
+    assert_eq!(events(&log), [Event::LaunchFailed(failure.clone())]);
+    assert!(world.cloud.instances.borrow().is_empty());
+}
+
+#[test]
+fn a_class_that_does_not_resolve_fails_before_anything_launches() {
+    let mut world = World::new();
+    Rc::get_mut(&mut world.cloud).unwrap().subnets.clear();
+    world.pending("a", "1");
+    let mut live = world.live();
+    let round = live.plan_pending(&all(), &mut |_| {}).unwrap().unwrap();
+    let err = live
+        .launch_all(&round.classes, &round.plan, &round.input, &mut |_| {})
+        .unwrap_err();
+    assert_eq!(err.exit, Exit::Remote);
+    assert_eq!(
+        err.message,
+        "EC2NodeClass/default: no subnet matches the subnet selector"
+    );
+    assert_eq!(calls(&world, "EC2.CreateLaunchTemplate"), 0);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+}
+
+#[test]
+fn wait_ends_when_the_node_is_ready_and_the_pods_bound_and_labels_the_node() {
+    let world = World::new();
+    world.kubelet(Duration::from_secs(20));
+    world.scheduler();
+    world.pending("a", "1");
+    world.pending("b", "1");
+    let mut live = world.live();
+    let (_, launches) = provision(&mut live, &mut |_| {});
+    let (log, mut sink) = recorder(&world);
+    let waited = live
+        .wait(&launches.launched, Duration::from_secs(600), &mut sink)
+        .unwrap();
+    let node = node_name(&launches.launched[0].instance_id);
+    // The kubelet saw the instance at the first poll (1 s) and registered it 20 s later.
+    assert_eq!(
+        waited,
+        Waited::Ready(WaitReport {
+            nodes: [(launches.launched[0].instance_id.clone(), node.clone())].into(),
+            pods_bound: 2,
+            pods: 2,
+            seconds: 21.0,
+        })
+    );
+    let done = WaitStatus {
+        ready: 1,
+        nodes: 1,
+        bound: 2,
+        pods: 2,
+    };
+    let seen = events(&log);
+    assert_eq!(seen.first(), Some(&Event::WaitStarted));
+    assert_eq!(seen.last(), Some(&Event::WaitDone(done)));
+    // Labelled once, as Karpenter's controller does when the node registers.
+    assert_eq!(
+        world.cluster.writes(),
+        [format!("PATCH /api/v1/nodes/{node}")]
+    );
+    let labels = &world.cluster.get("v1", "Node", None, &node).unwrap()["metadata"]["labels"];
+    assert_eq!(labels["karpenter.sh/initialized"], "true");
+    assert_eq!(labels["karpenter.sh/registered"], "true");
+    assert_eq!(labels["karpenter.k8s.aws/instance-family"], "c6a");
+}
+
+#[test]
+fn wait_gives_up_at_the_timeout_and_the_instance_stays() {
+    let world = World::new();
+    world.pending("a", "1");
+    let mut live = world.live();
+    let (_, launches) = provision(&mut live, &mut |_| {});
+    let waited = live
+        .wait(&launches.launched, Duration::from_secs(30), &mut |_| {})
+        .unwrap();
+    assert_eq!(
+        waited,
+        Waited::TimedOut {
+            after: Duration::from_secs(30),
+            status: WaitStatus {
+                ready: 0,
+                nodes: 1,
+                bound: 0,
+                pods: 1
+            }
+        }
+    );
+    assert_eq!(world.clock.monotonic(), Duration::from_secs(30));
+    assert!(world.cluster.writes().is_empty());
+    assert_eq!(world.running().len(), 1);
+}
+
+#[test]
+fn ctrl_c_ends_a_wait() {
+    let world = World::new();
+    world.pending("a", "1");
+    let mut live = world.live();
+    let (_, launches) = provision(&mut live, &mut |_| {});
+    world.clock.stop_after(Duration::from_secs(5));
+    let waited = live
+        .wait(&launches.launched, Duration::from_secs(600), &mut |_| {})
+        .unwrap();
+    assert!(matches!(waited, Waited::Stopped(_)), "{waited:?}");
+    assert_eq!(world.clock.monotonic(), Duration::from_secs(5));
+}
+
+#[test]
+fn watch_launches_for_a_burst_once_it_has_been_quiet_for_a_second() {
+    let world = World::new();
+    world.pending("first", "1");
+    // A second pod while the window is open (seen at the 0.75 s look) keeps it open.
+    world.pods_arrive(&[secs(0.6)], "late", 1);
+    world.clock.stop_after(secs(3.0));
+    let (log, mut sink) = recorder(&world);
+    world.live().watch(&all(), &mut sink).unwrap();
+    let batches: Vec<(Duration, Event)> = log
+        .borrow()
+        .iter()
+        .filter(|(_, e)| matches!(e, Event::Batch { .. }))
+        .cloned()
+        .collect();
+    assert_eq!(
+        batches,
+        [(
+            secs(1.75),
+            Event::Batch {
+                pods: 2,
+                launched: 1,
+                failed: 0,
+                unschedulable: 0
+            }
+        )]
+    );
+    // One NodeClaim for both pods; the next window planned them onto it (in flight).
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+    let launched: Vec<Launch> = events(&log)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Launched(l) => Some(l),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(launched.len(), 1);
+    assert_eq!(launched[0].pods, ["default/first", "default/late-0"]);
+}
+
+#[test]
+fn watch_closes_the_window_ten_seconds_after_it_opened_while_pods_keep_coming() {
+    let world = World::new();
+    world.pending("first", "1");
+    let every_half_second: Vec<Duration> = (1..=40).map(|i| secs(0.5 * i as f64)).collect();
+    world.pods_arrive(&every_half_second, "more", 1);
+    world.clock.stop_after(secs(10.1));
+    let (log, mut sink) = recorder(&world);
+    world.live().watch(&all(), &mut sink).unwrap();
+    let first_batch = log.borrow().iter().find_map(|(t, e)| match e {
+        Event::Batch { pods, .. } => Some((*t, *pods)),
+        _ => None,
+    });
+    // The first pod and the 20 that came by 10 s.
+    assert_eq!(first_batch, Some((secs(10.0), 21)));
+}
+
+#[test]
+fn ctrl_c_while_the_window_is_open_launches_nothing() {
+    let world = World::new();
+    world.pending("a", "1");
+    world.clock.stop_after(secs(0.5));
+    world.live().watch(&all(), &mut |_| {}).unwrap();
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+    assert_eq!(calls(&world, "EC2.DescribeInstances"), 0);
+    assert!(world.cluster.writes().is_empty());
+}
+
+#[test]
+fn watch_labels_its_nodes_once_they_register() {
+    let world = World::new();
+    world.kubelet(Duration::from_secs(5));
+    world.scheduler();
+    world.pending("a", "1");
+    world.clock.stop_after(Duration::from_secs(15));
+    world.live().watch(&all(), &mut |_| {}).unwrap();
+    let node = node_name(&world.running()[0].id);
+    // Labelled (the pod bound to it, so it is not empty): the only write.
+    assert_eq!(
+        world.cluster.writes(),
+        [format!("PATCH /api/v1/nodes/{node}")]
+    );
+    let labels = &world.cluster.get("v1", "Node", None, &node).unwrap()["metadata"]["labels"];
+    assert_eq!(labels["karpenter.sh/initialized"], "true");
+    assert_eq!(labels["karpenter.k8s.aws/instance-size"], "large");
+}
+
+#[test]
+fn an_empty_node_is_removed_once_it_stayed_empty_for_consolidate_after() {
+    let world = World::new();
+    world.kubelet(Duration::ZERO);
+    let node = world.registered_node("default", "c6a.large");
+    world.clock.stop_after(Duration::from_secs(40));
+    let (log, mut sink) = recorder(&world);
+    world.live().watch(&all(), &mut sink).unwrap();
+    let path = format!("/api/v1/nodes/{node}");
+    assert_eq!(
+        log.borrow().clone(),
+        [
+            (
+                Duration::ZERO,
+                Event::NodeEmpty {
+                    node: node.clone(),
+                    ttl: Duration::from_secs(30)
+                }
+            ),
+            // Checked every 2 s: removed at the first check 30 s after it was found empty.
+            (
+                Duration::from_secs(30),
+                Event::NodeRemoved {
+                    node: node.clone(),
+                    instance: world.cloud.instances.borrow()[0].id.clone(),
+                    empty_for: 30
+                }
+            ),
+        ]
+    );
+    // Clock started, then tainted and cordoned, then (after the instance) the Node deleted.
+    assert_eq!(
+        world.cluster.writes(),
+        [
+            format!("PATCH {path}"),
+            format!("PATCH {path}"),
+            format!("DELETE {path}")
+        ]
+    );
+    let requests = world.cluster.requests();
+    let patches: Vec<&serde_json::Value> = requests
+        .iter()
+        .filter(|r| r.path == path && r.method == crate::k8s::Method::Patch)
+        .map(|r| &r.body)
+        .collect();
+    assert_eq!(
+        patches[0],
+        &json!({"metadata": {"annotations": {EMPTY_SINCE: "2023-11-14T22:13:20Z"}}})
+    );
+    assert_eq!(
+        patches[1],
+        &json!({"spec": {"unschedulable": true,
+            "taints": [{"key": "karpenter.sh/disrupted", "effect": "NoSchedule"}]}})
+    );
+    assert_eq!(calls(&world, "EC2.TerminateInstances"), 1);
+    assert!(world.running().is_empty());
+    assert!(world.nodes().is_empty());
+}
+
+#[test]
+fn a_node_that_gets_a_pod_again_stops_its_emptiness_clock() {
+    let world = World::new();
+    let node = world.registered_node("default", "c6a.large");
+    let (cluster, busy) = (world.cluster.clone(), node.clone());
+    world.clock.on_tick(move |now| {
+        if now >= Duration::from_secs(10) && cluster.list("v1", "Pod").is_empty() {
+            put_bound(&cluster, "web", &busy);
+        }
+    });
+    world.clock.stop_after(Duration::from_secs(45));
+    world.live().watch(&all(), &mut |_| {}).unwrap();
+    let path = format!("/api/v1/nodes/{node}");
+    assert_eq!(
+        world.cluster.writes(),
+        [format!("PATCH {path}"), format!("PATCH {path}")]
+    );
+    let node = world.cluster.get("v1", "Node", None, &node).unwrap();
+    assert!(
+        node["metadata"]["annotations"].get(EMPTY_SINCE).is_none(),
+        "{node}"
+    );
+    assert_eq!(world.running().len(), 1);
+}
+
+#[test]
+fn nodes_of_a_pool_that_never_removes_empty_nodes_stay() {
+    let world = World::new();
+    world.cluster.put(node_pool(
+        "kept",
+        json!({"disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "Never"}}),
+    ));
+    world.registered_node("kept", "c6a.large");
+    world.clock.stop_after(Duration::from_secs(40));
+    world.live().watch(&all(), &mut |_| {}).unwrap();
+    assert!(world.cluster.writes().is_empty());
+    assert_eq!(calls(&world, "EC2.TerminateInstances"), 0);
+}
+
+#[test]
+fn emptiness_follows_the_pool_policy() {
+    let pool = |policy: &str, after: Option<&str>| {
+        let mut p = NodePool::default();
+        p.disruption.consolidation_policy = policy.into();
+        p.disruption.consolidate_after = after.map(str::to_string);
+        p
+    };
+    let thirty = Some(Duration::from_secs(30));
+    assert_eq!(empty_ttl(&pool("WhenEmpty", Some("30s"))), thirty);
+    assert_eq!(
+        empty_ttl(&pool("WhenEmptyOrUnderutilized", Some("30s"))),
+        thirty
+    );
+    assert_eq!(
+        empty_ttl(&pool("WhenUnderutilized", None)),
+        Some(Duration::ZERO)
+    );
+    // v1alpha5 without ttlSecondsAfterEmpty converts to `Never`.
+    assert_eq!(empty_ttl(&pool("WhenEmpty", Some("Never"))), None);
+    assert_eq!(empty_ttl(&pool("None", Some("30s"))), None);
+}
+
+#[test]
+fn a_running_karpenter_controller_refuses_unless_forced() {
+    let cluster = FakeCluster::new().karpenter_v1();
+    cluster.put(json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "karpenter", "namespace": "karpenter",
+            "labels": {"app.kubernetes.io/name": "karpenter"}},
+        "spec": {"template": {"spec": {"containers": [{"name": "controller",
+            "image": "public.ecr.aws/karpenter/controller:1.0.0"}]}}},
+        "status": {"readyReplicas": 1}
+    }));
+    let err = coexist::check(&cluster, "provision", false).unwrap_err();
+    assert_eq!(err.exit, Exit::Refused);
+    assert!(
+        err.message.contains("karpenter/karpenter"),
+        "{}",
+        err.message
+    );
+    assert!(err.hint.unwrap().contains("--force"));
+    let warning = coexist::check(&cluster, "provision", true).unwrap();
+    assert!(warning.unwrap().contains("--force given"));
+    assert!(cluster.writes().is_empty());
+}

@@ -1,0 +1,150 @@
+//! `--wait`: polls once a second until every launched instance has a Ready Node and the planned
+//! pods are bound, labelling each node as it becomes Ready the way Karpenter's controller does.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use super::{Event, Launch, WaitReport, WaitStatus, Waited};
+use crate::api::{core, Location};
+use crate::cloud::types::Compute;
+use crate::error::CommandError;
+use crate::k8s::{ops, Cluster};
+use crate::usecases::clock::Clock;
+use crate::usecases::live::Live;
+use crate::usecases::Sink;
+
+/// How often the wait looks.
+const POLL: Duration = Duration::from_secs(1);
+
+impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
+    /// Waits until every `launched` instance has a Ready Node and the planned pods are bound,
+    /// or `timeout` passes, or Ctrl-C.
+    pub fn wait(
+        &self,
+        launched: &[Launch],
+        timeout: Duration,
+        events: &mut dyn Sink<Event>,
+    ) -> Result<Waited, CommandError> {
+        let started = self.clock.monotonic();
+        let pods: Vec<(&str, &str)> = launched
+            .iter()
+            .flat_map(|l| l.pods.iter())
+            .filter_map(|p| p.split_once('/'))
+            .collect();
+        let ids: BTreeSet<&str> = launched.iter().map(|l| l.instance_id.as_str()).collect();
+        events.emit(Event::WaitStarted);
+        let mut initialized: BTreeSet<String> = BTreeSet::new();
+        loop {
+            let ready = self.ready_nodes(&ids)?;
+            let bound = self.bound(&pods, &ready)?;
+            let status = WaitStatus {
+                ready: ready.len(),
+                nodes: ids.len(),
+                bound,
+                pods: pods.len(),
+            };
+            events.emit(Event::Waiting(status));
+            // What Karpenter's controller does once a node is Ready: mark it initialized,
+            // so budgets and later commands count it like any managed node.
+            // It also copies the launched type's labels onto the Node (they could not be in
+            // the user data, which every type of the fleet shares).
+            for (id, name) in &ready {
+                if initialized.insert(name.clone()) {
+                    if let Some(l) = launched.iter().find(|l| &l.instance_id == id) {
+                        self.label_registered(name, &l.node_labels)?;
+                    }
+                }
+            }
+            let elapsed = self.clock.monotonic() - started;
+            if ready.len() == ids.len() && bound == pods.len() {
+                events.emit(Event::WaitDone(status));
+                return Ok(Waited::Ready(WaitReport {
+                    nodes: ready,
+                    pods_bound: bound,
+                    pods: pods.len(),
+                    seconds: (elapsed.as_secs_f64() * 10.0).round() / 10.0,
+                }));
+            }
+            if elapsed >= timeout {
+                return Ok(Waited::TimedOut {
+                    after: timeout,
+                    status,
+                });
+            }
+            if !self.clock.sleep(POLL) {
+                return Ok(Waited::Stopped(status));
+            }
+        }
+    }
+
+    /// Instance id → name of the Ready Nodes of `ids`.
+    fn ready_nodes(&self, ids: &BTreeSet<&str>) -> Result<BTreeMap<String, String>, CommandError> {
+        let mut ready: BTreeMap<String, String> = BTreeMap::new();
+        ops::list(
+            self.cluster,
+            "/api/v1/nodes",
+            &ops::ListQuery::default(),
+            |n: core::Node| {
+                let Ok(node) = crate::api::convert_node(&n, &Location::file("cluster")) else {
+                    return;
+                };
+                if let Some(id) = node.instance_id() {
+                    if ids.contains(id) && node.ready {
+                        ready.insert(id.to_string(), node.name.clone());
+                    }
+                }
+            },
+        )?;
+        Ok(ready)
+    }
+
+    /// How many of the planned `pods` count as bound. The scheduler may bind other pending
+    /// pods than the ones planned to a new node (they are interchangeable replicas), so the
+    /// wait is over when the planned pods are bound anywhere, or the new nodes hold as many
+    /// pods as were planned.
+    fn bound(
+        &self,
+        pods: &[(&str, &str)],
+        ready: &BTreeMap<String, String>,
+    ) -> Result<usize, CommandError> {
+        let mut bound_planned = 0;
+        for (ns, name) in pods {
+            let pod: Option<core::Pod> = ops::get(
+                self.cluster,
+                &format!("/api/v1/namespaces/{ns}/pods/{name}"),
+            )?;
+            let is_bound = pod.as_ref().is_some_and(|p| {
+                p.spec
+                    .as_ref()
+                    .and_then(|s| s.node_name.as_deref())
+                    .is_some_and(|n| !n.is_empty())
+            });
+            if is_bound {
+                bound_planned += 1;
+            }
+        }
+        let mut on_new_nodes = 0;
+        for node in ready.values() {
+            ops::list(
+                self.cluster,
+                "/api/v1/pods",
+                &ops::ListQuery {
+                    field_selector: Some(&format!("spec.nodeName={node}")),
+                    ..Default::default()
+                },
+                |p: core::Pod| {
+                    let daemon = p
+                        .metadata
+                        .owner_references
+                        .iter()
+                        .flatten()
+                        .any(|o| o.kind.as_deref() == Some("DaemonSet"));
+                    if !daemon {
+                        on_new_nodes += 1;
+                    }
+                },
+            )?;
+        }
+        Ok(bound_planned.max(on_new_nodes).min(pods.len()))
+    }
+}

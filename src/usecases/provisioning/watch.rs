@@ -1,0 +1,169 @@
+//! `--watch`: keeps provisioning until Ctrl-C. Pending pods open Karpenter's batching window
+//! (KARPENTER.md §6.1: it closes after 1 s without new pods, or 10 s after it opened); the batch
+//! is planned and launched for; nodes launched register and are labelled; nodes that stay empty
+//! are removed ([`super::empty`]).
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use super::{Event, Launch, Selection};
+use crate::api::{core, Location};
+use crate::cloud::types::Compute;
+use crate::error::CommandError;
+use crate::k8s::{ops, Cluster};
+use crate::usecases::clock::Clock;
+use crate::usecases::live::Live;
+use crate::usecases::Sink;
+
+/// The batching window closes after this long without new pods…
+pub const BATCH_IDLE: Duration = Duration::from_secs(1);
+/// … or this long after it opened.
+pub const BATCH_MAX: Duration = Duration::from_secs(10);
+/// How often the open window looks for new pods.
+const BATCH_POLL: Duration = Duration::from_millis(250);
+/// A cheap LIST of unbound pods this often: a pending pod opens the batch window within that
+/// (PERF.md B5: pending pod → CreateFleet ≤ 1.5 s with the 1 s idle window).
+const IDLE_POLL: Duration = Duration::from_millis(200);
+/// How often new nodes are labelled and empty nodes looked for.
+const NODE_CHECK: Duration = Duration::from_secs(2);
+
+impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
+    /// Watches until the clock says stop (Ctrl-C): the step in flight finishes, nothing new
+    /// starts. Everything done so far is recorded on the cluster and in EC2.
+    pub fn watch(
+        &mut self,
+        selection: &Selection,
+        events: &mut dyn Sink<Event>,
+    ) -> Result<(), CommandError> {
+        let mut last_node_check: Option<Duration> = None;
+        // Launches whose Nodes have not registered yet (to label them when they do).
+        let mut awaiting: Vec<Launch> = Vec::new();
+        while !self.clock.stop_requested() {
+            let pending = pending_keys(self.cluster)?;
+            if !pending.is_empty() {
+                let batch = self.batch(pending)?;
+                if self.clock.stop_requested() {
+                    break;
+                }
+                if let Some(round) = self.plan_pending(selection, events)? {
+                    if !round.plan.node_claims.is_empty() {
+                        let launches =
+                            self.launch_all(&round.classes, &round.plan, &round.input, events)?;
+                        events.emit(Event::Batch {
+                            pods: batch,
+                            launched: launches.launched.len(),
+                            failed: launches.failed.len(),
+                            unschedulable: round.plan.unschedulable.len(),
+                        });
+                        awaiting.extend(launches.launched);
+                    }
+                    for u in round.plan.unschedulable {
+                        events.emit(Event::StaysPending {
+                            pod: u.pod,
+                            reason: u.reason,
+                        });
+                    }
+                }
+            }
+            let now = self.clock.monotonic();
+            if last_node_check.is_none_or(|last| now - last >= NODE_CHECK) {
+                self.label_new_nodes(&mut awaiting)?;
+                self.remove_empty_nodes(events)?;
+                last_node_check = Some(self.clock.monotonic());
+            }
+            if !self.clock.sleep(IDLE_POLL) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Karpenter's batching window, opened by `pending`: waits for the burst to settle (1 s
+    /// without a change, 10 s at most, or Ctrl-C); how many pods are pending when it closes.
+    fn batch(&self, pending: BTreeSet<String>) -> Result<usize, CommandError> {
+        let opened = self.clock.monotonic();
+        let mut seen = pending;
+        let mut changed = opened;
+        loop {
+            let now = self.clock.monotonic();
+            if now - opened >= BATCH_MAX || now - changed >= BATCH_IDLE {
+                break;
+            }
+            if !self.clock.sleep(BATCH_POLL) {
+                break;
+            }
+            let now = pending_keys(self.cluster)?;
+            if now != seen {
+                seen = now;
+                changed = self.clock.monotonic();
+            }
+        }
+        Ok(seen.len())
+    }
+
+    /// Labels the Nodes of `awaiting` launches that have registered Ready (see
+    /// [`Live::label_registered`]) and drops them from the list.
+    fn label_new_nodes(&self, awaiting: &mut Vec<Launch>) -> Result<(), CommandError> {
+        if awaiting.is_empty() {
+            return Ok(());
+        }
+        let mut ready: Vec<(String, String)> = Vec::new();
+        ops::list(
+            self.cluster,
+            "/api/v1/nodes",
+            &ops::ListQuery::default(),
+            |n: core::Node| {
+                if let Ok(node) = crate::api::convert_node(&n, &Location::file("cluster")) {
+                    if let (true, Some(id)) = (node.ready, node.instance_id()) {
+                        ready.push((id.to_string(), node.name.clone()));
+                    }
+                }
+            },
+        )?;
+        for (id, name) in ready {
+            if let Some(i) = awaiting.iter().position(|l| l.instance_id == id) {
+                let launch = awaiting.remove(i);
+                self.label_registered(&name, &launch.node_labels)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The keys of pods the scheduler marked unschedulable (cheap: unbound pods only).
+fn pending_keys(c: &dyn Cluster) -> Result<BTreeSet<String>, CommandError> {
+    let mut keys = BTreeSet::new();
+    ops::list(
+        c,
+        "/api/v1/pods",
+        &ops::ListQuery {
+            field_selector: Some("spec.nodeName="),
+            ..Default::default()
+        },
+        |p: core::Pod| {
+            let status = p.status.unwrap_or_default();
+            let unschedulable = status.conditions.iter().flatten().any(|c| {
+                c.type_.as_deref() == Some("PodScheduled")
+                    && c.status.as_deref() == Some("False")
+                    && c.reason.as_deref() == Some("Unschedulable")
+            });
+            let owned_by_daemonset = p
+                .metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .any(|o| o.kind.as_deref() == Some("DaemonSet") && o.controller == Some(true));
+            if unschedulable
+                && !owned_by_daemonset
+                && status.nominated_node_name.is_none_or(|n| n.is_empty())
+            {
+                keys.insert(format!(
+                    "{}/{}",
+                    p.metadata.namespace.unwrap_or_default(),
+                    p.metadata.name.unwrap_or_default()
+                ));
+            }
+        },
+    )?;
+    Ok(keys)
+}
