@@ -557,6 +557,18 @@ fn emptiness_follows_the_pool_policy() {
     // v1alpha5 without ttlSecondsAfterEmpty converts to `Never`.
     assert_eq!(empty_ttl(&pool("WhenEmpty", Some("Never"))), None);
     assert_eq!(empty_ttl(&pool("None", Some("30s"))), None);
+    let provisioner = |spec: &str| {
+        let text = format!("apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {{name: p}}\nspec: {spec}\n");
+        crate::api::load_str("p.yaml", &text)
+            .unwrap()
+            .node_pools
+            .remove(0)
+    };
+    assert_eq!(
+        empty_ttl(&provisioner("{ttlSecondsAfterEmpty: 45}")),
+        Some(Duration::from_secs(45))
+    );
+    assert_eq!(empty_ttl(&provisioner("{}")), None);
 }
 
 #[test]
