@@ -17,7 +17,7 @@ use crate::usecases::clock::SystemClock;
 use crate::usecases::provisioning::{Selection, WaitStatus, Waited};
 
 /// Default for `--timeout` of `--wait`.
-pub const DEFAULT_WAIT: Duration = Duration::from_secs(600);
+const DEFAULT_WAIT: Duration = Duration::from_secs(600);
 
 /// Runs live `provision`.
 pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
