@@ -40,6 +40,7 @@ use super::v1alpha5::{group_of, AwsProvider, AWS_GROUP};
 use super::validate::key_path;
 use super::{v1, v1alpha5, v1beta1, Manifests};
 use crate::model::labels;
+use crate::model::legacy_selector::{is_ids_key, split_list};
 
 /// `karpenter.sh/v1`.
 pub const NODEPOOL_API_VERSION: &str = "karpenter.sh/v1";
@@ -1436,19 +1437,6 @@ fn default_metadata_options() -> serde_json::Value {
         "httpPutResponseHopLimit": 2,
         "httpTokens": "required",
     })
-}
-
-fn split_list(value: &str) -> Vec<String> {
-    value
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
-fn is_ids_key(key: &str) -> bool {
-    key == "aws::ids" || key == "aws-ids"
 }
 
 /// v1alpha1 ORed the comma-separated values of each tag (`tag:k=[a, b]`) and ANDed the tags;

@@ -35,8 +35,8 @@ mod tests;
 
 use std::collections::BTreeMap;
 
+pub use crate::model::nodeclaim::NodeClaim;
 pub use error::{InputError, Location};
-pub use nodeclaim::NodeClaim;
 pub use nodes::convert_node;
 pub use objects::{read_objects, read_str, ApiObject, Object, Objects};
 pub use pods::{convert_pod, RuntimeOverheads, MAX_EXPANDED_PODS};

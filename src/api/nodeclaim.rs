@@ -1,7 +1,5 @@
-//! NodeClaims (v1beta1, v1) and Machines (v1alpha5), normalised into one small struct: what
-//! drift and replacement read of an in-flight or registered claim.
-
-use std::collections::BTreeMap;
+//! NodeClaims (v1beta1, v1) and Machines (v1alpha5), normalised into the model's
+//! [`NodeClaim`].
 
 use super::error::{object_name, Ctx, InputError, Location};
 use super::meta::{NodeClaimStatusSpec, NodeClassRefSpec, ObjectMeta, RequirementSpec, TaintSpec};
@@ -9,55 +7,8 @@ use super::v1alpha5::{group_of, AWS_GROUP};
 use super::validate::{self, NODEPOOL_OPERATORS_V1};
 use super::{v1, v1alpha5, v1beta1};
 use crate::model::labels;
+use crate::model::nodeclaim::NodeClaim;
 use crate::model::nodepool::{ApiGeneration, NodeClassRef, Origin};
-use crate::model::requirements::NodeSelectorRequirement;
-use crate::model::resources::Resources;
-use crate::model::taints::Taint;
-
-/// A NodeClaim (or v1alpha5 Machine), normalised.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct NodeClaim {
-    /// Name.
-    pub name: String,
-    /// Generation of the source object.
-    pub generation: Option<ApiGeneration>,
-    /// Where it came from.
-    pub origin: Origin,
-    /// Owning NodePool (`karpenter.sh/nodepool`) or Provisioner (`karpenter.sh/provisioner-name`).
-    pub nodepool: Option<String>,
-    /// Labels.
-    pub labels: BTreeMap<String, String>,
-    /// Annotations (hash annotations among them).
-    pub annotations: BTreeMap<String, String>,
-    /// Requirements the claim was launched with.
-    pub requirements: Vec<NodeSelectorRequirement>,
-    /// Taints.
-    pub taints: Vec<Taint>,
-    /// Startup taints.
-    pub startup_taints: Vec<Taint>,
-    /// Node class reference (`machineTemplateRef` for Machines).
-    pub node_class_ref: Option<NodeClassRef>,
-    /// `status.providerID`.
-    pub provider_id: Option<String>,
-    /// `status.nodeName`.
-    pub node_name: Option<String>,
-    /// `status.imageID` (v1beta1+).
-    pub image_id: Option<String>,
-    /// RFC 3339 creation time.
-    pub created: Option<String>,
-    /// `metadata.deletionTimestamp` is set.
-    pub deleting: bool,
-    /// `status.capacity`.
-    pub capacity: Resources,
-    /// `status.allocatable`.
-    pub allocatable: Resources,
-    /// Condition type → status (`Drifted` → `True`, …).
-    pub conditions: BTreeMap<String, String>,
-    /// `spec.expireAfter` (v1).
-    pub expire_after: Option<String>,
-    /// `spec.terminationGracePeriod` (v1).
-    pub termination_grace_period: Option<String>,
-}
 
 /// The parts every generation shares.
 struct Parts<'a> {

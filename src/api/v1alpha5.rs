@@ -18,6 +18,7 @@ use super::meta::{
 use super::nodeclass;
 use super::validate::{self, CLASSIC_OPERATORS};
 use crate::model::labels;
+use crate::model::legacy_selector::{is_ids_key, split_list};
 use crate::model::nodepool::{
     AmiSelectorTerm, ApiGeneration, Disruption, NodeClass, NodeClassRef, NodePool, Origin,
     SelectorTerm,
@@ -541,19 +542,6 @@ fn provider_class(
         launch_template: p.launch_template.clone(),
         status: Default::default(),
     })
-}
-
-fn split_list(value: &str) -> Vec<String> {
-    value
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
-fn is_ids_key(key: &str) -> bool {
-    key == "aws::ids" || key == "aws-ids"
 }
 
 /// `amiSelector` → terms: ids become one term each (ids are exclusive); otherwise one term per

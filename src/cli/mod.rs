@@ -12,6 +12,8 @@ pub mod style;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::k8s::config::KubeFlags;
+
 /// Exit codes, shown at the end of `--help`.
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -137,6 +139,21 @@ pub struct GlobalArgs {
     /// Only errors on stderr.
     #[arg(short = 'q', long, global = true, help_heading = "Output")]
     pub quiet: bool,
+}
+
+impl GlobalArgs {
+    /// The kubeconfig flags, for connecting.
+    pub fn kube_flags(&self) -> KubeFlags {
+        KubeFlags {
+            kubeconfig: self.kubeconfig.clone(),
+            context: self.context.clone(),
+            cluster: self.cluster.clone(),
+            user: self.user.clone(),
+            namespace: self.namespace.clone(),
+            request_timeout: self.request_timeout.clone(),
+            cluster_name: self.cluster_name.clone(),
+        }
+    }
 }
 
 /// The commands.
@@ -433,15 +450,6 @@ pub struct DriftCheckArgs {
     /// Write the result to the cluster (needs a cluster).
     #[arg(long)]
     pub mark: bool,
-}
-
-/// A duration flag (`--timeout`, `--request-timeout`): a Go duration (`10m`, `1h30m`) or a
-/// plain number of seconds.
-pub fn parse_duration_flag(text: &str) -> Option<std::time::Duration> {
-    crate::disruption::time::parse_duration(text)
-        .ok()
-        .or_else(|| text.trim().parse::<i64>().ok().filter(|n| *n >= 0))
-        .map(|secs| std::time::Duration::from_secs(secs.unsigned_abs()))
 }
 
 const ENABLE_DRIFT_EXAMPLES: &str = "\

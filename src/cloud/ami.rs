@@ -12,13 +12,17 @@
 //! and [`resolve_all`], which batches the SSM names of every class into GetParameters calls
 //! of ten and sends each distinct query once, through the [`Cloud`] seam.
 
+pub mod facts;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use super::types::{Cloud, CloudError, Filter, Image, ImageQuery, GET_PARAMETERS_BATCH};
+use super::types::{Cloud, CloudError, Filter, Image, ImageQuery, TagValues, GET_PARAMETERS_BATCH};
 use crate::model::labels;
+use crate::model::legacy_selector::{is_ids_key, split_list};
 use crate::model::nodepool::{AmiSelectorTerm, ApiGeneration, NodeClass};
 use crate::model::requirements::{NodeSelectorRequirement, Operator};
+use crate::model::time::parse_rfc3339;
 
 /// Owners a name-only selector is limited to, so public look-alikes are not picked up.
 pub const DEFAULT_OWNERS: [&str; 2] = ["self", "amazon"];
@@ -402,30 +406,6 @@ pub fn family_default_lookups(family: &str, k: KubeVersion) -> Result<Vec<SsmLoo
     })
 }
 
-fn tag_filters(tags: &BTreeMap<String, String>, split_values: bool) -> Vec<Filter> {
-    tags.iter()
-        .map(|(k, v)| {
-            if v == "*" {
-                Filter::new("tag-key", [k.clone()])
-            } else if split_values {
-                Filter::new(format!("tag:{k}"), split_list(v))
-            } else {
-                Filter::new(format!("tag:{k}"), [v.clone()])
-            }
-        })
-        .collect()
-}
-
-/// v1alpha1's comma lists: split, trimmed, empty items dropped.
-pub fn split_list(value: &str) -> Vec<String> {
-    value
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
 fn state_available() -> Filter {
     Filter::new("state", ["available"])
 }
@@ -440,13 +420,9 @@ pub fn term_query(term: &AmiSelectorTerm) -> ImageQuery {
         }
         filters.push(Filter::new("name", [name.clone()]));
     }
-    filters.extend(tag_filters(&term.tags, false));
+    filters.extend(Filter::tags(&term.tags, TagValues::Literal));
     filters.push(state_available());
     ImageQuery { owners, filters }
-}
-
-fn is_ids_key(key: &str) -> bool {
-    key == "aws::ids" || key == "aws-ids"
 }
 
 /// A v1alpha1 `amiSelector` → its one query (`aws v0.27–v0.30 ami.go getFiltersAndOwners`):
@@ -473,7 +449,7 @@ pub fn legacy_query(selector: &BTreeMap<String, String>) -> ImageQuery {
     if owners.is_empty() && !ids {
         owners = DEFAULT_OWNERS.iter().map(|o| o.to_string()).collect();
     }
-    filters.extend(tag_filters(&tags, true));
+    filters.extend(Filter::tags(&tags, TagValues::CommaList));
     filters.push(state_available());
     ImageQuery { owners, filters }
 }
@@ -666,66 +642,6 @@ pub fn kube_architecture(ec2: &str) -> Option<&'static str> {
         "arm64" => Some("arm64"),
         _ => None,
     }
-}
-
-/// Seconds since the epoch of an RFC 3339 timestamp (`2024-06-25T10:00:00.000Z`, offsets
-/// allowed); `None` if it is not one.
-pub fn parse_rfc3339(text: &str) -> Option<i64> {
-    let b = text.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let s = text.get(r)?;
-        if !s.bytes().all(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        s.parse().ok()
-    };
-    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    if b[13] != b':' || b[16] != b':' {
-        return None;
-    }
-    let (hour, minute, second) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    if !(1..=12).contains(&month)
-        || !(1..=31).contains(&day)
-        || hour > 23
-        || minute > 59
-        || second > 60
-    {
-        return None;
-    }
-    let mut rest = &text[19..];
-    if let Some(frac) = rest.strip_prefix('.') {
-        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 {
-            return None;
-        }
-        rest = &frac[digits..];
-    }
-    let offset = match rest {
-        "Z" | "z" => 0,
-        _ if rest.len() == 6
-            && rest.is_ascii()
-            && matches!(&rest[..1], "+" | "-")
-            && &rest[3..4] == ":" =>
-        {
-            let h: i64 = rest[1..3].parse().ok()?;
-            let m: i64 = rest[4..6].parse().ok()?;
-            let sign = if rest.starts_with('-') { -1 } else { 1 };
-            sign * (h * 3600 + m * 60)
-        }
-        _ => return None,
-    };
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(days * 86_400 + hour * 3600 + minute * 60 + second - offset)
 }
 
 /// Whether an image is deprecated at `now` (no deprecation time: never).

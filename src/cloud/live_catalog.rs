@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use super::catalog::{AwsSnapshot, Catalog, CatalogError, RegionFacts, SNAPSHOT_SCHEMA_VERSION};
 use super::types::{Cloud, CloudError};
+use crate::model::time::format_rfc3339;
 
 /// How long a cached catalog is used before it is fetched again.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(6 * 60 * 60);
@@ -138,29 +139,6 @@ fn unix_now() -> u64 {
         .unwrap_or(0)
 }
 
-/// `YYYY-MM-DDTHH:MM:SSZ` of Unix seconds (UTC).
-/// Seconds since the epoch as RFC 3339 UTC (`2026-12-02T13:50:43Z`).
-pub fn rfc3339(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
 /// Fetches the region's instance types, zonal offerings and current spot prices and builds a
 /// snapshot, taking on-demand prices from `prices` (the embedded snapshot).
 ///
@@ -240,7 +218,7 @@ pub fn fetch_snapshot(
         source: format!(
             "live DescribeInstanceTypes/DescribeInstanceTypeOfferings for {region}, fetched {}; \
              on-demand prices from the embedded snapshot ({price_source}); {spot_source}",
-            rfc3339(fetched_at)
+            format_rfc3339(fetched_at as i64)
         ),
         instance_types: types,
         regions: [(
@@ -427,12 +405,6 @@ mod tests {
             std::env::temp_dir().join(format!("kk-live-catalog-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         dir
-    }
-
-    #[test]
-    fn rfc3339_of_known_instants() {
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-        assert_eq!(rfc3339(1_709_251_199), "2024-02-29T23:59:59Z");
     }
 
     #[test]

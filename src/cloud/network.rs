@@ -10,8 +10,8 @@
 
 use std::collections::BTreeMap;
 
-use super::ami::split_list;
-use super::types::{Cloud, CloudError, Filter, SecurityGroup, Subnet};
+use super::types::{Cloud, CloudError, Filter, SecurityGroup, Subnet, TagValues};
+use crate::model::legacy_selector::{is_ids_key, split_list};
 use crate::model::nodepool::{ApiGeneration, NodeClass, SelectorTerm};
 
 /// Subnets or security groups.
@@ -47,20 +47,6 @@ pub struct FilterSet {
     pub filters: Vec<Filter>,
 }
 
-fn tag_filters(tags: &BTreeMap<String, String>, split_values: bool) -> Vec<Filter> {
-    tags.iter()
-        .map(|(k, v)| {
-            if v == "*" {
-                Filter::new("tag-key", [k.clone()])
-            } else if split_values {
-                Filter::new(format!("tag:{k}"), split_list(v))
-            } else {
-                Filter::new(format!("tag:{k}"), [v.clone()])
-            }
-        })
-        .collect()
-}
-
 fn term_label(t: &SelectorTerm) -> String {
     if let Some(id) = &t.id {
         return format!("id: {id}");
@@ -83,13 +69,13 @@ pub fn filter_sets(class: &NodeClass, kind: Kind) -> Vec<FilterSet> {
             let mut filters = Vec::new();
             let mut tags = BTreeMap::new();
             for (k, v) in selector {
-                if k == "aws-ids" || k == "aws::ids" {
+                if is_ids_key(k) {
                     filters.push(Filter::new(kind.id_filter(), split_list(v)));
                 } else {
                     tags.insert(k.clone(), v.clone());
                 }
             }
-            filters.extend(tag_filters(&tags, true));
+            filters.extend(Filter::tags(&tags, TagValues::CommaList));
             let shown: Vec<String> = selector.iter().map(|(k, v)| format!("{k}: {v}")).collect();
             return vec![FilterSet {
                 terms: vec![format!("{}: {{{}}}", kind.legacy_key(), shown.join(", "))],
@@ -114,7 +100,7 @@ pub fn filter_sets(class: &NodeClass, kind: Kind) -> Vec<FilterSet> {
         } else {
             out.push(FilterSet {
                 terms: vec![term_label(t)],
-                filters: tag_filters(&t.tags, false),
+                filters: Filter::tags(&t.tags, TagValues::Literal),
             });
         }
     }

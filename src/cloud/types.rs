@@ -10,6 +10,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use super::catalog::InstanceFacts;
+pub use crate::model::instance::Instance;
+use crate::model::legacy_selector::split_list;
 
 /// An EC2 filter (`Name`, `Values`): values are ORed, filters of one request ANDed.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -31,6 +33,32 @@ impl Filter {
             values: values.into_iter().map(Into::into).collect(),
         }
     }
+
+    /// One filter per tag of a selector (ANDed): `*` means "the key exists" (`tag-key`),
+    /// anything else `tag:KEY` = the value, or each item of it ([`TagValues::CommaList`]);
+    /// `aws main: pkg/providers/{subnet,securitygroup,amifamily}`.
+    pub fn tags(tags: &BTreeMap<String, String>, values: TagValues) -> Vec<Filter> {
+        tags.iter()
+            .map(|(k, v)| {
+                if v == "*" {
+                    Filter::new("tag-key", [k.clone()])
+                } else if values == TagValues::CommaList {
+                    Filter::new(format!("tag:{k}"), split_list(v))
+                } else {
+                    Filter::new(format!("tag:{k}"), [v.clone()])
+                }
+            })
+            .collect()
+    }
+}
+
+/// How a selector's tag values read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TagValues {
+    /// v1beta1/v1 terms: the value as written.
+    Literal,
+    /// v1alpha5 selector maps: a comma list of values, ORed.
+    CommaList,
 }
 
 impl fmt::Display for Filter {
@@ -411,29 +439,6 @@ pub struct FleetResponse {
     pub instance_ids: Vec<String>,
     /// Pool errors.
     pub errors: Vec<FleetError>,
-}
-
-/// An instance as DescribeInstances returns it (what launch, drift and GC need).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Instance {
-    /// `i-…`.
-    pub id: String,
-    /// Instance type.
-    pub instance_type: String,
-    /// Zone.
-    pub zone: String,
-    /// Subnet.
-    pub subnet_id: Option<String>,
-    /// AMI.
-    pub image_id: String,
-    /// `pending`, `running`, `shutting-down`, `terminated`, …
-    pub state: String,
-    /// `spot` when it is a spot instance, otherwise `on-demand`.
-    pub capacity_type: String,
-    /// Security group ids.
-    pub security_group_ids: Vec<String>,
-    /// Tags.
-    pub tags: BTreeMap<String, String>,
 }
 
 /// Which instances a DescribeInstances call asks for.

@@ -92,7 +92,7 @@ struct Named {
 
 impl ClusterValues {
     fn client(flags: &TypedFlags) -> Option<crate::k8s::client::KubeClient> {
-        let global = crate::cli::GlobalArgs {
+        let kube = crate::k8s::config::KubeFlags {
             kubeconfig: flags.get("kubeconfig").map(str::to_string),
             context: flags.get("context").map(str::to_string),
             cluster: flags.get("cluster").map(str::to_string),
@@ -100,7 +100,7 @@ impl ClusterValues {
             request_timeout: Some("2s".into()),
             ..Default::default()
         };
-        let target = crate::k8s::config::ClusterTarget::from_args(&global).ok()?;
+        let target = crate::k8s::config::ClusterTarget::from_flags(&kube).ok()?;
         crate::k8s::client::KubeClient::connect(&target).ok()
     }
 

@@ -22,7 +22,7 @@ use super::Context;
 use crate::api::Manifests;
 use crate::cli::output::{kubectl_age, write_document, Table, API_VERSION};
 use crate::cli::{DriftCheckArgs, OutputFormat};
-use crate::cloud::ami::{self, KubeVersion};
+use crate::cloud::ami::{self, facts as ami_facts, KubeVersion};
 use crate::cloud::{Catalog, InstanceTypeContext};
 use crate::drift::{self, class_key, facts, DriftSnapshot, Evaluation, Fact, NodeDrift, Summary};
 use crate::error::{CommandError, CommandResult, Exit};
@@ -255,7 +255,7 @@ pub fn gather_offline(
     }
     let mut uses_version = false;
     for class in &manifests.node_classes {
-        let f = facts::offline_class_facts(class, version, &config.ssm_params);
+        let f = ami_facts::offline_class_facts(class, version, &config.ssm_params);
         if ami::plan(class, version).is_ok_and(|p| p.uses_kubernetes_version)
             && !matches!(f.images, Fact::Known(ref i) if i.iter().all(|x| x.source.ends_with("status.amis")))
         {

@@ -758,11 +758,11 @@ struct ConfigMap {
 }
 
 fn now_rfc3339() -> String {
-    crate::cloud::live_catalog::rfc3339(super::unix_now().max(0) as u64)
+    crate::model::time::format_rfc3339(super::unix_now().max(0))
 }
 
 fn run(ctx: &mut Context<'_>, args: &DriftGateArgs, enable: bool) -> CommandResult {
-    let timeout = crate::cli::parse_duration_flag(&args.timeout).ok_or_else(|| {
+    let timeout = crate::disruption::time::parse_duration_flag(&args.timeout).ok_or_else(|| {
         CommandError::input(format!(
             "--timeout {:?}: expected a duration such as 5m",
             args.timeout

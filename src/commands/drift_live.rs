@@ -102,7 +102,7 @@ pub fn gather(
                     }
                 }
                 match r.problem() {
-                    None => Fact::Known(facts::images_from_resolution(&r)),
+                    None => Fact::Known(ami::facts::images_from_resolution(&r)),
                     Some(p) => Fact::Unknown(p),
                 }
             }

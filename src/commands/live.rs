@@ -27,7 +27,7 @@ pub struct LiveCluster {
 
 /// Connects to the cluster the kubeconfig flags select.
 pub fn connect_cluster(ctx: &mut Context<'_>) -> Result<LiveCluster, CommandError> {
-    let target = ClusterTarget::from_args(ctx.global)?;
+    let target = ClusterTarget::from_flags(&ctx.global.kube_flags())?;
     let client = KubeClient::connect(&target)?;
     ctx.note(&format!(
         "cluster {} (context {}, API {})",

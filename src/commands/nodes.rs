@@ -43,11 +43,12 @@ use crate::cli::output::kubectl_age;
 use crate::cli::output::{price, write_document, Table, API_VERSION};
 use crate::cli::style::Style;
 use crate::cli::{NodesArgs, OutputFormat};
+use crate::cloud::ami::facts as ami_facts;
 use crate::cloud::types::{
     Cloud, CloudError, Compute, Filter, ImageQuery, Instance, InstanceQuery,
 };
 use crate::cloud::Catalog;
-use crate::drift::{self, class_key, facts, DriftSnapshot, Evaluation, ManagedNode, Status};
+use crate::drift::{self, class_key, DriftSnapshot, Evaluation, ManagedNode, Status};
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::k8s::snapshot::{self, Scope};
 use crate::model::instance_type::ON_DEMAND;
@@ -306,7 +307,7 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
     let no_ssm = BTreeMap::new();
     let mut image_names: BTreeMap<String, String> = BTreeMap::new();
     for class in &m.node_classes {
-        let f = facts::offline_class_facts(class, version, &no_ssm);
+        let f = ami_facts::offline_class_facts(class, version, &no_ssm);
         drift_snapshot
             .class_facts
             .insert(class_key(&class.kind, &class.name), f);
@@ -450,7 +451,7 @@ pub fn entries(
             let created = mn.node.creation_timestamp.clone();
             let age_seconds = created
                 .as_deref()
-                .and_then(crate::cloud::ami::parse_rfc3339)
+                .and_then(crate::model::time::parse_rfc3339)
                 .map(|t| (now - t).max(0));
             NodeEntry {
                 name: mn.node.name.clone(),
@@ -947,7 +948,7 @@ mod tests {
 
     #[test]
     fn entries_count_pods_price_nodes_and_sort_by_pool_then_name() {
-        let now = crate::cloud::ami::parse_rfc3339("2024-01-02T00:00:00Z").unwrap();
+        let now = crate::model::time::parse_rfc3339("2024-01-02T00:00:00Z").unwrap();
         let mut spot = node("b-spot", Some("batch"), "1930m", "2024-01-01T21:00:00Z");
         spot.node
             .labels

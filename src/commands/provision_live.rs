@@ -23,7 +23,7 @@ const DEFAULT_WAIT: Duration = Duration::from_secs(600);
 pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     let timeout = match &args.timeout {
         None => DEFAULT_WAIT,
-        Some(t) => crate::cli::parse_duration_flag(t).ok_or_else(|| {
+        Some(t) => crate::disruption::time::parse_duration_flag(t).ok_or_else(|| {
             CommandError::input(format!("--timeout {t:?}: expected a duration such as 10m"))
         })?,
     };

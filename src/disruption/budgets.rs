@@ -256,8 +256,8 @@ pub fn allowed_disruptions<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cloud::ami::parse_rfc3339;
     use crate::model::labels;
+    use crate::model::time::parse_rfc3339;
 
     fn node(name: &str, pool: &str, ready: bool, deleting: bool) -> Node {
         Node {

@@ -18,12 +18,12 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use super::time::parse_duration;
-use crate::cloud::ami::parse_rfc3339;
 use crate::model::node::Node;
 use crate::model::nodepool::ApiGeneration;
 use crate::model::pod::Pod;
 use crate::model::selector::LabelSelector;
 use crate::model::taints::{Effect, Taint};
+use crate::model::time::parse_rfc3339;
 
 /// `karpenter.sh/do-not-disrupt` (v1beta1+).
 pub const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";

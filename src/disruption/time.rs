@@ -1,10 +1,14 @@
-//! Time without a clock: Go durations (`1h30m`), UTC calendar fields of an epoch second, and the
-//! cron schedules Karpenter's budgets accept (`robfig/cron` `ParseStandard`: five fields with
-//! month/day names, or `@yearly`/`@annually`/`@monthly`/`@weekly`/`@daily`/`@midnight`/`@hourly`).
+//! Time without a clock: Go durations (`1h30m`) and the cron schedules Karpenter's budgets
+//! accept (`robfig/cron` `ParseStandard`: five fields with month/day names, or
+//! `@yearly`/`@annually`/`@monthly`/`@weekly`/`@daily`/`@midnight`/`@hourly`). Calendar fields
+//! and RFC 3339 are [`crate::model::time`]'s.
 //!
 //! Callers pass `now` in: the pure core never reads the system clock.
 
 use std::fmt;
+use std::time::Duration;
+
+use crate::model::time::civil;
 
 /// A schedule or duration that cannot be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -85,46 +89,13 @@ pub fn parse_duration(text: &str) -> Result<i64, TimeError> {
     i64::try_from(total_nanos / 1_000_000_000).map_err(|_| bad())
 }
 
-/// UTC calendar fields of an epoch second.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Civil {
-    /// Year.
-    pub year: i64,
-    /// 1–12.
-    pub month: u32,
-    /// 1–31.
-    pub day: u32,
-    /// 0–23.
-    pub hour: u32,
-    /// 0–59.
-    pub minute: u32,
-    /// 0 = Sunday … 6 = Saturday.
-    pub weekday: u32,
-}
-
-/// The UTC calendar fields of `epoch` (Howard Hinnant's `civil_from_days`).
-pub fn civil(epoch: i64) -> Civil {
-    let days = epoch.div_euclid(86_400);
-    let secs = epoch.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    // 1970-01-01 was a Thursday (4).
-    let weekday = (days + 4).rem_euclid(7) as u32;
-    Civil {
-        year,
-        month,
-        day,
-        hour: (secs / 3600) as u32,
-        minute: ((secs % 3600) / 60) as u32,
-        weekday,
-    }
+/// A duration flag (`--timeout`, `--request-timeout`): a Go duration (`10m`, `1h30m`) or a
+/// plain number of seconds.
+pub fn parse_duration_flag(text: &str) -> Option<Duration> {
+    parse_duration(text)
+        .ok()
+        .or_else(|| text.trim().parse::<i64>().ok().filter(|n| *n >= 0))
+        .map(|secs| Duration::from_secs(secs.unsigned_abs()))
 }
 
 /// A parsed five-field schedule: one bit per allowed value.
@@ -292,7 +263,7 @@ impl Schedule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cloud::ami::parse_rfc3339;
+    use crate::model::time::parse_rfc3339;
 
     fn at(text: &str) -> i64 {
         parse_rfc3339(text).unwrap()
@@ -313,14 +284,26 @@ mod tests {
     }
 
     #[test]
-    fn civil_fields() {
-        let c = civil(at("2024-02-29T13:45:00Z"));
-        assert_eq!(
-            (c.year, c.month, c.day, c.hour, c.minute, c.weekday),
-            (2024, 2, 29, 13, 45, 4)
-        );
-        assert_eq!(civil(0).weekday, 4);
-        assert_eq!(civil(-1).year, 1969);
+    fn duration_flags_take_go_durations_or_seconds() {
+        let table = [
+            ("30s", Some(30)),
+            ("1h30m", Some(5400)),
+            ("90", Some(90)),
+            (" 90 ", Some(90)),
+            ("0", Some(0)),
+            ("0s", Some(0)),
+            ("-5", None),
+            ("-1m", None),
+            ("", None),
+            ("ten", None),
+        ];
+        for (text, want) in table {
+            assert_eq!(
+                parse_duration_flag(text),
+                want.map(Duration::from_secs),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]

@@ -22,10 +22,10 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::api::NodeClaim;
-use crate::cloud::types::Instance;
+use crate::model::instance::Instance;
 use crate::model::labels;
 use crate::model::node::Node;
+use crate::model::nodeclaim::NodeClaim;
 use crate::model::nodepool::{NodeClass, NodePool};
 
 pub use facts::{class_key, ClassFacts, ExpectedImage, Fact, IdSet};

@@ -14,10 +14,10 @@ use super::{
     NODECLASS_HASH_VERSION, NODEPOOL_HASH, NODEPOOL_HASH_VERSION, SECURITY_GROUPS_ANNOTATION,
     SUBNET_ANNOTATION,
 };
-use crate::cloud::ami::parse_rfc3339;
 use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
 use crate::model::requirements::{Operator, Requirement, Requirements};
+use crate::model::time::parse_rfc3339;
 
 /// `InstanceTypeNotFound` only judges NodeClaims older than this (KARPENTER.md §4.2 step 3).
 const INSTANCE_TYPE_MIN_AGE_SECONDS: i64 = 3600;
@@ -586,7 +586,11 @@ fn node_security_groups(mn: &ManagedNode) -> Option<BTreeSet<String>> {
     mn.node
         .annotations
         .get(SECURITY_GROUPS_ANNOTATION)
-        .map(|v| crate::cloud::ami::split_list(v).into_iter().collect())
+        .map(|v| {
+            crate::model::legacy_selector::split_list(v)
+                .into_iter()
+                .collect()
+        })
 }
 
 fn node_subnet(mn: &ManagedNode) -> Option<String> {

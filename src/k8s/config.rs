@@ -8,9 +8,28 @@ use std::time::Duration;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use super::ClusterError;
-use crate::cli::GlobalArgs;
 use crate::cloud::launch::ClusterInfo;
 use crate::cloud::userdata::base64_encode;
+use crate::disruption::time::parse_duration_flag;
+
+/// The kubeconfig flags of SPEC §2, as given (`--kubeconfig`, `--context`, …).
+#[derive(Debug, Clone, Default)]
+pub struct KubeFlags {
+    /// `--kubeconfig`.
+    pub kubeconfig: Option<String>,
+    /// `--context`.
+    pub context: Option<String>,
+    /// `--cluster`.
+    pub cluster: Option<String>,
+    /// `--user`.
+    pub user: Option<String>,
+    /// `-n`/`--namespace`.
+    pub namespace: Option<String>,
+    /// `--request-timeout`, unparsed.
+    pub request_timeout: Option<String>,
+    /// `--cluster-name`.
+    pub cluster_name: Option<String>,
+}
 
 /// Everything needed to connect, resolved from flags and the kubeconfig.
 #[derive(Clone)]
@@ -32,7 +51,7 @@ pub struct ClusterTarget {
 impl ClusterTarget {
     /// Reads the kubeconfig (`--kubeconfig`, else `KUBECONFIG` — several paths merged like
     /// kubectl —, else `~/.kube/config`) and applies the flags.
-    pub fn from_args(global: &GlobalArgs) -> Result<ClusterTarget, ClusterError> {
+    pub fn from_flags(global: &KubeFlags) -> Result<ClusterTarget, ClusterError> {
         let kubeconfig = match &global.kubeconfig {
             Some(path) => read(Path::new(path))?,
             None => read_default()?,
@@ -88,7 +107,7 @@ impl ClusterTarget {
         };
         let request_timeout = match &global.request_timeout {
             None => None,
-            Some(text) => match crate::cli::parse_duration_flag(text) {
+            Some(text) => match parse_duration_flag(text) {
                 Some(d) if d.is_zero() => None,
                 Some(d) => Some(d),
                 None => {

@@ -1,9 +1,12 @@
 //! The pure model: quantities, requirements, labels, taints, slim pods and nodes, NodePools,
 //! node classes and instance types. No I/O, no async, no API client types.
 
+pub mod instance;
 pub mod instance_type;
 pub mod labels;
+pub mod legacy_selector;
 pub mod node;
+pub mod nodeclaim;
 pub mod nodepool;
 pub mod overhead;
 pub mod pod;
@@ -12,3 +15,4 @@ pub mod requirements;
 pub mod resources;
 pub mod selector;
 pub mod taints;
+pub mod time;

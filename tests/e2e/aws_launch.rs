@@ -130,7 +130,7 @@ struct Resolved {
 }
 
 fn resolve(cloud: &AwsCloud, class: &NodeClass) -> Resolved {
-    let now = ami::parse_rfc3339("2026-01-01T00:00:00Z").unwrap();
+    let now = kubectl_karpenter::model::time::parse_rfc3339("2026-01-01T00:00:00Z").unwrap();
     let res = ami::resolve_all(cloud, &[class], KubeVersion::new(1, 30), now)
         .pop()
         .unwrap()
@@ -506,7 +506,7 @@ fn describe_and_terminate_in_batches_within_the_b3_call_budget() {
         class("br", "bottlerocket@latest", "Bottlerocket"),
     ];
     let refs: Vec<&NodeClass> = classes.iter().collect();
-    let now = ami::parse_rfc3339("2026-01-01T00:00:00Z").unwrap();
+    let now = kubectl_karpenter::model::time::parse_rfc3339("2026-01-01T00:00:00Z").unwrap();
     for r in ami::resolve_all(&cloud, &refs, KubeVersion::new(1, 30), now) {
         r.expect("resolves");
     }

@@ -545,11 +545,11 @@ fn eviction_refused_by_a_pdb_is_reported_not_retried() {
         .as_str()
         .unwrap()
         .to_string();
-    let global = kubectl_karpenter::cli::GlobalArgs {
+    let flags = kubectl_karpenter::k8s::config::KubeFlags {
         kubeconfig: Some(walk.kubeconfig.to_string_lossy().into_owned()),
         ..Default::default()
     };
-    let client = KubeClient::connect(&ClusterTarget::from_args(&global).unwrap()).unwrap();
+    let client = KubeClient::connect(&ClusterTarget::from_flags(&flags).unwrap()).unwrap();
     match ops::evict(&client, "default", &pod, None).unwrap() {
         Eviction::Blocked(message) => assert!(message.contains("web-pdb"), "{message}"),
         other => panic!("expected a refusal, got {other:?}"),

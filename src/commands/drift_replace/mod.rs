@@ -159,7 +159,7 @@ fn io(e: std::io::Error) -> CommandError {
 }
 
 fn duration_flag(name: &str, text: &str) -> Result<Duration, CommandError> {
-    crate::cli::parse_duration_flag(text).ok_or_else(|| {
+    crate::disruption::time::parse_duration_flag(text).ok_or_else(|| {
         CommandError::input(format!("{name} {text:?}: expected a duration such as 10m"))
     })
 }
@@ -246,7 +246,7 @@ fn once(
     settings: &mut pipeline::Settings,
     consent: &mut Consent,
 ) -> Result<Vec<NodeOutcome>, CommandError> {
-    settings.attempt = crate::cloud::live_catalog::rfc3339(unix_now().max(0) as u64);
+    settings.attempt = crate::model::time::format_rfc3339(unix_now().max(0));
     let guard = (!args.dry_run && !args.via_controller).then_some(("drift replace", args.force));
     let connection = super::live::connect(ctx, args.catalog.as_deref(), guard)?;
     let clock = SystemClock::new();

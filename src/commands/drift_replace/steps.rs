@@ -179,7 +179,7 @@ fn pods_on(
                     .metadata
                     .deletion_timestamp
                     .as_deref()
-                    .and_then(crate::cloud::ami::parse_rfc3339)
+                    .and_then(crate::model::time::parse_rfc3339)
                 {
                     deleting.insert(pod.key(), ts);
                 }

@@ -48,7 +48,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         let snapshot = snapshot::read(self.cluster, Scope::PODS)?;
         let m = &snapshot.manifests;
         let now = self.clock.now();
-        let now_text = crate::cloud::live_catalog::rfc3339(now.max(0) as u64);
+        let now_text = crate::model::time::format_rfc3339(now.max(0));
         let mut busy: BTreeSet<&str> = BTreeSet::new();
         for p in &m.bound_pods {
             if !p.is_daemonset_pod() && !p.is_mirror() && !p.is_terminal() {
@@ -94,7 +94,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                 });
                 continue;
             };
-            let Some(started) = crate::cloud::ami::parse_rfc3339(since) else {
+            let Some(started) = crate::model::time::parse_rfc3339(since) else {
                 continue;
             };
             if now - started < ttl.as_secs() as i64 {
