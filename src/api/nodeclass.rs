@@ -6,6 +6,7 @@ use super::meta::{
     AmiSelectorTermSpec, BlockDeviceMappingSpec, NodeClassStatusSpec, SelectorTermSpec, StringMap,
 };
 use super::validate::{self, NODEPOOL_OPERATORS_V1};
+use crate::model::labels;
 use crate::model::nodepool::{
     AmiSelectorTerm, AmiStatus, BlockDevice, NodeClassStatus, SelectorTerm,
 };
@@ -184,7 +185,7 @@ pub(crate) fn check_tags(
         if k.is_empty() {
             return Err(ctx.invalid(path, "empty tag keys aren't supported"));
         }
-        if k.starts_with("kubernetes.io/cluster") || restricted.contains(&k.as_str()) {
+        if k.starts_with(labels::CLUSTER_TAG_PREFIX) || restricted.contains(&k.as_str()) {
             return Err(ctx.invalid(
                 validate::key_path(path, k),
                 format!("tag {k:?} is restricted: Karpenter sets it"),

@@ -7,13 +7,6 @@ use crate::model::labels;
 use crate::model::node::Node;
 use crate::model::taints::{Effect, Taint};
 
-/// The taint a cordon implies (`spec.unschedulable: true`); the node lifecycle controller adds
-/// it in a real cluster, so a manifest that only says `unschedulable` gets it here.
-const UNSCHEDULABLE_TAINT: &str = "node.kubernetes.io/unschedulable";
-
-/// `karpenter.sh/initialized`.
-const INITIALIZED: &str = "karpenter.sh/initialized";
-
 /// Converts a Node.
 pub fn convert_node(node: &core::Node, at: &Location) -> Result<Node, InputError> {
     let meta = &node.metadata;
@@ -31,14 +24,21 @@ pub fn convert_node(node: &core::Node, at: &Location) -> Result<Node, InputError
     if unschedulable
         && !taints
             .iter()
-            .any(|t| t.key == UNSCHEDULABLE_TAINT && t.effect == Effect::NoSchedule)
+            .any(|t| t.key == labels::UNSCHEDULABLE_TAINT && t.effect == Effect::NoSchedule)
     {
-        taints.push(Taint::new(UNSCHEDULABLE_TAINT, "", Effect::NoSchedule));
+        taints.push(Taint::new(
+            labels::UNSCHEDULABLE_TAINT,
+            "",
+            Effect::NoSchedule,
+        ));
     }
     // Nodes Karpenter does not manage have no initialization step to wait for.
     let managed = node_labels.contains_key(labels::NODEPOOL)
         || node_labels.contains_key(labels::PROVISIONER_NAME);
-    let initialized = !managed || node_labels.get(INITIALIZED).is_some_and(|v| v == "true");
+    let initialized = !managed
+        || node_labels
+            .get(labels::INITIALIZED)
+            .is_some_and(|v| v == "true");
     let ready = status
         .conditions
         .iter()

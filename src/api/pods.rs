@@ -19,6 +19,7 @@ use super::core::{
 use super::error::{object_name, Ctx, InputError, Location};
 use super::meta::{ObjectMeta, ResourceList, ResourceRequirementsSpec};
 use super::validate::{self, CLASSIC_OPERATORS};
+use crate::model::labels;
 use crate::model::pod::{
     HostPort, NodeSelectorTerm, Owner, Pod, PodAffinityTerm, TopologySpread, Weighted,
     WhenUnsatisfiable,
@@ -31,11 +32,6 @@ use crate::model::taints::Toleration;
 /// 150k pods), low enough that a typo like `replicas: 100000000` fails fast instead of eating
 /// the machine's memory.
 pub const MAX_EXPANDED_PODS: i64 = 1_000_000;
-
-/// `karpenter.sh/do-not-disrupt`.
-const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
-/// `karpenter.sh/do-not-evict` (v1alpha5, honoured until v0.37).
-const DO_NOT_EVICT: &str = "karpenter.sh/do-not-evict";
 
 /// RuntimeClass name → fixed pod overhead, for pods whose `spec.overhead` admission did not fill.
 pub type RuntimeOverheads = BTreeMap<String, Resources>;
@@ -537,8 +533,8 @@ fn owner_of(meta: &ObjectMeta) -> Option<Owner> {
 
 fn do_not_disrupt(annotations: Option<&BTreeMap<String, String>>) -> Option<String> {
     let a = annotations?;
-    a.get(DO_NOT_DISRUPT)
-        .or_else(|| a.get(DO_NOT_EVICT))
+    a.get(labels::DO_NOT_DISRUPT)
+        .or_else(|| a.get(labels::DO_NOT_EVICT))
         .cloned()
 }
 

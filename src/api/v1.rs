@@ -17,6 +17,7 @@ use super::meta::{
 use super::v1beta1::{exactly_one_identity, instance_store_policy, required_terms};
 use super::validate::{self, NODEPOOL_OPERATORS_V1};
 use super::{nodeclass, nodepool};
+use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, Disruption, NodeClass, Origin};
 
 /// A v1 NodePool.
@@ -256,10 +257,10 @@ const AMI_FAMILIES: &[&str] = &[
     "Windows2025",
 ];
 const RESTRICTED_TAGS: &[&str] = &[
-    "eks:eks-cluster-name",
-    "karpenter.sh/nodepool",
-    "karpenter.sh/nodeclaim",
-    "karpenter.k8s.aws/ec2nodeclass",
+    labels::EKS_CLUSTER_NAME_TAG,
+    labels::NODEPOOL,
+    labels::NODECLAIM,
+    labels::EC2NODECLASS,
 ];
 
 impl NodePool {

@@ -16,6 +16,7 @@ use super::meta::{
 };
 use super::validate::{self, CLASSIC_OPERATORS};
 use super::{nodeclass, nodepool};
+use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, Disruption, NodeClass, Origin};
 
 /// A v1beta1 NodePool.
@@ -227,10 +228,10 @@ const AMI_FAMILIES: &[&str] = &[
     "Windows2022",
 ];
 const RESTRICTED_TAGS: &[&str] = &[
-    "karpenter.sh/managed-by",
-    "karpenter.sh/nodepool",
-    "karpenter.sh/nodeclaim",
-    "karpenter.k8s.aws/ec2nodeclass",
+    labels::MANAGED_BY,
+    labels::NODEPOOL,
+    labels::NODECLAIM,
+    labels::EC2NODECLASS,
 ];
 
 impl NodePool {

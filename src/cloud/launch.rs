@@ -10,7 +10,7 @@
 //!   on-demand: capacity reservations are not modelled yet).
 //! - Tags (§2.6, v1): class tags ∪ the static ones (static keys win), the NodeClaim's name and
 //!   this tool's marker, all in the CreateFleet call; each template also tags its instances with
-//!   a compact record of itself ([`TEMPLATE_TAG`]) for drift.
+//!   a compact record of itself ([`labels::TEMPLATE_TAG`]) for drift.
 //! - Idempotency: a deterministic ClientToken from (cluster, NodeClaim), and — because moto and
 //!   Karpenter's own practice do not rely on it — a lookup of the NodeClaim's tag before
 //!   CreateFleet and after a CreateFleet whose answer was lost: an instance found is adopted.
@@ -25,20 +25,15 @@ use crate::cloud::types::{
     LaunchTemplateRequest, Subnet, INSTANCE_BATCH,
 };
 use crate::cloud::userdata::{self, Bootstrap, Family, UserDataError};
+use crate::model::labels::{self, NODECLAIM};
 use crate::model::nodepool::{ApiGeneration, NodeClass};
 use crate::model::requirements::Operator;
 use crate::scheduling::PlannedNodeClaim;
 
 /// Karpenter's `maxInstanceTypes`: overrides per CreateFleet.
 pub const MAX_OVERRIDES: usize = 60;
-/// The tag naming the NodeClaim (Karpenter's tagging controller uses the same key).
-pub const NODECLAIM_TAG: &str = "karpenter.sh/nodeclaim";
-/// The tag marking instances launched by this tool.
-pub const TOOL_TAG: &str = "kubectl-karpenter.io/launched-by";
 /// Its value.
 pub const TOOL_NAME: &str = "kubectl-karpenter";
-/// The compact launch-template record, per instance, for drift.
-pub const TEMPLATE_TAG: &str = "kubectl-karpenter.io/launch-template";
 
 /// The cluster a node joins (from the kubeconfig).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -210,36 +205,33 @@ pub fn tags(
     let mut tags = class.tags.clone();
     let legacy = class.generation == Some(ApiGeneration::V1Alpha5);
     let pool_key = if legacy {
-        "karpenter.sh/provisioner-name"
+        labels::PROVISIONER_NAME
     } else {
-        "karpenter.sh/nodepool"
+        labels::NODEPOOL
     };
     let fixed = [
-        (
-            format!("kubernetes.io/cluster/{cluster}"),
-            "owned".to_string(),
-        ),
+        (labels::cluster_tag(cluster), "owned".to_string()),
         (pool_key.to_string(), claim.node_pool.clone()),
         (
-            "karpenter.k8s.aws/ec2nodeclass".to_string(),
+            labels::EC2NODECLASS.to_string(),
             claim
                 .node_class
                 .clone()
                 .unwrap_or_else(|| class.name.clone()),
         ),
-        ("eks:eks-cluster-name".to_string(), cluster.to_string()),
-        (NODECLAIM_TAG.to_string(), claim.name.clone()),
-        (TOOL_TAG.to_string(), TOOL_NAME.to_string()),
+        (
+            labels::EKS_CLUSTER_NAME_TAG.to_string(),
+            cluster.to_string(),
+        ),
+        (labels::NODECLAIM.to_string(), claim.name.clone()),
+        (labels::TOOL_TAG.to_string(), TOOL_NAME.to_string()),
     ];
     tags.extend(fixed);
     tags
 }
 
-/// The tag recording the NodePool template at launch, for drift (see
-/// [`crate::drift::record`]): which template fields changed since, not just that something did.
-pub const NODEPOOL_TEMPLATE_TAG: &str = crate::drift::record::TEMPLATE_RECORD_TAG;
-
-/// [`tags`] plus the NodePool template record ([`NODEPOOL_TEMPLATE_TAG`]): what a launch for
+/// [`tags`] plus the NodePool template record ([`labels::TEMPLATE_RECORD_TAG`], see
+/// [`crate::drift::record`]): what a launch for
 /// `pool` should carry so `drift check` can name the fields that changed.
 pub fn tags_for_pool(
     cluster: &str,
@@ -333,14 +325,14 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
     let legacy = class.generation == Some(ApiGeneration::V1Alpha5);
     labels.insert(
         if legacy {
-            "karpenter.sh/provisioner-name"
+            labels::PROVISIONER_NAME
         } else {
-            "karpenter.sh/nodepool"
+            labels::NODEPOOL
         }
         .to_string(),
         claim.node_pool.clone(),
     );
-    labels.insert("karpenter.sh/capacity-type".into(), capacity.to_string());
+    labels.insert(labels::CAPACITY_TYPE.into(), capacity.to_string());
     let mut taints = claim.taints.clone();
     for t in &claim.startup_taints {
         if !taints.contains(t) {
@@ -396,9 +388,9 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
                 let name = format!("kubectl-karpenter/{hash}");
                 let record = format!("{name};ami={};maxPods={max_pods}", image.id);
                 let mut lt_tags = BTreeMap::new();
-                lt_tags.insert(TEMPLATE_TAG.to_string(), record);
-                lt_tags.insert(format!("kubernetes.io/cluster/{cluster}"), "owned".into());
-                lt_tags.insert(TOOL_TAG.to_string(), TOOL_NAME.to_string());
+                lt_tags.insert(labels::TEMPLATE_TAG.to_string(), record);
+                lt_tags.insert(labels::cluster_tag(cluster), "owned".into());
+                lt_tags.insert(labels::TOOL_TAG.to_string(), TOOL_NAME.to_string());
                 templates.push(LaunchTemplateRequest {
                     name,
                     image_id: image.id.clone(),
@@ -482,7 +474,7 @@ pub fn fleet_request(plan: &LaunchPlan, pools: &[Pool]) -> FleetRequest {
 /// The filters that find a NodeClaim's instance (not terminated).
 pub fn nodeclaim_filters(cluster: &str, nodeclaim: &str) -> Vec<Filter> {
     vec![
-        Filter::new(format!("tag:{NODECLAIM_TAG}"), [nodeclaim]),
+        Filter::new(format!("tag:{NODECLAIM}"), [nodeclaim]),
         Filter::new("tag:eks:eks-cluster-name", [cluster]),
         Filter::new("instance-state-name", ["pending", "running"]),
     ]
@@ -873,7 +865,7 @@ mod tests {
             "kubelet.maxPods unifies the amd64 group"
         );
         assert!(p.templates[0].user_data.contains("maxPods: 110"));
-        assert!(p.templates[0].tags[TEMPLATE_TAG].ends_with(";ami=ami-amd;maxPods=110"));
+        assert!(p.templates[0].tags[labels::TEMPLATE_TAG].ends_with(";ami=ami-amd;maxPods=110"));
         // Same content, same name: templates are reused across NodeClaims.
         let q = plan_of(&w, &claim("default-4", &[("m5.large", 0.09)], &["z-b"])).unwrap();
         assert_eq!(q.templates[0].name, p.templates[0].name);
@@ -888,8 +880,8 @@ mod tests {
         assert_eq!(t["kubernetes.io/cluster/c1"], "owned");
         assert_eq!(t["karpenter.sh/nodepool"], "default");
         assert_eq!(t["karpenter.k8s.aws/ec2nodeclass"], "default");
-        assert_eq!(t[NODECLAIM_TAG], "default-5");
-        assert_eq!(t[TOOL_TAG], TOOL_NAME);
+        assert_eq!(t[labels::NODECLAIM], "default-5");
+        assert_eq!(t[labels::TOOL_TAG], TOOL_NAME);
         assert_eq!(t["team"], "a");
         let mut legacy = w.class.clone();
         legacy.generation = Some(ApiGeneration::V1Alpha5);
@@ -923,10 +915,14 @@ mod tests {
             &pool,
         )
         .unwrap();
-        let record = &p.tags[NODEPOOL_TEMPLATE_TAG];
+        let record = &p.tags[labels::TEMPLATE_RECORD_TAG];
         assert!(record.starts_with("v1;c=-;l="), "{record}");
         assert!(record.len() <= 256);
-        assert_eq!(p.tags[NODECLAIM_TAG], "default-11", "the usual tags stay");
+        assert_eq!(
+            p.tags[labels::NODECLAIM],
+            "default-11",
+            "the usual tags stay"
+        );
         assert_eq!(
             fleet_request(&p, &p.pools).tags,
             p.tags,
@@ -989,8 +985,8 @@ mod tests {
         assert_eq!(got.instance.zone, "z-b");
         assert_eq!(got.pool_errors.len(), 3);
         assert_eq!(got.templates_created, 2);
-        assert_eq!(got.instance.tags[NODECLAIM_TAG], "default-7");
-        assert!(got.instance.tags.contains_key(TEMPLATE_TAG));
+        assert_eq!(got.instance.tags[labels::NODECLAIM], "default-7");
+        assert!(got.instance.tags.contains_key(labels::TEMPLATE_TAG));
         let again = launch(&cloud, &p).unwrap();
         assert!(again.adopted);
         assert_eq!(again.instance.id, got.instance.id);

@@ -38,6 +38,7 @@ use crate::error::{CommandError, CommandResult, Exit};
 use crate::k8s::coexist::{self, Controller};
 use crate::k8s::ops::{self, ListQuery};
 use crate::k8s::{Cluster, ClusterError};
+use crate::model::labels::{self, RESTARTED_AT};
 
 /// The v0.2x settings ConfigMap.
 pub const SETTINGS_CONFIGMAP: &str = "karpenter-global-settings";
@@ -47,8 +48,6 @@ pub const DRIFT_KEY: &str = "featureGates.driftEnabled";
 pub const FEATURE_GATES_ENV: &str = "FEATURE_GATES";
 /// The gate's name inside `FEATURE_GATES`.
 pub const DRIFT_GATE: &str = "Drift";
-/// The pod-template annotation `kubectl rollout restart` sets.
-pub const RESTARTED_AT: &str = "kubectl.kubernetes.io/restartedAt";
 /// How often the rollout is polled.
 const POLL: Duration = Duration::from_millis(500);
 
@@ -392,7 +391,7 @@ pub fn env_patch(index: usize, name: &str, slot: &EnvSlot, new: &str) -> Value {
 
 /// The strategic merge patch `kubectl rollout restart` sends.
 pub fn restart_patch(now: &str) -> Value {
-    json!({"spec": {"template": {"metadata": {"annotations": {RESTARTED_AT: now}}}}})
+    json!({"spec": {"template": {"metadata": {"annotations": {labels::RESTARTED_AT: now}}}}})
 }
 
 /// What the Deployment's rollout looks like.
@@ -628,7 +627,7 @@ impl ControllerView {
                 .unwrap_or(false),
             restarted_at: deployment
                 .pointer("/spec/template/metadata/annotations")
-                .and_then(|a| a.get(RESTARTED_AT))
+                .and_then(|a| a.get(labels::RESTARTED_AT))
                 .and_then(Value::as_str)
                 .map(str::to_string),
         })
@@ -1559,7 +1558,7 @@ mod tests {
     fn controller_view_reads_the_env_and_flags() {
         let d = json!({
             "spec": {"paused": true, "template": {
-                "metadata": {"annotations": {RESTARTED_AT: "t0"}},
+                "metadata": {"annotations": {labels::RESTARTED_AT: "t0"}},
                 "spec": {"containers": [
                     {"name": "sidecar", "image": "busybox"},
                     {"name": "controller", "image": "public.ecr.aws/karpenter/controller:0.33.0",

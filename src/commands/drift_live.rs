@@ -25,12 +25,8 @@ use crate::error::{CommandError, CommandResult};
 use crate::k8s::client::KubeClient;
 use crate::k8s::ops;
 use crate::k8s::snapshot::{self, Scope};
+use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, NodeClass};
-
-/// The v0.2x drift marker (KARPENTER.md §4.1).
-pub const VOLUNTARY_DISRUPTION: &str = "karpenter.sh/voluntary-disruption";
-/// This tool's drift label for v1beta1/v1 nodes.
-pub const DRIFTED_LABEL: &str = "kubectl-karpenter.io/drifted";
 
 /// Runs live `drift check`.
 pub fn check(ctx: &mut Context<'_>, config: &Config) -> CommandResult {
@@ -250,17 +246,17 @@ fn mark(
         let patch = if legacy {
             let current = node
                 .annotations
-                .get(VOLUNTARY_DISRUPTION)
+                .get(labels::VOLUNTARY_DISRUPTION)
                 .map(String::as_str);
             match (drifted, current) {
                 (true, Some("drifted")) => None,
                 // Another marker (e.g. `expired`) is Karpenter's: left alone, as it does.
                 (true, Some(_)) => None,
                 (true, None) => Some(
-                    serde_json::json!({"metadata": {"annotations": {VOLUNTARY_DISRUPTION: "drifted"}}}),
+                    serde_json::json!({"metadata": {"annotations": {labels::VOLUNTARY_DISRUPTION: "drifted"}}}),
                 ),
                 (false, Some("drifted")) => Some(
-                    serde_json::json!({"metadata": {"annotations": {VOLUNTARY_DISRUPTION: null}}}),
+                    serde_json::json!({"metadata": {"annotations": {labels::VOLUNTARY_DISRUPTION: null}}}),
                 ),
                 (false, _) => None,
             }
@@ -269,11 +265,11 @@ fn mark(
                 .reason
                 .map(|r| r.as_str().to_string())
                 .filter(|_| drifted);
-            let current = node.labels.get(DRIFTED_LABEL).cloned();
+            let current = node.labels.get(labels::DRIFTED_LABEL).cloned();
             if want == current {
                 None
             } else {
-                Some(serde_json::json!({"metadata": {"labels": {DRIFTED_LABEL: want}}}))
+                Some(serde_json::json!({"metadata": {"labels": {labels::DRIFTED_LABEL: want}}}))
             }
         };
         if let Some(p) = patch {

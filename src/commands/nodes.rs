@@ -56,8 +56,6 @@ use crate::model::labels;
 use crate::model::pod::Pod;
 use crate::model::selector::LabelSelector;
 
-/// Pre-v0.32 Karpenter's drift marker on the Node.
-pub const VOLUNTARY_DISRUPTION: &str = "karpenter.sh/voluntary-disruption";
 /// Cells in a usage bar.
 const BAR_CELLS: usize = 8;
 
@@ -521,7 +519,7 @@ fn drift_info(mn: &ManagedNode, verdict: Option<&drift::NodeDrift>) -> DriftInfo
     } else if mn
         .node
         .annotations
-        .get(VOLUNTARY_DISRUPTION)
+        .get(labels::VOLUNTARY_DISRUPTION)
         .is_some_and(|v| v == "drifted")
     {
         Some("node-annotation")

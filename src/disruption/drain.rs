@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use super::time::parse_duration;
+use crate::model::labels::{self, DO_NOT_DISRUPT};
 use crate::model::node::Node;
 use crate::model::nodepool::ApiGeneration;
 use crate::model::pod::Pod;
@@ -25,10 +26,6 @@ use crate::model::selector::LabelSelector;
 use crate::model::taints::{Effect, Taint};
 use crate::model::time::parse_rfc3339;
 
-/// `karpenter.sh/do-not-disrupt` (v1beta1+).
-pub const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
-/// `karpenter.sh/do-not-evict` (v1alpha5).
-pub const DO_NOT_EVICT: &str = "karpenter.sh/do-not-evict";
 /// Pods terminating longer than this are considered stuck and ignored (Karpenter, kubectl).
 pub const STUCK_TERMINATING_SECONDS: i64 = 60;
 
@@ -36,13 +33,15 @@ pub const STUCK_TERMINATING_SECONDS: i64 = 60;
 pub fn disruption_taint(generation: Option<ApiGeneration>) -> Taint {
     match generation {
         Some(ApiGeneration::V1) | None => {
-            Taint::new("karpenter.sh/disrupted", "", Effect::NoSchedule)
+            Taint::new(labels::DISRUPTED_TAINT, "", Effect::NoSchedule)
         }
-        Some(ApiGeneration::V1Beta1) => {
-            Taint::new("karpenter.sh/disruption", "disrupting", Effect::NoSchedule)
-        }
+        Some(ApiGeneration::V1Beta1) => Taint::new(
+            labels::DISRUPTION_TAINT,
+            labels::DISRUPTION_TAINT_VALUE,
+            Effect::NoSchedule,
+        ),
         Some(ApiGeneration::V1Alpha5) => {
-            Taint::new("node.kubernetes.io/unschedulable", "", Effect::NoSchedule)
+            Taint::new(labels::UNSCHEDULABLE_TAINT, "", Effect::NoSchedule)
         }
     }
 }
@@ -317,7 +316,7 @@ pub fn plan_drain(
     if !options.ignore_do_not_disrupt
         && node
             .annotations
-            .get(DO_NOT_DISRUPT)
+            .get(labels::DO_NOT_DISRUPT)
             .is_some_and(|v| v == "true")
     {
         plan.blockers.push(Blocker::NodeDoNotDisrupt {
@@ -344,7 +343,7 @@ pub fn plan_drain(
                 annotation: if value == "true" {
                     "karpenter.sh/do-not-disrupt (or do-not-evict)"
                 } else {
-                    DO_NOT_DISRUPT
+                    labels::DO_NOT_DISRUPT
                 },
                 value,
             });
@@ -618,7 +617,8 @@ mod tests {
         );
         // The node's own annotation.
         let mut n = node();
-        n.annotations.insert(DO_NOT_DISRUPT.into(), "true".into());
+        n.annotations
+            .insert(labels::DO_NOT_DISRUPT.into(), "true".into());
         let plan = plan_drain(
             &n,
             &[],

@@ -29,25 +29,7 @@ use crate::model::nodeclaim::NodeClaim;
 use crate::model::nodepool::{NodeClass, NodePool};
 
 pub use facts::{class_key, ClassFacts, ExpectedImage, Fact, IdSet};
-pub use record::{TemplateChange, TemplateRecord, TEMPLATE_RECORD_TAG};
-
-/// Offline: the node's current AMI, when no instance facts or NodeClaim `status.imageID` say.
-pub const IMAGE_ID_ANNOTATION: &str = "kubectl-karpenter.io/image-id";
-/// Offline: the node's subnet, when no instance facts say.
-pub const SUBNET_ANNOTATION: &str = "kubectl-karpenter.io/subnet-id";
-/// Offline: the node's security groups (comma-separated), when no instance facts say.
-pub const SECURITY_GROUPS_ANNOTATION: &str = "kubectl-karpenter.io/security-group-ids";
-/// The EC2 tag marking instances this tool launched (same as `cloud::launch::TOOL_TAG`).
-pub const TOOL_TAG: &str = "kubectl-karpenter.io/launched-by";
-
-/// `karpenter.sh/nodepool-hash` (NodePool, NodeClaim; KARPENTER.md §2.3).
-pub const NODEPOOL_HASH: &str = "karpenter.sh/nodepool-hash";
-/// `karpenter.sh/nodepool-hash-version`.
-pub const NODEPOOL_HASH_VERSION: &str = "karpenter.sh/nodepool-hash-version";
-/// `karpenter.k8s.aws/ec2nodeclass-hash` (EC2NodeClass, NodeClaim).
-pub const NODECLASS_HASH: &str = "karpenter.k8s.aws/ec2nodeclass-hash";
-/// `karpenter.k8s.aws/ec2nodeclass-hash-version`.
-pub const NODECLASS_HASH_VERSION: &str = "karpenter.k8s.aws/ec2nodeclass-hash-version";
+pub use record::{TemplateChange, TemplateRecord};
 
 /// Karpenter's drift reasons, in the order they are checked (KARPENTER.md §4.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -135,8 +117,8 @@ impl ManagedNode {
     pub fn launch_record(&self) -> Option<&str> {
         self.instance
             .as_ref()
-            .and_then(|i| i.tags.get(TEMPLATE_RECORD_TAG))
-            .or_else(|| self.node.annotations.get(TEMPLATE_RECORD_TAG))
+            .and_then(|i| i.tags.get(labels::TEMPLATE_RECORD_TAG))
+            .or_else(|| self.node.annotations.get(labels::TEMPLATE_RECORD_TAG))
             .map(String::as_str)
     }
 
@@ -144,7 +126,7 @@ impl ManagedNode {
     pub fn launched_by_tool(&self) -> bool {
         self.instance
             .as_ref()
-            .is_some_and(|i| i.tags.contains_key(TOOL_TAG))
+            .is_some_and(|i| i.tags.contains_key(labels::TOOL_TAG))
             || self.launch_record().is_some()
     }
 
@@ -225,7 +207,7 @@ impl ManagedNode {
     }
 
     /// The AMI the node runs: the instance's `ImageId`, else the NodeClaim's `status.imageID`
-    /// (what Karpenter v1.7+ reads), else the offline annotation [`IMAGE_ID_ANNOTATION`].
+    /// (what Karpenter v1.7+ reads), else the offline annotation [`labels::IMAGE_ID_ANNOTATION`].
     pub fn image_id(&self) -> Option<&str> {
         self.instance
             .as_ref()
@@ -235,7 +217,7 @@ impl ManagedNode {
             .or_else(|| {
                 self.node
                     .annotations
-                    .get(IMAGE_ID_ANNOTATION)
+                    .get(labels::IMAGE_ID_ANNOTATION)
                     .map(String::as_str)
             })
             .filter(|s| !s.is_empty())

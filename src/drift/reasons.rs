@@ -9,11 +9,7 @@ use std::collections::BTreeSet;
 use super::facts::{class_key, ClassFacts, ExpectedImage, Fact};
 use super::record::TemplateRecord;
 use super::requirements::violations;
-use super::{
-    Change, DriftReason, DriftSnapshot, ManagedNode, NodeDrift, Status, NODECLASS_HASH,
-    NODECLASS_HASH_VERSION, NODEPOOL_HASH, NODEPOOL_HASH_VERSION, SECURITY_GROUPS_ANNOTATION,
-    SUBNET_ANNOTATION,
-};
+use super::{Change, DriftReason, DriftSnapshot, ManagedNode, NodeDrift, Status};
 use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
 use crate::model::requirements::{Operator, Requirement, Requirements};
@@ -272,8 +268,8 @@ fn nodepool_drift(mn: &ManagedNode, pool: &NodePool) -> Outcome {
     hash_drift(
         mn,
         &pool.annotations,
-        NODEPOOL_HASH,
-        NODEPOOL_HASH_VERSION,
+        labels::NODEPOOL_HASH,
+        labels::NODEPOOL_HASH_VERSION,
         &format!("NodePool {}", pool.name),
         DriftReason::NodePoolDrifted,
         "template",
@@ -399,8 +395,8 @@ fn nodeclass_drift(mn: &ManagedNode, class: &NodeClass) -> Outcome {
     hash_drift(
         mn,
         &class.annotations,
-        NODECLASS_HASH,
-        NODECLASS_HASH_VERSION,
+        labels::NODECLASS_HASH,
+        labels::NODECLASS_HASH_VERSION,
         &format!("{} {}", class.kind, class.name),
         DriftReason::NodeClassDrift,
         "spec",
@@ -535,7 +531,7 @@ fn ami_drift(
         return Outcome::NotChecked {
             why: format!(
                 "AMI drift not checked: the node's image is unknown (no instance facts, NodeClaim status.imageID or {} annotation)",
-                super::IMAGE_ID_ANNOTATION
+                labels::IMAGE_ID_ANNOTATION
             ),
             deciding: true,
             expected_image_ids: expected_ids,
@@ -585,7 +581,7 @@ fn node_security_groups(mn: &ManagedNode) -> Option<BTreeSet<String>> {
     }
     mn.node
         .annotations
-        .get(SECURITY_GROUPS_ANNOTATION)
+        .get(labels::SECURITY_GROUPS_ANNOTATION)
         .map(|v| {
             crate::model::legacy_selector::split_list(v)
                 .into_iter()
@@ -597,7 +593,7 @@ fn node_subnet(mn: &ManagedNode) -> Option<String> {
     mn.instance
         .as_ref()
         .and_then(|i| i.subnet_id.clone())
-        .or_else(|| mn.node.annotations.get(SUBNET_ANNOTATION).cloned())
+        .or_else(|| mn.node.annotations.get(labels::SUBNET_ANNOTATION).cloned())
         .filter(|s| !s.is_empty())
 }
 

@@ -1,5 +1,5 @@
 //! The launch record: a compact snapshot of the NodePool template a node was launched from,
-//! stored as one EC2 tag ([`TEMPLATE_RECORD_TAG`]) in the same CreateFleet call that launches the
+//! stored as one EC2 tag ([`labels::TEMPLATE_RECORD_TAG`]) in the same CreateFleet call that launches the
 //! instance (SPEC §5.3), so drift can later say **which** template fields changed
 //! (SPEC §4 "compare against the template snapshot recorded at launch").
 //!
@@ -28,9 +28,6 @@ use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, KubeletConfig, NodePool};
 use crate::model::requirements::NodeSelectorRequirement;
 use crate::model::taints::Taint;
-
-/// The EC2 tag (and, offline, the Node annotation) carrying the record.
-pub const TEMPLATE_RECORD_TAG: &str = "kubectl-karpenter.io/nodepool-template";
 
 /// EC2's limit on a tag value.
 pub const MAX_TAG_VALUE: usize = 256;
@@ -410,7 +407,7 @@ impl TemplateRecord {
 /// The record tag for a pool: `(key, value)`, ready to join the launch tags.
 pub fn record_tag(pool: &NodePool) -> (String, String) {
     (
-        TEMPLATE_RECORD_TAG.to_string(),
+        labels::TEMPLATE_RECORD_TAG.to_string(),
         TemplateRecord::of_pool(pool).encode(),
     )
 }

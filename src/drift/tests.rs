@@ -171,12 +171,12 @@ fn reason(s: &DriftSnapshot) -> Option<DriftReason> {
 // Mutators, one per reason, so precedence can be tested by combining them.
 fn drift_nodepool(s: &mut DriftSnapshot) {
     s.node_pools[0].annotations.extend(map(&[
-        (NODEPOOL_HASH, "222"),
-        (NODEPOOL_HASH_VERSION, "v3"),
+        (labels::NODEPOOL_HASH, "222"),
+        (labels::NODEPOOL_HASH_VERSION, "v3"),
     ]));
     s.nodes[0].node.annotations.extend(map(&[
-        (NODEPOOL_HASH, "111"),
-        (NODEPOOL_HASH_VERSION, "v3"),
+        (labels::NODEPOOL_HASH, "111"),
+        (labels::NODEPOOL_HASH_VERSION, "v3"),
     ]));
 }
 fn drift_requirements(s: &mut DriftSnapshot) {
@@ -187,12 +187,12 @@ fn drift_instance_type(s: &mut DriftSnapshot) {
 }
 fn drift_nodeclass(s: &mut DriftSnapshot) {
     s.node_classes[0].annotations.extend(map(&[
-        (NODECLASS_HASH, "9"),
-        (NODECLASS_HASH_VERSION, "v4"),
+        (labels::NODECLASS_HASH, "9"),
+        (labels::NODECLASS_HASH_VERSION, "v4"),
     ]));
     s.nodes[0].node.annotations.extend(map(&[
-        (NODECLASS_HASH, "8"),
-        (NODECLASS_HASH_VERSION, "v4"),
+        (labels::NODECLASS_HASH, "8"),
+        (labels::NODECLASS_HASH_VERSION, "v4"),
     ]));
 }
 fn drift_ami(s: &mut DriftSnapshot) {
@@ -424,21 +424,27 @@ fn nodepool_hash_drift_is_version_aware() {
     // Different versions: not comparable, not drifted (Karpenter rehashes first).
     s.node_pools[0]
         .annotations
-        .insert(NODEPOOL_HASH_VERSION.into(), "v4".into());
+        .insert(labels::NODEPOOL_HASH_VERSION.into(), "v4".into());
     let v = verdict(&s);
     assert_eq!(v.status, Status::Ok);
     assert!(v.not_checked[0].contains("hash versions differ"));
     // Any annotation missing: not drifted.
     let mut s = world();
     drift_nodepool(&mut s);
-    s.nodes[0].node.annotations.remove(NODEPOOL_HASH_VERSION);
+    s.nodes[0]
+        .node
+        .annotations
+        .remove(labels::NODEPOOL_HASH_VERSION);
     assert_eq!(verdict(&s).status, Status::Ok);
     // The NodeClaim's annotations are the ones Karpenter compares.
     let mut s = world();
     drift_nodepool(&mut s);
     s.nodes[0].node_claim = Some(NodeClaim {
         name: "default-x7k2p".into(),
-        annotations: map(&[(NODEPOOL_HASH, "222"), (NODEPOOL_HASH_VERSION, "v3")]),
+        annotations: map(&[
+            (labels::NODEPOOL_HASH, "222"),
+            (labels::NODEPOOL_HASH_VERSION, "v3"),
+        ]),
         ..Default::default()
     });
     assert_eq!(verdict(&s).status, Status::Ok, "the claim's hash matches");
@@ -450,8 +456,11 @@ fn nodes_this_tool_launched_name_the_changed_template_fields() {
     let mut old = s.node_pools[0].clone();
     old.node_class_ref.as_mut().unwrap().name = "oldnode".into();
     s.nodes[0].instance.as_mut().unwrap().tags = map(&[
-        (TOOL_TAG, "kubectl-karpenter"),
-        (TEMPLATE_RECORD_TAG, &TemplateRecord::of_pool(&old).encode()),
+        (labels::TOOL_TAG, "kubectl-karpenter"),
+        (
+            labels::TEMPLATE_RECORD_TAG,
+            &TemplateRecord::of_pool(&old).encode(),
+        ),
     ]);
     s.node_pools[0].labels = map(&[("team", "a")]);
     let v = verdict(&s);
@@ -465,7 +474,7 @@ fn nodes_this_tool_launched_name_the_changed_template_fields() {
     let mut s = world();
     drift_nodepool(&mut s);
     s.nodes[0].node.annotations.insert(
-        TEMPLATE_RECORD_TAG.into(),
+        labels::TEMPLATE_RECORD_TAG.into(),
         TemplateRecord::of_pool(&s.node_pools[0]).encode(),
     );
     assert_eq!(verdict(&s).status, Status::Ok);
@@ -554,7 +563,7 @@ fn ami_drift_reads_the_nodeclaim_image_then_the_annotation() {
     s.nodes[0]
         .node
         .annotations
-        .insert(IMAGE_ID_ANNOTATION.into(), "ami-0bb".into());
+        .insert(labels::IMAGE_ID_ANNOTATION.into(), "ami-0bb".into());
     let v = verdict(&s);
     assert_eq!(v.status, Status::Ok);
     // Without instance facts SG and subnet cannot be judged; that alone is not Unknown.

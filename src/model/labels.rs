@@ -1,4 +1,6 @@
-//! Well-known label keys, their normalisation, and the restrictions Karpenter applies to them.
+//! Every label, annotation, taint, finalizer and EC2 tag key the tool reads or writes (one place,
+//! so no module spells one itself), the normalisation of well-known labels, and the restrictions
+//! Karpenter applies to them.
 
 /// The NodePool that owns a node (v1beta1+).
 pub const NODEPOOL: &str = "karpenter.sh/nodepool";
@@ -36,39 +38,153 @@ pub const INSTANCE_SIZE: &str = "karpenter.k8s.aws/instance-size";
 pub const INSTANCE_GPU_COUNT: &str = "karpenter.k8s.aws/instance-gpu-count";
 /// Accelerator count.
 pub const INSTANCE_ACCELERATOR_COUNT: &str = "karpenter.k8s.aws/instance-accelerator-count";
+/// vCPUs.
+pub const INSTANCE_CPU: &str = "karpenter.k8s.aws/instance-cpu";
+/// CPU manufacturer (`intel`, `amd`, `aws`).
+pub const INSTANCE_CPU_MANUFACTURER: &str = "karpenter.k8s.aws/instance-cpu-manufacturer";
+/// Sustained clock speed, MHz.
+pub const INSTANCE_CPU_SUSTAINED_CLOCK_SPEED_MHZ: &str =
+    "karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz";
+/// Memory, MiB.
+pub const INSTANCE_MEMORY: &str = "karpenter.k8s.aws/instance-memory";
+/// EBS bandwidth, Mbps.
+pub const INSTANCE_EBS_BANDWIDTH: &str = "karpenter.k8s.aws/instance-ebs-bandwidth";
+/// Network bandwidth, Mbps.
+pub const INSTANCE_NETWORK_BANDWIDTH: &str = "karpenter.k8s.aws/instance-network-bandwidth";
+/// Local NVMe storage, GiB.
+pub const INSTANCE_LOCAL_NVME: &str = "karpenter.k8s.aws/instance-local-nvme";
+/// Whether the type is a flex type.
+pub const INSTANCE_CAPABILITY_FLEX: &str = "karpenter.k8s.aws/instance-capability-flex";
+/// GPU name.
+pub const INSTANCE_GPU_NAME: &str = "karpenter.k8s.aws/instance-gpu-name";
+/// GPU manufacturer.
+pub const INSTANCE_GPU_MANUFACTURER: &str = "karpenter.k8s.aws/instance-gpu-manufacturer";
+/// GPU memory, MiB.
+pub const INSTANCE_GPU_MEMORY: &str = "karpenter.k8s.aws/instance-gpu-memory";
+/// Accelerator name.
+pub const INSTANCE_ACCELERATOR_NAME: &str = "karpenter.k8s.aws/instance-accelerator-name";
+/// Accelerator manufacturer.
+pub const INSTANCE_ACCELERATOR_MANUFACTURER: &str =
+    "karpenter.k8s.aws/instance-accelerator-manufacturer";
+/// Hypervisor (`nitro`, `xen`).
+pub const INSTANCE_HYPERVISOR: &str = "karpenter.k8s.aws/instance-hypervisor";
+/// Whether in-transit encryption is supported.
+pub const INSTANCE_ENCRYPTION_IN_TRANSIT_SUPPORTED: &str =
+    "karpenter.k8s.aws/instance-encryption-in-transit-supported";
+/// Tenancy (`default`, `dedicated`).
+pub const INSTANCE_TENANCY: &str = "karpenter.k8s.aws/instance-tenancy";
+/// Capacity reservation id.
+pub const CAPACITY_RESERVATION_ID: &str = "karpenter.k8s.aws/capacity-reservation-id";
+/// Capacity reservation type.
+pub const CAPACITY_RESERVATION_TYPE: &str = "karpenter.k8s.aws/capacity-reservation-type";
+/// Whether a capacity reservation can be interrupted.
+pub const CAPACITY_RESERVATION_INTERRUPTIBLE: &str =
+    "karpenter.k8s.aws/capacity-reservation-interruptible";
+/// Nitro sandbox support.
+pub const NITRO_SANDBOX: &str = "karpenter.k8s.aws/nitro-sandbox";
+/// Placement group id.
+pub const PLACEMENT_GROUP_ID: &str = "karpenter.k8s.aws/placement-group-id";
+/// Placement group partition.
+pub const PLACEMENT_GROUP_PARTITION: &str = "karpenter.k8s.aws/placement-group-partition";
+
+/// The NodeClaim of a node or instance (label, EC2 tag).
+pub const NODECLAIM: &str = "karpenter.sh/nodeclaim";
+/// Set once the node registered (label).
+pub const REGISTERED: &str = "karpenter.sh/registered";
+/// Set once the node is initialized (label).
+pub const INITIALIZED: &str = "karpenter.sh/initialized";
+/// The EC2 tag Karpenter sets on resources it manages (v1beta1).
+pub const MANAGED_BY: &str = "karpenter.sh/managed-by";
+/// EKS's cluster-name tag, set on every instance.
+pub const EKS_CLUSTER_NAME_TAG: &str = "eks:eks-cluster-name";
+/// What every cluster-ownership tag key starts with (v1 CEL: `startsWith('kubernetes.io/cluster')`).
+pub const CLUSTER_TAG_PREFIX: &str = "kubernetes.io/cluster";
+
+/// The ownership tag key of a cluster's resources (`kubernetes.io/cluster/NAME`).
+pub fn cluster_tag(cluster: &str) -> String {
+    format!("{CLUSTER_TAG_PREFIX}/{cluster}")
+}
+
+/// Pod annotation (v1beta1+): do not disrupt the node this pod runs on.
+pub const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
+/// The v1alpha5 spelling of [`DO_NOT_DISRUPT`].
+pub const DO_NOT_EVICT: &str = "karpenter.sh/do-not-evict";
+/// NodePool template hash (NodePool, NodeClaim; KARPENTER.md §2.3).
+pub const NODEPOOL_HASH: &str = "karpenter.sh/nodepool-hash";
+/// The hash algorithm's version.
+pub const NODEPOOL_HASH_VERSION: &str = "karpenter.sh/nodepool-hash-version";
+/// EC2NodeClass spec hash (EC2NodeClass, NodeClaim).
+pub const NODECLASS_HASH: &str = "karpenter.k8s.aws/ec2nodeclass-hash";
+/// The hash algorithm's version.
+pub const NODECLASS_HASH_VERSION: &str = "karpenter.k8s.aws/ec2nodeclass-hash-version";
+/// Karpenter's v1.x annotation asking not to voluntarily disrupt a NodeClaim.
+pub const VOLUNTARY_DISRUPTION: &str = "karpenter.sh/voluntary-disruption";
+/// `kubectl rollout restart`'s pod-template annotation.
+pub const RESTARTED_AT: &str = "kubectl.kubernetes.io/restartedAt";
+
+/// The taint Karpenter v1 puts on a node it is disrupting.
+pub const DISRUPTED_TAINT: &str = "karpenter.sh/disrupted";
+/// The v1beta1 disruption taint (value `disrupting`).
+pub const DISRUPTION_TAINT: &str = "karpenter.sh/disruption";
+/// The v1beta1 disruption taint's value.
+pub const DISRUPTION_TAINT_VALUE: &str = "disrupting";
+/// The cordon taint.
+pub const UNSCHEDULABLE_TAINT: &str = "node.kubernetes.io/unschedulable";
+/// Karpenter's finalizer on NodeClaims and nodes.
+pub const TERMINATION_FINALIZER: &str = "karpenter.sh/termination";
+
+/// This tool's EC2 tag on instances and launch templates it created.
+pub const TOOL_TAG: &str = "kubectl-karpenter.io/launched-by";
+/// This tool's launch-template record tag (`NAME;ami=…;maxPods=…`).
+pub const TEMPLATE_TAG: &str = "kubectl-karpenter.io/launch-template";
+/// This tool's record of the NodePool template an instance was launched from (EC2 tag, node
+/// annotation).
+pub const TEMPLATE_RECORD_TAG: &str = "kubectl-karpenter.io/nodepool-template";
+/// Offline: the node's current AMI, when no instance facts or NodeClaim `status.imageID` say.
+pub const IMAGE_ID_ANNOTATION: &str = "kubectl-karpenter.io/image-id";
+/// Offline: the node's subnet, when no instance facts say.
+pub const SUBNET_ANNOTATION: &str = "kubectl-karpenter.io/subnet-id";
+/// Offline: the node's security groups (comma-separated), when no instance facts say.
+pub const SECURITY_GROUPS_ANNOTATION: &str = "kubectl-karpenter.io/security-group-ids";
+/// When this tool first saw a node empty (annotation, RFC 3339).
+pub const EMPTY_SINCE: &str = "kubectl-karpenter.io/empty-since";
+/// The label this tool marks drifted nodes with.
+pub const DRIFTED_LABEL: &str = "kubectl-karpenter.io/drifted";
+/// The annotation linking a drifted node and its replacement.
+pub const REPLACEMENT: &str = "kubectl-karpenter.io/replacement";
 
 /// The AWS provider's well-known instance labels (KARPENTER.md §2.2), allowed to be undefined on
 /// the node side when scheduling.
 pub const AWS_WELL_KNOWN: &[&str] = &[
-    "karpenter.k8s.aws/instance-tenancy",
-    "karpenter.k8s.aws/capacity-reservation-id",
-    "karpenter.k8s.aws/capacity-reservation-type",
-    "karpenter.k8s.aws/capacity-reservation-interruptible",
+    INSTANCE_TENANCY,
+    CAPACITY_RESERVATION_ID,
+    CAPACITY_RESERVATION_TYPE,
+    CAPACITY_RESERVATION_INTERRUPTIBLE,
     EC2NODECLASS,
-    "karpenter.k8s.aws/instance-encryption-in-transit-supported",
-    "karpenter.k8s.aws/nitro-sandbox",
+    INSTANCE_ENCRYPTION_IN_TRANSIT_SUPPORTED,
+    NITRO_SANDBOX,
     INSTANCE_CATEGORY,
-    "karpenter.k8s.aws/instance-hypervisor",
+    INSTANCE_HYPERVISOR,
     INSTANCE_FAMILY,
     INSTANCE_GENERATION,
-    "karpenter.k8s.aws/instance-local-nvme",
+    INSTANCE_LOCAL_NVME,
     INSTANCE_SIZE,
-    "karpenter.k8s.aws/instance-cpu",
-    "karpenter.k8s.aws/instance-cpu-manufacturer",
-    "karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz",
-    "karpenter.k8s.aws/instance-memory",
-    "karpenter.k8s.aws/instance-ebs-bandwidth",
-    "karpenter.k8s.aws/instance-network-bandwidth",
-    "karpenter.k8s.aws/instance-gpu-name",
-    "karpenter.k8s.aws/instance-gpu-manufacturer",
+    INSTANCE_CPU,
+    INSTANCE_CPU_MANUFACTURER,
+    INSTANCE_CPU_SUSTAINED_CLOCK_SPEED_MHZ,
+    INSTANCE_MEMORY,
+    INSTANCE_EBS_BANDWIDTH,
+    INSTANCE_NETWORK_BANDWIDTH,
+    INSTANCE_GPU_NAME,
+    INSTANCE_GPU_MANUFACTURER,
     INSTANCE_GPU_COUNT,
-    "karpenter.k8s.aws/instance-gpu-memory",
-    "karpenter.k8s.aws/instance-accelerator-name",
-    "karpenter.k8s.aws/instance-accelerator-manufacturer",
+    INSTANCE_GPU_MEMORY,
+    INSTANCE_ACCELERATOR_NAME,
+    INSTANCE_ACCELERATOR_MANUFACTURER,
     INSTANCE_ACCELERATOR_COUNT,
-    "karpenter.k8s.aws/instance-capability-flex",
-    "karpenter.k8s.aws/placement-group-id",
-    "karpenter.k8s.aws/placement-group-partition",
+    INSTANCE_CAPABILITY_FLEX,
+    PLACEMENT_GROUP_ID,
+    PLACEMENT_GROUP_PARTITION,
 ];
 
 /// Whether `key` is a well-known label: the scheduler lets it be undefined on a NodePool

@@ -85,7 +85,7 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
         let mut found = self
             .cloud
             .describe_instances(&InstanceQuery::Filters(vec![
-                Filter::new(format!("tag:{}", launch::TOOL_TAG), [launch::TOOL_NAME]),
+                Filter::new(format!("tag:{}", labels::TOOL_TAG), [launch::TOOL_NAME]),
                 Filter::new("tag:eks:eks-cluster-name", [self.info.name.as_str()]),
                 Filter::new("instance-state-name", ["pending", "running"]),
             ]))
@@ -160,8 +160,8 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
         type_labels: &BTreeMap<String, String>,
     ) -> Result<(), CommandError> {
         let mut node_labels = type_labels.clone();
-        node_labels.insert("karpenter.sh/initialized".into(), "true".into());
-        node_labels.insert("karpenter.sh/registered".into(), "true".into());
+        node_labels.insert(labels::INITIALIZED.into(), "true".into());
+        node_labels.insert(labels::REGISTERED.into(), "true".into());
         ops::merge_patch(
             self.cluster,
             &format!("/api/v1/nodes/{node}"),
@@ -278,7 +278,7 @@ pub fn type_facts(types: &[InstanceType]) -> BTreeMap<String, TypeFacts> {
         .map(|t| {
             let labels = t.requirements.single_value_labels();
             let architecture = labels
-                .get("kubernetes.io/arch")
+                .get(labels::ARCH)
                 .cloned()
                 .unwrap_or_else(|| "amd64".to_string());
             let max_pods = t.capacity.get("pods") / 1000;

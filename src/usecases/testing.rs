@@ -166,7 +166,7 @@ impl World {
             capacity_type: "on-demand".into(),
             security_group_ids: vec!["sg-nodes".into()],
             tags: [
-                (launch::TOOL_TAG, launch::TOOL_NAME),
+                (crate::model::labels::TOOL_TAG, launch::TOOL_NAME),
                 ("eks:eks-cluster-name", CLUSTER),
                 ("karpenter.sh/nodepool", pool),
             ]

@@ -13,13 +13,13 @@ use std::time::Instant as Clock;
 use kubectl_karpenter::cloud::ami::{self, KubeVersion, ResolvedImage};
 use kubectl_karpenter::cloud::aws::AwsCloud;
 use kubectl_karpenter::cloud::launch::{
-    self, ClusterInfo, LaunchError, LaunchInput, LaunchPlan, TypeFacts, NODECLAIM_TAG,
-    TEMPLATE_TAG, TOOL_TAG,
+    self, ClusterInfo, LaunchError, LaunchInput, LaunchPlan, TypeFacts,
 };
 use kubectl_karpenter::cloud::network::NetworkResolver;
 use kubectl_karpenter::cloud::types::{Compute, Filter, InstanceQuery, Subnet};
 use kubectl_karpenter::cloud::userdata::Family;
 use kubectl_karpenter::cloud::Cloud;
+use kubectl_karpenter::model::labels::{NODECLAIM, TEMPLATE_TAG, TOOL_TAG};
 use kubectl_karpenter::model::nodepool::{AmiSelectorTerm, ApiGeneration, NodeClass, SelectorTerm};
 use kubectl_karpenter::model::taints::{Effect, Taint};
 use kubectl_karpenter::scheduling::{InstanceTypeOption, LaunchChoice, PlannedNodeClaim};
@@ -177,7 +177,7 @@ fn plan_for(
 fn tagged(cloud: &AwsCloud, nodeclaim: &str) -> Vec<String> {
     cloud
         .describe_instances(&InstanceQuery::Filters(vec![
-            Filter::new(format!("tag:{NODECLAIM_TAG}"), [nodeclaim]),
+            Filter::new(format!("tag:{NODECLAIM}"), [nodeclaim]),
             Filter::new("instance-state-name", ["pending", "running"]),
         ]))
         .unwrap()
@@ -229,7 +229,7 @@ fn check_launch(
     assert_eq!(t["karpenter.k8s.aws/ec2nodeclass"], "default");
     assert_eq!(t["eks:eks-cluster-name"], CLUSTER);
     assert_eq!(t["team"], "platform");
-    assert_eq!(t[NODECLAIM_TAG], claim_name);
+    assert_eq!(t[NODECLAIM], claim_name);
     assert_eq!(t[TOOL_TAG], "kubectl-karpenter");
     assert!(
         t[TEMPLATE_TAG].contains(&format!("ami={arm}")) && t[TEMPLATE_TAG].contains("maxPods=29"),

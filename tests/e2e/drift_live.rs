@@ -21,6 +21,7 @@ use serde_json::Value;
 
 use crate::provision_live::{running_on, Walk};
 use kubectl_karpenter::cloud::types::{Compute, Filter, InstanceQuery};
+use kubectl_karpenter::model::labels::TERMINATION_FINALIZER;
 
 pub(crate) const AMI_124: &str =
     "/aws/service/eks/optimized-ami/1.24/amazon-linux-2/recommended/image_id";
@@ -708,9 +709,6 @@ fn budget_of_two_is_kept_full_and_never_exceeded() {
                 .is_some_and(|t| t.starts_with('m'))
     ));
 }
-
-/// Karpenter's finalizer on the Nodes and NodeClaims it owns.
-pub(crate) const TERMINATION_FINALIZER: &str = "karpenter.sh/termination";
 
 /// Makes a node look Karpenter-launched: its finalizer, and a v1beta1 NodeClaim pointing at it
 /// (status is a subresource, patched in after the create).

@@ -17,18 +17,16 @@ use std::process::{Child, Command};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use kubectl_karpenter::model::labels::{
+    DRIFTED_LABEL, TERMINATION_FINALIZER, VOLUNTARY_DISRUPTION,
+};
 use serde_json::Value;
 
 use crate::drift_live::{
     image_of, install_controller, node_template, old_node, settle_team_nodes, switch_to_new,
-    team_nodes, tool_instances, AMI_124, AMI_125, PROVISIONER_AND_INFLATE, TERMINATION_FINALIZER,
+    team_nodes, tool_instances, AMI_124, AMI_125, PROVISIONER_AND_INFLATE,
 };
 use crate::provision_live::{running_on, Walk};
-
-/// The v0.2x drift annotation (src/commands/drift_live.rs `VOLUNTARY_DISRUPTION`).
-const VOLUNTARY_DISRUPTION: &str = "karpenter.sh/voluntary-disruption";
-/// The tool's drift label for v1beta1/v1 nodes (src/commands/drift_live.rs `DRIFTED_LABEL`).
-const DRIFTED_LABEL: &str = "kubectl-karpenter.io/drifted";
 
 /// The instance profile `provision` needs for v1alpha5 when no controller is installed.
 const PROFILE: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: karpenter\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: karpenter-global-settings\n  namespace: karpenter\ndata:\n  aws.defaultInstanceProfile: KarpenterNodeInstanceProfile-my-cluster\n";

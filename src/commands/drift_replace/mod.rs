@@ -9,7 +9,7 @@
 //!    do-not-disrupt (node or pod), or whose pods a PDB with no disruption left protects, are
 //!    *blocked* — the blocking object named — and skipped;
 //! 2. mark: the generation's disruption taint and `spec.unschedulable` (`Ready,
-//!    SchedulingDisabled`), and the annotation [`steps::REPLACEMENT`] naming the replacement
+//!    SchedulingDisabled`), and the annotation [`labels::REPLACEMENT`] naming the replacement
 //!    NodeClaims;
 //! 3. launch the replacements (NodeClaim names derive from the node, so a resumed run adopts
 //!    the same instances) and wait until their Nodes are Ready — otherwise roll back: untaint,
@@ -42,6 +42,7 @@ use crate::cli::{DriftReplaceArgs, OutputFormat};
 use crate::drift::{self, Status};
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::k8s::snapshot::{self, Scope};
+use crate::model::labels;
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::usecases::clock::{Clock, SystemClock};
@@ -363,8 +364,8 @@ fn select(
                 ctx.warn(&format!(
                     "node {} has a replacement in progress ({} {}) but is not selected: select it to finish it",
                     node.name,
-                    steps::REPLACEMENT,
-                    node.annotations.get(steps::REPLACEMENT).map_or("", String::as_str)
+                    labels::REPLACEMENT,
+                    node.annotations.get(labels::REPLACEMENT).map_or("", String::as_str)
                 ));
                 continue;
             }

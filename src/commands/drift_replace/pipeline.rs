@@ -724,7 +724,7 @@ mod tests {
             ..Record::default()
         };
         n.annotations.insert(
-            steps::REPLACEMENT.into(),
+            labels::REPLACEMENT.into(),
             serde_json::to_string(&record).unwrap(),
         );
         n

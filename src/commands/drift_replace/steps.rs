@@ -14,12 +14,10 @@ use crate::cloud::launch;
 use crate::disruption::drain::{self, DrainOptions, Pdb};
 use crate::error::CommandError;
 use crate::k8s::ops;
+use crate::model::labels;
 use crate::model::node::Node;
 use crate::model::nodepool::{ApiGeneration, NodePool};
 use crate::model::pod::Pod;
-
-/// Karpenter's finalizer on the Nodes and NodeClaims it owns (KARPENTER.md §2.5).
-pub const TERMINATION_FINALIZER: &str = "karpenter.sh/termination";
 
 /// The Karpenter object that owns a node: a NodeClaim (v1/v1beta1) or Machine (v1alpha5).
 pub struct Claim {
@@ -60,9 +58,6 @@ impl Claim {
     }
 }
 
-/// The node annotation recording a replacement in progress (JSON [`Record`]).
-pub const REPLACEMENT: &str = "kubectl-karpenter.io/replacement";
-
 /// What is recorded on a node being replaced.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -87,7 +82,7 @@ impl Record {
     /// The record on `node`, if a replacement is in progress there.
     pub fn of(node: &Node) -> Option<Record> {
         node.annotations
-            .get(REPLACEMENT)
+            .get(labels::REPLACEMENT)
             .and_then(|t| serde_json::from_str(t).ok())
     }
 
@@ -258,7 +253,7 @@ pub fn annotate(
     patch_node(
         session,
         node,
-        &serde_json::json!({"metadata": {"annotations": {REPLACEMENT: value}}}),
+        &serde_json::json!({"metadata": {"annotations": {labels::REPLACEMENT: value}}}),
     )
 }
 
@@ -312,7 +307,7 @@ pub fn mark(
         session,
         &node.name,
         &serde_json::json!({
-            "metadata": {"annotations": {REPLACEMENT: serde_json::to_string(record).unwrap_or_default()}},
+            "metadata": {"annotations": {labels::REPLACEMENT: serde_json::to_string(record).unwrap_or_default()}},
             "spec": {"unschedulable": true, "taints": taints_json(node, extra, &taint.key)},
         }),
     )
@@ -346,7 +341,7 @@ pub fn rollback(
             .unwrap_or_else(|| node.clone());
         let patch = serde_json::json!({
             "metadata": {
-                "annotations": {REPLACEMENT: null},
+                "annotations": {labels::REPLACEMENT: null},
                 "resourceVersion": live.pointer("/metadata/resourceVersion"),
             },
             "spec": {
@@ -434,12 +429,15 @@ fn release_finalizer(session: &Session, path: &str) -> Result<(), CommandError> 
             .and_then(serde_json::Value::as_array)
             .map(|f| f.iter().collect())
             .unwrap_or_default();
-        if !finalizers.iter().any(|f| *f == TERMINATION_FINALIZER) {
+        if !finalizers
+            .iter()
+            .any(|f| *f == labels::TERMINATION_FINALIZER)
+        {
             return Ok(());
         }
         let kept: Vec<&serde_json::Value> = finalizers
             .into_iter()
-            .filter(|f| *f != TERMINATION_FINALIZER)
+            .filter(|f| *f != labels::TERMINATION_FINALIZER)
             .collect();
         let patch = serde_json::json!({"metadata": {
             "finalizers": kept,

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use super::pipeline::Settings;
 use super::planning::{NodePlan, Planner};
-use super::steps::{self, is_reschedulable, Claim, TERMINATION_FINALIZER};
+use super::steps::{self, is_reschedulable, Claim};
 use super::{render_plan, Candidate, Consent, NodeOutcome, Selection};
 use crate::api::Manifests;
 use crate::cli::{DriftReplaceArgs, OutputFormat};
@@ -25,6 +25,7 @@ use crate::disruption::budgets::{allowed_disruptions, DisruptionReason};
 use crate::disruption::drain;
 use crate::error::CommandError;
 use crate::k8s::{coexist, ops};
+use crate::model::labels::{self, TERMINATION_FINALIZER};
 use crate::model::node::Node;
 use crate::model::nodepool::{ApiGeneration, NodePool};
 use crate::usecases::clock::Clock;
@@ -93,7 +94,7 @@ pub fn run(
             o.status = "blocked".into();
             o.detail = format!(
                 "a kubectl-karpenter replacement is in progress on this node (annotation {}): finish it with `drift replace` without --via-controller",
-                steps::REPLACEMENT
+                labels::REPLACEMENT
             );
             continue;
         }

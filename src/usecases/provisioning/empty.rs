@@ -12,16 +12,12 @@ use crate::cloud::types::Compute;
 use crate::error::CommandError;
 use crate::k8s::snapshot::{self, Scope};
 use crate::k8s::{ops, Cluster};
+use crate::model::labels::{DISRUPTED_TAINT, EMPTY_SINCE};
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::usecases::clock::Clock;
 use crate::usecases::live::{aws_error, Live};
 use crate::usecases::Sink;
-
-/// The annotation holding when a node was first seen empty (RFC 3339).
-pub const EMPTY_SINCE: &str = "kubectl-karpenter.io/empty-since";
-/// The taint that keeps pods off a node being removed.
-const DISRUPTED: &str = "karpenter.sh/disrupted";
 
 /// How long a pool's empty nodes may stay: `None` when emptiness never removes them.
 pub fn empty_ttl(pool: &NodePool) -> Option<Duration> {
@@ -117,10 +113,10 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         let mut taints: Vec<serde_json::Value> = node
             .taints
             .iter()
-            .filter(|t| t.key != DISRUPTED)
+            .filter(|t| t.key != DISRUPTED_TAINT)
             .map(|t| serde_json::json!({"key": t.key, "value": t.value, "effect": t.effect.as_str()}))
             .collect();
-        taints.push(serde_json::json!({"key": DISRUPTED, "effect": "NoSchedule"}));
+        taints.push(serde_json::json!({"key": DISRUPTED_TAINT, "effect": "NoSchedule"}));
         ops::merge_patch(
             self.cluster,
             &path,

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use super::input::{build_input, with_node_count, CatalogSizing};
 use super::{Event, Selection};
 use crate::api::Manifests;
-use crate::cloud::launch::{self, NODECLAIM_TAG};
+use crate::cloud::launch;
 use crate::cloud::types::{Compute, Instance};
 use crate::error::CommandError;
 use crate::k8s::snapshot::{self, Scope};
@@ -151,7 +151,7 @@ fn in_flight(
         node_labels.insert(labels::CAPACITY_TYPE.into(), instance.capacity_type.clone());
         let name = instance
             .tags
-            .get(NODECLAIM_TAG)
+            .get(labels::NODECLAIM)
             .cloned()
             .unwrap_or_else(|| instance.id.clone());
         node_labels.insert(labels::HOSTNAME.into(), name.clone());

@@ -8,14 +8,15 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::empty::{empty_ttl, EMPTY_SINCE};
+use super::empty::empty_ttl;
 use super::plan::Round;
 use super::*;
-use crate::cloud::launch::{LaunchError, NODECLAIM_TAG};
+use crate::cloud::launch::LaunchError;
 use crate::cloud::types::Cloud;
 use crate::error::Exit;
 use crate::k8s::coexist;
 use crate::k8s::fake::FakeCluster;
+use crate::model::labels::{EMPTY_SINCE, NODECLAIM};
 use crate::model::nodepool::NodePool;
 use crate::usecases::clock::Clock;
 use crate::usecases::testing::{node_name, node_pool, put_bound, TestLive, World};
@@ -131,7 +132,7 @@ fn each_planned_node_claim_launches_one_instance_tagged_with_its_name() {
             .iter()
             .find(|i| i.id == launch.instance_id)
             .unwrap();
-        assert_eq!(instance.tags[NODECLAIM_TAG], claim.name);
+        assert_eq!(instance.tags[NODECLAIM], claim.name);
         assert_eq!(instance.tags["karpenter.sh/nodepool"], "default");
         assert_eq!(launch.instance_type, "c6a.4xlarge");
         assert_eq!(
