@@ -128,47 +128,58 @@ pub fn format_rfc3339(epoch: i64) -> String {
 mod tests {
     use super::*;
 
+    /// `(year, month, day, hour, minute, second, weekday)` as a [`Civil`].
+    fn fields(y: i64, mo: u32, d: u32, h: u32, mi: u32, s: u32, weekday: u32) -> Civil {
+        Civil {
+            year: y,
+            month: mo,
+            day: d,
+            hour: h,
+            minute: mi,
+            second: s,
+            weekday,
+        }
+    }
+
     #[test]
     fn instants_format_parse_and_split_into_fields() {
-        // (epoch, RFC 3339, (year, month, day, hour, minute, second, weekday))
-        let table: &[(i64, &str, (i64, u32, u32, u32, u32, u32, u32))] = &[
-            (0, "1970-01-01T00:00:00Z", (1970, 1, 1, 0, 0, 0, 4)),
-            (-1, "1969-12-31T23:59:59Z", (1969, 12, 31, 23, 59, 59, 3)),
+        let table = [
+            (0, "1970-01-01T00:00:00Z", fields(1970, 1, 1, 0, 0, 0, 4)),
+            (
+                -1,
+                "1969-12-31T23:59:59Z",
+                fields(1969, 12, 31, 23, 59, 59, 3),
+            ),
             (
                 951_782_400,
                 "2000-02-29T00:00:00Z",
-                (2000, 2, 29, 0, 0, 0, 2),
+                fields(2000, 2, 29, 0, 0, 0, 2),
             ),
             (
                 1_709_251_199,
                 "2024-02-29T23:59:59Z",
-                (2024, 2, 29, 23, 59, 59, 4),
+                fields(2024, 2, 29, 23, 59, 59, 4),
             ),
             (
                 1_709_214_300,
                 "2024-02-29T13:45:00Z",
-                (2024, 2, 29, 13, 45, 0, 4),
+                fields(2024, 2, 29, 13, 45, 0, 4),
             ),
             (
                 1_719_309_600,
                 "2024-06-25T10:00:00Z",
-                (2024, 6, 25, 10, 0, 0, 2),
+                fields(2024, 6, 25, 10, 0, 0, 2),
             ),
             (
                 4_102_444_800,
                 "2100-01-01T00:00:00Z",
-                (2100, 1, 1, 0, 0, 0, 5),
+                fields(2100, 1, 1, 0, 0, 0, 5),
             ),
         ];
-        for &(epoch, text, fields) in table {
+        for (epoch, text, want) in table {
             assert_eq!(format_rfc3339(epoch), text, "{epoch}");
             assert_eq!(parse_rfc3339(text), Some(epoch), "{text}");
-            let c = civil(epoch);
-            assert_eq!(
-                (c.year, c.month, c.day, c.hour, c.minute, c.second, c.weekday),
-                fields,
-                "{text}"
-            );
+            assert_eq!(civil(epoch), want, "{text}");
         }
     }
 
