@@ -82,7 +82,7 @@ export KUBECONFIG="$WORK/kubeconfig" AWS_ENDPOINT_URL="$MOTO" AWS_REGION=us-east
     AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing XDG_CACHE_HOME="$WORK/cache" \
     NO_COLOR=1 HOME="$WORK/home"
 mkdir -p "$HOME"
-kubectl apply -f ../shared/data/crds/v1beta1/ >/dev/null 2>&1
+kubectl apply -f tests/fixtures/crds/v1beta1/ >/dev/null 2>&1
 pools() {
     for spec in default:AL2 al2023:AL2023 bottlerocket:Bottlerocket; do
         name=${spec%%:*} family=${spec#*:}

@@ -70,7 +70,7 @@ export KUBECONFIG="$WORK/kubeconfig" AWS_ENDPOINT_URL="$MOTO" AWS_REGION=us-east
     AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing XDG_CACHE_HOME="$WORK/cache" \
     NO_COLOR=1 HOME="$WORK/home"
 mkdir -p "$HOME"
-kubectl apply -f ../shared/data/crds/v1beta1/ >/dev/null 2>&1
+kubectl apply -f tests/fixtures/crds/v1beta1/ >/dev/null 2>&1
 sed -e 's/karpenterNodeRole-my-cluster/KarpenterNodeRole-my-cluster/' \
     -e 's/replicas: 5/replicas: 0/' -e 's/cpu: "10"/cpu: "1000"/' examples/manifests/quickstart.yaml |
     kubectl apply -f - >/dev/null

@@ -10,7 +10,9 @@ responses that moto (pinned in scripts/requirements-test.txt) bundles — the sa
 data the moto-backed tests serve — and reduced to the facts Karpenter's AWS
 provider uses (KARPENTER.md 2.2, 6.2, 6.3).  Selection is Karpenter's: every type
 that supports HVM and x86_64 or arm64.  Prices come from a separate public price
-list whose path is an argument; only the prices flow into the snapshot.
+list, by default catalog/on-demand-prices-us-east-1.json (AWS's public on-demand
+Linux list prices for us-east-1; its "source" field says as of when), or a path
+given as an argument; only the prices flow into the snapshot.
 
 The output is deterministic (sorted keys, sorted lists, no timestamps, one
 instance type / offering per line) so regenerating it gives a readable diff.
@@ -33,7 +35,7 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = REPO_ROOT / "catalog" / "aws-snapshot.json"
-DEFAULT_PRICES = REPO_ROOT.parent / "shared" / "data" / "on-demand-prices-us-east-1.json"
+DEFAULT_PRICES = REPO_ROOT / "catalog" / "on-demand-prices-us-east-1.json"
 DEFAULT_REGIONS = ("us-east-1", "us-east-2", "us-west-2")
 PRICE_REGION = "us-east-1"
 SCHEMA_VERSION = 1

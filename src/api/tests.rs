@@ -8,9 +8,9 @@ mod workloads;
 
 use super::{load_paths, load_str, InputError, Manifests};
 
-/// A path under `shared/data` (tests read the shared data in place, never a copy).
+/// A path under `tests/fixtures` (our example manifests and the vendored CRDs).
 fn data(rel: &str) -> String {
-    format!("{}/../shared/data/{rel}", env!("CARGO_MANIFEST_DIR"))
+    format!("{}/tests/fixtures/{rel}", env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Loads files without stdin.

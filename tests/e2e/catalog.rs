@@ -5,7 +5,7 @@ use std::process::Command;
 use crate::support::{python, root};
 
 /// The embedded catalog snapshot must be exactly what `scripts/gen_catalog.py` produces from
-/// moto's EC2 data and the shared price list.
+/// moto's EC2 data and the committed price list (catalog/on-demand-prices-us-east-1.json).
 #[test]
 fn committed_catalog_snapshot_is_fresh() {
     let out = Command::new(python())

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::support::{karpenter, root, shared, write_temp, Run};
+use crate::support::{fixture, karpenter, root, write_temp, Run};
 
 const QUICKSTART: &str = "examples/manifests/quickstart.yaml";
 
@@ -362,12 +362,12 @@ fn nodepool_filter_and_unknown_nodepool() {
     assert!(run.stderr.contains("--nodepool nope"), "{}", run.stderr);
 }
 
-/// Every Karpenter example manifest, with a workload, plans without an input error.
+/// Every fixture example manifest, with a workload, plans without an input error.
 #[test]
-fn every_shared_example_loads_and_plans() {
-    let workload = shared("data/examples/workloads/inflate.yaml");
+fn every_fixture_example_loads_and_plans() {
+    let workload = fixture("examples/workloads/inflate.yaml");
     for generation in ["v1alpha5", "v1beta1", "v1"] {
-        let dir = shared(&format!("data/examples/{generation}"));
+        let dir = fixture(&format!("examples/{generation}"));
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             let run = karpenter(

@@ -2,7 +2,7 @@
 //! must get what a real cluster would answer (TESTING.md §4). Each test starts its own
 //! in-process cluster on a free loopback port.
 
-use crate::support::shared;
+use crate::support::fixture;
 use crate::test_cluster::{Config, TestCluster};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -418,7 +418,7 @@ fn kubectl_create_and_first_apply() {
 #[test]
 fn kubectl_applies_karpenter_v1_crds_and_a_nodepool() {
     let k = Kube::new("crds-v1");
-    let dir = shared("data/crds/v1");
+    let dir = fixture("crds/v1");
     let out = k.ok(&["apply", "-f", dir.to_str().unwrap()]);
     assert_eq!(
         out,
@@ -557,18 +557,14 @@ spec:
 #[test]
 fn webhook_converted_crds_serve_only_their_storage_version() {
     let k = Kube::new("crds-v1beta1");
-    let out = k.run(&["apply", "-f", shared("data/crds/v1beta1").to_str().unwrap()]);
+    let out = k.run(&["apply", "-f", fixture("crds/v1beta1").to_str().unwrap()]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
         out.stderr.contains("Warning: nodepools.karpenter.sh/v1 is not served by this test cluster: the CustomResourceDefinition converts between v1 and the storage version v1beta1 with a conversion webhook"),
         "{}",
         out.stderr
     );
-    k.ok(&[
-        "apply",
-        "-f",
-        shared("data/crds/v1alpha5").to_str().unwrap(),
-    ]);
+    k.ok(&["apply", "-f", fixture("crds/v1alpha5").to_str().unwrap()]);
     let res = k.ok(&[
         "api-resources",
         "--api-group",

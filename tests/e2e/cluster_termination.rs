@@ -384,7 +384,7 @@ fn a_pdb_holds_the_drain_until_it_is_deleted() {
 
 #[test]
 fn deleting_a_v1alpha5_node_cordons_waits_for_do_not_evict_and_terminates() {
-    let walk = Walk::with("termination-v1alpha5", true, "data/crds/v1alpha5", |_| {
+    let walk = Walk::with("termination-v1alpha5", true, "crds/v1alpha5", |_| {
         Vec::new()
     });
     walk.apply("provisioner.yaml", PROVISIONER_AND_PINNED_INFLATE);

@@ -1,11 +1,11 @@
 //! `kubectl karpenter convert` end to end: seed 000's Provisioner + AWSNodeTemplate become a v1
 //! NodePool and EC2NodeClass that plan the same, notes reach stderr (and `-q` hides them),
-//! every shared example converts into something `provision` accepts, and bad input exits 2.
+//! every fixture example converts into something `provision` accepts, and bad input exits 2.
 
 use serde_json::Value as Json;
 use serde_yaml::Value;
 
-use crate::support::{karpenter, root, shared, write_temp, Run};
+use crate::support::{fixture, karpenter, root, write_temp, Run};
 
 /// Seed 000's objects (`000_9d09da5d9b52b6f7.txt`), re-indented: the 1.24 AMI template, the
 /// Provisioner using it, and `inflate` selecting its nodes.
@@ -262,12 +262,12 @@ fn convert_notes_are_hidden_by_quiet_only() {
     assert_eq!(plain.stdout, verbose.stdout);
 }
 
-/// Every shared v1alpha5 and v1beta1 example converts, and `provision` takes the result; files
+/// Every v1alpha5 and v1beta1 fixture example converts, and `provision` takes the result; files
 /// and directories work and the output is deterministic.
 #[test]
-fn convert_every_shared_example_and_plan_it() {
+fn convert_every_fixture_example_and_plan_it() {
     for dir in ["v1alpha5", "v1beta1"] {
-        let dir = shared(&format!("data/examples/{dir}"));
+        let dir = fixture(&format!("examples/{dir}"));
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().path())
@@ -406,7 +406,7 @@ fn convert_bad_input_exits_2_with_one_line() {
 /// `--kubernetes-version` fills the Ubuntu SSM paths; without it a placeholder is written.
 #[test]
 fn convert_ubuntu_uses_the_kubernetes_version() {
-    let path = shared("data/examples/v1alpha5/ubuntu-kubelet-log-query.yaml");
+    let path = fixture("examples/v1alpha5/ubuntu-kubelet-log-query.yaml");
     let path = path.to_str().unwrap();
     let run = karpenter(
         &["convert", "-f", path, "--kubernetes-version", "1.28"],

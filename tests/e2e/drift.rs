@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::support::{karpenter, shared, write_temp, Run};
+use crate::support::{fixture, karpenter, write_temp, Run};
 
 const SSM_AL2023_130: &str =
     "/aws/service/eks/optimized-ami/1.30/amazon-linux-2023/x86_64/standard/recommended/image_id";
@@ -132,10 +132,10 @@ fn seed_000_before_the_edit_nothing_drifted() {
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
 }
 
-/// The upstream v1 example (alias al2023@latest) with AMI facts from `--ssm-param`.
+/// The v1 general-purpose fixture (alias al2023@latest) with AMI facts from `--ssm-param`.
 #[test]
-fn upstream_v1_example_with_ssm_params() {
-    let example = shared("data/examples/v1/general-purpose.yaml");
+fn v1_example_with_ssm_params() {
+    let example = fixture("examples/v1/general-purpose.yaml");
     let labels = [
         ("karpenter.sh/nodepool", "general-purpose"),
         ("kubernetes.io/arch", "amd64"),

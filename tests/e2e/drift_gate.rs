@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::support::{karpenter, shared, Run};
+use crate::support::{fixture, karpenter, Run};
 use crate::test_cluster::{Config, TestCluster};
 
 /// A test cluster with a Ready node and a kubeconfig.
@@ -350,7 +350,7 @@ fn v033_feature_gates_env_keeps_other_gates() {
 #[test]
 fn v1_has_no_gate_and_shows_drift_budgets() {
     let k = Kube::new("v1");
-    k.kubectl(&["apply", "-f", shared("data/crds/v1").to_str().unwrap()]);
+    k.kubectl(&["apply", "-f", fixture("crds/v1").to_str().unwrap()]);
     k.apply("controller.yaml", &controller("1.0.0", "1.0.0", ""));
     k.apply(
         "nodepool.yaml",

@@ -252,9 +252,7 @@ pub(crate) fn switch_to_new(walk: &Walk, new: &str) {
 
 #[test]
 fn walkthrough_000_enable_drift_check_replace_disable() {
-    let walk = Walk::with("walkthrough-000", true, "data/crds/v1alpha5", |_| {
-        Vec::new()
-    });
+    let walk = Walk::with("walkthrough-000", true, "crds/v1alpha5", |_| Vec::new());
     let (old, new) = (walk.moto.param(AMI_124), walk.moto.param(AMI_125));
     install_controller(&walk);
 
@@ -339,7 +337,7 @@ fn walkthrough_000_enable_drift_check_replace_disable() {
 
 #[test]
 fn blocked_by_pdb_and_do_not_evict_then_killed_after_launch_resumes() {
-    let walk = Walk::with("replace-faults", true, "data/crds/v1alpha5", |_| Vec::new());
+    let walk = Walk::with("replace-faults", true, "crds/v1alpha5", |_| Vec::new());
     let (old, new) = (walk.moto.param(AMI_124), walk.moto.param(AMI_125));
     walk.apply(
         "profile.yaml",
@@ -477,12 +475,9 @@ fn killed_at_each_step_resumes_without_a_second_replacement() {
         .into_iter()
         .enumerate()
     {
-        let walk = Walk::with(
-            &format!("replace-kill-{i}"),
-            true,
-            "data/crds/v1alpha5",
-            |_| Vec::new(),
-        );
+        let walk = Walk::with(&format!("replace-kill-{i}"), true, "crds/v1alpha5", |_| {
+            Vec::new()
+        });
         let (old, new) = (walk.moto.param(AMI_124), walk.moto.param(AMI_125));
         walk.apply(
             "profile.yaml",
@@ -497,7 +492,7 @@ fn killed_at_each_step_resumes_without_a_second_replacement() {
 #[test]
 fn replacement_never_ready_is_rolled_back() {
     // Instances of the 1.25 AMI never join: the replacement never becomes Ready.
-    let walk = Walk::with("replace-rollback", true, "data/crds/v1alpha5", |moto| {
+    let walk = Walk::with("replace-rollback", true, "crds/v1alpha5", |moto| {
         vec![moto.param(AMI_125)]
     });
     let (old, new) = (walk.moto.param(AMI_124), walk.moto.param(AMI_125));

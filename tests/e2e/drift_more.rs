@@ -33,7 +33,7 @@ const PROFILE: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: karpe
 
 /// A v1alpha5 walk (Provisioner/AWSNodeTemplate CRDs, the EC2 kubelet).
 fn v1alpha5(test: &str) -> Walk {
-    Walk::with(test, true, "data/crds/v1alpha5", |_| Vec::new())
+    Walk::with(test, true, "crds/v1alpha5", |_| Vec::new())
 }
 
 fn name_of(node: &Value) -> String {

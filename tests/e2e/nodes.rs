@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use crate::support::{shared, Run};
+use crate::support::{fixture, Run};
 use crate::test_cluster::{Config, TestCluster};
 
 struct Kube {
@@ -146,7 +146,7 @@ spec:
 /// The cluster of every scenario: CRDs, a NodePool, nodes, a drifted NodeClaim, pods.
 fn cluster(test: &str) -> Kube {
     let k = Kube::start(test);
-    k.kubectl(&["apply", "-f", shared("data/crds/v1").to_str().unwrap()]);
+    k.kubectl(&["apply", "-f", fixture("crds/v1").to_str().unwrap()]);
     k.apply("nodepool.yaml", NODEPOOL);
     let nodes = [
         node("node-a", true),

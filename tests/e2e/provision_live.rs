@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::moto::Moto;
-use crate::support::{root, shared};
+use crate::support::{fixture, root};
 use crate::test_cluster::{Config, TestCluster};
 
 const CLUSTER: &str = "my-cluster";
@@ -53,7 +53,7 @@ impl Walk {
     /// (`kubelet: false`: none register, as if every run were interrupted before that), and a
     /// `PATH` where kubectl finds the plugin.
     fn new(test: &str, kubelet: bool) -> Walk {
-        Walk::with(test, kubelet, "data/crds/v1beta1", |_| Vec::new())
+        Walk::with(test, kubelet, "crds/v1beta1", |_| Vec::new())
     }
 
     /// A walk with the v1beta1 CRDs and the EC2 kubelet.
@@ -61,7 +61,7 @@ impl Walk {
         Walk::new(test, true)
     }
 
-    /// Like [`Walk::new`] with the CRDs of `crds` (a `../shared` path) and the AMIs whose
+    /// Like [`Walk::new`] with the CRDs of `crds` (a `tests/fixtures` path) and the AMIs whose
     /// instances never register (from moto's seed).
     pub(crate) fn with(
         test: &str,
@@ -103,7 +103,7 @@ impl Walk {
             kubeconfig,
             path,
         };
-        walk.ok(&["apply", "-f", &shared(crds).to_string_lossy()]);
+        walk.ok(&["apply", "-f", &fixture(crds).to_string_lossy()]);
         walk
     }
 

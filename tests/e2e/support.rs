@@ -9,9 +9,9 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `../shared/data/...` — the read-only reference data every developer and CI has.
-pub fn shared(path: &str) -> PathBuf {
-    root().join("../shared").join(path)
+/// `tests/fixtures/...`: our example manifests and the vendored Karpenter CRDs.
+pub fn fixture(path: &str) -> PathBuf {
+    root().join("tests/fixtures").join(path)
 }
 
 /// The Python with moto that `scripts/test` prepares; tests needing it fail (not skip) without.

@@ -220,7 +220,7 @@ fn launches_asked(screen: &str) -> usize {
 
 #[test]
 fn confirmation_colour_and_progress_on_a_terminal() {
-    let walk = Walk::with("terminal-pty", true, "data/crds/v1beta1", |_| Vec::new());
+    let walk = Walk::with("terminal-pty", true, "crds/v1beta1", |_| Vec::new());
     walk.apply("basic.yaml", &manifest());
     walk.ok(&["scale", "deployment", "inflate", "--replicas", "2"]);
     walk.wait_unschedulable(2);
@@ -321,7 +321,7 @@ fn confirmation_colour_and_progress_on_a_terminal() {
 
 #[test]
 fn piped_output_has_no_colour_and_no_progress_bar() {
-    let walk = Walk::with("terminal-piped", true, "data/crds/v1beta1", |_| Vec::new());
+    let walk = Walk::with("terminal-piped", true, "crds/v1beta1", |_| Vec::new());
     walk.apply("basic.yaml", &manifest());
     walk.ok(&["scale", "deployment", "inflate", "--replicas", "2"]);
     walk.wait_unschedulable(2);
