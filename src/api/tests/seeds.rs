@@ -1,4 +1,4 @@
-//! The two seed walkthroughs (`shared/seeds/*.txt`): their manifests exactly as written (the
+//! The two seed walkthroughs (000: v1alpha5, 001: v1beta1): their manifests exactly as written (the
 //! 000 seed's lost indentation restored), `$CLUSTER_NAME` left literally.
 
 use super::load_str;
