@@ -268,42 +268,33 @@ fn strip_comments_and_literals(text: &str) -> String {
                 i += 1;
             }
         } else if c[i] == '"' {
-            out.push(' ');
-            i += 1;
-            while i < c.len() && c[i] != '"' {
-                if c[i] == '\\' {
-                    out.push(' ');
-                    i += 1;
-                }
-                if i < c.len() {
-                    blank(&mut out, c[i]);
-                    i += 1;
-                }
-            }
-            out.push(' ');
-            i += 1;
+            i = blank_quoted(&c, i, &mut out);
         } else if c[i] == '\'' && (c.get(i + 1) == Some(&'\\') || c.get(i + 2) == Some(&'\'')) {
             // A char literal ('x', '\n', '\u{1F600}'); a lifetime ('a) has no closing quote.
-            out.push(' ');
-            i += 1;
-            while i < c.len() && c[i] != '\'' {
-                if c[i] == '\\' {
-                    out.push(' ');
-                    i += 1;
-                }
-                if i < c.len() {
-                    blank(&mut out, c[i]);
-                    i += 1;
-                }
-            }
-            out.push(' ');
-            i += 1;
+            i = blank_quoted(&c, i, &mut out);
         } else {
             out.push(c[i]);
             i += 1;
         }
     }
     out
+}
+
+/// Blanks the literal quoted by `c[start]` (`"…"` or `'…'`, backslash escapes) into `out`;
+/// returns the index after its closing quote.
+fn blank_quoted(c: &[char], start: usize, out: &mut String) -> usize {
+    let quote = c[start];
+    let mut i = start + 1;
+    out.push(' ');
+    while i < c.len() && c[i] != quote {
+        let len = if c[i] == '\\' { 2 } else { 1 };
+        for &ch in &c[i..(i + len).min(c.len())] {
+            out.push(if ch == '\n' { '\n' } else { ' ' });
+        }
+        i += len;
+    }
+    out.push(' ');
+    i + 1
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
