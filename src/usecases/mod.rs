@@ -7,6 +7,7 @@
 //! and [`clock::FakeClock`].
 
 pub mod clock;
+pub mod drift_gate;
 pub mod live;
 pub mod provisioning;
 #[cfg(test)]

@@ -1,11 +1,13 @@
 //! Rendering what the use cases return and report: tables and lines for people, versioned
 //! documents for scripts, notes and warnings on stderr.
 
+pub mod gate;
 pub mod plan;
 
 use std::io::Write;
 
-use super::GlobalArgs;
+use super::{GlobalArgs, OutputFormat};
+use crate::error::CommandError;
 
 /// A note, shown with `-v` (and above) unless `-q`.
 pub fn note(global: &GlobalArgs, err: &mut dyn Write, text: &str) {
@@ -26,4 +28,14 @@ pub fn status(global: &GlobalArgs, err: &mut dyn Write, text: &str) {
     if !global.quiet {
         let _ = writeln!(err, "{text}");
     }
+}
+
+/// A failed write to stdout (a closed pipe): exit 3 like any other failure to deliver.
+pub fn io_error(e: std::io::Error) -> CommandError {
+    CommandError::remote(format!("writing output: {e}"))
+}
+
+/// Whether the output is a document (JSON/YAML) rather than text.
+pub fn machine(global: &GlobalArgs) -> bool {
+    matches!(global.output, OutputFormat::Json | OutputFormat::Yaml)
 }
