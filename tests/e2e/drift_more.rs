@@ -25,9 +25,9 @@ use crate::drift_live::{
 };
 use crate::provision_live::{running_on, Walk};
 
-/// The v0.2x drift annotation (src/commands/drift_live.rs `VOLUNTARY_DISRUPTION`).
+/// The v0.2x drift annotation (src/usecases/drift_check/mark.rs `VOLUNTARY_DISRUPTION`).
 const VOLUNTARY_DISRUPTION: &str = "karpenter.sh/voluntary-disruption";
-/// The tool's drift label for v1beta1/v1 nodes (src/commands/drift_live.rs `DRIFTED_LABEL`).
+/// The tool's drift label for v1beta1/v1 nodes (src/usecases/drift_check/mark.rs `DRIFTED_LABEL`).
 const DRIFTED_LABEL: &str = "kubectl-karpenter.io/drifted";
 
 /// The instance profile `provision` needs for v1alpha5 when no controller is installed.

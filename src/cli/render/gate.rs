@@ -7,7 +7,7 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::{io_error, machine};
+use super::{io_error, machine, status, warn};
 use crate::cli::output::{write_document, Table, API_VERSION};
 use crate::cli::progress::Progress;
 use crate::cli::GlobalArgs;
@@ -58,13 +58,6 @@ impl<'a> Console<'a> {
         Ok(())
     }
 
-    /// Progress on stderr (hidden by `-q`).
-    fn progress(&mut self, text: &str) {
-        if !self.global.quiet {
-            let _ = writeln!(self.err, "{text}");
-        }
-    }
-
     fn state(&self) -> &'static str {
         match self.action {
             Action::Enable => "enabled",
@@ -100,7 +93,7 @@ impl<'a> Console<'a> {
                 ))?;
                 let text = format!("if {DRIFT_KEY} was edited without restarting the controller, restart it: {restart_command}");
                 if !machine(self.global) {
-                    self.progress(&format!("note: {text}"));
+                    status(self.global, self.err, &format!("note: {text}"));
                 }
                 note = Some(text);
             }
@@ -126,7 +119,7 @@ impl<'a> Console<'a> {
                 node_pools = Some(self.budgets(pools)?);
             }
             Done::DryRun => self.say("Dry run: nothing changed.")?,
-            Done::Declined => self.progress("Nothing changed."),
+            Done::Declined => status(self.global, self.err, "Nothing changed."),
             Done::Applied { restarted } => {
                 let text = match (install.generation.mechanism(), restarted) {
                     (Mechanism::ConfigMap, true) => {
@@ -228,18 +221,17 @@ impl<'a> Console<'a> {
 impl Operator for Console<'_> {
     fn tell(&mut self, event: Event<'_>) -> Result<(), CommandError> {
         match event {
-            Event::Guessed(install) => {
-                if !self.global.quiet {
-                    let _ = writeln!(
-                        self.err,
-                        "warning: Deployment {}: cannot read a Karpenter version from {:?} (image {}); going by the install's shape: {}",
-                        install.controller.key(),
-                        install.controller.version.as_deref().unwrap_or(""),
-                        install.controller.image,
-                        install.generation.label()
-                    );
-                }
-            }
+            Event::Guessed(install) => warn(
+                self.global,
+                self.err,
+                &format!(
+                    "Deployment {}: cannot read a Karpenter version from {:?} (image {}); going by the install's shape: {}",
+                    install.controller.key(),
+                    install.controller.version.as_deref().unwrap_or(""),
+                    install.controller.image,
+                    install.generation.label()
+                ),
+            ),
             Event::Found(install) => {
                 let release = install.release();
                 let key = install.controller.key();
@@ -267,7 +259,7 @@ impl Operator for Console<'_> {
                 } else {
                     "updated"
                 };
-                self.progress(&format!("{} {verb}", change.object));
+                status(self.global, self.err, &format!("{} {verb}", change.object));
             }
             Event::RolloutStarted(controller) => {
                 // A spinner on a terminal; elsewhere kubectl's messages, one line per change.

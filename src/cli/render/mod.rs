@@ -1,7 +1,10 @@
 //! Rendering what the use cases return and report: tables and lines for people, versioned
 //! documents for scripts, notes and warnings on stderr.
 
+pub mod ami;
+pub mod drift;
 pub mod gate;
+pub mod nodes;
 pub mod plan;
 
 use std::io::Write;
@@ -38,4 +41,9 @@ pub fn io_error(e: std::io::Error) -> CommandError {
 /// Whether the output is a document (JSON/YAML) rather than text.
 pub fn machine(global: &GlobalArgs) -> bool {
     matches!(global.output, OutputFormat::Json | OutputFormat::Yaml)
+}
+
+/// A cell for a value that may be missing.
+pub fn dash(v: &Option<String>) -> String {
+    v.clone().unwrap_or_else(|| "-".into())
 }

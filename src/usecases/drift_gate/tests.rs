@@ -620,49 +620,43 @@ fn an_edit_between_reading_and_writing_fails_the_test_and_stops() {
 
 #[test]
 fn a_conflict_or_a_refusal_names_the_object() {
-    let w = World::new(vec![v033(Some("Drift=false"))]);
-    w.fake.fail_with(
-        Method::Patch,
-        "/deployments/karpenter",
-        1,
-        409,
-        "Operation cannot be fulfilled on deployments.apps \"karpenter\": the object has been modified",
-    );
-    let err = w
-        .run(&request(Action::Enable), &mut Recorder::yes())
-        .unwrap_err();
-    assert_eq!(err.exit, Exit::Remote);
-    assert!(
-        err.message.starts_with(&format!(
-            "Deployment karpenter/karpenter: PATCH {DEPLOYMENT}: 409 "
-        )),
-        "{}",
-        err.message
-    );
-
-    let w = World::new(vec![v033(Some("Drift=false"))]);
-    w.fake
-        .fail_with(Method::Patch, "/deployments/karpenter", 1, 403, "forbidden");
-    let err = w
-        .run(&request(Action::Enable), &mut Recorder::yes())
-        .unwrap_err();
-    assert!(err.message.contains(": 403 forbidden"), "{}", err.message);
-    assert!(err.hint.unwrap().contains("RBAC"));
-
-    let w = World::new(vec![v033(Some("Drift=false"))]);
-    w.fake.fail_with(
-        Method::Get,
-        "/apis/apps/v1/deployments",
-        1,
-        403,
-        "forbidden",
-    );
-    let err = w
-        .run(&request(Action::Enable), &mut Recorder::yes())
-        .unwrap_err();
-    assert_eq!(err.exit, Exit::Remote);
-    assert!(err.hint.unwrap().contains("RBAC"));
-    assert!(writes(&w).is_empty());
+    // (the failing request, its status and message; what the error says; whether it hints RBAC)
+    for (method, path, status, message, says, rbac) in [
+        (
+            Method::Patch,
+            "/deployments/karpenter",
+            409,
+            "Operation cannot be fulfilled on deployments.apps \"karpenter\": the object has been modified",
+            format!("Deployment karpenter/karpenter: PATCH {DEPLOYMENT}: 409 Operation"),
+            false,
+        ),
+        (
+            Method::Patch,
+            "/deployments/karpenter",
+            403,
+            "forbidden",
+            format!("Deployment karpenter/karpenter: PATCH {DEPLOYMENT}: 403 forbidden"),
+            true,
+        ),
+        (
+            Method::Get,
+            "/apis/apps/v1/deployments",
+            403,
+            "forbidden",
+            "GET /apis/apps/v1/deployments: 403 forbidden".to_string(),
+            true,
+        ),
+    ] {
+        let w = World::new(vec![v033(Some("Drift=false"))]).rolls_out();
+        w.fake.fail_with(method, path, 1, status, message);
+        let err = w
+            .run(&request(Action::Enable), &mut Recorder::yes())
+            .unwrap_err();
+        assert_eq!(err.exit, Exit::Remote);
+        assert!(err.message.starts_with(&says), "{}", err.message);
+        assert_eq!(err.hint.is_some_and(|h| h.contains("RBAC")), rbac, "{says}");
+        assert_eq!(w.feature_gates().as_deref(), Some("Drift=false"));
+    }
 }
 
 #[test]
