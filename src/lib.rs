@@ -7,6 +7,7 @@ pub mod disruption;
 pub mod drift;
 pub mod error;
 pub mod k8s;
+pub mod karpenter_install;
 pub mod model;
 pub mod scheduling;
 #[doc(hidden)]

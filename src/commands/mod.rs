@@ -24,6 +24,15 @@ pub(crate) fn unix_now() -> i64 {
         .map_or(0, |d| d.as_secs() as i64)
 }
 
+/// `-l`: a kubectl label selector; a bad one is an input error naming the term.
+pub(crate) fn selector_flag(
+    text: Option<&str>,
+) -> Result<Option<crate::model::selector::LabelSelector>, crate::error::CommandError> {
+    text.map(crate::model::selector::LabelSelector::parse)
+        .transpose()
+        .map_err(|e| crate::error::CommandError::input(format!("-l {e}")))
+}
+
 /// What every command gets besides its own flags.
 pub struct Context<'a> {
     /// Global flags.

@@ -76,6 +76,73 @@ impl LabelSelector {
                 }
             })
     }
+
+    /// Parses kubectl's `-l` syntax: `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a)`, `k`,
+    /// `!k`, comma-separated (commas inside parentheses belong to the set). The error names the
+    /// term that does not parse.
+    pub fn parse(text: &str) -> Result<LabelSelector, String> {
+        let mut terms = Vec::new();
+        let mut depth = 0;
+        let mut start = 0;
+        for (i, c) in text.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    terms.push(&text[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        terms.push(&text[start..]);
+        let mut sel = LabelSelector::default();
+        let bad = |t: &str, why: &str| format!("{text:?}: {t:?} {why}");
+        for raw in terms {
+            let t = raw.trim();
+            if t.is_empty() {
+                return Err(bad(t, "is empty"));
+            }
+            let expr = |key: &str, op, values: Vec<String>| SelectorExpr {
+                key: key.trim().to_string(),
+                op,
+                values,
+            };
+            if let Some((k, v)) = t.split_once("!=") {
+                sel.match_expressions
+                    .push(expr(k, SelectorOp::NotIn, vec![v.trim().to_string()]));
+            } else if let Some((k, v)) = t.split_once("==").or_else(|| t.split_once('=')) {
+                if k.trim().is_empty() {
+                    return Err(bad(t, "has no key"));
+                }
+                sel.match_labels
+                    .insert(k.trim().to_string(), v.trim().to_string());
+            } else if let Some(k) = t.strip_prefix('!') {
+                sel.match_expressions
+                    .push(expr(k, SelectorOp::DoesNotExist, vec![]));
+            } else if let Some(open) = t.find('(') {
+                let head: Vec<&str> = t[..open].split_whitespace().collect();
+                let close = t.rfind(')').ok_or_else(|| bad(t, "misses ')'"))?;
+                let values: Vec<String> = t[open + 1..close]
+                    .split(',')
+                    .map(|v| v.trim().to_string())
+                    .filter(|v| !v.is_empty())
+                    .collect();
+                let op = match head.as_slice() {
+                    [_, "in"] => SelectorOp::In,
+                    [_, "notin"] => SelectorOp::NotIn,
+                    _ => return Err(bad(t, "is not `key in (...)` or `key notin (...)`")),
+                };
+                sel.match_expressions.push(expr(head[0], op, values));
+            } else if t.split_whitespace().count() == 1 {
+                sel.match_expressions
+                    .push(expr(t, SelectorOp::Exists, vec![]));
+            } else {
+                return Err(bad(t, "is not a selector term"));
+            }
+        }
+        Ok(sel)
+    }
 }
 
 #[cfg(test)]
@@ -103,5 +170,38 @@ mod tests {
         assert!(expr(SelectorOp::Exists, &[]).matches(&labels));
         assert!(!expr(SelectorOp::DoesNotExist, &[]).matches(&labels));
         assert!(expr(SelectorOp::NotIn, &["web"]).matches(&BTreeMap::new()));
+    }
+
+    #[test]
+    fn selectors_parse_like_kubectl() {
+        let s = LabelSelector::parse("team=a,tier!=db,zone in (a, b),!gpu,spot,env notin (dev)")
+            .unwrap();
+        assert_eq!(s.match_labels["team"], "a");
+        let ops: Vec<(String, SelectorOp, usize)> = s
+            .match_expressions
+            .iter()
+            .map(|e| (e.key.clone(), e.op, e.values.len()))
+            .collect();
+        assert_eq!(
+            ops,
+            [
+                ("tier".to_string(), SelectorOp::NotIn, 1),
+                ("zone".to_string(), SelectorOp::In, 2),
+                ("gpu".to_string(), SelectorOp::DoesNotExist, 0),
+                ("spot".to_string(), SelectorOp::Exists, 0),
+                ("env".to_string(), SelectorOp::NotIn, 1),
+            ]
+        );
+        assert_eq!(
+            LabelSelector::parse("a==b").unwrap(),
+            LabelSelector::eq(&[("a", "b")])
+        );
+        for bad in ["", "a,,b", "=x", "zone in (a", "zone within (a)", "a b"] {
+            assert!(LabelSelector::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            LabelSelector::parse("a,,b").unwrap_err(),
+            "\"a,,b\": \"\" is empty"
+        );
     }
 }

@@ -6,8 +6,12 @@
 //! [`FakeCluster`](crate::k8s::fake::FakeCluster), [`FakeCloud`](crate::cloud::fake::FakeCloud)
 //! and [`clock::FakeClock`].
 
+pub mod ami;
 pub mod clock;
+pub mod drift_check;
+pub mod drift_gate;
 pub mod live;
+pub mod nodes;
 pub mod provisioning;
 #[cfg(test)]
 pub mod testing;

@@ -1,11 +1,16 @@
 //! Rendering what the use cases return and report: tables and lines for people, versioned
 //! documents for scripts, notes and warnings on stderr.
 
+pub mod ami;
+pub mod drift;
+pub mod gate;
+pub mod nodes;
 pub mod plan;
 
 use std::io::Write;
 
-use super::GlobalArgs;
+use super::{GlobalArgs, OutputFormat};
+use crate::error::CommandError;
 
 /// A note, shown with `-v` (and above) unless `-q`.
 pub fn note(global: &GlobalArgs, err: &mut dyn Write, text: &str) {
@@ -26,4 +31,19 @@ pub fn status(global: &GlobalArgs, err: &mut dyn Write, text: &str) {
     if !global.quiet {
         let _ = writeln!(err, "{text}");
     }
+}
+
+/// A failed write to stdout (a closed pipe): exit 3 like any other failure to deliver.
+pub fn io_error(e: std::io::Error) -> CommandError {
+    CommandError::remote(format!("writing output: {e}"))
+}
+
+/// Whether the output is a document (JSON/YAML) rather than text.
+pub fn machine(global: &GlobalArgs) -> bool {
+    matches!(global.output, OutputFormat::Json | OutputFormat::Yaml)
+}
+
+/// A cell for a value that may be missing.
+pub fn dash(v: &Option<String>) -> String {
+    v.clone().unwrap_or_else(|| "-".into())
 }

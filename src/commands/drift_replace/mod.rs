@@ -34,7 +34,6 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::drift::{self as drift_cmd, Config as CheckConfig};
 use super::live::Session;
 use super::{unix_now, Context};
 use crate::cli::output::{write_document, Table, API_VERSION};
@@ -46,6 +45,7 @@ use crate::model::labels;
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::usecases::clock::{Clock, SystemClock};
+use crate::usecases::drift_check::{self as drift_cmd, Config as CheckConfig};
 use planning::{NodePlan, Planner};
 use steps::is_reschedulable;
 
@@ -180,12 +180,7 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
     let check = CheckConfig {
         nodes: args.nodes.clone(),
         nodepools: args.nodepools.clone(),
-        selector: args
-            .selector
-            .as_deref()
-            .map(drift_cmd::parse_selector)
-            .transpose()
-            .map_err(|e| CommandError::input(format!("-l {e}")))?,
+        selector: super::selector_flag(args.selector.as_deref())?,
         catalog: args.catalog.clone(),
         ..CheckConfig::default()
     };

@@ -1,0 +1,189 @@
+//! The live facts: the instances from DescribeInstances in batches of 1000, and every class
+//! resolved live — AMIs from SSM/EC2, subnets and security groups from their selectors — never
+//! trusted from a possibly stale `status` (SPEC §4). The AWS calls grow with classes and
+//! ⌈nodes/1000⌉, never with nodes (PERF.md B3).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::api::Manifests;
+use crate::cloud::ami::{self, KubeVersion};
+use crate::cloud::network::NetworkResolver;
+use crate::cloud::types::{Cloud, Compute, Filter, ImageQuery};
+use crate::cloud::{launch, Catalog, InstanceTypeContext};
+use crate::drift::facts::{self, ClassFacts, Fact, IdSet};
+use crate::drift::{self, DriftSnapshot};
+use crate::error::CommandError;
+use crate::model::labels;
+use crate::model::nodepool::{ApiGeneration, NodeClass};
+use crate::usecases::live::aws_error;
+
+/// Builds the snapshot from a live cluster's `manifests` and the cloud. `catalog` is called at
+/// most once, and only when instance types matter (v1 pools, or tool-launched nodes without
+/// their type's labels): loading the live catalog costs AWS calls.
+pub fn gather<C: Compute>(
+    manifests: &Manifests,
+    cloud: &C,
+    version: KubeVersion,
+    now: i64,
+    catalog: &mut dyn FnMut(&dyn Cloud) -> Result<Catalog, CommandError>,
+) -> Result<DriftSnapshot, CommandError> {
+    let ids: Vec<String> = manifests
+        .nodes
+        .iter()
+        .filter_map(|n| n.instance_id().map(str::to_string))
+        .collect();
+    let instances = launch::describe_all(cloud, &ids).map_err(aws_error)?;
+    let (nodes, _unmanaged) =
+        drift::pair_nodes(&manifests.nodes, &manifests.node_claims, &instances);
+    let mut snapshot = super::snapshot_of(manifests, nodes, now);
+    resolve_classes(manifests, cloud, version, &mut snapshot);
+    // Name the images the nodes run (one DescribeImages for all of them), so an explanation
+    // says `runs ami-… (amazon-eks-node-1.24-…)`.
+    let unnamed: BTreeSet<String> = instances
+        .iter()
+        .map(|i| i.image_id.clone())
+        .filter(|id| !id.is_empty() && !snapshot.image_names.contains_key(id))
+        .collect();
+    let unnamed: Vec<String> = unnamed.into_iter().collect();
+    // EC2 takes at most 200 values per filter.
+    for chunk in unnamed.chunks(200) {
+        let query = ImageQuery {
+            owners: Vec::new(),
+            filters: vec![Filter::new("image-id", chunk.to_vec())],
+        };
+        // Best effort: a missing name only shortens the explanation.
+        if let Ok(images) = cloud.describe_images(&query) {
+            for i in images {
+                if let Some(name) = i.name {
+                    snapshot.image_names.insert(i.id, name);
+                }
+            }
+        }
+    }
+    instance_types(manifests, cloud, &mut snapshot, catalog)?;
+    Ok(snapshot)
+}
+
+/// What the classes some managed node's pool uses resolve to now (only those are resolved).
+fn resolve_classes(
+    manifests: &Manifests,
+    cloud: &dyn Cloud,
+    version: KubeVersion,
+    snapshot: &mut DriftSnapshot,
+) {
+    let used: BTreeSet<&str> = snapshot
+        .nodes
+        .iter()
+        .filter_map(|n| n.pool_name())
+        .filter_map(|p| manifests.node_pools.iter().find(|x| x.name == p))
+        .filter_map(|p| p.node_class_ref.as_ref().map(|r| r.name.as_str()))
+        .collect();
+    let classes: Vec<&NodeClass> = manifests
+        .node_classes
+        .iter()
+        .filter(|c| used.contains(c.name.as_str()))
+        .collect();
+    let resolutions = ami::resolve_all(cloud, &classes, version, snapshot.now);
+    let mut network = NetworkResolver::new(cloud);
+    for (class, resolution) in classes.iter().zip(resolutions) {
+        let images = match resolution {
+            Ok(r) => {
+                for i in &r.images {
+                    if let Some(name) = &i.name {
+                        snapshot.image_names.insert(i.id.clone(), name.clone());
+                    }
+                }
+                for found in r.results.iter().flatten() {
+                    if let Some(name) = &found.name {
+                        snapshot.image_names.insert(found.id.clone(), name.clone());
+                    }
+                }
+                match r.problem() {
+                    None => Fact::Known(crate::cloud::ami::facts::images_from_resolution(&r)),
+                    Some(p) => Fact::Unknown(p),
+                }
+            }
+            Err(e) => Fact::Unknown(e.to_string()),
+        };
+        let subnets = match network.subnets(class) {
+            Ok(r) => Fact::Known(IdSet {
+                ids: r.items.into_iter().map(|s| s.id).collect(),
+                source: "DescribeSubnets".into(),
+            }),
+            Err(e) => Fact::Unknown(e.to_string()),
+        };
+        let security_groups = match network.security_groups(class) {
+            Ok(r) => Fact::Known(IdSet {
+                ids: r.items.into_iter().map(|g| g.id).collect(),
+                source: "DescribeSecurityGroups".into(),
+            }),
+            Err(e) => Fact::Unknown(e.to_string()),
+        };
+        let class_facts = ClassFacts {
+            images,
+            subnets,
+            security_groups,
+        };
+        snapshot
+            .notes
+            .extend(facts::stale_status_notes(class, &class_facts));
+        snapshot
+            .class_facts
+            .insert(facts::class_key(&class.kind, &class.name), class_facts);
+    }
+}
+
+/// InstanceTypeNotFound (v1 pools): the types the catalog offers the pool's class now. And
+/// nodes this tool launched that were never labelled with their instance type's labels (no
+/// `--wait`/`--watch` saw them register): Karpenter's NodeClaim would carry those labels, so
+/// drift reads them from the catalog instead of judging their absence as requirement drift.
+fn instance_types(
+    manifests: &Manifests,
+    cloud: &dyn Cloud,
+    snapshot: &mut DriftSnapshot,
+    catalog: &mut dyn FnMut(&dyn Cloud) -> Result<Catalog, CommandError>,
+) -> Result<(), CommandError> {
+    let unlabelled_tool_nodes = snapshot.nodes.iter().any(|n| {
+        n.node_claim.is_none()
+            && n.launched_by_tool()
+            && !n.node.labels.contains_key(labels::INSTANCE_CATEGORY)
+    });
+    let v1_pools = manifests
+        .node_pools
+        .iter()
+        .filter(|p| p.generation == Some(ApiGeneration::V1));
+    if !unlabelled_tool_nodes && v1_pools.clone().next().is_none() {
+        return Ok(());
+    }
+    let catalog = catalog(cloud)?;
+    let region = cloud.region();
+    if unlabelled_tool_nodes {
+        if let Ok(types) = catalog.instance_types(&InstanceTypeContext::new(&region, "AL2")) {
+            let by_name: BTreeMap<String, BTreeMap<String, String>> = types
+                .into_iter()
+                .map(|t| (t.name.clone(), t.requirements.single_value_labels()))
+                .collect();
+            for n in snapshot.nodes.iter_mut() {
+                if n.node_claim.is_some() || !n.launched_by_tool() {
+                    continue;
+                }
+                let Some(labels) = n.instance_type().and_then(|t| by_name.get(t)).cloned() else {
+                    continue;
+                };
+                for (k, v) in labels {
+                    n.node.labels.entry(k).or_insert(v);
+                }
+            }
+        }
+    }
+    for pool in v1_pools {
+        let family = super::ami_family(manifests, pool);
+        if let Ok(types) = catalog.instance_types(&InstanceTypeContext::new(&region, &family)) {
+            snapshot.instance_types.insert(
+                pool.name.clone(),
+                types.into_iter().map(|t| t.name).collect(),
+            );
+        }
+    }
+    Ok(())
+}

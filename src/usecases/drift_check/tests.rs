@@ -1,0 +1,394 @@
+//! The live gathering against the in-memory cluster and cloud (the calls it makes, what it
+//! resolves), the selection, and `--mark` for each generation's marker.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::cloud::fake::FakeCloud;
+use crate::cloud::types::{Cloud, CloudError, Image, Instance, SecurityGroup, Subnet};
+use crate::cloud::Catalog;
+use crate::drift::facts::Fact;
+use crate::drift::{DriftReason, Status};
+use crate::error::Exit;
+use crate::k8s::fake::FakeCluster;
+use crate::k8s::snapshot::{self, Scope};
+use crate::model::labels::{DRIFTED_LABEL, VOLUNTARY_DISRUPTION};
+
+/// 2024-06-24T12:00:00Z.
+const NOW: i64 = 1_719_230_400;
+const VERSION: KubeVersion = KubeVersion::new(1, 29);
+
+fn node(name: &str, instance: &str, labels: Value) -> Value {
+    let mut all = json!({
+        "node.kubernetes.io/instance-type": "m5.large",
+        "topology.kubernetes.io/zone": "us-east-1a",
+        "topology.kubernetes.io/region": "us-east-1",
+        "kubernetes.io/arch": "amd64",
+        "kubernetes.io/os": "linux",
+        "karpenter.sh/capacity-type": "on-demand",
+    });
+    for (k, v) in labels.as_object().unwrap() {
+        all[k] = v.clone();
+    }
+    json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "labels": all, "creationTimestamp": "2024-06-01T00:00:00Z"},
+        "spec": {"providerID": format!("aws:///us-east-1a/{instance}")},
+        "status": {"conditions": [{"type": "Ready", "status": "True"}],
+                   "allocatable": {"cpu": "2", "memory": "8Gi", "pods": "29"}}
+    })
+}
+
+/// A v1 cluster: pool `default` of class `default` (AMI `ami-new`), nodes `old` (on `ami-old`)
+/// and `new` (on `ami-new`).
+fn v1_cluster() -> FakeCluster {
+    let fake = FakeCluster::new().karpenter_v1();
+    fake.put_all([
+        json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"},
+               "spec": {"template": {"spec": {
+                   "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                   "requirements": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]}}}}),
+        json!({"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
+               "spec": {"role": "KarpenterNodeRole", "amiFamily": "AL2023", "amiSelectorTerms": [{"id": "ami-new"}],
+                        "subnetSelectorTerms": [{"id": "subnet-a"}],
+                        "securityGroupSelectorTerms": [{"id": "sg-a"}]}}),
+        node("old", "i-old", json!({"karpenter.sh/nodepool": "default"})),
+        node("new", "i-new", json!({"karpenter.sh/nodepool": "default"})),
+        node("system", "i-system", json!({})),
+    ]);
+    fake
+}
+
+/// A v1alpha5 cluster: Provisioner `default` of template `oldnode` (AMI `ami-new`), nodes
+/// `old` and `new` as in [`v1_cluster`].
+fn v1alpha5_cluster() -> FakeCluster {
+    let fake = FakeCluster::new().karpenter_v1alpha5();
+    fake.put_all([
+        json!({"apiVersion": "karpenter.sh/v1alpha5", "kind": "Provisioner", "metadata": {"name": "default"},
+               "spec": {"providerRef": {"name": "oldnode"}}}),
+        json!({"apiVersion": "karpenter.k8s.aws/v1alpha1", "kind": "AWSNodeTemplate", "metadata": {"name": "oldnode"},
+               "spec": {"amiSelector": {"aws::ids": "ami-new"}, "subnetSelector": {"aws-ids": "subnet-a"},
+                        "securityGroupSelector": {"aws-ids": "sg-a"}}}),
+        node("old", "i-old", json!({"karpenter.sh/provisioner-name": "default"})),
+        node("new", "i-new", json!({"karpenter.sh/provisioner-name": "default"})),
+    ]);
+    fake
+}
+
+fn image(id: &str, name: &str) -> Image {
+    Image {
+        id: id.into(),
+        name: Some(name.into()),
+        architecture: "x86_64".into(),
+        creation_date: Some("2024-06-01T00:00:00Z".into()),
+        ..Image::default()
+    }
+}
+
+fn instance(id: &str, image: &str) -> Instance {
+    Instance {
+        id: id.into(),
+        instance_type: "m5.large".into(),
+        zone: "us-east-1a".into(),
+        subnet_id: Some("subnet-a".into()),
+        image_id: image.into(),
+        state: "running".into(),
+        capacity_type: "on-demand".into(),
+        security_group_ids: vec!["sg-a".into()],
+        ..Instance::default()
+    }
+}
+
+fn cloud() -> FakeCloud {
+    let mut cloud = FakeCloud::new()
+        .image(image("ami-old", "amazon-eks-node-1.28-old"), None)
+        .image(image("ami-new", "amazon-eks-node-1.29-new"), None);
+    cloud.subnets = vec![Subnet {
+        id: "subnet-a".into(),
+        zone: "us-east-1a".into(),
+        ..Subnet::default()
+    }];
+    cloud.security_groups = vec![SecurityGroup {
+        id: "sg-a".into(),
+        name: "nodes".into(),
+        ..SecurityGroup::default()
+    }];
+    cloud.instances.borrow_mut().extend([
+        instance("i-old", "ami-old"),
+        instance("i-new", "ami-new"),
+        instance("i-system", "ami-old"),
+    ]);
+    cloud
+}
+
+/// Gathers `cluster` with `cloud`; the number of catalog loads with the snapshot.
+fn gather_live(cluster: &FakeCluster, cloud: &FakeCloud) -> (DriftSnapshot, usize) {
+    let read = snapshot::read(cluster, Scope::default()).unwrap();
+    let mut loads = 0;
+    let snapshot = gather(&read.manifests, cloud, VERSION, NOW, &mut |_| {
+        loads += 1;
+        Ok(Catalog::embedded().unwrap())
+    })
+    .unwrap();
+    (snapshot, loads)
+}
+
+fn verdicts(report: &DriftReport) -> Vec<(&str, Status, Option<DriftReason>)> {
+    report
+        .evaluation
+        .nodes
+        .iter()
+        .map(|n| (n.name.as_str(), n.status, n.reason))
+        .collect()
+}
+
+#[test]
+fn live_gather_resolves_the_used_classes_through_ec2_in_a_few_calls() {
+    let cloud = cloud();
+    let (snapshot, loads) = gather_live(&v1_cluster(), &cloud);
+    let calls = cloud.call_counts();
+    for (operation, count) in [
+        ("EC2.DescribeInstances", 1),
+        // The class's `id` term, then the names of the images the nodes run.
+        ("EC2.DescribeImages", 2),
+        ("EC2.DescribeSubnets", 1),
+        ("EC2.DescribeSecurityGroups", 1),
+    ] {
+        assert_eq!(calls.get(operation), count, "{operation}: {calls:?}");
+    }
+    assert_eq!(loads, 1, "a v1 pool needs the catalog, once");
+    assert_eq!(
+        snapshot
+            .nodes
+            .iter()
+            .map(|n| n.node.name.as_str())
+            .collect::<Vec<_>>(),
+        ["new", "old"],
+        "the unmanaged node is left out"
+    );
+    assert!(snapshot.nodes.iter().all(|n| n.instance.is_some()));
+    let facts = &snapshot.class_facts["EC2NodeClass/default"];
+    let Fact::Known(images) = &facts.images else {
+        panic!("{:?}", facts.images);
+    };
+    assert_eq!(
+        images.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(),
+        ["ami-new"]
+    );
+    assert!(matches!(&facts.subnets, Fact::Known(s) if s.source == "DescribeSubnets"));
+    assert_eq!(
+        snapshot.image_names.get("ami-old").map(String::as_str),
+        Some("amazon-eks-node-1.28-old")
+    );
+    assert!(snapshot.instance_types["default"].contains("m5.large"));
+
+    let report = check(&Config::default(), snapshot, Mode::Live, Some(VERSION)).unwrap();
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("new", Status::Ok, None),
+            ("old", Status::Drifted, Some(DriftReason::AmiDrift)),
+        ]
+    );
+    assert!(report.any_drifted());
+    assert!(
+        report.evaluation.nodes[1]
+            .detail
+            .contains("amazon-eks-node-1.28-old"),
+        "{}",
+        report.evaluation.nodes[1].detail
+    );
+}
+
+#[test]
+fn live_gather_without_v1_pools_or_unlabelled_tool_nodes_loads_no_catalog() {
+    let (snapshot, loads) = gather_live(&v1alpha5_cluster(), &cloud());
+    assert_eq!(loads, 0);
+    assert!(snapshot.instance_types.is_empty());
+    let report = check(&Config::default(), snapshot, Mode::Live, Some(VERSION)).unwrap();
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("new", Status::Ok, None),
+            ("old", Status::Drifted, Some(DriftReason::AmiDrift)),
+        ]
+    );
+}
+
+#[test]
+fn an_ec2_failure_is_a_cloud_error_and_a_class_failure_an_unknown_fact() {
+    let read = snapshot::read(&v1_cluster(), Scope::default()).unwrap();
+    let denied = || CloudError::Api {
+        service: "EC2".into(),
+        operation: "DescribeInstances".into(),
+        code: "UnauthorizedOperation".into(),
+        message: "not authorized".into(),
+    };
+    let cloud = cloud();
+    cloud.fail("EC2.DescribeInstances", denied());
+    let err = gather(&read.manifests, &cloud, VERSION, NOW, &mut |_| {
+        Ok(Catalog::embedded().unwrap())
+    })
+    .unwrap_err();
+    assert_eq!(err.exit, Exit::Remote);
+    assert!(err.hint.unwrap().contains("IAM policy"));
+
+    let cloud = self::cloud();
+    cloud.fail("EC2.DescribeSubnets", denied());
+    let snapshot = gather(&read.manifests, &cloud, VERSION, NOW, &mut |_| {
+        Ok(Catalog::embedded().unwrap())
+    })
+    .unwrap();
+    assert!(matches!(
+        snapshot.class_facts["EC2NodeClass/default"].subnets,
+        Fact::Unknown(_)
+    ));
+}
+
+#[test]
+fn selection_by_name_pool_and_selector_and_unknown_names() {
+    let (snapshot, _) = gather_live(&v1_cluster(), &cloud());
+    let names = |config: &Config| {
+        let mut s = snapshot.clone();
+        select_nodes(config, &mut s).map(|()| {
+            s.nodes
+                .iter()
+                .map(|n| n.node.name.clone())
+                .collect::<Vec<_>>()
+        })
+    };
+    assert_eq!(names(&Config::default()).unwrap(), ["new", "old"]);
+    let by_name = Config {
+        nodes: vec!["old".into()],
+        ..Config::default()
+    };
+    assert_eq!(names(&by_name).unwrap(), ["old"]);
+    let by_pool = Config {
+        nodepools: vec!["default".into()],
+        ..Config::default()
+    };
+    assert_eq!(names(&by_pool).unwrap().len(), 2);
+    let by_selector = Config {
+        selector: Some(LabelSelector::parse("kubernetes.io/arch!=amd64").unwrap()),
+        ..Config::default()
+    };
+    assert!(names(&by_selector).unwrap().is_empty());
+    let err = names(&Config {
+        nodes: vec!["system".into()],
+        ..Config::default()
+    })
+    .unwrap_err();
+    assert_eq!(err.exit, Exit::Input);
+    assert!(err
+        .message
+        .starts_with("node \"system\" is not a managed node"));
+    let err = names(&Config {
+        nodepools: vec!["gpu".into()],
+        ..Config::default()
+    })
+    .unwrap_err();
+    assert_eq!(
+        err.message,
+        "--nodepool gpu: no such NodePool or Provisioner"
+    );
+}
+
+/// The node's labels and annotations as the cluster has them now.
+fn marker(cluster: &FakeCluster, name: &str) -> (Value, Value) {
+    let n = cluster.get("v1", "Node", None, name).unwrap();
+    (
+        n["metadata"]["labels"][DRIFTED_LABEL].clone(),
+        n["metadata"]["annotations"][VOLUNTARY_DISRUPTION].clone(),
+    )
+}
+
+#[test]
+fn mark_labels_v1_nodes_with_the_reason_and_takes_it_back() {
+    let cluster = v1_cluster();
+    let (snapshot, _) = gather_live(&cluster, &cloud());
+    cluster.clear_requests();
+    assert_eq!(mark(&cluster, &snapshot).unwrap(), ["old"]);
+    assert_eq!(cluster.writes(), ["PATCH /api/v1/nodes/old"]);
+    assert_eq!(
+        cluster.requests()[0].body,
+        json!({"metadata": {"labels": {DRIFTED_LABEL: "AMIDrift"}}})
+    );
+    assert_eq!(marker(&cluster, "old"), (json!("AMIDrift"), Value::Null));
+    assert_eq!(marker(&cluster, "new"), (Value::Null, Value::Null));
+
+    // Again: nothing to write.
+    cluster.clear_requests();
+    let (snapshot, _) = gather_live(&cluster, &cloud());
+    cluster.clear_requests();
+    assert!(mark(&cluster, &snapshot).unwrap().is_empty());
+    assert!(cluster.writes().is_empty());
+
+    // The drift undone (the node runs the class's AMI now): the label goes.
+    let undone = cloud();
+    undone.instances.borrow_mut()[0].image_id = "ami-new".into();
+    let (snapshot, _) = gather_live(&cluster, &undone);
+    cluster.clear_requests();
+    assert_eq!(mark(&cluster, &snapshot).unwrap(), ["old"]);
+    assert_eq!(
+        cluster.requests()[0].body,
+        json!({"metadata": {"labels": {DRIFTED_LABEL: null}}})
+    );
+    assert_eq!(marker(&cluster, "old"), (Value::Null, Value::Null));
+}
+
+#[test]
+fn mark_annotates_v1alpha5_nodes_and_leaves_karpenter_s_other_markers() {
+    let cluster = v1alpha5_cluster();
+    let (snapshot, _) = gather_live(&cluster, &cloud());
+    cluster.clear_requests();
+    assert_eq!(mark(&cluster, &snapshot).unwrap(), ["old"]);
+    assert_eq!(
+        cluster.requests()[0].body,
+        json!({"metadata": {"annotations": {VOLUNTARY_DISRUPTION: "drifted"}}})
+    );
+    assert_eq!(marker(&cluster, "old"), (Value::Null, json!("drifted")));
+
+    let undone = cloud();
+    undone.instances.borrow_mut()[0].image_id = "ami-new".into();
+    let (snapshot, _) = gather_live(&cluster, &undone);
+    cluster.clear_requests();
+    assert_eq!(mark(&cluster, &snapshot).unwrap(), ["old"]);
+    assert_eq!(marker(&cluster, "old"), (Value::Null, Value::Null));
+
+    // Karpenter's own `expired` marker on a drifted node stays as it is.
+    cluster.update("v1", "Node", None, "old", |n| {
+        n["metadata"]["annotations"] = json!({VOLUNTARY_DISRUPTION: "expired"});
+    });
+    let (snapshot, _) = gather_live(&cluster, &cloud());
+    cluster.clear_requests();
+    assert!(mark(&cluster, &snapshot).unwrap().is_empty());
+    assert_eq!(marker(&cluster, "old"), (Value::Null, json!("expired")));
+}
+
+#[test]
+fn the_version_is_read_from_ssm_paths_when_not_given() {
+    let mut c = Config::default();
+    assert_eq!(
+        kubernetes_version(&c),
+        (ASSUMED_KUBERNETES_VERSION, VersionSource::Assumed)
+    );
+    c.ssm_params.insert(
+        "/aws/service/eks/optimized-ami/1.25/amazon-linux-2/recommended/image_id".into(),
+        "ami-1".into(),
+    );
+    assert_eq!(
+        kubernetes_version(&c),
+        (KubeVersion::new(1, 25), VersionSource::Flag)
+    );
+    c.ssm_params.insert(
+        "/aws/service/bottlerocket/aws-k8s-1.26/x86_64/latest/image_id".into(),
+        "ami-2".into(),
+    );
+    assert_eq!(
+        kubernetes_version(&c).1,
+        VersionSource::Assumed,
+        "two versions: ambiguous"
+    );
+    c.kubernetes_version = Some((KubeVersion::new(1, 30), VersionSource::Flag));
+    assert_eq!(kubernetes_version(&c).0, KubeVersion::new(1, 30));
+}
