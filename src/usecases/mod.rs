@@ -9,6 +9,7 @@
 pub mod clock;
 pub mod live;
 pub mod provisioning;
+pub mod replace;
 #[cfg(test)]
 pub mod testing;
 

@@ -2,6 +2,7 @@
 //! documents for scripts, notes and warnings on stderr.
 
 pub mod plan;
+pub mod replace;
 
 use std::io::Write;
 
