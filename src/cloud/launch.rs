@@ -25,6 +25,7 @@ use crate::cloud::types::{
     LaunchTemplateRequest, Subnet, INSTANCE_BATCH,
 };
 use crate::cloud::userdata::{self, Bootstrap, Family, UserDataError};
+pub use crate::model::digest::digest;
 use crate::model::labels::{self, NODECLAIM};
 use crate::model::nodepool::{ApiGeneration, NodeClass};
 use crate::model::requirements::Operator;
@@ -167,27 +168,6 @@ fn summarize(errors: &[PoolError]) -> String {
         .map(|(code, pools)| format!("{code} [{}]", pools.join(", ")))
         .collect::<Vec<_>>()
         .join("; ")
-}
-
-/// FNV-1a, 64 bits, seeded: stable across builds and platforms (unlike `DefaultHasher`).
-fn fnv(seed: u64, parts: &[&str]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64 ^ seed;
-    for p in parts {
-        for b in p.bytes().chain(std::iter::once(0)) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    h
-}
-
-/// A 128-bit hex digest of `parts`.
-pub fn digest(parts: &[&str]) -> String {
-    format!(
-        "{:016x}{:016x}",
-        fnv(0, parts),
-        fnv(0x9e37_79b9_7f4a_7c15, parts)
-    )
 }
 
 /// The ClientToken of a NodeClaim: the same (cluster, NodeClaim) always yields the same token

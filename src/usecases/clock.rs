@@ -16,6 +16,9 @@ pub trait Clock {
     fn monotonic(&self) -> Duration;
     /// Sleeps `d`, or less if a stop is requested meanwhile; `false` when a stop was requested.
     fn sleep(&self, d: Duration) -> bool;
+    /// Sleeps `d` whether or not a stop is requested: the pace of work that goes on after Ctrl-C
+    /// (the steps in flight finish).
+    fn pause(&self, d: Duration);
     /// Whether the operator asked to stop (Ctrl-C): finish the step in flight, start nothing new.
     fn stop_requested(&self) -> bool;
 }
@@ -81,6 +84,10 @@ impl Clock for SystemClock {
             }
             std::thread::sleep(Duration::from_millis(100).min(end - now));
         }
+    }
+
+    fn pause(&self, d: Duration) {
+        std::thread::sleep(d);
     }
 
     fn stop_requested(&self) -> bool {
@@ -186,6 +193,10 @@ impl Clock for FakeClock {
         !self.stop_requested()
     }
 
+    fn pause(&self, d: Duration) {
+        self.advance(d);
+    }
+
     fn stop_requested(&self) -> bool {
         let t = self.time.borrow();
         t.stop_at.is_some_and(|s| t.elapsed >= s)
@@ -218,6 +229,16 @@ mod tests {
         assert!(clock.stop_requested());
         assert!(!clock.sleep(Duration::from_secs(1)));
         assert_eq!(clock.monotonic(), Duration::from_secs(3));
+    }
+
+    #[test]
+    fn a_pause_goes_on_after_a_stop() {
+        let clock = FakeClock::at(0);
+        clock.stop_after(Duration::from_secs(1));
+        clock.pause(Duration::from_secs(5));
+        assert!(clock.stop_requested());
+        clock.pause(Duration::from_secs(5));
+        assert_eq!(clock.monotonic(), Duration::from_secs(10));
     }
 
     #[test]

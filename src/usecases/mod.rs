@@ -13,6 +13,7 @@ pub mod drift_gate;
 pub mod live;
 pub mod nodes;
 pub mod provisioning;
+pub mod replace;
 #[cfg(test)]
 pub mod testing;
 

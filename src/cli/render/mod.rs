@@ -6,6 +6,7 @@ pub mod drift;
 pub mod gate;
 pub mod nodes;
 pub mod plan;
+pub mod replace;
 
 use std::io::Write;
 

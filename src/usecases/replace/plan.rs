@@ -7,28 +7,40 @@
 
 use std::collections::BTreeSet;
 
-use super::steps::{drain_options, is_reschedulable, Record};
+use super::steps::{drain_options, is_reschedulable};
 use crate::api::Manifests;
-use crate::cloud::launch;
-use crate::commands::live::Session;
+use crate::cloud::types::Compute;
 use crate::disruption::drain::{self, Pdb};
+use crate::disruption::replace::{claim_name, Detail, Record};
 use crate::error::CommandError;
+use crate::k8s::Cluster;
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
 use crate::scheduling::{Input, PlannedNodeClaim};
+use crate::usecases::clock::Clock;
+use crate::usecases::live::Live;
 use crate::usecases::provisioning::Selection;
 
 /// What the planner decided for one node.
+#[derive(Debug, Clone)]
 pub enum NodePlan {
-    /// The node cannot go now, and why (the blocking objects, or the pods that fit nowhere);
-    /// `pdb_only`: only PodDisruptionBudgets at zero block, which may free up soon.
-    Blocked { why: String, pdb_only: bool },
+    /// The node cannot go now, and why; `pdb_only`: only PodDisruptionBudgets at zero block,
+    /// which may free up soon.
+    Blocked {
+        /// The blocking objects, or the pods that fit nowhere.
+        why: Detail,
+        /// Only PDBs at zero block.
+        pdb_only: bool,
+    },
     /// Its pods go onto `claims` (to launch; `input` launches them) and existing nodes
     /// (`reserved`: the pods, bound there in advance).
     Replace {
+        /// Replacement NodeClaims, named.
         claims: Vec<PlannedNodeClaim>,
-        input: Option<Input>,
+        /// The solver's input, when anything is launched.
+        input: Option<Box<Input>>,
+        /// The node's pods, bound to the existing nodes they were planned onto.
         reserved: Vec<Pod>,
     },
 }
@@ -86,7 +98,7 @@ impl<'a> Planner<'a> {
     }
 
     /// The node's pods, as the snapshot has them.
-    pub fn pods_of<'n>(&self, node: &'n str) -> impl Iterator<Item = &'a Pod> + 'n
+    fn pods_of<'n>(&self, node: &'n str) -> impl Iterator<Item = &'a Pod> + 'n
     where
         'a: 'n,
     {
@@ -109,19 +121,19 @@ impl<'a> Planner<'a> {
             &drain_options(pool, self.force),
         );
         plan.is_blocked().then(|| NodePlan::Blocked {
-            why: plan.explain_blockers(),
+            why: Detail::Blocker(plan.explain_blockers()),
             pdb_only: plan.only_pdbs_block(),
         })
     }
 
     /// Plans the node's replacement. `attempt` is the replacement's start time (its record's
     /// `startedAt`), which names the replacement NodeClaims; `resuming`: the record of a
-    /// replacement already marked, which is finished even if some pods fit nowhere now. A node that is not blocked
-    /// stops being capacity for the nodes planned after it, and its pods' places on existing
-    /// nodes are reserved.
-    pub fn plan(
+    /// replacement already marked, which is finished even if some pods fit nowhere now. A node
+    /// that is not blocked stops being capacity for the nodes planned after it, and its pods'
+    /// places on existing nodes are reserved.
+    pub fn plan<C: Cluster, P: Compute, K: Clock + ?Sized>(
         &mut self,
-        session: &mut Session,
+        live: &Live<'_, C, P, K>,
         node: &Node,
         pool: &NodePool,
         attempt: &str,
@@ -169,12 +181,8 @@ impl<'a> Planner<'a> {
         manifests.pods = moving.clone();
         // No in-flight capacity: what this tool is launching elsewhere (a `provision --watch`)
         // is meant for the pods it was launched for.
-        let (plan, input) = session.plan_with_instances(
-            &mut manifests,
-            &BTreeSet::new(),
-            &[],
-            &Selection::default(),
-        )?;
+        let (plan, input) =
+            live.plan_with_instances(&mut manifests, &BTreeSet::new(), &[], &Selection::default())?;
         let stuck: Vec<String> = moving
             .iter()
             .filter_map(|p| {
@@ -186,7 +194,7 @@ impl<'a> Planner<'a> {
             .collect();
         if !stuck.is_empty() && !resuming {
             return Ok(NodePlan::Blocked {
-                why: format!("pods cannot be placed elsewhere: {}", stuck.join("; ")),
+                why: Detail::Unplaceable(stuck),
                 pdb_only: false,
             });
         }
@@ -203,75 +211,14 @@ impl<'a> Planner<'a> {
             }
         }
         self.reserved.extend(reserved.iter().cloned());
-        // A resumed replacement keeps the names it recorded (whatever version of this tool
-        // wrote them), so the instances a killed run launched are adopted, not launched again.
         let mut claims = plan.node_claims;
         for (i, claim) in claims.iter_mut().enumerate() {
-            claim.name = match recorded.get(i) {
-                Some(name) if name.starts_with(&format!("{}-", claim.node_pool)) => name.clone(),
-                _ => replacement_name(&claim.node_pool, i, node, attempt),
-            };
+            claim.name = claim_name(recorded, &claim.node_pool, i, node, attempt);
         }
         Ok(NodePlan::Replace {
             claims,
-            input: Some(input),
+            input: Some(Box::new(input)),
             reserved,
         })
-    }
-}
-
-/// A replacement NodeClaim's name: `<pool>-<10 hex>` from the replaced node's instance (never
-/// reused, unlike node names), the attempt's start time and the claim's index. A resumed run
-/// (same record) finds the same instances by their NodeClaim tag; a later attempt for the same
-/// node, or any other node, never adopts them — and the length differs from Karpenter's own
-/// 5-character suffixes.
-pub fn replacement_name(pool: &str, index: usize, node: &Node, attempt: &str) -> String {
-    let index = index.to_string();
-    let digest = launch::digest(&[
-        "replacement",
-        pool,
-        index.as_str(),
-        node.instance_id().unwrap_or(node.name.as_str()),
-        attempt,
-    ]);
-    format!("{pool}-{}", &digest[..10])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn node(name: &str, instance: &str) -> Node {
-        Node {
-            name: name.into(),
-            provider_id: Some(format!("aws:///us-east-1a/{instance}")),
-            ..Node::default()
-        }
-    }
-
-    #[test]
-    fn replacement_names_differ_per_instance_and_attempt_and_repeat_on_resume() {
-        let a = node("ip-10-0-1-23.ec2.internal", "i-0aaa");
-        let same_name_new_instance = node("ip-10-0-1-23.ec2.internal", "i-0bbb");
-        let t1 = "2026-12-02T10:00:00Z";
-        let t2 = "2026-12-02T11:00:00Z";
-        let first = replacement_name("default", 0, &a, t1);
-        assert_eq!(first, replacement_name("default", 0, &a, t1), "resume");
-        assert_eq!(first.len(), "default-".len() + 10);
-        assert_ne!(
-            first,
-            replacement_name("default", 0, &a, t2),
-            "a later attempt"
-        );
-        assert_ne!(
-            first,
-            replacement_name("default", 1, &a, t1),
-            "the next claim"
-        );
-        assert_ne!(
-            first,
-            replacement_name("default", 0, &same_name_new_instance, t1),
-            "a node name reused by another instance"
-        );
     }
 }

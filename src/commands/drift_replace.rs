@@ -1,0 +1,195 @@
+//! `kubectl karpenter drift replace`: replace drifted (or named) nodes safely and at the
+//! operator's pace. The workflow is [`crate::usecases::replace`]; this is the glue: flags →
+//! connect → the drift verdicts → select → preview → ask → replace (or hand over to the
+//! controller) → render, once or under `--watch`.
+
+use std::time::Duration;
+
+use super::{live, unix_now, Context};
+use crate::cli::render::replace::{self as render, ReplacePrinter};
+use crate::cli::{DriftReplaceArgs, OutputFormat};
+use crate::drift;
+use crate::error::{CommandError, CommandResult, Exit};
+use crate::usecases::clock::SystemClock;
+use crate::usecases::drift_check::{self as drift_cmd, Config as CheckConfig};
+use crate::usecases::replace::watch::{self, Passes};
+use crate::usecases::replace::{self, pipeline, select, via_controller, NodeOutcome, Settings};
+
+/// Whether this run may change the cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Consent {
+    /// `--yes`, or a `--watch` confirmed once.
+    Given,
+    /// Ask on the terminal before the first change.
+    Ask,
+    /// Asked, and the answer was no.
+    Declined,
+}
+
+/// Runs `drift replace`.
+pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
+    if args.max_parallel == 0 {
+        return Err(CommandError::input("--max-parallel must be at least 1"));
+    }
+    let mut settings = Settings {
+        max_parallel: args.max_parallel,
+        force: args.force,
+        drain_timeout: duration_flag("--timeout", &args.timeout)?,
+        ready_timeout: duration_flag("--ready-timeout", &args.ready_timeout)?,
+        attempt: String::new(),
+    };
+    let check = CheckConfig {
+        nodes: args.nodes.clone(),
+        nodepools: args.nodepools.clone(),
+        selector: super::selector_flag(args.selector.as_deref())?,
+        catalog: args.catalog.clone(),
+        ..CheckConfig::default()
+    };
+    if args.watch {
+        // The plan must be on screen before the question (stdout may be buffered).
+        let _ = ctx.out.flush();
+        if !crate::cli::confirm::confirm(
+            "Watch for drifted nodes and replace them as they drift, without asking again?",
+            args.yes,
+        )? {
+            return Ok(Exit::Ok);
+        }
+        SystemClock::handle_interrupts();
+        let mut passes = Watching {
+            ctx,
+            args,
+            check: &check,
+            settings: &mut settings,
+        };
+        return watch::watch(&SystemClock::new(), watch::INTERVAL, &mut passes);
+    }
+    let mut consent = if args.yes {
+        Consent::Given
+    } else {
+        Consent::Ask
+    };
+    let outcomes = once(ctx, args, &check, &mut settings, &mut consent)?;
+    if consent == Consent::Declined {
+        writeln!(ctx.err, "Nothing changed.").map_err(io)?;
+        return Ok(Exit::Ok);
+    }
+    finish(ctx, &outcomes, args.dry_run)
+}
+
+/// `--watch`'s passes: each one a whole run, consent given.
+struct Watching<'w, 'c> {
+    ctx: &'w mut Context<'c>,
+    args: &'w DriftReplaceArgs,
+    check: &'w CheckConfig,
+    settings: &'w mut Settings,
+}
+
+impl Passes for Watching<'_, '_> {
+    fn pass(&mut self) -> CommandResult {
+        let outcomes = once(
+            self.ctx,
+            self.args,
+            self.check,
+            self.settings,
+            &mut Consent::Given,
+        )?;
+        finish(self.ctx, &outcomes, false)
+    }
+
+    fn failed(&mut self, error: &CommandError) {
+        let _ = writeln!(self.ctx.err, "error: {} (still watching)", error.message);
+    }
+}
+
+/// One run: the drifted (or named) nodes, the plan, the question (unless consent is given),
+/// then every node replaced at the budget's pace.
+fn once(
+    ctx: &mut Context<'_>,
+    args: &DriftReplaceArgs,
+    check: &CheckConfig,
+    settings: &mut Settings,
+    consent: &mut Consent,
+) -> Result<Vec<NodeOutcome>, CommandError> {
+    settings.attempt = crate::model::time::format_rfc3339(unix_now().max(0));
+    let guard = (!args.dry_run && !args.via_controller).then_some(("drift replace", args.force));
+    let connection = live::connect(ctx, args.catalog.as_deref(), guard)?;
+    let clock = SystemClock::new();
+    let mut session = connection.live(&clock);
+    let manifests = replace::read_cluster(session.cluster)?;
+    // Drift verdicts (cluster + EC2).
+    let (mut verdicts, _version, _client) = super::drift_live::gather(ctx, check)?;
+    select::check_named(&verdicts, &args.nodes)?;
+    drift_cmd::select_nodes(check, &mut verdicts)?;
+    let evaluation = drift::evaluate(&verdicts);
+    let mut printer = ReplacePrinter::new(ctx.global, ctx.err);
+    let actions = select::select(
+        &manifests,
+        &verdicts,
+        &evaluation,
+        &args.nodes,
+        &mut printer,
+    );
+    let machine = matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml);
+    let headers = !ctx.global.no_headers;
+    if args.via_controller {
+        let handover =
+            via_controller::prepare(&session, &manifests, actions, settings, &mut printer)?;
+        if !machine {
+            render::table(ctx.out, headers, handover.outcomes()).map_err(io)?;
+        }
+        let starting = handover.starting();
+        if args.dry_run || starting.is_empty() {
+            return Ok(handover.into_outcomes());
+        }
+        let question = render::handover_question(&starting, handover.queued(), &session.info.name);
+        if !ask(ctx, &question, consent)? {
+            return Ok(handover.into_outcomes());
+        }
+        let mut printer = ReplacePrinter::new(ctx.global, ctx.err);
+        return via_controller::run(&session, handover, settings, &mut printer);
+    }
+    let preview = pipeline::preview(&session, &manifests, actions, settings)?;
+    if !machine {
+        render::table(ctx.out, headers, preview.outcomes()).map_err(io)?;
+    }
+    let starting = preview.starting();
+    if args.dry_run || starting.is_empty() {
+        return Ok(preview.into_outcomes());
+    }
+    let question = render::replace_question(&starting, preview.queued(), &session.info.name);
+    if !ask(ctx, &question, consent)? {
+        return Ok(preview.into_outcomes());
+    }
+    let mut printer = ReplacePrinter::new(ctx.global, ctx.err);
+    pipeline::run(&mut session, preview, settings, &mut printer)
+}
+
+/// Asks on the terminal unless consent is given already (after the plan is flushed: stdout
+/// may be buffered); records the answer.
+fn ask(ctx: &mut Context<'_>, question: &str, consent: &mut Consent) -> Result<bool, CommandError> {
+    if *consent == Consent::Ask {
+        let _ = ctx.out.flush();
+        *consent = if crate::cli::confirm::confirm(question, false)? {
+            Consent::Given
+        } else {
+            Consent::Declined
+        };
+    }
+    Ok(*consent == Consent::Given)
+}
+
+/// The report (document, or the final table and summary), and the exit.
+fn finish(ctx: &mut Context<'_>, outcomes: &[NodeOutcome], dry_run: bool) -> CommandResult {
+    render::report(ctx.out, ctx.global, outcomes, dry_run).map_err(io)?;
+    replace::verdict(outcomes)
+}
+
+fn duration_flag(name: &str, text: &str) -> Result<Duration, CommandError> {
+    crate::disruption::time::parse_duration_flag(text).ok_or_else(|| {
+        CommandError::input(format!("{name} {text:?}: expected a duration such as 10m"))
+    })
+}
+
+fn io(e: std::io::Error) -> CommandError {
+    CommandError::remote(format!("writing output: {e}"))
+}

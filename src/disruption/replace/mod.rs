@@ -1,0 +1,276 @@
+//! Replacing nodes, the decisions (pure): what is recorded on a node in replacement and how a
+//! re-run resumes from it ([`record`]), how many nodes the NodePools' budgets let go now
+//! ([`budget`]), and each node's way through the pipeline as a state machine — where it enters,
+//! when its replacements count as Ready, how its drain is paced, when it rolls back ([`machine`]).
+//! The use case (`usecases::replace`) reads the cluster and the cloud, asks these functions what
+//! comes next and does it.
+//!
+//! A caller hands the pipeline [`Action`]s: one node each, with the disruption [`Method`] that
+//! chose it (drift today) recorded on the node. Every node ends with a [`Status`] and, where it
+//! says more, a [`Detail`].
+
+pub mod budget;
+pub mod machine;
+pub mod record;
+
+#[cfg(test)]
+mod tests;
+
+use std::time::Duration;
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::model::node::Node;
+use crate::model::nodepool::NodePool;
+pub use machine::Holding;
+pub use record::{claim_name, replacement_name, Record, Step, REPLACEMENT};
+
+pub use crate::model::labels::TERMINATION_FINALIZER;
+
+/// Why a node is disrupted: Karpenter's disruption methods (`pkg/controllers/disruption`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// Drifted (or named on the command line).
+    #[default]
+    Drift,
+    /// `expireAfter` reached.
+    Expiration,
+    /// Empty.
+    Emptiness,
+    /// Multi-node consolidation.
+    Multi,
+    /// Single-node consolidation.
+    Single,
+}
+
+impl Method {
+    /// The recorded spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Drift => "drift",
+            Method::Expiration => "expiration",
+            Method::Emptiness => "emptiness",
+            Method::Multi => "multi",
+            Method::Single => "single",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Method {
+    /// A method this version does not know (a newer one wrote it) reads as drift: the method
+    /// only says why, the steps are the same.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        Ok([
+            Method::Expiration,
+            Method::Emptiness,
+            Method::Multi,
+            Method::Single,
+        ]
+        .into_iter()
+        .find(|m| m.as_str() == text)
+        .unwrap_or(Method::Drift))
+    }
+}
+
+/// One node to take out of the cluster, and why: what a caller hands the pipeline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Action {
+    /// The node, as the caller's snapshot has it.
+    pub node: Node,
+    /// Its NodePool (Provisioner): its budgets, its generation's disruption taint.
+    pub pool: NodePool,
+    /// The disruption method, recorded on the node.
+    pub method: Method,
+    /// The reason shown and recorded (a drift reason, `Requested`; a resumed replacement's
+    /// recorded one).
+    pub reason: String,
+}
+
+/// An action waiting for its turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Queued {
+    /// The action.
+    pub action: Action,
+    /// A replacement already in progress on the node (a re-run resumes it).
+    pub record: Option<Record>,
+    /// Its entry in the run's outcomes.
+    pub outcome: usize,
+    /// Since when (the clock's monotonic time) a PodDisruptionBudget at zero holds it back: it
+    /// waits up to the drain timeout for the pods that budget covers to be healthy again.
+    pub pdb_wait: Option<Duration>,
+    /// Not to be picked before then (monotonic).
+    pub not_before: Option<Duration>,
+}
+
+impl Queued {
+    /// A fresh entry for `action`, its record read from its node.
+    pub fn new(action: Action, outcome: usize) -> Queued {
+        Queued {
+            record: Record::of(&action.node),
+            action,
+            outcome,
+            pdb_wait: None,
+            not_before: None,
+        }
+    }
+
+    /// Its pool's name.
+    pub fn pool(&self) -> &str {
+        &self.action.pool.name
+    }
+
+    /// Whether a PodDisruptionBudget at zero that holds it back (`pdb_only`: nothing else
+    /// does) is worth waiting for at `now`: the first time it is seen, until `timeout` has
+    /// passed since.
+    pub fn waits_for_pdb(&mut self, pdb_only: bool, now: Duration, timeout: Duration) -> bool {
+        let since = *self.pdb_wait.get_or_insert(now);
+        pdb_only && now.saturating_sub(since) < timeout
+    }
+
+    /// Whether its PDB wait is over (`timeout` passed): it is blocked then.
+    pub fn pdb_wait_expired(&self, now: Duration, timeout: Duration) -> bool {
+        self.pdb_wait
+            .is_some_and(|since| now.saturating_sub(since) >= timeout)
+    }
+}
+
+/// Where a node stands when a run ends (the `status` of the `ReplacementReport`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Status {
+    /// Starts now (a dry run: would start).
+    Planned,
+    /// Behind the budgets, or not started (an interruption, failures before it).
+    Queued,
+    /// Cannot go: the blocker is named.
+    Blocked,
+    /// No budget now, and nothing in progress that would free one.
+    WaitingBudget,
+    /// Replaced: its replacements serve its pods, it is gone.
+    Replaced,
+    /// Undone: the node serves again, what was launched is terminated.
+    RolledBack,
+    /// Stopped midway (a drain timed out): cordoned, resumed by a re-run.
+    Failed,
+    /// Left the cluster before it started.
+    Gone,
+}
+
+impl Status {
+    /// The report's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Planned => "planned",
+            Status::Queued => "queued",
+            Status::Blocked => "blocked",
+            Status::WaitingBudget => "waiting-budget",
+            Status::Replaced => "replaced",
+            Status::RolledBack => "rolled-back",
+            Status::Failed => "failed",
+            Status::Gone => "gone",
+        }
+    }
+
+    /// A replacement that did not succeed (exit 3).
+    pub fn is_failure(self) -> bool {
+        matches!(self, Status::RolledBack | Status::Failed)
+    }
+}
+
+/// What a node's status says more (the report's `detail`). The words are the renderer's.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// Nothing more.
+    #[default]
+    None,
+    /// What blocks its drain, named: PodDisruptionBudgets at zero, do-not-disrupt.
+    Blocker(String),
+    /// Pods that fit nowhere else (`namespace/name: why`).
+    Unplaceable(Vec<String>),
+    /// A PodDisruptionBudget at zero holds it back for now (the blocker); it is looked at
+    /// again until the drain timeout.
+    WaitingForPdb(Box<Detail>),
+    /// Queued until its NodePool's budget (or `--max-parallel`) has room.
+    StartsWhenRoom {
+        /// The pool.
+        pool: String,
+    },
+    /// Its NodePool's budget allows no more now.
+    NoBudget {
+        /// The pool.
+        pool: String,
+    },
+    /// Resumes a replacement a killed run left at this step.
+    Resumes(Step),
+    /// The node left the cluster before it started.
+    LeftTheCluster,
+    /// Not started: the run was interrupted.
+    Interrupted,
+    /// Not started: replacements failed in a row before it.
+    AfterFailures {
+        /// How many in a row.
+        in_a_row: usize,
+        /// The last one's detail.
+        last: Box<Detail>,
+    },
+    /// Rolled back: a replacement could not be launched.
+    LaunchFailed(String),
+    /// Rolled back: a replacement resolved to the instance of a node being replaced.
+    InstanceCollision,
+    /// Rolled back: the replacements were not Ready in time.
+    NotReady {
+        /// The ready timeout.
+        after: Duration,
+    },
+    /// A resumed node whose node class does not resolve now: rolled back, with the error.
+    ClassFailed(String),
+    /// The drain timed out; the node stays cordoned (a re-run resumes it).
+    DrainTimedOut {
+        /// The node.
+        node: String,
+        /// The drain timeout.
+        after: Duration,
+        /// What still holds it.
+        holding: Holding,
+    },
+    /// `--via-controller`: what is deleted to hand the node over.
+    HandOver {
+        /// `NodeClaim`, `Machine` or `Node`.
+        kind: &'static str,
+        /// Its name.
+        name: String,
+    },
+    /// `--via-controller`: a kubectl-karpenter replacement is in progress on the node.
+    ReplacementInProgress,
+    /// `--via-controller`: its NodeClaim (Machine) is being deleted already.
+    ClaimDeleting {
+        /// `NodeClaim` or `Machine`.
+        kind: &'static str,
+        /// Its name.
+        name: String,
+    },
+    /// `--via-controller`: no NodeClaim (Machine) owns the node and it lacks Karpenter's
+    /// finalizer, so the controller would not drain it.
+    NotTheControllers {
+        /// `NodeClaim` or `Machine`: what would own it.
+        owner: &'static str,
+    },
+    /// `--via-controller`: no handover after a node failed.
+    AfterHandoverFailure {
+        /// The node that failed.
+        node: String,
+    },
+    /// `--via-controller`: the controller still drains the node after the drain timeout.
+    ControllerStillDraining {
+        /// The drain timeout.
+        after: Duration,
+    },
+    /// `--via-controller`: the node's pods are still pending after the ready timeout.
+    PodsStillPending {
+        /// Workloads with pods pending.
+        workloads: usize,
+        /// The ready timeout.
+        after: Duration,
+    },
+}

@@ -1,0 +1,252 @@
+//! Replacing nodes against a live cluster, safely and at the operator's pace (`drift replace`;
+//! SPEC §4, §6; KARPENTER.md §5). Per node, in this order, each step recorded on the node first
+//! so that a killed run resumes instead of launching a second replacement:
+//!
+//! 1. plan: the node's reschedulable pods are simulated onto the other nodes plus new
+//!    NodeClaims (the solver, [`plan`]); nodes whose pods cannot be placed, that carry
+//!    do-not-disrupt (node or pod), or whose pods a PDB with no disruption left protects are
+//!    *blocked* — the blocking object named — and skipped;
+//! 2. mark: the generation's disruption taint and `spec.unschedulable` (`Ready,
+//!    SchedulingDisabled`), and the record naming the replacement NodeClaims;
+//! 3. launch the replacements (NodeClaim names derive from the node, so a resumed run adopts
+//!    the same instances) and wait until their Nodes are Ready — otherwise roll back: untaint,
+//!    uncordon, terminate what was launched;
+//! 4. drain through the Eviction API in Karpenter's tiers, retrying 429s (the PDB named),
+//!    honouring grace periods, bounded by the drain timeout;
+//! 5. terminate its instance, then delete the Node (and its NodeClaim, finalizers released).
+//!
+//! NodePool budgets and `--max-parallel` bound how many nodes are in replacement at once; a
+//! node starts as soon as one finishes ([`pipeline`]). [`via_controller`] instead lets a
+//! running Karpenter do steps 2–5. [`watch`] repeats a pass until Ctrl-C.
+//!
+//! The decisions are the pure `disruption::replace`; this module reads and writes through the
+//! seams and reports [`Event`]s as it goes. The pipeline takes [`Action`]s — drift's selection
+//! ([`select`]) today, any disruption method's actions alike — and returns a [`NodeOutcome`]
+//! per node.
+
+mod drain;
+pub mod pipeline;
+pub mod plan;
+pub mod select;
+pub mod steps;
+pub mod via_controller;
+pub mod watch;
+
+#[cfg(test)]
+mod tests;
+
+use std::time::Duration;
+
+pub use crate::disruption::replace::{Action, Detail, Method, Status, Step};
+
+use crate::api::Manifests;
+use crate::error::{CommandError, CommandResult, Exit};
+use crate::k8s::snapshot::{self, Scope};
+use crate::k8s::Cluster;
+use crate::usecases::provisioning;
+
+/// How a run goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// At most this many nodes in replacement at once (`--max-parallel`).
+    pub max_parallel: usize,
+    /// `--force`: do-not-disrupt pods are evicted.
+    pub force: bool,
+    /// How long a drain may take per node (`--timeout`); also how long a node held back by a
+    /// PodDisruptionBudget at zero waits.
+    pub drain_timeout: Duration,
+    /// How long replacements may take to be Ready (`--ready-timeout`).
+    pub ready_timeout: Duration,
+    /// When this run started (RFC 3339): the `startedAt` of the replacements it begins, and
+    /// part of their NodeClaim names, so that the plan shown names what is launched.
+    pub attempt: String,
+}
+
+/// One node's outcome (a row of the `ReplacementReport`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NodeOutcome {
+    /// The node.
+    pub node: String,
+    /// Its NodePool.
+    pub node_pool: String,
+    /// Why it is replaced.
+    pub reason: String,
+    /// Where it stands.
+    pub status: Status,
+    /// What the status says more.
+    pub detail: Detail,
+    /// Its replacements: `NodeClaim (type)` planned, `NodeClaim (instance)` launched.
+    pub replacements: Vec<String>,
+    /// Its pods that move.
+    pub pods: usize,
+    /// Pods evicted.
+    pub evicted: usize,
+    /// How long its replacement took, to a tenth of a second.
+    pub seconds: f64,
+}
+
+impl NodeOutcome {
+    /// A node not started yet, with `pods` to move.
+    pub fn queued(action: &Action, pods: usize) -> NodeOutcome {
+        NodeOutcome {
+            node: action.node.name.clone(),
+            node_pool: action.pool.name.clone(),
+            reason: action.reason.clone(),
+            status: Status::Queued,
+            detail: Detail::None,
+            replacements: Vec::new(),
+            pods,
+            evicted: 0,
+            seconds: 0.0,
+        }
+    }
+
+    /// No budget now, and nothing in progress that would free one.
+    fn wait_for_budget(&mut self, pool: &str) {
+        self.status = Status::WaitingBudget;
+        self.detail = Detail::NoBudget { pool: pool.into() };
+    }
+
+    /// A node the run ends without starting: because of `why` (failures before it), an
+    /// interruption, or else for lack of budget.
+    fn left_in_queue(&mut self, why: Option<Detail>, interrupted: bool, pool: &str) {
+        match why {
+            Some(why) => self.detail = why,
+            None if interrupted => self.detail = Detail::Interrupted,
+            None => self.wait_for_budget(pool),
+        }
+    }
+
+    /// A PodDisruptionBudget wait that ran out: blocked by what it waited for.
+    fn pdb_wait_over(&mut self) {
+        self.status = Status::Blocked;
+        if let Detail::WaitingForPdb(why) = std::mem::take(&mut self.detail) {
+            self.detail = *why;
+        }
+    }
+}
+
+/// How a resumed node picks up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resume {
+    /// Drained before and still cordoned: only terminate and delete are left.
+    Finishing,
+    /// Drained before but uncordoned since: cordoned again, drained again.
+    Recordoned,
+    /// Its recorded replacements are adopted (the record's step).
+    Adopting(Step),
+}
+
+/// A step of one node's replacement.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeStep {
+    /// A replacement a killed run left is picked up.
+    Resuming(Resume),
+    /// Tainted and cordoned (`Ready,SchedulingDisabled`), recorded.
+    Marked,
+    /// A replacement's Node is Ready and initialized (and labelled).
+    ReplacementReady {
+        /// The replacement's Node.
+        replacement: String,
+    },
+    /// A pod was evicted.
+    Evicted {
+        /// `namespace/name`.
+        pod: String,
+    },
+    /// An eviction was refused (429), with the server's message naming the PDB (reported once
+    /// per message).
+    EvictionRefused {
+        /// `namespace/name`.
+        pod: String,
+        /// The server's message.
+        message: String,
+    },
+    /// Drained.
+    Drained {
+        /// Pods evicted.
+        evicted: usize,
+    },
+    /// Its instance is terminating and its Node deleted.
+    Deleted {
+        /// The instance, when the node had one.
+        instance: Option<String>,
+    },
+    /// Rolled back: untainted, uncordoned (unless `cordoned` before), `terminated` what was
+    /// launched.
+    RolledBack {
+        /// Left cordoned, as it was before the replacement.
+        cordoned: bool,
+        /// The instances terminated.
+        terminated: Vec<String>,
+    },
+    /// `--via-controller`: handed over (its NodeClaim, Machine or Node deleted).
+    HandedOver {
+        /// `NodeClaim`, `Machine` or `Node`.
+        kind: &'static str,
+        /// Its name.
+        name: String,
+    },
+    /// `--via-controller`: the controller drained and terminated it; the Node is gone.
+    GoneByController,
+    /// `--via-controller`: its pods are bound again.
+    PodsPlacedAgain,
+}
+
+/// Progress of a run, in the order it happens.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// Something was taken with a caveat (notes of the drift verdicts, a forced handover).
+    Warning(String),
+    /// A node has a replacement in progress but is not selected: it is left alone.
+    NotSelected {
+        /// The node.
+        node: String,
+        /// Its record, as written.
+        record: String,
+    },
+    /// A replacement NodeClaim was launched or adopted, or could not be.
+    Launch(provisioning::Event),
+    /// A step of one node.
+    Node {
+        /// The node.
+        node: String,
+        /// The step.
+        step: NodeStep,
+    },
+}
+
+impl Event {
+    fn node(node: &str, step: NodeStep) -> Event {
+        Event::Node {
+            node: node.into(),
+            step,
+        }
+    }
+}
+
+/// The cluster as a replacement plans from it: nodes, pods, pools, classes, NodeClaims.
+pub fn read_cluster(cluster: &dyn Cluster) -> Result<Manifests, CommandError> {
+    Ok(snapshot::read(cluster, Scope::PODS)?.manifests)
+}
+
+/// The exit of a run that ended with `outcomes`: an error (exit 3) when a replacement failed or
+/// was rolled back, a finding (exit 1) when nodes are blocked or wait for budget.
+pub fn verdict(outcomes: &[NodeOutcome]) -> CommandResult {
+    let bad = outcomes.iter().filter(|o| o.status.is_failure()).count();
+    if bad > 0 {
+        return Err(CommandError::remote(format!(
+            "{bad} node(s) were not replaced (see the table); nothing was left half-done: rolled-back nodes serve again, failed drains stay cordoned and resume on re-run"
+        )));
+    }
+    Ok(
+        if outcomes
+            .iter()
+            .any(|o| matches!(o.status, Status::Blocked | Status::WaitingBudget))
+        {
+            Exit::Finding
+        } else {
+            Exit::Ok
+        },
+    )
+}

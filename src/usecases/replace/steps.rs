@@ -1,0 +1,356 @@
+//! The cluster and cloud steps of a replacement, each one request (or a read and a write
+//! retried on a conflict): read the PDBs, Nodes and a node's pods; mark (taint, cordon,
+//! record); record the next step; roll back; terminate and delete; release Karpenter's
+//! finalizer.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::api::{core, Manifests};
+use crate::cloud::launch;
+use crate::cloud::types::Compute;
+use crate::disruption::drain::{self, DrainOptions, Pdb};
+use crate::disruption::replace::{Record, REPLACEMENT, TERMINATION_FINALIZER};
+use crate::error::CommandError;
+use crate::k8s::{ops, Cluster};
+use crate::model::node::Node;
+use crate::model::nodepool::{ApiGeneration, NodePool};
+use crate::model::pod::Pod;
+use crate::model::taints::Taint;
+use crate::usecases::live::aws_error;
+
+/// How often a write that conflicts (409: someone else changed the object meanwhile) is read
+/// again and retried.
+const CONFLICT_RETRIES: usize = 3;
+
+/// The Karpenter object that owns a node: a NodeClaim (v1/v1beta1) or Machine (v1alpha5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// `NodeClaim` or `Machine`.
+    pub kind: &'static str,
+    /// Its name.
+    pub name: String,
+    /// Its API path.
+    pub path: String,
+    /// Being deleted already.
+    pub deleting: bool,
+}
+
+impl Claim {
+    /// The NodeClaim or Machine whose `status.providerID` or `status.nodeName` is the node's.
+    pub fn of(m: &Manifests, node: &Node) -> Option<Claim> {
+        // By providerID first (unique per instance); a node name can be reused by a later
+        // instance that a stale NodeClaim still names.
+        let claim = m
+            .node_claims
+            .iter()
+            .find(|nc| nc.provider_id.is_some() && nc.provider_id == node.provider_id)
+            .or_else(|| {
+                m.node_claims
+                    .iter()
+                    .find(|nc| nc.node_name.as_deref() == Some(node.name.as_str()))
+            })?;
+        let (kind, resource) = match claim.generation {
+            Some(ApiGeneration::V1Alpha5) => ("Machine", "v1alpha5/machines"),
+            Some(ApiGeneration::V1Beta1) => ("NodeClaim", "v1beta1/nodeclaims"),
+            _ => ("NodeClaim", "v1/nodeclaims"),
+        };
+        Some(Claim {
+            kind,
+            name: claim.name.clone(),
+            path: format!("/apis/karpenter.sh/{resource}/{}", claim.name),
+            deleting: claim.deleting,
+        })
+    }
+}
+
+#[derive(Deserialize, Default)]
+struct LivePdb {
+    #[serde(default)]
+    metadata: crate::api::meta::ObjectMeta,
+    #[serde(default)]
+    spec: Option<core::PodDisruptionBudgetSpec>,
+    #[serde(default)]
+    status: LivePdbStatus,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct LivePdbStatus {
+    #[serde(default)]
+    disruptions_allowed: i32,
+}
+
+/// Every PodDisruptionBudget of the cluster, with its current `disruptionsAllowed`.
+pub fn pdbs(cluster: &dyn Cluster) -> Result<Vec<Pdb>, CommandError> {
+    let live: Vec<LivePdb> = ops::list_all(
+        cluster,
+        "/apis/policy/v1/poddisruptionbudgets",
+        &ops::ListQuery::default(),
+    )?;
+    let mut out = Vec::new();
+    for p in live {
+        let as_core = core::PodDisruptionBudget {
+            metadata: p.metadata.clone(),
+            spec: p.spec.clone(),
+            ..Default::default()
+        };
+        out.push(Pdb {
+            namespace: p.metadata.namespace.clone().unwrap_or_default(),
+            name: p.metadata.name.clone().unwrap_or_default(),
+            selector: crate::api::live::pdb_selector(&as_core)?,
+            disruptions_allowed: p.status.disruptions_allowed,
+        });
+    }
+    Ok(out)
+}
+
+/// Every Node of the cluster, read now.
+pub fn live_nodes(cluster: &dyn Cluster) -> Result<Vec<Node>, CommandError> {
+    let mut nodes = Vec::new();
+    ops::list(
+        cluster,
+        "/api/v1/nodes",
+        &ops::ListQuery::default(),
+        |n: core::Node| {
+            if let Some(node) = convert(&n) {
+                nodes.push(node);
+            }
+        },
+    )?;
+    Ok(nodes)
+}
+
+fn convert(n: &core::Node) -> Option<Node> {
+    crate::api::convert_node(n, &crate::api::Location::file("cluster")).ok()
+}
+
+/// The pods on a node, read now, with the deletion time of those terminating.
+pub fn pods_on(
+    cluster: &dyn Cluster,
+    node: &str,
+) -> Result<(Vec<Pod>, BTreeMap<String, i64>), CommandError> {
+    let mut pods = Vec::new();
+    let mut deleting = BTreeMap::new();
+    let mut failure = None;
+    ops::list(
+        cluster,
+        "/api/v1/pods",
+        &ops::ListQuery {
+            field_selector: Some(&format!("spec.nodeName={node}")),
+            ..Default::default()
+        },
+        |p: core::Pod| match crate::api::live::live_pod(&p) {
+            Ok(pod) => {
+                if let Some(ts) = p
+                    .metadata
+                    .deletion_timestamp
+                    .as_deref()
+                    .and_then(crate::model::time::parse_rfc3339)
+                {
+                    deleting.insert(pod.key(), ts);
+                }
+                pods.push(pod);
+            }
+            Err(e) => failure = Some(e),
+        },
+    )?;
+    if let Some(e) = failure {
+        return Err(CommandError::remote(format!(
+            "a pod on {node} cannot be read: {e}"
+        )));
+    }
+    Ok((pods, deleting))
+}
+
+/// The drain rules for nodes of `pool` (its generation's taint; `--force` evicts
+/// do-not-disrupt pods).
+pub fn drain_options(pool: &NodePool, force: bool) -> DrainOptions {
+    DrainOptions {
+        evict_daemonsets: false,
+        disruption_taint: drain::disruption_taint(pool.generation),
+        ignore_do_not_disrupt: force,
+    }
+}
+
+/// Whether the pod needs a place elsewhere when its node goes (KARPENTER.md §5.6).
+pub fn is_reschedulable(p: &Pod) -> bool {
+    !p.is_daemonset_pod() && !p.is_mirror() && !p.is_terminal()
+}
+
+/// Writes the record on the node (its next step).
+pub fn annotate(cluster: &dyn Cluster, node: &str, record: &Record) -> Result<(), CommandError> {
+    let path = format!("/api/v1/nodes/{node}");
+    let patch = json!({"metadata": {"annotations": {REPLACEMENT: record.format()}}});
+    match ops::merge_patch(cluster, &path, &patch) {
+        // Gone meanwhile (its instance terminated, or another run finished it): nothing left
+        // to record.
+        Err(e) if e.status() == Some(404) => Ok(()),
+        other => other.map(|_| ()).map_err(Into::into),
+    }
+}
+
+fn taint_json(t: &Taint) -> Value {
+    let mut v = json!({"key": t.key, "effect": t.effect.as_str()});
+    if !t.value.is_empty() {
+        v["value"] = t.value.clone().into();
+    }
+    v
+}
+
+/// The node's taints without `drop_key`, plus `extra`: a merge patch replaces the whole list.
+fn taints_json(node: &Node, extra: Option<&Taint>, drop_key: &str) -> Vec<Value> {
+    node.taints
+        .iter()
+        .filter(|t| t.key != drop_key)
+        .chain(extra)
+        .map(taint_json)
+        .collect()
+}
+
+/// Patches the node as read now (`change` builds the patch from it; from `node` as the caller
+/// saw it if the answer cannot be read), naming its `resourceVersion`: a change made meanwhile
+/// (a kubelet, a controller: 409) is read again and the patch retried. `Ok(false)` when the
+/// node is gone.
+fn patch_current(
+    cluster: &dyn Cluster,
+    node: &Node,
+    change: impl Fn(&Node) -> Value,
+) -> Result<bool, CommandError> {
+    let path = format!("/api/v1/nodes/{}", node.name);
+    let mut attempts = 0;
+    loop {
+        let Some(live) = ops::get::<Value>(cluster, &path)? else {
+            return Ok(false);
+        };
+        let current = serde_json::from_value::<core::Node>(live.clone())
+            .ok()
+            .and_then(|n| convert(&n));
+        let mut patch = change(current.as_ref().unwrap_or(node));
+        patch["metadata"]["resourceVersion"] = live
+            .pointer("/metadata/resourceVersion")
+            .cloned()
+            .unwrap_or(Value::Null);
+        match ops::merge_patch(cluster, &path, &patch) {
+            Ok(_) => return Ok(true),
+            Err(e) if e.status() == Some(404) => return Ok(false),
+            Err(e) if e.status() == Some(409) && attempts < CONFLICT_RETRIES => attempts += 1,
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// Marks the node: the generation's disruption taint (v1alpha5: cordoning only — the node
+/// controller adds its unschedulable taint), `spec.unschedulable`, and the record. The node
+/// is read first, so taints added since the snapshot stay.
+pub fn mark(
+    cluster: &dyn Cluster,
+    node: &Node,
+    pool: &NodePool,
+    record: &Record,
+) -> Result<(), CommandError> {
+    let taint = drain::disruption_taint(pool.generation);
+    let extra = (pool.generation != Some(ApiGeneration::V1Alpha5)).then_some(&taint);
+    patch_current(cluster, node, |current| {
+        json!({
+            "metadata": {"annotations": {REPLACEMENT: record.format()}},
+            "spec": {"unschedulable": true, "taints": taints_json(current, extra, &taint.key)},
+        })
+    })?;
+    Ok(())
+}
+
+/// Undoes [`mark`] and terminates what was launched (`instances`): the node serves again. The
+/// node is read afresh (taints added since the mark — e.g. a spot-interruption taint — stay),
+/// and it stays cordoned if it was before the replacement began. `false` when the node is gone
+/// (nothing left to undo there).
+pub fn rollback(
+    cluster: &dyn Cluster,
+    cloud: &impl Compute,
+    node: &Node,
+    pool: &NodePool,
+    record: &Record,
+    instances: &[String],
+) -> Result<bool, CommandError> {
+    if !instances.is_empty() {
+        launch::terminate_all(cloud, instances).map_err(aws_error)?;
+    }
+    let taint = drain::disruption_taint(pool.generation);
+    patch_current(cluster, node, |current| {
+        json!({
+            "metadata": {"annotations": {REPLACEMENT: null}},
+            "spec": {
+                "unschedulable": record.cordoned_before,
+                "taints": taints_json(current, None, &taint.key),
+            },
+        })
+    })
+}
+
+/// Terminates the node's instance, then deletes the Node — in that order (like Karpenter's
+/// termination finalizer), so a run killed in between leaves a node a re-run still finds and
+/// finishes, never an instance without a node. A node Karpenter launched also loses its
+/// NodeClaim (Machine), and both lose Karpenter's finalizer once the instance is terminating:
+/// that is the controller's last step, and without a running controller nothing else would
+/// take it (the Node would stay Terminating and hold a budget slot for ever).
+pub fn terminate_and_delete(
+    cluster: &dyn Cluster,
+    cloud: &impl Compute,
+    node: &Node,
+    claim: Option<&Claim>,
+) -> Result<(), CommandError> {
+    if let Some(id) = node.instance_id() {
+        launch::terminate_all(cloud, &[id.to_string()]).map_err(aws_error)?;
+    }
+    let node_path = format!("/api/v1/nodes/{}", node.name);
+    for path in claim
+        .map(|c| c.path.as_str())
+        .into_iter()
+        .chain([node_path.as_str()])
+    {
+        match ops::delete(cluster, path, None) {
+            Ok(_) => {}
+            Err(e) if e.status() == Some(404) => {}
+            Err(e) => return Err(e.into()),
+        }
+        release_finalizer(cluster, path)?;
+    }
+    Ok(())
+}
+
+/// Drops Karpenter's termination finalizer from the object at `path`, if it is still there
+/// (the other finalizers stay; the resourceVersion makes a concurrent change fail, not vanish).
+pub fn release_finalizer(cluster: &dyn Cluster, path: &str) -> Result<(), CommandError> {
+    for _ in 0..CONFLICT_RETRIES {
+        let Some(live) = ops::get::<Value>(cluster, path)? else {
+            return Ok(());
+        };
+        let finalizers: Vec<&Value> = live
+            .pointer("/metadata/finalizers")
+            .and_then(Value::as_array)
+            .map(|f| f.iter().collect())
+            .unwrap_or_default();
+        if !finalizers.iter().any(|f| *f == TERMINATION_FINALIZER) {
+            return Ok(());
+        }
+        let kept: Vec<&Value> = finalizers
+            .into_iter()
+            .filter(|f| *f != TERMINATION_FINALIZER)
+            .collect();
+        let patch = json!({"metadata": {
+            "finalizers": kept,
+            "resourceVersion": live.pointer("/metadata/resourceVersion"),
+        }});
+        match ops::merge_patch(cluster, path, &patch) {
+            Ok(_) => return Ok(()),
+            Err(e) if e.status() == Some(404) => return Ok(()),
+            Err(e) if e.status() == Some(409) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(CommandError::remote(format!(
+        "{path}: the termination finalizer could not be released (the object kept changing); re-run to finish"
+    )))
+}
