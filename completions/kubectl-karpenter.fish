@@ -62,6 +62,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand prov
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l catalog -d 'Replace the instance-type catalog (JSON or YAML, see the README)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l max-instance-types -d 'Keep at most this many instance types per NodeClaim (Karpenter: 600)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l timeout -d 'How long --wait waits (e.g. 10m)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l lease-namespace -d 'Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l kubeconfig -d 'Path to the kubeconfig file' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -227,6 +229,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drif
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l timeout -d 'How long a drain may take per node (e.g. 15m)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l ready-timeout -d 'How long a replacement may take to become Ready before rolling back' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l catalog -d 'Replace the instance-type catalog (JSON or YAML)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l lease-namespace -d 'Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l kubeconfig -d 'Path to the kubeconfig file' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l cluster -d 'The kubeconfig cluster to use' -r

@@ -65,6 +65,8 @@ _arguments "${_arguments_options[@]}" : \
 '--catalog=[Replace the instance-type catalog (JSON or YAML, see the README)]:FILE:_default' \
 '--max-instance-types=[Keep at most this many instance types per NodeClaim (Karpenter\: 600)]:N:_default' \
 '--timeout=[How long --wait waits (e.g. 10m)]:DURATION:_default' \
+'--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m)]::DURATION:_default' \
+'--lease-namespace=[Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)]:NAMESPACE:_default' \
 '--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
 '--context=[The kubeconfig context to use]:CONTEXT:_default' \
 '--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
@@ -328,6 +330,8 @@ _arguments "${_arguments_options[@]}" : \
 '--timeout=[How long a drain may take per node (e.g. 15m)]:DURATION:_default' \
 '--ready-timeout=[How long a replacement may take to become Ready before rolling back]:DURATION:_default' \
 '--catalog=[Replace the instance-type catalog (JSON or YAML)]:FILE:_default' \
+'--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m)]::DURATION:_default' \
+'--lease-namespace=[Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)]:NAMESPACE:_default' \
 '--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
 '--context=[The kubeconfig context to use]:CONTEXT:_default' \
 '--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \

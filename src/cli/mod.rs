@@ -271,6 +271,8 @@ pub struct ProvisionArgs {
     /// Act even though an in-cluster Karpenter controller is running.
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub lease: LeaseArgs,
 }
 
 impl ProvisionArgs {
@@ -406,6 +408,24 @@ pub struct DriftReplaceArgs {
     /// Replace the instance-type catalog (JSON or YAML).
     #[arg(long, value_name = "FILE")]
     pub catalog: Option<String>,
+    #[command(flatten)]
+    pub lease: LeaseArgs,
+}
+
+/// The operator lease of the mutating commands (one run per cluster at a time).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct LeaseArgs {
+    /// Wait this long for another run's operator lease instead of refusing (default 10m).
+    #[arg(long, value_name = "DURATION", num_args = 0..=1, default_missing_value = "10m", help_heading = "Operator lease")]
+    pub wait_for_lease: Option<String>,
+    /// Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter).
+    #[arg(
+        long,
+        value_name = "NAMESPACE",
+        default_value = "kube-system",
+        help_heading = "Operator lease"
+    )]
+    pub lease_namespace: String,
 }
 
 const DRIFT_CHECK_EXAMPLES: &str = "\

@@ -5,7 +5,8 @@
 
 use std::time::Duration;
 
-use super::{live, unix_now, Context};
+use super::live::{self, OperatorLease};
+use super::{unix_now, Context};
 use crate::cli::render::replace::{self as render, ReplacePrinter};
 use crate::cli::{DriftReplaceArgs, OutputFormat};
 use crate::drift;
@@ -45,6 +46,11 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
         catalog: args.catalog.clone(),
         ..CheckConfig::default()
     };
+    let lease = match args.dry_run {
+        true => None,
+        false => Some(live::take_lease(ctx, "drift replace", &args.lease)?),
+    };
+    let lease = lease.as_ref();
     if args.watch {
         // The plan must be on screen before the question (stdout may be buffered).
         let _ = ctx.out.flush();
@@ -60,6 +66,7 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
             args,
             check: &check,
             settings: &mut settings,
+            lease,
         };
         return watch::watch(&SystemClock::new(), watch::INTERVAL, &mut passes);
     }
@@ -68,7 +75,7 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
     } else {
         Consent::Ask
     };
-    let outcomes = once(ctx, args, &check, &mut settings, &mut consent)?;
+    let outcomes = once(ctx, args, &check, &mut settings, &mut consent, lease)?;
     if consent == Consent::Declined {
         writeln!(ctx.err, "Nothing changed.").map_err(io)?;
         return Ok(Exit::Ok);
@@ -82,6 +89,7 @@ struct Watching<'w, 'c> {
     args: &'w DriftReplaceArgs,
     check: &'w CheckConfig,
     settings: &'w mut Settings,
+    lease: Option<&'w OperatorLease>,
 }
 
 impl Passes for Watching<'_, '_> {
@@ -92,6 +100,7 @@ impl Passes for Watching<'_, '_> {
             self.check,
             self.settings,
             &mut Consent::Given,
+            self.lease,
         )?;
         finish(self.ctx, &outcomes, false)
     }
@@ -109,10 +118,11 @@ fn once(
     check: &CheckConfig,
     settings: &mut Settings,
     consent: &mut Consent,
+    lease: Option<&OperatorLease>,
 ) -> Result<Vec<NodeOutcome>, CommandError> {
     settings.attempt = crate::model::time::format_rfc3339(unix_now().max(0));
     let guard = (!args.dry_run && !args.via_controller).then_some(("drift replace", args.force));
-    let connection = live::connect(ctx, args.catalog.as_deref(), guard)?;
+    let connection = live::connect(ctx, args.catalog.as_deref(), guard, lease)?;
     let clock = SystemClock::new();
     let mut session = connection.live(&clock);
     let manifests = replace::read_cluster(session.cluster)?;

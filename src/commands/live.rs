@@ -1,8 +1,9 @@
-//! Connecting a live command: the cluster (kubeconfig flags), the running-controller guard,
-//! the Kubernetes version, AWS and the catalog — the concrete adapters the use cases' [`Live`]
-//! environment borrows.
+//! Connecting a live command: the cluster (kubeconfig flags), the operator lease of mutating
+//! runs, the running-controller guard, the Kubernetes version, AWS and the catalog — the
+//! concrete adapters the use cases' [`Live`] environment borrows.
 
 use super::Context;
+use crate::cli::LeaseArgs;
 use crate::cloud::ami::KubeVersion;
 use crate::cloud::aws::{AwsCloud, AwsOptions};
 use crate::cloud::live_catalog::{self, LiveOptions};
@@ -13,6 +14,7 @@ use crate::k8s::client::KubeClient;
 use crate::k8s::config::ClusterTarget;
 use crate::k8s::{coexist, ops};
 use crate::usecases::clock::{Clock, SystemClock};
+use crate::usecases::lease::{self, Identity, Keeper, LeaseConfig};
 use crate::usecases::live::Live;
 
 pub use crate::usecases::live::aws_error;
@@ -115,14 +117,82 @@ pub struct Connection {
 /// A live environment over the real adapters and clock.
 pub type Session<'a> = Live<'a, KubeClient, AwsCloud, SystemClock>;
 
+/// The operator lease of a mutating run (docs/spec.md §10), renewed from its own thread until
+/// dropped, then released.
+pub struct OperatorLease {
+    keeper: Keeper,
+}
+
+/// Takes the operator lease for `command`, or refuses (exit 4) naming the run that holds it;
+/// `--wait-for-lease` waits for it instead.
+pub fn take_lease(
+    ctx: &mut Context<'_>,
+    command: &str,
+    args: &LeaseArgs,
+) -> Result<OperatorLease, CommandError> {
+    let wait = match &args.wait_for_lease {
+        None => None,
+        Some(text) => Some(
+            crate::disruption::time::parse_duration_flag(text).ok_or_else(|| {
+                CommandError::input(format!(
+                    "--wait-for-lease {text:?}: expected a duration such as 5m"
+                ))
+            })?,
+        ),
+    };
+    let config = LeaseConfig {
+        namespace: args.lease_namespace.clone(),
+        identity: Identity {
+            holder: holder_identity(),
+            command: command.to_string(),
+        },
+        wait,
+    };
+    // A client of its own: the renewals must not wait behind the run's long calls.
+    let target = ClusterTarget::from_flags(&ctx.global.kube_flags())?;
+    let client = KubeClient::connect(&target)?;
+    let clock = SystemClock::new();
+    let held = lease::acquire(&client, &clock, &config)?;
+    ctx.note(&format!(
+        "operator lease {}/{} taken as {}",
+        config.namespace,
+        lease::LEASE_NAME,
+        config.identity.holder
+    ));
+    Ok(OperatorLease {
+        keeper: Keeper::start(client, clock, held),
+    })
+}
+
+/// `user@host pid N`: who to ask when the lease is held (in a pod, the host is the pod's name).
+fn holder_identity() -> String {
+    let user = ["USER", "LOGNAME", "USERNAME"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_else(|| "unknown".into());
+    let host = std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok())
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "unknown-host".into());
+    format!("{user}@{host} pid {}", std::process::id())
+}
+
 /// Connects to the cluster and AWS; `guard` (`(command, --force)`) refuses (exit 4) when an
-/// in-cluster Karpenter controller runs (SPEC §6), before AWS is asked anything.
+/// in-cluster Karpenter controller runs (docs/spec.md §6), before AWS is asked anything. With
+/// `lease`, the cluster client stops writing the moment the lease is lost.
 pub fn connect(
     ctx: &mut Context<'_>,
     catalog_file: Option<&str>,
     guard: Option<(&str, bool)>,
+    lease: Option<&OperatorLease>,
 ) -> Result<Connection, CommandError> {
-    let cluster = connect_cluster(ctx)?;
+    let mut cluster = connect_cluster(ctx)?;
+    if let Some(lease) = lease {
+        cluster.client.gate_writes(lease.keeper.gate());
+    }
     if let Some((command, force)) = guard {
         if let Some(warning) = coexist::check(&cluster.client, command, force)? {
             ctx.warn(&warning);

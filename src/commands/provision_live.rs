@@ -33,7 +33,11 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         ));
     }
     let guard = (!args.dry_run).then_some(("provision", args.force));
-    let connection = live::connect(ctx, args.catalog.as_deref(), guard)?;
+    let lease = match args.dry_run {
+        true => None,
+        false => Some(live::take_lease(ctx, "provision", &args.lease)?),
+    };
+    let connection = live::connect(ctx, args.catalog.as_deref(), guard, lease.as_ref())?;
     let clock = SystemClock::new();
     let mut session = connection.live(&clock);
     let selection = args.selection();

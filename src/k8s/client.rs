@@ -8,7 +8,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::config::ClusterTarget;
-use super::{Cluster, ClusterError, Method, Request, Response};
+use super::{Cluster, ClusterError, Method, Request, Response, WriteGate};
 
 /// A connected cluster.
 pub struct KubeClient {
@@ -17,6 +17,7 @@ pub struct KubeClient {
     writes: kube::Client,
     server: String,
     requests: AtomicU64,
+    gate: Option<WriteGate>,
 }
 
 impl KubeClient {
@@ -56,7 +57,13 @@ impl KubeClient {
             writes,
             server,
             requests: AtomicU64::new(0),
+            gate: None,
         })
+    }
+
+    /// From now on, writes are refused once `gate` closes (the operator lease is lost).
+    pub fn gate_writes(&mut self, gate: WriteGate) {
+        self.gate = Some(gate);
     }
 
     /// The API server URL.
@@ -67,6 +74,11 @@ impl KubeClient {
 
 impl Cluster for KubeClient {
     fn send(&self, request: Request) -> Result<Response, ClusterError> {
+        if request.method != Method::Get {
+            if let Some(reason) = self.gate.as_ref().and_then(WriteGate::closed) {
+                return Err(ClusterError::WritesStopped(reason));
+            }
+        }
         self.requests.fetch_add(1, Ordering::Relaxed);
         let started = std::time::Instant::now();
         // Logged: method, path (with its query) and status; never headers, tokens or bodies.

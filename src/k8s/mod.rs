@@ -17,6 +17,7 @@ pub mod ops;
 pub mod snapshot;
 
 use std::fmt;
+use std::sync::{Arc, Mutex};
 
 /// HTTP methods the tool uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,6 +140,9 @@ pub enum ClusterError {
         /// `Status.message`.
         message: String,
     },
+    /// Not sent: this run may no longer write (its operator lease was lost).
+    #[error("{0}: nothing more is written (another run may be changing the cluster)")]
+    WritesStopped(String),
     /// The answer was not what the API promises.
     #[error("unexpected answer from {path}: {message}")]
     Decode {
@@ -236,11 +240,30 @@ impl From<ClusterError> for crate::error::CommandError {
             }
             _ => None,
         };
+        if let ClusterError::WritesStopped(_) = e {
+            return crate::error::CommandError::refused(e);
+        }
         let err = crate::error::CommandError::remote(e);
         match hint {
             Some(h) => err.with_hint(h),
             None => err,
         }
+    }
+}
+
+/// Closed, with the reason, once this run may no longer write (its operator lease was lost): a
+/// client holding the gate refuses every write before it leaves (reads go on).
+#[derive(Debug, Clone, Default)]
+pub struct WriteGate(Arc<Mutex<Option<String>>>);
+
+impl WriteGate {
+    /// Stops writes from now on.
+    pub fn close(&self, reason: String) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(reason);
+    }
+    /// Why writes stopped, if they did.
+    pub fn closed(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
 

@@ -133,6 +133,8 @@ pub const UNSCHEDULABLE_TAINT: &str = "node.kubernetes.io/unschedulable";
 /// Karpenter's finalizer on NodeClaims and nodes.
 pub const TERMINATION_FINALIZER: &str = "karpenter.sh/termination";
 
+/// The operator lease's annotation naming the holder's command (docs/spec.md §10).
+pub const LEASE_COMMAND: &str = "kubectl-karpenter.io/command";
 /// This tool's EC2 tag on instances and launch templates it created.
 pub const TOOL_TAG: &str = "kubectl-karpenter.io/launched-by";
 /// This tool's launch-template record tag (`NAME;ami=…;maxPods=…`).

@@ -10,6 +10,7 @@ pub mod ami;
 pub mod clock;
 pub mod drift_check;
 pub mod drift_gate;
+pub mod lease;
 pub mod live;
 pub mod nodes;
 pub mod provisioning;

@@ -21,6 +21,7 @@ mod drift_gate;
 mod drift_live;
 mod drift_more;
 mod krew;
+mod lease;
 mod moto;
 mod nodes;
 mod provision_live;

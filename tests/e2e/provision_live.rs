@@ -24,7 +24,7 @@ const CLUSTER: &str = "my-cluster";
 
 /// The seed's NodePool and EC2NodeClass (examples/manifests/quickstart.yaml) with `inflate` at
 /// 0 replicas; the node role is the one moto seeds an instance profile for.
-fn walkthrough_manifest() -> String {
+pub(crate) fn walkthrough_manifest() -> String {
     std::fs::read_to_string(root().join("examples/manifests/quickstart.yaml"))
         .unwrap()
         .replace(

@@ -1,0 +1,301 @@
+//! The operator lease against the fake cluster and clock: each branch of taking, waiting,
+//! renewing, losing and releasing it.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::error::Exit;
+use crate::k8s::fake::FakeCluster;
+use crate::k8s::Method;
+use crate::usecases::clock::FakeClock;
+
+const NOW: i64 = 1_780_000_000;
+
+fn me() -> Identity {
+    Identity {
+        holder: "bob@desk pid 7".into(),
+        command: "provision".into(),
+    }
+}
+
+fn config(wait: Option<Duration>) -> LeaseConfig {
+    LeaseConfig {
+        namespace: DEFAULT_NAMESPACE.into(),
+        identity: me(),
+        wait,
+    }
+}
+
+/// A lease held by alice, renewed `ago` seconds before [`NOW`].
+fn alices(ago: i64) -> Value {
+    json!({
+        "apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+        "metadata": {"name": LEASE_NAME, "namespace": DEFAULT_NAMESPACE,
+                     "annotations": {LEASE_COMMAND: "drift replace"}},
+        "spec": {"holderIdentity": "alice@laptop pid 4242", "leaseDurationSeconds": LEASE_SECONDS,
+                 "renewTime": micro_time(NOW - ago)},
+    })
+}
+
+fn stored(cluster: &FakeCluster) -> Value {
+    cluster
+        .get(
+            "coordination.k8s.io/v1",
+            "Lease",
+            Some(DEFAULT_NAMESPACE),
+            LEASE_NAME,
+        )
+        .expect("the lease")
+}
+
+fn observed(holder: Option<&str>, renewed: Option<i64>) -> Observed {
+    Observed {
+        holder: holder.map(str::to_string),
+        command: Some("drift replace".into()),
+        renewed,
+        duration: 30,
+        resource_version: "5".into(),
+    }
+}
+
+#[test]
+fn the_rule_creates_takes_free_expired_or_own_leases_and_names_a_live_holder() {
+    let take = Decision::Take {
+        resource_version: "5".into(),
+    };
+    assert_eq!(decide(None, &me(), NOW), Decision::Create);
+    assert_eq!(decide(Some(&observed(None, None)), &me(), NOW), take);
+    assert_eq!(
+        decide(Some(&observed(Some(""), Some(NOW))), &me(), NOW),
+        take
+    );
+    assert_eq!(
+        decide(
+            Some(&observed(Some("bob@desk pid 7"), Some(NOW))),
+            &me(),
+            NOW
+        ),
+        take
+    );
+    // Expired: renewTime + leaseDurationSeconds has passed (client-go's rule).
+    assert_eq!(
+        decide(Some(&observed(Some("alice"), Some(NOW - 30))), &me(), NOW),
+        take
+    );
+    assert_eq!(
+        decide(Some(&observed(Some("alice"), None)), &me(), NOW),
+        take
+    );
+    let held = decide(Some(&observed(Some("alice"), Some(NOW - 3))), &me(), NOW);
+    let Decision::Held(holder) = held else {
+        panic!("{held:?}")
+    };
+    assert_eq!(holder.to_string(), "alice, renewed 3 s ago, drift replace");
+}
+
+#[test]
+fn a_free_cluster_gets_the_lease_created_with_holder_command_and_times() {
+    let cluster = FakeCluster::new();
+    let clock = FakeClock::at(NOW);
+    let held = acquire(&cluster, &clock, &config(None)).unwrap();
+    let lease = stored(&cluster);
+    assert_eq!(lease["spec"]["holderIdentity"], "bob@desk pid 7");
+    assert_eq!(lease["spec"]["leaseDurationSeconds"], LEASE_SECONDS);
+    assert_eq!(lease["spec"]["renewTime"], micro_time(NOW));
+    assert_eq!(lease["metadata"]["annotations"][LEASE_COMMAND], "provision");
+    assert_eq!(
+        held.resource_version,
+        lease["metadata"]["resourceVersion"].as_str().unwrap()
+    );
+    assert_eq!(
+        cluster.writes(),
+        ["POST /apis/coordination.k8s.io/v1/namespaces/kube-system/leases"]
+    );
+}
+
+#[test]
+fn a_live_holder_refuses_the_run_with_exit_4_naming_it() {
+    let cluster = FakeCluster::new();
+    cluster.put(alices(3));
+    let clock = FakeClock::at(NOW);
+    let err = acquire(&cluster, &clock, &config(None)).unwrap_err();
+    assert_eq!(err.exit, Exit::Refused);
+    assert!(
+        err.message.contains(
+            "the operator lease kube-system/kubectl-karpenter is held by alice@laptop pid 4242, renewed 3 s ago, drift replace"
+        ),
+        "{}",
+        err.message
+    );
+    assert!(cluster.writes().is_empty(), "{:?}", cluster.writes());
+}
+
+#[test]
+fn an_expired_lease_is_taken_over_naming_the_version_read() {
+    let cluster = FakeCluster::new();
+    cluster.put(alices(31));
+    let alices_version = stored(&cluster)["metadata"]["resourceVersion"].clone();
+    let clock = FakeClock::at(NOW);
+    acquire(&cluster, &clock, &config(None)).unwrap();
+    assert_eq!(stored(&cluster)["spec"]["holderIdentity"], "bob@desk pid 7");
+    let patch = cluster
+        .requests()
+        .into_iter()
+        .find(|r| r.line().starts_with("PATCH"))
+        .expect("a patch");
+    assert_eq!(
+        patch.body["metadata"]["resourceVersion"], alices_version,
+        "the takeover names the version it read"
+    );
+}
+
+#[test]
+fn a_conflict_between_read_and_write_reads_again_before_deciding() {
+    let cluster = FakeCluster::new();
+    cluster.put(alices(60));
+    // Someone wrote between our read and our write: 409, so the lease is read and judged again.
+    cluster.fail_with(
+        Method::Patch,
+        "/leases/",
+        1,
+        409,
+        "the object has been modified",
+    );
+    let clock = FakeClock::at(NOW);
+    acquire(&cluster, &clock, &config(None)).unwrap();
+    let lease_requests: Vec<String> = cluster
+        .requests()
+        .iter()
+        .map(|r| r.line())
+        .filter(|l| l.contains("/leases/"))
+        .map(|l| l.split(' ').next().unwrap().to_string())
+        .collect();
+    assert_eq!(lease_requests, ["GET", "PATCH", "GET", "PATCH"]);
+    assert_eq!(stored(&cluster)["spec"]["holderIdentity"], "bob@desk pid 7");
+}
+
+#[test]
+fn waiting_for_the_lease_takes_it_once_the_holder_releases() {
+    let cluster = FakeCluster::new();
+    cluster.put(alices(0));
+    let clock = FakeClock::at(NOW);
+    let alice = cluster.clone();
+    clock.on_tick(move |elapsed| {
+        if elapsed >= Duration::from_secs(6) {
+            alice.update(
+                "coordination.k8s.io/v1",
+                "Lease",
+                Some(DEFAULT_NAMESPACE),
+                LEASE_NAME,
+                |l| l["spec"]["holderIdentity"] = Value::Null,
+            );
+        }
+    });
+    acquire(&cluster, &clock, &config(Some(Duration::from_secs(60)))).unwrap();
+    assert_eq!(stored(&cluster)["spec"]["holderIdentity"], "bob@desk pid 7");
+    assert!(clock.monotonic() >= Duration::from_secs(6));
+}
+
+#[test]
+fn waiting_gives_up_when_the_wait_runs_out() {
+    let cluster = FakeCluster::new();
+    cluster.put(alices(0));
+    let clock = FakeClock::at(NOW);
+    let alice = cluster.clone();
+    // Alice keeps renewing.
+    clock.on_tick(move |elapsed| {
+        alice.update(
+            "coordination.k8s.io/v1",
+            "Lease",
+            Some(DEFAULT_NAMESPACE),
+            LEASE_NAME,
+            |l| l["spec"]["renewTime"] = json!(micro_time(NOW + elapsed.as_secs() as i64)),
+        );
+    });
+    let err = acquire(&cluster, &clock, &config(Some(Duration::from_secs(10)))).unwrap_err();
+    assert_eq!(err.exit, Exit::Refused);
+    assert!(err.hint.unwrap().contains("--wait-for-lease ran out"));
+    assert!(clock.monotonic() >= Duration::from_secs(10));
+}
+
+#[test]
+fn renewing_moves_renew_time_and_notices_a_takeover_or_a_deletion() {
+    let cluster = FakeCluster::new();
+    let clock = FakeClock::at(NOW);
+    let mut held = acquire(&cluster, &clock, &config(None)).unwrap();
+    clock.advance(Duration::from_secs(10));
+    renew(&cluster, &clock, &mut held).unwrap().unwrap();
+    assert_eq!(stored(&cluster)["spec"]["renewTime"], micro_time(NOW + 10));
+
+    cluster.update(
+        "coordination.k8s.io/v1",
+        "Lease",
+        Some(DEFAULT_NAMESPACE),
+        LEASE_NAME,
+        |l| l["spec"]["holderIdentity"] = json!("alice@laptop pid 4242"),
+    );
+    assert_eq!(
+        renew(&cluster, &clock, &mut held),
+        Err(Lost::TakenBy("alice@laptop pid 4242".into()))
+    );
+    cluster.remove(
+        "coordination.k8s.io/v1",
+        "Lease",
+        Some(DEFAULT_NAMESPACE),
+        LEASE_NAME,
+    );
+    assert_eq!(renew(&cluster, &clock, &mut held), Err(Lost::Deleted));
+}
+
+#[test]
+fn a_failed_renewal_is_reported_for_the_caller_to_retry() {
+    let cluster = FakeCluster::new();
+    let clock = FakeClock::at(NOW);
+    let mut held = acquire(&cluster, &clock, &config(None)).unwrap();
+    cluster.fail_with(Method::Patch, "/leases/", 1, 500, "etcd timeout");
+    let outcome = renew(&cluster, &clock, &mut held).unwrap();
+    assert!(outcome.is_err());
+    // The next try goes through.
+    renew(&cluster, &clock, &mut held).unwrap().unwrap();
+}
+
+#[test]
+fn releasing_clears_the_holder_so_the_next_run_takes_it_at_once() {
+    let cluster = FakeCluster::new();
+    let clock = FakeClock::at(NOW);
+    let held = acquire(&cluster, &clock, &config(None)).unwrap();
+    release(&cluster, &held).unwrap();
+    let lease = stored(&cluster);
+    assert_eq!(lease["spec"].get("holderIdentity"), None);
+    let alice = LeaseConfig {
+        identity: Identity {
+            holder: "alice@laptop pid 9".into(),
+            command: "drift replace".into(),
+        },
+        ..config(None)
+    };
+    acquire(&cluster, &clock, &alice).unwrap();
+    assert_eq!(
+        stored(&cluster)["spec"]["holderIdentity"],
+        "alice@laptop pid 9"
+    );
+    // Releasing a lease someone else holds now changes nothing.
+    cluster.clear_requests();
+    release(&cluster, &held).unwrap();
+    assert!(cluster.writes().is_empty());
+}
+
+#[test]
+fn the_write_gate_refuses_writes_once_closed() {
+    let gate = WriteGate::default();
+    assert_eq!(gate.closed(), None);
+    gate.close(Lost::TakenBy("alice".into()).to_string());
+    assert_eq!(
+        gate.closed().as_deref(),
+        Some("the operator lease was taken over by alice")
+    );
+    let err: CommandError = ClusterError::WritesStopped(gate.closed().unwrap()).into();
+    assert_eq!(err.exit, Exit::Refused);
+}
