@@ -14,6 +14,7 @@ use crate::cli::{OutputFormat, ProvisionArgs};
 use crate::cloud::types::Cloud;
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::usecases::clock::SystemClock;
+use crate::usecases::provisioning::plan::Round;
 use crate::usecases::provisioning::{Selection, WaitStatus, Waited};
 
 /// Default for `--timeout` of `--wait`.
@@ -66,18 +67,11 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         }
         return Ok(finding);
     }
-    let question = format!(
-        "Launch {} EC2 instance(s) for {} pod(s) in cluster {}?",
-        plan.node_claims.len(),
-        plan.node_claims.iter().map(|c| c.pods.len()).sum::<usize>(),
-        session.info.name
-    );
-    // The plan must be on screen before the question (stdout may be buffered).
-    let _ = ctx.out.flush();
-    if !crate::cli::confirm::confirm(&question, args.yes)? {
+    let Some(round) = confirmed(ctx, &session, &selection, round, args.yes)? else {
         writeln!(ctx.err, "Nothing launched.").map_err(io)?;
         return Ok(Exit::Ok);
-    }
+    };
+    let plan = &round.plan;
     let (launches, wait) = {
         let mut events = EventPrinter::new(ctx.global, ctx.err);
         let launches = session.launch_all(&round.classes, plan, &round.input, &mut events)?;
@@ -125,6 +119,51 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         )));
     }
     Ok(finding)
+}
+
+/// Asks before launching `round`; after a yes, reads the cluster again — the answer may come
+/// long after the snapshot — and asks again, showing the new plan, if what would be launched
+/// changed meanwhile. `None` when declined or when nothing is pending any more.
+fn confirmed(
+    ctx: &mut Context<'_>,
+    session: &Session<'_>,
+    selection: &Selection,
+    mut round: Round,
+    yes: bool,
+) -> Result<Option<Round>, CommandError> {
+    loop {
+        let plan = &round.plan;
+        let question = format!(
+            "Launch {} EC2 instance(s) for {} pod(s) in cluster {}?",
+            plan.node_claims.len(),
+            plan.node_claims.iter().map(|c| c.pods.len()).sum::<usize>(),
+            session.info.name
+        );
+        // The plan must be on screen before the question (stdout may be buffered).
+        let _ = ctx.out.flush();
+        if !crate::cli::confirm::confirm(&question, yes)? {
+            return Ok(None);
+        }
+        if yes {
+            return Ok(Some(round));
+        }
+        let events = &mut EventPrinter::new(ctx.global, ctx.err);
+        let Some(fresh) = session.plan_pending(selection, events)? else {
+            status(ctx.global, ctx.err, "no pod is pending any more");
+            return Ok(None);
+        };
+        if fresh.same_launches(&round) {
+            return Ok(Some(fresh));
+        }
+        status(
+            ctx.global,
+            ctx.err,
+            "the cluster changed while you were deciding; the plan now:",
+        );
+        let region = session.cloud.region();
+        render::plan(ctx.out, ctx.global, &fresh.plan, &region).map_err(io)?;
+        round = fresh;
+    }
 }
 
 /// A wait that ended before the nodes were Ready and the pods bound.

@@ -31,6 +31,27 @@ pub struct Round {
     pub classes: Vec<NodeClass>,
 }
 
+impl Round {
+    /// Whether `other` would launch the same: the same NodeClaims (name, pool, instance type,
+    /// pods). A plan the operator confirmed is launched only while this holds for a fresh one —
+    /// the cluster may have changed during the question (pods bound, deleted, other nodes up).
+    pub fn same_launches(&self, other: &Round) -> bool {
+        let key = |c: &PlannedNodeClaim| {
+            let mut pods = c.pods.clone();
+            pods.sort();
+            (
+                c.name.clone(),
+                c.node_pool.clone(),
+                c.launch.instance_type.clone(),
+                pods,
+            )
+        };
+        let mine: BTreeSet<_> = self.plan.node_claims.iter().map(key).collect();
+        let theirs: BTreeSet<_> = other.plan.node_claims.iter().map(key).collect();
+        mine == theirs
+    }
+}
+
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     /// Reads the cluster and plans for its pending pods; `None` when none is pending. Fails
     /// when no Karpenter CRD is installed (there is no pool to launch for).

@@ -109,6 +109,24 @@ fn an_unknown_nodepool_is_an_input_error() {
 }
 
 #[test]
+fn a_plan_is_launched_as_confirmed_only_while_the_cluster_still_asks_for_it() {
+    let world = World::new();
+    world.pending("big-0", "12");
+    world.pending("big-1", "12");
+    let live = world.live();
+    let asked = live.plan_pending(&all(), &mut |_| {}).unwrap().unwrap();
+    // Nothing changed during the question: the same launches.
+    let fresh = live.plan_pending(&all(), &mut |_| {}).unwrap().unwrap();
+    assert!(asked.same_launches(&fresh));
+    // A third pod arrived meanwhile: what would be launched differs, so it is asked again.
+    world.pending("big-2", "12");
+    let fresh = live.plan_pending(&all(), &mut |_| {}).unwrap().unwrap();
+    assert!(!asked.same_launches(&fresh));
+    assert!(world.cluster.writes().is_empty());
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+}
+
+#[test]
 fn each_planned_node_claim_launches_one_instance_tagged_with_its_name() {
     let world = World::new();
     // 12 CPU each: no type holds both.
