@@ -119,22 +119,43 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         }
         input.existing_nodes.extend(pending);
         let mut plan = scheduling::solve(&input);
+        // Names whose instance registered long ago: adopting one would adopt a node that holds
+        // whichever pods the scheduler bound, and leave these pending for ever.
+        let used: BTreeSet<&str> = instances
+            .iter()
+            .filter(|i| registered.contains(&i.id))
+            .filter_map(|i| i.tags.get(labels::NODECLAIM).map(String::as_str))
+            .collect();
         for claim in &mut plan.node_claims {
-            claim.name = claim_name(&self.info.name, claim);
+            claim.name = claim_name(&self.info.name, claim, &used);
         }
         Ok((plan, input))
     }
 }
 
 /// A NodeClaim name that is the same for the same (cluster, pool, pods) — so an identical
-/// retry adopts the instance by its tag — and different otherwise: `<pool>-<5 hex>`.
-fn claim_name(cluster: &str, claim: &PlannedNodeClaim) -> String {
+/// retry adopts its in-flight instance by its tag — and different otherwise:
+/// `<pool>-<16 hex>` (64 bits: no collision with another NodeClaim's instance to fear). A name
+/// in `used` (its instance registered as a Node already) is passed over for the next one of
+/// the same sequence.
+fn claim_name(cluster: &str, claim: &PlannedNodeClaim, used: &BTreeSet<&str>) -> String {
     let mut pods = claim.pods.clone();
     pods.sort();
     let mut parts: Vec<&str> = vec!["nodeclaim", cluster, &claim.node_pool];
     parts.extend(pods.iter().map(String::as_str));
-    let digest = launch::digest(&parts);
-    format!("{}-{}", claim.node_pool, &digest[..5])
+    let mut attempt = 0u32;
+    loop {
+        let salt = attempt.to_string();
+        let mut salted = parts.clone();
+        if attempt > 0 {
+            salted.push(&salt);
+        }
+        let name = format!("{}-{}", claim.node_pool, &launch::digest(&salted)[..16]);
+        if !used.contains(name.as_str()) {
+            return name;
+        }
+        attempt += 1;
+    }
 }
 
 /// Capacity launched by this tool whose Node has not registered yet, as existing nodes the

@@ -211,6 +211,38 @@ fn a_retried_launch_adopts_the_instance_of_its_node_claim() {
 }
 
 #[test]
+fn a_node_claim_name_whose_instance_registered_long_ago_is_not_adopted_again() {
+    // The first run's node registered and the scheduler bound other pods there; the pods that
+    // plan was made for are pending again. Their NodeClaim would get the same name: the
+    // registered instance must not be adopted for them (they would stay pending for ever).
+    let world = World::new();
+    world.pending("a", "1");
+    let mut live = world.live();
+    let (first_round, first) = provision(&mut live, &mut |_| {});
+    let first_id = first.launched[0].instance_id.clone();
+    let node = node_name(&first_id);
+    let instance = world.running()[0].clone();
+    world.cluster.put(json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": node, "labels": {"karpenter.sh/nodepool": "default",
+            "node.kubernetes.io/instance-type": instance.instance_type}},
+        "spec": {"providerID": format!("aws:///{}/{}", instance.zone, first_id),
+            "taints": [{"key": "full", "effect": "NoSchedule"}]},
+        "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "29"},
+            "conditions": [{"type": "Ready", "status": "True"}]},
+    }));
+    let (round, again) = provision(&mut live, &mut |_| {});
+    assert_ne!(
+        round.plan.node_claims[0].name,
+        first_round.plan.node_claims[0].name
+    );
+    assert_eq!(round.plan.node_claims[0].name.len(), "default-".len() + 16);
+    assert!(!again.launched[0].adopted);
+    assert_ne!(again.launched[0].instance_id, first_id);
+    assert_eq!(world.running().len(), 2);
+}
+
+#[test]
 fn a_lost_create_fleet_answer_adopts_the_instance_it_launched() {
     let world = World::new();
     world.pending("a", "1");
