@@ -152,7 +152,7 @@ pub fn take_lease(
     let target = ClusterTarget::from_flags(&ctx.global.kube_flags())?;
     let client = KubeClient::connect(&target)?;
     let clock = SystemClock::new();
-    let held = lease::acquire(&client, &clock, &config)?;
+    let held = lease::acquire(&client, &clock, &config, &ended_here)?;
     ctx.note(&format!(
         "operator lease {}/{} taken as {}",
         config.namespace,
@@ -164,20 +164,38 @@ pub fn take_lease(
     })
 }
 
+/// Whether `holder` (`user@host pid N`) was a process of this machine that no longer runs —
+/// a run killed and resumed at once need not wait for its own lease to expire. Only where
+/// `/proc` tells (Linux); elsewhere the lease expires as usual.
+fn ended_here(holder: &str) -> bool {
+    let Some((who, pid)) = holder.rsplit_once(" pid ") else {
+        return false;
+    };
+    let same_host = who.split_once('@').map(|(_, host)| host) == Some(host_name().as_str());
+    let proc = std::path::Path::new("/proc");
+    same_host
+        && pid.parse::<u32>().is_ok()
+        && proc.join("self").exists()
+        && !proc.join(pid).exists()
+}
+
+fn host_name() -> String {
+    std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok())
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "unknown-host".into())
+}
+
 /// `user@host pid N`: who to ask when the lease is held (in a pod, the host is the pod's name).
 fn holder_identity() -> String {
     let user = ["USER", "LOGNAME", "USERNAME"]
         .iter()
         .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
         .unwrap_or_else(|| "unknown".into());
-    let host = std::env::var("HOSTNAME")
-        .ok()
-        .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok())
-        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
-        .map(|h| h.trim().to_string())
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "unknown-host".into());
-    format!("{user}@{host} pid {}", std::process::id())
+    format!("{user}@{} pid {}", host_name(), std::process::id())
 }
 
 /// Connects to the cluster and AWS; `guard` (`(command, --force)`) refuses (exit 4) when an

@@ -111,9 +111,15 @@ pub enum Decision {
     Held(Holder),
 }
 
-/// The rule: absent → create; released, expired (no renewal within its duration) or ours → take;
-/// otherwise it is held.
-pub fn decide(observed: Option<&Observed>, me: &Identity, now: i64) -> Decision {
+/// The rule: absent → create; released, expired (no renewal within its duration), ours, or held
+/// by a run known to be `gone` (a process of this machine that no longer exists: a killed run
+/// resumed at once) → take; otherwise it is held.
+pub fn decide(
+    observed: Option<&Observed>,
+    me: &Identity,
+    now: i64,
+    gone: &dyn Fn(&str) -> bool,
+) -> Decision {
     let Some(lease) = observed else {
         return Decision::Create;
     };
@@ -122,7 +128,7 @@ pub fn decide(observed: Option<&Observed>, me: &Identity, now: i64) -> Decision 
     };
     let holder = match lease.holder.as_deref() {
         None | Some("") => return take,
-        Some(h) if h == me.holder => return take,
+        Some(h) if h == me.holder || gone(h) => return take,
         Some(h) => h,
     };
     match lease.renewed {
@@ -225,18 +231,19 @@ fn resource_version_of(written: &Value) -> String {
 }
 
 /// Takes the lease, or refuses (exit 4) naming its holder; with `config.wait`, looks again every
-/// two seconds until then (Ctrl-C stops waiting).
+/// two seconds until then (Ctrl-C stops waiting). `gone` tells holders known to have ended.
 pub fn acquire(
     cluster: &dyn Cluster,
     clock: &dyn Clock,
     config: &LeaseConfig,
+    gone: &dyn Fn(&str) -> bool,
 ) -> Result<Held, CommandError> {
     let started = clock.monotonic();
     let lease_path = path(&config.namespace);
     loop {
         let observed = read(cluster, &config.namespace)?;
         let now = clock.now();
-        let written = match decide(observed.as_ref(), &config.identity, now) {
+        let written = match decide(observed.as_ref(), &config.identity, now, gone) {
             Decision::Create => {
                 let mut lease = holding(&config.identity, now, true);
                 lease["apiVersion"] = json!("coordination.k8s.io/v1");

@@ -809,7 +809,16 @@ fn via_controller_hands_over_one_budget_at_a_time() {
     assert_eq!(out.stdout.matches("planned").count(), 1, "{}", out.stdout);
     assert_eq!(out.stdout.matches("queued").count(), 1, "{}", out.stdout);
 
-    let mut provisioner = walk.spawn(&["karpenter", "provision", "--watch", "--yes", "--force"]);
+    let mut provisioner = walk.spawn(&[
+        "karpenter",
+        "provision",
+        "--watch",
+        "--yes",
+        "--force",
+        // The stand-in controller is not an operator: its own lease, beside drift replace.
+        "--lease-namespace",
+        "default",
+    ]);
     let out = walk.run(&[
         "karpenter",
         "drift",

@@ -558,7 +558,16 @@ fn via_controller_deletes_finalized_v1alpha5_nodes_without_machines() {
         "{doc}"
     );
 
-    let mut provisioner = walk.spawn(&["karpenter", "provision", "--watch", "--yes", "--force"]);
+    let mut provisioner = walk.spawn(&[
+        "karpenter",
+        "provision",
+        "--watch",
+        "--yes",
+        "--force",
+        // The stand-in controller is not an operator: its own lease, beside drift replace.
+        "--lease-namespace",
+        "default",
+    ]);
     let out = walk.run(&[
         "karpenter",
         "drift",

@@ -50,6 +50,11 @@ fn stored(cluster: &FakeCluster) -> Value {
         .expect("the lease")
 }
 
+/// Nobody is known to have ended.
+fn alive(_: &str) -> bool {
+    false
+}
+
 fn observed(holder: Option<&str>, renewed: Option<i64>) -> Observed {
     Observed {
         holder: holder.map(str::to_string),
@@ -65,30 +70,44 @@ fn the_rule_creates_takes_free_expired_or_own_leases_and_names_a_live_holder() {
     let take = Decision::Take {
         resource_version: "5".into(),
     };
-    assert_eq!(decide(None, &me(), NOW), Decision::Create);
-    assert_eq!(decide(Some(&observed(None, None)), &me(), NOW), take);
+    assert_eq!(decide(None, &me(), NOW, &alive), Decision::Create);
     assert_eq!(
-        decide(Some(&observed(Some(""), Some(NOW))), &me(), NOW),
+        decide(Some(&observed(None, None)), &me(), NOW, &alive),
+        take
+    );
+    assert_eq!(
+        decide(Some(&observed(Some(""), Some(NOW))), &me(), NOW, &alive),
         take
     );
     assert_eq!(
         decide(
             Some(&observed(Some("bob@desk pid 7"), Some(NOW))),
             &me(),
-            NOW
+            NOW,
+            &alive
         ),
         take
     );
     // Expired: renewTime + leaseDurationSeconds has passed (client-go's rule).
     assert_eq!(
-        decide(Some(&observed(Some("alice"), Some(NOW - 30))), &me(), NOW),
+        decide(
+            Some(&observed(Some("alice"), Some(NOW - 30))),
+            &me(),
+            NOW,
+            &alive
+        ),
         take
     );
     assert_eq!(
-        decide(Some(&observed(Some("alice"), None)), &me(), NOW),
+        decide(Some(&observed(Some("alice"), None)), &me(), NOW, &alive),
         take
     );
-    let held = decide(Some(&observed(Some("alice"), Some(NOW - 3))), &me(), NOW);
+    let held = decide(
+        Some(&observed(Some("alice"), Some(NOW - 3))),
+        &me(),
+        NOW,
+        &alive,
+    );
     let Decision::Held(holder) = held else {
         panic!("{held:?}")
     };
@@ -96,10 +115,20 @@ fn the_rule_creates_takes_free_expired_or_own_leases_and_names_a_live_holder() {
 }
 
 #[test]
+fn a_holder_known_to_be_gone_is_taken_over_at_once() {
+    let cluster = FakeCluster::new();
+    cluster.put(alices(0));
+    let clock = FakeClock::at(NOW);
+    let gone = |h: &str| h == "alice@laptop pid 4242";
+    acquire(&cluster, &clock, &config(None), &gone).unwrap();
+    assert_eq!(stored(&cluster)["spec"]["holderIdentity"], "bob@desk pid 7");
+}
+
+#[test]
 fn a_free_cluster_gets_the_lease_created_with_holder_command_and_times() {
     let cluster = FakeCluster::new();
     let clock = FakeClock::at(NOW);
-    let held = acquire(&cluster, &clock, &config(None)).unwrap();
+    let held = acquire(&cluster, &clock, &config(None), &alive).unwrap();
     let lease = stored(&cluster);
     assert_eq!(lease["spec"]["holderIdentity"], "bob@desk pid 7");
     assert_eq!(lease["spec"]["leaseDurationSeconds"], LEASE_SECONDS);
@@ -120,7 +149,7 @@ fn a_live_holder_refuses_the_run_with_exit_4_naming_it() {
     let cluster = FakeCluster::new();
     cluster.put(alices(3));
     let clock = FakeClock::at(NOW);
-    let err = acquire(&cluster, &clock, &config(None)).unwrap_err();
+    let err = acquire(&cluster, &clock, &config(None), &alive).unwrap_err();
     assert_eq!(err.exit, Exit::Refused);
     assert!(
         err.message.contains(
@@ -138,7 +167,7 @@ fn an_expired_lease_is_taken_over_naming_the_version_read() {
     cluster.put(alices(31));
     let alices_version = stored(&cluster)["metadata"]["resourceVersion"].clone();
     let clock = FakeClock::at(NOW);
-    acquire(&cluster, &clock, &config(None)).unwrap();
+    acquire(&cluster, &clock, &config(None), &alive).unwrap();
     assert_eq!(stored(&cluster)["spec"]["holderIdentity"], "bob@desk pid 7");
     let patch = cluster
         .requests()
@@ -164,7 +193,7 @@ fn a_conflict_between_read_and_write_reads_again_before_deciding() {
         "the object has been modified",
     );
     let clock = FakeClock::at(NOW);
-    acquire(&cluster, &clock, &config(None)).unwrap();
+    acquire(&cluster, &clock, &config(None), &alive).unwrap();
     let lease_requests: Vec<String> = cluster
         .requests()
         .iter()
@@ -193,7 +222,13 @@ fn waiting_for_the_lease_takes_it_once_the_holder_releases() {
             );
         }
     });
-    acquire(&cluster, &clock, &config(Some(Duration::from_secs(60)))).unwrap();
+    acquire(
+        &cluster,
+        &clock,
+        &config(Some(Duration::from_secs(60))),
+        &alive,
+    )
+    .unwrap();
     assert_eq!(stored(&cluster)["spec"]["holderIdentity"], "bob@desk pid 7");
     assert!(clock.monotonic() >= Duration::from_secs(6));
 }
@@ -214,7 +249,13 @@ fn waiting_gives_up_when_the_wait_runs_out() {
             |l| l["spec"]["renewTime"] = json!(micro_time(NOW + elapsed.as_secs() as i64)),
         );
     });
-    let err = acquire(&cluster, &clock, &config(Some(Duration::from_secs(10)))).unwrap_err();
+    let err = acquire(
+        &cluster,
+        &clock,
+        &config(Some(Duration::from_secs(10))),
+        &alive,
+    )
+    .unwrap_err();
     assert_eq!(err.exit, Exit::Refused);
     assert!(err.hint.unwrap().contains("--wait-for-lease ran out"));
     assert!(clock.monotonic() >= Duration::from_secs(10));
@@ -224,7 +265,7 @@ fn waiting_gives_up_when_the_wait_runs_out() {
 fn renewing_moves_renew_time_and_notices_a_takeover_or_a_deletion() {
     let cluster = FakeCluster::new();
     let clock = FakeClock::at(NOW);
-    let mut held = acquire(&cluster, &clock, &config(None)).unwrap();
+    let mut held = acquire(&cluster, &clock, &config(None), &alive).unwrap();
     clock.advance(Duration::from_secs(10));
     renew(&cluster, &clock, &mut held).unwrap().unwrap();
     assert_eq!(stored(&cluster)["spec"]["renewTime"], micro_time(NOW + 10));
@@ -253,7 +294,7 @@ fn renewing_moves_renew_time_and_notices_a_takeover_or_a_deletion() {
 fn a_failed_renewal_is_reported_for_the_caller_to_retry() {
     let cluster = FakeCluster::new();
     let clock = FakeClock::at(NOW);
-    let mut held = acquire(&cluster, &clock, &config(None)).unwrap();
+    let mut held = acquire(&cluster, &clock, &config(None), &alive).unwrap();
     cluster.fail_with(Method::Patch, "/leases/", 1, 500, "etcd timeout");
     let outcome = renew(&cluster, &clock, &mut held).unwrap();
     assert!(outcome.is_err());
@@ -265,7 +306,7 @@ fn a_failed_renewal_is_reported_for_the_caller_to_retry() {
 fn releasing_clears_the_holder_so_the_next_run_takes_it_at_once() {
     let cluster = FakeCluster::new();
     let clock = FakeClock::at(NOW);
-    let held = acquire(&cluster, &clock, &config(None)).unwrap();
+    let held = acquire(&cluster, &clock, &config(None), &alive).unwrap();
     release(&cluster, &held).unwrap();
     let lease = stored(&cluster);
     assert_eq!(lease["spec"].get("holderIdentity"), None);
@@ -276,7 +317,7 @@ fn releasing_clears_the_holder_so_the_next_run_takes_it_at_once() {
         },
         ..config(None)
     };
-    acquire(&cluster, &clock, &alice).unwrap();
+    acquire(&cluster, &clock, &alice, &alive).unwrap();
     assert_eq!(
         stored(&cluster)["spec"]["holderIdentity"],
         "alice@laptop pid 9"
