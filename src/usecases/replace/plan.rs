@@ -17,7 +17,7 @@ use crate::k8s::Cluster;
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
-use crate::scheduling::{Input, Plan, PlannedNodeClaim};
+use crate::scheduling::{Input, Plan, PlannedNodeClaim, DEFAULT_MAX_INSTANCE_TYPES};
 use crate::usecases::clock::Clock;
 use crate::usecases::live::Live;
 use crate::usecases::provisioning::Selection;
@@ -218,13 +218,19 @@ impl<'a> Planner<'a> {
     }
 }
 
-/// Plans `manifests.pods`. No in-flight capacity: what this tool is launching elsewhere (a
-/// `provision --watch`) is meant for the pods it was launched for.
+/// Plans `manifests.pods` with `provision`'s default of instance types kept per NodeClaim
+/// (`Selection::default()` keeps one: no fallback on another type when EC2 has no capacity for
+/// it). No in-flight capacity: what this tool is launching elsewhere (a `provision --watch`) is
+/// meant for the pods it was launched for.
 fn solve<C: Cluster, P: Compute, K: Clock + ?Sized>(
     live: &Live<'_, C, P, K>,
     manifests: &mut Manifests,
 ) -> Result<(Plan, Input), CommandError> {
-    live.plan_with_instances(manifests, &BTreeSet::new(), &[], &Selection::default())
+    let selection = Selection {
+        max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
+        ..Selection::default()
+    };
+    live.plan_with_instances(manifests, &BTreeSet::new(), &[], &selection)
 }
 
 /// The pods of `pods` that `plan` placed on existing nodes, bound there.

@@ -328,6 +328,23 @@ fn a_launch_that_fails_rolls_the_node_back_and_it_serves_again() {
 }
 
 #[test]
+fn a_replacement_falls_back_on_another_type_when_the_cheapest_has_no_capacity() {
+    let world = world();
+    let old = drifted(&world, 1);
+    world.cloud.insufficient_capacity("c6a.large", "*");
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    // One fleet request naming more types than the cheapest (as `provision` plans).
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+    let types: Vec<String> = world
+        .running()
+        .into_iter()
+        .map(|i| i.instance_type)
+        .collect();
+    assert_eq!(types, ["c6a.xlarge"]);
+}
+
+#[test]
 fn replacements_never_ready_are_terminated_and_the_nodes_rolled_back_as_they_were() {
     // No kubelet: nothing ever registers.
     let world = World::new();
