@@ -17,7 +17,7 @@ use crate::k8s::Cluster;
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
-use crate::scheduling::{Input, PlannedNodeClaim};
+use crate::scheduling::{Input, Plan, PlannedNodeClaim, DEFAULT_MAX_INSTANCE_TYPES};
 use crate::usecases::clock::Clock;
 use crate::usecases::live::Live;
 use crate::usecases::provisioning::Selection;
@@ -177,12 +177,17 @@ impl<'a> Planner<'a> {
                 .filter(|p| p.node_name.as_ref().is_some_and(|n| !excluded.contains(n)))
                 .cloned(),
         );
-        // Only the moving pods are planned here (pending pods are `provision`'s business).
+        // Pods pending now (those of nodes replaced a moment ago, made again by their
+        // controllers) are bound by kube-scheduler before this node's pods come back: their
+        // room on existing nodes is theirs (Karpenter simulates them with a candidate's pods,
+        // `SimulateScheduling` in disruption/helpers.go). Nothing is launched for them: that is
+        // `provision`'s business.
+        if !manifests.pods.is_empty() {
+            let (plan, _) = solve(live, &mut manifests.clone())?;
+            manifests.bound_pods.extend(placed(&plan, &manifests.pods));
+        }
         manifests.pods = moving.clone();
-        // No in-flight capacity: what this tool is launching elsewhere (a `provision --watch`)
-        // is meant for the pods it was launched for.
-        let (plan, input) =
-            live.plan_with_instances(&mut manifests, &BTreeSet::new(), &[], &Selection::default())?;
+        let (plan, input) = solve(live, &mut manifests)?;
         let stuck: Vec<String> = moving
             .iter()
             .filter_map(|p| {
@@ -199,17 +204,7 @@ impl<'a> Planner<'a> {
             });
         }
         self.excluded = excluded;
-        let mut reserved = Vec::new();
-        for placement in &plan.existing_nodes {
-            for key in &placement.pods {
-                if let Some(pod) = moving.iter().find(|p| &p.key() == key) {
-                    let mut bound = pod.clone();
-                    bound.node_name = Some(placement.node.clone());
-                    bound.scheduled_condition = None;
-                    reserved.push(bound);
-                }
-            }
-        }
+        let reserved = placed(&plan, &moving);
         self.reserved.extend(reserved.iter().cloned());
         let mut claims = plan.node_claims;
         for (i, claim) in claims.iter_mut().enumerate() {
@@ -221,4 +216,35 @@ impl<'a> Planner<'a> {
             reserved,
         })
     }
+}
+
+/// Plans `manifests.pods` with `provision`'s default of instance types kept per NodeClaim
+/// (`Selection::default()` keeps one: no fallback on another type when EC2 has no capacity for
+/// it). No in-flight capacity: what this tool is launching elsewhere (a `provision --watch`) is
+/// meant for the pods it was launched for.
+fn solve<C: Cluster, P: Compute, K: Clock + ?Sized>(
+    live: &Live<'_, C, P, K>,
+    manifests: &mut Manifests,
+) -> Result<(Plan, Input), CommandError> {
+    let selection = Selection {
+        max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
+        ..Selection::default()
+    };
+    live.plan_with_instances(manifests, &BTreeSet::new(), &[], &selection)
+}
+
+/// The pods of `pods` that `plan` placed on existing nodes, bound there.
+fn placed(plan: &Plan, pods: &[Pod]) -> Vec<Pod> {
+    let mut bound = Vec::new();
+    for placement in &plan.existing_nodes {
+        for key in &placement.pods {
+            if let Some(pod) = pods.iter().find(|p| &p.key() == key) {
+                let mut pod = pod.clone();
+                pod.node_name = Some(placement.node.clone());
+                pod.scheduled_condition = None;
+                bound.push(pod);
+            }
+        }
+    }
+    bound
 }

@@ -115,16 +115,12 @@ pub fn live_nodes(cluster: &dyn Cluster) -> Result<Vec<Node>, CommandError> {
         "/api/v1/nodes",
         &ops::ListQuery::default(),
         |n: core::Node| {
-            if let Some(node) = convert(&n) {
+            if let Ok(node) = crate::api::convert_node(&n, &crate::api::Location::file("cluster")) {
                 nodes.push(node);
             }
         },
     )?;
     Ok(nodes)
-}
-
-fn convert(n: &core::Node) -> Option<Node> {
-    crate::api::convert_node(n, &crate::api::Location::file("cluster")).ok()
 }
 
 /// The pods on a node, read now, with the deletion time of those terminating.
@@ -200,35 +196,35 @@ fn taint_json(t: &Taint) -> Value {
     v
 }
 
-/// The node's taints without `drop_key`, plus `extra`: a merge patch replaces the whole list.
-fn taints_json(node: &Node, extra: Option<&Taint>, drop_key: &str) -> Vec<Value> {
-    node.taints
-        .iter()
-        .filter(|t| t.key != drop_key)
-        .chain(extra)
-        .map(taint_json)
+/// The node's taints as the API server has them (`spec.taints`: not the model's, which adds
+/// the taint a cordon implies) without `drop_key`, plus `extra`: a merge patch replaces the
+/// whole list.
+fn taints_json(live: &Value, extra: Option<&Taint>, drop_key: &str) -> Vec<Value> {
+    live.pointer("/spec/taints")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|t| t["key"] != drop_key)
+        .cloned()
+        .chain(extra.map(taint_json))
         .collect()
 }
 
-/// Patches the node as read now (`change` builds the patch from it; from `node` as the caller
-/// saw it if the answer cannot be read), naming its `resourceVersion`: a change made meanwhile
-/// (a kubelet, a controller: 409) is read again and the patch retried. `Ok(false)` when the
-/// node is gone.
+/// Patches the node as read now (`change` builds the patch from it), naming its
+/// `resourceVersion`: a change made meanwhile (a kubelet, a controller: 409) is read again and
+/// the patch retried. `Ok(false)` when the node is gone.
 fn patch_current(
     cluster: &dyn Cluster,
-    node: &Node,
-    change: impl Fn(&Node) -> Value,
+    node: &str,
+    change: impl Fn(&Value) -> Value,
 ) -> Result<bool, CommandError> {
-    let path = format!("/api/v1/nodes/{}", node.name);
+    let path = format!("/api/v1/nodes/{node}");
     let mut attempts = 0;
     loop {
         let Some(live) = ops::get::<Value>(cluster, &path)? else {
             return Ok(false);
         };
-        let current = serde_json::from_value::<core::Node>(live.clone())
-            .ok()
-            .and_then(|n| convert(&n));
-        let mut patch = change(current.as_ref().unwrap_or(node));
+        let mut patch = change(&live);
         patch["metadata"]["resourceVersion"] = live
             .pointer("/metadata/resourceVersion")
             .cloned()
@@ -253,10 +249,10 @@ pub fn mark(
 ) -> Result<(), CommandError> {
     let taint = drain::disruption_taint(pool.generation);
     let extra = (pool.generation != Some(ApiGeneration::V1Alpha5)).then_some(&taint);
-    patch_current(cluster, node, |current| {
+    patch_current(cluster, &node.name, |live| {
         json!({
             "metadata": {"annotations": {REPLACEMENT: record.format()}},
-            "spec": {"unschedulable": true, "taints": taints_json(current, extra, &taint.key)},
+            "spec": {"unschedulable": true, "taints": taints_json(live, extra, &taint.key)},
         })
     })?;
     Ok(())
@@ -278,12 +274,12 @@ pub fn rollback(
         launch::terminate_all(cloud, instances).map_err(aws_error)?;
     }
     let taint = drain::disruption_taint(pool.generation);
-    patch_current(cluster, node, |current| {
+    patch_current(cluster, &node.name, |live| {
         json!({
             "metadata": {"annotations": {REPLACEMENT: null}},
             "spec": {
                 "unschedulable": record.cordoned_before,
-                "taints": taints_json(current, None, &taint.key),
+                "taints": taints_json(live, None, &taint.key),
             },
         })
     })

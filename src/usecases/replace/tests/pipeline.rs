@@ -1,0 +1,722 @@
+//! The pipeline: plan, mark, launch, wait, drain, terminate and delete — and every way a node
+//! leaves it early — and the budgets' pace.
+
+use super::*;
+use crate::disruption::replace::{replacement_name, Holding};
+use crate::error::Exit;
+use crate::k8s::fake::{Fault, FaultAnswer};
+use crate::k8s::Method as Http;
+use crate::model::labels::NODECLAIM as NODECLAIM_TAG;
+
+/// The refusal the fake's Eviction API answers while a PDB allows nothing.
+const REFUSED: &str = "Cannot evict pod as it would violate the pod's disruption budget.";
+
+#[test]
+fn a_drifted_node_is_marked_replaced_drained_and_deleted_in_that_order() {
+    let world = world();
+    replica_set(&world, 1);
+    let old = drifted(&world, 1);
+    let claim = replacement_name("default", 0, &actions(&world, &old).1[0].node, ATTEMPT);
+    let run = replace(&world, &old, &settings());
+
+    let o = run.outcome(&old[0]);
+    assert_eq!(o.status, Status::Replaced, "{o:?}");
+    assert_eq!((o.pods, o.evicted), (1, 1));
+    let new_instance = world.running()[0].id.clone();
+    let new_node = crate::usecases::testing::node_name(&new_instance);
+    assert_eq!(o.replacements, [format!("{claim} ({new_instance})")]);
+    assert_eq!(
+        world.cloud.instances.borrow()[1].tags[NODECLAIM_TAG],
+        claim,
+        "the replacement is tagged with the recorded NodeClaim name"
+    );
+    // Mark, record the launch, label the replacement, evict, record the drain, delete.
+    assert_eq!(
+        world.cluster.writes(),
+        [
+            format!("PATCH /api/v1/nodes/{}", old[0]),
+            format!("PATCH /api/v1/nodes/{}", old[0]),
+            format!("PATCH /api/v1/nodes/{new_node}"),
+            "POST /api/v1/namespaces/default/pods/p0/eviction".to_string(),
+            format!("PATCH /api/v1/nodes/{}", old[0]),
+            format!("DELETE /api/v1/nodes/{}", old[0]),
+        ]
+    );
+    let patches: Vec<Value> = world
+        .cluster
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == Http::Patch && r.path.ends_with(&old[0]))
+        .map(|r| r.body)
+        .collect();
+    let steps: Vec<Step> = patches
+        .iter()
+        .map(|p| {
+            Record::parse(p["metadata"]["annotations"][REPLACEMENT].as_str().unwrap())
+                .unwrap()
+                .step
+        })
+        .collect();
+    assert_eq!(steps, [Step::Marked, Step::Launched, Step::Drained]);
+    let mark = &patches[0];
+    assert_eq!(mark["spec"]["unschedulable"], true);
+    assert_eq!(
+        mark["spec"]["taints"],
+        json!([{"key": "karpenter.sh/disrupted", "effect": "NoSchedule"}])
+    );
+    assert!(mark["metadata"]["resourceVersion"].is_string(), "{mark}");
+    let marked = Record::parse(
+        mark["metadata"]["annotations"][REPLACEMENT]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        marked,
+        Record {
+            step: Step::Marked,
+            method: Method::Drift,
+            node_claims: vec![claim.clone()],
+            instances: Vec::new(),
+            reason: "AMIDrift".into(),
+            started_at: ATTEMPT.into(),
+            cordoned_before: false,
+        }
+    );
+    assert_eq!(
+        (
+            calls(&world, "EC2.CreateFleet"),
+            calls(&world, "EC2.TerminateInstances")
+        ),
+        (1, 1)
+    );
+    assert_eq!(
+        instance_state(&world, &instance_of(&old[0])),
+        "shutting-down"
+    );
+    assert!(node_json(&world, &old[0]).is_none());
+    // The replacement carries its type's labels and serves the pod made again.
+    let labels = &node_json(&world, &new_node).unwrap()["metadata"]["labels"];
+    assert_eq!(labels["karpenter.sh/initialized"], "true");
+    assert_eq!(labels["karpenter.k8s.aws/instance-family"], "c6a");
+    world.clock.sleep(secs(1));
+    let pods = world.cluster.list("v1", "Pod");
+    assert_eq!(pods.len(), 1);
+    assert_eq!(pods[0]["spec"]["nodeName"], new_node.as_str());
+    assert_eq!(
+        run.steps(&old[0]),
+        [
+            NodeStep::Marked,
+            NodeStep::ReplacementReady {
+                replacement: new_node.clone()
+            },
+            NodeStep::Evicted {
+                pod: "default/p0".into()
+            },
+            NodeStep::Drained { evicted: 1 },
+            NodeStep::Deleted {
+                instance: Some(instance_of(&old[0]))
+            },
+        ]
+    );
+    assert!(matches!(
+        run.launches()[..],
+        [provisioning::Event::Launched(_)]
+    ));
+    // Launched at once, Ready once the kubelet registered it (30 s and a tick later).
+    let ready = run.when(&old[0], |s| matches!(s, NodeStep::ReplacementReady { .. }));
+    assert!(ready >= secs(30) && ready <= secs(32), "{ready:?}");
+    // Timed from the launch to the delete.
+    let took = run.when(&old[0], |s| matches!(s, NodeStep::Deleted { .. }))
+        - run.when(&old[0], |s| *s == NodeStep::Marked);
+    assert_eq!(o.seconds, (took.as_secs_f64() * 10.0).round() / 10.0);
+    assert_eq!(verdict(&run.outcomes).unwrap(), Exit::Ok);
+}
+
+#[test]
+fn the_preview_changes_nothing_and_names_the_replacements_it_would_launch() {
+    let world = world();
+    let old = drifted(&world, 3);
+    budget(&world, "2");
+    let (m, actions) = actions(&world, &old);
+    let node0 = actions[0].node.clone();
+    let preview = replace_pipeline::preview(&world.live(), &m, actions, &settings()).unwrap();
+    assert_eq!(preview.starting(), [old[0].as_str()], "--max-parallel 1");
+    assert_eq!(preview.queued(), 2);
+    let o = &preview.outcomes()[0];
+    assert_eq!(o.status, Status::Planned);
+    assert_eq!(
+        o.replacements,
+        [format!(
+            "{} (c6a.large)",
+            replacement_name("default", 0, &node0, ATTEMPT)
+        )]
+    );
+    assert_eq!(
+        preview.outcomes()[1].detail,
+        Detail::StartsWhenRoom {
+            pool: "default".into()
+        }
+    );
+    assert!(world.cluster.writes().is_empty());
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+    // No budget at all: nothing starts, every node waits for budget.
+    budget(&world, "0");
+    let (m, actions) = super::actions(&world, &old);
+    let preview = replace_pipeline::preview(&world.live(), &m, actions, &settings()).unwrap();
+    assert!(preview.starting().is_empty());
+    assert!(preview
+        .outcomes()
+        .iter()
+        .all(|o| o.status == Status::WaitingBudget
+            && o.detail
+                == Detail::NoBudget {
+                    pool: "default".into()
+                }));
+    assert_eq!(verdict(preview.outcomes()).unwrap(), Exit::Finding);
+}
+
+#[test]
+fn nodes_whose_pods_fit_nowhere_or_that_do_not_disrupt_or_sit_behind_a_pdb_at_zero_are_blocked() {
+    let world = world();
+    let old = drifted(&world, 3);
+    // p0 asks for more than any type has.
+    world
+        .cluster
+        .update("v1", "Pod", Some("default"), "p0", |p| {
+            p["spec"]["containers"][0]["resources"]["requests"]["cpu"] = json!("20");
+        });
+    world
+        .cluster
+        .update("v1", "Pod", Some("default"), "p1", |p| {
+            p["metadata"]["annotations"] = json!({"karpenter.sh/do-not-disrupt": "true"});
+            p["metadata"]["labels"]["app"] = json!("quiet");
+        });
+    world
+        .cluster
+        .update("v1", "Pod", Some("default"), "p2", |p| {
+            p["metadata"]["labels"]["app"] = json!("guarded");
+        });
+    world.cluster.put(pdb("guarded", "guarded", 0, 0));
+    let mut settings = settings();
+    settings.max_parallel = 3;
+    let run = replace(&world, &old, &settings);
+    let details: Vec<(Status, String)> = run
+        .outcomes
+        .iter()
+        .map(|o| (o.status, format!("{:?}", o.detail)))
+        .collect();
+    assert!(
+        run.outcomes.iter().all(|o| o.status == Status::Blocked),
+        "{details:?}"
+    );
+    assert!(
+        matches!(&run.outcome(&old[0]).detail, Detail::Unplaceable(pods) if pods[0].starts_with("default/p0: ")),
+        "{details:?}"
+    );
+    assert_eq!(
+        run.outcome(&old[1]).detail,
+        Detail::Blocker(
+            "pod default/p1 is annotated karpenter.sh/do-not-disrupt (or do-not-evict)=true".into()
+        )
+    );
+    assert_eq!(
+        run.outcome(&old[2]).detail,
+        Detail::Blocker(
+            "PodDisruptionBudget default/guarded allows 0 disruptions (pod default/p2)".into()
+        )
+    );
+    assert!(world.cluster.writes().is_empty(), "nothing changed");
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+    assert_eq!(verdict(&run.outcomes).unwrap(), Exit::Finding);
+}
+
+#[test]
+fn a_conflict_on_mark_is_read_again_and_retried_keeping_a_taint_added_meanwhile() {
+    let world = world();
+    let old = drifted(&world, 1);
+    let (m, actions) = actions(&world, &old);
+    let mut live = world.live();
+    let preview = replace_pipeline::preview(&live, &m, actions, &settings()).unwrap();
+    // Another actor taints the node after the snapshot; the first mark conflicts.
+    world.cluster.update("v1", "Node", None, &old[0], |n| {
+        n["spec"]["taints"] =
+            json!([{"key": "aws.amazon.com/spot-interruption", "effect": "NoSchedule"}]);
+    });
+    world.cluster.fail_with(
+        Http::Patch,
+        &format!("/api/v1/nodes/{}", old[0]),
+        1,
+        409,
+        "conflict",
+    );
+    let outcomes = replace_pipeline::run(&mut live, preview, &settings(), &mut |_| {}).unwrap();
+    assert_eq!(outcomes[0].status, Status::Replaced);
+    let marks: Vec<Value> = world
+        .cluster
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == Http::Patch && r.path.ends_with(&old[0]))
+        .take(2)
+        .map(|r| r.body)
+        .collect();
+    assert_eq!(marks[0], marks[1], "the same mark, read again and retried");
+    assert_eq!(
+        marks[1]["spec"]["taints"],
+        json!([
+            {"key": "aws.amazon.com/spot-interruption", "effect": "NoSchedule"},
+            {"key": "karpenter.sh/disrupted", "effect": "NoSchedule"},
+        ])
+    );
+    let gets = world
+        .cluster
+        .requests()
+        .iter()
+        .filter(|r| r.method == Http::Get && r.path == format!("/api/v1/nodes/{}", old[0]))
+        .count();
+    assert!(gets >= 2, "read before each attempt");
+}
+
+#[test]
+fn a_launch_that_fails_rolls_the_node_back_and_it_serves_again() {
+    let world = world();
+    let old = drifted(&world, 1);
+    for t in ["c6a.large", "c6a.xlarge", "c6a.2xlarge", "c6a.4xlarge"] {
+        world.cloud.insufficient_capacity(t, "*");
+    }
+    let run = replace(&world, &old, &settings());
+    let o = run.outcome(&old[0]);
+    assert_eq!(o.status, Status::RolledBack);
+    assert!(
+        matches!(&o.detail, Detail::LaunchFailed(m) if m.contains("InsufficientInstanceCapacity")),
+        "{:?}",
+        o.detail
+    );
+    let path = format!("/api/v1/nodes/{}", old[0]);
+    assert_eq!(
+        world.cluster.writes(),
+        [format!("PATCH {path}"), format!("PATCH {path}")],
+        "marked, then rolled back"
+    );
+    let node = node_json(&world, &old[0]).unwrap();
+    assert_eq!(node["spec"]["unschedulable"], false);
+    assert_eq!(node["spec"]["taints"], json!([]));
+    assert!(
+        record_of(&world, &old[0]).is_none(),
+        "the record is cleared"
+    );
+    assert_eq!(
+        calls(&world, "EC2.TerminateInstances"),
+        0,
+        "nothing was launched"
+    );
+    assert_eq!(
+        run.steps(&old[0]),
+        [
+            NodeStep::Marked,
+            NodeStep::RolledBack {
+                cordoned: false,
+                terminated: Vec::new()
+            }
+        ]
+    );
+    assert!(matches!(
+        run.launches()[..],
+        [provisioning::Event::LaunchFailed(_)]
+    ));
+    assert_eq!(verdict(&run.outcomes).unwrap_err().exit, Exit::Remote);
+}
+
+#[test]
+fn a_replacement_falls_back_on_another_type_when_the_cheapest_has_no_capacity() {
+    let world = world();
+    let old = drifted(&world, 1);
+    world.cloud.insufficient_capacity("c6a.large", "*");
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    // One fleet request naming more types than the cheapest (as `provision` plans).
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+    let types: Vec<String> = world
+        .running()
+        .into_iter()
+        .map(|i| i.instance_type)
+        .collect();
+    assert_eq!(types, ["c6a.xlarge"]);
+}
+
+#[test]
+fn replacements_never_ready_are_terminated_and_the_nodes_rolled_back_as_they_were() {
+    // No kubelet: nothing ever registers.
+    let world = World::new();
+    budget(&world, "2");
+    let old = drifted(&world, 2);
+    // The second node was cordoned before the replacement began: it stays so.
+    world.cluster.update("v1", "Node", None, &old[1], |n| {
+        n["spec"]["unschedulable"] = json!(true);
+    });
+    let mut settings = settings();
+    settings.max_parallel = 2;
+    settings.ready_timeout = secs(60);
+    let run = replace(&world, &old, &settings);
+    for (name, cordoned) in [(&old[0], false), (&old[1], true)] {
+        let o = run.outcome(name);
+        assert_eq!(o.status, Status::RolledBack, "{o:?}");
+        assert_eq!(o.detail, Detail::NotReady { after: secs(60) });
+        let node = node_json(&world, name).unwrap();
+        assert_eq!(node["spec"]["unschedulable"], cordoned);
+        assert!(record_of(&world, name).is_none());
+        let rolled = run.when(name, |s| matches!(s, NodeStep::RolledBack { .. }));
+        assert!(rolled >= secs(60) && rolled < secs(62), "{rolled:?}");
+    }
+    // What was launched is terminated; the old instances serve on.
+    let states: Vec<(String, String)> = world
+        .cloud
+        .instances
+        .borrow()
+        .iter()
+        .map(|i| (i.id.clone(), i.state.clone()))
+        .collect();
+    assert_eq!(
+        states.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>(),
+        ["running", "running", "shutting-down", "shutting-down"],
+        "{states:?}"
+    );
+    assert_eq!(calls(&world, "EC2.TerminateInstances"), 2);
+}
+
+#[test]
+fn an_eviction_a_pdb_refuses_is_retried_with_backoff_until_it_goes_through() {
+    let world = world();
+    let old = drifted(&world, 1);
+    world.cluster.fail(Fault {
+        method: Some(Http::Post),
+        path: "/eviction".into(),
+        times: 3,
+        answer: FaultAnswer::Status(429, REFUSED.into()),
+    });
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    let evictions = evictions(&world);
+    assert_eq!(evictions, 4, "three refusals, then through");
+    let steps = run.steps(&old[0]);
+    let refusals: Vec<&NodeStep> = steps
+        .iter()
+        .filter(|s| matches!(s, NodeStep::EvictionRefused { .. }))
+        .collect();
+    assert_eq!(refusals.len(), 1, "the same refusal is reported once");
+    assert!(matches!(
+        refusals[0],
+        NodeStep::EvictionRefused { pod, message } if pod == "default/p0" && message.contains("disruption budget")
+    ));
+    // Backed off: 200 ms, 400 ms, 800 ms between the passes.
+    let refused = run.when(&old[0], |s| matches!(s, NodeStep::EvictionRefused { .. }));
+    let evicted = run.when(&old[0], |s| matches!(s, NodeStep::Evicted { .. }));
+    let waited = evicted - refused;
+    assert!(waited >= Duration::from_millis(1400), "{waited:?}");
+}
+
+#[test]
+fn a_drain_waits_for_a_do_not_disrupt_pod_and_never_evicts_it() {
+    let world = world();
+    let old = drifted(&world, 1);
+    // The pod gains do-not-disrupt once its node is cordoned, and loses it after 5 minutes.
+    let cluster = world.cluster.clone();
+    let node = old[0].clone();
+    world.clock.on_tick(move |now| {
+        let cordoned = cordoned(&cluster, &node);
+        let Some(pod) = cluster.get("v1", "Pod", Some("default"), "p0") else {
+            return;
+        };
+        let annotated = pod["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] == "true";
+        if cordoned && !annotated && now < secs(300) {
+            cluster.update("v1", "Pod", Some("default"), "p0", |p| {
+                p["metadata"]["annotations"] = json!({"karpenter.sh/do-not-disrupt": "true"});
+            });
+        }
+        if annotated && now >= secs(300) {
+            cluster.update("v1", "Pod", Some("default"), "p0", |p| {
+                p["metadata"]["annotations"] = json!({});
+            });
+        }
+    });
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    let evicted = run.when(&old[0], |s| matches!(s, NodeStep::Evicted { .. }));
+    assert!(
+        evicted >= secs(300),
+        "evicted only once allowed: {evicted:?}"
+    );
+    let evictions = evictions(&world);
+    assert_eq!(evictions, 1, "never tried while annotated");
+}
+
+#[test]
+fn a_drain_that_times_out_stays_cordoned_and_a_rerun_finishes_it() {
+    let world = world();
+    let old = drifted(&world, 1);
+    // A PDB at zero appears once the node is cordoned (after it was planned).
+    let cluster = world.cluster.clone();
+    let node = old[0].clone();
+    world.clock.on_tick(move |_| {
+        let cordoned = cordoned(&cluster, &node);
+        if cordoned && cluster.list("policy/v1", "PodDisruptionBudget").is_empty() {
+            cluster.put(pdb("app", "app", 0, 0));
+        }
+    });
+    let mut short = settings();
+    short.drain_timeout = secs(120);
+    let run = replace(&world, &old, &short);
+    let o = run.outcome(&old[0]);
+    assert_eq!(o.status, Status::Failed);
+    let Detail::DrainTimedOut {
+        node,
+        after,
+        holding: Holding::Named(why),
+    } = &o.detail
+    else {
+        panic!("{:?}", o.detail);
+    };
+    assert_eq!((node.as_str(), *after), (old[0].as_str(), secs(120)));
+    assert!(why.contains("disruption budget"), "{why}");
+    assert_eq!(verdict(&run.outcomes).unwrap_err().exit, Exit::Remote);
+    // Cordoned, recorded `launched`, its replacement kept.
+    let node = node_json(&world, &old[0]).unwrap();
+    assert_eq!(node["spec"]["unschedulable"], true);
+    let record = record_of(&world, &old[0]).unwrap();
+    assert_eq!(record.step, Step::Launched);
+    assert_eq!(instance_state(&world, &record.instances[0]), "running");
+
+    // The PDB goes; a re-run adopts the replacement and finishes.
+    world
+        .cluster
+        .remove("policy/v1", "PodDisruptionBudget", Some("default"), "app");
+    world.cluster.put(pdb("app", "app", 1, 1));
+    let again = replace(&world, &old, &settings());
+    assert_eq!(again.outcome(&old[0]).status, Status::Replaced);
+    assert_eq!(
+        again.steps(&old[0])[0],
+        NodeStep::Resuming(Resume::Adopting(Step::Launched))
+    );
+    assert_eq!(
+        calls(&world, "EC2.CreateFleet"),
+        1,
+        "nothing launched twice"
+    );
+    assert!(node_json(&world, &old[0]).is_none());
+}
+
+/// Replaces `count` drifted nodes of a pool whose budget is `nodes`, with `--max-parallel`
+/// `max_parallel`; the evicted pods come back and fill the replacements, so every node needs
+/// its own. The run, and how many nodes were in replacement (of those left) at each tick.
+fn rollout(nodes: &str, count: usize, max_parallel: usize) -> (World, Run, Vec<(usize, usize)>) {
+    let world = world();
+    budget(&world, nodes);
+    let old = drifted(&world, count);
+    replica_set(&world, count);
+    let seen = observe(&world, &old);
+    let mut settings = settings();
+    settings.max_parallel = max_parallel;
+    let run = replace(&world, &old, &settings);
+    assert!(
+        run.outcomes.iter().all(|o| o.status == Status::Replaced),
+        "{:?}",
+        run.outcomes
+    );
+    assert_eq!(calls(&world, "EC2.CreateFleet"), count as u64);
+    let seen = seen.borrow().clone();
+    (world, run, seen)
+}
+
+#[test]
+fn budgets_are_kept_full_and_never_exceeded() {
+    let (world, _, seen) = rollout("3", 7, 10);
+    let peak = seen.iter().map(|(n, _)| *n).max().unwrap();
+    assert_eq!(peak, 3, "never more than the budget");
+    // At every tick, as many in replacement as the budget allows of those left: no idle slot.
+    for (in_replacement, left) in &seen {
+        assert_eq!(*in_replacement, (*left).min(3), "{seen:?}");
+    }
+    // The pods made again while later nodes were planned kept their room on the replacements
+    // (pending when those were planned): each node launched its own, none is left pending.
+    world.clock.sleep(secs(1));
+    let pending: Vec<Value> = world
+        .cluster
+        .list("v1", "Pod")
+        .into_iter()
+        .filter(|p| p["spec"]["nodeName"].is_null())
+        .collect();
+    assert!(pending.is_empty(), "{pending:?}");
+}
+
+#[test]
+fn max_parallel_bounds_the_nodes_in_replacement() {
+    // A budget wider than --max-parallel (the default 10% of 4 nodes is 1).
+    let (_, _, seen) = rollout("4", 4, 2);
+    assert_eq!(seen.iter().map(|(n, _)| *n).max(), Some(2));
+}
+
+#[test]
+fn ctrl_c_finishes_the_node_in_flight_and_starts_no_other() {
+    let world = world();
+    let old = drifted(&world, 3);
+    // Interrupted while the first replacement boots.
+    world.clock.stop_after(secs(10));
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    for name in &old[1..] {
+        let o = run.outcome(name);
+        assert_eq!(
+            (o.status, &o.detail),
+            (Status::Queued, &Detail::Interrupted)
+        );
+        assert!(record_of(&world, name).is_none(), "untouched");
+    }
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+}
+
+#[test]
+fn after_three_failures_in_a_row_no_other_node_starts() {
+    let world = world();
+    let old = drifted(&world, 5);
+    for t in ["c6a.large", "c6a.xlarge", "c6a.2xlarge", "c6a.4xlarge"] {
+        world.cloud.insufficient_capacity(t, "*");
+    }
+    let run = replace(&world, &old, &settings());
+    let statuses: Vec<Status> = run.outcomes.iter().map(|o| o.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            Status::RolledBack,
+            Status::RolledBack,
+            Status::RolledBack,
+            Status::Queued,
+            Status::Queued
+        ]
+    );
+    assert!(matches!(
+        &run.outcome(&old[4]).detail,
+        Detail::AfterFailures { in_a_row: 3, last } if matches!(**last, Detail::LaunchFailed(_))
+    ));
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 3);
+}
+
+#[test]
+fn a_node_that_left_before_its_turn_is_reported_gone() {
+    let world = world();
+    let old = drifted(&world, 2);
+    let (m, actions) = actions(&world, &old);
+    let mut live = world.live();
+    let preview = replace_pipeline::preview(&live, &m, actions, &settings()).unwrap();
+    // Its instance went, and its Node with it.
+    world.cloud.instances.borrow_mut()[1].state = "terminated".into();
+    world.cluster.remove("v1", "Node", None, &old[1]);
+    let outcomes = replace_pipeline::run(&mut live, preview, &settings(), &mut |_| {}).unwrap();
+    assert_eq!(outcomes[0].status, Status::Replaced);
+    assert_eq!(
+        (outcomes[1].status, &outcomes[1].detail),
+        (Status::Gone, &Detail::LeftTheCluster)
+    );
+}
+
+#[test]
+fn a_karpenter_node_loses_its_node_claim_and_both_their_finalizers() {
+    let world = world();
+    let old = drifted(&world, 1);
+    let instance = instance_of(&old[0]);
+    world.cluster.update("v1", "Node", None, &old[0], |n| {
+        n["metadata"]["finalizers"] = json!(["karpenter.sh/termination"]);
+    });
+    world.cluster.put(json!({
+        "apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+        "metadata": {"name": "default-abcde", "labels": {"karpenter.sh/nodepool": "default"},
+            "finalizers": ["karpenter.sh/termination"]},
+        "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+            "name": "default"}, "requirements": []},
+        "status": {"nodeName": old[0], "providerID": format!("aws:///us-east-1a/{instance}")},
+    }));
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    let writes = world.cluster.writes();
+    let claim = "/apis/karpenter.sh/v1/nodeclaims/default-abcde";
+    let node = format!("/api/v1/nodes/{}", old[0]);
+    // After the drain (recorded), the claim then the Node: each deleted, then its finalizer
+    // released (the instance is terminating by then).
+    assert_eq!(
+        writes[writes.len() - 5..],
+        [
+            format!("PATCH {node}"),
+            format!("DELETE {claim}"),
+            format!("PATCH {claim}"),
+            format!("DELETE {node}"),
+            format!("PATCH {node}"),
+        ]
+    );
+    assert_eq!(instance_state(&world, &instance), "shutting-down");
+    assert!(world
+        .cluster
+        .get("karpenter.sh/v1", "NodeClaim", None, "default-abcde")
+        .is_none());
+    assert!(
+        node_json(&world, &old[0]).is_none(),
+        "nothing left Terminating"
+    );
+}
+
+/// Two drifted nodes, the second one's pod guarded by the PDB `guarded` (once put).
+fn second_guarded() -> (World, Vec<String>) {
+    let world = world();
+    let old = drifted(&world, 2);
+    world
+        .cluster
+        .update("v1", "Pod", Some("default"), "p1", |p| {
+            p["metadata"]["labels"]["app"] = json!("guarded");
+        });
+    (world, old)
+}
+
+#[test]
+fn a_pdb_at_zero_when_a_node_starts_is_waited_for_then_it_goes() {
+    let (world, old) = second_guarded();
+    // Zero from the moment the first node is cordoned until 5 minutes in.
+    let cluster = world.cluster.clone();
+    let first = old[0].clone();
+    world.clock.on_tick(move |now| {
+        let cordoned = !present(&cluster, &first) || cordoned(&cluster, &first);
+        let allowed = if cordoned && now < secs(300) { 0 } else { 1 };
+        cluster.put(pdb("guarded", "guarded", 1, allowed));
+    });
+    let run = replace(&world, &old, &settings());
+    assert!(
+        run.outcomes.iter().all(|o| o.status == Status::Replaced),
+        "{:?}",
+        run.outcomes
+    );
+    let marked = run.when(&old[1], |s| *s == NodeStep::Marked);
+    assert!(
+        marked >= secs(300),
+        "held back until the budget allowed: {marked:?}"
+    );
+
+    // Held longer than the drain timeout: blocked, the PDB named.
+    let (world, old) = second_guarded();
+    let cluster = world.cluster.clone();
+    let first = old[0].clone();
+    world.clock.on_tick(move |_| {
+        if !present(&cluster, &first) || cordoned(&cluster, &first) {
+            cluster.put(pdb("guarded", "guarded", 1, 0));
+        }
+    });
+    let mut short = settings();
+    short.drain_timeout = secs(120);
+    let run = replace(&world, &old, &short);
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    let o = run.outcome(&old[1]);
+    assert_eq!(o.status, Status::Blocked);
+    assert_eq!(
+        o.detail,
+        Detail::Blocker(
+            "PodDisruptionBudget default/guarded allows 0 disruptions (pod default/p1)".into()
+        )
+    );
+    assert!(record_of(&world, &old[1]).is_none(), "never marked");
+}

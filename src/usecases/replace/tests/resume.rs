@@ -1,0 +1,274 @@
+//! A run killed at each step, resumed from the record it left: nothing launched twice, nothing
+//! left cordoned for good, no instance orphaned.
+
+use super::*;
+use crate::cloud::launch;
+use crate::disruption::replace::replacement_name;
+use crate::model::labels::{NODECLAIM as NODECLAIM_TAG, TOOL_TAG};
+use crate::usecases::testing::CLUSTER;
+
+/// When the killed run started.
+const EARLIER: &str = "2023-11-14T20:00:00Z";
+
+/// Leaves `name` as a run killed after recording `record` would: tainted, cordoned, recorded.
+fn killed_at(world: &World, name: &str, record: &Record) {
+    world.cluster.update("v1", "Node", None, name, |n| {
+        n["metadata"]["annotations"] = json!({REPLACEMENT: record.format()});
+        n["spec"]["unschedulable"] = json!(true);
+        n["spec"]["taints"] = json!([{"key": "karpenter.sh/disrupted", "effect": "NoSchedule"}]);
+    });
+}
+
+/// The name the killed run gave the node's first replacement.
+fn earlier_claim(world: &World, name: &str) -> String {
+    let node = actions(world, &[name.to_string()]).1.remove(0).node;
+    replacement_name("default", 0, &node, EARLIER)
+}
+
+fn record(step: Step, claims: &[&str], instances: &[&str]) -> Record {
+    Record {
+        step,
+        method: Method::Drift,
+        node_claims: claims.iter().map(|c| c.to_string()).collect(),
+        instances: instances.iter().map(|i| i.to_string()).collect(),
+        reason: "AMIDrift".into(),
+        started_at: EARLIER.into(),
+        cordoned_before: false,
+    }
+}
+
+/// Tags the instance `id` with NodeClaim `claim`, as a launch for it does.
+fn tag(world: &World, id: &str, claim: &str) {
+    let mut instances = world.cloud.instances.borrow_mut();
+    let i = instances.iter_mut().find(|i| i.id == id).unwrap();
+    i.tags.insert(NODECLAIM_TAG.into(), claim.into());
+    i.tags.insert(TOOL_TAG.into(), launch::TOOL_NAME.into());
+    i.tags.insert("eks:eks-cluster-name".into(), CLUSTER.into());
+}
+
+#[test]
+fn marked_plans_again_under_the_recorded_name_and_adopts_what_the_killed_run_launched() {
+    let world = world();
+    let old = drifted(&world, 1);
+    let claim = earlier_claim(&world, &old[0]);
+    killed_at(&world, &old[0], &record(Step::Marked, &[&claim], &[]));
+    // The killed run's launch went through (its Node has not registered yet), unrecorded.
+    let launched = world.registered_node("default", "c6a.large");
+    world.cluster.remove("v1", "Node", None, &launched);
+    let launched_id = instance_of(&launched);
+    tag(&world, &launched_id, &claim);
+
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    assert_eq!(
+        calls(&world, "EC2.CreateFleet"),
+        0,
+        "adopted, not launched again"
+    );
+    let [provisioning::Event::Launched(l)] = &run.launches()[..] else {
+        panic!("{:?}", run.launches());
+    };
+    assert!(l.adopted);
+    assert_eq!(
+        (l.node_claim.as_str(), l.instance_id.as_str()),
+        (claim.as_str(), launched_id.as_str())
+    );
+    let marked = world
+        .cluster
+        .requests()
+        .into_iter()
+        .find(|r| r.method == crate::k8s::Method::Patch && r.path.ends_with(&old[0]))
+        .unwrap();
+    let again = Record::parse(
+        marked.body["metadata"]["annotations"][REPLACEMENT]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        again,
+        record(Step::Marked, &[&claim], &[]),
+        "marked again as it was"
+    );
+}
+
+#[test]
+fn launched_adopts_the_recorded_instances_and_labels_them_from_the_catalog() {
+    let world = world();
+    let old = drifted(&world, 1);
+    let new = world.registered_node("default", "c6a.large");
+    let new_id = instance_of(&new);
+    killed_at(
+        &world,
+        &old[0],
+        &record(Step::Launched, &["default-0123456789"], &[&new_id]),
+    );
+
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+    assert_eq!(
+        world.cluster.writes(),
+        [
+            format!("PATCH /api/v1/nodes/{new}"),
+            "POST /api/v1/namespaces/default/pods/p0/eviction".to_string(),
+            format!("PATCH /api/v1/nodes/{}", old[0]),
+            format!("DELETE /api/v1/nodes/{}", old[0]),
+        ],
+        "no mark, no launch: straight to the wait and the drain"
+    );
+    let labels = &node_json(&world, &new).unwrap()["metadata"]["labels"];
+    assert_eq!(labels["karpenter.k8s.aws/instance-family"], "c6a");
+    assert_eq!(labels["karpenter.sh/initialized"], "true");
+    assert_eq!(
+        run.steps(&old[0])[0],
+        NodeStep::Resuming(Resume::Adopting(Step::Launched))
+    );
+}
+
+#[test]
+fn a_preview_of_a_resumed_replacement_shows_its_recorded_instances() {
+    let world = world();
+    let old = drifted(&world, 1);
+    killed_at(
+        &world,
+        &old[0],
+        &record(Step::Launched, &["default-0123456789"], &["i-0ff"]),
+    );
+    let (m, actions) = actions(&world, &old);
+    let preview = replace_pipeline::preview(&world.live(), &m, actions, &settings()).unwrap();
+    let o = &preview.outcomes()[0];
+    assert_eq!(o.status, Status::Planned);
+    assert_eq!(o.detail, Detail::Resumes(Step::Launched));
+    assert_eq!(o.replacements, ["i-0ff"]);
+}
+
+#[test]
+fn drained_and_cordoned_is_only_terminated_and_deleted() {
+    let world = world();
+    let old = drifted(&world, 1);
+    world.cluster.remove("v1", "Pod", Some("default"), "p0");
+    killed_at(
+        &world,
+        &old[0],
+        &record(Step::Drained, &["default-0123456789"], &["i-0ff"]),
+    );
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    assert_eq!(
+        world.cluster.writes(),
+        [format!("DELETE /api/v1/nodes/{}", old[0])]
+    );
+    assert_eq!(calls(&world, "EC2.TerminateInstances"), 1);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+    assert_eq!(
+        instance_state(&world, &instance_of(&old[0])),
+        "shutting-down"
+    );
+    assert_eq!(
+        run.steps(&old[0]),
+        [
+            NodeStep::Resuming(Resume::Finishing),
+            NodeStep::Deleted {
+                instance: Some(instance_of(&old[0]))
+            }
+        ]
+    );
+}
+
+#[test]
+fn drained_but_uncordoned_since_is_cordoned_and_drained_again() {
+    let world = world();
+    let old = drifted(&world, 1);
+    killed_at(
+        &world,
+        &old[0],
+        &record(Step::Drained, &["default-0123456789"], &["i-0ff"]),
+    );
+    // Someone uncordoned it, and a pod landed on it again.
+    world.cluster.update("v1", "Node", None, &old[0], |n| {
+        n["spec"]["unschedulable"] = json!(false);
+    });
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    let node = format!("/api/v1/nodes/{}", old[0]);
+    assert_eq!(
+        world.cluster.writes(),
+        [
+            format!("PATCH {node}"),
+            "POST /api/v1/namespaces/default/pods/p0/eviction".to_string(),
+            format!("PATCH {node}"),
+            format!("DELETE {node}"),
+        ]
+    );
+    assert_eq!(
+        run.steps(&old[0])[0],
+        NodeStep::Resuming(Resume::Recordoned)
+    );
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+}
+
+#[test]
+fn a_class_that_no_longer_resolves_rolls_a_resumed_node_back_and_blocks_a_fresh_one() {
+    let world = world();
+    let old = drifted(&world, 2);
+    let claim = earlier_claim(&world, &old[0]);
+    killed_at(&world, &old[0], &record(Step::Marked, &[&claim], &[]));
+    world.cluster.update(
+        "karpenter.k8s.aws/v1",
+        "EC2NodeClass",
+        None,
+        "default",
+        |c| {
+            c["spec"]["subnetSelectorTerms"] = json!([{"tags": {"cluster": "elsewhere"}}]);
+        },
+    );
+    let mut settings = settings();
+    settings.max_parallel = 2;
+    let run = replace(&world, &old, &settings);
+    let resumed = run.outcome(&old[0]);
+    assert_eq!(resumed.status, Status::RolledBack);
+    assert!(
+        matches!(&resumed.detail, Detail::ClassFailed(m) if m.contains("no subnet")),
+        "{:?}",
+        resumed.detail
+    );
+    let node = node_json(&world, &old[0]).unwrap();
+    assert_eq!(node["spec"]["unschedulable"], false);
+    assert_eq!(node["spec"]["taints"], json!([]));
+    assert!(record_of(&world, &old[0]).is_none());
+    let fresh = run.outcome(&old[1]);
+    assert_eq!(fresh.status, Status::Blocked);
+    assert!(matches!(&fresh.detail, Detail::ClassFailed(_)));
+    assert_eq!(
+        world.cluster.writes(),
+        [format!("PATCH /api/v1/nodes/{}", old[0])],
+        "the rollback only: the fresh node is untouched"
+    );
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+}
+
+#[test]
+fn an_adopted_instance_that_backs_a_node_being_replaced_rolls_back_without_terminating_it() {
+    let world = world();
+    let old = drifted(&world, 1);
+    let claim = earlier_claim(&world, &old[0]);
+    killed_at(&world, &old[0], &record(Step::Marked, &[&claim], &[]));
+    // The NodeClaim name resolves to the node's own instance.
+    tag(&world, &instance_of(&old[0]), &claim);
+    let run = replace(&world, &old, &settings());
+    let o = run.outcome(&old[0]);
+    assert_eq!(
+        (o.status, &o.detail),
+        (Status::RolledBack, &Detail::InstanceCollision)
+    );
+    assert_eq!(calls(&world, "EC2.TerminateInstances"), 0);
+    assert_eq!(instance_state(&world, &instance_of(&old[0])), "running");
+    assert_eq!(
+        run.steps(&old[0]).last(),
+        Some(&NodeStep::RolledBack {
+            cordoned: false,
+            terminated: Vec::new()
+        })
+    );
+}
