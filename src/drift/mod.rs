@@ -9,6 +9,7 @@
 //! No I/O here: no files, no clock (the snapshot carries `now`), no cloud or cluster client.
 
 pub mod facts;
+pub mod hash;
 pub mod record;
 pub mod requirements;
 
