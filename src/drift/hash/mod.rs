@@ -27,6 +27,7 @@ mod tests;
 
 use serde_json::Value;
 
+use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
 use go::GoValue;
 use karpenter::Kubelet;
@@ -61,40 +62,92 @@ pub fn node_pool_hash(pool: &NodePool, version: &str) -> Result<String, String> 
     }
 }
 
-/// The node class's `karpenter.k8s.aws/ec2nodeclass-hash` at `version`. Version `v5` mixes in
-/// the cluster's CA bundle (base64, as the controller read it); without it the hash cannot be
-/// computed.
-pub fn node_class_hash(
-    class: &NodeClass,
-    version: &str,
-    ca_bundle: Option<&str>,
-) -> Result<String, String> {
+/// The CA bundle's share of a `v5` ec2nodeclass-hash. `Hash([]any{spec, AMIFamily(), caBundle})`
+/// hashes a slice as a set — the XOR of its elements' hashes — so the bundle contributes one
+/// term, the same for every class of a cluster.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CaTerm(u64);
+
+impl CaTerm {
+    /// The term of a bundle (base64 of the CA certificates, as the controller reads them).
+    pub fn of_bundle(bundle: &str) -> CaTerm {
+        CaTerm(GoValue::str(bundle).hash())
+    }
+}
+
+/// The CA term of a cluster, and how it was confirmed: the bundle read from the cluster
+/// counts only once some class's own `v5` annotation equals its spec hashed with it; without
+/// a bundle, two classes whose annotations imply the same term confirm it (each annotation is
+/// `spec ⊕ family ⊕ ca`, so an unedited class gives `ca` away). Anything less is refused: a
+/// wrong term would call every node of every class drifted.
+pub fn confirm_ca_term(classes: &[NodeClass], bundle: Option<&str>) -> Result<CaTerm, String> {
+    let implied: Vec<(&NodeClass, u64)> = classes
+        .iter()
+        .filter(|c| {
+            c.annotations
+                .get(labels::NODECLASS_HASH_VERSION)
+                .map(String::as_str)
+                == Some("v5")
+        })
+        .filter_map(|c| {
+            let annotated: u64 = c.annotations.get(labels::NODECLASS_HASH)?.parse().ok()?;
+            let without_ca = class_hash_without_ca(c, "v5").ok()?;
+            Some((c, annotated ^ without_ca))
+        })
+        .collect();
+    if let Some(bundle) = bundle {
+        let term = CaTerm::of_bundle(bundle);
+        return match implied.iter().find(|(_, t)| *t == term.0) {
+            Some(_) => Ok(term),
+            None => Err(
+                "ec2nodeclass-hash v5 mixes in the cluster CA bundle, and no EC2NodeClass's own v5 annotation confirms the bundle read from kube-root-ca.crt (edited classes, or a CLUSTER_CA_BUNDLE setting)"
+                    .into(),
+            ),
+        };
+    }
+    for (i, (_, a)) in implied.iter().enumerate() {
+        if implied[i + 1..].iter().any(|(_, b)| a == b) {
+            return Ok(CaTerm(*a));
+        }
+    }
+    Err("ec2nodeclass-hash v5 mixes in the cluster CA bundle, which is not known offline (two unedited EC2NodeClasses with v5 annotations would reveal it)".into())
+}
+
+/// The hash without the CA term, and whether the version has one.
+fn class_hash_without_ca(class: &NodeClass, version: &str) -> Result<u64, String> {
     let who = format!("{} {}", class.kind, class.name);
-    let (kubelet, ca) = match (class.generation, version) {
-        (Some(ApiGeneration::V1), "v3") => (Kubelet::Ignored, None),
-        (Some(ApiGeneration::V1), "v4") => (Kubelet::Hashed, None),
-        (Some(ApiGeneration::V1), "v5") => match ca_bundle {
-            Some(ca) => (Kubelet::Hashed, Some(ca)),
-            None => {
-                return Err(format!(
-                    "{who}: ec2nodeclass-hash version v5 includes the cluster CA bundle, which is not known here"
-                ))
-            }
-        },
+    let kubelet = match (class.generation, version) {
+        (Some(ApiGeneration::V1), "v3") => Kubelet::Ignored,
+        (Some(ApiGeneration::V1), "v4" | "v5") => Kubelet::Hashed,
         (generation, _) => {
             return Err(format!(
-                "{who}: computing ec2nodeclass-hash version {version} of a {} object is not supported",
-                generation.map_or("unknown".to_string(), |g| g.to_string())
-            ))
+            "{who}: computing ec2nodeclass-hash version {version} of a {} object is not supported",
+            generation.map_or("unknown".to_string(), |g| g.to_string())
+        ))
         }
     };
     let mut spec = spec_object(class.raw_spec.as_ref(), &who)?;
     karpenter::default_v1_class(&mut spec);
     let spec_value =
         karpenter::v1_ec2nodeclass_spec(&spec, kubelet).map_err(|e| format!("{who}: {e}"))?;
-    let mut parts = vec![spec_value, GoValue::Str(karpenter::v1_ami_family(&spec))];
-    if let Some(ca) = ca {
-        parts.push(GoValue::str(ca));
+    Ok(GoValue::Set(vec![
+        spec_value,
+        GoValue::Str(karpenter::v1_ami_family(&spec)),
+    ])
+    .hash())
+}
+
+/// The node class's `karpenter.k8s.aws/ec2nodeclass-hash` at `version`, as the controller
+/// would write it. Version `v5` needs the cluster's CA term ([`confirm_ca_term`]).
+pub fn node_class_hash(
+    class: &NodeClass,
+    version: &str,
+    ca: Result<CaTerm, &str>,
+) -> Result<String, String> {
+    let without_ca = class_hash_without_ca(class, version)?;
+    if version != "v5" {
+        return Ok(without_ca.to_string());
     }
-    Ok(GoValue::Set(parts).hash().to_string())
+    let term = ca.map_err(|why| format!("{} {}: {why}", class.kind, class.name))?;
+    Ok((without_ca ^ term.0).to_string())
 }

@@ -2,7 +2,8 @@
 
 use serde_json::{json, Value};
 
-use super::{node_class_hash, node_pool_hash};
+use super::{confirm_ca_term, node_class_hash, node_pool_hash, CaTerm};
+use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
 
 fn class(spec: Value) -> NodeClass {
@@ -155,7 +156,7 @@ fn ec2nodeclass_v5_matches_provider_v1_14_1_static_hashes() {
         let got = node_class_hash(
             &class(upstream_change(change)),
             "v5",
-            Some("test-ca-bundle"),
+            Ok(CaTerm::of_bundle("test-ca-bundle")),
         );
         assert_eq!(got.as_deref(), Ok(want), "{change}");
     }
@@ -193,7 +194,7 @@ fn ec2nodeclass_v4_and_v3_match_provider_v1_11_3_and_v1_0_8_static_hashes() {
     ];
     for version in ["v4", "v3"] {
         for (change, want) in table {
-            let got = node_class_hash(&class(upstream_change(change)), version, None);
+            let got = node_class_hash(&class(upstream_change(change)), version, Err("none"));
             assert_eq!(got.as_deref(), Ok(want), "{version} {change}");
         }
     }
@@ -205,11 +206,11 @@ fn kubelet_is_hashed_from_v4_only() {
     spec["kubelet"] = json!({"maxPods": 110});
     let with = class(spec);
     assert_eq!(
-        node_class_hash(&with, "v3", None).as_deref(),
+        node_class_hash(&with, "v3", Err("none")).as_deref(),
         Ok("4950366118253097694")
     );
     assert_ne!(
-        node_class_hash(&with, "v4", None).as_deref(),
+        node_class_hash(&with, "v4", Err("none")).as_deref(),
         Ok("4950366118253097694")
     );
 }
@@ -257,12 +258,48 @@ fn unknown_versions_and_generations_are_refused_with_a_reason() {
     };
     assert!(node_pool_hash(&beta, "v2").unwrap_err().contains("v1beta1"));
     let c = class(upstream_base());
-    assert!(node_class_hash(&c, "v5", None)
+    assert!(node_class_hash(&c, "v5", Err("no CA bundle"))
         .unwrap_err()
-        .contains("CA bundle"));
-    assert!(node_class_hash(&c, "v6", None).is_err());
+        .contains("no CA bundle"));
+    assert!(node_class_hash(&c, "v6", Err("none")).is_err());
     let bad = class(json!({"blockDeviceMappings": [{"ebs": {"volumeSize": "1.5Gi"}}]}));
-    assert!(node_class_hash(&bad, "v4", None)
+    assert!(node_class_hash(&bad, "v4", Err("none"))
         .unwrap_err()
         .contains("1.5Gi"));
+}
+
+fn annotated(mut c: NodeClass, hash: &str, version: &str) -> NodeClass {
+    c.annotations
+        .insert(labels::NODECLASS_HASH.into(), hash.into());
+    c.annotations
+        .insert(labels::NODECLASS_HASH_VERSION.into(), version.into());
+    c
+}
+
+#[test]
+fn the_ca_term_counts_only_when_a_class_annotation_confirms_it() {
+    let ca = CaTerm::of_bundle("test-ca-bundle");
+    let unedited = annotated(class(upstream_base()), "2608468723537941485", "v5");
+    let edited = annotated(
+        class(upstream_change("UserData")),
+        "2608468723537941485",
+        "v5",
+    );
+    // The bundle read from the cluster, confirmed by an unedited class.
+    assert_eq!(
+        confirm_ca_term(&[edited.clone(), unedited.clone()], Some("test-ca-bundle")),
+        Ok(ca)
+    );
+    // Only an edited class: the bundle cannot be told apart from a wrong one.
+    assert!(confirm_ca_term(std::slice::from_ref(&edited), Some("test-ca-bundle")).is_err());
+    assert!(confirm_ca_term(std::slice::from_ref(&unedited), Some("other")).is_err());
+    // Offline: two unedited classes reveal the term; one does not.
+    let mut second = annotated(
+        class(upstream_change("Context")),
+        "11612053647989098410",
+        "v5",
+    );
+    second.name = "second".into();
+    assert_eq!(confirm_ca_term(&[unedited.clone(), second], None), Ok(ca));
+    assert!(confirm_ca_term(&[unedited, edited], None).is_err());
 }

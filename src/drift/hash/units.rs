@@ -101,7 +101,7 @@ fn decimal_canonical(mut m: i128, mut exponent: u32) -> String {
         m /= 10;
         exponent += 1;
     }
-    while exponent % 3 != 0 {
+    while !exponent.is_multiple_of(3) {
         m *= 10;
         exponent -= 1;
     }
