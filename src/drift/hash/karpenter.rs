@@ -228,6 +228,74 @@ pub fn v1_node_claim_template(template: &Obj) -> Result<GoValue, BuildError> {
         .build())
 }
 
+/// `karpenter.sh/v1beta1` `NodeClaimTemplate` (NodePool hash versions `v1`, Karpenter
+/// v0.33–v0.35, and `v2`, v0.36–v0.37) from `spec.template`: `NodeClaimSpec{Taints,
+/// StartupTaints, Requirements ignore, Resources ignore, Kubelet, NodeClassRef{Kind, Name,
+/// APIVersion}}` (core `pkg/apis/v1beta1/nodeclaim.go` at v0.37.7). `v1` hashed kubelet
+/// `systemReserved`/`kubeReserved` as `ResourceList` (the values' Quantity structs, not their
+/// text); with those set a `v1` hash is refused, as no vector pins it.
+pub fn v1beta1_node_claim_template(
+    template: &Obj,
+    version_v1: bool,
+) -> Result<GoValue, BuildError> {
+    let at = "spec.template";
+    let meta = obj(template, "metadata", at)?;
+    let mut object_meta = StructBuilder::new("ObjectMeta");
+    if let Some(m) = meta {
+        let here = format!("{at}.metadata");
+        object_meta = object_meta
+            .field("Labels", string_map(m, "labels", &here)?)
+            .field("Annotations", string_map(m, "annotations", &here)?);
+    }
+    let empty = Obj::new();
+    let spec = obj(template, "spec", at)?.unwrap_or(&empty);
+    let here = format!("{at}.spec");
+    let kubelet_obj = obj(spec, "kubelet", &here)?;
+    if let Some(k) = kubelet_obj {
+        if version_v1 && (k.contains_key("systemReserved") || k.contains_key("kubeReserved")) {
+            return Err(format!(
+                "{here}.kubelet: systemReserved/kubeReserved under nodepool-hash v1 are hashed as Quantity structs, which this tool does not reproduce"
+            ));
+        }
+        if k.contains_key("containerRuntime") {
+            return Err(format!(
+                "{here}.kubelet.containerRuntime (v0.32 only) is not hashed by this tool"
+            ));
+        }
+    }
+    let class_ref = obj(spec, "nodeClassRef", &here)?.map(|r| {
+        StructBuilder::new("NodeClassReference")
+            .field("Kind", plain_str(r, "kind"))
+            .field("Name", plain_str(r, "name"))
+            .field("APIVersion", plain_str(r, "apiVersion"))
+            .build()
+    });
+    let spec_value = StructBuilder::new("NodeClaimSpec")
+        .field("Taints", set_of(spec, "taints", &here, taint)?)
+        .field(
+            "StartupTaints",
+            set_of(spec, "startupTaints", &here, taint)?,
+        )
+        .field(
+            "Kubelet",
+            kubelet_obj
+                .map(|k| kubelet(k, &format!("{here}.kubelet")))
+                .transpose()?,
+        )
+        .field("NodeClassRef", class_ref);
+    // `Requirements` and `Resources` are ignored but still count for the struct's IsZero.
+    let spec_is_zero = spec_value.is_empty()
+        && !spec.contains_key("requirements")
+        && !spec.contains_key("resources");
+    Ok(StructBuilder::new("NodeClaimTemplate")
+        .field(
+            "ObjectMeta",
+            (!object_meta.is_empty()).then(|| object_meta.build()),
+        )
+        .field("Spec", (!spec_is_zero).then(|| spec_value.build()))
+        .build())
+}
+
 /// The v1 NodePool CRD's defaults inside `spec.template`: `spec.expireAfter: 720h`
 /// (`karpenter.sh_nodepools.yaml`, Karpenter v1.0–v1.14).
 pub fn default_v1_template(template: &mut Obj) {
@@ -240,11 +308,11 @@ pub fn default_v1_template(template: &mut Obj) {
     }
 }
 
-/// The v1 EC2NodeClass CRD's defaults: `metadataOptions` defaults to `{httpEndpoint: enabled,
-/// httpProtocolIPv6: disabled, httpPutResponseHopLimit: 1, httpTokens: required}`, and each of
-/// those fields is defaulted inside a partial object (`karpenter.k8s.aws_ec2nodeclasses.yaml`,
-/// provider v1.0–v1.14).
-pub fn default_v1_class(spec: &mut Obj) {
+/// The EC2NodeClass CRD's defaults: `metadataOptions` defaults to `{httpEndpoint: enabled,
+/// httpProtocolIPv6: disabled, httpPutResponseHopLimit: H, httpTokens: required}`, and each of
+/// those fields is defaulted inside a partial object (`karpenter.k8s.aws_ec2nodeclasses.yaml`:
+/// H = 1 for v1, provider v1.0–v1.14; H = 2 for v1beta1, v0.32–v0.37).
+pub fn default_class(spec: &mut Obj, hop_limit: i64) {
     let m = spec
         .entry("metadataOptions")
         .or_insert_with(|| Value::Object(Obj::new()));
@@ -252,7 +320,7 @@ pub fn default_v1_class(spec: &mut Obj) {
         for (k, v) in [
             ("httpEndpoint", Value::from("enabled")),
             ("httpProtocolIPv6", Value::from("disabled")),
-            ("httpPutResponseHopLimit", Value::from(1)),
+            ("httpPutResponseHopLimit", Value::from(hop_limit)),
             ("httpTokens", Value::from("required")),
         ] {
             m.entry(k).or_insert(v);
@@ -260,8 +328,13 @@ pub fn default_v1_class(spec: &mut Obj) {
     }
 }
 
-fn block_device(e: &Obj, at: &str) -> Result<GoValue, BuildError> {
+fn block_device(e: &Obj, at: &str, layout: ClassLayout) -> Result<GoValue, BuildError> {
     let size = match e.get("volumeSize").and_then(text) {
+        Some(_) if layout == ClassLayout::V1Beta1Early => {
+            return Err(format!(
+                "{at}.volumeSize under ec2nodeclass-hash v1 is hashed as a Quantity struct, which this tool does not reproduce"
+            ))
+        }
         Some(s) => Some(GoValue::Str(canonical_quantity(&s)?)),
         None => None,
     };
@@ -281,9 +354,9 @@ fn block_device(e: &Obj, at: &str) -> Result<GoValue, BuildError> {
         .build())
 }
 
-fn block_device_mapping(b: &Obj, at: &str) -> Result<GoValue, BuildError> {
+fn block_device_mapping(b: &Obj, at: &str, layout: ClassLayout) -> Result<GoValue, BuildError> {
     let ebs = match obj(b, "ebs", at)? {
-        Some(e) => Some(block_device(e, &format!("{at}.ebs"))?),
+        Some(e) => Some(block_device(e, &format!("{at}.ebs"), layout)?),
         None => None,
     };
     Ok(StructBuilder::new("BlockDeviceMapping")
@@ -343,23 +416,36 @@ fn nested(
         .transpose()
 }
 
-/// Whether `kubelet` is hashed: `hash:"ignore"` in provider v1.0.x (EC2NodeClass hash `v3`),
-/// hashed from v1.1 (`v4`, provider commit bbff05cc7 "Drop conversion webhooks").
+/// Which `EC2NodeClassSpec` a hash version hashes: the fields differ between releases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kubelet {
-    /// Left out.
-    Ignored,
-    /// Hashed.
-    Hashed,
+pub enum ClassLayout {
+    /// `karpenter.k8s.aws/v1beta1`, provider v0.33–v0.35 (hash `v1`): as [`Self::V1Beta1`] but
+    /// `volumeSize` was hashed as a `Quantity` struct (only its format, commit 94105980d "Hash
+    /// volume size quantity value as a string"); no vector pins that, so it is refused.
+    V1Beta1Early,
+    /// `karpenter.k8s.aws/v1beta1`, provider v0.36–v0.37 (hash `v2`): `amiFamily` hashed,
+    /// `volumeSize` as its `String()`.
+    V1Beta1,
+    /// `karpenter.k8s.aws/v1`, provider v1.0.x (hash `v3`): `kubelet` is `hash:"ignore"`.
+    V1WithoutKubelet,
+    /// `karpenter.k8s.aws/v1`, provider v1.1+ (hash `v4`/`v5`, commit bbff05cc7 "Drop conversion
+    /// webhooks" started hashing `kubelet`).
+    V1,
 }
 
-/// `karpenter.k8s.aws/v1` `EC2NodeClassSpec` from `spec` (defaults applied, see
-/// [`default_v1_class`]). Selector terms, `amiFamily` and `ipPrefixCount` are `hash:"ignore"`.
-pub fn v1_ec2nodeclass_spec(spec: &Obj, kubelet_field: Kubelet) -> Result<GoValue, BuildError> {
+/// `EC2NodeClassSpec` from `spec` (defaults applied, see [`default_class`]). Selector terms
+/// and `ipPrefixCount` are `hash:"ignore"`; v1 ignores `amiFamily` too (its resolved value is
+/// hashed beside the spec instead). Fields a layout's release does not have are absent from
+/// such objects (the CRD prunes them), so one builder serves every layout.
+pub fn ec2nodeclass_spec(spec: &Obj, layout: ClassLayout) -> Result<GoValue, BuildError> {
     let at = "spec";
-    let kubelet_value = match kubelet_field {
-        Kubelet::Hashed => nested(spec, "kubelet", at, kubelet)?,
-        Kubelet::Ignored => None,
+    let kubelet_value = match layout {
+        ClassLayout::V1 => nested(spec, "kubelet", at, kubelet)?,
+        ClassLayout::V1WithoutKubelet | ClassLayout::V1Beta1 | ClassLayout::V1Beta1Early => None,
+    };
+    let ami_family = match layout {
+        ClassLayout::V1Beta1 | ClassLayout::V1Beta1Early => ptr_str(spec, "amiFamily"),
+        ClassLayout::V1 | ClassLayout::V1WithoutKubelet => None,
     };
     Ok(StructBuilder::new("EC2NodeClassSpec")
         .field(
@@ -375,6 +461,7 @@ pub fn v1_ec2nodeclass_spec(spec: &Obj, kubelet_field: Kubelet) -> Result<GoValu
             "AssociatePublicIPAddress",
             ptr_bool(spec, "associatePublicIPAddress"),
         )
+        .field("AMIFamily", ami_family)
         .field("UserData", ptr_str(spec, "userData"))
         .field("Role", plain_str(spec, "role"))
         .field("InstanceProfile", ptr_str(spec, "instanceProfile"))
@@ -382,7 +469,9 @@ pub fn v1_ec2nodeclass_spec(spec: &Obj, kubelet_field: Kubelet) -> Result<GoValu
         .field("Kubelet", kubelet_value)
         .field(
             "BlockDeviceMappings",
-            set_of(spec, "blockDeviceMappings", at, block_device_mapping)?,
+            set_of(spec, "blockDeviceMappings", at, |b, here| {
+                block_device_mapping(b, here, layout)
+            })?,
         )
         .field("InstanceStorePolicy", ptr_str(spec, "instanceStorePolicy"))
         .field(

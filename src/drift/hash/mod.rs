@@ -30,7 +30,7 @@ use serde_json::Value;
 use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
 use go::GoValue;
-use karpenter::Kubelet;
+use karpenter::ClassLayout;
 
 /// The spec of an object as an owned JSON object, or why there is none.
 fn spec_object(raw: Option<&Value>, who: &str) -> Result<serde_json::Map<String, Value>, String> {
@@ -40,26 +40,41 @@ fn spec_object(raw: Option<&Value>, who: &str) -> Result<serde_json::Map<String,
     }
 }
 
+fn unsupported(what: &str, version: &str, generation: Option<ApiGeneration>) -> String {
+    format!(
+        "computing {what} version {version} of a {} object is not supported",
+        generation.map_or("unknown".to_string(), |g| g.to_string())
+    )
+}
+
 /// The NodePool's `karpenter.sh/nodepool-hash` at `version`, as the controller would write it.
 pub fn node_pool_hash(pool: &NodePool, version: &str) -> Result<String, String> {
     let who = format!("{} {}", pool.kind(), pool.name);
-    match (pool.generation, version) {
-        (Some(ApiGeneration::V1), "v3") => {
-            let spec = spec_object(pool.raw_spec.as_ref(), &who)?;
-            let mut template = match spec.get("template") {
-                Some(Value::Object(t)) => t.clone(),
-                _ => serde_json::Map::new(),
-            };
-            karpenter::default_v1_template(&mut template);
-            let value =
-                karpenter::v1_node_claim_template(&template).map_err(|e| format!("{who}: {e}"))?;
-            Ok(value.hash().to_string())
+    let v1beta1_v1 = match (pool.generation, version) {
+        (Some(ApiGeneration::V1), "v3") => None,
+        (Some(ApiGeneration::V1Beta1), "v2") => Some(false),
+        (Some(ApiGeneration::V1Beta1), "v1") => Some(true),
+        (generation, _) => {
+            return Err(format!(
+                "{who}: {}",
+                unsupported("nodepool-hash", version, generation)
+            ))
         }
-        (generation, _) => Err(format!(
-            "{who}: computing nodepool-hash version {version} of a {} object is not supported",
-            generation.map_or("unknown".to_string(), |g| g.to_string())
-        )),
+    };
+    let spec = spec_object(pool.raw_spec.as_ref(), &who)?;
+    let mut template = match spec.get("template") {
+        Some(Value::Object(t)) => t.clone(),
+        _ => serde_json::Map::new(),
+    };
+    let value = match v1beta1_v1 {
+        None => {
+            karpenter::default_v1_template(&mut template);
+            karpenter::v1_node_claim_template(&template)
+        }
+        Some(early) => karpenter::v1beta1_node_claim_template(&template, early),
     }
+    .map_err(|e| format!("{who}: {e}"))?;
+    Ok(value.hash().to_string())
 }
 
 /// The CA bundle's share of a `v5` ec2nodeclass-hash. `Hash([]any{spec, AMIFamily(), caBundle})`
@@ -113,28 +128,39 @@ pub fn confirm_ca_term(classes: &[NodeClass], bundle: Option<&str>) -> Result<Ca
     Err("ec2nodeclass-hash v5 mixes in the cluster CA bundle, which is not known offline (two unedited EC2NodeClasses with v5 annotations would reveal it)".into())
 }
 
-/// The hash without the CA term, and whether the version has one.
+/// The hash without the CA term, of the class's spec after the CRD's defaults.
 fn class_hash_without_ca(class: &NodeClass, version: &str) -> Result<u64, String> {
     let who = format!("{} {}", class.kind, class.name);
-    let kubelet = match (class.generation, version) {
-        (Some(ApiGeneration::V1), "v3") => Kubelet::Ignored,
-        (Some(ApiGeneration::V1), "v4" | "v5") => Kubelet::Hashed,
-        (generation, _) => {
-            return Err(format!(
-            "{who}: computing ec2nodeclass-hash version {version} of a {} object is not supported",
-            generation.map_or("unknown".to_string(), |g| g.to_string())
-        ))
-        }
-    };
     let mut spec = spec_object(class.raw_spec.as_ref(), &who)?;
-    karpenter::default_v1_class(&mut spec);
-    let spec_value =
-        karpenter::v1_ec2nodeclass_spec(&spec, kubelet).map_err(|e| format!("{who}: {e}"))?;
-    Ok(GoValue::Set(vec![
-        spec_value,
-        GoValue::Str(karpenter::v1_ami_family(&spec)),
-    ])
-    .hash())
+    let v1 = class.generation == Some(ApiGeneration::V1);
+    karpenter::default_class(&mut spec, if v1 { 1 } else { 2 });
+    spec_hash_without_ca(&spec, class.generation, version).map_err(|e| format!("{who}: {e}"))
+}
+
+/// The hash without the CA term of a spec taken as is: v1 hashes `[]any{spec, AMIFamily()}`
+/// (a set: the XOR of the two), v1beta1 the spec alone.
+fn spec_hash_without_ca(
+    spec: &serde_json::Map<String, Value>,
+    generation: Option<ApiGeneration>,
+    version: &str,
+) -> Result<u64, String> {
+    let layout = match (generation, version) {
+        (Some(ApiGeneration::V1), "v3") => ClassLayout::V1WithoutKubelet,
+        (Some(ApiGeneration::V1), "v4" | "v5") => ClassLayout::V1,
+        (Some(ApiGeneration::V1Beta1), "v2") => ClassLayout::V1Beta1,
+        (Some(ApiGeneration::V1Beta1), "v1") => ClassLayout::V1Beta1Early,
+        (generation, _) => return Err(unsupported("ec2nodeclass-hash", version, generation)),
+    };
+    let spec_value = karpenter::ec2nodeclass_spec(spec, layout)?;
+    Ok(if generation == Some(ApiGeneration::V1) {
+        GoValue::Set(vec![
+            spec_value,
+            GoValue::Str(karpenter::v1_ami_family(spec)),
+        ])
+        .hash()
+    } else {
+        spec_value.hash()
+    })
 }
 
 /// The node class's `karpenter.k8s.aws/ec2nodeclass-hash` at `version`, as the controller

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::{confirm_ca_term, node_class_hash, node_pool_hash, CaTerm};
+use super::{confirm_ca_term, node_class_hash, node_pool_hash, spec_hash_without_ca, CaTerm};
 use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
 
@@ -256,7 +256,7 @@ fn unknown_versions_and_generations_are_refused_with_a_reason() {
         generation: Some(ApiGeneration::V1Beta1),
         ..p
     };
-    assert!(node_pool_hash(&beta, "v2").unwrap_err().contains("v1beta1"));
+    assert!(node_pool_hash(&beta, "v3").unwrap_err().contains("v1beta1"));
     let c = class(upstream_base());
     assert!(node_class_hash(&c, "v5", Err("no CA bundle"))
         .unwrap_err()
@@ -302,4 +302,170 @@ fn the_ca_term_counts_only_when_a_class_annotation_confirms_it() {
     second.name = "second".into();
     assert_eq!(confirm_ca_term(&[unedited.clone(), second], None), Ok(ca));
     assert!(confirm_ca_term(&[unedited, edited], None).is_err());
+}
+
+fn beta_class(spec: Value) -> NodeClass {
+    NodeClass {
+        generation: Some(ApiGeneration::V1Beta1),
+        ..class(spec)
+    }
+}
+
+#[test]
+fn v1beta1_ec2nodeclass_v2_matches_provider_v0_37_7_static_hashes() {
+    // aws/karpenter-provider-aws v0.37.7 pkg/apis/v1beta1/ec2nodeclass_hash_test.go: the v1
+    // base with `amiFamily: AL2023` (hashed in v1beta1), merged the same way.
+    let table = [
+        ("Base", "10790156025840984195"),
+        ("UserData", "18317182711135792962"),
+        ("Tags", "7254882043893135054"),
+        ("Context", "17271601354348855032"),
+        ("DetailedMonitoring", "3320998103335094348"),
+        ("InstanceStorePolicy", "15591048753403695860"),
+        ("AssociatePublicIPAddress", "8788624850560996180"),
+        ("HTTPEndpoint", "12130088184516131939"),
+        ("HTTPProtocolIPv6", "9851778617676567202"),
+        ("HTTPPutResponseHopLimit", "10114972825726256442"),
+        ("HTTPTokens", "15328515228245883488"),
+        ("DeviceName", "14855383487702710824"),
+        ("RootVolume", "9591488558660758449"),
+        ("DeleteOnTermination", "2802222466202766732"),
+        ("Encrypted", "16743053872042184219"),
+        ("IOPS", "17284705682110195253"),
+        ("KMSKeyID", "9151019926310241707"),
+        ("SnapshotID", "5250341140179985875"),
+        ("Throughput", "16711481758638864953"),
+        ("VolumeType", "488614640133725370"),
+        ("VolumeSize", "4802236799448001710"),
+        ("InstanceProfile", "7914642030762404205"),
+        ("ReorderBlockDevices", "10790156025840984195"),
+        ("AMISelector", "10790156025840984195"),
+    ];
+    for (change, want) in table {
+        let mut spec = upstream_change(change);
+        spec["amiFamily"] = json!("AL2023");
+        let got = node_class_hash(&beta_class(spec), "v2", Err("none"));
+        assert_eq!(got.as_deref(), Ok(want), "{change}");
+    }
+    let mut bottlerocket = upstream_base();
+    bottlerocket["amiFamily"] = json!("Bottlerocket");
+    assert_eq!(
+        node_class_hash(&beta_class(bottlerocket), "v2", Err("none")).as_deref(),
+        Ok("11029247967399146065")
+    );
+}
+
+#[test]
+fn v1beta1_ec2nodeclass_v1_matches_provider_v0_35_12_static_hashes() {
+    // aws/karpenter-provider-aws v0.35.12 pkg/apis/v1beta1/ec2nodeclass_hash_test.go (hash v1;
+    // `mergo.Merge(…, WithOverride)`: maps gain keys, slices are replaced).
+    let base = || {
+        json!({
+            "amiFamily": "AL2",
+            "context": "context-1",
+            "role": "role-1",
+            "tags": {"keyTag-1": "valueTag-1", "keyTag-2": "valueTag-2"},
+            "metadataOptions": {"httpEndpoint": "test-metadata-1"},
+            "blockDeviceMappings": [{"deviceName": "map-device-1"}, {"deviceName": "map-device-2"}],
+            "userData": "userdata-test-1",
+            "detailedMonitoring": false
+        })
+    };
+    let mut table: Vec<(Value, &str)> = vec![(base(), "16608948681250225098")];
+    let mut add = |f: &dyn Fn(&mut Value), want: &'static str| {
+        let mut s = base();
+        f(&mut s);
+        table.push((s, want));
+    };
+    add(
+        &|s| s["userData"] = json!("userdata-test-2"),
+        "588756456110800812",
+    );
+    add(
+        &|s| s["tags"]["keyTag-test-3"] = json!("valueTag-test-3"),
+        "2471764681523766508",
+    );
+    add(
+        &|s| s["metadataOptions"]["httpEndpoint"] = json!("test-metadata-2"),
+        "11030161632375731908",
+    );
+    add(
+        &|s| s["blockDeviceMappings"] = json!([{"deviceName": "map-device-test-3"}]),
+        "436753305915039702",
+    );
+    add(
+        &|s| s["context"] = json!("context-2"),
+        "3729470655588343019",
+    );
+    add(
+        &|s| s["detailedMonitoring"] = json!(true),
+        "17892305444040067573",
+    );
+    add(
+        &|s| s["amiFamily"] = json!("Bottlerocket"),
+        "9493798894326942407",
+    );
+    add(
+        &|s| {
+            s.as_object_mut().unwrap().remove("role");
+            s["instanceProfile"] = json!("test-instance-profile");
+        },
+        "15756064858220068103",
+    );
+    // Upstream hashes the struct as built, without CRD defaults (`metadataOptions` has only
+    // `httpEndpoint`), so the spec is hashed as written here.
+    for (spec, want) in table {
+        let got = spec_hash_without_ca(
+            spec.as_object().unwrap(),
+            Some(ApiGeneration::V1Beta1),
+            "v1",
+        )
+        .map(|h| h.to_string());
+        assert_eq!(got.as_deref(), Ok(want), "{spec}");
+    }
+    // v1 hashed volumeSize as a Quantity struct: refused rather than guessed.
+    let mut sized = base();
+    sized["blockDeviceMappings"] = json!([{"ebs": {"volumeSize": "20Gi"}}]);
+    assert!(node_class_hash(&beta_class(sized), "v1", Err("none"))
+        .unwrap_err()
+        .contains("Quantity struct"));
+}
+
+#[test]
+fn v1beta1_nodepool_v2_matches_real_clusters() {
+    let beta = |template: Value| NodePool {
+        generation: Some(ApiGeneration::V1Beta1),
+        ..pool(json!({ "template": template }))
+    };
+    // AKS node auto-provisioning (Karpenter v1beta1), `default` NodePool as read back from a
+    // cluster and published in a public deployment script: nodepool-hash 12393960163388511505.
+    let aks = beta(json!({"spec": {
+        "nodeClassRef": {"name": "default"},
+        "requirements": [
+            {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
+            {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]},
+            {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]},
+            {"key": "karpenter.azure.com/sku-family", "operator": "In", "values": ["D"]}
+        ]
+    }}));
+    assert_eq!(
+        node_pool_hash(&aks, "v2").as_deref(),
+        Ok("12393960163388511505")
+    );
+    // Karpenter's own docs (website v0.37 "NodeClaims" concept page): a NodeClaim of the
+    // getting-started NodePool, nodepool-hash 15093649574832938182 at v2, whose template
+    // sets only the nodeClassRef (and requirements, which are not hashed).
+    let docs = beta(json!({"spec": {
+        "nodeClassRef": {"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass", "name": "default"},
+        "requirements": []
+    }}));
+    assert_eq!(
+        node_pool_hash(&docs, "v2").as_deref(),
+        Ok("15093649574832938182")
+    );
+    // v1 differs from v2 only in how kubelet reserved resources are hashed.
+    assert_eq!(
+        node_pool_hash(&aks, "v1").as_deref(),
+        Ok("12393960163388511505")
+    );
 }
