@@ -834,3 +834,37 @@ fn an_edited_node_class_drifts_and_unknown_versions_are_listed_not_judged() {
         v.not_checked
     );
 }
+
+#[test]
+fn a_v5_class_is_judged_once_the_cluster_ca_bundle_is_confirmed() {
+    let mut s = world();
+    s.node_classes[0].raw_spec = Some(serde_json::json!({"role": "r", "amiFamily": "AL2023"}));
+    let ca = hash::CaTerm::of_bundle("LS0tLS1CRUdJTi…");
+    let launched = hash::node_class_hash(&s.node_classes[0], "v5", Ok(ca)).unwrap();
+    let annotated = hash_annotations(
+        labels::NODECLASS_HASH,
+        labels::NODECLASS_HASH_VERSION,
+        &launched,
+        "v5",
+    );
+    s.node_classes[0].annotations.extend(annotated.clone());
+    s.nodes[0].node.annotations.extend(annotated);
+    // A second, unedited class confirms the bundle read from the cluster.
+    let mut other = s.node_classes[0].clone();
+    other.name = "other".into();
+    s.node_classes.push(other);
+    s.ca_bundle = Some("LS0tLS1CRUdJTi…".into());
+    s.node_classes[0].raw_spec = Some(serde_json::json!({"role": "r2", "amiFamily": "AL2023"}));
+    let v = verdict(&s);
+    assert_eq!(v.reason, Some(DriftReason::NodeClassDrift), "{v:?}");
+    assert!(v.detail.contains("hash version v5"), "{}", v.detail);
+    // A bundle no class confirms is not used: not checked instead of a guess.
+    s.ca_bundle = Some("some other CA".into());
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Ok);
+    assert!(
+        v.not_checked.iter().any(|n| n.contains("kube-root-ca.crt")),
+        "{:?}",
+        v.not_checked
+    );
+}
