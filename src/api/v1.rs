@@ -372,6 +372,7 @@ impl NodePool {
                 self.status.as_ref().and_then(|s| s.resources.as_ref()),
             )?,
             replicas: spec.replicas,
+            raw_spec: serde_json::to_value(&spec).ok(),
         })
     }
 }
@@ -463,6 +464,7 @@ impl Ec2NodeClass {
                 Some(s) => nodeclass::status(&ctx, "status", s)?,
                 None => Default::default(),
             },
+            raw_spec: serde_json::to_value(&spec).ok(),
         })
     }
 }

@@ -445,6 +445,7 @@ impl Provisioner {
             termination_grace_period: None,
             status_resources,
             replicas: None,
+            raw_spec: None,
         };
         Ok((pool, inline_class))
     }
@@ -541,6 +542,7 @@ fn provider_class(
         kubelet: None,
         launch_template: p.launch_template.clone(),
         status: Default::default(),
+        raw_spec: None,
     })
 }
 

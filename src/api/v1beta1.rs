@@ -335,6 +335,7 @@ impl NodePool {
                 self.status.as_ref().and_then(|s| s.resources.as_ref()),
             )?,
             replicas: None,
+            raw_spec: serde_json::to_value(&spec).ok(),
         })
     }
 }
@@ -399,6 +400,7 @@ impl Ec2NodeClass {
                 Some(s) => nodeclass::status(&ctx, "status", s)?,
                 None => Default::default(),
             },
+            raw_spec: serde_json::to_value(&spec).ok(),
         })
     }
 }

@@ -25,13 +25,14 @@ pub fn gather(
     };
     let read = snapshot::read(&cluster.client, Scope::default())?;
     let cloud = live::connect_aws(ctx)?;
-    let snapshot = drift_check::gather(
+    let mut snapshot = drift_check::gather(
         &read.manifests,
         &cloud,
         version,
         super::unix_now(),
         &mut |cloud| live::catalog(ctx, cloud, config.catalog.as_deref()),
     )?;
+    snapshot.ca_bundle = drift_check::ca_bundle(&cluster.client);
     ctx.note(&format!(
         "{} Kubernetes requests; AWS: {}",
         cluster.client.request_count(),

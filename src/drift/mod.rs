@@ -9,10 +9,12 @@
 //! No I/O here: no files, no clock (the snapshot carries `now`), no cloud or cluster client.
 
 pub mod facts;
+pub mod hash;
 pub mod record;
 pub mod requirements;
 
 mod reasons;
+mod static_hash;
 
 #[cfg(test)]
 mod tests;
@@ -289,6 +291,9 @@ pub struct DriftSnapshot {
     pub now: i64,
     /// Notes gathered with the facts (stale statuses, assumptions), passed through to the report.
     pub notes: Vec<String>,
+    /// The cluster's CA bundle (base64, from `kube-root-ca.crt`), which EC2NodeClass hash `v5`
+    /// mixes in; confirmed against the classes' own annotations before use.
+    pub ca_bundle: Option<String>,
 }
 
 /// A before/after pair behind a verdict.
@@ -380,10 +385,11 @@ impl Evaluation {
 
 /// Decides drift for every node of the snapshot.
 pub fn evaluate(snapshot: &DriftSnapshot) -> Evaluation {
+    let ca = hash::confirm_ca_term(&snapshot.node_classes, snapshot.ca_bundle.as_deref());
     let mut nodes: Vec<NodeDrift> = snapshot
         .nodes
         .iter()
-        .map(|n| reasons::evaluate_node(snapshot, n))
+        .map(|n| reasons::evaluate_node(snapshot, n, &ca))
         .collect();
     nodes.sort_by(|a, b| a.name.cmp(&b.name));
     let mut summary = Summary {
@@ -398,7 +404,11 @@ pub fn evaluate(snapshot: &DriftSnapshot) -> Evaluation {
         }
     }
     let mut notes = Vec::new();
-    for note in &snapshot.notes {
+    for note in snapshot
+        .notes
+        .iter()
+        .chain(&static_hash::stale_annotation_notes(snapshot, &ca))
+    {
         if !notes.contains(note) {
             notes.push(note.clone());
         }

@@ -7,8 +7,10 @@
 use std::collections::BTreeSet;
 
 use super::facts::{class_key, ClassFacts, ExpectedImage, Fact};
+use super::hash::CaTerm;
 use super::record::TemplateRecord;
 use super::requirements::violations;
+use super::static_hash;
 use super::{Change, DriftReason, DriftSnapshot, ManagedNode, NodeDrift, Status};
 use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
@@ -19,7 +21,7 @@ use crate::model::time::parse_rfc3339;
 const INSTANCE_TYPE_MIN_AGE_SECONDS: i64 = 3600;
 
 /// A reason found.
-struct Finding {
+pub(super) struct Finding {
     reason: DriftReason,
     detail: String,
     changes: Vec<Change>,
@@ -27,7 +29,7 @@ struct Finding {
 }
 
 impl Finding {
-    fn new(reason: DriftReason, detail: String, changes: Vec<Change>) -> Self {
+    pub(super) fn new(reason: DriftReason, detail: String, changes: Vec<Change>) -> Self {
         Finding {
             reason,
             detail,
@@ -38,7 +40,7 @@ impl Finding {
 }
 
 /// What one check concluded.
-enum Outcome {
+pub(super) enum Outcome {
     Drifted(Finding),
     Clean,
     /// Could not run; `deciding` makes the verdict Unknown if nothing drifted.
@@ -49,7 +51,7 @@ enum Outcome {
     },
 }
 
-fn not_checked(why: impl Into<String>, deciding: bool) -> Outcome {
+pub(super) fn not_checked(why: impl Into<String>, deciding: bool) -> Outcome {
     Outcome::NotChecked {
         why: why.into(),
         deciding,
@@ -57,7 +59,7 @@ fn not_checked(why: impl Into<String>, deciding: bool) -> Outcome {
     }
 }
 
-fn change(field: &str, old: Option<String>, new: Option<String>) -> Change {
+pub(super) fn change(field: &str, old: Option<String>, new: Option<String>) -> Change {
     Change {
         field: field.to_string(),
         old,
@@ -75,7 +77,11 @@ fn list(ids: &BTreeSet<&str>) -> String {
 }
 
 /// Evaluates one node.
-pub(super) fn evaluate_node(snap: &DriftSnapshot, mn: &ManagedNode) -> NodeDrift {
+pub(super) fn evaluate_node(
+    snap: &DriftSnapshot,
+    mn: &ManagedNode,
+    ca: &Result<CaTerm, String>,
+) -> NodeDrift {
     let created = mn.created().map(str::to_string);
     let age = created
         .as_deref()
@@ -121,7 +127,7 @@ pub(super) fn evaluate_node(snap: &DriftSnapshot, mn: &ManagedNode) -> NodeDrift
         };
         return result;
     };
-    let outcomes = checks(snap, mn, pool, class, age);
+    let outcomes = checks(snap, mn, pool, class, age, ca);
     let mut deciding_gap: Option<String> = None;
     for outcome in outcomes {
         match outcome {
@@ -167,6 +173,7 @@ fn checks<'a>(
     pool: &'a NodePool,
     class: Option<&'a NodeClass>,
     age: Option<i64>,
+    ca: &'a Result<CaTerm, String>,
 ) -> impl Iterator<Item = Outcome> + 'a {
     type Check<'a> = Box<dyn Fn() -> Outcome + 'a>;
     let class_ref = pool.node_class_ref.as_ref();
@@ -201,7 +208,7 @@ fn checks<'a>(
         match class {
             None => list.push(Box::new(missing_class)),
             Some(c) => {
-                list.push(Box::new(move || nodeclass_drift(mn, c)));
+                list.push(Box::new(move || static_hash::node_class_drift(mn, c, ca)));
                 list.push(Box::new(move || ami_drift(snap, mn, c, facts)));
                 list.push(Box::new(move || security_group_drift(mn, c, facts)));
                 list.push(Box::new(move || subnet_drift(mn, c, facts)));
@@ -230,8 +237,7 @@ fn find_class<'a>(snap: &'a DriftSnapshot, pool: &NodePool) -> Option<&'a NodeCl
 }
 
 /// Step 1, `NodePoolDrifted`. For nodes this tool launched, the launch record says which fields
-/// changed; otherwise Karpenter's static check: both hash annotations on both sides, equal
-/// versions, different hashes (any missing annotation or a version mismatch ⇒ not drifted).
+/// changed; otherwise the static hash check ([`static_hash::node_pool_drift`]).
 fn nodepool_drift(mn: &ManagedNode, pool: &NodePool) -> Outcome {
     if let Some(text) = mn.launch_record() {
         return match TemplateRecord::parse(text) {
@@ -265,64 +271,7 @@ fn nodepool_drift(mn: &ManagedNode, pool: &NodePool) -> Outcome {
             Err(e) => not_checked(format!("NodePoolDrifted: {e}"), false),
         };
     }
-    hash_drift(
-        mn,
-        &pool.annotations,
-        labels::NODEPOOL_HASH,
-        labels::NODEPOOL_HASH_VERSION,
-        &format!("NodePool {}", pool.name),
-        DriftReason::NodePoolDrifted,
-        "template",
-    )
-}
-
-/// The static hash comparison shared by `NodePoolDrifted` and `NodeClassDrift`.
-fn hash_drift(
-    mn: &ManagedNode,
-    owner: &std::collections::BTreeMap<String, String>,
-    hash_key: &str,
-    version_key: &str,
-    owner_name: &str,
-    reason: DriftReason,
-    what: &str,
-) -> Outcome {
-    let node_hash = mn.annotation(hash_key);
-    let node_version = mn.annotation(version_key);
-    let (Some(nh), Some(nv), Some(oh), Some(ov)) = (
-        node_hash,
-        node_version,
-        owner.get(hash_key),
-        owner.get(version_key),
-    ) else {
-        return Outcome::Clean;
-    };
-    if nv != ov {
-        // Karpenter's hash controllers rewrite the NodeClaim's version when the algorithm
-        // changes; until then the two hashes are not comparable (KARPENTER.md §4.3).
-        return not_checked(
-            format!("{hash_key}: hash versions differ ({nv} on the node, {ov} on {owner_name}): not comparable"),
-            false,
-        );
-    }
-    if nh == oh {
-        return Outcome::Clean;
-    }
-    let who = if mn.node_claim.is_some() {
-        "NodeClaim"
-    } else {
-        "node"
-    };
-    Outcome::Drifted(Finding::new(
-        reason,
-        format!(
-            "{owner_name} {what} changed since launch: {hash_key} {nh} ({who}) ≠ {oh} ({owner_name}), hash version {nv}"
-        ),
-        vec![change(
-            hash_key,
-            Some(nh.to_string()),
-            Some(oh.to_string()),
-        )],
-    ))
+    static_hash::node_pool_drift(mn, pool)
 }
 
 /// Step 2, `RequirementsDrifted`.
@@ -388,19 +337,6 @@ fn instance_type_drift(
         ),
         vec![change(labels::INSTANCE_TYPE, Some(t.to_string()), None)],
     ))
-}
-
-/// Step 4.1, `NodeClassDrift`.
-fn nodeclass_drift(mn: &ManagedNode, class: &NodeClass) -> Outcome {
-    hash_drift(
-        mn,
-        &class.annotations,
-        labels::NODECLASS_HASH,
-        labels::NODECLASS_HASH_VERSION,
-        &format!("{} {}", class.kind, class.name),
-        DriftReason::NodeClassDrift,
-        "spec",
-    )
 }
 
 /// The instance type's requirements as far as the AMIs' requirement keys go, read from the

@@ -155,6 +155,7 @@ fn world() -> DriftSnapshot {
         image_names: map(&[("ami-0aa", "amazon-eks-node-1.24-v20230703")]),
         now: now(),
         notes: vec![],
+        ca_bundle: None,
     }
 }
 
@@ -726,4 +727,144 @@ fn reports_are_sorted_and_counted() {
     assert_eq!(json["reason"], "AMIDrift");
     assert_eq!(json["status"], "Drifted");
     assert_eq!(json["expectedImageIds"][0], "ami-0bb");
+}
+
+/// The EKS Auto Mode `general-purpose` template (`drift::hash` tests: nodepool-hash
+/// 4012513481623584108 at v3), as the controller last hashed it.
+fn hashed_pool_spec(expire_after: &str) -> serde_json::Value {
+    serde_json::json!({"template": {"metadata": {}, "spec": {
+        "expireAfter": expire_after,
+        "nodeClassRef": {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "default"},
+        "requirements": [],
+        "terminationGracePeriod": "24h0m0s"
+    }}})
+}
+
+/// Hash annotations, as the controller writes them on both the owner and the NodeClaim.
+fn hash_annotations(
+    key: &str,
+    version_key: &str,
+    hash: &str,
+    version: &str,
+) -> BTreeMap<String, String> {
+    map(&[(key, hash), (version_key, version)])
+}
+
+#[test]
+fn an_edited_pool_drifts_though_no_controller_updated_its_annotation() {
+    let mut s = world();
+    let annotated = hash_annotations(
+        labels::NODEPOOL_HASH,
+        labels::NODEPOOL_HASH_VERSION,
+        "4012513481623584108",
+        "v3",
+    );
+    s.node_pools[0].raw_spec = Some(hashed_pool_spec("336h"));
+    s.node_pools[0].annotations.extend(annotated.clone());
+    s.nodes[0].node.annotations.extend(annotated);
+    assert_eq!(verdict(&s).status, Status::Ok, "unedited: hashes agree");
+    assert!(evaluate(&s).notes.is_empty());
+
+    // `kubectl edit` with the controller scaled away: the annotation keeps the old hash.
+    s.node_pools[0].raw_spec = Some(hashed_pool_spec("720h"));
+    let v = verdict(&s);
+    assert_eq!(v.reason, Some(DriftReason::NodePoolDrifted));
+    assert!(
+        v.detail.starts_with("NodePool default template changed since launch: karpenter.sh/nodepool-hash 4012513481623584108 (node) → "),
+        "{}",
+        v.detail
+    );
+    assert!(v.detail.contains("computed from its spec, hash version v3"));
+    assert!(v
+        .detail
+        .contains("its own annotation still says 4012513481623584108"));
+    let notes = evaluate(&s).notes;
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].starts_with("NodePool default: its karpenter.sh/nodepool-hash annotation (4012513481623584108) is stale"));
+
+    // Karpenter's rule stands: different versions are never compared.
+    s.node_pools[0]
+        .annotations
+        .insert(labels::NODEPOOL_HASH_VERSION.into(), "v4".into());
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Ok);
+    assert!(v.not_checked[0].contains("hash versions differ"));
+}
+
+#[test]
+fn an_edited_node_class_drifts_and_unknown_versions_are_listed_not_judged() {
+    let mut s = world();
+    let spec = serde_json::json!({"role": "KarpenterNodeRole", "amiSelectorTerms": [{"alias": "al2023@latest"}]});
+    s.node_classes[0].raw_spec = Some(spec.clone());
+    let launched = hash::node_class_hash(&s.node_classes[0], "v4", Err("unused")).unwrap();
+    let annotated = hash_annotations(
+        labels::NODECLASS_HASH,
+        labels::NODECLASS_HASH_VERSION,
+        &launched,
+        "v4",
+    );
+    s.node_classes[0].annotations.extend(annotated.clone());
+    s.nodes[0].node.annotations.extend(annotated);
+    assert_eq!(verdict(&s).status, Status::Ok);
+
+    let mut edited = spec;
+    edited["userData"] = serde_json::json!("#!/bin/bash\necho hi");
+    s.node_classes[0].raw_spec = Some(edited);
+    let v = verdict(&s);
+    assert_eq!(v.reason, Some(DriftReason::NodeClassDrift));
+    assert!(
+        v.detail
+            .starts_with("EC2NodeClass newnode spec changed since launch"),
+        "{}",
+        v.detail
+    );
+
+    // v5 mixes in the CA bundle: offline, with one class, it cannot be confirmed. The check
+    // falls back to the annotations (equal here) and says so instead of guessing.
+    let v5 = (labels::NODECLASS_HASH_VERSION.to_string(), "v5".to_string());
+    s.node_classes[0].annotations.extend([v5.clone()]);
+    s.nodes[0].node.annotations.extend([v5]);
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Ok);
+    assert!(
+        v.not_checked.iter().any(|n| n
+            .starts_with("NodeClassDrift: the current hash was not computed")
+            && n.contains("CA bundle")),
+        "{:?}",
+        v.not_checked
+    );
+}
+
+#[test]
+fn a_v5_class_is_judged_once_the_cluster_ca_bundle_is_confirmed() {
+    let mut s = world();
+    s.node_classes[0].raw_spec = Some(serde_json::json!({"role": "r", "amiFamily": "AL2023"}));
+    let ca = hash::CaTerm::of_bundle("LS0tLS1CRUdJTi…");
+    let launched = hash::node_class_hash(&s.node_classes[0], "v5", Ok(ca)).unwrap();
+    let annotated = hash_annotations(
+        labels::NODECLASS_HASH,
+        labels::NODECLASS_HASH_VERSION,
+        &launched,
+        "v5",
+    );
+    s.node_classes[0].annotations.extend(annotated.clone());
+    s.nodes[0].node.annotations.extend(annotated);
+    // A second, unedited class confirms the bundle read from the cluster.
+    let mut other = s.node_classes[0].clone();
+    other.name = "other".into();
+    s.node_classes.push(other);
+    s.ca_bundle = Some("LS0tLS1CRUdJTi…".into());
+    s.node_classes[0].raw_spec = Some(serde_json::json!({"role": "r2", "amiFamily": "AL2023"}));
+    let v = verdict(&s);
+    assert_eq!(v.reason, Some(DriftReason::NodeClassDrift), "{v:?}");
+    assert!(v.detail.contains("hash version v5"), "{}", v.detail);
+    // A bundle no class confirms is not used: not checked instead of a guess.
+    s.ca_bundle = Some("some other CA".into());
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Ok);
+    assert!(
+        v.not_checked.iter().any(|n| n.contains("kube-root-ca.crt")),
+        "{:?}",
+        v.not_checked
+    );
 }

@@ -137,6 +137,9 @@ pub struct NodePool {
     pub status_resources: Resources,
     /// v1 `spec.replicas` (static pool, ignored by the provisioner).
     pub replicas: Option<i64>,
+    /// `spec` as read (v1/v1beta1; the typed fields, round-tripped to JSON): what Karpenter's
+    /// `nodepool-hash` is computed from (`drift::hash`).
+    pub raw_spec: Option<serde_json::Value>,
 }
 
 impl NodePool {
@@ -286,4 +289,7 @@ pub struct NodeClass {
     pub launch_template: Option<String>,
     /// Status as last written by a controller.
     pub status: NodeClassStatus,
+    /// `spec` as read (the typed fields, round-tripped to JSON): what Karpenter's
+    /// `ec2nodeclass-hash` is computed from (`drift::hash`).
+    pub raw_spec: Option<serde_json::Value>,
 }

@@ -333,12 +333,20 @@ metadata:
         "{}",
         run.stdout
     );
+    // The hash is computed from the NodePool's spec (v3), not read from its annotation, which
+    // no controller refreshed: both are named.
     assert!(
         run.stdout.contains(
-            "karpenter.sh/nodepool-hash 111 (NodeClaim) ≠ 222 (NodePool default), hash version v3"
-        ),
+            "NodePool default template changed since launch: karpenter.sh/nodepool-hash 111 (NodeClaim) → "
+        ) && run.stdout.contains("(computed from its spec, hash version v3); its own annotation still says 222"),
         "{}",
         run.stdout
+    );
+    assert!(
+        run.stderr
+            .contains("NodePool default: its karpenter.sh/nodepool-hash annotation (222) is stale"),
+        "{}",
+        run.stderr
     );
     // The written status disagrees with the selection's ids: a note on stderr says it is stale.
     assert!(

@@ -9,10 +9,12 @@ use crate::api::Manifests;
 use crate::cloud::ami::{self, KubeVersion};
 use crate::cloud::network::NetworkResolver;
 use crate::cloud::types::{Cloud, Compute, Filter, ImageQuery};
+use crate::cloud::userdata::base64_encode;
 use crate::cloud::{launch, Catalog, InstanceTypeContext};
 use crate::drift::facts::{self, ClassFacts, Fact, IdSet};
 use crate::drift::{self, DriftSnapshot};
 use crate::error::CommandError;
+use crate::k8s::{Cluster, Request};
 use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, NodeClass};
 use crate::usecases::live::aws_error;
@@ -62,6 +64,23 @@ pub fn gather<C: Compute>(
     }
     instance_types(manifests, cloud, &mut snapshot, catalog)?;
     Ok(snapshot)
+}
+
+/// The cluster's CA bundle as Karpenter's `GetCABundle` reads it in-cluster: the service
+/// account's `ca.crt` (published in every namespace as ConfigMap `kube-root-ca.crt`), base64.
+/// EC2NodeClass hash `v5` mixes it in (provider `pkg/operator/operator.go`); best effort —
+/// without it those hashes are listed as not checked, and [`drift::hash::confirm_ca_term`]
+/// still requires a class's own annotation to confirm it.
+pub fn ca_bundle<K: Cluster + ?Sized>(cluster: &K) -> Option<String> {
+    let response = cluster
+        .send(Request::get(
+            "/api/v1/namespaces/kube-system/configmaps/kube-root-ca.crt",
+        ))
+        .ok()
+        .filter(|r| r.ok())?;
+    let config_map: serde_json::Value = serde_json::from_slice(&response.body).ok()?;
+    let ca = config_map.get("data")?.get("ca.crt")?.as_str()?;
+    Some(base64_encode(ca.as_bytes()))
 }
 
 /// What the classes some managed node's pool uses resolve to now (only those are resolved).

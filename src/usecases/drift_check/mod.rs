@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-pub use live::gather;
+pub use live::{ca_bundle, gather};
 pub use mark::mark;
 pub use offline::{gather_offline, GatherNote, Offline};
 
