@@ -7,9 +7,14 @@
 //! keeps every instance type that can still hold all its pods, and only at the end does price pick
 //! the one to launch. Where Karpenter breaks ties at random we break them by name.
 
+mod existing_node;
+mod finalize;
+mod node_claim;
+mod node_claim_template;
 mod podreqs;
-mod solver;
+mod scheduler;
 mod topology;
+mod topology_group;
 
 use std::collections::BTreeMap;
 
@@ -21,7 +26,7 @@ use crate::model::requirements::Requirements;
 use crate::model::resources::Resources;
 use crate::model::taints::Taint;
 
-pub use solver::solve;
+pub use scheduler::solve;
 
 /// Karpenter's `MaxInstanceTypes` since v1.7: a NodeClaim keeps at most this many options.
 pub const DEFAULT_MAX_INSTANCE_TYPES: usize = 600;

@@ -1,0 +1,129 @@
+//! Nodes that already exist (or NodeClaims in flight from an earlier run): what is left of their
+//! allocatable once their pods and DaemonSets are counted, and whether a pod fits there.
+//!
+//! Mirrors `karpenter v1.14.1: pkg/controllers/provisioning/scheduling/existingnode.go`
+//! (`ExistingNode.CanAdd`) and, from `scheduler.go`, `calculateExistingNodeClaims` and
+//! `sortExistingNodes`.
+
+use crate::model::node::Node;
+use crate::model::pod::HostPort;
+use crate::model::requirements::{Requirement, Requirements};
+use crate::model::resources::Resources;
+use crate::model::taints::{first_untolerated, Effect, Taint};
+
+use super::node_claim::host_port_conflict;
+use super::podreqs::PodState;
+use super::scheduler::{Fail, Solver, HOSTNAME};
+use super::Input;
+
+/// An existing node being filled.
+pub(super) struct Existing<'a> {
+    pub(super) node: &'a Node,
+    pub(super) reqs: Requirements,
+    pub(super) taints: Vec<Taint>,
+    pub(super) available: Resources,
+    pub(super) requests: Resources,
+    pub(super) placed: Vec<usize>,
+    pub(super) host_ports: Vec<HostPort>,
+}
+
+pub(super) fn node_requirements(node: &Node) -> Requirements {
+    let mut reqs = Requirements::from_labels(node.labels.iter());
+    if !node.labels.contains_key(HOSTNAME) {
+        reqs.add(Requirement::single(HOSTNAME, &node.name));
+    }
+    reqs
+}
+
+pub(super) fn prepare_existing(input: &Input) -> Vec<Existing<'_>> {
+    let mut nodes: Vec<Existing<'_>> = input
+        .existing_nodes
+        .iter()
+        .filter(|n| !n.node.deleting)
+        .map(|n| {
+            let mut taints = n.node.taints.clone();
+            let cordon = Taint::new("node.kubernetes.io/unschedulable", "", Effect::NoSchedule);
+            if n.node.unschedulable && !taints.iter().any(|t| t.key == cordon.key) {
+                taints.push(cordon);
+            }
+            let reqs = node_requirements(&n.node);
+            let mut used = Resources::new();
+            let mut host_ports = Vec::new();
+            for p in n.pods.iter().filter(|p| !p.is_terminal()) {
+                used.add_assign(&p.requests);
+                host_ports.extend(p.host_ports.iter().cloned());
+            }
+            // DaemonSets that will run here but have no pod yet still take their share.
+            for d in &input.daemonsets {
+                let daemon = d.owner.as_ref().map(|o| o.name.as_str());
+                let present = n.pods.iter().any(|p| {
+                    p.is_daemonset_pod() && p.owner.as_ref().map(|o| o.name.as_str()) == daemon
+                });
+                let state = PodState::new(0, d);
+                if !present
+                    && first_untolerated(&taints, &d.tolerations).is_none()
+                    && reqs.is_compatible(&state.strict_requirements, |_| false)
+                {
+                    used.add_assign(&d.requests);
+                    host_ports.extend(d.host_ports.iter().cloned());
+                }
+            }
+            Existing {
+                node: &n.node,
+                reqs,
+                taints,
+                available: n.node.allocatable.sub(&used),
+                requests: Resources::new(),
+                placed: Vec::new(),
+                host_ports,
+            }
+        })
+        .collect();
+    // Initialized nodes first, then by name.
+    nodes.sort_by(|a, b| {
+        b.node
+            .initialized
+            .cmp(&a.node.initialized)
+            .then_with(|| a.node.name.cmp(&b.node.name))
+    });
+    nodes
+}
+
+impl<'a> Solver<'a> {
+    pub(super) fn try_existing(&mut self, e: usize, s: usize) -> Result<(), Fail> {
+        let pod = self.pod(s);
+        let state = &self.states[s];
+        let node = &self.existing[e];
+        if let Some(t) = first_untolerated(&node.taints, &state.tolerations) {
+            return Err(Fail::Taint(t.clone()));
+        }
+        let requests = node.requests.add(&pod.requests);
+        if !requests.fits_in(&node.available) {
+            return Err(Fail::NoInstanceType);
+        }
+        if !node.reqs.is_compatible(&state.requirements, |_| false) {
+            return Err(Fail::Requirements);
+        }
+        if let Some(p) = host_port_conflict(&node.host_ports, &pod.host_ports) {
+            return Err(Fail::HostPort(p));
+        }
+        if !self.topology.is_trivial_for(state) {
+            let extra = self
+                .topology
+                .requirements_for(state, pod, &node.reqs)
+                .map_err(Fail::Topology)?;
+            for r in extra {
+                if !node.reqs.get_ref(&r.key).is_some_and(|n| n.intersects(&r)) {
+                    return Err(Fail::Requirements);
+                }
+            }
+        }
+        let node = &mut self.existing[e];
+        node.requests = requests;
+        node.placed.push(s);
+        node.host_ports.extend(pod.host_ports.iter().cloned());
+        let reqs = node.reqs.clone();
+        self.topology.record(&self.states[s], pod, &reqs);
+        Ok(())
+    }
+}

@@ -1,0 +1,279 @@
+//! From packed NodeClaims to the plan: each NodeClaim's options ordered by price and truncated,
+//! `minValues` re-checked, the capacity type, instance type and zone that would be launched, the
+//! node's labels; then the plan's pods, existing-node placements and unschedulable pods.
+//!
+//! Mirrors `karpenter v1.14.1: pkg/controllers/provisioning/scheduling/nodeclaim.go`
+//! (`FinalizeScheduling`), `scheduler.go` (`Results.TruncateInstanceTypes`) and
+//! `aws v1.14.1: pkg/providers/instance/instance.go` (`getCapacityType`) and
+//! `instance/filter/filter.go` (`ExoticInstanceTypeFilter`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::instance_type::{InstanceType, ON_DEMAND, RESERVED, SPOT};
+use crate::model::labels;
+use crate::model::requirements::{Operator, Requirement};
+
+use super::node_claim::{unmet_min_values, Claim};
+use super::node_claim_template::{admitted_slots, cheapest_offer, Pool};
+use super::scheduler::{Solver, HOSTNAME};
+use super::{
+    ExistingPlacement, Input, InstanceTypeOption, LaunchChoice, Plan, PlannedNodeClaim,
+    UnschedulablePod,
+};
+
+/// Metal sizes and accelerated types: Karpenter only launches them when nothing else fits.
+pub(super) fn is_exotic(it: &InstanceType) -> bool {
+    let has = |key: &str| {
+        it.requirements
+            .get_ref(key)
+            .is_some_and(|r| r.operator() == Operator::In)
+    };
+    it.requirements
+        .get_ref(labels::INSTANCE_SIZE)
+        .is_some_and(|r| r.has("metal"))
+        || has(labels::INSTANCE_GPU_COUNT)
+        || has(labels::INSTANCE_ACCELERATOR_COUNT)
+}
+
+/// Orders a NodeClaim's options by price, truncates them, checks `minValues`, and works out
+/// what would be launched (KARPENTER.md §6.4 steps 5–6, §6.7 steps 2–3).
+pub(super) fn finalize(
+    input: &Input,
+    pool: &Pool<'_>,
+    claim: &Claim,
+    pods: Vec<String>,
+) -> Result<PlannedNodeClaim, String> {
+    let mut reqs = claim.reqs.clone();
+    reqs.remove(HOSTNAME);
+    let admitted = admitted_slots(pool, &reqs);
+    let mut options: Vec<(f64, u32)> = claim
+        .types
+        .iter()
+        .filter_map(|&t| cheapest_offer(pool, t, &admitted, None).map(|o| (o.price, t)))
+        .collect();
+    options.sort_by(|a, b| {
+        a.0.total_cmp(&b.0).then_with(|| {
+            pool.types[a.1 as usize]
+                .name
+                .cmp(&pool.types[b.1 as usize].name)
+        })
+    });
+    options.truncate(input.options.max_instance_types.max(1));
+    let kept: Vec<u32> = options.iter().map(|&(_, t)| t).collect();
+    if let Some(key) = unmet_min_values(pool, &kept, &reqs) {
+        return Err(format!(
+            "{} {}: minValues for {key} cannot be met by the {} cheapest instance types",
+            pool.input.pool.kind(),
+            pool.input.pool.name,
+            kept.len()
+        ));
+    }
+    // Capacity type: reserved, then spot, then on-demand — whichever is allowed and available.
+    let available_ct = |ct: &str| {
+        kept.iter()
+            .any(|&t| cheapest_offer(pool, t, &admitted, Some(ct)).is_some())
+    };
+    let capacity_type = [RESERVED, SPOT, ON_DEMAND]
+        .into_iter()
+        .find(|ct| available_ct(ct))
+        .unwrap_or(ON_DEMAND);
+    // Exotic filter: skip metal and accelerated types if anything else can be launched.
+    let uses_min_values = !pool.min_values.is_empty();
+    let launchable: Vec<u32> = {
+        let plain: Vec<u32> = kept
+            .iter()
+            .copied()
+            .filter(|&t| !is_exotic(pool.types[t as usize]))
+            .filter(|&t| cheapest_offer(pool, t, &admitted, Some(capacity_type)).is_some())
+            .collect();
+        if plain.is_empty() || uses_min_values {
+            kept.clone()
+        } else {
+            plain
+        }
+    };
+    let (launch_type, offering) = launchable
+        .iter()
+        .filter_map(|&t| cheapest_offer(pool, t, &admitted, Some(capacity_type)).map(|o| (t, o)))
+        .min_by(|a, b| {
+            a.1.price.total_cmp(&b.1.price).then_with(|| {
+                pool.types[a.0 as usize]
+                    .name
+                    .cmp(&pool.types[b.0 as usize].name)
+            })
+        })
+        .ok_or_else(|| {
+            format!(
+                "{} {}: no offering left to launch",
+                pool.input.pool.kind(),
+                pool.input.pool.name
+            )
+        })?;
+    let launch_it = pool.types[launch_type as usize];
+    let mut zones = BTreeSet::new();
+    let mut cts = BTreeSet::new();
+    for &t in &kept {
+        for &(slot, _) in &pool.offers[t as usize] {
+            if admitted[slot] {
+                zones.insert(pool.slots[slot].0.clone());
+                cts.insert(pool.slots[slot].1.clone());
+            }
+        }
+    }
+    let names: Vec<String> = kept
+        .iter()
+        .map(|&t| pool.types[t as usize].name.clone())
+        .collect();
+    let mut out_reqs = reqs.clone();
+    out_reqs.add(Requirement::new(
+        labels::INSTANCE_TYPE,
+        Operator::In,
+        names.iter().cloned(),
+    ));
+    out_reqs.add(Requirement::new(
+        labels::CAPACITY_TYPE,
+        Operator::In,
+        cts.iter().cloned(),
+    ));
+    // Labels: the template's, the owner's, one value for every custom requirement key, then the
+    // launched instance type's own labels.
+    let np = &pool.input.pool;
+    let mut node_labels = np.labels.clone();
+    node_labels.insert(np.owner_label().to_string(), np.name.clone());
+    for r in reqs.iter() {
+        if labels::is_well_known(&r.key) || labels::restricted_reason(&r.key).is_some() {
+            continue;
+        }
+        if let Some(v) = r.any() {
+            node_labels.entry(r.key.clone()).or_insert(v);
+        }
+    }
+    for (k, v) in launch_it.requirements.single_value_labels() {
+        node_labels.entry(k).or_insert(v);
+    }
+    node_labels.insert(labels::ZONE.to_string(), offering.zone.clone());
+    node_labels.insert(labels::CAPACITY_TYPE.to_string(), capacity_type.to_string());
+    node_labels.insert(labels::INSTANCE_TYPE.to_string(), launch_it.name.clone());
+    if let Some(class) = &np.node_class_ref {
+        if np.generation != Some(crate::model::nodepool::ApiGeneration::V1Alpha5) {
+            node_labels.insert(labels::EC2NODECLASS.to_string(), class.name.clone());
+        }
+    }
+    let min_overhead = kept
+        .iter()
+        .map(|&t| &pool.daemon_overhead[t as usize])
+        .min_by_key(|r| (r.cpu, r.memory))
+        .cloned()
+        .unwrap_or_default();
+    Ok(PlannedNodeClaim {
+        name: String::new(),
+        node_pool: np.name.clone(),
+        node_class: pool.input.node_class.clone(),
+        instance_types: options
+            .iter()
+            .map(|&(price, t)| InstanceTypeOption {
+                name: pool.types[t as usize].name.clone(),
+                price,
+            })
+            .collect(),
+        launch: LaunchChoice {
+            instance_type: launch_it.name.clone(),
+            capacity_type: capacity_type.to_string(),
+            zone: offering.zone.clone(),
+            price: offering.price,
+        },
+        zones: zones.into_iter().collect(),
+        capacity_types: cts.into_iter().collect(),
+        pods,
+        requests: claim.requests.add(&min_overhead),
+        requirements: out_reqs,
+        labels: node_labels,
+        taints: np.taints.clone(),
+        startup_taints: np.startup_taints.clone(),
+    })
+}
+
+impl<'a> Solver<'a> {
+    pub(super) fn finish(
+        self,
+        failures: BTreeMap<usize, String>,
+        mut unschedulable: Vec<UnschedulablePod>,
+    ) -> Plan {
+        let mut plan = Plan::default();
+        for (s, reason) in failures {
+            unschedulable.push(UnschedulablePod {
+                pod: self.pod(s).key(),
+                reason,
+            });
+        }
+        let mut per_pool_index: BTreeMap<String, usize> = BTreeMap::new();
+        for claim in &self.claims {
+            let pool = &self.pools[claim.pool];
+            let pods = claim.pods.iter().map(|&s| self.pod(s).key()).collect();
+            match finalize(self.input, pool, claim, pods) {
+                Ok(mut planned) => {
+                    let n = per_pool_index
+                        .entry(pool.input.pool.name.clone())
+                        .or_insert(0);
+                    *n += 1;
+                    planned.name = format!("{}-{}", pool.input.pool.name, n);
+                    plan.node_claims.push(planned);
+                }
+                Err(reason) => {
+                    for &s in &claim.pods {
+                        unschedulable.push(UnschedulablePod {
+                            pod: self.pod(s).key(),
+                            reason: reason.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        for e in &self.existing {
+            if !e.placed.is_empty() {
+                let mut pods: Vec<String> = e.placed.iter().map(|&s| self.pod(s).key()).collect();
+                pods.sort();
+                plan.existing_nodes.push(ExistingPlacement {
+                    node: e.node.name.clone(),
+                    pods,
+                });
+            }
+        }
+        plan.existing_nodes.sort_by(|a, b| a.node.cmp(&b.node));
+        unschedulable.sort_by(|a, b| natural_cmp(&a.pod, &b.pod));
+        plan.unschedulable = unschedulable;
+        plan
+    }
+}
+
+/// Orders names the way people count: `inflate-2` before `inflate-10`.
+pub(super) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    pub(super) fn chunks(s: &str) -> Vec<(bool, &str)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        let bytes = s.as_bytes();
+        for i in 1..=bytes.len() {
+            if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[start].is_ascii_digit() {
+                out.push((bytes[start].is_ascii_digit(), &s[start..i]));
+                start = i;
+            }
+        }
+        out
+    }
+    let (ca, cb) = (chunks(a), chunks(b));
+    for ((da, xa), (db, xb)) in ca.iter().zip(&cb) {
+        let ord = if *da && *db {
+            let (ta, tb) = (xa.trim_start_matches('0'), xb.trim_start_matches('0'));
+            ta.len()
+                .cmp(&tb.len())
+                .then_with(|| ta.cmp(tb))
+                .then_with(|| xa.len().cmp(&xb.len()))
+        } else {
+            xa.cmp(xb)
+        };
+        if ord != std::cmp::Ordering::Equal {
+            return ord;
+        }
+    }
+    ca.len().cmp(&cb.len())
+}

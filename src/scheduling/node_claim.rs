@@ -1,0 +1,239 @@
+//! An in-flight NodeClaim: the pods packed so far, its narrowed requirements and the instance
+//! types that can still hold them all; whether one more pod can join; and the order in which
+//! in-flight NodeClaims are tried (least loaded first).
+//!
+//! Mirrors `karpenter v1.14.1: pkg/controllers/provisioning/scheduling/nodeclaim.go`
+//! (`NodeClaim.CanAdd`, `filterInstanceTypesByRequirements`).
+
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap;
+
+use crate::model::labels;
+use crate::model::pod::{HostPort, Pod};
+use crate::model::requirements::{Operator, Requirement, Requirements};
+use crate::model::resources::Resources;
+use crate::model::taints::first_untolerated;
+
+use super::node_claim_template::{admitted_slots, Pool};
+use super::podreqs::PodState;
+use super::scheduler::Fail;
+use super::topology::Topology;
+
+/// A NodeClaim being packed.
+pub(super) struct Claim {
+    pub(super) pool: usize,
+    pub(super) reqs: Requirements,
+    /// Indices into the pool's `types`.
+    pub(super) types: Vec<u32>,
+    /// Σ requests of the pods placed.
+    pub(super) requests: Resources,
+    pub(super) pods: Vec<usize>,
+    pub(super) host_ports: Vec<HostPort>,
+}
+
+/// The outcome of a successful attempt on a NodeClaim, applied only if it is chosen.
+pub(super) struct ClaimUpdate {
+    pub(super) reqs: Option<Requirements>,
+    pub(super) types: Vec<u32>,
+    pub(super) requests: Resources,
+}
+
+/// Whether `pod` can join `claim`, and the claim's state if it does (`NodeClaim.Add`).
+pub(super) fn try_claim(
+    topology: &Topology,
+    pool: &Pool<'_>,
+    claim: &Claim,
+    pod: &Pod,
+    state: &PodState,
+) -> Result<ClaimUpdate, Fail> {
+    if let Some(t) = first_untolerated(&pool.input.pool.taints, &state.tolerations) {
+        return Err(Fail::Taint(t.clone()));
+    }
+    if let Some(p) = host_port_conflict(&claim.host_ports, &pod.host_ports) {
+        return Err(Fail::HostPort(p));
+    }
+    let mut changed: Vec<String> = Vec::new();
+    let mut new_reqs: Option<Requirements> = None;
+    if !state.requirements.is_empty() {
+        if !claim
+            .reqs
+            .is_compatible(&state.requirements, labels::is_well_known)
+        {
+            return Err(Fail::Requirements);
+        }
+        let mut r = claim.reqs.clone();
+        r.add_all(&state.requirements);
+        changed.extend(
+            state
+                .requirements
+                .iter()
+                .filter(|q| r.get_ref(&q.key) != claim.reqs.get_ref(&q.key))
+                .map(|q| q.key.clone()),
+        );
+        new_reqs = Some(r);
+    }
+    if !topology.is_trivial_for(state) {
+        let extra = {
+            let base = new_reqs.as_ref().unwrap_or(&claim.reqs);
+            topology
+                .requirements_for(state, pod, base)
+                .map_err(Fail::Topology)?
+        };
+        for r in extra {
+            let target = new_reqs.get_or_insert_with(|| claim.reqs.clone());
+            let defined = target.has(&r.key) || labels::is_well_known(&r.key);
+            if !defined || target.get_ref(&r.key).is_some_and(|b| !b.intersects(&r)) {
+                return Err(Fail::Requirements);
+            }
+            let key = r.key.clone();
+            let before = target.get_ref(&key).cloned();
+            target.add(r);
+            if target.get_ref(&key) != before.as_ref() {
+                changed.push(key);
+            }
+        }
+    }
+    let requests = claim.requests.add(&pod.requests);
+    let reqs = new_reqs.as_ref().unwrap_or(&claim.reqs);
+    let offerings_changed = changed
+        .iter()
+        .any(|k| k == labels::ZONE || k == labels::CAPACITY_TYPE);
+    let admitted = offerings_changed.then(|| admitted_slots(pool, reqs));
+    let types: Vec<u32> = claim
+        .types
+        .iter()
+        .copied()
+        .filter(|&t| {
+            let it = pool.types[t as usize];
+            requests.fits_in(&pool.effective_allocatable[t as usize])
+                && changed.iter().all(|k| {
+                    it.requirements
+                        .get_ref(k)
+                        .is_none_or(|ir| reqs.get_ref(k).is_none_or(|r| ir.intersects(r)))
+                })
+                && admitted
+                    .as_ref()
+                    .is_none_or(|a| pool.offers[t as usize].iter().any(|(slot, _)| a[*slot]))
+        })
+        .collect();
+    if types.is_empty() {
+        return Err(Fail::NoInstanceType);
+    }
+    if let Some(key) = unmet_min_values(pool, &types, reqs) {
+        return Err(Fail::MinValues(key));
+    }
+    Ok(ClaimUpdate {
+        reqs: new_reqs,
+        types,
+        requests,
+    })
+}
+
+/// The single zone a NodeClaim is pinned to, if its zone requirement has one value.
+pub(super) fn zone_pin(reqs: &Requirements) -> Option<String> {
+    reqs.get_ref(labels::ZONE)
+        .filter(|z| z.operator() == Operator::In && z.values().len() == 1)
+        .and_then(|z| z.values().iter().next().cloned())
+}
+
+/// In-flight NodeClaims keyed by (pod count, creation order) — the order Karpenter tries them —
+/// and indexed by the zone each is pinned to.
+#[derive(Default)]
+pub(super) struct ClaimQueue {
+    pub(super) all: BTreeSet<(usize, usize)>,
+    pub(super) unpinned: BTreeSet<(usize, usize)>,
+    pub(super) by_zone: FxHashMap<String, BTreeSet<(usize, usize)>>,
+    pub(super) pins: FxHashMap<usize, String>,
+}
+
+impl ClaimQueue {
+    pub(super) fn insert(&mut self, key: (usize, usize), pin: Option<String>) {
+        self.all.insert(key);
+        match pin {
+            Some(zone) => {
+                self.by_zone.entry(zone.clone()).or_default().insert(key);
+                self.pins.insert(key.1, zone);
+            }
+            None => {
+                self.unpinned.insert(key);
+            }
+        }
+    }
+
+    pub(super) fn remove(&mut self, key: (usize, usize)) {
+        self.all.remove(&key);
+        match self.pins.remove(&key.1) {
+            Some(zone) => {
+                if let Some(set) = self.by_zone.get_mut(&zone) {
+                    set.remove(&key);
+                }
+            }
+            None => {
+                self.unpinned.remove(&key);
+            }
+        }
+    }
+
+    /// Claims in order; with a zone restriction, only unpinned claims and those pinned to an
+    /// allowed zone (a merge of the per-zone orders).
+    pub(super) fn candidates<'q>(
+        &'q self,
+        zones: Option<&Requirement>,
+    ) -> Box<dyn Iterator<Item = (usize, usize)> + 'q> {
+        let Some(zones) = zones else {
+            return Box::new(self.all.iter().copied());
+        };
+        let mut heads: Vec<
+            std::iter::Peekable<std::collections::btree_set::Iter<'q, (usize, usize)>>,
+        > = vec![self.unpinned.iter().peekable()];
+        for z in zones.values() {
+            if let Some(set) = self.by_zone.get(z) {
+                heads.push(set.iter().peekable());
+            }
+        }
+        Box::new(std::iter::from_fn(move || {
+            let (best, _) = heads
+                .iter_mut()
+                .enumerate()
+                .filter_map(|(i, h)| h.peek().map(|k| (i, **k)))
+                .min_by_key(|(_, k)| *k)?;
+            heads[best].next().copied()
+        }))
+    }
+}
+
+pub(super) fn host_port_conflict(used: &[HostPort], wanted: &[HostPort]) -> Option<i32> {
+    wanted
+        .iter()
+        .find(|w| used.iter().any(|u| u.conflicts(w)))
+        .map(|w| w.port)
+}
+
+/// The first `minValues` requirement the remaining types no longer satisfy.
+pub(super) fn unmet_min_values(
+    pool: &Pool<'_>,
+    types: &[u32],
+    reqs: &Requirements,
+) -> Option<String> {
+    for (key, min) in &pool.min_values {
+        let allowed = reqs.get_ref(key);
+        let mut values: BTreeSet<&str> = BTreeSet::new();
+        for &t in types {
+            if let Some(r) = pool.types[t as usize].requirements.get_ref(key) {
+                if r.operator() == Operator::In {
+                    values.extend(
+                        r.values()
+                            .iter()
+                            .filter(|v| allowed.is_none_or(|a| a.has(v)))
+                            .map(String::as_str),
+                    );
+                }
+            }
+        }
+        if values.len() < *min as usize {
+            return Some(format!("{key} (needs {min}, {} left)", values.len()));
+        }
+    }
+    None
+}

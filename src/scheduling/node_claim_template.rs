@@ -1,0 +1,302 @@
+//! NodePools prepared for packing: their requirements, the instance types they can launch, the
+//! DaemonSet overhead per type, their offerings interned per (zone, capacity type), and what is
+//! left of their limits.
+//!
+//! Mirrors `karpenter v1.14.1: pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go`
+//! (`NewNodeClaimTemplate`) and, from `scheduler.go`, `buildDaemonOverheadGroups`,
+//! `filterByRemainingResources` and `subtractMax`.
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+
+use crate::model::instance_type::{InstanceType, Offering};
+use crate::model::labels;
+use crate::model::pod::{HostPort, Pod};
+use crate::model::quantity::format_milli;
+use crate::model::requirements::{Requirement, Requirements};
+use crate::model::resources::Resources;
+use crate::model::taints::{first_untolerated, Effect};
+
+use super::podreqs::PodState;
+use super::{Input, PoolInput};
+
+/// A NodePool prepared for packing.
+pub(super) struct Pool<'a> {
+    pub(super) input: &'a PoolInput,
+    pub(super) reqs: Requirements,
+    /// Instance types compatible with the pool and with an available compatible offering.
+    pub(super) types: Vec<&'a InstanceType>,
+    /// Allocatable minus the DaemonSet overhead expected on each type.
+    pub(super) effective_allocatable: Vec<Resources>,
+    pub(super) daemon_overhead: Vec<Resources>,
+    /// Host ports the pool's DaemonSets bind on every new node.
+    pub(super) daemon_host_ports: Vec<HostPort>,
+    /// Limits left, per limited resource; `None` when the pool has no limits.
+    pub(super) remaining: Option<BTreeMap<String, i64>>,
+    pub(super) min_values: Vec<(String, u32)>,
+    pub(super) claims_created: usize,
+    /// Distinct (zone, capacity type) pairs of the pool's offerings: a NodeClaim's zone and
+    /// capacity-type requirements are evaluated once per pair, not once per offering.
+    pub(super) slots: Vec<(String, String)>,
+    /// Per type: available offerings as (slot, index into `offerings`), cheapest first.
+    pub(super) offers: Vec<Vec<(usize, usize)>>,
+    /// Why the pool can take nothing at all, if so.
+    pub(super) unusable: Option<String>,
+}
+
+pub(super) fn prepare_pools(input: &Input) -> Vec<Pool<'_>> {
+    let mut order: Vec<&PoolInput> = input.pools.iter().collect();
+    // Weight descending, then name descending (Karpenter's OrderByWeight).
+    order.sort_by(|a, b| {
+        b.pool
+            .weight
+            .cmp(&a.pool.weight)
+            .then_with(|| b.pool.name.cmp(&a.pool.name))
+    });
+    order
+        .into_iter()
+        .map(|pi| {
+            let reqs = pi.pool.scheduling_requirements();
+            let types: Vec<&InstanceType> = pi
+                .instance_types
+                .iter()
+                .filter(|it| it.requirements.intersects_ok(&reqs) && has_offering(it, &reqs))
+                .collect();
+            let daemons = pool_daemons(input, pi, &reqs);
+            let daemon_host_ports: Vec<HostPort> = daemons
+                .iter()
+                .flat_map(|(d, _)| d.host_ports.iter().cloned())
+                .collect();
+            let daemon_overhead: Vec<Resources> = types
+                .iter()
+                .map(|it| daemon_overhead(&daemons, it))
+                .collect();
+            let effective_allocatable = types
+                .iter()
+                .zip(&daemon_overhead)
+                .map(|(it, d)| it.allocatable().sub(d))
+                .collect();
+            let remaining = (!pi.pool.limits.is_empty()).then(|| {
+                pi.pool
+                    .limits
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v - usage_of(&pi.usage, k)))
+                    .collect()
+            });
+            let min_values = reqs
+                .iter()
+                .filter_map(|r| r.min_values.map(|m| (r.key.clone(), m)))
+                .collect();
+            let unusable = if pi.pool.replicas.is_some() {
+                Some(format!(
+                    "NodePool {} is static (spec.replicas) and not used for provisioning",
+                    pi.pool.name
+                ))
+            } else if types.is_empty() {
+                Some(format!(
+                    "NodePool {} has no instance type compatible with its requirements ({})",
+                    pi.pool.name,
+                    describe_requirements(&reqs)
+                ))
+            } else {
+                None
+            };
+            let (slots, offers) = offering_slots(&types);
+            Pool {
+                daemon_host_ports,
+                slots,
+                offers,
+                input: pi,
+                reqs,
+                types,
+                effective_allocatable,
+                daemon_overhead,
+                remaining,
+                min_values,
+                claims_created: 0,
+                unusable,
+            }
+        })
+        .collect()
+}
+
+/// Current usage of a limited resource; `nodes` counts nodes (v1 `limits.nodes`).
+pub(super) fn usage_of(usage: &Resources, key: &str) -> i64 {
+    usage.get(key)
+}
+
+/// What one node of this type consumes of a limited resource.
+pub(super) fn capacity_of(it: &InstanceType, key: &str) -> i64 {
+    if key == "nodes" {
+        1000
+    } else {
+        it.capacity.get(key)
+    }
+}
+
+/// Interns each type's available offerings into (zone, capacity type) slots, cheapest first.
+#[allow(clippy::type_complexity)]
+pub(super) fn offering_slots(
+    types: &[&InstanceType],
+) -> (Vec<(String, String)>, Vec<Vec<(usize, usize)>>) {
+    let mut slots: Vec<(String, String)> = Vec::new();
+    let mut index: FxHashMap<(String, String), usize> = FxHashMap::default();
+    let offers = types
+        .iter()
+        .map(|it| {
+            let mut list: Vec<(usize, usize)> = it
+                .offerings
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| o.available)
+                .map(|(i, o)| {
+                    let key = (o.zone.clone(), o.capacity_type.clone());
+                    let slot = *index.entry(key.clone()).or_insert_with(|| {
+                        slots.push(key);
+                        slots.len() - 1
+                    });
+                    (slot, i)
+                })
+                .collect();
+            list.sort_by(|a, b| {
+                let (oa, ob) = (&it.offerings[a.1], &it.offerings[b.1]);
+                oa.price
+                    .total_cmp(&ob.price)
+                    .then_with(|| oa.zone.cmp(&ob.zone))
+            });
+            list
+        })
+        .collect();
+    (slots, offers)
+}
+
+/// Which of a pool's offering slots a NodeClaim's requirements admit.
+pub(super) fn admitted_slots(pool: &Pool<'_>, reqs: &Requirements) -> Vec<bool> {
+    let filter = OfferingFilter::new(reqs);
+    pool.slots
+        .iter()
+        .map(|(zone, ct)| {
+            filter.zone.is_none_or(|z| z.has(zone))
+                && filter.capacity_type.is_none_or(|c| c.has(ct))
+        })
+        .collect()
+}
+
+/// The cheapest admitted offering of type `t`, optionally of one capacity type.
+pub(super) fn cheapest_offer<'p>(
+    pool: &Pool<'p>,
+    t: u32,
+    admitted: &[bool],
+    capacity_type: Option<&str>,
+) -> Option<&'p Offering> {
+    let it = pool.types[t as usize];
+    pool.offers[t as usize]
+        .iter()
+        .find(|(slot, _)| admitted[*slot] && capacity_type.is_none_or(|c| pool.slots[*slot].1 == c))
+        .map(|&(_, i)| &it.offerings[i])
+}
+
+pub(super) fn has_offering(it: &InstanceType, reqs: &Requirements) -> bool {
+    let filter = OfferingFilter::new(reqs);
+    it.offerings.iter().any(|o| o.available && filter.admits(o))
+}
+
+/// The zone and capacity-type requirements of a NodeClaim, looked up once.
+#[derive(Clone, Copy)]
+pub(super) struct OfferingFilter<'r> {
+    pub(super) zone: Option<&'r Requirement>,
+    pub(super) capacity_type: Option<&'r Requirement>,
+}
+
+impl<'r> OfferingFilter<'r> {
+    pub(super) fn new(reqs: &'r Requirements) -> Self {
+        OfferingFilter {
+            zone: reqs.get_ref(labels::ZONE),
+            capacity_type: reqs.get_ref(labels::CAPACITY_TYPE),
+        }
+    }
+    pub(super) fn admits(&self, o: &Offering) -> bool {
+        self.zone.is_none_or(|z| z.has(&o.zone))
+            && self.capacity_type.is_none_or(|c| c.has(&o.capacity_type))
+    }
+}
+
+/// The DaemonSets that would run on this pool's nodes (KARPENTER.md §6.3): they tolerate the
+/// pool's taints (a PreferNoSchedule toleration is implied) and their strict node requirements
+/// are compatible with the pool's. Returned with those requirements, for the per-type check.
+pub(super) fn pool_daemons<'i>(
+    input: &'i Input,
+    pi: &PoolInput,
+    pool_reqs: &Requirements,
+) -> Vec<(&'i Pod, Requirements)> {
+    input
+        .daemonsets
+        .iter()
+        .filter_map(|d| {
+            let mut tolerations = d.tolerations.clone();
+            tolerations.push(crate::model::taints::Toleration::exists(
+                "",
+                Some(Effect::PreferNoSchedule),
+            ));
+            if first_untolerated(&pi.pool.taints, &tolerations).is_some() {
+                return None;
+            }
+            let strict = PodState::new(0, d).strict_requirements;
+            pool_reqs
+                .is_compatible(&strict, labels::is_well_known)
+                .then_some((d, strict))
+        })
+        .collect()
+}
+
+/// What those DaemonSets take on a node of this type: the ones whose requirements also
+/// intersect the type's (e.g. an arm64-only agent adds nothing to amd64 types).
+pub(super) fn daemon_overhead(daemons: &[(&Pod, Requirements)], it: &InstanceType) -> Resources {
+    let mut total = Resources::new();
+    for (d, strict) in daemons {
+        if it.requirements.intersects_ok(strict) {
+            total.add_assign(&d.requests);
+        }
+    }
+    total
+}
+
+pub(super) fn limit_reason(pool: &Pool<'_>) -> String {
+    let name = &pool.input.pool.name;
+    let kind = pool.input.pool.kind();
+    let remaining = pool.remaining.as_ref();
+    let mut parts = Vec::new();
+    for (key, limit) in &pool.input.pool.limits {
+        let left = remaining
+            .and_then(|r| r.get(key))
+            .copied()
+            .unwrap_or(*limit);
+        let smallest = pool
+            .types
+            .iter()
+            .map(|it| capacity_of(it, key))
+            .min()
+            .unwrap_or(0);
+        if smallest > left {
+            parts.push(format!(
+                "limit {key}={} reached ({key}={} left; the smallest instance type has {key}={})",
+                format_milli(key, *limit),
+                format_milli(key, left.max(0)),
+                format_milli(key, smallest)
+            ));
+        }
+    }
+    if parts.is_empty() {
+        parts.push("every instance type exceeds the remaining limits".to_string());
+    }
+    format!("{kind} {name}: {}", parts.join(", "))
+}
+
+pub(super) fn describe_requirements(reqs: &Requirements) -> String {
+    if reqs.is_empty() {
+        "none".to_string()
+    } else {
+        reqs.to_string()
+    }
+}

@@ -1,0 +1,429 @@
+//! The scheduling loop: `solve`, the solver's state, the queue of pods, and placing one pod —
+//! existing nodes first, then in-flight NodeClaims, then a new NodeClaim from each NodePool.
+//!
+//! Mirrors `karpenter v1.14.1: pkg/controllers/provisioning/scheduling/scheduler.go` (`Solve`,
+//! `add`, `addToInflightNode`, `addToNewNodeClaim`) and `queue.go`.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use rustc_hash::FxHashMap;
+
+use crate::model::labels;
+use crate::model::pod::Pod;
+use crate::model::quantity::format_milli;
+use crate::model::requirements::{Operator, Requirement};
+use crate::model::resources::Resources;
+use crate::model::taints::{Effect, Taint};
+
+use super::existing_node::{prepare_existing, Existing};
+use super::node_claim::{try_claim, zone_pin, Claim, ClaimQueue, ClaimUpdate};
+use super::node_claim_template::{
+    capacity_of, describe_requirements, has_offering, limit_reason, prepare_pools, Pool,
+};
+use super::podreqs::{validation_error, PodState};
+use super::topology::{BoundPod, Topology, TopologyFailure};
+use super::{Input, Plan, UnschedulablePod};
+
+/// The label key of a NodeClaim's placeholder hostname while it is being packed.
+pub(super) const HOSTNAME: &str = labels::HOSTNAME;
+
+/// Why a placement attempt failed. Cheap to build: attempts fail millions of times in big solves,
+/// and only the last failure of a pod that stays pending is turned into text.
+#[derive(Debug, Clone)]
+pub(super) enum Fail {
+    Taint(Taint),
+    HostPort(i32),
+    Requirements,
+    Topology(TopologyFailure),
+    NoInstanceType,
+    MinValues(String),
+}
+
+pub(super) struct Solver<'a> {
+    pub(super) input: &'a Input,
+    pub(super) states: Vec<PodState>,
+    pub(super) pools: Vec<Pool<'a>>,
+    pub(super) existing: Vec<Existing<'a>>,
+    pub(super) claims: Vec<Claim>,
+    /// Claims ordered by (pod count, creation order): Karpenter tries the least loaded first.
+    pub(super) claim_order: ClaimQueue,
+    pub(super) topology: Topology,
+    pub(super) any_prefer_no_schedule: bool,
+}
+
+/// Places the input's pods. See the module documentation.
+pub fn solve(input: &Input) -> Plan {
+    let mut unschedulable = Vec::new();
+    let mut states = Vec::new();
+    for (i, pod) in input.pods.iter().enumerate() {
+        match validation_error(pod) {
+            Some(reason) => unschedulable.push(UnschedulablePod {
+                pod: pod.key(),
+                reason,
+            }),
+            None => states.push(PodState::new(i, pod)),
+        }
+    }
+    let pools = prepare_pools(input);
+    let existing = prepare_existing(input);
+    let bound: Vec<BoundPod<'_>> = input
+        .existing_nodes
+        .iter()
+        .filter(|n| !n.node.deleting)
+        .flat_map(|n| {
+            n.pods
+                .iter()
+                .filter(|p| !p.is_terminal())
+                .map(move |p| BoundPod {
+                    pod: p,
+                    node_name: &n.node.name,
+                    node_labels: &n.node.labels,
+                })
+        })
+        .collect();
+    let domains = domain_universe(input, &pools);
+    let topology = Topology::new(
+        domains,
+        input.namespace_labels.clone(),
+        &input.pods,
+        &states,
+        &bound,
+    );
+    let any_prefer_no_schedule = pools.iter().any(|p| {
+        p.input
+            .pool
+            .taints
+            .iter()
+            .any(|t| t.effect == Effect::PreferNoSchedule)
+    }) || existing.iter().any(|e| {
+        e.taints
+            .iter()
+            .any(|t| t.effect == Effect::PreferNoSchedule)
+    });
+    let mut solver = Solver {
+        input,
+        states,
+        pools,
+        existing,
+        claims: Vec::new(),
+        claim_order: ClaimQueue::default(),
+        topology,
+        any_prefer_no_schedule,
+    };
+    let failures = solver.run();
+    solver.finish(failures, unschedulable)
+}
+
+/// The known values of every topology key: pool requirements narrowed by each instance type,
+/// and the labels of existing nodes (Karpenter's "universe of domains").
+pub(super) fn domain_universe(
+    input: &Input,
+    pools: &[Pool<'_>],
+) -> FxHashMap<String, BTreeSet<String>> {
+    let mut keys: BTreeSet<String> = BTreeSet::new();
+    for pod in &input.pods {
+        keys.extend(
+            pod.topology_spread
+                .iter()
+                .map(|c| labels::normalize_key(&c.topology_key).to_string()),
+        );
+        let terms = pod
+            .pod_affinity
+            .iter()
+            .chain(&pod.pod_anti_affinity)
+            .chain(pod.preferred_pod_affinity.iter().map(|w| &w.term))
+            .chain(pod.preferred_pod_anti_affinity.iter().map(|w| &w.term));
+        keys.extend(terms.map(|t| labels::normalize_key(&t.topology_key).to_string()));
+    }
+    for n in &input.existing_nodes {
+        for p in &n.pods {
+            keys.extend(
+                p.pod_anti_affinity
+                    .iter()
+                    .map(|t| labels::normalize_key(&t.topology_key).to_string()),
+            );
+        }
+    }
+    let mut domains: FxHashMap<String, BTreeSet<String>> = FxHashMap::default();
+    for key in &keys {
+        let set = domains.entry(key.clone()).or_default();
+        for pool in pools.iter().filter(|p| p.unusable.is_none()) {
+            let pool_req = pool.reqs.get_ref(key);
+            for it in &pool.types {
+                let narrowed = match (pool_req, it.requirements.get_ref(key)) {
+                    (Some(a), Some(b)) => a.intersection(b),
+                    (Some(a), None) => a.clone(),
+                    (None, Some(b)) => b.clone(),
+                    (None, None) => continue,
+                };
+                if narrowed.operator() == Operator::In {
+                    set.extend(narrowed.values().iter().cloned());
+                }
+            }
+        }
+        for n in &input.existing_nodes {
+            if let Some(v) = n.node.labels.get(key) {
+                set.insert(v.clone());
+            }
+        }
+    }
+    domains
+}
+
+impl<'a> Solver<'a> {
+    pub(super) fn pod(&self, state: usize) -> &'a Pod {
+        &self.input.pods[self.states[state].index]
+    }
+
+    /// Karpenter's queue: largest pods first; a pod that fails goes to the back; the loop ends
+    /// when a whole cycle makes no progress. Returns the last failure of each pod left.
+    pub(super) fn run(&mut self) -> BTreeMap<usize, String> {
+        let mut order: Vec<usize> = (0..self.states.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (pa, pb) = (self.pod(a), self.pod(b));
+            pb.requests
+                .cpu
+                .cmp(&pa.requests.cpu)
+                .then(pb.requests.memory.cmp(&pa.requests.memory))
+                .then_with(|| pa.creation_timestamp.cmp(&pb.creation_timestamp))
+                .then_with(|| pa.uid.cmp(&pb.uid))
+                .then_with(|| pa.key().cmp(&pb.key()))
+        });
+        let mut queue: VecDeque<usize> = order.into();
+        let mut last_len: FxHashMap<usize, usize> = FxHashMap::default();
+        let mut failures: BTreeMap<usize, String> = BTreeMap::new();
+        while let Some(&s) = queue.front() {
+            if last_len.get(&s) == Some(&queue.len()) {
+                break;
+            }
+            queue.pop_front();
+            match self.add(s) {
+                Ok(()) => {
+                    failures.remove(&s);
+                }
+                Err(reason) => {
+                    failures.insert(s, reason);
+                    let pod = self.pod(s);
+                    let relaxed = self.states[s]
+                        .relax(pod, self.any_prefer_no_schedule)
+                        .is_some();
+                    queue.push_back(s);
+                    if relaxed {
+                        last_len.clear();
+                        let bound = Vec::new();
+                        let state = self.states[s].clone();
+                        self.topology.update(pod, &state, &bound);
+                    } else {
+                        last_len.insert(s, queue.len());
+                    }
+                }
+            }
+        }
+        queue
+            .into_iter()
+            .filter_map(|s| failures.remove(&s).map(|r| (s, r)))
+            .collect()
+    }
+
+    /// Tries existing nodes, then in-flight NodeClaims (fewest pods first), then a new NodeClaim
+    /// from each pool in order.
+    pub(super) fn add(&mut self, s: usize) -> Result<(), String> {
+        let pod = self.pod(s);
+        for e in 0..self.existing.len() {
+            if self.try_existing(e, s).is_ok() {
+                return Ok(());
+            }
+        }
+        // Least-loaded claims first. Claims pinned to a zone the pod cannot use are skipped
+        // without trying them, and a pod whose hostname anti-affinity has no empty hostname left
+        // skips them all: in both cases trying would fail the same way, only later.
+        let found = if self.topology.no_free_hostname(&self.states[s]) {
+            None
+        } else {
+            let zones = self.topology.zone_restriction(&self.states[s]);
+            self.claim_order.candidates(zones.as_ref()).find_map(|key| {
+                let claim = &self.claims[key.1];
+                try_claim(
+                    &self.topology,
+                    &self.pools[claim.pool],
+                    claim,
+                    pod,
+                    &self.states[s],
+                )
+                .ok()
+                .map(|update| (key, update))
+            })
+        };
+        if let Some(((count, c), update)) = found {
+            self.claim_order.remove((count, c));
+            self.commit(c, s, update);
+            let pin = zone_pin(&self.claims[c].reqs);
+            self.claim_order.insert((count + 1, c), pin);
+            return Ok(());
+        }
+        let mut reasons = Vec::new();
+        for p in 0..self.pools.len() {
+            match self.new_claim(p, s) {
+                Ok(()) => return Ok(()),
+                Err(r) => reasons.push(r),
+            }
+        }
+        if reasons.is_empty() {
+            reasons.push("no NodePool to create a node from".to_string());
+        }
+        if !self.existing.is_empty() {
+            reasons.insert(
+                0,
+                format!("does not fit any of {} existing nodes", self.existing.len()),
+            );
+        }
+        Err(reasons.join("; "))
+    }
+
+    pub(super) fn commit(&mut self, c: usize, s: usize, update: ClaimUpdate) {
+        let pod = self.pod(s);
+        let claim = &mut self.claims[c];
+        if let Some(r) = update.reqs {
+            claim.reqs = r;
+        }
+        claim.types = update.types;
+        claim.requests = update.requests;
+        claim.pods.push(s);
+        claim.host_ports.extend(pod.host_ports.iter().cloned());
+        let reqs = claim.reqs.clone();
+        self.topology.record(&self.states[s], pod, &reqs);
+    }
+
+    /// Opens a new NodeClaim from pool `p` for pod `s`, or says precisely why it cannot.
+    pub(super) fn new_claim(&mut self, p: usize, s: usize) -> Result<(), String> {
+        let pool = &self.pools[p];
+        let name = &pool.input.pool.name;
+        let kind = pool.input.pool.kind();
+        if let Some(why) = &pool.unusable {
+            return Err(why.clone());
+        }
+        let mut types: Vec<u32> = (0..pool.types.len() as u32).collect();
+        if let Some(remaining) = &pool.remaining {
+            types.retain(|&t| {
+                remaining
+                    .iter()
+                    .all(|(k, left)| capacity_of(pool.types[t as usize], k) <= *left)
+            });
+            if types.is_empty() {
+                return Err(limit_reason(pool));
+            }
+        }
+        let hostname = format!("hostname-placeholder-{}-{}", name, pool.claims_created);
+        let mut reqs = pool.reqs.clone();
+        reqs.add(Requirement::single(HOSTNAME, &hostname));
+        let claim = Claim {
+            pool: p,
+            reqs,
+            types,
+            requests: Resources::new(),
+            pods: Vec::new(),
+            host_ports: pool.daemon_host_ports.clone(),
+        };
+        self.topology.register(HOSTNAME, &hostname);
+        let pod = self.pod(s);
+        match try_claim(&self.topology, &self.pools[p], &claim, pod, &self.states[s]) {
+            Ok(update) => {
+                let c = self.claims.len();
+                self.claims.push(claim);
+                self.commit(c, s, update);
+                let pin = zone_pin(&self.claims[c].reqs);
+                self.claim_order.insert((1, c), pin);
+                let pool = &mut self.pools[p];
+                pool.claims_created += 1;
+                if let Some(remaining) = pool.remaining.as_mut() {
+                    // Pessimistic: the NodeClaim may launch as its largest option.
+                    for (k, left) in remaining.iter_mut() {
+                        let max = self.claims[c]
+                            .types
+                            .iter()
+                            .map(|&t| capacity_of(pool.types[t as usize], k))
+                            .max()
+                            .unwrap_or(0);
+                        *left -= max;
+                    }
+                }
+                Ok(())
+            }
+            Err(fail) => {
+                self.topology.unregister(HOSTNAME, &hostname);
+                Err(format!(
+                    "{kind} {name}: {}",
+                    self.explain(p, s, &claim, fail)
+                ))
+            }
+        }
+    }
+
+    /// Turns a failure to open a NodeClaim into a sentence.
+    pub(super) fn explain(&self, p: usize, s: usize, claim: &Claim, fail: Fail) -> String {
+        let pool = &self.pools[p];
+        let pod = self.pod(s);
+        let state = &self.states[s];
+        match fail {
+            Fail::Taint(t) => format!("taint {t} not tolerated"),
+            Fail::HostPort(port) => format!("host port {port} already in use"),
+            Fail::Topology(f) => self.topology.describe(&f),
+            Fail::MinValues(key) => {
+                format!("minValues for {key} cannot be met by the instance types left")
+            }
+            Fail::Requirements => match claim
+                .reqs
+                .compatible(&state.requirements, labels::is_well_known)
+            {
+                Err(inc) => format!("incompatible requirements: {inc}"),
+                Ok(()) => "topology domain not available to this NodePool".to_string(),
+            },
+            Fail::NoInstanceType => {
+                let mut reqs = claim.reqs.clone();
+                reqs.add_all(&state.requirements);
+                let compatible: Vec<u32> = claim
+                    .types
+                    .iter()
+                    .copied()
+                    .filter(|&t| {
+                        let it = pool.types[t as usize];
+                        it.requirements.intersects_ok(&reqs) && has_offering(it, &reqs)
+                    })
+                    .collect();
+                if compatible.is_empty() {
+                    return format!(
+                        "no instance type satisfies the pod's requirements ({})",
+                        describe_requirements(&state.requirements)
+                    );
+                }
+                let mut largest = Resources::new();
+                for &t in &compatible {
+                    largest = largest.max(&pool.effective_allocatable[t as usize]);
+                }
+                let short: Vec<String> = pod
+                    .requests
+                    .exceeded(&largest)
+                    .into_iter()
+                    .map(|r| {
+                        format!(
+                            "{r} {} (largest available after overhead: {})",
+                            format_milli(&r, pod.requests.get(&r)),
+                            format_milli(&r, largest.get(&r))
+                        )
+                    })
+                    .collect();
+                if short.is_empty() {
+                    format!("no single instance type fits requests {}", pod.requests)
+                } else {
+                    let limited = if pool.remaining.is_some() && compatible.len() < pool.types.len()
+                    {
+                        " within its remaining limits"
+                    } else {
+                        ""
+                    };
+                    format!("no instance type{limited} has {}", short.join(", "))
+                }
+            }
+        }
+    }
+}

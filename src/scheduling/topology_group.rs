@@ -1,0 +1,252 @@
+//! One topology group: the count of matching pods per domain for one spread constraint, pod
+//! affinity or anti-affinity term, and the domains a pod may go to next.
+//!
+//! Mirrors `karpenter v1.14.1: pkg/controllers/provisioning/scheduling/topologygroup.go`
+//! (`TopologyGroup.Get`, `nextDomainTopologySpread`, `nextDomainAffinity`,
+//! `nextDomainAntiAffinity`) and `topologynodefilter.go`.
+
+use std::collections::BTreeSet;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::model::labels;
+use crate::model::pod::Pod;
+use crate::model::requirements::{Operator, Requirement, Requirements};
+use crate::model::selector::LabelSelector;
+
+/// What a group enforces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum GroupKind {
+    Spread,
+    Affinity,
+    AntiAffinity,
+}
+
+impl GroupKind {
+    pub(super) fn describe(self) -> &'static str {
+        match self {
+            GroupKind::Spread => "topology spread",
+            GroupKind::Affinity => "pod affinity",
+            GroupKind::AntiAffinity => "pod anti-affinity",
+        }
+    }
+}
+
+/// The identity of a group: pods whose terms produce equal keys share one group.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) struct GroupKey {
+    pub(super) kind: GroupKind,
+    pub(super) key: String,
+    /// `None` = every namespace.
+    pub(super) namespaces: Option<BTreeSet<String>>,
+    pub(super) selector: Option<LabelSelector>,
+    pub(super) max_skew: i32,
+    pub(super) min_domains: Option<i32>,
+    pub(super) node_filter: Vec<Requirements>,
+}
+
+#[derive(Debug)]
+pub(super) struct Group {
+    pub(super) id: GroupKey,
+    pub(super) counts: FxHashMap<String, i32>,
+    /// Domains with a positive count, sorted (pod affinity picks from these).
+    pub(super) positive: BTreeSet<String>,
+    /// How many known domains have a zero count (anti-affinity can only use those).
+    pub(super) empty_domains: usize,
+    pub(super) owners: FxHashSet<usize>,
+}
+
+impl Group {
+    pub(super) fn new(id: GroupKey, universe: Option<&BTreeSet<String>>) -> Self {
+        let counts = universe
+            .map(|u| u.iter().map(|d| (d.clone(), 0)).collect())
+            .unwrap_or_default();
+        let empty_domains = universe.map_or(0, BTreeSet::len);
+        Group {
+            id,
+            counts,
+            positive: BTreeSet::new(),
+            empty_domains,
+            owners: FxHashSet::default(),
+        }
+    }
+
+    pub(super) fn selects(&self, pod: &Pod) -> bool {
+        let ns_ok = self
+            .id
+            .namespaces
+            .as_ref()
+            .is_none_or(|ns| ns.contains(&pod.namespace));
+        ns_ok
+            && self
+                .id
+                .selector
+                .as_ref()
+                .is_some_and(|s| s.matches(&pod.labels))
+    }
+
+    pub(super) fn counts_pod(&self, pod: &Pod, node_reqs: &Requirements) -> bool {
+        self.selects(pod)
+            && (self.id.node_filter.is_empty()
+                || self
+                    .id
+                    .node_filter
+                    .iter()
+                    .any(|f| node_reqs.compatible(f, labels::is_well_known).is_ok()))
+    }
+
+    pub(super) fn record(&mut self, domain: &str) {
+        let count = match self.counts.get_mut(domain) {
+            Some(c) => c,
+            None => {
+                self.empty_domains += 1;
+                self.counts.entry(domain.to_string()).or_insert(0)
+            }
+        };
+        if *count == 0 {
+            self.empty_domains -= 1;
+            self.positive.insert(domain.to_string());
+        }
+        *count += 1;
+    }
+
+    pub(super) fn register(&mut self, domain: &str) {
+        if !self.counts.contains_key(domain) {
+            self.counts.insert(domain.to_string(), 0);
+            self.empty_domains += 1;
+        }
+    }
+
+    /// Candidate domains among `node_domains` (fast path for concrete sets such as a node's
+    /// hostname, where iterating every known domain would be quadratic).
+    pub(super) fn candidates<'a>(
+        &'a self,
+        node_domains: Option<&'a Requirement>,
+    ) -> Box<dyn Iterator<Item = (&'a str, i32)> + 'a> {
+        match node_domains {
+            Some(nd) if nd.operator() == Operator::In => Box::new(
+                nd.values()
+                    .iter()
+                    .filter_map(|d| self.counts.get(d).map(|c| (d.as_str(), *c))),
+            ),
+            _ => Box::new(
+                self.counts
+                    .iter()
+                    .filter(move |(d, _)| admits(node_domains, d))
+                    .map(|(d, c)| (d.as_str(), *c)),
+            ),
+        }
+    }
+
+    pub(super) fn min_count(&self, pod_domains: Option<&Requirement>) -> i32 {
+        // A new node is always possible, so hostname domains have a global minimum of zero.
+        if self.id.key == labels::HOSTNAME {
+            return 0;
+        }
+        let mut min = i32::MAX;
+        let mut supported = 0;
+        for (d, c) in &self.counts {
+            if admits(pod_domains, d) {
+                supported += 1;
+                min = min.min(*c);
+            }
+        }
+        if self.id.min_domains.is_some_and(|m| supported < m) {
+            return 0;
+        }
+        min
+    }
+
+    /// The domains the pod may go to next (`TopologyGroup.Get`); `None` when there is none.
+    /// `None` domain requirements mean "unconstrained" (Exists).
+    pub(super) fn next_domains(
+        &self,
+        pod: &Pod,
+        pod_domains: Option<&Requirement>,
+        node_domains: Option<&Requirement>,
+    ) -> Option<Requirement> {
+        let key = &self.id.key;
+        match self.id.kind {
+            GroupKind::Spread => {
+                let min = self.min_count(pod_domains);
+                let self_selecting = i32::from(self.selects(pod));
+                // Karpenter picks one minimal domain at random; we pick the smallest name among
+                // the minimal ones so plans are reproducible.
+                self.candidates(node_domains)
+                    .map(|(d, c)| (c + self_selecting, d))
+                    .filter(|(c, _)| c - min <= self.id.max_skew)
+                    .min()
+                    .map(|(_, d)| Requirement::single(key, d))
+            }
+            GroupKind::Affinity => {
+                let mut options: Vec<String> = self
+                    .positive
+                    .iter()
+                    .filter(|d| admits(pod_domains, d))
+                    .cloned()
+                    .collect();
+                if options.is_empty() && self.selects(pod) {
+                    // Bootstrap a self-selecting affinity: prefer a domain the node already
+                    // allows, then any domain the pod allows.
+                    let mut sorted: Vec<&String> = self.counts.keys().collect();
+                    sorted.sort();
+                    if let Some(d) = sorted
+                        .iter()
+                        .find(|d| admits(pod_domains, d) && admits(node_domains, d))
+                    {
+                        options.push((*d).clone());
+                    }
+                    if let Some(d) = sorted.iter().find(|d| admits(pod_domains, d)) {
+                        options.push((*d).clone());
+                    }
+                }
+                (!options.is_empty()).then(|| Requirement::new(key, Operator::In, options))
+            }
+            GroupKind::AntiAffinity => {
+                let options: Vec<String> = self
+                    .candidates(node_domains)
+                    .filter(|(d, c)| *c == 0 && admits(pod_domains, d))
+                    .map(|(d, _)| d.to_string())
+                    .collect();
+                (!options.is_empty()).then(|| Requirement::new(key, Operator::In, options))
+            }
+        }
+    }
+
+    pub(super) fn describe(&self) -> String {
+        let sel = self
+            .id
+            .selector
+            .as_ref()
+            .map(describe_selector)
+            .unwrap_or_else(|| "<none>".to_string());
+        match self.id.kind {
+            GroupKind::Spread => format!(
+                "topology spread on {} (maxSkew {}, pods {sel})",
+                self.id.key, self.id.max_skew
+            ),
+            kind => format!("{} on {} (pods {sel})", kind.describe(), self.id.key),
+        }
+    }
+}
+
+pub(super) fn describe_selector(s: &LabelSelector) -> String {
+    let mut parts: Vec<String> = s
+        .match_labels
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    for e in &s.match_expressions {
+        parts.push(format!("{} {:?} [{}]", e.key, e.op, e.values.join(",")));
+    }
+    if parts.is_empty() {
+        "<all>".to_string()
+    } else {
+        parts.join(",")
+    }
+}
+
+/// `None` means "no constraint on this key".
+pub(super) fn admits(req: Option<&Requirement>, value: &str) -> bool {
+    req.is_none_or(|r| r.has(value))
+}
