@@ -1,0 +1,360 @@
+//! Karpenter's AWS instance-type rules, applied to snapshot facts: which types a node class sees
+//! (region and subnet zones, Windows on amd64 only), their offerings and prices, their capacity
+//! (device-plugin resources; overhead, ENI-limited max pods and memory via `model::overhead`),
+//! and one requirement per AWS well-known label.
+//!
+//! Mirrors `aws v1.14.1: pkg/providers/instancetype/types.go` (`NewInstanceType`,
+//! `computeRequirements`, `computeCapacity`) and `offering/offering.go` (`InjectOfferings`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::instance_type::{InstanceType, Offering, ON_DEMAND, SPOT};
+use crate::model::labels;
+use crate::model::overhead::{self, AmiFamily, InstanceShape, NodeSettings};
+use crate::model::quantity::ONE;
+use crate::model::requirements::{Operator, Requirement, Requirements};
+
+use super::names::category_and_generation;
+use super::snapshot::{AwsSnapshot, InstanceFacts};
+use super::{CatalogError, InstanceTypeContext, Result};
+
+// AWS well-known label keys not already named in `model::labels`.
+pub(super) const INSTANCE_CPU: &str = "karpenter.k8s.aws/instance-cpu";
+pub(super) const INSTANCE_CPU_MANUFACTURER: &str = "karpenter.k8s.aws/instance-cpu-manufacturer";
+pub(super) const INSTANCE_CPU_CLOCK: &str =
+    "karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz";
+pub(super) const INSTANCE_MEMORY: &str = "karpenter.k8s.aws/instance-memory";
+pub(super) const INSTANCE_EBS_BANDWIDTH: &str = "karpenter.k8s.aws/instance-ebs-bandwidth";
+pub(super) const INSTANCE_NETWORK_BANDWIDTH: &str = "karpenter.k8s.aws/instance-network-bandwidth";
+pub(super) const INSTANCE_LOCAL_NVME: &str = "karpenter.k8s.aws/instance-local-nvme";
+pub(super) const INSTANCE_CAPABILITY_FLEX: &str = "karpenter.k8s.aws/instance-capability-flex";
+pub(super) const INSTANCE_GPU_NAME: &str = "karpenter.k8s.aws/instance-gpu-name";
+pub(super) const INSTANCE_GPU_MANUFACTURER: &str = "karpenter.k8s.aws/instance-gpu-manufacturer";
+pub(super) const INSTANCE_GPU_MEMORY: &str = "karpenter.k8s.aws/instance-gpu-memory";
+pub(super) const INSTANCE_ACCELERATOR_NAME: &str = "karpenter.k8s.aws/instance-accelerator-name";
+pub(super) const INSTANCE_ACCELERATOR_MANUFACTURER: &str =
+    "karpenter.k8s.aws/instance-accelerator-manufacturer";
+pub(super) const INSTANCE_HYPERVISOR: &str = "karpenter.k8s.aws/instance-hypervisor";
+pub(super) const INSTANCE_ENCRYPTION_IN_TRANSIT: &str =
+    "karpenter.k8s.aws/instance-encryption-in-transit-supported";
+pub(super) const INSTANCE_TENANCY: &str = "karpenter.k8s.aws/instance-tenancy";
+pub(super) const CAPACITY_RESERVATION_ID: &str = "karpenter.k8s.aws/capacity-reservation-id";
+pub(super) const CAPACITY_RESERVATION_TYPE: &str = "karpenter.k8s.aws/capacity-reservation-type";
+
+/// Builds every instance type of the snapshot for `ctx`.
+///
+/// Offerings: one per allowed offered zone and capacity type (`SupportedUsageClasses`
+/// ∩ {on-demand, spot}).
+/// * **On-demand prices** are the us-east-1 list prices, used as the estimate in every region.
+/// * **Spot** offerings take the region's spot price of their (type, zone)
+///   ([`RegionFacts::spot_prices`], DescribeSpotPriceHistory in a live catalog). Without one
+///   (the embedded snapshot, a failed or partial DescribeSpotPriceHistory) they carry the
+///   on-demand price: a conservative stand-in (real spot prices are lower) that keeps
+///   cheapest-first ordering meaningful without inventing numbers.
+/// * An offering with **no known price** (no on-demand price, and for spot no spot price
+///   either) has `available: false` (price 0): like Karpenter without a price, it is listed
+///   but never launched.
+pub(super) fn aws_instance_types(
+    snapshot: &AwsSnapshot,
+    ctx: &InstanceTypeContext,
+) -> Result<Vec<InstanceType>> {
+    let region = snapshot
+        .regions
+        .get(ctx.region)
+        .ok_or_else(|| CatalogError::UnknownRegion {
+            region: ctx.region.to_string(),
+            known: snapshot.regions.keys().cloned().collect(),
+        })?;
+    let family = ctx.family();
+    let settings = NodeSettings {
+        family,
+        kubelet: ctx.kubelet,
+        block_devices: ctx.block_devices,
+        instance_store_policy: ctx.instance_store_policy,
+        vm_memory_overhead_percent: ctx.vm_memory_overhead_percent,
+        reserved_enis: 0,
+    };
+    let mut out = Vec::new();
+    for facts in &snapshot.instance_types {
+        let Some(arch) = facts.architectures.first() else {
+            continue;
+        };
+        if family.is_windows() && arch != "amd64" {
+            continue;
+        }
+        let zones: BTreeSet<&str> = region
+            .offerings
+            .get(&facts.name)
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .filter(|z| ctx.zone_allowed(z))
+            .collect();
+        let capacity_types: Vec<&str> = [ON_DEMAND, SPOT]
+            .into_iter()
+            .filter(|ct| facts.usage_classes.iter().any(|u| u == ct))
+            .collect();
+        if zones.is_empty() || capacity_types.is_empty() {
+            continue;
+        }
+        out.push(aws_instance_type(
+            facts,
+            arch,
+            ctx.region,
+            &zones,
+            &capacity_types,
+            &settings,
+            region.spot_prices.get(&facts.name),
+        ));
+    }
+    Ok(out)
+}
+
+pub(super) fn aws_instance_type(
+    facts: &InstanceFacts,
+    arch: &str,
+    region: &str,
+    zones: &BTreeSet<&str>,
+    capacity_types: &[&str],
+    settings: &NodeSettings,
+    spot_prices: Option<&BTreeMap<String, f64>>,
+) -> InstanceType {
+    let family = settings.family;
+    let shape = InstanceShape {
+        vcpu: facts.vcpu,
+        memory_mib: facts.memory_mib,
+        arm64: arch == "arm64",
+        max_enis: facts.max_enis,
+        ipv4_per_eni: facts.ipv4_per_eni,
+        instance_store_gb: facts.local_storage_gb,
+    };
+    let (mut capacity, overhead) = overhead::capacity_and_overhead(&shape, settings);
+    for (resource, count) in extended_resources(facts, family) {
+        capacity.set(resource, count * ONE);
+    }
+
+    let on_demand = facts.on_demand_price_us_east1;
+    let offerings = zones
+        .iter()
+        .flat_map(|zone| {
+            capacity_types.iter().map(move |ct| {
+                // Spot: the zone's spot price, else the on-demand stand-in.
+                let price = match *ct {
+                    SPOT => spot_prices
+                        .and_then(|p| p.get(*zone).copied())
+                        .or(on_demand),
+                    _ => on_demand,
+                };
+                Offering {
+                    zone: zone.to_string(),
+                    capacity_type: ct.to_string(),
+                    price: price.unwrap_or(0.0),
+                    available: price.is_some(),
+                }
+            })
+        })
+        .collect();
+
+    InstanceType {
+        name: facts.name.clone(),
+        requirements: aws_requirements(facts, arch, region, zones, capacity_types, family),
+        capacity,
+        overhead,
+        offerings,
+    }
+}
+
+/// Device-plugin and VPC resources from the GPU/accelerator/network facts (`computeCapacity`).
+/// Not modelled: `vpc.amazonaws.com/pod-eni` (needs the VPC resource controller's trunking
+/// table) and `aws.amazon.com/neuroncore` (needs cores per Neuron device).
+pub(super) fn extended_resources(
+    facts: &InstanceFacts,
+    family: AmiFamily,
+) -> Vec<(&'static str, i64)> {
+    let mut out = Vec::new();
+    if let Some(gpu) = &facts.gpu {
+        match gpu.manufacturer.as_str() {
+            "nvidia" => out.push((overhead::NVIDIA_GPU, gpu.count)),
+            "amd" => out.push((overhead::AMD_GPU, gpu.count)),
+            "habana" => out.push((overhead::HABANA_GAUDI, gpu.count)),
+            _ => {}
+        }
+    }
+    if let Some(acc) = facts
+        .accelerator
+        .as_ref()
+        .filter(|a| a.manufacturer == "aws")
+    {
+        out.push((overhead::AWS_NEURON, acc.count));
+    }
+    if facts.efa_max_interfaces > 0 {
+        out.push((overhead::EFA, facts.efa_max_interfaces));
+    }
+    // Windows pods get secondary IPs from the VPC resource controller: one per address but the
+    // primary on the primary ENI.
+    if family.is_windows() {
+        out.push((overhead::PRIVATE_IPV4_ADDRESS, facts.ipv4_per_eni - 1));
+    }
+    out
+}
+
+/// `computeRequirements`: one requirement per AWS well-known key; facts the type lacks are
+/// `DoesNotExist`, so e.g. an AMI variant requiring `instance-gpu-count Exists` skips it.
+pub(super) fn aws_requirements(
+    facts: &InstanceFacts,
+    arch: &str,
+    region: &str,
+    zones: &BTreeSet<&str>,
+    capacity_types: &[&str],
+    family: AmiFamily,
+) -> Requirements {
+    let mut r = Requirements::new();
+    put(&mut r, labels::INSTANCE_TYPE, &facts.name);
+    put(&mut r, labels::ARCH, arch);
+    put(
+        &mut r,
+        labels::OS,
+        if family.is_windows() {
+            "windows"
+        } else {
+            "linux"
+        },
+    );
+    r.add(Requirement::new(
+        labels::ZONE,
+        Operator::In,
+        zones.iter().copied(),
+    ));
+    put(&mut r, labels::REGION, region);
+    put_opt(&mut r, labels::WINDOWS_BUILD, family.windows_build());
+    r.add(Requirement::new(
+        labels::CAPACITY_TYPE,
+        Operator::In,
+        capacity_types.iter().copied(),
+    ));
+
+    put(&mut r, INSTANCE_CPU, &facts.vcpu.to_string());
+    put_opt(
+        &mut r,
+        INSTANCE_CPU_MANUFACTURER,
+        facts.cpu_manufacturer.as_deref(),
+    );
+    // Karpenter inserts round(GHz × 1000) even when EC2 gives no clock speed, i.e. "0".
+    put(
+        &mut r,
+        INSTANCE_CPU_CLOCK,
+        &facts.sustained_clock_speed_mhz.unwrap_or(0).to_string(),
+    );
+    put(&mut r, INSTANCE_MEMORY, &facts.memory_mib.to_string());
+    put_opt(
+        &mut r,
+        INSTANCE_EBS_BANDWIDTH,
+        facts.ebs_bandwidth_mbps.map(|v| v.to_string()).as_deref(),
+    );
+    put_opt(
+        &mut r,
+        INSTANCE_NETWORK_BANDWIDTH,
+        facts
+            .network_bandwidth_mbps
+            .map(|v| v.to_string())
+            .as_deref(),
+    );
+    let nvme = facts.local_nvme.then(|| facts.local_storage_gb.to_string());
+    put_opt(&mut r, INSTANCE_LOCAL_NVME, nvme.as_deref());
+
+    let (category, generation) = match category_and_generation(&facts.name) {
+        Some((c, g)) => (Some(c), Some(g)),
+        None => (None, None),
+    };
+    put_opt(&mut r, labels::INSTANCE_CATEGORY, category);
+    put_opt(&mut r, labels::INSTANCE_GENERATION, generation);
+    let (type_family, size) = match facts.name.split_once('.') {
+        Some((f, s)) if !s.contains('.') => (Some(f), Some(s)),
+        _ => (None, None),
+    };
+    put_opt(&mut r, labels::INSTANCE_FAMILY, type_family);
+    put_opt(&mut r, labels::INSTANCE_SIZE, size);
+    let flex = facts.name.split('.').next().unwrap_or("").contains("-flex");
+    put(
+        &mut r,
+        INSTANCE_CAPABILITY_FLEX,
+        if flex { "true" } else { "false" },
+    );
+
+    let gpu = facts.gpu.as_ref();
+    put_opt(&mut r, INSTANCE_GPU_NAME, gpu.map(|g| g.name.as_str()));
+    put_opt(
+        &mut r,
+        INSTANCE_GPU_MANUFACTURER,
+        gpu.map(|g| g.manufacturer.as_str()),
+    );
+    put_opt(
+        &mut r,
+        labels::INSTANCE_GPU_COUNT,
+        gpu.map(|g| g.count.to_string()).as_deref(),
+    );
+    put_opt(
+        &mut r,
+        INSTANCE_GPU_MEMORY,
+        gpu.and_then(|g| g.memory_mib)
+            .map(|m| m.to_string())
+            .as_deref(),
+    );
+    let acc = facts.accelerator.as_ref();
+    put_opt(
+        &mut r,
+        INSTANCE_ACCELERATOR_NAME,
+        acc.map(|a| a.name.as_str()),
+    );
+    put_opt(
+        &mut r,
+        INSTANCE_ACCELERATOR_MANUFACTURER,
+        acc.map(|a| a.manufacturer.as_str()),
+    );
+    put_opt(
+        &mut r,
+        labels::INSTANCE_ACCELERATOR_COUNT,
+        acc.map(|a| a.count.to_string()).as_deref(),
+    );
+
+    // Bare-metal types have no hypervisor: Karpenter's label value is then the empty string.
+    put(
+        &mut r,
+        INSTANCE_HYPERVISOR,
+        facts.hypervisor.as_deref().unwrap_or(""),
+    );
+    put(
+        &mut r,
+        INSTANCE_ENCRYPTION_IN_TRANSIT,
+        if facts.encryption_in_transit {
+            "true"
+        } else {
+            "false"
+        },
+    );
+    r.add(Requirement::new(
+        INSTANCE_TENANCY,
+        Operator::In,
+        ["default", "dedicated"],
+    ));
+    // No capacity reservations offline.
+    put_opt(&mut r, CAPACITY_RESERVATION_ID, None);
+    put_opt(&mut r, CAPACITY_RESERVATION_TYPE, None);
+    r
+}
+
+pub(super) fn put(r: &mut Requirements, key: &str, value: &str) {
+    r.add(Requirement::single(key, value));
+}
+
+/// `In [value]`, or `DoesNotExist` when there is no value.
+pub(super) fn put_opt(r: &mut Requirements, key: &str, value: Option<&str>) {
+    match value {
+        Some(v) => put(r, key, v),
+        None => r.add(Requirement::new(
+            key,
+            Operator::DoesNotExist,
+            std::iter::empty::<String>(),
+        )),
+    }
+}

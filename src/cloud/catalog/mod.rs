@@ -1,0 +1,300 @@
+//! The instance-type catalog: what Karpenter's AWS provider would offer a node class, computed
+//! offline.
+//!
+//! Two sources feed the same [`InstanceType`] model:
+//! * the **embedded snapshot** (`catalog/aws-snapshot.json`, written by `scripts/gen_catalog.py`
+//!   from the EC2 API's DescribeInstanceTypes / DescribeInstanceTypeOfferings responses, plus
+//!   us-east-1 on-demand list prices). Requirements, capacity and overhead are derived from those
+//!   facts exactly as `aws v1.14.1: pkg/providers/instancetype/types.go` does (KARPENTER.md §2.2,
+//!   §6.3) for a given region, AMI family and kubelet configuration;
+//! * a **custom catalog** (`--catalog FILE`, SPEC.md §5.5): instance types written out by the
+//!   user, for what-if analysis, other clouds' shapes and tests.
+//!
+//! Module layout: `snapshot` holds the embedded snapshot and its schema, `aws` Karpenter's AWS
+//! instance-type rules (requirements, capacity, offerings), `names` what an instance type's name
+//! implies, `custom` the `--catalog FILE` format; this file the catalog itself and its errors.
+//!
+//! Offline data is necessarily approximate; every approximation is listed by [`Catalog::notes`]
+//! so the CLI can print it under `-v` instead of letting a plan look more certain than it is.
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use crate::model::instance_type::{InstanceType, ON_DEMAND, SPOT};
+use crate::model::nodepool::{BlockDevice, KubeletConfig};
+use crate::model::overhead::{self, AmiFamily};
+
+mod aws;
+mod custom;
+mod names;
+mod snapshot;
+
+pub use names::{arch_from_name, category_and_generation, labels_from_name};
+pub use snapshot::{
+    AcceleratorFacts, AwsSnapshot, GpuFacts, InstanceFacts, RegionFacts, PRICE_REGION,
+    SNAPSHOT_SCHEMA_VERSION,
+};
+
+use aws::aws_instance_types;
+use custom::CustomCatalog;
+use snapshot::{aws_notes, EMBEDDED_SNAPSHOT};
+
+// ------------------------------------------------------------------------------------ errors
+
+/// Why a catalog cannot be loaded or used. Every message is one line naming the file and, for
+/// content errors, the field path, so a user can fix the file without a debugger.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CatalogError {
+    /// The file could not be read.
+    #[error("{file}: cannot read: {message}")]
+    Read {
+        /// The path as given.
+        file: String,
+        /// The I/O error.
+        message: String,
+    },
+    /// The file is not valid JSON/YAML, or not a mapping.
+    #[error("{file}: {message}")]
+    Syntax {
+        /// The path as given.
+        file: String,
+        /// The parser's message, with its line and column.
+        message: String,
+    },
+    /// A field has a wrong or missing value.
+    #[error("{file}: {field}: {message}")]
+    Invalid {
+        /// The path as given.
+        file: String,
+        /// Field path, e.g. `instanceTypes[3].capacity.memory`.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The embedded snapshot has no data for the region.
+    #[error("unknown region {region:?}: the embedded catalog covers {} (use --catalog FILE for other regions)", known.join(", "))]
+    UnknownRegion {
+        /// The region asked for.
+        region: String,
+        /// The regions the snapshot covers.
+        known: Vec<String>,
+    },
+    /// The embedded (or cached) snapshot does not match the expected schema: a build problem.
+    #[error("instance-type snapshot is invalid: {0}")]
+    Snapshot(String),
+}
+
+/// `Result` with a [`CatalogError`].
+pub type Result<T, E = CatalogError> = std::result::Result<T, E>;
+
+// -------------------------------------------------------------------------------- context
+
+/// What the AWS provider's instance types depend on besides EC2's facts: the region, the node
+/// class (AMI family, kubelet, disks, subnet zones) and the controller's memory-overhead
+/// setting. One catalog serves every node class through different contexts.
+#[derive(Debug, Clone, Copy)]
+pub struct InstanceTypeContext<'a> {
+    /// AWS region.
+    pub region: &'a str,
+    /// `AL2`, `AL2023`, `Bottlerocket`, `Windows2019`/`2022`/`2025`, `Custom`, `Ubuntu`;
+    /// anything else is treated as AL2, as Karpenter does.
+    pub ami_family: &'a str,
+    /// Kubelet configuration of the node class (v1) or NodePool (older generations).
+    pub kubelet: Option<&'a KubeletConfig>,
+    /// The node class's block device mappings.
+    pub block_devices: &'a [BlockDevice],
+    /// `instanceStorePolicy` (`RAID0`).
+    pub instance_store_policy: Option<&'a str>,
+    /// `VM_MEMORY_OVERHEAD_PERCENT` (default 0.075).
+    pub vm_memory_overhead_percent: f64,
+    /// Zones of the node class's subnets; `None` = every zone of the region.
+    pub zones: Option<&'a [String]>,
+}
+
+impl<'a> InstanceTypeContext<'a> {
+    /// Karpenter's defaults for everything but the region and AMI family.
+    pub fn new(region: &'a str, ami_family: &'a str) -> Self {
+        InstanceTypeContext {
+            region,
+            ami_family,
+            kubelet: None,
+            block_devices: &[],
+            instance_store_policy: None,
+            vm_memory_overhead_percent: overhead::DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
+            zones: None,
+        }
+    }
+
+    pub(super) fn family(&self) -> AmiFamily {
+        AmiFamily::parse_or_default(self.ami_family)
+    }
+
+    pub(super) fn zone_allowed(&self, zone: &str) -> bool {
+        self.zones
+            .is_none_or(|zones| zones.iter().any(|z| z == zone))
+    }
+}
+
+// -------------------------------------------------------------------------------- catalog
+
+/// An instance-type catalog. Cheap to clone (shared, immutable).
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    inner: Arc<Source>,
+}
+
+#[derive(Debug)]
+enum Source {
+    Aws(AwsSnapshot),
+    Custom(CustomCatalog),
+}
+
+impl Catalog {
+    /// The snapshot compiled into the binary, parsed once per process.
+    pub fn embedded() -> Result<Catalog> {
+        static EMBEDDED: OnceLock<Result<Catalog>> = OnceLock::new();
+        EMBEDDED
+            .get_or_init(|| Catalog::from_snapshot_json(EMBEDDED_SNAPSHOT))
+            .clone()
+    }
+
+    /// A snapshot in the embedded schema (e.g. a cached live DescribeInstanceTypes result).
+    pub fn from_snapshot_json(text: &str) -> Result<Catalog> {
+        let snapshot: AwsSnapshot = serde_json::from_str(text)
+            .map_err(|e| CatalogError::Snapshot(one_line(&e.to_string())))?;
+        Catalog::from_snapshot(snapshot)
+    }
+
+    /// Wraps snapshot data after checking its schema version.
+    pub fn from_snapshot(snapshot: AwsSnapshot) -> Result<Catalog> {
+        if snapshot.schema_version != SNAPSHOT_SCHEMA_VERSION {
+            return Err(CatalogError::Snapshot(format!(
+                "schemaVersion {} is not supported (expected {SNAPSHOT_SCHEMA_VERSION})",
+                snapshot.schema_version
+            )));
+        }
+        Ok(Catalog {
+            inner: Arc::new(Source::Aws(snapshot)),
+        })
+    }
+
+    /// A `--catalog FILE` (SPEC.md §5.5). JSON when the name ends in `.json`, YAML otherwise.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Catalog> {
+        let path = path.as_ref();
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| CatalogError::Read {
+            file: file.clone(),
+            message: one_line(&e.to_string()),
+        })?;
+        Catalog::from_custom_text(&file, &text)
+    }
+
+    /// A custom catalog from text; `file` names it in errors and picks the format.
+    pub fn from_custom_text(file: &str, text: &str) -> Result<Catalog> {
+        let custom = CustomCatalog::parse(file, text)?;
+        Ok(Catalog {
+            inner: Arc::new(Source::Custom(custom)),
+        })
+    }
+
+    /// Whether this is a `--catalog FILE` rather than AWS data.
+    pub fn is_custom(&self) -> bool {
+        matches!(*self.inner, Source::Custom(_))
+    }
+
+    /// The AWS snapshot behind this catalog (`None` for a `--catalog FILE`): the live catalog
+    /// takes its on-demand prices from the embedded one.
+    pub fn aws_snapshot(&self) -> Option<&AwsSnapshot> {
+        match &*self.inner {
+            Source::Aws(s) => Some(s),
+            Source::Custom(_) => None,
+        }
+    }
+
+    /// Regions with offerings data (empty for custom catalogs, which ignore the region).
+    pub fn regions(&self) -> Vec<&str> {
+        match &*self.inner {
+            Source::Aws(s) => s.regions.keys().map(String::as_str).collect(),
+            Source::Custom(_) => Vec::new(),
+        }
+    }
+
+    /// The instance types a node class would see, sorted by name.
+    ///
+    /// For AWS data: every type offered in at least one allowed zone of the region (types the
+    /// region or the subnets do not offer are left out; so are arm64 types for Windows families,
+    /// whose `kubernetes.io/os` requirement would be empty). For a custom catalog: every entry
+    /// with an offering in an allowed zone; the region is not checked.
+    pub fn instance_types(&self, ctx: &InstanceTypeContext) -> Result<Vec<InstanceType>> {
+        let mut out = match &*self.inner {
+            Source::Aws(snapshot) => aws_instance_types(snapshot, ctx)?,
+            Source::Custom(custom) => custom.instance_types(ctx),
+        };
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    /// The hourly price (USD) of a running instance of `instance_type` bought as
+    /// `capacity_type` in `zone`, or `None` when the catalog does not know it.
+    ///
+    /// AWS data: on-demand is the list price (us-east-1's, the estimate used in every region,
+    /// as [`Catalog::instance_types`] does); spot is the zone's DescribeSpotPriceHistory price
+    /// when the catalog is live and has one, else `None` (the spot offering only carries the
+    /// on-demand price as a planning stand-in, which is not what the instance costs); reserved
+    /// is `None`. A custom catalog answers with the price of the offering for exactly that
+    /// zone and capacity type.
+    pub fn hourly_price(
+        &self,
+        instance_type: &str,
+        zone: &str,
+        capacity_type: &str,
+    ) -> Option<f64> {
+        match &*self.inner {
+            Source::Aws(s) => {
+                if capacity_type == SPOT {
+                    // Zone names are unique across regions.
+                    return s
+                        .regions
+                        .values()
+                        .find_map(|r| r.spot_price(instance_type, zone));
+                }
+                if capacity_type != ON_DEMAND {
+                    return None;
+                }
+                s.instance_types
+                    .iter()
+                    .find(|t| t.name == instance_type)
+                    .and_then(|t| t.on_demand_price_us_east1)
+            }
+            Source::Custom(c) => c
+                .types
+                .iter()
+                .find(|t| t.name == instance_type)?
+                .offerings
+                .iter()
+                .find(|o| o.zone == zone && o.capacity_type == capacity_type)
+                .map(|o| o.price),
+        }
+    }
+
+    /// Human notes on where the data comes from and what is approximated, for `-v`.
+    pub fn notes(&self) -> Vec<String> {
+        match &*self.inner {
+            Source::Aws(snapshot) => aws_notes(snapshot),
+            Source::Custom(custom) => vec![
+                format!("instance types: {} ({} types)", custom.file, custom.types.len()),
+                "entries without `overhead` use the AWS formulas (kube-reserved from CPU and pods, eviction 100Mi \
+                 and 10% of ephemeral storage); entries without `pods` capacity get the kubelet's maxPods or 110"
+                    .to_string(),
+                "custom catalogs ignore the region; zones come from each entry's offerings".to_string(),
+            ],
+        }
+    }
+}
+
+pub(super) fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests;

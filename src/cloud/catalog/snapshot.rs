@@ -1,0 +1,208 @@
+//! The embedded instance-type snapshot and its schema: EC2's DescribeInstanceTypes /
+//! DescribeInstanceTypeOfferings facts reduced to what Karpenter's AWS provider reads, plus
+//! us-east-1 on-demand list prices (`catalog/aws-snapshot.json`, written by
+//! `scripts/gen_catalog.py`; the live catalog caches the same structure), and the notes on what
+//! such data approximates.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+
+/// The embedded snapshot. Parsed on first use only: most commands never plan.
+pub(super) const EMBEDDED_SNAPSHOT: &str = include_str!("../../../catalog/aws-snapshot.json");
+/// The snapshot schema this code understands.
+pub const SNAPSHOT_SCHEMA_VERSION: u32 = 1;
+/// The region whose list prices the snapshot carries.
+pub const PRICE_REGION: &str = "us-east-1";
+
+/// The snapshot file: EC2 facts reduced to what Karpenter's AWS provider reads. The live AWS
+/// adapter can produce (and cache) the same structure from DescribeInstanceTypes.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AwsSnapshot {
+    /// Schema version (1).
+    pub schema_version: u32,
+    /// Where the data came from, for `notes()`.
+    #[serde(default)]
+    pub source: String,
+    /// Instance types, sorted by name.
+    pub instance_types: Vec<InstanceFacts>,
+    /// Per-region zones and offerings.
+    pub regions: BTreeMap<String, RegionFacts>,
+}
+
+/// One instance type's facts (a reduced `InstanceTypeInfo`).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InstanceFacts {
+    /// e.g. `m5.large`.
+    pub name: String,
+    /// `VCpuInfo.DefaultVCpus`.
+    pub vcpu: i64,
+    /// `MemoryInfo.SizeInMiB`.
+    #[serde(rename = "memoryMiB")]
+    pub memory_mib: i64,
+    /// Kubernetes architecture names (`amd64`, `arm64`), in EC2's order.
+    pub architectures: Vec<String>,
+    /// `nitro`, `xen`; absent on bare metal.
+    #[serde(default)]
+    pub hypervisor: Option<String>,
+    /// `BareMetal`.
+    #[serde(default)]
+    pub bare_metal: bool,
+    /// `CurrentGeneration`.
+    #[serde(default)]
+    pub current_generation: bool,
+    /// ENIs on the default network card.
+    pub max_enis: i64,
+    /// `Ipv4AddressesPerInterface`.
+    pub ipv4_per_eni: i64,
+    /// `EfaInfo.MaximumEfaInterfaces` (0 without EFA).
+    #[serde(default)]
+    pub efa_max_interfaces: i64,
+    /// The single GPU model, if exactly one.
+    #[serde(default)]
+    pub gpu: Option<GpuFacts>,
+    /// The single accelerator model (Neuron devices first), if exactly one.
+    #[serde(default)]
+    pub accelerator: Option<AcceleratorFacts>,
+    /// `InstanceStorageInfo.TotalSizeInGB` (0 without instance storage).
+    #[serde(rename = "localStorageGB", default)]
+    pub local_storage_gb: i64,
+    /// Whether the instance storage is NVMe.
+    #[serde(default)]
+    pub local_nvme: bool,
+    /// Lower-kebab processor manufacturer (`intel`, `amd`, `aws`).
+    #[serde(default)]
+    pub cpu_manufacturer: Option<String>,
+    /// Sustained clock speed in MHz.
+    #[serde(default)]
+    pub sustained_clock_speed_mhz: Option<i64>,
+    /// Maximum EBS bandwidth (only when EBS-optimized by default).
+    #[serde(default)]
+    pub ebs_bandwidth_mbps: Option<i64>,
+    /// Baseline network bandwidth.
+    #[serde(default)]
+    pub network_bandwidth_mbps: Option<i64>,
+    /// `EncryptionInTransitSupported`.
+    #[serde(default)]
+    pub encryption_in_transit: bool,
+    /// `on-demand` and/or `spot`.
+    #[serde(default)]
+    pub usage_classes: Vec<String>,
+    /// us-east-1 on-demand list price, USD/hour.
+    #[serde(default)]
+    pub on_demand_price_us_east1: Option<f64>,
+}
+
+/// A GPU model of an instance type.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GpuFacts {
+    /// Lower-kebab name (`t4`, `a10g`).
+    pub name: String,
+    /// Lower-kebab manufacturer (`nvidia`, `amd`, `habana`).
+    pub manufacturer: String,
+    /// GPUs per instance.
+    pub count: i64,
+    /// Memory per GPU, MiB.
+    #[serde(rename = "memoryMiB", default)]
+    pub memory_mib: Option<i64>,
+}
+
+/// An accelerator model (Neuron device or inference accelerator).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AcceleratorFacts {
+    /// Lower-kebab name (`inferentia2`, `trainium`).
+    pub name: String,
+    /// Lower-kebab manufacturer (`aws` for Neuron devices).
+    pub manufacturer: String,
+    /// Devices per instance.
+    pub count: i64,
+}
+
+/// A region's zones, which instance types each zone offers and, in a live catalog, the current
+/// spot prices.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RegionFacts {
+    /// Every zone of the region.
+    pub zones: Vec<String>,
+    /// Instance type → zones that offer it.
+    pub offerings: BTreeMap<String, Vec<String>>,
+    /// Instance type → zone → current spot price (USD/h), from DescribeSpotPriceHistory. Only
+    /// a live catalog has them (the embedded snapshot has none: spot prices move too fast to
+    /// ship); a spot offering without one carries the on-demand price as a stand-in.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub spot_prices: BTreeMap<String, BTreeMap<String, f64>>,
+}
+
+impl RegionFacts {
+    /// The spot price of `instance_type` in `zone`, when known.
+    pub fn spot_price(&self, instance_type: &str, zone: &str) -> Option<f64> {
+        self.spot_prices.get(instance_type)?.get(zone).copied()
+    }
+}
+
+pub(super) fn aws_notes(snapshot: &AwsSnapshot) -> Vec<String> {
+    let spot_priced: BTreeSet<&str> = snapshot
+        .regions
+        .values()
+        .flat_map(|r| r.spot_prices.iter())
+        .filter(|(_, zones)| !zones.is_empty())
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let unpriced: Vec<&str> = snapshot
+        .instance_types
+        .iter()
+        .filter(|t| t.on_demand_price_us_east1.is_none() && !spot_priced.contains(t.name.as_str()))
+        .map(|t| t.name.as_str())
+        .collect();
+    let live = snapshot.source.starts_with("live ");
+    let mut notes = vec![
+        if live {
+            format!("instance types: {}", snapshot.source)
+        } else {
+            format!("instance types: embedded snapshot ({})", snapshot.source)
+        },
+        format!(
+            "on-demand prices: {PRICE_REGION} list prices; in other regions they are used as an estimate"
+        ),
+        if !spot_priced.is_empty() {
+            format!(
+                "spot: DescribeSpotPriceHistory prices ({} types); a spot offering without one carries the \
+                 on-demand price (an upper bound)",
+                spot_priced.len()
+            )
+        } else if live {
+            "spot: no DescribeSpotPriceHistory prices (see the source above); spot offerings carry the \
+             on-demand price (an upper bound), so plans never count on spot savings"
+                .to_string()
+        } else {
+            "spot: no spot prices offline; spot offerings carry the on-demand price (an upper bound), so plans \
+             never count on spot savings"
+                .to_string()
+        },
+    ];
+    if !unpriced.is_empty() {
+        let shown: Vec<&str> = unpriced.iter().take(5).copied().collect();
+        let more = if unpriced.len() > shown.len() {
+            ", …"
+        } else {
+            ""
+        };
+        notes.push(format!(
+            "{} instance types have no known price; their offerings are unavailable and never chosen ({}{more})",
+            unpriced.len(),
+            shown.join(", ")
+        ));
+    }
+    notes.push(
+        "not modelled offline: vpc.amazonaws.com/pod-eni and aws.amazon.com/neuroncore capacity, zone IDs, \
+         capacity reservations, RESERVED_ENIS, and Karpenter's discovered-capacity cache (memory is the \
+         VM-overhead estimate)"
+            .to_string(),
+    );
+    notes
+}

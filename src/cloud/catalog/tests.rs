@@ -1,0 +1,506 @@
+//! The catalog: AWS sizing and labels from the embedded snapshot, spot prices, notes, names,
+//! schema checks and prices of running instances. (Custom-catalog tests are in `custom.rs`.)
+
+use super::aws::*;
+use super::*;
+use crate::model::labels;
+use crate::model::quantity::{GIB, MIB, ONE};
+use crate::model::requirements::{Operator, Requirement, Requirements};
+
+fn embedded_types(ctx: &InstanceTypeContext) -> Vec<InstanceType> {
+    Catalog::embedded()
+        .expect("embedded snapshot parses")
+        .instance_types(ctx)
+        .expect("known region")
+}
+
+pub(super) fn find<'a>(types: &'a [InstanceType], name: &str) -> &'a InstanceType {
+    types
+        .iter()
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("{name} missing"))
+}
+
+pub(super) fn values(t: &InstanceType, key: &str) -> Vec<String> {
+    t.requirements.get(key).values().iter().cloned().collect()
+}
+
+pub(super) fn label(t: &InstanceType, key: &str) -> String {
+    let r = t.requirements.get(key);
+    assert_eq!(r.operator(), Operator::In, "{key} on {}", t.name);
+    assert_eq!(r.values().len(), 1, "{key} on {}", t.name);
+    r.values().iter().next().cloned().unwrap_or_default()
+}
+
+#[test]
+fn c6a_2xlarge_in_us_east_1_on_al2() {
+    let types = embedded_types(&InstanceTypeContext::new("us-east-1", "AL2"));
+    let t = find(&types, "c6a.2xlarge");
+    assert_eq!(t.capacity.cpu, 8000);
+    assert_eq!(t.capacity.pods, 58 * ONE);
+    assert_eq!(
+        t.capacity.memory,
+        (16384 - 1229) * MIB,
+        "16384 − ceil(16384 × 0.075)"
+    );
+    assert_eq!(t.allocatable().cpu, 7910);
+    assert_eq!(label(t, labels::INSTANCE_CATEGORY), "c");
+    assert_eq!(label(t, labels::INSTANCE_FAMILY), "c6a");
+    assert_eq!(label(t, labels::INSTANCE_GENERATION), "6");
+    assert_eq!(label(t, labels::INSTANCE_SIZE), "2xlarge");
+    assert_eq!(label(t, labels::ARCH), "amd64");
+    assert_eq!(label(t, labels::OS), "linux");
+    assert_eq!(label(t, labels::REGION), "us-east-1");
+    assert_eq!(label(t, INSTANCE_CPU), "8");
+    assert_eq!(label(t, INSTANCE_MEMORY), "16384");
+    assert_eq!(label(t, INSTANCE_CPU_MANUFACTURER), "amd");
+    assert_eq!(label(t, INSTANCE_CAPABILITY_FLEX), "false");
+    assert_eq!(
+        t.requirements.get(labels::WINDOWS_BUILD).operator(),
+        Operator::DoesNotExist
+    );
+    assert_eq!(values(t, labels::CAPACITY_TYPE), vec!["on-demand", "spot"]);
+    let zones = values(t, labels::ZONE);
+    assert!(!zones.is_empty());
+    for zone in &zones {
+        let od = t
+            .offerings
+            .iter()
+            .find(|o| &o.zone == zone && o.capacity_type == ON_DEMAND)
+            .unwrap_or_else(|| panic!("on-demand offering in {zone}"));
+        assert_eq!(od.price, 0.306);
+        assert!(od.available);
+        let spot = t
+            .offerings
+            .iter()
+            .find(|o| &o.zone == zone && o.capacity_type == SPOT);
+        assert_eq!(
+            spot.map(|o| o.price),
+            Some(0.306),
+            "spot stands in at the on-demand price"
+        );
+    }
+    assert_eq!(t.offerings.len(), zones.len() * 2);
+}
+
+#[test]
+fn m5_large_matches_the_worked_example_on_al2023() {
+    let types = embedded_types(&InstanceTypeContext::new("us-east-1", "AL2023"));
+    let t = find(&types, "m5.large");
+    assert_eq!(t.capacity.memory, 7577 * MIB);
+    let alloc = t.allocatable();
+    assert_eq!(alloc.cpu, 1930);
+    assert_eq!(alloc.memory, 6903 * MIB);
+    assert_eq!(alloc.pods, 29 * ONE);
+    assert_eq!(alloc.ephemeral_storage, 17 * GIB);
+    for (name, pods) in [("t3.large", 35), ("m5.xlarge", 58), ("m6idn.32xlarge", 394)] {
+        assert_eq!(find(&types, name).capacity.pods, pods * ONE, "{name}");
+    }
+}
+
+#[test]
+fn gpu_and_accelerator_facts_become_capacity_and_requirements() {
+    let types = embedded_types(&InstanceTypeContext::new("us-east-1", "AL2023"));
+    let g = find(&types, "g4dn.xlarge");
+    assert_eq!(g.capacity.get(overhead::NVIDIA_GPU), ONE);
+    assert_eq!(values(g, labels::INSTANCE_GPU_COUNT), vec!["1"]);
+    assert_eq!(label(g, INSTANCE_GPU_NAME), "t4");
+    assert_eq!(label(g, INSTANCE_GPU_MANUFACTURER), "nvidia");
+    assert_eq!(label(g, INSTANCE_GPU_MEMORY), "16384");
+    assert_eq!(label(g, INSTANCE_LOCAL_NVME), "125");
+    assert_eq!(
+        g.requirements
+            .get(labels::INSTANCE_ACCELERATOR_COUNT)
+            .operator(),
+        Operator::DoesNotExist
+    );
+
+    let plain = find(&types, "m5.large");
+    assert_eq!(
+        plain
+            .requirements
+            .get(labels::INSTANCE_GPU_COUNT)
+            .operator(),
+        Operator::DoesNotExist
+    );
+    assert_eq!(
+        plain.requirements.get(INSTANCE_LOCAL_NVME).operator(),
+        Operator::DoesNotExist
+    );
+    assert!(!plain.capacity.contains(overhead::NVIDIA_GPU));
+
+    let inf = find(&types, "inf2.xlarge");
+    assert_eq!(inf.capacity.get(overhead::AWS_NEURON), ONE);
+    assert_eq!(label(inf, INSTANCE_ACCELERATOR_NAME), "inferentia2");
+    assert_eq!(label(inf, INSTANCE_ACCELERATOR_MANUFACTURER), "aws");
+    assert_eq!(
+        inf.requirements.get(labels::INSTANCE_GPU_COUNT).operator(),
+        Operator::DoesNotExist
+    );
+
+    let efa = find(&types, "m6idn.32xlarge");
+    assert_eq!(efa.capacity.get(overhead::EFA), 2 * ONE);
+    assert_eq!(label(efa, INSTANCE_ENCRYPTION_IN_TRANSIT), "true");
+
+    // An AMI variant for GPUs (`gpu-count Exists`) matches g4dn only.
+    let mut gpu_ami = Requirements::new();
+    gpu_ami.add(Requirement::exists(labels::INSTANCE_GPU_COUNT));
+    assert!(g.requirements.compatible(&gpu_ami, |_| false).is_ok());
+    assert!(plain.requirements.compatible(&gpu_ami, |_| false).is_err());
+}
+
+#[test]
+fn graviton_memory_and_flex_labels() {
+    let types = embedded_types(&InstanceTypeContext::new("us-east-1", "AL2023"));
+    let t = find(&types, "m6g.large");
+    assert_eq!(label(t, labels::ARCH), "arm64");
+    assert_eq!(
+        t.capacity.memory,
+        7518 * MIB,
+        "(8192 − 64) − ceil(8128 × 0.075)"
+    );
+    assert_eq!(
+        label(find(&types, "m7i-flex.large"), INSTANCE_CAPABILITY_FLEX),
+        "true"
+    );
+    assert_eq!(
+        label(find(&types, "m7i-flex.large"), labels::INSTANCE_FAMILY),
+        "m7i-flex"
+    );
+    let metal = find(&types, "a1.metal");
+    assert_eq!(
+        label(metal, INSTANCE_HYPERVISOR),
+        "",
+        "bare metal has no hypervisor"
+    );
+}
+
+#[test]
+fn bottlerocket_ephemeral_storage_and_pod_overhead() {
+    let kubelet = KubeletConfig {
+        max_pods: Some(110),
+        ..KubeletConfig::default()
+    };
+    let devices = [
+        BlockDevice {
+            device_name: Some("/dev/xvda".into()),
+            root_volume: false,
+            volume_size: Some(4 * GIB),
+        },
+        BlockDevice {
+            device_name: Some("/dev/xvdb".into()),
+            root_volume: false,
+            volume_size: Some(100 * GIB),
+        },
+    ];
+    let mut ctx = InstanceTypeContext::new("us-east-1", "Bottlerocket");
+    let t = find(&embedded_types(&ctx), "m5.large").clone();
+    assert_eq!(
+        t.capacity.ephemeral_storage,
+        20 * GIB,
+        "the 20Gi data volume"
+    );
+    ctx.kubelet = Some(&kubelet);
+    ctx.block_devices = &devices;
+    let t = find(&embedded_types(&ctx), "m5.large").clone();
+    assert_eq!(t.capacity.ephemeral_storage, 100 * GIB, "/dev/xvdb mapping");
+    assert_eq!(t.capacity.pods, 110 * ONE);
+    assert_eq!(
+        t.overhead.kube_reserved.memory,
+        (11 * 110 + 255) * MIB,
+        "effective pods on Bottlerocket"
+    );
+    assert_eq!(t.overhead.eviction_threshold.ephemeral_storage, 10 * GIB);
+}
+
+#[test]
+fn raid0_uses_instance_storage() {
+    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    ctx.instance_store_policy = Some("RAID0");
+    let t = find(&embedded_types(&ctx), "g4dn.xlarge").clone();
+    assert_eq!(t.capacity.ephemeral_storage, 125_000_000_000 * ONE);
+}
+
+#[test]
+fn windows_families_have_only_amd64_types_labelled_windows() {
+    let types = embedded_types(&InstanceTypeContext::new("us-east-1", "Windows2022"));
+    assert!(!types.is_empty());
+    assert!(types.iter().all(|t| label(t, labels::ARCH) == "amd64"));
+    assert!(types.iter().all(|t| label(t, labels::OS) == "windows"));
+    assert!(types.iter().all(|t| t.name != "m6g.large"));
+    let t = find(&types, "m5.large");
+    assert_eq!(label(t, labels::WINDOWS_BUILD), "10.0.20348");
+    assert_eq!(t.capacity.pods, 110 * ONE);
+    assert_eq!(t.capacity.ephemeral_storage, 50 * GIB);
+    assert_eq!(t.capacity.get(overhead::PRIVATE_IPV4_ADDRESS), 9 * ONE);
+}
+
+#[test]
+fn zones_region_and_prices() {
+    let subnets = vec!["us-east-1a".to_string(), "us-east-1b".to_string()];
+    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    ctx.zones = Some(&subnets);
+    let types = embedded_types(&ctx);
+    assert!(
+        types.windows(2).all(|w| w[0].name < w[1].name),
+        "sorted by name"
+    );
+    let t = find(&types, "c6a.2xlarge");
+    assert_eq!(values(t, labels::ZONE), subnets);
+    assert!(t.offerings.iter().all(|o| subnets.contains(&o.zone)));
+
+    let other = embedded_types(&InstanceTypeContext::new("us-west-2", "AL2023"));
+    let t = find(&other, "c6a.2xlarge");
+    assert_eq!(label(t, labels::REGION), "us-west-2");
+    assert!(
+        t.offerings.iter().all(|o| o.price == 0.306),
+        "us-east-1 price as the estimate"
+    );
+
+    let err = Catalog::embedded()
+        .unwrap()
+        .instance_types(&InstanceTypeContext::new("mars-1", "AL2"))
+        .unwrap_err();
+    assert!(matches!(err, CatalogError::UnknownRegion { .. }));
+    assert!(err.to_string().contains("us-east-1"), "{err}");
+
+    // Types without a price are listed but can never be chosen.
+    let snapshot = Catalog::embedded().unwrap();
+    let all = snapshot
+        .instance_types(&InstanceTypeContext::new("us-east-1", "AL2023"))
+        .unwrap();
+    let unpriced: Vec<&InstanceType> = all
+        .iter()
+        .filter(|t| t.offerings.iter().all(|o| !o.available))
+        .collect();
+    assert!(unpriced
+        .iter()
+        .all(|t| t.cheapest_offering(&Requirements::new()).is_none()));
+    assert!(snapshot.notes().iter().any(|n| n.contains("spot")));
+}
+
+/// The embedded snapshot with spot prices for c6a.2xlarge in us-east-1a (0.1) and for
+/// m5.large (whose on-demand price is removed) in us-east-1a (0.04).
+fn with_spot_prices() -> Catalog {
+    let mut snap = Catalog::embedded().unwrap().aws_snapshot().unwrap().clone();
+    let m5 = snap
+        .instance_types
+        .iter_mut()
+        .find(|t| t.name == "m5.large")
+        .unwrap();
+    m5.on_demand_price_us_east1 = None;
+    let region = snap.regions.get_mut("us-east-1").unwrap();
+    for (t, p) in [("c6a.2xlarge", 0.1), ("m5.large", 0.04)] {
+        region
+            .spot_prices
+            .entry(t.to_string())
+            .or_default()
+            .insert("us-east-1a".to_string(), p);
+    }
+    snap.source = "live test".into();
+    Catalog::from_snapshot(snap).unwrap()
+}
+
+#[test]
+fn spot_offerings_take_the_zone_spot_price_else_the_on_demand_stand_in() {
+    let catalog = with_spot_prices();
+    let types = catalog
+        .instance_types(&InstanceTypeContext::new("us-east-1", "AL2023"))
+        .unwrap();
+    let offering = |t: &InstanceType, zone: &str, ct: &str| {
+        t.offerings
+            .iter()
+            .find(|o| o.zone == zone && o.capacity_type == ct)
+            .cloned()
+            .unwrap_or_else(|| panic!("{} {zone} {ct}", t.name))
+    };
+    let c6a = find(&types, "c6a.2xlarge");
+    let spot = offering(c6a, "us-east-1a", SPOT);
+    assert_eq!((spot.price, spot.available), (0.1, true), "the spot price");
+    let spot_b = offering(c6a, "us-east-1b", SPOT);
+    assert_eq!(
+        (spot_b.price, spot_b.available),
+        (0.306, true),
+        "no spot price in that zone: the on-demand stand-in"
+    );
+    assert_eq!(offering(c6a, "us-east-1a", ON_DEMAND).price, 0.306);
+
+    let m5 = find(&types, "m5.large");
+    let spot = offering(m5, "us-east-1a", SPOT);
+    assert_eq!(
+        (spot.price, spot.available),
+        (0.04, true),
+        "a spot price makes the spot offering available without an on-demand price"
+    );
+    assert!(!offering(m5, "us-east-1b", SPOT).available);
+    assert!(!offering(m5, "us-east-1a", ON_DEMAND).available);
+
+    // Other regions have no spot prices: stand-ins everywhere.
+    let west = catalog
+        .instance_types(&InstanceTypeContext::new("us-west-2", "AL2023"))
+        .unwrap();
+    let c6a = find(&west, "c6a.2xlarge");
+    assert!(c6a
+        .offerings
+        .iter()
+        .all(|o| o.price == 0.306 && o.available));
+
+    assert_eq!(
+        catalog.hourly_price("c6a.2xlarge", "us-east-1a", SPOT),
+        Some(0.1)
+    );
+    assert_eq!(
+        catalog.hourly_price("c6a.2xlarge", "us-east-1b", SPOT),
+        None
+    );
+    assert_eq!(
+        catalog.hourly_price("c6a.2xlarge", "us-east-1b", ON_DEMAND),
+        Some(0.306)
+    );
+
+    let notes = catalog.notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("spot: DescribeSpotPriceHistory prices (2 types)")),
+        "{notes:?}"
+    );
+    assert!(!notes
+        .iter()
+        .any(|n| n.contains("never count on spot savings")));
+}
+
+#[test]
+fn without_spot_prices_the_notes_say_spot_is_a_stand_in() {
+    let embedded = Catalog::embedded().unwrap();
+    let notes = embedded.notes();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("spot: no spot prices offline")),
+        "{notes:?}"
+    );
+    let mut snap = embedded.aws_snapshot().unwrap().clone();
+    snap.source = "live DescribeInstanceTypes/DescribeInstanceTypeOfferings for us-east-1; \
+                   no spot prices (denied)"
+        .into();
+    let live = Catalog::from_snapshot(snap).unwrap();
+    let notes = live.notes();
+    assert!(notes[0].contains("no spot prices (denied)"), "{notes:?}");
+    assert!(
+        notes.iter().any(
+            |n| n.starts_with("spot: no DescribeSpotPriceHistory prices")
+                && n.contains("on-demand price")
+        ),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn spot_prices_serialize_only_when_present() {
+    let empty = RegionFacts {
+        zones: vec!["z1".into()],
+        ..RegionFacts::default()
+    };
+    let text = serde_json::to_string(&empty).unwrap();
+    assert_eq!(text, r#"{"zones":["z1"],"offerings":{}}"#);
+    assert_eq!(serde_json::from_str::<RegionFacts>(&text).unwrap(), empty);
+    let mut priced = empty.clone();
+    priced
+        .spot_prices
+        .entry("m5.large".into())
+        .or_default()
+        .insert("z1".into(), 0.0361);
+    let text = serde_json::to_string(&priced).unwrap();
+    assert!(
+        text.contains(r#""spotPrices":{"m5.large":{"z1":0.0361}}"#),
+        "{text}"
+    );
+    let back: RegionFacts = serde_json::from_str(&text).unwrap();
+    assert_eq!(back.spot_price("m5.large", "z1"), Some(0.0361));
+    assert_eq!(back.spot_price("m5.large", "z2"), None);
+}
+
+#[test]
+fn on_demand_only_types_have_no_spot_offering() {
+    let types = embedded_types(&InstanceTypeContext::new("us-east-1", "AL2023"));
+    let Some(t) = types.iter().find(|t| t.name == "t2.nano") else {
+        return;
+    };
+    assert!(t.offerings.iter().all(|o| o.capacity_type == ON_DEMAND));
+    assert_eq!(values(t, labels::CAPACITY_TYPE), vec!["on-demand"]);
+}
+
+#[test]
+fn names_imply_category_generation_and_arch() {
+    assert_eq!(category_and_generation("m5.large"), Some(("m", "5")));
+    assert_eq!(category_and_generation("g4dn.8xlarge"), Some(("g", "4")));
+    assert_eq!(category_and_generation("u-6tb1.metal"), Some(("u", "1")));
+    assert_eq!(
+        category_and_generation("u7i-12tb.224xlarge"),
+        Some(("u", "7"))
+    );
+    assert_eq!(category_and_generation("m7i-flex.large"), Some(("m", "7")));
+    assert_eq!(category_and_generation("x2iezn.2xlarge"), Some(("x", "2")));
+    assert_eq!(category_and_generation("Standard_D4s_v5"), None);
+    assert_eq!(category_and_generation("m5"), None, "the regex needs a dot");
+    for (name, arch) in [
+        ("m6g.large", "arm64"),
+        ("c7gn.xlarge", "arm64"),
+        ("r8gd.medium", "arm64"),
+        ("is4gen.large", "arm64"),
+        ("g5g.xlarge", "arm64"),
+        ("t4g.nano", "arm64"),
+        ("a1.large", "arm64"),
+        ("mac2.metal", "arm64"),
+        ("g4dn.xlarge", "amd64"),
+        ("m5.large", "amd64"),
+        ("mac1.metal", "amd64"),
+        ("u7in-16tb.224xlarge", "amd64"),
+        ("n2-standard-4", "amd64"),
+    ] {
+        assert_eq!(arch_from_name(name), arch, "{name}");
+    }
+    // The rule agrees with EC2 on every type of the snapshot.
+    let Source::Aws(snapshot) = &*Catalog::embedded().unwrap().inner else {
+        unreachable!()
+    };
+    for t in &snapshot.instance_types {
+        assert_eq!(arch_from_name(&t.name), t.architectures[0], "{}", t.name);
+    }
+}
+
+#[test]
+fn snapshot_schema_is_checked() {
+    let err = Catalog::from_snapshot_json(r#"{"schemaVersion":2,"instanceTypes":[],"regions":{}}"#)
+        .unwrap_err();
+    assert!(matches!(err, CatalogError::Snapshot(_)), "{err}");
+    assert!(Catalog::from_snapshot_json("{}").is_err());
+}
+
+#[test]
+fn hourly_prices_of_running_instances() {
+    let aws = Catalog::embedded().unwrap();
+    assert_eq!(
+        aws.hourly_price("m5.large", "us-east-1a", ON_DEMAND),
+        Some(0.096)
+    );
+    assert_eq!(
+        aws.hourly_price("m5.large", "eu-west-1b", ON_DEMAND),
+        Some(0.096),
+        "us-east-1 list prices are the estimate everywhere"
+    );
+    assert_eq!(
+        aws.hourly_price("m5.large", "us-east-1a", SPOT),
+        None,
+        "no spot prices offline"
+    );
+    assert_eq!(aws.hourly_price("no.such", "us-east-1a", ON_DEMAND), None);
+    let json = r#"{"instanceTypes":[{"name":"n2","capacity":{"cpu":"4","memory":"16Gi"},
+        "offerings":[{"zone":"z1","capacityType":"spot","price":0.05},
+                     {"zone":"z1","capacityType":"on-demand","price":0.2}]}]}"#;
+    let custom = Catalog::from_custom_text("shapes.json", json).unwrap();
+    assert_eq!(custom.hourly_price("n2", "z1", SPOT), Some(0.05));
+    assert_eq!(custom.hourly_price("n2", "z1", ON_DEMAND), Some(0.2));
+    assert_eq!(custom.hourly_price("n2", "z2", SPOT), None);
+}
