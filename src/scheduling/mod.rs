@@ -12,6 +12,7 @@ mod finalize;
 mod node_claim;
 mod node_claim_template;
 mod podreqs;
+mod queue;
 mod scheduler;
 mod topology;
 mod topology_group;

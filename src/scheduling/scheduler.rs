@@ -1,10 +1,10 @@
-//! The scheduling loop: `solve`, the solver's state, the queue of pods, and placing one pod —
+//! The scheduling loop: `solve`, the solver's state, and placing one pod —
 //! existing nodes first, then in-flight NodeClaims, then a new NodeClaim from each NodePool.
 //!
 //! Mirrors `karpenter v1.14.1: pkg/controllers/provisioning/scheduling/scheduler.go` (`Solve`,
-//! `add`, `addToInflightNode`, `addToNewNodeClaim`) and `queue.go`.
+//! `add`, `addToInflightNode`, `addToNewNodeClaim`).
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 
 use rustc_hash::FxHashMap;
 
@@ -21,6 +21,7 @@ use super::node_claim_template::{
     capacity_of, describe_requirements, has_offering, limit_reason, prepare_pools, Pool,
 };
 use super::podreqs::{validation_error, PodState};
+use super::queue::Queue;
 use super::topology::{BoundPod, Topology, TopologyFailure};
 use super::{Input, Plan, UnschedulablePod};
 
@@ -175,28 +176,13 @@ impl<'a> Solver<'a> {
         &self.input.pods[self.states[state].index]
     }
 
-    /// Karpenter's queue: largest pods first; a pod that fails goes to the back; the loop ends
-    /// when a whole cycle makes no progress. Returns the last failure of each pod left.
+    /// Karpenter's `Solve` loop: pods are taken from the queue until a whole cycle makes no
+    /// progress; a pod that fails is relaxed one step and goes to the back. Returns the last
+    /// failure of each pod left.
     pub(super) fn run(&mut self) -> BTreeMap<usize, String> {
-        let mut order: Vec<usize> = (0..self.states.len()).collect();
-        order.sort_by(|&a, &b| {
-            let (pa, pb) = (self.pod(a), self.pod(b));
-            pb.requests
-                .cpu
-                .cmp(&pa.requests.cpu)
-                .then(pb.requests.memory.cmp(&pa.requests.memory))
-                .then_with(|| pa.creation_timestamp.cmp(&pb.creation_timestamp))
-                .then_with(|| pa.uid.cmp(&pb.uid))
-                .then_with(|| pa.key().cmp(&pb.key()))
-        });
-        let mut queue: VecDeque<usize> = order.into();
-        let mut last_len: FxHashMap<usize, usize> = FxHashMap::default();
+        let mut queue = Queue::new(self.states.len(), |s| self.pod(s));
         let mut failures: BTreeMap<usize, String> = BTreeMap::new();
-        while let Some(&s) = queue.front() {
-            if last_len.get(&s) == Some(&queue.len()) {
-                break;
-            }
-            queue.pop_front();
+        while let Some(s) = queue.pop() {
             match self.add(s) {
                 Ok(()) => {
                     failures.remove(&s);
@@ -204,23 +190,21 @@ impl<'a> Solver<'a> {
                 Err(reason) => {
                     failures.insert(s, reason);
                     let pod = self.pod(s);
-                    let relaxed = self.states[s]
+                    if self.states[s]
                         .relax(pod, self.any_prefer_no_schedule)
-                        .is_some();
-                    queue.push_back(s);
-                    if relaxed {
-                        last_len.clear();
-                        let bound = Vec::new();
+                        .is_some()
+                    {
+                        queue.push_relaxed(s);
                         let state = self.states[s].clone();
-                        self.topology.update(pod, &state, &bound);
+                        self.topology.update(pod, &state, &[]);
                     } else {
-                        last_len.insert(s, queue.len());
+                        queue.push(s);
                     }
                 }
             }
         }
         queue
-            .into_iter()
+            .into_remaining()
             .filter_map(|s| failures.remove(&s).map(|r| (s, r)))
             .collect()
     }
