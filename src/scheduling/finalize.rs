@@ -15,6 +15,7 @@ use crate::model::requirements::{Operator, Requirement};
 
 use super::node_claim::{unmet_min_values, Claim};
 use super::node_claim_template::{admitted_slots, cheapest_offer, Pool};
+use super::reason::{PoolCause, PoolRefusal, Reason};
 use super::scheduler::{Solver, HOSTNAME};
 use super::{
     ExistingPlacement, Input, InstanceTypeOption, LaunchChoice, Plan, PlannedNodeClaim,
@@ -42,7 +43,7 @@ pub(super) fn finalize(
     pool: &Pool<'_>,
     claim: &Claim,
     pods: Vec<String>,
-) -> Result<PlannedNodeClaim, String> {
+) -> Result<PlannedNodeClaim, PoolRefusal> {
     let mut reqs = claim.reqs.clone();
     reqs.remove(HOSTNAME);
     let admitted = admitted_slots(pool, &reqs);
@@ -61,12 +62,10 @@ pub(super) fn finalize(
     options.truncate(input.options.max_instance_types.max(1));
     let kept: Vec<u32> = options.iter().map(|&(_, t)| t).collect();
     if let Some(key) = unmet_min_values(pool, &kept, &reqs) {
-        return Err(format!(
-            "{} {}: minValues for {key} cannot be met by the {} cheapest instance types",
-            pool.input.pool.kind(),
-            pool.input.pool.name,
-            kept.len()
-        ));
+        return Err(pool.refusal(PoolCause::MinValuesAfterTruncation {
+            key,
+            kept: kept.len(),
+        }));
     }
     // Capacity type: reserved, then spot, then on-demand — whichever is allowed and available.
     let available_ct = |ct: &str| {
@@ -102,13 +101,7 @@ pub(super) fn finalize(
                     .cmp(&pool.types[b.0 as usize].name)
             })
         })
-        .ok_or_else(|| {
-            format!(
-                "{} {}: no offering left to launch",
-                pool.input.pool.kind(),
-                pool.input.pool.name
-            )
-        })?;
+        .ok_or_else(|| pool.refusal(PoolCause::NoOffering))?;
     let launch_it = pool.types[launch_type as usize];
     let mut zones = BTreeSet::new();
     let mut cts = BTreeSet::new();
@@ -196,7 +189,7 @@ pub(super) fn finalize(
 impl<'a> Solver<'a> {
     pub(super) fn finish(
         self,
-        failures: BTreeMap<usize, String>,
+        failures: BTreeMap<usize, Reason>,
         mut unschedulable: Vec<UnschedulablePod>,
     ) -> Plan {
         let mut plan = Plan::default();
@@ -219,11 +212,11 @@ impl<'a> Solver<'a> {
                     planned.name = format!("{}-{}", pool.input.pool.name, n);
                     plan.node_claims.push(planned);
                 }
-                Err(reason) => {
+                Err(refusal) => {
                     for &s in &claim.pods {
                         unschedulable.push(UnschedulablePod {
                             pod: self.pod(s).key(),
-                            reason: reason.clone(),
+                            reason: Reason::NotLaunchable(refusal.clone()),
                         });
                     }
                 }

@@ -13,6 +13,7 @@ mod node_claim;
 mod node_claim_template;
 mod podreqs;
 mod queue;
+mod reason;
 mod scheduler;
 mod topology;
 mod topology_group;
@@ -27,6 +28,7 @@ use crate::model::requirements::Requirements;
 use crate::model::resources::Resources;
 use crate::model::taints::Taint;
 
+pub use reason::{ExhaustedLimit, PoolCause, PoolRefusal, Reason, ReasonCode, Shortfall};
 pub use scheduler::solve;
 
 /// Karpenter's `MaxInstanceTypes` since v1.7: a NodeClaim keeps at most this many options.
@@ -151,12 +153,12 @@ pub struct ExistingPlacement {
 }
 
 /// A pod left pending, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UnschedulablePod {
     /// `namespace/name`.
     pub pod: String,
-    /// A precise, human reason.
-    pub reason: String,
+    /// Why: a stable [`Reason::code`], and a precise message (its `Display`).
+    pub reason: Reason,
 }
 
 /// The solver's result.

@@ -13,12 +13,12 @@ use rustc_hash::FxHashMap;
 use crate::model::instance_type::{InstanceType, Offering};
 use crate::model::labels;
 use crate::model::pod::{HostPort, Pod};
-use crate::model::quantity::format_milli;
 use crate::model::requirements::{Requirement, Requirements};
 use crate::model::resources::Resources;
 use crate::model::taints::{first_untolerated, Effect};
 
 use super::podreqs::PodState;
+use super::reason::{ExhaustedLimit, PoolCause, PoolRefusal};
 use super::{Input, PoolInput};
 
 /// A NodePool prepared for packing.
@@ -42,7 +42,18 @@ pub(super) struct Pool<'a> {
     /// Per type: available offerings as (slot, index into `offerings`), cheapest first.
     pub(super) offers: Vec<Vec<(usize, usize)>>,
     /// Why the pool can take nothing at all, if so.
-    pub(super) unusable: Option<String>,
+    pub(super) unusable: Option<PoolCause>,
+}
+
+impl Pool<'_> {
+    /// This pool refusing a pod for `cause`.
+    pub(super) fn refusal(&self, cause: PoolCause) -> PoolRefusal {
+        PoolRefusal {
+            kind: self.input.pool.kind(),
+            pool: self.input.pool.name.clone(),
+            cause,
+        }
+    }
 }
 
 pub(super) fn prepare_pools(input: &Input) -> Vec<Pool<'_>> {
@@ -89,16 +100,11 @@ pub(super) fn prepare_pools(input: &Input) -> Vec<Pool<'_>> {
                 .filter_map(|r| r.min_values.map(|m| (r.key.clone(), m)))
                 .collect();
             let unusable = if pi.pool.replicas.is_some() {
-                Some(format!(
-                    "NodePool {} is static (spec.replicas) and not used for provisioning",
-                    pi.pool.name
-                ))
+                Some(PoolCause::Static)
             } else if types.is_empty() {
-                Some(format!(
-                    "NodePool {} has no instance type compatible with its requirements ({})",
-                    pi.pool.name,
-                    describe_requirements(&reqs)
-                ))
+                Some(PoolCause::NoInstanceTypes {
+                    requirements: reqs.clone(),
+                })
             } else {
                 None
             };
@@ -262,11 +268,9 @@ pub(super) fn daemon_overhead(daemons: &[(&Pod, Requirements)], it: &InstanceTyp
     total
 }
 
-pub(super) fn limit_reason(pool: &Pool<'_>) -> String {
-    let name = &pool.input.pool.name;
-    let kind = pool.input.pool.kind();
+pub(super) fn limit_reason(pool: &Pool<'_>) -> PoolCause {
     let remaining = pool.remaining.as_ref();
-    let mut parts = Vec::new();
+    let mut exhausted = Vec::new();
     for (key, limit) in &pool.input.pool.limits {
         let left = remaining
             .and_then(|r| r.get(key))
@@ -279,24 +283,13 @@ pub(super) fn limit_reason(pool: &Pool<'_>) -> String {
             .min()
             .unwrap_or(0);
         if smallest > left {
-            parts.push(format!(
-                "limit {key}={} reached ({key}={} left; the smallest instance type has {key}={})",
-                format_milli(key, *limit),
-                format_milli(key, left.max(0)),
-                format_milli(key, smallest)
-            ));
+            exhausted.push(ExhaustedLimit {
+                resource: key.clone(),
+                limit: *limit,
+                left,
+                smallest,
+            });
         }
     }
-    if parts.is_empty() {
-        parts.push("every instance type exceeds the remaining limits".to_string());
-    }
-    format!("{kind} {name}: {}", parts.join(", "))
-}
-
-pub(super) fn describe_requirements(reqs: &Requirements) -> String {
-    if reqs.is_empty() {
-        "none".to_string()
-    } else {
-        reqs.to_string()
-    }
+    PoolCause::LimitReached(exhausted)
 }

@@ -6,6 +6,8 @@ use crate::model::pod::{NodeSelectorTerm, Pod, WhenUnsatisfiable};
 use crate::model::requirements::{Operator, Requirements};
 use crate::model::taints::{Effect, Toleration};
 
+use super::reason::Reason;
+
 /// A pod as the solver sees it at one point of relaxation. The source [`Pod`] is never
 /// mutated; relaxation edits this copy of the relaxable parts.
 #[derive(Debug, Clone)]
@@ -128,24 +130,22 @@ impl PodState {
 
 /// Why a pod is refused before any placement is tried (Karpenter's pending-pod validation,
 /// KARPENTER.md §6.1), or `None` if it can be scheduled.
-pub(crate) fn validation_error(pod: &Pod) -> Option<String> {
+pub(crate) fn validation_error(pod: &Pod) -> Option<Reason> {
     if let Some(why) = &pod.unsupported {
-        return Some(why.clone());
+        return Some(Reason::Unsupported(why.clone()));
     }
-    let check_key = |key: &str, op: Operator| -> Option<String> {
-        let key = labels::normalize_key(key);
+    let check_key = |key: &str, op: Operator| -> Option<Reason> {
+        let key = labels::normalize_key(key).to_string();
         if key == labels::NODEPOOL && op == Operator::DoesNotExist {
-            return Some(format!("opts out of Karpenter nodes ({key} DoesNotExist)"));
+            return Some(Reason::OptsOutOfKarpenter { key });
         }
         if key == labels::HOSTNAME {
-            return Some(format!(
-                "selects a specific node by {key}, which Karpenter cannot create"
-            ));
+            return Some(Reason::SelectsSpecificNode { key });
         }
         if key != labels::NODEPOOL && key != labels::CAPACITY_TYPE {
-            if let Some(why) = labels::restricted_reason(key) {
+            if let Some(why) = labels::restricted_reason(&key) {
                 if key.starts_with("karpenter.sh/") {
-                    return Some(format!("label {key} is restricted: {why}"));
+                    return Some(Reason::RestrictedLabel { key, why });
                 }
             }
         }
@@ -162,7 +162,7 @@ pub(crate) fn validation_error(pod: &Pod) -> Option<String> {
                 return Some(e);
             }
             if let Err(e) = r.validate() {
-                return Some(e);
+                return Some(Reason::InvalidRequirement(e));
             }
         }
     }

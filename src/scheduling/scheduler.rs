@@ -10,18 +10,16 @@ use rustc_hash::FxHashMap;
 
 use crate::model::labels;
 use crate::model::pod::Pod;
-use crate::model::quantity::format_milli;
 use crate::model::requirements::{Operator, Requirement};
 use crate::model::resources::Resources;
 use crate::model::taints::{Effect, Taint};
 
 use super::existing_node::{prepare_existing, Existing};
 use super::node_claim::{try_claim, zone_pin, Claim, ClaimQueue, ClaimUpdate};
-use super::node_claim_template::{
-    capacity_of, describe_requirements, has_offering, limit_reason, prepare_pools, Pool,
-};
+use super::node_claim_template::{capacity_of, has_offering, limit_reason, prepare_pools, Pool};
 use super::podreqs::{validation_error, PodState};
 use super::queue::Queue;
+use super::reason::{PoolCause, PoolRefusal, Reason, Shortfall};
 use super::topology::{BoundPod, Topology, TopologyFailure};
 use super::{Input, Plan, UnschedulablePod};
 
@@ -179,9 +177,9 @@ impl<'a> Solver<'a> {
     /// Karpenter's `Solve` loop: pods are taken from the queue until a whole cycle makes no
     /// progress; a pod that fails is relaxed one step and goes to the back. Returns the last
     /// failure of each pod left.
-    pub(super) fn run(&mut self) -> BTreeMap<usize, String> {
+    pub(super) fn run(&mut self) -> BTreeMap<usize, Reason> {
         let mut queue = Queue::new(self.states.len(), |s| self.pod(s));
-        let mut failures: BTreeMap<usize, String> = BTreeMap::new();
+        let mut failures: BTreeMap<usize, Reason> = BTreeMap::new();
         while let Some(s) = queue.pop() {
             match self.add(s) {
                 Ok(()) => {
@@ -211,7 +209,7 @@ impl<'a> Solver<'a> {
 
     /// Tries existing nodes, then in-flight NodeClaims (fewest pods first), then a new NodeClaim
     /// from each pool in order.
-    pub(super) fn add(&mut self, s: usize) -> Result<(), String> {
+    pub(super) fn add(&mut self, s: usize) -> Result<(), Reason> {
         let pod = self.pod(s);
         for e in 0..self.existing.len() {
             if self.try_existing(e, s).is_ok() {
@@ -245,23 +243,17 @@ impl<'a> Solver<'a> {
             self.claim_order.insert((count + 1, c), pin);
             return Ok(());
         }
-        let mut reasons = Vec::new();
+        let mut refusals = Vec::new();
         for p in 0..self.pools.len() {
             match self.new_claim(p, s) {
                 Ok(()) => return Ok(()),
-                Err(r) => reasons.push(r),
+                Err(r) => refusals.push(r),
             }
         }
-        if reasons.is_empty() {
-            reasons.push("no NodePool to create a node from".to_string());
-        }
-        if !self.existing.is_empty() {
-            reasons.insert(
-                0,
-                format!("does not fit any of {} existing nodes", self.existing.len()),
-            );
-        }
-        Err(reasons.join("; "))
+        Err(Reason::NoPlacement {
+            existing_nodes: self.existing.len(),
+            refusals,
+        })
     }
 
     pub(super) fn commit(&mut self, c: usize, s: usize, update: ClaimUpdate) {
@@ -279,12 +271,11 @@ impl<'a> Solver<'a> {
     }
 
     /// Opens a new NodeClaim from pool `p` for pod `s`, or says precisely why it cannot.
-    pub(super) fn new_claim(&mut self, p: usize, s: usize) -> Result<(), String> {
+    pub(super) fn new_claim(&mut self, p: usize, s: usize) -> Result<(), PoolRefusal> {
         let pool = &self.pools[p];
         let name = &pool.input.pool.name;
-        let kind = pool.input.pool.kind();
         if let Some(why) = &pool.unusable {
-            return Err(why.clone());
+            return Err(pool.refusal(why.clone()));
         }
         let mut types: Vec<u32> = (0..pool.types.len() as u32).collect();
         if let Some(remaining) = &pool.remaining {
@@ -294,7 +285,7 @@ impl<'a> Solver<'a> {
                     .all(|(k, left)| capacity_of(pool.types[t as usize], k) <= *left)
             });
             if types.is_empty() {
-                return Err(limit_reason(pool));
+                return Err(pool.refusal(limit_reason(pool)));
             }
         }
         let hostname = format!("hostname-placeholder-{}-{}", name, pool.claims_created);
@@ -335,32 +326,27 @@ impl<'a> Solver<'a> {
             }
             Err(fail) => {
                 self.topology.unregister(HOSTNAME, &hostname);
-                Err(format!(
-                    "{kind} {name}: {}",
-                    self.explain(p, s, &claim, fail)
-                ))
+                Err(self.pools[p].refusal(self.explain(p, s, &claim, fail)))
             }
         }
     }
 
     /// Turns a failure to open a NodeClaim into a sentence.
-    pub(super) fn explain(&self, p: usize, s: usize, claim: &Claim, fail: Fail) -> String {
+    pub(super) fn explain(&self, p: usize, s: usize, claim: &Claim, fail: Fail) -> PoolCause {
         let pool = &self.pools[p];
         let pod = self.pod(s);
         let state = &self.states[s];
         match fail {
-            Fail::Taint(t) => format!("taint {t} not tolerated"),
-            Fail::HostPort(port) => format!("host port {port} already in use"),
-            Fail::Topology(f) => self.topology.describe(&f),
-            Fail::MinValues(key) => {
-                format!("minValues for {key} cannot be met by the instance types left")
-            }
+            Fail::Taint(t) => PoolCause::TaintNotTolerated(t),
+            Fail::HostPort(port) => PoolCause::HostPortConflict(port),
+            Fail::Topology(f) => PoolCause::Topology(self.topology.describe(&f)),
+            Fail::MinValues(key) => PoolCause::MinValues(key),
             Fail::Requirements => match claim
                 .reqs
                 .compatible(&state.requirements, labels::is_well_known)
             {
-                Err(inc) => format!("incompatible requirements: {inc}"),
-                Ok(()) => "topology domain not available to this NodePool".to_string(),
+                Err(inc) => PoolCause::IncompatibleRequirements(inc.to_string()),
+                Ok(()) => PoolCause::TopologyDomainUnavailable,
             },
             Fail::NoInstanceType => {
                 let mut reqs = claim.reqs.clone();
@@ -375,37 +361,34 @@ impl<'a> Solver<'a> {
                     })
                     .collect();
                 if compatible.is_empty() {
-                    return format!(
-                        "no instance type satisfies the pod's requirements ({})",
-                        describe_requirements(&state.requirements)
-                    );
+                    return PoolCause::NoInstanceTypeMatches {
+                        requirements: state.requirements.clone(),
+                    };
                 }
                 let mut largest = Resources::new();
                 for &t in &compatible {
                     largest = largest.max(&pool.effective_allocatable[t as usize]);
                 }
-                let short: Vec<String> = pod
+                let shortfalls: Vec<Shortfall> = pod
                     .requests
                     .exceeded(&largest)
                     .into_iter()
-                    .map(|r| {
-                        format!(
-                            "{r} {} (largest available after overhead: {})",
-                            format_milli(&r, pod.requests.get(&r)),
-                            format_milli(&r, largest.get(&r))
-                        )
+                    .map(|r| Shortfall {
+                        requested: pod.requests.get(&r),
+                        largest: largest.get(&r),
+                        resource: r,
                     })
                     .collect();
-                if short.is_empty() {
-                    format!("no single instance type fits requests {}", pod.requests)
+                if shortfalls.is_empty() {
+                    PoolCause::NoSingleInstanceTypeFits {
+                        requests: pod.requests.clone(),
+                    }
                 } else {
-                    let limited = if pool.remaining.is_some() && compatible.len() < pool.types.len()
-                    {
-                        " within its remaining limits"
-                    } else {
-                        ""
-                    };
-                    format!("no instance type{limited} has {}", short.join(", "))
+                    PoolCause::RequestsExceedInstanceTypes {
+                        within_limits: pool.remaining.is_some()
+                            && compatible.len() < pool.types.len(),
+                        shortfalls,
+                    }
                 }
             }
         }

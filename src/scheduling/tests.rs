@@ -151,12 +151,13 @@ fn limits_are_enforced_pessimistically_and_named() {
     // 8-vCPU claim takes 7 pods, a 2-vCPU claim takes 1; the rest hit the limit.
     assert_eq!(plan.node_claims.len(), 2);
     assert_eq!(plan.unschedulable.len(), 12);
+    let reason = &plan.unschedulable[0].reason;
+    assert_eq!(reason.code(), ReasonCode::LimitReached);
     assert!(
-        plan.unschedulable[0]
-            .reason
+        reason
+            .to_string()
             .contains("NodePool default: limit cpu=10 reached"),
-        "{}",
-        plan.unschedulable[0].reason
+        "{reason}"
     );
 }
 
@@ -183,11 +184,13 @@ fn node_selector_must_match_pool_labels() {
     ));
     assert_eq!(plan.node_claims.len(), 1);
     assert_eq!(plan.node_claims[0].labels["team"], "a");
-    let reasons: BTreeMap<&str, &str> = plan
+    let reasons: BTreeMap<&str, String> = plan
         .unschedulable
         .iter()
-        .map(|u| (u.pod.as_str(), u.reason.as_str()))
+        .map(|u| (u.pod.as_str(), u.reason.to_string()))
         .collect();
+    let codes: Vec<ReasonCode> = plan.unschedulable.iter().map(|u| u.reason.code()).collect();
+    assert_eq!(codes, [ReasonCode::IncompatibleRequirements; 2]);
     assert!(
         reasons["default/wrong"].contains("team In [b] conflicts"),
         "{}",
@@ -256,9 +259,12 @@ fn taints_need_tolerations() {
     assert_eq!(plan.node_claims.len(), 1);
     assert_eq!(plan.node_claims[0].pods, ["default/tolerant"]);
     assert_eq!(plan.unschedulable.len(), 1);
-    assert!(plan.unschedulable[0]
-        .reason
-        .contains("taint dedicated=gpu:NoSchedule not tolerated"));
+    let reason = &plan.unschedulable[0].reason;
+    assert_eq!(reason.code(), ReasonCode::TaintNotTolerated);
+    assert_eq!(
+        reason.to_string(),
+        "NodePool gpu: taint dedicated=gpu:NoSchedule not tolerated"
+    );
 }
 
 #[test]
@@ -428,11 +434,9 @@ fn extended_resources_select_types_that_have_them() {
             .build()],
         vec![pool_input(node_pool("default"), small_catalog())],
     ));
-    assert!(
-        plan.unschedulable[0].reason.contains("nvidia.com/gpu 2"),
-        "{}",
-        plan.unschedulable[0].reason
-    );
+    let reason = &plan.unschedulable[0].reason;
+    assert_eq!(reason.code(), ReasonCode::NoInstanceTypeFits);
+    assert!(reason.to_string().contains("nvidia.com/gpu 2"), "{reason}");
 }
 
 #[test]
@@ -442,13 +446,11 @@ fn too_big_pods_get_a_precise_reason() {
         vec![pool_input(node_pool("default"), small_catalog())],
     ));
     let reason = &plan.unschedulable[0].reason;
-    assert!(
-        reason.contains("NodePool default: no instance type has cpu 96"),
-        "{reason}"
-    );
-    assert!(
-        reason.contains("7900m"),
-        "names the largest allocatable: {reason}"
+    assert_eq!(reason.code(), ReasonCode::NoInstanceTypeFits);
+    assert_eq!(
+        reason.to_string(),
+        "NodePool default: no instance type has cpu 96 (largest available after overhead: 7900m)",
+        "names the largest allocatable"
     );
 }
 
@@ -476,11 +478,9 @@ fn min_values_keep_enough_distinct_types() {
         vec![PodBuilder::new("big").cpu("6").build()],
         vec![pool_input(pool, small_catalog())],
     ));
-    assert!(
-        plan.unschedulable[0].reason.contains("minValues"),
-        "{}",
-        plan.unschedulable[0].reason
-    );
+    let reason = &plan.unschedulable[0].reason;
+    assert_eq!(reason.code(), ReasonCode::MinValuesUnmet);
+    assert!(reason.to_string().contains("minValues"), "{reason}");
 }
 
 #[test]
@@ -654,9 +654,10 @@ fn daemonset_host_ports_are_reserved_on_new_nodes() {
     );
     let plan = solve(&inp);
     assert!(plan.node_claims.is_empty());
-    assert!(
-        plan.unschedulable[0].reason.contains("host port 9100"),
-        "{}",
-        plan.unschedulable[0].reason
+    let reason = &plan.unschedulable[0].reason;
+    assert_eq!(reason.code(), ReasonCode::HostPortConflict);
+    assert_eq!(
+        reason.to_string(),
+        "NodePool default: host port 9100 already in use"
     );
 }

@@ -145,7 +145,7 @@ pub fn plan_document(plan: &Plan, region: &str) -> PlanDoc {
             .iter()
             .map(|u| UnschedulableDoc {
                 pod: u.pod.clone(),
-                reason: u.reason.clone(),
+                reason: u.reason.to_string(),
             })
             .collect(),
         price_per_hour: (plan.price_per_hour() * 1e6).round() / 1e6,
@@ -227,7 +227,7 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
                 let mut t = Table::new(&["UNSCHEDULABLE-POD", "REASON"]);
                 for u in &plan.unschedulable {
                     // The reason is the last column, so colour does not disturb alignment.
-                    t.row(vec![u.pod.clone(), style.bad(&u.reason)]);
+                    t.row(vec![u.pod.clone(), style.bad(&u.reason.to_string())]);
                 }
                 t.write(out, headers)?;
             }

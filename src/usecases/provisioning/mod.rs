@@ -35,6 +35,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::cloud::launch::{LaunchError, PoolError};
+use crate::scheduling::Reason;
 
 /// Which pools may launch and how many instance types a NodeClaim keeps (`--nodepool`,
 /// `--max-instance-types`).
@@ -177,7 +178,7 @@ pub enum Event {
         /// `namespace/name`.
         pod: String,
         /// Why.
-        reason: String,
+        reason: Reason,
     },
     /// Watch: a node was found empty; it is removed if it stays so for `ttl`.
     NodeEmpty {

@@ -1,0 +1,633 @@
+//! Why a pod stays pending: a typed [`Reason`] with a stable [`ReasonCode`] for machines and a
+//! message for people (its `Display`).
+//!
+//! Karpenter reports the same causes as event and log text (`scheduler.go` `Results.Record`,
+//! `nodeclaim.go` `InstanceTypeFilterError`, `provisioner.go` `Validate`); the codes name them.
+
+use std::fmt;
+
+use crate::model::quantity::format_milli;
+use crate::model::requirements::Requirements;
+use crate::model::resources::Resources;
+use crate::model::taints::Taint;
+
+/// The stable code of a [`Reason`], `reasonCode` in `provision -o json|yaml`.
+///
+/// | code | meaning |
+/// | --- | --- |
+/// | `Unsupported` | the pod uses something Karpenter cannot schedule (e.g. node affinity with `matchFields`) |
+/// | `OptsOutOfKarpenter` | the pod requires `karpenter.sh/nodepool DoesNotExist` |
+/// | `SelectsSpecificNode` | the pod selects a node by `kubernetes.io/hostname` |
+/// | `RestrictedLabel` | the pod requires a label Karpenter reserves for itself |
+/// | `InvalidRequirement` | a node-affinity requirement is malformed (e.g. `In` without values) |
+/// | `NoNodePool` | there is no NodePool to create a node from |
+/// | `StaticNodePool` | the NodePool is static (`spec.replicas`) and not used for provisioning |
+/// | `NodePoolHasNoInstanceTypes` | no instance type is compatible with the NodePool's requirements |
+/// | `LimitReached` | the NodePool's `limits` leave no room for another node |
+/// | `TaintNotTolerated` | the pod does not tolerate a taint of the NodePool |
+/// | `HostPortConflict` | a host port the pod binds is already taken on the node |
+/// | `TopologyUnsatisfiable` | a topology spread or pod (anti-)affinity cannot be satisfied |
+/// | `IncompatibleRequirements` | the pod's node requirements conflict with the NodePool's |
+/// | `NoInstanceTypeMatches` | no instance type has the labels the pod requires |
+/// | `NoInstanceTypeFits` | no instance type has the resources the pod requests |
+/// | `MinValuesUnmet` | the NodePool's `minValues` cannot be met by the instance types left |
+/// | `NoOffering` | no available offering is left to launch the NodeClaim |
+///
+/// A pod no NodePool can take gets the code of the first NodePool tried (the highest weight);
+/// the message lists every NodePool's reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ReasonCode {
+    /// See the table above.
+    Unsupported,
+    /// See the table above.
+    OptsOutOfKarpenter,
+    /// See the table above.
+    SelectsSpecificNode,
+    /// See the table above.
+    RestrictedLabel,
+    /// See the table above.
+    InvalidRequirement,
+    /// See the table above.
+    NoNodePool,
+    /// See the table above.
+    StaticNodePool,
+    /// See the table above.
+    NodePoolHasNoInstanceTypes,
+    /// See the table above.
+    LimitReached,
+    /// See the table above.
+    TaintNotTolerated,
+    /// See the table above.
+    HostPortConflict,
+    /// See the table above.
+    TopologyUnsatisfiable,
+    /// See the table above.
+    IncompatibleRequirements,
+    /// See the table above.
+    NoInstanceTypeMatches,
+    /// See the table above.
+    NoInstanceTypeFits,
+    /// See the table above.
+    MinValuesUnmet,
+    /// See the table above.
+    NoOffering,
+}
+
+impl ReasonCode {
+    /// The code as written in JSON/YAML.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReasonCode::Unsupported => "Unsupported",
+            ReasonCode::OptsOutOfKarpenter => "OptsOutOfKarpenter",
+            ReasonCode::SelectsSpecificNode => "SelectsSpecificNode",
+            ReasonCode::RestrictedLabel => "RestrictedLabel",
+            ReasonCode::InvalidRequirement => "InvalidRequirement",
+            ReasonCode::NoNodePool => "NoNodePool",
+            ReasonCode::StaticNodePool => "StaticNodePool",
+            ReasonCode::NodePoolHasNoInstanceTypes => "NodePoolHasNoInstanceTypes",
+            ReasonCode::LimitReached => "LimitReached",
+            ReasonCode::TaintNotTolerated => "TaintNotTolerated",
+            ReasonCode::HostPortConflict => "HostPortConflict",
+            ReasonCode::TopologyUnsatisfiable => "TopologyUnsatisfiable",
+            ReasonCode::IncompatibleRequirements => "IncompatibleRequirements",
+            ReasonCode::NoInstanceTypeMatches => "NoInstanceTypeMatches",
+            ReasonCode::NoInstanceTypeFits => "NoInstanceTypeFits",
+            ReasonCode::MinValuesUnmet => "MinValuesUnmet",
+            ReasonCode::NoOffering => "NoOffering",
+        }
+    }
+}
+
+impl fmt::Display for ReasonCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a pod stays pending.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reason {
+    /// Set by the manifest/API adapters: the pod uses something Karpenter cannot consider.
+    Unsupported(String),
+    /// The pod requires `key DoesNotExist` on the NodePool label.
+    OptsOutOfKarpenter {
+        /// The label key.
+        key: String,
+    },
+    /// The pod selects a node by hostname.
+    SelectsSpecificNode {
+        /// The label key.
+        key: String,
+    },
+    /// The pod requires a label Karpenter reserves.
+    RestrictedLabel {
+        /// The label key.
+        key: String,
+        /// Why it is reserved.
+        why: &'static str,
+    },
+    /// A node-affinity requirement is malformed (the validation message).
+    InvalidRequirement(String),
+    /// No existing node took the pod, and no NodePool could create a node for it.
+    NoPlacement {
+        /// How many existing nodes were tried.
+        existing_nodes: usize,
+        /// Each NodePool's refusal, in the order they were tried.
+        refusals: Vec<PoolRefusal>,
+    },
+    /// The pod was packed on a NodeClaim that cannot be launched.
+    NotLaunchable(PoolRefusal),
+}
+
+impl Reason {
+    /// The stable code.
+    pub fn code(&self) -> ReasonCode {
+        match self {
+            Reason::Unsupported(_) => ReasonCode::Unsupported,
+            Reason::OptsOutOfKarpenter { .. } => ReasonCode::OptsOutOfKarpenter,
+            Reason::SelectsSpecificNode { .. } => ReasonCode::SelectsSpecificNode,
+            Reason::RestrictedLabel { .. } => ReasonCode::RestrictedLabel,
+            Reason::InvalidRequirement(_) => ReasonCode::InvalidRequirement,
+            Reason::NoPlacement { refusals, .. } => refusals
+                .first()
+                .map_or(ReasonCode::NoNodePool, |r| r.cause.code()),
+            Reason::NotLaunchable(refusal) => refusal.cause.code(),
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::Unsupported(why) => f.write_str(why),
+            Reason::OptsOutOfKarpenter { key } => {
+                write!(f, "opts out of Karpenter nodes ({key} DoesNotExist)")
+            }
+            Reason::SelectsSpecificNode { key } => write!(
+                f,
+                "selects a specific node by {key}, which Karpenter cannot create"
+            ),
+            Reason::RestrictedLabel { key, why } => write!(f, "label {key} is restricted: {why}"),
+            Reason::InvalidRequirement(why) => f.write_str(why),
+            Reason::NoPlacement {
+                existing_nodes,
+                refusals,
+            } => {
+                let mut parts = Vec::with_capacity(refusals.len() + 1);
+                if *existing_nodes > 0 {
+                    parts.push(format!(
+                        "does not fit any of {existing_nodes} existing nodes"
+                    ));
+                }
+                if refusals.is_empty() {
+                    parts.push("no NodePool to create a node from".to_string());
+                }
+                parts.extend(refusals.iter().map(PoolRefusal::to_string));
+                f.write_str(&parts.join("; "))
+            }
+            Reason::NotLaunchable(refusal) => refusal.fmt(f),
+        }
+    }
+}
+
+/// Why one NodePool (or Provisioner) cannot take a pod.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolRefusal {
+    /// `NodePool` or `Provisioner`.
+    pub kind: &'static str,
+    /// Its name.
+    pub pool: String,
+    /// Why.
+    pub cause: PoolCause,
+}
+
+impl fmt::Display for PoolRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (kind, name, cause) = (self.kind, &self.pool, &self.cause);
+        match cause {
+            // A pool unusable as a whole is the subject of the sentence (always a NodePool).
+            PoolCause::Static | PoolCause::NoInstanceTypes { .. } => {
+                write!(f, "NodePool {name} {cause}")
+            }
+            _ => write!(f, "{kind} {name}: {cause}"),
+        }
+    }
+}
+
+/// What stops a NodePool from taking a pod.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PoolCause {
+    /// Static pool (`spec.replicas`).
+    Static,
+    /// No instance type is compatible with the pool's requirements.
+    NoInstanceTypes {
+        /// The pool's requirements.
+        requirements: Requirements,
+    },
+    /// Every instance type would exceed the pool's remaining limits; the limits the smallest
+    /// type no longer fits (empty when only the combination is exceeded).
+    LimitReached(Vec<ExhaustedLimit>),
+    /// A taint of the pool is not tolerated.
+    TaintNotTolerated(Taint),
+    /// A host port is already bound on the node.
+    HostPortConflict(i32),
+    /// A topology group refuses the placement (its description).
+    Topology(String),
+    /// A topology domain the pod needs is not one the pool can provide.
+    TopologyDomainUnavailable,
+    /// The pod's requirements conflict with the pool's (the conflict).
+    IncompatibleRequirements(String),
+    /// No instance type satisfies the pod's requirements.
+    NoInstanceTypeMatches {
+        /// The pod's requirements.
+        requirements: Requirements,
+    },
+    /// Each request fits some instance type, but no single type fits them all.
+    NoSingleInstanceTypeFits {
+        /// The pod's requests.
+        requests: Resources,
+    },
+    /// Requests larger than any compatible instance type offers.
+    RequestsExceedInstanceTypes {
+        /// Whether the pool's remaining limits are what rules out larger types.
+        within_limits: bool,
+        /// The resources short.
+        shortfalls: Vec<Shortfall>,
+    },
+    /// `minValues` of a key cannot be met by the instance types left (`key (needs n, m left)`).
+    MinValues(String),
+    /// `minValues` cannot be met once the options are truncated to the cheapest.
+    MinValuesAfterTruncation {
+        /// `key (needs n, m left)`.
+        key: String,
+        /// How many types were kept.
+        kept: usize,
+    },
+    /// No available offering is left to launch.
+    NoOffering,
+}
+
+impl PoolCause {
+    /// The stable code.
+    pub fn code(&self) -> ReasonCode {
+        match self {
+            PoolCause::Static => ReasonCode::StaticNodePool,
+            PoolCause::NoInstanceTypes { .. } => ReasonCode::NodePoolHasNoInstanceTypes,
+            PoolCause::LimitReached(_) => ReasonCode::LimitReached,
+            PoolCause::TaintNotTolerated(_) => ReasonCode::TaintNotTolerated,
+            PoolCause::HostPortConflict(_) => ReasonCode::HostPortConflict,
+            PoolCause::Topology(_) | PoolCause::TopologyDomainUnavailable => {
+                ReasonCode::TopologyUnsatisfiable
+            }
+            PoolCause::IncompatibleRequirements(_) => ReasonCode::IncompatibleRequirements,
+            PoolCause::NoInstanceTypeMatches { .. } => ReasonCode::NoInstanceTypeMatches,
+            PoolCause::NoSingleInstanceTypeFits { .. }
+            | PoolCause::RequestsExceedInstanceTypes { .. } => ReasonCode::NoInstanceTypeFits,
+            PoolCause::MinValues(_) | PoolCause::MinValuesAfterTruncation { .. } => {
+                ReasonCode::MinValuesUnmet
+            }
+            PoolCause::NoOffering => ReasonCode::NoOffering,
+        }
+    }
+}
+
+impl fmt::Display for PoolCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PoolCause::Static => {
+                f.write_str("is static (spec.replicas) and not used for provisioning")
+            }
+            PoolCause::NoInstanceTypes { requirements } => write!(
+                f,
+                "has no instance type compatible with its requirements ({})",
+                describe_requirements(requirements)
+            ),
+            PoolCause::LimitReached(limits) if limits.is_empty() => {
+                f.write_str("every instance type exceeds the remaining limits")
+            }
+            PoolCause::LimitReached(limits) => {
+                let parts: Vec<String> = limits.iter().map(ExhaustedLimit::to_string).collect();
+                f.write_str(&parts.join(", "))
+            }
+            PoolCause::TaintNotTolerated(t) => write!(f, "taint {t} not tolerated"),
+            PoolCause::HostPortConflict(port) => write!(f, "host port {port} already in use"),
+            PoolCause::Topology(group) => f.write_str(group),
+            PoolCause::TopologyDomainUnavailable => {
+                f.write_str("topology domain not available to this NodePool")
+            }
+            PoolCause::IncompatibleRequirements(conflict) => {
+                write!(f, "incompatible requirements: {conflict}")
+            }
+            PoolCause::NoInstanceTypeMatches { requirements } => write!(
+                f,
+                "no instance type satisfies the pod's requirements ({})",
+                describe_requirements(requirements)
+            ),
+            PoolCause::NoSingleInstanceTypeFits { requests } => {
+                write!(f, "no single instance type fits requests {requests}")
+            }
+            PoolCause::RequestsExceedInstanceTypes {
+                within_limits,
+                shortfalls,
+            } => {
+                let limited = if *within_limits {
+                    " within its remaining limits"
+                } else {
+                    ""
+                };
+                let parts: Vec<String> = shortfalls.iter().map(Shortfall::to_string).collect();
+                write!(f, "no instance type{limited} has {}", parts.join(", "))
+            }
+            PoolCause::MinValues(key) => {
+                write!(
+                    f,
+                    "minValues for {key} cannot be met by the instance types left"
+                )
+            }
+            PoolCause::MinValuesAfterTruncation { key, kept } => write!(
+                f,
+                "minValues for {key} cannot be met by the {kept} cheapest instance types"
+            ),
+            PoolCause::NoOffering => f.write_str("no offering left to launch"),
+        }
+    }
+}
+
+/// A limit the smallest instance type no longer fits under (milli-units).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExhaustedLimit {
+    /// The limited resource (`cpu`, `memory`, `nodes`, …).
+    pub resource: String,
+    /// The limit.
+    pub limit: i64,
+    /// What is left of it.
+    pub left: i64,
+    /// What the smallest instance type has of it.
+    pub smallest: i64,
+}
+
+impl fmt::Display for ExhaustedLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let key = &self.resource;
+        write!(
+            f,
+            "limit {key}={} reached ({key}={} left; the smallest instance type has {key}={})",
+            format_milli(key, self.limit),
+            format_milli(key, self.left.max(0)),
+            format_milli(key, self.smallest)
+        )
+    }
+}
+
+/// A resource a pod requests more of than the largest compatible instance type has (milli-units).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shortfall {
+    /// The resource.
+    pub resource: String,
+    /// What the pod requests.
+    pub requested: i64,
+    /// The largest allocatable (after overhead) among the compatible types.
+    pub largest: i64,
+}
+
+impl fmt::Display for Shortfall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let r = &self.resource;
+        write!(
+            f,
+            "{r} {} (largest available after overhead: {})",
+            format_milli(r, self.requested),
+            format_milli(r, self.largest)
+        )
+    }
+}
+
+/// Requirements as text, `none` when empty.
+pub(super) fn describe_requirements(reqs: &Requirements) -> String {
+    if reqs.is_empty() {
+        "none".to_string()
+    } else {
+        reqs.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::quantity::GIB;
+    use crate::model::requirements::Requirement;
+    use crate::model::taints::Effect;
+
+    fn refusal(kind: &'static str, cause: PoolCause) -> PoolRefusal {
+        PoolRefusal {
+            kind,
+            pool: "default".into(),
+            cause,
+        }
+    }
+
+    /// Every message, word for word as the solver wrote it before reasons were typed, and its
+    /// code.
+    #[test]
+    fn messages_and_codes() {
+        let mut reqs = Requirements::new();
+        reqs.add(Requirement::single("team", "a"));
+        let cpu = |requested, largest| Shortfall {
+            resource: "cpu".into(),
+            requested,
+            largest,
+        };
+        let cases: Vec<(Reason, ReasonCode, &str)> = vec![
+            (
+                Reason::Unsupported("uses matchFields".into()),
+                ReasonCode::Unsupported,
+                "uses matchFields",
+            ),
+            (
+                Reason::OptsOutOfKarpenter {
+                    key: "karpenter.sh/nodepool".into(),
+                },
+                ReasonCode::OptsOutOfKarpenter,
+                "opts out of Karpenter nodes (karpenter.sh/nodepool DoesNotExist)",
+            ),
+            (
+                Reason::SelectsSpecificNode {
+                    key: "kubernetes.io/hostname".into(),
+                },
+                ReasonCode::SelectsSpecificNode,
+                "selects a specific node by kubernetes.io/hostname, which Karpenter cannot create",
+            ),
+            (
+                Reason::RestrictedLabel {
+                    key: "karpenter.sh/x".into(),
+                    why: "reserved",
+                },
+                ReasonCode::RestrictedLabel,
+                "label karpenter.sh/x is restricted: reserved",
+            ),
+            (
+                Reason::InvalidRequirement("requirement a: bad".into()),
+                ReasonCode::InvalidRequirement,
+                "requirement a: bad",
+            ),
+            (
+                Reason::NoPlacement {
+                    existing_nodes: 0,
+                    refusals: vec![],
+                },
+                ReasonCode::NoNodePool,
+                "no NodePool to create a node from",
+            ),
+            (
+                Reason::NoPlacement {
+                    existing_nodes: 3,
+                    refusals: vec![],
+                },
+                ReasonCode::NoNodePool,
+                "does not fit any of 3 existing nodes; no NodePool to create a node from",
+            ),
+            (
+                Reason::NoPlacement {
+                    existing_nodes: 2,
+                    refusals: vec![
+                        refusal("NodePool", PoolCause::Static),
+                        refusal(
+                            "Provisioner",
+                            PoolCause::TaintNotTolerated(Taint::new("gpu", "", Effect::NoSchedule)),
+                        ),
+                    ],
+                },
+                ReasonCode::StaticNodePool,
+                "does not fit any of 2 existing nodes; NodePool default is static (spec.replicas) \
+                 and not used for provisioning; Provisioner default: taint gpu:NoSchedule not tolerated",
+            ),
+            (
+                Reason::NotLaunchable(refusal(
+                    "NodePool",
+                    PoolCause::NoInstanceTypes {
+                        requirements: Requirements::new(),
+                    },
+                )),
+                ReasonCode::NodePoolHasNoInstanceTypes,
+                "NodePool default has no instance type compatible with its requirements (none)",
+            ),
+            (
+                Reason::NotLaunchable(refusal(
+                    "NodePool",
+                    PoolCause::LimitReached(vec![
+                        ExhaustedLimit {
+                            resource: "cpu".into(),
+                            limit: 10_000,
+                            left: -500,
+                            smallest: 2000,
+                        },
+                        ExhaustedLimit {
+                            resource: "memory".into(),
+                            limit: GIB,
+                            left: 0,
+                            smallest: GIB,
+                        },
+                    ]),
+                )),
+                ReasonCode::LimitReached,
+                "NodePool default: limit cpu=10 reached (cpu=0 left; the smallest instance type \
+                 has cpu=2), limit memory=1Gi reached (memory=0 left; the smallest instance type \
+                 has memory=1Gi)",
+            ),
+            (
+                Reason::NotLaunchable(refusal("NodePool", PoolCause::LimitReached(vec![]))),
+                ReasonCode::LimitReached,
+                "NodePool default: every instance type exceeds the remaining limits",
+            ),
+            (
+                Reason::NotLaunchable(refusal("NodePool", PoolCause::HostPortConflict(9100))),
+                ReasonCode::HostPortConflict,
+                "NodePool default: host port 9100 already in use",
+            ),
+            (
+                Reason::NotLaunchable(refusal(
+                    "NodePool",
+                    PoolCause::Topology("pod anti-affinity cannot be satisfied".into()),
+                )),
+                ReasonCode::TopologyUnsatisfiable,
+                "NodePool default: pod anti-affinity cannot be satisfied",
+            ),
+            (
+                Reason::NotLaunchable(refusal("NodePool", PoolCause::TopologyDomainUnavailable)),
+                ReasonCode::TopologyUnsatisfiable,
+                "NodePool default: topology domain not available to this NodePool",
+            ),
+            (
+                Reason::NotLaunchable(refusal(
+                    "NodePool",
+                    PoolCause::IncompatibleRequirements("team In [b] conflicts".into()),
+                )),
+                ReasonCode::IncompatibleRequirements,
+                "NodePool default: incompatible requirements: team In [b] conflicts",
+            ),
+            (
+                Reason::NotLaunchable(refusal(
+                    "NodePool",
+                    PoolCause::NoInstanceTypeMatches {
+                        requirements: reqs.clone(),
+                    },
+                )),
+                ReasonCode::NoInstanceTypeMatches,
+                "NodePool default: no instance type satisfies the pod's requirements (team In [a])",
+            ),
+            (
+                Reason::NotLaunchable(refusal(
+                    "NodePool",
+                    PoolCause::NoSingleInstanceTypeFits {
+                        requests: Resources::from_pairs(&[("cpu", "2"), ("memory", "1Gi")]),
+                    },
+                )),
+                ReasonCode::NoInstanceTypeFits,
+                "NodePool default: no single instance type fits requests cpu=2,memory=1Gi",
+            ),
+            (
+                Reason::NotLaunchable(refusal(
+                    "NodePool",
+                    PoolCause::RequestsExceedInstanceTypes {
+                        within_limits: true,
+                        shortfalls: vec![cpu(96_000, 7900), cpu(1, 0)],
+                    },
+                )),
+                ReasonCode::NoInstanceTypeFits,
+                "NodePool default: no instance type within its remaining limits has cpu 96 \
+                 (largest available after overhead: 7900m), cpu 1m (largest available after \
+                 overhead: 0)",
+            ),
+            (
+                Reason::NotLaunchable(refusal(
+                    "NodePool",
+                    PoolCause::MinValues("instance-type (needs 3, 1 left)".into()),
+                )),
+                ReasonCode::MinValuesUnmet,
+                "NodePool default: minValues for instance-type (needs 3, 1 left) cannot be met \
+                 by the instance types left",
+            ),
+            (
+                Reason::NotLaunchable(refusal(
+                    "Provisioner",
+                    PoolCause::MinValuesAfterTruncation {
+                        key: "instance-type (needs 3, 1 left)".into(),
+                        kept: 1,
+                    },
+                )),
+                ReasonCode::MinValuesUnmet,
+                "Provisioner default: minValues for instance-type (needs 3, 1 left) cannot be \
+                 met by the 1 cheapest instance types",
+            ),
+            (
+                Reason::NotLaunchable(refusal("NodePool", PoolCause::NoOffering)),
+                ReasonCode::NoOffering,
+                "NodePool default: no offering left to launch",
+            ),
+        ];
+        for (reason, code, text) in cases {
+            assert_eq!(reason.to_string(), text);
+            assert_eq!(reason.code(), code, "{text}");
+        }
+    }
+}
