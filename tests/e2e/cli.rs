@@ -92,6 +92,7 @@ fn seed_001_twenty_replicas_stop_at_the_cpu_limit() {
             reason.contains("NodePool default: limit cpu=10 reached"),
             "{reason}"
         );
+        assert_eq!(u["reasonCode"], "LimitReached");
     }
     // The table says the same to a person.
     let table = karpenter(

@@ -88,9 +88,12 @@ struct ExistingDoc {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct UnschedulableDoc {
     pod: String,
     reason: String,
+    /// Stable, for machines (`scheduling::ReasonCode`).
+    reason_code: &'static str,
 }
 
 /// Builds the machine-readable plan.
@@ -146,6 +149,7 @@ pub fn plan_document(plan: &Plan, region: &str) -> PlanDoc {
             .map(|u| UnschedulableDoc {
                 pod: u.pod.clone(),
                 reason: u.reason.to_string(),
+                reason_code: u.reason.code().as_str(),
             })
             .collect(),
         price_per_hour: (plan.price_per_hour() * 1e6).round() / 1e6,
