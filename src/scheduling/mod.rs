@@ -15,6 +15,7 @@ mod podreqs;
 mod queue;
 mod reason;
 mod scheduler;
+mod shapes;
 mod topology;
 mod topology_group;
 
@@ -61,12 +62,17 @@ pub struct ExistingNode {
 pub struct Options {
     /// Cap on instance types kept per NodeClaim (cheapest first).
     pub max_instance_types: usize,
+    /// Try every existing node and in-flight NodeClaim for every pod, as Karpenter does,
+    /// instead of skipping those known to refuse it (identical pods, full hostnames, zone
+    /// pins). The plan is the same, only slower: tests compare the two.
+    pub exhaustive: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
+            exhaustive: false,
         }
     }
 }

@@ -20,6 +20,7 @@ use super::node_claim_template::{capacity_of, has_offering, limit_reason, prepar
 use super::podreqs::{validation_error, PodState};
 use super::queue::Queue;
 use super::reason::{PoolCause, PoolRefusal, Reason, Shortfall};
+use super::shapes::Shapes;
 use super::topology::{BoundPod, Topology, TopologyFailure};
 use super::{Input, Plan, UnschedulablePod};
 
@@ -48,6 +49,8 @@ pub(super) struct Solver<'a> {
     pub(super) claim_order: ClaimQueue,
     pub(super) topology: Topology,
     pub(super) any_prefer_no_schedule: bool,
+    /// What is known to refuse pods no topology group constrains, per shape.
+    pub(super) shapes: Shapes,
 }
 
 /// Places the input's pods. See the module documentation.
@@ -108,6 +111,7 @@ pub fn solve(input: &Input) -> Plan {
         claim_order: ClaimQueue::default(),
         topology,
         any_prefer_no_schedule,
+        shapes: Shapes::default(),
     };
     let failures = solver.run();
     solver.finish(failures, unschedulable)
@@ -208,33 +212,55 @@ impl<'a> Solver<'a> {
     }
 
     /// Tries existing nodes, then in-flight NodeClaims (fewest pods first), then a new NodeClaim
-    /// from each pool in order.
+    /// from each pool in order. Unless the options ask for exhaustive search, what is known to
+    /// refuse the pod is skipped (see `shapes.rs` and the comments below): the outcome is the same.
     pub(super) fn add(&mut self, s: usize) -> Result<(), Reason> {
         let pod = self.pod(s);
-        for e in 0..self.existing.len() {
-            if self.try_existing(e, s).is_ok() {
-                return Ok(());
+        let exhaustive = self.input.options.exhaustive;
+        let shape = (!exhaustive && self.topology.is_trivial_for(&self.states[s]))
+            .then(|| self.shapes.id(pod, &self.states[s]));
+        let known = shape.map(|id| self.shapes.get(id));
+        if let Some((claims, reason)) = known.and_then(|k| k.nowhere.as_ref()) {
+            if *claims == self.claims.len() {
+                return Err(reason.clone());
             }
         }
+        let first_existing = known.map_or(0, |k| k.existing_refused);
+        let first_claim = known.map_or(0, |k| k.claims_refused);
+        let placed =
+            (first_existing..self.existing.len()).find(|&e| self.try_existing(e, s).is_ok());
+        if let Some(id) = shape {
+            self.shapes.get_mut(id).existing_refused = placed.unwrap_or(self.existing.len());
+        }
+        if placed.is_some() {
+            return Ok(());
+        }
         // Least-loaded claims first. Claims pinned to a zone the pod cannot use are skipped
-        // without trying them, and a pod whose hostname anti-affinity has no empty hostname left
-        // skips them all: in both cases trying would fail the same way, only later.
-        let found = if self.topology.no_free_hostname(&self.states[s]) {
+        // without trying them, and a pod whose hostname anti-affinity or spread has no hostname
+        // left skips them all: in both cases trying would fail the same way, only later.
+        let found = if !exhaustive && self.topology.no_free_hostname(&self.states[s], pod) {
             None
         } else {
-            let zones = self.topology.zone_restriction(&self.states[s]);
-            self.claim_order.candidates(zones.as_ref()).find_map(|key| {
-                let claim = &self.claims[key.1];
-                try_claim(
-                    &self.topology,
-                    &self.pools[claim.pool],
-                    claim,
-                    pod,
-                    &self.states[s],
-                )
-                .ok()
-                .map(|update| (key, update))
-            })
+            let zones = if exhaustive {
+                None
+            } else {
+                self.topology.zone_restriction(&self.states[s])
+            };
+            self.claim_order
+                .candidates(zones.as_ref())
+                .filter(|&(_, c)| c >= first_claim)
+                .find_map(|key| {
+                    let claim = &self.claims[key.1];
+                    try_claim(
+                        &self.topology,
+                        &self.pools[claim.pool],
+                        claim,
+                        pod,
+                        &self.states[s],
+                    )
+                    .ok()
+                    .map(|update| (key, update))
+                })
         };
         if let Some(((count, c), update)) = found {
             self.claim_order.remove((count, c));
@@ -243,6 +269,9 @@ impl<'a> Solver<'a> {
             self.claim_order.insert((count + 1, c), pin);
             return Ok(());
         }
+        if let Some(id) = shape {
+            self.shapes.get_mut(id).claims_refused = self.claims.len();
+        }
         let mut refusals = Vec::new();
         for p in 0..self.pools.len() {
             match self.new_claim(p, s) {
@@ -250,10 +279,14 @@ impl<'a> Solver<'a> {
                 Err(r) => refusals.push(r),
             }
         }
-        Err(Reason::NoPlacement {
+        let reason = Reason::NoPlacement {
             existing_nodes: self.existing.len(),
             refusals,
-        })
+        };
+        if let Some(id) = shape {
+            self.shapes.get_mut(id).nowhere = Some((self.claims.len(), reason.clone()));
+        }
+        Err(reason)
     }
 
     pub(super) fn commit(&mut self, c: usize, s: usize, update: ClaimUpdate) {

@@ -259,16 +259,21 @@ impl Topology {
             && self.inverse_groups_for(state.index).is_empty()
     }
 
-    /// Whether the pod's own required anti-affinity on hostnames has no empty hostname left, so
-    /// no node that exists or is in flight can take it (Karpenter's `emptyDomains` shortcut,
-    /// applied before walking thousands of in-flight NodeClaims).
-    pub fn no_free_hostname(&self, state: &PodState) -> bool {
+    /// Whether no hostname that exists or is in flight can take the pod: its own required
+    /// anti-affinity on hostnames has no empty hostname left, or a hostname spread that counts
+    /// it has no hostname below `maxSkew` (Karpenter's `emptyDomains` shortcut, generalised, and
+    /// applied before walking thousands of in-flight NodeClaims instead of inside the walk).
+    pub fn no_free_hostname(&self, state: &PodState, pod: &Pod) -> bool {
         self.owned.get(&state.index).is_some_and(|owned| {
             owned.iter().any(|&gi| {
                 let g = &self.groups[gi];
-                g.id.kind == GroupKind::AntiAffinity
-                    && g.id.key == labels::HOSTNAME
-                    && g.empty_domains == 0
+                g.id.key == labels::HOSTNAME
+                    && match g.id.kind {
+                        GroupKind::AntiAffinity => g.empty_domains == 0,
+                        // A hostname's skew is its count: the global minimum is always 0.
+                        GroupKind::Spread => g.below_skew == 0 && g.selects(pod),
+                        GroupKind::Affinity => false,
+                    }
             })
         })
     }
@@ -316,9 +321,8 @@ impl Topology {
             d.remove(domain);
         }
         for g in self.groups.iter_mut().chain(self.inverse.iter_mut()) {
-            if g.id.key == key && g.counts.get(domain) == Some(&0) {
-                g.counts.remove(domain);
-                g.empty_domains -= 1;
+            if g.id.key == key {
+                g.unregister(domain);
             }
         }
     }

@@ -53,6 +53,9 @@ pub(super) struct Group {
     pub(super) positive: BTreeSet<String>,
     /// How many known domains have a zero count (anti-affinity can only use those).
     pub(super) empty_domains: usize,
+    /// How many known domains have a count below `max_skew` (on hostnames, whose global
+    /// minimum is 0, a pod the spread counts can only join those).
+    pub(super) below_skew: usize,
     pub(super) owners: FxHashSet<usize>,
 }
 
@@ -62,11 +65,13 @@ impl Group {
             .map(|u| u.iter().map(|d| (d.clone(), 0)).collect())
             .unwrap_or_default();
         let empty_domains = universe.map_or(0, BTreeSet::len);
+        let below_skew = if id.max_skew > 0 { empty_domains } else { 0 };
         Group {
             id,
             counts,
             positive: BTreeSet::new(),
             empty_domains,
+            below_skew,
             owners: FxHashSet::default(),
         }
     }
@@ -96,16 +101,17 @@ impl Group {
     }
 
     pub(super) fn record(&mut self, domain: &str) {
-        let count = match self.counts.get_mut(domain) {
-            Some(c) => c,
-            None => {
-                self.empty_domains += 1;
-                self.counts.entry(domain.to_string()).or_insert(0)
-            }
+        self.register(domain);
+        let max_skew = self.id.max_skew;
+        let Some(count) = self.counts.get_mut(domain) else {
+            return;
         };
         if *count == 0 {
             self.empty_domains -= 1;
             self.positive.insert(domain.to_string());
+        }
+        if *count < max_skew && *count + 1 >= max_skew {
+            self.below_skew -= 1;
         }
         *count += 1;
     }
@@ -114,6 +120,20 @@ impl Group {
         if !self.counts.contains_key(domain) {
             self.counts.insert(domain.to_string(), 0);
             self.empty_domains += 1;
+            if self.id.max_skew > 0 {
+                self.below_skew += 1;
+            }
+        }
+    }
+
+    /// Forgets a domain nothing was recorded in.
+    pub(super) fn unregister(&mut self, domain: &str) {
+        if self.counts.get(domain) == Some(&0) {
+            self.counts.remove(domain);
+            self.empty_domains -= 1;
+            if self.id.max_skew > 0 {
+                self.below_skew -= 1;
+            }
         }
     }
 

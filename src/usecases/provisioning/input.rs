@@ -52,6 +52,7 @@ pub fn build_input(
         pools,
         Options {
             max_instance_types: selection.max_instance_types,
+            ..Options::default()
         },
     ))
 }

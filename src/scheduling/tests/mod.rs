@@ -7,7 +7,19 @@ use crate::model::node::Node;
 use crate::model::requirements::Operator::*;
 use crate::model::taints::Effect;
 use crate::testing::*;
-use std::collections::BTreeSet;
+
+mod shapes;
+mod topology;
+
+/// The solver under test: every case also checks that skipping what is known to refuse a pod
+/// changes nothing (`Options::exhaustive`).
+fn solve(input: &Input) -> Plan {
+    let plan = super::solve(input);
+    let mut exhaustive = input.clone();
+    exhaustive.options.exhaustive = true;
+    assert_eq!(plan, super::solve(&exhaustive), "exhaustive search differs");
+    plan
+}
 
 fn small_catalog() -> Vec<crate::model::instance_type::InstanceType> {
     let z = &FAKE_ZONES;
@@ -280,103 +292,6 @@ fn prefer_no_schedule_taints_are_relaxed_last() {
 }
 
 #[test]
-fn zonal_spread_balances_domains() {
-    let plan = solve(&input(
-        pods(6, |i| {
-            PodBuilder::new(&format!("p{i}"))
-                .cpu("1")
-                .label("app", "web")
-                .spread(ZONE, 1, true, &[("app", "web")])
-        }),
-        vec![pool_input(node_pool("default"), small_catalog())],
-    ));
-    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
-    let mut per_zone: BTreeMap<String, usize> = BTreeMap::new();
-    for c in &plan.node_claims {
-        assert_eq!(c.zones.len(), 1, "each NodeClaim is pinned to a zone");
-        *per_zone.entry(c.zones[0].clone()).or_default() += c.pods.len();
-    }
-    assert_eq!(per_zone.values().copied().collect::<Vec<_>>(), [2, 2, 2]);
-}
-
-#[test]
-fn hostname_spread_and_anti_affinity_force_separate_nodes() {
-    let plan = solve(&input(
-        pods(3, |i| {
-            PodBuilder::new(&format!("p{i}"))
-                .cpu("100m")
-                .label("app", "db")
-                .anti_affinity(HOSTNAME, &[("app", "db")])
-        }),
-        vec![pool_input(node_pool("default"), small_catalog())],
-    ));
-    assert_eq!(plan.node_claims.len(), 3);
-    let plan = solve(&input(
-        pods(4, |i| {
-            PodBuilder::new(&format!("p{i}"))
-                .cpu("100m")
-                .label("app", "web")
-                .spread(HOSTNAME, 1, true, &[("app", "web")])
-        }),
-        vec![pool_input(node_pool("default"), small_catalog())],
-    ));
-    assert_eq!(plan.node_claims.len(), 4);
-}
-
-#[test]
-fn existing_anti_affinity_repels_new_pods() {
-    let node = Node {
-        name: "node-a".into(),
-        labels: labels_of(&[(HOSTNAME, "node-a")]),
-        allocatable: crate::model::resources::Resources::from_pairs(&[
-            ("cpu", "8"),
-            ("memory", "16Gi"),
-            ("pods", "10"),
-        ]),
-        ready: true,
-        initialized: true,
-        ..Default::default()
-    };
-    let loner = PodBuilder::new("loner")
-        .cpu("100m")
-        .anti_affinity(HOSTNAME, &[("app", "web")])
-        .on_node("node-a")
-        .build();
-    let mut inp = input(
-        pods(1, |_| {
-            PodBuilder::new("web").cpu("100m").label("app", "web")
-        }),
-        vec![pool_input(node_pool("default"), small_catalog())],
-    );
-    inp.existing_nodes.push(ExistingNode {
-        node,
-        pods: vec![loner],
-    });
-    let plan = solve(&inp);
-    assert!(
-        plan.existing_nodes.is_empty(),
-        "inverse anti-affinity keeps web off node-a"
-    );
-    assert_eq!(plan.node_claims.len(), 1);
-}
-
-#[test]
-fn pod_affinity_collocates_in_a_zone() {
-    let plan = solve(&input(
-        pods(6, |i| {
-            PodBuilder::new(&format!("p{i}"))
-                .cpu("3")
-                .label("app", "cache")
-                .affinity(ZONE, &[("app", "cache")])
-        }),
-        vec![pool_input(node_pool("default"), small_catalog())],
-    ));
-    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
-    let zones: BTreeSet<&String> = plan.node_claims.iter().flat_map(|c| &c.zones).collect();
-    assert_eq!(zones.len(), 1, "all in one zone: {zones:?}");
-}
-
-#[test]
 fn host_ports_conflict() {
     let plan = solve(&input(
         pods(2, |i| {
@@ -570,39 +485,6 @@ fn solving_is_deterministic() {
 }
 
 #[test]
-fn spread_works_on_any_known_key() {
-    // Capacity type is a domain like any other: spot and on-demand alternate.
-    let plan = solve(&input(
-        pods(4, |i| {
-            PodBuilder::new(&format!("p{i}"))
-                .cpu("1")
-                .label("app", "web")
-                .spread(CAPACITY_TYPE, 1, true, &[("app", "web")])
-                .anti_affinity(HOSTNAME, &[("app", "web")])
-        }),
-        vec![pool_input(node_pool("default"), fake_instance_types(8))],
-    ));
-    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
-    let mut per_type: BTreeMap<String, usize> = BTreeMap::new();
-    for c in &plan.node_claims {
-        *per_type.entry(c.launch.capacity_type.clone()).or_default() += 1;
-    }
-    assert_eq!(per_type.get("spot"), Some(&2), "{per_type:?}");
-    assert_eq!(per_type.get("on-demand"), Some(&2), "{per_type:?}");
-    // A key no NodePool, instance type or node defines has no domains: the constraint is ignored.
-    let plan = solve(&input(
-        vec![PodBuilder::new("p")
-            .cpu("1")
-            .label("app", "x")
-            .spread("example.com/rack", 1, true, &[("app", "x")])
-            .build()],
-        vec![pool_input(node_pool("default"), small_catalog())],
-    ));
-    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
-    assert_eq!(plan.node_claims.len(), 1);
-}
-
-#[test]
 fn unschedulable_pods_are_listed_in_natural_order() {
     let plan = solve(&input(
         pods(12, |i| PodBuilder::new(&format!("p-{i}")).cpu("64")),
@@ -611,32 +493,6 @@ fn unschedulable_pods_are_listed_in_natural_order() {
     let names: Vec<&str> = plan.unschedulable.iter().map(|u| u.pod.as_str()).collect();
     assert_eq!(names[..3], ["default/p-0", "default/p-1", "default/p-2"]);
     assert_eq!(names[11], "default/p-11");
-}
-
-#[test]
-fn spread_over_a_custom_nodepool_label() {
-    let pool = with_requirement(node_pool("default"), "example.com/rack", In, &["r1", "r2"]);
-    let plan = solve(&input(
-        pods(4, |i| {
-            PodBuilder::new(&format!("p{i}"))
-                .cpu("3")
-                .label("app", "db")
-                .spread("example.com/rack", 1, true, &[("app", "db")])
-        }),
-        vec![pool_input(pool, small_catalog())],
-    ));
-    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
-    let mut per_rack: BTreeMap<String, usize> = BTreeMap::new();
-    for c in &plan.node_claims {
-        *per_rack
-            .entry(c.labels["example.com/rack"].clone())
-            .or_default() += c.pods.len();
-    }
-    assert_eq!(
-        per_rack.values().copied().collect::<Vec<_>>(),
-        [2, 2],
-        "{per_rack:?}"
-    );
 }
 
 #[test]
