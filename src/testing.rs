@@ -9,7 +9,7 @@ use crate::model::instance_type::{InstanceType, Offering, Overhead, ON_DEMAND, S
 use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, NodeClassRef, NodePool};
 use crate::model::pod::{
-    HostPort, Owner, Pod, PodAffinityTerm, TopologySpread, Weighted, WhenUnsatisfiable,
+    HostPort, Owner, Pod, PodAffinityTerm, PodFields, TopologySpread, Weighted, WhenUnsatisfiable,
 };
 use crate::model::quantity::parse_milli;
 use crate::model::requirements::{NodeSelectorRequirement, Operator, Requirement, Requirements};
@@ -134,14 +134,16 @@ pub struct PodBuilder {
 impl PodBuilder {
     /// A pending pod in namespace `default` with no requests but `pods: 1`.
     pub fn new(name: &str) -> Self {
-        let pod = Pod {
-            namespace: "default".into(),
-            name: name.to_string(),
-            uid: format!("uid-{name}"),
-            requests: Resources::from_pairs(&[("pods", "1")]),
-            scheduled_condition: Some(("False".into(), "Unschedulable".into())),
-            ..Default::default()
-        };
+        let pod = Pod::new(
+            name,
+            format!("uid-{name}"),
+            PodFields {
+                namespace: "default".into(),
+                requests: Resources::from_pairs(&[("pods", "1")]),
+                scheduled_condition: Some(("False".into(), "Unschedulable".into())),
+                ..Default::default()
+            },
+        );
         PodBuilder { pod }
     }
     /// Sets the namespace.

@@ -441,10 +441,8 @@ pub(crate) fn convert_spec(
     spec: &PodSpec,
     runtime: &RuntimeOverheads,
 ) -> Result<Pod, InputError> {
-    let mut pod = Pod {
-        requests: pod_requests(ctx, path, spec, runtime)?,
-        ..Pod::default()
-    };
+    let mut pod = Pod::default();
+    pod.requests = pod_requests(ctx, path, spec, runtime)?;
     let mut unsupported: Option<String> = None;
     if let Some(sel) = &spec.node_selector {
         validate::label_map(ctx, &format!("{path}.nodeSelector"), sel, false)?;

@@ -381,25 +381,28 @@ pub fn plan_drain(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::pod::Owner;
+    use crate::model::pod::{Owner, PodFields};
     use crate::model::taints::Toleration;
 
     const NOW: i64 = 1_719_230_400; // 2024-06-24T12:00:00Z
 
     fn pod(name: &str) -> Pod {
-        Pod {
-            namespace: "default".into(),
-            name: name.into(),
-            labels: [("app".to_string(), name.to_string())]
-                .into_iter()
-                .collect(),
-            owner: Some(Owner {
-                kind: "ReplicaSet".into(),
-                name: format!("{name}-rs"),
-            }),
-            phase: Some("Running".into()),
-            ..Pod::default()
-        }
+        Pod::new(
+            name,
+            "",
+            PodFields {
+                namespace: "default".into(),
+                labels: [("app".to_string(), name.to_string())]
+                    .into_iter()
+                    .collect(),
+                owner: Some(Owner {
+                    kind: "ReplicaSet".into(),
+                    name: format!("{name}-rs"),
+                }),
+                phase: Some("Running".into()),
+                ..PodFields::default()
+            },
+        )
     }
 
     fn ds(name: &str) -> Pod {

@@ -1,9 +1,12 @@
 //! The slim pod the core works on: only what scheduling, drift and draining read.
 //!
 //! Adapters (manifests, the Kubernetes API) build these at the edge, so a 150k-pod cluster is
-//! held as a few hundred bytes per pod rather than full API objects.
+//! held as a few hundred bytes per pod rather than full API objects, and the replicas of one
+//! workload share everything but their names.
 
 use std::collections::BTreeMap;
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
 use super::requirements::NodeSelectorRequirement;
 use super::resources::Resources;
@@ -94,15 +97,59 @@ pub struct Owner {
     pub name: String,
 }
 
-/// The slim pod.
+/// The slim pod: its name and UID, and everything else in [`PodFields`] behind an `Arc`
+/// (reached through `Deref`), so the replicas expanded from one workload template share one
+/// copy: a million replicas cost a million names, not a million pods. Writing a field copies
+/// the shared ones first if another pod still holds them (`DerefMut` is `Arc::make_mut`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Pod {
-    /// Namespace.
-    pub namespace: String,
     /// Name.
     pub name: String,
     /// UID (synthesised for manifest pods).
     pub uid: String,
+    fields: Arc<PodFields>,
+}
+
+impl Pod {
+    /// A pod named `name` with `fields`.
+    pub fn new(name: impl Into<String>, uid: impl Into<String>, fields: PodFields) -> Self {
+        Pod {
+            name: name.into(),
+            uid: uid.into(),
+            fields: Arc::new(fields),
+        }
+    }
+
+    /// `namespace/name`.
+    pub fn key(&self) -> String {
+        format!("{}/{}", self.namespace, self.name)
+    }
+
+    /// Whether two pods share their fields (replicas of one template): then they differ at
+    /// most in name and UID.
+    pub fn shares_fields_with(&self, other: &Pod) -> bool {
+        Arc::ptr_eq(&self.fields, &other.fields)
+    }
+}
+
+impl Deref for Pod {
+    type Target = PodFields;
+    fn deref(&self) -> &PodFields {
+        &self.fields
+    }
+}
+
+impl DerefMut for Pod {
+    fn deref_mut(&mut self) -> &mut PodFields {
+        Arc::make_mut(&mut self.fields)
+    }
+}
+
+/// Everything about a pod but its name and UID.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PodFields {
+    /// Namespace.
+    pub namespace: String,
     /// Labels.
     pub labels: BTreeMap<String, String>,
     /// Effective requests: max(Σ containers + sidecars, largest init) + runtime overhead,
@@ -153,7 +200,7 @@ pub struct Pod {
     pub unsupported: Option<String>,
 }
 
-impl Pod {
+impl PodFields {
     /// Owned by a DaemonSet.
     pub fn is_daemonset_pod(&self) -> bool {
         self.owner.as_ref().is_some_and(|o| o.kind == "DaemonSet")
@@ -181,10 +228,5 @@ impl Pod {
             && self.nominated_node_name.is_none()
             && !self.is_daemonset_pod()
             && !self.is_mirror()
-    }
-
-    /// `namespace/name`.
-    pub fn key(&self) -> String {
-        format!("{}/{}", self.namespace, self.name)
     }
 }

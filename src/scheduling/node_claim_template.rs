@@ -249,6 +249,7 @@ pub(super) fn pool_daemons<'i>(
                 return None;
             }
             let strict = PodState::new(0, d).strict_requirements;
+            let strict = Requirements::clone(&strict);
             pool_reqs
                 .is_compatible(&strict, labels::is_well_known)
                 .then_some((d, strict))

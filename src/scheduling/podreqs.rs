@@ -1,6 +1,8 @@
 //! What the solver derives from a pod before placing it — requests, requirements, tolerations —
 //! and Karpenter's relaxation of preferences (`preferences.go`) when a pod cannot be placed.
 
+use std::sync::Arc;
+
 use crate::model::labels;
 use crate::model::pod::{NodeSelectorTerm, Pod, WhenUnsatisfiable};
 use crate::model::requirements::{Operator, Requirements};
@@ -9,15 +11,17 @@ use crate::model::taints::{Effect, Toleration};
 use super::reason::Reason;
 
 /// A pod as the solver sees it at one point of relaxation. The source [`Pod`] is never
-/// mutated; relaxation edits this copy of the relaxable parts.
+/// mutated; relaxation edits this state, which names the parts still enforced by index and
+/// shares its requirement sets (`Arc`), so the replicas of one template share one copy.
 #[derive(Debug, Clone)]
 pub(crate) struct PodState {
     /// Index into the solver's pod list.
     pub index: usize,
-    /// Remaining required node-affinity terms (relaxation drops the first while >1 remain).
-    pub required_terms: Vec<NodeSelectorTerm>,
-    /// Remaining preferred node-affinity terms, heaviest first.
-    pub preferred_terms: Vec<(i32, NodeSelectorTerm)>,
+    /// The first required node-affinity term still tried (relaxation drops the first while
+    /// more than one remain).
+    pub first_required_term: usize,
+    /// Remaining preferred node-affinity term indices, heaviest first.
+    pub preferred_terms: Vec<usize>,
     /// Remaining preferred pod-affinity term indices (into the pod's list), heaviest first.
     pub preferred_affinity: Vec<usize>,
     /// Remaining preferred pod-anti-affinity term indices, heaviest first.
@@ -25,77 +29,80 @@ pub(crate) struct PodState {
     /// Topology spread constraints still enforced (indices into the pod's list).
     pub spreads: Vec<usize>,
     /// Tolerations, plus a PreferNoSchedule wildcard once relaxed that far.
-    pub tolerations: Vec<Toleration>,
+    pub tolerations: Arc<Vec<Toleration>>,
     /// Requirements with the heaviest preference treated as required.
-    pub requirements: Requirements,
+    pub requirements: Arc<Requirements>,
     /// Requirements without preferences (node selector + first required term).
-    pub strict_requirements: Requirements,
+    pub strict_requirements: Arc<Requirements>,
 }
 
 fn term_requirements(term: &NodeSelectorTerm) -> Requirements {
     Requirements::from_selectors(term)
 }
 
+/// Indices of `weights`, heaviest first; the stable sort keeps manifest order among equals.
+fn by_weight(weights: impl Iterator<Item = i32>) -> Vec<usize> {
+    let weights: Vec<i32> = weights.collect();
+    let mut idx: Vec<usize> = (0..weights.len()).collect();
+    idx.sort_by_key(|&i| -weights[i]);
+    idx
+}
+
 impl PodState {
     /// The initial state: everything enforced.
     pub fn new(index: usize, pod: &Pod) -> Self {
-        let mut preferred_terms: Vec<(i32, NodeSelectorTerm)> = pod
-            .preferred_node_affinity
-            .iter()
-            .map(|w| (w.weight, w.term.clone()))
-            .collect();
-        // Stable sort keeps manifest order among equal weights.
-        preferred_terms.sort_by_key(|(w, _)| -w);
-        let by_weight = |weights: Vec<i32>| {
-            let mut idx: Vec<usize> = (0..weights.len()).collect();
-            idx.sort_by_key(|&i| -weights[i]);
-            idx
-        };
         let mut state = PodState {
             index,
-            required_terms: pod.required_node_affinity.clone(),
-            preferred_terms,
-            preferred_affinity: by_weight(
-                pod.preferred_pod_affinity
-                    .iter()
-                    .map(|w| w.weight)
-                    .collect(),
-            ),
+            first_required_term: 0,
+            preferred_terms: by_weight(pod.preferred_node_affinity.iter().map(|w| w.weight)),
+            preferred_affinity: by_weight(pod.preferred_pod_affinity.iter().map(|w| w.weight)),
             preferred_anti_affinity: by_weight(
-                pod.preferred_pod_anti_affinity
-                    .iter()
-                    .map(|w| w.weight)
-                    .collect(),
+                pod.preferred_pod_anti_affinity.iter().map(|w| w.weight),
             ),
             spreads: (0..pod.topology_spread.len()).collect(),
-            tolerations: pod.tolerations.clone(),
-            requirements: Requirements::new(),
-            strict_requirements: Requirements::new(),
+            tolerations: Arc::new(pod.tolerations.clone()),
+            requirements: Arc::default(),
+            strict_requirements: Arc::default(),
         };
         state.recompute(pod);
         state
     }
 
+    /// The initial state of `pod`, a replica sharing its fields with the pod `self` is the
+    /// initial state of: the same, but for the index.
+    pub fn for_replica(&self, index: usize) -> Self {
+        PodState {
+            index,
+            ..self.clone()
+        }
+    }
+
     /// Rebuilds the requirement sets after a relaxation step.
     fn recompute(&mut self, pod: &Pod) {
         let mut strict = Requirements::from_labels(pod.node_selector.iter());
-        if let Some(first) = self.required_terms.first() {
+        if let Some(first) = pod.required_node_affinity.get(self.first_required_term) {
             strict.add_all(&term_requirements(first));
         }
-        let mut relaxed = strict.clone();
-        if let Some((_, heaviest)) = self.preferred_terms.first() {
-            relaxed.add_all(&term_requirements(heaviest));
-        }
+        let strict = Arc::new(strict);
+        self.requirements = match self.preferred_terms.first() {
+            Some(&heaviest) => {
+                let mut relaxed = (*strict).clone();
+                relaxed.add_all(&term_requirements(
+                    &pod.preferred_node_affinity[heaviest].term,
+                ));
+                Arc::new(relaxed)
+            }
+            None => Arc::clone(&strict),
+        };
         self.strict_requirements = strict;
-        self.requirements = relaxed;
     }
 
     /// Drops one preference, in Karpenter's order; returns what was relaxed, or `None` when
     /// nothing is left to relax. `pools_prefer_no_schedule`: whether any pool (or node) has a
     /// PreferNoSchedule taint, which is only worth tolerating then.
     pub fn relax(&mut self, pod: &Pod, pools_prefer_no_schedule: bool) -> Option<String> {
-        let what = if self.required_terms.len() > 1 {
-            self.required_terms.remove(0);
+        let what = if pod.required_node_affinity.len() > self.first_required_term + 1 {
+            self.first_required_term += 1;
             "dropped the first required node-affinity term".to_string()
         } else if !self.preferred_affinity.is_empty() {
             self.preferred_affinity.remove(0);
@@ -117,7 +124,7 @@ impl PodState {
                 .iter()
                 .any(|t| t.exists && t.key.is_empty() && t.effect == Some(Effect::PreferNoSchedule))
         {
-            self.tolerations
+            Arc::make_mut(&mut self.tolerations)
                 .push(Toleration::exists("", Some(Effect::PreferNoSchedule)));
             "tolerated PreferNoSchedule taints".to_string()
         } else {

@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 
 use crate::model::labels;
 use crate::model::pod::Pod;
-use crate::model::requirements::{Operator, Requirement};
+use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::resources::Resources;
 use crate::model::taints::{Effect, Taint};
 
@@ -56,14 +56,29 @@ pub(super) struct Solver<'a> {
 /// Places the input's pods. See the module documentation.
 pub fn solve(input: &Input) -> Plan {
     let mut unschedulable = Vec::new();
-    let mut states = Vec::new();
+    let mut states: Vec<PodState> = Vec::new();
+    // Replicas of one template (consecutive, sharing their fields) share one verdict and one
+    // initial state: the first replica's.
+    let mut template: Option<(&Pod, Result<usize, Reason>)> = None;
     for (i, pod) in input.pods.iter().enumerate() {
-        match validation_error(pod) {
-            Some(reason) => unschedulable.push(UnschedulablePod {
+        let verdict = match template.as_ref() {
+            Some((first, verdict)) if first.shares_fields_with(pod) => verdict.clone(),
+            _ => {
+                let verdict = match validation_error(pod) {
+                    Some(reason) => Err(reason),
+                    None => Ok(states.len()),
+                };
+                template = Some((pod, verdict.clone()));
+                verdict
+            }
+        };
+        match verdict {
+            Err(reason) => unschedulable.push(UnschedulablePod {
                 pod: pod.key(),
                 reason,
             }),
-            None => states.push(PodState::new(i, pod)),
+            Ok(first) if first < states.len() => states.push(states[first].for_replica(i)),
+            Ok(_) => states.push(PodState::new(i, pod)),
         }
     }
     let pools = prepare_pools(input);
@@ -395,7 +410,7 @@ impl<'a> Solver<'a> {
                     .collect();
                 if compatible.is_empty() {
                     return PoolCause::NoInstanceTypeMatches {
-                        requirements: state.requirements.clone(),
+                        requirements: Requirements::clone(&state.requirements),
                     };
                 }
                 let mut largest = Resources::new();

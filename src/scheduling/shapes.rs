@@ -10,6 +10,7 @@
 //! counterpart upstream; `scheduler.go` tries every node for every pod).
 
 use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHasher};
 
@@ -37,8 +38,8 @@ pub(super) struct Shape {
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct Key {
     requests: Resources,
-    requirements: Requirements,
-    tolerations: Vec<Toleration>,
+    requirements: Arc<Requirements>,
+    tolerations: Arc<Vec<Toleration>>,
     host_ports: Vec<HostPort>,
 }
 

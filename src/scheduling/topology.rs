@@ -230,7 +230,9 @@ impl Topology {
             owned.push(gi);
         }
         owned.dedup();
-        self.owned.insert(state.index, owned);
+        if !owned.is_empty() {
+            self.owned.insert(state.index, owned);
+        }
     }
 
     /// Makes a new domain (a new node's hostname) known to every group on `key`.

@@ -172,6 +172,11 @@ fn hostname_spread_allows_max_skew_replicas_per_node() {
         vec![pool_input(node_pool("default"), small_catalog())],
     ));
     let per_claim: BTreeSet<usize> = plan.node_claims.iter().map(|c| c.pods.len()).collect();
-    assert_eq!(per_claim, [2].into(), "{} NodeClaims", plan.node_claims.len());
+    assert_eq!(
+        per_claim,
+        [2].into(),
+        "{} NodeClaims",
+        plan.node_claims.len()
+    );
     assert_eq!(plan.node_claims.len(), 15);
 }

@@ -11,6 +11,7 @@ use crate::error::Exit;
 use crate::k8s::fake::FakeCluster;
 use crate::k8s::snapshot::{self, Scope};
 use crate::model::node::Node;
+use crate::model::pod::PodFields;
 
 fn node(name: &str, pool: Option<&str>, cpu: &str, created: &str) -> ManagedNode {
     let mut labels = BTreeMap::new();
@@ -35,14 +36,17 @@ fn node(name: &str, pool: Option<&str>, cpu: &str, created: &str) -> ManagedNode
 }
 
 fn pod(name: &str, node: &str, cpu: &str, phase: &str) -> Pod {
-    Pod {
-        namespace: "default".into(),
-        name: name.into(),
-        node_name: Some(node.into()),
-        phase: Some(phase.into()),
-        requests: Resources::from_pairs(&[("cpu", cpu), ("memory", "1Gi"), ("pods", "1")]),
-        ..Pod::default()
-    }
+    Pod::new(
+        name,
+        "",
+        PodFields {
+            namespace: "default".into(),
+            node_name: Some(node.into()),
+            phase: Some(phase.into()),
+            requests: Resources::from_pairs(&[("cpu", cpu), ("memory", "1Gi"), ("pods", "1")]),
+            ..PodFields::default()
+        },
+    )
 }
 
 #[test]
