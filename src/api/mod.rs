@@ -15,7 +15,9 @@
 
 pub mod convert;
 pub mod core;
+mod document;
 mod error;
+mod kinds;
 pub mod live;
 mod load;
 pub mod meta;
@@ -29,6 +31,7 @@ pub mod v1;
 pub mod v1alpha5;
 pub mod v1beta1;
 mod validate;
+pub mod yaml;
 
 #[cfg(test)]
 mod tests;

@@ -1,8 +1,8 @@
 //! What a converted object keeps of its input: `metadata` without the annotations Karpenter
 //! and kubectl write, and a note for every `spec` field this tool does not know.
 
+use super::super::yaml::Value;
 use serde::Serialize;
-use serde_yaml::Value;
 
 use super::super::meta::{ObjectMeta, StringMap};
 use super::super::validate::key_path;
@@ -69,9 +69,7 @@ pub(super) fn unknown_fields<T: Serialize>(
     let Some(raw_spec) = raw.and_then(|r| r.get("spec")) else {
         return;
     };
-    let Ok(typed) = serde_yaml::to_value(typed) else {
-        return;
-    };
+    let typed = super::super::yaml::to_value(typed);
     let mut missing = Vec::new();
     missing_keys(raw_spec, &typed, "spec", &mut missing);
     for path in missing {
@@ -86,20 +84,13 @@ pub(super) fn unknown_fields<T: Serialize>(
 
 fn missing_keys(raw: &Value, typed: &Value, path: &str, out: &mut Vec<String>) {
     match (raw, typed) {
-        (Value::Mapping(r), Value::Mapping(t)) => {
+        (Value::Mapping(r), Value::Mapping(_)) => {
             for (k, v) in r {
                 if v.is_null() {
                     continue;
                 }
-                let name = match k {
-                    Value::String(s) => s.clone(),
-                    other => serde_yaml::to_string(other)
-                        .unwrap_or_default()
-                        .trim()
-                        .to_string(),
-                };
-                let sub = key_path(path, &name);
-                match t.get(k) {
+                let sub = key_path(path, k);
+                match typed.get(k) {
                     Some(tv) => missing_keys(v, tv, &sub, out),
                     None => out.push(sub),
                 }

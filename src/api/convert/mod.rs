@@ -42,11 +42,11 @@ mod ubuntu;
 
 use std::collections::BTreeMap;
 
+use super::yaml::{self, Value};
 use serde::Serialize;
-use serde_yaml::Value;
 
 use super::error::{display_source, InputError, Location};
-use super::load::{parse_documents, read_sources, Source};
+use super::load::{read_sources, Source};
 use super::objects::{read_source, ApiObject, Object, Objects};
 use super::{v1, Manifests};
 use kubelet::KubeletUse;
@@ -113,7 +113,7 @@ fn convert_sources(
     for s in sources {
         total += read_source(s, &mut objects)?;
         // Same parser, same text: the indices line up with each object's `origin.document`.
-        let docs = parse_documents(display_source(&s.name), &s.text)?;
+        let docs = yaml::documents(display_source(&s.name), &s.text)?;
         raw.insert(s.name.clone(), docs);
     }
     if total == 0 {
@@ -141,7 +141,7 @@ fn convert_sources(
 fn raw_of<'a>(raw: &'a RawDocuments, o: &Object) -> Option<&'a Value> {
     let doc = raw.get(&o.origin.source)?.get(o.origin.document)?;
     match o.location.item {
-        Some(i) => doc.get("items")?.get(usize::try_from(i).ok()?),
+        Some(i) => doc.get("items")?.item(usize::try_from(i).ok()?),
         None => Some(doc),
     }
 }
@@ -199,7 +199,7 @@ fn convert_objects(
 fn passthrough<T: Serialize>(raw: Option<&Value>, typed: &T) -> Value {
     match raw {
         Some(v) => v.clone(),
-        None => serde_yaml::to_value(typed).unwrap_or(Value::Null),
+        None => yaml::to_value(typed),
     }
 }
 
@@ -319,8 +319,8 @@ impl Converter<'_> {
         let mut result = self.result;
         for o in self.outs {
             let (value, unchanged) = match o.body {
-                Body::Pool(p) => (serde_yaml::to_value(&p).unwrap_or(Value::Null), false),
-                Body::Class(c) => (serde_yaml::to_value(&c).unwrap_or(Value::Null), false),
+                Body::Pool(p) => (yaml::to_value(&p), false),
+                Body::Class(c) => (yaml::to_value(&c), false),
                 Body::Raw(v) => (v, true),
             };
             result.documents.push(Document {

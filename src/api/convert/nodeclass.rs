@@ -1,8 +1,8 @@
 //! Node classes → v1 EC2NodeClass: an AWSNodeTemplate or a Provisioner's inline provider
 //! (v1alpha1 shapes) and a v1beta1 EC2NodeClass, with the old defaults written out.
 
+use super::super::yaml::Value;
 use serde_json::json;
-use serde_yaml::Value;
 
 use super::super::meta::{AmiSelectorTermSpec, ObjectMeta, StringMap};
 use super::super::objects::Object;

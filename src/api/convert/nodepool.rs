@@ -4,12 +4,12 @@
 use super::super::meta::NodeClassRefSpec;
 use super::super::objects::Object;
 use super::super::v1alpha5::{group_of, AWS_GROUP};
+use super::super::yaml::Value;
 use super::super::{v1, v1beta1};
 use super::kubelet::{strip_runtime, KubeletUse};
 use super::metadata::{clean_metadata, unknown_fields};
 use super::provisioner::forceful_expiry;
 use super::{Body, Converter, Notes, NODEPOOL_API_VERSION};
-use serde_yaml::Value;
 
 impl Converter<'_> {
     pub(super) fn node_pool_v1beta1(

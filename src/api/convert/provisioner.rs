@@ -7,12 +7,12 @@ use super::super::meta::{
 };
 use super::super::objects::Object;
 use super::super::v1alpha5::AWS_GROUP;
+use super::super::yaml::Value;
 use super::super::{v1, v1alpha5};
 use super::kubelet::{strip_runtime, KubeletUse};
 use super::metadata::{clean_metadata, unknown_fields};
 use super::{Body, Converter, Notes, NODEPOOL_API_VERSION};
 use crate::model::labels;
-use serde_yaml::Value;
 
 impl Converter<'_> {
     pub(super) fn provisioner(

@@ -1,7 +1,7 @@
 //! The result of a conversion: the v1 documents, what was not converted, and the rendering
 //! as commented multi-document YAML.
 
-use serde_yaml::Value;
+use super::super::yaml::Value;
 
 use super::Note;
 
@@ -104,7 +104,7 @@ impl Conversion {
             for c in &d.comments {
                 out.push_str(&comment(c));
             }
-            match serde_yaml::to_string(&d.value) {
+            match super::super::yaml::to_string(&d.value) {
                 Ok(text) => out.push_str(&text),
                 Err(e) => out.push_str(&comment(&format!("error: cannot render: {e}"))),
             }

@@ -249,7 +249,7 @@ mod tests {
 
         // A name without owners keeps v1's own default owners (the same).
         let d = class("    aws::name: my-ami\n");
-        assert!(!has(&terms(&d)[0], "owner"));
+        assert!(!has(terms(&d).item(0).unwrap(), "owner"));
 
         // A comma list in one tag: one term per value.
         let d = class("    aws::owners: self\n    version: v1,v2\n");

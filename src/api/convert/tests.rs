@@ -45,7 +45,7 @@ pub(super) fn lookup<'a>(v: &'a Value, path: &str) -> Option<&'a Value> {
     let mut cur = v;
     for step in steps(path) {
         cur = match step {
-            Ok(i) => cur.get(i)?,
+            Ok(i) => cur.item(i)?,
             Err(k) => cur.get(k.as_str())?,
         };
     }
@@ -60,7 +60,9 @@ pub(super) fn at<'a>(v: &'a Value, path: &str) -> &'a Value {
 pub(super) fn text(v: &Value, path: &str) -> String {
     match at(v, path) {
         Value::String(s) => s.clone(),
-        Value::Number(n) => n.to_string(),
+        Value::Int(n) => n.to_string(),
+        Value::UInt(n) => n.to_string(),
+        Value::Float(n) => n.to_string(),
         Value::Bool(b) => b.to_string(),
         other => panic!("{path} is not a scalar: {other:?}"),
     }
