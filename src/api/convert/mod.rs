@@ -48,7 +48,7 @@ use serde::Serialize;
 use super::error::{display_source, InputError, Location};
 use super::load::{read_sources, Source};
 use super::objects::{read_source, ApiObject, Object, Objects};
-use super::{v1, Manifests};
+use super::{v1, Manifests, Scope};
 use kubelet::KubeletUse;
 pub use notes::Note;
 use notes::Notes;
@@ -153,7 +153,7 @@ fn convert_objects(
     options: &Options,
 ) -> Result<Conversion, InputError> {
     // The loader's validation first: never convert what `provision` would reject.
-    Manifests::from_objects(objects.clone())?;
+    Manifests::from_objects_in(objects.clone(), Scope::NoPods)?;
     let mut c = Converter {
         options,
         outs: Vec::new(),

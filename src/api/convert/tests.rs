@@ -479,6 +479,14 @@ fn bad_input_is_the_loaders_error_and_name_clashes_are_refused() {
 }
 
 #[test]
+fn workloads_are_not_expanded_to_convert() {
+    // Far more replicas than planning would expand: convert never looks at pods.
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big}\nspec:\n  replicas: 100000000\n  template: {spec: {containers: [{name: a}]}}\n";
+    let c = conv(&format!("{PROVISIONER}---\n{deployment}"));
+    assert_eq!(c.not_printed, ["Deployment/big (t.yaml (document 3))"]);
+}
+
+#[test]
 fn lists_and_json_convert_like_yaml() {
     let list = r#"{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"karpenter.sh/v1beta1","kind":"NodePool","metadata":{"name":"j"},"spec":{"template":{"spec":{"nodeClassRef":{"name":"x"}}}}}]}"#;
     let c = convert_str("l.json", list, &options()).unwrap();

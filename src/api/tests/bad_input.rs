@@ -4,7 +4,7 @@
 use std::io::Cursor;
 
 use super::{data, error_of, load, load_str};
-use crate::api::load_paths;
+use crate::api::{load_paths, read_str, Manifests, Scope};
 
 const NODEPOOL_V1: &str = r#"apiVersion: karpenter.sh/v1
 kind: NodePool
@@ -573,6 +573,40 @@ fn absurd_replica_counts_fail_fast() {
         e,
         "web.yaml: Deployment/web: spec.replicas: must not be negative, got -1"
     );
+}
+
+#[test]
+fn commands_that_need_no_pods_do_not_expand_workloads() {
+    // A Deployment this tool would refuse to expand: drift check and convert never look at
+    // pods, so they read it (a malformed one would still fail) without expanding it.
+    let text = format!(
+        "{}---\n{}",
+        two_docs(NODEPOOL_V1),
+        DEPLOYMENT.replace("replicas: 2", "replicas: 100000000")
+    );
+    let m =
+        Manifests::from_objects_in(read_str("all.yaml", &text).unwrap(), Scope::NoPods).unwrap();
+    assert_eq!((m.node_pools.len(), m.pods.len()), (1, 0));
+    assert!(error_of("all.yaml", &text).contains("more than this tool expands"));
+    let broken = text.replace("replicas: 100000000", "replicas: many");
+    assert!(
+        Manifests::from_objects_in(
+            read_str("all.yaml", &broken).unwrap_or_default(),
+            Scope::NoPods
+        )
+        .is_ok()
+            && read_str("all.yaml", &broken).is_err(),
+        "a type error still fails the read"
+    );
+}
+
+#[test]
+fn deep_nesting_fails_fast_in_one_line() {
+    // 200 KB of `[` once took serde_yaml a minute to refuse; now the parser stops at the limit.
+    for text in ["[".repeat(200_000), format!("a: {}", "[".repeat(200_000))] {
+        let e = error_of("deep.yaml", &text);
+        assert!(e.starts_with("deep.yaml: malformed "), "{e}");
+    }
 }
 
 /// A fresh directory under the system temp dir for one test.
