@@ -22,8 +22,9 @@ use crate::model::resources::Resources;
 use crate::scheduling::{ExistingNode, Input, Options, PoolInput};
 
 /// Builds the solver input: the pools `selection` names (all when it names none), sized by
-/// `sizing`. The bound pods are *moved* out of `manifests` into their nodes (on a 150k-pod
-/// cluster a copy would double the memory, PERF.md B4); everything else is left in place.
+/// `sizing`. The pods are *moved* out of `manifests`: the bound ones into their nodes, the
+/// pending ones into the input (on a 150k-pod cluster, or 20k pods from `-f`, a copy would
+/// double the memory); everything else is left in place.
 pub fn build_input(
     manifests: &mut Manifests,
     selection: &Selection,
@@ -100,7 +101,7 @@ pub fn assemble(
         .collect();
     existing_nodes.extend(in_flight);
     Input {
-        pods: manifests.pods.clone(),
+        pods: std::mem::take(&mut manifests.pods),
         existing_nodes,
         pools,
         daemonsets: manifests.daemonsets.clone(),

@@ -85,7 +85,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     /// Plans for `manifests` (pending pods, nodes, pools…) plus the capacity this tool
     /// launched that has not registered yet. `registered` are the instance ids of every Node
     /// of the cluster (also those left out of `manifests`, like nodes being replaced): those
-    /// instances are not in flight. The bound pods are moved out of `manifests` (see
+    /// instances are not in flight. The pods are moved out of `manifests` (see
     /// [`build_input`]).
     pub fn plan_manifests(
         &self,
