@@ -2,15 +2,13 @@
 //! plan never depends on directory order), and `-` for stdin; then splitting each into
 //! documents (multi-document YAML, one or more concatenated JSON values).
 //!
-//! Nothing here knows Kubernetes: it turns bytes into `serde_yaml::Value` documents or a
-//! one-line error with the parser's line and column.
+//! Nothing here knows Kubernetes or YAML: it turns paths into named texts, or a one-line
+//! error naming the path.
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-
-use serde::Deserialize;
 
 use super::error::InputError;
 
@@ -185,126 +183,9 @@ pub(crate) fn decode_text(path: &str, bytes: Vec<u8>) -> Result<String, InputErr
     })
 }
 
-/// serde_yaml puts ` at line L column C` in its messages (at the end, or before a trailing
-/// `, while parsing …`); the location is reported separately, so cut it out.
-pub(crate) fn strip_location(message: &str) -> String {
-    let Some(start) = message.find(" at line ") else {
-        return message.to_string();
-    };
-    let rest = &message[start + " at line ".len()..];
-    let digits = |s: &str| s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let line = digits(rest);
-    let Some(after_line) = rest[line..].strip_prefix(" column ") else {
-        return message.to_string();
-    };
-    if line == 0 || digits(after_line) == 0 {
-        return message.to_string();
-    }
-    let end = message.len() - (after_line.len() - digits(after_line));
-    format!("{}{}", &message[..start], &message[end..])
-}
-
-fn parse_yaml(path: &str, text: &str) -> Result<Vec<serde_yaml::Value>, InputError> {
-    let mut docs = Vec::new();
-    // serde_yaml keeps yielding the same error forever after a syntax error: stop at the first.
-    for de in serde_yaml::Deserializer::from_str(text) {
-        match serde_yaml::Value::deserialize(de) {
-            Ok(serde_yaml::Value::Null) => {}
-            Ok(v) => docs.push(v),
-            Err(e) => {
-                let loc = e.location();
-                return Err(InputError::Syntax {
-                    path: path.to_string(),
-                    format: "YAML",
-                    line: loc.as_ref().map(|l| l.line()),
-                    column: loc.as_ref().map(|l| l.column()),
-                    message: strip_location(&e.to_string()),
-                });
-            }
-        }
-    }
-    Ok(docs)
-}
-
-fn parse_json(path: &str, text: &str) -> Result<Vec<serde_yaml::Value>, InputError> {
-    let mut docs = Vec::new();
-    for v in serde_json::Deserializer::from_str(text).into_iter::<serde_yaml::Value>() {
-        match v {
-            Ok(serde_yaml::Value::Null) => {}
-            Ok(v) => docs.push(v),
-            Err(e) => {
-                let message = e.to_string();
-                let message = match message.rfind(" at line ") {
-                    Some(i) => message[..i].to_string(),
-                    None => message,
-                };
-                return Err(InputError::Syntax {
-                    path: path.to_string(),
-                    format: "JSON",
-                    line: Some(e.line()),
-                    column: Some(e.column()),
-                    message,
-                });
-            }
-        }
-    }
-    Ok(docs)
-}
-
-/// Splits a source into its non-empty documents. Text that starts like JSON is read as a JSON
-/// stream (so `kubectl get -o json` output and concatenated objects work); if that fails and
-/// the file is not `.json`, it is tried as YAML, which also covers YAML flow mappings.
-pub(crate) fn parse_documents(
-    path: &str,
-    text: &str,
-) -> Result<Vec<serde_yaml::Value>, InputError> {
-    let trimmed = text.trim_start();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        match parse_json(path, text) {
-            Ok(docs) => return Ok(docs),
-            Err(json) if path.to_ascii_lowercase().ends_with(".json") => return Err(json),
-            Err(json) => return parse_yaml(path, text).map_err(|_| json),
-        }
-    }
-    parse_yaml(path, text)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn documents_skip_empty_ones_and_stop_at_the_first_error() {
-        let docs =
-            parse_documents("a.yaml", "# comment only\n---\na: 1\n---\n---\nb: 2\n").unwrap();
-        assert_eq!(docs.len(), 2);
-        let e = parse_documents("a.yaml", "a: 1\n---\nb: [1,\n").unwrap_err();
-        assert_eq!(e.to_string(), "a.yaml: malformed YAML at line 4 column 1: did not find expected node content, while parsing a flow node");
-        assert_eq!(strip_location("x: bad at line 3 column 7"), "x: bad");
-        assert_eq!(
-            strip_location("bad at line 3 column 7, while parsing"),
-            "bad, while parsing"
-        );
-        assert_eq!(strip_location("seen at line one"), "seen at line one");
-        assert_eq!(
-            parse_documents("a.json", "{\"a\":1}\n{\"b\":2}")
-                .unwrap()
-                .len(),
-            2
-        );
-        let e = parse_documents("a.json", "{\"a\":1,}")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("a.json: malformed JSON at line 1 column 8: "),
-            "{e}"
-        );
-        assert_eq!(
-            parse_documents("flow.yaml", "{a: 1}").unwrap().len(),
-            1,
-            "YAML flow mapping"
-        );
-    }
 
     #[test]
     fn binary_and_foreign_encodings_are_named() {

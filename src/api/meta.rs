@@ -521,14 +521,14 @@ mod tests {
     #[test]
     fn int_or_string_reads_every_scalar_and_writes_it_back() {
         let list: ResourceList =
-            serde_yaml::from_str("cpu: 1\nmemory: 1Gi\nhalf: 0.5\nq: \"2\"\n").unwrap();
+            serde_saphyr::from_str("cpu: 1\nmemory: 1Gi\nhalf: 0.5\nq: \"2\"\n").unwrap();
         assert_eq!(list["cpu"], IntOrString::Int(1));
         assert_eq!(list["memory"].as_text(), "1Gi");
         assert_eq!(list["half"].as_text(), "0.5");
         assert_eq!(list["q"].as_text(), "2");
-        let back = serde_yaml::to_string(&list).unwrap();
+        let back = crate::api::yaml::to_string(&list).unwrap();
         assert!(back.contains("cpu: 1\n"), "{back}");
-        assert!(back.contains("q: '2'"), "{back}");
-        assert!(serde_yaml::from_str::<ResourceList>("cpu: [1]").is_err());
+        assert!(back.contains("q: \"2\""), "{back}");
+        assert!(serde_saphyr::from_str::<ResourceList>("cpu: [1]").is_err());
     }
 }

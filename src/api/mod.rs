@@ -15,7 +15,9 @@
 
 pub mod convert;
 pub mod core;
+mod document;
 mod error;
+mod kinds;
 pub mod live;
 mod load;
 pub mod meta;
@@ -29,6 +31,7 @@ pub mod v1;
 pub mod v1alpha5;
 pub mod v1beta1;
 mod validate;
+pub mod yaml;
 
 #[cfg(test)]
 mod tests;
@@ -78,13 +81,33 @@ pub struct Manifests {
     pub document_counts: BTreeMap<String, usize>,
 }
 
+/// What a command needs from its `-f` inputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Everything, pods included: Pods and workloads become the model's pods (a Deployment of
+    /// a thousand replicas, a thousand pods). For planning.
+    All,
+    /// Everything but pods: Pods and workloads are read (so a malformed one still fails the
+    /// load) but not turned into pods, which the command would never look at.
+    NoPods,
+}
+
 /// Reads and normalises `-f` inputs: files, directories (recursively, `*.yaml`/`*.yml`/`*.json`,
 /// sorted), and `-` for `stdin`; multi-document YAML, JSON (one or several values), `kind: List`.
 pub fn load_paths(
     paths: &[String],
     stdin: &mut dyn std::io::Read,
 ) -> Result<Manifests, InputError> {
-    Manifests::from_objects(read_objects(paths, stdin)?)
+    load_paths_in(paths, stdin, Scope::All)
+}
+
+/// [`load_paths`], keeping what `scope` asks for.
+pub fn load_paths_in(
+    paths: &[String],
+    stdin: &mut dyn std::io::Read,
+    scope: Scope,
+) -> Result<Manifests, InputError> {
+    Manifests::from_objects_in(read_objects(paths, stdin)?, scope)
 }
 
 /// Reads and normalises one in-memory manifest text, named `source` in messages.
@@ -115,6 +138,11 @@ impl Manifests {
     /// Normalises typed objects: applies each generation's defaults, validates every field,
     /// expands workloads into pods, and rejects duplicate names.
     pub fn from_objects(objects: Objects) -> Result<Manifests, InputError> {
+        Manifests::from_objects_in(objects, Scope::All)
+    }
+
+    /// [`Manifests::from_objects`], keeping what `scope` asks for.
+    pub fn from_objects_in(objects: Objects, scope: Scope) -> Result<Manifests, InputError> {
         let mut m = Manifests {
             ignored: objects.ignored,
             document_counts: objects.document_counts,
@@ -184,6 +212,7 @@ impl Manifests {
                         .insert(name, ns.metadata.labels.clone().unwrap_or_default());
                 }
                 ApiObject::RuntimeClass(_) => {}
+                ApiObject::Pod(_) | ApiObject::Workload(_) if scope == Scope::NoPods => {}
                 ApiObject::Pod(p) => {
                     let mut pod = convert_pod(&p, at, &runtime)?;
                     claim_pod_name(&mut pod_names, &pod, at, &o.name)?;

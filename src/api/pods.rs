@@ -700,7 +700,7 @@ mod tests {
     use crate::model::quantity::{GIB, MIB};
 
     fn requests(yaml: &str) -> Result<Resources, InputError> {
-        let spec: PodSpec = serde_yaml::from_str(yaml).unwrap();
+        let spec: PodSpec = serde_saphyr::from_str(yaml).unwrap();
         let ctx = Ctx::new(&Location::file("p.yaml"), "Pod/p".into());
         let mut runtime = RuntimeOverheads::new();
         runtime.insert(

@@ -5,16 +5,17 @@
 use std::path::PathBuf;
 
 use super::GlobalArgs;
+use crate::api::yaml::Value;
 
 /// The region of the EKS cluster the kubeconfig's context points at, if it can tell: from an
 /// `arn:aws:eks:<region>:…` context or cluster name, an `https://….<region>.eks.amazonaws.com`
 /// server, or `--region` in the `aws eks get-token` exec arguments.
 pub fn eks_region(kubeconfig: &str, context: Option<&str>) -> Option<String> {
-    let doc: serde_yaml::Value = serde_yaml::from_str(kubeconfig).ok()?;
+    let doc: Value = serde_saphyr::from_str(kubeconfig).ok()?;
     let context_name = context
         .map(str::to_string)
         .or_else(|| doc.get("current-context")?.as_str().map(str::to_string))?;
-    let named = |list: &str, name: &str| -> Option<serde_yaml::Value> {
+    let named = |list: &str, name: &str| -> Option<Value> {
         doc.get(list)?
             .as_sequence()?
             .iter()
@@ -50,7 +51,7 @@ pub fn eks_region(kubeconfig: &str, context: Option<&str>) -> Option<String> {
         .get("exec")?
         .get("args")?
         .as_sequence()?
-        .clone();
+        .to_vec();
     let args: Vec<&str> = args.iter().filter_map(|a| a.as_str()).collect();
     args.windows(2)
         .find(|w| w[0] == "--region")

@@ -73,7 +73,7 @@ pub fn write_document<T: Serialize>(
 ) -> io::Result<()> {
     match format {
         OutputFormat::Yaml => {
-            let text = serde_yaml::to_string(doc).map_err(io::Error::other)?;
+            let text = crate::api::yaml::to_string(doc).map_err(io::Error::other)?;
             out.write_all(text.as_bytes())
         }
         _ => {

@@ -31,7 +31,11 @@ pub fn run(ctx: &mut Context<'_>, args: &AmiArgs) -> CommandResult {
         }
         ami::cluster_classes(&cluster.client)?
     } else {
-        crate::api::load_paths(&args.filenames, &mut std::io::stdin().lock())?
+        crate::api::load_paths_in(
+            &args.filenames,
+            &mut std::io::stdin().lock(),
+            crate::api::Scope::NoPods,
+        )?
     };
     for warning in &manifests.warnings {
         ctx.warn(warning);

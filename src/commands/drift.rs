@@ -66,7 +66,11 @@ pub fn check(ctx: &mut Context<'_>, args: &DriftCheckArgs) -> CommandResult {
                 "--mark writes to the cluster and cannot be used with -f (offline)",
             ));
         }
-        let manifests = crate::api::load_paths(&args.filenames, &mut std::io::stdin().lock())?;
+        let manifests = crate::api::load_paths_in(
+            &args.filenames,
+            &mut std::io::stdin().lock(),
+            crate::api::Scope::NoPods,
+        )?;
         for warning in &manifests.warnings {
             ctx.warn(warning);
         }

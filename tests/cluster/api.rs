@@ -802,7 +802,7 @@ pub fn apply_patch(
                 .map_err(|e| ApiError::new(422, "Invalid", e))?;
         }
         "application/apply-patch+yaml" | "application/apply-patch+cbor" => {
-            let v: Value = serde_yaml::from_slice(body)
+            let v: Value = serde_saphyr::from_slice(body)
                 .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?;
             patch::merge_patch(&mut out, &v);
         }
@@ -831,7 +831,7 @@ pub fn patch(
         Some(c) => c.clone(),
         None => {
             if content_type.starts_with("application/apply-patch") {
-                let mut v: Value = serde_yaml::from_slice(body)
+                let mut v: Value = serde_saphyr::from_slice(body)
                     .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")))?;
                 meta_mut(&mut v).insert("name".into(), json!(name));
                 return create(st, res, ns, v, q).map(|w| (201, w));

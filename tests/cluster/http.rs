@@ -332,7 +332,7 @@ fn parse_body(body: &[u8], content_type: &str) -> Result<Value, ApiError> {
             .map_err(|e| ApiError::new(415, "UnsupportedMediaType", e));
     }
     if content_type.contains("yaml") {
-        return serde_yaml::from_slice(body)
+        return serde_saphyr::from_slice(body)
             .map_err(|e| ApiError::bad_request(format!("error decoding YAML: {e}")));
     }
     serde_json::from_slice(body).map_err(|e| {

@@ -272,7 +272,7 @@ fn every_output_format_renders() {
         &["provision", "--dry-run", "-f", "-", "-o", "yaml"],
         manifest.as_bytes(),
     );
-    let doc: serde_yaml::Value = serde_yaml::from_str(&yaml.stdout).unwrap();
+    let doc: serde_json::Value = serde_saphyr::from_str(&yaml.stdout).unwrap();
     assert_eq!(doc["kind"], "ProvisioningPlan");
     let name = karpenter(
         &["provision", "--dry-run", "-f", "-", "-o", "name"],

@@ -3,7 +3,7 @@
 //! every fixture example converts into something `provision` accepts, and bad input exits 2.
 
 use serde_json::Value as Json;
-use serde_yaml::Value;
+use serde_json::Value;
 
 use crate::support::{fixture, karpenter, root, write_temp, Run};
 
@@ -84,10 +84,7 @@ fn seed_000() -> String {
 
 /// Every YAML document of a multi-document text.
 fn documents(text: &str) -> Vec<Value> {
-    serde_yaml::Deserializer::from_str(text)
-        .map(|d| serde::Deserialize::deserialize(d).unwrap())
-        .filter(|v: &Value| !v.is_null())
-        .collect()
+    serde_saphyr::from_multiple(text).unwrap()
 }
 
 fn find<'a>(docs: &'a [Value], kind: &str, name: &str) -> &'a Value {
@@ -130,12 +127,12 @@ fn convert_seed_000_writes_explicit_defaults_and_id_terms() {
     assert_eq!(pool["apiVersion"], "karpenter.sh/v1");
     let spec = &pool["spec"]["template"]["spec"];
     let reqs: Vec<(String, String, Vec<String>)> = spec["requirements"]
-        .as_sequence()
+        .as_array()
         .unwrap()
         .iter()
         .map(|r| {
             let values = r["values"]
-                .as_sequence()
+                .as_array()
                 .unwrap()
                 .iter()
                 .map(|v| v.as_str().unwrap().to_string())
@@ -185,7 +182,7 @@ fn convert_seed_000_writes_explicit_defaults_and_id_terms() {
 
     let class = find(&docs, "EC2NodeClass", "oldnode");
     assert_eq!(class["apiVersion"], "karpenter.k8s.aws/v1");
-    let terms = class["spec"]["amiSelectorTerms"].as_sequence().unwrap();
+    let terms = class["spec"]["amiSelectorTerms"].as_array().unwrap();
     assert_eq!(terms.len(), 1);
     assert_eq!(terms[0]["id"], "ami-0123456789abcdef0");
     assert_eq!(class["spec"]["amiFamily"], "AL2");

@@ -330,7 +330,7 @@ fn v033_feature_gates_env_keeps_other_gates() {
 
     let run = k.karpenter(&["enable-drift", "--yes", "-o", "yaml"]);
     assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-    let doc: Value = serde_yaml::from_str(&run.stdout).unwrap();
+    let doc: Value = serde_saphyr::from_str(&run.stdout).unwrap();
     assert_eq!(doc["unchanged"], true);
     assert_eq!(doc["mechanism"], "featureGatesEnv");
     assert_eq!(doc["changes"], serde_json::json!([]));

@@ -2,7 +2,7 @@
 //! `krew/karpenter.yaml.in`, and `scripts/release.sh`.
 //!
 //! Body of `tests/e2e/krew.rs` (plain items, no `mod krew { .. }` wrapper).
-//! Uses only `std`, `serde_json` and `serde_yaml`.
+//! Uses only `std`, `serde_json` and `serde-saphyr`.
 //!
 //! `validate_manifest` mirrors krew's own checks (`internal/index/validation` and
 //! `cmd/validate-krew-manifest` in kubernetes-sigs/krew, see ECOSYSTEM.md §1.1) plus
@@ -82,7 +82,8 @@ fn cargo_version() -> String {
 }
 
 fn parse_manifest(text: &str, what: &str) -> Value {
-    serde_yaml::from_str::<Value>(text).unwrap_or_else(|e| panic!("{what} is not valid YAML: {e}"))
+    serde_saphyr::from_str::<Value>(text)
+        .unwrap_or_else(|e| panic!("{what} is not valid YAML: {e}"))
 }
 
 fn load_manifest(path: &Path) -> Value {

@@ -4,7 +4,7 @@
 use std::io::Cursor;
 
 use super::{data, error_of, load, load_str};
-use crate::api::load_paths;
+use crate::api::{load_paths, read_str, Manifests, Scope};
 
 const NODEPOOL_V1: &str = r#"apiVersion: karpenter.sh/v1
 kind: NodePool
@@ -65,7 +65,7 @@ fn malformed_text() {
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: [a\n",
     );
     assert!(
-        e.starts_with("basic.yaml: malformed YAML at line 5 column 1: "),
+        e == "basic.yaml: malformed YAML at line 4 column 9: unclosed bracket '['",
         "{e}"
     );
     let e = error_of("pods.json", "{\"apiVersion\": \"v1\", \"kind\": \"Pod\",}");
@@ -77,10 +77,13 @@ fn malformed_text() {
         "tabs.yaml",
         "apiVersion: v1\nkind: Pod\nmetadata:\n\tname: a\n",
     );
-    assert!(e.starts_with("tabs.yaml: malformed YAML at line 4 column 1: found character that cannot start any token"), "{e}");
+    assert_eq!(
+        e,
+        "tabs.yaml: malformed YAML at line 4 column 2: tabs disallowed within this context (block indentation)"
+    );
     let e = error_of("x.yaml", "a: 1\na: 2\n");
     assert!(
-        e.starts_with("x.yaml: malformed YAML at line 1 column 1: duplicate entry with key \"a\""),
+        e == "x.yaml: malformed YAML at line 2 column 1: duplicate entry with key \"a\"",
         "{e}"
     );
 }
@@ -423,7 +426,31 @@ fn type_errors_name_the_field() {
             "metadata: {labels: {tier: [3]}}",
         ),
     );
-    assert_eq!(e, "web.yaml: Deployment/web: spec.template.metadata.labels.tier: invalid type: sequence, expected a string");
+    assert_eq!(e, "web.yaml: Deployment/web: spec.template.metadata.labels.tier: invalid type: sequence, expected a scalar");
+    // Streamed documents still name their document, object and field, wherever the name is
+    // written and whatever follows.
+    let late_name =
+        "apiVersion: apps/v1\nkind: Deployment\nspec: {replicas: [2]}\nmetadata: {name: late}\n";
+    assert_eq!(
+        error_of("d.yaml", &format!("{DEPLOYMENT}---\n{late_name}---\n{DEPLOYMENT}")),
+        "d.yaml (document 2): Deployment/late: spec.replicas: invalid type: sequence, expected a scalar"
+    );
+    let list = r#"{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "w", "namespace": "team"}, "spec": {"replicas": true}}]}"#;
+    assert_eq!(
+        error_of("all.json", list),
+        "all.json (items[0]): Deployment/team/w: spec.replicas: invalid type: boolean `true`, expected i64"
+    );
+    // Keys before apiVersion and kind are replayed into the typed object.
+    let metadata_first = "metadata: {name: web, labels: {version: 3}}\nspec: {replicas: 3, template: {spec: {containers: [{name: a}]}}}\napiVersion: apps/v1\nkind: Deployment\n";
+    let m = load_str("web.yaml", metadata_first).unwrap();
+    assert_eq!(m.pods.len(), 3);
+    assert_eq!(
+        error_of(
+            "web.yaml",
+            &metadata_first.replace("replicas: 3", "replicas: x")
+        ),
+        "web.yaml: Deployment/web: spec.replicas: invalid type: string \"x\", expected i64"
+    );
     // A plain scalar where text is expected is read as text, as YAML does, from YAML and JSON.
     let numeric = DEPLOYMENT.replace(
         "metadata: {labels: {app: web}}",
@@ -433,8 +460,9 @@ fn type_errors_name_the_field() {
         load_str("web.yaml", &numeric).unwrap().pods[0].labels["version"],
         "3"
     );
-    let json = serde_json::to_string(&serde_yaml::from_str::<serde_json::Value>(&numeric).unwrap())
-        .unwrap();
+    let json =
+        serde_json::to_string(&serde_saphyr::from_str::<serde_json::Value>(&numeric).unwrap())
+            .unwrap();
     assert!(json.contains("\"version\":3"), "{json}");
     assert_eq!(
         load_str("web.json", &json).unwrap().pods[0].labels["version"],
@@ -515,7 +543,7 @@ fn generation_rules() {
 fn lists_name_the_item() {
     let list = format!(
         "{{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{}, {{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {{\"name\": \"p\"}}, \"spec\": {{\"tolerations\": [{{\"key\": \"a\", \"effect\": \"Never\"}}]}}}}]}}",
-        serde_json::to_string(&serde_yaml::from_str::<serde_json::Value>(DEPLOYMENT).unwrap()).unwrap()
+        serde_json::to_string(&serde_saphyr::from_str::<serde_json::Value>(DEPLOYMENT).unwrap()).unwrap()
     );
     assert_eq!(
         error_of("all.json", &list),
@@ -545,6 +573,40 @@ fn absurd_replica_counts_fail_fast() {
         e,
         "web.yaml: Deployment/web: spec.replicas: must not be negative, got -1"
     );
+}
+
+#[test]
+fn commands_that_need_no_pods_do_not_expand_workloads() {
+    // A Deployment this tool would refuse to expand: drift check and convert never look at
+    // pods, so they read it (a malformed one would still fail) without expanding it.
+    let text = format!(
+        "{}---\n{}",
+        two_docs(NODEPOOL_V1),
+        DEPLOYMENT.replace("replicas: 2", "replicas: 100000000")
+    );
+    let m =
+        Manifests::from_objects_in(read_str("all.yaml", &text).unwrap(), Scope::NoPods).unwrap();
+    assert_eq!((m.node_pools.len(), m.pods.len()), (1, 0));
+    assert!(error_of("all.yaml", &text).contains("more than this tool expands"));
+    let broken = text.replace("replicas: 100000000", "replicas: many");
+    assert!(
+        Manifests::from_objects_in(
+            read_str("all.yaml", &broken).unwrap_or_default(),
+            Scope::NoPods
+        )
+        .is_ok()
+            && read_str("all.yaml", &broken).is_err(),
+        "a type error still fails the read"
+    );
+}
+
+#[test]
+fn deep_nesting_fails_fast_in_one_line() {
+    // 200 KB of `[` once took serde_yaml a minute to refuse; now the parser stops at the limit.
+    for text in ["[".repeat(200_000), format!("a: {}", "[".repeat(200_000))] {
+        let e = error_of("deep.yaml", &text);
+        assert!(e.starts_with("deep.yaml: malformed "), "{e}");
+    }
 }
 
 /// A fresh directory under the system temp dir for one test.

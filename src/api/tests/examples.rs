@@ -221,8 +221,8 @@ fn karpenter_objects_survive_a_serde_round_trip() {
     >(
         t: &T,
     ) -> String {
-        let text = serde_yaml::to_string(t).unwrap();
-        let back: T = serde_yaml::from_str(&text).unwrap();
+        let text = crate::api::yaml::to_string(t).unwrap();
+        let back: T = serde_saphyr::from_str(&text).unwrap();
         assert_eq!(&back, t);
         text
     }

@@ -13,49 +13,104 @@ use crate::cli::progress::Progress;
 use crate::cli::style::Style;
 use crate::cli::{GlobalArgs, OutputFormat};
 use crate::model::requirements::NodeSelectorRequirement;
-use crate::scheduling::Plan;
+use crate::scheduling::{InstanceTypeOption, Plan, PlannedNodeClaim};
 use crate::usecases::provisioning::{Event, Launch, Launches, WaitReport, WaitStatus};
 use crate::usecases::Sink;
 
-/// The `ProvisioningPlan` document (README: "Machine-readable outputs").
+/// The `ProvisioningPlan` document (README: "Machine-readable outputs"). It borrows the plan
+/// and builds each NodeClaim's entry only as it is written: a plan of thousands of NodeClaims
+/// lists hundreds of instance types for each, twice (`instanceTypes` and the `instance-type`
+/// requirement), which would otherwise be copied in full before the first byte is out.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct PlanDoc {
+pub struct PlanDoc<'a> {
     api_version: &'static str,
     kind: &'static str,
     region: String,
-    node_claims: Vec<NodeClaimDoc>,
-    existing_nodes: Vec<ExistingDoc>,
-    unschedulable: Vec<UnschedulableDoc>,
+    node_claims: NodeClaimDocs<'a>,
+    existing_nodes: Vec<ExistingDoc<'a>>,
+    unschedulable: Vec<UnschedulableDoc<'a>>,
     price_per_hour: f64,
+}
+
+/// The NodeClaims, each rendered as it is written.
+struct NodeClaimDocs<'a>(&'a [PlannedNodeClaim]);
+
+impl Serialize for NodeClaimDocs<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(NodeClaimDoc::of))
+    }
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct NodeClaimDoc {
-    name: String,
-    node_pool: String,
+struct NodeClaimDoc<'a> {
+    name: &'a str,
+    node_pool: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
-    node_class: Option<String>,
-    instance_type: String,
-    instance_types: Vec<String>,
-    capacity_type: String,
-    zone: String,
-    zones: Vec<String>,
+    node_class: Option<&'a str>,
+    instance_type: &'a str,
+    instance_types: Names<'a>,
+    capacity_type: &'a str,
+    zone: &'a str,
+    zones: &'a [String],
     price_per_hour: f64,
-    pods: Vec<String>,
+    pods: &'a [String],
     requests: BTreeMap<String, String>,
-    labels: BTreeMap<String, String>,
+    labels: &'a BTreeMap<String, String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    taints: Vec<TaintDoc>,
+    taints: Vec<TaintDoc<'a>>,
     requirements: Vec<RequirementDoc>,
 }
 
+impl<'a> NodeClaimDoc<'a> {
+    fn of(c: &'a PlannedNodeClaim) -> Self {
+        NodeClaimDoc {
+            name: &c.name,
+            node_pool: &c.node_pool,
+            node_class: c.node_class.as_deref(),
+            instance_type: &c.launch.instance_type,
+            instance_types: Names(&c.instance_types),
+            capacity_type: &c.launch.capacity_type,
+            zone: &c.launch.zone,
+            zones: &c.zones,
+            price_per_hour: c.launch.price,
+            pods: &c.pods,
+            requests: c.requests.to_strings(),
+            labels: &c.labels,
+            taints: c
+                .taints
+                .iter()
+                .map(|t| TaintDoc {
+                    key: &t.key,
+                    value: &t.value,
+                    effect: t.effect.as_str(),
+                })
+                .collect(),
+            requirements: c
+                .requirements
+                .to_selectors()
+                .into_iter()
+                .map(RequirementDoc::from)
+                .collect(),
+        }
+    }
+}
+
+/// The names of a NodeClaim's instance types.
+struct Names<'a>(&'a [InstanceTypeOption]);
+
+impl Serialize for Names<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(|o| &o.name))
+    }
+}
+
 #[derive(Serialize)]
-struct TaintDoc {
-    key: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    value: String,
+struct TaintDoc<'a> {
+    key: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    value: &'a str,
     effect: &'static str,
 }
 
@@ -82,72 +137,40 @@ impl From<NodeSelectorRequirement> for RequirementDoc {
 }
 
 #[derive(Serialize)]
-struct ExistingDoc {
-    name: String,
-    pods: Vec<String>,
+struct ExistingDoc<'a> {
+    name: &'a str,
+    pods: &'a [String],
 }
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct UnschedulableDoc {
-    pod: String,
+struct UnschedulableDoc<'a> {
+    pod: &'a str,
     reason: String,
     /// Stable, for machines (`scheduling::ReasonCode`).
     reason_code: &'static str,
 }
 
 /// Builds the machine-readable plan.
-pub fn plan_document(plan: &Plan, region: &str) -> PlanDoc {
+pub fn plan_document<'a>(plan: &'a Plan, region: &str) -> PlanDoc<'a> {
     PlanDoc {
         api_version: API_VERSION,
         kind: "ProvisioningPlan",
         region: region.to_string(),
-        node_claims: plan
-            .node_claims
-            .iter()
-            .map(|c| NodeClaimDoc {
-                name: c.name.clone(),
-                node_pool: c.node_pool.clone(),
-                node_class: c.node_class.clone(),
-                instance_type: c.launch.instance_type.clone(),
-                instance_types: c.instance_types.iter().map(|o| o.name.clone()).collect(),
-                capacity_type: c.launch.capacity_type.clone(),
-                zone: c.launch.zone.clone(),
-                zones: c.zones.clone(),
-                price_per_hour: c.launch.price,
-                pods: c.pods.clone(),
-                requests: c.requests.to_strings(),
-                labels: c.labels.clone(),
-                taints: c
-                    .taints
-                    .iter()
-                    .map(|t| TaintDoc {
-                        key: t.key.clone(),
-                        value: t.value.clone(),
-                        effect: t.effect.as_str(),
-                    })
-                    .collect(),
-                requirements: c
-                    .requirements
-                    .to_selectors()
-                    .into_iter()
-                    .map(RequirementDoc::from)
-                    .collect(),
-            })
-            .collect(),
+        node_claims: NodeClaimDocs(&plan.node_claims),
         existing_nodes: plan
             .existing_nodes
             .iter()
             .map(|e| ExistingDoc {
-                name: e.node.clone(),
-                pods: e.pods.clone(),
+                name: &e.node,
+                pods: &e.pods,
             })
             .collect(),
         unschedulable: plan
             .unschedulable
             .iter()
             .map(|u| UnschedulableDoc {
-                pod: u.pod.clone(),
+                pod: &u.pod,
                 reason: u.reason.to_string(),
                 reason_code: u.reason.code().as_str(),
             })
@@ -282,7 +305,7 @@ pub fn nothing_pending(out: &mut dyn Write, global: &GlobalArgs, region: &str) -
 struct ResultDoc<'a> {
     api_version: &'static str,
     kind: &'static str,
-    plan: PlanDoc,
+    plan: PlanDoc<'a>,
     launched: Vec<LaunchDoc<'a>>,
     failed: Vec<FailureDoc<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -68,7 +68,11 @@ impl CustomCatalog {
         let doc: Value = if file.ends_with(".json") {
             serde_json::from_str(text).map_err(|e| syntax(e.to_string()))?
         } else {
-            serde_yaml::from_str(text).map_err(|e| syntax(e.to_string()))?
+            serde_saphyr::from_str_with_options(
+                text,
+                serde_saphyr::options! { with_snippet: false },
+            )
+            .map_err(|e| syntax(e.to_string()))?
         };
         let p = Parser { file };
         let Value::Object(root) = doc else {
