@@ -10,8 +10,8 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 use super::ClusterError;
 use crate::cloud::launch::ClusterInfo;
 use crate::cloud::userdata::base64_encode;
-use crate::error::redact;
 use crate::disruption::time::parse_duration_flag;
+use crate::error::redact;
 
 /// The kubeconfig flags of SPEC §2, as given (`--kubeconfig`, `--context`, …).
 #[derive(Debug, Clone, Default)]
