@@ -1,7 +1,10 @@
 //! The exit-code contract (SPEC §2) and the error type commands return.
 //!
 //! `0` success / nothing to do; `1` the command's finding is positive (pods left unschedulable,
-//! drift found); `2` usage or input error; `3` cluster or cloud error; `4` refused for safety.
+//! drift found); `2` usage or input error; `3` cluster or cloud error; `4` refused for safety;
+//! `141` stdout was closed by its reader (`| head`): the command stopped quietly.
+
+pub mod redact;
 
 use std::fmt;
 
@@ -18,6 +21,10 @@ pub enum Exit {
     Remote = 3,
     /// Refused for safety.
     Refused = 4,
+    /// stdout's reader went away (a closed pipe, `… | head -1`): the command stopped at its
+    /// next write, without an error line. 128 + SIGPIPE, what a shell reports for kubectl
+    /// and coreutils in the same place.
+    OutputClosed = 141,
 }
 
 /// A command failure: one line of explanation, an optional hint, and its exit code.

@@ -4,19 +4,25 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
+use kubectl_karpenter::cli::output::{one_line, output_closed, PipeWatch, TerminalSafe};
 use kubectl_karpenter::cli::{Cli, Command, DriftCommand};
 use kubectl_karpenter::commands::{self, Context};
-use kubectl_karpenter::error::Exit;
+use kubectl_karpenter::error::{redact, Exit};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             // clap prints help/version to stdout (exit 0) and usage errors to stderr (exit 2).
-            let _ = e.print();
+            if e.print()
+                .is_err_and(|p| p.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return ExitCode::from(Exit::OutputClosed as u8);
+            }
             return ExitCode::from(if e.use_stderr() { Exit::Input as u8 } else { 0 });
         }
     };
+    redact::remember_environment();
     kubectl_karpenter::cli::logging::init(cli.global.verbose, cli.global.quiet, cli.global.color);
     tracing::debug!(
         version = env!("CARGO_PKG_VERSION"),
@@ -27,13 +33,13 @@ fn main() -> ExitCode {
     // std's own line buffering only, so what a confirmation asks about (the plan on stdout)
     // is on the screen before the question (on stderr) is.
     let mut out: Box<dyn Write> = if stdout.is_terminal() {
-        Box::new(stdout.lock())
+        Box::new(PipeWatch(stdout.lock()))
     } else {
-        Box::new(std::io::BufWriter::new(stdout.lock()))
+        Box::new(std::io::BufWriter::new(PipeWatch(stdout.lock())))
     };
     // Not locked for the whole run: progress bars, log lines and the Ctrl-C handler write to
     // stderr from other threads (each write locks it on its own; stderr is unbuffered anyway).
-    let mut err = std::io::stderr();
+    let mut err = TerminalSafe(std::io::stderr());
     let mut ctx = Context {
         global: &cli.global,
         out: &mut *out,
@@ -55,12 +61,17 @@ fn main() -> ExitCode {
         Command::Complete(args) => commands::completion::complete(&mut ctx, args),
     };
     let _ = ctx.out.flush();
+    // The reader has what it wanted; whatever failed after that is the closed pipe itself.
+    if output_closed() {
+        return ExitCode::from(Exit::OutputClosed as u8);
+    }
     match result {
         Ok(exit) => ExitCode::from(exit as u8),
         Err(e) => {
-            let _ = writeln!(err, "error: {}", e.message);
+            // One line each, whatever the message quotes (names, server messages).
+            let _ = writeln!(err, "error: {}", one_line(&e.message));
             if let Some(hint) = &e.hint {
-                let _ = writeln!(err, "hint: {hint}");
+                let _ = writeln!(err, "hint: {}", one_line(hint));
             }
             ExitCode::from(e.exit as u8)
         }

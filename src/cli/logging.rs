@@ -10,9 +10,12 @@
 //!
 //! Without `-v` and without the variable no subscriber is installed and stderr is exactly as
 //! before. Log lines are coloured only when stderr is a terminal and colour is allowed
-//! (`--color`, `NO_COLOR`, `TERM=dumb`). Nothing logs credentials, tokens or request bodies.
+//! (`--color`, `NO_COLOR`, `TERM=dumb`). This tool logs no credentials, tokens or request
+//! bodies; other crates' lines may (the AWS SDK's `debug` shows the access key id in its
+//! identity's `Debug`), so every line is [`redact`]ed before it is written. Field values are
+//! escaped by tracing-subscriber itself (no control characters reach the terminal).
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use tracing_subscriber::filter::{LevelFilter, Targets};
@@ -22,6 +25,7 @@ use tracing_subscriber::Layer;
 
 use super::style::Style;
 use super::ColorChoice;
+use crate::error::redact::redact;
 
 /// The environment variable that sets the log filter.
 pub const ENV: &str = "KUBECTL_KARPENTER_LOG";
@@ -96,7 +100,7 @@ pub fn init(verbose: u8, quiet: bool, color: ColorChoice) {
     let ansi =
         Style::decide(color, std::io::stderr().is_terminal(), no_color, dumb) != Style::plain();
     let fmt = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
+        .with_writer(|| Redacted(std::io::stderr()))
         .with_ansi(ansi)
         .with_timer(tracing_subscriber::fmt::time::uptime())
         .compact();
@@ -106,6 +110,22 @@ pub fn init(verbose: u8, quiet: bool, color: ColorChoice) {
         .is_ok()
     {
         ACTIVE.store(true, Ordering::Relaxed);
+    }
+}
+
+/// stderr for log lines: each event is formatted whole and written once, credentials
+/// redacted (colour codes kept).
+struct Redacted(std::io::Stderr);
+
+impl Write for Redacted {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        self.0.write_all(redact(&text).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
     }
 }
 

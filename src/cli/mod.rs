@@ -21,7 +21,8 @@ Exit codes:
   1  the finding is positive (pods left unschedulable, drift found)
   2  usage or input error
   3  cluster or cloud error
-  4  refused for safety";
+  4  refused for safety
+  141  stdout closed by its reader (e.g. `| head`): stopped quietly";
 
 /// Karpenter's provisioning and drift logic, run on your machine.
 #[derive(Debug, Parser)]

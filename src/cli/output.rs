@@ -1,19 +1,191 @@
-//! Rendering: aligned tables for people, versioned JSON/YAML documents for scripts.
+//! Rendering: aligned tables for people, versioned JSON/YAML documents for scripts — and the
+//! escaping every value from a manifest, the cluster or AWS goes through on its way to a
+//! terminal ([`shown`], [`one_line`], [`TerminalSafe`]): a Node named with escape codes must not
+//! recolour the terminal, a newline in a name must not forge a second `error:` line, and a
+//! 100 KB annotation must not become a 100 KB line.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
+use super::style::Style;
 use super::OutputFormat;
+use crate::error::redact::redact;
+
+/// Values longer than this many characters are cut (with an ellipsis and their length).
+pub const MAX_SHOWN: usize = 200;
+/// Messages longer than this many characters are cut the same way.
+pub const MAX_LINE: usize = 4096;
+
+/// Control characters (C0, DEL, C1) and the invisible marks that reorder text on screen.
+fn unsafe_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Appends `c` as it is shown: `\n`, `\r`, `\t`, else `\u{…}` for an unsafe character.
+fn push_escaped(out: &mut String, c: char) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if unsafe_char(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        c => out.push(c),
+    }
+}
+
+/// Where a run of characters ends: white space, or a comma (lists such as `a,b,c` are runs
+/// of short values, not one long one).
+fn separator(c: char) -> bool {
+    (c.is_whitespace() && !unsafe_char(c)) || c == ','
+}
+
+/// `text` escaped, its runs of characters between separators cut at `run` characters and the
+/// whole at `whole`; borrowed when nothing had to change.
+fn escaped(text: &str, run: usize, whole: usize) -> Cow<'_, str> {
+    let mut count = 0;
+    let mut longest_run = 0;
+    let mut this_run = 0;
+    let mut clean = true;
+    for c in text.chars() {
+        count += 1;
+        clean &= !unsafe_char(c);
+        this_run = if separator(c) { 0 } else { this_run + 1 };
+        longest_run = longest_run.max(this_run);
+    }
+    if clean && longest_run <= run && count <= whole {
+        return Cow::Borrowed(text);
+    }
+    let cut = |out: &mut String, length: usize| out.push_str(&format!("…({length} characters)"));
+    let mut out = String::new();
+    let mut kept = 0;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if kept == whole {
+            cut(&mut out, count);
+            break;
+        }
+        if separator(c) {
+            out.push(c);
+            kept += 1;
+            continue;
+        }
+        let mut word = vec![c];
+        while let Some(&n) = chars.peek() {
+            if separator(n) {
+                break;
+            }
+            word.push(n);
+            chars.next();
+        }
+        let take = word.len().min(run).min(whole - kept);
+        for &w in &word[..take] {
+            push_escaped(&mut out, w);
+        }
+        kept += take;
+        if take < word.len().min(run) {
+            cut(&mut out, count);
+            break;
+        }
+        if take < word.len() {
+            cut(&mut out, word.len());
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A value from a manifest, the cluster or AWS as a terminal may show it (a table cell, a
+/// `kind/name` line): control characters escaped (`\n`, `\u{1b}`), cut after [`MAX_SHOWN`]
+/// characters as `abc…(102400 characters)`.
+pub fn shown(value: &str) -> Cow<'_, str> {
+    escaped(value, MAX_SHOWN, MAX_SHOWN)
+}
+
+/// A message that may quote such values (an error, a hint, a warning, a note) as one line:
+/// control characters escaped — a newline too, so a name cannot forge a line of its own —,
+/// every run of non-blank characters cut after [`MAX_SHOWN`] characters and the whole after
+/// [`MAX_LINE`].
+pub fn one_line(text: &str) -> Cow<'_, str> {
+    escaped(text, MAX_SHOWN, MAX_LINE)
+}
+
+/// Wraps stderr: every write has its credentials [`redact`]ed and its control characters
+/// other than newlines escaped, so no path to stderr — including lines written straight to it
+/// — can move the cursor, recolour the terminal or show a secret.
+pub struct TerminalSafe<W: Write>(pub W);
+
+impl<W: Write> Write for TerminalSafe<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        let text = redact(&text);
+        if text.chars().any(|c| c != '\n' && unsafe_char(c)) {
+            let mut out = String::with_capacity(text.len());
+            for c in text.chars() {
+                if c == '\n' {
+                    out.push(c);
+                } else {
+                    push_escaped(&mut out, c);
+                }
+            }
+            self.0.write_all(out.as_bytes())?;
+        } else {
+            self.0.write_all(text.as_bytes())?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+static OUTPUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Whether stdout's reader went away (`… | head -1` has read enough): the command then stops
+/// at its next write and exits [`Exit::OutputClosed`](crate::error::Exit::OutputClosed),
+/// quietly.
+pub fn output_closed() -> bool {
+    OUTPUT_CLOSED.load(Ordering::Relaxed)
+}
+
+/// Wraps stdout and notes a broken pipe for [`output_closed`].
+pub struct PipeWatch<W: Write>(pub W);
+
+impl<W: Write> PipeWatch<W> {
+    fn watch<T>(result: io::Result<T>) -> io::Result<T> {
+        if let Err(e) = &result {
+            if e.kind() == io::ErrorKind::BrokenPipe {
+                OUTPUT_CLOSED.store(true, Ordering::Relaxed);
+            }
+        }
+        result
+    }
+}
+
+impl<W: Write> Write for PipeWatch<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        Self::watch(self.0.write(buf))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Self::watch(self.0.flush())
+    }
+}
 
 /// The `apiVersion` of every machine-readable document this tool prints.
 pub const API_VERSION: &str = "kubectl-karpenter/v1";
 
-/// A simple aligned table (kubectl style: upper-case headers, two spaces between columns).
+/// A simple aligned table (kubectl style: upper-case headers, three spaces between columns).
+/// Cells are shown as [`one_line`]s (escaped, long values cut); [`mark`](Table::mark)ed cells are coloured as bad by
+/// [`write_styled`](Table::write_styled) after alignment, so colour never shifts columns.
 #[derive(Debug, Default)]
 pub struct Table {
     headers: Vec<String>,
     rows: Vec<Vec<String>>,
+    /// (row, column) of the cells shown as bad.
+    marked: Vec<(usize, usize)>,
 }
 
 impl Table {
@@ -22,12 +194,21 @@ impl Table {
         Table {
             headers: headers.iter().map(|h| h.to_string()).collect(),
             rows: Vec::new(),
+            marked: Vec::new(),
         }
     }
 
     /// Adds a row (missing cells print empty).
     pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
+        self.rows
+            .push(cells.iter().map(|c| one_line(c).into_owned()).collect());
+    }
+
+    /// Shows the cell in `column` of the last row added as bad (red where colour is on).
+    pub fn mark(&mut self, column: usize) {
+        if let Some(row) = self.rows.len().checked_sub(1) {
+            self.marked.push((row, column));
+        }
     }
 
     /// Whether there are no rows.
@@ -35,8 +216,13 @@ impl Table {
         self.rows.is_empty()
     }
 
-    /// Writes the table; `headers: false` for `--no-headers`.
+    /// Writes the table without colour; `headers: false` for `--no-headers`.
     pub fn write(&self, out: &mut dyn Write, headers: bool) -> io::Result<()> {
+        self.write_styled(out, headers, Style::plain())
+    }
+
+    /// Writes the table with its marked cells coloured as `style` says.
+    pub fn write_styled(&self, out: &mut dyn Write, headers: bool, style: Style) -> io::Result<()> {
         let columns = self.headers.len();
         let mut widths: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
         for row in &self.rows {
@@ -44,22 +230,29 @@ impl Table {
                 widths[i] = widths[i].max(cell.chars().count());
             }
         }
-        let line = |cells: &[String], out: &mut dyn Write| -> io::Result<()> {
+        let line = |cells: &[String], row: Option<usize>, out: &mut dyn Write| {
             let mut text = String::new();
             for (i, width) in widths.iter().enumerate() {
                 let cell = cells.get(i).map(String::as_str).unwrap_or("");
-                text.push_str(cell);
-                if i + 1 < columns {
-                    text.push_str(&" ".repeat(width - cell.chars().count() + 3));
+                let padding = if i + 1 < columns {
+                    width - cell.chars().count() + 3
+                } else {
+                    0
+                };
+                if row.is_some_and(|r| self.marked.contains(&(r, i))) && !cell.is_empty() {
+                    text.push_str(&style.bad(cell));
+                } else {
+                    text.push_str(cell);
                 }
+                text.push_str(&" ".repeat(padding));
             }
             writeln!(out, "{}", text.trim_end())
         };
         if headers {
-            line(&self.headers, out)?;
+            line(&self.headers, None, out)?;
         }
-        for row in &self.rows {
-            line(row, out)?;
+        for (r, row) in self.rows.iter().enumerate() {
+            line(row, Some(r), out)?;
         }
         Ok(())
     }
@@ -145,6 +338,76 @@ pub fn kubectl_age(seconds: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_are_escaped_and_cut() {
+        assert!(matches!(shown("web-1"), Cow::Borrowed("web-1")));
+        assert_eq!(
+            shown("evil\u{1b}[31mred\nerror: forged\r\t\u{9b}\u{202e}"),
+            "evil\\u{1b}[31mred\\nerror: forged\\r\\t\\u{9b}\\u{202e}"
+        );
+        let long = "x".repeat(100 * 1024);
+        let got = shown(&long);
+        assert_eq!(
+            got,
+            format!("{}…(102400 characters)", "x".repeat(MAX_SHOWN))
+        );
+        let line = format!("label {long} is too long");
+        let got = one_line(&line);
+        assert_eq!(
+            got,
+            format!(
+                "label {}…(102400 characters) is too long",
+                "x".repeat(MAX_SHOWN)
+            )
+        );
+        assert!(matches!(one_line("a,b,c and d"), Cow::Borrowed(_)));
+        let list = vec!["pod-name-0123456789"; 200].join(",");
+        assert!(
+            matches!(one_line(&list), Cow::Borrowed(_)),
+            "a list is many short values"
+        );
+        let words = "a ".repeat(MAX_LINE);
+        let got = one_line(&words);
+        assert!(got.chars().count() < MAX_LINE + 30, "{}", got.len());
+        assert!(
+            got.ends_with(&format!("…({} characters)", 2 * MAX_LINE)),
+            "{got}"
+        );
+    }
+
+    #[test]
+    fn stderr_is_written_escaped_and_redacted() {
+        crate::error::redact::remember("planted-secret-for-test");
+        let mut out = TerminalSafe(Vec::new());
+        writeln!(out, "warning: \u{1b}]0;title\u{7} planted-secret-for-test").unwrap();
+        assert_eq!(
+            String::from_utf8(out.0).unwrap(),
+            "warning: \\u{1b}]0;title\\u{7} [redacted]\n"
+        );
+    }
+
+    #[test]
+    fn table_cells_are_escaped_and_marked_cells_coloured_after_alignment() {
+        let mut t = Table::new(&["NAME", "STATUS"]);
+        t.row(vec!["a\u{1b}[2Jb".into(), "Ready".into()]);
+        t.row(vec!["c".into(), "NotReady".into()]);
+        t.mark(1);
+        let mut out = Vec::new();
+        t.write(&mut out, true).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "NAME          STATUS\na\\u{1b}[2Jb   Ready\nc             NotReady\n"
+        );
+        let red = Style::decide(super::super::ColorChoice::Always, false, false, false);
+        let mut out = Vec::new();
+        t.write_styled(&mut out, false, red).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.ends_with(&format!("c             {}\n", red.bad("NotReady"))),
+            "{text:?}"
+        );
+    }
 
     #[test]
     fn tables_align_and_drop_trailing_spaces() {

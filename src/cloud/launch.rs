@@ -21,8 +21,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::cloud::ami::ResolvedImage;
 use crate::cloud::types::{
-    CloudError, Compute, Filter, FleetOverride, FleetRequest, Instance, InstanceQuery,
-    LaunchTemplateRequest, Subnet, INSTANCE_BATCH,
+    is_permission_code, CloudError, Compute, Filter, FleetOverride, FleetRequest, Instance,
+    InstanceQuery, LaunchTemplateRequest, Subnet, INSTANCE_BATCH,
 };
 use crate::cloud::userdata::{self, Bootstrap, Family, UserDataError};
 pub use crate::model::digest::digest;
@@ -152,20 +152,42 @@ pub struct PoolError {
     pub message: String,
 }
 
+impl LaunchError {
+    /// Whether the identity lacks a permission: the call's, or every pool's (what CreateFleet
+    /// authorizes on the caller's behalf: RunInstances, CreateTags, PassRole).
+    pub fn is_permission(&self) -> bool {
+        match self {
+            LaunchError::Cloud(c) => c.is_permission(),
+            LaunchError::InsufficientCapacity { errors, .. } => {
+                !errors.is_empty() && errors.iter().all(|e| is_permission_code(&e.code))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The pools by error code; a missing permission shows its first message, which names the
+/// action (the pools it hit are counted, not listed: they all fail alike).
 fn summarize(errors: &[PoolError]) -> String {
-    let mut by_code: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut by_code: BTreeMap<&str, Vec<&PoolError>> = BTreeMap::new();
     for e in errors {
-        by_code.entry(&e.code).or_default().push(format!(
-            "{}/{}/{}",
-            e.instance_type, e.zone, e.capacity_type
-        ));
+        by_code.entry(&e.code).or_default().push(e);
     }
     if by_code.is_empty() {
         return "CreateFleet returned no instance and no error".into();
     }
     by_code
         .into_iter()
-        .map(|(code, pools)| format!("{code} [{}]", pools.join(", ")))
+        .map(|(code, errors)| {
+            if is_permission_code(code) {
+                return format!("{code} ({} pools): {}", errors.len(), errors[0].message);
+            }
+            let pools: Vec<String> = errors
+                .iter()
+                .map(|e| format!("{}/{}/{}", e.instance_type, e.zone, e.capacity_type))
+                .collect();
+            format!("{code} [{}]", pools.join(", "))
+        })
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -990,6 +1012,27 @@ mod tests {
             "NodeClaim default-8: no capacity: InsufficientInstanceCapacity [m5.large/z-a/on-demand, m5.large/z-b/on-demand]"
         );
         assert!(cloud.instances.borrow().is_empty());
+        assert!(!err.is_permission());
+    }
+
+    #[test]
+    fn pools_failing_for_a_missing_permission_show_the_message_naming_it() {
+        let denied = |zone: &str| PoolError {
+            instance_type: "m5.large".into(),
+            zone: zone.into(),
+            capacity_type: "on-demand".into(),
+            code: "UnauthorizedOperation".into(),
+            message: "not authorized to perform: iam:PassRole".into(),
+        };
+        let err = LaunchError::InsufficientCapacity {
+            nodeclaim: "default-8".into(),
+            errors: vec![denied("z-a"), denied("z-b")],
+        };
+        assert_eq!(
+            err.to_string(),
+            "NodeClaim default-8: no capacity: UnauthorizedOperation (2 pools): not authorized to perform: iam:PassRole"
+        );
+        assert!(err.is_permission());
     }
 
     #[test]

@@ -109,6 +109,17 @@ pub struct LiveCatalog {
     pub cache_path: Option<PathBuf>,
     /// Why the cache was not used or could not be written, for `-v`.
     pub cache_warning: Option<String>,
+    /// Why a fetched catalog has no spot prices (DescribeSpotPriceHistory failed), for `-v`.
+    pub spot_warning: Option<String>,
+}
+
+/// A fetched snapshot, and the spot-price call's failure if it failed.
+#[derive(Debug, Clone)]
+pub struct Fetched {
+    /// The snapshot.
+    pub snapshot: AwsSnapshot,
+    /// Why the snapshot has no spot prices.
+    pub spot_error: Option<CloudError>,
 }
 
 /// Why no live catalog could be built.
@@ -144,12 +155,13 @@ fn unix_now() -> u64 {
 ///
 /// Only the first two calls are required: a failed DescribeSpotPriceHistory leaves the spot
 /// prices empty (spot offerings then carry the on-demand stand-in) and is recorded in the
-/// snapshot's `source`, which [`Catalog::notes`] shows (and the cache keeps).
+/// snapshot's `source`, which [`Catalog::notes`] shows (and the cache keeps), and in
+/// [`Fetched::spot_error`].
 pub fn fetch_snapshot(
     cloud: &dyn Cloud,
     prices: Option<&AwsSnapshot>,
     fetched_at: u64,
-) -> Result<AwsSnapshot, CloudError> {
+) -> Result<Fetched, CloudError> {
     let region = cloud.region();
     let mut types = cloud.describe_instance_types()?;
     let offerings = cloud.describe_instance_type_offerings()?;
@@ -185,7 +197,8 @@ pub fn fetch_snapshot(
         z.sort();
         z.dedup();
     }
-    let (spot_prices, spot_source) = match cloud.describe_spot_prices() {
+    let spot = cloud.describe_spot_prices();
+    let (spot_prices, spot_source) = match &spot {
         Ok(list) => {
             let mut spot: BTreeMap<String, BTreeMap<String, f64>> = BTreeMap::new();
             for p in list {
@@ -193,9 +206,9 @@ pub fn fetch_snapshot(
                     .binary_search_by(|t| t.name.as_str().cmp(&p.instance_type))
                     .is_ok()
                 {
-                    spot.entry(p.instance_type)
+                    spot.entry(p.instance_type.clone())
                         .or_default()
-                        .insert(p.zone, p.price);
+                        .insert(p.zone.clone(), p.price);
                 }
             }
             let source = format!(
@@ -213,7 +226,7 @@ pub fn fetch_snapshot(
         .map(|p| p.source.as_str())
         .filter(|s| !s.is_empty())
         .unwrap_or("none");
-    Ok(AwsSnapshot {
+    let snapshot = AwsSnapshot {
         schema_version: SNAPSHOT_SCHEMA_VERSION,
         source: format!(
             "live DescribeInstanceTypes/DescribeInstanceTypeOfferings for {region}, fetched {}; \
@@ -231,6 +244,10 @@ pub fn fetch_snapshot(
         )]
         .into_iter()
         .collect(),
+    };
+    Ok(Fetched {
+        snapshot,
+        spot_error: spot.err(),
     })
 }
 
@@ -308,6 +325,7 @@ pub fn load(
                         origin: Origin::Cache,
                         cache_path: Some(path.clone()),
                         cache_warning: None,
+                        spot_warning: None,
                     });
                 }
             }
@@ -315,7 +333,10 @@ pub fn load(
             Err(_) => {}
         }
     }
-    let snapshot = fetch_snapshot(cloud, embedded.aws_snapshot(), now)?;
+    let Fetched {
+        snapshot,
+        spot_error,
+    } = fetch_snapshot(cloud, embedded.aws_snapshot(), now)?;
     let catalog = Catalog::from_snapshot(snapshot.clone())?;
     if let Some(path) = &path {
         let file = CacheFile {
@@ -333,6 +354,8 @@ pub fn load(
         origin: Origin::Fetched,
         cache_path: path,
         cache_warning: warning,
+        spot_warning: spot_error
+            .map(|e| format!("no spot prices ({e}): spot offerings carry the on-demand price")),
     })
 }
 
@@ -411,7 +434,9 @@ mod tests {
     fn fetches_prices_from_the_embedded_snapshot_and_zones_from_offerings() {
         let cloud = fake();
         let embedded = Catalog::embedded().unwrap();
-        let snap = fetch_snapshot(&cloud, embedded.aws_snapshot(), 0).unwrap();
+        let snap = fetch_snapshot(&cloud, embedded.aws_snapshot(), 0)
+            .unwrap()
+            .snapshot;
         let region = &snap.regions["us-east-1"];
         assert_eq!(region.zones, ["us-east-1a", "us-east-1b"]);
         assert_eq!(
@@ -482,6 +507,13 @@ mod tests {
         };
         let live = load(&cloud, &embedded, &opts).unwrap();
         assert_eq!(live.origin, Origin::Fetched);
+        assert!(
+            live.spot_warning.as_deref().is_some_and(|w| w.starts_with(
+                "no spot prices (EC2 DescribeSpotPriceHistory: UnauthorizedOperation"
+            )),
+            "{:?}",
+            live.spot_warning
+        );
         let snap = live.catalog.aws_snapshot().unwrap();
         assert!(snap.regions["us-east-1"].spot_prices.is_empty());
         assert_eq!(

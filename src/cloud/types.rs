@@ -217,6 +217,17 @@ pub enum CloudError {
     },
 }
 
+/// Whether an AWS error code says the identity lacks a permission.
+pub fn is_permission_code(code: &str) -> bool {
+    matches!(
+        code,
+        "UnauthorizedOperation"
+            | "AccessDenied"
+            | "AccessDeniedException"
+            | "UnauthorizedException"
+    )
+}
+
 impl CloudError {
     /// The AWS error code, if the service answered.
     pub fn code(&self) -> Option<&str> {
@@ -228,15 +239,7 @@ impl CloudError {
 
     /// A missing IAM permission (the message names the action to grant).
     pub fn is_permission(&self) -> bool {
-        matches!(
-            self.code(),
-            Some(
-                "UnauthorizedOperation"
-                    | "AccessDenied"
-                    | "AccessDeniedException"
-                    | "UnauthorizedException"
-            )
-        )
+        self.code().is_some_and(is_permission_code)
     }
 
     /// Throttling that outlived the retries.

@@ -7,6 +7,7 @@
 
 use super::Context;
 use crate::api::convert::{self, Options};
+use crate::cli::output::one_line;
 use crate::cli::ConvertArgs;
 use crate::error::{CommandError, CommandResult, Exit};
 
@@ -28,10 +29,10 @@ pub fn run(ctx: &mut Context<'_>, args: &ConvertArgs) -> CommandResult {
         .map_err(|e| CommandError::input(format!("cannot write the output: {e}")))?;
     if !ctx.global.quiet {
         for note in conversion.notes() {
-            let _ = writeln!(ctx.err, "note: {note}");
+            let _ = writeln!(ctx.err, "note: {}", one_line(&note.to_string()));
         }
         for line in conversion.summary() {
-            let _ = writeln!(ctx.err, "note: {line}");
+            let _ = writeln!(ctx.err, "note: {}", one_line(&line));
         }
     }
     Ok(Exit::Ok)

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::live::{self, OperatorLease};
 use super::{unix_now, Context};
+use crate::cli::output::{one_line, output_closed};
 use crate::cli::render::replace::{self as render, ReplacePrinter};
 use crate::cli::{DriftReplaceArgs, OutputFormat};
 use crate::drift;
@@ -94,19 +95,31 @@ struct Watching<'w, 'c> {
 
 impl Passes for Watching<'_, '_> {
     fn pass(&mut self) -> CommandResult {
-        let outcomes = once(
+        let result = once(
             self.ctx,
             self.args,
             self.check,
             self.settings,
             &mut Consent::Given,
             self.lease,
-        )?;
-        finish(self.ctx, &outcomes, false)
+        )
+        .and_then(|outcomes| finish(self.ctx, &outcomes, false));
+        // A closed stdout does not reopen by waiting: the watch ends.
+        match result {
+            Err(mut e) if output_closed() => {
+                e.exit = Exit::OutputClosed;
+                Err(e)
+            }
+            result => result,
+        }
     }
 
     fn failed(&mut self, error: &CommandError) {
-        let _ = writeln!(self.ctx.err, "error: {} (still watching)", error.message);
+        let _ = writeln!(
+            self.ctx.err,
+            "error: {} (still watching)",
+            one_line(&error.message)
+        );
     }
 }
 

@@ -88,7 +88,10 @@ pub fn catalog(
     let embedded = Catalog::embedded()?;
     match live_catalog::load(cloud, &embedded, &LiveOptions::default()) {
         Ok(live) => {
-            if let Some(w) = &live.cache_warning {
+            for w in [&live.cache_warning, &live.spot_warning]
+                .into_iter()
+                .flatten()
+            {
                 ctx.note(w);
             }
             Ok(live.catalog)

@@ -110,13 +110,18 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         session.cloud.call_counts().summary()
     ));
     if let Some(first) = launches.failed.first() {
-        return Err(CommandError::remote(format!(
+        let err = CommandError::remote(format!(
             "{} of {} NodeClaim(s) could not be launched; first: {}: {}",
             launches.failed.len(),
             launches.failed.len() + launches.launched.len(),
             first.node_claim,
             first.message()
-        )));
+        ));
+        return Err(if first.is_permission() {
+            err.with_hint(crate::usecases::live::AWS_PERMISSION_HINT)
+        } else {
+            err
+        });
     }
     Ok(finding)
 }

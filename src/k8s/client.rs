@@ -7,6 +7,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use kube::client::AuthError;
+
 use super::config::ClusterTarget;
 use super::{Cluster, ClusterError, Method, Request, Response, WriteGate};
 
@@ -16,12 +18,14 @@ pub struct KubeClient {
     reads: kube::Client,
     writes: kube::Client,
     server: String,
+    credential_plugin: Option<String>,
     requests: AtomicU64,
     gate: Option<WriteGate>,
 }
 
 impl KubeClient {
-    /// Builds the clients (no request is sent yet; exec plugins run at the first request).
+    /// Builds the clients (no request is sent yet; an exec credential plugin runs now, and again
+    /// when its token expires).
     pub fn connect(target: &ClusterTarget) -> Result<KubeClient, ClusterError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -46,7 +50,7 @@ impl KubeClient {
             let _guard = runtime.enter();
             kube::Client::try_from(c).map_err(|e| ClusterError::Transport {
                 server: server.clone(),
-                message: one_line(&e),
+                message: describe(&e, target.credential_plugin.as_deref()),
             })
         };
         let reads = build(true)?;
@@ -56,6 +60,7 @@ impl KubeClient {
             reads,
             writes,
             server,
+            credential_plugin: target.credential_plugin.clone(),
             requests: AtomicU64::new(0),
             gate: None,
         })
@@ -111,7 +116,7 @@ impl Cluster for KubeClient {
         };
         let transport = |e: kube::Error| ClusterError::Transport {
             server: self.server.clone(),
-            message: one_line(&e),
+            message: describe(&e, self.credential_plugin.as_deref()),
         };
         let result = self.runtime.block_on(async {
             let response = client.send(http_request).await.map_err(transport)?;
@@ -151,4 +156,73 @@ impl Cluster for KubeClient {
 /// An error and its sources on one line.
 pub(crate) fn one_line(e: &dyn std::error::Error) -> String {
     crate::error::error_chain(e).replace('\n', " ")
+}
+
+/// A kube error on one line. A credential plugin's failure is told by its command and exit
+/// status only: kube-rs's own message quotes the plugin's environment and arguments and
+/// everything it printed — the token too.
+fn describe(e: &kube::Error, plugin: Option<&str>) -> String {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if let Some(auth) = s.downcast_ref::<AuthError>() {
+            return credential_error(auth, plugin);
+        }
+        source = s.source();
+    }
+    one_line(e)
+}
+
+fn credential_error(e: &AuthError, plugin: Option<&str>) -> String {
+    let plugin = plugin.map_or_else(
+        || "the kubeconfig's credential plugin".to_string(),
+        |command| format!("credential plugin {command:?}"),
+    );
+    const UNSHOWN: &str =
+        "what it printed is not shown, as it may hold credentials: run it yourself to see why";
+    match e {
+        AuthError::AuthExecRun { out, .. } => {
+            format!("{plugin} failed ({}); {UNSHOWN}", out.status)
+        }
+        AuthError::AuthExecStart(io) => format!("cannot run {plugin}: {io}"),
+        AuthError::AuthExecParse(_) | AuthError::ExecPluginFailed => {
+            format!("{plugin} printed no usable ExecCredential; {UNSHOWN}")
+        }
+        AuthError::AuthExec(_) | AuthError::AuthExecSerialize(_) => {
+            format!("{plugin} failed; {UNSHOWN}")
+        }
+        other => one_line(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failing_credential_plugin_is_told_without_its_output() {
+        let out = std::process::Command::new("sh")
+            .args([
+                "-c",
+                "echo '{\"token\":\"planted-token\"}'; echo planted-stderr >&2; exit 3",
+            ])
+            .output()
+            .unwrap();
+        let e = kube::Error::Auth(AuthError::AuthExecRun {
+            cmd: "SECRET_ENV=\"planted-env\" \"aws\" \"--planted-arg\"".into(),
+            out: Box::new(out),
+        });
+        assert!(one_line(&e).contains("planted-token"), "kube-rs quotes it");
+        let got = describe(&e, Some("aws"));
+        assert_eq!(
+            got,
+            format!("credential plugin \"aws\" failed (exit status: 3); what it printed is not shown, as it may hold credentials: run it yourself to see why")
+        );
+        let missing = kube::Error::Auth(AuthError::AuthExecStart(std::io::Error::from(
+            std::io::ErrorKind::NotFound,
+        )));
+        assert_eq!(
+            describe(&missing, None),
+            "cannot run the kubeconfig's credential plugin: entity not found"
+        );
+    }
 }

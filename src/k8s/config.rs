@@ -11,6 +11,7 @@ use super::ClusterError;
 use crate::cloud::launch::ClusterInfo;
 use crate::cloud::userdata::base64_encode;
 use crate::disruption::time::parse_duration_flag;
+use crate::error::redact;
 
 /// The kubeconfig flags of SPEC §2, as given (`--kubeconfig`, `--context`, …).
 #[derive(Debug, Clone, Default)]
@@ -44,6 +45,8 @@ pub struct ClusterTarget {
     pub request_timeout: Option<Duration>,
     /// The context in use.
     pub context: String,
+    /// The user's exec credential plugin (`aws`, `aws-iam-authenticator`, …), if it has one.
+    pub credential_plugin: Option<String>,
     /// The cluster's identity for node bootstrap.
     pub info: ClusterInfo,
 }
@@ -56,6 +59,7 @@ impl ClusterTarget {
             Some(path) => read(Path::new(path))?,
             None => read_default()?,
         };
+        remember_credentials(&kubeconfig);
         let context = global
             .context
             .clone()
@@ -84,13 +88,13 @@ impl ClusterTarget {
                     "cluster {cluster_entry:?} is not in the kubeconfig"
                 ))
             })?;
-        let exec_args: Vec<String> = user_entry
+        let exec = user_entry
             .as_ref()
             .and_then(|u| kubeconfig.auth_infos.iter().find(|a| &a.name == u))
             .and_then(|a| a.auth_info.as_ref())
-            .and_then(|a| a.exec.as_ref())
-            .and_then(|e| e.args.clone())
-            .unwrap_or_default();
+            .and_then(|a| a.exec.as_ref());
+        let exec_args: Vec<String> = exec.and_then(|e| e.args.clone()).unwrap_or_default();
+        let credential_plugin = exec.and_then(|e| e.command.clone());
         let name = global
             .cluster_name
             .clone()
@@ -138,7 +142,49 @@ impl ClusterTarget {
             kubeconfig,
             request_timeout,
             context,
+            credential_plugin,
         })
+    }
+}
+
+/// Every credential the kubeconfig holds — tokens (also in `tokenFile`s), passwords, client
+/// keys, auth-provider settings, exec-plugin environment values — is remembered for
+/// redaction, so that no error or log line can show it.
+fn remember_credentials(kubeconfig: &Kubeconfig) {
+    for auth in kubeconfig
+        .auth_infos
+        .iter()
+        .filter_map(|a| a.auth_info.as_ref())
+    {
+        let Ok(doc) = serde_json::to_value(auth) else {
+            continue;
+        };
+        let strings = ["/token", "/password", "/client-key-data"]
+            .into_iter()
+            .filter_map(|p| doc.pointer(p));
+        let provider = doc
+            .pointer("/auth-provider/config")
+            .and_then(|c| c.as_object())
+            .into_iter()
+            .flat_map(|c| c.values());
+        let env = doc
+            .pointer("/exec/env")
+            .and_then(|e| e.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e.get("value"));
+        for value in strings.chain(provider).chain(env) {
+            if let Some(text) = value.as_str() {
+                redact::remember(text);
+            }
+        }
+        if let Some(text) = auth
+            .token_file
+            .as_ref()
+            .and_then(|f| std::fs::read_to_string(f).ok())
+        {
+            redact::remember(&text);
+        }
     }
 }
 

@@ -232,7 +232,7 @@ impl From<ClusterError> for crate::error::CommandError {
                 Some("pass --kubeconfig/--context, or set KUBECONFIG".to_string())
             }
             ClusterError::Api { status: 403, .. } => Some(
-                "the Kubernetes identity lacks an RBAC permission (the README lists the rules each command needs)"
+                "the Kubernetes identity lacks an RBAC permission (deploy/rbac.yaml has the rules; docs/security.md lists them per command)"
                     .to_string(),
             ),
             ClusterError::Api { status: 401, .. } => {

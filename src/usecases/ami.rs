@@ -223,7 +223,7 @@ impl AmiReport {
             .iter()
             .any(|c| c.reason == Some("PermissionDenied"));
         Some(if denied {
-            err.with_hint("the AWS identity needs ssm:GetParameters and ec2:DescribeImages")
+            err.with_hint(super::live::AWS_PERMISSION_HINT)
         } else {
             err
         })

@@ -181,13 +181,14 @@ pub fn aws_type_labels(t: &InstanceType) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The hint of every AWS permission error (the error names the action).
+pub const AWS_PERMISSION_HINT: &str = "the AWS identity lacks a permission of deploy/iam-policy.json (docs/security.md lists them per command)";
+
 /// Maps an AWS error to exit 3 with a hint where one helps.
 pub fn aws_error(e: CloudError) -> CommandError {
     let hint = match &e {
         CloudError::NoRegion { hint: None } => Some("e.g. --region us-east-1"),
-        _ if e.is_permission() => {
-            Some("the AWS identity lacks a permission the README's IAM policy lists")
-        }
+        _ if e.is_permission() => Some(AWS_PERMISSION_HINT),
         _ => None,
     };
     let err = CommandError::remote(e);
@@ -216,7 +217,13 @@ pub fn resolve_class(
             None => r.images,
             Some(p) => return Err(CommandError::remote(named(&p))),
         },
-        Err(e) => return Err(CommandError::remote(named(&e.to_string()))),
+        Err(e) => {
+            let err = CommandError::remote(named(&e.to_string()));
+            return Err(match e {
+                ami::AmiError::Cloud(c) if c.is_permission() => err.with_hint(AWS_PERMISSION_HINT),
+                _ => err,
+            });
+        }
     };
     let mut network = NetworkResolver::new(cloud);
     let subnets = network.subnets(class).map_err(aws_error)?.items;
@@ -248,7 +255,15 @@ pub fn resolve_class(
             ..ProfileInputs::default()
         },
     )
-    .map_err(|e| CommandError::remote(named(&e.to_string())))?;
+    .map_err(|e| {
+        let err = CommandError::remote(named(&e.to_string()));
+        match e {
+            profile::ProfileError::Cloud { source, .. } if source.is_permission() => {
+                err.with_hint(AWS_PERMISSION_HINT)
+            }
+            _ => err,
+        }
+    })?;
     let family = class
         .ami_family
         .as_deref()

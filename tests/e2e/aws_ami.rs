@@ -809,7 +809,7 @@ fn an_ssm_permission_error_is_reported_with_the_permission_to_grant() {
     );
     assert!(
         run.stderr
-            .contains("hint: the AWS identity needs ssm:GetParameters"),
+            .contains("hint: the AWS identity lacks a permission of deploy/iam-policy.json"),
         "{}",
         run.stderr
     );

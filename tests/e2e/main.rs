@@ -20,11 +20,14 @@ mod drift;
 mod drift_gate;
 mod drift_live;
 mod drift_more;
+mod injection;
 mod krew;
 mod lease;
 mod moto;
 mod nodes;
+mod pipes;
 mod provision_live;
+mod secrets;
 mod support;
 mod terminal;
 #[path = "../cluster/mod.rs"]

@@ -7,7 +7,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::io_error;
-use crate::cli::output::{write_document, Table, API_VERSION};
+use crate::cli::output::{shown, write_document, Table, API_VERSION};
 use crate::cli::{GlobalArgs, OutputFormat};
 use crate::cloud::CallCounts;
 use crate::error::CommandError;
@@ -38,7 +38,7 @@ pub fn report(
             for c in &report.node_classes {
                 for i in &c.images {
                     if !seen.contains(&i.id) {
-                        writeln!(out, "{}", i.id).map_err(io_error)?;
+                        writeln!(out, "{}", shown(&i.id)).map_err(io_error)?;
                         seen.push(i.id.clone());
                     }
                 }

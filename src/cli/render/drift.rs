@@ -7,7 +7,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::{dash, io_error, note, warn};
-use crate::cli::output::{kubectl_age, write_document, Table, API_VERSION};
+use crate::cli::output::{kubectl_age, shown, write_document, Table, API_VERSION};
 use crate::cli::{GlobalArgs, OutputFormat};
 use crate::drift::{NodeDrift, Summary};
 use crate::error::CommandError;
@@ -75,7 +75,7 @@ pub fn report(
         OutputFormat::Name => {
             // Drifted nodes only: `drift check -o name | xargs kubectl cordon`.
             for n in evaluation.nodes.iter().filter(|n| n.drifted) {
-                writeln!(out, "node/{}", n.name).map_err(io_error)?;
+                writeln!(out, "node/{}", shown(&n.name)).map_err(io_error)?;
             }
             Ok(())
         }

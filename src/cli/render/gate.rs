@@ -8,7 +8,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::{io_error, machine, status, warn};
-use crate::cli::output::{write_document, Table, API_VERSION};
+use crate::cli::output::{one_line, write_document, Table, API_VERSION};
 use crate::cli::progress::Progress;
 use crate::cli::GlobalArgs;
 use crate::error::{CommandError, CommandResult, Exit};
@@ -50,10 +50,10 @@ impl<'a> Console<'a> {
         }
     }
 
-    /// A line on stdout in table mode.
+    /// A line on stdout in table mode, on one line whatever it quotes.
     fn say(&mut self, text: &str) -> Result<(), CommandError> {
         if !machine(self.global) {
-            writeln!(self.out, "{text}").map_err(io_error)?;
+            writeln!(self.out, "{}", one_line(text)).map_err(io_error)?;
         }
         Ok(())
     }
@@ -290,7 +290,7 @@ impl Operator for Console<'_> {
         // Scripts asked on stderr see the diff there (stdout holds the document).
         if machine(self.global) && !self.yes {
             for change in question.changes {
-                let _ = writeln!(self.err, "{}", line(change));
+                let _ = writeln!(self.err, "{}", one_line(&line(change)));
             }
         }
         let text = format!(

@@ -10,27 +10,29 @@ pub mod replace;
 
 use std::io::Write;
 
+use super::output::one_line;
 use super::{GlobalArgs, OutputFormat};
 use crate::error::CommandError;
 
-/// A note, shown with `-v` (and above) unless `-q`.
+/// A note, shown with `-v` (and above) unless `-q`, on one line whatever it quotes.
 pub fn note(global: &GlobalArgs, err: &mut dyn Write, text: &str) {
     if global.verbose > 0 && !global.quiet {
-        let _ = writeln!(err, "note: {text}");
+        let _ = writeln!(err, "note: {}", one_line(text));
     }
 }
 
-/// A warning, hidden by `-q`.
+/// A warning, hidden by `-q`, on one line whatever it quotes.
 pub fn warn(global: &GlobalArgs, err: &mut dyn Write, text: &str) {
     if !global.quiet {
-        let _ = writeln!(err, "warning: {text}");
+        let _ = writeln!(err, "warning: {}", one_line(text));
     }
 }
 
-/// A status line of a live run (what was launched, removed…), hidden by `-q`.
+/// A status line of a live run (what was launched, removed…), hidden by `-q`, on one line
+/// whatever it quotes.
 pub fn status(global: &GlobalArgs, err: &mut dyn Write, text: &str) {
     if !global.quiet {
-        let _ = writeln!(err, "{text}");
+        let _ = writeln!(err, "{}", one_line(text));
     }
 }
 

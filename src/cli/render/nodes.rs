@@ -11,7 +11,7 @@ use std::io::{IsTerminal, Write};
 use serde::Serialize;
 
 use super::{dash, io_error, note, warn};
-use crate::cli::output::{kubectl_age, price, write_document, Table, API_VERSION};
+use crate::cli::output::{kubectl_age, price, shown, write_document, Table, API_VERSION};
 use crate::cli::style::Style;
 use crate::cli::{GlobalArgs, OutputFormat};
 use crate::drift::Status;
@@ -70,7 +70,7 @@ pub fn view(
         }
         OutputFormat::Name => {
             for n in &view.nodes {
-                writeln!(out, "node/{}", n.name).map_err(io_error)?;
+                writeln!(out, "node/{}", shown(&n.name)).map_err(io_error)?;
             }
             Ok(())
         }
@@ -252,8 +252,7 @@ fn total_price(t: &PoolTotals) -> String {
     }
 }
 
-/// Writes a table whose marked cells are coloured after alignment (the table measures plain
-/// text, so escapes never shift columns). `marked`: (row, column) of cells to show as bad.
+/// Writes a table whose marked cells — (row, column) — are coloured as bad.
 fn write_coloured(
     out: &mut dyn Write,
     headers: &[&str],
@@ -262,45 +261,15 @@ fn write_coloured(
     style: Style,
     with_headers: bool,
 ) -> std::io::Result<()> {
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for row in &rows {
-        for (i, cell) in row.iter().enumerate().take(widths.len()) {
-            widths[i] = widths[i].max(cell.chars().count());
-        }
-    }
     let mut table = Table::new(headers);
-    for row in &rows {
-        table.row(row.clone());
+    for (r, row) in rows.into_iter().enumerate() {
+        let columns = row.len();
+        table.row(row);
+        for c in (0..columns).filter(|c| marked.contains(&(r, *c))) {
+            table.mark(c);
+        }
     }
-    let mut buf = Vec::new();
-    table.write(&mut buf, true)?;
-    let text = String::from_utf8_lossy(&buf);
-    for (i, line) in text.lines().enumerate() {
-        if i == 0 {
-            if with_headers {
-                writeln!(out, "{line}")?;
-            }
-            continue;
-        }
-        let r = i - 1;
-        let mut chars: Vec<char> = line.chars().collect();
-        let mut pieces: Vec<(usize, usize, String)> = Vec::new();
-        let mut start = 0;
-        for (c, width) in widths.iter().enumerate() {
-            if marked.contains(&(r, c)) {
-                let len = rows[r][c].chars().count();
-                if start + len <= chars.len() {
-                    pieces.push((start, len, style.bad(&rows[r][c])));
-                }
-            }
-            start += width + 3;
-        }
-        for (start, len, coloured) in pieces.into_iter().rev() {
-            chars.splice(start..start + len, coloured.chars());
-        }
-        writeln!(out, "{}", chars.into_iter().collect::<String>())?;
-    }
-    Ok(())
+    table.write_styled(out, with_headers, style)
 }
 
 /// `kind: NodeList`.

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{note, status, warn};
-use crate::cli::output::{price, write_document, Table, API_VERSION};
+use crate::cli::output::{price, shown, write_document, Table, API_VERSION};
 use crate::cli::progress::Progress;
 use crate::cli::style::Style;
 use crate::cli::{GlobalArgs, OutputFormat};
@@ -189,7 +189,7 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
         }
         OutputFormat::Name => {
             for c in &plan.node_claims {
-                writeln!(out, "nodeclaim/{}", c.name)?;
+                writeln!(out, "nodeclaim/{}", shown(&c.name))?;
             }
         }
         format => {
@@ -253,10 +253,10 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
                 }
                 let mut t = Table::new(&["UNSCHEDULABLE-POD", "REASON"]);
                 for u in &plan.unschedulable {
-                    // The reason is the last column, so colour does not disturb alignment.
-                    t.row(vec![u.pod.clone(), style.bad(&u.reason.to_string())]);
+                    t.row(vec![u.pod.clone(), u.reason.to_string()]);
+                    t.mark(1);
                 }
-                t.write(out, headers)?;
+                t.write_styled(out, headers, style)?;
             }
             if plan.node_claims.is_empty()
                 && plan.existing_nodes.is_empty()

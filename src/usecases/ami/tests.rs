@@ -133,7 +133,7 @@ fn classes_without_an_ami_make_one_error_naming_each() {
     assert_eq!(report.node_classes[0].reason, Some("PermissionDenied"));
     assert_eq!(
         report.failure().unwrap().hint.as_deref(),
-        Some("the AWS identity needs ssm:GetParameters and ec2:DescribeImages")
+        Some(crate::usecases::live::AWS_PERMISSION_HINT)
     );
 }
 

@@ -105,6 +105,9 @@ fn resolve_classes(
     let resolutions = ami::resolve_all(cloud, &classes, version, snapshot.now);
     let mut network = NetworkResolver::new(cloud);
     for (class, resolution) in classes.iter().zip(resolutions) {
+        // A call that failed (a missing permission, an outage) leaves a fact unknown and its
+        // drift unchecked: said as a warning, naming the call.
+        let mut failed = Vec::new();
         let images = match resolution {
             Ok(r) => {
                 for i in &r.images {
@@ -122,22 +125,37 @@ fn resolve_classes(
                     Some(p) => Fact::Unknown(p),
                 }
             }
-            Err(e) => Fact::Unknown(e.to_string()),
+            Err(e) => {
+                failed.push(("AMIs", e.to_string()));
+                Fact::Unknown(e.to_string())
+            }
         };
         let subnets = match network.subnets(class) {
             Ok(r) => Fact::Known(IdSet {
                 ids: r.items.into_iter().map(|s| s.id).collect(),
                 source: "DescribeSubnets".into(),
             }),
-            Err(e) => Fact::Unknown(e.to_string()),
+            Err(e) => {
+                failed.push(("subnets", e.to_string()));
+                Fact::Unknown(e.to_string())
+            }
         };
         let security_groups = match network.security_groups(class) {
             Ok(r) => Fact::Known(IdSet {
                 ids: r.items.into_iter().map(|g| g.id).collect(),
                 source: "DescribeSecurityGroups".into(),
             }),
-            Err(e) => Fact::Unknown(e.to_string()),
+            Err(e) => {
+                failed.push(("security groups", e.to_string()));
+                Fact::Unknown(e.to_string())
+            }
         };
+        snapshot.notes.extend(failed.into_iter().map(|(what, why)| {
+            format!(
+                "{} {}: its {what} are unknown, their drift is not checked: {why}",
+                class.kind, class.name
+            )
+        }));
         let class_facts = ClassFacts {
             images,
             subnets,

@@ -231,7 +231,7 @@ fn an_ec2_failure_is_a_cloud_error_and_a_class_failure_an_unknown_fact() {
     })
     .unwrap_err();
     assert_eq!(err.exit, Exit::Remote);
-    assert!(err.hint.unwrap().contains("IAM policy"));
+    assert!(err.hint.unwrap().contains("deploy/iam-policy.json"));
 
     let cloud = self::cloud();
     cloud.fail("EC2.DescribeSubnets", denied());
@@ -243,6 +243,13 @@ fn an_ec2_failure_is_a_cloud_error_and_a_class_failure_an_unknown_fact() {
         snapshot.class_facts["EC2NodeClass/default"].subnets,
         Fact::Unknown(_)
     ));
+    assert!(
+        snapshot.notes.iter().any(|n| n.starts_with(
+            "EC2NodeClass default: its subnets are unknown, their drift is not checked: EC2 "
+        ) && n.contains("UnauthorizedOperation")),
+        "{:?}",
+        snapshot.notes
+    );
 }
 
 #[test]

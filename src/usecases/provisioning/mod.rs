@@ -87,12 +87,16 @@ pub struct LaunchFailure {
 impl LaunchFailure {
     /// The error as reported (a missing permission said so).
     pub fn message(&self) -> String {
-        match &self.error {
-            LaunchError::Cloud(c) if c.is_permission() => {
-                format!("{} (the AWS identity lacks a permission)", self.error)
-            }
-            e => e.to_string(),
+        if self.is_permission() {
+            format!("{} (the AWS identity lacks a permission)", self.error)
+        } else {
+            self.error.to_string()
         }
+    }
+
+    /// Whether the AWS identity lacks a permission.
+    pub fn is_permission(&self) -> bool {
+        self.error.is_permission()
     }
 }
 
