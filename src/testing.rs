@@ -394,3 +394,95 @@ pub fn b1_input(count: usize) -> crate::scheduling::Input {
         ..Default::default()
     }
 }
+
+/// Spot offerings at one price in the given zones.
+pub fn spot(zones: &[&str], price: f64) -> Vec<Offering> {
+    zones
+        .iter()
+        .map(|z| Offering {
+            zone: z.to_string(),
+            capacity_type: SPOT.into(),
+            price,
+            available: true,
+        })
+        .collect()
+}
+
+/// A node Karpenter manages (NodePool, instance-type, zone and capacity-type labels, initialized,
+/// Ready), sized as `it`, created and initialized a day before `now`, with `pods` bound to it.
+pub fn managed_node(
+    name: &str,
+    pool: &str,
+    it: &InstanceType,
+    zone: &str,
+    capacity_type: &str,
+    now: i64,
+    pods: Vec<Pod>,
+) -> crate::disruption::consolidation::NodeInput {
+    use crate::disruption::consolidation::{BoundPod, ClaimFacts, NodeInput};
+    let node = crate::model::node::Node {
+        name: name.to_string(),
+        labels: labels_of(&[
+            (labels::NODEPOOL, pool),
+            (labels::INSTANCE_TYPE, &it.name),
+            (labels::ZONE, zone),
+            (labels::CAPACITY_TYPE, capacity_type),
+            (labels::HOSTNAME, name),
+            ("karpenter.sh/initialized", "true"),
+        ]),
+        capacity: it.capacity.clone(),
+        allocatable: it.allocatable(),
+        ready: true,
+        initialized: true,
+        ..Default::default()
+    };
+    NodeInput {
+        node,
+        claim: Some(ClaimFacts {
+            name: format!("{name}-claim"),
+            created: now - 86_400,
+            initialized_at: Some(now - 86_400),
+            ..Default::default()
+        }),
+        pods: pods
+            .into_iter()
+            .map(|mut p| {
+                p.node_name = Some(name.to_string());
+                p.scheduled_condition = Some(("True".into(), String::new()));
+                BoundPod::new(p)
+            })
+            .collect(),
+        nominated: false,
+    }
+}
+
+/// A consolidation input at `now` over `pools` (each with its instance types) and `nodes`; the
+/// release follows the pools' generation, feature gates are the release's defaults.
+pub fn consolidation_input(
+    now: i64,
+    pools: Vec<(NodePool, Vec<InstanceType>)>,
+    nodes: Vec<crate::disruption::consolidation::NodeInput>,
+) -> crate::disruption::consolidation::ConsolidationInput {
+    use crate::disruption::consolidation::{ConsolidationInput, FeatureGates, Release};
+    let pools: Vec<crate::scheduling::PoolInput> = pools
+        .into_iter()
+        .map(|(pool, instance_types)| crate::scheduling::PoolInput {
+            pool,
+            node_class: Some("default".into()),
+            instance_types,
+            usage: Resources::new(),
+        })
+        .collect();
+    let release = Release::for_pools(&pools);
+    ConsolidationInput {
+        now,
+        release,
+        feature_gates: FeatureGates::defaults(release),
+        nodes,
+        pending_pods: Vec::new(),
+        pdbs: Vec::new(),
+        pools,
+        daemonsets: Vec::new(),
+        namespace_labels: BTreeMap::new(),
+    }
+}
