@@ -26,10 +26,11 @@ use super::reason::Reason;
 use super::report::{
     rfc3339, Action, ConsolidationReport, Decision, Method, NodeDecision, NodeReport, Replacement,
 };
-use super::sim::{Failure, PodRef, SimRequest, SimResult, Simulator};
+use super::sim::{Failure, PodRef, SimRequest, SimResult, Simulator, Stamp};
 use crate::disruption::budgets::{allowed_for_counts, DisruptionReason, NodesValue};
 use crate::model::labels;
 use crate::model::node::Node;
+use rustc_hash::FxHashMap;
 
 /// The multi-node batch cap (`maxParallel`).
 const MULTI_NODE_MAX: usize = 100;
@@ -37,7 +38,7 @@ const MULTI_NODE_MAX: usize = 100;
 const BALANCED_K: f64 = 2.0;
 
 /// Where a reason was found, most telling first when a node has several.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Slot {
     Expiration,
     Drift,
@@ -114,6 +115,9 @@ pub(crate) struct Engine<S: Simulator> {
     notes: Vec<BTreeMap<Slot, Reason>>,
     pass: u32,
     launched: usize,
+    /// Simulations that failed in an earlier pass and may still hold, by method and node, with
+    /// the node's version then (its pods are what was simulated).
+    failed: FxHashMap<(Slot, usize), (u64, Stamp, Reason)>,
 }
 
 impl<S: Simulator> Engine<S> {
@@ -128,6 +132,7 @@ impl<S: Simulator> Engine<S> {
             notes: vec![BTreeMap::new(); n],
             pass: 1,
             launched: 0,
+            failed: FxHashMap::default(),
         }
     }
 
@@ -321,6 +326,21 @@ impl<S: Simulator> Engine<S> {
             with_pending: true,
         };
         self.sim.simulate(&mut self.c, &request)
+    }
+
+    /// A failure of an earlier pass that still holds for `node` under `slot`.
+    fn known_failure(&self, slot: Slot, node: usize) -> Option<Reason> {
+        let (version, stamp, reason) = self.failed.get(&(slot, node))?;
+        (*version == self.c.nodes[node].version && self.sim.still_valid(&self.c, stamp))
+            .then(|| reason.clone())
+    }
+
+    fn remember_failure(&mut self, slot: Slot, node: usize, stamp: Option<Stamp>, reason: &Reason) {
+        if let Some(stamp) = stamp {
+            let version = self.c.nodes[node].version;
+            self.failed
+                .insert((slot, node), (version, stamp, reason.clone()));
+        }
     }
 
     fn failure_reason(&self, f: &Failure) -> Reason {
@@ -571,9 +591,14 @@ impl<S: Simulator> Engine<S> {
                 self.note(c.node, slot, r);
                 continue;
             }
+            if let Some(r) = self.known_failure(slot, c.node) {
+                self.note(c.node, slot, r);
+                continue;
+            }
             let result = self.simulate(std::slice::from_ref(&c), false);
             if let Some(f) = result.failures.first() {
                 let r = self.failure_reason(f);
+                self.remember_failure(slot, c.node, result.stamp.clone(), &r);
                 self.note(c.node, slot, r);
                 continue;
             }
@@ -769,9 +794,14 @@ impl<S: Simulator> Engine<S> {
     // ---------------------------------------------------------------- consolidation
 
     /// `computeConsolidation`: simulate, then delete when no NodeClaim is needed, else replace
-    /// with one cheaper NodeClaim.
-    fn consolidate(&mut self, cands: &[Candidate]) -> Result<Outcome, Reason> {
+    /// with one cheaper NodeClaim. A failure comes with what it depended on.
+    fn consolidate(&mut self, cands: &[Candidate]) -> (Result<Outcome, Reason>, Option<Stamp>) {
         let result = self.simulate(cands, true);
+        let stamp = result.stamp.clone();
+        (self.judge(cands, result), stamp)
+    }
+
+    fn judge(&self, cands: &[Candidate], result: SimResult) -> Result<Outcome, Reason> {
         if let Some(f) = result.failures.first() {
             return Err(self.failure_reason(f));
         }
@@ -921,7 +951,7 @@ impl<S: Simulator> Engine<S> {
         while lo <= hi {
             let mid = (lo + hi) / 2;
             let prefix = &batch[..=mid];
-            let valid = match self.consolidate(prefix) {
+            let valid = match self.consolidate(prefix).0 {
                 Ok(Outcome::Delete(r)) => Some(Outcome::Delete(r)),
                 Ok(Outcome::Replace(r, choice)) => {
                     price::without_same_type(&self.c, prefix, *choice)
@@ -974,9 +1004,14 @@ impl<S: Simulator> Engine<S> {
                     continue;
                 }
             }
+            if let Some(r) = self.known_failure(Slot::Consolidation, c.node) {
+                self.note(c.node, Slot::Consolidation, r);
+                continue;
+            }
             let outcome = match self.consolidate(one) {
-                Ok(o) => o,
-                Err(r) => {
+                (Ok(o), _) => o,
+                (Err(r), stamp) => {
+                    self.remember_failure(Slot::Consolidation, c.node, stamp, &r);
                     self.note(c.node, Slot::Consolidation, r);
                     continue;
                 }

@@ -21,6 +21,7 @@
 mod candidate;
 mod cluster;
 mod engine;
+mod fast;
 mod input;
 mod pdb;
 mod price;
@@ -40,6 +41,13 @@ pub use report::{
 /// Evaluates the cluster: every action Karpenter would start, pass by pass, and every managed
 /// node's decision or the reason it is left alone.
 pub fn evaluate(input: ConsolidationInput) -> ConsolidationReport {
+    engine::Engine::new(cluster::Cluster::new(input), fast::Fast::default()).run()
+}
+
+/// [`evaluate`] the straightforward way, as Karpenter does it: the scheduler on the whole
+/// cluster for every simulation, nothing reused between passes. Same answer, much slower; what
+/// [`evaluate`] is checked against.
+pub fn evaluate_reference(input: ConsolidationInput) -> ConsolidationReport {
     engine::Engine::new(cluster::Cluster::new(input), sim::Reference).run()
 }
 

@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap;
 
 use super::cluster::Cluster;
 use crate::model::pod::Pod;
+use crate::model::resources::Resources;
 use crate::model::taints::{Effect, Taint, Toleration};
 use crate::scheduling::{solve, PlannedNodeClaim};
 
@@ -80,20 +81,47 @@ pub(crate) struct SimResult {
     pub placements: Vec<(usize, Vec<PodRef>)>,
     /// New NodeClaims, in creation order.
     pub claims: Vec<Claim>,
+    /// What the result depends on, when the simulator can tell.
+    pub stamp: Option<Stamp>,
+}
+
+/// What a simulation's result depended on, to know later whether it still holds.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Stamp {
+    /// Anything: true until the cluster changes.
+    Epoch(u64),
+    /// The nodes its pods landed on (at these versions); the node count when pods went past
+    /// every node or landed on one that is not initialized; the pools' usage when NodeClaims
+    /// were needed; the pending and stuck pods.
+    Nodes {
+        landed: Vec<(usize, u64)>,
+        node_count: Option<usize>,
+        usage: Option<Vec<Resources>>,
+        pending: usize,
+        stuck: usize,
+    },
 }
 
 /// Answers simulations.
 pub(crate) trait Simulator {
     fn simulate(&mut self, cluster: &mut Cluster, request: &SimRequest) -> SimResult;
+
+    /// Whether a result stamped so still holds for `cluster`.
+    fn still_valid(&self, cluster: &Cluster, stamp: &Stamp) -> bool;
 }
 
-/// One full solve per simulation.
+/// One full solve per simulation, nothing reused: the straightforward evaluation the faster
+/// simulator is checked against.
 #[derive(Debug, Default)]
 pub(crate) struct Reference;
 
 impl Simulator for Reference {
     fn simulate(&mut self, cluster: &mut Cluster, request: &SimRequest) -> SimResult {
         full_solve(cluster, request)
+    }
+
+    fn still_valid(&self, _: &Cluster, _: &Stamp) -> bool {
+        false
     }
 }
 

@@ -858,3 +858,219 @@ fn candidate_pods_do_not_go_to_nodes_under_consolidate_after() {
     let r = evaluate(with_pool(p, vec![dest, src]));
     assert_eq!(r.actions[0].decision, Decision::Delete);
 }
+
+// ------------------------------------------------------------------------- fast = reference
+
+/// A random small cluster: managed and unmanaged nodes of five types in two zones, on-demand
+/// and spot, some uninitialized, deleting, nominated, cordoned or tainted; pods of all kinds
+/// (plain, pinned to a pool, zonal spread, hostname anti-affinity, DaemonSet, finished,
+/// do-not-disrupt), PDBs, pending pods, DaemonSets, budgets, consolidateAfter, drift and
+/// expiry; one of the three releases.
+fn random_cluster(seed: u64) -> ConsolidationInput {
+    use crate::model::taints::{Effect, Taint};
+    use crate::testing::Rng;
+    let mut rng = Rng::new(seed);
+    let zones = ["zone-a", "zone-b"];
+    let catalog: Vec<InstanceType> = [
+        ("t1", "1", 0.05),
+        ("t2", "2", 0.09),
+        ("t4", "4", 0.17),
+        ("t8", "8", 0.30),
+        ("t16", "16", 0.62),
+    ]
+    .iter()
+    .map(|(name, cpu, price)| {
+        let mut offerings = on_demand(&zones, *price);
+        offerings.extend(spot(&zones[..1], price * 0.4));
+        offerings.extend(spot(&zones[1..], price * 0.45));
+        let cpus: f64 = cpu.parse().unwrap();
+        instance_type(name, cpu, &format!("{}Gi", 2.0 * cpus), "20", offerings)
+    })
+    .collect();
+    let release = *rng.pick(&[
+        Release::V1_14,
+        Release::V1_14,
+        Release::V0_37,
+        Release::V0_31,
+    ]);
+    let generation = match release {
+        Release::V1_14 => ApiGeneration::V1,
+        Release::V0_37 => ApiGeneration::V1Beta1,
+        Release::V0_31 => ApiGeneration::V1Alpha5,
+    };
+    let pool_names = ["alpha", "beta"];
+    let pools: Vec<(NodePool, Vec<InstanceType>)> = pool_names
+        .iter()
+        .map(|name| {
+            let mut p = node_pool(name);
+            p.generation = Some(generation);
+            p.disruption.consolidation_policy = match (release, rng.below(4)) {
+                (_, 0) => "WhenEmpty",
+                (Release::V1_14, 1) => "Balanced",
+                (Release::V1_14, _) => "WhenEmptyOrUnderutilized",
+                _ => "WhenUnderutilized",
+            }
+            .into();
+            p.disruption.consolidate_after =
+                match (p.disruption.consolidation_policy.as_str(), rng.below(4)) {
+                    ("WhenUnderutilized", _) => None,
+                    (_, 0) => Some("Never".into()),
+                    (_, 1) => Some("10m".into()),
+                    _ => Some("0s".into()),
+                };
+            if release != Release::V0_31 {
+                p.disruption.budgets = match rng.below(4) {
+                    0 => vec![],
+                    1 => vec![budget("1")],
+                    2 => vec![budget("50%")],
+                    _ => vec![budget("3")],
+                };
+            }
+            if release != Release::V1_14 && rng.below(3) == 0 {
+                p.expire_after = Some("2h".into());
+            }
+            if rng.below(6) == 0 {
+                p.taints
+                    .push(Taint::new("soft", "", Effect::PreferNoSchedule));
+            }
+            (p, catalog.clone())
+        })
+        .collect();
+    let mut pod_n = 0;
+    let mut new_pod = |rng: &mut Rng, pool: &str| {
+        pod_n += 1;
+        let cpu = *rng.pick(&["100m", "300m", "700m", "1500m", "3"]);
+        let app = format!("app-{}", rng.below(4));
+        let mut b = PodBuilder::new(&format!("p{pod_n}"))
+            .cpu(cpu)
+            .label("app", &app);
+        match rng.below(12) {
+            0 => b = b.node_selector(crate::model::labels::NODEPOOL, pool),
+            1 => b = b.spread(crate::model::labels::ZONE, 1, true, &[("app", &app)]),
+            2 => {
+                b = b
+                    .label("solo", "yes")
+                    .anti_affinity(crate::model::labels::HOSTNAME, &[("solo", "yes")])
+            }
+            3 => b = b.toleration("soft", "", Effect::PreferNoSchedule),
+            _ => {}
+        }
+        let mut p = b.build();
+        match rng.below(25) {
+            0 => p.phase = Some("Succeeded".into()),
+            1 => p.do_not_disrupt = Some("true".into()),
+            2 => {
+                p.owner = Some(crate::model::pod::Owner {
+                    kind: "DaemonSet".into(),
+                    name: "logs".into(),
+                })
+            }
+            _ => {}
+        }
+        p
+    };
+    let mut nodes = Vec::new();
+    for n in 0..(4 + rng.below(9)) {
+        let pool = *rng.pick(&pool_names);
+        let it = rng.pick(&catalog).clone();
+        let ct = *rng.pick(&[ON_DEMAND, ON_DEMAND, SPOT]);
+        let zone = *rng.pick(&zones);
+        let count = rng.below(6);
+        let pods: Vec<Pod> = (0..count).map(|_| new_pod(&mut rng, pool)).collect();
+        let mut node = managed_node(&format!("n{n:02}"), pool, &it, zone, ct, NOW, pods);
+        let claim = node.claim.as_mut().unwrap();
+        match rng.below(14) {
+            0 => node.claim = None,
+            1 => node.node.initialized = false,
+            2 => node.node.deleting = true,
+            3 => node.nominated = true,
+            4 => node.node.unschedulable = true,
+            5 => claim.last_pod_event = Some(NOW - 120),
+            6 => claim.expire_after = Some(3600),
+            7 => claim.created = NOW - 3 * 3600,
+            8 => {
+                claim.drifted = Some(Drifted {
+                    since: NOW - 60,
+                    reason: "AMIDrift".into(),
+                })
+            }
+            9 => node.node.ready = false,
+            _ => {}
+        }
+        nodes.push(node);
+    }
+    let mut input = consolidation_input(NOW, pools, nodes);
+    input.feature_gates.spot_to_spot_consolidation = rng.below(2) == 0;
+    if rng.below(4) == 0 {
+        input.pending_pods.push(new_pod(&mut rng, "alpha"));
+    }
+    if rng.below(4) == 0 {
+        input.pdbs.push(pdb("guard", "app-1", rng.below(2) as i32));
+    }
+    if rng.below(3) == 0 {
+        let mut d = PodBuilder::new("logs").cpu("100m").build();
+        d.owner = Some(crate::model::pod::Owner {
+            kind: "DaemonSet".into(),
+            name: "logs".into(),
+        });
+        input.daemonsets.push(d);
+    }
+    input
+}
+
+/// The fast simulator (first fit for plain pods, reused failures across passes) decides
+/// exactly as one full solve per simulation, on random clusters with a fixed seed.
+#[test]
+fn the_fast_evaluation_decides_as_the_reference_one() {
+    let mut acted = 0;
+    for seed in 0..400 {
+        let input = random_cluster(seed);
+        let fast = evaluate(input.clone());
+        let reference = evaluate_reference(input);
+        assert_eq!(fast, reference, "seed {seed}");
+        acted += usize::from(!fast.actions.is_empty());
+    }
+    // The clusters exercise the decisions, not only the filters.
+    assert!(acted > 150, "only {acted} clusters had an action");
+}
+
+/// The fast simulator checked against a full solve on every simulation it answers itself.
+#[derive(Default)]
+struct Checked(fast::Fast);
+
+impl sim::Simulator for Checked {
+    fn simulate(
+        &mut self,
+        cluster: &mut cluster::Cluster,
+        request: &sim::SimRequest,
+    ) -> sim::SimResult {
+        let fast = self.0.simulate(cluster, request);
+        if matches!(fast.stamp, Some(sim::Stamp::Nodes { .. })) {
+            let full = sim::full_solve(cluster, request);
+            assert_eq!(
+                sim::SimResult {
+                    stamp: None,
+                    ..fast.clone()
+                },
+                full,
+                "{request:?}"
+            );
+        }
+        fast
+    }
+
+    fn still_valid(&self, cluster: &cluster::Cluster, stamp: &sim::Stamp) -> bool {
+        self.0.still_valid(cluster, stamp)
+    }
+}
+
+/// Every simulation the fast path answers, it answers as the solver on the whole cluster.
+#[test]
+fn every_fast_simulation_matches_a_full_solve() {
+    for seed in 0..400 {
+        let input = random_cluster(seed);
+        let checked =
+            engine::Engine::new(cluster::Cluster::new(input.clone()), Checked::default()).run();
+        assert_eq!(checked, evaluate(input), "seed {seed}");
+    }
+}
