@@ -10,6 +10,7 @@
 //! filterCandidates`.
 
 use std::cmp::Ordering;
+use std::rc::Rc;
 
 use super::cluster::{Cluster, PodExtra, Status};
 use super::input::Release;
@@ -66,8 +67,8 @@ pub(crate) struct Candidate {
     pub reschedule_cost: f64,
     /// Reschedulable pods.
     pub reschedulable: usize,
-    /// Pods a simulation moves.
-    pub sim_pods: Vec<usize>,
+    /// Its pods' facts (the pods a simulation moves among them).
+    pub facts: Rc<PodFacts>,
 }
 
 impl Candidate {
@@ -229,7 +230,7 @@ fn lifetime_remaining(cluster: &Cluster, i: usize, pool: usize) -> f64 {
 pub(crate) fn candidate(
     cluster: &Cluster,
     i: usize,
-    facts: &PodFacts,
+    facts: &Rc<PodFacts>,
     class: Class,
 ) -> Result<Candidate, Reason> {
     let release = cluster.release;
@@ -359,7 +360,7 @@ pub(crate) fn candidate(
         disruption_cost: facts.eviction_cost * lifetime_remaining(cluster, i, pool),
         reschedule_cost: facts.reschedule_cost,
         reschedulable: facts.reschedulable.len(),
-        sim_pods: facts.sim_pods.clone(),
+        facts: facts.clone(),
     })
 }
 

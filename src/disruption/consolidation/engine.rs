@@ -100,9 +100,9 @@ struct PoolBudget {
 
 /// Pool totals for Balanced scoring (`NodePoolTotals`).
 #[derive(Clone, Copy, Default)]
-struct Totals {
-    cost: f64,
-    disruption: f64,
+pub(crate) struct Totals {
+    pub cost: f64,
+    pub disruption: f64,
 }
 
 /// Runs the passes and builds the report.
@@ -317,7 +317,7 @@ impl<S: Simulator> Engine<S> {
         candidates.sort_unstable();
         let pods = cands
             .iter()
-            .flat_map(|c| c.sim_pods.iter().map(move |&p| (c.node, p)))
+            .flat_map(|c| c.facts.sim_pods.iter().map(move |&p| (c.node, p)))
             .collect();
         let request = SimRequest {
             candidates,
@@ -824,34 +824,32 @@ impl<S: Simulator> Engine<S> {
     }
 
     /// Balanced pools' totals: every node of the pool's price and disruption cost.
-    fn totals(&mut self, all: &[Candidate]) -> Vec<Totals> {
+    fn totals(&self, all: &[Candidate]) -> Vec<Totals> {
         let mut totals = vec![Totals::default(); self.c.pools.len()];
+        let balanced = |p: usize| self.c.pool(p).disruption.consolidation_policy == "Balanced";
+        if self.c.release != Release::V1_14 || !(0..self.c.pools.len()).any(balanced) {
+            return totals;
+        }
         let mut fallback = vec![0.0; self.c.pools.len()];
+        let mut candidate_cost: FxHashMap<usize, f64> = FxHashMap::default();
         for c in all {
             fallback[c.pool] += c.price_or_zero();
+            candidate_cost.insert(c.node, c.reschedule_cost);
         }
         for i in 0..self.c.nodes.len() {
-            let Some(p) = self.c.nodes[i].pool else {
-                continue;
-            };
-            if self.c.nodes[i].status == Status::Gone || self.c.nodes[i].claim.is_none() {
+            let state = &self.c.nodes[i];
+            let Some(p) = state.pool else { continue };
+            if state.status == Status::Gone || state.claim.is_none() {
                 continue;
             }
-            let (it, zone, ct) = self.c.offering_labels(i);
-            if let Some(o) = it.and_then(|t| self.c.instance_type(p, t)).and_then(|t| {
-                t.offerings
-                    .iter()
-                    .find(|o| Some(o.zone.as_str()) == zone && Some(o.capacity_type.as_str()) == ct)
-            }) {
-                totals[p].cost += o.price;
-            }
-            totals[p].disruption += match all.iter().find(|c| c.node == i) {
-                Some(c) => c.reschedule_cost,
+            totals[p].cost += self.node_price(i).unwrap_or(0.0);
+            totals[p].disruption += match candidate_cost.get(&i) {
+                Some(&c) => c,
                 None => {
-                    let pods = &self.c.pods(i)[..self.c.nodes[i].original_pods];
+                    let pods = &self.c.pods(i)[..state.original_pods];
                     1.0 + pods
                         .iter()
-                        .zip(&self.c.nodes[i].extras)
+                        .zip(&state.extras)
                         .filter(|(p, _)| !p.is_daemonset_pod() && !p.is_terminal())
                         .map(|(_, e)| candidate::eviction_cost(e).max(0.0))
                         .sum::<f64>()
@@ -871,7 +869,7 @@ impl<S: Simulator> Engine<S> {
     }
 
     /// `ScoreMove`: (savings / pool cost) / (disruption / pool disruption) ≥ 1/k.
-    fn score(savings: f64, disruption: f64, totals: Totals) -> f64 {
+    pub(crate) fn score(savings: f64, disruption: f64, totals: Totals) -> f64 {
         if totals.cost <= 0.0 || totals.disruption <= 0.0 {
             return 0.0;
         }

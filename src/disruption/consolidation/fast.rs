@@ -73,9 +73,12 @@ pub(crate) struct Fast {
     /// over: a pod that fits nowhere is retried tolerating such taints, on existing nodes too.
     prefer_no_schedule: (bool, usize),
     ready: bool,
-    /// Per pod being placed: its tentative extra requests per node, reset after each
-    /// simulation.
+    /// Per node: the requests of the pods placed on it in the current simulation.
     placed: FxHashMap<usize, Resources>,
+    /// The class of each pod seen, as (pod, kept off nodes under consolidateAfter).
+    pod_class: FxHashMap<(PodRef, bool), usize>,
+    /// Whether each pod seen is simple.
+    simple: FxHashMap<PodRef, bool>,
 }
 
 /// The solver's pod order: CPU, then memory, largest first; then creation time, UID, name.
@@ -175,7 +178,7 @@ impl Fast {
     }
 
     /// Whether the solver would place `pod` by plain first fit.
-    fn simple(&self, pod: &Pod) -> bool {
+    fn is_simple(&self, pod: &Pod) -> bool {
         pod.topology_spread.is_empty()
             && pod.pod_affinity.is_empty()
             && pod.pod_anti_affinity.is_empty()
@@ -248,17 +251,30 @@ impl Fast {
     }
 
     /// The class of a pod, its node list brought up to date with nodes added since.
-    fn class(&mut self, cluster: &Cluster, key: ClassKey) -> usize {
-        let c = match self.class_index.get(&key) {
+    fn class(&mut self, cluster: &Cluster, r: PodRef, avoid_recent: bool) -> usize {
+        let c = match self.pod_class.get(&(r, avoid_recent)) {
             Some(&c) => c,
             None => {
-                let c = self.classes.len();
-                self.class_index.insert(key.clone(), c);
-                self.classes.push(Class {
-                    key,
-                    nodes: Vec::new(),
-                    known: 0,
-                });
+                let pod = r.pod(cluster);
+                let key = ClassKey {
+                    tolerations: pod.tolerations.clone(),
+                    requirements: requirements_of(pod),
+                    avoid_recent,
+                };
+                let c = match self.class_index.get(&key) {
+                    Some(&c) => c,
+                    None => {
+                        let c = self.classes.len();
+                        self.class_index.insert(key.clone(), c);
+                        self.classes.push(Class {
+                            key,
+                            nodes: Vec::new(),
+                            known: 0,
+                        });
+                        c
+                    }
+                };
+                self.pod_class.insert((r, avoid_recent), c);
                 c
             }
         };
@@ -310,8 +326,18 @@ impl Fast {
     fn try_fast(&mut self, cluster: &mut Cluster, request: &SimRequest) -> Option<SimResult> {
         self.prepare(cluster);
         let refs = sim_pods(cluster, request);
-        if !refs.iter().all(|r| self.simple(r.pod(cluster))) {
-            return None;
+        for &r in &refs {
+            let simple = match self.simple.get(&r) {
+                Some(&s) => s,
+                None => {
+                    let s = self.is_simple(r.pod(cluster));
+                    self.simple.insert(r, s);
+                    s
+                }
+            };
+            if !simple {
+                return None;
+            }
         }
         let mut order = refs.clone();
         order.sort_by(|a, b| solver_order(a.pod(cluster), b.pod(cluster)));
@@ -320,14 +346,9 @@ impl Fast {
         let mut leftovers: Vec<PodRef> = Vec::new();
         self.placed.clear();
         for &r in &order {
-            let pod = r.pod(cluster);
-            let key = ClassKey {
-                tolerations: pod.tolerations.clone(),
-                requirements: requirements_of(pod),
-                avoid_recent: request.consolidation && matches!(r, PodRef::Bound { .. }),
-            };
-            let class = self.class(cluster, key);
-            match self.place(cluster, class, pod, &away) {
+            let avoid_recent = request.consolidation && matches!(r, PodRef::Bound { .. });
+            let class = self.class(cluster, r, avoid_recent);
+            match self.place(cluster, class, r.pod(cluster), &away) {
                 Some(i) => landed.entry(i).or_default().push(r),
                 None => leftovers.push(r),
             }

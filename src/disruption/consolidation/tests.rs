@@ -859,6 +859,174 @@ fn candidate_pods_do_not_go_to_nodes_under_consolidate_after() {
     assert_eq!(r.actions[0].decision, Decision::Delete);
 }
 
+// ------------------------------------------------------------------------- drift
+
+fn drifted(mut n: NodeInput, since: i64) -> NodeInput {
+    n.claim.as_mut().unwrap().drifted = Some(Drifted {
+        since,
+        reason: "AMIDrift".into(),
+    });
+    n
+}
+
+/// drift_test.go "should drift empty nodes before non-empty nodes" and "should drift one
+/// non-empty node at a time, starting with the earliest drift": one command per pass, empty
+/// ones first, then by drift time; a drifted node's pods go to a replacement if need be.
+#[test]
+fn drift_goes_one_node_per_pass_empty_first_then_oldest() {
+    let mut p = pool();
+    p.disruption.consolidate_after = Some("Never".into());
+    let r = evaluate(with_pool(
+        p,
+        vec![
+            drifted(node("late", "small", vec![pod("l", "1")]), NOW - 60),
+            drifted(node("early", "small", vec![pod("e", "1")]), NOW - 600),
+            drifted(node("empty", "small", vec![]), NOW - 30),
+        ],
+    ));
+    let order: Vec<(u32, &str, Decision)> = r
+        .actions
+        .iter()
+        .map(|a| (a.pass, a.nodes[0].as_str(), a.decision))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            (1, "empty", Decision::Delete),
+            (2, "early", Decision::Replace),
+            (3, "late", Decision::Replace),
+        ]
+    );
+    assert!(r.actions.iter().all(|a| a.method == Method::Drift));
+}
+
+/// drift_test.go "should not create replacements for drifted nodes that have pods with the
+/// karpenter.sh/do-not-disrupt annotation set to true when the NodePool's
+/// TerminationGracePeriod is not nil": with a terminationGracePeriod drift goes ahead (class
+/// eventual), and the pod it cannot evict is not simulated; without one the pod blocks.
+#[test]
+fn drift_with_a_termination_grace_period_ignores_pod_blocks() {
+    let mut guarded = pod("guarded", "1");
+    guarded.do_not_disrupt = Some("true".into());
+    let mut with_tgp = drifted(node("tgp", "small", vec![guarded.clone()]), NOW - 60);
+    with_tgp.claim.as_mut().unwrap().termination_grace_period = Some(300);
+    guarded.name = "guarded-2".into();
+    let without = drifted(node("no-tgp", "small", vec![guarded]), NOW - 60);
+    let r = evaluate(input(vec![with_tgp, without]));
+    let a = &r.actions[0];
+    assert_eq!(
+        (a.method, a.decision, a.nodes.as_slice()),
+        (Method::Drift, Decision::Delete, &["tgp".to_string()][..])
+    );
+    assert!(a.replacement.is_none());
+    assert!(matches!(
+        reason(&r, "no-tgp"),
+        Reason::PodDoNotDisrupt { .. }
+    ));
+}
+
+/// drift_test.go "should continue to the next drifted node if the first cannot reschedule all
+/// pods": a pod that fits nowhere (no NodePool type holds it) blocks its node, named.
+#[test]
+fn a_drifted_node_whose_pod_fits_nowhere_is_left_with_the_pod_named() {
+    let r = evaluate(input(vec![
+        drifted(node("huge", "large", vec![pod("big", "9")]), NOW - 600),
+        drifted(node("ok", "small", vec![pod("fine", "1")]), NOW - 60),
+    ]));
+    assert_eq!(r.actions[0].nodes, ["ok"]);
+    match reason(&r, "huge") {
+        Reason::PodFitsNowhere { pod, detail, .. } => {
+            assert_eq!(pod, "default/big");
+            assert!(detail.contains("NodePool default"), "{detail}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+// ------------------------------------------------------------------------- v0.31, Balanced
+
+fn v031_pool() -> NodePool {
+    let mut p = pool();
+    p.generation = Some(ApiGeneration::V1Alpha5);
+    p.disruption.consolidation_policy = "WhenUnderutilized".into();
+    p
+}
+
+/// v0.31 machine_consolidation_test.go "won't replace node if any spot replacement is more
+/// expensive" and consolidation.go: v0.31 never replaces spot with spot, has no budgets, and
+/// finishes each action before the next pass.
+#[test]
+fn v031_never_replaces_spot_with_spot_and_has_no_budgets() {
+    let types = spot_types(20);
+    let big = types.last().unwrap().clone();
+    let n = managed_node("s", "default", &big, ZONE, SPOT, NOW, vec![pod("w", "1")]);
+    let r = evaluate(consolidation_input(
+        NOW,
+        vec![(v031_pool(), types)],
+        vec![n],
+    ));
+    assert_eq!(r.karpenter_version, "v0.31.4");
+    assert_eq!(reason(&r, "s"), &Reason::SpotToSpotUnsupported);
+    // Ten empty nodes go in one pass, with no budget to stop them.
+    let r = evaluate(with_pool(v031_pool(), empties(10)));
+    assert_eq!(r.actions.len(), 1);
+    assert_eq!(r.actions[0].nodes.len(), 10);
+}
+
+/// balanced_test.go "should approve an oversized node consolidation", "should reject a
+/// marginal move", "should reject a well-packed node with zero savings" (`ScoreMove` on the
+/// RFC's example pool: $58.08/day, disruption 90).
+#[test]
+fn balanced_scores_savings_against_disruption() {
+    let totals = engine::Totals {
+        cost: 58.08,
+        disruption: 90.0,
+    };
+    let score = engine::Engine::<sim::Reference>::score;
+    let oversized = score(7.26, 4.0, totals);
+    assert!((oversized - (7.26 / 58.08) / (4.0 / 90.0)).abs() < 1e-9);
+    assert!(oversized >= 0.5);
+    assert!(score(2.42, 9.0, totals) < 0.5);
+    assert_eq!(score(0.0, 11.0, totals), 0.0);
+}
+
+/// balanced_test.go "should approve low-disruption nodes and reject high-disruption nodes", end
+/// to end: in a Balanced pool a replacement saving little for many pods is refused, with the
+/// score named.
+#[test]
+fn a_balanced_pool_refuses_a_move_that_saves_too_little_for_its_disruption() {
+    let mut p = pool();
+    p.disruption.consolidation_policy = "Balanced".into();
+    let busy: Vec<Pod> = (0..12).map(|i| pod(&format!("b{i}"), "300m")).collect();
+    let mut nodes = vec![node("busy", "medium", busy)];
+    nodes.extend((0..6).map(|i| full(&format!("full-{i}"))));
+    let r = evaluate(with_pool(p, nodes));
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    match reason(&r, "busy") {
+        Reason::BalancedScore { score, threshold } => assert!(score < threshold),
+        other => panic!("{other:?}"),
+    }
+}
+
+// ------------------------------------------------------------------------- nodes deleting
+
+/// helpers.go `SimulateScheduling`: pods of nodes already deleting are part of every
+/// simulation; one that fits nowhere makes every consolidation fail, and is named.
+#[test]
+fn a_pod_of_a_deleting_node_that_fits_nowhere_blocks_consolidation() {
+    let mut going = node("going", "large", vec![pod("stuck", "9")]);
+    going.claim.as_mut().unwrap().deleting = true;
+    let r = evaluate(input(vec![
+        going,
+        node("under-used", "large", vec![pod("w", "1")]),
+    ]));
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    assert_eq!(reason(&r, "going"), &Reason::Deleting);
+    assert!(
+        matches!(reason(&r, "under-used"), Reason::PodFitsNowhere { pod, .. } if pod == "default/stuck")
+    );
+}
+
 // ------------------------------------------------------------------------- fast = reference
 
 /// A random small cluster: managed and unmanaged nodes of five types in two zones, on-demand
