@@ -16,9 +16,10 @@ use super::cluster::{Cluster, PodExtra, Status};
 use super::input::Release;
 use super::pdb::{self, PdbBlock};
 use super::reason::Reason;
-use crate::disruption::drain::{self, disruption_taint, DO_NOT_DISRUPT};
+use crate::disruption::drain::{self, disruption_taint};
 use crate::disruption::time::parse_duration;
 use crate::model::labels;
+use crate::model::labels::DO_NOT_DISRUPT;
 use crate::model::nodepool::ApiGeneration;
 use crate::model::pod::Pod;
 

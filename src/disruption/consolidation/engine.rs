@@ -24,12 +24,13 @@ use super::input::{ClaimFacts, Release};
 use super::price::{self, Choice};
 use super::reason::Reason;
 use super::report::{
-    rfc3339, Action, ConsolidationReport, Decision, Method, NodeDecision, NodeReport, Replacement,
+    Action, ConsolidationReport, Decision, Method, NodeDecision, NodeReport, Replacement,
 };
 use super::sim::{Failure, PodRef, SimRequest, SimResult, Simulator, Stamp};
 use crate::disruption::budgets::{allowed_for_counts, DisruptionReason, NodesValue};
 use crate::model::labels;
 use crate::model::node::Node;
+use crate::model::time::format_rfc3339;
 use rustc_hash::FxHashMap;
 
 /// The multi-node batch cap (`maxParallel`).
@@ -1347,7 +1348,7 @@ impl<S: Simulator> Engine<S> {
         ConsolidationReport {
             kind: "ConsolidationReport",
             karpenter_version: self.c.release.version().to_string(),
-            now: rfc3339(self.c.now),
+            now: format_rfc3339(self.c.now),
             savings_per_hour: actions.iter().map(|a| a.savings_per_hour).sum(),
             actions,
             nodes,

@@ -5,7 +5,6 @@ use std::fmt;
 use serde::Serialize;
 
 use super::reason::Reason;
-use crate::disruption::time::civil;
 
 /// How Karpenter would disrupt a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -145,29 +144,4 @@ pub struct ConsolidationReport {
     pub nodes: Vec<NodeReport>,
     /// Σ savings of the actions (USD/h).
     pub savings_per_hour: f64,
-}
-
-/// `YYYY-MM-DDTHH:MM:SSZ`.
-pub(crate) fn rfc3339(epoch: i64) -> String {
-    let c = civil(epoch);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
-        c.year,
-        c.month,
-        c.day,
-        c.hour,
-        c.minute,
-        epoch.rem_euclid(60)
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rfc3339_of_epoch_seconds() {
-        assert_eq!(rfc3339(1_719_230_405), "2024-06-24T12:00:05Z");
-        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
-    }
 }
