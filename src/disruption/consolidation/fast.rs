@@ -383,7 +383,7 @@ impl Fast {
                 if !pod.is_pending() {
                     result.failures.push(Failure::Unschedulable {
                         pod,
-                        detail: without_existing_prefix(&u.reason).to_string(),
+                        detail: without_existing_prefix(&u.reason.to_string()).to_string(),
                     });
                 }
             }

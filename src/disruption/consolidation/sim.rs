@@ -218,7 +218,7 @@ pub(crate) fn full_solve(cluster: &mut Cluster, request: &SimRequest) -> SimResu
         if !pod.is_pending() {
             result.failures.push(Failure::Unschedulable {
                 pod,
-                detail: without_existing_prefix(&u.reason).to_string(),
+                detail: without_existing_prefix(&u.reason.to_string()).to_string(),
             });
         }
     }
