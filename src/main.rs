@@ -54,6 +54,7 @@ fn main() -> ExitCode {
             DriftCommand::Check(check) => commands::drift::check(&mut ctx, check),
             DriftCommand::Replace(replace) => commands::drift_replace::run(&mut ctx, replace),
         },
+        Command::Consolidate(args) => commands::consolidate::run(&mut ctx, args),
         Command::EnableDrift(args) => commands::drift_gate::enable(&mut ctx, args),
         Command::DisableDrift(args) => commands::drift_gate::disable(&mut ctx, args),
         Command::Version => commands::version::run(&mut ctx),

@@ -394,3 +394,175 @@ pub fn b1_input(count: usize) -> crate::scheduling::Input {
         ..Default::default()
     }
 }
+
+/// Spot offerings at one price in the given zones.
+pub fn spot(zones: &[&str], price: f64) -> Vec<Offering> {
+    zones
+        .iter()
+        .map(|z| Offering {
+            zone: z.to_string(),
+            capacity_type: SPOT.into(),
+            price,
+            available: true,
+        })
+        .collect()
+}
+
+/// A node Karpenter manages (NodePool, instance-type, zone and capacity-type labels, initialized,
+/// Ready), sized as `it`, created and initialized a day before `now`, with `pods` bound to it.
+pub fn managed_node(
+    name: &str,
+    pool: &str,
+    it: &InstanceType,
+    zone: &str,
+    capacity_type: &str,
+    now: i64,
+    pods: Vec<Pod>,
+) -> crate::disruption::consolidation::NodeInput {
+    use crate::disruption::consolidation::{BoundPod, ClaimFacts, NodeInput};
+    let node = crate::model::node::Node {
+        name: name.to_string(),
+        labels: labels_of(&[
+            (labels::NODEPOOL, pool),
+            (labels::INSTANCE_TYPE, &it.name),
+            (labels::ZONE, zone),
+            (labels::CAPACITY_TYPE, capacity_type),
+            (labels::HOSTNAME, name),
+            ("karpenter.sh/initialized", "true"),
+        ]),
+        capacity: it.capacity.clone(),
+        allocatable: it.allocatable(),
+        ready: true,
+        initialized: true,
+        ..Default::default()
+    };
+    NodeInput {
+        node,
+        claim: Some(ClaimFacts {
+            name: format!("{name}-claim"),
+            created: now - 86_400,
+            initialized_at: Some(now - 86_400),
+            ..Default::default()
+        }),
+        pods: pods
+            .into_iter()
+            .map(|mut p| {
+                p.node_name = Some(name.to_string());
+                p.scheduled_condition = Some(("True".into(), String::new()));
+                BoundPod::new(p)
+            })
+            .collect(),
+        nominated: false,
+    }
+}
+
+/// A consolidation input at `now` over `pools` (each with its instance types) and `nodes`; the
+/// release follows the pools' generation, feature gates are the release's defaults.
+pub fn consolidation_input(
+    now: i64,
+    pools: Vec<(NodePool, Vec<InstanceType>)>,
+    nodes: Vec<crate::disruption::consolidation::NodeInput>,
+) -> crate::disruption::consolidation::ConsolidationInput {
+    use crate::disruption::consolidation::{ConsolidationInput, FeatureGates, Release};
+    let pools: Vec<crate::scheduling::PoolInput> = pools
+        .into_iter()
+        .map(|(pool, instance_types)| crate::scheduling::PoolInput {
+            pool,
+            node_class: Some("default".into()),
+            instance_types,
+            usage: Resources::new(),
+        })
+        .collect();
+    let release = Release::for_pools(&pools);
+    ConsolidationInput {
+        now,
+        release,
+        feature_gates: FeatureGates::defaults(release),
+        nodes,
+        pending_pods: Vec::new(),
+        pdbs: Vec::new(),
+        pools,
+        daemonsets: Vec::new(),
+        namespace_labels: BTreeMap::new(),
+    }
+}
+
+/// PERF.md B7's cluster: `nodes` nodes over three v1 NodePools (`on-demand`, `spot`, `mixed`,
+/// default budgets of 10%) sized from the 400-type fake catalog (8 to 32 vCPU), about
+/// `pods_per_node` bound pods each from deployments of five shapes, filled to 30–90% of their
+/// CPU as after a scale-in; `constrained_percent` of the deployments spread over zones
+/// (maxSkew 1, DoNotSchedule). Deterministic for a seed.
+pub fn b7_input(
+    nodes: usize,
+    pods_per_node: usize,
+    constrained_percent: usize,
+    seed: u64,
+) -> crate::disruption::consolidation::ConsolidationInput {
+    const CPU: [&str; 5] = ["100m", "250m", "500m", "1", "1500m"];
+    const MEMORY: [&str; 5] = ["128Mi", "256Mi", "512Mi", "1Gi", "2Gi"];
+    let now = 1_767_225_600; // 2026-01-01T00:00:00Z
+    let mut rng = Rng::new(seed);
+    let catalog = fake_instance_types(400);
+    let pools = [("on-demand", ON_DEMAND), ("spot", SPOT), ("mixed", "")];
+    let pool_inputs: Vec<(NodePool, Vec<InstanceType>)> = pools
+        .iter()
+        .map(|(name, ct)| {
+            let mut p = node_pool(name);
+            if !ct.is_empty() {
+                p = with_requirement(p, labels::CAPACITY_TYPE, Operator::In, &[ct]);
+            }
+            p.disruption.consolidation_policy = "WhenEmptyOrUnderutilized".into();
+            p.disruption.consolidate_after = Some("0s".into());
+            p.disruption.budgets = vec![crate::model::nodepool::Budget {
+                nodes: "10%".into(),
+                ..Default::default()
+            }];
+            (p, catalog.clone())
+        })
+        .collect();
+    let deployments = (nodes * pods_per_node / 20).max(1);
+    let mut out = Vec::with_capacity(nodes);
+    let mut pod_index = 0usize;
+    for n in 0..nodes {
+        let (pool, ct) = pools[n % pools.len()];
+        let ct = if ct.is_empty() {
+            *rng.pick(&[ON_DEMAND, SPOT])
+        } else {
+            ct
+        };
+        let zone = FAKE_ZONES[if ct == SPOT {
+            rng.below(2)
+        } else {
+            rng.below(3)
+        }];
+        let it = &catalog[7 + rng.below(25)];
+        let name = format!("node-{n:05}");
+        let allocatable = it.allocatable();
+        let target = allocatable.cpu * (30 + rng.below(61) as i64) / 100;
+        let mut used = Resources::new();
+        let mut pods = Vec::new();
+        while pods.len() < 2 * pods_per_node {
+            let d = rng.below(deployments);
+            let shape = d % CPU.len();
+            let mut b = PodBuilder::new(&format!("pod-{pod_index:07}"))
+                .cpu(CPU[shape])
+                .memory(MEMORY[shape])
+                .label("app", &format!("deploy-{d}"))
+                .node_selector(labels::NODEPOOL, pool);
+            if d % 100 < constrained_percent {
+                let app = format!("deploy-{d}");
+                b = b.spread(labels::ZONE, 1, true, &[("app", &app)]);
+            }
+            let p = b.build();
+            let after = used.add(&p.requests);
+            if after.cpu > target || !after.fits_in(&allocatable) {
+                break;
+            }
+            used = after;
+            pod_index += 1;
+            pods.push(p);
+        }
+        out.push(managed_node(&name, pool, it, zone, ct, now, pods));
+    }
+    consolidation_input(now, pool_inputs, out)
+}

@@ -445,6 +445,18 @@ pub struct PodDisruptionBudget {
     /// Spec.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<PodDisruptionBudgetSpec>,
+    /// Status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<PodDisruptionBudgetStatus>,
+}
+
+/// `PodDisruptionBudget.status`: what the disruption controller counted.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodDisruptionBudgetStatus {
+    /// `disruptionsAllowed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disruptions_allowed: Option<i32>,
 }
 
 /// `PodDisruptionBudget.spec`.
@@ -460,6 +472,9 @@ pub struct PodDisruptionBudgetSpec {
     /// Selected pods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<LabelSelectorSpec>,
+    /// `IfHealthyBudget` (default) or `AlwaysAllow`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unhealthy_pod_eviction_policy: Option<String>,
 }
 
 /// A Namespace (its labels feed pod-affinity `namespaceSelector`s).

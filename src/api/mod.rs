@@ -67,8 +67,8 @@ pub struct Manifests {
     pub nodes: Vec<Node>,
     /// NodeClaims and Machines.
     pub node_claims: Vec<NodeClaim>,
-    /// How many PodDisruptionBudgets were read (they do not affect a plan).
-    pub pdb_count: usize,
+    /// PodDisruptionBudgets (they do not affect a plan; `consolidate` reads them).
+    pub pdbs: Vec<core::PodDisruptionBudget>,
     /// Namespace labels, for pod-affinity `namespaceSelector`s.
     pub namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
     /// Objects skipped because they cannot change a plan (`Service/web (app.yaml)`), and bare
@@ -205,7 +205,7 @@ impl Manifests {
                 ApiObject::NodeClaimV1Beta1(c) => m.node_claims.push(c.to_model(at, origin)?),
                 ApiObject::NodeClaimV1(c) => m.node_claims.push(c.to_model(at, origin)?),
                 ApiObject::Node(n) => m.nodes.push(convert_node(&n, at)?),
-                ApiObject::PodDisruptionBudget(_) => m.pdb_count += 1,
+                ApiObject::PodDisruptionBudget(p) => m.pdbs.push(*p),
                 ApiObject::Namespace(ns) => {
                     let name = ns.metadata.name.clone().unwrap_or_default();
                     m.namespace_labels

@@ -90,6 +90,17 @@ fn convert(at: &Location, origin: &Origin, p: Parts<'_>) -> Result<NodeClaim, In
             .collect(),
         expire_after: None,
         termination_grace_period: None,
+        true_since: status
+            .conditions
+            .iter()
+            .flatten()
+            .filter(|c| c.status.as_deref() == Some("True"))
+            .filter_map(|c| {
+                let since = (c.last_transition_time.clone(), c.reason.clone());
+                Some((c.type_.clone()?, since))
+            })
+            .collect(),
+        last_pod_event: status.last_pod_event_time.clone(),
     })
 }
 

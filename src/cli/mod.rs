@@ -175,6 +175,10 @@ pub enum Command {
     Nodes(NodesArgs),
     /// Detect drifted nodes and explain why (drift check).
     Drift(DriftArgs),
+    /// What Karpenter's disruption controller would do to each node (expiration, drift,
+    /// emptiness, consolidation), and why not for the others.
+    #[command(after_help = CONSOLIDATE_EXAMPLES)]
+    Consolidate(ConsolidateArgs),
     /// Turn Karpenter's drift feature on in the running controller (v0.21–v0.37).
     #[command(name = "enable-drift", after_help = ENABLE_DRIFT_EXAMPLES)]
     EnableDrift(DriftGateArgs),
@@ -446,6 +450,48 @@ kubectl-karpenter.io/image-id; its subnet and security groups the annotations
 kubectl-karpenter.io/subnet-id and kubectl-karpenter.io/security-group-ids.
 
 Exit codes: 0 nothing drifted, 1 drift found, 2 bad input.";
+
+const CONSOLIDATE_EXAMPLES: &str = "\
+Examples:
+  # What would Karpenter's disruption controller do now, and why not for each other node?
+  kubectl karpenter consolidate
+
+  # From manifests (kubectl get nodes,nodeclaims,nodepools,pods,pdb,daemonsets -A -o yaml),
+  # at a given instant, with spot-to-spot consolidation on
+  kubectl karpenter consolidate -f cluster.yaml --now 2024-06-24T12:00:00Z \\
+      --feature-gates SpotToSpotConsolidation=true
+
+  # The report as a document
+  kubectl karpenter consolidate --nodepool default -o yaml
+
+Each pool follows the Karpenter release of its API generation (v1: v1.14.1, v1beta1: v0.37.7,
+v1alpha5: v0.31.4); live, the installed controller's release and FEATURE_GATES win.
+
+Exit codes: 0 nothing to do, 1 Karpenter would disrupt some node, 2 bad input (e.g. --now not
+RFC 3339), 3 cluster or AWS error.";
+
+/// `consolidate` flags.
+#[derive(Debug, Args, Clone, Default)]
+pub struct ConsolidateArgs {
+    /// Only these nodes in the report (default: every managed node).
+    #[arg(value_name = "NODE")]
+    pub nodes: Vec<String>,
+    /// Manifest files or directories (`-` for stdin): offline mode.
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    pub filenames: Vec<String>,
+    /// Only nodes of these NodePools (or Provisioners) in the report.
+    #[arg(long = "nodepool", value_name = "NAME")]
+    pub nodepools: Vec<String>,
+    /// Replace the instance-type catalog (JSON or YAML).
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<String>,
+    /// The instant evaluated, RFC 3339 (default: now).
+    #[arg(long, value_name = "RFC3339")]
+    pub now: Option<String>,
+    /// Feature gates, as the controller's FEATURE_GATES (`SpotToSpotConsolidation=true`).
+    #[arg(long = "feature-gates", value_name = "GATES")]
+    pub feature_gates: Option<String>,
+}
 
 /// `drift check` flags.
 #[derive(Debug, Args, Clone, Default)]

@@ -2,6 +2,7 @@
 
 pub mod ami;
 pub mod completion;
+pub mod consolidate;
 pub mod convert;
 pub mod drift;
 pub mod drift_gate;

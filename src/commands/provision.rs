@@ -63,7 +63,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
 }
 
 /// `--region`, else the AWS environment, else us-east-1 (the catalog's priced region).
-fn resolve_region(ctx: &mut Context<'_>) -> String {
+pub fn resolve_region(ctx: &mut Context<'_>) -> String {
     if let Some(r) = &ctx.global.region {
         return r.clone();
     }

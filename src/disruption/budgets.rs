@@ -221,6 +221,19 @@ pub fn allowed_disruptions<'a>(
     now: i64,
 ) -> Allowance {
     let (counted, disrupting) = count_nodes(pool, nodes);
+    allowed_for_counts(pool, counted, disrupting, reason, now)
+}
+
+/// [`allowed_disruptions`] for a caller that counted the pool's nodes itself (`counted`
+/// managed, initialized, not terminating; `disrupting` of them NotReady or being deleted), e.g.
+/// a simulation whose own actions are in flight.
+pub fn allowed_for_counts(
+    pool: &NodePool,
+    counted: u32,
+    disrupting: u32,
+    reason: DisruptionReason,
+    now: i64,
+) -> Allowance {
     let mut allowance = Allowance {
         allowed: None,
         counted_nodes: counted,

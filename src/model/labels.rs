@@ -93,6 +93,8 @@ pub const NODECLAIM: &str = "karpenter.sh/nodeclaim";
 pub const REGISTERED: &str = "karpenter.sh/registered";
 /// Set once the node is initialized (label).
 pub const INITIALIZED: &str = "karpenter.sh/initialized";
+/// When a v1alpha5 node became empty (annotation; v0.31 emptiness counts from it).
+pub const EMPTINESS_TIMESTAMP: &str = "karpenter.sh/emptiness-timestamp";
 /// The EC2 tag Karpenter sets on resources it manages (v1beta1).
 pub const MANAGED_BY: &str = "karpenter.sh/managed-by";
 /// EKS's cluster-name tag, set on every instance.

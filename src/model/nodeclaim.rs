@@ -52,4 +52,9 @@ pub struct NodeClaim {
     pub expire_after: Option<String>,
     /// `spec.terminationGracePeriod` (v1).
     pub termination_grace_period: Option<String>,
+    /// Condition type → (`lastTransitionTime`, `reason`) of each condition that is `True`
+    /// (disruption orders drift by its time and waits on `Initialized`/`Empty` since when).
+    pub true_since: BTreeMap<String, (Option<String>, Option<String>)>,
+    /// `status.lastPodEventTime` (v1): `consolidateAfter` counts from it.
+    pub last_pod_event: Option<String>,
 }

@@ -8,6 +8,7 @@
 
 pub mod ami;
 pub mod clock;
+pub mod consolidate;
 pub mod drift_check;
 pub mod drift_gate;
 pub mod lease;

@@ -188,7 +188,7 @@ fn an_apiversion_written_as_group_is_read_with_a_warning() {
 fn a_directory_loads_sorted_and_reports_duplicates_across_files() {
     // The workload examples are distinct objects: the whole directory loads.
     let m = load(&[&data("examples/workloads")]).unwrap();
-    assert_eq!(m.pdb_count, 1);
+    assert_eq!(m.pdbs.len(), 1);
     // guarded 8 + inflate (default 1 replica) + batch 3 + per-node 6 + per-zone 9; the
     // accelerator and arm-preferring Deployments are scaled to 0.
     assert_eq!(m.pods.len(), 27);

@@ -2,6 +2,7 @@
 //! documents for scripts, notes and warnings on stderr.
 
 pub mod ami;
+pub mod consolidate;
 pub mod drift;
 pub mod gate;
 pub mod nodes;

@@ -1,0 +1,98 @@
+//! `consolidate` output: one row per managed node — NODE, NODEPOOL, TYPE, $/HOUR, DECISION
+//! (`delete`, `replace → TYPE`, `none`), METHOD, REASON (the obstacle for `none`, the pass
+//! otherwise) — then the total savings; `-o name` the nodes an action disrupts; `-o json|yaml`
+//! the `ConsolidationReport` (SPEC §9).
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::io_error;
+use crate::cli::output::{price, write_document, Table, API_VERSION};
+use crate::cli::{GlobalArgs, OutputFormat};
+use crate::disruption::consolidation::{ConsolidationReport, NodeDecision, NodeReport};
+use crate::error::CommandError;
+
+/// The report as a table, names or document.
+pub fn report(
+    global: &GlobalArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    report: &ConsolidationReport,
+) -> Result<(), CommandError> {
+    match global.output {
+        OutputFormat::Json | OutputFormat::Yaml => {
+            let doc = Document {
+                api_version: API_VERSION,
+                report,
+            };
+            write_document(out, global.output, &doc).map_err(io_error)
+        }
+        OutputFormat::Name => {
+            for n in report
+                .nodes
+                .iter()
+                .filter(|n| n.decision != NodeDecision::None)
+            {
+                writeln!(out, "node/{}", n.name).map_err(io_error)?;
+            }
+            Ok(())
+        }
+        _ => {
+            let mut table = Table::new(&[
+                "NODE", "NODEPOOL", "TYPE", "$/HOUR", "DECISION", "METHOD", "REASON",
+            ]);
+            for n in &report.nodes {
+                table.row(row(n));
+            }
+            if table.is_empty() {
+                if !global.quiet {
+                    let _ = writeln!(err, "no managed nodes selected");
+                }
+                return Ok(());
+            }
+            table.write(out, !global.no_headers).map_err(io_error)?;
+            writeln!(
+                out,
+                "\n{} action(s), Karpenter {} at {}: total savings ${}/hour",
+                report.actions.len(),
+                report.karpenter_version,
+                report.now,
+                price(report.savings_per_hour)
+            )
+            .map_err(io_error)
+        }
+    }
+}
+
+fn row(n: &NodeReport) -> Vec<String> {
+    let decision = match (n.decision, &n.replacement_type) {
+        (NodeDecision::Replace, Some(t)) => format!("replace → {t}"),
+        (NodeDecision::Replace, None) => "replace".into(),
+        (NodeDecision::Delete, _) => "delete".into(),
+        (NodeDecision::None, _) => "none".into(),
+    };
+    let reason = match (&n.reason, n.pass) {
+        (Some(r), _) => r.to_string(),
+        (None, Some(pass)) => format!("pass {pass}"),
+        (None, None) => "-".into(),
+    };
+    vec![
+        n.name.clone(),
+        n.node_pool.clone(),
+        n.instance_type.clone(),
+        n.price_per_hour.map_or_else(|| "-".into(), price),
+        decision,
+        n.method.map_or_else(|| "-".into(), |m| m.to_string()),
+        reason,
+    ]
+}
+
+/// `apiVersion: kubectl-karpenter/v1` and the report's own fields.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Document<'a> {
+    api_version: &'static str,
+    #[serde(flatten)]
+    report: &'a ConsolidationReport,
+}

@@ -1,0 +1,94 @@
+//! `kubectl karpenter consolidate` (SPEC §9): flags → [`Config`]; the objects from `-f`
+//! manifests (embedded catalog or `--catalog`) or from the cluster (the controller's release
+//! and `FEATURE_GATES`, the live catalog); the
+//! [`consolidate`](crate::usecases::consolidate) use case decides, the renderer shows it.
+//! Exit 1 when Karpenter would do something.
+
+use super::{live, Context};
+use crate::cli::render;
+use crate::cli::ConsolidateArgs;
+use crate::cloud::types::Cloud;
+use crate::cloud::Catalog;
+use crate::error::{CommandError, CommandResult, Exit};
+use crate::karpenter_install::gates::FeatureGates;
+use crate::model::time::parse_rfc3339;
+use crate::usecases::consolidate::{self, Config};
+use crate::usecases::provisioning::input::CatalogSizing;
+
+/// The use case's configuration from the flags.
+pub fn config(args: &ConsolidateArgs) -> Result<Config, CommandError> {
+    let now = match &args.now {
+        Some(t) => parse_rfc3339(t).ok_or_else(|| {
+            CommandError::input(format!(
+                "--now {t:?}: not an RFC 3339 time (e.g. 2024-06-24T12:00:00Z)"
+            ))
+        })?,
+        None => super::unix_now(),
+    };
+    let gates = FeatureGates::new(args.feature_gates.as_deref());
+    let spot_to_spot = match gates.get("SpotToSpotConsolidation") {
+        Some(Ok(on)) => Some(on),
+        Some(Err(raw)) => {
+            return Err(CommandError::input(format!(
+                "--feature-gates SpotToSpotConsolidation={raw}: expected true or false"
+            )))
+        }
+        None => None,
+    };
+    Ok(Config {
+        nodes: args.nodes.clone(),
+        nodepools: args.nodepools.clone(),
+        now,
+        spot_to_spot,
+    })
+}
+
+/// Runs `consolidate`.
+pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs) -> CommandResult {
+    let config = config(args)?;
+    let input = if args.filenames.is_empty() {
+        let cluster = live::connect_cluster(ctx)?;
+        let (mut manifests, controller) = consolidate::gather_live(&cluster.client)?;
+        match &controller {
+            Some(c) => ctx.note(&format!(
+                "Karpenter controller {}: its release and FEATURE_GATES decide",
+                c.version
+                    .map_or_else(|| "of unknown version".into(), |v| v.to_string())
+            )),
+            None => ctx.note(
+                "no Karpenter controller in the cluster: each pool follows its API generation",
+            ),
+        }
+        let (catalog, region) = match &args.catalog {
+            Some(path) => (
+                Catalog::from_file(path)?,
+                super::provision::resolve_region(ctx),
+            ),
+            None => {
+                let cloud = live::connect_aws(ctx)?;
+                (live::catalog(ctx, &cloud, None)?, cloud.region())
+            }
+        };
+        let mut sizing = CatalogSizing::new(&catalog, &region);
+        consolidate::build_input(&mut manifests, &mut sizing, &config, controller.as_ref())?
+    } else {
+        let mut manifests = crate::api::load_paths(&args.filenames, &mut std::io::stdin().lock())?;
+        for warning in &manifests.warnings {
+            ctx.warn(warning);
+        }
+        let catalog = match &args.catalog {
+            Some(path) => Catalog::from_file(path)?,
+            None => Catalog::embedded()?,
+        };
+        let region = super::provision::resolve_region(ctx);
+        let mut sizing = CatalogSizing::new(&catalog, &region);
+        consolidate::build_input(&mut manifests, &mut sizing, &config, None)?
+    };
+    let report = consolidate::evaluate(&config, input)?;
+    render::consolidate::report(ctx.global, ctx.out, ctx.err, &report)?;
+    Ok(if report.actions.is_empty() {
+        Exit::Ok
+    } else {
+        Exit::Finding
+    })
+}

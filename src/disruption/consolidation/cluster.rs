@@ -1,0 +1,366 @@
+//! The cluster as the passes change it. The scheduler's [`Input`] is kept whole for the run —
+//! node *i* is `sched.existing_nodes[i]` — so a simulation only flips flags on it instead of
+//! copying 150,000 pods, and the pods live in one place.
+//!
+//! Between passes an action's nodes stay (marked deleting, as Karpenter's `MarkForDeletion`),
+//! the pods it moves are added to the nodes its simulation chose, and its replacements join as
+//! nodes that are not initialized yet (v0.31: as finished nodes, since it waited for them).
+
+use rustc_hash::FxHashMap;
+
+use super::input::{BoundPod, ClaimFacts, ConsolidationInput, FeatureGates, NodeInput, Release};
+use super::pdb::{self, Pdb};
+use crate::disruption::time::parse_duration;
+use crate::model::instance_type::InstanceType;
+use crate::model::labels;
+use crate::model::node::Node;
+use crate::model::nodepool::NodePool;
+use crate::model::pod::Pod;
+use crate::model::resources::Resources;
+use crate::scheduling::{ExistingNode, Input, Options};
+
+/// What disruption reads of a pod beyond the slim pod.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct PodExtra {
+    pub priority: Option<i32>,
+    pub deletion_cost: Option<f64>,
+    pub not_ready: bool,
+}
+
+/// Where a node stands in the simulated timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// Running.
+    Active,
+    /// Marked for deletion (by the input, or by an action of an earlier pass).
+    Deleting,
+    /// Deleted by a finished action (v0.31).
+    Gone,
+}
+
+/// A node's own state.
+#[derive(Debug, Clone)]
+pub(crate) struct NodeState {
+    pub claim: Option<ClaimFacts>,
+    /// Parallel to the scheduler node's pods.
+    pub extras: Vec<PodExtra>,
+    /// Pods the node had in the input (the rest were moved here by actions).
+    pub original_pods: usize,
+    /// Nominated in the input.
+    pub nominated: bool,
+    /// The action whose pods come here (which nominates the node).
+    pub receives_from: Option<usize>,
+    pub status: Status,
+    pub pool: Option<usize>,
+    /// Bumped whenever the node's capacity, pods or status change.
+    pub version: u64,
+}
+
+/// `consolidateAfter` as the releases read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum After {
+    /// Not set (v1beta1 `WhenUnderutilized`).
+    Unset,
+    /// `Never`.
+    Never,
+    /// Seconds.
+    Seconds(i64),
+}
+
+/// A NodePool's disruption settings, parsed once.
+#[derive(Debug, Clone)]
+pub(crate) struct PoolFacts {
+    pub consolidate_after: After,
+    /// Pre-v1 node lifetime (v1 reads the NodeClaim's own).
+    pub expire_after: Option<i64>,
+    /// Instance type index by name.
+    pub types: FxHashMap<String, usize>,
+}
+
+/// The cluster during the passes.
+pub(crate) struct Cluster {
+    pub now: i64,
+    pub release: Release,
+    pub gates: FeatureGates,
+    pub sched: Input,
+    pub nodes: Vec<NodeState>,
+    pub pools: Vec<PoolFacts>,
+    pub pool_by_name: FxHashMap<String, usize>,
+    pub node_by_name: FxHashMap<String, usize>,
+    /// Provisionable pods (and pods a forceful deletion left without a place).
+    pub pending: Vec<Pod>,
+    /// Pods of nodes deleting in the input that fit nowhere: they stay in every simulation.
+    pub stuck: Vec<Pod>,
+    pub pdbs: Vec<Pdb>,
+    pdbs_by_namespace: FxHashMap<String, Vec<usize>>,
+    /// Per pool: capacity of its nodes that are not deleting (what limits count).
+    pub usage: Vec<Resources>,
+    /// Bumped by every change to the cluster.
+    pub epoch: u64,
+}
+
+fn parse_after(text: Option<&str>) -> After {
+    match text {
+        None => After::Unset,
+        Some("Never") => After::Never,
+        Some(d) => parse_duration(d).map_or(After::Never, After::Seconds),
+    }
+}
+
+impl Cluster {
+    pub fn new(input: ConsolidationInput) -> Cluster {
+        let ConsolidationInput {
+            now,
+            release,
+            feature_gates,
+            nodes,
+            pending_pods,
+            pdbs,
+            pools,
+            daemonsets,
+            namespace_labels,
+        } = input;
+        let pdbs = {
+            let mut all: Vec<(&Pod, bool)> = Vec::new();
+            for n in &nodes {
+                for p in &n.pods {
+                    all.push((&p.pod, !p.not_ready && !p.pod.terminating));
+                }
+            }
+            all.extend(pending_pods.iter().map(|p| (p, false)));
+            pdb::evaluate(pdbs, &all)
+        };
+        let mut pdbs_by_namespace: FxHashMap<String, Vec<usize>> = FxHashMap::default();
+        for (i, p) in pdbs.iter().enumerate() {
+            pdbs_by_namespace
+                .entry(p.input.namespace.clone())
+                .or_default()
+                .push(i);
+        }
+        let pool_by_name: FxHashMap<String, usize> = pools
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.pool.name.clone(), i))
+            .collect();
+        let pool_facts = pools
+            .iter()
+            .map(|p| PoolFacts {
+                consolidate_after: parse_after(p.pool.disruption.consolidate_after.as_deref()),
+                expire_after: match parse_after(p.pool.expire_after.as_deref()) {
+                    After::Seconds(s) => Some(s),
+                    After::Unset | After::Never => None,
+                },
+                types: p
+                    .instance_types
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (t.name.clone(), i))
+                    .collect(),
+            })
+            .collect();
+        let mut states = Vec::with_capacity(nodes.len());
+        let mut existing = Vec::with_capacity(nodes.len());
+        for n in nodes {
+            let NodeInput {
+                mut node,
+                claim,
+                pods,
+                nominated,
+            } = n;
+            node.deleting |= claim.as_ref().is_some_and(|c| c.deleting);
+            let pool = claim
+                .as_ref()
+                .and(node.node_pool())
+                .and_then(|p| pool_by_name.get(p).copied());
+            let (pods, extras): (Vec<Pod>, Vec<PodExtra>) = pods
+                .into_iter()
+                .map(
+                    |BoundPod {
+                         pod,
+                         priority,
+                         deletion_cost,
+                         not_ready,
+                     }| {
+                        (
+                            pod,
+                            PodExtra {
+                                priority,
+                                deletion_cost,
+                                not_ready,
+                            },
+                        )
+                    },
+                )
+                .unzip();
+            states.push(NodeState {
+                status: if node.deleting {
+                    Status::Deleting
+                } else {
+                    Status::Active
+                },
+                claim,
+                original_pods: pods.len(),
+                extras,
+                nominated,
+                receives_from: None,
+                pool,
+                version: 0,
+            });
+            existing.push(ExistingNode { node, pods });
+        }
+        let node_by_name = existing
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.node.name.clone(), i))
+            .collect();
+        let mut cluster = Cluster {
+            now,
+            release,
+            gates: feature_gates,
+            sched: Input {
+                pods: Vec::new(),
+                existing_nodes: existing,
+                pools,
+                daemonsets,
+                namespace_labels,
+                options: Options::default(),
+            },
+            nodes: states,
+            pools: pool_facts,
+            pool_by_name,
+            node_by_name,
+            pending: pending_pods,
+            stuck: Vec::new(),
+            pdbs,
+            pdbs_by_namespace,
+            usage: Vec::new(),
+            epoch: 0,
+        };
+        cluster.usage = (0..cluster.pools.len())
+            .map(|p| {
+                let mut u = Resources::new();
+                for (i, n) in cluster.nodes.iter().enumerate() {
+                    if n.pool == Some(p) && n.status == Status::Active {
+                        u.add_assign(&cluster.sched.existing_nodes[i].node.capacity);
+                    }
+                }
+                u
+            })
+            .collect();
+        cluster
+    }
+
+    pub fn node(&self, i: usize) -> &Node {
+        &self.sched.existing_nodes[i].node
+    }
+
+    pub fn pods(&self, i: usize) -> &[Pod] {
+        &self.sched.existing_nodes[i].pods
+    }
+
+    pub fn pool(&self, p: usize) -> &NodePool {
+        &self.sched.pools[p].pool
+    }
+
+    pub fn instance_type(&self, pool: usize, name: &str) -> Option<&InstanceType> {
+        self.pools[pool]
+            .types
+            .get(name)
+            .map(|&t| &self.sched.pools[pool].instance_types[t])
+    }
+
+    /// The PDBs of a pod's namespace.
+    pub fn pdbs_for(&self, namespace: &str) -> Vec<&Pdb> {
+        self.pdbs_by_namespace
+            .get(namespace)
+            .map(|v| v.iter().map(|&i| &self.pdbs[i]).collect())
+            .unwrap_or_default()
+    }
+
+    /// Whether the node counts as initialized for simulations: v0.31 also wants it Ready
+    /// (`deprovisioning/helpers.go simulateScheduling`).
+    pub fn usable_destination(&self, i: usize) -> bool {
+        let n = self.node(i);
+        n.initialized && (self.release != Release::V0_31 || n.ready)
+    }
+
+    /// v1.14: a destination whose pool's `consolidateAfter` has not elapsed since its last pod
+    /// event takes no pods from consolidation candidates (`scheduling/scheduler.go
+    /// addToExistingNode`, `utils/disruption IsUnderConsolidateAfter`; test "should not
+    /// consolidate pods onto a destination node that is under its consolidateAfter window").
+    pub fn under_consolidate_after(&self, i: usize) -> bool {
+        if self.release != Release::V1_14 {
+            return false;
+        }
+        let (Some(claim), Some(pool)) = (&self.nodes[i].claim, self.nodes[i].pool) else {
+            return false;
+        };
+        let (After::Seconds(after), Some(initialized)) =
+            (self.pools[pool].consolidate_after, claim.initialized_at)
+        else {
+            return false;
+        };
+        after > 0 && self.now - claim.last_pod_event.unwrap_or(initialized) < after
+    }
+
+    /// Marks a change: the node's cached facts and the simulations that used it are stale.
+    pub fn touch(&mut self, i: usize) {
+        self.epoch += 1;
+        self.nodes[i].version = self.epoch;
+    }
+
+    /// Marks the node deleting (an action's candidate) or gone (a finished v0.31 action).
+    pub fn remove(&mut self, i: usize, status: Status) {
+        if self.nodes[i].status == Status::Active {
+            if let Some(p) = self.nodes[i].pool {
+                let capacity = self.node(i).capacity.clone();
+                self.usage[p] = self.usage[p].sub(&capacity);
+            }
+        }
+        self.nodes[i].status = status;
+        self.sched.existing_nodes[i].node.deleting = true;
+        self.touch(i);
+    }
+
+    /// Adds a pod moved onto node `i`.
+    pub fn add_pod(&mut self, i: usize, pod: Pod, extra: PodExtra) {
+        let mut pod = pod;
+        pod.node_name = Some(self.node(i).name.clone());
+        self.sched.existing_nodes[i].pods.push(pod);
+        self.nodes[i].extras.push(extra);
+        self.touch(i);
+    }
+
+    /// Adds a node (a replacement NodeClaim).
+    pub fn add_node(&mut self, node: Node, claim: ClaimFacts, pool: usize) -> usize {
+        let i = self.nodes.len();
+        self.usage[pool].add_assign(&node.capacity);
+        self.node_by_name.insert(node.name.clone(), i);
+        self.sched.existing_nodes.push(ExistingNode {
+            node,
+            pods: Vec::new(),
+        });
+        self.nodes.push(NodeState {
+            claim: Some(claim),
+            extras: Vec::new(),
+            original_pods: 0,
+            nominated: false,
+            receives_from: None,
+            status: Status::Active,
+            pool: Some(pool),
+            version: 0,
+        });
+        self.touch(i);
+        i
+    }
+
+    /// The node's labels that name its offering: instance type, zone, capacity type.
+    pub fn offering_labels(&self, i: usize) -> (Option<&str>, Option<&str>, Option<&str>) {
+        let l = &self.node(i).labels;
+        (
+            l.get(labels::INSTANCE_TYPE).map(String::as_str),
+            l.get(labels::ZONE).map(String::as_str),
+            l.get(labels::CAPACITY_TYPE).map(String::as_str),
+        )
+    }
+}

@@ -1,0 +1,461 @@
+//! Why a node is left alone: one typed reason per node, naming the object and the numbers.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+use crate::disruption::budgets::DisruptionReason;
+
+/// Why Karpenter would leave a node alone.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reason {
+    /// The node is not initialized yet.
+    NotInitialized,
+    /// The NodeClaim or Node is being deleted.
+    Deleting,
+    /// A recent provisioning pass nominated the node for a pending pod.
+    Nominated,
+    /// An earlier action of this report moves pods onto the node, which nominates it.
+    ReceivesPods {
+        /// The pass of that action.
+        pass: u32,
+        /// The nodes the pods come from.
+        from: Vec<String>,
+    },
+    /// `karpenter.sh/do-not-disrupt` on the node.
+    NodeDoNotDisrupt {
+        /// Its value.
+        value: String,
+    },
+    /// `karpenter.sh/do-not-consolidate: "true"` on the node (v1alpha5, until v0.37).
+    NodeDoNotConsolidate,
+    /// The node lacks its NodePool label.
+    NoNodePoolLabel,
+    /// The node's NodePool is unknown or has no instance types.
+    UnknownNodePool {
+        /// The NodePool named by the node.
+        pool: String,
+    },
+    /// The node's instance type is not among its NodePool's.
+    UnknownInstanceType {
+        /// The type.
+        instance_type: String,
+    },
+    /// A label consolidation needs is missing.
+    MissingLabel {
+        /// The label key.
+        label: &'static str,
+    },
+    /// No offering of the node's type matches its zone and capacity type (pre-v1 price lookup).
+    NoOffering {
+        /// Type, zone, capacity type.
+        instance_type: String,
+        /// Zone.
+        zone: String,
+        /// Capacity type.
+        capacity_type: String,
+    },
+    /// A pod's `karpenter.sh/do-not-disrupt` (or `do-not-evict`) is active.
+    PodDoNotDisrupt {
+        /// `namespace/name`.
+        pod: String,
+        /// The annotation's value.
+        value: String,
+    },
+    /// A PDB allows no disruption of one of the node's pods.
+    Pdb {
+        /// `namespace/name` of the pod.
+        pod: String,
+        /// `namespace/name` of the PDB.
+        pdb: String,
+        /// Its allowed disruptions.
+        allowed: i32,
+    },
+    /// Several PDBs cover one pod (the Eviction API refuses it; v1).
+    MultiplePdbs {
+        /// `namespace/name` of the pod.
+        pod: String,
+        /// The PDBs.
+        pdbs: Vec<String>,
+    },
+    /// The NodePool is static (`spec.replicas`): only its own drift replaces nodes.
+    StaticNodePool {
+        /// The pool.
+        pool: String,
+    },
+    /// `consolidateAfter: Never` (v1alpha5: neither consolidation nor `ttlSecondsAfterEmpty`).
+    ConsolidationDisabled {
+        /// The pool.
+        pool: String,
+    },
+    /// The pool only deletes empty nodes, and this one has pods.
+    WhenEmptyNotEmpty {
+        /// The pool.
+        pool: String,
+        /// Reschedulable pods on the node.
+        pods: usize,
+    },
+    /// `consolidateAfter` has not elapsed since the last pod event (or initialization).
+    ConsolidateAfter {
+        /// `consolidateAfter`, seconds.
+        after: i64,
+        /// Seconds left.
+        left: i64,
+    },
+    /// The node has not been empty for `consolidateAfter` / `ttlSecondsAfterEmpty` yet (pre-v1).
+    EmptyFor {
+        /// The wait, seconds.
+        after: i64,
+        /// Seconds left.
+        left: i64,
+    },
+    /// Drifted, but the `Drift` feature gate is off.
+    DriftDisabled,
+    /// The NodePool's disruption budget has no room left now.
+    Budget {
+        /// The pool.
+        pool: String,
+        /// The reason budgeted (`None` before v1, where budgets cover every reason).
+        reason: Option<DisruptionReason>,
+        /// `nodes` of the limiting budget, e.g. `10%`.
+        nodes: String,
+        /// What it allows in total against the pool's nodes.
+        total: u32,
+        /// The pool's nodes it is counted against.
+        counted: u32,
+        /// Nodes of the pool already disrupting (NotReady, deleting, or in flight here).
+        disrupting: u32,
+    },
+    /// A budget Karpenter rejects, which allows nothing.
+    InvalidBudget {
+        /// The pool.
+        pool: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A pod of the node fits nowhere else, not even on a new node.
+    PodFitsNowhere {
+        /// `namespace/name`.
+        pod: String,
+        /// Its requests.
+        requests: String,
+        /// Why each option failed (the scheduler's words).
+        detail: String,
+    },
+    /// A pod would land on a node that is not initialized yet.
+    UninitializedDestination {
+        /// `namespace/name`.
+        pod: String,
+        /// The node.
+        node: String,
+    },
+    /// Moving the pods needs more than one new NodeClaim (consolidation never turns one node
+    /// into two).
+    NeedsNodeClaims {
+        /// How many.
+        count: usize,
+        /// The cheapest type of each.
+        types: Vec<String>,
+    },
+    /// The pods need a new node, and no type that holds them is cheaper.
+    NotCheaper {
+        /// Pods that fit on no other node (the first few), with their requests.
+        pods: Vec<(String, String)>,
+        /// The price of the node(s) (USD/h).
+        price: f64,
+        /// The cheapest type that holds them, at the price Karpenter compares (its worst
+        /// launch price).
+        cheapest: Option<(String, f64)>,
+    },
+    /// Filtering the replacement's types by price leaves too few for `minValues`.
+    MinValues {
+        /// The requirement and counts.
+        detail: String,
+    },
+    /// A spot node would be replaced by a spot node, and `SpotToSpotConsolidation` is off.
+    SpotToSpotDisabled,
+    /// Spot-to-spot single-node consolidation needs 15 cheaper types.
+    SpotToSpotTooFew {
+        /// Cheaper types found.
+        found: usize,
+        /// Needed.
+        needed: usize,
+    },
+    /// v0.31 never replaces a spot node with a spot node.
+    SpotToSpotUnsupported,
+    /// The `Balanced` policy's score is below its threshold.
+    BalancedScore {
+        /// savings fraction / disruption fraction.
+        score: f64,
+        /// 1/k.
+        threshold: f64,
+    },
+}
+
+impl Reason {
+    /// A stable kebab-case name for machines (`pdb`, `budget`, `not-cheaper`, …).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Reason::NotInitialized => "not-initialized",
+            Reason::Deleting => "deleting",
+            Reason::Nominated => "nominated",
+            Reason::ReceivesPods { .. } => "receives-pods",
+            Reason::NodeDoNotDisrupt { .. } => "node-do-not-disrupt",
+            Reason::NodeDoNotConsolidate => "node-do-not-consolidate",
+            Reason::NoNodePoolLabel => "no-nodepool-label",
+            Reason::UnknownNodePool { .. } => "unknown-nodepool",
+            Reason::UnknownInstanceType { .. } => "unknown-instance-type",
+            Reason::MissingLabel { .. } => "missing-label",
+            Reason::NoOffering { .. } => "no-offering",
+            Reason::PodDoNotDisrupt { .. } => "pod-do-not-disrupt",
+            Reason::Pdb { .. } => "pdb",
+            Reason::MultiplePdbs { .. } => "multiple-pdbs",
+            Reason::StaticNodePool { .. } => "static-nodepool",
+            Reason::ConsolidationDisabled { .. } => "consolidation-disabled",
+            Reason::WhenEmptyNotEmpty { .. } => "when-empty-not-empty",
+            Reason::ConsolidateAfter { .. } => "consolidate-after",
+            Reason::EmptyFor { .. } => "empty-for",
+            Reason::DriftDisabled => "drift-disabled",
+            Reason::Budget { .. } => "budget",
+            Reason::InvalidBudget { .. } => "invalid-budget",
+            Reason::PodFitsNowhere { .. } => "pod-fits-nowhere",
+            Reason::UninitializedDestination { .. } => "uninitialized-destination",
+            Reason::NeedsNodeClaims { .. } => "needs-nodeclaims",
+            Reason::NotCheaper { .. } => "not-cheaper",
+            Reason::MinValues { .. } => "min-values",
+            Reason::SpotToSpotDisabled => "spot-to-spot-disabled",
+            Reason::SpotToSpotTooFew { .. } => "spot-to-spot-too-few",
+            Reason::SpotToSpotUnsupported => "spot-to-spot-unsupported",
+            Reason::BalancedScore { .. } => "balanced-score",
+        }
+    }
+}
+
+fn duration(seconds: i64) -> String {
+    let (h, m, s) = (seconds / 3600, (seconds % 3600) / 60, seconds % 60);
+    match (h, m, s) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, 0) => format!("{m}m"),
+        (0, m, s) => format!("{m}m{s}s"),
+        (h, 0, 0) => format!("{h}h"),
+        (h, m, s) => format!("{h}h{m}m{s}s"),
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::NotInitialized => f.write_str("not initialized"),
+            Reason::Deleting => f.write_str("being deleted"),
+            Reason::Nominated => f.write_str("nominated for a pending pod"),
+            Reason::ReceivesPods { pass, from } => write!(
+                f,
+                "receives pods from {} (pass {pass}), which nominates it",
+                from.join(", ")
+            ),
+            Reason::NodeDoNotDisrupt { value } => {
+                write!(f, "node is annotated karpenter.sh/do-not-disrupt={value}")
+            }
+            Reason::NodeDoNotConsolidate => {
+                f.write_str("node is annotated karpenter.sh/do-not-consolidate=true")
+            }
+            Reason::NoNodePoolLabel => f.write_str("node has no karpenter.sh/nodepool label"),
+            Reason::UnknownNodePool { pool } => {
+                write!(f, "NodePool {pool} not found (or it has no instance types)")
+            }
+            Reason::UnknownInstanceType { instance_type } => write!(
+                f,
+                "instance type {instance_type:?} is not one of its NodePool's"
+            ),
+            Reason::MissingLabel { label } => write!(f, "node has no {label} label"),
+            Reason::NoOffering {
+                instance_type,
+                zone,
+                capacity_type,
+            } => write!(
+                f,
+                "no offering of {instance_type} in {zone} as {capacity_type} to price it"
+            ),
+            Reason::PodDoNotDisrupt { pod, value } => {
+                write!(
+                    f,
+                    "pod {pod} is annotated karpenter.sh/do-not-disrupt={value}"
+                )
+            }
+            Reason::Pdb { pod, pdb, allowed } => {
+                write!(f, "PDB {pdb} allows {allowed} disruptions (pod {pod})")
+            }
+            Reason::MultiplePdbs { pod, pdbs } => write!(
+                f,
+                "pod {pod} is covered by {} PDBs ({}); eviction does not support several",
+                pdbs.len(),
+                pdbs.join(", ")
+            ),
+            Reason::StaticNodePool { pool } => {
+                write!(f, "NodePool {pool} is static (replicas): not consolidated")
+            }
+            Reason::ConsolidationDisabled { pool } => {
+                write!(
+                    f,
+                    "NodePool {pool} has consolidation disabled (consolidateAfter Never)"
+                )
+            }
+            Reason::WhenEmptyNotEmpty { pool, pods } => write!(
+                f,
+                "NodePool {pool} is WhenEmpty and the node has {pods} pod{}",
+                if *pods == 1 { "" } else { "s" }
+            ),
+            Reason::ConsolidateAfter { after, left } => write!(
+                f,
+                "consolidateAfter {} not reached ({} left)",
+                duration(*after),
+                duration(*left)
+            ),
+            Reason::EmptyFor { after, left } => write!(
+                f,
+                "empty for less than {} ({} left)",
+                duration(*after),
+                duration(*left)
+            ),
+            Reason::DriftDisabled => f.write_str("drifted, but the Drift feature gate is off"),
+            Reason::Budget {
+                pool,
+                reason,
+                nodes,
+                total,
+                counted,
+                disrupting,
+            } => {
+                match reason {
+                    Some(r) => write!(f, "budget {r} of NodePool {pool}")?,
+                    None => write!(f, "budget of NodePool {pool}")?,
+                }
+                write!(
+                    f,
+                    ": 0 of {nodes} now ({total} of {counted} nodes, {disrupting} already disrupting)"
+                )
+            }
+            Reason::InvalidBudget { pool, problem } => {
+                write!(
+                    f,
+                    "NodePool {pool} has an invalid budget, which allows 0: {problem}"
+                )
+            }
+            Reason::PodFitsNowhere {
+                pod,
+                requests,
+                detail,
+            } => write!(f, "pod {pod} ({requests}) fits nowhere: {detail}"),
+            Reason::UninitializedDestination { pod, node } => write!(
+                f,
+                "pod {pod} would go to node {node}, which is not initialized yet"
+            ),
+            Reason::NeedsNodeClaims { count, types } => {
+                write!(
+                    f,
+                    "replacing needs {count} NodeClaims ({})",
+                    types.join(", ")
+                )
+            }
+            Reason::NotCheaper {
+                pods,
+                price,
+                cheapest,
+            } => {
+                if let Some((pod, requests)) = pods.first() {
+                    write!(f, "pod {pod} ({requests})")?;
+                    if pods.len() > 1 {
+                        write!(f, " and {} more", pods.len() - 1)?;
+                    }
+                    f.write_str(" fit on no other node and ")?;
+                }
+                write!(
+                    f,
+                    "no type cheaper than ${price:.4}/h holds the node's pods"
+                )?;
+                match cheapest {
+                    Some((t, p)) => write!(f, " (cheapest: {t} at ${p:.4}/h)"),
+                    None => Ok(()),
+                }
+            }
+            Reason::MinValues { detail } => {
+                write!(f, "the cheaper types left do not meet minValues: {detail}")
+            }
+            Reason::SpotToSpotDisabled => {
+                f.write_str("spot→spot replacement needs the SpotToSpotConsolidation feature gate")
+            }
+            Reason::SpotToSpotTooFew { found, needed } => {
+                write!(f, "spot→spot needs {needed} cheaper types, {found} found")
+            }
+            Reason::SpotToSpotUnsupported => {
+                f.write_str("this Karpenter release never replaces spot with spot")
+            }
+            Reason::BalancedScore { score, threshold } => write!(
+                f,
+                "Balanced: score {score:.3} below threshold {threshold:.3}"
+            ),
+        }
+    }
+}
+
+impl Serialize for Reason {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_name_the_object_and_the_numbers() {
+        let budget = Reason::Budget {
+            pool: "default".into(),
+            reason: Some(DisruptionReason::Underutilized),
+            nodes: "10%".into(),
+            total: 2,
+            counted: 20,
+            disrupting: 2,
+        };
+        assert_eq!(
+            budget.to_string(),
+            "budget Underutilized of NodePool default: 0 of 10% now (2 of 20 nodes, 2 already disrupting)"
+        );
+        assert_eq!(
+            Reason::ConsolidateAfter {
+                after: 30,
+                left: 12
+            }
+            .to_string(),
+            "consolidateAfter 30s not reached (12s left)"
+        );
+        assert_eq!(
+            Reason::SpotToSpotTooFew {
+                found: 4,
+                needed: 15
+            }
+            .to_string(),
+            "spot→spot needs 15 cheaper types, 4 found"
+        );
+        assert_eq!(
+            Reason::NotCheaper {
+                pods: vec![("default/web-3".into(), "cpu 2".into())],
+                price: 0.085,
+                cheapest: Some(("m5.large".into(), 0.096)),
+            }
+            .to_string(),
+            "pod default/web-3 (cpu 2) fit on no other node and no type cheaper than $0.0850/h \
+             holds the node's pods (cheapest: m5.large at $0.0960/h)"
+        );
+        assert_eq!(duration(3725), "1h2m5s");
+        assert_eq!(
+            Reason::NeedsNodeClaims {
+                count: 2,
+                types: vec!["a".into(), "b".into()]
+            }
+            .kind(),
+            "needs-nodeclaims"
+        );
+    }
+}

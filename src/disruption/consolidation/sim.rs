@@ -1,0 +1,267 @@
+//! Scheduling simulations: where the pods of some candidates (with the pending pods) would go
+//! if the candidates were gone — Karpenter's `SimulateScheduling` (`core v1.14.1:
+//! pkg/controllers/disruption/helpers.go`), answered by [`crate::scheduling::solve`].
+//!
+//! [`full_solve`] asks the solver about the whole cluster every time; the engine is generic over
+//! [`Simulator`] so a faster simulator ([`super::fast`]) can stand in for it, and tests compare
+//! the two.
+
+use rustc_hash::FxHashMap;
+
+use super::cluster::Cluster;
+use crate::model::pod::Pod;
+use crate::model::resources::Resources;
+use crate::model::taints::{Effect, Taint, Toleration};
+use crate::scheduling::{solve, PlannedNodeClaim};
+
+/// A pod in a simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum PodRef {
+    /// Pod `pod` of node `node`.
+    Bound { node: usize, pod: usize },
+    /// A pending pod.
+    Pending(usize),
+    /// A pod of a node deleting in the input that fits nowhere.
+    Stuck(usize),
+}
+
+impl PodRef {
+    /// Provisionable: its failures do not stop a disruption (`AllNonPendingPodsScheduled`).
+    pub fn is_pending(self) -> bool {
+        matches!(self, PodRef::Pending(_))
+    }
+
+    pub fn pod(self, cluster: &Cluster) -> &Pod {
+        match self {
+            PodRef::Bound { node, pod } => &cluster.pods(node)[pod],
+            PodRef::Pending(i) => &cluster.pending[i],
+            PodRef::Stuck(i) => &cluster.stuck[i],
+        }
+    }
+}
+
+/// What to simulate.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct SimRequest {
+    /// Nodes taken away, sorted.
+    pub candidates: Vec<usize>,
+    /// Their pods that move, `(node, pod)`.
+    pub pods: Vec<(usize, usize)>,
+    /// A consolidation simulation (v1.14 keeps candidate pods off nodes under
+    /// `consolidateAfter`).
+    pub consolidation: bool,
+    /// With the pending (and stuck) pods, as every disruption simulation is; a forceful
+    /// expiration's pods are placed alone.
+    pub with_pending: bool,
+}
+
+/// A NodeClaim the simulation needs.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Claim {
+    pub pool: usize,
+    pub planned: PlannedNodeClaim,
+    pub pods: Vec<PodRef>,
+}
+
+/// Why a pod that must move cannot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Failure {
+    /// It fits nowhere; the scheduler's explanation.
+    Unschedulable { pod: PodRef, detail: String },
+    /// It would land on a node that is not initialized (`UninitializedNodeError`).
+    Uninitialized { pod: PodRef, node: usize },
+}
+
+/// The simulation's outcome.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct SimResult {
+    /// Failures of pods that are not pending, by pod.
+    pub failures: Vec<Failure>,
+    /// Pods placed on existing nodes, by node name.
+    pub placements: Vec<(usize, Vec<PodRef>)>,
+    /// New NodeClaims, in creation order.
+    pub claims: Vec<Claim>,
+    /// What the result depends on, when the simulator can tell.
+    pub stamp: Option<Stamp>,
+}
+
+/// What a simulation's result depended on, to know later whether it still holds.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Stamp {
+    /// Anything: true until the cluster changes.
+    Epoch(u64),
+    /// The nodes its pods landed on (at these versions); the node count when pods went past
+    /// every node or landed on one that is not initialized; the pools' usage when NodeClaims
+    /// were needed; the pending and stuck pods.
+    Nodes {
+        landed: Vec<(usize, u64)>,
+        node_count: Option<usize>,
+        usage: Option<Vec<Resources>>,
+        pending: usize,
+        stuck: usize,
+    },
+}
+
+/// Answers simulations.
+pub(crate) trait Simulator {
+    fn simulate(&mut self, cluster: &mut Cluster, request: &SimRequest) -> SimResult;
+
+    /// Whether a result stamped so still holds for `cluster`.
+    fn still_valid(&self, cluster: &Cluster, stamp: &Stamp) -> bool;
+}
+
+/// One full solve per simulation, nothing reused: the straightforward evaluation the faster
+/// simulator is checked against.
+#[derive(Debug, Default)]
+pub(crate) struct Reference;
+
+impl Simulator for Reference {
+    fn simulate(&mut self, cluster: &mut Cluster, request: &SimRequest) -> SimResult {
+        full_solve(cluster, request)
+    }
+
+    fn still_valid(&self, _: &Cluster, _: &Stamp) -> bool {
+        false
+    }
+}
+
+/// A taint standing for "under `consolidateAfter`": candidate pods do not tolerate it, pending
+/// pods and pods of deleting nodes do (the exemption in `addToExistingNode`).
+pub(crate) fn consolidate_after_taint() -> Taint {
+    Taint::new(
+        "kubectl-karpenter.sh/under-consolidate-after",
+        "",
+        Effect::NoSchedule,
+    )
+}
+
+/// The pods of a simulation, in the order they are handed to the solver.
+pub(crate) fn sim_pods(cluster: &Cluster, request: &SimRequest) -> Vec<PodRef> {
+    let mut refs = Vec::new();
+    if request.with_pending {
+        refs.extend((0..cluster.pending.len()).map(PodRef::Pending));
+        refs.extend((0..cluster.stuck.len()).map(PodRef::Stuck));
+    }
+    refs.extend(
+        request
+            .pods
+            .iter()
+            .map(|&(node, pod)| PodRef::Bound { node, pod }),
+    );
+    refs
+}
+
+/// Limits count the pool's nodes that stay (`updateRemainingResources` over the state nodes
+/// minus the candidates).
+pub(crate) fn set_usage(cluster: &mut Cluster, candidates: &[usize]) {
+    for p in 0..cluster.pools.len() {
+        let mut usage = cluster.usage[p].clone();
+        for &c in candidates {
+            if cluster.nodes[c].pool == Some(p) {
+                usage = usage.sub(&cluster.node(c).capacity);
+            }
+        }
+        cluster.sched.pools[p].usage = usage;
+    }
+}
+
+/// The solver on the whole cluster: candidates flagged deleting (the solver skips those), pods
+/// cloned in, flags restored afterwards.
+pub(crate) fn full_solve(cluster: &mut Cluster, request: &SimRequest) -> SimResult {
+    let refs = sim_pods(cluster, request);
+    let tainted: Vec<usize> = if request.consolidation {
+        (0..cluster.nodes.len())
+            .filter(|&i| !request.candidates.contains(&i) && cluster.under_consolidate_after(i))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let taint = consolidate_after_taint();
+    let mut pods: Vec<Pod> = refs.iter().map(|r| r.pod(cluster).clone()).collect();
+    if !tainted.is_empty() {
+        for (pod, r) in pods.iter_mut().zip(&refs) {
+            if !matches!(r, PodRef::Bound { .. }) {
+                pod.tolerations
+                    .push(Toleration::exists(&taint.key, Some(Effect::NoSchedule)));
+            }
+        }
+    }
+    let was_deleting: Vec<bool> = request
+        .candidates
+        .iter()
+        .map(|&c| cluster.node(c).deleting)
+        .collect();
+    for &c in &request.candidates {
+        cluster.sched.existing_nodes[c].node.deleting = true;
+    }
+    for &t in &tainted {
+        cluster.sched.existing_nodes[t]
+            .node
+            .taints
+            .push(taint.clone());
+    }
+    set_usage(cluster, &request.candidates);
+    cluster.sched.pods = pods;
+    let plan = solve(&cluster.sched);
+    cluster.sched.pods = Vec::new();
+    for &t in &tainted {
+        cluster.sched.existing_nodes[t].node.taints.pop();
+    }
+    for (&c, &d) in request.candidates.iter().zip(&was_deleting) {
+        cluster.sched.existing_nodes[c].node.deleting = d;
+    }
+    let by_key: FxHashMap<String, PodRef> =
+        refs.iter().map(|&r| (r.pod(cluster).key(), r)).collect();
+    let mut result = SimResult::default();
+    for u in &plan.unschedulable {
+        let pod = by_key[&u.pod];
+        if !pod.is_pending() {
+            result.failures.push(Failure::Unschedulable {
+                pod,
+                detail: without_existing_prefix(&u.reason.to_string()).to_string(),
+            });
+        }
+    }
+    for placement in &plan.existing_nodes {
+        let node = cluster.node_by_name[&placement.node];
+        let pods: Vec<PodRef> = placement.pods.iter().map(|k| by_key[k]).collect();
+        if !cluster.usable_destination(node) {
+            for &pod in pods.iter().filter(|p| !p.is_pending()) {
+                result.failures.push(Failure::Uninitialized { pod, node });
+            }
+        }
+        result.placements.push((node, pods));
+    }
+    for planned in plan.node_claims {
+        let pods = planned.pods.iter().map(|k| by_key[k]).collect();
+        result.claims.push(Claim {
+            pool: cluster.pool_by_name[&planned.node_pool],
+            planned,
+            pods,
+        });
+    }
+    sort_failures(cluster, &mut result.failures);
+    result
+}
+
+/// Failures in pod-name order, so every simulator reports the same first one.
+pub(crate) fn sort_failures(cluster: &Cluster, failures: &mut [Failure]) {
+    let key = |f: &Failure| match f {
+        Failure::Unschedulable { pod, .. } | Failure::Uninitialized { pod, .. } => {
+            pod.pod(cluster).key()
+        }
+    };
+    failures.sort_by_cached_key(key);
+}
+
+/// The solver prefixes a pod's reasons with "does not fit any of N existing nodes"; the count
+/// depends on how many nodes it was shown, so it is left out.
+pub(crate) fn without_existing_prefix(reason: &str) -> &str {
+    match reason.strip_prefix("does not fit any of ") {
+        Some(rest) => match rest.find("existing nodes") {
+            Some(at) => rest[at + "existing nodes".len()..].trim_start_matches("; "),
+            None => reason,
+        },
+        None => reason,
+    }
+}

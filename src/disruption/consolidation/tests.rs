@@ -1,0 +1,1244 @@
+//! One test per rule, each naming the Karpenter test it mirrors (`core v1.14.1:
+//! pkg/controllers/disruption/*_test.go` unless stated).
+
+use super::*;
+use crate::disruption::budgets::DisruptionReason;
+use crate::model::instance_type::{InstanceType, ON_DEMAND, SPOT};
+use crate::model::nodepool::{ApiGeneration, Budget, NodePool};
+use crate::model::pod::Pod;
+use crate::model::selector::LabelSelector;
+use crate::testing::{
+    consolidation_input, instance_type, managed_node, node_pool, on_demand, spot, PodBuilder,
+};
+
+/// 2024-06-24T12:00:00Z, a Monday.
+const NOW: i64 = 1_719_230_400;
+const ZONE: &str = "test-zone-1";
+
+fn od(name: &str, cpu: &str, price: f64) -> InstanceType {
+    let cpus: f64 = cpu.parse().unwrap();
+    instance_type(
+        name,
+        cpu,
+        &format!("{}Gi", 2.0 * cpus),
+        "110",
+        on_demand(&[ZONE], price),
+    )
+}
+
+/// small (2 cpu, $0.10), medium (4 cpu, $0.20), large (8 cpu, $0.40), on-demand.
+fn types() -> Vec<InstanceType> {
+    vec![
+        od("small", "2", 0.10),
+        od("medium", "4", 0.20),
+        od("large", "8", 0.40),
+    ]
+}
+
+fn it(name: &str) -> InstanceType {
+    types().into_iter().find(|t| t.name == name).unwrap()
+}
+
+fn pod(name: &str, cpu: &str) -> Pod {
+    PodBuilder::new(name).cpu(cpu).label("app", name).build()
+}
+
+fn node(name: &str, size: &str, pods: Vec<Pod>) -> NodeInput {
+    managed_node(name, "default", &it(size), ZONE, ON_DEMAND, NOW, pods)
+}
+
+fn pool() -> NodePool {
+    node_pool("default")
+}
+
+fn budget(nodes: &str) -> Budget {
+    Budget {
+        nodes: nodes.into(),
+        ..Budget::default()
+    }
+}
+
+fn input(nodes: Vec<NodeInput>) -> ConsolidationInput {
+    consolidation_input(NOW, vec![(pool(), types())], nodes)
+}
+
+fn with_pool(p: NodePool, nodes: Vec<NodeInput>) -> ConsolidationInput {
+    consolidation_input(NOW, vec![(p, types())], nodes)
+}
+
+fn find<'r>(r: &'r ConsolidationReport, name: &str) -> &'r NodeReport {
+    r.nodes
+        .iter()
+        .find(|n| n.name == name)
+        .unwrap_or_else(|| panic!("{name} not in {:#?}", r.nodes))
+}
+
+fn reason<'r>(r: &'r ConsolidationReport, name: &str) -> &'r Reason {
+    find(r, name)
+        .reason
+        .as_ref()
+        .unwrap_or_else(|| panic!("{name} has no reason: {:#?}", find(r, name)))
+}
+
+/// A node whose pods fill it: nothing to consolidate, whatever else happens.
+fn full(name: &str) -> NodeInput {
+    node(name, "small", vec![pod(&format!("{name}-fill"), "1800m")])
+}
+
+// ------------------------------------------------------------------------- emptiness
+
+/// emptiness_test.go "can delete empty nodes".
+#[test]
+fn an_empty_node_is_deleted() {
+    let r = evaluate(input(vec![node("empty", "large", vec![]), full("busy")]));
+    assert_eq!(r.actions.len(), 1, "{:#?}", r.actions);
+    let a = &r.actions[0];
+    assert_eq!(
+        (a.pass, a.method, a.decision),
+        (1, Method::Emptiness, Decision::Delete)
+    );
+    assert_eq!(a.nodes, ["empty"]);
+    assert_eq!(a.savings_per_hour, 0.40);
+    let e = find(&r, "empty");
+    assert_eq!(
+        (e.decision, e.method, e.pass),
+        (NodeDecision::Delete, Some(Method::Emptiness), Some(1))
+    );
+    assert_eq!(r.savings_per_hour, 0.40);
+    assert_eq!(r.karpenter_version, "v1.14.1");
+    assert_eq!(r.now, "2024-06-24T12:00:00Z");
+}
+
+/// consolidation_test.go "should fire an event for ConsolidationDisabled when the NodePool has
+/// consolidation set to WhenEmpty": an under-used node stays, the empty one goes.
+#[test]
+fn a_when_empty_pool_leaves_an_under_used_node() {
+    let mut p = pool();
+    p.disruption.consolidation_policy = "WhenEmpty".into();
+    let r = with_pool(
+        p,
+        vec![
+            node("used", "large", vec![pod("web", "1")]),
+            node("empty", "large", vec![]),
+        ],
+    );
+    let r = evaluate(r);
+    assert_eq!(find(&r, "empty").decision, NodeDecision::Delete);
+    assert_eq!(
+        reason(&r, "used"),
+        &Reason::WhenEmptyNotEmpty {
+            pool: "default".into(),
+            pods: 1
+        }
+    );
+    assert_eq!(
+        reason(&r, "used").to_string(),
+        "NodePool default is WhenEmpty and the node has 1 pod"
+    );
+}
+
+// ------------------------------------------------------------------------- consolidateAfter
+
+/// consolidation_test.go "should wait for the node TTL for non-empty nodes before
+/// consolidating", emptiness_test.go "should wait for the node TTL for empty nodes before
+/// consolidating"; nodeclaim/disruption consolidation: from lastPodEventTime, else Initialized.
+#[test]
+fn consolidate_after_counts_from_the_last_pod_event_else_initialization() {
+    let mut p = pool();
+    p.disruption.consolidate_after = Some("1h".into());
+    let mut recent = node("recent", "large", vec![pod("web", "1")]);
+    recent.claim.as_mut().unwrap().last_pod_event = Some(NOW - 600);
+    let mut fresh = node("fresh-empty", "large", vec![]);
+    let claim = fresh.claim.as_mut().unwrap();
+    claim.initialized_at = Some(NOW - 3000);
+    claim.last_pod_event = None;
+    let r = evaluate(with_pool(p, vec![recent, fresh, full("busy")]));
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    assert_eq!(
+        reason(&r, "recent"),
+        &Reason::ConsolidateAfter {
+            after: 3600,
+            left: 3000
+        }
+    );
+    assert_eq!(
+        reason(&r, "recent").to_string(),
+        "consolidateAfter 1h not reached (50m left)"
+    );
+    assert_eq!(
+        reason(&r, "fresh-empty"),
+        &Reason::ConsolidateAfter {
+            after: 3600,
+            left: 600
+        }
+    );
+}
+
+/// consolidation_test.go "should fire an event for ConsolidationDisabled when the NodePool has
+/// consolidateAfter set to 'Never'".
+#[test]
+fn consolidate_after_never_disables_emptiness_and_consolidation() {
+    let mut p = pool();
+    p.disruption.consolidate_after = Some("Never".into());
+    let r = evaluate(with_pool(
+        p,
+        vec![
+            node("empty", "large", vec![]),
+            node("used", "large", vec![pod("a", "1")]),
+        ],
+    ));
+    assert!(r.actions.is_empty());
+    for n in ["empty", "used"] {
+        assert_eq!(
+            reason(&r, n),
+            &Reason::ConsolidationDisabled {
+                pool: "default".into()
+            }
+        );
+    }
+}
+
+// ------------------------------------------------------------------------- candidate filter
+
+/// consolidation_test.go "can delete nodes, considers karpenter.sh/do-not-disrupt set to true on
+/// nodes" / "… on pods"; emptiness_test.go "should delete nodes with the
+/// karpenter.sh/do-not-disrupt annotation set to false".
+#[test]
+fn do_not_disrupt_on_the_node_or_a_pod_blocks() {
+    let mut annotated = node("annotated", "large", vec![]);
+    annotated
+        .node
+        .annotations
+        .insert("karpenter.sh/do-not-disrupt".into(), "true".into());
+    let mut falsy = node("falsy", "large", vec![]);
+    falsy
+        .node
+        .annotations
+        .insert("karpenter.sh/do-not-disrupt".into(), "false".into());
+    let mut guarded = pod("guarded", "1");
+    guarded.do_not_disrupt = Some("true".into());
+    let r = evaluate(input(vec![
+        annotated,
+        falsy,
+        node("with-pod", "large", vec![guarded]),
+        full("busy"),
+    ]));
+    assert_eq!(
+        reason(&r, "annotated"),
+        &Reason::NodeDoNotDisrupt {
+            value: "true".into()
+        }
+    );
+    assert_eq!(find(&r, "falsy").decision, NodeDecision::Delete);
+    assert_eq!(
+        reason(&r, "with-pod"),
+        &Reason::PodDoNotDisrupt {
+            pod: "default/guarded".into(),
+            value: "true".into()
+        }
+    );
+}
+
+/// consolidation_test.go "does not consolidate nodes with pods that have a duration-based
+/// do-not-disrupt annotation that is still active" / "can consolidate nodes after
+/// duration-based do-not-disrupt annotation expires".
+#[test]
+fn a_do_not_disrupt_duration_counts_from_the_pods_start() {
+    let mut young = pod("young", "1");
+    young.do_not_disrupt = Some("1h".into());
+    young.creation_timestamp = Some("2024-06-24T11:30:00Z".into());
+    let mut old = pod("old", "1");
+    old.do_not_disrupt = Some("1h".into());
+    old.creation_timestamp = Some("2024-06-24T10:30:00Z".into());
+    let r = evaluate(input(vec![
+        node("a", "large", vec![young]),
+        node("b", "large", vec![old]),
+    ]));
+    assert_eq!(
+        reason(&r, "a"),
+        &Reason::PodDoNotDisrupt {
+            pod: "default/young".into(),
+            value: "1h".into()
+        }
+    );
+    assert_ne!(find(&r, "b").decision, NodeDecision::None);
+}
+
+fn pdb(name: &str, app: &str, allowed: i32) -> PdbInput {
+    PdbInput {
+        namespace: "default".into(),
+        name: name.into(),
+        selector: Some(LabelSelector::eq(&[("app", app)])),
+        min_available: None,
+        max_unavailable: None,
+        always_allow_unhealthy: false,
+        disruptions_allowed: Some(allowed),
+    }
+}
+
+/// consolidation_test.go "can delete nodes, considers PDB"; state: "eviction does not support
+/// multiple PDBs" (`ValidatePodsDisruptable`).
+#[test]
+fn a_pdb_at_zero_or_two_pdbs_on_a_pod_block_and_are_named() {
+    let mut i = input(vec![
+        node("pdb", "large", vec![pod("web", "1")]),
+        node("two", "large", vec![pod("db", "1")]),
+        node("ok", "large", vec![pod("api", "1")]),
+    ]);
+    i.pdbs = vec![
+        pdb("web", "web", 0),
+        pdb("db-a", "db", 1),
+        pdb("db-b", "db", 1),
+        pdb("api", "api", 1),
+    ];
+    let r = evaluate(i);
+    assert_eq!(
+        reason(&r, "pdb"),
+        &Reason::Pdb {
+            pod: "default/web".into(),
+            pdb: "default/web".into(),
+            allowed: 0
+        }
+    );
+    assert_eq!(
+        reason(&r, "two"),
+        &Reason::MultiplePdbs {
+            pod: "default/db".into(),
+            pdbs: vec!["default/db-a".into(), "default/db-b".into()]
+        }
+    );
+    assert_ne!(find(&r, "ok").decision, NodeDecision::None);
+}
+
+/// v0.37 (`pdblimits.go`): two PDBs are no obstacle before v1, only one at zero is.
+#[test]
+fn two_pdbs_do_not_block_before_v1() {
+    let mut p = pool();
+    p.generation = Some(ApiGeneration::V1Beta1);
+    p.disruption.consolidation_policy = "WhenUnderutilized".into();
+    let mut i = with_pool(p, vec![node("two", "large", vec![pod("db", "1")])]);
+    i.pdbs = vec![pdb("db-a", "db", 1), pdb("db-b", "db", 1)];
+    let r = evaluate(i);
+    assert_eq!(r.karpenter_version, "v0.37.7");
+    assert_eq!(find(&r, "two").decision, NodeDecision::Replace);
+}
+
+/// A node that is not initialized is no candidate (state: `ValidateNodeDisruptable`).
+#[test]
+fn an_uninitialized_node_is_not_a_candidate() {
+    let mut fresh = node("fresh", "large", vec![]);
+    fresh.node.initialized = false;
+    fresh.node.labels.remove("karpenter.sh/initialized");
+    let r = evaluate(input(vec![fresh]));
+    assert!(r.actions.is_empty());
+    assert_eq!(reason(&r, "fresh"), &Reason::NotInitialized);
+}
+
+/// consolidation_test.go "can delete nodes, when non-Karpenter capacity can fit pods": an
+/// unmanaged node takes the pods and is not in the report.
+#[test]
+fn unmanaged_nodes_are_capacity_but_not_reported() {
+    let mut unmanaged = managed_node(
+        "kubelet",
+        "none",
+        &it("large"),
+        ZONE,
+        ON_DEMAND,
+        NOW,
+        vec![],
+    );
+    unmanaged.claim = None;
+    unmanaged.node.labels.remove(crate::model::labels::NODEPOOL);
+    let r = evaluate(input(vec![
+        node("a", "large", vec![pod("web", "1")]),
+        unmanaged,
+    ]));
+    assert_eq!(r.nodes.len(), 1);
+    let a = &r.actions[0];
+    assert_eq!((a.method, a.decision), (Method::Single, Decision::Delete));
+    assert_eq!(a.pods, ["default/web"]);
+}
+
+// ------------------------------------------------------------------------- budgets
+
+fn empties(n: usize) -> Vec<NodeInput> {
+    (0..n)
+        .map(|i| node(&format!("empty-{i}"), "large", vec![]))
+        .collect()
+}
+
+/// emptiness_test.go "should allow no empty nodes to be disrupted".
+#[test]
+fn a_budget_of_zero_blocks_and_says_so() {
+    let mut p = pool();
+    p.disruption.budgets = vec![budget("0")];
+    let r = evaluate(with_pool(p, empties(3)));
+    assert!(r.actions.is_empty());
+    let want = Reason::Budget {
+        pool: "default".into(),
+        reason: Some(DisruptionReason::Empty),
+        nodes: "0".into(),
+        total: 0,
+        counted: 3,
+        disrupting: 0,
+    };
+    assert_eq!(reason(&r, "empty-0"), &want);
+    assert_eq!(
+        want.to_string(),
+        "budget Empty of NodePool default: 0 of 0 now (0 of 3 nodes, 0 already disrupting)"
+    );
+}
+
+/// emptiness_test.go "should only allow 3 empty nodes to be disrupted": 30% of 10, rounded up;
+/// the nodes deleted in pass 1 still count in pass 2.
+#[test]
+fn a_percentage_budget_rounds_up_and_in_flight_deletions_count() {
+    let mut p = pool();
+    p.disruption.budgets = vec![budget("25%")];
+    let r = evaluate(with_pool(p, empties(10)));
+    assert_eq!(r.actions.len(), 1);
+    assert_eq!(r.actions[0].nodes.len(), 3, "ceil(25% of 10)");
+    let blocked = r
+        .nodes
+        .iter()
+        .find(|n| n.decision == NodeDecision::None)
+        .unwrap();
+    assert_eq!(
+        blocked.reason,
+        Some(Reason::Budget {
+            pool: "default".into(),
+            reason: Some(DisruptionReason::Empty),
+            nodes: "25%".into(),
+            total: 3,
+            counted: 10,
+            disrupting: 3,
+        })
+    );
+}
+
+/// nodepool budgets with a schedule (`Budget.IsActive`): a freeze from 12:00 for 1 h blocks
+/// at noon and not at 13:30; budgets for other reasons do not apply.
+#[test]
+fn scheduled_budgets_apply_only_in_their_window_and_to_their_reasons() {
+    let mut p = pool();
+    p.disruption.budgets = vec![
+        Budget {
+            nodes: "0".into(),
+            schedule: Some("0 12 * * *".into()),
+            duration: Some("1h".into()),
+            reasons: vec!["Empty".into()],
+        },
+        Budget {
+            nodes: "0".into(),
+            reasons: vec!["Drifted".into()],
+            ..Budget::default()
+        },
+    ];
+    let at_noon = evaluate(with_pool(p.clone(), empties(2)));
+    assert!(at_noon.actions.is_empty());
+    let mut later = with_pool(p, empties(2));
+    later.now = NOW + 5400;
+    let later = evaluate(later);
+    assert_eq!(later.actions[0].nodes.len(), 2);
+}
+
+// ------------------------------------------------------------------------- multi-node
+
+/// consolidation_test.go "can merge 3 nodes into 1" (the delete case) and budgets
+/// "should only allow 3 nodes to be deleted in multi node consolidation delete": the longest
+/// prefix that can go at once is deleted in one action.
+#[test]
+fn multi_node_deletes_under_used_nodes_at_once_when_their_pods_fit() {
+    let r = evaluate(input(vec![
+        node("a", "large", vec![pod("a1", "900m")]),
+        node("b", "large", vec![pod("b1", "900m")]),
+        node(
+            "c",
+            "large",
+            (0..5).map(|i| pod(&format!("c{i}"), "1")).collect(),
+        ),
+    ]));
+    let a = &r.actions[0];
+    assert_eq!(
+        (a.pass, a.method, a.decision),
+        (1, Method::Multi, Decision::Delete)
+    );
+    assert_eq!(a.nodes, ["a", "b"]);
+    assert_eq!(a.pods, ["default/a1", "default/b1"]);
+    assert_eq!(a.savings_per_hour, 0.8);
+    assert_eq!(find(&r, "b").method, Some(Method::Multi));
+    // c received their pods in pass 1: nominated from then on.
+    assert_eq!(
+        reason(&r, "c"),
+        &Reason::ReceivesPods {
+            pass: 1,
+            from: vec!["a".into(), "b".into()]
+        }
+    );
+}
+
+/// consolidation_test.go "won't merge 2 nodes into 1 of the same type": replacing two nodes by
+/// one of a type being removed, at least as expensive, is no better than deleting one.
+#[test]
+fn multi_node_drops_replacement_types_priced_like_a_removed_node() {
+    // Two large nodes, 5 cpu of pods each: together they need a large (8 cpu is too little
+    // for 10), so nothing; each alone fits a medium? No (5 > 3.9): a large, same price.
+    let r = evaluate(input(vec![
+        node(
+            "a",
+            "large",
+            (0..3).map(|i| pod(&format!("a{i}"), "1500m")).collect(),
+        ),
+        node(
+            "b",
+            "large",
+            (0..2).map(|i| pod(&format!("b{i}"), "1500m")).collect(),
+        ),
+    ]));
+    // Together 7.5 cpu: only a large holds them, the type being removed at its own price.
+    assert!(
+        r.actions.iter().all(|a| a.method != Method::Multi),
+        "{:#?}",
+        r.actions
+    );
+}
+
+// ------------------------------------------------------------------------- single-node
+
+/// consolidation_test.go "can replace node" (on-demand).
+#[test]
+fn a_node_is_replaced_by_a_cheaper_type() {
+    let r = evaluate(input(vec![node("big", "large", vec![pod("web", "1")])]));
+    assert_eq!(r.actions.len(), 1);
+    let a = &r.actions[0];
+    assert_eq!((a.method, a.decision), (Method::Single, Decision::Replace));
+    let rep = a.replacement.as_ref().unwrap();
+    assert_eq!(rep.instance_type, "small");
+    assert_eq!(rep.instance_types, ["small", "medium"]);
+    assert_eq!(
+        (rep.capacity_type.as_str(), rep.price_per_hour),
+        (ON_DEMAND, 0.10)
+    );
+    assert_eq!(rep.zones, [ZONE]);
+    assert!((a.savings_per_hour - 0.30).abs() < 1e-9);
+    let n = find(&r, "big");
+    assert_eq!(n.decision, NodeDecision::Replace);
+    assert_eq!(n.replacement_type.as_deref(), Some("small"));
+}
+
+/// consolidation_test.go "won't replace on-demand node if on-demand replacement is more
+/// expensive".
+#[test]
+fn no_replacement_when_no_cheaper_type_holds_the_pods() {
+    let r = evaluate(input(vec![node(
+        "small",
+        "small",
+        vec![pod("web", "1500m")],
+    )]));
+    assert!(r.actions.is_empty());
+    assert_eq!(
+        reason(&r, "small"),
+        &Reason::NotCheaper {
+            pods: vec![("default/web".into(), "cpu=1500m,pods=1".into())],
+            price: 0.10,
+            cheapest: Some(("small".into(), 0.10)),
+        }
+    );
+}
+
+/// consolidation_test.go "won't replace node if any spot replacement is more expensive": the
+/// price compared is the replacement's worst spot offering, not its cheapest.
+#[test]
+fn the_worst_launch_price_is_compared() {
+    let current = instance_type(
+        "current-on-demand",
+        "8",
+        "16Gi",
+        "110",
+        on_demand(&[ZONE], 0.5),
+    );
+    let mut offerings = spot(&["test-zone-1a"], 1.0);
+    offerings.extend(spot(&["test-zone-1b"], 0.2));
+    offerings.extend(spot(&["test-zone-1c"], 0.4));
+    let replacement = instance_type("potential-spot-replacement", "8", "16Gi", "110", offerings);
+    let n = managed_node(
+        "n",
+        "default",
+        &current,
+        ZONE,
+        ON_DEMAND,
+        NOW,
+        vec![pod("w", "1")],
+    );
+    let r = evaluate(consolidation_input(
+        NOW,
+        vec![(pool(), vec![current, replacement])],
+        vec![n],
+    ));
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    assert!(matches!(reason(&r, "n"), Reason::NotCheaper { .. }));
+}
+
+/// consolidation.go `computeConsolidation`: "Can't remove without creating 2 candidates" —
+/// consolidation never turns one node into two, however cheap.
+#[test]
+fn consolidation_never_replaces_one_node_with_two() {
+    let apart = |name: &str| {
+        PodBuilder::new(name)
+            .cpu("1")
+            .label("app", "apart")
+            .anti_affinity(crate::model::labels::HOSTNAME, &[("app", "apart")])
+            .build()
+    };
+    let r = evaluate(input(vec![node(
+        "big",
+        "large",
+        vec![apart("a"), apart("b")],
+    )]));
+    assert!(r.actions.is_empty());
+    assert_eq!(
+        reason(&r, "big"),
+        &Reason::NeedsNodeClaims {
+            count: 2,
+            types: vec!["small".into(), "small".into()]
+        }
+    );
+    assert_eq!(
+        reason(&r, "big").to_string(),
+        "replacing needs 2 NodeClaims (small, small)"
+    );
+}
+
+// ------------------------------------------------------------------------- spot to spot
+
+/// `count` spot types cheaper than the 8-cpu spot node ($0.40), each holding 1 cpu.
+fn spot_types(count: usize) -> Vec<InstanceType> {
+    let mut t: Vec<InstanceType> = (0..count)
+        .map(|i| {
+            instance_type(
+                &format!("spot-{i:02}"),
+                "2",
+                "4Gi",
+                "110",
+                spot(&[ZONE], 0.10 + 0.01 * i as f64),
+            )
+        })
+        .collect();
+    t.push(instance_type(
+        "big-spot",
+        "8",
+        "16Gi",
+        "110",
+        spot(&[ZONE], 0.40),
+    ));
+    t
+}
+
+fn spot_cluster(count: usize, gate: bool) -> ConsolidationReport {
+    let types = spot_types(count);
+    let big = types.last().unwrap().clone();
+    let n = managed_node("s", "default", &big, ZONE, SPOT, NOW, vec![pod("w", "1")]);
+    let mut i = consolidation_input(NOW, vec![(pool(), types)], vec![n]);
+    i.feature_gates.spot_to_spot_consolidation = gate;
+    evaluate(i)
+}
+
+/// consolidation_test.go "cannot replace spot with spot if the spotToSpotConsolidation is
+/// disabled".
+#[test]
+fn spot_to_spot_needs_the_feature_gate() {
+    let r = spot_cluster(20, false);
+    assert!(r.actions.is_empty());
+    assert_eq!(reason(&r, "s"), &Reason::SpotToSpotDisabled);
+}
+
+/// consolidation_test.go "cannot replace spot with spot if less than minimum InstanceTypes
+/// flexibility" and "can replace node if the candidate is spot node": 15 cheaper types, and
+/// only the 15 cheapest go to launch.
+#[test]
+fn spot_to_spot_needs_fifteen_cheaper_types_and_launches_the_fifteen_cheapest() {
+    let few = spot_cluster(4, true);
+    assert_eq!(
+        reason(&few, "s"),
+        &Reason::SpotToSpotTooFew {
+            found: 4,
+            needed: 15
+        }
+    );
+    let many = spot_cluster(20, true);
+    let rep = many.actions[0].replacement.as_ref().unwrap();
+    assert_eq!(rep.instance_types.len(), 15);
+    assert_eq!(rep.instance_type, "spot-00");
+    assert_eq!(rep.capacity_type, SPOT);
+}
+
+// ------------------------------------------------------------------------- expiration
+
+/// nodeclaim/expiration suite "should delete NodeClaims if the nodeClaim is expired but the
+/// node isn't": v1 expiration is forceful — no budget, no do-not-disrupt or PDB check.
+#[test]
+fn v1_expiration_is_forceful() {
+    let mut guarded = pod("guarded", "1");
+    guarded.do_not_disrupt = Some("true".into());
+    let mut old = node("old", "large", vec![guarded]);
+    old.claim.as_mut().unwrap().expire_after = Some(3600);
+    let mut p = pool();
+    p.disruption.budgets = vec![budget("0")];
+    let mut i = with_pool(p, vec![old, node("other", "large", vec![])]);
+    i.pdbs = vec![pdb("g", "guarded", 0)];
+    let r = evaluate(i);
+    let a = &r.actions[0];
+    assert_eq!(
+        (a.pass, a.method, a.decision),
+        (1, Method::Expiration, Decision::Delete)
+    );
+    assert_eq!(a.nodes, ["old"]);
+    assert_eq!(a.pods, ["default/guarded"]);
+    assert_eq!(find(&r, "old").method, Some(Method::Expiration));
+}
+
+/// v0.37 expiration_test.go "should allow no empty nodes to be disrupted" and "should ignore
+/// nodes that have pods with the karpenter.sh/do-not-disrupt annotation": graceful and
+/// budgeted before v1.
+#[test]
+fn v1beta1_expiration_is_graceful_and_budgeted() {
+    let mut p = pool();
+    p.generation = Some(ApiGeneration::V1Beta1);
+    p.disruption.consolidation_policy = "WhenEmpty".into();
+    p.disruption.consolidate_after = Some("Never".into());
+    p.expire_after = Some("1h".into());
+    let mut guarded = pod("guarded", "1");
+    guarded.do_not_disrupt = Some("true".into());
+    let blocked = with_pool(
+        {
+            let mut q = p.clone();
+            q.disruption.budgets = vec![budget("0")];
+            q
+        },
+        vec![node("old", "large", vec![pod("w", "1")])],
+    );
+    let r = evaluate(blocked);
+    assert_eq!(
+        reason(&r, "old"),
+        &Reason::Budget {
+            pool: "default".into(),
+            reason: None,
+            nodes: "0".into(),
+            total: 0,
+            counted: 1,
+            disrupting: 0,
+        }
+    );
+    let r = evaluate(with_pool(
+        p.clone(),
+        vec![node("guarded", "large", vec![guarded])],
+    ));
+    assert!(matches!(
+        reason(&r, "guarded"),
+        Reason::PodDoNotDisrupt { .. }
+    ));
+    // Allowed: replaced first (graceful), by what its pods need.
+    let r = evaluate(with_pool(
+        p,
+        vec![node("old", "large", vec![pod("w", "1")])],
+    ));
+    let a = &r.actions[0];
+    assert_eq!(
+        (a.method, a.decision),
+        (Method::Expiration, Decision::Replace)
+    );
+    assert_eq!(a.replacement.as_ref().unwrap().instance_type, "small");
+}
+
+// ------------------------------------------------------------------------- ordering
+
+/// consolidation_test.go "should consolidate the node with best savings ratio first": v1
+/// sorts by price ÷ (1 + eviction costs); the budget lets one go.
+#[test]
+fn v1_candidates_go_by_savings_ratio() {
+    let mut p = pool();
+    p.disruption.budgets = vec![budget("1")];
+    let r = evaluate(with_pool(
+        p,
+        vec![
+            node(
+                "many-pods",
+                "large",
+                (0..4).map(|i| pod(&format!("m{i}"), "100m")).collect(),
+            ),
+            node("one-pod", "large", vec![pod("o", "100m")]),
+        ],
+    ));
+    assert_eq!(r.actions.len(), 1);
+    assert_eq!(r.actions[0].nodes, ["one-pod"]);
+    assert_eq!(r.actions[0].decision, Decision::Delete);
+    assert!(matches!(
+        reason(&r, "many-pods"),
+        Reason::ReceivesPods { pass: 1, .. }
+    ));
+}
+
+/// v0.37 consolidation_test.go "should consider node lifetime remaining when calculating
+/// disruption cost": the node closer to expiry is cheaper to disrupt and goes first.
+#[test]
+fn before_v1_candidates_go_by_disruption_cost_with_lifetime() {
+    let mut p = pool();
+    p.generation = Some(ApiGeneration::V1Beta1);
+    p.disruption.consolidation_policy = "WhenUnderutilized".into();
+    p.expire_after = Some("720h".into());
+    p.disruption.budgets = vec![budget("1")];
+    let young = node("young", "large", vec![pod("y", "100m")]);
+    let mut old = node("old", "large", vec![pod("o", "100m")]);
+    old.claim.as_mut().unwrap().created = NOW - 600 * 3600;
+    let r = evaluate(with_pool(p, vec![young, old]));
+    assert_eq!(r.actions[0].nodes, ["old"]);
+}
+
+// ------------------------------------------------------------------------- passes
+
+/// Successive passes: the action of pass 1 is in flight in pass 2 (its node counts against the
+/// budget), and pass 3 finds the budget used up.
+#[test]
+fn later_passes_see_earlier_actions_in_flight() {
+    let mut p = pool();
+    p.disruption.budgets = vec![budget("2")];
+    // Neither big node's pod fits beside the other's; each alone fits a cheaper "mid".
+    let types = vec![od("mid", "6", 0.25), od("large", "8", 0.40)];
+    let large = types[1].clone();
+    let big = |name: &str, pods| managed_node(name, "default", &large, ZONE, ON_DEMAND, NOW, pods);
+    let r = evaluate(consolidation_input(
+        NOW,
+        vec![(p, types)],
+        vec![
+            big("empty", vec![]),
+            big("big-1", vec![pod("a", "4500m")]),
+            big("big-2", vec![pod("b", "4500m")]),
+        ],
+    ));
+    let summary: Vec<(u32, Method, Vec<String>)> = r
+        .actions
+        .iter()
+        .map(|a| (a.pass, a.method, a.nodes.clone()))
+        .collect();
+    assert_eq!(
+        summary[0],
+        (1, Method::Emptiness, vec!["empty".to_string()])
+    );
+    assert_eq!(summary[1], (2, Method::Single, vec!["big-1".to_string()]));
+    assert_eq!(
+        r.actions[1].replacement.as_ref().unwrap().instance_type,
+        "mid"
+    );
+    assert_eq!(r.actions.len(), 2, "{summary:?}");
+    let left = r
+        .nodes
+        .iter()
+        .find(|n| n.decision == NodeDecision::None)
+        .unwrap();
+    assert!(
+        matches!(left.reason, Some(Reason::Budget { disrupting: 2, .. })),
+        "{left:#?}"
+    );
+}
+
+/// consolidation_test.go "should not consolidate pods onto a destination node that is under
+/// its consolidateAfter window".
+#[test]
+fn candidate_pods_do_not_go_to_nodes_under_consolidate_after() {
+    let mut p = pool();
+    p.disruption.consolidate_after = Some("1m".into());
+    let mut dest = node("dest", "small", vec![pod("d", "100m")]);
+    dest.claim.as_mut().unwrap().last_pod_event = Some(NOW - 10);
+    let src = node("src", "small", vec![pod("s", "100m")]);
+    let r = evaluate(with_pool(p.clone(), vec![dest.clone(), src.clone()]));
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    assert!(matches!(reason(&r, "src"), Reason::NotCheaper { .. }));
+    // Once the window has passed, src's pod moves to dest.
+    dest.claim.as_mut().unwrap().last_pod_event = Some(NOW - 600);
+    let r = evaluate(with_pool(p, vec![dest, src]));
+    assert_eq!(r.actions[0].decision, Decision::Delete);
+}
+
+// ------------------------------------------------------------------------- drift
+
+fn drifted(mut n: NodeInput, since: i64) -> NodeInput {
+    n.claim.as_mut().unwrap().drifted = Some(Drifted {
+        since,
+        reason: "AMIDrift".into(),
+    });
+    n
+}
+
+/// drift_test.go "should drift empty nodes before non-empty nodes" and "should drift one
+/// non-empty node at a time, starting with the earliest drift": one command per pass, empty
+/// ones first, then by drift time; a drifted node's pods go to a replacement if need be.
+#[test]
+fn drift_goes_one_node_per_pass_empty_first_then_oldest() {
+    let mut p = pool();
+    p.disruption.consolidate_after = Some("Never".into());
+    let r = evaluate(with_pool(
+        p,
+        vec![
+            drifted(node("late", "small", vec![pod("l", "1")]), NOW - 60),
+            drifted(node("early", "small", vec![pod("e", "1")]), NOW - 600),
+            drifted(node("empty", "small", vec![]), NOW - 30),
+        ],
+    ));
+    let order: Vec<(u32, &str, Decision)> = r
+        .actions
+        .iter()
+        .map(|a| (a.pass, a.nodes[0].as_str(), a.decision))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            (1, "empty", Decision::Delete),
+            (2, "early", Decision::Replace),
+            (3, "late", Decision::Replace),
+        ]
+    );
+    assert!(r.actions.iter().all(|a| a.method == Method::Drift));
+}
+
+/// drift_test.go "should not create replacements for drifted nodes that have pods with the
+/// karpenter.sh/do-not-disrupt annotation set to true when the NodePool's
+/// TerminationGracePeriod is not nil": with a terminationGracePeriod drift goes ahead (class
+/// eventual), and the pod it cannot evict is not simulated; without one the pod blocks.
+#[test]
+fn drift_with_a_termination_grace_period_ignores_pod_blocks() {
+    let mut guarded = pod("guarded", "1");
+    guarded.do_not_disrupt = Some("true".into());
+    let mut with_tgp = drifted(node("tgp", "small", vec![guarded.clone()]), NOW - 60);
+    with_tgp.claim.as_mut().unwrap().termination_grace_period = Some(300);
+    guarded.name = "guarded-2".into();
+    let without = drifted(node("no-tgp", "small", vec![guarded]), NOW - 60);
+    let r = evaluate(input(vec![with_tgp, without]));
+    let a = &r.actions[0];
+    assert_eq!(
+        (a.method, a.decision, a.nodes.as_slice()),
+        (Method::Drift, Decision::Delete, &["tgp".to_string()][..])
+    );
+    assert!(a.replacement.is_none());
+    assert!(matches!(
+        reason(&r, "no-tgp"),
+        Reason::PodDoNotDisrupt { .. }
+    ));
+}
+
+/// drift_test.go "should continue to the next drifted node if the first cannot reschedule all
+/// pods": a pod that fits nowhere (no NodePool type holds it) blocks its node, named.
+#[test]
+fn a_drifted_node_whose_pod_fits_nowhere_is_left_with_the_pod_named() {
+    let r = evaluate(input(vec![
+        drifted(node("huge", "large", vec![pod("big", "9")]), NOW - 600),
+        drifted(node("ok", "small", vec![pod("fine", "1")]), NOW - 60),
+    ]));
+    assert_eq!(r.actions[0].nodes, ["ok"]);
+    match reason(&r, "huge") {
+        Reason::PodFitsNowhere { pod, detail, .. } => {
+            assert_eq!(pod, "default/big");
+            assert!(detail.contains("NodePool default"), "{detail}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+// ------------------------------------------------------------------------- v0.31, Balanced
+
+fn v031_pool() -> NodePool {
+    let mut p = pool();
+    p.generation = Some(ApiGeneration::V1Alpha5);
+    p.disruption.consolidation_policy = "WhenUnderutilized".into();
+    p
+}
+
+/// v0.31 machine_consolidation_test.go "won't replace node if any spot replacement is more
+/// expensive" and consolidation.go: v0.31 never replaces spot with spot, has no budgets, and
+/// finishes each action before the next pass.
+#[test]
+fn v031_never_replaces_spot_with_spot_and_has_no_budgets() {
+    let types = spot_types(20);
+    let big = types.last().unwrap().clone();
+    let n = managed_node("s", "default", &big, ZONE, SPOT, NOW, vec![pod("w", "1")]);
+    let r = evaluate(consolidation_input(
+        NOW,
+        vec![(v031_pool(), types)],
+        vec![n],
+    ));
+    assert_eq!(r.karpenter_version, "v0.31.4");
+    assert_eq!(reason(&r, "s"), &Reason::SpotToSpotUnsupported);
+    // Ten empty nodes go in one pass, with no budget to stop them.
+    let r = evaluate(with_pool(v031_pool(), empties(10)));
+    assert_eq!(r.actions.len(), 1);
+    assert_eq!(r.actions[0].nodes.len(), 10);
+}
+
+/// balanced_test.go "should approve an oversized node consolidation", "should reject a
+/// marginal move", "should reject a well-packed node with zero savings" (`ScoreMove` on the
+/// RFC's example pool: $58.08/day, disruption 90).
+#[test]
+fn balanced_scores_savings_against_disruption() {
+    let totals = engine::Totals {
+        cost: 58.08,
+        disruption: 90.0,
+    };
+    let score = engine::Engine::<sim::Reference>::score;
+    let oversized = score(7.26, 4.0, totals);
+    assert!((oversized - (7.26 / 58.08) / (4.0 / 90.0)).abs() < 1e-9);
+    assert!(oversized >= 0.5);
+    assert!(score(2.42, 9.0, totals) < 0.5);
+    assert_eq!(score(0.0, 11.0, totals), 0.0);
+}
+
+/// balanced_test.go "should approve low-disruption nodes and reject high-disruption nodes", end
+/// to end: in a Balanced pool a replacement saving little for many pods is refused, with the
+/// score named.
+#[test]
+fn a_balanced_pool_refuses_a_move_that_saves_too_little_for_its_disruption() {
+    let mut p = pool();
+    p.disruption.consolidation_policy = "Balanced".into();
+    let busy: Vec<Pod> = (0..12).map(|i| pod(&format!("b{i}"), "300m")).collect();
+    let mut nodes = vec![node("busy", "medium", busy)];
+    nodes.extend((0..6).map(|i| full(&format!("full-{i}"))));
+    let r = evaluate(with_pool(p, nodes));
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    match reason(&r, "busy") {
+        Reason::BalancedScore { score, threshold } => assert!(score < threshold),
+        other => panic!("{other:?}"),
+    }
+}
+
+// ------------------------------------------------------------------------- nodes deleting
+
+/// helpers.go `SimulateScheduling`: pods of nodes already deleting are part of every
+/// simulation; one that fits nowhere makes every consolidation fail, and is named.
+#[test]
+fn a_pod_of_a_deleting_node_that_fits_nowhere_blocks_consolidation() {
+    let mut going = node("going", "large", vec![pod("stuck", "9")]);
+    going.claim.as_mut().unwrap().deleting = true;
+    let r = evaluate(input(vec![
+        going,
+        node("under-used", "large", vec![pod("w", "1")]),
+    ]));
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    assert_eq!(reason(&r, "going"), &Reason::Deleting);
+    assert!(
+        matches!(reason(&r, "under-used"), Reason::PodFitsNowhere { pod, .. } if pod == "default/stuck")
+    );
+}
+
+// ------------------------------------------------------------------------- fast = reference
+
+/// A random small cluster: managed and unmanaged nodes of five types in two zones, on-demand
+/// and spot, some uninitialized, deleting, nominated, cordoned or tainted; pods of all kinds
+/// (plain, pinned to a pool, zonal spread, hostname anti-affinity, DaemonSet, finished,
+/// do-not-disrupt), PDBs, pending pods, DaemonSets, budgets, consolidateAfter, drift and
+/// expiry; one of the three releases.
+fn random_cluster(seed: u64) -> ConsolidationInput {
+    use crate::model::taints::{Effect, Taint};
+    use crate::testing::Rng;
+    let mut rng = Rng::new(seed);
+    let zones = ["zone-a", "zone-b"];
+    let catalog: Vec<InstanceType> = [
+        ("t1", "1", 0.05),
+        ("t2", "2", 0.09),
+        ("t4", "4", 0.17),
+        ("t8", "8", 0.30),
+        ("t16", "16", 0.62),
+    ]
+    .iter()
+    .map(|(name, cpu, price)| {
+        let mut offerings = on_demand(&zones, *price);
+        offerings.extend(spot(&zones[..1], price * 0.4));
+        offerings.extend(spot(&zones[1..], price * 0.45));
+        let cpus: f64 = cpu.parse().unwrap();
+        instance_type(name, cpu, &format!("{}Gi", 2.0 * cpus), "20", offerings)
+    })
+    .collect();
+    let release = *rng.pick(&[
+        Release::V1_14,
+        Release::V1_14,
+        Release::V0_37,
+        Release::V0_31,
+    ]);
+    let generation = match release {
+        Release::V1_14 => ApiGeneration::V1,
+        Release::V0_37 => ApiGeneration::V1Beta1,
+        Release::V0_31 => ApiGeneration::V1Alpha5,
+    };
+    let pool_names = ["alpha", "beta"];
+    let pools: Vec<(NodePool, Vec<InstanceType>)> = pool_names
+        .iter()
+        .map(|name| {
+            let mut p = node_pool(name);
+            p.generation = Some(generation);
+            p.disruption.consolidation_policy = match (release, rng.below(4)) {
+                (_, 0) => "WhenEmpty",
+                (Release::V1_14, 1) => "Balanced",
+                (Release::V1_14, _) => "WhenEmptyOrUnderutilized",
+                _ => "WhenUnderutilized",
+            }
+            .into();
+            p.disruption.consolidate_after =
+                match (p.disruption.consolidation_policy.as_str(), rng.below(4)) {
+                    ("WhenUnderutilized", _) => None,
+                    (_, 0) => Some("Never".into()),
+                    (_, 1) => Some("10m".into()),
+                    _ => Some("0s".into()),
+                };
+            if release != Release::V0_31 {
+                p.disruption.budgets = match rng.below(4) {
+                    0 => vec![],
+                    1 => vec![budget("1")],
+                    2 => vec![budget("50%")],
+                    _ => vec![budget("3")],
+                };
+            }
+            if release != Release::V1_14 && rng.below(3) == 0 {
+                p.expire_after = Some("2h".into());
+            }
+            if rng.below(6) == 0 {
+                p.taints
+                    .push(Taint::new("soft", "", Effect::PreferNoSchedule));
+            }
+            (p, catalog.clone())
+        })
+        .collect();
+    let mut pod_n = 0;
+    let mut new_pod = |rng: &mut Rng, pool: &str| {
+        pod_n += 1;
+        let cpu = *rng.pick(&["100m", "300m", "700m", "1500m", "3"]);
+        let app = format!("app-{}", rng.below(4));
+        let mut b = PodBuilder::new(&format!("p{pod_n}"))
+            .cpu(cpu)
+            .label("app", &app);
+        match rng.below(12) {
+            0 => b = b.node_selector(crate::model::labels::NODEPOOL, pool),
+            1 => b = b.spread(crate::model::labels::ZONE, 1, true, &[("app", &app)]),
+            2 => {
+                b = b
+                    .label("solo", "yes")
+                    .anti_affinity(crate::model::labels::HOSTNAME, &[("solo", "yes")])
+            }
+            3 => b = b.toleration("soft", "", Effect::PreferNoSchedule),
+            _ => {}
+        }
+        let mut p = b.build();
+        match rng.below(25) {
+            0 => p.phase = Some("Succeeded".into()),
+            1 => p.do_not_disrupt = Some("true".into()),
+            2 => {
+                p.owner = Some(crate::model::pod::Owner {
+                    kind: "DaemonSet".into(),
+                    name: "logs".into(),
+                })
+            }
+            _ => {}
+        }
+        p
+    };
+    let mut nodes = Vec::new();
+    for n in 0..(4 + rng.below(9)) {
+        let pool = *rng.pick(&pool_names);
+        let it = rng.pick(&catalog).clone();
+        let ct = *rng.pick(&[ON_DEMAND, ON_DEMAND, SPOT]);
+        let zone = *rng.pick(&zones);
+        let count = rng.below(6);
+        let pods: Vec<Pod> = (0..count).map(|_| new_pod(&mut rng, pool)).collect();
+        let mut node = managed_node(&format!("n{n:02}"), pool, &it, zone, ct, NOW, pods);
+        let claim = node.claim.as_mut().unwrap();
+        match rng.below(14) {
+            0 => node.claim = None,
+            1 => node.node.initialized = false,
+            2 => node.node.deleting = true,
+            3 => node.nominated = true,
+            4 => node.node.unschedulable = true,
+            5 => claim.last_pod_event = Some(NOW - 120),
+            6 => claim.expire_after = Some(3600),
+            7 => claim.created = NOW - 3 * 3600,
+            8 => {
+                claim.drifted = Some(Drifted {
+                    since: NOW - 60,
+                    reason: "AMIDrift".into(),
+                })
+            }
+            9 => node.node.ready = false,
+            _ => {}
+        }
+        nodes.push(node);
+    }
+    let mut input = consolidation_input(NOW, pools, nodes);
+    input.feature_gates.spot_to_spot_consolidation = rng.below(2) == 0;
+    if rng.below(4) == 0 {
+        input.pending_pods.push(new_pod(&mut rng, "alpha"));
+    }
+    if rng.below(4) == 0 {
+        input.pdbs.push(pdb("guard", "app-1", rng.below(2) as i32));
+    }
+    if rng.below(3) == 0 {
+        let mut d = PodBuilder::new("logs").cpu("100m").build();
+        d.owner = Some(crate::model::pod::Owner {
+            kind: "DaemonSet".into(),
+            name: "logs".into(),
+        });
+        input.daemonsets.push(d);
+    }
+    input
+}
+
+/// The fast simulator (first fit for plain pods, reused failures across passes) decides
+/// exactly as one full solve per simulation, on random clusters with a fixed seed.
+#[test]
+fn the_fast_evaluation_decides_as_the_reference_one() {
+    let mut acted = 0;
+    for seed in 0..400 {
+        let input = random_cluster(seed);
+        let fast = evaluate(input.clone());
+        let reference = evaluate_reference(input);
+        assert_eq!(fast, reference, "seed {seed}");
+        acted += usize::from(!fast.actions.is_empty());
+    }
+    // The clusters exercise the decisions, not only the filters.
+    assert!(acted > 150, "only {acted} clusters had an action");
+}
+
+/// The fast simulator checked against a full solve on every simulation it answers itself.
+#[derive(Default)]
+struct Checked(fast::Fast);
+
+impl sim::Simulator for Checked {
+    fn simulate(
+        &mut self,
+        cluster: &mut cluster::Cluster,
+        request: &sim::SimRequest,
+    ) -> sim::SimResult {
+        let fast = self.0.simulate(cluster, request);
+        if matches!(fast.stamp, Some(sim::Stamp::Nodes { .. })) {
+            let full = sim::full_solve(cluster, request);
+            assert_eq!(
+                sim::SimResult {
+                    stamp: None,
+                    ..fast.clone()
+                },
+                full,
+                "{request:?}"
+            );
+        }
+        fast
+    }
+
+    fn still_valid(&self, cluster: &cluster::Cluster, stamp: &sim::Stamp) -> bool {
+        self.0.still_valid(cluster, stamp)
+    }
+}
+
+/// Every simulation the fast path answers, it answers as the solver on the whole cluster.
+#[test]
+fn every_fast_simulation_matches_a_full_solve() {
+    for seed in 0..400 {
+        let input = random_cluster(seed);
+        let checked =
+            engine::Engine::new(cluster::Cluster::new(input.clone()), Checked::default()).run();
+        assert_eq!(checked, evaluate(input), "seed {seed}");
+    }
+}

@@ -1,0 +1,290 @@
+//! `consolidate` (SPEC §9): what Karpenter's disruption controller would do to the nodes that
+//! exist, and why not for each node it leaves alone. Three steps with plain values between them:
+//!
+//! 1. gather the objects — offline from `-f` manifests, or live ([`gather_live`]: a cluster
+//!    snapshot with PDBs, and the controller's release and `FEATURE_GATES` when one runs);
+//! 2. [`build_input`]: pair nodes with their NodeClaims, size each pool's instance types from
+//!    the catalog, turn PDBs and NodeClaim status into the engine's [`ConsolidationInput`];
+//! 3. [`evaluate`]: run the pure [`consolidation`] engine on the whole cluster and keep the
+//!    selected nodes in the report.
+//!
+//! Rendering is the CLI's (`cli::render::consolidate`).
+
+use std::collections::HashMap;
+
+use crate::api::core::PodDisruptionBudget;
+use crate::api::meta::IntOrString;
+use crate::api::Manifests;
+use crate::disruption::consolidation::{
+    self, BoundPod, ClaimFacts, ConsolidationInput, ConsolidationReport, Drifted, FeatureGates,
+    IntOrPercent, NodeInput, PdbInput, Release,
+};
+use crate::disruption::time::parse_duration;
+use crate::error::CommandError;
+use crate::k8s::snapshot::{self, Scope};
+use crate::k8s::{coexist, Cluster};
+use crate::karpenter_install::release::Version;
+use crate::model::labels;
+use crate::model::node::Node;
+use crate::model::nodeclaim::NodeClaim;
+use crate::model::time::parse_rfc3339;
+use crate::scheduling::DEFAULT_MAX_INSTANCE_TYPES;
+use crate::usecases::drift_gate;
+use crate::usecases::provisioning::input::{build_input as solver_input, CatalogSizing};
+use crate::usecases::provisioning::Selection;
+
+/// The plain configuration `consolidate` runs on.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    /// Only these nodes in the report (empty: every managed node).
+    pub nodes: Vec<String>,
+    /// Only nodes of these pools in the report.
+    pub nodepools: Vec<String>,
+    /// The instant evaluated (epoch seconds).
+    pub now: i64,
+    /// `--feature-gates SpotToSpotConsolidation=…`: wins over the controller's.
+    pub spot_to_spot: Option<bool>,
+}
+
+/// The Karpenter controller running in the cluster, as far as its decisions depend on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Controller {
+    /// The release, when its version label or image tag parses.
+    pub version: Option<Version>,
+    /// `SpotToSpotConsolidation` in its `FEATURE_GATES`, when set.
+    pub spot_to_spot: Option<bool>,
+    /// `Drift` in its `FEATURE_GATES`, when set.
+    pub drift: Option<bool>,
+}
+
+/// The release a controller version runs: v1.x follows v1.14, v0.32–v0.37 (v1beta1) v0.37,
+/// earlier v0.31.
+pub fn release_of(version: Version) -> Release {
+    match (version.major, version.minor) {
+        (0, m) if m < 32 => Release::V0_31,
+        (0, _) => Release::V0_37,
+        _ => Release::V1_14,
+    }
+}
+
+/// Reads the cluster: the snapshot with pods and PDBs, and the controller when one runs.
+pub fn gather_live(cluster: &dyn Cluster) -> Result<(Manifests, Option<Controller>), CommandError> {
+    let read = snapshot::read(
+        cluster,
+        Scope {
+            pods: true,
+            pdbs: true,
+        },
+    )?;
+    let mut manifests = read.manifests;
+    manifests.pdbs = read.pdbs;
+    let controller = if coexist::find_controllers(cluster)?.is_empty() {
+        None
+    } else {
+        let install = drift_gate::installed(cluster, None)?;
+        let gates = install.feature_gates();
+        Some(Controller {
+            version: install.version,
+            spot_to_spot: gates.get("SpotToSpotConsolidation").and_then(Result::ok),
+            drift: gates.get("Drift").and_then(Result::ok),
+        })
+    };
+    Ok((manifests, controller))
+}
+
+/// The engine's input: every node (managed or not) with its pods and NodeClaim facts, every
+/// pool sized by `sizing`, the PDBs, the release (the controller's, else the pools'
+/// generation's) and the feature gates (the flag, else the controller's, else the release's
+/// defaults). The bound pods are moved out of `manifests`.
+pub fn build_input(
+    manifests: &mut Manifests,
+    sizing: &mut CatalogSizing<'_>,
+    config: &Config,
+    controller: Option<&Controller>,
+) -> Result<ConsolidationInput, CommandError> {
+    let pdbs = manifests
+        .pdbs
+        .iter()
+        .map(pdb_input)
+        .collect::<Result<Vec<_>, _>>()?;
+    let claims = std::mem::take(&mut manifests.node_claims);
+    let registered = manifests.nodes.len();
+    let solver = solver_input(
+        manifests,
+        &Selection {
+            nodepools: Vec::new(),
+            max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
+        },
+        sizing,
+    )?;
+    let release = match controller.and_then(|c| c.version) {
+        Some(v) => release_of(v),
+        None => Release::for_pools(&solver.pools),
+    };
+    let mut feature_gates = FeatureGates::defaults(release);
+    if let Some(c) = controller {
+        feature_gates.spot_to_spot_consolidation = c
+            .spot_to_spot
+            .unwrap_or(feature_gates.spot_to_spot_consolidation);
+        feature_gates.drift = c.drift.unwrap_or(feature_gates.drift);
+    }
+    if let Some(on) = config.spot_to_spot {
+        feature_gates.spot_to_spot_consolidation = on;
+    }
+    let by_node = claims_by_node(&claims);
+    // The solver's existing nodes are the registered nodes, then NodeClaims still launching;
+    // consolidation only disrupts the former.
+    let nodes = solver
+        .existing_nodes
+        .into_iter()
+        .take(registered)
+        .map(|e| {
+            let claim = by_node
+                .get(e.node.name.as_str())
+                .or_else(|| e.node.provider_id.as_deref().and_then(|p| by_node.get(p)))
+                .map(|c| claim_facts(c, &e.node));
+            NodeInput {
+                claim,
+                pods: e.pods.into_iter().map(BoundPod::new).collect(),
+                node: e.node,
+                nominated: false,
+            }
+        })
+        .collect();
+    Ok(ConsolidationInput {
+        now: config.now,
+        release,
+        feature_gates,
+        nodes,
+        pending_pods: solver.pods,
+        pdbs,
+        pools: solver.pools,
+        daemonsets: solver.daemonsets,
+        namespace_labels: solver.namespace_labels,
+    })
+}
+
+/// Evaluates the whole cluster and keeps the selected nodes, with the actions that touch
+/// them and their savings; unknown nodes and pools are input errors.
+pub fn evaluate(
+    config: &Config,
+    input: ConsolidationInput,
+) -> Result<ConsolidationReport, CommandError> {
+    for name in &config.nodepools {
+        if !input.pools.iter().any(|p| &p.pool.name == name) {
+            return Err(CommandError::input(format!(
+                "--nodepool {name}: no such NodePool or Provisioner"
+            )));
+        }
+    }
+    let mut report = consolidation::evaluate(input);
+    for name in &config.nodes {
+        if !report.nodes.iter().any(|n| &n.name == name) {
+            return Err(CommandError::input(format!(
+                "node {name:?} is not a managed node with a NodeClaim in the input (labelled karpenter.sh/nodepool or karpenter.sh/provisioner-name)"
+            )));
+        }
+    }
+    if config.nodes.is_empty() && config.nodepools.is_empty() {
+        return Ok(report);
+    }
+    report.nodes.retain(|n| {
+        (config.nodes.is_empty() || config.nodes.contains(&n.name))
+            && (config.nodepools.is_empty() || config.nodepools.contains(&n.node_pool))
+    });
+    let kept: Vec<&str> = report.nodes.iter().map(|n| n.name.as_str()).collect();
+    report
+        .actions
+        .retain(|a| a.nodes.iter().any(|n| kept.contains(&n.as_str())));
+    report.savings_per_hour = report.actions.iter().map(|a| a.savings_per_hour).sum();
+    Ok(report)
+}
+
+/// Each NodeClaim by its node's name and by its provider id.
+fn claims_by_node(claims: &[NodeClaim]) -> HashMap<&str, &NodeClaim> {
+    let mut by = HashMap::new();
+    for c in claims {
+        if let Some(n) = &c.node_name {
+            by.insert(n.as_str(), c);
+        }
+        if let Some(p) = &c.provider_id {
+            by.insert(p.as_str(), c);
+        }
+    }
+    by
+}
+
+/// What the disruption controller reads of a NodeClaim (and, for v1alpha5, its node).
+fn claim_facts(claim: &NodeClaim, node: &Node) -> ClaimFacts {
+    let time = |t: Option<&String>| t.and_then(|t| parse_rfc3339(t));
+    let since = |condition: &str| time(claim.true_since.get(condition).and_then(|s| s.0.as_ref()));
+    let created = time(claim.created.as_ref())
+        .or_else(|| time(node.creation_timestamp.as_ref()))
+        .unwrap_or_default();
+    // Machines and early NodeClaims have no Initialized condition: the node's label says it.
+    let initialized_at = since("Initialized").or_else(|| {
+        (node.initialized || node.labels.contains_key(labels::INITIALIZED)).then_some(created)
+    });
+    let seconds = |d: Option<&String>| {
+        d.filter(|d| d.as_str() != "Never")
+            .and_then(|d| parse_duration(d).ok())
+    };
+    ClaimFacts {
+        name: claim.name.clone(),
+        created,
+        initialized_at,
+        last_pod_event: time(claim.last_pod_event.as_ref()),
+        empty_since: since("Empty")
+            .or_else(|| time(node.annotations.get(labels::EMPTINESS_TIMESTAMP))),
+        expire_after: seconds(claim.expire_after.as_ref()),
+        termination_grace_period: seconds(claim.termination_grace_period.as_ref()),
+        deleting: claim.deleting || node.deleting,
+        drifted: claim.true_since.get("Drifted").map(|(at, reason)| Drifted {
+            since: time(at.as_ref()).unwrap_or(created),
+            reason: reason.clone().unwrap_or_else(|| "Drifted".into()),
+        }),
+    }
+}
+
+/// A PDB as the engine reads it; `status.disruptionsAllowed` when the cluster counted it.
+fn pdb_input(pdb: &PodDisruptionBudget) -> Result<PdbInput, CommandError> {
+    let namespace = pdb
+        .metadata
+        .namespace
+        .clone()
+        .unwrap_or_else(|| "default".into());
+    let name = pdb.metadata.name.clone().unwrap_or_default();
+    let spec = pdb.spec.clone().unwrap_or_default();
+    let count = |field: &str,
+                 v: &Option<IntOrString>|
+     -> Result<Option<IntOrPercent>, CommandError> {
+        let bad = |text: &str| {
+            CommandError::input(format!(
+                "PodDisruptionBudget {namespace}/{name}: spec.{field} {text:?} is neither a count nor a percentage"
+            ))
+        };
+        Ok(match v {
+            None => None,
+            Some(IntOrString::Int(i)) => Some(IntOrPercent::Int(
+                i32::try_from(*i).map_err(|_| bad(&i.to_string()))?,
+            )),
+            Some(IntOrString::String(s)) => Some(match s.strip_suffix('%') {
+                Some(p) => IntOrPercent::Percent(p.trim().parse().map_err(|_| bad(s))?),
+                None => IntOrPercent::Int(s.trim().parse().map_err(|_| bad(s))?),
+            }),
+        })
+    };
+    Ok(PdbInput {
+        selector: crate::api::live::pdb_selector(pdb)?,
+        min_available: count("minAvailable", &spec.min_available)?,
+        max_unavailable: count("maxUnavailable", &spec.max_unavailable)?,
+        always_allow_unhealthy: spec.unhealthy_pod_eviction_policy.as_deref()
+            == Some("AlwaysAllow"),
+        disruptions_allowed: pdb.status.as_ref().and_then(|s| s.disruptions_allowed),
+        namespace,
+        name,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,362 @@
+//! Input building from manifests and from a live (fake) cluster, the controller's release and
+//! gates, PDBs, selection.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::cloud::Catalog;
+use crate::disruption::consolidation::{Method, NodeDecision, Reason};
+use crate::error::Exit;
+use crate::k8s::fake::FakeCluster;
+
+/// 2024-06-24T12:00:00Z.
+const NOW: i64 = 1_719_230_400;
+
+fn node(name: &str) -> Value {
+    json!({
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "creationTimestamp": "2024-06-01T00:00:00Z", "labels": {
+            "karpenter.sh/nodepool": "default", "karpenter.sh/initialized": "true",
+            "karpenter.sh/registered": "true",
+            "node.kubernetes.io/instance-type": "m5.xlarge", "topology.kubernetes.io/zone": "us-east-1a",
+            "karpenter.sh/capacity-type": "on-demand", "kubernetes.io/arch": "amd64",
+            "kubernetes.io/os": "linux", "kubernetes.io/hostname": name}},
+        "spec": {"providerID": format!("aws:///us-east-1a/i-{name}")},
+        "status": {"conditions": [{"type": "Ready", "status": "True"}],
+                   "capacity": {"cpu": "4", "memory": "16Gi", "pods": "58"},
+                   "allocatable": {"cpu": "3920m", "memory": "14Gi", "pods": "58"}}
+    })
+}
+
+fn claim(node: &str, conditions: Value) -> Value {
+    json!({
+        "apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+        "metadata": {"name": format!("{node}-claim"), "creationTimestamp": "2024-06-01T00:00:00Z",
+                     "labels": {"karpenter.sh/nodepool": "default"}},
+        "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                 "requirements": [], "expireAfter": "720h"},
+        "status": {"nodeName": node, "providerID": format!("aws:///us-east-1a/i-{node}"),
+                   "conditions": conditions}
+    })
+}
+
+fn initialized() -> Value {
+    json!([{"type": "Initialized", "status": "True", "lastTransitionTime": "2024-06-01T00:05:00Z"}])
+}
+
+fn pod(name: &str, node: &str, cpu: &str) -> Value {
+    json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": {"app": name},
+                     "creationTimestamp": "2024-06-01T00:10:00Z"},
+        "spec": {"nodeName": node, "containers": [{"name": "c", "image": "nginx",
+                 "resources": {"requests": {"cpu": cpu, "memory": "256Mi"}}}]},
+        "status": {"phase": "Running", "conditions": [{"type": "PodScheduled", "status": "True"}]}
+    })
+}
+
+/// Pool `default` (m5.xlarge and m5.large), nodes `empty` (no pod), `under-used` (one small
+/// pod) and `busy` (room for the small pod), each with its initialized NodeClaim; the budget
+/// lets every node go at once.
+fn objects() -> Vec<Value> {
+    vec![
+        json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"},
+               "spec": {"disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s",
+                                        "budgets": [{"nodes": "100%"}]},
+                        "template": {"spec": {
+                   "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                   "requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                                     "values": ["m5.xlarge", "m5.large"]}]}}}}),
+        json!({"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
+               "spec": {"role": "KarpenterNodeRole", "amiSelectorTerms": [{"alias": "al2023@latest"}],
+                        "subnetSelectorTerms": [{"id": "subnet-a"}],
+                        "securityGroupSelectorTerms": [{"id": "sg-a"}]}}),
+        node("empty"),
+        node("under-used"),
+        node("busy"),
+        claim("empty", initialized()),
+        claim("under-used", initialized()),
+        claim("busy", initialized()),
+        pod("small", "under-used", "500m"),
+        pod("big", "busy", "2"),
+    ]
+}
+
+fn manifests(objects: &[Value]) -> Manifests {
+    let text: Vec<String> = objects
+        .iter()
+        .map(|o| serde_json::to_string(o).unwrap())
+        .collect();
+    crate::api::load_str("cluster.yaml", &text.join("\n---\n")).unwrap()
+}
+
+fn config() -> Config {
+    Config {
+        now: NOW,
+        ..Config::default()
+    }
+}
+
+fn report_of(
+    mut m: Manifests,
+    config: &Config,
+    controller: Option<&Controller>,
+) -> ConsolidationReport {
+    let catalog = Catalog::embedded().unwrap();
+    let mut sizing = CatalogSizing::new(&catalog, "us-east-1");
+    let input = build_input(&mut m, &mut sizing, config, controller).unwrap();
+    evaluate(config, input).unwrap()
+}
+
+fn decision(r: &ConsolidationReport, name: &str) -> (NodeDecision, Option<Method>) {
+    let n = r.nodes.iter().find(|n| n.name == name).unwrap();
+    (n.decision, n.method)
+}
+
+/// The empty node goes by emptiness; of the two half-used nodes one takes the other's pod and
+/// the other goes.
+#[test]
+fn from_manifests_the_empty_node_goes_and_the_under_used_one_is_consolidated() {
+    let r = report_of(manifests(&objects()), &config(), None);
+    assert_eq!(r.karpenter_version, "v1.14.1");
+    assert_eq!(r.now, "2024-06-24T12:00:00Z");
+    assert_eq!(
+        decision(&r, "empty"),
+        (NodeDecision::Delete, Some(Method::Emptiness))
+    );
+    let deleted: Vec<&str> = ["under-used", "busy"]
+        .into_iter()
+        .filter(|n| decision(&r, n) == (NodeDecision::Delete, Some(Method::Single)))
+        .collect();
+    assert_eq!(deleted.len(), 1, "{:#?}", r.nodes);
+    let kept = if deleted[0] == "busy" {
+        "under-used"
+    } else {
+        "busy"
+    };
+    let reason = r
+        .nodes
+        .iter()
+        .find(|n| n.name == kept)
+        .unwrap()
+        .reason
+        .clone();
+    assert!(
+        matches!(reason, Some(Reason::ReceivesPods { .. })),
+        "{reason:?}"
+    );
+    assert!(
+        (r.savings_per_hour - 2.0 * 0.192).abs() < 1e-9,
+        "{}",
+        r.savings_per_hour
+    );
+    assert_eq!(r.nodes.len(), 3);
+}
+
+#[test]
+fn a_pdb_at_zero_blocks_the_node_and_is_named() {
+    let mut objects = objects();
+    objects.push(json!({
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": "small", "namespace": "default"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "small"}}}
+    }));
+    let r = report_of(manifests(&objects), &config(), None);
+    let n = r.nodes.iter().find(|n| n.name == "under-used").unwrap();
+    assert_eq!(n.decision, NodeDecision::None);
+    let reason = n.reason.as_ref().unwrap().to_string();
+    assert!(reason.contains("default/small"), "{reason}");
+    assert!(
+        matches!(n.reason, Some(Reason::Pdb { .. })),
+        "{:?}",
+        n.reason
+    );
+}
+
+#[test]
+fn the_pdb_status_wins_over_the_spec() {
+    let mut objects = objects();
+    objects.push(json!({
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": "small", "namespace": "default"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "small"}}},
+        "status": {"disruptionsAllowed": 1}
+    }));
+    let r = report_of(manifests(&objects), &config(), None);
+    let n = r.nodes.iter().find(|n| n.name == "under-used").unwrap();
+    assert!(
+        !matches!(n.reason, Some(Reason::Pdb { .. })),
+        "{:?}",
+        n.reason
+    );
+}
+
+#[test]
+fn a_drifted_claim_is_replaced_by_drift_with_its_reason_and_time() {
+    let mut objects = objects();
+    objects[7] = claim(
+        "busy",
+        json!([{"type": "Initialized", "status": "True", "lastTransitionTime": "2024-06-01T00:05:00Z"},
+               {"type": "Drifted", "status": "True", "reason": "AMIDrift",
+                "lastTransitionTime": "2024-06-24T11:00:00Z"}]),
+    );
+    let mut m = manifests(&objects);
+    let c = m
+        .node_claims
+        .iter()
+        .find(|c| c.name == "busy-claim")
+        .unwrap();
+    let facts = claim_facts(c, &m.nodes[2]);
+    assert_eq!(
+        facts.drifted,
+        Some(Drifted {
+            since: NOW - 3600,
+            reason: "AMIDrift".into()
+        })
+    );
+    assert_eq!(facts.expire_after, Some(720 * 3600));
+    assert_eq!(
+        facts.initialized_at,
+        Some(NOW - 23 * 86_400 - 11 * 3600 - 55 * 60)
+    );
+    m.node_claims.retain(|_| true);
+    let r = report_of(m, &config(), None);
+    assert_eq!(decision(&r, "busy").1, Some(Method::Drift));
+}
+
+#[test]
+fn selection_keeps_the_named_nodes_and_their_actions() {
+    let config = Config {
+        nodes: vec!["empty".into()],
+        ..config()
+    };
+    let r = report_of(manifests(&objects()), &config, None);
+    assert_eq!(r.nodes.len(), 1);
+    assert!(r
+        .actions
+        .iter()
+        .all(|a| a.nodes.contains(&"empty".to_string())));
+    assert_eq!(
+        r.savings_per_hour,
+        r.actions.iter().map(|a| a.savings_per_hour).sum::<f64>()
+    );
+}
+
+#[test]
+fn unknown_nodes_and_pools_are_input_errors() {
+    let catalog = Catalog::embedded().unwrap();
+    for config in [
+        Config {
+            nodes: vec!["nope".into()],
+            ..config()
+        },
+        Config {
+            nodepools: vec!["nope".into()],
+            ..config()
+        },
+    ] {
+        let mut m = manifests(&objects());
+        let input = build_input(
+            &mut m,
+            &mut CatalogSizing::new(&catalog, "us-east-1"),
+            &config,
+            None,
+        )
+        .unwrap();
+        let e = evaluate(&config, input).unwrap_err();
+        assert_eq!(e.exit, Exit::Input);
+        assert!(e.message.contains("nope"), "{}", e.message);
+    }
+}
+
+#[test]
+fn a_malformed_pdb_is_an_input_error_naming_it() {
+    let mut objects = objects();
+    objects.push(json!({
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": "odd", "namespace": "web"},
+        "spec": {"maxUnavailable": "lots", "selector": {"matchLabels": {"app": "small"}}}
+    }));
+    let catalog = Catalog::embedded().unwrap();
+    let e = build_input(
+        &mut manifests(&objects),
+        &mut CatalogSizing::new(&catalog, "us-east-1"),
+        &config(),
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(e.exit, Exit::Input);
+    assert!(
+        e.message
+            .contains("PodDisruptionBudget web/odd: spec.maxUnavailable"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
+fn live_the_same_objects_give_the_same_report() {
+    let fake = FakeCluster::new().karpenter_v1();
+    fake.put_all(objects());
+    let (m, controller) = gather_live(&fake).unwrap();
+    assert_eq!(controller, None);
+    let live = report_of(m, &config(), None);
+    assert_eq!(live, report_of(manifests(&objects()), &config(), None));
+}
+
+#[test]
+fn live_the_controller_release_and_feature_gates_decide() {
+    let fake = FakeCluster::new().karpenter_v1();
+    let mut objects = objects();
+    objects.push(json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "karpenter", "namespace": "kube-system", "generation": 1,
+                     "labels": {"app.kubernetes.io/name": "karpenter", "app.kubernetes.io/version": "0.37.0"}},
+        "spec": {"replicas": 1, "template": {"metadata": {}, "spec": {"containers": [{
+            "name": "controller", "image": "public.ecr.aws/karpenter/controller:0.37.0",
+            "env": [{"name": "FEATURE_GATES", "value": "Drift=true,SpotToSpotConsolidation=true"}]}]}}},
+        "status": {"replicas": 1, "readyReplicas": 1, "updatedReplicas": 1,
+                   "availableReplicas": 1, "observedGeneration": 1}
+    }));
+    fake.put_all(objects);
+    let (m, controller) = gather_live(&fake).unwrap();
+    let controller = controller.unwrap();
+    assert_eq!(controller.spot_to_spot, Some(true));
+    assert_eq!(controller.drift, Some(true));
+    let catalog = Catalog::embedded().unwrap();
+    let input = build_input(
+        &mut m.clone(),
+        &mut CatalogSizing::new(&catalog, "us-east-1"),
+        &config(),
+        Some(&controller),
+    )
+    .unwrap();
+    assert_eq!(input.release, Release::V0_37);
+    assert!(input.feature_gates.spot_to_spot_consolidation);
+    // The flag wins over the controller.
+    let flag = Config {
+        spot_to_spot: Some(false),
+        ..config()
+    };
+    let input = build_input(
+        &mut m.clone(),
+        &mut CatalogSizing::new(&catalog, "us-east-1"),
+        &flag,
+        Some(&controller),
+    )
+    .unwrap();
+    assert!(!input.feature_gates.spot_to_spot_consolidation);
+}
+
+#[test]
+fn controller_versions_map_to_releases() {
+    let v = |major, minor| Version {
+        major,
+        minor,
+        patch: 0,
+    };
+    assert_eq!(release_of(v(0, 31)), Release::V0_31);
+    assert_eq!(release_of(v(0, 32)), Release::V0_37);
+    assert_eq!(release_of(v(0, 37)), Release::V0_37);
+    assert_eq!(release_of(v(1, 0)), Release::V1_14);
+}
