@@ -1,4 +1,4 @@
-//! Benchmark B7 (PERF.md): the whole consolidation decision (every pass, every node's reason) on
+//! Benchmark B7 (docs/performance.md): the whole consolidation decision (every pass, every node's reason) on
 //! the B4 cluster shape — three NodePools, about 30 pods per node, 10% of the deployments spread
 //! over zones — swept from 500 to 5,000 nodes. Before timing, each size is checked against the
 //! reference evaluation (one full solve per simulation) where that is affordable, and its

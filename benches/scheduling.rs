@@ -1,4 +1,4 @@
-//! Benchmark B1 (PERF.md): Karpenter's "diverse pods" workload against its 400-type fake catalog,
+//! Benchmark B1 (docs/performance.md): Karpenter's "diverse pods" workload against its 400-type fake catalog,
 //! solve only, swept from 1 to 50,000 pods. Before timing, each size is checked for validity
 //! (every pod placed, one node per anti-affinity pod = n/5 nodes) and the result printed, so a
 //! fast but wrong solver cannot report a good number.

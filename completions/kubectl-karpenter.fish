@@ -52,6 +52,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a 
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "convert" -d 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "nodes" -d 'Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, $/hour, and totals per pool'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "drift" -d 'Detect drifted nodes and explain why (drift check)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "consolidate" -d 'What Karpenter\'s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "enable-drift" -d 'Turn Karpenter\'s drift feature on in the running controller (v0.21–v0.37)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "disable-drift" -d 'Turn Karpenter\'s drift feature off in the running controller (v0.21–v0.37)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "version" -d 'Print the version'
@@ -262,6 +263,34 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drif
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from help" -f -a "check" -d 'Evaluate every managed node and explain why it drifted (exit 1 when any did)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from help" -f -a "replace" -d 'Replace drifted (or named) nodes safely: replacement first, cordon, drain, terminate'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s f -l filename -d 'Manifest files or directories (`-` for stdin): offline mode' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l nodepool -d 'Only nodes of these NodePools (or Provisioners) in the report' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l catalog -d 'Replace the instance-type catalog (JSON or YAML)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l now -d 'The instant evaluated, RFC 3339 (default: now)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l feature-gates -d 'Feature gates, as the controller\'s FEATURE_GATES (`SpotToSpotConsolidation=true`)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l kubeconfig -d 'Path to the kubeconfig file' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l context -d 'The kubeconfig context to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l cluster -d 'The kubeconfig cluster to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l user -d 'The kubeconfig user to use' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s n -l namespace -d 'Namespace, where it applies' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l profile -d 'AWS shared-config profile' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
+wide\t'Columns with more detail'
+json\t'The versioned JSON document'
+yaml\t'The versioned YAML document'
+name\t'One `kind/name` per line'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
+always\t'Always'
+never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l no-headers -d 'Omit table headers'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s q -l quiet -d 'Only errors on stderr'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s V -l version -d 'Print version'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l karpenter-namespace -d 'Namespace of the Karpenter controller Deployment (default: found in any namespace; `-n` works too)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l timeout -d 'How long to wait for the controller\'s rollout (e.g. 10m)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l kubeconfig -d 'Path to the kubeconfig file' -r
@@ -364,15 +393,16 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand comp
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s q -l quiet -d 'Only errors on stderr'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s V -l version -d 'Print version'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "provision" -d 'Plan the capacity Karpenter would launch for pending pods'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "ami" -d 'Show the AMIs each node class resolves to, and from which SSM parameter or filter'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "convert" -d 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "nodes" -d 'Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, $/hour, and totals per pool'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "drift" -d 'Detect drifted nodes and explain why (drift check)'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "enable-drift" -d 'Turn Karpenter\'s drift feature on in the running controller (v0.21–v0.37)'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "disable-drift" -d 'Turn Karpenter\'s drift feature off in the running controller (v0.21–v0.37)'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "version" -d 'Print the version'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift enable-drift disable-drift version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "provision" -d 'Plan the capacity Karpenter would launch for pending pods'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "ami" -d 'Show the AMIs each node class resolves to, and from which SSM parameter or filter'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "convert" -d 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "nodes" -d 'Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, $/hour, and totals per pool'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "drift" -d 'Detect drifted nodes and explain why (drift check)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "consolidate" -d 'What Karpenter\'s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "enable-drift" -d 'Turn Karpenter\'s drift feature on in the running controller (v0.21–v0.37)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "disable-drift" -d 'Turn Karpenter\'s drift feature off in the running controller (v0.21–v0.37)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "version" -d 'Print the version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "completion" -d 'Print a shell completion script (bash, zsh, fish, powershell)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and __fish_seen_subcommand_from drift" -f -a "check" -d 'Evaluate every managed node and explain why it drifted (exit 1 when any did)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and __fish_seen_subcommand_from drift" -f -a "replace" -d 'Replace drifted (or named) nodes safely: replacement first, cordon, drain, terminate'

@@ -49,6 +49,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-karpenter' -ScriptBlock
             [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1')
             [CompletionResult]::new('nodes', 'nodes', [CompletionResultType]::ParameterValue, 'Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, $/hour, and totals per pool')
             [CompletionResult]::new('drift', 'drift', [CompletionResultType]::ParameterValue, 'Detect drifted nodes and explain why (drift check)')
+            [CompletionResult]::new('consolidate', 'consolidate', [CompletionResultType]::ParameterValue, 'What Karpenter''s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others')
             [CompletionResult]::new('enable-drift', 'enable-drift', [CompletionResultType]::ParameterValue, 'Turn Karpenter''s drift feature on in the running controller (v0.21–v0.37)')
             [CompletionResult]::new('disable-drift', 'disable-drift', [CompletionResultType]::ParameterValue, 'Turn Karpenter''s drift feature off in the running controller (v0.21–v0.37)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version')
@@ -303,6 +304,38 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-karpenter' -ScriptBlock
         'kubectl-karpenter;drift;help;help' {
             break
         }
+        'kubectl-karpenter;consolidate' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest files or directories (`-` for stdin): offline mode')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest files or directories (`-` for stdin): offline mode')
+            [CompletionResult]::new('--nodepool', '--nodepool', [CompletionResultType]::ParameterName, 'Only nodes of these NodePools (or Provisioners) in the report')
+            [CompletionResult]::new('--catalog', '--catalog', [CompletionResultType]::ParameterName, 'Replace the instance-type catalog (JSON or YAML)')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The instant evaluated, RFC 3339 (default: now)')
+            [CompletionResult]::new('--feature-gates', '--feature-gates', [CompletionResultType]::ParameterName, 'Feature gates, as the controller''s FEATURE_GATES (`SpotToSpotConsolidation=true`)')
+            [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file')
+            [CompletionResult]::new('--context', '--context', [CompletionResultType]::ParameterName, 'The kubeconfig context to use')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The kubeconfig cluster to use')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'The kubeconfig user to use')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Namespace, where it applies')
+            [CompletionResult]::new('--namespace', '--namespace', [CompletionResultType]::ParameterName, 'Namespace, where it applies')
+            [CompletionResult]::new('--request-timeout', '--request-timeout', [CompletionResultType]::ParameterName, 'Timeout of a single API request (e.g. 30s)')
+            [CompletionResult]::new('--kubernetes-version', '--kubernetes-version', [CompletionResultType]::ParameterName, 'Kubernetes version X.Y (default: the API server''s; offline: assumed and said so)')
+            [CompletionResult]::new('--region', '--region', [CompletionResultType]::ParameterName, 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'AWS shared-config profile')
+            [CompletionResult]::new('--cluster-name', '--cluster-name', [CompletionResultType]::ParameterName, 'EKS cluster name (default: derived from the kubeconfig)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Colour output (NO_COLOR is honoured under auto)')
+            [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Omit table headers')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Only errors on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Only errors on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'kubectl-karpenter;enable-drift' {
             [CompletionResult]::new('--karpenter-namespace', '--karpenter-namespace', [CompletionResultType]::ParameterName, 'Namespace of the Karpenter controller Deployment (default: found in any namespace; `-n` works too)')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long to wait for the controller''s rollout (e.g. 10m)')
@@ -425,6 +458,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-karpenter' -ScriptBlock
             [CompletionResult]::new('convert', 'convert', [CompletionResultType]::ParameterValue, 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1')
             [CompletionResult]::new('nodes', 'nodes', [CompletionResultType]::ParameterValue, 'Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, $/hour, and totals per pool')
             [CompletionResult]::new('drift', 'drift', [CompletionResultType]::ParameterValue, 'Detect drifted nodes and explain why (drift check)')
+            [CompletionResult]::new('consolidate', 'consolidate', [CompletionResultType]::ParameterValue, 'What Karpenter''s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others')
             [CompletionResult]::new('enable-drift', 'enable-drift', [CompletionResultType]::ParameterValue, 'Turn Karpenter''s drift feature on in the running controller (v0.21–v0.37)')
             [CompletionResult]::new('disable-drift', 'disable-drift', [CompletionResultType]::ParameterValue, 'Turn Karpenter''s drift feature off in the running controller (v0.21–v0.37)')
             [CompletionResult]::new('version', 'version', [CompletionResultType]::ParameterValue, 'Print the version')
@@ -453,6 +487,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-karpenter' -ScriptBlock
             break
         }
         'kubectl-karpenter;help;drift;replace' {
+            break
+        }
+        'kubectl-karpenter;help;consolidate' {
             break
         }
         'kubectl-karpenter;help;enable-drift' {

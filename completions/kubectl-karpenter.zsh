@@ -406,6 +406,50 @@ esac
     ;;
 esac
 ;;
+(consolidate)
+_arguments "${_arguments_options[@]}" : \
+'*-f+[Manifest files or directories (\`-\` for stdin)\: offline mode]:PATH:_default' \
+'*--filename=[Manifest files or directories (\`-\` for stdin)\: offline mode]:PATH:_default' \
+'*--nodepool=[Only nodes of these NodePools (or Provisioners) in the report]:NAME:_default' \
+'--catalog=[Replace the instance-type catalog (JSON or YAML)]:FILE:_default' \
+'--now=[The instant evaluated, RFC 3339 (default\: now)]:RFC3339:_default' \
+'--feature-gates=[Feature gates, as the controller'\''s FEATURE_GATES (\`SpotToSpotConsolidation=true\`)]:GATES:_default' \
+'--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
+'--context=[The kubeconfig context to use]:CONTEXT:_default' \
+'--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
+'--user=[The kubeconfig user to use]:USER:_default' \
+'-n+[Namespace, where it applies]:NAMESPACE:_default' \
+'--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
+'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
+'--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
+'--profile=[AWS shared-config profile]:PROFILE:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'-o+[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--output=[Output format]:OUTPUT:((table\:"Aligned columns"
+wide\:"Columns with more detail"
+json\:"The versioned JSON document"
+yaml\:"The versioned YAML document"
+name\:"One \`kind/name\` per line"))' \
+'--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
+always\:"Always"
+never\:"Never"))' \
+'--no-headers[Omit table headers]' \
+'*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
+'*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
+'-q[Only errors on stderr]' \
+'--quiet[Only errors on stderr]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
+'-V[Print version]' \
+'--version[Print version]' \
+'*::nodes -- Only these nodes in the report (default\: every managed node):_default' \
+&& ret=0
+;;
 (enable-drift)
 _arguments "${_arguments_options[@]}" : \
 '--karpenter-namespace=[Namespace of the Karpenter controller Deployment (default\: found in any namespace; \`-n\` works too)]:NS:_default' \
@@ -619,6 +663,10 @@ _arguments "${_arguments_options[@]}" : \
     ;;
 esac
 ;;
+(consolidate)
+_arguments "${_arguments_options[@]}" : \
+&& ret=0
+;;
 (enable-drift)
 _arguments "${_arguments_options[@]}" : \
 && ret=0
@@ -656,6 +704,7 @@ _kubectl-karpenter_commands() {
 'convert:Convert v1alpha5 and v1beta1 Karpenter manifests to v1' \
 'nodes:Show managed nodes\: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, \$/hour, and totals per pool' \
 'drift:Detect drifted nodes and explain why (drift check)' \
+'consolidate:What Karpenter'\''s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others' \
 'enable-drift:Turn Karpenter'\''s drift feature on in the running controller (v0.21–v0.37)' \
 'disable-drift:Turn Karpenter'\''s drift feature off in the running controller (v0.21–v0.37)' \
 'version:Print the version' \
@@ -673,6 +722,11 @@ _kubectl-karpenter__subcmd__ami_commands() {
 _kubectl-karpenter__subcmd__completion_commands() {
     local commands; commands=()
     _describe -t commands 'kubectl-karpenter completion commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__consolidate_commands] )) ||
+_kubectl-karpenter__subcmd__consolidate_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter consolidate commands' commands "$@"
 }
 (( $+functions[_kubectl-karpenter__subcmd__convert_commands] )) ||
 _kubectl-karpenter__subcmd__convert_commands() {
@@ -740,6 +794,7 @@ _kubectl-karpenter__subcmd__help_commands() {
 'convert:Convert v1alpha5 and v1beta1 Karpenter manifests to v1' \
 'nodes:Show managed nodes\: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, \$/hour, and totals per pool' \
 'drift:Detect drifted nodes and explain why (drift check)' \
+'consolidate:What Karpenter'\''s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others' \
 'enable-drift:Turn Karpenter'\''s drift feature on in the running controller (v0.21–v0.37)' \
 'disable-drift:Turn Karpenter'\''s drift feature off in the running controller (v0.21–v0.37)' \
 'version:Print the version' \
@@ -757,6 +812,11 @@ _kubectl-karpenter__subcmd__help__subcmd__ami_commands() {
 _kubectl-karpenter__subcmd__help__subcmd__completion_commands() {
     local commands; commands=()
     _describe -t commands 'kubectl-karpenter help completion commands' commands "$@"
+}
+(( $+functions[_kubectl-karpenter__subcmd__help__subcmd__consolidate_commands] )) ||
+_kubectl-karpenter__subcmd__help__subcmd__consolidate_commands() {
+    local commands; commands=()
+    _describe -t commands 'kubectl-karpenter help consolidate commands' commands "$@"
 }
 (( $+functions[_kubectl-karpenter__subcmd__help__subcmd__convert_commands] )) ||
 _kubectl-karpenter__subcmd__help__subcmd__convert_commands() {

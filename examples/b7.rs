@@ -1,4 +1,4 @@
-//! PERF.md B7: the consolidation decision on a big cluster, for timing and peak RSS
+//! docs/performance.md B7: the consolidation decision on a big cluster, for timing and peak RSS
 //! (`/usr/bin/time -v`); `cargo bench --bench consolidation` times the sweep.
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! PERF.md B4's cluster: the local test cluster seeded with N nodes and M pods (default 5,000
+//! docs/performance.md B4's cluster: the local test cluster seeded with N nodes and M pods (default 5,000
 //! and 150,000, plus some pending), serving until killed, for measuring the memory of live
 //! commands against it (`scripts/bench-b4.sh` runs the whole measurement).
 //!
@@ -10,7 +10,7 @@
 //!
 //! `--provider-ids FILE` gives the nodes real EC2 instance ids (one `i-…` per line, e.g. moto's
 //! `bulkInstances` from `tests/moto/server.py --instances N`), node *n* taking line *n*, so a
-//! live `drift check` finds an instance behind every node (PERF.md B3); without it the ids are
+//! live `drift check` finds an instance behind every node (docs/performance.md B3); without it the ids are
 //! made up (`i-000…n`) and DescribeInstances finds none of them. `--pools` spreads the nodes
 //! round-robin over NodePools (their `karpenter.sh/nodepool` label), default `default`.
 //!

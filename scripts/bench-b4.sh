@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PERF.md B3 + B4: live commands on a 5,000-node / 150,000-pod cluster — peak RSS, wall time,
+# docs/performance.md B3 + B4: live commands on a 5,000-node / 150,000-pod cluster — peak RSS, wall time,
 # and (B3) the AWS/Kubernetes calls of `drift check`.
 #
 #   scripts/bench-b4.sh [NODES] [PODS]          (defaults 5000 150000)
@@ -16,7 +16,7 @@
 #    (so drift check and nodes find a real instance behind every node), spread round-robin over
 #    three NodePools, PODS bound pods and PENDING pending pods, written straight into its store;
 # 3. applies Karpenter's v1beta1 CRDs and three NodePools + EC2NodeClasses (AL2, AL2023,
-#    Bottlerocket: PERF.md B3's "3 node classes") with kubectl;
+#    Bottlerocket: docs/performance.md B3's "3 node classes") with kubectl;
 # 4. runs `provision --dry-run` (twice: catalog cache cold, then warm), `drift check -v`,
 #    `nodes -v` and `nodes --no-aws` under /usr/bin/time and prints peak RSS, wall and CPU
 #    (user + sys) time of each, plus the `-v` call summaries.

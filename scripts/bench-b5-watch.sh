@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PERF.md B5 (watch mode): from a new pending pod to its EC2 launch, with
+# docs/performance.md B5 (watch mode): from a new pending pod to its EC2 launch, with
 # `kubectl karpenter provision --watch` against the local test cluster + moto.
 #
 #   scripts/bench-b5-watch.sh [ROUNDS]          (default 5)

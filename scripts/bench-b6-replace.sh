@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# PERF.md B6: replacement pace — `drift replace` of NODES drifted nodes with the NodePool budget
+# docs/performance.md B6: replacement pace — `drift replace` of NODES drifted nodes with the NodePool budget
 # `nodes: 10%`, against the local test cluster + moto. Reports how many nodes were disrupted
 # (cordoned and not yet deleted) at once over time: the peak (must never exceed the budget) and
 # the time-weighted mean while the replacement ran (how full the budget was kept).
 #
-#   scripts/bench-b6-replace.sh [NODES]          (default 100, as PERF.md asks)
+#   scripts/bench-b6-replace.sh [NODES]          (default 100, as docs/performance.md asks)
 #
 # Environment: PROFILE=release|debug (default release), BIN_DIR=DIR (use prebuilt binaries
 # DIR/kubectl-karpenter and DIR/examples/*, no cargo build), BUDGET (default 10%), KEEP=1 keeps the

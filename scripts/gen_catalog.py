@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Generate catalog/aws-snapshot.json, the embedded EC2 instance-type catalog.
 
-Why: `kubectl karpenter provision -f` must work with no AWS access (SPEC.md 5.4),
+Why: `kubectl karpenter provision -f` must work with no AWS access (docs/spec.md 5.4),
 so the binary embeds a snapshot of what DescribeInstanceTypes and
 DescribeInstanceTypeOfferings would return, plus us-east-1 on-demand list prices.
 
 What: the instance data and per-zone offerings are read from the EC2 API
 responses that moto (pinned in scripts/requirements-test.txt) bundles — the same
 data the moto-backed tests serve — and reduced to the facts Karpenter's AWS
-provider uses (KARPENTER.md 2.2, 6.2, 6.3).  Selection is Karpenter's: every type
+provider uses (docs/karpenter.md 2.2, 6.2, 6.3).  Selection is Karpenter's: every type
 that supports HVM and x86_64 or arm64.  Prices come from a separate public price
 list, by default catalog/on-demand-prices-us-east-1.json (AWS's public on-demand
 Linux list prices for us-east-1; its "source" field says as of when), or a path

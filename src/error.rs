@@ -1,4 +1,4 @@
-//! The exit-code contract (SPEC §2) and the error type commands return.
+//! The exit-code contract (docs/spec.md §2) and the error type commands return.
 //!
 //! `0` success / nothing to do; `1` the command's finding is positive (pods left unschedulable,
 //! drift found); `2` usage or input error; `3` cluster or cloud error; `4` refused for safety;

@@ -329,7 +329,7 @@ impl Rng {
     }
 }
 
-/// Karpenter's "diverse" benchmark pods (PERF.md B1, `scheduling_benchmark_test.go`): a fifth
+/// Karpenter's "diverse" benchmark pods (docs/performance.md B1, `scheduling_benchmark_test.go`): a fifth
 /// each of generic pods, zonal topology spread (maxSkew 1, DoNotSchedule), hostname spread, zonal
 /// self-affinity and hostname anti-affinity (the anti-affinity fifth shares `app=nginx`, so each
 /// needs a node of its own); CPU from {100m, 250m, 500m, 1, 1.5}, memory from
@@ -487,7 +487,7 @@ pub fn consolidation_input(
     }
 }
 
-/// PERF.md B7's cluster: `nodes` nodes over three v1 NodePools (`on-demand`, `spot`, `mixed`,
+/// docs/performance.md B7's cluster: `nodes` nodes over three v1 NodePools (`on-demand`, `spot`, `mixed`,
 /// default budgets of 10%) sized from the 400-type fake catalog (8 to 32 vCPU), about
 /// `pods_per_node` bound pods each from deployments of five shapes, filled to 30–90% of their
 /// CPU as after a scale-in; `constrained_percent` of the deployments spread over zones

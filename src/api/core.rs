@@ -3,7 +3,7 @@
 //! Node, PodDisruptionBudget, Namespace and RuntimeClass.
 //!
 //! Only the fields scheduling, drift and draining look at are declared; everything else is
-//! skipped while parsing, which keeps a large cluster dump cheap to hold (ARCHITECTURE.md:
+//! skipped while parsing, which keeps a large cluster dump cheap to hold (docs/architecture.md:
 //! no full `k8s_openapi` objects).
 
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,6 @@
 //! The one error type of manifest loading: every variant renders as a single line naming the
 //! file (and the document when the file holds several objects), the object and the field, so a
-//! user can go straight to the mistake (SPEC §6, "Bad input never hurts").
+//! user can go straight to the mistake (docs/spec.md §6, "Bad input never hurts").
 
 use std::fmt;
 

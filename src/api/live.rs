@@ -2,11 +2,11 @@
 //! the live rules instead of the manifest ones:
 //!
 //! - a pod is pending only when the scheduler said so (Karpenter's provisionable predicate,
-//!   KARPENTER.md §5.6) — unlike a bare Pod in `-f` input, which is pending whatever its status;
+//!   docs/karpenter.md §5.6) — unlike a bare Pod in `-f` input, which is pending whatever its status;
 //! - workloads are not expanded (their pods exist); DaemonSets still give the overhead template;
 //! - terminal pods are dropped; bound pods count against their node;
 //! - pods are converted one at a time as their LIST page arrives, so the slim model is all
-//!   that is held (PERF.md B4).
+//!   that is held (docs/performance.md B4).
 
 use super::error::{object_name, InputError, Location};
 use super::objects::{ApiObject, Object, Objects};

@@ -4,7 +4,7 @@
 //! defaults.
 //!
 //! Loading never panics and never half-succeeds: any problem is one [`InputError`] whose
-//! one-line message names the file (and document), the object and the field (SPEC §6).
+//! one-line message names the file (and document), the object and the field (docs/spec.md §6).
 //!
 //! Layers, top to bottom:
 //! - [`load_paths`] / [`load_str`]: read inputs, then normalise;
@@ -57,7 +57,7 @@ pub struct Manifests {
     /// EC2NodeClasses, AWSNodeTemplates, and the classes of inline `spec.provider`s.
     pub node_classes: Vec<NodeClass>,
     /// Pending pods: expanded workloads, and bare Pods without `nodeName` (pending whatever
-    /// their status says, SPEC §3). All satisfy [`Pod::is_provisionable`].
+    /// their status says, docs/spec.md §3). All satisfy [`Pod::is_provisionable`].
     pub pods: Vec<Pod>,
     /// Bare Pods bound to a node (`spec.nodeName`): they count against their node.
     pub bound_pods: Vec<Pod>,
@@ -235,7 +235,7 @@ impl Manifests {
         Ok(m)
     }
 
-    /// Files a bare Pod: bound (has `nodeName`), pending (SPEC §3: a bare Pod without `nodeName`
+    /// Files a bare Pod: bound (has `nodeName`), pending (docs/spec.md §3: a bare Pod without `nodeName`
     /// is pending whatever its status says), or set aside when Karpenter would never provision
     /// for it (DaemonSet- or Node-owned, or nominated to a node by the scheduler).
     fn classify_bare_pod(&mut self, pod: &mut Pod, object: &str, at: &Location) {

@@ -5,7 +5,7 @@
 //! capped by `completions`), a DaemonSet one template pod used for overhead. The template is
 //! converted once and cloned per replica, so a 50k-replica Deployment costs 50k small clones.
 //!
-//! Requests follow Kubernetes' `PodRequests` (KARPENTER.md §6.3): the larger of the app
+//! Requests follow Kubernetes' `PodRequests` (docs/karpenter.md §6.3): the larger of the app
 //! containers plus sidecars and the largest init container plus the sidecars started before it;
 //! then the pod-level requests where set, plus runtime-class overhead, plus `pods: 1`. A
 //! container limit stands in for a missing request, as the API server defaults it.

@@ -1,5 +1,5 @@
 //! `karpenter.sh/v1` NodePool/NodeClaim and `karpenter.k8s.aws/v1` EC2NodeClass (Karpenter
-//! v1.0 and later, KARPENTER.md §1.5).
+//! v1.0 and later, docs/karpenter.md §1.5).
 //!
 //! Defaults are the CRD's: `consolidationPolicy: WhenEmptyOrUnderutilized`,
 //! `consolidateAfter: 0s`, `expireAfter: 720h` (moved into the template), budgets

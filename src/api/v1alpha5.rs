@@ -1,5 +1,5 @@
 //! `karpenter.sh/v1alpha5` Provisioner and Machine, and `karpenter.k8s.aws/v1alpha1`
-//! AWSNodeTemplate (Karpenter v0.21–v0.32, KARPENTER.md §1.1–§1.2).
+//! AWSNodeTemplate (Karpenter v0.21–v0.32, docs/karpenter.md §1.1–§1.2).
 //!
 //! Provisioners get the AWS webhook's defaults here, because in that generation the cluster
 //! stored them in the object: a Provisioner without an `arch` requirement really launched only
@@ -547,7 +547,7 @@ fn provider_class(
 }
 
 /// `amiSelector` → terms: ids become one term each (ids are exclusive); otherwise one term per
-/// `aws::owners` entry, each carrying the `aws::name` and tag filters (KARPENTER.md §1.2).
+/// `aws::owners` entry, each carrying the `aws::name` and tag filters (docs/karpenter.md §1.2).
 pub(crate) fn legacy_ami_terms(sel: &StringMap) -> Vec<AmiSelectorTerm> {
     if let Some((_, ids)) = sel.iter().find(|(k, _)| is_ids_key(k)) {
         return split_list(ids)

@@ -1,5 +1,5 @@
 //! `karpenter.sh/v1beta1` NodePool/NodeClaim and `karpenter.k8s.aws/v1beta1` EC2NodeClass
-//! (Karpenter v0.32–v0.37, KARPENTER.md §1.3–§1.4).
+//! (Karpenter v0.32–v0.37, docs/karpenter.md §1.3–§1.4).
 //!
 //! Defaults are the CRD's: `consolidationPolicy: WhenUnderutilized`, `expireAfter: 720h`,
 //! budgets `[{nodes: 10%}]`. There are no requirement defaults in this generation: an empty list

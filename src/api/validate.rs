@@ -120,7 +120,7 @@ pub(crate) fn label_value_problem(value: &str) -> Option<String> {
 
 /// Converts and checks a requirement list (`path` is the list's field path).
 ///
-/// `restricted` applies the NodePool label restrictions (KARPENTER.md §1.5); `min_values` says
+/// `restricted` applies the NodePool label restrictions (docs/karpenter.md §1.5); `min_values` says
 /// whether the generation has `minValues` (v1alpha5 does not, so it is ignored there as the API
 /// server would prune it).
 pub(crate) fn requirements(

@@ -476,7 +476,10 @@ mod tests {
     #[test]
     fn partial_subcommand_is_filtered() {
         assert_eq!(complete(&["prov"]), (words(&["provision"]), 4));
-        assert_eq!(complete(&["c"]), (words(&["convert", "completion"]), 4));
+        assert_eq!(
+            complete(&["c"]),
+            (words(&["convert", "consolidate", "completion"]), 4)
+        );
         assert_eq!(complete(&["zzz"]), (vec![], 4));
     }
 

@@ -1,4 +1,4 @@
-//! Confirmation of destructive steps (SPEC §6): `--yes` skips the question; on a terminal the
+//! Confirmation of destructive steps (docs/spec.md §6): `--yes` skips the question; on a terminal the
 //! user is asked (dialoguer, default No); without a terminal and without `--yes` the command
 //! refuses (exit 4) rather than guess.
 

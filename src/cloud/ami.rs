@@ -1,4 +1,4 @@
-//! AMI resolution, as Karpenter does it (KARPENTER.md §3): which SSM parameters and
+//! AMI resolution, as Karpenter does it (docs/karpenter.md §3): which SSM parameters and
 //! DescribeImages queries a node class means, and which images win.
 //!
 //! Three pure steps and a thin driver:

@@ -1,4 +1,4 @@
-//! Launching a planned NodeClaim on EC2 (SPEC §5.3, KARPENTER.md §6.7): planned purely
+//! Launching a planned NodeClaim on EC2 (docs/spec.md §5.3, docs/karpenter.md §6.7): planned purely
 //! ([`plan`]) and sent through [`Compute`] ([`launch`]).
 //!
 //! - One launch template per (AMI, max-pods) group, named by a hash of its content
@@ -198,7 +198,7 @@ pub fn client_token(cluster: &str, nodeclaim: &str) -> String {
     format!("kk-{}", digest(&["client-token", cluster, nodeclaim]))
 }
 
-/// The launch tags (KARPENTER.md §2.6, v1): class tags, then the static keys over them.
+/// The launch tags (docs/karpenter.md §2.6, v1): class tags, then the static keys over them.
 pub fn tags(
     cluster: &str,
     class: &NodeClass,

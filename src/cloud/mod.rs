@@ -5,7 +5,7 @@
 //!   depends on the catalog, never on how it was obtained.
 //! - [`types`]: the narrow [`Cloud`] trait over the EC2/SSM calls the tool makes, its data and
 //!   errors; [`aws`] implements it with the AWS SDK, [`fake`] in memory for unit tests.
-//! - [`ami`] and [`network`]: what a node class resolves to (AMIs per KARPENTER.md §3; subnets
+//! - [`ami`] and [`network`]: what a node class resolves to (AMIs per docs/karpenter.md §3; subnets
 //!   and security groups), planned purely and fetched through [`Cloud`].
 //! - [`live_catalog`]: the catalog from DescribeInstanceTypes/DescribeInstanceTypeOfferings,
 //!   cached under the XDG cache dir.

@@ -1,4 +1,4 @@
-//! Subnets and security groups of a node class (SPEC §5.2, KARPENTER.md §1.2, §8): selector
+//! Subnets and security groups of a node class (docs/spec.md §5.2, docs/karpenter.md §1.2, §8): selector
 //! terms → DescribeSubnets / DescribeSecurityGroups filter sets, then the union of what they
 //! return.
 //!

@@ -1,4 +1,4 @@
-//! Instance profile resolution (SPEC.md §5.2), in order:
+//! Instance profile resolution (docs/spec.md §5.2), in order:
 //!
 //! 1. the `--instance-profile` flag;
 //! 2. the node class's `instanceProfile`;

@@ -269,7 +269,7 @@ impl CloudError {
 }
 
 /// AWS calls made, per `Service.Operation` (e.g. `EC2.DescribeImages`): the drift-at-scale
-/// budget (PERF.md B3) is checked with it. `attempts` counts retries too.
+/// budget (docs/performance.md B3) is checked with it. `attempts` counts retries too.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct CallCounts {
     /// Operation → calls (SDK executions).

@@ -1,5 +1,5 @@
-//! User data that joins a launched instance to the cluster, per AMI family (KARPENTER.md §6.7,
-//! SPEC §5.3), merged with the node class's own `userData` the way Karpenter does:
+//! User data that joins a launched instance to the cluster, per AMI family (docs/karpenter.md §6.7,
+//! docs/spec.md §5.3), merged with the node class's own `userData` the way Karpenter does:
 //!
 //! - **AL2**: a MIME multipart whose last part is the `/etc/eks/bootstrap.sh` script with
 //!   `--kubelet-extra-args` (`--node-labels`, `--register-with-taints`, `--max-pods`); the class's

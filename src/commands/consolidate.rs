@@ -1,4 +1,4 @@
-//! `kubectl karpenter consolidate` (SPEC §9): flags → [`Config`]; the objects from `-f`
+//! `kubectl karpenter consolidate` (docs/spec.md §9): flags → [`Config`]; the objects from `-f`
 //! manifests (embedded catalog or `--catalog`) or from the cluster (the controller's release
 //! and `FEATURE_GATES`, the live catalog); the
 //! [`consolidate`](crate::usecases::consolidate) use case decides, the renderer shows it.

@@ -1,4 +1,4 @@
-//! `kubectl karpenter drift check` (SPEC §4): flags → [`Config`]; the facts gathered from `-f`
+//! `kubectl karpenter drift check` (docs/spec.md §4): flags → [`Config`]; the facts gathered from `-f`
 //! manifests here or from the cluster and EC2 by [`drift_live::gather`]; `--mark` writes the
 //! verdicts; the [`drift_check`](crate::usecases::drift_check) use case decides, the renderer
 //! shows it. Exit 1 when anything drifted.

@@ -1,4 +1,4 @@
-//! `kubectl karpenter enable-drift` / `disable-drift` (SPEC §7): flags → request → the
+//! `kubectl karpenter enable-drift` / `disable-drift` (docs/spec.md §7): flags → request → the
 //! [`drift_gate`](crate::usecases::drift_gate) use case on the live cluster → the console.
 
 use super::live;

@@ -1,4 +1,4 @@
-//! NodePool disruption budgets (KARPENTER.md §5.2; `core main: pkg/apis/v1/nodepool.go
+//! NodePool disruption budgets (docs/karpenter.md §5.2; `core main: pkg/apis/v1/nodepool.go
 //! GetAllowedDisruptionsByReason`, `disruption/helpers.go BuildDisruptionBudgetMapping`):
 //!
 //! 1. a budget is active with no schedule, or when its cron (UTC) last hit within `duration`;

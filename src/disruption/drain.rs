@@ -1,10 +1,10 @@
 //! Drain planning, pure: which pods of a node are evicted, in which order, which are left alone,
-//! and what blocks the drain — with the blocking object named (SPEC §4 step 1 and 4, SPEC §6).
+//! and what blocks the drain — with the blocking object named (docs/spec.md §4 step 1 and 4, docs/spec.md §6).
 //!
-//! Rules (KARPENTER.md §5.5–5.6, ECOSYSTEM.md §2.1):
+//! Rules (docs/karpenter.md §5.5–5.6, docs/conventions.md §2.1):
 //! - left alone: finished pods (Succeeded/Failed), mirror pods (owned by their Node), pods stuck
 //!   terminating (deletionTimestamp more than a minute ago), pods tolerating the disruption taint
-//!   (they would land on the node again), and — as `kubectl drain --ignore-daemonsets` and SPEC §4
+//!   (they would land on the node again), and — as `kubectl drain --ignore-daemonsets` and docs/spec.md §4
 //!   step 4 do — DaemonSet pods, unless [`DrainOptions::evict_daemonsets`] asks for Karpenter
 //!   v1's behaviour of evicting them last in their tier;
 //! - blocking: an active `karpenter.sh/do-not-disrupt` (or v1alpha5 `do-not-evict`) on a pod or
@@ -29,7 +29,7 @@ use crate::model::time::parse_rfc3339;
 /// Pods terminating longer than this are considered stuck and ignored (Karpenter, kubectl).
 pub const STUCK_TERMINATING_SECONDS: i64 = 60;
 
-/// The taint that marks a node being disrupted, per generation (KARPENTER.md §2.4).
+/// The taint that marks a node being disrupted, per generation (docs/karpenter.md §2.4).
 pub fn disruption_taint(generation: Option<ApiGeneration>) -> Taint {
     match generation {
         Some(ApiGeneration::V1) | None => {
@@ -75,7 +75,7 @@ impl Pdb {
     }
 }
 
-/// Eviction order (KARPENTER.md §5.5), earliest first.
+/// Eviction order (docs/karpenter.md §5.5), earliest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Tier {
     /// Non-critical, not DaemonSet-owned.
@@ -179,7 +179,7 @@ pub struct DrainOptions {
     pub evict_daemonsets: bool,
     /// The node's disruption taint (see [`disruption_taint`]).
     pub disruption_taint: Taint,
-    /// `--force`: do-not-disrupt annotations do not block (SPEC §6).
+    /// `--force`: do-not-disrupt annotations do not block (docs/spec.md §6).
     pub ignore_do_not_disrupt: bool,
 }
 
@@ -255,7 +255,7 @@ pub fn is_critical(pod: &Pod) -> bool {
 }
 
 /// Whether a do-not-disrupt value is active at `now`: `"true"`, or (v1.x) a positive duration
-/// counted from the pod's creation; anything else is ignored, as Karpenter does (KARPENTER.md §2.3).
+/// counted from the pod's creation; anything else is ignored, as Karpenter does (docs/karpenter.md §2.3).
 pub fn do_not_disrupt_active(pod: &Pod, now: i64) -> bool {
     let Some(v) = pod.do_not_disrupt.as_deref() else {
         return false;
@@ -347,7 +347,7 @@ pub fn plan_drain(
                 },
                 value,
             });
-            // Not evictable: the drain waits for it (KARPENTER.md §5.5), never evicts it.
+            // Not evictable: the drain waits for it (docs/karpenter.md §5.5), never evicts it.
             continue;
         }
         let covering: Vec<&Pdb> = pdbs.iter().filter(|p| p.covers(pod)).collect();

@@ -241,7 +241,7 @@ impl Schedule {
     }
 
     /// Whether a window of `duration` seconds opened by the schedule covers `now`: Karpenter's
-    /// `next(now − duration) ≤ now` (KARPENTER.md §5.2), where `next(t)` is the first hit
+    /// `next(now − duration) ≤ now` (docs/karpenter.md §5.2), where `next(t)` is the first hit
     /// strictly after `t`. So a `0 9 * * *` schedule with `1h` is active on [09:00, 10:00).
     pub fn active(&self, now: i64, duration: i64) -> bool {
         let start = now.saturating_sub(duration.max(0));

@@ -2,8 +2,8 @@
 //! node against — and where each fact came from, so an explanation can name its source
 //! (`via SSM /aws/service/eks/...`).
 //!
-//! SPEC §4: AMIs are resolved live from SSM/EC2 and **not** trusted from a possibly stale
-//! `EC2NodeClass.status` (KARPENTER.md §8: without a running controller the status goes stale).
+//! docs/spec.md §4: AMIs are resolved live from SSM/EC2 and **not** trusted from a possibly stale
+//! `EC2NodeClass.status` (docs/karpenter.md §8: without a running controller the status goes stale).
 //! The AWS adapter builds [`ClassFacts`] (`cloud::ami::facts`: from a live AMI resolution, or
 //! offline from `--ssm-param` values and selector ids, falling back to the status written in
 //! the manifests); [`stale_status_notes`] says when the status disagrees with what was resolved.
@@ -40,7 +40,7 @@ impl<T> Fact<T> {
 }
 
 /// An AMI a class resolves to, with the requirement set it serves (one entry of
-/// `status.amis`, KARPENTER.md §3.4) and where it came from.
+/// `status.amis`, docs/karpenter.md §3.4) and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExpectedImage {
     /// `ami-…`.
@@ -177,7 +177,7 @@ fn join(ids: &BTreeSet<&str>) -> String {
     }
 }
 
-/// Notes for a class whose written `status` disagrees with what was resolved now (KARPENTER.md
+/// Notes for a class whose written `status` disagrees with what was resolved now (docs/karpenter.md
 /// §8: the status is only refreshed while a controller runs). Nothing when the status is empty
 /// or the facts came from the status itself.
 pub fn stale_status_notes(class: &NodeClass, facts: &ClassFacts) -> Vec<String> {

@@ -1,10 +1,10 @@
-//! Drift, decided purely: `evaluate(snapshot) → DriftReport` (SPEC §4, KARPENTER.md §4).
+//! Drift, decided purely: `evaluate(snapshot) → DriftReport` (docs/spec.md §4, docs/karpenter.md §4).
 //!
 //! Gatherers (offline manifests in `commands::drift`, later the cluster + EC2) build a
 //! [`DriftSnapshot`] — managed nodes paired with their NodeClaim, EC2 instance facts and launch
 //! record, the pools and classes, and what each class resolves to *now* ([`facts`]) — and
 //! [`evaluate`] decides per node `Drifted` / `OK` / `Unknown` with the **first** reason in
-//! Karpenter's order (KARPENTER.md §4.2) and an explanation that names what changed.
+//! Karpenter's order (docs/karpenter.md §4.2) and an explanation that names what changed.
 //!
 //! No I/O here: no files, no clock (the snapshot carries `now`), no cloud or cluster client.
 
@@ -33,7 +33,7 @@ use crate::model::nodepool::{NodeClass, NodePool};
 pub use facts::{class_key, ClassFacts, ExpectedImage, Fact, IdSet};
 pub use record::{TemplateChange, TemplateRecord};
 
-/// Karpenter's drift reasons, in the order they are checked (KARPENTER.md §4.2).
+/// Karpenter's drift reasons, in the order they are checked (docs/karpenter.md §4.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum DriftReason {
     /// The NodePool template changed (hash annotations, or this tool's launch record).

@@ -1,4 +1,4 @@
-//! The checks, one function per reason, and the order they run in (KARPENTER.md §4.2).
+//! The checks, one function per reason, and the order they run in (docs/karpenter.md §4.2).
 //!
 //! Each check answers [`Outcome`]: drifted (with an explanation), clean, or not checkable (and
 //! whether that leaves the verdict `Unknown`). The first drifted check wins, as in Karpenter's
@@ -17,7 +17,7 @@ use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
 use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::time::parse_rfc3339;
 
-/// `InstanceTypeNotFound` only judges NodeClaims older than this (KARPENTER.md §4.2 step 3).
+/// `InstanceTypeNotFound` only judges NodeClaims older than this (docs/karpenter.md §4.2 step 3).
 const INSTANCE_TYPE_MIN_AGE_SECONDS: i64 = 3600;
 
 /// A reason found.
@@ -119,7 +119,7 @@ pub(super) fn evaluate_node(
         not_checked: vec![],
     };
     let Some(pool) = pool else {
-        // Karpenter does not evaluate a NodeClaim whose NodePool is gone (KARPENTER.md §4.1).
+        // Karpenter does not evaluate a NodeClaim whose NodePool is gone (docs/karpenter.md §4.1).
         result.status = Status::Unknown;
         result.detail = match &pool_name {
             Some(name) => format!("NodePool (or Provisioner) {name} not found"),
@@ -191,7 +191,7 @@ fn checks<'a>(
     let mut list: Vec<Check<'a>> = Vec::new();
     if pool.generation == Some(ApiGeneration::V1Alpha5) {
         // v0.21–v0.28 only knew AMI drift, and a Provisioner without providerRef (inline
-        // `spec.provider`) was never drifted (KARPENTER.md §4.2, pre-v1).
+        // `spec.provider`) was never drifted (docs/karpenter.md §4.2, pre-v1).
         let inline = class_ref.is_none_or(|r| r.kind == "Provisioner");
         if !inline {
             list.push(Box::new(move || match class {
@@ -341,7 +341,7 @@ fn instance_type_drift(
 
 /// The instance type's requirements as far as the AMIs' requirement keys go, read from the
 /// node's labels: Karpenter labels a node with every single-valued requirement of its type, and
-/// an absent count (`instance-gpu-count`, …) means `DoesNotExist` (KARPENTER.md §2.2).
+/// an absent count (`instance-gpu-count`, …) means `DoesNotExist` (docs/karpenter.md §2.2).
 fn type_requirements(mn: &ManagedNode, images: &[ExpectedImage]) -> Requirements {
     let labels_ = mn.labels();
     let mut keys: BTreeSet<String> = images
@@ -367,7 +367,7 @@ fn type_requirements(mn: &ManagedNode, images: &[ExpectedImage]) -> Requirements
     reqs
 }
 
-/// `MapToInstanceTypes` for one type (KARPENTER.md §3.5): the first image, in order, whose
+/// `MapToInstanceTypes` for one type (docs/karpenter.md §3.5): the first image, in order, whose
 /// requirements are compatible — only the newest compatible AMI counts. Images whose
 /// requirements are unknown (ids given offline) are all accepted.
 fn expected_images<'a>(mn: &ManagedNode, images: &'a [ExpectedImage]) -> Vec<&'a ExpectedImage> {

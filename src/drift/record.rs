@@ -1,16 +1,16 @@
 //! The launch record: a compact snapshot of the NodePool template a node was launched from,
 //! stored as one EC2 tag ([`labels::TEMPLATE_RECORD_TAG`]) in the same CreateFleet call that launches the
-//! instance (SPEC §5.3), so drift can later say **which** template fields changed
-//! (SPEC §4 "compare against the template snapshot recorded at launch").
+//! instance (docs/spec.md §5.3), so drift can later say **which** template fields changed
+//! (docs/spec.md §4 "compare against the template snapshot recorded at launch").
 //!
 //! Why digests and not values: an EC2 tag value holds at most 256 characters, and a template's
 //! labels, taints and kubelet settings do not fit. The record keeps the node class name in clear
 //! and an 8-hex-digit digest per field. The old *values* are recovered from the node itself:
 //! template labels, annotations and taints are copied onto the Node at registration
-//! (KARPENTER.md §6.8), so the subset of the node's own labels whose digest equals the recorded
+//! (docs/karpenter.md §6.8), so the subset of the node's own labels whose digest equals the recorded
 //! one is the old template ([`recover_subset`]).
 //!
-//! Which fields count: those Karpenter's `nodepool-hash` covers (KARPENTER.md §4.3: template
+//! Which fields count: those Karpenter's `nodepool-hash` covers (docs/karpenter.md §4.3: template
 //! metadata labels/annotations, taints, startupTaints, nodeClassRef, kubelet (pre-v1),
 //! expireAfter and terminationGracePeriod (v1)). Requirements are recorded too but, as in
 //! Karpenter (`hash:"ignore"`), a requirements change is judged by `RequirementsDrifted`, not
@@ -180,7 +180,7 @@ fn single(value: Option<&String>) -> Vec<String> {
     value.map(|v| vec![v.clone()]).unwrap_or_default()
 }
 
-/// Whether the field is part of this generation's template hash (KARPENTER.md §4.3).
+/// Whether the field is part of this generation's template hash (docs/karpenter.md §4.3).
 fn v1_only_fields(pool: &NodePool) -> bool {
     pool.generation == Some(ApiGeneration::V1)
 }
@@ -420,7 +420,7 @@ fn eligible(map: &BTreeMap<String, String>, keep: fn(&str) -> bool) -> BTreeMap<
 }
 
 /// Keys a template may carry: Karpenter rejects restricted domains and well-known labels in
-/// `template.metadata.labels` (KARPENTER.md §1.5), so node labels under them came from elsewhere.
+/// `template.metadata.labels` (docs/karpenter.md §1.5), so node labels under them came from elsewhere.
 fn label_candidate(key: &str) -> bool {
     labels::restricted_reason(key).is_none() && !labels::is_well_known(key)
 }

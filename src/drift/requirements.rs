@@ -1,4 +1,4 @@
-//! `RequirementsDrifted` (KARPENTER.md §4.2 step 2): are the node's labels still compatible
+//! `RequirementsDrifted` (docs/karpenter.md §4.2 step 2): are the node's labels still compatible
 //! with the NodePool's requirements, with **no** "allow undefined" keys (drift passes none,
 //! unlike the scheduler)?
 //!

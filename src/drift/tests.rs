@@ -1,4 +1,4 @@
-//! Drift rules as tables and scenarios (KARPENTER.md §4.2): every reason, their precedence, the
+//! Drift rules as tables and scenarios (docs/karpenter.md §4.2): every reason, their precedence, the
 //! requirement-drift table, v1alpha5's AMI-only drift, and the explanation texts.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,4 +1,4 @@
-//! Credentials never reach the terminal (SPEC §6): every line this tool writes to stderr — its
+//! Credentials never reach the terminal (docs/spec.md §6): every line this tool writes to stderr — its
 //! errors, notes and warnings, and the log lines of `-v` and `KUBECTL_KARPENTER_LOG`, including
 //! those of kube-rs and the AWS SDK — passes through [`redact`] first.
 //!

@@ -1,4 +1,4 @@
-//! Is an in-cluster Karpenter controller running? (SPEC §6: two autoscalers acting on the same
+//! Is an in-cluster Karpenter controller running? (docs/spec.md §6: two autoscalers acting on the same
 //! NodePools is an outage, so mutating commands refuse with exit 4 unless `--force`.)
 //!
 //! A Deployment, in any namespace, counts as Karpenter's controller when it is labelled

@@ -1,4 +1,4 @@
-//! Which cluster, as whom: the kubeconfig flags of SPEC §2 (kubectl does not forward its own
+//! Which cluster, as whom: the kubeconfig flags of docs/spec.md §2 (kubectl does not forward its own
 //! flags to plugins), and what the kubeconfig says about the cluster for node user data (name,
 //! endpoint, CA) — the same derivation `--cluster-name` documents.
 
@@ -13,7 +13,7 @@ use crate::cloud::userdata::base64_encode;
 use crate::disruption::time::parse_duration_flag;
 use crate::error::redact;
 
-/// The kubeconfig flags of SPEC §2, as given (`--kubeconfig`, `--context`, …).
+/// The kubeconfig flags of docs/spec.md §2, as given (`--kubeconfig`, `--context`, …).
 #[derive(Debug, Clone, Default)]
 pub struct KubeFlags {
     /// `--kubeconfig`.

@@ -5,7 +5,7 @@
 //! Why so narrow: the core never sees Kubernetes objects, only the slim model; and a raw
 //! request/response seam lets the adapter decide per call whether a 429 may be retried (never
 //! for evictions: a PDB refusal must reach the drain logic, not be hidden by kube-rs's default
-//! retry layer), decode list pages straight into slim serde types (PERF.md B4), and keep one
+//! retry layer), decode list pages straight into slim serde types (docs/performance.md B4), and keep one
 //! error type whose message names the object.
 
 pub mod client;
@@ -108,7 +108,7 @@ impl Response {
 pub trait Cluster {
     /// Sends a request. `Err` only when no HTTP answer came (transport, authentication, timeout).
     fn send(&self, request: Request) -> Result<Response, ClusterError>;
-    /// Requests sent so far (for `-v` and the PERF.md B3 budget).
+    /// Requests sent so far (for `-v` and the docs/performance.md B3 budget).
     fn request_count(&self) -> u64;
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{Cluster, ClusterError, Method, Request, Response};
 
 /// Items per LIST page: big enough to keep round trips few, small enough that one page of
-/// decoded JSON never dominates memory (PERF.md B4).
+/// decoded JSON never dominates memory (docs/performance.md B4).
 pub const PAGE_SIZE: usize = 500;
 
 fn decode<T: DeserializeOwned>(path: &str, body: &[u8]) -> Result<T, ClusterError> {

@@ -1,6 +1,6 @@
 //! A live snapshot: which Karpenter generations are installed, and every object a plan, a drift
 //! check or a drain reads — LISTed page by page and normalised into the slim model as each page
-//! arrives (PERF.md B4), never held as full API objects.
+//! arrives (docs/performance.md B4), never held as full API objects.
 
 use serde::de::DeserializeOwned;
 

@@ -1,4 +1,4 @@
-//! The rules of Karpenter's drift feature gate (SPEC §7, KARPENTER.md §0 and §4.4), pure: which
+//! The rules of Karpenter's drift feature gate (docs/spec.md §7, docs/karpenter.md §0 and §4.4), pure: which
 //! release a controller runs, where its gate lives, the change and the JSON patches that make it,
 //! and how far the rollout that applies it got. The workflow that reads and writes the cluster is
 //! [`usecases::drift_gate`](crate::usecases::drift_gate).

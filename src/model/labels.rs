@@ -111,7 +111,7 @@ pub fn cluster_tag(cluster: &str) -> String {
 pub const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
 /// The v1alpha5 spelling of [`DO_NOT_DISRUPT`].
 pub const DO_NOT_EVICT: &str = "karpenter.sh/do-not-evict";
-/// NodePool template hash (NodePool, NodeClaim; KARPENTER.md §2.3).
+/// NodePool template hash (NodePool, NodeClaim; docs/karpenter.md §2.3).
 pub const NODEPOOL_HASH: &str = "karpenter.sh/nodepool-hash";
 /// The hash algorithm's version.
 pub const NODEPOOL_HASH_VERSION: &str = "karpenter.sh/nodepool-hash-version";
@@ -157,7 +157,7 @@ pub const DRIFTED_LABEL: &str = "kubectl-karpenter.io/drifted";
 /// The annotation linking a drifted node and its replacement.
 pub const REPLACEMENT: &str = "kubectl-karpenter.io/replacement";
 
-/// The AWS provider's well-known instance labels (KARPENTER.md §2.2), allowed to be undefined on
+/// The AWS provider's well-known instance labels (docs/karpenter.md §2.2), allowed to be undefined on
 /// the node side when scheduling.
 pub const AWS_WELL_KNOWN: &[&str] = &[
     INSTANCE_TENANCY,
@@ -221,7 +221,7 @@ pub fn normalize_key(key: &str) -> &str {
 }
 
 /// Why a label key may not be used in a NodePool's labels or requirements, if it may not
-/// (v1 CEL rules and runtime validation, KARPENTER.md §1.5; `kubernetes.io` is still restricted
+/// (v1 CEL rules and runtime validation, docs/karpenter.md §1.5; `kubernetes.io` is still restricted
 /// as in Karpenter ≤ v1.8 and all earlier generations, except its exempt sub-domains).
 pub fn restricted_reason(key: &str) -> Option<&'static str> {
     let key = normalize_key(key);

@@ -145,7 +145,7 @@ pub struct NodePool {
 impl NodePool {
     /// The pool's scheduling requirements: written requirements, template labels as `In`, and
     /// the pool's own label (`karpenter.sh/nodepool` or `karpenter.sh/provisioner-name`), plus
-    /// the node class label (KARPENTER.md §6.2).
+    /// the node class label (docs/karpenter.md §6.2).
     pub fn scheduling_requirements(&self) -> Requirements {
         let mut reqs = Requirements::from_selectors(&self.requirements);
         for (k, v) in &self.labels {

@@ -1,4 +1,4 @@
-//! AWS capacity and overhead formulas (KARPENTER.md §6.3, `aws v1.14.1:
+//! AWS capacity and overhead formulas (docs/karpenter.md §6.3, `aws v1.14.1:
 //! pkg/providers/instancetype/types.go`), as pure functions.
 //!
 //! Karpenter does not ask EC2 what a node will report: it predicts capacity and the kubelet's
@@ -538,7 +538,7 @@ mod tests {
 
     #[test]
     fn eni_limited_pods_match_the_eks_table() {
-        // (type, default-card ENIs, IPv4 per ENI, pods) — KARPENTER.md §6.3.
+        // (type, default-card ENIs, IPv4 per ENI, pods) — docs/karpenter.md §6.3.
         let cases = [
             ("t3.large", 3, 12, 35),
             ("m5.large", 3, 10, 29),

@@ -153,7 +153,7 @@ pub struct PodFields {
     /// Labels.
     pub labels: BTreeMap<String, String>,
     /// Effective requests: max(Σ containers + sidecars, largest init) + runtime overhead,
-    /// plus `pods: 1` (KARPENTER.md §6.3).
+    /// plus `pods: 1` (docs/karpenter.md §6.3).
     pub requests: Resources,
     /// `spec.nodeSelector`.
     pub node_selector: BTreeMap<String, String>,
@@ -216,7 +216,7 @@ impl PodFields {
         matches!(self.phase.as_deref(), Some("Succeeded") | Some("Failed"))
     }
 
-    /// Karpenter's "provisionable" predicate (KARPENTER.md §5.6): marked unschedulable by the
+    /// Karpenter's "provisionable" predicate (docs/karpenter.md §5.6): marked unschedulable by the
     /// scheduler, not bound, not nominated, not DaemonSet- or Node-owned.
     pub fn is_provisionable(&self) -> bool {
         let unschedulable = self

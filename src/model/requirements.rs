@@ -1,4 +1,4 @@
-//! The requirements algebra shared by scheduling and drift (KARPENTER.md §1.6,
+//! The requirements algebra shared by scheduling and drift (docs/karpenter.md §1.6,
 //! `core: pkg/scheduling/requirement.go`, `requirements.go`).
 //!
 //! A requirement is a possibly-complemented set of values with optional integer bounds:
@@ -721,7 +721,7 @@ mod tests {
         out
     }
 
-    /// The requirement-drift table of KARPENTER.md §4.2: node labels vs NodePool requirements,
+    /// The requirement-drift table of docs/karpenter.md §4.2: node labels vs NodePool requirements,
     /// no undefined keys allowed.
     #[test]
     fn compatibility_as_drift_uses_it() {

@@ -37,7 +37,7 @@ pub(super) fn is_exotic(it: &InstanceType) -> bool {
 }
 
 /// Orders a NodeClaim's options by price, truncates them, checks `minValues`, and works out
-/// what would be launched (KARPENTER.md §6.4 steps 5–6, §6.7 steps 2–3).
+/// what would be launched (docs/karpenter.md §6.4 steps 5–6, §6.7 steps 2–3).
 pub(super) fn finalize(
     input: &Input,
     pool: &Pool<'_>,

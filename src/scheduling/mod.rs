@@ -1,5 +1,5 @@
 //! `solve(input) → Plan`: where Karpenter would put each pending pod — on existing nodes, or on
-//! new NodeClaims from the NodePools — and why the others cannot go anywhere (KARPENTER.md §6).
+//! new NodeClaims from the NodePools — and why the others cannot go anywhere (docs/karpenter.md §6).
 //!
 //! Pure: no clock, no I/O, deterministic for a given input. The algorithm is Karpenter's greedy
 //! first-fit-decreasing (`scheduler.go`): pods largest-first; existing nodes, then the least

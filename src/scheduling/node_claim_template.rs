@@ -228,7 +228,7 @@ impl<'r> OfferingFilter<'r> {
     }
 }
 
-/// The DaemonSets that would run on this pool's nodes (KARPENTER.md §6.3): they tolerate the
+/// The DaemonSets that would run on this pool's nodes (docs/karpenter.md §6.3): they tolerate the
 /// pool's taints (a PreferNoSchedule toleration is implied) and their strict node requirements
 /// are compatible with the pool's. Returned with those requirements, for the per-type check.
 pub(super) fn pool_daemons<'i>(

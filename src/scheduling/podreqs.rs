@@ -136,7 +136,7 @@ impl PodState {
 }
 
 /// Why a pod is refused before any placement is tried (Karpenter's pending-pod validation,
-/// KARPENTER.md §6.1), or `None` if it can be scheduled.
+/// docs/karpenter.md §6.1), or `None` if it can be scheduled.
 pub(crate) fn validation_error(pod: &Pod) -> Option<Reason> {
     if let Some(why) = &pod.unsupported {
         return Some(Reason::Unsupported(why.clone()));

@@ -1,5 +1,5 @@
-//! `ami`: what each node class's AMI selection resolves to, and from where (KARPENTER.md §3,
-//! SPEC §5.1): per term the SSM parameter or DescribeImages filter used, and the images chosen,
+//! `ami`: what each node class's AMI selection resolves to, and from where (docs/karpenter.md §3,
+//! docs/spec.md §5.1): per term the SSM parameter or DescribeImages filter used, and the images chosen,
 //! computed live from SSM and EC2 — not trusted from `status.amis`.
 
 use serde::{Serialize, Serializer};

@@ -228,7 +228,7 @@ pub fn run(
         Mechanism::ConfigMap => gate.settings(read_settings()?)?,
         Mechanism::FeatureGatesEnv => {
             let view = &install.deployment;
-            // v0.32 without the env var: the ConfigMap key is merged in (KARPENTER.md §4.4).
+            // v0.32 without the env var: the ConfigMap key is merged in (docs/karpenter.md §4.4).
             let default = if install.generation == Generation::FeatureGatesDefaultOff
                 && view.feature_gates().value().is_none()
                 && !view.flag

@@ -1,4 +1,4 @@
-//! Karpenter's termination controller, emulated (KARPENTER.md §5.5, §2.5), so that tools which
+//! Karpenter's termination controller, emulated (docs/karpenter.md §5.5, §2.5), so that tools which
 //! delete NodeClaims / Machines / Nodes and leave the rest to "the running controller" can be
 //! tested. It only acts on objects being deleted that carry the `karpenter.sh/termination`
 //! finalizer; nothing else changes.

@@ -1,6 +1,6 @@
 //! A loopback Kubernetes API server for tests and demos: enough of kube-apiserver, the
 //! controllers, the scheduler and the kubelet that the real `kubectl` and `kubectl karpenter`
-//! can be pointed at it (TESTING.md §4). No container engine, no etcd: one process, objects in
+//! can be pointed at it (docs/testing.md §4). No container engine, no etcd: one process, objects in
 //! memory, plain HTTP on 127.0.0.1.
 //!
 //! # Running it standalone

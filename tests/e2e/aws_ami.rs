@@ -1,4 +1,4 @@
-//! `kubectl karpenter ami` against moto: every alias per KARPENTER.md §3 (variants, pinned
+//! `kubectl karpenter ami` against moto: every alias per docs/karpenter.md §3 (variants, pinned
 //! versions, missing variants, version guards), selector terms (deprecated vs newer,
 //! architecture split), v1alpha1 `amiSelector` (seed walkthrough 000), the JSON contract, the
 //! AWS call budget, and bad input.

@@ -1,8 +1,8 @@
-//! Launch against moto (SPEC §5.3, KARPENTER.md §6.7): one CreateFleet per NodeClaim with the
+//! Launch against moto (docs/spec.md §5.3, docs/karpenter.md §6.7): one CreateFleet per NodeClaim with the
 //! right type, AMI, subnet, security groups, tags and user data for AL2, AL2023 and
 //! Bottlerocket; idempotent retries (tag lookup, lost CreateFleet answer adopted); fleet errors
 //! per pool with the next pools tried and nothing half-launched; describe/terminate in batches
-//! and PERF.md B3's call budget.
+//! and docs/performance.md B3's call budget.
 //!
 //! moto's CreateFleet is made to behave like EC2 by the launcher (`tests/moto/server.py`:
 //! priority order, template security groups, `--fleet-ice`, `--fleet-lose-answers`).
@@ -523,7 +523,7 @@ fn describe_and_terminate_in_batches_within_the_b3_call_budget() {
     assert_eq!(counts.get("EC2.DescribeInstances"), 5);
     assert!(
         counts.total() <= 12,
-        "PERF.md B3 budget: {}",
+        "docs/performance.md B3 budget: {}",
         counts.summary()
     );
     let t = Clock::now();

@@ -1,5 +1,5 @@
 //! Subnets and security groups of node classes, resolved through the AWS adapter against moto
-//! (SPEC §5.2): v1 terms ORed, tags ANDed, `*` = tag key, ids; v1alpha1 selectors with
+//! (docs/spec.md §5.2): v1 terms ORed, tags ANDed, `*` = tag key, ids; v1alpha1 selectors with
 //! `aws-ids`/`aws::ids` and comma-split values.
 
 use std::collections::BTreeSet;

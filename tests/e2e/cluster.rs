@@ -1,5 +1,5 @@
 //! Fidelity of the local test cluster (`tests/cluster`): the real `kubectl` runs against it and
-//! must get what a real cluster would answer (TESTING.md §4). Each test starts its own
+//! must get what a real cluster would answer (docs/testing.md §4). Each test starts its own
 //! in-process cluster on a free loopback port.
 
 use crate::support::fixture;
@@ -1298,7 +1298,7 @@ fn ec2_kubelet_registers_a_node_per_running_instance_from_its_user_data() {
         node["spec"]["taints"][0],
         serde_json::json!({"key": "dedicated", "value": "batch", "effect": "NoSchedule"})
     );
-    // KARPENTER.md §6.3: m5.large on the EKS AMIs.
+    // docs/karpenter.md §6.3: m5.large on the EKS AMIs.
     let alloc = &node["status"]["allocatable"];
     assert_eq!(
         (

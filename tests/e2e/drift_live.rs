@@ -9,7 +9,7 @@
 //! - replace safety: a PDB with `maxUnavailable: 0` and a do-not-disrupt pod block (named),
 //!   a replacement that never becomes Ready is rolled back, and a run killed at each step
 //!   resumes without a second replacement;
-//! - pace (PERF.md B6): a budget of two kept full, never exceeded;
+//! - pace (docs/performance.md B6): a budget of two kept full, never exceeded;
 //! - `--via-controller`: NodeClaims handed to (the test cluster's emulation of) Karpenter's
 //!   termination controller one budget's worth at a time.
 
@@ -624,7 +624,7 @@ spec:
     )
 }
 
-/// PERF.md B6: four drifted nodes, a budget of `nodes: "2"` and `--max-parallel 10`: two at
+/// docs/performance.md B6: four drifted nodes, a budget of `nodes: "2"` and `--max-parallel 10`: two at
 /// a time, the next starting as one finishes — the budget kept full, never exceeded.
 #[test]
 fn budget_of_two_is_kept_full_and_never_exceeded() {
@@ -747,7 +747,7 @@ spec:
     ]);
 }
 
-/// `drift replace --via-controller` (SPEC §6) with a budget of one: the controller's nodes
+/// `drift replace --via-controller` (docs/spec.md §6) with a budget of one: the controller's nodes
 /// are handed over one at a time — the NodeClaim deleted, the test cluster's emulation of
 /// Karpenter's termination controller drains and terminates the node, a provisioner (this
 /// tool's `provision --watch`, standing in for the controller's) launches for the pods that

@@ -159,7 +159,7 @@ spec:
         eks-immersion-team: steady-team
 ";
 
-/// SPEC §4 `--mark`, v0.2x generation: the drifted Provisioner node gets
+/// docs/spec.md §4 `--mark`, v0.2x generation: the drifted Provisioner node gets
 /// `karpenter.sh/voluntary-disruption=drifted`, the steady one nothing; a re-run changes
 /// nothing; once the Provisioner is switched back to the old template the annotation goes.
 #[test]
@@ -319,7 +319,7 @@ spec:
       nodeSelector: {team: b}
 ";
 
-/// SPEC §4 `--mark`, v1beta1: the node of the NodePool whose requirements changed gets the
+/// docs/spec.md §4 `--mark`, v1beta1: the node of the NodePool whose requirements changed gets the
 /// tool's label `kubectl-karpenter.io/drifted=RequirementsDrifted` (so `kubectl get nodes -l`
 /// selects it), the other pool's node nothing; reverting the edit removes the label.
 #[test]
@@ -381,7 +381,7 @@ fn mark_v1beta1_labels_drifted_nodes_selectably_and_clears_when_undone() {
     untouched(&b);
 }
 
-/// SPEC §4 `--watch`: "keeps replacing as nodes drift". A pass with nothing drifted, then the
+/// docs/spec.md §4 `--watch`: "keeps replacing as nodes drift". A pass with nothing drifted, then the
 /// Provisioner switched to the 1.25 template while the watch sleeps: a later pass replaces the
 /// node (old node and instance gone, `inflate` Running on a 1.25 node, one replacement), and
 /// Ctrl-C during the 30 s sleep stops it promptly with exit 0.
@@ -486,7 +486,7 @@ fn replace_watch_replaces_a_node_that_drifts_and_stops_on_ctrl_c() {
     );
 }
 
-/// SPEC §6 `--via-controller` with a v0.2x controller and no Machines (v1alpha5 nodes only):
+/// docs/spec.md §6 `--via-controller` with a v0.2x controller and no Machines (v1alpha5 nodes only):
 /// without Karpenter's termination finalizer the node is blocked, the finalizer named; with
 /// it, the Node itself is deleted and the (emulated) termination controller cordons, drains
 /// and terminates it while a provisioner (`provision --watch`, standing in for Karpenter's)

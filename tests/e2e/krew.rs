@@ -5,11 +5,11 @@
 //! Uses only `std`, `serde_json` and `serde-saphyr`.
 //!
 //! `validate_manifest` mirrors krew's own checks (`internal/index/validation` and
-//! `cmd/validate-krew-manifest` in kubernetes-sigs/krew, see ECOSYSTEM.md §1.1) plus
+//! `cmd/validate-krew-manifest` in kubernetes-sigs/krew, see docs/conventions.md §1.1) plus
 //! the krew-index review conventions we follow (short description ≤ 50 chars,
 //! description and caveats wrapped at 80 columns, no command list in the
 //! description). krew checks that `metadata.name` equals the manifest's file name:
-//! the repository copy is called `krew-manifest.yaml` (SPEC §8), so in a krew
+//! the repository copy is called `krew-manifest.yaml` (docs/spec.md §8), so in a krew
 //! index it must be saved as `plugins/karpenter.yaml`; the tests check the name
 //! against `karpenter`, the index file name.
 
@@ -23,7 +23,7 @@ const PLUGIN_NAME: &str = "karpenter";
 const BIN_NAME: &str = "kubectl-karpenter";
 const API_VERSION: &str = "krew.googlecontainertools.github.com/v1alpha2";
 const ZERO_SHA256: &str = "0000000000000000000000000000000000000000000000000000000000000000";
-/// Platforms we ship (SPEC §8).
+/// Platforms we ship (docs/spec.md §8).
 const SHIPPED: [(&str, &str); 4] = [
     ("linux", "amd64"),
     ("linux", "arm64"),
@@ -504,7 +504,7 @@ fn assert_valid(m: &Value, what: &str) {
 fn committed_krew_manifest_is_valid() {
     let m = load_manifest(&repo_root().join("krew-manifest.yaml"));
     assert_valid(&m, "krew-manifest.yaml");
-    // exactly the platforms SPEC §8 asks for, each pointing at its release archive
+    // exactly the platforms docs/spec.md §8 asks for, each pointing at its release archive
     let version = cargo_version();
     assert_eq!(
         platforms(&m).len(),

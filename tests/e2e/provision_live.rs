@@ -408,7 +408,7 @@ fn running_karpenter_controller_refuses_and_no_terminal_refuses() {
     assert!(out.stdout.contains("default"), "{}", out.stdout);
 }
 
-/// SPEC §2: kubectl does not forward its flags, so the plugin honours them itself — here
+/// docs/spec.md §2: kubectl does not forward its flags, so the plugin honours them itself — here
 /// `--kubeconfig`, `--context` (the current context points at a dead server) and an exec
 /// credential plugin like `aws eks get-token` (it must run, and its token be used).
 #[test]

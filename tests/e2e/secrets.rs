@@ -1,4 +1,4 @@
-//! Credentials never reach the terminal (SPEC §6, issue #13): secrets are planted everywhere a
+//! Credentials never reach the terminal (docs/spec.md §6, issue #13): secrets are planted everywhere a
 //! user has them — the AWS variables (access key id, secret key, session token), a bearer
 //! token and a client key in the kubeconfig, an exec credential plugin's environment,
 //! arguments, output and error output — and ALL of stdout and stderr is searched for them, at

@@ -17,7 +17,7 @@ creation date or deprecation time.
 
 What the seed looks like (the tests rely on it, so keep it stable):
 - Kubernetes versions 1.24 1.25 1.29 1.30 1.32 1.33 1.34 1.35.
-- Every variant Karpenter resolves (KARPENTER.md §3.2), each with two releases: the older one is
+- Every variant Karpenter resolves (docs/karpenter.md §3.2), each with two releases: the older one is
   reachable only through its pinned parameter, the newer one is also `recommended`/`latest`.
   Real gaps are mirrored: no AL2 from 1.33 on, no AL2023 for 1.24. Deliberate gaps test the
   missing-variant rule: AL2023 arm64 nvidia is absent for 1.29, Bottlerocket nvidia is absent
@@ -27,7 +27,7 @@ What the seed looks like (the tests rely on it, so keep it stable):
   arm64, and an i386 one that must be ignored).
 - A VPC with a private and a public subnet per zone and three security groups, tagged like an
   eksctl cluster.
-- CreateFleet (on-demand, `instant`) behaves like EC2 where moto 5.2.5 does not (TESTING.md §3):
+- CreateFleet (on-demand, `instant`) behaves like EC2 where moto 5.2.5 does not (docs/testing.md §3):
   overrides are tried in `Priority` order, the launch template's `SecurityGroupIds` are applied,
   and pools named by `--fleet-ice TYPE[@ZONE]` answer `InsufficientInstanceCapacity` in the
   response's `Errors` (the next pool is tried). `--fleet-lose-answers N` makes the first N

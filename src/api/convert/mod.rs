@@ -1,7 +1,7 @@
 //! `kubectl karpenter convert`: v1alpha5 Provisioners with their AWSNodeTemplates (or inline
 //! `spec.provider`) and v1beta1 NodePools/EC2NodeClasses become `karpenter.sh/v1` NodePools and
-//! `karpenter.k8s.aws/v1` EC2NodeClasses; v1 objects pass through unchanged (KARPENTER.md §1,
-//! SPEC §2).
+//! `karpenter.k8s.aws/v1` EC2NodeClasses; v1 objects pass through unchanged (docs/karpenter.md §1,
+//! docs/spec.md §2).
 //!
 //! The rule is "preserve behaviour, explain every change": wherever a default moved or
 //! disappeared between generations, the old generation's effective value is written out

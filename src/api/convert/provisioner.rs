@@ -255,7 +255,7 @@ fn requirement(key: &str, operator: &str, values: &[&str]) -> RequirementSpec {
 }
 
 /// The AWS webhook's Provisioner defaults that `reqs` and `labels_` leave open
-/// (`aws v0.27.6: pkg/apis/v1alpha5/provisioner.go SetDefaults`, KARPENTER.md §1.1).
+/// (`aws v0.27.6: pkg/apis/v1alpha5/provisioner.go SetDefaults`, docs/karpenter.md §1.1).
 fn webhook_defaults(reqs: &[RequirementSpec], labels_: Option<&StringMap>) -> Vec<RequirementSpec> {
     let constrained = |key: &str| {
         reqs.iter().any(|r| {

@@ -101,7 +101,7 @@ fn id_list(notes: &mut Notes, field: &str, sel: &StringMap, what: &str) -> Optio
     Some(split_list(ids))
 }
 
-/// A v1alpha1 `amiSelector` map → v1 terms (KARPENTER.md §1.2, §3.3).
+/// A v1alpha1 `amiSelector` map → v1 terms (docs/karpenter.md §1.2, §3.3).
 pub(super) fn legacy_ami_terms(
     notes: &mut Notes,
     field: &str,

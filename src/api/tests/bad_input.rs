@@ -1,4 +1,4 @@
-//! Bad input never hurts (SPEC §6): each broken input yields one line naming the file
+//! Bad input never hurts (docs/spec.md §6): each broken input yields one line naming the file
 //! (document), the object and the field — and nothing panics, whatever the bytes.
 
 use std::io::Cursor;

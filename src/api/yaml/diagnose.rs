@@ -1,4 +1,4 @@
-//! Turns a `serde-saphyr` error into the one-line [`InputError`] of SPEC §6.
+//! Turns a `serde-saphyr` error into the one-line [`InputError`] of docs/spec.md §6.
 //!
 //! The error knows where it happened (line and column) and what was expected; the rest — which
 //! document, which object, which field, what was found — comes from walking the parser's

@@ -1,6 +1,6 @@
 //! `ami` output: per class and term, the source (SSM parameter or DescribeImages filters) and
 //! the images chosen (`-o wide` adds their requirements and the query), the AMI ids
-//! (`-o name`), or the `AMIResolution` document (SPEC §5.6).
+//! (`-o name`), or the `AMIResolution` document (docs/spec.md §5.6).
 
 use std::io::Write;
 

@@ -1,7 +1,7 @@
 //! `consolidate` output: one row per managed node — NODE, NODEPOOL, TYPE, $/HOUR, DECISION
 //! (`delete`, `replace → TYPE`, `none`), METHOD, REASON (the obstacle for `none`, the pass
 //! otherwise) — then the total savings; `-o name` the nodes an action disrupts; `-o json|yaml`
-//! the `ConsolidationReport` (SPEC §9).
+//! the `ConsolidationReport` (docs/spec.md §9).
 
 use std::io::Write;
 

@@ -1,6 +1,6 @@
 //! `drift check` output: the verdict table (`-o wide` adds instance, type, zone and age), the
 //! drifted nodes as `node/NAME` (`-o name`, for `xargs kubectl cordon`), or the `DriftReport`
-//! document (SPEC §5.6; schema in the README).
+//! document (docs/spec.md §5.6; schema in the README).
 
 use std::io::Write;
 

@@ -1,4 +1,4 @@
-//! Table tests of AMI planning, query building and selection (KARPENTER.md §3), and of the
+//! Table tests of AMI planning, query building and selection (docs/karpenter.md §3), and of the
 //! batching driver over the in-memory fake.
 
 use super::*;

@@ -1,7 +1,7 @@
 //! The AWS call counter: an SDK interceptor that records every operation (`EC2.DescribeImages`)
 //! once per call (before serialization: the operation's metadata is not in the config bag
 //! before that) and once per HTTP attempt, so `-v` and JSON outputs can report how many calls
-//! a command cost (PERF.md B3's budget is checked with it).
+//! a command cost (docs/performance.md B3's budget is checked with it).
 
 use aws_sdk_ec2::config::interceptors::{
     BeforeSerializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,

@@ -1,4 +1,4 @@
-//! The custom catalog format (`--catalog FILE`, SPEC.md §5.5): instance types written out by the
+//! The custom catalog format (`--catalog FILE`, docs/spec.md §5.5): instance types written out by the
 //! user as JSON or YAML, parsed with one-line errors naming the file and field path, and turned
 //! into instance types for a node class (kubelet `maxPods`, AWS overhead formulas where the file
 //! gives none, Windows relabelling, subnet zones).

@@ -5,9 +5,9 @@
 //! * the **embedded snapshot** (`catalog/aws-snapshot.json`, written by `scripts/gen_catalog.py`
 //!   from the EC2 API's DescribeInstanceTypes / DescribeInstanceTypeOfferings responses, plus
 //!   us-east-1 on-demand list prices). Requirements, capacity and overhead are derived from those
-//!   facts exactly as `aws v1.14.1: pkg/providers/instancetype/types.go` does (KARPENTER.md §2.2,
+//!   facts exactly as `aws v1.14.1: pkg/providers/instancetype/types.go` does (docs/karpenter.md §2.2,
 //!   §6.3) for a given region, AMI family and kubelet configuration;
-//! * a **custom catalog** (`--catalog FILE`, SPEC.md §5.5): instance types written out by the
+//! * a **custom catalog** (`--catalog FILE`, docs/spec.md §5.5): instance types written out by the
 //!   user, for what-if analysis, other clouds' shapes and tests.
 //!
 //! Module layout: `snapshot` holds the embedded snapshot and its schema, `aws` Karpenter's AWS
@@ -178,7 +178,7 @@ impl Catalog {
         })
     }
 
-    /// A `--catalog FILE` (SPEC.md §5.5). JSON when the name ends in `.json`, YAML otherwise.
+    /// A `--catalog FILE` (docs/spec.md §5.5). JSON when the name ends in `.json`, YAML otherwise.
     pub fn from_file(path: impl AsRef<Path>) -> Result<Catalog> {
         let path = path.as_ref();
         let file = path.display().to_string();

@@ -9,7 +9,7 @@ use crate::model::pod::Pod;
 use crate::model::selector::LabelSelector;
 use crate::scheduling::PoolInput;
 
-/// The Karpenter release whose disruption controller is simulated (SPEC §9: each API generation
+/// The Karpenter release whose disruption controller is simulated (docs/spec.md §9: each API generation
 /// follows its last release; live, the installed controller's version).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Release {

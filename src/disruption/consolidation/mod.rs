@@ -1,6 +1,6 @@
 //! `consolidate`: what Karpenter's disruption controller would decide for every managed node —
 //! expiration, drift, emptiness, multi-node and single-node consolidation — and, for each node
-//! it would leave alone, the obstacle, named with its numbers (SPEC §9, KARPENTER.md §5).
+//! it would leave alone, the obstacle, named with its numbers (docs/spec.md §9, docs/karpenter.md §5).
 //!
 //! Pure and deterministic: the caller hands in the cluster at one instant
 //! ([`ConsolidationInput`]); [`evaluate`] simulates the controller's successive passes until

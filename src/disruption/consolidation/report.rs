@@ -1,4 +1,4 @@
-//! The decision as data: SPEC §9's `ConsolidationReport` (camelCase JSON/YAML).
+//! The decision as data: docs/spec.md §9's `ConsolidationReport` (camelCase JSON/YAML).
 
 use std::fmt;
 
@@ -128,7 +128,7 @@ pub struct NodeReport {
     pub reason: Option<Reason>,
 }
 
-/// SPEC §9 `ConsolidationReport`.
+/// docs/spec.md §9 `ConsolidationReport`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConsolidationReport {

@@ -1,5 +1,5 @@
 //! How many more nodes may start now: per NodePool, its disruption budget for `Drifted`
-//! (KARPENTER.md §5.2) minus the nodes already in replacement, and `--max-parallel` over all.
+//! (docs/karpenter.md §5.2) minus the nodes already in replacement, and `--max-parallel` over all.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;

@@ -134,7 +134,7 @@ pub enum Readiness {
 
 /// The readiness of a replacement whose Node is `node` (if registered); `startup_taints` are
 /// the keys of its pool's startup taints, gone once initialized (Karpenter waits for that
-/// before it drains, KARPENTER.md §5.3).
+/// before it drains, docs/karpenter.md §5.3).
 pub fn readiness(node: Option<&Node>, startup_taints: &BTreeSet<String>) -> Readiness {
     match node {
         Some(n) if n.ready && n.taints.iter().any(|t| startup_taints.contains(&t.key)) => {
@@ -180,7 +180,7 @@ pub const MAX_BACKOFF: Duration = Duration::from_secs(5);
 /// Passes while pods terminate (their grace period) come this often.
 pub const TERMINATING_POLL: Duration = Duration::from_secs(1);
 
-/// A drain in progress: evictions go out one pass at a time, tier by tier (KARPENTER.md
+/// A drain in progress: evictions go out one pass at a time, tier by tier (docs/karpenter.md
 /// §5.5), with a backoff between passes, so that one loop drains many nodes at once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Drain {

@@ -1,4 +1,4 @@
-//! `consolidate` (SPEC §9): what Karpenter's disruption controller would do to the nodes that
+//! `consolidate` (docs/spec.md §9): what Karpenter's disruption controller would do to the nodes that
 //! exist, and why not for each node it leaves alone. Three steps with plain values between them:
 //!
 //! 1. gather the objects — offline from `-f` manifests, or live ([`gather_live`]: a cluster

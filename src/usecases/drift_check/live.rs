@@ -1,7 +1,7 @@
 //! The live facts: the instances from DescribeInstances in batches of 1000, and every class
 //! resolved live — AMIs from SSM/EC2, subnets and security groups from their selectors — never
-//! trusted from a possibly stale `status` (SPEC §4). The AWS calls grow with classes and
-//! ⌈nodes/1000⌉, never with nodes (PERF.md B3).
+//! trusted from a possibly stale `status` (docs/spec.md §4). The AWS calls grow with classes and
+//! ⌈nodes/1000⌉, never with nodes (docs/performance.md B3).
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,5 +1,5 @@
 //! `--mark`: the verdict written where the installed generation shows drift — the v0.2x node
-//! annotation `karpenter.sh/voluntary-disruption=drifted` for Provisioner nodes (KARPENTER.md
+//! annotation `karpenter.sh/voluntary-disruption=drifted` for Provisioner nodes (docs/karpenter.md
 //! §4.1), else the label `kubectl-karpenter.io/drifted=<reason>` (selectable with
 //! `kubectl get nodes -l`); both are removed from nodes no longer drifted.
 

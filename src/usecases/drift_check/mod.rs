@@ -1,4 +1,4 @@
-//! `drift check`: which managed nodes drifted, and why (SPEC §4). Three steps with plain values
+//! `drift check`: which managed nodes drifted, and why (docs/spec.md §4). Three steps with plain values
 //! between them:
 //!
 //! 1. gather a [`DriftSnapshot`] — [`gather`] from a live cluster snapshot and EC2 (every class

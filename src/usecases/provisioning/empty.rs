@@ -1,4 +1,4 @@
-//! Emptiness (KARPENTER.md §5.4): nodes of a pool whose policy removes empty nodes, with no pod
+//! Emptiness (docs/karpenter.md §5.4): nodes of a pool whose policy removes empty nodes, with no pod
 //! but DaemonSet/mirror/finished ones, are removed once they have been empty for
 //! `consolidateAfter` (v1alpha5: `ttlSecondsAfterEmpty`). The clock is the node's
 //! [`EMPTY_SINCE`] annotation, so it survives restarts.

@@ -23,7 +23,7 @@ use crate::scheduling::{ExistingNode, Input, Options, PoolInput};
 
 /// Builds the solver input: the pools `selection` names (all when it names none), sized by
 /// `sizing`. The pending pods and the bound pods (into their nodes) are *moved* out of
-/// `manifests` (on a 150k-pod cluster a copy would double the memory, PERF.md B4); everything
+/// `manifests` (on a 150k-pod cluster a copy would double the memory, docs/performance.md B4); everything
 /// else is left in place.
 pub fn build_input(
     manifests: &mut Manifests,

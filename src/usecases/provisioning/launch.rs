@@ -1,5 +1,5 @@
 //! Launching a plan: every planned NodeClaim's class resolved first (a class with no subnet,
-//! image or profile fails with nothing launched, SPEC §6), then one fleet per NodeClaim
+//! image or profile fails with nothing launched, docs/spec.md §6), then one fleet per NodeClaim
 //! (`cloud::launch`: cheapest pools first, ICE pools dropped and the rest retried, an instance
 //! already tagged with the NodeClaim's name adopted). A NodeClaim that fails does not stop the
 //! others.
@@ -18,7 +18,7 @@ use crate::usecases::Sink;
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     /// Resolves the node class of every planned NodeClaim (AMIs, subnets, security groups,
     /// profile; cached): called before anything launches (or is marked), so a class with no
-    /// subnet, image or profile fails with nothing changed (SPEC §6).
+    /// subnet, image or profile fails with nothing changed (docs/spec.md §6).
     pub fn resolve_classes(
         &mut self,
         classes: &[NodeClass],

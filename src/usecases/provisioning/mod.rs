@@ -10,7 +10,7 @@
 //!   the pods bound;
 //! - [`watch`]: Karpenter's batching window, launch, label, and [`empty`]-node removal.
 //!
-//! Nothing is kept only in memory (SPEC §3): instances this tool launched carry their NodeClaim
+//! Nothing is kept only in memory (docs/spec.md §3): instances this tool launched carry their NodeClaim
 //! name and pool in their tags, and until their Node registers they are read back from EC2 as
 //! in-flight capacity, so a re-run after a crash places the same pods on them instead of
 //! launching again. NodeClaim names derive from the pods they carry (`<pool>-<hash>`), so an

@@ -1,5 +1,5 @@
 //! `--watch`: keeps provisioning until Ctrl-C. Pending pods open Karpenter's batching window
-//! (KARPENTER.md §6.1: it closes after 1 s without new pods, or 10 s after it opened); the batch
+//! (docs/karpenter.md §6.1: it closes after 1 s without new pods, or 10 s after it opened); the batch
 //! is planned and launched for; nodes launched register and are labelled; nodes that stay empty
 //! are removed ([`super::empty`]).
 
@@ -22,7 +22,7 @@ pub const BATCH_MAX: Duration = Duration::from_secs(10);
 /// How often the open window looks for new pods.
 const BATCH_POLL: Duration = Duration::from_millis(250);
 /// A cheap LIST of unbound pods this often: a pending pod opens the batch window within that
-/// (PERF.md B5: pending pod → CreateFleet ≤ 1.5 s with the 1 s idle window).
+/// (docs/performance.md B5: pending pod → CreateFleet ≤ 1.5 s with the 1 s idle window).
 const IDLE_POLL: Duration = Duration::from_millis(200);
 /// How often new nodes are labelled and empty nodes looked for.
 const NODE_CHECK: Duration = Duration::from_secs(2);

@@ -1,5 +1,5 @@
 //! Replacing nodes against a live cluster, safely and at the operator's pace (`drift replace`;
-//! SPEC §4, §6; KARPENTER.md §5). Per node, in this order, each step recorded on the node first
+//! docs/spec.md §4, §6; docs/karpenter.md §5). Per node, in this order, each step recorded on the node first
 //! so that a killed run resumes instead of launching a second replacement:
 //!
 //! 1. plan: the node's reschedulable pods are simulated onto the other nodes plus new

@@ -1,7 +1,7 @@
 //! Replacing many nodes at the budget's pace: every node is its own small state machine
 //! (`disruption::replace::machine`), and one loop advances them all and starts the next node
 //! the moment the NodePool's disruption budget (and `--max-parallel`) has room — so the budget
-//! is kept full, never exceeded, with no wave boundaries (PERF.md B6).
+//! is kept full, never exceeded, with no wave boundaries (docs/performance.md B6).
 //!
 //! Each tick (200 ms): one drain pass per node whose pass is due; a Node LIST (readiness of
 //! replacements, budget arithmetic) once a second or when a node finished or started; and —

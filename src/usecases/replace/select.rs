@@ -1,7 +1,7 @@
 //! Which nodes `drift replace` takes, in which order: the drifted (or named) managed nodes of
 //! the selection, and every selected node with a replacement in progress (a re-run resumes
 //! it) — first, then nodes without pods to move (as Karpenter tries empty candidates first,
-//! KARPENTER.md §5.3), then by name (Karpenter sorts by the time its `Drifted` condition
+//! docs/karpenter.md §5.3), then by name (Karpenter sorts by the time its `Drifted` condition
 //! appeared, which nodes this tool judges do not have).
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -171,7 +171,7 @@ pub fn drain_options(pool: &NodePool, force: bool) -> DrainOptions {
     }
 }
 
-/// Whether the pod needs a place elsewhere when its node goes (KARPENTER.md §5.6).
+/// Whether the pod needs a place elsewhere when its node goes (docs/karpenter.md §5.6).
 pub fn is_reschedulable(p: &Pod) -> bool {
     !p.is_daemonset_pod() && !p.is_mirror() && !p.is_terminal()
 }

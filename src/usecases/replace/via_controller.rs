@@ -1,4 +1,4 @@
-//! `--via-controller`: the operator-paced rollout for clusters where Karpenter runs (SPEC §6).
+//! `--via-controller`: the operator-paced rollout for clusters where Karpenter runs (docs/spec.md §6).
 //! Nothing is marked, launched or drained here: one budget's worth of drifted NodeClaims
 //! (v1alpha5: Machines, or Nodes carrying Karpenter's termination finalizer) is deleted, and
 //! the controller does what it does for any deleted NodeClaim — its finalizer taints and drains
