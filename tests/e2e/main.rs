@@ -15,6 +15,7 @@ mod cli;
 mod cluster;
 mod cluster_termination;
 mod completion;
+mod consolidate;
 mod convert;
 mod drift;
 mod drift_gate;
