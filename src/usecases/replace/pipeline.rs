@@ -185,6 +185,7 @@ pub fn run<C: Cluster, P: Compute, K: Clock + ?Sized>(
         events,
         outcomes,
         active: Vec::new(),
+        replaced_into: BTreeSet::new(),
         failures: Failures::default(),
     };
     pipeline.run(queue)?;
@@ -233,6 +234,11 @@ struct Pipeline<'p, 'a, C, P, K: ?Sized> {
     events: &'p mut dyn Sink<Event>,
     outcomes: Vec<NodeOutcome>,
     active: Vec<Job>,
+    /// Replacement instances of nodes this run finished: not capacity for the nodes planned
+    /// after them. The pods they were launched for come back through their controllers a moment
+    /// after the eviction — until then the replacement looks empty, and a later node's pods
+    /// planned onto it would take their room and leave them pending.
+    replaced_into: BTreeSet<String>,
     failures: Failures,
 }
 
@@ -316,6 +322,10 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             let State::Done(ending) = job.state else {
                 continue;
             };
+            if matches!(ending, Ending::Replaced) {
+                self.replaced_into
+                    .extend(job.record.instances.iter().cloned());
+            }
             let o = &mut self.outcomes[job.outcome];
             o.status = ending.status();
             match ending {
@@ -338,7 +348,12 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
     ) -> Result<(), CommandError> {
         let snapshot = super::read_cluster(self.live.cluster)?;
         let pdbs = steps::pdbs(self.live.cluster)?;
-        let busy: BTreeSet<String> = self.active.iter().flat_map(Job::instances).collect();
+        let busy: BTreeSet<String> = self
+            .active
+            .iter()
+            .flat_map(Job::instances)
+            .chain(self.replaced_into.iter().cloned())
+            .collect();
         let reserved: Vec<Pod> = self
             .active
             .iter()

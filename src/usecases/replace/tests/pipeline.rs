@@ -720,3 +720,49 @@ fn a_pdb_at_zero_when_a_node_starts_is_waited_for_then_it_goes() {
     );
     assert!(record_of(&world, &old[1]).is_none(), "never marked");
 }
+
+#[test]
+fn a_finished_replacement_keeps_the_room_of_pods_not_made_again_yet() {
+    // One pod per node (1 CPU on c6a.large). The ReplicaSet makes evicted pods again only a
+    // minute later, so when the second node is planned the first one's pod exists nowhere and
+    // its replacement looks empty: planned onto it, the second node's pod would take that room
+    // and leave the first one's pending for ever. Each node gets its own replacement.
+    let world = world();
+    budget(&world, "1");
+    let old = drifted(&world, 2);
+    let cluster = world.cluster.clone();
+    let short_since: Rc<RefCell<Option<Duration>>> = Rc::default();
+    let mut next = 0;
+    world.clock.on_tick(move |now| {
+        let have = cluster
+            .list("v1", "Pod")
+            .iter()
+            .filter(|p| p["metadata"]["labels"]["app"] == "app")
+            .count();
+        let mut since = short_since.borrow_mut();
+        if have >= 2 {
+            *since = None;
+            return;
+        }
+        let first = *since.get_or_insert(now);
+        if now >= first + secs(60) {
+            for _ in have..2 {
+                put_pending(&cluster, &format!("app-new-{next}"), "1");
+                next += 1;
+            }
+            *since = None;
+        }
+    });
+    let run = replace(&world, &old, &settings());
+    assert!(
+        run.outcomes.iter().all(|o| o.status == Status::Replaced),
+        "{:?}",
+        run.outcomes
+    );
+    assert_eq!(
+        calls(&world, "EC2.CreateFleet"),
+        2,
+        "each node its own replacement: {:?}",
+        run.outcomes
+    );
+}
