@@ -8,5 +8,6 @@
 pub mod budgets;
 pub mod consolidation;
 pub mod drain;
+pub mod emptiness;
 pub mod replace;
 pub mod time;

@@ -206,6 +206,12 @@ impl PodFields {
         self.owner.as_ref().is_some_and(|o| o.kind == "DaemonSet")
     }
 
+    /// Owned by a StatefulSet (whose terminating pods Karpenter still counts as needing a place:
+    /// their replacement cannot start until they are gone).
+    pub fn is_statefulset_pod(&self) -> bool {
+        self.owner.as_ref().is_some_and(|o| o.kind == "StatefulSet")
+    }
+
     /// A static (mirror) pod, owned by its Node.
     pub fn is_mirror(&self) -> bool {
         self.owner.as_ref().is_some_and(|o| o.kind == "Node")

@@ -530,6 +530,16 @@ impl Sink<Event> for EventPrinter<'_> {
                     ttl.as_secs()
                 ),
             ),
+            Event::NodeHeld { node, hold } => note(
+                global,
+                err,
+                &format!("empty node {node} stays: {hold}"),
+            ),
+            Event::NodeKept { node, pod } => note(
+                global,
+                err,
+                &format!("node {node} is not empty after all ({pod} arrived): kept, taint removed"),
+            ),
             Event::NodeRemoved {
                 node,
                 instance,

@@ -106,9 +106,26 @@ struct State {
 }
 
 /// The in-memory API. Cheap to clone; clones share state.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct FakeCluster {
     state: Rc<RefCell<State>>,
+    hooks: Rc<RefCell<Vec<Hook>>>,
+}
+
+/// Runs once, right after the first request matching `method` and `path` (a substring) was
+/// served: the world changing between two of the code's requests.
+struct Hook {
+    method: Method,
+    path: String,
+    run: Box<dyn FnOnce(&FakeCluster)>,
+}
+
+impl std::fmt::Debug for FakeCluster {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FakeCluster")
+            .field("state", &self.state)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for FakeCluster {
@@ -176,6 +193,7 @@ impl FakeCluster {
         }
         FakeCluster {
             state: Rc::new(RefCell::new(state)),
+            hooks: Rc::default(),
         }
     }
 
@@ -314,6 +332,16 @@ impl FakeCluster {
         self.state.borrow_mut().faults.push(fault);
     }
 
+    /// Changes the world once, right after the next `method` request whose path contains
+    /// `path` has been served (e.g. a pod binds between a taint and the re-read after it).
+    pub fn after(&self, method: Method, path: &str, run: impl FnOnce(&FakeCluster) + 'static) {
+        self.hooks.borrow_mut().push(Hook {
+            method,
+            path: path.into(),
+            run: Box::new(run),
+        });
+    }
+
     /// Shorthand: the next `times` requests `method path…` answer `status` with `message`.
     pub fn fail_with(&self, method: Method, path: &str, times: u32, status: u16, message: &str) {
         self.fail(Fault {
@@ -353,7 +381,19 @@ impl Cluster for FakeCluster {
                 }),
             };
         }
-        Ok(st.serve(request.method, &path, &query, body, request.content_type))
+        let response = st.serve(request.method, &path, &query, body, request.content_type);
+        drop(st);
+        let hook = {
+            let mut hooks = self.hooks.borrow_mut();
+            let due = hooks
+                .iter()
+                .position(|h| h.method == request.method && path.contains(&h.path));
+            due.map(|i| hooks.remove(i))
+        };
+        if let Some(hook) = hook {
+            (hook.run)(self);
+        }
+        Ok(response)
     }
 
     fn request_count(&self) -> u64 {

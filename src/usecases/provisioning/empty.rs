@@ -1,130 +1,165 @@
-//! Emptiness (docs/karpenter.md §5.4): nodes of a pool whose policy removes empty nodes, with no pod
-//! but DaemonSet/mirror/finished ones, are removed once they have been empty for
-//! `consolidateAfter` (v1alpha5: `ttlSecondsAfterEmpty`). The clock is the node's
-//! [`EMPTY_SINCE`] annotation, so it survives restarts.
+//! Empty-node removal in `--watch`: Karpenter's emptiness rules ([`emptiness`],
+//! docs/karpenter.md §5.4) applied to the cluster as read now. The clock is the node's
+//! [`EMPTY_SINCE`] annotation, so it survives restarts. A node whose time is up is tainted with
+//! its resourceVersion (a change since the read is a 409: the node is decided again on the next
+//! check), its pods are read again, and only then is its instance terminated — a pod that
+//! arrived meanwhile takes the taint off again (Karpenter's validator abandons the command on
+//! such churn: `core v1.9.1 pkg/controllers/disruption/validation.go`).
 
-use std::collections::BTreeSet;
-use std::time::Duration;
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
 
 use super::Event;
 use crate::cloud::launch;
 use crate::cloud::types::Compute;
+use crate::disruption::drain::disruption_taint;
+use crate::disruption::emptiness::{self, keeps_node, Emptiness, Hold};
 use crate::error::CommandError;
 use crate::k8s::snapshot::{self, Scope};
 use crate::k8s::{ops, Cluster};
-use crate::model::labels::{DISRUPTED_TAINT, EMPTY_SINCE};
+use crate::model::labels::EMPTY_SINCE;
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::usecases::clock::Clock;
 use crate::usecases::live::{aws_error, Live};
+use crate::usecases::replace::steps::{pods_on, taints_json};
 use crate::usecases::Sink;
 
-/// How long a pool's empty nodes may stay: `None` when emptiness never removes them.
-pub fn empty_ttl(pool: &NodePool) -> Option<Duration> {
-    let policy = pool.disruption.consolidation_policy.as_str();
-    if !matches!(
-        policy,
-        "WhenEmpty" | "WhenEmptyOrUnderutilized" | "WhenUnderutilized"
-    ) {
-        return None;
-    }
-    let after = pool.disruption.consolidate_after.as_deref().unwrap_or("0s");
-    if after == "Never" {
-        return None;
-    }
-    crate::disruption::time::parse_duration(after)
-        .ok()
-        .map(|s| Duration::from_secs(s.unsigned_abs()))
-}
+/// Why the last check left each empty node whose time was up (so each hold is said once).
+pub type Holds = BTreeMap<String, Hold>;
 
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     /// Starts the emptiness clock of nodes found empty, stops it on nodes that are busy again,
-    /// and removes the nodes empty for longer than their pool allows.
-    pub fn remove_empty_nodes(&self, events: &mut dyn Sink<Event>) -> Result<(), CommandError> {
+    /// and removes the nodes empty for longer than their pool allows, as far as the pools'
+    /// `Empty` budgets and do-not-disrupt allow.
+    pub fn remove_empty_nodes(
+        &self,
+        holds: &mut Holds,
+        events: &mut dyn Sink<Event>,
+    ) -> Result<(), CommandError> {
         let snapshot = snapshot::read(self.cluster, Scope::PODS)?;
         let m = &snapshot.manifests;
         let now = self.clock.now();
         let now_text = crate::model::time::format_rfc3339(now.max(0));
-        let mut busy: BTreeSet<&str> = BTreeSet::new();
-        for p in &m.bound_pods {
-            if !p.is_daemonset_pod() && !p.is_mirror() && !p.is_terminal() {
-                if let Some(n) = &p.node_name {
-                    busy.insert(n);
-                }
-            }
-        }
-        for node in &m.nodes {
-            let Some(pool) = node
-                .node_pool()
-                .and_then(|p| m.node_pools.iter().find(|x| x.name == p))
-            else {
-                continue;
-            };
-            let Some(ttl) = empty_ttl(pool) else {
-                continue;
-            };
-            let Some(instance) = node.instance_id().filter(|_| !node.deleting) else {
-                continue;
-            };
+        let mut pods = m.bound_pods.clone();
+        pods.extend(m.pods.iter().cloned());
+        let mut still_held = Holds::new();
+        for (node, decision) in emptiness::decide(&m.nodes, &pods, &m.node_pools, now) {
             let path = format!("/api/v1/nodes/{}", node.name);
-            let since = node.annotations.get(EMPTY_SINCE);
-            if busy.contains(node.name.as_str()) {
-                if since.is_some() {
-                    ops::merge_patch(
-                        self.cluster,
-                        &path,
-                        &serde_json::json!({"metadata": {"annotations": {EMPTY_SINCE: null}}}),
-                    )?;
+            match decision {
+                Emptiness::Busy if node.annotations.contains_key(EMPTY_SINCE) => {
+                    set_empty_since(self.cluster, &path, Value::Null)?;
                 }
-                continue;
+                Emptiness::Busy | Emptiness::Waiting { .. } => {}
+                Emptiness::StartClock => {
+                    set_empty_since(self.cluster, &path, now_text.clone().into())?;
+                    let ttl = node
+                        .node_pool()
+                        .and_then(|p| m.node_pools.iter().find(|x| x.name == p))
+                        .and_then(emptiness::empty_ttl)
+                        .unwrap_or(0);
+                    events.emit(Event::NodeEmpty {
+                        node: node.name.clone(),
+                        ttl: std::time::Duration::from_secs(ttl.unsigned_abs()),
+                    });
+                }
+                Emptiness::Held(hold) => {
+                    if holds.get(&node.name) != Some(&hold) {
+                        events.emit(Event::NodeHeld {
+                            node: node.name.clone(),
+                            hold: hold.clone(),
+                        });
+                    }
+                    still_held.insert(node.name.clone(), hold);
+                }
+                Emptiness::Remove { empty_for } => {
+                    let pool = node
+                        .node_pool()
+                        .and_then(|p| m.node_pools.iter().find(|x| x.name == p))
+                        .expect("decide only returns nodes of a known pool");
+                    let instance = node.instance_id().expect("decide only returns instances");
+                    match self.remove_node(node, pool, instance, now)? {
+                        Removal::Removed => events.emit(Event::NodeRemoved {
+                            node: node.name.clone(),
+                            instance: instance.to_string(),
+                            empty_for,
+                        }),
+                        Removal::PodArrived(pod) => events.emit(Event::NodeKept {
+                            node: node.name.clone(),
+                            pod,
+                        }),
+                        Removal::Changed => {}
+                    }
+                }
             }
-            let Some(since) = since else {
-                ops::merge_patch(
-                    self.cluster,
-                    &path,
-                    &serde_json::json!({"metadata": {"annotations": {EMPTY_SINCE: now_text}}}),
-                )?;
-                events.emit(Event::NodeEmpty {
-                    node: node.name.clone(),
-                    ttl,
-                });
-                continue;
-            };
-            let Some(started) = crate::model::time::parse_rfc3339(since) else {
-                continue;
-            };
-            if now - started < ttl.as_secs() as i64 {
-                continue;
-            }
-            self.remove_node(node, instance)?;
-            events.emit(Event::NodeRemoved {
-                node: node.name.clone(),
-                instance: instance.to_string(),
-                empty_for: now - started,
-            });
         }
+        *holds = still_held;
         Ok(())
     }
 
-    /// Removes a node: taint and cordon it (nothing new lands), terminate its `instance`,
-    /// delete the Node.
-    fn remove_node(&self, node: &Node, instance: &str) -> Result<(), CommandError> {
+    /// Removes an empty node: taints and cordons it as read now (resourceVersion), reads its
+    /// pods again, then terminates its `instance` and deletes the Node.
+    fn remove_node(
+        &self,
+        node: &Node,
+        pool: &NodePool,
+        instance: &str,
+        now: i64,
+    ) -> Result<Removal, CommandError> {
         let path = format!("/api/v1/nodes/{}", node.name);
-        let mut taints: Vec<serde_json::Value> = node
-            .taints
-            .iter()
-            .filter(|t| t.key != DISRUPTED_TAINT)
-            .map(|t| serde_json::json!({"key": t.key, "value": t.value, "effect": t.effect.as_str()}))
-            .collect();
-        taints.push(serde_json::json!({"key": DISRUPTED_TAINT, "effect": "NoSchedule"}));
-        ops::merge_patch(
-            self.cluster,
-            &path,
-            &serde_json::json!({"spec": {"unschedulable": true, "taints": taints}}),
-        )?;
+        let Some(live) = ops::get::<Value>(self.cluster, &path)? else {
+            return Ok(Removal::Changed);
+        };
+        let taint = disruption_taint(pool.generation);
+        let was_cordoned = live.pointer("/spec/unschedulable") == Some(&Value::Bool(true));
+        let taints = taints_json(&live, Some(&taint), &taint.key);
+        let patch = json!({
+            "metadata": {"resourceVersion": live.pointer("/metadata/resourceVersion")},
+            "spec": {"unschedulable": true, "taints": taints},
+        });
+        match ops::merge_patch(self.cluster, &path, &patch) {
+            Ok(_) => {}
+            // Changed since it was read (or gone): decided again on the next check.
+            Err(e) if matches!(e.status(), Some(409) | Some(404)) => return Ok(Removal::Changed),
+            Err(e) => return Err(e.into()),
+        }
+        let (pods, _) = pods_on(self.cluster, &node.name)?;
+        if let Some(pod) = pods.iter().find(|p| keeps_node(p, now)) {
+            let live = ops::get::<Value>(self.cluster, &path)?.unwrap_or(Value::Null);
+            let undo = json!({
+                "metadata": {
+                    "resourceVersion": live.pointer("/metadata/resourceVersion"),
+                    "annotations": {EMPTY_SINCE: null},
+                },
+                "spec": {"unschedulable": was_cordoned, "taints": taints_json(&live, None, &taint.key)},
+            });
+            ops::merge_patch(self.cluster, &path, &undo)?;
+            return Ok(Removal::PodArrived(pod.key()));
+        }
         // Instance first, then the Node: a run killed in between leaves a node to find again.
         launch::terminate_all(self.cloud, &[instance.to_string()]).map_err(aws_error)?;
         ops::delete(self.cluster, &path, None)?;
-        Ok(())
+        Ok(Removal::Removed)
+    }
+}
+
+/// How an attempt to remove an empty node ended.
+enum Removal {
+    Removed,
+    /// This pod (namespace/name) was found on it after the taint: the taint is off again.
+    PodArrived(String),
+    /// The node changed (or went) since it was read: decided again next time.
+    Changed,
+}
+
+fn set_empty_since(cluster: &dyn Cluster, path: &str, value: Value) -> Result<(), CommandError> {
+    match ops::merge_patch(
+        cluster,
+        path,
+        &json!({"metadata": {"annotations": {EMPTY_SINCE: value}}}),
+    ) {
+        Err(e) if e.status() == Some(404) => Ok(()),
+        other => other.map(|_| ()).map_err(Into::into),
     }
 }

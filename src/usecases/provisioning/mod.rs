@@ -191,6 +191,20 @@ pub enum Event {
         /// `consolidateAfter` (`ttlSecondsAfterEmpty`).
         ttl: Duration,
     },
+    /// Watch: an empty node whose time is up stays, and why (said once per reason).
+    NodeHeld {
+        /// Node name.
+        node: String,
+        /// What holds it.
+        hold: crate::disruption::emptiness::Hold,
+    },
+    /// Watch: a pod arrived on an empty node after it was tainted; the taint is off again.
+    NodeKept {
+        /// Node name.
+        node: String,
+        /// The pod (`namespace/name`).
+        pod: String,
+    },
     /// Watch: a node that stayed empty was removed (instance terminated, Node deleted).
     NodeRemoved {
         /// Node name.

@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::empty::empty_ttl;
 use super::plan::Round;
 use super::*;
 use crate::cloud::launch::LaunchError;
 use crate::cloud::types::Cloud;
+use crate::disruption::emptiness::empty_ttl;
 use crate::error::Exit;
 use crate::k8s::coexist;
 use crate::k8s::fake::FakeCluster;
@@ -519,7 +519,8 @@ fn an_empty_node_is_removed_once_it_stayed_empty_for_consolidate_after() {
             ),
         ]
     );
-    // Clock started, then tainted and cordoned, then (after the instance) the Node deleted.
+    // Clock started, then tainted and cordoned as read (its resourceVersion), then (after the
+    // instance) the Node deleted.
     assert_eq!(
         world.cluster.writes(),
         [
@@ -540,7 +541,7 @@ fn an_empty_node_is_removed_once_it_stayed_empty_for_consolidate_after() {
     );
     assert_eq!(
         patches[1],
-        &json!({"spec": {"unschedulable": true,
+        &json!({"metadata": {"resourceVersion": "4"}, "spec": {"unschedulable": true,
             "taints": [{"key": "karpenter.sh/disrupted", "effect": "NoSchedule"}]}})
     );
     assert_eq!(calls(&world, "EC2.TerminateInstances"), 1);
@@ -595,16 +596,13 @@ fn emptiness_follows_the_pool_policy() {
         p.disruption.consolidate_after = after.map(str::to_string);
         p
     };
-    let thirty = Some(Duration::from_secs(30));
+    let thirty = Some(30);
     assert_eq!(empty_ttl(&pool("WhenEmpty", Some("30s"))), thirty);
     assert_eq!(
         empty_ttl(&pool("WhenEmptyOrUnderutilized", Some("30s"))),
         thirty
     );
-    assert_eq!(
-        empty_ttl(&pool("WhenUnderutilized", None)),
-        Some(Duration::ZERO)
-    );
+    assert_eq!(empty_ttl(&pool("WhenUnderutilized", None)), Some(0));
     // v1alpha5 without ttlSecondsAfterEmpty converts to `Never`.
     assert_eq!(empty_ttl(&pool("WhenEmpty", Some("Never"))), None);
     assert_eq!(empty_ttl(&pool("None", Some("30s"))), None);
@@ -617,7 +615,7 @@ fn emptiness_follows_the_pool_policy() {
     };
     assert_eq!(
         empty_ttl(&provisioner("{ttlSecondsAfterEmpty: 45}")),
-        Some(Duration::from_secs(45))
+        Some(45)
     );
     assert_eq!(empty_ttl(&provisioner("{}")), None);
 }
@@ -644,4 +642,140 @@ fn a_running_karpenter_controller_refuses_unless_forced() {
     let warning = coexist::check(&cluster, "provision", true).unwrap();
     assert!(warning.unwrap().contains("--force given"));
     assert!(cluster.writes().is_empty());
+}
+
+/// Puts a DaemonSet pod bound to `node`, annotated do-not-disrupt when `guarded`.
+fn put_daemon_pod(world: &World, name: &str, node: &str, guarded: bool) {
+    let mut annotations = json!({});
+    if guarded {
+        annotations["karpenter.sh/do-not-disrupt"] = json!("true");
+    }
+    world.cluster.put(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "kube-system", "annotations": annotations,
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent",
+                "uid": "ds-1", "controller": true}]},
+        "spec": {"nodeName": node, "containers": [{"name": "c", "image": "agent"}]},
+        "status": {"phase": "Running"},
+    }));
+}
+
+#[test]
+fn empty_nodes_go_one_at_a_time_under_a_budget_of_one() {
+    let world = World::new();
+    world.cluster.put(node_pool(
+        "default",
+        json!({"disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "30s",
+            "budgets": [{"nodes": "1"}]}}),
+    ));
+    let first = world.registered_node("default", "c6a.large");
+    let second = world.registered_node("default", "c6a.large");
+    world.clock.stop_after(Duration::from_secs(40));
+    let (log, mut sink) = recorder(&world);
+    world.live().watch(&all(), &mut sink).unwrap();
+    let removed: Vec<(Duration, String)> = log
+        .borrow()
+        .iter()
+        .filter_map(|(at, e)| match e {
+            Event::NodeRemoved { node, .. } => Some((*at, node.clone())),
+            _ => None,
+        })
+        .collect();
+    // emptiness_test.go "should only allow N empty nodes to be disrupted": the second waits
+    // for the next check, never two at once.
+    assert_eq!(
+        removed,
+        [
+            (Duration::from_secs(30), first),
+            (Duration::from_secs(32), second)
+        ]
+    );
+}
+
+#[test]
+fn an_empty_node_held_by_a_do_not_disrupt_daemon_pod_stays_and_says_so_once() {
+    let world = World::new();
+    let node = world.registered_node("default", "c6a.large");
+    put_daemon_pod(&world, "agent-1", &node, true);
+    world.clock.stop_after(Duration::from_secs(40));
+    let (log, mut sink) = recorder(&world);
+    world.live().watch(&all(), &mut sink).unwrap();
+    let held: Vec<Event> = events(&log)
+        .into_iter()
+        .filter(|e| matches!(e, Event::NodeHeld { .. }))
+        .collect();
+    assert_eq!(
+        held,
+        [Event::NodeHeld {
+            node: node.clone(),
+            hold: crate::disruption::emptiness::Hold::PodDoNotDisrupt("kube-system/agent-1".into()),
+        }]
+    );
+    assert_eq!(calls(&world, "EC2.TerminateInstances"), 0);
+    assert_eq!(world.running().len(), 1);
+}
+
+#[test]
+fn a_pod_that_binds_after_the_taint_keeps_the_node_and_takes_the_taint_off() {
+    let world = World::new();
+    let node = world.registered_node("default", "c6a.large");
+    let path = format!("/api/v1/nodes/{node}");
+    world.clock.stop_after(Duration::from_secs(31));
+    // The taint is the second PATCH of the node (the first starts the clock).
+    let (late, target) = (world.cluster.clone(), node.clone());
+    world
+        .cluster
+        .after(crate::k8s::Method::Patch, &path, move |_| {
+            late.after(
+                crate::k8s::Method::Patch,
+                &format!("/api/v1/nodes/{target}"),
+                {
+                    let (c, n) = (late.clone(), target.clone());
+                    move |_| put_bound(&c, "late", &n)
+                },
+            );
+        });
+    let (log, mut sink) = recorder(&world);
+    world.live().watch(&all(), &mut sink).unwrap();
+    assert!(events(&log).contains(&Event::NodeKept {
+        node: node.clone(),
+        pod: "default/late".into()
+    }));
+    assert_eq!(calls(&world, "EC2.TerminateInstances"), 0);
+    let live = world.cluster.get("v1", "Node", None, &node).unwrap();
+    assert_eq!(live["spec"]["unschedulable"], false, "{live}");
+    assert_eq!(live["spec"]["taints"], json!([]), "{live}");
+    assert!(live["metadata"]["annotations"].get(EMPTY_SINCE).is_none());
+}
+
+#[test]
+fn a_node_changed_since_it_was_read_is_decided_again_not_overwritten() {
+    let world = World::new();
+    let node = world.registered_node("default", "c6a.large");
+    let path = format!("/api/v1/nodes/{node}");
+    world.clock.stop_after(Duration::from_secs(40));
+    // Clock start, then the taint: a 409 (someone changed the node meanwhile).
+    world.cluster.after(crate::k8s::Method::Patch, &path, {
+        let (c, p) = (world.cluster.clone(), path.clone());
+        move |_| c.fail_with(crate::k8s::Method::Patch, &p, 1, 409, "conflict")
+    });
+    let (log, mut sink) = recorder(&world);
+    world.live().watch(&all(), &mut sink).unwrap();
+    let removed: Vec<Duration> = log
+        .borrow()
+        .iter()
+        .filter(|(_, e)| matches!(e, Event::NodeRemoved { .. }))
+        .map(|(at, _)| *at)
+        .collect();
+    // Not at 30 s (the conflict), but at the next check.
+    assert_eq!(removed, [Duration::from_secs(32)]);
+    let taint_patches = world
+        .cluster
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == path && r.method == crate::k8s::Method::Patch)
+        .filter(|r| r.body.pointer("/spec/taints").is_some())
+        .inspect(|r| assert!(r.body.pointer("/metadata/resourceVersion").is_some()))
+        .count();
+    assert_eq!(taint_patches, 2);
 }

@@ -38,6 +38,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         let mut last_node_check: Option<Duration> = None;
         // Launches whose Nodes have not registered yet (to label them when they do).
         let mut awaiting: Vec<Launch> = Vec::new();
+        // Why each empty node whose time is up stayed at the last check.
+        let mut holds = super::empty::Holds::new();
         while !self.clock.stop_requested() {
             let pending = pending_keys(self.cluster)?;
             if !pending.is_empty() {
@@ -68,7 +70,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             let now = self.clock.monotonic();
             if last_node_check.is_none_or(|last| now - last >= NODE_CHECK) {
                 self.label_new_nodes(&mut awaiting)?;
-                self.remove_empty_nodes(events)?;
+                self.remove_empty_nodes(&mut holds, events)?;
                 last_node_check = Some(self.clock.monotonic());
             }
             if !self.clock.sleep(IDLE_POLL) {

@@ -199,7 +199,7 @@ fn taint_json(t: &Taint) -> Value {
 /// The node's taints as the API server has them (`spec.taints`: not the model's, which adds
 /// the taint a cordon implies) without `drop_key`, plus `extra`: a merge patch replaces the
 /// whole list.
-fn taints_json(live: &Value, extra: Option<&Taint>, drop_key: &str) -> Vec<Value> {
+pub fn taints_json(live: &Value, extra: Option<&Taint>, drop_key: &str) -> Vec<Value> {
     live.pointer("/spec/taints")
         .and_then(Value::as_array)
         .into_iter()
