@@ -278,7 +278,8 @@ pub fn write_document<T: Serialize>(
 
 /// A price as people read it.
 pub fn price(usd_per_hour: f64) -> String {
-    format!("{usd_per_hour:.4}")
+    // `+ 0.0` turns a negative zero (an empty f64 sum is -0.0) into 0: never `$-0.0000`.
+    format!("{:.4}", usd_per_hour + 0.0)
 }
 
 /// kubectl's age (`HumanDuration`): `45s`, `5m30s`, `42m`, `5h12m`, `20h`, `3d4h`, `41d`, `2y5d`.
@@ -338,6 +339,15 @@ pub fn kubectl_age(seconds: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_plan_costs_zero_never_minus_zero() {
+        let nothing: f64 = std::iter::empty::<f64>().sum();
+        assert_eq!(price(nothing), "0.0000");
+        assert_eq!(price(0.204), "0.2040");
+        let plan = crate::scheduling::Plan::default();
+        assert_eq!(plan.price_per_hour().to_string(), "0");
+    }
 
     #[test]
     fn values_are_escaped_and_cut() {

@@ -4,7 +4,9 @@
 //! thousandths of the base unit: `"1"` CPU is `1000`, `"100m"` is `100`, `"1Gi"` of memory is
 //! `1073741824000`. One representation for all resources keeps arithmetic exact and uniform, and
 //! `i64` milli-units still cover 8 PiB. Like the API server, values finer than a milli-unit are
-//! rounded up.
+//! rounded up. The API server takes values up to 2^63−1 units (`resource.Quantity` in
+//! `k8s.io/apimachinery`, `MaxInt64` as the cap of `Value()`); those beyond `i64` milli-units are
+//! held as `i64::MAX` — "more than any node has" — and arithmetic on them saturates.
 
 use std::fmt;
 
@@ -103,13 +105,25 @@ pub fn parse_milli(text: &str) -> Result<i64, QuantityError> {
         // Round away from zero, as resource.Quantity.MilliValue does.
         value = (value + scale - 1) / scale;
     }
+    // Beyond 2^63−1 whole units the API server refuses the quantity too.
+    if value > i128::from(i64::MAX) * 1000 {
+        return Err(overflow());
+    }
     let value = if negative { -value } else { value };
-    i64::try_from(value).map_err(|_| overflow())
+    Ok(i64::try_from(value).unwrap_or(if negative { i64::MIN } else { i64::MAX }))
 }
 
 /// Formats milli-units the way a person reads the resource: CPU as cores or millicores, byte
 /// resources with the largest exact binary suffix, counts as integers.
 pub fn format_milli(resource: &str, milli: i64) -> String {
+    if milli == i64::MAX {
+        // A quantity held saturated (see the module doc): say what it is at least.
+        return if is_byte_resource(resource) {
+            "over 8Pi".into()
+        } else {
+            "over 9P".into()
+        };
+    }
     if milli % 1000 != 0 {
         return format!("{milli}m");
     }
@@ -227,6 +241,29 @@ mod tests {
                 "{huge:?}"
             );
         }
+    }
+
+    // The API server takes up to 2^63−1 units (apimachinery resource.Quantity); what `i64`
+    // milli-units cannot hold is "more than anything", not an error.
+    #[test]
+    fn values_the_api_server_takes_beyond_milli_units_saturate() {
+        for big in [
+            "10000000Gi",
+            "7Ei",
+            "9223372036854775807",
+            "9223372036854775807000m",
+        ] {
+            assert_eq!(parse_milli(big), Ok(i64::MAX), "{big}");
+        }
+        assert_eq!(parse_milli("-10000000Gi"), Ok(i64::MIN));
+        assert!(matches!(
+            parse_milli("9223372036854775808"),
+            Err(QuantityError::Overflow(_))
+        ));
+        let mut sum = crate::model::resources::Resources::from_pairs(&[("memory", "10000000Gi")]);
+        sum.add_assign(&sum.clone());
+        assert_eq!(sum.memory, i64::MAX);
+        assert_eq!(format_milli("memory", sum.memory), "over 8Pi");
     }
 
     #[test]

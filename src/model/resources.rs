@@ -118,28 +118,33 @@ impl Resources {
         out
     }
 
-    /// `self += other`, element-wise.
+    /// `self += other`, element-wise. Saturating: a quantity as large as the API server takes
+    /// ([`crate::model::quantity::parse_milli`] holds it as `i64::MAX`) stays "more than anything".
     pub fn add_assign(&mut self, other: &Resources) {
-        self.cpu += other.cpu;
-        self.memory += other.memory;
-        self.pods += other.pods;
-        self.ephemeral_storage += other.ephemeral_storage;
+        self.cpu = self.cpu.saturating_add(other.cpu);
+        self.memory = self.memory.saturating_add(other.memory);
+        self.pods = self.pods.saturating_add(other.pods);
+        self.ephemeral_storage = self
+            .ephemeral_storage
+            .saturating_add(other.ephemeral_storage);
         for (n, v) in &other.extended {
             let cur = self.get(n);
-            self.set(n, cur + v);
+            self.set(n, cur.saturating_add(*v));
         }
     }
 
-    /// `self - other`, element-wise (may go negative).
+    /// `self - other`, element-wise (may go negative; saturating like [`Resources::add_assign`]).
     pub fn sub(&self, other: &Resources) -> Resources {
         let mut out = self.clone();
-        out.cpu -= other.cpu;
-        out.memory -= other.memory;
-        out.pods -= other.pods;
-        out.ephemeral_storage -= other.ephemeral_storage;
+        out.cpu = out.cpu.saturating_sub(other.cpu);
+        out.memory = out.memory.saturating_sub(other.memory);
+        out.pods = out.pods.saturating_sub(other.pods);
+        out.ephemeral_storage = out
+            .ephemeral_storage
+            .saturating_sub(other.ephemeral_storage);
         for (n, v) in &other.extended {
             let cur = out.get(n);
-            out.set(n, cur - v);
+            out.set(n, cur.saturating_sub(*v));
         }
         out
     }

@@ -181,7 +181,8 @@ pub struct Plan {
 impl Plan {
     /// Total hourly price of the new NodeClaims.
     pub fn price_per_hour(&self) -> f64 {
-        self.node_claims.iter().map(|c| c.launch.price).sum()
+        // Summed from 0.0: an empty f64 sum is -0.0, which would print as `-0`.
+        self.node_claims.iter().fold(0.0, |total, c| total + c.launch.price)
     }
 }
 
