@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_karpenter_global_optspecs
-    string join \n kubeconfig= context= cluster= user= n/namespace= request-timeout= kubernetes-version= region= profile= cluster-name= o/output= no-headers color= v/verbose q/quiet h/help V/version
+    string join \n kubeconfig= context= cluster= user= n/namespace= request-timeout= kubernetes-version= region= profile= cluster-name= o/output= no-headers color= v/verbose q/quiet validate= h/help V/version
 end
 
 function __fish_kubectl_karpenter_needs_command
@@ -42,6 +42,9 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
+warn\t'Warn on stderr and read on'
+ignore\t'Read on silently'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s q -l quiet -d 'Only errors on stderr'
@@ -83,6 +86,9 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
+warn\t'Warn on stderr and read on'
+ignore\t'Read on silently'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l dry-run -d 'Print the plan and change nothing'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s y -l yes -d 'Launch without asking (live mode)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l wait -d 'After launching, wait until the nodes are Ready and the pods bound'
@@ -112,6 +118,9 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
+warn\t'Warn on stderr and read on'
+ignore\t'Read on silently'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -s q -l quiet -d 'Only errors on stderr'
@@ -137,6 +146,9 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
+warn\t'Warn on stderr and read on'
+ignore\t'Read on silently'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s q -l quiet -d 'Only errors on stderr'
@@ -163,6 +175,9 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
+warn\t'Warn on stderr and read on'
+ignore\t'Read on silently'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l no-aws -d 'Do not call AWS: instance facts and AMIs from the cluster only'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'
@@ -187,6 +202,9 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
+warn\t'Warn on stderr and read on'
+ignore\t'Read on silently'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -s q -l quiet -d 'Only errors on stderr'
@@ -218,6 +236,9 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
+warn\t'Warn on stderr and read on'
+ignore\t'Read on silently'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l mark -d 'Write the result to the cluster (needs a cluster)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'
@@ -250,6 +271,9 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
+warn\t'Warn on stderr and read on'
+ignore\t'Read on silently'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l dry-run -d 'Print the plan and change nothing'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l watch -d 'Keep replacing as nodes drift, until Ctrl-C'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -s y -l yes -d 'Replace without asking'
@@ -286,6 +310,9 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
+warn\t'Warn on stderr and read on'
+ignore\t'Read on silently'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s q -l quiet -d 'Only errors on stderr'
@@ -311,6 +338,9 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
+warn\t'Warn on stderr and read on'
+ignore\t'Read on silently'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l no-restart -d 'v0.21–v0.31: only edit the ConfigMap, do not restart the controller (it reads its settings at startup, so the change waits for its next restart)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l dry-run -d 'Print what would change and change nothing'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -s y -l yes -d 'Change without asking'
@@ -339,6 +369,9 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
+warn\t'Warn on stderr and read on'
+ignore\t'Read on silently'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l no-restart -d 'v0.21–v0.31: only edit the ConfigMap, do not restart the controller (it reads its settings at startup, so the change waits for its next restart)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l dry-run -d 'Print what would change and change nothing'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -s y -l yes -d 'Change without asking'
@@ -365,6 +398,9 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
+warn\t'Warn on stderr and read on'
+ignore\t'Read on silently'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -s q -l quiet -d 'Only errors on stderr'
@@ -388,6 +424,9 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
+warn\t'Warn on stderr and read on'
+ignore\t'Read on silently'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s q -l quiet -d 'Only errors on stderr'

@@ -39,6 +39,9 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
+warn\:"Warn on stderr and read on"
+ignore\:"Read on silently"))' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
@@ -91,6 +94,9 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
+warn\:"Warn on stderr and read on"
+ignore\:"Read on silently"))' \
 '--dry-run[Print the plan and change nothing]' \
 '-y[Launch without asking (live mode)]' \
 '--yes[Launch without asking (live mode)]' \
@@ -136,6 +142,9 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
+warn\:"Warn on stderr and read on"
+ignore\:"Read on silently"))' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
@@ -177,6 +186,9 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
+warn\:"Warn on stderr and read on"
+ignore\:"Read on silently"))' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
@@ -218,6 +230,9 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
+warn\:"Warn on stderr and read on"
+ignore\:"Read on silently"))' \
 '--no-aws[Do not call AWS\: instance facts and AMIs from the cluster only]' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
@@ -256,6 +271,9 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
+warn\:"Warn on stderr and read on"
+ignore\:"Read on silently"))' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
@@ -308,6 +326,9 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
+warn\:"Warn on stderr and read on"
+ignore\:"Read on silently"))' \
 '--mark[Write the result to the cluster (needs a cluster)]' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
@@ -356,6 +377,9 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
+warn\:"Warn on stderr and read on"
+ignore\:"Read on silently"))' \
 '--dry-run[Print the plan and change nothing]' \
 '(--dry-run)--watch[Keep replacing as nodes drift, until Ctrl-C]' \
 '-y[Replace without asking]' \
@@ -438,6 +462,9 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
+warn\:"Warn on stderr and read on"
+ignore\:"Read on silently"))' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
@@ -478,6 +505,9 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
+warn\:"Warn on stderr and read on"
+ignore\:"Read on silently"))' \
 '--no-restart[v0.21–v0.31\: only edit the ConfigMap, do not restart the controller (it reads its settings at startup, so the change waits for its next restart)]' \
 '--dry-run[Print what would change and change nothing]' \
 '-y[Change without asking]' \
@@ -521,6 +551,9 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
+warn\:"Warn on stderr and read on"
+ignore\:"Read on silently"))' \
 '--no-restart[v0.21–v0.31\: only edit the ConfigMap, do not restart the controller (it reads its settings at startup, so the change waits for its next restart)]' \
 '--dry-run[Print what would change and change nothing]' \
 '-y[Change without asking]' \
@@ -562,6 +595,9 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
+warn\:"Warn on stderr and read on"
+ignore\:"Read on silently"))' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
@@ -599,6 +635,9 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
+warn\:"Warn on stderr and read on"
+ignore\:"Read on silently"))' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \

@@ -24,6 +24,7 @@ fn main() -> ExitCode {
     };
     redact::remember_environment();
     kubectl_karpenter::cli::logging::init(cli.global.verbose, cli.global.quiet, cli.global.color);
+    kubectl_karpenter::api::schema::set_validation(cli.global.validate.into());
     tracing::debug!(
         version = env!("CARGO_PKG_VERSION"),
         "kubectl-karpenter starting"

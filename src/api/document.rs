@@ -17,6 +17,7 @@ use serde::{Deserialize, Deserializer};
 
 use super::kinds::{classify, Class, Kind};
 use super::objects::ApiObject;
+use super::schema::{self, UnknownField};
 use super::yaml::{Step, Value, ValueError};
 
 /// A document (or a List's item) after reading.
@@ -47,8 +48,8 @@ pub(crate) enum Doc {
 /// The part of an object read after its `apiVersion` and `kind`.
 #[derive(Debug)]
 pub(crate) enum Body {
-    /// A kind the tool reads, typed.
-    Typed(ApiObject),
+    /// A kind the tool reads, typed, and the fields it had that the API server does not know.
+    Typed(ApiObject, Vec<UnknownField>),
     /// A List's items; `Err` names what `items` held instead of a list.
     List(Result<Vec<Doc>, &'static str>),
     /// A kind the tool reads whose keys written before `apiVersion` and `kind` do not fit its
@@ -174,8 +175,23 @@ fn read_body<'de, A: MapAccess<'de>>(
                 failed: None,
                 map,
             };
-            match typed(k, MapAccessDeserializer::new(&mut replay)) {
-                Ok(object) => Ok(Body::Typed(object)),
+            let root = match schema::validation() {
+                schema::Validation::Ignore => None,
+                _ => schema::root(api_version, kind),
+            };
+            let mut unknown = Vec::new();
+            let read = match root {
+                Some(root) => {
+                    let mut note = |path: serde_ignored::Path<'_>| {
+                        unknown.extend(schema::check(root, kind, &schema::steps(&path)));
+                    };
+                    let d = MapAccessDeserializer::new(&mut replay);
+                    typed(k, serde_ignored::Deserializer::new(d, &mut note))
+                }
+                None => typed(k, MapAccessDeserializer::new(&mut replay)),
+            };
+            match read {
+                Ok(object) => Ok(Body::Typed(object, unknown)),
                 Err(e) => match replay.failed.take() {
                     // A replayed value failed: the stream is intact (the parser is still where
                     // the replay left it), so the error is the document's, with its path.

@@ -27,6 +27,7 @@ mod nodepool;
 mod nodes;
 mod objects;
 mod pods;
+pub mod schema;
 pub mod v1;
 pub mod v1alpha5;
 pub mod v1beta1;
@@ -146,6 +147,7 @@ impl Manifests {
         let mut m = Manifests {
             ignored: objects.ignored,
             document_counts: objects.document_counts,
+            warnings: objects.warnings,
             ..Manifests::default()
         };
         let mut seen: BTreeMap<(String, String), Location> = BTreeMap::new();

@@ -70,6 +70,8 @@ pub struct Objects {
     pub ignored: Vec<String>,
     /// How many objects each source held (keyed by origin source), to word locations.
     pub document_counts: std::collections::BTreeMap<String, usize>,
+    /// Unknown fields, with `--validate=warn`.
+    pub warnings: Vec<String>,
 }
 
 impl ApiObject {
@@ -124,9 +126,23 @@ fn read_document(
         Doc::Null => return Err(not_an_object(location, "nothing")),
     };
     match body {
-        Body::Typed(object) => {
+        Body::Typed(object, unknown) => {
             let meta = object.metadata();
             let name = object_name(&kind, meta.namespace.as_deref(), meta.name.as_deref());
+            if let Some(first) = unknown.first() {
+                if super::schema::validation() == super::schema::Validation::Strict {
+                    return Err(InputError::Invalid {
+                        at: location,
+                        object: name,
+                        field: first.path.clone(),
+                        message: format!("{} (--validate=warn or =ignore reads on)", first.message),
+                    });
+                }
+                for u in &unknown {
+                    out.warnings
+                        .push(format!("{location}: {name}: {}: {}", u.path, u.message));
+                }
+            }
             if meta.name.as_deref().is_none_or(str::is_empty) {
                 return Err(InputError::Invalid {
                     at: location,
@@ -134,6 +150,36 @@ fn read_document(
                     field: "metadata.name".into(),
                     message: "required (generateName is not supported in offline input)".into(),
                 });
+            }
+            let invalid_name = [
+                ("metadata.name", &kind, meta.name.as_deref()),
+                (
+                    "metadata.namespace",
+                    &"Namespace".to_string(),
+                    meta.namespace.as_deref(),
+                ),
+            ]
+            .into_iter()
+            .find_map(|(field, k, v)| {
+                v.and_then(|v| super::validate::object_name_problem(k, v))
+                    .map(|m| (field, m))
+            });
+            // An API server rule, but `--validate=warn|ignore` reads on past it too.
+            if let Some((field, message)) = invalid_name {
+                match super::schema::validation() {
+                    super::schema::Validation::Strict => {
+                        return Err(InputError::Invalid {
+                            at: location,
+                            object: name,
+                            field: field.into(),
+                            message,
+                        })
+                    }
+                    super::schema::Validation::Warn => out
+                        .warnings
+                        .push(format!("{location}: {name}: {field}: {message}")),
+                    super::schema::Validation::Ignore => {}
+                }
             }
             out.objects.push(Object {
                 location,

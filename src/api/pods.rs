@@ -60,6 +60,24 @@ fn container_requests(
         }
         out.set(name, milli);
     }
+    // The API server: a request above its limit is invalid
+    // (`k8s.io/kubernetes pkg/apis/core/validation ValidateResourceRequirements`).
+    for (name, limit) in r.and_then(|r| r.limits.as_ref()).into_iter().flatten() {
+        if source.get(name) != Some(&"requests") {
+            continue;
+        }
+        let limit_milli = validate::quantity(
+            ctx,
+            &validate::key_path(&format!("{path}.limits"), name),
+            &limit.as_text(),
+        )?;
+        if out.get(name) > limit_milli {
+            return Err(ctx.invalid(
+                validate::key_path(&format!("{path}.requests"), name),
+                format!("must be less than or equal to the {name} limit ({limit})"),
+            ));
+        }
+    }
     Ok(out)
 }
 
@@ -379,6 +397,35 @@ fn spread(
     })
 }
 
+/// The API server's container rules (`pkg/apis/core/validation validateContainers`): at least
+/// one container, and no two containers (init containers included) with the same name.
+fn check_containers(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<(), InputError> {
+    if spec.containers.as_ref().is_none_or(Vec::is_empty) {
+        return Err(ctx.invalid(
+            format!("{path}.containers"),
+            "required: a pod needs at least one container",
+        ));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let lists = [
+        ("initContainers", &spec.init_containers),
+        ("containers", &spec.containers),
+    ];
+    for (field, list) in lists {
+        for (i, c) in list.iter().flatten().enumerate() {
+            if let Some(name) = c.name.as_deref() {
+                if !seen.insert(name) {
+                    return Err(ctx.invalid(
+                        format!("{path}.{field}[{i}].name"),
+                        format!("duplicate container name {name:?}"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn host_ports(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<Vec<HostPort>, InputError> {
     let host_network = spec.host_network == Some(true);
     let app = spec
@@ -441,6 +488,7 @@ pub(crate) fn convert_spec(
     spec: &PodSpec,
     runtime: &RuntimeOverheads,
 ) -> Result<Pod, InputError> {
+    check_containers(ctx, path, spec)?;
     let mut pod = Pod::default();
     pod.requests = pod_requests(ctx, path, spec, runtime)?;
     let mut unsupported: Option<String> = None;
@@ -639,6 +687,7 @@ pub(crate) fn expand(
         runtime,
     )?;
     let tmeta = template.metadata.clone().unwrap_or_default();
+    check_selector(&ctx, spec.selector.as_ref(), tmeta.labels.as_ref())?;
     proto.namespace = namespace.clone();
     proto.labels = tmeta.labels.clone().unwrap_or_default();
     proto.do_not_disrupt = do_not_disrupt(tmeta.annotations.as_ref());
@@ -692,6 +741,41 @@ pub(crate) fn expand(
         })
         .collect();
     Ok(Expansion::Pods(pods))
+}
+
+/// The API server refuses a workload whose selector does not select its own template's pods
+/// (`pkg/apis/apps/validation ValidateDeploymentSpec`: "selector does not match template
+/// labels"); a ReplicationController's selector is a plain map.
+fn check_selector(
+    ctx: &Ctx,
+    selector: Option<&serde_json::Value>,
+    labels: Option<&BTreeMap<String, String>>,
+) -> Result<(), InputError> {
+    let Some(selector) = selector.filter(|s| !s.is_null()) else {
+        return Ok(());
+    };
+    let empty = BTreeMap::new();
+    let labels = labels.unwrap_or(&empty);
+    let is_structured =
+        selector.get("matchLabels").is_some() || selector.get("matchExpressions").is_some();
+    let matches = if is_structured {
+        let spec: LabelSelectorSpec = serde_json::from_value(selector.clone())
+            .map_err(|e| ctx.invalid("spec.selector", format!("not a label selector: {e}")))?;
+        label_selector(ctx, "spec.selector", &spec)?.matches(labels)
+    } else {
+        selector.as_object().is_some_and(|m| {
+            m.iter()
+                .all(|(k, v)| labels.get(k).map(String::as_str) == v.as_str())
+        })
+    };
+    if matches {
+        Ok(())
+    } else {
+        Err(ctx.invalid(
+            "spec.template.metadata.labels",
+            "the workload's spec.selector does not match its template's labels",
+        ))
+    }
 }
 
 #[cfg(test)]

@@ -287,6 +287,18 @@ impl NodePool {
             tspec.requirements.as_deref(),
             NODEPOOL_OPERATORS_V1,
         )?;
+        // v1 requires all three (the CRD's `required: [group, kind, name]`); v1beta1 defaulted
+        // the kind and read the group from an optional apiVersion.
+        if let Some(r) = &tspec.node_class_ref {
+            for (field, value) in [("group", &r.group), ("kind", &r.kind)] {
+                if value.as_deref().is_none_or(str::is_empty) {
+                    return Err(ctx.invalid(
+                        format!("spec.template.spec.nodeClassRef.{field}"),
+                        "required in karpenter.sh/v1 (e.g. {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default})",
+                    ));
+                }
+            }
+        }
         let node_class_ref =
             nodepool::node_class_ref(&ctx, tspec.node_class_ref.as_ref(), warnings)?;
         let expire_after = validate::duration(

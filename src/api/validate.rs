@@ -86,6 +86,20 @@ fn valid_dns_subdomain(s: &str) -> bool {
         })
 }
 
+/// Why `name` cannot name an object of `kind`, as the API server says it
+/// (`apimachinery pkg/api/validation NameIsDNSSubdomain`, `NameIsDNSLabel` for Namespaces).
+pub(crate) fn object_name_problem(kind: &str, name: &str) -> Option<String> {
+    let label = kind == "Namespace";
+    let ok = valid_dns_subdomain(name) && !(label && name.contains('.'));
+    (!ok).then(|| {
+        format!(
+            "{name:?} is not a valid name: lowercase letters, digits and '-'{}, starting and ending with a letter or digit, at most {} characters",
+            if label { "" } else { " ('.' between parts)" },
+            if label { 63 } else { 253 }
+        )
+    })
+}
+
 /// Why `key` is not a valid label key (Kubernetes' `IsQualifiedName`).
 pub(crate) fn label_key_problem(key: &str) -> Option<String> {
     let (prefix, name) = match key.split_once('/') {
@@ -351,12 +365,12 @@ pub(crate) fn kubelet(
     Ok(KubeletConfig {
         max_pods: non_negative("maxPods", k.max_pods)?,
         pods_per_core: non_negative("podsPerCore", k.pods_per_core)?,
-        system_reserved: resources(
+        system_reserved: reserved(
             ctx,
             &format!("{path}.systemReserved"),
             k.system_reserved.as_ref(),
         )?,
-        kube_reserved: resources(
+        kube_reserved: reserved(
             ctx,
             &format!("{path}.kubeReserved"),
             k.kube_reserved.as_ref(),
@@ -365,6 +379,29 @@ pub(crate) fn kubelet(
         eviction_soft: k.eviction_soft.clone().unwrap_or_default(),
         cluster_dns: k.cluster_dns.clone().unwrap_or_default(),
     })
+}
+
+/// `kubeReserved` / `systemReserved`: the CRDs' rules (`aws: pkg/apis/v1/ec2nodeclass.go`
+/// KubeletConfiguration validations) — only `cpu`, `memory`, `ephemeral-storage` and `pid`, and
+/// no negative quantity.
+fn reserved(ctx: &Ctx, path: &str, list: Option<&ResourceList>) -> Result<Resources, InputError> {
+    const KEYS: [&str; 4] = ["cpu", "memory", "ephemeral-storage", "pid"];
+    for (name, q) in list.into_iter().flatten() {
+        let field = key_path(path, name);
+        if !KEYS.contains(&name.as_str()) {
+            return Err(ctx.invalid(
+                field,
+                format!(
+                    "unknown resource {name:?} (expected one of {})",
+                    KEYS.join(", ")
+                ),
+            ));
+        }
+        if quantity(ctx, &field, &q.as_text())? < 0 {
+            return Err(ctx.invalid(field, format!("must not be negative, got {}", q.as_text())));
+        }
+    }
+    resources(ctx, path, list)
 }
 
 /// Whether `nodes` matches `^((100|[0-9]{1,2})%|[0-9]+)$`.

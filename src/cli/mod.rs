@@ -74,6 +74,31 @@ pub enum ColorChoice {
     Never,
 }
 
+/// What to do with a field of an `-f` manifest that the API server does not know (kubectl's
+/// `--validate`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum ValidateMode {
+    /// Refuse the input, naming the field (and the closest known one).
+    #[default]
+    #[value(alias = "true")]
+    Strict,
+    /// Warn on stderr and read on.
+    Warn,
+    /// Read on silently.
+    #[value(alias = "false")]
+    Ignore,
+}
+
+impl From<ValidateMode> for crate::api::schema::Validation {
+    fn from(mode: ValidateMode) -> Self {
+        match mode {
+            ValidateMode::Strict => Self::Strict,
+            ValidateMode::Warn => Self::Warn,
+            ValidateMode::Ignore => Self::Ignore,
+        }
+    }
+}
+
 /// Flags every command takes (kubectl does not forward its own flags to plugins).
 #[derive(Debug, Args, Clone, Default)]
 pub struct GlobalArgs {
@@ -140,6 +165,20 @@ pub struct GlobalArgs {
     /// Only errors on stderr.
     #[arg(short = 'q', long, global = true, help_heading = "Output")]
     pub quiet: bool,
+    /// Fields of -f manifests the API server does not know: strict refuses them (=true),
+    /// warn reads on with a warning, ignore (=false) reads on silently.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        value_name = "MODE",
+        default_value_t,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "strict",
+        help_heading = "Input"
+    )]
+    pub validate: ValidateMode,
 }
 
 impl GlobalArgs {

@@ -12,6 +12,7 @@ use crate::cli::ProvisionArgs;
 use crate::cloud::Catalog;
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::scheduling;
+use crate::usecases::provisioning::assumptions;
 use crate::usecases::provisioning::input::{build_input, CatalogSizing};
 
 /// Runs the command.
@@ -44,6 +45,9 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     for warning in &manifests.warnings {
         ctx.warn(warning);
     }
+    for assumption in assumptions::offline(&manifests, catalog.has_spot_prices()) {
+        ctx.warn(&format!("assuming: {assumption}"));
+    }
     let input = build_input(
         &mut manifests,
         &args.selection(),
@@ -74,6 +78,6 @@ pub fn resolve_region(ctx: &mut Context<'_>) -> String {
             }
         }
     }
-    ctx.note("no region given (--region, AWS_REGION): assuming us-east-1");
+    ctx.warn("assuming: no region given (--region, AWS_REGION): us-east-1");
     "us-east-1".to_string()
 }

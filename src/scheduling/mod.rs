@@ -182,7 +182,9 @@ impl Plan {
     /// Total hourly price of the new NodeClaims.
     pub fn price_per_hour(&self) -> f64 {
         // Summed from 0.0: an empty f64 sum is -0.0, which would print as `-0`.
-        self.node_claims.iter().fold(0.0, |total, c| total + c.launch.price)
+        self.node_claims
+            .iter()
+            .fold(0.0, |total, c| total + c.launch.price)
     }
 }
 

@@ -58,9 +58,15 @@ fn manifest_names_and_values_are_escaped_and_cut() {
     let named = write_temp("injection-named.yaml", named.as_bytes());
     let huge = write_temp("injection-huge.yaml", huge.as_bytes());
     let (named, huge) = (named.to_string_lossy(), huge.to_string_lossy());
+    // An invalid name is refused first — escaped, on one line…
+    let run = karpenter(&["provision", "--dry-run", "-f", &named], b"");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_safe("strict", &run);
+    assert!(run.stderr.contains("is not a valid name"), "{}", run.stderr);
+    // … and read past with --validate=ignore, to see where else it is echoed.
     for args in [
-        vec!["provision", "--dry-run", "-f", &huge],
-        vec!["drift", "check", "-f", &huge],
+        vec!["provision", "--dry-run", "--validate=ignore", "-f", &huge],
+        vec!["drift", "check", "--validate=ignore", "-f", &huge],
         vec!["convert", "-f", &huge],
     ] {
         let run = karpenter(&args, b"");
@@ -75,9 +81,25 @@ fn manifest_names_and_values_are_escaped_and_cut() {
         assert!(run.stderr.contains("xxx…(1024"), "{}", run.stderr);
     }
     for args in [
-        vec!["provision", "--dry-run", "-f", &named],
-        vec!["provision", "--dry-run", "-f", &named, "-o", "name"],
-        vec!["provision", "--dry-run", "-f", &named, "-o", "wide"],
+        vec!["provision", "--dry-run", "--validate=ignore", "-f", &named],
+        vec![
+            "provision",
+            "--dry-run",
+            "--validate=ignore",
+            "-f",
+            &named,
+            "-o",
+            "name",
+        ],
+        vec![
+            "provision",
+            "--dry-run",
+            "--validate=ignore",
+            "-f",
+            &named,
+            "-o",
+            "wide",
+        ],
     ] {
         let run = karpenter(&args, b"");
         assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);

@@ -48,7 +48,7 @@ use serde::Serialize;
 use super::error::{display_source, InputError, Location};
 use super::load::{read_sources, Source};
 use super::objects::{read_source, ApiObject, Object, Objects};
-use super::{v1, Manifests, Scope};
+use super::{schema, v1, Manifests, Scope};
 use kubelet::KubeletUse;
 pub use notes::Note;
 use notes::Notes;
@@ -111,7 +111,10 @@ fn convert_sources(
     let mut raw = RawDocuments::new();
     let mut total = 0;
     for s in sources {
-        total += read_source(s, &mut objects)?;
+        // Fields a conversion cannot carry over are noted on each document, field by field
+        // (`not carried over`), so they are read past here rather than refused.
+        total +=
+            schema::with_validation(schema::Validation::Ignore, || read_source(s, &mut objects))?;
         // Same parser, same text: the indices line up with each object's `origin.document`.
         let docs = yaml::documents(display_source(&s.name), &s.text)?;
         raw.insert(s.name.clone(), docs);

@@ -542,7 +542,7 @@ fn generation_rules() {
 #[test]
 fn lists_name_the_item() {
     let list = format!(
-        "{{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{}, {{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {{\"name\": \"p\"}}, \"spec\": {{\"tolerations\": [{{\"key\": \"a\", \"effect\": \"Never\"}}]}}}}]}}",
+        "{{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{}, {{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {{\"name\": \"p\"}}, \"spec\": {{\"containers\": [{{\"name\": \"c\"}}], \"tolerations\": [{{\"key\": \"a\", \"effect\": \"Never\"}}]}}}}]}}",
         serde_json::to_string(&serde_saphyr::from_str::<serde_json::Value>(DEPLOYMENT).unwrap()).unwrap()
     );
     assert_eq!(
@@ -703,4 +703,66 @@ fn random_bytes_and_mutated_manifests_never_panic() {
             }
         }
     }
+}
+
+// The API server's own rules (issue #12 items 9 and 11), each a one-line error naming the
+// field: `k8s.io/kubernetes pkg/apis/core/validation` and `pkg/apis/apps/validation`, and
+// Karpenter's CRDs.
+#[test]
+fn what_the_api_server_refuses_is_refused() {
+    let pod =
+        |spec: &str| format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec: {spec}\n");
+    let cases: &[(String, &str)] = &[
+        (
+            pod("{containers: []}"),
+            "Pod/p: spec.containers: required: a pod needs at least one container",
+        ),
+        (
+            pod("{initContainers: [{name: a}], containers: [{name: b}, {name: a}]}"),
+            "Pod/p: spec.containers[1].name: duplicate container name \"a\"",
+        ),
+        (
+            pod("{containers: [{name: a, resources: {requests: {cpu: 2}, limits: {cpu: 1}}}]}"),
+            "Pod/p: spec.containers[0].resources.requests.cpu: must be less than or equal to the cpu limit (1)",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: Web_1}\nspec: {containers: [{name: a}]}\n".into(),
+            "Pod/Web_1: metadata.name: \"Web_1\" is not a valid name",
+        ),
+        (
+            "apiVersion: v1\nkind: Namespace\nmetadata: {name: a.b}\n".into(),
+            "Namespace/a.b: metadata.name: \"a.b\" is not a valid name",
+        ),
+        (
+            DEPLOYMENT.replace("  replicas: 2\n", "  replicas: 2\n  selector: {matchLabels: {app: api}}\n"),
+            "Deployment/web: spec.template.metadata.labels: the workload's spec.selector does not match its template's labels",
+        ),
+        (
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\n".into(),
+            "NodePool/p: spec.template.spec.nodeClassRef.group: required in karpenter.sh/v1",
+        ),
+        (
+            "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: c}\nspec:\n  amiSelectorTerms: [{alias: al2023@latest}]\n  role: r\n  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n  kubelet: {kubeReserved: {cpu: \"-1\"}}\n".into(),
+            "EC2NodeClass/c: spec.kubelet.kubeReserved.cpu: must not be negative, got -1",
+        ),
+        (
+            "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: c}\nspec:\n  amiSelectorTerms: [{alias: al2023@latest}]\n  role: r\n  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n  kubelet: {systemReserved: {gpu: 1}}\n".into(),
+            "EC2NodeClass/c: spec.kubelet.systemReserved.gpu: unknown resource \"gpu\" (expected one of cpu, memory, ephemeral-storage, pid)",
+        ),
+    ];
+    for (text, want) in cases {
+        let error = error_of("in.yaml", text);
+        assert!(error.contains(want), "{error}\n  wanted: {want}");
+    }
+    // A selector that does select the template is fine, and so is a request at its limit.
+    let fine = DEPLOYMENT.replace(
+        "  replicas: 2\n",
+        "  replicas: 2\n  selector: {matchLabels: {app: web}}\n",
+    );
+    load_str("in.yaml", &fine).unwrap();
+    load_str(
+        "in.yaml",
+        &pod("{containers: [{name: a, resources: {requests: {cpu: 1}, limits: {cpu: 1}}}]}"),
+    )
+    .unwrap();
 }

@@ -277,6 +277,15 @@ impl Catalog {
         }
     }
 
+    /// Whether spot offerings carry real spot prices: a custom catalog's own, or a snapshot
+    /// with DescribeSpotPriceHistory prices. Otherwise spot is priced at on-demand.
+    pub fn has_spot_prices(&self) -> bool {
+        match &*self.inner {
+            Source::Aws(s) => s.regions.values().any(|r| !r.spot_prices.is_empty()),
+            Source::Custom(_) => true,
+        }
+    }
+
     /// Human notes on where the data comes from and what is approximated, for `-v`.
     pub fn notes(&self) -> Vec<String> {
         match &*self.inner {

@@ -21,6 +21,7 @@
 //! outcomes below. Errors are [`CommandError`](crate::error::CommandError)s (exit class, one
 //! line, hint).
 
+pub mod assumptions;
 pub mod empty;
 pub mod input;
 pub mod launch;

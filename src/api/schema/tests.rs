@@ -1,0 +1,159 @@
+//! Strict field validation: the typos of issue #12 item 9, fields the API server knows but a
+//! plan never reads, and the escape hatch.
+
+use crate::api::{load_str, InputError};
+
+const POOL: &str = "apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+  limits: {cpu: 10}
+";
+
+fn error_of(text: &str) -> String {
+    match load_str("in.yaml", text) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("accepted:\n{text}"),
+    }
+}
+
+fn invalid_field(text: &str) -> (String, String) {
+    match load_str("in.yaml", text) {
+        Err(InputError::Invalid { field, message, .. }) => (field, message),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_misspelt_karpenter_field_is_refused_with_its_path_and_a_suggestion() {
+    let (field, message) =
+        invalid_field(&POOL.replace("      requirements:", "      requirments:"));
+    assert_eq!(field, "spec.template.spec.requirments");
+    assert!(
+        message.starts_with("unknown field (did you mean requirements?)"),
+        "{message}"
+    );
+    let (field, message) = invalid_field(&POOL.replace("  limits:", "  limit:"));
+    assert_eq!(field, "spec.limit");
+    assert!(message.contains("did you mean limits?"), "{message}");
+}
+
+#[test]
+fn a_misspelt_pod_field_is_refused_deep_in_a_workload() {
+    let deployment = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      nodeselector: {team: a}
+      containers:
+      - name: web
+        image: nginx
+        resources: {requets: {cpu: 1}}
+";
+    let (field, message) = invalid_field(deployment);
+    assert_eq!(field, "spec.template.spec.nodeselector");
+    assert!(message.contains("did you mean nodeSelector?"), "{message}");
+    let (field, message) =
+        invalid_field(&deployment.replace("      nodeselector: {team: a}\n", ""));
+    assert_eq!(field, "spec.template.spec.containers[0].resources.requets");
+    assert!(message.contains("did you mean requests?"), "{message}");
+    let affinity = "apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: a, image: x}]
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecutio:
+        nodeSelectorTerms: [{matchExpressions: [{key: a, operator: In, values: [b]}]}]
+";
+    let (field, message) = invalid_field(affinity);
+    assert_eq!(
+        field,
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecutio"
+    );
+    assert!(
+        message.contains("did you mean requiredDuringSchedulingIgnoredDuringExecution?"),
+        "{message}"
+    );
+}
+
+#[test]
+fn fields_the_api_server_knows_are_read_past_quietly() {
+    let pod = "apiVersion: v1
+kind: Pod
+metadata: {name: p, finalizers: [x], managedFields: []}
+spec:
+  serviceAccountName: app
+  volumes: [{name: data, emptyDir: {}}]
+  securityContext: {runAsNonRoot: true}
+  containers:
+  - name: a
+    image: x
+    env: [{name: A, value: b}]
+    ports: [{containerPort: 80}]
+    livenessProbe: {httpGet: {path: /, port: 80}}
+status: {phase: Pending, qosClass: BestEffort}
+";
+    let m = load_str("in.yaml", pod).unwrap();
+    assert_eq!(m.pods.len(), 1);
+    assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+    load_str("in.yaml", POOL).unwrap();
+}
+
+#[test]
+fn a_v1_nodepool_kubelet_points_to_the_node_class() {
+    let text = POOL.replace(
+        "      requirements:",
+        "      kubelet: {maxPods: 20}\n      requirements:",
+    );
+    let error = error_of(&text);
+    assert!(
+        error.contains("spec.template.spec.kubelet: unknown field: karpenter.sh/v1 NodePools have no kubelet settings; they moved to EC2NodeClass.spec.kubelet"),
+        "{error}"
+    );
+}
+
+#[test]
+fn warn_and_ignore_read_on() {
+    let text = POOL.replace("  limits:", "  limit:");
+    super::set_validation(super::Validation::Warn);
+    let warned = load_str("in.yaml", &text);
+    super::set_validation(super::Validation::Ignore);
+    let ignored = load_str("in.yaml", &text);
+    super::set_validation(super::Validation::Strict);
+    let warned = warned.unwrap();
+    assert_eq!(
+        warned.warnings,
+        ["in.yaml: NodePool/default: spec.limit: unknown field (did you mean limits?)"]
+    );
+    assert!(ignored.unwrap().warnings.is_empty());
+}
+
+#[test]
+fn suggestions_stay_close() {
+    use super::{did_you_mean, generated};
+    let pod_spec = |name: &str| {
+        let root = super::root("v1", "Pod").unwrap();
+        let spec = generated::TYPES[usize::from(root)]
+            .iter()
+            .find(|f| f.0 == "spec")
+            .unwrap()
+            .2;
+        did_you_mean(name, generated::TYPES[usize::from(spec)])
+    };
+    assert_eq!(pod_spec("NODESELECTOR"), Some("nodeSelector"));
+    assert_eq!(pod_spec("tolerations"), Some("tolerations"));
+    assert_eq!(pod_spec("tolerashuns"), None);
+    assert_eq!(pod_spec("xyz"), None);
+}

@@ -1,0 +1,137 @@
+//! What an offline plan assumes that changes it (docs/commands.md "provision"), said once on
+//! stderr by default — `-q` hides it — so a plan is never read as more certain than it is.
+
+use std::fmt;
+
+use crate::api::Manifests;
+use crate::model::labels::CAPACITY_TYPE;
+use crate::model::requirements::Operator;
+
+/// One assumption.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Assumption {
+    /// A node class without `status.subnets`: every zone of the region is assumed.
+    ZonesUnknown {
+        /// The class.
+        class: String,
+    },
+    /// Pools that may launch spot, with no spot prices: spot is priced at on-demand.
+    NoSpotPrices {
+        /// The pools.
+        pools: Vec<String>,
+    },
+}
+
+impl fmt::Display for Assumption {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Assumption::ZonesUnknown { class } => write!(
+                f,
+                "node class {class} has no status.subnets: every zone of the region is assumed \
+                 (the controller fills it from subnetSelectorTerms; add it to the manifest to plan \
+                 for the real zones)"
+            ),
+            Assumption::NoSpotPrices { pools } => write!(
+                f,
+                "no spot prices offline: spot offerings of {} are priced at on-demand (an upper \
+                 bound), so the plan counts on no spot savings (--catalog with spot prices changes that)",
+                pools.join(", ")
+            ),
+        }
+    }
+}
+
+/// The assumptions an offline plan of `manifests` makes, given whether the catalog has spot
+/// prices. Only the pools and classes the plan may use are looked at.
+pub fn offline(manifests: &Manifests, spot_prices: bool) -> Vec<Assumption> {
+    let mut out = Vec::new();
+    let mut classes: Vec<&str> = Vec::new();
+    for pool in &manifests.node_pools {
+        if let Some(r) = &pool.node_class_ref {
+            if !classes.contains(&r.name.as_str()) {
+                classes.push(&r.name);
+            }
+        }
+    }
+    for class in &manifests.node_classes {
+        if classes.contains(&class.name.as_str()) && class.status.subnets.is_empty() {
+            out.push(Assumption::ZonesUnknown {
+                class: class.name.clone(),
+            });
+        }
+    }
+    if !spot_prices {
+        let spot: Vec<String> = manifests
+            .node_pools
+            .iter()
+            .filter(|p| allows_spot(&p.requirements))
+            .map(|p| p.name.clone())
+            .collect();
+        if !spot.is_empty() {
+            out.push(Assumption::NoSpotPrices { pools: spot });
+        }
+    }
+    out
+}
+
+/// Whether a pool's requirements leave spot open (no capacity-type requirement does).
+fn allows_spot(requirements: &[crate::model::requirements::NodeSelectorRequirement]) -> bool {
+    requirements
+        .iter()
+        .filter(|r| r.key == CAPACITY_TYPE)
+        .all(|r| match r.operator {
+            Operator::In => r.values.iter().any(|v| v == "spot"),
+            Operator::NotIn => !r.values.iter().any(|v| v == "spot"),
+            Operator::DoesNotExist => false,
+            _ => true,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const POOL: &str = "apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [CT]}]
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  role: r
+  subnetSelectorTerms: [{tags: {a: b}}]
+  securityGroupSelectorTerms: [{tags: {a: b}}]
+";
+
+    #[test]
+    fn zones_and_spot_prices_are_said_when_they_change_the_plan() {
+        let m = crate::api::load_str("in.yaml", &POOL.replace("CT", "spot")).unwrap();
+        assert_eq!(
+            offline(&m, false),
+            [
+                Assumption::ZonesUnknown {
+                    class: "default".into()
+                },
+                Assumption::NoSpotPrices {
+                    pools: vec!["default".into()]
+                }
+            ]
+        );
+        assert_eq!(offline(&m, true).len(), 1);
+        let on_demand = crate::api::load_str("in.yaml", &POOL.replace("CT", "on-demand")).unwrap();
+        assert_eq!(offline(&on_demand, false).len(), 1);
+        let subnets = format!(
+            "{}status:\n  subnets: [{{id: subnet-1, zone: us-east-1a}}]\n",
+            POOL.replace("CT", "on-demand")
+        );
+        let known = crate::api::load_str("in.yaml", &subnets).unwrap();
+        assert!(offline(&known, false).is_empty());
+    }
+}
