@@ -74,6 +74,16 @@ pub fn check(ctx: &mut Context<'_>, args: &DriftCheckArgs) -> CommandResult {
         for warning in &manifests.warnings {
             ctx.warn(warning);
         }
+        if manifests.nodes.is_empty() && manifests.node_claims.is_empty() {
+            // No nodes in the files: the cluster's nodes against the files' pools (what-if).
+            let (snapshot, version, _) =
+                drift_live::gather_what_if(ctx, &config, Some(&manifests))?;
+            ctx.note("what-if: the cluster's nodes against the NodePools and node classes of -f");
+            return finish(
+                ctx,
+                drift_check::check(&config, snapshot, Mode::WhatIf, Some(version))?,
+            );
+        }
         let catalog = match &config.catalog {
             Some(path) => Some(Catalog::from_file(path)?),
             None => Catalog::embedded().ok(),
@@ -88,7 +98,10 @@ pub fn check(ctx: &mut Context<'_>, args: &DriftCheckArgs) -> CommandResult {
         render::drift::gather_notes(ctx.global, ctx.err, &offline.notes);
         (offline.snapshot, Mode::Offline, offline.kubernetes_version)
     };
-    let report = drift_check::check(&config, snapshot, mode, version)?;
+    finish(ctx, drift_check::check(&config, snapshot, mode, version)?)
+}
+
+fn finish(ctx: &mut Context<'_>, report: drift_check::DriftReport) -> CommandResult {
     render::drift::report(ctx.global, ctx.out, ctx.err, &report)?;
     Ok(if report.any_drifted() {
         Exit::Finding

@@ -18,12 +18,25 @@ pub fn gather(
     ctx: &mut Context<'_>,
     config: &Config,
 ) -> Result<(DriftSnapshot, KubeVersion, KubeClient), CommandError> {
+    gather_what_if(ctx, config, None)
+}
+
+/// [`gather`], with the NodePools and node classes of `files` in place of the cluster's
+/// (what-if, [`drift_check::what_if`]).
+pub fn gather_what_if(
+    ctx: &mut Context<'_>,
+    config: &Config,
+    files: Option<&crate::api::Manifests>,
+) -> Result<(DriftSnapshot, KubeVersion, KubeClient), CommandError> {
     let cluster = live::connect_cluster(ctx)?;
     let version = match config.kubernetes_version {
         Some((v, _)) => v,
         None => live::kubernetes_version(ctx, &cluster)?,
     };
-    let read = snapshot::read(&cluster.client, Scope::default())?;
+    let mut read = snapshot::read(&cluster.client, Scope::default())?;
+    if let Some(files) = files {
+        drift_check::what_if(&mut read.manifests, files)?;
+    }
     let cloud = live::connect_aws(ctx)?;
     let mut snapshot = drift_check::gather(
         &read.manifests,

@@ -448,13 +448,20 @@ fn bad_input_exits_2_with_one_line() {
     assert!(run.stderr.contains("kubeconfig"), "{}", run.stderr);
     let no_nodes =
         "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: x}\nspec: {}\n";
-    let run = karpenter(&["drift", "check", "-f", "-"], no_nodes.as_bytes());
-    assert_eq!(run.code, 2);
-    assert!(
-        run.stderr.contains("no Node in the input"),
-        "{}",
-        run.stderr
+    // Files without nodes are a what-if against the cluster: its nodes, their pools.
+    let run = karpenter(
+        &[
+            "drift",
+            "check",
+            "-f",
+            "-",
+            "--kubeconfig",
+            "/nonexistent/kubeconfig",
+        ],
+        no_nodes.as_bytes(),
     );
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("kubeconfig"), "{}", run.stderr);
     let run = karpenter(&["drift", "check", "-f", "-"], b"kind: [unclosed");
     assert_eq!(run.code, 2, "{}", run.stderr);
 }

@@ -637,6 +637,41 @@ fn budget_of_two_is_kept_full_and_never_exceeded() {
     // Freshly launched nodes satisfy their pool: nothing drifted.
     let fresh = walk.run(&["karpenter", "drift", "check"]);
     assert_eq!(fresh.code, 0, "{}\n{}", fresh.stdout, fresh.stderr);
+    // What-if: the narrowed pool from a file, not applied — every node would drift, two at a
+    // time at the budget of 2, and the cluster is left as it was.
+    let narrowed = crate::support::write_temp(
+        "what-if-narrowed.yaml",
+        one_pod_per_node("2", 4)
+            .replace("values: [c]", "values: [m]")
+            .as_bytes(),
+    );
+    let what_if = walk.run(&[
+        "karpenter",
+        "drift",
+        "check",
+        "-f",
+        &narrowed.to_string_lossy(),
+    ]);
+    assert_eq!(what_if.code, 1, "{}\n{}", what_if.stdout, what_if.stderr);
+    assert_eq!(
+        what_if.stdout.matches("RequirementsDrifted").count(),
+        4,
+        "{}",
+        what_if.stdout
+    );
+    assert!(
+        what_if.stdout.contains(
+            "what-if: NodePool default: 4 of 4 node(s) would drift; its Drifted budget replaces 2 at a time: 2 round(s) of replacement"
+        ),
+        "{}",
+        what_if.stdout
+    );
+    let unchanged = walk.run(&["karpenter", "drift", "check"]);
+    assert_eq!(
+        unchanged.code, 0,
+        "{}\n{}",
+        unchanged.stdout, unchanged.stderr
+    );
     // Narrow the requirements: every node drifts (RequirementsDrifted).
     narrow_to_category_m(&walk);
     let check = walk.run(&["karpenter", "drift", "check"]);

@@ -11,7 +11,7 @@ use crate::cli::output::{kubectl_age, shown, write_document, Table, API_VERSION}
 use crate::cli::{GlobalArgs, OutputFormat};
 use crate::drift::{NodeDrift, Summary};
 use crate::error::CommandError;
-use crate::usecases::drift_check::{DriftReport, GatherNote, Mode};
+use crate::usecases::drift_check::{DriftReport, GatherNote, Mode, PoolRollout};
 
 /// Tells the notes of the offline gathering (warnings, and notes for `-v`).
 pub fn gather_notes(global: &GlobalArgs, err: &mut dyn Write, notes: &[GatherNote]) {
@@ -69,6 +69,7 @@ pub fn report(
                 summary: evaluation.summary,
                 nodes: &evaluation.nodes,
                 notes: &evaluation.notes,
+                rollout: &report.rollout,
             };
             write_document(out, global.output, &doc).map_err(io_error)
         }
@@ -113,7 +114,14 @@ pub fn report(
                 }
                 return Ok(());
             }
-            table.write(out, !global.no_headers).map_err(io_error)
+            table.write(out, !global.no_headers).map_err(io_error)?;
+            if !report.rollout.is_empty() && !global.no_headers {
+                writeln!(out).map_err(io_error)?;
+                for r in &report.rollout {
+                    writeln!(out, "what-if: {}", rollout_line(r)).map_err(io_error)?;
+                }
+            }
+            Ok(())
         }
     }
 }
@@ -130,4 +138,21 @@ struct ReportDoc<'a> {
     summary: Summary,
     nodes: &'a [NodeDrift],
     notes: &'a [String],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    rollout: &'a [PoolRollout],
+}
+
+/// What-if: one line per pool with drifted nodes, at its budget's pace now.
+fn rollout_line(r: &PoolRollout) -> String {
+    let pace = match (r.at_once, r.rounds) {
+        (None, _) => "no budget limits it: all at once".to_string(),
+        (Some(_), None) => "its Drifted budget allows none now".to_string(),
+        (Some(n), Some(rounds)) => {
+            format!("its Drifted budget replaces {n} at a time: {rounds} round(s) of replacement")
+        }
+    };
+    format!(
+        "NodePool {}: {} of {} node(s) would drift; {pace}",
+        r.node_pool, r.drifted, r.nodes
+    )
 }

@@ -56,6 +56,10 @@ pub enum Mode {
     Offline,
     /// Cluster + EC2.
     Live,
+    /// Cluster + EC2, with the NodePools and node classes of `-f` files in place of the
+    /// cluster's: which nodes would drift if they were applied.
+    #[serde(rename = "what-if")]
+    WhatIf,
 }
 
 /// The verdicts of the selected nodes.
@@ -67,6 +71,62 @@ pub struct DriftReport {
     pub kubernetes_version: Option<KubeVersion>,
     /// Verdicts, counts and notes.
     pub evaluation: Evaluation,
+    /// What-if: per pool with drifted nodes, how fast its budgets let them be replaced.
+    pub rollout: Vec<PoolRollout>,
+}
+
+/// How a pool's drifted nodes would be rolled out at its `Drifted` budget, now.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PoolRollout {
+    /// The pool.
+    pub node_pool: String,
+    /// Its nodes that would drift.
+    pub drifted: usize,
+    /// Its nodes (managed, initialized), as budgets count them.
+    pub nodes: u32,
+    /// How many may be replaced at once now (`None`: no budget limits it).
+    pub at_once: Option<u32>,
+    /// Rounds of replacement at that pace (`None` when the budget allows none now).
+    pub rounds: Option<usize>,
+}
+
+/// [`PoolRollout`]s of the pools with drifted nodes in `evaluation`, at `now`.
+pub fn rollout(snapshot: &DriftSnapshot, evaluation: &Evaluation) -> Vec<PoolRollout> {
+    let nodes: Vec<crate::model::node::Node> =
+        snapshot.nodes.iter().map(|n| n.node.clone()).collect();
+    snapshot
+        .node_pools
+        .iter()
+        .filter_map(|pool| {
+            let drifted = evaluation
+                .nodes
+                .iter()
+                .filter(|n| n.drifted && n.node_pool.as_deref() == Some(pool.name.as_str()))
+                .count();
+            if drifted == 0 {
+                return None;
+            }
+            let allowance = crate::disruption::budgets::allowed_disruptions(
+                pool,
+                &nodes,
+                crate::disruption::budgets::DisruptionReason::Drifted,
+                snapshot.now,
+            );
+            let rounds = match allowance.allowed {
+                None => Some(1),
+                Some(0) => None,
+                Some(n) => Some(drifted.div_ceil(n as usize)),
+            };
+            Some(PoolRollout {
+                node_pool: pool.name.clone(),
+                drifted,
+                nodes: allowance.counted_nodes,
+                at_once: allowance.allowed,
+                rounds,
+            })
+        })
+        .collect()
 }
 
 impl DriftReport {
@@ -74,6 +134,28 @@ impl DriftReport {
     pub fn any_drifted(&self) -> bool {
         self.evaluation.any_drifted()
     }
+}
+
+/// What-if: the cluster's objects with the NodePools and node classes of `files` in place of
+/// the ones of the same name (and added when new). Errors when the files hold nodes or
+/// NodeClaims (that is an offline check) or nothing to put in place.
+pub fn what_if(cluster: &mut Manifests, files: &Manifests) -> Result<(), CommandError> {
+    if files.node_pools.is_empty() && files.node_classes.is_empty() {
+        return Err(CommandError::input(
+            "-f with a live cluster (what-if) takes NodePools and node classes to check the cluster's nodes against; the files hold none",
+        ));
+    }
+    for pool in &files.node_pools {
+        cluster.node_pools.retain(|p| p.name != pool.name);
+        cluster.node_pools.push(pool.clone());
+    }
+    for class in &files.node_classes {
+        cluster
+            .node_classes
+            .retain(|c| !(c.name == class.name && c.kind == class.kind));
+        cluster.node_classes.push(class.clone());
+    }
+    Ok(())
 }
 
 /// The snapshot of `nodes` (paired by [`drift::pair_nodes`]) with the pools and classes of
@@ -106,10 +188,17 @@ pub fn check(
     kubernetes_version: Option<KubeVersion>,
 ) -> Result<DriftReport, CommandError> {
     select_nodes(config, &mut snapshot)?;
+    let evaluation = drift::evaluate(&snapshot);
+    let rollout = if mode == Mode::WhatIf {
+        rollout(&snapshot, &evaluation)
+    } else {
+        Vec::new()
+    };
     Ok(DriftReport {
         mode,
         kubernetes_version,
-        evaluation: drift::evaluate(&snapshot),
+        evaluation,
+        rollout,
     })
 }
 

@@ -399,3 +399,74 @@ fn the_version_is_read_from_ssm_paths_when_not_given() {
     c.kubernetes_version = Some((KubeVersion::new(1, 30), VersionSource::Flag));
     assert_eq!(kubernetes_version(&c).0, KubeVersion::new(1, 30));
 }
+
+/// What-if: the cluster's nodes against the NodePools and classes of files, with the rollout
+/// at the pools' budgets.
+#[test]
+fn what_if_checks_the_clusters_nodes_against_the_files_pools_and_classes() {
+    let cluster = v1_cluster();
+    for name in ["old", "new"] {
+        cluster.update("v1", "Node", None, name, |n| {
+            n["metadata"]["labels"]["karpenter.sh/initialized"] = json!("true");
+        });
+    }
+    let mut read = snapshot::read(&cluster, Scope::default()).unwrap();
+    let files = crate::api::load_str(
+        "changed.yaml",
+        "apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  role: KarpenterNodeRole
+  amiFamily: AL2023
+  amiSelectorTerms: [{id: ami-old}]
+  subnetSelectorTerms: [{id: subnet-a}]
+  securityGroupSelectorTerms: [{id: sg-a}]
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  disruption: {budgets: [{nodes: '1'}]}
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: [{key: kubernetes.io/arch, operator: In, values: [amd64]}]
+",
+    )
+    .unwrap();
+    what_if(&mut read.manifests, &files).unwrap();
+    assert_eq!(read.manifests.node_pools.len(), 1);
+    assert_eq!(read.manifests.node_classes.len(), 1);
+    let snapshot = gather(&read.manifests, &cloud(), VERSION, NOW, &mut |_| {
+        Ok(Catalog::embedded().unwrap())
+    })
+    .unwrap();
+    let report = check(&Config::default(), snapshot, Mode::WhatIf, Some(VERSION)).unwrap();
+    // The class now selects ami-old: the node on ami-new would drift, the other not.
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("new", Status::Drifted, Some(DriftReason::AmiDrift)),
+            ("old", Status::Ok, None),
+        ]
+    );
+    assert_eq!(
+        report.rollout,
+        [PoolRollout {
+            node_pool: "default".into(),
+            drifted: 1,
+            nodes: 2,
+            at_once: Some(1),
+            rounds: Some(1),
+        }]
+    );
+    // Files with nothing to put in place are not a what-if.
+    let pods_only = crate::api::load_str(
+        "pods.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: a}]}\n",
+    )
+    .unwrap();
+    let err = what_if(&mut read.manifests, &pods_only).unwrap_err();
+    assert_eq!(err.exit, Exit::Input);
+}
