@@ -2,6 +2,7 @@
 //! (JSON, `as=Table`, `as=PartialObjectMetadata`), and chunked watch streams.
 
 use super::api::{self, ApiError, DeleteOpts, Query};
+use super::rbac::{self, Attributes, User};
 use super::resources::Resource;
 use super::store::{EventType, WatchEvent};
 use super::table;
@@ -98,8 +99,36 @@ pub async fn handle(
         Ok(b) => b.to_bytes().to_vec(),
         Err(_) => Vec::new(),
     };
+    // With RBAC on, who is asking (`None`: everything is allowed).
+    let user = if state.config.rbac {
+        let st = state.store.lock().unwrap();
+        let mut auth = state.auth.lock().unwrap();
+        let user = rbac::authenticate(&auth, header(&headers, "authorization")).and_then(|user| {
+            match headers
+                .get("impersonate-user")
+                .and_then(|v| v.to_str().ok())
+            {
+                None => Ok(user),
+                Some(name) => {
+                    let groups = headers
+                        .get_all("impersonate-group")
+                        .iter()
+                        .filter_map(|v| v.to_str().ok().map(str::to_string))
+                        .collect();
+                    rbac::impersonate(&st, &mut auth, user, name, groups)
+                }
+            }
+        });
+        match user {
+            Ok(user) => Some(user),
+            Err(e) => return Ok(error_response(&e)),
+        }
+    } else {
+        None
+    };
     let resp = route(
         &state,
+        user.as_ref(),
         &method,
         uri.path(),
         uri.query().unwrap_or(""),
@@ -119,8 +148,25 @@ fn header<'a>(h: &'a hyper::HeaderMap, name: &str) -> &'a str {
     h.get(name).and_then(|v| v.to_str().ok()).unwrap_or("")
 }
 
+/// Decides (and records) with RBAC on; `Err` is the 403 to answer.
+fn authorize(
+    state: &State,
+    user: Option<&User>,
+    attributes: Attributes,
+) -> Result<(), Response<BoxBody>> {
+    let Some(user) = user else { return Ok(()) };
+    let st = state.store.lock().unwrap();
+    let mut auth = state.auth.lock().unwrap();
+    if rbac::authorize(&st, &mut auth, user, &attributes) {
+        Ok(())
+    } else {
+        Err(error_response(&rbac::forbidden(user, &attributes)))
+    }
+}
+
 fn route(
     state: &Arc<State>,
+    user: Option<&User>,
     method: &Method,
     path: &str,
     query: &str,
@@ -134,6 +180,20 @@ fn route(
         .collect();
     let pairs = parse_query(query);
     let q = Query::parse(&pairs);
+    let resource_request = matches!(
+        segs.as_slice(),
+        ["api", "v1", _, ..] | ["apis", _, _, _, ..]
+    );
+    if !resource_request {
+        let attributes = Attributes {
+            verb: method.as_str().to_ascii_lowercase(),
+            path: Some(path.to_string()),
+            ..Attributes::default()
+        };
+        if let Err(denied) = authorize(state, user, attributes) {
+            return denied;
+        }
+    }
     match segs.as_slice() {
         ["version"] => {
             return json_response(200, &version_info(&state.config.kubernetes_version), &[])
@@ -251,6 +311,7 @@ fn route(
             "scale" => res.scale.is_some(),
             "eviction" | "binding" => res.kind == "Pod",
             "finalize" => res.kind == "Namespace",
+            "token" => res.kind == "ServiceAccount" && *method == Method::POST,
             _ => false,
         };
         if !ok {
@@ -258,6 +319,44 @@ fn route(
         }
     }
     let watch = watch_prefix || q.watch;
+    let attributes = Attributes {
+        verb: rbac::verb(method, name.is_some(), watch).into(),
+        group: res.group.clone(),
+        resource: res.plural.clone(),
+        subresource: sub.unwrap_or("").into(),
+        namespace: ns_str.into(),
+        name: name.unwrap_or("").into(),
+        path: None,
+    };
+    if let Err(denied) = authorize(state, user, attributes) {
+        return denied;
+    }
+    if res.group == "authorization.k8s.io" && *method == Method::POST {
+        // A SelfSubjectAccessReview is answered, not stored (without RBAC: always allowed).
+        let review = match parse_body(&body, header(headers, "content-type")) {
+            Ok(review) => review,
+            Err(e) => return error_response(&e),
+        };
+        let st = state.store.lock().unwrap();
+        let mut auth = state.auth.lock().unwrap();
+        let answer = match user {
+            Some(user) => rbac::self_subject_access_review(&st, &mut auth, user, &review),
+            None => {
+                let mut answer = review;
+                answer["status"] = json!({"allowed": true});
+                answer
+            }
+        };
+        return json_response(201, &answer, &[]);
+    }
+    if sub == Some("token") {
+        let st = state.store.lock().unwrap();
+        let mut auth = state.auth.lock().unwrap();
+        return match rbac::token_request(&st, &mut auth, ns_str, name.unwrap_or("")) {
+            Ok(v) => json_response(201, &v, &[]),
+            Err(e) => error_response(&e),
+        };
+    }
     if *method == Method::GET && watch {
         let name_filter = name.map(str::to_string);
         return start_watch(state, &res, ns.map(str::to_string), q, name_filter, accept);

@@ -82,9 +82,18 @@
 //!   come back through their ReplicaSets and stay Pending if they fit nowhere: there is no
 //!   provisioner.
 //!
+//! - **RBAC** (`Config::rbac`, `--rbac`): ServiceAccount bearer tokens from the TokenRequest
+//!   API (`kubectl create token`), Roles/ClusterRoles and their bindings (verbs, apiGroups,
+//!   resources/subresources, resourceNames, nonResourceURLs), the bootstrap roles
+//!   (`cluster-admin`, `system:discovery`, `system:basic-user`), 403s worded like the real
+//!   server's, and `SelfSubjectAccessReview` (`kubectl auth can-i`); see `rbac.rs`. Off (the
+//!   default), everything is allowed.
+//!
 //! # What it does not implement
 //!
-//! Authentication/authorization (everything is allowed), TLS, protobuf, HTTP/2, aggregated
+//! Authentication other than ServiceAccount tokens, authorization other than RBAC (and
+//! without `--rbac` everything is allowed), aggregated ClusterRoles, `escalate`/`bind`
+//! checks, `SelfSubjectRulesReview` (`kubectl auth can-i --list`), TLS, protobuf, HTTP/2, aggregated
 //! discovery, OpenAPI schemas (`/openapi/v3` only lists PATCH operations so kubectl delegates
 //! field validation to the server; `kubectl explain` does not work), `/openapi/v2`, CEL
 //! validation rules and type checking of custom resources, conversion webhooks, admission
@@ -106,6 +115,7 @@ mod openapi;
 use kubectl_karpenter::k8s::fake::patch;
 mod pdb;
 mod protobuf;
+pub mod rbac;
 mod resources;
 mod schema;
 mod selector;
@@ -134,6 +144,9 @@ pub struct Config {
     /// AMIs whose instances never register (a broken image: the node never joins), for
     /// rollback tests.
     pub broken_images: Vec<String>,
+    /// Authenticate bearer tokens and authorize with RBAC (`rbac.rs`); off: everything is
+    /// allowed.
+    pub rbac: bool,
 }
 
 impl Default for Config {
@@ -145,6 +158,7 @@ impl Default for Config {
             max_grace: None,
             log: std::env::var_os("TEST_CLUSTER_LOG").is_some(),
             broken_images: Vec::new(),
+            rbac: false,
         }
     }
 }
@@ -156,6 +170,8 @@ pub struct State {
     pub addr: SocketAddr,
     /// Wakes the controllers after a write.
     pub kick: Notify,
+    /// Issued tokens and authorization decisions (RBAC).
+    pub auth: Mutex<rbac::Auth>,
 }
 
 /// A running test cluster; stops when dropped.
@@ -213,6 +229,20 @@ impl TestCluster {
         write_kubeconfig(path, &self.url())
     }
 
+    /// A token for a ServiceAccount, as the TokenRequest API (`kubectl create token`) issues it.
+    pub fn token(&self, namespace: &str, name: &str) -> String {
+        let st = self.state.store.lock().unwrap();
+        let mut auth = self.state.auth.lock().unwrap();
+        let answer = rbac::token_request(&st, &mut auth, namespace, name)
+            .unwrap_or_else(|e| panic!("token for {namespace}/{name}: {}", e.message));
+        answer["status"]["token"].as_str().unwrap().to_string()
+    }
+
+    /// The RBAC decisions made since the last call (and forgets them).
+    pub fn take_decisions(&self) -> Vec<rbac::Decision> {
+        std::mem::take(&mut self.state.auth.lock().unwrap().decisions)
+    }
+
     /// Runs `f` on the store (tests inspect or seed state directly with it).
     pub fn with_store<R>(&self, f: impl FnOnce(&mut store::Store) -> R) -> R {
         let mut st = self.state.store.lock().unwrap();
@@ -236,11 +266,15 @@ impl Drop for TestCluster {
 fn new_state(config: Config, addr: SocketAddr) -> Arc<State> {
     let mut st = store::Store::new();
     api::seed(&mut st);
+    if config.rbac {
+        rbac::bootstrap(&mut st);
+    }
     Arc::new(State {
         store: Mutex::new(st),
         config,
         addr,
         kick: Notify::new(),
+        auth: Mutex::new(rbac::Auth::default()),
     })
 }
 
@@ -288,7 +322,7 @@ pub fn write_kubeconfig(path: &Path, server: &str) -> std::io::Result<()> {
     std::fs::write(path, text)
 }
 
-const USAGE: &str = "usage: test-cluster --listen 127.0.0.1:PORT [--kubernetes-version 1.25] [--write-kubeconfig PATH] [--ec2-endpoint URL] [--region REGION] [--max-grace-seconds N] [--log]";
+const USAGE: &str = "usage: test-cluster --listen 127.0.0.1:PORT [--kubernetes-version 1.25] [--write-kubeconfig PATH] [--ec2-endpoint URL] [--region REGION] [--max-grace-seconds N] [--rbac] [--log]";
 
 /// The standalone server (`examples/test-cluster.rs`): parses arguments, serves until killed.
 pub fn main_with_args(args: Vec<String>) -> i32 {
@@ -320,6 +354,7 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
                     .map(Duration::from_secs)
             }
             "--log" => config.log = true,
+            "--rbac" => config.rbac = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return 0;

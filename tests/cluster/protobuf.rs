@@ -1,7 +1,7 @@
 //! Request bodies in `application/vnd.kubernetes.protobuf`, which kubectl's typed clients send
-//! (`kubectl create configmap|secret|namespace|serviceaccount`). Decoded into JSON with field
-//! tables from `k8s.io/api/core/v1/generated.proto` for those kinds only; anything else gets a
-//! 415 naming the limitation.
+//! (`kubectl create configmap|secret|namespace|serviceaccount`, `kubectl auth can-i`). Decoded
+//! into JSON with field tables from `k8s.io/api/{core,authorization}/v1/generated.proto` for
+//! those kinds only; anything else gets a 415 naming the limitation.
 
 use serde_json::{json, Map, Value};
 
@@ -70,6 +70,29 @@ const SERVICE_ACCOUNT: &[(u32, &str, F)] = &[
     (1, "metadata", F::Msg(OBJECT_META)),
     (3, "imagePullSecrets", F::RepMsg(LOCAL_REF)),
     (4, "automountServiceAccountToken", F::Bool),
+];
+
+/// `k8s.io/api/authorization/v1/generated.proto` (`kubectl auth can-i`).
+const RESOURCE_ATTRIBUTES: &[(u32, &str, F)] = &[
+    (1, "namespace", F::Str),
+    (2, "verb", F::Str),
+    (3, "group", F::Str),
+    (4, "version", F::Str),
+    (5, "resource", F::Str),
+    (6, "subresource", F::Str),
+    (7, "name", F::Str),
+];
+
+const NON_RESOURCE_ATTRIBUTES: &[(u32, &str, F)] = &[(1, "path", F::Str), (2, "verb", F::Str)];
+
+const SELF_SUBJECT_ACCESS_REVIEW_SPEC: &[(u32, &str, F)] = &[
+    (1, "resourceAttributes", F::Msg(RESOURCE_ATTRIBUTES)),
+    (2, "nonResourceAttributes", F::Msg(NON_RESOURCE_ATTRIBUTES)),
+];
+
+const SELF_SUBJECT_ACCESS_REVIEW: &[(u32, &str, F)] = &[
+    (1, "metadata", F::Msg(OBJECT_META)),
+    (2, "spec", F::Msg(SELF_SUBJECT_ACCESS_REVIEW_SPEC)),
 ];
 
 const TYPE_META: &[(u32, &str, F)] = &[(1, "apiVersion", F::Str), (2, "kind", F::Str)];
@@ -233,9 +256,10 @@ pub fn decode_object(body: &[u8]) -> Result<Value, String> {
         ("v1", "Secret") => SECRET,
         ("v1", "Namespace") => NAMESPACE,
         ("v1", "ServiceAccount") => SERVICE_ACCOUNT,
+        ("authorization.k8s.io/v1", "SelfSubjectAccessReview") => SELF_SUBJECT_ACCESS_REVIEW,
         _ => {
             return Err(format!(
-                "the test cluster decodes protobuf only for v1 ConfigMap, Secret, Namespace and ServiceAccount, not {av} {kind}; send JSON"
+                "the test cluster decodes protobuf only for v1 ConfigMap, Secret, Namespace and ServiceAccount and SelfSubjectAccessReview, not {av} {kind}; send JSON"
             ))
         }
     };

@@ -436,6 +436,74 @@ pub fn builtins() -> Vec<Resource> {
             false,
         ),
         builtin(
+            "rbac.authorization.k8s.io",
+            "v1",
+            "clusterrolebindings",
+            "clusterrolebinding",
+            "ClusterRoleBinding",
+            false,
+            &[],
+            &[],
+            false,
+            false,
+            false,
+        ),
+        builtin(
+            "rbac.authorization.k8s.io",
+            "v1",
+            "clusterroles",
+            "clusterrole",
+            "ClusterRole",
+            false,
+            &[],
+            &[],
+            false,
+            false,
+            false,
+        ),
+        builtin(
+            "rbac.authorization.k8s.io",
+            "v1",
+            "rolebindings",
+            "rolebinding",
+            "RoleBinding",
+            true,
+            &[],
+            &[],
+            false,
+            false,
+            false,
+        ),
+        builtin(
+            "rbac.authorization.k8s.io",
+            "v1",
+            "roles",
+            "role",
+            "Role",
+            true,
+            &[],
+            &[],
+            false,
+            false,
+            false,
+        ),
+        Resource {
+            verbs: vec!["create".into()],
+            ..builtin(
+                "authorization.k8s.io",
+                "v1",
+                "selfsubjectaccessreviews",
+                "selfsubjectaccessreview",
+                "SelfSubjectAccessReview",
+                false,
+                &[],
+                &[],
+                false,
+                false,
+                false,
+            )
+        },
+        builtin(
             "scheduling.k8s.io",
             "v1",
             "priorityclasses",
@@ -471,6 +539,8 @@ pub const BUILTIN_GROUP_ORDER: &[&str] = &[
     "policy",
     "apiextensions.k8s.io",
     "coordination.k8s.io",
+    "rbac.authorization.k8s.io",
+    "authorization.k8s.io",
     "scheduling.k8s.io",
     "storage.k8s.io",
 ];
@@ -581,6 +651,9 @@ impl Registry {
                 main["categories"] = json!(r.categories);
             }
             list.push(main);
+            if r.plural == "serviceaccounts" {
+                list.push(json!({"name": "serviceaccounts/token", "singularName": "", "namespaced": true, "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest", "verbs": ["create"]}));
+            }
             if r.plural == "pods" {
                 list.push(json!({"name": "pods/binding", "singularName": "", "namespaced": true, "kind": "Binding", "verbs": ["create"]}));
                 list.push(json!({"name": "pods/eviction", "singularName": "", "namespaced": true, "group": "policy", "version": "v1", "kind": "Eviction", "verbs": ["create"]}));

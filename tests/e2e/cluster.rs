@@ -1230,7 +1230,7 @@ fn watches_stream_changes_from_a_resource_version() {
 }
 
 /// Runs a boto3 snippet against moto (`EP` and `REGION` are set) with the test Python.
-fn boto3(moto: &crate::moto::Moto, code: &str) -> String {
+pub(crate) fn boto3(moto: &crate::moto::Moto, code: &str) -> String {
     let out = Command::new(crate::support::python())
         .arg("-c")
         .arg(format!(

@@ -24,6 +24,7 @@ mod drift_more;
 mod injection;
 mod krew;
 mod lease;
+mod least_privilege;
 mod moto;
 mod nodes;
 mod pipes;

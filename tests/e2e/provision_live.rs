@@ -36,9 +36,9 @@ pub(crate) fn walkthrough_manifest() -> String {
 
 pub(crate) struct Walk {
     pub(crate) moto: Moto,
-    _cluster: TestCluster,
-    dir: PathBuf,
-    kubeconfig: PathBuf,
+    pub(crate) cluster: TestCluster,
+    pub(crate) dir: PathBuf,
+    pub(crate) kubeconfig: PathBuf,
     path: String,
 }
 
@@ -69,15 +69,30 @@ impl Walk {
         crds: &str,
         broken_images: impl FnOnce(&Moto) -> Vec<String>,
     ) -> Walk {
-        let moto = Moto::start(&["--cluster", CLUSTER]);
-        let cluster = TestCluster::start(Config {
-            kubernetes_version: "1.25".into(),
+        Walk::build(test, &[], crds, |moto, config| Config {
             ec2_endpoint: kubelet.then(|| moto.url.clone()),
-            region: moto.region().to_string(),
-            broken_images: broken_images(&moto),
-            ..Config::default()
+            broken_images: broken_images(moto),
+            ..config
         })
-        .expect("start test cluster");
+    }
+
+    /// A walk whose moto gets `moto_flags` too and whose cluster is configured by `tweak`
+    /// (from the Kubernetes 1.25, moto-region default).
+    pub(crate) fn build(
+        test: &str,
+        moto_flags: &[&str],
+        crds: &str,
+        tweak: impl FnOnce(&Moto, Config) -> Config,
+    ) -> Walk {
+        let mut flags = vec!["--cluster", CLUSTER];
+        flags.extend(moto_flags);
+        let moto = Moto::start(&flags);
+        let config = Config {
+            kubernetes_version: "1.25".into(),
+            region: moto.region().to_string(),
+            ..Config::default()
+        };
+        let cluster = TestCluster::start(tweak(&moto, config)).expect("start test cluster");
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
             .join("provision-live")
             .join(test);
@@ -98,7 +113,7 @@ impl Walk {
         );
         let walk = Walk {
             moto,
-            _cluster: cluster,
+            cluster,
             dir,
             kubeconfig,
             path,

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """moto as the EC2/SSM peer of the tests, seeded like an EKS account.
 
-Usage: server.py [--region us-east-1] [--cluster test-cluster] [--iam]
-                 [--fleet-ice TYPE[@ZONE]]... [--fleet-lose-answers N] [--instances N]
+Usage: server.py [--region us-east-1] [--cluster test-cluster] [--iam] [--iam-users FILE]
+                 [--audit FILE] [--fleet-ice TYPE[@ZONE]]... [--fleet-lose-answers N]
+                 [--instances N]
 
 Starts `moto.server.ThreadedMotoServer` on a free loopback port, seeds it, then prints
   line 1: the endpoint URL (http://127.0.0.1:PORT)
@@ -40,6 +41,33 @@ What the seed looks like (the tests rely on it, so keep it stable):
   `RoleWithoutProfile` in none.
 - With --iam, IAM is enforced (moto's INITIAL_NO_AUTH_ACTION_COUNT=0) and the description carries
   `credentials.limited`: keys of a user allowed ec2:Describe* but not ssm:* (permission tests).
+- With --iam-users FILE (a JSON object: user name -> policy document), IAM is enforced and each
+  user is created with its policy; `credentials.<name>` carries its keys. With --audit FILE,
+  every authorization of an IAM user is appended to FILE as a JSON line
+  `{"user", "action", "resource", "allowed"}` (the least-privilege proofs read it).
+
+How IAM is enforced (moto alone checks only the called action against `Resource: "*"`, and
+denies any statement with a condition): policies are evaluated like IAM does — explicit Deny
+wins, Allow needs a statement whose Action, Resource (wildcards) and Condition (StringEquals,
+StringLike, StringNotEquals, StringNotLike; several values: any, several keys: all) match —
+against the resources and condition keys AWS authorizes:
+- `ssm:GetParameters` per parameter ARN (public `/aws/service/...` parameters have no account:
+  `arn:aws:ssm:REGION::parameter/aws/service/...`);
+- `iam:ListInstanceProfilesForRole` on the role's ARN;
+- `ec2:TerminateInstances` per instance ARN, with `aws:ResourceTag/<key>` from its tags;
+- `ec2:CreateLaunchTemplate` and `ec2:CreateFleet`, plus `ec2:CreateTags` for their own tag
+  specifications (`ec2:CreateAction` = the call); and what CreateFleet does on the caller's
+  behalf at launch, per pool, as EC2 does: `ec2:RunInstances` on the instance,
+  `ec2:CreateTags` for the instance's (and its volumes') tags with `ec2:CreateAction` =
+  `RunInstances`, and `iam:PassRole` on the launch template's instance profile's role with
+  `iam:PassedToService` = `ec2.amazonaws.com`. A launch-time denial is a fleet error
+  `UnauthorizedOperation` (EC2 reports it there too; EC2 encodes its message, which
+  `aws sts decode-authorization-message` reads — here it is plain);
+- every other call (Describe*) on `*`.
+Denials name the action and resource: `UnauthorizedOperation` for EC2, `AccessDenied`
+elsewhere (moto's code). The access key `testing` is the account's root: never checked (the
+loopback kubelet and the seeding use it). Signatures are not verified (moto recomputes them
+from a re-encoded body and rejects some valid ones); the access key id names the user.
 """
 
 import argparse
@@ -384,6 +412,274 @@ def limited_user(endpoint, region):
     return {"accessKeyId": key["AccessKeyId"], "secretAccessKey": key["SecretAccessKey"]}
 
 
+def create_users(endpoint, region, users):
+    """IAM users with one inline policy each ({name: policy document}); returns their keys."""
+    import boto3
+
+    iam = boto3.client("iam", endpoint_url=endpoint, region_name=region,
+                       aws_access_key_id="testing", aws_secret_access_key="testing")
+    keys = {}
+    for name, policy in users.items():
+        iam.create_user(UserName=name)
+        if policy.get("Statement"):
+            iam.put_user_policy(UserName=name, PolicyName="policy", PolicyDocument=json.dumps(policy))
+        key = iam.create_access_key(UserName=name)["AccessKey"]
+        keys[name] = {"accessKeyId": key["AccessKeyId"], "secretAccessKey": key["SecretAccessKey"]}
+    return keys
+
+
+ROOT_KEY = "testing"
+
+
+def _as_list(value):
+    return value if isinstance(value, list) else [value]
+
+
+def _wildcard(pattern, text, case=True):
+    """IAM's `*` and `?` wildcards."""
+    import fnmatch
+
+    pattern = pattern.replace("[", "[[]")
+    return fnmatch.fnmatchcase(text, pattern) if case else fnmatch.fnmatchcase(text.lower(), pattern.lower())
+
+
+CONDITIONS = {
+    "StringEquals": lambda want, got: got == want,
+    "StringNotEquals": lambda want, got: got != want,
+    "StringLike": lambda want, got: _wildcard(want, got),
+    "StringNotLike": lambda want, got: not _wildcard(want, got),
+}
+
+
+def _conditions_hold(block, context):
+    for operator, keys in (block or {}).items():
+        if operator not in CONDITIONS:
+            raise ValueError(f"condition operator {operator} is not emulated")
+        for key, wanted in keys.items():
+            got = next((v for k, v in context.items() if k.lower() == key.lower()), None)
+            if got is None:
+                if not operator.startswith("StringNot"):
+                    return False
+                continue
+            matches = [CONDITIONS[operator](w, got) for w in _as_list(wanted)]
+            if operator.startswith("StringNot"):
+                if not all(matches):
+                    return False
+            elif not any(matches):
+                return False
+    return True
+
+
+def evaluate(documents, action, resource, context):
+    """IAM's decision for one request: explicit Deny wins, else any matching Allow."""
+    allowed = False
+    for document in documents:
+        for statement in _as_list(document.get("Statement", [])):
+            if "Action" in statement:
+                if not any(_wildcard(a, action, case=False) for a in _as_list(statement["Action"])):
+                    continue
+            elif any(_wildcard(a, action, case=False) for a in _as_list(statement.get("NotAction", []))):
+                continue
+            if not any(_wildcard(r, resource) for r in _as_list(statement.get("Resource", "*"))):
+                continue
+            if not _conditions_hold(statement.get("Condition"), context):
+                continue
+            if statement.get("Effect") == "Deny":
+                return False
+            allowed = True
+    return allowed
+
+
+class Unauthorized(Exception):
+    def __init__(self, service, arn, action, resource):
+        self.service = service
+        message = (f"User: {arn} is not authorized to perform: {action} on resource: {resource} "
+                   f"because no identity-based policy allows the {action} action")
+        if service == "ec2":
+            message = "You are not authorized to perform this operation. " + message
+        self.message = message
+        super().__init__(message)
+
+
+def enforce_iam(region, audit_path):
+    """Replaces moto's IAM check with the evaluation described in the module docstring."""
+    import threading
+
+    from moto.core.authorization import ActionAuthenticatorMixin
+    from moto.core.exceptions import _RESTError
+    from moto.ec2.models import ec2_backends
+    from moto.ec2.models import fleets
+    from moto.iam import access_control
+    from moto.iam.models import iam_backends
+
+    audit_lock = threading.Lock()
+    local = threading.local()
+
+    class Denied(_RESTError):
+        code = 403
+
+    def denied(error):
+        return Denied("UnauthorizedOperation" if error.service == "ec2" else "AccessDenied", error.message)
+
+    def user_of(request):
+        return request._access_key._owner_user_name
+
+    def documents(request):
+        return [access_control.IAMPolicy(p)._policy_json for p in request._access_key.collect_policies()]
+
+    def check(principal, action, resource, context=None):
+        user, arn, docs = principal
+        allowed = evaluate(docs, action, resource, context or {})
+        if audit_path:
+            with audit_lock, open(audit_path, "a") as f:
+                f.write(json.dumps({"user": user, "action": action, "resource": resource,
+                                    "allowed": allowed}) + "\n")
+        if not allowed:
+            raise Unauthorized(action.split(":")[0], arn, action, resource)
+
+    def param(data, key):
+        value = data.get(key)
+        return value[0] if isinstance(value, list) else value
+
+    def indexed(data, prefix):
+        """EC2 query lists: `Prefix.1.Field` -> [{Field: value}, ...]."""
+        items = {}
+        for key in data:
+            if key.startswith(prefix + "."):
+                index, _, field = key[len(prefix) + 1:].partition(".")
+                items.setdefault(int(index), {})[field] = param(data, key)
+        return [items[i] for i in sorted(items)]
+
+    def checks(request):
+        """(action, resource, context) AWS authorizes for this call, in order."""
+        action = request._action
+        data = request._data or {}
+        account = request.account_id
+        service = action.split(":")[0]
+        if action == "ssm:GetParameters":
+            body = json.loads(request._body or b"{}") if request._body else {}
+            for name in body.get("Names", []):
+                if name.startswith("arn:"):
+                    yield action, name, {}
+                    continue
+                name = name if name.startswith("/") else "/" + name
+                owner = "" if name.startswith("/aws/service/") else account
+                yield action, f"arn:aws:ssm:{region}:{owner}:parameter{name}", {}
+            return
+        if action == "iam:ListInstanceProfilesForRole":
+            yield action, f"arn:aws:iam::{account}:role/{param(data, 'RoleName')}", {}
+            return
+        if action == "ec2:TerminateInstances":
+            ec2 = ec2_backends[account][region]
+            for spec in indexed(data, "InstanceId"):
+                for instance_id in spec.values():
+                    tags = ec2.tags.get(instance_id, {})
+                    context = {f"aws:ResourceTag/{k}": v for k, v in tags.items()}
+                    yield action, f"arn:aws:ec2:{region}:{account}:instance/{instance_id}", context
+            return
+        if action in ("ec2:CreateLaunchTemplate", "ec2:CreateFleet"):
+            kind = "launch-template" if action == "ec2:CreateLaunchTemplate" else "fleet"
+            yield action, f"arn:aws:ec2:{region}:{account}:{kind}/*", {}
+            for spec in indexed(data, "TagSpecification"):
+                resource_type = spec.get("ResourceType")
+                if resource_type == kind:
+                    yield ("ec2:CreateTags", f"arn:aws:ec2:{region}:{account}:{kind}/*",
+                           {"ec2:CreateAction": action.split(":")[1]})
+            return
+        yield action, "*", {}
+
+    def check_action_permitted(self, resource):
+        principal = (user_of(self), self._access_key.arn, documents(self))
+        try:
+            for action, arn, context in checks(self):
+                check(principal, action, arn, context)
+        except Unauthorized as e:
+            raise denied(e)
+        # CreateFleet launches on the caller's behalf: its pools are authorized as they launch.
+        local.principal = principal
+
+    access_control.IAMRequestBase.check_action_permitted = check_action_permitted
+    # The key names the user; its signature is not checked: moto recomputes it from the form
+    # body re-encoded by botocore, which differs for values with spaces ("Linux/UNIX (Amazon
+    # VPC)"), and answers AuthFailure to requests EC2 accepts.
+    access_control.IAMRequestBase.check_signature = lambda self: None
+
+    original = ActionAuthenticatorMixin._authenticate_and_authorize_action
+
+    def authenticate(self, iam_request_cls, resource="*"):
+        local.principal = None
+        authorization = self.headers.get("Authorization") or ""
+        if f"Credential={ROOT_KEY}/" in authorization:
+            return
+        original(self, iam_request_cls, resource)
+
+    ActionAuthenticatorMixin._authenticate_and_authorize_action = authenticate
+
+    original_launch = fleets.Fleet.create_on_demand_requests
+
+    def launch_as_caller(self, weight_to_add):
+        """Drops the pools the caller may not launch, as fleet errors; launches the rest."""
+        principal = getattr(local, "principal", None)
+        if principal is None:
+            return original_launch(self, weight_to_add)
+        account = self.ec2_backend.account_id
+        region_name = self.ec2_backend.region_name
+        allowed = []
+        self.fleet_errors = getattr(self, "fleet_errors", [])
+        # EC2 authorizes the pool it launches: in priority order until one may be launched
+        # (the policy does not vary by pool, so the first answer is every pool's).
+        ordered = sorted(self.launch_specs, key=lambda s: float((s.overrides or {}).get("Priority", "inf")))
+        for position, spec in enumerate(ordered):
+            try:
+                check(principal, "ec2:RunInstances", f"arn:aws:ec2:{region_name}:{account}:instance/*")
+                for resource_type, tags in spec.tag_specifications.items():
+                    if tags:
+                        check(principal, "ec2:CreateTags",
+                              f"arn:aws:ec2:{region_name}:{account}:{resource_type}/*",
+                              {"ec2:CreateAction": "RunInstances"})
+                for role in launch_roles(account, spec):
+                    check(principal, "iam:PassRole", role, {"iam:PassedToService": "ec2.amazonaws.com"})
+                allowed = ordered[position:]
+                break
+            except Unauthorized as e:
+                zone = self.ec2_backend.get_subnet(spec.subnet_id).availability_zone if spec.subnet_id else None
+                self.fleet_errors.append({
+                    "LaunchTemplateAndOverrides": {
+                        "LaunchTemplateSpecification": {
+                            "LaunchTemplateId": spec.launch_template_spec.get("LaunchTemplateId"),
+                            "Version": spec.launch_template_spec.get("Version"),
+                        },
+                        "Overrides": {"InstanceType": spec.instance_type, "SubnetId": spec.subnet_id,
+                                      "AvailabilityZone": zone},
+                    },
+                    "Lifecycle": "on-demand",
+                    "ErrorCode": "UnauthorizedOperation",
+                    "ErrorMessage": e.message,
+                })
+        every = self.launch_specs
+        self.launch_specs = allowed
+        try:
+            return original_launch(self, weight_to_add)
+        finally:
+            self.launch_specs = every
+
+    def launch_roles(account, spec):
+        profile = spec._iam_instance_profile_arn or {}
+        iam = iam_backends[account]["aws"]
+        try:
+            if profile.get("Arn"):
+                found = iam.get_instance_profile_by_arn(profile["Arn"])
+            elif profile.get("Name"):
+                found = iam.get_instance_profile(profile["Name"])
+            else:
+                return []
+        except Exception:
+            return []
+        return [role.arn for role in found.roles]
+
+    fleets.Fleet.create_on_demand_requests = launch_as_caller
+
+
 def node_roles(endpoint, region, cluster):
     """IAM roles for instance-profile resolution: one held by an instance profile, one by none.
 
@@ -413,6 +709,9 @@ def main():
     parser.add_argument("--region", default="us-east-1")
     parser.add_argument("--cluster", default="test-cluster")
     parser.add_argument("--iam", action="store_true", help="enforce IAM; print limited credentials")
+    parser.add_argument("--iam-users", metavar="FILE",
+                        help="enforce IAM; create these users ({name: policy}) and print their keys")
+    parser.add_argument("--audit", metavar="FILE", help="append every IAM user's authorization to FILE")
     parser.add_argument("--fleet-ice", action="append", default=[], metavar="TYPE[@ZONE]",
                         help="CreateFleet pools answering InsufficientInstanceCapacity")
     parser.add_argument("--fleet-lose-answers", type=int, default=0, metavar="N",
@@ -450,8 +749,13 @@ def main():
     credentials = {}
     if args.iam:
         credentials["limited"] = limited_user(f"http://{host}:{port}", args.region)
+    if args.iam_users:
+        with open(args.iam_users) as f:
+            credentials.update(create_users(f"http://{host}:{port}", args.region, json.load(f)))
+    if args.iam or args.iam_users:
         from moto import settings
 
+        enforce_iam(args.region, args.audit)
         settings.INITIAL_NO_AUTH_ACTION_COUNT = 0
     description = {
         "credentials": credentials,
