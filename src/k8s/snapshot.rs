@@ -242,6 +242,7 @@ pub fn read(c: &dyn Cluster, scope: Scope) -> Result<LiveSnapshot, SnapshotError
     if scope.pdbs {
         pdbs = ops::list_all(c, "/apis/policy/v1/poddisruptionbudgets", &none)?;
     }
+    let mut storage_warnings = Vec::new();
     if scope.pods {
         add_all(
             c,
@@ -269,6 +270,7 @@ pub fn read(c: &dyn Cluster, scope: Scope) -> Result<LiveSnapshot, SnapshotError
             ds.kind = Some("DaemonSet".into());
             b.add_daemonset(ds)?;
         }
+        read_storage(c, &mut b, &mut storage_warnings)?;
         let mut failure: Option<InputError> = None;
         ops::list(c, "/api/v1/pods", &none, |pod: core::Pod| {
             if failure.is_none() {
@@ -282,11 +284,76 @@ pub fn read(c: &dyn Cluster, scope: Scope) -> Result<LiveSnapshot, SnapshotError
         }
     }
     let skipped_pods = b.skipped_pods;
-    let manifests = b.finish()?;
+    let mut manifests = b.finish()?;
+    manifests.warnings.extend(storage_warnings);
     Ok(LiveSnapshot {
         manifests,
         installed,
         pdbs,
         skipped_pods,
     })
+}
+
+/// The storage objects volume topology and attach limits read (docs/karpenter.md §6.9):
+/// StorageClasses, PersistentVolumeClaims, PersistentVolumes, CSINodes. A list the identity may
+/// not read (403) or the cluster does not serve (404) is left empty, with a warning: pods whose
+/// volumes it would describe then wait for them (`VolumeNotFound`), as they would in Karpenter.
+fn read_storage(
+    c: &dyn Cluster,
+    b: &mut LiveBuilder,
+    warnings: &mut Vec<String>,
+) -> Result<(), SnapshotError> {
+    let none = ListQuery::default();
+    let mut failure: Option<InputError> = None;
+    let mut tolerate = |result: Result<(), ClusterError>, what: &str| match result {
+        Ok(()) => Ok(()),
+        Err(e) if matches!(e.status(), Some(403 | 404)) => {
+            warnings.push(format!(
+                "cannot list {what} ({e}): volume topology and attach limits are not known"
+            ));
+            Ok(())
+        }
+        Err(e) => Err(e),
+    };
+    let mut keep = |r: Result<(), InputError>| {
+        if let Err(e) = r {
+            failure.get_or_insert(e);
+        }
+    };
+    let classes = ops::list(
+        c,
+        "/apis/storage.k8s.io/v1/storageclasses",
+        &none,
+        |sc: core::StorageClass| keep(b.add_storage_class(&sc)),
+    )
+    .map(|_| ());
+    tolerate(classes, "storageclasses")?;
+    let claims = ops::list(
+        c,
+        "/api/v1/persistentvolumeclaims",
+        &none,
+        |pvc: core::PersistentVolumeClaim| b.add_claim(&pvc),
+    )
+    .map(|_| ());
+    tolerate(claims, "persistentvolumeclaims")?;
+    let volumes = ops::list(
+        c,
+        "/api/v1/persistentvolumes",
+        &none,
+        |pv: core::PersistentVolume| keep(b.add_volume(&pv)),
+    )
+    .map(|_| ());
+    tolerate(volumes, "persistentvolumes")?;
+    let csi_nodes = ops::list(
+        c,
+        "/apis/storage.k8s.io/v1/csinodes",
+        &none,
+        |n: core::CsiNode| keep(b.add_csi_node(&n)),
+    )
+    .map(|_| ());
+    tolerate(csi_nodes, "csinodes")?;
+    match failure {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
 }

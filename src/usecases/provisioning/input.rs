@@ -96,7 +96,7 @@ pub fn assemble(
         .nodes
         .iter()
         .map(|n| ExistingNode {
-            node: n.clone(),
+            node: with_claim_taints(manifests, n.clone()),
             pods: by_node.remove(&n.name).unwrap_or_default(),
         })
         .collect();
@@ -107,8 +107,52 @@ pub fn assemble(
         pools,
         daemonsets: manifests.daemonsets.clone(),
         namespace_labels: manifests.namespace_labels.clone(),
+        storage: Some(std::sync::Arc::new(manifests.storage.clone())),
         options,
     }
+}
+
+/// A Node with what its NodeClaim says about its taints (`core v1.14.1:
+/// pkg/controllers/state/statenode.go` `Taints()`): the startup taints scheduling ignores until
+/// it is initialized — its NodeClaim's, or, when the input has no NodeClaim for it, its
+/// NodePool's (the template its NodeClaim was made from) — and, while a managed node has not
+/// registered (`karpenter.sh/registered` not `true`), the NodeClaim's taints instead of the
+/// Node's.
+fn with_claim_taints(manifests: &Manifests, mut node: Node) -> Node {
+    if node.initialized {
+        return node;
+    }
+    let claim = manifests.node_claims.iter().find(|c| {
+        c.node_name.as_deref() == Some(node.name.as_str())
+            || (node.provider_id.is_some() && c.provider_id == node.provider_id)
+    });
+    match claim {
+        Some(c) => {
+            node.startup_taints = c.startup_taints.clone();
+            let registered = node
+                .labels
+                .get(labels::REGISTERED)
+                .is_some_and(|v| v == "true");
+            if !registered {
+                let cordon = node
+                    .taints
+                    .iter()
+                    .find(|t| t.key == labels::UNSCHEDULABLE_TAINT)
+                    .cloned();
+                node.taints = c.taints.clone();
+                node.taints.extend(cordon.filter(|_| node.unschedulable));
+            }
+        }
+        None => {
+            let pool = node
+                .node_pool()
+                .and_then(|name| manifests.node_pools.iter().find(|p| p.name == name));
+            if let Some(p) = pool {
+                node.startup_taints = p.startup_taints.clone();
+            }
+        }
+    }
+    node
 }
 
 /// A node's capacity plus `nodes: 1`, for `limits.nodes`.
@@ -156,6 +200,7 @@ fn in_flight_claims(manifests: &Manifests) -> Vec<ExistingNode> {
                     labels,
                     annotations: c.annotations.clone(),
                     taints: c.taints.clone(),
+                    startup_taints: c.startup_taints.clone(),
                     capacity: c.capacity.clone(),
                     allocatable: c.allocatable.clone(),
                     provider_id: c.provider_id.clone(),
