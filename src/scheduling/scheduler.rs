@@ -470,7 +470,10 @@ impl<'a> Solver<'a> {
                 let conflict = alternatives
                     .iter()
                     .find_map(|alt| base.compatible(alt, labels::is_well_known).err())
-                    .map_or_else(String::new, |inc| format!(": {inc}"));
+                    .map_or_else(String::new, |inc| match base.get_ref(&inc.key) {
+                        Some(allowed) => format!("; the pod and the NodePool allow {allowed}"),
+                        None => format!("; the NodePool's nodes have no {} label", inc.key),
+                    });
                 PoolCause::VolumeTopology(format!(
                     "the pod's volumes need {}{conflict}",
                     volumes::describe(alternatives)
