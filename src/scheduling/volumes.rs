@@ -153,7 +153,7 @@ fn validate(
         return fail(
             VolumeProblem::NotReady,
             format!(
-                "{pvc} is unbound and StorageClass {class} binds Immediately: Karpenter waits until it is bound"
+                "{pvc} is unbound and StorageClass {class} binds Immediately: it must be bound first"
             ),
         );
     }
