@@ -719,6 +719,9 @@ fn live_volume_topology_places_the_node_where_the_volume_can_attach() {
         "/api/v1/persistentvolumes",
         "/apis/storage.k8s.io/v1/csinodes",
     ] {
-        assert!(paths.iter().any(|p| p == path), "{path} not read: {paths:?}");
+        assert!(
+            paths.iter().any(|p| p == path),
+            "{path} not read: {paths:?}"
+        );
     }
 }
