@@ -7,6 +7,7 @@
 //! 100 owners. Pods with required anti-affinity also create *inverse* groups, so that a pod
 //! without any anti-affinity of its own is still kept out of the domains of pods that repel it.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use rustc_hash::FxHashMap;
@@ -208,10 +209,12 @@ impl Topology {
     /// the domains of the NodePools and nodes its node filter lets count
     /// (`TopologyDomainGroup.ForEachDomain` with `nodeTaintsPolicy`, and `countDomains`
     /// registering the existing nodes that match `TopologyNodeFilter`).
-    fn universe_for(&self, id: &GroupKey) -> BTreeSet<String> {
-        let all = || self.domains.get(&id.key).cloned().unwrap_or_default();
+    fn universe_for(&self, id: &GroupKey) -> Cow<'_, BTreeSet<String>> {
         if id.kind != GroupKind::Spread || id.key == labels::HOSTNAME || id.filters_nothing() {
-            return all();
+            return match self.domains.get(&id.key) {
+                Some(all) => Cow::Borrowed(all),
+                None => Cow::Owned(BTreeSet::new()),
+            };
         }
         let mut out = BTreeSet::new();
         if let Some(pool_domains) = self.sources.pools.get(&id.key) {
@@ -234,7 +237,7 @@ impl Topology {
                 }
             }
         }
-        out
+        Cow::Owned(out)
     }
 
     /// Re-derives the groups a pod owns from its current (possibly relaxed) state.
@@ -281,8 +284,7 @@ impl Topology {
             let gi = match self.index.get(&id) {
                 Some(&gi) => gi,
                 None => {
-                    let universe = self.universe_for(&id);
-                    let mut g = Group::new(id.clone(), Some(&universe));
+                    let mut g = Group::new(id.clone(), Some(&self.universe_for(&id)));
                     for b in bound {
                         if !g.selects(b.pod) {
                             continue;
