@@ -303,57 +303,49 @@ fn read_storage(
     b: &mut LiveBuilder,
     warnings: &mut Vec<String>,
 ) -> Result<(), SnapshotError> {
-    let none = ListQuery::default();
     let mut failure: Option<InputError> = None;
-    let mut tolerate = |result: Result<(), ClusterError>, what: &str| match result {
-        Ok(()) => Ok(()),
+    let mut keep = |r: Result<(), InputError>| {
+        if let Err(e) = r {
+            failure.get_or_insert(e);
+        }
+    };
+    list_or_warn(
+        c,
+        "/apis/storage.k8s.io/v1/storageclasses",
+        warnings,
+        |sc| keep(b.add_storage_class(&sc)),
+    )?;
+    list_or_warn(c, "/api/v1/persistentvolumeclaims", warnings, |pvc| {
+        b.add_claim(&pvc)
+    })?;
+    list_or_warn(c, "/api/v1/persistentvolumes", warnings, |pv| {
+        keep(b.add_volume(&pv))
+    })?;
+    list_or_warn(c, "/apis/storage.k8s.io/v1/csinodes", warnings, |n| {
+        keep(b.add_csi_node(&n))
+    })?;
+    match failure {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
+}
+
+/// Lists `path`; a 403 or 404 is a warning, not an error.
+fn list_or_warn<T: DeserializeOwned>(
+    c: &dyn Cluster,
+    path: &str,
+    warnings: &mut Vec<String>,
+    each: impl FnMut(T),
+) -> Result<(), ClusterError> {
+    match ops::list(c, path, &ListQuery::default(), each) {
+        Ok(_) => Ok(()),
         Err(e) if matches!(e.status(), Some(403 | 404)) => {
+            let what = path.rsplit('/').next().unwrap_or(path);
             warnings.push(format!(
                 "cannot list {what} ({e}): volume topology and attach limits are not known"
             ));
             Ok(())
         }
         Err(e) => Err(e),
-    };
-    let mut keep = |r: Result<(), InputError>| {
-        if let Err(e) = r {
-            failure.get_or_insert(e);
-        }
-    };
-    let classes = ops::list(
-        c,
-        "/apis/storage.k8s.io/v1/storageclasses",
-        &none,
-        |sc: core::StorageClass| keep(b.add_storage_class(&sc)),
-    )
-    .map(|_| ());
-    tolerate(classes, "storageclasses")?;
-    let claims = ops::list(
-        c,
-        "/api/v1/persistentvolumeclaims",
-        &none,
-        |pvc: core::PersistentVolumeClaim| b.add_claim(&pvc),
-    )
-    .map(|_| ());
-    tolerate(claims, "persistentvolumeclaims")?;
-    let volumes = ops::list(
-        c,
-        "/api/v1/persistentvolumes",
-        &none,
-        |pv: core::PersistentVolume| keep(b.add_volume(&pv)),
-    )
-    .map(|_| ());
-    tolerate(volumes, "persistentvolumes")?;
-    let csi_nodes = ops::list(
-        c,
-        "/apis/storage.k8s.io/v1/csinodes",
-        &none,
-        |n: core::CsiNode| keep(b.add_csi_node(&n)),
-    )
-    .map(|_| ());
-    tolerate(csi_nodes, "csinodes")?;
-    match failure {
-        Some(e) => Err(e.into()),
-        None => Ok(()),
     }
 }

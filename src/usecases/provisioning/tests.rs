@@ -725,3 +725,38 @@ fn live_volume_topology_places_the_node_where_the_volume_can_attach() {
         );
     }
 }
+
+/// An identity that may not list CSINodes (RBAC) still plans: the list is left empty and a
+/// warning says what is not known.
+#[test]
+fn a_storage_list_refused_by_rbac_is_a_warning() {
+    let world = World::new();
+    world.pending("a", "1");
+    world.cluster.fail_with(
+        crate::k8s::Method::Get,
+        "/apis/storage.k8s.io/v1/csinodes",
+        1,
+        403,
+        "csinodes.storage.k8s.io is forbidden",
+    );
+    let (log, mut sink) = recorder(&world);
+    let round = world
+        .live()
+        .plan_pending(&all(), &mut sink)
+        .unwrap()
+        .unwrap();
+    assert_eq!(round.plan.node_claims.len(), 1);
+    let warnings: Vec<String> = events(&log)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Warning(w) => Some(w),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("cannot list csinodes (GET /apis/storage.k8s.io/v1/csinodes: 403"),
+        "{}",
+        warnings[0]
+    );
+}
