@@ -498,3 +498,19 @@ fn without_storage_volumes_are_not_looked_at() {
     inp.storage = None;
     assert!(solve(&inp).unschedulable.is_empty());
 }
+
+/// A volume in a zone where the pool offers no instance type (its subnets, say): named as a
+/// volume topology conflict, not as a resource shortfall.
+#[test]
+fn a_volume_where_no_instance_type_is_offered_is_named() {
+    let plan = World::default()
+        .volume(volume("pv", vec![zone_term(&["test-zone-9"])]))
+        .claim(claim("data", Some("sc"), Some("pv")))
+        .solve(vec![with_claims(PodBuilder::new("p").cpu("1"), &["data"])]);
+    assert_eq!(only_code(&plan), ReasonCode::VolumeTopologyConflict);
+    assert_eq!(
+        plan.unschedulable[0].reason.to_string(),
+        "NodePool default: volume topology: no instance type of the NodePool is offered where \
+         the pod's volumes are (topology.kubernetes.io/zone In [test-zone-9])"
+    );
+}
