@@ -227,6 +227,17 @@ impl PodBuilder {
         });
         self
     }
+    /// Sets `nodeTaintsPolicy` (Honor when `honor_taints`) and, when given, `nodeAffinityPolicy`
+    /// (Ignore when `Some(true)`) on the last topology spread constraint.
+    pub fn spread_policies(mut self, honor_taints: bool, ignore_affinity: Option<bool>) -> Self {
+        if let Some(c) = self.pod.topology_spread.last_mut() {
+            c.honor_taints = honor_taints;
+            if let Some(ignore) = ignore_affinity {
+                c.ignore_node_affinity = ignore;
+            }
+        }
+        self
+    }
     /// Required pod affinity to pods with `selector` labels on `key`.
     pub fn affinity(mut self, key: &str, selector: &[(&str, &str)]) -> Self {
         self.pod.pod_affinity.push(term(key, selector));

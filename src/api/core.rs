@@ -1,6 +1,7 @@
 //! Slim serde types of the core Kubernetes objects the tool reads: Pod, the workload
 //! controllers (Deployment, ReplicaSet, StatefulSet, Job, DaemonSet, ReplicationController),
-//! Node, PodDisruptionBudget, Namespace and RuntimeClass.
+//! Node, PodDisruptionBudget, Namespace, RuntimeClass, and the storage objects scheduling reads
+//! (StorageClass, PersistentVolumeClaim, PersistentVolume, CSINode).
 //!
 //! Only the fields scheduling, drift and draining look at are declared; everything else is
 //! skipped while parsing, which keeps a large cluster dump cheap to hold (docs/architecture.md:
@@ -83,6 +84,57 @@ pub struct PodSpec {
     /// Scheduler name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduler_name: Option<String>,
+    /// Volumes (only claims matter to scheduling).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volumes: Option<Vec<Volume>>,
+}
+
+/// A pod volume.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Volume {
+    /// Name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A claim by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persistent_volume_claim: Option<ClaimVolumeSource>,
+    /// A generic ephemeral volume (a claim made from a template for this pod).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ephemeral: Option<EphemeralVolumeSource>,
+}
+
+/// `volumes[].persistentVolumeClaim`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimVolumeSource {
+    /// The claim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claim_name: Option<String>,
+    /// Read-only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+}
+
+/// `volumes[].ephemeral`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EphemeralVolumeSource {
+    /// The claim template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume_claim_template: Option<ClaimTemplate>,
+}
+
+/// A claim template (`ephemeral.volumeClaimTemplate`, a StatefulSet's `volumeClaimTemplates[]`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimTemplate {
+    /// Metadata (a StatefulSet template's name names its claims).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<ObjectMeta>,
+    /// The claim's spec.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<PersistentVolumeClaimSpec>,
 }
 
 /// A container.
@@ -360,6 +412,9 @@ pub struct WorkloadSpec {
     /// Pod template.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<PodTemplateSpec>,
+    /// A StatefulSet's claim templates: one claim per template and replica.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume_claim_templates: Option<Vec<ClaimTemplate>>,
 }
 
 /// A Deployment.
@@ -520,4 +575,206 @@ pub struct RuntimeClassOverhead {
     /// Fixed per-pod overhead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pod_fixed: Option<ResourceList>,
+}
+
+/// A StorageClass (`storage.k8s.io/v1`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StorageClass {
+    /// `storage.k8s.io/v1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// `StorageClass`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Metadata.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// Provisioner.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioner: Option<String>,
+    /// `Immediate` (default) or `WaitForFirstConsumer`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume_binding_mode: Option<String>,
+    /// Where volumes may be provisioned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_topologies: Option<Vec<TopologySelectorTerm>>,
+}
+
+/// A StorageClass `allowedTopologies` term.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TopologySelectorTerm {
+    /// `key In values` requirements (ANDed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_label_expressions: Option<Vec<TopologySelectorLabelRequirement>>,
+}
+
+/// `{key, values}` of an `allowedTopologies` term.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TopologySelectorLabelRequirement {
+    /// Label key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// Values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<String>>,
+}
+
+/// A PersistentVolumeClaim.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolumeClaim {
+    /// `v1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// `PersistentVolumeClaim`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Metadata.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// Spec.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<PersistentVolumeClaimSpec>,
+    /// Status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<PersistentVolumeClaimStatus>,
+}
+
+/// `PersistentVolumeClaim.spec` (and a claim template's).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolumeClaimSpec {
+    /// StorageClass (absent: the default class; `""`: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_class_name: Option<String>,
+    /// The volume it is bound to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume_name: Option<String>,
+}
+
+/// `PersistentVolumeClaim.status`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolumeClaimStatus {
+    /// `Pending`, `Bound` or `Lost`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<String>,
+}
+
+/// A PersistentVolume.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolume {
+    /// `v1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// `PersistentVolume`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Metadata.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// Spec.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<PersistentVolumeSpec>,
+}
+
+/// `PersistentVolume.spec`: the sources scheduling tells apart, and the node affinity.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PersistentVolumeSpec {
+    /// Which nodes can reach the volume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_affinity: Option<VolumeNodeAffinity>,
+    /// A CSI volume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub csi: Option<CsiVolumeSource>,
+    /// An in-tree EBS volume (counted against `ebs.csi.aws.com`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aws_elastic_block_store: Option<serde_json::Value>,
+    /// A local volume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local: Option<serde_json::Value>,
+    /// A host path volume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_path: Option<serde_json::Value>,
+    /// StorageClass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_class_name: Option<String>,
+}
+
+/// `PersistentVolume.spec.nodeAffinity`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VolumeNodeAffinity {
+    /// Required terms (ORed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<NodeSelector>,
+}
+
+/// `PersistentVolume.spec.csi`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CsiVolumeSource {
+    /// Driver.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
+    /// Volume handle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume_handle: Option<String>,
+}
+
+/// A CSINode (`storage.k8s.io/v1`): the CSI drivers of a node and how many volumes each can
+/// attach.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CsiNode {
+    /// `storage.k8s.io/v1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// `CSINode`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Metadata (named after its Node).
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// Spec.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<CsiNodeSpec>,
+}
+
+/// `CSINode.spec`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CsiNodeSpec {
+    /// Drivers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drivers: Option<Vec<CsiNodeDriver>>,
+}
+
+/// `CSINode.spec.drivers[]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CsiNodeDriver {
+    /// Driver name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Node id.
+    #[serde(default, rename = "nodeID", skip_serializing_if = "Option::is_none")]
+    pub node_id: Option<String>,
+    /// Attach limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocatable: Option<VolumeNodeResources>,
+}
+
+/// `CSINode.spec.drivers[].allocatable`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VolumeNodeResources {
+    /// How many volumes of the driver the node can attach.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<i64>,
 }

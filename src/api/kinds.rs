@@ -6,7 +6,6 @@
 const IGNORABLE_KINDS: &[&str] = &[
     "APIService",
     "CSIDriver",
-    "CSINode",
     "CertificateSigningRequest",
     "ClusterRole",
     "ClusterRoleBinding",
@@ -25,8 +24,6 @@ const IGNORABLE_KINDS: &[&str] = &[
     "LimitRange",
     "MutatingWebhookConfiguration",
     "NetworkPolicy",
-    "PersistentVolume",
-    "PersistentVolumeClaim",
     "PodSecurityPolicy",
     "PodTemplate",
     "PriorityClass",
@@ -37,7 +34,6 @@ const IGNORABLE_KINDS: &[&str] = &[
     "Secret",
     "Service",
     "ServiceAccount",
-    "StorageClass",
     "ValidatingAdmissionPolicy",
     "ValidatingAdmissionPolicyBinding",
     "ValidatingWebhookConfiguration",
@@ -76,6 +72,10 @@ pub(crate) enum Kind {
     Pdb,
     Namespace,
     RuntimeClass,
+    StorageClass,
+    PersistentVolumeClaim,
+    PersistentVolume,
+    CsiNode,
 }
 
 /// The versions each Karpenter kind exists in, for "expected …" messages.
@@ -139,11 +139,16 @@ pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
         "Job" => core_kind(&["batch"], Kind::Workload, "batch/v1"),
         "PodDisruptionBudget" => core_kind(&["policy"], Kind::Pdb, "policy/v1"),
         "RuntimeClass" => core_kind(&["node.k8s.io"], Kind::RuntimeClass, "node.k8s.io/v1"),
+        "StorageClass" => core_kind(&["storage.k8s.io"], Kind::StorageClass, "storage.k8s.io/v1"),
+        "CSINode" => core_kind(&["storage.k8s.io"], Kind::CsiNode, "storage.k8s.io/v1"),
+        "PersistentVolumeClaim" => core_kind(&[""], Kind::PersistentVolumeClaim, "v1"),
+        "PersistentVolume" => core_kind(&[""], Kind::PersistentVolume, "v1"),
         k if IGNORABLE_KINDS.contains(&k) => Class::Ignored,
         k if k.ends_with("List") && k.len() > 4 => Class::List,
         _ => Class::Unsupported(
             "kubectl karpenter reads Pods, Deployments, ReplicaSets, StatefulSets, Jobs, DaemonSets, Nodes, \
-             PodDisruptionBudgets and Karpenter objects; remove it from the input or pass only the files that matter"
+             PodDisruptionBudgets, storage (StorageClasses, PersistentVolumeClaims, PersistentVolumes, \
+             CSINodes) and Karpenter objects; remove it from the input or pass only the files that matter"
                 .into(),
         ),
     }

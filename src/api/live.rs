@@ -14,6 +14,7 @@ use super::pods::{self, Expansion, RuntimeOverheads};
 use super::{core, Manifests};
 use crate::model::nodepool::Origin;
 use crate::model::resources::Resources;
+use crate::model::storage::Storage;
 
 /// Where live objects come from, in messages.
 pub const LIVE_SOURCE: &str = "cluster";
@@ -27,6 +28,7 @@ pub struct LiveBuilder {
     pods: Vec<crate::model::pod::Pod>,
     bound_pods: Vec<crate::model::pod::Pod>,
     daemonsets: Vec<crate::model::pod::Pod>,
+    storage: Storage,
     /// Pods neither pending nor bound (waiting for the scheduler, nominated, terminal).
     pub skipped_pods: usize,
 }
@@ -101,12 +103,44 @@ impl LiveBuilder {
         Ok(())
     }
 
+    /// A StorageClass, as the cluster holds it.
+    pub fn add_storage_class(&mut self, sc: &core::StorageClass) -> Result<(), InputError> {
+        let sc = super::convert_storage_class(sc, &location())?;
+        self.storage.classes.insert(sc.name.clone(), sc);
+        Ok(())
+    }
+
+    /// A PersistentVolumeClaim, as the cluster holds it (no default class is filled in: the
+    /// API server did that when it was created, if there was one).
+    pub fn add_claim(&mut self, pvc: &core::PersistentVolumeClaim) {
+        let c = super::convert_claim(pvc);
+        self.storage
+            .claims
+            .insert((c.namespace.clone(), c.name.clone()), c);
+    }
+
+    /// A PersistentVolume.
+    pub fn add_volume(&mut self, pv: &core::PersistentVolume) -> Result<(), InputError> {
+        let v = super::convert_volume(pv, &location())?;
+        self.storage.volumes.insert(v.name.clone(), v);
+        Ok(())
+    }
+
+    /// A CSINode (its drivers' attach limits).
+    pub fn add_csi_node(&mut self, n: &core::CsiNode) -> Result<(), InputError> {
+        let (node, limits) = super::convert_csi_node(n, &location())?;
+        self.storage.attach_limits.insert(node, limits);
+        Ok(())
+    }
+
     /// Normalises the objects and returns the snapshot.
     pub fn finish(self) -> Result<Manifests, InputError> {
         let mut m = Manifests::from_objects(self.objects)?;
         m.pods = self.pods;
         m.bound_pods = self.bound_pods;
         m.daemonsets = self.daemonsets;
+        // A live claim exists or it does not: Karpenter waits for the controllers to create it.
+        m.storage = self.storage;
         Ok(m)
     }
 }

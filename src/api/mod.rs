@@ -28,6 +28,7 @@ mod nodes;
 mod objects;
 mod pods;
 pub mod schema;
+mod storage;
 pub mod v1;
 pub mod v1alpha5;
 pub mod v1beta1;
@@ -44,11 +45,13 @@ pub use error::{InputError, Location};
 pub use nodes::convert_node;
 pub use objects::{read_objects, read_str, ApiObject, Object, Objects};
 pub use pods::{convert_pod, RuntimeOverheads, MAX_EXPANDED_PODS};
+pub use storage::{convert_claim, convert_csi_node, convert_storage_class, convert_volume};
 
 use crate::model::node::Node;
 use crate::model::nodepool::{NodeClass, NodePool};
 use crate::model::pod::Pod;
 use crate::model::resources::Resources;
+use crate::model::storage::Storage;
 
 /// Everything an offline plan needs from `-f` inputs, normalised.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -72,6 +75,11 @@ pub struct Manifests {
     pub pdbs: Vec<core::PodDisruptionBudget>,
     /// Namespace labels, for pod-affinity `namespaceSelector`s.
     pub namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
+    /// StorageClasses, PersistentVolumeClaims, PersistentVolumes and CSINode attach limits
+    /// (volume topology and limits, docs/karpenter.md §6.9). From manifests, claims without
+    /// `storageClassName` get the default class (as admission would) and claims from templates
+    /// count as created.
+    pub storage: Storage,
     /// Objects skipped because they cannot change a plan (`Service/web (app.yaml)`), and bare
     /// pods that are neither bound nor provisionable (DaemonSet-owned, mirror, nominated).
     pub ignored: Vec<String>,
@@ -132,6 +140,10 @@ fn family(object: &ApiObject) -> &'static str {
         ApiObject::PodDisruptionBudget(_) => "PodDisruptionBudget",
         ApiObject::Namespace(_) => "Namespace",
         ApiObject::RuntimeClass(_) => "RuntimeClass",
+        ApiObject::StorageClass(_) => "StorageClass",
+        ApiObject::PersistentVolumeClaim(_) => "PersistentVolumeClaim",
+        ApiObject::PersistentVolume(_) => "PersistentVolume",
+        ApiObject::CsiNode(_) => "CSINode",
     }
 }
 
@@ -214,6 +226,24 @@ impl Manifests {
                         .insert(name, ns.metadata.labels.clone().unwrap_or_default());
                 }
                 ApiObject::RuntimeClass(_) => {}
+                ApiObject::StorageClass(sc) => {
+                    let sc = convert_storage_class(&sc, at)?;
+                    m.storage.classes.insert(sc.name.clone(), sc);
+                }
+                ApiObject::PersistentVolumeClaim(pvc) => {
+                    let c = convert_claim(&pvc);
+                    m.storage
+                        .claims
+                        .insert((c.namespace.clone(), c.name.clone()), c);
+                }
+                ApiObject::PersistentVolume(pv) => {
+                    let v = convert_volume(&pv, at)?;
+                    m.storage.volumes.insert(v.name.clone(), v);
+                }
+                ApiObject::CsiNode(n) => {
+                    let (node, limits) = convert_csi_node(&n, at)?;
+                    m.storage.attach_limits.insert(node, limits);
+                }
                 ApiObject::Pod(_) | ApiObject::Workload(_) if scope == Scope::NoPods => {}
                 ApiObject::Pod(p) => {
                     let mut pod = convert_pod(&p, at, &runtime)?;
@@ -234,6 +264,10 @@ impl Manifests {
                 }
             }
         }
+        // Manifests describe objects as written: admission would give a claim without a class
+        // the default one, and the controllers create the claims of templates with the pod.
+        m.storage.apply_default_class();
+        m.storage.claims_from_templates = true;
         Ok(m)
     }
 

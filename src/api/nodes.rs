@@ -49,6 +49,7 @@ pub fn convert_node(node: &core::Node, at: &Location) -> Result<Node, InputError
         labels: node_labels,
         annotations: meta.annotations.clone().unwrap_or_default(),
         taints,
+        startup_taints: Vec::new(),
         unschedulable,
         capacity: validate::resources(&ctx, "status.capacity", status.capacity.as_ref())?,
         allocatable: validate::resources(&ctx, "status.allocatable", status.allocatable.as_ref())?,

@@ -45,6 +45,14 @@ pub enum ApiObject {
     Namespace(Box<core::Namespace>),
     /// A RuntimeClass.
     RuntimeClass(Box<core::RuntimeClass>),
+    /// A StorageClass.
+    StorageClass(Box<core::StorageClass>),
+    /// A PersistentVolumeClaim.
+    PersistentVolumeClaim(Box<core::PersistentVolumeClaim>),
+    /// A PersistentVolume.
+    PersistentVolume(Box<core::PersistentVolume>),
+    /// A CSINode.
+    CsiNode(Box<core::CsiNode>),
 }
 
 /// An object with where it came from.
@@ -93,6 +101,10 @@ impl ApiObject {
             ApiObject::PodDisruptionBudget(o) => &o.metadata,
             ApiObject::Namespace(o) => &o.metadata,
             ApiObject::RuntimeClass(o) => &o.metadata,
+            ApiObject::StorageClass(o) => &o.metadata,
+            ApiObject::PersistentVolumeClaim(o) => &o.metadata,
+            ApiObject::PersistentVolume(o) => &o.metadata,
+            ApiObject::CsiNode(o) => &o.metadata,
         }
     }
 }

@@ -13,16 +13,16 @@
 use std::collections::BTreeMap;
 
 use super::core::{
-    Container, LabelSelectorSpec, NodeSelectorTermSpec, PodAffinity, PodAffinityTermSpec, PodSpec,
-    TolerationSpec, TopologySpreadConstraintSpec, Workload,
+    ClaimTemplate, Container, LabelSelectorSpec, NodeSelectorTermSpec, PodAffinity,
+    PodAffinityTermSpec, PodSpec, TolerationSpec, TopologySpreadConstraintSpec, Workload,
 };
 use super::error::{object_name, Ctx, InputError, Location};
 use super::meta::{ObjectMeta, ResourceList, ResourceRequirementsSpec};
 use super::validate::{self, CLASSIC_OPERATORS};
 use crate::model::labels;
 use crate::model::pod::{
-    HostPort, NodeSelectorTerm, Owner, Pod, PodAffinityTerm, TopologySpread, Weighted,
-    WhenUnsatisfiable,
+    ClaimSource, HostPort, NodeSelectorTerm, Owner, Pod, PodAffinityTerm, PodVolume,
+    TopologySpread, Weighted, WhenUnsatisfiable,
 };
 use crate::model::resources::{Resources, PODS};
 use crate::model::selector::{LabelSelector, SelectorExpr, SelectorOp};
@@ -480,6 +480,78 @@ fn host_ports(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<Vec<HostPort>, In
     Ok(out)
 }
 
+/// The pod's volumes backed by claims (`persistentVolumeClaim`, `ephemeral`).
+fn volumes(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<Vec<PodVolume>, InputError> {
+    let mut out = Vec::new();
+    for (i, v) in spec.volumes.iter().flatten().enumerate() {
+        let at = format!("{path}.volumes[{i}]");
+        let name = || {
+            v.name
+                .clone()
+                .filter(|n| !n.is_empty())
+                .ok_or_else(|| ctx.invalid(format!("{at}.name"), "required"))
+        };
+        if let Some(pvc) = &v.persistent_volume_claim {
+            let claim = pvc
+                .claim_name
+                .clone()
+                .filter(|n| !n.is_empty())
+                .ok_or_else(|| {
+                    ctx.invalid(format!("{at}.persistentVolumeClaim.claimName"), "required")
+                })?;
+            out.push(PodVolume {
+                name: name()?,
+                claim: ClaimSource::Named(claim),
+            });
+        } else if let Some(e) = &v.ephemeral {
+            let template = e.volume_claim_template.as_ref().ok_or_else(|| {
+                ctx.invalid(format!("{at}.ephemeral.volumeClaimTemplate"), "required")
+            })?;
+            out.push(PodVolume {
+                name: name()?,
+                claim: ClaimSource::Ephemeral {
+                    storage_class: template_class(template),
+                },
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn template_class(t: &ClaimTemplate) -> Option<String> {
+    t.spec.as_ref().and_then(|s| s.storage_class_name.clone())
+}
+
+/// A StatefulSet's `volumeClaimTemplates` as pod volumes: each replaces the pod template's
+/// volume of the same name, as the StatefulSet controller does (`updateStorage`).
+fn claim_template_volumes(
+    ctx: &Ctx,
+    templates: &[ClaimTemplate],
+    pod: &mut Pod,
+) -> Result<(), InputError> {
+    for (i, t) in templates.iter().enumerate() {
+        let name = t
+            .metadata
+            .as_ref()
+            .and_then(|m| m.name.clone())
+            .filter(|n| !n.is_empty())
+            .ok_or_else(|| {
+                ctx.invalid(
+                    format!("spec.volumeClaimTemplates[{i}].metadata.name"),
+                    "required",
+                )
+            })?;
+        pod.volumes.retain(|v| v.name != name);
+        pod.volumes.push(PodVolume {
+            name,
+            claim: ClaimSource::StatefulSet {
+                storage_class: template_class(t),
+            },
+        });
+    }
+    Ok(())
+}
+
 /// Converts the scheduling half of a pod spec (everything but identity and status).
 /// `path` is the spec's field path (`spec` for a Pod, `spec.template.spec` for a workload).
 pub(crate) fn convert_spec(
@@ -558,6 +630,7 @@ pub(crate) fn convert_spec(
         .map(|(i, c)| spread(ctx, &format!("{path}.topologySpreadConstraints[{i}]"), c))
         .collect::<Result<_, _>>()?;
     pod.host_ports = host_ports(ctx, path, spec)?;
+    pod.volumes = volumes(ctx, path, spec)?;
     pod.priority_class_name = spec.priority_class_name.clone();
     pod.termination_grace_period_seconds = spec.termination_grace_period_seconds;
     pod.unsupported = unsupported;
@@ -713,6 +786,11 @@ pub(crate) fn expand(
                 n = n.min(count("spec.completions", Some(c))?);
             }
             ("Job", if spec.suspend == Some(true) { 0 } else { n })
+        }
+        "StatefulSet" => {
+            let templates = spec.volume_claim_templates.as_deref().unwrap_or_default();
+            claim_template_volumes(&ctx, templates, &mut proto)?;
+            ("StatefulSet", count("spec.replicas", spec.replicas)?)
         }
         // Deployment pods are owned by the Deployment's ReplicaSet; offline it has no hash, so
         // it carries the Deployment's name.

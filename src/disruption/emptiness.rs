@@ -27,6 +27,7 @@ use crate::model::labels::{DO_NOT_DISRUPT, EMPTY_SINCE};
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
+use crate::model::taints::is_known_ephemeral;
 use crate::model::time::parse_rfc3339;
 
 /// What to do about one managed node of a pool whose emptiness is on.
@@ -223,15 +224,6 @@ fn budget_for(pool: &NodePool, nodes: &[Node], now: i64) -> Option<u32> {
     allowed_for_counts(pool, counted, disrupting, DisruptionReason::Empty, now).allowed
 }
 
-/// Taints a node carries until it is up (`core v1.9.1 pkg/scheduling/taints.go
-/// KnownEphemeralTaints`).
-const EPHEMERAL_TAINTS: [&str; 4] = [
-    "node.kubernetes.io/not-ready",
-    "node.kubernetes.io/unreachable",
-    "node.kubernetes.io/network-unavailable",
-    "node.cloudprovider.kubernetes.io/uninitialized",
-];
-
 /// Initialized as Karpenter means it: its `karpenter.sh/initialized` label — or, for a node
 /// nobody labelled because the controller is away, what the controller would have checked
 /// before labelling it (`core pkg/controllers/nodeclaim/lifecycle/initialization.go`): Ready,
@@ -240,8 +232,9 @@ fn is_up(node: &Node, pool: &NodePool) -> bool {
     node.initialized
         || (node.ready
             && !node.taints.iter().any(|t| {
-                EPHEMERAL_TAINTS.contains(&t.key.as_str())
-                    || pool.startup_taints.iter().any(|s| s.key == t.key)
+                is_known_ephemeral(t)
+                    || pool.startup_taints.iter().any(|s| s.matches(t))
+                    || node.startup_taints.iter().any(|s| s.matches(t))
             }))
 }
 

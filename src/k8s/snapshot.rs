@@ -242,6 +242,7 @@ pub fn read(c: &dyn Cluster, scope: Scope) -> Result<LiveSnapshot, SnapshotError
     if scope.pdbs {
         pdbs = ops::list_all(c, "/apis/policy/v1/poddisruptionbudgets", &none)?;
     }
+    let mut storage_warnings = Vec::new();
     if scope.pods {
         add_all(
             c,
@@ -269,6 +270,7 @@ pub fn read(c: &dyn Cluster, scope: Scope) -> Result<LiveSnapshot, SnapshotError
             ds.kind = Some("DaemonSet".into());
             b.add_daemonset(ds)?;
         }
+        read_storage(c, &mut b, &mut storage_warnings)?;
         let mut failure: Option<InputError> = None;
         ops::list(c, "/api/v1/pods", &none, |pod: core::Pod| {
             if failure.is_none() {
@@ -282,11 +284,68 @@ pub fn read(c: &dyn Cluster, scope: Scope) -> Result<LiveSnapshot, SnapshotError
         }
     }
     let skipped_pods = b.skipped_pods;
-    let manifests = b.finish()?;
+    let mut manifests = b.finish()?;
+    manifests.warnings.extend(storage_warnings);
     Ok(LiveSnapshot {
         manifests,
         installed,
         pdbs,
         skipped_pods,
     })
+}
+
+/// The storage objects volume topology and attach limits read (docs/karpenter.md §6.9):
+/// StorageClasses, PersistentVolumeClaims, PersistentVolumes, CSINodes. A list the identity may
+/// not read (403) or the cluster does not serve (404) is left empty, with a warning: pods whose
+/// volumes it would describe then wait for them (`VolumeNotFound`), as they would in Karpenter.
+fn read_storage(
+    c: &dyn Cluster,
+    b: &mut LiveBuilder,
+    warnings: &mut Vec<String>,
+) -> Result<(), SnapshotError> {
+    let mut failure: Option<InputError> = None;
+    let mut keep = |r: Result<(), InputError>| {
+        if let Err(e) = r {
+            failure.get_or_insert(e);
+        }
+    };
+    list_or_warn(
+        c,
+        "/apis/storage.k8s.io/v1/storageclasses",
+        warnings,
+        |sc| keep(b.add_storage_class(&sc)),
+    )?;
+    list_or_warn(c, "/api/v1/persistentvolumeclaims", warnings, |pvc| {
+        b.add_claim(&pvc)
+    })?;
+    list_or_warn(c, "/api/v1/persistentvolumes", warnings, |pv| {
+        keep(b.add_volume(&pv))
+    })?;
+    list_or_warn(c, "/apis/storage.k8s.io/v1/csinodes", warnings, |n| {
+        keep(b.add_csi_node(&n))
+    })?;
+    match failure {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
+}
+
+/// Lists `path`; a 403 or 404 is a warning, not an error.
+fn list_or_warn<T: DeserializeOwned>(
+    c: &dyn Cluster,
+    path: &str,
+    warnings: &mut Vec<String>,
+    each: impl FnMut(T),
+) -> Result<(), ClusterError> {
+    match ops::list(c, path, &ListQuery::default(), each) {
+        Ok(_) => Ok(()),
+        Err(e) if matches!(e.status(), Some(403 | 404)) => {
+            let what = path.rsplit('/').next().unwrap_or(path);
+            warnings.push(format!(
+                "cannot list {what} ({e}): volume topology and attach limits are not known"
+            ));
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
 }

@@ -14,6 +14,8 @@ pub const EC2NODECLASS: &str = "karpenter.k8s.aws/ec2nodeclass";
 pub const ZONE: &str = "topology.kubernetes.io/zone";
 /// Region.
 pub const REGION: &str = "topology.kubernetes.io/region";
+/// The EBS CSI driver's zone topology key (volumes' node affinity), normalised to [`ZONE`].
+pub const EBS_CSI_ZONE: &str = "topology.ebs.csi.aws.com/zone";
 /// Zone ID.
 pub const ZONE_ID: &str = "topology.k8s.aws/zone-id";
 /// Instance type.
@@ -216,6 +218,10 @@ pub fn normalize_key(key: &str) -> &str {
         "beta.kubernetes.io/arch" => ARCH,
         "beta.kubernetes.io/os" => OS,
         "beta.kubernetes.io/instance-type" => INSTANCE_TYPE,
+        // The AWS provider adds the EBS CSI driver's zone key to Karpenter's NormalizedLabels
+        // (`aws v1.14.1: pkg/operator/operator.go`): a PersistentVolume's affinity on it is a
+        // zone requirement.
+        EBS_CSI_ZONE => ZONE,
         other => other,
     }
 }
@@ -266,6 +272,7 @@ mod tests {
             ZONE
         );
         assert_eq!(normalize_key("beta.kubernetes.io/arch"), ARCH);
+        assert_eq!(normalize_key("topology.ebs.csi.aws.com/zone"), ZONE);
         assert_eq!(normalize_key("team"), "team");
         assert!(is_well_known(INSTANCE_CATEGORY));
         assert!(!is_well_known("team"));

@@ -15,5 +15,6 @@ pub mod quantity;
 pub mod requirements;
 pub mod resources;
 pub mod selector;
+pub mod storage;
 pub mod taints;
 pub mod time;

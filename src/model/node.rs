@@ -16,6 +16,9 @@ pub struct Node {
     pub annotations: BTreeMap<String, String>,
     /// Taints, including the cordon taint's equivalent when `unschedulable`.
     pub taints: Vec<Taint>,
+    /// The startup taints of its NodeClaim (or, without one, of its NodePool): while the node is
+    /// not initialized, scheduling ignores them (docs/karpenter.md §6.4 step 3a).
+    pub startup_taints: Vec<Taint>,
     /// `spec.unschedulable` (cordoned).
     pub unschedulable: bool,
     /// Capacity.
@@ -41,6 +44,23 @@ impl Node {
             .as_deref()
             .and_then(|p| p.rsplit('/').next())
             .filter(|s| s.starts_with("i-"))
+    }
+
+    /// The taints scheduling holds against pods (`StateNode.Taints`): all of them on an
+    /// initialized (or unmanaged) node; on a managed node not initialized yet, not the known
+    /// ephemeral taints nor its startup taints — pods are expected to land there once it is up.
+    pub fn scheduling_taints(&self) -> Vec<Taint> {
+        if self.initialized {
+            return self.taints.clone();
+        }
+        self.taints
+            .iter()
+            .filter(|t| {
+                !super::taints::is_known_ephemeral(t)
+                    && !self.startup_taints.iter().any(|s| s.matches(t))
+            })
+            .cloned()
+            .collect()
     }
 
     /// The NodePool (or Provisioner) that owns the node, if Karpenter manages it.

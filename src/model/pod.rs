@@ -88,6 +88,46 @@ impl HostPort {
     }
 }
 
+/// Where the claim behind a pod volume comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ClaimSource {
+    /// `persistentVolumeClaim.claimName`.
+    Named(String),
+    /// A generic ephemeral volume (`ephemeral.volumeClaimTemplate`): the claim is
+    /// `<pod>-<volume>`, created from the template by the ephemeral-volume controller.
+    Ephemeral {
+        /// The template's `storageClassName` (`None` when absent).
+        storage_class: Option<String>,
+    },
+    /// A StatefulSet `volumeClaimTemplates` entry: the claim is `<template>-<pod>`, created by
+    /// the StatefulSet controller (only offline: live pods name their claims).
+    StatefulSet {
+        /// The template's `storageClassName` (`None` when absent).
+        storage_class: Option<String>,
+    },
+}
+
+/// A pod volume backed by a PersistentVolumeClaim (other volume kinds do not constrain
+/// scheduling and are not kept).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PodVolume {
+    /// The volume's name in the pod spec (for a StatefulSet template, the template's name).
+    pub name: String,
+    /// Its claim.
+    pub claim: ClaimSource,
+}
+
+impl PodVolume {
+    /// The name of the claim for the pod named `pod`.
+    pub fn claim_name(&self, pod: &str) -> String {
+        match &self.claim {
+            ClaimSource::Named(n) => n.clone(),
+            ClaimSource::Ephemeral { .. } => format!("{pod}-{}", self.name),
+            ClaimSource::StatefulSet { .. } => format!("{}-{pod}", self.name),
+        }
+    }
+}
+
 /// The owner of a pod, as far as classification needs it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Owner {
@@ -175,6 +215,8 @@ pub struct PodFields {
     pub preferred_pod_anti_affinity: Vec<Weighted<PodAffinityTerm>>,
     /// Host ports bound by any container.
     pub host_ports: Vec<HostPort>,
+    /// Volumes backed by PersistentVolumeClaims.
+    pub volumes: Vec<PodVolume>,
     /// Controller owner.
     pub owner: Option<Owner>,
     /// `spec.nodeName`.

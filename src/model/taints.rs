@@ -55,6 +55,41 @@ impl Taint {
     }
 }
 
+impl Taint {
+    /// Kubernetes' `MatchTaint`: the same key and effect (the value is not compared).
+    pub fn matches(&self, other: &Taint) -> bool {
+        self.key == other.key && self.effect == other.effect
+    }
+}
+
+/// Karpenter's `KnownEphemeralTaints` (`core v1.14.1: pkg/scheduling/taints.go`): taints a node
+/// carries while it starts, ignored on a managed node that is not initialized. Matched by key and
+/// effect. `node.kubernetes.io/not-ready:NoExecute` since v1.8, `karpenter.sh/unregistered`
+/// since v1.0, the `readiness.k8s.io/` prefix (Node Readiness Controller) since v1.13.
+pub const KNOWN_EPHEMERAL_TAINTS: [(&str, Effect); 5] = [
+    ("node.kubernetes.io/not-ready", Effect::NoSchedule),
+    ("node.kubernetes.io/not-ready", Effect::NoExecute),
+    ("node.kubernetes.io/unreachable", Effect::NoSchedule),
+    (
+        "node.cloudprovider.kubernetes.io/uninitialized",
+        Effect::NoSchedule,
+    ),
+    ("karpenter.sh/unregistered", Effect::NoExecute),
+];
+
+/// `KnownEphemeralTaintKeyPrefixes`.
+pub const KNOWN_EPHEMERAL_TAINT_PREFIXES: [&str; 1] = ["readiness.k8s.io/"];
+
+/// Karpenter's `IsKnownEphemeralTaint`.
+pub fn is_known_ephemeral(t: &Taint) -> bool {
+    KNOWN_EPHEMERAL_TAINTS
+        .iter()
+        .any(|(k, e)| t.key == *k && t.effect == *e)
+        || KNOWN_EPHEMERAL_TAINT_PREFIXES
+            .iter()
+            .any(|p| t.key.starts_with(p))
+}
+
 impl fmt::Display for Taint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.value.is_empty() {

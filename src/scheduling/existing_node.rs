@@ -2,8 +2,12 @@
 //! allocatable once their pods and DaemonSets are counted, and whether a pod fits there.
 //!
 //! Mirrors `karpenter v1.14.1: pkg/controllers/provisioning/scheduling/existingnode.go`
-//! (`ExistingNode.CanAdd`) and, from `scheduler.go`, `calculateExistingNodeClaims` and
-//! `sortExistingNodes`.
+//! (`ExistingNode.CanAdd`, `tryVolumeAlternative`) and, from `scheduler.go`,
+//! `calculateExistingNodeClaims` and `sortExistingNodes`; the taints held against pods are
+//! `pkg/controllers/state/statenode.go` `Taints()` ([`Node::scheduling_taints`]), the attach
+//! limits `pkg/controllers/state/cluster.go` `populateVolumeLimits` (from the node's CSINode).
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::node::Node;
 use crate::model::pod::HostPort;
@@ -14,6 +18,7 @@ use crate::model::taints::{first_untolerated, Effect, Taint};
 use super::node_claim::host_port_conflict;
 use super::podreqs::PodState;
 use super::scheduler::{Fail, Solver, HOSTNAME};
+use super::volumes::{bound_usage, exceeded_limit};
 use super::Input;
 
 /// An existing node being filled.
@@ -25,6 +30,10 @@ pub(super) struct Existing<'a> {
     pub(super) requests: Resources,
     pub(super) placed: Vec<usize>,
     pub(super) host_ports: Vec<HostPort>,
+    /// CSI driver → claims attached (by the pods bound and placed here).
+    pub(super) volume_usage: BTreeMap<String, BTreeSet<String>>,
+    /// CSI driver → attach limit, from the node's CSINode (none: unlimited).
+    pub(super) attach_limits: Option<&'a BTreeMap<String, u32>>,
 }
 
 pub(super) fn node_requirements(node: &Node) -> Requirements {
@@ -41,7 +50,7 @@ pub(super) fn prepare_existing(input: &Input) -> Vec<Existing<'_>> {
         .iter()
         .filter(|n| !n.node.deleting)
         .map(|n| {
-            let mut taints = n.node.taints.clone();
+            let mut taints = n.node.scheduling_taints();
             let cordon = Taint::new("node.kubernetes.io/unschedulable", "", Effect::NoSchedule);
             if n.node.unschedulable && !taints.iter().any(|t| t.key == cordon.key) {
                 taints.push(cordon);
@@ -49,9 +58,15 @@ pub(super) fn prepare_existing(input: &Input) -> Vec<Existing<'_>> {
             let reqs = node_requirements(&n.node);
             let mut used = Resources::new();
             let mut host_ports = Vec::new();
+            let mut volume_usage: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
             for p in n.pods.iter().filter(|p| !p.is_terminal()) {
                 used.add_assign(&p.requests);
                 host_ports.extend(p.host_ports.iter().cloned());
+                if let Some(storage) = input.storage.as_deref() {
+                    for (driver, claims) in bound_usage(p, storage) {
+                        volume_usage.entry(driver).or_default().extend(claims);
+                    }
+                }
             }
             // DaemonSets that will run here but have no pod yet still take their share.
             for d in &input.daemonsets {
@@ -76,6 +91,11 @@ pub(super) fn prepare_existing(input: &Input) -> Vec<Existing<'_>> {
                 requests: Resources::new(),
                 placed: Vec::new(),
                 host_ports,
+                volume_usage,
+                attach_limits: input
+                    .storage
+                    .as_deref()
+                    .and_then(|s| s.attach_limits.get(&n.node.name)),
             }
         })
         .collect();
@@ -93,9 +113,15 @@ impl<'a> Solver<'a> {
     pub(super) fn try_existing(&mut self, e: usize, s: usize) -> Result<(), Fail> {
         let pod = self.pod(s);
         let state = &self.states[s];
+        let volumes = self.volumes[s].as_ref();
         let node = &self.existing[e];
         if let Some(t) = first_untolerated(&node.taints, &state.tolerations) {
             return Err(Fail::Taint(t.clone()));
+        }
+        if let (Some(v), Some(limits)) = (volumes, node.attach_limits) {
+            if exceeded_limit(&node.volume_usage, &v.usage, limits).is_some() {
+                return Err(Fail::VolumeLimit);
+            }
         }
         let requests = node.requests.add(&pod.requests);
         if !requests.fits_in(&node.available) {
@@ -107,23 +133,66 @@ impl<'a> Solver<'a> {
         if let Some(p) = host_port_conflict(&node.host_ports, &pod.host_ports) {
             return Err(Fail::HostPort(p));
         }
-        if !self.topology.is_trivial_for(state) {
-            let extra = self
-                .topology
-                .requirements_for(state, pod, &node.reqs)
-                .map_err(Fail::Topology)?;
-            for r in extra {
-                if !node.reqs.get_ref(&r.key).is_some_and(|n| n.intersects(&r)) {
-                    return Err(Fail::Requirements);
-                }
+        // Each volume alternative in turn: the node must satisfy it (its labels are what they
+        // are: nothing is allowed undefined), then topology, with the volume's narrowing.
+        let alternatives = volumes.map_or(&[][..], |v| v.alternatives.as_slice());
+        let mut chosen: Option<Requirements> = None;
+        let mut last = Fail::Volume;
+        for alt in alternatives {
+            if !node.reqs.is_compatible(alt, |_| false) {
+                last = Fail::Volume;
+                continue;
             }
+            let mut reqs = node.reqs.clone();
+            reqs.add_all(alt);
+            match self.check_topology(s, &reqs) {
+                Ok(()) => {
+                    chosen = Some(reqs);
+                    break;
+                }
+                Err(f) => last = f,
+            }
+        }
+        if alternatives.is_empty() {
+            let node = &self.existing[e];
+            self.check_topology(s, &node.reqs)?;
+        } else if chosen.is_none() {
+            return Err(last);
         }
         let node = &mut self.existing[e];
         node.requests = requests;
         node.placed.push(s);
         node.host_ports.extend(pod.host_ports.iter().cloned());
-        let reqs = node.reqs.clone();
-        self.topology.record(&self.states[s], pod, &reqs);
+        if let Some(v) = volumes {
+            for (driver, claims) in &v.usage {
+                node.volume_usage
+                    .entry(driver.clone())
+                    .or_default()
+                    .extend(claims.iter().cloned());
+            }
+        }
+        let reqs = chosen.unwrap_or_else(|| node.reqs.clone());
+        self.topology
+            .record(&self.states[s], pod, &reqs, &node.taints);
+        Ok(())
+    }
+
+    /// Whether topology lets pod `s` onto a node with `reqs` (`Topology.AddRequirements` on an
+    /// existing node: its domains are fixed, so the topology's choice must be one of them).
+    fn check_topology(&self, s: usize, reqs: &Requirements) -> Result<(), Fail> {
+        let state = &self.states[s];
+        if self.topology.is_trivial_for(state) {
+            return Ok(());
+        }
+        let extra = self
+            .topology
+            .requirements_for(state, self.pod(s), reqs)
+            .map_err(Fail::Topology)?;
+        for r in extra {
+            if !reqs.get_ref(&r.key).is_some_and(|n| n.intersects(&r)) {
+                return Err(Fail::Requirements);
+            }
+        }
         Ok(())
     }
 }

@@ -18,8 +18,10 @@ mod scheduler;
 mod shapes;
 mod topology;
 mod topology_group;
+mod volumes;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::model::instance_type::InstanceType;
 use crate::model::node::Node;
@@ -27,9 +29,12 @@ use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
 use crate::model::requirements::Requirements;
 use crate::model::resources::Resources;
+use crate::model::storage::Storage;
 use crate::model::taints::Taint;
 
-pub use reason::{ExhaustedLimit, PoolCause, PoolRefusal, Reason, ReasonCode, Shortfall};
+pub use reason::{
+    ExhaustedLimit, PoolCause, PoolRefusal, Reason, ReasonCode, Shortfall, VolumeProblem,
+};
 pub use scheduler::solve;
 
 /// Karpenter's `MaxInstanceTypes` since v1.7: a NodeClaim keeps at most this many options.
@@ -90,6 +95,10 @@ pub struct Input {
     pub daemonsets: Vec<Pod>,
     /// Namespace labels, for `namespaceSelector` in pod affinity.
     pub namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
+    /// StorageClasses, claims, volumes and CSI attach limits: pods' volumes are resolved against
+    /// them (volume topology, attach limits on existing nodes, docs/karpenter.md §6.9). `None`:
+    /// volumes are not looked at (a simulation that has no storage view).
+    pub storage: Option<Arc<Storage>>,
     /// Tunables.
     pub options: Options,
 }

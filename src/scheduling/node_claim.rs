@@ -19,6 +19,7 @@ use super::node_claim_template::{admitted_slots, Pool};
 use super::podreqs::PodState;
 use super::scheduler::Fail;
 use super::topology::Topology;
+use super::volumes::PodVolumes;
 
 /// A NodeClaim being packed.
 pub(super) struct Claim {
@@ -39,13 +40,15 @@ pub(super) struct ClaimUpdate {
     pub(super) requests: Resources,
 }
 
-/// Whether `pod` can join `claim`, and the claim's state if it does (`NodeClaim.Add`).
+/// Whether `pod` can join `claim`, and the claim's state if it does (`NodeClaim.CanAdd`): each
+/// of the pod's volume alternatives in turn (`tryVolumeAlternative`), the first that fits wins.
 pub(super) fn try_claim(
     topology: &Topology,
     pool: &Pool<'_>,
     claim: &Claim,
     pod: &Pod,
     state: &PodState,
+    volumes: Option<&PodVolumes>,
 ) -> Result<ClaimUpdate, Fail> {
     if let Some(t) = first_untolerated(&pool.input.pool.taints, &state.tolerations) {
         return Err(Fail::Taint(t.clone()));
@@ -72,6 +75,56 @@ pub(super) fn try_claim(
                 .map(|q| q.key.clone()),
         );
         new_reqs = Some(r);
+    }
+    let alternatives = volumes.map_or(&[][..], |v| v.alternatives.as_slice());
+    if alternatives.is_empty() {
+        return try_alternative(topology, pool, claim, pod, state, new_reqs, changed, None);
+    }
+    let mut last = Fail::Volume;
+    for alt in alternatives {
+        let attempt = try_alternative(
+            topology,
+            pool,
+            claim,
+            pod,
+            state,
+            new_reqs.clone(),
+            changed.clone(),
+            Some(alt),
+        );
+        match attempt {
+            Ok(update) => return Ok(update),
+            Err(f) => last = f,
+        }
+    }
+    Err(last)
+}
+
+/// One volume alternative (or none): the NodeClaim narrowed by it (well-known labels may be
+/// undefined, as for the pod's own requirements), then by topology, then its instance types.
+#[allow(clippy::too_many_arguments)]
+fn try_alternative(
+    topology: &Topology,
+    pool: &Pool<'_>,
+    claim: &Claim,
+    pod: &Pod,
+    state: &PodState,
+    mut new_reqs: Option<Requirements>,
+    mut changed: Vec<String>,
+    volume: Option<&Requirements>,
+) -> Result<ClaimUpdate, Fail> {
+    if let Some(alt) = volume.filter(|a| !a.is_empty()) {
+        let base = new_reqs.get_or_insert_with(|| claim.reqs.clone());
+        if !base.is_compatible(alt, labels::is_well_known) {
+            return Err(Fail::Volume);
+        }
+        let before = base.clone();
+        base.add_all(alt);
+        changed.extend(
+            alt.iter()
+                .filter(|q| base.get_ref(&q.key) != before.get_ref(&q.key))
+                .map(|q| q.key.clone()),
+        );
     }
     if !topology.is_trivial_for(state) {
         let extra = {

@@ -32,6 +32,10 @@ use crate::model::taints::Taint;
 /// | `NoInstanceTypeFits` | no instance type has the resources the pod requests |
 /// | `MinValuesUnmet` | the NodePool's `minValues` cannot be met by the instance types left |
 /// | `NoOffering` | no available offering is left to launch the NodeClaim |
+/// | `VolumeNotFound` | a PersistentVolumeClaim of the pod, its PersistentVolume or its StorageClass does not exist |
+/// | `VolumeNotReady` | a claim of the pod cannot be used yet (unbound with `Immediate` binding or without a class, being deleted, `Lost`, bind not completed) |
+/// | `VolumeTopologyConflict` | the topology the pod's volumes allow (PV node affinity, StorageClass `allowedTopologies`) conflicts with the pod's or the NodePool's |
+/// | `NoTopologyDomains` | a `DoNotSchedule` topology spread is on a key for which no domain is known |
 ///
 /// A pod no NodePool can take gets the code of the first NodePool tried (the highest weight);
 /// the message lists every NodePool's reason.
@@ -71,6 +75,14 @@ pub enum ReasonCode {
     MinValuesUnmet,
     /// See the table above.
     NoOffering,
+    /// See the table above.
+    VolumeNotFound,
+    /// See the table above.
+    VolumeNotReady,
+    /// See the table above.
+    VolumeTopologyConflict,
+    /// See the table above.
+    NoTopologyDomains,
 }
 
 impl ReasonCode {
@@ -94,6 +106,10 @@ impl ReasonCode {
             ReasonCode::NoInstanceTypeFits => "NoInstanceTypeFits",
             ReasonCode::MinValuesUnmet => "MinValuesUnmet",
             ReasonCode::NoOffering => "NoOffering",
+            ReasonCode::VolumeNotFound => "VolumeNotFound",
+            ReasonCode::VolumeNotReady => "VolumeNotReady",
+            ReasonCode::VolumeTopologyConflict => "VolumeTopologyConflict",
+            ReasonCode::NoTopologyDomains => "NoTopologyDomains",
         }
     }
 }
@@ -102,6 +118,15 @@ impl fmt::Display for ReasonCode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// What is wrong with a pod's claim (Karpenter's `ValidatePersistentVolumeClaims`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum VolumeProblem {
+    /// The claim, its volume or its class does not exist.
+    NotFound,
+    /// The claim exists but cannot be used yet.
+    NotReady,
 }
 
 /// Why a pod stays pending.
@@ -128,6 +153,17 @@ pub enum Reason {
     },
     /// A node-affinity requirement is malformed (the validation message).
     InvalidRequirement(String),
+    /// A volume of the pod cannot be resolved: Karpenter does not provision for the pod.
+    Volume {
+        /// The pod's volume name.
+        volume: String,
+        /// Its claim, `namespace/name`.
+        claim: String,
+        /// Missing, or not usable yet.
+        problem: VolumeProblem,
+        /// What exactly.
+        why: String,
+    },
     /// No existing node took the pod, and no NodePool could create a node for it.
     NoPlacement {
         /// How many existing nodes were tried.
@@ -148,6 +184,10 @@ impl Reason {
             Reason::SelectsSpecificNode { .. } => ReasonCode::SelectsSpecificNode,
             Reason::RestrictedLabel { .. } => ReasonCode::RestrictedLabel,
             Reason::InvalidRequirement(_) => ReasonCode::InvalidRequirement,
+            Reason::Volume { problem, .. } => match problem {
+                VolumeProblem::NotFound => ReasonCode::VolumeNotFound,
+                VolumeProblem::NotReady => ReasonCode::VolumeNotReady,
+            },
             Reason::NoPlacement { refusals, .. } => refusals
                 .first()
                 .map_or(ReasonCode::NoNodePool, |r| r.cause.code()),
@@ -169,6 +209,10 @@ impl fmt::Display for Reason {
             ),
             Reason::RestrictedLabel { key, why } => write!(f, "label {key} is restricted: {why}"),
             Reason::InvalidRequirement(why) => f.write_str(why),
+            Reason::Volume { volume, why, .. } => write!(
+                f,
+                "volume {volume}: {why}; Karpenter does not provision for the pod until that changes"
+            ),
             Reason::NoPlacement {
                 existing_nodes,
                 refusals,
@@ -235,6 +279,11 @@ pub enum PoolCause {
     Topology(String),
     /// A topology domain the pod needs is not one the pool can provide.
     TopologyDomainUnavailable,
+    /// A `DoNotSchedule` spread on a key no NodePool, instance type or node has a value for
+    /// (the group's description).
+    TopologyNoDomains(String),
+    /// The topology the pod's volumes allow cannot be met by this pool (what conflicts).
+    VolumeTopology(String),
     /// The pod's requirements conflict with the pool's (the conflict).
     IncompatibleRequirements(String),
     /// No instance type satisfies the pod's requirements.
@@ -279,6 +328,8 @@ impl PoolCause {
             PoolCause::Topology(_) | PoolCause::TopologyDomainUnavailable => {
                 ReasonCode::TopologyUnsatisfiable
             }
+            PoolCause::TopologyNoDomains(_) => ReasonCode::NoTopologyDomains,
+            PoolCause::VolumeTopology(_) => ReasonCode::VolumeTopologyConflict,
             PoolCause::IncompatibleRequirements(_) => ReasonCode::IncompatibleRequirements,
             PoolCause::NoInstanceTypeMatches { .. } => ReasonCode::NoInstanceTypeMatches,
             PoolCause::NoSingleInstanceTypeFits { .. }
@@ -315,6 +366,11 @@ impl fmt::Display for PoolCause {
             PoolCause::TopologyDomainUnavailable => {
                 f.write_str("topology domain not available to this NodePool")
             }
+            PoolCause::TopologyNoDomains(group) => write!(
+                f,
+                "{group} cannot be satisfied: no NodePool, instance type or node has a value for its key"
+            ),
+            PoolCause::VolumeTopology(what) => write!(f, "volume topology: {what}"),
             PoolCause::IncompatibleRequirements(conflict) => {
                 write!(f, "incompatible requirements: {conflict}")
             }

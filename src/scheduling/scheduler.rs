@@ -21,7 +21,8 @@ use super::podreqs::{validation_error, PodState};
 use super::queue::Queue;
 use super::reason::{PoolCause, PoolRefusal, Reason, Shortfall};
 use super::shapes::Shapes;
-use super::topology::{BoundPod, Topology, TopologyFailure};
+use super::topology::{BoundPod, DomainSources, Topology, TopologyFailure};
+use super::volumes::{self, PodVolumes};
 use super::{Input, Plan, UnschedulablePod};
 
 /// The label key of a NodeClaim's placeholder hostname while it is being packed.
@@ -37,11 +38,17 @@ pub(super) enum Fail {
     Topology(TopologyFailure),
     NoInstanceType,
     MinValues(String),
+    /// No volume alternative is compatible with the node (or NodeClaim).
+    Volume,
+    /// An existing node's CSI attach limit for this driver would be exceeded.
+    VolumeLimit,
 }
 
 pub(super) struct Solver<'a> {
     pub(super) input: &'a Input,
     pub(super) states: Vec<PodState>,
+    /// Per state: the pod's volumes, when it has any that matter.
+    pub(super) volumes: Vec<Option<PodVolumes>>,
     pub(super) pools: Vec<Pool<'a>>,
     pub(super) existing: Vec<Existing<'a>>,
     pub(super) claims: Vec<Claim>,
@@ -57,6 +64,7 @@ pub(super) struct Solver<'a> {
 pub fn solve(input: &Input) -> Plan {
     let mut unschedulable = Vec::new();
     let mut states: Vec<PodState> = Vec::new();
+    let mut pod_volumes: Vec<Option<PodVolumes>> = Vec::new();
     // Replicas of one template (consecutive, sharing their fields) share one verdict and one
     // initial state: the first replica's.
     let mut template: Option<(&Pod, Result<usize, Reason>)> = None;
@@ -72,13 +80,26 @@ pub fn solve(input: &Input) -> Plan {
                 verdict
             }
         };
+        // Volumes are the pod's own (a StatefulSet's replicas have a claim each).
+        let verdict = verdict.and_then(|first| match input.storage.as_deref() {
+            Some(storage) if !pod.volumes.is_empty() => {
+                volumes::resolve(pod, storage).map(|v| (first, (!v.is_empty()).then_some(v)))
+            }
+            _ => Ok((first, None)),
+        });
         match verdict {
             Err(reason) => unschedulable.push(UnschedulablePod {
                 pod: pod.key(),
                 reason,
             }),
-            Ok(first) if first < states.len() => states.push(states[first].for_replica(i)),
-            Ok(_) => states.push(PodState::new(i, pod)),
+            Ok((first, v)) => {
+                if first < states.len() {
+                    states.push(states[first].for_replica(i));
+                } else {
+                    states.push(PodState::new(i, pod));
+                }
+                pod_volumes.push(v);
+            }
         }
     }
     let pools = prepare_pools(input);
@@ -95,12 +116,14 @@ pub fn solve(input: &Input) -> Plan {
                     pod: p,
                     node_name: &n.node.name,
                     node_labels: &n.node.labels,
+                    node_taints: &n.node.taints,
                 })
         })
         .collect();
-    let domains = domain_universe(input, &pools);
+    let (domains, sources) = domain_universe(input, &pools);
     let topology = Topology::new(
         domains,
+        sources,
         input.namespace_labels.clone(),
         &input.pods,
         &states,
@@ -120,6 +143,7 @@ pub fn solve(input: &Input) -> Plan {
     let mut solver = Solver {
         input,
         states,
+        volumes: pod_volumes,
         pools,
         existing,
         claims: Vec::new(),
@@ -133,11 +157,34 @@ pub fn solve(input: &Input) -> Plan {
 }
 
 /// The known values of every topology key: pool requirements narrowed by each instance type,
-/// and the labels of existing nodes (Karpenter's "universe of domains").
+/// and the labels of existing nodes (Karpenter's "universe of domains", `buildDomainGroups`);
+/// with where each came from when a topology spread filters nodes (`nodeTaintsPolicy: Honor`, or
+/// `nodeAffinityPolicy: Honor` with a node selector or required node affinity).
 pub(super) fn domain_universe(
     input: &Input,
     pools: &[Pool<'_>],
-) -> FxHashMap<String, BTreeSet<String>> {
+) -> (FxHashMap<String, BTreeSet<String>>, DomainSources) {
+    let filtered = input.pods.iter().any(|p| {
+        p.topology_spread.iter().any(|c| {
+            c.honor_taints
+                || (!c.ignore_node_affinity
+                    && (!p.node_selector.is_empty() || !p.required_node_affinity.is_empty()))
+        })
+    });
+    let mut sources = DomainSources::default();
+    if filtered {
+        sources.nodes = input
+            .existing_nodes
+            .iter()
+            .map(|n| {
+                (
+                    n.node.labels.clone(),
+                    Requirements::from_labels(n.node.labels.iter()),
+                    n.node.taints.clone(),
+                )
+            })
+            .collect();
+    }
     let mut keys: BTreeSet<String> = BTreeSet::new();
     for pod in &input.pods {
         keys.extend(
@@ -176,6 +223,11 @@ pub(super) fn domain_universe(
                 };
                 if narrowed.operator() == Operator::In {
                     set.extend(narrowed.values().iter().cloned());
+                    if filtered {
+                        for v in narrowed.values() {
+                            sources.insert_pool_domain(key, v, &pool.input.pool.taints);
+                        }
+                    }
                 }
             }
         }
@@ -185,12 +237,19 @@ pub(super) fn domain_universe(
             }
         }
     }
-    domains
+    (domains, sources)
 }
 
 impl<'a> Solver<'a> {
     pub(super) fn pod(&self, state: usize) -> &'a Pod {
         &self.input.pods[self.states[state].index]
+    }
+
+    /// The volume alternatives of pod `s` (none when its volumes do not constrain topology).
+    pub(super) fn volume_alternatives(&self, s: usize) -> &[Requirements] {
+        self.volumes[s]
+            .as_ref()
+            .map_or(&[][..], |v| v.alternatives.as_slice())
     }
 
     /// Karpenter's `Solve` loop: pods are taken from the queue until a whole cycle makes no
@@ -232,8 +291,11 @@ impl<'a> Solver<'a> {
     pub(super) fn add(&mut self, s: usize) -> Result<(), Reason> {
         let pod = self.pod(s);
         let exhaustive = self.input.options.exhaustive;
-        let shape = (!exhaustive && self.topology.is_trivial_for(&self.states[s]))
-            .then(|| self.shapes.id(pod, &self.states[s]));
+        // Pods with volumes are not shapes: their claims (zones, attach counts) differ per pod.
+        let shape = (!exhaustive
+            && self.volumes[s].is_none()
+            && self.topology.is_trivial_for(&self.states[s]))
+        .then(|| self.shapes.id(pod, &self.states[s]));
         let known = shape.map(|id| self.shapes.get(id));
         if let Some((claims, reason)) = known.and_then(|k| k.nowhere.as_ref()) {
             if *claims == self.claims.len() {
@@ -272,6 +334,7 @@ impl<'a> Solver<'a> {
                         claim,
                         pod,
                         &self.states[s],
+                        self.volumes[s].as_ref(),
                     )
                     .ok()
                     .map(|update| (key, update))
@@ -315,7 +378,8 @@ impl<'a> Solver<'a> {
         claim.pods.push(s);
         claim.host_ports.extend(pod.host_ports.iter().cloned());
         let reqs = claim.reqs.clone();
-        self.topology.record(&self.states[s], pod, &reqs);
+        let taints = &self.pools[claim.pool].input.pool.taints;
+        self.topology.record(&self.states[s], pod, &reqs, taints);
     }
 
     /// Opens a new NodeClaim from pool `p` for pod `s`, or says precisely why it cannot.
@@ -349,7 +413,14 @@ impl<'a> Solver<'a> {
         };
         self.topology.register(HOSTNAME, &hostname);
         let pod = self.pod(s);
-        match try_claim(&self.topology, &self.pools[p], &claim, pod, &self.states[s]) {
+        match try_claim(
+            &self.topology,
+            &self.pools[p],
+            &claim,
+            pod,
+            &self.states[s],
+            self.volumes[s].as_ref(),
+        ) {
             Ok(update) => {
                 let c = self.claims.len();
                 self.claims.push(claim);
@@ -387,8 +458,27 @@ impl<'a> Solver<'a> {
         match fail {
             Fail::Taint(t) => PoolCause::TaintNotTolerated(t),
             Fail::HostPort(port) => PoolCause::HostPortConflict(port),
-            Fail::Topology(f) => PoolCause::Topology(self.topology.describe(&f)),
+            Fail::Topology(f) => match self.topology.describe_no_domains(&f) {
+                Some(group) => PoolCause::TopologyNoDomains(group),
+                None => PoolCause::Topology(self.topology.describe(&f)),
+            },
             Fail::MinValues(key) => PoolCause::MinValues(key),
+            Fail::Volume | Fail::VolumeLimit => {
+                let alternatives = self.volume_alternatives(s);
+                let mut base = claim.reqs.clone();
+                base.add_all(&state.requirements);
+                let conflict = alternatives
+                    .iter()
+                    .find_map(|alt| base.compatible(alt, labels::is_well_known).err())
+                    .map_or_else(String::new, |inc| match base.get_ref(&inc.key) {
+                        Some(allowed) => format!("; the pod and the NodePool allow {allowed}"),
+                        None => format!("; the NodePool's nodes have no {} label", inc.key),
+                    });
+                PoolCause::VolumeTopology(format!(
+                    "the pod's volumes need {}{conflict}",
+                    volumes::describe(alternatives)
+                ))
+            }
             Fail::Requirements => match claim
                 .reqs
                 .compatible(&state.requirements, labels::is_well_known)
@@ -412,6 +502,21 @@ impl<'a> Solver<'a> {
                     return PoolCause::NoInstanceTypeMatches {
                         requirements: Requirements::clone(&state.requirements),
                     };
+                }
+                let alternatives = self.volume_alternatives(s);
+                let where_volumes_are = alternatives.iter().any(|alt| {
+                    let mut with = reqs.clone();
+                    with.add_all(alt);
+                    compatible.iter().any(|&t| {
+                        let it = pool.types[t as usize];
+                        it.requirements.intersects_ok(&with) && has_offering(it, &with)
+                    })
+                });
+                if !alternatives.is_empty() && !where_volumes_are {
+                    return PoolCause::VolumeTopology(format!(
+                        "no instance type of the NodePool is offered where the pod's volumes are ({})",
+                        volumes::describe(alternatives)
+                    ));
                 }
                 let mut largest = Resources::new();
                 for &t in &compatible {

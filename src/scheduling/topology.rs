@@ -7,6 +7,7 @@
 //! 100 owners. Pods with required anti-affinity also create *inverse* groups, so that a pod
 //! without any anti-affinity of its own is still kept out of the domains of pods that repel it.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use rustc_hash::FxHashMap;
@@ -15,6 +16,7 @@ use crate::model::labels;
 use crate::model::pod::{Pod, PodAffinityTerm, TopologySpread};
 use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::selector::{SelectorExpr, SelectorOp};
+use crate::model::taints::{first_untolerated, Taint, Toleration};
 
 use super::podreqs::{node_filter_terms, PodState};
 use super::topology_group::{admits, Group, GroupKey, GroupKind};
@@ -26,8 +28,12 @@ pub(crate) struct Topology {
     inverse: Vec<Group>,
     index: FxHashMap<GroupKey, usize>,
     inverse_index: FxHashMap<GroupKey, usize>,
-    /// The universe of domains per topology key.
+    /// The universe of domains per topology key (every NodePool and node; hostnames of new
+    /// NodeClaims join as they are created).
     domains: FxHashMap<String, BTreeSet<String>>,
+    /// Where the domains come from, for groups that filter them (`nodeTaintsPolicy`,
+    /// `nodeAffinityPolicy`).
+    sources: DomainSources,
     /// Namespace labels, for `namespaceSelector`.
     namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
     /// Per pod: the inverse groups that select it.
@@ -43,17 +49,47 @@ pub(crate) struct TopologyFailure {
     group: usize,
 }
 
-/// A pod that is already bound somewhere, with the labels of its node.
+/// A pod that is already bound somewhere, with the labels and taints of its node.
 pub(crate) struct BoundPod<'a> {
     pub pod: &'a Pod,
     pub node_name: &'a str,
     pub node_labels: &'a BTreeMap<String, String>,
+    pub node_taints: &'a [Taint],
+}
+
+/// The origins of the domains (`TopologyDomainGroup` and the existing nodes `countDomains`
+/// registers), so that a spread's universe can leave out what its node filter excludes.
+#[derive(Debug, Default)]
+pub(crate) struct DomainSources {
+    /// Per key: domain → the taints of each NodePool providing it (an untainted pool makes the
+    /// domain available to every pod; `topologydomaingroup.go`).
+    pub pools: FxHashMap<String, BTreeMap<String, Vec<Vec<Taint>>>>,
+    /// Existing nodes: their labels as requirements, and their taints (`Node.spec.taints`).
+    pub nodes: Vec<(BTreeMap<String, String>, Requirements, Vec<Taint>)>,
+}
+
+impl DomainSources {
+    /// Records that a NodePool with `taints` provides `domain` for `key` (`TopologyDomainGroup.Insert`).
+    pub fn insert_pool_domain(&mut self, key: &str, domain: &str, taints: &[Taint]) {
+        let sets = self
+            .pools
+            .entry(key.to_string())
+            .or_default()
+            .entry(domain.to_string())
+            .or_default();
+        if taints.is_empty() {
+            *sets = vec![Vec::new()];
+        } else if sets.first().is_none_or(|s| !s.is_empty()) && !sets.iter().any(|s| s == taints) {
+            sets.push(taints.to_vec());
+        }
+    }
 }
 
 impl Topology {
     /// Builds the groups of the pods to schedule and counts the pods already running.
     pub fn new(
         domains: FxHashMap<String, BTreeSet<String>>,
+        sources: DomainSources,
         namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
         pods: &[Pod],
         states: &[PodState],
@@ -61,6 +97,7 @@ impl Topology {
     ) -> Self {
         let mut t = Topology {
             domains,
+            sources,
             namespace_labels,
             ..Default::default()
         };
@@ -134,10 +171,11 @@ impl Topology {
             max_skew: i32::MAX,
             min_domains: None,
             node_filter: vec![],
+            taint_filter: None,
         }
     }
 
-    fn spread_key(pod: &Pod, c: &TopologySpread) -> GroupKey {
+    fn spread_key(pod: &Pod, c: &TopologySpread, tolerations: &[Toleration]) -> GroupKey {
         let mut selector = c.label_selector.clone();
         if let Some(sel) = selector.as_mut() {
             for k in &c.match_label_keys {
@@ -162,7 +200,44 @@ impl Topology {
             } else {
                 node_filter_terms(pod)
             },
+            taint_filter: c.honor_taints.then(|| tolerations.to_vec()),
         }
+    }
+
+    /// The domains a group starts with. Affinity and anti-affinity groups, and hostname spreads
+    /// (a new node is always a new hostname), know every domain; a spread on any other key knows
+    /// the domains of the NodePools and nodes its node filter lets count
+    /// (`TopologyDomainGroup.ForEachDomain` with `nodeTaintsPolicy`, and `countDomains`
+    /// registering the existing nodes that match `TopologyNodeFilter`).
+    fn universe_for(&self, id: &GroupKey) -> Cow<'_, BTreeSet<String>> {
+        if id.kind != GroupKind::Spread || id.key == labels::HOSTNAME || id.filters_nothing() {
+            return match self.domains.get(&id.key) {
+                Some(all) => Cow::Borrowed(all),
+                None => Cow::Owned(BTreeSet::new()),
+            };
+        }
+        let mut out = BTreeSet::new();
+        if let Some(pool_domains) = self.sources.pools.get(&id.key) {
+            for (domain, taint_sets) in pool_domains {
+                let tolerated = match &id.taint_filter {
+                    None => true,
+                    Some(tolerations) => taint_sets
+                        .iter()
+                        .any(|taints| first_untolerated(taints, tolerations).is_none()),
+                };
+                if tolerated {
+                    out.insert(domain.clone());
+                }
+            }
+        }
+        for (node_labels, node_reqs, taints) in &self.sources.nodes {
+            if let Some(v) = node_labels.get(&id.key) {
+                if id.node_matches(node_reqs, taints) {
+                    out.insert(v.clone());
+                }
+            }
+        }
+        Cow::Owned(out)
     }
 
     /// Re-derives the groups a pod owns from its current (possibly relaxed) state.
@@ -175,14 +250,15 @@ impl Topology {
         let mut owned = Vec::new();
         let mut keys: Vec<GroupKey> = Vec::new();
         for &i in &state.spreads {
-            let key = Self::spread_key(pod, &pod.topology_spread[i]);
-            // A key no NodePool, instance type or node defines has no domains: Karpenter ignores
-            // such a constraint (hostnames are always known: every new node brings one).
-            let known = key.key == labels::HOSTNAME
-                || self.domains.get(&key.key).is_some_and(|d| !d.is_empty());
-            if known {
-                keys.push(key);
-            }
+            // A key no NodePool, instance type or node defines has no domains: the group is
+            // empty and the pod cannot be placed while the constraint holds (upstream
+            // `topology_test.go` "should ignore unknown topology keys" asserts the pod is not
+            // scheduled); a ScheduleAnyway one is relaxed away.
+            keys.push(Self::spread_key(
+                pod,
+                &pod.topology_spread[i],
+                &state.tolerations,
+            ));
         }
         for term in &pod.pod_affinity {
             keys.push(self.affinity_key(GroupKind::Affinity, pod, term));
@@ -208,7 +284,7 @@ impl Topology {
             let gi = match self.index.get(&id) {
                 Some(&gi) => gi,
                 None => {
-                    let mut g = Group::new(id.clone(), self.domains.get(&id.key));
+                    let mut g = Group::new(id.clone(), Some(&self.universe_for(&id)));
                     for b in bound {
                         if !g.selects(b.pod) {
                             continue;
@@ -217,7 +293,7 @@ impl Topology {
                             continue;
                         };
                         let node_reqs = Requirements::from_labels(b.node_labels.iter());
-                        if g.counts_pod(b.pod, &node_reqs) {
+                        if g.counts_pod(b.pod, &node_reqs, b.node_taints) {
                             g.record(&d);
                         }
                     }
@@ -370,6 +446,17 @@ impl Topology {
         Ok(out)
     }
 
+    /// The group behind a failure, described, when it is a spread that knows no domain at all
+    /// (its key is on no NodePool, instance type or node it may count).
+    pub fn describe_no_domains(&self, failure: &TopologyFailure) -> Option<String> {
+        if failure.inverse {
+            return None;
+        }
+        let g = &self.groups[failure.group];
+        (g.id.kind == GroupKind::Spread && g.id.key != labels::HOSTNAME && g.counts.is_empty())
+            .then(|| g.describe())
+    }
+
     /// A sentence naming the group behind a failure.
     pub fn describe(&self, failure: &TopologyFailure) -> String {
         if failure.inverse {
@@ -385,10 +472,16 @@ impl Topology {
         }
     }
 
-    /// Records that `pod` now lands on a node with `node_reqs` (`Topology.Record`).
-    pub fn record(&mut self, state: &PodState, pod: &Pod, node_reqs: &Requirements) {
+    /// Records that `pod` now lands on a node with `node_reqs` and `taints` (`Topology.Record`).
+    pub fn record(
+        &mut self,
+        state: &PodState,
+        pod: &Pod,
+        node_reqs: &Requirements,
+        taints: &[Taint],
+    ) {
         for g in &mut self.groups {
-            if !g.counts_pod(pod, node_reqs) {
+            if !g.counts_pod(pod, node_reqs, taints) {
                 continue;
             }
             let Some(domains) = node_reqs.get_ref(&g.id.key) else {

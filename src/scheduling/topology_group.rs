@@ -13,6 +13,7 @@ use crate::model::labels;
 use crate::model::pod::Pod;
 use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::selector::LabelSelector;
+use crate::model::taints::{first_untolerated, Taint, Toleration};
 
 /// What a group enforces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -42,7 +43,36 @@ pub(super) struct GroupKey {
     pub(super) selector: Option<LabelSelector>,
     pub(super) max_skew: i32,
     pub(super) min_domains: Option<i32>,
+    /// `nodeAffinityPolicy: Honor` (the default): a node counts only if it satisfies one of these
+    /// (the pod's node selector with each required node-affinity term); empty under `Ignore`.
     pub(super) node_filter: Vec<Requirements>,
+    /// `nodeTaintsPolicy: Honor`: a node (or NodePool) counts only if these tolerations (the
+    /// pod's) tolerate its taints; `None` under `Ignore` (the default).
+    pub(super) taint_filter: Option<Vec<Toleration>>,
+}
+
+impl GroupKey {
+    /// Whether the node filter lets every node count.
+    pub(super) fn filters_nothing(&self) -> bool {
+        self.taint_filter.is_none()
+            && (self.node_filter.is_empty() || self.node_filter.iter().any(Requirements::is_empty))
+    }
+
+    /// `TopologyNodeFilter.Matches`: whether a node with these labels (as requirements) and taints
+    /// counts for the group. Karpenter checks the affinity strictly here (no label may be
+    /// undefined: `matchesRequirements` does not pass the compatibility options on).
+    pub(super) fn node_matches(&self, node_reqs: &Requirements, taints: &[Taint]) -> bool {
+        let affinity = self.node_filter.is_empty()
+            || self
+                .node_filter
+                .iter()
+                .any(|f| node_reqs.is_compatible(f, |_| false));
+        let tolerated = self
+            .taint_filter
+            .as_ref()
+            .is_none_or(|tolerations| first_untolerated(taints, tolerations).is_none());
+        affinity && tolerated
+    }
 }
 
 #[derive(Debug)]
@@ -90,14 +120,9 @@ impl Group {
                 .is_some_and(|s| s.matches(&pod.labels))
     }
 
-    pub(super) fn counts_pod(&self, pod: &Pod, node_reqs: &Requirements) -> bool {
-        self.selects(pod)
-            && (self.id.node_filter.is_empty()
-                || self
-                    .id
-                    .node_filter
-                    .iter()
-                    .any(|f| node_reqs.compatible(f, labels::is_well_known).is_ok()))
+    /// `TopologyGroup.Counts`: the group selects the pod and the node it lands on counts.
+    pub(super) fn counts_pod(&self, pod: &Pod, node_reqs: &Requirements, taints: &[Taint]) -> bool {
+        self.selects(pod) && self.id.node_matches(node_reqs, taints)
     }
 
     pub(super) fn record(&mut self, domain: &str) {

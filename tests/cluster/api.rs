@@ -528,6 +528,9 @@ pub fn create(
     if !errs.is_empty() {
         return Err(ApiError::invalid(res, &name, &errs));
     }
+    if res.kind == "PersistentVolumeClaim" {
+        default_storage_class(st, &mut body);
+    }
     let mut warnings = apply_schema(res, &mut body, q, &name)?;
     if !res.builtin && res.status {
         body.as_object_mut().unwrap().remove("status");
@@ -1410,5 +1413,52 @@ pub fn seed(st: &mut Store) {
             json!({"metadata": {"name": ns}}),
             &Query::default(),
         );
+    }
+}
+
+/// The `DefaultStorageClass` admission plugin: a claim created without `storageClassName` gets
+/// the default StorageClass (annotation `storageclass.kubernetes.io/is-default-class: "true"`;
+/// the newest, then the first by name), when there is one.
+fn default_storage_class(st: &Store, claim: &mut Value) {
+    if claim.pointer("/spec/storageClassName").is_some() {
+        return;
+    }
+    let is_default = |sc: &Value| {
+        [
+            "storageclass.kubernetes.io/is-default-class",
+            "storageclass.beta.kubernetes.io/is-default-class",
+        ]
+        .iter()
+        .any(|a| {
+            sc.pointer(&format!("/metadata/annotations/{}", a.replace('/', "~1")))
+                .and_then(Value::as_str)
+                == Some("true")
+        })
+    };
+    let created = |sc: &Value| {
+        sc.pointer("/metadata/creationTimestamp")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let name = |sc: &Value| {
+        sc.pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    let default = st
+        .list("storage.k8s.io/storageclasses", None)
+        .filter(|sc| is_default(sc))
+        .max_by(|a, b| {
+            created(a)
+                .cmp(&created(b))
+                .then_with(|| name(b).cmp(&name(a)))
+        });
+    if let Some(sc) = default {
+        let class = name(sc);
+        if let Some(spec) = claim.get_mut("spec").and_then(Value::as_object_mut) {
+            spec.insert("storageClassName".into(), json!(class));
+        }
     }
 }

@@ -421,6 +421,12 @@ pub fn prepare(kind: &str, obj: &mut Value, create: bool) -> Vec<FieldError> {
                 obj["status"] = json!({"loadBalancer": {}});
             }
         }
+        "StorageClass" => {
+            // The API server's defaults (`SetDefaults_StorageClass`).
+            let m = obj.as_object_mut().unwrap();
+            set_default(m, "reclaimPolicy", json!("Delete"));
+            set_default(m, "volumeBindingMode", json!("Immediate"));
+        }
         "Node" if create => {
             let spec = obj_at(obj, &["spec"]);
             spec.retain(|_, v| !v.is_null());

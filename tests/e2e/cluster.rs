@@ -1323,3 +1323,30 @@ fn ec2_kubelet_registers_a_node_per_running_instance_from_its_user_data() {
             .then_some(())
     });
 }
+
+/// Storage as an API server serves it, for the live plan's storage reads: StorageClass defaults
+/// (`volumeBindingMode: Immediate`), the `DefaultStorageClass` admission on claims created
+/// without a class, and CSINodes.
+#[test]
+fn kubectl_storage_defaults_and_csinodes() {
+    let k = Kube::new("storage");
+    let sc = k.file(
+        "sc.yaml",
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: gp3\n  annotations: {storageclass.kubernetes.io/is-default-class: \"true\"}\nprovisioner: ebs.csi.aws.com\n---\napiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {name: node-a}\nspec:\n  drivers: [{name: ebs.csi.aws.com, nodeID: i-1, allocatable: {count: 25}}]\n",
+    );
+    k.ok(&["apply", "-f", &sc]);
+    let class = k.json(&["get", "storageclass", "gp3", "-o", "json"]);
+    assert_eq!(class["volumeBindingMode"], "Immediate");
+    assert_eq!(class["reclaimPolicy"], "Delete");
+    let pvc = k.file(
+        "pvc.yaml",
+        "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: none}\nspec:\n  storageClassName: \"\"\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n",
+    );
+    k.ok(&["create", "-f", &pvc]);
+    let claim = k.json(&["get", "pvc", "data", "-o", "json"]);
+    assert_eq!(claim["spec"]["storageClassName"], "gp3");
+    let claim = k.json(&["get", "pvc", "none", "-o", "json"]);
+    assert_eq!(claim["spec"]["storageClassName"], "");
+    let node = k.json(&["get", "csinode", "node-a", "-o", "json"]);
+    assert_eq!(node["spec"]["drivers"][0]["allocatable"]["count"], 25);
+}

@@ -121,9 +121,7 @@ fn identity(unit: &str) -> String {
 impl Proof<'_> {
     fn units(&self) -> BTreeSet<String> {
         match &self.side {
-            Side::Iam { policy, .. } => {
-                statements(policy).iter().flat_map(actions).collect()
-            }
+            Side::Iam { policy, .. } => statements(policy).iter().flat_map(actions).collect(),
             Side::Rbac { rules, .. } => rules.keys().cloned().collect(),
         }
     }
@@ -590,10 +588,7 @@ fn scenario(proof: &mut Proof) {
 fn iam_policy_is_enough_for_every_command_and_no_more() {
     let policy = shipped_policy();
     let mut users = BTreeMap::from([(FULL.to_string(), policy.clone())]);
-    let mut units: BTreeSet<String> = statements(&policy)
-        .iter()
-        .flat_map(actions)
-        .collect();
+    let mut units: BTreeSet<String> = statements(&policy).iter().flat_map(actions).collect();
     units.extend(
         statements(&policy)
             .iter()

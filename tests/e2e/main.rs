@@ -29,6 +29,7 @@ mod moto;
 mod nodes;
 mod pipes;
 mod provision_live;
+mod scheduling;
 mod secrets;
 mod support;
 mod terminal;

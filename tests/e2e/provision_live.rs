@@ -625,3 +625,31 @@ fn completion_offers_nodepool_and_node_names_from_the_cluster() {
     ]);
     assert_eq!(unreachable, ":4\n");
 }
+
+/// Volume topology through the live path against the loopback cluster (upstream
+/// `provisioning/suite_test.go` "should schedule to storage class zones if volume does not
+/// exist"): the StorageClass and the claim are read from the API (the claim gets the default
+/// class by admission), so the plan puts the pods in the one zone the class allows.
+#[test]
+fn live_plan_follows_the_claims_storage_class_zone() {
+    let walk = Walk::new("volumes", false);
+    let manifest = walkthrough_manifest().replace(
+        "      nodeSelector:\n        eks-immersion-team: my-team",
+        "      nodeSelector:\n        eks-immersion-team: my-team\n      volumes:\n        - name: data\n          persistentVolumeClaim: {claimName: shared}",
+    );
+    walk.apply("basic.yaml", &manifest);
+    walk.apply(
+        "storage.yaml",
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: efs-1b\n  annotations: {storageclass.kubernetes.io/is-default-class: \"true\"}\nprovisioner: efs.csi.aws.com\nvolumeBindingMode: WaitForFirstConsumer\nallowedTopologies:\n- matchLabelExpressions: [{key: topology.kubernetes.io/zone, values: [us-east-1b]}]\n---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: shared}\nspec:\n  accessModes: [ReadWriteMany]\n  resources: {requests: {storage: 1Gi}}\n",
+    );
+    walk.ok(&["scale", "deployment", "inflate", "--replicas", "2"]);
+    walk.wait_unschedulable(2);
+    let out = walk.run(&["karpenter", "provision", "--dry-run", "-o", "json"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    let claims = doc["nodeClaims"].as_array().unwrap();
+    assert_eq!(claims.len(), 1, "{doc}");
+    assert_eq!(claims[0]["zone"], "us-east-1b", "{doc}");
+    assert_eq!(claims[0]["zones"], serde_json::json!(["us-east-1b"]));
+    assert!(walk.launched().is_empty(), "a dry run launches nothing");
+}

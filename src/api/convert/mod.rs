@@ -188,7 +188,11 @@ fn convert_objects(
             | ApiObject::Node(_)
             | ApiObject::PodDisruptionBudget(_)
             | ApiObject::Namespace(_)
-            | ApiObject::RuntimeClass(_) => c
+            | ApiObject::RuntimeClass(_)
+            | ApiObject::StorageClass(_)
+            | ApiObject::PersistentVolumeClaim(_)
+            | ApiObject::PersistentVolume(_)
+            | ApiObject::CsiNode(_) => c
                 .result
                 .not_printed
                 .push(format!("{} ({})", o.name, o.location)),

@@ -766,3 +766,95 @@ fn what_the_api_server_refuses_is_refused() {
     )
     .unwrap();
 }
+
+const STORAGE: &str = r#"apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: gp3}
+provisioner: ebs.csi.aws.com
+volumeBindingMode: WaitForFirstConsumer
+allowedTopologies:
+- matchLabelExpressions: [{key: topology.ebs.csi.aws.com/zone, values: [us-east-1a]}]
+"#;
+
+/// Storage objects are read, not set aside (docs/karpenter.md §6.9), and their fields are
+/// checked like the API server checks them.
+#[test]
+fn storage_objects_are_read_and_checked() {
+    let text = format!(
+        "{STORAGE}---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: data}}\nspec: {{}}\n---\n\
+         apiVersion: v1\nkind: PersistentVolume\nmetadata: {{name: pv}}\nspec:\n  awsElasticBlockStore: {{volumeID: vol-1}}\n  nodeAffinity:\n    required:\n      nodeSelectorTerms:\n      - matchExpressions: [{{key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}}]\n---\n\
+         apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {{name: n1}}\nspec:\n  drivers: [{{name: ebs.csi.aws.com, nodeID: i-1, allocatable: {{count: 25}}}}]\n"
+    );
+    let m = load_str("storage.yaml", &text).unwrap();
+    assert!(m.ignored.is_empty(), "{:?}", m.ignored);
+    let s = &m.storage;
+    assert_eq!(
+        s.classes["gp3"].binding_mode,
+        crate::model::storage::VolumeBindingMode::WaitForFirstConsumer
+    );
+    let claim = &s.claims[&("default".to_string(), "data".to_string())];
+    assert_eq!(claim.storage_class, None, "no default class in the input");
+    assert_eq!(
+        s.volumes["pv"].csi_driver.as_deref(),
+        Some("ebs.csi.aws.com")
+    );
+    assert_eq!(s.volumes["pv"].node_affinity.len(), 1);
+    assert_eq!(s.attach_limits["n1"]["ebs.csi.aws.com"], 25);
+    assert!(s.claims_from_templates);
+    // A class without volumeBindingMode binds Immediately (the API server's default).
+    let m = load_str(
+        "sc.yaml",
+        "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: gp2}\nprovisioner: kubernetes.io/aws-ebs\n",
+    )
+    .unwrap();
+    assert_eq!(
+        m.storage.classes["gp2"].binding_mode,
+        crate::model::storage::VolumeBindingMode::Immediate
+    );
+    let e = error_of(
+        "sc.yaml",
+        &STORAGE.replace("WaitForFirstConsumer", "WaitForever"),
+    );
+    assert_eq!(
+        e,
+        "sc.yaml: StorageClass/gp3: volumeBindingMode: unknown mode \"WaitForever\" (expected Immediate or WaitForFirstConsumer)"
+    );
+    let e = error_of(
+        "sc.yaml",
+        &STORAGE.replace("provisioner: ebs.csi.aws.com\n", ""),
+    );
+    assert_eq!(e, "sc.yaml: StorageClass/gp3: provisioner: required");
+    let e = error_of(
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n  volumes: [{name: d, persistentVolumeClaim: {}}]\n",
+    );
+    assert_eq!(
+        e,
+        "pod.yaml: Pod/p: spec.volumes[0].persistentVolumeClaim.claimName: required"
+    );
+}
+
+/// A StatefulSet's claim templates become each replica's claim `<template>-<pod>`, replacing a
+/// template volume of the same name; a generic ephemeral volume keeps its template's class.
+#[test]
+fn statefulset_claim_templates_and_ephemeral_volumes_become_pod_volumes() {
+    use crate::model::pod::ClaimSource;
+    let m = load_str(
+        "sts.yaml",
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers: [{name: c}]\n      volumes:\n      - {name: data, emptyDir: {}}\n      - name: scratch\n        ephemeral: {volumeClaimTemplate: {spec: {storageClassName: fast}}}\n  volumeClaimTemplates:\n  - metadata: {name: data}\n    spec: {storageClassName: gp3}\n",
+    )
+    .unwrap();
+    assert_eq!(m.pods.len(), 2);
+    let pod = &m.pods[1];
+    assert_eq!(pod.volumes.len(), 2);
+    let scratch = pod.volumes.iter().find(|v| v.name == "scratch").unwrap();
+    assert_eq!(scratch.claim_name(&pod.name), "db-1-scratch");
+    let data = pod.volumes.iter().find(|v| v.name == "data").unwrap();
+    assert_eq!(data.claim_name(&pod.name), "data-db-1");
+    assert_eq!(
+        data.claim,
+        ClaimSource::StatefulSet {
+            storage_class: Some("gp3".into())
+        }
+    );
+}

@@ -25,6 +25,7 @@ fn every_example_loads_and_its_references_resolve() {
         "examples/v1beta1",
         "examples/v1",
         "examples/workloads",
+        "examples/scheduling",
     ] {
         for file in yaml_files(dir) {
             let m = load(&[&file]).unwrap_or_else(|e| panic!("{e}"));

@@ -223,6 +223,8 @@ impl Cluster {
                 pools,
                 daemonsets,
                 namespace_labels,
+                // Consolidation's rescheduling does not look at volumes yet (docs/consolidation.md).
+                storage: None,
                 options: Options::default(),
             },
             nodes: states,

@@ -8,8 +8,10 @@ use crate::model::requirements::Operator::*;
 use crate::model::taints::Effect;
 use crate::testing::*;
 
+mod existing;
 mod shapes;
 mod topology;
+mod volumes;
 
 /// The solver under test: every case also checks that skipping what is known to refuse a pod
 /// changes nothing (`Options::exhaustive`).

@@ -3,6 +3,8 @@
 use std::collections::BTreeSet;
 
 use super::*;
+use crate::model::pod::Pod;
+use crate::model::taints::Taint;
 
 #[test]
 fn zonal_spread_balances_domains() {
@@ -121,17 +123,60 @@ fn spread_works_on_any_known_key() {
     }
     assert_eq!(per_type.get("spot"), Some(&2), "{per_type:?}");
     assert_eq!(per_type.get("on-demand"), Some(&2), "{per_type:?}");
-    // A key no NodePool, instance type or node defines has no domains: the constraint is ignored.
+}
+
+/// Upstream `topology_test.go` "should ignore unknown topology keys": despite its name, the pod
+/// whose DoNotSchedule spread is on a key nothing defines is NOT scheduled (the group has no
+/// domain), and the pod without it is; a ScheduleAnyway spread on such a key is relaxed away.
+#[test]
+fn a_hard_spread_on_a_key_without_domains_keeps_the_pod_pending() {
     let plan = solve(&input(
-        vec![PodBuilder::new("p")
+        vec![
+            PodBuilder::new("spread")
+                .cpu("1")
+                .label("app", "x")
+                .spread("example.com/rack", 1, true, &[("app", "x")])
+                .build(),
+            PodBuilder::new("plain").cpu("1").build(),
+        ],
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    assert_eq!(plan.node_claims.len(), 1);
+    assert_eq!(plan.node_claims[0].pods, ["default/plain"]);
+    assert_eq!(plan.unschedulable.len(), 1);
+    let reason = &plan.unschedulable[0].reason;
+    assert_eq!(reason.code(), ReasonCode::NoTopologyDomains);
+    assert_eq!(
+        reason.to_string(),
+        "NodePool default: topology spread on example.com/rack (maxSkew 1, pods app=x) cannot be \
+         satisfied: no NodePool, instance type or node has a value for its key"
+    );
+    let plan = solve(&input(
+        vec![PodBuilder::new("soft")
+            .cpu("1")
+            .label("app", "x")
+            .spread("example.com/rack", 1, false, &[("app", "x")])
+            .build()],
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+    // A node that has the key gives the group a domain: the pod can go there (and only there).
+    let mut inp = input(
+        vec![PodBuilder::new("spread")
             .cpu("1")
             .label("app", "x")
             .spread("example.com/rack", 1, true, &[("app", "x")])
             .build()],
         vec![pool_input(node_pool("default"), small_catalog())],
-    ));
-    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
-    assert_eq!(plan.node_claims.len(), 1);
+    );
+    let mut rack_node = node("rack-node", &[("example.com/rack", "r1")], &[]);
+    rack_node.allocatable.cpu = 4000;
+    inp.existing_nodes.push(ExistingNode {
+        node: rack_node,
+        pods: vec![],
+    });
+    let plan = solve(&inp);
+    assert_eq!(plan.existing_nodes.len(), 1, "{:?}", plan.unschedulable);
 }
 
 #[test]
@@ -179,4 +224,172 @@ fn hostname_spread_allows_max_skew_replicas_per_node() {
         plan.node_claims.len()
     );
     assert_eq!(plan.node_claims.len(), 15);
+}
+
+fn node(name: &str, extra: &[(&str, &str)], taints: &[Taint]) -> Node {
+    let mut labels = labels_of(&[(HOSTNAME, name)]);
+    labels.extend(labels_of(extra));
+    Node {
+        name: name.into(),
+        labels,
+        taints: taints.to_vec(),
+        allocatable: crate::model::resources::Resources::from_pairs(&[
+            ("cpu", "100m"),
+            ("memory", "1Gi"),
+            ("pods", "10"),
+        ]),
+        ready: true,
+        initialized: true,
+        ..Default::default()
+    }
+}
+
+fn spread_pods(n: usize, honor_taints: bool, f: impl Fn(PodBuilder) -> PodBuilder) -> Vec<Pod> {
+    pods(n, |i| {
+        let mut b = f(PodBuilder::new(&format!("p{i}"))
+            .cpu("1")
+            .label("app", "web")
+            .spread("fake-label", 1, true, &[("app", "web")]));
+        b = b.spread_policies(honor_taints, None);
+        b
+    })
+}
+
+fn per_label(plan: &Plan) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for c in &plan.node_claims {
+        *out.entry(c.labels.get("fake-label").cloned().unwrap_or_default())
+            .or_default() += c.pods.len();
+    }
+    out
+}
+
+/// Upstream `topology_test.go` "should balance pods across a label (NodeTaintsPolicy=ignore)"
+/// and "(NodeTaintsPolicy=honor)": two tainted nodes (tiny, full) bring domains foo and bar; the
+/// pool brings baz. Ignoring taints, all three count and only one pod fits the skew; honouring
+/// them, the tainted nodes' domains are left out and every pod goes to baz.
+#[test]
+fn node_taints_policy_decides_whether_tainted_nodes_domains_count() {
+    let tainted = [taint("taintname", "taintvalue", Effect::NoSchedule)];
+    let build = |honor: bool| {
+        let mut pool = node_pool("default");
+        pool.labels = labels_of(&[("fake-label", "baz")]);
+        let mut inp = input(
+            spread_pods(5, honor, |b| b),
+            vec![pool_input(pool, small_catalog())],
+        );
+        for (name, v) in [("node-1", "foo"), ("node-2", "bar")] {
+            inp.existing_nodes.push(ExistingNode {
+                node: node(name, &[("fake-label", v)], &tainted),
+                pods: vec![],
+            });
+        }
+        inp
+    };
+    let plan = solve(&build(false));
+    assert_eq!(per_label(&plan).values().sum::<usize>(), 1, "{plan:?}");
+    assert_eq!(plan.unschedulable.len(), 4);
+    let plan = solve(&build(true));
+    assert_eq!(per_label(&plan)["baz"], 5, "{:?}", plan.unschedulable);
+    assert!(plan.unschedulable.is_empty());
+}
+
+/// Upstream "should balance pods across a label when discovered from the nodepool
+/// (NodeTaintsPolicy=ignore|honor)": a tainted pool the pods do not tolerate brings domain bar.
+#[test]
+fn node_taints_policy_leaves_out_domains_of_pools_the_pod_does_not_tolerate() {
+    let build = |honor: bool| {
+        let plain = with_requirement(node_pool("a-plain"), "fake-label", In, &["foo"]);
+        let mut tainted = with_requirement(node_pool("b-tainted"), "fake-label", In, &["bar"]);
+        tainted
+            .taints
+            .push(taint("taint-key", "taint-value", Effect::NoSchedule));
+        input(
+            spread_pods(2, honor, |b| b),
+            vec![
+                pool_input(plain, small_catalog()),
+                pool_input(tainted, small_catalog()),
+            ],
+        )
+    };
+    let plan = solve(&build(false));
+    assert_eq!(per_label(&plan), BTreeMap::from([("foo".to_string(), 1)]));
+    assert_eq!(plan.unschedulable.len(), 1);
+    assert_eq!(
+        plan.unschedulable[0].reason.code(),
+        ReasonCode::TaintNotTolerated,
+        "{}",
+        plan.unschedulable[0].reason
+    );
+    let plan = solve(&build(true));
+    assert_eq!(per_label(&plan), BTreeMap::from([("foo".to_string(), 2)]));
+    assert!(plan.unschedulable.is_empty());
+}
+
+/// Upstream "should balance pods across a label when mutually exclusive NodePools (by taints)
+/// share domains (NodeTaintsPolicy=honor)": pools {foo, bar} and {foo, baz}, each tainted; two
+/// pods tolerate the first, four the second. Each group only sees its pools' domains: skew
+/// foo 2, bar 1, baz 3.
+#[test]
+fn node_taints_policy_with_pools_sharing_a_domain() {
+    let pool = |name: &str, domains: &[&str], value: &str| {
+        let mut p = with_requirement(node_pool(name), "fake-label", In, domains);
+        p.taints.push(taint("taint-key", value, Effect::NoSchedule));
+        pool_input(p, small_catalog())
+    };
+    let mut all = Vec::new();
+    for (count, value) in [(2, "nodepool-0"), (4, "nodepool-1")] {
+        for i in 0..count {
+            all.push(
+                PodBuilder::new(&format!("{value}-{i}"))
+                    .cpu("1")
+                    .label("app", "web")
+                    .spread("fake-label", 1, true, &[("app", "web")])
+                    .spread_policies(true, None)
+                    .toleration("taint-key", value, Effect::NoSchedule)
+                    .build(),
+            );
+        }
+    }
+    let plan = solve(&input(
+        all,
+        vec![
+            pool("np-0", &["foo", "bar"], "nodepool-0"),
+            pool("np-1", &["foo", "baz"], "nodepool-1"),
+        ],
+    ));
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+    let mut counts: Vec<usize> = per_label(&plan).into_values().collect();
+    counts.sort();
+    assert_eq!(counts, [1, 2, 3], "{:?}", per_label(&plan));
+}
+
+/// Upstream "should balance pods across a label (NodeAffinityPolicy=ignore|honor)": nodes foo
+/// and bar do not match the pods' node selector. Honour (the default) leaves their domains out,
+/// so all five pods go to the pool's baz; Ignore counts them, and only one pod fits the skew.
+#[test]
+fn node_affinity_policy_decides_whether_unselected_nodes_domains_count() {
+    let build = |ignore_affinity: bool| {
+        let mut pool = node_pool("default");
+        pool.labels = labels_of(&[("fake-label", "baz"), ("selector", "value")]);
+        let mut inp = input(
+            spread_pods(5, false, |b| {
+                b.node_selector("selector", "value")
+                    .spread_policies(false, Some(ignore_affinity))
+            }),
+            vec![pool_input(pool, small_catalog())],
+        );
+        for (name, v) in [("node-1", "foo"), ("node-2", "bar")] {
+            inp.existing_nodes.push(ExistingNode {
+                node: node(name, &[("fake-label", v), ("selector", "mismatch")], &[]),
+                pods: vec![],
+            });
+        }
+        inp
+    };
+    let plan = solve(&build(false));
+    assert_eq!(per_label(&plan)["baz"], 5, "{:?}", plan.unschedulable);
+    let plan = solve(&build(true));
+    assert_eq!(per_label(&plan).values().sum::<usize>(), 1);
+    assert_eq!(plan.unschedulable.len(), 4);
 }

@@ -96,7 +96,7 @@ pub fn assemble(
         .nodes
         .iter()
         .map(|n| ExistingNode {
-            node: n.clone(),
+            node: with_claim_taints(manifests, n.clone()),
             pods: by_node.remove(&n.name).unwrap_or_default(),
         })
         .collect();
@@ -107,8 +107,52 @@ pub fn assemble(
         pools,
         daemonsets: manifests.daemonsets.clone(),
         namespace_labels: manifests.namespace_labels.clone(),
+        storage: Some(std::sync::Arc::new(manifests.storage.clone())),
         options,
     }
+}
+
+/// A Node with what its NodeClaim says about its taints (`core v1.14.1:
+/// pkg/controllers/state/statenode.go` `Taints()`): the startup taints scheduling ignores until
+/// it is initialized — its NodeClaim's, or, when the input has no NodeClaim for it, its
+/// NodePool's (the template its NodeClaim was made from) — and, while a managed node has not
+/// registered (`karpenter.sh/registered` not `true`), the NodeClaim's taints instead of the
+/// Node's.
+fn with_claim_taints(manifests: &Manifests, mut node: Node) -> Node {
+    if node.initialized {
+        return node;
+    }
+    let claim = manifests.node_claims.iter().find(|c| {
+        c.node_name.as_deref() == Some(node.name.as_str())
+            || (node.provider_id.is_some() && c.provider_id == node.provider_id)
+    });
+    match claim {
+        Some(c) => {
+            node.startup_taints = c.startup_taints.clone();
+            let registered = node
+                .labels
+                .get(labels::REGISTERED)
+                .is_some_and(|v| v == "true");
+            if !registered {
+                let cordon = node
+                    .taints
+                    .iter()
+                    .find(|t| t.key == labels::UNSCHEDULABLE_TAINT)
+                    .cloned();
+                node.taints = c.taints.clone();
+                node.taints.extend(cordon.filter(|_| node.unschedulable));
+            }
+        }
+        None => {
+            let pool = node
+                .node_pool()
+                .and_then(|name| manifests.node_pools.iter().find(|p| p.name == name));
+            if let Some(p) = pool {
+                node.startup_taints = p.startup_taints.clone();
+            }
+        }
+    }
+    node
 }
 
 /// A node's capacity plus `nodes: 1`, for `limits.nodes`.
@@ -156,6 +200,7 @@ fn in_flight_claims(manifests: &Manifests) -> Vec<ExistingNode> {
                     labels,
                     annotations: c.annotations.clone(),
                     taints: c.taints.clone(),
+                    startup_taints: c.startup_taints.clone(),
                     capacity: c.capacity.clone(),
                     allocatable: c.allocatable.clone(),
                     provider_id: c.provider_id.clone(),
@@ -276,4 +321,63 @@ fn cache_key(pool: &NodePool, class: Option<&NodeClass>) -> String {
         class.map(|c| c.name.as_str()).unwrap_or("-"),
         pool.generation.map(|g| g.to_string()).unwrap_or_default()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::taints::Effect;
+
+    const POOL: &str = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      startupTaints: [{key: pool.example/agent, effect: NoSchedule}]\n";
+
+    fn node(labels: &str, taints: &str) -> String {
+        format!(
+            "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels: {{karpenter.sh/nodepool: default{labels}}}\nspec:\n  providerID: aws:///us-east-1a/i-1\n  taints: {taints}\n"
+        )
+    }
+
+    const CLAIM: &str = "---\napiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata: {name: default-x}\nspec:\n  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n  requirements: []\n  taints: [{key: claim.example/t, effect: NoSchedule}]\n  startupTaints: [{key: claim.example/agent, effect: NoSchedule}]\nstatus: {nodeName: n1, providerID: aws:///us-east-1a/i-1}\n";
+
+    fn existing(text: &str) -> Node {
+        let mut m = crate::api::load_str("in.yaml", text).unwrap();
+        let input = assemble(&mut m, Vec::new(), Options::default());
+        input.existing_nodes[0].node.clone()
+    }
+
+    fn keys(taints: &[crate::model::taints::Taint]) -> Vec<&str> {
+        taints.iter().map(|t| t.key.as_str()).collect()
+    }
+
+    /// `statenode.go` `Taints()`: a node not initialized ignores its NodeClaim's startup taints
+    /// (its pool's without a NodeClaim); before registration the NodeClaim's taints stand for the
+    /// Node's.
+    #[test]
+    fn an_uninitialized_node_gets_its_claims_or_pools_startup_taints() {
+        let taints =
+            "[{key: claim.example/agent, effect: NoSchedule}, {key: other, effect: NoSchedule}]";
+        let registered = ", karpenter.sh/registered: \"true\"";
+        let n = existing(&format!("{POOL}{}{CLAIM}", node(registered, taints)));
+        assert_eq!(keys(&n.startup_taints), ["claim.example/agent"]);
+        assert_eq!(keys(&n.scheduling_taints()), ["other"]);
+        // Not registered: the NodeClaim's taints.
+        let n = existing(&format!("{POOL}{}{CLAIM}", node("", taints)));
+        assert_eq!(keys(&n.scheduling_taints()), ["claim.example/t"]);
+        // No NodeClaim in the input: the pool's startup taints.
+        let n = existing(&format!(
+            "{POOL}{}",
+            node(
+                registered,
+                "[{key: pool.example/agent, effect: NoSchedule}]"
+            )
+        ));
+        assert_eq!(keys(&n.startup_taints), ["pool.example/agent"]);
+        assert!(n.scheduling_taints().is_empty());
+        // Initialized: every taint holds.
+        let n = existing(&format!(
+            "{POOL}{}{CLAIM}",
+            node(", karpenter.sh/initialized: \"true\"", taints)
+        ));
+        assert_eq!(n.scheduling_taints().len(), 2);
+        assert_eq!(n.taints[0].effect, Effect::NoSchedule);
+    }
 }

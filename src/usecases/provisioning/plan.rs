@@ -197,13 +197,14 @@ fn in_flight(
             .cloned()
             .unwrap_or_else(|| instance.id.clone());
         node_labels.insert(labels::HOSTNAME.into(), name.clone());
-        let mut taints = pool.pool.taints.clone();
-        taints.extend(pool.pool.startup_taints.iter().cloned());
+        // Not registered yet: its NodeClaim's taints; its startup taints are ignored until it is
+        // initialized, as Karpenter does for its in-flight NodeClaims (docs/karpenter.md §6.4).
         out.push(ExistingNode {
             node: Node {
                 name: format!("{name} (launching {})", instance.id),
                 labels: node_labels,
-                taints,
+                taints: pool.pool.taints.clone(),
+                startup_taints: pool.pool.startup_taints.clone(),
                 capacity: t.capacity.clone(),
                 allocatable: t.allocatable(),
                 provider_id: Some(format!("aws:///{}/{}", instance.zone, instance.id)),

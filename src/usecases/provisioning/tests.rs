@@ -779,3 +779,118 @@ fn a_node_changed_since_it_was_read_is_decided_again_not_overwritten() {
         .count();
     assert_eq!(taint_patches, 2);
 }
+
+/// A pending pod of the `app` Deployment with one volume (`spec.volumes[0]`).
+fn put_pending_with_volume(world: &World, name: &str, volume: serde_json::Value) {
+    world.cluster.put(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": {"app": "app"}},
+        "spec": {"containers": [{"name": "c", "image": "pause",
+            "resources": {"requests": {"cpu": "1"}}}],
+            "volumes": [volume]},
+        "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled",
+            "status": "False", "reason": "Unschedulable"}]}
+    }));
+}
+
+/// Volume topology from the live cluster (upstream `provisioning/suite_test.go` "should schedule
+/// to storage class zones if volume does not exist" and "... (ephemeral volume)"): the
+/// StorageClass, claims and volumes are read from the API; the claim's class allows only
+/// us-east-1b, so the NodeClaim is planned and launched there; an ephemeral volume whose claim the
+/// controller has not created yet keeps its pod pending (`VolumeNotFound`), as in Karpenter.
+#[test]
+fn live_volume_topology_places_the_node_where_the_volume_can_attach() {
+    let world = World::new();
+    world.cluster.put(json!({
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+        "metadata": {"name": "gp3-1b"},
+        "provisioner": "ebs.csi.aws.com",
+        "volumeBindingMode": "WaitForFirstConsumer",
+        "allowedTopologies": [{"matchLabelExpressions": [
+            {"key": "topology.ebs.csi.aws.com/zone", "values": ["us-east-1b"]}]}]
+    }));
+    world.cluster.put(json!({
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "data", "namespace": "default"},
+        "spec": {"storageClassName": "gp3-1b", "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "10Gi"}}}
+    }));
+    put_pending_with_volume(
+        &world,
+        "db",
+        json!({"name": "data", "persistentVolumeClaim": {"claimName": "data"}}),
+    );
+    put_pending_with_volume(
+        &world,
+        "scratch",
+        json!({"name": "tmp", "ephemeral": {"volumeClaimTemplate": {"spec": {
+            "storageClassName": "gp3-1b", "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}}}}}}),
+    );
+    let (round, launches) = provision(&mut world.live(), &mut |_| {});
+    assert_eq!(round.plan.node_claims.len(), 1, "{:?}", round.plan);
+    let claim = &round.plan.node_claims[0];
+    assert_eq!(claim.pods, ["default/db"]);
+    assert_eq!(claim.zones, ["us-east-1b"]);
+    assert_eq!(launches.launched[0].zone, "us-east-1b");
+    assert_eq!(round.plan.unschedulable.len(), 1);
+    let pending = &round.plan.unschedulable[0];
+    assert_eq!(pending.pod, "default/scratch");
+    assert_eq!(
+        pending.reason.code(),
+        crate::scheduling::ReasonCode::VolumeNotFound
+    );
+    // The lists it read, besides the pods and nodes.
+    let paths: Vec<String> = world
+        .cluster
+        .requests()
+        .iter()
+        .map(|r| r.path.clone())
+        .collect();
+    for path in [
+        "/apis/storage.k8s.io/v1/storageclasses",
+        "/api/v1/persistentvolumeclaims",
+        "/api/v1/persistentvolumes",
+        "/apis/storage.k8s.io/v1/csinodes",
+    ] {
+        assert!(
+            paths.iter().any(|p| p == path),
+            "{path} not read: {paths:?}"
+        );
+    }
+}
+
+/// An identity that may not list CSINodes (RBAC) still plans: the list is left empty and a
+/// warning says what is not known.
+#[test]
+fn a_storage_list_refused_by_rbac_is_a_warning() {
+    let world = World::new();
+    world.pending("a", "1");
+    world.cluster.fail_with(
+        crate::k8s::Method::Get,
+        "/apis/storage.k8s.io/v1/csinodes",
+        1,
+        403,
+        "csinodes.storage.k8s.io is forbidden",
+    );
+    let (log, mut sink) = recorder(&world);
+    let round = world
+        .live()
+        .plan_pending(&all(), &mut sink)
+        .unwrap()
+        .unwrap();
+    assert_eq!(round.plan.node_claims.len(), 1);
+    let warnings: Vec<String> = events(&log)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Warning(w) => Some(w),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("cannot list csinodes (GET /apis/storage.k8s.io/v1/csinodes: 403"),
+        "{}",
+        warnings[0]
+    );
+}

@@ -1,0 +1,118 @@
+//! Scheduling fidelity through `-f` manifests end to end (`provision --dry-run -o json`): volume
+//! topology, claims Karpenter cannot use yet, a spread on a key without domains, and a node that
+//! is not initialized yet (fixtures under `tests/fixtures/examples/scheduling/`).
+
+use serde_json::Value;
+
+use crate::support::{fixture, karpenter};
+
+fn plan_of(file: &str, stdin: Option<&str>) -> (i32, Value) {
+    let path = fixture(&format!("examples/scheduling/{file}"));
+    let run = match stdin {
+        None => karpenter(
+            &[
+                "provision",
+                "--dry-run",
+                "-f",
+                path.to_str().unwrap(),
+                "-o",
+                "json",
+            ],
+            b"",
+        ),
+        Some(text) => karpenter(
+            &["provision", "--dry-run", "-f", "-", "-o", "json"],
+            text.as_bytes(),
+        ),
+    };
+    let json = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
+    (run.code, json)
+}
+
+fn claim_of<'a>(plan: &'a Value, pod: &str) -> &'a Value {
+    plan["nodeClaims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["pods"].as_array().unwrap().iter().any(|p| p == pod))
+        .unwrap_or_else(|| panic!("{pod} is on no new NodeClaim: {plan:#}"))
+}
+
+/// Upstream `provisioning/suite_test.go` "should schedule to storage class zones if volume does
+/// not exist" / "should schedule to volume zones if volume already bound" / "should not schedule
+/// if invalid pvc", and `topology_test.go` "should ignore unknown topology keys".
+#[test]
+fn pods_follow_their_volumes_and_unusable_claims_are_named() {
+    let (code, plan) = plan_of("volume-topology.yaml", None);
+    assert_eq!(code, 1, "three pods stay pending: {plan:#}");
+    for pod in ["default/db-0", "default/db-1"] {
+        let claim = claim_of(&plan, pod);
+        assert_eq!(claim["zone"], "us-east-1c", "{claim:#}");
+        assert_eq!(claim["zones"], serde_json::json!(["us-east-1c"]));
+    }
+    assert_eq!(claim_of(&plan, "default/reports-0")["zone"], "us-east-1b");
+    let reasons: Vec<(String, String)> = plan["unschedulable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| {
+            (
+                u["pod"].as_str().unwrap().to_string(),
+                u["reasonCode"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("default/legacy", "VolumeNotReady"),
+        ("default/orphan", "VolumeNotFound"),
+        ("default/racked", "NoTopologyDomains"),
+    ];
+    assert_eq!(
+        reasons,
+        expected.map(|(p, c)| (p.to_string(), c.to_string())),
+        "{plan:#}"
+    );
+    let orphan = &plan["unschedulable"][1]["reason"];
+    assert!(
+        orphan
+            .as_str()
+            .unwrap()
+            .contains("PersistentVolumeClaim default/not-in-the-input not found"),
+        "{orphan}"
+    );
+}
+
+/// Upstream `scheduling/suite_test.go` "should assume pod will schedule to a tainted node with a
+/// custom startup taint" and "... ephemeral taint ... when the node is uninitialized": the pods
+/// go to the registered, not yet initialized node; once initialized its taints repel them.
+#[test]
+fn an_uninitialized_node_takes_pods_despite_its_startup_and_ephemeral_taints() {
+    let (code, plan) = plan_of("uninitialized-node.yaml", None);
+    assert_eq!(code, 0, "{plan:#}");
+    assert!(
+        plan["nodeClaims"].as_array().unwrap().is_empty(),
+        "{plan:#}"
+    );
+    assert_eq!(
+        plan["existingNodes"][0]["name"],
+        "ip-10-0-1-23.ec2.internal"
+    );
+    assert_eq!(
+        plan["existingNodes"][0]["pods"].as_array().unwrap().len(),
+        4
+    );
+    let text = std::fs::read_to_string(fixture("examples/scheduling/uninitialized-node.yaml"))
+        .unwrap()
+        .replace(
+            "    karpenter.sh/registered: \"true\"\n",
+            "    karpenter.sh/registered: \"true\"\n    karpenter.sh/initialized: \"true\"\n",
+        );
+    let (code, plan) = plan_of("", Some(&text));
+    assert_eq!(code, 0);
+    assert!(
+        plan["existingNodes"].as_array().unwrap().is_empty(),
+        "{plan:#}"
+    );
+    assert_eq!(plan["nodeClaims"].as_array().unwrap().len(), 1);
+}
