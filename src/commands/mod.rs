@@ -3,6 +3,7 @@
 pub mod ami;
 pub mod completion;
 pub mod consolidate;
+pub mod consolidate_live;
 pub mod convert;
 pub mod drift;
 pub mod drift_gate;

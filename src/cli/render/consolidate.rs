@@ -96,3 +96,40 @@ struct Document<'a> {
     #[serde(flatten)]
     report: &'a ConsolidationReport,
 }
+
+/// A round of `consolidate --yes` / `--dry-run`: what it carries out (or resumes), node by
+/// node, as `drift replace`'s plan table.
+pub fn round(
+    out: &mut dyn Write,
+    headers: bool,
+    number: usize,
+    resumes: bool,
+    outcomes: &[crate::usecases::replace::NodeOutcome],
+) -> std::io::Result<()> {
+    if number > 1 {
+        writeln!(out)?;
+    }
+    if resumes {
+        writeln!(
+            out,
+            "Round {number}: finishing what an interrupted run left"
+        )?;
+    } else {
+        writeln!(out, "Round {number}: the action Karpenter would start now")?;
+    }
+    super::replace::table(out, headers, outcomes)
+}
+
+/// The question before a round's first change.
+pub fn question(starting: &[&str], queued: usize, cluster: &str) -> String {
+    format!(
+        "Consolidate {} node(s) now ({}){}, then decide again after each action, in cluster {cluster}?",
+        starting.len(),
+        starting.join(", "),
+        if queued > 0 {
+            format!(" and {queued} more as the disruption budgets allow")
+        } else {
+            String::new()
+        }
+    )
+}

@@ -8,7 +8,10 @@
 //! 3. [`evaluate`]: run the pure [`consolidation`] engine on the whole cluster and keep the
 //!    selected nodes in the report.
 //!
-//! Rendering is the CLI's (`cli::render::consolidate`).
+//! [`execute`] carries the decisions out (`--yes`, `--dry-run`, `--watch`) through the replace
+//! pipeline. Rendering is the CLI's (`cli::render::consolidate`).
+
+pub mod execute;
 
 use std::collections::HashMap;
 

@@ -110,6 +110,7 @@ fn actions(world: &World, names: &[String]) -> (Manifests, Vec<Action>) {
                 node,
                 pool,
                 method: Method::Drift,
+                chosen: None,
                 reason: "AMIDrift".into(),
             }
         })

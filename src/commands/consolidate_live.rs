@@ -1,0 +1,193 @@
+//! `kubectl karpenter consolidate --yes | --dry-run | --watch`: the decisions carried out
+//! through `drift replace`'s pipeline ([`execute`]). Glue: flags → the operator lease → connect
+//! (refused beside a running controller unless `--force`) → rounds (each shown, the first one
+//! asked on a terminal unless `--yes`) → the final table or `ReplacementReport`, once or under
+//! `--watch`.
+
+use super::live::{self, OperatorLease};
+use super::{unix_now, Context};
+use crate::cli::output::{one_line, output_closed};
+use crate::cli::render::consolidate as render;
+use crate::cli::render::replace::{self as replace_render, ReplacePrinter};
+use crate::cli::{ConsolidateArgs, OutputFormat};
+use crate::error::{CommandError, CommandResult, Exit};
+use crate::usecases::clock::SystemClock;
+use crate::usecases::consolidate::execute::{self, Round};
+use crate::usecases::consolidate::Config;
+use crate::usecases::replace::pipeline::{self, Preview};
+use crate::usecases::replace::watch::{self, Passes};
+use crate::usecases::replace::{self, NodeOutcome, Settings};
+
+/// At most this many nodes in consolidation at once: the budgets pace it (Karpenter's
+/// multi-node batch cap).
+const MAX_PARALLEL: usize = 100;
+
+/// Runs `consolidate` with `--yes`, `--dry-run` or `--watch`.
+pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs, config: &Config) -> CommandResult {
+    let mut settings = Settings {
+        max_parallel: MAX_PARALLEL,
+        // do-not-disrupt is never overridden by consolidation: --force only lets it run
+        // beside a controller.
+        force: false,
+        drain_timeout: duration_flag("--timeout", &args.timeout)?,
+        ready_timeout: duration_flag("--ready-timeout", &args.ready_timeout)?,
+        attempt: String::new(),
+    };
+    let lease = match args.dry_run {
+        true => None,
+        false => Some(live::take_lease(ctx, "consolidate", &args.lease)?),
+    };
+    let lease = lease.as_ref();
+    if args.watch {
+        let _ = ctx.out.flush();
+        if !crate::cli::confirm::confirm(
+            "Consolidate as the cluster changes, without asking again?",
+            args.yes,
+        )? {
+            return Ok(Exit::Ok);
+        }
+        SystemClock::handle_interrupts();
+        let mut passes = Watching {
+            ctx,
+            args,
+            config,
+            settings: &mut settings,
+            lease,
+        };
+        return watch::watch(&SystemClock::new(), watch::INTERVAL, &mut passes);
+    }
+    let mut asked = !args.yes && !args.dry_run;
+    let outcomes = once(ctx, args, config, &mut settings, &mut asked, lease)?;
+    if args.dry_run {
+        replace_render::report(ctx.out, ctx.global, &outcomes, true).map_err(io)?;
+        return Ok(if outcomes.is_empty() {
+            Exit::Ok
+        } else {
+            Exit::Finding
+        });
+    }
+    finish(ctx, &outcomes)
+}
+
+/// `--watch`'s passes: each one a whole run of rounds, consent given.
+struct Watching<'w, 'c> {
+    ctx: &'w mut Context<'c>,
+    args: &'w ConsolidateArgs,
+    config: &'w Config,
+    settings: &'w mut Settings,
+    lease: Option<&'w OperatorLease>,
+}
+
+impl Passes for Watching<'_, '_> {
+    fn pass(&mut self) -> CommandResult {
+        let result = once(
+            self.ctx,
+            self.args,
+            self.config,
+            self.settings,
+            &mut false,
+            self.lease,
+        )
+        .and_then(|outcomes| finish(self.ctx, &outcomes));
+        match result {
+            Err(mut e) if output_closed() => {
+                e.exit = Exit::OutputClosed;
+                Err(e)
+            }
+            result => result,
+        }
+    }
+
+    fn failed(&mut self, error: &CommandError) {
+        let _ = writeln!(
+            self.ctx.err,
+            "error: {} (still watching)",
+            one_line(&error.message)
+        );
+    }
+}
+
+/// One run: rounds until nothing more would go (`--dry-run`: the first round, shown). `ask`:
+/// the first round waits for a yes on the terminal (a no leaves `ask` set and ends the run).
+fn once(
+    ctx: &mut Context<'_>,
+    args: &ConsolidateArgs,
+    config: &Config,
+    settings: &mut Settings,
+    ask: &mut bool,
+    lease: Option<&OperatorLease>,
+) -> Result<Vec<NodeOutcome>, CommandError> {
+    settings.attempt = crate::model::time::format_rfc3339(unix_now().max(0));
+    let guard = (!args.dry_run).then_some(("consolidate", args.force));
+    let connection = live::connect(ctx, args.catalog.as_deref(), guard, lease)?;
+    let clock = SystemClock::new();
+    let mut session = connection.live(&clock);
+    let machine = matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml);
+    let headers = !ctx.global.no_headers;
+    if args.dry_run {
+        let round = execute::decide(&session, config)?;
+        let preview = pipeline::preview(&session, &round.manifests, round.actions, settings)?;
+        if !machine {
+            render::round(
+                ctx.out,
+                headers,
+                1,
+                round.report.is_none(),
+                preview.outcomes(),
+            )
+            .map_err(io)?;
+        }
+        return Ok(preview.into_outcomes());
+    }
+    let cluster = session.info.name.clone();
+    let Context { out, err, global } = ctx;
+    let mut printer = ReplacePrinter::new(global, &mut **err);
+    let mut number = 0;
+    let mut proceed = |round: &Round, preview: &Preview| -> Result<bool, CommandError> {
+        number += 1;
+        if !machine {
+            render::round(
+                &mut **out,
+                headers,
+                number,
+                round.resumes(),
+                preview.outcomes(),
+            )
+            .map_err(io)?;
+        }
+        let starting = preview.starting();
+        if *ask && !starting.is_empty() {
+            let _ = out.flush();
+            let question = render::question(&starting, preview.queued(), &cluster);
+            if !crate::cli::confirm::confirm(&question, false)? {
+                return Ok(false);
+            }
+            *ask = false;
+        }
+        Ok(true)
+    };
+    execute::execute(&mut session, config, settings, &mut printer, &mut proceed)
+}
+
+/// The final table and summary (or the `ReplacementReport`), and the exit.
+fn finish(ctx: &mut Context<'_>, outcomes: &[NodeOutcome]) -> CommandResult {
+    if outcomes.is_empty() && !ctx.global.quiet {
+        writeln!(
+            ctx.err,
+            "Nothing to consolidate now (`kubectl karpenter consolidate` says why, node by node)."
+        )
+        .map_err(io)?;
+    }
+    replace_render::report(ctx.out, ctx.global, outcomes, false).map_err(io)?;
+    replace::verdict(outcomes)
+}
+
+fn duration_flag(name: &str, text: &str) -> Result<std::time::Duration, CommandError> {
+    crate::disruption::time::parse_duration_flag(text).ok_or_else(|| {
+        CommandError::input(format!("{name} {text:?}: expected a duration such as 10m"))
+    })
+}
+
+fn io(e: std::io::Error) -> CommandError {
+    CommandError::remote(format!("writing output: {e}"))
+}
