@@ -164,6 +164,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand node
 always\t'Always'
 never\t'Never'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l no-aws -d 'Do not call AWS: instance facts and AMIs from the cluster only'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l no-decision -d 'Leave out the consolidation decision (the CONSOLIDATION column: `-`), which evaluates the whole cluster — faster on a large one'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s q -l quiet -d 'Only errors on stderr'
@@ -268,6 +269,10 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand cons
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l catalog -d 'Replace the instance-type catalog (JSON or YAML)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l now -d 'The instant evaluated, RFC 3339 (default: now)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l feature-gates -d 'Feature gates, as the controller\'s FEATURE_GATES (`SpotToSpotConsolidation=true`)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l timeout -d 'How long a node\'s drain may take (also how long a PDB at zero is waited for)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l ready-timeout -d 'How long a replacement may take to be Ready before the node is rolled back' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l lease-namespace -d 'Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l kubeconfig -d 'Path to the kubeconfig file' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -286,6 +291,10 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l dry-run -d 'Show what --yes would do now (the first action, node by node) and change nothing (live)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s y -l yes -d 'Carry the decisions out without asking (live): deletes and replacements through the replace pipeline, deciding again after each action'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l watch -d 'Keep consolidating as the cluster changes, until Ctrl-C (asks once on a terminal)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l force -d 'Act although a Karpenter controller runs (consolidation is its job there)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s q -l quiet -d 'Only errors on stderr'

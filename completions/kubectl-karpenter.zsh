@@ -219,6 +219,7 @@ name\:"One \`kind/name\` per line"))' \
 always\:"Always"
 never\:"Never"))' \
 '--no-aws[Do not call AWS\: instance facts and AMIs from the cluster only]' \
+'--no-decision[Leave out the consolidation decision (the CONSOLIDATION column\: \`-\`), which evaluates the whole cluster — faster on a large one]' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
@@ -414,6 +415,10 @@ _arguments "${_arguments_options[@]}" : \
 '--catalog=[Replace the instance-type catalog (JSON or YAML)]:FILE:_default' \
 '--now=[The instant evaluated, RFC 3339 (default\: now)]:RFC3339:_default' \
 '--feature-gates=[Feature gates, as the controller'\''s FEATURE_GATES (\`SpotToSpotConsolidation=true\`)]:GATES:_default' \
+'--timeout=[How long a node'\''s drain may take (also how long a PDB at zero is waited for)]:DURATION:_default' \
+'--ready-timeout=[How long a replacement may take to be Ready before the node is rolled back]:DURATION:_default' \
+'--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m)]::DURATION:_default' \
+'--lease-namespace=[Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)]:NAMESPACE:_default' \
 '--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
 '--context=[The kubeconfig context to use]:CONTEXT:_default' \
 '--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
@@ -438,6 +443,11 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--dry-run[Show what --yes would do now (the first action, node by node) and change nothing (live)]' \
+'(--dry-run)-y[Carry the decisions out without asking (live)\: deletes and replacements through the replace pipeline, deciding again after each action]' \
+'(--dry-run)--yes[Carry the decisions out without asking (live)\: deletes and replacements through the replace pipeline, deciding again after each action]' \
+'(--dry-run)--watch[Keep consolidating as the cluster changes, until Ctrl-C (asks once on a terminal)]' \
+'--force[Act although a Karpenter controller runs (consolidation is its job there)]' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \

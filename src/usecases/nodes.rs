@@ -244,9 +244,12 @@ pub struct Consolidation {
     /// The pass of its action (1: Karpenter would start it now).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pass: Option<u32>,
-    /// Why not, for `none`.
+    /// Why not, for `none`: its words, naming the object and the numbers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<Reason>,
+    /// The why-not's stable kebab-case kind (`pdb`, `budget`, …), for machines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason_code: Option<&'static str>,
 }
 
 impl From<NodeReport> for Consolidation {
@@ -256,6 +259,7 @@ impl From<NodeReport> for Consolidation {
             method: n.method,
             replacement_type: n.replacement_type,
             pass: n.pass,
+            reason_code: n.reason.as_ref().map(Reason::kind),
             reason: n.reason,
         }
     }

@@ -87,21 +87,23 @@ pub fn view(
     }
 }
 
-/// The decision in short: `delete (emptiness)`, `replace → c6a.large (single)`, the why-not's
-/// kind for `none` (`none: pdb`; `-o wide` adds the whole reason), `-` when not evaluated.
+/// The decision in one word (no spaces, like kubectl's columns): `delete:emptiness`,
+/// `replace:c6a.large`, the why-not's kind for `none` (`none:pdb`; `-o wide` adds the whole
+/// reason), `-` when not evaluated (no NodeClaim, `--no-decision`).
 fn consolidation_cell(c: Option<&Consolidation>) -> String {
     let Some(c) = c else {
         return "-".into();
     };
-    let method = c.method.map(|m| format!(" ({m})")).unwrap_or_default();
     match c.decision {
-        NodeDecision::Delete => format!("delete{method}"),
-        NodeDecision::Replace => format!(
-            "replace → {}{method}",
-            c.replacement_type.as_deref().unwrap_or("?")
-        ),
+        NodeDecision::Delete => match c.method {
+            Some(m) => format!("delete:{m}"),
+            None => "delete".into(),
+        },
+        NodeDecision::Replace => {
+            format!("replace:{}", c.replacement_type.as_deref().unwrap_or("?"))
+        }
         NodeDecision::None => match &c.reason {
-            Some(r) => format!("none: {}", r.kind()),
+            Some(r) => format!("none:{}", r.kind()),
             None => "none".into(),
         },
     }
