@@ -109,6 +109,12 @@ pub fn round(
     if number > 1 {
         writeln!(out)?;
     }
+    if outcomes.is_empty() {
+        return writeln!(
+            out,
+            "Nothing to consolidate now (`kubectl karpenter consolidate` says why, node by node)."
+        );
+    }
     if resumes {
         writeln!(
             out,
