@@ -6,8 +6,8 @@
 
 use super::live::{self, OperatorLease};
 use super::{unix_now, Context};
-use crate::cli::output::{one_line, output_closed};
 use crate::cli::render::consolidate as render;
+use crate::cli::render::io_error as io;
 use crate::cli::render::replace::{self as replace_render, ReplacePrinter};
 use crate::cli::{ConsolidateArgs, OutputFormat};
 use crate::error::{CommandError, CommandResult, Exit};
@@ -15,7 +15,7 @@ use crate::usecases::clock::SystemClock;
 use crate::usecases::consolidate::execute::{self, Round};
 use crate::usecases::consolidate::Config;
 use crate::usecases::replace::pipeline::{self, Preview};
-use crate::usecases::replace::watch::{self, Passes};
+use crate::usecases::replace::watch::Passes;
 use crate::usecases::replace::{self, NodeOutcome, Settings};
 
 /// At most this many nodes in consolidation at once: the budgets pace it (Karpenter's
@@ -29,8 +29,8 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs, config: &Config) -> Co
         // do-not-disrupt is never overridden by consolidation: --force only lets it run
         // beside a controller.
         force: false,
-        drain_timeout: duration_flag("--timeout", &args.timeout)?,
-        ready_timeout: duration_flag("--ready-timeout", &args.ready_timeout)?,
+        drain_timeout: super::duration_flag("--timeout", &args.timeout)?,
+        ready_timeout: super::duration_flag("--ready-timeout", &args.ready_timeout)?,
         attempt: String::new(),
     };
     let lease = match args.dry_run {
@@ -39,22 +39,18 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs, config: &Config) -> Co
     };
     let lease = lease.as_ref();
     if args.watch {
-        let _ = ctx.out.flush();
-        if !crate::cli::confirm::confirm(
+        return super::watch_if_agreed(
+            ctx,
             "Consolidate as the cluster changes, without asking again?",
             args.yes,
-        )? {
-            return Ok(Exit::Ok);
-        }
-        SystemClock::handle_interrupts();
-        let mut passes = Watching {
-            ctx,
-            args,
-            config,
-            settings: &mut settings,
-            lease,
-        };
-        return watch::watch(&SystemClock::new(), watch::INTERVAL, &mut passes);
+            |ctx| Watching {
+                ctx,
+                args,
+                config,
+                settings: &mut settings,
+                lease,
+            },
+        );
     }
     let mut asked = !args.yes && !args.dry_run;
     let outcomes = once(ctx, args, config, &mut settings, &mut asked, lease)?;
@@ -80,30 +76,21 @@ struct Watching<'w, 'c> {
 
 impl Passes for Watching<'_, '_> {
     fn pass(&mut self) -> CommandResult {
-        let result = once(
-            self.ctx,
-            self.args,
-            self.config,
-            self.settings,
-            &mut false,
-            self.lease,
+        super::watched(
+            once(
+                self.ctx,
+                self.args,
+                self.config,
+                self.settings,
+                &mut false,
+                self.lease,
+            )
+            .and_then(|outcomes| finish(self.ctx, &outcomes)),
         )
-        .and_then(|outcomes| finish(self.ctx, &outcomes));
-        match result {
-            Err(mut e) if output_closed() => {
-                e.exit = Exit::OutputClosed;
-                Err(e)
-            }
-            result => result,
-        }
     }
 
     fn failed(&mut self, error: &CommandError) {
-        let _ = writeln!(
-            self.ctx.err,
-            "error: {} (still watching)",
-            one_line(&error.message)
-        );
+        super::still_watching(self.ctx.err, error);
     }
 }
 
@@ -180,14 +167,4 @@ fn finish(ctx: &mut Context<'_>, outcomes: &[NodeOutcome]) -> CommandResult {
     }
     replace_render::report(ctx.out, ctx.global, outcomes, false).map_err(io)?;
     replace::verdict(outcomes)
-}
-
-fn duration_flag(name: &str, text: &str) -> Result<std::time::Duration, CommandError> {
-    crate::disruption::time::parse_duration_flag(text).ok_or_else(|| {
-        CommandError::input(format!("{name} {text:?}: expected a duration such as 10m"))
-    })
-}
-
-fn io(e: std::io::Error) -> CommandError {
-    CommandError::remote(format!("writing output: {e}"))
 }

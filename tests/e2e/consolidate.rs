@@ -3,13 +3,11 @@
 //! and exit codes. And live on the loopback cluster + moto: `consolidate --yes` carrying the
 //! decisions out through the replace pipeline, resumed after a kill, refused beside a controller.
 
-use std::io::{BufRead, BufReader};
-use std::process::Command;
-
 use serde_json::Value;
 
 use crate::drift_live::{
-    hand_to_karpenter, install_controller, settle_team_nodes, team_nodes, tool_instances,
+    hand_to_karpenter, install_controller, kill_at, one_pod_per_node, settle_team_nodes,
+    team_nodes, tool_instances,
 };
 use crate::provision_live::Walk;
 use crate::support::{karpenter, root};
@@ -56,64 +54,18 @@ fn the_example_cluster_loses_its_empty_node_and_one_half_used_node() {
     assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
 }
 
-/// A v1beta1 NodePool of c large/2xlarge on-demand nodes consolidating under-used nodes with a
-/// budget of one node, its EC2NodeClass, and `inflate`: two pods of 6 CPU (one 2xlarge each).
-const POOL: &str = "apiVersion: karpenter.sh/v1beta1
-kind: NodePool
-metadata:
-  name: default
-spec:
-  disruption:
-    consolidationPolicy: WhenUnderutilized
-    expireAfter: Never
-    budgets:
-    - nodes: \"1\"
-  limits:
-    cpu: \"1000\"
-  template:
-    metadata:
-      labels:
-        eks-immersion-team: my-team
-    spec:
-      nodeClassRef:
-        name: default
-      requirements:
-      - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c]}
-      - {key: karpenter.k8s.aws/instance-size, operator: In, values: [large, 2xlarge]}
-      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
-      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
----
-apiVersion: karpenter.k8s.aws/v1beta1
-kind: EC2NodeClass
-metadata:
-  name: default
-spec:
-  amiFamily: AL2
-  role: KarpenterNodeRole-my-cluster
-  securityGroupSelectorTerms:
-  - tags: {alpha.eksctl.io/cluster-name: my-cluster}
-  subnetSelectorTerms:
-  - tags: {alpha.eksctl.io/cluster-name: my-cluster}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: inflate
-spec:
-  replicas: 2
-  selector:
-    matchLabels: {app: inflate}
-  template:
-    metadata:
-      labels: {app: inflate}
-    spec:
-      terminationGracePeriodSeconds: 0
-      containers:
-      - name: inflate
-        image: public.ecr.aws/eks-distro/kubernetes/pause:3.7
-        resources: {requests: {cpu: \"6\"}}
-      nodeSelector: {eks-immersion-team: my-team}
-";
+/// `drift replace`'s pool (c 2xlarge on-demand, two pods of 6 CPU: one node each, a budget of one
+/// node) consolidating under-used nodes, and allowed c large as well.
+fn pool() -> String {
+    let pool = one_pod_per_node("1", 2)
+        .replace(
+            "consolidationPolicy: WhenEmpty\n    consolidateAfter: 10m",
+            "consolidationPolicy: WhenUnderutilized",
+        )
+        .replace("values: [2xlarge]", "values: [large, 2xlarge]");
+    assert!(pool.contains("WhenUnderutilized") && pool.contains("[large, 2xlarge]"));
+    pool
+}
 
 /// One pod of 1 CPU, behind a PDB that allows no disruption.
 const SMALL: &str = "apiVersion: apps/v1
@@ -166,7 +118,7 @@ fn pending_pods(walk: &Walk) -> Vec<String> {
 #[test]
 fn consolidate_yes_deletes_the_empty_node_and_replaces_the_under_used_one() {
     let walk = Walk::new_v1beta1("consolidate-live");
-    walk.apply("pool.yaml", POOL);
+    walk.apply("pool.yaml", &pool());
     walk.wait_unschedulable(2);
     let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
@@ -229,21 +181,11 @@ fn consolidate_yes_deletes_the_empty_node_and_replaces_the_under_used_one() {
 
     // The PDB gone: replaced by the cheaper type. Killed once cordoned, then run again.
     walk.ok(&["delete", "pdb", "small"]);
-    let mut child = walk.spawn(&["karpenter", "consolidate", "--yes"]);
-    let stderr = child.stderr.take().unwrap();
-    let mut killed = false;
-    for line in BufReader::new(stderr).lines() {
-        if line.unwrap().contains("tainted and cordoned") {
-            Command::new("kill")
-                .args(["-KILL", &child.id().to_string()])
-                .status()
-                .unwrap();
-            killed = true;
-            break;
-        }
-    }
-    let _ = child.wait();
-    assert!(killed, "the run reached the mark");
+    kill_at(
+        &walk,
+        &["karpenter", "consolidate", "--yes"],
+        "tainted and cordoned",
+    );
     let out = walk.run(&["karpenter", "consolidate", "--yes", "-o", "json"]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();

@@ -72,15 +72,7 @@ pub fn release_of(version: Version) -> Release {
 
 /// Reads the cluster: the snapshot with pods and PDBs, and the controller when one runs.
 pub fn gather_live(cluster: &dyn Cluster) -> Result<(Manifests, Option<Controller>), CommandError> {
-    let read = snapshot::read(
-        cluster,
-        Scope {
-            pods: true,
-            pdbs: true,
-        },
-    )?;
-    let mut manifests = read.manifests;
-    manifests.pdbs = read.pdbs;
+    let manifests = read_with_pdbs(cluster)?;
     let controller = if coexist::find_controllers(cluster)?.is_empty() {
         None
     } else {
@@ -93,6 +85,20 @@ pub fn gather_live(cluster: &dyn Cluster) -> Result<(Manifests, Option<Controlle
         })
     };
     Ok((manifests, controller))
+}
+
+/// The cluster with its pods and PodDisruptionBudgets: what the engine reads.
+pub fn read_with_pdbs(cluster: &dyn Cluster) -> Result<Manifests, CommandError> {
+    let read = snapshot::read(
+        cluster,
+        Scope {
+            pods: true,
+            pdbs: true,
+        },
+    )?;
+    let mut manifests = read.manifests;
+    manifests.pdbs = read.pdbs;
+    Ok(manifests)
 }
 
 /// The engine's input: every node (managed or not) with its pods and NodeClaim facts, every

@@ -29,7 +29,6 @@ use crate::disruption::consolidation::{
 };
 use crate::disruption::replace::{Action, Chosen, Method, Record, Status, Step};
 use crate::error::CommandError;
-use crate::k8s::snapshot::{self, Scope};
 use crate::k8s::Cluster;
 use crate::model::node::Node;
 use crate::usecases::clock::Clock;
@@ -75,15 +74,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
     held_back: &BTreeSet<String>,
     check: bool,
 ) -> Result<Round, CommandError> {
-    let read = snapshot::read(
-        live.cluster,
-        Scope {
-            pods: true,
-            pdbs: true,
-        },
-    )?;
-    let mut manifests = read.manifests;
-    manifests.pdbs = read.pdbs;
+    let manifests = super::read_with_pdbs(live.cluster)?;
     if check {
         check_selection(&manifests, config)?;
     }

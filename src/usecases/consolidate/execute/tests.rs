@@ -48,19 +48,7 @@ fn world(replicas: usize, budgets: Value) -> World {
         json!({"disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized",
             "consolidateAfter": "0s", "budgets": budgets}}),
     ));
-    let cluster = world.cluster.clone();
-    let mut next = 0;
-    world.clock.on_tick(move |_| {
-        let have = cluster
-            .list("v1", "Pod")
-            .iter()
-            .filter(|p| p["metadata"]["labels"]["app"] == "app")
-            .count();
-        for _ in have..replicas {
-            put_pending(&cluster, &format!("app-new-{next}"), "1");
-            next += 1;
-        }
-    });
+    world.replica_set(replicas);
     world
 }
 
