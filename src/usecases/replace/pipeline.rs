@@ -103,6 +103,7 @@ pub fn preview<C: Cluster, P: Compute, K: Clock + ?Sized>(
     let now = live.clock.now();
     let mut slots = free_slots(&pools_of(&queue), &m.nodes, reason_of(&queue), now);
     let mut planner = Planner::new(m, &pdbs, &BTreeSet::new(), Vec::new(), settings.force, now);
+    planner.leaving(deleted(&queue));
     let mut starting = 0;
     let mut kept = Vec::new();
     for q in queue {
@@ -363,6 +364,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             .collect();
         let now = self.live.clock.now();
         let mut planner = Planner::new(&snapshot, &pdbs, &busy, reserved, self.settings.force, now);
+        planner.leaving(deleted(picked.iter().chain(queue.iter())));
         let mut planned: Vec<Job> = Vec::new();
         for q in picked {
             if let Some(job) = self.enter(&snapshot, &mut planner, q, queue)? {
@@ -805,6 +807,15 @@ fn replacement(l: &Launch) -> Replacement {
         instance_id: l.instance_id.clone(),
         node_labels: l.node_labels.clone(),
     }
+}
+
+/// The nodes of `queue` that are deleted (a delete method): they leave whatever their turn.
+fn deleted<'q>(queue: impl IntoIterator<Item = &'q Queued>) -> Vec<String> {
+    queue
+        .into_iter()
+        .filter(|q| q.action.method.is_delete())
+        .map(|q| q.action.node.name.clone())
+        .collect()
 }
 
 /// A node gone by a delete method is `deleted`, not `replaced`.

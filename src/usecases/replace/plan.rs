@@ -119,6 +119,12 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// `nodes` leave in this run whatever their turn (the nodes of a consolidation delete go
+    /// together): never capacity for any node planned.
+    pub fn leaving(&mut self, nodes: impl IntoIterator<Item = String>) {
+        self.excluded.extend(nodes);
+    }
+
     /// The node's pods, as the snapshot has them.
     fn pods_of<'n>(&self, node: &'n str) -> impl Iterator<Item = &'a Pod> + 'n
     where

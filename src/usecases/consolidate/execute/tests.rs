@@ -238,6 +238,39 @@ fn an_under_used_node_whose_pods_fit_elsewhere_is_deleted_without_a_launch() {
 }
 
 #[test]
+fn a_multi_node_delete_takes_its_nodes_together_and_packs_their_pods_on_the_one_that_stays() {
+    let world = world(3, json!([{"nodes": "100%"}]));
+    let nodes: Vec<String> = (0..3)
+        .map(|i| managed(&world, "c6a.xlarge", &[&format!("p{i}")]))
+        .collect();
+    let run = run(&world);
+    assert_eq!(run.rounds.len(), 1, "{:?}", run.rounds);
+    assert_eq!(run.rounds[0].len(), 2, "two nodes in one action");
+    for o in &run.outcomes {
+        assert_eq!(o.status, Status::Deleted, "{o:?}");
+        assert!(
+            o.reason.starts_with("multi: delete (2 nodes together)"),
+            "{}",
+            o.reason
+        );
+    }
+    let stays: Vec<&String> = nodes
+        .iter()
+        .filter(|n| present(&world.cluster, n))
+        .collect();
+    assert_eq!(stays.len(), 1);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+    assert_eq!(pending(&world), Vec::<String>::new());
+    let on_it = world
+        .cluster
+        .list("v1", "Pod")
+        .iter()
+        .filter(|p| p["spec"]["nodeName"] == stays[0].as_str())
+        .count();
+    assert_eq!(on_it, 3, "every pod on the node that stays");
+}
+
+#[test]
 fn a_pdb_at_zero_keeps_its_node_and_is_named_while_the_empty_node_goes() {
     let world = world(1, json!([{"nodes": "100%"}]));
     let empty = managed(&world, "c6a.large", &[]);
