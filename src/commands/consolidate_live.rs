@@ -12,8 +12,8 @@ use crate::cli::render::replace::{self as replace_render, ReplacePrinter};
 use crate::cli::{ConsolidateArgs, OutputFormat};
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::usecases::clock::SystemClock;
-use crate::usecases::consolidate::execute::{self, Round};
-use crate::usecases::consolidate::Config;
+use crate::usecases::consolidate::execute::{self, Deciding, Round};
+use crate::usecases::consolidate::{self, Config};
 use crate::usecases::replace::pipeline::{self, Preview};
 use crate::usecases::replace::watch::Passes;
 use crate::usecases::replace::{self, NodeOutcome, Settings};
@@ -109,10 +109,15 @@ fn once(
     let connection = live::connect(ctx, args.catalog.as_deref(), guard, lease)?;
     let clock = SystemClock::new();
     let mut session = connection.live(&clock);
+    // A controller runs here only with --force (or a dry run): the engine follows its release.
+    let deciding = Deciding {
+        config: config.clone(),
+        controller: consolidate::controller(session.cluster)?,
+    };
     let machine = matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml);
     let headers = !ctx.global.no_headers;
     if args.dry_run {
-        let round = execute::decide(&session, config)?;
+        let round = execute::decide(&session, &deciding)?;
         let preview = pipeline::preview(&session, &round.manifests, round.actions, settings)?;
         if !machine {
             render::round(
@@ -153,7 +158,13 @@ fn once(
         }
         Ok(true)
     };
-    execute::execute(&mut session, config, settings, &mut printer, &mut proceed)
+    execute::execute(
+        &mut session,
+        &deciding,
+        settings,
+        &mut printer,
+        &mut proceed,
+    )
 }
 
 /// The final table and summary (or the `ReplacementReport`), and the exit.

@@ -31,7 +31,7 @@ impl fmt::Display for Detail {
             ),
             Detail::NoBudget { pool } => write!(
                 f,
-                "NodePool {pool} disruption budget allows no more drifted nodes now"
+                "NodePool {pool} disruption budget allows no more disruptions now"
             ),
             Detail::NoLongerFits { would_launch } => write!(
                 f,

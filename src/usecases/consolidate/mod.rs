@@ -73,18 +73,21 @@ pub fn release_of(version: Version) -> Release {
 /// Reads the cluster: the snapshot with pods and PDBs, and the controller when one runs.
 pub fn gather_live(cluster: &dyn Cluster) -> Result<(Manifests, Option<Controller>), CommandError> {
     let manifests = read_with_pdbs(cluster)?;
-    let controller = if coexist::find_controllers(cluster)?.is_empty() {
-        None
-    } else {
-        let install = drift_gate::installed(cluster, None)?;
-        let gates = install.feature_gates();
-        Some(Controller {
-            version: install.version,
-            spot_to_spot: gates.get("SpotToSpotConsolidation").and_then(Result::ok),
-            drift: gates.get("Drift").and_then(Result::ok),
-        })
-    };
-    Ok((manifests, controller))
+    Ok((manifests, controller(cluster)?))
+}
+
+/// The Karpenter controller running in the cluster, if one does: its release and gates.
+pub fn controller(cluster: &dyn Cluster) -> Result<Option<Controller>, CommandError> {
+    if coexist::find_controllers(cluster)?.is_empty() {
+        return Ok(None);
+    }
+    let install = drift_gate::installed(cluster, None)?;
+    let gates = install.feature_gates();
+    Ok(Some(Controller {
+        version: install.version,
+        spot_to_spot: gates.get("SpotToSpotConsolidation").and_then(Result::ok),
+        drift: gates.get("Drift").and_then(Result::ok),
+    }))
 }
 
 /// The cluster with its pods and PodDisruptionBudgets: what the engine reads.

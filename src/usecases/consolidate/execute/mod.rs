@@ -21,7 +21,7 @@
 
 use std::collections::BTreeSet;
 
-use super::{build_input, Config};
+use super::{build_input, Config, Controller};
 use crate::api::Manifests;
 use crate::cloud::types::Compute;
 use crate::disruption::consolidation::{
@@ -56,13 +56,23 @@ impl Round {
     }
 }
 
+/// How a run decides: what to act on, and the controller whose release and gates the engine
+/// follows (one runs only with `--force`; else each pool follows its API generation).
+#[derive(Debug, Clone, Default)]
+pub struct Deciding {
+    /// Selection and feature-gate flags (`now` is the clock's, every round).
+    pub config: Config,
+    /// The running controller, if any.
+    pub controller: Option<Controller>,
+}
+
 /// Reads the cluster and decides the first round: a node named or a NodePool given that does
 /// not exist is bad input.
 pub fn decide<C: Cluster, P: Compute, K: Clock + ?Sized>(
     live: &Live<'_, C, P, K>,
-    config: &Config,
+    deciding: &Deciding,
 ) -> Result<Round, CommandError> {
-    decide_round(live, config, &BTreeSet::new(), true)
+    decide_round(live, deciding, &BTreeSet::new(), true)
 }
 
 /// Reads the cluster and decides one round. `held_back`: nodes an earlier round of this run
@@ -70,10 +80,11 @@ pub fn decide<C: Cluster, P: Compute, K: Clock + ?Sized>(
 /// `check`: the selection is checked (the first round; later, a named node may have gone).
 fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
     live: &Live<'_, C, P, K>,
-    config: &Config,
+    deciding: &Deciding,
     held_back: &BTreeSet<String>,
     check: bool,
 ) -> Result<Round, CommandError> {
+    let config = &deciding.config;
     let manifests = super::read_with_pdbs(live.cluster)?;
     if check {
         check_selection(&manifests, config)?;
@@ -94,7 +105,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
         now: live.clock.now(),
         ..config.clone()
     };
-    let mut input = build_input(&mut copy, &mut sizing, &now, None)?;
+    let mut input = build_input(&mut copy, &mut sizing, &now, deciding.controller.as_ref())?;
     // Consolidation only: drift and expiration are not carried out here.
     input.feature_gates.drift = false;
     for pool in &mut input.pools {
@@ -138,7 +149,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
 /// nothing of that round done). Every node's outcome, in the order the rounds met them.
 pub fn execute<C: Cluster, P: Compute, K: Clock + ?Sized>(
     live: &mut Live<'_, C, P, K>,
-    config: &Config,
+    deciding: &Deciding,
     settings: &Settings,
     events: &mut dyn Sink<Event>,
     proceed: &mut dyn FnMut(&Round, &Preview) -> Result<bool, CommandError>,
@@ -150,7 +161,7 @@ pub fn execute<C: Cluster, P: Compute, K: Clock + ?Sized>(
         if live.clock.stop_requested() {
             return Ok(outcomes);
         }
-        let round = decide_round(live, config, &held_back, rounds == 0)?;
+        let round = decide_round(live, deciding, &held_back, rounds == 0)?;
         if round.actions.is_empty() {
             return Ok(outcomes);
         }

@@ -102,6 +102,10 @@ impl Run {
 /// Runs `consolidate --yes`; `between` runs after each round is decided, before it is carried
 /// out (the cluster may change meanwhile).
 fn run_with(world: &World, config: &Config, mut between: impl FnMut(&World)) -> Run {
+    let deciding = Deciding {
+        config: config.clone(),
+        controller: None,
+    };
     let mut live = world.live();
     let events: Rc<RefCell<Vec<Event>>> = Rc::default();
     let keep = events.clone();
@@ -118,7 +122,7 @@ fn run_with(world: &World, config: &Config, mut between: impl FnMut(&World)) -> 
         between(world);
         Ok(true)
     };
-    let outcomes = execute(&mut live, config, &settings(), &mut sink, &mut proceed).unwrap();
+    let outcomes = execute(&mut live, &deciding, &settings(), &mut sink, &mut proceed).unwrap();
     // A moment later every pod the ReplicaSet made again is bound.
     world.clock.sleep(Duration::from_secs(2));
     let events = events.borrow().clone();
@@ -283,7 +287,7 @@ fn a_pdb_at_zero_keeps_its_node_and_is_named_while_the_empty_node_goes() {
     }));
 
     let live = world.live();
-    let round = decide(&live, &Config::default()).unwrap();
+    let round = decide(&live, &Deciding::default()).unwrap();
     let report = round.report.unwrap();
     let reason = report
         .nodes
@@ -340,7 +344,7 @@ fn budgets_are_kept_per_reason_and_never_exceeded() {
     assert!(run.outcomes.iter().all(|o| o.node != under_used));
     assert!(present(&world.cluster, &under_used));
     let live = world.live();
-    let round = decide(&live, &Config::default()).unwrap();
+    let round = decide(&live, &Deciding::default()).unwrap();
     let reason = round
         .report
         .unwrap()
@@ -423,6 +427,10 @@ fn only_selected_nodes_are_acted_on() {
         ..Config::default()
     };
     let live = world.live();
+    let unknown = Deciding {
+        config: unknown,
+        controller: None,
+    };
     let e = decide(&live, &unknown).unwrap_err();
     assert_eq!(e.exit, Exit::Input);
 }
