@@ -234,6 +234,10 @@ fn consolidate_yes_refuses_beside_a_running_controller() {
     let out = walk.run(&["karpenter", "consolidate", "--yes"]);
     assert_eq!(out.code, 4, "{}\n{}", out.stdout, out.stderr);
     assert!(out.stderr.contains("controller"), "{}", out.stderr);
+    // --watch without --yes asks, and there is no terminal here.
+    let out = walk.run(&["karpenter", "consolidate", "--watch"]);
+    assert_eq!(out.code, 4, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("terminal"), "{}", out.stderr);
     let out = walk.run(&["karpenter", "consolidate", "--yes", "-f", "x.yaml"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
 }
