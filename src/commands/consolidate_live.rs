@@ -1,8 +1,8 @@
 //! `kubectl karpenter consolidate --yes | --dry-run | --watch`: the decisions carried out
 //! through `drift replace`'s pipeline ([`execute`]). Glue: flags → the operator lease → connect
-//! (refused beside a running controller unless `--force`) → rounds (each shown, the first one
-//! asked on a terminal unless `--yes`) → the final table or `ReplacementReport`, once or under
-//! `--watch`.
+//! (refused beside a running controller unless `--force`) → rounds, each shown as it starts →
+//! the final table or `ReplacementReport`, once or under `--watch` (asked once on a terminal
+//! unless `--yes`).
 
 use super::live::{self, OperatorLease};
 use super::{unix_now, Context};
@@ -52,8 +52,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs, config: &Config) -> Co
             },
         );
     }
-    let mut asked = !args.yes && !args.dry_run;
-    let outcomes = once(ctx, args, config, &mut settings, &mut asked, lease)?;
+    let outcomes = once(ctx, args, config, &mut settings, lease)?;
     if args.dry_run {
         replace_render::report(ctx.out, ctx.global, &outcomes, true).map_err(io)?;
         return Ok(if outcomes.is_empty() {
@@ -77,15 +76,8 @@ struct Watching<'w, 'c> {
 impl Passes for Watching<'_, '_> {
     fn pass(&mut self) -> CommandResult {
         super::watched(
-            once(
-                self.ctx,
-                self.args,
-                self.config,
-                self.settings,
-                &mut false,
-                self.lease,
-            )
-            .and_then(|outcomes| finish(self.ctx, &outcomes)),
+            once(self.ctx, self.args, self.config, self.settings, self.lease)
+                .and_then(|outcomes| finish(self.ctx, &outcomes)),
         )
     }
 
@@ -94,14 +86,13 @@ impl Passes for Watching<'_, '_> {
     }
 }
 
-/// One run: rounds until nothing more would go (`--dry-run`: the first round, shown). `ask`:
-/// the first round waits for a yes on the terminal (a no leaves `ask` set and ends the run).
+/// One run, consent given (`--yes`, or `--watch` agreed to): rounds until nothing more would
+/// go, each shown as it starts (`--dry-run`: the first round, shown, nothing changed).
 fn once(
     ctx: &mut Context<'_>,
     args: &ConsolidateArgs,
     config: &Config,
     settings: &mut Settings,
-    ask: &mut bool,
     lease: Option<&OperatorLease>,
 ) -> Result<Vec<NodeOutcome>, CommandError> {
     settings.attempt = crate::model::time::format_rfc3339(unix_now().max(0));
@@ -131,7 +122,6 @@ fn once(
         }
         return Ok(preview.into_outcomes());
     }
-    let cluster = session.info.name.clone();
     let Context { out, err, global } = ctx;
     let mut printer = ReplacePrinter::new(global, &mut **err);
     let mut number = 0;
@@ -146,15 +136,6 @@ fn once(
                 preview.outcomes(),
             )
             .map_err(io)?;
-        }
-        let starting = preview.starting();
-        if *ask && !starting.is_empty() {
-            let _ = out.flush();
-            let question = render::question(&starting, preview.queued(), &cluster);
-            if !crate::cli::confirm::confirm(&question, false)? {
-                return Ok(false);
-            }
-            *ask = false;
         }
         Ok(true)
     };

@@ -125,17 +125,3 @@ pub fn round(
     }
     super::replace::table(out, headers, outcomes)
 }
-
-/// The question before a round's first change.
-pub fn question(starting: &[&str], queued: usize, cluster: &str) -> String {
-    format!(
-        "Consolidate {} node(s) now ({}){}, then decide again after each action, in cluster {cluster}?",
-        starting.len(),
-        starting.join(", "),
-        if queued > 0 {
-            format!(" and {queued} more as the disruption budgets allow")
-        } else {
-            String::new()
-        }
-    )
-}
