@@ -542,3 +542,36 @@ fn statuses_keep_their_report_spelling() {
     assert!(Status::RolledBack.is_failure() && Status::Failed.is_failure());
     assert!(!Status::Blocked.is_failure());
 }
+
+#[test]
+fn slots_follow_the_budget_of_the_method_s_reason() {
+    let mut p = pool("default", None);
+    p.disruption.budgets = vec![
+        Budget {
+            nodes: "0".into(),
+            reasons: vec!["Underutilized".into()],
+            ..Budget::default()
+        },
+        Budget {
+            nodes: "2".into(),
+            reasons: vec!["Empty".into()],
+            ..Budget::default()
+        },
+    ];
+    let pools = std::slice::from_ref(&p);
+    let nodes = cluster(10);
+    let free =
+        |method: Method| free_slots(pools, &nodes, method.budget_reason(), 0).free("default");
+    assert_eq!(free(Method::EmptyDelete), Some(2));
+    assert_eq!(free(Method::ConsolidationDelete), Some(0));
+    assert_eq!(free(Method::ConsolidationReplace), Some(0));
+    assert_eq!(
+        free(Method::Drift),
+        None,
+        "no budget for Drifted: unlimited"
+    );
+    // The run's reason is its first node's method's.
+    let queue = [queued("a", "default", false, 0)];
+    assert_eq!(super::budget::reason_of(&queue), DisruptionReason::Drifted);
+    assert!(Method::EmptyDelete.is_delete() && !Method::ConsolidationReplace.is_delete());
+}
