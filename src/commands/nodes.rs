@@ -67,14 +67,16 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
             Some(r) => r,
             None => super::provision::resolve_region(ctx),
         };
-        let decisions = nodes::decisions(
+        let (global, err) = (ctx.global, &mut *ctx.err);
+        nodes::with_decisions(
+            &mut view,
             manifests,
             &catalog,
             &region,
             controller.as_ref(),
             request.now,
+            &mut |note| render::nodes::tell(global, err, &note),
         )?;
-        nodes::attach(&mut view, decisions);
     }
     render::nodes::view(ctx.global, ctx.out, ctx.err, &view)?;
     Ok(Exit::Ok)

@@ -98,6 +98,13 @@ pub enum Note {
     EstimatedPrices(Vec<String>),
     /// Spot nodes have no price (the embedded catalog has none).
     NoSpotPrices,
+    /// The consolidation decision is left out: the cluster has more nodes than the limit.
+    DecisionSkipped {
+        /// Nodes in the cluster.
+        nodes: usize,
+        /// [`DECISION_MAX_NODES`].
+        limit: usize,
+    },
 }
 
 impl Note {
@@ -105,7 +112,11 @@ impl Note {
     fn documented(&self) -> bool {
         matches!(
             self,
-            Note::NoAws | Note::AwsUnavailable(_) | Note::EstimatedPrices(_) | Note::NoSpotPrices
+            Note::NoAws
+                | Note::AwsUnavailable(_)
+                | Note::EstimatedPrices(_)
+                | Note::NoSpotPrices
+                | Note::DecisionSkipped { .. }
         )
     }
 }
@@ -289,6 +300,39 @@ pub fn decisions(
         .into_iter()
         .map(|n| (n.name.clone(), Consolidation::from(n)))
         .collect())
+}
+
+/// Above this many nodes (managed or not) `nodes` leaves the decision out: the engine evaluates
+/// every controller pass over the whole cluster, and its cost grows with passes × nodes
+/// (docs/performance.md B7: about 8 s at 1,000 nodes). `consolidate` still computes it.
+pub const DECISION_MAX_NODES: usize = 1000;
+
+/// Gives each node of `view` its consolidation decision ([`decisions`]), or — over
+/// [`DECISION_MAX_NODES`] nodes — none, with a note `told` as well.
+#[allow(clippy::too_many_arguments)]
+pub fn with_decisions(
+    view: &mut NodeView,
+    manifests: Manifests,
+    catalog: &Catalog,
+    region: &str,
+    controller: Option<&crate::usecases::consolidate::Controller>,
+    now: i64,
+    told: &mut impl Sink<Note>,
+) -> Result<(), CommandError> {
+    if manifests.nodes.len() > DECISION_MAX_NODES {
+        let note = Note::DecisionSkipped {
+            nodes: manifests.nodes.len(),
+            limit: DECISION_MAX_NODES,
+        };
+        view.notes.push(note.clone());
+        told.emit(note);
+        return Ok(());
+    }
+    attach(
+        view,
+        decisions(manifests, catalog, region, controller, now)?,
+    );
+    Ok(())
 }
 
 /// Gives each node of `view` its decision from `decisions`.

@@ -25,7 +25,7 @@ const BAR_CELLS: usize = 8;
 /// A note of the view as it arises: a warning when AWS is unreachable, else a note for `-v`.
 pub fn tell(global: &GlobalArgs, err: &mut dyn Write, n: &Note) {
     match n {
-        Note::AwsUnavailable(_) => warn(global, err, &text(n)),
+        Note::AwsUnavailable(_) | Note::DecisionSkipped { .. } => warn(global, err, &text(n)),
         _ => note(global, err, &text(n)),
     }
 }
@@ -47,6 +47,9 @@ fn text(n: &Note) -> String {
             crate::cloud::catalog::PRICE_REGION
         ),
         Note::NoSpotPrices => "spot prices are not in the embedded catalog: pass --catalog FILE with spot offerings to price spot nodes".into(),
+        Note::DecisionSkipped { nodes, limit } => format!(
+            "{nodes} nodes: the CONSOLIDATION column is left out above {limit} (it evaluates the whole cluster); `kubectl karpenter consolidate` computes it"
+        ),
     }
 }
 

@@ -384,3 +384,37 @@ fn the_decision_column_is_the_consolidation_report_per_node() {
         .unwrap()
         .starts_with("receives pods from busy"));
 }
+
+/// Over the limit the engine is not run: a note says so, documented and told.
+#[test]
+fn the_decision_is_left_out_of_a_large_cluster_with_a_note() {
+    let manifests = Manifests {
+        nodes: vec![Node::default(); DECISION_MAX_NODES + 1],
+        ..Manifests::default()
+    };
+    let (node_pools, total) = totals(&[]);
+    let mut view = NodeView {
+        nodes: Vec::new(),
+        node_pools,
+        total,
+        notes: Vec::new(),
+    };
+    let mut told = Vec::new();
+    let catalog = Catalog::embedded().unwrap();
+    with_decisions(
+        &mut view,
+        manifests,
+        &catalog,
+        "us-east-1",
+        None,
+        0,
+        &mut |n: Note| told.push(n),
+    )
+    .unwrap();
+    let note = Note::DecisionSkipped {
+        nodes: DECISION_MAX_NODES + 1,
+        limit: DECISION_MAX_NODES,
+    };
+    assert_eq!(view.notes, [note.clone()]);
+    assert_eq!(told, [note]);
+}
