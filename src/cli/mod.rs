@@ -170,13 +170,13 @@ pub enum Command {
     #[command(after_help = CONVERT_EXAMPLES)]
     Convert(ConvertArgs),
     /// Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs
-    /// allocatable, $/hour, and totals per pool.
+    /// allocatable, $/hour, the consolidation decision, and totals per pool.
     #[command(after_help = NODES_EXAMPLES)]
     Nodes(NodesArgs),
     /// Detect drifted nodes and explain why (drift check).
     Drift(DriftArgs),
     /// What Karpenter's disruption controller would do to each node (expiration, drift,
-    /// emptiness, consolidation), and why not for the others.
+    /// emptiness, consolidation), and why not for the others; --yes does the consolidation.
     #[command(after_help = CONSOLIDATE_EXAMPLES)]
     Consolidate(ConsolidateArgs),
     /// Turn Karpenter's drift feature on in the running controller (v0.21–v0.37).
