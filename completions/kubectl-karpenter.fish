@@ -53,9 +53,9 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s V -
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "provision" -d 'Plan the capacity Karpenter would launch for pending pods'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "ami" -d 'Show the AMIs each node class resolves to, and from which SSM parameter or filter'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "convert" -d 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "nodes" -d 'Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, $/hour, and totals per pool'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "nodes" -d 'Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, $/hour, the consolidation decision, and totals per pool'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "drift" -d 'Detect drifted nodes and explain why (drift check)'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "consolidate" -d 'What Karpenter\'s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "consolidate" -d 'What Karpenter\'s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others; --yes does the consolidation'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "enable-drift" -d 'Turn Karpenter\'s drift feature on in the running controller (v0.21–v0.37)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "disable-drift" -d 'Turn Karpenter\'s drift feature off in the running controller (v0.21–v0.37)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -f -a "version" -d 'Print the version'
@@ -179,6 +179,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand node
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l no-aws -d 'Do not call AWS: instance facts and AMIs from the cluster only'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l no-decision -d 'Leave out the consolidation decision (the CONSOLIDATION column: `-`), which evaluates the whole cluster — faster on a large one'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s q -l quiet -d 'Only errors on stderr'
@@ -292,6 +293,10 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand cons
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l catalog -d 'Replace the instance-type catalog (JSON or YAML)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l now -d 'The instant evaluated, RFC 3339 (default: now)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l feature-gates -d 'Feature gates, as the controller\'s FEATURE_GATES (`SpotToSpotConsolidation=true`)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l timeout -d 'How long a node\'s drain may take (also how long a PDB at zero is waited for)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l ready-timeout -d 'How long a replacement may take to be Ready before the node is rolled back' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l lease-namespace -d 'Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l kubeconfig -d 'Path to the kubeconfig file' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -313,6 +318,10 @@ never\t'Never'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l dry-run -d 'Show what --yes would do now (the first action, node by node) and change nothing (live)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s y -l yes -d 'Carry the decisions out without asking (live): deletes and replacements through the replace pipeline, deciding again after each action'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l watch -d 'Keep consolidating as the cluster changes, until Ctrl-C (asks once on a terminal)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l force -d 'Act although a Karpenter controller runs (consolidation is its job there)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s q -l quiet -d 'Only errors on stderr'
@@ -435,9 +444,9 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand comp
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "provision" -d 'Plan the capacity Karpenter would launch for pending pods'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "ami" -d 'Show the AMIs each node class resolves to, and from which SSM parameter or filter'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "convert" -d 'Convert v1alpha5 and v1beta1 Karpenter manifests to v1'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "nodes" -d 'Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, $/hour, and totals per pool'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "nodes" -d 'Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, $/hour, the consolidation decision, and totals per pool'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "drift" -d 'Detect drifted nodes and explain why (drift check)'
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "consolidate" -d 'What Karpenter\'s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "consolidate" -d 'What Karpenter\'s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others; --yes does the consolidation'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "enable-drift" -d 'Turn Karpenter\'s drift feature on in the running controller (v0.21–v0.37)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "disable-drift" -d 'Turn Karpenter\'s drift feature off in the running controller (v0.21–v0.37)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand help; and not __fish_seen_subcommand_from provision ami convert nodes drift consolidate enable-drift disable-drift version completion help" -f -a "version" -d 'Print the version'

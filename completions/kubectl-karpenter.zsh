@@ -234,6 +234,7 @@ never\:"Never"))' \
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \
 '--no-aws[Do not call AWS\: instance facts and AMIs from the cluster only]' \
+'--no-decision[Leave out the consolidation decision (the CONSOLIDATION column\: \`-\`), which evaluates the whole cluster — faster on a large one]' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
@@ -438,6 +439,10 @@ _arguments "${_arguments_options[@]}" : \
 '--catalog=[Replace the instance-type catalog (JSON or YAML)]:FILE:_default' \
 '--now=[The instant evaluated, RFC 3339 (default\: now)]:RFC3339:_default' \
 '--feature-gates=[Feature gates, as the controller'\''s FEATURE_GATES (\`SpotToSpotConsolidation=true\`)]:GATES:_default' \
+'--timeout=[How long a node'\''s drain may take (also how long a PDB at zero is waited for)]:DURATION:_default' \
+'--ready-timeout=[How long a replacement may take to be Ready before the node is rolled back]:DURATION:_default' \
+'--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m)]::DURATION:_default' \
+'--lease-namespace=[Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)]:NAMESPACE:_default' \
 '--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
 '--context=[The kubeconfig context to use]:CONTEXT:_default' \
 '--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
@@ -465,6 +470,11 @@ never\:"Never"))' \
 '--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \
+'--dry-run[Show what --yes would do now (the first action, node by node) and change nothing (live)]' \
+'(--dry-run)-y[Carry the decisions out without asking (live)\: deletes and replacements through the replace pipeline, deciding again after each action]' \
+'(--dry-run)--yes[Carry the decisions out without asking (live)\: deletes and replacements through the replace pipeline, deciding again after each action]' \
+'(--dry-run)--watch[Keep consolidating as the cluster changes, until Ctrl-C (asks once on a terminal)]' \
+'--force[Act although a Karpenter controller runs (consolidation is its job there)]' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
@@ -741,9 +751,9 @@ _kubectl-karpenter_commands() {
 'provision:Plan the capacity Karpenter would launch for pending pods' \
 'ami:Show the AMIs each node class resolves to, and from which SSM parameter or filter' \
 'convert:Convert v1alpha5 and v1beta1 Karpenter manifests to v1' \
-'nodes:Show managed nodes\: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, \$/hour, and totals per pool' \
+'nodes:Show managed nodes\: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, \$/hour, the consolidation decision, and totals per pool' \
 'drift:Detect drifted nodes and explain why (drift check)' \
-'consolidate:What Karpenter'\''s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others' \
+'consolidate:What Karpenter'\''s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others; --yes does the consolidation' \
 'enable-drift:Turn Karpenter'\''s drift feature on in the running controller (v0.21–v0.37)' \
 'disable-drift:Turn Karpenter'\''s drift feature off in the running controller (v0.21–v0.37)' \
 'version:Print the version' \
@@ -831,9 +841,9 @@ _kubectl-karpenter__subcmd__help_commands() {
 'provision:Plan the capacity Karpenter would launch for pending pods' \
 'ami:Show the AMIs each node class resolves to, and from which SSM parameter or filter' \
 'convert:Convert v1alpha5 and v1beta1 Karpenter manifests to v1' \
-'nodes:Show managed nodes\: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, \$/hour, and totals per pool' \
+'nodes:Show managed nodes\: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, \$/hour, the consolidation decision, and totals per pool' \
 'drift:Detect drifted nodes and explain why (drift check)' \
-'consolidate:What Karpenter'\''s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others' \
+'consolidate:What Karpenter'\''s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others; --yes does the consolidation' \
 'enable-drift:Turn Karpenter'\''s drift feature on in the running controller (v0.21–v0.37)' \
 'disable-drift:Turn Karpenter'\''s drift feature off in the running controller (v0.21–v0.37)' \
 'version:Print the version' \

@@ -209,13 +209,13 @@ pub enum Command {
     #[command(after_help = CONVERT_EXAMPLES)]
     Convert(ConvertArgs),
     /// Show managed nodes: pool, type, zone, capacity type, AMI, age, drift, requests vs
-    /// allocatable, $/hour, and totals per pool.
+    /// allocatable, $/hour, the consolidation decision, and totals per pool.
     #[command(after_help = NODES_EXAMPLES)]
     Nodes(NodesArgs),
     /// Detect drifted nodes and explain why (drift check).
     Drift(DriftArgs),
     /// What Karpenter's disruption controller would do to each node (expiration, drift,
-    /// emptiness, consolidation), and why not for the others.
+    /// emptiness, consolidation), and why not for the others; --yes does the consolidation.
     #[command(after_help = CONSOLIDATE_EXAMPLES)]
     Consolidate(ConsolidateArgs),
     /// Turn Karpenter's drift feature on in the running controller (v0.21–v0.37).
@@ -503,11 +503,21 @@ Examples:
   # The report as a document
   kubectl karpenter consolidate --nodepool default -o yaml
 
+  # What --yes would do now (the first action, node by node), changing nothing
+  kubectl karpenter consolidate --dry-run
+
+  # Do it: delete and replace through drift replace's pipeline, deciding again after each
+  # action, until nothing more would go (--watch: and keep doing it until Ctrl-C)
+  kubectl karpenter consolidate --yes
+
 Each pool follows the Karpenter release of its API generation (v1: v1.14.1, v1beta1: v0.37.7,
 v1alpha5: v0.31.4); live, the installed controller's release and FEATURE_GATES win.
 
-Exit codes: 0 nothing to do, 1 Karpenter would disrupt some node, 2 bad input (e.g. --now not
-RFC 3339), 3 cluster or AWS error.";
+Exit codes: 0 nothing to do (with --yes: everything decided was done), 1 Karpenter would
+disrupt some node (with --yes: some node it chose was blocked or waits for budget), 2 bad input
+(e.g. --now not RFC 3339), 3 cluster or AWS error (with --yes: a node rolled back or failed),
+4 refused (a running Karpenter controller without --force, another run's operator lease, no
+terminal to confirm --watch without --yes).";
 
 /// `consolidate` flags.
 #[derive(Debug, Args, Clone, Default)]
@@ -530,6 +540,27 @@ pub struct ConsolidateArgs {
     /// Feature gates, as the controller's FEATURE_GATES (`SpotToSpotConsolidation=true`).
     #[arg(long = "feature-gates", value_name = "GATES")]
     pub feature_gates: Option<String>,
+    /// Show what --yes would do now (the first action, node by node) and change nothing (live).
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Carry the decisions out without asking (live): deletes and replacements through the
+    /// replace pipeline, deciding again after each action.
+    #[arg(short = 'y', long, conflicts_with = "dry_run")]
+    pub yes: bool,
+    /// Keep consolidating as the cluster changes, until Ctrl-C (asks once on a terminal).
+    #[arg(long, conflicts_with = "dry_run")]
+    pub watch: bool,
+    /// Act although a Karpenter controller runs (consolidation is its job there).
+    #[arg(long)]
+    pub force: bool,
+    /// How long a node's drain may take (also how long a PDB at zero is waited for).
+    #[arg(long, value_name = "DURATION", default_value = "15m")]
+    pub timeout: String,
+    /// How long a replacement may take to be Ready before the node is rolled back.
+    #[arg(long, value_name = "DURATION", default_value = "10m")]
+    pub ready_timeout: String,
+    #[command(flatten)]
+    pub lease: LeaseArgs,
 }
 
 /// `drift check` flags.
@@ -649,4 +680,8 @@ pub struct NodesArgs {
     /// Do not call AWS: instance facts and AMIs from the cluster only.
     #[arg(long)]
     pub no_aws: bool,
+    /// Leave out the consolidation decision (the CONSOLIDATION column: `-`), which evaluates
+    /// the whole cluster — faster on a large one.
+    #[arg(long)]
+    pub no_decision: bool,
 }

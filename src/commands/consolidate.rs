@@ -46,6 +46,23 @@ pub fn config(args: &ConsolidateArgs) -> Result<Config, CommandError> {
 /// Runs `consolidate`.
 pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs) -> CommandResult {
     let config = config(args)?;
+    let acting = args.yes || args.watch || (args.dry_run && args.filenames.is_empty());
+    if acting && args.now.is_some() {
+        return Err(CommandError::input(
+            "--now is for the report: --yes, --watch and a live --dry-run decide at the current time",
+        ));
+    }
+    if args.yes || args.watch {
+        if !args.filenames.is_empty() {
+            return Err(CommandError::input(
+                "--yes and --watch act on a live cluster: drop -f (offline, the report is the dry run)",
+            ));
+        }
+        return super::consolidate_live::run(ctx, args, &config);
+    }
+    if args.dry_run && args.filenames.is_empty() {
+        return super::consolidate_live::run(ctx, args, &config);
+    }
     let input = if args.filenames.is_empty() {
         let cluster = live::connect_cluster(ctx)?;
         let (mut manifests, controller) = consolidate::gather_live(&cluster.client)?;

@@ -3,18 +3,16 @@
 //! connect → the drift verdicts → select → preview → ask → replace (or hand over to the
 //! controller) → render, once or under `--watch`.
 
-use std::time::Duration;
-
 use super::live::{self, OperatorLease};
 use super::{unix_now, Context};
-use crate::cli::output::{one_line, output_closed};
+use crate::cli::render::io_error as io;
 use crate::cli::render::replace::{self as render, ReplacePrinter};
 use crate::cli::{DriftReplaceArgs, OutputFormat};
 use crate::drift;
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::usecases::clock::SystemClock;
 use crate::usecases::drift_check::{self as drift_cmd, Config as CheckConfig};
-use crate::usecases::replace::watch::{self, Passes};
+use crate::usecases::replace::watch::Passes;
 use crate::usecases::replace::{self, pipeline, select, via_controller, NodeOutcome, Settings};
 
 /// Whether this run may change the cluster.
@@ -36,8 +34,8 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
     let mut settings = Settings {
         max_parallel: args.max_parallel,
         force: args.force,
-        drain_timeout: duration_flag("--timeout", &args.timeout)?,
-        ready_timeout: duration_flag("--ready-timeout", &args.ready_timeout)?,
+        drain_timeout: super::duration_flag("--timeout", &args.timeout)?,
+        ready_timeout: super::duration_flag("--ready-timeout", &args.ready_timeout)?,
         attempt: String::new(),
     };
     let check = CheckConfig {
@@ -53,23 +51,18 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
     };
     let lease = lease.as_ref();
     if args.watch {
-        // The plan must be on screen before the question (stdout may be buffered).
-        let _ = ctx.out.flush();
-        if !crate::cli::confirm::confirm(
+        return super::watch_if_agreed(
+            ctx,
             "Watch for drifted nodes and replace them as they drift, without asking again?",
             args.yes,
-        )? {
-            return Ok(Exit::Ok);
-        }
-        SystemClock::handle_interrupts();
-        let mut passes = Watching {
-            ctx,
-            args,
-            check: &check,
-            settings: &mut settings,
-            lease,
-        };
-        return watch::watch(&SystemClock::new(), watch::INTERVAL, &mut passes);
+            |ctx| Watching {
+                ctx,
+                args,
+                check: &check,
+                settings: &mut settings,
+                lease,
+            },
+        );
     }
     let mut consent = if args.yes {
         Consent::Given
@@ -95,31 +88,21 @@ struct Watching<'w, 'c> {
 
 impl Passes for Watching<'_, '_> {
     fn pass(&mut self) -> CommandResult {
-        let result = once(
-            self.ctx,
-            self.args,
-            self.check,
-            self.settings,
-            &mut Consent::Given,
-            self.lease,
+        super::watched(
+            once(
+                self.ctx,
+                self.args,
+                self.check,
+                self.settings,
+                &mut Consent::Given,
+                self.lease,
+            )
+            .and_then(|outcomes| finish(self.ctx, &outcomes, false)),
         )
-        .and_then(|outcomes| finish(self.ctx, &outcomes, false));
-        // A closed stdout does not reopen by waiting: the watch ends.
-        match result {
-            Err(mut e) if output_closed() => {
-                e.exit = Exit::OutputClosed;
-                Err(e)
-            }
-            result => result,
-        }
     }
 
     fn failed(&mut self, error: &CommandError) {
-        let _ = writeln!(
-            self.ctx.err,
-            "error: {} (still watching)",
-            one_line(&error.message)
-        );
+        super::still_watching(self.ctx.err, error);
     }
 }
 
@@ -205,14 +188,4 @@ fn ask(ctx: &mut Context<'_>, question: &str, consent: &mut Consent) -> Result<b
 fn finish(ctx: &mut Context<'_>, outcomes: &[NodeOutcome], dry_run: bool) -> CommandResult {
     render::report(ctx.out, ctx.global, outcomes, dry_run).map_err(io)?;
     replace::verdict(outcomes)
-}
-
-fn duration_flag(name: &str, text: &str) -> Result<Duration, CommandError> {
-    crate::disruption::time::parse_duration_flag(text).ok_or_else(|| {
-        CommandError::input(format!("{name} {text:?}: expected a duration such as 10m"))
-    })
-}
-
-fn io(e: std::io::Error) -> CommandError {
-    CommandError::remote(format!("writing output: {e}"))
 }

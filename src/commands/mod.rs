@@ -3,6 +3,7 @@
 pub mod ami;
 pub mod completion;
 pub mod consolidate;
+pub mod consolidate_live;
 pub mod convert;
 pub mod drift;
 pub mod drift_gate;
@@ -32,6 +33,58 @@ pub(crate) fn selector_flag(
     text.map(crate::model::selector::LabelSelector::parse)
         .transpose()
         .map_err(|e| crate::error::CommandError::input(format!("-l {e}")))
+}
+
+/// A duration flag (`10m`, `90s`); a bad one is an input error naming the flag.
+pub(crate) fn duration_flag(
+    name: &str,
+    text: &str,
+) -> Result<std::time::Duration, crate::error::CommandError> {
+    crate::disruption::time::parse_duration_flag(text).ok_or_else(|| {
+        crate::error::CommandError::input(format!(
+            "{name} {text:?}: expected a duration such as 10m"
+        ))
+    })
+}
+
+/// Starts `--watch` once the user agrees (`question` on the terminal, unless `yes`), its passes
+/// made by `passes` from the context; Ctrl-C then ends it after the step in flight. The worst
+/// pass's result.
+pub(crate) fn watch_if_agreed<'w, 'c, P: crate::usecases::replace::watch::Passes>(
+    ctx: &'w mut Context<'c>,
+    question: &str,
+    yes: bool,
+    passes: impl FnOnce(&'w mut Context<'c>) -> P,
+) -> crate::error::CommandResult {
+    use crate::usecases::clock::SystemClock;
+    use crate::usecases::replace::watch;
+    // Anything printed must be on screen before the question (stdout may be buffered).
+    let _ = ctx.out.flush();
+    if !crate::cli::confirm::confirm(question, yes)? {
+        return Ok(crate::error::Exit::Ok);
+    }
+    SystemClock::handle_interrupts();
+    watch::watch(&SystemClock::new(), watch::INTERVAL, &mut passes(ctx))
+}
+
+/// A `--watch` pass's result: a closed stdout does not reopen by waiting, so it ends the watch.
+pub(crate) fn watched(result: crate::error::CommandResult) -> crate::error::CommandResult {
+    match result {
+        Err(mut e) if crate::cli::output::output_closed() => {
+            e.exit = crate::error::Exit::OutputClosed;
+            Err(e)
+        }
+        result => result,
+    }
+}
+
+/// A `--watch` pass that failed, told on stderr: the watch goes on.
+pub(crate) fn still_watching(err: &mut dyn Write, error: &crate::error::CommandError) {
+    let _ = writeln!(
+        err,
+        "error: {} (still watching)",
+        crate::cli::output::one_line(&error.message)
+    );
 }
 
 /// What every command gets besides its own flags.

@@ -10,6 +10,7 @@ use crate::cloud::Catalog;
 use crate::error::{CommandResult, Exit};
 use crate::k8s::snapshot::{self, Scope};
 use crate::usecases::ami::ASSUMED_KUBERNETES_VERSION;
+use crate::usecases::consolidate;
 use crate::usecases::nodes::{self, Ec2, Request};
 
 /// Runs `nodes`.
@@ -22,11 +23,19 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         None => Catalog::embedded()?,
     };
     let cluster = live::connect_cluster(ctx)?;
-    let snap = snapshot::read(&cluster.client, Scope::PODS)?;
+    // PDBs and the controller too, for the consolidation decision.
+    let (manifests, controller) = if args.no_decision {
+        (
+            snapshot::read(&cluster.client, Scope::PODS)?.manifests,
+            None,
+        )
+    } else {
+        consolidate::gather_live(&cluster.client)?
+    };
     let cloud;
     let ec2 = if args.no_aws {
         Ec2::Off
-    } else if nodes::instance_ids(&snap.manifests).is_empty() {
+    } else if nodes::instance_ids(&manifests).is_empty() {
         Ec2::NothingToAsk
     } else {
         match live::connect_aws(ctx) {
@@ -49,9 +58,26 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         now: super::unix_now(),
     };
     let (global, err) = (ctx.global, &mut *ctx.err);
-    let view = nodes::view(&snap.manifests, ec2, &catalog, &request, &mut |note| {
+    let mut view = nodes::view(&manifests, ec2, &catalog, &request, &mut |note| {
         render::nodes::tell(global, err, &note)
     })?;
+    if !args.no_decision {
+        // The nodes' own region (their zones tell), else the flags'.
+        let region = match view.nodes.iter().find_map(|n| n.region.clone()) {
+            Some(r) => r,
+            None => super::provision::resolve_region(ctx),
+        };
+        let (global, err) = (ctx.global, &mut *ctx.err);
+        nodes::with_decisions(
+            &mut view,
+            manifests,
+            &catalog,
+            &region,
+            controller.as_ref(),
+            request.now,
+            &mut |note| render::nodes::tell(global, err, &note),
+        )?;
+    }
     render::nodes::view(ctx.global, ctx.out, ctx.err, &view)?;
     Ok(Exit::Ok)
 }

@@ -23,6 +23,12 @@
 //!   `karpenter.sh/voluntary-disruption=drifted` also marks a node drifted.
 //! - **Requests** are the sum of the effective requests of the non-terminal pods bound to the
 //!   node; **pods** counts them.
+//! - **Consolidation** ([`decisions`]): what `consolidate` would decide for the node — the same
+//!   engine over the whole cluster (PDBs and the controller's release and `FEATURE_GATES`
+//!   included), priced from the same catalog as the `$/HOUR` column (embedded or `--catalog`,
+//!   never AWS: no credentials needed; `consolidate` live prices from the live catalog and is
+//!   the authority). A node without a NodeClaim (one this tool launched) is no candidate of
+//!   Karpenter's: no decision.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,6 +40,7 @@ use crate::api::Manifests;
 use crate::cloud::ami::KubeVersion;
 use crate::cloud::types::{CloudError, Compute, Filter, ImageQuery, Instance, InstanceQuery};
 use crate::cloud::Catalog;
+use crate::disruption::consolidation::{self, Method, NodeDecision, NodeReport, Reason};
 use crate::drift::{self, class_key, DriftReason, Evaluation, ManagedNode, Status};
 use crate::error::CommandError;
 use crate::model::instance_type::ON_DEMAND;
@@ -91,6 +98,13 @@ pub enum Note {
     EstimatedPrices(Vec<String>),
     /// Spot nodes have no price (the embedded catalog has none).
     NoSpotPrices,
+    /// The consolidation decision is left out: the cluster has more nodes than the limit.
+    DecisionSkipped {
+        /// Nodes in the cluster.
+        nodes: usize,
+        /// [`DECISION_MAX_NODES`].
+        limit: usize,
+    },
 }
 
 impl Note {
@@ -98,7 +112,11 @@ impl Note {
     fn documented(&self) -> bool {
         matches!(
             self,
-            Note::NoAws | Note::AwsUnavailable(_) | Note::EstimatedPrices(_) | Note::NoSpotPrices
+            Note::NoAws
+                | Note::AwsUnavailable(_)
+                | Note::EstimatedPrices(_)
+                | Note::NoSpotPrices
+                | Note::DecisionSkipped { .. }
         )
     }
 }
@@ -218,6 +236,110 @@ pub struct NodeEntry {
     pub pods: usize,
     /// USD per hour, when the catalog knows it.
     pub price_per_hour: Option<f64>,
+    /// What consolidation would decide (`None`: not evaluated, or no NodeClaim).
+    pub consolidation: Option<Consolidation>,
+}
+
+/// A node's consolidation decision, as `consolidate` reports it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Consolidation {
+    /// `delete`, `replace` or `none`.
+    pub decision: NodeDecision,
+    /// The method, unless `none`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<Method>,
+    /// The replacement's cheapest type, for `replace`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replacement_type: Option<String>,
+    /// The pass of its action (1: Karpenter would start it now).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pass: Option<u32>,
+    /// Why not, for `none`: its words, naming the object and the numbers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<Reason>,
+    /// The why-not's stable kebab-case kind (`pdb`, `budget`, …), for machines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason_code: Option<&'static str>,
+}
+
+impl From<NodeReport> for Consolidation {
+    fn from(n: NodeReport) -> Self {
+        Consolidation {
+            decision: n.decision,
+            method: n.method,
+            replacement_type: n.replacement_type,
+            pass: n.pass,
+            reason_code: n.reason.as_ref().map(Reason::kind),
+            reason: n.reason,
+        }
+    }
+}
+
+/// The consolidation decision of every managed node with a NodeClaim, by name: the engine over
+/// the whole cluster (`manifests` with pods and PDBs; its bound pods are used up) at `now`,
+/// types sized and priced from `catalog` in `region`, the running `controller`'s release and
+/// gates when there is one.
+pub fn decisions(
+    mut manifests: Manifests,
+    catalog: &Catalog,
+    region: &str,
+    controller: Option<&crate::usecases::consolidate::Controller>,
+    now: i64,
+) -> Result<BTreeMap<String, Consolidation>, CommandError> {
+    use crate::usecases::consolidate::{build_input, Config};
+    use crate::usecases::provisioning::input::CatalogSizing;
+    let mut sizing = CatalogSizing::new(catalog, region);
+    let config = Config {
+        now,
+        ..Config::default()
+    };
+    let input = build_input(&mut manifests, &mut sizing, &config, controller)?;
+    Ok(consolidation::evaluate(input)
+        .nodes
+        .into_iter()
+        .map(|n| (n.name.clone(), Consolidation::from(n)))
+        .collect())
+}
+
+/// Above this many nodes (managed or not) `nodes` leaves the decision out: the engine evaluates
+/// every controller pass over the whole cluster, and its cost grows with passes × nodes
+/// (docs/performance.md B7: about 8 s at 1,000 nodes). `consolidate` still computes it.
+pub const DECISION_MAX_NODES: usize = 1000;
+
+/// Gives each node of `view` its consolidation decision ([`decisions`]), or — over
+/// [`DECISION_MAX_NODES`] nodes — none, with a note `told` as well.
+#[allow(clippy::too_many_arguments)]
+pub fn with_decisions(
+    view: &mut NodeView,
+    manifests: Manifests,
+    catalog: &Catalog,
+    region: &str,
+    controller: Option<&crate::usecases::consolidate::Controller>,
+    now: i64,
+    told: &mut impl Sink<Note>,
+) -> Result<(), CommandError> {
+    if manifests.nodes.len() > DECISION_MAX_NODES {
+        let note = Note::DecisionSkipped {
+            nodes: manifests.nodes.len(),
+            limit: DECISION_MAX_NODES,
+        };
+        view.notes.push(note.clone());
+        told.emit(note);
+        return Ok(());
+    }
+    attach(
+        view,
+        decisions(manifests, catalog, region, controller, now)?,
+    );
+    Ok(())
+}
+
+/// Gives each node of `view` its decision from `decisions`.
+pub fn attach(view: &mut NodeView, mut decisions: BTreeMap<String, Consolidation>) {
+    for n in &mut view.nodes {
+        n.consolidation = decisions.remove(&n.name);
+    }
 }
 
 /// Totals of one pool (or of everything).
@@ -494,6 +616,7 @@ pub fn entries(
                 allocatable: Usage::from_resources(&mn.node.allocatable),
                 pods,
                 price_per_hour,
+                consolidation: None,
             }
         })
         .collect();

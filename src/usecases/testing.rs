@@ -152,6 +152,24 @@ impl World {
         self.clock.on_tick(move |_| bind_pending(&cluster));
     }
 
+    /// Plays the `app` ReplicaSet: pods evicted are created again (pending, 1 CPU), as many as
+    /// `desired`.
+    pub fn replica_set(&self, desired: usize) {
+        let cluster = self.cluster.clone();
+        let mut next = 0;
+        self.clock.on_tick(move |_| {
+            let have = cluster
+                .list("v1", "Pod")
+                .iter()
+                .filter(|p| p["metadata"]["labels"]["app"] == "app")
+                .count();
+            for _ in have..desired {
+                put_pending(&cluster, &format!("app-new-{next}"), "1");
+                next += 1;
+            }
+        });
+    }
+
     /// A running instance of `pool` whose Ready Node has registered, as an earlier run left
     /// it; the Node's name.
     pub fn registered_node(&self, pool: &str, instance_type: &str) -> String {

@@ -407,17 +407,13 @@ fn blocked_by_pdb_and_do_not_evict_then_killed_after_launch_resumes() {
     kill_at_and_resume(&walk, &old_name, "launched NodeClaim");
 }
 
-/// Runs `drift replace`, SIGKILLs it when its progress prints `milestone`, re-runs it, and
-/// checks the outcome is as if nothing had happened: one replacement, the old node and its
-/// instance gone, the pod Running on the new node.
-pub(crate) fn kill_at_and_resume(walk: &Walk, old_name: &str, milestone: &str) {
-    let before = tool_instances(walk).len();
-    let mut child = walk.spawn(&["karpenter", "drift", "replace", "--yes"]);
+/// Runs `args`, SIGKILLs it when its progress (stderr) prints `milestone`.
+pub(crate) fn kill_at(walk: &Walk, args: &[&str], milestone: &str) {
+    let mut child = walk.spawn(args);
     let stderr = child.stderr.take().unwrap();
     let mut killed = false;
     for line in BufReader::new(stderr).lines() {
-        let line = line.unwrap();
-        if line.contains(milestone) {
+        if line.unwrap().contains(milestone) {
             Command::new("kill")
                 .args(["-KILL", &child.id().to_string()])
                 .status()
@@ -428,6 +424,14 @@ pub(crate) fn kill_at_and_resume(walk: &Walk, old_name: &str, milestone: &str) {
     }
     let _ = child.wait();
     assert!(killed, "the run reached {milestone:?}");
+}
+
+/// Runs `drift replace`, SIGKILLs it when its progress prints `milestone`, re-runs it, and
+/// checks the outcome is as if nothing had happened: one replacement, the old node and its
+/// instance gone, the pod Running on the new node.
+pub(crate) fn kill_at_and_resume(walk: &Walk, old_name: &str, milestone: &str) {
+    let before = tool_instances(walk).len();
+    kill_at(walk, &["karpenter", "drift", "replace", "--yes"], milestone);
     let resumed = walk.run(&["karpenter", "drift", "replace", "--yes"]);
     assert_eq!(
         resumed.code, 0,

@@ -192,8 +192,20 @@ fn nodes_table_json_name_and_filters() {
     assert_eq!(
         table[0],
         [
-            "NODE", "NODEPOOL", "TYPE", "ZONE", "CAPACITY", "AMI", "AGE", "STATUS", "DRIFT", "CPU",
-            "MEMORY", "PODS", "$/HOUR"
+            "NODE",
+            "NODEPOOL",
+            "TYPE",
+            "ZONE",
+            "CAPACITY",
+            "AMI",
+            "AGE",
+            "STATUS",
+            "DRIFT",
+            "CPU",
+            "MEMORY",
+            "PODS",
+            "$/HOUR",
+            "CONSOLIDATION"
         ],
         "{}",
         run.stdout
@@ -222,8 +234,10 @@ fn nodes_table_json_name_and_filters() {
             "[##------]",
             "29%",
             "2",
-            "0.0960"
-        ]
+            "0.0960",
+            "-"
+        ],
+        "no NodeClaim: no Karpenter decision"
     );
     let b = &table[2];
     assert_eq!(
@@ -247,7 +261,8 @@ fn nodes_table_json_name_and_filters() {
             "[#-------]",
             "7%",
             "1",
-            "0.0960"
+            "0.0960",
+            "none:not-initialized"
         ]
     );
     assert!(
@@ -330,6 +345,11 @@ fn nodes_table_json_name_and_filters() {
     assert_eq!(b["imageId"], "ami-0123");
     assert_eq!(b["drift"]["status"], "Drifted");
     assert_eq!(b["drift"]["source"], "nodeclaim-condition");
+    // The consolidation decision, typed: the same field as `consolidate`'s nodes.
+    assert!(a["consolidation"].is_null(), "{a}");
+    assert_eq!(b["consolidation"]["decision"], "none");
+    assert_eq!(b["consolidation"]["reasonCode"], "not-initialized");
+    assert_eq!(b["consolidation"]["reason"], "not initialized");
     let pools = doc["nodePools"].as_array().unwrap();
     assert_eq!(pools.len(), 1);
     assert_eq!(pools[0]["name"], "default");
@@ -369,14 +389,25 @@ fn nodes_table_json_name_and_filters() {
     let run = k.karpenter(&["nodes", "--no-aws", "-l", "a in (b"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
 
-    // -o wide adds the instance, AMI name and NodeClaim.
+    // -o wide adds the instance, AMI name, NodeClaim and the whole why-not.
     let run = k.karpenter(&["nodes", "--no-aws", "-o", "wide"]);
     assert_eq!(run.code, 0);
     let table = rows(&run.stdout);
-    assert_eq!(table[0][13..], ["INSTANCE", "AMI-NAME", "NODECLAIM"]);
     assert_eq!(
-        table[2][table[2].len() - 3..],
-        ["i-0node-b", "-", "default-abcde"]
+        table[0][14..],
+        ["INSTANCE", "AMI-NAME", "NODECLAIM", "WHY-NOT"]
+    );
+    assert_eq!(
+        table[2][table[2].len() - 5..],
+        ["i-0node-b", "-", "default-abcde", "not", "initialized"]
+    );
+    // --no-decision leaves the decision out.
+    let run = k.karpenter(&["nodes", "--no-aws", "--no-decision", "--no-headers"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.lines().all(|l| l.ends_with(" -")),
+        "{}",
+        run.stdout
     );
 }
 

@@ -96,3 +96,32 @@ struct Document<'a> {
     #[serde(flatten)]
     report: &'a ConsolidationReport,
 }
+
+/// A round of `consolidate --yes` / `--dry-run`: what it carries out (or resumes), node by
+/// node, as `drift replace`'s plan table.
+pub fn round(
+    out: &mut dyn Write,
+    headers: bool,
+    number: usize,
+    resumes: bool,
+    outcomes: &[crate::usecases::replace::NodeOutcome],
+) -> std::io::Result<()> {
+    if number > 1 {
+        writeln!(out)?;
+    }
+    if outcomes.is_empty() {
+        return writeln!(
+            out,
+            "Nothing to consolidate now (`kubectl karpenter consolidate` says why, node by node)."
+        );
+    }
+    if resumes {
+        writeln!(
+            out,
+            "Round {number}: finishing what an interrupted run left"
+        )?;
+    } else {
+        writeln!(out, "Round {number}: the action Karpenter would start now")?;
+    }
+    super::replace::table(out, headers, outcomes)
+}

@@ -14,9 +14,10 @@ use super::{dash, io_error, note, warn};
 use crate::cli::output::{kubectl_age, price, shown, write_document, Table, API_VERSION};
 use crate::cli::style::Style;
 use crate::cli::{GlobalArgs, OutputFormat};
+use crate::disruption::consolidation::NodeDecision;
 use crate::drift::Status;
 use crate::error::CommandError;
-use crate::usecases::nodes::{DriftInfo, NodeEntry, NodeView, Note, PoolTotals};
+use crate::usecases::nodes::{Consolidation, DriftInfo, NodeEntry, NodeView, Note, PoolTotals};
 
 /// Cells in a usage bar.
 const BAR_CELLS: usize = 8;
@@ -24,7 +25,7 @@ const BAR_CELLS: usize = 8;
 /// A note of the view as it arises: a warning when AWS is unreachable, else a note for `-v`.
 pub fn tell(global: &GlobalArgs, err: &mut dyn Write, n: &Note) {
     match n {
-        Note::AwsUnavailable(_) => warn(global, err, &text(n)),
+        Note::AwsUnavailable(_) | Note::DecisionSkipped { .. } => warn(global, err, &text(n)),
         _ => note(global, err, &text(n)),
     }
 }
@@ -46,6 +47,9 @@ fn text(n: &Note) -> String {
             crate::cloud::catalog::PRICE_REGION
         ),
         Note::NoSpotPrices => "spot prices are not in the embedded catalog: pass --catalog FILE with spot offerings to price spot nodes".into(),
+        Note::DecisionSkipped { nodes, limit } => format!(
+            "{nodes} nodes: the CONSOLIDATION column is left out above {limit} (it evaluates the whole cluster); `kubectl karpenter consolidate` computes it"
+        ),
     }
 }
 
@@ -86,6 +90,28 @@ pub fn view(
     }
 }
 
+/// The decision in one word (no spaces, like kubectl's columns): `delete:emptiness`,
+/// `replace:c6a.large`, the why-not's kind for `none` (`none:pdb`; `-o wide` adds the whole
+/// reason), `-` when not evaluated (no NodeClaim, `--no-decision`).
+fn consolidation_cell(c: Option<&Consolidation>) -> String {
+    let Some(c) = c else {
+        return "-".into();
+    };
+    match c.decision {
+        NodeDecision::Delete => match c.method {
+            Some(m) => format!("delete:{m}"),
+            None => "delete".into(),
+        },
+        NodeDecision::Replace => {
+            format!("replace:{}", c.replacement_type.as_deref().unwrap_or("?"))
+        }
+        NodeDecision::None => match &c.reason {
+            Some(r) => format!("none:{}", r.kind()),
+            None => "none".into(),
+        },
+    }
+}
+
 fn tables(
     global: &GlobalArgs,
     out: &mut dyn Write,
@@ -96,11 +122,23 @@ fn tables(
     let unicode = unicode_bars();
     let headers_on = !global.no_headers;
     let mut headers = vec![
-        "NODE", "NODEPOOL", "TYPE", "ZONE", "CAPACITY", "AMI", "AGE", "STATUS", "DRIFT", "CPU",
-        "MEMORY", "PODS", "$/HOUR",
+        "NODE",
+        "NODEPOOL",
+        "TYPE",
+        "ZONE",
+        "CAPACITY",
+        "AMI",
+        "AGE",
+        "STATUS",
+        "DRIFT",
+        "CPU",
+        "MEMORY",
+        "PODS",
+        "$/HOUR",
+        "CONSOLIDATION",
     ];
     if wide {
-        headers.extend(["INSTANCE", "AMI-NAME", "NODECLAIM"]);
+        headers.extend(["INSTANCE", "AMI-NAME", "NODECLAIM", "WHY-NOT"]);
     }
     let mut rows = Vec::new();
     let mut marked = BTreeSet::new();
@@ -125,11 +163,18 @@ fn tables(
             bar(n.requests.memory, n.allocatable.memory, unicode),
             n.pods.to_string(),
             n.price_per_hour.map_or_else(|| "-".into(), price),
+            consolidation_cell(n.consolidation.as_ref()),
         ];
         if wide {
             row.push(dash(&n.instance_id));
             row.push(dash(&n.image_name));
             row.push(dash(&n.node_claim));
+            row.push(
+                n.consolidation
+                    .as_ref()
+                    .and_then(|c| c.reason.as_ref())
+                    .map_or_else(|| "-".into(), ToString::to_string),
+            );
         }
         rows.push(row);
     }

@@ -31,8 +31,14 @@ impl fmt::Display for Detail {
             ),
             Detail::NoBudget { pool } => write!(
                 f,
-                "NodePool {pool} disruption budget allows no more drifted nodes now"
+                "NodePool {pool} disruption budget allows no more disruptions now"
             ),
+            Detail::NoLongerFits { would_launch } => write!(
+                f,
+                "its pods no longer fit on the other nodes (they would need {}): decided again",
+                would_launch.join(", ")
+            ),
+            Detail::DecisionChanged(what) => write!(f, "{what}: decided again"),
             Detail::Resumes(step) => write!(f, "resumes a replacement ({} before)", step.as_str()),
             Detail::LeftTheCluster => f.write_str("the node left the cluster meanwhile"),
             Detail::Interrupted => f.write_str("not started: interrupted"),

@@ -119,9 +119,17 @@ pub(crate) struct Engine<S: Simulator> {
     /// Simulations that failed in an earlier pass and may still hold, by method and node, with
     /// the node's version then (its pods are what was simulated).
     failed: FxHashMap<(Slot, usize), (u64, Stamp, Reason)>,
+    /// Stop after this many passes (`None`: until one starts nothing).
+    max_passes: Option<u32>,
 }
 
 impl<S: Simulator> Engine<S> {
+    /// Stops after `passes` passes: what the controller would start now is pass 1.
+    pub fn passes(mut self, passes: u32) -> Self {
+        self.max_passes = Some(passes);
+        self
+    }
+
     pub fn new(cluster: Cluster, sim: S) -> Self {
         let n = cluster.nodes.len();
         Engine {
@@ -134,6 +142,7 @@ impl<S: Simulator> Engine<S> {
             pass: 1,
             launched: 0,
             failed: FxHashMap::default(),
+            max_passes: None,
         }
     }
 
@@ -149,7 +158,8 @@ impl<S: Simulator> Engine<S> {
             }
             let acted = steps(self.c.release).iter().any(|&s| self.step(s));
             // Every action takes at least one node away, so this ends.
-            if !acted || self.pass as usize > original + 1 {
+            let last = self.max_passes.is_some_and(|m| self.pass >= m);
+            if !acted || last || self.pass as usize > original + 1 {
                 break;
             }
             self.pass += 1;

@@ -44,6 +44,15 @@ pub fn evaluate(input: ConsolidationInput) -> ConsolidationReport {
     engine::Engine::new(cluster::Cluster::new(input), fast::Fast::default()).run()
 }
 
+/// Only the controller's first pass: the action it would start now (at most one), and why not
+/// for the rest as that pass sees them. What `consolidate --yes` carries out, deciding again
+/// after each action instead of trusting later passes.
+pub fn evaluate_first_pass(input: ConsolidationInput) -> ConsolidationReport {
+    engine::Engine::new(cluster::Cluster::new(input), fast::Fast::default())
+        .passes(1)
+        .run()
+}
+
 /// [`evaluate`] the straightforward way, as Karpenter does it: the scheduler on the whole
 /// cluster for every simulation, nothing reused between passes. Same answer, much slower; what
 /// [`evaluate`] is checked against.

@@ -1,5 +1,6 @@
-//! How many more nodes may start now: per NodePool, its disruption budget for `Drifted`
-//! (docs/karpenter.md §5.2) minus the nodes already in replacement, and `--max-parallel` over all.
+//! How many more nodes may start now: per NodePool, its disruption budget for the run's reason
+//! (`Drifted` for drift, `Empty` / `Underutilized` for consolidation; docs/karpenter.md §5.2)
+//! minus the nodes already in replacement, and `--max-parallel` over all.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
@@ -50,7 +51,7 @@ impl Slots {
 /// replace it neither grow the pool's count nor count as NotReady while they join (Karpenter
 /// would count both; a rollout should not change its own pace — the one place we knowingly
 /// differ).
-pub fn free_slots(pools: &[NodePool], nodes: &[Node], now: i64) -> Slots {
+pub fn free_slots(pools: &[NodePool], nodes: &[Node], reason: DisruptionReason, now: i64) -> Slots {
     let replacements: BTreeSet<String> = nodes
         .iter()
         .filter_map(Record::of)
@@ -61,12 +62,7 @@ pub fn free_slots(pools: &[NodePool], nodes: &[Node], now: i64) -> Slots {
         .filter(|n| !n.instance_id().is_some_and(|id| replacements.contains(id)))
         .collect();
     Slots::new(pools.iter().map(|pool| {
-        let allowance = allowed_disruptions(
-            pool,
-            counted.iter().copied(),
-            DisruptionReason::Drifted,
-            now,
-        );
+        let allowance = allowed_disruptions(pool, counted.iter().copied(), reason, now);
         let in_progress = nodes
             .iter()
             .filter(|n| {
@@ -141,6 +137,17 @@ pub fn pick(
     }
     *queue = rest;
     picked
+}
+
+/// The budget reason of a run over `queue`: its first node's method's (a run carries one
+/// method's nodes: drift's, or one consolidation action's).
+pub fn reason_of<'a>(queue: impl IntoIterator<Item = &'a Queued>) -> DisruptionReason {
+    queue
+        .into_iter()
+        .next()
+        .map_or(DisruptionReason::Drifted, |q| {
+            q.action.method.budget_reason()
+        })
 }
 
 /// The distinct NodePools of `queue`, in order.

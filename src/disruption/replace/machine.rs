@@ -339,7 +339,7 @@ impl Failures {
     /// Counts a node that ended (others are not counted).
     pub fn count(&mut self, status: Status, detail: &Detail) {
         match status {
-            Status::Replaced => self.in_a_row = 0,
+            Status::Replaced | Status::Deleted => self.in_a_row = 0,
             Status::RolledBack | Status::Failed => {
                 self.in_a_row += 1;
                 self.last = detail.clone();

@@ -6,7 +6,8 @@
 //! comes next and does it.
 //!
 //! A caller hands the pipeline [`Action`]s: one node each, with the disruption [`Method`] that
-//! chose it (drift today) recorded on the node. Every node ends with a [`Status`] and, where it
+//! chose it recorded on the node (drift; consolidation's deletes and its one-NodeClaim
+//! replacement, [`Chosen`]). Every node ends with a [`Status`] and, where it
 //! says more, a [`Detail`].
 
 pub mod budget;
@@ -20,6 +21,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::disruption::budgets::DisruptionReason;
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 pub use machine::Holding;
@@ -27,21 +29,21 @@ pub use record::{claim_name, replacement_name, Record, Step, REPLACEMENT};
 
 pub use crate::model::labels::TERMINATION_FINALIZER;
 
-/// Why a node is disrupted: Karpenter's disruption methods (`pkg/controllers/disruption`).
+/// Why a node is disrupted, and so what the pipeline launches for it — recorded on the node
+/// (docs/consolidation.md "Doing it"). Karpenter's disruption methods
+/// (`pkg/controllers/disruption`) reach the pipeline as one of these.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Method {
-    /// Drifted (or named on the command line).
+    /// Drifted (or named on the command line): replacements planned by the solver.
     #[default]
     Drift,
-    /// `expireAfter` reached.
-    Expiration,
-    /// Empty.
-    Emptiness,
-    /// Multi-node consolidation.
-    Multi,
-    /// Single-node consolidation.
-    Single,
+    /// Empty (Karpenter's emptiness): deleted, nothing launched.
+    EmptyDelete,
+    /// Consolidation found its pods a place on the other nodes: deleted, nothing launched.
+    ConsolidationDelete,
+    /// Consolidation replaces it with exactly the one cheaper NodeClaim it chose.
+    ConsolidationReplace,
 }
 
 impl Method {
@@ -49,29 +51,59 @@ impl Method {
     pub fn as_str(self) -> &'static str {
         match self {
             Method::Drift => "drift",
-            Method::Expiration => "expiration",
-            Method::Emptiness => "emptiness",
-            Method::Multi => "multi",
-            Method::Single => "single",
+            Method::EmptyDelete => "empty-delete",
+            Method::ConsolidationDelete => "consolidation-delete",
+            Method::ConsolidationReplace => "consolidation-replace",
+        }
+    }
+
+    /// Whether the node is only deleted: nothing is launched for it, its pods must fit on the
+    /// nodes that stay.
+    pub fn is_delete(self) -> bool {
+        matches!(self, Method::EmptyDelete | Method::ConsolidationDelete)
+    }
+
+    /// The disruption budget reason it counts against (v1 budgets per reason,
+    /// docs/karpenter.md §5.2).
+    pub fn budget_reason(self) -> DisruptionReason {
+        match self {
+            Method::Drift => DisruptionReason::Drifted,
+            Method::EmptyDelete => DisruptionReason::Empty,
+            Method::ConsolidationDelete | Method::ConsolidationReplace => {
+                DisruptionReason::Underutilized
+            }
         }
     }
 }
 
 impl<'de> Deserialize<'de> for Method {
-    /// A method this version does not know (a newer one wrote it) reads as drift: the method
-    /// only says why, the steps are the same.
+    /// A method this version does not know (a newer one wrote it) reads as drift: a re-run then
+    /// plans replacements for the node's pods, the safe way to finish it.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
         Ok([
-            Method::Expiration,
-            Method::Emptiness,
-            Method::Multi,
-            Method::Single,
+            Method::EmptyDelete,
+            Method::ConsolidationDelete,
+            Method::ConsolidationReplace,
         ]
         .into_iter()
         .find(|m| m.as_str() == text)
         .unwrap_or(Method::Drift))
     }
+}
+
+/// The one NodeClaim consolidation chose to replace a node with: the replacement planned for
+/// the node's pods is narrowed to it, or the node is not started (the decision changed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chosen {
+    /// Its NodePool.
+    pub node_pool: String,
+    /// The instance types it may launch as, cheapest first.
+    pub instance_types: Vec<String>,
+    /// Its capacity type.
+    pub capacity_type: String,
+    /// The zones it may land in.
+    pub zones: Vec<String>,
 }
 
 /// One node to take out of the cluster, and why: what a caller hands the pipeline.
@@ -83,6 +115,8 @@ pub struct Action {
     pub pool: NodePool,
     /// The disruption method, recorded on the node.
     pub method: Method,
+    /// For [`Method::ConsolidationReplace`]: the NodeClaim chosen.
+    pub chosen: Option<Chosen>,
     /// The reason shown and recorded (a drift reason, `Requested`; a resumed replacement's
     /// recorded one).
     pub reason: String,
@@ -149,6 +183,8 @@ pub enum Status {
     WaitingBudget,
     /// Replaced: its replacements serve its pods, it is gone.
     Replaced,
+    /// Deleted (a delete method): its pods moved to the other nodes, it is gone.
+    Deleted,
     /// Undone: the node serves again, what was launched is terminated.
     RolledBack,
     /// Stopped midway (a drain timed out): cordoned, resumed by a re-run.
@@ -166,6 +202,7 @@ impl Status {
             Status::Blocked => "blocked",
             Status::WaitingBudget => "waiting-budget",
             Status::Replaced => "replaced",
+            Status::Deleted => "deleted",
             Status::RolledBack => "rolled-back",
             Status::Failed => "failed",
             Status::Gone => "gone",
@@ -201,6 +238,15 @@ pub enum Detail {
         /// The pool.
         pool: String,
     },
+    /// A delete whose pods no longer fit on the other nodes (they would need new NodeClaims
+    /// of these types): decided again.
+    NoLongerFits {
+        /// The instance types the pods would need.
+        would_launch: Vec<String>,
+    },
+    /// A consolidation replacement whose plan no longer matches the NodeClaim chosen (what
+    /// the plan needs instead): decided again.
+    DecisionChanged(String),
     /// Resumes a replacement a killed run left at this step.
     Resumes(Step),
     /// The node left the cluster before it started.

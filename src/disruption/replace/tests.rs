@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::budget::{controller_free_slots, free_slots, pick, Slots};
 use super::machine::*;
 use super::*;
+use crate::disruption::budgets::DisruptionReason;
 use crate::disruption::drain::{Blocker, DrainPlan};
 use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, Budget};
@@ -68,6 +69,7 @@ fn queued(name: &str, pool_name: &str, resuming: bool, outcome: usize) -> Queued
             node: node(name, pool_name, "i-x"),
             pool: pool(pool_name, Some("10%")),
             method: Method::Drift,
+            chosen: None,
             reason: "Drifted".into(),
         },
         record: resuming.then(Record::default),
@@ -113,7 +115,7 @@ fn records_of_every_earlier_version_parse() {
 fn a_record_is_written_with_its_method_and_reads_back() {
     let record = Record {
         step: Step::Drained,
-        method: Method::Single,
+        method: Method::ConsolidationReplace,
         node_claims: vec!["default-1".into()],
         instances: vec!["i-1".into()],
         reason: "Underutilized".into(),
@@ -122,7 +124,7 @@ fn a_record_is_written_with_its_method_and_reads_back() {
     };
     assert_eq!(
         record.format(),
-        r#"{"step":"drained","method":"single","nodeClaims":["default-1"],"instances":["i-1"],"reason":"Underutilized","startedAt":"2026-12-02T10:00:00Z"}"#
+        r#"{"step":"drained","method":"consolidation-replace","nodeClaims":["default-1"],"instances":["i-1"],"reason":"Underutilized","startedAt":"2026-12-02T10:00:00Z"}"#
     );
     assert_eq!(Record::parse(&record.format()), Some(record.clone()));
     let n = with_record(node("a", "default", "i-a"), &record);
@@ -194,14 +196,23 @@ fn slots_are_the_budget_minus_the_nodes_in_replacement() {
     let p = pool("default", Some("10%"));
     let mut nodes = cluster(100);
     let pools = std::slice::from_ref(&p);
-    assert_eq!(free_slots(pools, &nodes, 0).free("default"), Some(10));
+    assert_eq!(
+        free_slots(pools, &nodes, DisruptionReason::Drifted, 0).free("default"),
+        Some(10)
+    );
     for n in nodes.iter_mut().take(3) {
         *n = replacing(n.clone(), &[]);
     }
-    assert_eq!(free_slots(pools, &nodes, 0).free("default"), Some(7));
+    assert_eq!(
+        free_slots(pools, &nodes, DisruptionReason::Drifted, 0).free("default"),
+        Some(7)
+    );
     // A node already being deleted counts once (as Karpenter's "disrupting").
     nodes[3].deleting = true;
-    assert_eq!(free_slots(pools, &nodes, 0).free("default"), Some(6));
+    assert_eq!(
+        free_slots(pools, &nodes, DisruptionReason::Drifted, 0).free("default"),
+        Some(6)
+    );
 }
 
 #[test]
@@ -218,15 +229,26 @@ fn replacements_in_progress_neither_grow_the_pool_nor_count_as_not_ready() {
     }
     // 110 Nodes, 5 NotReady: Karpenter's arithmetic would allow ceil(11) - 5 - 10 = 0 … or
     // more once they are Ready; here it is exactly 10 - 10.
-    assert_eq!(free_slots(pools, &nodes, 0).free("default"), Some(0));
+    assert_eq!(
+        free_slots(pools, &nodes, DisruptionReason::Drifted, 0).free("default"),
+        Some(0)
+    );
     // One finishes: its old node goes, its replacement is an ordinary node now.
     nodes.remove(0);
-    assert_eq!(free_slots(pools, &nodes, 0).free("default"), Some(1));
+    assert_eq!(
+        free_slots(pools, &nodes, DisruptionReason::Drifted, 0).free("default"),
+        Some(1)
+    );
 }
 
 #[test]
 fn a_pool_without_an_active_budget_is_limited_by_max_parallel_only() {
-    let slots = free_slots(&[pool("free", None)], &cluster(5), 0);
+    let slots = free_slots(
+        &[pool("free", None)],
+        &cluster(5),
+        DisruptionReason::Drifted,
+        0,
+    );
     assert_eq!(slots.free("free"), None);
     assert!(slots.has_room("free"));
 }
@@ -519,4 +541,37 @@ fn statuses_keep_their_report_spelling() {
     );
     assert!(Status::RolledBack.is_failure() && Status::Failed.is_failure());
     assert!(!Status::Blocked.is_failure());
+}
+
+#[test]
+fn slots_follow_the_budget_of_the_method_s_reason() {
+    let mut p = pool("default", None);
+    p.disruption.budgets = vec![
+        Budget {
+            nodes: "0".into(),
+            reasons: vec!["Underutilized".into()],
+            ..Budget::default()
+        },
+        Budget {
+            nodes: "2".into(),
+            reasons: vec!["Empty".into()],
+            ..Budget::default()
+        },
+    ];
+    let pools = std::slice::from_ref(&p);
+    let nodes = cluster(10);
+    let free =
+        |method: Method| free_slots(pools, &nodes, method.budget_reason(), 0).free("default");
+    assert_eq!(free(Method::EmptyDelete), Some(2));
+    assert_eq!(free(Method::ConsolidationDelete), Some(0));
+    assert_eq!(free(Method::ConsolidationReplace), Some(0));
+    assert_eq!(
+        free(Method::Drift),
+        None,
+        "no budget for Drifted: unlimited"
+    );
+    // The run's reason is its first node's method's.
+    let queue = [queued("a", "default", false, 0)];
+    assert_eq!(super::budget::reason_of(&queue), DisruptionReason::Drifted);
+    assert!(Method::EmptyDelete.is_delete() && !Method::ConsolidationReplace.is_delete());
 }

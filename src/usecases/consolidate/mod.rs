@@ -8,7 +8,10 @@
 //! 3. [`evaluate`]: run the pure [`consolidation`] engine on the whole cluster and keep the
 //!    selected nodes in the report.
 //!
-//! Rendering is the CLI's (`cli::render::consolidate`).
+//! [`execute`] carries the decisions out (`--yes`, `--dry-run`, `--watch`) through the replace
+//! pipeline. Rendering is the CLI's (`cli::render::consolidate`).
+
+pub mod execute;
 
 use std::collections::HashMap;
 
@@ -69,6 +72,26 @@ pub fn release_of(version: Version) -> Release {
 
 /// Reads the cluster: the snapshot with pods and PDBs, and the controller when one runs.
 pub fn gather_live(cluster: &dyn Cluster) -> Result<(Manifests, Option<Controller>), CommandError> {
+    let manifests = read_with_pdbs(cluster)?;
+    Ok((manifests, controller(cluster)?))
+}
+
+/// The Karpenter controller running in the cluster, if one does: its release and gates.
+pub fn controller(cluster: &dyn Cluster) -> Result<Option<Controller>, CommandError> {
+    if coexist::find_controllers(cluster)?.is_empty() {
+        return Ok(None);
+    }
+    let install = drift_gate::installed(cluster, None)?;
+    let gates = install.feature_gates();
+    Ok(Some(Controller {
+        version: install.version,
+        spot_to_spot: gates.get("SpotToSpotConsolidation").and_then(Result::ok),
+        drift: gates.get("Drift").and_then(Result::ok),
+    }))
+}
+
+/// The cluster with its pods and PodDisruptionBudgets: what the engine reads.
+pub fn read_with_pdbs(cluster: &dyn Cluster) -> Result<Manifests, CommandError> {
     let read = snapshot::read(
         cluster,
         Scope {
@@ -78,18 +101,7 @@ pub fn gather_live(cluster: &dyn Cluster) -> Result<(Manifests, Option<Controlle
     )?;
     let mut manifests = read.manifests;
     manifests.pdbs = read.pdbs;
-    let controller = if coexist::find_controllers(cluster)?.is_empty() {
-        None
-    } else {
-        let install = drift_gate::installed(cluster, None)?;
-        let gates = install.feature_gates();
-        Some(Controller {
-            version: install.version,
-            spot_to_spot: gates.get("SpotToSpotConsolidation").and_then(Result::ok),
-            drift: gates.get("Drift").and_then(Result::ok),
-        })
-    };
-    Ok((manifests, controller))
+    Ok(manifests)
 }
 
 /// The engine's input: every node (managed or not) with its pods and NodeClaim facts, every

@@ -358,3 +358,63 @@ fn an_unknown_nodepool_is_an_input_error_told_after_the_aws_warning() {
     );
     assert_eq!(told[0], Note::AwsUnavailable("no region".into()));
 }
+
+/// The example cluster of `consolidate` (2024-06-24T12:00:00Z): the decisions `nodes` shows are
+/// the report's, typed, with the why-not's kind.
+#[test]
+fn the_decision_column_is_the_consolidation_report_per_node() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/consolidate/cluster.yaml"
+    );
+    let manifests = crate::api::load_paths(&[path.to_string()], &mut std::io::empty()).unwrap();
+    let catalog = Catalog::embedded().unwrap();
+    let decisions = decisions(manifests, &catalog, "us-east-1", None, 1_719_230_400).unwrap();
+    let empty = &decisions["empty"];
+    assert_eq!(empty.decision, NodeDecision::Delete);
+    assert_eq!(empty.method, Some(Method::Emptiness));
+    assert_eq!(empty.pass, Some(1));
+    let kept = &decisions["under-used"];
+    assert_eq!(kept.decision, NodeDecision::None);
+    assert_eq!(kept.reason_code, Some("receives-pods"));
+    let doc = serde_json::to_value(kept).unwrap();
+    assert_eq!(doc["decision"], "none");
+    assert!(doc["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("receives pods from busy"));
+}
+
+/// Over the limit the engine is not run: a note says so, documented and told.
+#[test]
+fn the_decision_is_left_out_of_a_large_cluster_with_a_note() {
+    let manifests = Manifests {
+        nodes: vec![Node::default(); DECISION_MAX_NODES + 1],
+        ..Manifests::default()
+    };
+    let (node_pools, total) = totals(&[]);
+    let mut view = NodeView {
+        nodes: Vec::new(),
+        node_pools,
+        total,
+        notes: Vec::new(),
+    };
+    let mut told = Vec::new();
+    let catalog = Catalog::embedded().unwrap();
+    with_decisions(
+        &mut view,
+        manifests,
+        &catalog,
+        "us-east-1",
+        None,
+        0,
+        &mut |n: Note| told.push(n),
+    )
+    .unwrap();
+    let note = Note::DecisionSkipped {
+        nodes: DECISION_MAX_NODES + 1,
+        limit: DECISION_MAX_NODES,
+    };
+    assert_eq!(told, std::slice::from_ref(&note));
+    assert_eq!(view.notes, [note]);
+}

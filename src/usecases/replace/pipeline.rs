@@ -14,14 +14,14 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
 use super::drain::{self, At, Passed};
-use super::plan::{NodePlan, Planner};
+use super::plan::{Intent, NodePlan, Planner};
 use super::select::pods_to_move;
 use super::steps::{self, Claim};
 use super::{Event, NodeOutcome, NodeStep, Resume, Settings};
 use crate::api::Manifests;
 use crate::cloud::types::Compute;
 use crate::disruption::drain::Pdb;
-use crate::disruption::replace::budget::{free_slots, pick, pools_of};
+use crate::disruption::replace::budget::{free_slots, pick, pools_of, reason_of};
 use crate::disruption::replace::machine::{
     after_launch, entry, launching_next, readiness, Drain, Ending, Entry, Failures, LaunchingNext,
     Readiness, Replacement, State,
@@ -101,8 +101,9 @@ pub fn preview<C: Cluster, P: Compute, K: Clock + ?Sized>(
         queue.push(Queued::new(action, i));
     }
     let now = live.clock.now();
-    let mut slots = free_slots(&pools_of(&queue), &m.nodes, now);
+    let mut slots = free_slots(&pools_of(&queue), &m.nodes, reason_of(&queue), now);
     let mut planner = Planner::new(m, &pdbs, &BTreeSet::new(), Vec::new(), settings.force, now);
+    planner.leaving(deleted(&queue));
     let mut starting = 0;
     let mut kept = Vec::new();
     for q in queue {
@@ -137,7 +138,8 @@ pub fn preview<C: Cluster, P: Compute, K: Clock + ?Sized>(
             .record
             .as_ref()
             .map_or(settings.attempt.as_str(), |r| r.started_at.as_str());
-        match planner.plan(live, node, pool, attempt, q.record.as_ref())? {
+        let intent = Intent::of(&q.action);
+        match planner.plan(live, node, pool, attempt, q.record.as_ref(), intent)? {
             NodePlan::Blocked { why, .. } => {
                 o.status = Status::Blocked;
                 o.detail = why;
@@ -249,6 +251,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
 
     fn run(&mut self, queue: Vec<Queued>) -> Result<(), CommandError> {
         let pools = pools_of(&queue);
+        let reason = reason_of(&queue);
         let mut queue: VecDeque<Queued> = queue.into();
         let mut nodes = steps::live_nodes(self.live.cluster)?;
         let mut listed = self.monotonic();
@@ -272,7 +275,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     nodes = steps::live_nodes(self.live.cluster)?;
                     listed = self.monotonic();
                 }
-                let slots = free_slots(&pools, &nodes, self.live.clock.now());
+                let slots = free_slots(&pools, &nodes, reason, self.live.clock.now());
                 let room = self.settings.max_parallel - self.active.len();
                 let picked = pick(&mut queue, slots, room, self.monotonic());
                 if !picked.is_empty() {
@@ -327,7 +330,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     .extend(job.record.instances.iter().cloned());
             }
             let o = &mut self.outcomes[job.outcome];
-            o.status = ending.status();
+            o.status = gone_as(ending.status(), &job.record);
             match ending {
                 Ending::Replaced => {
                     o.seconds = seconds(self.live.clock.monotonic().saturating_sub(job.started))
@@ -361,6 +364,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             .collect();
         let now = self.live.clock.now();
         let mut planner = Planner::new(&snapshot, &pdbs, &busy, reserved, self.settings.force, now);
+        planner.leaving(deleted(picked.iter().chain(queue.iter())));
         let mut planned: Vec<Job> = Vec::new();
         for q in picked {
             if let Some(job) = self.enter(&snapshot, &mut planner, q, queue)? {
@@ -423,8 +427,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     &node.name,
                     NodeStep::Resuming(Resume::Finishing),
                 ));
+                self.outcomes[outcome].status = gone_as(Status::Replaced, &r);
                 terminate(cluster, cloud, events, &mut job(r, State::Terminating))?;
-                self.outcomes[outcome].status = Status::Replaced;
                 return Ok(None);
             }
             (Entry::Redrain, Some(r)) => {
@@ -467,29 +471,35 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
         let attempt = record
             .as_ref()
             .map_or_else(|| self.settings.attempt.clone(), |r| r.started_at.clone());
-        let (claims, input, reserved) =
-            match planner.plan(self.live, node, &pool, &attempt, record.as_ref())? {
-                NodePlan::Blocked { why, pdb_only } => {
-                    if q.waits_for_pdb(pdb_only, mono, self.settings.drain_timeout) {
-                        // A budget at zero while this rollout's pods restart elsewhere frees up
-                        // as they become healthy: look again in a moment (Karpenter retries
-                        // each pass).
-                        self.outcomes[outcome].detail = Detail::WaitingForPdb(Box::new(why));
-                        q.not_before = Some(mono + PDB_RETRY);
-                        queue.push_back(q);
-                    } else {
-                        let o = &mut self.outcomes[outcome];
-                        o.status = Status::Blocked;
-                        o.detail = why;
-                    }
-                    return Ok(None);
+        let (claims, input, reserved) = match planner.plan(
+            self.live,
+            node,
+            &pool,
+            &attempt,
+            record.as_ref(),
+            Intent::of(&q.action),
+        )? {
+            NodePlan::Blocked { why, pdb_only } => {
+                if q.waits_for_pdb(pdb_only, mono, self.settings.drain_timeout) {
+                    // A budget at zero while this rollout's pods restart elsewhere frees up
+                    // as they become healthy: look again in a moment (Karpenter retries
+                    // each pass).
+                    self.outcomes[outcome].detail = Detail::WaitingForPdb(Box::new(why));
+                    q.not_before = Some(mono + PDB_RETRY);
+                    queue.push_back(q);
+                } else {
+                    let o = &mut self.outcomes[outcome];
+                    o.status = Status::Blocked;
+                    o.detail = why;
                 }
-                NodePlan::Replace {
-                    claims,
-                    input,
-                    reserved,
-                } => (claims, input, reserved),
-            };
+                return Ok(None);
+            }
+            NodePlan::Replace {
+                claims,
+                input,
+                reserved,
+            } => (claims, input, reserved),
+        };
         let marked = match &record {
             // Resumed: the first run saw the node before it cordoned it.
             Some(r) => Record {
@@ -653,7 +663,16 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     let node = nodes
                         .iter()
                         .find(|n| n.instance_id() == Some(r.instance_id.as_str()));
-                    let state = readiness(node, &job.startup_taints);
+                    let mut state = readiness(node, &job.startup_taints);
+                    // One adopted from a record is labelled from its Node's instance-type label:
+                    // until that is there, it is still initializing (labelling it now would
+                    // leave it without its type's labels for good).
+                    if state == Readiness::Ready
+                        && r.node_labels.is_empty()
+                        && node.is_some_and(|n| !n.labels.contains_key(INSTANCE_TYPE))
+                    {
+                        state = Readiness::Initializing;
+                    }
                     if let (Readiness::Ready, Some(n)) = (state, node) {
                         if ready.insert(n.name.clone()) {
                             // Labelled as Karpenter's controller would: the launched type's
@@ -796,6 +815,23 @@ fn replacement(l: &Launch) -> Replacement {
         node_pool: l.node_pool.clone(),
         instance_id: l.instance_id.clone(),
         node_labels: l.node_labels.clone(),
+    }
+}
+
+/// The nodes of `queue` that are deleted (a delete method): they leave whatever their turn.
+fn deleted<'q>(queue: impl IntoIterator<Item = &'q Queued>) -> Vec<String> {
+    queue
+        .into_iter()
+        .filter(|q| q.action.method.is_delete())
+        .map(|q| q.action.node.name.clone())
+        .collect()
+}
+
+/// A node gone by a delete method is `deleted`, not `replaced`.
+fn gone_as(status: Status, record: &Record) -> Status {
+    match status {
+        Status::Replaced if record.method.is_delete() => Status::Deleted,
+        other => other,
     }
 }
 

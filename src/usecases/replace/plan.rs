@@ -11,7 +11,7 @@ use super::steps::{drain_options, is_reschedulable};
 use crate::api::Manifests;
 use crate::cloud::types::Compute;
 use crate::disruption::drain::{self, Pdb};
-use crate::disruption::replace::{claim_name, Detail, Record};
+use crate::disruption::replace::{claim_name, Action, Chosen, Detail, Method, Record};
 use crate::error::CommandError;
 use crate::k8s::Cluster;
 use crate::model::node::Node;
@@ -21,6 +21,28 @@ use crate::scheduling::{Input, Plan, PlannedNodeClaim, DEFAULT_MAX_INSTANCE_TYPE
 use crate::usecases::clock::Clock;
 use crate::usecases::live::Live;
 use crate::usecases::provisioning::Selection;
+
+/// What may be launched for a node: what its method allows.
+#[derive(Debug, Clone, Copy)]
+pub enum Intent<'c> {
+    /// Whatever its pods need (drift).
+    Replace,
+    /// Nothing: its pods must fit on the nodes that stay (a delete).
+    Delete,
+    /// Exactly this one NodeClaim (consolidation's replacement).
+    Chosen(&'c Chosen),
+}
+
+impl Intent<'_> {
+    /// What the action's method allows.
+    pub fn of(action: &Action) -> Intent<'_> {
+        match (action.method, &action.chosen) {
+            (m, _) if m.is_delete() => Intent::Delete,
+            (Method::ConsolidationReplace, Some(chosen)) => Intent::Chosen(chosen),
+            _ => Intent::Replace,
+        }
+    }
+}
 
 /// What the planner decided for one node.
 #[derive(Debug, Clone)]
@@ -97,6 +119,12 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// `nodes` leave in this run whatever their turn (the nodes of a consolidation delete go
+    /// together): never capacity for any node planned.
+    pub fn leaving(&mut self, nodes: impl IntoIterator<Item = String>) {
+        self.excluded.extend(nodes);
+    }
+
     /// The node's pods, as the snapshot has them.
     fn pods_of<'n>(&self, node: &'n str) -> impl Iterator<Item = &'a Pod> + 'n
     where
@@ -128,7 +156,10 @@ impl<'a> Planner<'a> {
 
     /// Plans the node's replacement. `attempt` is the replacement's start time (its record's
     /// `startedAt`), which names the replacement NodeClaims; `resuming`: the record of a
-    /// replacement already marked, which is finished even if some pods fit nowhere now. A node
+    /// replacement already marked, which is finished even if some pods fit nowhere now (and
+    /// with whatever its pods need: a resumed node is never left cordoned for want of capacity).
+    /// `intent` bounds what a fresh node launches: a delete nothing, consolidation exactly its
+    /// chosen NodeClaim — a plan that needs more blocks the node (the decision changed). A node
     /// that is not blocked stops being capacity for the nodes planned after it, and its pods'
     /// places on existing nodes are reserved.
     pub fn plan<C: Cluster, P: Compute, K: Clock + ?Sized>(
@@ -138,6 +169,7 @@ impl<'a> Planner<'a> {
         pool: &NodePool,
         attempt: &str,
         resuming: Option<&Record>,
+        intent: Intent<'_>,
     ) -> Result<NodePlan, CommandError> {
         let recorded: &[String] = resuming.map_or(&[], |r| r.node_claims.as_slice());
         let resuming = resuming.is_some();
@@ -203,10 +235,18 @@ impl<'a> Planner<'a> {
                 pdb_only: false,
             });
         }
-        self.excluded = excluded;
         let reserved = placed(&plan, &moving);
-        self.reserved.extend(reserved.iter().cloned());
         let mut claims = plan.node_claims;
+        if !resuming {
+            if let Err(why) = within(intent, &mut claims) {
+                return Ok(NodePlan::Blocked {
+                    why,
+                    pdb_only: false,
+                });
+            }
+        }
+        self.excluded = excluded;
+        self.reserved.extend(reserved.iter().cloned());
         for (i, claim) in claims.iter_mut().enumerate() {
             claim.name = claim_name(recorded, &claim.node_pool, i, node, attempt);
         }
@@ -215,6 +255,64 @@ impl<'a> Planner<'a> {
             input: Some(Box::new(input)),
             reserved,
         })
+    }
+}
+
+/// Holds the planned `claims` to what `intent` allows: none for a delete; for a chosen
+/// replacement one NodeClaim of its pool, narrowed to the chosen instance types, capacity type
+/// and zones (its cheapest remaining type is what launches). `Err`: the decision no longer holds.
+fn within(intent: Intent<'_>, claims: &mut [PlannedNodeClaim]) -> Result<(), Detail> {
+    let types = |claims: &[PlannedNodeClaim]| -> Vec<String> {
+        claims
+            .iter()
+            .map(|c| c.launch.instance_type.clone())
+            .collect()
+    };
+    match intent {
+        Intent::Replace => Ok(()),
+        Intent::Delete if claims.is_empty() => Ok(()),
+        Intent::Delete => Err(Detail::NoLongerFits {
+            would_launch: types(claims),
+        }),
+        Intent::Chosen(chosen) => {
+            let [claim] = claims else {
+                return Err(Detail::DecisionChanged(format!(
+                    "its pods now need {} NodeClaims ({}), not the one chosen",
+                    claims.len(),
+                    types(claims).join(", ")
+                )));
+            };
+            if claim.node_pool != chosen.node_pool {
+                return Err(Detail::DecisionChanged(format!(
+                    "its pods now go to NodePool {}, not {}",
+                    claim.node_pool, chosen.node_pool
+                )));
+            }
+            claim
+                .instance_types
+                .retain(|o| chosen.instance_types.contains(&o.name));
+            claim.zones.retain(|z| chosen.zones.contains(z));
+            let Some(cheapest) = claim.instance_types.first() else {
+                return Err(Detail::DecisionChanged(format!(
+                    "none of the chosen types ({}) holds its pods now",
+                    chosen.instance_types.join(", ")
+                )));
+            };
+            if claim.zones.is_empty() {
+                return Err(Detail::DecisionChanged(format!(
+                    "its pods cannot go to the chosen zones ({}) now",
+                    chosen.zones.join(", ")
+                )));
+            }
+            claim.launch.instance_type = cheapest.name.clone();
+            claim.launch.price = cheapest.price;
+            claim.launch.capacity_type = chosen.capacity_type.clone();
+            if !claim.zones.contains(&claim.launch.zone) {
+                claim.launch.zone = claim.zones[0].clone();
+            }
+            claim.capacity_types = vec![chosen.capacity_type.clone()];
+            Ok(())
+        }
     }
 }
 

@@ -104,6 +104,7 @@ pub fn select(
                 node: node.clone(),
                 pool: pool.clone(),
                 method,
+                chosen: None,
                 reason,
             },
         ));

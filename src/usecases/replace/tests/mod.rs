@@ -76,21 +76,9 @@ fn budget(world: &World, nodes: &str) {
     ));
 }
 
-/// Plays the `app` ReplicaSet: pods evicted are created again (pending), as many as `desired`.
+/// Plays the `app` ReplicaSet (see [`World::replica_set`]).
 fn replica_set(world: &World, desired: usize) {
-    let cluster = world.cluster.clone();
-    let mut next = 0;
-    world.clock.on_tick(move |_| {
-        let have = cluster
-            .list("v1", "Pod")
-            .iter()
-            .filter(|p| p["metadata"]["labels"]["app"] == "app")
-            .count();
-        for _ in have..desired {
-            put_pending(&cluster, &format!("app-new-{next}"), "1");
-            next += 1;
-        }
-    });
+    world.replica_set(desired);
 }
 
 /// The actions for `names` (drift), from the cluster as it is now.
@@ -110,6 +98,7 @@ fn actions(world: &World, names: &[String]) -> (Manifests, Vec<Action>) {
                 node,
                 pool,
                 method: Method::Drift,
+                chosen: None,
                 reason: "AMIDrift".into(),
             }
         })

@@ -127,6 +127,42 @@ fn launched_adopts_the_recorded_instances_and_labels_them_from_the_catalog() {
 }
 
 #[test]
+fn an_adopted_replacement_waits_for_its_type_label_before_it_is_labelled() {
+    let world = world();
+    let old = drifted(&world, 1);
+    let new = world.registered_node("default", "c6a.large");
+    let new_id = instance_of(&new);
+    // Ready, but its instance-type label comes a few seconds later (a cloud controller's).
+    world.cluster.update("v1", "Node", None, &new, |n| {
+        n["metadata"]["labels"]
+            .as_object_mut()
+            .unwrap()
+            .remove("node.kubernetes.io/instance-type");
+    });
+    let (cluster, late) = (world.cluster.clone(), new.clone());
+    world.clock.on_tick(move |now| {
+        if now >= secs(10) {
+            cluster.update("v1", "Node", None, &late, |n| {
+                n["metadata"]["labels"]["node.kubernetes.io/instance-type"] = json!("c6a.large");
+            });
+        }
+    });
+    killed_at(
+        &world,
+        &old[0],
+        &record(Step::Launched, &["default-0123456789"], &[&new_id]),
+    );
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    let labels = &node_json(&world, &new).unwrap()["metadata"]["labels"];
+    assert_eq!(
+        labels["karpenter.k8s.aws/instance-family"], "c6a",
+        "{labels}"
+    );
+    assert_eq!(labels["karpenter.sh/initialized"], "true");
+}
+
+#[test]
 fn a_preview_of_a_resumed_replacement_shows_its_recorded_instances() {
     let world = world();
     let old = drifted(&world, 1);

@@ -1,0 +1,323 @@
+//! `consolidate --yes` / `--dry-run` / `--watch` (docs/spec.md §9, docs/consolidation.md
+//! "Doing it"): the engine's decision carried out through `drift replace`'s pipeline
+//! (`usecases::replace::pipeline`) — never a second pipeline.
+//!
+//! One round: read the cluster; finish first any consolidation a killed run left on a node (its
+//! record names the method); else run the engine's **first pass** (what Karpenter would start
+//! now: one command) and turn its action into the pipeline's [`Action`]s, one per node, each
+//! with its typed method — emptiness → `empty-delete`, a delete → `consolidation-delete`, a
+//! replacement → `consolidation-replace` with the one NodeClaim chosen ([`Chosen`]). The
+//! pipeline plans each node again right before it starts and refuses what no longer holds (a
+//! do-not-disrupt or a PDB at zero that appeared, pods that no longer fit, a plan that needs
+//! more than the chosen NodeClaim), keeps the NodePools' budgets for the method's reason, and
+//! records every step on the node. Then the next round decides again on the cluster as it is
+//! now, never from a stale list, until the engine finds nothing more.
+//!
+//! Only consolidation is carried out: drift is `drift replace`'s (which evaluates it afresh
+//! rather than trusting a controller's stale `Drifted` condition) and expiration is left to the
+//! operator; the engine runs with both off. A multi-node replacement (several nodes → one
+//! NodeClaim) is carried out as its first node replaced by the chosen NodeClaim; the next round
+//! then finds the other nodes' pods a place on it (deleted) or decides otherwise.
+
+use std::collections::BTreeSet;
+
+use super::{build_input, Config, Controller};
+use crate::api::Manifests;
+use crate::cloud::types::Compute;
+use crate::disruption::consolidation::{
+    self, Action as Decided, ConsolidationReport, Decision, Method as Decider,
+};
+use crate::disruption::replace::{Action, Chosen, Method, Record, Status, Step};
+use crate::error::CommandError;
+use crate::k8s::Cluster;
+use crate::model::node::Node;
+use crate::usecases::clock::Clock;
+use crate::usecases::live::Live;
+use crate::usecases::provisioning::input::CatalogSizing;
+use crate::usecases::replace::pipeline::{self, Preview};
+use crate::usecases::replace::{Event, NodeOutcome, Settings};
+use crate::usecases::Sink;
+
+/// What one round found to do.
+#[derive(Debug, Clone)]
+pub struct Round {
+    /// The cluster as read for it.
+    pub manifests: Manifests,
+    /// The engine's first pass (`None` when the round resumes recorded work instead).
+    pub report: Option<ConsolidationReport>,
+    /// The pipeline's actions: the first pass's action, node by node, or the nodes resumed.
+    pub actions: Vec<Action>,
+}
+
+impl Round {
+    /// Whether the round resumes what a killed run left.
+    pub fn resumes(&self) -> bool {
+        self.report.is_none()
+    }
+}
+
+/// How a run decides: what to act on, and the controller whose release and gates the engine
+/// follows (one runs only with `--force`; else each pool follows its API generation).
+#[derive(Debug, Clone, Default)]
+pub struct Deciding {
+    /// Selection and feature-gate flags (`now` is the clock's, every round).
+    pub config: Config,
+    /// The running controller, if any.
+    pub controller: Option<Controller>,
+}
+
+/// Reads the cluster and decides the first round: a node named or a NodePool given that does
+/// not exist is bad input.
+pub fn decide<C: Cluster, P: Compute, K: Clock + ?Sized>(
+    live: &Live<'_, C, P, K>,
+    deciding: &Deciding,
+) -> Result<Round, CommandError> {
+    decide_round(live, deciding, &BTreeSet::new(), true)
+}
+
+/// Reads the cluster and decides one round. `held_back`: nodes an earlier round of this run
+/// could not carry out (blocked, failed) — left alone, so the engine decides around them.
+/// `check`: the selection is checked (the first round; later, a named node may have gone).
+fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
+    live: &Live<'_, C, P, K>,
+    deciding: &Deciding,
+    held_back: &BTreeSet<String>,
+    check: bool,
+) -> Result<Round, CommandError> {
+    let config = &deciding.config;
+    let manifests = super::read_with_pdbs(live.cluster)?;
+    if check {
+        check_selection(&manifests, config)?;
+    }
+    let resumed = resumed(&manifests, config, held_back);
+    if !resumed.is_empty() {
+        return Ok(Round {
+            manifests,
+            report: None,
+            actions: resumed,
+        });
+    }
+    let mut copy = manifests.clone();
+    let region = live.cloud.region();
+    let mut sizing = CatalogSizing::new(&live.catalog, &region);
+    // Decided at the clock's now, every round.
+    let now = Config {
+        now: live.clock.now(),
+        ..config.clone()
+    };
+    let mut input = build_input(&mut copy, &mut sizing, &now, deciding.controller.as_ref())?;
+    // Consolidation only: drift and expiration are not carried out here.
+    input.feature_gates.drift = false;
+    for pool in &mut input.pools {
+        pool.pool.expire_after = None;
+    }
+    for n in &mut input.nodes {
+        if let Some(claim) = &mut n.claim {
+            claim.expire_after = None;
+            claim.drifted = None;
+        }
+        // Nodes not selected, held back, or in some replacement are not candidates (they
+        // still take pods, as nominated nodes do).
+        if !selected(&n.node, config)
+            || held_back.contains(&n.node.name)
+            || Record::of(&n.node).is_some()
+        {
+            n.nominated = true;
+        }
+    }
+    let report = consolidation::evaluate_first_pass(input);
+    let actions = report
+        .actions
+        .iter()
+        .find(|a| {
+            matches!(
+                a.method,
+                Decider::Emptiness | Decider::Multi | Decider::Single
+            )
+        })
+        .map(|a| actions_for(&manifests, a))
+        .unwrap_or_default();
+    Ok(Round {
+        manifests,
+        report: Some(report),
+        actions,
+    })
+}
+
+/// Carries out rounds until the engine finds nothing more (or Ctrl-C, or a failure). Before a
+/// round's first change `proceed` is asked (it shows the round; `false` ends the run with
+/// nothing of that round done). Every node's outcome, in the order the rounds met them.
+pub fn execute<C: Cluster, P: Compute, K: Clock + ?Sized>(
+    live: &mut Live<'_, C, P, K>,
+    deciding: &Deciding,
+    settings: &Settings,
+    events: &mut dyn Sink<Event>,
+    proceed: &mut dyn FnMut(&Round, &Preview) -> Result<bool, CommandError>,
+) -> Result<Vec<NodeOutcome>, CommandError> {
+    let mut outcomes: Vec<NodeOutcome> = Vec::new();
+    let mut held_back = BTreeSet::new();
+    let mut rounds = 0usize;
+    loop {
+        if live.clock.stop_requested() {
+            return Ok(outcomes);
+        }
+        let round = decide_round(live, deciding, &held_back, rounds == 0)?;
+        if round.actions.is_empty() {
+            return Ok(outcomes);
+        }
+        // Every round removes a node or holds one back: this ends.
+        rounds += 1;
+        if rounds > round.manifests.nodes.len() + 1 {
+            return Ok(outcomes);
+        }
+        let preview = pipeline::preview(live, &round.manifests, round.actions.clone(), settings)?;
+        if !proceed(&round, &preview)? {
+            outcomes.extend(preview.into_outcomes());
+            return Ok(outcomes);
+        }
+        let done = if preview.starting().is_empty() {
+            preview.into_outcomes()
+        } else {
+            pipeline::run(live, preview, settings, events)?
+        };
+        let mut failed = false;
+        for o in &done {
+            match o.status {
+                Status::Replaced | Status::Deleted | Status::Gone => {}
+                Status::RolledBack | Status::Failed => {
+                    failed = true;
+                    held_back.insert(o.node.clone());
+                }
+                _ => {
+                    held_back.insert(o.node.clone());
+                }
+            }
+        }
+        outcomes.extend(done);
+        if failed {
+            return Ok(outcomes);
+        }
+    }
+}
+
+/// Input errors: a named node that is not a managed node, a NodePool that does not exist.
+fn check_selection(m: &Manifests, config: &Config) -> Result<(), CommandError> {
+    for name in &config.nodepools {
+        if !m.node_pools.iter().any(|p| &p.name == name) {
+            return Err(CommandError::input(format!(
+                "--nodepool {name}: no such NodePool or Provisioner"
+            )));
+        }
+    }
+    for name in &config.nodes {
+        if !m
+            .nodes
+            .iter()
+            .any(|n| &n.name == name && n.node_pool().is_some())
+        {
+            return Err(CommandError::input(format!(
+                "node {name:?} is not a managed node (labelled karpenter.sh/nodepool or karpenter.sh/provisioner-name)"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn selected(node: &Node, config: &Config) -> bool {
+    (config.nodes.is_empty() || config.nodes.contains(&node.name))
+        && (config.nodepools.is_empty()
+            || node
+                .node_pool()
+                .is_some_and(|p| config.nodepools.iter().any(|x| x == p)))
+}
+
+/// The selected nodes a killed run left in consolidation (their record names a consolidation
+/// method), to finish before anything new is decided. Drift's records are `drift replace`'s.
+fn resumed(m: &Manifests, config: &Config, held_back: &BTreeSet<String>) -> Vec<Action> {
+    let mut out = Vec::new();
+    for node in &m.nodes {
+        let Some(record) = Record::of(node) else {
+            continue;
+        };
+        if record.method == Method::Drift
+            || !selected(node, config)
+            || held_back.contains(&node.name)
+            || (node.deleting && record.step != Step::Drained)
+        {
+            continue;
+        }
+        if let Some(action) = action(m, node, record.method, None, record.reason.clone()) {
+            out.push(action);
+        }
+    }
+    out
+}
+
+/// The pipeline's actions for the engine's action, its nodes in order.
+fn actions_for(m: &Manifests, decided: &Decided) -> Vec<Action> {
+    let reason = reason_text(decided);
+    let (method, chosen) = match (decided.method, decided.decision) {
+        (Decider::Emptiness, _) => (Method::EmptyDelete, None),
+        (_, Decision::Delete) => (Method::ConsolidationDelete, None),
+        (_, Decision::Replace) => (
+            Method::ConsolidationReplace,
+            decided.replacement.as_ref().map(|r| Chosen {
+                node_pool: r.node_pool.clone(),
+                instance_types: r.instance_types.clone(),
+                capacity_type: r.capacity_type.clone(),
+                zones: r.zones.clone(),
+            }),
+        ),
+    };
+    // A replacement launches once: for its first node (see the module's comment).
+    let nodes = match method {
+        Method::ConsolidationReplace => &decided.nodes[..decided.nodes.len().min(1)],
+        _ => &decided.nodes[..],
+    };
+    nodes
+        .iter()
+        .filter_map(|name| m.nodes.iter().find(|n| &n.name == name))
+        .filter_map(|node| action(m, node, method, chosen.clone(), reason.clone()))
+        .collect()
+}
+
+fn action(
+    m: &Manifests,
+    node: &Node,
+    method: Method,
+    chosen: Option<Chosen>,
+    reason: String,
+) -> Option<Action> {
+    let pool = node
+        .node_pool()
+        .and_then(|p| m.node_pools.iter().find(|x| x.name == p))?;
+    Some(Action {
+        node: node.clone(),
+        pool: pool.clone(),
+        method,
+        chosen,
+        reason,
+    })
+}
+
+/// The reason shown and recorded: the engine's method and what it saves, e.g.
+/// `single: replace with m5.large, saves $0.0960/h`.
+fn reason_text(a: &Decided) -> String {
+    let what = match (&a.decision, &a.replacement) {
+        (Decision::Replace, Some(r)) => format!("replace with {}", r.instance_type),
+        (Decision::Replace, None) => "replace".to_string(),
+        (Decision::Delete, _) => "delete".to_string(),
+    };
+    let with = if a.nodes.len() > 1 {
+        format!(" ({} nodes together)", a.nodes.len())
+    } else {
+        String::new()
+    };
+    format!(
+        "{}: {what}{with}, saves ${:.4}/h",
+        a.method, a.savings_per_hour
+    )
+}
+
+#[cfg(test)]
+mod tests;

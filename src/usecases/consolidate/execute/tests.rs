@@ -1,0 +1,560 @@
+//! `consolidate --yes` against the fake cluster, cloud and clock: every way a decision is
+//! carried out (empty node deleted, under-used node replaced by the one cheaper NodeClaim chosen,
+//! under-used node deleted when its pods fit elsewhere), what stops it (a PDB at zero, named; a
+//! budget per reason; a do-not-disrupt appearing between the decision and the action) and a run
+//! killed at each step, resumed without launching twice.
+//!
+//! The world (`usecases::testing`): the kubelet registers a Ready Node 30 s after an instance
+//! runs, the scheduler binds pending pods, and here a ReplicaSet makes evicted `app` pods again.
+//! Types: c6a.large (2 CPU, $0.0765/h) … c6a.4xlarge; pods of 1 CPU.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::cloud::types::Cloud;
+use crate::disruption::consolidation::Reason;
+use crate::disruption::replace::REPLACEMENT;
+use crate::error::Exit;
+use crate::k8s::fake::FakeCluster;
+use crate::model::time::format_rfc3339;
+use crate::usecases::replace;
+use crate::usecases::replace::{Detail, NodeStep};
+use crate::usecases::testing::{node_pool, put_bound, put_pending, World, START};
+
+const ATTEMPT: &str = "2023-11-14T22:13:20Z";
+
+fn settings() -> Settings {
+    Settings {
+        max_parallel: 100,
+        force: false,
+        drain_timeout: Duration::from_secs(900),
+        ready_timeout: Duration::from_secs(600),
+        attempt: ATTEMPT.into(),
+    }
+}
+
+/// A world with the kubelet, the scheduler and the `app` ReplicaSet keeping `replicas` pods,
+/// and pool `default` consolidating at once with `budgets`.
+fn world(replicas: usize, budgets: Value) -> World {
+    let world = World::new();
+    world.kubelet(Duration::from_secs(30));
+    world.scheduler();
+    world.cluster.put(node_pool(
+        "default",
+        json!({"disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized",
+            "consolidateAfter": "0s", "budgets": budgets}}),
+    ));
+    world.replica_set(replicas);
+    world
+}
+
+/// A Ready, initialized node of `instance_type` with its v1 NodeClaim (initialized an hour
+/// before the clock's start), running `pods` pods of 1 CPU; its name.
+fn managed(world: &World, instance_type: &str, pods: &[&str]) -> String {
+    let name = world.registered_node("default", instance_type);
+    let earlier = format_rfc3339(START - 3600);
+    world.cluster.update("v1", "Node", None, &name, |n| {
+        n["metadata"]["labels"]["karpenter.sh/initialized"] = json!("true");
+        n["metadata"]["labels"]["karpenter.sh/registered"] = json!("true");
+        n["metadata"]["creationTimestamp"] = json!(earlier);
+    });
+    let node = world.cluster.get("v1", "Node", None, &name).unwrap();
+    world.cluster.put(json!({
+        "apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+        "metadata": {"name": format!("claim-{name}"), "creationTimestamp": earlier,
+            "labels": {"karpenter.sh/nodepool": "default"}},
+        "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+            "name": "default"}, "requirements": []},
+        "status": {"nodeName": name, "providerID": node["spec"]["providerID"],
+            "conditions": [{"type": "Initialized", "status": "True",
+                "lastTransitionTime": earlier}]}
+    }));
+    for pod in pods {
+        put_bound(&world.cluster, pod, &name);
+    }
+    name
+}
+
+/// What a run returned and reported.
+struct Run {
+    outcomes: Vec<NodeOutcome>,
+    events: Vec<Event>,
+    rounds: Vec<Vec<String>>,
+}
+
+impl Run {
+    fn status(&self, node: &str) -> Status {
+        self.outcome(node).status
+    }
+
+    fn outcome(&self, node: &str) -> &NodeOutcome {
+        self.outcomes
+            .iter()
+            .find(|o| o.node == node)
+            .unwrap_or_else(|| panic!("no outcome for {node}: {:#?}", self.outcomes))
+    }
+}
+
+/// Runs `consolidate --yes`; `between` runs after each round is decided, before it is carried
+/// out (the cluster may change meanwhile).
+fn run_with(world: &World, config: &Config, mut between: impl FnMut(&World)) -> Run {
+    let deciding = Deciding {
+        config: config.clone(),
+        controller: None,
+    };
+    let mut live = world.live();
+    let events: Rc<RefCell<Vec<Event>>> = Rc::default();
+    let keep = events.clone();
+    let mut sink = move |e| keep.borrow_mut().push(e);
+    let mut rounds = Vec::new();
+    let mut proceed = |_: &Round, preview: &Preview| {
+        rounds.push(
+            preview
+                .outcomes()
+                .iter()
+                .map(|o| o.node.clone())
+                .collect::<Vec<_>>(),
+        );
+        between(world);
+        Ok(true)
+    };
+    let outcomes = execute(&mut live, &deciding, &settings(), &mut sink, &mut proceed).unwrap();
+    // A moment later every pod the ReplicaSet made again is bound.
+    world.clock.sleep(Duration::from_secs(2));
+    let events = events.borrow().clone();
+    Run {
+        outcomes,
+        events,
+        rounds,
+    }
+}
+
+fn run(world: &World) -> Run {
+    run_with(world, &Config::default(), |_| {})
+}
+
+fn calls(world: &World, operation: &str) -> u64 {
+    world.cloud.call_counts().get(operation)
+}
+
+fn present(cluster: &FakeCluster, name: &str) -> bool {
+    cluster.get("v1", "Node", None, name).is_some()
+}
+
+/// Pods not bound to a node.
+fn pending(world: &World) -> Vec<String> {
+    world
+        .cluster
+        .list("v1", "Pod")
+        .iter()
+        .filter(|p| p["spec"]["nodeName"].is_null())
+        .map(|p| {
+            p["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect()
+}
+
+/// The methods recorded on `node`, in the order its records were written.
+fn recorded_methods(world: &World, node: &str) -> Vec<Method> {
+    world
+        .cluster
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == crate::k8s::Method::Patch && r.path.ends_with(node))
+        .filter_map(|r| {
+            r.body["metadata"]["annotations"][REPLACEMENT]
+                .as_str()
+                .and_then(Record::parse)
+        })
+        .map(|r| r.method)
+        .collect()
+}
+
+fn instance_types_launched(world: &World) -> Vec<String> {
+    world
+        .running()
+        .iter()
+        .filter(|i| i.tags.contains_key(crate::model::labels::NODECLAIM))
+        .map(|i| i.instance_type.clone())
+        .collect()
+}
+
+#[test]
+fn the_empty_node_is_deleted_then_the_under_used_one_replaced_by_the_cheaper_type_chosen() {
+    let world = world(1, json!([{"nodes": "100%"}]));
+    let empty = managed(&world, "c6a.large", &[]);
+    let under_used = managed(&world, "c6a.2xlarge", &["p0"]);
+
+    let run = run(&world);
+    assert_eq!(
+        run.rounds,
+        [vec![empty.clone()], vec![under_used.clone()]],
+        "one action per round, decided again after each"
+    );
+    assert_eq!(run.status(&empty), Status::Deleted);
+    assert_eq!(recorded_methods(&world, &empty)[0], Method::EmptyDelete);
+    assert_eq!(run.status(&under_used), Status::Replaced);
+    assert_eq!(
+        recorded_methods(&world, &under_used)[0],
+        Method::ConsolidationReplace
+    );
+    assert!(
+        run.outcome(&under_used)
+            .reason
+            .starts_with("single: replace with c6a.large"),
+        "{}",
+        run.outcome(&under_used).reason
+    );
+    // One launch — the type the engine chose — and both old instances terminated.
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+    assert_eq!(instance_types_launched(&world), ["c6a.large"]);
+    assert!(!present(&world.cluster, &empty) && !present(&world.cluster, &under_used));
+    assert_eq!(pending(&world), Vec::<String>::new(), "no pod left pending");
+    assert_eq!(replace::verdict(&run.outcomes).unwrap(), Exit::Ok);
+}
+
+#[test]
+fn an_under_used_node_whose_pods_fit_elsewhere_is_deleted_without_a_launch() {
+    let world = world(2, json!([{"nodes": "100%"}]));
+    let a = managed(&world, "c6a.xlarge", &["p0"]);
+    let b = managed(&world, "c6a.xlarge", &["p1"]);
+
+    let run = run(&world);
+    let deleted: Vec<&String> = [&a, &b]
+        .into_iter()
+        .filter(|n| run.outcomes.iter().any(|o| &&o.node == n))
+        .collect();
+    assert_eq!(deleted.len(), 1, "{:#?}", run.outcomes);
+    assert_eq!(run.status(deleted[0]), Status::Deleted);
+    assert_eq!(
+        recorded_methods(&world, deleted[0])[0],
+        Method::ConsolidationDelete
+    );
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0, "nothing launched");
+    assert_eq!(pending(&world), Vec::<String>::new(), "the pod moved over");
+}
+
+#[test]
+fn a_multi_node_delete_takes_its_nodes_together_and_packs_their_pods_on_the_one_that_stays() {
+    let world = world(3, json!([{"nodes": "100%"}]));
+    let nodes: Vec<String> = (0..3)
+        .map(|i| managed(&world, "c6a.xlarge", &[&format!("p{i}")]))
+        .collect();
+    let run = run(&world);
+    assert_eq!(run.rounds.len(), 1, "{:?}", run.rounds);
+    assert_eq!(run.rounds[0].len(), 2, "two nodes in one action");
+    for o in &run.outcomes {
+        assert_eq!(o.status, Status::Deleted, "{o:?}");
+        assert!(
+            o.reason.starts_with("multi: delete (2 nodes together)"),
+            "{}",
+            o.reason
+        );
+    }
+    let stays: Vec<&String> = nodes
+        .iter()
+        .filter(|n| present(&world.cluster, n))
+        .collect();
+    assert_eq!(stays.len(), 1);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+    assert_eq!(pending(&world), Vec::<String>::new());
+    let on_it = world
+        .cluster
+        .list("v1", "Pod")
+        .iter()
+        .filter(|p| p["spec"]["nodeName"] == stays[0].as_str())
+        .count();
+    assert_eq!(on_it, 3, "every pod on the node that stays");
+}
+
+#[test]
+fn a_pdb_at_zero_keeps_its_node_and_is_named_while_the_empty_node_goes() {
+    let world = world(1, json!([{"nodes": "100%"}]));
+    let empty = managed(&world, "c6a.large", &[]);
+    let guarded = managed(&world, "c6a.2xlarge", &["p0"]);
+    world.cluster.put(json!({
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": "app", "namespace": "default"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "app"}}},
+        "status": {"disruptionsAllowed": 0}
+    }));
+
+    let live = world.live();
+    let round = decide(&live, &Deciding::default()).unwrap();
+    let report = round.report.unwrap();
+    let reason = report
+        .nodes
+        .iter()
+        .find(|n| n.name == guarded)
+        .and_then(|n| n.reason.clone())
+        .unwrap();
+    assert!(matches!(&reason, Reason::Pdb { pdb, allowed: 0, .. } if pdb == "default/app"));
+    assert!(reason.to_string().contains("default/app"), "{reason}");
+
+    let run = run(&world);
+    assert_eq!(run.status(&empty), Status::Deleted);
+    assert!(run.outcomes.iter().all(|o| o.node != guarded));
+    assert!(present(&world.cluster, &guarded));
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+}
+
+#[test]
+fn budgets_are_kept_per_reason_and_never_exceeded() {
+    // Empty: one at a time; Underutilized: none.
+    let world = world(
+        1,
+        json!([{"nodes": "1", "reasons": ["Empty"]}, {"nodes": "0", "reasons": ["Underutilized"]}]),
+    );
+    let empties: Vec<String> = (0..3).map(|_| managed(&world, "c6a.large", &[])).collect();
+    let under_used = managed(&world, "c6a.2xlarge", &["p0"]);
+    let peak = Rc::new(RefCell::new(0usize));
+    let (keep, cluster) = (peak.clone(), world.cluster.clone());
+    world.clock.on_tick(move |_| {
+        let marked = cluster
+            .list("v1", "Node")
+            .iter()
+            .filter(|n| n["metadata"]["annotations"][REPLACEMENT].is_string())
+            .count();
+        let mut p = keep.borrow_mut();
+        *p = (*p).max(marked);
+    });
+
+    let run = run(&world);
+    for e in &empties {
+        assert_eq!(run.status(e), Status::Deleted);
+    }
+    assert_eq!(
+        run.rounds.len(),
+        3,
+        "one empty node per round: {:?}",
+        run.rounds
+    );
+    assert_eq!(
+        *peak.borrow(),
+        1,
+        "the Empty budget of one is never exceeded"
+    );
+    assert!(run.outcomes.iter().all(|o| o.node != under_used));
+    assert!(present(&world.cluster, &under_used));
+    let live = world.live();
+    let round = decide(&live, &Deciding::default()).unwrap();
+    let reason = round
+        .report
+        .unwrap()
+        .nodes
+        .into_iter()
+        .find(|n| n.name == under_used)
+        .and_then(|n| n.reason)
+        .unwrap();
+    assert!(matches!(reason, Reason::Budget { .. }), "{reason:?}");
+}
+
+#[test]
+fn a_do_not_disrupt_appearing_between_decision_and_action_aborts_that_node() {
+    let world = world(1, json!([{"nodes": "100%"}]));
+    let under_used = managed(&world, "c6a.2xlarge", &["p0"]);
+    let mut once = true;
+    let run = run_with(&world, &Config::default(), |w| {
+        if std::mem::take(&mut once) {
+            w.cluster.update("v1", "Node", None, &under_used, |n| {
+                n["metadata"]["annotations"] = json!({"karpenter.sh/do-not-disrupt": "true"});
+            });
+        }
+    });
+    let o = run.outcome(&under_used);
+    assert_eq!(o.status, Status::Blocked);
+    assert!(
+        matches!(&o.detail, Detail::Blocker(why) if why.contains("do-not-disrupt")),
+        "{:?}",
+        o.detail
+    );
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+    let node = world.cluster.get("v1", "Node", None, &under_used).unwrap();
+    assert!(node["spec"]["unschedulable"].is_null(), "never cordoned");
+    assert_eq!(run.rounds.len(), 1, "decided again: nothing else to do");
+    assert_eq!(replace::verdict(&run.outcomes).unwrap(), Exit::Finding);
+}
+
+#[test]
+fn a_replacement_that_no_longer_matches_the_choice_is_not_started() {
+    let world = world(1, json!([{"nodes": "100%"}]));
+    let under_used = managed(&world, "c6a.2xlarge", &["p0"]);
+    let mut once = true;
+    // A pod of 6 CPU lands on the node after the decision: no type cheaper than the node's
+    // (the options chosen) holds its pods now.
+    let run = run_with(&world, &Config::default(), |w| {
+        if std::mem::take(&mut once) {
+            put_pending(&w.cluster, "late", "6");
+            w.cluster.update("v1", "Pod", Some("default"), "late", |p| {
+                p["spec"]["nodeName"] = json!(under_used);
+                p["status"] = json!({"phase": "Running",
+                    "conditions": [{"type": "PodScheduled", "status": "True"}]});
+            });
+        }
+    });
+    let o = run.outcome(&under_used);
+    assert_eq!(o.status, Status::Blocked, "{o:?}");
+    assert!(
+        matches!(o.detail, Detail::DecisionChanged(_)),
+        "{:?}",
+        o.detail
+    );
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+    let _ = run.events;
+}
+
+#[test]
+fn only_selected_nodes_are_acted_on() {
+    let world = world(1, json!([{"nodes": "100%"}]));
+    let kept = managed(&world, "c6a.large", &[]);
+    let chosen = managed(&world, "c6a.large", &[]);
+    let config = Config {
+        nodes: vec![chosen.clone()],
+        ..Config::default()
+    };
+    let run = run_with(&world, &config, |_| {});
+    assert_eq!(run.status(&chosen), Status::Deleted);
+    assert!(present(&world.cluster, &kept));
+    let unknown = Config {
+        nodes: vec!["nope".into()],
+        ..Config::default()
+    };
+    let live = world.live();
+    let unknown = Deciding {
+        config: unknown,
+        controller: None,
+    };
+    let e = decide(&live, &unknown).unwrap_err();
+    assert_eq!(e.exit, Exit::Input);
+}
+
+/// Leaves `name` as a run killed right after recording `record` would.
+fn killed_at(world: &World, name: &str, record: &Record) {
+    world.cluster.update("v1", "Node", None, name, |n| {
+        n["metadata"]["annotations"] = json!({REPLACEMENT: record.format()});
+        n["spec"]["unschedulable"] = json!(true);
+        n["spec"]["taints"] = json!([{"key": "karpenter.sh/disrupted", "effect": "NoSchedule"}]);
+    });
+}
+
+fn record(step: Step, method: Method, claims: &[String], instances: &[String]) -> Record {
+    Record {
+        step,
+        method,
+        node_claims: claims.to_vec(),
+        instances: instances.to_vec(),
+        reason: "single: replace with c6a.large, saves $0.2295/h".into(),
+        started_at: "2023-11-14T20:00:00Z".into(),
+        cordoned_before: false,
+    }
+}
+
+#[test]
+fn killed_after_marking_a_replacement_it_launches_once_on_resume() {
+    let world = world(1, json!([{"nodes": "100%"}]));
+    let node = managed(&world, "c6a.2xlarge", &["p0"]);
+    let claim = "default-0123456789".to_string();
+    killed_at(
+        &world,
+        &node,
+        &record(Step::Marked, Method::ConsolidationReplace, &[claim], &[]),
+    );
+    let run = run(&world);
+    assert_eq!(run.status(&node), Status::Replaced);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+    // A second run finds nothing left to do: nothing launched again.
+    let again = run_with(&world, &Config::default(), |_| {});
+    assert!(again.outcomes.is_empty(), "{:#?}", again.outcomes);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+}
+
+#[test]
+fn killed_after_launching_it_adopts_the_recorded_instance() {
+    let world = world(1, json!([{"nodes": "100%"}]));
+    let node = managed(&world, "c6a.2xlarge", &["p0"]);
+    let launched = world.registered_node("default", "c6a.large");
+    let id = world
+        .running()
+        .into_iter()
+        .find(|i| crate::usecases::testing::node_name(&i.id) == launched)
+        .unwrap()
+        .id;
+    killed_at(
+        &world,
+        &node,
+        &record(
+            Step::Launched,
+            Method::ConsolidationReplace,
+            &["default-0123456789".into()],
+            &[id],
+        ),
+    );
+    let run = run(&world);
+    assert_eq!(run.status(&node), Status::Replaced);
+    assert_eq!(
+        calls(&world, "EC2.CreateFleet"),
+        0,
+        "adopted, never launched again"
+    );
+    assert!(run.events.iter().any(|e| matches!(
+        e,
+        Event::Node {
+            step: NodeStep::Resuming(_),
+            ..
+        }
+    )));
+    assert_eq!(pending(&world), Vec::<String>::new());
+}
+
+#[test]
+fn killed_after_draining_a_delete_it_only_finishes() {
+    let world = world(0, json!([{"nodes": "100%"}]));
+    let node = managed(&world, "c6a.large", &[]);
+    killed_at(
+        &world,
+        &node,
+        &record(Step::Drained, Method::EmptyDelete, &[], &[]),
+    );
+    let run = run(&world);
+    assert_eq!(run.status(&node), Status::Deleted);
+    assert!(!present(&world.cluster, &node));
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+}
+
+#[test]
+fn killed_after_marking_a_delete_it_deletes_without_a_launch() {
+    let world = world(2, json!([{"nodes": "100%"}]));
+    let keep = managed(&world, "c6a.xlarge", &["p0"]);
+    let node = managed(&world, "c6a.xlarge", &["p1"]);
+    killed_at(
+        &world,
+        &node,
+        &record(Step::Marked, Method::ConsolidationDelete, &[], &[]),
+    );
+    let run = run(&world);
+    assert_eq!(run.status(&node), Status::Deleted);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+    assert!(present(&world.cluster, &keep));
+    assert_eq!(pending(&world), Vec::<String>::new());
+}
+
+#[test]
+fn a_node_in_drift_replacement_is_not_consolidated() {
+    let world = world(1, json!([{"nodes": "100%"}]));
+    let drifting = managed(&world, "c6a.large", &[]);
+    killed_at(
+        &world,
+        &drifting,
+        &record(Step::Marked, Method::Drift, &[], &[]),
+    );
+    let run = run(&world);
+    assert!(run.outcomes.is_empty(), "{:#?}", run.outcomes);
+    assert!(present(&world.cluster, &drifting));
+}
