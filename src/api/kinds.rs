@@ -47,6 +47,9 @@ const IGNORABLE_KINDS: &[&str] = &[
 ];
 
 const KARPENTER_GROUP: &str = "karpenter.sh";
+/// EKS Auto Mode's API group (`NodeClass`, …): EKS runs the Karpenter that reads them, so they
+/// cannot change a plan of this tool; a NodePool naming one is reported as Auto Mode's.
+const EKS_GROUP: &str = "eks.amazonaws.com";
 const AWS_GROUP: &str = "karpenter.k8s.aws";
 
 /// What a document is.
@@ -92,6 +95,9 @@ fn karpenter_versions(group: &str, kind: &str) -> Option<&'static str> {
 /// Classifies a document by its `apiVersion` and `kind`.
 pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
     let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+    if group == EKS_GROUP {
+        return Class::Ignored;
+    }
     if group == KARPENTER_GROUP || group == AWS_GROUP {
         let known = match (group, version, kind) {
             (KARPENTER_GROUP, "v1alpha5", "Provisioner") => Some(Kind::Provisioner),

@@ -266,6 +266,11 @@ impl Manifests {
             let Some(r) = &pool.node_class_ref else {
                 continue;
             };
+            // EKS runs the Karpenter of an Auto Mode pool: it is planned as a pool that takes
+            // nothing, saying so (`PoolCause::AutoMode`), not as a missing class.
+            if r.is_eks_auto_mode() {
+                continue;
+            }
             let found = self
                 .node_classes
                 .iter()

@@ -52,7 +52,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     if input.pools.is_empty() {
         ctx.warn("no NodePool or Provisioner in the input: nothing can be launched");
     }
-    let plan = scheduling::solve(&input);
+    let plan = scheduling::solve_rounds(&input);
     render::plan::plan(ctx.out, ctx.global, &plan, &region)
         .map_err(|e| CommandError::remote(format!("writing output: {e}")))?;
     Ok(if plan.unschedulable.is_empty() {

@@ -27,6 +27,7 @@ mod lease;
 mod moto;
 mod nodes;
 mod pipes;
+mod plans;
 mod provision_live;
 mod secrets;
 mod support;

@@ -8,6 +8,8 @@ use crate::model::requirements::Operator::*;
 use crate::model::taints::Effect;
 use crate::testing::*;
 
+mod launch;
+mod rounds;
 mod shapes;
 mod topology;
 

@@ -2,7 +2,7 @@
 //! Nodes have not registered yet (as existing capacity the solver fills first), solved; the
 //! NodeClaims named `<pool>-<hash of their pods>`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::input::{build_input, with_node_count, CatalogSizing};
 use super::{Event, Selection};
@@ -60,6 +60,19 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         selection: &Selection,
         events: &mut dyn Sink<Event>,
     ) -> Result<Option<Round>, CommandError> {
+        self.plan_pending_after(selection, &BTreeMap::new(), events)
+    }
+
+    /// [`Live::plan_pending`] after this run launched instances for some of the pending pods:
+    /// `assigned` maps each such instance's id to the pods launched for it, which count as bound
+    /// to it while it has not registered (the plan's model of an earlier round, and what keeps a
+    /// later batch from launching for them again).
+    pub fn plan_pending_after(
+        &self,
+        selection: &Selection,
+        assigned: &BTreeMap<String, Vec<String>>,
+        events: &mut dyn Sink<Event>,
+    ) -> Result<Option<Round>, CommandError> {
         let mut snapshot = snapshot::read(self.cluster, Scope::PODS)?;
         for warning in &snapshot.manifests.warnings {
             events.emit(Event::Warning(warning.clone()));
@@ -74,7 +87,14 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             return Ok(None);
         }
         let registered = registered_instances(&snapshot.manifests.nodes);
-        let (plan, input) = self.plan_manifests(&mut snapshot.manifests, &registered, selection)?;
+        let instances = self.launched_instances()?;
+        let (plan, input) = self.plan_in_rounds(
+            &mut snapshot.manifests,
+            &registered,
+            &instances,
+            selection,
+            assigned,
+        )?;
         Ok(Some(Round {
             plan,
             input,
@@ -83,7 +103,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     }
 
     /// Plans for `manifests` (pending pods, nodes, pools…) plus the capacity this tool
-    /// launched that has not registered yet. `registered` are the instance ids of every Node
+    /// launched that has not registered yet, over as many scheduling rounds as the NodePool
+    /// limits need (`scheduling::solve_rounds`). `registered` are the instance ids of every Node
     /// of the cluster (also those left out of `manifests`, like nodes being replaced): those
     /// instances are not in flight. The pending and bound pods are moved out of `manifests` (see
     /// [`build_input`]).
@@ -94,11 +115,18 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         selection: &Selection,
     ) -> Result<(Plan, Input), CommandError> {
         let instances = self.launched_instances()?;
-        self.plan_with_instances(manifests, registered, &instances, selection)
+        self.plan_in_rounds(
+            manifests,
+            registered,
+            &instances,
+            selection,
+            &BTreeMap::new(),
+        )
     }
 
-    /// [`Live::plan_manifests`] with the in-flight candidates given: `instances` this tool
-    /// launched (those not in `registered` count as capacity on its way).
+    /// [`Live::plan_manifests`] with the in-flight candidates given and one scheduling round
+    /// (a replacement plan: Karpenter's one simulation): `instances` this tool launched (those
+    /// not in `registered` count as capacity on its way).
     pub fn plan_with_instances(
         &self,
         manifests: &mut Manifests,
@@ -106,6 +134,44 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         instances: &[Instance],
         selection: &Selection,
     ) -> Result<(Plan, Input), CommandError> {
+        let (input, used) = self.input_with_instances(
+            manifests,
+            registered,
+            instances,
+            selection,
+            &BTreeMap::new(),
+        )?;
+        let plan = self.named(scheduling::solve(&input), &used);
+        Ok((plan, input))
+    }
+
+    /// [`Live::plan_manifests`] with the in-flight candidates and the pods assigned to them
+    /// given (see [`Live::plan_pending_after`]), over scheduling rounds.
+    fn plan_in_rounds(
+        &self,
+        manifests: &mut Manifests,
+        registered: &BTreeSet<String>,
+        instances: &[Instance],
+        selection: &Selection,
+        assigned: &BTreeMap<String, Vec<String>>,
+    ) -> Result<(Plan, Input), CommandError> {
+        let (input, used) =
+            self.input_with_instances(manifests, registered, instances, selection, assigned)?;
+        let plan = self.named(scheduling::solve_rounds(&input), &used);
+        Ok((plan, input))
+    }
+
+    /// The solver's input: `manifests`, plus the instances this tool launched that have not
+    /// registered as capacity on its way (the pods `assigned` to one bound there); and the
+    /// NodeClaim names already used by registered instances.
+    fn input_with_instances(
+        &self,
+        manifests: &mut Manifests,
+        registered: &BTreeSet<String>,
+        instances: &[Instance],
+        selection: &Selection,
+        assigned: &BTreeMap<String, Vec<String>>,
+    ) -> Result<(Input, BTreeSet<String>), CommandError> {
         let region = self.cloud.region();
         let mut sizing = CatalogSizing::new(&self.catalog, &region);
         let mut input = build_input(manifests, selection, &mut sizing)?;
@@ -118,19 +184,44 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             }
         }
         input.existing_nodes.extend(pending);
-        let mut plan = scheduling::solve(&input);
+        if !assigned.is_empty() {
+            bind_assigned(&mut input, assigned);
+        }
         // Names whose instance registered long ago: adopting one would adopt a node that holds
         // whichever pods the scheduler bound, and leave these pending for ever.
-        let used: BTreeSet<&str> = instances
+        let used: BTreeSet<String> = instances
             .iter()
             .filter(|i| registered.contains(&i.id))
-            .filter_map(|i| i.tags.get(labels::NODECLAIM).map(String::as_str))
+            .filter_map(|i| i.tags.get(labels::NODECLAIM).cloned())
             .collect();
-        for claim in &mut plan.node_claims {
-            claim.name = claim_name(&self.info.name, claim, &used);
-        }
-        Ok((plan, input))
+        Ok((input, used))
     }
+
+    /// `plan` with its NodeClaims named after their pods (see [`claim_name`]).
+    fn named(&self, mut plan: Plan, used: &BTreeSet<String>) -> Plan {
+        for claim in &mut plan.node_claims {
+            claim.name = claim_name(&self.info.name, claim, used);
+        }
+        plan
+    }
+}
+
+/// Moves the pending pods `assigned` to an in-flight instance (by id) onto its node.
+fn bind_assigned(input: &mut Input, assigned: &BTreeMap<String, Vec<String>>) {
+    let mut owner: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, node) in input.existing_nodes.iter().enumerate() {
+        if let Some(pods) = node.node.instance_id().and_then(|id| assigned.get(id)) {
+            owner.extend(pods.iter().map(|p| (p.as_str(), i)));
+        }
+    }
+    let mut pending = Vec::with_capacity(input.pods.len());
+    for pod in std::mem::take(&mut input.pods) {
+        match owner.get(pod.key().as_str()) {
+            Some(&i) => input.existing_nodes[i].pods.push(pod),
+            None => pending.push(pod),
+        }
+    }
+    input.pods = pending;
 }
 
 /// A NodeClaim name that is the same for the same (cluster, pool, pods) — so an identical
@@ -138,7 +229,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
 /// `<pool>-<16 hex>` (64 bits: no collision with another NodeClaim's instance to fear). A name
 /// in `used` (its instance registered as a Node already) is passed over for the next one of
 /// the same sequence.
-fn claim_name(cluster: &str, claim: &PlannedNodeClaim, used: &BTreeSet<&str>) -> String {
+fn claim_name(cluster: &str, claim: &PlannedNodeClaim, used: &BTreeSet<String>) -> String {
     let mut pods = claim.pods.clone();
     pods.sort();
     let mut parts: Vec<&str> = vec!["nodeclaim", cluster, &claim.node_pool];
@@ -151,7 +242,7 @@ fn claim_name(cluster: &str, claim: &PlannedNodeClaim, used: &BTreeSet<&str>) ->
             salted.push(&salt);
         }
         let name = format!("{}-{}", claim.node_pool, &launch::digest(&salted)[..16]);
-        if !used.contains(name.as_str()) {
+        if !used.contains(&name) {
             return name;
         }
         attempt += 1;

@@ -645,3 +645,90 @@ fn a_running_karpenter_controller_refuses_unless_forced() {
     assert!(warning.unwrap().contains("--force given"));
     assert!(cluster.writes().is_empty());
 }
+
+/// A pending pod of the `lonely` Deployment (1 CPU) that wants a node of its own.
+fn put_lonely(world: &World, name: &str) {
+    world.cluster.put(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": {"app": "lonely"},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                "name": "lonely-1", "uid": "rs-2", "controller": true}]},
+        "spec": {
+            "containers": [{"name": "c", "image": "pause",
+                "resources": {"requests": {"cpu": "1"}}}],
+            "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+                "topologyKey": "kubernetes.io/hostname",
+                "labelSelector": {"matchLabels": {"app": "lonely"}}}]}}
+        },
+        "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled",
+            "status": "False", "reason": "Unschedulable"}]}
+    }));
+}
+
+/// Scheduling rounds for real (docs/karpenter.md §6.6): with `limits.cpu: 10` the first batch
+/// reserves its NodeClaims' largest options (8 + 2 CPU) and places 2 of 4 pods that each want
+/// their own node; they launch as c6a.large (2 CPU), so the next batch — the run plans again,
+/// the launched instances in flight with their pods — launches the other two. One run, four
+/// instances, 8 CPU within the limit, nothing launched twice.
+#[test]
+fn pods_a_limit_leaves_to_a_later_round_are_launched_in_the_same_run() {
+    let world = World::new();
+    world
+        .cluster
+        .put(node_pool("default", json!({"limits": {"cpu": "10"}})));
+    for i in 0..4 {
+        put_lonely(&world, &format!("lonely-{i}"));
+    }
+    let mut live = world.live();
+    let round = live.plan_pending(&all(), &mut |_| {}).unwrap().unwrap();
+    let rounds: Vec<usize> = round.plan.node_claims.iter().map(|c| c.round).collect();
+    assert_eq!(rounds, [1, 1, 2, 2], "{:?}", round.plan);
+    assert!(round.plan.unschedulable.is_empty());
+
+    let (log, mut sink) = recorder(&world);
+    let launches = live.launch_in_rounds(&all(), &round, &mut sink).unwrap();
+    assert!(launches.failed.is_empty());
+    assert_eq!(launches.launched.len(), 4);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 4);
+    let running = world.running();
+    assert_eq!(running.len(), 4);
+    assert!(running.iter().all(|i| i.instance_type == "c6a.large"));
+    let mut pods: Vec<String> = launches
+        .launched
+        .iter()
+        .flat_map(|l| l.pods.clone())
+        .collect();
+    pods.sort();
+    assert_eq!(
+        pods,
+        [
+            "default/lonely-0",
+            "default/lonely-1",
+            "default/lonely-2",
+            "default/lonely-3"
+        ]
+    );
+    assert_eq!(events(&log).len(), 4, "one Launched event each");
+
+    // A re-run launches nothing: every pod has its instance in flight.
+    let again = live.plan_pending(&all(), &mut |_| {}).unwrap().unwrap();
+    assert!(again.plan.node_claims.is_empty(), "{:?}", again.plan);
+    assert!(again.plan.unschedulable.is_empty());
+}
+
+/// A plan of one round launches once and reads nothing again (the one-shot run as before).
+#[test]
+fn a_plan_without_later_rounds_launches_once() {
+    let world = World::new();
+    world.pending("a", "1");
+    let mut live = world.live();
+    let round = live.plan_pending(&all(), &mut |_| {}).unwrap().unwrap();
+    let describes = calls(&world, "EC2.DescribeInstances");
+    let launches = live.launch_in_rounds(&all(), &round, &mut |_| {}).unwrap();
+    assert_eq!(launches.launched.len(), 1);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+    assert!(
+        calls(&world, "EC2.DescribeInstances") <= describes + 2,
+        "no re-plan after the only round"
+    );
+}
