@@ -58,7 +58,7 @@ impl NodeClassRef {
     pub const EKS_AUTO_MODE_GROUP: &'static str = "eks.amazonaws.com";
 
     /// Whether it names an EKS Auto Mode `NodeClass`: EKS runs the Karpenter that provisions for
-    /// such a pool (docs/karpenter.md §1.6).
+    /// such a pool (docs/karpenter.md §1.5, "EKS Auto Mode").
     pub fn is_eks_auto_mode(&self) -> bool {
         self.group == Self::EKS_AUTO_MODE_GROUP
     }
