@@ -73,6 +73,7 @@ pub(crate) enum Kind {
     NodePoolV1,
     NodeClaimV1,
     Ec2NodeClassV1,
+    NodeOverlay,
     Pod,
     Workload,
     Node,
@@ -86,6 +87,7 @@ fn karpenter_versions(group: &str, kind: &str) -> Option<&'static str> {
     Some(match (group, kind) {
         (KARPENTER_GROUP, "Provisioner" | "Machine") => "karpenter.sh/v1alpha5",
         (KARPENTER_GROUP, "NodePool" | "NodeClaim") => "karpenter.sh/v1 or karpenter.sh/v1beta1",
+        (KARPENTER_GROUP, "NodeOverlay") => "karpenter.sh/v1alpha1",
         (AWS_GROUP, "AWSNodeTemplate") => "karpenter.k8s.aws/v1alpha1",
         (AWS_GROUP, "EC2NodeClass") => "karpenter.k8s.aws/v1 or karpenter.k8s.aws/v1beta1",
         _ => return None,
@@ -106,6 +108,7 @@ pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
             (KARPENTER_GROUP, "v1beta1", "NodeClaim") => Some(Kind::NodeClaimV1Beta1),
             (KARPENTER_GROUP, "v1", "NodePool") => Some(Kind::NodePoolV1),
             (KARPENTER_GROUP, "v1", "NodeClaim") => Some(Kind::NodeClaimV1),
+            (KARPENTER_GROUP, "v1alpha1", "NodeOverlay") => Some(Kind::NodeOverlay),
             (AWS_GROUP, "v1alpha1", "AWSNodeTemplate") => Some(Kind::AwsNodeTemplate),
             (AWS_GROUP, "v1beta1", "EC2NodeClass") => Some(Kind::Ec2NodeClassV1Beta1),
             (AWS_GROUP, "v1", "EC2NodeClass") => Some(Kind::Ec2NodeClassV1),
@@ -119,7 +122,7 @@ pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
             Some(_) if kind.ends_with("List") => Class::List,
             Some(expected) => Class::UnknownVersion(expected.to_string()),
             None => Class::Unsupported(if group == KARPENTER_GROUP {
-                "karpenter.sh has Provisioner and Machine (v1alpha5), NodePool and NodeClaim (v1beta1, v1)".into()
+                "karpenter.sh has Provisioner and Machine (v1alpha5), NodePool and NodeClaim (v1beta1, v1), NodeOverlay (v1alpha1)".into()
             } else {
                 "karpenter.k8s.aws has AWSNodeTemplate (v1alpha1) and EC2NodeClass (v1beta1, v1)"
                     .into()

@@ -41,14 +41,14 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
             manifests.ignored.join(", ")
         ));
     }
-    for warning in &manifests.warnings {
-        ctx.warn(warning);
-    }
     let input = build_input(
         &mut manifests,
         &args.selection(),
         &mut CatalogSizing::new(&catalog, &region),
     )?;
+    for warning in &manifests.warnings {
+        ctx.warn(warning);
+    }
     if input.pools.is_empty() {
         ctx.warn("no NodePool or Provisioner in the input: nothing can be launched");
     }

@@ -11,6 +11,7 @@ mod existing_node;
 mod finalize;
 mod node_claim;
 mod node_claim_template;
+mod overlay;
 mod podreqs;
 mod queue;
 mod reason;
@@ -30,6 +31,7 @@ use crate::model::requirements::Requirements;
 use crate::model::resources::Resources;
 use crate::model::taints::Taint;
 
+pub use overlay::apply_overlays;
 pub use reason::{ExhaustedLimit, PoolCause, PoolRefusal, Reason, ReasonCode, Shortfall};
 pub use rounds::solve_rounds;
 pub use scheduler::solve;

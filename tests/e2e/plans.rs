@@ -123,3 +123,73 @@ fn auto_mode_pools_are_named_as_managed_by_eks() {
     );
     assert!(!run.stderr.contains("not in the input"), "{}", run.stderr);
 }
+
+/// The fixture's text without its NodeOverlay documents.
+fn without_overlays(text: &str) -> String {
+    text.split("\n---\n")
+        .filter(|doc| !doc.contains("kind: NodeOverlay"))
+        .collect::<Vec<_>>()
+        .join("\n---\n")
+}
+
+fn dry_run_stdin(text: &str) -> (Run, Value) {
+    let run = karpenter(
+        &["provision", "--dry-run", "-o", "json", "-f", "-"],
+        text.as_bytes(),
+    );
+    let json = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
+    (run, json)
+}
+
+/// Issue #12 item 6: NodeOverlays from `-f` — a capacity overlay makes pods that request an
+/// extended resource schedulable on the types it selects, a price overlay changes the price and
+/// the type launched; without the overlays the same pods are unschedulable, and pods without the
+/// resource go to c6a.large.
+#[test]
+fn node_overlays_change_capacity_and_prices() {
+    let text = std::fs::read_to_string(path("node-overlay.yaml")).unwrap();
+    let (run, plan) = dry_run_stdin(&text);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let claim = &plan["nodeClaims"][0];
+    assert_eq!(claim["instanceType"], "c7a.large");
+    assert_eq!(claim["pricePerHour"].as_f64().unwrap(), 0.10264 * 0.6);
+    assert!(claim["instanceTypes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t.as_str().unwrap().starts_with("c7a.")));
+
+    let (run, plan) = dry_run_stdin(&without_overlays(&text));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(plan["unschedulable"][0]["reasonCode"], "NoInstanceTypeFits");
+
+    let plain = text
+        .replace(
+            "requests: {cpu: 500m, smarter-devices/fuse: \"1\"}",
+            "requests: {cpu: 500m}",
+        )
+        .replace("            limits: {smarter-devices/fuse: \"1\"}\n", "");
+    let (_, plan) = dry_run_stdin(&plain);
+    assert_eq!(plan["nodeClaims"][0]["instanceType"], "c7a.large");
+    let (_, plan) = dry_run_stdin(&without_overlays(&plain));
+    assert_eq!(plan["nodeClaims"][0]["instanceType"], "c6a.large");
+}
+
+/// Two overlays of one weight on the same offerings conflict: the one later in Karpenter's order
+/// is not applied, and a warning says so.
+#[test]
+fn conflicting_node_overlays_are_left_out_with_a_warning() {
+    let text = std::fs::read_to_string(path("node-overlay.yaml"))
+        .unwrap()
+        .replace(
+            "priceAdjustment: \"-40%\"",
+            "priceAdjustment: \"-40%\"\n  capacity:\n    smarter-devices/fuse: \"5\"",
+        );
+    let (run, _) = dry_run_stdin(&text);
+    assert!(
+        run.stderr.contains("NodeOverlay/c7a-commitment: not applied: it conflicts with another NodeOverlay of the same weight"),
+        "{}",
+        run.stderr
+    );
+}

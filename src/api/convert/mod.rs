@@ -185,7 +185,8 @@ fn convert_objects(
             | ApiObject::Node(_)
             | ApiObject::PodDisruptionBudget(_)
             | ApiObject::Namespace(_)
-            | ApiObject::RuntimeClass(_) => c
+            | ApiObject::RuntimeClass(_)
+            | ApiObject::NodeOverlay(_) => c
                 .result
                 .not_printed
                 .push(format!("{} ({})", o.name, o.location)),

@@ -9,6 +9,7 @@ use crate::model::taints::Effect;
 use crate::testing::*;
 
 mod launch;
+mod overlay;
 mod rounds;
 mod shapes;
 mod topology;

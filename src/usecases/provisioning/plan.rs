@@ -74,6 +74,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         events: &mut dyn Sink<Event>,
     ) -> Result<Option<Round>, CommandError> {
         let mut snapshot = snapshot::read(self.cluster, Scope::PODS)?;
+        let warned = snapshot.manifests.warnings.len();
         for warning in &snapshot.manifests.warnings {
             events.emit(Event::Warning(warning.clone()));
         }
@@ -95,6 +96,10 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             selection,
             assigned,
         )?;
+        // What planning added (NodeOverlays left out).
+        for warning in &snapshot.manifests.warnings[warned..] {
+            events.emit(Event::Warning(warning.clone()));
+        }
         Ok(Some(Round {
             plan,
             input,

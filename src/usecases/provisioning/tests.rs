@@ -732,3 +732,42 @@ fn a_plan_without_later_rounds_launches_once() {
         "no re-plan after the only round"
     );
 }
+
+/// NodeOverlays live (docs/karpenter.md §6.9): read from the cluster when their CRD is served,
+/// applied to the pools' types before planning, and what the fleet launches follows the
+/// overlaid price (c6a.xlarge at -90% undercuts c6a.large).
+#[test]
+fn node_overlays_in_the_cluster_change_what_is_launched() {
+    let world = World {
+        cluster: FakeCluster::new()
+            .karpenter_v1()
+            .serve("karpenter.sh/v1alpha1", &["nodeoverlays"]),
+        ..World::new()
+    };
+    for o in World::new().cluster.list("karpenter.sh/v1", "NodePool") {
+        world.cluster.put(o);
+    }
+    for o in World::new()
+        .cluster
+        .list("karpenter.k8s.aws/v1", "EC2NodeClass")
+    {
+        world.cluster.put(o);
+    }
+    world.cluster.put(json!({
+        "apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay",
+        "metadata": {"name": "xlarge-discount"},
+        "spec": {"weight": 10, "priceAdjustment": "-90%",
+            "requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                "values": ["c6a.xlarge"]}]}
+    }));
+    world.pending("a", "1");
+    let (round, launches) = provision(&mut world.live(), &mut |_| {});
+    let claim = &round.plan.node_claims[0];
+    assert_eq!(claim.launch.instance_type, "c6a.xlarge");
+    assert!(
+        (claim.launch.price - 0.0153).abs() < 1e-9,
+        "{}",
+        claim.launch.price
+    );
+    assert_eq!(launches.launched[0].instance_type, "c6a.xlarge");
+}
