@@ -18,6 +18,7 @@ mod reason;
 mod rounds;
 mod scheduler;
 mod shapes;
+mod statics;
 mod topology;
 mod topology_group;
 

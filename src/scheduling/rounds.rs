@@ -18,40 +18,57 @@
 //! pools' usage grown by those sizes. A round that places nothing ends it; a pod is
 //! unschedulable only when no round places it, with the reason of the last round.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::labels;
 use crate::model::node::Node;
 use crate::model::pod::Pod;
 
-use super::{solve, ExistingNode, Input, Plan, PlannedNodeClaim, Reason};
+use super::statics::static_claims;
+use super::{solve, ExistingNode, ExistingPlacement, Input, Plan, PlannedNodeClaim, Reason};
 
-/// Plans the input's pods over as many rounds as place anything (see the module documentation).
-/// NodeClaims are numbered per pool across rounds and carry their `round`.
+/// Plans the input's pods over as many rounds as place anything (see the module documentation),
+/// after the NodeClaims that bring static pools to their replicas (`statics.rs`: nodes about to
+/// exist, which the pods may use). NodeClaims are numbered per pool across rounds and carry
+/// their `round`.
 pub fn solve_rounds(input: &Input) -> Plan {
-    let mut total = solve(input);
-    if total.unschedulable.is_empty() || total.node_claims.is_empty() {
-        return total;
-    }
-    let mut next = after_round(input, &total, &total.node_claims);
-    // The nodes `next` has beyond the cluster's: the NodeClaims of the earlier rounds.
+    let statics = static_claims(input);
+    let mut total = Plan {
+        node_claims: statics,
+        ..Plan::default()
+    };
+    let mut current: Cow<'_, Input> = if total.node_claims.is_empty() {
+        Cow::Borrowed(input)
+    } else {
+        Cow::Owned(after_round(input, None, &[], &total.node_claims))
+    };
+    // The nodes `current` has beyond the cluster's: the NodeClaims planned so far.
     let mut round_nodes = total.node_claims.len();
-    let mut round = 1;
+    let mut round = 0;
     loop {
         round += 1;
-        let mut step = solve(&next);
+        let mut step = solve(&current);
         not_counting_round_nodes(&mut step, round_nodes);
         let placed = !step.node_claims.is_empty() || !step.existing_nodes.is_empty();
-        if !placed {
+        if round > 1 && !placed {
             total.unschedulable = step.unschedulable;
             return total;
         }
+        let placements = step.existing_nodes.clone();
         let first_new = total.node_claims.len();
-        merge(&mut total, step, round, &next);
+        merge(&mut total, step, round, &current);
         if total.unschedulable.is_empty() || total.node_claims.len() == first_new {
             return total;
         }
-        next = after_round(&next, &total, &total.node_claims[first_new..]);
+        let pending: BTreeSet<&str> = total.unschedulable.iter().map(|u| u.pod.as_str()).collect();
+        let next = after_round(
+            &current,
+            Some(&pending),
+            &placements,
+            &total.node_claims[first_new..],
+        );
+        current = Cow::Owned(next);
         round_nodes = total.node_claims.len();
     }
 }
@@ -72,14 +89,17 @@ fn node_name(claim: &PlannedNodeClaim) -> String {
     claim.name.clone()
 }
 
-/// The next round's input: the pods `plan` left unschedulable; `input`'s nodes with the pods
-/// `plan` placed on them; each of `launched` as an in-flight node of its launched instance type,
-/// holding its pods; the pools' usage grown by those nodes.
-fn after_round(input: &Input, plan: &Plan, launched: &[PlannedNodeClaim]) -> Input {
+/// The next round's input: the pods still `pending` (all of `input`'s when `None`); `input`'s
+/// nodes with the pods `placements` put on them; each of `launched` as an in-flight node of its
+/// launched instance type, holding its pods; the pools' usage grown by those nodes.
+fn after_round(
+    input: &Input,
+    pending: Option<&BTreeSet<&str>>,
+    placements: &[ExistingPlacement],
+    launched: &[PlannedNodeClaim],
+) -> Input {
     let by_key: BTreeMap<String, &Pod> = input.pods.iter().map(|p| (p.key(), p)).collect();
-    let pending: BTreeSet<&str> = plan.unschedulable.iter().map(|u| u.pod.as_str()).collect();
-    let placed_on: BTreeMap<&str, &[String]> = plan
-        .existing_nodes
+    let placed_on: BTreeMap<&str, &[String]> = placements
         .iter()
         .map(|e| (e.node.as_str(), e.pods.as_slice()))
         .collect();
@@ -137,7 +157,7 @@ fn after_round(input: &Input, plan: &Plan, launched: &[PlannedNodeClaim]) -> Inp
         pods: input
             .pods
             .iter()
-            .filter(|p| pending.contains(p.key().as_str()))
+            .filter(|p| pending.is_none_or(|keys| keys.contains(p.key().as_str())))
             .cloned()
             .collect(),
         existing_nodes,

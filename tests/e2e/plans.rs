@@ -193,3 +193,40 @@ fn conflicting_node_overlays_are_left_out_with_a_warning() {
         run.stderr
     );
 }
+
+/// Issue #12 item 6: a static NodePool is planned up to its replicas (3 wanted, 1 Node there: 2
+/// NodeClaims without pods), whatever is pending; the pending pods go to the dynamic pool.
+#[test]
+fn static_pools_are_planned_up_to_their_replicas() {
+    let (run, plan) = dry_run(&["-f", &path("static-pool.yaml")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let claims = plan["nodeClaims"].as_array().unwrap();
+    let baseline: Vec<&Value> = claims
+        .iter()
+        .filter(|c| c["nodePool"] == "baseline")
+        .collect();
+    assert_eq!(baseline.len(), 2, "{plan:#}");
+    for c in &baseline {
+        assert_eq!(c["instanceType"], "m5.large");
+        assert!(c["pods"].as_array().unwrap().is_empty());
+        assert_eq!(c["taints"][0]["key"], "dedicated");
+    }
+    let default: Vec<&Value> = claims
+        .iter()
+        .filter(|c| c["nodePool"] == "default")
+        .collect();
+    assert_eq!(default.len(), 1);
+    assert_eq!(default[0]["pods"].as_array().unwrap().len(), 2);
+
+    let without_node = std::fs::read_to_string(path("static-pool.yaml"))
+        .unwrap()
+        .replace("kind: Node\n", "kind: ConfigMap\n");
+    let (_, plan) = dry_run_stdin(&without_node);
+    let baseline = plan["nodeClaims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["nodePool"] == "baseline")
+        .count();
+    assert_eq!(baseline, 3);
+}

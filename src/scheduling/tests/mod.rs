@@ -12,6 +12,7 @@ mod launch;
 mod overlay;
 mod rounds;
 mod shapes;
+mod statics;
 mod topology;
 
 /// The solver under test: every case also checks that skipping what is known to refuse a pod

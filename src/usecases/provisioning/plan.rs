@@ -53,8 +53,9 @@ impl Round {
 }
 
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
-    /// Reads the cluster and plans for its pending pods; `None` when none is pending. Fails
-    /// when no Karpenter CRD is installed (there is no pool to launch for).
+    /// Reads the cluster and plans for its pending pods and its static pools' missing replicas;
+    /// `None` when no pod is pending and no pool is static. Fails when no Karpenter CRD is
+    /// installed (there is no pool to launch for).
     pub fn plan_pending(
         &self,
         selection: &Selection,
@@ -84,7 +85,13 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             )
             .with_hint("install Karpenter's CRDs and create a NodePool (or plan offline with --dry-run -f)"));
         }
-        if snapshot.manifests.pods.is_empty() {
+        // A static pool is kept at its replicas whether or not pods are pending.
+        let statics = snapshot
+            .manifests
+            .node_pools
+            .iter()
+            .any(|p| p.replicas.is_some());
+        if snapshot.manifests.pods.is_empty() && !statics {
             return Ok(None);
         }
         let registered = registered_instances(&snapshot.manifests.nodes);
@@ -146,7 +153,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             selection,
             &BTreeMap::new(),
         )?;
-        let plan = self.named(scheduling::solve(&input), &used);
+        let plan = self.named(scheduling::solve(&input), &used, instances);
         Ok((plan, input))
     }
 
@@ -162,7 +169,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     ) -> Result<(Plan, Input), CommandError> {
         let (input, used) =
             self.input_with_instances(manifests, registered, instances, selection, assigned)?;
-        let plan = self.named(scheduling::solve_rounds(&input), &used);
+        let plan = self.named(scheduling::solve_rounds(&input), &used, instances);
         Ok((plan, input))
     }
 
@@ -202,10 +209,22 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         Ok((input, used))
     }
 
-    /// `plan` with its NodeClaims named after their pods (see [`claim_name`]).
-    fn named(&self, mut plan: Plan, used: &BTreeSet<String>) -> Plan {
+    /// `plan` with its NodeClaims named after their pods (see [`claim_name`]). A NodeClaim
+    /// without pods (a static pool's replica) takes the first name of its sequence that no
+    /// instance of this tool and no other NodeClaim of the plan carries: replicas are
+    /// interchangeable, so one in flight is never adopted as another.
+    fn named(&self, mut plan: Plan, used: &BTreeSet<String>, instances: &[Instance]) -> Plan {
+        let mut taken: BTreeSet<String> = instances
+            .iter()
+            .filter_map(|i| i.tags.get(labels::NODECLAIM).cloned())
+            .collect();
         for claim in &mut plan.node_claims {
-            claim.name = claim_name(&self.info.name, claim, used);
+            claim.name = if claim.pods.is_empty() {
+                claim_name(&self.info.name, claim, &taken)
+            } else {
+                claim_name(&self.info.name, claim, used)
+            };
+            taken.insert(claim.name.clone());
         }
         plan
     }

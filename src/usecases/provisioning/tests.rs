@@ -771,3 +771,57 @@ fn node_overlays_in_the_cluster_change_what_is_launched() {
     );
     assert_eq!(launches.launched[0].instance_type, "c6a.xlarge");
 }
+
+/// Static NodePools live (docs/karpenter.md §6.10): with no pod pending, a run launches the
+/// replicas the pool lacks, each under its own NodeClaim name; a re-run, the instances in flight,
+/// launches nothing; one more replica asked for launches one more.
+#[test]
+fn a_static_pool_is_brought_to_its_replicas_without_pending_pods() {
+    let world = World::new();
+    world.cluster.put(node_pool(
+        "fixed",
+        json!({"replicas": 2, "limits": {"nodes": "5"}}),
+    ));
+    let mut live = world.live();
+    let round = live
+        .plan_pending(&all(), &mut |_| {})
+        .unwrap()
+        .expect("a plan");
+    assert_eq!(round.plan.node_claims.len(), 2);
+    let names: Vec<&str> = round
+        .plan
+        .node_claims
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_ne!(names[0], names[1]);
+    let launches = live
+        .launch_all(&round.classes, &round.plan, &round.input, &mut |_| {})
+        .unwrap();
+    assert_eq!(launches.launched.len(), 2);
+    assert!(launches
+        .launched
+        .iter()
+        .all(|l| !l.adopted && l.pods.is_empty()));
+    assert_eq!(world.running().len(), 2);
+
+    let again = live
+        .plan_pending(&all(), &mut |_| {})
+        .unwrap()
+        .expect("a plan");
+    assert!(again.plan.node_claims.is_empty(), "{:?}", again.plan);
+
+    world.cluster.put(node_pool(
+        "fixed",
+        json!({"replicas": 3, "limits": {"nodes": "5"}}),
+    ));
+    let more = live
+        .plan_pending(&all(), &mut |_| {})
+        .unwrap()
+        .expect("a plan");
+    assert_eq!(more.plan.node_claims.len(), 1);
+    assert!(!names.contains(&more.plan.node_claims[0].name.as_str()));
+    live.launch_all(&more.classes, &more.plan, &more.input, &mut |_| {})
+        .unwrap();
+    assert_eq!(world.running().len(), 3);
+}
