@@ -68,7 +68,7 @@ pub(super) fn finalize(
         }));
     }
     let launch = launch_offerings(pool, &kept, &admitted);
-    let Some(&(launch_type, first)) = launch.offerings.first() else {
+    let Some(&(_, launch_type, first)) = launch.offerings.first() else {
         return Err(pool.refusal(PoolCause::NoOffering));
     };
     let offering = &pool.types[launch_type as usize].offerings[first];
@@ -84,18 +84,13 @@ pub(super) fn finalize(
         }
     }
     let zones: Vec<String> = zones.into_iter().collect();
-    let option_of: BTreeMap<u32, u32> = kept
-        .iter()
-        .enumerate()
-        .map(|(i, &t)| (t, i as u32))
-        .collect();
     let launch_offerings: Vec<LaunchOffering> = launch
         .offerings
         .iter()
-        .filter_map(|&(t, i)| {
+        .filter_map(|&(k, t, i)| {
             let o = &pool.types[t as usize].offerings[i];
             Some(LaunchOffering {
-                option: *option_of.get(&t)?,
+                option: k,
                 zone: zones.binary_search(&o.zone).ok()? as u32,
                 price: o.price,
             })
@@ -185,9 +180,9 @@ pub(super) fn finalize(
 pub(super) struct Launchable {
     /// `reserved`, `spot` or `on-demand`.
     pub(super) capacity_type: &'static str,
-    /// (type, index into its `offerings`), admitted, available and of `capacity_type`,
-    /// cheapest first.
-    pub(super) offerings: Vec<(u32, usize)>,
+    /// (index into the options, type, index into its `offerings`), admitted, available and of
+    /// `capacity_type`, cheapest first.
+    pub(super) offerings: Vec<(u32, u32, usize)>,
 }
 
 /// The launch-time filters and choice, on a NodeClaim's options (`kept`, cheapest first):
@@ -204,55 +199,62 @@ pub(super) struct Launchable {
 /// Both filters are skipped when the pool uses `minValues`, as upstream.
 pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool]) -> Launchable {
     let uses_min_values = !pool.min_values.is_empty();
-    let slot_of = |&(slot, _): &(usize, usize)| slot;
-    // Per type, its admitted offerings as (slot, offering), cheapest first.
-    let mut types: Vec<(u32, Vec<(usize, usize)>)> = kept
-        .iter()
-        .map(|&t| {
-            let offers = pool.offers[t as usize]
-                .iter()
-                .copied()
-                .filter(|o| admitted[slot_of(o)])
-                .collect();
-            (t, offers)
-        })
-        .filter(|(_, offers): &(u32, Vec<(usize, usize)>)| !offers.is_empty())
-        .collect();
-    if !uses_min_values
-        && types
+    let ct_of = |slot: usize| pool.slots[slot].1.as_str();
+    let price = |t: u32, i: usize| pool.types[t as usize].offerings[i].price;
+    // A type's admitted offerings, cheapest first (`offers` is sorted by price).
+    let admitted_offers = |t: u32| {
+        pool.offers[t as usize]
             .iter()
-            .any(|(t, _)| !is_exotic(pool.types[*t as usize]))
-    {
-        types.retain(|(t, _)| !is_exotic(pool.types[*t as usize]));
+            .copied()
+            .filter(|&(slot, _)| admitted[slot])
+    };
+    // (index into `kept`, type).
+    let mut types: Vec<(u32, u32)> = kept
+        .iter()
+        .enumerate()
+        .map(|(k, &t)| (k as u32, t))
+        .filter(|&(_, t)| admitted_offers(t).next().is_some())
+        .collect();
+    let exotic = |t: u32| is_exotic(pool.types[t as usize]);
+    if !uses_min_values && types.iter().any(|&(_, t)| !exotic(t)) {
+        types.retain(|&(_, t)| !exotic(t));
     }
-    let price = |t: u32, (_, i): (usize, usize)| pool.types[t as usize].offerings[i].price;
-    let capacity_type = |o: &(usize, usize)| pool.slots[slot_of(o)].1.as_str();
+    // The spot filter's cap: the cheapest on-demand price, when spot offerings remain too.
+    let mut cap: Option<f64> = None;
     if !uses_min_values {
         let cheapest_on_demand = types
             .iter()
-            .flat_map(|(t, offers)| {
-                offers
-                    .iter()
-                    .filter(|o| capacity_type(o) == ON_DEMAND)
-                    .map(move |&o| price(*t, o))
+            .flat_map(|&(_, t)| {
+                admitted_offers(t)
+                    .filter(|&(slot, _)| ct_of(slot) == ON_DEMAND)
+                    .map(move |(_, i)| price(t, i))
             })
             .min_by(f64::total_cmp);
         let any_spot = types
             .iter()
-            .any(|(_, offers)| offers.iter().any(|o| capacity_type(o) == SPOT));
-        if let (Some(cap), true) = (cheapest_on_demand, any_spot) {
-            for (t, offers) in &mut types {
-                offers.retain(|&o| capacity_type(&o) != SPOT || price(*t, o) <= cap);
-            }
-            types.retain(|(_, offers)| !offers.is_empty());
+            .any(|&(_, t)| admitted_offers(t).any(|(slot, _)| ct_of(slot) == SPOT));
+        if any_spot {
+            cap = cheapest_on_demand;
         }
     }
-    // Offers are cheapest first, so a type's first is its cheapest.
-    types.sort_by(|(a, oa), (b, ob)| {
-        price(*a, oa[0]).total_cmp(&price(*b, ob[0])).then_with(|| {
-            pool.types[*a as usize]
+    let survives = |t: u32, (slot, i): (usize, usize)| {
+        ct_of(slot) != SPOT || cap.is_none_or(|c| price(t, i) <= c)
+    };
+    let cheapest = |t: u32| {
+        admitted_offers(t)
+            .find(|&o| survives(t, o))
+            .map(|(_, i)| price(t, i))
+    };
+    types.retain(|&(_, t)| cheapest(t).is_some());
+    types.sort_by(|&(_, a), &(_, b)| {
+        let (pa, pb) = (
+            cheapest(a).unwrap_or(f64::MAX),
+            cheapest(b).unwrap_or(f64::MAX),
+        );
+        pa.total_cmp(&pb).then_with(|| {
+            pool.types[a as usize]
                 .name
-                .cmp(&pool.types[*b as usize].name)
+                .cmp(&pool.types[b as usize].name)
         })
     });
     types.truncate(super::LAUNCH_MAX_INSTANCE_TYPES);
@@ -261,19 +263,18 @@ pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool])
         .find(|ct| {
             types
                 .iter()
-                .any(|(_, offers)| offers.iter().any(|o| capacity_type(o) == *ct))
+                .any(|&(_, t)| admitted_offers(t).any(|o| survives(t, o) && ct_of(o.0) == *ct))
         })
         .unwrap_or(ON_DEMAND);
-    let mut offerings: Vec<(u32, usize)> = types
+    let mut offerings: Vec<(u32, u32, usize)> = types
         .iter()
-        .flat_map(|(t, offers)| {
-            offers
-                .iter()
-                .filter(|o| pool.slots[o.0].1 == capacity_type)
-                .map(move |&(_, i)| (*t, i))
+        .flat_map(|&(k, t)| {
+            admitted_offers(t)
+                .filter(move |&o| survives(t, o) && pool.slots[o.0].1 == capacity_type)
+                .map(move |(_, i)| (k, t, i))
         })
         .collect();
-    offerings.sort_by(|&(a, i), &(b, j)| {
+    offerings.sort_by(|&(_, a, i), &(_, b, j)| {
         let (oa, ob) = (
             &pool.types[a as usize].offerings[i],
             &pool.types[b as usize].offerings[j],
