@@ -7,9 +7,18 @@ use serde_json::Value;
 use crate::support::{fixture, karpenter, Run};
 
 fn dry_run(args: &[&str]) -> (Run, Value) {
+    dry_run_with(args, b"")
+}
+
+/// `provision --dry-run -o json` on the manifest `text` (stdin).
+fn dry_run_stdin(text: &str) -> (Run, Value) {
+    dry_run_with(&["-f", "-"], text.as_bytes())
+}
+
+fn dry_run_with(args: &[&str], stdin: &[u8]) -> (Run, Value) {
     let mut all = vec!["provision", "--dry-run", "-o", "json"];
     all.extend_from_slice(args);
-    let run = karpenter(&all, b"");
+    let run = karpenter(&all, stdin);
     let json = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
     (run, json)
@@ -130,16 +139,6 @@ fn without_overlays(text: &str) -> String {
         .filter(|doc| !doc.contains("kind: NodeOverlay"))
         .collect::<Vec<_>>()
         .join("\n---\n")
-}
-
-fn dry_run_stdin(text: &str) -> (Run, Value) {
-    let run = karpenter(
-        &["provision", "--dry-run", "-o", "json", "-f", "-"],
-        text.as_bytes(),
-    );
-    let json = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
-    (run, json)
 }
 
 /// Issue #12 item 6: NodeOverlays from `-f` — a capacity overlay makes pods that request an

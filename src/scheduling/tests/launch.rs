@@ -4,15 +4,6 @@
 
 use super::*;
 
-fn offer(zone: &str, capacity_type: &str, price: f64) -> Offering {
-    Offering {
-        zone: zone.into(),
-        capacity_type: capacity_type.into(),
-        price,
-        available: true,
-    }
-}
-
 fn one_pod(types: Vec<crate::model::instance_type::InstanceType>) -> Plan {
     solve(&input(
         vec![PodBuilder::new("p").cpu("1").build()],

@@ -54,6 +54,16 @@ fn input(pods: Vec<crate::model::pod::Pod>, pools: Vec<PoolInput>) -> Input {
     }
 }
 
+/// An available offering.
+fn offer(zone: &str, capacity_type: &str, price: f64) -> Offering {
+    Offering {
+        zone: zone.into(),
+        capacity_type: capacity_type.into(),
+        price,
+        available: true,
+    }
+}
+
 fn pods(n: usize, f: impl Fn(usize) -> PodBuilder) -> Vec<crate::model::pod::Pod> {
     (0..n).map(|i| f(i).build()).collect()
 }

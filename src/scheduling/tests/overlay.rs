@@ -7,15 +7,6 @@ use crate::model::overlay::{NodeOverlay, PriceChange};
 use crate::model::requirements::NodeSelectorRequirement;
 use crate::model::resources::Resources;
 
-fn offer(zone: &str, capacity_type: &str, price: f64) -> Offering {
-    Offering {
-        zone: zone.into(),
-        capacity_type: capacity_type.into(),
-        price,
-        available: true,
-    }
-}
-
 fn overlay(
     name: &str,
     weight: i32,

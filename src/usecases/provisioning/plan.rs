@@ -96,12 +96,12 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         }
         let registered = registered_instances(&snapshot.manifests.nodes);
         let instances = self.launched_instances()?;
-        let (plan, input) = self.plan_in_rounds(
+        let in_flight = (&registered, instances.as_slice(), assigned);
+        let (plan, input) = self.plan_with(
             &mut snapshot.manifests,
-            &registered,
-            &instances,
+            in_flight,
             selection,
-            assigned,
+            scheduling::solve_rounds,
         )?;
         // What planning added (NodeOverlays left out).
         for warning in &snapshot.manifests.warnings[warned..] {
@@ -127,13 +127,9 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         selection: &Selection,
     ) -> Result<(Plan, Input), CommandError> {
         let instances = self.launched_instances()?;
-        self.plan_in_rounds(
-            manifests,
-            registered,
-            &instances,
-            selection,
-            &BTreeMap::new(),
-        )
+        let none = BTreeMap::new();
+        let in_flight = (registered, instances.as_slice(), &none);
+        self.plan_with(manifests, in_flight, selection, scheduling::solve_rounds)
     }
 
     /// [`Live::plan_manifests`] with the in-flight candidates given and one scheduling round
@@ -146,30 +142,24 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         instances: &[Instance],
         selection: &Selection,
     ) -> Result<(Plan, Input), CommandError> {
-        let (input, used) = self.input_with_instances(
-            manifests,
-            registered,
-            instances,
-            selection,
-            &BTreeMap::new(),
-        )?;
-        let plan = self.named(scheduling::solve(&input), &used, instances);
-        Ok((plan, input))
+        let none = BTreeMap::new();
+        let in_flight = (registered, instances, &none);
+        self.plan_with(manifests, in_flight, selection, scheduling::solve)
     }
 
-    /// [`Live::plan_manifests`] with the in-flight candidates and the pods assigned to them
-    /// given (see [`Live::plan_pending_after`]), over scheduling rounds.
-    fn plan_in_rounds(
+    /// Plans `manifests` by `solver` (one round, or [`scheduling::solve_rounds`]) with the
+    /// capacity this tool launched: the instance ids registered as Nodes, the instances, and
+    /// the pods a run launched for each (instance id → pod keys); the NodeClaims named.
+    fn plan_with(
         &self,
         manifests: &mut Manifests,
-        registered: &BTreeSet<String>,
-        instances: &[Instance],
+        (registered, instances, assigned): InFlight<'_>,
         selection: &Selection,
-        assigned: &BTreeMap<String, Vec<String>>,
+        solver: fn(&Input) -> Plan,
     ) -> Result<(Plan, Input), CommandError> {
         let (input, used) =
             self.input_with_instances(manifests, registered, instances, selection, assigned)?;
-        let plan = self.named(scheduling::solve_rounds(&input), &used, instances);
+        let plan = self.named(solver(&input), &used, instances);
         Ok((plan, input))
     }
 
@@ -247,6 +237,13 @@ fn bind_assigned(input: &mut Input, assigned: &BTreeMap<String, Vec<String>>) {
     }
     input.pods = pending;
 }
+
+/// The capacity this tool launched, as [`Live::plan_with`] reads it.
+type InFlight<'a> = (
+    &'a BTreeSet<String>,
+    &'a [Instance],
+    &'a BTreeMap<String, Vec<String>>,
+);
 
 /// A NodeClaim name that is the same for the same (cluster, pool, pods) — so an identical
 /// retry adopts its in-flight instance by its tag — and different otherwise:
