@@ -176,6 +176,11 @@ fn convert_objects(
                 let value = passthrough(r, n.as_ref());
                 c.push_unchanged(o, "EC2NodeClass", NODECLASS_API_VERSION, value);
             }
+            // NodeOverlay has one version: it goes along with the pools it prices.
+            ApiObject::NodeOverlay(n) => {
+                let value = passthrough(r, n.as_ref());
+                c.push_unchanged(o, "NodeOverlay", "karpenter.sh/v1alpha1", value);
+            }
             ApiObject::Machine(_) | ApiObject::NodeClaimV1Beta1(_) | ApiObject::NodeClaimV1(_) => c
                 .result
                 .not_converted
@@ -185,8 +190,7 @@ fn convert_objects(
             | ApiObject::Node(_)
             | ApiObject::PodDisruptionBudget(_)
             | ApiObject::Namespace(_)
-            | ApiObject::RuntimeClass(_)
-            | ApiObject::NodeOverlay(_) => c
+            | ApiObject::RuntimeClass(_) => c
                 .result
                 .not_printed
                 .push(format!("{} ({})", o.name, o.location)),
