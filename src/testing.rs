@@ -17,6 +17,30 @@ use crate::model::resources::Resources;
 use crate::model::selector::LabelSelector;
 use crate::model::taints::{Effect, Taint, Toleration};
 
+/// A launch that may use every one of `types` (name, USD/h) in each of `zones` zones, cheapest
+/// first (ties by type name, then zone): for hand-made `PlannedNodeClaim`s.
+pub fn offerings_everywhere(
+    types: &[(&str, f64)],
+    zones: usize,
+) -> Vec<crate::scheduling::LaunchOffering> {
+    let mut out: Vec<crate::scheduling::LaunchOffering> = (0..types.len())
+        .flat_map(|t| {
+            (0..zones).map(move |z| crate::scheduling::LaunchOffering {
+                option: t as u32,
+                zone: z as u32,
+                price: types[t].1,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        a.price
+            .total_cmp(&b.price)
+            .then_with(|| types[a.option as usize].0.cmp(types[b.option as usize].0))
+            .then_with(|| a.zone.cmp(&b.zone))
+    });
+    out
+}
+
 /// The zones of the fake catalog.
 pub const FAKE_ZONES: [&str; 3] = ["test-zone-1", "test-zone-2", "test-zone-3"];
 

@@ -294,6 +294,7 @@ fn typed<'de, D: Deserializer<'de>>(kind: Kind, d: D) -> Result<ApiObject, D::Er
         Kind::NodePoolV1 => ApiObject::NodePoolV1(Deserialize::deserialize(d)?),
         Kind::NodeClaimV1 => ApiObject::NodeClaimV1(Deserialize::deserialize(d)?),
         Kind::Ec2NodeClassV1 => ApiObject::Ec2NodeClassV1(Deserialize::deserialize(d)?),
+        Kind::NodeOverlay => ApiObject::NodeOverlay(Deserialize::deserialize(d)?),
         Kind::Pod => ApiObject::Pod(Deserialize::deserialize(d)?),
         Kind::Workload => ApiObject::Workload(Deserialize::deserialize(d)?),
         Kind::Node => ApiObject::Node(Deserialize::deserialize(d)?),

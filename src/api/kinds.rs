@@ -43,6 +43,9 @@ const IGNORABLE_KINDS: &[&str] = &[
 ];
 
 const KARPENTER_GROUP: &str = "karpenter.sh";
+/// EKS Auto Mode's API group (`NodeClass`, …): EKS runs the Karpenter that reads them, so they
+/// cannot change a plan of this tool; a NodePool naming one is reported as Auto Mode's.
+const EKS_GROUP: &str = "eks.amazonaws.com";
 const AWS_GROUP: &str = "karpenter.k8s.aws";
 
 /// What a document is.
@@ -66,6 +69,7 @@ pub(crate) enum Kind {
     NodePoolV1,
     NodeClaimV1,
     Ec2NodeClassV1,
+    NodeOverlay,
     Pod,
     Workload,
     Node,
@@ -83,6 +87,7 @@ fn karpenter_versions(group: &str, kind: &str) -> Option<&'static str> {
     Some(match (group, kind) {
         (KARPENTER_GROUP, "Provisioner" | "Machine") => "karpenter.sh/v1alpha5",
         (KARPENTER_GROUP, "NodePool" | "NodeClaim") => "karpenter.sh/v1 or karpenter.sh/v1beta1",
+        (KARPENTER_GROUP, "NodeOverlay") => "karpenter.sh/v1alpha1",
         (AWS_GROUP, "AWSNodeTemplate") => "karpenter.k8s.aws/v1alpha1",
         (AWS_GROUP, "EC2NodeClass") => "karpenter.k8s.aws/v1 or karpenter.k8s.aws/v1beta1",
         _ => return None,
@@ -92,6 +97,9 @@ fn karpenter_versions(group: &str, kind: &str) -> Option<&'static str> {
 /// Classifies a document by its `apiVersion` and `kind`.
 pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
     let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+    if group == EKS_GROUP {
+        return Class::Ignored;
+    }
     if group == KARPENTER_GROUP || group == AWS_GROUP {
         let known = match (group, version, kind) {
             (KARPENTER_GROUP, "v1alpha5", "Provisioner") => Some(Kind::Provisioner),
@@ -100,6 +108,7 @@ pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
             (KARPENTER_GROUP, "v1beta1", "NodeClaim") => Some(Kind::NodeClaimV1Beta1),
             (KARPENTER_GROUP, "v1", "NodePool") => Some(Kind::NodePoolV1),
             (KARPENTER_GROUP, "v1", "NodeClaim") => Some(Kind::NodeClaimV1),
+            (KARPENTER_GROUP, "v1alpha1", "NodeOverlay") => Some(Kind::NodeOverlay),
             (AWS_GROUP, "v1alpha1", "AWSNodeTemplate") => Some(Kind::AwsNodeTemplate),
             (AWS_GROUP, "v1beta1", "EC2NodeClass") => Some(Kind::Ec2NodeClassV1Beta1),
             (AWS_GROUP, "v1", "EC2NodeClass") => Some(Kind::Ec2NodeClassV1),
@@ -113,7 +122,7 @@ pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
             Some(_) if kind.ends_with("List") => Class::List,
             Some(expected) => Class::UnknownVersion(expected.to_string()),
             None => Class::Unsupported(if group == KARPENTER_GROUP {
-                "karpenter.sh has Provisioner and Machine (v1alpha5), NodePool and NodeClaim (v1beta1, v1)".into()
+                "karpenter.sh has Provisioner and Machine (v1alpha5), NodePool and NodeClaim (v1beta1, v1), NodeOverlay (v1alpha1)".into()
             } else {
                 "karpenter.k8s.aws has AWSNodeTemplate (v1alpha1) and EC2NodeClass (v1beta1, v1)"
                     .into()

@@ -23,6 +23,7 @@ mod load;
 pub mod meta;
 mod nodeclaim;
 mod nodeclass;
+mod nodeoverlay;
 mod nodepool;
 mod nodes;
 mod objects;
@@ -42,6 +43,7 @@ use std::collections::BTreeMap;
 
 pub use crate::model::nodeclaim::NodeClaim;
 pub use error::{InputError, Location};
+pub use nodeoverlay::NodeOverlay;
 pub use nodes::convert_node;
 pub use objects::{read_objects, read_str, ApiObject, Object, Objects};
 pub use pods::{convert_pod, RuntimeOverheads, MAX_EXPANDED_PODS};
@@ -60,6 +62,8 @@ pub struct Manifests {
     pub node_pools: Vec<NodePool>,
     /// EC2NodeClasses, AWSNodeTemplates, and the classes of inline `spec.provider`s.
     pub node_classes: Vec<NodeClass>,
+    /// NodeOverlays (`karpenter.sh/v1alpha1`), applied to the pools' instance types.
+    pub node_overlays: Vec<crate::model::overlay::NodeOverlay>,
     /// Pending pods: expanded workloads, and bare Pods without `nodeName` (pending whatever
     /// their status says, docs/spec.md §3). All satisfy [`Pod::is_provisionable`].
     pub pods: Vec<Pod>,
@@ -134,6 +138,7 @@ fn family(object: &ApiObject) -> &'static str {
         ApiObject::NodePoolV1Beta1(_) | ApiObject::NodePoolV1(_) => "NodePool",
         ApiObject::NodeClaimV1Beta1(_) | ApiObject::NodeClaimV1(_) => "NodeClaim",
         ApiObject::Ec2NodeClassV1Beta1(_) | ApiObject::Ec2NodeClassV1(_) => "EC2NodeClass",
+        ApiObject::NodeOverlay(_) => "NodeOverlay",
         ApiObject::Pod(_) => "Pod",
         ApiObject::Workload(_) => "Workload",
         ApiObject::Node(_) => "Node",
@@ -215,6 +220,7 @@ impl Manifests {
                 }
                 ApiObject::Ec2NodeClassV1Beta1(c) => m.node_classes.push(c.to_model(at, origin)?),
                 ApiObject::Ec2NodeClassV1(c) => m.node_classes.push(c.to_model(at, origin)?),
+                ApiObject::NodeOverlay(o) => m.node_overlays.push(o.to_model(at, origin)?),
                 ApiObject::Machine(c) => m.node_claims.push(c.to_model(at, origin)?),
                 ApiObject::NodeClaimV1Beta1(c) => m.node_claims.push(c.to_model(at, origin)?),
                 ApiObject::NodeClaimV1(c) => m.node_claims.push(c.to_model(at, origin)?),
@@ -302,6 +308,11 @@ impl Manifests {
             let Some(r) = &pool.node_class_ref else {
                 continue;
             };
+            // EKS runs the Karpenter of an Auto Mode pool: it is planned as a pool that takes
+            // nothing, saying so (`PoolCause::AutoMode`), not as a missing class.
+            if r.is_eks_auto_mode() {
+                continue;
+            }
             let found = self
                 .node_classes
                 .iter()

@@ -8,7 +8,7 @@ use super::error::{object_name, InputError, Location};
 use super::kinds::{classify, Class};
 use super::load::Source;
 use super::meta::ObjectMeta;
-use super::{v1, v1alpha5, v1beta1, yaml};
+use super::{nodeoverlay, v1, v1alpha5, v1beta1, yaml};
 use crate::model::nodepool::Origin;
 
 /// A typed object of a kind the tool reads.
@@ -32,6 +32,8 @@ pub enum ApiObject {
     NodeClaimV1(Box<v1::NodeClaim>),
     /// `karpenter.k8s.aws/v1` EC2NodeClass.
     Ec2NodeClassV1(Box<v1::Ec2NodeClass>),
+    /// `karpenter.sh/v1alpha1` NodeOverlay.
+    NodeOverlay(Box<nodeoverlay::NodeOverlay>),
     /// A Pod.
     Pod(Box<core::Pod>),
     /// A Deployment, ReplicaSet, StatefulSet, ReplicationController, Job or DaemonSet (the
@@ -95,6 +97,7 @@ impl ApiObject {
             ApiObject::NodePoolV1(o) => &o.metadata,
             ApiObject::NodeClaimV1(o) => &o.metadata,
             ApiObject::Ec2NodeClassV1(o) => &o.metadata,
+            ApiObject::NodeOverlay(o) => &o.metadata,
             ApiObject::Pod(o) => &o.metadata,
             ApiObject::Workload(o) => &o.metadata,
             ApiObject::Node(o) => &o.metadata,

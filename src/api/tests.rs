@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod examples;
+mod overlays;
 mod seeds;
 mod workloads;
 

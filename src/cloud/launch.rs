@@ -3,9 +3,10 @@
 //!
 //! - One launch template per (AMI, max-pods) group, named by a hash of its content
 //!   (`kubectl-karpenter/<hash>`), so identical groups reuse one template across launches.
-//! - One CreateFleet `instant` per NodeClaim, overrides for every compatible
-//!   (type × zonal subnet) pool, cheapest first, at most [`MAX_OVERRIDES`]; the subnet of a zone
-//!   is the one with the most free IPs.
+//! - One CreateFleet `instant` per NodeClaim, one override per offering the solver's launch
+//!   filters kept (`PlannedNodeClaim::launch_offerings`: exotic types and spot priced above
+//!   on-demand dropped, the capacity type's offerings only), cheapest first, at most
+//!   [`MAX_OVERRIDES`]; the subnet of a zone is the one with the most free IPs.
 //! - Capacity type: the solver's choice when it is `spot` or `on-demand` (`reserved` launches as
 //!   on-demand: capacity reservations are not modelled yet).
 //! - Tags (§2.6, v1): class tags ∪ the static ones (static keys win), the NodeClaim's name and
@@ -307,7 +308,6 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
     let cluster = &input.cluster.name;
     let capacity = capacity_type(claim);
     let subnets = subnet_per_zone(input.subnets);
-    let zones: BTreeSet<&str> = claim.zones.iter().map(String::as_str).collect();
 
     // Instance-type labels (`karpenter.k8s.aws/instance-cpu`, …) describe the plan's cheapest
     // type; the fleet may launch another, so only those the NodeClaim pins to one value go into
@@ -348,78 +348,44 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
     let mut templates: Vec<LaunchTemplateRequest> = Vec::new();
     let mut groups: BTreeMap<(String, i64), usize> = BTreeMap::new();
     let mut pools = Vec::new();
-    'types: for option in &claim.instance_types {
-        let Some(facts) = input.types.get(&option.name) else {
-            continue;
-        };
-        let Some(image) = image_for(input.images, &facts.architecture) else {
-            continue;
-        };
-        let max_pods = class
-            .kubelet
-            .as_ref()
-            .and_then(|k| k.max_pods)
-            .unwrap_or(facts.max_pods);
-        let key = (image.id.clone(), max_pods);
-        let template = match groups.get(&key) {
-            Some(i) => *i,
-            None => {
-                let bootstrap = Bootstrap {
-                    cluster_name: cluster.clone(),
-                    endpoint: input.cluster.endpoint.clone(),
-                    ca_bundle: input.cluster.ca_bundle.clone(),
-                    service_cidr: input.cluster.service_cidr.clone(),
-                    cluster_dns: input.cluster.cluster_dns.clone(),
-                    labels: labels.clone(),
-                    taints: taints.clone(),
-                    max_pods: Some(max_pods),
-                    custom: class.user_data.clone(),
-                };
-                let user_data = userdata::render(input.family, &bootstrap)?;
-                let profile = class.instance_profile.clone();
-                let hash = digest(&[
-                    "launch-template",
-                    cluster,
-                    &class.name,
-                    &image.id,
-                    &max_pods.to_string(),
-                    &user_data,
-                    &sgs.join(","),
-                    profile.as_deref().unwrap_or(""),
-                ]);
-                let name = format!("kubectl-karpenter/{hash}");
-                let record = format!("{name};ami={};maxPods={max_pods}", image.id);
-                let mut lt_tags = BTreeMap::new();
-                lt_tags.insert(labels::TEMPLATE_TAG.to_string(), record);
-                lt_tags.insert(labels::cluster_tag(cluster), "owned".into());
-                lt_tags.insert(labels::TOOL_TAG.to_string(), TOOL_NAME.to_string());
-                templates.push(LaunchTemplateRequest {
-                    name,
-                    image_id: image.id.clone(),
-                    user_data,
-                    security_group_ids: sgs.clone(),
-                    instance_profile: profile,
-                    tags: lt_tags,
-                });
-                groups.insert(key, templates.len() - 1);
-                templates.len() - 1
-            }
-        };
-        for (zone, subnet) in &subnets {
-            if !zones.is_empty() && !zones.contains(zone.as_str()) {
-                continue;
-            }
-            if pools.len() == MAX_OVERRIDES {
-                break 'types;
-            }
-            pools.push(Pool {
-                instance_type: option.name.clone(),
-                zone: zone.clone(),
-                subnet_id: subnet.id.clone(),
-                template,
-                price: option.price,
-            });
+    // Per instance type, its template (None: no facts or no image for its architecture).
+    let mut template_of: BTreeMap<&str, Option<usize>> = BTreeMap::new();
+    for (instance_type, zone, price) in claim.launch_offerings() {
+        if pools.len() == MAX_OVERRIDES {
+            break;
         }
+        let Some(subnet) = subnets.get(zone) else {
+            continue;
+        };
+        let template = match template_of.get(instance_type) {
+            Some(known) => *known,
+            None => {
+                let made = match input.types.get(instance_type) {
+                    Some(facts) => template_for(
+                        input,
+                        facts,
+                        &labels,
+                        &taints,
+                        &sgs,
+                        &mut templates,
+                        &mut groups,
+                    )?,
+                    None => None,
+                };
+                template_of.insert(instance_type, made);
+                made
+            }
+        };
+        let Some(template) = template else {
+            continue;
+        };
+        pools.push(Pool {
+            instance_type: instance_type.to_string(),
+            zone: zone.to_string(),
+            subnet_id: subnet.id.clone(),
+            template,
+            price,
+        });
     }
     if pools.is_empty() {
         return Err(LaunchError::NoPools(claim.name.clone()));
@@ -446,6 +412,72 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
         pools,
         tags: tags(cluster, class, claim),
     })
+}
+
+/// The launch template of a type with these facts: one per (AMI, max pods), made on first use.
+/// `None` when the class has no image for the type's architecture.
+#[allow(clippy::too_many_arguments)]
+fn template_for(
+    input: &LaunchInput<'_>,
+    facts: &TypeFacts,
+    labels: &BTreeMap<String, String>,
+    taints: &[crate::model::taints::Taint],
+    sgs: &[String],
+    templates: &mut Vec<LaunchTemplateRequest>,
+    groups: &mut BTreeMap<(String, i64), usize>,
+) -> Result<Option<usize>, LaunchError> {
+    let (class, cluster) = (input.class, &input.cluster.name);
+    let Some(image) = image_for(input.images, &facts.architecture) else {
+        return Ok(None);
+    };
+    let max_pods = class
+        .kubelet
+        .as_ref()
+        .and_then(|k| k.max_pods)
+        .unwrap_or(facts.max_pods);
+    let key = (image.id.clone(), max_pods);
+    if let Some(i) = groups.get(&key) {
+        return Ok(Some(*i));
+    }
+    let bootstrap = Bootstrap {
+        cluster_name: cluster.clone(),
+        endpoint: input.cluster.endpoint.clone(),
+        ca_bundle: input.cluster.ca_bundle.clone(),
+        service_cidr: input.cluster.service_cidr.clone(),
+        cluster_dns: input.cluster.cluster_dns.clone(),
+        labels: labels.clone(),
+        taints: taints.to_vec(),
+        max_pods: Some(max_pods),
+        custom: class.user_data.clone(),
+    };
+    let user_data = userdata::render(input.family, &bootstrap)?;
+    let profile = class.instance_profile.clone();
+    let hash = digest(&[
+        "launch-template",
+        cluster,
+        &class.name,
+        &image.id,
+        &max_pods.to_string(),
+        &user_data,
+        &sgs.join(","),
+        profile.as_deref().unwrap_or(""),
+    ]);
+    let name = format!("kubectl-karpenter/{hash}");
+    let record = format!("{name};ami={};maxPods={max_pods}", image.id);
+    let mut lt_tags = BTreeMap::new();
+    lt_tags.insert(labels::TEMPLATE_TAG.to_string(), record);
+    lt_tags.insert(labels::cluster_tag(cluster), "owned".into());
+    lt_tags.insert(labels::TOOL_TAG.to_string(), TOOL_NAME.to_string());
+    templates.push(LaunchTemplateRequest {
+        name,
+        image_id: image.id.clone(),
+        user_data,
+        security_group_ids: sgs.to_vec(),
+        instance_profile: profile,
+        tags: lt_tags,
+    });
+    groups.insert(key, templates.len() - 1);
+    Ok(Some(templates.len() - 1))
 }
 
 /// The fleet request for the pools still worth trying.
@@ -698,6 +730,7 @@ mod tests {
                 capacity_type: "on-demand".into(),
                 zone: zones[0].into(),
                 price: types[0].1,
+                offerings: crate::testing::offerings_everywhere(types, zones.len()),
             },
             zones: zones.iter().map(|z| z.to_string()).collect(),
             capacity_types: vec!["on-demand".into()],
@@ -707,6 +740,7 @@ mod tests {
             labels: BTreeMap::new(),
             taints: vec![Taint::new("t", "v", Effect::NoSchedule)],
             startup_taints: vec![],
+            round: 1,
         }
     }
 

@@ -42,9 +42,6 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
             manifests.ignored.join(", ")
         ));
     }
-    for warning in &manifests.warnings {
-        ctx.warn(warning);
-    }
     for assumption in assumptions::offline(&manifests, catalog.has_spot_prices()) {
         ctx.warn(&format!("assuming: {assumption}"));
     }
@@ -53,10 +50,13 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         &args.selection(),
         &mut CatalogSizing::new(&catalog, &region),
     )?;
+    for warning in &manifests.warnings {
+        ctx.warn(warning);
+    }
     if input.pools.is_empty() {
         ctx.warn("no NodePool or Provisioner in the input: nothing can be launched");
     }
-    let plan = scheduling::solve(&input);
+    let plan = scheduling::solve_rounds(&input);
     render::plan::plan(ctx.out, ctx.global, &plan, &region)
         .map_err(|e| CommandError::remote(format!("writing output: {e}")))?;
     Ok(if plan.unschedulable.is_empty() {

@@ -74,7 +74,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     let plan = &round.plan;
     let (launches, wait) = {
         let mut events = EventPrinter::new(ctx.global, ctx.err);
-        let launches = session.launch_all(&round.classes, plan, &round.input, &mut events)?;
+        let launches = session.launch_in_rounds(&selection, &round, &mut events)?;
         let wait = if args.wait && !launches.launched.is_empty() {
             match session.wait(&launches.launched, timeout, &mut events)? {
                 Waited::Ready(report) => Some(report),

@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use super::ops::{self, ListQuery};
 use super::{Cluster, ClusterError};
 use crate::api::live::LiveBuilder;
-use crate::api::{core, v1, v1alpha5, v1beta1, ApiObject, InputError, Manifests};
+use crate::api::{core, v1, v1alpha5, v1beta1, ApiObject, InputError, Manifests, NodeOverlay};
 use crate::error::CommandError;
 
 /// Which Karpenter APIs the cluster serves (CRDs installed), newest first per kind.
@@ -23,6 +23,8 @@ pub struct Installed {
     pub node_classes: Option<&'static str>,
     /// `karpenter.k8s.aws/v1alpha1` AWSNodeTemplates.
     pub node_templates: bool,
+    /// `karpenter.sh/v1alpha1` NodeOverlays.
+    pub node_overlays: bool,
 }
 
 impl Installed {
@@ -47,6 +49,7 @@ impl Installed {
             installed.machines = resources.iter().any(|r| r == "machines");
         }
         installed.node_templates = has("karpenter.k8s.aws/v1alpha1", "awsnodetemplates")?;
+        installed.node_overlays = has("karpenter.sh/v1alpha1", "nodeoverlays")?;
         Ok(installed)
     }
 
@@ -231,6 +234,19 @@ pub fn read(c: &dyn Cluster, scope: Scope) -> Result<LiveSnapshot, SnapshotError
             |p: v1alpha5::AwsNodeTemplate| {
                 let n = p.metadata.name.clone();
                 (ApiObject::AwsNodeTemplate(Box::new(p)), n, None)
+            },
+        )?;
+    }
+    // NodeOverlays change prices and capacity: read for plans (the pods scope) only.
+    if installed.node_overlays && scope.pods {
+        add_all(
+            c,
+            &mut b,
+            "/apis/karpenter.sh/v1alpha1/nodeoverlays",
+            "NodeOverlay",
+            |o: NodeOverlay| {
+                let n = o.metadata.name.clone();
+                (ApiObject::NodeOverlay(Box::new(o)), n, None)
             },
         )?;
     }

@@ -10,6 +10,7 @@ pub mod node;
 pub mod nodeclaim;
 pub mod nodepool;
 pub mod overhead;
+pub mod overlay;
 pub mod pod;
 pub mod quantity;
 pub mod requirements;

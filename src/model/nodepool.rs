@@ -53,6 +53,17 @@ pub struct NodeClassRef {
     pub name: String,
 }
 
+impl NodeClassRef {
+    /// The API group of EKS Auto Mode's `NodeClass` (`eks.amazonaws.com/v1`).
+    pub const EKS_AUTO_MODE_GROUP: &'static str = "eks.amazonaws.com";
+
+    /// Whether it names an EKS Auto Mode `NodeClass`: EKS runs the Karpenter that provisions for
+    /// such a pool (docs/karpenter.md §1.5, "EKS Auto Mode").
+    pub fn is_eks_auto_mode(&self) -> bool {
+        self.group == Self::EKS_AUTO_MODE_GROUP
+    }
+}
+
 /// Kubelet settings that change capacity or that drift compares.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct KubeletConfig {

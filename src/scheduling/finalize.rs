@@ -18,8 +18,8 @@ use super::node_claim_template::{admitted_slots, cheapest_offer, Pool};
 use super::reason::{PoolCause, PoolRefusal, Reason};
 use super::scheduler::{Solver, HOSTNAME};
 use super::{
-    ExistingPlacement, Input, InstanceTypeOption, LaunchChoice, Plan, PlannedNodeClaim,
-    UnschedulablePod,
+    ExistingPlacement, Input, InstanceTypeOption, LaunchChoice, LaunchOffering, Plan,
+    PlannedNodeClaim, UnschedulablePod,
 };
 
 /// Metal sizes and accelerated types: Karpenter only launches them when nothing else fits.
@@ -67,41 +67,11 @@ pub(super) fn finalize(
             kept: kept.len(),
         }));
     }
-    // Capacity type: reserved, then spot, then on-demand — whichever is allowed and available.
-    let available_ct = |ct: &str| {
-        kept.iter()
-            .any(|&t| cheapest_offer(pool, t, &admitted, Some(ct)).is_some())
+    let launch = launch_offerings(pool, &kept, &admitted);
+    let Some(&(_, launch_type, first)) = launch.offerings.first() else {
+        return Err(pool.refusal(PoolCause::NoOffering));
     };
-    let capacity_type = [RESERVED, SPOT, ON_DEMAND]
-        .into_iter()
-        .find(|ct| available_ct(ct))
-        .unwrap_or(ON_DEMAND);
-    // Exotic filter: skip metal and accelerated types if anything else can be launched.
-    let uses_min_values = !pool.min_values.is_empty();
-    let launchable: Vec<u32> = {
-        let plain: Vec<u32> = kept
-            .iter()
-            .copied()
-            .filter(|&t| !is_exotic(pool.types[t as usize]))
-            .filter(|&t| cheapest_offer(pool, t, &admitted, Some(capacity_type)).is_some())
-            .collect();
-        if plain.is_empty() || uses_min_values {
-            kept.clone()
-        } else {
-            plain
-        }
-    };
-    let (launch_type, offering) = launchable
-        .iter()
-        .filter_map(|&t| cheapest_offer(pool, t, &admitted, Some(capacity_type)).map(|o| (t, o)))
-        .min_by(|a, b| {
-            a.1.price.total_cmp(&b.1.price).then_with(|| {
-                pool.types[a.0 as usize]
-                    .name
-                    .cmp(&pool.types[b.0 as usize].name)
-            })
-        })
-        .ok_or_else(|| pool.refusal(PoolCause::NoOffering))?;
+    let offering = &pool.types[launch_type as usize].offerings[first];
     let launch_it = pool.types[launch_type as usize];
     let mut zones = BTreeSet::new();
     let mut cts = BTreeSet::new();
@@ -113,6 +83,19 @@ pub(super) fn finalize(
             }
         }
     }
+    let zones: Vec<String> = zones.into_iter().collect();
+    let launch_offerings: Vec<LaunchOffering> = launch
+        .offerings
+        .iter()
+        .filter_map(|&(k, t, i)| {
+            let o = &pool.types[t as usize].offerings[i];
+            Some(LaunchOffering {
+                option: k,
+                zone: zones.binary_search(&o.zone).ok()? as u32,
+                price: o.price,
+            })
+        })
+        .collect();
     let names: Vec<String> = kept
         .iter()
         .map(|&t| pool.types[t as usize].name.clone())
@@ -145,7 +128,10 @@ pub(super) fn finalize(
         node_labels.entry(k).or_insert(v);
     }
     node_labels.insert(labels::ZONE.to_string(), offering.zone.clone());
-    node_labels.insert(labels::CAPACITY_TYPE.to_string(), capacity_type.to_string());
+    node_labels.insert(
+        labels::CAPACITY_TYPE.to_string(),
+        launch.capacity_type.to_string(),
+    );
     node_labels.insert(labels::INSTANCE_TYPE.to_string(), launch_it.name.clone());
     if let Some(class) = &np.node_class_ref {
         if np.generation != Some(crate::model::nodepool::ApiGeneration::V1Alpha5) {
@@ -171,11 +157,12 @@ pub(super) fn finalize(
             .collect(),
         launch: LaunchChoice {
             instance_type: launch_it.name.clone(),
-            capacity_type: capacity_type.to_string(),
+            capacity_type: launch.capacity_type.to_string(),
             zone: offering.zone.clone(),
             price: offering.price,
+            offerings: launch_offerings,
         },
-        zones: zones.into_iter().collect(),
+        zones,
         capacity_types: cts.into_iter().collect(),
         pods,
         requests: claim.requests.add(&min_overhead),
@@ -183,7 +170,128 @@ pub(super) fn finalize(
         labels: node_labels,
         taints: np.taints.clone(),
         startup_taints: np.startup_taints.clone(),
+        round: 1,
     })
+}
+
+/// What a launch of these options may use: the AWS provider's filters in its order (docs/karpenter.md
+/// §6.7 step 2, `aws: pkg/providers/instance/instance.go` `filterInstanceTypes` and
+/// `filter/filter.go`), then its capacity-type choice (`getCapacityType`).
+pub(super) struct Launchable {
+    /// `reserved`, `spot` or `on-demand`.
+    pub(super) capacity_type: &'static str,
+    /// (index into the options, type, index into its `offerings`), admitted, available and of
+    /// `capacity_type`, cheapest first.
+    pub(super) offerings: Vec<(u32, u32, usize)>,
+}
+
+/// The launch-time filters and choice, on a NodeClaim's options (`kept`, cheapest first):
+///
+/// 1. exotic types (metal, GPUs, accelerators) are dropped if anything else remains
+///    (`ExoticInstanceTypeFilter`);
+/// 2. when both spot and on-demand offerings remain, spot offerings priced above the cheapest
+///    on-demand one are dropped, and types left with none go (`SpotOfferingFilter`; upstream
+///    test "should filter out spot offerings that are more expensive than the cheapest
+///    on-demand offering", `filter/filter_test.go`);
+/// 3. the 60 cheapest types are kept (`Truncate(maxInstanceTypes)`);
+/// 4. the capacity type is reserved, else spot, else on-demand, whichever still has an offering.
+///
+/// Both filters are skipped when the pool uses `minValues`, as upstream.
+pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool]) -> Launchable {
+    let uses_min_values = !pool.min_values.is_empty();
+    let ct_of = |slot: usize| pool.slots[slot].1.as_str();
+    let price = |t: u32, i: usize| pool.types[t as usize].offerings[i].price;
+    // A type's admitted offerings, cheapest first (`offers` is sorted by price).
+    let admitted_offers = |t: u32| {
+        pool.offers[t as usize]
+            .iter()
+            .copied()
+            .filter(|&(slot, _)| admitted[slot])
+    };
+    // (index into `kept`, type).
+    let mut types: Vec<(u32, u32)> = kept
+        .iter()
+        .enumerate()
+        .map(|(k, &t)| (k as u32, t))
+        .filter(|&(_, t)| admitted_offers(t).next().is_some())
+        .collect();
+    let exotic = |t: u32| is_exotic(pool.types[t as usize]);
+    if !uses_min_values && types.iter().any(|&(_, t)| !exotic(t)) {
+        types.retain(|&(_, t)| !exotic(t));
+    }
+    // The spot filter's cap: the cheapest on-demand price, when spot offerings remain too.
+    let mut cap: Option<f64> = None;
+    if !uses_min_values {
+        let cheapest_on_demand = types
+            .iter()
+            .flat_map(|&(_, t)| {
+                admitted_offers(t)
+                    .filter(|&(slot, _)| ct_of(slot) == ON_DEMAND)
+                    .map(move |(_, i)| price(t, i))
+            })
+            .min_by(f64::total_cmp);
+        let any_spot = types
+            .iter()
+            .any(|&(_, t)| admitted_offers(t).any(|(slot, _)| ct_of(slot) == SPOT));
+        if any_spot {
+            cap = cheapest_on_demand;
+        }
+    }
+    let survives = |t: u32, (slot, i): (usize, usize)| {
+        ct_of(slot) != SPOT || cap.is_none_or(|c| price(t, i) <= c)
+    };
+    let cheapest = |t: u32| {
+        admitted_offers(t)
+            .find(|&o| survives(t, o))
+            .map(|(_, i)| price(t, i))
+    };
+    types.retain(|&(_, t)| cheapest(t).is_some());
+    types.sort_by(|&(_, a), &(_, b)| {
+        let (pa, pb) = (
+            cheapest(a).unwrap_or(f64::MAX),
+            cheapest(b).unwrap_or(f64::MAX),
+        );
+        pa.total_cmp(&pb).then_with(|| {
+            pool.types[a as usize]
+                .name
+                .cmp(&pool.types[b as usize].name)
+        })
+    });
+    types.truncate(super::LAUNCH_MAX_INSTANCE_TYPES);
+    let capacity_type = [RESERVED, SPOT, ON_DEMAND]
+        .into_iter()
+        .find(|ct| {
+            types
+                .iter()
+                .any(|&(_, t)| admitted_offers(t).any(|o| survives(t, o) && ct_of(o.0) == *ct))
+        })
+        .unwrap_or(ON_DEMAND);
+    let mut offerings: Vec<(u32, u32, usize)> = types
+        .iter()
+        .flat_map(|&(k, t)| {
+            admitted_offers(t)
+                .filter(move |&o| survives(t, o) && pool.slots[o.0].1 == capacity_type)
+                .map(move |(_, i)| (k, t, i))
+        })
+        .collect();
+    offerings.sort_by(|&(_, a, i), &(_, b, j)| {
+        let (oa, ob) = (
+            &pool.types[a as usize].offerings[i],
+            &pool.types[b as usize].offerings[j],
+        );
+        oa.price
+            .total_cmp(&ob.price)
+            .then_with(|| {
+                pool.types[a as usize]
+                    .name
+                    .cmp(&pool.types[b as usize].name)
+            })
+            .then_with(|| oa.zone.cmp(&ob.zone))
+    });
+    Launchable {
+        capacity_type,
+        offerings,
+    }
 }
 
 impl<'a> Solver<'a> {

@@ -11,11 +11,14 @@ mod existing_node;
 mod finalize;
 mod node_claim;
 mod node_claim_template;
+mod overlay;
 mod podreqs;
 mod queue;
 mod reason;
+mod rounds;
 mod scheduler;
 mod shapes;
+mod statics;
 mod topology;
 mod topology_group;
 mod volumes;
@@ -32,13 +35,19 @@ use crate::model::resources::Resources;
 use crate::model::storage::Storage;
 use crate::model::taints::Taint;
 
+pub use overlay::apply_overlays;
 pub use reason::{
     ExhaustedLimit, PoolCause, PoolRefusal, Reason, ReasonCode, Shortfall, VolumeProblem,
 };
+pub use rounds::solve_rounds;
 pub use scheduler::solve;
 
 /// Karpenter's `MaxInstanceTypes` since v1.7: a NodeClaim keeps at most this many options.
 pub const DEFAULT_MAX_INSTANCE_TYPES: usize = 600;
+
+/// The AWS provider's `maxInstanceTypes`: a launch considers at most this many of a NodeClaim's
+/// options, the cheapest after its filters (`aws: pkg/providers/instance/instance.go`).
+pub const LAUNCH_MAX_INSTANCE_TYPES: usize = 60;
 
 /// A NodePool and the instance types its node class makes available.
 #[derive(Debug, Clone)]
@@ -124,6 +133,21 @@ pub struct LaunchChoice {
     pub zone: String,
     /// USD per hour.
     pub price: f64,
+    /// Every offering the launch may use after the provider's filters (exotic types, spot
+    /// priced above on-demand, the 60 cheapest types), all of `capacity_type`, cheapest first:
+    /// the CreateFleet overrides. The first is the one above.
+    pub offerings: Vec<LaunchOffering>,
+}
+
+/// One offering a launch may use, compactly: a NodeClaim can have hundreds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LaunchOffering {
+    /// Index into the NodeClaim's `instance_types`.
+    pub option: u32,
+    /// Index into the NodeClaim's `zones`.
+    pub zone: u32,
+    /// USD per hour.
+    pub price: f64,
 }
 
 /// A NodeClaim the plan would create.
@@ -156,6 +180,20 @@ pub struct PlannedNodeClaim {
     pub taints: Vec<Taint>,
     /// Startup taints.
     pub startup_taints: Vec<Taint>,
+    /// The scheduling round that creates it (1 = the first batch; later rounds place what the
+    /// NodePool limits left over once the earlier rounds' NodeClaims are launched).
+    pub round: usize,
+}
+
+impl PlannedNodeClaim {
+    /// The offerings a launch may use, as (instance type, zone, USD/h), cheapest first.
+    pub fn launch_offerings(&self) -> impl Iterator<Item = (&str, &str, f64)> + '_ {
+        self.launch.offerings.iter().filter_map(|o| {
+            let it = self.instance_types.get(o.option as usize)?;
+            let zone = self.zones.get(o.zone as usize)?;
+            Some((it.name.as_str(), zone.as_str(), o.price))
+        })
+    }
 }
 
 /// Pods placed on an existing node.

@@ -99,8 +99,17 @@ pub(super) fn prepare_pools(input: &Input) -> Vec<Pool<'_>> {
                 .iter()
                 .filter_map(|r| r.min_values.map(|m| (r.key.clone(), m)))
                 .collect();
+            let auto_mode = pi
+                .pool
+                .node_class_ref
+                .as_ref()
+                .filter(|r| r.is_eks_auto_mode());
             let unusable = if pi.pool.replicas.is_some() {
                 Some(PoolCause::Static)
+            } else if let Some(r) = auto_mode {
+                Some(PoolCause::AutoMode {
+                    class: r.name.clone(),
+                })
             } else if types.is_empty() {
                 Some(PoolCause::NoInstanceTypes {
                     requirements: reqs.clone(),

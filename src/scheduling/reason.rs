@@ -22,6 +22,7 @@ use crate::model::taints::Taint;
 /// | `InvalidRequirement` | a node-affinity requirement is malformed (e.g. `In` without values) |
 /// | `NoNodePool` | there is no NodePool to create a node from |
 /// | `StaticNodePool` | the NodePool is static (`spec.replicas`) and not used for provisioning |
+/// | `AutoModeNodePool` | the NodePool uses an EKS Auto Mode `NodeClass` (`eks.amazonaws.com`): EKS provisions for it |
 /// | `NodePoolHasNoInstanceTypes` | no instance type is compatible with the NodePool's requirements |
 /// | `LimitReached` | the NodePool's `limits` leave no room for another node |
 /// | `TaintNotTolerated` | the pod does not tolerate a taint of the NodePool |
@@ -55,6 +56,8 @@ pub enum ReasonCode {
     NoNodePool,
     /// See the table above.
     StaticNodePool,
+    /// See the table above.
+    AutoModeNodePool,
     /// See the table above.
     NodePoolHasNoInstanceTypes,
     /// See the table above.
@@ -96,6 +99,7 @@ impl ReasonCode {
             ReasonCode::InvalidRequirement => "InvalidRequirement",
             ReasonCode::NoNodePool => "NoNodePool",
             ReasonCode::StaticNodePool => "StaticNodePool",
+            ReasonCode::AutoModeNodePool => "AutoModeNodePool",
             ReasonCode::NodePoolHasNoInstanceTypes => "NodePoolHasNoInstanceTypes",
             ReasonCode::LimitReached => "LimitReached",
             ReasonCode::TaintNotTolerated => "TaintNotTolerated",
@@ -250,7 +254,7 @@ impl fmt::Display for PoolRefusal {
         let (kind, name, cause) = (self.kind, &self.pool, &self.cause);
         match cause {
             // A pool unusable as a whole is the subject of the sentence (always a NodePool).
-            PoolCause::Static | PoolCause::NoInstanceTypes { .. } => {
+            PoolCause::Static | PoolCause::AutoMode { .. } | PoolCause::NoInstanceTypes { .. } => {
                 write!(f, "NodePool {name} {cause}")
             }
             _ => write!(f, "{kind} {name}: {cause}"),
@@ -263,6 +267,12 @@ impl fmt::Display for PoolRefusal {
 pub enum PoolCause {
     /// Static pool (`spec.replicas`).
     Static,
+    /// The pool's node class is an EKS Auto Mode `NodeClass` (`eks.amazonaws.com`): EKS runs the
+    /// Karpenter that provisions for it, not the user, so this tool neither plans nor launches it.
+    AutoMode {
+        /// The node class's name.
+        class: String,
+    },
     /// No instance type is compatible with the pool's requirements.
     NoInstanceTypes {
         /// The pool's requirements.
@@ -321,6 +331,7 @@ impl PoolCause {
     pub fn code(&self) -> ReasonCode {
         match self {
             PoolCause::Static => ReasonCode::StaticNodePool,
+            PoolCause::AutoMode { .. } => ReasonCode::AutoModeNodePool,
             PoolCause::NoInstanceTypes { .. } => ReasonCode::NodePoolHasNoInstanceTypes,
             PoolCause::LimitReached(_) => ReasonCode::LimitReached,
             PoolCause::TaintNotTolerated(_) => ReasonCode::TaintNotTolerated,
@@ -348,6 +359,10 @@ impl fmt::Display for PoolCause {
             PoolCause::Static => {
                 f.write_str("is static (spec.replicas) and not used for provisioning")
             }
+            PoolCause::AutoMode { class } => write!(
+                f,
+                "uses EKS Auto Mode NodeClass {class:?} (eks.amazonaws.com): Auto Mode is managed by EKS, which provisions its nodes itself"
+            ),
             PoolCause::NoInstanceTypes { requirements } => write!(
                 f,
                 "has no instance type compatible with its requirements ({})",

@@ -28,6 +28,7 @@ mod least_privilege;
 mod moto;
 mod nodes;
 mod pipes;
+mod plans;
 mod provision_live;
 mod scheduling;
 mod secrets;

@@ -7,6 +7,8 @@
 //!   `limits.cpu: 10` with the reason printed; scaled to 0 → `--watch` removes the empty node
 //!   after `consolidateAfter: 30s`.
 //! - A provision interrupted between launch and node registration, re-run: nothing new.
+//! - Scheduling rounds: pods a NodePool limit leaves to a later round are launched for in the
+//!   same `provision --yes` run.
 //! - Coexistence: a running Karpenter controller Deployment → exit 4, nothing launched.
 //! - No terminal and no `--yes` → exit 4, nothing launched.
 
@@ -372,6 +374,43 @@ fn interrupted_provision_rerun_launches_nothing_new() {
         .unwrap()
         .contains("launching i-"));
     assert_eq!(walk.launched().len(), 1, "nothing launched twice");
+}
+
+/// Issue #12 item 5, live: four `inflate` pods that each want a node of their own under the
+/// seed's `limits.cpu: 10`. One batch reserves 8 + 2 CPU and places two; one `provision --yes`
+/// run launches those, plans again with them in flight (at their launched 2 vCPU), and launches
+/// the other two: four instances, every pod launched for once.
+#[test]
+fn one_run_launches_the_rounds_a_limit_needs() {
+    let walk = Walk::new("rounds", false);
+    let manifest = walkthrough_manifest().replace(
+        "      nodeSelector:\n",
+        "      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n          - topologyKey: kubernetes.io/hostname\n            labelSelector: {matchLabels: {app: inflate}}\n      nodeSelector:\n",
+    );
+    walk.apply("rounds.yaml", &manifest);
+    walk.ok(&["scale", "deployment", "inflate", "--replicas", "4"]);
+    walk.wait_unschedulable(4);
+    let run = walk.run(&["karpenter", "provision", "--yes", "-o", "json"]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    let rounds: Vec<i64> = doc["plan"]["nodeClaims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["round"].as_i64().unwrap())
+        .collect();
+    assert_eq!(rounds, [1, 1, 2, 2], "{doc:#}");
+    let launched = doc["launched"].as_array().unwrap();
+    assert_eq!(launched.len(), 4, "{doc:#}");
+    let mut pods: Vec<&str> = launched
+        .iter()
+        .flat_map(|l| l["pods"].as_array().unwrap())
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    pods.sort();
+    pods.dedup();
+    assert_eq!(pods.len(), 4, "each pod launched for once: {doc:#}");
+    assert_eq!(walk.launched().len(), 4);
 }
 
 #[test]

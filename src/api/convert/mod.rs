@@ -179,6 +179,11 @@ fn convert_objects(
                 let value = passthrough(r, n.as_ref());
                 c.push_unchanged(o, "EC2NodeClass", NODECLASS_API_VERSION, value);
             }
+            // NodeOverlay has one version: it goes along with the pools it prices.
+            ApiObject::NodeOverlay(n) => {
+                let value = passthrough(r, n.as_ref());
+                c.push_unchanged(o, "NodeOverlay", "karpenter.sh/v1alpha1", value);
+            }
             ApiObject::Machine(_) | ApiObject::NodeClaimV1Beta1(_) | ApiObject::NodeClaimV1(_) => c
                 .result
                 .not_converted

@@ -91,7 +91,13 @@ impl Conversion {
                 out.push_str("---\n");
             }
             if d.unchanged {
-                out.push_str(&comment(&format!("unchanged: {} is already v1", d.origin)));
+                // NodeOverlay has a single version (v1alpha1), current alongside v1.
+                let current = if d.origin.contains(" NodeOverlay/") {
+                    "current"
+                } else {
+                    "already v1"
+                };
+                out.push_str(&comment(&format!("unchanged: {} is {current}", d.origin)));
             } else {
                 out.push_str(&comment(&format!(
                     "converted from {} by kubectl karpenter convert",

@@ -404,6 +404,19 @@ fn v1_objects_pass_through_exactly_and_kubelet_is_not_forced_into_them() {
         .starts_with("# unchanged: karpenter.k8s.aws/v1 EC2NodeClass/k"));
 }
 
+/// A NodeOverlay (one version, v1alpha1) goes along unchanged with the pools it prices.
+#[test]
+fn node_overlays_pass_through_unchanged() {
+    let overlay = "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata:\n  name: d\nspec:\n  weight: 5\n  price: \"0.5\"\n";
+    let c = conv(overlay);
+    let o = doc(&c, "NodeOverlay", "d");
+    assert!(o.unchanged);
+    assert_eq!(text(&o.value, "spec.price"), "0.5");
+    assert!(c
+        .to_yaml()
+        .starts_with("# unchanged: karpenter.sh/v1alpha1 NodeOverlay/d is current\n"));
+}
+
 #[test]
 fn other_objects_are_summarised_and_nothing_karpenter_is_an_error() {
     let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n        - name: a\n";

@@ -9,6 +9,7 @@
 //! field names per object type come from the Kubernetes OpenAPI definitions and Karpenter's
 //! CRDs ([`generated`], made by `scripts/gen_field_schema.py`).
 
+#[rustfmt::skip] // generated: one line per type
 mod generated;
 
 use std::cell::Cell;

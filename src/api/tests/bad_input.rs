@@ -188,7 +188,7 @@ fn unknown_api_versions_and_kinds() {
     );
     assert_eq!(
         error_of("np.yaml", &NODEPOOL_V1.replace("kind: NodePool", "kind: NodePools")),
-        "np.yaml: NodePools/default: unsupported kind (karpenter.sh/v1): karpenter.sh has Provisioner and Machine (v1alpha5), NodePool and NodeClaim (v1beta1, v1)"
+        "np.yaml: NodePools/default: unsupported kind (karpenter.sh/v1): karpenter.sh has Provisioner and Machine (v1alpha5), NodePool and NodeClaim (v1beta1, v1), NodeOverlay (v1alpha1)"
     );
     let e = error_of(
         "mon.yaml",

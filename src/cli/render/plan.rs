@@ -55,6 +55,8 @@ struct NodeClaimDoc<'a> {
     zone: &'a str,
     zones: &'a [String],
     price_per_hour: f64,
+    /// The scheduling round that creates it (docs/spec.md §5.1).
+    round: usize,
     pods: &'a [String],
     requests: BTreeMap<String, String>,
     labels: &'a BTreeMap<String, String>,
@@ -75,6 +77,7 @@ impl<'a> NodeClaimDoc<'a> {
             zone: &c.launch.zone,
             zones: &c.zones,
             price_per_hour: c.launch.price,
+            round: c.round,
             pods: &c.pods,
             requests: c.requests.to_strings(),
             labels: &c.labels,
@@ -194,6 +197,9 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
         }
         format => {
             let wide = format == OutputFormat::Wide;
+            // Later rounds exist only when NodePool limits left pods to them: the column is
+            // shown then.
+            let rounds = plan.node_claims.iter().any(|c| c.round > 1);
             let mut columns = vec![
                 "NODECLAIM",
                 "NODEPOOL",
@@ -205,6 +211,9 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
                 "PODS",
                 "$/HOUR",
             ];
+            if rounds {
+                columns.push("ROUND");
+            }
             if wide {
                 columns.extend(["CPU", "MEMORY", "ZONES"]);
             }
@@ -221,6 +230,9 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
                     c.pods.len().to_string(),
                     price(c.launch.price),
                 ];
+                if rounds {
+                    row.push(c.round.to_string());
+                }
                 if wide {
                     let req = c.requests.to_strings();
                     row.push(req.get("cpu").cloned().unwrap_or_default());

@@ -9,7 +9,11 @@ use crate::model::taints::Effect;
 use crate::testing::*;
 
 mod existing;
+mod launch;
+mod overlay;
+mod rounds;
 mod shapes;
+mod statics;
 mod topology;
 mod volumes;
 
@@ -49,6 +53,16 @@ fn input(pods: Vec<crate::model::pod::Pod>, pools: Vec<PoolInput>) -> Input {
         pods,
         pools,
         ..Default::default()
+    }
+}
+
+/// An available offering.
+fn offer(zone: &str, capacity_type: &str, price: f64) -> Offering {
+    Offering {
+        zone: zone.into(),
+        capacity_type: capacity_type.into(),
+        price,
+        available: true,
     }
 }
 

@@ -19,10 +19,11 @@ use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
 use crate::model::pod::Pod;
 use crate::model::requirements::Requirements;
 use crate::model::resources::Resources;
-use crate::scheduling::{ExistingNode, Input, Options, PoolInput};
+use crate::scheduling::{apply_overlays, ExistingNode, Input, Options, PoolInput};
 
 /// Builds the solver input: the pools `selection` names (all when it names none), sized by
-/// `sizing`. The pending pods and the bound pods (into their nodes) are *moved* out of
+/// `sizing`, with the NodeOverlays applied (a conflicting one is left out, with a warning in
+/// `manifests.warnings`). The pending pods and the bound pods (into their nodes) are *moved* out of
 /// `manifests` (on a 150k-pod cluster a copy would double the memory, docs/performance.md B4); everything
 /// else is left in place.
 pub fn build_input(
@@ -48,14 +49,22 @@ pub fn build_input(
     for (pool, class) in selected {
         pools.push((pool.clone(), sizing.instance_types(pool, class)?));
     }
-    Ok(assemble(
+    let mut input = assemble(
         manifests,
         pools,
         Options {
             max_instance_types: selection.max_instance_types,
             ..Options::default()
         },
-    ))
+    );
+    // NodeOverlays change the types' prices and capacity before anything is scheduled
+    // (docs/karpenter.md §6.10); one that conflicts with another of its weight is not applied.
+    for name in apply_overlays(&mut input.pools, &manifests.node_overlays) {
+        manifests.warnings.push(format!(
+            "NodeOverlay/{name}: not applied: it conflicts with another NodeOverlay of the same weight on the same instance types (Karpenter marks it ValidationSucceeded=False, reason Conflict)"
+        ));
+    }
+    Ok(input)
 }
 
 /// The pure assembly (see the module documentation): `pools` are the selected pools with their

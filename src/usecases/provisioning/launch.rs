@@ -2,9 +2,13 @@
 //! image or profile fails with nothing launched, docs/spec.md §6), then one fleet per NodeClaim
 //! (`cloud::launch`: cheapest pools first, ICE pools dropped and the rest retried, an instance
 //! already tagged with the NodeClaim's name adopted). A NodeClaim that fails does not stop the
-//! others.
+//! others. [`Live::launch_in_rounds`] launches a plan's first scheduling round and then does the
+//! later rounds for real, as Karpenter's next batches would.
 
-use super::{Event, Launch, LaunchFailure, Launches};
+use std::collections::BTreeMap;
+
+use super::plan::Round;
+use super::{Event, Launch, LaunchFailure, Launches, Selection};
 use crate::cloud::launch::{self, LaunchInput};
 use crate::cloud::types::Compute;
 use crate::error::CommandError;
@@ -15,7 +19,67 @@ use crate::usecases::clock::Clock;
 use crate::usecases::live::{aws_type_labels, type_facts, Live};
 use crate::usecases::Sink;
 
+/// The NodeClaims of a plan's first scheduling round: what one batch launches. The later rounds
+/// are planned again once these are in flight (docs/karpenter.md §6.6).
+pub fn first_round(plan: &Plan) -> Plan {
+    Plan {
+        node_claims: plan
+            .node_claims
+            .iter()
+            .filter(|c| c.round <= 1)
+            .cloned()
+            .collect(),
+        existing_nodes: plan.existing_nodes.clone(),
+        unschedulable: plan.unschedulable.clone(),
+    }
+}
+
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
+    /// Launches `round`'s first scheduling round; while its plan has later rounds (pods a NodePool
+    /// limit left over, docs/karpenter.md §6.6), reads the cluster again — the instances just
+    /// launched are in-flight capacity, counted against the limits at their launched size — and
+    /// launches that plan's first round, as Karpenter's next batch would. The pods launched for
+    /// count as bound to their instances in those plans, so none is launched for twice; every
+    /// batch launches for pods still unplaced, so the run ends.
+    pub fn launch_in_rounds(
+        &mut self,
+        selection: &Selection,
+        round: &Round,
+        events: &mut dyn Sink<Event>,
+    ) -> Result<Launches, CommandError> {
+        let mut all = Launches::default();
+        // Instance id → the pods launched for it, bound to it in the next batch's plan.
+        let mut assigned: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut batch = first_round(&round.plan);
+        let mut later = round.plan.node_claims.iter().any(|c| c.round > 1);
+        let mut current: Option<Round> = None;
+        loop {
+            let (classes, input) = match &current {
+                Some(r) => (&r.classes, &r.input),
+                None => (&round.classes, &round.input),
+            };
+            let launches = self.launch_all(classes, &batch, input, events)?;
+            let progress = !launches.launched.is_empty();
+            for l in &launches.launched {
+                assigned.insert(l.instance_id.clone(), l.pods.clone());
+            }
+            all.launched.extend(launches.launched);
+            all.failed.extend(launches.failed);
+            if !progress || !later {
+                return Ok(all);
+            }
+            let Some(next) = self.plan_pending_after(selection, &assigned, events)? else {
+                return Ok(all);
+            };
+            batch = first_round(&next.plan);
+            if batch.node_claims.is_empty() {
+                return Ok(all);
+            }
+            later = next.plan.node_claims.iter().any(|c| c.round > 1);
+            current = Some(next);
+        }
+    }
+
     /// Resolves the node class of every planned NodeClaim (AMIs, subnets, security groups,
     /// profile; cached): called before anything launches (or is marked), so a class with no
     /// subnet, image or profile fails with nothing changed (docs/spec.md §6).

@@ -2,7 +2,7 @@
 //! Nodes have not registered yet (as existing capacity the solver fills first), solved; the
 //! NodeClaims named `<pool>-<hash of their pods>`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::input::{build_input, with_node_count, CatalogSizing};
 use super::{Event, Selection};
@@ -53,14 +53,29 @@ impl Round {
 }
 
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
-    /// Reads the cluster and plans for its pending pods; `None` when none is pending. Fails
-    /// when no Karpenter CRD is installed (there is no pool to launch for).
+    /// Reads the cluster and plans for its pending pods and its static pools' missing replicas;
+    /// `None` when no pod is pending and no pool is static. Fails when no Karpenter CRD is
+    /// installed (there is no pool to launch for).
     pub fn plan_pending(
         &self,
         selection: &Selection,
         events: &mut dyn Sink<Event>,
     ) -> Result<Option<Round>, CommandError> {
+        self.plan_pending_after(selection, &BTreeMap::new(), events)
+    }
+
+    /// [`Live::plan_pending`] after this run launched instances for some of the pending pods:
+    /// `assigned` maps each such instance's id to the pods launched for it, which count as bound
+    /// to it while it has not registered (the plan's model of an earlier round, and what keeps a
+    /// later batch from launching for them again).
+    pub fn plan_pending_after(
+        &self,
+        selection: &Selection,
+        assigned: &BTreeMap<String, Vec<String>>,
+        events: &mut dyn Sink<Event>,
+    ) -> Result<Option<Round>, CommandError> {
         let mut snapshot = snapshot::read(self.cluster, Scope::PODS)?;
+        let warned = snapshot.manifests.warnings.len();
         for warning in &snapshot.manifests.warnings {
             events.emit(Event::Warning(warning.clone()));
         }
@@ -70,11 +85,28 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             )
             .with_hint("install Karpenter's CRDs and create a NodePool (or plan offline with --dry-run -f)"));
         }
-        if snapshot.manifests.pods.is_empty() {
+        // A static pool is kept at its replicas whether or not pods are pending.
+        let statics = snapshot
+            .manifests
+            .node_pools
+            .iter()
+            .any(|p| p.replicas.is_some());
+        if snapshot.manifests.pods.is_empty() && !statics {
             return Ok(None);
         }
         let registered = registered_instances(&snapshot.manifests.nodes);
-        let (plan, input) = self.plan_manifests(&mut snapshot.manifests, &registered, selection)?;
+        let instances = self.launched_instances()?;
+        let in_flight = (&registered, instances.as_slice(), assigned);
+        let (plan, input) = self.plan_with(
+            &mut snapshot.manifests,
+            in_flight,
+            selection,
+            scheduling::solve_rounds,
+        )?;
+        // What planning added (NodeOverlays left out).
+        for warning in &snapshot.manifests.warnings[warned..] {
+            events.emit(Event::Warning(warning.clone()));
+        }
         Ok(Some(Round {
             plan,
             input,
@@ -83,7 +115,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     }
 
     /// Plans for `manifests` (pending pods, nodes, pools…) plus the capacity this tool
-    /// launched that has not registered yet. `registered` are the instance ids of every Node
+    /// launched that has not registered yet, over as many scheduling rounds as the NodePool
+    /// limits need (`scheduling::solve_rounds`). `registered` are the instance ids of every Node
     /// of the cluster (also those left out of `manifests`, like nodes being replaced): those
     /// instances are not in flight. The pending and bound pods are moved out of `manifests` (see
     /// [`build_input`]).
@@ -94,11 +127,14 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         selection: &Selection,
     ) -> Result<(Plan, Input), CommandError> {
         let instances = self.launched_instances()?;
-        self.plan_with_instances(manifests, registered, &instances, selection)
+        let none = BTreeMap::new();
+        let in_flight = (registered, instances.as_slice(), &none);
+        self.plan_with(manifests, in_flight, selection, scheduling::solve_rounds)
     }
 
-    /// [`Live::plan_manifests`] with the in-flight candidates given: `instances` this tool
-    /// launched (those not in `registered` count as capacity on its way).
+    /// [`Live::plan_manifests`] with the in-flight candidates given and one scheduling round
+    /// (a replacement plan: Karpenter's one simulation): `instances` this tool launched (those
+    /// not in `registered` count as capacity on its way).
     pub fn plan_with_instances(
         &self,
         manifests: &mut Manifests,
@@ -106,6 +142,38 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         instances: &[Instance],
         selection: &Selection,
     ) -> Result<(Plan, Input), CommandError> {
+        let none = BTreeMap::new();
+        let in_flight = (registered, instances, &none);
+        self.plan_with(manifests, in_flight, selection, scheduling::solve)
+    }
+
+    /// Plans `manifests` by `solver` (one round, or [`scheduling::solve_rounds`]) with the
+    /// capacity this tool launched: the instance ids registered as Nodes, the instances, and
+    /// the pods a run launched for each (instance id → pod keys); the NodeClaims named.
+    fn plan_with(
+        &self,
+        manifests: &mut Manifests,
+        (registered, instances, assigned): InFlight<'_>,
+        selection: &Selection,
+        solver: fn(&Input) -> Plan,
+    ) -> Result<(Plan, Input), CommandError> {
+        let (input, used) =
+            self.input_with_instances(manifests, registered, instances, selection, assigned)?;
+        let plan = self.named(solver(&input), &used, instances);
+        Ok((plan, input))
+    }
+
+    /// The solver's input: `manifests`, plus the instances this tool launched that have not
+    /// registered as capacity on its way (the pods `assigned` to one bound there); and the
+    /// NodeClaim names already used by registered instances.
+    fn input_with_instances(
+        &self,
+        manifests: &mut Manifests,
+        registered: &BTreeSet<String>,
+        instances: &[Instance],
+        selection: &Selection,
+        assigned: &BTreeMap<String, Vec<String>>,
+    ) -> Result<(Input, BTreeSet<String>), CommandError> {
         let region = self.cloud.region();
         let mut sizing = CatalogSizing::new(&self.catalog, &region);
         let mut input = build_input(manifests, selection, &mut sizing)?;
@@ -118,27 +186,71 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             }
         }
         input.existing_nodes.extend(pending);
-        let mut plan = scheduling::solve(&input);
+        if !assigned.is_empty() {
+            bind_assigned(&mut input, assigned);
+        }
         // Names whose instance registered long ago: adopting one would adopt a node that holds
         // whichever pods the scheduler bound, and leave these pending for ever.
-        let used: BTreeSet<&str> = instances
+        let used: BTreeSet<String> = instances
             .iter()
             .filter(|i| registered.contains(&i.id))
-            .filter_map(|i| i.tags.get(labels::NODECLAIM).map(String::as_str))
+            .filter_map(|i| i.tags.get(labels::NODECLAIM).cloned())
+            .collect();
+        Ok((input, used))
+    }
+
+    /// `plan` with its NodeClaims named after their pods (see [`claim_name`]). A NodeClaim
+    /// without pods (a static pool's replica) takes the first name of its sequence that no
+    /// instance of this tool and no other NodeClaim of the plan carries: replicas are
+    /// interchangeable, so one in flight is never adopted as another.
+    fn named(&self, mut plan: Plan, used: &BTreeSet<String>, instances: &[Instance]) -> Plan {
+        let mut taken: BTreeSet<String> = instances
+            .iter()
+            .filter_map(|i| i.tags.get(labels::NODECLAIM).cloned())
             .collect();
         for claim in &mut plan.node_claims {
-            claim.name = claim_name(&self.info.name, claim, &used);
+            claim.name = if claim.pods.is_empty() {
+                claim_name(&self.info.name, claim, &taken)
+            } else {
+                claim_name(&self.info.name, claim, used)
+            };
+            taken.insert(claim.name.clone());
         }
-        Ok((plan, input))
+        plan
     }
 }
+
+/// Moves the pending pods `assigned` to an in-flight instance (by id) onto its node.
+fn bind_assigned(input: &mut Input, assigned: &BTreeMap<String, Vec<String>>) {
+    let mut owner: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, node) in input.existing_nodes.iter().enumerate() {
+        if let Some(pods) = node.node.instance_id().and_then(|id| assigned.get(id)) {
+            owner.extend(pods.iter().map(|p| (p.as_str(), i)));
+        }
+    }
+    let mut pending = Vec::with_capacity(input.pods.len());
+    for pod in std::mem::take(&mut input.pods) {
+        match owner.get(pod.key().as_str()) {
+            Some(&i) => input.existing_nodes[i].pods.push(pod),
+            None => pending.push(pod),
+        }
+    }
+    input.pods = pending;
+}
+
+/// The capacity this tool launched, as [`Live::plan_with`] reads it.
+type InFlight<'a> = (
+    &'a BTreeSet<String>,
+    &'a [Instance],
+    &'a BTreeMap<String, Vec<String>>,
+);
 
 /// A NodeClaim name that is the same for the same (cluster, pool, pods) — so an identical
 /// retry adopts its in-flight instance by its tag — and different otherwise:
 /// `<pool>-<16 hex>` (64 bits: no collision with another NodeClaim's instance to fear). A name
 /// in `used` (its instance registered as a Node already) is passed over for the next one of
 /// the same sequence.
-fn claim_name(cluster: &str, claim: &PlannedNodeClaim, used: &BTreeSet<&str>) -> String {
+fn claim_name(cluster: &str, claim: &PlannedNodeClaim, used: &BTreeSet<String>) -> String {
     let mut pods = claim.pods.clone();
     pods.sort();
     let mut parts: Vec<&str> = vec!["nodeclaim", cluster, &claim.node_pool];
@@ -151,7 +263,7 @@ fn claim_name(cluster: &str, claim: &PlannedNodeClaim, used: &BTreeSet<&str>) ->
             salted.push(&salt);
         }
         let name = format!("{}-{}", claim.node_pool, &launch::digest(&salted)[..16]);
-        if !used.contains(name.as_str()) {
+        if !used.contains(&name) {
             return name;
         }
         attempt += 1;

@@ -894,3 +894,183 @@ fn a_storage_list_refused_by_rbac_is_a_warning() {
         warnings[0]
     );
 }
+
+/// A pending pod of the `lonely` Deployment (1 CPU) that wants a node of its own.
+fn put_lonely(world: &World, name: &str) {
+    world.cluster.put(json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default", "labels": {"app": "lonely"},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                "name": "lonely-1", "uid": "rs-2", "controller": true}]},
+        "spec": {
+            "containers": [{"name": "c", "image": "pause",
+                "resources": {"requests": {"cpu": "1"}}}],
+            "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+                "topologyKey": "kubernetes.io/hostname",
+                "labelSelector": {"matchLabels": {"app": "lonely"}}}]}}
+        },
+        "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled",
+            "status": "False", "reason": "Unschedulable"}]}
+    }));
+}
+
+/// Scheduling rounds for real (docs/karpenter.md §6.6): with `limits.cpu: 10` the first batch
+/// reserves its NodeClaims' largest options (8 + 2 CPU) and places 2 of 4 pods that each want
+/// their own node; they launch as c6a.large (2 CPU), so the next batch — the run plans again,
+/// the launched instances in flight with their pods — launches the other two. One run, four
+/// instances, 8 CPU within the limit, nothing launched twice.
+#[test]
+fn pods_a_limit_leaves_to_a_later_round_are_launched_in_the_same_run() {
+    let world = World::new();
+    world
+        .cluster
+        .put(node_pool("default", json!({"limits": {"cpu": "10"}})));
+    for i in 0..4 {
+        put_lonely(&world, &format!("lonely-{i}"));
+    }
+    let mut live = world.live();
+    let round = live.plan_pending(&all(), &mut |_| {}).unwrap().unwrap();
+    let rounds: Vec<usize> = round.plan.node_claims.iter().map(|c| c.round).collect();
+    assert_eq!(rounds, [1, 1, 2, 2], "{:?}", round.plan);
+    assert!(round.plan.unschedulable.is_empty());
+
+    let (log, mut sink) = recorder(&world);
+    let launches = live.launch_in_rounds(&all(), &round, &mut sink).unwrap();
+    assert!(launches.failed.is_empty());
+    assert_eq!(launches.launched.len(), 4);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 4);
+    let running = world.running();
+    assert_eq!(running.len(), 4);
+    assert!(running.iter().all(|i| i.instance_type == "c6a.large"));
+    let mut pods: Vec<String> = launches
+        .launched
+        .iter()
+        .flat_map(|l| l.pods.clone())
+        .collect();
+    pods.sort();
+    assert_eq!(
+        pods,
+        [
+            "default/lonely-0",
+            "default/lonely-1",
+            "default/lonely-2",
+            "default/lonely-3"
+        ]
+    );
+    assert_eq!(events(&log).len(), 4, "one Launched event each");
+
+    // A re-run launches nothing: every pod has its instance in flight.
+    let again = live.plan_pending(&all(), &mut |_| {}).unwrap().unwrap();
+    assert!(again.plan.node_claims.is_empty(), "{:?}", again.plan);
+    assert!(again.plan.unschedulable.is_empty());
+}
+
+/// A plan of one round launches once and reads nothing again (the one-shot run as before).
+#[test]
+fn a_plan_without_later_rounds_launches_once() {
+    let world = World::new();
+    world.pending("a", "1");
+    let mut live = world.live();
+    let round = live.plan_pending(&all(), &mut |_| {}).unwrap().unwrap();
+    let describes = calls(&world, "EC2.DescribeInstances");
+    let launches = live.launch_in_rounds(&all(), &round, &mut |_| {}).unwrap();
+    assert_eq!(launches.launched.len(), 1);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+    assert!(
+        calls(&world, "EC2.DescribeInstances") <= describes + 2,
+        "no re-plan after the only round"
+    );
+}
+
+/// NodeOverlays live (docs/karpenter.md §6.9): read from the cluster when their CRD is served,
+/// applied to the pools' types before planning, and what the fleet launches follows the
+/// overlaid price (c6a.xlarge at -90% undercuts c6a.large).
+#[test]
+fn node_overlays_in_the_cluster_change_what_is_launched() {
+    let world = World {
+        cluster: FakeCluster::new()
+            .karpenter_v1()
+            .serve("karpenter.sh/v1alpha1", &["nodeoverlays"]),
+        ..World::new()
+    };
+    for o in World::new().cluster.list("karpenter.sh/v1", "NodePool") {
+        world.cluster.put(o);
+    }
+    for o in World::new()
+        .cluster
+        .list("karpenter.k8s.aws/v1", "EC2NodeClass")
+    {
+        world.cluster.put(o);
+    }
+    world.cluster.put(json!({
+        "apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay",
+        "metadata": {"name": "xlarge-discount"},
+        "spec": {"weight": 10, "priceAdjustment": "-90%",
+            "requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                "values": ["c6a.xlarge"]}]}
+    }));
+    world.pending("a", "1");
+    let (round, launches) = provision(&mut world.live(), &mut |_| {});
+    let claim = &round.plan.node_claims[0];
+    assert_eq!(claim.launch.instance_type, "c6a.xlarge");
+    assert!(
+        (claim.launch.price - 0.0153).abs() < 1e-9,
+        "{}",
+        claim.launch.price
+    );
+    assert_eq!(launches.launched[0].instance_type, "c6a.xlarge");
+}
+
+/// Static NodePools live (docs/karpenter.md §6.10): with no pod pending, a run launches the
+/// replicas the pool lacks, each under its own NodeClaim name; a re-run, the instances in flight,
+/// launches nothing; one more replica asked for launches one more.
+#[test]
+fn a_static_pool_is_brought_to_its_replicas_without_pending_pods() {
+    let world = World::new();
+    world.cluster.put(node_pool(
+        "fixed",
+        json!({"replicas": 2, "limits": {"nodes": "5"}}),
+    ));
+    let mut live = world.live();
+    let round = live
+        .plan_pending(&all(), &mut |_| {})
+        .unwrap()
+        .expect("a plan");
+    assert_eq!(round.plan.node_claims.len(), 2);
+    let names: Vec<&str> = round
+        .plan
+        .node_claims
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_ne!(names[0], names[1]);
+    let launches = live
+        .launch_all(&round.classes, &round.plan, &round.input, &mut |_| {})
+        .unwrap();
+    assert_eq!(launches.launched.len(), 2);
+    assert!(launches
+        .launched
+        .iter()
+        .all(|l| !l.adopted && l.pods.is_empty()));
+    assert_eq!(world.running().len(), 2);
+
+    let again = live
+        .plan_pending(&all(), &mut |_| {})
+        .unwrap()
+        .expect("a plan");
+    assert!(again.plan.node_claims.is_empty(), "{:?}", again.plan);
+
+    world.cluster.put(node_pool(
+        "fixed",
+        json!({"replicas": 3, "limits": {"nodes": "5"}}),
+    ));
+    let more = live
+        .plan_pending(&all(), &mut |_| {})
+        .unwrap()
+        .expect("a plan");
+    assert_eq!(more.plan.node_claims.len(), 1);
+    assert!(!names.contains(&more.plan.node_claims[0].name.as_str()));
+    live.launch_all(&more.classes, &more.plan, &more.input, &mut |_| {})
+        .unwrap();
+    assert_eq!(world.running().len(), 3);
+}

@@ -49,8 +49,11 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                 }
                 if let Some(round) = self.plan_pending(selection, events)? {
                     if !round.plan.node_claims.is_empty() {
+                        // One batch launches the first round; the pods the NodePool limits left
+                        // to later rounds stay pending and make the next batch, as in Karpenter.
+                        let first = super::launch::first_round(&round.plan);
                         let launches =
-                            self.launch_all(&round.classes, &round.plan, &round.input, events)?;
+                            self.launch_all(&round.classes, &first, &round.input, events)?;
                         events.emit(Event::Batch {
                             pods: batch,
                             launched: launches.launched.len(),

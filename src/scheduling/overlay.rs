@@ -1,0 +1,145 @@
+//! NodeOverlays applied to each pool's instance types before scheduling (docs/karpenter.md §6.10).
+//!
+//! Mirrors `core main: pkg/controllers/nodeoverlay/controller.go` (`Reconcile`,
+//! `getOverlaidOfferings`, the conflict checks) and `store.go` (`updateInstanceTypeOffering`,
+//! `updateInstanceTypeCapacity`, `apply`), which Karpenter's scheduler reads through
+//! `pkg/cloudprovider/overlay/cloudprovider.go`:
+//!
+//! - overlays are taken by weight, highest first, then by name, later in the alphabet first;
+//! - an overlay selects, in each pool, the instance types whose requirements — with the pool's
+//!   `karpenter.sh/nodepool` label and its template labels — are compatible with its own
+//!   (every key it names must be defined, as `Requirements.IsCompatible` without undefined keys),
+//!   and of those the offerings its zone and capacity-type requirements admit;
+//! - a price (`price` or `priceAdjustment`) goes to each selected offering no heavier overlay has
+//!   priced; capacity adds each extended resource no heavier overlay has set;
+//! - an overlay of the same weight as one that already changed the same offering's price, or the
+//!   same resource of the same type, conflicts and is not applied at all, in any pool (the
+//!   upstream `ValidationSucceeded=False` "Conflict").
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::labels;
+use crate::model::overlay::{NodeOverlay, PriceChange};
+use crate::model::requirements::{Requirement, Requirements};
+use crate::model::resources::Resources;
+
+use super::PoolInput;
+
+/// What overlays changed on one instance type of one pool.
+#[derive(Default)]
+struct TypeUpdate {
+    /// Per offering index: the price change and the weight of the last overlay that selected it.
+    prices: BTreeMap<usize, (PriceChange, i32)>,
+    /// Resources set, and the weight and resources of the last overlay that set any.
+    capacity: Resources,
+    capacity_last: Option<(i32, BTreeSet<String>)>,
+}
+
+/// Applies `overlays` to the instance types of `pools` (see the module documentation). Returns
+/// the names of the overlays not applied because they conflict with another of the same weight.
+pub fn apply_overlays(pools: &mut [PoolInput], overlays: &[NodeOverlay]) -> Vec<String> {
+    if overlays.is_empty() {
+        return Vec::new();
+    }
+    let mut ordered: Vec<&NodeOverlay> = overlays.iter().collect();
+    ordered.sort_by(|a, b| b.weight.cmp(&a.weight).then_with(|| b.name.cmp(&a.name)));
+    // (pool, type) → updates.
+    let mut updates: BTreeMap<(usize, usize), TypeUpdate> = BTreeMap::new();
+    let mut conflicts = Vec::new();
+    for overlay in ordered {
+        let reqs = Requirements::from_selectors(&overlay.requirements);
+        let selected = selections(pools, &reqs);
+        let conflicting = selected.iter().any(|((p, t), offerings)| {
+            let Some(update) = updates.get(&(*p, *t)) else {
+                return false;
+            };
+            let price = overlay.price.is_some()
+                && offerings.iter().any(|o| {
+                    update
+                        .prices
+                        .get(o)
+                        .is_some_and(|(_, w)| *w == overlay.weight)
+                });
+            let capacity = update.capacity_last.as_ref().is_some_and(|(w, resources)| {
+                *w == overlay.weight && overlay.capacity.iter().any(|(r, _)| resources.contains(r))
+            });
+            price || capacity
+        });
+        if conflicting {
+            conflicts.push(overlay.name.clone());
+            continue;
+        }
+        for ((p, t), offerings) in selected {
+            let update = updates.entry((p, t)).or_default();
+            if let Some(change) = overlay.price {
+                for o in offerings {
+                    update
+                        .prices
+                        .entry(o)
+                        .and_modify(|(_, w)| *w = overlay.weight)
+                        .or_insert((change, overlay.weight));
+                }
+            }
+            if !overlay.capacity.is_empty() {
+                for (name, quantity) in overlay.capacity.iter() {
+                    if !update.capacity.contains(name) {
+                        update.capacity.set(name, quantity);
+                    }
+                }
+                update.capacity_last = Some((
+                    overlay.weight,
+                    overlay
+                        .capacity
+                        .iter()
+                        .map(|(name, _)| name.to_string())
+                        .collect(),
+                ));
+            }
+        }
+    }
+    for ((p, t), update) in updates {
+        let it = &mut pools[p].instance_types[t];
+        for (o, (change, _)) in update.prices {
+            it.offerings[o].price = change.apply(it.offerings[o].price);
+        }
+        for (name, quantity) in update.capacity.iter() {
+            it.capacity.set(name, quantity);
+        }
+    }
+    conflicts
+}
+
+/// The (pool, type) pairs an overlay selects, each with the offerings it selects.
+fn selections(pools: &[PoolInput], reqs: &Requirements) -> Vec<((usize, usize), Vec<usize>)> {
+    let zone = reqs.get_ref(labels::ZONE);
+    let capacity_type = reqs.get_ref(labels::CAPACITY_TYPE);
+    let mut out = Vec::new();
+    for (p, pool) in pools.iter().enumerate() {
+        let mut pool_labels = Requirements::new();
+        pool_labels.add(Requirement::single(labels::NODEPOOL, &pool.pool.name));
+        for (k, v) in &pool.pool.labels {
+            pool_labels.add(Requirement::single(k, v));
+        }
+        for (t, it) in pool.instance_types.iter().enumerate() {
+            let mut type_reqs = pool_labels.clone();
+            type_reqs.add_all(&it.requirements);
+            if !type_reqs.is_compatible(reqs, |_| false) {
+                continue;
+            }
+            let offerings: Vec<usize> = it
+                .offerings
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| {
+                    zone.is_none_or(|z| z.has(&o.zone))
+                        && capacity_type.is_none_or(|c| c.has(&o.capacity_type))
+                })
+                .map(|(i, _)| i)
+                .collect();
+            if !offerings.is_empty() {
+                out.push(((p, t), offerings));
+            }
+        }
+    }
+    out
+}

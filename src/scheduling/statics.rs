@@ -1,0 +1,67 @@
+//! Static NodePools (`spec.replicas`): the NodeClaims that bring a static pool up to its replica
+//! count, whether or not pods are pending (docs/karpenter.md §6.11).
+//!
+//! Mirrors `core main: pkg/controllers/static/provisioning/controller.go` (`Reconcile`): the
+//! missing count is `replicas` minus the pool's NodeClaims (here: its nodes, registered or in
+//! flight, not being deleted), capped by `limits.nodes`; each NodeClaim is the bare template
+//! (`NewNodeClaimTemplate`, no pods, no resource requests), so the launch takes the cheapest
+//! offering of any type the pool's requirements allow (`aws: cloudprovider.go` `Create` →
+//! `resolveInstanceTypes`, then §6.7's filters). Upstream tests
+//! (`static/provisioning/suite_test.go`): "should create nodeclaims when current node count is
+//! less than desired replicas", "should not create additional nodeclaims", "should not create
+//! additional nodeclaims when node limits are reached", "should handle zero replicas".
+//! Static pools take no pending pod (`PoolCause::Static`); their nodes, once there, are ordinary
+//! capacity.
+
+use crate::model::resources::Resources;
+
+use super::finalize::finalize;
+use super::node_claim::Claim;
+use super::node_claim_template::prepare_pools;
+use super::{Input, PlannedNodeClaim};
+
+/// The NodeClaims that would bring every static pool of `input` up to its replicas, named
+/// `<pool>-<n>`.
+pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
+    if input.pools.iter().all(|p| p.pool.replicas.is_none()) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (p, pool) in prepare_pools(input).iter().enumerate() {
+        let Some(replicas) = pool.input.pool.replicas else {
+            continue;
+        };
+        let np = &pool.input.pool;
+        let current = input
+            .existing_nodes
+            .iter()
+            .filter(|n| !n.node.deleting)
+            .filter(|n| n.node.labels.get(np.owner_label()) == Some(&np.name))
+            .count() as i64;
+        let mut missing = replicas - current;
+        if let Some(limit) = np.limits.get("nodes") {
+            let left = (limit - pool.input.usage.get("nodes")) / 1000;
+            missing = missing.min(left);
+        }
+        if missing <= 0 || pool.types.is_empty() {
+            continue;
+        }
+        let claim = Claim {
+            pool: p,
+            reqs: pool.reqs.clone(),
+            types: (0..pool.types.len() as u32).collect(),
+            requests: Resources::new(),
+            pods: Vec::new(),
+            host_ports: Vec::new(),
+        };
+        let Ok(planned) = finalize(input, pool, &claim, Vec::new()) else {
+            continue;
+        };
+        for n in 1..=missing {
+            let mut c = planned.clone();
+            c.name = format!("{}-{n}", np.name);
+            out.push(c);
+        }
+    }
+    out
+}

@@ -1,0 +1,154 @@
+//! What a NodeClaim launches as: the AWS provider's launch-time filters, mirrored from
+//! `aws: pkg/providers/instance/filter/filter_test.go` ("SpotOfferingFilter",
+//! "ExoticInstanceFilter") and `instance.go` `getCapacityType`.
+
+use super::*;
+
+fn one_pod(types: Vec<crate::model::instance_type::InstanceType>) -> Plan {
+    solve(&input(
+        vec![PodBuilder::new("p").cpu("1").build()],
+        vec![pool_input(node_pool("default"), types)],
+    ))
+}
+
+/// (type, zone, price) of every offering the launch may use.
+fn offerings(claim: &PlannedNodeClaim) -> Vec<(String, String, f64)> {
+    claim
+        .launch_offerings()
+        .map(|(t, z, p)| (t.to_string(), z.to_string(), p))
+        .collect()
+}
+
+/// "should reject instance types with no remaining offerings after filtering": the only spot
+/// offerings cost more than the cheapest on-demand one, so the launch is on-demand — where the
+/// capacity-type order alone (spot before on-demand) would pick the pricier spot.
+#[test]
+fn spot_priced_above_the_cheapest_on_demand_is_not_launched() {
+    let plan = one_pod(vec![
+        instance_type("od", "4", "8Gi", "20", vec![offer("z1", ON_DEMAND, 0.10)]),
+        instance_type(
+            "pricey-spot",
+            "4",
+            "8Gi",
+            "20",
+            vec![offer("z1", SPOT, 0.15), offer("z1", ON_DEMAND, 0.30)],
+        ),
+    ]);
+    let c = &plan.node_claims[0];
+    assert_eq!(c.launch.capacity_type, "on-demand");
+    assert_eq!(c.launch.instance_type, "od");
+    assert_eq!(c.launch.price, 0.10);
+    assert_eq!(
+        offerings(c),
+        [
+            ("od".to_string(), "z1".to_string(), 0.10),
+            ("pricey-spot".to_string(), "z1".to_string(), 0.30)
+        ]
+    );
+    // The NodeClaim itself still allows both capacity types and both types.
+    assert_eq!(c.capacity_types, ["on-demand", "spot"]);
+    assert_eq!(c.instance_types.len(), 2);
+}
+
+/// "should filter out expensive spot offerings while keeping instance types with remaining
+/// offerings": spot stays the capacity type while a spot offering is at or below the cheapest
+/// on-demand price; the pricier spot offerings are not fleet overrides.
+#[test]
+fn cheap_spot_is_launched_without_the_offerings_priced_above_on_demand() {
+    let plan = one_pod(vec![
+        instance_type("od", "4", "8Gi", "20", vec![offer("z1", ON_DEMAND, 0.10)]),
+        instance_type(
+            "mixed-spot",
+            "4",
+            "8Gi",
+            "20",
+            vec![offer("z1", SPOT, 0.04), offer("z2", SPOT, 0.12)],
+        ),
+        instance_type(
+            "equal-spot",
+            "4",
+            "8Gi",
+            "20",
+            vec![offer("z2", SPOT, 0.10)],
+        ),
+    ]);
+    let c = &plan.node_claims[0];
+    assert_eq!(c.launch.capacity_type, "spot");
+    assert_eq!(
+        (c.launch.instance_type.as_str(), c.launch.zone.as_str()),
+        ("mixed-spot", "z1")
+    );
+    assert_eq!(
+        offerings(c),
+        [
+            ("mixed-spot".to_string(), "z1".to_string(), 0.04),
+            ("equal-spot".to_string(), "z2".to_string(), 0.10)
+        ],
+        "mixed-spot/z2 at 0.12 is above on-demand's 0.10"
+    );
+}
+
+/// "should not filter when requirements don't support both spot and on-demand" and "should not
+/// filter when minValues is set".
+#[test]
+fn spot_is_not_filtered_without_on_demand_or_with_min_values() {
+    let types = || {
+        vec![
+            instance_type("od", "4", "8Gi", "20", vec![offer("z1", ON_DEMAND, 0.10)]),
+            instance_type("spot", "4", "8Gi", "20", vec![offer("z1", SPOT, 0.15)]),
+        ]
+    };
+    let spot_only = with_requirement(node_pool("default"), CAPACITY_TYPE, In, &["spot"]);
+    let plan = solve(&input(
+        vec![PodBuilder::new("p").cpu("1").build()],
+        vec![pool_input(spot_only, types())],
+    ));
+    assert_eq!(plan.node_claims[0].launch.capacity_type, "spot");
+    assert_eq!(plan.node_claims[0].launch.price, 0.15);
+
+    let mut with_min = node_pool("default");
+    let mut req = crate::model::requirements::NodeSelectorRequirement::new(
+        "node.kubernetes.io/instance-type",
+        Exists,
+        &[],
+    );
+    req.min_values = Some(2);
+    with_min.requirements.push(req);
+    let plan = solve(&input(
+        vec![PodBuilder::new("p").cpu("1").build()],
+        vec![pool_input(with_min, types())],
+    ));
+    assert_eq!(plan.node_claims[0].launch.capacity_type, "spot");
+    assert_eq!(plan.node_claims[0].launch.instance_type, "spot");
+}
+
+/// The exotic filter runs before the capacity type is chosen (`filterInstanceTypes`, then
+/// `getCapacityType`): spot offered only by a GPU type does not make a plain on-demand launch
+/// a GPU spot one.
+#[test]
+fn the_capacity_type_is_chosen_after_exotic_types_are_dropped() {
+    let mut gpu = instance_type("gpu", "4", "8Gi", "20", vec![offer("z1", SPOT, 0.05)]);
+    gpu.requirements
+        .add(crate::model::requirements::Requirement::single(
+            crate::model::labels::INSTANCE_GPU_COUNT,
+            "1",
+        ));
+    let plan = one_pod(vec![
+        instance_type(
+            "plain",
+            "4",
+            "8Gi",
+            "20",
+            vec![offer("z1", ON_DEMAND, 0.20)],
+        ),
+        gpu,
+    ]);
+    let c = &plan.node_claims[0];
+    assert_eq!(
+        (
+            c.launch.instance_type.as_str(),
+            c.launch.capacity_type.as_str()
+        ),
+        ("plain", "on-demand")
+    );
+}

@@ -1,0 +1,102 @@
+//! Static NodePools (`spec.replicas`) in plans (`solve_rounds`), mirroring `core main:
+//! pkg/controllers/static/provisioning/suite_test.go`.
+
+use super::*;
+
+fn static_pool(name: &str, replicas: i64) -> crate::model::nodepool::NodePool {
+    let mut pool = node_pool(name);
+    pool.replicas = Some(replicas);
+    pool
+}
+
+/// A node of `pool` that exists already.
+fn node_of(pool: &str, name: &str) -> ExistingNode {
+    ExistingNode {
+        node: Node {
+            name: name.into(),
+            labels: [(crate::model::labels::NODEPOOL, pool), (HOSTNAME, name)]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            capacity: Resources::from_pairs(&[("cpu", "2"), ("memory", "4Gi"), ("pods", "10")]),
+            allocatable: Resources::from_pairs(&[
+                ("cpu", "1900m"),
+                ("memory", "3Gi"),
+                ("pods", "10"),
+            ]),
+            ..Node::default()
+        },
+        pods: vec![],
+    }
+}
+
+use crate::model::resources::Resources;
+
+/// "should create nodeclaims when current node count is less than desired replicas": 3 wanted,
+/// 1 there → 2 NodeClaims, without pods, launched as the cheapest type; "should not create
+/// additional nodeclaims" once 3 are there; "should handle zero replicas".
+#[test]
+fn a_static_pool_gets_the_nodeclaims_it_lacks() {
+    let mut inp = input(
+        vec![],
+        vec![pool_input(static_pool("fixed", 3), small_catalog())],
+    );
+    inp.existing_nodes.push(node_of("fixed", "fixed-a"));
+    let plan = solve_rounds(&inp);
+    let names: Vec<&str> = plan.node_claims.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["fixed-1", "fixed-2"]);
+    for c in &plan.node_claims {
+        assert!(c.pods.is_empty());
+        assert_eq!(c.round, 1);
+        assert_eq!(
+            c.launch.instance_type, "small",
+            "the bare template: the cheapest type"
+        );
+    }
+    inp.existing_nodes.push(node_of("fixed", "fixed-b"));
+    inp.existing_nodes.push(node_of("fixed", "fixed-c"));
+    assert!(solve_rounds(&inp).node_claims.is_empty());
+    let zero = input(
+        vec![],
+        vec![pool_input(static_pool("fixed", 0), small_catalog())],
+    );
+    assert!(solve_rounds(&zero).node_claims.is_empty());
+}
+
+/// "should not create additional nodeclaims when node limits are reached": `limits.nodes: 2`
+/// caps 5 replicas at 2.
+#[test]
+fn node_limits_cap_the_replicas() {
+    let mut pool = static_pool("fixed", 5);
+    pool.limits.insert("nodes".into(), 2000);
+    let plan = solve_rounds(&input(vec![], vec![pool_input(pool, small_catalog())]));
+    assert_eq!(plan.node_claims.len(), 2);
+}
+
+/// A static pool never opens a NodeClaim for a pending pod (`StaticNodePool`), but its replicas
+/// are nodes about to exist: a pod that fits goes there rather than to a new NodeClaim.
+#[test]
+fn pending_pods_use_static_replicas_but_never_grow_the_pool() {
+    let plan = solve_rounds(&input(
+        pods(1, |i| PodBuilder::new(&format!("p{i}")).cpu("1")),
+        vec![pool_input(static_pool("fixed", 1), small_catalog())],
+    ));
+    assert_eq!(plan.node_claims.len(), 1);
+    assert_eq!(plan.node_claims[0].pods, ["default/p0"]);
+    assert!(plan.unschedulable.is_empty());
+
+    let plan = solve_rounds(&input(
+        pods(1, |i| PodBuilder::new(&format!("p{i}")).cpu("4")),
+        vec![pool_input(static_pool("fixed", 1), small_catalog())],
+    ));
+    assert_eq!(
+        plan.node_claims.len(),
+        1,
+        "the replica, and nothing for the pod"
+    );
+    assert!(plan.node_claims[0].pods.is_empty());
+    assert_eq!(
+        plan.unschedulable[0].reason.code(),
+        ReasonCode::StaticNodePool
+    );
+}

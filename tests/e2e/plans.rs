@@ -1,0 +1,231 @@
+//! Plans of Karpenter rules through `-f` manifests (offline `provision --dry-run -o json`), one
+//! fixture of `tests/fixtures/plans/` each: the launch-time spot filter, NodePool limits across
+//! scheduling rounds, and EKS Auto Mode pools.
+
+use serde_json::Value;
+
+use crate::support::{fixture, karpenter, Run};
+
+fn dry_run(args: &[&str]) -> (Run, Value) {
+    dry_run_with(args, b"")
+}
+
+/// `provision --dry-run -o json` on the manifest `text` (stdin).
+fn dry_run_stdin(text: &str) -> (Run, Value) {
+    dry_run_with(&["-f", "-"], text.as_bytes())
+}
+
+fn dry_run_with(args: &[&str], stdin: &[u8]) -> (Run, Value) {
+    let mut all = vec!["provision", "--dry-run", "-o", "json"];
+    all.extend_from_slice(args);
+    let run = karpenter(&all, stdin);
+    let json = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
+    (run, json)
+}
+
+fn path(name: &str) -> String {
+    fixture(&format!("plans/{name}"))
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Issue #12 item 4: spot offerings priced above the cheapest on-demand offering are not
+/// launched (aws `SpotOfferingFilter`): the plan launches c6a.large on-demand at $0.0765/h, not
+/// c6a.xlarge spot at $0.09/h; the NodeClaim still lists both types and capacity types.
+#[test]
+fn spot_priced_above_on_demand_is_not_planned() {
+    let (run, plan) = dry_run(&[
+        "-f",
+        &path("spot-above-on-demand.yaml"),
+        "--catalog",
+        &path("spot-above-on-demand-catalog.yaml"),
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let claim = &plan["nodeClaims"][0];
+    assert_eq!(claim["instanceType"], "c6a.large");
+    assert_eq!(claim["capacityType"], "on-demand");
+    assert_eq!(claim["pricePerHour"], 0.0765);
+    assert_eq!(claim["labels"]["karpenter.sh/capacity-type"], "on-demand");
+    assert_eq!(
+        claim["instanceTypes"],
+        serde_json::json!(["c6a.large", "c6a.xlarge"])
+    );
+    let capacity_types = claim["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == "karpenter.sh/capacity-type")
+        .unwrap();
+    assert_eq!(
+        capacity_types["values"],
+        serde_json::json!(["on-demand", "spot"])
+    );
+}
+
+/// Issue #12 item 5: six pods that each need their own node under `limits.cpu: 10` take three
+/// rounds; each NodeClaim says its round, the table shows a ROUND column, and only the pod no
+/// round places is unschedulable (exit 1), with the limit as its reason.
+#[test]
+fn limits_leave_pods_to_later_rounds_not_to_unschedulable() {
+    let (run, plan) = dry_run(&["-f", &path("limit-rounds.yaml")]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let claims = plan["nodeClaims"].as_array().unwrap();
+    let rounds: Vec<i64> = claims
+        .iter()
+        .map(|c| c["round"].as_i64().unwrap())
+        .collect();
+    assert_eq!(rounds, [1, 1, 2, 2, 3], "{plan:#}");
+    let vcpus: i64 = claims
+        .iter()
+        .map(|c| {
+            c["labels"]["karpenter.k8s.aws/instance-cpu"]
+                .as_str()
+                .unwrap()
+                .parse::<i64>()
+                .unwrap()
+        })
+        .sum();
+    assert!(vcpus <= 10, "{vcpus} vCPU planned under a 10 CPU limit");
+    let unschedulable = plan["unschedulable"].as_array().unwrap();
+    assert_eq!(unschedulable.len(), 1);
+    assert_eq!(unschedulable[0]["reasonCode"], "LimitReached");
+    assert_eq!(
+        unschedulable[0]["reason"],
+        "NodePool default: limit cpu=10 reached (cpu=0 left; the smallest instance type has cpu=1)"
+    );
+
+    let table = karpenter(
+        &["provision", "--dry-run", "-f", &path("limit-rounds.yaml")],
+        b"",
+    );
+    let header = table.stdout.lines().next().unwrap();
+    assert!(header.ends_with("$/HOUR   ROUND"), "{}", table.stdout);
+    assert!(
+        table.stdout.contains("5 new NodeClaim(s)"),
+        "{}",
+        table.stdout
+    );
+}
+
+/// Issue #12 item 6: a NodePool naming an EKS Auto Mode `NodeClass` is planned as a pool EKS
+/// manages (reason code `AutoModeNodePool`), not as a missing class; the NodeClass document
+/// itself is skipped, and the other pool takes the pods.
+#[test]
+fn auto_mode_pools_are_named_as_managed_by_eks() {
+    let (run, plan) = dry_run(&["-f", &path("auto-mode.yaml")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(plan["nodeClaims"][0]["nodePool"], "self-managed");
+
+    let (run, plan) = dry_run(&[
+        "-f",
+        &path("auto-mode.yaml"),
+        "--nodepool",
+        "general-purpose",
+    ]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let u = &plan["unschedulable"][0];
+    assert_eq!(u["reasonCode"], "AutoModeNodePool");
+    assert_eq!(
+        u["reason"],
+        "NodePool general-purpose uses EKS Auto Mode NodeClass \"default\" (eks.amazonaws.com): Auto Mode is managed by EKS, which provisions its nodes itself"
+    );
+    assert!(!run.stderr.contains("not in the input"), "{}", run.stderr);
+}
+
+/// The fixture's text without its NodeOverlay documents.
+fn without_overlays(text: &str) -> String {
+    text.split("\n---\n")
+        .filter(|doc| !doc.contains("kind: NodeOverlay"))
+        .collect::<Vec<_>>()
+        .join("\n---\n")
+}
+
+/// Issue #12 item 6: NodeOverlays from `-f` — a capacity overlay makes pods that request an
+/// extended resource schedulable on the types it selects, a price overlay changes the price and
+/// the type launched; without the overlays the same pods are unschedulable, and pods without the
+/// resource go to c6a.large.
+#[test]
+fn node_overlays_change_capacity_and_prices() {
+    let text = std::fs::read_to_string(path("node-overlay.yaml")).unwrap();
+    let (run, plan) = dry_run_stdin(&text);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let claim = &plan["nodeClaims"][0];
+    assert_eq!(claim["instanceType"], "c7a.large");
+    assert_eq!(claim["pricePerHour"].as_f64().unwrap(), 0.10264 * 0.6);
+    assert!(claim["instanceTypes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t.as_str().unwrap().starts_with("c7a.")));
+
+    let (run, plan) = dry_run_stdin(&without_overlays(&text));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(plan["unschedulable"][0]["reasonCode"], "NoInstanceTypeFits");
+
+    let plain = text
+        .replace(
+            "requests: {cpu: 500m, smarter-devices/fuse: \"1\"}",
+            "requests: {cpu: 500m}",
+        )
+        .replace("            limits: {smarter-devices/fuse: \"1\"}\n", "");
+    let (_, plan) = dry_run_stdin(&plain);
+    assert_eq!(plan["nodeClaims"][0]["instanceType"], "c7a.large");
+    let (_, plan) = dry_run_stdin(&without_overlays(&plain));
+    assert_eq!(plan["nodeClaims"][0]["instanceType"], "c6a.large");
+}
+
+/// Two overlays of one weight on the same offerings conflict: the one later in Karpenter's order
+/// is not applied, and a warning says so.
+#[test]
+fn conflicting_node_overlays_are_left_out_with_a_warning() {
+    let text = std::fs::read_to_string(path("node-overlay.yaml"))
+        .unwrap()
+        .replace(
+            "priceAdjustment: \"-40%\"",
+            "priceAdjustment: \"-40%\"\n  capacity:\n    smarter-devices/fuse: \"5\"",
+        );
+    let (run, _) = dry_run_stdin(&text);
+    assert!(
+        run.stderr.contains("NodeOverlay/c7a-commitment: not applied: it conflicts with another NodeOverlay of the same weight"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Issue #12 item 6: a static NodePool is planned up to its replicas (3 wanted, 1 Node there: 2
+/// NodeClaims without pods), whatever is pending; the pending pods go to the dynamic pool.
+#[test]
+fn static_pools_are_planned_up_to_their_replicas() {
+    let (run, plan) = dry_run(&["-f", &path("static-pool.yaml")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let claims = plan["nodeClaims"].as_array().unwrap();
+    let baseline: Vec<&Value> = claims
+        .iter()
+        .filter(|c| c["nodePool"] == "baseline")
+        .collect();
+    assert_eq!(baseline.len(), 2, "{plan:#}");
+    for c in &baseline {
+        assert_eq!(c["instanceType"], "m5.large");
+        assert!(c["pods"].as_array().unwrap().is_empty());
+        assert_eq!(c["taints"][0]["key"], "dedicated");
+    }
+    let default: Vec<&Value> = claims
+        .iter()
+        .filter(|c| c["nodePool"] == "default")
+        .collect();
+    assert_eq!(default.len(), 1);
+    assert_eq!(default[0]["pods"].as_array().unwrap().len(), 2);
+
+    let without_node = std::fs::read_to_string(path("static-pool.yaml"))
+        .unwrap()
+        .replace("kind: Node\n", "kind: ConfigMap\n");
+    let (_, plan) = dry_run_stdin(&without_node);
+    let baseline = plan["nodeClaims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["nodePool"] == "baseline")
+        .count();
+    assert_eq!(baseline, 3);
+}
