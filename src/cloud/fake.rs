@@ -83,6 +83,11 @@ impl FakeCloud {
             .insert((instance_type.to_string(), zone.to_string()));
     }
 
+    /// Capacity is back everywhere (what [`FakeCloud::insufficient_capacity`] took away).
+    pub fn capacity_back(&self) {
+        self.ice.borrow_mut().clear();
+    }
+
     fn enter(&self, operation: &str) -> Result<(), CloudError> {
         self.counter.call(operation);
         self.counter.attempt(operation);

@@ -327,6 +327,11 @@ impl FakeCluster {
         self.state.borrow_mut().requests.clear();
     }
 
+    /// Forgets the scripted faults not spent yet.
+    pub fn clear_faults(&self) {
+        self.state.borrow_mut().faults.clear();
+    }
+
     /// Scripts a fault (see [`Fault`]).
     pub fn fail(&self, fault: Fault) {
         self.state.borrow_mut().faults.push(fault);

@@ -30,6 +30,8 @@ pub mod wait;
 pub mod watch;
 
 #[cfg(test)]
+mod soak;
+#[cfg(test)]
 mod tests;
 
 use std::collections::BTreeMap;
