@@ -167,12 +167,8 @@ fn read_document(
                 });
             }
             let invalid_name = [
-                ("metadata.name", &kind, meta.name.as_deref()),
-                (
-                    "metadata.namespace",
-                    &"Namespace".to_string(),
-                    meta.namespace.as_deref(),
-                ),
+                ("metadata.name", kind.as_str(), meta.name.as_deref()),
+                ("metadata.namespace", "Namespace", meta.namespace.as_deref()),
             ]
             .into_iter()
             .find_map(|(field, k, v)| {

@@ -135,7 +135,7 @@ pub fn decide<'a>(
             busy.insert(node);
         }
     }
-    let mut left: BTreeMap<&str, Option<u32>> = BTreeMap::new();
+    let mut left: BTreeMap<&str, (Option<u32>, Option<u32>)> = BTreeMap::new();
     let mut managed: Vec<&Node> = nodes.iter().filter(|n| n.instance_id().is_some()).collect();
     managed.sort_by(|a, b| a.name.cmp(&b.name));
     let mut out = Vec::new();
@@ -185,14 +185,17 @@ pub fn decide<'a>(
             out.push((node, Emptiness::Held(hold)));
             continue;
         }
-        let allowed = || budget_for(pool, nodes, now);
-        let allowance = left.entry(pool.name.as_str()).or_insert_with(allowed);
-        match allowance {
+        // The pool's budget at the start of the pass, and what is left of it.
+        let (allowed, remaining) = left.entry(pool.name.as_str()).or_insert_with(|| {
+            let allowed = budget_for(pool, nodes, now);
+            (allowed, allowed)
+        });
+        match remaining {
             Some(0) => out.push((
                 node,
                 Emptiness::Held(Hold::Budget {
                     pool: pool.name.clone(),
-                    allowed: allowed().unwrap_or(0),
+                    allowed: allowed.unwrap_or(0),
                 }),
             )),
             Some(n) => {

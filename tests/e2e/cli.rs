@@ -615,3 +615,25 @@ fn kubectl_finds_and_runs_the_plugin() {
         .unwrap();
     assert!(String::from_utf8_lossy(&help.stdout).contains("Usage: kubectl karpenter"));
 }
+
+/// Offline assumptions that change a plan are said once on stderr by default (issue #12 item
+/// 12), and `-q` hides them; stdout, the plan, is the same either way.
+#[test]
+fn offline_assumptions_are_said_once_and_q_hides_them() {
+    let input = quickstart_with_replicas(5);
+    let run = karpenter(&["provision", "--dry-run", "-f", "-"], input.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for assumption in [
+        "warning: assuming: no region given",
+        "warning: assuming: node class default has no status.subnets",
+    ] {
+        assert_eq!(run.stderr.matches(assumption).count(), 1, "{}", run.stderr);
+    }
+    let quiet = karpenter(
+        &["provision", "--dry-run", "-q", "-f", "-"],
+        input.as_bytes(),
+    );
+    assert_eq!(quiet.code, 0, "{}", quiet.stderr);
+    assert_eq!(quiet.stderr, "");
+    assert_eq!(quiet.stdout, run.stdout);
+}

@@ -72,15 +72,19 @@ pub fn validation() -> Validation {
 
 /// The schema root of a document's kind, if this tool knows its fields.
 pub(crate) fn root(api_version: &str, kind: &str) -> Option<u16> {
-    let (group, _) = api_version.split_once('/').unwrap_or(("", api_version));
-    let key = if group.starts_with("karpenter.") {
-        format!("{api_version}/{kind}")
-    } else {
-        kind.to_string()
-    };
+    // Read once per document: match the key's parts rather than building it.
+    let crd = api_version.starts_with("karpenter.");
     generated::ROOTS
         .iter()
-        .find(|(k, _)| *k == key)
+        .find(|(key, _)| {
+            if crd {
+                key.strip_suffix(kind)
+                    .and_then(|k| k.strip_suffix('/'))
+                    .is_some_and(|k| k == api_version)
+            } else {
+                *key == kind
+            }
+        })
         .map(|(_, id)| *id)
 }
 

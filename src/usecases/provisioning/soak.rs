@@ -15,7 +15,7 @@ use crate::model::labels::NODECLAIM;
 use crate::testing::Rng;
 use crate::usecases::testing::World;
 
-use super::Selection;
+use super::tests::all;
 
 /// Runs in the soak.
 const RUNS: u64 = 200;
@@ -35,13 +35,6 @@ struct Counts {
     idle: usize,
     /// Whether the faulty run ended in an error (the tool's exit 3) rather than a kill.
     failed: bool,
-}
-
-fn all() -> Selection {
-    Selection {
-        nodepools: Vec::new(),
-        max_instance_types: 60,
-    }
 }
 
 /// One `provision --yes --wait` run, as the command does it.

@@ -24,7 +24,7 @@ use crate::usecases::testing::{node_name, node_pool, put_bound, TestLive, World}
 type Log = Rc<RefCell<Vec<(Duration, Event)>>>;
 
 /// Every pool, up to 60 instance types per NodeClaim (what `provision` passes by default).
-fn all() -> Selection {
+pub(super) fn all() -> Selection {
     Selection {
         nodepools: Vec::new(),
         max_instance_types: 60,
