@@ -132,6 +132,21 @@ pub enum Readiness {
     Ready,
 }
 
+/// [`readiness`] of a replacement adopted from a record: its labels come from its Node's
+/// instance-type label, so until that is there it is still initializing (labelled earlier, it
+/// would stay without its type's labels for good).
+pub fn adopted_readiness(node: Option<&Node>, startup_taints: &BTreeSet<String>) -> Readiness {
+    match readiness(node, startup_taints) {
+        Readiness::Ready
+            if node
+                .is_some_and(|n| !n.labels.contains_key(crate::model::labels::INSTANCE_TYPE)) =>
+        {
+            Readiness::Initializing
+        }
+        other => other,
+    }
+}
+
 /// The readiness of a replacement whose Node is `node` (if registered); `startup_taints` are
 /// the keys of its pool's startup taints, gone once initialized (Karpenter waits for that
 /// before it drains, docs/karpenter.md §5.3).

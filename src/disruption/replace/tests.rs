@@ -383,6 +383,17 @@ fn replacements_must_be_ready_and_initialized_in_time() {
     assert_eq!(readiness(Some(&n), &startup), Readiness::Initializing);
     n.taints.clear();
     assert_eq!(readiness(Some(&n), &startup), Readiness::Ready);
+    // Adopted from a record: Ready is not enough until the type label is there.
+    n.labels.insert(
+        crate::model::labels::INSTANCE_TYPE.into(),
+        "c6a.large".into(),
+    );
+    assert_eq!(adopted_readiness(Some(&n), &startup), Readiness::Ready);
+    n.labels.remove(crate::model::labels::INSTANCE_TYPE);
+    assert_eq!(
+        adopted_readiness(Some(&n), &startup),
+        Readiness::Initializing
+    );
 
     let timeout = secs(600);
     let both = [Readiness::Ready, Readiness::Initializing];

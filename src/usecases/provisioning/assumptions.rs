@@ -5,7 +5,6 @@ use std::fmt;
 
 use crate::api::Manifests;
 use crate::model::labels::CAPACITY_TYPE;
-use crate::model::requirements::Operator;
 
 /// One assumption.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,7 +63,7 @@ pub fn offline(manifests: &Manifests, spot_prices: bool) -> Vec<Assumption> {
         let spot: Vec<String> = manifests
             .node_pools
             .iter()
-            .filter(|p| allows_spot(&p.requirements))
+            .filter(|p| p.scheduling_requirements().get(CAPACITY_TYPE).has("spot"))
             .map(|p| p.name.clone())
             .collect();
         if !spot.is_empty() {
@@ -72,19 +71,6 @@ pub fn offline(manifests: &Manifests, spot_prices: bool) -> Vec<Assumption> {
         }
     }
     out
-}
-
-/// Whether a pool's requirements leave spot open (no capacity-type requirement does).
-fn allows_spot(requirements: &[crate::model::requirements::NodeSelectorRequirement]) -> bool {
-    requirements
-        .iter()
-        .filter(|r| r.key == CAPACITY_TYPE)
-        .all(|r| match r.operator {
-            Operator::In => r.values.iter().any(|v| v == "spot"),
-            Operator::NotIn => !r.values.iter().any(|v| v == "spot"),
-            Operator::DoesNotExist => false,
-            _ => true,
-        })
 }
 
 #[cfg(test)]

@@ -23,8 +23,8 @@ use crate::cloud::types::Compute;
 use crate::disruption::drain::Pdb;
 use crate::disruption::replace::budget::{free_slots, pick, pools_of, reason_of};
 use crate::disruption::replace::machine::{
-    after_launch, entry, launching_next, readiness, Drain, Ending, Entry, Failures, LaunchingNext,
-    Readiness, Replacement, State,
+    adopted_readiness, after_launch, entry, launching_next, readiness, Drain, Ending, Entry,
+    Failures, LaunchingNext, Readiness, Replacement, State,
 };
 use crate::disruption::replace::{Action, Detail, Queued, Record, Status, Step};
 use crate::error::CommandError;
@@ -663,16 +663,11 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     let node = nodes
                         .iter()
                         .find(|n| n.instance_id() == Some(r.instance_id.as_str()));
-                    let mut state = readiness(node, &job.startup_taints);
-                    // One adopted from a record is labelled from its Node's instance-type label:
-                    // until that is there, it is still initializing (labelling it now would
-                    // leave it without its type's labels for good).
-                    if state == Readiness::Ready
-                        && r.node_labels.is_empty()
-                        && node.is_some_and(|n| !n.labels.contains_key(INSTANCE_TYPE))
-                    {
-                        state = Readiness::Initializing;
-                    }
+                    let state = if r.node_labels.is_empty() {
+                        adopted_readiness(node, &job.startup_taints)
+                    } else {
+                        readiness(node, &job.startup_taints)
+                    };
                     if let (Readiness::Ready, Some(n)) = (state, node) {
                         if ready.insert(n.name.clone()) {
                             // Labelled as Karpenter's controller would: the launched type's
