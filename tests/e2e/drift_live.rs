@@ -99,6 +99,20 @@ spec:
         eks-immersion-team: my-team
 ";
 
+/// The controller's provisioner, played by this tool (`provision --watch`). It is not an
+/// operator: it holds its own lease, beside an operator's `drift replace`.
+pub(crate) fn stand_in_controller(walk: &Walk) -> std::process::Child {
+    walk.spawn(&[
+        "karpenter",
+        "provision",
+        "--watch",
+        "--yes",
+        "--force",
+        "--lease-namespace",
+        "default",
+    ])
+}
+
 /// A v0.27 controller (pinned to a system node) and its settings, as the walkthrough has.
 pub(crate) fn install_controller(walk: &Walk) {
     walk.apply(
@@ -848,16 +862,7 @@ fn via_controller_hands_over_one_budget_at_a_time() {
     assert_eq!(out.stdout.matches("planned").count(), 1, "{}", out.stdout);
     assert_eq!(out.stdout.matches("queued").count(), 1, "{}", out.stdout);
 
-    let mut provisioner = walk.spawn(&[
-        "karpenter",
-        "provision",
-        "--watch",
-        "--yes",
-        "--force",
-        // The stand-in controller is not an operator: its own lease, beside drift replace.
-        "--lease-namespace",
-        "default",
-    ]);
+    let mut provisioner = stand_in_controller(&walk);
     let out = walk.run(&[
         "karpenter",
         "drift",

@@ -23,8 +23,8 @@ use kubectl_karpenter::model::labels::{
 use serde_json::Value;
 
 use crate::drift_live::{
-    image_of, install_controller, node_template, old_node, settle_team_nodes, switch_to_new,
-    team_nodes, tool_instances, AMI_124, AMI_125, PROVISIONER_AND_INFLATE,
+    image_of, install_controller, node_template, old_node, settle_team_nodes, stand_in_controller,
+    switch_to_new, team_nodes, tool_instances, AMI_124, AMI_125, PROVISIONER_AND_INFLATE,
 };
 use crate::provision_live::{running_on, Walk};
 
@@ -558,16 +558,7 @@ fn via_controller_deletes_finalized_v1alpha5_nodes_without_machines() {
         "{doc}"
     );
 
-    let mut provisioner = walk.spawn(&[
-        "karpenter",
-        "provision",
-        "--watch",
-        "--yes",
-        "--force",
-        // The stand-in controller is not an operator: its own lease, beside drift replace.
-        "--lease-namespace",
-        "default",
-    ]);
+    let mut provisioner = stand_in_controller(&walk);
     let out = walk.run(&[
         "karpenter",
         "drift",

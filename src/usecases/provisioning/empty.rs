@@ -23,7 +23,7 @@ use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::usecases::clock::Clock;
 use crate::usecases::live::{aws_error, Live};
-use crate::usecases::replace::steps::{pods_on, taints_json};
+use crate::usecases::replace::steps::{pods_on, set_annotation, taints_json};
 use crate::usecases::Sink;
 
 /// Why the last check left each empty node whose time was up (so each hold is said once).
@@ -46,14 +46,18 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         pods.extend(m.pods.iter().cloned());
         let mut still_held = Holds::new();
         for (node, decision) in emptiness::decide(&m.nodes, &pods, &m.node_pools, now) {
-            let path = format!("/api/v1/nodes/{}", node.name);
             match decision {
                 Emptiness::Busy if node.annotations.contains_key(EMPTY_SINCE) => {
-                    set_empty_since(self.cluster, &path, Value::Null)?;
+                    set_annotation(self.cluster, &node.name, EMPTY_SINCE, Value::Null)?;
                 }
                 Emptiness::Busy | Emptiness::Waiting { .. } => {}
                 Emptiness::StartClock => {
-                    set_empty_since(self.cluster, &path, now_text.clone().into())?;
+                    set_annotation(
+                        self.cluster,
+                        &node.name,
+                        EMPTY_SINCE,
+                        now_text.clone().into(),
+                    )?;
                     let ttl = node
                         .node_pool()
                         .and_then(|p| m.node_pools.iter().find(|x| x.name == p))
@@ -151,15 +155,4 @@ enum Removal {
     PodArrived(String),
     /// The node changed (or went) since it was read: decided again next time.
     Changed,
-}
-
-fn set_empty_since(cluster: &dyn Cluster, path: &str, value: Value) -> Result<(), CommandError> {
-    match ops::merge_patch(
-        cluster,
-        path,
-        &json!({"metadata": {"annotations": {EMPTY_SINCE: value}}}),
-    ) {
-        Err(e) if e.status() == Some(404) => Ok(()),
-        other => other.map(|_| ()).map_err(Into::into),
-    }
 }

@@ -178,11 +178,20 @@ pub fn is_reschedulable(p: &Pod) -> bool {
 
 /// Writes the record on the node (its next step).
 pub fn annotate(cluster: &dyn Cluster, node: &str, record: &Record) -> Result<(), CommandError> {
+    set_annotation(cluster, node, REPLACEMENT, record.format().into())
+}
+
+/// Sets (or, with `null`, removes) one annotation of a node. A node gone meanwhile (its
+/// instance terminated, or another run finished it) has nothing left to record: `Ok`.
+pub fn set_annotation(
+    cluster: &dyn Cluster,
+    node: &str,
+    key: &str,
+    value: Value,
+) -> Result<(), CommandError> {
     let path = format!("/api/v1/nodes/{node}");
-    let patch = json!({"metadata": {"annotations": {REPLACEMENT: record.format()}}});
+    let patch = json!({"metadata": {"annotations": {key: value}}});
     match ops::merge_patch(cluster, &path, &patch) {
-        // Gone meanwhile (its instance terminated, or another run finished it): nothing left
-        // to record.
         Err(e) if e.status() == Some(404) => Ok(()),
         other => other.map(|_| ()).map_err(Into::into),
     }
