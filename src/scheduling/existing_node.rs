@@ -8,6 +8,9 @@
 //! limits `pkg/controllers/state/cluster.go` `populateVolumeLimits` (from the node's CSINode).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use crate::model::node::Node;
 use crate::model::pod::HostPort;
@@ -24,7 +27,7 @@ use super::Input;
 /// An existing node being filled.
 pub(super) struct Existing<'a> {
     pub(super) node: &'a Node,
-    pub(super) reqs: Requirements,
+    pub(super) reqs: &'a Requirements,
     pub(super) taints: Vec<Taint>,
     pub(super) available: Resources,
     pub(super) requests: Resources,
@@ -36,26 +39,91 @@ pub(super) struct Existing<'a> {
     pub(super) attach_limits: Option<&'a BTreeMap<String, u32>>,
 }
 
-pub(super) fn node_requirements(node: &Node) -> Requirements {
-    let mut reqs = Requirements::from_labels(node.labels.iter());
-    if !node.labels.contains_key(HOSTNAME) {
-        reqs.add(Requirement::single(HOSTNAME, &node.name));
-    }
-    reqs
+/// What scheduling derives from a node's labels. Deriving it allocates a requirement per label,
+/// so it is kept between the solves of one cluster ([`SolveMemo`]): a consolidation evaluation
+/// solves the same thousands of nodes again for every simulation.
+#[derive(Debug)]
+pub(crate) struct NodeFacts {
+    labels: BTreeMap<String, String>,
+    /// The labels as requirements (`NewLabelRequirements(node.Labels)`, what topology counts).
+    pub(super) label_reqs: Requirements,
+    /// With the hostname added when the labels lack it (what placement checks), when it differs.
+    with_hostname: Option<Requirements>,
 }
 
-pub(super) fn prepare_existing(input: &Input) -> Vec<Existing<'_>> {
+impl NodeFacts {
+    fn new(node: &Node) -> Self {
+        let label_reqs = Requirements::from_labels(node.labels.iter());
+        let with_hostname = (!node.labels.contains_key(HOSTNAME)).then(|| {
+            let mut reqs = label_reqs.clone();
+            reqs.add(Requirement::single(HOSTNAME, &node.name));
+            reqs
+        });
+        NodeFacts {
+            labels: node.labels.clone(),
+            label_reqs,
+            with_hostname,
+        }
+    }
+
+    pub(super) fn labels(&self) -> &BTreeMap<String, String> {
+        &self.labels
+    }
+
+    /// The node's requirements for placement.
+    pub(super) fn requirements(&self) -> &Requirements {
+        self.with_hostname.as_ref().unwrap_or(&self.label_reqs)
+    }
+}
+
+/// Node facts kept between solves of the same cluster, by node name; an entry whose labels no
+/// longer match the node is derived again, so a stale memo is never wrong, only slower.
+#[derive(Debug, Default)]
+pub struct SolveMemo {
+    nodes: FxHashMap<String, Arc<NodeFacts>>,
+}
+
+impl SolveMemo {
+    /// The facts of every existing node of `input`, in its order.
+    pub(super) fn facts(&mut self, input: &Input) -> Vec<Arc<NodeFacts>> {
+        input
+            .existing_nodes
+            .iter()
+            .map(|n| match self.nodes.get(&n.node.name) {
+                Some(f) if f.labels == n.node.labels => f.clone(),
+                _ => {
+                    let f = Arc::new(NodeFacts::new(&n.node));
+                    self.nodes.insert(n.node.name.clone(), f.clone());
+                    f
+                }
+            })
+            .collect()
+    }
+}
+
+/// `facts`: [`SolveMemo::facts`] of `input`.
+pub(super) fn prepare_existing<'a>(
+    input: &'a Input,
+    facts: &'a [Arc<NodeFacts>],
+) -> Vec<Existing<'a>> {
+    // The DaemonSets' scheduling requirements, once rather than once per node.
+    let daemons: Vec<_> = input
+        .daemonsets
+        .iter()
+        .map(|d| (d, PodState::new(0, d)))
+        .collect();
     let mut nodes: Vec<Existing<'_>> = input
         .existing_nodes
         .iter()
-        .filter(|n| !n.node.deleting)
-        .map(|n| {
+        .zip(facts)
+        .filter(|(n, _)| !n.node.deleting)
+        .map(|(n, facts)| {
             let mut taints = n.node.scheduling_taints();
             let cordon = Taint::new("node.kubernetes.io/unschedulable", "", Effect::NoSchedule);
             if n.node.unschedulable && !taints.iter().any(|t| t.key == cordon.key) {
                 taints.push(cordon);
             }
-            let reqs = node_requirements(&n.node);
+            let reqs = facts.requirements();
             let mut used = Resources::new();
             let mut host_ports = Vec::new();
             let mut volume_usage: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -69,12 +137,11 @@ pub(super) fn prepare_existing(input: &Input) -> Vec<Existing<'_>> {
                 }
             }
             // DaemonSets that will run here but have no pod yet still take their share.
-            for d in &input.daemonsets {
+            for (d, state) in &daemons {
                 let daemon = d.owner.as_ref().map(|o| o.name.as_str());
                 let present = n.pods.iter().any(|p| {
                     p.is_daemonset_pod() && p.owner.as_ref().map(|o| o.name.as_str()) == daemon
                 });
-                let state = PodState::new(0, d);
                 if !present
                     && first_untolerated(&taints, &d.tolerations).is_none()
                     && reqs.is_compatible(&state.strict_requirements, |_| false)
@@ -143,7 +210,7 @@ impl<'a> Solver<'a> {
                 last = Fail::Volume;
                 continue;
             }
-            let mut reqs = node.reqs.clone();
+            let mut reqs = Requirements::clone(node.reqs);
             reqs.add_all(alt);
             match self.check_topology(s, &reqs) {
                 Ok(()) => {
@@ -155,7 +222,7 @@ impl<'a> Solver<'a> {
         }
         if alternatives.is_empty() {
             let node = &self.existing[e];
-            self.check_topology(s, &node.reqs)?;
+            self.check_topology(s, node.reqs)?;
         } else if chosen.is_none() {
             return Err(last);
         }
@@ -171,7 +238,7 @@ impl<'a> Solver<'a> {
                     .extend(claims.iter().cloned());
             }
         }
-        let reqs = chosen.unwrap_or_else(|| node.reqs.clone());
+        let reqs = chosen.unwrap_or_else(|| Requirements::clone(node.reqs));
         self.topology
             .record(&self.states[s], pod, &reqs, &node.taints);
         Ok(())
@@ -194,5 +261,54 @@ impl<'a> Solver<'a> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scheduling::ExistingNode;
+    use crate::testing::labels_of;
+
+    fn input_with(name: &str, labels: &[(&str, &str)]) -> Input {
+        Input {
+            existing_nodes: vec![ExistingNode {
+                node: Node {
+                    name: name.into(),
+                    labels: labels_of(labels),
+                    ..Default::default()
+                },
+                pods: vec![],
+            }],
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_memo_keeps_a_nodes_facts_until_its_labels_change() {
+        let mut memo = SolveMemo::default();
+        let first = memo.facts(&input_with("n1", &[(HOSTNAME, "n1"), ("zone", "a")]));
+        let again = memo.facts(&input_with("n1", &[(HOSTNAME, "n1"), ("zone", "a")]));
+        assert!(
+            Arc::ptr_eq(&first[0], &again[0]),
+            "unchanged labels reuse the facts"
+        );
+        let relabelled = memo.facts(&input_with("n1", &[(HOSTNAME, "n1"), ("zone", "b")]));
+        assert!(!Arc::ptr_eq(&first[0], &relabelled[0]));
+        assert!(relabelled[0]
+            .requirements()
+            .get_ref("zone")
+            .is_some_and(|r| r.has("b")));
+    }
+
+    #[test]
+    fn a_node_without_a_hostname_label_is_placed_by_its_name_but_counted_by_its_labels() {
+        let mut memo = SolveMemo::default();
+        let facts = memo.facts(&input_with("n1", &[("zone", "a")]));
+        assert!(facts[0]
+            .requirements()
+            .get_ref(HOSTNAME)
+            .is_some_and(|r| r.has("n1")));
+        assert!(facts[0].label_reqs.get_ref(HOSTNAME).is_none());
     }
 }

@@ -35,12 +35,13 @@ use crate::model::resources::Resources;
 use crate::model::storage::Storage;
 use crate::model::taints::Taint;
 
+pub use existing_node::SolveMemo;
 pub use overlay::apply_overlays;
 pub use reason::{
     ExhaustedLimit, PoolCause, PoolRefusal, Reason, ReasonCode, Shortfall, VolumeProblem,
 };
 pub use rounds::solve_rounds;
-pub use scheduler::solve;
+pub use scheduler::{solve, solve_with};
 
 /// Karpenter's `MaxInstanceTypes` since v1.7: a NodeClaim keeps at most this many options.
 pub const DEFAULT_MAX_INSTANCE_TYPES: usize = 600;

@@ -156,7 +156,8 @@ pub(super) fn offering_slots(
     types: &[&InstanceType],
 ) -> (Vec<(String, String)>, Vec<Vec<(usize, usize)>>) {
     let mut slots: Vec<(String, String)> = Vec::new();
-    let mut index: FxHashMap<(String, String), usize> = FxHashMap::default();
+    // Keyed by the offerings' own strings: a slot's pair is copied once, not once per offering.
+    let mut index: FxHashMap<(&str, &str), usize> = FxHashMap::default();
     let offers = types
         .iter()
         .map(|it| {
@@ -166,9 +167,9 @@ pub(super) fn offering_slots(
                 .enumerate()
                 .filter(|(_, o)| o.available)
                 .map(|(i, o)| {
-                    let key = (o.zone.clone(), o.capacity_type.clone());
-                    let slot = *index.entry(key.clone()).or_insert_with(|| {
-                        slots.push(key);
+                    let key = (o.zone.as_str(), o.capacity_type.as_str());
+                    let slot = *index.entry(key).or_insert_with(|| {
+                        slots.push((o.zone.clone(), o.capacity_type.clone()));
                         slots.len() - 1
                     });
                     (slot, i)

@@ -5,6 +5,7 @@
 //! `add`, `addToInflightNode`, `addToNewNodeClaim`).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -14,7 +15,7 @@ use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::resources::Resources;
 use crate::model::taints::{Effect, Taint};
 
-use super::existing_node::{prepare_existing, Existing};
+use super::existing_node::{prepare_existing, Existing, NodeFacts, SolveMemo};
 use super::node_claim::{try_claim, zone_pin, Claim, ClaimQueue, ClaimUpdate};
 use super::node_claim_template::{capacity_of, has_offering, limit_reason, prepare_pools, Pool};
 use super::podreqs::{validation_error, PodState};
@@ -62,6 +63,13 @@ pub(super) struct Solver<'a> {
 
 /// Places the input's pods. See the module documentation.
 pub fn solve(input: &Input) -> Plan {
+    solve_with(input, &mut SolveMemo::default())
+}
+
+/// [`solve`], keeping what it derives from the existing nodes in `memo` for the next solve of
+/// the same cluster (the consolidation simulations).
+pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
+    let facts = memo.facts(input);
     let mut unschedulable = Vec::new();
     let mut states: Vec<PodState> = Vec::new();
     let mut pod_volumes: Vec<Option<PodVolumes>> = Vec::new();
@@ -103,7 +111,7 @@ pub fn solve(input: &Input) -> Plan {
         }
     }
     let pools = prepare_pools(input);
-    let existing = prepare_existing(input);
+    let existing = prepare_existing(input, &facts);
     let bound: Vec<BoundPod<'_>> = input
         .existing_nodes
         .iter()
@@ -120,7 +128,7 @@ pub fn solve(input: &Input) -> Plan {
                 })
         })
         .collect();
-    let (domains, sources) = domain_universe(input, &pools);
+    let (domains, sources) = domain_universe(input, &pools, &facts);
     let topology = Topology::new(
         domains,
         sources,
@@ -163,6 +171,7 @@ pub fn solve(input: &Input) -> Plan {
 pub(super) fn domain_universe(
     input: &Input,
     pools: &[Pool<'_>],
+    facts: &[Arc<NodeFacts>],
 ) -> (FxHashMap<String, BTreeSet<String>>, DomainSources) {
     let filtered = input.pods.iter().any(|p| {
         p.topology_spread.iter().any(|c| {
@@ -176,13 +185,8 @@ pub(super) fn domain_universe(
         sources.nodes = input
             .existing_nodes
             .iter()
-            .map(|n| {
-                (
-                    n.node.labels.clone(),
-                    Requirements::from_labels(n.node.labels.iter()),
-                    n.node.taints.clone(),
-                )
-            })
+            .zip(facts)
+            .map(|(n, f)| (f.clone(), n.node.taints.clone()))
             .collect();
     }
     let mut keys: BTreeSet<String> = BTreeSet::new();
@@ -272,7 +276,7 @@ impl<'a> Solver<'a> {
                     {
                         queue.push_relaxed(s);
                         let state = self.states[s].clone();
-                        self.topology.update(pod, &state, &[]);
+                        self.topology.update(pod, &state);
                     } else {
                         queue.push(s);
                     }

@@ -9,15 +9,18 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::model::labels;
 use crate::model::pod::{Pod, PodAffinityTerm, TopologySpread};
 use crate::model::requirements::{Operator, Requirement, Requirements};
-use crate::model::selector::{SelectorExpr, SelectorOp};
+use crate::model::selector::{LabelSelector, SelectorExpr, SelectorOp};
 use crate::model::taints::{first_untolerated, Taint, Toleration};
 
+use super::existing_node::NodeFacts;
 use super::podreqs::{node_filter_terms, PodState};
 use super::topology_group::{admits, Group, GroupKey, GroupKind};
 
@@ -49,6 +52,64 @@ pub(crate) struct TopologyFailure {
     group: usize,
 }
 
+/// The bound pods by label pair, so that a new group reads only the pods carrying one of the
+/// pairs its selector requires instead of every pod of the cluster (a full scan per group made
+/// each consolidation simulation cost groups × pods).
+#[derive(Default)]
+struct BoundIndex {
+    /// `hash(key, value)` → bound pods carrying that label (a hash collision only adds pods
+    /// that the full selector check then refuses).
+    by_label: FxHashMap<u64, Vec<u32>>,
+}
+
+impl BoundIndex {
+    fn new(bound: &[BoundPod<'_>]) -> Self {
+        let mut by_label: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
+        for (i, b) in bound.iter().enumerate() {
+            for (k, v) in &b.pod.labels {
+                by_label.entry(label_hash(k, v)).or_default().push(i as u32);
+            }
+        }
+        BoundIndex { by_label }
+    }
+
+    /// The bound pods `selector` can select: those carrying the rarest label pair it requires
+    /// (a `matchLabels` pair or a single-valued `In`), or all of them when it requires none.
+    fn candidates<'a, 'p>(
+        &'a self,
+        selector: Option<&LabelSelector>,
+        bound: &'a [BoundPod<'p>],
+    ) -> Box<dyn Iterator<Item = &'a BoundPod<'p>> + 'a> {
+        let Some(selector) = selector else {
+            return Box::new(std::iter::empty());
+        };
+        let required = selector
+            .match_labels
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .chain(selector.match_expressions.iter().filter_map(|e| {
+                match (e.op, e.values.as_slice()) {
+                    (SelectorOp::In, [v]) => Some((e.key.as_str(), v.as_str())),
+                    _ => None,
+                }
+            }));
+        let rarest = required
+            .map(|(k, v)| self.by_label.get(&label_hash(k, v)).map_or(&[][..], |l| l))
+            .min_by_key(|l| l.len());
+        match rarest {
+            Some(list) => Box::new(list.iter().map(move |&i| &bound[i as usize])),
+            None => Box::new(bound.iter()),
+        }
+    }
+}
+
+fn label_hash(key: &str, value: &str) -> u64 {
+    let mut h = FxHasher::default();
+    key.hash(&mut h);
+    value.hash(&mut h);
+    h.finish()
+}
+
 /// A pod that is already bound somewhere, with the labels and taints of its node.
 pub(crate) struct BoundPod<'a> {
     pub pod: &'a Pod,
@@ -65,7 +126,7 @@ pub(crate) struct DomainSources {
     /// domain available to every pod; `topologydomaingroup.go`).
     pub pools: FxHashMap<String, BTreeMap<String, Vec<Vec<Taint>>>>,
     /// Existing nodes: their labels as requirements, and their taints (`Node.spec.taints`).
-    pub nodes: Vec<(BTreeMap<String, String>, Requirements, Vec<Taint>)>,
+    pub nodes: Vec<(Arc<NodeFacts>, Vec<Taint>)>,
 }
 
 impl DomainSources {
@@ -101,6 +162,7 @@ impl Topology {
             namespace_labels,
             ..Default::default()
         };
+        let index = BoundIndex::new(bound);
         // Existing pods with required anti-affinity keep others out of their domains.
         for b in bound {
             for term in &b.pod.pod_anti_affinity {
@@ -116,7 +178,7 @@ impl Topology {
                 let gi = t.inverse_group(GroupKind::AntiAffinity, pod, term);
                 t.inverse[gi].owners.insert(state.index);
             }
-            t.update(pod, state, bound);
+            t.count_bound(pod, state, bound, &index);
         }
         // Inverse groups are all known now: index which ones select each pod.
         for state in states {
@@ -230,9 +292,9 @@ impl Topology {
                 }
             }
         }
-        for (node_labels, node_reqs, taints) in &self.sources.nodes {
-            if let Some(v) = node_labels.get(&id.key) {
-                if id.node_matches(node_reqs, taints) {
+        for (facts, taints) in &self.sources.nodes {
+            if let Some(v) = facts.labels().get(&id.key) {
+                if id.node_matches(&facts.label_reqs, taints) {
                     out.insert(v.clone());
                 }
             }
@@ -241,7 +303,18 @@ impl Topology {
     }
 
     /// Re-derives the groups a pod owns from its current (possibly relaxed) state.
-    pub fn update(&mut self, pod: &Pod, state: &PodState, bound: &[BoundPod<'_>]) {
+    pub fn update(&mut self, pod: &Pod, state: &PodState) {
+        self.count_bound(pod, state, &[], &BoundIndex::default());
+    }
+
+    /// [`Topology::update`], counting the bound pods each new group selects.
+    fn count_bound(
+        &mut self,
+        pod: &Pod,
+        state: &PodState,
+        bound: &[BoundPod<'_>],
+        index: &BoundIndex,
+    ) {
         if let Some(old) = self.owned.remove(&state.index) {
             for gi in old {
                 self.groups[gi].owners.remove(&state.index);
@@ -285,15 +358,20 @@ impl Topology {
                 Some(&gi) => gi,
                 None => {
                     let mut g = Group::new(id.clone(), Some(&self.universe_for(&id)));
-                    for b in bound {
+                    for b in index.candidates(g.id.selector.as_ref(), bound) {
                         if !g.selects(b.pod) {
                             continue;
                         }
                         let Some(d) = domain_of(&g.id.key, b.node_name, b.node_labels) else {
                             continue;
                         };
-                        let node_reqs = Requirements::from_labels(b.node_labels.iter());
-                        if g.counts_pod(b.pod, &node_reqs, b.node_taints) {
+                        // Node requirements are only read by a node-affinity filter.
+                        let node_reqs = if g.id.node_filter.is_empty() {
+                            Requirements::default()
+                        } else {
+                            Requirements::from_labels(b.node_labels.iter())
+                        };
+                        if g.id.node_matches(&node_reqs, b.node_taints) {
                             g.record(&d);
                         }
                     }
@@ -521,5 +599,69 @@ fn domain_of(key: &str, node_name: &str, node_labels: &BTreeMap<String, String>)
         Some(v) => Some(v.clone()),
         None if key == labels::HOSTNAME => Some(node_name.to_string()),
         None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{labels_of, PodBuilder};
+
+    fn names(list: Box<dyn Iterator<Item = &BoundPod<'_>> + '_>) -> Vec<String> {
+        list.map(|b| b.pod.name.clone()).collect()
+    }
+
+    #[test]
+    fn a_group_reads_only_the_pods_with_its_rarest_required_label() {
+        let pods = [
+            PodBuilder::new("web-1")
+                .label("app", "web")
+                .label("tier", "front")
+                .build(),
+            PodBuilder::new("web-2")
+                .label("app", "web")
+                .label("tier", "back")
+                .build(),
+            PodBuilder::new("db-1")
+                .label("app", "db")
+                .label("tier", "back")
+                .build(),
+        ];
+        let labels = labels_of(&[]);
+        let bound: Vec<BoundPod<'_>> = pods
+            .iter()
+            .map(|pod| BoundPod {
+                pod,
+                node_name: "n",
+                node_labels: &labels,
+                node_taints: &[],
+            })
+            .collect();
+        let index = BoundIndex::new(&bound);
+        let web_front = LabelSelector::eq(&[("app", "web"), ("tier", "front")]);
+        assert_eq!(names(index.candidates(Some(&web_front), &bound)), ["web-1"]);
+        let single_in = LabelSelector {
+            match_expressions: vec![SelectorExpr {
+                key: "app".into(),
+                op: SelectorOp::In,
+                values: vec!["db".into()],
+            }],
+            ..Default::default()
+        };
+        assert_eq!(names(index.candidates(Some(&single_in), &bound)), ["db-1"]);
+        let absent = LabelSelector::eq(&[("app", "cache")]);
+        assert!(names(index.candidates(Some(&absent), &bound)).is_empty());
+        // Nothing required: every pod is read (the full selector check decides).
+        let exists = LabelSelector {
+            match_expressions: vec![SelectorExpr {
+                key: "app".into(),
+                op: SelectorOp::Exists,
+                values: vec![],
+            }],
+            ..Default::default()
+        };
+        assert_eq!(index.candidates(Some(&exists), &bound).count(), 3);
+        // No selector selects nothing.
+        assert_eq!(index.candidates(None, &bound).count(), 0);
     }
 }

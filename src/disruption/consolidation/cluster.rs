@@ -17,7 +17,7 @@ use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
 use crate::model::resources::Resources;
-use crate::scheduling::{ExistingNode, Input, Options};
+use crate::scheduling::{ExistingNode, Input, Options, SolveMemo};
 
 /// What disruption reads of a pod beyond the slim pod.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -83,6 +83,8 @@ pub(crate) struct Cluster {
     pub release: Release,
     pub gates: FeatureGates,
     pub sched: Input,
+    /// What the solver derives from the nodes, kept between simulations.
+    pub memo: SolveMemo,
     pub nodes: Vec<NodeState>,
     pub pools: Vec<PoolFacts>,
     pub pool_by_name: FxHashMap<String, usize>,
@@ -227,6 +229,7 @@ impl Cluster {
                 storage: None,
                 options: Options::default(),
             },
+            memo: SolveMemo::default(),
             nodes: states,
             pools: pool_facts,
             pool_by_name,

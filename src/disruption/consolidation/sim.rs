@@ -12,7 +12,7 @@ use super::cluster::Cluster;
 use crate::model::pod::Pod;
 use crate::model::resources::Resources;
 use crate::model::taints::{Effect, Taint, Toleration};
-use crate::scheduling::{solve, PlannedNodeClaim};
+use crate::scheduling::{solve_with, PlannedNodeClaim};
 
 /// A pod in a simulation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -202,7 +202,7 @@ pub(crate) fn full_solve(cluster: &mut Cluster, request: &SimRequest) -> SimResu
     }
     set_usage(cluster, &request.candidates);
     cluster.sched.pods = pods;
-    let plan = solve(&cluster.sched);
+    let plan = solve_with(&cluster.sched, &mut cluster.memo);
     cluster.sched.pods = Vec::new();
     for &t in &tainted {
         cluster.sched.existing_nodes[t].node.taints.pop();
