@@ -273,8 +273,12 @@ pub fn read(c: &dyn Cluster, scope: Scope) -> Result<LiveSnapshot, SnapshotError
         let mut runtime_classes: Vec<core::RuntimeClass> = Vec::new();
         match ops::list_all(c, "/apis/node.k8s.io/v1/runtimeclasses", &none) {
             Ok(list) => runtime_classes = list,
-            // Clusters without the API (or without list permission on it) have no overheads.
-            Err(e) if matches!(e.status(), Some(403 | 404)) => {}
+            // A cluster without the API has no overheads; without the permission they are
+            // unknown, and said so.
+            Err(e) if e.status() == Some(404) => {}
+            Err(e) if e.is_forbidden() => storage_warnings.push(format!(
+                "cannot list runtimeclasses ({e}): RuntimeClass pod overheads are not added"
+            )),
             Err(e) => return Err(e.into()),
         }
         for rc in &runtime_classes {

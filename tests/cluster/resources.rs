@@ -504,6 +504,19 @@ pub fn builtins() -> Vec<Resource> {
             )
         },
         builtin(
+            "node.k8s.io",
+            "v1",
+            "runtimeclasses",
+            "runtimeclass",
+            "RuntimeClass",
+            false,
+            &[],
+            &[],
+            false,
+            false,
+            false,
+        ),
+        builtin(
             "scheduling.k8s.io",
             "v1",
             "priorityclasses",
@@ -554,6 +567,7 @@ pub const BUILTIN_GROUP_ORDER: &[&str] = &[
     "coordination.k8s.io",
     "rbac.authorization.k8s.io",
     "authorization.k8s.io",
+    "node.k8s.io",
     "scheduling.k8s.io",
     "storage.k8s.io",
 ];
