@@ -8,7 +8,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::model::time::civil;
+use crate::model::time::{civil, parse_go_duration};
 
 /// A schedule or duration that cannot be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -30,63 +30,13 @@ pub enum TimeError {
 /// `1h30m`, `10m`, `90s`, `1.5h`, `500ms` (→ 0), `0`. Negative durations are rejected (budgets
 /// and do-not-disrupt only take positive ones).
 pub fn parse_duration(text: &str) -> Result<i64, TimeError> {
-    let bad = || TimeError::Duration(text.to_string());
     let s = text.trim();
-    if s == "0" {
-        return Ok(0);
+    if s.starts_with('-') {
+        return Err(TimeError::Duration(text.to_string()));
     }
-    if s.is_empty() || s.starts_with('-') {
-        return Err(bad());
-    }
-    let s = s.strip_prefix('+').unwrap_or(s);
-    let mut total_nanos: i128 = 0;
-    let mut rest = s;
-    while !rest.is_empty() {
-        let num_len = rest
-            .bytes()
-            .take_while(|b| b.is_ascii_digit() || *b == b'.')
-            .count();
-        if num_len == 0 {
-            return Err(bad());
-        }
-        let number = &rest[..num_len];
-        rest = &rest[num_len..];
-        let unit_len = rest
-            .bytes()
-            .take_while(|b| !b.is_ascii_digit() && *b != b'.')
-            .count();
-        let unit = &rest[..unit_len];
-        rest = &rest[unit_len..];
-        let scale: i128 = match unit {
-            "ns" => 1,
-            "us" | "µs" | "μs" => 1_000,
-            "ms" => 1_000_000,
-            "s" => 1_000_000_000,
-            "m" => 60_000_000_000,
-            "h" => 3_600_000_000_000,
-            _ => return Err(bad()),
-        };
-        let (int, frac) = number.split_once('.').unwrap_or((number, ""));
-        if int.is_empty() && frac.is_empty() {
-            return Err(bad());
-        }
-        let int: i128 = if int.is_empty() {
-            0
-        } else {
-            int.parse().map_err(|_| bad())?
-        };
-        let mut frac_nanos: i128 = 0;
-        let mut denom: i128 = 1;
-        for b in frac.bytes().take(18) {
-            frac_nanos = frac_nanos * 10 + i128::from(b - b'0');
-            denom *= 10;
-        }
-        total_nanos = total_nanos
-            .checked_add(int.checked_mul(scale).ok_or_else(bad)?)
-            .and_then(|t| t.checked_add(frac_nanos * scale / denom))
-            .ok_or_else(bad)?;
-    }
-    i64::try_from(total_nanos / 1_000_000_000).map_err(|_| bad())
+    parse_go_duration(s)
+        .map(|nanos| nanos / 1_000_000_000)
+        .map_err(|_| TimeError::Duration(text.to_string()))
 }
 
 /// A duration flag (`--timeout`, `--request-timeout`): a Go duration (`10m`, `1h30m`) or a

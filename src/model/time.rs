@@ -124,9 +124,85 @@ pub fn format_rfc3339(epoch: i64) -> String {
     )
 }
 
+/// Nanoseconds of a Go duration string (`720h`, `24h0m0s`, `1.5h`, `300ms`), as
+/// `time.ParseDuration` reads it (fractions are scaled through a float, as Go does).
+pub fn parse_go_duration(text: &str) -> Result<i64, String> {
+    let bad = || format!("{text:?} is not a Go duration");
+    let (negative, mut rest) = match text.strip_prefix('-') {
+        Some(r) => (true, r),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    if rest == "0" {
+        return Ok(0);
+    }
+    if rest.is_empty() {
+        return Err(bad());
+    }
+    let mut total: i64 = 0;
+    while !rest.is_empty() {
+        let int_len = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let (int_part, after) = rest.split_at(int_len);
+        let (frac_part, after) = match after.strip_prefix('.') {
+            Some(a) => {
+                let n = a.find(|c: char| !c.is_ascii_digit()).unwrap_or(a.len());
+                a.split_at(n)
+            }
+            None => ("", after),
+        };
+        if int_part.is_empty() && frac_part.is_empty() {
+            return Err(bad());
+        }
+        let unit_len = after
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(after.len());
+        let (unit, next) = after.split_at(unit_len);
+        let scale: i64 = match unit {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => return Err(bad()),
+        };
+        let whole: i64 = if int_part.is_empty() {
+            0
+        } else {
+            int_part.parse().map_err(|_| bad())?
+        };
+        let mut value = whole.checked_mul(scale).ok_or_else(bad)?;
+        if !frac_part.is_empty() {
+            // Go: leadingFraction keeps digits while they fit, then v += f * (unit / scale).
+            let digits = &frac_part[..frac_part.len().min(18)];
+            let f: f64 = digits.parse::<u64>().map_err(|_| bad())? as f64;
+            let div = 10f64.powi(digits.len() as i32);
+            value += (f * (scale as f64 / div)) as i64;
+        }
+        total = total.checked_add(value).ok_or_else(bad)?;
+        rest = next;
+    }
+    Ok(if negative { -total } else { total })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_read_as_go_reads_them() {
+        let h = 3_600_000_000_000i64;
+        assert_eq!(parse_go_duration("720h"), Ok(720 * h));
+        assert_eq!(parse_go_duration("24h0m0s"), Ok(24 * h));
+        assert_eq!(parse_go_duration("1h30m"), Ok(h + h / 2));
+        assert_eq!(parse_go_duration("1.5h"), Ok(h + h / 2));
+        assert_eq!(parse_go_duration("300ms"), Ok(300_000_000));
+        assert_eq!(parse_go_duration("0"), Ok(0));
+        assert_eq!(parse_go_duration("0s"), Ok(0));
+        assert!(parse_go_duration("Never").is_err());
+        assert!(parse_go_duration("10").is_err());
+    }
 
     /// `(year, month, day, hour, minute, second, weekday)` as a [`Civil`].
     fn fields(y: i64, mo: u32, d: u32, h: u32, mi: u32, s: u32, weekday: u32) -> Civil {

@@ -15,7 +15,8 @@
 use serde_json::{Map, Value};
 
 use super::go::{GoValue, StructBuilder};
-use super::units::{canonical_quantity, parse_go_duration};
+use super::units::canonical_quantity;
+use crate::model::time::parse_go_duration;
 
 type Obj = Map<String, Value>;
 
