@@ -124,9 +124,18 @@ impl KubeClient {
                 message: e.to_string(),
             })?;
         let client = &self.client;
-        let transport = |e: kube::Error| ClusterError::Transport {
-            server: self.server.clone(),
-            message: describe(&e, self.credential_plugin.as_deref()),
+        // A credential plugin that fails is the kubeconfig's problem, not the network's: told
+        // as such, and never retried (running it again would fail the same way).
+        let transport = |e: kube::Error| {
+            let message = describe(&e, self.credential_plugin.as_deref());
+            if auth_error(&e).is_some() {
+                ClusterError::Config(message)
+            } else {
+                ClusterError::Transport {
+                    server: self.server.clone(),
+                    message,
+                }
+            }
         };
         let result = self.runtime.block_on(async {
             let response = client.send(http_request).await.map_err(transport)?;
@@ -245,14 +254,22 @@ pub(crate) fn one_line(e: &dyn std::error::Error) -> String {
 /// status only: kube-rs's own message quotes the plugin's environment and arguments and
 /// everything it printed — the token too.
 fn describe(e: &kube::Error, plugin: Option<&str>) -> String {
+    match auth_error(e) {
+        Some(auth) => credential_error(auth, plugin),
+        None => one_line(e),
+    }
+}
+
+/// The credential plugin's failure in `e`'s chain, if that is what `e` is.
+fn auth_error(e: &kube::Error) -> Option<&AuthError> {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(s) = source {
         if let Some(auth) = s.downcast_ref::<AuthError>() {
-            return credential_error(auth, plugin);
+            return Some(auth);
         }
         source = s.source();
     }
-    one_line(e)
+    None
 }
 
 fn credential_error(e: &AuthError, plugin: Option<&str>) -> String {
@@ -418,6 +435,19 @@ mod tests {
             "a write whose answer was lost is not sent blind again"
         );
         assert_eq!(sent(&fake), 1);
+        let mut sends = 0;
+        let failing_plugin = ReadRetry::DEFAULT.send(
+            Request::get(NODES),
+            |_| {
+                sends += 1;
+                Err(ClusterError::Config(
+                    "credential plugin \"aws\" failed".into(),
+                ))
+            },
+            |_| panic!("a credential plugin that fails is not waited for"),
+        );
+        assert!(failing_plugin.is_err());
+        assert_eq!(sends, 1, "nor run again");
         for status in [404, 409, 403] {
             fake.clear_requests();
             fake.fail_with(Method::Get, NODES, 1, status, "final");
@@ -441,6 +471,10 @@ mod tests {
             out: Box::new(out),
         });
         assert!(one_line(&e).contains("planted-token"), "kube-rs quotes it");
+        assert!(
+            auth_error(&e).is_some(),
+            "told as the kubeconfig's, never retried"
+        );
         let got = describe(&e, Some("aws"));
         assert_eq!(
             got,
