@@ -13,15 +13,18 @@
 //! - PDB violations (0): `inflate`'s healthy pods falling below its PDB's floor, replayed from
 //!   every write the API server made (its watch stream), not sampled;
 //! - budget exceedances (0): more of the pool's nodes disrupted (cordoned, tainted or deleting)
-//!   at once than its budget allows, replayed the same way.
+//!   at once than its budget allows, replayed the same way (the drift scenario first checks both
+//!   counters count: [`check_the_counters`]).
 //!
-//! CI runs a seeded slice (`fault_soak::a_seeded_slice`); the full count:
+//! CI runs a seeded slice (`fault_soak::a_seeded_slice_*`); the full count:
 //!
 //! ```text
-//! FAULT_SOAK_RUNS=100 ./scripts/test --test e2e fault_soak:: -- --include-ignored --nocapture
+//! ./scripts/test --test e2e fault_soak::soak_ -- --include-ignored --nocapture --test-threads 5
 //! ```
 //!
-//! (`FAULT_SOAK_RUNS` per scenario; `FAULT_SOAK_SEED` shifts the seeds.)
+//! (240 runs in all: 60 + 40 + 40 + 60 + 40 by default; `FAULT_SOAK_RUNS=n` runs n of each
+//! scenario instead, `FAULT_SOAK_SEED=s` shifts the seeds. Each run's output, `-v`, and the
+//! faults it got are kept under `target/tmp/provision-live/soak-*/logs/`.)
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::{Command, Stdio};
@@ -473,6 +476,12 @@ impl Watcher {
         c.budget = budget;
     }
 
+    /// The violations counted so far: (PDB, budget).
+    fn peek(&self) -> (u32, u32) {
+        let c = self.counts.lock().unwrap();
+        (c.pdb_violations, c.budget_exceedances)
+    }
+
     /// The violations counted since the last call.
     fn take(&self) -> (u32, u32) {
         let mut c = self.counts.lock().unwrap();
@@ -544,6 +553,7 @@ fn drift_soak(name: &str, runs: u32, operators: usize) -> Tally {
     f.walk.wait_unschedulable(REPLICAS);
     let out = f.walk.run(&["karpenter", "provision", "--yes", "--wait"]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    check_the_counters(&f, REPLICAS);
     let mut rng = Rng::new(seed(10 + operators as u64));
     let mut tally = Tally::default();
     let args = [
@@ -579,36 +589,6 @@ fn drift_soak(name: &str, runs: u32, operators: usize) -> Tally {
     tally
 }
 
-/// One pod of 1 CPU with a PDB (`maxUnavailable: 1`): what consolidation moves onto a cheaper node.
-const SMALL: &str = "apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: small
-spec:
-  replicas: 0
-  selector:
-    matchLabels: {app: small}
-  template:
-    metadata:
-      labels: {app: small}
-    spec:
-      terminationGracePeriodSeconds: 0
-      containers:
-      - name: small
-        image: public.ecr.aws/eks-distro/kubernetes/pause:3.7
-        resources: {requests: {cpu: \"1\"}}
-      nodeSelector: {eks-immersion-team: my-team}
----
-apiVersion: policy/v1
-kind: PodDisruptionBudget
-metadata:
-  name: small
-spec:
-  maxUnavailable: 1
-  selector:
-    matchLabels: {app: small}
-";
-
 /// Consolidate: each run from no node, 1–3 Karpenter nodes (NodeClaims) launched for `inflate`,
 /// which then goes, while `small` (1 CPU) lands on one of them: the others are empty (deleted)
 /// and the busy one under-used (replaced by a `large`), under a budget of one node — through
@@ -624,7 +604,10 @@ fn consolidate_soak(name: &str, runs: u32) -> Tally {
         .replace("values: [2xlarge]", "values: [large, 2xlarge]");
     assert!(pool.contains("WhenUnderutilized"));
     f.walk.apply("pool.yaml", &pool);
-    f.walk.apply("small.yaml", SMALL);
+    // `small` (1 CPU) behind a PDB that allows one disruption.
+    let small = crate::consolidate::SMALL.replace("minAvailable: 1", "maxUnavailable: 1");
+    assert!(small.contains("maxUnavailable: 1"));
+    f.walk.apply("small.yaml", &small);
     let mut rng = Rng::new(seed(20));
     let mut tally = Tally::default();
     let args = ["consolidate", "--yes", "--timeout", "90s"];
@@ -654,19 +637,58 @@ fn consolidate_soak(name: &str, runs: u32) -> Tally {
     tally
 }
 
+/// The counters count: two of the pool's nodes cordoned by hand are one budget exceedance, two of
+/// `inflate`'s pods deleted by hand one PDB violation. Then undone.
+fn check_the_counters(f: &Faulty, replicas: usize) {
+    let name = |v: &Value| v["metadata"]["name"].as_str().unwrap().to_string();
+    let running = || {
+        f.walk.eventually(60, "inflate Running", || {
+            (f.app_pods("inflate") == (replicas, 0)).then_some(())
+        })
+    };
+    running();
+    f.watch.take();
+    f.watch.expect("inflate", replicas, Some(BUDGET));
+    let nodes: Vec<String> = team_nodes(&f.walk).iter().map(name).collect();
+    for node in &nodes[..2] {
+        f.walk.ok(&["cordon", node]);
+    }
+    let pods: Vec<String> = f
+        .walk
+        .items(&["get", "pods", "-l", "app=inflate"])
+        .iter()
+        .map(name)
+        .collect();
+    f.walk
+        .ok(&["delete", "pod", "--wait=false", &pods[0], &pods[1]]);
+    f.walk.eventually(10, "the counters to see both", || {
+        (f.watch.peek() == (1, 1)).then_some(())
+    });
+    for node in &nodes[..2] {
+        f.walk.ok(&["uncordon", node]);
+    }
+    running();
+    f.watch.take();
+}
+
 fn report(name: &str, tally: &Tally) {
     eprintln!("{}", tally.line(name));
     assert_eq!(tally.violations(), 0, "{}", tally.line(name));
     assert_eq!(tally.clean_rerun_failures, 0, "{}", tally.line(name));
 }
 
-/// CI's slice: a few seeded runs of each walkthrough (about a minute).
+/// CI's slice: two seeded provision runs (about 40 s, beside the next one).
 #[test]
-fn a_seeded_slice() {
+fn a_seeded_slice_of_provision() {
     report(
         "provision",
-        &provision_soak("soak-slice-provision", runs(3), 1),
+        &provision_soak("soak-slice-provision", runs(2), 1),
     );
+}
+
+/// CI's slice: one seeded run of two `drift replace` at once (about 40 s).
+#[test]
+fn a_seeded_slice_of_drift_replace_by_two_operators() {
     report(
         "drift replace, two operators",
         &drift_soak("soak-slice-drift", runs(1), 2),
