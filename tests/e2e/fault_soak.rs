@@ -394,7 +394,8 @@ impl Watcher {
         let counts = Arc::new(Mutex::new(WatchCounts::default()));
         let (s, c) = (stop.clone(), counts.clone());
         let thread = std::thread::spawn(move || {
-            let mut healthy: BTreeSet<String> = BTreeSet::new();
+            // Every app's Ready pods, from the start (the app checked may be named later).
+            let mut healthy: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
             let mut disrupted: BTreeSet<String> = BTreeSet::new();
             while !s.load(Ordering::Relaxed) {
                 let event = match rx.try_recv() {
@@ -415,24 +416,28 @@ impl Watcher {
                     .to_string();
                 let gone = event.etype.as_str() == "DELETED";
                 let mut c = c.lock().unwrap();
-                if event.key == "/pods" && o["metadata"]["labels"]["app"] == c.app.as_str() {
-                    let before = healthy.len();
+                if let (true, Some(app)) = (
+                    event.key == "/pods",
+                    o["metadata"]["labels"]["app"].as_str(),
+                ) {
                     let ready = o["status"]["conditions"]
                         .as_array()
                         .into_iter()
                         .flatten()
                         .any(|x| x["type"] == "Ready" && x["status"] == "True");
+                    let pods = healthy.entry(app.to_string()).or_default();
+                    let before = pods.len();
                     if !gone && ready && o["metadata"]["deletionTimestamp"].is_null() {
-                        healthy.insert(name.clone());
+                        pods.insert(name.clone());
                     } else {
-                        healthy.remove(&name);
+                        pods.remove(&name);
                     }
                     let floor = c.floor.saturating_sub(1);
-                    if c.floor > 0 && healthy.len() < before && healthy.len() < floor {
+                    if app == c.app && c.floor > 0 && pods.len() < before && pods.len() < floor {
                         c.pdb_violations += 1;
                         eprintln!(
-                            "PDB violation: {} healthy inflate pods, floor {floor}",
-                            healthy.len()
+                            "PDB violation: {} healthy {app} pods, floor {floor}",
+                            pods.len()
                         );
                     }
                 }
@@ -653,10 +658,17 @@ fn check_the_counters(f: &Faulty, replicas: usize) {
     for node in &nodes[..2] {
         f.walk.ok(&["cordon", node]);
     }
+    // The pods of the cordoned nodes: made again, they have nowhere to go (the third node is
+    // full) and stay unready.
     let pods: Vec<String> = f
         .walk
         .items(&["get", "pods", "-l", "app=inflate"])
         .iter()
+        .filter(|p| {
+            nodes[..2]
+                .iter()
+                .any(|n| p["spec"]["nodeName"] == n.as_str())
+        })
         .map(name)
         .collect();
     f.walk
