@@ -1,7 +1,7 @@
 //! Faults at scale, invariants counted (issue #13 item 5; figures in docs/reliability.md).
 //!
-//! The walkthroughs — `provision --yes --wait`, `drift replace --yes`, and two operators at once
-//! (two of each started together) — run many times against the loopback cluster and moto
+//! The walkthroughs — `provision --yes --wait`, `drift replace --yes`, `consolidate --yes`, and
+//! two operators at once (two `provision` or two `drift replace` started together) — run many times against the loopback cluster and moto
 //! through the fault injector (`faults/`): throttling, 5xx, resets before and after the peer
 //! acted, slow answers, ICE from CreateFleet, 409s on writes, and in some runs the tool
 //! SIGKILLed at a random moment. Each faulty run is followed by a clean re-run (no faults; a
@@ -10,7 +10,7 @@
 //! - instances per NodeClaim (≤ 1) and orphan instances (0: a tool-launched instance without a
 //!   NodeClaim tag or without a Node once the kubelet had time), idle nodes (no pod on them);
 //! - pods not Running (0);
-//! - PDB violations (0): `inflate`'s healthy pods falling below its PDB's floor, replayed from
+//! - PDB violations (0): the scenario app's healthy pods falling below its PDB's floor, replayed from
 //!   every write the API server made (its watch stream), not sampled;
 //! - budget exceedances (0): more of the pool's nodes disrupted (cordoned, tainted or deleting)
 //!   at once than its budget allows, replayed the same way (the drift scenario first checks both
@@ -167,7 +167,8 @@ impl Faulty {
     }
 
     /// Runs `args` through the faults, `operators` at once, each SIGKILLed after a random
-    /// moment in a third of the runs; returns the exit codes (`None`: killed).
+    /// moment in a third of the runs (or after 150 s, which never happened); tallies the exit
+    /// codes, the kills and the faults injected (also written to the run's `-faults.log`).
     fn faulty_run(&self, rng: &mut Rng, args: &[&str], operators: usize, tally: &mut Tally) {
         self.set_plan(rng);
         let mut children: Vec<(std::process::Child, Option<Instant>)> = (0..operators)
@@ -279,11 +280,27 @@ impl Faulty {
             .iter()
             .filter_map(|p| p["spec"]["nodeName"].as_str().map(str::to_string))
             .collect();
-        tally.idle_nodes += nodes
+        let idle: Vec<String> = nodes
             .iter()
             .filter(|n| n["metadata"]["deletionTimestamp"].is_null())
-            .filter(|n| !busy.contains(n["metadata"]["name"].as_str().unwrap_or_default()))
-            .count() as u32;
+            .map(|n| {
+                n["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .filter(|n| !busy.contains(n))
+            .collect();
+        if !idle.is_empty() {
+            // Named with whether their instance still runs: a Node the test kubelet registers
+            // again for a moment after its instance was terminated is not capacity anyone pays.
+            eprintln!(
+                "run {}: idle nodes {idle:?}; instances running: {:?}",
+                tally.runs,
+                instances.iter().map(|i| &i.id).collect::<Vec<_>>()
+            );
+        }
+        tally.idle_nodes += idle.len() as u32;
         let (pdb, budget) = self.watch.take();
         tally.pdb_violations += pdb;
         tally.budget_exceedances += budget;
