@@ -1,11 +1,16 @@
 //! [`Cluster`] over kube-rs: kubeconfig auth (tokens, client certificates, exec plugins such as
 //! `aws eks get-token`), TLS with rustls + ring, blocking calls on a private runtime.
 //!
-//! Two kube clients share the configuration: one with kube-rs's default retry layer (429/503/504
-//! retried with backoff) for reads, one without for writes — an eviction's 429 is a PDB saying
-//! no, which the drain must see and report, not a transient error to hide.
+//! Retries are ours ([`ReadRetry`]), not kube-rs's: its retry layer covers 429/503/504 only, not
+//! a 500, a 502 or a reset connection, and backs off up to 15 times for as long as 1000 s. Ours
+//! retries idempotent reads (GET) on 429, 5xx and no answer, with exponential backoff and the
+//! server's `Retry-After`, a handful of times; writes are sent once — an eviction's 429 is a PDB
+//! saying no, which the drain must see and report, and a write whose answer was lost may have
+//! been applied: the use cases re-read and re-plan (resourceVersion preconditions turn a stale
+//! write into a 409) instead of sending it blind again.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use kube::client::AuthError;
 
@@ -15,8 +20,8 @@ use super::{Cluster, ClusterError, Method, Request, Response, WriteGate};
 /// A connected cluster.
 pub struct KubeClient {
     runtime: tokio::runtime::Runtime,
-    reads: kube::Client,
-    writes: kube::Client,
+    client: kube::Client,
+    retry: ReadRetry,
     server: String,
     credential_plugin: Option<String>,
     requests: AtomicU64,
@@ -43,22 +48,19 @@ impl KubeClient {
             config.reset_reader_on_write = true;
         }
         let server = config.cluster_url.to_string();
-        let build = |retry: bool| {
-            let mut c = config.clone();
-            c.default_retry = retry;
+        config.default_retry = false;
+        let client = {
             // kube's Client spawns its connection tasks on the current runtime.
             let _guard = runtime.enter();
-            kube::Client::try_from(c).map_err(|e| ClusterError::Transport {
+            kube::Client::try_from(config).map_err(|e| ClusterError::Transport {
                 server: server.clone(),
                 message: describe(&e, target.credential_plugin.as_deref()),
-            })
+            })?
         };
-        let reads = build(true)?;
-        let writes = build(false)?;
         Ok(KubeClient {
             runtime,
-            reads,
-            writes,
+            client,
+            retry: ReadRetry::DEFAULT,
             server,
             credential_plugin: target.credential_plugin.clone(),
             requests: AtomicU64::new(0),
@@ -84,6 +86,18 @@ impl Cluster for KubeClient {
                 return Err(ClusterError::WritesStopped(reason));
             }
         }
+        self.retry
+            .send(request, |r| self.send_once(r), std::thread::sleep)
+    }
+
+    fn request_count(&self) -> u64 {
+        self.requests.load(Ordering::Relaxed)
+    }
+}
+
+impl KubeClient {
+    /// One attempt: one HTTP request, one answer (or none).
+    fn send_once(&self, request: Request) -> Result<Response, ClusterError> {
         self.requests.fetch_add(1, Ordering::Relaxed);
         let started = std::time::Instant::now();
         // Logged: method, path (with its query) and status; never headers, tokens or bodies.
@@ -109,14 +123,19 @@ impl Cluster for KubeClient {
                 path: request.path.clone(),
                 message: e.to_string(),
             })?;
-        let client = if request.retry_throttled {
-            &self.reads
-        } else {
-            &self.writes
-        };
-        let transport = |e: kube::Error| ClusterError::Transport {
-            server: self.server.clone(),
-            message: describe(&e, self.credential_plugin.as_deref()),
+        let client = &self.client;
+        // A credential plugin that fails is the kubeconfig's problem, not the network's: told
+        // as such, and never retried (running it again would fail the same way).
+        let transport = |e: kube::Error| {
+            let message = describe(&e, self.credential_plugin.as_deref());
+            if auth_error(&e).is_some() {
+                ClusterError::Config(message)
+            } else {
+                ClusterError::Transport {
+                    server: self.server.clone(),
+                    message,
+                }
+            }
         };
         let result = self.runtime.block_on(async {
             let response = client.send(http_request).await.map_err(transport)?;
@@ -147,10 +166,83 @@ impl Cluster for KubeClient {
         }
         result
     }
+}
 
-    fn request_count(&self) -> u64 {
-        self.requests.load(Ordering::Relaxed)
+/// How idempotent reads are retried: on 429, 500, 502, 503, 504 and no answer (a reset or
+/// refused connection, a timeout), up to `attempts` sends in all, waiting `first_backoff`,
+/// doubling up to `max_backoff` — or what the server asked for (`Status.details.retryAfterSeconds`,
+/// which the API server sends with its `Retry-After` header), up to `max_retry_after`.
+/// Everything but a GET is sent once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadRetry {
+    /// Sends in all, the first included.
+    pub attempts: u32,
+    /// The wait before the first retry.
+    pub first_backoff: Duration,
+    /// The longest wait between two sends.
+    pub max_backoff: Duration,
+    /// The longest `Retry-After` honoured (a server asking for more gets this).
+    pub max_retry_after: Duration,
+}
+
+impl ReadRetry {
+    /// client-go's order of magnitude: five sends within about 10 s of backoff.
+    pub const DEFAULT: ReadRetry = ReadRetry {
+        attempts: 5,
+        first_backoff: Duration::from_millis(500),
+        max_backoff: Duration::from_secs(4),
+        max_retry_after: Duration::from_secs(10),
+    };
+
+    /// Sends `request` through `send`, again after `sleep` while the answer is transient and the
+    /// request an idempotent read. The last answer (or error) is returned as it came.
+    pub fn send(
+        &self,
+        request: Request,
+        mut send: impl FnMut(Request) -> Result<Response, ClusterError>,
+        mut sleep: impl FnMut(Duration),
+    ) -> Result<Response, ClusterError> {
+        let idempotent = request.method == Method::Get && request.retry_throttled;
+        let mut backoff = self.first_backoff;
+        let mut attempt = 1;
+        loop {
+            let result = send(request.clone());
+            let Some(asked) = transient(&result) else {
+                return result;
+            };
+            if !idempotent || attempt >= self.attempts {
+                return result;
+            }
+            let wait = asked.map_or(backoff, |a| a.min(self.max_retry_after).max(backoff));
+            tracing::info!(
+                method = request.method.as_str(),
+                path = request.path,
+                attempt,
+                wait_ms = wait.as_millis() as u64,
+                "Kubernetes read retried"
+            );
+            sleep(wait);
+            backoff = (backoff * 2).min(self.max_backoff);
+            attempt += 1;
+        }
     }
+}
+
+/// `Some(retry-after asked for, if any)` when `result` is worth another try.
+fn transient(result: &Result<Response, ClusterError>) -> Option<Option<Duration>> {
+    match result {
+        Ok(r) if matches!(r.status, 429 | 500 | 502 | 503 | 504) => Some(retry_after(&r.body)),
+        Ok(_) => None,
+        Err(ClusterError::Transport { .. }) => Some(None),
+        Err(_) => None,
+    }
+}
+
+/// A `Status` body's `details.retryAfterSeconds`.
+fn retry_after(body: &[u8]) -> Option<Duration> {
+    let status: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let seconds = status["details"]["retryAfterSeconds"].as_u64()?;
+    (seconds > 0).then(|| Duration::from_secs(seconds))
 }
 
 /// An error and its sources on one line.
@@ -162,14 +254,22 @@ pub(crate) fn one_line(e: &dyn std::error::Error) -> String {
 /// status only: kube-rs's own message quotes the plugin's environment and arguments and
 /// everything it printed — the token too.
 fn describe(e: &kube::Error, plugin: Option<&str>) -> String {
+    match auth_error(e) {
+        Some(auth) => credential_error(auth, plugin),
+        None => one_line(e),
+    }
+}
+
+/// The credential plugin's failure in `e`'s chain, if that is what `e` is.
+fn auth_error(e: &kube::Error) -> Option<&AuthError> {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(s) = source {
         if let Some(auth) = s.downcast_ref::<AuthError>() {
-            return credential_error(auth, plugin);
+            return Some(auth);
         }
         source = s.source();
     }
-    one_line(e)
+    None
 }
 
 fn credential_error(e: &AuthError, plugin: Option<&str>) -> String {
@@ -197,6 +297,165 @@ fn credential_error(e: &AuthError, plugin: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::k8s::fake::{FakeCluster, Fault, FaultAnswer};
+
+    const NODES: &str = "/api/v1/nodes";
+
+    /// Sends `request` to `fake` through the default policy; the waits it slept.
+    fn through(
+        fake: &FakeCluster,
+        request: Request,
+    ) -> (Result<Response, ClusterError>, Vec<Duration>) {
+        let mut waits = Vec::new();
+        let result = ReadRetry::DEFAULT.send(request, |r| fake.send(r), |d| waits.push(d));
+        (result, waits)
+    }
+
+    fn sent(fake: &FakeCluster) -> usize {
+        fake.requests().len()
+    }
+
+    #[test]
+    fn a_read_is_retried_on_each_transient_answer_with_growing_backoff() {
+        for status in [429, 500, 502, 503, 504] {
+            let fake = FakeCluster::new();
+            fake.fail_with(Method::Get, NODES, 2, status, "injected");
+            let (result, waits) = through(&fake, Request::get(NODES));
+            assert_eq!(
+                result.unwrap().status,
+                200,
+                "{status} retried until it passes"
+            );
+            assert_eq!(sent(&fake), 3);
+            assert_eq!(waits, [Duration::from_millis(500), Duration::from_secs(1)]);
+        }
+    }
+
+    #[test]
+    fn a_read_without_an_answer_is_retried() {
+        let fake = FakeCluster::new();
+        fake.fail(Fault {
+            method: Some(Method::Get),
+            path: NODES.into(),
+            times: 1,
+            answer: FaultAnswer::NoAnswer("connection reset by peer".into()),
+        });
+        let (result, waits) = through(&fake, Request::get(NODES));
+        assert!(result.unwrap().ok());
+        assert_eq!(waits.len(), 1);
+    }
+
+    #[test]
+    fn a_read_gives_up_after_its_attempts_with_the_last_answer() {
+        let fake = FakeCluster::new();
+        fake.fail_with(Method::Get, NODES, 100, 503, "still down");
+        let (result, waits) = through(&fake, Request::get(NODES));
+        assert_eq!(
+            result.unwrap().status,
+            503,
+            "the caller sees the last answer"
+        );
+        assert_eq!(sent(&fake), 5);
+        assert_eq!(
+            waits,
+            [500, 1000, 2000, 4000].map(Duration::from_millis),
+            "doubling, capped at max_backoff"
+        );
+        let fake = FakeCluster::new();
+        fake.fail(Fault {
+            method: None,
+            path: NODES.into(),
+            times: 100,
+            answer: FaultAnswer::NoAnswer("timed out".into()),
+        });
+        let (result, _) = through(&fake, Request::get(NODES));
+        assert!(matches!(result, Err(ClusterError::Transport { .. })));
+        assert_eq!(sent(&fake), 5);
+    }
+
+    #[test]
+    fn the_servers_retry_after_is_honoured_within_a_cap() {
+        for (asked, waited) in [(3, 3), (600, 10)] {
+            let fake = FakeCluster::new();
+            let mut first = true;
+            let mut waits = Vec::new();
+            let throttled = Response {
+                status: 429,
+                body: format!(
+                    r#"{{"kind":"Status","code":429,"details":{{"retryAfterSeconds":{asked}}}}}"#
+                )
+                .into_bytes(),
+            };
+            let result = ReadRetry::DEFAULT.send(
+                Request::get(NODES),
+                |r| {
+                    if std::mem::take(&mut first) {
+                        Ok(throttled.clone())
+                    } else {
+                        fake.send(r)
+                    }
+                },
+                |d| waits.push(d),
+            );
+            assert!(result.unwrap().ok());
+            assert_eq!(waits, [Duration::from_secs(waited)]);
+        }
+    }
+
+    #[test]
+    fn writes_and_final_answers_are_sent_once() {
+        let fake = FakeCluster::new();
+        let patch = || Request::write(Method::Patch, "/api/v1/nodes/a", Some(b"{}".to_vec()));
+        for status in [429, 500, 503] {
+            fake.clear_requests();
+            fake.fail_with(Method::Patch, "/api/v1/nodes/a", 1, status, "injected");
+            let (result, waits) = through(&fake, patch());
+            assert_eq!(
+                result.unwrap().status,
+                status,
+                "a write's {status} is the caller's"
+            );
+            assert_eq!((sent(&fake), waits.len()), (1, 0));
+        }
+        fake.clear_requests();
+        fake.fail(Fault {
+            method: Some(Method::Post),
+            path: "/eviction".into(),
+            times: 1,
+            answer: FaultAnswer::NoAnswer("connection reset by peer".into()),
+        });
+        let evict = Request::write(
+            Method::Post,
+            "/api/v1/namespaces/default/pods/p/eviction",
+            Some(b"{}".to_vec()),
+        );
+        let (result, _) = through(&fake, evict);
+        assert!(
+            result.is_err(),
+            "a write whose answer was lost is not sent blind again"
+        );
+        assert_eq!(sent(&fake), 1);
+        let mut sends = 0;
+        let failing_plugin = ReadRetry::DEFAULT.send(
+            Request::get(NODES),
+            |_| {
+                sends += 1;
+                Err(ClusterError::Config(
+                    "credential plugin \"aws\" failed".into(),
+                ))
+            },
+            |_| panic!("a credential plugin that fails is not waited for"),
+        );
+        assert!(failing_plugin.is_err());
+        assert_eq!(sends, 1, "nor run again");
+        for status in [404, 409, 403] {
+            fake.clear_requests();
+            fake.fail_with(Method::Get, NODES, 1, status, "final");
+            let (result, waits) = through(&fake, Request::get(NODES));
+            assert_eq!(result.unwrap().status, status);
+            assert_eq!((sent(&fake), waits.len()), (1, 0), "{status} is an answer");
+        }
+    }
 
     #[test]
     fn a_failing_credential_plugin_is_told_without_its_output() {
@@ -212,6 +471,10 @@ mod tests {
             out: Box::new(out),
         });
         assert!(one_line(&e).contains("planted-token"), "kube-rs quotes it");
+        assert!(
+            auth_error(&e).is_some(),
+            "told as the kubeconfig's, never retried"
+        );
         let got = describe(&e, Some("aws"));
         assert_eq!(
             got,

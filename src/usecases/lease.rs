@@ -240,6 +240,7 @@ pub fn acquire(
 ) -> Result<Held, CommandError> {
     let started = clock.monotonic();
     let lease_path = path(&config.namespace);
+    let mut unanswered = 0;
     loop {
         let observed = read(cluster, &config.namespace)?;
         let now = clock.now();
@@ -286,8 +287,30 @@ pub fn acquire(
             Err(ClusterError::Api {
                 status: 409 | 404, ..
             }) => continue,
+            // Throttled, a server error or no answer: the write may or may not have been applied.
+            // Never sent blind again: read again and decide — a lease already ours is taken at
+            // its new version, one taken meanwhile refuses (the write was conditional on the
+            // version read, so it cannot have overwritten anyone).
+            Err(e) if transient(&e) && unanswered < TRANSIENT_WRITES => {
+                unanswered += 1;
+                if !clock.sleep(RETRY_EVERY / 4 * unanswered) {
+                    return Err(e.into());
+                }
+            }
             Err(e) => return Err(e.into()),
         }
+    }
+}
+
+/// How many times taking the lease reads again after a write that got no clear answer.
+const TRANSIENT_WRITES: u32 = 4;
+
+/// A write's failure that may pass: throttled, a server error, no answer.
+fn transient(e: &ClusterError) -> bool {
+    match e {
+        ClusterError::Api { status, .. } => *status == 429 || *status >= 500,
+        ClusterError::Transport { .. } => true,
+        _ => false,
     }
 }
 

@@ -68,7 +68,7 @@ fn pool() -> String {
 }
 
 /// One pod of 1 CPU, behind a PDB that allows no disruption.
-const SMALL: &str = "apiVersion: apps/v1
+pub(crate) const SMALL: &str = "apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: small

@@ -21,6 +21,8 @@ mod drift;
 mod drift_gate;
 mod drift_live;
 mod drift_more;
+mod fault_soak;
+mod faults;
 mod injection;
 mod krew;
 mod lease;

@@ -650,20 +650,28 @@ impl Compute for AwsCloud {
                     .build(),
             )
         };
-        // Sent once: moto does not honour ClientToken, and a lost answer is resolved by the
-        // caller's tag lookup, never by a blind resend.
-        let out = self
-            .runtime
-            .block_on(
-                request
-                    .customize()
-                    .config_override(
-                        aws_sdk_ec2::config::Builder::default()
-                            .retry_config(RetryConfig::disabled()),
+        // Not retried by the SDK: moto does not honour ClientToken, and a lost answer or a
+        // server error (which may have launched) is resolved by the caller's tag lookup, never
+        // by a blind resend. A throttled call was refused before anything ran: that one alone
+        // is sent again, with backoff.
+        let out = retry_throttled(
+            FLEET_ATTEMPTS,
+            || {
+                self.runtime
+                    .block_on(
+                        request
+                            .clone()
+                            .customize()
+                            .config_override(
+                                aws_sdk_ec2::config::Builder::default()
+                                    .retry_config(RetryConfig::disabled()),
+                            )
+                            .send(),
                     )
-                    .send(),
-            )
-            .map_err(|e| cloud_error("EC2", "CreateFleet", e))?;
+                    .map_err(|e| cloud_error("EC2", "CreateFleet", e))
+            },
+            std::thread::sleep,
+        )?;
         let mut response = FleetResponse::default();
         for i in out.instances() {
             response
@@ -747,9 +755,118 @@ impl Compute for AwsCloud {
     }
 }
 
+/// CreateFleet sends in all when throttled.
+const FLEET_ATTEMPTS: u32 = 5;
+
+/// The error codes of a request refused for its rate (EC2, SSM, the SDK's own list), which
+/// AWS answers before doing anything.
+fn is_throttling(e: &CloudError) -> bool {
+    matches!(
+        e,
+        CloudError::Api { code, .. } if matches!(
+            code.as_str(),
+            "RequestLimitExceeded" | "Throttling" | "ThrottlingException" | "ThrottledException"
+                | "RequestThrottledException" | "TooManyRequestsException"
+                | "RequestThrottled" | "SlowDown"
+        )
+    )
+}
+
+/// Calls `send` until it is not throttled or `attempts` calls were made, sleeping 1 s, 2 s,
+/// 4 s, … (at most 8 s) between them.
+fn retry_throttled<T>(
+    attempts: u32,
+    mut send: impl FnMut() -> Result<T, CloudError>,
+    mut sleep: impl FnMut(Duration),
+) -> Result<T, CloudError> {
+    let mut backoff = Duration::from_secs(1);
+    let mut attempt = 1;
+    loop {
+        match send() {
+            Err(e) if is_throttling(&e) && attempt < attempts => {
+                tracing::info!(attempt, wait_ms = backoff.as_millis() as u64, error = %e, "throttled; sent again");
+                sleep(backoff);
+                backoff = (backoff * 2).min(Duration::from_secs(8));
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{error_from_body, latest_spot_prices};
+    use super::{error_from_body, latest_spot_prices, retry_throttled};
+    use crate::cloud::fake::FakeCloud;
+    use crate::cloud::types::{CloudError, Compute, FleetRequest};
+    use std::time::Duration;
+
+    fn api(code: &str) -> CloudError {
+        CloudError::Api {
+            service: "EC2".into(),
+            operation: "CreateFleet".into(),
+            code: code.into(),
+            message: "injected".into(),
+        }
+    }
+
+    /// A CreateFleet answered by `answers` first, then by the fake cloud.
+    fn fleet_through(
+        answers: Vec<CloudError>,
+    ) -> (Result<usize, CloudError>, usize, Vec<Duration>) {
+        let cloud = FakeCloud::new();
+        let mut answers = answers.into_iter();
+        let mut calls = 0;
+        let mut waits = Vec::new();
+        let result = retry_throttled(
+            5,
+            || {
+                calls += 1;
+                match answers.next() {
+                    Some(e) => Err(e),
+                    None => cloud
+                        .create_fleet(&FleetRequest {
+                            client_token: "t".into(),
+                            capacity_type: "on-demand".into(),
+                            configs: Vec::new(),
+                            tags: Default::default(),
+                        })
+                        .map(|r| r.instance_ids.len()),
+                }
+            },
+            |d| waits.push(d),
+        );
+        (result, calls, waits)
+    }
+
+    #[test]
+    fn a_throttled_fleet_is_sent_again_with_backoff_and_nothing_else_is() {
+        let (result, calls, waits) =
+            fleet_through(vec![api("RequestLimitExceeded"), api("Throttling")]);
+        assert!(result.is_ok());
+        assert_eq!(calls, 3);
+        assert_eq!(waits, [Duration::from_secs(1), Duration::from_secs(2)]);
+
+        let (result, calls, waits) = fleet_through(vec![api("RequestLimitExceeded"); 9]);
+        assert_eq!(result.unwrap_err(), api("RequestLimitExceeded"), "gives up");
+        assert_eq!(calls, 5);
+        assert_eq!(waits.last(), Some(&Duration::from_secs(8)), "capped");
+
+        // A server error or a lost answer may have launched: the caller looks, never resends.
+        for e in [
+            api("InternalError"),
+            api("Unavailable"),
+            CloudError::Transport {
+                service: "EC2".into(),
+                operation: "CreateFleet".into(),
+                message: "connection reset".into(),
+            },
+        ] {
+            let (result, calls, waits) = fleet_through(vec![e.clone()]);
+            assert_eq!(result.unwrap_err(), e);
+            assert_eq!((calls, waits.len()), (1, 0));
+        }
+    }
     use crate::cloud::types::SpotPrice;
 
     #[test]

@@ -340,3 +340,115 @@ fn the_write_gate_refuses_writes_once_closed() {
     let err: CommandError = ClusterError::WritesStopped(gate.closed().unwrap()).into();
     assert_eq!(err.exit, Exit::Refused);
 }
+
+/// The fake cluster, but the first `method` request to the lease gets no clear answer: it is
+/// served or not (`applied`), then another operator's lease may appear (`meanwhile`), and the
+/// client hears `heard`.
+struct Unclear {
+    fake: FakeCluster,
+    method: Method,
+    applied: bool,
+    meanwhile: Option<Value>,
+    heard: ClusterError,
+    done: std::cell::Cell<bool>,
+}
+
+impl Cluster for Unclear {
+    fn send(&self, r: crate::k8s::Request) -> Result<crate::k8s::Response, ClusterError> {
+        if r.method != self.method || !r.path.contains("/leases") || self.done.replace(true) {
+            return self.fake.send(r);
+        }
+        if self.applied {
+            self.fake.send(r)?;
+        }
+        if let Some(lease) = &self.meanwhile {
+            self.fake.put(lease.clone());
+        }
+        Err(self.heard.clone())
+    }
+
+    fn request_count(&self) -> u64 {
+        self.fake.request_count()
+    }
+}
+
+fn lease_requests(cluster: &FakeCluster) -> Vec<String> {
+    cluster
+        .requests()
+        .iter()
+        .map(|r| r.line())
+        .filter(|l| l.contains("/leases"))
+        .map(|l| l.split(' ').next().unwrap().to_string())
+        .collect()
+}
+
+fn reset() -> ClusterError {
+    ClusterError::Transport {
+        server: "fake".into(),
+        message: "connection reset by peer".into(),
+    }
+}
+
+#[test]
+fn a_write_without_a_clear_answer_is_never_resent_blind_the_lease_is_read_again() {
+    // Throttled or failed (not applied): read again, take it.
+    for status in [429, 500, 503] {
+        let cluster = FakeCluster::new();
+        cluster.put(alices(60));
+        cluster.fail_with(Method::Patch, "/leases/", 1, status, "injected");
+        let clock = FakeClock::at(NOW);
+        acquire(&cluster, &clock, &config(None), &alive).unwrap();
+        assert_eq!(lease_requests(&cluster), ["GET", "PATCH", "GET", "PATCH"]);
+        assert_eq!(stored(&cluster)["spec"]["holderIdentity"], "bob@desk pid 7");
+    }
+    // Created, but the answer lost: read again, it is ours, taken at its version.
+    let unclear = Unclear {
+        fake: FakeCluster::new(),
+        method: Method::Post,
+        applied: true,
+        meanwhile: None,
+        heard: reset(),
+        done: Default::default(),
+    };
+    let clock = FakeClock::at(NOW);
+    let held = acquire(&unclear, &clock, &config(None), &alive).unwrap();
+    assert_eq!(
+        lease_requests(&unclear.fake),
+        ["GET", "POST", "GET", "PATCH"]
+    );
+    assert_eq!(
+        held.resource_version,
+        stored(&unclear.fake)["metadata"]["resourceVersion"]
+    );
+    // Not applied, and alice took it meanwhile: read again, refused naming her.
+    let unclear = Unclear {
+        fake: FakeCluster::new(),
+        method: Method::Post,
+        applied: false,
+        meanwhile: Some(alices(0)),
+        heard: reset(),
+        done: Default::default(),
+    };
+    let err = acquire(&unclear, &clock, &config(None), &alive).unwrap_err();
+    assert_eq!(err.exit, Exit::Refused, "{}", err.message);
+    assert!(
+        err.message.contains("alice@laptop pid 4242"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn a_write_failing_on_and_on_ends_the_run_after_a_few_readings() {
+    let cluster = FakeCluster::new();
+    cluster.put(alices(60));
+    cluster.fail_with(Method::Patch, "/leases/", 100, 503, "injected");
+    let clock = FakeClock::at(NOW);
+    let err = acquire(&cluster, &clock, &config(None), &alive).unwrap_err();
+    assert_eq!(err.exit, Exit::Remote, "{}", err.message);
+    let patches = lease_requests(&cluster)
+        .iter()
+        .filter(|m| *m == "PATCH")
+        .count();
+    assert_eq!(patches, 1 + TRANSIENT_WRITES as usize);
+}

@@ -236,10 +236,14 @@ struct Pipeline<'p, 'a, C, P, K: ?Sized> {
     events: &'p mut dyn Sink<Event>,
     outcomes: Vec<NodeOutcome>,
     active: Vec<Job>,
-    /// Replacement instances of nodes this run finished: not capacity for the nodes planned
-    /// after them. The pods they were launched for come back through their controllers a moment
-    /// after the eviction — until then the replacement looks empty, and a later node's pods
-    /// planned onto it would take their room and leave them pending.
+    /// Instances of the nodes this run finished, old and new: not capacity for the nodes
+    /// planned after them. The pods a replacement was launched for come back through their
+    /// controllers a moment after the eviction — until then the replacement looks empty, and a
+    /// later node's pods planned onto it would take their room and leave them pending. The old
+    /// node's instance is terminating, but its kubelet, still running while the instance shuts
+    /// down, may register the deleted Node again for a moment (Ready, empty, unmarked): pods
+    /// planned onto it would be evicted onto a node about to vanish (found by the fault soak,
+    /// docs/reliability.md).
     replaced_into: BTreeSet<String>,
     failures: Failures,
 }
@@ -328,6 +332,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             if matches!(ending, Ending::Replaced) {
                 self.replaced_into
                     .extend(job.record.instances.iter().cloned());
+                self.replaced_into
+                    .extend(job.node.instance_id().map(str::to_string));
             }
             let o = &mut self.outcomes[job.outcome];
             o.status = gone_as(ending.status(), &job.record);

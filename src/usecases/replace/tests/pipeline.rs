@@ -766,3 +766,33 @@ fn a_finished_replacement_keeps_the_room_of_pods_not_made_again_yet() {
         run.outcomes
     );
 }
+
+#[test]
+fn a_node_registered_again_by_its_terminating_kubelet_is_no_capacity() {
+    // Found by the fault soak (docs/reliability.md): the first node is drained, its instance
+    // terminated and its Node deleted — and its kubelet, still running while the instance shuts
+    // down, registers the Node again for a moment, Ready, empty, unmarked. Planned onto it, the
+    // second node's pod launches nothing and is evicted onto a node about to vanish: pending
+    // for ever. Each node gets its own replacement.
+    let world = world();
+    budget(&world, "1");
+    let old = drifted(&world, 2);
+    let ghost = node_json(&world, &old[0]).unwrap();
+    world.cluster.after(
+        Http::Delete,
+        &format!("/api/v1/nodes/{}", old[0]),
+        move |c| c.put(ghost),
+    );
+    let run = replace(&world, &old, &settings());
+    assert!(
+        run.outcomes.iter().all(|o| o.status == Status::Replaced),
+        "{:?}",
+        run.outcomes
+    );
+    assert_eq!(
+        calls(&world, "EC2.CreateFleet"),
+        2,
+        "each node its own replacement: {:?}",
+        run.outcomes
+    );
+}
