@@ -233,7 +233,7 @@ impl Visit for JsonFields {
 
 /// stderr under `--log-format json`: each line the tool writes (a note, a warning, progress,
 /// `error:` and `hint:`) becomes one [`json_line`] with target `kubectl_karpenter`; the
-/// `error:`/`warning:` prefix becomes the level.
+/// `error:`/`warning:`/`note:` prefix becomes the level.
 pub struct JsonLines<W: Write> {
     inner: W,
     pending: Vec<u8>,
@@ -259,7 +259,7 @@ impl<W: Write> JsonLines<W> {
         } else if let Some(rest) = text.strip_prefix("warning: ") {
             ("warn", rest)
         } else {
-            ("info", text)
+            ("info", text.strip_prefix("note: ").unwrap_or(text))
         };
         let line = json_line(level, CRATE, message, Map::new());
         writeln!(self.inner, "{line}")
@@ -385,7 +385,7 @@ mod tests {
         assert_eq!(
             summary,
             [
-                ("info", "note: cluster demo"),
+                ("info", "cluster demo"),
                 ("warn", "spot is priced above on-demand"),
                 ("error", "GET /api/v1/nodes: 503"),
                 ("info", "hint: try again"),

@@ -21,6 +21,7 @@ mod drift;
 mod drift_gate;
 mod drift_live;
 mod drift_more;
+mod in_cluster;
 mod injection;
 mod krew;
 mod lease;
