@@ -3,7 +3,7 @@
 //! `deploy/rbac.yaml`'s roles) applied; two replicas of the Deployment's container — its very
 //! arguments — started the way a pod starts them: no kubeconfig, `KUBERNETES_SERVICE_HOST`/
 //! `_PORT`, the ServiceAccount's token, CA and namespace mounted in a directory, `HOSTNAME` the
-//! pod's name. One replica leads (ready), the other waits (live, not ready); the leader is
+//! pod's name, AWS credentials by IRSA (a web identity token file and a role, no keys). One replica leads (ready), the other waits (live, not ready); the leader is
 //! SIGKILLed; pods go pending while nobody leads; the standby takes the lease once it has
 //! expired and launches for them, and they run.
 
@@ -45,6 +45,9 @@ impl Replica {
         std::fs::write(account.join("token"), token).unwrap();
         std::fs::write(account.join("ca.crt"), tls::CA_PEM).unwrap();
         std::fs::write(account.join("namespace"), NAMESPACE).unwrap();
+        let web_identity = dir.join("eks.amazonaws.com/serviceaccount/token");
+        std::fs::create_dir_all(web_identity.parent().unwrap()).unwrap();
+        std::fs::write(&web_identity, "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQ6a3ViZWN0bC1rYXJwZW50ZXI6a3ViZWN0bC1rYXJwZW50ZXIifQ.c2ln").unwrap();
         let port = free_port();
         let args: Vec<String> = args
             .iter()
@@ -71,8 +74,15 @@ impl Replica {
             .env("XDG_CACHE_HOME", dir.join("cache"))
             .env("AWS_ENDPOINT_URL", &walk.moto.url)
             .env("AWS_REGION", walk.moto.region())
-            .env("AWS_ACCESS_KEY_ID", "testing")
-            .env("AWS_SECRET_ACCESS_KEY", "testing")
+            // IRSA, as EKS's webhook sets it up: the SDK's default chain trades the projected
+            // token for the role's credentials (sts:AssumeRoleWithWebIdentity, moto here).
+            .env(
+                "AWS_ROLE_ARN",
+                "arn:aws:iam::123456789012:role/kubectl-karpenter",
+            )
+            .env("AWS_WEB_IDENTITY_TOKEN_FILE", &web_identity)
+            // Never the instance metadata service: nothing but loopback is reached.
+            .env("AWS_EC2_METADATA_DISABLED", "true")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).unwrap())
