@@ -241,7 +241,13 @@ pub fn acquire(
     let started = clock.monotonic();
     let lease_path = path(&config.namespace);
     loop {
-        let observed = read(cluster, &config.namespace)?;
+        let observed = match read(cluster, &config.namespace) {
+            Ok(observed) => observed,
+            // A waiting run (a standby replica) outlasts an API server that fails for a while,
+            // as client-go's elector retries; a run that would not wait fails at once.
+            Err(e) if passing(&e) && look_again(clock, started, config.wait) => continue,
+            Err(e) => return Err(e.into()),
+        };
         let now = clock.now();
         let written = match decide(observed.as_ref(), &config.identity, now, gone) {
             Decision::Create => {
@@ -265,13 +271,10 @@ pub fn acquire(
                 ops::merge_patch(cluster, &lease_path, &patch)
             }
             Decision::Held(holder) => {
-                let waited = clock.monotonic().saturating_sub(started);
-                match config.wait {
-                    Some(wait) if waited < wait && clock.sleep(RETRY_EVERY.min(wait - waited)) => {
-                        continue
-                    }
-                    _ => return Err(refusal(&holder, &config.namespace, config.wait.is_some())),
+                if look_again(clock, started, config.wait) {
+                    continue;
                 }
+                return Err(refusal(&holder, &config.namespace, config.wait.is_some()));
             }
         };
         match written {
@@ -288,6 +291,25 @@ pub fn acquire(
             }) => continue,
             Err(e) => return Err(e.into()),
         }
+    }
+}
+
+/// With `--wait-for-lease`, sleeps until the next look and says whether to look (false: the
+/// wait ran out, or Ctrl-C).
+fn look_again(clock: &dyn Clock, started: Duration, wait: Option<Duration>) -> bool {
+    let waited = clock.monotonic().saturating_sub(started);
+    match wait {
+        Some(wait) if waited < wait => clock.sleep(RETRY_EVERY.min(wait - waited)),
+        _ => false,
+    }
+}
+
+/// A failure that may pass: the server unreachable, failing (5xx) or throttling (429).
+fn passing(e: &ClusterError) -> bool {
+    match e {
+        ClusterError::Transport { .. } => true,
+        ClusterError::Api { status, .. } => *status >= 500 || *status == 429,
+        _ => false,
     }
 }
 

@@ -280,4 +280,24 @@ fn two_replicas_over_tls_the_leader_killed_the_standby_takes_over_and_launches()
         "the connection says it is in-cluster: {log}"
     );
     assert!(!log.contains(&token), "the token never shows");
+
+    // The pod is stopped (SIGTERM): the step in flight ends, the lease is released at once.
+    Command::new("kill")
+        .args(["-TERM", &b.child.id().to_string()])
+        .status()
+        .unwrap();
+    let end = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = b.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < end,
+            "SIGTERM stops the watch:\n{}",
+            b.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(status.code(), Some(0), "{}", b.stderr());
+    assert_eq!(holder(&walk), "", "released for the next leader");
 }

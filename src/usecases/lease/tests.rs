@@ -234,6 +234,42 @@ fn waiting_for_the_lease_takes_it_once_the_holder_releases() {
 }
 
 #[test]
+fn waiting_outlasts_a_failing_api_server_and_not_waiting_does_not() {
+    let path = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kubectl-karpenter";
+    let cluster = FakeCluster::new();
+    cluster.fail_with(Method::Get, path, 3, 503, "etcdserver: leader changed");
+    let clock = FakeClock::at(NOW);
+    acquire(
+        &cluster,
+        &clock,
+        &config(Some(Duration::from_secs(60))),
+        &alive,
+    )
+    .unwrap();
+    assert_eq!(stored(&cluster)["spec"]["holderIdentity"], "bob@desk pid 7");
+    assert_eq!(
+        clock.monotonic(),
+        Duration::from_secs(6),
+        "three looks 2 s apart"
+    );
+
+    let cluster = FakeCluster::new();
+    cluster.fail_with(Method::Get, path, 1, 503, "etcdserver: leader changed");
+    let err = acquire(&cluster, &FakeClock::at(NOW), &config(None), &alive).unwrap_err();
+    assert_eq!(err.exit, Exit::Remote);
+    let cluster = FakeCluster::new();
+    cluster.fail_with(Method::Get, path, 1, 403, "forbidden");
+    let err = acquire(
+        &cluster,
+        &FakeClock::at(NOW),
+        &config(Some(Duration::from_secs(60))),
+        &alive,
+    )
+    .unwrap_err();
+    assert_eq!(err.exit, Exit::Remote, "a refusal does not pass by waiting");
+}
+
+#[test]
 fn waiting_gives_up_when_the_wait_runs_out() {
     let cluster = FakeCluster::new();
     cluster.put(alices(0));
