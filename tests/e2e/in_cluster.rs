@@ -3,9 +3,12 @@
 //! `deploy/rbac.yaml`'s roles) applied; two replicas of the Deployment's container — its very
 //! arguments — started the way a pod starts them: no kubeconfig, `KUBERNETES_SERVICE_HOST`/
 //! `_PORT`, the ServiceAccount's token, CA and namespace mounted in a directory, `HOSTNAME` the
-//! pod's name, AWS credentials by IRSA (a web identity token file and a role, no keys). One replica leads (ready), the other waits (live, not ready); the leader is
-//! SIGKILLed; pods go pending while nobody leads; the standby takes the lease once it has
-//! expired and launches for them, and they run.
+//! pod's name, AWS credentials by IRSA (a web identity token file and a role, no keys). One
+//! replica leads (ready), the other waits (live, not ready); the leader is SIGKILLed; pods go
+//! pending while nobody leads; the standby takes the lease once it has expired and launches for
+//! them, and they run. The leader's stderr is JSON lines (`--log-format json`), the token nowhere
+//! in it; stopped like a pod (SIGTERM), it releases the lease. And `consolidate --watch` the same
+//! way (with a kubeconfig): a leader stopped by SIGTERM releases the lease to the standby.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -60,7 +63,8 @@ impl Replica {
             })
             .collect();
         let log = dir.join("stderr.log");
-        let child = Command::new(env!("CARGO_BIN_EXE_kubectl-karpenter"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_kubectl-karpenter"));
+        command
             .args(&args)
             .env_clear()
             .env("HOME", &dir)
@@ -82,7 +86,13 @@ impl Replica {
             )
             .env("AWS_WEB_IDENTITY_TOKEN_FILE", &web_identity)
             // Never the instance metadata service: nothing but loopback is reached.
-            .env("AWS_EC2_METADATA_DISABLED", "true")
+            .env("AWS_EC2_METADATA_DISABLED", "true");
+        Replica::spawn(name, command, port, log)
+    }
+
+    /// Runs `command` as the replica `name` whose health endpoint is on `port`, stderr to `log`.
+    fn spawn(name: &str, mut command: Command, port: u16, log: PathBuf) -> Replica {
+        let child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).unwrap())
@@ -93,6 +103,27 @@ impl Replica {
             child,
             port,
             log,
+        }
+    }
+
+    /// Stops it like a pod (SIGTERM) and waits for its exit code.
+    fn terminate(&mut self) -> Option<i32> {
+        Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        let end = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(
+                Instant::now() < end,
+                "SIGTERM stops {}:\n{}",
+                self.name,
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(200));
         }
     }
 
@@ -282,22 +313,50 @@ fn two_replicas_over_tls_the_leader_killed_the_standby_takes_over_and_launches()
     assert!(!log.contains(&token), "the token never shows");
 
     // The pod is stopped (SIGTERM): the step in flight ends, the lease is released at once.
-    Command::new("kill")
-        .args(["-TERM", &b.child.id().to_string()])
-        .status()
-        .unwrap();
-    let end = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = b.child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            Instant::now() < end,
-            "SIGTERM stops the watch:\n{}",
-            b.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
-    assert_eq!(status.code(), Some(0), "{}", b.stderr());
+    assert_eq!(b.terminate(), Some(0), "{}", b.stderr());
     assert_eq!(holder(&walk), "", "released for the next leader");
+}
+
+#[test]
+fn consolidate_watch_replicas_hand_over_when_the_leader_is_stopped() {
+    let walk = Walk::new_v1beta1("in-cluster-consolidate");
+    walk.apply("basic.yaml", &walkthrough_manifest());
+    walk.apply(
+        "ns.yaml",
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kube-system\n",
+    );
+    let replica = |name: &str| {
+        let port = free_port();
+        let health = format!("--health-addr=127.0.0.1:{port}");
+        let mut command = walk.command(&[
+            "karpenter",
+            "consolidate",
+            "--watch",
+            "--yes",
+            "--wait-for-lease=forever",
+            &health,
+        ]);
+        command.env("HOSTNAME", name);
+        std::fs::create_dir_all(walk.dir.join(name)).unwrap();
+        Replica::spawn(name, command, port, walk.dir.join(name).join("stderr.log"))
+    };
+    let mut a = replica("consolidate-a");
+    a.wait_for("/readyz", 200, 60);
+    let mut b = replica("consolidate-b");
+    b.wait_for("/healthz", 200, 30);
+    assert_eq!(
+        b.wait_for("/readyz", 503, 30),
+        "standby: waiting for the operator lease\n"
+    );
+    // SIGTERM: the pass in flight ends, then the lease is released — not left to expire (its
+    // holder would still be named for up to 30 s).
+    assert_eq!(a.terminate(), Some(0), "{}", a.stderr());
+    let after = holder(&walk);
+    assert!(!after.contains("@consolidate-a "), "still held: {after}");
+    b.wait_for("/readyz", 200, 60);
+    assert!(
+        holder(&walk).contains("@consolidate-b pid "),
+        "{}",
+        holder(&walk)
+    );
 }
