@@ -229,7 +229,7 @@ impl From<ClusterError> for crate::error::CommandError {
     fn from(e: ClusterError) -> Self {
         let hint = match &e {
             ClusterError::Config(_) => {
-                Some("pass --kubeconfig/--context, or set KUBECONFIG".to_string())
+                Some("pass --kubeconfig/--context, or set KUBECONFIG (in a pod: docs/in-cluster.md)".to_string())
             }
             ClusterError::Api { status: 403, .. } => Some(
                 "the Kubernetes identity lacks an RBAC permission (deploy/rbac.yaml has the rules; docs/security.md lists them per command)"

@@ -191,18 +191,9 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// The Lease's holder, as the API shows it.
+/// The Lease's holder, as the API shows it (empty: released).
 fn holder(walk: &Walk) -> String {
-    let lease = walk.json(&[
-        "get",
-        "lease",
-        "-n",
-        "kube-system",
-        "kubectl-karpenter",
-        "-o",
-        "json",
-    ]);
-    lease["spec"]["holderIdentity"]
+    crate::lease::lease(walk)["spec"]["holderIdentity"]
         .as_str()
         .unwrap_or_default()
         .to_string()

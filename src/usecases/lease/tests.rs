@@ -222,15 +222,19 @@ fn waiting_for_the_lease_takes_it_once_the_holder_releases() {
             );
         }
     });
+    waiting_a_minute(&cluster, &clock).unwrap();
+    assert_eq!(stored(&cluster)["spec"]["holderIdentity"], "bob@desk pid 7");
+    assert!(clock.monotonic() >= Duration::from_secs(6));
+}
+
+/// Bob's run with `--wait-for-lease=1m`.
+fn waiting_a_minute(cluster: &FakeCluster, clock: &FakeClock) -> Result<Held, CommandError> {
     acquire(
-        &cluster,
-        &clock,
+        cluster,
+        clock,
         &config(Some(Duration::from_secs(60))),
         &alive,
     )
-    .unwrap();
-    assert_eq!(stored(&cluster)["spec"]["holderIdentity"], "bob@desk pid 7");
-    assert!(clock.monotonic() >= Duration::from_secs(6));
 }
 
 #[test]
@@ -239,13 +243,7 @@ fn waiting_outlasts_a_failing_api_server_and_not_waiting_does_not() {
     let cluster = FakeCluster::new();
     cluster.fail_with(Method::Get, path, 3, 503, "etcdserver: leader changed");
     let clock = FakeClock::at(NOW);
-    acquire(
-        &cluster,
-        &clock,
-        &config(Some(Duration::from_secs(60))),
-        &alive,
-    )
-    .unwrap();
+    waiting_a_minute(&cluster, &clock).unwrap();
     assert_eq!(stored(&cluster)["spec"]["holderIdentity"], "bob@desk pid 7");
     assert_eq!(
         clock.monotonic(),
@@ -259,13 +257,7 @@ fn waiting_outlasts_a_failing_api_server_and_not_waiting_does_not() {
     assert_eq!(err.exit, Exit::Remote);
     let cluster = FakeCluster::new();
     cluster.fail_with(Method::Get, path, 1, 403, "forbidden");
-    let err = acquire(
-        &cluster,
-        &FakeClock::at(NOW),
-        &config(Some(Duration::from_secs(60))),
-        &alive,
-    )
-    .unwrap_err();
+    let err = waiting_a_minute(&cluster, &FakeClock::at(NOW)).unwrap_err();
     assert_eq!(err.exit, Exit::Remote, "a refusal does not pass by waiting");
 }
 
