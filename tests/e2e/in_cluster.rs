@@ -231,6 +231,17 @@ fn two_replicas_over_tls_the_leader_killed_the_standby_takes_over_and_launches()
         .map(|d| serde_saphyr::to_string(d).unwrap())
         .collect();
     walk.apply("in-cluster.yaml", &rest.join("---\n"));
+    // The Deployment as the API server takes it (validated, defaulted, not stored).
+    let dry = walk.ok(&[
+        "apply",
+        "--dry-run=server",
+        "-f",
+        &root().join("deploy/in-cluster.yaml").to_string_lossy(),
+    ]);
+    assert!(
+        dry.contains("deployment.apps/kubectl-karpenter created (server dry run)"),
+        "{dry}"
+    );
     let container = &deployment["spec"]["template"]["spec"]["containers"][0];
     assert_eq!(deployment["spec"]["replicas"], 2);
     assert_eq!(container["command"][0], "kubectl-karpenter");
