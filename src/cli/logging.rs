@@ -170,6 +170,15 @@ pub fn json_line(level: &str, target: &str, message: &str, fields: Map<String, V
     line.to_string()
 }
 
+/// How a notice written straight to stderr — from a signal handler, outside every writer — is
+/// told under `format`: as it is, or as a [`json_line`] at `warn`.
+pub fn notice_teller(format: LogFormat) -> fn(&str) {
+    match format {
+        LogFormat::Text => |notice| eprintln!("{notice}"),
+        LogFormat::Json => |notice| eprintln!("{}", json_line("warn", CRATE, notice, Map::new())),
+    }
+}
+
 /// Formats a `tracing` event as [`json_line`].
 struct JsonEvent;
 

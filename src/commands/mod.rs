@@ -64,7 +64,7 @@ pub(crate) fn watch_if_agreed<'w, 'c, P: crate::usecases::replace::watch::Passes
     if !crate::cli::confirm::confirm(question, yes)? {
         return Ok(crate::error::Exit::Ok);
     }
-    SystemClock::handle_interrupts();
+    SystemClock::handle_interrupts(crate::cli::logging::notice_teller(ctx.global.log_format));
     watch::watch(clock, watch::INTERVAL, &mut passes(ctx))
 }
 

@@ -203,7 +203,7 @@ fn watch(
         writeln!(ctx.err, "Nothing done.").map_err(io)?;
         return Ok(Exit::Ok);
     }
-    SystemClock::handle_interrupts();
+    SystemClock::handle_interrupts(crate::cli::logging::notice_teller(ctx.global.log_format));
     status(
         ctx.global,
         ctx.err,

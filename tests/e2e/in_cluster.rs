@@ -191,6 +191,13 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// Every line of `log`, each a JSON object.
+fn json_lines(log: &str) -> Vec<Value> {
+    log.lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
 /// The Lease's holder, as the API shows it (empty: released).
 fn holder(walk: &Walk) -> String {
     crate::lease::lease(walk)["spec"]["holderIdentity"]
@@ -295,10 +302,7 @@ fn two_replicas_over_tls_the_leader_killed_the_standby_takes_over_and_launches()
 
     // What the leader logged: one JSON object per line, the take-over and the launch among them.
     let log = b.stderr();
-    let lines: Vec<Value> = log
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
-        .collect();
+    let lines = json_lines(&log);
     let messages: Vec<&str> = lines
         .iter()
         .map(|l| l["message"].as_str().unwrap_or_default())
@@ -317,6 +321,16 @@ fn two_replicas_over_tls_the_leader_killed_the_standby_takes_over_and_launches()
     // The pod is stopped (SIGTERM): the step in flight ends, the lease is released at once.
     assert_eq!(b.terminate(), Some(0), "{}", b.stderr());
     assert_eq!(holder(&walk), "", "released for the next leader");
+    let notice = json_lines(&b.stderr())
+        .into_iter()
+        .find(|l| {
+            l["message"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("interrupted: ")
+        })
+        .unwrap_or_else(|| panic!("the SIGTERM notice, as JSON: {}", b.stderr()));
+    assert_eq!(notice["level"], "warn");
 }
 
 #[test]
