@@ -113,7 +113,7 @@ _kubectl__karpenter() {
 
     case "${cmd}" in
         kubectl__karpenter)
-            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --output --no-headers --color --verbose --quiet --validate --help --version provision ami convert nodes drift consolidate enable-drift disable-drift version completion help"
+            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version provision ami convert nodes drift consolidate enable-drift disable-drift version completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -163,6 +163,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
@@ -173,6 +177,10 @@ _kubectl__karpenter() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --validate)
@@ -187,7 +195,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__ami)
-            opts="-f -n -o -v -q -h -V --filename --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --output --no-headers --color --verbose --quiet --validate --help --version"
+            opts="-f -n -o -v -q -h -V --filename --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -245,6 +253,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
@@ -255,6 +267,10 @@ _kubectl__karpenter() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --validate)
@@ -269,7 +285,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__completion)
-            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --output --no-headers --color --verbose --quiet --validate --help --version bash zsh fish powershell"
+            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version bash zsh fish powershell"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -319,6 +335,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
@@ -329,6 +349,10 @@ _kubectl__karpenter() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --validate)
@@ -343,7 +367,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__consolidate)
-            opts="-f -y -n -o -v -q -h -V --filename --nodepool --catalog --now --feature-gates --dry-run --yes --watch --force --timeout --ready-timeout --wait-for-lease --lease-namespace --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --output --no-headers --color --verbose --quiet --validate --help --version"
+            opts="-f -y -n -o -v -q -h -V --filename --nodepool --catalog --now --feature-gates --dry-run --yes --watch --force --timeout --ready-timeout --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -389,6 +413,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --health-addr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -433,6 +461,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
@@ -443,6 +475,10 @@ _kubectl__karpenter() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --validate)
@@ -457,7 +493,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__convert)
-            opts="-f -n -o -v -q -h -V --filename --to --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --output --no-headers --color --verbose --quiet --validate --help --version"
+            opts="-f -n -o -v -q -h -V --filename --to --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -519,6 +555,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
@@ -529,6 +569,10 @@ _kubectl__karpenter() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --validate)
@@ -543,7 +587,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__disable__subcmd__drift)
-            opts="-y -n -o -v -q -h -V --karpenter-namespace --no-restart --dry-run --yes --timeout --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --output --no-headers --color --verbose --quiet --validate --help --version"
+            opts="-y -n -o -v -q -h -V --karpenter-namespace --no-restart --dry-run --yes --timeout --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -601,6 +645,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
@@ -611,6 +659,10 @@ _kubectl__karpenter() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --validate)
@@ -625,7 +677,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__drift)
-            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --output --no-headers --color --verbose --quiet --validate --help --version check replace help"
+            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version check replace help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -675,6 +727,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
@@ -685,6 +741,10 @@ _kubectl__karpenter() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --validate)
@@ -699,7 +759,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__drift__subcmd__check)
-            opts="-f -l -n -o -v -q -h -V --filename --nodepool --selector --ssm-param --catalog --mark --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --output --no-headers --color --verbose --quiet --validate --help --version"
+            opts="-f -l -n -o -v -q -h -V --filename --nodepool --selector --ssm-param --catalog --mark --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -777,6 +837,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
@@ -787,6 +851,10 @@ _kubectl__karpenter() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --validate)
@@ -857,7 +925,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__drift__subcmd__replace)
-            opts="-l -y -n -o -v -q -h -V --nodepool --selector --max-parallel --timeout --ready-timeout --dry-run --watch --yes --via-controller --force --catalog --wait-for-lease --lease-namespace --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --output --no-headers --color --verbose --quiet --validate --help --version"
+            opts="-l -y -n -o -v -q -h -V --nodepool --selector --max-parallel --timeout --ready-timeout --dry-run --watch --yes --via-controller --force --catalog --wait-for-lease --lease-namespace --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -943,6 +1011,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
@@ -953,6 +1025,10 @@ _kubectl__karpenter() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --validate)
@@ -967,7 +1043,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__enable__subcmd__drift)
-            opts="-y -n -o -v -q -h -V --karpenter-namespace --no-restart --dry-run --yes --timeout --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --output --no-headers --color --verbose --quiet --validate --help --version"
+            opts="-y -n -o -v -q -h -V --karpenter-namespace --no-restart --dry-run --yes --timeout --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1025,6 +1101,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
@@ -1035,6 +1115,10 @@ _kubectl__karpenter() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --validate)
@@ -1245,7 +1329,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__nodes)
-            opts="-l -n -o -v -q -h -V --nodepool --selector --catalog --no-aws --no-decision --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --output --no-headers --color --verbose --quiet --validate --help --version"
+            opts="-l -n -o -v -q -h -V --nodepool --selector --catalog --no-aws --no-decision --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1311,6 +1395,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
@@ -1321,6 +1409,10 @@ _kubectl__karpenter() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --validate)
@@ -1335,7 +1427,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__provision)
-            opts="-f -y -n -o -v -q -h -V --filename --nodepool --dry-run --catalog --max-instance-types --yes --wait --timeout --watch --force --wait-for-lease --lease-namespace --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --output --no-headers --color --verbose --quiet --validate --help --version"
+            opts="-f -y -n -o -v -q -h -V --filename --nodepool --dry-run --catalog --max-instance-types --yes --wait --timeout --watch --force --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1373,6 +1465,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --health-addr)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --kubeconfig)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1417,6 +1513,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
@@ -1427,6 +1527,10 @@ _kubectl__karpenter() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --validate)
@@ -1441,7 +1545,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__version)
-            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --output --no-headers --color --verbose --quiet --validate --help --version"
+            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1491,6 +1595,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --cluster-endpoint)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --output)
                     COMPREPLY=($(compgen -W "table wide json yaml name" -- "${cur}"))
                     return 0
@@ -1501,6 +1609,10 @@ _kubectl__karpenter() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --log-format)
+                    COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
                 --validate)

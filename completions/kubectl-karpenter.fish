@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_karpenter_global_optspecs
-    string join \n kubeconfig= context= cluster= user= n/namespace= request-timeout= kubernetes-version= region= profile= cluster-name= o/output= no-headers color= v/verbose q/quiet validate= h/help V/version
+    string join \n kubeconfig= context= cluster= user= n/namespace= request-timeout= kubernetes-version= region= profile= cluster-name= cluster-endpoint= o/output= no-headers color= v/verbose q/quiet log-format= validate= h/help V/version
 end
 
 function __fish_kubectl_karpenter_needs_command
@@ -33,7 +33,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l req
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l profile -d 'AWS shared-config profile' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
 json\t'The versioned JSON document'
@@ -42,6 +43,8 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l log-format -d 'Stderr as text, or as one JSON object per line for log collectors' -r -f -a "text\t'For people: `-v` lines as text'
+json\t'For log collectors: one JSON object per line (timestamp, level, target, message, fields), the tool\'s own stderr lines included'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"
@@ -66,8 +69,9 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand prov
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l catalog -d 'Replace the instance-type catalog (JSON or YAML, see the README)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l max-instance-types -d 'Keep at most this many instance types per NodeClaim (Karpenter: 600)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l timeout -d 'How long --wait waits (e.g. 10m)' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m; `forever`: a standby replica in a pod)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l lease-namespace -d 'Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l health-addr -d 'With --watch: serve /healthz (the loop runs) and /readyz (holding the operator lease, the cluster read) on this address, e.g. :8081' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l kubeconfig -d 'Path to the kubeconfig file' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -77,7 +81,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand prov
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l profile -d 'AWS shared-config profile' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
 json\t'The versioned JSON document'
@@ -86,6 +91,8 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l log-format -d 'Stderr as text, or as one JSON object per line for log collectors' -r -f -a "text\t'For people: `-v` lines as text'
+json\t'For log collectors: one JSON object per line (timestamp, level, target, message, fields), the tool\'s own stderr lines included'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"
@@ -109,7 +116,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l profile -d 'AWS shared-config profile' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
 json\t'The versioned JSON document'
@@ -118,6 +126,8 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l log-format -d 'Stderr as text, or as one JSON object per line for log collectors' -r -f -a "text\t'For people: `-v` lines as text'
+json\t'For log collectors: one JSON object per line (timestamp, level, target, message, fields), the tool\'s own stderr lines included'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"
@@ -137,7 +147,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand conv
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l profile -d 'AWS shared-config profile' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
 json\t'The versioned JSON document'
@@ -146,6 +157,8 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l log-format -d 'Stderr as text, or as one JSON object per line for log collectors' -r -f -a "text\t'For people: `-v` lines as text'
+json\t'For log collectors: one JSON object per line (timestamp, level, target, message, fields), the tool\'s own stderr lines included'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"
@@ -166,7 +179,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand node
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l profile -d 'AWS shared-config profile' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
 json\t'The versioned JSON document'
@@ -175,6 +189,8 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l log-format -d 'Stderr as text, or as one JSON object per line for log collectors' -r -f -a "text\t'For people: `-v` lines as text'
+json\t'For log collectors: one JSON object per line (timestamp, level, target, message, fields), the tool\'s own stderr lines included'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"
@@ -194,7 +210,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drif
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l profile -d 'AWS shared-config profile' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
 json\t'The versioned JSON document'
@@ -203,6 +220,8 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l log-format -d 'Stderr as text, or as one JSON object per line for log collectors' -r -f -a "text\t'For people: `-v` lines as text'
+json\t'For log collectors: one JSON object per line (timestamp, level, target, message, fields), the tool\'s own stderr lines included'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"
@@ -228,7 +247,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drif
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l profile -d 'AWS shared-config profile' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
 json\t'The versioned JSON document'
@@ -237,6 +257,8 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l log-format -d 'Stderr as text, or as one JSON object per line for log collectors' -r -f -a "text\t'For people: `-v` lines as text'
+json\t'For log collectors: one JSON object per line (timestamp, level, target, message, fields), the tool\'s own stderr lines included'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"
@@ -252,7 +274,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drif
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l timeout -d 'How long a drain may take per node (e.g. 15m)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l ready-timeout -d 'How long a replacement may take to become Ready before rolling back' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l catalog -d 'Replace the instance-type catalog (JSON or YAML)' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m; `forever`: a standby replica in a pod)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l lease-namespace -d 'Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l kubeconfig -d 'Path to the kubeconfig file' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l context -d 'The kubeconfig context to use' -r
@@ -263,7 +285,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drif
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l profile -d 'AWS shared-config profile' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
 json\t'The versioned JSON document'
@@ -272,6 +295,8 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l log-format -d 'Stderr as text, or as one JSON object per line for log collectors' -r -f -a "text\t'For people: `-v` lines as text'
+json\t'For log collectors: one JSON object per line (timestamp, level, target, message, fields), the tool\'s own stderr lines included'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"
@@ -295,8 +320,9 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand cons
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l feature-gates -d 'Feature gates, as the controller\'s FEATURE_GATES (`SpotToSpotConsolidation=true`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l timeout -d 'How long a node\'s drain may take (also how long a PDB at zero is waited for)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l ready-timeout -d 'How long a replacement may take to be Ready before the node is rolled back' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m; `forever`: a standby replica in a pod)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l lease-namespace -d 'Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l health-addr -d 'With --watch: serve /healthz (the loop runs) and /readyz (holding the operator lease, the cluster read) on this address, e.g. :8081' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l kubeconfig -d 'Path to the kubeconfig file' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -306,7 +332,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand cons
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l profile -d 'AWS shared-config profile' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
 json\t'The versioned JSON document'
@@ -315,6 +342,8 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l log-format -d 'Stderr as text, or as one JSON object per line for log collectors' -r -f -a "text\t'For people: `-v` lines as text'
+json\t'For log collectors: one JSON object per line (timestamp, level, target, message, fields), the tool\'s own stderr lines included'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"
@@ -338,7 +367,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enab
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l profile -d 'AWS shared-config profile' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
 json\t'The versioned JSON document'
@@ -347,6 +377,8 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l log-format -d 'Stderr as text, or as one JSON object per line for log collectors' -r -f -a "text\t'For people: `-v` lines as text'
+json\t'For log collectors: one JSON object per line (timestamp, level, target, message, fields), the tool\'s own stderr lines included'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"
@@ -369,7 +401,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disa
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l profile -d 'AWS shared-config profile' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
 json\t'The versioned JSON document'
@@ -378,6 +411,8 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l log-format -d 'Stderr as text, or as one JSON object per line for log collectors' -r -f -a "text\t'For people: `-v` lines as text'
+json\t'For log collectors: one JSON object per line (timestamp, level, target, message, fields), the tool\'s own stderr lines included'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"
@@ -398,7 +433,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand vers
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l profile -d 'AWS shared-config profile' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
 json\t'The versioned JSON document'
@@ -407,6 +443,8 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l log-format -d 'Stderr as text, or as one JSON object per line for log collectors' -r -f -a "text\t'For people: `-v` lines as text'
+json\t'For log collectors: one JSON object per line (timestamp, level, target, message, fields), the tool\'s own stderr lines included'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"
@@ -424,7 +462,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand comp
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l profile -d 'AWS shared-config profile' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
 json\t'The versioned JSON document'
@@ -433,6 +472,8 @@ name\t'One `kind/name` per line'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l color -d 'Colour output (NO_COLOR is honoured under auto)' -r -f -a "auto\t'Only on a terminal, and never with `NO_COLOR`'
 always\t'Always'
 never\t'Never'"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l log-format -d 'Stderr as text, or as one JSON object per line for log collectors' -r -f -a "text\t'For people: `-v` lines as text'
+json\t'For log collectors: one JSON object per line (timestamp, level, target, message, fields), the tool\'s own stderr lines included'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l validate -d 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently' -r -f -a "strict\t'Refuse the input, naming the field (and the closest known one)'
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"

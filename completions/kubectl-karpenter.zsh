@@ -25,7 +25,8 @@ _kubectl-karpenter() {
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
-'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
 json\:"The versioned JSON document"
@@ -39,6 +40,8 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--log-format=[Stderr as text, or as one JSON object per line for log collectors]:FORMAT:((text\:"For people\: \`-v\` lines as text"
+json\:"For log collectors\: one JSON object per line (timestamp, level, target, message, fields), the tool'\''s own stderr lines included"))' \
 '--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \
@@ -68,8 +71,9 @@ _arguments "${_arguments_options[@]}" : \
 '--catalog=[Replace the instance-type catalog (JSON or YAML, see the README)]:FILE:_default' \
 '--max-instance-types=[Keep at most this many instance types per NodeClaim (Karpenter\: 600)]:N:_default' \
 '--timeout=[How long --wait waits (e.g. 10m)]:DURATION:_default' \
-'--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m)]::DURATION:_default' \
+'--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m; \`forever\`\: a standby replica in a pod)]::DURATION:_default' \
 '--lease-namespace=[Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)]:NAMESPACE:_default' \
+'--health-addr=[With --watch\: serve /healthz (the loop runs) and /readyz (holding the operator lease, the cluster read) on this address, e.g. \:8081]:ADDR:_default' \
 '--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
 '--context=[The kubeconfig context to use]:CONTEXT:_default' \
 '--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
@@ -80,7 +84,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
-'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
 json\:"The versioned JSON document"
@@ -94,6 +99,8 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--log-format=[Stderr as text, or as one JSON object per line for log collectors]:FORMAT:((text\:"For people\: \`-v\` lines as text"
+json\:"For log collectors\: one JSON object per line (timestamp, level, target, message, fields), the tool'\''s own stderr lines included"))' \
 '--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \
@@ -128,7 +135,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
-'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
 json\:"The versioned JSON document"
@@ -142,6 +150,8 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--log-format=[Stderr as text, or as one JSON object per line for log collectors]:FORMAT:((text\:"For people\: \`-v\` lines as text"
+json\:"For log collectors\: one JSON object per line (timestamp, level, target, message, fields), the tool'\''s own stderr lines included"))' \
 '--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \
@@ -172,7 +182,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
-'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
 json\:"The versioned JSON document"
@@ -186,6 +197,8 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--log-format=[Stderr as text, or as one JSON object per line for log collectors]:FORMAT:((text\:"For people\: \`-v\` lines as text"
+json\:"For log collectors\: one JSON object per line (timestamp, level, target, message, fields), the tool'\''s own stderr lines included"))' \
 '--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \
@@ -216,7 +229,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
-'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
 json\:"The versioned JSON document"
@@ -230,6 +244,8 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--log-format=[Stderr as text, or as one JSON object per line for log collectors]:FORMAT:((text\:"For people\: \`-v\` lines as text"
+json\:"For log collectors\: one JSON object per line (timestamp, level, target, message, fields), the tool'\''s own stderr lines included"))' \
 '--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \
@@ -258,7 +274,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
-'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
 json\:"The versioned JSON document"
@@ -272,6 +289,8 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--log-format=[Stderr as text, or as one JSON object per line for log collectors]:FORMAT:((text\:"For people\: \`-v\` lines as text"
+json\:"For log collectors\: one JSON object per line (timestamp, level, target, message, fields), the tool'\''s own stderr lines included"))' \
 '--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \
@@ -313,7 +332,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
-'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
 json\:"The versioned JSON document"
@@ -327,6 +347,8 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--log-format=[Stderr as text, or as one JSON object per line for log collectors]:FORMAT:((text\:"For people\: \`-v\` lines as text"
+json\:"For log collectors\: one JSON object per line (timestamp, level, target, message, fields), the tool'\''s own stderr lines included"))' \
 '--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \
@@ -352,7 +374,7 @@ _arguments "${_arguments_options[@]}" : \
 '--timeout=[How long a drain may take per node (e.g. 15m)]:DURATION:_default' \
 '--ready-timeout=[How long a replacement may take to become Ready before rolling back]:DURATION:_default' \
 '--catalog=[Replace the instance-type catalog (JSON or YAML)]:FILE:_default' \
-'--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m)]::DURATION:_default' \
+'--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m; \`forever\`\: a standby replica in a pod)]::DURATION:_default' \
 '--lease-namespace=[Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)]:NAMESPACE:_default' \
 '--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
 '--context=[The kubeconfig context to use]:CONTEXT:_default' \
@@ -364,7 +386,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
-'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
 json\:"The versioned JSON document"
@@ -378,6 +401,8 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--log-format=[Stderr as text, or as one JSON object per line for log collectors]:FORMAT:((text\:"For people\: \`-v\` lines as text"
+json\:"For log collectors\: one JSON object per line (timestamp, level, target, message, fields), the tool'\''s own stderr lines included"))' \
 '--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \
@@ -441,8 +466,9 @@ _arguments "${_arguments_options[@]}" : \
 '--feature-gates=[Feature gates, as the controller'\''s FEATURE_GATES (\`SpotToSpotConsolidation=true\`)]:GATES:_default' \
 '--timeout=[How long a node'\''s drain may take (also how long a PDB at zero is waited for)]:DURATION:_default' \
 '--ready-timeout=[How long a replacement may take to be Ready before the node is rolled back]:DURATION:_default' \
-'--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m)]::DURATION:_default' \
+'--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m; \`forever\`\: a standby replica in a pod)]::DURATION:_default' \
 '--lease-namespace=[Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)]:NAMESPACE:_default' \
+'--health-addr=[With --watch\: serve /healthz (the loop runs) and /readyz (holding the operator lease, the cluster read) on this address, e.g. \:8081]:ADDR:_default' \
 '--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
 '--context=[The kubeconfig context to use]:CONTEXT:_default' \
 '--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
@@ -453,7 +479,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
-'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
 json\:"The versioned JSON document"
@@ -467,6 +494,8 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--log-format=[Stderr as text, or as one JSON object per line for log collectors]:FORMAT:((text\:"For people\: \`-v\` lines as text"
+json\:"For log collectors\: one JSON object per line (timestamp, level, target, message, fields), the tool'\''s own stderr lines included"))' \
 '--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \
@@ -501,7 +530,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
-'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
 json\:"The versioned JSON document"
@@ -515,6 +545,8 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--log-format=[Stderr as text, or as one JSON object per line for log collectors]:FORMAT:((text\:"For people\: \`-v\` lines as text"
+json\:"For log collectors\: one JSON object per line (timestamp, level, target, message, fields), the tool'\''s own stderr lines included"))' \
 '--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \
@@ -547,7 +579,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
-'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
 json\:"The versioned JSON document"
@@ -561,6 +594,8 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--log-format=[Stderr as text, or as one JSON object per line for log collectors]:FORMAT:((text\:"For people\: \`-v\` lines as text"
+json\:"For log collectors\: one JSON object per line (timestamp, level, target, message, fields), the tool'\''s own stderr lines included"))' \
 '--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \
@@ -591,7 +626,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
-'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
 json\:"The versioned JSON document"
@@ -605,6 +641,8 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--log-format=[Stderr as text, or as one JSON object per line for log collectors]:FORMAT:((text\:"For people\: \`-v\` lines as text"
+json\:"For log collectors\: one JSON object per line (timestamp, level, target, message, fields), the tool'\''s own stderr lines included"))' \
 '--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \
@@ -631,7 +669,8 @@ _arguments "${_arguments_options[@]}" : \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
-'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig)]:CLUSTER_NAME:_default' \
+'--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
 json\:"The versioned JSON document"
@@ -645,6 +684,8 @@ name\:"One \`kind/name\` per line"))' \
 '--color=[Colour output (NO_COLOR is honoured under auto)]:COLOR:((auto\:"Only on a terminal, and never with \`NO_COLOR\`"
 always\:"Always"
 never\:"Never"))' \
+'--log-format=[Stderr as text, or as one JSON object per line for log collectors]:FORMAT:((text\:"For people\: \`-v\` lines as text"
+json\:"For log collectors\: one JSON object per line (timestamp, level, target, message, fields), the tool'\''s own stderr lines included"))' \
 '--validate=[Fields of -f manifests the API server does not know\: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently]::MODE:((strict\:"Refuse the input, naming the field (and the closest known one)"
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \

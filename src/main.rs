@@ -4,8 +4,9 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
+use kubectl_karpenter::cli::logging::JsonLines;
 use kubectl_karpenter::cli::output::{one_line, output_closed, PipeWatch, TerminalSafe};
-use kubectl_karpenter::cli::{Cli, Command, DriftCommand};
+use kubectl_karpenter::cli::{Cli, Command, DriftCommand, LogFormat};
 use kubectl_karpenter::commands::{self, Context};
 use kubectl_karpenter::error::{redact, Exit};
 
@@ -23,7 +24,12 @@ fn main() -> ExitCode {
         }
     };
     redact::remember_environment();
-    kubectl_karpenter::cli::logging::init(cli.global.verbose, cli.global.quiet, cli.global.color);
+    kubectl_karpenter::cli::logging::init(
+        cli.global.verbose,
+        cli.global.quiet,
+        cli.global.color,
+        cli.global.log_format,
+    );
     kubectl_karpenter::api::schema::set_validation(cli.global.validate.into());
     tracing::debug!(
         version = env!("CARGO_PKG_VERSION"),
@@ -40,11 +46,15 @@ fn main() -> ExitCode {
     };
     // Not locked for the whole run: progress bars, log lines and the Ctrl-C handler write to
     // stderr from other threads (each write locks it on its own; stderr is unbuffered anyway).
-    let mut err = TerminalSafe(std::io::stderr());
+    // Under --log-format json each line becomes a JSON object (escaped and redacted first).
+    let mut err: Box<dyn Write> = match cli.global.log_format {
+        LogFormat::Text => Box::new(TerminalSafe(std::io::stderr())),
+        LogFormat::Json => Box::new(TerminalSafe(JsonLines::new(std::io::stderr()))),
+    };
     let mut ctx = Context {
         global: &cli.global,
         out: &mut *out,
-        err: &mut err,
+        err: &mut *err,
     };
     let result = match &cli.command {
         Command::Provision(args) => commands::provision::run(&mut ctx, args),

@@ -3,6 +3,7 @@
 
 pub mod complete;
 pub mod confirm;
+pub mod health;
 pub mod kubeconfig;
 pub mod logging;
 pub mod output;
@@ -74,6 +75,17 @@ pub enum ColorChoice {
     Never,
 }
 
+/// How log lines are written to stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum LogFormat {
+    /// For people: `-v` lines as text.
+    #[default]
+    Text,
+    /// For log collectors: one JSON object per line (timestamp, level, target, message,
+    /// fields), the tool's own stderr lines included.
+    Json,
+}
+
 /// What to do with a field of an `-f` manifest that the API server does not know (kubectl's
 /// `--validate`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -134,9 +146,13 @@ pub struct GlobalArgs {
     /// AWS shared-config profile.
     #[arg(long, global = true, help_heading = "AWS")]
     pub profile: Option<String>,
-    /// EKS cluster name (default: derived from the kubeconfig).
+    /// EKS cluster name (default: derived from the kubeconfig; in a pod: required).
     #[arg(long, global = true, help_heading = "AWS")]
     pub cluster_name: Option<String>,
+    /// API endpoint new nodes join (default: the kubeconfig's server; in a pod: required, the
+    /// EKS cluster's endpoint).
+    #[arg(long, global = true, value_name = "URL", help_heading = "AWS")]
+    pub cluster_endpoint: Option<String>,
     /// Output format.
     #[arg(
         short = 'o',
@@ -165,6 +181,16 @@ pub struct GlobalArgs {
     /// Only errors on stderr.
     #[arg(short = 'q', long, global = true, help_heading = "Output")]
     pub quiet: bool,
+    /// Stderr as text, or as one JSON object per line for log collectors.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        value_name = "FORMAT",
+        default_value_t,
+        help_heading = "Output"
+    )]
+    pub log_format: LogFormat,
     /// Fields of -f manifests the API server does not know: strict refuses them (=true),
     /// warn reads on with a warning, ignore (=false) reads on silently.
     #[arg(
@@ -192,6 +218,7 @@ impl GlobalArgs {
             namespace: self.namespace.clone(),
             request_timeout: self.request_timeout.clone(),
             cluster_name: self.cluster_name.clone(),
+            cluster_endpoint: self.cluster_endpoint.clone(),
         }
     }
 }
@@ -317,6 +344,8 @@ pub struct ProvisionArgs {
     pub force: bool,
     #[command(flatten)]
     pub lease: LeaseArgs,
+    #[command(flatten)]
+    pub health: HealthArgs,
 }
 
 impl ProvisionArgs {
@@ -456,10 +485,25 @@ pub struct DriftReplaceArgs {
     pub lease: LeaseArgs,
 }
 
+/// The health endpoint of `--watch` (in a pod: the kubelet's probes).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct HealthArgs {
+    /// With --watch: serve /healthz (the loop runs) and /readyz (holding the operator lease,
+    /// the cluster read) on this address, e.g. :8081.
+    #[arg(
+        long,
+        value_name = "ADDR",
+        requires = "watch",
+        help_heading = "Operator lease"
+    )]
+    pub health_addr: Option<String>,
+}
+
 /// The operator lease of the mutating commands (one run per cluster at a time).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct LeaseArgs {
-    /// Wait this long for another run's operator lease instead of refusing (default 10m).
+    /// Wait this long for another run's operator lease instead of refusing (default 10m;
+    /// `forever`: a standby replica in a pod).
     #[arg(long, value_name = "DURATION", num_args = 0..=1, default_missing_value = "10m", help_heading = "Operator lease")]
     pub wait_for_lease: Option<String>,
     /// Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter).
@@ -561,6 +605,8 @@ pub struct ConsolidateArgs {
     pub ready_timeout: String,
     #[command(flatten)]
     pub lease: LeaseArgs,
+    #[command(flatten)]
+    pub health: HealthArgs,
 }
 
 /// `drift check` flags.

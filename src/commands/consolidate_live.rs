@@ -6,12 +6,12 @@
 
 use super::live::{self, OperatorLease};
 use super::{unix_now, Context};
+use crate::cli::health::Health;
 use crate::cli::render::consolidate as render;
 use crate::cli::render::io_error as io;
 use crate::cli::render::replace::{self as replace_render, ReplacePrinter};
 use crate::cli::{ConsolidateArgs, OutputFormat};
 use crate::error::{CommandError, CommandResult, Exit};
-use crate::usecases::clock::SystemClock;
 use crate::usecases::consolidate::execute::{self, Deciding, Round};
 use crate::usecases::consolidate::{self, Config};
 use crate::usecases::replace::pipeline::{self, Preview};
@@ -33,16 +33,19 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs, config: &Config) -> Co
         ready_timeout: super::duration_flag("--ready-timeout", &args.ready_timeout)?,
         attempt: String::new(),
     };
+    // Served before the lease is taken: a standby replica is live while it waits.
+    let health = live::health(ctx, args.health.health_addr.as_deref())?;
     let lease = match args.dry_run {
         true => None,
-        false => Some(live::take_lease(ctx, "consolidate", &args.lease)?),
+        false => Some(live::take_lease(ctx, "consolidate", &args.lease, &health)?),
     };
     let lease = lease.as_ref();
     if args.watch {
-        return super::watch_if_agreed(
+        let watched = super::watch_if_agreed(
             ctx,
             "Consolidate as the cluster changes, without asking again?",
             args.yes,
+            &health.clock(),
             |ctx| Watching {
                 ctx,
                 args,
@@ -51,6 +54,11 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs, config: &Config) -> Co
                 lease,
             },
         );
+        // A lost lease ends the watch (its clock says stop): that is the error.
+        return match lease.and_then(OperatorLease::lost) {
+            Some(lost) => Err(lost),
+            None => watched,
+        };
     }
     let outcomes = once(ctx, args, config, &mut settings, lease)?;
     if args.dry_run {
@@ -98,7 +106,7 @@ fn once(
     settings.attempt = crate::model::time::format_rfc3339(unix_now().max(0));
     let guard = (!args.dry_run).then_some(("consolidate", args.force));
     let connection = live::connect(ctx, args.catalog.as_deref(), guard, lease)?;
-    let clock = SystemClock::new();
+    let clock = lease.map_or_else(|| Health::default().clock(), |l| l.health().clock());
     let mut session = connection.live(&clock);
     // A controller runs here only with --force (or a dry run): the engine follows its release.
     let deciding = Deciding {

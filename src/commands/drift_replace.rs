@@ -5,6 +5,7 @@
 
 use super::live::{self, OperatorLease};
 use super::{unix_now, Context};
+use crate::cli::health::Health;
 use crate::cli::render::io_error as io;
 use crate::cli::render::replace::{self as render, ReplacePrinter};
 use crate::cli::{DriftReplaceArgs, OutputFormat};
@@ -47,7 +48,12 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
     };
     let lease = match args.dry_run {
         true => None,
-        false => Some(live::take_lease(ctx, "drift replace", &args.lease)?),
+        false => Some(live::take_lease(
+            ctx,
+            "drift replace",
+            &args.lease,
+            &Health::default(),
+        )?),
     };
     let lease = lease.as_ref();
     if args.watch {
@@ -55,6 +61,7 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
             ctx,
             "Watch for drifted nodes and replace them as they drift, without asking again?",
             args.yes,
+            &SystemClock::new(),
             |ctx| Watching {
                 ctx,
                 args,

@@ -3,6 +3,7 @@
 //! concrete adapters the use cases' [`Live`] environment borrows.
 
 use super::Context;
+use crate::cli::health::{self, Beating, Health};
 use crate::cli::LeaseArgs;
 use crate::cloud::ami::KubeVersion;
 use crate::cloud::aws::{AwsCloud, AwsOptions};
@@ -117,32 +118,67 @@ pub struct Connection {
     pub version: KubeVersion,
 }
 
-/// A live environment over the real adapters and clock.
-pub type Session<'a> = Live<'a, KubeClient, AwsCloud, SystemClock>;
+/// A live environment over the real adapters and the system clock (beating the health
+/// endpoint's heart when there is one).
+pub type Session<'a> = Live<'a, KubeClient, AwsCloud, Beating>;
+
+/// The health endpoint of `--watch` (`--health-addr`), served from now on; without an address
+/// the state is kept and nobody asks.
+pub fn health(ctx: &mut Context<'_>, addr: Option<&str>) -> Result<Health, CommandError> {
+    let state = Health::default();
+    if let Some(addr) = addr {
+        let bound = health::serve(addr, state.clone()).map_err(CommandError::input)?;
+        ctx.note(&format!(
+            "health endpoint on http://{bound} (/healthz, /readyz)"
+        ));
+    }
+    Ok(state)
+}
 
 /// The operator lease of a mutating run (docs/spec.md §10), renewed from its own thread until
 /// dropped, then released.
 pub struct OperatorLease {
     keeper: Keeper,
+    health: Health,
+}
+
+impl OperatorLease {
+    /// Why the lease was lost, once it was: the run must stop (in a pod the container restarts
+    /// and waits as a standby, as a client-go leader does in `OnStoppedLeading`).
+    pub fn lost(&self) -> Option<CommandError> {
+        self.keeper.gate().closed().map(|why| {
+            CommandError::refused(format!("{why}: this run stops"))
+                .with_hint("in a pod the container restarts and waits for the lease as a standby")
+        })
+    }
+
+    /// The run's health (its clock beats it).
+    pub fn health(&self) -> &Health {
+        &self.health
+    }
+}
+
+/// `--wait-for-lease`'s value: a duration, or `forever` (a standby replica).
+fn lease_wait(text: &str) -> Result<std::time::Duration, CommandError> {
+    if text == "forever" {
+        return Ok(std::time::Duration::MAX);
+    }
+    crate::disruption::time::parse_duration_flag(text).ok_or_else(|| {
+        CommandError::input(format!(
+            "--wait-for-lease {text:?}: expected a duration such as 5m, or forever"
+        ))
+    })
 }
 
 /// Takes the operator lease for `command`, or refuses (exit 4) naming the run that holds it;
-/// `--wait-for-lease` waits for it instead.
+/// `--wait-for-lease` waits for it instead (live on `health`, not ready, until it is taken).
 pub fn take_lease(
     ctx: &mut Context<'_>,
     command: &str,
     args: &LeaseArgs,
+    health: &Health,
 ) -> Result<OperatorLease, CommandError> {
-    let wait = match &args.wait_for_lease {
-        None => None,
-        Some(text) => Some(
-            crate::disruption::time::parse_duration_flag(text).ok_or_else(|| {
-                CommandError::input(format!(
-                    "--wait-for-lease {text:?}: expected a duration such as 5m"
-                ))
-            })?,
-        ),
-    };
+    let wait = args.wait_for_lease.as_deref().map(lease_wait).transpose()?;
     let config = LeaseConfig {
         namespace: args.lease_namespace.clone(),
         identity: Identity {
@@ -154,16 +190,19 @@ pub fn take_lease(
     // A client of its own: the renewals must not wait behind the run's long calls.
     let target = ClusterTarget::from_flags(&ctx.global.kube_flags())?;
     let client = KubeClient::connect(&target)?;
-    let clock = SystemClock::new();
-    let held = lease::acquire(&client, &clock, &config, &ended_here)?;
+    let held = lease::acquire(&client, &health.clock(), &config, &ended_here)?;
     ctx.note(&format!(
         "operator lease {}/{} taken as {}",
         config.namespace,
         lease::LEASE_NAME,
         config.identity.holder
     ));
+    // The keeper's own clock: its renewals are not the run's loop beating.
+    let keeper = Keeper::start(client, SystemClock::new(), held);
+    health.leading(keeper.gate());
     Ok(OperatorLease {
-        keeper: Keeper::start(client, clock, held),
+        keeper,
+        health: health.clone(),
     })
 }
 
@@ -213,6 +252,7 @@ pub fn connect(
     let mut cluster = connect_cluster(ctx)?;
     if let Some(lease) = lease {
         cluster.client.gate_writes(lease.keeper.gate());
+        cluster.client.record_reads(lease.health.last_read());
     }
     if let Some((command, force)) = guard {
         if let Some(warning) = coexist::check(&cluster.client, command, force)? {

@@ -48,12 +48,13 @@ pub(crate) fn duration_flag(
 }
 
 /// Starts `--watch` once the user agrees (`question` on the terminal, unless `yes`), its passes
-/// made by `passes` from the context; Ctrl-C then ends it after the step in flight. The worst
-/// pass's result.
+/// made by `passes` from the context, paced by `clock`; Ctrl-C then ends it after the step in
+/// flight. The worst pass's result.
 pub(crate) fn watch_if_agreed<'w, 'c, P: crate::usecases::replace::watch::Passes>(
     ctx: &'w mut Context<'c>,
     question: &str,
     yes: bool,
+    clock: &impl crate::usecases::clock::Clock,
     passes: impl FnOnce(&'w mut Context<'c>) -> P,
 ) -> crate::error::CommandResult {
     use crate::usecases::clock::SystemClock;
@@ -63,8 +64,8 @@ pub(crate) fn watch_if_agreed<'w, 'c, P: crate::usecases::replace::watch::Passes
     if !crate::cli::confirm::confirm(question, yes)? {
         return Ok(crate::error::Exit::Ok);
     }
-    SystemClock::handle_interrupts();
-    watch::watch(&SystemClock::new(), watch::INTERVAL, &mut passes(ctx))
+    SystemClock::handle_interrupts(crate::cli::logging::notice_teller(ctx.global.log_format));
+    watch::watch(clock, watch::INTERVAL, &mut passes(ctx))
 }
 
 /// A `--watch` pass's result: a closed stdout does not reopen by waiting, so it ends the watch.

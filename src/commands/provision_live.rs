@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use super::live::{self, Session};
+use super::live::{self, OperatorLease, Session};
 use super::Context;
 use crate::cli::render::plan::{self as render, wait_status, EventPrinter};
 use crate::cli::render::status;
@@ -34,16 +34,18 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         ));
     }
     let guard = (!args.dry_run).then_some(("provision", args.force));
+    // Served before the lease is taken: a standby replica is live while it waits.
+    let health = live::health(ctx, args.health.health_addr.as_deref())?;
     let lease = match args.dry_run {
         true => None,
-        false => Some(live::take_lease(ctx, "provision", &args.lease)?),
+        false => Some(live::take_lease(ctx, "provision", &args.lease, &health)?),
     };
     let connection = live::connect(ctx, args.catalog.as_deref(), guard, lease.as_ref())?;
-    let clock = SystemClock::new();
+    let clock = health.clock();
     let mut session = connection.live(&clock);
     let selection = args.selection();
     if args.watch {
-        return watch(ctx, &mut session, &selection, args.yes);
+        return watch(ctx, &mut session, &selection, args.yes, lease.as_ref());
     }
     let region = session.cloud.region();
     let round = session.plan_pending(&selection, &mut EventPrinter::new(ctx.global, ctx.err))?;
@@ -187,6 +189,7 @@ fn watch(
     session: &mut Session<'_>,
     selection: &Selection,
     yes: bool,
+    lease: Option<&OperatorLease>,
 ) -> CommandResult {
     // The plan must be on screen before the question (stdout may be buffered).
     let _ = ctx.out.flush();
@@ -200,7 +203,7 @@ fn watch(
         writeln!(ctx.err, "Nothing done.").map_err(io)?;
         return Ok(Exit::Ok);
     }
-    SystemClock::handle_interrupts();
+    SystemClock::handle_interrupts(crate::cli::logging::notice_teller(ctx.global.log_format));
     status(
         ctx.global,
         ctx.err,
@@ -209,7 +212,13 @@ fn watch(
             session.info.name
         ),
     );
-    session.watch(selection, &mut EventPrinter::new(ctx.global, ctx.err))?;
+    let watched = session.watch(selection, &mut EventPrinter::new(ctx.global, ctx.err));
+    // A lost lease stops the watch (its clock says stop): that is the error, not what failed
+    // on the way.
+    if let Some(lost) = lease.and_then(OperatorLease::lost) {
+        return Err(lost);
+    }
+    watched?;
     status(
         ctx.global,
         ctx.err,

@@ -15,7 +15,7 @@ use std::time::Duration;
 use kube::client::AuthError;
 
 use super::config::ClusterTarget;
-use super::{Cluster, ClusterError, Method, Request, Response, WriteGate};
+use super::{Cluster, ClusterError, LastRead, Method, Request, Response, WriteGate};
 
 /// A connected cluster.
 pub struct KubeClient {
@@ -26,6 +26,7 @@ pub struct KubeClient {
     credential_plugin: Option<String>,
     requests: AtomicU64,
     gate: Option<WriteGate>,
+    last_read: Option<LastRead>,
 }
 
 impl KubeClient {
@@ -65,12 +66,18 @@ impl KubeClient {
             credential_plugin: target.credential_plugin.clone(),
             requests: AtomicU64::new(0),
             gate: None,
+            last_read: None,
         })
     }
 
     /// From now on, writes are refused once `gate` closes (the operator lease is lost).
     pub fn gate_writes(&mut self, gate: WriteGate) {
         self.gate = Some(gate);
+    }
+
+    /// From now on, every read's outcome is recorded in `last_read` (the health endpoint).
+    pub fn record_reads(&mut self, last_read: LastRead) {
+        self.last_read = Some(last_read);
     }
 
     /// The API server URL.
@@ -151,6 +158,9 @@ impl KubeClient {
             })
         });
         let ms = started.elapsed().as_millis() as u64;
+        if let (Some(last_read), true) = (&self.last_read, verb == http::Method::GET) {
+            last_read.record(&result);
+        }
         match &result {
             // Refusals and server errors at info (-v): a 403 names the verb and path an RBAC
             // rule is missing for. (404s are mostly discovery probes; they stay at debug.)

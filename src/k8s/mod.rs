@@ -229,7 +229,7 @@ impl From<ClusterError> for crate::error::CommandError {
     fn from(e: ClusterError) -> Self {
         let hint = match &e {
             ClusterError::Config(_) => {
-                Some("pass --kubeconfig/--context, or set KUBECONFIG".to_string())
+                Some("pass --kubeconfig/--context, or set KUBECONFIG (in a pod: docs/in-cluster.md)".to_string())
             }
             ClusterError::Api { status: 403, .. } => Some(
                 "the Kubernetes identity lacks an RBAC permission (deploy/rbac.yaml has the rules; docs/security.md lists them per command)"
@@ -263,6 +263,30 @@ impl WriteGate {
     }
     /// Why writes stopped, if they did.
     pub fn closed(&self) -> Option<String> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// How the latest read from the API server went (`None` before the first), for the health
+/// endpoint's readiness: a client holding it records every GET.
+#[derive(Debug, Clone, Default)]
+pub struct LastRead(Arc<Mutex<Option<Result<(), String>>>>);
+
+impl LastRead {
+    /// Records a GET's outcome: an answer is a success unless the server failed (5xx), refused
+    /// us (401/403) or throttled us past the retries (429); a transport error is a failure.
+    pub fn record(&self, result: &Result<Response, ClusterError>) {
+        let outcome = match result {
+            Ok(r) if r.status >= 500 || matches!(r.status, 401 | 403 | 429) => {
+                Err(format!("HTTP {}", r.status))
+            }
+            Ok(_) => Ok(()),
+            Err(e) => Err(e.to_string()),
+        };
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+    }
+    /// The latest outcome (`None`: nothing read yet).
+    pub fn get(&self) -> Option<Result<(), String>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }

@@ -48,15 +48,16 @@ impl SystemClock {
 
     /// Makes the first Ctrl-C a request to stop after the step in flight (long-running commands
     /// call this); a second one exits at once — everything done so far is recorded on the
-    /// cluster and in EC2, so a re-run resumes.
-    pub fn handle_interrupts() {
+    /// cluster and in EC2, so a re-run resumes. SIGTERM (a pod being stopped) counts as Ctrl-C.
+    /// `tell` writes the notice to stderr (as text, or as a JSON log line).
+    pub fn handle_interrupts(tell: fn(&str)) {
         static PRESSES: AtomicUsize = AtomicUsize::new(0);
-        let _ = ctrlc::set_handler(|| {
+        let _ = ctrlc::set_handler(move || {
             if PRESSES.fetch_add(1, Ordering::SeqCst) > 0 {
                 std::process::exit(130);
             }
             STOP.store(true, Ordering::SeqCst);
-            eprintln!("interrupted: stopping after the step in flight (Ctrl-C again to quit now)");
+            tell("interrupted: stopping after the step in flight (Ctrl-C again to quit now)");
         });
     }
 }

@@ -242,7 +242,13 @@ pub fn acquire(
     let lease_path = path(&config.namespace);
     let mut unanswered = 0;
     loop {
-        let observed = read(cluster, &config.namespace)?;
+        let observed = match read(cluster, &config.namespace) {
+            Ok(observed) => observed,
+            // A waiting run (a standby replica) outlasts an API server that fails for a while,
+            // as client-go's elector retries; a run that would not wait fails at once.
+            Err(e) if passing(&e) && look_again(clock, started, config.wait) => continue,
+            Err(e) => return Err(e.into()),
+        };
         let now = clock.now();
         let written = match decide(observed.as_ref(), &config.identity, now, gone) {
             Decision::Create => {
@@ -266,13 +272,10 @@ pub fn acquire(
                 ops::merge_patch(cluster, &lease_path, &patch)
             }
             Decision::Held(holder) => {
-                let waited = clock.monotonic().saturating_sub(started);
-                match config.wait {
-                    Some(wait) if waited < wait && clock.sleep(RETRY_EVERY.min(wait - waited)) => {
-                        continue
-                    }
-                    _ => return Err(refusal(&holder, &config.namespace, config.wait.is_some())),
+                if look_again(clock, started, config.wait) {
+                    continue;
                 }
+                return Err(refusal(&holder, &config.namespace, config.wait.is_some()));
             }
         };
         match written {
@@ -291,7 +294,7 @@ pub fn acquire(
             // Never sent blind again: read again and decide — a lease already ours is taken at
             // its new version, one taken meanwhile refuses (the write was conditional on the
             // version read, so it cannot have overwritten anyone).
-            Err(e) if transient(&e) && unanswered < TRANSIENT_WRITES => {
+            Err(e) if passing(&e) && unanswered < TRANSIENT_WRITES => {
                 unanswered += 1;
                 if !clock.sleep(RETRY_EVERY / 4 * unanswered) {
                     return Err(e.into());
@@ -305,11 +308,21 @@ pub fn acquire(
 /// How many times taking the lease reads again after a write that got no clear answer.
 const TRANSIENT_WRITES: u32 = 4;
 
-/// A write's failure that may pass: throttled, a server error, no answer.
-fn transient(e: &ClusterError) -> bool {
+/// With `--wait-for-lease`, sleeps until the next look and says whether to look (false: the
+/// wait ran out, or Ctrl-C).
+fn look_again(clock: &dyn Clock, started: Duration, wait: Option<Duration>) -> bool {
+    let waited = clock.monotonic().saturating_sub(started);
+    match wait {
+        Some(wait) if waited < wait => clock.sleep(RETRY_EVERY.min(wait - waited)),
+        _ => false,
+    }
+}
+
+/// A failure that may pass: the server unreachable, failing (5xx) or throttling (429).
+fn passing(e: &ClusterError) -> bool {
     match e {
-        ClusterError::Api { status, .. } => *status == 429 || *status >= 500,
         ClusterError::Transport { .. } => true,
+        ClusterError::Api { status, .. } => *status >= 500 || *status == 429,
         _ => false,
     }
 }

@@ -12,7 +12,8 @@
 //! ```
 //!
 //! It serves until killed. The kubeconfig's current context (`test-cluster`, namespace
-//! `default`) points at `http://<listen>`; no credentials.
+//! `default`) points at `http://<listen>` (`https://` with `--tls`, the test CA in the
+//! kubeconfig; see `tls.rs`); no credentials.
 //!
 //! # What it implements
 //!
@@ -93,7 +94,8 @@
 //!
 //! Authentication other than ServiceAccount tokens, authorization other than RBAC (and
 //! without `--rbac` everything is allowed), aggregated ClusterRoles, `escalate`/`bind`
-//! checks, `SelfSubjectRulesReview` (`kubectl auth can-i --list`), TLS, protobuf, HTTP/2, aggregated
+//! checks, `SelfSubjectRulesReview` (`kubectl auth can-i --list`), TLS client certificates and
+//! HTTP/2 over TLS (`--tls` serves HTTP/1.1 with a fixed test certificate), protobuf, HTTP/2, aggregated
 //! discovery, OpenAPI schemas (`/openapi/v3` only lists PATCH operations so kubectl delegates
 //! field validation to the server; `kubectl explain` does not work), `/openapi/v2`, CEL
 //! validation rules and type checking of custom resources, conversion webhooks, admission
@@ -121,6 +123,7 @@ mod schema;
 mod selector;
 mod store;
 mod table;
+pub mod tls;
 mod util;
 
 use std::net::SocketAddr;
@@ -147,6 +150,8 @@ pub struct Config {
     /// Authenticate bearer tokens and authorize with RBAC (`rbac.rs`); off: everything is
     /// allowed.
     pub rbac: bool,
+    /// Serve HTTPS with the test certificate (`tls.rs`) instead of plain HTTP.
+    pub tls: bool,
 }
 
 impl Default for Config {
@@ -159,6 +164,7 @@ impl Default for Config {
             log: std::env::var_os("TEST_CLUSTER_LOG").is_some(),
             broken_images: Vec::new(),
             rbac: false,
+            tls: false,
         }
     }
 }
@@ -221,12 +227,34 @@ impl TestCluster {
     }
 
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.state.config.tls {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{}", self.addr)
     }
 
-    /// Writes a kubeconfig whose current context points at this cluster.
+    /// Writes a kubeconfig whose current context points at this cluster (trusting the test CA
+    /// when it serves TLS).
     pub fn write_kubeconfig(&self, path: &Path) -> std::io::Result<()> {
-        write_kubeconfig(path, &self.url())
+        write_kubeconfig(path, &self.url())?;
+        if !self.state.config.tls {
+            return Ok(());
+        }
+        // Over HTTPS kubectl asks for a user name when the user has no credentials at all: a
+        // basic-auth pair, which the server takes as the anonymous admin (no bearer token).
+        let text = std::fs::read_to_string(path)?
+            .replace(
+                &format!("    server: {}\n", self.url()),
+                &format!(
+                    "    server: {}\n    certificate-authority-data: {}\n",
+                    self.url(),
+                    tls::ca_data()
+                ),
+            )
+            .replace("  user: {}", "  user: {username: admin, password: admin}");
+        std::fs::write(path, text)
     }
 
     /// A token for a ServiceAccount, as the TokenRequest API (`kubectl create token`) issues it.
@@ -278,8 +306,13 @@ fn new_state(config: Config, addr: SocketAddr) -> Arc<State> {
     })
 }
 
-/// Accepts connections and runs the controllers until the future is dropped.
+/// Accepts connections (over TLS when configured) and runs the controllers until the future is
+/// dropped.
 pub async fn serve(listener: tokio::net::TcpListener, state: Arc<State>) {
+    let tls = match state.config.tls {
+        false => None,
+        true => Some(tls::acceptor().expect("the test certificate in tests/fixtures/tls")),
+    };
     let ctrl = tokio::spawn(controllers::run(state.clone()));
     let kubelet = state
         .config
@@ -292,13 +325,16 @@ pub async fn serve(listener: tokio::net::TcpListener, state: Arc<State>) {
         };
         let _ = stream.set_nodelay(true);
         let st = state.clone();
+        let tls = tls.clone();
         tokio::spawn(async move {
-            let io = hyper_util::rt::TokioIo::new(stream);
-            let svc = hyper::service::service_fn(move |req| http::handle(st.clone(), req));
-            let _ = hyper::server::conn::http1::Builder::new()
-                .keep_alive(true)
-                .serve_connection(io, svc)
-                .await;
+            match tls {
+                None => serve_connection(stream, st).await,
+                Some(acceptor) => {
+                    if let Ok(stream) = acceptor.accept(stream).await {
+                        serve_connection(stream, st).await
+                    }
+                }
+            }
         });
         if ctrl.is_finished() {
             break;
@@ -307,6 +343,19 @@ pub async fn serve(listener: tokio::net::TcpListener, state: Arc<State>) {
     if let Some(k) = kubelet {
         k.abort();
     }
+}
+
+/// Serves HTTP/1.1 requests on one connection until it closes.
+async fn serve_connection<I>(io: I, state: Arc<State>)
+where
+    I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let io = hyper_util::rt::TokioIo::new(io);
+    let svc = hyper::service::service_fn(move |req| http::handle(state.clone(), req));
+    let _ = hyper::server::conn::http1::Builder::new()
+        .keep_alive(true)
+        .serve_connection(io, svc)
+        .await;
 }
 
 /// A kubeconfig with one cluster/context/user named `test-cluster`.
@@ -322,7 +371,7 @@ pub fn write_kubeconfig(path: &Path, server: &str) -> std::io::Result<()> {
     std::fs::write(path, text)
 }
 
-const USAGE: &str = "usage: test-cluster --listen 127.0.0.1:PORT [--kubernetes-version 1.25] [--write-kubeconfig PATH] [--ec2-endpoint URL] [--region REGION] [--max-grace-seconds N] [--rbac] [--log]";
+const USAGE: &str = "usage: test-cluster --listen 127.0.0.1:PORT [--kubernetes-version 1.25] [--write-kubeconfig PATH] [--ec2-endpoint URL] [--region REGION] [--max-grace-seconds N] [--rbac] [--tls] [--log]";
 
 /// The standalone server (`examples/test-cluster.rs`): parses arguments, serves until killed.
 pub fn main_with_args(args: Vec<String>) -> i32 {
@@ -355,6 +404,7 @@ pub fn main_with_args(args: Vec<String>) -> i32 {
             }
             "--log" => config.log = true,
             "--rbac" => config.rbac = true,
+            "--tls" => config.tls = true,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return 0;

@@ -26,7 +26,8 @@ fn alices_lease(seconds_ago: i64) -> String {
     )
 }
 
-fn lease(walk: &Walk) -> Value {
+/// The Lease, as kubectl shows it.
+pub(crate) fn lease(walk: &Walk) -> Value {
     walk.json(&[
         "get",
         "lease",

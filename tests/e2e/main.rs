@@ -23,6 +23,7 @@ mod drift_live;
 mod drift_more;
 mod fault_soak;
 mod faults;
+mod in_cluster;
 mod injection;
 mod krew;
 mod lease;

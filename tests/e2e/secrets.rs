@@ -2,8 +2,9 @@
 //! user has them — the AWS variables (access key id, secret key, session token), a bearer
 //! token and a client key in the kubeconfig, an exec credential plugin's environment,
 //! arguments, output and error output — and ALL of stdout and stderr is searched for them, at
-//! every verbosity: `-q`, default, `-v`, `-vv`, `-vvv`, and the `KUBECTL_KARPENTER_LOG` filters
-//! the README suggests (kube-rs's and the AWS SDK's `debug` lines included).
+//! every verbosity: `-q`, default, `-v`, `-vv`, `-vvv`, the `KUBECTL_KARPENTER_LOG` filters
+//! the README suggests (kube-rs's and the AWS SDK's `debug` lines included), and the same as JSON
+//! lines (`--log-format json`).
 
 use std::path::{Path, PathBuf};
 
@@ -41,8 +42,9 @@ MAoGCCqGSM49BAMCA0gAMEUCIBm5QVjoovhxv3Hdb13+/Q6znRe2AYUjT+4umNut
 -----END CERTIFICATE-----
 ";
 
-/// Every verbosity: flags, and the `KUBECTL_KARPENTER_LOG` values (the README's first).
-const VERBOSITIES: [(&[&str], &str); 8] = [
+/// Every verbosity: flags, and the `KUBECTL_KARPENTER_LOG` values (the README's first); the
+/// last two as JSON lines (`--log-format json`, in-cluster).
+const VERBOSITIES: [(&[&str], &str); 10] = [
     (&["-q"], ""),
     (&[], ""),
     (&["-v"], ""),
@@ -54,6 +56,11 @@ const VERBOSITIES: [(&[&str], &str); 8] = [
     ),
     (&[], "debug"),
     (&["-q"], "trace"),
+    (&["--log-format", "json", "-vv"], ""),
+    (
+        &["--log-format=json"],
+        "kubectl_karpenter=debug,kube_client=debug,aws_smithy_runtime=debug",
+    ),
 ];
 
 fn base64(bytes: &[u8]) -> String {
@@ -217,8 +224,12 @@ fn no_credential_reaches_the_terminal_at_any_verbosity() {
                 );
             }
             if code == 3 {
+                // (In a JSON line the quote is escaped.)
                 assert!(
-                    out.stderr.contains("failing.sh\" failed (exit status: 1)"),
+                    out.stderr.contains("failing.sh\" failed (exit status: 1)")
+                        || out
+                            .stderr
+                            .contains("failing.sh\\\" failed (exit status: 1)"),
                     "the plugin and its status are named: {}",
                     out.stderr
                 );

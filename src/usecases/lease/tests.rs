@@ -222,15 +222,43 @@ fn waiting_for_the_lease_takes_it_once_the_holder_releases() {
             );
         }
     });
+    waiting_a_minute(&cluster, &clock).unwrap();
+    assert_eq!(stored(&cluster)["spec"]["holderIdentity"], "bob@desk pid 7");
+    assert!(clock.monotonic() >= Duration::from_secs(6));
+}
+
+/// Bob's run with `--wait-for-lease=1m`.
+fn waiting_a_minute(cluster: &FakeCluster, clock: &FakeClock) -> Result<Held, CommandError> {
     acquire(
-        &cluster,
-        &clock,
+        cluster,
+        clock,
         &config(Some(Duration::from_secs(60))),
         &alive,
     )
-    .unwrap();
+}
+
+#[test]
+fn waiting_outlasts_a_failing_api_server_and_not_waiting_does_not() {
+    let path = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kubectl-karpenter";
+    let cluster = FakeCluster::new();
+    cluster.fail_with(Method::Get, path, 3, 503, "etcdserver: leader changed");
+    let clock = FakeClock::at(NOW);
+    waiting_a_minute(&cluster, &clock).unwrap();
     assert_eq!(stored(&cluster)["spec"]["holderIdentity"], "bob@desk pid 7");
-    assert!(clock.monotonic() >= Duration::from_secs(6));
+    assert_eq!(
+        clock.monotonic(),
+        Duration::from_secs(6),
+        "three looks 2 s apart"
+    );
+
+    let cluster = FakeCluster::new();
+    cluster.fail_with(Method::Get, path, 1, 503, "etcdserver: leader changed");
+    let err = acquire(&cluster, &FakeClock::at(NOW), &config(None), &alive).unwrap_err();
+    assert_eq!(err.exit, Exit::Remote);
+    let cluster = FakeCluster::new();
+    cluster.fail_with(Method::Get, path, 1, 403, "forbidden");
+    let err = waiting_a_minute(&cluster, &FakeClock::at(NOW)).unwrap_err();
+    assert_eq!(err.exit, Exit::Remote, "a refusal does not pass by waiting");
 }
 
 #[test]
