@@ -730,6 +730,7 @@ mod tests {
                 capacity_type: "on-demand".into(),
                 zone: zones[0].into(),
                 price: types[0].1,
+                reservation: None,
                 offerings: crate::testing::offerings_everywhere(types, zones.len()),
             },
             zones: zones.iter().map(|z| z.to_string()).collect(),

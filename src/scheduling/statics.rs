@@ -53,6 +53,7 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
             requests: Resources::new(),
             pods: Vec::new(),
             host_ports: Vec::new(),
+            reserved: Vec::new(),
         };
         let Ok(planned) = finalize(input, pool, &claim, Vec::new()) else {
             continue;
