@@ -291,6 +291,17 @@ impl Catalog {
         }
     }
 
+    /// Whether the catalog declares capacity reservations (only custom catalogs can).
+    pub fn has_reservations(&self) -> bool {
+        match &*self.inner {
+            Source::Aws(_) => false,
+            Source::Custom(c) => c
+                .types
+                .iter()
+                .any(|t| t.offerings.iter().any(|o| o.reservation.is_some())),
+        }
+    }
+
     /// Human notes on where the data comes from and what is approximated, for `-v`.
     pub fn notes(&self) -> Vec<String> {
         match &*self.inner {
