@@ -332,6 +332,30 @@ fn capacity_reservation_drift_names_the_reservation() {
         new["detail"],
         "capacity reservation cr-0new is not in EC2NodeClass default status.capacityReservations (now: none): no longer selected or no longer active"
     );
+    // A catalog offering m5.large only through the class's reservation still offers the type to
+    // the pool (no InstanceTypeNotFound, which would come first).
+    let catalog = "instanceTypes:\n- name: m5.large\n  capacity: {cpu: \"2\", memory: 8Gi}\n  offerings:\n  - {zone: us-east-1a, capacityType: reserved, reservationId: cr-0new, count: 1}\n";
+    let path = write_temp("drift-reserved-catalog.yaml", catalog.as_bytes());
+    let run = karpenter(
+        &[
+            "drift",
+            "check",
+            "-f",
+            "-",
+            "-o",
+            "json",
+            "--catalog",
+            path.to_str().unwrap(),
+            "new-res",
+        ],
+        text.as_bytes(),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = json(&run);
+    assert_eq!(
+        by_name(&report, "new-res")["reason"],
+        "CapacityReservationDrift"
+    );
 }
 
 /// A v1 NodeClaim with Karpenter's hash annotations and `status.imageID`; the NodePool's hash moved.
