@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::error::{Ctx, InputError};
 use crate::model::nodepool::ReservationStatus;
-use crate::model::reservation::CapacityReservationTerm;
+use crate::model::reservation::{is_reservation_id, CapacityReservationTerm};
 
 /// The CRD's `maxItems`.
 const MAX_TERMS: usize = 30;
@@ -165,16 +165,6 @@ pub(crate) fn status(
         });
     }
     Ok(Some(out))
-}
-
-/// `^cr-[0-9a-z]+$`.
-pub(crate) fn is_reservation_id(id: &str) -> bool {
-    id.strip_prefix("cr-").is_some_and(|rest| {
-        !rest.is_empty()
-            && rest
-                .bytes()
-                .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
-    })
 }
 
 #[cfg(test)]

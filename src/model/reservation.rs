@@ -116,6 +116,16 @@ impl CapacityReservationTerm {
     }
 }
 
+/// Whether `id` is a capacity reservation id, `^cr-[0-9a-z]+$` (the CRD's pattern).
+pub fn is_reservation_id(id: &str) -> bool {
+    id.strip_prefix("cr-").is_some_and(|rest| {
+        !rest.is_empty()
+            && rest
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+    })
+}
+
 /// Whether any of `terms` selects `r` (no terms: nothing is selected).
 pub fn selected(terms: &[CapacityReservationTerm], r: &Reservation) -> bool {
     terms.iter().any(|t| t.selects(r))

@@ -12,7 +12,9 @@ use crate::model::labels;
 use crate::model::overhead::{self, AmiFamily};
 use crate::model::quantity::{parse_milli, QuantityError, ONE};
 use crate::model::requirements::{Operator, Requirement, Requirements};
-use crate::model::reservation::{selected, Reservation, ReservationType, ReservedCapacity};
+use crate::model::reservation::{
+    is_reservation_id, selected, Reservation, ReservationType, ReservedCapacity,
+};
 use crate::model::resources::{Resources, PODS};
 
 use super::aws::{put, put_opt};
@@ -475,16 +477,7 @@ impl Parser<'_> {
                 }
                 Some(v) => self.price(&price_path, v)?,
             };
-            let available = match map.get("available") {
-                None | Some(Value::Null) => true,
-                Some(Value::Bool(b)) => *b,
-                Some(other) => {
-                    return Err(self.invalid(
-                        &format!("{opath}.available"),
-                        format!("expected true or false, got {}", kind(other)),
-                    ))
-                }
-            };
+            let available = self.flag(&format!("{opath}.available"), map.get("available"), true)?;
             let (reservation, selection) = if reserved {
                 let (r, sel) = self.reservation(&opath, map)?;
                 (Some(r), Some(sel))
@@ -528,6 +521,17 @@ impl Parser<'_> {
         Ok((out, reservations))
     }
 
+    /// A boolean field, `default` when absent.
+    fn flag(&self, path: &str, value: Option<&Value>, default: bool) -> Result<bool> {
+        match value {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => {
+                Err(self.invalid(path, format!("expected true or false, got {}", kind(other))))
+            }
+        }
+    }
+
     fn price(&self, path: &str, value: &Value) -> Result<f64> {
         match value {
             Value::Number(n) => n.as_f64().filter(|p| p.is_finite() && *p >= 0.0),
@@ -553,13 +557,7 @@ impl Parser<'_> {
     ) -> Result<(ReservedCapacity, Reservation)> {
         let id_path = format!("{opath}.reservationId");
         let id = self.string(&id_path, map.get("reservationId"))?;
-        let id_ok = id.strip_prefix("cr-").is_some_and(|rest| {
-            !rest.is_empty()
-                && rest
-                    .bytes()
-                    .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
-        });
-        if !id_ok {
+        if !is_reservation_id(&id) {
             return Err(self.invalid(
                 &id_path,
                 format!("{id:?} is not a capacity reservation id (cr-…)"),
@@ -593,16 +591,11 @@ impl Parser<'_> {
                 ))
             }
         };
-        let interruptible = match map.get("interruptible") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(other) => {
-                return Err(self.invalid(
-                    &format!("{opath}.interruptible"),
-                    format!("expected true or false, got {}", kind(other)),
-                ))
-            }
-        };
+        let interruptible = self.flag(
+            &format!("{opath}.interruptible"),
+            map.get("interruptible"),
+            false,
+        )?;
         let optional = |key: &str| -> Result<Option<String>> {
             match map.get(key) {
                 None | Some(Value::Null) => Ok(None),

@@ -63,6 +63,36 @@ fn catalog(extra_small: Vec<Offering>) -> Vec<crate::model::instance_type::Insta
     ]
 }
 
+/// `small` with a reservation of its own (`id`, one instance), for a second pool.
+fn small_reserved_as(id: &str) -> Vec<crate::model::instance_type::InstanceType> {
+    vec![instance_type(
+        "small",
+        "2",
+        "2Gi",
+        "20",
+        [
+            on_demand(&FAKE_ZONES, 0.1),
+            vec![reserved("test-zone-1", id, 1, 0.1)],
+        ]
+        .concat(),
+    )]
+}
+
+/// Two `small` pods that each need their own node, `p1` in pool `np-1` and `p2` in `np-2`.
+fn one_pod_per_pool() -> Vec<crate::model::pod::Pod> {
+    (1..=2)
+        .map(|i| {
+            PodBuilder::new(&format!("p{i}"))
+                .cpu("1")
+                .label("app", "test")
+                .anti_affinity(HOSTNAME, &[("app", "test")])
+                .node_selector(INSTANCE_TYPE, "small")
+                .node_selector(NODEPOOL, &format!("np-{i}"))
+                .build()
+        })
+        .collect()
+}
+
 /// Pods that each need their own node, of instance type `small` when `small_only`.
 fn lonely(n: usize, cpu: &str, small_only: bool) -> Vec<crate::model::pod::Pod> {
     pods(n, |i| {
@@ -199,17 +229,7 @@ fn pools_without_the_reserved_capacity_type_do_not_use_reservations() {
 /// reservation share its one instance; the second pod waits for the next batch, then falls back.
 #[test]
 fn a_reservation_offered_to_two_pools_is_counted_once() {
-    let pods: Vec<_> = (1..=2)
-        .map(|i| {
-            PodBuilder::new(&format!("p{i}"))
-                .cpu("1")
-                .label("app", "test")
-                .anti_affinity(HOSTNAME, &[("app", "test")])
-                .node_selector(INSTANCE_TYPE, "small")
-                .node_selector(NODEPOOL, &format!("np-{i}"))
-                .build()
-        })
-        .collect();
+    let pods = one_pod_per_pool();
     let pools = vec![
         pool_input(node_pool("np-1"), catalog(vec![])),
         pool_input(node_pool("np-2"), catalog(vec![])),
@@ -229,28 +249,8 @@ fn a_reservation_offered_to_two_pools_is_counted_once() {
 /// in one batch.
 #[test]
 fn distinct_reservations_of_one_type_are_separate_capacity() {
-    let pods: Vec<_> = (1..=2)
-        .map(|i| {
-            PodBuilder::new(&format!("p{i}"))
-                .cpu("1")
-                .label("app", "test")
-                .anti_affinity(HOSTNAME, &[("app", "test")])
-                .node_selector(INSTANCE_TYPE, "small")
-                .node_selector(NODEPOOL, &format!("np-{i}"))
-                .build()
-        })
-        .collect();
-    let distinct = vec![instance_type(
-        "small",
-        "2",
-        "2Gi",
-        "20",
-        [
-            on_demand(&FAKE_ZONES, 0.1),
-            vec![reserved("test-zone-1", "cr-distinct", 1, 0.1)],
-        ]
-        .concat(),
-    )];
+    let pods = one_pod_per_pool();
+    let distinct = small_reserved_as("cr-distinct");
     let pools = vec![
         pool_input(node_pool("np-1"), catalog(vec![])),
         pool_input(node_pool("np-2"), distinct),
@@ -303,17 +303,7 @@ fn a_held_reservation_does_not_fall_back_to_a_lighter_pool() {
     primary.weight = 100;
     let mut fallback = node_pool("np-fallback");
     fallback.weight = 50;
-    let fallback_types = vec![instance_type(
-        "small",
-        "2",
-        "2Gi",
-        "20",
-        [
-            on_demand(&FAKE_ZONES, 0.1),
-            vec![reserved("test-zone-1", "cr-fallback", 1, 0.1)],
-        ]
-        .concat(),
-    )];
+    let fallback_types = small_reserved_as("cr-fallback");
     let inp = input(
         lonely(2, "1", true),
         vec![
@@ -346,17 +336,7 @@ fn a_held_reservation_does_not_fall_back_to_a_lighter_pool() {
 /// free reservation in the same batch) and lands in `np-1` on-demand in the next batch.
 #[test]
 fn a_deferred_pod_keeps_its_preferences() {
-    let distinct = vec![instance_type(
-        "small",
-        "2",
-        "2Gi",
-        "20",
-        [
-            on_demand(&FAKE_ZONES, 0.1),
-            vec![reserved("test-zone-1", "cr-distinct", 1, 0.1)],
-        ]
-        .concat(),
-    )];
+    let distinct = small_reserved_as("cr-distinct");
     let pods = pods(2, |i| {
         PodBuilder::new(&format!("p{i}"))
             .cpu("1")
