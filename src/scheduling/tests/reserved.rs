@@ -408,6 +408,32 @@ fn a_pod_can_require_one_reservation() {
     );
 }
 
+/// A pod that requires a capacity block gets the capacity block, not the ODCR of the same type.
+#[test]
+fn a_pod_can_require_a_reservation_type() {
+    let mut block = reserved("test-zone-1", "cr-block", 1, 0.1);
+    if let Some(c) = block.reservation.as_mut() {
+        c.reservation_type = ReservationType::CapacityBlock;
+    }
+    let pods = pods(1, |_| {
+        PodBuilder::new("p")
+            .cpu("500m")
+            .node_selector(CAPACITY_TYPE, "reserved")
+            .node_selector(
+                crate::model::labels::CAPACITY_RESERVATION_TYPE,
+                "capacity-block",
+            )
+    });
+    let plan = solve_rounds(&input(
+        pods,
+        vec![pool_input(node_pool("default"), catalog(vec![block]))],
+    ));
+    assert_eq!(
+        launches(&plan),
+        want(&[(1, "small", "reserved", Some("cr-block"))])
+    );
+}
+
 /// Disruption's simulations run in fallback mode: with the reservation held, the next pod goes
 /// on-demand in the same simulation instead of waiting.
 #[test]
