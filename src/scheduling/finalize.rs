@@ -58,7 +58,8 @@ pub(super) fn finalize(
     // A NodeClaim holding reservations is pinned to them (`FinalizeScheduling`: capacity type
     // `reserved`, reservation id among those held): only they are launched into. One holding
     // none launches into none: the reservations it could use were all held by others when it
-    // took its pods, and launching into them would plan more instances than they have.
+    // took its pods, and launching into them would plan more instances than they have. (Static
+    // NodeClaims are given the reservations with instances left, `statics.rs`.)
     let pinned = !claim.reserved.is_empty();
     let launch_admitted: Vec<bool> = admitted
         .iter()

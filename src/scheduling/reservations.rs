@@ -69,6 +69,13 @@ impl Reservations {
         held.iter().any(|h| h == id) || self.left.get(id).is_some_and(|n| *n > 0)
     }
 
+    /// One instance of `id` launched outside the simulation's holding (a static NodeClaim).
+    pub(super) fn use_one(&mut self, id: &str) {
+        if let Some(n) = self.left.get_mut(id) {
+            *n = n.saturating_sub(1);
+        }
+    }
+
     /// `Reserve` + `releaseReservedOfferings`: the NodeClaim now holds exactly `next`.
     pub(super) fn hold(&mut self, held: &mut Vec<String>, next: Vec<String>) {
         for id in &next {

@@ -434,6 +434,60 @@ fn a_pod_can_require_a_reservation_type() {
     );
 }
 
+/// A static pool allowed reserved capacity launches its replicas into its reservations while
+/// they last (one each), then on-demand; the pods planned after it see the reservations used up.
+#[test]
+fn static_replicas_use_reservations_while_they_last() {
+    let mut pool = node_pool("fixed");
+    pool.replicas = Some(3);
+    let pool = with_requirement(pool, CAPACITY_TYPE, In, &["reserved", ON_DEMAND]);
+    let dynamic = with_requirement(
+        node_pool("dynamic"),
+        CAPACITY_TYPE,
+        In,
+        &["reserved", ON_DEMAND],
+    );
+    let pod = PodBuilder::new("p")
+        .cpu("1800m")
+        .node_selector(NODEPOOL, "dynamic")
+        .build();
+    let inp = input(
+        vec![pod],
+        vec![
+            pool_input(
+                pool,
+                catalog(vec![reserved("test-zone-1", "cr-small-2", 1, 0.1)]),
+            ),
+            pool_input(
+                dynamic,
+                catalog(vec![reserved("test-zone-1", "cr-small-2", 1, 0.1)]),
+            ),
+        ],
+    );
+    let plan = solve_rounds(&inp);
+    let got: Vec<(&str, &str, Option<&str>)> = plan
+        .node_claims
+        .iter()
+        .map(|c| {
+            (
+                c.node_pool.as_str(),
+                c.launch.capacity_type.as_str(),
+                c.launch.reservation.as_deref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("fixed", "reserved", Some("cr-small")),
+            ("fixed", "reserved", Some("cr-small-2")),
+            ("fixed", "reserved", Some("cr-medium")),
+            ("dynamic", "on-demand", None),
+        ],
+        "the dynamic pool's pod finds every reservation used: on-demand at once, not deferred"
+    );
+}
+
 /// Disruption's simulations run in fallback mode: with the reservation held, the next pod goes
 /// on-demand in the same simulation instead of waiting.
 #[test]
