@@ -52,6 +52,22 @@ impl fmt::Display for Assumption {
     }
 }
 
+/// The node classes a NodePool uses that select capacity reservations.
+pub fn reservation_classes(manifests: &Manifests) -> Vec<String> {
+    manifests
+        .node_classes
+        .iter()
+        .filter(|c| !c.capacity_reservation_selector_terms.is_empty())
+        .filter(|c| {
+            manifests
+                .node_pools
+                .iter()
+                .any(|p| p.node_class_ref.as_ref().is_some_and(|r| r.name == c.name))
+        })
+        .map(|c| c.name.clone())
+        .collect()
+}
+
 /// The assumptions an offline plan of `manifests` makes, given whether the catalog has spot
 /// prices and declares capacity reservations. Only the pools and classes the plan may use are
 /// looked at.
@@ -71,14 +87,13 @@ pub fn offline(manifests: &Manifests, spot_prices: bool, reservations: bool) -> 
                 class: class.name.clone(),
             });
         }
-        if classes.contains(&class.name.as_str())
-            && !reservations
-            && !class.capacity_reservation_selector_terms.is_empty()
-        {
-            out.push(Assumption::ReservationsUnknown {
-                class: class.name.clone(),
-            });
-        }
+    }
+    if !reservations {
+        out.extend(
+            reservation_classes(manifests)
+                .into_iter()
+                .map(|class| Assumption::ReservationsUnknown { class }),
+        );
     }
     if !spot_prices {
         let spot: Vec<String> = manifests
