@@ -60,6 +60,7 @@ pub fn fake_instance_types(n: usize) -> Vec<InstanceType> {
                     capacity_type: SPOT.into(),
                     price,
                     available: true,
+                    reservation: None,
                 });
             }
             for zone in &FAKE_ZONES {
@@ -68,6 +69,7 @@ pub fn fake_instance_types(n: usize) -> Vec<InstanceType> {
                     capacity_type: ON_DEMAND.into(),
                     price,
                     available: true,
+                    reservation: None,
                 });
             }
             instance_type(
@@ -124,6 +126,7 @@ pub fn on_demand(zones: &[&str], price: f64) -> Vec<Offering> {
             capacity_type: ON_DEMAND.into(),
             price,
             available: true,
+            reservation: None,
         })
         .collect()
 }
@@ -439,6 +442,7 @@ pub fn spot(zones: &[&str], price: f64) -> Vec<Offering> {
             capacity_type: SPOT.into(),
             price,
             available: true,
+            reservation: None,
         })
         .collect()
 }

@@ -28,6 +28,7 @@ mod nodepool;
 mod nodes;
 mod objects;
 mod pods;
+mod reservation;
 pub mod schema;
 mod storage;
 pub mod v1;

@@ -271,5 +271,10 @@ pub(crate) fn status(
             .collect(),
         amis,
         instance_profile: s.instance_profile.clone(),
+        capacity_reservations: super::reservation::status(
+            ctx,
+            &format!("{path}.capacityReservations"),
+            s.capacity_reservations.as_ref(),
+        )?,
     })
 }

@@ -452,6 +452,11 @@ impl Ec2NodeClass {
             ami_selector_terms: ami_terms,
             subnet_selector_terms: subnets,
             security_group_selector_terms: groups,
+            capacity_reservation_selector_terms: super::reservation::terms(
+                &ctx,
+                "spec.capacityReservationSelectorTerms",
+                spec.capacity_reservation_selector_terms.as_ref(),
+            )?,
             legacy_selectors: Default::default(),
             role: spec.role.clone(),
             instance_profile: spec.instance_profile.clone(),

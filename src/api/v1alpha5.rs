@@ -528,6 +528,7 @@ fn provider_class(
         ami_selector_terms: ami_terms,
         subnet_selector_terms: subnet_terms,
         security_group_selector_terms: sg_terms,
+        capacity_reservation_selector_terms: Vec::new(),
         legacy_selectors: legacy,
         role: None,
         instance_profile: p.instance_profile.clone(),

@@ -7,8 +7,10 @@
 //!   filters kept (`PlannedNodeClaim::launch_offerings`: exotic types and spot priced above
 //!   on-demand dropped, the capacity type's offerings only), cheapest first, at most
 //!   [`MAX_OVERRIDES`]; the subnet of a zone is the one with the most free IPs.
-//! - Capacity type: the solver's choice when it is `spot` or `on-demand` (`reserved` launches as
-//!   on-demand: capacity reservations are not modelled yet).
+//! - Capacity type: the solver's choice when it is `spot` or `on-demand`. A NodeClaim planned
+//!   into a capacity reservation (custom catalogs only) is refused, not launched on-demand:
+//!   targeting a reservation (DescribeCapacityReservations, CreateFleet's capacity-reservation
+//!   market) is not implemented live.
 //! - Tags (§2.6, v1): class tags ∪ the static ones (static keys win), the NodeClaim's name and
 //!   this tool's marker, all in the CreateFleet call; each template also tags its instances with
 //!   a compact record of itself ([`labels::TEMPLATE_TAG`]) for drift.
@@ -136,6 +138,14 @@ pub enum LaunchError {
     /// An AWS call failed.
     #[error(transparent)]
     Cloud(#[from] CloudError),
+    /// The NodeClaim is planned into a capacity reservation, which live launches do not target.
+    #[error("NodeClaim {nodeclaim}: launching into capacity reservation {reservation} is not supported live (plan it with --dry-run)")]
+    ReservedCapacity {
+        /// NodeClaim.
+        nodeclaim: String,
+        /// The reservation.
+        reservation: String,
+    },
 }
 
 /// A CreateFleet error for one pool.
@@ -304,6 +314,12 @@ pub fn subnet_per_zone(subnets: &[Subnet]) -> BTreeMap<String, &Subnet> {
 /// Plans a launch.
 pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
     let claim = input.claim;
+    if let Some(reservation) = &claim.launch.reservation {
+        return Err(LaunchError::ReservedCapacity {
+            nodeclaim: claim.name.clone(),
+            reservation: reservation.clone(),
+        });
+    }
     let class = input.class;
     let cluster = &input.cluster.name;
     let capacity = capacity_type(claim);
@@ -730,6 +746,7 @@ mod tests {
                 capacity_type: "on-demand".into(),
                 zone: zones[0].into(),
                 price: types[0].1,
+                reservation: None,
                 offerings: crate::testing::offerings_everywhere(types, zones.len()),
             },
             zones: zones.iter().map(|z| z.to_string()).collect(),
@@ -995,6 +1012,11 @@ mod tests {
             .contains("karpenter.sh/capacity-type=spot"));
         c.launch.capacity_type = "reserved".into();
         assert_eq!(capacity_type(&c), "on-demand");
+        c.launch.reservation = Some("cr-0a1".into());
+        assert_eq!(
+            plan_of(&w, &c).unwrap_err().to_string(),
+            "NodeClaim default-10: launching into capacity reservation cr-0a1 is not supported live (plan it with --dry-run)"
+        );
     }
 
     #[test]

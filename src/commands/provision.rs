@@ -42,7 +42,11 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
             manifests.ignored.join(", ")
         ));
     }
-    for assumption in assumptions::offline(&manifests, catalog.has_spot_prices()) {
+    for assumption in assumptions::offline(
+        &manifests,
+        catalog.has_spot_prices(),
+        catalog.has_reservations(),
+    ) {
         ctx.warn(&format!("assuming: {assumption}"));
     }
     let input = build_input(

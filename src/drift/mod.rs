@@ -51,6 +51,8 @@ pub enum DriftReason {
     SecurityGroupDrift,
     /// The instance's subnet left the class's selection.
     SubnetDrift,
+    /// The instance runs in a capacity reservation the class no longer selects (or that is gone).
+    CapacityReservationDrift,
 }
 
 impl DriftReason {
@@ -64,6 +66,7 @@ impl DriftReason {
             DriftReason::AmiDrift => "AMIDrift",
             DriftReason::SecurityGroupDrift => "SecurityGroupDrift",
             DriftReason::SubnetDrift => "SubnetDrift",
+            DriftReason::CapacityReservationDrift => "CapacityReservationDrift",
         }
     }
 }

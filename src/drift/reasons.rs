@@ -212,6 +212,7 @@ fn checks<'a>(
                 list.push(Box::new(move || ami_drift(snap, mn, c, facts)));
                 list.push(Box::new(move || security_group_drift(mn, c, facts)));
                 list.push(Box::new(move || subnet_drift(mn, c, facts)));
+                list.push(Box::new(move || capacity_reservation_drift(mn, c)));
             }
         }
     }
@@ -626,4 +627,85 @@ fn subnet_drift(mn: &ManagedNode, class: &NodeClass, facts: Option<&ClassFacts>)
         format!("subnet {have} left the selection (now: {})", list(&now)),
         vec![change("subnet", Some(have), Some(list(&now)))],
     ))
+}
+
+/// Step 4.5, `CapacityReservationDrift` (`aws v1.14.1: pkg/cloudprovider/drift.go`
+/// `isCapacityReservationDrifted`; upstream test "should dynamically drift nodeclaims for
+/// capacity reservations", `pkg/cloudprovider/suite_test.go`): a node launched into a capacity
+/// reservation drifts when the reservation is not among the class's
+/// `status.capacityReservations` — no longer selected, or no longer active. A node that never was
+/// (or fell back to on-demand: the provider then drops its reservation labels) is not checked.
+///
+/// Without a controller the status may be stale or absent, so the class's own selector terms
+/// decide first where they can: a reservation that no term can select any more (only `id` terms
+/// remain, none naming it, or no terms at all) has drifted whatever the status says.
+fn capacity_reservation_drift(mn: &ManagedNode, class: &NodeClass) -> Outcome {
+    let labels = mn.labels();
+    let Some(id) = labels
+        .get(labels::CAPACITY_RESERVATION_ID)
+        .or_else(|| mn.node.labels.get(labels::CAPACITY_RESERVATION_ID))
+    else {
+        let reserved = labels.get(labels::CAPACITY_TYPE).map(String::as_str)
+            == Some(crate::model::instance_type::RESERVED);
+        return if reserved {
+            not_checked(
+                format!(
+                    "CapacityReservationDrift: the node is reserved capacity without a {} label",
+                    labels::CAPACITY_RESERVATION_ID
+                ),
+                false,
+            )
+        } else {
+            Outcome::Clean
+        };
+    };
+    let who = format!("{} {}", class.kind, class.name);
+    let terms = &class.capacity_reservation_selector_terms;
+    let by_id: BTreeSet<&str> = terms.iter().filter_map(|t| t.id.as_deref()).collect();
+    let by_filter = terms
+        .iter()
+        .any(|t| !t.tags.is_empty() || t.instance_match_criteria.is_some());
+    let drifted = |detail: String, now: String| {
+        Outcome::Drifted(Finding::new(
+            DriftReason::CapacityReservationDrift,
+            detail,
+            vec![change("capacityReservation", Some(id.clone()), Some(now))],
+        ))
+    };
+    if !by_id.contains(id.as_str()) && !by_filter {
+        return drifted(
+            format!(
+                "capacity reservation {id} is no longer selected by {who}'s capacityReservationSelectorTerms (now: {})",
+                list(&by_id)
+            ),
+            list(&by_id),
+        );
+    }
+    match &class.status.capacity_reservations {
+        Some(status) => {
+            let now: BTreeSet<&str> = status.iter().map(|r| r.id.as_str()).collect();
+            if now.contains(id.as_str()) {
+                Outcome::Clean
+            } else {
+                drifted(
+                    format!(
+                        "capacity reservation {id} is not in {who} status.capacityReservations (now: {}): no longer selected or no longer active",
+                        list(&now)
+                    ),
+                    list(&now),
+                )
+            }
+        }
+        None => not_checked(
+            format!(
+                "CapacityReservationDrift: whether capacity reservation {id} is {} needs {who}'s status.capacityReservations (DescribeCapacityReservations)",
+                if by_id.contains(id.as_str()) {
+                    "still active"
+                } else {
+                    "selected by its tags and still active"
+                }
+            ),
+            false,
+        ),
+    }
 }

@@ -205,6 +205,26 @@ fn drift_sg(s: &mut DriftSnapshot) {
 fn drift_subnet(s: &mut DriftSnapshot) {
     s.nodes[0].instance.as_mut().unwrap().subnet_id = Some("subnet-x".into());
 }
+fn drift_reservation(s: &mut DriftSnapshot) {
+    reserve(s, "cr-0old");
+    s.node_classes[0].capacity_reservation_selector_terms = vec![id_term("cr-0new")];
+}
+
+/// The node launched into reservation `id`, as the AWS provider labels it.
+fn reserve(s: &mut DriftSnapshot, id: &str) {
+    s.nodes[0].node.labels.extend(map(&[
+        (labels::CAPACITY_TYPE, "reserved"),
+        (labels::CAPACITY_RESERVATION_ID, id),
+        (labels::CAPACITY_RESERVATION_TYPE, "default"),
+    ]));
+}
+
+fn id_term(id: &str) -> crate::model::reservation::CapacityReservationTerm {
+    crate::model::reservation::CapacityReservationTerm {
+        id: Some(id.into()),
+        ..Default::default()
+    }
+}
 
 #[test]
 fn a_clean_node_is_ok() {
@@ -218,7 +238,7 @@ fn a_clean_node_is_ok() {
 #[test]
 fn every_reason_alone() {
     type Mutate = fn(&mut DriftSnapshot);
-    let cases: [(Mutate, DriftReason); 7] = [
+    let cases: [(Mutate, DriftReason); 8] = [
         (drift_nodepool, DriftReason::NodePoolDrifted),
         (drift_requirements, DriftReason::RequirementsDrifted),
         (drift_instance_type, DriftReason::InstanceTypeNotFound),
@@ -226,6 +246,7 @@ fn every_reason_alone() {
         (drift_ami, DriftReason::AmiDrift),
         (drift_sg, DriftReason::SecurityGroupDrift),
         (drift_subnet, DriftReason::SubnetDrift),
+        (drift_reservation, DriftReason::CapacityReservationDrift),
     ];
     for (mutate, want) in cases {
         let mut s = world();
@@ -240,7 +261,7 @@ fn every_reason_alone() {
 #[test]
 fn the_first_reason_in_karpenters_order_wins() {
     type Mutate = fn(&mut DriftSnapshot);
-    let order: [(Mutate, DriftReason); 7] = [
+    let order: [(Mutate, DriftReason); 8] = [
         (drift_nodepool, DriftReason::NodePoolDrifted),
         (drift_requirements, DriftReason::RequirementsDrifted),
         (drift_instance_type, DriftReason::InstanceTypeNotFound),
@@ -248,6 +269,7 @@ fn the_first_reason_in_karpenters_order_wins() {
         (drift_ami, DriftReason::AmiDrift),
         (drift_sg, DriftReason::SecurityGroupDrift),
         (drift_subnet, DriftReason::SubnetDrift),
+        (drift_reservation, DriftReason::CapacityReservationDrift),
     ];
     // Apply every mutation from position i on: the reason at i must win.
     for i in 0..order.len() {
@@ -866,5 +888,133 @@ fn a_v5_class_is_judged_once_the_cluster_ca_bundle_is_confirmed() {
         v.not_checked.iter().any(|n| n.contains("kube-root-ca.crt")),
         "{:?}",
         v.not_checked
+    );
+}
+
+/// `CapacityReservationDrift` (`aws: pkg/cloudprovider/drift.go` `isCapacityReservationDrifted`;
+/// upstream tests "should dynamically drift nodeclaims for capacity reservations" and "should not
+/// drift when capacity reservation falls back to on-demand", `pkg/cloudprovider/suite_test.go`):
+/// the class's status decides, its selector terms first where they alone can tell, and what
+/// cannot be told offline is listed as not checked.
+#[test]
+fn capacity_reservation_drift_table() {
+    use crate::model::nodepool::ReservationStatus;
+    use crate::model::reservation::CapacityReservationTerm;
+    let tags = CapacityReservationTerm {
+        tags: map(&[("team", "ml")]),
+        ..Default::default()
+    };
+    let status = |ids: &[&str]| {
+        Some(
+            ids.iter()
+                .map(|id| ReservationStatus {
+                    id: id.to_string(),
+                    instance_type: "c6a.2xlarge".into(),
+                    zone: "us-east-1a".into(),
+                })
+                .collect::<Vec<_>>(),
+        )
+    };
+    type Case = (
+        &'static str,
+        Option<&'static str>,
+        Vec<CapacityReservationTerm>,
+        Option<Vec<ReservationStatus>>,
+        Status,
+        &'static str,
+    );
+    let cases: Vec<Case> = vec![
+        ("not reserved", None, vec![], None, Status::Ok, ""),
+        (
+            "selected and active",
+            Some("cr-0a"),
+            vec![id_term("cr-0a")],
+            status(&["cr-0a"]),
+            Status::Ok,
+            "",
+        ),
+        (
+            "no longer selected",
+            Some("cr-0a"),
+            vec![id_term("cr-0b")],
+            status(&["cr-0a"]),
+            Status::Drifted,
+            "capacity reservation cr-0a is no longer selected by EC2NodeClass newnode's capacityReservationSelectorTerms (now: cr-0b)",
+        ),
+        (
+            "terms removed",
+            Some("cr-0a"),
+            vec![],
+            None,
+            Status::Drifted,
+            "capacity reservation cr-0a is no longer selected by EC2NodeClass newnode's capacityReservationSelectorTerms (now: none)",
+        ),
+        (
+            "gone from the status",
+            Some("cr-0a"),
+            vec![id_term("cr-0a")],
+            status(&["cr-0b"]),
+            Status::Drifted,
+            "capacity reservation cr-0a is not in EC2NodeClass newnode status.capacityReservations (now: cr-0b): no longer selected or no longer active",
+        ),
+        (
+            "selected by tags, status says active",
+            Some("cr-0a"),
+            vec![tags.clone()],
+            status(&["cr-0a"]),
+            Status::Ok,
+            "",
+        ),
+        (
+            "selected by id, no status",
+            Some("cr-0a"),
+            vec![id_term("cr-0a")],
+            None,
+            Status::Ok,
+            "CapacityReservationDrift: whether capacity reservation cr-0a is still active needs EC2NodeClass newnode's status.capacityReservations (DescribeCapacityReservations)",
+        ),
+        (
+            "tags, no status",
+            Some("cr-0a"),
+            vec![tags],
+            None,
+            Status::Ok,
+            "CapacityReservationDrift: whether capacity reservation cr-0a is selected by its tags and still active needs EC2NodeClass newnode's status.capacityReservations (DescribeCapacityReservations)",
+        ),
+    ];
+    for (name, id, terms, st, want, text) in cases {
+        let mut s = world();
+        if let Some(id) = id {
+            reserve(&mut s, id);
+        }
+        s.node_classes[0].capacity_reservation_selector_terms = terms;
+        s.node_classes[0].status.capacity_reservations = st;
+        let v = verdict(&s);
+        assert_eq!(v.status, want, "{name}: {v:?}");
+        match want {
+            Status::Drifted => {
+                assert_eq!(
+                    v.reason,
+                    Some(DriftReason::CapacityReservationDrift),
+                    "{name}"
+                );
+                assert_eq!(v.detail, text, "{name}");
+                assert_eq!(v.changes[0].old.as_deref(), id, "{name}");
+            }
+            _ if text.is_empty() => assert!(v.not_checked.is_empty(), "{name}: {v:?}"),
+            _ => assert_eq!(v.not_checked, [text], "{name}"),
+        }
+    }
+    // Reserved capacity without the reservation label: not checked, said so.
+    let mut s = world();
+    s.nodes[0]
+        .node
+        .labels
+        .insert(labels::CAPACITY_TYPE.into(), "reserved".into());
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Ok);
+    assert_eq!(
+        v.not_checked,
+        ["CapacityReservationDrift: the node is reserved capacity without a karpenter.k8s.aws/capacity-reservation-id label"]
     );
 }

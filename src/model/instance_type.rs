@@ -2,7 +2,8 @@
 //! overhead and priced offerings per zone and capacity type.
 
 use super::labels;
-use super::requirements::{Requirement, Requirements};
+use super::requirements::{Operator, Requirement, Requirements};
+use super::reservation::ReservedCapacity;
 use super::resources::Resources;
 
 /// `on-demand`.
@@ -23,10 +24,15 @@ pub struct Offering {
     pub price: f64,
     /// Whether it can be launched now (false after an ICE, or when unpriced).
     pub available: bool,
+    /// For `reserved`: the reservation it launches into (each reservation is its own offering).
+    pub reservation: Option<ReservedCapacity>,
 }
 
 impl Offering {
-    /// The offering's own requirements: zone and capacity type.
+    /// The offering's own requirements: zone, capacity type and — as the AWS provider builds
+    /// them — the reservation's id, type and interruptibility, which on-demand and spot
+    /// offerings do not have (`DoesNotExist`; `aws: pkg/providers/instancetype/offering/
+    /// base_resolver.go`, `reserved_capacity_resolver.go`).
     pub fn requirements(&self) -> Requirements {
         let mut r = Requirements::new();
         r.add(Requirement::single(labels::ZONE, &self.zone));
@@ -34,7 +40,35 @@ impl Offering {
             labels::CAPACITY_TYPE,
             &self.capacity_type,
         ));
+        let none = || std::iter::empty::<String>();
+        match &self.reservation {
+            Some(c) => {
+                r.add(Requirement::single(labels::CAPACITY_RESERVATION_ID, &c.id));
+                r.add(Requirement::single(
+                    labels::CAPACITY_RESERVATION_TYPE,
+                    c.reservation_type.as_str(),
+                ));
+                r.add(Requirement::single(
+                    labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
+                    if c.interruptible { "true" } else { "false" },
+                ));
+            }
+            None => {
+                for key in [
+                    labels::CAPACITY_RESERVATION_ID,
+                    labels::CAPACITY_RESERVATION_TYPE,
+                    labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
+                ] {
+                    r.add(Requirement::new(key, Operator::DoesNotExist, none()));
+                }
+            }
+        }
         r
+    }
+
+    /// The reservation id, for a reserved offering.
+    pub fn reservation_id(&self) -> Option<&str> {
+        self.reservation.as_ref().map(|c| c.id.as_str())
     }
 }
 

@@ -14,6 +14,7 @@ pub mod overlay;
 pub mod pod;
 pub mod quantity;
 pub mod requirements;
+pub mod reservation;
 pub mod resources;
 pub mod selector;
 pub mod storage;

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use super::requirements::{NodeSelectorRequirement, Requirement, Requirements};
+use super::reservation::CapacityReservationTerm;
 use super::resources::Resources;
 use super::taints::Taint;
 
@@ -256,6 +257,21 @@ pub struct NodeClassStatus {
     pub amis: Vec<AmiStatus>,
     /// Instance profile.
     pub instance_profile: Option<String>,
+    /// `status.capacityReservations` (v1): what the controller last resolved the class's
+    /// `capacityReservationSelectorTerms` to. `None` when the status does not have the field
+    /// (no controller wrote it, or a manifest from git), which is not the same as `[]`.
+    pub capacity_reservations: Option<Vec<ReservationStatus>>,
+}
+
+/// One entry of `EC2NodeClass.status.capacityReservations`, as far as drift needs it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ReservationStatus {
+    /// `cr-…`.
+    pub id: String,
+    /// Instance type.
+    pub instance_type: String,
+    /// Zone.
+    pub zone: String,
 }
 
 /// An EC2NodeClass, AWSNodeTemplate or inline `spec.provider`, normalised.
@@ -279,6 +295,9 @@ pub struct NodeClass {
     pub subnet_selector_terms: Vec<SelectorTerm>,
     /// Security-group selector terms.
     pub security_group_selector_terms: Vec<SelectorTerm>,
+    /// `capacityReservationSelectorTerms` (v1, AWS provider v1.3+): the reservations whose
+    /// capacity the class may launch into. Empty: no reserved capacity.
+    pub capacity_reservation_selector_terms: Vec<CapacityReservationTerm>,
     /// v1alpha1 map-form selectors as written (`amiSelector`, `subnetSelector`,
     /// `securityGroupSelector`), kept because their comma-splitting rules differ from v1's.
     pub legacy_selectors: BTreeMap<String, BTreeMap<String, String>>,

@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::model::instance_type::{InstanceType, ON_DEMAND, RESERVED, SPOT};
 use crate::model::labels;
 use crate::model::requirements::{Operator, Requirement};
+use crate::model::reservation::ReservationType;
 
 use super::node_claim::{unmet_min_values, Claim};
 use super::node_claim_template::{admitted_slots, cheapest_offer, Pool};
@@ -21,6 +22,13 @@ use super::{
     ExistingPlacement, Input, InstanceTypeOption, LaunchChoice, LaunchOffering, Plan,
     PlannedNodeClaim, UnschedulablePod,
 };
+
+/// The labels naming a node's capacity reservation.
+const RESERVATION_LABELS: [&str; 3] = [
+    labels::CAPACITY_RESERVATION_ID,
+    labels::CAPACITY_RESERVATION_TYPE,
+    labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
+];
 
 /// Metal sizes and accelerated types: Karpenter only launches them when nothing else fits.
 pub(super) fn is_exotic(it: &InstanceType) -> bool {
@@ -47,6 +55,20 @@ pub(super) fn finalize(
     let mut reqs = claim.reqs.clone();
     reqs.remove(HOSTNAME);
     let admitted = admitted_slots(pool, &reqs);
+    // A NodeClaim holding reservations is pinned to them (`FinalizeScheduling`: capacity type
+    // `reserved`, reservation id among those held): only they are launched into. One holding
+    // none launches into none: the reservations it could use were all held by others when it
+    // took its pods, and launching into them would plan more instances than they have. (Static
+    // NodeClaims are given the reservations with instances left, `statics.rs`.)
+    let pinned = !claim.reserved.is_empty();
+    let launch_admitted: Vec<bool> = admitted
+        .iter()
+        .zip(&pool.slot_reservations)
+        .map(|(&a, id)| match id {
+            Some(id) => a && claim.reserved.contains(id),
+            None => a && !pinned,
+        })
+        .collect();
     let mut options: Vec<(f64, u32)> = claim
         .types
         .iter()
@@ -67,7 +89,7 @@ pub(super) fn finalize(
             kept: kept.len(),
         }));
     }
-    let launch = launch_offerings(pool, &kept, &admitted);
+    let launch = launch_offerings(pool, &kept, &launch_admitted);
     let Some(&(_, launch_type, first)) = launch.offerings.first() else {
         return Err(pool.refusal(PoolCause::NoOffering));
     };
@@ -77,7 +99,7 @@ pub(super) fn finalize(
     let mut cts = BTreeSet::new();
     for &t in &kept {
         for &(slot, _) in &pool.offers[t as usize] {
-            if admitted[slot] {
+            if launch_admitted[slot] {
                 zones.insert(pool.slots[slot].0.clone());
                 cts.insert(pool.slots[slot].1.clone());
             }
@@ -111,6 +133,13 @@ pub(super) fn finalize(
         Operator::In,
         cts.iter().cloned(),
     ));
+    if pinned {
+        out_reqs.add(Requirement::new(
+            labels::CAPACITY_RESERVATION_ID,
+            Operator::In,
+            claim.reserved.iter().cloned(),
+        ));
+    }
     // Labels: the template's, the owner's, one value for every custom requirement key, then the
     // launched instance type's own labels.
     let np = &pool.input.pool;
@@ -124,8 +153,24 @@ pub(super) fn finalize(
             node_labels.entry(r.key.clone()).or_insert(v);
         }
     }
+    // The reservation labels come from the reservation launched into, never from the type's
+    // requirements (which list its reservations whatever the capacity type, `aws:
+    // pkg/cloudprovider/cloudprovider.go` `instanceToNodeClaim`).
     for (k, v) in launch_it.requirements.single_value_labels() {
-        node_labels.entry(k).or_insert(v);
+        if !RESERVATION_LABELS.contains(&k.as_str()) {
+            node_labels.entry(k).or_insert(v);
+        }
+    }
+    if let Some(c) = &offering.reservation {
+        node_labels.insert(labels::CAPACITY_RESERVATION_ID.to_string(), c.id.clone());
+        node_labels.insert(
+            labels::CAPACITY_RESERVATION_TYPE.to_string(),
+            c.reservation_type.as_str().to_string(),
+        );
+        node_labels.insert(
+            labels::CAPACITY_RESERVATION_INTERRUPTIBLE.to_string(),
+            c.interruptible.to_string(),
+        );
     }
     node_labels.insert(labels::ZONE.to_string(), offering.zone.clone());
     node_labels.insert(
@@ -160,6 +205,7 @@ pub(super) fn finalize(
             capacity_type: launch.capacity_type.to_string(),
             zone: offering.zone.clone(),
             price: offering.price,
+            reservation: offering.reservation_id().map(str::to_string),
             offerings: launch_offerings,
         },
         zones,
@@ -288,10 +334,73 @@ pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool])
             })
             .then_with(|| oa.zone.cmp(&ob.zone))
     });
+    if capacity_type == RESERVED {
+        offerings = one_reservation_per_zone(pool, offerings);
+    }
     Launchable {
         capacity_type,
         offerings,
     }
+}
+
+/// A reserved launch's CreateFleet limits, on its offerings (cheapest first): one market type
+/// per request, so only the reservation-type partition with the cheapest offering stays (on a
+/// tie ODCRs before capacity blocks before interruptible ODCRs; `CapacityReservationTypeFilter`),
+/// and one offering per pool, so each type keeps, per zone, the reservation with the most
+/// instances left (`ReservedOfferingFilter`, `aws: pkg/providers/instance/filter/filter.go`).
+fn one_reservation_per_zone(
+    pool: &Pool<'_>,
+    offerings: Vec<(u32, u32, usize)>,
+) -> Vec<(u32, u32, usize)> {
+    let reservation = |&(_, t, i): &(u32, u32, usize)| {
+        pool.types[t as usize].offerings[i]
+            .reservation
+            .as_ref()
+            .map(|c| (c.reservation_type, c.interruptible, c.count))
+    };
+    let rank = |(kind, interruptible, _): (ReservationType, bool, u32)| match (kind, interruptible)
+    {
+        (ReservationType::Default, false) => 0,
+        (ReservationType::CapacityBlock, _) => 1,
+        (ReservationType::Default, true) => 2,
+    };
+    // Cheapest first, so the first offering's partition has the cheapest price; among the
+    // offerings at that price the best-ranked partition wins.
+    let Some(first) = offerings.first() else {
+        return offerings;
+    };
+    let price = |&(_, t, i): &(u32, u32, usize)| pool.types[t as usize].offerings[i].price;
+    let cheapest = price(first);
+    let Some(chosen) = offerings
+        .iter()
+        .filter(|o| price(o) == cheapest)
+        .filter_map(&reservation)
+        .min_by_key(|r| rank(*r))
+        .map(|(kind, interruptible, _)| (kind, interruptible))
+    else {
+        return offerings;
+    };
+    let mut best: BTreeMap<(u32, &str), (u32, usize)> = BTreeMap::new();
+    for (n, o) in offerings.iter().enumerate() {
+        let Some((kind, interruptible, count)) = reservation(o) else {
+            continue;
+        };
+        if (kind, interruptible) != chosen {
+            continue;
+        }
+        let zone = pool.types[o.1 as usize].offerings[o.2].zone.as_str();
+        let entry = best.entry((o.1, zone)).or_insert((count, n));
+        if count > entry.0 {
+            *entry = (count, n);
+        }
+    }
+    let keep: BTreeSet<usize> = best.values().map(|&(_, n)| n).collect();
+    offerings
+        .into_iter()
+        .enumerate()
+        .filter(|(n, _)| keep.contains(n))
+        .map(|(_, o)| o)
+        .collect()
 }
 
 impl<'a> Solver<'a> {

@@ -15,6 +15,7 @@ mod overlay;
 mod podreqs;
 mod queue;
 mod reason;
+mod reservations;
 mod rounds;
 mod scheduler;
 mod shapes;
@@ -81,6 +82,10 @@ pub struct Options {
     /// instead of skipping those known to refuse it (identical pods, full hostnames, zone
     /// pins). The plan is the same, only slower: tests compare the two.
     pub exhaustive: bool,
+    /// Reserved capacity in fallback mode, as Karpenter's disruption simulations run it: a pod
+    /// whose reservations are all held goes to on-demand/spot in the same simulation. Off (the
+    /// provisioner's strict mode): it waits for the next round (`reservations.rs`).
+    pub reserved_fallback: bool,
 }
 
 impl Default for Options {
@@ -88,6 +93,7 @@ impl Default for Options {
         Options {
             max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
             exhaustive: false,
+            reserved_fallback: false,
         }
     }
 }
@@ -134,6 +140,8 @@ pub struct LaunchChoice {
     pub zone: String,
     /// USD per hour.
     pub price: f64,
+    /// For `reserved`: the capacity reservation launched into.
+    pub reservation: Option<String>,
     /// Every offering the launch may use after the provider's filters (exotic types, spot
     /// priced above on-demand, the 60 cheapest types), all of `capacity_type`, cheapest first:
     /// the CreateFleet overrides. The first is the one above.

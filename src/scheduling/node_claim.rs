@@ -31,6 +31,8 @@ pub(super) struct Claim {
     pub(super) requests: Resources,
     pub(super) pods: Vec<usize>,
     pub(super) host_ports: Vec<HostPort>,
+    /// Capacity reservations it holds (`reservations.rs`), sorted.
+    pub(super) reserved: Vec<String>,
 }
 
 /// The outcome of a successful attempt on a NodeClaim, applied only if it is chosen.
@@ -38,6 +40,8 @@ pub(super) struct ClaimUpdate {
     pub(super) reqs: Option<Requirements>,
     pub(super) types: Vec<u32>,
     pub(super) requests: Resources,
+    /// The reservations to hold from now on; `None`: unchanged (no reserved offerings).
+    pub(super) reserved: Option<Vec<String>>,
 }
 
 /// Whether `pod` can join `claim`, and the claim's state if it does (`NodeClaim.CanAdd`): each
@@ -149,9 +153,9 @@ fn try_alternative(
     }
     let requests = claim.requests.add(&pod.requests);
     let reqs = new_reqs.as_ref().unwrap_or(&claim.reqs);
-    let offerings_changed = changed
-        .iter()
-        .any(|k| k == labels::ZONE || k == labels::CAPACITY_TYPE);
+    let offerings_changed = changed.iter().any(|k| {
+        k == labels::ZONE || k == labels::CAPACITY_TYPE || k == labels::CAPACITY_RESERVATION_ID
+    });
     let admitted = offerings_changed.then(|| admitted_slots(pool, reqs));
     let types: Vec<u32> = claim
         .types
@@ -180,6 +184,7 @@ fn try_alternative(
         reqs: new_reqs,
         types,
         requests,
+        reserved: None,
     })
 }
 

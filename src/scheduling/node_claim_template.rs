@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap;
 use crate::model::instance_type::{InstanceType, Offering};
 use crate::model::labels;
 use crate::model::pod::{HostPort, Pod};
-use crate::model::requirements::{Requirement, Requirements};
+use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::resources::Resources;
 use crate::model::taints::{first_untolerated, Effect};
 
@@ -37,8 +37,11 @@ pub(super) struct Pool<'a> {
     pub(super) min_values: Vec<(String, u32)>,
     pub(super) claims_created: usize,
     /// Distinct (zone, capacity type) pairs of the pool's offerings: a NodeClaim's zone and
-    /// capacity-type requirements are evaluated once per pair, not once per offering.
+    /// capacity-type requirements are evaluated once per pair, not once per offering. Reserved
+    /// offerings get a slot per reservation.
     pub(super) slots: Vec<(String, String)>,
+    /// Per slot: the capacity reservation of a reserved slot.
+    pub(super) slot_reservations: Vec<Option<String>>,
     /// Per type: available offerings as (slot, index into `offerings`), cheapest first.
     pub(super) offers: Vec<Vec<(usize, usize)>>,
     /// Why the pool can take nothing at all, if so.
@@ -117,10 +120,11 @@ pub(super) fn prepare_pools(input: &Input) -> Vec<Pool<'_>> {
             } else {
                 None
             };
-            let (slots, offers) = offering_slots(&types);
+            let (slots, offers, slot_reservations) = offering_slots(&types);
             Pool {
                 daemon_host_ports,
                 slots,
+                slot_reservations,
                 offers,
                 input: pi,
                 reqs,
@@ -150,14 +154,20 @@ pub(super) fn capacity_of(it: &InstanceType, key: &str) -> i64 {
     }
 }
 
-/// Interns each type's available offerings into (zone, capacity type) slots, cheapest first.
+/// Interns each type's available offerings into (zone, capacity type) slots — one per
+/// reservation for reserved offerings — cheapest first; with each slot's reservation.
 #[allow(clippy::type_complexity)]
 pub(super) fn offering_slots(
     types: &[&InstanceType],
-) -> (Vec<(String, String)>, Vec<Vec<(usize, usize)>>) {
+) -> (
+    Vec<(String, String)>,
+    Vec<Vec<(usize, usize)>>,
+    Vec<Option<String>>,
+) {
     let mut slots: Vec<(String, String)> = Vec::new();
-    // Keyed by the offerings' own strings: a slot's pair is copied once, not once per offering.
-    let mut index: FxHashMap<(&str, &str), usize> = FxHashMap::default();
+    let mut reservations: Vec<Option<String>> = Vec::new();
+    // Keyed by the offerings' own strings: a slot's key is copied once, not once per offering.
+    let mut index: FxHashMap<(&str, &str, Option<&str>), usize> = FxHashMap::default();
     let offers = types
         .iter()
         .map(|it| {
@@ -167,9 +177,14 @@ pub(super) fn offering_slots(
                 .enumerate()
                 .filter(|(_, o)| o.available)
                 .map(|(i, o)| {
-                    let key = (o.zone.as_str(), o.capacity_type.as_str());
+                    let key = (
+                        o.zone.as_str(),
+                        o.capacity_type.as_str(),
+                        o.reservation_id(),
+                    );
                     let slot = *index.entry(key).or_insert_with(|| {
                         slots.push((o.zone.clone(), o.capacity_type.clone()));
+                        reservations.push(key.2.map(str::to_string));
                         slots.len() - 1
                     });
                     (slot, i)
@@ -180,21 +195,31 @@ pub(super) fn offering_slots(
                 oa.price
                     .total_cmp(&ob.price)
                     .then_with(|| oa.zone.cmp(&ob.zone))
+                    .then_with(|| oa.reservation_id().cmp(&ob.reservation_id()))
             });
             list
         })
         .collect();
-    (slots, offers)
+    (slots, offers, reservations)
 }
 
-/// Which of a pool's offering slots a NodeClaim's requirements admit.
+/// Which of a pool's offering slots a NodeClaim's requirements admit: zone, capacity type and,
+/// when the requirements name one, the capacity reservation (an on-demand or spot offering has
+/// no reservation id: only `NotIn`/`DoesNotExist` admit it, as upstream's `DoesNotExist`
+/// offering requirement).
 pub(super) fn admitted_slots(pool: &Pool<'_>, reqs: &Requirements) -> Vec<bool> {
     let filter = OfferingFilter::new(reqs);
+    let reservation = reqs.get_ref(labels::CAPACITY_RESERVATION_ID);
     pool.slots
         .iter()
-        .map(|(zone, ct)| {
+        .zip(&pool.slot_reservations)
+        .map(|((zone, ct), id)| {
             filter.zone.is_none_or(|z| z.has(zone))
                 && filter.capacity_type.is_none_or(|c| c.has(ct))
+                && reservation.is_none_or(|r| match id {
+                    Some(id) => r.has(id),
+                    None => matches!(r.operator(), Operator::NotIn | Operator::DoesNotExist),
+                })
         })
         .collect()
 }

@@ -37,8 +37,10 @@ use crate::model::taints::Taint;
 /// | `VolumeNotReady` | a claim of the pod cannot be used yet (unbound with `Immediate` binding or without a class, being deleted, `Lost`, bind not completed) |
 /// | `VolumeTopologyConflict` | the topology the pod's volumes allow (PV node affinity, StorageClass `allowedTopologies`) conflicts with the pod's or the NodePool's |
 /// | `NoTopologyDomains` | a `DoNotSchedule` topology spread is on a key for which no domain is known |
+/// | `ReservedCapacityHeld` | the capacity reservations the pod could use are all held by NodeClaims planned before it: Karpenter defers it to its next scheduling simulation (a later round falls back to on-demand/spot) |
 ///
-/// A pod no NodePool can take gets the code of the first NodePool tried (the highest weight);
+/// A pod no NodePool can take gets the code of the first NodePool tried (the highest weight),
+/// unless reserved capacity stopped the search (`ReservedCapacityHeld`, the last one tried);
 /// the message lists every NodePool's reason.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ReasonCode {
@@ -86,6 +88,8 @@ pub enum ReasonCode {
     VolumeTopologyConflict,
     /// See the table above.
     NoTopologyDomains,
+    /// See the table above.
+    ReservedCapacityHeld,
 }
 
 impl ReasonCode {
@@ -114,6 +118,7 @@ impl ReasonCode {
             ReasonCode::VolumeNotReady => "VolumeNotReady",
             ReasonCode::VolumeTopologyConflict => "VolumeTopologyConflict",
             ReasonCode::NoTopologyDomains => "NoTopologyDomains",
+            ReasonCode::ReservedCapacityHeld => "ReservedCapacityHeld",
         }
     }
 }
@@ -192,11 +197,21 @@ impl Reason {
                 VolumeProblem::NotFound => ReasonCode::VolumeNotFound,
                 VolumeProblem::NotReady => ReasonCode::VolumeNotReady,
             },
+            Reason::NoPlacement { .. } if self.is_reserved_deferral() => {
+                ReasonCode::ReservedCapacityHeld
+            }
             Reason::NoPlacement { refusals, .. } => refusals
                 .first()
                 .map_or(ReasonCode::NoNodePool, |r| r.cause.code()),
             Reason::NotLaunchable(refusal) => refusal.cause.code(),
         }
+    }
+
+    /// Whether reserved capacity stopped the search (Karpenter's `ReservedOfferingError`): the
+    /// pod waits for the next simulation instead of being unschedulable.
+    pub fn is_reserved_deferral(&self) -> bool {
+        matches!(self, Reason::NoPlacement { refusals, .. }
+            if refusals.last().is_some_and(|r| r.cause.is_reserved()))
     }
 }
 
@@ -324,6 +339,11 @@ pub enum PoolCause {
     },
     /// No available offering is left to launch.
     NoOffering,
+    /// The capacity reservations the pod could use (their ids) are all held by NodeClaims
+    /// planned before it.
+    ReservedCapacityHeld(Vec<String>),
+    /// Adding the pod would leave a NodeClaim none of the reservations it holds (their ids).
+    ReservedCapacityLost(Vec<String>),
 }
 
 impl PoolCause {
@@ -349,7 +369,18 @@ impl PoolCause {
                 ReasonCode::MinValuesUnmet
             }
             PoolCause::NoOffering => ReasonCode::NoOffering,
+            PoolCause::ReservedCapacityHeld(_) | PoolCause::ReservedCapacityLost(_) => {
+                ReasonCode::ReservedCapacityHeld
+            }
         }
+    }
+
+    /// A refusal for reserved capacity (strict mode).
+    pub fn is_reserved(&self) -> bool {
+        matches!(
+            self,
+            PoolCause::ReservedCapacityHeld(_) | PoolCause::ReservedCapacityLost(_)
+        )
     }
 }
 
@@ -420,6 +451,19 @@ impl fmt::Display for PoolCause {
                 "minValues for {key} cannot be met by the {kept} cheapest instance types"
             ),
             PoolCause::NoOffering => f.write_str("no offering left to launch"),
+            PoolCause::ReservedCapacityHeld(ids) => write!(
+                f,
+                "capacity reservation{} {} {} held by the NodeClaims planned before it; \
+                 Karpenter defers the pod to its next scheduling simulation",
+                if ids.len() == 1 { "" } else { "s" },
+                ids.join(", "),
+                if ids.len() == 1 { "is" } else { "are all" },
+            ),
+            PoolCause::ReservedCapacityLost(ids) => write!(
+                f,
+                "the pod would leave the NodeClaim none of its capacity reservations ({})",
+                ids.join(", ")
+            ),
         }
     }
 }

@@ -17,6 +17,11 @@
 //! launch picks (the cheapest offering after the provider's filters, `LaunchChoice`) and the
 //! pools' usage grown by those sizes. A round that places nothing ends it; a pod is
 //! unschedulable only when no round places it, with the reason of the last round.
+//!
+//! Reserved capacity goes the same way: a pod whose capacity reservations the round's
+//! NodeClaims all hold is deferred (`reservations.rs`); the next round sees each reservation
+//! one instance shorter per NodeClaim launched into it (the AWS provider's `MarkLaunched`), an
+//! exhausted one no longer available, so the pod falls back to on-demand or spot.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -118,6 +123,12 @@ fn after_round(
         })
         .collect();
     let mut pools = input.pools.clone();
+    for id in launched
+        .iter()
+        .filter_map(|c| c.launch.reservation.as_deref())
+    {
+        use_one_instance(&mut pools, id);
+    }
     for claim in launched {
         let Some(pool) = pools.iter_mut().find(|p| p.pool.name == claim.node_pool) else {
             continue;
@@ -167,6 +178,23 @@ fn after_round(
         options: input.options.clone(),
         // Volumes constrain later rounds the same way; in-flight nodes have no attach limits.
         storage: input.storage.clone(),
+    }
+}
+
+/// One instance of reservation `id` launched: every offering of it (a reservation may be
+/// offered to several pools) has one less, and none left is no longer available.
+fn use_one_instance(pools: &mut [super::PoolInput], id: &str) {
+    let offerings = pools
+        .iter_mut()
+        .flat_map(|p| p.instance_types.iter_mut())
+        .flat_map(|t| t.offerings.iter_mut());
+    for o in offerings {
+        if let Some(c) = o.reservation.as_mut().filter(|c| c.id == id) {
+            c.count = c.count.saturating_sub(1);
+            if c.count == 0 {
+                o.available = false;
+            }
+        }
     }
 }
 

@@ -21,6 +21,7 @@ use super::node_claim_template::{capacity_of, has_offering, limit_reason, prepar
 use super::podreqs::{validation_error, PodState};
 use super::queue::Queue;
 use super::reason::{PoolCause, PoolRefusal, Reason, Shortfall};
+use super::reservations::{Reservations, ReservedFail};
 use super::shapes::Shapes;
 use super::topology::{BoundPod, DomainSources, Topology, TopologyFailure};
 use super::volumes::{self, PodVolumes};
@@ -43,6 +44,8 @@ pub(super) enum Fail {
     Volume,
     /// An existing node's CSI attach limit for this driver would be exceeded.
     VolumeLimit,
+    /// Reserved capacity refuses it (strict mode, `reservations.rs`).
+    Reserved(ReservedFail),
 }
 
 pub(super) struct Solver<'a> {
@@ -59,6 +62,8 @@ pub(super) struct Solver<'a> {
     pub(super) any_prefer_no_schedule: bool,
     /// What is known to refuse pods no topology group constrains, per shape.
     pub(super) shapes: Shapes,
+    /// What is left of each capacity reservation (Karpenter's `ReservationManager`).
+    pub(super) reservations: Reservations,
 }
 
 /// Places the input's pods. See the module documentation.
@@ -159,7 +164,9 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
         topology,
         any_prefer_no_schedule,
         shapes: Shapes::default(),
+        reservations: Reservations::default(),
     };
+    solver.reservations = Reservations::new(&solver.pools);
     let failures = solver.run();
     solver.finish(failures, unschedulable)
 }
@@ -245,6 +252,11 @@ pub(super) fn domain_universe(
 }
 
 impl<'a> Solver<'a> {
+    /// Strict reserved capacity (the provisioner's), unless the options ask for fallback.
+    pub(super) fn strict(&self) -> bool {
+        !self.input.options.reserved_fallback
+    }
+
     pub(super) fn pod(&self, state: usize) -> &'a Pod {
         &self.input.pods[self.states[state].index]
     }
@@ -268,9 +280,16 @@ impl<'a> Solver<'a> {
                     failures.remove(&s);
                 }
                 Err(reason) => {
+                    // A pod waiting for reserved capacity keeps its preferences: it may fit
+                    // once a reservation is released, or in the next simulation
+                    // (`trySchedule`: "shouldn't relax preferences when a pod fails to
+                    // schedule due to a reserved offering error").
+                    let deferred = reason.is_reserved_deferral();
                     failures.insert(s, reason);
                     let pod = self.pod(s);
-                    if self.states[s]
+                    if deferred {
+                        queue.push(s);
+                    } else if self.states[s]
                         .relax(pod, self.any_prefer_no_schedule)
                         .is_some()
                     {
@@ -296,7 +315,10 @@ impl<'a> Solver<'a> {
         let pod = self.pod(s);
         let exhaustive = self.input.options.exhaustive;
         // Pods with volumes are not shapes: their claims (zones, attach counts) differ per pod.
+        // Nor are pods when reservations exist: a claim that refused a shape may take it once
+        // another claim releases a reservation.
         let shape = (!exhaustive
+            && self.reservations.is_empty()
             && self.volumes[s].is_none()
             && self.topology.is_trivial_for(&self.states[s]))
         .then(|| self.shapes.id(pod, &self.states[s]));
@@ -332,14 +354,16 @@ impl<'a> Solver<'a> {
                 .filter(|&(_, c)| c >= first_claim)
                 .find_map(|key| {
                     let claim = &self.claims[key.1];
+                    let pool = &self.pools[claim.pool];
                     try_claim(
                         &self.topology,
-                        &self.pools[claim.pool],
+                        pool,
                         claim,
                         pod,
                         &self.states[s],
                         self.volumes[s].as_ref(),
                     )
+                    .and_then(|u| self.reservations.complete(pool, claim, u, self.strict()))
                     .ok()
                     .map(|update| (key, update))
                 })
@@ -358,7 +382,15 @@ impl<'a> Solver<'a> {
         for p in 0..self.pools.len() {
             match self.new_claim(p, s) {
                 Ok(()) => return Ok(()),
-                Err(r) => refusals.push(r),
+                Err(r) => {
+                    // A pod compatible with a pool's reserved capacity does not fall back to a
+                    // lower-weight pool (`addToNewNodeClaim`).
+                    let reserved = r.cause.is_reserved();
+                    refusals.push(r);
+                    if reserved {
+                        break;
+                    }
+                }
             }
         }
         let reason = Reason::NoPlacement {
@@ -381,6 +413,9 @@ impl<'a> Solver<'a> {
         claim.requests = update.requests;
         claim.pods.push(s);
         claim.host_ports.extend(pod.host_ports.iter().cloned());
+        if let Some(next) = update.reserved {
+            self.reservations.hold(&mut claim.reserved, next);
+        }
         let reqs = claim.reqs.clone();
         let taints = &self.pools[claim.pool].input.pool.taints;
         self.topology.record(&self.states[s], pod, &reqs, taints);
@@ -414,17 +449,23 @@ impl<'a> Solver<'a> {
             requests: Resources::new(),
             pods: Vec::new(),
             host_ports: pool.daemon_host_ports.clone(),
+            reserved: Vec::new(),
         };
         self.topology.register(HOSTNAME, &hostname);
         let pod = self.pod(s);
-        match try_claim(
+        let attempt = try_claim(
             &self.topology,
             &self.pools[p],
             &claim,
             pod,
             &self.states[s],
             self.volumes[s].as_ref(),
-        ) {
+        )
+        .and_then(|u| {
+            self.reservations
+                .complete(&self.pools[p], &claim, u, self.strict())
+        });
+        match attempt {
             Ok(update) => {
                 let c = self.claims.len();
                 self.claims.push(claim);
@@ -467,6 +508,10 @@ impl<'a> Solver<'a> {
                 None => PoolCause::Topology(self.topology.describe(&f)),
             },
             Fail::MinValues(key) => PoolCause::MinValues(key),
+            Fail::Reserved(ReservedFail::AllHeld(ids)) => PoolCause::ReservedCapacityHeld(ids),
+            Fail::Reserved(ReservedFail::WouldLoseReservations(ids)) => {
+                PoolCause::ReservedCapacityLost(ids)
+            }
             Fail::Volume | Fail::VolumeLimit => {
                 let alternatives = self.volume_alternatives(s);
                 let mut base = claim.reqs.clone();

@@ -11,13 +11,16 @@
 //! less than desired replicas", "should not create additional nodeclaims", "should not create
 //! additional nodeclaims when node limits are reached", "should handle zero replicas".
 //! Static pools take no pending pod (`PoolCause::Static`); their nodes, once there, are ordinary
-//! capacity.
+//! capacity. A static pool allowed reserved capacity launches into its reservations while they
+//! have instances left, one per replica, then on-demand/spot (the provider's launch, not the
+//! scheduler's `ReservationManager`, decides for static NodeClaims).
 
 use crate::model::resources::Resources;
 
 use super::finalize::finalize;
 use super::node_claim::Claim;
 use super::node_claim_template::prepare_pools;
+use super::reservations::Reservations;
 use super::{Input, PlannedNodeClaim};
 
 /// The NodeClaims that would bring every static pool of `input` up to its replicas, named
@@ -27,7 +30,9 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
         return Vec::new();
     }
     let mut out = Vec::new();
-    for (p, pool) in prepare_pools(input).iter().enumerate() {
+    let pools = prepare_pools(input);
+    let mut reservations = Reservations::new(&pools);
+    for (p, pool) in pools.iter().enumerate() {
         let Some(replicas) = pool.input.pool.replicas else {
             continue;
         };
@@ -46,21 +51,32 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
         if missing <= 0 || pool.types.is_empty() {
             continue;
         }
-        let claim = Claim {
+        let mut claim = Claim {
             pool: p,
             reqs: pool.reqs.clone(),
             types: (0..pool.types.len() as u32).collect(),
             requests: Resources::new(),
             pods: Vec::new(),
             host_ports: Vec::new(),
-        };
-        let Ok(planned) = finalize(input, pool, &claim, Vec::new()) else {
-            continue;
+            reserved: Vec::new(),
         };
         for n in 1..=missing {
-            let mut c = planned.clone();
-            c.name = format!("{}-{n}", np.name);
-            out.push(c);
+            // Each launch takes reserved capacity while the pool's reservations have instances
+            // left (`getCapacityType`, then `MarkLaunched`), so with reservations every replica
+            // is its own launch; without, they are all alike.
+            claim.reserved = reservations
+                .to_hold(pool, &claim.types, &claim.reqs, &[], false)
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            let Ok(mut planned) = finalize(input, pool, &claim, Vec::new()) else {
+                break;
+            };
+            if let Some(id) = &planned.launch.reservation {
+                reservations.use_one(id);
+            }
+            planned.name = format!("{}-{n}", np.name);
+            out.push(planned);
         }
     }
     out

@@ -78,6 +78,7 @@ fn claim(name: &str, types: &[(&str, f64)], zones: &[&str]) -> PlannedNodeClaim 
             capacity_type: "on-demand".into(),
             zone: zones[0].into(),
             price: types[0].1,
+            reservation: None,
             offerings: kubectl_karpenter::testing::offerings_everywhere(types, zones.len()),
         },
         zones: zones.iter().map(|z| z.to_string()).collect(),

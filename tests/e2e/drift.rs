@@ -261,6 +261,103 @@ fn requirement_narrowing_and_a_custom_catalog() {
     );
 }
 
+/// Issue #12 item 6, `CapacityReservationDrift`: a node launched into reservation `cr-0old`,
+/// which the class's `capacityReservationSelectorTerms` no longer select, is drifted naming it;
+/// one in a still-selected reservation is OK but lists the check offline without the class's
+/// `status.capacityReservations` in `notChecked`; with the status it is checked.
+#[test]
+fn capacity_reservation_drift_names_the_reservation() {
+    let class = |status: &str| {
+        format!(
+            "---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: default\nspec:\n  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\n---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: default\nspec:\n  role: r\n  amiFamily: AL2023\n  amiSelectorTerms: [{{id: ami-1}}]\n  subnetSelectorTerms: [{{id: subnet-a}}]\n  securityGroupSelectorTerms: [{{id: sg-a}}]\n  capacityReservationSelectorTerms: [{{id: cr-0new}}]\n{status}"
+        )
+    };
+    let reserved = |id: &'static str| {
+        [
+            ("karpenter.sh/nodepool", "default"),
+            ("kubernetes.io/arch", "amd64"),
+            ("node.kubernetes.io/instance-type", "m5.large"),
+            ("karpenter.sh/capacity-type", "reserved"),
+            ("karpenter.k8s.aws/capacity-reservation-id", id),
+            ("karpenter.k8s.aws/capacity-reservation-type", "default"),
+        ]
+    };
+    let facts = [
+        ("kubectl-karpenter.io/image-id", "ami-1"),
+        ("kubectl-karpenter.io/subnet-id", "subnet-a"),
+        ("kubectl-karpenter.io/security-group-ids", "sg-a"),
+    ];
+    let nodes = format!(
+        "{}{}",
+        node("old-res", &reserved("cr-0old"), &facts),
+        node("new-res", &reserved("cr-0new"), &facts),
+    );
+    let text = format!("{}{nodes}", class(""));
+    let run = karpenter(
+        &["drift", "check", "-f", "-", "-o", "json"],
+        text.as_bytes(),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = json(&run);
+    let old = by_name(&report, "old-res");
+    assert_eq!(old["reason"], "CapacityReservationDrift");
+    assert_eq!(
+        old["detail"],
+        "capacity reservation cr-0old is no longer selected by EC2NodeClass default's capacityReservationSelectorTerms (now: cr-0new)"
+    );
+    let new = by_name(&report, "new-res");
+    assert_eq!(new["status"], "OK");
+    assert!(
+        new["notChecked"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with(
+                "CapacityReservationDrift: whether capacity reservation cr-0new is still active needs"
+            )),
+        "{new:#}"
+    );
+    // With the class's status (the reservation is gone from it): drifted, naming it.
+    let status = "status:\n  capacityReservations: []\n";
+    let text = format!("{}{nodes}", class(status));
+    let run = karpenter(
+        &["drift", "check", "-f", "-", "-o", "json", "new-res"],
+        text.as_bytes(),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = json(&run);
+    let new = by_name(&report, "new-res");
+    assert_eq!(new["reason"], "CapacityReservationDrift");
+    assert_eq!(
+        new["detail"],
+        "capacity reservation cr-0new is not in EC2NodeClass default status.capacityReservations (now: none): no longer selected or no longer active"
+    );
+    // A catalog offering m5.large only through the class's reservation still offers the type to
+    // the pool (no InstanceTypeNotFound, which would come first).
+    let catalog = "instanceTypes:\n- name: m5.large\n  capacity: {cpu: \"2\", memory: 8Gi}\n  offerings:\n  - {zone: us-east-1a, capacityType: reserved, reservationId: cr-0new, count: 1}\n";
+    let path = write_temp("drift-reserved-catalog.yaml", catalog.as_bytes());
+    let run = karpenter(
+        &[
+            "drift",
+            "check",
+            "-f",
+            "-",
+            "-o",
+            "json",
+            "--catalog",
+            path.to_str().unwrap(),
+            "new-res",
+        ],
+        text.as_bytes(),
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = json(&run);
+    assert_eq!(
+        by_name(&report, "new-res")["reason"],
+        "CapacityReservationDrift"
+    );
+}
+
 /// A v1 NodeClaim with Karpenter's hash annotations and `status.imageID`; the NodePool's hash moved.
 #[test]
 fn nodeclaim_hash_annotations_and_image_id() {

@@ -229,3 +229,111 @@ fn static_pools_are_planned_up_to_their_replicas() {
         .count();
     assert_eq!(baseline, 3);
 }
+
+/// Issue #12 item 6: capacity reservations from a custom catalog. The class selects one ODCR
+/// with 2 instances left: two NodeClaims are planned into it (`capacityType: reserved`, its id),
+/// the third pod waits for the next round and falls back to on-demand; the reservation the class
+/// does not select is never used.
+#[test]
+fn capacity_reservations_are_used_up_then_on_demand() {
+    let catalog = path("capacity-reservations-catalog.yaml");
+    let (run, plan) = dry_run(&[
+        "-f",
+        &path("capacity-reservations.yaml"),
+        "--catalog",
+        &catalog,
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let claims = plan["nodeClaims"].as_array().unwrap();
+    let got: Vec<(i64, &str, Option<&str>, &str)> = claims
+        .iter()
+        .map(|c| {
+            (
+                c["round"].as_i64().unwrap(),
+                c["capacityType"].as_str().unwrap(),
+                c["capacityReservationId"].as_str(),
+                c["zone"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let id = Some("cr-0a1b2c3d4e5f60001");
+    assert_eq!(
+        got,
+        [
+            (1, "reserved", id, "us-east-1a"),
+            (1, "reserved", id, "us-east-1a"),
+            (2, "on-demand", None, "us-east-1a"),
+        ],
+        "{plan:#}"
+    );
+    assert_eq!(
+        claims[0]["labels"]["karpenter.k8s.aws/capacity-reservation-id"],
+        "cr-0a1b2c3d4e5f60001"
+    );
+    assert!(claims[2]["labels"]
+        .get("karpenter.k8s.aws/capacity-reservation-id")
+        .is_none());
+    // The table names the reservation.
+    let table = karpenter(
+        &[
+            "provision",
+            "--dry-run",
+            "-f",
+            &path("capacity-reservations.yaml"),
+            "--catalog",
+            &catalog,
+        ],
+        b"",
+    );
+    assert!(
+        table.stdout.contains("reserved (cr-0a1b2c3d4e5f60001)"),
+        "{}",
+        table.stdout
+    );
+
+    // A class whose terms select nothing in the catalog gets no reserved capacity.
+    let text = std::fs::read_to_string(path("capacity-reservations.yaml"))
+        .unwrap()
+        .replace("[{id: cr-0a1b2c3d4e5f60001}]", "[{tags: {team: ml}}]");
+    let (run, plan) = dry_run_with(&["-f", "-", "--catalog", &catalog], text.as_bytes());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let types: Vec<&str> = plan["nodeClaims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["capacityType"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["on-demand"; 3]);
+}
+
+/// A reserved offering without a count is a one-line input error naming the file and field
+/// (exit 2).
+#[test]
+fn a_reserved_offering_needs_a_count() {
+    let catalog = crate::support::write_temp(
+        "reserved-no-count.yaml",
+        b"instanceTypes:\n- name: m5.large\n  capacity: {cpu: \"2\", memory: 8Gi}\n  offerings:\n  - {zone: us-east-1a, capacityType: reserved, reservationId: cr-0a1}\n",
+    );
+    let run = karpenter(
+        &[
+            "provision",
+            "--dry-run",
+            "-f",
+            &path("capacity-reservations.yaml"),
+            "--catalog",
+            catalog.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let line = run
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .unwrap();
+    assert!(
+        line.ends_with("reserved-no-count.yaml: instanceTypes[0].offerings[0].count: required for a reserved offering: how many instances the reservation can still take"),
+        "{}",
+        run.stderr
+    );
+}

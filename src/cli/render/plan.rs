@@ -52,6 +52,9 @@ struct NodeClaimDoc<'a> {
     instance_type: &'a str,
     instance_types: Names<'a>,
     capacity_type: &'a str,
+    /// For `capacityType: reserved`: the capacity reservation launched into.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capacity_reservation_id: Option<&'a str>,
     zone: &'a str,
     zones: &'a [String],
     price_per_hour: f64,
@@ -74,6 +77,7 @@ impl<'a> NodeClaimDoc<'a> {
             instance_type: &c.launch.instance_type,
             instance_types: Names(&c.instance_types),
             capacity_type: &c.launch.capacity_type,
+            capacity_reservation_id: c.launch.reservation.as_deref(),
             zone: &c.launch.zone,
             zones: &c.zones,
             price_per_hour: c.launch.price,
@@ -197,8 +201,8 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
         }
         format => {
             let wide = format == OutputFormat::Wide;
-            // Later rounds exist only when NodePool limits left pods to them: the column is
-            // shown then.
+            // Later rounds exist only when NodePool limits or held capacity reservations left
+            // pods to them: the column is shown then.
             let rounds = plan.node_claims.iter().any(|c| c.round > 1);
             let mut columns = vec![
                 "NODECLAIM",
@@ -225,7 +229,10 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
                     c.node_class.clone().unwrap_or_else(|| "-".into()),
                     c.launch.instance_type.clone(),
                     format!("{} types", c.instance_types.len()),
-                    c.launch.capacity_type.clone(),
+                    match &c.launch.reservation {
+                        Some(id) => format!("{} ({id})", c.launch.capacity_type),
+                        None => c.launch.capacity_type.clone(),
+                    },
                     c.launch.zone.clone(),
                     c.pods.len().to_string(),
                     price(c.launch.price),

@@ -150,6 +150,7 @@ pub(super) fn aws_instance_type(
                     capacity_type: ct.to_string(),
                     price: price.unwrap_or(0.0),
                     available: price.is_some(),
+                    reservation: None,
                 }
             })
         })

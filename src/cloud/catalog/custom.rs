@@ -12,6 +12,9 @@ use crate::model::labels;
 use crate::model::overhead::{self, AmiFamily};
 use crate::model::quantity::{parse_milli, QuantityError, ONE};
 use crate::model::requirements::{Operator, Requirement, Requirements};
+use crate::model::reservation::{
+    is_reservation_id, selected, Reservation, ReservationType, ReservedCapacity,
+};
 use crate::model::resources::{Resources, PODS};
 
 use super::aws::{put, put_opt};
@@ -37,10 +40,29 @@ pub(super) struct CustomType {
     /// Whether the file set `kubernetes.io/os` itself (Windows families otherwise relabel).
     pub(super) explicit_os: bool,
     pub(super) offerings: Vec<Offering>,
+    /// Per offering: for a reserved one, what a node class's `capacityReservationSelectorTerms`
+    /// match against (id, owner, tags, match criteria).
+    pub(super) reservations: Vec<Option<Reservation>>,
 }
 
+/// Karpenter prices a reserved offering at the type's on-demand price divided by this: "free",
+/// yet ordered like on-demand for consolidation; 0 without an on-demand price (`aws:
+/// pkg/providers/instancetype/offering/reserved_capacity_resolver.go`).
+pub(super) const RESERVED_PRICE_DIVISOR: f64 = 10_000_000.0;
+
+/// The offering fields only a reserved offering has.
+const RESERVATION_FIELDS: [&str; 7] = [
+    "reservationId",
+    "count",
+    "reservationType",
+    "interruptible",
+    "ownerId",
+    "tags",
+    "instanceMatchCriteria",
+];
+
 /// Label keys a custom catalog may not set: they come from `name` and `offerings`.
-pub(super) const RESERVED_LABELS: [(&str, &str); 3] = [
+pub(super) const RESERVED_LABELS: [(&str, &str); 6] = [
     (
         labels::INSTANCE_TYPE,
         "the instance type is the entry's `name`",
@@ -49,6 +71,18 @@ pub(super) const RESERVED_LABELS: [(&str, &str); 3] = [
     (
         labels::CAPACITY_TYPE,
         "capacity types come from `offerings[].capacityType`",
+    ),
+    (
+        labels::CAPACITY_RESERVATION_ID,
+        "reservations come from reserved offerings (`offerings[].reservationId`)",
+    ),
+    (
+        labels::CAPACITY_RESERVATION_TYPE,
+        "reservations come from reserved offerings (`offerings[].reservationType`)",
+    ),
+    (
+        labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
+        "reservations come from reserved offerings (`offerings[].interruptible`)",
     ),
 ];
 
@@ -97,9 +131,23 @@ impl CustomCatalog {
         };
         let mut types: Vec<CustomType> = Vec::with_capacity(list.len());
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        // A reservation is one instance type in one zone: declared once in the whole catalog.
+        let mut reservation_paths: BTreeMap<String, String> = BTreeMap::new();
         for (i, entry) in list.iter().enumerate() {
             let path = format!("instanceTypes[{i}]");
             let t = p.instance_type(&path, entry)?;
+            for (j, o) in t.offerings.iter().enumerate() {
+                let Some(id) = o.reservation_id() else {
+                    continue;
+                };
+                let here = format!("{path}.offerings[{j}].reservationId");
+                if let Some(first) = reservation_paths.insert(id.to_string(), here.clone()) {
+                    return Err(p.invalid(
+                        &here,
+                        format!("capacity reservation {id} is declared twice (also {first})"),
+                    ));
+                }
+            }
             if let Some(first) = seen.insert(t.name.clone(), i) {
                 return Err(p.invalid(
                     &format!("{path}.name"),
@@ -126,11 +174,18 @@ impl CustomCatalog {
                 if family.is_windows() && arch != Some("amd64") {
                     return None;
                 }
+                // A reserved offering exists only for a reservation the node class selects
+                // (`status.capacityReservations` upstream, here resolved against the catalog).
                 let offerings: Vec<Offering> = t
                     .offerings
                     .iter()
-                    .filter(|o| ctx.zone_allowed(&o.zone))
-                    .cloned()
+                    .zip(&t.reservations)
+                    .filter(|(o, r)| {
+                        ctx.zone_allowed(&o.zone)
+                            && r.as_ref()
+                                .is_none_or(|r| selected(ctx.capacity_reservations, r))
+                    })
+                    .map(|(o, _)| o.clone())
                     .collect();
                 if offerings.is_empty() {
                     return None;
@@ -188,6 +243,33 @@ impl CustomType {
             Operator::In,
             offerings.iter().map(|o| o.capacity_type.clone()),
         ));
+        // As the AWS provider's `computeRequirements`: the reservations' ids, types and
+        // interruptibility when the type has reserved offerings, else `DoesNotExist`.
+        let reserved: Vec<&ReservedCapacity> = offerings
+            .iter()
+            .filter_map(|o| o.reservation.as_ref())
+            .collect();
+        let values = |f: fn(&ReservedCapacity) -> String| -> Vec<String> {
+            reserved.iter().map(|c| f(c)).collect()
+        };
+        let keys = [
+            (labels::CAPACITY_RESERVATION_ID, values(|c| c.id.clone())),
+            (
+                labels::CAPACITY_RESERVATION_TYPE,
+                values(|c| c.reservation_type.as_str().to_string()),
+            ),
+            (
+                labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
+                values(|c| c.interruptible.to_string()),
+            ),
+        ];
+        for (key, values) in keys {
+            if values.is_empty() {
+                put_opt(&mut r, key, None);
+            } else {
+                r.add(Requirement::new(key, Operator::In, values));
+            }
+        }
         if !self.labels.contains_key(labels::INSTANCE_GPU_COUNT) {
             let gpus: i64 = GPU_RESOURCES.iter().map(|g| self.capacity.get(g)).sum();
             let count = (gpus > 0).then(|| (gpus / ONE).to_string());
@@ -299,7 +381,8 @@ impl Parser<'_> {
                 labels.insert(key.to_string(), value);
             }
         }
-        let offerings = self.offerings(&format!("{path}.offerings"), map.get("offerings"))?;
+        let (offerings, reservations) =
+            self.offerings(&format!("{path}.offerings"), map.get("offerings"))?;
         Ok(CustomType {
             name,
             capacity,
@@ -307,6 +390,7 @@ impl Parser<'_> {
             labels,
             explicit_os,
             offerings,
+            reservations,
         })
     }
 
@@ -343,7 +427,13 @@ impl Parser<'_> {
         Ok(out)
     }
 
-    pub(super) fn offerings(&self, path: &str, value: Option<&Value>) -> Result<Vec<Offering>> {
+    /// The offerings of one entry, and for each reserved one the reservation it stands for.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn offerings(
+        &self,
+        path: &str,
+        value: Option<&Value>,
+    ) -> Result<(Vec<Offering>, Vec<Option<Reservation>>)> {
         let list = match value {
             None | Some(Value::Null) => return Err(self.invalid(path, "required field is missing")),
             Some(Value::Array(list)) => list,
@@ -355,10 +445,13 @@ impl Parser<'_> {
             return Err(self.invalid(path, "at least one offering is required"));
         }
         let mut out: Vec<Offering> = Vec::with_capacity(list.len());
+        let mut reservations: Vec<Option<Reservation>> = Vec::with_capacity(list.len());
         for (i, entry) in list.iter().enumerate() {
             let opath = format!("{path}[{i}]");
             let map = self.object(&opath, entry)?;
-            self.only_fields(&opath, map, &["zone", "capacityType", "price", "available"])?;
+            let mut allowed = vec!["zone", "capacityType", "price", "available"];
+            allowed.extend(RESERVATION_FIELDS);
+            self.only_fields(&opath, map, &allowed)?;
             let zone = self.string(&format!("{opath}.zone"), map.get("zone"))?;
             let ct_path = format!("{opath}.capacityType");
             let capacity_type = self.string(&ct_path, map.get("capacityType"))?;
@@ -368,44 +461,40 @@ impl Parser<'_> {
                     format!("invalid capacity type {capacity_type:?} (expected on-demand, spot or reserved)"),
                 ));
             }
+            let reserved = capacity_type == RESERVED;
             let price_path = format!("{opath}.price");
             let price = match map.get("price") {
+                None | Some(Value::Null) if reserved => 0.0,
                 None | Some(Value::Null) => {
                     return Err(self.invalid(&price_path, "required field is missing"))
                 }
-                Some(Value::Number(n)) => n.as_f64().filter(|p| p.is_finite() && *p >= 0.0),
-                Some(Value::String(s)) => s
-                    .trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|p| p.is_finite() && *p >= 0.0),
-                Some(other) => {
+                Some(_) if reserved => {
                     return Err(self.invalid(
                         &price_path,
-                        format!("expected a number, got {}", kind(other)),
+                        "a reserved offering has no price of its own: Karpenter prices reserved capacity at the \
+                         type's on-demand price / 10,000,000",
                     ))
                 }
-            }
-            .ok_or_else(|| {
-                self.invalid(
-                    &price_path,
-                    "expected a non-negative number of USD per hour",
-                )
-            })?;
-            let available = match map.get("available") {
-                None | Some(Value::Null) => true,
-                Some(Value::Bool(b)) => *b,
-                Some(other) => {
-                    return Err(self.invalid(
-                        &format!("{opath}.available"),
-                        format!("expected true or false, got {}", kind(other)),
-                    ))
-                }
+                Some(v) => self.price(&price_path, v)?,
             };
-            if let Some(j) = out
-                .iter()
-                .position(|o| o.zone == zone && o.capacity_type == capacity_type)
-            {
+            let available = self.flag(&format!("{opath}.available"), map.get("available"), true)?;
+            let (reservation, selection) = if reserved {
+                let (r, sel) = self.reservation(&opath, map)?;
+                (Some(r), Some(sel))
+            } else {
+                if let Some(k) = RESERVATION_FIELDS.iter().find(|k| map.contains_key(**k)) {
+                    return Err(self.invalid(
+                        &field(&opath, k),
+                        "only a reserved offering (capacityType: reserved) names a capacity reservation",
+                    ));
+                }
+                (None, None)
+            };
+            if let Some(j) = out.iter().position(|o| {
+                o.zone == zone
+                    && o.capacity_type == capacity_type
+                    && o.reservation_id() == reservation.as_ref().map(|r| r.id.as_str())
+            }) {
                 return Err(self.invalid(
                     &opath,
                     format!("duplicate offering {zone}/{capacity_type} (also {path}[{j}])"),
@@ -415,10 +504,141 @@ impl Parser<'_> {
                 zone,
                 capacity_type,
                 price,
-                available,
+                // Karpenter: a reservation with no instance left is not available.
+                available: available && reservation.as_ref().is_none_or(|r| r.count > 0),
+                reservation,
             });
+            reservations.push(selection);
         }
-        Ok(out)
+        let on_demand = out
+            .iter()
+            .filter(|o| o.capacity_type == ON_DEMAND)
+            .map(|o| o.price)
+            .min_by(f64::total_cmp);
+        for o in out.iter_mut().filter(|o| o.reservation.is_some()) {
+            o.price = on_demand.map_or(0.0, |p| p / RESERVED_PRICE_DIVISOR);
+        }
+        Ok((out, reservations))
+    }
+
+    /// A boolean field, `default` when absent.
+    fn flag(&self, path: &str, value: Option<&Value>, default: bool) -> Result<bool> {
+        match value {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => {
+                Err(self.invalid(path, format!("expected true or false, got {}", kind(other))))
+            }
+        }
+    }
+
+    fn price(&self, path: &str, value: &Value) -> Result<f64> {
+        match value {
+            Value::Number(n) => n.as_f64().filter(|p| p.is_finite() && *p >= 0.0),
+            Value::String(s) => s
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|p| p.is_finite() && *p >= 0.0),
+            other => {
+                return Err(self.invalid(path, format!("expected a number, got {}", kind(other))))
+            }
+        }
+        .ok_or_else(|| self.invalid(path, "expected a non-negative number of USD per hour"))
+    }
+
+    /// A reserved offering's reservation: `reservationId` and `count` are required (how many
+    /// instances the reservation can still take decides how many NodeClaims Karpenter plans on
+    /// it); the rest is optional and only matters to selector terms.
+    fn reservation(
+        &self,
+        opath: &str,
+        map: &serde_json::Map<String, Value>,
+    ) -> Result<(ReservedCapacity, Reservation)> {
+        let id_path = format!("{opath}.reservationId");
+        let id = self.string(&id_path, map.get("reservationId"))?;
+        if !is_reservation_id(&id) {
+            return Err(self.invalid(
+                &id_path,
+                format!("{id:?} is not a capacity reservation id (cr-…)"),
+            ));
+        }
+        let count_path = format!("{opath}.count");
+        let count = match map.get("count") {
+            None | Some(Value::Null) => {
+                return Err(self.invalid(
+                    &count_path,
+                    "required for a reserved offering: how many instances the reservation can still take",
+                ))
+            }
+            Some(Value::Number(n)) => n.as_u64().and_then(|c| u32::try_from(c).ok()),
+            Some(_) => None,
+        }
+        .ok_or_else(|| self.invalid(&count_path, "expected a non-negative whole number of instances"))?;
+        let type_path = format!("{opath}.reservationType");
+        let reservation_type = match map.get("reservationType") {
+            None | Some(Value::Null) => ReservationType::Default,
+            Some(Value::String(s)) => ReservationType::parse(s).ok_or_else(|| {
+                self.invalid(
+                    &type_path,
+                    format!("invalid reservation type {s:?} (expected default or capacity-block)"),
+                )
+            })?,
+            Some(other) => {
+                return Err(self.invalid(
+                    &type_path,
+                    format!("expected a string, got {}", kind(other)),
+                ))
+            }
+        };
+        let interruptible = self.flag(
+            &format!("{opath}.interruptible"),
+            map.get("interruptible"),
+            false,
+        )?;
+        let optional = |key: &str| -> Result<Option<String>> {
+            match map.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                v => self.string(&format!("{opath}.{key}"), v).map(Some),
+            }
+        };
+        let owner_id = optional("ownerId")?;
+        let instance_match_criteria = optional("instanceMatchCriteria")?;
+        if let Some(c) = &instance_match_criteria {
+            if c != "open" && c != "targeted" {
+                return Err(self.invalid(
+                    &format!("{opath}.instanceMatchCriteria"),
+                    format!("invalid value {c:?} (expected open or targeted)"),
+                ));
+            }
+        }
+        let mut tags = BTreeMap::new();
+        if let Some(v) = map.get("tags").filter(|v| !v.is_null()) {
+            let tpath = format!("{opath}.tags");
+            for (k, v) in self.object(&tpath, v)? {
+                let Value::String(v) = v else {
+                    return Err(self.invalid(
+                        &field(&tpath, k),
+                        format!("expected a string, got {}", kind(v)),
+                    ));
+                };
+                tags.insert(k.clone(), v.clone());
+            }
+        }
+        Ok((
+            ReservedCapacity {
+                id: id.clone(),
+                reservation_type,
+                interruptible,
+                count,
+            },
+            Reservation {
+                id,
+                owner_id,
+                tags,
+                instance_match_criteria,
+            },
+        ))
     }
 }
 
@@ -448,6 +668,7 @@ mod tests {
     use super::super::Catalog;
     use super::*;
     use crate::model::quantity::{GIB, MIB};
+    use crate::model::reservation::CapacityReservationTerm;
 
     const SPEC_EXAMPLE: &str = r#"
 instanceTypes:
@@ -539,6 +760,100 @@ instanceTypes:
         assert_eq!(t.overhead.kube_reserved.ephemeral_storage, GIB);
     }
 
+    const RESERVED_EXAMPLE: &str = r#"
+instanceTypes:
+- name: m5.large
+  capacity: {cpu: "2", memory: 8Gi}
+  offerings:
+  - {zone: us-east-1a, capacityType: on-demand, price: 0.096}
+  - {zone: us-east-1b, capacityType: on-demand, price: 0.1}
+  - {zone: us-east-1a, capacityType: reserved, reservationId: cr-0a1, count: 2, ownerId: "123456789012", tags: {team: ml}}
+  - {zone: us-east-1a, capacityType: reserved, reservationId: cr-0b2, count: 0, reservationType: capacity-block}
+- name: c5.large
+  capacity: {cpu: "2", memory: 4Gi}
+  offerings:
+  - {zone: us-east-1a, capacityType: reserved, reservationId: cr-0c3, count: 1, instanceMatchCriteria: targeted}
+"#;
+
+    fn reserved_types(terms: &[CapacityReservationTerm]) -> Vec<InstanceType> {
+        let catalog = Catalog::from_custom_text("catalog.yaml", RESERVED_EXAMPLE).expect("loads");
+        let mut ctx = InstanceTypeContext::new("anywhere", "AL2023");
+        ctx.capacity_reservations = terms;
+        catalog.instance_types(&ctx).unwrap()
+    }
+
+    fn term(id: Option<&str>, tags: &[(&str, &str)]) -> CapacityReservationTerm {
+        CapacityReservationTerm {
+            id: id.map(str::to_string),
+            tags: tags
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..CapacityReservationTerm::default()
+        }
+    }
+
+    /// Reserved offerings as the AWS provider builds them (`reserved_capacity_resolver.go`,
+    /// `types.go` `computeRequirements`): one per reservation the class selects, priced at the
+    /// on-demand price / 10,000,000, unavailable without instances left; the type's
+    /// requirements list the reservations.
+    #[test]
+    fn reserved_offerings_follow_the_classes_selector_terms() {
+        let none = reserved_types(&[]);
+        let m5 = find(&none, "m5.large");
+        assert!(m5.offerings.iter().all(|o| o.capacity_type == ON_DEMAND));
+        assert_eq!(
+            m5.requirements
+                .get(labels::CAPACITY_RESERVATION_ID)
+                .operator(),
+            Operator::DoesNotExist
+        );
+        assert!(
+            none.iter().all(|t| t.name != "c5.large"),
+            "a type offered only through an unselected reservation is not offered"
+        );
+
+        let by_tag = reserved_types(&[term(None, &[("team", "*")])]);
+        let m5 = find(&by_tag, "m5.large");
+        let reserved: Vec<&Offering> = m5
+            .offerings
+            .iter()
+            .filter(|o| o.reservation.is_some())
+            .collect();
+        assert_eq!(reserved.len(), 1);
+        let o = reserved[0];
+        assert_eq!(o.reservation_id(), Some("cr-0a1"));
+        assert_eq!(o.reservation.as_ref().unwrap().count, 2);
+        assert!(
+            (o.price - 0.096 / 10_000_000.0).abs() < 1e-15,
+            "{}",
+            o.price
+        );
+        assert!(o.available);
+        assert_eq!(
+            values(m5, labels::CAPACITY_TYPE),
+            vec!["on-demand", "reserved"]
+        );
+        assert_eq!(label(m5, labels::CAPACITY_RESERVATION_ID), "cr-0a1");
+        assert_eq!(label(m5, labels::CAPACITY_RESERVATION_TYPE), "default");
+
+        let all = reserved_types(&[
+            term(Some("cr-0b2"), &[]),
+            term(Some("cr-0c3"), &[]),
+            term(None, &[("team", "ml")]),
+        ]);
+        let m5 = find(&all, "m5.large");
+        let block = m5
+            .offerings
+            .iter()
+            .find(|o| o.reservation_id() == Some("cr-0b2"))
+            .unwrap();
+        assert!(!block.available, "count 0: not available");
+        let c5 = find(&all, "c5.large");
+        assert_eq!(c5.offerings.len(), 1);
+        assert_eq!(c5.offerings[0].price, 0.0, "no on-demand price: free");
+    }
+
     #[test]
     fn custom_catalog_errors_are_one_line_with_the_field_path() {
         let cases = [
@@ -577,6 +892,42 @@ instanceTypes:
             (
                 "instanceTypes:\n- name: a.large\n  capacity: {cpu: 1}\n  offerings: [{zone: z, capacityType: spot, price: 1}]\n- name: a.large\n  capacity: {cpu: 1}\n  offerings: [{zone: z, capacityType: spot, price: 1}]\n",
                 "catalog.yaml: instanceTypes[1].name: duplicate instance type \"a.large\" (also instanceTypes[0])",
+            ),
+            (
+                "instanceTypes:\n- name: a.large\n  capacity: {cpu: 1}\n  offerings: [{zone: z, capacityType: reserved, reservationId: cr-1}]\n",
+                "catalog.yaml: instanceTypes[0].offerings[0].count: required for a reserved offering: how many instances the reservation can still take",
+            ),
+            (
+                "instanceTypes:\n- name: a.large\n  capacity: {cpu: 1}\n  offerings: [{zone: z, capacityType: reserved, count: 1}]\n",
+                "catalog.yaml: instanceTypes[0].offerings[0].reservationId: required field is missing",
+            ),
+            (
+                "instanceTypes:\n- name: a.large\n  capacity: {cpu: 1}\n  offerings: [{zone: z, capacityType: reserved, reservationId: r-1, count: 1}]\n",
+                "catalog.yaml: instanceTypes[0].offerings[0].reservationId: \"r-1\" is not a capacity reservation id (cr-…)",
+            ),
+            (
+                "instanceTypes:\n- name: a.large\n  capacity: {cpu: 1}\n  offerings: [{zone: z, capacityType: reserved, reservationId: cr-1, count: -1}]\n",
+                "catalog.yaml: instanceTypes[0].offerings[0].count: expected a non-negative whole number of instances",
+            ),
+            (
+                "instanceTypes:\n- name: a.large\n  capacity: {cpu: 1}\n  offerings: [{zone: z, capacityType: reserved, reservationId: cr-1, count: 1, price: 0.1}]\n",
+                "catalog.yaml: instanceTypes[0].offerings[0].price: a reserved offering has no price of its own: Karpenter prices reserved capacity at the type's on-demand price / 10,000,000",
+            ),
+            (
+                "instanceTypes:\n- name: a.large\n  capacity: {cpu: 1}\n  offerings: [{zone: z, capacityType: on-demand, price: 1, count: 1}]\n",
+                "catalog.yaml: instanceTypes[0].offerings[0].count: only a reserved offering (capacityType: reserved) names a capacity reservation",
+            ),
+            (
+                "instanceTypes:\n- name: a.large\n  capacity: {cpu: 1}\n  offerings: [{zone: z, capacityType: reserved, reservationId: cr-1, count: 1, reservationType: odcr}]\n",
+                "catalog.yaml: instanceTypes[0].offerings[0].reservationType: invalid reservation type \"odcr\" (expected default or capacity-block)",
+            ),
+            (
+                "instanceTypes:\n- name: a.large\n  capacity: {cpu: 1}\n  offerings: [{zone: z, capacityType: reserved, reservationId: cr-1, count: 1}]\n- name: b.large\n  capacity: {cpu: 1}\n  offerings: [{zone: z, capacityType: reserved, reservationId: cr-1, count: 1}]\n",
+                "catalog.yaml: instanceTypes[1].offerings[0].reservationId: capacity reservation cr-1 is declared twice (also instanceTypes[0].offerings[0].reservationId)",
+            ),
+            (
+                "instanceTypes:\n- name: a.large\n  capacity: {cpu: 1}\n  labels: {karpenter.k8s.aws/capacity-reservation-id: cr-1}\n  offerings: [{zone: z, capacityType: spot, price: 1}]\n",
+                "catalog.yaml: instanceTypes[0].labels[\"karpenter.k8s.aws/capacity-reservation-id\"]: cannot be set as a label: reservations come from reserved offerings (`offerings[].reservationId`)",
             ),
             ("types: []\n", "catalog.yaml: types: unknown field (expected instanceTypes)"),
             ("", "catalog.yaml: expected a mapping with an `instanceTypes` list"),

@@ -23,6 +23,7 @@ use std::sync::{Arc, OnceLock};
 use crate::model::instance_type::{InstanceType, ON_DEMAND, SPOT};
 use crate::model::nodepool::{BlockDevice, KubeletConfig};
 use crate::model::overhead::{self, AmiFamily};
+use crate::model::reservation::CapacityReservationTerm;
 
 mod aws;
 mod custom;
@@ -109,6 +110,9 @@ pub struct InstanceTypeContext<'a> {
     pub vm_memory_overhead_percent: f64,
     /// Zones of the node class's subnets; `None` = every zone of the region.
     pub zones: Option<&'a [String]>,
+    /// The node class's `capacityReservationSelectorTerms`: a custom catalog's reserved
+    /// offerings are kept only for the reservations they select (none: no reserved capacity).
+    pub capacity_reservations: &'a [CapacityReservationTerm],
 }
 
 impl<'a> InstanceTypeContext<'a> {
@@ -122,6 +126,7 @@ impl<'a> InstanceTypeContext<'a> {
             instance_store_policy: None,
             vm_memory_overhead_percent: overhead::DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
             zones: None,
+            capacity_reservations: &[],
         }
     }
 
@@ -283,6 +288,17 @@ impl Catalog {
         match &*self.inner {
             Source::Aws(s) => s.regions.values().any(|r| !r.spot_prices.is_empty()),
             Source::Custom(_) => true,
+        }
+    }
+
+    /// Whether the catalog declares capacity reservations (only custom catalogs can).
+    pub fn has_reservations(&self) -> bool {
+        match &*self.inner {
+            Source::Aws(_) => false,
+            Source::Custom(c) => c
+                .types
+                .iter()
+                .any(|t| t.offerings.iter().any(|o| o.reservation.is_some())),
         }
     }
 

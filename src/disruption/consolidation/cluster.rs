@@ -227,7 +227,13 @@ impl Cluster {
                 namespace_labels,
                 // Consolidation's rescheduling does not look at volumes yet (docs/consolidation.md).
                 storage: None,
-                options: Options::default(),
+                // Karpenter's disruption simulations let reserved capacity fall back
+                // (`core: pkg/controllers/disruption/helpers.go` builds its scheduler without
+                // `DisableReservedCapacityFallback`).
+                options: Options {
+                    reserved_fallback: true,
+                    ..Options::default()
+                },
             },
             memo: SolveMemo::default(),
             nodes: states,

@@ -11,6 +11,7 @@ use crate::testing::*;
 mod existing;
 mod launch;
 mod overlay;
+mod reserved;
 mod rounds;
 mod shapes;
 mod statics;
@@ -63,6 +64,7 @@ fn offer(zone: &str, capacity_type: &str, price: f64) -> Offering {
         capacity_type: capacity_type.into(),
         price,
         available: true,
+        reservation: None,
     }
 }
 
@@ -442,12 +444,14 @@ fn spot_is_chosen_when_allowed_and_cheaper_types_first() {
             capacity_type: SPOT.into(),
             price: 0.05,
             available: true,
+            reservation: None,
         },
         Offering {
             zone: "test-zone-1".into(),
             capacity_type: ON_DEMAND.into(),
             price: 0.2,
             available: true,
+            reservation: None,
         },
     ];
     let types = vec![instance_type("mixed", "4", "8Gi", "20", offerings)];

@@ -215,7 +215,16 @@ fn instance_types(
     }
     for pool in v1_pools {
         let family = super::ami_family(manifests, pool);
-        if let Ok(types) = catalog.instance_types(&InstanceTypeContext::new(&region, &family)) {
+        let mut ctx = InstanceTypeContext::new(&region, &family);
+        // A custom catalog's type offered only through the class's capacity reservations.
+        if let Some(c) = pool
+            .node_class_ref
+            .as_ref()
+            .and_then(|r| manifests.node_classes.iter().find(|c| c.name == r.name))
+        {
+            ctx.capacity_reservations = &c.capacity_reservation_selector_terms;
+        }
+        if let Ok(types) = catalog.instance_types(&ctx) {
             snapshot.instance_types.insert(
                 pool.name.clone(),
                 types.into_iter().map(|t| t.name).collect(),

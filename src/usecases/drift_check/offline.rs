@@ -133,7 +133,7 @@ fn instance_types(
     notes: &mut Vec<GatherNote>,
 ) -> BTreeMap<String, BTreeSet<String>> {
     let mut out = BTreeMap::new();
-    let mut cache: BTreeMap<(String, String), Option<BTreeSet<String>>> = BTreeMap::new();
+    let mut cache: BTreeMap<(String, String, String), Option<BTreeSet<String>>> = BTreeMap::new();
     for pool in &manifests.node_pools {
         if pool.generation != Some(ApiGeneration::V1) {
             continue;
@@ -151,14 +151,24 @@ fn instance_types(
             None => continue,
         };
         let family = super::ami_family(manifests, pool);
+        // A custom catalog's type may be offered only through the class's capacity
+        // reservations: the class's selector terms keep those offerings (and the type).
+        let class = pool
+            .node_class_ref
+            .as_ref()
+            .and_then(|r| manifests.node_classes.iter().find(|c| c.name == r.name));
+        let terms = class.map_or(&[][..], |c| &c.capacity_reservation_selector_terms[..]);
+        let class_name = class.map(|c| c.name.clone()).unwrap_or_default();
         let names = cache
-            .entry((region.clone(), family.clone()))
+            .entry((region.clone(), family.clone(), class_name))
             .or_insert_with(|| {
                 if !catalog.is_custom() && !catalog.regions().contains(&region.as_str()) {
                     return None;
                 }
+                let mut ctx = InstanceTypeContext::new(&region, &family);
+                ctx.capacity_reservations = terms;
                 catalog
-                    .instance_types(&InstanceTypeContext::new(&region, &family))
+                    .instance_types(&ctx)
                     .ok()
                     .map(|types| types.into_iter().map(|t| t.name).collect())
             })

@@ -19,6 +19,12 @@ pub enum Assumption {
         /// The pools.
         pools: Vec<String>,
     },
+    /// A node class selecting capacity reservations, with a catalog that declares none: no
+    /// reserved capacity is planned.
+    ReservationsUnknown {
+        /// The class.
+        class: String,
+    },
 }
 
 impl fmt::Display for Assumption {
@@ -36,13 +42,36 @@ impl fmt::Display for Assumption {
                  bound), so the plan counts on no spot savings (--catalog with spot prices changes that)",
                 pools.join(", ")
             ),
+            Assumption::ReservationsUnknown { class } => write!(
+                f,
+                "node class {class} selects capacity reservations but the catalog declares none: \
+                 no reserved capacity is planned (a --catalog with reserved offerings and their \
+                 instance counts plans it)"
+            ),
         }
     }
 }
 
+/// The node classes a NodePool uses that select capacity reservations.
+pub fn reservation_classes(manifests: &Manifests) -> Vec<String> {
+    manifests
+        .node_classes
+        .iter()
+        .filter(|c| !c.capacity_reservation_selector_terms.is_empty())
+        .filter(|c| {
+            manifests
+                .node_pools
+                .iter()
+                .any(|p| p.node_class_ref.as_ref().is_some_and(|r| r.name == c.name))
+        })
+        .map(|c| c.name.clone())
+        .collect()
+}
+
 /// The assumptions an offline plan of `manifests` makes, given whether the catalog has spot
-/// prices. Only the pools and classes the plan may use are looked at.
-pub fn offline(manifests: &Manifests, spot_prices: bool) -> Vec<Assumption> {
+/// prices and declares capacity reservations. Only the pools and classes the plan may use are
+/// looked at.
+pub fn offline(manifests: &Manifests, spot_prices: bool, reservations: bool) -> Vec<Assumption> {
     let mut out = Vec::new();
     let mut classes: Vec<&str> = Vec::new();
     for pool in &manifests.node_pools {
@@ -58,6 +87,13 @@ pub fn offline(manifests: &Manifests, spot_prices: bool) -> Vec<Assumption> {
                 class: class.name.clone(),
             });
         }
+    }
+    if !reservations {
+        out.extend(
+            reservation_classes(manifests)
+                .into_iter()
+                .map(|class| Assumption::ReservationsUnknown { class }),
+        );
     }
     if !spot_prices {
         let spot: Vec<String> = manifests
@@ -100,7 +136,7 @@ spec:
     fn zones_and_spot_prices_are_said_when_they_change_the_plan() {
         let m = crate::api::load_str("in.yaml", &POOL.replace("CT", "spot")).unwrap();
         assert_eq!(
-            offline(&m, false),
+            offline(&m, false, false),
             [
                 Assumption::ZonesUnknown {
                     class: "default".into()
@@ -110,14 +146,35 @@ spec:
                 }
             ]
         );
-        assert_eq!(offline(&m, true).len(), 1);
+        assert_eq!(offline(&m, true, false).len(), 1);
         let on_demand = crate::api::load_str("in.yaml", &POOL.replace("CT", "on-demand")).unwrap();
-        assert_eq!(offline(&on_demand, false).len(), 1);
+        assert_eq!(offline(&on_demand, false, false).len(), 1);
         let subnets = format!(
             "{}status:\n  subnets: [{{id: subnet-1, zone: us-east-1a}}]\n",
             POOL.replace("CT", "on-demand")
         );
         let known = crate::api::load_str("in.yaml", &subnets).unwrap();
-        assert!(offline(&known, false).is_empty());
+        assert!(offline(&known, false, false).is_empty());
+        let selecting = format!(
+            "{}  capacityReservationSelectorTerms: [{{id: cr-0a1}}]\n",
+            POOL.replace("CT", "on-demand")
+        );
+        let selecting = crate::api::load_str("in.yaml", &selecting).unwrap();
+        assert_eq!(
+            offline(&selecting, false, false),
+            [
+                Assumption::ZonesUnknown {
+                    class: "default".into()
+                },
+                Assumption::ReservationsUnknown {
+                    class: "default".into()
+                }
+            ]
+        );
+        assert_eq!(
+            offline(&selecting, false, true).len(),
+            1,
+            "the catalog declares them"
+        );
     }
 }

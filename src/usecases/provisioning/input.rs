@@ -279,6 +279,7 @@ impl<'c> CatalogSizing<'c> {
         if let Some(c) = class {
             ctx.block_devices = &c.block_devices;
             ctx.instance_store_policy = c.instance_store_policy.as_deref();
+            ctx.capacity_reservations = &c.capacity_reservation_selector_terms;
         }
         if !zones.is_empty() {
             ctx.zones = Some(&zones);

@@ -107,6 +107,16 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         for warning in &snapshot.manifests.warnings[warned..] {
             events.emit(Event::Warning(warning.clone()));
         }
+        // Reservations are not read live: say so rather than plan on-demand silently where
+        // Karpenter would launch into them first (docs/karpenter.md §6.12).
+        if !self.catalog.has_reservations() {
+            for class in super::assumptions::reservation_classes(&snapshot.manifests) {
+                events.emit(Event::Warning(format!(
+                    "EC2NodeClass {class} selects capacity reservations, which are not read live \
+                     (DescribeCapacityReservations): the plan uses no reserved capacity"
+                )));
+            }
+        }
         Ok(Some(Round {
             plan,
             input,

@@ -880,18 +880,55 @@ fn a_storage_list_refused_by_rbac_is_a_warning() {
         .unwrap()
         .unwrap();
     assert_eq!(round.plan.node_claims.len(), 1);
-    let warnings: Vec<String> = events(&log)
-        .into_iter()
-        .filter_map(|e| match e {
-            Event::Warning(w) => Some(w),
-            _ => None,
-        })
-        .collect();
+    let warnings = warnings(&log);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(
         warnings[0].starts_with("cannot list csinodes (GET /apis/storage.k8s.io/v1/csinodes: 403"),
         "{}",
         warnings[0]
+    );
+}
+
+/// The warnings among the recorded events.
+fn warnings(log: &Log) -> Vec<String> {
+    events(log)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Warning(w) => Some(w),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A class that selects capacity reservations: they are not read live, and a warning says the
+/// plan uses no reserved capacity (rather than planning on-demand silently).
+#[test]
+fn a_class_selecting_reservations_is_a_warning_live() {
+    let world = World::new();
+    world.cluster.put(json!({
+        "apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass",
+        "metadata": {"name": "default"},
+        "spec": {
+            "amiFamily": "AL2023",
+            "amiSelectorTerms": [{"id": "ami-al2023"}],
+            "role": "NodeRole",
+            "subnetSelectorTerms": [{"tags": {"cluster": "c"}}],
+            "securityGroupSelectorTerms": [{"tags": {"cluster": "c"}}],
+            "capacityReservationSelectorTerms": [{"id": "cr-0a1"}],
+        }
+    }));
+    world.pending("a", "1");
+    let (log, mut sink) = recorder(&world);
+    let round = world
+        .live()
+        .plan_pending(&all(), &mut sink)
+        .unwrap()
+        .unwrap();
+    assert_eq!(round.plan.node_claims[0].launch.capacity_type, "on-demand");
+    let warnings = warnings(&log);
+    assert_eq!(
+        warnings,
+        ["EC2NodeClass default selects capacity reservations, which are not read live (DescribeCapacityReservations): the plan uses no reserved capacity"]
     );
 }
 
