@@ -9,6 +9,7 @@ pub mod drift;
 pub mod drift_gate;
 pub mod drift_live;
 pub mod drift_replace;
+pub mod lease;
 pub mod live;
 pub mod nodes;
 pub mod provision;

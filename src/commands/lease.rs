@@ -1,0 +1,116 @@
+//! The operator lease of a mutating run (docs/spec.md §10): taken before anything changes,
+//! renewed from its own thread, released when dropped.
+
+use super::Context;
+use crate::cli::health::Health;
+use crate::cli::LeaseArgs;
+use crate::error::CommandError;
+use crate::k8s::client::KubeClient;
+use crate::k8s::config::ClusterTarget;
+use crate::usecases::clock::SystemClock;
+use crate::usecases::lease::{self, Identity, Keeper, LeaseConfig};
+
+/// The operator lease of a mutating run (docs/spec.md §10), renewed from its own thread until
+/// dropped, then released.
+pub struct OperatorLease {
+    pub(super) keeper: Keeper,
+    pub(super) health: Health,
+}
+
+impl OperatorLease {
+    /// Why the lease was lost, once it was: the run must stop (in a pod the container restarts
+    /// and waits as a standby, as a client-go leader does in `OnStoppedLeading`).
+    pub fn lost(&self) -> Option<CommandError> {
+        self.keeper.gate().closed().map(|why| {
+            CommandError::refused(format!("{why}: this run stops"))
+                .with_hint("in a pod the container restarts and waits for the lease as a standby")
+        })
+    }
+
+    /// The run's health (its clock beats it).
+    pub fn health(&self) -> &Health {
+        &self.health
+    }
+}
+
+/// `--wait-for-lease`'s value: a duration, or `forever` (a standby replica).
+fn lease_wait(text: &str) -> Result<std::time::Duration, CommandError> {
+    if text == "forever" {
+        return Ok(std::time::Duration::MAX);
+    }
+    crate::disruption::time::parse_duration_flag(text).ok_or_else(|| {
+        CommandError::input(format!(
+            "--wait-for-lease {text:?}: expected a duration such as 5m, or forever"
+        ))
+    })
+}
+
+/// Takes the operator lease for `command`, or refuses (exit 4) naming the run that holds it;
+/// `--wait-for-lease` waits for it instead (live on `health`, not ready, until it is taken).
+pub fn take_lease(
+    ctx: &mut Context<'_>,
+    command: &str,
+    args: &LeaseArgs,
+    health: &Health,
+) -> Result<OperatorLease, CommandError> {
+    let wait = args.wait_for_lease.as_deref().map(lease_wait).transpose()?;
+    let config = LeaseConfig {
+        namespace: args.lease_namespace.clone(),
+        identity: Identity {
+            holder: holder_identity(),
+            command: command.to_string(),
+        },
+        wait,
+    };
+    // A client of its own: the renewals must not wait behind the run's long calls.
+    let target = ClusterTarget::from_flags(&ctx.global.kube_flags())?;
+    let client = KubeClient::connect(&target)?;
+    let held = lease::acquire(&client, &health.clock(), &config, &ended_here)?;
+    ctx.note(&format!(
+        "operator lease {}/{} taken as {}",
+        config.namespace,
+        lease::LEASE_NAME,
+        config.identity.holder
+    ));
+    // The keeper's own clock: its renewals are not the run's loop beating.
+    let keeper = Keeper::start(client, SystemClock::new(), held);
+    health.leading(keeper.gate());
+    Ok(OperatorLease {
+        keeper,
+        health: health.clone(),
+    })
+}
+
+/// Whether `holder` (`user@host pid N`) was a process of this machine that no longer runs —
+/// a run killed and resumed at once need not wait for its own lease to expire. Only where
+/// `/proc` tells (Linux); elsewhere the lease expires as usual.
+fn ended_here(holder: &str) -> bool {
+    let Some((who, pid)) = holder.rsplit_once(" pid ") else {
+        return false;
+    };
+    let same_host = who.split_once('@').map(|(_, host)| host) == Some(host_name().as_str());
+    let proc = std::path::Path::new("/proc");
+    same_host
+        && pid.parse::<u32>().is_ok()
+        && proc.join("self").exists()
+        && !proc.join(pid).exists()
+}
+
+fn host_name() -> String {
+    std::env::var("HOSTNAME")
+        .ok()
+        .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok())
+        .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "unknown-host".into())
+}
+
+/// `user@host pid N`: who to ask when the lease is held (in a pod, the host is the pod's name).
+fn holder_identity() -> String {
+    let user = ["USER", "LOGNAME", "USERNAME"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_else(|| "unknown".into());
+    format!("{user}@{} pid {}", host_name(), std::process::id())
+}
