@@ -13,7 +13,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::model::node::Node;
-use crate::model::pod::HostPort;
+use crate::model::pod::{HostPort, Pod};
 use crate::model::requirements::{Requirement, Requirements};
 use crate::model::resources::Resources;
 use crate::model::taints::{first_untolerated, Effect, Taint};
@@ -21,8 +21,11 @@ use crate::model::taints::{first_untolerated, Effect, Taint};
 use super::node_claim::host_port_conflict;
 use super::podreqs::PodState;
 use super::scheduler::{Fail, Solver, HOSTNAME};
+use super::topology::PodIndex;
+use super::topology_group::GroupKey;
 use super::volumes::{bound_usage, exceeded_limit};
-use super::Input;
+use super::{ExistingNode, Input};
+use crate::model::storage::Storage;
 
 /// An existing node being filled.
 pub(super) struct Existing<'a> {
@@ -76,16 +79,93 @@ impl NodeFacts {
     }
 }
 
-/// Node facts kept between solves of the same cluster, by node name; an entry whose labels no
-/// longer match the node is derived again, so a stale memo is never wrong, only slower.
+/// What solves of the same cluster keep between them. By default only the nodes' facts, by node
+/// name: an entry whose labels no longer match the node is derived again, so a stale memo is
+/// never wrong, only slower. A [`SolveMemo::tracking`] memo keeps more — what the nodes' pods add
+/// up to, the node order, the pods by label, the domains of each topology key — on the caller's
+/// word that nodes are only ever appended, that a node's labels never change, and that it calls
+/// [`SolveMemo::changed`] whenever a node's pods (or anything else but its `deleting` flag and
+/// taints, which are read afresh every solve) change. The consolidation engine solves the same
+/// thousands of nodes for every simulation; rebuilding all of that each time was most of its cost.
 #[derive(Debug, Default)]
 pub struct SolveMemo {
     nodes: FxHashMap<String, Arc<NodeFacts>>,
+    tracked: Option<Tracked>,
+}
+
+/// The caches of a tracking memo, by node position.
+#[derive(Debug, Default)]
+pub(super) struct Tracked {
+    /// Bumped by every [`SolveMemo::changed`].
+    generation: u64,
+    /// Per node: the generation it last changed in.
+    versions: Vec<u64>,
+    facts: Vec<Arc<NodeFacts>>,
+    /// Per node: its pods' totals, at its version.
+    totals: Vec<Option<(u64, PodTotals)>>,
+    /// Node positions in the solver's order, at a generation and node count.
+    order: Option<(u64, usize, Vec<usize>)>,
+    /// The pods of every node by label, kept up to date as pods are added.
+    pub(super) pods: PodIndex,
+    /// Per topology key: the domains the pools provide and those of the nodes seen so far.
+    pub(super) domains: FxHashMap<String, KeyDomains>,
+    /// Per spread group that filters nodes: its domain universe over the nodes seen so far.
+    pub(super) universes: FxHashMap<GroupKey, (usize, BTreeSet<String>)>,
+}
+
+/// The domains of one topology key (`domain_universe`), kept by a tracking memo.
+#[derive(Debug, Default, Clone)]
+pub(super) struct KeyDomains {
+    /// What the usable pools' types provide, with each pool's taints, in the order found.
+    pub(super) pools: Vec<(String, Vec<Taint>)>,
+    /// The labels of the nodes seen so far, and how many nodes that is.
+    pub(super) nodes: BTreeSet<String>,
+    pub(super) nodes_seen: usize,
+}
+
+/// What a node's pods add up to (the non-terminal ones), and which DaemonSets already run there.
+#[derive(Debug, Clone)]
+struct PodTotals {
+    used: Resources,
+    host_ports: Vec<HostPort>,
+    /// Per DaemonSet of the input: whether a pod of it is on the node, and whether the node's
+    /// labels admit it.
+    daemons: Vec<(bool, bool)>,
 }
 
 impl SolveMemo {
+    /// A memo that also keeps what the nodes' pods derive, trusting the caller to report
+    /// every change with [`SolveMemo::changed`] (see the type's documentation).
+    pub fn tracking() -> Self {
+        SolveMemo {
+            nodes: FxHashMap::default(),
+            tracked: Some(Tracked::default()),
+        }
+    }
+
+    /// Node `node` (by position) changed: its pods, its status, or it was just added.
+    pub fn changed(&mut self, node: usize) {
+        if let Some(t) = self.tracked.as_mut() {
+            t.generation += 1;
+            if t.versions.len() <= node {
+                t.versions.resize(node + 1, 0);
+            }
+            t.versions[node] = t.generation;
+        }
+    }
+
+    pub(super) fn tracked(&mut self) -> Option<&mut Tracked> {
+        self.tracked.as_mut()
+    }
+
     /// The facts of every existing node of `input`, in its order.
     pub(super) fn facts(&mut self, input: &Input) -> Vec<Arc<NodeFacts>> {
+        if let Some(t) = self.tracked.as_mut() {
+            for n in &input.existing_nodes[t.facts.len().min(input.existing_nodes.len())..] {
+                t.facts.push(Arc::new(NodeFacts::new(&n.node)));
+            }
+            return t.facts[..input.existing_nodes.len()].to_vec();
+        }
         input
             .existing_nodes
             .iter()
@@ -101,10 +181,56 @@ impl SolveMemo {
     }
 }
 
-/// `facts`: [`SolveMemo::facts`] of `input`.
+impl Tracked {
+    fn version(&self, node: usize) -> u64 {
+        self.versions.get(node).copied().unwrap_or(0)
+    }
+}
+
+/// A node's pods' totals and its DaemonSets' presence and admission, derived afresh.
+fn pod_totals(
+    n: &ExistingNode,
+    facts: &NodeFacts,
+    daemons: &[(&Pod, PodState)],
+    storage: Option<&Storage>,
+    volume_usage: &mut BTreeMap<String, BTreeSet<String>>,
+) -> PodTotals {
+    let mut used = Resources::new();
+    let mut host_ports = Vec::new();
+    for p in n.pods.iter().filter(|p| !p.is_terminal()) {
+        used.add_assign(&p.requests);
+        host_ports.extend(p.host_ports.iter().cloned());
+        if let Some(storage) = storage {
+            for (driver, claims) in bound_usage(p, storage) {
+                volume_usage.entry(driver).or_default().extend(claims);
+            }
+        }
+    }
+    let daemons = daemons
+        .iter()
+        .map(|(d, state)| {
+            let daemon = d.owner.as_ref().map(|o| o.name.as_str());
+            let present = n.pods.iter().any(|p| {
+                p.is_daemonset_pod() && p.owner.as_ref().map(|o| o.name.as_str()) == daemon
+            });
+            let admits = facts
+                .requirements()
+                .is_compatible(&state.strict_requirements, |_| false);
+            (present, admits)
+        })
+        .collect();
+    PodTotals {
+        used,
+        host_ports,
+        daemons,
+    }
+}
+
+/// `facts`: [`SolveMemo::facts`] of `input`; `tracked`: the memo's caches when it tracks.
 pub(super) fn prepare_existing<'a>(
     input: &'a Input,
     facts: &'a [Arc<NodeFacts>],
+    mut tracked: Option<&mut Tracked>,
 ) -> Vec<Existing<'a>> {
     // The DaemonSets' scheduling requirements, once rather than once per node.
     let daemons: Vec<_> = input
@@ -112,68 +238,91 @@ pub(super) fn prepare_existing<'a>(
         .iter()
         .map(|d| (d, PodState::new(0, d)))
         .collect();
-    let mut nodes: Vec<Existing<'_>> = input
-        .existing_nodes
-        .iter()
-        .zip(facts)
-        .filter(|(n, _)| !n.node.deleting)
-        .map(|(n, facts)| {
-            let mut taints = n.node.scheduling_taints();
-            let cordon = Taint::new("node.kubernetes.io/unschedulable", "", Effect::NoSchedule);
-            if n.node.unschedulable && !taints.iter().any(|t| t.key == cordon.key) {
-                taints.push(cordon);
-            }
-            let reqs = facts.requirements();
-            let mut used = Resources::new();
-            let mut host_ports = Vec::new();
-            let mut volume_usage: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-            for p in n.pods.iter().filter(|p| !p.is_terminal()) {
-                used.add_assign(&p.requests);
-                host_ports.extend(p.host_ports.iter().cloned());
-                if let Some(storage) = input.storage.as_deref() {
-                    for (driver, claims) in bound_usage(p, storage) {
-                        volume_usage.entry(driver).or_default().extend(claims);
+    let storage = input.storage.as_deref();
+    let order = node_order(input, tracked.as_deref_mut());
+    let mut nodes = Vec::with_capacity(order.len());
+    for i in order {
+        let n = &input.existing_nodes[i];
+        if n.node.deleting {
+            continue;
+        }
+        let facts = &facts[i];
+        let mut taints = n.node.scheduling_taints();
+        let cordon = Taint::new("node.kubernetes.io/unschedulable", "", Effect::NoSchedule);
+        if n.node.unschedulable && !taints.iter().any(|t| t.key == cordon.key) {
+            taints.push(cordon);
+        }
+        let mut volume_usage: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        // Volumes are read afresh: they depend on the storage view, which the memo does not track.
+        let totals = match tracked.as_deref_mut() {
+            Some(t) if storage.is_none() => {
+                let version = t.version(i);
+                if t.totals.len() <= i {
+                    t.totals.resize(i + 1, None);
+                }
+                match &t.totals[i] {
+                    Some((v, totals)) if *v == version => totals.clone(),
+                    _ => {
+                        let totals = pod_totals(n, facts, &daemons, None, &mut volume_usage);
+                        t.totals[i] = Some((version, totals.clone()));
+                        totals
                     }
                 }
             }
-            // DaemonSets that will run here but have no pod yet still take their share.
-            for (d, state) in &daemons {
-                let daemon = d.owner.as_ref().map(|o| o.name.as_str());
-                let present = n.pods.iter().any(|p| {
-                    p.is_daemonset_pod() && p.owner.as_ref().map(|o| o.name.as_str()) == daemon
-                });
-                if !present
-                    && first_untolerated(&taints, &d.tolerations).is_none()
-                    && reqs.is_compatible(&state.strict_requirements, |_| false)
-                {
-                    used.add_assign(&d.requests);
-                    host_ports.extend(d.host_ports.iter().cloned());
-                }
+            _ => pod_totals(n, facts, &daemons, storage, &mut volume_usage),
+        };
+        let PodTotals {
+            mut used,
+            mut host_ports,
+            daemons: presence,
+        } = totals;
+        // DaemonSets that will run here but have no pod yet still take their share.
+        for ((d, _), (present, admits)) in daemons.iter().zip(presence) {
+            if !present && admits && first_untolerated(&taints, &d.tolerations).is_none() {
+                used.add_assign(&d.requests);
+                host_ports.extend(d.host_ports.iter().cloned());
             }
-            Existing {
-                node: &n.node,
-                reqs,
-                taints,
-                available: n.node.allocatable.sub(&used),
-                requests: Resources::new(),
-                placed: Vec::new(),
-                host_ports,
-                volume_usage,
-                attach_limits: input
-                    .storage
-                    .as_deref()
-                    .and_then(|s| s.attach_limits.get(&n.node.name)),
-            }
-        })
-        .collect();
-    // Initialized nodes first, then by name.
-    nodes.sort_by(|a, b| {
-        b.node
-            .initialized
-            .cmp(&a.node.initialized)
-            .then_with(|| a.node.name.cmp(&b.node.name))
-    });
+        }
+        nodes.push(Existing {
+            node: &n.node,
+            reqs: facts.requirements(),
+            taints,
+            available: n.node.allocatable.sub(&used),
+            requests: Resources::new(),
+            placed: Vec::new(),
+            host_ports,
+            volume_usage,
+            attach_limits: storage.and_then(|s| s.attach_limits.get(&n.node.name)),
+        });
+    }
     nodes
+}
+
+/// Node positions in the solver's order: initialized nodes first, then by name (deleting ones
+/// included; the caller skips them).
+fn node_order(input: &Input, tracked: Option<&mut Tracked>) -> Vec<usize> {
+    let sorted = || {
+        let mut order: Vec<usize> = (0..input.existing_nodes.len()).collect();
+        order.sort_by(|&a, &b| {
+            let (a, b) = (&input.existing_nodes[a].node, &input.existing_nodes[b].node);
+            b.initialized
+                .cmp(&a.initialized)
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        order
+    };
+    let Some(t) = tracked else {
+        return sorted();
+    };
+    let key = (t.generation, input.existing_nodes.len());
+    match &t.order {
+        Some((g, len, order)) if (*g, *len) == key => order.clone(),
+        _ => {
+            let order = sorted();
+            t.order = Some((key.0, key.1, order.clone()));
+            order
+        }
+    }
 }
 
 impl<'a> Solver<'a> {

@@ -15,7 +15,7 @@ use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::resources::Resources;
 use crate::model::taints::{Effect, Taint};
 
-use super::existing_node::{prepare_existing, Existing, NodeFacts, SolveMemo};
+use super::existing_node::{prepare_existing, Existing, KeyDomains, NodeFacts, SolveMemo};
 use super::node_claim::{try_claim, zone_pin, Claim, ClaimQueue, ClaimUpdate};
 use super::node_claim_template::{capacity_of, has_offering, limit_reason, prepare_pools, Pool};
 use super::podreqs::{validation_error, PodState};
@@ -23,7 +23,7 @@ use super::queue::Queue;
 use super::reason::{PoolCause, PoolRefusal, Reason, Shortfall};
 use super::reservations::{Reservations, ReservedFail};
 use super::shapes::Shapes;
-use super::topology::{BoundPod, DomainSources, Topology, TopologyFailure};
+use super::topology::{BoundPods, DomainSources, PodIndex, Topology, TopologyFailure};
 use super::volumes::{self, PodVolumes};
 use super::{Input, Plan, UnschedulablePod};
 
@@ -116,31 +116,35 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
         }
     }
     let pools = prepare_pools(input);
-    let existing = prepare_existing(input, &facts);
-    let bound: Vec<BoundPod<'_>> = input
-        .existing_nodes
-        .iter()
-        .filter(|n| !n.node.deleting)
-        .flat_map(|n| {
-            n.pods
-                .iter()
-                .filter(|p| !p.is_terminal())
-                .map(move |p| BoundPod {
-                    pod: p,
-                    node_name: &n.node.name,
-                    node_labels: &n.node.labels,
-                    node_taints: &n.node.taints,
-                })
-        })
-        .collect();
-    let (domains, sources) = domain_universe(input, &pools, &facts);
+    // A tracking memo keeps the pod index, the key domains and the spread universes between
+    // solves; otherwise they are derived for this solve alone.
+    let mut fresh_index = PodIndex::default();
+    let mut tracked = memo.tracked();
+    let existing = prepare_existing(input, &facts, tracked.as_deref_mut());
+    let (domains, sources, universes) = match tracked {
+        Some(t) => {
+            t.pods.update(&input.existing_nodes);
+            let (d, s) = domain_universe(input, &pools, &facts, &t.pods, Some(&mut t.domains));
+            (d, s, std::mem::take(&mut t.universes))
+        }
+        None => {
+            fresh_index.update(&input.existing_nodes);
+            let (d, s) = domain_universe(input, &pools, &facts, &fresh_index, None);
+            (d, s, FxHashMap::default())
+        }
+    };
+    let index = match memo.tracked() {
+        Some(t) => &t.pods,
+        None => &fresh_index,
+    };
     let topology = Topology::new(
         domains,
         sources,
         input.namespace_labels.clone(),
         &input.pods,
         &states,
-        &bound,
+        BoundPods::new(&input.existing_nodes, index),
+        universes,
     );
     let any_prefer_no_schedule = pools.iter().any(|p| {
         p.input
@@ -168,6 +172,9 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
     };
     solver.reservations = Reservations::new(&solver.pools);
     let failures = solver.run();
+    if let Some(t) = memo.tracked() {
+        t.universes = std::mem::take(&mut solver.topology.universes);
+    }
     solver.finish(failures, unschedulable)
 }
 
@@ -179,6 +186,8 @@ pub(super) fn domain_universe(
     input: &Input,
     pools: &[Pool<'_>],
     facts: &[Arc<NodeFacts>],
+    index: &PodIndex,
+    mut kept: Option<&mut FxHashMap<String, KeyDomains>>,
 ) -> (FxHashMap<String, BTreeSet<String>>, DomainSources) {
     let filtered = input.pods.iter().any(|p| {
         p.topology_spread.iter().any(|c| {
@@ -211,44 +220,72 @@ pub(super) fn domain_universe(
             .chain(pod.preferred_pod_anti_affinity.iter().map(|w| &w.term));
         keys.extend(terms.map(|t| labels::normalize_key(&t.topology_key).to_string()));
     }
-    for n in &input.existing_nodes {
-        for p in &n.pods {
-            keys.extend(
-                p.pod_anti_affinity
-                    .iter()
-                    .map(|t| labels::normalize_key(&t.topology_key).to_string()),
-            );
-        }
+    // Every existing pod's required anti-affinity, on any node (deleting ones included).
+    for pod in index.anti_affinity_pods(&input.existing_nodes) {
+        keys.extend(
+            pod.pod_anti_affinity
+                .iter()
+                .map(|t| labels::normalize_key(&t.topology_key).to_string()),
+        );
     }
     let mut domains: FxHashMap<String, BTreeSet<String>> = FxHashMap::default();
     for key in &keys {
+        let mut fresh = KeyDomains::default();
+        let known = match kept.as_deref_mut() {
+            Some(kept) => kept.entry(key.clone()).or_insert_with(|| KeyDomains {
+                pools: pool_domains(pools, key),
+                ..KeyDomains::default()
+            }),
+            None => {
+                fresh.pools = pool_domains(pools, key);
+                &mut fresh
+            }
+        };
+        // Nodes only join and their labels do not change (a tracking memo's promise): read
+        // the nodes not seen yet.
+        let nodes = &input.existing_nodes[known.nodes_seen.min(input.existing_nodes.len())..];
+        for n in nodes {
+            if let Some(v) = n.node.labels.get(key) {
+                known.nodes.insert(v.clone());
+            }
+        }
+        known.nodes_seen = input.existing_nodes.len();
         let set = domains.entry(key.clone()).or_default();
-        for pool in pools.iter().filter(|p| p.unusable.is_none()) {
-            let pool_req = pool.reqs.get_ref(key);
-            for it in &pool.types {
-                let narrowed = match (pool_req, it.requirements.get_ref(key)) {
-                    (Some(a), Some(b)) => a.intersection(b),
-                    (Some(a), None) => a.clone(),
-                    (None, Some(b)) => b.clone(),
-                    (None, None) => continue,
-                };
-                if narrowed.operator() == Operator::In {
-                    set.extend(narrowed.values().iter().cloned());
-                    if filtered {
-                        for v in narrowed.values() {
-                            sources.insert_pool_domain(key, v, &pool.input.pool.taints);
-                        }
+        for (v, taints) in &known.pools {
+            set.insert(v.clone());
+            if filtered {
+                sources.insert_pool_domain(key, v, taints);
+            }
+        }
+        set.extend(known.nodes.iter().cloned());
+    }
+    (domains, sources)
+}
+
+/// The values of `key` the usable pools' instance types provide (each pool's requirement
+/// narrowed by each type's), with the pool's taints, in the order found.
+fn pool_domains(pools: &[Pool<'_>], key: &str) -> Vec<(String, Vec<Taint>)> {
+    let mut out = Vec::new();
+    for pool in pools.iter().filter(|p| p.unusable.is_none()) {
+        let pool_req = pool.reqs.get_ref(key);
+        for it in &pool.types {
+            let narrowed = match (pool_req, it.requirements.get_ref(key)) {
+                (Some(a), Some(b)) => a.intersection(b),
+                (Some(a), None) => a.clone(),
+                (None, Some(b)) => b.clone(),
+                (None, None) => continue,
+            };
+            if narrowed.operator() == Operator::In {
+                for v in narrowed.values() {
+                    let taints = &pool.input.pool.taints;
+                    if !out.iter().any(|(d, t)| d == v && t == taints) {
+                        out.push((v.clone(), taints.clone()));
                     }
                 }
             }
         }
-        for n in &input.existing_nodes {
-            if let Some(v) = n.node.labels.get(key) {
-                set.insert(v.clone());
-            }
-        }
     }
-    (domains, sources)
+    out
 }
 
 impl<'a> Solver<'a> {

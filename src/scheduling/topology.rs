@@ -23,6 +23,7 @@ use crate::model::taints::{first_untolerated, Taint, Toleration};
 use super::existing_node::NodeFacts;
 use super::podreqs::{node_filter_terms, PodState};
 use super::topology_group::{admits, Group, GroupKey, GroupKind};
+use super::ExistingNode;
 
 /// Every topology group of one solve.
 #[derive(Debug, Default)]
@@ -43,6 +44,9 @@ pub(crate) struct Topology {
     inverse_for_pod: FxHashMap<usize, Vec<usize>>,
     /// Per pod: the groups it owns.
     owned: FxHashMap<usize, Vec<usize>>,
+    /// Universes of node-filtering spread groups, over the first `n` nodes of `sources`: kept
+    /// by a tracking memo between solves (`SolveMemo`), since nodes only join.
+    pub(super) universes: FxHashMap<GroupKey, (usize, BTreeSet<String>)>,
 }
 
 /// Which group refused a placement (kept small: failures are frequent and cheap to produce).
@@ -52,34 +56,101 @@ pub(crate) struct TopologyFailure {
     group: usize,
 }
 
-/// The bound pods by label pair, so that a new group reads only the pods carrying one of the
-/// pairs its selector requires instead of every pod of the cluster (a full scan per group made
-/// each consolidation simulation cost groups × pods).
-#[derive(Default)]
-struct BoundIndex {
-    /// `hash(key, value)` → bound pods carrying that label (a hash collision only adds pods
-    /// that the full selector check then refuses).
-    by_label: FxHashMap<u64, Vec<u32>>,
+/// Every pod of the existing nodes by label pair, so that a new group reads only the pods
+/// carrying one of the pairs its selector requires instead of every pod of the cluster (a full
+/// scan per group made each consolidation simulation cost groups × pods). It indexes pods by
+/// position and is brought up to date as pods are appended ([`PodIndex::update`]); whether a pod
+/// counts (its node deleting, the pod terminal) is decided when it is read, so a tracking memo
+/// keeps one index for all its solves.
+#[derive(Debug, Default)]
+pub(crate) struct PodIndex {
+    /// `hash(key, value)` → (node, pod) positions carrying that label (a hash collision only
+    /// adds pods that the full selector check then refuses).
+    by_label: FxHashMap<u64, Vec<(u32, u32)>>,
+    /// The pods with required pod anti-affinity.
+    anti_affinity: Vec<(u32, u32)>,
+    /// Per node: how many of its pods are indexed.
+    indexed: Vec<u32>,
 }
 
-impl BoundIndex {
-    fn new(bound: &[BoundPod<'_>]) -> Self {
-        let mut by_label: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
-        for (i, b) in bound.iter().enumerate() {
-            for (k, v) in &b.pod.labels {
-                by_label.entry(label_hash(k, v)).or_default().push(i as u32);
+impl PodIndex {
+    /// Indexes the pods added since the last call (nodes are only appended and pods only
+    /// added at the end of their node's list).
+    pub fn update(&mut self, nodes: &[ExistingNode]) {
+        self.indexed.resize(nodes.len().max(self.indexed.len()), 0);
+        for (n, node) in nodes.iter().enumerate() {
+            let from = self.indexed[n] as usize;
+            for (p, pod) in node.pods.iter().enumerate().skip(from) {
+                let at = (n as u32, p as u32);
+                for (k, v) in &pod.labels {
+                    self.by_label.entry(label_hash(k, v)).or_default().push(at);
+                }
+                if !pod.pod_anti_affinity.is_empty() {
+                    self.anti_affinity.push(at);
+                }
             }
+            self.indexed[n] = node.pods.len() as u32;
         }
-        BoundIndex { by_label }
+    }
+}
+
+impl PodIndex {
+    /// Every indexed pod with required pod anti-affinity, wherever it is.
+    pub fn anti_affinity_pods<'a>(
+        &'a self,
+        nodes: &'a [ExistingNode],
+    ) -> impl Iterator<Item = &'a Pod> {
+        self.anti_affinity
+            .iter()
+            .map(move |&(n, p)| &nodes[n as usize].pods[p as usize])
+    }
+}
+
+fn label_hash(key: &str, value: &str) -> u64 {
+    let mut h = FxHasher::default();
+    key.hash(&mut h);
+    value.hash(&mut h);
+    h.finish()
+}
+
+/// The pods bound to existing nodes that count for topology: not terminal, on a node that is
+/// not deleting.
+#[derive(Clone, Copy)]
+pub(crate) struct BoundPods<'a> {
+    nodes: &'a [ExistingNode],
+    index: &'a PodIndex,
+}
+
+impl<'a> BoundPods<'a> {
+    pub fn new(nodes: &'a [ExistingNode], index: &'a PodIndex) -> Self {
+        BoundPods { nodes, index }
+    }
+
+    fn at(&self, (n, p): (u32, u32)) -> Option<BoundPod<'a>> {
+        let node = &self.nodes[n as usize];
+        let pod = &node.pods[p as usize];
+        (!node.node.deleting && !pod.is_terminal()).then(|| BoundPod {
+            pod,
+            node_name: &node.node.name,
+            node_labels: &node.node.labels,
+            node_taints: &node.node.taints,
+        })
+    }
+
+    /// The bound pods with required pod anti-affinity.
+    fn with_anti_affinity(self) -> impl Iterator<Item = BoundPod<'a>> {
+        self.index
+            .anti_affinity
+            .iter()
+            .filter_map(move |&at| self.at(at))
     }
 
     /// The bound pods `selector` can select: those carrying the rarest label pair it requires
     /// (a `matchLabels` pair or a single-valued `In`), or all of them when it requires none.
-    fn candidates<'a, 'p>(
-        &'a self,
+    fn candidates(
+        self,
         selector: Option<&LabelSelector>,
-        bound: &'a [BoundPod<'p>],
-    ) -> Box<dyn Iterator<Item = &'a BoundPod<'p>> + 'a> {
+    ) -> Box<dyn Iterator<Item = BoundPod<'a>> + 'a> {
         let Some(selector) = selector else {
             return Box::new(std::iter::empty());
         };
@@ -93,21 +164,17 @@ impl BoundIndex {
                     _ => None,
                 }
             }));
+        let index = self.index;
         let rarest = required
-            .map(|(k, v)| self.by_label.get(&label_hash(k, v)).map_or(&[][..], |l| l))
+            .map(|(k, v)| index.by_label.get(&label_hash(k, v)).map_or(&[][..], |l| l))
             .min_by_key(|l| l.len());
         match rarest {
-            Some(list) => Box::new(list.iter().map(move |&i| &bound[i as usize])),
-            None => Box::new(bound.iter()),
+            Some(list) => Box::new(list.iter().filter_map(move |&at| self.at(at))),
+            None => Box::new(self.nodes.iter().enumerate().flat_map(move |(n, node)| {
+                (0..node.pods.len()).filter_map(move |p| self.at((n as u32, p as u32)))
+            })),
         }
     }
-}
-
-fn label_hash(key: &str, value: &str) -> u64 {
-    let mut h = FxHasher::default();
-    key.hash(&mut h);
-    value.hash(&mut h);
-    h.finish()
 }
 
 /// A pod that is already bound somewhere, with the labels and taints of its node.
@@ -154,17 +221,18 @@ impl Topology {
         namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
         pods: &[Pod],
         states: &[PodState],
-        bound: &[BoundPod<'_>],
+        bound: BoundPods<'_>,
+        universes: FxHashMap<GroupKey, (usize, BTreeSet<String>)>,
     ) -> Self {
         let mut t = Topology {
             domains,
             sources,
             namespace_labels,
+            universes,
             ..Default::default()
         };
-        let index = BoundIndex::new(bound);
         // Existing pods with required anti-affinity keep others out of their domains.
-        for b in bound {
+        for b in bound.with_anti_affinity() {
             for term in &b.pod.pod_anti_affinity {
                 let gi = t.inverse_group(GroupKind::AntiAffinity, b.pod, term);
                 if let Some(d) = domain_of(&t.inverse[gi].id.key, b.node_name, b.node_labels) {
@@ -178,7 +246,7 @@ impl Topology {
                 let gi = t.inverse_group(GroupKind::AntiAffinity, pod, term);
                 t.inverse[gi].owners.insert(state.index);
             }
-            t.count_bound(pod, state, bound, &index);
+            t.count_bound(pod, state, Some(bound));
         }
         // Inverse groups are all known now: index which ones select each pod.
         for state in states {
@@ -271,13 +339,44 @@ impl Topology {
     /// the domains of the NodePools and nodes its node filter lets count
     /// (`TopologyDomainGroup.ForEachDomain` with `nodeTaintsPolicy`, and `countDomains`
     /// registering the existing nodes that match `TopologyNodeFilter`).
-    fn universe_for(&self, id: &GroupKey) -> Cow<'_, BTreeSet<String>> {
+    fn universe_for(&mut self, id: &GroupKey) -> Cow<'_, BTreeSet<String>> {
         if id.kind != GroupKind::Spread || id.key == labels::HOSTNAME || id.filters_nothing() {
             return match self.domains.get(&id.key) {
                 Some(all) => Cow::Borrowed(all),
                 None => Cow::Owned(BTreeSet::new()),
             };
         }
+        // Without a taint filter the universe only grows as nodes join (the pools and a node's
+        // labels do not change): extend the kept one with the nodes seen since.
+        if id.taint_filter.is_none() {
+            let (seen, mut out) = self
+                .universes
+                .remove(id)
+                .unwrap_or_else(|| (0, self.pool_universe(id)));
+            for (facts, taints) in &self.sources.nodes[seen.min(self.sources.nodes.len())..] {
+                if let Some(v) = facts.labels().get(&id.key) {
+                    if id.node_matches(&facts.label_reqs, taints) {
+                        out.insert(v.clone());
+                    }
+                }
+            }
+            self.universes
+                .insert(id.clone(), (self.sources.nodes.len(), out.clone()));
+            return Cow::Owned(out);
+        }
+        let mut out = self.pool_universe(id);
+        for (facts, taints) in &self.sources.nodes {
+            if let Some(v) = facts.labels().get(&id.key) {
+                if id.node_matches(&facts.label_reqs, taints) {
+                    out.insert(v.clone());
+                }
+            }
+        }
+        Cow::Owned(out)
+    }
+
+    /// The domains the NodePools give a filtering spread group (`TopologyDomainGroup.ForEachDomain`).
+    fn pool_universe(&self, id: &GroupKey) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         if let Some(pool_domains) = self.sources.pools.get(&id.key) {
             for (domain, taint_sets) in pool_domains {
@@ -292,29 +391,16 @@ impl Topology {
                 }
             }
         }
-        for (facts, taints) in &self.sources.nodes {
-            if let Some(v) = facts.labels().get(&id.key) {
-                if id.node_matches(&facts.label_reqs, taints) {
-                    out.insert(v.clone());
-                }
-            }
-        }
-        Cow::Owned(out)
+        out
     }
 
     /// Re-derives the groups a pod owns from its current (possibly relaxed) state.
     pub fn update(&mut self, pod: &Pod, state: &PodState) {
-        self.count_bound(pod, state, &[], &BoundIndex::default());
+        self.count_bound(pod, state, None);
     }
 
     /// [`Topology::update`], counting the bound pods each new group selects.
-    fn count_bound(
-        &mut self,
-        pod: &Pod,
-        state: &PodState,
-        bound: &[BoundPod<'_>],
-        index: &BoundIndex,
-    ) {
+    fn count_bound(&mut self, pod: &Pod, state: &PodState, bound: Option<BoundPods<'_>>) {
         if let Some(old) = self.owned.remove(&state.index) {
             for gi in old {
                 self.groups[gi].owners.remove(&state.index);
@@ -358,7 +444,8 @@ impl Topology {
                 Some(&gi) => gi,
                 None => {
                     let mut g = Group::new(id.clone(), Some(&self.universe_for(&id)));
-                    for b in index.candidates(g.id.selector.as_ref(), bound) {
+                    let counted = bound.map(|b| b.candidates(g.id.selector.as_ref()));
+                    for b in counted.into_iter().flatten() {
                         if !g.selects(b.pod) {
                             continue;
                         }
@@ -607,13 +694,13 @@ mod tests {
     use super::*;
     use crate::testing::{labels_of, PodBuilder};
 
-    fn names(list: Box<dyn Iterator<Item = &BoundPod<'_>> + '_>) -> Vec<String> {
+    fn names<'a>(list: Box<dyn Iterator<Item = BoundPod<'a>> + 'a>) -> Vec<String> {
         list.map(|b| b.pod.name.clone()).collect()
     }
 
     #[test]
     fn a_group_reads_only_the_pods_with_its_rarest_required_label() {
-        let pods = [
+        let pods = vec![
             PodBuilder::new("web-1")
                 .label("app", "web")
                 .label("tier", "front")
@@ -627,19 +714,19 @@ mod tests {
                 .label("tier", "back")
                 .build(),
         ];
-        let labels = labels_of(&[]);
-        let bound: Vec<BoundPod<'_>> = pods
-            .iter()
-            .map(|pod| BoundPod {
-                pod,
-                node_name: "n",
-                node_labels: &labels,
-                node_taints: &[],
-            })
-            .collect();
-        let index = BoundIndex::new(&bound);
+        let nodes = vec![ExistingNode {
+            node: crate::model::node::Node {
+                name: "n".into(),
+                labels: labels_of(&[]),
+                ..Default::default()
+            },
+            pods,
+        }];
+        let mut index = PodIndex::default();
+        index.update(&nodes);
+        let bound = BoundPods::new(&nodes, &index);
         let web_front = LabelSelector::eq(&[("app", "web"), ("tier", "front")]);
-        assert_eq!(names(index.candidates(Some(&web_front), &bound)), ["web-1"]);
+        assert_eq!(names(bound.candidates(Some(&web_front))), ["web-1"]);
         let single_in = LabelSelector {
             match_expressions: vec![SelectorExpr {
                 key: "app".into(),
@@ -648,9 +735,9 @@ mod tests {
             }],
             ..Default::default()
         };
-        assert_eq!(names(index.candidates(Some(&single_in), &bound)), ["db-1"]);
+        assert_eq!(names(bound.candidates(Some(&single_in))), ["db-1"]);
         let absent = LabelSelector::eq(&[("app", "cache")]);
-        assert!(names(index.candidates(Some(&absent), &bound)).is_empty());
+        assert!(names(bound.candidates(Some(&absent))).is_empty());
         // Nothing required: every pod is read (the full selector check decides).
         let exists = LabelSelector {
             match_expressions: vec![SelectorExpr {
@@ -660,8 +747,37 @@ mod tests {
             }],
             ..Default::default()
         };
-        assert_eq!(index.candidates(Some(&exists), &bound).count(), 3);
+        assert_eq!(bound.candidates(Some(&exists)).count(), 3);
         // No selector selects nothing.
-        assert_eq!(index.candidates(None, &bound).count(), 0);
+        assert_eq!(bound.candidates(None).count(), 0);
+    }
+
+    #[test]
+    fn the_index_reads_pods_added_later_and_skips_deleting_nodes() {
+        let mut nodes = vec![ExistingNode {
+            node: crate::model::node::Node {
+                name: "n".into(),
+                ..Default::default()
+            },
+            pods: vec![PodBuilder::new("web-1").label("app", "web").build()],
+        }];
+        let mut index = PodIndex::default();
+        index.update(&nodes);
+        nodes[0]
+            .pods
+            .push(PodBuilder::new("web-2").label("app", "web").build());
+        index.update(&nodes);
+        let web = LabelSelector::eq(&[("app", "web")]);
+        assert_eq!(
+            names(BoundPods::new(&nodes, &index).candidates(Some(&web))),
+            ["web-1", "web-2"]
+        );
+        nodes[0].node.deleting = true;
+        assert_eq!(
+            BoundPods::new(&nodes, &index)
+                .candidates(Some(&web))
+                .count(),
+            0
+        );
     }
 }

@@ -235,7 +235,8 @@ impl Cluster {
                     ..Options::default()
                 },
             },
-            memo: SolveMemo::default(),
+            // Nodes are only appended here and every change goes through `touch`.
+            memo: SolveMemo::tracking(),
             nodes: states,
             pools: pool_facts,
             pool_by_name,
@@ -318,6 +319,7 @@ impl Cluster {
     pub fn touch(&mut self, i: usize) {
         self.epoch += 1;
         self.nodes[i].version = self.epoch;
+        self.memo.changed(i);
     }
 
     /// Marks the node deleting (an action's candidate) or gone (a finished v0.31 action).

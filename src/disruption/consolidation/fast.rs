@@ -30,7 +30,7 @@ use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::resources::Resources;
 use crate::model::selector::LabelSelector;
 use crate::model::taints::{first_untolerated, Effect, Taint, Toleration};
-use crate::scheduling::{solve_with, ExistingNode};
+use crate::scheduling::{solve_with, ExistingNode, SolveMemo};
 
 /// What placement needs of a node, as the solver's `prepare_existing` computes it.
 #[derive(Debug, Clone)]
@@ -369,7 +369,8 @@ impl Fast {
                 let pods: Vec<Pod> = leftovers.iter().map(|r| r.pod(cluster).clone()).collect();
                 let existing: Vec<ExistingNode> = std::mem::take(&mut cluster.sched.existing_nodes);
                 cluster.sched.pods = pods;
-                let plan = solve_with(&cluster.sched, &mut cluster.memo);
+                // No existing node: the cluster's tracking memo is not for this input.
+                let plan = solve_with(&cluster.sched, &mut SolveMemo::default());
                 cluster.sched.pods = Vec::new();
                 cluster.sched.existing_nodes = existing;
                 plan

@@ -110,14 +110,18 @@ pub(crate) trait Simulator {
     fn still_valid(&self, cluster: &Cluster, stamp: &Stamp) -> bool;
 }
 
-/// One full solve per simulation, nothing reused: the straightforward evaluation the faster
-/// simulator is checked against.
+/// One full solve per simulation, nothing reused (not even the solver's memo): the
+/// straightforward evaluation the faster simulator is checked against.
 #[derive(Debug, Default)]
 pub(crate) struct Reference;
 
 impl Simulator for Reference {
     fn simulate(&mut self, cluster: &mut Cluster, request: &SimRequest) -> SimResult {
-        full_solve(cluster, request)
+        // A fresh memo for each solve: what the cluster's tracking memo keeps is checked too.
+        let kept = std::mem::take(&mut cluster.memo);
+        let result = full_solve(cluster, request);
+        cluster.memo = kept;
+        result
     }
 
     fn still_valid(&self, _: &Cluster, _: &Stamp) -> bool {
