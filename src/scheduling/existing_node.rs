@@ -29,6 +29,8 @@ use crate::model::storage::Storage;
 
 /// An existing node being filled.
 pub(super) struct Existing<'a> {
+    /// The node's position in the input (what the compatibility cache is keyed by).
+    pub(super) position: usize,
     pub(super) node: &'a Node,
     pub(super) reqs: &'a Requirements,
     pub(super) taints: Vec<Taint>,
@@ -111,6 +113,46 @@ pub(super) struct Tracked {
     pub(super) domains: FxHashMap<String, KeyDomains>,
     /// Per spread group that filters nodes: its domain universe over the nodes seen so far.
     pub(super) universes: FxHashMap<GroupKey, (usize, BTreeSet<String>)>,
+    /// Which nodes admit which pod requirements (a node's labels do not change).
+    pub(super) compat: CompatCache,
+}
+
+/// Whether a node's labels admit a pod's requirements, remembered per (requirements, node):
+/// the answer depends on nothing else, and a consolidation simulation asks it of the same few
+/// requirement sets on thousands of nodes, simulation after simulation.
+#[derive(Debug, Default)]
+pub(super) struct CompatCache {
+    ids: FxHashMap<Requirements, u32>,
+    /// Per requirement set, per node position: 0 not known yet, 1 compatible, 2 not.
+    table: Vec<Vec<u8>>,
+}
+
+impl CompatCache {
+    pub(super) fn id(&mut self, reqs: &Requirements) -> u32 {
+        if let Some(&id) = self.ids.get(reqs) {
+            return id;
+        }
+        let id = self.table.len() as u32;
+        self.ids.insert(reqs.clone(), id);
+        self.table.push(Vec::new());
+        id
+    }
+
+    fn compatible(&mut self, id: u32, position: usize, check: impl FnOnce() -> bool) -> bool {
+        let row = &mut self.table[id as usize];
+        if row.len() <= position {
+            row.resize(position + 1, 0);
+        }
+        match row[position] {
+            1 => true,
+            2 => false,
+            _ => {
+                let ok = check();
+                row[position] = if ok { 1 } else { 2 };
+                ok
+            }
+        }
+    }
 }
 
 /// The domains of one topology key (`domain_universe`), kept by a tracking memo.
@@ -284,6 +326,7 @@ pub(super) fn prepare_existing<'a>(
             }
         }
         nodes.push(Existing {
+            position: i,
             node: &n.node,
             reqs: facts.requirements(),
             taints,
@@ -343,7 +386,7 @@ impl<'a> Solver<'a> {
         if !requests.fits_in(&node.available) {
             return Err(Fail::NoInstanceType);
         }
-        if !node.reqs.is_compatible(&state.requirements, |_| false) {
+        if !self.admits(s, node) {
             return Err(Fail::Requirements);
         }
         if let Some(p) = host_port_conflict(&node.host_ports, &pod.host_ports) {
@@ -391,6 +434,25 @@ impl<'a> Solver<'a> {
         self.topology
             .record(&self.states[s], pod, &reqs, &node.taints);
         Ok(())
+    }
+
+    /// Whether the node's labels admit pod `s`'s requirements, remembered per requirement set
+    /// and node ([`CompatCache`]).
+    fn admits(&self, s: usize, node: &Existing<'_>) -> bool {
+        let reqs = &self.states[s].requirements;
+        let mut ids = self.compat_ids.borrow_mut();
+        let mut cache = self.compat.borrow_mut();
+        let id = match &ids[s] {
+            Some((known, id)) if Arc::ptr_eq(known, reqs) => *id,
+            _ => {
+                let id = cache.id(reqs);
+                ids[s] = Some((reqs.clone(), id));
+                id
+            }
+        };
+        cache.compatible(id, node.position, || {
+            node.reqs.is_compatible(reqs, |_| false)
+        })
     }
 
     /// Whether topology lets pod `s` onto a node with `reqs` (`Topology.AddRequirements` on an

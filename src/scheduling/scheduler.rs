@@ -4,6 +4,7 @@
 //! Mirrors `karpenter v1.14.1: pkg/controllers/provisioning/scheduling/scheduler.go` (`Solve`,
 //! `add`, `addToInflightNode`, `addToNewNodeClaim`).
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -15,7 +16,9 @@ use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::resources::Resources;
 use crate::model::taints::{Effect, Taint};
 
-use super::existing_node::{prepare_existing, Existing, KeyDomains, NodeFacts, SolveMemo};
+use super::existing_node::{
+    prepare_existing, CompatCache, Existing, KeyDomains, NodeFacts, SolveMemo,
+};
 use super::node_claim::{try_claim, zone_pin, Claim, ClaimQueue, ClaimUpdate};
 use super::node_claim_template::{capacity_of, has_offering, limit_reason, prepare_pools, Pool};
 use super::podreqs::{validation_error, PodState};
@@ -64,6 +67,10 @@ pub(super) struct Solver<'a> {
     pub(super) shapes: Shapes,
     /// What is left of each capacity reservation (Karpenter's `ReservationManager`).
     pub(super) reservations: Reservations,
+    /// Which existing nodes admit which requirements (kept by a tracking memo between solves).
+    pub(super) compat: RefCell<CompatCache>,
+    /// Per state: its requirements' id in `compat`, with the requirements it was taken for.
+    pub(super) compat_ids: RefCell<Vec<Option<(Arc<Requirements>, u32)>>>,
 }
 
 /// Places the input's pods. See the module documentation.
@@ -121,18 +128,20 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
     let mut fresh_index = PodIndex::default();
     let mut tracked = memo.tracked();
     let existing = prepare_existing(input, &facts, tracked.as_deref_mut());
-    let (domains, sources, universes) = match tracked {
+    let (domains, sources, universes, compat) = match tracked {
         Some(t) => {
             t.pods.update(&input.existing_nodes);
             let (d, s) = domain_universe(input, &pools, &facts, &t.pods, Some(&mut t.domains));
-            (d, s, std::mem::take(&mut t.universes))
+            let compat = std::mem::take(&mut t.compat);
+            (d, s, std::mem::take(&mut t.universes), compat)
         }
         None => {
             fresh_index.update(&input.existing_nodes);
             let (d, s) = domain_universe(input, &pools, &facts, &fresh_index, None);
-            (d, s, FxHashMap::default())
+            (d, s, FxHashMap::default(), CompatCache::default())
         }
     };
+    let state_count = states.len();
     let index = match memo.tracked() {
         Some(t) => &t.pods,
         None => &fresh_index,
@@ -169,11 +178,14 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
         any_prefer_no_schedule,
         shapes: Shapes::default(),
         reservations: Reservations::default(),
+        compat: RefCell::new(compat),
+        compat_ids: RefCell::new(vec![None; state_count]),
     };
     solver.reservations = Reservations::new(&solver.pools);
     let failures = solver.run();
     if let Some(t) = memo.tracked() {
         t.universes = std::mem::take(&mut solver.topology.universes);
+        t.compat = solver.compat.take();
     }
     solver.finish(failures, unschedulable)
 }

@@ -99,6 +99,19 @@ pub(crate) struct Cluster {
     pub usage: Vec<Resources>,
     /// Bumped by every change to the cluster.
     pub epoch: u64,
+    /// Every node's pods by label pair (`label_key`), kept as pods are added: the pods a
+    /// spread constraint counts, found without reading every pod.
+    pub pods_by_label: FxHashMap<u64, Vec<(u32, u32)>>,
+}
+
+/// The key of a label pair in [`Cluster::pods_by_label`] (a collision only adds pods that the
+/// selector then refuses).
+pub(crate) fn label_key(key: &str, value: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = rustc_hash::FxHasher::default();
+    key.hash(&mut h);
+    value.hash(&mut h);
+    h.finish()
 }
 
 fn parse_after(text: Option<&str>) -> After {
@@ -247,7 +260,19 @@ impl Cluster {
             pdbs_by_namespace,
             usage: Vec::new(),
             epoch: 0,
+            pods_by_label: FxHashMap::default(),
         };
+        for (n, e) in cluster.sched.existing_nodes.iter().enumerate() {
+            for (p, pod) in e.pods.iter().enumerate() {
+                for (k, v) in &pod.labels {
+                    cluster
+                        .pods_by_label
+                        .entry(label_key(k, v))
+                        .or_default()
+                        .push((n as u32, p as u32));
+                }
+            }
+        }
         cluster.usage = (0..cluster.pools.len())
             .map(|p| {
                 let mut u = Resources::new();
@@ -339,6 +364,13 @@ impl Cluster {
     pub fn add_pod(&mut self, i: usize, pod: Pod, extra: PodExtra) {
         let mut pod = pod;
         pod.node_name = Some(self.node(i).name.clone());
+        let at = (i as u32, self.sched.existing_nodes[i].pods.len() as u32);
+        for (k, v) in &pod.labels {
+            self.pods_by_label
+                .entry(label_key(k, v))
+                .or_default()
+                .push(at);
+        }
         self.sched.existing_nodes[i].pods.push(pod);
         self.nodes[i].extras.push(extra);
         self.touch(i);

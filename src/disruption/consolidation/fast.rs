@@ -17,18 +17,18 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::cluster::{Cluster, Status};
+use super::cluster::{label_key, Cluster, Status};
 use super::input::Release;
 use super::sim::{
-    full_solve, set_usage, sim_pods, sort_failures, without_existing_prefix, Claim, Failure,
-    PodRef, SimRequest, SimResult, Simulator, Stamp,
+    full_solve, set_usage, sim_pods, sort_failures, without_existing_prefix, Claim, Counted,
+    Failure, Landed, PodRef, SimRequest, SimResult, Simulator, Stamp,
 };
 use crate::model::labels;
 use crate::model::node::Node;
 use crate::model::pod::Pod;
 use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::resources::Resources;
-use crate::model::selector::LabelSelector;
+use crate::model::selector::{LabelSelector, SelectorOp};
 use crate::model::taints::{first_untolerated, Effect, Taint, Toleration};
 use crate::scheduling::{solve_with, ExistingNode, SolveMemo};
 
@@ -413,10 +413,7 @@ impl Fast {
             }
         }
         result.stamp = Some(Stamp::Nodes {
-            landed: placements
-                .iter()
-                .map(|(n, _)| (*n, cluster.nodes[*n].version))
-                .collect(),
+            landed: self.landed(cluster, &placements),
             node_count: (claims_needed
                 || uninitialized_landing
                 || cluster.release == Release::V0_31)
@@ -431,13 +428,134 @@ impl Fast {
     }
 }
 
+/// The pods a spread selector can count in `namespace`, with whether each one's node is
+/// running; `None` when the selector requires no label pair (every pod would have to be read).
+fn counted_pods(
+    cluster: &Cluster,
+    namespace: &str,
+    selector: &LabelSelector,
+) -> Option<Vec<(u32, u32, bool)>> {
+    let required = selector
+        .match_labels
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .chain(selector.match_expressions.iter().filter_map(|e| {
+            match (e.op, e.values.as_slice()) {
+                (SelectorOp::In, [v]) => Some((e.key.as_str(), v.as_str())),
+                _ => None,
+            }
+        }));
+    let rarest = required
+        .map(|(k, v)| {
+            cluster
+                .pods_by_label
+                .get(&label_key(k, v))
+                .map_or(&[][..], Vec::as_slice)
+        })
+        .min_by_key(|l| l.len())?;
+    Some(
+        rarest
+            .iter()
+            .filter(|&&(n, p)| {
+                let pod = &cluster.pods(n as usize)[p as usize];
+                pod.namespace == namespace && selector.matches(&pod.labels)
+            })
+            .map(|&(n, p)| (n, p, cluster.nodes[n as usize].status == Status::Active))
+            .collect(),
+    )
+}
+
+impl Fast {
+    /// The nodes a simulation's pods landed on, with the room it left on each (see [`Landed`]).
+    fn landed(&mut self, cluster: &Cluster, placements: &[(usize, Vec<PodRef>)]) -> Vec<Landed> {
+        placements
+            .iter()
+            .map(|(n, pods)| {
+                let node = *n;
+                // The room is known as the solver counts it only for an initialized node not
+                // under `consolidateAfter` (no taint of its own comes and goes).
+                let slack = (cluster.node(node).initialized
+                    && cluster.nodes[node].status == Status::Active
+                    && !cluster.under_consolidate_after(node))
+                .then(|| {
+                    self.refresh(cluster, node);
+                    let mut used = Resources::new();
+                    for r in pods {
+                        used.add_assign(&r.pod(cluster).requests);
+                    }
+                    let available = &self.infos[node].as_ref().expect("refreshed").available;
+                    available.sub(&used)
+                });
+                Landed {
+                    node,
+                    version: cluster.nodes[node].version,
+                    pods: cluster.pods(node).len(),
+                    slack,
+                }
+            })
+            .collect()
+    }
+
+    /// A stamp for a full solve's result, when its dependencies can be named: no pod of the
+    /// cluster has pod (anti-)affinity (whose groups count pods everywhere), no pending or
+    /// stuck pod (they tolerate the `consolidateAfter` taint, under which a node's expected
+    /// DaemonSets, and so its free capacity, change), and every spread constraint of the
+    /// simulated pods counts pods found by a required label and ignores taints.
+    fn solved_stamp(
+        &mut self,
+        cluster: &Cluster,
+        request: &SimRequest,
+        result: &SimResult,
+    ) -> Option<Stamp> {
+        self.prepare(cluster);
+        if !self.anti_selectors.is_empty()
+            || !cluster.pending.is_empty()
+            || !cluster.stuck.is_empty()
+        {
+            return None;
+        }
+        let mut counted: Vec<Counted> = Vec::new();
+        for &(node, pod) in &request.pods {
+            let pod = &cluster.pods(node)[pod];
+            for c in &pod.topology_spread {
+                if c.honor_taints {
+                    return None;
+                }
+                let Some(selector) = &c.label_selector else {
+                    continue;
+                };
+                if counted
+                    .iter()
+                    .any(|k| k.namespace == pod.namespace && k.selector == *selector)
+                {
+                    continue;
+                }
+                counted.push(Counted {
+                    namespace: pod.namespace.clone(),
+                    selector: selector.clone(),
+                    pods: counted_pods(cluster, &pod.namespace, selector)?,
+                });
+            }
+        }
+        Some(Stamp::Solved {
+            landed: self.landed(cluster, &result.placements),
+            node_count: cluster.nodes.len(),
+            usage: cluster.usage.clone(),
+            counted,
+        })
+    }
+}
+
 impl Simulator for Fast {
     fn simulate(&mut self, cluster: &mut Cluster, request: &SimRequest) -> SimResult {
         match self.try_fast(cluster, request) {
             Some(r) => r,
             None => {
                 let mut r = full_solve(cluster, request);
-                r.stamp = Some(Stamp::Epoch(cluster.epoch));
+                r.stamp = Some(
+                    self.solved_stamp(cluster, request, &r)
+                        .unwrap_or(Stamp::Epoch(cluster.epoch)),
+                );
                 r
             }
         }
@@ -446,6 +564,19 @@ impl Simulator for Fast {
     fn still_valid(&self, cluster: &Cluster, stamp: &Stamp) -> bool {
         match stamp {
             Stamp::Epoch(e) => *e == cluster.epoch,
+            Stamp::Solved {
+                landed,
+                node_count,
+                usage,
+                counted,
+            } => {
+                *node_count == cluster.nodes.len()
+                    && landed.iter().all(|l| l.holds(cluster))
+                    && *usage == cluster.usage
+                    && counted.iter().all(|c| {
+                        counted_pods(cluster, &c.namespace, &c.selector).as_ref() == Some(&c.pods)
+                    })
+            }
             Stamp::Nodes {
                 landed,
                 node_count,
@@ -453,7 +584,7 @@ impl Simulator for Fast {
                 pending,
                 stuck,
             } => {
-                landed.iter().all(|&(n, v)| cluster.nodes[n].version == v)
+                landed.iter().all(|l| l.holds(cluster))
                     && node_count.is_none_or(|c| c == cluster.nodes.len())
                     && usage.as_ref().is_none_or(|u| *u == cluster.usage)
                     && *pending == cluster.pending.len()

@@ -11,6 +11,7 @@ use rustc_hash::FxHashMap;
 use super::cluster::Cluster;
 use crate::model::pod::Pod;
 use crate::model::resources::Resources;
+use crate::model::selector::LabelSelector;
 use crate::model::taints::{Effect, Taint, Toleration};
 use crate::scheduling::{solve_with, PlannedNodeClaim};
 
@@ -94,12 +95,72 @@ pub(crate) enum Stamp {
     /// every node or landed on one that is not initialized; the pools' usage when NodeClaims
     /// were needed; the pending and stuck pods.
     Nodes {
-        landed: Vec<(usize, u64)>,
+        landed: Vec<Landed>,
         node_count: Option<usize>,
         usage: Option<Vec<Resources>>,
         pending: usize,
         stuck: usize,
     },
+    /// A full solve's: the nodes its pods landed on (at these versions), the node count, the
+    /// pools' usage, and the pods its spread constraints count. Free capacity only shrinks
+    /// between passes, so placements that were refused stay refused; what else could change
+    /// the answer is in the stamp (see `fast::Fast::solved_stamp` for when one is given).
+    Solved {
+        landed: Vec<Landed>,
+        node_count: usize,
+        usage: Vec<Resources>,
+        counted: Vec<Counted>,
+    },
+}
+
+/// The pods one spread constraint of a simulated pod can count (its namespace's pods its
+/// selector matches) and whether each one's node is running: while these are unchanged, so are
+/// the constraint's domain counts.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Counted {
+    pub namespace: String,
+    pub selector: LabelSelector,
+    pub pods: Vec<(u32, u32, bool)>,
+}
+
+/// A node a simulation's pods landed on. The placement still holds while the node is as it
+/// was, or when it only received pods since (an initialized, running node, not under
+/// `consolidateAfter`, whose new pods bind no host port) and those fit in the room the
+/// simulation left on it: nodes earlier in the order only ever lose room, so first fit picks
+/// the same node again.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Landed {
+    pub node: usize,
+    pub version: u64,
+    /// Its pod count then; the pods after it were added since.
+    pub pods: usize,
+    /// Its free capacity after the simulation's pods, when the relaxed check may apply.
+    pub slack: Option<Resources>,
+}
+
+impl Landed {
+    pub fn holds(&self, cluster: &Cluster) -> bool {
+        let state = &cluster.nodes[self.node];
+        if state.version == self.version {
+            return true;
+        }
+        let Some(slack) = &self.slack else {
+            return false;
+        };
+        if state.status != super::cluster::Status::Active
+            || cluster.under_consolidate_after(self.node)
+        {
+            return false;
+        }
+        let mut added = Resources::new();
+        for p in cluster.pods(self.node).get(self.pods..).unwrap_or(&[]) {
+            if !p.host_ports.is_empty() {
+                return false;
+            }
+            added.add_assign(&p.requests);
+        }
+        added.fits_in(slack)
+    }
 }
 
 /// Answers simulations.
