@@ -30,6 +30,10 @@ use super::topology::{BoundPods, DomainSources, PodIndex, Topology, TopologyFail
 use super::volumes::{self, PodVolumes};
 use super::{Input, Plan, UnschedulablePod};
 
+/// A state's requirements (kept alive, so the address identifies them) and their id in the
+/// compatibility cache.
+pub(super) type CompatId = (Arc<Requirements>, u32);
+
 /// The label key of a NodeClaim's placeholder hostname while it is being packed.
 pub(super) const HOSTNAME: &str = labels::HOSTNAME;
 
@@ -70,7 +74,7 @@ pub(super) struct Solver<'a> {
     /// Which existing nodes admit which requirements (kept by a tracking memo between solves).
     pub(super) compat: RefCell<CompatCache>,
     /// Per state: its requirements' id in `compat`, with the requirements it was taken for.
-    pub(super) compat_ids: RefCell<Vec<Option<(Arc<Requirements>, u32)>>>,
+    pub(super) compat_ids: RefCell<Vec<Option<CompatId>>>,
 }
 
 /// Places the input's pods. See the module documentation.
