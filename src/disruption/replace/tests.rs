@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
-use super::budget::{controller_free_slots, free_slots, pick, Slots};
+use super::budget::{controller_free_slots, free_slots, free_slots_for, pick, Slots};
 use super::machine::*;
 use super::*;
 use crate::disruption::budgets::DisruptionReason;
@@ -71,6 +71,7 @@ fn queued(name: &str, pool_name: &str, resuming: bool, outcome: usize) -> Queued
             method: Method::Drift,
             chosen: None,
             reason: "Drifted".into(),
+            command: Vec::new(),
         },
         record: resuming.then(Record::default),
         outcome,
@@ -121,6 +122,7 @@ fn a_record_is_written_with_its_method_and_reads_back() {
         reason: "Underutilized".into(),
         started_at: "2026-12-02T10:00:00Z".into(),
         cordoned_before: false,
+        command: Vec::new(),
     };
     assert_eq!(
         record.format(),
@@ -571,8 +573,7 @@ fn slots_follow_the_budget_of_the_method_s_reason() {
     ];
     let pools = std::slice::from_ref(&p);
     let nodes = cluster(10);
-    let free =
-        |method: Method| free_slots(pools, &nodes, method.budget_reason(), 0).free("default");
+    let free = |method: Method| free_slots_for(pools, &nodes, method, 0).free("default");
     assert_eq!(free(Method::EmptyDelete), Some(2));
     assert_eq!(free(Method::ConsolidationDelete), Some(0));
     assert_eq!(free(Method::ConsolidationReplace), Some(0));
@@ -581,8 +582,45 @@ fn slots_follow_the_budget_of_the_method_s_reason() {
         None,
         "no budget for Drifted: unlimited"
     );
-    // The run's reason is its first node's method's.
+    // The run's method is its first node's.
     let queue = [queued("a", "default", false, 0)];
-    assert_eq!(super::budget::reason_of(&queue), DisruptionReason::Drifted);
+    assert_eq!(super::budget::method_of(&queue), Method::Drift);
     assert!(Method::EmptyDelete.is_delete() && !Method::ConsolidationReplace.is_delete());
+}
+
+/// v1 expiration is forceful (`core v1.x pkg/controllers/nodeclaim/expiration/controller.go`,
+/// suite_test "should remove nodeclaims that are expired": deleted with no budget consulted);
+/// v1beta1 expiration is budgeted (`v0.37 pkg/controllers/disruption/expiration.go`,
+/// expiration_test "should allow no empty nodes to be disrupted").
+#[test]
+fn v1_expiration_ignores_budgets_while_v1beta1_expiration_keeps_them() {
+    let blocked = |generation| {
+        let mut p = pool("default", None);
+        p.generation = Some(generation);
+        p.disruption.budgets = vec![Budget {
+            nodes: "0".into(),
+            ..Budget::default()
+        }];
+        p
+    };
+    let nodes = cluster(10);
+    let v1 = blocked(ApiGeneration::V1);
+    let v1beta1 = blocked(ApiGeneration::V1Beta1);
+    assert!(Method::Expiration.is_forceful(&v1) && !Method::Expiration.is_forceful(&v1beta1));
+    let free = |p: &NodePool, method| {
+        free_slots_for(std::slice::from_ref(p), &nodes, method, 0).free("default")
+    };
+    assert_eq!(free(&v1, Method::Expiration), None, "v1: no budget");
+    assert_eq!(free(&v1, Method::Drift), Some(0), "drift stays budgeted");
+    assert_eq!(
+        free(&v1beta1, Method::Expiration),
+        Some(0),
+        "v1beta1: budgeted"
+    );
+    assert!(!Method::Expiration.is_delete());
+    assert_eq!(Method::Expiration.as_str(), "expiration");
+    assert_eq!(
+        serde_json::from_str::<Method>("\"expiration\"").unwrap(),
+        Method::Expiration
+    );
 }

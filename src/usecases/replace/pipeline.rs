@@ -21,7 +21,7 @@ use super::{Event, NodeOutcome, NodeStep, Resume, Settings};
 use crate::api::Manifests;
 use crate::cloud::types::Compute;
 use crate::disruption::drain::Pdb;
-use crate::disruption::replace::budget::{free_slots, pick, pools_of, reason_of};
+use crate::disruption::replace::budget::{free_slots_for, method_of, pick, pools_of};
 use crate::disruption::replace::machine::{
     adopted_readiness, after_launch, entry, launching_next, readiness, Drain, Ending, Entry,
     Failures, LaunchingNext, Readiness, Replacement, State,
@@ -101,15 +101,38 @@ pub fn preview<C: Cluster, P: Compute, K: Clock + ?Sized>(
         queue.push(Queued::new(action, i));
     }
     let now = live.clock.now();
-    let mut slots = free_slots(&pools_of(&queue), &m.nodes, reason_of(&queue), now);
+    let mut slots = free_slots_for(&pools_of(&queue), &m.nodes, method_of(&queue), now);
     let mut planner = Planner::new(m, &pdbs, &BTreeSet::new(), Vec::new(), settings.force, now);
-    planner.leaving(deleted(&queue));
+    planner.leaving(leaving(&queue));
     let mut starting = 0;
     let mut kept = Vec::new();
+    let members = planned_with(&queue);
+    // A command's first node stands for it: the others follow its outcome.
+    let mut leads: BTreeMap<Vec<String>, usize> = BTreeMap::new();
     for q in queue {
+        if let Some(&lead) = leads.get(&q.action.command) {
+            let (status, detail, replacements) = {
+                let l = &outcomes[lead];
+                (l.status, l.detail.clone(), l.replacements.clone())
+            };
+            let o = &mut outcomes[q.outcome];
+            (o.status, o.detail, o.replacements) = (status, detail, replacements);
+            if status == Status::Planned {
+                slots.take(q.pool());
+                starting += 1;
+            }
+            if matches!(status, Status::Planned | Status::Queued) {
+                kept.push(q);
+            }
+            continue;
+        }
+        if q.action.in_command() {
+            leads.insert(q.action.command.clone(), q.outcome);
+        }
         let o = &mut outcomes[q.outcome];
         let (node, pool) = (&q.action.node, &q.action.pool);
-        if q.record.is_none() {
+        let intent = Intent::of(&q.action);
+        if q.record.is_none() && intent.checks_blockers() {
             // Before anything starts, a PDB at zero blocks (nothing of this run will free it).
             if let Some(NodePlan::Blocked { why, .. }) = planner.drain_blocker(node, pool) {
                 o.status = Status::Blocked;
@@ -138,8 +161,15 @@ pub fn preview<C: Cluster, P: Compute, K: Clock + ?Sized>(
             .record
             .as_ref()
             .map_or(settings.attempt.as_str(), |r| r.started_at.as_str());
-        let intent = Intent::of(&q.action);
-        match planner.plan(live, node, pool, attempt, q.record.as_ref(), intent)? {
+        let mut together = vec![node];
+        together.extend(
+            members
+                .get(&q.action.command)
+                .into_iter()
+                .flatten()
+                .filter(|n| n.name != node.name),
+        );
+        match planner.plan_together(live, &together, pool, attempt, q.record.as_ref(), intent)? {
             NodePlan::Blocked { why, .. } => {
                 o.status = Status::Blocked;
                 o.detail = why;
@@ -211,6 +241,9 @@ struct Job {
     reserved: Vec<Pod>,
     /// What a planned node launches.
     launch: Option<Launchable>,
+    /// A node of a command other than its first: the first's outcome. It launches nothing;
+    /// it waits for the first's replacement.
+    follows: Option<usize>,
 }
 
 /// What launching needs: the planned NodeClaims and the solver input they were made from.
@@ -255,7 +288,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
 
     fn run(&mut self, queue: Vec<Queued>) -> Result<(), CommandError> {
         let pools = pools_of(&queue);
-        let reason = reason_of(&queue);
+        let method = method_of(&queue);
         let mut queue: VecDeque<Queued> = queue.into();
         let mut nodes = steps::live_nodes(self.live.cluster)?;
         let mut listed = self.monotonic();
@@ -279,7 +312,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     nodes = steps::live_nodes(self.live.cluster)?;
                     listed = self.monotonic();
                 }
-                let slots = free_slots(&pools, &nodes, reason, self.live.clock.now());
+                let slots = free_slots_for(&pools, &nodes, method, self.live.clock.now());
                 let room = self.settings.max_parallel - self.active.len();
                 let picked = pick(&mut queue, slots, room, self.monotonic());
                 if !picked.is_empty() {
@@ -370,10 +403,42 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             .collect();
         let now = self.live.clock.now();
         let mut planner = Planner::new(&snapshot, &pdbs, &busy, reserved, self.settings.force, now);
-        planner.leaving(deleted(picked.iter().chain(queue.iter())));
+        planner.leaving(leaving(picked.iter().chain(queue.iter())));
+        let (leads, followers) = commands(picked);
+        let members = planned_with(followers.iter());
         let mut planned: Vec<Job> = Vec::new();
-        for q in picked {
-            if let Some(job) = self.enter(&snapshot, &mut planner, q, queue)? {
+        let mut firsts = Vec::new();
+        for q in leads {
+            let with = match members.get(&q.action.command) {
+                Some(nodes) => nodes
+                    .iter()
+                    .filter(|n| n.name != q.action.node.name)
+                    .collect(),
+                None => Vec::new(),
+            };
+            firsts.push((
+                q.action.command.clone(),
+                q.outcome,
+                q.action.node.name.clone(),
+            ));
+            if let Some(job) = self.enter(&snapshot, &mut planner, q, queue, &with)? {
+                planned.push(job);
+            }
+        }
+        // The other nodes of a command follow its first node: marked with it, waiting for
+        // the replacement it launches, or blocked, held back or entering alone as it did.
+        for q in followers {
+            let Some((_, lead, lead_node)) = firsts.iter().find(|f| f.0 == q.action.command) else {
+                continue;
+            };
+            if let Some(job) = self.follower(
+                &snapshot,
+                &mut planner,
+                q,
+                queue,
+                (*lead, lead_node),
+                &planned,
+            )? {
                 planned.push(job);
             }
         }
@@ -385,10 +450,136 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                 .emit(Event::node(&job.node.name, NodeStep::Marked));
             job.state = State::Marked;
         }
-        for job in planned {
+        let (following, launching): (Vec<Job>, Vec<Job>) =
+            planned.into_iter().partition(|j| j.follows.is_some());
+        for job in launching {
             self.launch(&snapshot, job)?;
         }
+        for job in following {
+            self.follow(&snapshot, job)?;
+        }
         Ok(())
+    }
+
+    /// Where a node of a command other than its first enters, once the first (`lead`: its
+    /// outcome and node) has: a job following it when it is planned or waiting for its
+    /// replacement, the first's blocker, back in the queue with it — or alone, as any node,
+    /// when the first is past its launch or gone.
+    fn follower(
+        &mut self,
+        snapshot: &Manifests,
+        planner: &mut Planner<'_>,
+        q: Queued,
+        queue: &mut VecDeque<Queued>,
+        (lead, lead_node): (usize, &str),
+        planned: &[Job],
+    ) -> Result<Option<Job>, CommandError> {
+        let launching =
+            |j: &&Job| j.node.name == lead_node && matches!(j.state, State::Launching { .. });
+        let first = planned
+            .iter()
+            .find(|j| j.node.name == lead_node)
+            .or_else(|| self.active.iter().find(launching));
+        let own = q.record.as_ref().filter(|r| r.launched_all());
+        let node = snapshot.nodes.iter().find(|n| n.name == q.action.node.name);
+        if let (Some(first), None, Some(node)) = (first, own, node) {
+            let record = Record {
+                step: Step::Marked,
+                method: q.action.method,
+                node_claims: first.record.node_claims.clone(),
+                instances: Vec::new(),
+                reason: q.action.reason.clone(),
+                started_at: first.record.started_at.clone(),
+                cordoned_before: q
+                    .record
+                    .as_ref()
+                    .map_or(node.unschedulable, |r| r.cordoned_before),
+                command: q.action.command.clone(),
+            };
+            let mut job = self.job(snapshot, node, &q, record, State::Planned);
+            job.follows = Some(lead);
+            return Ok(Some(job));
+        }
+        if let Some(back) = queue.iter().find(|b| b.outcome == lead) {
+            let (pdb_wait, not_before) = (back.pdb_wait, back.not_before);
+            self.outcomes[q.outcome].detail = self.outcomes[lead].detail.clone();
+            queue.push_back(Queued {
+                pdb_wait,
+                not_before,
+                ..q
+            });
+            return Ok(None);
+        }
+        if own.is_none() && self.outcomes[lead].status == Status::Blocked {
+            let detail = self.outcomes[lead].detail.clone();
+            let o = &mut self.outcomes[q.outcome];
+            o.status = Status::Blocked;
+            o.detail = detail;
+            return Ok(None);
+        }
+        self.enter(snapshot, planner, q, queue, &[])
+    }
+
+    /// A node of a command once its first node launched: it waits for the same replacement
+    /// (recorded as launched), or — the launch rolled back — is rolled back too (it launched
+    /// nothing of its own).
+    fn follow(&mut self, snapshot: &Manifests, mut job: Job) -> Result<(), CommandError> {
+        let lead = job.follows.unwrap_or(job.outcome);
+        let replacements = self.active.iter().find_map(|j| match &j.state {
+            State::Launching { replacements, .. } if j.outcome == lead => {
+                Some(replacements.clone())
+            }
+            _ => None,
+        });
+        let Some(replacements) = replacements else {
+            let events = &mut *self.events;
+            roll_back(
+                self.live.cluster,
+                self.live.cloud,
+                events,
+                &job.node,
+                &job.pool,
+                &job.record,
+                &[],
+            )?;
+            let detail = self.outcomes[lead].detail.clone();
+            let o = &mut self.outcomes[job.outcome];
+            o.status = Status::RolledBack;
+            o.detail = detail;
+            return Ok(());
+        };
+        job.record.step = Step::Launched;
+        job.record.instances = replacements.iter().map(|r| r.instance_id.clone()).collect();
+        steps::annotate(self.live.cluster, &job.node.name, &job.record)?;
+        self.outcomes[job.outcome].replacements = self.outcomes[lead].replacements.clone();
+        job.started = self.monotonic();
+        self.wait_for(&mut job, snapshot, replacements);
+        self.active.push(job);
+        Ok(())
+    }
+
+    /// A job for `node`, entering at `state` with `record`.
+    fn job(
+        &self,
+        snapshot: &Manifests,
+        node: &Node,
+        q: &Queued,
+        record: Record,
+        state: State,
+    ) -> Job {
+        Job {
+            node: node.clone(),
+            claim: Claim::of(snapshot, node),
+            pool: q.action.pool.clone(),
+            record,
+            outcome: q.outcome,
+            state,
+            started: self.monotonic(),
+            startup_taints: BTreeSet::new(),
+            reserved: Vec::new(),
+            launch: None,
+            follows: None,
+        }
     }
 
     /// Where a picked node enters (its record read afresh): finished, re-drained or adopted
@@ -400,6 +591,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
         planner: &mut Planner<'_>,
         mut q: Queued,
         queue: &mut VecDeque<Queued>,
+        with: &[&Node],
     ) -> Result<Option<Job>, CommandError> {
         let (cluster, cloud) = (self.live.cluster, self.live.cloud);
         let mono = self.monotonic();
@@ -423,6 +615,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             startup_taints: BTreeSet::new(),
             reserved: Vec::new(),
             launch: None,
+            follows: None,
         };
         match (entry(record.as_ref(), node), record.clone()) {
             (Entry::Finish, Some(r)) => {
@@ -477,9 +670,11 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
         let attempt = record
             .as_ref()
             .map_or_else(|| self.settings.attempt.clone(), |r| r.started_at.clone());
-        let (claims, input, reserved) = match planner.plan(
+        let mut together = vec![node];
+        together.extend(with.iter().copied());
+        let (claims, input, reserved) = match planner.plan_together(
             self.live,
-            node,
+            &together,
             &pool,
             &attempt,
             record.as_ref(),
@@ -504,7 +699,18 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                 claims,
                 input,
                 reserved,
-            } => (claims, input, reserved),
+                left_pending,
+            } => {
+                if !left_pending.is_empty() {
+                    self.events.emit(Event::Warning(format!(
+                        "{}: {} pod(s) fit nowhere and go pending when it drains ({})",
+                        node.name,
+                        left_pending.len(),
+                        left_pending.join("; ")
+                    )));
+                }
+                (claims, input, reserved)
+            }
         };
         let marked = match &record {
             // Resumed: the first run saw the node before it cordoned it.
@@ -523,6 +729,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                 reason: q.action.reason.clone(),
                 started_at: attempt,
                 cordoned_before: node.unschedulable,
+                command: q.action.command.clone(),
             },
         };
         // Classes resolved before anything is marked: a class with no subnet, image or profile
@@ -702,8 +909,11 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     LaunchingNext::Wait => None,
                     LaunchingNext::Drain => Some(State::Draining(Drain::new(mono))),
                     LaunchingNext::RollBack(why) => {
-                        let instances: Vec<String> =
-                            replacements.iter().map(|r| r.instance_id.clone()).collect();
+                        // A command's replacement is its first node's to terminate.
+                        let instances: Vec<String> = match job.follows {
+                            Some(_) => Vec::new(),
+                            None => replacements.iter().map(|r| r.instance_id.clone()).collect(),
+                        };
                         let events = &mut *self.events;
                         roll_back(
                             cluster,
@@ -819,13 +1029,42 @@ fn replacement(l: &Launch) -> Replacement {
     }
 }
 
-/// The nodes of `queue` that are deleted (a delete method): they leave whatever their turn.
-fn deleted<'q>(queue: impl IntoIterator<Item = &'q Queued>) -> Vec<String> {
+/// The nodes of `queue` that leave whatever their turn: deleted (a delete method), in a
+/// command, or forcefully expired — never capacity for the others' pods.
+fn leaving<'q>(queue: impl IntoIterator<Item = &'q Queued>) -> Vec<String> {
     queue
         .into_iter()
-        .filter(|q| q.action.method.is_delete())
+        .filter(|q| {
+            let a = &q.action;
+            a.method.is_delete() || a.in_command() || a.method.is_forceful(&a.pool)
+        })
         .map(|q| q.action.node.name.clone())
         .collect()
+}
+
+/// Splits the picked nodes into those that enter by themselves — alone, or first of their
+/// command — and the other nodes of a command (which follow its first).
+fn commands(picked: Vec<Queued>) -> (Vec<Queued>, Vec<Queued>) {
+    let mut seen: BTreeSet<Vec<String>> = BTreeSet::new();
+    picked
+        .into_iter()
+        .partition(|q| !q.action.in_command() || seen.insert(q.action.command.clone()))
+}
+
+/// The nodes of each command planned with its first: those not past their launch (a node
+/// that is adopts its own record).
+fn planned_with<'q>(
+    queue: impl IntoIterator<Item = &'q Queued>,
+) -> BTreeMap<Vec<String>, Vec<Node>> {
+    let mut out: BTreeMap<Vec<String>, Vec<Node>> = BTreeMap::new();
+    for q in queue {
+        if q.action.in_command() && !q.record.as_ref().is_some_and(Record::launched_all) {
+            out.entry(q.action.command.clone())
+                .or_default()
+                .push(q.action.node.clone());
+        }
+    }
+    out
 }
 
 /// A node gone by a delete method is `deleted`, not `replaced`.

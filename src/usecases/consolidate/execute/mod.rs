@@ -106,22 +106,22 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
         ..config.clone()
     };
     let mut input = build_input(&mut copy, &mut sizing, &now, deciding.controller.as_ref())?;
-    // Consolidation only: drift and expiration are not carried out here.
+    // Drift is `drift replace`'s, not carried out here.
     input.feature_gates.drift = false;
-    for pool in &mut input.pools {
-        pool.pool.expire_after = None;
-    }
     for n in &mut input.nodes {
+        let candidate = selected(&n.node, config)
+            && !held_back.contains(&n.node.name)
+            && Record::of(&n.node).is_none();
         if let Some(claim) = &mut n.claim {
-            claim.expire_after = None;
             claim.drifted = None;
+            if !candidate {
+                // v1 expiration ignores nominations: not expired here either.
+                claim.expire_after = None;
+            }
         }
         // Nodes not selected, held back, or in some replacement are not candidates (they
         // still take pods, as nominated nodes do).
-        if !selected(&n.node, config)
-            || held_back.contains(&n.node.name)
-            || Record::of(&n.node).is_some()
-        {
+        if !candidate {
             n.nominated = true;
         }
     }
@@ -129,12 +129,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
     let actions = report
         .actions
         .iter()
-        .find(|a| {
-            matches!(
-                a.method,
-                Decider::Emptiness | Decider::Multi | Decider::Single
-            )
-        })
+        .find(|a| a.method != Decider::Drift)
         .map(|a| actions_for(&manifests, a))
         .unwrap_or_default();
     Ok(Round {
@@ -246,7 +241,8 @@ fn resumed(m: &Manifests, config: &Config, held_back: &BTreeSet<String>) -> Vec<
         {
             continue;
         }
-        if let Some(action) = action(m, node, record.method, None, record.reason.clone()) {
+        if let Some(mut action) = action(m, node, record.method, None, record.reason.clone()) {
+            action.command = record.command;
             out.push(action);
         }
     }
@@ -257,6 +253,9 @@ fn resumed(m: &Manifests, config: &Config, held_back: &BTreeSet<String>) -> Vec<
 fn actions_for(m: &Manifests, decided: &Decided) -> Vec<Action> {
     let reason = reason_text(decided);
     let (method, chosen) = match (decided.method, decided.decision) {
+        // Whatever the engine's decision (v1: deleted, the provisioner launching for its
+        // pods), replacements for its pods are launched and Ready before it drains.
+        (Decider::Expiration, _) => (Method::Expiration, None),
         (Decider::Emptiness, _) => (Method::EmptyDelete, None),
         (_, Decision::Delete) => (Method::ConsolidationDelete, None),
         (_, Decision::Replace) => (
@@ -269,15 +268,21 @@ fn actions_for(m: &Manifests, decided: &Decided) -> Vec<Action> {
             }),
         ),
     };
-    // A replacement launches once: for its first node (see the module's comment).
-    let nodes = match method {
-        Method::ConsolidationReplace => &decided.nodes[..decided.nodes.len().min(1)],
-        _ => &decided.nodes[..],
+    // Several nodes of one consolidation go as one command (see the module's comment);
+    // expired nodes each go by themselves.
+    let command = match decided.method {
+        Decider::Multi | Decider::Single if decided.nodes.len() > 1 => decided.nodes.clone(),
+        _ => Vec::new(),
     };
-    nodes
+    decided
+        .nodes
         .iter()
         .filter_map(|name| m.nodes.iter().find(|n| &n.name == name))
         .filter_map(|node| action(m, node, method, chosen.clone(), reason.clone()))
+        .map(|a| Action {
+            command: command.clone(),
+            ..a
+        })
         .collect()
 }
 
@@ -297,12 +302,16 @@ fn action(
         method,
         chosen,
         reason,
+        command: Vec::new(),
     })
 }
 
 /// The reason shown and recorded: the engine's method and what it saves, e.g.
 /// `single: replace with m5.large, saves $0.0960/h`.
 fn reason_text(a: &Decided) -> String {
+    if a.method == Decider::Expiration {
+        return expiration_text(a);
+    }
     let what = match (&a.decision, &a.replacement) {
         (Decision::Replace, Some(r)) => format!("replace with {}", r.instance_type),
         (Decision::Replace, None) => "replace".to_string(),
@@ -317,6 +326,25 @@ fn reason_text(a: &Decided) -> String {
         "{}: {what}{with}, saves ${:.4}/h",
         a.method, a.savings_per_hour
     )
+}
+
+/// An expiration's reason: `expiration: expireAfter reached` and what Karpenter would launch
+/// for its pods, e.g. `, replacements c6a.large, c6a.xlarge`.
+fn expiration_text(a: &Decided) -> String {
+    let types: Vec<&str> = a
+        .replacement
+        .iter()
+        .chain(&a.additional_replacements)
+        .map(|r| r.instance_type.as_str())
+        .collect();
+    if types.is_empty() {
+        "expiration: expireAfter reached".to_string()
+    } else {
+        format!(
+            "expiration: expireAfter reached, replacements {}",
+            types.join(", ")
+        )
+    }
 }
 
 #[cfg(test)]

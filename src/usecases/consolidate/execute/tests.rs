@@ -453,6 +453,7 @@ fn record(step: Step, method: Method, claims: &[String], instances: &[String]) -
         reason: "single: replace with c6a.large, saves $0.2295/h".into(),
         started_at: "2023-11-14T20:00:00Z".into(),
         cordoned_before: false,
+        command: Vec::new(),
     }
 }
 
