@@ -559,3 +559,6 @@ fn a_node_in_drift_replacement_is_not_consolidated() {
     assert!(run.outcomes.is_empty(), "{:#?}", run.outcomes);
     assert!(present(&world.cluster, &drifting));
 }
+
+mod commands;
+mod expiration;
