@@ -226,10 +226,12 @@ fn selected(node: &Node, config: &Config) -> bool {
                 .is_some_and(|p| config.nodepools.iter().any(|x| x == p)))
 }
 
-/// The selected nodes a killed run left in consolidation (their record names a consolidation
+/// The selected nodes a killed run left in consolidation or expiration (their record names the
 /// method), to finish before anything new is decided. Drift's records are `drift replace`'s.
+/// A command's nodes go on together: one the killed run did not mark yet (it died between the
+/// marks) joins the others, unmarked.
 fn resumed(m: &Manifests, config: &Config, held_back: &BTreeSet<String>) -> Vec<Action> {
-    let mut out = Vec::new();
+    let mut out: Vec<Action> = Vec::new();
     for node in &m.nodes {
         let Some(record) = Record::of(node) else {
             continue;
@@ -244,6 +246,26 @@ fn resumed(m: &Manifests, config: &Config, held_back: &BTreeSet<String>) -> Vec<
         if let Some(mut action) = action(m, node, record.method, None, record.reason.clone()) {
             action.command = record.command;
             out.push(action);
+        }
+    }
+    let unmarked: Vec<Action> = out
+        .iter()
+        .filter(|a| a.in_command())
+        .flat_map(|a| a.command.iter().map(move |name| (a, name)))
+        .filter(|(_, name)| !out.iter().any(|o| &o.node.name == *name))
+        .filter_map(|(a, name)| {
+            let node = m.nodes.iter().find(|n| &n.name == name)?;
+            let free = Record::of(node).is_none() && !node.deleting && !held_back.contains(name);
+            let joined = action(m, node, a.method, None, a.reason.clone())?;
+            free.then_some(Action {
+                command: a.command.clone(),
+                ..joined
+            })
+        })
+        .collect();
+    for a in unmarked {
+        if !out.iter().any(|o| o.node.name == a.node.name) {
+            out.push(a);
         }
     }
     out

@@ -217,3 +217,24 @@ fn killed_after_the_command_launched_the_others_follow_the_adopted_replacement()
         .count();
     assert_eq!(on_it, 2, "both pods on the adopted replacement");
 }
+
+#[test]
+fn killed_between_the_marks_of_a_command_the_unmarked_node_joins_it_on_resume() {
+    let world = world(2, json!([{"nodes": "100%"}]));
+    let [a, b] = two_under_used(&world);
+    let mut r = record(
+        Step::Marked,
+        Method::ConsolidationReplace,
+        &["default-0123456789".into()],
+        &[],
+    );
+    r.command = vec![a.clone(), b.clone()];
+    killed_at(&world, &a, &r);
+    let run = run(&world);
+    assert_eq!(run.rounds.len(), 1, "{:?}", run.rounds);
+    assert_eq!(run.status(&a), Status::Replaced, "{:#?}", run.outcomes);
+    assert_eq!(run.status(&b), Status::Replaced);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1, "one launch for both");
+    assert_eq!(records(&world, &b)[0].command, [a.clone(), b.clone()]);
+    assert_eq!(pending(&world), Vec::<String>::new());
+}
