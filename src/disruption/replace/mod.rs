@@ -6,9 +6,10 @@
 //! comes next and does it.
 //!
 //! A caller hands the pipeline [`Action`]s: one node each, with the disruption [`Method`] that
-//! chose it recorded on the node (drift; consolidation's deletes and its one-NodeClaim
-//! replacement, [`Chosen`]). Every node ends with a [`Status`] and, where it
-//! says more, a [`Detail`].
+//! chose it recorded on the node (drift; expiration; consolidation's deletes and its
+//! one-NodeClaim replacement, [`Chosen`]) and, for the nodes of one multi-node command, the
+//! command (`Action::command`). Every node ends with a [`Status`] and, where it says more, a
+//! [`Detail`].
 
 pub mod budget;
 pub mod machine;

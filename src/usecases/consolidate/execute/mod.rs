@@ -2,22 +2,30 @@
 //! "Doing it"): the engine's decision carried out through `drift replace`'s pipeline
 //! (`usecases::replace::pipeline`) — never a second pipeline.
 //!
-//! One round: read the cluster; finish first any consolidation a killed run left on a node (its
-//! record names the method); else run the engine's **first pass** (what Karpenter would start
-//! now: one command) and turn its action into the pipeline's [`Action`]s, one per node, each
-//! with its typed method — emptiness → `empty-delete`, a delete → `consolidation-delete`, a
-//! replacement → `consolidation-replace` with the one NodeClaim chosen ([`Chosen`]). The
-//! pipeline plans each node again right before it starts and refuses what no longer holds (a
-//! do-not-disrupt or a PDB at zero that appeared, pods that no longer fit, a plan that needs
-//! more than the chosen NodeClaim), keeps the NodePools' budgets for the method's reason, and
-//! records every step on the node. Then the next round decides again on the cluster as it is
-//! now, never from a stale list, until the engine finds nothing more.
+//! One round: read the cluster; finish first any consolidation or expiration a killed run left
+//! on a node (its record names the method); else run the engine's **first pass** (what
+//! Karpenter would start now: one command) and turn its action into the pipeline's
+//! [`Action`]s, one per node, each with its typed method — expiration → `expiration`,
+//! emptiness → `empty-delete`, a delete → `consolidation-delete`, a replacement →
+//! `consolidation-replace` with the one NodeClaim chosen ([`Chosen`]). The pipeline plans each
+//! node again right before it starts and refuses what no longer holds (a do-not-disrupt or a
+//! PDB at zero that appeared, pods that no longer fit, a plan that needs more than the chosen
+//! NodeClaim), keeps the NodePools' budgets for the method's reason, and records every step on
+//! the node. Then the next round decides again on the cluster as it is now, never from a stale
+//! list, until the engine finds nothing more.
 //!
-//! Only consolidation is carried out: drift is `drift replace`'s (which evaluates it afresh
-//! rather than trusting a controller's stale `Drifted` condition) and expiration is left to the
-//! operator; the engine runs with both off. A multi-node replacement (several nodes → one
-//! NodeClaim) is carried out as its first node replaced by the chosen NodeClaim; the next round
-//! then finds the other nodes' pods a place on it (deleted) or decides otherwise.
+//! - **Expiration**: every expired node the engine names, each replaced by whatever its pods
+//!   need (several NodeClaims if need be), launched and Ready before it drains — Karpenter's
+//!   provisioner would launch for the evicted pods afterwards; launching first means no pod
+//!   waits longer than a launch. v1 pools: forceful (no budget, no do-not-disrupt or PDB check
+//!   before it starts, pods that fit nowhere go pending; the drain still respects PDBs);
+//!   v1beta1/v1alpha5 pools: graceful and budgeted, like drift.
+//! - **Multi-node consolidation** (several nodes, one decision) is ONE command, as Karpenter's
+//!   queue runs it: every node marked together, one replacement NodeClaim (none for a delete)
+//!   launched for all their pods by the first node and Ready before any drains, all rolled back
+//!   when it fails; the record on each node names the command, so a killed run resumes it whole.
+//! - **Drift** is not carried out here: it is `drift replace`'s, which evaluates it afresh
+//!   rather than trusting a controller's stale `Drifted` condition; the engine runs with it off.
 
 use std::collections::BTreeSet;
 

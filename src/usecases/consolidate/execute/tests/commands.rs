@@ -1,10 +1,11 @@
 //! A multi-node consolidation carried out as one command, as Karpenter's queue does
-//! (`core v1.x pkg/controllers/disruption/queue.go StartCommand`, `waitOrTerminate`;
-//! `controller.go disrupt`): every node marked before the launch, ONE replacement NodeClaim for
-//! all their pods, Ready before any drain; a launch that fails rolls all of them back
-//! (queue.go `Reconcile`: `RequireNoScheduleTaint(false)` on every candidate; queue_test
-//! "should untaint nodes when a command fails"); a killed run resumes the command, launching
-//! nothing twice.
+//! (`core v1.14.1 pkg/controllers/disruption/queue.go StartCommand`, `waitOrTerminate`,
+//! `Reconcile`; `controller.go disrupt`): every node marked before the launch, ONE replacement
+//! NodeClaim for all their pods (consolidation_test "can merge 3 nodes into 1 if the candidates
+//! have both spot and on-demand"), Ready before any drain (queue_test "should only finish a
+//! command when all replacements are initialized"); a replacement that never becomes Ready rolls
+//! every node back (queue_test "should untaint nodes when a command times out"); a killed run
+//! resumes the command, launching nothing twice.
 
 use super::*;
 
@@ -237,4 +238,31 @@ fn killed_between_the_marks_of_a_command_the_unmarked_node_joins_it_on_resume() 
     assert_eq!(calls(&world, "EC2.CreateFleet"), 1, "one launch for both");
     assert_eq!(records(&world, &b)[0].command, [a.clone(), b.clone()]);
     assert_eq!(pending(&world), Vec::<String>::new());
+}
+
+#[test]
+fn a_blocker_on_any_node_of_a_command_stops_the_whole_command() {
+    let world = world(2, json!([{"nodes": "100%"}]));
+    let [a, b] = two_under_used(&world);
+    let mut once = true;
+    let run = run_with(&world, &Config::default(), |w| {
+        if std::mem::take(&mut once) {
+            w.cluster.update("v1", "Node", None, &b, |n| {
+                n["metadata"]["annotations"] = json!({"karpenter.sh/do-not-disrupt": "true"});
+            });
+        }
+    });
+    for n in [&a, &b] {
+        let o = run.outcome(n);
+        assert_eq!(o.status, Status::Blocked, "{o:?}");
+        assert!(
+            matches!(&o.detail, Detail::Blocker(why) if why.contains(b.as_str())),
+            "{:?}",
+            o.detail
+        );
+        let node = world.cluster.get("v1", "Node", None, n).unwrap();
+        assert!(node["spec"]["unschedulable"].is_null(), "never cordoned");
+    }
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+    assert_eq!(replace::verdict(&run.outcomes).unwrap(), Exit::Finding);
 }

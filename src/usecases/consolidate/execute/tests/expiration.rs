@@ -2,9 +2,11 @@
 //! forcefully — whatever the budgets or a do-not-disrupt say (`core v1.x
 //! pkg/controllers/nodeclaim/expiration/controller.go`, suite_test "should remove nodeclaims
 //! that are expired") — with its pods' replacements, several NodeClaims if need be, launched and
-//! Ready before it drains; a v1beta1 pool's expiration waits for its budget (`v0.37
-//! pkg/controllers/disruption/expiration.go`, expiration_test "should allow no empty nodes to
-//! be disrupted" / "can replace node for expiration").
+//! Ready before it drains; a v1beta1 pool's expiration waits for its budget and is blocked by a
+//! do-not-disrupt pod (`v0.37.7 pkg/controllers/disruption/expiration.go`, expiration_test
+//! "should allow no empty nodes to be disrupted", "should ignore nodes that have pods with the
+//! karpenter.sh/do-not-disrupt annotation", "can replace node for expiration with multiple
+//! nodes").
 
 use super::*;
 use crate::k8s::fake::FakeCluster;
