@@ -18,21 +18,6 @@ fn two_under_used(world: &World) -> [String; 2] {
     ]
 }
 
-/// The records written on `node`, in order.
-fn records(world: &World, node: &str) -> Vec<Record> {
-    world
-        .cluster
-        .requests()
-        .into_iter()
-        .filter(|r| r.method == crate::k8s::Method::Patch && r.path.ends_with(node))
-        .filter_map(|r| {
-            r.body["metadata"]["annotations"][REPLACEMENT]
-                .as_str()
-                .and_then(Record::parse)
-        })
-        .collect()
-}
-
 /// The index in the request log of the first record on `node` at `step`.
 fn recorded_at(world: &World, node: &str, step: Step) -> usize {
     world
@@ -181,13 +166,7 @@ fn killed_after_the_command_launched_the_others_follow_the_adopted_replacement()
     let world = world(2, json!([{"nodes": "100%"}]));
     let [a, b] = two_under_used(&world);
     let claim = killed_after_marking(&world, &a, &b);
-    let launched = world.registered_node("default", "c6a.xlarge");
-    let id = world
-        .running()
-        .into_iter()
-        .find(|i| crate::usecases::testing::node_name(&i.id) == launched)
-        .unwrap()
-        .id;
+    let (launched, id) = launched_before(&world, "c6a.xlarge");
     // The first node recorded the launch; the run died before the second did.
     let mut r = record(
         Step::Launched,

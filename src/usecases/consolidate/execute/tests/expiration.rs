@@ -199,16 +199,7 @@ fn a_v1beta1_expired_node_waits_for_its_budget_then_is_replaced_gracefully() {
     let run = run(&world);
     assert!(run.outcomes.is_empty(), "budget 0: {:#?}", run.outcomes);
     assert!(present(&world.cluster, &node));
-    let live = world.live();
-    let round = decide(&live, &Deciding::default()).unwrap();
-    let reason = round
-        .report
-        .unwrap()
-        .nodes
-        .into_iter()
-        .find(|n| n.name == node)
-        .and_then(|n| n.reason)
-        .unwrap();
+    let reason = why_not(&world, &node);
     assert!(matches!(reason, Reason::Budget { .. }), "{reason:?}");
 
     let world = v1beta1_world("1");
@@ -245,13 +236,7 @@ fn killed_after_launching_an_expiration_it_adopts_and_finishes() {
     ));
     let node = managed(&world, "c6a.2xlarge", &["p0"]);
     expire_after(&world, &node, "30m");
-    let launched = world.registered_node("default", "c6a.large");
-    let id = world
-        .running()
-        .into_iter()
-        .find(|i| crate::usecases::testing::node_name(&i.id) == launched)
-        .unwrap()
-        .id;
+    let (_, id) = launched_before(&world, "c6a.large");
     killed_at(
         &world,
         &node,
