@@ -253,3 +253,44 @@ fn killed_after_launching_an_expiration_it_adopts_and_finishes() {
     assert!(!present(&world.cluster, &node));
     assert_eq!(pending(&world), Vec::<String>::new());
 }
+
+#[test]
+fn a_v1_expired_node_behind_a_pdb_at_zero_starts_but_its_drain_respects_the_pdb() {
+    let world = world(1, json!([{"nodes": "100%"}]));
+    world.cluster.put(node_pool(
+        "default",
+        json!({"disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "Never"}}),
+    ));
+    let expired = managed(&world, "c6a.2xlarge", &["p0"]);
+    expire_after(&world, &expired, "30m");
+    world.cluster.put(json!({
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": "app", "namespace": "default"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "app"}}},
+        "status": {"disruptionsAllowed": 0}
+    }));
+
+    let run = run(&world);
+    let o = run.outcome(&expired);
+    assert_eq!(o.status, Status::Failed, "{o:?}");
+    assert!(
+        matches!(&o.detail, Detail::DrainTimedOut { .. }),
+        "{:?}",
+        o.detail
+    );
+    assert_eq!(
+        calls(&world, "EC2.CreateFleet"),
+        1,
+        "started: its replacement launched"
+    );
+    assert!(run.events.iter().any(|e| matches!(
+        e,
+        Event::Node { node, step: NodeStep::EvictionRefused { .. } } if *node == expired
+    )));
+    // Never evicted past the PDB: still there, cordoned, resumable.
+    let node = world.cluster.get("v1", "Node", None, &expired).unwrap();
+    assert_eq!(node["spec"]["unschedulable"], true);
+    assert!(node["metadata"]["annotations"][REPLACEMENT].is_string());
+    assert_eq!(pending(&world), Vec::<String>::new());
+    assert!(replace::verdict(&run.outcomes).is_err(), "exit 3");
+}
