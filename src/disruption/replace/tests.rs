@@ -321,6 +321,39 @@ fn pick_takes_in_order_within_slots_and_room_and_resumes_first() {
     assert_eq!(queue.len(), 1);
 }
 
+/// The nodes of one command (`core v1.14.1 disruption/queue.go StartCommand`: every candidate
+/// of a command is marked at once) are picked together: with their first node, whatever the
+/// room left, each taking its pool's slot — or not at all.
+#[test]
+fn pick_takes_the_nodes_of_a_command_together_or_not_at_all() {
+    let in_command = |name: &str, outcome: usize| {
+        let mut q = queued(name, "a", false, outcome);
+        q.action.command = vec!["m1".into(), "m2".into()];
+        q
+    };
+    // A follower met before its first node is taken with it too.
+    let mut queue: VecDeque<Queued> = vec![
+        in_command("m2", 0),
+        queued("other", "b", false, 1),
+        in_command("m1", 2),
+    ]
+    .into();
+    let slots = Slots::new([("a".to_string(), Some(2)), ("b".to_string(), Some(1))]);
+    let picked = pick(&mut queue, slots.clone(), 1, secs(0));
+    let names: Vec<&str> = picked.iter().map(|q| q.action.node.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["m2", "m1"],
+        "room for one start: the command, whole"
+    );
+    assert_eq!(queue.len(), 1);
+    // No slot for its first node: none of it starts.
+    let mut queue: VecDeque<Queued> = vec![in_command("m1", 0), in_command("m2", 1)].into();
+    let none = Slots::new([("a".to_string(), Some(0))]);
+    assert!(pick(&mut queue, none, 5, secs(0)).is_empty());
+    assert_eq!(queue.len(), 2);
+}
+
 #[test]
 fn a_pdb_at_zero_is_waited_for_up_to_the_timeout_and_only_alone() {
     let mut q = queued("a", "default", false, 0);
