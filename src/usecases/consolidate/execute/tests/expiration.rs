@@ -22,6 +22,16 @@ fn expire_after(world: &World, node: &str, after: &str) {
     );
 }
 
+/// A v1 world (one `app` pod) whose pool never consolidates: only expiration acts.
+fn expiring_world() -> World {
+    let world = world(1, json!([{"nodes": "100%"}]));
+    world.cluster.put(node_pool(
+        "default",
+        json!({"disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "Never"}}),
+    ));
+    world
+}
+
 /// When (its place in the run's events) the first event matching `step` happened for `node`.
 fn first(run: &Run, node: &str, step: impl Fn(&NodeStep) -> bool) -> usize {
     run.events
@@ -90,11 +100,7 @@ fn a_v1_expired_node_goes_whatever_its_budget_and_do_not_disrupt_replaced_by_sev
 
 #[test]
 fn a_v1_expired_node_goes_even_when_its_pods_fit_nowhere_and_says_so() {
-    let world = world(1, json!([{"nodes": "100%"}]));
-    world.cluster.put(node_pool(
-        "default",
-        json!({"disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "Never"}}),
-    ));
+    let world = expiring_world();
     let expired = managed(&world, "c6a.2xlarge", &["p0"]);
     expire_after(&world, &expired, "30m");
     // Its pod asks for a label no node and no pool has: it fits nowhere else.
@@ -125,11 +131,7 @@ fn a_v1_expired_node_goes_even_when_its_pods_fit_nowhere_and_says_so() {
 
 #[test]
 fn a_node_not_expired_yet_is_left_alone() {
-    let world = world(1, json!([{"nodes": "100%"}]));
-    world.cluster.put(node_pool(
-        "default",
-        json!({"disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "Never"}}),
-    ));
+    let world = expiring_world();
     let node = managed(&world, "c6a.large", &["p0"]);
     expire_after(&world, &node, "2h");
     let run = run(&world);
@@ -229,11 +231,7 @@ fn a_v1beta1_expired_node_with_a_do_not_disrupt_pod_is_not_started() {
 
 #[test]
 fn killed_after_launching_an_expiration_it_adopts_and_finishes() {
-    let world = world(1, json!([{"nodes": "100%"}]));
-    world.cluster.put(node_pool(
-        "default",
-        json!({"disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "Never"}}),
-    ));
+    let world = expiring_world();
     let node = managed(&world, "c6a.2xlarge", &["p0"]);
     expire_after(&world, &node, "30m");
     let (_, id) = launched_before(&world, "c6a.large");
@@ -256,11 +254,7 @@ fn killed_after_launching_an_expiration_it_adopts_and_finishes() {
 
 #[test]
 fn a_v1_expired_node_behind_a_pdb_at_zero_starts_but_its_drain_respects_the_pdb() {
-    let world = world(1, json!([{"nodes": "100%"}]));
-    world.cluster.put(node_pool(
-        "default",
-        json!({"disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "Never"}}),
-    ));
+    let world = expiring_world();
     let expired = managed(&world, "c6a.2xlarge", &["p0"]);
     expire_after(&world, &expired, "30m");
     world.cluster.put(json!({
