@@ -794,7 +794,7 @@ _kubectl-karpenter_commands() {
 'convert:Convert v1alpha5 and v1beta1 Karpenter manifests to v1' \
 'nodes:Show managed nodes\: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, \$/hour, the consolidation decision, and totals per pool' \
 'drift:Detect drifted nodes and explain why (drift check)' \
-'consolidate:What Karpenter'\''s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others; --yes does the consolidation' \
+'consolidate:What Karpenter'\''s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others; --yes carries out expiration and consolidation' \
 'enable-drift:Turn Karpenter'\''s drift feature on in the running controller (v0.21–v0.37)' \
 'disable-drift:Turn Karpenter'\''s drift feature off in the running controller (v0.21–v0.37)' \
 'version:Print the version' \
@@ -884,7 +884,7 @@ _kubectl-karpenter__subcmd__help_commands() {
 'convert:Convert v1alpha5 and v1beta1 Karpenter manifests to v1' \
 'nodes:Show managed nodes\: pool, type, zone, capacity type, AMI, age, drift, requests vs allocatable, \$/hour, the consolidation decision, and totals per pool' \
 'drift:Detect drifted nodes and explain why (drift check)' \
-'consolidate:What Karpenter'\''s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others; --yes does the consolidation' \
+'consolidate:What Karpenter'\''s disruption controller would do to each node (expiration, drift, emptiness, consolidation), and why not for the others; --yes carries out expiration and consolidation' \
 'enable-drift:Turn Karpenter'\''s drift feature on in the running controller (v0.21–v0.37)' \
 'disable-drift:Turn Karpenter'\''s drift feature off in the running controller (v0.21–v0.37)' \
 'version:Print the version' \

@@ -242,7 +242,8 @@ pub enum Command {
     /// Detect drifted nodes and explain why (drift check).
     Drift(DriftArgs),
     /// What Karpenter's disruption controller would do to each node (expiration, drift,
-    /// emptiness, consolidation), and why not for the others; --yes does the consolidation.
+    /// emptiness, consolidation), and why not for the others; --yes carries out expiration
+    /// and consolidation.
     #[command(after_help = CONSOLIDATE_EXAMPLES)]
     Consolidate(ConsolidateArgs),
     /// Turn Karpenter's drift feature on in the running controller (v0.21–v0.37).

@@ -16,6 +16,7 @@ mod cluster;
 mod cluster_termination;
 mod completion;
 mod consolidate;
+mod consolidate_commands;
 mod convert;
 mod drift;
 mod drift_gate;

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
-use super::{Queued, Record};
+use super::{Method, Queued, Record};
 use crate::disruption::budgets::{allowed_disruptions, DisruptionReason};
 use crate::disruption::drain::disruption_taint;
 use crate::model::node::Node;
@@ -76,6 +76,17 @@ pub fn free_slots(pools: &[NodePool], nodes: &[Node], reason: DisruptionReason, 
     }))
 }
 
+/// [`free_slots`] for a run of `method`'s nodes: a pool whose nodes it disrupts forcefully (v1
+/// expiration, [`Method::is_forceful`]) has no limit — Karpenter's expiration controller
+/// deletes every expired NodeClaim at once, outside the disruption budgets.
+pub fn free_slots_for(pools: &[NodePool], nodes: &[Node], method: Method, now: i64) -> Slots {
+    let Slots(mut slots) = free_slots(pools, nodes, method.budget_reason(), now);
+    for pool in pools.iter().filter(|p| method.is_forceful(p)) {
+        slots.insert(pool.name.clone(), None);
+    }
+    Slots(slots)
+}
+
 /// `--via-controller`: Karpenter's own arithmetic (nodes being deleted and NotReady nodes
 /// count as disrupting), where the nodes this run handed over (`handed_over`: node name →
 /// pool) count as disrupting until their pods are placed again, and the controller's own
@@ -113,7 +124,9 @@ pub fn controller_free_slots(
 
 /// Takes from the queue, in order, the nodes that may start at `now` (monotonic): up to
 /// `room`, within their pool's free slots, none held back until later. A node resuming a
-/// replacement is already counted in its pool.
+/// replacement is already counted in its pool. The nodes of one command (Karpenter's
+/// multi-node consolidation) go together: picked with its first, each taking a slot — the
+/// engine decided the command within the budgets, counted for all of its nodes.
 pub fn pick(
     queue: &mut VecDeque<Queued>,
     mut slots: Slots,
@@ -122,32 +135,43 @@ pub fn pick(
 ) -> Vec<Queued> {
     let mut picked = Vec::new();
     let mut rest = VecDeque::new();
+    let mut commands: BTreeSet<Vec<String>> = BTreeSet::new();
+    let mut leading = 0;
     for q in queue.drain(..) {
         let resuming = q.record.is_some();
+        let follows = q.action.in_command() && commands.contains(&q.action.command);
         let fits = resuming || slots.has_room(q.pool());
         let due = q.not_before.is_none_or(|t| t <= now);
-        if picked.len() < room && fits && due {
+        if follows || (leading < room && fits && due) {
             if !resuming {
                 slots.take(q.pool());
+            }
+            if !follows {
+                leading += 1;
+                if q.action.in_command() {
+                    commands.insert(q.action.command.clone());
+                }
             }
             picked.push(q);
         } else {
             rest.push_back(q);
         }
     }
+    // A node of a command met before the command's first was picked goes with it too.
+    let (with, rest): (VecDeque<Queued>, VecDeque<Queued>) = rest
+        .into_iter()
+        .partition(|q| q.action.in_command() && commands.contains(&q.action.command));
+    picked.extend(with);
     *queue = rest;
     picked
 }
 
-/// The budget reason of a run over `queue`: its first node's method's (a run carries one
-/// method's nodes: drift's, or one consolidation action's).
-pub fn reason_of<'a>(queue: impl IntoIterator<Item = &'a Queued>) -> DisruptionReason {
+/// The method of a run over `queue`: its first node's (a run carries one method's nodes).
+pub fn method_of<'a>(queue: impl IntoIterator<Item = &'a Queued>) -> Method {
     queue
         .into_iter()
         .next()
-        .map_or(DisruptionReason::Drifted, |q| {
-            q.action.method.budget_reason()
-        })
+        .map_or(Method::Drift, |q| q.action.method)
 }
 
 /// The distinct NodePools of `queue`, in order.

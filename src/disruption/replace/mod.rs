@@ -6,9 +6,10 @@
 //! comes next and does it.
 //!
 //! A caller hands the pipeline [`Action`]s: one node each, with the disruption [`Method`] that
-//! chose it recorded on the node (drift; consolidation's deletes and its one-NodeClaim
-//! replacement, [`Chosen`]). Every node ends with a [`Status`] and, where it
-//! says more, a [`Detail`].
+//! chose it recorded on the node (drift; expiration; consolidation's deletes and its
+//! one-NodeClaim replacement, [`Chosen`]) and, for the nodes of one multi-node command, the
+//! command (`Action::command`). Every node ends with a [`Status`] and, where it says more, a
+//! [`Detail`].
 
 pub mod budget;
 pub mod machine;
@@ -23,7 +24,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::disruption::budgets::DisruptionReason;
 use crate::model::node::Node;
-use crate::model::nodepool::NodePool;
+use crate::model::nodepool::{ApiGeneration, NodePool};
 pub use machine::Holding;
 pub use record::{claim_name, replacement_name, Record, Step, REPLACEMENT};
 
@@ -44,6 +45,10 @@ pub enum Method {
     ConsolidationDelete,
     /// Consolidation replaces it with exactly the one cheaper NodeClaim it chose.
     ConsolidationReplace,
+    /// Its NodeClaim's `expireAfter` is reached: replaced by whatever its pods need (several
+    /// NodeClaims if need be). Forceful for a v1 pool (no budget, nothing blocks the start),
+    /// graceful and budgeted like drift for v1beta1/v1alpha5 ([`Method::is_forceful`]).
+    Expiration,
 }
 
 impl Method {
@@ -54,6 +59,7 @@ impl Method {
             Method::EmptyDelete => "empty-delete",
             Method::ConsolidationDelete => "consolidation-delete",
             Method::ConsolidationReplace => "consolidation-replace",
+            Method::Expiration => "expiration",
         }
     }
 
@@ -63,11 +69,28 @@ impl Method {
         matches!(self, Method::EmptyDelete | Method::ConsolidationDelete)
     }
 
+    /// Whether, for a node of `pool`, it is carried out forcefully: v1 expiration
+    /// (`core v1.x pkg/controllers/nodeclaim/expiration/controller.go` deletes the expired
+    /// NodeClaim outright; test "should remove nodeclaims that are expired") — no budget, no
+    /// do-not-disrupt or PDB check before it starts, and pods that fit nowhere go pending. Its
+    /// drain still respects PDBs and waits for do-not-disrupt pods, as Karpenter's termination
+    /// controller does (`node/termination/terminator/terminator.go Drain`). Before v1
+    /// (`v0.37 pkg/controllers/disruption/expiration.go`) expiration is graceful: budgeted and
+    /// blocked like drift.
+    pub fn is_forceful(self, pool: &NodePool) -> bool {
+        self == Method::Expiration
+            && !matches!(
+                pool.generation,
+                Some(ApiGeneration::V1Beta1 | ApiGeneration::V1Alpha5)
+            )
+    }
+
     /// The disruption budget reason it counts against (v1 budgets per reason,
-    /// docs/karpenter.md §5.2).
+    /// docs/karpenter.md §5.2). Expiration has none in v1 (it is forceful, unbudgeted); a
+    /// v1beta1 pool's budgets apply to every reason and v1alpha5 has none, so `Drifted` serves.
     pub fn budget_reason(self) -> DisruptionReason {
         match self {
-            Method::Drift => DisruptionReason::Drifted,
+            Method::Drift | Method::Expiration => DisruptionReason::Drifted,
             Method::EmptyDelete => DisruptionReason::Empty,
             Method::ConsolidationDelete | Method::ConsolidationReplace => {
                 DisruptionReason::Underutilized
@@ -85,6 +108,7 @@ impl<'de> Deserialize<'de> for Method {
             Method::EmptyDelete,
             Method::ConsolidationDelete,
             Method::ConsolidationReplace,
+            Method::Expiration,
         ]
         .into_iter()
         .find(|m| m.as_str() == text)
@@ -120,6 +144,17 @@ pub struct Action {
     /// The reason shown and recorded (a drift reason, `Requested`; a resumed replacement's
     /// recorded one).
     pub reason: String,
+    /// The nodes of the one command it belongs to, in order (Karpenter's multi-node
+    /// consolidation: marked together, one launch — by the first — for all their pods, drained
+    /// once it is Ready); empty when it goes alone.
+    pub command: Vec<String>,
+}
+
+impl Action {
+    /// Whether it is one of several nodes disrupted as one command.
+    pub fn in_command(&self) -> bool {
+        self.command.len() > 1
+    }
 }
 
 /// An action waiting for its turn.

@@ -69,6 +69,10 @@ pub struct Record {
     /// The node was cordoned already before the replacement began: a rollback leaves it so.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cordoned_before: bool,
+    /// The nodes of the one command this node goes with (a multi-node consolidation), the
+    /// first launching for all; empty when it goes alone. A re-run resumes them together.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command: Vec<String>,
 }
 
 impl Record {

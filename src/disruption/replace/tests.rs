@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
-use super::budget::{controller_free_slots, free_slots, pick, Slots};
+use super::budget::{controller_free_slots, free_slots, free_slots_for, pick, Slots};
 use super::machine::*;
 use super::*;
 use crate::disruption::budgets::DisruptionReason;
@@ -71,6 +71,7 @@ fn queued(name: &str, pool_name: &str, resuming: bool, outcome: usize) -> Queued
             method: Method::Drift,
             chosen: None,
             reason: "Drifted".into(),
+            command: Vec::new(),
         },
         record: resuming.then(Record::default),
         outcome,
@@ -121,6 +122,7 @@ fn a_record_is_written_with_its_method_and_reads_back() {
         reason: "Underutilized".into(),
         started_at: "2026-12-02T10:00:00Z".into(),
         cordoned_before: false,
+        command: Vec::new(),
     };
     assert_eq!(
         record.format(),
@@ -317,6 +319,39 @@ fn pick_takes_in_order_within_slots_and_room_and_resumes_first() {
     let unlimited = Slots::new([("a".to_string(), None)]);
     assert_eq!(pick(&mut queue, unlimited, 1, secs(0)).len(), 1);
     assert_eq!(queue.len(), 1);
+}
+
+/// The nodes of one command (`core v1.14.1 disruption/queue.go StartCommand`: every candidate
+/// of a command is marked at once) are picked together: with their first node, whatever the
+/// room left, each taking its pool's slot — or not at all.
+#[test]
+fn pick_takes_the_nodes_of_a_command_together_or_not_at_all() {
+    let in_command = |name: &str, outcome: usize| {
+        let mut q = queued(name, "a", false, outcome);
+        q.action.command = vec!["m1".into(), "m2".into()];
+        q
+    };
+    // A follower met before its first node is taken with it too.
+    let mut queue: VecDeque<Queued> = vec![
+        in_command("m2", 0),
+        queued("other", "b", false, 1),
+        in_command("m1", 2),
+    ]
+    .into();
+    let slots = Slots::new([("a".to_string(), Some(2)), ("b".to_string(), Some(1))]);
+    let picked = pick(&mut queue, slots.clone(), 1, secs(0));
+    let names: Vec<&str> = picked.iter().map(|q| q.action.node.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["m2", "m1"],
+        "room for one start: the command, whole"
+    );
+    assert_eq!(queue.len(), 1);
+    // No slot for its first node: none of it starts.
+    let mut queue: VecDeque<Queued> = vec![in_command("m1", 0), in_command("m2", 1)].into();
+    let none = Slots::new([("a".to_string(), Some(0))]);
+    assert!(pick(&mut queue, none, 5, secs(0)).is_empty());
+    assert_eq!(queue.len(), 2);
 }
 
 #[test]
@@ -571,8 +606,7 @@ fn slots_follow_the_budget_of_the_method_s_reason() {
     ];
     let pools = std::slice::from_ref(&p);
     let nodes = cluster(10);
-    let free =
-        |method: Method| free_slots(pools, &nodes, method.budget_reason(), 0).free("default");
+    let free = |method: Method| free_slots_for(pools, &nodes, method, 0).free("default");
     assert_eq!(free(Method::EmptyDelete), Some(2));
     assert_eq!(free(Method::ConsolidationDelete), Some(0));
     assert_eq!(free(Method::ConsolidationReplace), Some(0));
@@ -581,8 +615,45 @@ fn slots_follow_the_budget_of_the_method_s_reason() {
         None,
         "no budget for Drifted: unlimited"
     );
-    // The run's reason is its first node's method's.
+    // The run's method is its first node's.
     let queue = [queued("a", "default", false, 0)];
-    assert_eq!(super::budget::reason_of(&queue), DisruptionReason::Drifted);
+    assert_eq!(super::budget::method_of(&queue), Method::Drift);
     assert!(Method::EmptyDelete.is_delete() && !Method::ConsolidationReplace.is_delete());
+}
+
+/// v1 expiration is forceful (`core v1.x pkg/controllers/nodeclaim/expiration/controller.go`,
+/// suite_test "should remove nodeclaims that are expired": deleted with no budget consulted);
+/// v1beta1 expiration is budgeted (`v0.37 pkg/controllers/disruption/expiration.go`,
+/// expiration_test "should allow no empty nodes to be disrupted").
+#[test]
+fn v1_expiration_ignores_budgets_while_v1beta1_expiration_keeps_them() {
+    let blocked = |generation| {
+        let mut p = pool("default", None);
+        p.generation = Some(generation);
+        p.disruption.budgets = vec![Budget {
+            nodes: "0".into(),
+            ..Budget::default()
+        }];
+        p
+    };
+    let nodes = cluster(10);
+    let v1 = blocked(ApiGeneration::V1);
+    let v1beta1 = blocked(ApiGeneration::V1Beta1);
+    assert!(Method::Expiration.is_forceful(&v1) && !Method::Expiration.is_forceful(&v1beta1));
+    let free = |p: &NodePool, method| {
+        free_slots_for(std::slice::from_ref(p), &nodes, method, 0).free("default")
+    };
+    assert_eq!(free(&v1, Method::Expiration), None, "v1: no budget");
+    assert_eq!(free(&v1, Method::Drift), Some(0), "drift stays budgeted");
+    assert_eq!(
+        free(&v1beta1, Method::Expiration),
+        Some(0),
+        "v1beta1: budgeted"
+    );
+    assert!(!Method::Expiration.is_delete());
+    assert_eq!(Method::Expiration.as_str(), "expiration");
+    assert_eq!(
+        serde_json::from_str::<Method>("\"expiration\"").unwrap(),
+        Method::Expiration
+    );
 }

@@ -21,8 +21,10 @@
 //!
 //! The decisions are the pure `disruption::replace`; this module reads and writes through the
 //! seams and reports [`Event`]s as it goes. The pipeline takes [`Action`]s — drift's selection
-//! ([`select`]) today, any disruption method's actions alike — and returns a [`NodeOutcome`]
-//! per node.
+//! ([`select`]), `consolidate --yes`'s expiration and consolidation actions alike — and returns a
+//! [`NodeOutcome`] per node. The nodes of one multi-node command go as one: marked together,
+//! one launch (by the first) for all their pods, drained once it is Ready, rolled back
+//! together.
 
 mod drain;
 pub mod pipeline;

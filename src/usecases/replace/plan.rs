@@ -31,6 +31,9 @@ pub enum Intent<'c> {
     Delete,
     /// Exactly this one NodeClaim (consolidation's replacement).
     Chosen(&'c Chosen),
+    /// Whatever its pods need, and nothing blocks the start: no do-not-disrupt or PDB check,
+    /// pods that fit nowhere go pending (v1 expiration, [`Method::is_forceful`]).
+    Forceful,
 }
 
 impl Intent<'_> {
@@ -38,9 +41,15 @@ impl Intent<'_> {
     pub fn of(action: &Action) -> Intent<'_> {
         match (action.method, &action.chosen) {
             (m, _) if m.is_delete() => Intent::Delete,
+            (m, _) if m.is_forceful(&action.pool) => Intent::Forceful,
             (Method::ConsolidationReplace, Some(chosen)) => Intent::Chosen(chosen),
             _ => Intent::Replace,
         }
+    }
+
+    /// Whether a do-not-disrupt or a PDB at zero keeps the node from starting.
+    pub fn checks_blockers(self) -> bool {
+        !matches!(self, Intent::Forceful)
     }
 }
 
@@ -56,7 +65,8 @@ pub enum NodePlan {
         pdb_only: bool,
     },
     /// Its pods go onto `claims` (to launch; `input` launches them) and existing nodes
-    /// (`reserved`: the pods, bound there in advance).
+    /// (`reserved`: the pods, bound there in advance); `left_pending`: pods that fit nowhere
+    /// and go pending (a resumed or forceful node only).
     Replace {
         /// Replacement NodeClaims, named.
         claims: Vec<PlannedNodeClaim>,
@@ -64,6 +74,8 @@ pub enum NodePlan {
         input: Option<Box<Input>>,
         /// The node's pods, bound to the existing nodes they were planned onto.
         reserved: Vec<Pod>,
+        /// Pods that fit nowhere (`namespace/name: why`), left pending.
+        left_pending: Vec<String>,
     },
 }
 
@@ -171,15 +183,38 @@ impl<'a> Planner<'a> {
         resuming: Option<&Record>,
         intent: Intent<'_>,
     ) -> Result<NodePlan, CommandError> {
+        self.plan_together(live, &[node], pool, attempt, resuming, intent)
+    }
+
+    /// [`plan`](Self::plan) for the nodes of one command (Karpenter's multi-node
+    /// consolidation, `nodes[0]` first): every node's pods are planned at once onto what
+    /// stays and what `intent` launches — one NodeClaim for all, or none — named after the
+    /// first node. Any node's blocker blocks them all.
+    pub fn plan_together<C: Cluster, P: Compute, K: Clock + ?Sized>(
+        &mut self,
+        live: &Live<'_, C, P, K>,
+        nodes: &[&Node],
+        pool: &NodePool,
+        attempt: &str,
+        resuming: Option<&Record>,
+        intent: Intent<'_>,
+    ) -> Result<NodePlan, CommandError> {
         let recorded: &[String] = resuming.map_or(&[], |r| r.node_claims.as_slice());
         let resuming = resuming.is_some();
-        if !resuming {
-            if let Some(blocked) = self.drain_blocker(node, pool) {
-                return Ok(blocked);
+        let strict = !resuming && intent.checks_blockers();
+        if strict {
+            for node in nodes {
+                if let Some(blocked) = self.drain_blocker(node, pool) {
+                    return Ok(blocked);
+                }
             }
         }
+        let names: BTreeSet<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
         let moving: Vec<Pod> = self
-            .pods_of(&node.name)
+            .snapshot
+            .bound_pods
+            .iter()
+            .filter(|p| p.node_name.as_deref().is_some_and(|n| names.contains(n)))
             .filter(|p| is_reschedulable(p))
             .map(|p| {
                 let mut pending = p.clone();
@@ -188,16 +223,17 @@ impl<'a> Planner<'a> {
                 pending
             })
             .collect();
+        let mut excluded = self.excluded.clone();
+        excluded.extend(names.iter().map(|n| n.to_string()));
         if moving.is_empty() {
-            self.excluded.insert(node.name.clone());
+            self.excluded = excluded;
             return Ok(NodePlan::Replace {
                 claims: Vec::new(),
                 input: None,
                 reserved: Vec::new(),
+                left_pending: Vec::new(),
             });
         }
-        let mut excluded = self.excluded.clone();
-        excluded.insert(node.name.clone());
         let mut manifests = self.snapshot.clone();
         manifests.nodes.retain(|n| !excluded.contains(&n.name));
         manifests
@@ -229,7 +265,7 @@ impl<'a> Planner<'a> {
                     .map(|u| format!("{}: {}", u.pod, u.reason))
             })
             .collect();
-        if !stuck.is_empty() && !resuming {
+        if !stuck.is_empty() && strict {
             return Ok(NodePlan::Blocked {
                 why: Detail::Unplaceable(stuck),
                 pdb_only: false,
@@ -248,12 +284,13 @@ impl<'a> Planner<'a> {
         self.excluded = excluded;
         self.reserved.extend(reserved.iter().cloned());
         for (i, claim) in claims.iter_mut().enumerate() {
-            claim.name = claim_name(recorded, &claim.node_pool, i, node, attempt);
+            claim.name = claim_name(recorded, &claim.node_pool, i, nodes[0], attempt);
         }
         Ok(NodePlan::Replace {
             claims,
             input: Some(Box::new(input)),
             reserved,
+            left_pending: stuck,
         })
     }
 }
@@ -269,7 +306,7 @@ fn within(intent: Intent<'_>, claims: &mut [PlannedNodeClaim]) -> Result<(), Det
             .collect()
     };
     match intent {
-        Intent::Replace => Ok(()),
+        Intent::Replace | Intent::Forceful => Ok(()),
         Intent::Delete if claims.is_empty() => Ok(()),
         Intent::Delete => Err(Detail::NoLongerFits {
             would_launch: types(claims),

@@ -106,6 +106,7 @@ pub fn select(
                 method,
                 chosen: None,
                 reason,
+                command: Vec::new(),
             },
         ));
     }

@@ -2,22 +2,30 @@
 //! "Doing it"): the engine's decision carried out through `drift replace`'s pipeline
 //! (`usecases::replace::pipeline`) — never a second pipeline.
 //!
-//! One round: read the cluster; finish first any consolidation a killed run left on a node (its
-//! record names the method); else run the engine's **first pass** (what Karpenter would start
-//! now: one command) and turn its action into the pipeline's [`Action`]s, one per node, each
-//! with its typed method — emptiness → `empty-delete`, a delete → `consolidation-delete`, a
-//! replacement → `consolidation-replace` with the one NodeClaim chosen ([`Chosen`]). The
-//! pipeline plans each node again right before it starts and refuses what no longer holds (a
-//! do-not-disrupt or a PDB at zero that appeared, pods that no longer fit, a plan that needs
-//! more than the chosen NodeClaim), keeps the NodePools' budgets for the method's reason, and
-//! records every step on the node. Then the next round decides again on the cluster as it is
-//! now, never from a stale list, until the engine finds nothing more.
+//! One round: read the cluster; finish first any consolidation or expiration a killed run left
+//! on a node (its record names the method); else run the engine's **first pass** (what
+//! Karpenter would start now: one command) and turn its action into the pipeline's
+//! [`Action`]s, one per node, each with its typed method — expiration → `expiration`,
+//! emptiness → `empty-delete`, a delete → `consolidation-delete`, a replacement →
+//! `consolidation-replace` with the one NodeClaim chosen ([`Chosen`]). The pipeline plans each
+//! node again right before it starts and refuses what no longer holds (a do-not-disrupt or a
+//! PDB at zero that appeared, pods that no longer fit, a plan that needs more than the chosen
+//! NodeClaim), keeps the NodePools' budgets for the method's reason, and records every step on
+//! the node. Then the next round decides again on the cluster as it is now, never from a stale
+//! list, until the engine finds nothing more.
 //!
-//! Only consolidation is carried out: drift is `drift replace`'s (which evaluates it afresh
-//! rather than trusting a controller's stale `Drifted` condition) and expiration is left to the
-//! operator; the engine runs with both off. A multi-node replacement (several nodes → one
-//! NodeClaim) is carried out as its first node replaced by the chosen NodeClaim; the next round
-//! then finds the other nodes' pods a place on it (deleted) or decides otherwise.
+//! - **Expiration**: every expired node the engine names, each replaced by whatever its pods
+//!   need (several NodeClaims if need be), launched and Ready before it drains — Karpenter's
+//!   provisioner would launch for the evicted pods afterwards; launching first means no pod
+//!   waits longer than a launch. v1 pools: forceful (no budget, no do-not-disrupt or PDB check
+//!   before it starts, pods that fit nowhere go pending; the drain still respects PDBs);
+//!   v1beta1/v1alpha5 pools: graceful and budgeted, like drift.
+//! - **Multi-node consolidation** (several nodes, one decision) is ONE command, as Karpenter's
+//!   queue runs it: every node marked together, one replacement NodeClaim (none for a delete)
+//!   launched for all their pods by the first node and Ready before any drains, all rolled back
+//!   when it fails; the record on each node names the command, so a killed run resumes it whole.
+//! - **Drift** is not carried out here: it is `drift replace`'s, which evaluates it afresh
+//!   rather than trusting a controller's stale `Drifted` condition; the engine runs with it off.
 
 use std::collections::BTreeSet;
 
@@ -106,22 +114,22 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
         ..config.clone()
     };
     let mut input = build_input(&mut copy, &mut sizing, &now, deciding.controller.as_ref())?;
-    // Consolidation only: drift and expiration are not carried out here.
+    // Drift is `drift replace`'s, not carried out here.
     input.feature_gates.drift = false;
-    for pool in &mut input.pools {
-        pool.pool.expire_after = None;
-    }
     for n in &mut input.nodes {
+        let candidate = selected(&n.node, config)
+            && !held_back.contains(&n.node.name)
+            && Record::of(&n.node).is_none();
         if let Some(claim) = &mut n.claim {
-            claim.expire_after = None;
             claim.drifted = None;
+            if !candidate {
+                // v1 expiration ignores nominations: not expired here either.
+                claim.expire_after = None;
+            }
         }
         // Nodes not selected, held back, or in some replacement are not candidates (they
         // still take pods, as nominated nodes do).
-        if !selected(&n.node, config)
-            || held_back.contains(&n.node.name)
-            || Record::of(&n.node).is_some()
-        {
+        if !candidate {
             n.nominated = true;
         }
     }
@@ -129,12 +137,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
     let actions = report
         .actions
         .iter()
-        .find(|a| {
-            matches!(
-                a.method,
-                Decider::Emptiness | Decider::Multi | Decider::Single
-            )
-        })
+        .find(|a| a.method != Decider::Drift)
         .map(|a| actions_for(&manifests, a))
         .unwrap_or_default();
     Ok(Round {
@@ -231,10 +234,12 @@ fn selected(node: &Node, config: &Config) -> bool {
                 .is_some_and(|p| config.nodepools.iter().any(|x| x == p)))
 }
 
-/// The selected nodes a killed run left in consolidation (their record names a consolidation
+/// The selected nodes a killed run left in consolidation or expiration (their record names the
 /// method), to finish before anything new is decided. Drift's records are `drift replace`'s.
+/// A command's nodes go on together: one the killed run did not mark yet (it died between the
+/// marks) joins the others, unmarked.
 fn resumed(m: &Manifests, config: &Config, held_back: &BTreeSet<String>) -> Vec<Action> {
-    let mut out = Vec::new();
+    let mut out: Vec<Action> = Vec::new();
     for node in &m.nodes {
         let Some(record) = Record::of(node) else {
             continue;
@@ -246,8 +251,29 @@ fn resumed(m: &Manifests, config: &Config, held_back: &BTreeSet<String>) -> Vec<
         {
             continue;
         }
-        if let Some(action) = action(m, node, record.method, None, record.reason.clone()) {
+        if let Some(mut action) = action(m, node, record.method, None, record.reason.clone()) {
+            action.command = record.command;
             out.push(action);
+        }
+    }
+    let unmarked: Vec<Action> = out
+        .iter()
+        .filter(|a| a.in_command())
+        .flat_map(|a| a.command.iter().map(move |name| (a, name)))
+        .filter(|(_, name)| !out.iter().any(|o| &o.node.name == *name))
+        .filter_map(|(a, name)| {
+            let node = m.nodes.iter().find(|n| &n.name == name)?;
+            let free = Record::of(node).is_none() && !node.deleting && !held_back.contains(name);
+            let joined = action(m, node, a.method, None, a.reason.clone())?;
+            free.then_some(Action {
+                command: a.command.clone(),
+                ..joined
+            })
+        })
+        .collect();
+    for a in unmarked {
+        if !out.iter().any(|o| o.node.name == a.node.name) {
+            out.push(a);
         }
     }
     out
@@ -257,6 +283,9 @@ fn resumed(m: &Manifests, config: &Config, held_back: &BTreeSet<String>) -> Vec<
 fn actions_for(m: &Manifests, decided: &Decided) -> Vec<Action> {
     let reason = reason_text(decided);
     let (method, chosen) = match (decided.method, decided.decision) {
+        // Whatever the engine's decision (v1: deleted, the provisioner launching for its
+        // pods), replacements for its pods are launched and Ready before it drains.
+        (Decider::Expiration, _) => (Method::Expiration, None),
         (Decider::Emptiness, _) => (Method::EmptyDelete, None),
         (_, Decision::Delete) => (Method::ConsolidationDelete, None),
         (_, Decision::Replace) => (
@@ -269,15 +298,21 @@ fn actions_for(m: &Manifests, decided: &Decided) -> Vec<Action> {
             }),
         ),
     };
-    // A replacement launches once: for its first node (see the module's comment).
-    let nodes = match method {
-        Method::ConsolidationReplace => &decided.nodes[..decided.nodes.len().min(1)],
-        _ => &decided.nodes[..],
+    // Several nodes of one consolidation go as one command (see the module's comment);
+    // expired nodes each go by themselves.
+    let command = match decided.method {
+        Decider::Multi | Decider::Single if decided.nodes.len() > 1 => decided.nodes.clone(),
+        _ => Vec::new(),
     };
-    nodes
+    decided
+        .nodes
         .iter()
         .filter_map(|name| m.nodes.iter().find(|n| &n.name == name))
         .filter_map(|node| action(m, node, method, chosen.clone(), reason.clone()))
+        .map(|a| Action {
+            command: command.clone(),
+            ..a
+        })
         .collect()
 }
 
@@ -297,12 +332,16 @@ fn action(
         method,
         chosen,
         reason,
+        command: Vec::new(),
     })
 }
 
 /// The reason shown and recorded: the engine's method and what it saves, e.g.
 /// `single: replace with m5.large, saves $0.0960/h`.
 fn reason_text(a: &Decided) -> String {
+    if a.method == Decider::Expiration {
+        return expiration_text(a);
+    }
     let what = match (&a.decision, &a.replacement) {
         (Decision::Replace, Some(r)) => format!("replace with {}", r.instance_type),
         (Decision::Replace, None) => "replace".to_string(),
@@ -317,6 +356,25 @@ fn reason_text(a: &Decided) -> String {
         "{}: {what}{with}, saves ${:.4}/h",
         a.method, a.savings_per_hour
     )
+}
+
+/// An expiration's reason: `expiration: expireAfter reached` and what Karpenter would launch
+/// for its pods, e.g. `, replacements c6a.large, c6a.xlarge`.
+fn expiration_text(a: &Decided) -> String {
+    let types: Vec<&str> = a
+        .replacement
+        .iter()
+        .chain(&a.additional_replacements)
+        .map(|r| r.instance_type.as_str())
+        .collect();
+    if types.is_empty() {
+        "expiration: expireAfter reached".to_string()
+    } else {
+        format!(
+            "expiration: expireAfter reached, replacements {}",
+            types.join(", ")
+        )
+    }
 }
 
 #[cfg(test)]

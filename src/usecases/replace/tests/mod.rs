@@ -100,6 +100,7 @@ fn actions(world: &World, names: &[String]) -> (Manifests, Vec<Action>) {
                 method: Method::Drift,
                 chosen: None,
                 reason: "AMIDrift".into(),
+                command: Vec::new(),
             }
         })
         .collect();

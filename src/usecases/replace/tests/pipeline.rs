@@ -81,6 +81,7 @@ fn a_drifted_node_is_marked_replaced_drained_and_deleted_in_that_order() {
             reason: "AMIDrift".into(),
             started_at: ATTEMPT.into(),
             cordoned_before: false,
+            command: Vec::new(),
         }
     );
     assert_eq!(

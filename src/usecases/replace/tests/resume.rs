@@ -34,6 +34,7 @@ fn record(step: Step, claims: &[&str], instances: &[&str]) -> Record {
         reason: "AMIDrift".into(),
         started_at: EARLIER.into(),
         cordoned_before: false,
+        command: Vec::new(),
     }
 }
 

@@ -161,8 +161,8 @@ fn pending(world: &World) -> Vec<String> {
         .collect()
 }
 
-/// The methods recorded on `node`, in the order its records were written.
-fn recorded_methods(world: &World, node: &str) -> Vec<Method> {
+/// The records written on `node`, in order.
+fn records(world: &World, node: &str) -> Vec<Record> {
     world
         .cluster
         .requests()
@@ -173,8 +173,39 @@ fn recorded_methods(world: &World, node: &str) -> Vec<Method> {
                 .as_str()
                 .and_then(Record::parse)
         })
-        .map(|r| r.method)
         .collect()
+}
+
+/// The methods recorded on `node`, in the order its records were written.
+fn recorded_methods(world: &World, node: &str) -> Vec<Method> {
+    records(world, node).into_iter().map(|r| r.method).collect()
+}
+
+/// A node of `instance_type` registered as a replacement a killed run launched: its name and
+/// its instance.
+fn launched_before(world: &World, instance_type: &str) -> (String, String) {
+    let node = world.registered_node("default", instance_type);
+    let id = world
+        .running()
+        .into_iter()
+        .find(|i| crate::usecases::testing::node_name(&i.id) == node)
+        .unwrap()
+        .id;
+    (node, id)
+}
+
+/// Why the engine, deciding now, leaves `node` alone.
+fn why_not(world: &World, node: &str) -> Reason {
+    let live = world.live();
+    let round = decide(&live, &Deciding::default()).unwrap();
+    round
+        .report
+        .unwrap()
+        .nodes
+        .into_iter()
+        .find(|n| n.name == node)
+        .and_then(|n| n.reason)
+        .unwrap_or_else(|| panic!("no reason for {node}"))
 }
 
 fn instance_types_launched(world: &World) -> Vec<String> {
@@ -343,16 +374,7 @@ fn budgets_are_kept_per_reason_and_never_exceeded() {
     );
     assert!(run.outcomes.iter().all(|o| o.node != under_used));
     assert!(present(&world.cluster, &under_used));
-    let live = world.live();
-    let round = decide(&live, &Deciding::default()).unwrap();
-    let reason = round
-        .report
-        .unwrap()
-        .nodes
-        .into_iter()
-        .find(|n| n.name == under_used)
-        .and_then(|n| n.reason)
-        .unwrap();
+    let reason = why_not(&world, &under_used);
     assert!(matches!(reason, Reason::Budget { .. }), "{reason:?}");
 }
 
@@ -453,6 +475,7 @@ fn record(step: Step, method: Method, claims: &[String], instances: &[String]) -
         reason: "single: replace with c6a.large, saves $0.2295/h".into(),
         started_at: "2023-11-14T20:00:00Z".into(),
         cordoned_before: false,
+        command: Vec::new(),
     }
 }
 
@@ -479,13 +502,7 @@ fn killed_after_marking_a_replacement_it_launches_once_on_resume() {
 fn killed_after_launching_it_adopts_the_recorded_instance() {
     let world = world(1, json!([{"nodes": "100%"}]));
     let node = managed(&world, "c6a.2xlarge", &["p0"]);
-    let launched = world.registered_node("default", "c6a.large");
-    let id = world
-        .running()
-        .into_iter()
-        .find(|i| crate::usecases::testing::node_name(&i.id) == launched)
-        .unwrap()
-        .id;
+    let (_, id) = launched_before(&world, "c6a.large");
     killed_at(
         &world,
         &node,
@@ -558,3 +575,6 @@ fn a_node_in_drift_replacement_is_not_consolidated() {
     assert!(run.outcomes.is_empty(), "{:#?}", run.outcomes);
     assert!(present(&world.cluster, &drifting));
 }
+
+mod commands;
+mod expiration;

@@ -8,11 +8,15 @@
 //! only when a slot is free — one snapshot to plan the nodes that start. Nothing lives only in
 //! memory that a re-run needs: every step is on the node's record.
 //!
-//! [`preview`] is the plan shown before anything changes; [`run`] carries it out.
+//! [`preview`] is the plan shown before anything changes; [`run`] carries it out. The nodes of a
+//! multi-node command go as one ([`command`]).
+
+mod command;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
+use self::command::{commands, leaving, planned_with};
 use super::drain::{self, At, Passed};
 use super::plan::{Intent, NodePlan, Planner};
 use super::select::pods_to_move;
@@ -21,7 +25,7 @@ use super::{Event, NodeOutcome, NodeStep, Resume, Settings};
 use crate::api::Manifests;
 use crate::cloud::types::Compute;
 use crate::disruption::drain::Pdb;
-use crate::disruption::replace::budget::{free_slots, pick, pools_of, reason_of};
+use crate::disruption::replace::budget::{free_slots_for, method_of, pick, pools_of};
 use crate::disruption::replace::machine::{
     adopted_readiness, after_launch, entry, launching_next, readiness, Drain, Ending, Entry,
     Failures, LaunchingNext, Readiness, Replacement, State,
@@ -101,15 +105,38 @@ pub fn preview<C: Cluster, P: Compute, K: Clock + ?Sized>(
         queue.push(Queued::new(action, i));
     }
     let now = live.clock.now();
-    let mut slots = free_slots(&pools_of(&queue), &m.nodes, reason_of(&queue), now);
+    let mut slots = free_slots_for(&pools_of(&queue), &m.nodes, method_of(&queue), now);
     let mut planner = Planner::new(m, &pdbs, &BTreeSet::new(), Vec::new(), settings.force, now);
-    planner.leaving(deleted(&queue));
+    planner.leaving(leaving(&queue));
     let mut starting = 0;
     let mut kept = Vec::new();
+    let members = planned_with(&queue);
+    // A command's first node stands for it: the others follow its outcome.
+    let mut leads: BTreeMap<Vec<String>, usize> = BTreeMap::new();
     for q in queue {
+        if let Some(&lead) = leads.get(&q.action.command) {
+            let (status, detail, replacements) = {
+                let l = &outcomes[lead];
+                (l.status, l.detail.clone(), l.replacements.clone())
+            };
+            let o = &mut outcomes[q.outcome];
+            (o.status, o.detail, o.replacements) = (status, detail, replacements);
+            if status == Status::Planned {
+                slots.take(q.pool());
+                starting += 1;
+            }
+            if matches!(status, Status::Planned | Status::Queued) {
+                kept.push(q);
+            }
+            continue;
+        }
+        if q.action.in_command() {
+            leads.insert(q.action.command.clone(), q.outcome);
+        }
         let o = &mut outcomes[q.outcome];
         let (node, pool) = (&q.action.node, &q.action.pool);
-        if q.record.is_none() {
+        let intent = Intent::of(&q.action);
+        if q.record.is_none() && intent.checks_blockers() {
             // Before anything starts, a PDB at zero blocks (nothing of this run will free it).
             if let Some(NodePlan::Blocked { why, .. }) = planner.drain_blocker(node, pool) {
                 o.status = Status::Blocked;
@@ -138,8 +165,15 @@ pub fn preview<C: Cluster, P: Compute, K: Clock + ?Sized>(
             .record
             .as_ref()
             .map_or(settings.attempt.as_str(), |r| r.started_at.as_str());
-        let intent = Intent::of(&q.action);
-        match planner.plan(live, node, pool, attempt, q.record.as_ref(), intent)? {
+        let mut together = vec![node];
+        together.extend(
+            members
+                .get(&q.action.command)
+                .into_iter()
+                .flatten()
+                .filter(|n| n.name != node.name),
+        );
+        match planner.plan_together(live, &together, pool, attempt, q.record.as_ref(), intent)? {
             NodePlan::Blocked { why, .. } => {
                 o.status = Status::Blocked;
                 o.detail = why;
@@ -211,6 +245,9 @@ struct Job {
     reserved: Vec<Pod>,
     /// What a planned node launches.
     launch: Option<Launchable>,
+    /// A node of a command other than its first: the first's outcome. It launches nothing;
+    /// it waits for the first's replacement.
+    follows: Option<usize>,
 }
 
 /// What launching needs: the planned NodeClaims and the solver input they were made from.
@@ -255,7 +292,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
 
     fn run(&mut self, queue: Vec<Queued>) -> Result<(), CommandError> {
         let pools = pools_of(&queue);
-        let reason = reason_of(&queue);
+        let method = method_of(&queue);
         let mut queue: VecDeque<Queued> = queue.into();
         let mut nodes = steps::live_nodes(self.live.cluster)?;
         let mut listed = self.monotonic();
@@ -279,7 +316,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     nodes = steps::live_nodes(self.live.cluster)?;
                     listed = self.monotonic();
                 }
-                let slots = free_slots(&pools, &nodes, reason, self.live.clock.now());
+                let slots = free_slots_for(&pools, &nodes, method, self.live.clock.now());
                 let room = self.settings.max_parallel - self.active.len();
                 let picked = pick(&mut queue, slots, room, self.monotonic());
                 if !picked.is_empty() {
@@ -370,10 +407,43 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             .collect();
         let now = self.live.clock.now();
         let mut planner = Planner::new(&snapshot, &pdbs, &busy, reserved, self.settings.force, now);
-        planner.leaving(deleted(picked.iter().chain(queue.iter())));
+        planner.leaving(leaving(picked.iter().chain(queue.iter())));
+        let (leads, followers) = commands(picked);
+        let members = planned_with(followers.iter());
         let mut planned: Vec<Job> = Vec::new();
-        for q in picked {
-            if let Some(job) = self.enter(&snapshot, &mut planner, q, queue)? {
+        let mut firsts = Vec::new();
+        for q in leads {
+            // The other nodes as read now (a blocker may have appeared on any of them).
+            let with: Vec<&Node> = members
+                .get(&q.action.command)
+                .into_iter()
+                .flatten()
+                .filter(|n| n.name != q.action.node.name)
+                .filter_map(|n| snapshot.nodes.iter().find(|s| s.name == n.name))
+                .collect();
+            firsts.push((
+                q.action.command.clone(),
+                q.outcome,
+                q.action.node.name.clone(),
+            ));
+            if let Some(job) = self.enter(&snapshot, &mut planner, q, queue, &with)? {
+                planned.push(job);
+            }
+        }
+        // The other nodes of a command follow its first node: marked with it, waiting for
+        // the replacement it launches, or blocked, held back or entering alone as it did.
+        for q in followers {
+            let Some((_, lead, lead_node)) = firsts.iter().find(|f| f.0 == q.action.command) else {
+                continue;
+            };
+            if let Some(job) = self.follower(
+                &snapshot,
+                &mut planner,
+                q,
+                queue,
+                (*lead, lead_node),
+                &planned,
+            )? {
                 planned.push(job);
             }
         }
@@ -385,8 +455,13 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                 .emit(Event::node(&job.node.name, NodeStep::Marked));
             job.state = State::Marked;
         }
-        for job in planned {
+        let (following, launching): (Vec<Job>, Vec<Job>) =
+            planned.into_iter().partition(|j| j.follows.is_some());
+        for job in launching {
             self.launch(&snapshot, job)?;
+        }
+        for job in following {
+            self.follow(&snapshot, job)?;
         }
         Ok(())
     }
@@ -400,6 +475,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
         planner: &mut Planner<'_>,
         mut q: Queued,
         queue: &mut VecDeque<Queued>,
+        with: &[&Node],
     ) -> Result<Option<Job>, CommandError> {
         let (cluster, cloud) = (self.live.cluster, self.live.cloud);
         let mono = self.monotonic();
@@ -423,6 +499,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             startup_taints: BTreeSet::new(),
             reserved: Vec::new(),
             launch: None,
+            follows: None,
         };
         match (entry(record.as_ref(), node), record.clone()) {
             (Entry::Finish, Some(r)) => {
@@ -477,9 +554,11 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
         let attempt = record
             .as_ref()
             .map_or_else(|| self.settings.attempt.clone(), |r| r.started_at.clone());
-        let (claims, input, reserved) = match planner.plan(
+        let mut together = vec![node];
+        together.extend(with.iter().copied());
+        let (claims, input, reserved) = match planner.plan_together(
             self.live,
-            node,
+            &together,
             &pool,
             &attempt,
             record.as_ref(),
@@ -504,7 +583,18 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                 claims,
                 input,
                 reserved,
-            } => (claims, input, reserved),
+                left_pending,
+            } => {
+                if !left_pending.is_empty() {
+                    self.events.emit(Event::Warning(format!(
+                        "{}: {} pod(s) fit nowhere and go pending when it drains ({})",
+                        node.name,
+                        left_pending.len(),
+                        left_pending.join("; ")
+                    )));
+                }
+                (claims, input, reserved)
+            }
         };
         let marked = match &record {
             // Resumed: the first run saw the node before it cordoned it.
@@ -523,6 +613,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                 reason: q.action.reason.clone(),
                 started_at: attempt,
                 cordoned_before: node.unschedulable,
+                command: q.action.command.clone(),
             },
         };
         // Classes resolved before anything is marked: a class with no subnet, image or profile
@@ -702,8 +793,11 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     LaunchingNext::Wait => None,
                     LaunchingNext::Drain => Some(State::Draining(Drain::new(mono))),
                     LaunchingNext::RollBack(why) => {
-                        let instances: Vec<String> =
-                            replacements.iter().map(|r| r.instance_id.clone()).collect();
+                        // A command's replacement is its first node's to terminate.
+                        let instances: Vec<String> = match job.follows {
+                            Some(_) => Vec::new(),
+                            None => replacements.iter().map(|r| r.instance_id.clone()).collect(),
+                        };
                         let events = &mut *self.events;
                         roll_back(
                             cluster,
@@ -817,15 +911,6 @@ fn replacement(l: &Launch) -> Replacement {
         instance_id: l.instance_id.clone(),
         node_labels: l.node_labels.clone(),
     }
-}
-
-/// The nodes of `queue` that are deleted (a delete method): they leave whatever their turn.
-fn deleted<'q>(queue: impl IntoIterator<Item = &'q Queued>) -> Vec<String> {
-    queue
-        .into_iter()
-        .filter(|q| q.action.method.is_delete())
-        .map(|q| q.action.node.name.clone())
-        .collect()
 }
 
 /// A node gone by a delete method is `deleted`, not `replaced`.
