@@ -340,6 +340,22 @@ impl Cluster {
         after > 0 && self.now - claim.last_pod_event.unwrap_or(initialized) < after
     }
 
+    /// The usage the solver reads: that of the pools with limits (the only ones whose
+    /// usage changes what may launch).
+    pub fn limited_usage(&self) -> Vec<Resources> {
+        self.usage
+            .iter()
+            .enumerate()
+            .map(|(p, u)| {
+                if self.pool(p).limits.is_empty() {
+                    Resources::new()
+                } else {
+                    u.clone()
+                }
+            })
+            .collect()
+    }
+
     /// Marks a change: the node's cached facts and the simulations that used it are stale.
     pub fn touch(&mut self, i: usize) {
         self.epoch += 1;

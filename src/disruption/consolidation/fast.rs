@@ -418,7 +418,7 @@ impl Fast {
                 || uninitialized_landing
                 || cluster.release == Release::V0_31)
                 .then_some(cluster.nodes.len()),
-            usage: claims_needed.then(|| cluster.usage.clone()),
+            usage: claims_needed.then(|| cluster.limited_usage()),
             pending: cluster.pending.len(),
             stuck: cluster.stuck.len(),
         });
@@ -500,7 +500,8 @@ impl Fast {
     /// cluster has pod (anti-)affinity (whose groups count pods everywhere), no pending or
     /// stuck pod (they tolerate the `consolidateAfter` taint, under which a node's expected
     /// DaemonSets, and so its free capacity, change), and every spread constraint of the
-    /// simulated pods counts pods found by a required label and ignores taints.
+    /// simulated pods counts pods found by a required label and ignores taints; no pool is
+    /// static.
     fn solved_stamp(
         &mut self,
         cluster: &Cluster,
@@ -508,9 +509,12 @@ impl Fast {
         result: &SimResult,
     ) -> Option<Stamp> {
         self.prepare(cluster);
+        // A static pool's missing replicas count its running nodes, which no stamp names.
+        let static_pool = (0..cluster.pools.len()).any(|p| cluster.pool(p).replicas.is_some());
         if !self.anti_selectors.is_empty()
             || !cluster.pending.is_empty()
             || !cluster.stuck.is_empty()
+            || static_pool
         {
             return None;
         }
@@ -540,7 +544,7 @@ impl Fast {
         Some(Stamp::Solved {
             landed: self.landed(cluster, &result.placements),
             node_count: cluster.nodes.len(),
-            usage: cluster.usage.clone(),
+            usage: cluster.limited_usage(),
             counted,
         })
     }
@@ -572,7 +576,7 @@ impl Simulator for Fast {
             } => {
                 *node_count == cluster.nodes.len()
                     && landed.iter().all(|l| l.holds(cluster))
-                    && *usage == cluster.usage
+                    && *usage == cluster.limited_usage()
                     && counted.iter().all(|c| {
                         counted_pods(cluster, &c.namespace, &c.selector).as_ref() == Some(&c.pods)
                     })
@@ -586,7 +590,7 @@ impl Simulator for Fast {
             } => {
                 landed.iter().all(|l| l.holds(cluster))
                     && node_count.is_none_or(|c| c == cluster.nodes.len())
-                    && usage.as_ref().is_none_or(|u| *u == cluster.usage)
+                    && usage.as_ref().is_none_or(|u| *u == cluster.limited_usage())
                     && *pending == cluster.pending.len()
                     && *stuck == cluster.stuck.len()
             }
