@@ -4,8 +4,10 @@
 //!
 //! One scenario — the first walkthrough's NodePool (v1beta1), `inflate` pending, then
 //! `ami`, `provision --dry-run`, `provision`, `nodes`, drift (a security group added to the
-//! class), `drift check`, `drift replace --dry-run`, `drift replace`, a Karpenter controller
-//! and `drift replace --via-controller`, `enable-drift`/`disable-drift` — runs twice, each time
+//! class), `drift check`, `drift replace --dry-run`, `drift replace`, the node emptied and
+//! handed to Karpenter for `consolidate --dry-run` and `consolidate --yes` (emptiness deletes
+//! it), a Karpenter controller and `drift replace --via-controller`,
+//! `enable-drift`/`disable-drift` — runs twice, each time
 //! against one moto and one loopback cluster:
 //! - **IAM**: moto enforces IAM (`tests/moto/server.py --iam-users`); each command runs as an
 //!   IAM user holding exactly the policy, and as users holding it without one action;
