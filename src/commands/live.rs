@@ -13,7 +13,7 @@ use crate::error::CommandError;
 use crate::k8s::client::KubeClient;
 use crate::k8s::config::ClusterTarget;
 use crate::k8s::{coexist, ops};
-use crate::usecases::clock::Clock;
+use crate::usecases::clock::{Clock, SystemClock};
 use crate::usecases::live::Live;
 
 pub use super::lease::{take_lease, OperatorLease};
@@ -31,7 +31,9 @@ pub struct LiveCluster {
 /// Connects to the cluster the kubeconfig flags select.
 pub fn connect_cluster(ctx: &mut Context<'_>) -> Result<LiveCluster, CommandError> {
     let target = ClusterTarget::from_flags(&ctx.global.kube_flags())?;
-    let client = KubeClient::connect(&target)?;
+    let mut client = KubeClient::connect(&target)?;
+    // Ctrl-C during a read's backoff ends the run at once (the lease has a client of its own).
+    client.interrupt_backoff_with(SystemClock::backoff);
     ctx.note(&format!(
         "cluster {} (context {}, API {})",
         target.info.name,
@@ -59,13 +61,14 @@ pub fn kubernetes_version(
 
 /// Connects to AWS (region from `--region`, the AWS chain, else a hint from the kubeconfig).
 pub fn connect_aws(ctx: &mut Context<'_>) -> Result<AwsCloud, CommandError> {
-    let cloud = AwsCloud::connect(&AwsOptions {
+    let mut cloud = AwsCloud::connect(&AwsOptions {
         region: ctx.global.region.clone(),
         profile: ctx.global.profile.clone(),
         region_hint: crate::cli::kubeconfig::region_hint(ctx.global),
         ..AwsOptions::default()
     })
     .map_err(aws_error)?;
+    cloud.interrupt_backoff_with(SystemClock::backoff);
     ctx.note(&format!(
         "AWS region {}{}",
         cloud.region(),

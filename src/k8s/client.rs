@@ -7,7 +7,9 @@
 //! server's `Retry-After`, a handful of times; writes are sent once — an eviction's 429 is a PDB
 //! saying no, which the drain must see and report, and a write whose answer was lost may have
 //! been applied: the use cases re-read and re-plan (resourceVersion preconditions turn a stale
-//! write into a 409) instead of sending it blind again.
+//! write into a 409) instead of sending it blind again. A backoff is cut short when the run is
+//! asked to stop (Ctrl-C, SIGTERM: [`KubeClient::interrupt_backoff_with`]); the read is then
+//! not retried and its last answer returned, so the command ends at once and releases its lease.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -27,6 +29,17 @@ pub struct KubeClient {
     requests: AtomicU64,
     gate: Option<WriteGate>,
     last_read: Option<LastRead>,
+    backoff: Backoff,
+}
+
+/// How a retry waits out its backoff: `false` when the run was asked to stop meanwhile (the
+/// retry is then given up).
+pub type Backoff = fn(Duration) -> bool;
+
+/// Sleeps the whole backoff, whatever happens meanwhile.
+pub fn sleep_through(d: Duration) -> bool {
+    std::thread::sleep(d);
+    true
 }
 
 impl KubeClient {
@@ -67,6 +80,7 @@ impl KubeClient {
             requests: AtomicU64::new(0),
             gate: None,
             last_read: None,
+            backoff: sleep_through,
         })
     }
 
@@ -78,6 +92,13 @@ impl KubeClient {
     /// From now on, every read's outcome is recorded in `last_read` (the health endpoint).
     pub fn record_reads(&mut self, last_read: LastRead) {
         self.last_read = Some(last_read);
+    }
+
+    /// From now on, a read's backoff before a retry is waited with `backoff`: a stop requested
+    /// meanwhile ends it and the retry (the commands give the clock's Ctrl-C-aware sleep). The
+    /// lease keeper's client keeps sleeping through: its release must still get through.
+    pub fn interrupt_backoff_with(&mut self, backoff: Backoff) {
+        self.backoff = backoff;
     }
 
     /// The API server URL.
@@ -94,7 +115,7 @@ impl Cluster for KubeClient {
             }
         }
         self.retry
-            .send(request, |r| self.send_once(r), std::thread::sleep)
+            .send(request, |r| self.send_once(r), self.backoff)
     }
 
     fn request_count(&self) -> u64 {
@@ -205,12 +226,13 @@ impl ReadRetry {
     };
 
     /// Sends `request` through `send`, again after `sleep` while the answer is transient and the
-    /// request an idempotent read. The last answer (or error) is returned as it came.
+    /// request an idempotent read. The last answer (or error) is returned as it came — also when
+    /// `sleep` says a stop was requested during the backoff.
     pub fn send(
         &self,
         request: Request,
         mut send: impl FnMut(Request) -> Result<Response, ClusterError>,
-        mut sleep: impl FnMut(Duration),
+        mut sleep: impl FnMut(Duration) -> bool,
     ) -> Result<Response, ClusterError> {
         let idempotent = request.method == Method::Get && request.retry_throttled;
         let mut backoff = self.first_backoff;
@@ -231,7 +253,14 @@ impl ReadRetry {
                 wait_ms = wait.as_millis() as u64,
                 "Kubernetes read retried"
             );
-            sleep(wait);
+            if !sleep(wait) {
+                tracing::info!(
+                    method = request.method.as_str(),
+                    path = request.path,
+                    "Kubernetes read not retried: stop requested"
+                );
+                return result;
+            }
             backoff = (backoff * 2).min(self.max_backoff);
             attempt += 1;
         }
@@ -317,7 +346,14 @@ mod tests {
         request: Request,
     ) -> (Result<Response, ClusterError>, Vec<Duration>) {
         let mut waits = Vec::new();
-        let result = ReadRetry::DEFAULT.send(request, |r| fake.send(r), |d| waits.push(d));
+        let result = ReadRetry::DEFAULT.send(
+            request,
+            |r| fake.send(r),
+            |d| {
+                waits.push(d);
+                true
+            },
+        );
         (result, waits)
     }
 
@@ -384,6 +420,23 @@ mod tests {
     }
 
     #[test]
+    fn a_stop_during_the_backoff_ends_the_retry_with_the_last_answer() {
+        let fake = FakeCluster::new();
+        fake.fail_with(Method::Get, NODES, 100, 503, "still down");
+        let mut waits = Vec::new();
+        let result = ReadRetry::DEFAULT.send(
+            Request::get(NODES),
+            |r| fake.send(r),
+            |d| {
+                waits.push(d);
+                false
+            },
+        );
+        assert_eq!(result.unwrap().status, 503, "the last answer, at once");
+        assert_eq!((sent(&fake), waits.len()), (1, 1), "no second send");
+    }
+
+    #[test]
     fn the_servers_retry_after_is_honoured_within_a_cap() {
         for (asked, waited) in [(3, 3), (600, 10)] {
             let fake = FakeCluster::new();
@@ -405,7 +458,10 @@ mod tests {
                         fake.send(r)
                     }
                 },
-                |d| waits.push(d),
+                |d| {
+                    waits.push(d);
+                    true
+                },
             );
             assert!(result.unwrap().ok());
             assert_eq!(waits, [Duration::from_secs(waited)]);

@@ -74,17 +74,7 @@ impl Clock for SystemClock {
     }
 
     fn sleep(&self, d: Duration) -> bool {
-        let end = Instant::now() + d;
-        loop {
-            if self.stop_requested() {
-                return false;
-            }
-            let now = Instant::now();
-            if now >= end {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(100).min(end - now));
-        }
+        sleep_unless(&STOP, d)
     }
 
     fn pause(&self, d: Duration) {
@@ -93,6 +83,29 @@ impl Clock for SystemClock {
 
     fn stop_requested(&self) -> bool {
         STOP.load(Ordering::SeqCst)
+    }
+}
+
+impl SystemClock {
+    /// A retry's backoff in the adapters (`k8s::client::Backoff`, `AwsCloud`'s): this clock's
+    /// sleep, so Ctrl-C or SIGTERM during a backoff ends it and the retry at once.
+    pub fn backoff(d: Duration) -> bool {
+        SystemClock::new().sleep(d)
+    }
+}
+
+/// Sleeps `d`, or less if `stop` is set meanwhile (looked at every 100 ms); `false` when it was.
+pub fn sleep_unless(stop: &AtomicBool, d: Duration) -> bool {
+    let end = Instant::now() + d;
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= end {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(100).min(end - now));
     }
 }
 
@@ -230,6 +243,31 @@ mod tests {
         assert!(clock.stop_requested());
         assert!(!clock.sleep(Duration::from_secs(1)));
         assert_eq!(clock.monotonic(), Duration::from_secs(3));
+    }
+
+    #[test]
+    fn a_real_sleep_ends_soon_after_a_stop() {
+        static STOPPED: AtomicBool = AtomicBool::new(false);
+        let started = Instant::now();
+        let stopper = std::thread::spawn(|| {
+            std::thread::sleep(Duration::from_millis(150));
+            STOPPED.store(true, Ordering::SeqCst);
+        });
+        assert!(!sleep_unless(&STOPPED, Duration::from_secs(30)));
+        let took = started.elapsed();
+        stopper.join().unwrap();
+        assert!(
+            took < Duration::from_secs(2),
+            "a 30 s sleep stopped after 150 ms took {took:?}"
+        );
+        assert!(
+            !sleep_unless(&STOPPED, Duration::from_secs(30)),
+            "and stays"
+        );
+        assert!(sleep_unless(
+            &AtomicBool::new(false),
+            Duration::from_millis(10)
+        ));
     }
 
     #[test]

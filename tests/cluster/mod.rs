@@ -124,7 +124,7 @@ mod selector;
 mod store;
 mod table;
 pub mod tls;
-mod util;
+pub mod util;
 
 use std::net::SocketAddr;
 use std::path::Path;

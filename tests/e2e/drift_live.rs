@@ -567,6 +567,11 @@ fn replacement_never_ready_is_rolled_back() {
 /// Narrows NodePool `default` (of [`one_pod_per_node`]) from category `c` to `m`: every node
 /// it launched drifts (RequirementsDrifted).
 pub(crate) fn narrow_to_category_m(walk: &Walk) {
+    set_category(walk, "m");
+}
+
+/// Sets the instance category NodePool `default` (of [`one_pod_per_node`]) allows.
+pub(crate) fn set_category(walk: &Walk, category: &str) {
     walk.ok(&[
         "patch",
         "nodepool",
@@ -574,7 +579,9 @@ pub(crate) fn narrow_to_category_m(walk: &Walk) {
         "--type",
         "json",
         "-p",
-        r#"[{"op":"replace","path":"/spec/template/spec/requirements/0/values","value":["m"]}]"#,
+        &format!(
+            r#"[{{"op":"replace","path":"/spec/template/spec/requirements/0/values","value":["{category}"]}}]"#
+        ),
     ]);
 }
 

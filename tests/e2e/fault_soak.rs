@@ -1,7 +1,9 @@
 //! Faults at scale, invariants counted (issue #13 item 5; figures in docs/reliability.md).
 //!
-//! The walkthroughs — `provision --yes --wait`, `drift replace --yes`, `consolidate --yes`, and
-//! two operators at once (two `provision` or two `drift replace` started together) — run many times against the loopback cluster and moto
+//! The walkthroughs — `provision --yes --wait`, `drift replace --yes`, `consolidate --yes`,
+//! `provision --watch` (one watcher through every change of the app, [`watch_soak`]), and two
+//! operators at once (two `provision` or two `drift replace` started together) — run many times
+//! against the loopback cluster and moto
 //! through the fault injector (`faults/`): throttling, 5xx, resets before and after the peer
 //! acted, slow answers, ICE from CreateFleet, 409s on writes, and in some runs the tool
 //! SIGKILLed at a random moment. Each faulty run is followed by a clean re-run (no faults; a
@@ -22,7 +24,7 @@
 //! ./scripts/test --test e2e fault_soak::soak_ -- --include-ignored --nocapture --test-threads 5
 //! ```
 //!
-//! (240 runs in all: 60 + 40 + 40 + 60 + 40 by default; `FAULT_SOAK_RUNS=n` runs n of each
+//! (440 runs in all: 60 + 40 + 40 + 60 + 40, and 200 of `provision --watch`, by default; `FAULT_SOAK_RUNS=n` runs n of each
 //! scenario instead, `FAULT_SOAK_SEED=s` shifts the seeds. Each run's output, `-v`, and the
 //! faults it got are kept under `target/tmp/provision-live/soak-*/logs/`.)
 
@@ -34,10 +36,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::drift_live::{hand_to_karpenter, one_pod_per_node, team_nodes, tool_instances};
+use crate::drift_live::{
+    hand_to_karpenter, one_pod_per_node, set_category, team_nodes, tool_instances,
+};
 use crate::faults::{Fault, FaultPlan, FaultProxy, Peer, Rng};
 use crate::provision_live::Walk;
-use kubectl_karpenter::cloud::types::{Compute, Filter, InstanceQuery};
+use kubectl_karpenter::cloud::types::Compute;
 
 /// The pool's disruption budget in the drift scenario.
 const BUDGET: usize = 1;
@@ -196,6 +200,12 @@ impl Faulty {
             }
         }
         self.clear_plan();
+        self.tally_faults(tally);
+        self.drop_lease();
+    }
+
+    /// The requests and faults of the run so far, also written to its `-faults.log`.
+    fn tally_faults(&self, tally: &mut Tally) {
         tally.requests = self.kube.requests() + self.aws.requests();
         for proxy in [&self.kube, &self.aws] {
             for (fault, request) in proxy.take_injected() {
@@ -218,7 +228,10 @@ impl Faulty {
                 *tally.fault_kinds.entry(kind).or_default() += 1;
             }
         }
-        // A killed run's lease expires 30 s after its last renewal; the soak does not wait.
+    }
+
+    /// A killed run's lease expires 30 s after its last renewal; the soak does not wait.
+    fn drop_lease(&self) {
         self.walk.run(&[
             "delete",
             "lease",
@@ -227,6 +240,26 @@ impl Faulty {
             "kubectl-karpenter",
             "--ignore-not-found",
         ]);
+    }
+
+    /// Whether, within `within`, `inflate` has `replicas` pods Running and the pool as many
+    /// nodes, each with its instance (the empty ones removed).
+    fn settles(&self, replicas: usize, within: Duration) -> bool {
+        let end = Instant::now() + within;
+        loop {
+            let nodes = team_nodes(&self.walk);
+            let instances = self.walk.launched_instances();
+            if self.app_pods("inflate") == (replicas, 0)
+                && nodes.len() == replicas
+                && instances.len() == replicas
+            {
+                return true;
+            }
+            if Instant::now() >= end {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
     }
 
     /// The clean re-run: faults gone; it must finish (exit 0).
@@ -250,7 +283,7 @@ impl Faulty {
         let settled = Instant::now() + Duration::from_secs(40);
         loop {
             let (running, pending) = self.app_pods(app);
-            let instances = self.live_instances();
+            let instances = self.walk.launched_instances();
             let nodes = node_instances(&team_nodes(&self.walk));
             let every_node = instances.iter().all(|i| nodes.contains(&i.id));
             if (running == replicas && pending == 0 && every_node) || Instant::now() >= settled {
@@ -260,7 +293,7 @@ impl Faulty {
         }
         let (running, _) = self.app_pods(app);
         tally.pods_not_running += replicas.saturating_sub(running) as u32;
-        let instances = self.live_instances();
+        let instances = self.walk.launched_instances();
         let mut per_claim: BTreeMap<&str, u32> = BTreeMap::new();
         let nodes = team_nodes(&self.walk);
         let registered = node_instances(&nodes);
@@ -324,21 +357,6 @@ impl Faulty {
         (running, pods.len() - running)
     }
 
-    /// The tool's instances that are pending or running.
-    fn live_instances(&self) -> Vec<kubectl_karpenter::model::instance::Instance> {
-        self.walk
-            .moto
-            .cloud()
-            .describe_instances(&InstanceQuery::Filters(vec![
-                Filter::new(
-                    "tag:kubectl-karpenter.io/launched-by",
-                    ["kubectl-karpenter"],
-                ),
-                Filter::new("instance-state-name", ["pending", "running"]),
-            ]))
-            .unwrap()
-    }
-
     /// Scales `inflate` to `n` and waits for the scheduler to have seen them.
     fn scale(&self, n: usize) {
         self.scale_app("inflate", n);
@@ -362,7 +380,12 @@ impl Faulty {
         // NodeClaims (the consolidation scenario's) go through the termination controller.
         self.walk
             .run(&["delete", "nodeclaims", "--all", "--wait=false"]);
-        let ids: Vec<String> = self.live_instances().into_iter().map(|i| i.id).collect();
+        let ids: Vec<String> = self
+            .walk
+            .launched_instances()
+            .into_iter()
+            .map(|i| i.id)
+            .collect();
         if !ids.is_empty() {
             self.walk.moto.cloud().terminate_instances(&ids).unwrap();
         }
@@ -589,17 +612,7 @@ fn drift_soak(name: &str, runs: u32, operators: usize) -> Tally {
     ];
     for run in 0..runs {
         let category = if run % 2 == 0 { "m" } else { "c" };
-        f.walk.ok(&[
-            "patch",
-            "nodepool",
-            "default",
-            "--type",
-            "json",
-            "-p",
-            &format!(
-                r#"[{{"op":"replace","path":"/spec/template/spec/requirements/0/values","value":["{category}"]}}]"#
-            ),
-        ]);
+        set_category(&f.walk, category);
         f.watch.expect("inflate", REPLICAS, Some(BUDGET));
         f.faulty_run(&mut rng, &args, operators, &mut tally);
         f.clean_run(&args, &mut tally);
@@ -654,6 +667,93 @@ fn consolidate_soak(name: &str, runs: u32) -> Tally {
         f.faulty_run(&mut rng, &args, 1, &mut tally);
         f.clean_run(&args, &mut tally);
         f.count(&mut tally, "small", 1);
+    }
+    tally.seconds = started.elapsed().as_secs_f64();
+    tally
+}
+
+/// `provision --watch`: one watcher, as a Deployment runs it, through every run; each run
+/// scales `inflate` (pods of 6 CPU, one per node, behind a PDB of `maxUnavailable: 1`) to 0–4
+/// pods under the faults — the watcher launches for the new pods and removes the nodes left
+/// empty (`consolidateAfter: 5s`, a budget of one node) — and SIGKILLs it at a random moment in
+/// a third of the runs. Then the clean phase: faults gone, a watcher that died started again
+/// (its lease deleted, as its expiry would), and the run counted once the cluster settled: as
+/// many nodes as pods, all Running. A watcher that ends by itself is counted by its exit code
+/// (a Deployment would start it again, as the clean phase does).
+fn watch_soak(name: &str, runs: u32) -> Tally {
+    let started = Instant::now();
+    let f = Faulty::new(name);
+    let pool = one_pod_per_node(&BUDGET.to_string(), 0)
+        .replace("consolidateAfter: 10m", "consolidateAfter: 5s");
+    assert!(pool.contains("consolidateAfter: 5s"));
+    f.walk.apply("pool.yaml", &pool);
+    f.walk.apply("pdb.yaml", PDB);
+    let mut rng = Rng::new(seed(30));
+    let mut tally = Tally::default();
+    let args = ["provision", "--watch", "--yes"];
+    let mut watcher: Option<std::process::Child> = None;
+    for run in 0..runs {
+        let replicas = rng.between(0, 4) as usize;
+        // The PDB's floor is checked once the scale-down's own deletions are behind.
+        f.watch.expect("inflate", 0, Some(BUDGET));
+        f.scale(replicas);
+        f.watch.expect("inflate", replicas, Some(BUDGET));
+        f.set_plan(&mut rng);
+        let mut child = match watcher.take() {
+            Some(child) => child,
+            None => f
+                .tool(&args, &format!("run-{run:03}-watch.log"))
+                .spawn()
+                .expect("spawn the watcher"),
+        };
+        let kill = (rng.unit() < 0.33)
+            .then(|| Instant::now() + Duration::from_millis(rng.between(300, 15_000)));
+        // The faults last until the watcher has done its work (or 20 s), the kill included.
+        let window = Instant::now() + Duration::from_secs(20);
+        let mut alive = true;
+        let mut next_look = Instant::now() + Duration::from_secs(1);
+        while Instant::now() < window {
+            if kill.is_none() && Instant::now() >= next_look {
+                if f.settles(replicas, Duration::ZERO) {
+                    break;
+                }
+                next_look = Instant::now() + Duration::from_millis(500);
+            }
+            if let Some(status) = child.try_wait().unwrap() {
+                *tally.exits.entry(status.code().unwrap_or(-1)).or_default() += 1;
+                alive = false;
+                break;
+            }
+            if kill.is_some_and(|k| Instant::now() >= k) {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                tally.killed += 1;
+                alive = false;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        f.clear_plan();
+        f.tally_faults(&mut tally);
+        watcher = if alive {
+            Some(child)
+        } else {
+            f.drop_lease();
+            Some(
+                f.tool(&args, &format!("run-{run:03}-watch-again.log"))
+                    .spawn()
+                    .expect("spawn the watcher"),
+            )
+        };
+        if !f.settles(replicas, Duration::from_secs(90)) {
+            tally.clean_rerun_failures += 1;
+            eprintln!("{name} run {run}: not settled with {replicas} pods in 90 s");
+        }
+        f.count(&mut tally, "inflate", replicas);
+    }
+    if let Some(mut child) = watcher {
+        let _ = child.kill();
+        let _ = child.wait();
     }
     tally.seconds = started.elapsed().as_secs_f64();
     tally
@@ -737,6 +837,21 @@ fn soak_provision_two_operators() {
         "provision, two operators",
         &provision_soak("soak-provision-two", runs(40), 2),
     );
+}
+
+/// CI's slice: four seeded runs of `provision --watch` (about a minute).
+#[test]
+fn a_seeded_slice_of_provision_watch() {
+    report(
+        "provision --watch",
+        &watch_soak("soak-slice-watch", runs(4)),
+    );
+}
+
+#[test]
+#[ignore = "the full soak: FAULT_SOAK_RUNS=… (see the module doc)"]
+fn soak_provision_watch() {
+    report("provision --watch", &watch_soak("soak-watch", runs(200)));
 }
 
 #[test]

@@ -216,11 +216,19 @@ impl Walk {
         });
     }
 
-    /// Instances this tool launched (pending or running), from moto.
+    /// Instances this tool launched (pending or running), from moto: their ids.
     pub(crate) fn launched(&self) -> Vec<String> {
-        let cloud = self.moto.cloud();
+        self.launched_instances()
+            .into_iter()
+            .map(|i| i.id)
+            .collect()
+    }
+
+    /// Instances this tool launched (pending or running), from moto.
+    pub(crate) fn launched_instances(&self) -> Vec<kubectl_karpenter::model::instance::Instance> {
         use kubectl_karpenter::cloud::types::{Compute, Filter, InstanceQuery};
-        cloud
+        self.moto
+            .cloud()
             .describe_instances(&InstanceQuery::Filters(vec![
                 Filter::new(
                     "tag:kubectl-karpenter.io/launched-by",
@@ -229,9 +237,6 @@ impl Walk {
                 Filter::new("instance-state-name", ["pending", "running"]),
             ]))
             .unwrap()
-            .into_iter()
-            .map(|i| i.id)
-            .collect()
     }
 
     pub(crate) fn spawn(&self, args: &[&str]) -> Child {

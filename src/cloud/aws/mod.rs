@@ -59,6 +59,9 @@ pub struct AwsCloud {
     counter: CallCounter,
     region: String,
     endpoint: Option<String>,
+    /// How a throttled CreateFleet's backoff is waited: `false` when a stop was requested
+    /// meanwhile (see [`AwsCloud::interrupt_backoff_with`]).
+    backoff: fn(Duration) -> bool,
 }
 
 impl std::fmt::Debug for AwsCloud {
@@ -280,12 +283,23 @@ impl AwsCloud {
             counter,
             region,
             endpoint: config.endpoint_url().map(str::to_string),
+            backoff: |d| {
+                std::thread::sleep(d);
+                true
+            },
         })
     }
 
     /// The endpoint override in effect (`AWS_ENDPOINT_URL`), if any.
     pub fn endpoint(&self) -> Option<&str> {
         self.endpoint.as_deref()
+    }
+
+    /// From now on, a throttled CreateFleet's backoff is waited with `backoff`: a stop
+    /// requested meanwhile ends it and the retry (the commands give the clock's Ctrl-C-aware
+    /// sleep). By default the whole backoff is slept.
+    pub fn interrupt_backoff_with(&mut self, backoff: fn(Duration) -> bool) {
+        self.backoff = backoff;
     }
 }
 
@@ -670,7 +684,7 @@ impl Compute for AwsCloud {
                     )
                     .map_err(|e| cloud_error("EC2", "CreateFleet", e))
             },
-            std::thread::sleep,
+            self.backoff,
         )?;
         let mut response = FleetResponse::default();
         for i in out.instances() {
@@ -773,11 +787,12 @@ fn is_throttling(e: &CloudError) -> bool {
 }
 
 /// Calls `send` until it is not throttled or `attempts` calls were made, sleeping 1 s, 2 s,
-/// 4 s, … (at most 8 s) between them.
+/// 4 s, … (at most 8 s) between them; a `sleep` cut short by a stop (`false`) ends it with the
+/// throttling error.
 fn retry_throttled<T>(
     attempts: u32,
     mut send: impl FnMut() -> Result<T, CloudError>,
-    mut sleep: impl FnMut(Duration),
+    mut sleep: impl FnMut(Duration) -> bool,
 ) -> Result<T, CloudError> {
     let mut backoff = Duration::from_secs(1);
     let mut attempt = 1;
@@ -785,7 +800,10 @@ fn retry_throttled<T>(
         match send() {
             Err(e) if is_throttling(&e) && attempt < attempts => {
                 tracing::info!(attempt, wait_ms = backoff.as_millis() as u64, error = %e, "throttled; sent again");
-                sleep(backoff);
+                if !sleep(backoff) {
+                    tracing::info!(error = %e, "throttled; not sent again: stop requested");
+                    return Err(e);
+                }
                 backoff = (backoff * 2).min(Duration::from_secs(8));
                 attempt += 1;
             }
@@ -834,7 +852,10 @@ mod tests {
                         .map(|r| r.instance_ids.len()),
                 }
             },
-            |d| waits.push(d),
+            |d| {
+                waits.push(d);
+                true
+            },
         );
         (result, calls, waits)
     }
@@ -851,6 +872,19 @@ mod tests {
         assert_eq!(result.unwrap_err(), api("RequestLimitExceeded"), "gives up");
         assert_eq!(calls, 5);
         assert_eq!(waits.last(), Some(&Duration::from_secs(8)), "capped");
+
+        // A stop requested during the backoff: no second send, the throttling error at once.
+        let mut calls = 0;
+        let result: Result<(), CloudError> = retry_throttled(
+            5,
+            || {
+                calls += 1;
+                Err(api("RequestLimitExceeded"))
+            },
+            |_| false,
+        );
+        assert_eq!(result.unwrap_err(), api("RequestLimitExceeded"));
+        assert_eq!(calls, 1);
 
         // A server error or a lost answer may have launched: the caller looks, never resends.
         for e in [

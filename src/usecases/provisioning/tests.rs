@@ -489,6 +489,40 @@ fn watch_labels_its_nodes_once_they_register() {
     assert_eq!(labels["karpenter.k8s.aws/instance-size"], "large");
 }
 
+/// Found by the fault soak (docs/reliability.md): one failed write ended the watcher (exit 3).
+/// Now the failed pass is told, the watch goes on, and the label is written at the next check;
+/// the error is the result once stopped, as for `drift replace --watch`.
+#[test]
+fn a_failed_pass_is_told_and_watched_past() {
+    let world = World::new();
+    world.kubelet(Duration::from_secs(5));
+    world.scheduler();
+    world.pending("a", "1");
+    world.cluster.fail_with(
+        crate::k8s::Method::Patch,
+        "/api/v1/nodes/",
+        1,
+        500,
+        "injected",
+    );
+    world.clock.stop_after(Duration::from_secs(20));
+    let (log, mut sink) = recorder(&world);
+    let result = world.live().watch(&all(), &mut sink);
+    assert_eq!(result.unwrap_err().exit, Exit::Remote);
+    let told = events(&log)
+        .into_iter()
+        .filter(|e| matches!(e, Event::Warning(w) if w.contains("500") && w.ends_with("(still watching)")))
+        .count();
+    assert_eq!(told, 1);
+    let node = node_name(&world.running()[0].id);
+    let labels = &world.cluster.get("v1", "Node", None, &node).unwrap()["metadata"]["labels"];
+    assert_eq!(
+        labels["karpenter.sh/initialized"], "true",
+        "labelled at the next check"
+    );
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1, "launched once");
+}
+
 #[test]
 fn an_empty_node_is_removed_once_it_stayed_empty_for_consolidate_after() {
     let world = World::new();

@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::{Event, Launch, Selection};
 use crate::api::{core, Location};
 use crate::cloud::types::Compute;
-use crate::error::CommandError;
+use crate::error::{CommandError, Exit};
 use crate::k8s::{ops, Cluster};
 use crate::usecases::clock::Clock;
 use crate::usecases::live::Live;
@@ -27,58 +27,92 @@ const IDLE_POLL: Duration = Duration::from_millis(200);
 /// How often new nodes are labelled and empty nodes looked for.
 const NODE_CHECK: Duration = Duration::from_secs(2);
 
+/// What the watch carries from one pass to the next.
+#[derive(Default)]
+struct WatchState {
+    last_node_check: Option<Duration>,
+    /// Launches whose Nodes have not registered yet (to label them when they do).
+    awaiting: Vec<Launch>,
+    /// Why each empty node whose time is up stayed at the last check.
+    holds: super::empty::Holds,
+}
+
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     /// Watches until the clock says stop (Ctrl-C): the step in flight finishes, nothing new
-    /// starts. Everything done so far is recorded on the cluster and in EC2.
+    /// starts. Everything done so far is recorded on the cluster and in EC2. A pass that fails
+    /// (an API or AWS error) is told and watched past, as `drift replace --watch` does
+    /// (`usecases::replace::watch`): the next pass reads the cluster again; the last such error
+    /// is the result once stopped. Bad input, refusals and a closed stdout end the watch.
     pub fn watch(
         &mut self,
         selection: &Selection,
         events: &mut dyn Sink<Event>,
     ) -> Result<(), CommandError> {
-        let mut last_node_check: Option<Duration> = None;
-        // Launches whose Nodes have not registered yet (to label them when they do).
-        let mut awaiting: Vec<Launch> = Vec::new();
-        // Why each empty node whose time is up stayed at the last check.
-        let mut holds = super::empty::Holds::new();
+        let mut state = WatchState::default();
+        let mut failed: Option<CommandError> = None;
         while !self.clock.stop_requested() {
-            let pending = pending_keys(self.cluster)?;
-            if !pending.is_empty() {
-                let batch = self.batch(pending)?;
-                if self.clock.stop_requested() {
-                    break;
+            let pause = match self.watch_pass(selection, &mut state, events) {
+                Ok(()) => IDLE_POLL,
+                Err(e) if matches!(e.exit, Exit::Input | Exit::Refused | Exit::OutputClosed) => {
+                    return Err(e)
                 }
-                if let Some(round) = self.plan_pending(selection, events)? {
-                    if !round.plan.node_claims.is_empty() {
-                        // One batch launches the first round; the pods the NodePool limits left
-                        // to later rounds stay pending and make the next batch, as in Karpenter.
-                        let first = super::launch::first_round(&round.plan);
-                        let launches =
-                            self.launch_all(&round.classes, &first, &round.input, events)?;
-                        events.emit(Event::Batch {
-                            pods: batch,
-                            launched: launches.launched.len(),
-                            failed: launches.failed.len(),
-                            unschedulable: round.plan.unschedulable.len(),
-                        });
-                        awaiting.extend(launches.launched);
-                    }
-                    for u in round.plan.unschedulable {
-                        events.emit(Event::StaysPending {
-                            pod: u.pod,
-                            reason: u.reason,
-                        });
-                    }
+                Err(e) => {
+                    events.emit(Event::Warning(format!("{e} (still watching)")));
+                    failed = Some(e);
+                    NODE_CHECK
                 }
-            }
-            let now = self.clock.monotonic();
-            if last_node_check.is_none_or(|last| now - last >= NODE_CHECK) {
-                self.label_new_nodes(&mut awaiting)?;
-                self.remove_empty_nodes(&mut holds, events)?;
-                last_node_check = Some(self.clock.monotonic());
-            }
-            if !self.clock.sleep(IDLE_POLL) {
+            };
+            if !self.clock.sleep(pause) {
                 break;
             }
+        }
+        failed.map_or(Ok(()), Err)
+    }
+
+    /// One look: pending pods batched, planned and launched for; every [`NODE_CHECK`], new
+    /// nodes labelled and empty ones removed.
+    fn watch_pass(
+        &mut self,
+        selection: &Selection,
+        state: &mut WatchState,
+        events: &mut dyn Sink<Event>,
+    ) -> Result<(), CommandError> {
+        let pending = pending_keys(self.cluster)?;
+        if !pending.is_empty() {
+            let batch = self.batch(pending)?;
+            if self.clock.stop_requested() {
+                return Ok(());
+            }
+            if let Some(round) = self.plan_pending(selection, events)? {
+                if !round.plan.node_claims.is_empty() {
+                    // One batch launches the first round; the pods the NodePool limits left
+                    // to later rounds stay pending and make the next batch, as in Karpenter.
+                    let first = super::launch::first_round(&round.plan);
+                    let launches = self.launch_all(&round.classes, &first, &round.input, events)?;
+                    events.emit(Event::Batch {
+                        pods: batch,
+                        launched: launches.launched.len(),
+                        failed: launches.failed.len(),
+                        unschedulable: round.plan.unschedulable.len(),
+                    });
+                    state.awaiting.extend(launches.launched);
+                }
+                for u in round.plan.unschedulable {
+                    events.emit(Event::StaysPending {
+                        pod: u.pod,
+                        reason: u.reason,
+                    });
+                }
+            }
+        }
+        let now = self.clock.monotonic();
+        if state
+            .last_node_check
+            .is_none_or(|last| now - last >= NODE_CHECK)
+        {
+            self.label_new_nodes(&mut state.awaiting)?;
+            self.remove_empty_nodes(&mut state.holds, events)?;
+            state.last_node_check = Some(self.clock.monotonic());
         }
         Ok(())
     }
@@ -127,8 +161,9 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         )?;
         for (id, name) in ready {
             if let Some(i) = awaiting.iter().position(|l| l.instance_id == id) {
-                let launch = awaiting.remove(i);
-                self.label_registered(&name, &launch.node_labels)?;
+                // Dropped once labelled: a label that failed is tried again at the next check.
+                self.label_registered(&name, &awaiting[i].node_labels)?;
+                awaiting.remove(i);
             }
         }
         Ok(())

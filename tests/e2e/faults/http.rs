@@ -194,37 +194,10 @@ fn action_of(request: &Message) -> Option<String> {
         .map(|(_, v)| v)
 }
 
-/// A form body's pairs, percent-decoded.
+/// A form body's pairs, percent-decoded (the loopback cluster's query parser: the same
+/// encoding).
 fn form(body: &[u8]) -> Vec<(String, String)> {
-    let text = String::from_utf8_lossy(body);
-    text.split('&')
-        .filter_map(|pair| pair.split_once('='))
-        .map(|(k, v)| (decode(k), decode(v)))
-        .collect()
-}
-
-fn decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("zz");
-                match u8::from_str_radix(hex, 16) {
-                    Ok(b) => {
-                        out.push(b);
-                        i += 2;
-                    }
-                    Err(_) => out.push(b'%'),
-                }
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    crate::test_cluster::util::parse_query(&String::from_utf8_lossy(body))
 }
 
 /// The answer a faulty peer would give, byte for byte as its clients parse it.
