@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::instance_type::{InstanceType, ON_DEMAND, RESERVED, SPOT};
 use crate::model::labels;
-use crate::model::requirements::{Operator, Requirement};
+use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::reservation::ReservationType;
 
 use super::node_claim::{unmet_min_values, Claim};
@@ -19,8 +19,8 @@ use super::node_claim_template::{admitted_slots, cheapest_offer, Pool};
 use super::reason::{PoolCause, PoolRefusal, Reason};
 use super::scheduler::{Solver, HOSTNAME};
 use super::{
-    ExistingPlacement, Input, InstanceTypeOption, LaunchChoice, LaunchOffering, Plan,
-    PlannedNodeClaim, UnschedulablePod,
+    ExistingPlacement, Input, InstanceTypeOption, InstanceTypeRequirement, LaunchChoice,
+    LaunchOffering, Plan, PlannedNodeClaim, UnschedulablePod,
 };
 
 /// The labels naming a node's capacity reservation.
@@ -74,13 +74,8 @@ pub(super) fn finalize(
         .iter()
         .filter_map(|&t| cheapest_offer(pool, t, &admitted, None).map(|o| (o.price, t)))
         .collect();
-    options.sort_by(|a, b| {
-        a.0.total_cmp(&b.0).then_with(|| {
-            pool.types[a.1 as usize]
-                .name
-                .cmp(&pool.types[b.1 as usize].name)
-        })
-    });
+    let rank = |t: u32| pool.name_rank[t as usize];
+    options.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| rank(a.1).cmp(&rank(b.1))));
     options.truncate(input.options.max_instance_types.max(1));
     let kept: Vec<u32> = options.iter().map(|&(_, t)| t).collect();
     if let Some(key) = unmet_min_values(pool, &kept, &reqs) {
@@ -118,16 +113,9 @@ pub(super) fn finalize(
             })
         })
         .collect();
-    let names: Vec<String> = kept
-        .iter()
-        .map(|&t| pool.types[t as usize].name.clone())
-        .collect();
+    let instance_type_requirement = instance_type_requirement(pool, &kept, &reqs);
     let mut out_reqs = reqs.clone();
-    out_reqs.add(Requirement::new(
-        labels::INSTANCE_TYPE,
-        Operator::In,
-        names.iter().cloned(),
-    ));
+    out_reqs.remove(labels::INSTANCE_TYPE);
     out_reqs.add(Requirement::new(
         labels::CAPACITY_TYPE,
         Operator::In,
@@ -196,7 +184,7 @@ pub(super) fn finalize(
         instance_types: options
             .iter()
             .map(|&(price, t)| InstanceTypeOption {
-                name: pool.types[t as usize].name.clone(),
+                name: pool.names[t as usize].clone(),
                 price,
             })
             .collect(),
@@ -213,11 +201,34 @@ pub(super) fn finalize(
         pods,
         requests: claim.requests.add(&min_overhead),
         requirements: out_reqs,
+        instance_type_requirement,
         labels: node_labels,
         taints: np.taints.clone(),
         startup_taints: np.startup_taints.clone(),
         round: 1,
     })
+}
+
+/// The NodeClaim's `node.kubernetes.io/instance-type In [...]`: its options' names, intersected
+/// with the key's requirement if the NodeClaim has one (as `Requirements::add` would).
+fn instance_type_requirement(
+    pool: &Pool<'_>,
+    kept: &[u32],
+    reqs: &Requirements,
+) -> InstanceTypeRequirement {
+    let existing = reqs.get_ref(labels::INSTANCE_TYPE);
+    let mut by_name: Vec<u32> = kept.to_vec();
+    by_name.sort_by_key(|&t| pool.name_rank[t as usize]);
+    by_name.dedup_by_key(|t| pool.name_rank[*t as usize]);
+    InstanceTypeRequirement {
+        names: by_name
+            .iter()
+            .map(|&t| &pool.names[t as usize])
+            .filter(|name| existing.is_none_or(|r| r.has(name)))
+            .cloned()
+            .collect(),
+        min_values: existing.and_then(|r| r.min_values),
+    }
 }
 
 /// What a launch of these options may use: the AWS provider's filters in its order (docs/karpenter.md
@@ -261,7 +272,7 @@ pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool])
         .map(|(k, &t)| (k as u32, t))
         .filter(|&(_, t)| admitted_offers(t).next().is_some())
         .collect();
-    let exotic = |t: u32| is_exotic(pool.types[t as usize]);
+    let exotic = |t: u32| pool.exotic[t as usize];
     if !uses_min_values && types.iter().any(|&(_, t)| !exotic(t)) {
         types.retain(|&(_, t)| !exotic(t));
     }
@@ -297,11 +308,8 @@ pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool])
             cheapest(a).unwrap_or(f64::MAX),
             cheapest(b).unwrap_or(f64::MAX),
         );
-        pa.total_cmp(&pb).then_with(|| {
-            pool.types[a as usize]
-                .name
-                .cmp(&pool.types[b as usize].name)
-        })
+        pa.total_cmp(&pb)
+            .then_with(|| pool.name_rank[a as usize].cmp(&pool.name_rank[b as usize]))
     });
     types.truncate(super::LAUNCH_MAX_INSTANCE_TYPES);
     let capacity_type = [RESERVED, SPOT, ON_DEMAND]
@@ -327,11 +335,7 @@ pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool])
         );
         oa.price
             .total_cmp(&ob.price)
-            .then_with(|| {
-                pool.types[a as usize]
-                    .name
-                    .cmp(&pool.types[b as usize].name)
-            })
+            .then_with(|| pool.name_rank[a as usize].cmp(&pool.name_rank[b as usize]))
             .then_with(|| oa.zone.cmp(&ob.zone))
     });
     if capacity_type == RESERVED {

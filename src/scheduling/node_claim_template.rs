@@ -7,6 +7,7 @@
 //! `filterByRemainingResources` and `subtractMax`.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -17,6 +18,7 @@ use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::resources::Resources;
 use crate::model::taints::{first_untolerated, Effect};
 
+use super::finalize::is_exotic;
 use super::podreqs::PodState;
 use super::reason::{ExhaustedLimit, PoolCause, PoolRefusal};
 use super::{Input, PoolInput};
@@ -27,6 +29,13 @@ pub(super) struct Pool<'a> {
     pub(super) reqs: Requirements,
     /// Instance types compatible with the pool and with an available compatible offering.
     pub(super) types: Vec<&'a InstanceType>,
+    /// Per type: its name, shared by every planned NodeClaim that lists it.
+    pub(super) names: Vec<Arc<str>>,
+    /// Per type: its place among `types` ordered by name, so that ties are broken by name
+    /// without comparing strings.
+    pub(super) name_rank: Vec<u32>,
+    /// Per type: metal or accelerated (`finalize::is_exotic`).
+    pub(super) exotic: Vec<bool>,
     /// Allocatable minus the DaemonSet overhead expected on each type.
     pub(super) effective_allocatable: Vec<Resources>,
     pub(super) daemon_overhead: Vec<Resources>,
@@ -121,7 +130,24 @@ pub(super) fn prepare_pools(input: &Input) -> Vec<Pool<'_>> {
                 None
             };
             let (slots, offers, slot_reservations) = offering_slots(&types);
+            let names: Vec<Arc<str>> = types.iter().map(|it| Arc::from(it.name.as_str())).collect();
+            let mut by_name: Vec<u32> = (0..types.len() as u32).collect();
+            by_name.sort_by(|&a, &b| names[a as usize].cmp(&names[b as usize]));
+            // Equal names share a rank, so that ties stay ties.
+            let mut name_rank = vec![0; types.len()];
+            for (n, &t) in by_name.iter().enumerate() {
+                let same_as_previous = n > 0 && names[by_name[n - 1] as usize] == names[t as usize];
+                name_rank[t as usize] = if same_as_previous {
+                    name_rank[by_name[n - 1] as usize]
+                } else {
+                    n as u32
+                };
+            }
+            let exotic = types.iter().map(|it| is_exotic(it)).collect();
             Pool {
+                names,
+                name_rank,
+                exotic,
                 daemon_host_ports,
                 slots,
                 slot_reservations,
