@@ -8,6 +8,9 @@
 //! `instance/filter/filter.go` (`ExoticInstanceTypeFilter`).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use crate::model::instance_type::{InstanceType, ON_DEMAND, RESERVED, SPOT};
 use crate::model::labels;
@@ -46,11 +49,54 @@ pub(super) fn is_exotic(it: &InstanceType) -> bool {
 
 /// Orders a NodeClaim's options by price, truncates them, checks `minValues`, and works out
 /// what would be launched (docs/karpenter.md §6.4 steps 5–6, §6.7 steps 2–3).
+/// The option lists and instance-type requirements of the NodeClaims finalized so far, each
+/// kept once: NodeClaims whose pods fit the same types list the same hundreds of options, so a
+/// plan of thousands holds a handful of lists (BENCHMARKS.md, B1e).
+#[derive(Default)]
+pub(super) struct SharedLists {
+    options: FxHashMap<Vec<(u64, u32)>, Arc<[InstanceTypeOption]>>,
+    names: FxHashMap<Vec<u32>, Arc<[Arc<str>]>>,
+}
+
+impl SharedLists {
+    /// `options` (price, type of the pool) as `InstanceTypeOption`s, shared with every earlier
+    /// NodeClaim of the same pool that had them.
+    fn options(&mut self, pool: &Pool<'_>, options: &[(f64, u32)]) -> Arc<[InstanceTypeOption]> {
+        let key: Vec<(u64, u32)> = options.iter().map(|&(p, t)| (p.to_bits(), t)).collect();
+        self.options
+            .entry(key)
+            .or_insert_with(|| {
+                options
+                    .iter()
+                    .map(|&(price, t)| InstanceTypeOption {
+                        name: pool.names[t as usize].clone(),
+                        price,
+                    })
+                    .collect()
+            })
+            .clone()
+    }
+
+    /// The names of `types` (of the pool, sorted by name), shared likewise.
+    fn names(&mut self, pool: &Pool<'_>, types: Vec<u32>) -> Arc<[Arc<str>]> {
+        self.names
+            .entry(types)
+            .or_insert_with_key(|types| {
+                types
+                    .iter()
+                    .map(|&t| pool.names[t as usize].clone())
+                    .collect()
+            })
+            .clone()
+    }
+}
+
 pub(super) fn finalize(
     input: &Input,
     pool: &Pool<'_>,
     claim: &Claim,
     pods: Vec<String>,
+    shared: &mut SharedLists,
 ) -> Result<PlannedNodeClaim, PoolRefusal> {
     let mut reqs = claim.reqs.clone();
     reqs.remove(HOSTNAME);
@@ -113,7 +159,7 @@ pub(super) fn finalize(
             })
         })
         .collect();
-    let instance_type_requirement = instance_type_requirement(pool, &kept, &reqs);
+    let instance_type_requirement = instance_type_requirement(pool, &kept, &reqs, shared);
     let mut out_reqs = reqs.clone();
     out_reqs.remove(labels::INSTANCE_TYPE);
     out_reqs.add(Requirement::new(
@@ -181,13 +227,7 @@ pub(super) fn finalize(
         name: String::new(),
         node_pool: np.name.clone(),
         node_class: pool.input.node_class.clone(),
-        instance_types: options
-            .iter()
-            .map(|&(price, t)| InstanceTypeOption {
-                name: pool.names[t as usize].clone(),
-                price,
-            })
-            .collect(),
+        instance_types: shared.options(pool, &options),
         launch: LaunchChoice {
             instance_type: launch_it.name.clone(),
             capacity_type: launch.capacity_type.to_string(),
@@ -215,18 +255,15 @@ fn instance_type_requirement(
     pool: &Pool<'_>,
     kept: &[u32],
     reqs: &Requirements,
+    shared: &mut SharedLists,
 ) -> InstanceTypeRequirement {
     let existing = reqs.get_ref(labels::INSTANCE_TYPE);
     let mut by_name: Vec<u32> = kept.to_vec();
     by_name.sort_by_key(|&t| pool.name_rank[t as usize]);
     by_name.dedup_by_key(|t| pool.name_rank[*t as usize]);
+    by_name.retain(|&t| existing.is_none_or(|r| r.has(&pool.names[t as usize])));
     InstanceTypeRequirement {
-        names: by_name
-            .iter()
-            .map(|&t| &pool.names[t as usize])
-            .filter(|name| existing.is_none_or(|r| r.has(name)))
-            .cloned()
-            .collect(),
+        names: shared.names(pool, by_name),
         min_values: existing.and_then(|r| r.min_values),
     }
 }
@@ -421,10 +458,12 @@ impl<'a> Solver<'a> {
             });
         }
         let mut per_pool_index: BTreeMap<String, usize> = BTreeMap::new();
+        let mut shared: Vec<SharedLists> =
+            self.pools.iter().map(|_| SharedLists::default()).collect();
         for claim in &self.claims {
             let pool = &self.pools[claim.pool];
             let pods = claim.pods.iter().map(|&s| self.pod(s).key()).collect();
-            match finalize(self.input, pool, claim, pods) {
+            match finalize(self.input, pool, claim, pods, &mut shared[claim.pool]) {
                 Ok(mut planned) => {
                     let n = per_pool_index
                         .entry(pool.input.pool.name.clone())

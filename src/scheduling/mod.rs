@@ -170,8 +170,9 @@ pub struct PlannedNodeClaim {
     pub node_pool: String,
     /// Node class.
     pub node_class: Option<String>,
-    /// Compatible instance types, cheapest first (truncated to the options' cap).
-    pub instance_types: Vec<InstanceTypeOption>,
+    /// Compatible instance types, cheapest first (truncated to the options' cap). Shared with
+    /// the other NodeClaims of the plan that have the same options.
+    pub instance_types: Arc<[InstanceTypeOption]>,
     /// What would be launched.
     pub launch: LaunchChoice,
     /// Zones the NodeClaim may land in.
@@ -203,9 +204,10 @@ pub struct PlannedNodeClaim {
 /// A planned NodeClaim's `node.kubernetes.io/instance-type In [...]` requirement.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InstanceTypeRequirement {
-    /// The names admitted, sorted and distinct (shared with the pool's instance types). Empty:
-    /// none (the requirement reads `DoesNotExist`, as an empty `In` does).
-    pub names: Vec<Arc<str>>,
+    /// The names admitted, sorted and distinct (shared with the other NodeClaims of the plan
+    /// that admit the same). Empty: none (the requirement reads `DoesNotExist`, as an empty `In`
+    /// does).
+    pub names: Arc<[Arc<str>]>,
     /// `minValues` on the key (the pool's or a pod's).
     pub min_values: Option<u32>,
 }

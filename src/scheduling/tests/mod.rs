@@ -85,11 +85,7 @@ fn packs_onto_the_cheapest_type_that_fits() {
         "3 CPU + overhead needs 4 vCPU"
     );
     assert_eq!(claim.pods.len(), 3);
-    let names: Vec<&str> = claim
-        .instance_types
-        .iter()
-        .map(|o| &*o.name)
-        .collect();
+    let names: Vec<&str> = claim.instance_types.iter().map(|o| &*o.name).collect();
     assert_eq!(
         names,
         ["medium", "large"],

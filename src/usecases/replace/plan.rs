@@ -288,9 +288,12 @@ fn within(intent: Intent<'_>, claims: &mut [PlannedNodeClaim]) -> Result<(), Det
                     claim.node_pool, chosen.node_pool
                 )));
             }
-            claim
+            claim.instance_types = claim
                 .instance_types
-                .retain(|o| chosen.instance_types.iter().any(|n| **n == *o.name));
+                .iter()
+                .filter(|o| chosen.instance_types.iter().any(|n| **n == *o.name))
+                .cloned()
+                .collect();
             claim.zones.retain(|z| chosen.zones.contains(z));
             let Some(cheapest) = claim.instance_types.first() else {
                 return Err(Detail::DecisionChanged(format!(
