@@ -6,7 +6,9 @@
 //! (`NewNodeClaimTemplate`) and, from `scheduler.go`, `buildDaemonOverheadGroups`,
 //! `filterByRemainingResources` and `subtractMax`.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -55,9 +57,34 @@ pub(super) struct Pool<'a> {
     pub(super) offers: Vec<Vec<(usize, usize)>>,
     /// Why the pool can take nothing at all, if so.
     pub(super) unusable: Option<PoolCause>,
+    /// Per requirement a NodeClaim was narrowed to: which types it leaves (see
+    /// `types_compatible_with`).
+    compatible: RefCell<FxHashMap<Requirement, Rc<[bool]>>>,
 }
 
 impl Pool<'_> {
+    /// Per type: whether its own requirement on `r`'s key (if it has one) intersects `r`.
+    /// Remembered, because NodeClaims are narrowed to the same few requirements (a zone, a
+    /// capacity type) over and over, and each narrowing re-checks hundreds of types.
+    pub(super) fn types_compatible_with(&self, r: &Requirement) -> Rc<[bool]> {
+        if let Some(known) = self.compatible.borrow().get(r) {
+            return known.clone();
+        }
+        let verdicts: Rc<[bool]> = self
+            .types
+            .iter()
+            .map(|it| {
+                it.requirements
+                    .get_ref(&r.key)
+                    .is_none_or(|ir| ir.intersects(r))
+            })
+            .collect();
+        self.compatible
+            .borrow_mut()
+            .insert(r.clone(), verdicts.clone());
+        verdicts
+    }
+
     /// This pool refusing a pod for `cause`.
     pub(super) fn refusal(&self, cause: PoolCause) -> PoolRefusal {
         PoolRefusal {
@@ -161,6 +188,7 @@ pub(super) fn prepare_pools(input: &Input) -> Vec<Pool<'_>> {
                 min_values,
                 claims_created: 0,
                 unusable,
+                compatible: RefCell::default(),
             }
         })
         .collect()
