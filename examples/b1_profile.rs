@@ -29,8 +29,12 @@ fn main() {
     };
     let result = commands::provision::run(&mut ctx, args);
     out.flush().expect("flush stdout");
-    if let Err(e) = result {
-        eprintln!("error: {}", e.message);
-        std::process::exit(e.exit as i32);
+    // The binary's exit codes (docs/spec.md), so that runs compare with the binary's.
+    match result {
+        Ok(exit) => std::process::exit(exit as i32),
+        Err(e) => {
+            eprintln!("error: {}", e.message);
+            std::process::exit(e.exit as i32);
+        }
     }
 }
