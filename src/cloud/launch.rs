@@ -737,7 +737,7 @@ mod tests {
             instance_types: types
                 .iter()
                 .map(|(n, p)| InstanceTypeOption {
-                    name: n.to_string(),
+                    name: (*n).into(),
                     price: *p,
                 })
                 .collect(),
@@ -754,6 +754,7 @@ mod tests {
             pods: vec![],
             requests: Default::default(),
             requirements: Default::default(),
+            instance_type_requirement: Default::default(),
             labels: BTreeMap::new(),
             taints: vec![Taint::new("t", "v", Effect::NoSchedule)],
             startup_taints: vec![],

@@ -8,10 +8,13 @@
 //! `instance/filter/filter.go` (`ExoticInstanceTypeFilter`).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use crate::model::instance_type::{InstanceType, ON_DEMAND, RESERVED, SPOT};
 use crate::model::labels;
-use crate::model::requirements::{Operator, Requirement};
+use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::reservation::ReservationType;
 
 use super::node_claim::{unmet_min_values, Claim};
@@ -19,8 +22,8 @@ use super::node_claim_template::{admitted_slots, cheapest_offer, Pool};
 use super::reason::{PoolCause, PoolRefusal, Reason};
 use super::scheduler::{Solver, HOSTNAME};
 use super::{
-    ExistingPlacement, Input, InstanceTypeOption, LaunchChoice, LaunchOffering, Plan,
-    PlannedNodeClaim, UnschedulablePod,
+    ExistingPlacement, Input, InstanceTypeOption, InstanceTypeRequirement, LaunchChoice,
+    LaunchOffering, Plan, PlannedNodeClaim, UnschedulablePod,
 };
 
 /// The labels naming a node's capacity reservation.
@@ -46,11 +49,54 @@ pub(super) fn is_exotic(it: &InstanceType) -> bool {
 
 /// Orders a NodeClaim's options by price, truncates them, checks `minValues`, and works out
 /// what would be launched (docs/karpenter.md §6.4 steps 5–6, §6.7 steps 2–3).
+/// The option lists and instance-type requirements of the NodeClaims finalized so far, each
+/// kept once: NodeClaims whose pods fit the same types list the same hundreds of options, so a
+/// plan of thousands holds a handful of lists (BENCHMARKS.md, B1e).
+#[derive(Default)]
+pub(super) struct SharedLists {
+    options: FxHashMap<Vec<(u64, u32)>, Arc<[InstanceTypeOption]>>,
+    names: FxHashMap<Vec<u32>, Arc<[Arc<str>]>>,
+}
+
+impl SharedLists {
+    /// `options` (price, type of the pool) as `InstanceTypeOption`s, shared with every earlier
+    /// NodeClaim of the same pool that had them.
+    fn options(&mut self, pool: &Pool<'_>, options: &[(f64, u32)]) -> Arc<[InstanceTypeOption]> {
+        let key: Vec<(u64, u32)> = options.iter().map(|&(p, t)| (p.to_bits(), t)).collect();
+        self.options
+            .entry(key)
+            .or_insert_with(|| {
+                options
+                    .iter()
+                    .map(|&(price, t)| InstanceTypeOption {
+                        name: pool.names[t as usize].clone(),
+                        price,
+                    })
+                    .collect()
+            })
+            .clone()
+    }
+
+    /// The names of `types` (of the pool, sorted by name), shared likewise.
+    fn names(&mut self, pool: &Pool<'_>, types: Vec<u32>) -> Arc<[Arc<str>]> {
+        self.names
+            .entry(types)
+            .or_insert_with_key(|types| {
+                types
+                    .iter()
+                    .map(|&t| pool.names[t as usize].clone())
+                    .collect()
+            })
+            .clone()
+    }
+}
+
 pub(super) fn finalize(
     input: &Input,
     pool: &Pool<'_>,
     claim: &Claim,
     pods: Vec<String>,
+    shared: &mut SharedLists,
 ) -> Result<PlannedNodeClaim, PoolRefusal> {
     let mut reqs = claim.reqs.clone();
     reqs.remove(HOSTNAME);
@@ -74,13 +120,8 @@ pub(super) fn finalize(
         .iter()
         .filter_map(|&t| cheapest_offer(pool, t, &admitted, None).map(|o| (o.price, t)))
         .collect();
-    options.sort_by(|a, b| {
-        a.0.total_cmp(&b.0).then_with(|| {
-            pool.types[a.1 as usize]
-                .name
-                .cmp(&pool.types[b.1 as usize].name)
-        })
-    });
+    let rank = |t: u32| pool.name_rank[t as usize];
+    options.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| rank(a.1).cmp(&rank(b.1))));
     options.truncate(input.options.max_instance_types.max(1));
     let kept: Vec<u32> = options.iter().map(|&(_, t)| t).collect();
     if let Some(key) = unmet_min_values(pool, &kept, &reqs) {
@@ -118,16 +159,9 @@ pub(super) fn finalize(
             })
         })
         .collect();
-    let names: Vec<String> = kept
-        .iter()
-        .map(|&t| pool.types[t as usize].name.clone())
-        .collect();
+    let instance_type_requirement = instance_type_requirement(pool, &kept, &reqs, shared);
     let mut out_reqs = reqs.clone();
-    out_reqs.add(Requirement::new(
-        labels::INSTANCE_TYPE,
-        Operator::In,
-        names.iter().cloned(),
-    ));
+    out_reqs.remove(labels::INSTANCE_TYPE);
     out_reqs.add(Requirement::new(
         labels::CAPACITY_TYPE,
         Operator::In,
@@ -193,13 +227,7 @@ pub(super) fn finalize(
         name: String::new(),
         node_pool: np.name.clone(),
         node_class: pool.input.node_class.clone(),
-        instance_types: options
-            .iter()
-            .map(|&(price, t)| InstanceTypeOption {
-                name: pool.types[t as usize].name.clone(),
-                price,
-            })
-            .collect(),
+        instance_types: shared.options(pool, &options),
         launch: LaunchChoice {
             instance_type: launch_it.name.clone(),
             capacity_type: launch.capacity_type.to_string(),
@@ -213,11 +241,31 @@ pub(super) fn finalize(
         pods,
         requests: claim.requests.add(&min_overhead),
         requirements: out_reqs,
+        instance_type_requirement,
         labels: node_labels,
         taints: np.taints.clone(),
         startup_taints: np.startup_taints.clone(),
         round: 1,
     })
+}
+
+/// The NodeClaim's `node.kubernetes.io/instance-type In [...]`: its options' names, intersected
+/// with the key's requirement if the NodeClaim has one (as `Requirements::add` would).
+fn instance_type_requirement(
+    pool: &Pool<'_>,
+    kept: &[u32],
+    reqs: &Requirements,
+    shared: &mut SharedLists,
+) -> InstanceTypeRequirement {
+    let existing = reqs.get_ref(labels::INSTANCE_TYPE);
+    let mut by_name: Vec<u32> = kept.to_vec();
+    by_name.sort_by_key(|&t| pool.name_rank[t as usize]);
+    by_name.dedup_by_key(|t| pool.name_rank[*t as usize]);
+    by_name.retain(|&t| existing.is_none_or(|r| r.has(&pool.names[t as usize])));
+    InstanceTypeRequirement {
+        names: shared.names(pool, by_name),
+        min_values: existing.and_then(|r| r.min_values),
+    }
 }
 
 /// What a launch of these options may use: the AWS provider's filters in its order (docs/karpenter.md
@@ -261,7 +309,7 @@ pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool])
         .map(|(k, &t)| (k as u32, t))
         .filter(|&(_, t)| admitted_offers(t).next().is_some())
         .collect();
-    let exotic = |t: u32| is_exotic(pool.types[t as usize]);
+    let exotic = |t: u32| pool.exotic[t as usize];
     if !uses_min_values && types.iter().any(|&(_, t)| !exotic(t)) {
         types.retain(|&(_, t)| !exotic(t));
     }
@@ -297,11 +345,8 @@ pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool])
             cheapest(a).unwrap_or(f64::MAX),
             cheapest(b).unwrap_or(f64::MAX),
         );
-        pa.total_cmp(&pb).then_with(|| {
-            pool.types[a as usize]
-                .name
-                .cmp(&pool.types[b as usize].name)
-        })
+        pa.total_cmp(&pb)
+            .then_with(|| pool.name_rank[a as usize].cmp(&pool.name_rank[b as usize]))
     });
     types.truncate(super::LAUNCH_MAX_INSTANCE_TYPES);
     let capacity_type = [RESERVED, SPOT, ON_DEMAND]
@@ -327,11 +372,7 @@ pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool])
         );
         oa.price
             .total_cmp(&ob.price)
-            .then_with(|| {
-                pool.types[a as usize]
-                    .name
-                    .cmp(&pool.types[b as usize].name)
-            })
+            .then_with(|| pool.name_rank[a as usize].cmp(&pool.name_rank[b as usize]))
             .then_with(|| oa.zone.cmp(&ob.zone))
     });
     if capacity_type == RESERVED {
@@ -417,10 +458,12 @@ impl<'a> Solver<'a> {
             });
         }
         let mut per_pool_index: BTreeMap<String, usize> = BTreeMap::new();
+        let mut shared: Vec<SharedLists> =
+            self.pools.iter().map(|_| SharedLists::default()).collect();
         for claim in &self.claims {
             let pool = &self.pools[claim.pool];
             let pods = claim.pods.iter().map(|&s| self.pod(s).key()).collect();
-            match finalize(self.input, pool, claim, pods) {
+            match finalize(self.input, pool, claim, pods, &mut shared[claim.pool]) {
                 Ok(mut planned) => {
                     let n = per_pool_index
                         .entry(pool.input.pool.name.clone())

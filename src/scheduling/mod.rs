@@ -28,10 +28,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::model::instance_type::InstanceType;
+use crate::model::labels;
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
-use crate::model::requirements::Requirements;
+use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::resources::Resources;
 use crate::model::storage::Storage;
 use crate::model::taints::Taint;
@@ -122,8 +123,9 @@ pub struct Input {
 /// An instance type a NodeClaim may launch as.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InstanceTypeOption {
-    /// Name.
-    pub name: String,
+    /// Name, shared with every NodeClaim of the pool that lists the type: a plan of thousands
+    /// of NodeClaims lists hundreds of types each (BENCHMARKS.md, B1e).
+    pub name: Arc<str>,
     /// Cheapest compatible available offering's price (USD/h).
     pub price: f64,
 }
@@ -168,8 +170,9 @@ pub struct PlannedNodeClaim {
     pub node_pool: String,
     /// Node class.
     pub node_class: Option<String>,
-    /// Compatible instance types, cheapest first (truncated to the options' cap).
-    pub instance_types: Vec<InstanceTypeOption>,
+    /// Compatible instance types, cheapest first (truncated to the options' cap). Shared with
+    /// the other NodeClaims of the plan that have the same options.
+    pub instance_types: Arc<[InstanceTypeOption]>,
     /// What would be launched.
     pub launch: LaunchChoice,
     /// Zones the NodeClaim may land in.
@@ -180,9 +183,13 @@ pub struct PlannedNodeClaim {
     pub pods: Vec<String>,
     /// Σ pod requests + DaemonSet overhead.
     pub requests: Resources,
-    /// Narrowed requirements incl. `node.kubernetes.io/instance-type In [...]` and
-    /// `karpenter.sh/capacity-type In [...]`.
+    /// Narrowed requirements incl. `karpenter.sh/capacity-type In [...]`, but not the
+    /// instance-type one: that is `instance_type_requirement` ([`Self::all_requirements`] has
+    /// both).
     pub requirements: Requirements,
+    /// `node.kubernetes.io/instance-type In [...]`: the options' names, kept apart from
+    /// `requirements` so that hundreds of names per NodeClaim are shared, not copied.
+    pub instance_type_requirement: InstanceTypeRequirement,
     /// Labels the node gets.
     pub labels: BTreeMap<String, String>,
     /// Taints the node gets.
@@ -194,13 +201,44 @@ pub struct PlannedNodeClaim {
     pub round: usize,
 }
 
+/// A planned NodeClaim's `node.kubernetes.io/instance-type In [...]` requirement.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct InstanceTypeRequirement {
+    /// The names admitted, sorted and distinct (shared with the other NodeClaims of the plan
+    /// that admit the same). Empty: none (the requirement reads `DoesNotExist`, as an empty `In`
+    /// does).
+    pub names: Arc<[Arc<str>]>,
+    /// `minValues` on the key (the pool's or a pod's).
+    pub min_values: Option<u32>,
+}
+
+impl InstanceTypeRequirement {
+    /// As a [`Requirement`].
+    pub fn to_requirement(&self) -> Requirement {
+        let mut r = Requirement::new(
+            labels::INSTANCE_TYPE,
+            Operator::In,
+            self.names.iter().map(|n| n.to_string()),
+        );
+        r.min_values = self.min_values;
+        r
+    }
+}
+
 impl PlannedNodeClaim {
+    /// Every requirement, the instance-type one included.
+    pub fn all_requirements(&self) -> Requirements {
+        let mut all = self.requirements.clone();
+        all.add(self.instance_type_requirement.to_requirement());
+        all
+    }
+
     /// The offerings a launch may use, as (instance type, zone, USD/h), cheapest first.
     pub fn launch_offerings(&self) -> impl Iterator<Item = (&str, &str, f64)> + '_ {
         self.launch.offerings.iter().filter_map(|o| {
             let it = self.instance_types.get(o.option as usize)?;
             let zone = self.zones.get(o.zone as usize)?;
-            Some((it.name.as_str(), zone.as_str(), o.price))
+            Some((&*it.name, zone.as_str(), o.price))
         })
     }
 }

@@ -6,6 +6,7 @@
 //! (`NodeClaim.CanAdd`, `filterInstanceTypesByRequirements`).
 
 use std::collections::BTreeSet;
+use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
 
@@ -157,18 +158,18 @@ fn try_alternative(
         k == labels::ZONE || k == labels::CAPACITY_TYPE || k == labels::CAPACITY_RESERVATION_ID
     });
     let admitted = offerings_changed.then(|| admitted_slots(pool, reqs));
+    let compatible: Vec<Rc<[bool]>> = changed
+        .iter()
+        .filter_map(|k| reqs.get_ref(k))
+        .map(|r| pool.types_compatible_with(r))
+        .collect();
     let types: Vec<u32> = claim
         .types
         .iter()
         .copied()
         .filter(|&t| {
-            let it = pool.types[t as usize];
             requests.fits_in(&pool.effective_allocatable[t as usize])
-                && changed.iter().all(|k| {
-                    it.requirements
-                        .get_ref(k)
-                        .is_none_or(|ir| reqs.get_ref(k).is_none_or(|r| ir.intersects(r)))
-                })
+                && compatible.iter().all(|c| c[t as usize])
                 && admitted
                     .as_ref()
                     .is_none_or(|a| pool.offers[t as usize].iter().any(|(slot, _)| a[*slot]))

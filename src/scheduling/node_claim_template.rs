@@ -6,7 +6,10 @@
 //! (`NewNodeClaimTemplate`) and, from `scheduler.go`, `buildDaemonOverheadGroups`,
 //! `filterByRemainingResources` and `subtractMax`.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
@@ -17,6 +20,7 @@ use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::resources::Resources;
 use crate::model::taints::{first_untolerated, Effect};
 
+use super::finalize::is_exotic;
 use super::podreqs::PodState;
 use super::reason::{ExhaustedLimit, PoolCause, PoolRefusal};
 use super::{Input, PoolInput};
@@ -27,6 +31,13 @@ pub(super) struct Pool<'a> {
     pub(super) reqs: Requirements,
     /// Instance types compatible with the pool and with an available compatible offering.
     pub(super) types: Vec<&'a InstanceType>,
+    /// Per type: its name, shared by every planned NodeClaim that lists it.
+    pub(super) names: Vec<Arc<str>>,
+    /// Per type: its place among `types` ordered by name, so that ties are broken by name
+    /// without comparing strings.
+    pub(super) name_rank: Vec<u32>,
+    /// Per type: metal or accelerated (`finalize::is_exotic`).
+    pub(super) exotic: Vec<bool>,
     /// Allocatable minus the DaemonSet overhead expected on each type.
     pub(super) effective_allocatable: Vec<Resources>,
     pub(super) daemon_overhead: Vec<Resources>,
@@ -46,9 +57,34 @@ pub(super) struct Pool<'a> {
     pub(super) offers: Vec<Vec<(usize, usize)>>,
     /// Why the pool can take nothing at all, if so.
     pub(super) unusable: Option<PoolCause>,
+    /// Per requirement a NodeClaim was narrowed to: which types it leaves (see
+    /// `types_compatible_with`).
+    compatible: RefCell<FxHashMap<Requirement, Rc<[bool]>>>,
 }
 
 impl Pool<'_> {
+    /// Per type: whether its own requirement on `r`'s key (if it has one) intersects `r`.
+    /// Remembered, because NodeClaims are narrowed to the same few requirements (a zone, a
+    /// capacity type) over and over, and each narrowing re-checks hundreds of types.
+    pub(super) fn types_compatible_with(&self, r: &Requirement) -> Rc<[bool]> {
+        if let Some(known) = self.compatible.borrow().get(r) {
+            return known.clone();
+        }
+        let verdicts: Rc<[bool]> = self
+            .types
+            .iter()
+            .map(|it| {
+                it.requirements
+                    .get_ref(&r.key)
+                    .is_none_or(|ir| ir.intersects(r))
+            })
+            .collect();
+        self.compatible
+            .borrow_mut()
+            .insert(r.clone(), verdicts.clone());
+        verdicts
+    }
+
     /// This pool refusing a pod for `cause`.
     pub(super) fn refusal(&self, cause: PoolCause) -> PoolRefusal {
         PoolRefusal {
@@ -121,7 +157,24 @@ pub(super) fn prepare_pools(input: &Input) -> Vec<Pool<'_>> {
                 None
             };
             let (slots, offers, slot_reservations) = offering_slots(&types);
+            let names: Vec<Arc<str>> = types.iter().map(|it| Arc::from(it.name.as_str())).collect();
+            let mut by_name: Vec<u32> = (0..types.len() as u32).collect();
+            by_name.sort_by(|&a, &b| names[a as usize].cmp(&names[b as usize]));
+            // Equal names share a rank, so that ties stay ties.
+            let mut name_rank = vec![0; types.len()];
+            for (n, &t) in by_name.iter().enumerate() {
+                let same_as_previous = n > 0 && names[by_name[n - 1] as usize] == names[t as usize];
+                name_rank[t as usize] = if same_as_previous {
+                    name_rank[by_name[n - 1] as usize]
+                } else {
+                    n as u32
+                };
+            }
+            let exotic = types.iter().map(|it| is_exotic(it)).collect();
             Pool {
+                names,
+                name_rank,
+                exotic,
                 daemon_host_ports,
                 slots,
                 slot_reservations,
@@ -135,6 +188,7 @@ pub(super) fn prepare_pools(input: &Input) -> Vec<Pool<'_>> {
                 min_values,
                 claims_created: 0,
                 unusable,
+                compatible: RefCell::default(),
             }
         })
         .collect()

@@ -463,6 +463,9 @@ impl<'a> Solver<'a> {
             claim.reqs = r;
         }
         claim.types = update.types;
+        // Collected by filtering, the list may have twice the room it needs; thousands of
+        // NodeClaims keep theirs to the end (`spread 10000`: 80 MB, BENCHMARKS.md).
+        claim.types.shrink_to_fit();
         claim.requests = update.requests;
         claim.pods.push(s);
         claim.host_ports.extend(pod.host_ports.iter().cloned());

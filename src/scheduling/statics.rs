@@ -17,7 +17,7 @@
 
 use crate::model::resources::Resources;
 
-use super::finalize::finalize;
+use super::finalize::{finalize, SharedLists};
 use super::node_claim::Claim;
 use super::node_claim_template::prepare_pools;
 use super::reservations::Reservations;
@@ -51,6 +51,7 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
         if missing <= 0 || pool.types.is_empty() {
             continue;
         }
+        let mut shared = SharedLists::default();
         let mut claim = Claim {
             pool: p,
             reqs: pool.reqs.clone(),
@@ -69,7 +70,7 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
                 .ok()
                 .flatten()
                 .unwrap_or_default();
-            let Ok(mut planned) = finalize(input, pool, &claim, Vec::new()) else {
+            let Ok(mut planned) = finalize(input, pool, &claim, Vec::new(), &mut shared) else {
                 break;
             };
             if let Some(id) = &planned.launch.reservation {

@@ -69,7 +69,7 @@ fn claim(name: &str, types: &[(&str, f64)], zones: &[&str]) -> PlannedNodeClaim 
         instance_types: types
             .iter()
             .map(|(n, p)| InstanceTypeOption {
-                name: n.to_string(),
+                name: (*n).into(),
                 price: *p,
             })
             .collect(),
@@ -86,6 +86,7 @@ fn claim(name: &str, types: &[(&str, f64)], zones: &[&str]) -> PlannedNodeClaim 
         pods: vec![],
         requests: Default::default(),
         requirements: Default::default(),
+        instance_type_requirement: Default::default(),
         labels: [("team", "a"), ("topology.kubernetes.io/zone", zones[0])]
             .into_iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))

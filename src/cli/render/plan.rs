@@ -2,8 +2,9 @@
 //! launched (table, the `ProvisioningResult` document), and the progress of a live run on
 //! stderr (README: "Machine-readable outputs").
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -12,7 +13,8 @@ use crate::cli::output::{price, shown, write_document, Table, API_VERSION};
 use crate::cli::progress::Progress;
 use crate::cli::style::Style;
 use crate::cli::{GlobalArgs, OutputFormat};
-use crate::model::requirements::NodeSelectorRequirement;
+use crate::model::labels;
+use crate::model::requirements::{Operator, Requirement};
 use crate::scheduling::{InstanceTypeOption, Plan, PlannedNodeClaim};
 use crate::usecases::provisioning::{Event, Launch, Launches, WaitReport, WaitStatus};
 use crate::usecases::Sink;
@@ -65,7 +67,7 @@ struct NodeClaimDoc<'a> {
     labels: &'a BTreeMap<String, String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     taints: Vec<TaintDoc<'a>>,
-    requirements: Vec<RequirementDoc>,
+    requirements: Requirements<'a>,
 }
 
 impl<'a> NodeClaimDoc<'a> {
@@ -94,12 +96,7 @@ impl<'a> NodeClaimDoc<'a> {
                     effect: t.effect.as_str(),
                 })
                 .collect(),
-            requirements: c
-                .requirements
-                .to_selectors()
-                .into_iter()
-                .map(RequirementDoc::from)
-                .collect(),
+            requirements: Requirements(c),
         }
     }
 }
@@ -109,7 +106,7 @@ struct Names<'a>(&'a [InstanceTypeOption]);
 
 impl Serialize for Names<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(|o| &o.name))
+        s.collect_seq(self.0.iter().map(|o| &*o.name))
     }
 }
 
@@ -121,24 +118,92 @@ struct TaintDoc<'a> {
     effect: &'static str,
 }
 
+/// A NodeClaim's requirements in key order, the instance-type one (held apart, see
+/// `PlannedNodeClaim::instance_type_requirement`) in its place among them.
+struct Requirements<'a>(&'a PlannedNodeClaim);
+
+impl Serialize for Requirements<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let claim = self.0;
+        let types = &claim.instance_type_requirement;
+        let instance_type = RequirementDoc {
+            key: labels::INSTANCE_TYPE,
+            operator: if types.names.is_empty() {
+                Operator::DoesNotExist
+            } else {
+                Operator::In
+            }
+            .as_str(),
+            values: Values::Names(&types.names),
+            min_values: types.min_values,
+        };
+        let mut instance_type = Some(instance_type);
+        let mut docs = Vec::with_capacity(claim.requirements.len() + 1);
+        for r in claim.requirements.iter() {
+            if r.key.as_str() > labels::INSTANCE_TYPE {
+                docs.extend(instance_type.take());
+            }
+            docs.push(RequirementDoc::of(r));
+        }
+        docs.extend(instance_type);
+        s.collect_seq(docs)
+    }
+}
+
+/// One requirement as the manifest writes it (`Requirement::to_selector`), borrowed.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct RequirementDoc {
-    key: String,
+struct RequirementDoc<'a> {
+    key: &'a str,
     operator: &'static str,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    values: Vec<String>,
+    #[serde(skip_serializing_if = "Values::is_empty")]
+    values: Values<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     min_values: Option<u32>,
 }
 
-impl From<NodeSelectorRequirement> for RequirementDoc {
-    fn from(r: NodeSelectorRequirement) -> Self {
+impl<'a> RequirementDoc<'a> {
+    fn of(r: &'a Requirement) -> Self {
+        // Bounded complements are written as Gt/Lt, as `Requirement::to_selector` does.
+        let (operator, values) = if let Some(g) = r.gte() {
+            (Operator::Gt, Values::Number(g - 1))
+        } else if let Some(l) = r.lte() {
+            (Operator::Lt, Values::Number(l + 1))
+        } else {
+            (r.operator(), Values::Set(r.values()))
+        };
         RequirementDoc {
-            key: r.key,
-            operator: r.operator.as_str(),
-            values: r.values,
+            key: &r.key,
+            operator: operator.as_str(),
+            values,
             min_values: r.min_values,
+        }
+    }
+}
+
+/// A requirement's values.
+enum Values<'a> {
+    Set(&'a BTreeSet<String>),
+    Names(&'a [Arc<str>]),
+    Number(i64),
+}
+
+impl Values<'_> {
+    fn is_empty(&self) -> bool {
+        match self {
+            Values::Set(set) => set.is_empty(),
+            Values::Names(names) => names.is_empty(),
+            Values::Number(_) => false,
+        }
+    }
+}
+
+impl Serialize for Values<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Values::Set(set) => s.collect_seq(set.iter()),
+            Values::Names(names) => s.collect_seq(names.iter().map(|n| &**n)),
+            Values::Number(n) => s.collect_seq([n.to_string()]),
         }
     }
 }

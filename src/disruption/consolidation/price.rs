@@ -126,7 +126,7 @@ impl Choice {
             .planned
             .instance_types
             .iter()
-            .filter_map(|o| cluster.pools[claim.pool].types.get(&o.name).copied())
+            .filter_map(|o| cluster.pools[claim.pool].types.get(&*o.name).copied())
             .collect();
         order_by_price(cluster, claim.pool, &mut options, &filter);
         Choice {

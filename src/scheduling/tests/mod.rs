@@ -85,11 +85,7 @@ fn packs_onto_the_cheapest_type_that_fits() {
         "3 CPU + overhead needs 4 vCPU"
     );
     assert_eq!(claim.pods.len(), 3);
-    let names: Vec<&str> = claim
-        .instance_types
-        .iter()
-        .map(|o| o.name.as_str())
-        .collect();
+    let names: Vec<&str> = claim.instance_types.iter().map(|o| &*o.name).collect();
     assert_eq!(
         names,
         ["medium", "large"],
@@ -98,7 +94,7 @@ fn packs_onto_the_cheapest_type_that_fits() {
     assert!(plan.unschedulable.is_empty());
     assert_eq!(claim.name, "default-1");
     assert!(claim
-        .requirements
+        .all_requirements()
         .get("node.kubernetes.io/instance-type")
         .has("large"));
 }
@@ -427,7 +423,7 @@ fn instance_types_are_truncated_to_the_cheapest() {
     let c = &plan.node_claims[0];
     assert_eq!(c.instance_types.len(), 10);
     assert_eq!(
-        c.instance_types[0].name, "fake-it-1",
+        &*c.instance_types[0].name, "fake-it-1",
         "fake-it-0 has 1 vCPU: 900m after overhead"
     );
     assert!(c

@@ -223,7 +223,7 @@ fn a_price_overlay_changes_the_launch() {
     assert_eq!(c.launch.instance_type, "medium");
     assert!((c.launch.price - 0.02).abs() < 1e-9);
     assert_eq!(
-        c.instance_types[0].name, "medium",
+        &*c.instance_types[0].name, "medium",
         "options are ordered by the overlaid price"
     );
 }

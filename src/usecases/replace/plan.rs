@@ -325,9 +325,12 @@ fn within(intent: Intent<'_>, claims: &mut [PlannedNodeClaim]) -> Result<(), Det
                     claim.node_pool, chosen.node_pool
                 )));
             }
-            claim
+            claim.instance_types = claim
                 .instance_types
-                .retain(|o| chosen.instance_types.contains(&o.name));
+                .iter()
+                .filter(|o| chosen.instance_types.iter().any(|n| **n == *o.name))
+                .cloned()
+                .collect();
             claim.zones.retain(|z| chosen.zones.contains(z));
             let Some(cheapest) = claim.instance_types.first() else {
                 return Err(Detail::DecisionChanged(format!(
@@ -341,7 +344,7 @@ fn within(intent: Intent<'_>, claims: &mut [PlannedNodeClaim]) -> Result<(), Det
                     chosen.zones.join(", ")
                 )));
             }
-            claim.launch.instance_type = cheapest.name.clone();
+            claim.launch.instance_type = cheapest.name.to_string();
             claim.launch.price = cheapest.price;
             claim.launch.capacity_type = chosen.capacity_type.clone();
             if !claim.zones.contains(&claim.launch.zone) {
