@@ -462,7 +462,7 @@ pub(crate) fn kill_at_and_resume(walk: &Walk, old_name: &str, milestone: &str) {
     let new_name = nodes[0]["metadata"]["name"].as_str().unwrap().to_string();
     assert_ne!(new_name, old_name, "killed at {milestone:?}");
     // Labelled like any launched node (its type's labels), however the run was cut.
-    walk.eventually(10, "the replacement's type labels", || {
+    walk.eventually(30, "the replacement's type labels", || {
         let node = walk.json(&["get", "node", &new_name, "-o", "json"]);
         node["metadata"]["labels"]["karpenter.k8s.aws/instance-category"]
             .as_str()

@@ -99,3 +99,70 @@ fn unmanaged_nodes_keep_every_taint() {
     node.node.labels.remove("karpenter.sh/nodepool");
     assert!(!lands_on_node_a(node));
 }
+
+/// A tracking memo (what the consolidation engine solves with) answers as a fresh one while
+/// nodes gain pods, start deleting and join, each change reported with `SolveMemo::changed`.
+#[test]
+fn a_tracking_memo_solves_as_a_fresh_one_as_the_cluster_changes() {
+    use crate::scheduling::{solve_with, SolveMemo};
+    let node = |i: usize| {
+        let name = format!("node-{i}");
+        let zone = format!("test-zone-{}", 1 + i % 3);
+        let mut n = managed(true, vec![]);
+        n.node.name = name.clone();
+        n.node.labels.insert(HOSTNAME.into(), name);
+        n.node.labels.insert(ZONE.into(), zone);
+        n.pods = (0..i % 4)
+            .map(|p| {
+                PodBuilder::new(&format!("bound-{i}-{p}"))
+                    .cpu("1")
+                    .label("app", if p % 2 == 0 { "web" } else { "db" })
+                    .build()
+            })
+            .collect();
+        n
+    };
+    let pending = |round: usize| -> Vec<crate::model::pod::Pod> {
+        (0..6)
+            .map(|p| {
+                let b = PodBuilder::new(&format!("new-{round}-{p}")).cpu("2");
+                match p % 3 {
+                    0 => b
+                        .label("app", "web")
+                        .spread(ZONE, 1, true, &[("app", "web")]),
+                    1 => b
+                        .label("app", "db")
+                        .anti_affinity(HOSTNAME, &[("app", "db")]),
+                    _ => b.node_selector(ZONE, "test-zone-2"),
+                }
+                .build()
+            })
+            .collect()
+    };
+    let mut inp = input(
+        pending(0),
+        vec![pool_input(node_pool("default"), small_catalog())],
+    );
+    inp.existing_nodes = (0..9).map(node).collect();
+    let mut memo = SolveMemo::tracking();
+    let check = |inp: &Input, memo: &mut SolveMemo, step: &str| {
+        assert_eq!(solve_with(inp, memo), solve(inp), "{step}");
+    };
+    check(&inp, &mut memo, "first solve");
+    check(&inp, &mut memo, "again");
+    inp.existing_nodes[2].pods.push(
+        PodBuilder::new("moved")
+            .cpu("5")
+            .label("app", "web")
+            .build(),
+    );
+    memo.changed(2);
+    inp.pods = pending(1);
+    check(&inp, &mut memo, "pods added to a node");
+    inp.existing_nodes[4].node.deleting = true;
+    check(&inp, &mut memo, "a node deleting");
+    inp.existing_nodes.push(node(10));
+    memo.changed(9);
+    inp.pods = pending(2);
+    check(&inp, &mut memo, "a node joined");
+}
