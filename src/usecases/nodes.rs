@@ -304,7 +304,7 @@ pub fn decisions(
 
 /// Above this many nodes (managed or not) `nodes` leaves the decision out: the engine evaluates
 /// every controller pass over the whole cluster, and its cost grows with passes × nodes
-/// (docs/performance.md B7: about 8 s at 1,000 nodes). `consolidate` still computes it.
+/// (docs/performance.md B7: about 1 s at 1,000 nodes, 11 s at 2,500). `consolidate` still computes it.
 pub const DECISION_MAX_NODES: usize = 1000;
 
 /// Gives each node of `view` its consolidation decision ([`decisions`]), or — over
