@@ -50,6 +50,20 @@ pub struct LabelSelector {
 }
 
 impl LabelSelector {
+    /// The label pairs every object it matches must carry: its `matchLabels` and its
+    /// single-valued `In` expressions (what an index of objects by label can look up).
+    pub fn required_pairs(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.match_labels
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .chain(self.match_expressions.iter().filter_map(|e| {
+                match (e.op, e.values.as_slice()) {
+                    (SelectorOp::In, [v]) => Some((e.key.as_str(), v.as_str())),
+                    _ => None,
+                }
+            }))
+    }
+
     /// A selector from `key=value` pairs.
     pub fn eq(pairs: &[(&str, &str)]) -> Self {
         Self {

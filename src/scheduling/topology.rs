@@ -154,16 +154,7 @@ impl<'a> BoundPods<'a> {
         let Some(selector) = selector else {
             return Box::new(std::iter::empty());
         };
-        let required = selector
-            .match_labels
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_str()))
-            .chain(selector.match_expressions.iter().filter_map(|e| {
-                match (e.op, e.values.as_slice()) {
-                    (SelectorOp::In, [v]) => Some((e.key.as_str(), v.as_str())),
-                    _ => None,
-                }
-            }));
+        let required = selector.required_pairs();
         let index = self.index;
         let rarest = required
             .map(|(k, v)| index.by_label.get(&label_hash(k, v)).map_or(&[][..], |l| l))

@@ -28,7 +28,7 @@ use crate::model::node::Node;
 use crate::model::pod::Pod;
 use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::resources::Resources;
-use crate::model::selector::{LabelSelector, SelectorOp};
+use crate::model::selector::LabelSelector;
 use crate::model::taints::{first_untolerated, Effect, Taint, Toleration};
 use crate::scheduling::{solve_with, ExistingNode, SolveMemo};
 
@@ -435,16 +435,7 @@ fn counted_pods(
     namespace: &str,
     selector: &LabelSelector,
 ) -> Option<Vec<(u32, u32, bool)>> {
-    let required = selector
-        .match_labels
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .chain(selector.match_expressions.iter().filter_map(|e| {
-            match (e.op, e.values.as_slice()) {
-                (SelectorOp::In, [v]) => Some((e.key.as_str(), v.as_str())),
-                _ => None,
-            }
-        }));
+    let required = selector.required_pairs();
     let rarest = required
         .map(|(k, v)| {
             cluster
