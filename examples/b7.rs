@@ -26,10 +26,16 @@ fn main() {
     let report = evaluate(input);
     let took = start.elapsed();
     let moved: usize = report.actions.iter().map(|a| a.nodes.len()).sum();
+    let mut by_method = std::collections::BTreeMap::new();
+    for a in &report.actions {
+        *by_method
+            .entry(format!("{}/{:?}", a.method, a.decision).to_lowercase())
+            .or_insert(0) += 1;
+    }
     println!(
         "{nodes} nodes, {pods} pods ({constrained}% of deployments spread over zones): built in \
          {built:.2?}, evaluated in {took:.2?}; {} actions over {} passes move {moved} nodes, \
-         saving ${:.2}/h",
+         saving ${:.2}/h; {by_method:?}",
         report.actions.len(),
         report.actions.last().map_or(0, |a| a.pass),
         report.savings_per_hour

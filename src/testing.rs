@@ -528,8 +528,9 @@ pub fn consolidation_input(
 
 /// docs/performance.md B7's cluster: `nodes` nodes over three v1 NodePools (`on-demand`, `spot`, `mixed`,
 /// default budgets of 10%) sized from the 400-type fake catalog (8 to 32 vCPU), about
-/// `pods_per_node` bound pods each from deployments of five shapes, filled to 30–90% of their
-/// CPU as after a scale-in; `constrained_percent` of the deployments spread over zones
+/// `pods_per_node` bound pods each (30: 150,000 pods on 5,000 nodes, the B4 shape) from deployments
+/// of five shapes averaging 0.4 vCPU, filled to 30–90% of their CPU as after a scale-in (at most
+/// twice `pods_per_node`); `constrained_percent` of the deployments spread over zones
 /// (maxSkew 1, DoNotSchedule). Deterministic for a seed.
 pub fn b7_input(
     nodes: usize,
@@ -537,8 +538,8 @@ pub fn b7_input(
     constrained_percent: usize,
     seed: u64,
 ) -> crate::disruption::consolidation::ConsolidationInput {
-    const CPU: [&str; 5] = ["100m", "250m", "500m", "1", "1500m"];
-    const MEMORY: [&str; 5] = ["128Mi", "256Mi", "512Mi", "1Gi", "2Gi"];
+    const CPU: [&str; 5] = ["100m", "200m", "300m", "500m", "900m"];
+    const MEMORY: [&str; 5] = ["128Mi", "256Mi", "512Mi", "768Mi", "1Gi"];
     let now = 1_767_225_600; // 2026-01-01T00:00:00Z
     let mut rng = Rng::new(seed);
     let catalog = fake_instance_types(400);

@@ -19,6 +19,7 @@ use crate::model::resources::Resources;
 use crate::model::taints::{first_untolerated, Effect, Taint};
 
 use super::node_claim::host_port_conflict;
+use super::node_claim_template::PreparedPool;
 use super::podreqs::PodState;
 use super::scheduler::{Fail, Solver, HOSTNAME};
 use super::topology::PodIndex;
@@ -84,8 +85,10 @@ impl NodeFacts {
 /// What solves of the same cluster keep between them. By default only the nodes' facts, by node
 /// name: an entry whose labels no longer match the node is derived again, so a stale memo is
 /// never wrong, only slower. A [`SolveMemo::tracking`] memo keeps more — what the nodes' pods add
-/// up to, the node order, the pods by label, the domains of each topology key — on the caller's
-/// word that nodes are only ever appended, that a node's labels never change, and that it calls
+/// up to, the node order, the pods by label, the domains of each topology key, the prepared
+/// pools — on the caller's word that nodes are only ever appended, that a node's labels never
+/// change, that the pools, their instance types and the DaemonSets change only in the pools'
+/// usage, and that it calls
 /// [`SolveMemo::changed`] whenever a node's pods (or anything else but its `deleting` flag and
 /// taints, which are read afresh every solve) change. The consolidation engine solves the same
 /// thousands of nodes for every simulation; rebuilding all of that each time was most of its cost.
@@ -115,6 +118,9 @@ pub(super) struct Tracked {
     pub(super) universes: FxHashMap<GroupKey, (usize, BTreeSet<String>)>,
     /// Which nodes admit which pod requirements (a node's labels do not change).
     pub(super) compat: CompatCache,
+    /// The pools as prepared for packing, but for their limits (the pools, their types and the
+    /// DaemonSets do not change between solves; only the pools' usage does).
+    pub(super) pools: Vec<PreparedPool>,
 }
 
 /// Whether a node's labels admit a pod's requirements, remembered per (requirements, node):

@@ -109,7 +109,7 @@ pub(super) fn finalize(
     let pinned = !claim.reserved.is_empty();
     let launch_admitted: Vec<bool> = admitted
         .iter()
-        .zip(&pool.slot_reservations)
+        .zip(pool.slot_reservations.iter())
         .map(|(&a, id)| match id {
             Some(id) => a && claim.reserved.contains(id),
             None => a && !pinned,

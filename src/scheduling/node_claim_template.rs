@@ -32,15 +32,15 @@ pub(super) struct Pool<'a> {
     /// Instance types compatible with the pool and with an available compatible offering.
     pub(super) types: Vec<&'a InstanceType>,
     /// Per type: its name, shared by every planned NodeClaim that lists it.
-    pub(super) names: Vec<Arc<str>>,
+    pub(super) names: Arc<[Arc<str>]>,
     /// Per type: its place among `types` ordered by name, so that ties are broken by name
     /// without comparing strings.
-    pub(super) name_rank: Vec<u32>,
+    pub(super) name_rank: Arc<[u32]>,
     /// Per type: metal or accelerated (`finalize::is_exotic`).
-    pub(super) exotic: Vec<bool>,
+    pub(super) exotic: Arc<[bool]>,
     /// Allocatable minus the DaemonSet overhead expected on each type.
-    pub(super) effective_allocatable: Vec<Resources>,
-    pub(super) daemon_overhead: Vec<Resources>,
+    pub(super) effective_allocatable: Arc<[Resources]>,
+    pub(super) daemon_overhead: Arc<[Resources]>,
     /// Host ports the pool's DaemonSets bind on every new node.
     pub(super) daemon_host_ports: Vec<HostPort>,
     /// Limits left, per limited resource; `None` when the pool has no limits.
@@ -50,11 +50,11 @@ pub(super) struct Pool<'a> {
     /// Distinct (zone, capacity type) pairs of the pool's offerings: a NodeClaim's zone and
     /// capacity-type requirements are evaluated once per pair, not once per offering. Reserved
     /// offerings get a slot per reservation.
-    pub(super) slots: Vec<(String, String)>,
+    pub(super) slots: Arc<[(String, String)]>,
     /// Per slot: the capacity reservation of a reserved slot.
-    pub(super) slot_reservations: Vec<Option<String>>,
+    pub(super) slot_reservations: Arc<[Option<String>]>,
     /// Per type: available offerings as (slot, index into `offerings`), cheapest first.
-    pub(super) offers: Vec<Vec<(usize, usize)>>,
+    pub(super) offers: Arc<[Vec<(usize, usize)>]>,
     /// Why the pool can take nothing at all, if so.
     pub(super) unusable: Option<PoolCause>,
     /// Per requirement a NodeClaim was narrowed to: which types it leaves (see
@@ -96,22 +96,111 @@ impl Pool<'_> {
 }
 
 pub(super) fn prepare_pools(input: &Input) -> Vec<Pool<'_>> {
-    let mut order: Vec<&PoolInput> = input.pools.iter().collect();
+    prepare_pools_with(input, None)
+}
+
+/// What preparing a pool derives from the input's pools, instance types and DaemonSets alone —
+/// everything but the limits left. A tracking memo keeps it between the solves of one cluster
+/// (whose pools change only in usage): deriving it walks every type's offerings, and a
+/// consolidation evaluation solves thousands of times.
+#[derive(Debug, Clone)]
+pub(crate) struct PreparedPool {
+    /// The pool's position in `input.pools`.
+    position: usize,
+    reqs: Requirements,
+    /// Positions in the pool's `instance_types`.
+    types: Vec<u32>,
+    names: Arc<[Arc<str>]>,
+    name_rank: Arc<[u32]>,
+    exotic: Arc<[bool]>,
+    effective_allocatable: Arc<[Resources]>,
+    daemon_overhead: Arc<[Resources]>,
+    daemon_host_ports: Vec<HostPort>,
+    min_values: Vec<(String, u32)>,
+    slots: Arc<[(String, String)]>,
+    slot_reservations: Arc<[Option<String>]>,
+    offers: Arc<[Vec<(usize, usize)>]>,
+    unusable: Option<PoolCause>,
+}
+
+/// The pools in packing order; `kept`: a tracking memo's prepared pools (filled on first use).
+pub(super) fn prepare_pools_with<'a>(
+    input: &'a Input,
+    kept: Option<&mut Vec<PreparedPool>>,
+) -> Vec<Pool<'a>> {
+    let fresh;
+    let prepared: &[PreparedPool] = match kept {
+        Some(kept) => {
+            if kept.is_empty() {
+                *kept = prepare(input);
+            }
+            kept
+        }
+        None => {
+            fresh = prepare(input);
+            &fresh
+        }
+    };
+    prepared
+        .iter()
+        .map(|p| {
+            let pi = &input.pools[p.position];
+            let remaining = (!pi.pool.limits.is_empty()).then(|| {
+                pi.pool
+                    .limits
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v - usage_of(&pi.usage, k)))
+                    .collect()
+            });
+            Pool {
+                input: pi,
+                reqs: p.reqs.clone(),
+                types: p
+                    .types
+                    .iter()
+                    .map(|&t| &pi.instance_types[t as usize])
+                    .collect(),
+                names: p.names.clone(),
+                name_rank: p.name_rank.clone(),
+                exotic: p.exotic.clone(),
+                effective_allocatable: p.effective_allocatable.clone(),
+                daemon_overhead: p.daemon_overhead.clone(),
+                daemon_host_ports: p.daemon_host_ports.clone(),
+                remaining,
+                min_values: p.min_values.clone(),
+                claims_created: 0,
+                slots: p.slots.clone(),
+                slot_reservations: p.slot_reservations.clone(),
+                offers: p.offers.clone(),
+                unusable: p.unusable.clone(),
+                compatible: RefCell::default(),
+            }
+        })
+        .collect()
+}
+
+fn prepare(input: &Input) -> Vec<PreparedPool> {
+    let mut order: Vec<usize> = (0..input.pools.len()).collect();
     // Weight descending, then name descending (Karpenter's OrderByWeight).
-    order.sort_by(|a, b| {
-        b.pool
-            .weight
-            .cmp(&a.pool.weight)
-            .then_with(|| b.pool.name.cmp(&a.pool.name))
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&input.pools[a].pool, &input.pools[b].pool);
+        b.weight.cmp(&a.weight).then_with(|| b.name.cmp(&a.name))
     });
     order
         .into_iter()
-        .map(|pi| {
+        .map(|position| {
+            let pi = &input.pools[position];
             let reqs = pi.pool.scheduling_requirements();
-            let types: Vec<&InstanceType> = pi
+            let positions: Vec<u32> = pi
                 .instance_types
                 .iter()
-                .filter(|it| it.requirements.intersects_ok(&reqs) && has_offering(it, &reqs))
+                .enumerate()
+                .filter(|(_, it)| it.requirements.intersects_ok(&reqs) && has_offering(it, &reqs))
+                .map(|(t, _)| t as u32)
+                .collect();
+            let types: Vec<&InstanceType> = positions
+                .iter()
+                .map(|&t| &pi.instance_types[t as usize])
                 .collect();
             let daemons = pool_daemons(input, pi, &reqs);
             let daemon_host_ports: Vec<HostPort> = daemons
@@ -127,13 +216,6 @@ pub(super) fn prepare_pools(input: &Input) -> Vec<Pool<'_>> {
                 .zip(&daemon_overhead)
                 .map(|(it, d)| it.allocatable().sub(d))
                 .collect();
-            let remaining = (!pi.pool.limits.is_empty()).then(|| {
-                pi.pool
-                    .limits
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v - usage_of(&pi.usage, k)))
-                    .collect()
-            });
             let min_values = reqs
                 .iter()
                 .filter_map(|r| r.min_values.map(|m| (r.key.clone(), m)))
@@ -171,24 +253,21 @@ pub(super) fn prepare_pools(input: &Input) -> Vec<Pool<'_>> {
                 };
             }
             let exotic = types.iter().map(|it| is_exotic(it)).collect();
-            Pool {
-                names,
-                name_rank,
-                exotic,
-                daemon_host_ports,
-                slots,
-                slot_reservations,
-                offers,
-                input: pi,
+            PreparedPool {
+                position,
                 reqs,
-                types,
+                types: positions,
+                names: names.into(),
+                name_rank: name_rank.into(),
+                exotic,
                 effective_allocatable,
-                daemon_overhead,
-                remaining,
+                daemon_overhead: daemon_overhead.into(),
+                daemon_host_ports,
                 min_values,
-                claims_created: 0,
+                slots: slots.into(),
+                slot_reservations: slot_reservations.into(),
+                offers: offers.into(),
                 unusable,
-                compatible: RefCell::default(),
             }
         })
         .collect()
@@ -266,7 +345,7 @@ pub(super) fn admitted_slots(pool: &Pool<'_>, reqs: &Requirements) -> Vec<bool> 
     let reservation = reqs.get_ref(labels::CAPACITY_RESERVATION_ID);
     pool.slots
         .iter()
-        .zip(&pool.slot_reservations)
+        .zip(pool.slot_reservations.iter())
         .map(|((zone, ct), id)| {
             filter.zone.is_none_or(|z| z.has(zone))
                 && filter.capacity_type.is_none_or(|c| c.has(ct))

@@ -20,7 +20,9 @@ use super::existing_node::{
     prepare_existing, CompatCache, Existing, KeyDomains, NodeFacts, SolveMemo,
 };
 use super::node_claim::{try_claim, zone_pin, Claim, ClaimQueue, ClaimUpdate};
-use super::node_claim_template::{capacity_of, has_offering, limit_reason, prepare_pools, Pool};
+use super::node_claim_template::{
+    capacity_of, has_offering, limit_reason, prepare_pools_with, Pool,
+};
 use super::podreqs::{validation_error, PodState};
 use super::queue::Queue;
 use super::reason::{PoolCause, PoolRefusal, Reason, Shortfall};
@@ -53,6 +55,27 @@ pub(super) enum Fail {
     VolumeLimit,
     /// Reserved capacity refuses it (strict mode, `reservations.rs`).
     Reserved(ReservedFail),
+}
+
+/// A pool's refusal to open a NodeClaim for a pod: explained at once when that is cheap, else
+/// kept with what [`Solver::explain`] needs, since most refusals are never shown.
+pub(super) enum Refused {
+    Explained(PoolRefusal),
+    Unexplained {
+        pool: usize,
+        fail: Fail,
+        claim: Claim,
+    },
+}
+
+impl Refused {
+    /// Reserved capacity held or lost (what stops the fall back to lower pools).
+    fn is_reserved(&self) -> bool {
+        match self {
+            Refused::Explained(r) => r.cause.is_reserved(),
+            Refused::Unexplained { fail, .. } => matches!(fail, Fail::Reserved(_)),
+        }
+    }
 }
 
 pub(super) struct Solver<'a> {
@@ -126,7 +149,7 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
             }
         }
     }
-    let pools = prepare_pools(input);
+    let pools = prepare_pools_with(input, memo.tracked().map(|t| &mut t.pools));
     // A tracking memo keeps the pod index, the key domains and the spread universes between
     // solves; otherwise they are derived for this solve alone.
     let mut fresh_index = PodIndex::default();
@@ -431,21 +454,33 @@ impl<'a> Solver<'a> {
         if let Some(id) = shape {
             self.shapes.get_mut(id).claims_refused = self.claims.len();
         }
-        let mut refusals = Vec::new();
+        let mut refused = Vec::new();
         for p in 0..self.pools.len() {
             match self.new_claim(p, s) {
                 Ok(()) => return Ok(()),
                 Err(r) => {
                     // A pod compatible with a pool's reserved capacity does not fall back to a
                     // lower-weight pool (`addToNewNodeClaim`).
-                    let reserved = r.cause.is_reserved();
-                    refusals.push(r);
+                    let reserved = r.is_reserved();
+                    refused.push(r);
                     if reserved {
                         break;
                     }
                 }
             }
         }
+        // Explained only now that no pool took the pod: nothing changed since each refusal
+        // (a refused claim leaves no trace), and most refusals are followed by another pool's
+        // yes — a pod selecting one pool is refused by every other first.
+        let refusals = refused
+            .into_iter()
+            .map(|r| match r {
+                Refused::Explained(r) => r,
+                Refused::Unexplained { pool, fail, claim } => {
+                    self.pools[pool].refusal(self.explain(pool, s, &claim, fail))
+                }
+            })
+            .collect();
         let reason = Reason::NoPlacement {
             existing_nodes: self.existing.len(),
             refusals,
@@ -477,12 +512,13 @@ impl<'a> Solver<'a> {
         self.topology.record(&self.states[s], pod, &reqs, taints);
     }
 
-    /// Opens a new NodeClaim from pool `p` for pod `s`, or says precisely why it cannot.
-    pub(super) fn new_claim(&mut self, p: usize, s: usize) -> Result<(), PoolRefusal> {
+    /// Opens a new NodeClaim from pool `p` for pod `s`, or says why it cannot (the sentence is
+    /// made by [`Solver::explain`] when the caller needs it).
+    pub(super) fn new_claim(&mut self, p: usize, s: usize) -> Result<(), Refused> {
         let pool = &self.pools[p];
         let name = &pool.input.pool.name;
         if let Some(why) = &pool.unusable {
-            return Err(pool.refusal(why.clone()));
+            return Err(Refused::Explained(pool.refusal(why.clone())));
         }
         let mut types: Vec<u32> = (0..pool.types.len() as u32).collect();
         if let Some(remaining) = &pool.remaining {
@@ -492,7 +528,7 @@ impl<'a> Solver<'a> {
                     .all(|(k, left)| capacity_of(pool.types[t as usize], k) <= *left)
             });
             if types.is_empty() {
-                return Err(pool.refusal(limit_reason(pool)));
+                return Err(Refused::Explained(pool.refusal(limit_reason(pool))));
             }
         }
         let hostname = format!("hostname-placeholder-{}-{}", name, pool.claims_created);
@@ -546,7 +582,11 @@ impl<'a> Solver<'a> {
             }
             Err(fail) => {
                 self.topology.unregister(HOSTNAME, &hostname);
-                Err(self.pools[p].refusal(self.explain(p, s, &claim, fail)))
+                Err(Refused::Unexplained {
+                    pool: p,
+                    fail,
+                    claim,
+                })
             }
         }
     }

@@ -79,6 +79,9 @@ pub(crate) struct Fast {
     pod_class: FxHashMap<(PodRef, bool), usize>,
     /// Whether each pod seen is simple.
     simple: FxHashMap<PodRef, bool>,
+    /// The memo of the leftovers' solves, which never have existing nodes (so only what it keeps
+    /// of the pools, which do not change, carries over).
+    leftover_memo: Option<SolveMemo>,
 }
 
 /// The solver's pod order: CPU, then memory, largest first; then creation time, UID, name.
@@ -370,7 +373,8 @@ impl Fast {
                 let existing: Vec<ExistingNode> = std::mem::take(&mut cluster.sched.existing_nodes);
                 cluster.sched.pods = pods;
                 // No existing node: the cluster's tracking memo is not for this input.
-                let plan = solve_with(&cluster.sched, &mut SolveMemo::default());
+                let memo = self.leftover_memo.get_or_insert_with(SolveMemo::tracking);
+                let plan = solve_with(&cluster.sched, memo);
                 cluster.sched.pods = Vec::new();
                 cluster.sched.existing_nodes = existing;
                 plan
