@@ -191,6 +191,36 @@ fn the_pdb_status_wins_over_the_spec() {
     );
 }
 
+/// consolidation_test.go "can replace nodes, considers PDB policy": the pod's Ready condition is
+/// read from the manifest, so a PDB at zero with `unhealthyPodEvictionPolicy: AlwaysAllow` does
+/// not hold an unready pod.
+#[test]
+fn an_always_allow_pdb_does_not_hold_an_unready_pod() {
+    let mut objects = objects();
+    objects.push(json!({
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": "small", "namespace": "default"},
+        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "small"}},
+                 "unhealthyPodEvictionPolicy": "AlwaysAllow"},
+        "status": {"disruptionsAllowed": 0}
+    }));
+    let small = objects
+        .iter_mut()
+        .find(|o| o["kind"] == "Pod" && o["metadata"]["name"] == "small")
+        .unwrap();
+    small["status"]["conditions"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "Ready", "status": "False"}));
+    let r = report_of(manifests(&objects), &config(), None);
+    let n = r.nodes.iter().find(|n| n.name == "under-used").unwrap();
+    assert!(
+        !matches!(n.reason, Some(Reason::Pdb { .. })),
+        "{:?}",
+        n.reason
+    );
+}
+
 #[test]
 fn a_drifted_claim_is_replaced_by_drift_with_its_reason_and_time() {
     let mut objects = objects();
