@@ -1242,3 +1242,363 @@ fn every_fast_simulation_matches_a_full_solve() {
         assert_eq!(checked, evaluate(input), "seed {seed}");
     }
 }
+
+// ------------------------------------------------------------------------- disruption cost
+
+/// suite_test.go "should have a standard disruptionCost for a pod with no priority or
+/// disruptionCost specified", "should have a higher disruptionCost for a pod with a positive
+/// deletion disruptionCost", "should have a lower disruptionCost for a pod with a positive
+/// deletion disruptionCost" (-100), "should have higher costs for higher deletion costs", "should
+/// have a higher disruptionCost for a pod with a higher priority", "should have a lower
+/// disruptionCost for a pod with a lower priority" (`core: pkg/utils/disruption/disruption.go
+/// EvictionCost`).
+#[test]
+fn eviction_cost_reads_the_deletion_cost_and_the_priority() {
+    let cost = |deletion_cost: Option<f64>, priority: Option<i32>| {
+        candidate::eviction_cost(&cluster::PodExtra {
+            priority,
+            deletion_cost,
+            not_ready: false,
+        })
+    };
+    assert_eq!(cost(None, None), 1.0);
+    assert!(cost(Some(100.0), None) > 1.0);
+    assert!(cost(Some(-100.0), None) < 1.0);
+    assert!(cost(Some(101.0), None) > cost(Some(100.0), None));
+    assert!(cost(Some(100.0), None) > cost(Some(99.0), None));
+    assert!(cost(None, Some(1)) > 1.0);
+    assert!(cost(None, Some(-1)) < 1.0);
+    // Clamped to [-10, 10]: the extremes of both ranges.
+    assert_eq!(cost(Some(f64::from(i32::MAX)), Some(1_000_000_000)), 10.0);
+    assert_eq!(cost(Some(f64::from(i32::MIN)), Some(i32::MIN)), -10.0);
+}
+
+/// consolidation_test.go "should consolidate the node with best savings ratio first", with the
+/// costs coming from the pods: two nodes alike but for one pod's priority (and another's
+/// `controller.kubernetes.io/pod-deletion-cost`); the cheaper one to disrupt goes first
+/// (`types.go SavingsRatio`: price ÷ (1 + Σ positive eviction costs)).
+#[test]
+fn a_pods_priority_or_deletion_cost_orders_candidates() {
+    for (field, high) in [
+        ("priority", (Some(1_000_000_000), None)),
+        ("deletion cost", (None, Some(f64::from(i32::MAX)))),
+    ] {
+        let mut p = pool();
+        p.disruption.budgets = vec![budget("1")];
+        let mut precious = node("precious", "large", vec![pod("p", "100m")]);
+        (precious.pods[0].priority, precious.pods[0].deletion_cost) = high;
+        let plain = node("plain", "large", vec![pod("q", "100m")]);
+        let r = evaluate(with_pool(p, vec![precious, plain]));
+        assert_eq!(r.actions.len(), 1, "{field}: {:#?}", r.actions);
+        assert_eq!(r.actions[0].nodes, ["plain"], "{field}");
+    }
+}
+
+/// consolidation_test.go "can replace nodes, considers PDB policy": a PDB at zero (and fully
+/// blocking, `maxUnavailable: 0`) with `unhealthyPodEvictionPolicy: AlwaysAllow` does not hold
+/// pods whose Ready condition is False (`pdb.go isEvictable`); the same pods ready are held.
+#[test]
+fn an_always_allow_pdb_lets_unready_pods_go() {
+    let run = |not_ready: bool| {
+        let mut n = node(
+            "guarded",
+            "large",
+            (0..3).map(|i| pod(&format!("web-{i}"), "100m")).collect(),
+        );
+        for (i, p) in n.pods.iter_mut().enumerate() {
+            p.pod.labels.insert("app".into(), "web".into());
+            p.pod.name = format!("web-{i}");
+            p.not_ready = not_ready;
+        }
+        let mut i = input(vec![n, full("busy")]);
+        i.pdbs = vec![PdbInput {
+            max_unavailable: Some(IntOrPercent::Int(0)),
+            always_allow_unhealthy: true,
+            ..pdb("web", "web", 0)
+        }];
+        evaluate(i)
+    };
+    let r = run(true);
+    assert_ne!(find(&r, "guarded").decision, NodeDecision::None, "{r:#?}");
+    let r = run(false);
+    assert_eq!(find(&r, "guarded").decision, NodeDecision::None);
+    assert!(
+        matches!(reason(&r, "guarded"), Reason::Pdb { pdb, allowed: 0, .. } if pdb == "default/web"),
+        "{:#?}",
+        reason(&r, "guarded")
+    );
+}
+
+/// `types.go Candidate.IsEmpty` (v1.14): "a node with running pods whose eviction costs all
+/// clamp to zero is Empty" — emptiness deletes it; one ordinary pod keeps it non-empty.
+#[test]
+fn a_node_whose_pods_cost_nothing_to_evict_is_empty() {
+    let mut cheap = node("cheap", "large", vec![pod("c", "100m")]);
+    cheap.pods[0].deletion_cost = Some(-1_000_000_000.0);
+    let r = evaluate(input(vec![cheap, full("busy")]));
+    let a = &r.actions[0];
+    assert_eq!(
+        (a.method, a.decision, a.nodes.as_slice()),
+        (
+            Method::Emptiness,
+            Decision::Delete,
+            ["cheap".to_string()].as_slice()
+        )
+    );
+}
+
+// ------------------------------------------------------------------------- candidate table
+
+/// Which pod and node states keep a node from being a (graceful) candidate, one row per
+/// upstream test (suite_test.go unless stated; `statenode.go ValidateNodeDisruptable` /
+/// `ValidatePodsDisruptable`, `pdb.go isEvictable`): `None` = a candidate, which goes here
+/// (its pod needs no place, or fits on `roomy`).
+#[test]
+fn candidate_filter_table() {
+    use crate::model::pod::Owner;
+    type Edit = fn(&mut NodeInput);
+    fn owned(n: &mut NodeInput, kind: &str) {
+        n.pods[0].pod.owner = Some(Owner {
+            kind: kind.into(),
+            name: "owner".into(),
+        });
+    }
+    fn dnd(n: &mut NodeInput) {
+        n.pods[0].pod.do_not_disrupt = Some("true".into());
+    }
+    fn zero_pdb(n: &mut NodeInput) {
+        // Read by the runner: the row's pod is covered by a fully blocking PDB at zero.
+        n.pods[0].pod.labels.insert("pdb".into(), "zero".into());
+    }
+    let blocked_pod = || Reason::PodDoNotDisrupt {
+        pod: "default/p".into(),
+        value: "true".into(),
+    };
+    let blocked_pdb = || Reason::Pdb {
+        pod: "default/p".into(),
+        pdb: "default/zero".into(),
+        allowed: 0,
+    };
+    let rows: Vec<(&str, Edit, Option<Reason>)> = vec![
+        (
+            "should not consider candidates that have do-not-disrupt pods scheduled and no terminationGracePeriod",
+            |n| dnd(n),
+            Some(blocked_pod()),
+        ),
+        (
+            "should not consider candidates that have do-not-disrupt mirror pods scheduled",
+            |n| {
+                owned(n, "Node");
+                dnd(n)
+            },
+            Some(blocked_pod()),
+        ),
+        (
+            "should not consider candidates that have do-not-disrupt daemonset pods scheduled",
+            |n| {
+                owned(n, "DaemonSet");
+                dnd(n)
+            },
+            Some(blocked_pod()),
+        ),
+        (
+            "should consider candidates that have do-not-disrupt terminating pods",
+            |n| {
+                n.pods[0].pod.terminating = true;
+                dnd(n)
+            },
+            None,
+        ),
+        (
+            "should consider candidates that have do-not-disrupt terminal pods",
+            |n| {
+                n.pods[0].pod.phase = Some("Succeeded".into());
+                dnd(n)
+            },
+            None,
+        ),
+        (
+            "consolidation_test.go: can delete nodes, considers invalid do-not-disrupt annotation format as not blocking",
+            |n| n.pods[0].pod.do_not_disrupt = Some("invalid-format".into()),
+            None,
+        ),
+        (
+            "should not consider candidates that have fully blocking PDBs",
+            |n| zero_pdb(n),
+            Some(blocked_pdb()),
+        ),
+        (
+            "should not consider candidates that have fully blocking PDBs on daemonset pods",
+            |n| {
+                owned(n, "DaemonSet");
+                zero_pdb(n)
+            },
+            Some(blocked_pdb()),
+        ),
+        (
+            "should consider candidates that have fully blocking PDBs on mirror pods",
+            |n| {
+                owned(n, "Node");
+                zero_pdb(n)
+            },
+            None,
+        ),
+        (
+            "should consider candidates that have fully blocking PDBs on terminal pods",
+            |n| {
+                n.pods[0].pod.phase = Some("Failed".into());
+                zero_pdb(n)
+            },
+            None,
+        ),
+        (
+            "should consider candidates that have fully blocking PDBs on terminating pods",
+            |n| {
+                n.pods[0].pod.terminating = true;
+                zero_pdb(n)
+            },
+            None,
+        ),
+        (
+            "should not consider candidates that have do-not-disrupt on nodes",
+            |n| {
+                n.node
+                    .annotations
+                    .insert("karpenter.sh/do-not-disrupt".into(), "true".into());
+            },
+            Some(Reason::NodeDoNotDisrupt {
+                value: "true".into(),
+            }),
+        ),
+        (
+            "should not consider candidates that are nominated",
+            |n| n.nominated = true,
+            Some(Reason::Nominated),
+        ),
+        (
+            "should not consider candidates that are deleting",
+            |n| n.claim.as_mut().unwrap().deleting = true,
+            Some(Reason::Deleting),
+        ),
+        (
+            "should not consider candidates that aren't yet initialized",
+            |n| n.node.initialized = false,
+            Some(Reason::NotInitialized),
+        ),
+        (
+            "should not consider candidates that are not owned by a NodePool (no karpenter.sh/nodepool label)",
+            |n| {
+                n.node.labels.remove("karpenter.sh/nodepool");
+            },
+            Some(Reason::NoNodePoolLabel),
+        ),
+    ];
+    for (it, edit, want) in rows {
+        let mut n = node("n", "large", vec![pod("p", "100m")]);
+        edit(&mut n);
+        let roomy = node("roomy", "large", vec![pod("r", "7")]);
+        let mut i = input(vec![n, roomy]);
+        i.pdbs = vec![PdbInput {
+            max_unavailable: Some(IntOrPercent::Int(0)),
+            ..pdb("zero", "zero", 0)
+        }];
+        i.pdbs[0].selector = Some(LabelSelector::eq(&[("pdb", "zero")]));
+        let r = evaluate(i);
+        match want {
+            None => assert_eq!(find(&r, "n").decision, NodeDecision::Delete, "{it}: {r:#?}"),
+            Some(want) => {
+                let got = r
+                    .nodes
+                    .iter()
+                    .find(|x| x.name == "n")
+                    .and_then(|x| x.reason.clone());
+                // A node without its NodePool label is no managed node: not reported at all.
+                if want == Reason::NoNodePoolLabel && got.is_none() {
+                    assert!(
+                        r.actions
+                            .iter()
+                            .all(|a| !a.nodes.contains(&"n".to_string())),
+                        "{it}"
+                    );
+                    continue;
+                }
+                assert_eq!(got.as_ref(), Some(&want), "{it}");
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------------- minValues
+
+/// `count` types cheaper than the 8-cpu node ($0.40) and `pricier` types above it, each holding
+/// 1 cpu, of capacity type `ct`; the pool asks `minValues` instance types.
+fn min_values_cluster(
+    count: usize,
+    pricier: usize,
+    min_values: u32,
+    ct: &str,
+) -> ConsolidationReport {
+    use crate::model::requirements::{NodeSelectorRequirement, Operator};
+    let offer = |price: f64| {
+        if ct == SPOT {
+            spot(&[ZONE], price)
+        } else {
+            on_demand(&[ZONE], price)
+        }
+    };
+    let mut types: Vec<InstanceType> = (0..count + pricier)
+        .map(|i| {
+            let price = if i < count {
+                0.10 + 0.01 * i as f64
+            } else {
+                0.50 + 0.01 * i as f64
+            };
+            instance_type(&format!("t-{i:02}"), "2", "4Gi", "110", offer(price))
+        })
+        .collect();
+    types.push(instance_type("big", "8", "16Gi", "110", offer(0.40)));
+    let big = types.last().unwrap().clone();
+    let mut p = pool();
+    p.requirements.push(NodeSelectorRequirement {
+        min_values: Some(min_values),
+        ..NodeSelectorRequirement::new("node.kubernetes.io/instance-type", Operator::Exists, &[])
+    });
+    let n = managed_node("n", "default", &big, ZONE, ct, NOW, vec![pod("w", "1")]);
+    let mut i = consolidation_input(NOW, vec![(p, types)], vec![n]);
+    i.feature_gates.spot_to_spot_consolidation = true;
+    evaluate(i)
+}
+
+/// consolidation_test.go "spot to spot consolidation should consider the max of default and
+/// minimum number of instanceTypeOptions from minValues in requirement for truncation if minimum
+/// number of instanceTypeOptions from minValues in requirement is greater than 15." and "… the
+/// default for truncation if minimum number … is less than 15." (`consolidation.go
+/// computeSpotToSpotConsolidation`: keep max(15, SatisfiesMinValues) cheapest options).
+#[test]
+fn spot_to_spot_keeps_what_min_values_needs_beyond_fifteen() {
+    for (min_values, kept) in [(18, 18), (5, 15)] {
+        let r = min_values_cluster(20, 0, min_values, SPOT);
+        let rep = r.actions[0]
+            .replacement
+            .as_ref()
+            .unwrap_or_else(|| panic!("{r:#?}"));
+        assert_eq!(rep.instance_types.len(), kept, "minValues {min_values}");
+        assert_eq!(rep.instance_type, "t-00");
+    }
+}
+
+/// consolidation_test.go DescribeTable "Consolidation should fail if filterByPrice breaks the
+/// minimum requirement from the NodePools." (on-demand and spot entries): 30 types satisfy
+/// `minValues: 25`, the 20 cheaper than the node do not (`RemoveInstanceTypeOptionsByPriceAndMinValues`).
+#[test]
+fn consolidation_fails_when_the_price_filter_breaks_min_values() {
+    for ct in [ON_DEMAND, SPOT] {
+        let r = min_values_cluster(20, 10, 25, ct);
+        assert!(r.actions.is_empty(), "{ct}: {:#?}", r.actions);
+        assert!(
+            matches!(reason(&r, "n"), Reason::MinValues { .. }),
+            "{ct}: {:?}",
+            reason(&r, "n")
+        );
+    }
+}
