@@ -1602,3 +1602,41 @@ fn consolidation_fails_when_the_price_filter_breaks_min_values() {
         );
     }
 }
+
+// ------------------------------------------------------------------------- destinations
+
+/// consolidation_test.go "won't delete node if it would require pods to schedule on an
+/// uninitialized node" (`UninitializedNodeError`): the only room is on a node not yet
+/// initialized, so the node stays (no cheaper type holds its 5-cpu pod either).
+#[test]
+fn pods_do_not_move_onto_an_uninitialized_node() {
+    let mut fresh = node("fresh", "large", vec![]);
+    fresh.node.initialized = false;
+    let r = evaluate(input(vec![
+        node("src", "large", vec![pod("big", "5")]),
+        fresh,
+    ]));
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    assert_eq!(find(&r, "src").decision, NodeDecision::None);
+    assert!(
+        matches!(reason(&r, "src"), Reason::UninitializedDestination { .. }),
+        "{:?}",
+        reason(&r, "src")
+    );
+}
+
+/// consolidation_test.go DescribeTable "can replace nodes, PDB namespace must match": a PDB at
+/// zero in another namespace does not hold the pod.
+#[test]
+fn a_pdb_of_another_namespace_does_not_hold_the_pod() {
+    let mut i = input(vec![
+        node("n", "large", vec![pod("web", "100m")]),
+        full("busy"),
+    ]);
+    i.pdbs = vec![PdbInput {
+        namespace: "other".into(),
+        ..pdb("web", "web", 0)
+    }];
+    let r = evaluate(i);
+    assert_ne!(find(&r, "n").decision, NodeDecision::None, "{r:#?}");
+}
