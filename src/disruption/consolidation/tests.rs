@@ -1640,3 +1640,76 @@ fn a_pdb_of_another_namespace_does_not_hold_the_pod() {
     let r = evaluate(i);
     assert_ne!(find(&r, "n").decision, NodeDecision::None, "{r:#?}");
 }
+
+// ------------------------------------------------------------------------- emptiness pods
+
+/// emptiness_test.go "will consider a node with a DaemonSet pod as empty", "will consider a
+/// node with terminating Deployment pods as empty", "will not consider a node with a
+/// terminating StatefulSet pod as empty" (`pod.IsReschedulable`).
+#[test]
+fn emptiness_ignores_daemonset_and_terminating_pods_but_not_a_terminating_statefulset_pod() {
+    use crate::model::pod::Owner;
+    let with_owner = |name: &str, kind: &str, terminating: bool| {
+        let mut p = pod(name, "100m");
+        p.owner = Some(Owner {
+            kind: kind.into(),
+            name: format!("{name}-owner"),
+        });
+        p.terminating = terminating;
+        p
+    };
+    let r = evaluate(input(vec![
+        node("ds", "large", vec![with_owner("logs", "DaemonSet", false)]),
+        node(
+            "leaving",
+            "large",
+            vec![with_owner("web", "ReplicaSet", true)],
+        ),
+        node("sts", "large", vec![with_owner("db", "StatefulSet", true)]),
+        full("busy"),
+    ]));
+    let emptied: Vec<&str> = r
+        .actions
+        .iter()
+        .filter(|a| a.method == Method::Emptiness)
+        .flat_map(|a| a.nodes.iter().map(String::as_str))
+        .collect();
+    assert!(emptied.contains(&"ds"), "{:#?}", r.actions);
+    assert!(emptied.contains(&"leaving"), "{:#?}", r.actions);
+    assert!(!emptied.contains(&"sts"), "{:#?}", r.actions);
+}
+
+/// drift_test.go "should delete drifted nodes when they are empty and consolidation is
+/// disabled" and "should not drift nodes until the longest duration-based do-not-disrupt grace
+/// period expires across multiple pods".
+#[test]
+fn drift_ignores_consolidation_settings_and_waits_for_the_longest_do_not_disrupt() {
+    let mut p = pool();
+    p.disruption.consolidate_after = Some("Never".into());
+    p.disruption.consolidation_policy = "WhenEmpty".into();
+    let mut short = pod("short", "100m");
+    short.do_not_disrupt = Some("30m".into());
+    short.creation_timestamp = Some("2024-06-24T11:00:00Z".into());
+    let mut long = pod("long", "100m");
+    long.do_not_disrupt = Some("2h".into());
+    long.creation_timestamp = Some("2024-06-24T11:00:00Z".into());
+    let r = evaluate(with_pool(
+        p,
+        vec![
+            drifted(node("empty", "small", vec![]), NOW - 60),
+            drifted(node("guarded", "small", vec![short, long]), NOW - 600),
+        ],
+    ));
+    assert_eq!(r.actions.len(), 1, "{:#?}", r.actions);
+    assert_eq!(
+        (r.actions[0].method, r.actions[0].nodes.as_slice()),
+        (Method::Drift, ["empty".to_string()].as_slice())
+    );
+    assert_eq!(
+        reason(&r, "guarded"),
+        &Reason::PodDoNotDisrupt {
+            pod: "default/long".into(),
+            value: "2h".into()
+        }
+    );
+}
