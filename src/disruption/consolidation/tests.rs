@@ -80,6 +80,12 @@ fn reason<'r>(r: &'r ConsolidationReport, name: &str) -> &'r Reason {
         .unwrap_or_else(|| panic!("{name} has no reason: {:#?}", find(r, name)))
 }
 
+/// Asserts `name`'s reason passes `ok`, showing it when not.
+fn assert_reason(r: &ConsolidationReport, name: &str, ok: impl Fn(&Reason) -> bool) {
+    let got = reason(r, name);
+    assert!(ok(got), "{name}: {got:?}");
+}
+
 /// A node whose pods fill it: nothing to consolidate, whatever else happens.
 fn full(name: &str) -> NodeInput {
     node(name, "small", vec![pod(&format!("{name}-fill"), "1800m")])
@@ -239,17 +245,21 @@ fn do_not_disrupt_on_the_node_or_a_pod_blocks() {
     );
 }
 
+/// A pod with `karpenter.sh/do-not-disrupt: value`, created at `created`.
+fn guarded_pod(name: &str, cpu: &str, value: &str, created: &str) -> Pod {
+    let mut p = pod(name, cpu);
+    p.do_not_disrupt = Some(value.into());
+    p.creation_timestamp = Some(created.into());
+    p
+}
+
 /// consolidation_test.go "does not consolidate nodes with pods that have a duration-based
 /// do-not-disrupt annotation that is still active" / "can consolidate nodes after
 /// duration-based do-not-disrupt annotation expires".
 #[test]
 fn a_do_not_disrupt_duration_counts_from_the_pods_start() {
-    let mut young = pod("young", "1");
-    young.do_not_disrupt = Some("1h".into());
-    young.creation_timestamp = Some("2024-06-24T11:30:00Z".into());
-    let mut old = pod("old", "1");
-    old.do_not_disrupt = Some("1h".into());
-    old.creation_timestamp = Some("2024-06-24T10:30:00Z".into());
+    let young = guarded_pod("young", "1", "1h", "2024-06-24T11:30:00Z");
+    let old = guarded_pod("old", "1", "1h", "2024-06-24T10:30:00Z");
     let r = evaluate(input(vec![
         node("a", "large", vec![young]),
         node("b", "large", vec![old]),
@@ -1322,10 +1332,10 @@ fn an_always_allow_pdb_lets_unready_pods_go() {
     assert_ne!(find(&r, "guarded").decision, NodeDecision::None, "{r:#?}");
     let r = run(false);
     assert_eq!(find(&r, "guarded").decision, NodeDecision::None);
-    assert!(
-        matches!(reason(&r, "guarded"), Reason::Pdb { pdb, allowed: 0, .. } if pdb == "default/web"),
-        "{:#?}",
-        reason(&r, "guarded")
+    assert_reason(
+        &r,
+        "guarded",
+        |x| matches!(x, Reason::Pdb { pdb, allowed: 0, .. } if pdb == "default/web"),
     );
 }
 
@@ -1595,11 +1605,7 @@ fn consolidation_fails_when_the_price_filter_breaks_min_values() {
     for ct in [ON_DEMAND, SPOT] {
         let r = min_values_cluster(20, 10, 25, ct);
         assert!(r.actions.is_empty(), "{ct}: {:#?}", r.actions);
-        assert!(
-            matches!(reason(&r, "n"), Reason::MinValues { .. }),
-            "{ct}: {:?}",
-            reason(&r, "n")
-        );
+        assert_reason(&r, "n", |x| matches!(x, Reason::MinValues { .. }));
     }
 }
 
@@ -1618,11 +1624,9 @@ fn pods_do_not_move_onto_an_uninitialized_node() {
     ]));
     assert!(r.actions.is_empty(), "{:#?}", r.actions);
     assert_eq!(find(&r, "src").decision, NodeDecision::None);
-    assert!(
-        matches!(reason(&r, "src"), Reason::UninitializedDestination { .. }),
-        "{:?}",
-        reason(&r, "src")
-    );
+    assert_reason(&r, "src", |x| {
+        matches!(x, Reason::UninitializedDestination { .. })
+    });
 }
 
 /// consolidation_test.go DescribeTable "can replace nodes, PDB namespace must match": a PDB at
@@ -1687,12 +1691,8 @@ fn drift_ignores_consolidation_settings_and_waits_for_the_longest_do_not_disrupt
     let mut p = pool();
     p.disruption.consolidate_after = Some("Never".into());
     p.disruption.consolidation_policy = "WhenEmpty".into();
-    let mut short = pod("short", "100m");
-    short.do_not_disrupt = Some("30m".into());
-    short.creation_timestamp = Some("2024-06-24T11:00:00Z".into());
-    let mut long = pod("long", "100m");
-    long.do_not_disrupt = Some("2h".into());
-    long.creation_timestamp = Some("2024-06-24T11:00:00Z".into());
+    let short = guarded_pod("short", "100m", "30m", "2024-06-24T11:00:00Z");
+    let long = guarded_pod("long", "100m", "2h", "2024-06-24T11:00:00Z");
     let r = evaluate(with_pool(
         p,
         vec![
