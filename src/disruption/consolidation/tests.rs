@@ -1713,3 +1713,30 @@ fn drift_ignores_consolidation_settings_and_waits_for_the_longest_do_not_disrupt
         }
     );
 }
+
+/// consolidation_test.go and emptiness_test.go "should not consolidate static NodePool nodes",
+/// drift_test.go "should not consider static nodepool for drift": a pool with `replicas`
+/// keeps its nodes, empty, under-used or drifted.
+#[test]
+fn static_node_pool_nodes_are_left_alone() {
+    let mut p = pool();
+    p.replicas = Some(3);
+    let r = evaluate(with_pool(
+        p,
+        vec![
+            node("empty", "large", vec![]),
+            node("used", "large", vec![pod("u", "100m")]),
+            drifted(node("drifted", "large", vec![]), NOW - 60),
+        ],
+    ));
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    for n in ["empty", "used", "drifted"] {
+        assert_eq!(find(&r, n).decision, NodeDecision::None, "{n}");
+    }
+    assert_eq!(
+        reason(&r, "empty"),
+        &Reason::StaticNodePool {
+            pool: "default".into()
+        }
+    );
+}
