@@ -1740,3 +1740,40 @@ fn static_node_pool_nodes_are_left_alone() {
         }
     );
 }
+
+/// emptiness_test.go / consolidation_test.go Budgets "should allow 2 nodes from each nodePool to
+/// be deleted" and "should allow no nodes from each nodePool to be deleted": budgets are per
+/// NodePool, so one emptiness action takes two nodes of each pool with room and none of a
+/// pool at zero.
+#[test]
+fn budgets_count_per_node_pool() {
+    let mut pools = Vec::new();
+    let mut nodes = Vec::new();
+    for (name, nodes_budget) in [("a", "2"), ("b", "2"), ("c", "0")] {
+        let mut p = node_pool(name);
+        p.disruption.budgets = vec![budget(nodes_budget)];
+        pools.push((p, types()));
+        for i in 0..4 {
+            let n = format!("{name}-{i}");
+            nodes.push(managed_node(
+                &n,
+                name,
+                &it("large"),
+                ZONE,
+                ON_DEMAND,
+                NOW,
+                vec![],
+            ));
+        }
+    }
+    let r = evaluate(consolidation_input(NOW, pools, nodes));
+    let a = &r.actions[0];
+    assert_eq!(a.method, Method::Emptiness);
+    let per_pool = |p: &str| a.nodes.iter().filter(|n| n.starts_with(p)).count();
+    assert_eq!(
+        (per_pool("a-"), per_pool("b-"), per_pool("c-")),
+        (2, 2, 0),
+        "{a:#?}"
+    );
+    assert!(matches!(reason(&r, "c-0"), Reason::Budget { nodes, .. } if nodes == "0"));
+}
