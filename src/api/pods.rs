@@ -633,6 +633,10 @@ pub(crate) fn convert_spec(
     pod.volumes = volumes(ctx, path, spec)?;
     pod.priority_class_name = spec.priority_class_name.clone();
     pod.termination_grace_period_seconds = spec.termination_grace_period_seconds;
+    // Kubernetes keeps priorities within int32 (`[-2147483648, 1000000000]`); clamp anyway.
+    pod.priority = spec
+        .priority
+        .map(|p| p.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32);
     pod.unsupported = unsupported;
     Ok(pod)
 }
@@ -719,6 +723,16 @@ pub fn convert_pod(
     out.creation_timestamp = meta.creation_timestamp.clone();
     out.terminating = meta.deletion_timestamp.is_some();
     out.do_not_disrupt = do_not_disrupt(meta.annotations.as_ref());
+    out.deletion_cost = meta
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(labels::POD_DELETION_COST))
+        .cloned();
+    out.not_ready = status
+        .conditions
+        .iter()
+        .flatten()
+        .any(|c| c.type_.as_deref() == Some("Ready") && c.status.as_deref() == Some("False"));
     Ok(out)
 }
 

@@ -309,4 +309,24 @@ mod tests {
         assert!(!s.active(at("2024-06-24T08:59:59Z"), hour));
         assert!(s.active(at("2024-06-25T08:00:00Z"), 24 * hour));
     }
+
+    /// `core: pkg/apis/v1/nodepool_budgets_test.go` Context "IsActive": "should always consider a
+    /// schedule and time in UTC", "should return that a schedule is inactive" (@yearly, 1h),
+    /// "should return that a schedule is active when the duration is longer than the
+    /// recurrence", "should return that a schedule is inactive when the schedule hit is after
+    /// the duration", "should return an error indicating why the cron fails to parse".
+    #[test]
+    fn nodepool_budgets_is_active_table() {
+        let (minute, hour) = (60, 3600);
+        // 2000-05-31T00:00+01:00 is 23:00 UTC the day before: 23 h after the @daily hit.
+        let s = Schedule::parse("@daily").unwrap();
+        assert!(!s.active(at("2000-05-30T23:00:00Z"), 30 * minute));
+        let yearly = Schedule::parse("@yearly").unwrap();
+        assert!(!yearly.active(at("2024-06-24T12:00:00Z"), hour));
+        assert!(yearly.active(at("2024-01-01T00:30:00Z"), hour));
+        assert!(s.active(at("2024-01-07T00:00:00Z"), 48 * hour));
+        let sunday = Schedule::parse("30 6 * * SUN").unwrap();
+        assert!(!sunday.active(at("2024-01-07T00:00:00Z"), 6 * hour));
+        assert!(Schedule::parse("0 0 * * tue-mon").is_err());
+    }
 }

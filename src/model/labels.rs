@@ -111,6 +111,9 @@ pub fn cluster_tag(cluster: &str) -> String {
 
 /// Pod annotation (v1beta1+): do not disrupt the node this pod runs on.
 pub const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
+/// Kubernetes' pod deletion cost annotation, which Karpenter also reads for a pod's eviction
+/// cost (`core: pkg/utils/disruption/disruption.go EvictionCost`).
+pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
 /// The v1alpha5 spelling of [`DO_NOT_DISRUPT`].
 pub const DO_NOT_EVICT: &str = "karpenter.sh/do-not-evict";
 /// NodePool template hash (NodePool, NodeClaim; docs/karpenter.md §2.3).

@@ -237,6 +237,16 @@ pub struct PodFields {
     pub do_not_disrupt: Option<String>,
     /// `spec.terminationGracePeriodSeconds`.
     pub termination_grace_period_seconds: Option<i64>,
+    /// `spec.priority` (resolved by admission from the priority class). Disruption reads it
+    /// for a pod's eviction cost (`core: pkg/utils/disruption/disruption.go EvictionCost`).
+    pub priority: Option<i32>,
+    /// The `controller.kubernetes.io/pod-deletion-cost` annotation as written (Karpenter parses
+    /// it as a float for the eviction cost; a value that does not parse is ignored).
+    pub deletion_cost: Option<String>,
+    /// The `Ready` condition is `False` (not merely absent or `Unknown`): a PDB with
+    /// `unhealthyPodEvictionPolicy: AlwaysAllow` lets such a pod go (`core: pkg/utils/pdb/pdb.go
+    /// isEvictable`).
+    pub not_ready: bool,
     /// Why Karpenter cannot consider this pod at all (e.g. node affinity with `matchFields`),
     /// set by the manifest/API adapters; the planner reports it as the unschedulable reason.
     pub unsupported: Option<String>,

@@ -339,6 +339,50 @@ status: {nominatedNodeName: ip-10-0-0-2}
     );
 }
 
+/// What disruption reads of a bound pod beyond scheduling: `spec.priority` and
+/// `controller.kubernetes.io/pod-deletion-cost` (eviction cost, `core:
+/// pkg/utils/disruption/disruption.go EvictionCost`) and a Ready condition that is `False`
+/// (`core: pkg/utils/pdb/pdb.go isEvictable`), not `Unknown` or absent.
+#[test]
+fn bound_pods_keep_priority_deletion_cost_and_readiness() {
+    let text = r#"apiVersion: v1
+kind: Pod
+metadata: {name: precious, annotations: {controller.kubernetes.io/pod-deletion-cost: "-25"}}
+spec: {nodeName: n1, priority: 1000, containers: [{name: a}]}
+status:
+  phase: Running
+  conditions: [{type: PodScheduled, status: "True"}, {type: Ready, status: "False"}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: plain}
+spec: {nodeName: n1, containers: [{name: a}]}
+status:
+  phase: Running
+  conditions: [{type: Ready, status: "Unknown"}]
+"#;
+    let m = load_str("pods.yaml", text).unwrap();
+    let [precious, plain] = &m.bound_pods[..] else {
+        panic!("{:#?}", m.bound_pods)
+    };
+    assert_eq!(
+        (
+            precious.priority,
+            precious.deletion_cost.as_deref(),
+            precious.not_ready
+        ),
+        (Some(1000), Some("-25"), true)
+    );
+    assert_eq!(
+        (
+            plain.priority,
+            plain.deletion_cost.as_deref(),
+            plain.not_ready
+        ),
+        (None, None, false)
+    );
+}
+
 #[test]
 fn nodes_and_nodeclaims() {
     let text = r#"apiVersion: v1

@@ -80,6 +80,12 @@ fn reason<'r>(r: &'r ConsolidationReport, name: &str) -> &'r Reason {
         .unwrap_or_else(|| panic!("{name} has no reason: {:#?}", find(r, name)))
 }
 
+/// Asserts `name`'s reason passes `ok`, showing it when not.
+fn assert_reason(r: &ConsolidationReport, name: &str, ok: impl Fn(&Reason) -> bool) {
+    let got = reason(r, name);
+    assert!(ok(got), "{name}: {got:?}");
+}
+
 /// A node whose pods fill it: nothing to consolidate, whatever else happens.
 fn full(name: &str) -> NodeInput {
     node(name, "small", vec![pod(&format!("{name}-fill"), "1800m")])
@@ -239,17 +245,21 @@ fn do_not_disrupt_on_the_node_or_a_pod_blocks() {
     );
 }
 
+/// A pod with `karpenter.sh/do-not-disrupt: value`, created at `created`.
+fn guarded_pod(name: &str, cpu: &str, value: &str, created: &str) -> Pod {
+    let mut p = pod(name, cpu);
+    p.do_not_disrupt = Some(value.into());
+    p.creation_timestamp = Some(created.into());
+    p
+}
+
 /// consolidation_test.go "does not consolidate nodes with pods that have a duration-based
 /// do-not-disrupt annotation that is still active" / "can consolidate nodes after
 /// duration-based do-not-disrupt annotation expires".
 #[test]
 fn a_do_not_disrupt_duration_counts_from_the_pods_start() {
-    let mut young = pod("young", "1");
-    young.do_not_disrupt = Some("1h".into());
-    young.creation_timestamp = Some("2024-06-24T11:30:00Z".into());
-    let mut old = pod("old", "1");
-    old.do_not_disrupt = Some("1h".into());
-    old.creation_timestamp = Some("2024-06-24T10:30:00Z".into());
+    let young = guarded_pod("young", "1", "1h", "2024-06-24T11:30:00Z");
+    let old = guarded_pod("old", "1", "1h", "2024-06-24T10:30:00Z");
     let r = evaluate(input(vec![
         node("a", "large", vec![young]),
         node("b", "large", vec![old]),
@@ -1241,4 +1251,529 @@ fn every_fast_simulation_matches_a_full_solve() {
             engine::Engine::new(cluster::Cluster::new(input.clone()), Checked::default()).run();
         assert_eq!(checked, evaluate(input), "seed {seed}");
     }
+}
+
+// ------------------------------------------------------------------------- disruption cost
+
+/// suite_test.go "should have a standard disruptionCost for a pod with no priority or
+/// disruptionCost specified", "should have a higher disruptionCost for a pod with a positive
+/// deletion disruptionCost", "should have a lower disruptionCost for a pod with a positive
+/// deletion disruptionCost" (-100), "should have higher costs for higher deletion costs", "should
+/// have a higher disruptionCost for a pod with a higher priority", "should have a lower
+/// disruptionCost for a pod with a lower priority" (`core: pkg/utils/disruption/disruption.go
+/// EvictionCost`).
+#[test]
+fn eviction_cost_reads_the_deletion_cost_and_the_priority() {
+    let cost = |deletion_cost: Option<f64>, priority: Option<i32>| {
+        candidate::eviction_cost(&cluster::PodExtra {
+            priority,
+            deletion_cost,
+            not_ready: false,
+        })
+    };
+    assert_eq!(cost(None, None), 1.0);
+    assert!(cost(Some(100.0), None) > 1.0);
+    assert!(cost(Some(-100.0), None) < 1.0);
+    assert!(cost(Some(101.0), None) > cost(Some(100.0), None));
+    assert!(cost(Some(100.0), None) > cost(Some(99.0), None));
+    assert!(cost(None, Some(1)) > 1.0);
+    assert!(cost(None, Some(-1)) < 1.0);
+    // Clamped to [-10, 10]: the extremes of both ranges.
+    assert_eq!(cost(Some(f64::from(i32::MAX)), Some(1_000_000_000)), 10.0);
+    assert_eq!(cost(Some(f64::from(i32::MIN)), Some(i32::MIN)), -10.0);
+}
+
+/// consolidation_test.go "should consolidate the node with best savings ratio first", with the
+/// costs coming from the pods: two nodes alike but for one pod's priority (and another's
+/// `controller.kubernetes.io/pod-deletion-cost`); the cheaper one to disrupt goes first
+/// (`types.go SavingsRatio`: price ÷ (1 + Σ positive eviction costs)).
+#[test]
+fn a_pods_priority_or_deletion_cost_orders_candidates() {
+    for (field, high) in [
+        ("priority", (Some(1_000_000_000), None)),
+        ("deletion cost", (None, Some(f64::from(i32::MAX)))),
+    ] {
+        let mut p = pool();
+        p.disruption.budgets = vec![budget("1")];
+        let mut precious = node("precious", "large", vec![pod("p", "100m")]);
+        (precious.pods[0].priority, precious.pods[0].deletion_cost) = high;
+        let plain = node("plain", "large", vec![pod("q", "100m")]);
+        let r = evaluate(with_pool(p, vec![precious, plain]));
+        assert_eq!(r.actions.len(), 1, "{field}: {:#?}", r.actions);
+        assert_eq!(r.actions[0].nodes, ["plain"], "{field}");
+    }
+}
+
+/// consolidation_test.go "can replace nodes, considers PDB policy": a PDB at zero (and fully
+/// blocking, `maxUnavailable: 0`) with `unhealthyPodEvictionPolicy: AlwaysAllow` does not hold
+/// pods whose Ready condition is False (`pdb.go isEvictable`); the same pods ready are held.
+#[test]
+fn an_always_allow_pdb_lets_unready_pods_go() {
+    let run = |not_ready: bool| {
+        let mut n = node(
+            "guarded",
+            "large",
+            (0..3).map(|i| pod(&format!("web-{i}"), "100m")).collect(),
+        );
+        for (i, p) in n.pods.iter_mut().enumerate() {
+            p.pod.labels.insert("app".into(), "web".into());
+            p.pod.name = format!("web-{i}");
+            p.not_ready = not_ready;
+        }
+        let mut i = input(vec![n, full("busy")]);
+        i.pdbs = vec![PdbInput {
+            max_unavailable: Some(IntOrPercent::Int(0)),
+            always_allow_unhealthy: true,
+            ..pdb("web", "web", 0)
+        }];
+        evaluate(i)
+    };
+    let r = run(true);
+    assert_ne!(find(&r, "guarded").decision, NodeDecision::None, "{r:#?}");
+    let r = run(false);
+    assert_eq!(find(&r, "guarded").decision, NodeDecision::None);
+    assert_reason(
+        &r,
+        "guarded",
+        |x| matches!(x, Reason::Pdb { pdb, allowed: 0, .. } if pdb == "default/web"),
+    );
+}
+
+/// `types.go Candidate.IsEmpty` (v1.14): "a node with running pods whose eviction costs all
+/// clamp to zero is Empty" — emptiness deletes it; one ordinary pod keeps it non-empty.
+#[test]
+fn a_node_whose_pods_cost_nothing_to_evict_is_empty() {
+    let mut cheap = node("cheap", "large", vec![pod("c", "100m")]);
+    cheap.pods[0].deletion_cost = Some(-1_000_000_000.0);
+    let r = evaluate(input(vec![cheap, full("busy")]));
+    let a = &r.actions[0];
+    assert_eq!(
+        (a.method, a.decision, a.nodes.as_slice()),
+        (
+            Method::Emptiness,
+            Decision::Delete,
+            ["cheap".to_string()].as_slice()
+        )
+    );
+}
+
+// ------------------------------------------------------------------------- candidate table
+
+/// Which pod and node states keep a node from being a (graceful) candidate, one row per
+/// upstream test (suite_test.go unless stated; `statenode.go ValidateNodeDisruptable` /
+/// `ValidatePodsDisruptable`, `pdb.go isEvictable`): `None` = a candidate, which goes here
+/// (its pod needs no place, or fits on `roomy`).
+#[test]
+fn candidate_filter_table() {
+    use crate::model::pod::Owner;
+    type Edit = fn(&mut NodeInput);
+    fn owned(n: &mut NodeInput, kind: &str) {
+        n.pods[0].pod.owner = Some(Owner {
+            kind: kind.into(),
+            name: "owner".into(),
+        });
+    }
+    fn dnd(n: &mut NodeInput) {
+        n.pods[0].pod.do_not_disrupt = Some("true".into());
+    }
+    fn zero_pdb(n: &mut NodeInput) {
+        // Read by the runner: the row's pod is covered by a fully blocking PDB at zero.
+        n.pods[0].pod.labels.insert("pdb".into(), "zero".into());
+    }
+    let blocked_pod = || Reason::PodDoNotDisrupt {
+        pod: "default/p".into(),
+        value: "true".into(),
+    };
+    let blocked_pdb = || Reason::Pdb {
+        pod: "default/p".into(),
+        pdb: "default/zero".into(),
+        allowed: 0,
+    };
+    let rows: Vec<(&str, Edit, Option<Reason>)> = vec![
+        (
+            "should not consider candidates that have do-not-disrupt pods scheduled and no terminationGracePeriod",
+            |n| dnd(n),
+            Some(blocked_pod()),
+        ),
+        (
+            "should not consider candidates that have do-not-disrupt mirror pods scheduled",
+            |n| {
+                owned(n, "Node");
+                dnd(n)
+            },
+            Some(blocked_pod()),
+        ),
+        (
+            "should not consider candidates that have do-not-disrupt daemonset pods scheduled",
+            |n| {
+                owned(n, "DaemonSet");
+                dnd(n)
+            },
+            Some(blocked_pod()),
+        ),
+        (
+            "should consider candidates that have do-not-disrupt terminating pods",
+            |n| {
+                n.pods[0].pod.terminating = true;
+                dnd(n)
+            },
+            None,
+        ),
+        (
+            "should consider candidates that have do-not-disrupt terminal pods",
+            |n| {
+                n.pods[0].pod.phase = Some("Succeeded".into());
+                dnd(n)
+            },
+            None,
+        ),
+        (
+            "consolidation_test.go: can delete nodes, considers invalid do-not-disrupt annotation format as not blocking",
+            |n| n.pods[0].pod.do_not_disrupt = Some("invalid-format".into()),
+            None,
+        ),
+        (
+            "should not consider candidates that have fully blocking PDBs",
+            |n| zero_pdb(n),
+            Some(blocked_pdb()),
+        ),
+        (
+            "should not consider candidates that have fully blocking PDBs on daemonset pods",
+            |n| {
+                owned(n, "DaemonSet");
+                zero_pdb(n)
+            },
+            Some(blocked_pdb()),
+        ),
+        (
+            "should consider candidates that have fully blocking PDBs on mirror pods",
+            |n| {
+                owned(n, "Node");
+                zero_pdb(n)
+            },
+            None,
+        ),
+        (
+            "should consider candidates that have fully blocking PDBs on terminal pods",
+            |n| {
+                n.pods[0].pod.phase = Some("Failed".into());
+                zero_pdb(n)
+            },
+            None,
+        ),
+        (
+            "should consider candidates that have fully blocking PDBs on terminating pods",
+            |n| {
+                n.pods[0].pod.terminating = true;
+                zero_pdb(n)
+            },
+            None,
+        ),
+        (
+            "should not consider candidates that have do-not-disrupt on nodes",
+            |n| {
+                n.node
+                    .annotations
+                    .insert("karpenter.sh/do-not-disrupt".into(), "true".into());
+            },
+            Some(Reason::NodeDoNotDisrupt {
+                value: "true".into(),
+            }),
+        ),
+        (
+            "should not consider candidates that are nominated",
+            |n| n.nominated = true,
+            Some(Reason::Nominated),
+        ),
+        (
+            "should not consider candidates that are deleting",
+            |n| n.claim.as_mut().unwrap().deleting = true,
+            Some(Reason::Deleting),
+        ),
+        (
+            "should not consider candidates that aren't yet initialized",
+            |n| n.node.initialized = false,
+            Some(Reason::NotInitialized),
+        ),
+        (
+            "should not consider candidates that are not owned by a NodePool (no karpenter.sh/nodepool label)",
+            |n| {
+                n.node.labels.remove("karpenter.sh/nodepool");
+            },
+            Some(Reason::NoNodePoolLabel),
+        ),
+    ];
+    for (it, edit, want) in rows {
+        let mut n = node("n", "large", vec![pod("p", "100m")]);
+        edit(&mut n);
+        let roomy = node("roomy", "large", vec![pod("r", "7")]);
+        let mut i = input(vec![n, roomy]);
+        i.pdbs = vec![PdbInput {
+            max_unavailable: Some(IntOrPercent::Int(0)),
+            ..pdb("zero", "zero", 0)
+        }];
+        i.pdbs[0].selector = Some(LabelSelector::eq(&[("pdb", "zero")]));
+        let r = evaluate(i);
+        match want {
+            None => assert_eq!(find(&r, "n").decision, NodeDecision::Delete, "{it}: {r:#?}"),
+            Some(want) => {
+                let got = r
+                    .nodes
+                    .iter()
+                    .find(|x| x.name == "n")
+                    .and_then(|x| x.reason.clone());
+                // A node without its NodePool label is no managed node: not reported at all.
+                if want == Reason::NoNodePoolLabel && got.is_none() {
+                    assert!(
+                        r.actions
+                            .iter()
+                            .all(|a| !a.nodes.contains(&"n".to_string())),
+                        "{it}"
+                    );
+                    continue;
+                }
+                assert_eq!(got.as_ref(), Some(&want), "{it}");
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------------- minValues
+
+/// `count` types cheaper than the 8-cpu node ($0.40) and `pricier` types above it, each holding
+/// 1 cpu, of capacity type `ct`; the pool asks `minValues` instance types.
+fn min_values_cluster(
+    count: usize,
+    pricier: usize,
+    min_values: u32,
+    ct: &str,
+) -> ConsolidationReport {
+    use crate::model::requirements::{NodeSelectorRequirement, Operator};
+    let offer = |price: f64| {
+        if ct == SPOT {
+            spot(&[ZONE], price)
+        } else {
+            on_demand(&[ZONE], price)
+        }
+    };
+    let mut types: Vec<InstanceType> = (0..count + pricier)
+        .map(|i| {
+            let price = if i < count {
+                0.10 + 0.01 * i as f64
+            } else {
+                0.50 + 0.01 * i as f64
+            };
+            instance_type(&format!("t-{i:02}"), "2", "4Gi", "110", offer(price))
+        })
+        .collect();
+    types.push(instance_type("big", "8", "16Gi", "110", offer(0.40)));
+    let big = types.last().unwrap().clone();
+    let mut p = pool();
+    p.requirements.push(NodeSelectorRequirement {
+        min_values: Some(min_values),
+        ..NodeSelectorRequirement::new("node.kubernetes.io/instance-type", Operator::Exists, &[])
+    });
+    let n = managed_node("n", "default", &big, ZONE, ct, NOW, vec![pod("w", "1")]);
+    let mut i = consolidation_input(NOW, vec![(p, types)], vec![n]);
+    i.feature_gates.spot_to_spot_consolidation = true;
+    evaluate(i)
+}
+
+/// consolidation_test.go "spot to spot consolidation should consider the max of default and
+/// minimum number of instanceTypeOptions from minValues in requirement for truncation if minimum
+/// number of instanceTypeOptions from minValues in requirement is greater than 15." and "… the
+/// default for truncation if minimum number … is less than 15." (`consolidation.go
+/// computeSpotToSpotConsolidation`: keep max(15, SatisfiesMinValues) cheapest options).
+#[test]
+fn spot_to_spot_keeps_what_min_values_needs_beyond_fifteen() {
+    for (min_values, kept) in [(18, 18), (5, 15)] {
+        let r = min_values_cluster(20, 0, min_values, SPOT);
+        let rep = r.actions[0]
+            .replacement
+            .as_ref()
+            .unwrap_or_else(|| panic!("{r:#?}"));
+        assert_eq!(rep.instance_types.len(), kept, "minValues {min_values}");
+        assert_eq!(rep.instance_type, "t-00");
+    }
+}
+
+/// consolidation_test.go DescribeTable "Consolidation should fail if filterByPrice breaks the
+/// minimum requirement from the NodePools." (on-demand and spot entries): 30 types satisfy
+/// `minValues: 25`, the 20 cheaper than the node do not (`RemoveInstanceTypeOptionsByPriceAndMinValues`).
+#[test]
+fn consolidation_fails_when_the_price_filter_breaks_min_values() {
+    for ct in [ON_DEMAND, SPOT] {
+        let r = min_values_cluster(20, 10, 25, ct);
+        assert!(r.actions.is_empty(), "{ct}: {:#?}", r.actions);
+        assert_reason(&r, "n", |x| matches!(x, Reason::MinValues { .. }));
+    }
+}
+
+// ------------------------------------------------------------------------- destinations
+
+/// consolidation_test.go "won't delete node if it would require pods to schedule on an
+/// uninitialized node" (`UninitializedNodeError`): the only room is on a node not yet
+/// initialized, so the node stays (no cheaper type holds its 5-cpu pod either).
+#[test]
+fn pods_do_not_move_onto_an_uninitialized_node() {
+    let mut fresh = node("fresh", "large", vec![]);
+    fresh.node.initialized = false;
+    let r = evaluate(input(vec![
+        node("src", "large", vec![pod("big", "5")]),
+        fresh,
+    ]));
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    assert_eq!(find(&r, "src").decision, NodeDecision::None);
+    assert_reason(&r, "src", |x| {
+        matches!(x, Reason::UninitializedDestination { .. })
+    });
+}
+
+/// consolidation_test.go DescribeTable "can replace nodes, PDB namespace must match": a PDB at
+/// zero in another namespace does not hold the pod.
+#[test]
+fn a_pdb_of_another_namespace_does_not_hold_the_pod() {
+    let mut i = input(vec![
+        node("n", "large", vec![pod("web", "100m")]),
+        full("busy"),
+    ]);
+    i.pdbs = vec![PdbInput {
+        namespace: "other".into(),
+        ..pdb("web", "web", 0)
+    }];
+    let r = evaluate(i);
+    assert_ne!(find(&r, "n").decision, NodeDecision::None, "{r:#?}");
+}
+
+// ------------------------------------------------------------------------- emptiness pods
+
+/// emptiness_test.go "will consider a node with a DaemonSet pod as empty", "will consider a
+/// node with terminating Deployment pods as empty", "will not consider a node with a
+/// terminating StatefulSet pod as empty" (`pod.IsReschedulable`).
+#[test]
+fn emptiness_ignores_daemonset_and_terminating_pods_but_not_a_terminating_statefulset_pod() {
+    use crate::model::pod::Owner;
+    let with_owner = |name: &str, kind: &str, terminating: bool| {
+        let mut p = pod(name, "100m");
+        p.owner = Some(Owner {
+            kind: kind.into(),
+            name: format!("{name}-owner"),
+        });
+        p.terminating = terminating;
+        p
+    };
+    let r = evaluate(input(vec![
+        node("ds", "large", vec![with_owner("logs", "DaemonSet", false)]),
+        node(
+            "leaving",
+            "large",
+            vec![with_owner("web", "ReplicaSet", true)],
+        ),
+        node("sts", "large", vec![with_owner("db", "StatefulSet", true)]),
+        full("busy"),
+    ]));
+    let emptied: Vec<&str> = r
+        .actions
+        .iter()
+        .filter(|a| a.method == Method::Emptiness)
+        .flat_map(|a| a.nodes.iter().map(String::as_str))
+        .collect();
+    assert!(emptied.contains(&"ds"), "{:#?}", r.actions);
+    assert!(emptied.contains(&"leaving"), "{:#?}", r.actions);
+    assert!(!emptied.contains(&"sts"), "{:#?}", r.actions);
+}
+
+/// drift_test.go "should delete drifted nodes when they are empty and consolidation is
+/// disabled" and "should not drift nodes until the longest duration-based do-not-disrupt grace
+/// period expires across multiple pods".
+#[test]
+fn drift_ignores_consolidation_settings_and_waits_for_the_longest_do_not_disrupt() {
+    let mut p = pool();
+    p.disruption.consolidate_after = Some("Never".into());
+    p.disruption.consolidation_policy = "WhenEmpty".into();
+    let short = guarded_pod("short", "100m", "30m", "2024-06-24T11:00:00Z");
+    let long = guarded_pod("long", "100m", "2h", "2024-06-24T11:00:00Z");
+    let r = evaluate(with_pool(
+        p,
+        vec![
+            drifted(node("empty", "small", vec![]), NOW - 60),
+            drifted(node("guarded", "small", vec![short, long]), NOW - 600),
+        ],
+    ));
+    assert_eq!(r.actions.len(), 1, "{:#?}", r.actions);
+    assert_eq!(
+        (r.actions[0].method, r.actions[0].nodes.as_slice()),
+        (Method::Drift, ["empty".to_string()].as_slice())
+    );
+    assert_eq!(
+        reason(&r, "guarded"),
+        &Reason::PodDoNotDisrupt {
+            pod: "default/long".into(),
+            value: "2h".into()
+        }
+    );
+}
+
+/// consolidation_test.go and emptiness_test.go "should not consolidate static NodePool nodes",
+/// drift_test.go "should not consider static nodepool for drift": a pool with `replicas`
+/// keeps its nodes, empty, under-used or drifted.
+#[test]
+fn static_node_pool_nodes_are_left_alone() {
+    let mut p = pool();
+    p.replicas = Some(3);
+    let r = evaluate(with_pool(
+        p,
+        vec![
+            node("empty", "large", vec![]),
+            node("used", "large", vec![pod("u", "100m")]),
+            drifted(node("drifted", "large", vec![]), NOW - 60),
+        ],
+    ));
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    for n in ["empty", "used", "drifted"] {
+        assert_eq!(find(&r, n).decision, NodeDecision::None, "{n}");
+    }
+    assert_eq!(
+        reason(&r, "empty"),
+        &Reason::StaticNodePool {
+            pool: "default".into()
+        }
+    );
+}
+
+/// emptiness_test.go / consolidation_test.go Budgets "should allow 2 nodes from each nodePool to
+/// be deleted" and "should allow no nodes from each nodePool to be deleted": budgets are per
+/// NodePool, so one emptiness action takes two nodes of each pool with room and none of a
+/// pool at zero.
+#[test]
+fn budgets_count_per_node_pool() {
+    let mut pools = Vec::new();
+    let mut nodes = Vec::new();
+    for (name, nodes_budget) in [("a", "2"), ("b", "2"), ("c", "0")] {
+        let mut p = node_pool(name);
+        p.disruption.budgets = vec![budget(nodes_budget)];
+        pools.push((p, types()));
+        for i in 0..4 {
+            let n = format!("{name}-{i}");
+            nodes.push(managed_node(
+                &n,
+                name,
+                &it("large"),
+                ZONE,
+                ON_DEMAND,
+                NOW,
+                vec![],
+            ));
+        }
+    }
+    let r = evaluate(consolidation_input(NOW, pools, nodes));
+    let a = &r.actions[0];
+    assert_eq!(a.method, Method::Emptiness);
+    let per_pool = |p: &str| a.nodes.iter().filter(|n| n.starts_with(p)).count();
+    assert_eq!(
+        (per_pool("a-"), per_pool("b-"), per_pool("c-")),
+        (2, 2, 0),
+        "{a:#?}"
+    );
+    assert!(matches!(reason(&r, "c-0"), Reason::Budget { nodes, .. } if nodes == "0"));
 }

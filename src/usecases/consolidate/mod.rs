@@ -30,6 +30,7 @@ use crate::karpenter_install::release::Version;
 use crate::model::labels;
 use crate::model::node::Node;
 use crate::model::nodeclaim::NodeClaim;
+use crate::model::pod::Pod;
 use crate::model::time::parse_rfc3339;
 use crate::scheduling::DEFAULT_MAX_INSTANCE_TYPES;
 use crate::usecases::drift_gate;
@@ -157,7 +158,7 @@ pub fn build_input(
                 .map(|c| claim_facts(c, &e.node));
             NodeInput {
                 claim,
-                pods: e.pods.into_iter().map(BoundPod::new).collect(),
+                pods: e.pods.into_iter().map(bound_pod).collect(),
                 node: e.node,
                 nominated: false,
             }
@@ -174,6 +175,22 @@ pub fn build_input(
         daemonsets: solver.daemonsets,
         namespace_labels: solver.namespace_labels,
     })
+}
+
+/// A bound pod with the facts disruption reads beyond scheduling: its priority, its
+/// `controller.kubernetes.io/pod-deletion-cost` parsed as Karpenter does (`strconv.ParseFloat`;
+/// a value that does not parse is ignored) and whether its Ready condition is False.
+fn bound_pod(pod: Pod) -> BoundPod {
+    BoundPod {
+        priority: pod.priority,
+        deletion_cost: pod
+            .deletion_cost
+            .as_deref()
+            .and_then(|c| c.parse::<f64>().ok())
+            .filter(|c| c.is_finite()),
+        not_ready: pod.not_ready,
+        pod,
+    }
 }
 
 /// Evaluates the whole cluster and keeps the selected nodes, with the actions that touch

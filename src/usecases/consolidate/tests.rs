@@ -153,42 +153,67 @@ fn from_manifests_the_empty_node_goes_and_the_under_used_one_is_consolidated() {
     assert_eq!(r.nodes.len(), 3);
 }
 
-#[test]
-fn a_pdb_at_zero_blocks_the_node_and_is_named() {
+/// `objects()` with a PDB `small` (minAvailable 1) over the `small` pod, `extra` merged into
+/// its spec and `status` as its status; the report's reason for `under-used`.
+fn under_used_with_pdb(
+    extra: Value,
+    status: Value,
+    edit: impl FnOnce(&mut Vec<Value>),
+) -> Option<Reason> {
     let mut objects = objects();
-    objects.push(json!({
+    let mut spec = json!({"minAvailable": 1, "selector": {"matchLabels": {"app": "small"}}});
+    spec.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    let mut pdb = json!({
         "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
         "metadata": {"name": "small", "namespace": "default"},
-        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "small"}}}
-    }));
+        "spec": spec
+    });
+    if !status.is_null() {
+        pdb["status"] = status;
+    }
+    objects.push(pdb);
+    edit(&mut objects);
     let r = report_of(manifests(&objects), &config(), None);
     let n = r.nodes.iter().find(|n| n.name == "under-used").unwrap();
-    assert_eq!(n.decision, NodeDecision::None);
-    let reason = n.reason.as_ref().unwrap().to_string();
-    assert!(reason.contains("default/small"), "{reason}");
-    assert!(
-        matches!(n.reason, Some(Reason::Pdb { .. })),
-        "{:?}",
-        n.reason
-    );
+    n.reason.clone()
+}
+
+#[test]
+fn a_pdb_at_zero_blocks_the_node_and_is_named() {
+    let reason = under_used_with_pdb(json!({}), Value::Null, |_| {});
+    let text = reason.as_ref().unwrap().to_string();
+    assert!(text.contains("default/small"), "{text}");
+    assert!(matches!(reason, Some(Reason::Pdb { .. })), "{reason:?}");
 }
 
 #[test]
 fn the_pdb_status_wins_over_the_spec() {
-    let mut objects = objects();
-    objects.push(json!({
-        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-        "metadata": {"name": "small", "namespace": "default"},
-        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "small"}}},
-        "status": {"disruptionsAllowed": 1}
-    }));
-    let r = report_of(manifests(&objects), &config(), None);
-    let n = r.nodes.iter().find(|n| n.name == "under-used").unwrap();
-    assert!(
-        !matches!(n.reason, Some(Reason::Pdb { .. })),
-        "{:?}",
-        n.reason
+    let reason = under_used_with_pdb(json!({}), json!({"disruptionsAllowed": 1}), |_| {});
+    assert!(!matches!(reason, Some(Reason::Pdb { .. })), "{reason:?}");
+}
+
+/// consolidation_test.go "can replace nodes, considers PDB policy": the pod's Ready condition is
+/// read from the manifest, so a PDB at zero with `unhealthyPodEvictionPolicy: AlwaysAllow` does
+/// not hold an unready pod.
+#[test]
+fn an_always_allow_pdb_does_not_hold_an_unready_pod() {
+    let reason = under_used_with_pdb(
+        json!({"unhealthyPodEvictionPolicy": "AlwaysAllow"}),
+        json!({"disruptionsAllowed": 0}),
+        |objects| {
+            let small = objects
+                .iter_mut()
+                .find(|o| o["kind"] == "Pod" && o["metadata"]["name"] == "small")
+                .unwrap();
+            small["status"]["conditions"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"type": "Ready", "status": "False"}));
+        },
     );
+    assert!(!matches!(reason, Some(Reason::Pdb { .. })), "{reason:?}");
 }
 
 #[test]
