@@ -283,30 +283,6 @@ fn custom_and_well_known_constraints() {
             Some(&[(ZONE, "test-zone-3")]),
         ),
         (
-            "should schedule compatible requirements with Operator=Gt",
-            with_requirement(np(), INTEGER, Gt, &["8"]),
-            PodBuilder::new("p"),
-            Some(&[(INTEGER, "16")]),
-        ),
-        (
-            "should schedule compatible requirements with Operator=Lt",
-            with_requirement(np(), INTEGER, Lt, &["8"]),
-            PodBuilder::new("p"),
-            Some(&[(INTEGER, "2")]),
-        ),
-        (
-            "should schedule compatible requirements with Operator=Gte",
-            with_requirement(np(), INTEGER, Gte, &["16"]),
-            PodBuilder::new("p"),
-            Some(&[(INTEGER, "16")]),
-        ),
-        (
-            "should schedule compatible requirements with Operator=Lte",
-            with_requirement(np(), INTEGER, Lte, &["2"]),
-            PodBuilder::new("p"),
-            Some(&[(INTEGER, "2")]),
-        ),
-        (
             "should not schedule incompatible preferences and requirements with Operator=In",
             np(),
             constrained(&[], &[(ZONE, In, &["unknown"])], &[]),
@@ -457,6 +433,23 @@ fn custom_and_well_known_constraints() {
     ];
     for (case, pool, pod, expect) in cases {
         expect_one(case, pool, default_types(), pod, expect);
+    }
+    // "should schedule compatible requirements with Operator=Gt|Lt|Gte|Lte" on the vCPU count.
+    for (op, bound, want) in [
+        (Gt, "8", "16"),
+        (Lt, "8", "2"),
+        (Gte, "16", "16"),
+        (Lte, "2", "2"),
+    ] {
+        let pool = with_requirement(np(), INTEGER, op, &[bound]);
+        let case = format!("Operator={op}");
+        expect_one(
+            &case,
+            pool,
+            default_types(),
+            PodBuilder::new("p"),
+            Some(&[(INTEGER, want)]),
+        );
     }
 }
 
