@@ -350,32 +350,14 @@ fn every_option_has_room_for_the_pods_and_the_overhead() {
 /// place other instance types first": an on-demand pool compares on-demand prices only.
 #[test]
 fn an_on_demand_pool_compares_on_demand_prices() {
-    let types = vec![
-        fake_type(
-            "test-instance1",
-            "amd64",
-            &["linux"],
-            "1",
-            "1Gi",
-            vec![
-                offer("test-zone-1a", ON_DEMAND, 1.0),
-                offer("test-zone-1a", SPOT, 0.2),
-            ],
-            &[],
-        ),
-        fake_type(
-            "test-instance2",
-            "amd64",
-            &["linux"],
-            "1",
-            "1Gi",
-            vec![
-                offer("test-zone-1a", ON_DEMAND, 1.3),
-                offer("test-zone-1a", SPOT, 0.1),
-            ],
-            &[],
-        ),
-    ];
+    let t = |name: &str, on_demand: f64, spot: f64| {
+        let offerings = vec![
+            offer("test-zone-1a", ON_DEMAND, on_demand),
+            offer("test-zone-1a", SPOT, spot),
+        ];
+        fake_type(name, "amd64", &["linux"], "1", "1Gi", offerings, &[])
+    };
+    let types = vec![t("test-instance1", 1.0, 0.2), t("test-instance2", 1.3, 0.1)];
     let pool = with_requirement(node_pool("default"), CAPACITY_TYPE, In, &[ON_DEMAND]);
     let plan = solve(&input(
         vec![PodBuilder::new("p").build()],
