@@ -164,3 +164,37 @@ fn daemonsets_count_only_where_they_would_run() {
         assert_eq!(launched(pool, daemons, pod), want, "{case}");
     }
 }
+
+/// Karpenter's existing nodes hold the resources of DaemonSets not yet running there, but only
+/// the host ports of pods bound there (`core: pkg/controllers/provisioning/scheduling/
+/// existingnode.go` `NewExistingNode` / `CanAdd`; the suite's "Existing Nodes" › "Daemonsets"
+/// has the resource half: "should not subtract daemonset overhead that is not strictly
+/// compatible with an existing node").
+#[test]
+fn an_existing_node_holds_an_absent_daemons_resources_not_its_ports() {
+    let node = crate::model::node::Node {
+        name: "n1".into(),
+        labels: labels_of(&[(HOSTNAME, "n1"), (ZONE, "test-zone-1")]),
+        allocatable: crate::model::resources::Resources::from_pairs(&[
+            ("cpu", "2"),
+            ("memory", "2Gi"),
+            ("pods", "10"),
+        ]),
+        ready: true,
+        initialized: true,
+        ..Default::default()
+    };
+    let mut inp = input(
+        vec![PodBuilder::new("web").cpu("1").host_port(9100).build()],
+        vec![pool_input(node_pool("default"), default_types())],
+    );
+    inp.existing_nodes.push(ExistingNode { node, pods: vec![] });
+    inp.daemonsets.push(ds("500m", "0").host_port(9100).build());
+    let plan = solve(&inp);
+    assert_eq!(plan.existing_nodes.len(), 1, "{:?}", plan.unschedulable);
+    assert_eq!(plan.existing_nodes[0].pods, ["default/web"]);
+    // The resources are held: 1.5 CPU of the daemon and a second pod leave no room.
+    inp.daemonsets[0].requests.cpu = 1500;
+    let plan = solve(&inp);
+    assert!(plan.existing_nodes.iter().all(|e| e.pods.is_empty()));
+}
