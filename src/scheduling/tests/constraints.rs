@@ -915,3 +915,44 @@ fn every_valid_type_is_an_option_and_the_cheapest_is_launched() {
     names.sort();
     assert_eq!(names, ["large", "medium", "small"]);
 }
+
+/// Upstream `provisioning/suite_test.go` "Multiple NodePools": "should not match NodePool with
+/// PreferNoSchedule taint when other NodePool match" (the soft taint is only tolerated once
+/// nothing else is left to relax), "should schedule to the nodepool with the highest priority
+/// always" and "should schedule to explicitly selected nodepool even if other nodePools are
+/// higher priority".
+#[test]
+fn multiple_node_pools() {
+    let mut tainted = node_pool("z-tainted");
+    tainted
+        .taints
+        .push(taint("foo", "bar", Effect::PreferNoSchedule));
+    let plan = solve(&input(
+        vec![PodBuilder::new("p").build()],
+        vec![
+            pool_input(tainted, default_types()),
+            pool_input(node_pool("a-plain"), default_types()),
+        ],
+    ));
+    assert_eq!(plan.node_claims[0].node_pool, "a-plain");
+    let weighted = |name: &str, w: i32| {
+        let mut p = node_pool(name);
+        p.weight = w;
+        pool_input(p, default_types())
+    };
+    let pools = || {
+        vec![
+            weighted("target", 0),
+            weighted("twenty", 20),
+            weighted("hundred", 100),
+        ]
+    };
+    let plan = solve(&input(
+        pods(3, |i| PodBuilder::new(&format!("p{i}"))),
+        pools(),
+    ));
+    assert!(plan.node_claims.iter().all(|c| c.node_pool == "hundred"));
+    let pod = PodBuilder::new("p").node_selector("karpenter.sh/nodepool", "target");
+    let plan = solve(&input(vec![pod.build()], pools()));
+    assert_eq!(plan.node_claims[0].node_pool, "target");
+}
