@@ -173,6 +173,10 @@ impl PodBuilder {
         );
         PodBuilder { pod }
     }
+    /// Continues building `pod`.
+    pub fn from_pod(pod: Pod) -> Self {
+        PodBuilder { pod }
+    }
     /// Sets the namespace.
     pub fn namespace(mut self, ns: &str) -> Self {
         self.pod.namespace = ns.to_string();
@@ -262,6 +266,13 @@ impl PodBuilder {
             if let Some(ignore) = ignore_affinity {
                 c.ignore_node_affinity = ignore;
             }
+        }
+        self
+    }
+    /// Sets `minDomains` on the last topology spread constraint.
+    pub fn min_domains(mut self, n: Option<i32>) -> Self {
+        if let Some(c) = self.pod.topology_spread.last_mut() {
+            c.min_domains = n;
         }
         self
     }

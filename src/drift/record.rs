@@ -422,7 +422,9 @@ fn eligible(map: &BTreeMap<String, String>, keep: fn(&str) -> bool) -> BTreeMap<
 /// Keys a template may carry: Karpenter rejects restricted domains and well-known labels in
 /// `template.metadata.labels` (docs/karpenter.md §1.5), so node labels under them came from elsewhere.
 fn label_candidate(key: &str) -> bool {
-    labels::restricted_reason(key).is_none() && !labels::is_well_known(key)
+    labels::restricted_reason(key).is_none()
+        && !labels::in_kubernetes_domains(key)
+        && !labels::is_well_known(key)
 }
 
 /// Annotations written by the kubelet, controllers and tools rather than by a template.

@@ -230,8 +230,11 @@ pub fn normalize_key(key: &str) -> &str {
 }
 
 /// Why a label key may not be used in a NodePool's labels or requirements, if it may not
-/// (v1 CEL rules and runtime validation, docs/karpenter.md §1.5; `kubernetes.io` is still restricted
-/// as in Karpenter ≤ v1.8 and all earlier generations, except its exempt sub-domains).
+/// (v1 CEL rules and runtime validation, docs/karpenter.md §1.5). Since Karpenter v1.10 the
+/// `kubernetes.io` and `k8s.io` domains are allowed (`core: pkg/apis/v1/labels.go`
+/// `RestrictedLabelDomains` is `karpenter.sh` only; `scheduling/suite_test.go` "should schedule
+/// pods that have node selectors with label in the kubernetes domains" and "… in subdomain from
+/// kubernetes domains"): a pool requirement on such a key labels the node.
 pub fn restricted_reason(key: &str) -> Option<&'static str> {
     let key = normalize_key(key);
     if key == HOSTNAME {
@@ -253,15 +256,21 @@ pub fn restricted_reason(key: &str) -> Option<&'static str> {
             "the karpenter.k8s.aws domain is reserved for the AWS provider's well-known labels",
         );
     }
+    None
+}
+
+/// Whether `key` is in the `kubernetes.io` / `k8s.io` domains that Karpenter ≤ v1.8 reserved
+/// (except `kops.k8s.io`, `node.kubernetes.io`, `node-restriction.kubernetes.io`): labels there
+/// on a node were put by Kubernetes or its tools, not by a template of those versions.
+pub fn in_kubernetes_domains(key: &str) -> bool {
+    let domain = key.split_once('/').map(|(d, _)| d).unwrap_or("");
+    let in_domain = |d: &str| domain == d || domain.ends_with(&format!(".{d}"));
     let exempt = [
         "kops.k8s.io",
         "node.kubernetes.io",
         "node-restriction.kubernetes.io",
     ];
-    if (in_domain("kubernetes.io") || in_domain("k8s.io")) && !exempt.iter().any(|d| in_domain(d)) {
-        return Some("the kubernetes.io and k8s.io domains are reserved");
-    }
-    None
+    (in_domain("kubernetes.io") || in_domain("k8s.io")) && !exempt.iter().any(|d| in_domain(d))
 }
 
 #[cfg(test)]
@@ -283,7 +292,10 @@ mod tests {
         assert!(restricted_reason("karpenter.sh/foo").is_some());
         assert!(restricted_reason(CAPACITY_TYPE).is_none());
         assert!(restricted_reason("karpenter.k8s.aws/foo").is_some());
-        assert!(restricted_reason("example.kubernetes.io/x").is_some());
+        assert!(restricted_reason("example.kubernetes.io/x").is_none());
+        assert!(restricted_reason("kubernetes.io/test").is_none());
+        assert!(in_kubernetes_domains("example.kubernetes.io/x"));
+        assert!(!in_kubernetes_domains("node.kubernetes.io/role"));
         assert!(restricted_reason("node.kubernetes.io/role").is_none());
         assert!(restricted_reason("eks-immersion-team").is_none());
     }

@@ -321,14 +321,16 @@ pub(super) fn prepare_existing<'a>(
         };
         let PodTotals {
             mut used,
-            mut host_ports,
+            host_ports,
             daemons: presence,
         } = totals;
-        // DaemonSets that will run here but have no pod yet still take their share.
+        // DaemonSets that will run here but have no pod yet still take their share of resources;
+        // their host ports are not held: Karpenter's existing-node check only sees the ports of
+        // pods bound there (`core: pkg/controllers/provisioning/scheduling/existingnode.go`
+        // `CanAdd`, `HostPortUsage` of the state node; docs/upstream-tests.md, Existing Nodes).
         for ((d, _), (present, admits)) in daemons.iter().zip(presence) {
             if !present && admits && first_untolerated(&taints, &d.tolerations).is_none() {
                 used.add_assign(&d.requests);
-                host_ports.extend(d.host_ports.iter().cloned());
             }
         }
         nodes.push(Existing {

@@ -169,6 +169,8 @@ fn try_alternative(
         .copied()
         .filter(|&t| {
             requests.fits_in(&pool.effective_allocatable[t as usize])
+                && host_port_conflict(&pool.daemon_host_ports[t as usize], &pod.host_ports)
+                    .is_none()
                 && compatible.iter().all(|c| c[t as usize])
                 && admitted
                     .as_ref()
@@ -176,7 +178,11 @@ fn try_alternative(
         })
         .collect();
     if types.is_empty() {
-        return Err(Fail::NoInstanceType);
+        // Every type left binds one of the pod's host ports through a DaemonSet: say so.
+        let daemon_port = claim.types.iter().find_map(|&t| {
+            host_port_conflict(&pool.daemon_host_ports[t as usize], &pod.host_ports)
+        });
+        return Err(daemon_port.map_or(Fail::NoInstanceType, Fail::HostPort));
     }
     if let Some(key) = unmet_min_values(pool, &types, reqs) {
         return Err(Fail::MinValues(key));

@@ -21,7 +21,6 @@ use crate::model::resources::Resources;
 use crate::model::taints::{first_untolerated, Effect};
 
 use super::finalize::is_exotic;
-use super::podreqs::PodState;
 use super::reason::{ExhaustedLimit, PoolCause, PoolRefusal};
 use super::{Input, PoolInput};
 
@@ -41,8 +40,11 @@ pub(super) struct Pool<'a> {
     /// Allocatable minus the DaemonSet overhead expected on each type.
     pub(super) effective_allocatable: Arc<[Resources]>,
     pub(super) daemon_overhead: Arc<[Resources]>,
-    /// Host ports the pool's DaemonSets bind on every new node.
-    pub(super) daemon_host_ports: Vec<HostPort>,
+    /// Per type: host ports the pool's DaemonSets that run on it bind (Karpenter's
+    /// `DaemonOverheadGroup.HostPortUsage`: a pod's port only rules out the types whose
+    /// DaemonSets bind it, `provisioning/suite_test.go` "should not account for daemonset
+    /// hostports when daemonset would not schedule on selected node").
+    pub(super) daemon_host_ports: Arc<[Vec<HostPort>]>,
     /// Limits left, per limited resource; `None` when the pool has no limits.
     pub(super) remaining: Option<BTreeMap<String, i64>>,
     pub(super) min_values: Vec<(String, u32)>,
@@ -115,7 +117,7 @@ pub(crate) struct PreparedPool {
     exotic: Arc<[bool]>,
     effective_allocatable: Arc<[Resources]>,
     daemon_overhead: Arc<[Resources]>,
-    daemon_host_ports: Vec<HostPort>,
+    daemon_host_ports: Arc<[Vec<HostPort>]>,
     min_values: Vec<(String, u32)>,
     slots: Arc<[(String, String)]>,
     slot_reservations: Arc<[Option<String>]>,
@@ -203,9 +205,9 @@ fn prepare(input: &Input) -> Vec<PreparedPool> {
                 .map(|&t| &pi.instance_types[t as usize])
                 .collect();
             let daemons = pool_daemons(input, pi, &reqs);
-            let daemon_host_ports: Vec<HostPort> = daemons
+            let daemon_host_ports: Vec<Vec<HostPort>> = types
                 .iter()
-                .flat_map(|(d, _)| d.host_ports.iter().cloned())
+                .map(|it| daemon_host_ports(&daemons, it))
                 .collect();
             let daemon_overhead: Vec<Resources> = types
                 .iter()
@@ -262,7 +264,7 @@ fn prepare(input: &Input) -> Vec<PreparedPool> {
                 exotic,
                 effective_allocatable,
                 daemon_overhead: daemon_overhead.into(),
-                daemon_host_ports,
+                daemon_host_ports: daemon_host_ports.into(),
                 min_values,
                 slots: slots.into(),
                 slot_reservations: slot_reservations.into(),
@@ -398,12 +400,16 @@ impl<'r> OfferingFilter<'r> {
 
 /// The DaemonSets that would run on this pool's nodes (docs/karpenter.md §6.3): they tolerate the
 /// pool's taints (a PreferNoSchedule toleration is implied) and their strict node requirements
-/// are compatible with the pool's. Returned with those requirements, for the per-type check.
+/// are compatible with the pool's. Returned with those requirements, for the per-type check:
+/// one set per required node-affinity term that the pool admits, in order (Karpenter's
+/// `isDaemonPodCompatible`, `core: pkg/controllers/provisioning/scheduling/scheduler.go`, drops
+/// the first term until one suits both the template and the type; `provisioning/suite_test.go`
+/// "should consider a daemonset schedulable with multiple node affinity terms").
 pub(super) fn pool_daemons<'i>(
     input: &'i Input,
     pi: &PoolInput,
     pool_reqs: &Requirements,
-) -> Vec<(&'i Pod, Requirements)> {
+) -> Vec<(&'i Pod, Vec<Requirements>)> {
     input
         .daemonsets
         .iter()
@@ -416,25 +422,57 @@ pub(super) fn pool_daemons<'i>(
             if first_untolerated(&pi.pool.taints, &tolerations).is_some() {
                 return None;
             }
-            let strict = PodState::new(0, d).strict_requirements;
-            let strict = Requirements::clone(&strict);
-            pool_reqs
-                .is_compatible(&strict, labels::is_well_known)
-                .then_some((d, strict))
+            let selector = Requirements::from_labels(d.node_selector.iter());
+            let terms: Vec<Requirements> = if d.required_node_affinity.is_empty() {
+                vec![selector]
+            } else {
+                d.required_node_affinity
+                    .iter()
+                    .map(|term| {
+                        let mut r = selector.clone();
+                        r.add_all(&Requirements::from_selectors(term));
+                        r
+                    })
+                    .collect()
+            };
+            let terms: Vec<Requirements> = terms
+                .into_iter()
+                .filter(|strict| pool_reqs.is_compatible(strict, labels::is_well_known))
+                .collect();
+            (!terms.is_empty()).then_some((d, terms))
         })
         .collect()
 }
 
-/// What those DaemonSets take on a node of this type: the ones whose requirements also
-/// intersect the type's (e.g. an arm64-only agent adds nothing to amd64 types).
-pub(super) fn daemon_overhead(daemons: &[(&Pod, Requirements)], it: &InstanceType) -> Resources {
+/// What those DaemonSets take on a node of this type: the ones with a term whose requirements
+/// also intersect the type's (e.g. an arm64-only agent adds nothing to amd64 types).
+pub(super) fn daemon_overhead(
+    daemons: &[(&Pod, Vec<Requirements>)],
+    it: &InstanceType,
+) -> Resources {
     let mut total = Resources::new();
-    for (d, strict) in daemons {
-        if it.requirements.intersects_ok(strict) {
+    for (d, terms) in daemons {
+        if terms
+            .iter()
+            .any(|strict| it.requirements.intersects_ok(strict))
+        {
             total.add_assign(&d.requests);
         }
     }
     total
+}
+
+/// The host ports those DaemonSets bind on a node of this type.
+fn daemon_host_ports(daemons: &[(&Pod, Vec<Requirements>)], it: &InstanceType) -> Vec<HostPort> {
+    daemons
+        .iter()
+        .filter(|(_, terms)| {
+            terms
+                .iter()
+                .any(|strict| it.requirements.intersects_ok(strict))
+        })
+        .flat_map(|(d, _)| d.host_ports.iter().cloned())
+        .collect()
 }
 
 pub(super) fn limit_reason(pool: &Pool<'_>) -> PoolCause {

@@ -540,7 +540,7 @@ impl<'a> Solver<'a> {
             types,
             requests: Resources::new(),
             pods: Vec::new(),
-            host_ports: pool.daemon_host_ports.clone(),
+            host_ports: Vec::new(),
             reserved: Vec::new(),
         };
         self.topology.register(HOSTNAME, &hostname);

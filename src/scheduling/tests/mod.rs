@@ -8,12 +8,16 @@ use crate::model::requirements::Operator::*;
 use crate::model::taints::Effect;
 use crate::testing::*;
 
+mod constraints;
+mod daemons;
 mod existing;
 mod launch;
 mod overlay;
 mod reserved;
 mod rounds;
+mod selection;
 mod shapes;
+mod spread;
 mod statics;
 mod topology;
 mod volumes;

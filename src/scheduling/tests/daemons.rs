@@ -1,0 +1,200 @@
+//! DaemonSet overhead on new NodeClaims, mirroring Karpenter's
+//! `core: pkg/controllers/provisioning/suite_test.go` "Daemonsets". Each case schedules a pod of
+//! 1 CPU / 1Gi against the fake provider's default types: it lands on `small-instance-type`
+//! (2 CPU, 2Gi) when the DaemonSet is left out, on a 4 CPU / 4Gi type when it is counted.
+
+use super::constraints::default_types;
+use super::*;
+use crate::model::labels::{INSTANCE_SIZE, INSTANCE_TYPE};
+use crate::model::nodepool::NodePool;
+use crate::model::pod::Pod;
+
+fn ds(cpu: &str, mem: &str) -> PodBuilder {
+    PodBuilder::new("ds").cpu(cpu).memory(mem).daemonset("ds")
+}
+
+/// The launched type's (vCPU, GiB).
+fn launched(pool: NodePool, daemons: Vec<Pod>, pod: PodBuilder) -> Option<(i64, i64)> {
+    let mut inp = input(
+        vec![pod.cpu("1").memory("1Gi").build()],
+        vec![pool_input(pool, default_types())],
+    );
+    inp.daemonsets = daemons;
+    let plan = solve(&inp);
+    let claim = plan.node_claims.first()?;
+    let t = default_types()
+        .into_iter()
+        .find(|t| t.name == claim.launch.instance_type)?;
+    Some((
+        t.capacity.cpu / 1000,
+        t.capacity.memory / (1024 * 1024 * 1024 * 1000),
+    ))
+}
+
+#[test]
+fn daemonsets_count_only_where_they_would_run() {
+    let np = || node_pool("default");
+    let mut tainted = np();
+    tainted.taints.push(taint("foo", "bar", Effect::NoSchedule));
+    let mut labelled = np();
+    labelled.labels = labels_of(&[("foo", "bar")]);
+    let mut purpose = np();
+    purpose.labels = labels_of(&[("purpose", "monitoring")]);
+    let mut soft = np();
+    soft.taints
+        .push(taint("test", "", Effect::PreferNoSchedule));
+    let tolerate_all = {
+        let mut p = PodBuilder::new("p").build();
+        p.tolerations
+            .push(crate::model::taints::Toleration::exists("", None));
+        p
+    };
+    let mut two_terms = ds("2", "2Gi").build();
+    two_terms.required_node_affinity = vec![
+        vec![crate::model::requirements::NodeSelectorRequirement::new(
+            "foo",
+            In,
+            &["voo"],
+        )],
+        vec![crate::model::requirements::NodeSelectorRequirement::new(
+            "foo",
+            In,
+            &["bar"],
+        )],
+    ];
+    let small = Some((2, 2));
+    let four = Some((4, 4));
+    type Case<'a> = (&'a str, NodePool, Vec<Pod>, PodBuilder, Option<(i64, i64)>);
+    let cases: Vec<Case> = vec![
+        (
+            "should ignore daemonsets without matching tolerations",
+            tainted,
+            vec![ds("2", "2Gi").build()],
+            PodBuilder::from_pod(tolerate_all),
+            small,
+        ),
+        (
+            "should ignore daemonsets with an invalid selector",
+            np(),
+            vec![ds("2", "2Gi").node_selector("node", "invalid").build()],
+            PodBuilder::new("p"),
+            small,
+        ),
+        (
+            "should ignore daemonsets when no instance types meet the daemonset requirements",
+            np(),
+            vec![ds("2", "2Gi")
+                .required_term(&[(INSTANCE_TYPE, In, &["non-existent-instance-type"])])
+                .build()],
+            PodBuilder::new("p"),
+            small,
+        ),
+        (
+            "should account for daemonsets with a custom label nodeSelector that matches the nodepool",
+            purpose,
+            vec![ds("2", "2Gi").node_selector("purpose", "monitoring").build()],
+            PodBuilder::new("p"),
+            four,
+        ),
+        (
+            "should filter out daemonsets based on instance type requirements",
+            np(),
+            vec![
+                ds("1", "0").required_term(&[(INSTANCE_SIZE, In, &["small"])]).build(),
+                ds("10", "0").required_term(&[(INSTANCE_SIZE, In, &["large"])]).build(),
+            ],
+            PodBuilder::new("p"),
+            four,
+        ),
+        (
+            "should account daemonsets with NotIn operator and unspecified key",
+            np(),
+            vec![ds("2", "2Gi").required_term(&[("foo", NotIn, &["bar"])]).build()],
+            PodBuilder::new("p").required_term(&[(ZONE, In, &["test-zone-2"])]),
+            four,
+        ),
+        (
+            "should consider a daemonset schedulable with multiple node affinity terms",
+            labelled,
+            vec![two_terms],
+            PodBuilder::new("p"),
+            four,
+        ),
+        (
+            "should consider a daemonset schedulable with an incompatible node affinity preference",
+            np(),
+            vec![ds("2", "2Gi").preferred_term(1, &[("node", In, &["invalid"])]).build()],
+            PodBuilder::new("p"),
+            four,
+        ),
+        (
+            "should consider a daemonset schedulable with a PreferNoSchedule taint",
+            soft,
+            vec![ds("2", "2Gi").build()],
+            PodBuilder::new("p"),
+            four,
+        ),
+        (
+            "should not account for daemonset hostports when daemonset would not schedule on selected node",
+            np(),
+            vec![
+                ds("4", "4Gi")
+                    .required_term(&[(INSTANCE_SIZE, In, &["large"])])
+                    .host_port(8080)
+                    .build(),
+                ds("2", "2Gi")
+                    .required_term(&[(INSTANCE_SIZE, In, &["small"])])
+                    .host_port(8081)
+                    .build(),
+            ],
+            PodBuilder::new("p")
+                .required_term(&[(INSTANCE_SIZE, In, &["small"])])
+                .host_port(8080),
+            four,
+        ),
+        (
+            "should not schedule if daemonset overhead is too large",
+            np(),
+            vec![ds("10000", "10000Gi").build()],
+            PodBuilder::new("p"),
+            None,
+        ),
+    ];
+    for (case, pool, daemons, pod, want) in cases {
+        assert_eq!(launched(pool, daemons, pod), want, "{case}");
+    }
+}
+
+/// Karpenter's existing nodes hold the resources of DaemonSets not yet running there, but only
+/// the host ports of pods bound there (`core: pkg/controllers/provisioning/scheduling/
+/// existingnode.go` `NewExistingNode` / `CanAdd`; the suite's "Existing Nodes" › "Daemonsets"
+/// has the resource half: "should not subtract daemonset overhead that is not strictly
+/// compatible with an existing node").
+#[test]
+fn an_existing_node_holds_an_absent_daemons_resources_not_its_ports() {
+    let node = crate::model::node::Node {
+        name: "n1".into(),
+        labels: labels_of(&[(HOSTNAME, "n1"), (ZONE, "test-zone-1")]),
+        allocatable: crate::model::resources::Resources::from_pairs(&[
+            ("cpu", "2"),
+            ("memory", "2Gi"),
+            ("pods", "10"),
+        ]),
+        ready: true,
+        initialized: true,
+        ..Default::default()
+    };
+    let mut inp = input(
+        vec![PodBuilder::new("web").cpu("1").host_port(9100).build()],
+        vec![pool_input(node_pool("default"), default_types())],
+    );
+    inp.existing_nodes.push(ExistingNode { node, pods: vec![] });
+    inp.daemonsets.push(ds("500m", "0").host_port(9100).build());
+    let plan = solve(&inp);
+    assert_eq!(plan.existing_nodes.len(), 1, "{:?}", plan.unschedulable);
+    assert_eq!(plan.existing_nodes[0].pods, ["default/web"]);
+    // The resources are held: 1.5 CPU of the daemon and a second pod leave no room.
+    inp.daemonsets[0].requests.cpu = 1500;
+    let plan = solve(&inp);
+    assert!(plan.existing_nodes.iter().all(|e| e.pods.is_empty()));
+}
