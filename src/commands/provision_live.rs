@@ -159,28 +159,7 @@ fn confirmed(
 ) -> Result<Option<Round>, CommandError> {
     loop {
         let plan = &round.plan;
-        let removals: usize = plan
-            .static_scale_down
-            .iter()
-            .map(|d| d.removals.len())
-            .sum();
-        let question = match (plan.node_claims.len(), removals) {
-            (_, 0) => format!(
-                "Launch {} EC2 instance(s) for {} pod(s) in cluster {}?",
-                plan.node_claims.len(),
-                plan.node_claims.iter().map(|c| c.pods.len()).sum::<usize>(),
-                session.info.name
-            ),
-            (0, r) => format!(
-                "Remove {r} NodeClaim(s) of static NodePools (drained, instances terminated) in cluster {}?",
-                session.info.name
-            ),
-            (n, r) => format!(
-                "Launch {n} EC2 instance(s) for {} pod(s) and remove {r} NodeClaim(s) of static NodePools in cluster {}?",
-                plan.node_claims.iter().map(|c| c.pods.len()).sum::<usize>(),
-                session.info.name
-            ),
-        };
+        let question = render::question(plan, &session.info.name);
         // The plan must be on screen before the question (stdout may be buffered).
         let _ = ctx.out.flush();
         if !crate::cli::confirm::confirm(&question, yes)? {

@@ -507,6 +507,25 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
     Ok(())
 }
 
+/// The question asked before a live run changes anything: what it launches and removes.
+pub fn question(plan: &Plan, cluster: &str) -> String {
+    let removals: usize = plan
+        .static_scale_down
+        .iter()
+        .map(|d| d.removals.len())
+        .sum();
+    let pods: usize = plan.node_claims.iter().map(|c| c.pods.len()).sum();
+    match (plan.node_claims.len(), removals) {
+        (n, 0) => format!("Launch {n} EC2 instance(s) for {pods} pod(s) in cluster {cluster}?"),
+        (0, r) => format!(
+            "Remove {r} NodeClaim(s) of static NodePools (drained, instances terminated) in cluster {cluster}?"
+        ),
+        (n, r) => format!(
+            "Launch {n} EC2 instance(s) for {pods} pod(s) and remove {r} NodeClaim(s) of static NodePools in cluster {cluster}?"
+        ),
+    }
+}
+
 const NOTHING_PENDING: &str = "No pending pods: nothing to launch.";
 
 /// A live run found no pending pod: an empty plan document, or a line.
