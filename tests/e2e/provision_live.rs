@@ -770,16 +770,26 @@ spec:
     );
     let busy = walk.eventually(30, "app running", || {
         let pod = walk.json(&["get", "pod", "app", "-o", "json"]);
-        (pod["status"]["phase"] == "Running").then(|| pod["spec"]["nodeName"].as_str().unwrap().to_string())
+        (pod["status"]["phase"] == "Running")
+            .then(|| pod["spec"]["nodeName"].as_str().unwrap().to_string())
     });
 
     walk.ok(&[
-        "patch", "nodepool", "baseline", "--type", "merge", "-p", r#"{"spec":{"replicas":1}}"#,
+        "patch",
+        "nodepool",
+        "baseline",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"replicas":1}}"#,
     ]);
     let plan = walk.json(&["karpenter", "provision", "--dry-run", "-o", "json"]);
     let down = &plan["staticScaleDown"][0];
     assert_eq!(down["nodePool"], "baseline", "{plan:#}");
-    assert_eq!((down["running"].as_i64(), down["replicas"].as_i64()), (Some(3), Some(1)));
+    assert_eq!(
+        (down["running"].as_i64(), down["replicas"].as_i64()),
+        (Some(3), Some(1))
+    );
     let remove = down["remove"].as_array().unwrap();
     assert_eq!(remove.len(), 2, "{plan:#}");
     for r in remove {
@@ -796,7 +806,11 @@ spec:
     walk.eventually(30, "one baseline node left", || {
         (nodes(&walk) == [busy.clone()]).then_some(())
     });
-    assert_eq!(walk.launched().len(), 1, "two instances terminated, none launched");
+    assert_eq!(
+        walk.launched().len(),
+        1,
+        "two instances terminated, none launched"
+    );
     let pod = walk.json(&["get", "pod", "app", "-o", "json"]);
     assert_eq!(pod["status"]["phase"], "Running");
     assert_eq!(pod["spec"]["nodeName"], busy.as_str());
