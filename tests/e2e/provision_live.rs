@@ -698,7 +698,7 @@ fn live_plan_follows_the_claims_storage_class_zone() {
     assert!(walk.launched().is_empty(), "a dry run launches nothing");
 }
 
-/// A static NodePool of 3 (docs/karpenter.md §6.11) and one pod on it.
+/// A static NodePool of 3 (docs/karpenter.md §6.11) of the `default` class.
 const STATIC_POOL: &str = "apiVersion: karpenter.sh/v1
 kind: NodePool
 metadata:
@@ -722,19 +722,6 @@ spec:
       - {key: karpenter.k8s.aws/instance-size, operator: In, values: [xlarge]}
       - {key: kubernetes.io/arch, operator: In, values: [amd64]}
       - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata:
-  name: default
-spec:
-  amiSelectorTerms:
-  - alias: al2@latest
-  role: KarpenterNodeRole-my-cluster
-  securityGroupSelectorTerms:
-  - tags: {alpha.eksctl.io/cluster-name: my-cluster}
-  subnetSelectorTerms:
-  - tags: {alpha.eksctl.io/cluster-name: my-cluster}
 ";
 
 /// Issue #12 item 6: a static NodePool scaled from 3 to 1. The plan (`provision --dry-run`)
@@ -745,7 +732,12 @@ spec:
 #[test]
 fn static_pool_scaled_from_3_to_1_removes_the_two_empty_nodes() {
     let walk = Walk::with("static-scale-down", true, "crds/v1", |_| Vec::new());
-    walk.apply("static.yaml", STATIC_POOL);
+    // The EC2NodeClass of consolidate's story.
+    let class = crate::consolidate_commands::CLUSTER
+        .split("---\n")
+        .find(|d| d.starts_with("apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass"))
+        .unwrap();
+    walk.apply("static.yaml", &format!("{STATIC_POOL}---\n{class}"));
     let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     let nodes = |walk: &Walk| -> Vec<String> {

@@ -10,6 +10,17 @@ use crate::disruption::static_scale_down::Why;
 use crate::k8s::Method as Http;
 use crate::usecases::testing::{node_pool, put_bound, World};
 
+/// The `fixed` static pool with `n` registered nodes of `instance_type` (their names), then
+/// lowered to `replicas`.
+fn fixed_with(world: &World, n: usize, instance_type: &str, replicas: i64) -> Vec<String> {
+    fixed(world, n as i64);
+    let nodes = (0..n)
+        .map(|_| world.registered_node("fixed", instance_type))
+        .collect();
+    fixed(world, replicas);
+    nodes
+}
+
 /// The `fixed` static pool with `replicas`.
 fn fixed(world: &World, replicas: i64) {
     world.cluster.put(node_pool(
@@ -49,10 +60,7 @@ fn node_names(world: &World) -> Vec<String> {
 #[test]
 fn a_static_pool_lowered_from_3_to_1_loses_two_empty_nodes() {
     let world = World::new();
-    fixed(&world, 3);
-    let nodes: Vec<String> = (0..3)
-        .map(|_| world.registered_node("fixed", "c6a.large"))
-        .collect();
+    let nodes = fixed_with(&world, 3, "c6a.large", 3);
     assert!(decided(&world).is_empty());
     fixed(&world, 1);
     let plan = decided(&world);
@@ -84,12 +92,8 @@ fn a_static_pool_lowered_from_3_to_1_loses_two_empty_nodes() {
 #[test]
 fn a_busy_node_goes_after_the_empty_ones_and_is_drained() {
     let world = World::new();
-    fixed(&world, 3);
-    let nodes: Vec<String> = (0..3)
-        .map(|_| world.registered_node("fixed", "c6a.xlarge"))
-        .collect();
+    let nodes = fixed_with(&world, 3, "c6a.xlarge", 1);
     put_bound(&world.cluster, "busy", &nodes[0]);
-    fixed(&world, 1);
     let plan = decided(&world);
     let gone: Vec<&str> = plan[0].removals.iter().map(|r| r.member.name()).collect();
     assert_eq!(gone, [nodes[1].as_str(), nodes[2].as_str()]);
@@ -122,10 +126,7 @@ fn a_busy_node_goes_after_the_empty_ones_and_is_drained() {
 #[test]
 fn an_unresolved_nodeclaim_goes_first() {
     let world = World::new();
-    fixed(&world, 2);
-    let nodes: Vec<String> = (0..2)
-        .map(|_| world.registered_node("fixed", "c6a.large"))
-        .collect();
+    let nodes = fixed_with(&world, 2, "c6a.large", 2);
     world.cluster.put(json!({
         "apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
         "metadata": {"name": "fixed-unlaunched", "labels": {"karpenter.sh/nodepool": "fixed"}},
@@ -155,11 +156,7 @@ fn an_unresolved_nodeclaim_goes_first() {
 #[test]
 fn nothing_goes_when_the_replicas_were_raised_meanwhile() {
     let world = World::new();
-    fixed(&world, 3);
-    for _ in 0..3 {
-        world.registered_node("fixed", "c6a.large");
-    }
-    fixed(&world, 1);
+    fixed_with(&world, 3, "c6a.large", 1);
     let plan = decided(&world);
     fixed(&world, 3);
     let outcomes = world
