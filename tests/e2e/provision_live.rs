@@ -708,15 +708,10 @@ spec:
   limits:
     nodes: \"10\"
   template:
-    metadata:
-      labels:
-        role: baseline
+    metadata: {labels: {role: baseline}}
     spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
       expireAfter: Never
-      nodeClassRef:
-        group: karpenter.k8s.aws
-        kind: EC2NodeClass
-        name: default
       requirements:
       - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c]}
       - {key: karpenter.k8s.aws/instance-size, operator: In, values: [xlarge]}
