@@ -445,6 +445,7 @@ impl Provisioner {
             termination_grace_period: None,
             status_resources,
             replicas: None,
+            deleting: false,
             raw_spec: None,
         };
         Ok((pool, inline_class))

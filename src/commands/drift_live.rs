@@ -45,7 +45,15 @@ pub fn gather_what_if(
         super::unix_now(),
         &mut |cloud| live::catalog(ctx, cloud, config.catalog.as_deref()),
     )?;
-    snapshot.ca_bundle = drift_check::ca_bundle(&cluster.client);
+    snapshot.ca_bundle = match drift_check::ca_bundle(&cluster.client) {
+        Ok(bundle) => bundle,
+        Err(forbidden) => {
+            ctx.warn(&format!(
+                "the cluster CA bundle is not read ({forbidden}): EC2NodeClass hashes of version v5 cannot be checked"
+            ));
+            None
+        }
+    };
     ctx.note(&format!(
         "{} Kubernetes requests; AWS: {}",
         cluster.client.request_count(),

@@ -97,8 +97,16 @@ fn ended_here(holder: &str) -> bool {
 }
 
 fn host_name() -> String {
-    std::env::var("HOSTNAME")
-        .ok()
+    identity_host(&|k| std::env::var(k).ok())
+}
+
+/// The host part of the identity: in a pod, `POD_NAME` (set from the downward API by
+/// `deploy/in-cluster.yaml`, so two replicas are told apart), else `HOSTNAME`, the kernel's
+/// host name, `/etc/hostname`.
+fn identity_host(env: &dyn Fn(&str) -> Option<String>) -> String {
+    ["POD_NAME", "HOSTNAME"]
+        .iter()
+        .find_map(|k| env(k).filter(|v| !v.trim().is_empty()))
         .or_else(|| std::fs::read_to_string("/proc/sys/kernel/hostname").ok())
         .or_else(|| std::fs::read_to_string("/etc/hostname").ok())
         .map(|h| h.trim().to_string())
@@ -106,11 +114,46 @@ fn host_name() -> String {
         .unwrap_or_else(|| "unknown-host".into())
 }
 
-/// `user@host pid N`: who to ask when the lease is held (in a pod, the host is the pod's name).
+/// `user@host pid N`: who to ask when the lease is held (in a pod: `<namespace>@<pod> pid N`).
 fn holder_identity() -> String {
-    let user = ["USER", "LOGNAME", "USERNAME"]
+    identity(&|k| std::env::var(k).ok(), std::process::id())
+}
+
+/// [`holder_identity`] from `env`: the user is `USER`/`LOGNAME`/`USERNAME`, in a pod without
+/// one its namespace (`POD_NAMESPACE`).
+fn identity(env: &dyn Fn(&str) -> Option<String>, pid: u32) -> String {
+    let user = ["USER", "LOGNAME", "USERNAME", "POD_NAMESPACE"]
         .iter()
-        .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+        .find_map(|k| env(k).filter(|v| !v.is_empty()))
         .unwrap_or_else(|| "unknown".into());
-    format!("{user}@{} pid {}", host_name(), std::process::id())
+    format!("{user}@{} pid {pid}", identity_host(env))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::identity;
+
+    /// Two replicas of the in-cluster Deployment (pid 1 each, no user) are told apart by
+    /// their pod names; a terminal's identity is unchanged.
+    #[test]
+    fn replicas_are_told_apart_by_their_pod_names() {
+        let pod = |name: &'static str| {
+            move |k: &str| match k {
+                "POD_NAME" => Some(name.to_string()),
+                "POD_NAMESPACE" => Some("karpenter".to_string()),
+                "HOSTNAME" => Some("pod".to_string()),
+                _ => None,
+            }
+        };
+        let a = identity(&pod("provision-7d9c-abcde"), 1);
+        let b = identity(&pod("provision-7d9c-fghij"), 1);
+        assert_eq!(a, "karpenter@provision-7d9c-abcde pid 1");
+        assert_ne!(a, b);
+        let desk = |k: &str| match k {
+            "USER" => Some("alice".to_string()),
+            "HOSTNAME" => Some("laptop".to_string()),
+            _ => None,
+        };
+        assert_eq!(identity(&desk, 4242), "alice@laptop pid 4242");
+    }
 }

@@ -14,6 +14,7 @@ use crate::error::{CommandError, CommandResult, Exit};
 use crate::scheduling;
 use crate::usecases::provisioning::assumptions;
 use crate::usecases::provisioning::input::{build_input, CatalogSizing};
+use crate::usecases::provisioning::statics;
 
 /// Runs the command.
 pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
@@ -60,7 +61,8 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     if input.pools.is_empty() {
         ctx.warn("no NodePool or Provisioner in the input: nothing can be launched");
     }
-    let plan = scheduling::solve_rounds(&input);
+    let mut plan = scheduling::solve_rounds(&input);
+    plan.static_scale_down = statics::scale_downs(&manifests, &input, super::unix_now());
     render::plan::plan(ctx.out, ctx.global, &plan, &region)
         .map_err(|e| CommandError::remote(format!("writing output: {e}")))?;
     Ok(if plan.unschedulable.is_empty() {

@@ -63,7 +63,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     } else {
         Exit::Finding
     };
-    if args.dry_run || plan.node_claims.is_empty() {
+    if args.dry_run || (plan.node_claims.is_empty() && plan.static_scale_down.is_empty()) {
         if machine {
             render::plan(ctx.out, ctx.global, plan, &region).map_err(io)?;
         }
@@ -74,9 +74,19 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         return Ok(Exit::Ok);
     };
     let plan = &round.plan;
-    let (launches, wait) = {
+    let (launches, wait, removed) = {
         let mut events = EventPrinter::new(ctx.global, ctx.err);
-        let launches = session.launch_in_rounds(&selection, &round, &mut events)?;
+        let launches = if plan.node_claims.is_empty() {
+            Default::default()
+        } else {
+            session.launch_in_rounds(&selection, &round, &mut events)?
+        };
+        // Static pools' surplus, as confirmed and still decided so on a fresh read.
+        let removed = if plan.static_scale_down.is_empty() {
+            Vec::new()
+        } else {
+            session.scale_down(&selection, Some(&plan.static_scale_down), &mut events)?
+        };
         let wait = if args.wait && !launches.launched.is_empty() {
             match session.wait(&launches.launched, timeout, &mut events)? {
                 Waited::Ready(report) => Some(report),
@@ -91,7 +101,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         } else {
             None
         };
-        (launches, wait)
+        (launches, wait, removed)
     };
     if machine {
         render::result(
@@ -104,7 +114,16 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         )
         .map_err(io)?;
     } else {
-        render::launches(ctx.out, !ctx.global.no_headers, &launches).map_err(io)?;
+        if !launches.launched.is_empty() || !launches.failed.is_empty() {
+            render::launches(ctx.out, !ctx.global.no_headers, &launches).map_err(io)?;
+        }
+        if !removed.is_empty() {
+            crate::cli::render::replace::table(ctx.out, !ctx.global.no_headers, &removed)
+                .map_err(io)?;
+        }
+    }
+    if removed.iter().any(|o| o.status.is_failure()) {
+        return crate::usecases::replace::verdict(&removed).map(|_| Exit::Finding);
     }
     ctx.note(&format!(
         "{} Kubernetes requests; AWS: {}",
@@ -140,12 +159,7 @@ fn confirmed(
 ) -> Result<Option<Round>, CommandError> {
     loop {
         let plan = &round.plan;
-        let question = format!(
-            "Launch {} EC2 instance(s) for {} pod(s) in cluster {}?",
-            plan.node_claims.len(),
-            plan.node_claims.iter().map(|c| c.pods.len()).sum::<usize>(),
-            session.info.name
-        );
+        let question = render::question(plan, &session.info.name);
         // The plan must be on screen before the question (stdout may be buffered).
         let _ = ctx.out.flush();
         if !crate::cli::confirm::confirm(&question, yes)? {

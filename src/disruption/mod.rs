@@ -10,4 +10,5 @@ pub mod consolidation;
 pub mod drain;
 pub mod emptiness;
 pub mod replace;
+pub mod static_scale_down;
 pub mod time;

@@ -149,6 +149,8 @@ pub struct NodePool {
     pub status_resources: Resources,
     /// v1 `spec.replicas` (static pool, ignored by the provisioner).
     pub replicas: Option<i64>,
+    /// `metadata.deletionTimestamp` is set: a static pool being deleted is not scaled down.
+    pub deleting: bool,
     /// `spec` as read (v1/v1beta1; the typed fields, round-tripped to JSON): what Karpenter's
     /// `nodepool-hash` is computed from (`drift::hash`).
     pub raw_spec: Option<serde_json::Value>,

@@ -270,6 +270,9 @@ pub struct Plan {
     pub existing_nodes: Vec<ExistingPlacement>,
     /// Pods that stay pending.
     pub unschedulable: Vec<UnschedulablePod>,
+    /// Static pools running more NodeClaims than their replicas, and which go (set by the
+    /// caller: `disruption::static_scale_down`, docs/karpenter.md §6.11).
+    pub static_scale_down: Vec<crate::disruption::static_scale_down::StaticScaleDown>,
 }
 
 impl Plan {

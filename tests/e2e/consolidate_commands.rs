@@ -12,7 +12,7 @@ use crate::provision_live::Walk;
 
 /// A v1 NodePool of c xlarge/2xlarge on-demand nodes, consolidating at once, with a budget of
 /// zero; its EC2NodeClass; `inflate`, three pods of 7 CPU (one per 2xlarge node).
-const CLUSTER: &str = "apiVersion: karpenter.sh/v1
+pub(crate) const CLUSTER: &str = "apiVersion: karpenter.sh/v1
 kind: NodePool
 metadata:
   name: default

@@ -337,3 +337,27 @@ fn a_reserved_offering_needs_a_count() {
         run.stderr
     );
 }
+
+/// Issue #12 item 6: a static NodePool lowered below what runs is scaled down in the plan:
+/// `replicas: 0` with one (empty) Node → that Node goes, reason `empty`, and nothing is planned
+/// for the pool (`core main: pkg/controllers/static/deprovisioning/suite_test.go` "should
+/// handle zero replicas by terminating all nodeclaims").
+#[test]
+fn static_pools_above_their_replicas_are_scaled_down_in_the_plan() {
+    let text = std::fs::read_to_string(path("static-pool.yaml"))
+        .unwrap()
+        .replace("replicas: 3", "replicas: 0");
+    let (run, plan) = dry_run_stdin(&text);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let down = &plan["staticScaleDown"][0];
+    assert_eq!(down["nodePool"], "baseline", "{plan:#}");
+    assert_eq!(down["running"], 1);
+    assert_eq!(down["replicas"], 0);
+    assert_eq!(down["remove"][0]["node"], "ip-10-0-1-10.ec2.internal");
+    assert_eq!(down["remove"][0]["reason"], "empty");
+    assert!(!plan["nodeClaims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["nodePool"] == "baseline"));
+}

@@ -697,3 +697,110 @@ fn live_plan_follows_the_claims_storage_class_zone() {
     assert_eq!(claims[0]["zones"], serde_json::json!(["us-east-1b"]));
     assert!(walk.launched().is_empty(), "a dry run launches nothing");
 }
+
+/// A static NodePool of 3 (docs/karpenter.md §6.11) of the `default` class.
+const STATIC_POOL: &str = "apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: baseline
+spec:
+  replicas: 3
+  limits:
+    nodes: \"10\"
+  template:
+    metadata: {labels: {role: baseline}}
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      expireAfter: Never
+      requirements:
+      - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c]}
+      - {key: karpenter.k8s.aws/instance-size, operator: In, values: [xlarge]}
+      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+";
+
+/// Issue #12 item 6: a static NodePool scaled from 3 to 1. The plan (`provision --dry-run`)
+/// names the two empty nodes and why; `provision --yes` drains and removes them (instances
+/// terminated); the node with the pod stays, the pod running; a re-run has nothing to do.
+/// Mirrors `core main: pkg/controllers/static/deprovisioning/suite_test.go` "should prioritize
+/// empty nodes (with only daemonset pods) for termination".
+#[test]
+fn static_pool_scaled_from_3_to_1_removes_the_two_empty_nodes() {
+    let walk = Walk::with("static-scale-down", true, "crds/v1", |_| Vec::new());
+    // The EC2NodeClass of consolidate's story.
+    let class = crate::consolidate_commands::CLUSTER
+        .split("---\n")
+        .find(|d| d.starts_with("apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass"))
+        .unwrap();
+    walk.apply("static.yaml", &format!("{STATIC_POOL}---\n{class}"));
+    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let nodes = |walk: &Walk| -> Vec<String> {
+        walk.items(&["get", "nodes", "-l", "role=baseline"])
+            .iter()
+            .map(|n| n["metadata"]["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(nodes(&walk).len(), 3);
+    walk.apply(
+        "app.yaml",
+        "apiVersion: v1
+kind: Pod
+metadata:
+  name: app
+spec:
+  terminationGracePeriodSeconds: 0
+  nodeSelector: {role: baseline}
+  containers:
+  - {name: app, image: public.ecr.aws/eks-distro/kubernetes/pause:3.7}
+",
+    );
+    let busy = walk.eventually(30, "app running", || {
+        let pod = walk.json(&["get", "pod", "app", "-o", "json"]);
+        (pod["status"]["phase"] == "Running")
+            .then(|| pod["spec"]["nodeName"].as_str().unwrap().to_string())
+    });
+
+    walk.ok(&[
+        "patch",
+        "nodepool",
+        "baseline",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"replicas":1}}"#,
+    ]);
+    let plan = walk.json(&["karpenter", "provision", "--dry-run", "-o", "json"]);
+    let down = &plan["staticScaleDown"][0];
+    assert_eq!(down["nodePool"], "baseline", "{plan:#}");
+    assert_eq!(
+        (down["running"].as_i64(), down["replicas"].as_i64()),
+        (Some(3), Some(1))
+    );
+    let remove = down["remove"].as_array().unwrap();
+    assert_eq!(remove.len(), 2, "{plan:#}");
+    for r in remove {
+        assert_eq!(r["reason"], "empty", "{plan:#}");
+        assert_ne!(r["node"], busy.as_str(), "{plan:#}");
+    }
+    let table = walk.ok(&["karpenter", "provision", "--dry-run"]);
+    assert!(table.contains("STATIC-NODEPOOL"), "{table}");
+    assert!(table.contains("3 -> 1"), "{table}");
+
+    let out = walk.run(&["karpenter", "provision", "--yes"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("deleted"), "{}", out.stdout);
+    walk.eventually(30, "one baseline node left", || {
+        (nodes(&walk) == [busy.clone()]).then_some(())
+    });
+    assert_eq!(
+        walk.launched().len(),
+        1,
+        "two instances terminated, none launched"
+    );
+    let pod = walk.json(&["get", "pod", "app", "-o", "json"]);
+    assert_eq!(pod["status"]["phase"], "Running");
+    assert_eq!(pod["spec"]["nodeName"], busy.as_str());
+    let again = walk.json(&["karpenter", "provision", "--dry-run", "-o", "json"]);
+    assert!(again.get("staticScaleDown").is_none(), "{again:#}");
+}

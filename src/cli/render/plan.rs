@@ -13,6 +13,7 @@ use crate::cli::output::{price, shown, write_document, Table, API_VERSION};
 use crate::cli::progress::Progress;
 use crate::cli::style::Style;
 use crate::cli::{GlobalArgs, OutputFormat};
+use crate::disruption::static_scale_down::Why;
 use crate::model::labels;
 use crate::model::requirements::{Operator, Requirement};
 use crate::scheduling::{InstanceTypeOption, Plan, PlannedNodeClaim};
@@ -33,6 +34,116 @@ pub struct PlanDoc<'a> {
     existing_nodes: Vec<ExistingDoc<'a>>,
     unschedulable: Vec<UnschedulableDoc<'a>>,
     price_per_hour: f64,
+    /// Static pools running more NodeClaims than their replicas (absent when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    static_scale_down: Vec<ScaleDownDoc<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ScaleDownDoc<'a> {
+    node_pool: &'a str,
+    replicas: i64,
+    running: usize,
+    remove: Vec<RemovalDoc<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RemovalDoc<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    node: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    node_claim: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instance: Option<&'a str>,
+    /// `unresolved`, `empty`, `lowest-cost` or `do-not-disrupt` (`static_scale_down::Why`).
+    reason: &'static str,
+    pods: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    disruption_cost: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    do_not_disrupt_pod: Option<&'a str>,
+    /// The reason in words.
+    message: String,
+}
+
+/// A removal's reason code and, where it has them, its disruption cost and do-not-disrupt pod.
+fn why_parts(why: &Why) -> (&'static str, Option<f64>, Option<&str>) {
+    match why {
+        Why::Unresolved => ("unresolved", None, None),
+        Why::Empty { .. } => ("empty", None, None),
+        Why::LowestCost { cost, .. } => ("lowest-cost", Some(*cost), None),
+        Why::DoNotDisrupt { cost, pod, .. } => ("do-not-disrupt", Some(*cost), Some(pod)),
+    }
+}
+
+/// Why a static pool's NodeClaim was chosen, in words.
+pub fn why_text(why: &Why) -> String {
+    match why {
+        Why::Unresolved => "not launched (no provider id): goes first".into(),
+        Why::Empty { daemonset_pods: 0 } => "empty".into(),
+        Why::Empty { daemonset_pods } => format!("empty but {daemonset_pods} DaemonSet pod(s)"),
+        Why::LowestCost { pods, cost } => {
+            format!("lowest disruption cost left ({cost:.2}, {pods} pod(s))")
+        }
+        Why::DoNotDisrupt { pods, cost, pod } => format!(
+            "every node left has a do-not-disrupt pod; lowest cost ({cost:.2}, {pods} pod(s)); its drain waits for {pod}"
+        ),
+    }
+}
+
+fn removal_pods(why: &Why) -> usize {
+    match why {
+        Why::Unresolved => 0,
+        Why::Empty { daemonset_pods } => *daemonset_pods,
+        Why::LowestCost { pods, .. } | Why::DoNotDisrupt { pods, .. } => *pods,
+    }
+}
+
+fn scale_down_docs(plan: &Plan) -> Vec<ScaleDownDoc<'_>> {
+    plan.static_scale_down
+        .iter()
+        .map(|d| ScaleDownDoc {
+            node_pool: &d.node_pool,
+            replicas: d.replicas,
+            running: d.running,
+            remove: d
+                .removals
+                .iter()
+                .map(|r| {
+                    let (reason, disruption_cost, do_not_disrupt_pod) = why_parts(&r.why);
+                    RemovalDoc {
+                        node: r.member.node.as_deref(),
+                        node_claim: r.member.node_claim.as_deref(),
+                        instance: r.member.instance.as_deref(),
+                        reason,
+                        pods: removal_pods(&r.why),
+                        disruption_cost: disruption_cost.map(|c| (c * 1e6).round() / 1e6),
+                        do_not_disrupt_pod,
+                        message: why_text(&r.why),
+                    }
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The static scale-down table: one row per NodeClaim that goes.
+fn scale_down_table(plan: &Plan) -> Table {
+    let mut t = Table::new(&["STATIC-NODEPOOL", "REPLICAS", "REMOVE", "NODECLAIM", "WHY"]);
+    for d in &plan.static_scale_down {
+        for r in &d.removals {
+            t.row(vec![
+                d.node_pool.clone(),
+                format!("{} -> {}", d.running, d.replicas),
+                r.member.name().to_string(),
+                r.member.node_claim.clone().unwrap_or_else(|| "-".into()),
+                why_text(&r.why),
+            ]);
+        }
+    }
+    t
 }
 
 /// The NodeClaims, each rendered as it is written.
@@ -248,6 +359,7 @@ pub fn plan_document<'a>(plan: &'a Plan, region: &str) -> PlanDoc<'a> {
             })
             .collect(),
         price_per_hour: (plan.price_per_hour() * 1e6).round() / 1e6,
+        static_scale_down: scale_down_docs(plan),
     }
 }
 
@@ -342,11 +454,29 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
                 }
                 t.write_styled(out, headers, style)?;
             }
-            if plan.node_claims.is_empty()
-                && plan.existing_nodes.is_empty()
-                && plan.unschedulable.is_empty()
-            {
+            let removals: usize = plan
+                .static_scale_down
+                .iter()
+                .map(|d| d.removals.len())
+                .sum();
+            let before = !plan.node_claims.is_empty()
+                || !plan.existing_nodes.is_empty()
+                || !plan.unschedulable.is_empty();
+            if removals > 0 {
+                if before {
+                    writeln!(out)?;
+                }
+                scale_down_table(plan).write(out, headers)?;
+            }
+            if !before && removals == 0 {
                 writeln!(out, "{NOTHING_PENDING}")?;
+            } else if !before {
+                if headers {
+                    writeln!(
+                        out,
+                        "\n{removals} NodeClaim(s) to remove from static NodePools; no pending pods"
+                    )?;
+                }
             } else if headers {
                 let placed: usize = plan.node_claims.iter().map(|c| c.pods.len()).sum::<usize>()
                     + plan
@@ -356,7 +486,7 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
                         .sum::<usize>();
                 writeln!(
                     out,
-                    "\n{} new NodeClaim(s), ${}/hour; {} pod(s) placed, {} ({region})",
+                    "\n{} new NodeClaim(s), ${}/hour; {} pod(s) placed, {} ({region}){}",
                     plan.node_claims.len(),
                     price(plan.price_per_hour()),
                     placed,
@@ -364,12 +494,36 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
                         style.good("0 unschedulable")
                     } else {
                         style.bad(&format!("{} unschedulable", plan.unschedulable.len()))
+                    },
+                    if removals > 0 {
+                        format!("; {removals} NodeClaim(s) to remove from static NodePools")
+                    } else {
+                        String::new()
                     }
                 )?;
             }
         }
     }
     Ok(())
+}
+
+/// The question asked before a live run changes anything: what it launches and removes.
+pub fn question(plan: &Plan, cluster: &str) -> String {
+    let removals: usize = plan
+        .static_scale_down
+        .iter()
+        .map(|d| d.removals.len())
+        .sum();
+    let pods: usize = plan.node_claims.iter().map(|c| c.pods.len()).sum();
+    match (plan.node_claims.len(), removals) {
+        (n, 0) => format!("Launch {n} EC2 instance(s) for {pods} pod(s) in cluster {cluster}?"),
+        (0, r) => format!(
+            "Remove {r} NodeClaim(s) of static NodePools (drained, instances terminated) in cluster {cluster}?"
+        ),
+        (n, r) => format!(
+            "Launch {n} EC2 instance(s) for {pods} pod(s) and remove {r} NodeClaim(s) of static NodePools in cluster {cluster}?"
+        ),
+    }
 }
 
 const NOTHING_PENDING: &str = "No pending pods: nothing to launch.";
@@ -624,6 +778,7 @@ impl Sink<Event> for EventPrinter<'_> {
                 err,
                 &format!("node {node} is not empty after all ({pod} arrived): kept, taint removed"),
             ),
+            Event::ScaleDown(e) => super::replace::ReplacePrinter::new(global, err).emit(*e),
             Event::NodeRemoved {
                 node,
                 instance,

@@ -49,6 +49,13 @@ pub enum Method {
     /// NodeClaims if need be). Forceful for a v1 pool (no budget, nothing blocks the start),
     /// graceful and budgeted like drift for v1beta1/v1alpha5 ([`Method::is_forceful`]).
     Expiration,
+    /// A static NodePool runs more NodeClaims than its `replicas` and this one goes
+    /// (`disruption::static_scale_down`, docs/karpenter.md §6.11): forceful like v1 expiration
+    /// — Karpenter deletes the NodeClaim outright, no budget, nothing blocks the start — and
+    /// what its pods need is launched (in dynamic pools) before it drains, as Karpenter's
+    /// provisioner would launch for them once evicted; the drain respects PDBs and waits for
+    /// do-not-disrupt pods.
+    StaticScaleDown,
 }
 
 impl Method {
@@ -60,6 +67,7 @@ impl Method {
             Method::ConsolidationDelete => "consolidation-delete",
             Method::ConsolidationReplace => "consolidation-replace",
             Method::Expiration => "expiration",
+            Method::StaticScaleDown => "static-scale-down",
         }
     }
 
@@ -67,6 +75,12 @@ impl Method {
     /// nodes that stay.
     pub fn is_delete(self) -> bool {
         matches!(self, Method::EmptyDelete | Method::ConsolidationDelete)
+    }
+
+    /// Whether a node it ends is reported `deleted` rather than `replaced`: the deletes, and a
+    /// static pool's surplus (what is launched for its pods is not its replacement).
+    pub fn deletes(self) -> bool {
+        self.is_delete() || self == Method::StaticScaleDown
     }
 
     /// Whether, for a node of `pool`, it is carried out forcefully: v1 expiration
@@ -78,11 +92,12 @@ impl Method {
     /// (`v0.37 pkg/controllers/disruption/expiration.go`) expiration is graceful: budgeted and
     /// blocked like drift.
     pub fn is_forceful(self, pool: &NodePool) -> bool {
-        self == Method::Expiration
-            && !matches!(
-                pool.generation,
-                Some(ApiGeneration::V1Beta1 | ApiGeneration::V1Alpha5)
-            )
+        self == Method::StaticScaleDown
+            || self == Method::Expiration
+                && !matches!(
+                    pool.generation,
+                    Some(ApiGeneration::V1Beta1 | ApiGeneration::V1Alpha5)
+                )
     }
 
     /// The disruption budget reason it counts against (v1 budgets per reason,
@@ -90,7 +105,9 @@ impl Method {
     /// v1beta1 pool's budgets apply to every reason and v1alpha5 has none, so `Drifted` serves.
     pub fn budget_reason(self) -> DisruptionReason {
         match self {
-            Method::Drift | Method::Expiration => DisruptionReason::Drifted,
+            Method::Drift | Method::Expiration | Method::StaticScaleDown => {
+                DisruptionReason::Drifted
+            }
             Method::EmptyDelete => DisruptionReason::Empty,
             Method::ConsolidationDelete | Method::ConsolidationReplace => {
                 DisruptionReason::Underutilized
@@ -109,6 +126,7 @@ impl<'de> Deserialize<'de> for Method {
             Method::ConsolidationDelete,
             Method::ConsolidationReplace,
             Method::Expiration,
+            Method::StaticScaleDown,
         ]
         .into_iter()
         .find(|m| m.as_str() == text)

@@ -14,7 +14,7 @@ use crate::cloud::{launch, Catalog, InstanceTypeContext};
 use crate::drift::facts::{self, ClassFacts, Fact, IdSet};
 use crate::drift::{self, DriftSnapshot};
 use crate::error::CommandError;
-use crate::k8s::{Cluster, Request};
+use crate::k8s::Cluster;
 use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, NodeClass};
 use crate::usecases::live::aws_error;
@@ -70,17 +70,19 @@ pub fn gather<C: Compute>(
 /// account's `ca.crt` (published in every namespace as ConfigMap `kube-root-ca.crt`), base64.
 /// EC2NodeClass hash `v5` mixes it in (provider `pkg/operator/operator.go`); best effort —
 /// without it those hashes are listed as not checked, and [`drift::hash::confirm_ca_term`]
-/// still requires a class's own annotation to confirm it.
-pub fn ca_bundle<K: Cluster + ?Sized>(cluster: &K) -> Option<String> {
-    let response = cluster
-        .send(Request::get(
-            "/api/v1/namespaces/kube-system/configmaps/kube-root-ca.crt",
-        ))
-        .ok()
-        .filter(|r| r.ok())?;
-    let config_map: serde_json::Value = serde_json::from_slice(&response.body).ok()?;
-    let ca = config_map.get("data")?.get("ca.crt")?.as_str()?;
-    Some(base64_encode(ca.as_bytes()))
+/// still requires a class's own annotation to confirm it. `Err`: the API refused the read
+/// (RBAC: `get configmaps` `kube-root-ca.crt`, docs/security.md), its message, to be said.
+pub fn ca_bundle(cluster: &dyn Cluster) -> Result<Option<String>, String> {
+    let path = "/api/v1/namespaces/kube-system/configmaps/kube-root-ca.crt";
+    let config_map: serde_json::Value = match crate::k8s::ops::get(cluster, path) {
+        Ok(Some(v)) => v,
+        Err(e) if e.status() == Some(403) => return Err(e.to_string()),
+        Ok(None) | Err(_) => return Ok(None),
+    };
+    Ok(config_map
+        .pointer("/data/ca.crt")
+        .and_then(|v| v.as_str())
+        .map(|ca| base64_encode(ca.as_bytes())))
 }
 
 /// What the classes some managed node's pool uses resolve to now (only those are resolved).

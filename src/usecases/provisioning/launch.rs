@@ -31,6 +31,7 @@ pub fn first_round(plan: &Plan) -> Plan {
             .collect(),
         existing_nodes: plan.existing_nodes.clone(),
         unschedulable: plan.unschedulable.clone(),
+        ..Plan::default()
     }
 }
 

@@ -26,6 +26,7 @@ pub mod empty;
 pub mod input;
 pub mod launch;
 pub mod plan;
+pub mod statics;
 pub mod wait;
 pub mod watch;
 
@@ -208,6 +209,9 @@ pub enum Event {
         /// The pod (`namespace/name`).
         pod: String,
     },
+    /// A step of a static pool's scale-down (`statics`): a node drained and removed through
+    /// the replace pipeline, or a NodeClaim that never registered removed.
+    ScaleDown(Box<crate::usecases::replace::Event>),
     /// Watch: a node that stayed empty was removed (instance terminated, Node deleted).
     NodeRemoved {
         /// Node name.

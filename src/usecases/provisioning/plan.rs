@@ -33,9 +33,24 @@ pub struct Round {
 
 impl Round {
     /// Whether `other` would launch the same: the same NodeClaims (name, pool, instance type,
-    /// pods). A plan the operator confirmed is launched only while this holds for a fresh one —
-    /// the cluster may have changed during the question (pods bound, deleted, other nodes up).
+    /// pods), and remove the same static pools' NodeClaims. A plan the operator confirmed is
+    /// launched only while this holds for a fresh one — the cluster may have changed during the
+    /// question (pods bound, deleted, other nodes up).
     pub fn same_launches(&self, other: &Round) -> bool {
+        let removals = |r: &Round| -> BTreeSet<(String, String)> {
+            r.plan
+                .static_scale_down
+                .iter()
+                .flat_map(|d| {
+                    d.removals
+                        .iter()
+                        .map(|x| (d.node_pool.clone(), x.member.name().to_string()))
+                })
+                .collect()
+        };
+        if removals(self) != removals(other) {
+            return false;
+        }
         let key = |c: &PlannedNodeClaim| {
             let mut pods = c.pods.clone();
             pods.sort();
@@ -97,12 +112,14 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         let registered = registered_instances(&snapshot.manifests.nodes);
         let instances = self.launched_instances()?;
         let in_flight = (&registered, instances.as_slice(), assigned);
-        let (plan, input) = self.plan_with(
+        let (mut plan, input) = self.plan_with(
             &mut snapshot.manifests,
             in_flight,
             selection,
             scheduling::solve_rounds,
         )?;
+        plan.static_scale_down =
+            super::statics::scale_downs(&snapshot.manifests, &input, self.clock.now());
         // What planning added (NodeOverlays left out).
         for warning in &snapshot.manifests.warnings[warned..] {
             events.emit(Event::Warning(warning.clone()));

@@ -26,6 +26,9 @@ const BATCH_POLL: Duration = Duration::from_millis(250);
 const IDLE_POLL: Duration = Duration::from_millis(200);
 /// How often new nodes are labelled and empty nodes looked for.
 const NODE_CHECK: Duration = Duration::from_secs(2);
+/// How often static pools are scaled down to their replicas (a plan: a cluster read and an
+/// EC2 DescribeInstances).
+const SCALE_DOWN_CHECK: Duration = Duration::from_secs(10);
 
 /// What the watch carries from one pass to the next.
 #[derive(Default)]
@@ -35,6 +38,7 @@ struct WatchState {
     awaiting: Vec<Launch>,
     /// Why each empty node whose time is up stayed at the last check.
     holds: super::empty::Holds,
+    last_scale_down: Option<Duration>,
 }
 
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
@@ -113,6 +117,13 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             self.label_new_nodes(&mut state.awaiting)?;
             self.remove_empty_nodes(&mut state.holds, events)?;
             state.last_node_check = Some(self.clock.monotonic());
+        }
+        if state
+            .last_scale_down
+            .is_none_or(|last| now - last >= SCALE_DOWN_CHECK)
+        {
+            self.scale_down(selection, None, events)?;
+            state.last_scale_down = Some(self.clock.monotonic());
         }
         Ok(())
     }

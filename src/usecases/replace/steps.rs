@@ -52,17 +52,22 @@ impl Claim {
                     .iter()
                     .find(|nc| nc.node_name.as_deref() == Some(node.name.as_str()))
             })?;
+        Some(Claim::from_model(claim))
+    }
+
+    /// The NodeClaim (Machine) `claim`, by its API path.
+    pub fn from_model(claim: &crate::model::nodeclaim::NodeClaim) -> Claim {
         let (kind, resource) = match claim.generation {
             Some(ApiGeneration::V1Alpha5) => ("Machine", "v1alpha5/machines"),
             Some(ApiGeneration::V1Beta1) => ("NodeClaim", "v1beta1/nodeclaims"),
             _ => ("NodeClaim", "v1/nodeclaims"),
         };
-        Some(Claim {
+        Claim {
             kind,
             name: claim.name.clone(),
             path: format!("/apis/karpenter.sh/{resource}/{}", claim.name),
             deleting: claim.deleting,
-        })
+        }
     }
 }
 

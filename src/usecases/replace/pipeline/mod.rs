@@ -916,7 +916,7 @@ fn replacement(l: &Launch) -> Replacement {
 /// A node gone by a delete method is `deleted`, not `replaced`.
 fn gone_as(status: Status, record: &Record) -> Status {
     match status {
-        Status::Replaced if record.method.is_delete() => Status::Deleted,
+        Status::Replaced if record.method.deletes() => Status::Deleted,
         other => other,
     }
 }
