@@ -64,7 +64,7 @@ pub(super) enum Refused {
     Unexplained {
         pool: usize,
         fail: Fail,
-        claim: Claim,
+        claim: Box<Claim>,
     },
 }
 
@@ -585,7 +585,7 @@ impl<'a> Solver<'a> {
                 Err(Refused::Unexplained {
                     pool: p,
                     fail,
-                    claim,
+                    claim: Box::new(claim),
                 })
             }
         }
