@@ -335,7 +335,7 @@ impl NodePool {
                 self.status.as_ref().and_then(|s| s.resources.as_ref()),
             )?,
             replicas: None,
-            deleting: false,
+            deleting: self.metadata.deletion_timestamp.is_some(),
             raw_spec: serde_json::to_value(&spec).ok(),
         })
     }

@@ -361,3 +361,34 @@ fn static_pools_above_their_replicas_are_scaled_down_in_the_plan() {
         .iter()
         .any(|c| c["nodePool"] == "baseline"));
 }
+
+/// `core v1.14.1: pkg/controllers/provisioning/suite_test.go` "should ignore NodePools that are
+/// deleting": a NodePool with a deletionTimestamp takes no pod, even at a higher weight; the plan
+/// says so once on stderr.
+#[test]
+fn a_nodepool_being_deleted_is_left_out() {
+    let pool = |name: &str, weight: u32, deleting: &str| {
+        format!(
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {name}\n{deleting}spec:\n  weight: {weight}\n  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\n---\n"
+        )
+    };
+    let text = format!(
+        "{}{}apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {{name: default}}\nspec:\n  role: r\n  amiSelectorTerms: [{{alias: al2023@latest}}]\n  subnetSelectorTerms: [{{tags: {{a: b}}}}]\n  securityGroupSelectorTerms: [{{tags: {{a: b}}}}]\n---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: default}}\nspec:\n  containers: [{{name: c, image: i, resources: {{requests: {{cpu: 100m}}}}}}]\n",
+        pool("going", 100, "  deletionTimestamp: \"2026-12-04T00:00:00Z\"\n  finalizers: [karpenter.sh/termination]\n"),
+        pool("staying", 10, ""),
+    );
+    let (run, plan) = dry_run_stdin(&text);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let pools: Vec<&str> = plan["nodeClaims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["nodePool"].as_str().unwrap())
+        .collect();
+    assert_eq!(pools, ["staying"]);
+    assert!(
+        run.stderr.contains("NodePool/going: being deleted"),
+        "{}",
+        run.stderr
+    );
+}

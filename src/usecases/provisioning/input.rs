@@ -38,9 +38,20 @@ pub fn build_input(
             )));
         }
     }
+    // A NodePool being deleted takes no new capacity (`core v1.14.1:
+    // pkg/controllers/provisioning/provisioner.go` `GetNodePools`; suite_test.go "should ignore
+    // NodePools that are deleting"), static ones included (`static/provisioning/controller.go`).
+    let deleting: Vec<String> = manifests
+        .node_pools
+        .iter()
+        .filter(|p| p.deleting)
+        .map(|p| format!("{}/{}: being deleted (metadata.deletionTimestamp): Karpenter launches nothing for it; left out of the plan", p.kind(), p.name))
+        .collect();
+    manifests.warnings.extend(deleting);
     let selected: Vec<(&NodePool, Option<&NodeClass>)> = manifests
         .node_pools
         .iter()
+        .filter(|p| !p.deleting)
         .filter(|p| selection.nodepools.is_empty() || selection.nodepools.contains(&p.name))
         .map(|p| (p, class_of(manifests, p)))
         .collect();
