@@ -25,6 +25,7 @@
 //! eviction cost is 1 here: `spec.priority` and `controller.kubernetes.io/pod-deletion-cost`
 //! are not read (as in `consolidate`'s live input).
 
+use crate::disruption::consolidation::pod_eviction_cost;
 use crate::disruption::drain::do_not_disrupt_active;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
@@ -198,10 +199,11 @@ fn is_empty(pods: &[Pod], now: i64) -> bool {
         .all(|p| p.is_daemonset_pod() && !do_not_disrupt_active(p, now))
 }
 
-/// `ReschedulingCost(pods) × LifetimeRemaining`: one per pod (priority and deletion cost are
-/// not read), scaled by the fraction of the NodeClaim's `expireAfter` left.
+/// `ReschedulingCost(pods) × LifetimeRemaining`: the pods' eviction costs (consolidation's, which
+/// read priority and pod-deletion-cost), scaled by the fraction of the NodeClaim's `expireAfter`
+/// left.
 fn disruption_cost(m: &Member, now: i64) -> f64 {
-    let cost = m.pods.len() as f64;
+    let cost: f64 = m.pods.iter().map(pod_eviction_cost).sum();
     let remaining = match (m.expire_after, m.created) {
         (Some(total), Some(created)) if total > 0 => {
             ((total - (now - created)) as f64 / total as f64).clamp(0.0, 1.0)

@@ -99,6 +99,20 @@ pub(crate) fn eviction_cost(extra: &PodExtra) -> f64 {
     cost.clamp(-10.0, 10.0)
 }
 
+/// [`eviction_cost`] of a pod read straight from the model (its deletion cost parsed as
+/// `strconv.ParseFloat` does; a value that does not parse is ignored).
+pub(crate) fn pod_eviction_cost(pod: &Pod) -> f64 {
+    eviction_cost(&PodExtra {
+        priority: pod.priority,
+        deletion_cost: pod
+            .deletion_cost
+            .as_deref()
+            .and_then(|c| c.parse::<f64>().ok())
+            .filter(|c| c.is_finite()),
+        not_ready: pod.not_ready,
+    })
+}
+
 fn active(pod: &Pod) -> bool {
     !pod.is_terminal() && !pod.terminating
 }

@@ -29,6 +29,7 @@ mod reason;
 mod report;
 mod sim;
 
+pub(crate) use candidate::pod_eviction_cost;
 pub use input::{
     BoundPod, ClaimFacts, ConsolidationInput, Drifted, FeatureGates, IntOrPercent, NodeInput,
     PdbInput, Release,

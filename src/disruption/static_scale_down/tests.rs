@@ -270,3 +270,20 @@ fn a_do_not_disrupt_daemonset_pod_is_not_empty() {
     ];
     assert_eq!(gone(&pool(Some(1)), &members), ["b"]);
 }
+
+/// `ReschedulingCost` sums the pods' `EvictionCost` (`core: pkg/utils/disruption/disruption.go`):
+/// a node whose one pod has a high priority costs more than a node whose one pod has none, so
+/// the other goes although it comes first by name.
+#[test]
+fn pod_priority_raises_a_nodes_cost() {
+    let mut important = pod("important", "default", Some("ReplicaSet"), None);
+    important.priority = Some(1_000_000_000);
+    let members = vec![
+        node("node-a", vec![important]),
+        node(
+            "node-b",
+            vec![pod("plain", "default", Some("ReplicaSet"), None)],
+        ),
+    ];
+    assert_eq!(gone(&pool(Some(1)), &members), ["node-b"]);
+}
