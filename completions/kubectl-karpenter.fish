@@ -29,7 +29,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l con
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s n -l namespace -d 'Namespace, where it applies' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l request-timeout -d 'Timeout of a single API request: nothing received for this long fails it (default 60s; 0 = none)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l profile -d 'AWS shared-config profile' -r
@@ -77,7 +77,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand prov
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s n -l namespace -d 'Namespace, where it applies' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l request-timeout -d 'Timeout of a single API request: nothing received for this long fails it (default 60s; 0 = none)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l profile -d 'AWS shared-config profile' -r
@@ -112,7 +112,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -s n -l namespace -d 'Namespace, where it applies' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l request-timeout -d 'Timeout of a single API request: nothing received for this long fails it (default 60s; 0 = none)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l profile -d 'AWS shared-config profile' -r
@@ -143,7 +143,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand conv
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s n -l namespace -d 'Namespace, where it applies' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l request-timeout -d 'Timeout of a single API request: nothing received for this long fails it (default 60s; 0 = none)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l profile -d 'AWS shared-config profile' -r
@@ -175,7 +175,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand node
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s n -l namespace -d 'Namespace, where it applies' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l request-timeout -d 'Timeout of a single API request: nothing received for this long fails it (default 60s; 0 = none)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l profile -d 'AWS shared-config profile' -r
@@ -206,7 +206,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drif
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -s n -l namespace -d 'Namespace, where it applies' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l request-timeout -d 'Timeout of a single API request: nothing received for this long fails it (default 60s; 0 = none)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l profile -d 'AWS shared-config profile' -r
@@ -243,7 +243,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drif
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -s n -l namespace -d 'Namespace, where it applies' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l request-timeout -d 'Timeout of a single API request: nothing received for this long fails it (default 60s; 0 = none)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l profile -d 'AWS shared-config profile' -r
@@ -281,7 +281,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drif
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -s n -l namespace -d 'Namespace, where it applies' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l request-timeout -d 'Timeout of a single API request: nothing received for this long fails it (default 60s; 0 = none)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l profile -d 'AWS shared-config profile' -r
@@ -328,7 +328,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand cons
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s n -l namespace -d 'Namespace, where it applies' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l request-timeout -d 'Timeout of a single API request: nothing received for this long fails it (default 60s; 0 = none)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l profile -d 'AWS shared-config profile' -r
@@ -363,7 +363,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enab
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -s n -l namespace -d 'Namespace, where it applies' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l request-timeout -d 'Timeout of a single API request: nothing received for this long fails it (default 60s; 0 = none)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l profile -d 'AWS shared-config profile' -r
@@ -397,7 +397,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disa
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -s n -l namespace -d 'Namespace, where it applies' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l request-timeout -d 'Timeout of a single API request: nothing received for this long fails it (default 60s; 0 = none)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l profile -d 'AWS shared-config profile' -r
@@ -429,7 +429,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand vers
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -s n -l namespace -d 'Namespace, where it applies' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l request-timeout -d 'Timeout of a single API request: nothing received for this long fails it (default 60s; 0 = none)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l profile -d 'AWS shared-config profile' -r
@@ -458,7 +458,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand comp
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l cluster -d 'The kubeconfig cluster to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l user -d 'The kubeconfig user to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s n -l namespace -d 'Namespace, where it applies' -r
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l request-timeout -d 'Timeout of a single API request (e.g. 30s)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l request-timeout -d 'Timeout of a single API request: nothing received for this long fails it (default 60s; 0 = none)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l kubernetes-version -d 'Kubernetes version X.Y (default: the API server\'s; offline: assumed and said so)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l profile -d 'AWS shared-config profile' -r

@@ -21,7 +21,7 @@ _kubectl-karpenter() {
 '--user=[The kubeconfig user to use]:USER:_default' \
 '-n+[Namespace, where it applies]:NAMESPACE:_default' \
 '--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
-'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--request-timeout=[Timeout of a single API request\: nothing received for this long fails it (default 60s; 0 = none)]:DURATION:_default' \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
@@ -80,7 +80,7 @@ _arguments "${_arguments_options[@]}" : \
 '--user=[The kubeconfig user to use]:USER:_default' \
 '-n+[Namespace, where it applies]:NAMESPACE:_default' \
 '--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
-'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--request-timeout=[Timeout of a single API request\: nothing received for this long fails it (default 60s; 0 = none)]:DURATION:_default' \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
@@ -131,7 +131,7 @@ _arguments "${_arguments_options[@]}" : \
 '--user=[The kubeconfig user to use]:USER:_default' \
 '-n+[Namespace, where it applies]:NAMESPACE:_default' \
 '--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
-'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--request-timeout=[Timeout of a single API request\: nothing received for this long fails it (default 60s; 0 = none)]:DURATION:_default' \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
@@ -178,7 +178,7 @@ _arguments "${_arguments_options[@]}" : \
 '--user=[The kubeconfig user to use]:USER:_default' \
 '-n+[Namespace, where it applies]:NAMESPACE:_default' \
 '--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
-'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--request-timeout=[Timeout of a single API request\: nothing received for this long fails it (default 60s; 0 = none)]:DURATION:_default' \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
@@ -225,7 +225,7 @@ _arguments "${_arguments_options[@]}" : \
 '--user=[The kubeconfig user to use]:USER:_default' \
 '-n+[Namespace, where it applies]:NAMESPACE:_default' \
 '--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
-'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--request-timeout=[Timeout of a single API request\: nothing received for this long fails it (default 60s; 0 = none)]:DURATION:_default' \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
@@ -270,7 +270,7 @@ _arguments "${_arguments_options[@]}" : \
 '--user=[The kubeconfig user to use]:USER:_default' \
 '-n+[Namespace, where it applies]:NAMESPACE:_default' \
 '--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
-'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--request-timeout=[Timeout of a single API request\: nothing received for this long fails it (default 60s; 0 = none)]:DURATION:_default' \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
@@ -328,7 +328,7 @@ _arguments "${_arguments_options[@]}" : \
 '--user=[The kubeconfig user to use]:USER:_default' \
 '-n+[Namespace, where it applies]:NAMESPACE:_default' \
 '--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
-'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--request-timeout=[Timeout of a single API request\: nothing received for this long fails it (default 60s; 0 = none)]:DURATION:_default' \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
@@ -382,7 +382,7 @@ _arguments "${_arguments_options[@]}" : \
 '--user=[The kubeconfig user to use]:USER:_default' \
 '-n+[Namespace, where it applies]:NAMESPACE:_default' \
 '--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
-'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--request-timeout=[Timeout of a single API request\: nothing received for this long fails it (default 60s; 0 = none)]:DURATION:_default' \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
@@ -475,7 +475,7 @@ _arguments "${_arguments_options[@]}" : \
 '--user=[The kubeconfig user to use]:USER:_default' \
 '-n+[Namespace, where it applies]:NAMESPACE:_default' \
 '--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
-'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--request-timeout=[Timeout of a single API request\: nothing received for this long fails it (default 60s; 0 = none)]:DURATION:_default' \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
@@ -526,7 +526,7 @@ _arguments "${_arguments_options[@]}" : \
 '--user=[The kubeconfig user to use]:USER:_default' \
 '-n+[Namespace, where it applies]:NAMESPACE:_default' \
 '--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
-'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--request-timeout=[Timeout of a single API request\: nothing received for this long fails it (default 60s; 0 = none)]:DURATION:_default' \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
@@ -575,7 +575,7 @@ _arguments "${_arguments_options[@]}" : \
 '--user=[The kubeconfig user to use]:USER:_default' \
 '-n+[Namespace, where it applies]:NAMESPACE:_default' \
 '--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
-'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--request-timeout=[Timeout of a single API request\: nothing received for this long fails it (default 60s; 0 = none)]:DURATION:_default' \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
@@ -622,7 +622,7 @@ _arguments "${_arguments_options[@]}" : \
 '--user=[The kubeconfig user to use]:USER:_default' \
 '-n+[Namespace, where it applies]:NAMESPACE:_default' \
 '--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
-'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--request-timeout=[Timeout of a single API request\: nothing received for this long fails it (default 60s; 0 = none)]:DURATION:_default' \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
@@ -665,7 +665,7 @@ _arguments "${_arguments_options[@]}" : \
 '--user=[The kubeconfig user to use]:USER:_default' \
 '-n+[Namespace, where it applies]:NAMESPACE:_default' \
 '--namespace=[Namespace, where it applies]:NAMESPACE:_default' \
-'--request-timeout=[Timeout of a single API request (e.g. 30s)]:DURATION:_default' \
+'--request-timeout=[Timeout of a single API request\: nothing received for this long fails it (default 60s; 0 = none)]:DURATION:_default' \
 '--kubernetes-version=[Kubernetes version X.Y (default\: the API server'\''s; offline\: assumed and said so)]:X.Y:_default' \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \

@@ -129,7 +129,7 @@ pub struct GlobalArgs {
     /// Namespace, where it applies.
     #[arg(short = 'n', long, global = true, help_heading = "Kubernetes")]
     pub namespace: Option<String>,
-    /// Timeout of a single API request (e.g. 30s).
+    /// Timeout of a single API request: nothing received for this long fails it (default 60s; 0 = none).
     #[arg(
         long,
         global = true,

@@ -111,6 +111,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
             &region,
             &launches,
             wait.as_ref(),
+            &removed,
         )
         .map_err(io)?;
     } else {

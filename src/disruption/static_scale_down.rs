@@ -22,8 +22,8 @@
 //! Where Karpenter's order is a map's (nodes) or an unstable sort's (equal costs), ties go by
 //! name. No disruption budget limits it: the controller deletes the NodeClaims outright and the
 //! termination controller drains them (PDBs respected, do-not-disrupt pods waited for). A pod's
-//! eviction cost is 1 here: `spec.priority` and `controller.kubernetes.io/pod-deletion-cost`
-//! are not read (as in `consolidate`'s live input).
+//! eviction cost is consolidation's (`spec.priority` and `controller.kubernetes.io/pod-deletion-cost`
+//! read, `pkg/utils/disruption/disruption.go EvictionCost`).
 
 use crate::disruption::consolidation::pod_eviction_cost;
 use crate::disruption::drain::do_not_disrupt_active;

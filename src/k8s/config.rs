@@ -25,6 +25,10 @@ use crate::cloud::userdata::base64_encode;
 use crate::disruption::time::parse_duration_flag;
 use crate::error::redact;
 
+/// The API request timeout when `--request-timeout` is not given: a request that receives
+/// nothing for this long fails (and is retried when it was a read).
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// The kubeconfig flags of docs/spec.md §2, as given (`--kubeconfig`, `--context`, …).
 #[derive(Debug, Clone, Default)]
 pub struct KubeFlags {
@@ -239,7 +243,9 @@ impl ClusterTarget {
             (None, None) => String::new(),
         };
         let request_timeout = match &global.request_timeout {
-            None => None,
+            // Without a limit a stalled API server hangs a `--watch` loop (and its lease renewals)
+            // for ever; unlike kubectl we default to one (docs/conventions.md §1.5).
+            None => Some(DEFAULT_REQUEST_TIMEOUT),
             Some(text) => match parse_duration_flag(text) {
                 Some(d) if d.is_zero() => None,
                 Some(d) => Some(d),
@@ -671,5 +677,29 @@ mod tests {
         flags.cluster_endpoint = Some("https://nodes.example:443".into());
         let target = ClusterTarget::from_flags_in(&flags, &env).unwrap();
         assert_eq!(target.info.endpoint, "https://nodes.example:443");
+    }
+
+    #[test]
+    fn a_request_times_out_after_a_minute_of_silence_unless_told_otherwise() {
+        let dir = scratch("timeout");
+        let path = dir.join("kubeconfig");
+        std::fs::write(
+            &path,
+            "apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts:\n- name: c\n  context: {cluster: c, user: u}\nclusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:6443\"}\nusers:\n- name: u\n  user: {}\n",
+        )
+        .unwrap();
+        let env = Environment::default();
+        let timeout = |flag: Option<&str>| {
+            let flags = KubeFlags {
+                kubeconfig: Some(path.to_string_lossy().into_owned()),
+                request_timeout: flag.map(str::to_string),
+                ..KubeFlags::default()
+            };
+            ClusterTarget::from_flags_in(&flags, &env).map(|t| t.request_timeout)
+        };
+        assert_eq!(timeout(None).unwrap(), Some(DEFAULT_REQUEST_TIMEOUT));
+        assert_eq!(timeout(Some("5s")).unwrap(), Some(Duration::from_secs(5)));
+        assert_eq!(timeout(Some("0")).unwrap(), None);
+        assert!(timeout(Some("soon")).is_err());
     }
 }

@@ -151,6 +151,15 @@ pub struct Pod {
 }
 
 impl Pod {
+    /// The pod-deletion-cost annotation parsed as Karpenter does (`strconv.ParseFloat`); a value
+    /// that does not parse, or is not finite, is ignored.
+    pub fn deletion_cost_value(&self) -> Option<f64> {
+        self.deletion_cost
+            .as_deref()
+            .and_then(|c| c.parse::<f64>().ok())
+            .filter(|c| c.is_finite())
+    }
+
     /// A pod named `name` with `fields`.
     pub fn new(name: impl Into<String>, uid: impl Into<String>, fields: PodFields) -> Self {
         Pod {

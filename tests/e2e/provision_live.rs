@@ -787,9 +787,18 @@ spec:
     assert!(table.contains("STATIC-NODEPOOL"), "{table}");
     assert!(table.contains("3 -> 1"), "{table}");
 
-    let out = walk.run(&["karpenter", "provision", "--yes"]);
+    let out = walk.run(&["karpenter", "provision", "--yes", "-o", "json"]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("deleted"), "{}", out.stdout);
+    let result: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let scaled_down = result["scaledDown"].as_array().expect("scaledDown");
+    assert_eq!(scaled_down.len(), 2, "{result:#}");
+    for n in scaled_down {
+        assert_eq!(
+            (n["nodePool"].as_str(), n["status"].as_str()),
+            (Some("baseline"), Some("deleted")),
+            "{result:#}"
+        );
+    }
     walk.eventually(30, "one baseline node left", || {
         (nodes(&walk) == [busy.clone()]).then_some(())
     });

@@ -18,6 +18,7 @@ use crate::model::labels;
 use crate::model::requirements::{Operator, Requirement};
 use crate::scheduling::{InstanceTypeOption, Plan, PlannedNodeClaim};
 use crate::usecases::provisioning::{Event, Launch, Launches, WaitReport, WaitStatus};
+use crate::usecases::replace::NodeOutcome;
 use crate::usecases::Sink;
 
 /// The `ProvisioningPlan` document (README: "Machine-readable outputs"). It borrows the plan
@@ -548,6 +549,9 @@ struct ResultDoc<'a> {
     failed: Vec<FailureDoc<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     wait: Option<WaitDoc<'a>>,
+    /// Static pools' surplus NodeClaims, as their removal went (drift replace's node outcomes).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    scaled_down: Vec<super::replace::NodeDoc>,
 }
 
 /// One launched (or adopted) NodeClaim.
@@ -614,6 +618,7 @@ pub fn result(
     region: &str,
     launches: &Launches,
     wait: Option<&WaitReport>,
+    scaled_down: &[NodeOutcome],
 ) -> io::Result<()> {
     let doc = ResultDoc {
         api_version: API_VERSION,
@@ -635,6 +640,7 @@ pub fn result(
             pods: w.pods,
             seconds: w.seconds,
         }),
+        scaled_down: scaled_down.iter().map(Into::into).collect(),
     };
     write_document(out, format, &doc)
 }

@@ -219,9 +219,10 @@ struct Report {
     summary: BTreeMap<&'static str, usize>,
 }
 
+/// One node's outcome in a document (`ReplacementReport.nodes`, `ProvisioningResult.scaledDown`).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct NodeDoc {
+pub(crate) struct NodeDoc {
     node: String,
     node_pool: String,
     reason: String,
@@ -232,6 +233,22 @@ struct NodeDoc {
     pods: usize,
     evicted: usize,
     seconds: f64,
+}
+
+impl From<&NodeOutcome> for NodeDoc {
+    fn from(o: &NodeOutcome) -> Self {
+        NodeDoc {
+            node: o.node.clone(),
+            node_pool: o.node_pool.clone(),
+            reason: o.reason.clone(),
+            status: o.status.as_str(),
+            detail: o.detail.to_string(),
+            replacements: o.replacements.clone(),
+            pods: o.pods,
+            evicted: o.evicted,
+            seconds: o.seconds,
+        }
+    }
 }
 
 /// Nodes per status.
@@ -256,20 +273,7 @@ pub fn report(
             api_version: API_VERSION,
             kind: "ReplacementReport",
             dry_run,
-            nodes: outcomes
-                .iter()
-                .map(|o| NodeDoc {
-                    node: o.node.clone(),
-                    node_pool: o.node_pool.clone(),
-                    reason: o.reason.clone(),
-                    status: o.status.as_str(),
-                    detail: o.detail.to_string(),
-                    replacements: o.replacements.clone(),
-                    pods: o.pods,
-                    evicted: o.evicted,
-                    seconds: o.seconds,
-                })
-                .collect(),
+            nodes: outcomes.iter().map(NodeDoc::from).collect(),
             summary: summary(outcomes),
         };
         return write_document(out, global.output, &doc);

@@ -104,11 +104,7 @@ pub(crate) fn eviction_cost(extra: &PodExtra) -> f64 {
 pub(crate) fn pod_eviction_cost(pod: &Pod) -> f64 {
     eviction_cost(&PodExtra {
         priority: pod.priority,
-        deletion_cost: pod
-            .deletion_cost
-            .as_deref()
-            .and_then(|c| c.parse::<f64>().ok())
-            .filter(|c| c.is_finite()),
+        deletion_cost: pod.deletion_cost_value(),
         not_ready: pod.not_ready,
     })
 }

@@ -183,11 +183,7 @@ pub fn build_input(
 fn bound_pod(pod: Pod) -> BoundPod {
     BoundPod {
         priority: pod.priority,
-        deletion_cost: pod
-            .deletion_cost
-            .as_deref()
-            .and_then(|c| c.parse::<f64>().ok())
-            .filter(|c| c.is_finite()),
+        deletion_cost: pod.deletion_cost_value(),
         not_ready: pod.not_ready,
         pod,
     }

@@ -966,6 +966,34 @@ fn a_class_selecting_reservations_is_a_warning_live() {
     );
 }
 
+/// The same caveat holds for every batch of a watch: told once, not once per batch.
+#[test]
+fn a_watch_tells_a_warning_once_however_many_batches_it_plans() {
+    let world = World::new();
+    world.cluster.put(json!({
+        "apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass",
+        "metadata": {"name": "default"},
+        "spec": {
+            "amiFamily": "AL2023",
+            "amiSelectorTerms": [{"id": "ami-al2023"}],
+            "role": "NodeRole",
+            "subnetSelectorTerms": [{"tags": {"cluster": crate::usecases::testing::CLUSTER}}],
+            "securityGroupSelectorTerms": [{"tags": {"cluster": crate::usecases::testing::CLUSTER}}],
+            "capacityReservationSelectorTerms": [{"id": "cr-0a1"}],
+        }
+    }));
+    // No scheduler binds it: the pod stays pending and every pass plans it again.
+    world.pending("a", "1");
+    world.clock.stop_after(secs(10.0));
+    let (log, mut sink) = recorder(&world);
+    world.live().watch(&all(), &mut sink).unwrap();
+    let reservations = warnings(&log)
+        .into_iter()
+        .filter(|w| w.contains("capacity reservations"))
+        .count();
+    assert_eq!(reservations, 1);
+}
+
 /// A pending pod of the `lonely` Deployment (1 CPU) that wants a node of its own.
 fn put_lonely(world: &World, name: &str) {
     world.cluster.put(json!({

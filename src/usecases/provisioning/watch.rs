@@ -41,6 +41,22 @@ struct WatchState {
     last_scale_down: Option<Duration>,
 }
 
+/// A caveat about the cluster (a class selecting reservations, a pool left out) holds for every
+/// batch: a watch tells each warning once, not once per batch.
+struct WarnOnce<'e> {
+    inner: &'e mut dyn Sink<Event>,
+    told: BTreeSet<String>,
+}
+
+impl Sink<Event> for WarnOnce<'_> {
+    fn emit(&mut self, event: Event) {
+        match &event {
+            Event::Warning(w) if !self.told.insert(w.clone()) => {}
+            _ => self.inner.emit(event),
+        }
+    }
+}
+
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     /// Watches until the clock says stop (Ctrl-C): the step in flight finishes, nothing new
     /// starts. Everything done so far is recorded on the cluster and in EC2. A pass that fails
@@ -54,6 +70,10 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     ) -> Result<(), CommandError> {
         let mut state = WatchState::default();
         let mut failed: Option<CommandError> = None;
+        let events = &mut WarnOnce {
+            inner: events,
+            told: BTreeSet::new(),
+        };
         while !self.clock.stop_requested() {
             let pause = match self.watch_pass(selection, &mut state, events) {
                 Ok(()) => IDLE_POLL,
@@ -61,7 +81,15 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                     return Err(e)
                 }
                 Err(e) => {
-                    events.emit(Event::Warning(format!("{e} (still watching)")));
+                    let hint = e
+                        .hint
+                        .as_deref()
+                        .map(|h| format!("; {h}"))
+                        .unwrap_or_default();
+                    // Told every time: each is a new failure.
+                    events
+                        .inner
+                        .emit(Event::Warning(format!("{e} (still watching{hint})")));
                     failed = Some(e);
                     NODE_CHECK
                 }
