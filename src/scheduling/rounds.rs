@@ -97,7 +97,7 @@ fn node_name(claim: &PlannedNodeClaim) -> String {
 /// The next round's input: the pods still `pending` (all of `input`'s when `None`); `input`'s
 /// nodes with the pods `placements` put on them; each of `launched` as an in-flight node of its
 /// launched instance type, holding its pods; the pools' usage grown by those nodes.
-fn after_round(
+pub(super) fn after_round(
     input: &Input,
     pending: Option<&BTreeSet<&str>>,
     placements: &[ExistingPlacement],

@@ -139,3 +139,70 @@ fn later_rounds_count_earlier_placements() {
     let counts: Vec<usize> = per_zone.values().copied().collect();
     assert_eq!(counts, [2, 2], "skew across rounds: {per_zone:?}");
 }
+
+/// The rest of upstream's "Resource Limits" (`core v1.14.1:
+/// pkg/controllers/provisioning/suite_test.go`), against the fake provider's instance types:
+/// "should not schedule when limits are exceeded" (a NodeClaim of the pool already has 100 CPU,
+/// the limit is 20), "should schedule if limits would be met" (1.75 CPU under a 2-CPU limit: the
+/// 2-CPU type), "should not schedule if limits would be exceeded" (2.1 CPU under 2), "… (GPU)"
+/// (`limits.pods: 1`, and the one GPU type holds 5 pods), "… (node)" (`limits.nodes: 2`, three
+/// pods that avoid each other: two nodes, the third pod left).
+#[test]
+fn limits_as_the_provisioning_suite_checks_them() {
+    use super::constraints::default_types;
+    let run = |pool: crate::model::nodepool::NodePool,
+               usage: &[(&str, &str)],
+               pods: Vec<crate::model::pod::Pod>| {
+        let mut pool = pool_input(pool, default_types());
+        pool.usage = crate::model::resources::Resources::from_pairs(usage);
+        solve_rounds(&input(pods, vec![pool]))
+    };
+    let with_limit = |resource: &str, value: i64| {
+        let mut pool = node_pool("default");
+        pool.limits.insert(resource.into(), value * 1000);
+        pool
+    };
+    let one = |cpu: &str| vec![PodBuilder::new("p").cpu(cpu).build()];
+
+    let exceeded = run(with_limit("cpu", 20), &[("cpu", "100")], one("1"));
+    assert!(exceeded.node_claims.is_empty());
+    assert_eq!(
+        exceeded.unschedulable[0].reason.code(),
+        ReasonCode::LimitReached
+    );
+
+    let met = run(with_limit("cpu", 2), &[], one("1.75"));
+    assert_eq!(met.node_claims.len(), 1);
+    assert_eq!(
+        met.node_claims[0].launch.instance_type,
+        "small-instance-type"
+    );
+
+    let over = run(with_limit("cpu", 2), &[], one("2.1"));
+    assert!(over.node_claims.is_empty());
+    assert_eq!(over.unschedulable.len(), 1);
+
+    let gpu = run(
+        with_limit("pods", 1),
+        &[],
+        vec![PodBuilder::new("p")
+            .request("fake.com/vendor-a", "1")
+            .build()],
+    );
+    assert!(gpu.node_claims.is_empty());
+    assert_eq!(gpu.unschedulable.len(), 1);
+
+    let avoid = |i: usize| {
+        PodBuilder::new(&format!("p{i}"))
+            .cpu("1.5")
+            .label("app", "foo")
+            .anti_affinity(HOSTNAME, &[("app", "foo")])
+    };
+    let nodes = run(with_limit("nodes", 2), &[], pods(3, avoid));
+    assert_eq!(nodes.node_claims.len(), 2);
+    assert_eq!(nodes.unschedulable.len(), 1);
+    assert_eq!(
+        nodes.unschedulable[0].reason.code(),
+        ReasonCode::LimitReached
+    );
+}
