@@ -82,3 +82,31 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
     }
     out
 }
+
+/// The bare NodeClaim of `pool_name`'s template (`scheduling.NewNodeClaimTemplate(np)`: no pod,
+/// no request, reserved capacity not held), as StaticDrift launches one to replace a drifted
+/// static NodeClaim (`core v1.14.1: pkg/controllers/disruption/staticdrift.go`); `None` when the
+/// pool is unknown or none of its types has an available offering.
+pub fn template_claim(input: &Input, pool_name: &str) -> Option<PlannedNodeClaim> {
+    let pools = prepare_pools(input);
+    let (p, pool) = pools
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.input.pool.name == pool_name)?;
+    if pool.types.is_empty() {
+        return None;
+    }
+    let claim = Claim {
+        pool: p,
+        reqs: pool.reqs.clone(),
+        types: (0..pool.types.len() as u32).collect(),
+        requests: Resources::new(),
+        pods: Vec::new(),
+        host_ports: Vec::new(),
+        reserved: Vec::new(),
+    };
+    let mut planned =
+        finalize(input, pool, &claim, Vec::new(), &mut SharedLists::default()).ok()?;
+    planned.name = format!("{pool_name}-replica");
+    Some(planned)
+}

@@ -1,0 +1,133 @@
+//! The engine's StaticDrift method (v1.14, between Emptiness and Drift): the decision is
+//! [`crate::disruption::static_drift`]; here the engine's candidates, counts and budgets go in,
+//! and each replaced node becomes its own action with one bare NodeClaim of its pool's template
+//! (`core v1.14.1: pkg/controllers/disruption/staticdrift.go`).
+//!
+//! No pod is simulated (Karpenter's command has no scheduling results): the node's
+//! reschedulable pods are evicted once its replica is initialized and go where the
+//! provisioner puts them. Here they are taken to land on the replica — the same template, so
+//! normally the same shape — which keeps later passes counting them.
+
+use super::{Engine, Slot};
+use crate::disruption::budgets::DisruptionReason;
+use crate::disruption::consolidation::candidate::{Candidate, Class};
+use crate::disruption::consolidation::cluster::Status;
+use crate::disruption::consolidation::price::Choice;
+use crate::disruption::consolidation::reason::Reason;
+use crate::disruption::consolidation::report::Method;
+use crate::disruption::consolidation::sim::{Claim, PodRef, SimResult, Simulator};
+use crate::disruption::static_drift::{decide, Drifted, Hold, PoolState};
+use crate::scheduling::template_claim;
+
+impl<S: Simulator> Engine<S> {
+    /// `StaticDrift`: drifted NodeClaims of static pools, replaced by bare replicas.
+    pub(super) fn static_drift(&mut self) -> bool {
+        if !self.c.gates.drift {
+            return false;
+        }
+        let cands: Vec<Candidate> = self
+            .candidates(Class::Eventual)
+            .into_iter()
+            .filter(|c| {
+                self.static_pool(c)
+                    && self.c.nodes[c.node]
+                        .claim
+                        .as_ref()
+                        .is_some_and(|cl| cl.drifted.is_some())
+            })
+            .collect();
+        if cands.is_empty() {
+            return false;
+        }
+        let budgets = self.budgets(Some(DisruptionReason::Drifted));
+        let pools: Vec<PoolState> = (0..self.c.pools.len())
+            .filter_map(|p| self.static_pool_state(p, budgets[p].left))
+            .collect();
+        let drifted: Vec<Drifted<usize>> = cands
+            .iter()
+            .map(|c| Drifted {
+                key: c.node,
+                name: self.name(c.node).to_string(),
+                pool: self.c.pool(c.pool).name.clone(),
+            })
+            .collect();
+        let plan = decide(&pools, &drifted);
+        for (d, hold) in plan.held {
+            let pool = cands.iter().find(|c| c.node == d.key).map(|c| c.pool);
+            let reason = match (&hold, pool.and_then(|p| budgets[p].blocked.clone())) {
+                (Hold::Budget { .. }, Some(budget)) => budget,
+                _ => Reason::StaticDrift(hold),
+            };
+            self.note(d.key, Slot::Drift, reason);
+        }
+        let mut acted = false;
+        for d in plan.replace {
+            let c = cands.iter().find(|c| c.node == d.key).expect("a candidate");
+            let Some(planned) = template_claim(&self.c.sched, &d.pool) else {
+                self.note(
+                    c.node,
+                    Slot::Drift,
+                    Reason::UnknownNodePool {
+                        pool: d.pool.clone(),
+                    },
+                );
+                continue;
+            };
+            let pods = c
+                .facts
+                .reschedulable
+                .iter()
+                .map(|&pod| PodRef::Bound { node: c.node, pod })
+                .collect();
+            let result = SimResult {
+                claims: vec![Claim {
+                    pool: c.pool,
+                    planned,
+                    pods,
+                }],
+                ..SimResult::default()
+            };
+            let choice = Choice::from_claim(&self.c, &result.claims[0], 0);
+            self.apply(
+                Method::StaticDrift,
+                &[c.node],
+                Some(result),
+                vec![choice],
+                Vec::new(),
+            );
+            acted = true;
+        }
+        acted
+    }
+
+    /// `NodePoolState.GetNodeCount` of static pool `p` (`None`: not static): its NodeClaims
+    /// running (replacements in flight included) and deleting (the input's, and the nodes of
+    /// earlier passes' actions, which Karpenter marks for deletion when a command starts).
+    fn static_pool_state(&self, p: usize, budget: Option<u32>) -> Option<PoolState> {
+        let pool = self.c.pool(p);
+        let replicas = pool.replicas?;
+        let (mut running, mut deleting) = (0, 0);
+        for (i, n) in self.c.nodes.iter().enumerate() {
+            if n.pool != Some(p) || n.claim.is_none() || n.status == Status::Gone {
+                continue;
+            }
+            if n.status == Status::Deleting || self.c.node(i).deleting {
+                deleting += 1;
+            } else {
+                running += 1;
+            }
+        }
+        Some(PoolState {
+            name: pool.name.clone(),
+            replicas,
+            node_limit: pool.limits.get("nodes").map(|m| m / 1000),
+            running,
+            deleting,
+            pending_disruption: 0,
+            budget,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
