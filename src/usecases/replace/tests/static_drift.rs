@@ -3,8 +3,9 @@
 //! bare NodeClaim of the pool's template — not by what its pods need — unless the pool is
 //! above its replicas (scale-down first) or at its `limits.nodes`.
 
+use super::select::verdict_of;
 use super::*;
-use crate::drift::{DriftReason, DriftSnapshot, Evaluation, NodeDrift, Status as Verdict};
+use crate::drift::{DriftReason, DriftSnapshot, Evaluation, Status as Verdict};
 use crate::usecases::replace::select::select;
 
 /// The `default` pool made static: `replicas`, a budget of 100%, `limits.nodes` if given.
@@ -20,29 +21,6 @@ fn static_pool(world: &World, replicas: i64, nodes_limit: Option<i64>) {
     world.cluster.put(node_pool("default", spec));
 }
 
-fn verdict(name: &str, status: Verdict) -> NodeDrift {
-    NodeDrift {
-        name: name.into(),
-        node_pool: Some("default".into()),
-        node_class: None,
-        node_claim: None,
-        instance_id: None,
-        instance_type: None,
-        zone: None,
-        created: None,
-        age_seconds: None,
-        launched_by: "kubectl-karpenter",
-        status,
-        drifted: status == Verdict::Drifted,
-        reason: (status == Verdict::Drifted).then_some(DriftReason::AmiDrift),
-        detail: String::new(),
-        image_id: None,
-        expected_image_ids: Vec::new(),
-        changes: Vec::new(),
-        not_checked: Vec::new(),
-    }
-}
-
 /// `select` over the cluster as it is, `drifted` judged drifted and the others not.
 fn selected(world: &World, nodes: &[String], drifted: &[&String]) -> (Vec<Action>, Vec<Event>) {
     let m = read_cluster(&world.cluster).unwrap();
@@ -55,7 +33,8 @@ fn selected(world: &World, nodes: &[String], drifted: &[&String]) -> (Vec<Action
                 } else {
                     Verdict::Ok
                 };
-                verdict(n, status)
+                let reason = (status == Verdict::Drifted).then_some(DriftReason::AmiDrift);
+                verdict_of(n, status, reason)
             })
             .collect(),
         ..Evaluation::default()
