@@ -5,8 +5,9 @@
 //!
 //! No pod is simulated (Karpenter's command has no scheduling results): the node's
 //! reschedulable pods are evicted once its replica is initialized and go where the
-//! provisioner puts them. Here they are taken to land on the replica — the same template, so
-//! normally the same shape — which keeps later passes counting them.
+//! provisioner puts them. Here they are taken to land on the replica (the same template) as
+//! far as its allocatable holds them, in order (DaemonSet overhead not counted); the rest go
+//! pending (`podsLeftPending`), so later passes still count every pod.
 
 use super::{Engine, Slot};
 use crate::disruption::budgets::DisruptionReason;
@@ -17,6 +18,7 @@ use crate::disruption::consolidation::reason::Reason;
 use crate::disruption::consolidation::report::Method;
 use crate::disruption::consolidation::sim::{Claim, PodRef, SimResult, Simulator};
 use crate::disruption::static_drift::{decide, Drifted, Hold, PoolState};
+use crate::model::resources::Resources;
 use crate::scheduling::template_claim;
 
 impl<S: Simulator> Engine<S> {
@@ -73,31 +75,48 @@ impl<S: Simulator> Engine<S> {
                 );
                 continue;
             };
-            let pods = c
-                .facts
-                .reschedulable
-                .iter()
-                .map(|&pod| PodRef::Bound { node: c.node, pod })
-                .collect();
-            let result = SimResult {
+            let mut result = SimResult {
                 claims: vec![Claim {
                     pool: c.pool,
                     planned,
-                    pods,
+                    pods: Vec::new(),
                 }],
                 ..SimResult::default()
             };
             let choice = Choice::from_claim(&self.c, &result.claims[0], 0);
+            let (fit, pending) = self.onto_replica(c, &choice);
+            result.claims[0].pods = fit;
             self.apply(
                 Method::StaticDrift,
                 &[c.node],
                 Some(result),
                 vec![choice],
-                Vec::new(),
+                pending,
             );
             acted = true;
         }
         acted
+    }
+
+    /// The candidate's reschedulable pods split into those the replica's allocatable holds, in
+    /// order, and the rest, which go pending (the provisioner's to place).
+    fn onto_replica(&self, c: &Candidate, choice: &Choice) -> (Vec<PodRef>, Vec<PodRef>) {
+        let room = choice
+            .launch(&self.c)
+            .map_or_else(Resources::new, |(it, _)| it.allocatable());
+        let mut used = Resources::new();
+        c.facts
+            .reschedulable
+            .iter()
+            .map(|&pod| PodRef::Bound { node: c.node, pod })
+            .partition(|r| {
+                let with = used.add(&r.pod(&self.c).requests);
+                let fits = with.fits_in(&room);
+                if fits {
+                    used = with;
+                }
+                fits
+            })
     }
 
     /// `NodePoolState.GetNodeCount` of static pool `p` (`None`: not static): its NodeClaims

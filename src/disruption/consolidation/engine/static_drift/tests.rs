@@ -225,3 +225,23 @@ fn undrifted_or_do_not_disrupt_nodes_are_not_candidates() {
     );
     assert!(r.actions.is_empty(), "{:#?}", r.actions);
 }
+
+/// A replica smaller than the drifted node: its pods land on it while they fit, the rest go
+/// pending (the provisioner's), listed with the action.
+#[test]
+fn pods_beyond_the_replicas_room_go_pending() {
+    let pods = (0..3)
+        .map(|i| PodBuilder::new(&format!("p{i}")).cpu("900m").build())
+        .collect();
+    let r = run(
+        vec![static_pool("fixed", 1, None)],
+        vec![drifted(node("a", "fixed", pods))],
+    );
+    let a = &r.actions[0];
+    assert_eq!(a.replacement.as_ref().unwrap().instance_type, "small");
+    assert_eq!(
+        a.pods,
+        vec!["default/p0".to_string(), "default/p1".to_string()]
+    );
+    assert_eq!(a.pods_left_pending, vec!["default/p2".to_string()]);
+}
