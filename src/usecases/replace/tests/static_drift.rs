@@ -150,3 +150,50 @@ fn limits_nodes_and_replacements_in_flight_hold_static_drift() {
         ]
     );
 }
+
+/// A run killed right after marking a static node: the next run resumes it with its recorded
+/// method, launching the bare replica under the recorded NodeClaim name.
+#[test]
+fn a_killed_static_drift_resumes_under_its_recorded_name() {
+    use crate::disruption::replace::replacement_name;
+    use crate::model::labels::NODECLAIM as NODECLAIM_TAG;
+    const EARLIER: &str = "2023-11-14T20:00:00Z";
+    let world = world();
+    static_pool(&world, 2, None);
+    let n = drifted(&world, 2);
+    let m = read_cluster(&world.cluster).unwrap();
+    let node = m.nodes.iter().find(|x| x.name == n[0]).unwrap().clone();
+    let claim = replacement_name("default", 0, &node, EARLIER);
+    let record = Record {
+        step: Step::Marked,
+        method: Method::StaticDrift,
+        node_claims: vec![claim.clone()],
+        reason: "AMIDrift".into(),
+        started_at: EARLIER.into(),
+        ..Record::default()
+    };
+    world.cluster.update("v1", "Node", None, &n[0], |j| {
+        j["metadata"]["annotations"] = json!({REPLACEMENT: record.format()});
+        j["spec"]["unschedulable"] = json!(true);
+    });
+    // Judged not drifted now: a recorded replacement is finished all the same.
+    let (actions, _) = selected(&world, &n, &[]);
+    assert_eq!(actions.len(), 1);
+    assert_eq!(actions[0].method, Method::StaticDrift);
+    let m = read_cluster(&world.cluster).unwrap();
+    let mut live = world.live();
+    let preview = replace_pipeline::preview(&live, &m, actions, &settings()).unwrap();
+    let outcomes =
+        replace_pipeline::run(&mut live, preview, &settings(), &mut |_: Event| {}).unwrap();
+    assert_eq!(outcomes[0].status, Status::Replaced, "{:?}", outcomes[0]);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+    let tagged: Vec<String> = world
+        .cloud
+        .instances
+        .borrow()
+        .iter()
+        .filter_map(|i| i.tags.get(NODECLAIM_TAG).cloned())
+        .collect();
+    assert!(tagged.contains(&claim), "{tagged:?}");
+    assert_eq!(world.running().len(), 2);
+}
