@@ -24,7 +24,13 @@ use crate::scheduling::template_claim;
 impl<S: Simulator> Engine<S> {
     /// `StaticDrift`: drifted NodeClaims of static pools, replaced by bare replicas.
     pub(super) fn static_drift(&mut self) -> bool {
-        if !self.c.gates.drift {
+        // Cheap first: most clusters have no drifted node in a static pool.
+        let any = self.managed().into_iter().any(|i| {
+            let n = &self.c.nodes[i];
+            n.pool.is_some_and(|p| self.c.pool(p).replicas.is_some())
+                && n.claim.as_ref().is_some_and(|cl| cl.drifted.is_some())
+        });
+        if !self.c.gates.drift || !any {
             return false;
         }
         let cands: Vec<Candidate> = self
