@@ -10,5 +10,6 @@ pub mod consolidation;
 pub mod drain;
 pub mod emptiness;
 pub mod replace;
+pub mod static_drift;
 pub mod static_scale_down;
 pub mod time;

@@ -20,6 +20,7 @@ mod rounds;
 mod scheduler;
 mod shapes;
 mod statics;
+pub use statics::template_claim;
 mod topology;
 mod topology_group;
 mod volumes;

@@ -19,7 +19,7 @@ use crate::model::resources::Resources;
 
 use super::finalize::{finalize, SharedLists};
 use super::node_claim::Claim;
-use super::node_claim_template::prepare_pools;
+use super::node_claim_template::{prepare_pools, Pool};
 use super::reservations::Reservations;
 use super::{Input, PlannedNodeClaim};
 
@@ -52,15 +52,7 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
             continue;
         }
         let mut shared = SharedLists::default();
-        let mut claim = Claim {
-            pool: p,
-            reqs: pool.reqs.clone(),
-            types: (0..pool.types.len() as u32).collect(),
-            requests: Resources::new(),
-            pods: Vec::new(),
-            host_ports: Vec::new(),
-            reserved: Vec::new(),
-        };
+        let mut claim = bare_claim(p, pool);
         for n in 1..=missing {
             // Each launch takes reserved capacity while the pool's reservations have instances
             // left (`getCapacityType`, then `MarkLaunched`), so with reservations every replica
@@ -81,4 +73,37 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
         }
     }
     out
+}
+
+/// The bare NodeClaim of `pool_name`'s template (`scheduling.NewNodeClaimTemplate(np)`: no pod,
+/// no request, reserved capacity not held), as StaticDrift launches one to replace a drifted
+/// static NodeClaim (`core v1.14.1: pkg/controllers/disruption/staticdrift.go`); `None` when the
+/// pool is unknown or none of its types has an available offering.
+pub fn template_claim(input: &Input, pool_name: &str) -> Option<PlannedNodeClaim> {
+    let pools = prepare_pools(input);
+    let (p, pool) = pools
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.input.pool.name == pool_name)?;
+    if pool.types.is_empty() {
+        return None;
+    }
+    let claim = bare_claim(p, pool);
+    let mut planned =
+        finalize(input, pool, &claim, Vec::new(), &mut SharedLists::default()).ok()?;
+    planned.name = format!("{pool_name}-replica");
+    Some(planned)
+}
+
+/// `NewNodeClaimTemplate(np)` as a claim: the pool's requirements and every type, no pod.
+fn bare_claim(p: usize, pool: &Pool<'_>) -> Claim {
+    Claim {
+        pool: p,
+        reqs: pool.reqs.clone(),
+        types: (0..pool.types.len() as u32).collect(),
+        requests: Resources::new(),
+        pods: Vec::new(),
+        host_ports: Vec::new(),
+        reserved: Vec::new(),
+    }
 }

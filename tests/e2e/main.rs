@@ -36,6 +36,7 @@ mod plans;
 mod provision_live;
 mod scheduling;
 mod secrets;
+mod static_drift;
 mod support;
 mod terminal;
 #[path = "../cluster/mod.rs"]

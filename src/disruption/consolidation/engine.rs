@@ -33,6 +33,8 @@ use crate::model::node::Node;
 use crate::model::time::format_rfc3339;
 use rustc_hash::FxHashMap;
 
+mod static_drift;
+
 /// The multi-node batch cap (`maxParallel`).
 const MULTI_NODE_MAX: usize = 100;
 /// `v1.BalancedK`: a Balanced move passes when its score is at least 1/k.
@@ -52,6 +54,7 @@ enum Slot {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Step {
     Expiration,
+    StaticDrift,
     Drift,
     Emptiness,
     EmptyConsolidation,
@@ -61,8 +64,13 @@ enum Step {
 
 fn steps(release: Release) -> &'static [Step] {
     match release {
-        // StaticDrift (static NodePools) is not simulated.
-        Release::V1_14 => &[Step::Emptiness, Step::Drift, Step::Multi, Step::Single],
+        Release::V1_14 => &[
+            Step::Emptiness,
+            Step::StaticDrift,
+            Step::Drift,
+            Step::Multi,
+            Step::Single,
+        ],
         Release::V0_37 | Release::V0_31 => &[
             Step::Expiration,
             Step::Drift,
@@ -423,6 +431,7 @@ impl<S: Simulator> Engine<S> {
     fn step(&mut self, step: Step) -> bool {
         match step {
             Step::Expiration => self.expiration(),
+            Step::StaticDrift => self.static_drift(),
             Step::Drift => self.drift(),
             Step::Emptiness => self.emptiness(),
             Step::EmptyConsolidation => self.empty_consolidation(),

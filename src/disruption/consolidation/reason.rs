@@ -83,6 +83,9 @@ pub enum Reason {
         /// The pool.
         pool: String,
     },
+    /// A drifted NodeClaim of a static pool that StaticDrift leaves alone now (scale-down
+    /// first, or `limits.nodes`; its budget is [`Reason::Budget`]).
+    StaticDrift(crate::disruption::static_drift::Hold),
     /// `consolidateAfter: Never` (v1alpha5: neither consolidation nor `ttlSecondsAfterEmpty`).
     ConsolidationDisabled {
         /// The pool.
@@ -211,6 +214,7 @@ impl Reason {
             Reason::Pdb { .. } => "pdb",
             Reason::MultiplePdbs { .. } => "multiple-pdbs",
             Reason::StaticNodePool { .. } => "static-nodepool",
+            Reason::StaticDrift(hold) => hold.kind(),
             Reason::ConsolidationDisabled { .. } => "consolidation-disabled",
             Reason::WhenEmptyNotEmpty { .. } => "when-empty-not-empty",
             Reason::ConsolidateAfter { .. } => "consolidate-after",
@@ -291,6 +295,7 @@ impl fmt::Display for Reason {
                 pdbs.len(),
                 pdbs.join(", ")
             ),
+            Reason::StaticDrift(hold) => write!(f, "{hold}"),
             Reason::StaticNodePool { pool } => {
                 write!(f, "NodePool {pool} is static (replicas): not consolidated")
             }

@@ -12,6 +12,10 @@ use super::reason::Reason;
 pub enum Method {
     /// `expireAfter` reached.
     Expiration,
+    /// A static NodePool's drifted NodeClaim replaced by a bare replica of its template
+    /// (`StaticDrift`, v1.14). Kebab-case as the node record's `static-scale-down`.
+    #[serde(rename = "static-drift")]
+    StaticDrift,
     /// Drifted.
     Drift,
     /// Empty (v0.31/v0.37 empty-node consolidation included).
@@ -26,6 +30,7 @@ impl fmt::Display for Method {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Method::Expiration => "expiration",
+            Method::StaticDrift => "static-drift",
             Method::Drift => "drift",
             Method::Emptiness => "emptiness",
             Method::Multi => "multi",

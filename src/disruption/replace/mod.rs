@@ -56,6 +56,11 @@ pub enum Method {
     /// provisioner would launch for them once evicted; the drain respects PDBs and waits for
     /// do-not-disrupt pods.
     StaticScaleDown,
+    /// A drifted NodeClaim of a static NodePool (`spec.replicas`) is replaced by one bare
+    /// NodeClaim of its pool's template — no pod is planned, they go where they are scheduled
+    /// once evicted (`core v1.14.1: pkg/controllers/disruption/staticdrift.go`,
+    /// [`crate::disruption::static_drift`]). Graceful and budgeted like drift.
+    StaticDrift,
 }
 
 impl Method {
@@ -68,6 +73,7 @@ impl Method {
             Method::ConsolidationReplace => "consolidation-replace",
             Method::Expiration => "expiration",
             Method::StaticScaleDown => "static-scale-down",
+            Method::StaticDrift => "static-drift",
         }
     }
 
@@ -105,7 +111,7 @@ impl Method {
     /// v1beta1 pool's budgets apply to every reason and v1alpha5 has none, so `Drifted` serves.
     pub fn budget_reason(self) -> DisruptionReason {
         match self {
-            Method::Drift | Method::Expiration | Method::StaticScaleDown => {
+            Method::Drift | Method::Expiration | Method::StaticScaleDown | Method::StaticDrift => {
                 DisruptionReason::Drifted
             }
             Method::EmptyDelete => DisruptionReason::Empty,
@@ -127,6 +133,7 @@ impl<'de> Deserialize<'de> for Method {
             Method::ConsolidationReplace,
             Method::Expiration,
             Method::StaticScaleDown,
+            Method::StaticDrift,
         ]
         .into_iter()
         .find(|m| m.as_str() == text)

@@ -17,7 +17,9 @@ use crate::k8s::Cluster;
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
-use crate::scheduling::{Input, Plan, PlannedNodeClaim, DEFAULT_MAX_INSTANCE_TYPES};
+use crate::scheduling::{
+    template_claim, Input, Plan, PlannedNodeClaim, DEFAULT_MAX_INSTANCE_TYPES,
+};
 use crate::usecases::clock::Clock;
 use crate::usecases::live::Live;
 use crate::usecases::provisioning::Selection;
@@ -34,6 +36,10 @@ pub enum Intent<'c> {
     /// Whatever its pods need, and nothing blocks the start: no do-not-disrupt or PDB check,
     /// pods that fit nowhere go pending (v1 expiration, [`Method::is_forceful`]).
     Forceful,
+    /// One bare NodeClaim of the node's pool's template, whatever its pods (a static pool's
+    /// drifted node, [`Method::StaticDrift`]): its pods are not planned, they go where they
+    /// are scheduled once evicted.
+    Template,
 }
 
 impl Intent<'_> {
@@ -42,6 +48,7 @@ impl Intent<'_> {
         match (action.method, &action.chosen) {
             (m, _) if m.is_delete() => Intent::Delete,
             (m, _) if m.is_forceful(&action.pool) => Intent::Forceful,
+            (Method::StaticDrift, _) => Intent::Template,
             (Method::ConsolidationReplace, Some(chosen)) => Intent::Chosen(chosen),
             _ => Intent::Replace,
         }
@@ -225,6 +232,9 @@ impl<'a> Planner<'a> {
             .collect();
         let mut excluded = self.excluded.clone();
         excluded.extend(names.iter().map(|n| n.to_string()));
+        if matches!(intent, Intent::Template) {
+            return self.template(live, nodes[0], pool, attempt, recorded, excluded);
+        }
         if moving.is_empty() {
             self.excluded = excluded;
             return Ok(NodePlan::Replace {
@@ -295,6 +305,45 @@ impl<'a> Planner<'a> {
     }
 }
 
+impl Planner<'_> {
+    /// [`Intent::Template`]: one bare NodeClaim of `pool`'s template
+    /// (`scheduling.NewNodeClaimTemplate(np)`), named like any replacement; no pod is planned.
+    fn template<C: Cluster, P: Compute, K: Clock + ?Sized>(
+        &mut self,
+        live: &Live<'_, C, P, K>,
+        node: &Node,
+        pool: &NodePool,
+        attempt: &str,
+        recorded: &[String],
+        excluded: BTreeSet<String>,
+    ) -> Result<NodePlan, CommandError> {
+        let mut manifests = self.snapshot.clone();
+        manifests.nodes.retain(|n| !excluded.contains(&n.name));
+        manifests
+            .bound_pods
+            .retain(|p| p.node_name.as_ref().is_some_and(|n| !excluded.contains(n)));
+        manifests.pods.clear();
+        let (_, input) = solve(live, &mut manifests)?;
+        let Some(mut claim) = template_claim(&input, &pool.name) else {
+            return Ok(NodePlan::Blocked {
+                why: Detail::DecisionChanged(format!(
+                    "NodePool {} has no instance type with an available offering for its template",
+                    pool.name
+                )),
+                pdb_only: false,
+            });
+        };
+        claim.name = claim_name(recorded, &claim.node_pool, 0, node, attempt);
+        self.excluded = excluded;
+        Ok(NodePlan::Replace {
+            claims: vec![claim],
+            input: Some(Box::new(input)),
+            reserved: Vec::new(),
+            left_pending: Vec::new(),
+        })
+    }
+}
+
 /// Holds the planned `claims` to what `intent` allows: none for a delete; for a chosen
 /// replacement one NodeClaim of its pool, narrowed to the chosen instance types, capacity type
 /// and zones (its cheapest remaining type is what launches). `Err`: the decision no longer holds.
@@ -306,7 +355,7 @@ fn within(intent: Intent<'_>, claims: &mut [PlannedNodeClaim]) -> Result<(), Det
             .collect()
     };
     match intent {
-        Intent::Replace | Intent::Forceful => Ok(()),
+        Intent::Replace | Intent::Forceful | Intent::Template => Ok(()),
         Intent::Delete if claims.is_empty() => Ok(()),
         Intent::Delete => Err(Detail::NoLongerFits {
             would_launch: types(claims),

@@ -10,6 +10,7 @@ use super::steps::is_reschedulable;
 use super::Event;
 use crate::api::Manifests;
 use crate::disruption::replace::{Action, Method, Record, Step, REPLACEMENT};
+use crate::disruption::static_drift::{decide, Drifted, Hold, PoolState};
 use crate::drift::{DriftSnapshot, Evaluation, NodeDrift, Status as Verdict};
 use crate::error::CommandError;
 use crate::model::node::Node;
@@ -97,6 +98,11 @@ pub fn select(
         else {
             continue;
         };
+        // A static pool's drifted node is StaticDrift's: a bare replica replaces it.
+        let method = match method {
+            Method::Drift if record.is_none() && pool.replicas.is_some() => Method::StaticDrift,
+            m => m,
+        };
         taken.push((
             record.is_none(),
             pods_to_move(m, node) > 0,
@@ -110,10 +116,75 @@ pub fn select(
             },
         ));
     }
+    let held = static_drift_held(m, &taken);
+    taken.retain(|(_, _, a)| {
+        let hold = held.iter().find(|(node, _)| *node == a.node.name);
+        if let Some((node, hold)) = hold {
+            events.emit(Event::Warning(format!("{node}: left alone: {hold}")));
+        }
+        hold.is_none()
+    });
     taken.sort_by(|(a_fresh, a_pods, a), (b_fresh, b_pods, b)| {
         (a_fresh, a_pods, &a.node.name).cmp(&(b_fresh, b_pods, &b.node.name))
     });
     taken.into_iter().map(|(_, _, action)| action).collect()
+}
+
+/// The fresh StaticDrift nodes of `taken` that Karpenter's StaticDrift leaves alone now, and
+/// why (`disruption::static_drift`): their pool above its replicas (scale-down first) or at
+/// its `limits.nodes`. A pool's NodeClaims are its nodes: deleting, pending disruption (in a
+/// replacement of this tool) or running. The `Drifted` budget is the pipeline's slots'.
+fn static_drift_held(m: &Manifests, taken: &[(bool, bool, Action)]) -> Vec<(String, Hold)> {
+    let fresh: Vec<&Action> = taken
+        .iter()
+        .filter(|(fresh, _, a)| *fresh && a.method == Method::StaticDrift)
+        .map(|(_, _, a)| a)
+        .collect();
+    let mut pools: Vec<PoolState> = Vec::new();
+    for a in &fresh {
+        let (Some(replicas), name) = (a.pool.replicas, &a.pool.name) else {
+            continue;
+        };
+        if pools.iter().any(|p| &p.name == name) {
+            continue;
+        }
+        let mut state = PoolState {
+            name: name.clone(),
+            replicas,
+            node_limit: a.pool.limits.get("nodes").map(|milli| milli / 1000),
+            running: 0,
+            deleting: 0,
+            pending_disruption: 0,
+            budget: None,
+        };
+        for n in m
+            .nodes
+            .iter()
+            .filter(|n| n.node_pool() == Some(name.as_str()))
+        {
+            if n.deleting {
+                state.deleting += 1;
+            } else if Record::of(n).is_some() {
+                state.pending_disruption += 1;
+            } else {
+                state.running += 1;
+            }
+        }
+        pools.push(state);
+    }
+    let candidates: Vec<Drifted<String>> = fresh
+        .iter()
+        .map(|a| Drifted {
+            key: a.node.name.clone(),
+            name: a.node.name.clone(),
+            pool: a.pool.name.clone(),
+        })
+        .collect();
+    decide(&pools, &candidates)
+        .held
+        .into_iter()
+        .map(|(d, hold)| (d.key, hold))
+        .collect()
 }
 
 /// How many of the node's pods need a place elsewhere.

@@ -26,6 +26,8 @@
 //!   when it fails; the record on each node names the command, so a killed run resumes it whole.
 //! - **Drift** is not carried out here: it is `drift replace`'s, which evaluates it afresh
 //!   rather than trusting a controller's stale `Drifted` condition; the engine runs with it off.
+//!   So is StaticDrift (a static pool's drifted node replaced by a bare replica): `drift
+//!   replace` takes it with method `static-drift`.
 
 use std::collections::BTreeSet;
 
@@ -137,7 +139,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
     let actions = report
         .actions
         .iter()
-        .find(|a| a.method != Decider::Drift)
+        .find(|a| !matches!(a.method, Decider::Drift | Decider::StaticDrift))
         .map(|a| actions_for(&manifests, a))
         .unwrap_or_default();
     Ok(Round {
@@ -244,7 +246,7 @@ fn resumed(m: &Manifests, config: &Config, held_back: &BTreeSet<String>) -> Vec<
         let Some(record) = Record::of(node) else {
             continue;
         };
-        if record.method == Method::Drift
+        if matches!(record.method, Method::Drift | Method::StaticDrift)
             || !selected(node, config)
             || held_back.contains(&node.name)
             || (node.deleting && record.step != Step::Drained)
@@ -286,6 +288,9 @@ fn actions_for(m: &Manifests, decided: &Decided) -> Vec<Action> {
         // Whatever the engine's decision (v1: deleted, the provisioner launching for its
         // pods), replacements for its pods are launched and Ready before it drains.
         (Decider::Expiration, _) => (Method::Expiration, None),
+        // Not decided here (drift is off), but should one come: a bare replica, as `drift
+        // replace` does it.
+        (Decider::StaticDrift, _) => (Method::StaticDrift, None),
         (Decider::Emptiness, _) => (Method::EmptyDelete, None),
         (_, Decision::Delete) => (Method::ConsolidationDelete, None),
         (_, Decision::Replace) => (

@@ -9,6 +9,7 @@
 mod pipeline;
 mod resume;
 mod select;
+mod static_drift;
 mod via_controller;
 
 use std::cell::RefCell;

@@ -10,7 +10,7 @@ use crate::error::{CommandError, CommandResult, Exit};
 use crate::usecases::replace::select::{check_named, select};
 use crate::usecases::replace::watch::{watch, Passes};
 
-fn verdict_of(name: &str, status: Verdict, reason: Option<DriftReason>) -> NodeDrift {
+pub(super) fn verdict_of(name: &str, status: Verdict, reason: Option<DriftReason>) -> NodeDrift {
     NodeDrift {
         name: name.into(),
         node_pool: Some("default".into()),
