@@ -37,6 +37,10 @@ pub struct PlanDoc<'a> {
     /// Static pools running more NodeClaims than their replicas (absent when none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     static_scale_down: Vec<ScaleDownDoc<'a>>,
+    /// Nodes being deleted whose pods were planned again with the pending pods (absent when
+    /// none): each `name` with its `pods[]`, which appear above where they were placed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    deleting_nodes: Vec<ExistingDoc<'a>>,
 }
 
 #[derive(Serialize)]
@@ -360,6 +364,14 @@ pub fn plan_document<'a>(plan: &'a Plan, region: &str) -> PlanDoc<'a> {
             .collect(),
         price_per_hour: (plan.price_per_hour() * 1e6).round() / 1e6,
         static_scale_down: scale_down_docs(plan),
+        deleting_nodes: plan
+            .from_deleting_nodes
+            .iter()
+            .map(|e| ExistingDoc {
+                name: &e.node,
+                pods: &e.pods,
+            })
+            .collect(),
     }
 }
 
@@ -443,8 +455,26 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
                 }
                 t.write(out, headers)?;
             }
-            if !plan.unschedulable.is_empty() {
+            if !plan.from_deleting_nodes.is_empty() {
                 if !plan.node_claims.is_empty() || !plan.existing_nodes.is_empty() {
+                    writeln!(out)?;
+                }
+                let mut t = Table::new(&["DELETING-NODE", "PODS", "PLANNED-AGAIN"]);
+                for e in &plan.from_deleting_nodes {
+                    let shown = if wide || e.pods.len() <= 3 {
+                        e.pods.join(",")
+                    } else {
+                        format!("{},… (+{})", e.pods[..3].join(","), e.pods.len() - 3)
+                    };
+                    t.row(vec![e.node.clone(), e.pods.len().to_string(), shown]);
+                }
+                t.write(out, headers)?;
+            }
+            if !plan.unschedulable.is_empty() {
+                if !plan.node_claims.is_empty()
+                    || !plan.existing_nodes.is_empty()
+                    || !plan.from_deleting_nodes.is_empty()
+                {
                     writeln!(out)?;
                 }
                 let mut t = Table::new(&["UNSCHEDULABLE-POD", "REASON"]);
