@@ -367,11 +367,7 @@ fn static_pools_above_their_replicas_are_scaled_down_in_the_plan() {
 /// says so once on stderr.
 #[test]
 fn a_nodepool_being_deleted_is_left_out() {
-    let pool = |name: &str, weight: u32, deleting: &str| {
-        format!(
-            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {name}\n{deleting}spec:\n  weight: {weight}\n  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\n---\n"
-        )
-    };
+    let pool = |name: &str, weight: u32, deleting: &str| weighted_pool(name, weight, deleting, "");
     let text = format!(
         "{}{}apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {{name: default}}\nspec:\n  role: r\n  amiSelectorTerms: [{{alias: al2023@latest}}]\n  subnetSelectorTerms: [{{tags: {{a: b}}}}]\n  securityGroupSelectorTerms: [{{tags: {{a: b}}}}]\n---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: default}}\nspec:\n  containers: [{{name: c, image: i, resources: {{requests: {{cpu: 100m}}}}}}]\n",
         pool("going", 100, "  deletionTimestamp: \"2026-12-04T00:00:00Z\"\n  finalizers: [karpenter.sh/termination]\n"),
@@ -379,12 +375,7 @@ fn a_nodepool_being_deleted_is_left_out() {
     );
     let (run, plan) = dry_run_stdin(&text);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let pools: Vec<&str> = plan["nodeClaims"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["nodePool"].as_str().unwrap())
-        .collect();
+    let pools = claim_pools(&plan);
     assert_eq!(pools, ["staying"]);
     assert!(
         run.stderr.contains("NodePool/going: being deleted"),
@@ -393,27 +384,36 @@ fn a_nodepool_being_deleted_is_left_out() {
     );
 }
 
+/// A v1 NodePool `name` of `weight` on EC2NodeClass `default`, with `meta` (indented lines) in
+/// its metadata and `status` (a top-level block) after its spec, ending in `---`.
+fn weighted_pool(name: &str, weight: u32, meta: &str, status: &str) -> String {
+    format!(
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {name}\n{meta}spec:\n  weight: {weight}\n  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\n{status}---\n"
+    )
+}
+
+/// The pools of the plan's NodeClaims, in order.
+fn claim_pools(plan: &Value) -> Vec<&str> {
+    plan["nodeClaims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["nodePool"].as_str().unwrap())
+        .collect()
+}
+
 /// Scheduling suite "should not schedule pods with nodePool which is not ready" (core v1.14.1:
 /// `provisioner.go` `NewScheduler`): a NodePool whose `Ready` is False takes nothing, said with
 /// its reason and message; the pod stays pending when no other pool is ready.
 #[test]
 fn a_nodepool_that_is_not_ready_is_left_out() {
-    let pool = |name: &str, weight: u32, status: &str| {
-        format!(
-            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {name}\nspec:\n  weight: {weight}\n  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\n{status}---\n"
-        )
-    };
+    let pool = |name: &str, weight: u32, status: &str| weighted_pool(name, weight, "", status);
     let rest = "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: default}\nspec:\n  role: r\n  amiSelectorTerms: [{alias: al2023@latest}]\n  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]\n";
     let not_ready = "status:\n  conditions:\n  - {type: Ready, status: \"False\", reason: NodePoolNotReady, message: Node Pool Not Ready}\n";
     let text = format!("{}{}{rest}", pool("a", 100, not_ready), pool("b", 10, ""));
     let (run, plan) = dry_run_stdin(&text);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let pools: Vec<&str> = plan["nodeClaims"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["nodePool"].as_str().unwrap())
-        .collect();
+    let pools = claim_pools(&plan);
     assert_eq!(pools, ["b"]);
     assert!(
         run.stderr

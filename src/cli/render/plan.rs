@@ -16,7 +16,7 @@ use crate::cli::{GlobalArgs, OutputFormat};
 use crate::disruption::static_scale_down::Why;
 use crate::model::labels;
 use crate::model::requirements::{Operator, Requirement};
-use crate::scheduling::{InstanceTypeOption, Plan, PlannedNodeClaim};
+use crate::scheduling::{ExistingPlacement, InstanceTypeOption, Plan, PlannedNodeClaim};
 use crate::usecases::provisioning::{Event, Launch, Launches, WaitReport, WaitStatus};
 use crate::usecases::Sink;
 
@@ -444,31 +444,19 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
                 if !plan.node_claims.is_empty() {
                     writeln!(out)?;
                 }
-                let mut t = Table::new(&["EXISTING-NODE", "PODS", "PLACED"]);
-                for e in &plan.existing_nodes {
-                    let shown = if wide || e.pods.len() <= 3 {
-                        e.pods.join(",")
-                    } else {
-                        format!("{},… (+{})", e.pods[..3].join(","), e.pods.len() - 3)
-                    };
-                    t.row(vec![e.node.clone(), e.pods.len().to_string(), shown]);
-                }
-                t.write(out, headers)?;
+                node_pods_table(
+                    &["EXISTING-NODE", "PODS", "PLACED"],
+                    &plan.existing_nodes,
+                    wide,
+                )
+                .write(out, headers)?;
             }
             if !plan.from_deleting_nodes.is_empty() {
                 if !plan.node_claims.is_empty() || !plan.existing_nodes.is_empty() {
                     writeln!(out)?;
                 }
-                let mut t = Table::new(&["DELETING-NODE", "PODS", "PLANNED-AGAIN"]);
-                for e in &plan.from_deleting_nodes {
-                    let shown = if wide || e.pods.len() <= 3 {
-                        e.pods.join(",")
-                    } else {
-                        format!("{},… (+{})", e.pods[..3].join(","), e.pods.len() - 3)
-                    };
-                    t.row(vec![e.node.clone(), e.pods.len().to_string(), shown]);
-                }
-                t.write(out, headers)?;
+                let columns = ["DELETING-NODE", "PODS", "PLANNED-AGAIN"];
+                node_pods_table(&columns, &plan.from_deleting_nodes, wide).write(out, headers)?;
             }
             if !plan.unschedulable.is_empty() {
                 if !plan.node_claims.is_empty()
@@ -535,6 +523,20 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
         }
     }
     Ok(())
+}
+
+/// Nodes with their pods, one row each: the first three pods (all with `-o wide`).
+fn node_pods_table(columns: &[&str], rows: &[ExistingPlacement], wide: bool) -> Table {
+    let mut t = Table::new(columns);
+    for e in rows {
+        let shown = if wide || e.pods.len() <= 3 {
+            e.pods.join(",")
+        } else {
+            format!("{},… (+{})", e.pods[..3].join(","), e.pods.len() - 3)
+        };
+        t.row(vec![e.node.clone(), e.pods.len().to_string(), shown]);
+    }
+    t
 }
 
 /// The question asked before a live run changes anything: what it launches and removes.

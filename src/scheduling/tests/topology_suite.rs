@@ -5,59 +5,28 @@
 //! (inverse, Schrödinger, arch, dependent affinities).
 
 use super::constraints::default_types;
+use super::spread::{node_with, skew};
 use super::*;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
 
 const APP: (&str, &str) = ("test", "test");
 
-/// Pods placed per domain of `key` (new NodeClaims and existing nodes), counting only pods
-/// labelled `APP` when `only_app` (upstream `ExpectSkew` with the constraint's selector), sorted
-/// descending.
-fn per_domain(inp: &Input, plan: &Plan, key: &str, only_app: bool) -> Vec<usize> {
-    let counted = |name: &str| {
-        !only_app
-            || inp
-                .pods
-                .iter()
-                .any(|p| p.key() == name && p.labels.get(APP.0).map(String::as_str) == Some(APP.1))
-    };
-    let mut per: BTreeMap<String, usize> = BTreeMap::new();
-    for c in &plan.node_claims {
-        let n = c.pods.iter().filter(|p| counted(p)).count();
-        if n > 0 {
-            let domain = if key == HOSTNAME {
-                c.name.clone()
-            } else {
-                c.labels[key].clone()
-            };
-            *per.entry(domain).or_default() += n;
-        }
-    }
-    for e in &inp.existing_nodes {
-        let new = plan
-            .existing_nodes
-            .iter()
-            .find(|p| p.node == e.node.name)
-            .map_or(0, |p| p.pods.iter().filter(|n| counted(n)).count());
-        let old = e
-            .pods
-            .iter()
-            .filter(|p| !only_app || p.labels.get(APP.0).map(String::as_str) == Some(APP.1))
-            .count();
-        if new + old > 0 {
-            *per.entry(e.node.labels[key].clone()).or_default() += new + old;
-        }
-    }
-    let mut v: Vec<usize> = per.into_values().collect();
-    v.sort_unstable_by(|a, b| b.cmp(a));
-    v
-}
-
 fn zonal(name: &str) -> PodBuilder {
     PodBuilder::new(name)
         .label(APP.0, APP.1)
         .spread(ZONE, 1, true, &[APP])
+}
+
+/// `n` pods labelled `APP` of `cpu`, spread on `key` by `APP` with max skew 1 (`hard`:
+/// DoNotSchedule).
+fn spread_pods(n: usize, cpu: &str, key: &str, hard: bool) -> Vec<Pod> {
+    pods(n, |i| {
+        PodBuilder::new(&format!("p{i}"))
+            .label(APP.0, APP.1)
+            .cpu(cpu)
+            .spread(key, 1, hard, &[APP])
+    })
 }
 
 fn solve_for(pods: Vec<Pod>, pools: Vec<NodePool>) -> (Input, Plan) {
@@ -72,52 +41,42 @@ fn solve_for(pods: Vec<Pod>, pools: Vec<NodePool>) -> (Input, Plan) {
     (inp, plan)
 }
 
+/// Pool `default` limited to zones 1 and 2.
+fn zones_1_and_2() -> NodePool {
+    with_requirement(
+        node_pool("default"),
+        ZONE,
+        In,
+        &["test-zone-1", "test-zone-2"],
+    )
+}
+
 fn labelled(mut pool: NodePool, key: &str, value: &str) -> NodePool {
     pool.labels.insert(key.into(), value.into());
     pool
 }
 
-/// A node of pool `default` in `zone` with `pods` (bound there), 1 CPU allocatable.
-fn node_in(name: &str, zone: &str, pods: Vec<Pod>) -> ExistingNode {
-    node_of(name, zone, ON_DEMAND, pods)
+/// A pod labelled `APP` of `cpu`, bound to node `n1`.
+fn bound_on_n1(cpu: &str) -> Pod {
+    PodBuilder::new("old")
+        .label(APP.0, APP.1)
+        .cpu(cpu)
+        .on_node("n1")
+        .build()
 }
 
-/// [`node_in`] with a capacity type.
-fn node_of(name: &str, zone: &str, capacity_type: &str, pods: Vec<Pod>) -> ExistingNode {
-    ExistingNode {
-        node: Node {
-            name: name.into(),
-            labels: labels_of(&[
-                (HOSTNAME, name),
-                (ZONE, zone),
-                (CAPACITY_TYPE, capacity_type),
-                ("karpenter.sh/nodepool", "default"),
-            ]),
-            allocatable: crate::model::resources::Resources::from_pairs(&[
-                ("cpu", "1"),
-                ("memory", "1Gi"),
-                ("pods", "10"),
-            ]),
-            ready: true,
-            initialized: true,
-            ..Default::default()
-        },
-        pods,
-    }
+/// An on-demand node in `zone` with `pods` (bound there), 1 CPU allocatable.
+fn node_in(name: &str, zone: &str, pods: Vec<Pod>) -> ExistingNode {
+    node_with(name, zone, ON_DEMAND, pods)
 }
 
 /// "Zonal" › "should respect NodePool zonal constraints (subset) with requirements": the pool
 /// reaches two zones, which are the only domains: 2/2.
 #[test]
 fn zonal_subset_with_requirements() {
-    let pool = with_requirement(
-        node_pool("default"),
-        ZONE,
-        In,
-        &["test-zone-1", "test-zone-2"],
-    );
+    let pool = zones_1_and_2();
     let (inp, plan) = solve_for(pods(4, |i| zonal(&format!("p{i}"))), vec![pool]);
-    assert_eq!(per_domain(&inp, &plan, ZONE, true), [2, 2]);
+    assert_eq!(skew(&inp, &plan, ZONE), [2, 2]);
     assert!(plan.unschedulable.is_empty());
 }
 
@@ -126,19 +85,10 @@ fn zonal_subset_with_requirements() {
 #[test]
 fn zonal_subset_with_labels() {
     let labels_only = labelled(node_pool("default"), ZONE, "test-zone-1");
-    let both = labelled(
-        with_requirement(
-            node_pool("default"),
-            ZONE,
-            In,
-            &["test-zone-1", "test-zone-2"],
-        ),
-        ZONE,
-        "test-zone-1",
-    );
+    let both = labelled(zones_1_and_2(), ZONE, "test-zone-1");
     for (name, pool) in [("labels", labels_only), ("requirements and labels", both)] {
         let (inp, plan) = solve_for(pods(4, |i| zonal(&format!("p{i}"))), vec![pool]);
-        assert_eq!(per_domain(&inp, &plan, ZONE, true), [4], "{name}");
+        assert_eq!(skew(&inp, &plan, ZONE), [4], "{name}");
         assert!(plan.unschedulable.is_empty(), "{name}");
     }
 }
@@ -147,19 +97,10 @@ fn zonal_subset_with_labels() {
 /// to zones 1–2), another labelled zone-2: the domains are the two labels, 2/2.
 #[test]
 fn zonal_subset_with_labels_across_pools() {
-    let first = labelled(
-        with_requirement(
-            node_pool("default"),
-            ZONE,
-            In,
-            &["test-zone-1", "test-zone-2"],
-        ),
-        ZONE,
-        "test-zone-1",
-    );
+    let first = labelled(zones_1_and_2(), ZONE, "test-zone-1");
     let second = labelled(node_pool("second"), ZONE, "test-zone-2");
     let (inp, plan) = solve_for(pods(4, |i| zonal(&format!("p{i}"))), vec![first, second]);
-    assert_eq!(per_domain(&inp, &plan, ZONE, true), [2, 2]);
+    assert_eq!(skew(&inp, &plan, ZONE), [2, 2]);
     assert!(plan.unschedulable.is_empty());
 }
 
@@ -175,11 +116,7 @@ fn an_existing_pod_in_an_unreachable_zone_is_a_domain() {
         ("test-zone-1", ["test-zone-2", "test-zone-3"]),
     ] {
         let pool = with_requirement(node_pool("default"), ZONE, In, &reachable);
-        let bound = PodBuilder::new("old")
-            .label(APP.0, APP.1)
-            .cpu("1.1")
-            .on_node("n1")
-            .build();
+        let bound = bound_on_n1("1.1");
         let mut inp = input(
             pods(10, |i| zonal(&format!("p{i}")).cpu("1.1")),
             vec![pool_input(pool, default_types())],
@@ -187,7 +124,7 @@ fn an_existing_pod_in_an_unreachable_zone_is_a_domain() {
         inp.existing_nodes = vec![node_in("n1", existing_zone, vec![bound])];
         let plan = solve(&inp);
         assert_eq!(
-            per_domain(&inp, &plan, ZONE, true),
+            skew(&inp, &plan, ZONE),
             [2, 2, 1],
             "existing in {existing_zone}"
         );
@@ -252,27 +189,14 @@ fn two_deployments_spread_by_hostname_share_two_nodes() {
 fn capacity_type_skew_hard_and_schedule_anyway() {
     for (hard, want, pending) in [(true, vec![2, 1], 3), (false, vec![5, 1], 0)] {
         let pool = with_requirement(node_pool("default"), CAPACITY_TYPE, In, &[ON_DEMAND]);
-        let bound = PodBuilder::new("old")
-            .label(APP.0, APP.1)
-            .cpu("1.1")
-            .on_node("n1")
-            .build();
+        let bound = bound_on_n1("1.1");
         let mut inp = input(
-            pods(5, |i| {
-                PodBuilder::new(&format!("p{i}"))
-                    .label(APP.0, APP.1)
-                    .cpu("1.1")
-                    .spread(CAPACITY_TYPE, 1, hard, &[APP])
-            }),
+            spread_pods(5, "1.1", CAPACITY_TYPE, hard),
             vec![pool_input(pool, default_types())],
         );
-        inp.existing_nodes = vec![node_of("n1", "test-zone-1", SPOT, vec![bound])];
+        inp.existing_nodes = vec![node_with("n1", "test-zone-1", SPOT, vec![bound])];
         let plan = solve(&inp);
-        assert_eq!(
-            per_domain(&inp, &plan, CAPACITY_TYPE, true),
-            want,
-            "hard {hard}"
-        );
+        assert_eq!(skew(&inp, &plan, CAPACITY_TYPE), want, "hard {hard}");
         assert_eq!(plan.unschedulable.len(), pending, "hard {hard}");
     }
 }
@@ -296,7 +220,7 @@ fn capacity_type_counts_only_matching_running_pods_on_labelled_nodes() {
         app("s1", "spot").build(),
         app("s2", "spot").build(),
     ];
-    let mut bare = node_of(
+    let mut bare = node_with(
         "bare",
         "test-zone-1",
         ON_DEMAND,
@@ -312,8 +236,8 @@ fn capacity_type_counts_only_matching_running_pods_on_labelled_nodes() {
         vec![pool_input(node_pool("default"), default_types())],
     );
     inp.existing_nodes = vec![
-        node_of("spot", "test-zone-1", SPOT, spot),
-        node_of(
+        node_with("spot", "test-zone-1", SPOT, spot),
+        node_with(
             "od",
             "test-zone-1",
             ON_DEMAND,
@@ -508,16 +432,7 @@ fn two_deployments_of_different_arches_need_four_nodes() {
 
 /// A node labelled `key=value` (and the node's zone and capacity type) holding one `APP` pod.
 fn node_labelled(key: &str, value: &str) -> ExistingNode {
-    let mut n = node_of(
-        "n1",
-        "test-zone-1",
-        ON_DEMAND,
-        vec![PodBuilder::new("old")
-            .label(APP.0, APP.1)
-            .cpu("2")
-            .on_node("n1")
-            .build()],
-    );
+    let mut n = node_with("n1", "test-zone-1", ON_DEMAND, vec![bound_on_n1("2")]);
     n.node.labels.insert(key.into(), value.into());
     n
 }
@@ -531,17 +446,12 @@ fn an_existing_domain_the_pool_cannot_reach_still_counts() {
     for (key, existing, launched) in [(CAPACITY_TYPE, ON_DEMAND, SPOT), (ARCH, "amd64", "arm64")] {
         let pool = with_requirement(node_pool("default"), key, In, &[launched]);
         let mut inp = input(
-            pods(5, |i| {
-                PodBuilder::new(&format!("p{i}"))
-                    .label(APP.0, APP.1)
-                    .cpu("2")
-                    .spread(key, 1, true, &[APP])
-            }),
+            spread_pods(5, "2", key, true),
             vec![pool_input(pool, default_types())],
         );
         inp.existing_nodes = vec![node_labelled(key, existing)];
         let plan = solve(&inp);
-        assert_eq!(per_domain(&inp, &plan, key, true), [2, 1], "{key}");
+        assert_eq!(skew(&inp, &plan, key), [2, 1], "{key}");
         assert_eq!(plan.unschedulable.len(), 3, "{key}");
     }
 }
@@ -563,7 +473,7 @@ fn node_affinity_excludes_other_capacity_types_from_the_count() {
     inp.existing_nodes = vec![node_labelled(CAPACITY_TYPE, ON_DEMAND)];
     let plan = solve(&inp);
     assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
-    assert_eq!(per_domain(&inp, &plan, CAPACITY_TYPE, true), [5, 1]);
+    assert_eq!(skew(&inp, &plan, CAPACITY_TYPE), [5, 1]);
 }
 
 /// "… should not violate pod anti-affinity on zone (inverse w/existing nodes)" and "… should
