@@ -104,8 +104,8 @@ fn zonal_subset_with_labels_across_pools() {
     assert!(plan.unschedulable.is_empty());
 }
 
-/// "Zonal" › "should respect NodePool zonal constraints (existing pod)" and "should not
-/// violate max-skew when unsat = do not schedule (discover domains)": a matching pod already
+/// "Zonal" › "should respect NodePool zonal constraints (existing pod)", "should not violate
+/// max-skew when unsat = do not schedule" and "… (discover domains)": a matching pod already
 /// runs in zone 3 (resp. 1), which the pool no longer reaches; 1.1-CPU pods each need a node.
 /// The existing pod's zone is a domain (at 1), so the reachable zones take 2 each and the rest
 /// stays pending: 1/2/2.
@@ -507,5 +507,38 @@ fn inverse_anti_affinity_of_existing_pods() {
             usize::from(required),
             "required {required}"
         );
+    }
+}
+
+/// "Zonal" › "should balance pods across zones (match labels)", "… (match expressions)" and
+/// "should respect NodePool zonal constraints" (the three zones named): 4 pods, 2/1/1.
+#[test]
+fn four_pods_balance_over_three_zones() {
+    use crate::model::selector::{LabelSelector, SelectorExpr, SelectorOp};
+    let expressions = LabelSelector {
+        match_expressions: vec![SelectorExpr {
+            key: APP.0.into(),
+            op: SelectorOp::In,
+            values: vec![APP.1.into()],
+        }],
+        ..Default::default()
+    };
+    for (name, by_expression, pool) in [
+        ("match labels", false, node_pool("default")),
+        ("match expressions", true, node_pool("default")),
+        (
+            "NodePool zonal constraints",
+            false,
+            with_requirement(node_pool("default"), ZONE, In, &FAKE_ZONES),
+        ),
+    ] {
+        let mut pending = pods(4, |i| zonal(&format!("p{i}")));
+        if by_expression {
+            for p in &mut pending {
+                p.topology_spread[0].label_selector = Some(expressions.clone());
+            }
+        }
+        let (inp, plan) = solve_for(pending, vec![pool]);
+        assert_eq!(skew(&inp, &plan, ZONE), [2, 1, 1], "{name}");
     }
 }
