@@ -542,3 +542,59 @@ fn four_pods_balance_over_three_zones() {
         assert_eq!(skew(&inp, &plan, ZONE), [2, 1, 1], "{name}");
     }
 }
+
+/// The zones of the plan's NodeClaims, one per pod placed.
+fn pod_zones(plan: &Plan) -> BTreeMap<String, usize> {
+    let mut per = BTreeMap::new();
+    for c in &plan.node_claims {
+        *per.entry(c.launch.zone.clone()).or_default() += c.pods.len();
+    }
+    per
+}
+
+/// "… should not violate pod anti-affinity on zone (other schedules first)": the 2-CPU `s2`
+/// pod schedules first, its zone still open, so the pod with anti-affinity to it fits nowhere
+/// in the batch.
+#[test]
+fn anti_affinity_to_a_pod_whose_zone_is_open() {
+    let pods = vec![
+        PodBuilder::new("target").label(S2.0, S2.1).cpu("2").build(),
+        PodBuilder::new("aff").anti_affinity(ZONE, &[S2]).build(),
+    ];
+    let (_, plan) = solve_for(pods, vec![node_pool("default")]);
+    let pending: Vec<&str> = plan.unschedulable.iter().map(|u| u.pod.as_str()).collect();
+    assert_eq!(pending, ["default/aff"]);
+}
+
+/// "… should support pod affinity with zone topology (unconstrained target)": ten pods with
+/// zone affinity to an `s2` pod whose zone is open stay pending in the batch; the next batch
+/// (rounds) places them all in its zone: 11. "… (constrained target)": the target is required
+/// into zone 1, so all 11 go there in one batch.
+#[test]
+fn zone_affinity_to_an_unconstrained_and_a_constrained_target() {
+    let followers = || {
+        pods(10, |i| {
+            PodBuilder::new(&format!("f{i}")).affinity(ZONE, &[S2])
+        })
+    };
+    let mut open = followers();
+    open.push(PodBuilder::new("target").label(S2.0, S2.1).build());
+    let (inp, plan) = solve_for(open, vec![node_pool("default")]);
+    assert_eq!(plan.unschedulable.len(), 10);
+    let all = crate::scheduling::solve_rounds(&inp);
+    assert!(all.unschedulable.is_empty(), "{:?}", all.unschedulable);
+    assert_eq!(pod_zones(&all).into_values().collect::<Vec<_>>(), [11]);
+
+    let mut constrained = followers();
+    constrained.push(
+        PodBuilder::new("target")
+            .label(S2.0, S2.1)
+            .required_term(&[(ZONE, In, &["test-zone-1"])])
+            .build(),
+    );
+    let (_, plan) = solve_for(constrained, vec![node_pool("default")]);
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+    let zones = pod_zones(&plan);
+    assert_eq!(zones.len(), 1);
+    assert_eq!(zones.get("test-zone-1"), Some(&11));
+}
