@@ -276,5 +276,6 @@ pub(crate) fn status(
             &format!("{path}.capacityReservations"),
             s.capacity_reservations.as_ref(),
         )?,
+        conditions: super::nodepool::conditions(s.conditions.as_deref()),
     })
 }

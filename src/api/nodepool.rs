@@ -2,7 +2,7 @@
 //! and the node class reference.
 
 use super::error::{Ctx, InputError};
-use super::meta::{NodeClassRefSpec, RequirementSpec, TaintSpec, TemplateMetadata};
+use super::meta::{Condition, NodeClassRefSpec, RequirementSpec, TaintSpec, TemplateMetadata};
 use super::v1alpha5::{group_of, AWS_GROUP};
 use super::validate;
 use crate::model::nodepool::NodeClassRef;
@@ -90,4 +90,26 @@ pub(crate) fn node_class_ref(
         .filter(|k| !k.is_empty())
         .unwrap_or_else(|| "EC2NodeClass".into());
     Ok(NodeClassRef { group, kind, name })
+}
+
+/// `status.conditions` as written (NodePool, EC2NodeClass): a condition without a `type` is
+/// dropped; a `status` other than `True`/`False` reads as `Unknown`, as Kubernetes' condition
+/// helpers read it.
+pub(crate) fn conditions(list: Option<&[Condition]>) -> Vec<crate::model::nodepool::Condition> {
+    use crate::model::nodepool::ConditionStatus;
+    list.unwrap_or_default()
+        .iter()
+        .filter_map(|c| {
+            Some(crate::model::nodepool::Condition {
+                type_: c.type_.clone()?,
+                status: match c.status.as_deref() {
+                    Some("True") => ConditionStatus::True,
+                    Some("False") => ConditionStatus::False,
+                    _ => ConditionStatus::Unknown,
+                },
+                reason: c.reason.clone().unwrap_or_default(),
+                message: c.message.clone().unwrap_or_default(),
+            })
+        })
+        .collect()
 }

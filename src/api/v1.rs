@@ -385,6 +385,9 @@ impl NodePool {
             )?,
             replicas: spec.replicas,
             deleting: self.metadata.deletion_timestamp.is_some(),
+            conditions: super::nodepool::conditions(
+                self.status.as_ref().and_then(|s| s.conditions.as_deref()),
+            ),
             raw_spec: serde_json::to_value(&spec).ok(),
         })
     }
@@ -482,6 +485,7 @@ impl Ec2NodeClass {
                 Some(s) => nodeclass::status(&ctx, "status", s)?,
                 None => Default::default(),
             },
+            deleting: self.metadata.deletion_timestamp.is_some(),
             raw_spec: serde_json::to_value(&spec).ok(),
         })
     }

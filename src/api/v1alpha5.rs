@@ -446,6 +446,7 @@ impl Provisioner {
             status_resources,
             replicas: None,
             deleting: false,
+            conditions: Vec::new(),
             raw_spec: None,
         };
         Ok((pool, inline_class))
@@ -544,6 +545,7 @@ fn provider_class(
         kubelet: None,
         launch_template: p.launch_template.clone(),
         status: Default::default(),
+        deleting: false,
         raw_spec: None,
     })
 }

@@ -336,6 +336,9 @@ impl NodePool {
             )?,
             replicas: None,
             deleting: self.metadata.deletion_timestamp.is_some(),
+            conditions: super::nodepool::conditions(
+                self.status.as_ref().and_then(|s| s.conditions.as_deref()),
+            ),
             raw_spec: serde_json::to_value(&spec).ok(),
         })
     }
@@ -402,6 +405,7 @@ impl Ec2NodeClass {
                 Some(s) => nodeclass::status(&ctx, "status", s)?,
                 None => Default::default(),
             },
+            deleting: self.metadata.deletion_timestamp.is_some(),
             raw_spec: serde_json::to_value(&spec).ok(),
         })
     }

@@ -13,7 +13,7 @@ use crate::cloud::Catalog;
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::scheduling;
 use crate::usecases::provisioning::assumptions;
-use crate::usecases::provisioning::input::{build_input, CatalogSizing};
+use crate::usecases::provisioning::input::{build_input, reschedule_deleting, CatalogSizing};
 use crate::usecases::provisioning::statics;
 
 /// Runs the command.
@@ -50,11 +50,12 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     ) {
         ctx.warn(&format!("assuming: {assumption}"));
     }
-    let input = build_input(
+    let mut input = build_input(
         &mut manifests,
         &args.selection(),
         &mut CatalogSizing::new(&catalog, &region),
     )?;
+    let moved = reschedule_deleting(&mut input, &manifests.pdbs, super::unix_now());
     for warning in &manifests.warnings {
         ctx.warn(warning);
     }
@@ -63,6 +64,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     }
     let mut plan = scheduling::solve_rounds(&input);
     plan.static_scale_down = statics::scale_downs(&manifests, &input, super::unix_now());
+    plan.from_deleting_nodes = moved;
     render::plan::plan(ctx.out, ctx.global, &plan, &region)
         .map_err(|e| CommandError::remote(format!("writing output: {e}")))?;
     Ok(if plan.unschedulable.is_empty() {

@@ -151,6 +151,9 @@ pub struct NodePool {
     pub replicas: Option<i64>,
     /// `metadata.deletionTimestamp` is set: a static pool being deleted is not scaled down.
     pub deleting: bool,
+    /// `status.conditions` (v1/v1beta1) as a controller last wrote them; empty when the input
+    /// has no status (a manifest from git).
+    pub conditions: Vec<Condition>,
     /// `spec` as read (v1/v1beta1; the typed fields, round-tripped to JSON): what Karpenter's
     /// `nodepool-hash` is computed from (`drift::hash`).
     pub raw_spec: Option<serde_json::Value>,
@@ -263,6 +266,33 @@ pub struct NodeClassStatus {
     /// `capacityReservationSelectorTerms` to. `None` when the status does not have the field
     /// (no controller wrote it, or a manifest from git), which is not the same as `[]`.
     pub capacity_reservations: Option<Vec<ReservationStatus>>,
+    /// `status.conditions` (v1beta1/v1; `Ready` among them).
+    pub conditions: Vec<Condition>,
+}
+
+/// A status condition (`status.conditions[]`) as a controller wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Condition {
+    /// `type` (`Ready`, `NodeClassReady`, …).
+    pub type_: String,
+    /// `status`.
+    pub status: ConditionStatus,
+    /// `reason` (empty when absent).
+    pub reason: String,
+    /// `message` (empty when absent).
+    pub message: String,
+}
+
+/// A condition's `status`: `True`, `False`, or anything else (`Unknown`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ConditionStatus {
+    /// `True`.
+    True,
+    /// `False`.
+    False,
+    /// `Unknown`, or a value Kubernetes does not define.
+    #[default]
+    Unknown,
 }
 
 /// One entry of `EC2NodeClass.status.capacityReservations`, as far as drift needs it.
@@ -321,6 +351,9 @@ pub struct NodeClass {
     pub launch_template: Option<String>,
     /// Status as last written by a controller.
     pub status: NodeClassStatus,
+    /// `metadata.deletionTimestamp` is set: its NodePools are not ready
+    /// (`NodeClassReady=False`, reason `NodeClassTerminating`).
+    pub deleting: bool,
     /// `spec` as read (the typed fields, round-tripped to JSON): what Karpenter's
     /// `ec2nodeclass-hash` is computed from (`drift::hash`).
     pub raw_spec: Option<serde_json::Value>,

@@ -274,6 +274,9 @@ pub struct Plan {
     /// Static pools running more NodeClaims than their replicas, and which go (set by the
     /// caller: `disruption::static_scale_down`, docs/karpenter.md §6.11).
     pub static_scale_down: Vec<crate::disruption::static_scale_down::StaticScaleDown>,
+    /// The pods of nodes being deleted that were planned again with the pending pods, by node
+    /// (set by the caller: `usecases::provisioning::input::reschedule_deleting`).
+    pub from_deleting_nodes: Vec<ExistingPlacement>,
 }
 
 impl Plan {

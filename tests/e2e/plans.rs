@@ -367,11 +367,7 @@ fn static_pools_above_their_replicas_are_scaled_down_in_the_plan() {
 /// says so once on stderr.
 #[test]
 fn a_nodepool_being_deleted_is_left_out() {
-    let pool = |name: &str, weight: u32, deleting: &str| {
-        format!(
-            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {name}\n{deleting}spec:\n  weight: {weight}\n  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\n---\n"
-        )
-    };
+    let pool = |name: &str, weight: u32, deleting: &str| weighted_pool(name, weight, deleting, "");
     let text = format!(
         "{}{}apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {{name: default}}\nspec:\n  role: r\n  amiSelectorTerms: [{{alias: al2023@latest}}]\n  subnetSelectorTerms: [{{tags: {{a: b}}}}]\n  securityGroupSelectorTerms: [{{tags: {{a: b}}}}]\n---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: default}}\nspec:\n  containers: [{{name: c, image: i, resources: {{requests: {{cpu: 100m}}}}}}]\n",
         pool("going", 100, "  deletionTimestamp: \"2026-12-04T00:00:00Z\"\n  finalizers: [karpenter.sh/termination]\n"),
@@ -379,16 +375,91 @@ fn a_nodepool_being_deleted_is_left_out() {
     );
     let (run, plan) = dry_run_stdin(&text);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    let pools: Vec<&str> = plan["nodeClaims"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["nodePool"].as_str().unwrap())
-        .collect();
+    let pools = claim_pools(&plan);
     assert_eq!(pools, ["staying"]);
     assert!(
         run.stderr.contains("NodePool/going: being deleted"),
         "{}",
         run.stderr
     );
+}
+
+/// A v1 NodePool `name` of `weight` on EC2NodeClass `default`, with `meta` (indented lines) in
+/// its metadata and `status` (a top-level block) after its spec, ending in `---`.
+fn weighted_pool(name: &str, weight: u32, meta: &str, status: &str) -> String {
+    format!(
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: {name}\n{meta}spec:\n  weight: {weight}\n  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\n{status}---\n"
+    )
+}
+
+/// The pools of the plan's NodeClaims, in order.
+fn claim_pools(plan: &Value) -> Vec<&str> {
+    plan["nodeClaims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["nodePool"].as_str().unwrap())
+        .collect()
+}
+
+/// Scheduling suite "should not schedule pods with nodePool which is not ready" (core v1.14.1:
+/// `provisioner.go` `NewScheduler`): a NodePool whose `Ready` is False takes nothing, said with
+/// its reason and message; the pod stays pending when no other pool is ready.
+#[test]
+fn a_nodepool_that_is_not_ready_is_left_out() {
+    let pool = |name: &str, weight: u32, status: &str| weighted_pool(name, weight, "", status);
+    let rest = "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: default}\nspec:\n  role: r\n  amiSelectorTerms: [{alias: al2023@latest}]\n  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]\n";
+    let not_ready = "status:\n  conditions:\n  - {type: Ready, status: \"False\", reason: NodePoolNotReady, message: Node Pool Not Ready}\n";
+    let text = format!("{}{}{rest}", pool("a", 100, not_ready), pool("b", 10, ""));
+    let (run, plan) = dry_run_stdin(&text);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let pools = claim_pools(&plan);
+    assert_eq!(pools, ["b"]);
+    assert!(
+        run.stderr
+            .contains("NodePool/a: not Ready (Ready=False, NodePoolNotReady: Node Pool Not Ready)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("NodePool b has no Ready status condition: taken as Ready"),
+        "{}",
+        run.stderr
+    );
+    // Alone, the pool leaves the pod pending (exit 1).
+    let (run, plan) = dry_run_stdin(&format!("{}{rest}", pool("a", 100, not_ready)));
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(plan["unschedulable"][0]["pod"], "default/p");
+}
+
+/// Karpenter schedules the pods of a deleting node with the pending pods, never back onto
+/// that node (core v1.14.1: `provisioner.go` `Schedule`, `nodes.Deleting()
+/// .CurrentlyReschedulablePods`; provisioning suite "should schedule all pods on one inflight
+/// node when node is in deleting state", scheduling suite "Deleting Nodes"). The plan lists them
+/// under `deletingNodes`; a DaemonSet's pod there is not planned again.
+#[test]
+fn pods_of_a_deleting_node_are_planned_again() {
+    let text = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: default}\nspec:\n  role: r\n  amiSelectorTerms: [{alias: al2023@latest}]\n  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  deletionTimestamp: \"2026-12-04T00:00:00Z\"\n  finalizers: [karpenter.sh/termination]\n  labels: {karpenter.sh/nodepool: default, karpenter.sh/initialized: \"true\", karpenter.sh/registered: \"true\", node.kubernetes.io/instance-type: m5.large, topology.kubernetes.io/zone: us-east-1a}\nspec: {providerID: \"aws:///us-east-1a/i-1\"}\nstatus: {allocatable: {cpu: \"2\", memory: 8Gi, pods: \"29\"}, capacity: {cpu: \"2\", memory: 8Gi, pods: \"29\"}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: running, namespace: default}\nspec:\n  nodeName: n1\n  containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]\nstatus: {phase: Running}\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: daemon\n  namespace: default\n  ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: ds, uid: u, controller: true}]\nspec:\n  nodeName: n1\n  containers: [{name: c, image: i}]\nstatus: {phase: Running}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: pending, namespace: default}\nspec:\n  containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]\n";
+    let (run, plan) = dry_run_stdin(text);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let claims = plan["nodeClaims"].as_array().unwrap();
+    assert_eq!(claims.len(), 1, "{plan}");
+    let mut pods: Vec<&str> = claims[0]["pods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    pods.sort();
+    assert_eq!(pods, ["default/pending", "default/running"]);
+    assert_eq!(plan["existingNodes"], serde_json::json!([]));
+    assert_eq!(
+        plan["deletingNodes"],
+        serde_json::json!([{"name": "n1", "pods": ["default/running"]}])
+    );
+    // The table says it too.
+    let table = karpenter(&["provision", "--dry-run", "-f", "-"], text.as_bytes());
+    assert!(table.stdout.contains("DELETING-NODE"), "{}", table.stdout);
+    assert!(table.stdout.contains("default/running"), "{}", table.stdout);
 }

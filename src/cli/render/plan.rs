@@ -16,7 +16,7 @@ use crate::cli::{GlobalArgs, OutputFormat};
 use crate::disruption::static_scale_down::Why;
 use crate::model::labels;
 use crate::model::requirements::{Operator, Requirement};
-use crate::scheduling::{InstanceTypeOption, Plan, PlannedNodeClaim};
+use crate::scheduling::{ExistingPlacement, InstanceTypeOption, Plan, PlannedNodeClaim};
 use crate::usecases::provisioning::{Event, Launch, Launches, WaitReport, WaitStatus};
 use crate::usecases::replace::NodeOutcome;
 use crate::usecases::Sink;
@@ -38,6 +38,10 @@ pub struct PlanDoc<'a> {
     /// Static pools running more NodeClaims than their replicas (absent when none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     static_scale_down: Vec<ScaleDownDoc<'a>>,
+    /// Nodes being deleted whose pods were planned again with the pending pods (absent when
+    /// none): each `name` with its `pods[]`, which appear above where they were placed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    deleting_nodes: Vec<ExistingDoc<'a>>,
 }
 
 #[derive(Serialize)]
@@ -361,6 +365,14 @@ pub fn plan_document<'a>(plan: &'a Plan, region: &str) -> PlanDoc<'a> {
             .collect(),
         price_per_hour: (plan.price_per_hour() * 1e6).round() / 1e6,
         static_scale_down: scale_down_docs(plan),
+        deleting_nodes: plan
+            .from_deleting_nodes
+            .iter()
+            .map(|e| ExistingDoc {
+                name: &e.node,
+                pods: &e.pods,
+            })
+            .collect(),
     }
 }
 
@@ -433,19 +445,25 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
                 if !plan.node_claims.is_empty() {
                     writeln!(out)?;
                 }
-                let mut t = Table::new(&["EXISTING-NODE", "PODS", "PLACED"]);
-                for e in &plan.existing_nodes {
-                    let shown = if wide || e.pods.len() <= 3 {
-                        e.pods.join(",")
-                    } else {
-                        format!("{},… (+{})", e.pods[..3].join(","), e.pods.len() - 3)
-                    };
-                    t.row(vec![e.node.clone(), e.pods.len().to_string(), shown]);
+                node_pods_table(
+                    &["EXISTING-NODE", "PODS", "PLACED"],
+                    &plan.existing_nodes,
+                    wide,
+                )
+                .write(out, headers)?;
+            }
+            if !plan.from_deleting_nodes.is_empty() {
+                if !plan.node_claims.is_empty() || !plan.existing_nodes.is_empty() {
+                    writeln!(out)?;
                 }
-                t.write(out, headers)?;
+                let columns = ["DELETING-NODE", "PODS", "PLANNED-AGAIN"];
+                node_pods_table(&columns, &plan.from_deleting_nodes, wide).write(out, headers)?;
             }
             if !plan.unschedulable.is_empty() {
-                if !plan.node_claims.is_empty() || !plan.existing_nodes.is_empty() {
+                if !plan.node_claims.is_empty()
+                    || !plan.existing_nodes.is_empty()
+                    || !plan.from_deleting_nodes.is_empty()
+                {
                     writeln!(out)?;
                 }
                 let mut t = Table::new(&["UNSCHEDULABLE-POD", "REASON"]);
@@ -506,6 +524,20 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
         }
     }
     Ok(())
+}
+
+/// Nodes with their pods, one row each: the first three pods (all with `-o wide`).
+fn node_pods_table(columns: &[&str], rows: &[ExistingPlacement], wide: bool) -> Table {
+    let mut t = Table::new(columns);
+    for e in rows {
+        let shown = if wide || e.pods.len() <= 3 {
+            e.pods.join(",")
+        } else {
+            format!("{},… (+{})", e.pods[..3].join(","), e.pods.len() - 3)
+        };
+        t.row(vec![e.node.clone(), e.pods.len().to_string(), shown]);
+    }
+    t
 }
 
 /// The question asked before a live run changes anything: what it launches and removes.

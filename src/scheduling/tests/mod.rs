@@ -22,6 +22,7 @@ mod shapes;
 mod spread;
 mod statics;
 mod topology;
+mod topology_suite;
 mod volumes;
 
 /// The solver under test: every case also checks that skipping what is known to refuse a pod

@@ -12,7 +12,7 @@ use crate::model::selector::LabelSelector;
 const APP: (&str, &str) = ("test", "test");
 
 /// Pods matching `APP` per value of `key`, sorted descending (order-free like `ConsistOf`).
-fn skew(inp: &Input, plan: &Plan, key: &str) -> Vec<usize> {
+pub(super) fn skew(inp: &Input, plan: &Plan, key: &str) -> Vec<usize> {
     let mut per: BTreeMap<String, usize> = BTreeMap::new();
     let selected = |name: &str, pods: &[Pod]| {
         pods.iter().any(|p| {
@@ -69,10 +69,33 @@ fn zones(z: &[&str]) -> NodePool {
 
 /// A node in `zone` holding `n` pods that match the spread selector.
 fn zone_node(name: &str, zone: &str, n: usize) -> ExistingNode {
+    let pods = (0..n)
+        .map(|i| {
+            PodBuilder::new(&format!("{name}-{i}"))
+                .label(APP.0, APP.1)
+                .on_node(name)
+                .build()
+        })
+        .collect();
+    node_with(name, zone, ON_DEMAND, pods)
+}
+
+/// A ready, initialized node `name` in `zone` of `capacity_type` (1 CPU, 1Gi, 10 pods
+/// allocatable) holding `pods`.
+pub(super) fn node_with(
+    name: &str,
+    zone: &str,
+    capacity_type: &str,
+    pods: Vec<Pod>,
+) -> ExistingNode {
     ExistingNode {
         node: crate::model::node::Node {
             name: name.into(),
-            labels: labels_of(&[(HOSTNAME, name), (ZONE, zone), (CAPACITY_TYPE, ON_DEMAND)]),
+            labels: labels_of(&[
+                (HOSTNAME, name),
+                (ZONE, zone),
+                (CAPACITY_TYPE, capacity_type),
+            ]),
             allocatable: crate::model::resources::Resources::from_pairs(&[
                 ("cpu", "1"),
                 ("memory", "1Gi"),
@@ -82,14 +105,7 @@ fn zone_node(name: &str, zone: &str, n: usize) -> ExistingNode {
             initialized: true,
             ..Default::default()
         },
-        pods: (0..n)
-            .map(|i| {
-                PodBuilder::new(&format!("{name}-{i}"))
-                    .label(APP.0, APP.1)
-                    .on_node(name)
-                    .build()
-            })
-            .collect(),
+        pods,
     }
 }
 

@@ -5,6 +5,7 @@ use std::fmt;
 
 use crate::api::Manifests;
 use crate::model::labels::CAPACITY_TYPE;
+use crate::model::nodepool::ApiGeneration;
 
 /// One assumption.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +25,12 @@ pub enum Assumption {
     ReservationsUnknown {
         /// The class.
         class: String,
+    },
+    /// v1 NodePools without a `Ready` status condition: taken as ready (Karpenter launches only
+    /// for a Ready pool; docs/karpenter.md §6.1).
+    ReadyAssumed {
+        /// The pools.
+        pools: Vec<String>,
     },
 }
 
@@ -47,6 +54,13 @@ impl fmt::Display for Assumption {
                 "node class {class} selects capacity reservations but the catalog declares none: \
                  no reserved capacity is planned (a --catalog with reserved offerings and their \
                  instance counts plans it)"
+            ),
+            Assumption::ReadyAssumed { pools } => write!(
+                f,
+                "NodePool {} has no Ready status condition: taken as Ready (Karpenter launches \
+                 nothing for a NodePool whose Ready is not True; a status from the cluster, or \
+                 a node class that is not Ready, says otherwise)",
+                pools.join(", ")
             ),
         }
     }
@@ -95,6 +109,24 @@ pub fn offline(manifests: &Manifests, spot_prices: bool, reservations: bool) -> 
                 .map(|class| Assumption::ReservationsUnknown { class }),
         );
     }
+    let unknown: Vec<String> = manifests
+        .node_pools
+        .iter()
+        .filter(|p| p.generation == Some(ApiGeneration::V1) && !p.deleting)
+        .filter(|p| !p.conditions.iter().any(|c| c.type_ == "Ready"))
+        .filter(|p| {
+            let class = manifests.node_classes.iter().find(|c| {
+                p.node_class_ref
+                    .as_ref()
+                    .is_some_and(|r| r.name == c.name && (r.kind.is_empty() || r.kind == c.kind))
+            });
+            super::input::not_ready(p, class).is_none()
+        })
+        .map(|p| p.name.clone())
+        .collect();
+    if !unknown.is_empty() {
+        out.push(Assumption::ReadyAssumed { pools: unknown });
+    }
     if !spot_prices {
         let spot: Vec<String> = manifests
             .node_pools
@@ -121,6 +153,8 @@ spec:
     spec:
       nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
       requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [CT]}]
+status:
+  conditions: [{type: Ready, status: \"True\"}]
 ---
 apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
@@ -176,5 +210,30 @@ spec:
             1,
             "the catalog declares them"
         );
+    }
+
+    /// A v1 pool without a Ready condition is taken as ready, and said; one whose class is not
+    /// Ready is left out of the plan instead (a warning), not assumed.
+    #[test]
+    fn a_pool_without_status_is_assumed_ready() {
+        let no_status = POOL.replace("CT", "on-demand").replace(
+            "status:\n  conditions: [{type: Ready, status: \"True\"}]\n",
+            "",
+        );
+        let m = crate::api::load_str("in.yaml", &no_status).unwrap();
+        let said = offline(&m, true, false);
+        assert_eq!(
+            said[1],
+            Assumption::ReadyAssumed {
+                pools: vec!["default".into()]
+            }
+        );
+        assert!(said[1]
+            .to_string()
+            .starts_with("NodePool default has no Ready status condition: taken as Ready"));
+        let class_not_ready =
+            format!("{no_status}status:\n  conditions: [{{type: Ready, status: \"False\"}}]\n");
+        let m = crate::api::load_str("in.yaml", &class_not_ready).unwrap();
+        assert_eq!(offline(&m, true, false).len(), 1, "zones only");
     }
 }

@@ -15,11 +15,13 @@ use crate::error::CommandError;
 use crate::model::instance_type::InstanceType;
 use crate::model::labels;
 use crate::model::node::Node;
-use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
+use crate::model::nodepool::{ApiGeneration, Condition, ConditionStatus, NodeClass, NodePool};
 use crate::model::pod::Pod;
 use crate::model::requirements::Requirements;
 use crate::model::resources::Resources;
-use crate::scheduling::{apply_overlays, ExistingNode, Input, Options, PoolInput};
+use crate::scheduling::{
+    apply_overlays, ExistingNode, ExistingPlacement, Input, Options, PoolInput,
+};
 
 /// Builds the solver input: the pools `selection` names (all when it names none), sized by
 /// `sizing`, with the NodeOverlays applied (a conflicting one is left out, with a warning in
@@ -48,10 +50,25 @@ pub fn build_input(
         .map(|p| format!("{}/{}: being deleted (metadata.deletionTimestamp): Karpenter launches nothing for it; left out of the plan", p.kind(), p.name))
         .collect();
     manifests.warnings.extend(deleting);
+    // A v1 NodePool whose `Ready` condition is not true takes no new capacity either
+    // (`provisioner.go` `NewScheduler`, static pools: `static/provisioning/controller.go`).
+    let not_ready: Vec<(String, String)> = manifests
+        .node_pools
+        .iter()
+        .filter(|p| !p.deleting)
+        .filter_map(|p| {
+            let why = not_ready(p, class_of(manifests, p))?;
+            Some((p.name.clone(), format!("{}/{}: not Ready ({why}): Karpenter launches nothing for it; left out of the plan", p.kind(), p.name)))
+        })
+        .collect();
+    manifests
+        .warnings
+        .extend(not_ready.iter().map(|(_, w)| w.clone()));
     let selected: Vec<(&NodePool, Option<&NodeClass>)> = manifests
         .node_pools
         .iter()
         .filter(|p| !p.deleting)
+        .filter(|p| !not_ready.iter().any(|(name, _)| name == &p.name))
         .filter(|p| selection.nodepools.is_empty() || selection.nodepools.contains(&p.name))
         .map(|p| (p, class_of(manifests, p)))
         .collect();
@@ -116,7 +133,7 @@ pub fn assemble(
         .nodes
         .iter()
         .map(|n| ExistingNode {
-            node: with_claim_taints(manifests, n.clone()),
+            node: with_claim_deletion(manifests, with_claim_taints(manifests, n.clone())),
             pods: by_node.remove(&n.name).unwrap_or_default(),
         })
         .collect();
@@ -142,11 +159,7 @@ fn with_claim_taints(manifests: &Manifests, mut node: Node) -> Node {
     if node.initialized {
         return node;
     }
-    let claim = manifests.node_claims.iter().find(|c| {
-        c.node_name.as_deref() == Some(node.name.as_str())
-            || (node.provider_id.is_some() && c.provider_id == node.provider_id)
-    });
-    match claim {
+    match claim_of(manifests, &node) {
         Some(c) => {
             node.startup_taints = c.startup_taints.clone();
             let registered = node
@@ -173,6 +186,191 @@ fn with_claim_taints(manifests: &Manifests, mut node: Node) -> Node {
         }
     }
     node
+}
+
+/// Why a NodePool is not `Ready`, if it is not: Karpenter's provisioner leaves such a pool out
+/// (`core v1.14.1: pkg/controllers/provisioning/provisioner.go` `NewScheduler`:
+/// `StatusConditions().IsTrue(Ready)`; scheduling suite "should not schedule pods with nodePool
+/// which is not ready"). Only v1 has the filter (v0.37 and v0.31 schedule with any pool).
+///
+/// The pool's `Ready` condition decides when a controller wrote it. Without it (a manifest from
+/// git) the pool is taken as ready — `IsTrue` would read an absent condition as not ready, which
+/// would leave every offline plan empty — unless what the readiness controllers would write
+/// says otherwise: the pool's own `ValidationSucceeded` or `NodeClassReady` not true, or its
+/// node class, when in the input, being deleted or not `Ready`
+/// (`pkg/controllers/nodepool/readiness/controller.go`: `NodeClassTerminating`, the class's
+/// `Ready` reason and message, `NodeClassReadinessUnknown`). A class absent from the input, or
+/// one without status, counts as ready.
+pub fn not_ready(pool: &NodePool, class: Option<&NodeClass>) -> Option<String> {
+    if pool.generation != Some(ApiGeneration::V1) {
+        return None;
+    }
+    let find = |list: &'_ [Condition], t: &str| list.iter().find(|c| c.type_ == t).cloned();
+    if let Some(ready) = find(&pool.conditions, "Ready") {
+        return (ready.status != ConditionStatus::True).then(|| explain(&ready));
+    }
+    for t in ["ValidationSucceeded", "NodeClassReady"] {
+        if let Some(c) = find(&pool.conditions, t).filter(|c| c.status != ConditionStatus::True) {
+            return Some(explain(&c));
+        }
+    }
+    let class = class?;
+    if class.deleting {
+        return Some(format!(
+            "NodeClassReady=False, NodeClassTerminating: {}/{} is being deleted",
+            class.kind, class.name
+        ));
+    }
+    let ready = find(&class.status.conditions, "Ready")?;
+    match ready.status {
+        ConditionStatus::True => None,
+        ConditionStatus::Unknown => Some(format!(
+            "NodeClassReady=False, NodeClassReadinessUnknown: {}/{} reports Ready=Unknown",
+            class.kind, class.name
+        )),
+        ConditionStatus::False => Some(format!(
+            "NodeClassReady=False, {}/{} is not Ready: {}",
+            class.kind,
+            class.name,
+            explain(&ready)
+        )),
+    }
+}
+
+/// `Type=Status, Reason: message`, leaving out what is empty.
+fn explain(c: &Condition) -> String {
+    let status = match c.status {
+        ConditionStatus::True => "True",
+        ConditionStatus::False => "False",
+        ConditionStatus::Unknown => "Unknown",
+    };
+    let mut out = format!("{}={status}", c.type_);
+    if !c.reason.is_empty() {
+        out.push_str(&format!(", {}", c.reason));
+    }
+    if !c.message.is_empty() {
+        out.push_str(&format!(": {}", c.message));
+    }
+    out
+}
+
+/// The NodeClaim of `node` in the input, if any (by node name or provider id).
+fn claim_of<'m>(
+    manifests: &'m Manifests,
+    node: &Node,
+) -> Option<&'m crate::model::nodeclaim::NodeClaim> {
+    manifests.node_claims.iter().find(|c| {
+        c.node_name.as_deref() == Some(node.name.as_str())
+            || (node.provider_id.is_some() && c.provider_id == node.provider_id)
+    })
+}
+
+/// A Node marked deleting when its NodeClaim is: `core v1.14.1: pkg/controllers/state/statenode.go`
+/// `Deleted()` — the NodeClaim has a `deletionTimestamp` or `InstanceTerminating=True` (a Node
+/// without a NodeClaim: its own `deletionTimestamp`, already read). Such a node takes no pods
+/// and its pods are scheduled again ([`reschedule_deleting`]).
+fn with_claim_deletion(manifests: &Manifests, mut node: Node) -> Node {
+    if let Some(c) = claim_of(manifests, &node) {
+        let terminating = c
+            .conditions
+            .get("InstanceTerminating")
+            .is_some_and(|s| s == "True");
+        node.deleting |= c.deleting || terminating;
+    }
+    node
+}
+
+/// Whether a pod is bound to a node being deleted (its NodeClaim's deletion counts): what
+/// [`reschedule_deleting`] may plan again even when no pod is pending.
+pub fn deleting_node_pods(manifests: &Manifests) -> bool {
+    let deleting: std::collections::BTreeSet<&str> = manifests
+        .nodes
+        .iter()
+        .filter(|n| with_claim_deletion(manifests, (*n).clone()).deleting)
+        .map(|n| n.name.as_str())
+        .collect();
+    !deleting.is_empty()
+        && manifests
+            .bound_pods
+            .iter()
+            .any(|p| p.node_name.as_deref().is_some_and(|n| deleting.contains(n)))
+}
+
+/// Moves the pods of the nodes being deleted that Karpenter schedules again into the pods to
+/// place, and says which they were, by node (`core v1.14.1:
+/// pkg/controllers/provisioning/provisioner.go` `Schedule`: `nodes.Deleting()
+/// .CurrentlyReschedulablePods`, scheduled with the pending pods against the active nodes only).
+/// A pod is rescheduled when (`pkg/utils/pdb/pdb.go` `IsCurrentlyReschedulable`,
+/// `pkg/utils/pod/scheduling.go`): it is active (not Succeeded/Failed, not terminating) or a
+/// terminating StatefulSet pod; not a DaemonSet's or a mirror pod; not under an active
+/// `karpenter.sh/do-not-disrupt`; and not fully blocked by PDBs (one matching PDB with
+/// `maxUnavailable: 0`/`"0%"` or `minAvailable: "100%"`, or several matching PDBs — only for
+/// a pod that would be evicted at all). `now`: Unix seconds, for do-not-disrupt durations.
+pub fn reschedule_deleting(
+    input: &mut Input,
+    pdbs: &[crate::api::core::PodDisruptionBudget],
+    now: i64,
+) -> Vec<ExistingPlacement> {
+    let pdbs: Vec<(String, Option<crate::model::selector::LabelSelector>, bool)> = pdbs
+        .iter()
+        .map(|p| {
+            let spec = p.spec.clone().unwrap_or_default();
+            use crate::api::meta::IntOrString;
+            // `newPdb` `isFullyBlocking`.
+            let fully = matches!(&spec.max_unavailable, Some(IntOrString::Int(0)))
+                || matches!(&spec.max_unavailable, Some(IntOrString::String(v)) if v == "0%")
+                || matches!(&spec.min_available, Some(IntOrString::String(v)) if v == "100%");
+            (
+                p.metadata
+                    .namespace
+                    .clone()
+                    .unwrap_or_else(|| "default".into()),
+                crate::api::live::pdb_selector(p).ok().flatten(),
+                fully,
+            )
+        })
+        .collect();
+    let taint = crate::disruption::drain::disruption_taint(Some(ApiGeneration::V1));
+    let blocked = |pod: &Pod| {
+        let evictable = !pod.terminating
+            && !pod.is_terminal()
+            && !pod.is_mirror()
+            && !pod.tolerations.iter().any(|t| t.tolerates(&taint))
+            && !crate::disruption::drain::do_not_disrupt_active(pod, now);
+        if !evictable {
+            return false;
+        }
+        let matching: Vec<bool> = pdbs
+            .iter()
+            .filter(|(ns, sel, _)| {
+                ns == &pod.namespace && sel.as_ref().is_some_and(|s| s.matches(&pod.labels))
+            })
+            .map(|(_, _, fully)| *fully)
+            .collect();
+        matching.len() > 1 || matching.first() == Some(&true)
+    };
+    let mut moved = Vec::new();
+    for node in input.existing_nodes.iter_mut().filter(|n| n.node.deleting) {
+        let (go, stay): (Vec<Pod>, Vec<Pod>) =
+            std::mem::take(&mut node.pods).into_iter().partition(|pod| {
+                let active = !pod.is_terminal() && !pod.terminating;
+                let reschedulable = (active || (pod.is_statefulset_pod() && pod.terminating))
+                    && !pod.is_daemonset_pod()
+                    && !pod.is_mirror();
+                let disruptable =
+                    !active || !crate::disruption::drain::do_not_disrupt_active(pod, now);
+                reschedulable && disruptable && !blocked(pod)
+            });
+        node.pods = stay;
+        if !go.is_empty() {
+            moved.push(ExistingPlacement {
+                node: node.node.name.clone(),
+                pods: go.iter().map(Pod::key).collect(),
+            });
+            input.pods.extend(go);
+        }
+    }
+    moved
 }
 
 /// A node's capacity plus `nodes: 1`, for `limits.nodes`.
@@ -400,5 +598,141 @@ mod tests {
         ));
         assert_eq!(n.scheduling_taints().len(), 2);
         assert_eq!(n.taints[0].effect, Effect::NoSchedule);
+    }
+
+    const V1_POOL: &str = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: []\n";
+    const V1_CLASS: &str = "---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: default}\nspec:\n  role: r\n  amiSelectorTerms: [{alias: al2023@latest}]\n  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n";
+
+    /// Loads a pool `a` (with `pool_status` appended) and the class `default` (with
+    /// `class_extra` appended) and says why the pool is not ready.
+    fn readiness(pool_status: &str, class_extra: &str) -> Option<String> {
+        let text = format!("{V1_POOL}{pool_status}{V1_CLASS}{class_extra}");
+        let m = crate::api::load_str("in.yaml", &text).unwrap();
+        not_ready(&m.node_pools[0], class_of(&m, &m.node_pools[0]))
+    }
+
+    /// Scheduling suite "should not schedule pods with nodePool which is not ready"
+    /// (`core v1.14.1: pkg/controllers/provisioning/scheduling/suite_test.go`): a pool whose
+    /// `Ready` is False is left out; an absent status reads as ready offline; the readiness
+    /// controller's rules stand in for a missing `Ready` (`nodepool/readiness/controller.go`).
+    #[test]
+    fn a_pool_that_is_not_ready_is_left_out() {
+        let status = |ready: &str| {
+            format!("status:\n  conditions:\n  - {{type: Ready, status: \"{ready}\", reason: NodePoolNotReady, message: Node Pool Not Ready}}\n")
+        };
+        assert_eq!(
+            readiness(&status("False"), "").as_deref(),
+            Some("Ready=False, NodePoolNotReady: Node Pool Not Ready")
+        );
+        assert!(readiness(&status("Unknown"), "").is_some());
+        assert_eq!(readiness(&status("True"), ""), None);
+        // No status: ready (offline assumption).
+        assert_eq!(readiness("", ""), None);
+        // The pool's Ready decides over its class when a controller wrote it.
+        let class_false = "status:\n  conditions:\n  - {type: Ready, status: \"False\", reason: SubnetsNotFound, message: SubnetSelector did not match any Subnets}\n";
+        assert_eq!(readiness(&status("True"), class_false), None);
+        // Without it: the class's Ready False (its reason and message), Unknown, or deletion.
+        assert_eq!(
+            readiness("", class_false).as_deref(),
+            Some("NodeClassReady=False, EC2NodeClass/default is not Ready: Ready=False, SubnetsNotFound: SubnetSelector did not match any Subnets")
+        );
+        let unknown = "status:\n  conditions:\n  - {type: Ready, status: Unknown}\n";
+        assert!(readiness("", unknown)
+            .unwrap()
+            .contains("NodeClassReadinessUnknown"));
+        let text = format!("{V1_POOL}{}", V1_CLASS.replace("metadata: {name: default}", "metadata: {name: default, deletionTimestamp: \"2026-12-01T00:00:00Z\", finalizers: [x]}"));
+        let m = crate::api::load_str("in.yaml", &text).unwrap();
+        assert!(not_ready(&m.node_pools[0], class_of(&m, &m.node_pools[0]))
+            .unwrap()
+            .contains("NodeClassTerminating"));
+        // The pool's own sub-conditions without a Ready.
+        let invalid = "status:\n  conditions:\n  - {type: ValidationSucceeded, status: \"False\", reason: NodePoolValidationFailed}\n";
+        assert_eq!(
+            readiness(invalid, "").as_deref(),
+            Some("ValidationSucceeded=False, NodePoolValidationFailed")
+        );
+    }
+
+    /// v1beta1 (v0.37) and v1alpha5 (v0.31) schedule with any pool: `provisioner.go` there has
+    /// no readiness filter.
+    #[test]
+    fn older_generations_have_no_readiness_filter() {
+        let text = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\nstatus:\n  conditions:\n  - {type: Ready, status: \"False\"}\n";
+        let m = crate::api::load_str("in.yaml", text).unwrap();
+        assert_eq!(not_ready(&m.node_pools[0], None), None);
+    }
+
+    /// A node `n1` (deleting when `deleting`), NodeClaim `c1` for it (deleting when
+    /// `claim_deleting`), and one pod `p` bound to it with `pod_extra` appended to its
+    /// metadata, plus `extra` documents.
+    fn deleting_world(
+        deleting: bool,
+        claim_deleting: bool,
+        pod_meta: &str,
+        pod_status: &str,
+        extra: &str,
+    ) -> Vec<String> {
+        let gone = "deletionTimestamp: \"2026-12-04T00:00:00Z\"\n  finalizers: [karpenter.sh/termination]\n  ";
+        let text = format!(
+            "{POOL}---\napiVersion: v1\nkind: Node\nmetadata:\n  {}name: n1\n  labels: {{karpenter.sh/nodepool: default, karpenter.sh/registered: \"true\", karpenter.sh/initialized: \"true\"}}\nspec:\n  providerID: aws:///us-east-1a/i-1\n---\napiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  {}name: c1\nspec:\n  nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\n  requirements: []\nstatus: {{nodeName: n1, providerID: aws:///us-east-1a/i-1}}\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: default\n  labels: {{app: a}}\n{pod_meta}spec:\n  nodeName: n1\n  containers: [{{name: c, image: i}}]\nstatus: {{phase: {pod_status}}}\n{extra}",
+            if deleting { gone } else { "" },
+            if claim_deleting { gone } else { "" },
+        );
+        let mut m = crate::api::load_str("in.yaml", &text).unwrap();
+        let mut input = assemble(&mut m, Vec::new(), Options::default());
+        let moved = reschedule_deleting(&mut input, &m.pdbs, 1_800_000_000);
+        assert_eq!(
+            input.existing_nodes[0].node.deleting,
+            deleting || claim_deleting
+        );
+        let keys: Vec<String> = input.pods.iter().map(Pod::key).collect();
+        assert_eq!(
+            moved
+                .iter()
+                .flat_map(|e| e.pods.clone())
+                .collect::<Vec<_>>(),
+            keys
+        );
+        keys
+    }
+
+    /// Scheduling suite "Deleting Nodes" (`core v1.14.1:
+    /// pkg/controllers/provisioning/scheduling/suite_test.go`) and `provisioner.go` `Schedule`
+    /// (`nodes.Deleting().CurrentlyReschedulablePods`): which pods of a deleting node are
+    /// planned again.
+    #[test]
+    fn pods_of_a_deleting_node_are_planned_again_when_currently_reschedulable() {
+        let p = vec!["default/p".to_string()];
+        let none: Vec<String> = Vec::new();
+        let terminating = "  deletionTimestamp: \"2026-12-04T00:00:00Z\"\n";
+        let owner = |kind: &str| {
+            format!("  ownerReferences: [{{apiVersion: apps/v1, kind: {kind}, name: o, uid: u, controller: true}}]\n")
+        };
+        let pdb = |spec: &str, name: &str| {
+            format!("---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: {name}, namespace: default}}\nspec: {{selector: {{matchLabels: {{app: a}}}}, {spec}}}\n")
+        };
+        // (It, pods planned again, node deleting, NodeClaim deleting, pod metadata, phase, more objects)
+        type Case<'a> = (&'a str, Vec<String>, bool, bool, String, &'a str, String);
+        let cases: Vec<Case> = vec![
+            ("should re-schedule pods from a deleting node when pods are active", p.clone(), true, false, String::new(), "Running", String::new()),
+            ("a node not deleting keeps its pods", none.clone(), false, false, String::new(), "Running", String::new()),
+            ("statenode.go Deleted(): the NodeClaim deleting marks its node", p.clone(), false, true, String::new(), "Running", String::new()),
+            ("should not re-schedule pods from a deleting node when pods are not active (terminal)", none.clone(), true, false, String::new(), "Succeeded", String::new()),
+            ("should not re-schedule ... not active and they are owned by a ReplicaSet", none.clone(), true, false, format!("{terminating}{}", owner("ReplicaSet")), "Running", String::new()),
+            ("should reschedule ... not active and they are owned by a StatefulSet", p.clone(), true, false, format!("{terminating}{}", owner("StatefulSet")), "Running", String::new()),
+            ("should not re-schedule pods from a deleting node when pods are owned by a DaemonSet", none.clone(), true, false, owner("DaemonSet"), "Running", String::new()),
+            ("do-not-disrupt (IsDisruptable)", none.clone(), true, false, "  annotations: {karpenter.sh/do-not-disrupt: \"true\"}\n".into(), "Running", String::new()),
+            ("a fully blocking PDB (maxUnavailable: 0)", none.clone(), true, false, String::new(), "Running", pdb("maxUnavailable: 0", "b")),
+            ("a fully blocking PDB (minAvailable: 100%)", none.clone(), true, false, String::new(), "Running", pdb("minAvailable: \"100%\"", "b")),
+            ("a PDB that is not fully blocking", p.clone(), true, false, String::new(), "Running", pdb("maxUnavailable: 1", "b")),
+            ("several PDBs match the pod", none.clone(), true, false, String::new(), "Running", format!("{}{}", pdb("maxUnavailable: 1", "b"), pdb("maxUnavailable: 2", "c"))),
+        ];
+        for (name, want, deleting, claim_deleting, meta, phase, extra) in cases {
+            assert_eq!(
+                deleting_world(deleting, claim_deleting, &meta, phase, &extra),
+                want,
+                "{name}"
+            );
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::input::{build_input, with_node_count, CatalogSizing};
+use super::input::{build_input, reschedule_deleting, with_node_count, CatalogSizing};
 use super::{Event, Selection};
 use crate::api::Manifests;
 use crate::cloud::launch;
@@ -15,7 +15,7 @@ use crate::k8s::Cluster;
 use crate::model::labels;
 use crate::model::node::Node;
 use crate::model::nodepool::NodeClass;
-use crate::scheduling::{self, ExistingNode, Input, Plan, PlannedNodeClaim};
+use crate::scheduling::{self, ExistingNode, ExistingPlacement, Input, Plan, PlannedNodeClaim};
 use crate::usecases::clock::Clock;
 use crate::usecases::live::{registered_instances, Live};
 use crate::usecases::Sink;
@@ -89,6 +89,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         assigned: &BTreeMap<String, Vec<String>>,
         events: &mut dyn Sink<Event>,
     ) -> Result<Option<Round>, CommandError> {
+        // No PDBs (they would widen `provision`'s RBAC, docs/security.md): a pod of a deleting
+        // node that a PDB fully blocks is planned again live, as Karpenter would not.
         let mut snapshot = snapshot::read(self.cluster, Scope::PODS)?;
         let warned = snapshot.manifests.warnings.len();
         for warning in &snapshot.manifests.warnings {
@@ -106,7 +108,10 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             .node_pools
             .iter()
             .any(|p| p.replicas.is_some());
-        if snapshot.manifests.pods.is_empty() && !statics {
+        if snapshot.manifests.pods.is_empty()
+            && !statics
+            && !super::input::deleting_node_pods(&snapshot.manifests)
+        {
             return Ok(None);
         }
         let registered = registered_instances(&snapshot.manifests.nodes);
@@ -184,9 +189,10 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         selection: &Selection,
         solver: fn(&Input) -> Plan,
     ) -> Result<(Plan, Input), CommandError> {
-        let (input, used) =
+        let (input, used, moved) =
             self.input_with_instances(manifests, registered, instances, selection, assigned)?;
-        let plan = self.named(solver(&input), &used, instances);
+        let mut plan = self.named(solver(&input), &used, instances);
+        plan.from_deleting_nodes = moved;
         Ok((plan, input))
     }
 
@@ -200,10 +206,11 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         instances: &[Instance],
         selection: &Selection,
         assigned: &BTreeMap<String, Vec<String>>,
-    ) -> Result<(Input, BTreeSet<String>), CommandError> {
+    ) -> Result<(Input, BTreeSet<String>, Vec<ExistingPlacement>), CommandError> {
         let region = self.cloud.region();
         let mut sizing = CatalogSizing::new(&self.catalog, &region);
         let mut input = build_input(manifests, selection, &mut sizing)?;
+        let moved = reschedule_deleting(&mut input, &manifests.pdbs, self.clock.now());
         let pending = in_flight(instances, registered, &input);
         for node in &pending {
             if let Some(pool) = node.node.node_pool() {
@@ -223,7 +230,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             .filter(|i| registered.contains(&i.id))
             .filter_map(|i| i.tags.get(labels::NODECLAIM).cloned())
             .collect();
-        Ok((input, used))
+        Ok((input, used, moved))
     }
 
     /// `plan` with its NodeClaims named after their pods (see [`claim_name`]). A NodeClaim

@@ -1173,3 +1173,27 @@ fn a_static_pool_is_brought_to_its_replicas_without_pending_pods() {
         .unwrap();
     assert_eq!(world.running().len(), 3);
 }
+
+/// Live, as offline: the pods of a node being deleted are planned again with the pending pods
+/// (core v1.14.1 `provisioner.go` `Schedule`), even when no pod is pending, and the plan says
+/// where they come from.
+#[test]
+fn the_pods_of_a_deleting_node_are_planned_again_live() {
+    let world = World::new();
+    let node = world.registered_node("default", "c6a.large");
+    put_bound(&world.cluster, "web-0", &node);
+    world.cluster.update("v1", "Node", None, &node, |n| {
+        n["metadata"]["deletionTimestamp"] = json!("2026-12-04T00:00:00Z");
+        n["metadata"]["finalizers"] = json!(["karpenter.sh/termination"]);
+    });
+    let round = world
+        .live()
+        .plan_pending(&all(), &mut |_| {})
+        .unwrap()
+        .expect("the deleting node's pod is planned");
+    assert_eq!(round.plan.node_claims.len(), 1);
+    assert_eq!(round.plan.node_claims[0].pods, ["default/web-0"]);
+    assert_eq!(round.plan.from_deleting_nodes.len(), 1);
+    assert_eq!(round.plan.from_deleting_nodes[0].node, node);
+    assert!(world.cluster.writes().is_empty());
+}
