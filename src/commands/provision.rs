@@ -48,7 +48,12 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         catalog.has_spot_prices(),
         catalog.has_reservations(),
     ) {
-        ctx.warn(&format!("assuming: {assumption}"));
+        let text = format!("assuming: {assumption}");
+        if assumption.said_by_default() {
+            ctx.warn(&text);
+        } else {
+            ctx.note(&text);
+        }
     }
     let mut input = build_input(
         &mut manifests,

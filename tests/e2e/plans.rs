@@ -421,9 +421,10 @@ fn a_nodepool_that_is_not_ready_is_left_out() {
         "{}",
         run.stderr
     );
+    // A pool without status is taken as Ready, which is said only with -v: nearly every
+    // manifest in git has none.
     assert!(
-        run.stderr
-            .contains("NodePool b has no Ready status condition: taken as Ready"),
+        !run.stderr.contains("no Ready status condition"),
         "{}",
         run.stderr
     );

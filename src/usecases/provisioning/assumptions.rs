@@ -34,6 +34,16 @@ pub enum Assumption {
     },
 }
 
+impl Assumption {
+    /// Whether it is said by default (a warning) rather than with `-v` (a note): a pool
+    /// without status is what nearly every manifest in git is, and taking it as Ready is what
+    /// its author expects — telling it on every run would bury the assumptions that do change
+    /// the plan.
+    pub fn said_by_default(&self) -> bool {
+        !matches!(self, Assumption::ReadyAssumed { .. })
+    }
+}
+
 impl fmt::Display for Assumption {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
