@@ -67,6 +67,18 @@ impl Round {
     }
 }
 
+/// Whether the pods of nodes being deleted are planned with the pending ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DeletingPods {
+    /// `provision`: as Karpenter's provisioner (`provisioner.go` `Schedule`), capacity for the
+    /// pods of a node someone else is deleting.
+    Planned,
+    /// A replacement plan (`drift replace`, `consolidate --yes`): the pipeline launches each
+    /// node's replacement before draining it, so the nodes it is draining already have theirs;
+    /// planning their pods again would launch twice.
+    Left,
+}
+
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     /// Reads the cluster and plans for its pending pods and its static pools' missing replicas;
     /// `None` when no pod is pending and no pool is static. Fails when no Karpenter CRD is
@@ -122,6 +134,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             in_flight,
             selection,
             scheduling::solve_rounds,
+            DeletingPods::Planned,
         )?;
         plan.static_scale_down =
             super::statics::scale_downs(&snapshot.manifests, &input, self.clock.now());
@@ -161,7 +174,13 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         let instances = self.launched_instances()?;
         let none = BTreeMap::new();
         let in_flight = (registered, instances.as_slice(), &none);
-        self.plan_with(manifests, in_flight, selection, scheduling::solve_rounds)
+        self.plan_with(
+            manifests,
+            in_flight,
+            selection,
+            scheduling::solve_rounds,
+            DeletingPods::Planned,
+        )
     }
 
     /// [`Live::plan_manifests`] with the in-flight candidates given and one scheduling round
@@ -176,7 +195,13 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     ) -> Result<(Plan, Input), CommandError> {
         let none = BTreeMap::new();
         let in_flight = (registered, instances, &none);
-        self.plan_with(manifests, in_flight, selection, scheduling::solve)
+        self.plan_with(
+            manifests,
+            in_flight,
+            selection,
+            scheduling::solve,
+            DeletingPods::Left,
+        )
     }
 
     /// Plans `manifests` by `solver` (one round, or [`scheduling::solve_rounds`]) with the
@@ -188,9 +213,11 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         (registered, instances, assigned): InFlight<'_>,
         selection: &Selection,
         solver: fn(&Input) -> Plan,
+        deleting: DeletingPods,
     ) -> Result<(Plan, Input), CommandError> {
-        let (input, used, moved) =
-            self.input_with_instances(manifests, registered, instances, selection, assigned)?;
+        let (input, used, moved) = self.input_with_instances(
+            manifests, registered, instances, selection, assigned, deleting,
+        )?;
         let mut plan = self.named(solver(&input), &used, instances);
         plan.from_deleting_nodes = moved;
         Ok((plan, input))
@@ -206,11 +233,17 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         instances: &[Instance],
         selection: &Selection,
         assigned: &BTreeMap<String, Vec<String>>,
+        deleting: DeletingPods,
     ) -> Result<(Input, BTreeSet<String>, Vec<ExistingPlacement>), CommandError> {
         let region = self.cloud.region();
         let mut sizing = CatalogSizing::new(&self.catalog, &region);
         let mut input = build_input(manifests, selection, &mut sizing)?;
-        let moved = reschedule_deleting(&mut input, &manifests.pdbs, self.clock.now());
+        let moved = match deleting {
+            DeletingPods::Planned => {
+                reschedule_deleting(&mut input, &manifests.pdbs, self.clock.now())
+            }
+            DeletingPods::Left => Vec::new(),
+        };
         let pending = in_flight(instances, registered, &input);
         for node in &pending {
             if let Some(pool) = node.node.node_pool() {

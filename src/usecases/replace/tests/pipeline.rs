@@ -797,3 +797,34 @@ fn a_node_registered_again_by_its_terminating_kubelet_is_no_capacity() {
         run.outcomes
     );
 }
+
+/// A replacement plan covers its node's pods only: the pods of another node being deleted
+/// (one whose replacement the pipeline launched before draining it, or one someone else is
+/// deleting — `provision` plans those) are not planned again here, which would launch twice.
+#[test]
+fn a_replacement_is_planned_for_its_own_pods_not_a_deleting_nodes() {
+    let world = world();
+    budget(&world, "10");
+    let nodes = drifted(&world, 2);
+    // Deleted through its NodeClaim: the Node itself has no deletionTimestamp yet.
+    let instance = instance_of(&nodes[1]);
+    world.cluster.put(json!({
+        "apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+        "metadata": {"name": "default-abcde", "labels": {"karpenter.sh/nodepool": "default"},
+            "finalizers": ["karpenter.sh/termination"],
+            "deletionTimestamp": "2026-12-04T00:00:00Z"},
+        "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+            "name": "default"}, "requirements": []},
+        "status": {"nodeName": nodes[1], "providerID": format!("aws:///us-east-1a/{instance}")},
+    }));
+    let run = replace(&world, &nodes[..1], &settings());
+    let launched: Vec<Vec<String>> = run
+        .launches()
+        .into_iter()
+        .filter_map(|e| match e {
+            provisioning::Event::Launched(l) => Some(l.pods.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(launched, [vec!["default/p0".to_string()]]);
+}
