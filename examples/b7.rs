@@ -4,6 +4,9 @@
 //! ```text
 //! cargo run --release --example b7 -- [NODES] [PODS_PER_NODE] [CONSTRAINED_PERCENT]
 //! ```
+//!
+//! With `B7_REPORT=FILE` the whole report (every action and every node's reasons) is written to
+//! FILE as JSON, to check that a change of speed changed no decision (`sha256sum FILE`).
 
 use std::time::Instant;
 
@@ -25,6 +28,10 @@ fn main() {
     let start = Instant::now();
     let report = evaluate(input);
     let took = start.elapsed();
+    if let Ok(path) = std::env::var("B7_REPORT") {
+        let json = serde_json::to_string_pretty(&report).expect("the report serializes");
+        std::fs::write(&path, json).expect("B7_REPORT is writable");
+    }
     let moved: usize = report.actions.iter().map(|a| a.nodes.len()).sum();
     let mut by_method = std::collections::BTreeMap::new();
     for a in &report.actions {

@@ -349,6 +349,27 @@ pub(super) fn prepare_existing<'a>(
     nodes
 }
 
+/// What topology answered for one pod (at one [`Topology`](super::topology::Topology)
+/// generation, with one set of strict requirements) on nodes with given domains: it reads
+/// nothing else of a node, so nodes of the same zone share one verdict.
+#[derive(Debug, Default)]
+pub(super) struct TopologyVerdicts {
+    pod: Option<(usize, u64, Arc<Requirements>)>,
+    /// The node's requirement on each of the pod's topology keys, and the verdict.
+    by_domains: Vec<(NodeDomains, Result<(), Fail>)>,
+}
+
+/// A node's requirement on each of a pod's topology keys, in the keys' order.
+type NodeDomains = Vec<Option<Requirement>>;
+
+impl TopologyVerdicts {
+    fn is_for(&self, s: usize, generation: u64, strict: &Arc<Requirements>) -> bool {
+        self.pod
+            .as_ref()
+            .is_some_and(|(p, g, r)| *p == s && *g == generation && Arc::ptr_eq(r, strict))
+    }
+}
+
 /// Node positions in the solver's order: initialized nodes first, then by name (deleting ones
 /// included; the caller skips them).
 fn node_order(input: &Input, tracked: Option<&mut Tracked>) -> Vec<usize> {
@@ -470,6 +491,31 @@ impl<'a> Solver<'a> {
         if self.topology.is_trivial_for(state) {
             return Ok(());
         }
+        let mut verdicts = self.topology_verdicts.borrow_mut();
+        let generation = self.topology.generation();
+        if !verdicts.is_for(s, generation, &state.strict_requirements) {
+            verdicts.pod = Some((s, generation, state.strict_requirements.clone()));
+            verdicts.by_domains.clear();
+        }
+        let keys: Vec<&str> = self.topology.keys_for(state).collect();
+        let known = verdicts.by_domains.iter().find(|(domains, _)| {
+            domains
+                .iter()
+                .zip(&keys)
+                .all(|(d, k)| d.as_ref() == reqs.get_ref(k))
+        });
+        if let Some((_, verdict)) = known {
+            return verdict.clone();
+        }
+        let verdict = self.topology_verdict(s, reqs);
+        let domains = keys.iter().map(|k| reqs.get_ref(k).cloned()).collect();
+        verdicts.by_domains.push((domains, verdict.clone()));
+        verdict
+    }
+
+    /// [`Solver::check_topology`] worked out.
+    fn topology_verdict(&self, s: usize, reqs: &Requirements) -> Result<(), Fail> {
+        let state = &self.states[s];
         let extra = self
             .topology
             .requirements_for(state, self.pod(s), reqs)

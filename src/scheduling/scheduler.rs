@@ -17,7 +17,7 @@ use crate::model::resources::Resources;
 use crate::model::taints::{Effect, Taint};
 
 use super::existing_node::{
-    prepare_existing, CompatCache, Existing, KeyDomains, NodeFacts, SolveMemo,
+    prepare_existing, CompatCache, Existing, KeyDomains, NodeFacts, SolveMemo, TopologyVerdicts,
 };
 use super::node_claim::{try_claim, zone_pin, Claim, ClaimQueue, ClaimUpdate};
 use super::node_claim_template::{
@@ -98,6 +98,8 @@ pub(super) struct Solver<'a> {
     pub(super) compat: RefCell<CompatCache>,
     /// Per state: its requirements' id in `compat`, with the requirements it was taken for.
     pub(super) compat_ids: RefCell<Vec<Option<CompatId>>>,
+    /// The topology verdicts of the pod being tried on existing nodes, by the nodes' domains.
+    pub(super) topology_verdicts: RefCell<TopologyVerdicts>,
 }
 
 /// Places the input's pods. See the module documentation.
@@ -207,6 +209,7 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
         reservations: Reservations::default(),
         compat: RefCell::new(compat),
         compat_ids: RefCell::new(vec![None; state_count]),
+        topology_verdicts: RefCell::default(),
     };
     solver.reservations = Reservations::new(&solver.pools);
     let failures = solver.run();

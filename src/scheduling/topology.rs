@@ -47,6 +47,9 @@ pub(crate) struct Topology {
     /// Universes of node-filtering spread groups, over the first `n` nodes of `sources`: kept
     /// by a tracking memo between solves (`SolveMemo`), since nodes only join.
     pub(super) universes: FxHashMap<GroupKey, (usize, BTreeSet<String>)>,
+    /// Moves on with every change to the groups (a count, an owner, a domain): what
+    /// [`Topology::requirements_for`] answers is fixed for one pod between two moves.
+    generation: u64,
 }
 
 /// Which group refused a placement (kept small: failures are frequent and cheap to produce).
@@ -387,6 +390,7 @@ impl Topology {
 
     /// Re-derives the groups a pod owns from its current (possibly relaxed) state.
     pub fn update(&mut self, pod: &Pod, state: &PodState) {
+        self.generation += 1;
         self.count_bound(pod, state, None);
     }
 
@@ -469,6 +473,7 @@ impl Topology {
 
     /// Makes a new domain (a new node's hostname) known to every group on `key`.
     pub fn register(&mut self, key: &str, domain: &str) {
+        self.generation += 1;
         self.domains
             .entry(key.to_string())
             .or_default()
@@ -485,6 +490,29 @@ impl Topology {
             .get(&pod_index)
             .map(Vec::as_slice)
             .unwrap_or(&[])
+    }
+
+    /// Changes whenever the groups do (see the field).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The topology keys of the groups that constrain this pod: all [`Topology::requirements_for`]
+    /// reads of a node's requirements.
+    pub fn keys_for(&self, state: &PodState) -> impl Iterator<Item = &str> {
+        let owned = self
+            .owned
+            .get(&state.index)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        owned
+            .iter()
+            .map(|&gi| self.groups[gi].id.key.as_str())
+            .chain(
+                self.inverse_groups_for(state.index)
+                    .iter()
+                    .map(|&gi| self.inverse[gi].id.key.as_str()),
+            )
     }
 
     /// Whether no group constrains this pod (fast exit for unconstrained pods).
@@ -551,6 +579,7 @@ impl Topology {
 
     /// Forgets a domain that was registered for a node that was not created after all.
     pub fn unregister(&mut self, key: &str, domain: &str) {
+        self.generation += 1;
         if let Some(d) = self.domains.get_mut(key) {
             d.remove(domain);
         }
@@ -636,6 +665,7 @@ impl Topology {
         node_reqs: &Requirements,
         taints: &[Taint],
     ) {
+        self.generation += 1;
         for g in &mut self.groups {
             if !g.counts_pod(pod, node_reqs, taints) {
                 continue;

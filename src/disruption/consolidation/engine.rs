@@ -129,6 +129,9 @@ pub(crate) struct Engine<S: Simulator> {
     failed: FxHashMap<(Slot, usize), (u64, Stamp, Reason)>,
     /// Stop after this many passes (`None`: until one starts nothing).
     max_passes: Option<u32>,
+    /// The graceful candidates as last built, with the pass and cluster epoch they were built
+    /// at: the methods of one pass see the same candidates while nothing has changed.
+    graceful: Option<(u32, u64, Vec<Candidate>)>,
 }
 
 impl<S: Simulator> Engine<S> {
@@ -151,6 +154,7 @@ impl<S: Simulator> Engine<S> {
             launched: 0,
             failed: FxHashMap::default(),
             max_passes: None,
+            graceful: None,
         }
     }
 
@@ -215,7 +219,23 @@ impl<S: Simulator> Engine<S> {
     }
 
     /// Every node that passes `NewCandidate`; the others' reasons are noted (graceful class).
+    /// The graceful ones are built once per pass while the cluster does not change (every
+    /// change touches a node and so moves the epoch); their reasons were noted the first time.
     fn candidates(&mut self, class: Class) -> Vec<Candidate> {
+        if class == Class::Graceful {
+            if let Some((pass, epoch, cands)) = &self.graceful {
+                if *pass == self.pass && *epoch == self.c.epoch {
+                    return cands.clone();
+                }
+            }
+            let cands = self.build_candidates(class);
+            self.graceful = Some((self.pass, self.c.epoch, cands.clone()));
+            return cands;
+        }
+        self.build_candidates(class)
+    }
+
+    fn build_candidates(&mut self, class: Class) -> Vec<Candidate> {
         let mut out = Vec::new();
         for i in self.managed() {
             let facts = self.facts(i);

@@ -161,6 +161,28 @@ fn the_only_reachable_domain_takes_pods_up_to_max_skew() {
     assert_eq!(plan.unschedulable.len(), 4);
 }
 
+/// Many existing nodes per zone: where a spread pod may go is worked out once per zone and
+/// reused for the zone's other nodes (`existing_node::TopologyVerdicts`), and worked out again
+/// after each placement changes the counts. Nine pods, three nodes in each zone, room for one
+/// pod per node: one pod per node, three per zone, no NodeClaim.
+#[test]
+fn existing_nodes_of_one_zone_share_the_verdict_until_the_counts_change() {
+    let mut inp = input(
+        pods(9, |i| {
+            spread_pod(&format!("p{i}"), ZONE, 1, None).cpu("600m")
+        }),
+        vec![pool_input(node_pool("default"), default_types())],
+    );
+    inp.existing_nodes = (0..9)
+        .map(|i| zone_node(&format!("n{i}"), FAKE_ZONES[i / 3], 0))
+        .collect();
+    let plan = solve(&inp);
+    assert_eq!(skew(&inp, &plan, ZONE), [3, 3, 3]);
+    assert!(plan.node_claims.is_empty());
+    assert!(plan.existing_nodes.iter().all(|e| e.pods.len() == 1));
+    assert_eq!(plan.existing_nodes.len(), 9);
+}
+
 /// Upstream "Zonal" › "should only schedule to minimum domains if already violating max skew":
 /// zone 1 holds 3 pods, the others none; 3 more pods go to zones 2 and 3 only.
 #[test]
