@@ -55,22 +55,28 @@ impl Default for World {
     }
 }
 
+/// The `default` EC2NodeClass every [`World`] starts with: AL2023, the cluster's subnets and
+/// security groups.
+pub fn default_node_class() -> Value {
+    json!({
+        "apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass",
+        "metadata": {"name": "default"},
+        "spec": {
+            "amiFamily": "AL2023",
+            "amiSelectorTerms": [{"id": "ami-al2023"}],
+            "role": "NodeRole",
+            "subnetSelectorTerms": [{"tags": {"cluster": CLUSTER}}],
+            "securityGroupSelectorTerms": [{"tags": {"cluster": CLUSTER}}],
+        }
+    })
+}
+
 impl World {
     /// The world with the `default` NodePool and EC2NodeClass, nothing pending, no node.
     pub fn new() -> World {
         let cluster = FakeCluster::new().karpenter_v1();
         cluster.put(node_pool("default", json!({})));
-        cluster.put(json!({
-            "apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass",
-            "metadata": {"name": "default"},
-            "spec": {
-                "amiFamily": "AL2023",
-                "amiSelectorTerms": [{"id": "ami-al2023"}],
-                "role": "NodeRole",
-                "subnetSelectorTerms": [{"tags": {"cluster": CLUSTER}}],
-                "securityGroupSelectorTerms": [{"tags": {"cluster": CLUSTER}}],
-            }
-        }));
+        cluster.put(default_node_class());
         World {
             cluster,
             cloud: Rc::new(cloud()),

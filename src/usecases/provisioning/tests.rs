@@ -939,18 +939,9 @@ fn warnings(log: &Log) -> Vec<String> {
 #[test]
 fn a_class_selecting_reservations_is_a_warning_live() {
     let world = World::new();
-    world.cluster.put(json!({
-        "apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass",
-        "metadata": {"name": "default"},
-        "spec": {
-            "amiFamily": "AL2023",
-            "amiSelectorTerms": [{"id": "ami-al2023"}],
-            "role": "NodeRole",
-            "subnetSelectorTerms": [{"tags": {"cluster": "c"}}],
-            "securityGroupSelectorTerms": [{"tags": {"cluster": "c"}}],
-            "capacityReservationSelectorTerms": [{"id": "cr-0a1"}],
-        }
-    }));
+    let mut class = crate::usecases::testing::default_node_class();
+    class["spec"]["capacityReservationSelectorTerms"] = json!([{"id": "cr-0a1"}]);
+    world.cluster.put(class);
     world.pending("a", "1");
     let (log, mut sink) = recorder(&world);
     let round = world
@@ -970,18 +961,9 @@ fn a_class_selecting_reservations_is_a_warning_live() {
 #[test]
 fn a_watch_tells_a_warning_once_however_many_batches_it_plans() {
     let world = World::new();
-    world.cluster.put(json!({
-        "apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass",
-        "metadata": {"name": "default"},
-        "spec": {
-            "amiFamily": "AL2023",
-            "amiSelectorTerms": [{"id": "ami-al2023"}],
-            "role": "NodeRole",
-            "subnetSelectorTerms": [{"tags": {"cluster": crate::usecases::testing::CLUSTER}}],
-            "securityGroupSelectorTerms": [{"tags": {"cluster": crate::usecases::testing::CLUSTER}}],
-            "capacityReservationSelectorTerms": [{"id": "cr-0a1"}],
-        }
-    }));
+    let mut class = crate::usecases::testing::default_node_class();
+    class["spec"]["capacityReservationSelectorTerms"] = json!([{"id": "cr-0a1"}]);
+    world.cluster.put(class);
     // No scheduler binds it: the pod stays pending and every pass plans it again.
     world.pending("a", "1");
     world.clock.stop_after(secs(10.0));
