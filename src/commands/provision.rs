@@ -60,7 +60,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         &args.selection(),
         &mut CatalogSizing::new(&catalog, &region),
     )?;
-    let moved = reschedule_deleting(&mut input, &manifests.pdbs, super::unix_now());
+    let moved = reschedule_deleting(&mut input, &manifests.pdbs, super::unix_now())?;
     for warning in &manifests.warnings {
         ctx.warn(warning);
     }

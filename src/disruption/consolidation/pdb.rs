@@ -132,6 +132,14 @@ pub(crate) fn fully_blocks(pdbs: &[&Pdb], pod: &Pod, not_ready: bool) -> bool {
         .any(|p| p.fully_blocking && !(p.input.always_allow_unhealthy && not_ready))
 }
 
+/// [`fully_blocks`] from the PDBs' specs alone (no allowance needed): what the provisioner
+/// reads for the pods of a deleting node (`IsCurrentlyReschedulable`).
+pub fn fully_blocked(pdbs: &[PdbInput], pod: &Pod) -> bool {
+    let pdbs = evaluate(pdbs.to_vec(), &[]);
+    let refs: Vec<&Pdb> = pdbs.iter().collect();
+    fully_blocks(&refs, pod, pod.not_ready)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

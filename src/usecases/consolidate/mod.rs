@@ -272,7 +272,7 @@ fn claim_facts(claim: &NodeClaim, node: &Node) -> ClaimFacts {
 }
 
 /// A PDB as the engine reads it; `status.disruptionsAllowed` when the cluster counted it.
-fn pdb_input(pdb: &PodDisruptionBudget) -> Result<PdbInput, CommandError> {
+pub(crate) fn pdb_input(pdb: &PodDisruptionBudget) -> Result<PdbInput, CommandError> {
     let namespace = pdb
         .metadata
         .namespace

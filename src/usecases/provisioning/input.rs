@@ -310,26 +310,16 @@ pub fn reschedule_deleting(
     input: &mut Input,
     pdbs: &[crate::api::core::PodDisruptionBudget],
     now: i64,
-) -> Vec<ExistingPlacement> {
-    let pdbs: Vec<(String, Option<crate::model::selector::LabelSelector>, bool)> = pdbs
+) -> Result<Vec<ExistingPlacement>, CommandError> {
+    if !input.existing_nodes.iter().any(|n| n.node.deleting) {
+        return Ok(Vec::new());
+    }
+    // Read as consolidation reads them (`maxUnavailable: "0"` included, AlwaysAllow for a pod
+    // whose Ready is False), and only when a node is being deleted.
+    let pdbs = pdbs
         .iter()
-        .map(|p| {
-            let spec = p.spec.clone().unwrap_or_default();
-            use crate::api::meta::IntOrString;
-            // `newPdb` `isFullyBlocking`.
-            let fully = matches!(&spec.max_unavailable, Some(IntOrString::Int(0)))
-                || matches!(&spec.max_unavailable, Some(IntOrString::String(v)) if v == "0%")
-                || matches!(&spec.min_available, Some(IntOrString::String(v)) if v == "100%");
-            (
-                p.metadata
-                    .namespace
-                    .clone()
-                    .unwrap_or_else(|| "default".into()),
-                crate::api::live::pdb_selector(p).ok().flatten(),
-                fully,
-            )
-        })
-        .collect();
+        .map(crate::usecases::consolidate::pdb_input)
+        .collect::<Result<Vec<_>, _>>()?;
     let taint = crate::disruption::drain::disruption_taint(Some(ApiGeneration::V1));
     let blocked = |pod: &Pod| {
         let evictable = !pod.terminating
@@ -337,17 +327,7 @@ pub fn reschedule_deleting(
             && !pod.is_mirror()
             && !pod.tolerations.iter().any(|t| t.tolerates(&taint))
             && !crate::disruption::drain::do_not_disrupt_active(pod, now);
-        if !evictable {
-            return false;
-        }
-        let matching: Vec<bool> = pdbs
-            .iter()
-            .filter(|(ns, sel, _)| {
-                ns == &pod.namespace && sel.as_ref().is_some_and(|s| s.matches(&pod.labels))
-            })
-            .map(|(_, _, fully)| *fully)
-            .collect();
-        matching.len() > 1 || matching.first() == Some(&true)
+        evictable && crate::disruption::consolidation::fully_blocked(&pdbs, pod)
     };
     let mut moved = Vec::new();
     for node in input.existing_nodes.iter_mut().filter(|n| n.node.deleting) {
@@ -370,7 +350,7 @@ pub fn reschedule_deleting(
             input.pods.extend(go);
         }
     }
-    moved
+    Ok(moved)
 }
 
 /// A node's capacity plus `nodes: 1`, for `limits.nodes`.
@@ -680,7 +660,7 @@ mod tests {
         );
         let mut m = crate::api::load_str("in.yaml", &text).unwrap();
         let mut input = assemble(&mut m, Vec::new(), Options::default());
-        let moved = reschedule_deleting(&mut input, &m.pdbs, 1_800_000_000);
+        let moved = reschedule_deleting(&mut input, &m.pdbs, 1_800_000_000).unwrap();
         assert_eq!(
             input.existing_nodes[0].node.deleting,
             deleting || claim_deleting

@@ -240,7 +240,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         let mut input = build_input(manifests, selection, &mut sizing)?;
         let moved = match deleting {
             DeletingPods::Planned => {
-                reschedule_deleting(&mut input, &manifests.pdbs, self.clock.now())
+                reschedule_deleting(&mut input, &manifests.pdbs, self.clock.now())?
             }
             DeletingPods::Left => Vec::new(),
         };
