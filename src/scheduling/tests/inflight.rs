@@ -129,46 +129,30 @@ fn a_second_batch_uses_the_in_flight_node_when_the_pod_fits_it() {
 /// nodes" (4 pods on 4 nodes; 5 more go to 5 new nodes rather than doubling up).
 #[test]
 fn spreads_count_the_in_flight_nodes() {
-    let spread = |key: &str| {
-        let key = key.to_string();
-        move |i: usize| {
-            PodBuilder::new(&format!("p{i}"))
+    let spread = |key: &str, prefix: &str, n: usize| {
+        pods(n, |i| {
+            PodBuilder::new(&format!("{prefix}{i}"))
                 .label("foo", "bar")
-                .spread(&key, 1, true, &[("foo", "bar")])
-        }
-    };
-    let first = pods(4, spread(ZONE));
-    let second: Vec<Pod> = pods(5, spread(ZONE))
-        .into_iter()
-        .map(|mut p| {
-            p.name = format!("second-{}", p.name);
-            p
+                .spread(key, 1, true, &[("foo", "bar")])
         })
-        .collect();
-    let (plan, next, second) = two_batches(node_pool("default"), first.clone(), second, |_| {});
-    let inp = input(
-        first,
-        vec![pool_input(node_pool("default"), default_types())],
+    };
+    let no_nodes = input(Vec::new(), Vec::new());
+    let (plan, next, second) = two_batches(
+        node_pool("default"),
+        spread(ZONE, "p", 4),
+        spread(ZONE, "second-p", 5),
+        |_| {},
     );
-    let mut by_zone: BTreeMap<&str, usize> = BTreeMap::new();
-    for c in &plan.node_claims {
-        *by_zone.entry(c.labels[ZONE].as_str()).or_default() += c.pods.len();
-    }
-    let mut first_skew: Vec<usize> = by_zone.into_values().collect();
-    first_skew.sort_unstable();
-    assert_eq!(first_skew, [1, 1, 2], "{inp:?}");
+    assert_eq!(per_domain(&no_nodes, &plan, ZONE), [1, 1, 2]);
     assert!(second.node_claims.is_empty(), "{:?}", second.node_claims);
     assert_eq!(per_domain(&next, &second, ZONE), [3, 3, 3]);
 
-    let first = pods(4, spread(HOSTNAME));
-    let second: Vec<Pod> = pods(5, spread(HOSTNAME))
-        .into_iter()
-        .map(|mut p| {
-            p.name = format!("second-{}", p.name);
-            p
-        })
-        .collect();
-    let (plan, next, second) = two_batches(node_pool("default"), first, second, |_| {});
+    let (plan, next, second) = two_batches(
+        node_pool("default"),
+        spread(HOSTNAME, "p", 4),
+        spread(HOSTNAME, "second-p", 5),
+        |_| {},
+    );
     assert_eq!(plan.node_claims.len(), 4);
     assert_eq!(second.node_claims.len(), 5);
     assert_eq!(per_domain(&next, &second, HOSTNAME), [1; 9]);
