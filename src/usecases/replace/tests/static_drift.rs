@@ -46,6 +46,14 @@ fn selected(world: &World, nodes: &[String], drifted: &[&String]) -> (Vec<Action
     (actions, events)
 }
 
+/// Previews and runs `actions` against the cluster as it is now.
+fn run_actions(world: &World, actions: Vec<Action>) -> Vec<NodeOutcome> {
+    let m = read_cluster(&world.cluster).unwrap();
+    let mut live = world.live();
+    let preview = replace_pipeline::preview(&live, &m, actions, &settings()).unwrap();
+    replace_pipeline::run(&mut live, preview, &settings(), &mut |_: Event| {}).unwrap()
+}
+
 #[test]
 fn a_drifted_static_node_is_replaced_by_a_bare_replica_and_the_pool_keeps_its_replicas() {
     let world = world();
@@ -56,11 +64,7 @@ fn a_drifted_static_node_is_replaced_by_a_bare_replica_and_the_pool_keeps_its_re
     assert!(events.is_empty(), "{events:?}");
     assert_eq!(actions.len(), 1);
     assert_eq!(actions[0].method, Method::StaticDrift);
-    let m = read_cluster(&world.cluster).unwrap();
-    let mut live = world.live();
-    let preview = replace_pipeline::preview(&live, &m, actions, &settings()).unwrap();
-    let outcomes =
-        replace_pipeline::run(&mut live, preview, &settings(), &mut |_: Event| {}).unwrap();
+    let outcomes = run_actions(&world, actions);
     let o = &outcomes[0];
     assert_eq!(o.status, Status::Replaced, "{o:?}");
     assert_eq!(o.replacements.len(), 1, "one bare replica: {o:?}");
@@ -180,11 +184,7 @@ fn a_killed_static_drift_resumes_under_its_recorded_name() {
     let (actions, _) = selected(&world, &n, &[]);
     assert_eq!(actions.len(), 1);
     assert_eq!(actions[0].method, Method::StaticDrift);
-    let m = read_cluster(&world.cluster).unwrap();
-    let mut live = world.live();
-    let preview = replace_pipeline::preview(&live, &m, actions, &settings()).unwrap();
-    let outcomes =
-        replace_pipeline::run(&mut live, preview, &settings(), &mut |_: Event| {}).unwrap();
+    let outcomes = run_actions(&world, actions);
     assert_eq!(outcomes[0].status, Status::Replaced, "{:?}", outcomes[0]);
     assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
     let tagged: Vec<String> = world
