@@ -129,12 +129,17 @@ pub fn assemble(
             by_node.entry(node).or_default().push(pod);
         }
     }
+    let deleting = DeletingClaims::of(manifests);
     let mut existing_nodes: Vec<ExistingNode> = manifests
         .nodes
         .iter()
-        .map(|n| ExistingNode {
-            node: with_claim_deletion(manifests, with_claim_taints(manifests, n.clone())),
-            pods: by_node.remove(&n.name).unwrap_or_default(),
+        .map(|n| {
+            let mut node = with_claim_taints(manifests, n.clone());
+            node.deleting = deleting.marks(&node);
+            ExistingNode {
+                node,
+                pods: by_node.remove(&n.name).unwrap_or_default(),
+            }
         })
         .collect();
     existing_nodes.extend(in_flight);
@@ -265,28 +270,55 @@ fn claim_of<'m>(
     })
 }
 
-/// A Node marked deleting when its NodeClaim is: `core v1.14.1: pkg/controllers/state/statenode.go`
-/// `Deleted()` — the NodeClaim has a `deletionTimestamp` or `InstanceTerminating=True` (a Node
-/// without a NodeClaim: its own `deletionTimestamp`, already read). Such a node takes no pods
-/// and its pods are scheduled again ([`reschedule_deleting`]).
-fn with_claim_deletion(manifests: &Manifests, mut node: Node) -> Node {
-    if let Some(c) = claim_of(manifests, &node) {
-        let terminating = c
-            .conditions
-            .get("InstanceTerminating")
-            .is_some_and(|s| s == "True");
-        node.deleting |= c.deleting || terminating;
+/// The NodeClaims being deleted, by the node name and provider id they name: `core v1.14.1:
+/// pkg/controllers/state/statenode.go` `Deleted()` — a NodeClaim with a `deletionTimestamp` or
+/// `InstanceTerminating=True` marks its Node deleting (a Node without a NodeClaim: its own
+/// `deletionTimestamp`, already read). Such a node takes no pods and its pods are scheduled
+/// again ([`reschedule_deleting`]). Built once per input: few claims are ever deleting, and a
+/// search of every claim per node is quadratic on a big cluster.
+struct DeletingClaims<'m> {
+    nodes: std::collections::HashSet<&'m str>,
+    provider_ids: std::collections::HashSet<&'m str>,
+}
+
+impl<'m> DeletingClaims<'m> {
+    fn of(manifests: &'m Manifests) -> Self {
+        let deleting = manifests.node_claims.iter().filter(|c| {
+            c.deleting
+                || c.conditions
+                    .get("InstanceTerminating")
+                    .is_some_and(|s| s == "True")
+        });
+        let mut claims = DeletingClaims {
+            nodes: Default::default(),
+            provider_ids: Default::default(),
+        };
+        for c in deleting {
+            claims.nodes.extend(c.node_name.as_deref());
+            claims.provider_ids.extend(c.provider_id.as_deref());
+        }
+        claims
     }
-    node
+
+    /// Whether `node` is deleting, by itself or through its NodeClaim.
+    fn marks(&self, node: &Node) -> bool {
+        node.deleting
+            || self.nodes.contains(node.name.as_str())
+            || node
+                .provider_id
+                .as_deref()
+                .is_some_and(|p| self.provider_ids.contains(p))
+    }
 }
 
 /// Whether a pod is bound to a node being deleted (its NodeClaim's deletion counts): what
 /// [`reschedule_deleting`] may plan again even when no pod is pending.
 pub fn deleting_node_pods(manifests: &Manifests) -> bool {
+    let claims = DeletingClaims::of(manifests);
     let deleting: std::collections::BTreeSet<&str> = manifests
         .nodes
         .iter()
-        .filter(|n| with_claim_deletion(manifests, (*n).clone()).deleting)
+        .filter(|n| claims.marks(n))
         .map(|n| n.name.as_str())
         .collect();
     !deleting.is_empty()
