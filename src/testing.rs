@@ -534,6 +534,7 @@ pub fn consolidation_input(
         pools,
         daemonsets: Vec::new(),
         namespace_labels: BTreeMap::new(),
+        storage: None,
     }
 }
 

@@ -90,16 +90,17 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs) -> CommandResult {
         consolidate::build_input(&mut manifests, &mut sizing, &config, controller.as_ref())?
     } else {
         let mut manifests = crate::api::load_paths(&args.filenames, &mut std::io::stdin().lock())?;
-        for warning in &manifests.warnings {
-            ctx.warn(warning);
-        }
         let catalog = match &args.catalog {
             Some(path) => Catalog::from_file(path)?,
             None => Catalog::embedded()?,
         };
         let region = super::provision::resolve_region(ctx);
         let mut sizing = CatalogSizing::new(&catalog, &region);
-        consolidate::build_input(&mut manifests, &mut sizing, &config, None)?
+        let input = consolidate::build_input(&mut manifests, &mut sizing, &config, None)?;
+        for warning in &manifests.warnings {
+            ctx.warn(warning);
+        }
+        input
     };
     let report = consolidate::evaluate(&config, input)?;
     render::consolidate::report(ctx.global, ctx.out, ctx.err, &report)?;

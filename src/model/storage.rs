@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::pod::NodeSelectorTerm;
+use super::pod::{NodeSelectorTerm, Pod};
 
 /// `volumeBindingMode` of a StorageClass (the API server defaults it to `Immediate`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -110,6 +110,27 @@ pub struct Storage {
 }
 
 impl Storage {
+    /// The claims of `pod`'s volumes, when each can be looked up with what it names — its
+    /// PersistentVolume if bound, else its StorageClass if it names one — as Karpenter's volume
+    /// topology looks them up (`core v1.14.1: pkg/controllers/provisioning/scheduling/
+    /// volumetopology.go` `getRequirements`); `None` when any is missing.
+    pub fn claims_of(&self, pod: &Pod) -> Option<Vec<&PersistentVolumeClaim>> {
+        pod.volumes
+            .iter()
+            .map(|v| {
+                let c = self
+                    .claims
+                    .get(&(pod.namespace.clone(), v.claim_name(&pod.name)))?;
+                let found = match (&c.volume_name, c.storage_class.as_deref()) {
+                    (Some(pv), _) => self.volumes.contains_key(pv),
+                    (None, Some(class)) if !class.is_empty() => self.classes.contains_key(class),
+                    _ => true,
+                };
+                found.then_some(c)
+            })
+            .collect()
+    }
+
     /// The default StorageClass the API server's `DefaultStorageClass` admission would give a
     /// claim without `storageClassName`: among the classes marked default, the newest (then the
     /// first by name), as Kubernetes ≥ 1.26 picks.

@@ -88,6 +88,10 @@ pub struct Options {
     /// whose reservations are all held goes to on-demand/spot in the same simulation. Off (the
     /// provisioner's strict mode): it waits for the next round (`reservations.rs`).
     pub reserved_fallback: bool,
+    /// Volumes as Karpenter's disruption simulations read them (`volumes.rs` `for_disruption`):
+    /// claims are not validated, and a pod whose claim, volume or class is not found is placed
+    /// without volume requirements. Off (the provisioner's mode): such a pod is not considered.
+    pub disruption_volumes: bool,
 }
 
 impl Default for Options {
@@ -96,6 +100,7 @@ impl Default for Options {
             max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
             exhaustive: false,
             reserved_fallback: false,
+            disruption_volumes: false,
         }
     }
 }

@@ -131,6 +131,9 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
         };
         // Volumes are the pod's own (a StatefulSet's replicas have a claim each).
         let verdict = verdict.and_then(|first| match input.storage.as_deref() {
+            Some(storage) if !pod.volumes.is_empty() && input.options.disruption_volumes => {
+                Ok((first, volumes::for_disruption(pod, storage)))
+            }
             Some(storage) if !pod.volumes.is_empty() => {
                 volumes::resolve(pod, storage).map(|v| (first, (!v.is_empty()).then_some(v)))
             }

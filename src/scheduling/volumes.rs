@@ -268,6 +268,32 @@ pub(crate) fn resolve(pod: &Pod, storage: &Storage) -> Result<PodVolumes, Reason
     Ok(out)
 }
 
+/// A pod's volumes as Karpenter's disruption simulations read them: no claim validation, and a
+/// pod whose claim, volume or class cannot be looked up is placed without volume requirements
+/// (`core v1.14.1: pkg/controllers/provisioning/provisioner.go` `getVolumeTopologyRequirements`
+/// logs the error and leaves the pod unconstrained; `disruption/helpers.go` `SimulateScheduling`
+/// then solves every pod). `None`: nothing to check.
+pub(crate) fn for_disruption(pod: &Pod, storage: &Storage) -> Option<PodVolumes> {
+    let claims = storage.claims_of(pod)?;
+    let mut out = PodVolumes::default();
+    let mut alternatives = vec![Requirements::new()];
+    let mut constrained = false;
+    for c in &claims {
+        let volume = claim_alternatives(c, storage);
+        if !volume.is_empty() {
+            constrained = true;
+            alternatives = merge(alternatives, &volume);
+        }
+        if let Some(driver) = driver_of(c, storage) {
+            out.usage.entry(driver).or_default().insert(c.key());
+        }
+    }
+    if constrained {
+        out.alternatives = alternatives;
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 /// The CSI volumes of a pod already bound to a node (`GetVolumes` for cluster state: claims that
 /// cannot be resolved are skipped, not errors).
 pub(crate) fn bound_usage(pod: &Pod, storage: &Storage) -> BTreeMap<String, BTreeSet<String>> {

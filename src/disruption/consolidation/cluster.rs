@@ -134,6 +134,7 @@ impl Cluster {
             pools,
             daemonsets,
             namespace_labels,
+            storage,
         } = input;
         let pdbs = {
             let mut all: Vec<(&Pod, bool)> = Vec::new();
@@ -238,13 +239,13 @@ impl Cluster {
                 pools,
                 daemonsets,
                 namespace_labels,
-                // Consolidation's rescheduling does not look at volumes yet (docs/consolidation.md).
-                storage: None,
+                storage,
                 // Karpenter's disruption simulations let reserved capacity fall back
                 // (`core: pkg/controllers/disruption/helpers.go` builds its scheduler without
-                // `DisableReservedCapacityFallback`).
+                // `DisableReservedCapacityFallback`), and read volumes without validating them.
                 options: Options {
                     reserved_fallback: true,
+                    disruption_volumes: true,
                     ..Options::default()
                 },
             },

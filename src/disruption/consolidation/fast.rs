@@ -190,6 +190,7 @@ impl Fast {
             && pod.preferred_node_affinity.is_empty()
             && pod.required_node_affinity.len() <= 1
             && pod.host_ports.is_empty()
+            && pod.volumes.is_empty()
             && pod.unsupported.is_none()
             && !pod
                 .node_selector

@@ -2,11 +2,13 @@
 //! caller (manifests or the live cluster) fills them in; nothing here reads a clock or an API.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::model::node::Node;
 use crate::model::nodepool::ApiGeneration;
 use crate::model::pod::Pod;
 use crate::model::selector::LabelSelector;
+use crate::model::storage::Storage;
 use crate::scheduling::PoolInput;
 
 /// The Karpenter release whose disruption controller is simulated (docs/spec.md §9: each API generation
@@ -198,4 +200,8 @@ pub struct ConsolidationInput {
     pub daemonsets: Vec<Pod>,
     /// Namespace labels, for `namespaceSelector` in pod affinity.
     pub namespace_labels: BTreeMap<String, BTreeMap<String, String>>,
+    /// StorageClasses, claims, volumes and CSI attach limits: a moved pod's volumes keep it in
+    /// their zones, as in Karpenter's simulations (`scheduling::Options::disruption_volumes`).
+    /// `None`: volumes are not looked at.
+    pub storage: Option<Arc<Storage>>,
 }

@@ -1645,6 +1645,136 @@ fn a_pdb_of_another_namespace_does_not_hold_the_pod() {
     assert_ne!(find(&r, "n").decision, NodeDecision::None, "{r:#?}");
 }
 
+/// Volume topology in the simulation (`core v1.14.1: pkg/controllers/provisioning/
+/// provisioner.go` `NewScheduler` → `getVolumeTopologyRequirements`, used by disruption's
+/// `SimulateScheduling`): node `a` in zone 1 holds a pod whose volume lives in zone 1, node `b`
+/// in zone 2 a pod without volume; both fit on either node. Without the volumes `a` would go
+/// first (name order); with them its pod has nowhere to go, so `b` goes, its pod onto `a`. A
+/// claim that is not in the input leaves its pod unconstrained (Karpenter logs the lookup
+/// error and schedules the pod without volume requirements).
+#[test]
+fn a_pod_stays_in_its_volumes_zone() {
+    use crate::model::pod::{ClaimSource, PodVolume};
+    use crate::model::requirements::{NodeSelectorRequirement, Operator};
+    use crate::model::storage::{PersistentVolume, PersistentVolumeClaim, Storage};
+    const ZONE_2: &str = "test-zone-2";
+    let small = instance_type("small", "2", "4Gi", "110", on_demand(&[ZONE, ZONE_2], 0.10));
+    let at = |name: &str, zone: &str, pods: Vec<Pod>| {
+        managed_node(name, "default", &small, zone, ON_DEMAND, NOW, pods)
+    };
+    let mut db = pod("db", "500m");
+    db.volumes = vec![PodVolume {
+        name: "data".into(),
+        claim: ClaimSource::Named("data".into()),
+    }];
+    let cluster = |storage: Option<Storage>| {
+        let mut i = consolidation_input(
+            NOW,
+            vec![(pool(), vec![small.clone()])],
+            vec![
+                at("a", ZONE, vec![db.clone()]),
+                at("b", ZONE_2, vec![pod("web", "500m")]),
+            ],
+        );
+        i.storage = storage.map(std::sync::Arc::new);
+        i
+    };
+    let first_deleted = |r: &ConsolidationReport| r.actions.first().map(|a| a.nodes.clone());
+    assert_eq!(
+        first_deleted(&evaluate(cluster(None))),
+        Some(vec!["a".to_string()])
+    );
+
+    let mut storage = Storage::default();
+    storage.claims.insert(
+        ("default".into(), "data".into()),
+        PersistentVolumeClaim {
+            namespace: "default".into(),
+            name: "data".into(),
+            volume_name: Some("pv-data".into()),
+            bind_completed: true,
+            ..Default::default()
+        },
+    );
+    storage.volumes.insert(
+        "pv-data".into(),
+        PersistentVolume {
+            name: "pv-data".into(),
+            node_affinity: vec![vec![NodeSelectorRequirement {
+                key: crate::model::labels::ZONE.into(),
+                operator: Operator::In,
+                values: vec![ZONE.into()],
+                min_values: None,
+            }]],
+            ..Default::default()
+        },
+    );
+    let r = evaluate(cluster(Some(storage.clone())));
+    assert_eq!(
+        first_deleted(&r),
+        Some(vec!["b".to_string()]),
+        "{:#?}",
+        r.actions
+    );
+    assert_eq!(find(&r, "a").decision, NodeDecision::None, "{r:#?}");
+
+    storage.claims.clear();
+    let r = evaluate(cluster(Some(storage)));
+    assert_eq!(
+        first_deleted(&r),
+        Some(vec!["a".to_string()]),
+        "unconstrained: {:#?}",
+        r.actions
+    );
+}
+
+/// suite_test.go "can replace node with a local PV (ignoring hostname affinity)": the pod's
+/// local volume is pinned to its node by hostname, which a new node cannot have; Karpenter drops
+/// a local (or hostPath) volume's hostname requirement (`volumetopology.go`
+/// `getPersistentVolumeRequirements`), so the node is still replaced by a cheaper one.
+#[test]
+fn a_local_volumes_hostname_does_not_pin_its_pod() {
+    use crate::model::pod::{ClaimSource, PodVolume};
+    use crate::model::requirements::{NodeSelectorRequirement, Operator};
+    use crate::model::storage::{PersistentVolume, PersistentVolumeClaim, Storage};
+    let mut db = pod("db", "1");
+    db.volumes = vec![PodVolume {
+        name: "data".into(),
+        claim: ClaimSource::Named("local-data".into()),
+    }];
+    let mut storage = Storage::default();
+    storage.claims.insert(
+        ("default".into(), "local-data".into()),
+        PersistentVolumeClaim {
+            namespace: "default".into(),
+            name: "local-data".into(),
+            storage_class: Some("local-path".into()),
+            volume_name: Some("local-pv".into()),
+            bind_completed: true,
+            ..Default::default()
+        },
+    );
+    storage.volumes.insert(
+        "local-pv".into(),
+        PersistentVolume {
+            name: "local-pv".into(),
+            node_affinity: vec![vec![NodeSelectorRequirement {
+                key: crate::model::labels::HOSTNAME.into(),
+                operator: Operator::In,
+                values: vec!["big".into()],
+                min_values: None,
+            }]],
+            local: true,
+            ..Default::default()
+        },
+    );
+    let mut i = input(vec![node("big", "large", vec![db])]);
+    i.storage = Some(std::sync::Arc::new(storage));
+    let r = evaluate(i);
+    assert_eq!(find(&r, "big").decision, NodeDecision::Replace, "{r:#?}");
+    assert_eq!(find(&r, "big").replacement_type.as_deref(), Some("small"));
+}
+
 // ------------------------------------------------------------------------- emptiness pods
 
 /// emptiness_test.go "will consider a node with a DaemonSet pod as empty", "will consider a

@@ -144,6 +144,19 @@ pub fn build_input(
     if let Some(on) = config.spot_to_spot {
         feature_gates.spot_to_spot_consolidation = on;
     }
+    if let Some(storage) = solver.storage.as_deref() {
+        let unknown = solver
+            .existing_nodes
+            .iter()
+            .flat_map(|e| &e.pods)
+            .filter(|p| !p.volumes.is_empty() && storage.claims_of(p).is_none())
+            .count();
+        if unknown > 0 {
+            manifests.warnings.push(format!(
+                "assuming: {unknown} bound pod(s) have volumes whose PersistentVolumeClaim, PersistentVolume or StorageClass is not in the input: they may move to any zone, as Karpenter does when it cannot look a volume up (add pvc,pv,storageclass to the input)"
+            ));
+        }
+    }
     let by_node = claims_by_node(&claims);
     // The solver's existing nodes are the registered nodes, then NodeClaims still launching;
     // consolidation only disrupts the former.
@@ -174,6 +187,7 @@ pub fn build_input(
         pools: solver.pools,
         daemonsets: solver.daemonsets,
         namespace_labels: solver.namespace_labels,
+        storage: solver.storage,
     })
 }
 
