@@ -139,8 +139,9 @@ fn pending_disruption_holds_the_gate_but_the_count_is_from_active_nodes() {
     };
     let a = || node_of("fixed", "a");
     let b = || node_of("fixed", "b");
-    // (replicas, limit, nodes, launched)
-    let cases: Vec<(&str, i64, Option<i64>, Vec<ExistingNode>, usize)> = vec![
+    // (what, replicas, limit, nodes, launched)
+    type Case = (&'static str, i64, Option<i64>, Vec<ExistingNode>, usize);
+    let cases: Vec<Case> = vec![
         ("more nodes than replicas", 1, None, vec![a(), b()], 0),
         ("3 − 1 active", 3, None, vec![a()], 2),
         (
