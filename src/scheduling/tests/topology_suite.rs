@@ -9,7 +9,6 @@ use super::spread::{node_with, skew};
 use super::*;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
-use std::collections::BTreeSet;
 
 const APP: (&str, &str) = ("test", "test");
 
@@ -629,14 +628,7 @@ fn self_affinity_on_hostname_fills_only_the_first_empty_domain() {
     assert_eq!(plan.node_claims[0].pods.len(), 5);
     assert_eq!(plan.unschedulable.len(), 5);
 
-    let mut next = crate::scheduling::rounds::after_round(
-        &inp,
-        Some(&BTreeSet::new()),
-        &plan.existing_nodes,
-        &plan.node_claims,
-    );
-    next.pods = batch("b");
-    let second = solve(&next);
+    let second = solve(&next_batch(&inp, &plan, batch("b")));
     assert!(second.node_claims.is_empty(), "{:?}", second.node_claims);
     assert!(second.existing_nodes.iter().all(|p| p.pods.is_empty()));
     assert_eq!(second.unschedulable.len(), 10);
@@ -654,20 +646,14 @@ fn self_affinity_with_a_matching_pod_in_an_unreachable_host_schedules_none() {
         .build();
     let (inp, plan) = solve_for(vec![first], vec![node_pool("default")]);
     assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
-    let mut next = crate::scheduling::rounds::after_round(
-        &inp,
-        Some(&BTreeSet::new()),
-        &plan.existing_nodes,
-        &plan.node_claims,
-    );
-    next.pods = pods(10, |i| {
+    let constrained = pods(10, |i| {
         self_affine(&format!("p{i}"), HOSTNAME).required_term(&[(
             ZONE,
             In,
             &["test-zone-2", "test-zone-3"],
         )])
     });
-    let second = solve(&next);
+    let second = solve(&next_batch(&inp, &plan, constrained));
     assert!(second.node_claims.is_empty(), "{:?}", second.node_claims);
     assert_eq!(second.unschedulable.len(), 10);
 }
