@@ -48,7 +48,7 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
             .filter(|n| !n.node.deleting)
             .filter(|n| n.node.labels.get(np.owner_label()) == Some(&np.name))
         {
-            if pending_disruption_of(&n.node) {
+            if is_pending_disruption(&n.node) {
                 pending_disruption += 1;
             } else {
                 active += 1;
@@ -96,8 +96,9 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
 /// `karpenter.sh/disrupted:NoSchedule` and marks the NodeClaim so): tainted, not deleting. From
 /// outside the controller this also covers a node Karpenter has marked for deletion in memory
 /// (the same taint), whose replacement is then already counted; this tool's own replacements
-/// taint their node the same way.
-fn pending_disruption_of(node: &crate::model::node::Node) -> bool {
+/// taint their node the same way. Neither counts as running for a scale-down either
+/// (`static/deprovisioning/controller.go`: only `GetNodeCount`'s active ones).
+pub fn is_pending_disruption(node: &crate::model::node::Node) -> bool {
     node.taints
         .iter()
         .any(|t| t.key == DISRUPTED_TAINT && t.effect == Effect::NoSchedule)
