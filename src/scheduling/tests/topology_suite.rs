@@ -820,3 +820,44 @@ fn preferred_pod_affinity_and_anti_affinity_may_be_violated() {
     let (_, plan) = solve_for(all, vec![node_pool("default")]);
     assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
 }
+
+/// "… should support pod anti-affinity with a zone topology": three `s2` pods with zone
+/// anti-affinity to `s2`. Each batch places one (its zone is not known until launch, so the
+/// others wait); the next batch, with the earlier NodeClaims in flight, places one in a new
+/// zone: 1, then 1/1, then 1/1/1, then nothing more.
+#[test]
+fn zonal_anti_affinity_opens_one_zone_per_batch() {
+    let batch = |round: usize| {
+        pods(3, |i| {
+            PodBuilder::new(&format!("r{round}-{i}"))
+                .label(S2.0, S2.1)
+                .anti_affinity(ZONE, &[S2])
+        })
+    };
+    let mut inp = input(
+        batch(0),
+        vec![pool_input(node_pool("default"), default_types())],
+    );
+    let mut zones: Vec<String> = Vec::new();
+    for round in 1..=4 {
+        let plan = solve(&inp);
+        let placed: Vec<String> = plan
+            .node_claims
+            .iter()
+            .flat_map(|c| c.pods.iter().map(move |_| c.launch.zone.clone()))
+            .collect();
+        assert_eq!(
+            placed.len(),
+            usize::from(round < 4),
+            "round {round}: {placed:?}"
+        );
+        assert!(
+            placed.iter().all(|z| !zones.contains(z)),
+            "round {round}: a new zone"
+        );
+        zones.extend(placed);
+        inp = next_batch(&inp, &plan, batch(round));
+    }
+    zones.sort();
+    assert_eq!(zones, ["test-zone-1", "test-zone-2", "test-zone-3"]);
+}
