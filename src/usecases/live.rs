@@ -94,6 +94,24 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
         Ok(found)
     }
 
+    /// The pending or running instances launched for any of the NodeClaims `claims` (by their
+    /// `karpenter.sh/nodeclaim` tag): what a run killed between its launch and its record left.
+    pub fn instances_of_claims(&self, claims: &[&str]) -> Result<Vec<Instance>, CommandError> {
+        if claims.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut found = self
+            .cloud
+            .describe_instances(&InstanceQuery::Filters(vec![
+                Filter::new(format!("tag:{}", labels::NODECLAIM), claims.iter().copied()),
+                Filter::new("tag:eks:eks-cluster-name", [self.info.name.as_str()]),
+                Filter::new("instance-state-name", ["pending", "running"]),
+            ]))
+            .map_err(aws_error)?;
+        found.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(found)
+    }
+
     /// The node class of `pool`, resolved (AMIs, subnets, security groups, instance profile)
     /// on first use and cached for the run; `classes` are the cluster's.
     pub fn resolved(

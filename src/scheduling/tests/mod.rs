@@ -22,6 +22,7 @@ mod shapes;
 mod spread;
 mod statics;
 mod topology;
+mod topology_combined;
 mod topology_suite;
 mod volumes;
 

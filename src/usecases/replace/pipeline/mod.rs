@@ -394,12 +394,13 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
     ) -> Result<(), CommandError> {
         let snapshot = super::read_cluster(self.live.cluster)?;
         let pdbs = steps::pdbs(self.live.cluster)?;
-        let busy: BTreeSet<String> = self
+        let mut busy: BTreeSet<String> = self
             .active
             .iter()
             .flat_map(Job::instances)
             .chain(self.replaced_into.iter().cloned())
             .collect();
+        busy.extend(self.launched_unrecorded(&snapshot)?);
         let reserved: Vec<Pod> = self
             .active
             .iter()
@@ -464,6 +465,21 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             self.follow(&snapshot, job)?;
         }
         Ok(())
+    }
+
+    /// The instances of nodes marked by a run killed after its launch went through but before
+    /// its record named them: found by their NodeClaims' tags. Not capacity — once registered
+    /// they are that node's replacements, adopted again by name when it is re-planned (else a
+    /// re-plan would move its pods onto them as spare room, and nobody would label them).
+    fn launched_unrecorded(&self, snapshot: &Manifests) -> Result<Vec<String>, CommandError> {
+        let records: Vec<Record> = snapshot.nodes.iter().filter_map(Record::of).collect();
+        let claims: Vec<&str> = records
+            .iter()
+            .filter(|r| r.step == Step::Marked && r.instances.is_empty())
+            .flat_map(|r| r.node_claims.iter().map(String::as_str))
+            .collect();
+        let found = self.live.instances_of_claims(&claims)?;
+        Ok(found.into_iter().map(|i| i.id).collect())
     }
 
     /// Where a picked node enters (its record read afresh): finished, re-drained or adopted

@@ -309,3 +309,28 @@ fn an_adopted_instance_that_backs_a_node_being_replaced_rolls_back_without_termi
         })
     );
 }
+
+/// The flaky e2e `blocked_by_pdb_and_do_not_evict_then_killed_after_launch_resumes`: killed after
+/// its launch went through but before the record said so, and the instance's Node registered
+/// before the re-run read the cluster. That Node is the killed run's replacement, not spare
+/// capacity: it is adopted and labelled like any replacement (else nobody ever labels it).
+#[test]
+fn marked_adopts_a_replacement_that_registered_before_the_rerun() {
+    let world = world();
+    let old = drifted(&world, 1);
+    let claim = earlier_claim(&world, &old[0]);
+    killed_at(&world, &old[0], &record(Step::Marked, &[&claim], &[]));
+    let launched = world.registered_node("default", "c6a.large");
+    let launched_id = instance_of(&launched);
+    tag(&world, &launched_id, &claim);
+
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0, "adopted, not launched");
+    let labels = &node_json(&world, &launched).unwrap()["metadata"]["labels"];
+    assert_eq!(
+        labels["karpenter.k8s.aws/instance-family"], "c6a",
+        "{labels}"
+    );
+    assert_eq!(labels["karpenter.sh/initialized"], "true");
+}
