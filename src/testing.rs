@@ -286,6 +286,14 @@ impl PodBuilder {
         self.pod.pod_anti_affinity.push(term(key, selector));
         self
     }
+    /// Preferred pod affinity.
+    pub fn preferred_affinity(mut self, weight: i32, key: &str, selector: &[(&str, &str)]) -> Self {
+        self.pod.preferred_pod_affinity.push(Weighted {
+            weight,
+            term: term(key, selector),
+        });
+        self
+    }
     /// Preferred pod anti-affinity.
     pub fn preferred_anti_affinity(
         mut self,

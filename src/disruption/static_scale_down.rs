@@ -8,7 +8,8 @@
 //! - nothing for a pool that is not the cloud provider's (`IsManaged`: an `EC2NodeClass` of
 //!   `karpenter.k8s.aws`), has no `replicas`, or is being deleted;
 //! - the surplus is the pool's *running* NodeClaims minus `replicas`: NodeClaims being deleted
-//!   or pending disruption (here: in a replacement of this tool) are not counted, so a
+//!   or pending disruption (here: in a replacement of this tool, or tainted
+//!   `karpenter.sh/disrupted` — `scheduling::is_pending_disruption`) are not counted, so a
 //!   scale-down racing a replacement never goes below the replicas;
 //! - first the unresolved NodeClaims (no provider id: not launched yet, or their launch
 //!   failed), in list (name) order;

@@ -314,6 +314,17 @@ pub fn read(c: &dyn Cluster, scope: Scope) -> Result<LiveSnapshot, SnapshotError
     })
 }
 
+/// The PodDisruptionBudgets, read on their own: `provision` reads them only when a node being
+/// deleted has pods (`Cluster.Deleting().CurrentlyReschedulablePods`: a pod a PDB fully blocks
+/// is not planned again), so that its ordinary runs need no PDB permission.
+pub fn read_pdbs(c: &dyn Cluster) -> Result<Vec<core::PodDisruptionBudget>, ClusterError> {
+    ops::list_all(
+        c,
+        "/apis/policy/v1/poddisruptionbudgets",
+        &ListQuery::default(),
+    )
+}
+
 /// The storage objects volume topology and attach limits read (docs/karpenter.md §6.9):
 /// StorageClasses, PersistentVolumeClaims, PersistentVolumes, CSINodes. A list the identity may
 /// not read (403) or the cluster does not serve (404) is left empty, with a warning: pods whose

@@ -1,9 +1,11 @@
 //! Static NodePools (`spec.replicas`): the NodeClaims that bring a static pool up to its replica
 //! count, whether or not pods are pending (docs/karpenter.md §6.11).
 //!
-//! Mirrors `core main: pkg/controllers/static/provisioning/controller.go` (`Reconcile`): the
-//! missing count is `replicas` minus the pool's NodeClaims (here: its nodes, registered or in
-//! flight, not being deleted), capped by `limits.nodes`; each NodeClaim is the bare template
+//! Mirrors `core v1.14.1: pkg/controllers/static/provisioning/controller.go` (`Reconcile`): the
+//! pool's nodes (registered or in flight) not being deleted are *active* or *pending
+//! disruption* (`state/statenodepool.go` `GetNodeCount`); none is launched when active +
+//! pending disruption reach `replicas`, else `replicas` − active, capped by what `limits.nodes`
+//! leaves (`ReserveNodeCount`: the limit minus every node, deleting ones included); each NodeClaim is the bare template
 //! (`NewNodeClaimTemplate`, no pods, no resource requests), so the launch takes the cheapest
 //! offering of any type the pool's requirements allow (`aws: cloudprovider.go` `Create` →
 //! `resolveInstanceTypes`, then §6.7's filters). Upstream tests
@@ -15,7 +17,9 @@
 //! have instances left, one per replica, then on-demand/spot (the provider's launch, not the
 //! scheduler's `ReservationManager`, decides for static NodeClaims).
 
+use crate::model::labels::DISRUPTED_TAINT;
 use crate::model::resources::Resources;
+use crate::model::taints::Effect;
 
 use super::finalize::{finalize, SharedLists};
 use super::node_claim::Claim;
@@ -37,13 +41,25 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
             continue;
         };
         let np = &pool.input.pool;
-        let current = input
+        let (mut active, mut pending_disruption) = (0i64, 0i64);
+        for n in input
             .existing_nodes
             .iter()
             .filter(|n| !n.node.deleting)
             .filter(|n| n.node.labels.get(np.owner_label()) == Some(&np.name))
-            .count() as i64;
-        let mut missing = replicas - current;
+        {
+            if is_pending_disruption(&n.node) {
+                pending_disruption += 1;
+            } else {
+                active += 1;
+            }
+        }
+        // `GetNodeCount`: nodes pending disruption count toward the replicas (their
+        // replacements are on the way), but what is launched is counted from the active ones.
+        if active + pending_disruption >= replicas {
+            continue;
+        }
+        let mut missing = replicas - active;
         if let Some(limit) = np.limits.get("nodes") {
             let left = (limit - pool.input.usage.get("nodes")) / 1000;
             missing = missing.min(left);
@@ -73,6 +89,19 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
         }
     }
     out
+}
+
+/// Whether a static pool's node is *pending disruption* (`NodePoolState.PendingDisruption`:
+/// a disruption command has started on it — the queue's `markDisrupted` taints it
+/// `karpenter.sh/disrupted:NoSchedule` and marks the NodeClaim so): tainted, not deleting. From
+/// outside the controller this also covers a node Karpenter has marked for deletion in memory
+/// (the same taint), whose replacement is then already counted; this tool's own replacements
+/// taint their node the same way. Neither counts as running for a scale-down either
+/// (`static/deprovisioning/controller.go`: only `GetNodeCount`'s active ones).
+pub fn is_pending_disruption(node: &crate::model::node::Node) -> bool {
+    node.taints
+        .iter()
+        .any(|t| t.key == DISRUPTED_TAINT && t.effect == Effect::NoSchedule)
 }
 
 /// The bare NodeClaim of `pool_name`'s template (`scheduling.NewNodeClaimTemplate(np)`: no pod,

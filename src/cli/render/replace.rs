@@ -24,6 +24,11 @@ impl fmt::Display for Detail {
             Detail::Unplaceable(pods) => {
                 write!(f, "pods cannot be placed elsewhere: {}", pods.join("; "))
             }
+            Detail::UninitializedDestination { node, pods } => write!(
+                f,
+                "waits: its pods would land on uninitialized node {node} ({})",
+                pods.join(", ")
+            ),
             Detail::WaitingForPdb(why) => write!(f, "waiting: {why}"),
             Detail::StartsWhenRoom { pool } => write!(
                 f,

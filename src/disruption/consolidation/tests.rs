@@ -1629,6 +1629,30 @@ fn pods_do_not_move_onto_an_uninitialized_node() {
     });
 }
 
+/// Drift through the same `SimulateScheduling` (core v1.14.1 `disruption/helpers.go`
+/// `UninitializedNodeError`; `drift.go ComputeCommands` skips a candidate whose non-pending
+/// pods do not all schedule): a drifted node whose pod's only room is on a node not yet
+/// initialized is left for a later pass, the reason named. Mirrors consolidation_test.go "won't
+/// delete node if it would require pods to schedule on an uninitialized node" for drift.
+#[test]
+fn a_drifted_node_is_not_replaced_onto_an_uninitialized_node() {
+    let mut fresh = node("fresh", "large", vec![]);
+    fresh.node.initialized = false;
+    let mut p = pool();
+    p.disruption.consolidate_after = Some("Never".into());
+    let r = evaluate(with_pool(
+        p,
+        vec![
+            drifted(node("src", "large", vec![pod("big", "5")]), NOW - 60),
+            fresh,
+        ],
+    ));
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    assert_reason(&r, "src", |x| {
+        matches!(x, Reason::UninitializedDestination { .. })
+    });
+}
+
 /// consolidation_test.go DescribeTable "can replace nodes, PDB namespace must match": a PDB at
 /// zero in another namespace does not hold the pod.
 #[test]

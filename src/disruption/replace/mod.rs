@@ -285,6 +285,16 @@ pub enum Detail {
     Blocker(String),
     /// Pods that fit nowhere else (`namespace/name: why`).
     Unplaceable(Vec<String>),
+    /// Its pods would land on an existing node that is not initialized yet: disruption never
+    /// relies on such a node (core v1.14.1 `pkg/controllers/disruption/helpers.go`
+    /// `SimulateScheduling`, `UninitializedNodeError`; drift skips the candidate this pass).
+    /// It is looked at again by a later run (or pass of `--watch`).
+    UninitializedDestination {
+        /// The node not initialized.
+        node: String,
+        /// The pods that would land on it (`namespace/name`).
+        pods: Vec<String>,
+    },
     /// A PodDisruptionBudget at zero holds it back for now (the blocker); it is looked at
     /// again until the drain timeout.
     WaitingForPdb(Box<Detail>),

@@ -5,7 +5,6 @@
 use super::constraints::default_types;
 use super::*;
 use crate::model::pod::Pod;
-use std::collections::BTreeSet;
 
 /// The first batch's plan for `first`, then the plan for `second` with the first batch's
 /// NodeClaims in flight (renamed `node-N`, so the second batch's names cannot collide).
@@ -18,17 +17,7 @@ fn two_batches(
     let inp = input(first, vec![pool_input(pool, default_types())]);
     let plan = solve(&inp);
     assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
-    let mut next = crate::scheduling::rounds::after_round(
-        &inp,
-        Some(&BTreeSet::new()),
-        &plan.existing_nodes,
-        &plan.node_claims,
-    );
-    for (i, n) in next.existing_nodes.iter_mut().enumerate() {
-        n.node.name = format!("node-{i}");
-        n.node.labels.insert(HOSTNAME.into(), n.node.name.clone());
-    }
-    next.pods = second;
+    let mut next = next_batch(&inp, &plan, second);
     before_second(&mut next);
     let second = solve(&next);
     (plan, next, second)

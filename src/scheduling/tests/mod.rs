@@ -76,6 +76,23 @@ fn offer(zone: &str, capacity_type: &str, price: f64) -> Offering {
     }
 }
 
+/// The input of the batch after `plan` (of `inp`): its NodeClaims in flight, renamed `node-N`
+/// (so the next batch's names cannot collide), with `pods` to place.
+fn next_batch(inp: &Input, plan: &Plan, pods: Vec<crate::model::pod::Pod>) -> Input {
+    let mut next = super::rounds::after_round(
+        inp,
+        Some(&std::collections::BTreeSet::new()),
+        &plan.existing_nodes,
+        &plan.node_claims,
+    );
+    for (i, n) in next.existing_nodes.iter_mut().enumerate() {
+        n.node.name = format!("node-{i}");
+        n.node.labels.insert(HOSTNAME.into(), n.node.name.clone());
+    }
+    next.pods = pods;
+    next
+}
+
 fn pods(n: usize, f: impl Fn(usize) -> PodBuilder) -> Vec<crate::model::pod::Pod> {
     (0..n).map(|i| f(i).build()).collect()
 }

@@ -100,3 +100,87 @@ fn pending_pods_use_static_replicas_but_never_grow_the_pool() {
         ReasonCode::StaticNodePool
     );
 }
+
+/// `node_of` marked by a disruption that started on it (`karpenter.sh/disrupted:NoSchedule`).
+fn pending_disruption(pool: &str, name: &str) -> ExistingNode {
+    let mut n = node_of(pool, name);
+    n.node.taints.push(crate::model::taints::Taint::new(
+        crate::model::labels::DISRUPTED_TAINT,
+        "",
+        crate::model::taints::Effect::NoSchedule,
+    ));
+    n
+}
+
+/// `core v1.14.1: pkg/controllers/static/provisioning/controller.go` `Reconcile` with
+/// `GetNodeCount`'s (active, deleting, pending disruption): nothing when active + pending
+/// disruption reach the replicas ("should return early if current node count exceeds desired
+/// replicas": 2 nodes, 1 replica), else replicas − active ("should create additional
+/// nodeclaims to reach desired replicas": 3 − 1 = 2) — a node pending disruption holds the
+/// gate but not the count; a deleting node counts for neither, but against `limits.nodes`
+/// (`ReserveNodeCount`).
+#[test]
+fn pending_disruption_holds_the_gate_but_the_count_is_from_active_nodes() {
+    let count = |replicas: i64, limit: Option<i64>, nodes: Vec<ExistingNode>| {
+        let mut pool = static_pool("fixed", replicas);
+        if let Some(l) = limit {
+            pool.limits.insert("nodes".into(), l * 1000);
+        }
+        let mut pi = pool_input(pool, small_catalog());
+        pi.usage.set("nodes", nodes.len() as i64 * 1000);
+        let mut inp = input(vec![], vec![pi]);
+        inp.existing_nodes = nodes;
+        solve_rounds(&inp).node_claims.len()
+    };
+    let deleting = |name: &str| {
+        let mut n = node_of("fixed", name);
+        n.node.deleting = true;
+        n
+    };
+    let a = || node_of("fixed", "a");
+    let b = || node_of("fixed", "b");
+    // (what, replicas, limit, nodes, launched)
+    type Case = (&'static str, i64, Option<i64>, Vec<ExistingNode>, usize);
+    let cases: Vec<Case> = vec![
+        ("more nodes than replicas", 1, None, vec![a(), b()], 0),
+        ("3 − 1 active", 3, None, vec![a()], 2),
+        (
+            "active + pending = replicas",
+            3,
+            None,
+            vec![a(), b(), pending_disruption("fixed", "c")],
+            0,
+        ),
+        (
+            "active + pending < replicas: replicas − active",
+            3,
+            None,
+            vec![a(), pending_disruption("fixed", "c")],
+            2,
+        ),
+        (
+            "a deleting node is replaced",
+            2,
+            None,
+            vec![a(), deleting("d")],
+            1,
+        ),
+        (
+            "the limit counts every node",
+            3,
+            Some(3),
+            vec![a(), pending_disruption("fixed", "c")],
+            1,
+        ),
+        (
+            "the limit counts deleting nodes",
+            2,
+            Some(2),
+            vec![a(), deleting("d")],
+            0,
+        ),
+    ];
+    for (name, replicas, limit, nodes, launched) in cases {
+        assert_eq!(count(replicas, limit, nodes), launched, "{name}");
+    }
+}

@@ -598,3 +598,266 @@ fn zone_affinity_to_an_unconstrained_and_a_constrained_target() {
     assert_eq!(zones.len(), 1);
     assert_eq!(zones.get("test-zone-1"), Some(&11));
 }
+
+/// A pod labelled `S2` with required self-affinity on `key`.
+fn self_affine(name: &str, key: &str) -> PodBuilder {
+    PodBuilder::new(name).label(S2.0, S2.1).affinity(key, &[S2])
+}
+
+/// The NodeClaims' pods per zone of `plan`, and the pending pods' names.
+fn placed_and_pending(plan: &Plan) -> (Vec<(String, usize)>, Vec<String>) {
+    let placed = plan
+        .node_claims
+        .iter()
+        .map(|c| (c.launch.zone.clone(), c.pods.len()))
+        .collect();
+    let pending = plan.unschedulable.iter().map(|u| u.pod.clone()).collect();
+    (placed, pending)
+}
+
+/// "Pod Affinity/Anti-Affinity" › "should respect self pod affinity for first empty topology
+/// domain only (hostname)": ten pods with hostname self-affinity; a node holds 5 pods (the
+/// fake types' `pods: 5`), so one NodeClaim takes 5 and 5 stay pending — no second empty
+/// host is opened. A second batch of ten, with that NodeClaim in flight (full), schedules
+/// none.
+#[test]
+fn self_affinity_on_hostname_fills_only_the_first_empty_domain() {
+    let batch = |prefix: &str| pods(10, |i| self_affine(&format!("{prefix}{i}"), HOSTNAME));
+    let (inp, plan) = solve_for(batch("a"), vec![node_pool("default")]);
+    assert_eq!(plan.node_claims.len(), 1, "{:?}", plan.node_claims);
+    assert_eq!(plan.node_claims[0].pods.len(), 5);
+    assert_eq!(plan.unschedulable.len(), 5);
+
+    let second = solve(&next_batch(&inp, &plan, batch("b")));
+    assert!(second.node_claims.is_empty(), "{:?}", second.node_claims);
+    assert!(second.existing_nodes.iter().all(|p| p.pods.is_empty()));
+    assert_eq!(second.unschedulable.len(), 10);
+}
+
+/// "… should respect self pod affinity for first empty topology domain only (hostname/
+/// constrained zones)": one self-affine pod placed in zone 1 first; ten more, required into
+/// zones 2–3, have a matching pod on a host (the first one's) they cannot reach — the domain
+/// is no longer empty, so none schedules (node selectors limit spread counting, not
+/// affinity).
+#[test]
+fn self_affinity_with_a_matching_pod_in_an_unreachable_host_schedules_none() {
+    let first = self_affine("first", HOSTNAME)
+        .node_selector(ZONE, "test-zone-1")
+        .build();
+    let (inp, plan) = solve_for(vec![first], vec![node_pool("default")]);
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+    let constrained = pods(10, |i| {
+        self_affine(&format!("p{i}"), HOSTNAME).required_term(&[(
+            ZONE,
+            In,
+            &["test-zone-2", "test-zone-3"],
+        )])
+    });
+    let second = solve(&next_batch(&inp, &plan, constrained));
+    assert!(second.node_claims.is_empty(), "{:?}", second.node_claims);
+    assert_eq!(second.unschedulable.len(), 10);
+}
+
+/// "… should allow two nodes to be created when two pods with matching affinities have
+/// incompatible selectors": two `s1` pods with zone self-affinity, one required into zone 2,
+/// the other into zone 3: each gets its own node in its zone.
+#[test]
+fn matching_affinities_with_incompatible_zones_get_two_nodes() {
+    const S1: (&str, &str) = ("security", "s1");
+    let pod = |name: &str, zone: &str| {
+        PodBuilder::new(name)
+            .label(S1.0, S1.1)
+            .affinity(ZONE, &[S1])
+            .required_term(&[(ZONE, In, &[zone])])
+            .build()
+    };
+    let (_, plan) = solve_for(
+        vec![pod("p1", "test-zone-2"), pod("p2", "test-zone-3")],
+        vec![node_pool("default")],
+    );
+    let (mut placed, pending) = placed_and_pending(&plan);
+    placed.sort();
+    assert!(pending.is_empty(), "{pending:?}");
+    assert_eq!(
+        placed,
+        [
+            ("test-zone-2".to_string(), 1),
+            ("test-zone-3".to_string(), 1)
+        ]
+    );
+}
+
+/// "… should allow violation of a pod affinity preference with a conflicting required
+/// constraint": three `APP` pods one per host (hard hostname spread) prefer the host of an
+/// `s2` pod; the preference is dropped where the spread forbids it: all four schedule, the
+/// spread 1/1/1.
+#[test]
+fn a_pod_affinity_preference_yields_to_a_required_spread() {
+    let mut all = pods(3, |i| {
+        PodBuilder::new(&format!("p{i}"))
+            .label(APP.0, APP.1)
+            .spread(HOSTNAME, 1, true, &[APP])
+            .preferred_affinity(50, HOSTNAME, &[S2])
+    });
+    all.push(PodBuilder::new("s2").label(S2.0, S2.1).build());
+    let (inp, plan) = solve_for(all, vec![node_pool("default")]);
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+    assert_eq!(skew(&inp, &plan, HOSTNAME), [1, 1, 1]);
+}
+
+/// "CapacityType" › "should match all pods when labelSelector is not specified": a capacity
+/// type spread without a selector does not keep its pod from scheduling: one pod, one node.
+#[test]
+fn a_capacity_type_spread_without_selector_schedules() {
+    let mut pod = PodBuilder::new("p")
+        .spread(CAPACITY_TYPE, 1, true, &[])
+        .build();
+    pod.topology_spread[0].label_selector = None;
+    let (_, plan) = solve_for(vec![pod], vec![node_pool("default")]);
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+    assert_eq!(plan.node_claims.len(), 1);
+}
+
+/// "CapacityType" › "should handle interdependent selectors": five pods spread on hostname by
+/// a selector none of them matches (the upstream It's capacity-type context, its constraint on
+/// hostname): they add nothing to the skew, so all five share one node. The pool allows any
+/// capacity type (upstream's BeforeEach: `capacity-type Exists`).
+#[test]
+fn interdependent_selectors_in_a_capacity_type_pool_pack_onto_one_node() {
+    let pool = with_requirement(node_pool("default"), CAPACITY_TYPE, Exists, &[]);
+    let (_, plan) = solve_for(
+        pods(5, |i| {
+            PodBuilder::new(&format!("p{i}")).spread(HOSTNAME, 1, true, &[APP])
+        }),
+        vec![pool],
+    );
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+    assert_eq!(plan.node_claims.len(), 1);
+    assert_eq!(plan.node_claims[0].pods.len(), 5);
+}
+
+/// "… should schedule a pod with empty pod affinity and anti-affinity": no terms, scheduled.
+#[test]
+fn empty_pod_affinity_and_anti_affinity_schedule() {
+    let (_, plan) = solve_for(
+        vec![PodBuilder::new("p").build()],
+        vec![node_pool("default")],
+    );
+    assert!(plan.unschedulable.is_empty());
+    assert_eq!(plan.node_claims.len(), 1);
+}
+
+/// The NodeClaim `pod` is placed on, by name.
+fn claim_of<'p>(plan: &'p Plan, pod: &str) -> &'p str {
+    plan.node_claims
+        .iter()
+        .find(|c| c.pods.iter().any(|p| p == pod))
+        .map(|c| c.name.as_str())
+        .unwrap_or_else(|| panic!("{pod} not on a NodeClaim: {plan:?}"))
+}
+
+/// "… should respect pod affinity (hostname)": ten `APP` pods one per host, an `s2` pod and a
+/// pod with hostname affinity to it: the last two share a node.
+#[test]
+fn hostname_affinity_among_spread_pods() {
+    let mut all = spread_pods(10, "10m", HOSTNAME, true);
+    all.push(PodBuilder::new("aff1").label(S2.0, S2.1).build());
+    all.push(PodBuilder::new("aff2").affinity(HOSTNAME, &[S2]).build());
+    let (_, plan) = solve_for(all, vec![node_pool("default")]);
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+    assert_eq!(
+        claim_of(&plan, "default/aff1"),
+        claim_of(&plan, "default/aff2")
+    );
+}
+
+/// "… should respect self pod affinity (zone)" and "… (zone w/ constraint)": three pods with
+/// zone self-affinity share one node (required into zone 3: there).
+#[test]
+fn self_affinity_on_zone_shares_one_node() {
+    for zone in [None, Some("test-zone-3")] {
+        let (_, plan) = solve_for(
+            pods(3, |i| {
+                let p = self_affine(&format!("p{i}"), ZONE);
+                match zone {
+                    Some(z) => p.required_term(&[(ZONE, In, &[z])]),
+                    None => p,
+                }
+            }),
+            vec![node_pool("default")],
+        );
+        assert!(
+            plan.unschedulable.is_empty(),
+            "{zone:?}: {:?}",
+            plan.unschedulable
+        );
+        assert_eq!(plan.node_claims.len(), 1, "{zone:?}");
+        if let Some(z) = zone {
+            assert_eq!(plan.node_claims[0].launch.zone, z);
+        }
+    }
+}
+
+/// "… should allow violation of preferred pod affinity": ten `APP` pods one per host, and a
+/// pod preferring the host of an `s2` pod that does not exist: scheduled.
+/// "… should allow violation of preferred pod anti-affinity": three `APP` pods spread on zone
+/// and ten pods preferring zones without `APP` pods: all ten scheduled.
+#[test]
+fn preferred_pod_affinity_and_anti_affinity_may_be_violated() {
+    let mut all = spread_pods(10, "10m", HOSTNAME, true);
+    all.push(
+        PodBuilder::new("aff")
+            .preferred_affinity(50, HOSTNAME, &[S2])
+            .build(),
+    );
+    let (_, plan) = solve_for(all, vec![node_pool("default")]);
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+
+    let mut all = spread_pods(3, "10m", ZONE, true);
+    all.extend(pods(10, |i| {
+        PodBuilder::new(&format!("anti{i}")).preferred_anti_affinity(50, ZONE, &[APP])
+    }));
+    let (_, plan) = solve_for(all, vec![node_pool("default")]);
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+}
+
+/// "… should support pod anti-affinity with a zone topology": three `s2` pods with zone
+/// anti-affinity to `s2`. Each batch places one (its zone is not known until launch, so the
+/// others wait); the next batch, with the earlier NodeClaims in flight, places one in a new
+/// zone: 1, then 1/1, then 1/1/1, then nothing more.
+#[test]
+fn zonal_anti_affinity_opens_one_zone_per_batch() {
+    let batch = |round: usize| {
+        pods(3, |i| {
+            PodBuilder::new(&format!("r{round}-{i}"))
+                .label(S2.0, S2.1)
+                .anti_affinity(ZONE, &[S2])
+        })
+    };
+    let mut inp = input(
+        batch(0),
+        vec![pool_input(node_pool("default"), default_types())],
+    );
+    let mut zones: Vec<String> = Vec::new();
+    for round in 1..=4 {
+        let plan = solve(&inp);
+        let placed: Vec<String> = plan
+            .node_claims
+            .iter()
+            .flat_map(|c| c.pods.iter().map(move |_| c.launch.zone.clone()))
+            .collect();
+        assert_eq!(
+            placed.len(),
+            usize::from(round < 4),
+            "round {round}: {placed:?}"
+        );
+        assert!(
+            placed.iter().all(|z| !zones.contains(z)),
+            "round {round}: a new zone"
+        );
+        zones.extend(placed);
+        inp = next_batch(&inp, &plan, batch(round));
+    }
+    zones.sort();
+    assert_eq!(zones, ["test-zone-1", "test-zone-2", "test-zone-3"]);
+}

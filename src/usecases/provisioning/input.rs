@@ -206,39 +206,83 @@ fn with_claim_taints(manifests: &Manifests, mut node: Node) -> Node {
 /// (`pkg/controllers/nodepool/readiness/controller.go`: `NodeClassTerminating`, the class's
 /// `Ready` reason and message, `NodeClassReadinessUnknown`). A class absent from the input, or
 /// one without status, counts as ready.
-pub fn not_ready(pool: &NodePool, class: Option<&NodeClass>) -> Option<String> {
+pub fn not_ready(pool: &NodePool, class: Option<&NodeClass>) -> Option<NotReady> {
     if pool.generation != Some(ApiGeneration::V1) {
         return None;
     }
     let find = |list: &'_ [Condition], t: &str| list.iter().find(|c| c.type_ == t).cloned();
     if let Some(ready) = find(&pool.conditions, "Ready") {
-        return (ready.status != ConditionStatus::True).then(|| explain(&ready));
+        return (ready.status != ConditionStatus::True).then_some(NotReady::Pool(ready));
     }
     for t in ["ValidationSucceeded", "NodeClassReady"] {
         if let Some(c) = find(&pool.conditions, t).filter(|c| c.status != ConditionStatus::True) {
-            return Some(explain(&c));
+            return Some(NotReady::Pool(c));
         }
     }
     let class = class?;
+    let (kind, name) = (class.kind.clone(), class.name.clone());
     if class.deleting {
-        return Some(format!(
-            "NodeClassReady=False, NodeClassTerminating: {}/{} is being deleted",
-            class.kind, class.name
-        ));
+        return Some(NotReady::ClassTerminating { kind, name });
     }
     let ready = find(&class.status.conditions, "Ready")?;
     match ready.status {
         ConditionStatus::True => None,
-        ConditionStatus::Unknown => Some(format!(
-            "NodeClassReady=False, NodeClassReadinessUnknown: {}/{} reports Ready=Unknown",
-            class.kind, class.name
-        )),
-        ConditionStatus::False => Some(format!(
-            "NodeClassReady=False, {}/{} is not Ready: {}",
-            class.kind,
-            class.name,
-            explain(&ready)
-        )),
+        ConditionStatus::Unknown => Some(NotReady::ClassReadinessUnknown { kind, name }),
+        ConditionStatus::False => Some(NotReady::ClassNotReady { kind, name, ready }),
+    }
+}
+
+/// Why a v1 NodePool takes no new capacity ([`not_ready`]): the readiness controller's
+/// reasons (`core v1.14.1: pkg/controllers/nodepool/readiness/controller.go`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotReady {
+    /// The pool's own condition that is not True: `Ready`, or without one
+    /// `ValidationSucceeded` or `NodeClassReady`.
+    Pool(Condition),
+    /// Its node class is being deleted (`NodeClassReady=False`, `NodeClassTerminating`).
+    ClassTerminating {
+        /// The class's kind.
+        kind: String,
+        /// The class's name.
+        name: String,
+    },
+    /// Its node class reports `Ready=Unknown` (`NodeClassReadinessUnknown`).
+    ClassReadinessUnknown {
+        /// The class's kind.
+        kind: String,
+        /// The class's name.
+        name: String,
+    },
+    /// Its node class is not Ready (`NodeClassReady=False` with the class's reason and
+    /// message).
+    ClassNotReady {
+        /// The class's kind.
+        kind: String,
+        /// The class's name.
+        name: String,
+        /// The class's `Ready` condition.
+        ready: Condition,
+    },
+}
+
+impl std::fmt::Display for NotReady {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotReady::Pool(c) => f.write_str(&explain(c)),
+            NotReady::ClassTerminating { kind, name } => write!(
+                f,
+                "NodeClassReady=False, NodeClassTerminating: {kind}/{name} is being deleted"
+            ),
+            NotReady::ClassReadinessUnknown { kind, name } => write!(
+                f,
+                "NodeClassReady=False, NodeClassReadinessUnknown: {kind}/{name} reports Ready=Unknown"
+            ),
+            NotReady::ClassNotReady { kind, name, ready } => write!(
+                f,
+                "NodeClassReady=False, {kind}/{name} is not Ready: {}",
+                explain(ready)
+            ),
+        }
     }
 }
 
@@ -620,7 +664,7 @@ mod tests {
     fn readiness(pool_status: &str, class_extra: &str) -> Option<String> {
         let text = format!("{V1_POOL}{pool_status}{V1_CLASS}{class_extra}");
         let m = crate::api::load_str("in.yaml", &text).unwrap();
-        not_ready(&m.node_pools[0], class_of(&m, &m.node_pools[0]))
+        not_ready(&m.node_pools[0], class_of(&m, &m.node_pools[0])).map(|r| r.to_string())
     }
 
     /// Scheduling suite "should not schedule pods with nodePool which is not ready"
@@ -654,9 +698,13 @@ mod tests {
             .contains("NodeClassReadinessUnknown"));
         let text = format!("{V1_POOL}{}", V1_CLASS.replace("metadata: {name: default}", "metadata: {name: default, deletionTimestamp: \"2026-12-01T00:00:00Z\", finalizers: [x]}"));
         let m = crate::api::load_str("in.yaml", &text).unwrap();
-        assert!(not_ready(&m.node_pools[0], class_of(&m, &m.node_pools[0]))
-            .unwrap()
-            .contains("NodeClassTerminating"));
+        assert_eq!(
+            not_ready(&m.node_pools[0], class_of(&m, &m.node_pools[0])),
+            Some(NotReady::ClassTerminating {
+                kind: "EC2NodeClass".into(),
+                name: "default".into()
+            })
+        );
         // The pool's own sub-conditions without a Ready.
         let invalid = "status:\n  conditions:\n  - {type: ValidationSucceeded, status: \"False\", reason: NodePoolValidationFailed}\n";
         assert_eq!(

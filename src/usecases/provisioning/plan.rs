@@ -101,9 +101,21 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         assigned: &BTreeMap<String, Vec<String>>,
         events: &mut dyn Sink<Event>,
     ) -> Result<Option<Round>, CommandError> {
-        // No PDBs (they would widen `provision`'s RBAC, docs/security.md): a pod of a deleting
-        // node that a PDB fully blocks is planned again live, as Karpenter would not.
         let mut snapshot = snapshot::read(self.cluster, Scope::PODS)?;
+        // PDBs only when a node being deleted has pods: a pod a PDB fully blocks is not
+        // planned again (core v1.14.1 `provisioner.go Schedule` →
+        // `Deleting().CurrentlyReschedulablePods`, `pdb.Limits`). Ordinary runs read none, so
+        // they need no PDB permission (docs/security.md); without it, said so, the pods are
+        // planned as if no PDB blocked them.
+        if super::input::deleting_node_pods(&snapshot.manifests) {
+            match snapshot::read_pdbs(self.cluster) {
+                Ok(pdbs) => snapshot.manifests.pdbs = pdbs,
+                Err(e) if e.is_forbidden() => snapshot.manifests.warnings.push(format!(
+                    "cannot list poddisruptionbudgets ({e}): the pods of nodes being deleted are planned again as if no PodDisruptionBudget blocked their eviction"
+                )),
+                Err(e) => return Err(e.into()),
+            }
+        }
         let warned = snapshot.manifests.warnings.len();
         for warning in &snapshot.manifests.warnings {
             events.emit(Event::Warning(warning.clone()));

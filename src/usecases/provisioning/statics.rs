@@ -82,7 +82,10 @@ fn members(m: &Manifests, input: &Input, pool: &NodePool) -> Vec<Member> {
             node_claim: claim_name,
             instance: n.instance_id().map(str::to_string),
             resolved: true,
-            deleting: n.deleting || claim.is_some_and(|c| c.deleting) || Record::of(n).is_some(),
+            deleting: n.deleting
+                || claim.is_some_and(|c| c.deleting)
+                || Record::of(n).is_some()
+                || crate::scheduling::is_pending_disruption(n),
             pods: e.pods.clone(),
             created: claim
                 .and_then(|c| c.created.as_deref())

@@ -1179,3 +1179,88 @@ fn the_pods_of_a_deleting_node_are_planned_again_live() {
     assert_eq!(round.plan.from_deleting_nodes[0].node, node);
     assert!(world.cluster.writes().is_empty());
 }
+
+/// A registered node being deleted, running `web-0` (labelled `app: app`); its name.
+fn deleting_node_with_web_0(world: &World) -> String {
+    let node = world.registered_node("default", "c6a.large");
+    put_bound(&world.cluster, "web-0", &node);
+    world.cluster.update("v1", "Node", None, &node, |n| {
+        n["metadata"]["deletionTimestamp"] = json!("2026-12-04T00:00:00Z");
+        n["metadata"]["finalizers"] = json!(["karpenter.sh/termination"]);
+    });
+    node
+}
+
+/// Live `provision` reads the PodDisruptionBudgets when a node being deleted has pods: a pod
+/// one fully blocks (`maxUnavailable: 0`) is not planned again, as Karpenter's
+/// `Deleting().CurrentlyReschedulablePods` (core v1.14.1 `provisioner.go Schedule`,
+/// `pkg/utils/pdb/pdb.go`; the offline rule is mirrored by `input::tests::
+/// pods_of_a_deleting_node_are_planned_again_when_currently_reschedulable`, its fully blocking
+/// PDB row). Without a deleting node no PDB is read; without the permission, it says so and
+/// plans them.
+#[test]
+fn live_provision_reads_pdbs_only_for_the_pods_of_deleting_nodes() {
+    let pdb_path = "/apis/policy/v1/poddisruptionbudgets";
+    let pdb_reads = |world: &World| {
+        world
+            .cluster
+            .requests()
+            .iter()
+            .filter(|r| r.path.starts_with(pdb_path))
+            .count()
+    };
+    // No deleting node: nothing read.
+    let world = World::new();
+    world.pending("p", "1");
+    world.live().plan_pending(&all(), &mut |_| {}).unwrap();
+    assert_eq!(pdb_reads(&world), 0);
+
+    // A PDB at zero over web-0: not planned again.
+    let world = World::new();
+    deleting_node_with_web_0(&world);
+    world.cluster.put(json!({
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {"maxUnavailable": 0, "selector": {"matchLabels": {"app": "app"}}},
+        "status": {"disruptionsAllowed": 0},
+    }));
+    let round = world
+        .live()
+        .plan_pending(&all(), &mut |_| {})
+        .unwrap()
+        .expect("a plan");
+    assert_eq!(pdb_reads(&world), 1);
+    assert!(
+        round.plan.node_claims.is_empty(),
+        "{:?}",
+        round.plan.node_claims
+    );
+    assert!(round.plan.from_deleting_nodes.is_empty());
+
+    // Forbidden: a warning, and web-0 planned as if no PDB blocked it.
+    let world = World::new();
+    deleting_node_with_web_0(&world);
+    world.cluster.fail(crate::k8s::fake::Fault {
+        method: None,
+        path: pdb_path.into(),
+        times: 1,
+        answer: crate::k8s::fake::FaultAnswer::Status(403, "forbidden".into()),
+    });
+    let mut warnings = Vec::new();
+    let round = world
+        .live()
+        .plan_pending(&all(), &mut |e| {
+            if let Event::Warning(w) = e {
+                warnings.push(w);
+            }
+        })
+        .unwrap()
+        .expect("a plan");
+    assert_eq!(round.plan.node_claims[0].pods, ["default/web-0"]);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with("cannot list poddisruptionbudgets")),
+        "{warnings:?}"
+    );
+}

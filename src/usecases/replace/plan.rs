@@ -281,6 +281,14 @@ impl<'a> Planner<'a> {
                 pdb_only: false,
             });
         }
+        if strict {
+            if let Some(why) = uninitialized_destination(&plan, &manifests.nodes) {
+                return Ok(NodePlan::Blocked {
+                    why,
+                    pdb_only: false,
+                });
+            }
+        }
         let reserved = placed(&plan, &moving);
         let mut claims = plan.node_claims;
         if !resuming {
@@ -418,6 +426,35 @@ fn solve<C: Cluster, P: Compute, K: Clock + ?Sized>(
         ..Selection::default()
     };
     live.plan_with_instances(manifests, &BTreeSet::new(), &[], &selection)
+}
+
+/// The first node (by name) of `nodes` that is not initialized and onto which `plan` placed
+/// pods, with those pods: a disruption never relies on it (core v1.14.1
+/// `pkg/controllers/disruption/helpers.go` `SimulateScheduling`: a pod scheduled onto an
+/// existing node that is not `Initialized()` gets an `UninitializedNodeError`, and drift's
+/// `ComputeCommands` skips a candidate whose pods do not all schedule). The plan's pods are
+/// the node's own (those of nodes being deleted are not planned here, so upstream's exception
+/// for them never applies); an unmanaged node counts as initialized ([`Node::initialized`]).
+fn uninitialized_destination(plan: &Plan, nodes: &[Node]) -> Option<Detail> {
+    let mut landings: Vec<_> = plan
+        .existing_nodes
+        .iter()
+        .filter(|p| !p.pods.is_empty())
+        .filter(|p| {
+            nodes
+                .iter()
+                .find(|n| n.name == p.node)
+                .is_some_and(|n| !n.initialized)
+        })
+        .collect();
+    landings.sort_by(|a, b| a.node.cmp(&b.node));
+    let first = landings.first()?;
+    let mut pods = first.pods.clone();
+    pods.sort();
+    Some(Detail::UninitializedDestination {
+        node: first.node.clone(),
+        pods,
+    })
 }
 
 /// The pods of `pods` that `plan` placed on existing nodes, bound there.

@@ -86,6 +86,20 @@ fn a_static_pool_lowered_from_3_to_1_loses_two_empty_nodes() {
     assert!(decided(&world).is_empty());
 }
 
+/// `static/deprovisioning/controller.go Reconcile` counts only the running NodeClaims
+/// (`GetNodeCount`'s active; "To avoid race conditions between deprovisioning and the
+/// disruption controller"): a node Karpenter's disruption has tainted `karpenter.sh/disrupted`
+/// is pending disruption, so 3 nodes, one of them tainted, lowered to 2 is no surplus.
+#[test]
+fn a_node_pending_disruption_is_not_running_for_a_scale_down() {
+    let world = World::new();
+    let nodes = fixed_with(&world, 3, "c6a.large", 2);
+    world.cluster.update("v1", "Node", None, &nodes[0], |n| {
+        n["spec"]["taints"] = json!([{"key": "karpenter.sh/disrupted", "effect": "NoSchedule"}]);
+    });
+    assert!(decided(&world).is_empty());
+}
+
 /// "should terminate non-empty nodes when empty nodes are insufficient": the busy node goes
 /// last, drained through the Eviction API (its pod goes to a node launched for it in the
 /// dynamic pool, or to the node that stays).

@@ -828,3 +828,90 @@ fn a_replacement_is_planned_for_its_own_pods_not_a_deleting_nodes() {
         .collect();
     assert_eq!(launched, [vec!["default/p0".to_string()]]);
 }
+
+/// Disruption never relies on a node that is not initialized: a drifted node whose pod would
+/// land on one waits (blocked this run, named), nothing written or launched; once the node is
+/// initialized the pod goes there. Mirrors core v1.14.1
+/// `pkg/controllers/disruption/consolidation_test.go` "won't delete node if it would require
+/// pods to schedule on an uninitialized node" — the same `SimulateScheduling`
+/// (`UninitializedNodeError` in `helpers.go`) that drift's `ComputeCommands` skips a candidate
+/// on (`drift.go`: `!results.AllNonPendingPodsScheduled()`).
+#[test]
+fn a_drifted_node_whose_pods_would_land_on_an_uninitialized_node_waits() {
+    let world = world();
+    let old = drifted(&world, 1);
+    // Registered, Ready, empty, with room for p0 — but not initialized yet.
+    let fresh = world.registered_node("default", "c6a.large");
+    let run = replace(&world, &old, &settings());
+    let o = run.outcome(&old[0]);
+    assert_eq!(o.status, Status::Blocked, "{o:?}");
+    assert_eq!(
+        o.detail,
+        Detail::UninitializedDestination {
+            node: fresh.clone(),
+            pods: vec!["default/p0".into()],
+        }
+    );
+    assert_eq!(
+        o.detail.to_string(),
+        format!("waits: its pods would land on uninitialized node {fresh} (default/p0)")
+    );
+    assert!(world.cluster.writes().is_empty(), "nothing changed");
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+
+    // Initialized: relied on now, nothing launched.
+    world.cluster.update("v1", "Node", None, &fresh, |n| {
+        n["metadata"]["labels"]["karpenter.sh/initialized"] = json!("true");
+    });
+    let run = replace(&world, &old, &settings());
+    assert_eq!(
+        run.outcome(&old[0]).status,
+        Status::Replaced,
+        "{:?}",
+        run.outcomes
+    );
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0, "p0 went to {fresh}");
+}
+
+/// A Node registered again by the kubelet of an instance a *previous* run terminated (the fault
+/// soak's ghost, docs/reliability.md) has no `karpenter.sh/initialized` — Karpenter sets that
+/// label, not the kubelet — so a new run does not plan the next node's pods onto it (core
+/// v1.14.1 `SimulateScheduling`, `UninitializedNodeError`).
+#[test]
+fn a_new_run_does_not_plan_onto_a_ghost_node_registered_again_by_its_kubelet() {
+    let world = world();
+    budget(&world, "1");
+    let old = drifted(&world, 2);
+    let mut ghost = node_json(&world, &old[0]).unwrap();
+    let run = replace(&world, &old[..1], &settings());
+    assert_eq!(
+        run.outcome(&old[0]).status,
+        Status::Replaced,
+        "{:?}",
+        run.outcomes
+    );
+    // p0 made again on its replacement: no room there for p1.
+    let replacement = world
+        .nodes()
+        .iter()
+        .map(|n| n["metadata"]["name"].as_str().unwrap().to_string())
+        .find(|n| !old.contains(n))
+        .unwrap();
+    put_bound(&world.cluster, "p0-again", &replacement);
+    ghost["metadata"]["labels"]
+        .as_object_mut()
+        .unwrap()
+        .remove("karpenter.sh/initialized");
+    world.cluster.put(ghost);
+    let run = replace(&world, &old[1..], &settings());
+    let o = run.outcome(&old[1]);
+    assert_eq!(
+        o.detail,
+        Detail::UninitializedDestination {
+            node: old[0].clone(),
+            pods: vec!["default/p1".into()],
+        },
+        "{o:?}"
+    );
+    assert!(record_of(&world, &old[1]).is_none(), "never marked");
+}
