@@ -2,8 +2,11 @@
 //! instance types they select, by weight (docs/karpenter.md §6.10). The rule that applies them is
 //! `scheduling::overlay`; here is the object and its price arithmetic.
 
+use std::collections::BTreeMap;
+
+use super::labels::INSTANCE_TYPE;
 use super::nodepool::Origin;
-use super::requirements::NodeSelectorRequirement;
+use super::requirements::{NodeSelectorRequirement, Operator};
 use super::resources::Resources;
 
 /// How an overlay changes an offering's price (`spec.price` or `spec.priceAdjustment`).
@@ -84,6 +87,32 @@ pub struct NodeOverlay {
     pub capacity: Resources,
 }
 
+/// The prices the AWS provider itself takes from NodeOverlays, for instance types it has no price
+/// for (`aws v1.14.1: pkg/providers/instancetype/offering/offering.go` `GetOverlayPrice`, used by
+/// `base_resolver.go`: an offering without a price takes it and becomes available). Only an
+/// overlay whose requirements are exactly one `node.kubernetes.io/instance-type In [...]` and
+/// which sets `price` (not `priceAdjustment`) counts. Where two name the same type the later by
+/// name wins (upstream: the later in the API list).
+pub fn provider_prices(overlays: &[NodeOverlay]) -> BTreeMap<String, f64> {
+    let mut ordered: Vec<&NodeOverlay> = overlays.iter().collect();
+    ordered.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut prices = BTreeMap::new();
+    for overlay in ordered {
+        let (Some(PriceChange::Set(price)), [only]) =
+            (overlay.price, overlay.requirements.as_slice())
+        else {
+            continue;
+        };
+        if only.key != INSTANCE_TYPE || only.operator != Operator::In {
+            continue;
+        }
+        for name in &only.values {
+            prices.insert(name.clone(), price);
+        }
+    }
+    prices
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,6 +148,51 @@ mod tests {
         assert_eq!(
             PriceChange::parse_price("80.0").unwrap().apply(82781.0),
             80.0
+        );
+    }
+
+    /// `aws v1.14.1: pkg/providers/instancetype/offering/offering.go` `GetOverlayPrice` (suite
+    /// "NodeOverlay Preview Instance Pricing"): only `price` overlays with exactly one
+    /// `instance-type In` requirement price the provider's unpriced types.
+    #[test]
+    fn only_a_single_instance_type_in_with_a_price_gives_the_provider_a_price() {
+        let it =
+            |values: &[&str]| NodeSelectorRequirement::new(INSTANCE_TYPE, Operator::In, values);
+        let overlay =
+            |name: &str, price: &str, requirements: Vec<NodeSelectorRequirement>| NodeOverlay {
+                name: name.into(),
+                price: PriceChange::parse_price(price)
+                    .or_else(|| PriceChange::parse_adjustment(price)),
+                requirements,
+                ..Default::default()
+            };
+        let zone = NodeSelectorRequirement::new(super::super::labels::ZONE, Operator::In, &["z"]);
+        let overlays = [
+            overlay(
+                "b-preview",
+                "98.32",
+                vec![it(&["p5e.48xlarge", "p6.48xlarge"])],
+            ),
+            overlay("a-earlier", "1", vec![it(&["p6.48xlarge"])]),
+            overlay("adjustment", "+10", vec![it(&["x.large"])]),
+            overlay("two-requirements", "5", vec![it(&["y.large"]), zone]),
+            overlay(
+                "not-in",
+                "5",
+                vec![NodeSelectorRequirement::new(
+                    INSTANCE_TYPE,
+                    Operator::NotIn,
+                    &["z.large"],
+                )],
+            ),
+        ];
+        let prices = provider_prices(&overlays);
+        assert_eq!(
+            prices,
+            BTreeMap::from([
+                ("p5e.48xlarge".to_string(), 98.32),
+                ("p6.48xlarge".to_string(), 98.32),
+            ])
         );
     }
 

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::instance_type::{InstanceType, Offering, ON_DEMAND, SPOT};
 use crate::model::labels;
+use crate::model::nodepool::ApiGeneration;
 use crate::model::overhead::{self, AmiFamily, InstanceShape, NodeSettings};
 use crate::model::quantity::ONE;
 use crate::model::requirements::{Operator, Requirement, Requirements};
@@ -52,8 +53,12 @@ pub(super) const CAPACITY_RESERVATION_TYPE: &str = "karpenter.k8s.aws/capacity-r
 ///   on-demand price: a conservative stand-in (real spot prices are lower) that keeps
 ///   cheapest-first ordering meaningful without inventing numbers.
 /// * An offering with **no known price** (no on-demand price, and for spot no spot price
-///   either) has `available: false` (price 0): like Karpenter without a price, it is listed
-///   but never launched.
+///   either) takes the price a NodeOverlay gives its type ([`InstanceTypeContext::overlay_prices`],
+///   `offering/offering.go` `GetOverlayPrice`); without one it has `available: false` (price 0):
+///   like Karpenter without a price, it is listed but never launched.
+/// * A type the node class cannot run (`compatibility.IsCompatibleWithNodeClass`: of its checks
+///   only the AMI family's is modelled, a1 types under AL2023, v1 only) keeps its offerings, all
+///   unavailable.
 pub(super) fn aws_instance_types(
     snapshot: &AwsSnapshot,
     ctx: &InstanceTypeContext,
@@ -97,28 +102,59 @@ pub(super) fn aws_instance_types(
         if zones.is_empty() || capacity_types.is_empty() {
             continue;
         }
+        let offers = OfferingFacts {
+            zones: &zones,
+            capacity_types: &capacity_types,
+            spot_prices: region.spot_prices.get(&facts.name),
+            overlay_price: ctx.overlay_prices.get(&facts.name).copied(),
+            compatible: compatible_with_node_class(facts, ctx),
+        };
         out.push(aws_instance_type(
-            facts,
-            arch,
-            ctx.region,
-            &zones,
-            &capacity_types,
-            &settings,
-            region.spot_prices.get(&facts.name),
+            facts, arch, ctx.region, &offers, &settings,
         ));
     }
     Ok(out)
+}
+
+/// Where and at what price a type is offered (`aws v1.14.1:
+/// pkg/providers/instancetype/offering/base_resolver.go` `ResolveOfferings`).
+pub(super) struct OfferingFacts<'a> {
+    /// The allowed zones offering the type.
+    pub(super) zones: &'a BTreeSet<&'a str>,
+    /// `on-demand` and/or `spot`.
+    pub(super) capacity_types: &'a [&'a str],
+    /// The region's spot prices of the type, by zone.
+    pub(super) spot_prices: Option<&'a BTreeMap<String, f64>>,
+    /// A NodeOverlay's price for the type, used where it has no price of its own.
+    pub(super) overlay_price: Option<f64>,
+    /// Whether the node class can run the type; if not, no offering is available.
+    pub(super) compatible: bool,
+}
+
+/// `compatibility.IsCompatibleWithNodeClass` (`aws v1.14.1:
+/// pkg/providers/instancetype/compatibility/compatibility.go`, since v1.12), the checks this tool
+/// can see: "a1 instance types are not supported with al2023s". Network interfaces, nested
+/// virtualization, placement groups and connection tracking are not read from the node class.
+/// v1beta1 and v1alpha5 controllers (v0.37, v0.31) have no such check.
+fn compatible_with_node_class(facts: &InstanceFacts, ctx: &InstanceTypeContext) -> bool {
+    let v1 = ctx.generation.is_none_or(|g| g == ApiGeneration::V1);
+    !(v1 && ctx.family() == AmiFamily::Al2023 && facts.name.starts_with("a1."))
 }
 
 pub(super) fn aws_instance_type(
     facts: &InstanceFacts,
     arch: &str,
     region: &str,
-    zones: &BTreeSet<&str>,
-    capacity_types: &[&str],
+    offers: &OfferingFacts<'_>,
     settings: &NodeSettings,
-    spot_prices: Option<&BTreeMap<String, f64>>,
 ) -> InstanceType {
+    let OfferingFacts {
+        zones,
+        capacity_types,
+        spot_prices,
+        overlay_price,
+        compatible,
+    } = *offers;
     let family = settings.family;
     let shape = InstanceShape {
         vcpu: facts.vcpu,
@@ -138,18 +174,20 @@ pub(super) fn aws_instance_type(
         .iter()
         .flat_map(|zone| {
             capacity_types.iter().map(move |ct| {
-                // Spot: the zone's spot price, else the on-demand stand-in.
+                // Spot: the zone's spot price, else the on-demand stand-in; either, else a
+                // NodeOverlay's price (`GetOverlayPrice`).
                 let price = match *ct {
                     SPOT => spot_prices
                         .and_then(|p| p.get(*zone).copied())
                         .or(on_demand),
                     _ => on_demand,
-                };
+                }
+                .or(overlay_price);
                 Offering {
                     zone: zone.to_string(),
                     capacity_type: ct.to_string(),
                     price: price.unwrap_or(0.0),
-                    available: price.is_some(),
+                    available: compatible && price.is_some(),
                     reservation: None,
                 }
             })

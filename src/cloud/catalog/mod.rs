@@ -17,11 +17,12 @@
 //! Offline data is necessarily approximate; every approximation is listed by [`Catalog::notes`]
 //! so the CLI can print it under `-v` instead of letting a plan look more certain than it is.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use crate::model::instance_type::{InstanceType, ON_DEMAND, SPOT};
-use crate::model::nodepool::{BlockDevice, KubeletConfig};
+use crate::model::nodepool::{ApiGeneration, BlockDevice, KubeletConfig};
 use crate::model::overhead::{self, AmiFamily};
 use crate::model::reservation::CapacityReservationTerm;
 
@@ -113,7 +114,16 @@ pub struct InstanceTypeContext<'a> {
     /// The node class's `capacityReservationSelectorTerms`: a custom catalog's reserved
     /// offerings are kept only for the reservations they select (none: no reserved capacity).
     pub capacity_reservations: &'a [CapacityReservationTerm],
+    /// The API generation of the NodePool (`None`: v1), i.e. which controller's rules apply:
+    /// the node-class compatibility check is v1's only.
+    pub generation: Option<ApiGeneration>,
+    /// Prices NodeOverlays give instance types the AWS provider has no price for
+    /// (`model::overlay::provider_prices`): such a type's offerings take them and are available.
+    pub overlay_prices: &'a BTreeMap<String, f64>,
 }
+
+/// No NodeOverlay prices.
+static NO_OVERLAY_PRICES: BTreeMap<String, f64> = BTreeMap::new();
 
 impl<'a> InstanceTypeContext<'a> {
     /// Karpenter's defaults for everything but the region and AMI family.
@@ -127,6 +137,8 @@ impl<'a> InstanceTypeContext<'a> {
             vm_memory_overhead_percent: overhead::DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
             zones: None,
             capacity_reservations: &[],
+            generation: None,
+            overlay_prices: &NO_OVERLAY_PRICES,
         }
     }
 

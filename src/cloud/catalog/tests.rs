@@ -504,3 +504,107 @@ fn hourly_prices_of_running_instances() {
     assert_eq!(custom.hourly_price("n2", "z1", ON_DEMAND), Some(0.2));
     assert_eq!(custom.hourly_price("n2", "z2", SPOT), None);
 }
+
+// ---------------------------------------------- aws: pkg/providers/instancetype/suite_test.go
+
+/// The embedded snapshot with `m5.large` also offered in the local zone `us-east-1-bos-1a`
+/// (DescribeInstanceTypeOfferings lists the local zones an account opted into as
+/// availability zones) and without its on-demand price when `unpriced`.
+fn with_local_zone(unpriced: bool) -> Catalog {
+    let mut snap = Catalog::embedded().unwrap().aws_snapshot().unwrap().clone();
+    let region = snap.regions.get_mut("us-east-1").unwrap();
+    region.zones.push("us-east-1-bos-1a".into());
+    region
+        .offerings
+        .get_mut("m5.large")
+        .unwrap()
+        .push("us-east-1-bos-1a".into());
+    if unpriced {
+        let m5 = snap
+            .instance_types
+            .iter_mut()
+            .find(|t| t.name == "m5.large")
+            .unwrap();
+        m5.on_demand_price_us_east1 = None;
+    }
+    Catalog::from_snapshot(snap).unwrap()
+}
+
+/// "should launch instances in local zones": a node class whose only subnet is in a local zone
+/// sees the types offered there, in that zone only, available. (The embedded snapshot lists no
+/// local zone; a live catalog has those DescribeInstanceTypeOfferings returns.)
+#[test]
+fn local_zones_are_offered_where_the_subnets_are() {
+    let catalog = with_local_zone(false);
+    let subnets = vec!["us-east-1-bos-1a".to_string()];
+    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    ctx.zones = Some(&subnets);
+    let types = catalog.instance_types(&ctx).unwrap();
+    assert_eq!(
+        types.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        ["m5.large"],
+        "only the type offered in the local zone"
+    );
+    assert_eq!(values(&types[0], labels::ZONE), subnets);
+    assert_eq!(types[0].offerings.len(), 2);
+    assert!(types[0]
+        .offerings
+        .iter()
+        .all(|o| o.available && o.zone == "us-east-1-bos-1a"));
+}
+
+/// "Instance Type and NodeClass Compatibility › AMI Compatibility › should mark availability of
+/// a1 instance type offerings based on AMI" (both entries): under AL2023 every a1 offering is
+/// listed but unavailable; under Bottlerocket they are available. v1beta1 controllers have no
+/// such check (`compatibility.go` is v1.12+).
+#[test]
+fn a1_types_are_unavailable_under_al2023() {
+    let a1 = |family: &str, generation: Option<ApiGeneration>| {
+        let mut ctx = InstanceTypeContext::new("us-east-1", family);
+        ctx.generation = generation;
+        let types = embedded_types(&ctx);
+        let t = find(&types, "a1.medium").clone();
+        assert!(!t.offerings.is_empty(), "{family}: offerings listed");
+        t.offerings.iter().map(|o| o.available).collect::<Vec<_>>()
+    };
+    assert!(a1("AL2023", None).iter().all(|a| !a), "AL2023");
+    assert!(a1("AL2023", Some(ApiGeneration::V1)).iter().all(|a| !a));
+    assert!(a1("Bottlerocket", None).iter().all(|a| *a), "Bottlerocket");
+    assert!(a1("AL2023", Some(ApiGeneration::V1Beta1))
+        .iter()
+        .all(|a| *a));
+    let types = embedded_types(&InstanceTypeContext::new("us-east-1", "AL2023"));
+    assert!(find(&types, "m6g.medium")
+        .offerings
+        .iter()
+        .all(|o| o.available));
+}
+
+/// "NodeOverlay Preview Instance Pricing": "should mark offerings as available when a NodeOverlay
+/// defines a price for an unpriced instance type" (on-demand and spot take the overlay's price)
+/// and "should not mark offerings as available for unpriced instance types without a
+/// NodeOverlay". Which overlays give a price: `model::overlay` `provider_prices`.
+#[test]
+fn an_overlay_price_makes_an_unpriced_type_available() {
+    let catalog = with_local_zone(true);
+    let ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    let types = catalog.instance_types(&ctx).unwrap();
+    let m5 = find(&types, "m5.large");
+    assert!(m5.offerings.iter().all(|o| !o.available && o.price == 0.0));
+
+    let prices = BTreeMap::from([("m5.large".to_string(), 98.32)]);
+    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    ctx.overlay_prices = &prices;
+    let types = catalog.instance_types(&ctx).unwrap();
+    let m5 = find(&types, "m5.large");
+    assert!(m5.offerings.iter().any(|o| o.capacity_type == SPOT));
+    assert!(m5.offerings.iter().all(|o| o.available && o.price == 98.32));
+    // A priced type keeps its own price.
+    let prices = BTreeMap::from([("c6a.2xlarge".to_string(), 98.32)]);
+    ctx.overlay_prices = &prices;
+    let types = catalog.instance_types(&ctx).unwrap();
+    assert!(find(&types, "c6a.2xlarge")
+        .offerings
+        .iter()
+        .all(|o| o.price == 0.306));
+}

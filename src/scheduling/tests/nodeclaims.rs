@@ -113,3 +113,117 @@ fn a_nodeclaim_requests_its_pods_and_the_daemon_overhead_once() {
         Resources::from_pairs(&[("cpu", "3"), ("memory", "3Mi"), ("pods", "3")])
     );
 }
+
+/// "Labels › should label nodes": the template's labels, the pool's name, and a value for every
+/// custom requirement key the NodeClaim allows (`nodeclaimtemplate.go`
+/// `resolveCustomLabelsFromRequirements`, `Requirement.Any`): In takes its value, NotIn / Lt /
+/// Gt / Exists some other admitted value, DoesNotExist none.
+#[test]
+fn custom_requirements_label_the_node_with_an_admitted_value() {
+    let mut pool = node_pool("default");
+    pool.labels
+        .insert("test-key-1".into(), "test-value-1".into());
+    let pool = with_requirement(pool, "test-key-2", In, &["test-value-2"]);
+    let pool = with_requirement(pool, "test-key-3", NotIn, &["test-value-3"]);
+    let pool = with_requirement(pool, "test-key-4", Lt, &["4"]);
+    let pool = with_requirement(pool, "test-key-5", Gt, &["5"]);
+    let pool = with_requirement(pool, "test-key-6", Exists, &[]);
+    let pool = with_requirement(pool, "test-key-7", DoesNotExist, &[]);
+    let claim = plan_one(&input(
+        vec![PodBuilder::new("p").build()],
+        vec![pool_input(pool, default_types())],
+    ));
+    let l = &claim.labels;
+    assert_eq!(l["karpenter.sh/nodepool"], "default");
+    assert_eq!(l["test-key-1"], "test-value-1");
+    assert_eq!(l["test-key-2"], "test-value-2");
+    assert_ne!(l["test-key-3"], "test-value-3");
+    assert!(l["test-key-4"].parse::<i64>().unwrap() < 4);
+    assert!(l["test-key-5"].parse::<i64>().unwrap() > 5);
+    assert!(l.contains_key("test-key-6"));
+    assert!(!l.contains_key("test-key-7"));
+}
+
+/// "Labels › should label nodes with labels in the kubernetes domains" and "… in the subdomain
+/// from kubernetes domains": a template label in those domains labels the node and a pod
+/// requiring it schedules. (Pool requirements on such keys: `constraints::constraints_validation`.)
+#[test]
+fn template_labels_in_kubernetes_domains_label_the_node() {
+    for key in [
+        "kubernetes.io/test",
+        "k8s.io/test",
+        "subdomain.kubernetes.io/test",
+        "subdomain.k8s.io/test",
+    ] {
+        let mut pool = node_pool("default");
+        pool.labels.insert(key.into(), "test-value".into());
+        let pod = PodBuilder::new("p")
+            .required_term(&[(key, In, &["test-value"])])
+            .build();
+        let claim = plan_one(&input(vec![pod], vec![pool_input(pool, default_types())]));
+        assert_eq!(claim.labels[key], "test-value", "{key}");
+    }
+}
+
+/// "Labels › should not label nodes with well-known labels from requirements": `foo In [bar]`
+/// labels the node, `node.kubernetes.io/windows-build NotIn [test-value]` does not.
+#[test]
+fn well_known_requirements_do_not_label_the_node() {
+    let pool = with_requirement(node_pool("default"), "foo", In, &["bar"]);
+    let pool = with_requirement(
+        pool,
+        crate::model::labels::WINDOWS_BUILD,
+        NotIn,
+        &["test-value"],
+    );
+    let claim = plan_one(&input(
+        vec![PodBuilder::new("p").build()],
+        vec![pool_input(pool, default_types())],
+    ));
+    assert_eq!(claim.labels["foo"], "bar");
+    assert_ne!(
+        claim
+            .labels
+            .get(crate::model::labels::WINDOWS_BUILD)
+            .map(String::as_str),
+        Some("test-value")
+    );
+}
+
+/// "Taints › should schedule pods that tolerate taints": against `nvidia.com/gpu=true:NoSchedule`,
+/// `Equal` with the value and effect, `Exists` with the effect, `Exists` on the key for every
+/// effect, and `Exists` without a key all tolerate.
+#[test]
+fn every_form_of_toleration_is_honoured() {
+    use crate::model::taints::Toleration;
+    let mut pool = node_pool("default");
+    pool.taints
+        .push(taint("nvidia.com/gpu", "true", Effect::NoSchedule));
+    let exists = |key: &str, effect: Option<Effect>| Toleration {
+        key: key.into(),
+        exists: true,
+        value: String::new(),
+        effect,
+    };
+    let tolerations = [
+        Toleration::equal("nvidia.com/gpu", "true", Some(Effect::NoSchedule)),
+        exists("nvidia.com/gpu", Some(Effect::NoSchedule)),
+        exists("nvidia.com/gpu", None),
+        exists("", None),
+    ];
+    let pods: Vec<crate::model::pod::Pod> = tolerations
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let mut pod = PodBuilder::new(&format!("p{i}")).build();
+            pod.tolerations.push(t);
+            pod
+        })
+        .collect();
+    let plan = solve(&input(pods, vec![pool_input(pool, default_types())]));
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+    assert_eq!(
+        plan.node_claims.iter().map(|c| c.pods.len()).sum::<usize>(),
+        4
+    );
+}

@@ -72,6 +72,8 @@ pub fn build_input(
         .filter(|p| selection.nodepools.is_empty() || selection.nodepools.contains(&p.name))
         .map(|p| (p, class_of(manifests, p)))
         .collect();
+    // Types without a price take a NodeOverlay's, as the AWS provider's offerings do.
+    sizing.overlay_prices = crate::model::overlay::provider_prices(&manifests.node_overlays);
     sizing.expect(&selected);
     let mut pools = Vec::with_capacity(selected.len());
     for (pool, class) in selected {
@@ -496,6 +498,8 @@ pub struct CatalogSizing<'c> {
     /// Cache key → users left.
     uses: BTreeMap<String, usize>,
     sized: BTreeMap<String, Vec<InstanceType>>,
+    /// NodeOverlay prices for types the catalog has none for (`InstanceTypeContext::overlay_prices`).
+    overlay_prices: BTreeMap<String, f64>,
 }
 
 impl<'c> CatalogSizing<'c> {
@@ -506,6 +510,7 @@ impl<'c> CatalogSizing<'c> {
             region,
             uses: BTreeMap::new(),
             sized: BTreeMap::new(),
+            overlay_prices: BTreeMap::new(),
         }
     }
 
@@ -541,6 +546,8 @@ impl<'c> CatalogSizing<'c> {
             .unwrap_or_default();
         let mut ctx = InstanceTypeContext::new(self.region, &family);
         ctx.kubelet = kubelet;
+        ctx.generation = pool.generation;
+        ctx.overlay_prices = &self.overlay_prices;
         if let Some(c) = class {
             ctx.block_devices = &c.block_devices;
             ctx.instance_store_policy = c.instance_store_policy.as_deref();
@@ -711,6 +718,38 @@ mod tests {
             readiness(invalid, "").as_deref(),
             Some("ValidationSucceeded=False, NodePoolValidationFailed")
         );
+    }
+
+    /// `aws v1.14.1: pkg/providers/instancetype/suite_test.go` "NodeOverlay Preview Instance
+    /// Pricing" through the plan's input: r9g.medium has no price in the embedded snapshot, so a
+    /// pool of it leaves the pod pending; a NodeOverlay pricing it (one `instance-type In`
+    /// requirement, `price`) makes its offerings available at that price. An AL2023 class leaves
+    /// a1 types unavailable (`compatibility.go`).
+    #[test]
+    fn overlay_prices_and_class_compatibility_reach_the_sized_types() {
+        let pool = V1_POOL.replace(
+            "requirements: []",
+            "requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [r9g.medium, a1.medium]}]",
+        );
+        let pod = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]\n";
+        let overlay = "---\napiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: preview-price}\nspec:\n  price: \"98.32\"\n  requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [r9g.medium]}]\n";
+        let catalog = Catalog::embedded().unwrap();
+        let plan = |text: String| {
+            let mut m = crate::api::load_str("in.yaml", &text).unwrap();
+            let mut sizing = CatalogSizing::new(&catalog, "us-east-1");
+            let selection = Selection {
+                nodepools: Vec::new(),
+                max_instance_types: 60,
+            };
+            crate::scheduling::solve(&build_input(&mut m, &selection, &mut sizing).unwrap())
+        };
+        let without = plan(format!("{pool}{V1_CLASS}{pod}"));
+        assert!(without.node_claims.is_empty(), "{:?}", without.node_claims);
+        assert_eq!(without.unschedulable.len(), 1);
+        let with = plan(format!("{pool}{V1_CLASS}{pod}{overlay}"));
+        assert_eq!(with.node_claims.len(), 1, "{:?}", with.unschedulable);
+        assert_eq!(with.node_claims[0].launch.instance_type, "r9g.medium");
+        assert_eq!(with.node_claims[0].launch.price, 98.32);
     }
 
     /// v1beta1 (v0.37) and v1alpha5 (v0.31) schedule with any pool: `provisioner.go` there has
