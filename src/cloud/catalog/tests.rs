@@ -279,9 +279,8 @@ fn zones_region_and_prices() {
     assert!(snapshot.notes().iter().any(|n| n.contains("spot")));
 }
 
-/// The embedded snapshot with spot prices for c6a.2xlarge in us-east-1a (0.1) and for
-/// m5.large (whose on-demand price is removed) in us-east-1a (0.04).
-fn with_spot_prices() -> Catalog {
+/// The embedded snapshot, m5.large without its on-demand price.
+fn embedded_snapshot_without_m5_large_price() -> AwsSnapshot {
     let mut snap = Catalog::embedded().unwrap().aws_snapshot().unwrap().clone();
     let m5 = snap
         .instance_types
@@ -289,6 +288,13 @@ fn with_spot_prices() -> Catalog {
         .find(|t| t.name == "m5.large")
         .unwrap();
     m5.on_demand_price_us_east1 = None;
+    snap
+}
+
+/// The embedded snapshot with spot prices for c6a.2xlarge in us-east-1a (0.1) and for
+/// m5.large (whose on-demand price is removed) in us-east-1a (0.04).
+fn with_spot_prices() -> Catalog {
+    let mut snap = embedded_snapshot_without_m5_large_price();
     let region = snap.regions.get_mut("us-east-1").unwrap();
     for (t, p) in [("c6a.2xlarge", 0.1), ("m5.large", 0.04)] {
         region
@@ -511,7 +517,11 @@ fn hourly_prices_of_running_instances() {
 /// (DescribeInstanceTypeOfferings lists the local zones an account opted into as
 /// availability zones) and without its on-demand price when `unpriced`.
 fn with_local_zone(unpriced: bool) -> Catalog {
-    let mut snap = Catalog::embedded().unwrap().aws_snapshot().unwrap().clone();
+    let mut snap = if unpriced {
+        embedded_snapshot_without_m5_large_price()
+    } else {
+        Catalog::embedded().unwrap().aws_snapshot().unwrap().clone()
+    };
     let region = snap.regions.get_mut("us-east-1").unwrap();
     region.zones.push("us-east-1-bos-1a".into());
     region
@@ -519,14 +529,6 @@ fn with_local_zone(unpriced: bool) -> Catalog {
         .get_mut("m5.large")
         .unwrap()
         .push("us-east-1-bos-1a".into());
-    if unpriced {
-        let m5 = snap
-            .instance_types
-            .iter_mut()
-            .find(|t| t.name == "m5.large")
-            .unwrap();
-        m5.on_demand_price_us_east1 = None;
-    }
     Catalog::from_snapshot(snap).unwrap()
 }
 
