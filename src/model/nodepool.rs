@@ -358,3 +358,39 @@ pub struct NodeClass {
     /// `ec2nodeclass-hash` is computed from (`drift::hash`).
     pub raw_spec: Option<serde_json::Value>,
 }
+
+/// One entry of an EC2NodeClass's `spec.networkInterfaces` (v1; `aws v1.14.1:
+/// pkg/apis/v1/ec2nodeclass.go` `NetworkInterface`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NetworkInterface {
+    /// `networkCardIndex`.
+    pub network_card_index: i64,
+    /// `deviceIndex`.
+    pub device_index: i64,
+    /// `interfaceType: efa-only` (else `interface`).
+    pub efa_only: bool,
+}
+
+impl NodeClass {
+    /// `spec.networkInterfaces`, when the class sets it (`None`: unset, the AWS default of one
+    /// interface per instance).
+    pub fn network_interfaces(&self) -> Option<Vec<NetworkInterface>> {
+        let list = self
+            .raw_spec
+            .as_ref()?
+            .get("networkInterfaces")?
+            .as_array()?;
+        Some(
+            list.iter()
+                .map(|n| NetworkInterface {
+                    network_card_index: n
+                        .get("networkCardIndex")
+                        .and_then(|v| v.as_i64())
+                        .unwrap_or(0),
+                    device_index: n.get("deviceIndex").and_then(|v| v.as_i64()).unwrap_or(0),
+                    efa_only: n.get("interfaceType").and_then(|v| v.as_str()) == Some("efa-only"),
+                })
+                .collect(),
+        )
+    }
+}

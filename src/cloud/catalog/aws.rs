@@ -77,7 +77,14 @@ pub(super) fn aws_instance_types(
         block_devices: ctx.block_devices,
         instance_store_policy: ctx.instance_store_policy,
         vm_memory_overhead_percent: ctx.vm_memory_overhead_percent,
-        reserved_enis: 0,
+        // "EFA-only interfaces consume an ENI and don't support IP networking": those on
+        // network card 0 leave the VPC CNI fewer interfaces (`types.go` `ENILimitedPods`).
+        reserved_enis: ctx
+            .network_interfaces
+            .unwrap_or_default()
+            .iter()
+            .filter(|n| n.network_card_index == 0 && n.efa_only)
+            .count() as i64,
     };
     let mut out = Vec::new();
     for facts in &snapshot.instance_types {
@@ -109,9 +116,14 @@ pub(super) fn aws_instance_types(
             overlay_price: ctx.overlay_prices.get(&facts.name).copied(),
             compatible: compatible_with_node_class(facts, ctx),
         };
-        out.push(aws_instance_type(
-            facts, arch, ctx.region, &offers, &settings,
-        ));
+        let mut it = aws_instance_type(facts, arch, ctx.region, &offers, &settings);
+        // With `networkInterfaces` set, the EFA capacity is the class's EFA-only interfaces
+        // (`types.go` `efas`), not the type's maximum.
+        if let Some(nis) = ctx.network_interfaces {
+            let efas = nis.iter().filter(|n| n.efa_only).count() as i64;
+            it.capacity.set(overhead::EFA, efas * ONE);
+        }
+        out.push(it);
     }
     Ok(out)
 }
@@ -133,12 +145,29 @@ pub(super) struct OfferingFacts<'a> {
 
 /// `compatibility.IsCompatibleWithNodeClass` (`aws v1.14.1:
 /// pkg/providers/instancetype/compatibility/compatibility.go`, since v1.12), the checks this tool
-/// can see: "a1 instance types are not supported with al2023s". Network interfaces, nested
-/// virtualization, placement groups and connection tracking are not read from the node class.
-/// v1beta1 and v1alpha5 controllers (v0.37, v0.31) have no such check.
+/// can see:
+/// * "a1 instance types are not supported with al2023s";
+/// * the class's `networkInterfaces`: more EFA-only interfaces than the type has, or a device
+///   index on network card 0 beyond that card's interfaces. (Other cards: the snapshot only
+///   describes the default card, so an index there is taken as supported.)
+///
+/// Nested virtualization, placement groups and connection tracking are not read. v1beta1 and
+/// v1alpha5 controllers (v0.37, v0.31) have no such check.
 fn compatible_with_node_class(facts: &InstanceFacts, ctx: &InstanceTypeContext) -> bool {
-    let v1 = ctx.generation.is_none_or(|g| g == ApiGeneration::V1);
-    !(v1 && ctx.family() == AmiFamily::Al2023 && facts.name.starts_with("a1."))
+    if ctx.generation.is_some_and(|g| g != ApiGeneration::V1) {
+        return true;
+    }
+    if ctx.family() == AmiFamily::Al2023 && facts.name.starts_with("a1.") {
+        return false;
+    }
+    let Some(nis) = ctx.network_interfaces else {
+        return true;
+    };
+    let efas = nis.iter().filter(|n| n.efa_only).count() as i64;
+    let beyond_card_0 = nis
+        .iter()
+        .any(|n| n.network_card_index == 0 && n.device_index >= facts.max_enis);
+    !beyond_card_0 && (efas == 0 || efas <= facts.efa_max_interfaces)
 }
 
 pub(super) fn aws_instance_type(

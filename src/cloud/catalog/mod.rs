@@ -22,7 +22,7 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use crate::model::instance_type::{InstanceType, ON_DEMAND, SPOT};
-use crate::model::nodepool::{ApiGeneration, BlockDevice, KubeletConfig};
+use crate::model::nodepool::{ApiGeneration, BlockDevice, KubeletConfig, NetworkInterface};
 use crate::model::overhead::{self, AmiFamily};
 use crate::model::reservation::CapacityReservationTerm;
 
@@ -120,6 +120,9 @@ pub struct InstanceTypeContext<'a> {
     /// Prices NodeOverlays give instance types the AWS provider has no price for
     /// (`model::overlay::provider_prices`): such a type's offerings take them and are available.
     pub overlay_prices: &'a BTreeMap<String, f64>,
+    /// The node class's `spec.networkInterfaces` (`None`: unset): EFA capacity, ENI-limited pods
+    /// and which types the class can run (`aws.rs` `compatible_with_node_class`).
+    pub network_interfaces: Option<&'a [NetworkInterface]>,
 }
 
 /// No NodeOverlay prices.
@@ -139,6 +142,7 @@ impl<'a> InstanceTypeContext<'a> {
             capacity_reservations: &[],
             generation: None,
             overlay_prices: &NO_OVERLAY_PRICES,
+            network_interfaces: None,
         }
     }
 

@@ -610,3 +610,61 @@ fn an_overlay_price_makes_an_unpriced_type_available() {
         .iter()
         .all(|o| o.price == 0.306));
 }
+
+/// "Instance Type and NodeClass Compatibility › Network Interfaces › should mark instance type
+/// offering as available when it supports network interface configuration" / "… unavailable when
+/// it does not support …", and "Network Interfaces › should calculate max pods according when no
+/// EFA-only interfaces used on NC 0" (8 × 49 + 2 = 394) / "… according to EFA-only interfaces
+/// used" (7 × 49 + 2 = 345). Upstream's dl1.24xlarge (4 EFAs) is not in the snapshot:
+/// m6idn.32xlarge (2 EFAs, 8 interfaces on card 0, 50 addresses each) plays it.
+#[test]
+fn network_interfaces_decide_efa_capacity_max_pods_and_availability() {
+    use crate::model::nodepool::NetworkInterface;
+    let ni = |card: i64, device: i64, efa_only: bool| NetworkInterface {
+        network_card_index: card,
+        device_index: device,
+        efa_only,
+    };
+    let m6idn = |nis: Option<&[NetworkInterface]>| {
+        let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+        ctx.network_interfaces = nis;
+        find(&embedded_types(&ctx), "m6idn.32xlarge").clone()
+    };
+    let unset = m6idn(None);
+    assert_eq!(unset.capacity.pods, 394 * ONE);
+    assert_eq!(unset.capacity.get(overhead::EFA), 2 * ONE);
+    assert!(unset.offerings.iter().all(|o| o.available));
+
+    let efa_on_card_1 = [ni(0, 0, false), ni(1, 0, true)];
+    let t = m6idn(Some(&efa_on_card_1));
+    assert_eq!(
+        t.capacity.pods,
+        394 * ONE,
+        "no EFA-only interface on card 0"
+    );
+    assert_eq!(
+        t.capacity.get(overhead::EFA),
+        ONE,
+        "the class's EFA-only interfaces"
+    );
+
+    let efa_on_card_0 = [ni(0, 0, false), ni(0, 1, true)];
+    let t = m6idn(Some(&efa_on_card_0));
+    assert_eq!(t.capacity.pods, 345 * ONE);
+    assert!(t.offerings.iter().all(|o| o.available), "supported");
+
+    let too_many_efas = [
+        ni(0, 0, false),
+        ni(0, 1, true),
+        ni(1, 0, true),
+        ni(2, 0, true),
+    ];
+    let t = m6idn(Some(&too_many_efas));
+    assert!(!t.offerings.is_empty());
+    assert!(t.offerings.iter().all(|o| !o.available), "3 EFA-only > 2");
+    let beyond_card_0 = [ni(0, 0, false), ni(0, 8, false)];
+    assert!(m6idn(Some(&beyond_card_0))
+        .offerings
+        .iter()
+        .all(|o| !o.available));
+}

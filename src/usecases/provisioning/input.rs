@@ -544,7 +544,9 @@ impl<'c> CatalogSizing<'c> {
         let zones: Vec<String> = class
             .map(|c| c.status.subnets.iter().map(|(_, z)| z.clone()).collect())
             .unwrap_or_default();
+        let network_interfaces = class.and_then(NodeClass::network_interfaces);
         let mut ctx = InstanceTypeContext::new(self.region, &family);
+        ctx.network_interfaces = network_interfaces.as_deref();
         ctx.kubelet = kubelet;
         ctx.generation = pool.generation;
         ctx.overlay_prices = &self.overlay_prices;
@@ -720,6 +722,29 @@ mod tests {
         );
     }
 
+    /// Pool `a` of `V1_POOL` allowing only the instance types `types` (comma-separated).
+    fn pool_of(types: &str) -> String {
+        V1_POOL.replace(
+            "requirements: []",
+            &format!("requirements: [{{key: node.kubernetes.io/instance-type, operator: In, values: [{types}]}}]"),
+        )
+    }
+
+    /// A pending pod of 100m.
+    const POD: &str = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]\n";
+
+    /// The plan of `text` (manifests) against the embedded catalog in us-east-1.
+    fn offline_plan(text: String) -> crate::scheduling::Plan {
+        let catalog = Catalog::embedded().unwrap();
+        let mut m = crate::api::load_str("in.yaml", &text).unwrap();
+        let mut sizing = CatalogSizing::new(&catalog, "us-east-1");
+        let selection = Selection {
+            nodepools: Vec::new(),
+            max_instance_types: 60,
+        };
+        crate::scheduling::solve(&build_input(&mut m, &selection, &mut sizing).unwrap())
+    }
+
     /// `aws v1.14.1: pkg/providers/instancetype/suite_test.go` "NodeOverlay Preview Instance
     /// Pricing" through the plan's input: r9g.medium has no price in the embedded snapshot, so a
     /// pool of it leaves the pod pending; a NodeOverlay pricing it (one `instance-type In`
@@ -727,29 +752,38 @@ mod tests {
     /// a1 types unavailable (`compatibility.go`).
     #[test]
     fn overlay_prices_and_class_compatibility_reach_the_sized_types() {
-        let pool = V1_POOL.replace(
-            "requirements: []",
-            "requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [r9g.medium, a1.medium]}]",
-        );
-        let pod = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]\n";
+        let pool = pool_of("r9g.medium, a1.medium");
         let overlay = "---\napiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: preview-price}\nspec:\n  price: \"98.32\"\n  requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [r9g.medium]}]\n";
-        let catalog = Catalog::embedded().unwrap();
-        let plan = |text: String| {
-            let mut m = crate::api::load_str("in.yaml", &text).unwrap();
-            let mut sizing = CatalogSizing::new(&catalog, "us-east-1");
-            let selection = Selection {
-                nodepools: Vec::new(),
-                max_instance_types: 60,
-            };
-            crate::scheduling::solve(&build_input(&mut m, &selection, &mut sizing).unwrap())
-        };
-        let without = plan(format!("{pool}{V1_CLASS}{pod}"));
+        let without = offline_plan(format!("{pool}{V1_CLASS}{POD}"));
         assert!(without.node_claims.is_empty(), "{:?}", without.node_claims);
         assert_eq!(without.unschedulable.len(), 1);
-        let with = plan(format!("{pool}{V1_CLASS}{pod}{overlay}"));
+        let with = offline_plan(format!("{pool}{V1_CLASS}{POD}{overlay}"));
         assert_eq!(with.node_claims.len(), 1, "{:?}", with.unschedulable);
         assert_eq!(with.node_claims[0].launch.instance_type, "r9g.medium");
         assert_eq!(with.node_claims[0].launch.price, 98.32);
+    }
+
+    /// An EC2NodeClass's `spec.networkInterfaces` reaches the sizing: 3 EFA-only interfaces are
+    /// more than m6idn.32xlarge has (2), so a pool of it leaves the pod pending
+    /// (`compatibility.go`; catalog test `network_interfaces_decide_efa_capacity_max_pods_and_availability`).
+    #[test]
+    fn the_classs_network_interfaces_reach_the_sized_types() {
+        let pool = pool_of("m6idn.32xlarge");
+        let nis = "  networkInterfaces:\n  - {networkCardIndex: 0, deviceIndex: 0, interfaceType: interface}\n  - {networkCardIndex: 0, deviceIndex: 1, interfaceType: efa-only}\n  - {networkCardIndex: 1, deviceIndex: 0, interfaceType: efa-only}\n  - {networkCardIndex: 2, deviceIndex: 0, interfaceType: efa-only}\n";
+        assert_eq!(
+            offline_plan(format!("{pool}{V1_CLASS}{POD}"))
+                .node_claims
+                .len(),
+            1
+        );
+        let class = format!("{V1_CLASS}{nis}");
+        let m = crate::api::load_str("in.yaml", &class[4..]).unwrap();
+        assert_eq!(
+            m.node_classes[0].network_interfaces().map(|n| n.len()),
+            Some(4)
+        );
+        let with = offline_plan(format!("{pool}{class}{POD}"));
+        assert!(with.node_claims.is_empty(), "{:?}", with.node_claims);
     }
 
     /// v1beta1 (v0.37) and v1alpha5 (v0.31) schedule with any pool: `provisioner.go` there has
