@@ -56,9 +56,10 @@ pub(super) const CAPACITY_RESERVATION_TYPE: &str = "karpenter.k8s.aws/capacity-r
 ///   either) takes the price a NodeOverlay gives its type ([`InstanceTypeContext::overlay_prices`],
 ///   `offering/offering.go` `GetOverlayPrice`); without one it has `available: false` (price 0):
 ///   like Karpenter without a price, it is listed but never launched.
-/// * A type the node class cannot run (`compatibility.IsCompatibleWithNodeClass`: of its checks
-///   only the AMI family's is modelled, a1 types under AL2023, v1 only) keeps its offerings, all
-///   unavailable.
+/// * A type the node class cannot run (`compatibility.IsCompatibleWithNodeClass`, the checks
+///   `compatible_with_node_class` models) keeps its offerings, all unavailable.
+/// * With the class's `networkInterfaces` set, EFA capacity is its EFA-only interface count and
+///   each EFA-only interface on card 0 takes an ENI from the ENI-limited pods.
 pub(super) fn aws_instance_types(
     snapshot: &AwsSnapshot,
     ctx: &InstanceTypeContext,
