@@ -1,0 +1,161 @@
+//! Capacity reservations live (docs/karpenter.md §6.12): moto seeded with an ODCR
+//! (`tests/moto/server.py --capacity-reservation`, which answers DescribeCapacityReservations
+//! and honours a launch template's reservation target), the loopback cluster with a v1
+//! EC2NodeClass selecting it by tag, and `provision --yes`: the plan prefers the reservation,
+//! one NodeClaim launches into it (labelled `reserved` with its id), the next — the reservation
+//! has one instance — on-demand.
+
+use serde_json::json;
+
+use crate::provision_live::Walk;
+use crate::test_cluster::Config;
+
+/// The ODCR: one c5.xlarge in us-east-1b, tagged for the class's selector term.
+const RESERVATION: &str = "cr-0a1b2c3d4e5f60001";
+
+/// A NodePool taking reserved or on-demand c-family xlarge capacity, its class selecting the
+/// reservations tagged `team=ml`, and two pods that each need a node of their own.
+const MANIFEST: &str = "apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: default
+spec:
+  limits:
+    cpu: \"1000\"
+  template:
+    metadata:
+      labels:
+        eks-immersion-team: my-team
+    spec:
+      expireAfter: Never
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+      - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c]}
+      - {key: karpenter.k8s.aws/instance-size, operator: In, values: [xlarge]}
+      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+      - {key: karpenter.sh/capacity-type, operator: In, values: [reserved, on-demand]}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  amiSelectorTerms:
+  - alias: al2@latest
+  role: KarpenterNodeRole-my-cluster
+  securityGroupSelectorTerms:
+  - tags: {alpha.eksctl.io/cluster-name: my-cluster}
+  subnetSelectorTerms:
+  - tags: {alpha.eksctl.io/cluster-name: my-cluster}
+  capacityReservationSelectorTerms:
+  - tags: {team: ml}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: inflate
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: inflate}
+  template:
+    metadata:
+      labels: {app: inflate}
+    spec:
+      terminationGracePeriodSeconds: 0
+      containers:
+      - name: inflate
+        image: public.ecr.aws/eks-distro/kubernetes/pause:3.7
+        resources: {requests: {cpu: \"3\"}}
+      nodeSelector: {eks-immersion-team: my-team}
+";
+
+/// The moto flag seeding the reservation.
+fn reservation_flag() -> String {
+    json!({
+        "id": RESERVATION,
+        "instanceType": "c5.xlarge",
+        "zone": "us-east-1b",
+        "available": 1,
+        "tags": {"team": "ml"},
+    })
+    .to_string()
+}
+
+#[test]
+fn provision_launches_a_reserved_node_claim_into_a_seeded_reservation() {
+    let flag = reservation_flag();
+    let walk = Walk::build(
+        "capacity-reservations",
+        &["--capacity-reservation", &flag],
+        "crds/v1",
+        |moto, config| Config {
+            ec2_endpoint: Some(moto.url.clone()),
+            ..config
+        },
+    );
+    walk.apply("reserved.yaml", MANIFEST);
+    walk.wait_unschedulable(2);
+
+    // The plan prefers the reservation, for one NodeClaim: it has one instance.
+    let plan = walk.json(&["karpenter", "provision", "--dry-run", "-o", "json"]);
+    let claims = plan["nodeClaims"].as_array().expect("nodeClaims");
+    assert_eq!(claims.len(), 2, "{plan:#}");
+    let reserved: Vec<_> = claims
+        .iter()
+        .filter(|c| c["capacityType"] == "reserved")
+        .collect();
+    assert_eq!(reserved.len(), 1, "{plan:#}");
+    assert_eq!(reserved[0]["instanceType"], "c5.xlarge", "{plan:#}");
+    assert_eq!(reserved[0]["zone"], "us-east-1b", "{plan:#}");
+    assert_eq!(
+        reserved[0]["capacityReservationId"], RESERVATION,
+        "{plan:#}"
+    );
+
+    let out = walk.run(&["karpenter", "provision", "--yes", "--wait", "-o", "json"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let result: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let launched = result["launched"].as_array().expect("launched");
+    assert_eq!(launched.len(), 2, "{result:#}");
+    let mut types: Vec<(String, String)> = launched
+        .iter()
+        .map(|l| {
+            (
+                l["capacityType"].as_str().unwrap_or_default().to_string(),
+                l["instanceType"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    types.sort();
+    assert_eq!(
+        types[1],
+        ("reserved".into(), "c5.xlarge".into()),
+        "{result:#}"
+    );
+    assert_eq!(types[0].0, "on-demand", "{result:#}");
+
+    // The node of the reservation says so (labels from its launch template's user data).
+    let nodes = walk.items(&[
+        "get",
+        "nodes",
+        "-l",
+        &format!("karpenter.k8s.aws/capacity-reservation-id={RESERVATION}"),
+    ]);
+    assert_eq!(nodes.len(), 1, "one node in the reservation");
+    let labels = &nodes[0]["metadata"]["labels"];
+    assert_eq!(labels["karpenter.sh/capacity-type"], "reserved");
+    assert_eq!(
+        labels["karpenter.k8s.aws/capacity-reservation-type"],
+        "default"
+    );
+    assert_eq!(labels["node.kubernetes.io/instance-type"], "c5.xlarge");
+    assert_eq!(labels["topology.kubernetes.io/zone"], "us-east-1b");
+
+    // Used up: a re-plan has nothing to launch, and nothing plans into it any more.
+    let again = walk.json(&["karpenter", "provision", "--dry-run", "-o", "json"]);
+    assert!(
+        again["nodeClaims"].as_array().is_none_or(|c| c.is_empty()),
+        "{again:#}"
+    );
+}
