@@ -224,12 +224,22 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
 }
 
 /// The AWS labels of an instance type (they could not be in the user data, which every type of
-/// a fleet shares, so they are written on the Node once it registers).
+/// a fleet shares, so they are written on the Node once it registers). Not the reservation
+/// labels: a type's requirements list its reservations whatever the node launched as; a node
+/// in a reservation has them from its launch template (`instanceToNodeClaim`).
 pub fn aws_type_labels(t: &InstanceType) -> BTreeMap<String, String> {
     t.requirements
         .single_value_labels()
         .into_iter()
         .filter(|(k, _)| labels::AWS_WELL_KNOWN.contains(&k.as_str()))
+        .filter(|(k, _)| {
+            ![
+                labels::CAPACITY_RESERVATION_ID,
+                labels::CAPACITY_RESERVATION_TYPE,
+                labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
+            ]
+            .contains(&k.as_str())
+        })
         .collect()
 }
 
