@@ -368,26 +368,7 @@ const RESERVATIONS: &str = "provision --dry-run (capacityReservationSelectorTerm
 fn reservations<'a>(proof: &mut Proof<'a>, walk: &'a Walk) {
     walk.apply(
         "reserved.yaml",
-        &format!(
-            "{}  capacityReservationSelectorTerms:\n  - id: cr-0a1b2c3d4e5f60001\n",
-            crate::consolidate_commands::CLUSTER
-                .replace("values: [on-demand]", "values: [reserved, on-demand]")
-                .replace("replicas: 3", "replicas: 1")
-                .split("---\napiVersion: apps/v1")
-                .next()
-                .unwrap()
-        ),
-    );
-    walk.apply(
-        "inflate.yaml",
-        &format!(
-            "apiVersion: apps/v1{}",
-            crate::consolidate_commands::CLUSTER
-                .split("---\napiVersion: apps/v1")
-                .nth(1)
-                .unwrap()
-                .replace("replicas: 3", "replicas: 1")
-        ),
+        &crate::reservations::manifest("id: cr-0a1b2c3d4e5f60001", 1, "7"),
     );
     walk.wait_unschedulable(1);
     let keys_of = |walk: &Walk, names: Vec<String>| -> BTreeMap<String, (String, String)> {

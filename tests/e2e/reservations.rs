@@ -1,7 +1,7 @@
 //! Capacity reservations live (docs/karpenter.md §6.12): moto seeded with an ODCR
 //! (`tests/moto/server.py --capacity-reservation`, which answers DescribeCapacityReservations
 //! and honours a launch template's reservation target), the loopback cluster with a v1
-//! EC2NodeClass selecting it by tag, and `provision --yes`: the plan prefers the reservation,
+//! EC2NodeClass selecting it by tag (consolidate's story otherwise), and `provision --yes`: the plan prefers the reservation,
 //! one NodeClaim launches into it (labelled `reserved` with its id), the next — the reservation
 //! has one instance — on-demand.
 
@@ -13,62 +13,20 @@ use crate::test_cluster::Config;
 /// The ODCR: one c5.xlarge in us-east-1b, tagged for the class's selector term.
 const RESERVATION: &str = "cr-0a1b2c3d4e5f60001";
 
-/// A NodePool taking reserved or on-demand c-family xlarge capacity, its class selecting the
-/// reservations tagged `team=ml`, and two pods that each need a node of their own.
-const MANIFEST: &str = "apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata:
-  name: default
-spec:
-  limits:
-    cpu: \"1000\"
-  template:
-    metadata:
-      labels:
-        eks-immersion-team: my-team
-    spec:
-      expireAfter: Never
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-      - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c]}
-      - {key: karpenter.k8s.aws/instance-size, operator: In, values: [xlarge]}
-      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
-      - {key: karpenter.sh/capacity-type, operator: In, values: [reserved, on-demand]}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata:
-  name: default
-spec:
-  amiSelectorTerms:
-  - alias: al2@latest
-  role: KarpenterNodeRole-my-cluster
-  securityGroupSelectorTerms:
-  - tags: {alpha.eksctl.io/cluster-name: my-cluster}
-  subnetSelectorTerms:
-  - tags: {alpha.eksctl.io/cluster-name: my-cluster}
-  capacityReservationSelectorTerms:
-  - tags: {team: ml}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: inflate
-spec:
-  replicas: 2
-  selector:
-    matchLabels: {app: inflate}
-  template:
-    metadata:
-      labels: {app: inflate}
-    spec:
-      terminationGracePeriodSeconds: 0
-      containers:
-      - name: inflate
-        image: public.ecr.aws/eks-distro/kubernetes/pause:3.7
-        resources: {requests: {cpu: \"3\"}}
-      nodeSelector: {eks-immersion-team: my-team}
-";
+/// consolidate's story (`consolidate_commands::CLUSTER`) with reserved capacity: its NodePool
+/// also takes `reserved` capacity, its class selects reservations by `term` (YAML of one
+/// selector term), and `inflate` has `replicas` pods of `cpu` CPUs, each needing its own node.
+pub(crate) fn manifest(term: &str, replicas: usize, cpu: &str) -> String {
+    let story = crate::consolidate_commands::CLUSTER;
+    let (pool_and_class, deployment) = story.split_once("---\napiVersion: apps/v1").unwrap();
+    format!(
+        "{}  capacityReservationSelectorTerms:\n  - {term}\n---\napiVersion: apps/v1{}",
+        pool_and_class.replace("values: [on-demand]", "values: [reserved, on-demand]"),
+        deployment
+            .replace("replicas: 3", &format!("replicas: {replicas}"))
+            .replace("cpu: \"7\"", &format!("cpu: \"{cpu}\""))
+    )
+}
 
 /// The moto flag seeding the reservation.
 fn reservation_flag() -> String {
@@ -94,7 +52,8 @@ fn provision_launches_a_reserved_node_claim_into_a_seeded_reservation() {
             ..config
         },
     );
-    walk.apply("reserved.yaml", MANIFEST);
+    // Two pods of 3 CPUs: a node each, c-family xlarge or 2xlarge.
+    walk.apply("reserved.yaml", &manifest("tags: {team: ml}", 2, "3"));
     walk.wait_unschedulable(2);
 
     // The plan prefers the reservation, for one NodeClaim: it has one instance.

@@ -388,7 +388,8 @@ def serve_capacity_reservations():
     EC2Response.describe_capacity_reservations = describe_capacity_reservations
 
 
-def reservation_error(spec, zone, message):
+def fleet_error(spec, zone, code, message):
+    """One entry of CreateFleet's `Errors` for the pool of `spec` in `zone`."""
     return {
         "LaunchTemplateAndOverrides": {
             "LaunchTemplateSpecification": {
@@ -399,7 +400,7 @@ def reservation_error(spec, zone, message):
                           "AvailabilityZone": zone},
         },
         "Lifecycle": "on-demand",
-        "ErrorCode": "ReservationCapacityExceeded",
+        "ErrorCode": code,
         "ErrorMessage": message,
     }
 
@@ -431,20 +432,10 @@ def patch_fleets(ice, lose_answers):
             if spec.subnet_id:
                 zone = self.ec2_backend.get_subnet(spec.subnet_id).availability_zone
             if (spec.instance_type, zone) in ice or (spec.instance_type, "*") in ice:
-                self.fleet_errors.append({
-                    "LaunchTemplateAndOverrides": {
-                        "LaunchTemplateSpecification": {
-                            "LaunchTemplateId": spec.launch_template_spec.get("LaunchTemplateId"),
-                            "Version": spec.launch_template_spec.get("Version"),
-                        },
-                        "Overrides": {"InstanceType": spec.instance_type, "SubnetId": spec.subnet_id,
-                                      "AvailabilityZone": zone},
-                    },
-                    "Lifecycle": "on-demand",
-                    "ErrorCode": "InsufficientInstanceCapacity",
-                    "ErrorMessage": f"We currently do not have sufficient {spec.instance_type} capacity "
-                                    f"in the Availability Zone you requested ({zone}).",
-                })
+                self.fleet_errors.append(fleet_error(
+                    spec, zone, "InsufficientInstanceCapacity",
+                    f"We currently do not have sufficient {spec.instance_type} capacity "
+                    f"in the Availability Zone you requested ({zone})."))
                 continue
             template = self.ec2_backend.get_launch_template(spec.launch_template_spec["LaunchTemplateId"])
             data = template.get_version(spec.launch_template_spec.get("Version")).data
@@ -453,8 +444,8 @@ def patch_fleets(ice, lose_answers):
                 held = RESERVATIONS.get(target)
                 if (held is None or held["InstanceType"] != spec.instance_type
                         or held["AvailabilityZone"] != zone or held["AvailableInstanceCount"] <= 0):
-                    self.fleet_errors.append(reservation_error(
-                        spec, zone,
+                    self.fleet_errors.append(fleet_error(
+                        spec, zone, "ReservationCapacityExceeded",
                         f"Insufficient capacity in capacity reservation {target} for "
                         f"{spec.instance_type} in {zone}."))
                     continue
@@ -772,19 +763,7 @@ def enforce_iam(region, audit_path):
                 break
             except Unauthorized as e:
                 zone = self.ec2_backend.get_subnet(spec.subnet_id).availability_zone if spec.subnet_id else None
-                self.fleet_errors.append({
-                    "LaunchTemplateAndOverrides": {
-                        "LaunchTemplateSpecification": {
-                            "LaunchTemplateId": spec.launch_template_spec.get("LaunchTemplateId"),
-                            "Version": spec.launch_template_spec.get("Version"),
-                        },
-                        "Overrides": {"InstanceType": spec.instance_type, "SubnetId": spec.subnet_id,
-                                      "AvailabilityZone": zone},
-                    },
-                    "Lifecycle": "on-demand",
-                    "ErrorCode": "UnauthorizedOperation",
-                    "ErrorMessage": e.message,
-                })
+                self.fleet_errors.append(fleet_error(spec, zone, "UnauthorizedOperation", e.message))
         every = self.launch_specs
         self.launch_specs = allowed
         try:
