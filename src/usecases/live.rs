@@ -42,10 +42,16 @@ pub struct Live<'a, C, P, K: ?Sized> {
     classes: BTreeMap<String, ResolvedClass>,
     /// `aws.defaultInstanceProfile` of `karpenter-global-settings`, once read.
     default_profile: Option<Option<String>>,
-    /// Capacity reservations a launch found exhausted this run: planned as having no instance
-    /// left whatever DescribeCapacityReservations says (`MarkUnavailable`).
-    pub unavailable_reservations: BTreeSet<String>,
+    /// Capacity reservations a launch found exhausted, with when (Unix seconds): planned as
+    /// having no instance left, whatever DescribeCapacityReservations says, for
+    /// [`RESERVATION_SYNC_SECONDS`] (`MarkUnavailable`, until the provider's next sync).
+    pub unavailable_reservations: BTreeMap<String, i64>,
 }
+
+/// How long a reservation marked unavailable stays so: Karpenter caches each reservation query
+/// for a minute (`aws v1.14.1: pkg/operator/operator.go`, `awscache.DefaultTTL`) and the next
+/// DescribeCapacityReservations overwrites the count (`provider.go` `syncAvailability`).
+pub const RESERVATION_SYNC_SECONDS: i64 = 60;
 
 /// A node class resolved for launching.
 #[derive(Debug, Clone)]
@@ -81,7 +87,7 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             catalog,
             classes: BTreeMap::new(),
             default_profile: None,
-            unavailable_reservations: BTreeSet::new(),
+            unavailable_reservations: BTreeMap::new(),
         }
     }
 
@@ -106,7 +112,8 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             .iter()
             .map(|c| c.capacity_reservation_selector_terms.as_slice())
             .collect();
-        let mut found = reservations::list(self.cloud, &terms, self.clock.now()).map_err(|e| {
+        let now = self.clock.now();
+        let mut found = reservations::list(self.cloud, &terms, now).map_err(|e| {
             let hint = e.is_permission();
             let err = CommandError::remote(format!("capacity reservations: {e}"));
             if hint {
@@ -115,7 +122,12 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
                 err
             }
         })?;
-        found.mark_unavailable(&self.unavailable_reservations);
+        found.mark_unavailable(
+            self.unavailable_reservations
+                .iter()
+                .filter(|(_, at)| now - **at < RESERVATION_SYNC_SECONDS)
+                .map(|(id, _)| id),
+        );
         let mut warnings = found.skipped.clone();
         for class in &selecting {
             if found

@@ -171,8 +171,13 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                 }
                 Err(error) => {
                     // `MarkUnavailable`: planned around from the next plan on.
-                    self.unavailable_reservations
-                        .extend(error.exhausted_reservations());
+                    let now = self.clock.now();
+                    self.unavailable_reservations.extend(
+                        error
+                            .exhausted_reservations()
+                            .into_iter()
+                            .map(|id| (id, now)),
+                    );
                     let failure = LaunchFailure {
                         node_claim: claim.name.clone(),
                         node_pool: claim.node_pool.clone(),

@@ -1056,7 +1056,7 @@ fn an_exhausted_reservation_falls_back_to_on_demand_in_the_same_run() {
     assert_eq!(launches.launched.len(), 1);
     assert_eq!(launches.launched[0].capacity_type, "on-demand");
     assert_eq!(launches.launched[0].instance_type, "c6a.large");
-    assert!(live.unavailable_reservations.contains("cr-0a1"));
+    assert!(live.unavailable_reservations.contains_key("cr-0a1"));
     let requests = world.cloud.fleet_requests.borrow();
     assert_eq!(requests.len(), 2);
     assert_ne!(
