@@ -7,6 +7,11 @@
 
 use serde_json::json;
 
+use kubectl_karpenter::cloud::reservations::{self, Query};
+use kubectl_karpenter::cloud::types::Cloud;
+use kubectl_karpenter::model::reservation::{CapacityReservationTerm, ReservationType};
+
+use crate::moto::Moto;
 use crate::provision_live::Walk;
 use crate::test_cluster::Config;
 
@@ -116,5 +121,76 @@ fn provision_launches_a_reserved_node_claim_into_a_seeded_reservation() {
     assert!(
         again["nodeClaims"].as_array().is_none_or(|c| c.is_empty()),
         "{again:#}"
+    );
+}
+
+/// The adapter against moto's DescribeCapacityReservations: by id (an unknown one is no
+/// reservation), by tags, and EC2's fields (type, end date, counts) as `cloud::reservations`
+/// reads them (`aws v1.14.1: pkg/controllers/nodeclass/capacityreservation_test.go` "should
+/// resolve capacity reservations by ID", "… by tags", "should discover capacity block
+/// reservations").
+#[test]
+fn the_adapter_reads_reservations_from_moto_by_id_and_by_tags() {
+    let block = json!({
+        "id": "cr-0b", "instanceType": "p5.48xlarge", "zone": "us-east-1a", "available": 2,
+        "reservationType": "capacity-block", "endDate": "2099-01-01T00:00:00Z",
+        "tags": {"team": "ml"},
+    })
+    .to_string();
+    let other = json!({
+        "id": "cr-0c", "instanceType": "m5.large", "zone": "us-east-1b", "available": 0,
+        "instanceMatchCriteria": "open", "tags": {"team": "web"},
+    })
+    .to_string();
+    let moto = Moto::start(&[
+        "--capacity-reservation",
+        &block,
+        "--capacity-reservation",
+        &other,
+    ]);
+    let cloud = moto.cloud();
+    let by_id = Query::Id("cr-0c".into()).request();
+    let found = cloud.describe_capacity_reservations(&by_id).unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(
+        (
+            found[0].instance_type.as_str(),
+            found[0].zone.as_str(),
+            found[0].available,
+            found[0].instance_match_criteria.as_str(),
+            found[0].owner_id.as_str(),
+        ),
+        ("m5.large", "us-east-1b", 0, "open", "123456789012")
+    );
+    let unknown = cloud
+        .describe_capacity_reservations(&Query::Id("cr-404".into()).request())
+        .unwrap_err();
+    assert_eq!(
+        unknown.code(),
+        Some("InvalidCapacityReservationId.NotFound")
+    );
+
+    let terms = [
+        CapacityReservationTerm {
+            tags: [("team".to_string(), "ml".to_string())].into(),
+            ..CapacityReservationTerm::default()
+        },
+        CapacityReservationTerm {
+            id: Some("cr-404".into()),
+            ..CapacityReservationTerm::default()
+        },
+    ];
+    let now = 1_900_000_000;
+    let listed = reservations::list(&cloud, &[&terms], now).unwrap();
+    let selected = listed.selected(&terms);
+    assert_eq!(selected.len(), 1, "the unknown id is no reservation");
+    let r = selected[0];
+    assert_eq!(r.reservation.id, "cr-0b");
+    assert_eq!(r.capacity.reservation_type, ReservationType::CapacityBlock);
+    assert_eq!(r.capacity.count, 2);
+    assert!(!r.expiring, "ends in 2099");
+    assert_eq!(
+        cloud.call_counts().get("EC2.DescribeCapacityReservations"),
+        4
     );
 }
