@@ -655,6 +655,18 @@ pub struct Launched {
     pub pool_errors: Vec<PoolError>,
     /// Templates created by this launch (the others existed).
     pub templates_created: usize,
+    /// The capacity reservation it launched into (a reserved launch: the pool's of its type and
+    /// zone, `getCapacityReservationDetailsForInstance`).
+    pub reservation: Option<String>,
+}
+
+/// The reservation of the reserved pool `instance` launched from, if any.
+fn reservation_of(plan: &LaunchPlan, instance: &Instance) -> Option<String> {
+    plan.pools
+        .iter()
+        .find(|p| p.instance_type == instance.instance_type && p.zone == instance.zone)
+        .and_then(|p| p.reservation.as_ref())
+        .map(|r| r.id.clone())
 }
 
 fn find_existing(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Option<Instance>, CloudError> {
@@ -671,6 +683,7 @@ fn find_existing(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Option<Insta
 pub fn launch(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Launched, LaunchError> {
     if let Some(instance) = find_existing(cloud, plan)? {
         return Ok(Launched {
+            reservation: reservation_of(plan, &instance),
             instance,
             adopted: true,
             pool_errors: Vec::new(),
@@ -695,6 +708,7 @@ pub fn launch(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Launched, Launc
                 // The answer may be lost while the instance exists: look before failing.
                 if let Some(instance) = find_existing(cloud, plan)? {
                     return Ok(Launched {
+                        reservation: reservation_of(plan, &instance),
                         instance,
                         adopted: true,
                         pool_errors,
@@ -744,6 +758,7 @@ pub fn launch(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Launched, Launc
                 instance.capacity_type = RESERVED.to_string();
             }
             return Ok(Launched {
+                reservation: reservation_of(plan, &instance),
                 instance,
                 adopted: false,
                 pool_errors,
@@ -1143,7 +1158,7 @@ mod tests {
     }
 
     /// A claim planned into two reservations (m5.large in z-a, c5.xlarge in z-b).
-    fn reserved_claim(kind: ReservationType) -> PlannedNodeClaim {
+    fn reserved_claim(kind: ReservationType, interruptible: bool) -> PlannedNodeClaim {
         let mut c = claim(
             "default-12",
             &[("m5.large", 0.0000096), ("c5.xlarge", 0.000017)],
@@ -1156,7 +1171,7 @@ mod tests {
             .map(|id| ReservedCapacity {
                 id: (*id).into(),
                 reservation_type: kind,
-                interruptible: false,
+                interruptible,
                 count: 1,
             })
             .collect();
@@ -1186,7 +1201,7 @@ mod tests {
     #[test]
     fn a_reserved_claim_targets_one_template_per_reservation() {
         let w = world();
-        let c = reserved_claim(ReservationType::Default);
+        let c = reserved_claim(ReservationType::Default, false);
         let p = plan_of(&w, &c).unwrap();
         assert_eq!(p.capacity_type, "reserved");
         assert_eq!(pools(&p), ["m5.large@subnet-a2", "c5.xlarge@subnet-b"]);
@@ -1230,13 +1245,14 @@ mod tests {
         }
         let got = launch(&cloud, &p).unwrap();
         assert_eq!(got.instance.capacity_type, "reserved");
+        assert_eq!(got.reservation.as_deref(), Some("cr-0a"));
         assert_eq!(got.instance.instance_type, "m5.large");
         assert_eq!(cloud.reservations.borrow()[0].available, 0);
         let sent = cloud.fleet_requests.borrow();
         assert_eq!(sent.len(), 1);
         assert_eq!(sent[0], req, "exactly the planned request");
 
-        let cb = plan_of(&w, &reserved_claim(ReservationType::CapacityBlock)).unwrap();
+        let cb = plan_of(&w, &reserved_claim(ReservationType::CapacityBlock, false)).unwrap();
         assert_eq!(
             fleet_request(&cb, &cb.pools).capacity_type,
             "capacity-block"
@@ -1248,6 +1264,22 @@ mod tests {
                 .and_then(|r| r.market_type()),
             Some("capacity-block")
         );
+        let odcr = plan_of(&w, &reserved_claim(ReservationType::Default, true)).unwrap();
+        assert_eq!(
+            fleet_request(&odcr, &odcr.pools).capacity_type,
+            "reserved-capacity",
+            "an interruptible ODCR"
+        );
+        assert_eq!(
+            odcr.templates[0]
+                .reservation
+                .as_ref()
+                .and_then(|r| r.market_type()),
+            Some("interruptible-capacity-reservation")
+        );
+        assert!(odcr.templates[0]
+            .user_data
+            .contains("karpenter.k8s.aws/capacity-reservation-interruptible=true"));
     }
 
     /// `aws v1.14.1: pkg/providers/instance/suite_test.go` "should return an ICE error when all
@@ -1256,7 +1288,7 @@ mod tests {
     #[test]
     fn exhausted_reservations_are_named_by_the_launch_error() {
         let w = world();
-        let p = plan_of(&w, &reserved_claim(ReservationType::Default)).unwrap();
+        let p = plan_of(&w, &reserved_claim(ReservationType::Default, false)).unwrap();
         let cloud = FakeCloud::new();
         cloud
             .reservations

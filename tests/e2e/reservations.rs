@@ -98,6 +98,11 @@ fn provision_launches_a_reserved_node_claim_into_a_seeded_reservation() {
         "{result:#}"
     );
     assert_eq!(types[0].0, "on-demand", "{result:#}");
+    let into: Vec<&serde_json::Value> = launched
+        .iter()
+        .filter_map(|l| l.get("capacityReservationId"))
+        .collect();
+    assert_eq!(into, [RESERVATION], "{result:#}");
 
     // The node of the reservation says so (labels from its launch template's user data).
     let nodes = walk.items(&[

@@ -162,6 +162,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                         instance_type: i.instance_type,
                         zone: i.zone,
                         capacity_type: i.capacity_type,
+                        capacity_reservation_id: done.reservation,
                         adopted: done.adopted,
                         pods: claim.pods.clone(),
                         pool_errors: done.pool_errors,

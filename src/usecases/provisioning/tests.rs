@@ -1002,6 +1002,10 @@ fn a_class_selecting_reservations_plans_and_launches_into_them_live() {
     let launches = live.launch_in_rounds(&all(), &round, &mut sink).unwrap();
     assert!(launches.failed.is_empty(), "{:?}", launches.failed);
     assert_eq!(launches.launched[0].capacity_type, "reserved");
+    assert_eq!(
+        launches.launched[0].capacity_reservation_id.as_deref(),
+        Some("cr-0a1")
+    );
     let requests = world.cloud.fleet_requests.borrow();
     assert_eq!(requests.len(), 1);
     assert_eq!(
