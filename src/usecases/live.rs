@@ -101,47 +101,13 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
         &self,
         classes: &[NodeClass],
     ) -> Result<(Catalog, Vec<String>), CommandError> {
-        let selecting: Vec<&NodeClass> = classes
-            .iter()
-            .filter(|c| !c.capacity_reservation_selector_terms.is_empty())
-            .collect();
-        if self.catalog.is_custom() || selecting.is_empty() {
-            return Ok((self.catalog.clone(), Vec::new()));
-        }
-        let terms: Vec<&[_]> = selecting
-            .iter()
-            .map(|c| c.capacity_reservation_selector_terms.as_slice())
-            .collect();
         let now = self.clock.now();
-        let mut found = reservations::list(self.cloud, &terms, now).map_err(|e| {
-            let hint = e.is_permission();
-            let err = CommandError::remote(format!("capacity reservations: {e}"));
-            if hint {
-                err.with_hint(AWS_PERMISSION_HINT)
-            } else {
-                err
-            }
-        })?;
-        found.mark_unavailable(
-            self.unavailable_reservations
-                .iter()
-                .filter(|(_, at)| now - **at < RESERVATION_SYNC_SECONDS)
-                .map(|(id, _)| id),
-        );
-        let mut warnings = found.skipped.clone();
-        for class in &selecting {
-            if found
-                .selected(&class.capacity_reservation_selector_terms)
-                .is_empty()
-            {
-                warnings.push(format!(
-                    "{} {} selects capacity reservations, but DescribeCapacityReservations found \
-                     no active one: the plan uses no reserved capacity for it",
-                    class.kind, class.name
-                ));
-            }
-        }
-        Ok((self.catalog.with_reservations(found), warnings))
+        let unavailable = self
+            .unavailable_reservations
+            .iter()
+            .filter(|(_, at)| now - **at < RESERVATION_SYNC_SECONDS)
+            .map(|(id, _)| id);
+        catalog_with_reservations(self.cloud, &self.catalog, classes, now, unavailable)
     }
 
     /// The instances this tool launched for the cluster that are pending or running.
@@ -251,6 +217,54 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
         )?;
         Ok(())
     }
+}
+
+/// `catalog` with the capacity reservations `classes` select, read now (`Live::planning_catalog`;
+/// `consolidate` uses it too, so a reserved node's price and reserved replacements are
+/// Karpenter's); `unavailable`: reservations found exhausted this run. A custom catalog keeps
+/// its own. The second value: warnings.
+pub fn catalog_with_reservations<'u>(
+    cloud: &impl Compute,
+    catalog: &Catalog,
+    classes: &[NodeClass],
+    now: i64,
+    unavailable: impl IntoIterator<Item = &'u String>,
+) -> Result<(Catalog, Vec<String>), CommandError> {
+    let selecting: Vec<&NodeClass> = classes
+        .iter()
+        .filter(|c| !c.capacity_reservation_selector_terms.is_empty())
+        .collect();
+    if catalog.is_custom() || selecting.is_empty() {
+        return Ok((catalog.clone(), Vec::new()));
+    }
+    let terms: Vec<&[_]> = selecting
+        .iter()
+        .map(|c| c.capacity_reservation_selector_terms.as_slice())
+        .collect();
+    let mut found = reservations::list(cloud, &terms, now).map_err(|e| {
+        let hint = e.is_permission();
+        let err = CommandError::remote(format!("capacity reservations: {e}"));
+        if hint {
+            err.with_hint(AWS_PERMISSION_HINT)
+        } else {
+            err
+        }
+    })?;
+    found.mark_unavailable(unavailable);
+    let mut warnings = found.skipped.clone();
+    for class in &selecting {
+        if found
+            .selected(&class.capacity_reservation_selector_terms)
+            .is_empty()
+        {
+            warnings.push(format!(
+                "{} {} selects capacity reservations, but DescribeCapacityReservations found \
+                 no active one: the plan uses no reserved capacity for it",
+                class.kind, class.name
+            ));
+        }
+    }
+    Ok((catalog.with_reservations(found), warnings))
 }
 
 /// The AWS labels of an instance type (they could not be in the user data, which every type of
