@@ -29,6 +29,7 @@ pub fn offerings_everywhere(
                 option: t as u32,
                 zone: z as u32,
                 price: types[t].1,
+                reservation: None,
             })
         })
         .collect();

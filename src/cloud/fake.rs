@@ -7,9 +7,10 @@ use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::types::{
-    CallCounter, CallCounts, Cloud, CloudError, Compute, Filter, FleetError, FleetRequest,
-    FleetResponse, Image, ImageQuery, Instance, InstanceQuery, LaunchTemplateRequest, Parameters,
-    SecurityGroup, SpotPrice, Subnet, TypeOffering, GET_PARAMETERS_BATCH, INSTANCE_BATCH,
+    CallCounter, CallCounts, CapacityReservation, Cloud, CloudError, Compute, Filter, FleetError,
+    FleetRequest, FleetResponse, Image, ImageQuery, Instance, InstanceQuery, LaunchTemplateRequest,
+    Parameters, ReservationQuery, SecurityGroup, SpotPrice, Subnet, TypeOffering,
+    GET_PARAMETERS_BATCH, INSTANCE_BATCH,
 };
 use crate::cloud::catalog::InstanceFacts;
 
@@ -35,6 +36,12 @@ pub struct FakeCloud {
     pub spot_prices: Vec<SpotPrice>,
     /// IAM role → instance profiles holding it.
     pub roles: BTreeMap<String, Vec<String>>,
+    /// Capacity reservations DescribeCapacityReservations answers with; a CreateFleet override
+    /// of a template targeting one launches only while it has instances left (the count goes
+    /// down), else answers `ReservationCapacityExceeded`.
+    pub reservations: RefCell<Vec<CapacityReservation>>,
+    /// Every CreateFleet request, in order (what reserved launches are asserted on).
+    pub fleet_requests: RefCell<Vec<FleetRequest>>,
     /// Operation (`SSM.GetParameters`) → error to answer with.
     pub errors: RefCell<BTreeMap<String, CloudError>>,
     /// Launch templates by name.
@@ -271,6 +278,51 @@ impl Cloud for FakeCloud {
             })
     }
 
+    fn describe_capacity_reservations(
+        &self,
+        query: &ReservationQuery,
+    ) -> Result<Vec<CapacityReservation>, CloudError> {
+        self.enter("EC2.DescribeCapacityReservations")?;
+        let all = self.reservations.borrow();
+        if let Some(missing) = query
+            .ids
+            .iter()
+            .find(|id| !all.iter().any(|r| r.id == **id))
+        {
+            return Err(CloudError::Api {
+                service: "EC2".into(),
+                operation: "DescribeCapacityReservations".into(),
+                code: "InvalidCapacityReservationId.NotFound".into(),
+                message: format!("The capacity reservation ID '{missing}' does not exist"),
+            });
+        }
+        let mut out = Vec::new();
+        for r in all.iter() {
+            if !query.ids.is_empty() && !query.ids.contains(&r.id) {
+                continue;
+            }
+            let attr = |name: &str| -> Option<Option<String>> {
+                Some(match name {
+                    "state" => Some(r.state.clone()),
+                    "owner-id" => Some(r.owner_id.clone()),
+                    "instance-match-criteria" => Some(r.instance_match_criteria.clone()),
+                    "instance-type" => Some(r.instance_type.clone()),
+                    "availability-zone" => Some(r.zone.clone()),
+                    _ => return None,
+                })
+            };
+            if matches(
+                &query.filters,
+                &r.tags,
+                attr,
+                "DescribeCapacityReservations",
+            )? {
+                out.push(r.clone());
+            }
+        }
+        Ok(out)
+    }
+
     fn describe_instance_types(&self) -> Result<Vec<InstanceFacts>, CloudError> {
         self.enter("EC2.DescribeInstanceTypes")?;
         Ok(self.instance_types.clone())
@@ -310,6 +362,7 @@ impl Compute for FakeCloud {
 
     fn create_fleet(&self, request: &FleetRequest) -> Result<FleetResponse, CloudError> {
         self.enter("EC2.CreateFleet")?;
+        self.fleet_requests.borrow_mut().push(request.clone());
         let mut overrides: Vec<(&String, &super::types::FleetOverride)> = request
             .configs
             .iter()
@@ -341,6 +394,30 @@ impl Compute for FakeCloud {
                         code: "InvalidLaunchTemplateName.NotFoundException".into(),
                         message: format!("no launch template {name}"),
                     })?;
+            if let Some(target) = &template.reservation {
+                let mut reservations = self.reservations.borrow_mut();
+                let found = reservations.iter_mut().find(|r| {
+                    r.id == target.id
+                        && r.instance_type == o.instance_type
+                        && r.zone == o.zone
+                        && r.available > 0
+                });
+                match found {
+                    Some(r) => r.available -= 1,
+                    None => {
+                        response.errors.push(FleetError {
+                            instance_type: Some(o.instance_type.clone()),
+                            subnet_id: Some(o.subnet_id.clone()),
+                            code: "ReservationCapacityExceeded".into(),
+                            message: format!(
+                                "capacity reservation {} has no {} capacity left in {}",
+                                target.id, o.instance_type, o.zone
+                            ),
+                        });
+                        continue;
+                    }
+                }
+            }
             let mut instances = self.instances.borrow_mut();
             let id = format!("i-{:017x}", instances.len() + 1);
             let mut tags = template.tags.clone();

@@ -7,10 +7,17 @@
 //!   filters kept (`PlannedNodeClaim::launch_offerings`: exotic types and spot priced above
 //!   on-demand dropped, the capacity type's offerings only), cheapest first, at most
 //!   [`MAX_OVERRIDES`]; the subnet of a zone is the one with the most free IPs.
-//! - Capacity type: the solver's choice when it is `spot` or `on-demand`. A NodeClaim planned
-//!   into a capacity reservation (custom catalogs only) is refused, not launched on-demand:
-//!   targeting a reservation (DescribeCapacityReservations, CreateFleet's capacity-reservation
-//!   market) is not implemented live.
+//! - Capacity type: the solver's choice. A NodeClaim planned into capacity reservations
+//!   (`reserved`) is launched as Karpenter's provider does (`aws v1.14.1:
+//!   pkg/providers/instance/instance.go`, `launchtemplate/types.go`, `amifamily/resolver.go`):
+//!   one launch template per reservation, targeting it (`capacity-reservations-only`; a
+//!   capacity block or an interruptible ODCR also sets the template's market type), one
+//!   override per (type, zone) with the reservation the solver chose there, and CreateFleet's
+//!   `DefaultTargetCapacityType` of the reservations' kind (`on-demand` for an ODCR). The node
+//!   is labelled `karpenter.sh/capacity-type=reserved` and with its reservation's id, type and
+//!   interruptibility. A reserved pool answering insufficient capacity names its reservation
+//!   ([`LaunchError::exhausted_reservations`]): the caller marks it unavailable and plans again
+//!   (`updateUnavailableOfferingsCache` → `MarkUnavailable`).
 //! - Tags (§2.6, v1): class tags ∪ the static ones (static keys win), the NodeClaim's name and
 //!   this tool's marker, all in the CreateFleet call; each template also tags its instances with
 //!   a compact record of itself ([`labels::TEMPLATE_TAG`]) for drift.
@@ -25,13 +32,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::cloud::ami::ResolvedImage;
 use crate::cloud::types::{
     is_permission_code, CloudError, Compute, Filter, FleetOverride, FleetRequest, Instance,
-    InstanceQuery, LaunchTemplateRequest, Subnet, INSTANCE_BATCH,
+    InstanceQuery, LaunchTemplateRequest, Subnet, TargetedReservation, INSTANCE_BATCH,
 };
 use crate::cloud::userdata::{self, Bootstrap, Family, UserDataError};
 pub use crate::model::digest::digest;
+use crate::model::instance_type::RESERVED;
 use crate::model::labels::{self, NODECLAIM};
 use crate::model::nodepool::{ApiGeneration, NodeClass};
 use crate::model::requirements::Operator;
+use crate::model::reservation::ReservedCapacity;
 use crate::scheduling::PlannedNodeClaim;
 
 /// Karpenter's `maxInstanceTypes`: overrides per CreateFleet.
@@ -97,6 +106,8 @@ pub struct Pool {
     pub template: usize,
     /// USD/h.
     pub price: f64,
+    /// The reservation a reserved pool launches into (its template targets it).
+    pub reservation: Option<TargetedReservation>,
 }
 
 /// A launch, planned.
@@ -108,7 +119,7 @@ pub struct LaunchPlan {
     pub cluster: String,
     /// Deterministic ClientToken.
     pub client_token: String,
-    /// `on-demand` or `spot`.
+    /// `on-demand`, `spot` or `reserved` (the node's `karpenter.sh/capacity-type`).
     pub capacity_type: String,
     /// Templates, one per (AMI, max pods).
     pub templates: Vec<LaunchTemplateRequest>,
@@ -138,14 +149,6 @@ pub enum LaunchError {
     /// An AWS call failed.
     #[error(transparent)]
     Cloud(#[from] CloudError),
-    /// The NodeClaim is planned into a capacity reservation, which live launches do not target.
-    #[error("NodeClaim {nodeclaim}: launching into capacity reservation {reservation} is not supported live (plan it with --dry-run)")]
-    ReservedCapacity {
-        /// NodeClaim.
-        nodeclaim: String,
-        /// The reservation.
-        reservation: String,
-    },
 }
 
 /// A CreateFleet error for one pool.
@@ -157,11 +160,26 @@ pub struct PoolError {
     pub zone: String,
     /// Capacity type.
     pub capacity_type: String,
+    /// The reservation of a reserved pool.
+    pub reservation: Option<String>,
     /// EC2 error code.
     pub code: String,
     /// Message.
     pub message: String,
 }
+
+/// The fleet error codes that mean "no capacity now" (`aws v1.14.1: pkg/errors/errors.go`
+/// `unfulfillableCapacityErrorCodes`).
+pub const UNFULFILLABLE_CAPACITY_CODES: [&str; 8] = [
+    "InsufficientInstanceCapacity",
+    "MaxSpotInstanceCountExceeded",
+    "VcpuLimitExceeded",
+    "UnfulfillableCapacity",
+    "Unsupported",
+    "InsufficientFreeAddressesInSubnet",
+    "MaxFleetCountExceeded",
+    "ReservationCapacityExceeded",
+];
 
 impl LaunchError {
     /// Whether the identity lacks a permission: the call's, or every pool's (what CreateFleet
@@ -174,6 +192,23 @@ impl LaunchError {
             }
             _ => false,
         }
+    }
+
+    /// The reservations whose pools answered insufficient capacity: Karpenter marks them
+    /// unavailable until it next reads them (`MarkUnavailable`), so the next plan falls back to
+    /// other capacity.
+    pub fn exhausted_reservations(&self) -> Vec<String> {
+        let LaunchError::InsufficientCapacity { errors, .. } = self else {
+            return Vec::new();
+        };
+        let mut ids: Vec<String> = errors
+            .iter()
+            .filter(|e| UNFULFILLABLE_CAPACITY_CODES.contains(&e.code.as_str()))
+            .filter_map(|e| e.reservation.clone())
+            .collect();
+        ids.sort();
+        ids.dedup();
+        ids
     }
 }
 
@@ -269,12 +304,29 @@ pub fn plan_for_pool(
     Ok(planned)
 }
 
-/// The capacity type a fleet asks for.
+/// The capacity type of a launch (the node's `karpenter.sh/capacity-type`): `spot`, `reserved`
+/// for a NodeClaim planned into reservations, else `on-demand`.
 pub fn capacity_type(claim: &PlannedNodeClaim) -> &'static str {
-    if claim.launch.capacity_type == "spot" {
-        "spot"
-    } else {
-        "on-demand"
+    match claim.launch.capacity_type.as_str() {
+        "spot" => "spot",
+        RESERVED
+            if claim
+                .launch
+                .offerings
+                .iter()
+                .any(|o| o.reservation.is_some()) =>
+        {
+            RESERVED
+        }
+        _ => "on-demand",
+    }
+}
+
+fn targeted(c: &ReservedCapacity) -> TargetedReservation {
+    TargetedReservation {
+        id: c.id.clone(),
+        reservation_type: c.reservation_type,
+        interruptible: c.interruptible,
     }
 }
 
@@ -314,12 +366,6 @@ pub fn subnet_per_zone(subnets: &[Subnet]) -> BTreeMap<String, &Subnet> {
 /// Plans a launch.
 pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
     let claim = input.claim;
-    if let Some(reservation) = &claim.launch.reservation {
-        return Err(LaunchError::ReservedCapacity {
-            nodeclaim: claim.name.clone(),
-            reservation: reservation.clone(),
-        });
-    }
     let class = input.class;
     let cluster = &input.cluster.name;
     let capacity = capacity_type(claim);
@@ -361,25 +407,34 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
     let mut sgs = input.security_group_ids.to_vec();
     sgs.sort();
     sgs.dedup();
+    let reserved = capacity == RESERVED;
     let mut templates: Vec<LaunchTemplateRequest> = Vec::new();
-    let mut groups: BTreeMap<(String, i64), usize> = BTreeMap::new();
+    let mut groups: BTreeMap<TemplateKey, usize> = BTreeMap::new();
     let mut pools = Vec::new();
-    // Per instance type, its template (None: no facts or no image for its architecture).
-    let mut template_of: BTreeMap<&str, Option<usize>> = BTreeMap::new();
-    for (instance_type, zone, price) in claim.launch_offerings() {
+    // Per (instance type, reservation), its template (None: no facts or no image for its
+    // architecture).
+    let mut template_of: BTreeMap<(&str, Option<&str>), Option<usize>> = BTreeMap::new();
+    for (instance_type, zone, price, reservation) in claim.launch_pools() {
         if pools.len() == MAX_OVERRIDES {
             break;
+        }
+        // A reserved launch has only reserved offerings (one reservation per type and zone).
+        if reserved != reservation.is_some() {
+            continue;
         }
         let Some(subnet) = subnets.get(zone) else {
             continue;
         };
-        let template = match template_of.get(instance_type) {
+        let key = (instance_type, reservation.map(|c| c.id.as_str()));
+        let reservation = reservation.map(targeted);
+        let template = match template_of.get(&key) {
             Some(known) => *known,
             None => {
                 let made = match input.types.get(instance_type) {
                     Some(facts) => template_for(
                         input,
                         facts,
+                        reservation.as_ref(),
                         &labels,
                         &taints,
                         &sgs,
@@ -388,7 +443,7 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
                     )?,
                     None => None,
                 };
-                template_of.insert(instance_type, made);
+                template_of.insert(key, made);
                 made
             }
         };
@@ -401,6 +456,7 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
             subnet_id: subnet.id.clone(),
             template,
             price,
+            reservation,
         });
     }
     if pools.is_empty() {
@@ -419,10 +475,31 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
     for p in &mut pools {
         p.template = remap[&p.template];
     }
+    // A reserved launch has a token of its own: when its reservations are exhausted, the
+    // NodeClaim planned again for the same pods (same name) launches on-demand or spot, which
+    // EC2 must not take for a retry of this request (`IdempotentParameterMismatch`).
+    let mut reserved_ids: Vec<&str> = pools
+        .iter()
+        .filter_map(|p| p.reservation.as_ref().map(|r| r.id.as_str()))
+        .collect();
+    reserved_ids.sort();
+    reserved_ids.dedup();
+    let token = if reserved_ids.is_empty() {
+        client_token(cluster, &claim.name)
+    } else {
+        let mut parts = vec![
+            "client-token",
+            cluster.as_str(),
+            claim.name.as_str(),
+            RESERVED,
+        ];
+        parts.extend(reserved_ids);
+        format!("kk-{}", digest(&parts))
+    };
     Ok(LaunchPlan {
         nodeclaim: claim.name.clone(),
         cluster: cluster.clone(),
-        client_token: client_token(cluster, &claim.name),
+        client_token: token,
         capacity_type: capacity.to_string(),
         templates: kept,
         pools,
@@ -430,17 +507,23 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
     })
 }
 
-/// The launch template of a type with these facts: one per (AMI, max pods), made on first use.
-/// `None` when the class has no image for the type's architecture.
+/// What makes launch templates differ: AMI, max pods and the reservation targeted.
+type TemplateKey = (String, i64, Option<String>);
+
+/// The launch template of a type with these facts: one per (AMI, max pods, reservation), made
+/// on first use. `None` when the class has no image for the type's architecture. A template
+/// targeting a reservation labels its nodes with it (`karpenter.k8s.aws/capacity-reservation-*`,
+/// which Karpenter sets from the instance's reservation).
 #[allow(clippy::too_many_arguments)]
 fn template_for(
     input: &LaunchInput<'_>,
     facts: &TypeFacts,
+    reservation: Option<&TargetedReservation>,
     labels: &BTreeMap<String, String>,
     taints: &[crate::model::taints::Taint],
     sgs: &[String],
     templates: &mut Vec<LaunchTemplateRequest>,
-    groups: &mut BTreeMap<(String, i64), usize>,
+    groups: &mut BTreeMap<TemplateKey, usize>,
 ) -> Result<Option<usize>, LaunchError> {
     let (class, cluster) = (input.class, &input.cluster.name);
     let Some(image) = image_for(input.images, &facts.architecture) else {
@@ -451,9 +534,32 @@ fn template_for(
         .as_ref()
         .and_then(|k| k.max_pods)
         .unwrap_or(facts.max_pods);
-    let key = (image.id.clone(), max_pods);
+    let key = (
+        image.id.clone(),
+        max_pods,
+        reservation.map(|r| r.id.clone()),
+    );
     if let Some(i) = groups.get(&key) {
         return Ok(Some(*i));
+    }
+    let mut labels = labels.clone();
+    for k in [
+        labels::CAPACITY_RESERVATION_ID,
+        labels::CAPACITY_RESERVATION_TYPE,
+        labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
+    ] {
+        labels.remove(k);
+    }
+    if let Some(r) = reservation {
+        labels.insert(labels::CAPACITY_RESERVATION_ID.into(), r.id.clone());
+        labels.insert(
+            labels::CAPACITY_RESERVATION_TYPE.into(),
+            r.reservation_type.as_str().into(),
+        );
+        labels.insert(
+            labels::CAPACITY_RESERVATION_INTERRUPTIBLE.into(),
+            r.interruptible.to_string(),
+        );
     }
     let bootstrap = Bootstrap {
         cluster_name: cluster.clone(),
@@ -461,7 +567,7 @@ fn template_for(
         ca_bundle: input.cluster.ca_bundle.clone(),
         service_cidr: input.cluster.service_cidr.clone(),
         cluster_dns: input.cluster.cluster_dns.clone(),
-        labels: labels.clone(),
+        labels,
         taints: taints.to_vec(),
         max_pods: Some(max_pods),
         custom: class.user_data.clone(),
@@ -477,6 +583,8 @@ fn template_for(
         &user_data,
         &sgs.join(","),
         profile.as_deref().unwrap_or(""),
+        reservation.map_or("", |r| r.id.as_str()),
+        reservation.and_then(|r| r.market_type()).unwrap_or(""),
     ]);
     let name = format!("kubectl-karpenter/{hash}");
     let record = format!("{name};ami={};maxPods={max_pods}", image.id);
@@ -491,6 +599,7 @@ fn template_for(
         security_group_ids: sgs.to_vec(),
         instance_profile: profile,
         tags: lt_tags,
+        reservation: reservation.cloned(),
     });
     groups.insert(key, templates.len() - 1);
     Ok(Some(templates.len() - 1))
@@ -513,9 +622,14 @@ pub fn fleet_request(plan: &LaunchPlan, pools: &[Pool]) -> FleetRequest {
             None => configs.push((t.name.clone(), vec![o])),
         }
     }
+    // A reserved launch asks for its reservations' kind of capacity (one kind per launch).
+    let capacity_type = pools
+        .iter()
+        .find_map(|p| p.reservation.as_ref())
+        .map_or(plan.capacity_type.as_str(), |r| r.fleet_capacity_type());
     FleetRequest {
         client_token: plan.client_token.clone(),
-        capacity_type: plan.capacity_type.clone(),
+        capacity_type: capacity_type.to_string(),
         configs,
         tags: plan.tags.clone(),
     }
@@ -541,6 +655,18 @@ pub struct Launched {
     pub pool_errors: Vec<PoolError>,
     /// Templates created by this launch (the others existed).
     pub templates_created: usize,
+    /// The capacity reservation it launched into (a reserved launch: the pool's of its type and
+    /// zone, `getCapacityReservationDetailsForInstance`).
+    pub reservation: Option<String>,
+}
+
+/// The reservation of the reserved pool `instance` launched from, if any.
+fn reservation_of(plan: &LaunchPlan, instance: &Instance) -> Option<String> {
+    plan.pools
+        .iter()
+        .find(|p| p.instance_type == instance.instance_type && p.zone == instance.zone)
+        .and_then(|p| p.reservation.as_ref())
+        .map(|r| r.id.clone())
 }
 
 fn find_existing(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Option<Instance>, CloudError> {
@@ -557,6 +683,7 @@ fn find_existing(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Option<Insta
 pub fn launch(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Launched, LaunchError> {
     if let Some(instance) = find_existing(cloud, plan)? {
         return Ok(Launched {
+            reservation: reservation_of(plan, &instance),
             instance,
             adopted: true,
             pool_errors: Vec::new(),
@@ -581,6 +708,7 @@ pub fn launch(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Launched, Launc
                 // The answer may be lost while the instance exists: look before failing.
                 if let Some(instance) = find_existing(cloud, plan)? {
                     return Ok(Launched {
+                        reservation: reservation_of(plan, &instance),
                         instance,
                         adopted: true,
                         pool_errors,
@@ -605,6 +733,7 @@ pub fn launch(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Launched, Launc
                     instance_type: p.instance_type.clone(),
                     zone: p.zone.clone(),
                     capacity_type: plan.capacity_type.clone(),
+                    reservation: p.reservation.as_ref().map(|r| r.id.clone()),
                     code: e.code.clone(),
                     message: e.message.clone(),
                 });
@@ -619,11 +748,17 @@ pub fn launch(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Launched, Launc
                 cloud.terminate_instances(&ids[1..])?;
             }
             let described = cloud.describe_instances(&InstanceQuery::Ids(vec![first.clone()]))?;
-            let instance = described.into_iter().next().unwrap_or_else(|| Instance {
+            let mut instance = described.into_iter().next().unwrap_or_else(|| Instance {
                 id: first.clone(),
                 ..Instance::default()
             });
+            // As `NewInstanceFromFleet`: the capacity type launched, which for a reservation
+            // is `reserved` (DescribeInstances would say on-demand).
+            if plan.capacity_type == RESERVED {
+                instance.capacity_type = RESERVED.to_string();
+            }
             return Ok(Launched {
+                reservation: reservation_of(plan, &instance),
                 instance,
                 adopted: false,
                 pool_errors,
@@ -637,6 +772,7 @@ pub fn launch(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Launched, Launc
                     instance_type: String::new(),
                     zone: String::new(),
                     capacity_type: plan.capacity_type.clone(),
+                    reservation: None,
                     code: e.code.clone(),
                     message: e.message.clone(),
                 });
@@ -675,6 +811,7 @@ mod tests {
     use crate::cloud::types::Cloud;
     use crate::model::nodepool::KubeletConfig;
     use crate::model::requirements::NodeSelectorRequirement;
+    use crate::model::reservation::ReservationType;
     use crate::model::taints::{Effect, Taint};
     use crate::scheduling::{InstanceTypeOption, LaunchChoice};
 
@@ -748,6 +885,7 @@ mod tests {
                 price: types[0].1,
                 reservation: None,
                 offerings: crate::testing::offerings_everywhere(types, zones.len()),
+                reservations: Vec::new(),
             },
             zones: zones.iter().map(|z| z.to_string()).collect(),
             capacity_types: vec!["on-demand".into()],
@@ -1012,12 +1150,180 @@ mod tests {
             .user_data
             .contains("karpenter.sh/capacity-type=spot"));
         c.launch.capacity_type = "reserved".into();
-        assert_eq!(capacity_type(&c), "on-demand");
-        c.launch.reservation = Some("cr-0a1".into());
         assert_eq!(
-            plan_of(&w, &c).unwrap_err().to_string(),
-            "NodeClaim default-10: launching into capacity reservation cr-0a1 is not supported live (plan it with --dry-run)"
+            capacity_type(&c),
+            "on-demand",
+            "reserved without a reservation to launch into"
         );
+    }
+
+    /// A claim planned into two reservations (m5.large in z-a, c5.xlarge in z-b).
+    fn reserved_claim(kind: ReservationType, interruptible: bool) -> PlannedNodeClaim {
+        let mut c = claim(
+            "default-12",
+            &[("m5.large", 0.0000096), ("c5.xlarge", 0.000017)],
+            &["z-a", "z-b"],
+        );
+        c.launch.capacity_type = RESERVED.into();
+        c.launch.reservation = Some("cr-0a".into());
+        c.launch.reservations = ["cr-0a", "cr-0b"]
+            .iter()
+            .map(|id| ReservedCapacity {
+                id: (*id).into(),
+                reservation_type: kind,
+                interruptible,
+                count: 1,
+            })
+            .collect();
+        c.launch.offerings = vec![
+            crate::scheduling::LaunchOffering {
+                option: 0,
+                zone: 0,
+                price: 0.0000096,
+                reservation: Some(0),
+            },
+            crate::scheduling::LaunchOffering {
+                option: 1,
+                zone: 1,
+                price: 0.000017,
+                reservation: Some(1),
+            },
+        ];
+        c.labels
+            .insert(labels::CAPACITY_RESERVATION_ID.into(), "cr-0a".into());
+        c
+    }
+
+    /// `aws v1.14.1: pkg/providers/launchtemplate/suite_test.go` "should generate a unique
+    /// launch template per capacity reservation", and the reserved CreateFleet of
+    /// `pkg/providers/instance/types.go` (`defaultTargetCapacityType`: on-demand for an ODCR,
+    /// capacity-block for a capacity block).
+    #[test]
+    fn a_reserved_claim_targets_one_template_per_reservation() {
+        let w = world();
+        let c = reserved_claim(ReservationType::Default, false);
+        let p = plan_of(&w, &c).unwrap();
+        assert_eq!(p.capacity_type, "reserved");
+        assert_eq!(pools(&p), ["m5.large@subnet-a2", "c5.xlarge@subnet-b"]);
+        let targets: Vec<Option<&str>> = p
+            .templates
+            .iter()
+            .map(|t| t.reservation.as_ref().map(|r| r.id.as_str()))
+            .collect();
+        assert_eq!(targets, [Some("cr-0a"), Some("cr-0b")]);
+        for (t, id) in p.templates.iter().zip(["cr-0a", "cr-0b"]) {
+            assert!(t.user_data.contains("karpenter.sh/capacity-type=reserved"));
+            assert!(
+                t.user_data
+                    .contains(&format!("karpenter.k8s.aws/capacity-reservation-id={id}")),
+                "each template labels its own reservation"
+            );
+            assert!(t
+                .user_data
+                .contains("karpenter.k8s.aws/capacity-reservation-type=default"));
+        }
+        let req = fleet_request(&p, &p.pools);
+        assert_eq!(req.capacity_type, "on-demand");
+        assert_ne!(
+            p.client_token,
+            client_token("c1", "default-12"),
+            "a token of its own"
+        );
+
+        let cloud = FakeCloud::new();
+        for (id, t, z) in [("cr-0a", "m5.large", "z-a"), ("cr-0b", "c5.xlarge", "z-b")] {
+            cloud
+                .reservations
+                .borrow_mut()
+                .push(crate::cloud::types::CapacityReservation {
+                    id: id.into(),
+                    instance_type: t.into(),
+                    zone: z.into(),
+                    available: 1,
+                    ..Default::default()
+                });
+        }
+        let got = launch(&cloud, &p).unwrap();
+        assert_eq!(got.instance.capacity_type, "reserved");
+        assert_eq!(got.reservation.as_deref(), Some("cr-0a"));
+        assert_eq!(got.instance.instance_type, "m5.large");
+        assert_eq!(cloud.reservations.borrow()[0].available, 0);
+        let sent = cloud.fleet_requests.borrow();
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0], req, "exactly the planned request");
+
+        let cb = plan_of(&w, &reserved_claim(ReservationType::CapacityBlock, false)).unwrap();
+        assert_eq!(
+            fleet_request(&cb, &cb.pools).capacity_type,
+            "capacity-block"
+        );
+        assert_eq!(
+            cb.templates[0]
+                .reservation
+                .as_ref()
+                .and_then(|r| r.market_type()),
+            Some("capacity-block")
+        );
+        let odcr = plan_of(&w, &reserved_claim(ReservationType::Default, true)).unwrap();
+        assert_eq!(
+            fleet_request(&odcr, &odcr.pools).capacity_type,
+            "reserved-capacity",
+            "an interruptible ODCR"
+        );
+        assert_eq!(
+            odcr.templates[0]
+                .reservation
+                .as_ref()
+                .and_then(|r| r.market_type()),
+            Some("interruptible-capacity-reservation")
+        );
+        assert!(odcr.templates[0]
+            .user_data
+            .contains("karpenter.k8s.aws/capacity-reservation-interruptible=true"));
+    }
+
+    /// `aws v1.14.1: pkg/providers/instance/suite_test.go` "should return an ICE error when all
+    /// attempted instance types return a ReservedCapacityReservation error": the reservations
+    /// are named for the caller to mark unavailable; a permission error names none.
+    #[test]
+    fn exhausted_reservations_are_named_by_the_launch_error() {
+        let w = world();
+        let p = plan_of(&w, &reserved_claim(ReservationType::Default, false)).unwrap();
+        let cloud = FakeCloud::new();
+        cloud
+            .reservations
+            .borrow_mut()
+            .push(crate::cloud::types::CapacityReservation {
+                id: "cr-0a".into(),
+                instance_type: "m5.large".into(),
+                zone: "z-a".into(),
+                available: 0,
+                ..Default::default()
+            });
+        cloud.insufficient_capacity("c5.xlarge", "z-b");
+        let err = launch(&cloud, &p).unwrap_err();
+        assert_eq!(err.exhausted_reservations(), ["cr-0a", "cr-0b"]);
+        assert_eq!(
+            err.to_string(),
+            "NodeClaim default-12: no capacity: InsufficientInstanceCapacity [c5.xlarge/z-b/reserved]; ReservationCapacityExceeded [m5.large/z-a/reserved]"
+        );
+        assert_eq!(
+            cloud.fleet_requests.borrow().len(),
+            1,
+            "EC2 tried both overrides in one call"
+        );
+        let denied = LaunchError::InsufficientCapacity {
+            nodeclaim: "x".into(),
+            errors: vec![PoolError {
+                instance_type: "m5.large".into(),
+                zone: "z-a".into(),
+                capacity_type: RESERVED.into(),
+                reservation: Some("cr-0a".into()),
+                code: "UnauthorizedOperation".into(),
+                message: "no".into(),
+            }],
+        };
+        assert!(denied.exhausted_reservations().is_empty());
     }
 
     #[test]
@@ -1078,6 +1384,7 @@ mod tests {
             instance_type: "m5.large".into(),
             zone: zone.into(),
             capacity_type: "on-demand".into(),
+            reservation: None,
             code: "UnauthorizedOperation".into(),
             message: "not authorized to perform: iam:PassRole".into(),
         };

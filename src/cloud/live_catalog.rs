@@ -19,6 +19,11 @@
 //!   future-dated cache is ignored and rewritten; a cache that cannot be written is only a
 //!   warning ([`LiveCatalog::cache_warning`]).
 //!
+//! - **Capacity reservations** are not part of it (their instance counts move with every
+//!   launch; a cache would hand out instances that are gone): each live plan reads them
+//!   ([`crate::cloud::reservations::list`]) and plans with [`Catalog::with_reservations`] of this
+//!   catalog, which adds the reserved offerings as a custom catalog's (`Live::planning_catalog`).
+//!
 //! How provision will use it (with the cluster issue): when a live cluster and AWS are
 //! available and no `--catalog FILE` is given, `provision` calls [`load`] with the connected
 //! [`Cloud`], the embedded catalog (for prices) and [`LiveOptions::default`] (or `refresh: true`

@@ -9,6 +9,8 @@
 //!   and security groups), planned purely and fetched through [`Cloud`].
 //! - [`live_catalog`]: the catalog from DescribeInstanceTypes/DescribeInstanceTypeOfferings,
 //!   cached under the XDG cache dir.
+//! - [`reservations`]: capacity reservations a class selects, from DescribeCapacityReservations,
+//!   added to the live catalog as reserved offerings.
 //! - [`profile`]: the instance profile a class launches with (flag, class, role via IAM,
 //!   global settings).
 
@@ -20,6 +22,7 @@ pub mod launch;
 pub mod live_catalog;
 pub mod network;
 pub mod profile;
+pub mod reservations;
 pub mod types;
 pub mod userdata;
 

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use super::catalog::InstanceFacts;
 pub use crate::model::instance::Instance;
 use crate::model::legacy_selector::split_list;
+use crate::model::reservation::ReservationType;
 
 /// An EC2 filter (`Name`, `Values`): values are ORed, filters of one request ANDed.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -176,6 +177,57 @@ pub struct SpotPrice {
     pub zone: String,
     /// USD per hour.
     pub price: f64,
+}
+
+/// A capacity reservation as DescribeCapacityReservations answers it (only what Karpenter's
+/// `CapacityReservationFromEC2` and its availability cache read).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CapacityReservation {
+    /// `cr-…`.
+    pub id: String,
+    /// Instance type.
+    pub instance_type: String,
+    /// Availability zone name.
+    pub zone: String,
+    /// Owning account.
+    pub owner_id: String,
+    /// `open` or `targeted` (EC2 may add others; Karpenter skips them).
+    pub instance_match_criteria: String,
+    /// `default` or `capacity-block` (EC2's `ReservationType`; absent means `default`).
+    pub reservation_type: String,
+    /// Interruptible ODCR.
+    pub interruptible: bool,
+    /// `AvailableInstanceCount`.
+    pub available: i64,
+    /// `TotalInstanceCount`.
+    pub total: i64,
+    /// `active`, `expired`, `pending`, …
+    pub state: String,
+    /// `EndDate`, Unix seconds (none: no end).
+    pub end_date: Option<i64>,
+    /// Tags.
+    pub tags: BTreeMap<String, String>,
+}
+
+/// One DescribeCapacityReservations request (all pages): by id (`CapacityReservationIds`, no
+/// `MaxResults`, as EC2 requires) or by filters only.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct ReservationQuery {
+    /// `CapacityReservationIds` (empty: none).
+    pub ids: Vec<String>,
+    /// Filters, ANDed.
+    pub filters: Vec<Filter>,
+}
+
+impl fmt::Display for ReservationQuery {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts: Vec<String> = Vec::new();
+        if !self.ids.is_empty() {
+            parts.push(format!("ids=[{}]", self.ids.join(",")));
+        }
+        parts.extend(self.filters.iter().map(Filter::to_string));
+        f.write_str(&parts.join(" "))
+    }
 }
 
 /// Maximum names per GetParameters call (SSM API limit).
@@ -364,6 +416,12 @@ pub trait Cloud {
     /// provider asks. One price per (type, zone): the newest (the first on a tie); records whose
     /// price does not parse are dropped. Sorted by type, then zone.
     fn describe_spot_prices(&self) -> Result<Vec<SpotPrice>, CloudError>;
+    /// DescribeCapacityReservations (all pages). A request by id for a reservation EC2 does
+    /// not know answers an error with code `InvalidCapacityReservationId.NotFound`.
+    fn describe_capacity_reservations(
+        &self,
+        query: &ReservationQuery,
+    ) -> Result<Vec<CapacityReservation>, CloudError>;
     /// IAM ListInstanceProfilesForRole (all pages): names of the instance profiles holding
     /// `role` (a role name). An unknown role is an error with code `NoSuchEntity`.
     fn list_instance_profiles_for_role(&self, role: &str) -> Result<Vec<String>, CloudError>;
@@ -392,6 +450,45 @@ pub struct LaunchTemplateRequest {
     pub instance_profile: Option<String>,
     /// Tags of the template itself.
     pub tags: BTreeMap<String, String>,
+    /// The capacity reservation its instances launch into (`CapacityReservationSpecification`:
+    /// preference `capacity-reservations-only`, this target; a capacity block or an
+    /// interruptible ODCR also sets `InstanceMarketOptions`): one template per reservation, as
+    /// `aws v1.14.1: pkg/providers/launchtemplate/types.go` builds them.
+    pub reservation: Option<TargetedReservation>,
+}
+
+/// A reservation a launch template targets.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TargetedReservation {
+    /// `cr-…`.
+    pub id: String,
+    /// ODCR or capacity block.
+    pub reservation_type: ReservationType,
+    /// An interruptible ODCR.
+    pub interruptible: bool,
+}
+
+impl TargetedReservation {
+    /// The launch template's `InstanceMarketOptions.MarketType`, if any: `capacity-block` for a
+    /// capacity block, `interruptible-capacity-reservation` for an interruptible ODCR.
+    pub fn market_type(&self) -> Option<&'static str> {
+        match (self.reservation_type, self.interruptible) {
+            (ReservationType::CapacityBlock, _) => Some("capacity-block"),
+            (ReservationType::Default, true) => Some("interruptible-capacity-reservation"),
+            (ReservationType::Default, false) => None,
+        }
+    }
+
+    /// CreateFleet's `DefaultTargetCapacityType` for launches into it (`aws v1.14.1:
+    /// pkg/providers/instance/types.go` `defaultTargetCapacityType`): `capacity-block`,
+    /// `reserved-capacity` (interruptible) or `on-demand` (an ODCR is on-demand capacity).
+    pub fn fleet_capacity_type(&self) -> &'static str {
+        match (self.reservation_type, self.interruptible) {
+            (ReservationType::CapacityBlock, _) => "capacity-block",
+            (ReservationType::Default, true) => "reserved-capacity",
+            (ReservationType::Default, false) => "on-demand",
+        }
+    }
 }
 
 /// One override of a fleet launch-template config: a (type × zonal subnet) pool.
@@ -414,7 +511,8 @@ pub struct FleetOverride {
 pub struct FleetRequest {
     /// Idempotency token (deterministic from the NodeClaim identity).
     pub client_token: String,
-    /// `on-demand` or `spot`.
+    /// `DefaultTargetCapacityType`: `on-demand` or `spot`; for a reserved launch that of its
+    /// reservations ([`TargetedReservation::fleet_capacity_type`]).
     pub capacity_type: String,
     /// Launch template name → overrides.
     pub configs: Vec<(String, Vec<FleetOverride>)>,

@@ -13,6 +13,7 @@ use crate::error::{CommandError, CommandResult, Exit};
 use crate::karpenter_install::gates::FeatureGates;
 use crate::model::time::parse_rfc3339;
 use crate::usecases::consolidate::{self, Config};
+use crate::usecases::live::catalog_with_reservations;
 use crate::usecases::provisioning::input::CatalogSizing;
 
 /// The use case's configuration from the flags.
@@ -83,7 +84,18 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs) -> CommandResult {
             ),
             None => {
                 let cloud = live::connect_aws(ctx)?;
-                (live::catalog(ctx, &cloud, None)?, cloud.region())
+                let catalog = live::catalog(ctx, &cloud, None)?;
+                let (catalog, warnings) = catalog_with_reservations(
+                    &cloud,
+                    &catalog,
+                    &manifests.node_classes,
+                    config.now,
+                    [],
+                )?;
+                for warning in &warnings {
+                    ctx.warn(warning);
+                }
+                (catalog, cloud.region())
             }
         };
         let mut sizing = CatalogSizing::new(&catalog, &region);

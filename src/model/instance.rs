@@ -18,7 +18,8 @@ pub struct Instance {
     pub image_id: String,
     /// `pending`, `running`, `shutting-down`, `terminated`, …
     pub state: String,
-    /// `spot` when it is a spot instance, otherwise `on-demand`.
+    /// `spot` when it is a spot instance, `reserved` when launched into a capacity reservation
+    /// it was restricted to, otherwise `on-demand`.
     pub capacity_type: String,
     /// Security group ids.
     pub security_group_ids: Vec<String>,

@@ -147,15 +147,27 @@ pub(super) fn finalize(
         }
     }
     let zones: Vec<String> = zones.into_iter().collect();
+    let mut reservations: Vec<crate::model::reservation::ReservedCapacity> = Vec::new();
     let launch_offerings: Vec<LaunchOffering> = launch
         .offerings
         .iter()
         .filter_map(|&(k, t, i)| {
             let o = &pool.types[t as usize].offerings[i];
+            let zone = zones.binary_search(&o.zone).ok()? as u32;
+            let reservation = o.reservation.as_ref().map(|c| {
+                match reservations.iter().position(|r| r.id == c.id) {
+                    Some(n) => n as u32,
+                    None => {
+                        reservations.push(c.clone());
+                        (reservations.len() - 1) as u32
+                    }
+                }
+            });
             Some(LaunchOffering {
                 option: k,
-                zone: zones.binary_search(&o.zone).ok()? as u32,
+                zone,
                 price: o.price,
+                reservation,
             })
         })
         .collect();
@@ -246,6 +258,7 @@ pub(super) fn finalize(
             price: offering.price,
             reservation: offering.reservation_id().map(str::to_string),
             offerings: launch_offerings,
+            reservations,
         },
         zones,
         capacity_types: cts.into_iter().collect(),

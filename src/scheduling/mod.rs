@@ -154,6 +154,9 @@ pub struct LaunchChoice {
     /// priced above on-demand, the 60 cheapest types), all of `capacity_type`, cheapest first:
     /// the CreateFleet overrides. The first is the one above.
     pub offerings: Vec<LaunchOffering>,
+    /// The reservations reserved offerings launch into ([`LaunchOffering::reservation`]
+    /// indexes it), one per (type, zone) after the provider's reserved-launch filters.
+    pub reservations: Vec<crate::model::reservation::ReservedCapacity>,
 }
 
 /// One offering a launch may use, compactly: a NodeClaim can have hundreds.
@@ -165,6 +168,8 @@ pub struct LaunchOffering {
     pub zone: u32,
     /// USD per hour.
     pub price: f64,
+    /// For a reserved offering: index into the launch's `reservations`.
+    pub reservation: Option<u32>,
 }
 
 /// A NodeClaim the plan would create.
@@ -245,6 +250,27 @@ impl PlannedNodeClaim {
             let it = self.instance_types.get(o.option as usize)?;
             let zone = self.zones.get(o.zone as usize)?;
             Some((&*it.name, zone.as_str(), o.price))
+        })
+    }
+
+    /// [`PlannedNodeClaim::launch_offerings`] with, for a reserved offering, its reservation.
+    pub fn launch_pools(
+        &self,
+    ) -> impl Iterator<
+        Item = (
+            &str,
+            &str,
+            f64,
+            Option<&crate::model::reservation::ReservedCapacity>,
+        ),
+    > + '_ {
+        self.launch.offerings.iter().filter_map(|o| {
+            let it = self.instance_types.get(o.option as usize)?;
+            let zone = self.zones.get(o.zone as usize)?;
+            let reservation = o
+                .reservation
+                .and_then(|r| self.launch.reservations.get(r as usize));
+            Some((&*it.name, zone.as_str(), o.price, reservation))
         })
     }
 }

@@ -14,6 +14,7 @@ use crate::cloud::ami::{self, KubeVersion, ResolvedImage};
 use crate::cloud::launch::{self, ClusterInfo, TypeFacts};
 use crate::cloud::network::NetworkResolver;
 use crate::cloud::profile::{self, ProfileInputs};
+use crate::cloud::reservations;
 use crate::cloud::types::{Cloud, CloudError, Compute, Filter, Instance, InstanceQuery, Subnet};
 use crate::cloud::userdata::Family;
 use crate::cloud::{Catalog, InstanceTypeContext};
@@ -41,7 +42,16 @@ pub struct Live<'a, C, P, K: ?Sized> {
     classes: BTreeMap<String, ResolvedClass>,
     /// `aws.defaultInstanceProfile` of `karpenter-global-settings`, once read.
     default_profile: Option<Option<String>>,
+    /// Capacity reservations a launch found exhausted, with when (Unix seconds): planned as
+    /// having no instance left, whatever DescribeCapacityReservations says, for
+    /// [`RESERVATION_SYNC_SECONDS`] (`MarkUnavailable`, until the provider's next sync).
+    pub unavailable_reservations: BTreeMap<String, i64>,
 }
+
+/// How long a reservation marked unavailable stays so: Karpenter caches each reservation query
+/// for a minute (`aws v1.14.1: pkg/operator/operator.go`, `awscache.DefaultTTL`) and the next
+/// DescribeCapacityReservations overwrites the count (`provider.go` `syncAvailability`).
+pub const RESERVATION_SYNC_SECONDS: i64 = 60;
 
 /// A node class resolved for launching.
 #[derive(Debug, Clone)]
@@ -77,7 +87,27 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             catalog,
             classes: BTreeMap::new(),
             default_profile: None,
+            unavailable_reservations: BTreeMap::new(),
         }
+    }
+
+    /// The catalog to plan `classes` with: an AWS catalog gets the capacity reservations the
+    /// classes' `capacityReservationSelectorTerms` select, read now (one
+    /// DescribeCapacityReservations per distinct query; their instance counts change as
+    /// instances launch), less those found exhausted this run; a custom catalog keeps its own.
+    /// The second value: warnings (a class whose terms found no active reservation, a
+    /// reservation Karpenter would skip).
+    pub fn planning_catalog(
+        &self,
+        classes: &[NodeClass],
+    ) -> Result<(Catalog, Vec<String>), CommandError> {
+        let now = self.clock.now();
+        let unavailable = self
+            .unavailable_reservations
+            .iter()
+            .filter(|(_, at)| now - **at < RESERVATION_SYNC_SECONDS)
+            .map(|(id, _)| id);
+        catalog_with_reservations(self.cloud, &self.catalog, classes, now, unavailable)
     }
 
     /// The instances this tool launched for the cluster that are pending or running.
@@ -189,13 +219,71 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
     }
 }
 
+/// `catalog` with the capacity reservations `classes` select, read now (`Live::planning_catalog`;
+/// `consolidate` uses it too, so a reserved node's price and reserved replacements are
+/// Karpenter's); `unavailable`: reservations found exhausted this run. A custom catalog keeps
+/// its own. The second value: warnings.
+pub fn catalog_with_reservations<'u>(
+    cloud: &impl Compute,
+    catalog: &Catalog,
+    classes: &[NodeClass],
+    now: i64,
+    unavailable: impl IntoIterator<Item = &'u String>,
+) -> Result<(Catalog, Vec<String>), CommandError> {
+    let selecting: Vec<&NodeClass> = classes
+        .iter()
+        .filter(|c| !c.capacity_reservation_selector_terms.is_empty())
+        .collect();
+    if catalog.is_custom() || selecting.is_empty() {
+        return Ok((catalog.clone(), Vec::new()));
+    }
+    let terms: Vec<&[_]> = selecting
+        .iter()
+        .map(|c| c.capacity_reservation_selector_terms.as_slice())
+        .collect();
+    let mut found = reservations::list(cloud, &terms, now).map_err(|e| {
+        let hint = e.is_permission();
+        let err = CommandError::remote(format!("capacity reservations: {e}"));
+        if hint {
+            err.with_hint(AWS_PERMISSION_HINT)
+        } else {
+            err
+        }
+    })?;
+    found.mark_unavailable(unavailable);
+    let mut warnings = found.skipped.clone();
+    for class in &selecting {
+        if found
+            .selected(&class.capacity_reservation_selector_terms)
+            .is_empty()
+        {
+            warnings.push(format!(
+                "{} {} selects capacity reservations, but DescribeCapacityReservations found \
+                 no active one: the plan uses no reserved capacity for it",
+                class.kind, class.name
+            ));
+        }
+    }
+    Ok((catalog.with_reservations(found), warnings))
+}
+
 /// The AWS labels of an instance type (they could not be in the user data, which every type of
-/// a fleet shares, so they are written on the Node once it registers).
+/// a fleet shares, so they are written on the Node once it registers). Not the reservation
+/// labels: a type's requirements list its reservations whatever the node launched as; a node
+/// in a reservation has them from its launch template (`instanceToNodeClaim`).
 pub fn aws_type_labels(t: &InstanceType) -> BTreeMap<String, String> {
     t.requirements
         .single_value_labels()
         .into_iter()
         .filter(|(k, _)| labels::AWS_WELL_KNOWN.contains(&k.as_str()))
+        .filter(|(k, _)| {
+            ![
+                labels::CAPACITY_RESERVATION_ID,
+                labels::CAPACITY_RESERVATION_TYPE,
+                labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
+            ]
+            .contains(&k.as_str())
+        })
         .collect()
 }
 

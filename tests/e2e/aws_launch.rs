@@ -80,6 +80,7 @@ fn claim(name: &str, types: &[(&str, f64)], zones: &[&str]) -> PlannedNodeClaim 
             price: types[0].1,
             reservation: None,
             offerings: kubectl_karpenter::testing::offerings_everywhere(types, zones.len()),
+            reservations: Vec::new(),
         },
         zones: zones.iter().map(|z| z.to_string()).collect(),
         capacity_types: vec!["on-demand".into()],

@@ -28,7 +28,10 @@
 //! - every action and rule of the files is needed by some command (nothing unused).
 //!
 //! Besides, the IAM conditions are proven to scope: the terminate statements allow this
-//! cluster's NodePool and Provisioner instances and nothing else.
+//! cluster's NodePool and Provisioner instances and nothing else. And the IAM side plans once
+//! more, on a second moto and loopback cluster with v1 CRDs, for a class selecting capacity
+//! reservations (`ec2:DescribeCapacityReservations`, which the v1beta1 walkthrough cannot
+//! use): the row [`RESERVATIONS`].
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::{Child, Command, Stdio};
@@ -353,6 +356,46 @@ impl Proof<'_> {
             self.failures.len(),
             self.failures.join("\n")
         );
+    }
+}
+
+/// The IAM row of a class selecting capacity reservations.
+const RESERVATIONS: &str = "provision --dry-run (capacityReservationSelectorTerms)";
+
+/// [`RESERVATIONS`] on `walk` (v1 CRDs, moto seeded with a reservation and the same IAM users):
+/// a class selecting it by id, a pod pending; without `ec2:DescribeCapacityReservations` the
+/// plan fails naming it. The proof's walk and keys are `walk`'s meanwhile.
+fn reservations<'a>(proof: &mut Proof<'a>, walk: &'a Walk) {
+    walk.apply(
+        "reserved.yaml",
+        &crate::reservations::manifest("id: cr-0a1b2c3d4e5f60001", 1, "7"),
+    );
+    walk.wait_unschedulable(1);
+    let keys_of = |walk: &Walk, names: Vec<String>| -> BTreeMap<String, (String, String)> {
+        names
+            .into_iter()
+            .map(|name| {
+                let c = &walk.moto.seed["credentials"][&name];
+                let key = |k: &str| c[k].as_str().unwrap().to_string();
+                (name, (key("accessKeyId"), key("secretAccessKey")))
+            })
+            .collect()
+    };
+    let saved = proof.walk;
+    if let Side::Iam { keys, .. } = &mut proof.side {
+        *keys = keys_of(walk, keys.keys().cloned().collect());
+    }
+    proof.walk = walk;
+    let dry = ["provision", "--dry-run"];
+    proof.without(
+        RESERVATIONS,
+        &dry,
+        &["ec2:DescribeCapacityReservations".to_string()],
+    );
+    proof.full(RESERVATIONS, &dry, 0);
+    proof.walk = saved;
+    if let Side::Iam { keys, .. } = &mut proof.side {
+        *keys = keys_of(saved, keys.keys().cloned().collect());
     }
 }
 
@@ -738,6 +781,20 @@ fn iam_policy_is_enough_for_every_command_and_no_more() {
             ..config
         },
     );
+    // The second peer of the reservations row: same users, same audit.
+    let reserved = Walk::build(
+        "least-privilege-iam-reservations",
+        &[
+            "--iam-users",
+            &users_arg,
+            "--audit",
+            &audit_arg,
+            "--capacity-reservation",
+            r#"{"id": "cr-0a1b2c3d4e5f60001", "instanceType": "c5.xlarge", "zone": "us-east-1b"}"#,
+        ],
+        "crds/v1",
+        |_, config| config,
+    );
     let keys = users
         .keys()
         .map(|name| {
@@ -765,6 +822,7 @@ fn iam_policy_is_enough_for_every_command_and_no_more() {
     };
     scenario(&mut proof);
     terminate_conditions_scope(&mut proof);
+    reservations(&mut proof, &reserved);
     proof.finish();
 }
 

@@ -34,6 +34,7 @@ mod nodes;
 mod pipes;
 mod plans;
 mod provision_live;
+mod reservations;
 mod scheduling;
 mod secrets;
 mod static_drift;

@@ -3,7 +3,7 @@
 
 Usage: server.py [--region us-east-1] [--cluster test-cluster] [--iam] [--iam-users FILE]
                  [--audit FILE] [--fleet-ice TYPE[@ZONE]]... [--fleet-lose-answers N]
-                 [--instances N]
+                 [--instances N] [--capacity-reservation JSON]...
 
 Starts `moto.server.ThreadedMotoServer` on a free loopback port, seeds it, then prints
   line 1: the endpoint URL (http://127.0.0.1:PORT)
@@ -34,6 +34,17 @@ What the seed looks like (the tests rely on it, so keep it stable):
   response's `Errors` (the next pool is tried). `--fleet-lose-answers N` makes the first N
   CreateFleet calls that launch an instance answer HTTP 500 instead (the answer is "lost"; the
   instance exists). The launch template's `IamInstanceProfile` is still not applied.
+- Capacity reservations (moto 5.2.5 has none): each `--capacity-reservation JSON` seeds one
+  (`{"id", "instanceType", "zone"}` required; `available` (1), `total` (= available),
+  `ownerId` (the account), `instanceMatchCriteria` (`targeted`), `reservationType`
+  (`default`), `interruptible` (false), `state` (`active`), `endDate` (ISO 8601), `tags`
+  optional), listed under `capacityReservations`. DescribeCapacityReservations answers from
+  them as EC2 does (`CapacityReservationIds`, an unknown id is
+  `InvalidCapacityReservationId.NotFound`; filters `state`, `owner-id`,
+  `instance-match-criteria`, `instance-type`, `availability-zone`, `tag:KEY`, `tag-key`; one
+  page). CreateFleet honours a launch template's `CapacityReservationTarget`: an override
+  launches only into a reservation of its type and zone with instances left (the count goes
+  down), else it answers `ReservationCapacityExceeded` in `Errors`.
 - With --instances N, N running instances (m5.large, tagged `karpenter.sh/nodepool=bulk`) are
   inserted through RunInstances' backend call, their ids listed under `bulkInstances`.
 - IAM roles for instance-profile resolution (listed under `roles`, role -> profiles):
@@ -292,6 +303,114 @@ def install(seed):
     return network
 
 
+# Capacity reservations by id (seeded from --capacity-reservation; CreateFleet counts launches).
+RESERVATIONS = {}
+
+
+def seed_reservations(specs, region):
+    """Parses the --capacity-reservation flags into RESERVATIONS; returns their descriptions."""
+    for text in specs:
+        spec = json.loads(text)
+        available = int(spec.get("available", 1))
+        RESERVATIONS[spec["id"]] = {
+            "CapacityReservationId": spec["id"],
+            "CapacityReservationArn": f"arn:aws:ec2:{region}:{ACCOUNT}:capacity-reservation/{spec['id']}",
+            "OwnerId": spec.get("ownerId", ACCOUNT),
+            "InstanceType": spec["instanceType"],
+            "InstancePlatform": "Linux/UNIX",
+            "AvailabilityZone": spec["zone"],
+            "Tenancy": "default",
+            "TotalInstanceCount": int(spec.get("total", available)),
+            "AvailableInstanceCount": available,
+            "State": spec.get("state", "active"),
+            "InstanceMatchCriteria": spec.get("instanceMatchCriteria", "targeted"),
+            "ReservationType": spec.get("reservationType", "default"),
+            "Interruptible": bool(spec.get("interruptible", False)),
+            "EndDate": parse_iso(spec["endDate"]) if spec.get("endDate") else None,
+            "EndDateType": "limited" if spec.get("endDate") else "unlimited",
+            "Tags": [{"Key": k, "Value": v} for k, v in sorted((spec.get("tags") or {}).items())],
+        }
+    return [dict(r, EndDate=r["EndDate"].isoformat() if r["EndDate"] else None)
+            for r in RESERVATIONS.values()]
+
+
+def parse_iso(text):
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def reservation_matches(reservation, filters):
+    """EC2's filter semantics for the filters DescribeCapacityReservations is asked with."""
+    import fnmatch
+
+    tags = {t["Key"]: t["Value"] for t in reservation["Tags"]}
+    attributes = {
+        "state": reservation["State"],
+        "owner-id": reservation["OwnerId"],
+        "instance-match-criteria": reservation["InstanceMatchCriteria"],
+        "instance-type": reservation["InstanceType"],
+        "availability-zone": reservation["AvailabilityZone"],
+    }
+    for name, values in filters.items():
+        if name.startswith("tag:"):
+            got = tags.get(name[4:])
+        elif name == "tag-key":
+            if not any(fnmatch.fnmatchcase(k, v) for k in tags for v in values):
+                return False
+            continue
+        elif name in attributes:
+            got = attributes[name]
+        else:
+            from moto.ec2.exceptions import EC2ClientError
+
+            raise EC2ClientError("InvalidParameterValue", f"The filter '{name}' is invalid")
+        if got is None or not any(fnmatch.fnmatchcase(got, v) for v in values):
+            return False
+    return True
+
+
+def serve_capacity_reservations():
+    """Registers DescribeCapacityReservations on moto's EC2 responses (see the docstring)."""
+    from moto.core.responses import ActionResult
+    from moto.ec2.exceptions import EC2ClientError
+    from moto.ec2.responses import EC2Response
+
+    def describe_capacity_reservations(self):
+        ids = self._get_param("CapacityReservationIds", [])
+        filters = self._filters_from_querystring()
+        for missing in [i for i in ids if i not in RESERVATIONS]:
+            raise EC2ClientError("InvalidCapacityReservationId.NotFound",
+                                 f"The capacity reservation ID '{missing}' does not exist")
+        found = [dict((k, v) for k, v in r.items() if v is not None)
+                 for r in RESERVATIONS.values()
+                 if (not ids or r["CapacityReservationId"] in ids) and reservation_matches(r, filters)]
+        return ActionResult({"CapacityReservations": found})
+
+    EC2Response.describe_capacity_reservations = describe_capacity_reservations
+
+
+def fleet_error(spec, zone, code, message):
+    """One entry of CreateFleet's `Errors` for the pool of `spec` in `zone`."""
+    return {
+        "LaunchTemplateAndOverrides": {
+            "LaunchTemplateSpecification": {
+                "LaunchTemplateId": spec.launch_template_spec.get("LaunchTemplateId"),
+                "Version": spec.launch_template_spec.get("Version"),
+            },
+            "Overrides": {"InstanceType": spec.instance_type, "SubnetId": spec.subnet_id,
+                          "AvailabilityZone": zone},
+        },
+        "Lifecycle": "on-demand",
+        "ErrorCode": code,
+        "ErrorMessage": message,
+    }
+
+
+def targeted_reservation(data):
+    """The reservation id a launch template's data targets, if any."""
+    spec = data.get("CapacityReservationSpecification") or {}
+    return (spec.get("CapacityReservationTarget") or {}).get("CapacityReservationId")
+
+
 def patch_fleets(ice, lose_answers):
     """Makes moto's instant on-demand CreateFleet behave like EC2 (see the module docstring)."""
     from moto.core.responses import ActionResult
@@ -313,23 +432,24 @@ def patch_fleets(ice, lose_answers):
             if spec.subnet_id:
                 zone = self.ec2_backend.get_subnet(spec.subnet_id).availability_zone
             if (spec.instance_type, zone) in ice or (spec.instance_type, "*") in ice:
-                self.fleet_errors.append({
-                    "LaunchTemplateAndOverrides": {
-                        "LaunchTemplateSpecification": {
-                            "LaunchTemplateId": spec.launch_template_spec.get("LaunchTemplateId"),
-                            "Version": spec.launch_template_spec.get("Version"),
-                        },
-                        "Overrides": {"InstanceType": spec.instance_type, "SubnetId": spec.subnet_id,
-                                      "AvailabilityZone": zone},
-                    },
-                    "Lifecycle": "on-demand",
-                    "ErrorCode": "InsufficientInstanceCapacity",
-                    "ErrorMessage": f"We currently do not have sufficient {spec.instance_type} capacity "
-                                    f"in the Availability Zone you requested ({zone}).",
-                })
+                self.fleet_errors.append(fleet_error(
+                    spec, zone, "InsufficientInstanceCapacity",
+                    f"We currently do not have sufficient {spec.instance_type} capacity "
+                    f"in the Availability Zone you requested ({zone})."))
                 continue
             template = self.ec2_backend.get_launch_template(spec.launch_template_spec["LaunchTemplateId"])
             data = template.get_version(spec.launch_template_spec.get("Version")).data
+            target = targeted_reservation(data)
+            if target is not None:
+                held = RESERVATIONS.get(target)
+                if (held is None or held["InstanceType"] != spec.instance_type
+                        or held["AvailabilityZone"] != zone or held["AvailableInstanceCount"] <= 0):
+                    self.fleet_errors.append(fleet_error(
+                        spec, zone, "ReservationCapacityExceeded",
+                        f"Insufficient capacity in capacity reservation {target} for "
+                        f"{spec.instance_type} in {zone}."))
+                    continue
+                held["AvailableInstanceCount"] -= 1
             reservation = self.ec2_backend.run_instances(
                 image_id=spec.image_id,
                 count=1,
@@ -643,19 +763,7 @@ def enforce_iam(region, audit_path):
                 break
             except Unauthorized as e:
                 zone = self.ec2_backend.get_subnet(spec.subnet_id).availability_zone if spec.subnet_id else None
-                self.fleet_errors.append({
-                    "LaunchTemplateAndOverrides": {
-                        "LaunchTemplateSpecification": {
-                            "LaunchTemplateId": spec.launch_template_spec.get("LaunchTemplateId"),
-                            "Version": spec.launch_template_spec.get("Version"),
-                        },
-                        "Overrides": {"InstanceType": spec.instance_type, "SubnetId": spec.subnet_id,
-                                      "AvailabilityZone": zone},
-                    },
-                    "Lifecycle": "on-demand",
-                    "ErrorCode": "UnauthorizedOperation",
-                    "ErrorMessage": e.message,
-                })
+                self.fleet_errors.append(fleet_error(spec, zone, "UnauthorizedOperation", e.message))
         every = self.launch_specs
         self.launch_specs = allowed
         try:
@@ -718,6 +826,8 @@ def main():
                         help="the first N launching CreateFleet calls answer HTTP 500")
     parser.add_argument("--instances", type=int, default=0, metavar="N",
                         help="insert N running m5.large instances")
+    parser.add_argument("--capacity-reservation", action="append", default=[], metavar="JSON",
+                        help="seed a capacity reservation (see the module docstring)")
     args = parser.parse_args()
 
     # Only the AMIs seeded here: moto's bundled public images would make `owner: amazon`
@@ -740,6 +850,8 @@ def main():
         kind, _, zone = pool.partition("@")
         ice.add((kind, zone or "*"))
     patch_fleets(ice, args.fleet_lose_answers)
+    reservations = seed_reservations(args.capacity_reservation, args.region)
+    serve_capacity_reservations()
     bulk = bulk_instances(seed, args.instances) if args.instances else []
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
@@ -766,6 +878,7 @@ def main():
         "parameters": seed.parameters,
         "bulkInstances": bulk,
         "roles": roles,
+        "capacityReservations": reservations,
         **network,
     }
     sys.stdout.write(f"http://{host}:{port}\n{json.dumps(description)}\n")

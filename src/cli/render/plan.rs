@@ -596,6 +596,9 @@ struct LaunchDoc<'a> {
     instance_type: &'a str,
     zone: &'a str,
     capacity_type: &'a str,
+    /// For `capacityType: reserved`: the capacity reservation it launched into.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capacity_reservation_id: Option<&'a str>,
     /// It existed already (a retry) and was adopted.
     adopted: bool,
     pods: &'a [String],
@@ -612,6 +615,7 @@ impl<'a> From<&'a Launch> for LaunchDoc<'a> {
             instance_type: &l.instance_type,
             zone: &l.zone,
             capacity_type: &l.capacity_type,
+            capacity_reservation_id: l.capacity_reservation_id.as_deref(),
             adopted: l.adopted,
             pods: &l.pods,
             pool_errors: l
@@ -698,7 +702,10 @@ pub fn launches(out: &mut dyn Write, headers: bool, launches: &Launches) -> io::
             l.instance_id.clone(),
             l.instance_type.clone(),
             l.zone.clone(),
-            l.capacity_type.clone(),
+            match &l.capacity_reservation_id {
+                Some(id) => format!("{} ({id})", l.capacity_type),
+                None => l.capacity_type.clone(),
+            },
             l.pods.len().to_string(),
             if l.adopted { "adopted" } else { "launched" }.to_string(),
         ]);

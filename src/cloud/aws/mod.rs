@@ -26,9 +26,10 @@ use aws_sdk_ec2::types::Filter as Ec2Filter;
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
 use super::types::{
-    CallCounter, CallCounts, Cloud, CloudError, Compute, Filter, FleetError, FleetRequest,
-    FleetResponse, Image, ImageQuery, Instance, InstanceQuery, LaunchTemplateRequest, Parameters,
-    SecurityGroup, SpotPrice, Subnet, TypeOffering, GET_PARAMETERS_BATCH, INSTANCE_BATCH,
+    CallCounter, CallCounts, CapacityReservation, Cloud, CloudError, Compute, Filter, FleetError,
+    FleetRequest, FleetResponse, Image, ImageQuery, Instance, InstanceQuery, LaunchTemplateRequest,
+    Parameters, ReservationQuery, SecurityGroup, SpotPrice, Subnet, TypeOffering,
+    GET_PARAMETERS_BATCH, INSTANCE_BATCH,
 };
 use crate::cloud::catalog::InstanceFacts;
 use counter::CountingInterceptor;
@@ -476,6 +477,52 @@ impl Cloud for AwsCloud {
         })))
     }
 
+    fn describe_capacity_reservations(
+        &self,
+        query: &ReservationQuery,
+    ) -> Result<Vec<CapacityReservation>, CloudError> {
+        let mut request = self
+            .ec2
+            .describe_capacity_reservations()
+            .set_filters(ec2_filters(&query.filters));
+        // EC2 refuses MaxResults with CapacityReservationIds.
+        request = if query.ids.is_empty() {
+            request.max_results(1000)
+        } else {
+            request.set_capacity_reservation_ids(Some(query.ids.clone()))
+        };
+        let found = self
+            .runtime
+            .block_on(request.into_paginator().items().send().try_collect())
+            .map_err(|e| cloud_error("EC2", "DescribeCapacityReservations", e))?;
+        Ok(found
+            .iter()
+            .map(|r| CapacityReservation {
+                id: r.capacity_reservation_id().unwrap_or_default().to_string(),
+                instance_type: r.instance_type().unwrap_or_default().to_string(),
+                zone: r.availability_zone().unwrap_or_default().to_string(),
+                owner_id: r.owner_id().unwrap_or_default().to_string(),
+                instance_match_criteria: r
+                    .instance_match_criteria()
+                    .map(|c| c.as_str().to_string())
+                    .unwrap_or_default(),
+                reservation_type: r
+                    .reservation_type()
+                    .map(|t| t.as_str().to_string())
+                    .unwrap_or_default(),
+                interruptible: r.interruptible().unwrap_or(false),
+                available: r.available_instance_count().unwrap_or(0).into(),
+                total: r.total_instance_count().unwrap_or(0).into(),
+                state: r
+                    .state()
+                    .map(|s| s.as_str().to_string())
+                    .unwrap_or_default(),
+                end_date: r.end_date().map(|d| d.secs()),
+                tags: tags(r.tags()),
+            })
+            .collect())
+    }
+
     fn list_instance_profiles_for_role(&self, role: &str) -> Result<Vec<String>, CloudError> {
         let request = self
             .iam
@@ -526,8 +573,19 @@ fn instance(i: &aws_sdk_ec2::types::Instance) -> Instance {
             .and_then(|s| s.name())
             .map(|n| n.as_str().to_string())
             .unwrap_or_default(),
+        // `reserved` as `aws v1.14.1: pkg/providers/instance/types.go` reads it: launched into
+        // a reservation it was restricted to.
         capacity_type: match i.instance_lifecycle() {
             Some(aws_sdk_ec2::types::InstanceLifecycleType::Spot) => "spot".into(),
+            _ if i.capacity_reservation_id().is_some()
+                && i.capacity_reservation_specification()
+                    .and_then(|c| c.capacity_reservation_preference())
+                    == Some(
+                        &aws_sdk_ec2::types::CapacityReservationPreference::CapacityReservationsOnly,
+                    ) =>
+            {
+                "reserved".into()
+            }
             _ => "on-demand".into(),
         },
         security_group_ids: i
@@ -542,9 +600,11 @@ fn instance(i: &aws_sdk_ec2::types::Instance) -> Instance {
 impl Compute for AwsCloud {
     fn create_launch_template(&self, t: &LaunchTemplateRequest) -> Result<bool, CloudError> {
         use aws_sdk_ec2::types::{
+            CapacityReservationPreference, CapacityReservationTarget,
+            LaunchTemplateCapacityReservationSpecificationRequest,
             LaunchTemplateIamInstanceProfileSpecificationRequest,
-            LaunchTemplateTagSpecificationRequest, RequestLaunchTemplateData, ResourceType,
-            TagSpecification,
+            LaunchTemplateInstanceMarketOptionsRequest, LaunchTemplateTagSpecificationRequest,
+            MarketType, RequestLaunchTemplateData, ResourceType, TagSpecification,
         };
         let tag_spec = |r: ResourceType| {
             LaunchTemplateTagSpecificationRequest::builder()
@@ -552,7 +612,33 @@ impl Compute for AwsCloud {
                 .set_tags(Some(ec2_tags(&t.tags)))
                 .build()
         };
+        // A reserved launch's template targets its reservation (`aws v1.14.1:
+        // pkg/providers/launchtemplate/types.go`); other templates set nothing, as Karpenter
+        // outside its targeted launch mode.
+        let reservation = t.reservation.as_ref().map(|r| {
+            LaunchTemplateCapacityReservationSpecificationRequest::builder()
+                .capacity_reservation_preference(
+                    CapacityReservationPreference::CapacityReservationsOnly,
+                )
+                .capacity_reservation_target(
+                    CapacityReservationTarget::builder()
+                        .capacity_reservation_id(&r.id)
+                        .build(),
+                )
+                .build()
+        });
+        let market = t
+            .reservation
+            .as_ref()
+            .and_then(|r| r.market_type())
+            .map(|m| {
+                LaunchTemplateInstanceMarketOptionsRequest::builder()
+                    .market_type(MarketType::from(m))
+                    .build()
+            });
         let data = RequestLaunchTemplateData::builder()
+            .set_capacity_reservation_specification(reservation)
+            .set_instance_market_options(market)
             .image_id(&t.image_id)
             .user_data(super::userdata::base64_encode(t.user_data.as_bytes()))
             .set_security_group_ids(Some(t.security_group_ids.clone()))
@@ -594,8 +680,9 @@ impl Compute for AwsCloud {
         use aws_sdk_ec2::types::{
             DefaultTargetCapacityType, FleetLaunchTemplateConfigRequest,
             FleetLaunchTemplateOverridesRequest, FleetLaunchTemplateSpecificationRequest,
-            FleetOnDemandAllocationStrategy, FleetType, InstanceType, OnDemandOptionsRequest,
-            ResourceType, SpotAllocationStrategy, SpotOptionsRequest, TagSpecification,
+            FleetOnDemandAllocationStrategy, FleetReservationType, FleetType, InstanceType,
+            OnDemandOptionsRequest, ReservedCapacityOptionsRequest, ResourceType,
+            SpotAllocationStrategy, SpotOptionsRequest, TagSpecification,
             TargetCapacitySpecificationRequest,
         };
         let spot = r.capacity_type == "spot";
@@ -635,11 +722,7 @@ impl Compute for AwsCloud {
         };
         let target = TargetCapacitySpecificationRequest::builder()
             .total_target_capacity(1)
-            .default_target_capacity_type(if spot {
-                DefaultTargetCapacityType::Spot
-            } else {
-                DefaultTargetCapacityType::OnDemand
-            })
+            .default_target_capacity_type(DefaultTargetCapacityType::from(r.capacity_type.as_str()))
             .build();
         let mut request = self
             .ec2
@@ -657,6 +740,15 @@ impl Compute for AwsCloud {
                     .allocation_strategy(SpotAllocationStrategy::PriceCapacityOptimized)
                     .build(),
             )
+        } else if r.capacity_type == "reserved-capacity" {
+            // An interruptible ODCR (`CreateFleetInputBuilder.Build`).
+            request.reserved_capacity_options(
+                ReservedCapacityOptionsRequest::builder()
+                    .reservation_types(FleetReservationType::InterruptibleCapacityReservation)
+                    .build(),
+            )
+        } else if r.capacity_type == "capacity-block" {
+            request
         } else {
             request.on_demand_options(
                 OnDemandOptionsRequest::builder()

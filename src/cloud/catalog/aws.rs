@@ -8,13 +8,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::model::instance_type::{InstanceType, Offering, ON_DEMAND, SPOT};
+use crate::cloud::reservations::Reservations;
+use crate::model::instance_type::{InstanceType, Offering, ON_DEMAND, RESERVED, SPOT};
 use crate::model::labels;
 use crate::model::nodepool::ApiGeneration;
 use crate::model::overhead::{self, AmiFamily, InstanceShape, NodeSettings};
 use crate::model::quantity::ONE;
 use crate::model::requirements::{Operator, Requirement, Requirements};
+use crate::model::reservation::ReservedCapacity;
 
+use super::custom::RESERVED_PRICE_DIVISOR;
 use super::names::category_and_generation;
 use super::snapshot::{AwsSnapshot, InstanceFacts};
 use super::{CatalogError, InstanceTypeContext, Result};
@@ -410,6 +413,89 @@ pub(super) fn aws_requirements(
     put_opt(&mut r, CAPACITY_RESERVATION_ID, None);
     put_opt(&mut r, CAPACITY_RESERVATION_TYPE, None);
     r
+}
+
+/// As the AWS provider's `computeRequirements`: the ids, types and interruptibility of the
+/// reservations of `offerings` when it has reserved ones, else `DoesNotExist`.
+pub(super) fn reservation_requirements(r: &mut Requirements, offerings: &[Offering]) {
+    let reserved: Vec<&ReservedCapacity> = offerings
+        .iter()
+        .filter_map(|o| o.reservation.as_ref())
+        .collect();
+    let values = |f: fn(&ReservedCapacity) -> String| -> Vec<String> {
+        reserved.iter().map(|c| f(c)).collect()
+    };
+    let keys = [
+        (labels::CAPACITY_RESERVATION_ID, values(|c| c.id.clone())),
+        (
+            labels::CAPACITY_RESERVATION_TYPE,
+            values(|c| c.reservation_type.as_str().to_string()),
+        ),
+        (
+            labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
+            values(|c| c.interruptible.to_string()),
+        ),
+    ];
+    for (key, values) in keys {
+        r.remove(key);
+        if values.is_empty() {
+            put_opt(r, key, None);
+        } else {
+            r.add(Requirement::new(key, Operator::In, values));
+        }
+    }
+}
+
+/// The reserved offerings of the live reservations `ctx`'s selector terms select, added to the
+/// types they are for, as `aws v1.14.1: pkg/providers/instancetype/offering/
+/// reserved_capacity_resolver.go` does: priced at the on-demand price divided by
+/// [`RESERVED_PRICE_DIVISOR`], available while the reservation has instances left, is in one of
+/// the type's zones and is not expiring; the type's requirements then admit capacity type
+/// `reserved` and name the reservations (`computeRequirements`). A reservation for a type the
+/// class does not see (not offered in its zones) adds nothing.
+pub(super) fn add_reserved_offerings(
+    types: &mut [InstanceType],
+    facts: &AwsSnapshot,
+    reservations: &Reservations,
+    ctx: &InstanceTypeContext,
+) {
+    let selected = reservations.selected(ctx.capacity_reservations);
+    if selected.is_empty() {
+        return;
+    }
+    for t in types.iter_mut() {
+        let mine: Vec<_> = selected
+            .iter()
+            .filter(|r| r.instance_type == t.name)
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let on_demand = facts
+            .instance_types
+            .binary_search_by(|f| f.name.as_str().cmp(&t.name))
+            .ok()
+            .and_then(|i| facts.instance_types[i].on_demand_price_us_east1);
+        let zones: BTreeSet<String> = t.offerings.iter().map(|o| o.zone.clone()).collect();
+        for r in mine {
+            t.offerings.push(Offering {
+                zone: r.zone.clone(),
+                capacity_type: RESERVED.to_string(),
+                price: on_demand.map_or(0.0, |p| p / RESERVED_PRICE_DIVISOR),
+                available: r.capacity.count > 0 && zones.contains(&r.zone) && !r.expiring,
+                reservation: Some(r.capacity.clone()),
+            });
+        }
+        let mut capacity_types = t.requirements.get(labels::CAPACITY_TYPE);
+        if !capacity_types.has(RESERVED) {
+            let mut values: Vec<String> = capacity_types.values().iter().cloned().collect();
+            values.push(RESERVED.to_string());
+            capacity_types = Requirement::new(labels::CAPACITY_TYPE, Operator::In, values);
+            t.requirements.remove(labels::CAPACITY_TYPE);
+            t.requirements.add(capacity_types);
+        }
+        reservation_requirements(&mut t.requirements, &t.offerings);
+    }
 }
 
 pub(super) fn put(r: &mut Requirements, key: &str, value: &str) {

@@ -17,7 +17,7 @@ use crate::model::reservation::{
 };
 use crate::model::resources::{Resources, PODS};
 
-use super::aws::{put, put_opt};
+use super::aws::{put, put_opt, reservation_requirements};
 use super::names::labels_from_name;
 use super::{one_line, CatalogError, InstanceTypeContext, Result};
 
@@ -243,33 +243,7 @@ impl CustomType {
             Operator::In,
             offerings.iter().map(|o| o.capacity_type.clone()),
         ));
-        // As the AWS provider's `computeRequirements`: the reservations' ids, types and
-        // interruptibility when the type has reserved offerings, else `DoesNotExist`.
-        let reserved: Vec<&ReservedCapacity> = offerings
-            .iter()
-            .filter_map(|o| o.reservation.as_ref())
-            .collect();
-        let values = |f: fn(&ReservedCapacity) -> String| -> Vec<String> {
-            reserved.iter().map(|c| f(c)).collect()
-        };
-        let keys = [
-            (labels::CAPACITY_RESERVATION_ID, values(|c| c.id.clone())),
-            (
-                labels::CAPACITY_RESERVATION_TYPE,
-                values(|c| c.reservation_type.as_str().to_string()),
-            ),
-            (
-                labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
-                values(|c| c.interruptible.to_string()),
-            ),
-        ];
-        for (key, values) in keys {
-            if values.is_empty() {
-                put_opt(&mut r, key, None);
-            } else {
-                r.add(Requirement::new(key, Operator::In, values));
-            }
-        }
+        reservation_requirements(&mut r, offerings);
         if !self.labels.contains_key(labels::INSTANCE_GPU_COUNT) {
             let gpus: i64 = GPU_RESOURCES.iter().map(|g| self.capacity.get(g)).sum();
             let count = (gpus > 0).then(|| (gpus / ONE).to_string());

@@ -37,7 +37,8 @@ pub use snapshot::{
     SNAPSHOT_SCHEMA_VERSION,
 };
 
-use aws::aws_instance_types;
+use crate::cloud::reservations::Reservations;
+use aws::{add_reserved_offerings, aws_instance_types};
 use custom::CustomCatalog;
 use snapshot::{aws_notes, EMBEDDED_SNAPSHOT};
 
@@ -162,6 +163,8 @@ impl<'a> InstanceTypeContext<'a> {
 #[derive(Debug, Clone)]
 pub struct Catalog {
     inner: Arc<Source>,
+    /// Capacity reservations read live ([`Catalog::with_reservations`]): AWS data only.
+    reservations: Option<Arc<Reservations>>,
 }
 
 #[derive(Debug)]
@@ -196,6 +199,7 @@ impl Catalog {
         }
         Ok(Catalog {
             inner: Arc::new(Source::Aws(snapshot)),
+            reservations: None,
         })
     }
 
@@ -215,7 +219,24 @@ impl Catalog {
         let custom = CustomCatalog::parse(file, text)?;
         Ok(Catalog {
             inner: Arc::new(Source::Custom(custom)),
+            reservations: None,
         })
+    }
+
+    /// This catalog with the capacity reservations read live (`cloud::reservations::list`):
+    /// each node class's instance types get a reserved offering per reservation its
+    /// `capacityReservationSelectorTerms` select, as a custom catalog's declared ones. A custom
+    /// catalog keeps its own reservations and ignores these.
+    pub fn with_reservations(&self, reservations: Reservations) -> Catalog {
+        Catalog {
+            inner: self.inner.clone(),
+            reservations: Some(Arc::new(reservations)),
+        }
+    }
+
+    /// The reservations read live, if any were given.
+    pub fn live_reservations(&self) -> Option<&Reservations> {
+        self.reservations.as_deref()
     }
 
     /// Whether this is a `--catalog FILE` rather than AWS data.
@@ -248,7 +269,13 @@ impl Catalog {
     /// with an offering in an allowed zone; the region is not checked.
     pub fn instance_types(&self, ctx: &InstanceTypeContext) -> Result<Vec<InstanceType>> {
         let mut out = match &*self.inner {
-            Source::Aws(snapshot) => aws_instance_types(snapshot, ctx)?,
+            Source::Aws(snapshot) => {
+                let mut types = aws_instance_types(snapshot, ctx)?;
+                if let Some(r) = &self.reservations {
+                    add_reserved_offerings(&mut types, snapshot, r, ctx);
+                }
+                types
+            }
             Source::Custom(custom) => custom.instance_types(ctx),
         };
         out.sort_by(|a, b| a.name.cmp(&b.name));
@@ -307,10 +334,11 @@ impl Catalog {
         }
     }
 
-    /// Whether the catalog declares capacity reservations (only custom catalogs can).
+    /// Whether the catalog has capacity reservations: a custom catalog's declared ones, or
+    /// reservations read live.
     pub fn has_reservations(&self) -> bool {
         match &*self.inner {
-            Source::Aws(_) => false,
+            Source::Aws(_) => self.reservations.as_ref().is_some_and(|r| !r.is_empty()),
             Source::Custom(c) => c
                 .types
                 .iter()

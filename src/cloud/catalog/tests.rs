@@ -668,3 +668,121 @@ fn network_interfaces_decide_efa_capacity_max_pods_and_availability() {
         .iter()
         .all(|o| !o.available));
 }
+
+/// Reservations read live become reserved offerings of the embedded/live AWS types, as
+/// `aws v1.14.1: pkg/providers/instancetype/offering/reserved_capacity_resolver.go`
+/// `ResolveOfferings` and `types.go` `computeRequirements` build them: price = on-demand /
+/// 10,000,000; available only with instances left, in one of the type's (subnet) zones and not
+/// expiring; the type admits `reserved` and lists its reservations; only the reservations the
+/// class's terms found; none for a class without terms.
+#[test]
+fn live_reservations_become_reserved_offerings_of_the_classes_that_select_them() {
+    use crate::cloud::fake::FakeCloud;
+    use crate::cloud::reservations;
+    use crate::cloud::types::CapacityReservation;
+    use crate::model::instance_type::RESERVED;
+    use crate::model::reservation::CapacityReservationTerm;
+
+    let cr = |id: &str, zone: &str, available: i64, f: fn(&mut CapacityReservation)| {
+        let mut r = CapacityReservation {
+            id: id.into(),
+            instance_type: "m5.large".into(),
+            zone: zone.into(),
+            owner_id: "123456789012".into(),
+            instance_match_criteria: "targeted".into(),
+            reservation_type: "default".into(),
+            available,
+            state: "active".into(),
+            tags: [("team".to_string(), "ml".to_string())].into(),
+            ..CapacityReservation::default()
+        };
+        f(&mut r);
+        r
+    };
+    let cloud = FakeCloud::new();
+    *cloud.reservations.borrow_mut() = vec![
+        cr("cr-1", "us-east-1a", 2, |_| {}),
+        cr("cr-2", "us-east-1c", 1, |_| {}),
+        cr("cr-3", "us-east-1a", 0, |_| {}),
+        cr("cr-4", "us-east-1a", 1, |r| {
+            r.reservation_type = "capacity-block".into();
+            r.end_date = Some(1_000 + 60);
+        }),
+        cr("cr-5", "us-east-1a", 1, |r| r.tags.clear()),
+    ];
+    let terms = vec![CapacityReservationTerm {
+        tags: [("team".to_string(), "ml".to_string())].into(),
+        ..CapacityReservationTerm::default()
+    }];
+    let found = reservations::list(&cloud, &[&terms], 1_000).unwrap();
+    let catalog = Catalog::embedded().unwrap().with_reservations(found);
+    assert!(catalog.has_reservations());
+    let zones = vec!["us-east-1a".to_string(), "us-east-1b".to_string()];
+    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    ctx.zones = Some(&zones);
+    ctx.capacity_reservations = &terms;
+    let types = catalog.instance_types(&ctx).unwrap();
+    let m5 = find(&types, "m5.large");
+    let reserved: Vec<(&str, &str, bool)> = m5
+        .offerings
+        .iter()
+        .filter(|o| o.capacity_type == RESERVED)
+        .map(|o| {
+            (
+                o.reservation_id().unwrap_or_default(),
+                o.zone.as_str(),
+                o.available,
+            )
+        })
+        .collect();
+    assert_eq!(
+        reserved,
+        [
+            ("cr-1", "us-east-1a", true),
+            ("cr-2", "us-east-1c", false),
+            ("cr-3", "us-east-1a", false),
+            ("cr-4", "us-east-1a", false),
+        ],
+        "not in a subnet zone, used up, expiring: listed, not available; cr-5 not selected"
+    );
+    let on_demand = m5
+        .offerings
+        .iter()
+        .find(|o| o.capacity_type == "on-demand")
+        .unwrap()
+        .price;
+    let price = m5
+        .offerings
+        .iter()
+        .find(|o| o.reservation_id() == Some("cr-1"))
+        .unwrap()
+        .price;
+    assert!((price - on_demand / 10_000_000.0).abs() < 1e-15);
+    assert_eq!(
+        values(m5, labels::CAPACITY_TYPE),
+        ["on-demand", "reserved", "spot"]
+    );
+    assert_eq!(
+        values(m5, labels::CAPACITY_RESERVATION_ID),
+        ["cr-1", "cr-2", "cr-3", "cr-4"]
+    );
+    assert_eq!(
+        values(m5, labels::CAPACITY_RESERVATION_TYPE),
+        ["capacity-block", "default"]
+    );
+    let c5 = find(&types, "c5.large");
+    assert_eq!(
+        c5.requirements
+            .get(labels::CAPACITY_RESERVATION_ID)
+            .operator(),
+        Operator::DoesNotExist
+    );
+
+    // A class without terms sees none of them.
+    ctx.capacity_reservations = &[];
+    let types = catalog.instance_types(&ctx).unwrap();
+    assert!(find(&types, "m5.large")
+        .offerings
+        .iter()
+        .all(|o| o.capacity_type != RESERVED));
+}

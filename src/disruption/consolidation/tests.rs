@@ -7,6 +7,7 @@ use crate::model::instance_type::{InstanceType, ON_DEMAND, SPOT};
 use crate::model::nodepool::{ApiGeneration, Budget, NodePool};
 use crate::model::pod::Pod;
 use crate::model::selector::LabelSelector;
+use crate::model::storage::Storage;
 use crate::testing::{
     consolidation_input, instance_type, managed_node, node_pool, on_demand, spot, PodBuilder,
 };
@@ -1669,6 +1670,49 @@ fn a_pdb_of_another_namespace_does_not_hold_the_pod() {
     assert_ne!(find(&r, "n").decision, NodeDecision::None, "{r:#?}");
 }
 
+/// Storage holding claim `default/claim` bound to volume `pv`, whose node affinity is `key In
+/// [value]` (`local`: a local volume).
+fn bound_claim(claim: &str, pv: &str, (key, value): (&str, &str), local: bool) -> Storage {
+    use crate::model::requirements::{NodeSelectorRequirement, Operator};
+    use crate::model::storage::{PersistentVolume, PersistentVolumeClaim};
+    let mut storage = Storage::default();
+    storage.claims.insert(
+        ("default".into(), claim.into()),
+        PersistentVolumeClaim {
+            namespace: "default".into(),
+            name: claim.into(),
+            volume_name: Some(pv.into()),
+            bind_completed: true,
+            ..Default::default()
+        },
+    );
+    storage.volumes.insert(
+        pv.into(),
+        PersistentVolume {
+            name: pv.into(),
+            node_affinity: vec![vec![NodeSelectorRequirement {
+                key: key.into(),
+                operator: Operator::In,
+                values: vec![value.into()],
+                min_values: None,
+            }]],
+            local,
+            ..Default::default()
+        },
+    );
+    storage
+}
+
+/// `pod` with a volume `data` of claim `claim`.
+fn with_claim(mut pod: Pod, claim: &str) -> Pod {
+    use crate::model::pod::{ClaimSource, PodVolume};
+    pod.volumes = vec![PodVolume {
+        name: "data".into(),
+        claim: ClaimSource::Named(claim.into()),
+    }];
+    pod
+}
+
 /// Volume topology in the simulation (`core v1.14.1: pkg/controllers/provisioning/
 /// provisioner.go` `NewScheduler` → `getVolumeTopologyRequirements`, used by disruption's
 /// `SimulateScheduling`): node `a` in zone 1 holds a pod whose volume lives in zone 1, node `b`
@@ -1678,19 +1722,12 @@ fn a_pdb_of_another_namespace_does_not_hold_the_pod() {
 /// error and schedules the pod without volume requirements).
 #[test]
 fn a_pod_stays_in_its_volumes_zone() {
-    use crate::model::pod::{ClaimSource, PodVolume};
-    use crate::model::requirements::{NodeSelectorRequirement, Operator};
-    use crate::model::storage::{PersistentVolume, PersistentVolumeClaim, Storage};
     const ZONE_2: &str = "test-zone-2";
     let small = instance_type("small", "2", "4Gi", "110", on_demand(&[ZONE, ZONE_2], 0.10));
     let at = |name: &str, zone: &str, pods: Vec<Pod>| {
         managed_node(name, "default", &small, zone, ON_DEMAND, NOW, pods)
     };
-    let mut db = pod("db", "500m");
-    db.volumes = vec![PodVolume {
-        name: "data".into(),
-        claim: ClaimSource::Named("data".into()),
-    }];
+    let db = with_claim(pod("db", "500m"), "data");
     let cluster = |storage: Option<Storage>| {
         let mut i = consolidation_input(
             NOW,
@@ -1709,30 +1746,7 @@ fn a_pod_stays_in_its_volumes_zone() {
         Some(vec!["a".to_string()])
     );
 
-    let mut storage = Storage::default();
-    storage.claims.insert(
-        ("default".into(), "data".into()),
-        PersistentVolumeClaim {
-            namespace: "default".into(),
-            name: "data".into(),
-            volume_name: Some("pv-data".into()),
-            bind_completed: true,
-            ..Default::default()
-        },
-    );
-    storage.volumes.insert(
-        "pv-data".into(),
-        PersistentVolume {
-            name: "pv-data".into(),
-            node_affinity: vec![vec![NodeSelectorRequirement {
-                key: crate::model::labels::ZONE.into(),
-                operator: Operator::In,
-                values: vec![ZONE.into()],
-                min_values: None,
-            }]],
-            ..Default::default()
-        },
-    );
+    let mut storage = bound_claim("data", "pv-data", (crate::model::labels::ZONE, ZONE), false);
     let r = evaluate(cluster(Some(storage.clone())));
     assert_eq!(
         first_deleted(&r),
@@ -1758,39 +1772,12 @@ fn a_pod_stays_in_its_volumes_zone() {
 /// `getPersistentVolumeRequirements`), so the node is still replaced by a cheaper one.
 #[test]
 fn a_local_volumes_hostname_does_not_pin_its_pod() {
-    use crate::model::pod::{ClaimSource, PodVolume};
-    use crate::model::requirements::{NodeSelectorRequirement, Operator};
-    use crate::model::storage::{PersistentVolume, PersistentVolumeClaim, Storage};
-    let mut db = pod("db", "1");
-    db.volumes = vec![PodVolume {
-        name: "data".into(),
-        claim: ClaimSource::Named("local-data".into()),
-    }];
-    let mut storage = Storage::default();
-    storage.claims.insert(
-        ("default".into(), "local-data".into()),
-        PersistentVolumeClaim {
-            namespace: "default".into(),
-            name: "local-data".into(),
-            storage_class: Some("local-path".into()),
-            volume_name: Some("local-pv".into()),
-            bind_completed: true,
-            ..Default::default()
-        },
-    );
-    storage.volumes.insert(
-        "local-pv".into(),
-        PersistentVolume {
-            name: "local-pv".into(),
-            node_affinity: vec![vec![NodeSelectorRequirement {
-                key: crate::model::labels::HOSTNAME.into(),
-                operator: Operator::In,
-                values: vec!["big".into()],
-                min_values: None,
-            }]],
-            local: true,
-            ..Default::default()
-        },
+    let db = with_claim(pod("db", "1"), "local-data");
+    let storage = bound_claim(
+        "local-data",
+        "local-pv",
+        (crate::model::labels::HOSTNAME, "big"),
+        true,
     );
     let mut i = input(vec![node("big", "large", vec![db])]);
     i.storage = Some(std::sync::Arc::new(storage));

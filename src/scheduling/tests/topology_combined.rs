@@ -39,9 +39,15 @@ impl Cluster {
     /// Plans `n` pods from `pod` (named per batch), then keeps every NodeClaim as a node with
     /// its pods; returns the batch's plan.
     fn provision(&mut self, n: usize, pod: impl Fn(&str) -> PodBuilder) -> Plan {
+        let batch = self.batch + 1;
+        self.provision_pods(pods(n, |i| pod(&format!("b{batch}-p{i}"))))
+    }
+
+    /// Plans `batch` (one `ExpectProvisioned`), then keeps every NodeClaim as a node.
+    fn provision_pods(&mut self, batch: Vec<crate::model::pod::Pod>) -> Plan {
         self.batch += 1;
-        let batch = self.batch;
-        self.state.pods = pods(n, |i| pod(&format!("b{batch}-p{i}")));
+        let batch_no = self.batch;
+        self.state.pods = batch;
         let plan = solve(&self.state);
         let mut next = crate::scheduling::rounds::after_round(
             &self.state,
@@ -51,35 +57,15 @@ impl Cluster {
         );
         let known = self.state.existing_nodes.len();
         for (i, n) in next.existing_nodes.iter_mut().enumerate().skip(known) {
-            n.node.name = format!("node-{batch}-{i}");
+            n.node.name = format!("node-{batch_no}-{i}");
             n.node.labels.insert(HOSTNAME.into(), n.node.name.clone());
         }
         self.state = next;
         plan
     }
 
-    /// Upstream's `ExpectSkew`: pods labelled `APP` per value of `key` over every node, sorted
-    /// descending (order-free, like `ConsistOf`).
-    fn skew(&self, key: &str) -> Vec<usize> {
-        let mut per: BTreeMap<String, usize> = BTreeMap::new();
-        for n in &self.state.existing_nodes {
-            let count = n
-                .pods
-                .iter()
-                .filter(|p| p.labels.get(APP.0).map(String::as_str) == Some(APP.1))
-                .count();
-            if count > 0 {
-                *per.entry(n.node.labels[key].clone()).or_default() += count;
-            }
-        }
-        let mut v: Vec<usize> = per.into_values().collect();
-        v.sort_unstable_by(|a, b| b.cmp(a));
-        v
-    }
-
-    /// Upstream's `ExpectMaxSkew`: the largest count of a domain minus the smallest, over the
-    /// domains the nodes have.
-    fn max_skew(&self, key: &str) -> usize {
+    /// Pods labelled `APP` per value of `key` over every node (0 for a domain without any).
+    fn per_domain(&self, key: &str) -> BTreeMap<String, usize> {
         let mut per: BTreeMap<String, usize> = BTreeMap::new();
         for n in &self.state.existing_nodes {
             let count = n
@@ -89,6 +75,25 @@ impl Cluster {
                 .count();
             *per.entry(n.node.labels[key].clone()).or_default() += count;
         }
+        per
+    }
+
+    /// Upstream's `ExpectSkew`: the non-zero counts per domain of `key`, sorted descending
+    /// (order-free, like `ConsistOf`).
+    fn skew(&self, key: &str) -> Vec<usize> {
+        let mut v: Vec<usize> = self
+            .per_domain(key)
+            .into_values()
+            .filter(|&c| c > 0)
+            .collect();
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        v
+    }
+
+    /// Upstream's `ExpectMaxSkew`: the largest count of a domain minus the smallest, over the
+    /// domains the nodes have.
+    fn max_skew(&self, key: &str) -> usize {
+        let per = self.per_domain(key);
         let max = per.values().max().copied().unwrap_or(0);
         let min = per.values().min().copied().unwrap_or(0);
         max - min
@@ -249,31 +254,6 @@ fn hostname_zone_and_capacity_type_over_batches() {
     }
 }
 
-/// "Combined Zonal Topology and Node Affinity" › "should limit spread options by nodeSelector":
-/// 5 pods selecting zone 1 and 10 selecting zone 2, one spread: each pod's only domain is its
-/// zone, 5/10.
-#[test]
-fn node_selectors_give_each_pod_its_zone_as_its_only_domain() {
-    let mut cluster = Cluster::new(vec![node_pool("default")], default_types());
-    let zonal = [(ZONE, 1, true)];
-    let mut state = cluster.state.clone();
-    state.pods = pods(5, |i| {
-        spread(&format!("a{i}"), &zonal).node_selector(ZONE, "test-zone-1")
-    });
-    state.pods.extend(pods(10, |i| {
-        spread(&format!("b{i}"), &zonal).node_selector(ZONE, "test-zone-2")
-    }));
-    let plan = solve(&state);
-    all_placed(&plan);
-    cluster.state = crate::scheduling::rounds::after_round(
-        &state,
-        Some(&BTreeSet::new()),
-        &plan.existing_nodes,
-        &plan.node_claims,
-    );
-    assert_eq!(cluster.skew(ZONE), [10, 5]);
-}
-
 /// "Combined Zonal Topology and Node Affinity" › "should limit spread options by required node
 /// affinity": 6 pods limited to zones 1–2 go 3/3; one pod limited to zones 2–3 takes the empty
 /// zone 3 (it lowers the skew, though the skew is above 1); 5 unconstrained pods then even it
@@ -308,29 +288,26 @@ fn preferred_node_affinity_does_not_limit_the_domains() {
     assert_eq!(cluster.skew(ZONE), [2, 2, 2]);
 }
 
-/// "Combined Capacity Type Topology and Node Affinity" › "should limit spread options by
-/// nodeSelector": 5 pods selecting spot and 5 selecting on-demand, a ScheduleAnyway spread on
-/// capacity type: 5/5.
+/// "Combined Zonal Topology and Node Affinity" › "should limit spread options by nodeSelector"
+/// (5 pods selecting zone 1, 10 zone 2, DoNotSchedule: 5/10) and "Combined Capacity Type
+/// Topology and Node Affinity" › "should limit spread options by nodeSelector" (5 spot, 5
+/// on-demand, ScheduleAnyway: 5/5): each pod's only domain is the one it selects.
 #[test]
-fn node_selectors_give_each_pod_its_capacity_type_as_its_only_domain() {
-    let mut cluster = Cluster::new(vec![node_pool("default")], default_types());
-    let by_capacity = [(CAPACITY_TYPE, 1, false)];
-    let mut state = cluster.state.clone();
-    state.pods = pods(5, |i| {
-        spread(&format!("a{i}"), &by_capacity).node_selector(CAPACITY_TYPE, SPOT)
-    });
-    state.pods.extend(pods(5, |i| {
-        spread(&format!("b{i}"), &by_capacity).node_selector(CAPACITY_TYPE, ON_DEMAND)
-    }));
-    let plan = solve(&state);
-    all_placed(&plan);
-    cluster.state = crate::scheduling::rounds::after_round(
-        &state,
-        Some(&BTreeSet::new()),
-        &plan.existing_nodes,
-        &plan.node_claims,
-    );
-    assert_eq!(cluster.skew(CAPACITY_TYPE), [5, 5]);
+fn node_selectors_give_each_pod_its_only_domain() {
+    for (key, first, second, hard, want) in [
+        (ZONE, ("test-zone-1", 5), ("test-zone-2", 10), true, [10, 5]),
+        (CAPACITY_TYPE, (SPOT, 5), (ON_DEMAND, 5), false, [5, 5]),
+    ] {
+        let mut cluster = Cluster::new(vec![node_pool("default")], default_types());
+        let mut batch = Vec::new();
+        for (value, n) in [first, second] {
+            batch.extend(pods(n, |i| {
+                spread(&format!("{value}-{i}"), &[(key, 1, hard)]).node_selector(key, value)
+            }));
+        }
+        all_placed(&cluster.provision_pods(batch));
+        assert_eq!(cluster.skew(key), want, "{key}");
+    }
 }
 
 /// "Combined Capacity Type Topology and Node Affinity" › "should limit spread options by node

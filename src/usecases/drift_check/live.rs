@@ -1,5 +1,6 @@
 //! The live facts: the instances from DescribeInstances in batches of 1000, and every class
-//! resolved live — AMIs from SSM/EC2, subnets and security groups from their selectors — never
+//! resolved live — AMIs from SSM/EC2, subnets and security groups from their selectors, capacity
+//! reservations from DescribeCapacityReservations — never
 //! trusted from a possibly stale `status` (docs/spec.md §4). The AWS calls grow with classes and
 //! ⌈nodes/1000⌉, never with nodes (docs/performance.md B3).
 
@@ -8,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::api::Manifests;
 use crate::cloud::ami::{self, KubeVersion};
 use crate::cloud::network::NetworkResolver;
+use crate::cloud::reservations;
 use crate::cloud::types::{Cloud, Compute, Filter, ImageQuery};
 use crate::cloud::userdata::base64_encode;
 use crate::cloud::{launch, Catalog, InstanceTypeContext};
@@ -16,7 +18,7 @@ use crate::drift::{self, DriftSnapshot};
 use crate::error::CommandError;
 use crate::k8s::Cluster;
 use crate::model::labels;
-use crate::model::nodepool::{ApiGeneration, NodeClass};
+use crate::model::nodepool::{ApiGeneration, NodeClass, ReservationStatus};
 use crate::usecases::live::aws_error;
 
 /// Builds the snapshot from a live cluster's `manifests` and the cloud. `catalog` is called at
@@ -158,6 +160,7 @@ fn resolve_classes(
                 class.kind, class.name
             )
         }));
+        reservation_status(cloud, class, snapshot);
         let class_facts = ClassFacts {
             images,
             subnets,
@@ -169,6 +172,44 @@ fn resolve_classes(
         snapshot
             .class_facts
             .insert(facts::class_key(&class.kind, &class.name), class_facts);
+    }
+}
+
+/// CapacityReservationDrift reads a class's `status.capacityReservations`, which Karpenter's
+/// nodeclass controller writes from DescribeCapacityReservations (`aws v1.14.1:
+/// pkg/controllers/nodeclass/capacityreservation.go`). Like the other class facts it is
+/// resolved live, not trusted from a possibly stale status: a v1 class with
+/// `capacityReservationSelectorTerms` gets it from `cloud::reservations::list` (the
+/// controller's query); a failed call leaves the status as the cluster has it (absent: the
+/// drift unchecked) and says so.
+fn reservation_status(cloud: &dyn Cloud, class: &NodeClass, snapshot: &mut DriftSnapshot) {
+    let terms = &class.capacity_reservation_selector_terms;
+    if terms.is_empty() {
+        return;
+    }
+    match reservations::list(cloud, &[terms.as_slice()], snapshot.now) {
+        Ok(found) => {
+            let status: Vec<ReservationStatus> = found
+                .selected(terms)
+                .into_iter()
+                .map(|r| ReservationStatus {
+                    id: r.reservation.id.clone(),
+                    instance_type: r.instance_type.clone(),
+                    zone: r.zone.clone(),
+                })
+                .collect();
+            if let Some(c) = snapshot
+                .node_classes
+                .iter_mut()
+                .find(|c| c.kind == class.kind && c.name == class.name)
+            {
+                c.status.capacity_reservations = Some(status);
+            }
+        }
+        Err(e) => snapshot.notes.push(format!(
+            "{} {}: its capacity reservations are unknown, CapacityReservationDrift is not checked: {e}",
+            class.kind, class.name
+        )),
     }
 }
 

@@ -200,6 +200,92 @@ fn live_gather_resolves_the_used_classes_through_ec2_in_a_few_calls() {
     );
 }
 
+/// CapacityReservationDrift live: the class's reservations are read from EC2 as Karpenter's
+/// nodeclass controller reads them into `status.capacityReservations` (`aws v1.14.1:
+/// pkg/cloudprovider/suite_test.go` "should dynamically drift nodeclaims for capacity
+/// reservations"): a node in a reservation EC2 no longer has active drifts, one in an active
+/// selected reservation does not; without the permission the drift is not checked, said.
+#[test]
+fn live_gather_reads_the_reservations_capacity_reservation_drift_needs() {
+    use crate::cloud::types::CapacityReservation;
+    let cluster = v1_cluster();
+    cluster.update(
+        "karpenter.k8s.aws/v1",
+        "EC2NodeClass",
+        None,
+        "default",
+        |c| c["spec"]["capacityReservationSelectorTerms"] = json!([{"tags": {"team": "ml"}}]),
+    );
+    for (name, id) in [("old", "cr-gone"), ("new", "cr-live")] {
+        cluster.update("v1", "Node", None, name, |n| {
+            n["metadata"]["labels"]["karpenter.sh/capacity-type"] = json!("reserved");
+            n["metadata"]["labels"]["karpenter.k8s.aws/capacity-reservation-id"] = json!(id);
+        });
+    }
+    let cloud = cloud();
+    // Both on the class's AMI: only the reservation tells them apart.
+    cloud.instances.borrow_mut()[0].image_id = "ami-new".into();
+    *cloud.reservations.borrow_mut() = vec![CapacityReservation {
+        id: "cr-live".into(),
+        instance_type: "m5.large".into(),
+        zone: "us-east-1a".into(),
+        owner_id: "123456789012".into(),
+        instance_match_criteria: "targeted".into(),
+        available: 0,
+        state: "active".into(),
+        tags: [("team".to_string(), "ml".to_string())].into(),
+        ..CapacityReservation::default()
+    }];
+    let (snapshot, _) = gather_live(&cluster, &cloud);
+    assert_eq!(
+        cloud.call_counts().get("EC2.DescribeCapacityReservations"),
+        1
+    );
+    let status = snapshot.node_classes[0]
+        .status
+        .capacity_reservations
+        .clone();
+    assert_eq!(
+        status
+            .unwrap()
+            .iter()
+            .map(|r| r.id.as_str())
+            .collect::<Vec<_>>(),
+        ["cr-live"],
+        "used up is still active"
+    );
+    let report = check(&Config::default(), snapshot, Mode::Live, Some(VERSION)).unwrap();
+    let new = &report.evaluation.nodes[0];
+    let old = &report.evaluation.nodes[1];
+    assert_eq!(new.status, Status::Ok, "{}", new.detail);
+    assert_eq!(
+        (old.status, old.reason),
+        (Status::Drifted, Some(DriftReason::CapacityReservationDrift)),
+        "{}",
+        old.detail
+    );
+    assert!(old.detail.contains("cr-gone"), "{}", old.detail);
+
+    cloud.fail(
+        "EC2.DescribeCapacityReservations",
+        crate::cloud::CloudError::Api {
+            service: "EC2".into(),
+            operation: "DescribeCapacityReservations".into(),
+            code: "UnauthorizedOperation".into(),
+            message: "not authorized to perform: ec2:DescribeCapacityReservations".into(),
+        },
+    );
+    let (snapshot, _) = gather_live(&cluster, &cloud);
+    assert_eq!(snapshot.node_classes[0].status.capacity_reservations, None);
+    assert!(
+        snapshot.notes.iter().any(|n| n.starts_with(
+            "EC2NodeClass default: its capacity reservations are unknown, CapacityReservationDrift is not checked"
+        )),
+        "{:?}",
+        snapshot.notes
+    );
+}
+
 #[test]
 fn live_gather_without_v1_pools_or_unlabelled_tool_nodes_loads_no_catalog() {
     let (snapshot, loads) = gather_live(&v1alpha5_cluster(), &cloud());

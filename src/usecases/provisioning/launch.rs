@@ -59,14 +59,22 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                 Some(r) => (&r.classes, &r.input),
                 None => (&round.classes, &round.input),
             };
+            let exhausted = self.unavailable_reservations.len();
             let launches = self.launch_all(classes, &batch, input, events)?;
-            let progress = !launches.launched.is_empty();
+            // A reservation found exhausted is planned around in the next batch (Karpenter's
+            // next scheduling loop falls back to on-demand or spot): that is progress too.
+            let progress =
+                !launches.launched.is_empty() || self.unavailable_reservations.len() > exhausted;
+            let fallback = launches
+                .failed
+                .iter()
+                .any(|f| !f.error.exhausted_reservations().is_empty());
             for l in &launches.launched {
                 assigned.insert(l.instance_id.clone(), l.pods.clone());
             }
             all.launched.extend(launches.launched);
             all.failed.extend(launches.failed);
-            if !progress || !later {
+            if !progress || !(later || fallback) {
                 return Ok(all);
             }
             let Some(next) = self.plan_pending_after(selection, &assigned, events)? else {
@@ -75,6 +83,14 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             batch = first_round(&next.plan);
             if batch.node_claims.is_empty() {
                 return Ok(all);
+            }
+            if fallback {
+                // The failed NodeClaims are planned again: they are no failure of the run.
+                let again: Vec<&str> = batch.node_claims.iter().map(|c| c.name.as_str()).collect();
+                all.failed.retain(|f| {
+                    f.error.exhausted_reservations().is_empty()
+                        || !again.contains(&f.node_claim.as_str())
+                });
             }
             later = next.plan.node_claims.iter().any(|c| c.round > 1);
             current = Some(next);
@@ -146,6 +162,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                         instance_type: i.instance_type,
                         zone: i.zone,
                         capacity_type: i.capacity_type,
+                        capacity_reservation_id: done.reservation,
                         adopted: done.adopted,
                         pods: claim.pods.clone(),
                         pool_errors: done.pool_errors,
@@ -154,6 +171,14 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                     out.launched.push(launched);
                 }
                 Err(error) => {
+                    // `MarkUnavailable`: planned around from the next plan on.
+                    let now = self.clock.now();
+                    self.unavailable_reservations.extend(
+                        error
+                            .exhausted_reservations()
+                            .into_iter()
+                            .map(|id| (id, now)),
+                    );
                     let failure = LaunchFailure {
                         node_claim: claim.name.clone(),
                         node_pool: claim.node_pool.clone(),

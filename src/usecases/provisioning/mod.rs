@@ -64,8 +64,10 @@ pub struct Launch {
     pub instance_type: String,
     /// Its zone.
     pub zone: String,
-    /// `on-demand` or `spot`.
+    /// `on-demand`, `spot` or `reserved`.
     pub capacity_type: String,
+    /// For `reserved`: the capacity reservation it launched into.
+    pub capacity_reservation_id: Option<String>,
     /// It existed already (a retry) and was adopted.
     pub adopted: bool,
     /// The pods planned onto it (`namespace/name`).

@@ -154,16 +154,6 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         for warning in &snapshot.manifests.warnings[warned..] {
             events.emit(Event::Warning(warning.clone()));
         }
-        // Reservations are not read live: say so rather than plan on-demand silently where
-        // Karpenter would launch into them first (docs/karpenter.md §6.12).
-        if !self.catalog.has_reservations() {
-            for class in super::assumptions::reservation_classes(&snapshot.manifests) {
-                events.emit(Event::Warning(format!(
-                    "EC2NodeClass {class} selects capacity reservations, which are not read live \
-                     (DescribeCapacityReservations): the plan uses no reserved capacity"
-                )));
-            }
-        }
         Ok(Some(Round {
             plan,
             input,
@@ -248,7 +238,10 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         deleting: DeletingPods,
     ) -> Result<(Input, BTreeSet<String>, Vec<ExistingPlacement>), CommandError> {
         let region = self.cloud.region();
-        let mut sizing = CatalogSizing::new(&self.catalog, &region);
+        // Capacity reservations are read for every plan: their counts move as instances launch.
+        let (catalog, warnings) = self.planning_catalog(&manifests.node_classes)?;
+        manifests.warnings.extend(warnings);
+        let mut sizing = CatalogSizing::new(&catalog, &region);
         let mut input = build_input(manifests, selection, &mut sizing)?;
         let moved = match deleting {
             DeletingPods::Planned => {

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::plan::Round;
 use super::*;
 use crate::cloud::launch::LaunchError;
+use crate::cloud::types::CapacityReservation;
 use crate::cloud::types::Cloud;
 use crate::disruption::emptiness::empty_ttl;
 use crate::error::Exit;
@@ -934,14 +935,149 @@ fn warnings(log: &Log) -> Vec<String> {
         .collect()
 }
 
-/// A class that selects capacity reservations: they are not read live, and a warning says the
-/// plan uses no reserved capacity (rather than planning on-demand silently).
-#[test]
-fn a_class_selecting_reservations_is_a_warning_live() {
+/// A world whose class selects reservations tagged `team=ml` and whose pool takes reserved or
+/// on-demand capacity; EC2 has `reservations`.
+fn reserved_world(reservations: Vec<CapacityReservation>) -> World {
     let world = World::new();
     let mut class = crate::usecases::testing::default_node_class();
-    class["spec"]["capacityReservationSelectorTerms"] = json!([{"id": "cr-0a1"}]);
+    class["spec"]["capacityReservationSelectorTerms"] = json!([{"tags": {"team": "ml"}}]);
     world.cluster.put(class);
+    world.cluster.put(node_pool(
+        "default",
+        json!({"template": {"spec": {
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+            "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In",
+                "values": ["reserved", "on-demand"]}]}}}),
+    ));
+    *world.cloud.reservations.borrow_mut() = reservations;
+    world
+}
+
+/// An active targeted ODCR tagged `team=ml` with `available` instances left.
+fn odcr(id: &str, instance_type: &str, zone: &str, available: i64) -> CapacityReservation {
+    CapacityReservation {
+        id: id.into(),
+        instance_type: instance_type.into(),
+        zone: zone.into(),
+        owner_id: crate::cloud::fake::FAKE_ACCOUNT.into(),
+        instance_match_criteria: "targeted".into(),
+        reservation_type: "default".into(),
+        available,
+        total: available,
+        state: "active".into(),
+        tags: [("team".to_string(), "ml".to_string())].into(),
+        ..CapacityReservation::default()
+    }
+}
+
+/// Capacity reservations live (docs/karpenter.md §6.12): the class's terms are resolved with
+/// DescribeCapacityReservations, the plan prefers the reservation (priced at on-demand /
+/// 10,000,000), and the NodeClaim launches into it as Karpenter's provider does: a launch
+/// template targeting it (`capacity-reservations-only`), CreateFleet on-demand, the node
+/// labelled `reserved` with the reservation's id. Mirrors `aws v1.14.1:
+/// pkg/providers/launchtemplate/suite_test.go` "should generate a unique launch template per
+/// capacity reservation" and `pkg/providers/capacityreservation/suite_test.go` "should sync
+/// availability cache when listing reservations".
+#[test]
+fn a_class_selecting_reservations_plans_and_launches_into_them_live() {
+    let world = reserved_world(vec![odcr("cr-0a1", "c6a.xlarge", "us-east-1b", 1)]);
+    world.pending("a", "1");
+    let (log, mut sink) = recorder(&world);
+    let mut live = world.live();
+    let round = live.plan_pending(&all(), &mut sink).unwrap().unwrap();
+    assert!(warnings(&log).is_empty(), "{:?}", warnings(&log));
+    let claim = &round.plan.node_claims[0];
+    assert_eq!(
+        (
+            claim.launch.capacity_type.as_str(),
+            claim.launch.instance_type.as_str(),
+            claim.launch.zone.as_str(),
+            claim.launch.reservation.as_deref()
+        ),
+        ("reserved", "c6a.xlarge", "us-east-1b", Some("cr-0a1")),
+        "the reservation is preferred over a cheaper on-demand c6a.large"
+    );
+    assert_eq!(calls(&world, "EC2.DescribeCapacityReservations"), 1);
+
+    let launches = live.launch_in_rounds(&all(), &round, &mut sink).unwrap();
+    assert!(launches.failed.is_empty(), "{:?}", launches.failed);
+    assert_eq!(launches.launched[0].capacity_type, "reserved");
+    assert_eq!(
+        launches.launched[0].capacity_reservation_id.as_deref(),
+        Some("cr-0a1")
+    );
+    let requests = world.cloud.fleet_requests.borrow();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        requests[0].capacity_type, "on-demand",
+        "an ODCR is on-demand capacity"
+    );
+    let overrides: Vec<(String, String)> = requests[0]
+        .configs
+        .iter()
+        .flat_map(|(_, o)| o.iter().map(|o| (o.instance_type.clone(), o.zone.clone())))
+        .collect();
+    assert_eq!(
+        overrides,
+        [("c6a.xlarge".to_string(), "us-east-1b".to_string())]
+    );
+    let templates = world.cloud.templates.borrow();
+    let template = &templates[&requests[0].configs[0].0];
+    assert_eq!(
+        template.reservation.as_ref().map(|r| r.id.as_str()),
+        Some("cr-0a1")
+    );
+    assert!(template
+        .user_data
+        .contains("karpenter.sh/capacity-type=reserved"));
+    assert!(template
+        .user_data
+        .contains("karpenter.k8s.aws/capacity-reservation-id=cr-0a1"));
+    assert_eq!(
+        world.cloud.reservations.borrow()[0].available,
+        0,
+        "EC2 counted it"
+    );
+}
+
+/// A reserved pool answering insufficient capacity marks its reservation unavailable and the
+/// NodeClaim is planned again in the same run, on-demand (`aws v1.14.1:
+/// pkg/providers/instance/instance.go` `updateUnavailableOfferingsCache` → `MarkUnavailable`;
+/// `pkg/providers/instance/suite_test.go` "should return an ICE error when all attempted
+/// instance types return a ReservedCapacityReservation error", which then marks it unavailable).
+#[test]
+fn an_exhausted_reservation_falls_back_to_on_demand_in_the_same_run() {
+    let world = reserved_world(vec![odcr("cr-0a1", "c6a.xlarge", "us-east-1b", 1)]);
+    world
+        .cloud
+        .insufficient_capacity("c6a.xlarge", "us-east-1b");
+    world.pending("a", "1");
+    let mut live = world.live();
+    let round = live.plan_pending(&all(), &mut |_| {}).unwrap().unwrap();
+    assert_eq!(round.plan.node_claims[0].launch.capacity_type, "reserved");
+    let launches = live.launch_in_rounds(&all(), &round, &mut |_| {}).unwrap();
+    assert!(launches.failed.is_empty(), "{:?}", launches.failed);
+    assert_eq!(launches.launched.len(), 1);
+    assert_eq!(launches.launched[0].capacity_type, "on-demand");
+    assert_eq!(launches.launched[0].instance_type, "c6a.large");
+    assert!(live.unavailable_reservations.contains_key("cr-0a1"));
+    let requests = world.cloud.fleet_requests.borrow();
+    assert_eq!(requests.len(), 2);
+    assert_ne!(
+        requests[0].client_token, requests[1].client_token,
+        "the on-demand retry is not an idempotent replay of the reserved request"
+    );
+    assert_eq!(
+        calls(&world, "EC2.DescribeCapacityReservations"),
+        2,
+        "read again for the second plan"
+    );
+}
+
+/// A class whose terms find no active reservation is said so, once per watch.
+#[test]
+fn a_class_whose_reservations_are_not_found_is_a_warning() {
+    let world = reserved_world(Vec::new());
     world.pending("a", "1");
     let (log, mut sink) = recorder(&world);
     let round = world
@@ -950,20 +1086,16 @@ fn a_class_selecting_reservations_is_a_warning_live() {
         .unwrap()
         .unwrap();
     assert_eq!(round.plan.node_claims[0].launch.capacity_type, "on-demand");
-    let warnings = warnings(&log);
     assert_eq!(
-        warnings,
-        ["EC2NodeClass default selects capacity reservations, which are not read live (DescribeCapacityReservations): the plan uses no reserved capacity"]
+        warnings(&log),
+        ["EC2NodeClass default selects capacity reservations, but DescribeCapacityReservations found no active one: the plan uses no reserved capacity for it"]
     );
 }
 
 /// The same caveat holds for every batch of a watch: told once, not once per batch.
 #[test]
 fn a_watch_tells_a_warning_once_however_many_batches_it_plans() {
-    let world = World::new();
-    let mut class = crate::usecases::testing::default_node_class();
-    class["spec"]["capacityReservationSelectorTerms"] = json!([{"id": "cr-0a1"}]);
-    world.cluster.put(class);
+    let world = reserved_world(Vec::new());
     // No scheduler binds it: the pod stays pending and every pass plans it again.
     world.pending("a", "1");
     world.clock.stop_after(secs(10.0));

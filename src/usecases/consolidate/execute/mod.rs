@@ -109,7 +109,9 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
     }
     let mut copy = manifests.clone();
     let region = live.cloud.region();
-    let mut sizing = CatalogSizing::new(&live.catalog, &region);
+    // Reservations as the provisioner reads them: a reserved node's price, reserved replacements.
+    let (catalog, _) = live.planning_catalog(&manifests.node_classes)?;
+    let mut sizing = CatalogSizing::new(&catalog, &region);
     // Decided at the clock's now, every round.
     let now = Config {
         now: live.clock.now(),

@@ -578,3 +578,55 @@ fn a_node_in_drift_replacement_is_not_consolidated() {
 
 mod commands;
 mod expiration;
+
+/// Reservations in the decision (docs/karpenter.md §6.12): the class selects an ODCR of one
+/// c6a.xlarge, which Karpenter prices at on-demand / 10,000,000 — so the under-used c6a.2xlarge
+/// is replaced into the reservation (a launch template targeting it), not by the cheapest
+/// on-demand type the plain catalog would offer.
+#[test]
+fn an_under_used_node_is_replaced_into_a_capacity_reservation() {
+    use crate::cloud::types::CapacityReservation;
+    let world = world(1, json!([{"nodes": "100%"}]));
+    let mut class = crate::usecases::testing::default_node_class();
+    class["spec"]["capacityReservationSelectorTerms"] = json!([{"id": "cr-0a1"}]);
+    world.cluster.put(class);
+    world.cluster.put(node_pool(
+        "default",
+        json!({"template": {"spec": {
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+            "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In",
+                "values": ["reserved", "on-demand"]}]}},
+            "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized",
+                "consolidateAfter": "0s", "budgets": [{"nodes": "100%"}]}}),
+    ));
+    *world.cloud.reservations.borrow_mut() = vec![CapacityReservation {
+        id: "cr-0a1".into(),
+        instance_type: "c6a.xlarge".into(),
+        zone: "us-east-1a".into(),
+        owner_id: crate::cloud::fake::FAKE_ACCOUNT.into(),
+        instance_match_criteria: "targeted".into(),
+        reservation_type: "default".into(),
+        available: 1,
+        total: 1,
+        state: "active".into(),
+        ..CapacityReservation::default()
+    }];
+    let under_used = managed(&world, "c6a.2xlarge", &["p0"]);
+
+    let run = run(&world);
+    assert_eq!(
+        run.status(&under_used),
+        Status::Replaced,
+        "{:#?}",
+        run.outcomes
+    );
+    assert_eq!(instance_types_launched(&world), ["c6a.xlarge"]);
+    let templates = world.cloud.templates.borrow();
+    let requests = world.cloud.fleet_requests.borrow();
+    let template = &templates[&requests[0].configs[0].0];
+    assert_eq!(
+        template.reservation.as_ref().map(|r| r.id.as_str()),
+        Some("cr-0a1")
+    );
+    assert_eq!(world.cloud.reservations.borrow()[0].available, 0);
+}
