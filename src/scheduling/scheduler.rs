@@ -17,7 +17,8 @@ use crate::model::resources::Resources;
 use crate::model::taints::{Effect, Taint};
 
 use super::existing_node::{
-    prepare_existing, CompatCache, Existing, KeyDomains, NodeFacts, SolveMemo, TopologyVerdicts,
+    prepare_existing, CompatCache, DomainClasses, Existing, KeyDomains, NodeFacts, SolveMemo,
+    TopologyVerdicts,
 };
 use super::node_claim::{try_claim, zone_pin, Claim, ClaimQueue, ClaimUpdate};
 use super::node_claim_template::{
@@ -100,6 +101,8 @@ pub(super) struct Solver<'a> {
     pub(super) compat_ids: RefCell<Vec<Option<CompatId>>>,
     /// The topology verdicts of the pod being tried on existing nodes, by the nodes' domains.
     pub(super) topology_verdicts: RefCell<TopologyVerdicts>,
+    /// Which existing nodes share their topology domains (kept by a tracking memo).
+    pub(super) domain_classes: RefCell<DomainClasses>,
 }
 
 /// Places the input's pods. See the module documentation.
@@ -157,17 +160,19 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
     let mut fresh_index = PodIndex::default();
     let mut tracked = memo.tracked();
     let existing = prepare_existing(input, &facts, tracked.as_deref_mut());
-    let (domains, sources, universes, compat) = match tracked {
+    let (domains, sources, universes, compat, domain_classes) = match tracked {
         Some(t) => {
             t.pods.update(&input.existing_nodes);
             let (d, s) = domain_universe(input, &pools, &facts, &t.pods, Some(&mut t.domains));
             let compat = std::mem::take(&mut t.compat);
-            (d, s, std::mem::take(&mut t.universes), compat)
+            let classes = std::mem::take(&mut t.domain_classes);
+            (d, s, std::mem::take(&mut t.universes), compat, classes)
         }
         None => {
             fresh_index.update(&input.existing_nodes);
             let (d, s) = domain_universe(input, &pools, &facts, &fresh_index, None);
-            (d, s, FxHashMap::default(), CompatCache::default())
+            let fresh = (FxHashMap::default(), CompatCache::default());
+            (d, s, fresh.0, fresh.1, DomainClasses::default())
         }
     };
     let state_count = states.len();
@@ -210,12 +215,14 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
         compat: RefCell::new(compat),
         compat_ids: RefCell::new(vec![None; state_count]),
         topology_verdicts: RefCell::default(),
+        domain_classes: RefCell::new(domain_classes),
     };
     solver.reservations = Reservations::new(&solver.pools);
     let failures = solver.run();
     if let Some(t) = memo.tracked() {
         t.universes = std::mem::take(&mut solver.topology.universes);
         t.compat = solver.compat.take();
+        t.domain_classes = solver.domain_classes.take();
     }
     solver.finish(failures, unschedulable)
 }
@@ -409,8 +416,7 @@ impl<'a> Solver<'a> {
         }
         let first_existing = known.map_or(0, |k| k.existing_refused);
         let first_claim = known.map_or(0, |k| k.claims_refused);
-        let placed =
-            (first_existing..self.existing.len()).find(|&e| self.try_existing(e, s).is_ok());
+        let placed = self.first_fit_existing(first_existing, s);
         if let Some(id) = shape {
             self.shapes.get_mut(id).existing_refused = placed.unwrap_or(self.existing.len());
         }
@@ -475,12 +481,15 @@ impl<'a> Solver<'a> {
         // Explained only now that no pool took the pod: nothing changed since each refusal
         // (a refused claim leaves no trace), and most refusals are followed by another pool's
         // yes — a pod selecting one pool is refused by every other first.
+        // `Options::unexplained`: the caller reads no reason, so only what is already in words.
+        let unexplained = self.input.options.unexplained;
         let refusals = refused
             .into_iter()
-            .map(|r| match r {
-                Refused::Explained(r) => r,
+            .filter_map(|r| match r {
+                Refused::Explained(r) => Some(r),
+                Refused::Unexplained { .. } if unexplained => None,
                 Refused::Unexplained { pool, fail, claim } => {
-                    self.pools[pool].refusal(self.explain(pool, s, &claim, fail))
+                    Some(self.pools[pool].refusal(self.explain(pool, s, &claim, fail)))
                 }
             })
             .collect();
