@@ -82,8 +82,9 @@ pub struct Options {
     pub max_instance_types: usize,
     /// Try every existing node and in-flight NodeClaim for every pod, as Karpenter does,
     /// instead of skipping those known to refuse it (identical pods, full hostnames, zone
-    /// pins, nodes of a domain topology refuses). The plan is the same, only slower: tests
-    /// compare the two.
+    /// pins, nodes of a domain topology refuses), and put every refusal into words at once
+    /// rather than only those of pods left unschedulable. The plan is the same, only slower:
+    /// tests compare the two.
     pub exhaustive: bool,
     /// Reserved capacity in fallback mode, as Karpenter's disruption simulations run it: a pod
     /// whose reservations are all held goes to on-demand/spot in the same simulation. Off (the

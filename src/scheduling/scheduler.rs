@@ -79,6 +79,21 @@ impl Refused {
     }
 }
 
+/// A NodePool's refusal of a pod for lack of an instance type, kept unexplained: a pod that
+/// fits nowhere is tried again in every cycle of the queue, and putting the refusal into words
+/// walks the pool's instance types each time, though only the last failure's reason is kept.
+/// The words are worked out at the end of the solve for the pods left, from what they read as
+/// it was at the refusal: the claim tried (kept here), the pod's requirements then (its state
+/// may be relaxed since), and what does not change within a solve (the pool's types, their
+/// allocatable, whether it has limits; the pod and its volumes). So the reason is the same.
+pub(super) struct Deferred {
+    /// Its position in the reason's refusals.
+    at: usize,
+    pool: usize,
+    claim: Box<Claim>,
+    requirements: Arc<Requirements>,
+}
+
 pub(super) struct Solver<'a> {
     pub(super) input: &'a Input,
     pub(super) states: Vec<PodState>,
@@ -101,6 +116,8 @@ pub(super) struct Solver<'a> {
     pub(super) compat_ids: RefCell<Vec<Option<CompatId>>>,
     /// The topology verdicts of the pod being tried on existing nodes, by the nodes' domains.
     pub(super) topology_verdicts: RefCell<TopologyVerdicts>,
+    /// Per pod: the refusals of its last failure still to be put into words.
+    pub(super) deferred: FxHashMap<usize, Vec<Deferred>>,
     /// Which existing nodes share their topology domains (kept by a tracking memo).
     pub(super) domain_classes: RefCell<DomainClasses>,
 }
@@ -216,6 +233,7 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
         compat_ids: RefCell::new(vec![None; state_count]),
         topology_verdicts: RefCell::default(),
         domain_classes: RefCell::new(domain_classes),
+        deferred: FxHashMap::default(),
     };
     solver.reservations = Reservations::new(&solver.pools);
     let failures = solver.run();
@@ -388,16 +406,30 @@ impl<'a> Solver<'a> {
                 }
             }
         }
-        queue
+        let mut left: BTreeMap<usize, Reason> = queue
             .into_remaining()
             .filter_map(|s| failures.remove(&s).map(|r| (s, r)))
-            .collect()
+            .collect();
+        // The refusals left unexplained at each pod's last failure, put into words now that
+        // the pod is known to stay unschedulable (see [`Deferred`]).
+        for (s, reason) in &mut left {
+            let (Some(list), Reason::NoPlacement { refusals, .. }) = (self.deferred.get(s), reason)
+            else {
+                continue;
+            };
+            for d in list {
+                refusals[d.at].cause =
+                    self.explain_no_instance_type(d.pool, *s, &d.claim, &d.requirements);
+            }
+        }
+        left
     }
 
     /// Tries existing nodes, then in-flight NodeClaims (fewest pods first), then a new NodeClaim
     /// from each pool in order. Unless the options ask for exhaustive search, what is known to
     /// refuse the pod is skipped (see `shapes.rs` and the comments below): the outcome is the same.
     pub(super) fn add(&mut self, s: usize) -> Result<(), Reason> {
+        self.deferred.remove(&s);
         let pod = self.pod(s);
         let exhaustive = self.input.options.exhaustive;
         // Pods with volumes are not shapes: their claims (zones, attach counts) differ per pod.
@@ -482,17 +514,40 @@ impl<'a> Solver<'a> {
         // (a refused claim leaves no trace), and most refusals are followed by another pool's
         // yes — a pod selecting one pool is refused by every other first.
         // `Options::unexplained`: the caller reads no reason, so only what is already in words.
+        // A refusal for lack of an instance type is put into words only if the pod stays
+        // unschedulable ([`Deferred`]), unless identical pods share this reason (`shape`);
+        // `Options::exhaustive` explains at once, and the tests compare the reasons.
         let unexplained = self.input.options.unexplained;
+        let defer = shape.is_none() && !unexplained && !exhaustive;
+        let mut deferred = Vec::new();
         let refusals = refused
             .into_iter()
-            .filter_map(|r| match r {
+            .enumerate()
+            .filter_map(|(at, r)| match r {
                 Refused::Explained(r) => Some(r),
                 Refused::Unexplained { .. } if unexplained => None,
+                Refused::Unexplained {
+                    pool,
+                    fail: Fail::NoInstanceType,
+                    claim,
+                } if defer => {
+                    deferred.push(Deferred {
+                        at,
+                        pool,
+                        claim,
+                        requirements: self.states[s].requirements.clone(),
+                    });
+                    // Replaced by the words at the end of the solve.
+                    Some(self.pools[pool].refusal(PoolCause::NoOffering))
+                }
                 Refused::Unexplained { pool, fail, claim } => {
                     Some(self.pools[pool].refusal(self.explain(pool, s, &claim, fail)))
                 }
             })
             .collect();
+        if !deferred.is_empty() {
+            self.deferred.insert(s, deferred);
+        }
         let reason = Reason::NoPlacement {
             existing_nodes: self.existing.len(),
             refusals,
@@ -605,8 +660,6 @@ impl<'a> Solver<'a> {
 
     /// Turns a failure to open a NodeClaim into a sentence.
     pub(super) fn explain(&self, p: usize, s: usize, claim: &Claim, fail: Fail) -> PoolCause {
-        let pool = &self.pools[p];
-        let pod = self.pod(s);
         let state = &self.states[s];
         match fail {
             Fail::Taint(t) => PoolCause::TaintNotTolerated(t),
@@ -643,63 +696,74 @@ impl<'a> Solver<'a> {
                 Err(inc) => PoolCause::IncompatibleRequirements(inc.to_string()),
                 Ok(()) => PoolCause::TopologyDomainUnavailable,
             },
-            Fail::NoInstanceType => {
-                let mut reqs = claim.reqs.clone();
-                reqs.add_all(&state.requirements);
-                let compatible: Vec<u32> = claim
-                    .types
-                    .iter()
-                    .copied()
-                    .filter(|&t| {
-                        let it = pool.types[t as usize];
-                        it.requirements.intersects_ok(&reqs) && has_offering(it, &reqs)
-                    })
-                    .collect();
-                if compatible.is_empty() {
-                    return PoolCause::NoInstanceTypeMatches {
-                        requirements: Requirements::clone(&state.requirements),
-                    };
-                }
-                let alternatives = self.volume_alternatives(s);
-                let where_volumes_are = alternatives.iter().any(|alt| {
-                    let mut with = reqs.clone();
-                    with.add_all(alt);
-                    compatible.iter().any(|&t| {
-                        let it = pool.types[t as usize];
-                        it.requirements.intersects_ok(&with) && has_offering(it, &with)
-                    })
-                });
-                if !alternatives.is_empty() && !where_volumes_are {
-                    return PoolCause::VolumeTopology(format!(
-                        "no instance type of the NodePool is offered where the pod's volumes are ({})",
-                        volumes::describe(alternatives)
-                    ));
-                }
-                let mut largest = Resources::new();
-                for &t in &compatible {
-                    largest = largest.max(&pool.effective_allocatable[t as usize]);
-                }
-                let shortfalls: Vec<Shortfall> = pod
-                    .requests
-                    .exceeded(&largest)
-                    .into_iter()
-                    .map(|r| Shortfall {
-                        requested: pod.requests.get(&r),
-                        largest: largest.get(&r),
-                        resource: r,
-                    })
-                    .collect();
-                if shortfalls.is_empty() {
-                    PoolCause::NoSingleInstanceTypeFits {
-                        requests: pod.requests.clone(),
-                    }
-                } else {
-                    PoolCause::RequestsExceedInstanceTypes {
-                        within_limits: pool.remaining.is_some()
-                            && compatible.len() < pool.types.len(),
-                        shortfalls,
-                    }
-                }
+            Fail::NoInstanceType => self.explain_no_instance_type(p, s, claim, &state.requirements),
+        }
+    }
+
+    /// [`Solver::explain`] of a refusal for lack of an instance type, with the pod's
+    /// requirements as they were at the refusal.
+    fn explain_no_instance_type(
+        &self,
+        p: usize,
+        s: usize,
+        claim: &Claim,
+        requirements: &Requirements,
+    ) -> PoolCause {
+        let pool = &self.pools[p];
+        let pod = self.pod(s);
+        let mut reqs = claim.reqs.clone();
+        reqs.add_all(requirements);
+        let compatible: Vec<u32> = claim
+            .types
+            .iter()
+            .copied()
+            .filter(|&t| {
+                let it = pool.types[t as usize];
+                it.requirements.intersects_ok(&reqs) && has_offering(it, &reqs)
+            })
+            .collect();
+        if compatible.is_empty() {
+            return PoolCause::NoInstanceTypeMatches {
+                requirements: requirements.clone(),
+            };
+        }
+        let alternatives = self.volume_alternatives(s);
+        let where_volumes_are = alternatives.iter().any(|alt| {
+            let mut with = reqs.clone();
+            with.add_all(alt);
+            compatible.iter().any(|&t| {
+                let it = pool.types[t as usize];
+                it.requirements.intersects_ok(&with) && has_offering(it, &with)
+            })
+        });
+        if !alternatives.is_empty() && !where_volumes_are {
+            return PoolCause::VolumeTopology(format!(
+                "no instance type of the NodePool is offered where the pod's volumes are ({})",
+                volumes::describe(alternatives)
+            ));
+        }
+        let mut largest = Resources::new();
+        for &t in &compatible {
+            largest = largest.max(&pool.effective_allocatable[t as usize]);
+        }
+        let shortfalls: Vec<Shortfall> = pod
+            .requests
+            .exceeded(&largest)
+            .into_iter()
+            .map(|r| Shortfall {
+                requested: pod.requests.get(&r),
+                largest: largest.get(&r),
+                resource: r,
+            })
+            .collect();
+        if shortfalls.is_empty() {
+            PoolCause::NoSingleInstanceTypeFits {
+                requests: pod.requests.clone(),
+            }
+        } else {
+            PoolCause::RequestsExceedInstanceTypes {
+                within_limits: pool.remaining.is_some() && compatible.len() < pool.types.len(),
+                shortfalls,
             }
         }
     }

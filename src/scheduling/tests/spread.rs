@@ -217,6 +217,34 @@ fn a_zone_skipped_while_refused_is_tried_again_once_the_counts_admit_it() {
     assert_eq!(crate::scheduling::solve_with(&inp, &mut memo), plan);
 }
 
+/// A spread pod that fits nowhere is tried in every cycle of the queue; its pool's refusal for
+/// lack of an instance type is put into words once, at the end (`scheduler::Deferred`), and
+/// says the same as when explained at every try (`solve` compares with `Options::exhaustive`,
+/// which explains at once): here the CPU short of the largest type.
+#[test]
+fn a_spread_pod_that_fits_nowhere_is_explained_as_at_its_last_try() {
+    let inp = input(
+        vec![
+            spread_pod("huge", ZONE, 1, None).cpu("1000").build(),
+            spread_pod("small", ZONE, 1, None).cpu("1").build(),
+        ],
+        vec![pool_input(node_pool("default"), default_types())],
+    );
+    let plan = solve(&inp);
+    assert_eq!(plan.node_claims.len(), 1);
+    assert_eq!(plan.unschedulable.len(), 1);
+    let Reason::NoPlacement { refusals, .. } = &plan.unschedulable[0].reason else {
+        panic!("{:?}", plan.unschedulable[0].reason);
+    };
+    assert!(
+        matches!(
+            refusals[0].cause,
+            PoolCause::RequestsExceedInstanceTypes { .. }
+        ),
+        "{refusals:?}"
+    );
+}
+
 /// Upstream "Zonal" › "should only schedule to minimum domains if already violating max skew":
 /// zone 1 holds 3 pods, the others none; 3 more pods go to zones 2 and 3 only.
 #[test]
