@@ -118,6 +118,8 @@ pub(super) struct Tracked {
     pub(super) universes: FxHashMap<GroupKey, (usize, BTreeSet<String>)>,
     /// Which nodes admit which pod requirements (a node's labels do not change).
     pub(super) compat: CompatCache,
+    /// Which nodes share their domains of a list of topology keys (labels do not change).
+    pub(super) domain_classes: DomainClasses,
     /// The pools as prepared for packing, but for their limits (the pools, their types and the
     /// DaemonSets do not change between solves; only the pools' usage does).
     pub(super) pools: Vec<PreparedPool>,
@@ -158,6 +160,53 @@ impl CompatCache {
                 ok
             }
         }
+    }
+}
+
+/// Nodes grouped by their requirements on a list of topology keys, by node position: topology
+/// answers nodes of one group alike ([`TopologyVerdicts`]), so a pod that topology keeps out of a
+/// zone skips that zone's nodes at once ([`Solver::first_fit_existing`]). Kept by a tracking
+/// memo (a node's labels do not change), else for one solve.
+#[derive(Debug, Default)]
+pub(super) struct DomainClasses {
+    /// Per key list: each node's class by position (`u32::MAX`: not known yet), and each
+    /// class's requirements on the keys.
+    lists: Vec<(Vec<String>, Vec<u32>, Vec<NodeDomains>)>,
+}
+
+impl DomainClasses {
+    fn list(&mut self, keys: &[&str]) -> usize {
+        if let Some(i) = self
+            .lists
+            .iter()
+            .position(|(k, _, _)| k.iter().map(String::as_str).eq(keys.iter().copied()))
+        {
+            return i;
+        }
+        let keys = keys.iter().map(|k| (*k).to_string()).collect();
+        self.lists.push((keys, Vec::new(), Vec::new()));
+        self.lists.len() - 1
+    }
+
+    /// The class of the node at `position`, whose placement requirements are `reqs`.
+    fn class(&mut self, list: usize, position: usize, reqs: &Requirements) -> usize {
+        let (keys, by_position, classes) = &mut self.lists[list];
+        if by_position.len() <= position {
+            by_position.resize(position + 1, u32::MAX);
+        }
+        if by_position[position] != u32::MAX {
+            return by_position[position] as usize;
+        }
+        let domains: NodeDomains = keys.iter().map(|k| reqs.get_ref(k).cloned()).collect();
+        let class = match classes.iter().position(|d| *d == domains) {
+            Some(c) => c,
+            None => {
+                classes.push(domains);
+                classes.len() - 1
+            }
+        };
+        by_position[position] = class as u32;
+        class
     }
 }
 
@@ -296,9 +345,11 @@ pub(super) fn prepare_existing<'a>(
         }
         let facts = &facts[i];
         let mut taints = n.node.scheduling_taints();
-        let cordon = Taint::new("node.kubernetes.io/unschedulable", "", Effect::NoSchedule);
-        if n.node.unschedulable && !taints.iter().any(|t| t.key == cordon.key) {
-            taints.push(cordon);
+        if n.node.unschedulable {
+            let cordon = Taint::new("node.kubernetes.io/unschedulable", "", Effect::NoSchedule);
+            if !taints.iter().any(|t| t.key == cordon.key) {
+                taints.push(cordon);
+            }
         }
         let mut volume_usage: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
         // Volumes are read afresh: they depend on the storage view, which the memo does not track.
@@ -398,6 +449,55 @@ fn node_order(input: &Input, tracked: Option<&mut Tracked>) -> Vec<usize> {
 }
 
 impl<'a> Solver<'a> {
+    /// Pod `s` on the first existing node from `from` on that takes it (`None`: none does).
+    ///
+    /// A pod that topology constrains on keys other than the hostname, with no volume
+    /// alternatives, skips every node of a class ([`DomainClasses`]: the same requirements on
+    /// those keys) whose topology verdict refuses it, without trying them one by one. Exact:
+    /// [`Solver::try_existing`] fails on such a node whatever its other checks say (the verdict
+    /// reads only the node's requirements on the pod's topology keys, and nothing changes the
+    /// topology during the walk, since a failed try records nothing), and a failed try has no
+    /// effect but on caches. A zone-spread pod that fits nowhere walked every node of the
+    /// cluster in every simulation (docs/performance.md B7). `Options::exhaustive` tries every
+    /// node, as the tests compare.
+    pub(super) fn first_fit_existing(&mut self, from: usize, s: usize) -> Option<usize> {
+        let state = &self.states[s];
+        let keys: Vec<&str> =
+            if self.topology.is_trivial_for(state) || !self.volume_alternatives(s).is_empty() {
+                Vec::new()
+            } else {
+                self.topology.keys_for(state).collect()
+            };
+        if keys.is_empty() || keys.contains(&HOSTNAME) || self.input.options.exhaustive {
+            return (from..self.existing.len()).find(|&e| self.try_existing(e, s).is_ok());
+        }
+        let list = self.domain_classes.borrow_mut().list(&keys);
+        // Per class: `None` not asked yet, else whether topology admits the pod there.
+        let mut admitted: Vec<Option<bool>> = Vec::new();
+        for e in from..self.existing.len() {
+            let node = &self.existing[e];
+            let class = self
+                .domain_classes
+                .borrow_mut()
+                .class(list, node.position, node.reqs);
+            if admitted.len() <= class {
+                admitted.resize(class + 1, None);
+            }
+            let ok = match admitted[class] {
+                Some(ok) => ok,
+                None => {
+                    let ok = self.check_topology(s, node.reqs).is_ok();
+                    admitted[class] = Some(ok);
+                    ok
+                }
+            };
+            if ok && self.try_existing(e, s).is_ok() {
+                return Some(e);
+            }
+        }
+        None
+    }
+
     pub(super) fn try_existing(&mut self, e: usize, s: usize) -> Result<(), Fail> {
         let pod = self.pod(s);
         let state = &self.states[s];

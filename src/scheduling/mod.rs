@@ -82,7 +82,9 @@ pub struct Options {
     pub max_instance_types: usize,
     /// Try every existing node and in-flight NodeClaim for every pod, as Karpenter does,
     /// instead of skipping those known to refuse it (identical pods, full hostnames, zone
-    /// pins). The plan is the same, only slower: tests compare the two.
+    /// pins, nodes of a domain topology refuses), and put every refusal into words at once
+    /// rather than only those of pods left unschedulable. The plan is the same, only slower:
+    /// tests compare the two.
     pub exhaustive: bool,
     /// Reserved capacity in fallback mode, as Karpenter's disruption simulations run it: a pod
     /// whose reservations are all held goes to on-demand/spot in the same simulation. Off (the
@@ -92,6 +94,12 @@ pub struct Options {
     /// claims are not validated, and a pod whose claim, volume or class is not found is placed
     /// without volume requirements. Off (the provisioner's mode): such a pod is not considered.
     pub disruption_volumes: bool,
+    /// Leave out of an unschedulable pod's reason the NodePool refusals that take work to put
+    /// into words (`Solver::explain`: walking a pool's instance types to name a shortfall), for
+    /// a caller that reads only whether every pod was placed — consolidation's multi-node search,
+    /// whose failed simulations are thousands of refusals of a pod that fits nowhere, each
+    /// explained and thrown away. Placements are the same either way.
+    pub unexplained: bool,
 }
 
 impl Default for Options {
@@ -101,6 +109,7 @@ impl Default for Options {
             exhaustive: false,
             reserved_fallback: false,
             disruption_volumes: false,
+            unexplained: false,
         }
     }
 }

@@ -17,7 +17,8 @@ use crate::model::resources::Resources;
 use crate::model::taints::{Effect, Taint};
 
 use super::existing_node::{
-    prepare_existing, CompatCache, Existing, KeyDomains, NodeFacts, SolveMemo, TopologyVerdicts,
+    prepare_existing, CompatCache, DomainClasses, Existing, KeyDomains, NodeFacts, SolveMemo,
+    TopologyVerdicts,
 };
 use super::node_claim::{try_claim, zone_pin, Claim, ClaimQueue, ClaimUpdate};
 use super::node_claim_template::{
@@ -78,6 +79,21 @@ impl Refused {
     }
 }
 
+/// A NodePool's refusal of a pod for lack of an instance type, kept unexplained: a pod that
+/// fits nowhere is tried again in every cycle of the queue, and putting the refusal into words
+/// walks the pool's instance types each time, though only the last failure's reason is kept.
+/// The words are worked out at the end of the solve for the pods left, from what they read as
+/// it was at the refusal: the claim tried (kept here), the pod's requirements then (its state
+/// may be relaxed since), and what does not change within a solve (the pool's types, their
+/// allocatable, whether it has limits; the pod and its volumes). So the reason is the same.
+pub(super) struct Deferred {
+    /// Its position in the reason's refusals.
+    at: usize,
+    pool: usize,
+    claim: Box<Claim>,
+    requirements: Arc<Requirements>,
+}
+
 pub(super) struct Solver<'a> {
     pub(super) input: &'a Input,
     pub(super) states: Vec<PodState>,
@@ -100,6 +116,10 @@ pub(super) struct Solver<'a> {
     pub(super) compat_ids: RefCell<Vec<Option<CompatId>>>,
     /// The topology verdicts of the pod being tried on existing nodes, by the nodes' domains.
     pub(super) topology_verdicts: RefCell<TopologyVerdicts>,
+    /// Per pod: the refusals of its last failure still to be put into words.
+    pub(super) deferred: FxHashMap<usize, Vec<Deferred>>,
+    /// Which existing nodes share their topology domains (kept by a tracking memo).
+    pub(super) domain_classes: RefCell<DomainClasses>,
 }
 
 /// Places the input's pods. See the module documentation.
@@ -160,17 +180,19 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
     let mut fresh_index = PodIndex::default();
     let mut tracked = memo.tracked();
     let existing = prepare_existing(input, &facts, tracked.as_deref_mut());
-    let (domains, sources, universes, compat) = match tracked {
+    let (domains, sources, universes, compat, domain_classes) = match tracked {
         Some(t) => {
             t.pods.update(&input.existing_nodes);
             let (d, s) = domain_universe(input, &pools, &facts, &t.pods, Some(&mut t.domains));
             let compat = std::mem::take(&mut t.compat);
-            (d, s, std::mem::take(&mut t.universes), compat)
+            let classes = std::mem::take(&mut t.domain_classes);
+            (d, s, std::mem::take(&mut t.universes), compat, classes)
         }
         None => {
             fresh_index.update(&input.existing_nodes);
             let (d, s) = domain_universe(input, &pools, &facts, &fresh_index, None);
-            (d, s, FxHashMap::default(), CompatCache::default())
+            let fresh = (FxHashMap::default(), CompatCache::default());
+            (d, s, fresh.0, fresh.1, DomainClasses::default())
         }
     };
     let state_count = states.len();
@@ -213,12 +235,15 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
         compat: RefCell::new(compat),
         compat_ids: RefCell::new(vec![None; state_count]),
         topology_verdicts: RefCell::default(),
+        domain_classes: RefCell::new(domain_classes),
+        deferred: FxHashMap::default(),
     };
     solver.reservations = Reservations::new(&solver.pools);
     let failures = solver.run();
     if let Some(t) = memo.tracked() {
         t.universes = std::mem::take(&mut solver.topology.universes);
         t.compat = solver.compat.take();
+        t.domain_classes = solver.domain_classes.take();
     }
     solver.finish(failures, unschedulable)
 }
@@ -384,16 +409,30 @@ impl<'a> Solver<'a> {
                 }
             }
         }
-        queue
+        let mut left: BTreeMap<usize, Reason> = queue
             .into_remaining()
             .filter_map(|s| failures.remove(&s).map(|r| (s, r)))
-            .collect()
+            .collect();
+        // The refusals left unexplained at each pod's last failure, put into words now that
+        // the pod is known to stay unschedulable (see [`Deferred`]).
+        for (s, reason) in &mut left {
+            let (Some(list), Reason::NoPlacement { refusals, .. }) = (self.deferred.get(s), reason)
+            else {
+                continue;
+            };
+            for d in list {
+                refusals[d.at].cause =
+                    self.explain_no_instance_type(d.pool, *s, &d.claim, &d.requirements);
+            }
+        }
+        left
     }
 
     /// Tries existing nodes, then in-flight NodeClaims (fewest pods first), then a new NodeClaim
     /// from each pool in order. Unless the options ask for exhaustive search, what is known to
     /// refuse the pod is skipped (see `shapes.rs` and the comments below): the outcome is the same.
     pub(super) fn add(&mut self, s: usize) -> Result<(), Reason> {
+        self.deferred.remove(&s);
         let pod = self.pod(s);
         let exhaustive = self.input.options.exhaustive;
         // Pods with volumes are not shapes: their claims (zones, attach counts) differ per pod.
@@ -412,8 +451,7 @@ impl<'a> Solver<'a> {
         }
         let first_existing = known.map_or(0, |k| k.existing_refused);
         let first_claim = known.map_or(0, |k| k.claims_refused);
-        let placed =
-            (first_existing..self.existing.len()).find(|&e| self.try_existing(e, s).is_ok());
+        let placed = self.first_fit_existing(first_existing, s);
         if let Some(id) = shape {
             self.shapes.get_mut(id).existing_refused = placed.unwrap_or(self.existing.len());
         }
@@ -478,15 +516,41 @@ impl<'a> Solver<'a> {
         // Explained only now that no pool took the pod: nothing changed since each refusal
         // (a refused claim leaves no trace), and most refusals are followed by another pool's
         // yes — a pod selecting one pool is refused by every other first.
+        // `Options::unexplained`: the caller reads no reason, so only what is already in words.
+        // A refusal for lack of an instance type is put into words only if the pod stays
+        // unschedulable ([`Deferred`]), unless identical pods share this reason (`shape`);
+        // `Options::exhaustive` explains at once, and the tests compare the reasons.
+        let unexplained = self.input.options.unexplained;
+        let defer = shape.is_none() && !unexplained && !exhaustive;
+        let mut deferred = Vec::new();
         let refusals = refused
             .into_iter()
-            .map(|r| match r {
-                Refused::Explained(r) => r,
+            .enumerate()
+            .filter_map(|(at, r)| match r {
+                Refused::Explained(r) => Some(r),
+                Refused::Unexplained { .. } if unexplained => None,
+                Refused::Unexplained {
+                    pool,
+                    fail: Fail::NoInstanceType,
+                    claim,
+                } if defer => {
+                    deferred.push(Deferred {
+                        at,
+                        pool,
+                        claim,
+                        requirements: self.states[s].requirements.clone(),
+                    });
+                    // Replaced by the words at the end of the solve.
+                    Some(self.pools[pool].refusal(PoolCause::NoOffering))
+                }
                 Refused::Unexplained { pool, fail, claim } => {
-                    self.pools[pool].refusal(self.explain(pool, s, &claim, fail))
+                    Some(self.pools[pool].refusal(self.explain(pool, s, &claim, fail)))
                 }
             })
             .collect();
+        if !deferred.is_empty() {
+            self.deferred.insert(s, deferred);
+        }
         let reason = Reason::NoPlacement {
             existing_nodes: self.existing.len(),
             refusals,
@@ -599,8 +663,6 @@ impl<'a> Solver<'a> {
 
     /// Turns a failure to open a NodeClaim into a sentence.
     pub(super) fn explain(&self, p: usize, s: usize, claim: &Claim, fail: Fail) -> PoolCause {
-        let pool = &self.pools[p];
-        let pod = self.pod(s);
         let state = &self.states[s];
         match fail {
             Fail::Taint(t) => PoolCause::TaintNotTolerated(t),
@@ -637,63 +699,74 @@ impl<'a> Solver<'a> {
                 Err(inc) => PoolCause::IncompatibleRequirements(inc.to_string()),
                 Ok(()) => PoolCause::TopologyDomainUnavailable,
             },
-            Fail::NoInstanceType => {
-                let mut reqs = claim.reqs.clone();
-                reqs.add_all(&state.requirements);
-                let compatible: Vec<u32> = claim
-                    .types
-                    .iter()
-                    .copied()
-                    .filter(|&t| {
-                        let it = pool.types[t as usize];
-                        it.requirements.intersects_ok(&reqs) && has_offering(it, &reqs)
-                    })
-                    .collect();
-                if compatible.is_empty() {
-                    return PoolCause::NoInstanceTypeMatches {
-                        requirements: Requirements::clone(&state.requirements),
-                    };
-                }
-                let alternatives = self.volume_alternatives(s);
-                let where_volumes_are = alternatives.iter().any(|alt| {
-                    let mut with = reqs.clone();
-                    with.add_all(alt);
-                    compatible.iter().any(|&t| {
-                        let it = pool.types[t as usize];
-                        it.requirements.intersects_ok(&with) && has_offering(it, &with)
-                    })
-                });
-                if !alternatives.is_empty() && !where_volumes_are {
-                    return PoolCause::VolumeTopology(format!(
-                        "no instance type of the NodePool is offered where the pod's volumes are ({})",
-                        volumes::describe(alternatives)
-                    ));
-                }
-                let mut largest = Resources::new();
-                for &t in &compatible {
-                    largest = largest.max(&pool.effective_allocatable[t as usize]);
-                }
-                let shortfalls: Vec<Shortfall> = pod
-                    .requests
-                    .exceeded(&largest)
-                    .into_iter()
-                    .map(|r| Shortfall {
-                        requested: pod.requests.get(&r),
-                        largest: largest.get(&r),
-                        resource: r,
-                    })
-                    .collect();
-                if shortfalls.is_empty() {
-                    PoolCause::NoSingleInstanceTypeFits {
-                        requests: pod.requests.clone(),
-                    }
-                } else {
-                    PoolCause::RequestsExceedInstanceTypes {
-                        within_limits: pool.remaining.is_some()
-                            && compatible.len() < pool.types.len(),
-                        shortfalls,
-                    }
-                }
+            Fail::NoInstanceType => self.explain_no_instance_type(p, s, claim, &state.requirements),
+        }
+    }
+
+    /// [`Solver::explain`] of a refusal for lack of an instance type, with the pod's
+    /// requirements as they were at the refusal.
+    fn explain_no_instance_type(
+        &self,
+        p: usize,
+        s: usize,
+        claim: &Claim,
+        requirements: &Requirements,
+    ) -> PoolCause {
+        let pool = &self.pools[p];
+        let pod = self.pod(s);
+        let mut reqs = claim.reqs.clone();
+        reqs.add_all(requirements);
+        let compatible: Vec<u32> = claim
+            .types
+            .iter()
+            .copied()
+            .filter(|&t| {
+                let it = pool.types[t as usize];
+                it.requirements.intersects_ok(&reqs) && has_offering(it, &reqs)
+            })
+            .collect();
+        if compatible.is_empty() {
+            return PoolCause::NoInstanceTypeMatches {
+                requirements: requirements.clone(),
+            };
+        }
+        let alternatives = self.volume_alternatives(s);
+        let where_volumes_are = alternatives.iter().any(|alt| {
+            let mut with = reqs.clone();
+            with.add_all(alt);
+            compatible.iter().any(|&t| {
+                let it = pool.types[t as usize];
+                it.requirements.intersects_ok(&with) && has_offering(it, &with)
+            })
+        });
+        if !alternatives.is_empty() && !where_volumes_are {
+            return PoolCause::VolumeTopology(format!(
+                "no instance type of the NodePool is offered where the pod's volumes are ({})",
+                volumes::describe(alternatives)
+            ));
+        }
+        let mut largest = Resources::new();
+        for &t in &compatible {
+            largest = largest.max(&pool.effective_allocatable[t as usize]);
+        }
+        let shortfalls: Vec<Shortfall> = pod
+            .requests
+            .exceeded(&largest)
+            .into_iter()
+            .map(|r| Shortfall {
+                requested: pod.requests.get(&r),
+                largest: largest.get(&r),
+                resource: r,
+            })
+            .collect();
+        if shortfalls.is_empty() {
+            PoolCause::NoSingleInstanceTypeFits {
+                requests: pod.requests.clone(),
+            }
+        } else {
+            PoolCause::RequestsExceedInstanceTypes {
+                within_limits: pool.remaining.is_some() && compatible.len() < pool.types.len(),
+                shortfalls,
             }
         }
     }

@@ -134,6 +134,7 @@ impl<'a> BoundPods<'a> {
         let pod = &node.pods[p as usize];
         (!node.node.deleting && !pod.is_terminal()).then(|| BoundPod {
             pod,
+            node: n as usize,
             node_name: &node.node.name,
             node_labels: &node.node.labels,
             node_taints: &node.node.taints,
@@ -174,6 +175,8 @@ impl<'a> BoundPods<'a> {
 /// A pod that is already bound somewhere, with the labels and taints of its node.
 pub(crate) struct BoundPod<'a> {
     pub pod: &'a Pod,
+    /// The node's position in the input.
+    pub node: usize,
     pub node_name: &'a str,
     pub node_labels: &'a BTreeMap<String, String>,
     pub node_taints: &'a [Taint],
@@ -447,13 +450,20 @@ impl Topology {
                         let Some(d) = domain_of(&g.id.key, b.node_name, b.node_labels) else {
                             continue;
                         };
-                        // Node requirements are only read by a node-affinity filter.
+                        // Node requirements are only read by a node-affinity filter; the
+                        // node's labels as requirements are derived once per node (its facts,
+                        // kept in `sources` whenever a spread filters nodes).
+                        let derived;
                         let node_reqs = if g.id.node_filter.is_empty() {
-                            Requirements::default()
+                            derived = Requirements::default();
+                            &derived
+                        } else if let Some((facts, _)) = self.sources.nodes.get(b.node) {
+                            &facts.label_reqs
                         } else {
-                            Requirements::from_labels(b.node_labels.iter())
+                            derived = Requirements::from_labels(b.node_labels.iter());
+                            &derived
                         };
-                        if g.id.node_matches(&node_reqs, b.node_taints) {
+                        if g.id.node_matches(node_reqs, b.node_taints) {
                             g.record(&d);
                         }
                     }

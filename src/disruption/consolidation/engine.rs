@@ -351,7 +351,8 @@ impl<S: Simulator> Engine<S> {
         }
     }
 
-    fn simulate(&mut self, cands: &[Candidate], consolidation: bool) -> SimResult {
+    /// `reasons`: whether a failure's reason is read (see [`SimRequest::reasons`]).
+    fn simulate(&mut self, cands: &[Candidate], consolidation: bool, reasons: bool) -> SimResult {
         let mut candidates: Vec<usize> = cands.iter().map(|c| c.node).collect();
         candidates.sort_unstable();
         let pods = cands
@@ -363,6 +364,7 @@ impl<S: Simulator> Engine<S> {
             pods,
             consolidation,
             with_pending: true,
+            reasons,
         };
         self.sim.simulate(&mut self.c, &request)
     }
@@ -489,6 +491,7 @@ impl<S: Simulator> Engine<S> {
             pods,
             consolidation: false,
             with_pending: false,
+            reasons: true,
         };
         let result = self.sim.simulate(&mut self.c, &request);
         let left: Vec<PodRef> = result
@@ -635,7 +638,7 @@ impl<S: Simulator> Engine<S> {
                 self.note(c.node, slot, r);
                 continue;
             }
-            let result = self.simulate(std::slice::from_ref(&c), false);
+            let result = self.simulate(std::slice::from_ref(&c), false, true);
             if let Some(f) = result.failures.first() {
                 let r = self.failure_reason(f);
                 self.remember_failure(slot, c.node, result.stamp.clone(), &r);
@@ -834,9 +837,14 @@ impl<S: Simulator> Engine<S> {
     // ---------------------------------------------------------------- consolidation
 
     /// `computeConsolidation`: simulate, then delete when no NodeClaim is needed, else replace
-    /// with one cheaper NodeClaim. A failure comes with what it depended on.
-    fn consolidate(&mut self, cands: &[Candidate]) -> (Result<Outcome, Reason>, Option<Stamp>) {
-        let result = self.simulate(cands, true);
+    /// with one cheaper NodeClaim. A failure comes with what it depended on. `reasons`: whether
+    /// the caller reads a failure's reason (the multi-node search does not).
+    fn consolidate(
+        &mut self,
+        cands: &[Candidate],
+        reasons: bool,
+    ) -> (Result<Outcome, Reason>, Option<Stamp>) {
+        let result = self.simulate(cands, true, reasons);
         let stamp = result.stamp.clone();
         (self.judge(cands, result), stamp)
     }
@@ -989,7 +997,8 @@ impl<S: Simulator> Engine<S> {
         while lo <= hi {
             let mid = (lo + hi) / 2;
             let prefix = &batch[..=mid];
-            let valid = match self.consolidate(prefix).0 {
+            // The reason of a failed prefix is never shown: its refusals go unexplained.
+            let valid = match self.consolidate(prefix, false).0 {
                 Ok(Outcome::Delete(r)) => Some(Outcome::Delete(r)),
                 Ok(Outcome::Replace(r, choice)) => {
                     price::without_same_type(&self.c, prefix, *choice)
@@ -1046,7 +1055,7 @@ impl<S: Simulator> Engine<S> {
                 self.note(c.node, Slot::Consolidation, r);
                 continue;
             }
-            let outcome = match self.consolidate(one) {
+            let outcome = match self.consolidate(one, true) {
                 (Ok(o), _) => o,
                 (Err(r), stamp) => {
                     self.remember_failure(Slot::Consolidation, c.node, stamp, &r);
@@ -1120,6 +1129,7 @@ impl<S: Simulator> Engine<S> {
             pods,
             consolidation: false,
             with_pending: false,
+            reasons: true,
         };
         let result = self.sim.simulate(&mut self.c, &request);
         let stuck: Vec<PodRef> = result

@@ -20,8 +20,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::cluster::{label_key, Cluster, Status};
 use super::input::Release;
 use super::sim::{
-    full_solve, set_usage, sim_pods, sort_failures, without_existing_prefix, Claim, Counted,
-    Failure, Landed, PodRef, SimRequest, SimResult, Simulator, Stamp,
+    full_solve, set_usage, sim_pods, solve_for, sort_failures, without_existing_prefix, Claim,
+    Counted, Failure, Landed, PodRef, SimRequest, SimResult, Simulator, Stamp,
 };
 use crate::model::labels;
 use crate::model::node::Node;
@@ -30,7 +30,7 @@ use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::resources::Resources;
 use crate::model::selector::LabelSelector;
 use crate::model::taints::{first_untolerated, Effect, Taint, Toleration};
-use crate::scheduling::{solve_with, ExistingNode, SolveMemo};
+use crate::scheduling::{ExistingNode, SolveMemo};
 
 /// What placement needs of a node, as the solver's `prepare_existing` computes it.
 #[derive(Debug, Clone)]
@@ -375,7 +375,7 @@ impl Fast {
                 cluster.sched.pods = pods;
                 // No existing node: the cluster's tracking memo is not for this input.
                 let memo = self.leftover_memo.get_or_insert_with(SolveMemo::tracking);
-                let plan = solve_with(&cluster.sched, memo);
+                let plan = solve_for(cluster, request, Some(memo));
                 cluster.sched.pods = Vec::new();
                 cluster.sched.existing_nodes = existing;
                 plan

@@ -13,7 +13,7 @@ use crate::model::pod::Pod;
 use crate::model::resources::Resources;
 use crate::model::selector::LabelSelector;
 use crate::model::taints::{Effect, Taint, Toleration};
-use crate::scheduling::{solve_with, PlannedNodeClaim};
+use crate::scheduling::{solve_with, PlannedNodeClaim, SolveMemo};
 
 /// A pod in a simulation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -54,6 +54,25 @@ pub(crate) struct SimRequest {
     /// With the pending (and stuck) pods, as every disruption simulation is; a forceful
     /// expiration's pods are placed alone.
     pub with_pending: bool,
+    /// Whether the caller reads why a pod fits nowhere (the multi-node search does not: it
+    /// only asks whether every pod fits), else the solver skips putting refusals into words
+    /// (`scheduling::Options::unexplained`).
+    pub reasons: bool,
+}
+
+/// Solves `cluster.sched` as it stands, with the request's `reasons` setting.
+pub(crate) fn solve_for(
+    cluster: &mut Cluster,
+    request: &SimRequest,
+    memo: Option<&mut SolveMemo>,
+) -> crate::scheduling::Plan {
+    cluster.sched.options.unexplained = !request.reasons;
+    let plan = match memo {
+        Some(memo) => solve_with(&cluster.sched, memo),
+        None => solve_with(&cluster.sched, &mut cluster.memo),
+    };
+    cluster.sched.options.unexplained = false;
+    plan
 }
 
 /// A NodeClaim the simulation needs.
@@ -267,7 +286,7 @@ pub(crate) fn full_solve(cluster: &mut Cluster, request: &SimRequest) -> SimResu
     }
     set_usage(cluster, &request.candidates);
     cluster.sched.pods = pods;
-    let plan = solve_with(&cluster.sched, &mut cluster.memo);
+    let plan = solve_for(cluster, request, None);
     cluster.sched.pods = Vec::new();
     for &t in &tainted {
         cluster.sched.existing_nodes[t].node.taints.pop();

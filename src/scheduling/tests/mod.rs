@@ -29,12 +29,22 @@ mod topology_suite;
 mod volumes;
 
 /// The solver under test: every case also checks that skipping what is known to refuse a pod
-/// changes nothing (`Options::exhaustive`).
+/// changes nothing (`Options::exhaustive`), and that leaving refusals unexplained
+/// (`Options::unexplained`) changes nothing but the reasons.
 fn solve(input: &Input) -> Plan {
     let plan = super::solve(input);
     let mut exhaustive = input.clone();
     exhaustive.options.exhaustive = true;
     assert_eq!(plan, super::solve(&exhaustive), "exhaustive search differs");
+    let mut unexplained = input.clone();
+    unexplained.options.unexplained = true;
+    let mut quiet = super::solve(&unexplained);
+    assert_eq!(quiet.unschedulable.len(), plan.unschedulable.len());
+    for (q, p) in quiet.unschedulable.iter_mut().zip(&plan.unschedulable) {
+        assert_eq!(q.pod, p.pod, "unexplained: another pod is unschedulable");
+        q.reason = p.reason.clone();
+    }
+    assert_eq!(plan, quiet, "unexplained refusals change the plan");
     plan
 }
 

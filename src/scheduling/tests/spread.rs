@@ -183,6 +183,68 @@ fn existing_nodes_of_one_zone_share_the_verdict_until_the_counts_change() {
     assert_eq!(plan.existing_nodes.len(), 9);
 }
 
+/// A zone topology refuses is skipped node by node no longer than it refuses
+/// (`Solver::first_fit_existing`): zone 1's two nodes come first and hold two pods, so the
+/// first four pods skip them for zones 2 and 3 (two each, filling those nodes); then the counts
+/// are 2/2/2 and the fifth pod goes to zone 1's first node, not to a new NodeClaim. The same
+/// input solved twice with one tracking memo (the nodes' domain classes kept) plans the same.
+#[test]
+fn a_zone_skipped_while_refused_is_tried_again_once_the_counts_admit_it() {
+    let mut inp = input(
+        pods(5, |i| {
+            spread_pod(&format!("p{i}"), ZONE, 1, None).cpu("400m")
+        }),
+        vec![pool_input(node_pool("default"), default_types())],
+    );
+    inp.existing_nodes = vec![
+        zone_node("a0", "test-zone-1", 1),
+        zone_node("a1", "test-zone-1", 1),
+        zone_node("b0", "test-zone-2", 0),
+        zone_node("c0", "test-zone-3", 0),
+    ];
+    let plan = solve(&inp);
+    assert!(plan.node_claims.is_empty(), "{plan:?}");
+    let placed: Vec<(&str, usize)> = plan
+        .existing_nodes
+        .iter()
+        .map(|e| (e.node.as_str(), e.pods.len()))
+        .collect();
+    assert_eq!(placed, [("a0", 1), ("b0", 2), ("c0", 2)]);
+    assert_eq!(skew(&inp, &plan, ZONE), [3, 2, 2]);
+    let mut memo = crate::scheduling::SolveMemo::tracking();
+    let first = crate::scheduling::solve_with(&inp, &mut memo);
+    assert_eq!(first, plan);
+    assert_eq!(crate::scheduling::solve_with(&inp, &mut memo), plan);
+}
+
+/// A spread pod that fits nowhere is tried in every cycle of the queue; its pool's refusal for
+/// lack of an instance type is put into words once, at the end (`scheduler::Deferred`), and
+/// says the same as when explained at every try (`solve` compares with `Options::exhaustive`,
+/// which explains at once): here the CPU short of the largest type.
+#[test]
+fn a_spread_pod_that_fits_nowhere_is_explained_as_at_its_last_try() {
+    let inp = input(
+        vec![
+            spread_pod("huge", ZONE, 1, None).cpu("1000").build(),
+            spread_pod("small", ZONE, 1, None).cpu("1").build(),
+        ],
+        vec![pool_input(node_pool("default"), default_types())],
+    );
+    let plan = solve(&inp);
+    assert_eq!(plan.node_claims.len(), 1);
+    assert_eq!(plan.unschedulable.len(), 1);
+    let Reason::NoPlacement { refusals, .. } = &plan.unschedulable[0].reason else {
+        panic!("{:?}", plan.unschedulable[0].reason);
+    };
+    assert!(
+        matches!(
+            refusals[0].cause,
+            PoolCause::RequestsExceedInstanceTypes { .. }
+        ),
+        "{refusals:?}"
+    );
+}
+
 /// Upstream "Zonal" › "should only schedule to minimum domains if already violating max skew":
 /// zone 1 holds 3 pods, the others none; 3 more pods go to zones 2 and 3 only.
 #[test]
