@@ -282,7 +282,9 @@ impl<'a> Planner<'a> {
             });
         }
         if strict {
-            if let Some(why) = uninitialized_destination(&plan, &manifests.nodes) {
+            if let Some(why) =
+                uninitialized_destination(&plan, &manifests.nodes, &manifests.node_claims)
+            {
                 return Ok(NodePlan::Blocked {
                     why,
                     pdb_only: false,
@@ -434,8 +436,21 @@ fn solve<C: Cluster, P: Compute, K: Clock + ?Sized>(
 /// existing node that is not `Initialized()` gets an `UninitializedNodeError`, and drift's
 /// `ComputeCommands` skips a candidate whose pods do not all schedule). The plan's pods are
 /// the node's own (those of nodes being deleted are not planned here, so upstream's exception
-/// for them never applies); an unmanaged node counts as initialized ([`Node::initialized`]).
-fn uninitialized_destination(plan: &Plan, nodes: &[Node]) -> Option<Detail> {
+/// for them never applies). Only a node with a NodeClaim can be uninitialized, as upstream's
+/// `StateNode.Initialized()` (`pkg/controllers/state/statenode.go`: a node without a NodeClaim
+/// is not managed, so initialized): the nodes `provision` launched have none, and no
+/// controller would ever label them.
+fn uninitialized_destination(
+    plan: &Plan,
+    nodes: &[Node],
+    claims: &[crate::model::nodeclaim::NodeClaim],
+) -> Option<Detail> {
+    let has_claim = |n: &Node| {
+        claims.iter().any(|c| {
+            c.node_name.as_deref() == Some(n.name.as_str())
+                || (c.provider_id.is_some() && c.provider_id == n.provider_id)
+        })
+    };
     let mut landings: Vec<_> = plan
         .existing_nodes
         .iter()
@@ -444,7 +459,7 @@ fn uninitialized_destination(plan: &Plan, nodes: &[Node]) -> Option<Detail> {
             nodes
                 .iter()
                 .find(|n| n.name == p.node)
-                .is_some_and(|n| !n.initialized)
+                .is_some_and(|n| !n.initialized && has_claim(n))
         })
         .collect();
     landings.sort_by(|a, b| a.node.cmp(&b.node));
