@@ -113,6 +113,30 @@ fn decision(r: &ConsolidationReport, name: &str) -> (NodeDecision, Option<Method
     (n.decision, n.method)
 }
 
+/// A node without a NodeClaim (one `provision` launched: the nodepool label, never labelled
+/// initialized) is not Karpenter's, so initialized for the simulation (`statenode.go`
+/// `Initialized()`): the under-used node's pod moves onto it and the node goes.
+#[test]
+fn a_node_without_a_nodeclaim_takes_pods_though_never_labelled_initialized() {
+    let mut launched = node("launched");
+    launched["metadata"]["labels"]
+        .as_object_mut()
+        .unwrap()
+        .remove("karpenter.sh/initialized");
+    let mut objects = objects();
+    objects.retain(|o| {
+        let name = o["metadata"]["name"].as_str().unwrap_or("");
+        !name.starts_with("empty") && !name.starts_with("busy") && name != "big"
+    });
+    objects.push(launched);
+    let r = report_of(manifests(&objects), &config(), None);
+    assert_eq!(
+        decision(&r, "under-used"),
+        (NodeDecision::Delete, Some(Method::Single)),
+        "{r:#?}"
+    );
+}
+
 /// The empty node goes by emptiness; of the two half-used nodes one takes the other's pod and
 /// the other goes.
 #[test]
