@@ -461,3 +461,25 @@ fn catalog() -> Catalog {
     })
     .expect("a valid snapshot")
 }
+
+/// An active targeted ODCR tagged `team=ml` with `available` instances left.
+pub fn odcr(
+    id: &str,
+    instance_type: &str,
+    zone: &str,
+    available: i64,
+) -> crate::cloud::types::CapacityReservation {
+    crate::cloud::types::CapacityReservation {
+        id: id.into(),
+        instance_type: instance_type.into(),
+        zone: zone.into(),
+        owner_id: crate::cloud::fake::FAKE_ACCOUNT.into(),
+        instance_match_criteria: "targeted".into(),
+        reservation_type: "default".into(),
+        available,
+        total: available,
+        state: "active".into(),
+        tags: [("team".to_string(), "ml".to_string())].into(),
+        ..Default::default()
+    }
+}

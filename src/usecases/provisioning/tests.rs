@@ -20,7 +20,7 @@ use crate::k8s::fake::FakeCluster;
 use crate::model::labels::{EMPTY_SINCE, NODECLAIM};
 use crate::model::nodepool::NodePool;
 use crate::usecases::clock::Clock;
-use crate::usecases::testing::{node_name, node_pool, put_bound, TestLive, World};
+use crate::usecases::testing::{node_name, node_pool, odcr, put_bound, TestLive, World};
 
 type Log = Rc<RefCell<Vec<(Duration, Event)>>>;
 
@@ -951,23 +951,6 @@ fn reserved_world(reservations: Vec<CapacityReservation>) -> World {
     ));
     *world.cloud.reservations.borrow_mut() = reservations;
     world
-}
-
-/// An active targeted ODCR tagged `team=ml` with `available` instances left.
-fn odcr(id: &str, instance_type: &str, zone: &str, available: i64) -> CapacityReservation {
-    CapacityReservation {
-        id: id.into(),
-        instance_type: instance_type.into(),
-        zone: zone.into(),
-        owner_id: crate::cloud::fake::FAKE_ACCOUNT.into(),
-        instance_match_criteria: "targeted".into(),
-        reservation_type: "default".into(),
-        available,
-        total: available,
-        state: "active".into(),
-        tags: [("team".to_string(), "ml".to_string())].into(),
-        ..CapacityReservation::default()
-    }
 }
 
 /// Capacity reservations live (docs/karpenter.md §6.12): the class's terms are resolved with

@@ -585,7 +585,6 @@ mod expiration;
 /// on-demand type the plain catalog would offer.
 #[test]
 fn an_under_used_node_is_replaced_into_a_capacity_reservation() {
-    use crate::cloud::types::CapacityReservation;
     let world = world(1, json!([{"nodes": "100%"}]));
     let mut class = crate::usecases::testing::default_node_class();
     class["spec"]["capacityReservationSelectorTerms"] = json!([{"id": "cr-0a1"}]);
@@ -599,18 +598,12 @@ fn an_under_used_node_is_replaced_into_a_capacity_reservation() {
             "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized",
                 "consolidateAfter": "0s", "budgets": [{"nodes": "100%"}]}}),
     ));
-    *world.cloud.reservations.borrow_mut() = vec![CapacityReservation {
-        id: "cr-0a1".into(),
-        instance_type: "c6a.xlarge".into(),
-        zone: "us-east-1a".into(),
-        owner_id: crate::cloud::fake::FAKE_ACCOUNT.into(),
-        instance_match_criteria: "targeted".into(),
-        reservation_type: "default".into(),
-        available: 1,
-        total: 1,
-        state: "active".into(),
-        ..CapacityReservation::default()
-    }];
+    *world.cloud.reservations.borrow_mut() = vec![crate::usecases::testing::odcr(
+        "cr-0a1",
+        "c6a.xlarge",
+        "us-east-1a",
+        1,
+    )];
     let under_used = managed(&world, "c6a.2xlarge", &["p0"]);
 
     let run = run(&world);
