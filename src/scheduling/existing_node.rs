@@ -389,7 +389,12 @@ pub(super) fn prepare_existing<'a>(
             node: &n.node,
             reqs: facts.requirements(),
             taints,
-            available: n.node.allocatable.sub(&used),
+            // `Options::possibility`: the node's whole room, as if its pods had moved away.
+            available: if input.options.possibility {
+                n.node.allocatable.clone()
+            } else {
+                n.node.allocatable.sub(&used)
+            },
             requests: Resources::new(),
             placed: Vec::new(),
             host_ports,

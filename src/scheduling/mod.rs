@@ -100,6 +100,14 @@ pub struct Options {
     /// whose failed simulations are thousands of refusals of a pod that fits nowhere, each
     /// explained and thrown away. Placements are the same either way.
     pub unexplained: bool,
+    /// Ask only whether a pod could go anywhere at all, whatever else is placed around it:
+    /// existing nodes offer their whole allocatable (their pods still count for topology, not
+    /// for room), and a spread constraint narrows a NodeClaim to every domain within `maxSkew`
+    /// rather than to the one minimal domain Karpenter picks. A pod this leaves unschedulable is
+    /// unschedulable in any solve with the same topology counts, nodes and pools — the
+    /// consolidation engine's certain failures (`disruption/consolidation/certain.rs`). Not a
+    /// plan: placements are only witnesses.
+    pub possibility: bool,
 }
 
 impl Default for Options {
@@ -110,6 +118,7 @@ impl Default for Options {
             reserved_fallback: false,
             disruption_volumes: false,
             unexplained: false,
+            possibility: false,
         }
     }
 }

@@ -200,7 +200,7 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
         Some(t) => &t.pods,
         None => &fresh_index,
     };
-    let topology = Topology::new(
+    let mut topology = Topology::new(
         domains,
         sources,
         input.namespace_labels.clone(),
@@ -209,6 +209,7 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
         BoundPods::new(&input.existing_nodes, index),
         universes,
     );
+    topology.every_admissible_domain = input.options.possibility;
     let any_prefer_no_schedule = pools.iter().any(|p| {
         p.input
             .pool

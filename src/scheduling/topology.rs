@@ -50,6 +50,8 @@ pub(crate) struct Topology {
     /// Moves on with every change to the groups (a count, an owner, a domain): what
     /// [`Topology::requirements_for`] answers is fixed for one pod between two moves.
     generation: u64,
+    /// `Options::possibility`: a spread narrows to every admissible domain, not the minimal one.
+    pub(super) every_admissible_domain: bool,
 }
 
 /// Which group refused a placement (kept small: failures are frequent and cheap to produce).
@@ -627,7 +629,12 @@ impl Topology {
             };
             let key = &g.id.key;
             let node_domains = node_reqs.get_ref(key);
-            let next = g.next_domains(pod, state.strict_requirements.get_ref(key), node_domains);
+            let next = g.next_domains(
+                pod,
+                state.strict_requirements.get_ref(key),
+                node_domains,
+                self.every_admissible_domain,
+            );
             match next {
                 Some(next) if node_domains.is_none_or(|nd| next.intersects(nd)) => out.push(next),
                 _ => {

@@ -203,18 +203,29 @@ impl Group {
     }
 
     /// The domains the pod may go to next (`TopologyGroup.Get`); `None` when there is none.
-    /// `None` domain requirements mean "unconstrained" (Exists).
+    /// `None` domain requirements mean "unconstrained" (Exists). `every_admissible`: a spread
+    /// admits every domain within `maxSkew` (`Options::possibility`), not only the minimal one.
     pub(super) fn next_domains(
         &self,
         pod: &Pod,
         pod_domains: Option<&Requirement>,
         node_domains: Option<&Requirement>,
+        every_admissible: bool,
     ) -> Option<Requirement> {
         let key = &self.id.key;
         match self.id.kind {
             GroupKind::Spread => {
                 let min = self.min_count(pod_domains);
                 let self_selecting = i32::from(self.selects(pod));
+                if every_admissible {
+                    let options: Vec<String> = self
+                        .candidates(node_domains)
+                        .filter(|(_, c)| c + self_selecting - min <= self.id.max_skew)
+                        .map(|(d, _)| d.to_string())
+                        .collect();
+                    return (!options.is_empty())
+                        .then(|| Requirement::new(key, Operator::In, options));
+                }
                 // Karpenter picks one minimal domain at random; we pick the smallest name among
                 // the minimal ones so plans are reproducible.
                 self.candidates(node_domains)

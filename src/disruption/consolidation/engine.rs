@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::candidate::{self, Candidate, Class, PodFacts};
+use super::certain::CertainFailures;
 use super::cluster::{After, Cluster, PodExtra, Status};
 use super::input::{ClaimFacts, Release};
 use super::price::{self, Choice};
@@ -132,12 +133,23 @@ pub(crate) struct Engine<S: Simulator> {
     /// The graceful candidates as last built, with the pass and cluster epoch they were built
     /// at: the methods of one pass see the same candidates while nothing has changed.
     graceful: Option<(u32, u64, Vec<Candidate>)>,
+    /// Candidates' pods certain to fit nowhere, kept while what they depend on holds; `None`
+    /// to simulate every candidate in full (tests check the decisions are the same).
+    certain: Option<CertainFailures>,
 }
 
 impl<S: Simulator> Engine<S> {
     /// Stops after `passes` passes: what the controller would start now is pass 1.
     pub fn passes(mut self, passes: u32) -> Self {
         self.max_passes = Some(passes);
+        self
+    }
+
+    /// Simulates every candidate in full, without asking first whether one of its pods is
+    /// certain to fit nowhere (the decisions are the same; reasons may name another pod).
+    #[cfg(test)]
+    pub fn without_certain_failures(mut self) -> Self {
+        self.certain = None;
         self
     }
 
@@ -155,6 +167,7 @@ impl<S: Simulator> Engine<S> {
             failed: FxHashMap::default(),
             max_passes: None,
             graceful: None,
+            certain: Some(CertainFailures::default()),
         }
     }
 
@@ -367,6 +380,21 @@ impl<S: Simulator> Engine<S> {
             reasons,
         };
         self.sim.simulate(&mut self.c, &request)
+    }
+
+    /// A pod of the candidate certain to fit nowhere, whatever its simulation would place
+    /// around it (`certain.rs`): the simulation would fail, and this pod is the reason given.
+    fn certain_failure(&mut self, c: &Candidate) -> Option<Reason> {
+        let certain =
+            self.certain
+                .as_mut()?
+                .of(&mut self.c, &mut self.sim, c.node, &c.facts.sim_pods)?;
+        let p = certain.pod.pod(&self.c);
+        Some(Reason::PodFitsNowhere {
+            pod: p.key(),
+            requests: p.requests.to_string(),
+            detail: certain.detail,
+        })
     }
 
     /// A failure of an earlier pass that still holds for `node` under `slot`.
@@ -997,6 +1025,16 @@ impl<S: Simulator> Engine<S> {
         while lo <= hi {
             let mid = (lo + hi) / 2;
             let prefix = &batch[..=mid];
+            let nodes: Vec<(usize, &[usize])> = prefix
+                .iter()
+                .map(|c| (c.node, c.facts.sim_pods.as_slice()))
+                .collect();
+            if let Some(certain) = self.certain.as_mut() {
+                if certain.batch_fails(&mut self.c, &mut self.sim, &nodes) {
+                    hi = mid - 1;
+                    continue;
+                }
+            }
             // The reason of a failed prefix is never shown: its refusals go unexplained.
             let valid = match self.consolidate(prefix, false).0 {
                 Ok(Outcome::Delete(r)) => Some(Outcome::Delete(r)),
@@ -1050,6 +1088,10 @@ impl<S: Simulator> Engine<S> {
                     self.note(c.node, Slot::Consolidation, r);
                     continue;
                 }
+            }
+            if let Some(r) = self.certain_failure(&c) {
+                self.note(c.node, Slot::Consolidation, r);
+                continue;
             }
             if let Some(r) = self.known_failure(Slot::Consolidation, c.node) {
                 self.note(c.node, Slot::Consolidation, r);

@@ -17,11 +17,12 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::cluster::{label_key, Cluster, Status};
+use super::cluster::{Cluster, Status};
 use super::input::Release;
 use super::sim::{
-    full_solve, set_usage, sim_pods, solve_for, sort_failures, without_existing_prefix, Claim,
-    Counted, Failure, Landed, PodRef, SimRequest, SimResult, Simulator, Stamp,
+    counted_pods, full_solve, set_usage, sim_pods, solve_for, sort_failures,
+    without_existing_prefix, Claim, Counted, Failure, Landed, PodRef, SimRequest, SimResult,
+    Simulator, Stamp,
 };
 use crate::model::labels;
 use crate::model::node::Node;
@@ -431,34 +432,6 @@ impl Fast {
         sort_failures(cluster, &mut result.failures);
         Some(result)
     }
-}
-
-/// The pods a spread selector can count in `namespace`, with whether each one's node is
-/// running; `None` when the selector requires no label pair (every pod would have to be read).
-fn counted_pods(
-    cluster: &Cluster,
-    namespace: &str,
-    selector: &LabelSelector,
-) -> Option<Vec<(u32, u32, bool)>> {
-    let required = selector.required_pairs();
-    let rarest = required
-        .map(|(k, v)| {
-            cluster
-                .pods_by_label
-                .get(&label_key(k, v))
-                .map_or(&[][..], Vec::as_slice)
-        })
-        .min_by_key(|l| l.len())?;
-    Some(
-        rarest
-            .iter()
-            .filter(|&&(n, p)| {
-                let pod = &cluster.pods(n as usize)[p as usize];
-                pod.namespace == namespace && selector.matches(&pod.labels)
-            })
-            .map(|&(n, p)| (n, p, cluster.nodes[n as usize].status == Status::Active))
-            .collect(),
-    )
 }
 
 impl Fast {

@@ -19,6 +19,7 @@
 //! - static NodePools' own drift replacement (`StaticDrift`, v1.14) is not simulated.
 
 mod candidate;
+mod certain;
 mod cluster;
 mod engine;
 mod fast;

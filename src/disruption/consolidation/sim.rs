@@ -8,7 +8,8 @@
 
 use rustc_hash::FxHashMap;
 
-use super::cluster::Cluster;
+use super::certain::Possible;
+use super::cluster::{label_key, Cluster, Status};
 use crate::model::pod::Pod;
 use crate::model::resources::Resources;
 use crate::model::selector::LabelSelector;
@@ -188,6 +189,17 @@ pub(crate) trait Simulator {
 
     /// Whether a result stamped so still holds for `cluster`.
     fn still_valid(&self, cluster: &Cluster, stamp: &Stamp) -> bool;
+
+    /// Whether pod `pod` of candidate `node` could go anywhere at all with the node gone
+    /// ([`possibility_solve`]).
+    fn possible(&mut self, cluster: &mut Cluster, node: usize, pod: usize) -> Possible {
+        possibility_solve(cluster, node, pod, None)
+    }
+
+    /// Whether answers kept from earlier passes may be reused while what they depend on holds.
+    fn reuses(&self) -> bool {
+        true
+    }
 }
 
 /// One full solve per simulation, nothing reused (not even the solver's memo): the
@@ -205,6 +217,14 @@ impl Simulator for Reference {
     }
 
     fn still_valid(&self, _: &Cluster, _: &Stamp) -> bool {
+        false
+    }
+
+    fn possible(&mut self, cluster: &mut Cluster, node: usize, pod: usize) -> Possible {
+        possibility_solve(cluster, node, pod, Some(&mut SolveMemo::default()))
+    }
+
+    fn reuses(&self) -> bool {
         false
     }
 }
@@ -326,6 +346,75 @@ pub(crate) fn full_solve(cluster: &mut Cluster, request: &SimRequest) -> SimResu
     }
     sort_failures(cluster, &mut result.failures);
     result
+}
+
+/// The pods a spread selector can count in `namespace`, with whether each one's node is
+/// running; `None` when the selector requires no label pair (every pod would have to be read).
+pub(crate) fn counted_pods(
+    cluster: &Cluster,
+    namespace: &str,
+    selector: &LabelSelector,
+) -> Option<Vec<(u32, u32, bool)>> {
+    let required = selector.required_pairs();
+    let rarest = required
+        .map(|(k, v)| {
+            cluster
+                .pods_by_label
+                .get(&label_key(k, v))
+                .map_or(&[][..], Vec::as_slice)
+        })
+        .min_by_key(|l| l.len())?;
+    Some(
+        rarest
+            .iter()
+            .filter(|&&(n, p)| {
+                let pod = &cluster.pods(n as usize)[p as usize];
+                pod.namespace == namespace && selector.matches(&pod.labels)
+            })
+            .map(|&(n, p)| (n, p, cluster.nodes[n as usize].status == Status::Active))
+            .collect(),
+    )
+}
+
+/// `scheduling::Options::possibility` for one pod of candidate `node`, alone, with the node
+/// gone: existing nodes offer their whole allocatable, the pools have no usage against their
+/// limits, no node is kept away for `consolidateAfter`, and a spread admits every domain within
+/// `maxSkew` (`certain.rs` says why its "nowhere" holds for the full simulation).
+pub(crate) fn possibility_solve(
+    cluster: &mut Cluster,
+    node: usize,
+    pod: usize,
+    memo: Option<&mut SolveMemo>,
+) -> Possible {
+    let was_deleting = cluster.sched.existing_nodes[node].node.deleting;
+    cluster.sched.existing_nodes[node].node.deleting = true;
+    let usage: Vec<Resources> = cluster
+        .sched
+        .pools
+        .iter_mut()
+        .map(|p| std::mem::take(&mut p.usage))
+        .collect();
+    let the_pod = cluster.pods(node)[pod].clone();
+    let key = the_pod.key();
+    cluster.sched.pods = vec![the_pod];
+    cluster.sched.options.possibility = true;
+    let plan = match memo {
+        Some(memo) => solve_with(&cluster.sched, memo),
+        None => solve_with(&cluster.sched, &mut cluster.memo),
+    };
+    cluster.sched.options.possibility = false;
+    cluster.sched.pods = Vec::new();
+    for (p, u) in cluster.sched.pools.iter_mut().zip(usage) {
+        p.usage = u;
+    }
+    cluster.sched.existing_nodes[node].node.deleting = was_deleting;
+    if let Some(u) = plan.unschedulable.iter().find(|u| u.pod == key) {
+        return Possible::Nowhere(without_existing_prefix(&u.reason.to_string()).to_string());
+    }
+    match plan.existing_nodes.first() {
+        Some(placement) => Possible::Node(cluster.node_by_name[&placement.node]),
+        None => Possible::NodeClaim,
+    }
 }
 
 /// Failures in pod-name order, so every simulator reports the same first one.

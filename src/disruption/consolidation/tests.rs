@@ -1923,3 +1923,171 @@ fn budgets_count_per_node_pool() {
     );
     assert!(matches!(reason(&r, "c-0"), Reason::Budget { nodes, .. } if nodes == "0"));
 }
+
+// ------------------------------------------------------------------------- certain failures
+
+const ZONES: [&str; 3] = ["zone-a", "zone-b", "zone-c"];
+
+/// Types offered on-demand in three zones and as spot in the first two.
+fn three_zone_types() -> Vec<InstanceType> {
+    [("s", "2", 0.10), ("m", "4", 0.20), ("l", "8", 0.40)]
+        .iter()
+        .map(|(name, cpu, price)| {
+            let mut offerings = on_demand(&ZONES, *price);
+            offerings.extend(spot(&ZONES[..2], price * 0.4));
+            let cpus: f64 = cpu.parse().unwrap();
+            instance_type(name, cpu, &format!("{}Gi", 2.0 * cpus), "110", offerings)
+        })
+        .collect()
+}
+
+fn spot_pool() -> NodePool {
+    let mut p = crate::testing::with_requirement(
+        node_pool("spot"),
+        crate::model::labels::CAPACITY_TYPE,
+        crate::model::requirements::Operator::In,
+        &[SPOT],
+    );
+    p.disruption.consolidation_policy = "WhenEmptyOrUnderutilized".into();
+    p.disruption.consolidate_after = Some("0s".into());
+    p
+}
+
+fn web(name: &str) -> Pod {
+    PodBuilder::new(name)
+        .cpu("200m")
+        .label("app", "web")
+        .node_selector(crate::model::labels::NODEPOOL, "spot")
+        .spread(crate::model::labels::ZONE, 1, true, &[("app", "web")])
+        .build()
+}
+
+fn spot_node(name: &str, zone: &str, pods: Vec<Pod>) -> NodeInput {
+    let it = three_zone_types()
+        .into_iter()
+        .find(|t| t.name == "m")
+        .unwrap();
+    managed_node(name, "spot", &it, zone, SPOT, NOW, pods)
+}
+
+/// A zone spread whose emptiest zone the pod's NodePool cannot launch in: with `a` gone, `web-1`
+/// may only go to zone-c (counts 1/1/0), where spot is not offered — whatever else moves. The
+/// decision is the full simulation's; the reason names the pod and the spread.
+#[test]
+fn a_pod_whose_spread_admits_only_zones_nothing_can_run_it_in_blocks_with_its_name() {
+    let nodes = vec![
+        spot_node("a", "zone-a", vec![web("web-1"), pod("filler", "300m")]),
+        spot_node("b", "zone-a", vec![web("web-2"), pod("big-b", "3")]),
+        spot_node("c", "zone-b", vec![web("web-3"), pod("big-c", "3")]),
+    ];
+    let input = consolidation_input(NOW, vec![(spot_pool(), three_zone_types())], nodes);
+    let with = evaluate(input.clone());
+    let without = engine::Engine::new(cluster::Cluster::new(input), fast::Fast::default())
+        .without_certain_failures()
+        .run();
+    assert_eq!(with.actions, without.actions);
+    assert_eq!(find(&with, "a").decision, NodeDecision::None);
+    assert_reason(
+        &with,
+        "a",
+        |r| matches!(r, Reason::PodFitsNowhere { pod, .. } if pod == "default/web-1"),
+    );
+}
+
+/// The same spread with zone-a's count at 0 once `a` is gone: zone-a is admitted too, so nothing
+/// is certain and full simulations decide (`b`'s pod moves onto `a`).
+#[test]
+fn a_spread_with_an_admitted_zone_its_pool_can_run_is_simulated_in_full() {
+    let nodes = vec![
+        spot_node("a", "zone-a", vec![web("web-1"), pod("filler", "300m")]),
+        spot_node("b", "zone-a", vec![pod("big-b", "3")]),
+        spot_node("c", "zone-b", vec![web("web-3"), pod("big-c", "3")]),
+    ];
+    let input = consolidation_input(NOW, vec![(spot_pool(), three_zone_types())], nodes);
+    let with = evaluate(input.clone());
+    let without = engine::Engine::new(cluster::Cluster::new(input), fast::Fast::default())
+        .without_certain_failures()
+        .run();
+    assert_eq!(with, without);
+    assert_eq!(find(&with, "b").decision, NodeDecision::Delete, "{with:#?}");
+}
+
+/// Random clusters shaped for certain failures (zone spreads, a spot-only pool that cannot
+/// launch in one of three zones, pending pods of the same deployments): asking first whether a
+/// pod is certain to fit nowhere never changes an action or a decision, with the fast simulator
+/// or the reference one.
+#[test]
+fn certain_failures_never_change_a_decision() {
+    use crate::testing::Rng;
+    let mut certain_seen = 0;
+    for seed in 0..300 {
+        let mut rng = Rng::new(seed);
+        let mut pods = 0;
+        let mut new_pod = |rng: &mut Rng, pool: &str| {
+            pods += 1;
+            let app = format!("app-{}", rng.below(3));
+            let mut b = PodBuilder::new(&format!("p{pods:03}"))
+                .cpu(*rng.pick(&["100m", "300m", "900m"]))
+                .label("app", &app)
+                .node_selector(crate::model::labels::NODEPOOL, pool);
+            if rng.below(2) == 0 {
+                b = b.spread(
+                    crate::model::labels::ZONE,
+                    1,
+                    rng.below(4) != 0,
+                    &[("app", &app)],
+                );
+            }
+            b.build()
+        };
+        let mut od_pool = node_pool("od");
+        od_pool.disruption.consolidation_policy = "WhenEmptyOrUnderutilized".into();
+        od_pool.disruption.consolidate_after = Some("0s".into());
+        let pools = vec![
+            (spot_pool(), three_zone_types()),
+            (od_pool, three_zone_types()),
+        ];
+        let mut nodes = Vec::new();
+        for n in 0..(4 + rng.below(8)) {
+            let spot = rng.below(2) == 0;
+            let (pool, ct, zone) = if spot {
+                ("spot", SPOT, ZONES[rng.below(2)])
+            } else {
+                ("od", ON_DEMAND, ZONES[rng.below(3)])
+            };
+            let it = rng.pick(&three_zone_types()).clone();
+            let count = 1 + rng.below(4);
+            let node_pods = (0..count).map(|_| new_pod(&mut rng, pool)).collect();
+            nodes.push(managed_node(
+                &format!("n{n:02}"),
+                pool,
+                &it,
+                zone,
+                ct,
+                NOW,
+                node_pods,
+            ));
+        }
+        let mut input = consolidation_input(NOW, pools, nodes);
+        if rng.below(4) == 0 {
+            input.pending_pods.push(new_pod(&mut rng, "spot"));
+        }
+        let with = evaluate(input.clone());
+        let without =
+            engine::Engine::new(cluster::Cluster::new(input.clone()), fast::Fast::default())
+                .without_certain_failures()
+                .run();
+        assert_eq!(with.actions, without.actions, "seed {seed}");
+        let decisions = |r: &ConsolidationReport| {
+            r.nodes
+                .iter()
+                .map(|n| (n.name.clone(), n.decision))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(decisions(&with), decisions(&without), "seed {seed}");
+        assert_eq!(with, evaluate_reference(input), "seed {seed}");
+        certain_seen += usize::from(with != without);
+    }
+    // The shape produces certain failures whose reasons differ from the full simulation's.
+    assert!(certain_seen > 0, "no cluster had a certain failure");
+}
