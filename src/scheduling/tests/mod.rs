@@ -16,6 +16,7 @@ mod inflight;
 mod launch;
 mod nodeclaims;
 mod overlay;
+mod possibility;
 mod reserved;
 mod rounds;
 mod selection;
