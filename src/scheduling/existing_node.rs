@@ -23,7 +23,7 @@ use super::node_claim_template::PreparedPool;
 use super::podreqs::PodState;
 use super::scheduler::{Fail, Solver, HOSTNAME};
 use super::topology::PodIndex;
-use super::topology_group::GroupKey;
+use super::topology_group::UniverseKey;
 use super::volumes::{bound_usage, exceeded_limit};
 use super::{ExistingNode, Input};
 use crate::model::storage::Storage;
@@ -115,7 +115,7 @@ pub(super) struct Tracked {
     /// Per topology key: the domains the pools provide and those of the nodes seen so far.
     pub(super) domains: FxHashMap<String, KeyDomains>,
     /// Per spread group that filters nodes: its domain universe over the nodes seen so far.
-    pub(super) universes: FxHashMap<GroupKey, (usize, BTreeSet<String>)>,
+    pub(super) universes: FxHashMap<UniverseKey, (usize, BTreeSet<String>)>,
     /// Which nodes admit which pod requirements (a node's labels do not change).
     pub(super) compat: CompatCache,
     /// Which nodes share their domains of a list of topology keys (labels do not change).

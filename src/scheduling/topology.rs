@@ -22,7 +22,7 @@ use crate::model::taints::{first_untolerated, Taint, Toleration};
 
 use super::existing_node::NodeFacts;
 use super::podreqs::{node_filter_terms, PodState};
-use super::topology_group::{admits, Group, GroupKey, GroupKind};
+use super::topology_group::{admits, Group, GroupKey, GroupKind, UniverseKey};
 use super::ExistingNode;
 
 /// Every topology group of one solve.
@@ -46,7 +46,7 @@ pub(crate) struct Topology {
     owned: FxHashMap<usize, Vec<usize>>,
     /// Universes of node-filtering spread groups, over the first `n` nodes of `sources`: kept
     /// by a tracking memo between solves (`SolveMemo`), since nodes only join.
-    pub(super) universes: FxHashMap<GroupKey, (usize, BTreeSet<String>)>,
+    pub(super) universes: FxHashMap<UniverseKey, (usize, BTreeSet<String>)>,
     /// Moves on with every change to the groups (a count, an owner, a domain): what
     /// [`Topology::requirements_for`] answers is fixed for one pod between two moves.
     generation: u64,
@@ -221,7 +221,7 @@ impl Topology {
         pods: &[Pod],
         states: &[PodState],
         bound: BoundPods<'_>,
-        universes: FxHashMap<GroupKey, (usize, BTreeSet<String>)>,
+        universes: FxHashMap<UniverseKey, (usize, BTreeSet<String>)>,
     ) -> Self {
         let mut t = Topology {
             domains,
@@ -346,11 +346,13 @@ impl Topology {
             };
         }
         // Without a taint filter the universe only grows as nodes join (the pools and a node's
-        // labels do not change): extend the kept one with the nodes seen since.
+        // labels do not change): extend the kept one with the nodes seen since. It depends on
+        // the key and node filter only, so groups of many selectors share it.
         if id.taint_filter.is_none() {
+            let kept = UniverseKey::of(id);
             let (seen, mut out) = self
                 .universes
-                .remove(id)
+                .remove(&kept)
                 .unwrap_or_else(|| (0, self.pool_universe(id)));
             for (facts, taints) in &self.sources.nodes[seen.min(self.sources.nodes.len())..] {
                 if let Some(v) = facts.labels().get(&id.key) {
@@ -360,7 +362,7 @@ impl Topology {
                 }
             }
             self.universes
-                .insert(id.clone(), (self.sources.nodes.len(), out.clone()));
+                .insert(kept, (self.sources.nodes.len(), out.clone()));
             return Cow::Owned(out);
         }
         let mut out = self.pool_universe(id);

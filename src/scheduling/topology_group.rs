@@ -51,6 +51,23 @@ pub(super) struct GroupKey {
     pub(super) taint_filter: Option<Vec<Toleration>>,
 }
 
+/// What a node-filtering spread's domain universe depends on (with no taint filter): its key
+/// and node filter, not its selector — groups of many deployments share one.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct UniverseKey {
+    key: String,
+    node_filter: Vec<Requirements>,
+}
+
+impl UniverseKey {
+    pub(super) fn of(id: &GroupKey) -> Self {
+        UniverseKey {
+            key: id.key.clone(),
+            node_filter: id.node_filter.clone(),
+        }
+    }
+}
+
 impl GroupKey {
     /// Whether the node filter lets every node count.
     pub(super) fn filters_nothing(&self) -> bool {

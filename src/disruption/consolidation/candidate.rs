@@ -398,14 +398,14 @@ pub(crate) fn do_not_consolidate(cluster: &Cluster, i: usize) -> bool {
 /// sortCandidates`); before v1 by disruption cost, lowest first. Go's `sort.Slice` leaves ties
 /// in any order; we break them by node name.
 pub(crate) fn sort_for_consolidation(cluster: &Cluster, candidates: &mut [Candidate]) {
-    let name = |c: &Candidate| &cluster.node(c.node).name;
+    let name = |c: &Candidate| cluster.name_rank[c.node];
     candidates.sort_by(|a, b| {
         let primary = match cluster.release {
             Release::V1_14 => b.savings_ratio.total_cmp(&a.savings_ratio),
             Release::V0_37 | Release::V0_31 => a.disruption_cost.total_cmp(&b.disruption_cost),
         };
         if primary == Ordering::Equal {
-            name(a).cmp(name(b))
+            name(a).cmp(&name(b))
         } else {
             primary
         }

@@ -19,7 +19,7 @@
 use rustc_hash::FxHashMap;
 
 use super::cluster::{Cluster, Status};
-use super::sim::{counted_pods, Counted, PodRef, Simulator};
+use super::sim::{Counted, PodRef, Simulator};
 use crate::model::labels;
 use crate::model::pod::Pod;
 
@@ -74,10 +74,7 @@ impl Entry {
                     Possible::Node(n) => cluster.nodes[n].status == Status::Active,
                     Possible::NodeClaim | Possible::Nowhere(_) => true,
                 };
-                witness
-                    && a.counted.iter().all(|c| {
-                        counted_pods(cluster, &c.namespace, &c.selector).as_ref() == Some(&c.pods)
-                    })
+                witness && a.counted.iter().all(|c| c.holds(cluster))
             })
     }
 
@@ -197,13 +194,7 @@ impl CertainFailures {
                 .topology_spread
                 .iter()
                 .filter_map(|c| c.label_selector.as_ref())
-                .map(|s| {
-                    counted_pods(cluster, &pod.namespace, s).map(|pods| Counted {
-                        namespace: pod.namespace.clone(),
-                        selector: s.clone(),
-                        pods,
-                    })
-                })
+                .map(|s| Counted::now(cluster, &pod.namespace, s))
                 .collect::<Option<Vec<_>>>()
             else {
                 continue;

@@ -89,6 +89,9 @@ pub(crate) struct Cluster {
     pub pools: Vec<PoolFacts>,
     pub pool_by_name: FxHashMap<String, usize>,
     pub node_by_name: FxHashMap<String, usize>,
+    /// Per node: its place in name order (ties in candidate order break by name, and comparing
+    /// ranks is cheaper than comparing names pass after pass).
+    pub name_rank: Vec<u32>,
     /// Provisionable pods (and pods a forceful deletion left without a place).
     pub pending: Vec<Pod>,
     /// Pods of nodes deleting in the input that fit nowhere: they stay in every simulation.
@@ -255,6 +258,7 @@ impl Cluster {
             pools: pool_facts,
             pool_by_name,
             node_by_name,
+            name_rank: Vec::new(),
             pending: pending_pods,
             stuck: Vec::new(),
             pdbs,
@@ -285,6 +289,7 @@ impl Cluster {
                 u
             })
             .collect();
+        cluster.rank_names();
         cluster
     }
 
@@ -413,7 +418,18 @@ impl Cluster {
             version: 0,
         });
         self.touch(i);
+        self.rank_names();
         i
+    }
+
+    /// Works out [`Cluster::name_rank`] for every node.
+    fn rank_names(&mut self) {
+        let mut order: Vec<usize> = (0..self.nodes.len()).collect();
+        order.sort_by(|&a, &b| self.node(a).name.cmp(&self.node(b).name));
+        self.name_rank = vec![0; order.len()];
+        for (rank, i) in order.into_iter().enumerate() {
+            self.name_rank[i] = rank as u32;
+        }
     }
 
     /// The node's labels that name its offering: instance type, zone, capacity type.

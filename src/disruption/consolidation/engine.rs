@@ -115,6 +115,15 @@ pub(crate) struct Totals {
     pub disruption: f64,
 }
 
+/// A node's graceful candidacy as last worked out.
+struct GracefulNode {
+    version: u64,
+    receives_from: Option<usize>,
+    candidate: Result<Candidate, Reason>,
+    /// `consolidation_eligible`, once asked.
+    eligible: Option<Result<bool, Reason>>,
+}
+
 /// Runs the passes and builds the report.
 pub(crate) struct Engine<S: Simulator> {
     c: Cluster,
@@ -133,6 +142,10 @@ pub(crate) struct Engine<S: Simulator> {
     /// The graceful candidates as last built, with the pass and cluster epoch they were built
     /// at: the methods of one pass see the same candidates while nothing has changed.
     graceful: Option<(u32, u64, Vec<Candidate>)>,
+    /// Per node: its graceful candidate (or why not) and whether consolidation takes it, at the
+    /// node's version and nomination (what they read of the node changes only with those; the
+    /// pools, the clock and the labels do not change during a run).
+    graceful_nodes: Vec<Option<GracefulNode>>,
     /// Candidates' pods certain to fit nowhere, kept while what they depend on holds; `None`
     /// to simulate every candidate in full (tests check the decisions are the same).
     certain: Option<CertainFailures>,
@@ -168,6 +181,7 @@ impl<S: Simulator> Engine<S> {
             max_passes: None,
             graceful: None,
             certain: Some(CertainFailures::default()),
+            graceful_nodes: Vec::new(),
         }
     }
 
@@ -251,14 +265,41 @@ impl<S: Simulator> Engine<S> {
     fn build_candidates(&mut self, class: Class) -> Vec<Candidate> {
         let mut out = Vec::new();
         for i in self.managed() {
+            if class == Class::Graceful {
+                match self.graceful_node(i).candidate.clone() {
+                    Ok(c) => out.push(c),
+                    Err(r) => self.note(i, Slot::Filter, r),
+                }
+                continue;
+            }
             let facts = self.facts(i);
-            match candidate::candidate(&self.c, i, &facts, class) {
-                Ok(c) => out.push(c),
-                Err(r) if class == Class::Graceful => self.note(i, Slot::Filter, r),
-                Err(_) => {}
+            if let Ok(c) = candidate::candidate(&self.c, i, &facts, class) {
+                out.push(c);
             }
         }
         out
+    }
+
+    /// Node `i`'s graceful candidacy, worked out again only when the node changed.
+    fn graceful_node(&mut self, i: usize) -> &mut GracefulNode {
+        if self.graceful_nodes.len() <= i {
+            self.graceful_nodes.resize_with(self.c.nodes.len(), || None);
+        }
+        let state = &self.c.nodes[i];
+        let fresh = self.graceful_nodes[i]
+            .as_ref()
+            .is_some_and(|g| g.version == state.version && g.receives_from == state.receives_from);
+        if !fresh {
+            let (version, receives_from) = (state.version, state.receives_from);
+            let facts = self.facts(i);
+            self.graceful_nodes[i] = Some(GracefulNode {
+                version,
+                receives_from,
+                candidate: candidate::candidate(&self.c, i, &facts, Class::Graceful),
+                eligible: None,
+            });
+        }
+        self.graceful_nodes[i].as_mut().expect("just filled")
     }
 
     fn name(&self, i: usize) -> &str {
@@ -598,6 +639,16 @@ impl<S: Simulator> Engine<S> {
             Release::V1_14 => Class::Eventual,
             Release::V0_37 | Release::V0_31 => Class::Graceful,
         };
+        // Cheap first: most passes have no drifted node, and eventual candidates note nothing.
+        let any_drifted = self.managed().into_iter().any(|i| {
+            self.c.nodes[i]
+                .claim
+                .as_ref()
+                .is_some_and(|c| c.drifted.is_some())
+        });
+        if class == Class::Eventual && !any_drifted {
+            return false;
+        }
         let drift_of = |e: &Self, c: &Candidate| {
             e.c.nodes[c.node]
                 .claim
@@ -688,7 +739,15 @@ impl<S: Simulator> Engine<S> {
         let release = self.c.release;
         let mut out = Vec::new();
         for c in all {
-            match self.consolidation_eligible(&c) {
+            let eligible = match self.graceful_node(c.node).eligible.clone() {
+                Some(e) => e,
+                None => {
+                    let e = self.consolidation_eligible(&c);
+                    self.graceful_node(c.node).eligible = Some(e.clone());
+                    e
+                }
+            };
+            match eligible {
                 Ok(true) => out.push(c),
                 Ok(false) => {}
                 Err(r) => self.note(c.node, Slot::Consolidation, r),

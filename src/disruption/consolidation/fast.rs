@@ -20,9 +20,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::cluster::{Cluster, Status};
 use super::input::Release;
 use super::sim::{
-    counted_pods, full_solve, set_usage, sim_pods, solve_for, sort_failures,
-    without_existing_prefix, Claim, Counted, Failure, Landed, PodRef, SimRequest, SimResult,
-    Simulator, Stamp,
+    full_solve, set_usage, sim_pods, solve_for, sort_failures, without_existing_prefix, Claim,
+    Counted, Failure, Landed, PodRef, SimRequest, SimResult, Simulator, Stamp,
 };
 use crate::model::labels;
 use crate::model::node::Node;
@@ -503,11 +502,7 @@ impl Fast {
                 {
                     continue;
                 }
-                counted.push(Counted {
-                    namespace: pod.namespace.clone(),
-                    selector: selector.clone(),
-                    pods: counted_pods(cluster, &pod.namespace, selector)?,
-                });
+                counted.push(Counted::now(cluster, &pod.namespace, selector)?);
             }
         }
         Some(Stamp::Solved {
@@ -546,9 +541,7 @@ impl Simulator for Fast {
                 *node_count == cluster.nodes.len()
                     && landed.iter().all(|l| l.holds(cluster))
                     && *usage == cluster.limited_usage()
-                    && counted.iter().all(|c| {
-                        counted_pods(cluster, &c.namespace, &c.selector).as_ref() == Some(&c.pods)
-                    })
+                    && counted.iter().all(|c| c.holds(cluster))
             }
             Stamp::Nodes {
                 landed,

@@ -141,6 +141,32 @@ pub(crate) struct Counted {
     pub namespace: String,
     pub selector: LabelSelector,
     pub pods: Vec<(u32, u32, bool)>,
+    /// The label pair list the pods were read from, and its length then: pods are only ever
+    /// appended to it, and every pod the selector matches carries the pair, so while its length
+    /// holds no pod has joined.
+    scanned: (u64, usize),
+}
+
+impl Counted {
+    /// The pods `selector` counts in `namespace` now; `None` when it requires no label pair.
+    pub fn now(cluster: &Cluster, namespace: &str, selector: &LabelSelector) -> Option<Counted> {
+        let (key, list) = rarest_list(cluster, selector)?;
+        Some(Counted {
+            namespace: namespace.to_string(),
+            selector: selector.clone(),
+            pods: matching(cluster, namespace, selector, list),
+            scanned: (key, list.len()),
+        })
+    }
+
+    /// Whether the same pods are counted, each on a node as running as it was.
+    pub fn holds(&self, cluster: &Cluster) -> bool {
+        let (key, len) = self.scanned;
+        cluster.pods_by_label.get(&key).map_or(0, Vec::len) == len
+            && self.pods.iter().all(|&(n, _, active)| {
+                (cluster.nodes[n as usize].status == Status::Active) == active
+            })
+    }
 }
 
 /// A node a simulation's pods landed on. The placement still holds while the node is as it
@@ -350,30 +376,39 @@ pub(crate) fn full_solve(cluster: &mut Cluster, request: &SimRequest) -> SimResu
 
 /// The pods a spread selector can count in `namespace`, with whether each one's node is
 /// running; `None` when the selector requires no label pair (every pod would have to be read).
-pub(crate) fn counted_pods(
+/// The shortest list of pods carrying one of the label pairs `selector` requires.
+fn rarest_list<'c>(
+    cluster: &'c Cluster,
+    selector: &LabelSelector,
+) -> Option<(u64, &'c [(u32, u32)])> {
+    selector
+        .required_pairs()
+        .map(|(k, v)| {
+            let key = label_key(k, v);
+            (
+                key,
+                cluster
+                    .pods_by_label
+                    .get(&key)
+                    .map_or(&[][..], Vec::as_slice),
+            )
+        })
+        .min_by_key(|(_, l)| l.len())
+}
+
+fn matching(
     cluster: &Cluster,
     namespace: &str,
     selector: &LabelSelector,
-) -> Option<Vec<(u32, u32, bool)>> {
-    let required = selector.required_pairs();
-    let rarest = required
-        .map(|(k, v)| {
-            cluster
-                .pods_by_label
-                .get(&label_key(k, v))
-                .map_or(&[][..], Vec::as_slice)
+    list: &[(u32, u32)],
+) -> Vec<(u32, u32, bool)> {
+    list.iter()
+        .filter(|&&(n, p)| {
+            let pod = &cluster.pods(n as usize)[p as usize];
+            pod.namespace == namespace && selector.matches(&pod.labels)
         })
-        .min_by_key(|l| l.len())?;
-    Some(
-        rarest
-            .iter()
-            .filter(|&&(n, p)| {
-                let pod = &cluster.pods(n as usize)[p as usize];
-                pod.namespace == namespace && selector.matches(&pod.labels)
-            })
-            .map(|&(n, p)| (n, p, cluster.nodes[n as usize].status == Status::Active))
-            .collect(),
-    )
+        .map(|&(n, p)| (n, p, cluster.nodes[n as usize].status == Status::Active))
+        .collect()
 }
 
 /// `scheduling::Options::possibility` for one pod of candidate `node`, alone, with the node
