@@ -60,7 +60,8 @@ pub(crate) struct Candidate {
     pub instance_type: Option<usize>,
     /// Its offering's price (v1: 0 when unknown).
     pub price: Option<f64>,
-    pub capacity_type: Option<String>,
+    /// Shared: candidate lists are copied for each method of a pass.
+    pub capacity_type: Option<Rc<str>>,
     /// v1 sort key: price ÷ reschedule cost, higher first.
     pub savings_ratio: f64,
     /// Pre-v1 sort key: eviction cost × lifetime remaining, lower first.
@@ -366,7 +367,7 @@ pub(crate) fn candidate(
         pool,
         instance_type: it,
         price,
-        capacity_type: ct.map(str::to_string),
+        capacity_type: ct.map(Rc::from),
         savings_ratio: price_for_ratio / facts.reschedule_cost,
         disruption_cost: facts.eviction_cost * lifetime_remaining(cluster, i, pool),
         reschedule_cost: facts.reschedule_cost,

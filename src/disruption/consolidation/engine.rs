@@ -280,16 +280,22 @@ impl<S: Simulator> Engine<S> {
         out
     }
 
+    /// Whether node `i`'s graceful candidacy as kept is up to date.
+    fn graceful_node_fresh(&self, i: usize) -> bool {
+        let state = &self.c.nodes[i];
+        self.graceful_nodes
+            .get(i)
+            .and_then(Option::as_ref)
+            .is_some_and(|g| g.version == state.version && g.receives_from == state.receives_from)
+    }
+
     /// Node `i`'s graceful candidacy, worked out again only when the node changed.
     fn graceful_node(&mut self, i: usize) -> &mut GracefulNode {
         if self.graceful_nodes.len() <= i {
             self.graceful_nodes.resize_with(self.c.nodes.len(), || None);
         }
-        let state = &self.c.nodes[i];
-        let fresh = self.graceful_nodes[i]
-            .as_ref()
-            .is_some_and(|g| g.version == state.version && g.receives_from == state.receives_from);
-        if !fresh {
+        if !self.graceful_node_fresh(i) {
+            let state = &self.c.nodes[i];
             let (version, receives_from) = (state.version, state.receives_from);
             let facts = self.facts(i);
             self.graceful_nodes[i] = Some(GracefulNode {
