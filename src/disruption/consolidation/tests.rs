@@ -1962,6 +1962,17 @@ fn web(name: &str) -> Pod {
         .build()
 }
 
+/// The spot pool's cluster evaluated, then again simulating every candidate in full.
+fn with_and_without_certain_failures(
+    nodes: Vec<NodeInput>,
+) -> (ConsolidationReport, ConsolidationReport) {
+    let input = consolidation_input(NOW, vec![(spot_pool(), three_zone_types())], nodes);
+    let without = engine::Engine::new(cluster::Cluster::new(input.clone()), fast::Fast::default())
+        .without_certain_failures()
+        .run();
+    (evaluate(input), without)
+}
+
 fn spot_node(name: &str, zone: &str, pods: Vec<Pod>) -> NodeInput {
     let it = three_zone_types()
         .into_iter()
@@ -1980,11 +1991,7 @@ fn a_pod_whose_spread_admits_only_zones_nothing_can_run_it_in_blocks_with_its_na
         spot_node("b", "zone-a", vec![web("web-2"), pod("big-b", "3")]),
         spot_node("c", "zone-b", vec![web("web-3"), pod("big-c", "3")]),
     ];
-    let input = consolidation_input(NOW, vec![(spot_pool(), three_zone_types())], nodes);
-    let with = evaluate(input.clone());
-    let without = engine::Engine::new(cluster::Cluster::new(input), fast::Fast::default())
-        .without_certain_failures()
-        .run();
+    let (with, without) = with_and_without_certain_failures(nodes);
     assert_eq!(with.actions, without.actions);
     assert_eq!(find(&with, "a").decision, NodeDecision::None);
     assert_reason(
@@ -2003,11 +2010,7 @@ fn a_spread_with_an_admitted_zone_its_pool_can_run_is_simulated_in_full() {
         spot_node("b", "zone-a", vec![pod("big-b", "3")]),
         spot_node("c", "zone-b", vec![web("web-3"), pod("big-c", "3")]),
     ];
-    let input = consolidation_input(NOW, vec![(spot_pool(), three_zone_types())], nodes);
-    let with = evaluate(input.clone());
-    let without = engine::Engine::new(cluster::Cluster::new(input), fast::Fast::default())
-        .without_certain_failures()
-        .run();
+    let (with, without) = with_and_without_certain_failures(nodes);
     assert_eq!(with, without);
     assert_eq!(find(&with, "b").decision, NodeDecision::Delete, "{with:#?}");
 }
@@ -2019,6 +2022,7 @@ fn a_spread_with_an_admitted_zone_its_pool_can_run_is_simulated_in_full() {
 #[test]
 fn certain_failures_never_change_a_decision() {
     use crate::testing::Rng;
+    const CPUS: [&str; 3] = ["100m", "300m", "900m"];
     let mut certain_seen = 0;
     for seed in 0..300 {
         let mut rng = Rng::new(seed);
@@ -2026,8 +2030,9 @@ fn certain_failures_never_change_a_decision() {
         let mut new_pod = |rng: &mut Rng, pool: &str| {
             pods += 1;
             let app = format!("app-{}", rng.below(3));
+            let cpu: &&str = rng.pick(&CPUS);
             let mut b = PodBuilder::new(&format!("p{pods:03}"))
-                .cpu(*rng.pick(&["100m", "300m", "900m"]))
+                .cpu(cpu)
                 .label("app", &app)
                 .node_selector(crate::model::labels::NODEPOOL, pool);
             if rng.below(2) == 0 {
