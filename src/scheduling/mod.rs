@@ -39,7 +39,7 @@ use crate::model::storage::Storage;
 use crate::model::taints::Taint;
 
 pub use existing_node::SolveMemo;
-pub use overlay::apply_overlays;
+pub use overlay::{apply_overlays, overlay_conflicts};
 pub use reason::{
     ExhaustedLimit, PoolCause, PoolRefusal, Reason, ReasonCode, Shortfall, VolumeProblem,
 };
