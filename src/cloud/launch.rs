@@ -906,6 +906,7 @@ mod tests {
             requirements: Default::default(),
             instance_type_requirement: Default::default(),
             labels: BTreeMap::new(),
+            annotations: BTreeMap::new(),
             taints: vec![Taint::new("t", "v", Effect::NoSchedule)],
             startup_taints: vec![],
             round: 1,

@@ -267,6 +267,7 @@ pub(super) fn finalize(
         requirements: out_reqs,
         instance_type_requirement,
         labels: node_labels,
+        annotations: np.template_annotations.clone(),
         taints: np.taints.clone(),
         startup_taints: np.startup_taints.clone(),
         round: 1,
