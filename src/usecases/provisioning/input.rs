@@ -855,6 +855,34 @@ mod tests {
         );
         let with = offline_plan(format!("{pool}{class}{POD}"));
         assert!(with.node_claims.is_empty(), "{:?}", with.node_claims);
+        // The checks the snapshot's card and ENA facts allow (`compatibility.go` (1), (2)):
+        // m6idn.32xlarge has 2 network cards, so an interface on card 2 does not fit; t2.micro
+        // has no ENA, so any `networkInterfaces` leaves it out.
+        let card_2 = "  networkInterfaces:\n  - {networkCardIndex: 0, deviceIndex: 0, interfaceType: interface}\n  - {networkCardIndex: 2, deviceIndex: 0, interfaceType: interface}\n";
+        let on_card_2 = offline_plan(format!("{pool}{V1_CLASS}{card_2}{POD}"));
+        assert!(
+            on_card_2.node_claims.is_empty(),
+            "{:?}",
+            on_card_2.node_claims
+        );
+        let card_1 = card_2.replace("networkCardIndex: 2", "networkCardIndex: 1");
+        let on_card_1 = offline_plan(format!("{pool}{V1_CLASS}{card_1}{POD}"));
+        assert_eq!(
+            on_card_1.node_claims.len(),
+            1,
+            "{:?}",
+            on_card_1.unschedulable
+        );
+        let one = "  networkInterfaces:\n  - {networkCardIndex: 0, deviceIndex: 0, interfaceType: interface}\n";
+        let t2 = pool_of("t2.micro");
+        assert_eq!(
+            offline_plan(format!("{t2}{V1_CLASS}{POD}"))
+                .node_claims
+                .len(),
+            1
+        );
+        let no_ena = offline_plan(format!("{t2}{V1_CLASS}{one}{POD}"));
+        assert!(no_ena.node_claims.is_empty(), "{:?}", no_ena.node_claims);
     }
 
     /// v1beta1 (v0.37) and v1alpha5 (v0.31) schedule with any pool: `provisioner.go` there has
