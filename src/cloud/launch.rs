@@ -18,6 +18,10 @@
 //!   interruptibility. A reserved pool answering insufficient capacity names its reservation
 //!   ([`LaunchError::exhausted_reservations`]): the caller marks it unavailable and plans again
 //!   (`updateUnavailableOfferingsCache` → `MarkUnavailable`).
+//! - Tenancy: every template carries the NodeClaim's (`Placement.Tenancy`: `dedicated` when its
+//!   `karpenter.k8s.aws/instance-tenancy` requirement admits dedicated but not default, `aws
+//!   v1.14.1: pkg/providers/instance/instance.go` `getTenancyType`, `launchtemplate/types.go`
+//!   `buildPlacement`); a dedicated template is named apart from the default one.
 //! - Tags (§2.6, v1): class tags ∪ the static ones (static keys win), the NodeClaim's name and
 //!   this tool's marker, all in the CreateFleet call; each template also tags its instances with
 //!   a compact record of itself ([`labels::TEMPLATE_TAG`]) for drift.
