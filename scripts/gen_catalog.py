@@ -125,6 +125,15 @@ def max_enis(network: dict):
     return default_card(network).get("MaximumNetworkInterfaces", network.get("MaximumNetworkInterfaces"))
 
 
+def network_cards(network: dict):
+    """MaximumNetworkInterfaces of each network card, at its NetworkCardIndex (the cards are
+    0..n-1 in EC2's data); what the provider's networkInterfaces compatibility check reads."""
+    cards = sorted(network.get("NetworkCards", []), key=lambda c: c.get("NetworkCardIndex", 0))
+    if [c.get("NetworkCardIndex") for c in cards] != list(range(len(cards))):
+        return None
+    return [c.get("MaximumNetworkInterfaces", 0) for c in cards]
+
+
 def network_bandwidth_mbps(network: dict):
     """Instance baseline bandwidth in Mbps (Karpenter's instance-network-bandwidth).
 
@@ -212,6 +221,8 @@ def convert(info: dict, price) -> dict:
         "maxEnis": max_enis(network),
         "ipv4PerEni": network.get("Ipv4AddressesPerInterface"),
         "efaMaxInterfaces": network.get("EfaInfo", {}).get("MaximumEfaInterfaces", 0),
+        "networkCards": network_cards(network),
+        "enaSupport": network.get("EnaSupport"),
         "gpu": gpu(info),
         "accelerator": accelerator(info),
         "localStorageGB": storage_gb,

@@ -18,6 +18,10 @@
 //!   interruptibility. A reserved pool answering insufficient capacity names its reservation
 //!   ([`LaunchError::exhausted_reservations`]): the caller marks it unavailable and plans again
 //!   (`updateUnavailableOfferingsCache` → `MarkUnavailable`).
+//! - Tenancy: every template carries the NodeClaim's (`Placement.Tenancy`: `dedicated` when its
+//!   `karpenter.k8s.aws/instance-tenancy` requirement admits dedicated but not default, `aws
+//!   v1.14.1: pkg/providers/instance/instance.go` `getTenancyType`, `launchtemplate/types.go`
+//!   `buildPlacement`); a dedicated template is named apart from the default one.
 //! - Tags (§2.6, v1): class tags ∪ the static ones (static keys win), the NodeClaim's name and
 //!   this tool's marker, all in the CreateFleet call; each template also tags its instances with
 //!   a compact record of itself ([`labels::TEMPLATE_TAG`]) for drift.
@@ -36,6 +40,7 @@ use crate::cloud::types::{
 };
 use crate::cloud::userdata::{self, Bootstrap, Family, UserDataError};
 pub use crate::model::digest::digest;
+use crate::model::instance::Tenancy;
 use crate::model::instance_type::RESERVED;
 use crate::model::labels::{self, NODECLAIM};
 use crate::model::nodepool::{ApiGeneration, NodeClass};
@@ -574,18 +579,28 @@ fn template_for(
     };
     let user_data = userdata::render(input.family, &bootstrap)?;
     let profile = class.instance_profile.clone();
-    let hash = digest(&[
+    // The tenancy the NodeClaim asks for goes on every template (`aws v1.14.1:
+    // pkg/providers/instance/instance.go` `getTenancyType` → `launchtemplate/types.go`
+    // `buildPlacement`). A dedicated template is named apart; a default one keeps the name it
+    // always had.
+    let tenancy = Tenancy::of(&input.claim.requirements);
+    let (max_pods_text, sgs_text) = (max_pods.to_string(), sgs.join(","));
+    let mut parts = vec![
         "launch-template",
-        cluster,
-        &class.name,
-        &image.id,
-        &max_pods.to_string(),
-        &user_data,
-        &sgs.join(","),
+        cluster.as_str(),
+        class.name.as_str(),
+        image.id.as_str(),
+        max_pods_text.as_str(),
+        user_data.as_str(),
+        sgs_text.as_str(),
         profile.as_deref().unwrap_or(""),
         reservation.map_or("", |r| r.id.as_str()),
         reservation.and_then(|r| r.market_type()).unwrap_or(""),
-    ]);
+    ];
+    if tenancy != Tenancy::Default {
+        parts.push(tenancy.as_str());
+    }
+    let hash = digest(&parts);
     let name = format!("kubectl-karpenter/{hash}");
     let record = format!("{name};ami={};maxPods={max_pods}", image.id);
     let mut lt_tags = BTreeMap::new();
@@ -600,6 +615,7 @@ fn template_for(
         instance_profile: profile,
         tags: lt_tags,
         reservation: reservation.cloned(),
+        tenancy,
     });
     groups.insert(key, templates.len() - 1);
     Ok(Some(templates.len() - 1))
@@ -894,6 +910,7 @@ mod tests {
             requirements: Default::default(),
             instance_type_requirement: Default::default(),
             labels: BTreeMap::new(),
+            annotations: BTreeMap::new(),
             taints: vec![Taint::new("t", "v", Effect::NoSchedule)],
             startup_taints: vec![],
             round: 1,
@@ -1192,6 +1209,53 @@ mod tests {
         c.labels
             .insert(labels::CAPACITY_RESERVATION_ID.into(), "cr-0a".into());
         c
+    }
+
+    /// `aws v1.14.1: pkg/providers/launchtemplate/suite_test.go` "Tenancy › should set tenancy on
+    /// launch template" (when not specified / default / dedicated), with the rule of
+    /// `instance/instance.go` `getTenancyType`: a NodeClaim admitting both launches default.
+    /// Every template of the launch carries it; a dedicated template has a name of its own.
+    #[test]
+    fn the_launch_templates_carry_the_claims_tenancy() {
+        use crate::model::requirements::{Requirement, Requirements};
+        let w = world();
+        let with = |values: Option<&[&str]>| {
+            let mut c = claim(
+                "default-1",
+                &[("m5.large", 0.09), ("m6g.large", 0.07)],
+                &["z-a"],
+            );
+            if let Some(values) = values {
+                let mut reqs = Requirements::new();
+                reqs.add(Requirement::new(
+                    labels::INSTANCE_TENANCY,
+                    Operator::In,
+                    values.iter().map(|v| v.to_string()),
+                ));
+                c.requirements = reqs;
+            }
+            plan_of(&w, &c).unwrap()
+        };
+        let cases: [(Option<&[&str]>, Tenancy); 4] = [
+            (None, Tenancy::Default),
+            (Some(&["default"]), Tenancy::Default),
+            (Some(&["dedicated"]), Tenancy::Dedicated),
+            (Some(&["default", "dedicated"]), Tenancy::Default),
+        ];
+        for (values, want) in cases {
+            let p = with(values);
+            assert_eq!(p.templates.len(), 2, "{values:?}: one per architecture");
+            for t in &p.templates {
+                assert_eq!(t.tenancy, want, "{values:?}");
+            }
+        }
+        let (default, dedicated) = (with(None), with(Some(&["dedicated"])));
+        for (d, x) in default.templates.iter().zip(&dedicated.templates) {
+            assert_ne!(
+                d.name, x.name,
+                "a dedicated template is not the default one"
+            );
+        }
     }
 
     /// `aws v1.14.1: pkg/providers/launchtemplate/suite_test.go` "should generate a unique

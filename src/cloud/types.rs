@@ -455,6 +455,10 @@ pub struct LaunchTemplateRequest {
     /// interruptible ODCR also sets `InstanceMarketOptions`): one template per reservation, as
     /// `aws v1.14.1: pkg/providers/launchtemplate/types.go` builds them.
     pub reservation: Option<TargetedReservation>,
+    /// `Placement.Tenancy`: `dedicated` when the NodeClaim's `instance-tenancy` requirement
+    /// admits only dedicated (`aws v1.14.1: pkg/providers/launchtemplate/types.go`
+    /// `buildPlacement`, which always sets it).
+    pub tenancy: crate::model::instance::Tenancy,
 }
 
 /// A reservation a launch template targets.

@@ -47,6 +47,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         &manifests,
         catalog.has_spot_prices(),
         catalog.has_reservations(),
+        catalog.checks_network_interfaces(),
     ) {
         let text = format!("assuming: {assumption}");
         if assumption.said_by_default() {

@@ -26,3 +26,36 @@ pub struct Instance {
     /// Tags.
     pub tags: BTreeMap<String, String>,
 }
+
+/// The EC2 tenancy a NodeClaim launches with (`Placement.Tenancy` of its launch templates) and
+/// its node's `karpenter.k8s.aws/instance-tenancy` label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Tenancy {
+    /// Shared hardware.
+    #[default]
+    Default,
+    /// Dedicated hardware.
+    Dedicated,
+}
+
+impl Tenancy {
+    /// EC2's (and the label's) spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Tenancy::Default => "default",
+            Tenancy::Dedicated => "dedicated",
+        }
+    }
+
+    /// The tenancy of a NodeClaim with these requirements: `default` when its
+    /// `instance-tenancy` requirement is absent or admits `default`, `dedicated` when it admits
+    /// only `dedicated` (`aws v1.14.1: pkg/providers/instance/instance.go` `getTenancyType`).
+    pub fn of(requirements: &crate::model::requirements::Requirements) -> Tenancy {
+        match requirements.get_ref(crate::model::labels::INSTANCE_TENANCY) {
+            Some(r) if !r.has(Tenancy::Default.as_str()) && r.has(Tenancy::Dedicated.as_str()) => {
+                Tenancy::Dedicated
+            }
+            _ => Tenancy::Default,
+        }
+    }
+}

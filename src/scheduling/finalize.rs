@@ -222,11 +222,11 @@ pub(super) fn finalize(
     // default (`aws v1.14.1: pkg/providers/instance/instance.go` `getTenancyType`) and labels the
     // node with the instance's tenancy (`cloudprovider.go` `instanceToNodeClaim`).
     if launch_it.requirements.has(labels::INSTANCE_TENANCY) {
-        let tenancy = reqs.get_ref(labels::INSTANCE_TENANCY);
-        let dedicated = tenancy.is_some_and(|r| !r.has("default") && r.has("dedicated"));
         node_labels.insert(
             labels::INSTANCE_TENANCY.to_string(),
-            if dedicated { "dedicated" } else { "default" }.to_string(),
+            crate::model::instance::Tenancy::of(&reqs)
+                .as_str()
+                .to_string(),
         );
     }
     node_labels.insert(labels::ZONE.to_string(), offering.zone.clone());
@@ -267,6 +267,7 @@ pub(super) fn finalize(
         requirements: out_reqs,
         instance_type_requirement,
         labels: node_labels,
+        annotations: np.template_annotations.clone(),
         taints: np.taints.clone(),
         startup_taints: np.startup_taints.clone(),
         round: 1,

@@ -39,7 +39,7 @@ use crate::model::storage::Storage;
 use crate::model::taints::Taint;
 
 pub use existing_node::SolveMemo;
-pub use overlay::apply_overlays;
+pub use overlay::{apply_overlays, overlay_conflicts};
 pub use reason::{
     ExhaustedLimit, PoolCause, PoolRefusal, Reason, ReasonCode, Shortfall, VolumeProblem,
 };
@@ -221,6 +221,11 @@ pub struct PlannedNodeClaim {
     pub instance_type_requirement: InstanceTypeRequirement,
     /// Labels the node gets.
     pub labels: BTreeMap<String, String>,
+    /// Annotations: the template's (`spec.template.metadata.annotations`), which Karpenter puts
+    /// on the NodeClaim (`core v1.14.1: pkg/controllers/provisioning/scheduling/
+    /// nodeclaimtemplate.go`) and registration copies onto the Node (`nodeclaim/lifecycle/
+    /// registration.go` `syncNode`).
+    pub annotations: BTreeMap<String, String>,
     /// Taints the node gets.
     pub taints: Vec<Taint>,
     /// Startup taints.

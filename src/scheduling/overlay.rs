@@ -18,7 +18,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::model::instance_type::InstanceType;
 use crate::model::labels;
+use crate::model::nodepool::NodePool;
 use crate::model::overlay::{NodeOverlay, PriceChange};
 use crate::model::requirements::{Requirement, Requirements};
 use crate::model::resources::Resources;
@@ -38,8 +40,45 @@ struct TypeUpdate {
 /// Applies `overlays` to the instance types of `pools` (see the module documentation). Returns
 /// the names of the overlays not applied because they conflict with another of the same weight.
 pub fn apply_overlays(pools: &mut [PoolInput], overlays: &[NodeOverlay]) -> Vec<String> {
+    let view: Vec<(&NodePool, &[InstanceType])> = pools
+        .iter()
+        .map(|p| (&p.pool, p.instance_types.as_slice()))
+        .collect();
+    let (updates, conflicts) = resolve(&view, overlays);
+    for ((p, t), update) in updates {
+        let it = &mut pools[p].instance_types[t];
+        for (o, (change, _)) in update.prices {
+            it.offerings[o].price = change.apply(it.offerings[o].price);
+        }
+        for (name, quantity) in update.capacity.iter() {
+            it.capacity.set(name, quantity);
+        }
+    }
+    conflicts
+}
+
+/// The overlays that conflict with another of the same weight on `pools` (each a pool with its
+/// instance types), which [`apply_overlays`] leaves out. Upstream marks them
+/// `ValidationSucceeded=False`, and the AWS provider then takes no price from them for its
+/// unpriced types either (`aws v1.14.1: pkg/providers/instancetype/offering/offering.go`
+/// `GetOverlayPrice` reads validated overlays only). A type's offerings count whether priced or
+/// not, as upstream's (listed, unavailable), so the answer does not depend on those prices.
+pub fn overlay_conflicts(
+    pools: &[(NodePool, Vec<InstanceType>)],
+    overlays: &[NodeOverlay],
+) -> Vec<String> {
+    let view: Vec<(&NodePool, &[InstanceType])> =
+        pools.iter().map(|(p, t)| (p, t.as_slice())).collect();
+    resolve(&view, overlays).1
+}
+
+/// Per (pool, type), what the overlays change; and the overlays left out for a conflict.
+fn resolve(
+    pools: &[(&NodePool, &[InstanceType])],
+    overlays: &[NodeOverlay],
+) -> (BTreeMap<(usize, usize), TypeUpdate>, Vec<String>) {
     if overlays.is_empty() {
-        return Vec::new();
+        return (BTreeMap::new(), Vec::new());
     }
     let mut ordered: Vec<&NodeOverlay> = overlays.iter().collect();
     ordered.sort_by(|a, b| b.weight.cmp(&a.weight).then_with(|| b.name.cmp(&a.name)));
@@ -97,30 +136,24 @@ pub fn apply_overlays(pools: &mut [PoolInput], overlays: &[NodeOverlay]) -> Vec<
             }
         }
     }
-    for ((p, t), update) in updates {
-        let it = &mut pools[p].instance_types[t];
-        for (o, (change, _)) in update.prices {
-            it.offerings[o].price = change.apply(it.offerings[o].price);
-        }
-        for (name, quantity) in update.capacity.iter() {
-            it.capacity.set(name, quantity);
-        }
-    }
-    conflicts
+    (updates, conflicts)
 }
 
 /// The (pool, type) pairs an overlay selects, each with the offerings it selects.
-fn selections(pools: &[PoolInput], reqs: &Requirements) -> Vec<((usize, usize), Vec<usize>)> {
+fn selections(
+    pools: &[(&NodePool, &[InstanceType])],
+    reqs: &Requirements,
+) -> Vec<((usize, usize), Vec<usize>)> {
     let zone = reqs.get_ref(labels::ZONE);
     let capacity_type = reqs.get_ref(labels::CAPACITY_TYPE);
     let mut out = Vec::new();
-    for (p, pool) in pools.iter().enumerate() {
+    for (p, (pool, types)) in pools.iter().enumerate() {
         let mut pool_labels = Requirements::new();
-        pool_labels.add(Requirement::single(labels::NODEPOOL, &pool.pool.name));
-        for (k, v) in &pool.pool.labels {
+        pool_labels.add(Requirement::single(labels::NODEPOOL, &pool.name));
+        for (k, v) in &pool.labels {
             pool_labels.add(Requirement::single(k, v));
         }
-        for (t, it) in pool.instance_types.iter().enumerate() {
+        for (t, it) in types.iter().enumerate() {
             let mut type_reqs = pool_labels.clone();
             type_reqs.add_all(&it.requirements);
             if !type_reqs.is_compatible(reqs, |_| false) {

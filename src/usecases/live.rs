@@ -200,20 +200,27 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
     }
 
     /// What Karpenter's controller does once a launched node is Ready: copies the NodeClaim's
-    /// labels (the launched type's `karpenter.k8s.aws/instance-*`, …) onto it and marks it
-    /// initialized, so budgets, drift and later commands treat it like any managed node.
+    /// labels (the launched type's `karpenter.k8s.aws/instance-*`, …) and annotations (the
+    /// template's) onto it and marks it initialized, so budgets, drift and later commands treat
+    /// it like any managed node (`core v1.14.1: pkg/controllers/nodeclaim/lifecycle/
+    /// registration.go` `syncNode`: `lo.Assign(node.Annotations, nodeClaim.Annotations)`).
     pub fn label_registered(
         &self,
         node: &str,
         type_labels: &BTreeMap<String, String>,
+        annotations: &BTreeMap<String, String>,
     ) -> Result<(), CommandError> {
         let mut node_labels = type_labels.clone();
         node_labels.insert(labels::INITIALIZED.into(), "true".into());
         node_labels.insert(labels::REGISTERED.into(), "true".into());
+        let mut metadata = serde_json::json!({"labels": node_labels});
+        if !annotations.is_empty() {
+            metadata["annotations"] = serde_json::json!(annotations);
+        }
         ops::merge_patch(
             self.cluster,
             &format!("/api/v1/nodes/{node}"),
-            &serde_json::json!({"metadata": {"labels": node_labels}}),
+            &serde_json::json!({ "metadata": metadata }),
         )?;
         Ok(())
     }

@@ -419,6 +419,8 @@ fn types() -> Vec<InstanceFacts> {
             max_enis: 4,
             ipv4_per_eni: 15,
             efa_max_interfaces: 0,
+            network_cards: Some(vec![4]),
+            ena_support: Some(crate::cloud::catalog::EnaSupport::Required),
             gpu: None,
             accelerator: None,
             local_storage_gb: 0,

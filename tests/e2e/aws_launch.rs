@@ -92,6 +92,7 @@ fn claim(name: &str, types: &[(&str, f64)], zones: &[&str]) -> PlannedNodeClaim 
             .into_iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
+        annotations: BTreeMap::new(),
         taints: vec![Taint::new("dedicated", "gpu", Effect::NoSchedule)],
         startup_taints: vec![Taint::new("example.com/init", "", Effect::NoExecute)],
         round: 1,

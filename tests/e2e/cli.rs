@@ -63,6 +63,25 @@ fn seed_001_five_replicas_launch_one_c6a_2xlarge() {
     assert!(plan["unschedulable"].as_array().unwrap().is_empty());
 }
 
+/// The NodePool's template annotations are on the plan's NodeClaims (`core v1.14.1:
+/// pkg/controllers/provisioning/suite_test.go` "Annotations › should annotate nodes"); a plan
+/// without any has no `annotations` field.
+#[test]
+fn template_annotations_are_on_the_planned_nodeclaims() {
+    let manifest = quickstart_with_replicas(1).replace(
+        "    metadata:\n      labels:\n        eks-immersion-team: my-team\n",
+        "    metadata:\n      annotations:\n        karpenter.sh/do-not-disrupt: \"true\"\n      labels:\n        eks-immersion-team: my-team\n",
+    );
+    let (run, plan) = plan_for(&manifest, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        plan["nodeClaims"][0]["annotations"],
+        serde_json::json!({"karpenter.sh/do-not-disrupt": "true"})
+    );
+    let (_, plain) = plan_for(&quickstart_with_replicas(1), &[]);
+    assert!(plain["nodeClaims"][0].get("annotations").is_none());
+}
+
 /// Seed 001 at 20 replicas: `limits.cpu: "10"` caps planned capacity at 10 CPU and the rest are
 /// reported unschedulable, naming the limit; exit 1.
 #[test]

@@ -181,6 +181,9 @@ struct NodeClaimDoc<'a> {
     pods: &'a [String],
     requests: BTreeMap<String, String>,
     labels: &'a BTreeMap<String, String>,
+    /// The template's annotations (docs/spec.md §5.6).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    annotations: &'a BTreeMap<String, String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     taints: Vec<TaintDoc<'a>>,
     requirements: Requirements<'a>,
@@ -203,6 +206,7 @@ impl<'a> NodeClaimDoc<'a> {
             pods: &c.pods,
             requests: c.requests.to_strings(),
             labels: &c.labels,
+            annotations: &c.annotations,
             taints: c
                 .taints
                 .iter()

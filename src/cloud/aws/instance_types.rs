@@ -4,7 +4,7 @@
 
 use aws_sdk_ec2::types::InstanceTypeInfo;
 
-use crate::cloud::catalog::{AcceleratorFacts, GpuFacts, InstanceFacts};
+use crate::cloud::catalog::{AcceleratorFacts, EnaSupport, GpuFacts, InstanceFacts};
 
 /// Karpenter's `lowerKabobCase`.
 fn lower_kebab(s: &str) -> String {
@@ -76,6 +76,26 @@ pub(super) fn facts(info: &InstanceTypeInfo) -> Option<InstanceFacts> {
         .and_then(|c| c.maximum_network_interfaces())
         .or_else(|| network.and_then(|n| n.maximum_network_interfaces()))
         .unwrap_or(0);
+    // Each card's interface limit at its index, as `scripts/gen_catalog.py` records it (`None`
+    // if EC2 ever numbered the cards otherwise than 0..n-1).
+    let network_cards = network.and_then(|n| {
+        let mut cards: Vec<(i32, i64)> = n
+            .network_cards()
+            .iter()
+            .map(|c| {
+                (
+                    c.network_card_index().unwrap_or(0),
+                    c.maximum_network_interfaces().unwrap_or(0).into(),
+                )
+            })
+            .collect();
+        cards.sort();
+        let contiguous = cards
+            .iter()
+            .enumerate()
+            .all(|(i, (index, _))| *index as usize == i);
+        contiguous.then(|| cards.into_iter().map(|(_, max)| max).collect())
+    });
     let network_bandwidth_mbps = network.and_then(|n| {
         if let Some(gbit) = n.network_performance().and_then(fixed_performance_gbit) {
             return Some(go_round(gbit * 1000.0));
@@ -169,6 +189,10 @@ pub(super) fn facts(info: &InstanceTypeInfo) -> Option<InstanceFacts> {
             .and_then(|e| e.maximum_efa_interfaces())
             .unwrap_or(0)
             .into(),
+        network_cards,
+        ena_support: network
+            .and_then(|n| n.ena_support())
+            .and_then(|e| EnaSupport::parse(e.as_str())),
         gpu,
         accelerator,
         local_storage_gb,
@@ -224,11 +248,18 @@ mod tests {
                         .maximum_network_interfaces(9)
                         .network_cards(
                             NetworkCardInfo::builder()
+                                .network_card_index(1)
+                                .maximum_network_interfaces(2)
+                                .build(),
+                        )
+                        .network_cards(
+                            NetworkCardInfo::builder()
                                 .network_card_index(0)
                                 .maximum_network_interfaces(4)
                                 .baseline_bandwidth_in_gbps(3.125)
                                 .build(),
                         )
+                        .ena_support(aws_sdk_ec2::types::EnaSupport::Required)
                         .ipv4_addresses_per_interface(15)
                         .build(),
                 )
@@ -241,6 +272,8 @@ mod tests {
         assert_eq!(f.architectures, ["amd64"]);
         assert_eq!(f.vcpu, 8);
         assert_eq!(f.max_enis, 4, "the default card's limit wins");
+        assert_eq!(f.network_cards, Some(vec![4, 2]), "by card index");
+        assert_eq!(f.ena_support, Some(EnaSupport::Required));
         assert_eq!(f.ipv4_per_eni, 15);
         assert_eq!(f.network_bandwidth_mbps, Some(3125));
         assert_eq!(f.cpu_manufacturer.as_deref(), Some("amd"));

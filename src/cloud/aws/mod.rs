@@ -603,8 +603,9 @@ impl Compute for AwsCloud {
             CapacityReservationPreference, CapacityReservationTarget,
             LaunchTemplateCapacityReservationSpecificationRequest,
             LaunchTemplateIamInstanceProfileSpecificationRequest,
-            LaunchTemplateInstanceMarketOptionsRequest, LaunchTemplateTagSpecificationRequest,
-            MarketType, RequestLaunchTemplateData, ResourceType, TagSpecification,
+            LaunchTemplateInstanceMarketOptionsRequest, LaunchTemplatePlacementRequest,
+            LaunchTemplateTagSpecificationRequest, MarketType, RequestLaunchTemplateData,
+            ResourceType, TagSpecification, Tenancy,
         };
         let tag_spec = |r: ResourceType| {
             LaunchTemplateTagSpecificationRequest::builder()
@@ -636,7 +637,13 @@ impl Compute for AwsCloud {
                     .market_type(MarketType::from(m))
                     .build()
             });
+        // Every template says its tenancy, as Karpenter's do (`aws v1.14.1:
+        // pkg/providers/launchtemplate/types.go` `buildPlacement`).
+        let placement = LaunchTemplatePlacementRequest::builder()
+            .tenancy(Tenancy::from(t.tenancy.as_str()))
+            .build();
         let data = RequestLaunchTemplateData::builder()
+            .placement(placement)
             .set_capacity_reservation_specification(reservation)
             .set_instance_market_options(market)
             .image_id(&t.image_id)

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::cloud::reservations::Reservations;
 use crate::model::instance_type::{InstanceType, Offering, ON_DEMAND, RESERVED, SPOT};
 use crate::model::labels;
-use crate::model::nodepool::ApiGeneration;
+use crate::model::nodepool::{ApiGeneration, NetworkInterface};
 use crate::model::overhead::{self, AmiFamily, InstanceShape, NodeSettings};
 use crate::model::quantity::ONE;
 use crate::model::requirements::{Operator, Requirement, Requirements};
@@ -19,7 +19,7 @@ use crate::model::reservation::ReservedCapacity;
 
 use super::custom::RESERVED_PRICE_DIVISOR;
 use super::names::category_and_generation;
-use super::snapshot::{AwsSnapshot, InstanceFacts};
+use super::snapshot::{AwsSnapshot, EnaSupport, InstanceFacts};
 use super::{CatalogError, InstanceTypeContext, Result};
 
 // AWS well-known label keys not already named in `model::labels`.
@@ -151,9 +151,7 @@ pub(super) struct OfferingFacts<'a> {
 /// pkg/providers/instancetype/compatibility/compatibility.go`, since v1.12), the checks this tool
 /// can see:
 /// * "a1 instance types are not supported with al2023s";
-/// * the class's `networkInterfaces`: more EFA-only interfaces than the type has, or a device
-///   index on network card 0 beyond that card's interfaces. (Other cards: the snapshot only
-///   describes the default card, so an index there is taken as supported.)
+/// * the class's `networkInterfaces` ([`network_interfaces_fit`]).
 ///
 /// Nested virtualization, placement groups and connection tracking are not read. v1beta1 and
 /// v1alpha5 controllers (v0.37, v0.31) have no such check.
@@ -164,14 +162,65 @@ fn compatible_with_node_class(facts: &InstanceFacts, ctx: &InstanceTypeContext) 
     if ctx.family() == AmiFamily::Al2023 && facts.name.starts_with("a1.") {
         return false;
     }
-    let Some(nis) = ctx.network_interfaces else {
-        return true;
+    ctx.network_interfaces
+        .is_none_or(|nis| network_interfaces_fit(&facts.network(), nis))
+}
+
+/// What the `networkInterfaces` check reads of a type (from a snapshot or a custom catalog).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct NetworkFacts<'a> {
+    /// Each card's interface limit at its index; `None`: not recorded.
+    pub(super) cards: Option<&'a [i64]>,
+    /// The interfaces of card 0 (used when `cards` is not recorded).
+    pub(super) card_0_interfaces: i64,
+    /// `EfaInfo.MaximumEfaInterfaces`.
+    pub(super) efas: i64,
+    /// `EnaSupport`; `None`: not recorded.
+    pub(super) ena: Option<EnaSupport>,
+}
+
+impl InstanceFacts {
+    pub(super) fn network(&self) -> NetworkFacts<'_> {
+        NetworkFacts {
+            cards: self.network_cards.as_deref(),
+            card_0_interfaces: self.max_enis,
+            efas: self.efa_max_interfaces,
+            ena: self.ena_support,
+        }
+    }
+}
+
+/// `networkInterfaceCheck.compatibleCheck` (`compatibility.go`; tests `compatibility/suite_test.go`
+/// "NetworkInterfaceCompatibility"): the type can take the class's `networkInterfaces` unless
+/// (1) it does not support ENA, (2) an interface names a network card it does not have (or it
+/// has none), (3) a device index is not below its card's interface limit, or (5) the class has
+/// more EFA-only interfaces than the type's EFAs. (4), secondary IP counts, never refuses in
+/// v1.14.1: `amifamily.ResolveNetworkInterfaces` does not carry them to the check.
+///
+/// A catalog that does not record the cards (`InstanceFacts::network_cards`, catalogs written
+/// before it) checks device indices on card 0 only, against `max_enis`, and takes other cards as
+/// present; one that does not record ENA support skips (1). `Catalog::checks_network_interfaces`
+/// says so, and the offline plan warns.
+pub(super) fn network_interfaces_fit(facts: &NetworkFacts<'_>, nis: &[NetworkInterface]) -> bool {
+    if facts.ena == Some(EnaSupport::Unsupported) {
+        return false;
+    }
+    let cards_fit = match facts.cards {
+        Some(cards) => {
+            !cards.is_empty()
+                && nis.iter().all(|n| {
+                    usize::try_from(n.network_card_index)
+                        .ok()
+                        .and_then(|i| cards.get(i))
+                        .is_some_and(|max| n.device_index < *max)
+                })
+        }
+        None => !nis
+            .iter()
+            .any(|n| n.network_card_index == 0 && n.device_index >= facts.card_0_interfaces),
     };
     let efas = nis.iter().filter(|n| n.efa_only).count() as i64;
-    let beyond_card_0 = nis
-        .iter()
-        .any(|n| n.network_card_index == 0 && n.device_index >= facts.max_enis);
-    !beyond_card_0 && (efas == 0 || efas <= facts.efa_max_interfaces)
+    cards_fit && (efas == 0 || efas <= facts.efas)
 }
 
 pub(super) fn aws_instance_type(

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::model::instance_type::{InstanceType, Offering, Overhead, ON_DEMAND, RESERVED, SPOT};
 use crate::model::labels;
+use crate::model::nodepool::ApiGeneration;
 use crate::model::overhead::{self, AmiFamily};
 use crate::model::quantity::{parse_milli, QuantityError, ONE};
 use crate::model::requirements::{Operator, Requirement, Requirements};
@@ -17,8 +18,9 @@ use crate::model::reservation::{
 };
 use crate::model::resources::{Resources, PODS};
 
-use super::aws::{put, put_opt, reservation_requirements};
+use super::aws::{network_interfaces_fit, put, put_opt, reservation_requirements, NetworkFacts};
 use super::names::labels_from_name;
+use super::snapshot::EnaSupport;
 use super::{one_line, CatalogError, InstanceTypeContext, Result};
 
 /// The kubelet's default `maxPods`, for custom catalog entries that give no `pods` capacity.
@@ -43,6 +45,31 @@ pub(super) struct CustomType {
     /// Per offering: for a reserved one, what a node class's `capacityReservationSelectorTerms`
     /// match against (id, owner, tags, match criteria).
     pub(super) reservations: Vec<Option<Reservation>>,
+    /// `network`: what a node class's `networkInterfaces` is checked against; `None`: not
+    /// given (the check is skipped, and said, `Catalog::checks_network_interfaces`).
+    pub(super) network: Option<CustomNetwork>,
+}
+
+/// A custom entry's `network` (DescribeInstanceTypes' `NetworkInfo`, reduced).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct CustomNetwork {
+    /// `networkCards`: each card's `MaximumNetworkInterfaces`, at its index.
+    pub(super) cards: Vec<i64>,
+    /// `enaSupport`; `None`: not given (taken as supported).
+    pub(super) ena: Option<EnaSupport>,
+    /// `efaInterfaces`: `EfaInfo.MaximumEfaInterfaces` (default 0).
+    pub(super) efas: i64,
+}
+
+impl CustomNetwork {
+    fn facts(&self) -> NetworkFacts<'_> {
+        NetworkFacts {
+            cards: Some(&self.cards),
+            card_0_interfaces: self.cards.first().copied().unwrap_or(0),
+            efas: self.efas,
+            ena: self.ena,
+        }
+    }
 }
 
 /// Karpenter prices a reserved offering at the type's on-demand price divided by this: "free",
@@ -176,7 +203,7 @@ impl CustomCatalog {
                 }
                 // A reserved offering exists only for a reservation the node class selects
                 // (`status.capacityReservations` upstream, here resolved against the catalog).
-                let offerings: Vec<Offering> = t
+                let mut offerings: Vec<Offering> = t
                     .offerings
                     .iter()
                     .zip(&t.reservations)
@@ -197,6 +224,17 @@ impl CustomCatalog {
                         .and_then(|k| k.max_pods)
                         .unwrap_or(DEFAULT_CUSTOM_PODS);
                     capacity.set(PODS, pods * ONE);
+                }
+                // The provider's `networkInterfaces` check (v1 only, `aws.rs`
+                // `compatible_with_node_class`): a type that cannot take them keeps its
+                // offerings, all unavailable.
+                let v1 = ctx.generation.is_none_or(|g| g == ApiGeneration::V1);
+                if let (true, Some(nis), Some(network)) = (v1, ctx.network_interfaces, &t.network) {
+                    if !network_interfaces_fit(&network.facts(), nis) {
+                        for o in &mut offerings {
+                            o.available = false;
+                        }
+                    }
                 }
                 let overhead = match &t.overhead {
                     Some(total) => Overhead {
@@ -315,7 +353,14 @@ impl Parser<'_> {
         self.only_fields(
             path,
             map,
-            &["name", "capacity", "overhead", "labels", "offerings"],
+            &[
+                "name",
+                "capacity",
+                "overhead",
+                "labels",
+                "offerings",
+                "network",
+            ],
         )?;
         let name = self.string(&format!("{path}.name"), map.get("name"))?;
         let capacity = match map.get("capacity") {
@@ -357,7 +402,12 @@ impl Parser<'_> {
         }
         let (offerings, reservations) =
             self.offerings(&format!("{path}.offerings"), map.get("offerings"))?;
+        let network = match map.get("network") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(self.network(&format!("{path}.network"), v)?),
+        };
         Ok(CustomType {
+            network,
             name,
             capacity,
             overhead,
@@ -366,6 +416,47 @@ impl Parser<'_> {
             offerings,
             reservations,
         })
+    }
+
+    /// An entry's `network`: `networkCards` (required, a list of interface counts),
+    /// `enaSupport` (`unsupported` | `supported` | `required`), `efaInterfaces`.
+    fn network(&self, path: &str, value: &Value) -> Result<CustomNetwork> {
+        let map = self.object(path, value)?;
+        self.only_fields(path, map, &["networkCards", "enaSupport", "efaInterfaces"])?;
+        let count = |p: &str, v: &Value| {
+            v.as_i64().filter(|n| *n >= 0).ok_or_else(|| {
+                self.invalid(
+                    p,
+                    format!("expected a non-negative integer, got {}", kind(v)),
+                )
+            })
+        };
+        let cpath = format!("{path}.networkCards");
+        let cards = match map.get("networkCards") {
+            None | Some(Value::Null) => {
+                return Err(self.invalid(&cpath, "required field is missing"))
+            }
+            Some(Value::Array(list)) => list
+                .iter()
+                .enumerate()
+                .map(|(i, v)| count(&format!("{cpath}[{i}]"), v))
+                .collect::<Result<Vec<i64>>>()?,
+            Some(other) => {
+                return Err(self.invalid(&cpath, format!("expected a list, got {}", kind(other))))
+            }
+        };
+        let epath = format!("{path}.enaSupport");
+        let ena = match map.get("enaSupport") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(v.as_str().and_then(EnaSupport::parse).ok_or_else(|| {
+                self.invalid(&epath, "expected one of unsupported, supported, required")
+            })?),
+        };
+        let efas = match map.get("efaInterfaces") {
+            None | Some(Value::Null) => 0,
+            Some(v) => count(&format!("{path}.efaInterfaces"), v)?,
+        };
+        Ok(CustomNetwork { cards, ena, efas })
     }
 
     pub(super) fn resources(&self, path: &str, value: &Value) -> Result<Resources> {
@@ -716,6 +807,98 @@ instanceTypes:
         assert_eq!(names, vec!["m6g.large"]);
     }
 
+    /// An entry's optional `network` is what a v1 class's `networkInterfaces` is checked
+    /// against (`aws v1.14.1: compatibility.go`, as for the snapshot): a type that cannot take
+    /// them keeps its offerings, unavailable; an entry without `network` is not checked, and the
+    /// catalog says it cannot check (`checks_network_interfaces`).
+    #[test]
+    fn custom_network_facts_check_a_classs_network_interfaces() {
+        use crate::model::nodepool::NetworkInterface;
+        let text = r#"
+instanceTypes:
+- name: m6idn.32xlarge
+  capacity: {cpu: "128", memory: 512Gi}
+  network: {networkCards: [8, 8], enaSupport: required, efaInterfaces: 2}
+  offerings: [{zone: us-east-1a, capacityType: on-demand, price: 10.2}]
+- name: t2.micro
+  capacity: {cpu: "1", memory: 1Gi}
+  network: {networkCards: [2], enaSupport: unsupported}
+  offerings: [{zone: us-east-1a, capacityType: on-demand, price: 0.0116}]
+"#;
+        let catalog = Catalog::from_custom_text("catalog.yaml", text).unwrap();
+        assert!(catalog.checks_network_interfaces());
+        let available = |nis: &[NetworkInterface], generation| {
+            let mut ctx = InstanceTypeContext::new("anywhere", "AL2023");
+            ctx.network_interfaces = Some(nis);
+            ctx.generation = generation;
+            catalog
+                .instance_types(&ctx)
+                .unwrap()
+                .into_iter()
+                .filter(|t| t.offerings.iter().all(|o| o.available))
+                .map(|t| t.name)
+                .collect::<Vec<_>>()
+        };
+        let ni = |card, device, efa_only| NetworkInterface {
+            network_card_index: card,
+            device_index: device,
+            efa_only,
+        };
+        let v1 = Some(ApiGeneration::V1);
+        assert_eq!(
+            available(&[ni(0, 0, false)], v1),
+            ["m6idn.32xlarge"],
+            "no ENA"
+        );
+        assert_eq!(available(&[ni(1, 7, true)], v1), ["m6idn.32xlarge"]);
+        assert!(available(&[ni(2, 0, false)], v1).is_empty(), "no card 2");
+        assert!(
+            available(&[ni(0, 8, false)], v1).is_empty(),
+            "card 0 takes 8"
+        );
+        let efas = [
+            ni(0, 0, false),
+            ni(0, 1, true),
+            ni(1, 0, true),
+            ni(1, 1, true),
+        ];
+        assert!(available(&efas, v1).is_empty(), "3 EFA-only > 2");
+        assert_eq!(
+            available(&[ni(0, 0, false)], Some(ApiGeneration::V1Beta1)).len(),
+            2,
+            "v0.37 has no such check"
+        );
+
+        let without = Catalog::from_custom_text("catalog.yaml", SPEC_EXAMPLE).unwrap();
+        assert!(!without.checks_network_interfaces());
+        for (bad, why) in [
+            (
+                "{enaSupport: required}",
+                "network.networkCards: required field is missing",
+            ),
+            (
+                "{networkCards: [-1]}",
+                "network.networkCards[0]: expected a non-negative integer",
+            ),
+            (
+                "{networkCards: [1], enaSupport: maybe}",
+                "network.enaSupport: expected one of",
+            ),
+            (
+                "{networkCards: [1], cards: 2}",
+                "network.cards: unknown field",
+            ),
+        ] {
+            let text = format!(
+                "instanceTypes:\n- name: a.large\n  capacity: {{cpu: \"1\"}}\n  network: {bad}\n  offerings: [{{zone: z, capacityType: on-demand, price: 1}}]\n"
+            );
+            let err = Catalog::from_custom_text("catalog.yaml", &text)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(why), "{bad}: {err}");
+        }
+    }
+
     #[test]
     fn custom_catalog_as_json() {
         let json = r#"{"instanceTypes":[{"name":"n2-standard-4","capacity":{"cpu":"4","memory":"16Gi","pods":"110",
@@ -849,7 +1032,7 @@ instanceTypes:
             ),
             (
                 "instanceTypes:\n- name: a.large\n  capcity: {cpu: 1}\n",
-                "catalog.yaml: instanceTypes[0].capcity: unknown field (expected one of name, capacity, overhead, labels, offerings)",
+                "catalog.yaml: instanceTypes[0].capcity: unknown field (expected one of name, capacity, overhead, labels, offerings, network)",
             ),
             (
                 "instanceTypes:\n- name: a.large\n  capacity: {cpu: 1}\n  offerings: [{zone: z, capacityType: spot, price: -1}]\n",

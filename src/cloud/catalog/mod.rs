@@ -33,7 +33,7 @@ mod snapshot;
 
 pub use names::{arch_from_name, category_and_generation, labels_from_name};
 pub use snapshot::{
-    AcceleratorFacts, AwsSnapshot, GpuFacts, InstanceFacts, RegionFacts, PRICE_REGION,
+    AcceleratorFacts, AwsSnapshot, EnaSupport, GpuFacts, InstanceFacts, RegionFacts, PRICE_REGION,
     SNAPSHOT_SCHEMA_VERSION,
 };
 
@@ -343,6 +343,24 @@ impl Catalog {
                 .types
                 .iter()
                 .any(|t| t.offerings.iter().any(|o| o.reservation.is_some())),
+        }
+    }
+
+    /// Whether every instance type records what the provider's `networkInterfaces`
+    /// compatibility check reads beyond card 0 and EFAs — its network cards and ENA support
+    /// (`aws.rs` `network_interfaces_fit`). The embedded snapshot and a live catalog do; a
+    /// snapshot written before they were recorded, or a custom catalog (which records no
+    /// network facts, so a class's `networkInterfaces` checks nothing there), does not.
+    pub fn checks_network_interfaces(&self) -> bool {
+        match &*self.inner {
+            Source::Aws(snapshot) => snapshot
+                .instance_types
+                .iter()
+                .all(|t| t.network_cards.is_some() && t.ena_support.is_some()),
+            Source::Custom(custom) => custom
+                .types
+                .iter()
+                .all(|t| t.network.as_ref().is_some_and(|n| n.ena.is_some())),
         }
     }
 

@@ -60,6 +60,15 @@ pub struct InstanceFacts {
     /// `EfaInfo.MaximumEfaInterfaces` (0 without EFA).
     #[serde(default)]
     pub efa_max_interfaces: i64,
+    /// `NetworkInfo.NetworkCards[].MaximumNetworkInterfaces`, at each card's
+    /// `NetworkCardIndex` (EC2 numbers them 0..n-1). `None` in catalogs written before it was
+    /// recorded: the card-count and other-card checks of `networkInterfaces` are then skipped
+    /// (`aws.rs` `compatible_with_node_class`, said by `Catalog::checks_network_interfaces`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network_cards: Option<Vec<i64>>,
+    /// `NetworkInfo.EnaSupport`; `None`: not recorded (the ENA check is skipped).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ena_support: Option<EnaSupport>,
     /// The single GPU model, if exactly one.
     #[serde(default)]
     pub gpu: Option<GpuFacts>,
@@ -93,6 +102,30 @@ pub struct InstanceFacts {
     /// us-east-1 on-demand list price, USD/hour.
     #[serde(default)]
     pub on_demand_price_us_east1: Option<f64>,
+}
+
+/// `NetworkInfo.EnaSupport`: whether the type supports Elastic Network Adapter interfaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EnaSupport {
+    /// No ENA: the provider's `networkInterfaces` check refuses the type.
+    Unsupported,
+    /// ENA available.
+    Supported,
+    /// ENA required.
+    Required,
+}
+
+impl EnaSupport {
+    /// EC2's value (`unsupported`, `supported`, `required`); `None` for anything else.
+    pub fn parse(value: &str) -> Option<EnaSupport> {
+        match value {
+            "unsupported" => Some(EnaSupport::Unsupported),
+            "supported" => Some(EnaSupport::Supported),
+            "required" => Some(EnaSupport::Required),
+            _ => None,
+        }
+    }
 }
 
 /// A GPU model of an instance type.

@@ -669,6 +669,127 @@ fn network_interfaces_decide_efa_capacity_max_pods_and_availability() {
         .all(|o| !o.available));
 }
 
+/// `aws v1.14.1: pkg/providers/instancetype/compatibility/suite_test.go`
+/// "NetworkInterfaceCompatibility › should validate network interface compatibility with
+/// instance types", every Entry, on upstream's `makeNetworkInfo(cards, interfaces per card,
+/// EFAs)`; then what a catalog without the card and ENA facts can still check.
+#[test]
+fn network_interfaces_compatibility_matches_the_providers_table() {
+    use crate::model::nodepool::NetworkInterface;
+    let ni = |card: i64, device: i64, efa_only: bool| NetworkInterface {
+        network_card_index: card,
+        device_index: device,
+        efa_only,
+    };
+    let base = Catalog::embedded()
+        .unwrap()
+        .aws_snapshot()
+        .unwrap()
+        .instance_types
+        .iter()
+        .find(|t| t.name == "m5.large")
+        .unwrap()
+        .clone();
+    let info = |cards: usize, interfaces: i64, efas: i64, ena: EnaSupport| InstanceFacts {
+        network_cards: Some(vec![interfaces; cards]),
+        max_enis: interfaces,
+        efa_max_interfaces: efas,
+        ena_support: Some(ena),
+        ..base.clone()
+    };
+    let ena = EnaSupport::Supported;
+    let cases: [(&str, Vec<NetworkInterface>, InstanceFacts, bool); 7] = [
+        (
+            "compatible instance with EFA support and single EFA interface",
+            vec![ni(0, 0, false), ni(0, 1, true)],
+            info(1, 2, 1, ena),
+            true,
+        ),
+        (
+            "compatible instance with EFA support and multiple EFA interfaces",
+            vec![ni(0, 0, false), ni(0, 1, true), ni(1, 0, true)],
+            info(2, 2, 2, ena),
+            true,
+        ),
+        (
+            "EFA interfaces exceed maximum supported",
+            vec![ni(0, 0, false), ni(0, 1, true), ni(1, 0, true)],
+            info(2, 2, 1, ena),
+            false,
+        ),
+        (
+            "instance does not support with EFA",
+            vec![ni(0, 0, false), ni(0, 1, true)],
+            info(1, 4, 0, ena),
+            false,
+        ),
+        (
+            "instance does not support with ENA",
+            vec![ni(0, 0, false)],
+            info(1, 4, 0, EnaSupport::Unsupported),
+            false,
+        ),
+        (
+            "network card index exceeds available cards",
+            vec![ni(1, 0, false)],
+            info(1, 4, 0, ena),
+            false,
+        ),
+        (
+            "device index exceeds maximum ENIs",
+            vec![ni(0, 5, false)],
+            info(1, 4, 0, ena),
+            false,
+        ),
+    ];
+    for (entry, nis, facts, want) in &cases {
+        assert_eq!(
+            network_interfaces_fit(&facts.network(), nis),
+            *want,
+            "{entry}"
+        );
+    }
+    // A type with no network card takes no interface (`NetworkCards` empty).
+    assert!(!network_interfaces_fit(
+        &info(0, 4, 0, ena).network(),
+        &[ni(0, 0, false)]
+    ));
+    // An index on card 1 is checked against card 1's own limit.
+    let mut uneven = info(2, 8, 0, ena);
+    uneven.network_cards = Some(vec![8, 2]);
+    assert!(network_interfaces_fit(
+        &uneven.network(),
+        &[ni(1, 1, false)]
+    ));
+    assert!(!network_interfaces_fit(
+        &uneven.network(),
+        &[ni(1, 2, false)]
+    ));
+
+    // Without the card and ENA facts (a catalog written before them): card 0 against
+    // `max_enis` and the EFAs only; the rest is taken as fitting, and the catalog says so.
+    let unknown = |facts: &InstanceFacts| InstanceFacts {
+        network_cards: None,
+        ena_support: None,
+        ..facts.clone()
+    };
+    let skipped = [4, 5]; // ENA support, the card count
+    for (i, (entry, nis, facts, want)) in cases.iter().enumerate() {
+        let got = network_interfaces_fit(&unknown(facts).network(), nis);
+        if skipped.contains(&i) {
+            assert!(got, "{entry}: not checkable, taken as fitting");
+        } else {
+            assert_eq!(got, *want, "{entry}");
+        }
+    }
+    assert!(Catalog::embedded().unwrap().checks_network_interfaces());
+    let mut old = Catalog::embedded().unwrap().aws_snapshot().unwrap().clone();
+    old.instance_types[0].network_cards = None;
+    assert!(!Catalog::from_snapshot(old)
+        .unwrap()
+        .checks_network_interfaces());
+}
+
 /// Reservations read live become reserved offerings of the embedded/live AWS types, as
 /// `aws v1.14.1: pkg/providers/instancetype/offering/reserved_capacity_resolver.go`
 /// `ResolveOfferings` and `types.go` `computeRequirements` build them: price = on-demand /

@@ -60,6 +60,9 @@ pub struct Replacement {
     /// Its type's labels, written on its Node once Ready (as Karpenter copies them from the
     /// NodeClaim); empty for one adopted from a record, whose labels come from the catalog.
     pub node_labels: BTreeMap<String, String>,
+    /// Its NodeClaim's annotations (the pool's template annotations), written on its Node with
+    /// the labels, as Karpenter's registration copies them.
+    pub node_annotations: BTreeMap<String, String>,
 }
 
 /// How a node's replacement ended.

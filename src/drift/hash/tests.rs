@@ -248,6 +248,43 @@ fn nodepool_v3_matches_a_real_eks_auto_mode_cluster() {
     );
 }
 
+/// `core v1.14.1: pkg/apis/v1/nodepool.go` `Hash()` hashes the whole `spec.template`, its
+/// `metadata.annotations` included (`nodeclaim/disruption/drift_test.go` "NodePool Static Drift ›
+/// should detect drift on changes to the static fields", the Annotations entry): adding,
+/// changing or removing a template annotation changes the hash; the order of the keys does not.
+#[test]
+fn template_annotations_are_in_the_nodepool_hash() {
+    let with = |annotations: Value| {
+        let spec = json!({
+            "template": {
+                "metadata": {"annotations": annotations, "labels": {"keyLabel": "valueLabel"}},
+                "spec": {
+                    "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                    "requirements": []
+                }
+            }
+        });
+        node_pool_hash(&pool(spec), "v3").unwrap()
+    };
+    let base = with(json!({"keyAnnotation": "valueAnnotation"}));
+    assert_eq!(
+        base,
+        with(json!({"keyAnnotation": "valueAnnotation"})),
+        "stable"
+    );
+    for changed in [
+        json!({"keyAnnotation": "valueAnnotation", "keyAnnotation2": "valueAnnotation2"}),
+        json!({"keyAnnotation": "other"}),
+        json!({}),
+    ] {
+        assert_ne!(with(changed.clone()), base, "{changed}");
+    }
+    assert_eq!(
+        with(json!({"b": "2", "a": "1"})),
+        with(json!({"a": "1", "b": "2"}))
+    );
+}
+
 #[test]
 fn unknown_versions_and_generations_are_refused_with_a_reason() {
     let p = pool(json!({"template": {}}));

@@ -227,3 +227,22 @@ fn every_form_of_toleration_is_honoured() {
         4
     );
 }
+
+/// "Annotations › should annotate nodes" (`core v1.14.1: pkg/controllers/provisioning/
+/// suite_test.go`): the template's annotations are the NodeClaim's (`nodeclaimtemplate.go`,
+/// `NodePool.Spec.Template.ToNodeClaim`), which registration copies onto the Node
+/// (`nodeclaim/lifecycle/registration.go` `syncNode`).
+#[test]
+fn template_annotations_annotate_the_nodeclaim() {
+    let mut pool = node_pool("default");
+    pool.template_annotations
+        .insert(crate::model::labels::DO_NOT_DISRUPT.into(), "true".into());
+    let claim = plan_one(&input(
+        vec![PodBuilder::new("p").build()],
+        vec![pool_input(pool, default_types())],
+    ));
+    assert_eq!(
+        claim.annotations.get(crate::model::labels::DO_NOT_DISRUPT),
+        Some(&"true".to_string())
+    );
+}

@@ -32,6 +32,14 @@ pub enum Assumption {
         /// The pools.
         pools: Vec<String>,
     },
+    /// A v1 node class setting `networkInterfaces`, with a catalog that does not record every
+    /// type's network cards and ENA support: those parts of the provider's compatibility check
+    /// are skipped, the types taken as able to run the class (`cloud::catalog`
+    /// `network_interfaces_fit`).
+    NetworkInterfacesUnchecked {
+        /// The class.
+        class: String,
+    },
 }
 
 impl Assumption {
@@ -65,6 +73,13 @@ impl fmt::Display for Assumption {
                  no reserved capacity is planned (a --catalog with reserved offerings and their \
                  instance counts plans it)"
             ),
+            Assumption::NetworkInterfacesUnchecked { class } => write!(
+                f,
+                "node class {class} sets networkInterfaces but the catalog does not record every \
+                 instance type's network cards and ENA support: the types are taken as able to \
+                 run them (Karpenter leaves a type whose cards, device indices or ENA support do \
+                 not fit unavailable; the embedded and live catalogs record them)"
+            ),
             Assumption::ReadyAssumed { pools } => write!(
                 f,
                 "NodePool {} has no Ready status condition: taken as Ready (Karpenter launches \
@@ -95,7 +110,12 @@ pub fn reservation_classes(manifests: &Manifests) -> Vec<String> {
 /// The assumptions an offline plan of `manifests` makes, given whether the catalog has spot
 /// prices and declares capacity reservations. Only the pools and classes the plan may use are
 /// looked at.
-pub fn offline(manifests: &Manifests, spot_prices: bool, reservations: bool) -> Vec<Assumption> {
+pub fn offline(
+    manifests: &Manifests,
+    spot_prices: bool,
+    reservations: bool,
+    network_checks: bool,
+) -> Vec<Assumption> {
     let mut out = Vec::new();
     let mut classes: Vec<&str> = Vec::new();
     for pool in &manifests.node_pools {
@@ -111,6 +131,19 @@ pub fn offline(manifests: &Manifests, spot_prices: bool, reservations: bool) -> 
                 class: class.name.clone(),
             });
         }
+    }
+    if !network_checks {
+        out.extend(
+            manifests
+                .node_classes
+                .iter()
+                .filter(|c| classes.contains(&c.name.as_str()))
+                .filter(|c| c.generation == Some(ApiGeneration::V1))
+                .filter(|c| c.network_interfaces().is_some())
+                .map(|c| Assumption::NetworkInterfacesUnchecked {
+                    class: c.name.clone(),
+                }),
+        );
     }
     if !reservations {
         out.extend(
@@ -180,7 +213,7 @@ spec:
     fn zones_and_spot_prices_are_said_when_they_change_the_plan() {
         let m = crate::api::load_str("in.yaml", &POOL.replace("CT", "spot")).unwrap();
         assert_eq!(
-            offline(&m, false, false),
+            offline(&m, false, false, true),
             [
                 Assumption::ZonesUnknown {
                     class: "default".into()
@@ -190,22 +223,22 @@ spec:
                 }
             ]
         );
-        assert_eq!(offline(&m, true, false).len(), 1);
+        assert_eq!(offline(&m, true, false, true).len(), 1);
         let on_demand = crate::api::load_str("in.yaml", &POOL.replace("CT", "on-demand")).unwrap();
-        assert_eq!(offline(&on_demand, false, false).len(), 1);
+        assert_eq!(offline(&on_demand, false, false, true).len(), 1);
         let subnets = format!(
             "{}status:\n  subnets: [{{id: subnet-1, zone: us-east-1a}}]\n",
             POOL.replace("CT", "on-demand")
         );
         let known = crate::api::load_str("in.yaml", &subnets).unwrap();
-        assert!(offline(&known, false, false).is_empty());
+        assert!(offline(&known, false, false, true).is_empty());
         let selecting = format!(
             "{}  capacityReservationSelectorTerms: [{{id: cr-0a1}}]\n",
             POOL.replace("CT", "on-demand")
         );
         let selecting = crate::api::load_str("in.yaml", &selecting).unwrap();
         assert_eq!(
-            offline(&selecting, false, false),
+            offline(&selecting, false, false, true),
             [
                 Assumption::ZonesUnknown {
                     class: "default".into()
@@ -216,7 +249,7 @@ spec:
             ]
         );
         assert_eq!(
-            offline(&selecting, false, true).len(),
+            offline(&selecting, false, true, true).len(),
             1,
             "the catalog declares them"
         );
@@ -231,7 +264,7 @@ spec:
             "",
         );
         let m = crate::api::load_str("in.yaml", &no_status).unwrap();
-        let said = offline(&m, true, false);
+        let said = offline(&m, true, false, true);
         assert_eq!(
             said[1],
             Assumption::ReadyAssumed {
@@ -244,6 +277,32 @@ spec:
         let class_not_ready =
             format!("{no_status}status:\n  conditions: [{{type: Ready, status: \"False\"}}]\n");
         let m = crate::api::load_str("in.yaml", &class_not_ready).unwrap();
-        assert_eq!(offline(&m, true, false).len(), 1, "zones only");
+        assert_eq!(offline(&m, true, false, true).len(), 1, "zones only");
+    }
+
+    /// A class setting `networkInterfaces`, planned with a catalog that lacks the network-card
+    /// and ENA facts (`Catalog::checks_network_interfaces`): the skipped check is said.
+    #[test]
+    fn unchecked_network_interfaces_are_said() {
+        let text = format!(
+            "{}  networkInterfaces:\n  - {{networkCardIndex: 1, deviceIndex: 0, interfaceType: interface}}\n",
+            POOL.replace("CT", "on-demand")
+        );
+        let m = crate::api::load_str("in.yaml", &text).unwrap();
+        assert_eq!(offline(&m, true, true, true).len(), 1, "zones only");
+        let said = offline(&m, true, true, false);
+        assert_eq!(
+            said[1],
+            Assumption::NetworkInterfacesUnchecked {
+                class: "default".into()
+            }
+        );
+        assert!(said[1].said_by_default());
+        let plain = crate::api::load_str("in.yaml", &POOL.replace("CT", "on-demand")).unwrap();
+        assert_eq!(
+            offline(&plain, true, true, false).len(),
+            1,
+            "no networkInterfaces"
+        );
     }
 }

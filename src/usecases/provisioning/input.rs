@@ -20,7 +20,7 @@ use crate::model::pod::Pod;
 use crate::model::requirements::Requirements;
 use crate::model::resources::Resources;
 use crate::scheduling::{
-    apply_overlays, ExistingNode, ExistingPlacement, Input, Options, PoolInput,
+    apply_overlays, overlay_conflicts, ExistingNode, ExistingPlacement, Input, Options, PoolInput,
 };
 
 /// Builds the solver input: the pools `selection` names (all when it names none), sized by
@@ -72,12 +72,25 @@ pub fn build_input(
         .filter(|p| selection.nodepools.is_empty() || selection.nodepools.contains(&p.name))
         .map(|p| (p, class_of(manifests, p)))
         .collect();
-    // Types without a price take a NodeOverlay's, as the AWS provider's offerings do.
-    sizing.overlay_prices = crate::model::overlay::provider_prices(&manifests.node_overlays);
-    sizing.expect(&selected);
-    let mut pools = Vec::with_capacity(selected.len());
-    for (pool, class) in selected {
-        pools.push((pool.clone(), sizing.instance_types(pool, class)?));
+    // Types without a price take a NodeOverlay's, as the AWS provider's offerings do — but
+    // never a conflicting overlay's (`GetOverlayPrice` reads validated overlays only, and the
+    // conflict check sees every type, priced or not): when one would give a price, the pools
+    // are sized again without it.
+    let overlays = &manifests.node_overlays;
+    sizing.overlay_prices = crate::model::overlay::provider_prices(overlays);
+    let mut pools = sizing.size_all(&selected)?;
+    let conflicts = overlay_conflicts(&pools, overlays);
+    if !conflicts.is_empty() {
+        let valid: Vec<_> = overlays
+            .iter()
+            .filter(|o| !conflicts.contains(&o.name))
+            .cloned()
+            .collect();
+        let prices = crate::model::overlay::provider_prices(&valid);
+        if prices != sizing.overlay_prices {
+            sizing.overlay_prices = prices;
+            pools = sizing.size_all(&selected)?;
+        }
     }
     let mut input = assemble(
         manifests,
@@ -514,6 +527,19 @@ impl<'c> CatalogSizing<'c> {
         }
     }
 
+    /// Each of `selected` with its instance types.
+    fn size_all(
+        &mut self,
+        selected: &[(&NodePool, Option<&NodeClass>)],
+    ) -> Result<Vec<(NodePool, Vec<InstanceType>)>, CatalogError> {
+        self.expect(selected);
+        let mut pools = Vec::with_capacity(selected.len());
+        for (pool, class) in selected {
+            pools.push(((*pool).clone(), self.instance_types(pool, *class)?));
+        }
+        Ok(pools)
+    }
+
     /// Counts the users of each shareable sizing among the pools about to be sized.
     fn expect(&mut self, pools: &[(&NodePool, Option<&NodeClass>)]) {
         for (pool, class) in pools {
@@ -763,6 +789,51 @@ mod tests {
         assert_eq!(with.node_claims[0].launch.price, 98.32);
     }
 
+    /// A conflicting overlay prices nothing, unpriced types included: upstream's conflict check
+    /// (`core v1.14.1: pkg/controllers/nodeoverlay/controller.go`, suite_test.go "should fail
+    /// with conflicting pricing updates overlays with overlapping requirements") marks the
+    /// lighter-ordered of two equal-weight overlays on one type `ValidationSucceeded=False`,
+    /// and the AWS provider prices unpriced types only from validated overlays (`aws v1.14.1:
+    /// pkg/providers/instancetype/offering/offering.go` `GetOverlayPrice`). Here `b` (weight
+    /// 10) wins over `a` (weight 10, earlier by name) on r9g.medium, so `a` also gives
+    /// r9g.large (no price in the snapshot) no price, and a pool of r9g.large leaves the pod
+    /// pending. With different weights ("… mutually exclusive weights") nothing conflicts and
+    /// `a` prices r9g.large.
+    #[test]
+    fn a_conflicting_overlay_prices_no_unpriced_type() {
+        let pool = pool_of("r9g.large");
+        let overlay = |name: &str, weight: u32, price: &str, types: &str| {
+            format!("---\napiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {{name: {name}}}\nspec:\n  weight: {weight}\n  price: \"{price}\"\n  requirements: [{{key: node.kubernetes.io/instance-type, operator: In, values: [{types}]}}]\n")
+        };
+        let conflicting = format!(
+            "{}{}",
+            overlay("a", 10, "1.5", "r9g.medium, r9g.large"),
+            overlay("b", 10, "2", "r9g.medium")
+        );
+        let mut both = pool_of("r9g.medium, r9g.large");
+        both.push_str(&format!("{V1_CLASS}{POD}{conflicting}"));
+        let plan = offline_plan(both);
+        assert_eq!(plan.node_claims.len(), 1, "{:?}", plan.unschedulable);
+        assert_eq!(
+            (
+                plan.node_claims[0].launch.instance_type.as_str(),
+                plan.node_claims[0].launch.price
+            ),
+            ("r9g.medium", 2.0),
+            "b prices r9g.medium; a (in conflict) prices nothing"
+        );
+        let plan = offline_plan(format!("{pool}{V1_CLASS}{POD}{conflicting}"));
+        assert!(plan.node_claims.is_empty(), "{:?}", plan.node_claims);
+        let exclusive = format!(
+            "{}{}",
+            overlay("a", 10, "1.5", "r9g.medium, r9g.large"),
+            overlay("b", 20, "2", "r9g.medium")
+        );
+        let plan = offline_plan(format!("{pool}{V1_CLASS}{POD}{exclusive}"));
+        assert_eq!(plan.node_claims.len(), 1, "{:?}", plan.unschedulable);
+        assert_eq!(plan.node_claims[0].launch.price, 1.5);
+    }
+
     /// An EC2NodeClass's `spec.networkInterfaces` reaches the sizing: 3 EFA-only interfaces are
     /// more than m6idn.32xlarge has (2), so a pool of it leaves the pod pending
     /// (`compatibility.go`; catalog test `network_interfaces_decide_efa_capacity_max_pods_and_availability`).
@@ -784,6 +855,34 @@ mod tests {
         );
         let with = offline_plan(format!("{pool}{class}{POD}"));
         assert!(with.node_claims.is_empty(), "{:?}", with.node_claims);
+        // The checks the snapshot's card and ENA facts allow (`compatibility.go` (1), (2)):
+        // m6idn.32xlarge has 2 network cards, so an interface on card 2 does not fit; t2.micro
+        // has no ENA, so any `networkInterfaces` leaves it out.
+        let card_2 = "  networkInterfaces:\n  - {networkCardIndex: 0, deviceIndex: 0, interfaceType: interface}\n  - {networkCardIndex: 2, deviceIndex: 0, interfaceType: interface}\n";
+        let on_card_2 = offline_plan(format!("{pool}{V1_CLASS}{card_2}{POD}"));
+        assert!(
+            on_card_2.node_claims.is_empty(),
+            "{:?}",
+            on_card_2.node_claims
+        );
+        let card_1 = card_2.replace("networkCardIndex: 2", "networkCardIndex: 1");
+        let on_card_1 = offline_plan(format!("{pool}{V1_CLASS}{card_1}{POD}"));
+        assert_eq!(
+            on_card_1.node_claims.len(),
+            1,
+            "{:?}",
+            on_card_1.unschedulable
+        );
+        let one = "  networkInterfaces:\n  - {networkCardIndex: 0, deviceIndex: 0, interfaceType: interface}\n";
+        let t2 = pool_of("t2.micro");
+        assert_eq!(
+            offline_plan(format!("{t2}{V1_CLASS}{POD}"))
+                .node_claims
+                .len(),
+            1
+        );
+        let no_ena = offline_plan(format!("{t2}{V1_CLASS}{one}{POD}"));
+        assert!(no_ena.node_claims.is_empty(), "{:?}", no_ena.node_claims);
     }
 
     /// v1beta1 (v0.37) and v1alpha5 (v0.31) schedule with any pool: `provisioner.go` there has

@@ -158,6 +158,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                             .find(|t| t.name == i.instance_type)
                             .map(aws_type_labels)
                             .unwrap_or_default(),
+                        node_annotations: claim.annotations.clone(),
                         instance_id: i.id,
                         instance_type: i.instance_type,
                         zone: i.zone,

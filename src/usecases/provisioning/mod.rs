@@ -77,6 +77,10 @@ pub struct Launch {
     /// The launched type's labels (`karpenter.k8s.aws/instance-*`, …), written on the Node once
     /// it registers, as Karpenter's controller copies them from the NodeClaim.
     pub node_labels: BTreeMap<String, String>,
+    /// The NodeClaim's annotations (its pool's `spec.template.metadata.annotations`), written
+    /// on the Node with the labels, as Karpenter's registration copies the NodeClaim's
+    /// (`core v1.14.1: pkg/controllers/nodeclaim/lifecycle/registration.go` `syncNode`).
+    pub node_annotations: BTreeMap<String, String>,
 }
 
 /// A NodeClaim that could not be launched.

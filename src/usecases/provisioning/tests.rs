@@ -363,6 +363,47 @@ fn wait_ends_when_the_node_is_ready_and_the_pods_bound_and_labels_the_node() {
     assert_eq!(labels["karpenter.k8s.aws/instance-family"], "c6a");
 }
 
+/// "Annotations › should annotate nodes" (`core v1.14.1: pkg/controllers/provisioning/
+/// suite_test.go`) live: the pool's template annotation is on the planned NodeClaim and, once the
+/// node registers, on the Node — with the labels, in the one patch (`nodeclaim/lifecycle/
+/// registration_test.go` "should sync the annotations to the Node when the Node comes online").
+#[test]
+fn the_templates_annotations_reach_the_launched_node() {
+    let world = World::new();
+    world.cluster.put(crate::usecases::testing::node_pool(
+        "default",
+        json!({"template": {
+            "metadata": {"labels": {"team": "a"},
+                "annotations": {"karpenter.sh/do-not-disrupt": "true"}},
+            "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                "name": "default"},
+                "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In",
+                    "values": ["on-demand"]}]}}}),
+    ));
+    world.kubelet(Duration::from_secs(20));
+    world.scheduler();
+    world.pending("a", "1");
+    let mut live = world.live();
+    let (round, launches) = provision(&mut live, &mut |_| {});
+    assert_eq!(
+        round.plan.node_claims[0].annotations,
+        BTreeMap::from([(
+            "karpenter.sh/do-not-disrupt".to_string(),
+            "true".to_string()
+        )])
+    );
+    live.wait(&launches.launched, Duration::from_secs(600), &mut |_| {})
+        .unwrap();
+    let node = node_name(&launches.launched[0].instance_id);
+    assert_eq!(
+        world.cluster.writes(),
+        [format!("PATCH /api/v1/nodes/{node}")]
+    );
+    let meta = &world.cluster.get("v1", "Node", None, &node).unwrap()["metadata"];
+    assert_eq!(meta["annotations"]["karpenter.sh/do-not-disrupt"], "true");
+    assert_eq!(meta["labels"]["karpenter.sh/registered"], "true");
+}
+
 #[test]
 fn wait_gives_up_at_the_timeout_and_the_instance_stays() {
     let world = World::new();

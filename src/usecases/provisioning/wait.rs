@@ -51,7 +51,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             for (id, name) in &ready {
                 if initialized.insert(name.clone()) {
                     if let Some(l) = launched.iter().find(|l| &l.instance_id == id) {
-                        self.label_registered(name, &l.node_labels)?;
+                        self.label_registered(name, &l.node_labels, &l.node_annotations)?;
                     }
                 }
             }

@@ -201,7 +201,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         for (id, name) in ready {
             if let Some(i) = awaiting.iter().position(|l| l.instance_id == id) {
                 // Dropped once labelled: a label that failed is tried again at the next check.
-                self.label_registered(&name, &awaiting[i].node_labels)?;
+                let l = &awaiting[i];
+                self.label_registered(&name, &l.node_labels, &l.node_annotations)?;
                 awaiting.remove(i);
             }
         }

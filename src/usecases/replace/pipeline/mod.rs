@@ -554,6 +554,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                         node_pool: pool.name.clone(),
                         instance_id: id.clone(),
                         node_labels: BTreeMap::new(),
+                        node_annotations: pool.template_annotations.clone(),
                     })
                     .collect();
                 self.events.emit(Event::node(
@@ -793,7 +794,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                             } else {
                                 r.node_labels.clone()
                             };
-                            self.live.label_registered(&n.name, &labels)?;
+                            self.live
+                                .label_registered(&n.name, &labels, &r.node_annotations)?;
                             self.events.emit(Event::node(
                                 &job.node.name,
                                 NodeStep::ReplacementReady {
@@ -926,6 +928,7 @@ fn replacement(l: &Launch) -> Replacement {
         node_pool: l.node_pool.clone(),
         instance_id: l.instance_id.clone(),
         node_labels: l.node_labels.clone(),
+        node_annotations: l.node_annotations.clone(),
     }
 }
 
