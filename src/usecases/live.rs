@@ -24,6 +24,7 @@ use crate::model::instance_type::InstanceType;
 use crate::model::labels;
 use crate::model::node::Node;
 use crate::model::nodepool::{NodeClass, NodePool};
+use crate::model::reservation::RESERVATION_LABELS;
 
 /// A live run's environment (see the module documentation).
 pub struct Live<'a, C, P, K: ?Sized> {
@@ -276,14 +277,7 @@ pub fn aws_type_labels(t: &InstanceType) -> BTreeMap<String, String> {
         .single_value_labels()
         .into_iter()
         .filter(|(k, _)| labels::AWS_WELL_KNOWN.contains(&k.as_str()))
-        .filter(|(k, _)| {
-            ![
-                labels::CAPACITY_RESERVATION_ID,
-                labels::CAPACITY_RESERVATION_TYPE,
-                labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
-            ]
-            .contains(&k.as_str())
-        })
+        .filter(|(k, _)| !RESERVATION_LABELS.contains(&k.as_str()))
         .collect()
 }
 
