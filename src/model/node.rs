@@ -29,8 +29,14 @@ pub struct Node {
     pub provider_id: Option<String>,
     /// `Ready=True`.
     pub ready: bool,
-    /// Karpenter's `karpenter.sh/initialized=true` label, or true for unmanaged nodes.
+    /// Karpenter's `karpenter.sh/initialized=true` label, or true for nodes no pool owns. What
+    /// Karpenter's simulations rely on is [`Node::counts_as_initialized`].
     pub initialized: bool,
+    /// No NodeClaim (or Machine) stands for the node: it is not Karpenter's (`StateNode.Managed()`
+    /// false) — a node this tool launched, or one no pool owns. Set where nodes are read with
+    /// their NodeClaims ([`mark_claimless`], from `api::Manifests`); `false` for a node built
+    /// from a NodeClaim.
+    pub claimless: bool,
     /// `metadata.deletionTimestamp` is set.
     pub deleting: bool,
     /// RFC 3339 creation time.
@@ -44,6 +50,15 @@ impl Node {
             .as_deref()
             .and_then(|p| p.rsplit('/').next())
             .filter(|s| s.starts_with("i-"))
+    }
+
+    /// `StateNode.Initialized()` (core v1.14.1: `pkg/controllers/state/statenode.go`): a node
+    /// no NodeClaim stands for is not managed, so initialized; a managed one once labelled
+    /// `karpenter.sh/initialized=true`. Disruption's simulations use it (a pod is never moved
+    /// onto a node that is not initialized); `provision`, which brings up the nodes it launched
+    /// itself, reads [`Node::initialized`] (their pool's startup taints until it labels them).
+    pub fn counts_as_initialized(&self) -> bool {
+        self.initialized || self.claimless
     }
 
     /// The taints scheduling holds against pods (`StateNode.Taints`): all of them on an
@@ -69,5 +84,79 @@ impl Node {
             .get(super::labels::NODEPOOL)
             .or_else(|| self.labels.get(super::labels::PROVISIONER_NAME))
             .map(String::as_str)
+    }
+}
+
+/// Marks the `nodes` no NodeClaim of `claims` stands for ([`Node::claimless`]): a NodeClaim
+/// stands for the node its `status.nodeName` names or whose provider id it has, as Karpenter's
+/// cluster state pairs them (by provider id).
+pub fn mark_claimless(nodes: &mut [Node], claims: &[super::nodeclaim::NodeClaim]) {
+    let names: std::collections::HashSet<&str> = claims
+        .iter()
+        .filter_map(|c| c.node_name.as_deref())
+        .collect();
+    let ids: std::collections::HashSet<&str> = claims
+        .iter()
+        .filter_map(|c| c.provider_id.as_deref())
+        .collect();
+    for n in nodes {
+        n.claimless = !names.contains(n.name.as_str())
+            && !n.provider_id.as_deref().is_some_and(|p| ids.contains(p));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::nodeclaim::NodeClaim;
+
+    fn node(name: &str, id: &str, initialized: bool) -> Node {
+        Node {
+            name: name.into(),
+            provider_id: Some(format!("aws:///us-east-1a/{id}")),
+            initialized,
+            ..Node::default()
+        }
+    }
+
+    /// `statenode.go` `Initialized()`/`Managed()`: a node without a NodeClaim counts as
+    /// initialized whatever its labels say; one with a NodeClaim once labelled (found by name
+    /// or by provider id).
+    #[test]
+    fn a_node_without_a_nodeclaim_counts_as_initialized() {
+        let mut nodes = vec![
+            node("by-name", "i-1", false),
+            node("by-id", "i-2", false),
+            node("launched", "i-3", false),
+            node("labelled", "i-4", true),
+        ];
+        let claims = vec![
+            NodeClaim {
+                name: "a".into(),
+                node_name: Some("by-name".into()),
+                ..NodeClaim::default()
+            },
+            NodeClaim {
+                name: "b".into(),
+                provider_id: Some("aws:///us-east-1a/i-2".into()),
+                ..NodeClaim::default()
+            },
+            NodeClaim {
+                name: "c".into(),
+                node_name: Some("labelled".into()),
+                ..NodeClaim::default()
+            },
+        ];
+        mark_claimless(&mut nodes, &claims);
+        let seen: Vec<(bool, bool)> = nodes
+            .iter()
+            .map(|n| (n.claimless, n.counts_as_initialized()))
+            .collect();
+        assert_eq!(
+            seen,
+            [(false, false), (false, false), (true, true), (false, true)]
+        );
+        // The label fact is kept: `provision` reads it for the nodes it launched.
+        assert!(!nodes[2].initialized);
     }
 }

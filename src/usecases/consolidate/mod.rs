@@ -169,15 +169,10 @@ pub fn build_input(
                 .get(e.node.name.as_str())
                 .or_else(|| e.node.provider_id.as_deref().and_then(|p| by_node.get(p)))
                 .map(|c| claim_facts(c, &e.node));
-            let mut node = e.node;
-            // Without a NodeClaim the node is not Karpenter's, so initialized
-            // (`pkg/controllers/state/statenode.go` `Initialized()`/`Managed()`): pods may move
-            // onto a node `provision` launched, which no controller ever labels.
-            node.initialized |= claim.is_none();
             NodeInput {
                 claim,
                 pods: e.pods.into_iter().map(bound_pod).collect(),
-                node,
+                node: e.node,
                 nominated: false,
             }
         })
