@@ -203,6 +203,33 @@ impl World {
         node_name(&instance.id)
     }
 
+    /// A Ready, initialized node of pool `default` and `instance_type` with its v1 NodeClaim
+    /// (initialized an hour before the clock's start), running `pods` pods of 1 CPU; its name.
+    pub fn managed_node(&self, instance_type: &str, pods: &[&str]) -> String {
+        let name = self.registered_node("default", instance_type);
+        let earlier = crate::model::time::format_rfc3339(START - 3600);
+        self.cluster.update("v1", "Node", None, &name, |n| {
+            n["metadata"]["labels"]["karpenter.sh/initialized"] = json!("true");
+            n["metadata"]["labels"]["karpenter.sh/registered"] = json!("true");
+            n["metadata"]["creationTimestamp"] = json!(earlier);
+        });
+        let node = self.cluster.get("v1", "Node", None, &name).unwrap();
+        self.cluster.put(json!({
+            "apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+            "metadata": {"name": format!("claim-{name}"), "creationTimestamp": earlier,
+                "labels": {"karpenter.sh/nodepool": "default"}},
+            "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                "name": "default"}, "requirements": []},
+            "status": {"nodeName": name, "providerID": node["spec"]["providerID"],
+                "conditions": [{"type": "Initialized", "status": "True",
+                    "lastTransitionTime": earlier}]}
+        }));
+        for pod in pods {
+            put_bound(&self.cluster, pod, &name);
+        }
+        name
+    }
+
     /// The Nodes, by name.
     pub fn nodes(&self) -> Vec<Value> {
         self.cluster.list("v1", "Node")

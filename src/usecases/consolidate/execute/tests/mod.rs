@@ -52,31 +52,9 @@ fn world(replicas: usize, budgets: Value) -> World {
     world
 }
 
-/// A Ready, initialized node of `instance_type` with its v1 NodeClaim (initialized an hour
-/// before the clock's start), running `pods` pods of 1 CPU; its name.
+/// [`World::managed_node`].
 fn managed(world: &World, instance_type: &str, pods: &[&str]) -> String {
-    let name = world.registered_node("default", instance_type);
-    let earlier = format_rfc3339(START - 3600);
-    world.cluster.update("v1", "Node", None, &name, |n| {
-        n["metadata"]["labels"]["karpenter.sh/initialized"] = json!("true");
-        n["metadata"]["labels"]["karpenter.sh/registered"] = json!("true");
-        n["metadata"]["creationTimestamp"] = json!(earlier);
-    });
-    let node = world.cluster.get("v1", "Node", None, &name).unwrap();
-    world.cluster.put(json!({
-        "apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
-        "metadata": {"name": format!("claim-{name}"), "creationTimestamp": earlier,
-            "labels": {"karpenter.sh/nodepool": "default"}},
-        "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
-            "name": "default"}, "requirements": []},
-        "status": {"nodeName": name, "providerID": node["spec"]["providerID"],
-            "conditions": [{"type": "Initialized", "status": "True",
-                "lastTransitionTime": earlier}]}
-    }));
-    for pod in pods {
-        put_bound(&world.cluster, pod, &name);
-    }
-    name
+    world.managed_node(instance_type, pods)
 }
 
 /// What a run returned and reported.
