@@ -46,7 +46,9 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
     // snapshot — `$/HOUR` is priced from the same one as the decision.
     let base = match (&args.catalog, &ec2) {
         (Some(path), _) => Catalog::from_file(path)?,
-        (None, Ec2::Connected(cloud)) if !args.no_decision => live::catalog(ctx, *cloud, None)?,
+        (None, Ec2::Connected(cloud)) if !args.no_decision => {
+            live::catalog_telling(ctx, *cloud, None, false)?
+        }
         (None, _) => Catalog::embedded()?,
     };
     let (catalog, catalog_notes) = if args.no_decision {
