@@ -105,10 +105,96 @@ pub fn mark_claimless(nodes: &mut [Node], claims: &[super::nodeclaim::NodeClaim]
     }
 }
 
+/// What a run knows of EC2's instances, for [`ghost_instances`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    /// The nodes' instances described by id: one not among them is not known.
+    ById,
+    /// Every instance this tool launched for the cluster, in every state (its
+    /// `kubectl-karpenter.io/launched-by` tag): a node of a pool without a NodeClaim whose
+    /// instance is not among them is not a live instance of this tool's either.
+    AllOfTheTools,
+}
+
+/// The instances of `nodes` that are no capacity although their Node is registered — this
+/// tool's own rule, not Karpenter's (upstream relies on NodeClaims and asks EC2 nothing here): a
+/// node without a NodeClaim ([`Node::claimless`]) whose instance `instances` says is
+/// `shutting-down` or `terminated`, or, with [`Listing::AllOfTheTools`], a pool's node without
+/// a NodeClaim whose instance is not listed at all. Its kubelet, still running while the
+/// instance shuts down, may register the deleted Node again for a moment (Ready, empty,
+/// unmarked: a ghost, docs/reliability.md); a pod planned onto it would be left pending. A node
+/// with a NodeClaim is Karpenter's to judge (its NodeClaim says when it goes).
+pub fn ghost_instances(
+    nodes: &[Node],
+    instances: &[super::instance::Instance],
+    listing: Listing,
+) -> std::collections::BTreeSet<String> {
+    let states: std::collections::HashMap<&str, &str> = instances
+        .iter()
+        .map(|i| (i.id.as_str(), i.state.as_str()))
+        .collect();
+    nodes
+        .iter()
+        .filter(|n| n.claimless)
+        .filter_map(|n| {
+            let id = n.instance_id()?;
+            let gone = match states.get(id) {
+                Some(state) => matches!(*state, "shutting-down" | "terminated"),
+                None => listing == Listing::AllOfTheTools && n.node_pool().is_some(),
+            };
+            gone.then(|| id.to_string())
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::instance::Instance;
     use crate::model::nodeclaim::NodeClaim;
+
+    /// docs/reliability.md, the ghost node: a node without a NodeClaim is no capacity when its
+    /// instance is shutting down or terminated, or — with the full listing of the tool's
+    /// instances — not listed; a node with a NodeClaim, or whose instance is not known from a
+    /// listing by id, is capacity.
+    #[test]
+    fn a_node_whose_instance_is_gone_is_no_capacity() {
+        let pool = |mut n: Node, claimless: bool| {
+            n.labels
+                .insert(crate::model::labels::NODEPOOL.into(), "default".into());
+            n.claimless = claimless;
+            n
+        };
+        let nodes = vec![
+            pool(node("running", "i-1", true), true),
+            pool(node("shutting", "i-2", true), true),
+            pool(node("terminated", "i-3", true), true),
+            pool(node("unlisted", "i-4", true), true),
+            pool(node("karpenters", "i-5", true), false),
+            Node {
+                claimless: true,
+                ..node("foreign", "i-6", true)
+            },
+        ];
+        let instance = |id: &str, state: &str| Instance {
+            id: id.into(),
+            state: state.into(),
+            ..Instance::default()
+        };
+        let instances = [
+            instance("i-1", "running"),
+            instance("i-2", "shutting-down"),
+            instance("i-3", "terminated"),
+            instance("i-5", "terminated"),
+        ];
+        let ids = |listing| {
+            ghost_instances(&nodes, &instances, listing)
+                .into_iter()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(Listing::ById), ["i-2", "i-3"]);
+        assert_eq!(ids(Listing::AllOfTheTools), ["i-2", "i-3", "i-4"]);
+    }
 
     fn node(name: &str, id: &str, initialized: bool) -> Node {
         Node {

@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::clock::Clock;
+use crate::api::Manifests;
 use crate::cloud::ami::{self, KubeVersion, ResolvedImage};
 use crate::cloud::launch::{self, ClusterInfo, TypeFacts};
 use crate::cloud::network::NetworkResolver;
@@ -22,7 +23,7 @@ use crate::error::CommandError;
 use crate::k8s::{coexist, ops, Cluster};
 use crate::model::instance_type::InstanceType;
 use crate::model::labels;
-use crate::model::node::Node;
+use crate::model::node::{ghost_instances, Listing, Node};
 use crate::model::nodepool::{NodeClass, NodePool};
 use crate::model::reservation::RESERVATION_LABELS;
 
@@ -113,12 +114,22 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
 
     /// The instances this tool launched for the cluster that are pending or running.
     pub fn launched_instances(&self) -> Result<Vec<Instance>, CommandError> {
+        let mut found = self.tool_instances()?;
+        found.retain(is_live);
+        Ok(found)
+    }
+
+    /// Every instance this tool launched for the cluster, whatever its state (one
+    /// DescribeInstances by its tag, as [`Live::launched_instances`]; EC2 keeps a terminated
+    /// instance listed for about an hour): the pending and running ones are the capacity it
+    /// launched, the others tell the Nodes registered again by a kubelet whose instance is going
+    /// ([`ghost_instances`] with [`Listing::AllOfTheTools`]).
+    pub fn tool_instances(&self) -> Result<Vec<Instance>, CommandError> {
         let mut found = self
             .cloud
             .describe_instances(&InstanceQuery::Filters(vec![
                 Filter::new(format!("tag:{}", labels::TOOL_TAG), [launch::TOOL_NAME]),
                 Filter::new("tag:eks:eks-cluster-name", [self.info.name.as_str()]),
-                Filter::new("instance-state-name", ["pending", "running"]),
             ]))
             .map_err(aws_error)?;
         found.sort_by(|a, b| a.id.cmp(&b.id));
@@ -218,6 +229,35 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
         )?;
         Ok(())
     }
+}
+
+/// Whether an instance is pending or running: capacity launched or on its way.
+pub fn is_live(instance: &Instance) -> bool {
+    matches!(instance.state.as_str(), "pending" | "running")
+}
+
+/// Leaves out of `manifests` the Nodes that are no capacity although registered — ghosts of
+/// instances going away ([`ghost_instances`]: this tool's own rule) — with the pods bound to
+/// them, and says which: one place for every live plan that has an instance listing at hand
+/// (`provision`'s of the tool's instances, `drift replace`'s of the nodes' instances).
+pub fn drop_ghosts(
+    manifests: &mut Manifests,
+    instances: &[Instance],
+    listing: Listing,
+) -> Vec<String> {
+    let ghosts = ghost_instances(&manifests.nodes, instances, listing);
+    if ghosts.is_empty() {
+        return Vec::new();
+    }
+    let (gone, kept): (Vec<Node>, Vec<Node>) = std::mem::take(&mut manifests.nodes)
+        .into_iter()
+        .partition(|n| n.instance_id().is_some_and(|id| ghosts.contains(id)));
+    manifests.nodes = kept;
+    let names: Vec<String> = gone.into_iter().map(|n| n.name).collect();
+    manifests
+        .bound_pods
+        .retain(|p| !p.node_name.as_ref().is_some_and(|n| names.contains(n)));
+    names
 }
 
 /// `catalog` with the capacity reservations `classes` select, read now (`Live::planning_catalog`;

@@ -1379,3 +1379,38 @@ fn live_provision_reads_pdbs_only_for_the_pods_of_deleting_nodes() {
         "{warnings:?}"
     );
 }
+
+/// docs/reliability.md, the ghost node, for a new `provision` run: a Node this tool launched
+/// (no NodeClaim) whose instance is shutting down, terminated or — the tool's full listing at
+/// hand — not listed at all is no capacity, though Ready and empty: the pending pod gets a new
+/// NodeClaim. A live instance's Node takes it.
+#[test]
+fn a_node_whose_instance_is_going_is_no_capacity_for_a_new_run() {
+    let plan_for = |state: Option<&str>| {
+        let world = World::new();
+        let node = world.registered_node("default", "c6a.xlarge");
+        {
+            let mut instances = world.cloud.instances.borrow_mut();
+            match state {
+                Some(state) => instances[0].state = state.into(),
+                None => instances.clear(),
+            }
+        }
+        world.pending("a", "1");
+        let round = world
+            .live()
+            .plan_pending(&all(), &mut |_| {})
+            .unwrap()
+            .unwrap();
+        let on_node = round
+            .plan
+            .existing_nodes
+            .iter()
+            .any(|p| p.node == node && p.pods == ["default/a"]);
+        (on_node, round.plan.node_claims.len())
+    };
+    assert_eq!(plan_for(Some("running")), (true, 0));
+    assert_eq!(plan_for(Some("shutting-down")), (false, 1));
+    assert_eq!(plan_for(Some("terminated")), (false, 1));
+    assert_eq!(plan_for(None), (false, 1));
+}

@@ -34,6 +34,7 @@ fn settings() -> Settings {
         drain_timeout: Duration::from_secs(900),
         ready_timeout: Duration::from_secs(600),
         attempt: ATTEMPT.into(),
+        gone_instances: Default::default(),
     }
 }
 
