@@ -427,26 +427,21 @@ fn the_decision_is_left_out_of_a_large_cluster_with_a_note() {
 fn a_capacity_reservation_changes_the_column_as_it_changes_consolidate() {
     use crate::usecases::consolidate::{self as consolidate, Config};
     use crate::usecases::provisioning::input::CatalogSizing;
-    use crate::usecases::testing::{default_node_class, node_pool, odcr, World, START};
+    use crate::usecases::testing::{odcr, World, START};
 
     let decide = |reserved: bool| {
         let world = World::new();
-        let mut class = default_node_class();
-        if reserved {
-            class["spec"]["capacityReservationSelectorTerms"] = json!([{"id": "cr-0a1"}]);
-        }
-        world.cluster.put(class);
-        world.cluster.put(node_pool(
-            "default",
-            json!({"template": {"spec": {
-                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
-                "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In",
-                    "values": ["reserved", "on-demand"]}]}},
-                "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized",
-                    "consolidateAfter": "0s", "budgets": [{"nodes": "100%"}]}}),
-        ));
-        *world.cloud.reservations.borrow_mut() =
-            vec![odcr("cr-0a1", "c6a.xlarge", "us-east-1a", 1)];
+        let terms = if reserved {
+            json!([{"id": "cr-0a1"}])
+        } else {
+            Value::Null
+        };
+        world.reserved_pool(
+            terms,
+            json!({"consolidationPolicy": "WhenEmptyOrUnderutilized",
+                "consolidateAfter": "0s", "budgets": [{"nodes": "100%"}]}),
+            vec![odcr("cr-0a1", "c6a.xlarge", "us-east-1a", 1)],
+        );
         let under_used = world.managed_node("c6a.2xlarge", &["p0"]);
         let (manifests, _) = consolidate::gather_live(&world.cluster).unwrap();
         let region = world.cloud.region();

@@ -939,17 +939,11 @@ fn warnings(log: &Log) -> Vec<String> {
 /// on-demand capacity; EC2 has `reservations`.
 fn reserved_world(reservations: Vec<CapacityReservation>) -> World {
     let world = World::new();
-    let mut class = crate::usecases::testing::default_node_class();
-    class["spec"]["capacityReservationSelectorTerms"] = json!([{"tags": {"team": "ml"}}]);
-    world.cluster.put(class);
-    world.cluster.put(node_pool(
-        "default",
-        json!({"template": {"spec": {
-            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
-            "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In",
-                "values": ["reserved", "on-demand"]}]}}}),
-    ));
-    *world.cloud.reservations.borrow_mut() = reservations;
+    world.reserved_pool(
+        json!([{"tags": {"team": "ml"}}]),
+        serde_json::Value::Null,
+        reservations,
+    );
     world
 }
 

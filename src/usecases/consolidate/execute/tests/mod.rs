@@ -20,10 +20,9 @@ use crate::disruption::consolidation::Reason;
 use crate::disruption::replace::REPLACEMENT;
 use crate::error::Exit;
 use crate::k8s::fake::FakeCluster;
-use crate::model::time::format_rfc3339;
 use crate::usecases::replace;
 use crate::usecases::replace::{Detail, NodeStep};
-use crate::usecases::testing::{node_pool, put_bound, put_pending, World, START};
+use crate::usecases::testing::{node_pool, put_pending, World};
 
 const ATTEMPT: &str = "2023-11-14T22:13:20Z";
 
@@ -565,24 +564,17 @@ mod expiration;
 #[test]
 fn an_under_used_node_is_replaced_into_a_capacity_reservation() {
     let world = world(1, json!([{"nodes": "100%"}]));
-    let mut class = crate::usecases::testing::default_node_class();
-    class["spec"]["capacityReservationSelectorTerms"] = json!([{"id": "cr-0a1"}]);
-    world.cluster.put(class);
-    world.cluster.put(node_pool(
-        "default",
-        json!({"template": {"spec": {
-            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
-            "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In",
-                "values": ["reserved", "on-demand"]}]}},
-            "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized",
-                "consolidateAfter": "0s", "budgets": [{"nodes": "100%"}]}}),
-    ));
-    *world.cloud.reservations.borrow_mut() = vec![crate::usecases::testing::odcr(
-        "cr-0a1",
-        "c6a.xlarge",
-        "us-east-1a",
-        1,
-    )];
+    world.reserved_pool(
+        json!([{"id": "cr-0a1"}]),
+        json!({"consolidationPolicy": "WhenEmptyOrUnderutilized",
+            "consolidateAfter": "0s", "budgets": [{"nodes": "100%"}]}),
+        vec![crate::usecases::testing::odcr(
+            "cr-0a1",
+            "c6a.xlarge",
+            "us-east-1a",
+            1,
+        )],
+    );
     let under_used = managed(&world, "c6a.2xlarge", &["p0"]);
 
     let run = run(&world);
