@@ -119,8 +119,8 @@ pub enum Listing {
 /// The instances of `nodes` that are no capacity although their Node is registered — this
 /// tool's own rule, not Karpenter's (upstream relies on NodeClaims and asks EC2 nothing here): a
 /// node without a NodeClaim ([`Node::claimless`]) whose instance `instances` says is
-/// `shutting-down` or `terminated`, or, with [`Listing::AllOfTheTools`], a pool's node without
-/// a NodeClaim whose instance is not listed at all. Its kubelet, still running while the
+/// `shutting-down` or `terminated`, or, with [`Listing::AllOfTheTools`], a NodePool's node
+/// without a NodeClaim whose instance is not listed at all. Its kubelet, still running while the
 /// instance shuts down, may register the deleted Node again for a moment (Ready, empty,
 /// unmarked: a ghost, docs/reliability.md); a pod planned onto it would be left pending. A node
 /// with a NodeClaim is Karpenter's to judge (its NodeClaim says when it goes).
@@ -140,7 +140,12 @@ pub fn ghost_instances(
             let id = n.instance_id()?;
             let gone = match states.get(id) {
                 Some(state) => matches!(*state, "shutting-down" | "terminated"),
-                None => listing == Listing::AllOfTheTools && n.node_pool().is_some(),
+                // Only a NodePool's node (v1beta1 on, where every node of Karpenter's has a
+                // NodeClaim): a v1alpha5 Provisioner's node may predate Machines (< v0.28).
+                None => {
+                    listing == Listing::AllOfTheTools
+                        && n.labels.contains_key(super::labels::NODEPOOL)
+                }
             };
             gone.then(|| id.to_string())
         })
@@ -174,6 +179,15 @@ mod tests {
             Node {
                 claimless: true,
                 ..node("foreign", "i-6", true)
+            },
+            Node {
+                claimless: true,
+                labels: [(
+                    crate::model::labels::PROVISIONER_NAME.to_string(),
+                    "default".to_string(),
+                )]
+                .into(),
+                ..node("provisioners", "i-7", true)
             },
         ];
         let instance = |id: &str, state: &str| Instance {

@@ -238,8 +238,10 @@ pub fn is_live(instance: &Instance) -> bool {
 
 /// Leaves out of `manifests` the Nodes that are no capacity although registered — ghosts of
 /// instances going away ([`ghost_instances`]: this tool's own rule) — with the pods bound to
-/// them, and says which: one place for every live plan that has an instance listing at hand
-/// (`provision`'s of the tool's instances, `drift replace`'s of the nodes' instances).
+/// them, and says which: for a plan over a snapshot read once with the listing at hand
+/// (`provision`'s, of every instance of the tool's). `drift replace`, which reads the cluster
+/// again at every round, holds the ghosts' instances as no capacity instead
+/// (`replace::gone_instances`); the rule is the same.
 pub fn drop_ghosts(
     manifests: &mut Manifests,
     instances: &[Instance],
