@@ -275,6 +275,10 @@ impl Manifests {
         // the default one, and the controllers create the claims of templates with the pod.
         m.storage.apply_default_class();
         m.storage.claims_from_templates = true;
+        // Karpenter's view of each node: whether a NodeClaim stands for it (`Node::claimless`,
+        // what `Node::counts_as_initialized` reads). Here, where the nodes meet their claims,
+        // and not in the core, which never sees the objects apart.
+        crate::model::node::mark_claimless(&mut m.nodes, &m.node_claims);
         Ok(m)
     }
 

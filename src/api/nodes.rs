@@ -32,7 +32,9 @@ pub fn convert_node(node: &core::Node, at: &Location) -> Result<Node, InputError
             Effect::NoSchedule,
         ));
     }
-    // Nodes Karpenter does not manage have no initialization step to wait for.
+    // The label fact: nodes no pool owns have no initialization step to wait for. Whether a
+    // NodeClaim stands for the node (upstream's `Managed()`, which makes it initialized whatever
+    // its labels) is known only with the claims: `Manifests` marks it (`Node::claimless`).
     let managed = node_labels.contains_key(labels::NODEPOOL)
         || node_labels.contains_key(labels::PROVISIONER_NAME);
     let initialized = !managed
@@ -56,6 +58,7 @@ pub fn convert_node(node: &core::Node, at: &Location) -> Result<Node, InputError
         provider_id: spec.provider_id.filter(|p| !p.is_empty()),
         ready,
         initialized,
+        claimless: false,
         deleting: meta.deletion_timestamp.is_some(),
         creation_timestamp: meta.creation_timestamp.clone(),
     })

@@ -31,3 +31,40 @@ fn error_of(name: &str, text: &str) -> String {
         }
     }
 }
+
+/// Where nodes meet their NodeClaims, each node learns whether one stands for it (by
+/// `status.nodeName` or provider id): without one it is not Karpenter's and counts as
+/// initialized though never labelled (`core v1.14.1: pkg/controllers/state/statenode.go`
+/// `Initialized()`/`Managed()`); with one, once labelled.
+#[test]
+fn a_node_without_a_nodeclaim_is_marked_so_at_conversion() {
+    let node = |name: &str, id: &str| {
+        format!("---\napiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  labels: {{karpenter.sh/nodepool: default}}\nspec:\n  providerID: aws:///us-east-1a/{id}\n")
+    };
+    let claim = "---\napiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata: {name: default-x}\nspec:\n  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n  requirements: []\nstatus: {providerID: aws:///us-east-1a/i-1}\n";
+    let text = format!(
+        "{}{}{claim}",
+        node("managed", "i-1"),
+        node("launched", "i-2")
+    );
+    let m = load_str("in.yaml", &text).unwrap();
+    let facts: Vec<(&str, bool, bool, bool)> = m
+        .nodes
+        .iter()
+        .map(|n| {
+            (
+                n.name.as_str(),
+                n.claimless,
+                n.initialized,
+                n.counts_as_initialized(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        facts,
+        [
+            ("managed", false, false, false),
+            ("launched", true, false, true)
+        ]
+    );
+}

@@ -45,7 +45,7 @@ use crate::model::instance_type::RESERVED;
 use crate::model::labels::{self, NODECLAIM};
 use crate::model::nodepool::{ApiGeneration, NodeClass};
 use crate::model::requirements::Operator;
-use crate::model::reservation::ReservedCapacity;
+use crate::model::reservation::{label_reserved, ReservedCapacity, RESERVATION_LABELS};
 use crate::scheduling::PlannedNodeClaim;
 
 /// Karpenter's `maxInstanceTypes`: overrides per CreateFleet.
@@ -547,24 +547,14 @@ fn template_for(
     if let Some(i) = groups.get(&key) {
         return Ok(Some(*i));
     }
+    // The NodeClaim's labels name the reservation of its cheapest offering; each template
+    // names its own (none for one targeting no reservation).
     let mut labels = labels.clone();
-    for k in [
-        labels::CAPACITY_RESERVATION_ID,
-        labels::CAPACITY_RESERVATION_TYPE,
-        labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
-    ] {
+    for k in RESERVATION_LABELS {
         labels.remove(k);
     }
     if let Some(r) = reservation {
-        labels.insert(labels::CAPACITY_RESERVATION_ID.into(), r.id.clone());
-        labels.insert(
-            labels::CAPACITY_RESERVATION_TYPE.into(),
-            r.reservation_type.as_str().into(),
-        );
-        labels.insert(
-            labels::CAPACITY_RESERVATION_INTERRUPTIBLE.into(),
-            r.interruptible.to_string(),
-        );
+        label_reserved(&mut labels, &r.id, r.reservation_type, r.interruptible);
     }
     let bootstrap = Bootstrap {
         cluster_name: cluster.clone(),

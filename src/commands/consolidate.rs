@@ -13,7 +13,6 @@ use crate::error::{CommandError, CommandResult, Exit};
 use crate::karpenter_install::gates::FeatureGates;
 use crate::model::time::parse_rfc3339;
 use crate::usecases::consolidate::{self, Config};
-use crate::usecases::live::catalog_with_reservations;
 use crate::usecases::provisioning::input::CatalogSizing;
 
 /// The use case's configuration from the flags.
@@ -85,12 +84,11 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs) -> CommandResult {
             None => {
                 let cloud = live::connect_aws(ctx)?;
                 let catalog = live::catalog(ctx, &cloud, None)?;
-                let (catalog, warnings) = catalog_with_reservations(
-                    &cloud,
-                    &catalog,
+                let (catalog, warnings) = consolidate::decision_catalog(
+                    Some(&cloud),
+                    catalog,
                     &manifests.node_classes,
                     config.now,
-                    [],
                 )?;
                 for warning in &warnings {
                     ctx.warn(warning);

@@ -32,6 +32,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs, config: &Config) -> Co
         drain_timeout: super::duration_flag("--timeout", &args.timeout)?,
         ready_timeout: super::duration_flag("--ready-timeout", &args.ready_timeout)?,
         attempt: String::new(),
+        gone_instances: Default::default(),
     };
     // Served before the lease is taken: a standby replica is live while it waits.
     let health = live::health(ctx, args.health.health_addr.as_deref())?;

@@ -38,6 +38,7 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
         drain_timeout: super::duration_flag("--timeout", &args.timeout)?,
         ready_timeout: super::duration_flag("--ready-timeout", &args.ready_timeout)?,
         attempt: String::new(),
+        gone_instances: Default::default(),
     };
     let check = CheckConfig {
         nodes: args.nodes.clone(),
@@ -131,6 +132,8 @@ fn once(
     let manifests = replace::read_cluster(session.cluster)?;
     // Drift verdicts (cluster + EC2).
     let (mut verdicts, _version, _client) = super::drift_live::gather(ctx, check)?;
+    // Nodes whose instance the selection found going away are no capacity (ghosts).
+    settings.gone_instances = replace::gone_instances(&verdicts);
     select::check_named(&verdicts, &args.nodes)?;
     drift_cmd::select_nodes(check, &mut verdicts)?;
     let evaluation = drift::evaluate(&verdicts);

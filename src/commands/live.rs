@@ -86,6 +86,17 @@ pub fn catalog(
     cloud: &dyn Cloud,
     file: Option<&str>,
 ) -> Result<Catalog, CommandError> {
+    catalog_telling(ctx, cloud, file, true)
+}
+
+/// [`catalog`], the live catalog's failure a warning or (`warn` false) a note — `nodes`: AWS
+/// is optional there, the embedded snapshot its default, and an unreachable AWS warned once.
+pub fn catalog_telling(
+    ctx: &mut Context<'_>,
+    cloud: &dyn Cloud,
+    file: Option<&str>,
+    warn: bool,
+) -> Result<Catalog, CommandError> {
     if let Some(path) = file {
         return Ok(Catalog::from_file(path)?);
     }
@@ -101,9 +112,14 @@ pub fn catalog(
             Ok(live.catalog)
         }
         Err(e) => {
-            ctx.warn(&format!(
+            let text = format!(
                 "live instance-type catalog unavailable ({e}): using the embedded snapshot"
-            ));
+            );
+            if warn {
+                ctx.warn(&text);
+            } else {
+                ctx.note(&text);
+            }
             Ok(embedded)
         }
     }

@@ -16,12 +16,7 @@ use crate::usecases::nodes::{self, Ec2, Request};
 /// Runs `nodes`.
 pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
     let selector = super::selector_flag(args.selector.as_deref())?;
-    // Prices from the catalog, never the network: the live catalog's come from the same
-    // snapshot, so it is not fetched.
-    let catalog = match &args.catalog {
-        Some(path) => Catalog::from_file(path)?,
-        None => Catalog::embedded()?,
-    };
+    let now = super::unix_now();
     let cluster = live::connect_cluster(ctx)?;
     // PDBs and the controller too, for the consolidation decision.
     let (manifests, controller) = if args.no_decision {
@@ -46,6 +41,24 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
             Err(e) => Ec2::Unreachable(e.message),
         }
     };
+    // The catalog: `--catalog`; else, for the decision with EC2 connected, `consolidate`'s own
+    // (the live catalog and the capacity reservations the classes select); else the embedded
+    // snapshot — `$/HOUR` is priced from the same one as the decision.
+    let base = match (&args.catalog, &ec2) {
+        (Some(path), _) => Catalog::from_file(path)?,
+        (None, Ec2::Connected(cloud)) if !args.no_decision => {
+            live::catalog_telling(ctx, *cloud, None, false)?
+        }
+        (None, _) => Catalog::embedded()?,
+    };
+    let (catalog, catalog_notes) = if args.no_decision {
+        (base, Vec::new())
+    } else {
+        let (global, err) = (ctx.global, &mut *ctx.err);
+        nodes::decision_catalog(&ec2, base, &manifests.node_classes, now, &mut |note| {
+            render::nodes::tell(global, err, &note)
+        })
+    };
     let request = Request {
         nodepools: args.nodepools.clone(),
         selector,
@@ -55,12 +68,13 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         ),
         kubernetes_version: live::kubernetes_version(ctx, &cluster)
             .unwrap_or(ASSUMED_KUBERNETES_VERSION),
-        now: super::unix_now(),
+        now,
     };
     let (global, err) = (ctx.global, &mut *ctx.err);
     let mut view = nodes::view(&manifests, ec2, &catalog, &request, &mut |note| {
         render::nodes::tell(global, err, &note)
     })?;
+    view.notes.extend(catalog_notes);
     if !args.no_decision {
         // The nodes' own region (their zones tell), else the flags'.
         let region = match view.nodes.iter().find_map(|n| n.region.clone()) {

@@ -29,8 +29,14 @@ pub struct Node {
     pub provider_id: Option<String>,
     /// `Ready=True`.
     pub ready: bool,
-    /// Karpenter's `karpenter.sh/initialized=true` label, or true for unmanaged nodes.
+    /// Karpenter's `karpenter.sh/initialized=true` label, or true for nodes no pool owns. What
+    /// Karpenter's simulations rely on is [`Node::counts_as_initialized`].
     pub initialized: bool,
+    /// No NodeClaim (or Machine) stands for the node: it is not Karpenter's (`StateNode.Managed()`
+    /// false) — a node this tool launched, or one no pool owns. Set where nodes are read with
+    /// their NodeClaims ([`mark_claimless`], from `api::Manifests`); `false` for a node built
+    /// from a NodeClaim.
+    pub claimless: bool,
     /// `metadata.deletionTimestamp` is set.
     pub deleting: bool,
     /// RFC 3339 creation time.
@@ -44,6 +50,15 @@ impl Node {
             .as_deref()
             .and_then(|p| p.rsplit('/').next())
             .filter(|s| s.starts_with("i-"))
+    }
+
+    /// `StateNode.Initialized()` (core v1.14.1: `pkg/controllers/state/statenode.go`): a node
+    /// no NodeClaim stands for is not managed, so initialized; a managed one once labelled
+    /// `karpenter.sh/initialized=true`. Disruption's simulations use it (a pod is never moved
+    /// onto a node that is not initialized); `provision`, which brings up the nodes it launched
+    /// itself, reads [`Node::initialized`] (their pool's startup taints until it labels them).
+    pub fn counts_as_initialized(&self) -> bool {
+        self.initialized || self.claimless
     }
 
     /// The taints scheduling holds against pods (`StateNode.Taints`): all of them on an
@@ -69,5 +84,179 @@ impl Node {
             .get(super::labels::NODEPOOL)
             .or_else(|| self.labels.get(super::labels::PROVISIONER_NAME))
             .map(String::as_str)
+    }
+}
+
+/// Marks the `nodes` no NodeClaim of `claims` stands for ([`Node::claimless`]): a NodeClaim
+/// stands for the node its `status.nodeName` names or whose provider id it has, as Karpenter's
+/// cluster state pairs them (by provider id).
+pub fn mark_claimless(nodes: &mut [Node], claims: &[super::nodeclaim::NodeClaim]) {
+    let names: std::collections::HashSet<&str> = claims
+        .iter()
+        .filter_map(|c| c.node_name.as_deref())
+        .collect();
+    let ids: std::collections::HashSet<&str> = claims
+        .iter()
+        .filter_map(|c| c.provider_id.as_deref())
+        .collect();
+    for n in nodes {
+        n.claimless = !names.contains(n.name.as_str())
+            && !n.provider_id.as_deref().is_some_and(|p| ids.contains(p));
+    }
+}
+
+/// What a run knows of EC2's instances, for [`ghost_instances`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    /// The nodes' instances described by id: one not among them is not known.
+    ById,
+    /// Every instance this tool launched for the cluster, in every state (its
+    /// `kubectl-karpenter.io/launched-by` tag): a node of a pool without a NodeClaim whose
+    /// instance is not among them is not a live instance of this tool's either.
+    AllOfTheTools,
+}
+
+/// The instances of `nodes` that are no capacity although their Node is registered — this
+/// tool's own rule, not Karpenter's (upstream relies on NodeClaims and asks EC2 nothing here): a
+/// node without a NodeClaim ([`Node::claimless`]) whose instance `instances` says is
+/// `shutting-down` or `terminated`, or, with [`Listing::AllOfTheTools`], a NodePool's node
+/// without a NodeClaim whose instance is not listed at all. Its kubelet, still running while the
+/// instance shuts down, may register the deleted Node again for a moment (Ready, empty,
+/// unmarked: a ghost, docs/reliability.md); a pod planned onto it would be left pending. A node
+/// with a NodeClaim is Karpenter's to judge (its NodeClaim says when it goes).
+pub fn ghost_instances(
+    nodes: &[Node],
+    instances: &[super::instance::Instance],
+    listing: Listing,
+) -> std::collections::BTreeSet<String> {
+    let states: std::collections::HashMap<&str, &str> = instances
+        .iter()
+        .map(|i| (i.id.as_str(), i.state.as_str()))
+        .collect();
+    nodes
+        .iter()
+        .filter(|n| n.claimless)
+        .filter_map(|n| {
+            let id = n.instance_id()?;
+            let gone = match states.get(id) {
+                Some(state) => matches!(*state, "shutting-down" | "terminated"),
+                // Only a NodePool's node (v1beta1 on, where every node of Karpenter's has a
+                // NodeClaim): a v1alpha5 Provisioner's node may predate Machines (< v0.28).
+                None => {
+                    listing == Listing::AllOfTheTools
+                        && n.labels.contains_key(super::labels::NODEPOOL)
+                }
+            };
+            gone.then(|| id.to_string())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::instance::Instance;
+    use crate::model::nodeclaim::NodeClaim;
+
+    /// docs/reliability.md, the ghost node: a node without a NodeClaim is no capacity when its
+    /// instance is shutting down or terminated, or — with the full listing of the tool's
+    /// instances — not listed; a node with a NodeClaim, or whose instance is not known from a
+    /// listing by id, is capacity.
+    #[test]
+    fn a_node_whose_instance_is_gone_is_no_capacity() {
+        let pool = |mut n: Node, claimless: bool| {
+            n.labels
+                .insert(crate::model::labels::NODEPOOL.into(), "default".into());
+            n.claimless = claimless;
+            n
+        };
+        let nodes = vec![
+            pool(node("running", "i-1", true), true),
+            pool(node("shutting", "i-2", true), true),
+            pool(node("terminated", "i-3", true), true),
+            pool(node("unlisted", "i-4", true), true),
+            pool(node("karpenters", "i-5", true), false),
+            Node {
+                claimless: true,
+                ..node("foreign", "i-6", true)
+            },
+            Node {
+                claimless: true,
+                labels: [(
+                    crate::model::labels::PROVISIONER_NAME.to_string(),
+                    "default".to_string(),
+                )]
+                .into(),
+                ..node("provisioners", "i-7", true)
+            },
+        ];
+        let instance = |id: &str, state: &str| Instance {
+            id: id.into(),
+            state: state.into(),
+            ..Instance::default()
+        };
+        let instances = [
+            instance("i-1", "running"),
+            instance("i-2", "shutting-down"),
+            instance("i-3", "terminated"),
+            instance("i-5", "terminated"),
+        ];
+        let ids = |listing| {
+            ghost_instances(&nodes, &instances, listing)
+                .into_iter()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(Listing::ById), ["i-2", "i-3"]);
+        assert_eq!(ids(Listing::AllOfTheTools), ["i-2", "i-3", "i-4"]);
+    }
+
+    fn node(name: &str, id: &str, initialized: bool) -> Node {
+        Node {
+            name: name.into(),
+            provider_id: Some(format!("aws:///us-east-1a/{id}")),
+            initialized,
+            ..Node::default()
+        }
+    }
+
+    /// `statenode.go` `Initialized()`/`Managed()`: a node without a NodeClaim counts as
+    /// initialized whatever its labels say; one with a NodeClaim once labelled (found by name
+    /// or by provider id).
+    #[test]
+    fn a_node_without_a_nodeclaim_counts_as_initialized() {
+        let mut nodes = vec![
+            node("by-name", "i-1", false),
+            node("by-id", "i-2", false),
+            node("launched", "i-3", false),
+            node("labelled", "i-4", true),
+        ];
+        let claims = vec![
+            NodeClaim {
+                name: "a".into(),
+                node_name: Some("by-name".into()),
+                ..NodeClaim::default()
+            },
+            NodeClaim {
+                name: "b".into(),
+                provider_id: Some("aws:///us-east-1a/i-2".into()),
+                ..NodeClaim::default()
+            },
+            NodeClaim {
+                name: "c".into(),
+                node_name: Some("labelled".into()),
+                ..NodeClaim::default()
+            },
+        ];
+        mark_claimless(&mut nodes, &claims);
+        let seen: Vec<(bool, bool)> = nodes
+            .iter()
+            .map(|n| (n.claimless, n.counts_as_initialized()))
+            .collect();
+        assert_eq!(
+            seen,
+            [(false, false), (false, false), (true, true), (false, true)]
+        );
+        // The label fact is kept: `provision` reads it for the nodes it launched.
+        assert!(!nodes[2].initialized);
     }
 }

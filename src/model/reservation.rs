@@ -9,6 +9,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use super::labels;
+
 /// `reservationType`: an ordinary ODCR or a capacity block (ML capacity for a fixed window).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum ReservationType {
@@ -126,6 +128,37 @@ pub fn is_reservation_id(id: &str) -> bool {
     })
 }
 
+/// The labels naming the capacity reservation a node launched into (`aws v1.14.1:
+/// pkg/cloudprovider/cloudprovider.go` `instanceToNodeClaim` sets them from the instance's
+/// reservation; the AWS provider's well-known labels). A type's requirements list its
+/// reservations whatever the node launched as, so these never come from them.
+pub const RESERVATION_LABELS: [&str; 3] = [
+    labels::CAPACITY_RESERVATION_ID,
+    labels::CAPACITY_RESERVATION_TYPE,
+    labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
+];
+
+/// Labels `node_labels` as a node launched into reservation `id` (of `reservation_type`,
+/// interruptible or not): its id, type and interruptibility, in place of any such label it had.
+/// The one rule for a reserved offering's labels — the plan's NodeClaim (`scheduling::finalize`)
+/// and the launch template's user data (`cloud::launch`) both use it.
+pub fn label_reserved(
+    node_labels: &mut BTreeMap<String, String>,
+    id: &str,
+    reservation_type: ReservationType,
+    interruptible: bool,
+) {
+    node_labels.insert(labels::CAPACITY_RESERVATION_ID.to_string(), id.to_string());
+    node_labels.insert(
+        labels::CAPACITY_RESERVATION_TYPE.to_string(),
+        reservation_type.as_str().to_string(),
+    );
+    node_labels.insert(
+        labels::CAPACITY_RESERVATION_INTERRUPTIBLE.to_string(),
+        interruptible.to_string(),
+    );
+}
+
 /// Whether any of `terms` selects `r` (no terms: nothing is selected).
 pub fn selected(terms: &[CapacityReservationTerm], r: &Reservation) -> bool {
     terms.iter().any(|t| t.selects(r))
@@ -134,6 +167,24 @@ pub fn selected(terms: &[CapacityReservationTerm], r: &Reservation) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reserved node's labels: id, type and interruptibility, replacing stale ones.
+    #[test]
+    fn a_reserved_node_is_labelled_with_its_reservation() {
+        let mut l = BTreeMap::from([
+            (
+                labels::CAPACITY_RESERVATION_ID.to_string(),
+                "cr-old".to_string(),
+            ),
+            ("team".to_string(), "a".to_string()),
+        ]);
+        label_reserved(&mut l, "cr-0a1", ReservationType::CapacityBlock, true);
+        assert_eq!(l[labels::CAPACITY_RESERVATION_ID], "cr-0a1");
+        assert_eq!(l[labels::CAPACITY_RESERVATION_TYPE], "capacity-block");
+        assert_eq!(l[labels::CAPACITY_RESERVATION_INTERRUPTIBLE], "true");
+        assert_eq!(l["team"], "a");
+        assert!(RESERVATION_LABELS.iter().all(|k| l.contains_key(*k)));
+    }
 
     fn reservation() -> Reservation {
         Reservation {

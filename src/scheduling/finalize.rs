@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 use crate::model::instance_type::{InstanceType, ON_DEMAND, RESERVED, SPOT};
 use crate::model::labels;
 use crate::model::requirements::{Operator, Requirement, Requirements};
-use crate::model::reservation::ReservationType;
+use crate::model::reservation::{label_reserved, ReservationType, RESERVATION_LABELS};
 
 use super::node_claim::{unmet_min_values, Claim};
 use super::node_claim_template::{admitted_slots, cheapest_offer, Pool};
@@ -25,13 +25,6 @@ use super::{
     ExistingPlacement, Input, InstanceTypeOption, InstanceTypeRequirement, LaunchChoice,
     LaunchOffering, Plan, PlannedNodeClaim, UnschedulablePod,
 };
-
-/// The labels naming a node's capacity reservation.
-const RESERVATION_LABELS: [&str; 3] = [
-    labels::CAPACITY_RESERVATION_ID,
-    labels::CAPACITY_RESERVATION_TYPE,
-    labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
-];
 
 /// Metal sizes and accelerated types: Karpenter only launches them when nothing else fits.
 pub(super) fn is_exotic(it: &InstanceType) -> bool {
@@ -208,15 +201,7 @@ pub(super) fn finalize(
         }
     }
     if let Some(c) = &offering.reservation {
-        node_labels.insert(labels::CAPACITY_RESERVATION_ID.to_string(), c.id.clone());
-        node_labels.insert(
-            labels::CAPACITY_RESERVATION_TYPE.to_string(),
-            c.reservation_type.as_str().to_string(),
-        );
-        node_labels.insert(
-            labels::CAPACITY_RESERVATION_INTERRUPTIBLE.to_string(),
-            c.interruptible.to_string(),
-        );
+        label_reserved(&mut node_labels, &c.id, c.reservation_type, c.interruptible);
     }
     // The AWS provider launches dedicated only when the NodeClaim allows dedicated but not
     // default (`aws v1.14.1: pkg/providers/instance/instance.go` `getTenancyType`) and labels the

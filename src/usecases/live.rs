@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::clock::Clock;
+use crate::api::Manifests;
 use crate::cloud::ami::{self, KubeVersion, ResolvedImage};
 use crate::cloud::launch::{self, ClusterInfo, TypeFacts};
 use crate::cloud::network::NetworkResolver;
@@ -22,8 +23,9 @@ use crate::error::CommandError;
 use crate::k8s::{coexist, ops, Cluster};
 use crate::model::instance_type::InstanceType;
 use crate::model::labels;
-use crate::model::node::Node;
+use crate::model::node::{ghost_instances, Listing, Node};
 use crate::model::nodepool::{NodeClass, NodePool};
+use crate::model::reservation::RESERVATION_LABELS;
 
 /// A live run's environment (see the module documentation).
 pub struct Live<'a, C, P, K: ?Sized> {
@@ -112,12 +114,22 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
 
     /// The instances this tool launched for the cluster that are pending or running.
     pub fn launched_instances(&self) -> Result<Vec<Instance>, CommandError> {
+        let mut found = self.tool_instances()?;
+        found.retain(is_live);
+        Ok(found)
+    }
+
+    /// Every instance this tool launched for the cluster, whatever its state (one
+    /// DescribeInstances by its tag, as [`Live::launched_instances`]; EC2 keeps a terminated
+    /// instance listed for about an hour): the pending and running ones are the capacity it
+    /// launched, the others tell the Nodes registered again by a kubelet whose instance is going
+    /// ([`ghost_instances`] with [`Listing::AllOfTheTools`]).
+    pub fn tool_instances(&self) -> Result<Vec<Instance>, CommandError> {
         let mut found = self
             .cloud
             .describe_instances(&InstanceQuery::Filters(vec![
                 Filter::new(format!("tag:{}", labels::TOOL_TAG), [launch::TOOL_NAME]),
                 Filter::new("tag:eks:eks-cluster-name", [self.info.name.as_str()]),
-                Filter::new("instance-state-name", ["pending", "running"]),
             ]))
             .map_err(aws_error)?;
         found.sort_by(|a, b| a.id.cmp(&b.id));
@@ -226,6 +238,37 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
     }
 }
 
+/// Whether an instance is pending or running: capacity launched or on its way.
+pub fn is_live(instance: &Instance) -> bool {
+    matches!(instance.state.as_str(), "pending" | "running")
+}
+
+/// Leaves out of `manifests` the Nodes that are no capacity although registered — ghosts of
+/// instances going away ([`ghost_instances`]: this tool's own rule) — with the pods bound to
+/// them, and says which: for a plan over a snapshot read once with the listing at hand
+/// (`provision`'s, of every instance of the tool's). `drift replace`, which reads the cluster
+/// again at every round, holds the ghosts' instances as no capacity instead
+/// (`replace::gone_instances`); the rule is the same.
+pub fn drop_ghosts(
+    manifests: &mut Manifests,
+    instances: &[Instance],
+    listing: Listing,
+) -> Vec<String> {
+    let ghosts = ghost_instances(&manifests.nodes, instances, listing);
+    if ghosts.is_empty() {
+        return Vec::new();
+    }
+    let (gone, kept): (Vec<Node>, Vec<Node>) = std::mem::take(&mut manifests.nodes)
+        .into_iter()
+        .partition(|n| n.instance_id().is_some_and(|id| ghosts.contains(id)));
+    manifests.nodes = kept;
+    let names: Vec<String> = gone.into_iter().map(|n| n.name).collect();
+    manifests
+        .bound_pods
+        .retain(|p| !p.node_name.as_ref().is_some_and(|n| names.contains(n)));
+    names
+}
+
 /// `catalog` with the capacity reservations `classes` select, read now (`Live::planning_catalog`;
 /// `consolidate` uses it too, so a reserved node's price and reserved replacements are
 /// Karpenter's); `unavailable`: reservations found exhausted this run. A custom catalog keeps
@@ -283,14 +326,7 @@ pub fn aws_type_labels(t: &InstanceType) -> BTreeMap<String, String> {
         .single_value_labels()
         .into_iter()
         .filter(|(k, _)| labels::AWS_WELL_KNOWN.contains(&k.as_str()))
-        .filter(|(k, _)| {
-            ![
-                labels::CAPACITY_RESERVATION_ID,
-                labels::CAPACITY_RESERVATION_TYPE,
-                labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
-            ]
-            .contains(&k.as_str())
-        })
+        .filter(|(k, _)| !RESERVATION_LABELS.contains(&k.as_str()))
         .collect()
 }
 

@@ -13,9 +13,11 @@
 //! - **AMI**: the instance's `ImageId`, else the NodeClaim's `status.imageID`, else the node
 //!   annotation `kubectl-karpenter.io/image-id`. AMI names come from the node classes'
 //!   `status.amis`, else DescribeImages.
-//! - **Prices**: the catalog's, never the network's. On-demand nodes get the on-demand list
-//!   price (us-east-1's, the estimate used in every region); spot nodes get a price only from a
-//!   custom catalog with spot offerings.
+//! - **Prices**: the catalog's — the one the decision uses ([`decision_catalog`]): with the
+//!   decision and EC2 connected, `consolidate`'s (the live catalog and the capacity reservations
+//!   the classes select); else `--catalog` or the embedded snapshot. On-demand nodes get the
+//!   on-demand list price (us-east-1's, the estimate used in every region); spot nodes get a
+//!   price only from a catalog with spot offerings.
 //! - **Drift** is cheap: [`drift::evaluate`] over what the cluster already holds — NodePool and
 //!   node-class hash annotations, requirements, and the AMIs/subnets/security groups the node
 //!   classes' `status` lists (what Karpenter itself compares against) — without resolving AMIs
@@ -25,10 +27,10 @@
 //!   node; **pods** counts them.
 //! - **Consolidation** ([`decisions`]): what `consolidate` would decide for the node — the same
 //!   engine over the whole cluster (PDBs and the controller's release and `FEATURE_GATES`
-//!   included), priced from the same catalog as the `$/HOUR` column (embedded or `--catalog`,
-//!   never AWS: no credentials needed; `consolidate` live prices from the live catalog and is
-//!   the authority). A node without a NodeClaim (one this tool launched) is no candidate of
-//!   Karpenter's: no decision.
+//!   included), priced from the same catalog as the `$/HOUR` column, read the way `consolidate`
+//!   reads it ([`decision_catalog`]: capacity reservations included when EC2 is connected;
+//!   without AWS, the embedded snapshot or `--catalog`). A node without a NodeClaim (one this
+//!   tool launched) is no candidate of Karpenter's: no decision.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -98,6 +100,10 @@ pub enum Note {
     EstimatedPrices(Vec<String>),
     /// Spot nodes have no price (the embedded catalog has none).
     NoSpotPrices,
+    /// The capacity reservations could not be read (why): the decision is made without them.
+    ReservationsUnavailable(String),
+    /// From reading the capacity reservations (a class whose terms found none, …).
+    Reservations(String),
     /// The consolidation decision is left out: the cluster has more nodes than the limit.
     DecisionSkipped {
         /// Nodes in the cluster.
@@ -116,6 +122,7 @@ impl Note {
                 | Note::AwsUnavailable(_)
                 | Note::EstimatedPrices(_)
                 | Note::NoSpotPrices
+                | Note::ReservationsUnavailable(_)
                 | Note::DecisionSkipped { .. }
         )
     }
@@ -302,9 +309,44 @@ pub fn decisions(
         .collect())
 }
 
+/// The catalog of the CONSOLIDATION column and the `$/HOUR` beside it: `consolidate`'s
+/// ([`consolidate::decision_catalog`](crate::usecases::consolidate::decision_catalog)) — `base`
+/// (the live instance-type catalog, `--catalog`, or the embedded snapshot) with the capacity
+/// reservations the node classes select, read through EC2 when it is connected, so a reserved
+/// offering changes the column as it changes `consolidate`'s decision. AWS is optional here: a
+/// failed read is a note, and the decision is made without reservations (`consolidate` fails
+/// instead). Every note is `told`; those for the document are returned, for the view.
+pub fn decision_catalog<C: Compute>(
+    ec2: &Ec2<'_, C>,
+    base: Catalog,
+    classes: &[crate::model::nodepool::NodeClass],
+    now: i64,
+    told: &mut impl Sink<Note>,
+) -> (Catalog, Vec<Note>) {
+    let cloud = match ec2 {
+        Ec2::Connected(cloud) => Some(*cloud),
+        _ => None,
+    };
+    let fallback = base.clone();
+    match crate::usecases::consolidate::decision_catalog(cloud, base, classes, now) {
+        Ok((catalog, warnings)) => {
+            for w in warnings {
+                told.emit(Note::Reservations(w));
+            }
+            (catalog, Vec::new())
+        }
+        Err(e) => {
+            let note = Note::ReservationsUnavailable(e.message);
+            told.emit(note.clone());
+            (fallback, vec![note])
+        }
+    }
+}
+
 /// Above this many nodes (managed or not) `nodes` leaves the decision out: the engine evaluates
 /// every controller pass over the whole cluster, and its cost grows with passes × nodes
-/// (docs/performance.md B7: about 1 s at 1,000 nodes, 11 s at 2,500). `consolidate` still computes it.
+/// (B7, docs/commands.md: about 2.5 s at 1,000 nodes, 26 s at 2,500 — too slow for a listing).
+/// `consolidate` still computes it.
 pub const DECISION_MAX_NODES: usize = 1000;
 
 /// Gives each node of `view` its consolidation decision ([`decisions`]), or — over

@@ -203,6 +203,68 @@ impl World {
         node_name(&instance.id)
     }
 
+    /// A Ready, initialized node of pool `default` and `instance_type` with its v1 NodeClaim
+    /// (initialized an hour before the clock's start), running `pods` pods of 1 CPU; its name.
+    pub fn managed_node(&self, instance_type: &str, pods: &[&str]) -> String {
+        self.managed_node_of("karpenter.sh/v1", instance_type, pods)
+    }
+
+    /// [`World::managed_node`] with a NodeClaim of `api_version` (`karpenter.sh/v1` or
+    /// `karpenter.sh/v1beta1`, whose `nodeClassRef` has only a name).
+    pub fn managed_node_of(&self, api_version: &str, instance_type: &str, pods: &[&str]) -> String {
+        let name = self.registered_node("default", instance_type);
+        let earlier = crate::model::time::format_rfc3339(START - 3600);
+        self.cluster.update("v1", "Node", None, &name, |n| {
+            n["metadata"]["labels"]["karpenter.sh/initialized"] = json!("true");
+            n["metadata"]["labels"]["karpenter.sh/registered"] = json!("true");
+            n["metadata"]["creationTimestamp"] = json!(earlier);
+        });
+        let node = self.cluster.get("v1", "Node", None, &name).unwrap();
+        let class_ref = if api_version == "karpenter.sh/v1" {
+            json!({"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"})
+        } else {
+            json!({"name": "default"})
+        };
+        self.cluster.put(json!({
+            "apiVersion": api_version, "kind": "NodeClaim",
+            "metadata": {"name": format!("claim-{name}"), "creationTimestamp": earlier,
+                "labels": {"karpenter.sh/nodepool": "default"}},
+            "spec": {"nodeClassRef": class_ref, "requirements": []},
+            "status": {"nodeName": name, "providerID": node["spec"]["providerID"],
+                "conditions": [{"type": "Initialized", "status": "True",
+                    "lastTransitionTime": earlier}]}
+        }));
+        for pod in pods {
+            put_bound(&self.cluster, pod, &name);
+        }
+        name
+    }
+
+    /// The `default` class selecting capacity reservations by `terms` (none when null) and
+    /// pool `default` taking reserved or on-demand capacity, with `disruption` (when not null);
+    /// EC2 has `reservations`.
+    pub fn reserved_pool(
+        &self,
+        terms: Value,
+        disruption: Value,
+        reservations: Vec<crate::cloud::types::CapacityReservation>,
+    ) {
+        let mut class = default_node_class();
+        if !terms.is_null() {
+            class["spec"]["capacityReservationSelectorTerms"] = terms;
+        }
+        self.cluster.put(class);
+        let mut spec = json!({"template": {"spec": {
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+            "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In",
+                "values": ["reserved", "on-demand"]}]}}});
+        if !disruption.is_null() {
+            spec["disruption"] = disruption;
+        }
+        self.cluster.put(node_pool("default", spec));
+        *self.cloud.reservations.borrow_mut() = reservations;
+    }
+
     /// The Nodes, by name.
     pub fn nodes(&self) -> Vec<Value> {
         self.cluster.list("v1", "Node")

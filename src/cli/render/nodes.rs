@@ -25,7 +25,10 @@ const BAR_CELLS: usize = 8;
 /// A note of the view as it arises: a warning when AWS is unreachable, else a note for `-v`.
 pub fn tell(global: &GlobalArgs, err: &mut dyn Write, n: &Note) {
     match n {
-        Note::AwsUnavailable(_) | Note::DecisionSkipped { .. } => warn(global, err, &text(n)),
+        Note::AwsUnavailable(_)
+        | Note::ReservationsUnavailable(_)
+        | Note::Reservations(_)
+        | Note::DecisionSkipped { .. } => warn(global, err, &text(n)),
         _ => note(global, err, &text(n)),
     }
 }
@@ -47,6 +50,10 @@ fn text(n: &Note) -> String {
             crate::cloud::catalog::PRICE_REGION
         ),
         Note::NoSpotPrices => "spot prices are not in the embedded catalog: pass --catalog FILE with spot offerings to price spot nodes".into(),
+        Note::ReservationsUnavailable(why) => format!(
+            "capacity reservations unavailable ({why}): the CONSOLIDATION column is decided without them (`kubectl karpenter consolidate` needs them)"
+        ),
+        Note::Reservations(text) => text.clone(),
         Note::DecisionSkipped { nodes, limit } => format!(
             "{nodes} nodes: the CONSOLIDATION column is left out above {limit} (it evaluates the whole cluster); `kubectl karpenter consolidate` computes it"
         ),

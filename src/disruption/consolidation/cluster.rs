@@ -187,6 +187,10 @@ impl Cluster {
                 nominated,
             } = n;
             node.deleting |= claim.as_ref().is_some_and(|c| c.deleting);
+            // The simulation sees Karpenter's `StateNode.Initialized()` (the model's rule): a
+            // node no NodeClaim stands for — one `provision` launched, which no controller ever
+            // labels — is initialized, so pods may move onto it.
+            node.initialized = node.counts_as_initialized();
             let pool = claim
                 .as_ref()
                 .and(node.node_pool())

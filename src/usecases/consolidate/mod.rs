@@ -18,6 +18,8 @@ use std::collections::HashMap;
 use crate::api::core::PodDisruptionBudget;
 use crate::api::meta::IntOrString;
 use crate::api::Manifests;
+use crate::cloud::types::Compute;
+use crate::cloud::Catalog;
 use crate::disruption::consolidation::{
     self, BoundPod, ClaimFacts, ConsolidationInput, ConsolidationReport, Drifted, FeatureGates,
     IntOrPercent, NodeInput, PdbInput, Release,
@@ -30,10 +32,12 @@ use crate::karpenter_install::release::Version;
 use crate::model::labels;
 use crate::model::node::Node;
 use crate::model::nodeclaim::NodeClaim;
+use crate::model::nodepool::NodeClass;
 use crate::model::pod::Pod;
 use crate::model::time::parse_rfc3339;
 use crate::scheduling::DEFAULT_MAX_INSTANCE_TYPES;
 use crate::usecases::drift_gate;
+use crate::usecases::live::catalog_with_reservations;
 use crate::usecases::provisioning::input::{build_input as solver_input, CatalogSizing};
 use crate::usecases::provisioning::Selection;
 
@@ -105,6 +109,24 @@ pub fn read_with_pdbs(cluster: &dyn Cluster) -> Result<Manifests, CommandError> 
     Ok(manifests)
 }
 
+/// The catalog consolidation decides with, live — one path for `consolidate`'s report and for
+/// `nodes`' CONSOLIDATION column, so both say the same: `base` (the live instance-type
+/// catalog, `--catalog`, or the embedded snapshot) with the capacity reservations the node
+/// classes select, read now through `cloud` ([`catalog_with_reservations`]: a reserved node's
+/// price and a replacement into a reservation are Karpenter's). Without `cloud` (AWS left out
+/// or unreachable), `base` as it is. The second value: warnings.
+pub fn decision_catalog<P: Compute>(
+    cloud: Option<&P>,
+    base: Catalog,
+    classes: &[NodeClass],
+    now: i64,
+) -> Result<(Catalog, Vec<String>), CommandError> {
+    match cloud {
+        Some(cloud) => catalog_with_reservations(cloud, &base, classes, now, []),
+        None => Ok((base, Vec::new())),
+    }
+}
+
 /// The engine's input: every node (managed or not) with its pods and NodeClaim facts, every
 /// pool sized by `sizing`, the PDBs, the release (the controller's, else the pools'
 /// generation's) and the feature gates (the flag, else the controller's, else the release's
@@ -169,15 +191,10 @@ pub fn build_input(
                 .get(e.node.name.as_str())
                 .or_else(|| e.node.provider_id.as_deref().and_then(|p| by_node.get(p)))
                 .map(|c| claim_facts(c, &e.node));
-            let mut node = e.node;
-            // Without a NodeClaim the node is not Karpenter's, so initialized
-            // (`pkg/controllers/state/statenode.go` `Initialized()`/`Managed()`): pods may move
-            // onto a node `provision` launched, which no controller ever labels.
-            node.initialized |= claim.is_none();
             NodeInput {
                 claim,
                 pods: e.pods.into_iter().map(bound_pod).collect(),
-                node,
+                node: e.node,
                 nominated: false,
             }
         })

@@ -418,3 +418,75 @@ fn the_decision_is_left_out_of_a_large_cluster_with_a_note() {
     assert_eq!(told, std::slice::from_ref(&note));
     assert_eq!(view.notes, [note]);
 }
+
+/// The CONSOLIDATION column's catalog is `consolidate`'s (`decision_catalog`): the class selects
+/// an ODCR of one c6a.xlarge (priced at on-demand / 10,000,000, docs/karpenter.md §6.12), so the
+/// under-used c6a.2xlarge is replaced into the reservation — in the column as in
+/// `consolidate`'s report — and not by the cheapest on-demand type, as without it.
+#[test]
+fn a_capacity_reservation_changes_the_column_as_it_changes_consolidate() {
+    use crate::usecases::consolidate::{self as consolidate, Config};
+    use crate::usecases::provisioning::input::CatalogSizing;
+    use crate::usecases::testing::{odcr, World, START};
+
+    let decide = |reserved: bool| {
+        let world = World::new();
+        let terms = if reserved {
+            json!([{"id": "cr-0a1"}])
+        } else {
+            Value::Null
+        };
+        world.reserved_pool(
+            terms,
+            json!({"consolidationPolicy": "WhenEmptyOrUnderutilized",
+                "consolidateAfter": "0s", "budgets": [{"nodes": "100%"}]}),
+            vec![odcr("cr-0a1", "c6a.xlarge", "us-east-1a", 1)],
+        );
+        let under_used = world.managed_node("c6a.2xlarge", &["p0"]);
+        let (manifests, _) = consolidate::gather_live(&world.cluster).unwrap();
+        let region = world.cloud.region();
+
+        // `nodes`: the column, over EC2 as connected.
+        let mut told = Vec::new();
+        let (catalog, notes) = decision_catalog(
+            &Ec2::Connected(world.cloud.as_ref()),
+            world.catalog.clone(),
+            &manifests.node_classes,
+            START,
+            &mut |n| told.push(n),
+        );
+        assert!(notes.is_empty() && told.is_empty(), "{told:?}");
+        let column = decisions(manifests.clone(), &catalog, &region, None, START).unwrap();
+        let column = column[&under_used].clone();
+
+        // `consolidate`: the report, from the same catalog path.
+        let (catalog, _) = consolidate::decision_catalog(
+            Some(world.cloud.as_ref()),
+            world.catalog.clone(),
+            &manifests.node_classes,
+            START,
+        )
+        .unwrap();
+        let config = Config {
+            now: START,
+            ..Config::default()
+        };
+        let mut manifests = manifests;
+        let mut sizing = CatalogSizing::new(&catalog, &region);
+        let input = consolidate::build_input(&mut manifests, &mut sizing, &config, None).unwrap();
+        let report = consolidate::evaluate(&config, input).unwrap();
+        let node = report.nodes.iter().find(|n| n.name == under_used).unwrap();
+        let decided = Consolidation::from(node.clone());
+        assert_eq!(column, decided, "the column is consolidate's decision");
+        column
+    };
+    let reserved = decide(true);
+    assert_eq!(reserved.decision, NodeDecision::Replace);
+    assert_eq!(reserved.replacement_type.as_deref(), Some("c6a.xlarge"));
+    let plain = decide(false);
+    assert_eq!(plain.decision, NodeDecision::Replace);
+    assert_ne!(
+        plain.replacement_type, reserved.replacement_type,
+        "{plain:?}"
+    );
+}

@@ -13,11 +13,12 @@ use crate::error::CommandError;
 use crate::k8s::snapshot::{self, Scope};
 use crate::k8s::Cluster;
 use crate::model::labels;
+use crate::model::node::Listing;
 use crate::model::node::Node;
 use crate::model::nodepool::NodeClass;
 use crate::scheduling::{self, ExistingNode, ExistingPlacement, Input, Plan, PlannedNodeClaim};
 use crate::usecases::clock::Clock;
-use crate::usecases::live::{registered_instances, Live};
+use crate::usecases::live::{drop_ghosts, is_live, registered_instances, Live};
 use crate::usecases::Sink;
 
 /// A plan for the cluster's pending pods, with what launching it needs.
@@ -139,7 +140,11 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             return Ok(None);
         }
         let registered = registered_instances(&snapshot.manifests.nodes);
-        let instances = self.launched_instances()?;
+        // One listing of the tool's instances, every state: the live ones are capacity launched
+        // or on its way; a Node of a gone one (a ghost its kubelet registered again) is none.
+        let mut instances = self.tool_instances()?;
+        drop_ghosts(&mut snapshot.manifests, &instances, Listing::AllOfTheTools);
+        instances.retain(is_live);
         let in_flight = (&registered, instances.as_slice(), assigned);
         let (mut plan, input) = self.plan_with(
             &mut snapshot.manifests,

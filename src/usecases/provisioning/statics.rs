@@ -129,6 +129,7 @@ pub fn settings(now: String) -> Settings {
         drain_timeout: TIMEOUT,
         ready_timeout: TIMEOUT,
         attempt: now,
+        gone_instances: Default::default(),
     }
 }
 

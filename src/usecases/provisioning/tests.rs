@@ -980,17 +980,11 @@ fn warnings(log: &Log) -> Vec<String> {
 /// on-demand capacity; EC2 has `reservations`.
 fn reserved_world(reservations: Vec<CapacityReservation>) -> World {
     let world = World::new();
-    let mut class = crate::usecases::testing::default_node_class();
-    class["spec"]["capacityReservationSelectorTerms"] = json!([{"tags": {"team": "ml"}}]);
-    world.cluster.put(class);
-    world.cluster.put(node_pool(
-        "default",
-        json!({"template": {"spec": {
-            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
-            "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In",
-                "values": ["reserved", "on-demand"]}]}}}),
-    ));
-    *world.cloud.reservations.borrow_mut() = reservations;
+    world.reserved_pool(
+        json!([{"tags": {"team": "ml"}}]),
+        serde_json::Value::Null,
+        reservations,
+    );
     world
 }
 
@@ -1419,4 +1413,39 @@ fn live_provision_reads_pdbs_only_for_the_pods_of_deleting_nodes() {
             .any(|w| w.starts_with("cannot list poddisruptionbudgets")),
         "{warnings:?}"
     );
+}
+
+/// docs/reliability.md, the ghost node, for a new `provision` run: a Node this tool launched
+/// (no NodeClaim) whose instance is shutting down, terminated or — the tool's full listing at
+/// hand — not listed at all is no capacity, though Ready and empty: the pending pod gets a new
+/// NodeClaim. A live instance's Node takes it.
+#[test]
+fn a_node_whose_instance_is_going_is_no_capacity_for_a_new_run() {
+    let plan_for = |state: Option<&str>| {
+        let world = World::new();
+        let node = world.registered_node("default", "c6a.xlarge");
+        {
+            let mut instances = world.cloud.instances.borrow_mut();
+            match state {
+                Some(state) => instances[0].state = state.into(),
+                None => instances.clear(),
+            }
+        }
+        world.pending("a", "1");
+        let round = world
+            .live()
+            .plan_pending(&all(), &mut |_| {})
+            .unwrap()
+            .unwrap();
+        let on_node = round
+            .plan
+            .existing_nodes
+            .iter()
+            .any(|p| p.node == node && p.pods == ["default/a"]);
+        (on_node, round.plan.node_claims.len())
+    };
+    assert_eq!(plan_for(Some("running")), (true, 0));
+    assert_eq!(plan_for(Some("shutting-down")), (false, 1));
+    assert_eq!(plan_for(Some("terminated")), (false, 1));
+    assert_eq!(plan_for(None), (false, 1));
 }

@@ -37,6 +37,7 @@ pub mod watch;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 pub use crate::disruption::replace::{Action, Detail, Method, Status, Step};
@@ -45,6 +46,7 @@ use crate::api::Manifests;
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::k8s::snapshot::{self, Scope};
 use crate::k8s::Cluster;
+use crate::model::node::{ghost_instances, Listing};
 use crate::usecases::provisioning;
 
 /// How a run goes.
@@ -62,6 +64,25 @@ pub struct Settings {
     /// When this run started (RFC 3339): the `startedAt` of the replacements it begins, and
     /// part of their NodeClaim names, so that the plan shown names what is launched.
     pub attempt: String,
+    /// Instances EC2 said were going away when the run began ([`gone_instances`]): their
+    /// Nodes — registered again for a moment by a kubelet still running while the instance
+    /// shuts down — are no capacity for any node the run plans.
+    pub gone_instances: BTreeSet<String>,
+}
+
+/// The instances of a selection's drift snapshot (its nodes' instances, described by id) whose
+/// Nodes are no capacity: the ghost rule ([`ghost_instances`], this tool's own — upstream
+/// relies on NodeClaims), for [`Settings::gone_instances`]. No AWS call of its own: the
+/// selection described the instances already.
+pub fn gone_instances(snapshot: &crate::drift::DriftSnapshot) -> BTreeSet<String> {
+    let nodes: Vec<crate::model::node::Node> =
+        snapshot.nodes.iter().map(|m| m.node.clone()).collect();
+    let instances: Vec<crate::model::instance::Instance> = snapshot
+        .nodes
+        .iter()
+        .filter_map(|m| m.instance.clone())
+        .collect();
+    ghost_instances(&nodes, &instances, Listing::ById)
 }
 
 /// One node's outcome (a row of the `ReplacementReport`).

@@ -282,9 +282,7 @@ impl<'a> Planner<'a> {
             });
         }
         if strict {
-            if let Some(why) =
-                uninitialized_destination(&plan, &manifests.nodes, &manifests.node_claims)
-            {
+            if let Some(why) = uninitialized_destination(&plan, &manifests.nodes) {
                 return Ok(NodePlan::Blocked {
                     why,
                     pdb_only: false,
@@ -436,21 +434,10 @@ fn solve<C: Cluster, P: Compute, K: Clock + ?Sized>(
 /// existing node that is not `Initialized()` gets an `UninitializedNodeError`, and drift's
 /// `ComputeCommands` skips a candidate whose pods do not all schedule). The plan's pods are
 /// the node's own (those of nodes being deleted are not planned here, so upstream's exception
-/// for them never applies). Only a node with a NodeClaim can be uninitialized, as upstream's
-/// `StateNode.Initialized()` (`pkg/controllers/state/statenode.go`: a node without a NodeClaim
-/// is not managed, so initialized): the nodes `provision` launched have none, and no
-/// controller would ever label them.
-fn uninitialized_destination(
-    plan: &Plan,
-    nodes: &[Node],
-    claims: &[crate::model::nodeclaim::NodeClaim],
-) -> Option<Detail> {
-    let has_claim = |n: &Node| {
-        claims.iter().any(|c| {
-            c.node_name.as_deref() == Some(n.name.as_str())
-                || (c.provider_id.is_some() && c.provider_id == n.provider_id)
-        })
-    };
+/// for them never applies). Initialized as upstream's `StateNode.Initialized()` says
+/// ([`Node::counts_as_initialized`]): a node without a NodeClaim — one `provision` launched,
+/// which no controller would ever label — counts as initialized.
+fn uninitialized_destination(plan: &Plan, nodes: &[Node]) -> Option<Detail> {
     let mut landings: Vec<_> = plan
         .existing_nodes
         .iter()
@@ -459,7 +446,7 @@ fn uninitialized_destination(
             nodes
                 .iter()
                 .find(|n| n.name == p.node)
-                .is_some_and(|n| !n.initialized && has_claim(n))
+                .is_some_and(|n| !n.counts_as_initialized())
         })
         .collect();
     landings.sort_by(|a, b| a.node.cmp(&b.node));

@@ -106,7 +106,14 @@ pub fn preview<C: Cluster, P: Compute, K: Clock + ?Sized>(
     }
     let now = live.clock.now();
     let mut slots = free_slots_for(&pools_of(&queue), &m.nodes, method_of(&queue), now);
-    let mut planner = Planner::new(m, &pdbs, &BTreeSet::new(), Vec::new(), settings.force, now);
+    let mut planner = Planner::new(
+        m,
+        &pdbs,
+        &settings.gone_instances,
+        Vec::new(),
+        settings.force,
+        now,
+    );
     planner.leaving(leaving(&queue));
     let mut starting = 0;
     let mut kept = Vec::new();
@@ -221,7 +228,7 @@ pub fn run<C: Cluster, P: Compute, K: Clock + ?Sized>(
         events,
         outcomes,
         active: Vec::new(),
-        replaced_into: BTreeSet::new(),
+        replaced_into: settings.gone_instances.clone(),
         failures: Failures::default(),
     };
     pipeline.run(queue)?;

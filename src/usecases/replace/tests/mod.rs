@@ -37,6 +37,7 @@ fn settings() -> Settings {
         drain_timeout: Duration::from_secs(900),
         ready_timeout: Duration::from_secs(600),
         attempt: ATTEMPT.into(),
+        gone_instances: Default::default(),
     }
 }
 
@@ -106,6 +107,26 @@ fn actions(world: &World, names: &[String]) -> (Manifests, Vec<Action>) {
         })
         .collect();
     (m, actions)
+}
+
+/// The drift snapshot of the cluster's nodes, their instances as the cloud has them.
+fn snapshot_of(world: &World, m: &Manifests) -> crate::drift::DriftSnapshot {
+    let instances = world.cloud.instances.borrow();
+    crate::drift::DriftSnapshot {
+        nodes: m
+            .nodes
+            .iter()
+            .map(|n| crate::drift::ManagedNode {
+                node: n.clone(),
+                node_claim: None,
+                instance: instances
+                    .iter()
+                    .find(|i| Some(i.id.as_str()) == n.instance_id())
+                    .cloned(),
+            })
+            .collect(),
+        ..crate::drift::DriftSnapshot::default()
+    }
 }
 
 /// What a run reported and returned.

@@ -798,6 +798,45 @@ fn a_node_registered_again_by_its_terminating_kubelet_is_no_capacity() {
     );
 }
 
+/// docs/reliability.md, the ghost node, for a *new* run: an earlier run terminated a node's
+/// instance, and its kubelet registered the Node again (Ready, empty, unmarked, no NodeClaim).
+/// The selection described its instance (`gone_instances`, no AWS call of its own): the drifted
+/// node's pod is not planned onto the ghost — its replacement is launched. Without it the ghost
+/// took the pod (nothing launched, the pod evicted onto a node about to vanish).
+#[test]
+fn a_ghost_registered_before_a_new_run_is_no_capacity() {
+    let world = world();
+    budget(&world, "1");
+    let ghost = world.registered_node("default", "c6a.large");
+    let ghost_instance = instance_of(&ghost);
+    for i in world.cloud.instances.borrow_mut().iter_mut() {
+        if i.id == ghost_instance {
+            i.state = "terminated".into();
+        }
+    }
+    let old = drifted(&world, 1);
+    let m = read_cluster(&world.cluster).unwrap();
+    let mut settings = settings();
+    settings.gone_instances = gone_instances(&snapshot_of(&world, &m));
+    assert_eq!(settings.gone_instances, [ghost_instance].into());
+    // Without the rule, the preview plans the pod onto the ghost: nothing to launch.
+    let (m, acts) = actions(&world, &old);
+    let blind = replace_pipeline::preview(&world.live(), &m, acts, &super::settings()).unwrap();
+    assert!(
+        blind.outcomes()[0].replacements.is_empty(),
+        "{:?}",
+        blind.outcomes()
+    );
+    let run = replace(&world, &old, &settings);
+    assert_eq!(
+        run.outcome(&old[0]).status,
+        Status::Replaced,
+        "{:?}",
+        run.outcomes
+    );
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+}
+
 /// A replacement plan covers its node's pods only: the pods of another node being deleted
 /// (one whose replacement the pipeline launched before draining it, or one someone else is
 /// deleting — `provision` plans those) are not planned again here, which would launch twice.

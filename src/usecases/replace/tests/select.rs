@@ -3,9 +3,7 @@
 use std::collections::VecDeque;
 
 use super::*;
-use crate::drift::{
-    DriftReason, DriftSnapshot, Evaluation, ManagedNode, NodeDrift, Status as Verdict,
-};
+use crate::drift::{DriftReason, Evaluation, NodeDrift, Status as Verdict};
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::usecases::replace::select::{check_named, select};
 use crate::usecases::replace::watch::{watch, Passes};
@@ -30,26 +28,6 @@ pub(super) fn verdict_of(name: &str, status: Verdict, reason: Option<DriftReason
         expected_image_ids: Vec::new(),
         changes: Vec::new(),
         not_checked: Vec::new(),
-    }
-}
-
-/// The drift snapshot of the cluster's nodes, their instances as the cloud has them.
-fn snapshot_of(world: &World, m: &Manifests) -> DriftSnapshot {
-    let instances = world.cloud.instances.borrow();
-    DriftSnapshot {
-        nodes: m
-            .nodes
-            .iter()
-            .map(|n| ManagedNode {
-                node: n.clone(),
-                node_claim: None,
-                instance: instances
-                    .iter()
-                    .find(|i| Some(i.id.as_str()) == n.instance_id())
-                    .cloned(),
-            })
-            .collect(),
-        ..DriftSnapshot::default()
     }
 }
 

@@ -173,25 +173,7 @@ fn v1beta1_world(budget: &str) -> World {
 
 /// A v1beta1 managed node (its NodeClaim created an hour ago) running pod `p0`.
 fn v1beta1_node(world: &World) -> String {
-    let name = world.registered_node("default", "c6a.2xlarge");
-    let earlier = format_rfc3339(START - 3600);
-    world.cluster.update("v1", "Node", None, &name, |n| {
-        n["metadata"]["labels"]["karpenter.sh/initialized"] = json!("true");
-        n["metadata"]["labels"]["karpenter.sh/registered"] = json!("true");
-        n["metadata"]["creationTimestamp"] = json!(earlier);
-    });
-    let node = world.cluster.get("v1", "Node", None, &name).unwrap();
-    world.cluster.put(json!({
-        "apiVersion": "karpenter.sh/v1beta1", "kind": "NodeClaim",
-        "metadata": {"name": format!("claim-{name}"), "creationTimestamp": earlier,
-            "labels": {"karpenter.sh/nodepool": "default"}},
-        "spec": {"nodeClassRef": {"name": "default"}, "requirements": []},
-        "status": {"nodeName": name, "providerID": node["spec"]["providerID"],
-            "conditions": [{"type": "Initialized", "status": "True",
-                "lastTransitionTime": earlier}]}
-    }));
-    put_bound(&world.cluster, "p0", &name);
-    name
+    world.managed_node_of("karpenter.sh/v1beta1", "c6a.2xlarge", &["p0"])
 }
 
 #[test]

@@ -20,10 +20,9 @@ use crate::disruption::consolidation::Reason;
 use crate::disruption::replace::REPLACEMENT;
 use crate::error::Exit;
 use crate::k8s::fake::FakeCluster;
-use crate::model::time::format_rfc3339;
 use crate::usecases::replace;
 use crate::usecases::replace::{Detail, NodeStep};
-use crate::usecases::testing::{node_pool, put_bound, put_pending, World, START};
+use crate::usecases::testing::{node_pool, put_pending, World};
 
 const ATTEMPT: &str = "2023-11-14T22:13:20Z";
 
@@ -34,6 +33,7 @@ fn settings() -> Settings {
         drain_timeout: Duration::from_secs(900),
         ready_timeout: Duration::from_secs(600),
         attempt: ATTEMPT.into(),
+        gone_instances: Default::default(),
     }
 }
 
@@ -52,31 +52,9 @@ fn world(replicas: usize, budgets: Value) -> World {
     world
 }
 
-/// A Ready, initialized node of `instance_type` with its v1 NodeClaim (initialized an hour
-/// before the clock's start), running `pods` pods of 1 CPU; its name.
+/// [`World::managed_node`].
 fn managed(world: &World, instance_type: &str, pods: &[&str]) -> String {
-    let name = world.registered_node("default", instance_type);
-    let earlier = format_rfc3339(START - 3600);
-    world.cluster.update("v1", "Node", None, &name, |n| {
-        n["metadata"]["labels"]["karpenter.sh/initialized"] = json!("true");
-        n["metadata"]["labels"]["karpenter.sh/registered"] = json!("true");
-        n["metadata"]["creationTimestamp"] = json!(earlier);
-    });
-    let node = world.cluster.get("v1", "Node", None, &name).unwrap();
-    world.cluster.put(json!({
-        "apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
-        "metadata": {"name": format!("claim-{name}"), "creationTimestamp": earlier,
-            "labels": {"karpenter.sh/nodepool": "default"}},
-        "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
-            "name": "default"}, "requirements": []},
-        "status": {"nodeName": name, "providerID": node["spec"]["providerID"],
-            "conditions": [{"type": "Initialized", "status": "True",
-                "lastTransitionTime": earlier}]}
-    }));
-    for pod in pods {
-        put_bound(&world.cluster, pod, &name);
-    }
-    name
+    world.managed_node(instance_type, pods)
 }
 
 /// What a run returned and reported.
@@ -586,24 +564,17 @@ mod expiration;
 #[test]
 fn an_under_used_node_is_replaced_into_a_capacity_reservation() {
     let world = world(1, json!([{"nodes": "100%"}]));
-    let mut class = crate::usecases::testing::default_node_class();
-    class["spec"]["capacityReservationSelectorTerms"] = json!([{"id": "cr-0a1"}]);
-    world.cluster.put(class);
-    world.cluster.put(node_pool(
-        "default",
-        json!({"template": {"spec": {
-            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
-            "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In",
-                "values": ["reserved", "on-demand"]}]}},
-            "disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized",
-                "consolidateAfter": "0s", "budgets": [{"nodes": "100%"}]}}),
-    ));
-    *world.cloud.reservations.borrow_mut() = vec![crate::usecases::testing::odcr(
-        "cr-0a1",
-        "c6a.xlarge",
-        "us-east-1a",
-        1,
-    )];
+    world.reserved_pool(
+        json!([{"id": "cr-0a1"}]),
+        json!({"consolidationPolicy": "WhenEmptyOrUnderutilized",
+            "consolidateAfter": "0s", "budgets": [{"nodes": "100%"}]}),
+        vec![crate::usecases::testing::odcr(
+            "cr-0a1",
+            "c6a.xlarge",
+            "us-east-1a",
+            1,
+        )],
+    );
     let under_used = managed(&world, "c6a.2xlarge", &["p0"]);
 
     let run = run(&world);
