@@ -344,10 +344,10 @@ pub fn decision_catalog<C: Compute>(
 }
 
 /// Above this many nodes (managed or not) `nodes` leaves the decision out: the engine evaluates
-/// every controller pass over the whole cluster, and its cost grows with passes × nodes
-/// (B7, docs/commands.md: about 2.5 s at 1,000 nodes, 26 s at 2,500 — too slow for a listing).
-/// `consolidate` still computes it.
-pub const DECISION_MAX_NODES: usize = 1000;
+/// every controller pass over the whole cluster, and its cost grows faster than the nodes
+/// (B7, BENCHMARKS.md: 0.23 s at 1,000 nodes, 1.5 s at 2,500, 5.3 s at 5,000 — the last too
+/// slow for a listing). `consolidate` still computes it.
+pub const DECISION_MAX_NODES: usize = 2500;
 
 /// Gives each node of `view` its consolidation decision ([`decisions`]), or — over
 /// [`DECISION_MAX_NODES`] nodes — none, with a note `told` as well.
