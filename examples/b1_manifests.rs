@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use kubectl_karpenter::model::pod::WhenUnsatisfiable;
-use kubectl_karpenter::testing::{diverse_pods, fake_instance_types};
+use kubectl_karpenter::testing::{diverse_pods, fake_catalog_yaml, fake_instance_types};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -17,26 +17,7 @@ fn main() {
     let dir = std::path::PathBuf::from(args.next().unwrap_or_else(|| "/tmp/b1".into()));
     std::fs::create_dir_all(&dir).expect("create output dir");
 
-    let mut catalog = String::from("instanceTypes:\n");
-    for it in fake_instance_types(400) {
-        let cpu = it.capacity.cpu / 1000;
-        writeln!(
-            catalog,
-            "- name: {}\n  capacity: {{cpu: \"{cpu}\", memory: {}Gi, pods: \"{}\"}}\n  overhead: {{cpu: 100m, memory: 10Mi}}\n  offerings:",
-            it.name,
-            2 * cpu,
-            10 * cpu
-        )
-        .unwrap();
-        for o in &it.offerings {
-            writeln!(
-                catalog,
-                "  - {{zone: {}, capacityType: {}, price: {}, available: true}}",
-                o.zone, o.capacity_type, o.price
-            )
-            .unwrap();
-        }
-    }
+    let catalog = fake_catalog_yaml(&fake_instance_types(400));
     std::fs::write(dir.join("catalog.yaml"), catalog).expect("write catalog");
 
     let mut out = String::from(

@@ -84,6 +84,33 @@ pub fn fake_instance_types(n: usize) -> Vec<InstanceType> {
         .collect()
 }
 
+/// [`fake_instance_types`] as a custom catalog file (`--catalog`, docs/commands.md), for the
+/// benchmarks that run the command on files (`examples/b1_manifests.rs`, `b7_manifests.rs`).
+pub fn fake_catalog_yaml(types: &[InstanceType]) -> String {
+    use std::fmt::Write as _;
+    let mut catalog = String::from("instanceTypes:\n");
+    for it in types {
+        let cpu = it.capacity.cpu / 1000;
+        writeln!(
+            catalog,
+            "- name: {}\n  capacity: {{cpu: \"{cpu}\", memory: {}Gi, pods: \"{}\"}}\n  overhead: {{cpu: 100m, memory: 10Mi}}\n  offerings:",
+            it.name,
+            2 * cpu,
+            10 * cpu
+        )
+        .expect("writing to a String");
+        for o in &it.offerings {
+            writeln!(
+                catalog,
+                "  - {{zone: {}, capacityType: {}, price: {}, available: true}}",
+                o.zone, o.capacity_type, o.price
+            )
+            .expect("writing to a String");
+        }
+    }
+    catalog
+}
+
 /// An amd64 Linux instance type with the given capacity and offerings; kube-reserved 100m/10Mi.
 pub fn instance_type(
     name: &str,

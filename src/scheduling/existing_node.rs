@@ -106,8 +106,9 @@ pub(super) struct Tracked {
     /// Per node: the generation it last changed in.
     versions: Vec<u64>,
     facts: Vec<Arc<NodeFacts>>,
-    /// Per node: its pods' totals, at its version.
-    totals: Vec<Option<(u64, PodTotals)>>,
+    /// Per node: its pods' totals, at its version, and whether none of its pods has a volume
+    /// (then the totals do not depend on the storage view).
+    totals: Vec<Option<(u64, PodTotals, bool)>>,
     /// Node positions in the solver's order, at a generation and node count.
     order: Option<(u64, usize, Vec<usize>)>,
     /// The pods of every node by label, kept up to date as pods are added.
@@ -352,23 +353,31 @@ pub(super) fn prepare_existing<'a>(
             }
         }
         let mut volume_usage: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        // Volumes are read afresh: they depend on the storage view, which the memo does not track.
+        // A node whose pods have volumes reads them afresh: they depend on the storage view,
+        // which the memo does not track. The others' totals are kept (with a storage view too:
+        // consolidation always has one, and re-adding every node's pods made each of its
+        // simulations cost the whole cluster).
         let totals = match tracked.as_deref_mut() {
-            Some(t) if storage.is_none() => {
+            Some(t) => {
                 let version = t.version(i);
                 if t.totals.len() <= i {
                     t.totals.resize(i + 1, None);
                 }
                 match &t.totals[i] {
-                    Some((v, totals)) if *v == version => totals.clone(),
+                    Some((v, totals, volume_free))
+                        if *v == version && (*volume_free || storage.is_none()) =>
+                    {
+                        totals.clone()
+                    }
                     _ => {
-                        let totals = pod_totals(n, facts, &daemons, None, &mut volume_usage);
-                        t.totals[i] = Some((version, totals.clone()));
+                        let totals = pod_totals(n, facts, &daemons, storage, &mut volume_usage);
+                        let volume_free = n.pods.iter().all(|p| p.volumes.is_empty());
+                        t.totals[i] = Some((version, totals.clone(), volume_free));
                         totals
                     }
                 }
             }
-            _ => pod_totals(n, facts, &daemons, storage, &mut volume_usage),
+            None => pod_totals(n, facts, &daemons, storage, &mut volume_usage),
         };
         let PodTotals {
             mut used,
