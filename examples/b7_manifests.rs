@@ -114,7 +114,6 @@ fn main() {
             }));
         }
     }
-    drop(doc);
     out.flush().expect("flush");
     eprintln!(
         "{} nodes, {pods} pods, now {}: {}",
