@@ -646,13 +646,14 @@ impl<S: Simulator> Engine<S> {
             Release::V0_37 | Release::V0_31 => Class::Graceful,
         };
         // Cheap first: most passes have no drifted node, and eventual candidates note nothing.
-        let any_drifted = self.managed().into_iter().any(|i| {
-            self.c.nodes[i]
-                .claim
-                .as_ref()
-                .is_some_and(|c| c.drifted.is_some())
-        });
-        if class == Class::Eventual && !any_drifted {
+        if class == Class::Eventual
+            && !self.managed().into_iter().any(|i| {
+                self.c.nodes[i]
+                    .claim
+                    .as_ref()
+                    .is_some_and(|c| c.drifted.is_some())
+            })
+        {
             return false;
         }
         let drift_of = |e: &Self, c: &Candidate| {

@@ -1973,6 +1973,21 @@ fn with_and_without_certain_failures(
     (evaluate(input), without)
 }
 
+/// The pod of node `name` certain to fit nowhere with the node gone, asked directly.
+fn certain_pod(nodes: Vec<NodeInput>, name: &str) -> Option<String> {
+    let input = consolidation_input(NOW, vec![(spot_pool(), three_zone_types())], nodes);
+    let mut cluster = cluster::Cluster::new(input);
+    let node = cluster.node_by_name[name];
+    let moving = candidate::pod_facts(&cluster, node).sim_pods;
+    let certain = certain::CertainFailures::default().of(
+        &mut cluster,
+        &mut fast::Fast::default(),
+        node,
+        &moving,
+    )?;
+    Some(certain.pod.pod(&cluster).key())
+}
+
 fn spot_node(name: &str, zone: &str, pods: Vec<Pod>) -> NodeInput {
     let it = three_zone_types()
         .into_iter()
@@ -1991,6 +2006,10 @@ fn a_pod_whose_spread_admits_only_zones_nothing_can_run_it_in_blocks_with_its_na
         spot_node("b", "zone-a", vec![web("web-2"), pod("big-b", "3")]),
         spot_node("c", "zone-b", vec![web("web-3"), pod("big-c", "3")]),
     ];
+    assert_eq!(
+        certain_pod(nodes.clone(), "a").as_deref(),
+        Some("default/web-1")
+    );
     let (with, without) = with_and_without_certain_failures(nodes);
     assert_eq!(with.actions, without.actions);
     assert_eq!(find(&with, "a").decision, NodeDecision::None);
@@ -2010,6 +2029,7 @@ fn a_spread_with_an_admitted_zone_its_pool_can_run_is_simulated_in_full() {
         spot_node("b", "zone-a", vec![pod("big-b", "3")]),
         spot_node("c", "zone-b", vec![web("web-3"), pod("big-c", "3")]),
     ];
+    assert_eq!(certain_pod(nodes.clone(), "a"), None);
     let (with, without) = with_and_without_certain_failures(nodes);
     assert_eq!(with, without);
     assert_eq!(find(&with, "b").decision, NodeDecision::Delete, "{with:#?}");

@@ -911,14 +911,19 @@ fn a_drifted_node_whose_pods_would_land_on_an_uninitialized_node_waits() {
     world.cluster.update("v1", "Node", None, &fresh, |n| {
         n["metadata"]["labels"]["karpenter.sh/initialized"] = json!("true");
     });
-    let run = replace(&world, &old, &settings());
+    replaced_onto_an_existing_node(&world, &old, &fresh);
+}
+
+/// `old`'s single node is replaced, its pod going to `node`: nothing launched.
+fn replaced_onto_an_existing_node(world: &World, old: &[String], node: &str) {
+    let run = replace(world, old, &settings());
     assert_eq!(
         run.outcome(&old[0]).status,
         Status::Replaced,
         "{:?}",
         run.outcomes
     );
-    assert_eq!(calls(&world, "EC2.CreateFleet"), 0, "p0 went to {fresh}");
+    assert_eq!(calls(world, "EC2.CreateFleet"), 0, "p0 went to {node}");
 }
 
 /// A node without a NodeClaim (one `provision` launched, which no controller will ever label
@@ -931,12 +936,5 @@ fn a_node_without_a_nodeclaim_is_not_managed_and_counts_as_initialized() {
     let world = world();
     let old = drifted(&world, 1);
     let launched = world.registered_node("default", "c6a.large");
-    let run = replace(&world, &old, &settings());
-    assert_eq!(
-        run.outcome(&old[0]).status,
-        Status::Replaced,
-        "{:?}",
-        run.outcomes
-    );
-    assert_eq!(calls(&world, "EC2.CreateFleet"), 0, "p0 went to {launched}");
+    replaced_onto_an_existing_node(&world, &old, &launched);
 }
