@@ -41,14 +41,21 @@ fn options() -> serde_saphyr::Options {
 
 /// Reads every non-empty document of `text` (YAML, or one or more concatenated JSON values)
 /// into a `T`. `path` names the source in errors.
+///
+/// JSON is YAML, and the YAML reader decides what a document means; but it reads about ten
+/// times slower than `serde_json` (a `kubectl get -o json` dump of 5,000 nodes takes seconds).
+/// So a JSON document is first typed by `serde_json`, and read as YAML only when that fails:
+/// whatever `serde_json` refuses (a number where text is expected, which YAML reads as text; a
+/// duplicate key; nesting deeper than [`MAX_DEPTH`]) gets the YAML reader's answer and message.
 pub(crate) fn documents<T: DeserializeOwned>(path: &str, text: &str) -> Result<Vec<T>, InputError> {
     let trimmed = text.trim_start();
     if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+        if let Some(docs) = json_document_stream(text) {
+            return Ok(docs);
+        }
         return yaml_documents(path, text, 0);
     }
-    // JSON: serde_json finds where each value ends (and reports JSON syntax errors as such);
-    // each value is then read as YAML, so a number where text is expected reads as text, as
-    // it does in YAML.
+    // JSON: serde_json finds where each value ends (and reports JSON syntax errors as such).
     let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
     let mut start = 0;
     let mut out = Vec::new();
@@ -57,8 +64,14 @@ pub(crate) fn documents<T: DeserializeOwned>(path: &str, text: &str) -> Result<V
             None => return Ok(out),
             Some(Ok(_)) => {
                 let end = values.byte_offset();
-                let line_offset = text[..start].matches('\n').count();
-                out.extend(yaml_documents(path, &text[start..end], line_offset)?);
+                let value = &text[start..end];
+                match json_document(value) {
+                    Some(doc) => out.push(doc),
+                    None => {
+                        let line_offset = text[..start].matches('\n').count();
+                        out.extend(yaml_documents(path, value, line_offset)?);
+                    }
+                }
                 start = end;
             }
             Some(Err(json)) => {
@@ -83,6 +96,130 @@ pub(crate) fn documents<T: DeserializeOwned>(path: &str, text: &str) -> Result<V
             }
         }
     }
+}
+
+/// One JSON value typed by `serde_json`, or `None` where the YAML reader must decide: the value
+/// does not type (YAML may read it differently, or has the message), is `null` (a YAML null
+/// document), or is read differently by the two (see [`json_reads_as_yaml`]).
+fn json_document<T: DeserializeOwned>(value: &str) -> Option<T> {
+    let trimmed = value.trim();
+    if trimmed == "null" || !json_reads_as_yaml(trimmed) {
+        return None;
+    }
+    serde_json::from_str(trimmed).ok()
+}
+
+/// A YAML stream whose every document is one JSON object (`---` lines between `{…}` values, the
+/// way some tools write a cluster dump), typed document by document with `serde_json`; `None`
+/// unless every document is such an object and types, so anything else is read as YAML as a
+/// whole and behaves exactly as before.
+fn json_document_stream<T: DeserializeOwned>(text: &str) -> Option<Vec<T>> {
+    // Cheap refusals first: a stream with no `---` line or not starting with one is ordinary
+    // YAML, and a `%` directive or `...` end marker is left to the YAML reader.
+    if !text.starts_with("---") {
+        return None;
+    }
+    let mut docs = Vec::new();
+    for chunk in split_documents(text)? {
+        let chunk = chunk.trim();
+        if chunk.is_empty() {
+            continue;
+        }
+        if !chunk.starts_with('{') {
+            return None;
+        }
+        docs.push(json_document(chunk)?);
+    }
+    Some(docs)
+}
+
+/// The texts between `---` lines, or `None` when a line could be YAML stream syntax this split
+/// does not model (a marker with content after it, an end marker, a directive).
+fn split_documents(text: &str) -> Option<Vec<&str>> {
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end();
+        if bare == "---" {
+            chunks.push(&text[start..offset]);
+            start = offset + line.len();
+        } else if line.starts_with("---") || line.starts_with("...") || line.starts_with('%') {
+            return None;
+        }
+        offset += line.len();
+    }
+    chunks.push(&text[start..]);
+    Some(chunks)
+}
+
+/// Whether `serde_json` reads `json` (a valid JSON text) as the YAML reader would: nesting
+/// within [`MAX_DEPTH`], no key twice in one object (the YAML reader refuses a duplicate,
+/// `serde_json` keeps one), no `-0` (an integer 0 in YAML, a float in `serde_json`), and no
+/// escaped key (so keys compare as written).
+fn json_reads_as_yaml(json: &str) -> bool {
+    // Per open object, the keys seen so far and whether a key comes next.
+    enum Open<'a> {
+        Object { keys: Vec<&'a str>, key_next: bool },
+        Array,
+    }
+    let bytes = json.as_bytes();
+    let mut open: Vec<Open<'_>> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let start = i + 1;
+                let mut escaped = false;
+                i = start;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    escaped |= bytes[i] == b'\\';
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if let Some(Open::Object { keys, key_next }) = open.last_mut() {
+                    if *key_next {
+                        let key = &json[start..i.min(json.len())];
+                        // A linear search stays cheap for the few keys objects have; an
+                        // object with hundreds is left to the YAML reader.
+                        if escaped || keys.len() == 256 || keys.contains(&key) {
+                            return false;
+                        }
+                        keys.push(key);
+                        *key_next = false;
+                    }
+                }
+            }
+            b'{' | b'[' => {
+                if open.len() == MAX_DEPTH {
+                    return false;
+                }
+                open.push(if bytes[i] == b'{' {
+                    Open::Object {
+                        keys: Vec::new(),
+                        key_next: true,
+                    }
+                } else {
+                    Open::Array
+                });
+            }
+            b'}' | b']' => {
+                open.pop();
+            }
+            b',' => {
+                if let Some(Open::Object { key_next, .. }) = open.last_mut() {
+                    *key_next = true;
+                }
+            }
+            b'-' if bytes.get(i + 1) == Some(&b'0')
+                && !matches!(bytes.get(i + 2), Some(b'.' | b'e' | b'E')) =>
+            {
+                return false;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    true
 }
 
 /// `text` holds YAML documents whose first line is line `line_offset + 1` of the source.
@@ -150,6 +287,75 @@ mod tests {
         );
         let flow: Vec<Value> = documents("flow.yaml", "{a: 1}").unwrap();
         assert_eq!(flow.len(), 1, "YAML flow mapping");
+    }
+
+    /// The JSON fast paths must give exactly what the YAML reader gives: every sample is read
+    /// both ways and compared (as values and as typed documents).
+    #[test]
+    fn json_is_typed_as_the_yaml_reader_types_it() {
+        let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        let samples = [
+            r#"{"a": 0, "b": -1, "c": 1.5, "d": 1e3, "e": -0, "f": 18446744073709551615, "g": -0.0}"#.to_string(),
+            r#"{"big": 99999999999999999999, "tiny": 1e-300, "s": "a\"b\u00e9\n", "t": true, "n": null}"#.to_string(),
+            r#"{"empty": {}, "list": [], "mixed": [1, "1", {"x": [null]}], "dup": 1, "dup": 2}"#.to_string(),
+            format!(r#"{{"at-limit": {}}}"#, nested(MAX_DEPTH - 1)),
+            format!(r#"{{"past-limit": {}}}"#, nested(MAX_DEPTH)),
+            r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": 7, "labels": {"a": 1}},
+               "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": 1, "memory": "1Gi"}}}]}}"#
+                .to_string(),
+            r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+               "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": 0.5}}}], "priority": "1"}}"#
+                .to_string(),
+            r#"{"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "p"},
+               "spec": {"template": {"spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "d"},
+               "requirements": [{"key": "k", "operator": "In", "values": ["a", 1]}]}}, "limits": {"cpu": 10}}}"#
+                .to_string(),
+            r#"{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}}, null]}"#
+                .to_string(),
+            "null".to_string(),
+        ];
+        fn both<T: DeserializeOwned + std::fmt::Debug>(json: &str) -> (String, String) {
+            let read = |r: Result<Vec<T>, InputError>| match r {
+                Ok(docs) => format!("{docs:?}"),
+                Err(e) => format!("error: {e}"),
+            };
+            (
+                read(documents::<T>("x.json", json)),
+                read(yaml_documents::<T>("x.json", json, 0)),
+            )
+        }
+        for sample in &samples {
+            for text in [sample.clone(), format!("---\n{sample}\n---\n{sample}\n")] {
+                let (fast, yaml) = both::<Value>(&text);
+                assert_eq!(fast, yaml, "as values: {text}");
+                let (fast, yaml) = both::<crate::api::document::Doc>(&text);
+                assert_eq!(fast, yaml, "typed: {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn only_a_stream_of_json_objects_takes_the_json_path() {
+        let two = "---\n{\"a\": 1}\n---\n{\"b\": 2}\n";
+        assert_eq!(json_document_stream::<Value>(two).map(|d| d.len()), Some(2));
+        for yaml in [
+            "a: 1\n",
+            "{\"a\": 1}\n---\nb: 2\n",
+            "---\n{\"a\": 1}\n---\nb: 2\n",
+            "---\n# a comment\n{\"a\": 1}\n",
+            "--- {\"a\": 1}\n",
+            "%YAML 1.2\n---\n{\"a\": 1}\n",
+            "---\n{\"a\": 1}\n...\n",
+            "---\n{a: 1}\n",
+        ] {
+            assert!(json_document_stream::<Value>(yaml).is_none(), "{yaml}");
+        }
+        assert!(json_reads_as_yaml(
+            r#"{"a": "[[{", "b": [[1], {"c": "\\\"]", "a": -0.5}]}"#
+        ));
+        for differs in [r#"{"a": 1, "a": 2}"#, r#"{"a": -0}"#, r#"{"\u0061": 1}"#] {
+            assert!(!json_reads_as_yaml(differs), "{differs}");
+        }
     }
 
     #[test]
