@@ -767,6 +767,92 @@ fn what_the_api_server_refuses_is_refused() {
     .unwrap();
 }
 
+/// Selector terms as the CRDs' CEL rules take them (`aws v1.14.1:
+/// pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml`; v1beta1: v0.37.8): `id` / `name`
+/// combined with other fields is refused only when *every* term combines them (`!self.all(…)`);
+/// v1 AMI terms use `!self.exists(…)`, so there one such term is enough. Found sweeping public
+/// configurations (docs/upstream-tests.md, session 13): `[{id, tags}, {tags}]` was refused.
+#[test]
+fn selector_term_exclusivity_follows_the_cel_quantifiers() {
+    let class = |api: &str, terms: &str| {
+        let mut text = format!(
+            "apiVersion: karpenter.k8s.aws/{api}\nkind: EC2NodeClass\nmetadata: {{name: c}}\nspec:\n  role: r\n{terms}"
+        );
+        for (field, default) in [
+            ("amiFamily", if api == "v1" { "AL2023" } else { "AL2" }),
+            ("subnetSelectorTerms", "[{tags: {a: b}}]"),
+            ("securityGroupSelectorTerms", "[{tags: {a: b}}]"),
+            ("amiSelectorTerms", "[{alias: al2023@latest}]"),
+        ] {
+            if !terms.contains(field) && (api == "v1" || field != "amiSelectorTerms") {
+                text.push_str(&format!("  {field}: {default}\n"));
+            }
+        }
+        text
+    };
+    let valid = [
+        (
+            "v1",
+            "  subnetSelectorTerms: [{id: subnet-1, tags: {a: b}}, {tags: {c: d}}]\n",
+        ),
+        (
+            "v1",
+            "  securityGroupSelectorTerms: [{id: sg-1, name: x}, {tags: {c: d}}]\n",
+        ),
+        (
+            "v1",
+            "  securityGroupSelectorTerms: [{name: x, tags: {a: b}}, {id: sg-2}]\n",
+        ),
+        (
+            "v1beta1",
+            "  subnetSelectorTerms: [{id: subnet-1, tags: {a: b}}, {id: subnet-2}]\n",
+        ),
+        (
+            "v1beta1",
+            "  amiSelectorTerms: [{id: ami-1, name: x}, {tags: {a: b}}]\n",
+        ),
+    ];
+    for (api, terms) in valid {
+        load_str("in.yaml", &class(api, terms)).unwrap_or_else(|e| panic!("{terms}: {e}"));
+    }
+    let invalid = [
+        (
+            "v1",
+            "  subnetSelectorTerms: [{id: subnet-1, tags: {a: b}}]\n",
+            "spec.subnetSelectorTerms: 'id' is mutually exclusive",
+        ),
+        (
+            "v1",
+            "  securityGroupSelectorTerms: [{id: sg-1, name: x}, {id: sg-2, tags: {a: b}}]\n",
+            "spec.securityGroupSelectorTerms: 'id' is mutually exclusive",
+        ),
+        (
+            "v1",
+            "  securityGroupSelectorTerms: [{name: x, tags: {a: b}}]\n",
+            "spec.securityGroupSelectorTerms: 'name' is mutually exclusive",
+        ),
+        (
+            "v1",
+            "  securityGroupSelectorTerms: [{tags: {a: b}}, {}]\n",
+            "spec.securityGroupSelectorTerms[1]: a selector term needs tags, id or name",
+        ),
+        (
+            "v1",
+            "  amiSelectorTerms: [{id: ami-1, name: x}, {tags: {a: b}}]\n",
+            "spec.amiSelectorTerms[0]: id cannot be combined",
+        ),
+        (
+            "v1beta1",
+            "  amiSelectorTerms: [{id: ami-1, owner: self}]\n",
+            "spec.amiSelectorTerms: 'id' is mutually exclusive",
+        ),
+    ];
+    for (api, terms, want) in invalid {
+        let error = error_of("in.yaml", &class(api, terms));
+        assert!(error.contains(want), "{error}\n  wanted: {want}");
+    }
+}
+
 const STORAGE: &str = r#"apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata: {name: gp3}
