@@ -135,16 +135,11 @@ impl Resources {
 
     /// `self - other`, element-wise (may go negative; saturating like [`Resources::add_assign`]).
     pub fn sub(&self, other: &Resources) -> Resources {
-        let mut out = self.clone();
-        out.cpu = out.cpu.saturating_sub(other.cpu);
-        out.memory = out.memory.saturating_sub(other.memory);
-        out.pods = out.pods.saturating_sub(other.pods);
-        out.ephemeral_storage = out
-            .ephemeral_storage
-            .saturating_sub(other.ephemeral_storage);
+        let mut out = self.subtract_listed(other);
         for (n, v) in &other.extended {
-            let cur = out.get(n);
-            out.set(n, cur.saturating_sub(*v));
+            if self.get(n) == 0 {
+                out.set(n, 0i64.saturating_sub(*v));
+            }
         }
         out
     }
