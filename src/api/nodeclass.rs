@@ -45,35 +45,49 @@ pub(crate) fn block_devices(
         .collect()
 }
 
-/// Converts subnet or security-group terms; a term must select something, and `id`/`name`
-/// exclude the other fields (the CRD's CEL rules).
+/// Converts subnet or security-group terms with the CRD's CEL rules (`aws v1.14.1:
+/// pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml`, the same in v0.37.8's v1beta1): every
+/// term selects something (`self.all(x, has(x.tags) || has(x.id) || has(x.name))`), and `id` /
+/// `name` combined with other fields are refused only when **every** term combines them
+/// (`!self.all(x, has(x.id) && (has(x.tags) || has(x.name)))`, likewise for `name`) — so
+/// `[{id, tags}, {tags}]` is valid; the provider then selects by `id`, else `name`, else tags
+/// (`pkg/providers/{subnet,securitygroup}` `getFilterSets`; ours `cloud::network::filter_sets`).
 pub(crate) fn selector_terms(
     ctx: &Ctx,
     path: &str,
     specs: &[SelectorTermSpec],
 ) -> Result<Vec<SelectorTerm>, InputError> {
-    specs
+    let terms = specs
         .iter()
         .enumerate()
         .map(|(i, t)| {
             let at = format!("{path}[{i}]");
             let tags = t.tags.clone().unwrap_or_default();
             check_term_tags(ctx, &at, &tags)?;
-            let set = [t.id.is_some(), t.name.is_some(), !tags.is_empty()];
-            match set.iter().filter(|s| **s).count() {
-                0 => Err(ctx.invalid(at, "a selector term needs tags, id or name")),
-                1 => Ok(SelectorTerm {
-                    id: t.id.clone(),
-                    name: t.name.clone(),
-                    tags,
-                }),
-                _ => Err(ctx.invalid(
-                    at,
-                    "id and name cannot be combined with other fields in a selector term",
-                )),
+            if t.id.is_none() && t.name.is_none() && t.tags.is_none() {
+                return Err(ctx.invalid(at, "a selector term needs tags, id or name"));
             }
+            Ok(SelectorTerm {
+                id: t.id.clone(),
+                name: t.name.clone(),
+                tags,
+            })
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    let every = |f: fn(&SelectorTermSpec) -> bool| !specs.is_empty() && specs.iter().all(f);
+    if every(|t| t.id.is_some() && (t.tags.is_some() || t.name.is_some())) {
+        return Err(ctx.invalid(
+            path,
+            "'id' is mutually exclusive, cannot be set with a combination of other fields in a selector term",
+        ));
+    }
+    if every(|t| t.name.is_some() && (t.tags.is_some() || t.id.is_some())) {
+        return Err(ctx.invalid(
+            path,
+            "'name' is mutually exclusive, cannot be set with a combination of other fields in a selector term",
+        ));
+    }
+    Ok(terms)
 }
 
 fn check_term_tags(ctx: &Ctx, at: &str, tags: &StringMap) -> Result<(), InputError> {
@@ -119,7 +133,7 @@ pub(crate) fn ami_terms(
         let at = format!("{path}[{i}]");
         let tags = t.tags.clone().unwrap_or_default();
         check_term_tags(ctx, &at, &tags)?;
-        let others = !tags.is_empty() || t.name.is_some() || t.owner.is_some();
+        let others = t.tags.is_some() || t.name.is_some() || t.owner.is_some();
         if let Some(alias) = &t.alias {
             if !aliases {
                 return Err(ctx.invalid(
@@ -153,10 +167,13 @@ pub(crate) fn ami_terms(
                 return Err(ctx.invalid(path, "an alias term must be the only amiSelectorTerm"));
             }
         } else if t.id.is_some() {
-            if others || t.ssm_parameter.is_some() {
+            // v1: `!self.exists(x, has(x.id) && …)`, per term; v1beta1 (v0.37.8):
+            // `!self.all(x, has(x.id) && (has(x.tags) || has(x.name) || has(x.owner)))`, only
+            // when every term combines (checked after the loop). The provider takes the id.
+            if aliases && (others || t.ssm_parameter.is_some()) {
                 return Err(ctx.invalid(at, "id cannot be combined with other fields in a term"));
             }
-        } else if tags.is_empty() && t.name.is_none() && t.ssm_parameter.is_none() {
+        } else if t.tags.is_none() && t.name.is_none() && t.ssm_parameter.is_none() {
             return Err(ctx.invalid(
                 at,
                 "a term needs one of tags, id, name, alias or ssmParameter",
@@ -170,6 +187,15 @@ pub(crate) fn ami_terms(
             tags,
             ssm_parameter: t.ssm_parameter.clone(),
         });
+    }
+    let combined = |t: &AmiSelectorTermSpec| {
+        t.id.is_some() && (t.tags.is_some() || t.name.is_some() || t.owner.is_some())
+    };
+    if !aliases && !specs.is_empty() && specs.iter().all(combined) {
+        return Err(ctx.invalid(
+            path,
+            "'id' is mutually exclusive, cannot be set with a combination of other fields in amiSelectorTerms",
+        ));
     }
     Ok(out)
 }

@@ -478,7 +478,10 @@ impl Ec2NodeClass {
             kubelet: spec
                 .kubelet
                 .as_ref()
-                .map(|k| validate::kubelet(&ctx, "spec.kubelet", k))
+                .map(|k| {
+                    validate::kubelet_crd_rules(&ctx, "spec.kubelet", k)?;
+                    validate::kubelet(&ctx, "spec.kubelet", k)
+                })
                 .transpose()?,
             launch_template: None,
             status: match &self.status {

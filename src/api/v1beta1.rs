@@ -263,7 +263,10 @@ impl NodePool {
         let kubelet = tspec
             .kubelet
             .as_ref()
-            .map(|k| validate::kubelet(&ctx, "spec.template.spec.kubelet", k))
+            .map(|k| {
+                validate::kubelet_crd_rules(&ctx, "spec.template.spec.kubelet", k)?;
+                validate::kubelet(&ctx, "spec.template.spec.kubelet", k)
+            })
             .transpose()?;
 
         let d = spec.disruption.clone().unwrap_or_default();

@@ -381,6 +381,102 @@ pub(crate) fn kubelet(
     })
 }
 
+/// The kubelet CEL rules and value patterns of the v1beta1 NodePool (v0.37.8) and v1
+/// EC2NodeClass (`aws v1.14.1: pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml`) CRDs, which
+/// the API server applies before Karpenter sees the object: eviction signals only from the six
+/// the kubelet knows, threshold values a percentage (at most `100%`) or a quantity (or empty),
+/// `imageGCHighThresholdPercent` above `imageGCLowThresholdPercent`, and `evictionSoft` /
+/// `evictionSoftGracePeriod` with the same keys.
+pub(crate) fn kubelet_crd_rules(
+    ctx: &Ctx,
+    path: &str,
+    k: &KubeletConfiguration,
+) -> Result<(), InputError> {
+    const SIGNALS: [&str; 6] = [
+        "memory.available",
+        "nodefs.available",
+        "nodefs.inodesFree",
+        "imagefs.available",
+        "imagefs.inodesFree",
+        "pid.available",
+    ];
+    let maps = [
+        ("evictionHard", k.eviction_hard.as_ref(), true),
+        ("evictionSoft", k.eviction_soft.as_ref(), true),
+        (
+            "evictionSoftGracePeriod",
+            k.eviction_soft_grace_period.as_ref(),
+            false,
+        ),
+    ];
+    for (field, map, thresholds) in maps {
+        for (key, value) in map.into_iter().flatten() {
+            let at = key_path(&format!("{path}.{field}"), key);
+            if !SIGNALS.contains(&key.as_str()) {
+                return Err(ctx.invalid(
+                    at,
+                    format!("valid keys for {field} are {}", SIGNALS.join(", ")),
+                ));
+            }
+            if thresholds && !is_threshold(value) {
+                return Err(ctx.invalid(
+                    at,
+                    format!("invalid threshold {value:?} (expected a percentage up to 100% or a quantity)"),
+                ));
+            }
+        }
+    }
+    if let (Some(high), Some(low)) = (
+        k.image_gc_high_threshold_percent,
+        k.image_gc_low_threshold_percent,
+    ) {
+        if high <= low {
+            return Err(ctx.invalid(
+                path,
+                "imageGCHighThresholdPercent must be greater than imageGCLowThresholdPercent",
+            ));
+        }
+    }
+    for (field, map, other, other_map) in [
+        (
+            "evictionSoft",
+            &k.eviction_soft,
+            "evictionSoftGracePeriod",
+            &k.eviction_soft_grace_period,
+        ),
+        (
+            "evictionSoftGracePeriod",
+            &k.eviction_soft_grace_period,
+            "evictionSoft",
+            &k.eviction_soft,
+        ),
+    ] {
+        for key in map.iter().flat_map(|m| m.keys()) {
+            if !other_map.as_ref().is_some_and(|o| o.contains_key(key)) {
+                return Err(ctx.invalid(
+                    key_path(&format!("{path}.{field}"), key),
+                    format!("{field} OwnerKey does not have a matching {other}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The CRD's threshold pattern: `^((\d{1,2}(\.\d{1,2})?|100(\.0{1,2})?)%||<quantity>)$`.
+fn is_threshold(value: &str) -> bool {
+    let Some(pct) = value.strip_suffix('%') else {
+        return value.is_empty() || parse_milli(value).is_ok();
+    };
+    let (int, frac) = pct.split_once('.').unwrap_or((pct, ""));
+    let digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
+    let frac_ok = !pct.contains('.') || (1..=2).contains(&frac.len()) && digits(frac);
+    if int == "100" {
+        return frac_ok && frac.chars().all(|c| c == '0');
+    }
+    (1..=2).contains(&int.len()) && digits(int) && frac_ok
+}
+
 /// `kubeReserved` / `systemReserved`: the CRDs' rules (`aws: pkg/apis/v1/ec2nodeclass.go`
 /// KubeletConfiguration validations) — only `cpu`, `memory`, `ephemeral-storage` and `pid`, and
 /// no negative quantity.

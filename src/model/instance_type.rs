@@ -108,9 +108,25 @@ pub struct InstanceType {
 }
 
 impl InstanceType {
-    /// `capacity - overhead` (Karpenter's `computeAllocatable`, hugepages aside).
+    /// Karpenter's `computeAllocatable` (`core v1.14.1: pkg/cloudprovider/types.go`):
+    /// `resources.Subtract(capacity, overhead)` — only the resources the capacity lists, so a
+    /// `pid` in `kubeReserved` / `systemReserved` (valid keys of the EC2NodeClass CRD) reserves
+    /// nothing a pod can ask for — then memory loses the capacity's hugepages, floored at 0
+    /// (NodeOverlays can add `hugepages-*` capacity).
     pub fn allocatable(&self) -> Resources {
-        self.capacity.sub(&self.overhead.total())
+        let mut out = self.capacity.subtract_listed(&self.overhead.total());
+        let huge = self
+            .capacity
+            .extended
+            .iter()
+            .filter(|(n, _)| n.starts_with("hugepages-"))
+            .fold(None, |acc: Option<i64>, (_, v)| {
+                Some(acc.unwrap_or(0).saturating_add(*v))
+            });
+        if let Some(huge) = huge {
+            out.memory = out.memory.saturating_sub(huge).max(0);
+        }
+        out
     }
 
     /// The cheapest available offering compatible with `reqs` (zone / capacity type), if any.
@@ -127,5 +143,61 @@ impl InstanceType {
                     .total_cmp(&b.price)
                     .then_with(|| a.zone.cmp(&b.zone))
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sized(capacity: &[(&str, &str)], kube_reserved: &[(&str, &str)]) -> InstanceType {
+        InstanceType {
+            name: "m5.large".into(),
+            requirements: Requirements::default(),
+            capacity: Resources::from_pairs(capacity),
+            overhead: Overhead {
+                kube_reserved: Resources::from_pairs(kube_reserved),
+                system_reserved: Resources::from_pairs(&[("pid", "100")]),
+                eviction_threshold: Resources::from_pairs(&[("memory", "100Mi")]),
+            },
+            offerings: vec![],
+        }
+    }
+
+    /// `core v1.14.1: pkg/cloudprovider/types.go` `computeAllocatable` (`resources.Subtract`, then
+    /// hugepages off memory); scenario from a swept EC2NodeClass with `kubeReserved.pid` /
+    /// `systemReserved.pid`: Karpenter plans the pod, we found no type ("no single instance type
+    /// fits") because allocatable pid went negative.
+    #[test]
+    fn allocatable_ignores_reserved_resources_the_capacity_lacks_and_takes_hugepages_off_memory() {
+        let it = sized(
+            &[("cpu", "2"), ("memory", "8Gi"), ("pods", "29")],
+            &[("cpu", "70m"), ("memory", "574Mi"), ("pid", "1000")],
+        );
+        let a = it.allocatable();
+        assert_eq!(a.get("pid"), 0);
+        assert_eq!(a.get("memory"), (8192 - 574 - 100) * 1024 * 1024 * 1000);
+        assert!(Resources::from_pairs(&[("cpu", "1"), ("pods", "1")]).fits_in(&a));
+
+        let huge = sized(
+            &[
+                ("cpu", "2"),
+                ("memory", "8Gi"),
+                ("pods", "29"),
+                ("hugepages-2Mi", "1Gi"),
+                ("hugepages-1Gi", "2Gi"),
+            ],
+            &[("memory", "574Mi")],
+        );
+        assert_eq!(
+            huge.allocatable().get("memory"),
+            (8192 - 574 - 100 - 3072) * 1024 * 1024 * 1000
+        );
+        assert_eq!(
+            huge.allocatable().get("hugepages-2Mi"),
+            1024 * 1024 * 1024 * 1000
+        );
+        let all_huge = sized(&[("memory", "1Gi"), ("hugepages-2Mi", "2Gi")], &[]);
+        assert_eq!(all_huge.allocatable().get("memory"), 0, "floored at 0");
     }
 }

@@ -82,8 +82,6 @@ pub const CAPACITY_RESERVATION_TYPE: &str = "karpenter.k8s.aws/capacity-reservat
 /// Whether a capacity reservation can be interrupted.
 pub const CAPACITY_RESERVATION_INTERRUPTIBLE: &str =
     "karpenter.k8s.aws/capacity-reservation-interruptible";
-/// Nitro sandbox support.
-pub const NITRO_SANDBOX: &str = "karpenter.k8s.aws/nitro-sandbox";
 /// Placement group id.
 pub const PLACEMENT_GROUP_ID: &str = "karpenter.k8s.aws/placement-group-id";
 /// Placement group partition.
@@ -171,7 +169,6 @@ pub const AWS_WELL_KNOWN: &[&str] = &[
     CAPACITY_RESERVATION_INTERRUPTIBLE,
     EC2NODECLASS,
     INSTANCE_ENCRYPTION_IN_TRANSIT_SUPPORTED,
-    NITRO_SANDBOX,
     INSTANCE_CATEGORY,
     INSTANCE_HYPERVISOR,
     INSTANCE_FAMILY,

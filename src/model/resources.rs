@@ -135,6 +135,20 @@ impl Resources {
 
     /// `self - other`, element-wise (may go negative; saturating like [`Resources::add_assign`]).
     pub fn sub(&self, other: &Resources) -> Resources {
+        let mut out = self.subtract_listed(other);
+        for (n, v) in &other.extended {
+            if self.get(n) == 0 {
+                out.set(n, 0i64.saturating_sub(*v));
+            }
+        }
+        out
+    }
+
+    /// Karpenter's `resources.Subtract(lhs, rhs)` (`core v1.14.1: pkg/utils/resources/resources.go`):
+    /// `self - other` for the resources `self` lists — the four core ones always, an extended one
+    /// when present — so a resource only `other` lists (a `pid` kube-reserved, say) is dropped
+    /// rather than going negative.
+    pub fn subtract_listed(&self, other: &Resources) -> Resources {
         let mut out = self.clone();
         out.cpu = out.cpu.saturating_sub(other.cpu);
         out.memory = out.memory.saturating_sub(other.memory);
@@ -142,10 +156,10 @@ impl Resources {
         out.ephemeral_storage = out
             .ephemeral_storage
             .saturating_sub(other.ephemeral_storage);
-        for (n, v) in &other.extended {
-            let cur = out.get(n);
-            out.set(n, cur.saturating_sub(*v));
+        for (n, v) in &mut out.extended {
+            *v = v.saturating_sub(other.get(n));
         }
+        out.extended.retain(|(_, v)| *v != 0);
         out
     }
 
@@ -237,5 +251,24 @@ mod tests {
         let mut c = a.clone();
         c.set("nvidia.com/gpu", 0);
         assert!(c.extended.is_empty());
+    }
+
+    /// `core v1.14.1: pkg/utils/resources/resources.go` `Subtract` ranges over the left list only.
+    #[test]
+    fn subtract_listed_keeps_only_the_left_lists_resources() {
+        let capacity =
+            Resources::from_pairs(&[("cpu", "2"), ("memory", "4Gi"), ("nvidia.com/gpu", "1")]);
+        let overhead =
+            Resources::from_pairs(&[("cpu", "100m"), ("pid", "1000"), ("nvidia.com/gpu", "1")]);
+        let left = capacity.subtract_listed(&overhead);
+        assert_eq!(left.get("cpu"), 1900);
+        assert_eq!(left.get("pid"), 0, "only the overhead lists pid: dropped");
+        assert!(left.extended.is_empty(), "gpu 1 - 1 = 0 is not kept");
+        assert!(Resources::from_pairs(&[("cpu", "1")]).fits_in(&left));
+        assert_eq!(
+            capacity.sub(&overhead).get("pid"),
+            -1_000_000,
+            "sub keeps both sides' keys"
+        );
     }
 }

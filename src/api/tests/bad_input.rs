@@ -767,6 +767,134 @@ fn what_the_api_server_refuses_is_refused() {
     .unwrap();
 }
 
+/// Selector terms as the CRDs' CEL rules take them (`aws v1.14.1:
+/// pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml`; v1beta1: v0.37.8): `id` / `name`
+/// combined with other fields is refused only when *every* term combines them (`!self.all(…)`);
+/// v1 AMI terms use `!self.exists(…)`, so there one such term is enough. Found sweeping public
+/// configurations (docs/upstream-tests.md, session 13): `[{id, tags}, {tags}]` was refused.
+#[test]
+fn selector_term_exclusivity_follows_the_cel_quantifiers() {
+    let class = |api: &str, terms: &str| {
+        let mut text = format!(
+            "apiVersion: karpenter.k8s.aws/{api}\nkind: EC2NodeClass\nmetadata: {{name: c}}\nspec:\n  role: r\n{terms}"
+        );
+        for (field, default) in [
+            ("amiFamily", if api == "v1" { "AL2023" } else { "AL2" }),
+            ("subnetSelectorTerms", "[{tags: {a: b}}]"),
+            ("securityGroupSelectorTerms", "[{tags: {a: b}}]"),
+            ("amiSelectorTerms", "[{alias: al2023@latest}]"),
+        ] {
+            if !terms.contains(field) && (api == "v1" || field != "amiSelectorTerms") {
+                text.push_str(&format!("  {field}: {default}\n"));
+            }
+        }
+        text
+    };
+    let valid = [
+        (
+            "v1",
+            "  subnetSelectorTerms: [{id: subnet-1, tags: {a: b}}, {tags: {c: d}}]\n",
+        ),
+        (
+            "v1",
+            "  securityGroupSelectorTerms: [{id: sg-1, name: x}, {tags: {c: d}}]\n",
+        ),
+        (
+            "v1",
+            "  securityGroupSelectorTerms: [{name: x, tags: {a: b}}, {id: sg-2}]\n",
+        ),
+        (
+            "v1beta1",
+            "  subnetSelectorTerms: [{id: subnet-1, tags: {a: b}}, {id: subnet-2}]\n",
+        ),
+        (
+            "v1beta1",
+            "  amiSelectorTerms: [{id: ami-1, name: x}, {tags: {a: b}}]\n",
+        ),
+    ];
+    for (api, terms) in valid {
+        load_str("in.yaml", &class(api, terms)).unwrap_or_else(|e| panic!("{terms}: {e}"));
+    }
+    let invalid = [
+        (
+            "v1",
+            "  subnetSelectorTerms: [{id: subnet-1, tags: {a: b}}]\n",
+            "spec.subnetSelectorTerms: 'id' is mutually exclusive",
+        ),
+        (
+            "v1",
+            "  securityGroupSelectorTerms: [{id: sg-1, name: x}, {id: sg-2, tags: {a: b}}]\n",
+            "spec.securityGroupSelectorTerms: 'id' is mutually exclusive",
+        ),
+        (
+            "v1",
+            "  securityGroupSelectorTerms: [{name: x, tags: {a: b}}]\n",
+            "spec.securityGroupSelectorTerms: 'name' is mutually exclusive",
+        ),
+        (
+            "v1",
+            "  securityGroupSelectorTerms: [{tags: {a: b}}, {}]\n",
+            "spec.securityGroupSelectorTerms[1]: a selector term needs tags, id or name",
+        ),
+        (
+            "v1",
+            "  amiSelectorTerms: [{id: ami-1, name: x}, {tags: {a: b}}]\n",
+            "spec.amiSelectorTerms[0]: id cannot be combined",
+        ),
+        (
+            "v1beta1",
+            "  amiSelectorTerms: [{id: ami-1, owner: self}]\n",
+            "spec.amiSelectorTerms: 'id' is mutually exclusive",
+        ),
+    ];
+    for (api, terms, want) in invalid {
+        let error = error_of("in.yaml", &class(api, terms));
+        assert!(error.contains(want), "{error}\n  wanted: {want}");
+    }
+}
+
+/// The v1 EC2NodeClass `kubelet` as the v1.14.1 CRD types it (`aws v1.14.1:
+/// pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml`; the vendored CRDs were main's, whose
+/// `kubelet` keeps unknown fields, so a typo such as `maxpods` was silently dropped), with its
+/// CEL rules (also the v1beta1 NodePool's); and `karpenter.k8s.aws/nitro-sandbox`, allowed
+/// only after v1.14.1.
+#[test]
+fn kubelet_and_labels_follow_the_v1_14_1_crds() {
+    let class = |kubelet: &str| {
+        EC2NODECLASS_V1.replace(
+            "  role: KarpenterNodeRole\n",
+            &format!("  role: KarpenterNodeRole\n  kubelet: {kubelet}\n"),
+        )
+    };
+    load_str(
+        "c.yaml",
+        &class("{maxPods: 110, podsPerCore: 2, clusterDNS: [10.0.0.10], cpuCFSQuota: true, evictionMaxPodGracePeriod: 60, imageGCHighThresholdPercent: 85, imageGCLowThresholdPercent: 80, evictionHard: {memory.available: 5%, nodefs.available: 10.5%, imagefs.available: \"\", pid.available: \"1000\"}, evictionSoft: {memory.available: 500Mi}, evictionSoftGracePeriod: {memory.available: 1m}, kubeReserved: {cpu: 100m, pid: \"100\"}, systemReserved: {memory: 100Mi}}"),
+    )
+    .unwrap();
+    let cases = [
+        ("{maxpods: 50}", "spec.kubelet.maxpods: unknown field (did you mean maxPods?)"),
+        ("{evictionHard: {memory.availble: 5%}}", "spec.kubelet.evictionHard[memory.availble]: valid keys for evictionHard are"),
+        ("{evictionHard: {memory.available: 101%}}", "spec.kubelet.evictionHard[memory.available]: invalid threshold \"101%\""),
+        ("{imageGCHighThresholdPercent: 80, imageGCLowThresholdPercent: 85}", "spec.kubelet: imageGCHighThresholdPercent must be greater than imageGCLowThresholdPercent"),
+        ("{evictionSoft: {memory.available: 1Gi}}", "spec.kubelet.evictionSoft[memory.available]: evictionSoft OwnerKey does not have a matching evictionSoftGracePeriod"),
+        ("{evictionSoft: {memory.available: 1Gi}, evictionSoftGracePeriod: {memory.available: 1m, nodefs.available: 1m}}", "spec.kubelet.evictionSoftGracePeriod[nodefs.available]: evictionSoftGracePeriod OwnerKey does not have a matching evictionSoft"),
+    ];
+    for (kubelet, want) in cases {
+        let error = error_of("c.yaml", &class(kubelet));
+        assert!(error.contains(want), "{error}\n  wanted: {want}");
+    }
+    let v1beta1 = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\n      kubelet: {evictionHard: {memory.free: 5%}}\n";
+    assert!(error_of("p.yaml", v1beta1).contains(
+        "spec.template.spec.kubelet.evictionHard[memory.free]: valid keys for evictionHard"
+    ));
+    let sandbox = NODEPOOL_V1.replace(
+        "key: kubernetes.io/os",
+        "key: karpenter.k8s.aws/nitro-sandbox",
+    );
+    assert!(error_of("np.yaml", &two_docs(&sandbox))
+        .contains("label \"karpenter.k8s.aws/nitro-sandbox\" is restricted"));
+}
+
 const STORAGE: &str = r#"apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata: {name: gp3}

@@ -248,6 +248,47 @@ fn nodepool_v3_matches_a_real_eks_auto_mode_cluster() {
     );
 }
 
+#[test]
+fn nodepool_v3_matches_a_published_self_managed_default_pool() {
+    // A self-managed Karpenter v1 cluster's `kubectl get nodepools -o yaml`, as published in
+    // public docs (found in session 13's sweep; docs/upstream-tests.md): the getting-started
+    // pool (no template metadata, no terminationGracePeriod, an EC2NodeClass reference),
+    // nodepool-hash 6821555240594823858, v3. Requirements, limits and disruption are not hashed.
+    let spec = json!({
+        "disruption": {
+            "budgets": [{"nodes": "10%"}],
+            "consolidateAfter": "1m",
+            "consolidationPolicy": "WhenEmptyOrUnderutilized"
+        },
+        "limits": {"cpu": 1000},
+        "template": {
+            "spec": {
+                "expireAfter": "720h",
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                "requirements": [
+                    {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
+                    {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand", "spot"]},
+                    {"key": "karpenter.k8s.aws/instance-generation", "operator": "Gt", "values": ["2"]}
+                ]
+            }
+        }
+    });
+    assert_eq!(
+        node_pool_hash(&pool(spec.clone()), "v3").as_deref(),
+        Ok("6821555240594823858")
+    );
+    // expireAfter's CRD default is 720h: leaving it out hashes the same.
+    let mut defaulted = spec;
+    defaulted["template"]["spec"]
+        .as_object_mut()
+        .unwrap()
+        .remove("expireAfter");
+    assert_eq!(
+        node_pool_hash(&pool(defaulted), "v3").as_deref(),
+        Ok("6821555240594823858")
+    );
+}
+
 /// `core v1.14.1: pkg/apis/v1/nodepool.go` `Hash()` hashes the whole `spec.template`, its
 /// `metadata.annotations` included (`nodeclaim/disruption/drift_test.go` "NodePool Static Drift ›
 /// should detect drift on changes to the static fields", the Annotations entry): adding,

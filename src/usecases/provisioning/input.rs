@@ -789,6 +789,43 @@ mod tests {
         assert_eq!(with.node_claims[0].launch.price, 98.32);
     }
 
+    /// Swept from public EC2NodeClasses (docs/upstream-tests.md, session 13): `pid` is a valid
+    /// `kubeReserved` / `systemReserved` key (`aws v1.14.1: pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml`),
+    /// and Karpenter's allocatable is `resources.Subtract(capacity, overhead)` over the capacity's
+    /// resources only (`core v1.14.1: pkg/cloudprovider/types.go` `computeAllocatable`), so it
+    /// reserves nothing a pod asks for. We took it off an absent capacity: allocatable pid went
+    /// negative and every pod was "no single instance type fits".
+    #[test]
+    fn a_pid_reservation_leaves_the_pods_schedulable() {
+        for field in ["kubeReserved", "systemReserved"] {
+            let class =
+                format!("{V1_CLASS}  kubelet:\n    {field}: {{cpu: 100m, pid: \"1000\"}}\n");
+            let plan = offline_plan(format!("{}{class}{POD}", pool_of("m5.large")));
+            assert_eq!(
+                plan.node_claims.len(),
+                1,
+                "{field}: {:?}",
+                plan.unschedulable
+            );
+            assert_eq!(plan.node_claims[0].launch.instance_type, "m5.large");
+        }
+    }
+
+    /// A NodeOverlay adding `hugepages-2Mi` capacity (the nodeoverlays concept page's example)
+    /// takes it off the type's allocatable memory (`core v1.14.1: pkg/cloudprovider/types.go`
+    /// `computeAllocatable`): m5.large (6903Mi allocatable) with 4Gi of hugepages no longer holds
+    /// a 4Gi pod, which we used to plan onto it.
+    #[test]
+    fn overlay_hugepages_come_off_allocatable_memory() {
+        let pod = POD.replace("cpu: 100m", "cpu: 100m, memory: 4Gi");
+        let overlay = "---\napiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: huge}\nspec:\n  capacity: {hugepages-2Mi: 4Gi}\n  requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}]\n";
+        let without = offline_plan(format!("{}{V1_CLASS}{pod}", pool_of("m5.large")));
+        assert_eq!(without.node_claims.len(), 1, "{:?}", without.unschedulable);
+        let with = offline_plan(format!("{}{V1_CLASS}{pod}{overlay}", pool_of("m5.large")));
+        assert!(with.node_claims.is_empty(), "{:?}", with.node_claims);
+        assert_eq!(with.unschedulable.len(), 1);
+    }
+
     /// A conflicting overlay prices nothing, unpriced types included: upstream's conflict check
     /// (`core v1.14.1: pkg/controllers/nodeoverlay/controller.go`, suite_test.go "should fail
     /// with conflicting pricing updates overlays with overlapping requirements") marks the
