@@ -13,6 +13,7 @@
 //! - the per-generation modules ([`v1alpha5`], [`v1beta1`], [`v1`], [`core`]): serde types, each
 //!   with a `to_model` that applies that generation's defaults and validation.
 
+mod build;
 pub mod convert;
 pub mod core;
 mod document;
@@ -53,7 +54,6 @@ pub use storage::{convert_claim, convert_csi_node, convert_storage_class, conver
 use crate::model::node::Node;
 use crate::model::nodepool::{NodeClass, NodePool};
 use crate::model::pod::Pod;
-use crate::model::resources::Resources;
 use crate::model::storage::Storage;
 
 /// Everything an offline plan needs from `-f` inputs, normalised.
@@ -121,36 +121,24 @@ pub fn load_paths_in(
     stdin: &mut dyn std::io::Read,
     scope: Scope,
 ) -> Result<Manifests, InputError> {
-    Manifests::from_objects_in(read_objects(paths, stdin)?, scope)
+    let sources = load::read_sources(paths, stdin)?;
+    let mut read = Objects::default();
+    let mut builder = build::Builder::new(scope);
+    let mut total = 0;
+    // Each object is normalised as soon as it is read, and its typed form dropped: a dump of a
+    // big cluster is never held twice (typed and normalised).
+    for source in &sources {
+        total += objects::read_source_each(source, &mut read, &mut |o| builder.push(o))?;
+    }
+    if total == 0 {
+        return Err(objects::nothing_read(paths));
+    }
+    builder.finish(read)
 }
 
 /// Reads and normalises one in-memory manifest text, named `source` in messages.
 pub fn load_str(source: &str, text: &str) -> Result<Manifests, InputError> {
     Manifests::from_objects(read_str(source, text)?)
-}
-
-/// The duplicate-detection family of an object: NodePools of v1beta1 and v1 are the same kind
-/// served at two versions, so `default` in both is a duplicate; a Provisioner is not.
-fn family(object: &ApiObject) -> &'static str {
-    match object {
-        ApiObject::Provisioner(_) => "Provisioner",
-        ApiObject::Machine(_) => "Machine",
-        ApiObject::AwsNodeTemplate(_) => "AWSNodeTemplate",
-        ApiObject::NodePoolV1Beta1(_) | ApiObject::NodePoolV1(_) => "NodePool",
-        ApiObject::NodeClaimV1Beta1(_) | ApiObject::NodeClaimV1(_) => "NodeClaim",
-        ApiObject::Ec2NodeClassV1Beta1(_) | ApiObject::Ec2NodeClassV1(_) => "EC2NodeClass",
-        ApiObject::NodeOverlay(_) => "NodeOverlay",
-        ApiObject::Pod(_) => "Pod",
-        ApiObject::Workload(_) => "Workload",
-        ApiObject::Node(_) => "Node",
-        ApiObject::PodDisruptionBudget(_) => "PodDisruptionBudget",
-        ApiObject::Namespace(_) => "Namespace",
-        ApiObject::RuntimeClass(_) => "RuntimeClass",
-        ApiObject::StorageClass(_) => "StorageClass",
-        ApiObject::PersistentVolumeClaim(_) => "PersistentVolumeClaim",
-        ApiObject::PersistentVolume(_) => "PersistentVolume",
-        ApiObject::CsiNode(_) => "CSINode",
-    }
 }
 
 impl Manifests {
@@ -161,149 +149,12 @@ impl Manifests {
     }
 
     /// [`Manifests::from_objects`], keeping what `scope` asks for.
-    pub fn from_objects_in(objects: Objects, scope: Scope) -> Result<Manifests, InputError> {
-        let mut m = Manifests {
-            ignored: objects.ignored,
-            document_counts: objects.document_counts,
-            warnings: objects.warnings,
-            ..Manifests::default()
-        };
-        let mut seen: BTreeMap<(String, String), Location> = BTreeMap::new();
-        for o in &objects.objects {
-            // Workload kinds are distinct families of their own.
-            let fam = match &o.object {
-                ApiObject::Workload(w) => w.kind.clone().unwrap_or_default(),
-                other => family(other).to_string(),
-            };
-            let key = (
-                fam,
-                o.name
-                    .split_once('/')
-                    .map_or(o.name.clone(), |(_, rest)| rest.to_string()),
-            );
-            if let Some(first) = seen.get(&key) {
-                return Err(InputError::Duplicate {
-                    at: o.location.clone(),
-                    object: o.name.clone(),
-                    first: first.clone(),
-                });
-            }
-            seen.insert(key, o.location.clone());
+    pub fn from_objects_in(mut objects: Objects, scope: Scope) -> Result<Manifests, InputError> {
+        let mut builder = build::Builder::new(scope);
+        for o in objects.objects.drain(..) {
+            builder.push(o);
         }
-
-        // RuntimeClasses first: pods anywhere in the input may name them.
-        let mut runtime = RuntimeOverheads::new();
-        for o in &objects.objects {
-            if let ApiObject::RuntimeClass(rc) = &o.object {
-                let ctx = error::Ctx::new(&o.location, o.name.clone());
-                let fixed = rc.overhead.as_ref().and_then(|ov| ov.pod_fixed.as_ref());
-                let overhead: Resources = validate::resources(&ctx, "overhead.podFixed", fixed)?;
-                runtime.insert(rc.metadata.name.clone().unwrap_or_default(), overhead);
-            }
-        }
-
-        let mut budget = MAX_EXPANDED_PODS;
-        let mut pod_names: BTreeMap<String, Location> = BTreeMap::new();
-        for o in objects.objects {
-            let (at, origin) = (&o.location, &o.origin);
-            match o.object {
-                ApiObject::Provisioner(p) => {
-                    let (pool, class) = p.to_model(at, origin)?;
-                    m.node_pools.push(pool);
-                    m.node_classes.extend(class);
-                }
-                ApiObject::AwsNodeTemplate(t) => m.node_classes.push(t.to_model(at, origin)?),
-                ApiObject::NodePoolV1Beta1(p) => {
-                    m.node_pools.push(p.to_model(at, origin, &mut m.warnings)?)
-                }
-                ApiObject::NodePoolV1(p) => {
-                    m.node_pools.push(p.to_model(at, origin, &mut m.warnings)?)
-                }
-                ApiObject::Ec2NodeClassV1Beta1(c) => m.node_classes.push(c.to_model(at, origin)?),
-                ApiObject::Ec2NodeClassV1(c) => m.node_classes.push(c.to_model(at, origin)?),
-                ApiObject::NodeOverlay(o) => m.node_overlays.push(o.to_model(at, origin)?),
-                ApiObject::Machine(c) => m.node_claims.push(c.to_model(at, origin)?),
-                ApiObject::NodeClaimV1Beta1(c) => m.node_claims.push(c.to_model(at, origin)?),
-                ApiObject::NodeClaimV1(c) => m.node_claims.push(c.to_model(at, origin)?),
-                ApiObject::Node(n) => m.nodes.push(convert_node(&n, at)?),
-                ApiObject::PodDisruptionBudget(p) => m.pdbs.push(*p),
-                ApiObject::Namespace(ns) => {
-                    let name = ns.metadata.name.clone().unwrap_or_default();
-                    m.namespace_labels
-                        .insert(name, ns.metadata.labels.clone().unwrap_or_default());
-                }
-                ApiObject::RuntimeClass(_) => {}
-                ApiObject::StorageClass(sc) => {
-                    let sc = convert_storage_class(&sc, at)?;
-                    m.storage.classes.insert(sc.name.clone(), sc);
-                }
-                ApiObject::PersistentVolumeClaim(pvc) => {
-                    let c = convert_claim(&pvc);
-                    m.storage
-                        .claims
-                        .insert((c.namespace.clone(), c.name.clone()), c);
-                }
-                ApiObject::PersistentVolume(pv) => {
-                    let v = convert_volume(&pv, at)?;
-                    m.storage.volumes.insert(v.name.clone(), v);
-                }
-                ApiObject::CsiNode(n) => {
-                    let (node, limits) = convert_csi_node(&n, at)?;
-                    m.storage.attach_limits.insert(node, limits);
-                }
-                ApiObject::Pod(_) | ApiObject::Workload(_) if scope == Scope::NoPods => {}
-                ApiObject::Pod(p) => {
-                    let mut pod = convert_pod(&p, at, &runtime)?;
-                    claim_pod_name(&mut pod_names, &pod, at, &o.name)?;
-                    m.classify_bare_pod(&mut pod, &o.name, at);
-                }
-                ApiObject::Workload(w) => {
-                    let kind = w.kind.clone().unwrap_or_default();
-                    match pods::expand(&w, &kind, at, &runtime, &mut budget)? {
-                        pods::Expansion::Daemon(pod) => m.daemonsets.push(*pod),
-                        pods::Expansion::Pods(expanded) => {
-                            for pod in &expanded {
-                                claim_pod_name(&mut pod_names, pod, at, &o.name)?;
-                            }
-                            m.pods.extend(expanded);
-                        }
-                    }
-                }
-            }
-        }
-        // Manifests describe objects as written: admission would give a claim without a class
-        // the default one, and the controllers create the claims of templates with the pod.
-        m.storage.apply_default_class();
-        m.storage.claims_from_templates = true;
-        // Karpenter's view of each node: whether a NodeClaim stands for it (`Node::claimless`,
-        // what `Node::counts_as_initialized` reads). Here, where the nodes meet their claims,
-        // and not in the core, which never sees the objects apart.
-        crate::model::node::mark_claimless(&mut m.nodes, &m.node_claims);
-        Ok(m)
-    }
-
-    /// Files a bare Pod: bound (has `nodeName`), pending (docs/spec.md §3: a bare Pod without `nodeName`
-    /// is pending whatever its status says), or set aside when Karpenter would never provision
-    /// for it (DaemonSet- or Node-owned, or nominated to a node by the scheduler).
-    fn classify_bare_pod(&mut self, pod: &mut Pod, object: &str, at: &Location) {
-        if pod.node_name.is_some() {
-            self.bound_pods.push(std::mem::take(pod));
-            return;
-        }
-        pod.scheduled_condition = Some(("False".into(), "Unschedulable".into()));
-        if pod.is_provisionable() {
-            self.pods.push(std::mem::take(pod));
-            return;
-        }
-        let why = match (&pod.nominated_node_name, &pod.owner) {
-            (Some(n), _) => format!("nominated to node {n} by the scheduler"),
-            (None, Some(o)) => format!(
-                "owned by {} {}, which Karpenter does not provision for",
-                o.kind, o.name
-            ),
-            (None, None) => "not provisionable".to_string(),
-        };
-        self.ignored.push(format!("{object} ({at}): {why}"));
+        builder.finish(objects)
     }
 
     /// Fails when a NodePool's node class is not among the loaded classes (the offline planner
@@ -353,29 +204,4 @@ impl Manifests {
         }
         Ok(())
     }
-}
-
-/// Records a pod's `namespace/name`, failing when two inputs produce the same pod (a bare Pod
-/// `web-0` next to a Deployment `web`, say).
-fn claim_pod_name(
-    names: &mut BTreeMap<String, Location>,
-    pod: &Pod,
-    at: &Location,
-    source_object: &str,
-) -> Result<(), InputError> {
-    let key = pod.key();
-    if let Some(first) = names.get(&key) {
-        let object = if source_object.starts_with("Pod/") {
-            source_object.to_string()
-        } else {
-            format!("{source_object} (pod {key})")
-        };
-        return Err(InputError::Duplicate {
-            at: at.clone(),
-            object,
-            first: first.clone(),
-        });
-    }
-    names.insert(key, at.clone());
-    Ok(())
 }

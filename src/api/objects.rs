@@ -272,9 +272,27 @@ fn not_an_object(at: Location, found: &str) -> InputError {
 
 /// Parses one source's text into `out`. Returns how many documents it held.
 pub(crate) fn read_source(source: &Source, out: &mut Objects) -> Result<usize, InputError> {
+    read_source_into(source, out, None)
+}
+
+/// [`read_source`], handing each object to `each` as soon as its document is read (`out`
+/// keeps the rest: ignored objects, warnings, document counts).
+pub(crate) fn read_source_each(
+    source: &Source,
+    out: &mut Objects,
+    each: &mut dyn FnMut(Object),
+) -> Result<usize, InputError> {
+    read_source_into(source, out, Some(each))
+}
+
+fn read_source_into(
+    source: &Source,
+    out: &mut Objects,
+    mut each: Option<&mut dyn FnMut(Object)>,
+) -> Result<usize, InputError> {
     let display = super::error::display_source(&source.name).to_string();
-    let docs: Vec<Doc> = yaml::documents(&display, &source.text)?;
-    let count = docs.len();
+    let mut docs = yaml::Documents::<Doc>::new(&display, &source.text)?;
+    let count = docs.total();
     if count == 0 && source.explicit {
         return Err(InputError::Empty {
             path: display,
@@ -282,7 +300,8 @@ pub(crate) fn read_source(source: &Source, out: &mut Objects) -> Result<usize, I
         });
     }
     out.document_counts.insert(source.name.clone(), count);
-    for (i, doc) in docs.into_iter().enumerate() {
+    for i in 0..count {
+        let Some(doc) = docs.next() else { break };
         let document = (count > 1).then(|| u32::try_from(i + 1).unwrap_or(u32::MAX));
         let location = Location {
             source: display.clone(),
@@ -293,9 +312,27 @@ pub(crate) fn read_source(source: &Source, out: &mut Objects) -> Result<usize, I
             source: source.name.clone(),
             document: i,
         };
-        read_document(doc, location, &origin, false, out)?;
+        if let Err(e) = read_document(doc?, location, &origin, false, out) {
+            // A malformed later document is the first error, as when every document was typed
+            // before any was read.
+            docs.rest_typed()?;
+            return Err(e);
+        }
+        if let Some(each) = each.as_mut() {
+            for o in out.objects.drain(..) {
+                each(o);
+            }
+        }
     }
     Ok(count)
+}
+
+/// The error for inputs that held no object at all.
+pub(crate) fn nothing_read(paths: &[String]) -> InputError {
+    InputError::Empty {
+        path: paths.join(", "),
+        what: "no Kubernetes objects found in the input".into(),
+    }
 }
 
 /// Reads every input into typed objects (see [`super::load_paths`] for the input rules). This
@@ -311,10 +348,7 @@ pub fn read_objects(
         total += read_source(s, &mut out)?;
     }
     if total == 0 {
-        return Err(InputError::Empty {
-            path: paths.join(", "),
-            what: "no Kubernetes objects found in the input".into(),
-        });
+        return Err(nothing_read(paths));
     }
     Ok(out)
 }

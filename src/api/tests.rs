@@ -5,6 +5,7 @@ mod bad_input;
 mod examples;
 mod overlays;
 mod seeds;
+mod streaming;
 mod workloads;
 
 use super::{load_paths, load_str, InputError, Manifests};

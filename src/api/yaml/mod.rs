@@ -41,19 +41,109 @@ fn options() -> serde_saphyr::Options {
 
 /// Reads every non-empty document of `text` (YAML, or one or more concatenated JSON values)
 /// into a `T`. `path` names the source in errors.
+pub(crate) fn documents<T: DeserializeOwned>(path: &str, text: &str) -> Result<Vec<T>, InputError> {
+    Documents::new(path, text)?.collect()
+}
+
+/// The documents of one source, each typed as it is taken, so a caller can be done with one
+/// before the next is typed (a cluster dump is never held typed as a whole).
 ///
 /// JSON is YAML, and the YAML reader decides what a document means; but it reads about ten
 /// times slower than `serde_json` (a `kubectl get -o json` dump of 5,000 nodes takes seconds).
 /// So a JSON document is first typed by `serde_json`, and read as YAML only when that fails:
 /// whatever `serde_json` refuses (a number where text is expected, which YAML reads as text; a
 /// duplicate key; nesting deeper than [`MAX_DEPTH`]) gets the YAML reader's answer and message.
-pub(crate) fn documents<T: DeserializeOwned>(path: &str, text: &str) -> Result<Vec<T>, InputError> {
+/// Syntax errors are found before the first document is given out; an error typing a document
+/// comes when it is taken (see [`Documents::rest_typed`]).
+pub(crate) struct Documents<'a, T> {
+    path: &'a str,
+    text: &'a str,
+    pending: std::vec::IntoIter<Pending<'a, T>>,
+    count: usize,
+    /// Where the last JSON document read as YAML started, and its line (lines are counted
+    /// once, however many documents need them).
+    line_cursor: (usize, usize),
+}
+
+/// A document not yet typed: JSON text (at a byte offset of the source), or typed already by
+/// the YAML reader.
+enum Pending<'a, T> {
+    Json { json: &'a str, start: usize },
+    Typed(T),
+}
+
+impl<'a, T: DeserializeOwned> Documents<'a, T> {
+    /// Splits `text` into documents, failing on a syntax error.
+    pub(crate) fn new(path: &'a str, text: &'a str) -> Result<Self, InputError> {
+        let pending = split_json(path, text)?;
+        Ok(Documents {
+            path,
+            text,
+            count: pending.len(),
+            pending: pending.into_iter(),
+            line_cursor: (0, 0),
+        })
+    }
+
+    /// How many documents the source holds.
+    pub(crate) fn total(&self) -> usize {
+        self.count
+    }
+
+    /// Types the documents not taken yet, for the first error among them: a caller that
+    /// stops at a document's meaning still reports a malformed later one first, as when all
+    /// were typed before any was looked at.
+    pub(crate) fn rest_typed(self) -> Result<(), InputError> {
+        for doc in self {
+            doc?;
+        }
+        Ok(())
+    }
+}
+
+impl<T: DeserializeOwned> Iterator for Documents<'_, T> {
+    type Item = Result<T, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let (json, start) = match self.pending.next()? {
+                Pending::Typed(doc) => return Some(Ok(doc)),
+                Pending::Json { json, start } => (json, start),
+            };
+            if let Some(doc) = json_document(json) {
+                return Some(Ok(doc));
+            }
+            let (from, line) = self.line_cursor;
+            let line_offset = line + self.text[from..start].matches('\n').count();
+            self.line_cursor = (start, line_offset);
+            match yaml_documents(self.path, json, line_offset) {
+                Err(e) => return Some(Err(e)),
+                // One JSON value is one document (a `null` is none: skipped as YAML skips it).
+                Ok(docs) => {
+                    if let Some(doc) = docs.into_iter().next() {
+                        return Some(Ok(doc));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The documents of `text`: JSON values (concatenated, or a `---` stream of JSON objects) to
+/// type one by one, or YAML typed at once.
+fn split_json<'a, T: DeserializeOwned>(
+    path: &str,
+    text: &'a str,
+) -> Result<Vec<Pending<'a, T>>, InputError> {
     let trimmed = text.trim_start();
     if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
-        if let Some(docs) = json_document_stream(text) {
-            return Ok(docs);
+        if let Some(chunks) = json_object_stream(text) {
+            return Ok(chunks);
         }
-        return yaml_documents(path, text, 0);
+        return Ok(yaml_documents(path, text, 0)?
+            .into_iter()
+            .map(Pending::Typed)
+            .collect());
     }
     // JSON: serde_json finds where each value ends (and reports JSON syntax errors as such).
     let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
@@ -64,21 +154,17 @@ pub(crate) fn documents<T: DeserializeOwned>(path: &str, text: &str) -> Result<V
             None => return Ok(out),
             Some(Ok(_)) => {
                 let end = values.byte_offset();
-                let value = &text[start..end];
-                match json_document(value) {
-                    Some(doc) => out.push(doc),
-                    None => {
-                        let line_offset = text[..start].matches('\n').count();
-                        out.extend(yaml_documents(path, value, line_offset)?);
-                    }
-                }
+                out.push(Pending::Json {
+                    json: &text[start..end],
+                    start,
+                });
                 start = end;
             }
             Some(Err(json)) => {
                 // Not JSON after all: a YAML flow mapping (`{a: 1}`) starts the same way.
                 if !path.to_ascii_lowercase().ends_with(".json") {
                     if let Ok(docs) = yaml_documents(path, text, 0) {
-                        return Ok(docs);
+                        return Ok(docs.into_iter().map(Pending::Typed).collect());
                     }
                 }
                 let message = json.to_string();
@@ -109,48 +195,40 @@ fn json_document<T: DeserializeOwned>(value: &str) -> Option<T> {
     serde_json::from_str(trimmed).ok()
 }
 
-/// A YAML stream whose every document is one JSON object (`---` lines between `{…}` values, the
-/// way some tools write a cluster dump), typed document by document with `serde_json`; `None`
-/// unless every document is such an object and types, so anything else is read as YAML as a
-/// whole and behaves exactly as before.
-fn json_document_stream<T: DeserializeOwned>(text: &str) -> Option<Vec<T>> {
-    // Cheap refusals first: a stream with no `---` line or not starting with one is ordinary
-    // YAML, and a `%` directive or `...` end marker is left to the YAML reader.
+/// A YAML stream whose every document starts as a JSON object does (`---` lines between
+/// `{…}` values, the way some tools write a cluster dump): its documents, each to be typed
+/// alone — as YAML reads them, documents share nothing. `None` for any other stream, which is
+/// read as YAML as a whole.
+fn json_object_stream<'a, T>(text: &'a str) -> Option<Vec<Pending<'a, T>>> {
+    // A stream not starting with `---` is ordinary YAML; a `%` directive or a `...` end
+    // marker is left to the YAML reader.
     if !text.starts_with("---") {
         return None;
     }
     let mut docs = Vec::new();
-    for chunk in split_documents(text)? {
-        let chunk = chunk.trim();
-        if chunk.is_empty() {
-            continue;
+    let (mut start, mut offset) = (0, 0);
+    let chunk = |start: usize, end: usize, docs: &mut Vec<Pending<'a, T>>| {
+        let json = &text[start..end];
+        match json.trim_start() {
+            "" => Some(()),
+            object if object.starts_with('{') => {
+                docs.push(Pending::Json { json, start });
+                Some(())
+            }
+            _ => None,
         }
-        if !chunk.starts_with('{') {
-            return None;
-        }
-        docs.push(json_document(chunk)?);
-    }
-    Some(docs)
-}
-
-/// The texts between `---` lines, or `None` when a line could be YAML stream syntax this split
-/// does not model (a marker with content after it, an end marker, a directive).
-fn split_documents(text: &str) -> Option<Vec<&str>> {
-    let mut chunks = Vec::new();
-    let mut start = 0;
-    let mut offset = 0;
+    };
     for line in text.split_inclusive('\n') {
-        let bare = line.trim_end();
-        if bare == "---" {
-            chunks.push(&text[start..offset]);
+        if line.trim_end() == "---" {
+            chunk(start, offset, &mut docs)?;
             start = offset + line.len();
         } else if line.starts_with("---") || line.starts_with("...") || line.starts_with('%') {
             return None;
         }
         offset += line.len();
     }
-    chunks.push(&text[start..]);
-    Some(chunks)
+    chunk(start, text.len(), &mut docs)?;
+    Some(docs)
 }
 
 /// Whether `serde_json` reads `json` (a valid JSON text) as the YAML reader would: nesting
@@ -337,7 +415,7 @@ mod tests {
     #[test]
     fn only_a_stream_of_json_objects_takes_the_json_path() {
         let two = "---\n{\"a\": 1}\n---\n{\"b\": 2}\n";
-        assert_eq!(json_document_stream::<Value>(two).map(|d| d.len()), Some(2));
+        assert_eq!(json_object_stream::<Value>(two).map(|d| d.len()), Some(2));
         for yaml in [
             "a: 1\n",
             "{\"a\": 1}\n---\nb: 2\n",
@@ -346,10 +424,21 @@ mod tests {
             "--- {\"a\": 1}\n",
             "%YAML 1.2\n---\n{\"a\": 1}\n",
             "---\n{\"a\": 1}\n...\n",
-            "---\n{a: 1}\n",
         ] {
-            assert!(json_document_stream::<Value>(yaml).is_none(), "{yaml}");
+            assert!(json_object_stream::<Value>(yaml).is_none(), "{yaml}");
         }
+        // A document starting like JSON that is YAML (a flow mapping) is read as YAML alone.
+        let flow = "---\n{a: 1, b: [x]}\n---\n{\"c\": 2}\n";
+        let fast: Vec<Value> = documents("f.yaml", flow).unwrap();
+        assert_eq!(fast, yaml_documents::<Value>("f.yaml", flow, 0).unwrap());
+        let e = documents::<Value>("f.yaml", "---\n{\"a\": 1}\n---\n{b: [1,\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            yaml_documents::<Value>("f.yaml", "---\n{\"a\": 1}\n---\n{b: [1,\n", 0)
+                .unwrap_err()
+                .to_string(),
+            "the same line and message"
+        );
         assert!(json_reads_as_yaml(
             r#"{"a": "[[{", "b": [[1], {"c": "\\\"]", "a": -0.5}]}"#
         ));

@@ -1,0 +1,347 @@
+//! Typed objects → [`Manifests`], one object at a time as they are read, so a big input is
+//! never held typed and normalised at once (a 5,000-node cluster dump is 150,000 typed pods).
+//!
+//! The answer is the one a whole-input pass gives: a duplicate name anywhere beats an invalid
+//! RuntimeClass anywhere, which beats the first other invalid object in input order; and a pod
+//! naming a RuntimeClass not read yet waits (with everything after it, to keep the order) until
+//! every RuntimeClass is known.
+
+use std::collections::HashMap;
+
+use super::error::{Ctx, InputError, Location};
+use super::objects::{ApiObject, Object, Objects};
+use super::pods::{self, convert_pod, RuntimeOverheads, MAX_EXPANDED_PODS};
+use super::storage::{convert_claim, convert_csi_node, convert_storage_class, convert_volume};
+use super::{convert_node, validate, Manifests, Scope};
+use crate::model::pod::Pod;
+
+/// Collects objects into [`Manifests`] (see the module doc for the order of errors).
+pub(super) struct Builder {
+    scope: Scope,
+    manifests: Manifests,
+    /// Each object's family and name, for duplicates (kept small: a dump has one per pod).
+    seen: HashMap<Box<str>, At>,
+    runtime: RuntimeOverheads,
+    /// Pods still allowed from workload expansion.
+    budget: i64,
+    /// Each pod's `namespace/name`, for two inputs making the same pod.
+    pod_names: HashMap<Box<str>, At>,
+    /// The sources named by [`At`]s.
+    sources: Vec<String>,
+    duplicate: Option<InputError>,
+    invalid_runtime_class: Option<InputError>,
+    invalid: Option<InputError>,
+    /// Objects from the first pod naming an unknown RuntimeClass on, in input order.
+    waiting: Vec<Object>,
+}
+
+impl Builder {
+    pub(super) fn new(scope: Scope) -> Builder {
+        Builder {
+            scope,
+            manifests: Manifests::default(),
+            seen: HashMap::new(),
+            runtime: RuntimeOverheads::new(),
+            budget: MAX_EXPANDED_PODS,
+            pod_names: HashMap::new(),
+            sources: Vec::new(),
+            duplicate: None,
+            invalid_runtime_class: None,
+            invalid: None,
+            waiting: Vec::new(),
+        }
+    }
+
+    /// Takes the next object in input order.
+    pub(super) fn push(&mut self, o: Object) {
+        if self.duplicate.is_some() {
+            return;
+        }
+        // Workload kinds are distinct families of their own.
+        let family = match &o.object {
+            ApiObject::Workload(w) => w.kind.clone().unwrap_or_default(),
+            other => family(other).to_string(),
+        };
+        let name = o
+            .name
+            .split_once('/')
+            .map_or(o.name.as_str(), |(_, rest)| rest);
+        let key: Box<str> = format!("{family}\0{name}").into();
+        if let Some(first) = self.seen.get(&key) {
+            self.duplicate = Some(InputError::Duplicate {
+                at: o.location.clone(),
+                object: o.name.clone(),
+                first: first.location(&self.sources),
+            });
+            return;
+        }
+        let at = At::new(&o.location, &mut self.sources);
+        self.seen.insert(key, at);
+
+        if let ApiObject::RuntimeClass(rc) = &o.object {
+            if self.invalid_runtime_class.is_none() {
+                let ctx = Ctx::new(&o.location, o.name.clone());
+                let fixed = rc.overhead.as_ref().and_then(|ov| ov.pod_fixed.as_ref());
+                match validate::resources(&ctx, "overhead.podFixed", fixed) {
+                    Ok(overhead) => {
+                        let name = rc.metadata.name.clone().unwrap_or_default();
+                        self.runtime.insert(name, overhead);
+                    }
+                    Err(e) => self.invalid_runtime_class = Some(e),
+                }
+            }
+            return;
+        }
+        if self.invalid.is_some() || self.invalid_runtime_class.is_some() {
+            return;
+        }
+        if !self.waiting.is_empty() || self.names_an_unknown_runtime_class(&o) {
+            self.waiting.push(o);
+            return;
+        }
+        if let Err(e) = self.convert(o) {
+            self.invalid = Some(e);
+        }
+    }
+
+    /// The manifests, or the error a whole-input pass would give. `read` holds what reading
+    /// collected besides the objects (ignored objects, document counts, warnings), which comes
+    /// first.
+    pub(super) fn finish(mut self, read: Objects) -> Result<Manifests, InputError> {
+        if let Some(e) = self
+            .duplicate
+            .take()
+            .or(self.invalid_runtime_class.take())
+            .or(self.invalid.take())
+        {
+            return Err(e);
+        }
+        for o in std::mem::take(&mut self.waiting) {
+            self.convert(o)?;
+        }
+        let mut m = self.manifests;
+        m.document_counts = read.document_counts;
+        m.ignored = [read.ignored, m.ignored].concat();
+        m.warnings = [read.warnings, m.warnings].concat();
+        // Manifests describe objects as written: admission would give a claim without a class
+        // the default one, and the controllers create the claims of templates with the pod.
+        m.storage.apply_default_class();
+        m.storage.claims_from_templates = true;
+        // Karpenter's view of each node: whether a NodeClaim stands for it (`Node::claimless`,
+        // what `Node::counts_as_initialized` reads). Here, where the nodes meet their claims,
+        // and not in the core, which never sees the objects apart.
+        crate::model::node::mark_claimless(&mut m.nodes, &m.node_claims);
+        Ok(m)
+    }
+
+    /// Whether a pod (or a workload's template) names a RuntimeClass not read yet, whose
+    /// overhead its requests may need.
+    fn names_an_unknown_runtime_class(&self, o: &Object) -> bool {
+        let spec = match &o.object {
+            ApiObject::Pod(p) => p.spec.as_ref(),
+            ApiObject::Workload(w) => w
+                .spec
+                .as_ref()
+                .and_then(|s| s.template.as_ref())
+                .and_then(|t| t.spec.as_ref()),
+            _ => None,
+        };
+        spec.and_then(|s| s.runtime_class_name.as_ref())
+            .is_some_and(|rc| !self.runtime.contains_key(rc))
+    }
+
+    /// Normalises one object into the manifests.
+    fn convert(&mut self, o: Object) -> Result<(), InputError> {
+        let Builder {
+            scope,
+            manifests: m,
+            runtime,
+            budget,
+            pod_names,
+            sources,
+            ..
+        } = self;
+        let mut claim = |pod: &Pod, at: &Location, object: &str| {
+            claim_pod_name(pod_names, sources, pod, at, object)
+        };
+        let (at, origin) = (&o.location, &o.origin);
+        match o.object {
+            ApiObject::Provisioner(p) => {
+                let (pool, class) = p.to_model(at, origin)?;
+                m.node_pools.push(pool);
+                m.node_classes.extend(class);
+            }
+            ApiObject::AwsNodeTemplate(t) => m.node_classes.push(t.to_model(at, origin)?),
+            ApiObject::NodePoolV1Beta1(p) => {
+                m.node_pools.push(p.to_model(at, origin, &mut m.warnings)?)
+            }
+            ApiObject::NodePoolV1(p) => {
+                m.node_pools.push(p.to_model(at, origin, &mut m.warnings)?)
+            }
+            ApiObject::Ec2NodeClassV1Beta1(c) => m.node_classes.push(c.to_model(at, origin)?),
+            ApiObject::Ec2NodeClassV1(c) => m.node_classes.push(c.to_model(at, origin)?),
+            ApiObject::NodeOverlay(o) => m.node_overlays.push(o.to_model(at, origin)?),
+            ApiObject::Machine(c) => m.node_claims.push(c.to_model(at, origin)?),
+            ApiObject::NodeClaimV1Beta1(c) => m.node_claims.push(c.to_model(at, origin)?),
+            ApiObject::NodeClaimV1(c) => m.node_claims.push(c.to_model(at, origin)?),
+            ApiObject::Node(n) => m.nodes.push(convert_node(&n, at)?),
+            ApiObject::PodDisruptionBudget(p) => m.pdbs.push(*p),
+            ApiObject::Namespace(ns) => {
+                let name = ns.metadata.name.clone().unwrap_or_default();
+                m.namespace_labels
+                    .insert(name, ns.metadata.labels.clone().unwrap_or_default());
+            }
+            ApiObject::RuntimeClass(_) => {}
+            ApiObject::StorageClass(sc) => {
+                let sc = convert_storage_class(&sc, at)?;
+                m.storage.classes.insert(sc.name.clone(), sc);
+            }
+            ApiObject::PersistentVolumeClaim(pvc) => {
+                let c = convert_claim(&pvc);
+                m.storage
+                    .claims
+                    .insert((c.namespace.clone(), c.name.clone()), c);
+            }
+            ApiObject::PersistentVolume(pv) => {
+                let v = convert_volume(&pv, at)?;
+                m.storage.volumes.insert(v.name.clone(), v);
+            }
+            ApiObject::CsiNode(n) => {
+                let (node, limits) = convert_csi_node(&n, at)?;
+                m.storage.attach_limits.insert(node, limits);
+            }
+            ApiObject::Pod(_) | ApiObject::Workload(_) if *scope == Scope::NoPods => {}
+            ApiObject::Pod(p) => {
+                let mut pod = convert_pod(&p, at, runtime)?;
+                claim(&pod, at, &o.name)?;
+                m.classify_bare_pod(&mut pod, &o.name, at);
+            }
+            ApiObject::Workload(w) => {
+                let kind = w.kind.clone().unwrap_or_default();
+                match pods::expand(&w, &kind, at, runtime, budget)? {
+                    pods::Expansion::Daemon(pod) => m.daemonsets.push(*pod),
+                    pods::Expansion::Pods(expanded) => {
+                        for pod in &expanded {
+                            claim(pod, at, &o.name)?;
+                        }
+                        m.pods.extend(expanded);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Manifests {
+    /// Files a bare Pod: bound (has `nodeName`), pending (docs/spec.md §3: a bare Pod without `nodeName`
+    /// is pending whatever its status says), or set aside when Karpenter would never provision
+    /// for it (DaemonSet- or Node-owned, or nominated to a node by the scheduler).
+    fn classify_bare_pod(&mut self, pod: &mut Pod, object: &str, at: &Location) {
+        if pod.node_name.is_some() {
+            self.bound_pods.push(std::mem::take(pod));
+            return;
+        }
+        pod.scheduled_condition = Some(("False".into(), "Unschedulable".into()));
+        if pod.is_provisionable() {
+            self.pods.push(std::mem::take(pod));
+            return;
+        }
+        let why = match (&pod.nominated_node_name, &pod.owner) {
+            (Some(n), _) => format!("nominated to node {n} by the scheduler"),
+            (None, Some(o)) => format!(
+                "owned by {} {}, which Karpenter does not provision for",
+                o.kind, o.name
+            ),
+            (None, None) => "not provisionable".to_string(),
+        };
+        self.ignored.push(format!("{object} ({at}): {why}"));
+    }
+}
+
+/// The duplicate-detection family of an object: NodePools of v1beta1 and v1 are the same kind
+/// served at two versions, so `default` in both is a duplicate; a Provisioner is not.
+fn family(object: &ApiObject) -> &'static str {
+    match object {
+        ApiObject::Provisioner(_) => "Provisioner",
+        ApiObject::Machine(_) => "Machine",
+        ApiObject::AwsNodeTemplate(_) => "AWSNodeTemplate",
+        ApiObject::NodePoolV1Beta1(_) | ApiObject::NodePoolV1(_) => "NodePool",
+        ApiObject::NodeClaimV1Beta1(_) | ApiObject::NodeClaimV1(_) => "NodeClaim",
+        ApiObject::Ec2NodeClassV1Beta1(_) | ApiObject::Ec2NodeClassV1(_) => "EC2NodeClass",
+        ApiObject::NodeOverlay(_) => "NodeOverlay",
+        ApiObject::Pod(_) => "Pod",
+        ApiObject::Workload(_) => "Workload",
+        ApiObject::Node(_) => "Node",
+        ApiObject::PodDisruptionBudget(_) => "PodDisruptionBudget",
+        ApiObject::Namespace(_) => "Namespace",
+        ApiObject::RuntimeClass(_) => "RuntimeClass",
+        ApiObject::StorageClass(_) => "StorageClass",
+        ApiObject::PersistentVolumeClaim(_) => "PersistentVolumeClaim",
+        ApiObject::PersistentVolume(_) => "PersistentVolume",
+        ApiObject::CsiNode(_) => "CSINode",
+    }
+}
+
+/// Records a pod's `namespace/name`, failing when two inputs produce the same pod (a bare Pod
+/// `web-0` next to a Deployment `web`, say).
+fn claim_pod_name(
+    names: &mut HashMap<Box<str>, At>,
+    sources: &mut Vec<String>,
+    pod: &Pod,
+    at: &Location,
+    source_object: &str,
+) -> Result<(), InputError> {
+    let key: Box<str> = pod.key().into();
+    if let Some(first) = names.get(&key) {
+        let object = if source_object.starts_with("Pod/") {
+            source_object.to_string()
+        } else {
+            format!("{source_object} (pod {key})")
+        };
+        return Err(InputError::Duplicate {
+            at: at.clone(),
+            object,
+            first: first.location(sources),
+        });
+    }
+    names.insert(key, At::new(at, sources));
+    Ok(())
+}
+
+/// A [`Location`] kept small: its source as an index.
+#[derive(Clone, Copy)]
+struct At {
+    source: u32,
+    document: Option<u32>,
+    item: Option<u32>,
+}
+
+impl At {
+    fn new(location: &Location, sources: &mut Vec<String>) -> At {
+        // Objects arrive source by source: the last one is nearly always the one.
+        let source = match sources.iter().rposition(|s| *s == location.source) {
+            Some(i) => i,
+            None => {
+                sources.push(location.source.clone());
+                sources.len() - 1
+            }
+        };
+        At {
+            source: u32::try_from(source).unwrap_or(u32::MAX),
+            document: location.document,
+            item: location.item,
+        }
+    }
+
+    fn location(self, sources: &[String]) -> Location {
+        Location {
+            source: sources
+                .get(self.source as usize)
+                .cloned()
+                .unwrap_or_default(),
+            document: self.document,
+            item: self.item,
+        }
+    }
+}
