@@ -44,8 +44,13 @@ use crate::model::time::format_rfc3339;
 pub const DEFAULT_TTL: Duration = Duration::from_secs(6 * 60 * 60);
 
 /// The cache file's own format version (the snapshot inside has its schema version). 2: the
-/// snapshot carries spot prices; a version-1 cache (without them) is fetched again.
-const CACHE_VERSION: u32 = 2;
+/// snapshot carries spot prices; a version-1 cache (without them) is fetched again. 3: each
+/// type carries its `networkCards` and `enaSupport`; a version-2 cache, written before, would be
+/// read without them until it expired — an EC2NodeClass's `networkInterfaces` then checked on
+/// card 0 only, ENA not at all (`Catalog::checks_network_interfaces`) — so it is fetched again.
+/// (A fetched type may still lack them when EC2 describes no network info: that is EC2's
+/// answer, not a stale cache, so absent fields alone do not make a cache stale.)
+const CACHE_VERSION: u32 = 3;
 
 /// Where and how long to cache.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -588,6 +593,49 @@ mod tests {
         assert!(!again.catalog.aws_snapshot().unwrap().regions["us-east-1"]
             .spot_prices
             .is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A cache written before the types' `networkCards` and `enaSupport` were recorded
+    /// (version 2) is fetched again rather than read without them until it expires: with it,
+    /// a class's `networkInterfaces` would check card 0 only and ENA not at all.
+    #[test]
+    fn a_version_2_cache_without_network_cards_is_refetched() {
+        let dir = temp_dir("network-cache");
+        let embedded = Catalog::embedded().unwrap();
+        let cloud = fake();
+        let opts = LiveOptions {
+            cache_dir: Some(dir.clone()),
+            ..LiveOptions::default()
+        };
+        let fetched = load(&cloud, &embedded, &opts).unwrap();
+        assert!(fetched.catalog.checks_network_interfaces());
+        let path = cache_path(&dir, "us-east-1");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(json["version"], 3);
+        json["version"] = 2.into();
+        for t in json["snapshot"]["instanceTypes"].as_array_mut().unwrap() {
+            let t = t.as_object_mut().unwrap();
+            t.remove("networkCards");
+            t.remove("enaSupport");
+        }
+        std::fs::write(&path, json.to_string()).unwrap();
+        let calls = cloud.call_counts().total();
+        let again = load(&cloud, &embedded, &opts).unwrap();
+        assert_eq!(again.origin, Origin::Fetched);
+        assert!(again
+            .cache_warning
+            .as_deref()
+            .is_some_and(|w| w.contains("other version")));
+        assert_eq!(cloud.call_counts().total(), calls + 3);
+        assert!(again.catalog.checks_network_interfaces());
+        // The same file at version 3 (the fields missing) would have been read silently:
+        json["version"] = 3.into();
+        std::fs::write(&path, json.to_string()).unwrap();
+        let stale = load(&cloud, &embedded, &opts).unwrap();
+        assert_eq!(stale.origin, Origin::Cache);
+        assert!(!stale.catalog.checks_network_interfaces());
         let _ = std::fs::remove_dir_all(&dir);
     }
 
