@@ -253,12 +253,6 @@ mod tests {
     /// listing by id, is capacity.
     #[test]
     fn a_node_whose_instance_is_gone_is_no_capacity() {
-        let pool = |mut n: Node, claimless: bool| {
-            n.labels
-                .insert(crate::model::labels::NODEPOOL.into(), "default".into());
-            n.claimless = claimless;
-            n
-        };
         let nodes = vec![
             pool(node("running", "i-1", true), true),
             pool(node("shutting", "i-2", true), true),
@@ -279,11 +273,6 @@ mod tests {
                 ..node("provisioners", "i-7", true)
             },
         ];
-        let instance = |id: &str, state: &str| Instance {
-            id: id.into(),
-            state: state.into(),
-            ..Instance::default()
-        };
         let instances = [
             instance("i-1", "running"),
             instance("i-2", "shutting-down"),
@@ -305,12 +294,6 @@ mod tests {
     /// `shutting-down`. Unmanaged nodes are not looked at; running and stopped are capacity.
     #[test]
     fn a_managed_node_whose_instance_is_not_listed_is_gone() {
-        let pool = |mut n: Node, claimless: bool| {
-            n.labels
-                .insert(crate::model::labels::NODEPOOL.into(), "default".into());
-            n.claimless = claimless;
-            n
-        };
         let nodes = vec![
             pool(node("running", "i-1", true), false),
             pool(node("stopped", "i-2", true), false),
@@ -326,11 +309,6 @@ mod tests {
             managed_instance_ids(&nodes),
             ["i-1", "i-2", "i-3", "i-4", "i-5"]
         );
-        let instance = |id: &str, state: &str| Instance {
-            id: id.into(),
-            state: state.into(),
-            ..Instance::default()
-        };
         let described = [
             instance("i-1", "running"),
             instance("i-2", "stopped"),
@@ -350,6 +328,22 @@ mod tests {
                 row("unlisted", "i-5", InstanceGone::NotFound, true),
             ]
         );
+    }
+
+    /// `n` labelled with pool `default`, with or without a NodeClaim.
+    fn pool(mut n: Node, claimless: bool) -> Node {
+        n.labels
+            .insert(crate::model::labels::NODEPOOL.into(), "default".into());
+        n.claimless = claimless;
+        n
+    }
+
+    fn instance(id: &str, state: &str) -> Instance {
+        Instance {
+            id: id.into(),
+            state: state.into(),
+            ..Instance::default()
+        }
     }
 
     fn node(name: &str, id: &str, initialized: bool) -> Node {
