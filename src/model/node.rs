@@ -52,6 +52,18 @@ impl Node {
             .filter(|s| s.starts_with("i-"))
     }
 
+    /// Whether the node's instance is in `region`, as far as its provider id
+    /// (`aws:///<zone>/<id>`) tells: its zone is the region's (`us-east-1a`, or a Local Zone's
+    /// `us-east-1-bos-1a`). A provider id naming no zone says nothing against it.
+    pub fn in_region(&self, region: &str) -> bool {
+        let zone = self.provider_id.as_deref().and_then(|p| {
+            let mut parts = p.rsplit('/');
+            parts.next();
+            parts.next().filter(|z| !z.is_empty())
+        });
+        zone.is_none_or(|z| z.starts_with(region))
+    }
+
     /// `StateNode.Initialized()` (core v1.14.1: `pkg/controllers/state/statenode.go`): a node
     /// no NodeClaim stands for is not managed, so initialized; a managed one once labelled
     /// `karpenter.sh/initialized=true`. Disruption's simulations use it (a pod is never moved
@@ -187,17 +199,22 @@ pub struct GoneInstance {
 
 /// The nodes that need their instance described for [`gone_nodes`]: the managed ones (a
 /// NodeClaim stands for them, or a NodePool/Provisioner label names their pool) with an EC2
-/// provider id. Their instance ids, sorted, without repeats.
-pub fn managed_instance_ids(nodes: &[Node]) -> Vec<String> {
-    let ids: std::collections::BTreeSet<&str> = nodes
-        .iter()
-        .filter(|n| !n.claimless || n.node_pool().is_some())
+/// provider id in `region` (described elsewhere, an instance of another region would look
+/// gone). Their instance ids, sorted, without repeats.
+pub fn managed_instance_ids(nodes: &[Node], region: &str) -> Vec<String> {
+    let ids: std::collections::BTreeSet<&str> = managed_in(nodes, region)
         .filter_map(Node::instance_id)
         .collect();
     ids.into_iter().map(str::to_string).collect()
 }
 
-/// The managed nodes ([`managed_instance_ids`]) whose instance `described` says is
+fn managed_in<'n>(nodes: &'n [Node], region: &'n str) -> impl Iterator<Item = &'n Node> {
+    nodes
+        .iter()
+        .filter(move |n| (!n.claimless || n.node_pool().is_some()) && n.in_region(region))
+}
+
+/// The managed nodes of `region` ([`managed_instance_ids`]) whose instance `described` says is
 /// `shutting-down` or `terminated`, or does not list at all — `described` being those nodes'
 /// instances, described by id (an `instance-id` filter, so an unknown id is not an error), by
 /// node name. Karpenter's rule for a node with a NodeClaim (core v1.14.1:
@@ -215,14 +232,13 @@ pub fn managed_instance_ids(nodes: &[Node]) -> Vec<String> {
 pub fn gone_nodes(
     nodes: &[Node],
     described: &[super::instance::Instance],
+    region: &str,
 ) -> std::collections::BTreeMap<String, GoneInstance> {
     let states: std::collections::HashMap<&str, &str> = described
         .iter()
         .map(|i| (i.id.as_str(), i.state.as_str()))
         .collect();
-    nodes
-        .iter()
-        .filter(|n| !n.claimless || n.node_pool().is_some())
+    managed_in(nodes, region)
         .filter_map(|n| {
             let id = n.instance_id()?;
             let state = match states.get(id) {
@@ -306,19 +322,23 @@ mod tests {
             },
         ];
         assert_eq!(
-            managed_instance_ids(&nodes),
+            managed_instance_ids(&nodes, "us-east-1"),
             ["i-1", "i-2", "i-3", "i-4", "i-5"]
         );
+        // Described in another region, none of them is looked at.
+        assert!(managed_instance_ids(&nodes, "eu-west-1").is_empty());
+        assert!(gone_nodes(&nodes, &[], "eu-west-1").is_empty());
         let described = [
             instance("i-1", "running"),
             instance("i-2", "stopped"),
             instance("i-3", "shutting-down"),
             instance("i-4", "terminated"),
         ];
-        let gone: Vec<(String, String, InstanceGone, bool)> = gone_nodes(&nodes, &described)
-            .into_iter()
-            .map(|(n, g)| (n, g.instance, g.state, g.claimed))
-            .collect();
+        let gone: Vec<(String, String, InstanceGone, bool)> =
+            gone_nodes(&nodes, &described, "us-east-1")
+                .into_iter()
+                .map(|(n, g)| (n, g.instance, g.state, g.claimed))
+                .collect();
         let row = |n: &str, i: &str, s, c| (n.to_string(), i.to_string(), s, c);
         assert_eq!(
             gone,

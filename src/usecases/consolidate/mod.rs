@@ -134,13 +134,16 @@ const IDS_PER_FILTER: usize = 200;
 /// The managed nodes whose instance is gone or going (`model::node::gone_nodes`), by node name:
 /// their instances described by id — one DescribeInstances per 200 nodes, through an
 /// `instance-id` filter, so an id EC2 forgot is missing rather than an error, as Karpenter's
-/// `cloudprovider.Get` turns `NotFound` into `NodeClaimNotFoundError`. Live only
+/// `cloudprovider.Get` turns `NotFound` into `NodeClaimNotFoundError`. Only the nodes of the
+/// cloud's region (their provider id's zone): an instance described in the wrong region would
+/// look gone. Live only
 /// (`ec2:DescribeInstances`, docs/security.md); none described, no call.
 pub fn gone_instances<P: Compute>(
     cloud: &P,
     manifests: &Manifests,
 ) -> Result<BTreeMap<String, GoneInstance>, CommandError> {
-    let ids = managed_instance_ids(&manifests.nodes);
+    let region = cloud.region();
+    let ids = managed_instance_ids(&manifests.nodes, &region);
     let mut described = Vec::with_capacity(ids.len());
     for chunk in ids.chunks(IDS_PER_FILTER) {
         described.extend(
@@ -152,7 +155,7 @@ pub fn gone_instances<P: Compute>(
                 .map_err(aws_error)?,
         );
     }
-    Ok(gone_nodes(&manifests.nodes, &described))
+    Ok(gone_nodes(&manifests.nodes, &described, &region))
 }
 
 /// Leaves the nodes whose instance is gone ([`gone_instances`]) out of `input` as capacity and
@@ -178,7 +181,8 @@ pub fn gone_ids(gone: &BTreeMap<String, GoneInstance>) -> BTreeSet<String> {
 /// Offline (`-f`) no instance is described: says that every node's instance is taken to be
 /// running, when there is a managed node.
 pub fn assume_instances_running(manifests: &mut Manifests) {
-    if managed_instance_ids(&manifests.nodes).is_empty() {
+    // Any region ("" starts every zone): offline the region is only assumed.
+    if managed_instance_ids(&manifests.nodes, "").is_empty() {
         return;
     }
     manifests.warnings.push(
