@@ -18,7 +18,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use crate::api::core::PodDisruptionBudget;
 use crate::api::meta::IntOrString;
 use crate::api::Manifests;
-use crate::cloud::types::{Compute, Filter, InstanceQuery};
+use crate::cloud::launch::describe_by_filter;
+use crate::cloud::types::Compute;
 use crate::cloud::Catalog;
 use crate::disruption::consolidation::{
     self, BoundPod, ClaimFacts, ConsolidationInput, ConsolidationReport, Drifted, FeatureGates,
@@ -127,13 +128,10 @@ pub fn decision_catalog<P: Compute>(
     }
 }
 
-/// Instance ids per `instance-id` filter of one DescribeInstances (EC2 takes up to 200 values
-/// a filter).
-const IDS_PER_FILTER: usize = 200;
-
 /// The managed nodes whose instance is gone or going (`model::node::gone_nodes`), by node name:
 /// their instances described by id — one DescribeInstances per 200 nodes, through an
-/// `instance-id` filter, so an id EC2 forgot is missing rather than an error, as Karpenter's
+/// `instance-id` filter (`cloud::launch::describe_by_filter`), so an id EC2 forgot is missing
+/// rather than an error, as Karpenter's
 /// `cloudprovider.Get` turns `NotFound` into `NodeClaimNotFoundError`. Only the nodes of the
 /// cloud's region (their provider id's zone): an instance described in the wrong region would
 /// look gone. Live only
@@ -144,17 +142,7 @@ pub fn gone_instances<P: Compute>(
 ) -> Result<BTreeMap<String, GoneInstance>, CommandError> {
     let region = cloud.region();
     let ids = managed_instance_ids(&manifests.nodes, &region);
-    let mut described = Vec::with_capacity(ids.len());
-    for chunk in ids.chunks(IDS_PER_FILTER) {
-        described.extend(
-            cloud
-                .describe_instances(&InstanceQuery::Filters(vec![Filter::new(
-                    "instance-id",
-                    chunk,
-                )]))
-                .map_err(aws_error)?,
-        );
-    }
+    let described = describe_by_filter(cloud, &ids).map_err(aws_error)?;
     Ok(gone_nodes(&manifests.nodes, &described, &region))
 }
 
