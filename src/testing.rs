@@ -475,6 +475,7 @@ pub fn b1_input(count: usize) -> crate::scheduling::Input {
             node_class: Some("default".into()),
             instance_types: fake_instance_types(400),
             usage: Resources::new(),
+            claim_annotations: Default::default(),
         }],
         ..Default::default()
     }
@@ -557,6 +558,7 @@ pub fn consolidation_input(
             node_class: Some("default".into()),
             instance_types,
             usage: Resources::new(),
+            claim_annotations: Default::default(),
         })
         .collect();
     let release = Release::for_pools(&pools);

@@ -464,6 +464,19 @@ impl Compute for FakeCloud {
                         message: format!("at most {INSTANCE_BATCH} ids"),
                     });
                 }
+                // As EC2 (and moto): an id it does not know fails the whole query.
+                let unknown: Vec<&String> = ids
+                    .iter()
+                    .filter(|id| !instances.iter().any(|i| &i.id == *id))
+                    .collect();
+                if !unknown.is_empty() {
+                    return Err(CloudError::Api {
+                        service: "EC2".into(),
+                        operation: "DescribeInstances".into(),
+                        code: "InvalidInstanceID.NotFound".into(),
+                        message: format!("The instance IDs {unknown:?} do not exist"),
+                    });
+                }
                 Ok(instances
                     .iter()
                     .filter(|i| ids.contains(&i.id))

@@ -801,6 +801,29 @@ pub fn describe_all(cloud: &impl Compute, ids: &[String]) -> Result<Vec<Instance
     Ok(out)
 }
 
+/// Values per EC2 filter (EC2 accepts 200).
+pub const FILTER_VALUES: usize = 200;
+
+/// DescribeInstances for any number of ids through `instance-id` filters ([`FILTER_VALUES`] per
+/// call) rather than by ids: an instance EC2 no longer knows (terminated about an hour ago)
+/// would make an id query fail as a whole (`InvalidInstanceID.NotFound`), while a filter just
+/// leaves it out.
+pub fn describe_by_filter(
+    cloud: &impl Compute,
+    ids: &[String],
+) -> Result<Vec<Instance>, CloudError> {
+    let mut out = Vec::with_capacity(ids.len());
+    for chunk in ids.chunks(FILTER_VALUES) {
+        out.extend(
+            cloud.describe_instances(&InstanceQuery::Filters(vec![Filter::new(
+                "instance-id",
+                chunk.iter().cloned(),
+            )]))?,
+        );
+    }
+    Ok(out)
+}
+
 /// TerminateInstances for any number of ids, [`INSTANCE_BATCH`] per call.
 pub fn terminate_all(cloud: &impl Compute, ids: &[String]) -> Result<Vec<String>, CloudError> {
     let mut out = Vec::with_capacity(ids.len());

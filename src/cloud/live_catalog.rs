@@ -44,8 +44,13 @@ use crate::model::time::format_rfc3339;
 pub const DEFAULT_TTL: Duration = Duration::from_secs(6 * 60 * 60);
 
 /// The cache file's own format version (the snapshot inside has its schema version). 2: the
-/// snapshot carries spot prices; a version-1 cache (without them) is fetched again.
-const CACHE_VERSION: u32 = 2;
+/// snapshot carries spot prices; a version-1 cache (without them) is fetched again. 3: each
+/// type carries its `networkCards` and `enaSupport`; a version-2 cache, written before, would be
+/// read without them until it expired — an EC2NodeClass's `networkInterfaces` then checked on
+/// card 0 only, ENA not at all (`Catalog::checks_network_interfaces`) — so it is fetched again.
+/// (A fetched type may still lack them when EC2 describes no network info: that is EC2's
+/// answer, not a stale cache, so absent fields alone do not make a cache stale.)
+const CACHE_VERSION: u32 = 3;
 
 /// Where and how long to cache.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -547,13 +552,7 @@ mod tests {
 
     #[test]
     fn the_cache_keeps_spot_prices_and_a_version_1_cache_is_refetched() {
-        let dir = temp_dir("spot-cache");
-        let embedded = Catalog::embedded().unwrap();
-        let cloud = fake();
-        let opts = LiveOptions {
-            cache_dir: Some(dir.clone()),
-            ..LiveOptions::default()
-        };
+        let (dir, embedded, cloud, opts) = caching("spot-cache");
         let fetched = load(&cloud, &embedded, &opts).unwrap();
         let cached = load(&cloud, &embedded, &opts).unwrap();
         assert_eq!(cached.origin, Origin::Cache);
@@ -568,27 +567,82 @@ mod tests {
         );
 
         // A cache written before spot prices (version 1) is not used.
-        let path = cache_path(&dir, "us-east-1");
+        edit_cache(&dir, |json| {
+            json["version"] = 1.into();
+            json["snapshot"]["regions"]["us-east-1"]
+                .as_object_mut()
+                .unwrap()
+                .remove("spotPrices");
+        });
+        let again = refetched(&cloud, &embedded, &opts);
+        assert!(!again.catalog.aws_snapshot().unwrap().regions["us-east-1"]
+            .spot_prices
+            .is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A cache written before the types' `networkCards` and `enaSupport` were recorded
+    /// (version 2) is fetched again rather than read without them until it expires: with it,
+    /// a class's `networkInterfaces` would check card 0 only and ENA not at all.
+    #[test]
+    fn a_version_2_cache_without_network_cards_is_refetched() {
+        let (dir, embedded, cloud, opts) = caching("network-cache");
+        let fetched = load(&cloud, &embedded, &opts).unwrap();
+        assert!(fetched.catalog.checks_network_interfaces());
+        let without_cards = |version: u32| {
+            move |json: &mut serde_json::Value| {
+                assert!(json["version"] == 3 || json["version"] == 2);
+                json["version"] = version.into();
+                for t in json["snapshot"]["instanceTypes"].as_array_mut().unwrap() {
+                    let t = t.as_object_mut().unwrap();
+                    t.remove("networkCards");
+                    t.remove("enaSupport");
+                }
+            }
+        };
+        edit_cache(&dir, without_cards(2));
+        let again = refetched(&cloud, &embedded, &opts);
+        assert!(again.catalog.checks_network_interfaces());
+        // The same file at version 3 (the fields missing) would have been read silently.
+        edit_cache(&dir, without_cards(3));
+        let stale = load(&cloud, &embedded, &opts).unwrap();
+        assert_eq!(stale.origin, Origin::Cache);
+        assert!(!stale.catalog.checks_network_interfaces());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A fresh cache directory named after `name`, the embedded catalog, the fake cloud and
+    /// options caching in that directory.
+    fn caching(name: &str) -> (PathBuf, Catalog, FakeCloud, LiveOptions) {
+        let dir = temp_dir(name);
+        let opts = LiveOptions {
+            cache_dir: Some(dir.clone()),
+            ..LiveOptions::default()
+        };
+        (dir, Catalog::embedded().unwrap(), fake(), opts)
+    }
+
+    /// Rewrites the cached us-east-1 catalog in `dir` through `edit`.
+    fn edit_cache(dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+        let path = cache_path(dir, "us-east-1");
         let text = std::fs::read_to_string(&path).unwrap();
         let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
-        json["version"] = 1.into();
-        json["snapshot"]["regions"]["us-east-1"]
-            .as_object_mut()
-            .unwrap()
-            .remove("spotPrices");
+        edit(&mut json);
         std::fs::write(&path, json.to_string()).unwrap();
+    }
+
+    /// Loads again, asserting the cache was ignored as another version and the catalog
+    /// fetched (three calls).
+    fn refetched(cloud: &FakeCloud, embedded: &Catalog, opts: &LiveOptions) -> LiveCatalog {
         let calls = cloud.call_counts().total();
-        let again = load(&cloud, &embedded, &opts).unwrap();
+        let again = load(cloud, embedded, opts).unwrap();
         assert_eq!(again.origin, Origin::Fetched);
         assert!(again
             .cache_warning
             .as_deref()
             .is_some_and(|w| w.contains("other version")));
         assert_eq!(cloud.call_counts().total(), calls + 3);
-        assert!(!again.catalog.aws_snapshot().unwrap().regions["us-east-1"]
-            .spot_prices
-            .is_empty());
-        let _ = std::fs::remove_dir_all(&dir);
+        again
     }
 
     #[test]

@@ -76,13 +76,18 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs) -> CommandResult {
                 "no Karpenter controller in the cluster: each pool follows its API generation",
             ),
         }
+        let mut gone = Default::default();
         let (catalog, region) = match &args.catalog {
-            Some(path) => (
-                Catalog::from_file(path)?,
-                super::provision::resolve_region(ctx),
-            ),
+            Some(path) => {
+                ctx.warn("assuming: every node's EC2 instance is running (--catalog: AWS is not asked; without it a node whose instance is gone is neither capacity nor a candidate)");
+                (
+                    Catalog::from_file(path)?,
+                    super::provision::resolve_region(ctx),
+                )
+            }
             None => {
                 let cloud = live::connect_aws(ctx)?;
+                gone = consolidate::gone_instances(&cloud, &manifests)?;
                 let catalog = live::catalog(ctx, &cloud, None)?;
                 let (catalog, warnings) = consolidate::decision_catalog(
                     Some(&cloud),
@@ -97,9 +102,13 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs) -> CommandResult {
             }
         };
         let mut sizing = CatalogSizing::new(&catalog, &region);
-        consolidate::build_input(&mut manifests, &mut sizing, &config, controller.as_ref())?
+        let mut input =
+            consolidate::build_input(&mut manifests, &mut sizing, &config, controller.as_ref())?;
+        consolidate::leave_out_gone(&mut input, &gone);
+        input
     } else {
         let mut manifests = crate::api::load_paths(&args.filenames, &mut std::io::stdin().lock())?;
+        consolidate::assume_instances_running(&mut manifests);
         let catalog = match &args.catalog {
             Some(path) => Catalog::from_file(path)?,
             None => Catalog::embedded()?,

@@ -118,7 +118,8 @@ fn once(
     let headers = !ctx.global.no_headers;
     if args.dry_run {
         let round = execute::decide(&session, &deciding)?;
-        let preview = pipeline::preview(&session, &round.manifests, round.actions, settings)?;
+        let settings = round.settings(settings);
+        let preview = pipeline::preview(&session, &round.manifests, round.actions, &settings)?;
         if !machine {
             render::round(
                 ctx.out,

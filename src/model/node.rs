@@ -52,6 +52,18 @@ impl Node {
             .filter(|s| s.starts_with("i-"))
     }
 
+    /// Whether the node's instance is in `region`, as far as its provider id
+    /// (`aws:///<zone>/<id>`) tells: its zone is the region's (`us-east-1a`, or a Local Zone's
+    /// `us-east-1-bos-1a`). A provider id naming no zone says nothing against it.
+    pub fn in_region(&self, region: &str) -> bool {
+        let zone = self.provider_id.as_deref().and_then(|p| {
+            let mut parts = p.rsplit('/');
+            parts.next();
+            parts.next().filter(|z| !z.is_empty())
+        });
+        zone.is_none_or(|z| z.starts_with(region))
+    }
+
     /// `StateNode.Initialized()` (core v1.14.1: `pkg/controllers/state/statenode.go`): a node
     /// no NodeClaim stands for is not managed, so initialized; a managed one once labelled
     /// `karpenter.sh/initialized=true`. Disruption's simulations use it (a pod is never moved
@@ -152,6 +164,99 @@ pub fn ghost_instances(
         .collect()
 }
 
+/// How a node's instance is gone, as EC2 describes it ([`gone_nodes`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum InstanceGone {
+    /// `shutting-down`.
+    ShuttingDown,
+    /// `terminated`.
+    Terminated,
+    /// Not described at all: EC2 forgets a terminated instance after about an hour.
+    NotFound,
+}
+
+impl InstanceGone {
+    /// The state an instance in `state` is gone in, if it is.
+    pub fn of_state(state: &str) -> Option<InstanceGone> {
+        match state {
+            "shutting-down" => Some(InstanceGone::ShuttingDown),
+            "terminated" => Some(InstanceGone::Terminated),
+            _ => None,
+        }
+    }
+}
+
+/// A node whose instance is gone or going: no capacity and nothing to disrupt.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GoneInstance {
+    /// The instance id.
+    pub instance: String,
+    /// How it is gone.
+    pub state: InstanceGone,
+    /// A NodeClaim stands for the node (Karpenter's garbage collection deletes it).
+    pub claimed: bool,
+}
+
+/// The nodes that need their instance described for [`gone_nodes`]: the managed ones (a
+/// NodeClaim stands for them, or a NodePool/Provisioner label names their pool) with an EC2
+/// provider id in `region` (described elsewhere, an instance of another region would look
+/// gone). Their instance ids, sorted, without repeats.
+pub fn managed_instance_ids(nodes: &[Node], region: &str) -> Vec<String> {
+    let ids: std::collections::BTreeSet<&str> = managed_in(nodes, region)
+        .filter_map(Node::instance_id)
+        .collect();
+    ids.into_iter().map(str::to_string).collect()
+}
+
+fn managed_in<'n>(nodes: &'n [Node], region: &'n str) -> impl Iterator<Item = &'n Node> {
+    nodes
+        .iter()
+        .filter(move |n| (!n.claimless || n.node_pool().is_some()) && n.in_region(region))
+}
+
+/// The managed nodes of `region` ([`managed_instance_ids`]) whose instance `described` says is
+/// `shutting-down` or `terminated`, or does not list at all — `described` being those nodes'
+/// instances, described by id (an `instance-id` filter, so an unknown id is not an error), by
+/// node name. Karpenter's rule for a node with a NodeClaim (core v1.14.1:
+/// `pkg/controllers/nodeclaim/garbagecollection/controller.go`): a Registered NodeClaim whose
+/// instance the cloud provider no longer lists (aws v1.14.1: `instance.go`
+/// `instanceStateFilter` lists pending, running, stopping, stopped and shutting-down) is
+/// deleted, and a deleting NodeClaim is no place to schedule (`statenode.go`
+/// `MarkedForDeletion`, `helpers.go` `SimulateScheduling` schedules onto `Active()` nodes
+/// only). Two choices of this tool's, on the safe side: `shutting-down` is gone too (as in
+/// [`ghost_instances`]; when Karpenter terminates an instance its NodeClaim is
+/// `InstanceTerminating`, deleting, anyway), and a Ready Node does not keep its instance
+/// alive (upstream waits for NotReady before collecting: the kubelet of a shutting-down
+/// instance may still report Ready, or register the Node again — the ghost of
+/// docs/reliability.md).
+pub fn gone_nodes(
+    nodes: &[Node],
+    described: &[super::instance::Instance],
+    region: &str,
+) -> std::collections::BTreeMap<String, GoneInstance> {
+    let states: std::collections::HashMap<&str, &str> = described
+        .iter()
+        .map(|i| (i.id.as_str(), i.state.as_str()))
+        .collect();
+    managed_in(nodes, region)
+        .filter_map(|n| {
+            let id = n.instance_id()?;
+            let state = match states.get(id) {
+                Some(state) => InstanceGone::of_state(state)?,
+                None => InstanceGone::NotFound,
+            };
+            Some((
+                n.name.clone(),
+                GoneInstance {
+                    instance: id.to_string(),
+                    state,
+                    claimed: !n.claimless,
+                },
+            ))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,12 +269,6 @@ mod tests {
     /// listing by id, is capacity.
     #[test]
     fn a_node_whose_instance_is_gone_is_no_capacity() {
-        let pool = |mut n: Node, claimless: bool| {
-            n.labels
-                .insert(crate::model::labels::NODEPOOL.into(), "default".into());
-            n.claimless = claimless;
-            n
-        };
         let nodes = vec![
             pool(node("running", "i-1", true), true),
             pool(node("shutting", "i-2", true), true),
@@ -190,11 +289,6 @@ mod tests {
                 ..node("provisioners", "i-7", true)
             },
         ];
-        let instance = |id: &str, state: &str| Instance {
-            id: id.into(),
-            state: state.into(),
-            ..Instance::default()
-        };
         let instances = [
             instance("i-1", "running"),
             instance("i-2", "shutting-down"),
@@ -208,6 +302,68 @@ mod tests {
         };
         assert_eq!(ids(Listing::ById), ["i-2", "i-3"]);
         assert_eq!(ids(Listing::AllOfTheTools), ["i-2", "i-3", "i-4"]);
+    }
+
+    /// Core v1.14.1 `garbagecollection/controller.go` (`suite_test.go` "should delete the
+    /// NodeClaim when the Node is there in a NotReady state and the instance is gone"): a
+    /// managed node's instance not listed (terminated, or unknown) is gone; ours adds
+    /// `shutting-down`. Unmanaged nodes are not looked at; running and stopped are capacity.
+    #[test]
+    fn a_managed_node_whose_instance_is_not_listed_is_gone() {
+        let nodes = vec![
+            pool(node("running", "i-1", true), false),
+            pool(node("stopped", "i-2", true), false),
+            pool(node("shutting", "i-3", true), false),
+            pool(node("terminated", "i-4", true), true),
+            pool(node("unlisted", "i-5", true), false),
+            Node {
+                claimless: true,
+                ..node("foreign", "i-6", true)
+            },
+        ];
+        assert_eq!(
+            managed_instance_ids(&nodes, "us-east-1"),
+            ["i-1", "i-2", "i-3", "i-4", "i-5"]
+        );
+        // Described in another region, none of them is looked at.
+        assert!(managed_instance_ids(&nodes, "eu-west-1").is_empty());
+        assert!(gone_nodes(&nodes, &[], "eu-west-1").is_empty());
+        let described = [
+            instance("i-1", "running"),
+            instance("i-2", "stopped"),
+            instance("i-3", "shutting-down"),
+            instance("i-4", "terminated"),
+        ];
+        let gone: Vec<(String, String, InstanceGone, bool)> =
+            gone_nodes(&nodes, &described, "us-east-1")
+                .into_iter()
+                .map(|(n, g)| (n, g.instance, g.state, g.claimed))
+                .collect();
+        let row = |n: &str, i: &str, s, c| (n.to_string(), i.to_string(), s, c);
+        assert_eq!(
+            gone,
+            [
+                row("shutting", "i-3", InstanceGone::ShuttingDown, true),
+                row("terminated", "i-4", InstanceGone::Terminated, false),
+                row("unlisted", "i-5", InstanceGone::NotFound, true),
+            ]
+        );
+    }
+
+    /// `n` labelled with pool `default`, with or without a NodeClaim.
+    fn pool(mut n: Node, claimless: bool) -> Node {
+        n.labels
+            .insert(crate::model::labels::NODEPOOL.into(), "default".into());
+        n.claimless = claimless;
+        n
+    }
+
+    fn instance(id: &str, state: &str) -> Instance {
+        Instance {
+            id: id.into(),
+            state: state.into(),
+            ..Instance::default()
+        }
     }
 
     fn node(name: &str, id: &str, initialized: bool) -> Node {

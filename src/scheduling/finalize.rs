@@ -252,7 +252,11 @@ pub(super) fn finalize(
         requirements: out_reqs,
         instance_type_requirement,
         labels: node_labels,
-        annotations: np.template_annotations.clone(),
+        annotations: pool.input.claim_annotations.for_claim(
+            &np.template_annotations,
+            options.iter().map(|&(_, t)| &*pool.names[t as usize]),
+            np.replicas.is_some(),
+        ),
         taints: np.taints.clone(),
         startup_taints: np.startup_taints.clone(),
         round: 1,

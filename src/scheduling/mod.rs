@@ -64,6 +64,61 @@ pub struct PoolInput {
     pub instance_types: Vec<InstanceType>,
     /// Sum of the capacity of the pool's current nodes (what `limits` are counted against).
     pub usage: Resources,
+    /// What Karpenter writes on each NodeClaim of the pool beyond the template's annotations.
+    pub claim_annotations: ClaimAnnotations,
+}
+
+/// The annotations Karpenter adds to a NodeClaim it creates, beyond its template's (core
+/// v1.14.1: `pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClaimAnnotations {
+    /// `karpenter.sh/nodepool-hash` and `karpenter.sh/nodepool-hash-version`, on every
+    /// NodeClaim of the pool (`NewNodeClaimTemplate`); the caller computes them
+    /// (`drift::hash`), empty where it cannot.
+    pub hash: BTreeMap<String, String>,
+    /// Types with an offering a NodeOverlay priced (`IsPricingOverlayApplied`); set by
+    /// [`apply_overlays`].
+    pub price_overlaid: std::collections::BTreeSet<String>,
+    /// Types whose capacity a NodeOverlay changed (`IsCapacityOverlayApplied`); set by
+    /// [`apply_overlays`].
+    pub capacity_overlaid: std::collections::BTreeSet<String>,
+}
+
+/// `karpenter.sh/price-overlay-applied` (core v1.14.1: `pkg/apis/v1alpha1/labels.go`).
+pub const PRICE_OVERLAY_APPLIED: &str = "karpenter.sh/price-overlay-applied";
+/// `karpenter.sh/capacity-overlay-applied`.
+pub const CAPACITY_OVERLAY_APPLIED: &str = "karpenter.sh/capacity-overlay-applied";
+
+impl ClaimAnnotations {
+    /// A NodeClaim's annotations: the template's, the hash, and — for a NodeClaim of a
+    /// dynamic pool whose options (`ToNodeClaim`: the cheapest `MaxInstanceTypes`) include a
+    /// type a NodeOverlay priced or resized — `…-overlay-applied: "true"`.
+    pub fn for_claim<'n>(
+        &self,
+        template: &BTreeMap<String, String>,
+        options: impl IntoIterator<Item = &'n str>,
+        is_static: bool,
+    ) -> BTreeMap<String, String> {
+        let mut out = template.clone();
+        out.extend(self.hash.clone());
+        if is_static || (self.price_overlaid.is_empty() && self.capacity_overlaid.is_empty()) {
+            return out;
+        }
+        let (mut price, mut capacity) = (false, false);
+        for name in options {
+            price |= self.price_overlaid.contains(name);
+            capacity |= self.capacity_overlaid.contains(name);
+        }
+        for (on, key) in [
+            (price, PRICE_OVERLAY_APPLIED),
+            (capacity, CAPACITY_OVERLAY_APPLIED),
+        ] {
+            if on {
+                out.insert(key.to_string(), "true".to_string());
+            }
+        }
+        out
+    }
 }
 
 /// A node that already exists (or a NodeClaim in flight), with the pods bound to it.

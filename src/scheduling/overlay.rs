@@ -46,7 +46,19 @@ pub fn apply_overlays(pools: &mut [PoolInput], overlays: &[NodeOverlay]) -> Vec<
         .collect();
     let (updates, conflicts) = resolve(&view, overlays);
     for ((p, t), update) in updates {
-        let it = &mut pools[p].instance_types[t];
+        let pool = &mut pools[p];
+        let it = &mut pool.instance_types[t];
+        // Recorded for the NodeClaims' `…-overlay-applied` annotations (`ClaimAnnotations`).
+        if !update.prices.is_empty() {
+            pool.claim_annotations
+                .price_overlaid
+                .insert(it.name.clone());
+        }
+        if !update.capacity.is_empty() {
+            pool.claim_annotations
+                .capacity_overlaid
+                .insert(it.name.clone());
+        }
         for (o, (change, _)) in update.prices {
             it.offerings[o].price = change.apply(it.offerings[o].price);
         }

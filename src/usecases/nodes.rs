@@ -40,7 +40,8 @@ use super::drift_check::snapshot_of;
 use super::Sink;
 use crate::api::Manifests;
 use crate::cloud::ami::KubeVersion;
-use crate::cloud::types::{CloudError, Compute, Filter, ImageQuery, Instance, InstanceQuery};
+use crate::cloud::launch::{describe_by_filter, FILTER_VALUES};
+use crate::cloud::types::{Compute, Filter, ImageQuery, Instance};
 use crate::cloud::Catalog;
 use crate::disruption::consolidation::{self, Method, NodeDecision, NodeReport, Reason};
 use crate::drift::{self, class_key, DriftReason, Evaluation, ManagedNode, Status};
@@ -48,13 +49,13 @@ use crate::error::CommandError;
 use crate::model::instance_type::ON_DEMAND;
 use crate::model::labels;
 use crate::model::labels::VOLUNTARY_DISRUPTION;
+use crate::model::node::{gone_nodes, GoneInstance};
 use crate::model::pod::Pod;
 use crate::model::resources::Resources;
 use crate::model::selector::LabelSelector;
 
-/// Values per EC2 filter (EC2 accepts 200): instance ids per DescribeInstances, image ids per
-/// DescribeImages.
-const FILTER_BATCH: usize = 200;
+/// Image ids per DescribeImages filter (EC2 accepts 200 values).
+const FILTER_BATCH: usize = FILTER_VALUES;
 
 /// What the view shows.
 #[derive(Debug, Clone)]
@@ -286,22 +287,25 @@ impl From<NodeReport> for Consolidation {
 /// The consolidation decision of every managed node with a NodeClaim, by name: the engine over
 /// the whole cluster (`manifests` with pods and PDBs; its bound pods are used up) at `now`,
 /// types sized and priced from `catalog` in `region`, the running `controller`'s release and
-/// gates when there is one.
+/// gates when there is one; the nodes whose instance is `gone` left out as `consolidate`
+/// leaves them.
 pub fn decisions(
     mut manifests: Manifests,
     catalog: &Catalog,
     region: &str,
     controller: Option<&crate::usecases::consolidate::Controller>,
     now: i64,
+    gone: &BTreeMap<String, GoneInstance>,
 ) -> Result<BTreeMap<String, Consolidation>, CommandError> {
-    use crate::usecases::consolidate::{build_input, Config};
+    use crate::usecases::consolidate::{build_input, leave_out_gone, Config};
     use crate::usecases::provisioning::input::CatalogSizing;
     let mut sizing = CatalogSizing::new(catalog, region);
     let config = Config {
         now,
         ..Config::default()
     };
-    let input = build_input(&mut manifests, &mut sizing, &config, controller)?;
+    let mut input = build_input(&mut manifests, &mut sizing, &config, controller)?;
+    leave_out_gone(&mut input, gone);
     Ok(consolidation::evaluate(input)
         .nodes
         .into_iter()
@@ -370,9 +374,10 @@ pub fn with_decisions(
         told.emit(note);
         return Ok(());
     }
+    let gone = view.gone.clone();
     attach(
         view,
-        decisions(manifests, catalog, region, controller, now)?,
+        decisions(manifests, catalog, region, controller, now, &gone)?,
     );
     Ok(())
 }
@@ -417,6 +422,9 @@ pub struct NodeView {
     pub total: PoolTotals,
     /// Where facts came from, what was estimated.
     pub notes: Vec<Note>,
+    /// The managed nodes whose instance EC2 said is gone or going (`model::node::gone_nodes`;
+    /// empty without EC2): no capacity and no candidate for the decision, as in `consolidate`.
+    pub gone: BTreeMap<String, GoneInstance>,
 }
 
 /// The instance ids the nodes name (what EC2 would be asked about).
@@ -448,12 +456,14 @@ pub fn view<C: Compute>(
     };
     let mut instances: Vec<Instance> = Vec::new();
     let mut cloud = None;
+    let mut gone = BTreeMap::new();
     match ec2 {
         Ec2::Off => note(Note::NoAws),
         Ec2::NothingToAsk => {}
         Ec2::Unreachable(why) => note(Note::AwsUnavailable(why)),
-        Ec2::Connected(c) => match describe(c, &instance_ids(m)) {
+        Ec2::Connected(c) => match describe_by_filter(c, &instance_ids(m)) {
             Ok(found) => {
+                gone = gone_nodes(&m.nodes, &found, &c.region());
                 instances = found;
                 cloud = Some(c);
             }
@@ -548,23 +558,8 @@ pub fn view<C: Compute>(
         node_pools,
         total,
         notes,
+        gone,
     })
-}
-
-/// DescribeInstances for the nodes' instance ids. By `instance-id` filter rather than by ids:
-/// a node whose instance is already gone would make an id query fail as a whole
-/// (`InvalidInstanceID.NotFound`), while a filter just leaves it out.
-fn describe(cloud: &impl Compute, ids: &[String]) -> Result<Vec<Instance>, CloudError> {
-    let mut out = Vec::with_capacity(ids.len());
-    for chunk in ids.chunks(FILTER_BATCH) {
-        out.extend(
-            cloud.describe_instances(&InstanceQuery::Filters(vec![Filter::new(
-                "instance-id",
-                chunk.iter().cloned(),
-            )]))?,
-        );
-    }
-    Ok(out)
 }
 
 /// Keeps the nodes of the given pools (all when empty) that match the selector.

@@ -64,8 +64,10 @@ fn seed_001_five_replicas_launch_one_c6a_2xlarge() {
 }
 
 /// The NodePool's template annotations are on the plan's NodeClaims (`core v1.14.1:
-/// pkg/controllers/provisioning/suite_test.go` "Annotations › should annotate nodes"); a plan
-/// without any has no `annotations` field.
+/// pkg/controllers/provisioning/suite_test.go` "Annotations › should annotate nodes"), with the
+/// pool's `karpenter.sh/nodepool-hash` and its version, as Karpenter writes them on every
+/// NodeClaim it creates (`scheduling/nodeclaimtemplate.go`; the quickstart's v1beta1 pool: v2,
+/// v0.37's). The template annotations are part of the hash.
 #[test]
 fn template_annotations_are_on_the_planned_nodeclaims() {
     let manifest = quickstart_with_replicas(1).replace(
@@ -74,12 +76,22 @@ fn template_annotations_are_on_the_planned_nodeclaims() {
     );
     let (run, plan) = plan_for(&manifest, &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert_eq!(
-        plan["nodeClaims"][0]["annotations"],
-        serde_json::json!({"karpenter.sh/do-not-disrupt": "true"})
-    );
+    let annotations = &plan["nodeClaims"][0]["annotations"];
+    assert_eq!(annotations["karpenter.sh/do-not-disrupt"], "true");
+    assert_eq!(annotations["karpenter.sh/nodepool-hash-version"], "v2");
+    assert_eq!(annotations.as_object().unwrap().len(), 3, "{annotations}");
     let (_, plain) = plan_for(&quickstart_with_replicas(1), &[]);
-    assert!(plain["nodeClaims"][0].get("annotations").is_none());
+    let plain = &plain["nodeClaims"][0]["annotations"];
+    assert_eq!(plain.as_object().unwrap().len(), 2, "{plain}");
+    assert!(plain["karpenter.sh/nodepool-hash"]
+        .as_str()
+        .unwrap()
+        .parse::<u64>()
+        .is_ok());
+    assert_ne!(
+        plain["karpenter.sh/nodepool-hash"],
+        annotations["karpenter.sh/nodepool-hash"]
+    );
 }
 
 /// Seed 001 at 20 replicas: `limits.cpu: "10"` caps planned capacity at 10 CPU and the rest are

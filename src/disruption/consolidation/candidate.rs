@@ -249,6 +249,11 @@ pub(crate) fn candidate(
     let state = &cluster.nodes[i];
     let node = cluster.node(i);
     let deleting = state.status != Status::Active || node.deleting;
+    // A NodeClaim whose instance is gone is deleted by Karpenter's garbage collection: named.
+    let deleting_reason = || match state.claim.as_ref().and_then(|c| c.gone.clone()) {
+        Some(gone) => Reason::InstanceGone(gone),
+        None => Reason::Deleting,
+    };
     let nominated = || {
         if state.nominated {
             Err(Reason::Nominated)
@@ -310,7 +315,7 @@ pub(crate) fn candidate(
                 return Err(Reason::NotInitialized);
             }
             if deleting {
-                return Err(Reason::Deleting);
+                return Err(deleting_reason());
             }
             nominated()?;
             if let Some(v) = dnd.filter(|v| *v == "true") {
@@ -322,7 +327,7 @@ pub(crate) fn candidate(
         }
         Release::V0_37 | Release::V0_31 => {
             if deleting {
-                return Err(Reason::Deleting);
+                return Err(deleting_reason());
             }
             if !node.initialized {
                 return Err(Reason::NotInitialized);

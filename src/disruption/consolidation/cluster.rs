@@ -186,7 +186,9 @@ impl Cluster {
                 pods,
                 nominated,
             } = n;
-            node.deleting |= claim.as_ref().is_some_and(|c| c.deleting);
+            node.deleting |= claim
+                .as_ref()
+                .is_some_and(|c| c.deleting || c.gone.is_some());
             // The simulation sees Karpenter's `StateNode.Initialized()` (the model's rule): a
             // node no NodeClaim stands for — one `provision` launched, which no controller ever
             // labels — is initialized, so pods may move onto it.

@@ -106,6 +106,9 @@ pub struct ClaimFacts {
     pub termination_grace_period: Option<i64>,
     /// The NodeClaim is being deleted (or its instance is terminating).
     pub deleting: bool,
+    /// Its instance is gone or going, as EC2 described it live (`model::node::gone_nodes`):
+    /// no capacity and no candidate, as a NodeClaim Karpenter's garbage collection deletes.
+    pub gone: Option<crate::model::node::GoneInstance>,
     /// Drifted, as the caller's drift evaluation found.
     pub drifted: Option<Drifted>,
 }

@@ -5,6 +5,7 @@ use std::fmt;
 use serde::{Serialize, Serializer};
 
 use crate::disruption::budgets::DisruptionReason;
+use crate::model::node::InstanceGone;
 
 /// Why Karpenter would leave a node alone.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,6 +14,9 @@ pub enum Reason {
     NotInitialized,
     /// The NodeClaim or Node is being deleted.
     Deleting,
+    /// Its instance is gone or going (EC2, live): Karpenter's garbage collection deletes its
+    /// NodeClaim; no place for pods either.
+    InstanceGone(crate::model::node::GoneInstance),
     /// A recent provisioning pass nominated the node for a pending pod.
     Nominated,
     /// An earlier action of this report moves pods onto the node, which nominates it.
@@ -201,6 +205,7 @@ impl Reason {
         match self {
             Reason::NotInitialized => "not-initialized",
             Reason::Deleting => "deleting",
+            Reason::InstanceGone(_) => "instance-gone",
             Reason::Nominated => "nominated",
             Reason::ReceivesPods { .. } => "receives-pods",
             Reason::NodeDoNotDisrupt { .. } => "node-do-not-disrupt",
@@ -251,6 +256,17 @@ impl fmt::Display for Reason {
         match self {
             Reason::NotInitialized => f.write_str("not initialized"),
             Reason::Deleting => f.write_str("being deleted"),
+            Reason::InstanceGone(gone) => {
+                let id = &gone.instance;
+                const GC: &str = "Karpenter's garbage collection removes this node";
+                match gone.state {
+                    InstanceGone::ShuttingDown => {
+                        write!(f, "instance {id} is shutting down; this node goes with it")
+                    }
+                    InstanceGone::Terminated => write!(f, "instance {id} is terminated; {GC}"),
+                    InstanceGone::NotFound => write!(f, "instance {id} no longer exists; {GC}"),
+                }
+            }
             Reason::Nominated => f.write_str("nominated for a pending pod"),
             Reason::ReceivesPods { pass, from } => write!(
                 f,

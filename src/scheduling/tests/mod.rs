@@ -67,6 +67,7 @@ fn pool_input(
         node_class: Some("default".into()),
         instance_types: types,
         usage: Default::default(),
+        claim_annotations: Default::default(),
     }
 }
 

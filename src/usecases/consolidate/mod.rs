@@ -13,11 +13,12 @@
 
 pub mod execute;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::api::core::PodDisruptionBudget;
 use crate::api::meta::IntOrString;
 use crate::api::Manifests;
+use crate::cloud::launch::describe_by_filter;
 use crate::cloud::types::Compute;
 use crate::cloud::Catalog;
 use crate::disruption::consolidation::{
@@ -30,14 +31,14 @@ use crate::k8s::snapshot::{self, Scope};
 use crate::k8s::{coexist, Cluster};
 use crate::karpenter_install::release::Version;
 use crate::model::labels;
-use crate::model::node::Node;
+use crate::model::node::{gone_nodes, managed_instance_ids, GoneInstance, Node};
 use crate::model::nodeclaim::NodeClaim;
 use crate::model::nodepool::NodeClass;
 use crate::model::pod::Pod;
 use crate::model::time::parse_rfc3339;
 use crate::scheduling::DEFAULT_MAX_INSTANCE_TYPES;
 use crate::usecases::drift_gate;
-use crate::usecases::live::catalog_with_reservations;
+use crate::usecases::live::{aws_error, catalog_with_reservations};
 use crate::usecases::provisioning::input::{build_input as solver_input, CatalogSizing};
 use crate::usecases::provisioning::Selection;
 
@@ -125,6 +126,56 @@ pub fn decision_catalog<P: Compute>(
         Some(cloud) => catalog_with_reservations(cloud, &base, classes, now, []),
         None => Ok((base, Vec::new())),
     }
+}
+
+/// The managed nodes whose instance is gone or going (`model::node::gone_nodes`), by node name:
+/// their instances described by id — one DescribeInstances per 200 nodes, through an
+/// `instance-id` filter (`cloud::launch::describe_by_filter`), so an id EC2 forgot is missing
+/// rather than an error, as Karpenter's
+/// `cloudprovider.Get` turns `NotFound` into `NodeClaimNotFoundError`. Only the nodes of the
+/// cloud's region (their provider id's zone): an instance described in the wrong region would
+/// look gone. Live only
+/// (`ec2:DescribeInstances`, docs/security.md); none described, no call.
+pub fn gone_instances<P: Compute>(
+    cloud: &P,
+    manifests: &Manifests,
+) -> Result<BTreeMap<String, GoneInstance>, CommandError> {
+    let region = cloud.region();
+    let ids = managed_instance_ids(&manifests.nodes, &region);
+    let described = describe_by_filter(cloud, &ids).map_err(aws_error)?;
+    Ok(gone_nodes(&manifests.nodes, &described, &region))
+}
+
+/// Leaves the nodes whose instance is gone ([`gone_instances`]) out of `input` as capacity and
+/// as candidates: deleting, as the NodeClaim Karpenter's garbage collection deletes (its
+/// pods need a place, as a deleting node's do); a managed node's row names the instance
+/// (`Reason::InstanceGone`).
+pub fn leave_out_gone(input: &mut ConsolidationInput, gone: &BTreeMap<String, GoneInstance>) {
+    for n in &mut input.nodes {
+        if let Some(g) = gone.get(&n.node.name) {
+            n.node.deleting = true;
+            if let Some(claim) = &mut n.claim {
+                claim.gone = Some(g.clone());
+            }
+        }
+    }
+}
+
+/// The instances of `gone`, for the replace pipeline's re-plans (`Settings::gone_instances`).
+pub fn gone_ids(gone: &BTreeMap<String, GoneInstance>) -> BTreeSet<String> {
+    gone.values().map(|g| g.instance.clone()).collect()
+}
+
+/// Offline (`-f`) no instance is described: says that every node's instance is taken to be
+/// running, when there is a managed node.
+pub fn assume_instances_running(manifests: &mut Manifests) {
+    // Any region ("" starts every zone): offline the region is only assumed.
+    if managed_instance_ids(&manifests.nodes, "").is_empty() {
+        return;
+    }
+    manifests.warnings.push(
+        "assuming: every node's EC2 instance is running (offline, no instance is described; live, a node whose instance is shutting down, terminated or gone is neither capacity nor a candidate)".into(),
+    );
 }
 
 /// The engine's input: every node (managed or not) with its pods and NodeClaim facts, every
@@ -300,6 +351,7 @@ fn claim_facts(claim: &NodeClaim, node: &Node) -> ClaimFacts {
         expire_after: seconds(claim.expire_after.as_ref()),
         termination_grace_period: seconds(claim.termination_grace_period.as_ref()),
         deleting: claim.deleting || node.deleting,
+        gone: None,
         drifted: claim.true_since.get("Drifted").map(|(at, reason)| Drifted {
             since: time(at.as_ref()).unwrap_or(created),
             reason: reason.clone().unwrap_or_else(|| "Drifted".into()),

@@ -409,3 +409,42 @@ fn controller_versions_map_to_releases() {
     assert_eq!(release_of(v(0, 37)), Release::V0_37);
     assert_eq!(release_of(v(1, 0)), Release::V1_14);
 }
+
+/// Offline no instance is described: the report says it took every node's instance to be
+/// running (docs/reliability.md, the ghost node), and decides as before.
+#[test]
+fn offline_every_instance_is_assumed_running() {
+    let mut m = manifests(&objects());
+    assume_instances_running(&mut m);
+    assert!(
+        m.warnings
+            .iter()
+            .any(|w| w.starts_with("assuming: every node's EC2 instance is running")),
+        "{:?}",
+        m.warnings
+    );
+    let mut none = manifests(&objects()[..2]);
+    assume_instances_running(&mut none);
+    assert!(none.warnings.is_empty(), "no node, nothing assumed");
+}
+
+/// Live, a managed node whose instance is gone is left out of the report's input: the empty
+/// node is not deleted by emptiness, and its row names the instance.
+#[test]
+fn a_gone_node_is_left_out_of_the_report() {
+    let mut m = manifests(&objects());
+    let catalog = Catalog::embedded().unwrap();
+    let mut sizing = CatalogSizing::new(&catalog, "us-east-1");
+    let config = config();
+    let mut input = build_input(&mut m, &mut sizing, &config, None).unwrap();
+    let gone = crate::model::node::GoneInstance {
+        instance: "i-empty".into(),
+        state: crate::model::node::InstanceGone::Terminated,
+        claimed: true,
+    };
+    leave_out_gone(&mut input, &[("empty".to_string(), gone.clone())].into());
+    let report = evaluate(&config, input).unwrap();
+    let row = report.nodes.iter().find(|n| n.name == "empty").unwrap();
+    assert_eq!(row.decision, NodeDecision::None);
+    assert_eq!(row.reason, Some(Reason::InstanceGone(gone)));
+}

@@ -36,7 +36,9 @@ pub fn gather<C: Compute>(
         .iter()
         .filter_map(|n| n.instance_id().map(str::to_string))
         .collect();
-    let instances = launch::describe_all(cloud, &ids).map_err(aws_error)?;
+    // By `instance-id` filter: an instance EC2 forgot (terminated about an hour ago) whose Node
+    // is still registered would fail an id query as a whole (`InvalidInstanceID.NotFound`).
+    let instances = launch::describe_by_filter(cloud, &ids).map_err(aws_error)?;
     let (nodes, _unmanaged) =
         drift::pair_nodes(&manifests.nodes, &manifests.node_claims, &instances);
     let mut snapshot = super::snapshot_of(manifests, nodes, now);

@@ -556,3 +556,26 @@ spec:
     let err = what_if(&mut read.manifests, &pods_only).unwrap_err();
     assert_eq!(err.exit, Exit::Input);
 }
+
+/// A node whose instance EC2 no longer knows (terminated about an hour ago, its Node still
+/// registered): EC2 fails a query by ids as a whole (`InvalidInstanceID.NotFound`, as moto and
+/// the fake do), so the instances are described through an `instance-id` filter — the other
+/// nodes are still checked, and the forgotten one has no instance.
+#[test]
+fn a_node_whose_instance_ec2_forgot_does_not_fail_the_check() {
+    let cloud = cloud();
+    cloud.instances.borrow_mut().retain(|i| i.id != "i-old");
+    let ids = ["i-old".to_string(), "i-new".to_string()];
+    let by_ids = crate::cloud::launch::describe_all(&cloud, &ids).unwrap_err();
+    assert_eq!(by_ids.code(), Some("InvalidInstanceID.NotFound"));
+    let (snapshot, _) = gather_live(&v1_cluster(), &cloud);
+    let instance = |name: &str| {
+        snapshot
+            .nodes
+            .iter()
+            .find(|n| n.node.name == name)
+            .map(|n| n.instance.as_ref().map(|i| i.id.clone()))
+    };
+    assert_eq!(instance("old"), Some(None));
+    assert_eq!(instance("new"), Some(Some("i-new".to_string())));
+}

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use super::*;
 use crate::api::NodeClaim;
 use crate::cloud::fake::FakeCloud;
-use crate::cloud::types::{Cloud, Image};
+use crate::cloud::types::{Cloud, CloudError, Image};
 use crate::error::Exit;
 use crate::k8s::fake::FakeCluster;
 use crate::k8s::snapshot::{self, Scope};
@@ -369,7 +369,15 @@ fn the_decision_column_is_the_consolidation_report_per_node() {
     );
     let manifests = crate::api::load_paths(&[path.to_string()], &mut std::io::empty()).unwrap();
     let catalog = Catalog::embedded().unwrap();
-    let decisions = decisions(manifests, &catalog, "us-east-1", None, 1_719_230_400).unwrap();
+    let decisions = decisions(
+        manifests,
+        &catalog,
+        "us-east-1",
+        None,
+        1_719_230_400,
+        &Default::default(),
+    )
+    .unwrap();
     let empty = &decisions["empty"];
     assert_eq!(empty.decision, NodeDecision::Delete);
     assert_eq!(empty.method, Some(Method::Emptiness));
@@ -385,6 +393,52 @@ fn the_decision_column_is_the_consolidation_report_per_node() {
         .starts_with("receives pods from busy"));
 }
 
+/// The CONSOLIDATION column leaves out the nodes whose instance EC2 says is gone, as
+/// `consolidate` does (docs/reliability.md, the ghost node): the view finds them in the
+/// DescribeInstances it makes anyway, and the decision names the instance.
+#[test]
+fn a_node_whose_instance_is_gone_is_no_candidate_in_the_column() {
+    let cloud = ec2();
+    for i in cloud.instances.borrow_mut().iter_mut() {
+        if i.id == "i-karp" {
+            i.state = "terminated".into();
+        }
+    }
+    let (view, _) = run(Ec2::Connected(&cloud), &request());
+    let view = view.unwrap();
+    assert_eq!(view.gone.keys().collect::<Vec<_>>(), ["karp"]);
+    assert_eq!(
+        view.gone["karp"].state,
+        crate::model::node::InstanceGone::Terminated
+    );
+    assert_eq!(cloud.call_counts().get("EC2.DescribeInstances"), 1);
+
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/consolidate/cluster.yaml"
+    );
+    let manifests = crate::api::load_paths(&[path.to_string()], &mut std::io::empty()).unwrap();
+    let id = manifests
+        .nodes
+        .iter()
+        .find(|n| n.name == "empty")
+        .and_then(|n| n.instance_id())
+        .unwrap()
+        .to_string();
+    let gone = BTreeMap::from([(
+        "empty".to_string(),
+        GoneInstance {
+            instance: id,
+            state: crate::model::node::InstanceGone::Terminated,
+            claimed: true,
+        },
+    )]);
+    let catalog = Catalog::embedded().unwrap();
+    let column = decisions(manifests, &catalog, "us-east-1", None, 1_719_230_400, &gone).unwrap();
+    assert_eq!(column["empty"].decision, NodeDecision::None);
+    assert_eq!(column["empty"].reason_code, Some("instance-gone"));
+}
+
 /// Over the limit the engine is not run: a note says so, documented and told.
 #[test]
 fn the_decision_is_left_out_of_a_large_cluster_with_a_note() {
@@ -398,6 +452,7 @@ fn the_decision_is_left_out_of_a_large_cluster_with_a_note() {
         node_pools,
         total,
         notes: Vec::new(),
+        gone: Default::default(),
     };
     let mut told = Vec::new();
     let catalog = Catalog::embedded().unwrap();
@@ -456,7 +511,15 @@ fn a_capacity_reservation_changes_the_column_as_it_changes_consolidate() {
             &mut |n| told.push(n),
         );
         assert!(notes.is_empty() && told.is_empty(), "{told:?}");
-        let column = decisions(manifests.clone(), &catalog, &region, None, START).unwrap();
+        let column = decisions(
+            manifests.clone(),
+            &catalog,
+            &region,
+            None,
+            START,
+            &Default::default(),
+        )
+        .unwrap();
         let column = column[&under_used].clone();
 
         // `consolidate`: the report, from the same catalog path.

@@ -20,7 +20,8 @@ use crate::model::pod::Pod;
 use crate::model::requirements::Requirements;
 use crate::model::resources::Resources;
 use crate::scheduling::{
-    apply_overlays, overlay_conflicts, ExistingNode, ExistingPlacement, Input, Options, PoolInput,
+    apply_overlays, overlay_conflicts, ClaimAnnotations, ExistingNode, ExistingPlacement, Input,
+    Options, PoolInput,
 };
 
 /// Builds the solver input: the pools `selection` names (all when it names none), sized by
@@ -110,6 +111,30 @@ pub fn build_input(
     Ok(input)
 }
 
+/// The `karpenter.sh/nodepool-hash` and `karpenter.sh/nodepool-hash-version` the controller of
+/// `pool`'s generation writes on each NodeClaim it creates (core v1.14.1:
+/// `scheduling/nodeclaimtemplate.go` `NewNodeClaimTemplate`, `NodePoolHashVersion` v3; v0.37.x:
+/// v2), computed as `drift check` computes the pool's side (`drift::hash::node_pool_hash`), so
+/// a node this tool launched is compared as Karpenter's are. Empty for a v1alpha5 Provisioner
+/// (whose Machines carry no such hash) or where the hash cannot be computed (no spec kept).
+pub fn hash_annotations(pool: &NodePool) -> BTreeMap<String, String> {
+    let version = match pool.generation {
+        Some(ApiGeneration::V1) => "v3",
+        Some(ApiGeneration::V1Beta1) => "v2",
+        _ => return BTreeMap::new(),
+    };
+    match crate::drift::hash::node_pool_hash(pool, version) {
+        Ok(hash) => BTreeMap::from([
+            (labels::NODEPOOL_HASH.to_string(), hash),
+            (
+                labels::NODEPOOL_HASH_VERSION.to_string(),
+                version.to_string(),
+            ),
+        ]),
+        Err(_) => BTreeMap::new(),
+    }
+}
+
 /// The pure assembly (see the module documentation): `pools` are the selected pools with their
 /// instance types. A pool's usage counts its nodes, its in-flight NodeClaims and what its
 /// status reports.
@@ -134,6 +159,10 @@ pub fn assemble(
                 node_class: pool.node_class_ref.as_ref().map(|r| r.name.clone()),
                 instance_types,
                 usage: usage.add(&pool.status_resources),
+                claim_annotations: ClaimAnnotations {
+                    hash: hash_annotations(&pool),
+                    ..ClaimAnnotations::default()
+                },
                 pool,
             }
         })
@@ -824,6 +853,67 @@ mod tests {
         let with = offline_plan(format!("{}{V1_CLASS}{pod}{overlay}", pool_of("m5.large")));
         assert!(with.node_claims.is_empty(), "{:?}", with.node_claims);
         assert_eq!(with.unschedulable.len(), 1);
+    }
+
+    /// core v1.14.1 `provisioning/suite_test.go` "should not use a different NodePool hash on
+    /// the NodeClaim if the NodePool changes during scheduling" (`nodeclaimtemplate.go`
+    /// `NewNodeClaimTemplate`): each planned NodeClaim carries its pool's nodepool-hash — the
+    /// value `drift check` computes for the pool, so a node launched from it is not drifted —
+    /// and `nodepool-hash-version: v3`; a template change moves the hash. `ToNodeClaim`:
+    /// `karpenter.sh/price-overlay-applied` / `capacity-overlay-applied: "true"` only on a
+    /// NodeClaim whose options include a type an overlay priced / resized (nodeoverlay
+    /// suite_test.go `IsPricingOverlayApplied`).
+    #[test]
+    fn planned_nodeclaims_carry_the_nodepool_hash_and_the_overlays_applied() {
+        let pool_text = pool_of("c6a.large, m5.large");
+        let m = crate::api::load_str("in.yaml", &format!("{pool_text}{V1_CLASS}")).unwrap();
+        let hash = crate::drift::hash::node_pool_hash(&m.node_pools[0], "v3").unwrap();
+        let plan = offline_plan(format!("{pool_text}{V1_CLASS}{POD}"));
+        let a = &plan.node_claims[0].annotations;
+        assert_eq!(a.get(labels::NODEPOOL_HASH), Some(&hash));
+        assert_eq!(
+            a.get(labels::NODEPOOL_HASH_VERSION).map(String::as_str),
+            Some("v3")
+        );
+        assert!(!a.contains_key(crate::scheduling::PRICE_OVERLAY_APPLIED));
+        let labelled = pool_text.replace(
+            "  template:\n",
+            "  template:\n    metadata: {labels: {new-label: new-value}}\n",
+        );
+        let moved = offline_plan(format!("{labelled}{V1_CLASS}{POD}"));
+        assert_ne!(
+            moved.node_claims[0].annotations.get(labels::NODEPOOL_HASH),
+            Some(&hash),
+            "{labelled}"
+        );
+
+        let overlay = |name: &str, spec: &str, types: &str| {
+            format!("---\napiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {{name: {name}}}\nspec:\n  {spec}\n  requirements: [{{key: node.kubernetes.io/instance-type, operator: In, values: [{types}]}}]\n")
+        };
+        // (price-overlay-applied, capacity-overlay-applied) of the plan with `overlay`; its
+        // NodeClaim keeps the hash.
+        let applied = |overlay: String| {
+            let plan = offline_plan(format!("{pool_text}{V1_CLASS}{POD}{overlay}"));
+            let a = &plan.node_claims[0].annotations;
+            assert_eq!(a.get(labels::NODEPOOL_HASH), Some(&hash));
+            let on = |key| a.get(key).map(String::as_str) == Some("true");
+            (
+                on(crate::scheduling::PRICE_OVERLAY_APPLIED),
+                on(crate::scheduling::CAPACITY_OVERLAY_APPLIED),
+            )
+        };
+        let cheaper = "priceAdjustment: \"-10%\"";
+        assert_eq!(
+            applied(overlay("cheaper", cheaper, "m5.large")),
+            (true, false)
+        );
+        // An overlay on a type none of the NodeClaim's options is: no annotation.
+        assert_eq!(
+            applied(overlay("elsewhere", cheaper, "r5.large")),
+            (false, false)
+        );
+        let widget = "capacity: {example.com/widget: \"1\"}";
+        assert_eq!(applied(overlay("gpus", widget, "c6a.large")), (false, true));
     }
 
     /// A conflicting overlay prices nothing, unpriced types included: upstream's conflict check

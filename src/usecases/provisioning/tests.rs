@@ -385,12 +385,24 @@ fn the_templates_annotations_reach_the_launched_node() {
     world.pending("a", "1");
     let mut live = world.live();
     let (round, launches) = provision(&mut live, &mut |_| {});
+    // With the pool's nodepool-hash and its version, as `NewNodeClaimTemplate` writes them
+    // (`provisioning/suite_test.go` "should not use a different NodePool hash on the
+    // NodeClaim…"): the value `drift check` computes for the pool.
+    let read = crate::k8s::snapshot::read(&world.cluster, Default::default()).unwrap();
+    let hash = crate::drift::hash::node_pool_hash(&read.manifests.node_pools[0], "v3").unwrap();
     assert_eq!(
         round.plan.node_claims[0].annotations,
-        BTreeMap::from([(
-            "karpenter.sh/do-not-disrupt".to_string(),
-            "true".to_string()
-        )])
+        BTreeMap::from([
+            (
+                "karpenter.sh/do-not-disrupt".to_string(),
+                "true".to_string()
+            ),
+            ("karpenter.sh/nodepool-hash".to_string(), hash.clone()),
+            (
+                "karpenter.sh/nodepool-hash-version".to_string(),
+                "v3".to_string()
+            ),
+        ])
     );
     live.wait(&launches.launched, Duration::from_secs(600), &mut |_| {})
         .unwrap();
@@ -401,6 +413,11 @@ fn the_templates_annotations_reach_the_launched_node() {
     );
     let meta = &world.cluster.get("v1", "Node", None, &node).unwrap()["metadata"];
     assert_eq!(meta["annotations"]["karpenter.sh/do-not-disrupt"], "true");
+    assert_eq!(meta["annotations"]["karpenter.sh/nodepool-hash"], hash);
+    assert_eq!(
+        meta["annotations"]["karpenter.sh/nodepool-hash-version"],
+        "v3"
+    );
     assert_eq!(meta["labels"]["karpenter.sh/registered"], "true");
 }
 

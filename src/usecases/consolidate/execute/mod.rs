@@ -29,9 +29,9 @@
 //!   So is StaticDrift (a static pool's drifted node replaced by a bare replica): `drift
 //!   replace` takes it with method `static-drift`.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use super::{build_input, Config, Controller};
+use super::{build_input, gone_ids, gone_instances, leave_out_gone, Config, Controller};
 use crate::api::Manifests;
 use crate::cloud::types::Compute;
 use crate::disruption::consolidation::{
@@ -40,7 +40,7 @@ use crate::disruption::consolidation::{
 use crate::disruption::replace::{Action, Chosen, Method, Record, Status, Step};
 use crate::error::CommandError;
 use crate::k8s::Cluster;
-use crate::model::node::Node;
+use crate::model::node::{GoneInstance, Node};
 use crate::usecases::clock::Clock;
 use crate::usecases::live::Live;
 use crate::usecases::provisioning::input::CatalogSizing;
@@ -57,12 +57,22 @@ pub struct Round {
     pub report: Option<ConsolidationReport>,
     /// The pipeline's actions: the first pass's action, node by node, or the nodes resumed.
     pub actions: Vec<Action>,
+    /// The nodes whose instance EC2 said was gone or going, read for it (no capacity).
+    pub gone: BTreeMap<String, GoneInstance>,
 }
 
 impl Round {
     /// Whether the round resumes what a killed run left.
     pub fn resumes(&self) -> bool {
         self.report.is_none()
+    }
+
+    /// `settings` for the pipeline's re-plans of this round: the gone nodes' instances are no
+    /// capacity there either (`Settings::gone_instances`, as `drift replace`'s ghosts).
+    pub fn settings(&self, settings: &Settings) -> Settings {
+        let mut settings = settings.clone();
+        settings.gone_instances.extend(gone_ids(&self.gone));
+        settings
     }
 }
 
@@ -99,12 +109,15 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
     if check {
         check_selection(&manifests, config)?;
     }
+    // Nodes whose instance is gone: no capacity, no candidate (docs/reliability.md).
+    let gone = gone_instances(live.cloud, &manifests)?;
     let resumed = resumed(&manifests, config, held_back);
     if !resumed.is_empty() {
         return Ok(Round {
             manifests,
             report: None,
             actions: resumed,
+            gone,
         });
     }
     let mut copy = manifests.clone();
@@ -118,6 +131,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
         ..config.clone()
     };
     let mut input = build_input(&mut copy, &mut sizing, &now, deciding.controller.as_ref())?;
+    leave_out_gone(&mut input, &gone);
     // Drift is `drift replace`'s, not carried out here.
     input.feature_gates.drift = false;
     for n in &mut input.nodes {
@@ -148,6 +162,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
         manifests,
         report: Some(report),
         actions,
+        gone,
     })
 }
 
@@ -177,6 +192,7 @@ pub fn execute<C: Cluster, P: Compute, K: Clock + ?Sized>(
         if rounds > round.manifests.nodes.len() + 1 {
             return Ok(outcomes);
         }
+        let settings = &round.settings(settings);
         let preview = pipeline::preview(live, &round.manifests, round.actions.clone(), settings)?;
         if !proceed(&round, &preview)? {
             outcomes.extend(preview.into_outcomes());

@@ -561,7 +561,15 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                         node_pool: pool.name.clone(),
                         instance_id: id.clone(),
                         node_labels: BTreeMap::new(),
-                        node_annotations: pool.template_annotations.clone(),
+                        // What its planned NodeClaim carried: the template's and the hash.
+                        node_annotations: pool
+                            .template_annotations
+                            .clone()
+                            .into_iter()
+                            .chain(crate::usecases::provisioning::input::hash_annotations(
+                                &pool,
+                            ))
+                            .collect(),
                     })
                     .collect();
                 self.events.emit(Event::node(

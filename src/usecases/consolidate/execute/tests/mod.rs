@@ -556,6 +556,7 @@ fn a_node_in_drift_replacement_is_not_consolidated() {
 
 mod commands;
 mod expiration;
+mod ghosts;
 
 /// Reservations in the decision (docs/karpenter.md §6.12): the class selects an ODCR of one
 /// c6a.xlarge, which Karpenter prices at on-demand / 10,000,000 — so the under-used c6a.2xlarge
