@@ -983,6 +983,40 @@ mod tests {
         }
     }
 
+    /// A topology spread over `topology.k8s.aws/zone-id`: its domains are the types' zone ids
+    /// (`types.go` `computeRequirements`), and each NodeClaim narrowed to one id launches in
+    /// that id's zone.
+    #[test]
+    fn a_spread_over_zone_ids_puts_one_pod_in_each_zone() {
+        let pool = pool_of("m5.large");
+        let status = "status:\n  subnets:\n  - {id: subnet-a, zone: us-east-1a, zoneID: use1-az6}\n  - {id: subnet-b, zone: us-east-1b, zoneID: use1-az1}\n  - {id: subnet-c, zone: us-east-1c, zoneID: use1-az4}\n";
+        let pods: String = (0..3)
+            .map(|i| {
+                format!("---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, namespace: default, labels: {{app: s}}}}\nspec:\n  topologySpreadConstraints: [{{maxSkew: 1, topologyKey: topology.k8s.aws/zone-id, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{app: s}}}}}}]\n  containers: [{{name: c, image: i, resources: {{requests: {{cpu: 100m}}}}}}]\n")
+            })
+            .collect();
+        let plan = offline_plan(format!("{pool}{V1_CLASS}{status}{pods}"));
+        assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+        let mut got: Vec<(String, String)> = plan
+            .node_claims
+            .iter()
+            .map(|c| {
+                assert_eq!(c.pods.len(), 1);
+                (c.launch.zone.clone(), c.labels[labels::ZONE_ID].clone())
+            })
+            .collect();
+        got.sort();
+        let want: Vec<(String, String)> = [
+            ("us-east-1a", "use1-az6"),
+            ("us-east-1b", "use1-az1"),
+            ("us-east-1c", "use1-az4"),
+        ]
+        .iter()
+        .map(|(z, id)| (z.to_string(), id.to_string()))
+        .collect();
+        assert_eq!(got, want);
+    }
+
     /// `status.subnets[].zoneID` is read from v1beta1 EC2NodeClasses too (the v0.37 CRD has it,
     /// `tests/fixtures/crds/v1beta1`).
     #[test]
