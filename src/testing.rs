@@ -62,6 +62,7 @@ pub fn fake_instance_types(n: usize) -> Vec<InstanceType> {
                     price,
                     available: true,
                     reservation: None,
+                    zone_id: None,
                 });
             }
             for zone in &FAKE_ZONES {
@@ -71,6 +72,7 @@ pub fn fake_instance_types(n: usize) -> Vec<InstanceType> {
                     price,
                     available: true,
                     reservation: None,
+                    zone_id: None,
                 });
             }
             instance_type(
@@ -155,6 +157,7 @@ pub fn on_demand(zones: &[&str], price: f64) -> Vec<Offering> {
             price,
             available: true,
             reservation: None,
+            zone_id: None,
         })
         .collect()
 }
@@ -491,6 +494,7 @@ pub fn spot(zones: &[&str], price: f64) -> Vec<Offering> {
             price,
             available: true,
             reservation: None,
+            zone_id: None,
         })
         .collect()
 }

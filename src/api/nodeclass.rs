@@ -8,7 +8,7 @@ use super::meta::{
 use super::validate::{self, NODEPOOL_OPERATORS_V1};
 use crate::model::labels;
 use crate::model::nodepool::{
-    AmiSelectorTerm, AmiStatus, BlockDevice, NodeClassStatus, SelectorTerm,
+    AmiSelectorTerm, AmiStatus, BlockDevice, NodeClassStatus, SelectorTerm, StatusSubnet,
 };
 
 /// Converts block device mappings (only what capacity needs is interpreted).
@@ -276,11 +276,10 @@ pub(crate) fn status(
             .as_deref()
             .unwrap_or_default()
             .iter()
-            .map(|n| {
-                (
-                    n.id.clone().unwrap_or_default(),
-                    n.zone.clone().unwrap_or_default(),
-                )
+            .map(|n| StatusSubnet {
+                id: n.id.clone().unwrap_or_default(),
+                zone: n.zone.clone().unwrap_or_default(),
+                zone_id: n.zone_id.clone().filter(|z| !z.is_empty()),
             })
             .collect(),
         security_groups: s

@@ -385,8 +385,11 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
         .iter()
         .filter(|(k, _)| userdata::kubelet_may_set(k))
         .filter(|(k, _)| {
+            // The zone id is the planned offering's zone's: like the zone, the fleet may launch
+            // elsewhere unless the NodeClaim pins it.
             *k == crate::model::labels::EC2NODECLASS
-                || !crate::model::labels::AWS_WELL_KNOWN.contains(&k.as_str())
+                || (!crate::model::labels::AWS_WELL_KNOWN.contains(&k.as_str())
+                    && *k != crate::model::labels::ZONE_ID)
                 || pinned.contains_key(*k)
         })
         .map(|(k, v)| (k.clone(), v.clone()))
@@ -1185,6 +1188,25 @@ mod tests {
             "on-demand",
             "reserved without a reservation to launch into"
         );
+    }
+
+    /// The planned zone's `topology.k8s.aws/zone-id` label reaches the kubelet only when the
+    /// NodeClaim pins the zone id (the fleet may otherwise launch in another zone).
+    #[test]
+    fn the_zone_id_label_reaches_the_kubelet_only_when_pinned() {
+        use crate::model::labels::ZONE_ID;
+        let w = world();
+        let mut c = claim("default-11", &[("m5.large", 0.09)], &["z-a", "z-b"]);
+        c.labels.insert(ZONE_ID.into(), "use1-az4".into());
+        let label = format!("{ZONE_ID}=use1-az4");
+        let p = plan_of(&w, &c).unwrap();
+        assert!(!p.templates[0].user_data.contains(&label));
+        c.requirements
+            .add(crate::model::requirements::Requirement::single(
+                ZONE_ID, "use1-az4",
+            ));
+        let p = plan_of(&w, &c).unwrap();
+        assert!(p.templates[0].user_data.contains(&label));
     }
 
     /// A claim planned into two reservations (m5.large in z-a, c5.xlarge in z-b).

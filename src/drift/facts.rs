@@ -102,12 +102,7 @@ pub fn offline_ids(class: &NodeClass, subnets: bool) -> Fact<IdSet> {
         (
             &class.subnet_selector_terms,
             "subnetSelector",
-            class
-                .status
-                .subnets
-                .iter()
-                .map(|(id, _)| id.clone())
-                .collect(),
+            class.status.subnets.iter().map(|s| s.id.clone()).collect(),
             "subnets",
         )
     } else {
@@ -202,7 +197,7 @@ pub fn stale_status_notes(class: &NodeClass, facts: &ClassFacts) -> Vec<String> 
                 .status
                 .subnets
                 .iter()
-                .map(|(id, _)| id.as_str())
+                .map(|s| s.id.as_str())
                 .collect::<BTreeSet<&str>>(),
             "subnets",
         ),

@@ -26,16 +26,23 @@ pub struct Offering {
     pub available: bool,
     /// For `reserved`: the reservation it launches into (each reservation is its own offering).
     pub reservation: Option<ReservedCapacity>,
+    /// The zone's id (`use1-az4`, `topology.k8s.aws/zone-id`) from the node class's
+    /// `status.subnets[].zoneID`; `None` when the class does not say (no requirement then).
+    pub zone_id: Option<String>,
 }
 
 impl Offering {
     /// The offering's own requirements: zone, capacity type and — as the AWS provider builds
     /// them — the reservation's id, type and interruptibility, which on-demand and spot
     /// offerings do not have (`DoesNotExist`; `aws: pkg/providers/instancetype/offering/
-    /// base_resolver.go`, `reserved_capacity_resolver.go`).
+    /// base_resolver.go`, `reserved_capacity_resolver.go`), and the zone id when the node
+    /// class's subnets give one (`base_resolver.go`: only when the zone has zone info).
     pub fn requirements(&self) -> Requirements {
         let mut r = Requirements::new();
         r.add(Requirement::single(labels::ZONE, &self.zone));
+        if let Some(id) = &self.zone_id {
+            r.add(Requirement::single(labels::ZONE_ID, id));
+        }
         r.add(Requirement::single(
             labels::CAPACITY_TYPE,
             &self.capacity_type,
@@ -69,6 +76,22 @@ impl Offering {
     /// The reservation id, for a reserved offering.
     pub fn reservation_id(&self) -> Option<&str> {
         self.reservation.as_ref().map(|c| c.id.as_str())
+    }
+
+    /// Whether a `topology.k8s.aws/zone-id` requirement (if any) admits this offering: one
+    /// without a zone id has no requirement on the key, so admits any (upstream's
+    /// `Requirements.Intersects` only checks keys both sides define).
+    pub fn zone_id_admitted(&self, zone_ids: Option<&Requirement>) -> bool {
+        zone_id_admits(zone_ids, self.zone_id.as_deref())
+    }
+}
+
+/// Whether a `topology.k8s.aws/zone-id` requirement admits an offering with `zone_id`
+/// ([`Offering::zone_id_admitted`]; `None`: no requirement on either side, admitted).
+pub fn zone_id_admits(r: Option<&Requirement>, zone_id: Option<&str>) -> bool {
+    match (r, zone_id) {
+        (Some(r), Some(id)) => r.has(id),
+        _ => true,
     }
 }
 
@@ -129,14 +152,17 @@ impl InstanceType {
         out
     }
 
-    /// The cheapest available offering compatible with `reqs` (zone / capacity type), if any.
+    /// The cheapest available offering compatible with `reqs` (zone, zone id, capacity type), if
+    /// any.
     pub fn cheapest_offering(&self, reqs: &Requirements) -> Option<&Offering> {
         let zone = reqs.get_ref(labels::ZONE);
+        let zone_id = reqs.get_ref(labels::ZONE_ID);
         let ct = reqs.get_ref(labels::CAPACITY_TYPE);
         self.offerings
             .iter()
             .filter(|o| o.available)
             .filter(|o| zone.is_none_or(|z| z.has(&o.zone)))
+            .filter(|o| o.zone_id_admitted(zone_id))
             .filter(|o| ct.is_none_or(|c| c.has(&o.capacity_type)))
             .min_by(|a, b| {
                 a.price

@@ -251,11 +251,22 @@ pub struct AmiStatus {
     pub deprecated: bool,
 }
 
+/// A subnet of a node class status (`status.subnets[]`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StatusSubnet {
+    /// Subnet id.
+    pub id: String,
+    /// Availability zone name.
+    pub zone: String,
+    /// Availability zone id (`use1-az4`), when the status gives one (`zoneID`, v1beta1 and v1).
+    pub zone_id: Option<String>,
+}
+
 /// A node class status: what the controller last resolved.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct NodeClassStatus {
-    /// `(subnet id, zone)`.
-    pub subnets: Vec<(String, String)>,
+    /// `status.subnets`.
+    pub subnets: Vec<StatusSubnet>,
     /// `(group id, name)`.
     pub security_groups: Vec<(String, String)>,
     /// Resolved AMIs.

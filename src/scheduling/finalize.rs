@@ -215,6 +215,22 @@ pub(super) fn finalize(
         );
     }
     node_labels.insert(labels::ZONE.to_string(), offering.zone.clone());
+    // The zone id of the launched offering's zone, when the node class's subnets give one (`aws
+    // v1.14.1: pkg/cloudprovider/cloudprovider.go` `instanceToNodeClaim`; `cloudprovider/
+    // suite_test.go` "should return availability zone ID as a label on the nodeClaim").
+    // A zone the subnets give no id has the empty id: no label.
+    match offering.zone_id.as_deref().filter(|id| !id.is_empty()) {
+        Some(id) => {
+            node_labels.insert(labels::ZONE_ID.to_string(), id.to_string());
+        }
+        None if node_labels
+            .get(labels::ZONE_ID)
+            .is_some_and(String::is_empty) =>
+        {
+            node_labels.remove(labels::ZONE_ID);
+        }
+        None => {}
+    }
     node_labels.insert(
         labels::CAPACITY_TYPE.to_string(),
         launch.capacity_type.to_string(),

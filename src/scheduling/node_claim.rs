@@ -155,7 +155,10 @@ fn try_alternative(
     let requests = claim.requests.add(&pod.requests);
     let reqs = new_reqs.as_ref().unwrap_or(&claim.reqs);
     let offerings_changed = changed.iter().any(|k| {
-        k == labels::ZONE || k == labels::CAPACITY_TYPE || k == labels::CAPACITY_RESERVATION_ID
+        k == labels::ZONE
+            || k == labels::ZONE_ID
+            || k == labels::CAPACITY_TYPE
+            || k == labels::CAPACITY_RESERVATION_ID
     });
     let admitted = offerings_changed.then(|| admitted_slots(pool, reqs));
     let compatible: Vec<Rc<[bool]>> = changed

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 
-use crate::model::instance_type::{InstanceType, Offering};
+use crate::model::instance_type::{zone_id_admits, InstanceType, Offering};
 use crate::model::labels;
 use crate::model::pod::{HostPort, Pod};
 use crate::model::requirements::{Operator, Requirement, Requirements};
@@ -55,6 +55,8 @@ pub(super) struct Pool<'a> {
     pub(super) slots: Arc<[(String, String)]>,
     /// Per slot: the capacity reservation of a reserved slot.
     pub(super) slot_reservations: Arc<[Option<String>]>,
+    /// Per slot: its offerings' zone id (`topology.k8s.aws/zone-id`), when known.
+    pub(super) slot_zone_ids: Arc<[Option<String>]>,
     /// Per type: available offerings as (slot, index into `offerings`), cheapest first.
     pub(super) offers: Arc<[Vec<(usize, usize)>]>,
     /// Why the pool can take nothing at all, if so.
@@ -121,6 +123,7 @@ pub(crate) struct PreparedPool {
     min_values: Vec<(String, u32)>,
     slots: Arc<[(String, String)]>,
     slot_reservations: Arc<[Option<String>]>,
+    slot_zone_ids: Arc<[Option<String>]>,
     offers: Arc<[Vec<(usize, usize)>]>,
     unusable: Option<PoolCause>,
 }
@@ -173,6 +176,7 @@ pub(super) fn prepare_pools_with<'a>(
                 claims_created: 0,
                 slots: p.slots.clone(),
                 slot_reservations: p.slot_reservations.clone(),
+                slot_zone_ids: p.slot_zone_ids.clone(),
                 offers: p.offers.clone(),
                 unusable: p.unusable.clone(),
                 compatible: RefCell::default(),
@@ -240,7 +244,12 @@ fn prepare(input: &Input) -> Vec<PreparedPool> {
             } else {
                 None
             };
-            let (slots, offers, slot_reservations) = offering_slots(&types);
+            let OfferingSlots {
+                slots,
+                offers,
+                reservations: slot_reservations,
+                zone_ids: slot_zone_ids,
+            } = offering_slots(&types);
             let names: Vec<Arc<str>> = types.iter().map(|it| Arc::from(it.name.as_str())).collect();
             let mut by_name: Vec<u32> = (0..types.len() as u32).collect();
             by_name.sort_by(|&a, &b| names[a as usize].cmp(&names[b as usize]));
@@ -268,6 +277,7 @@ fn prepare(input: &Input) -> Vec<PreparedPool> {
                 min_values,
                 slots: slots.into(),
                 slot_reservations: slot_reservations.into(),
+                slot_zone_ids: slot_zone_ids.into(),
                 offers: offers.into(),
                 unusable,
             }
@@ -289,20 +299,28 @@ pub(super) fn capacity_of(it: &InstanceType, key: &str) -> i64 {
     }
 }
 
+/// A pool's offerings interned into slots ([`offering_slots`]).
+pub(super) struct OfferingSlots {
+    /// (zone, capacity type) per slot.
+    pub(super) slots: Vec<(String, String)>,
+    /// Per type: available offerings as (slot, index into `offerings`), cheapest first.
+    pub(super) offers: Vec<Vec<(usize, usize)>>,
+    /// Per slot: the capacity reservation of a reserved slot.
+    pub(super) reservations: Vec<Option<String>>,
+    /// Per slot: the zone id, when known.
+    pub(super) zone_ids: Vec<Option<String>>,
+}
+
 /// Interns each type's available offerings into (zone, capacity type) slots — one per
-/// reservation for reserved offerings — cheapest first; with each slot's reservation.
-#[allow(clippy::type_complexity)]
-pub(super) fn offering_slots(
-    types: &[&InstanceType],
-) -> (
-    Vec<(String, String)>,
-    Vec<Vec<(usize, usize)>>,
-    Vec<Option<String>>,
-) {
+/// reservation for reserved offerings — cheapest first; with each slot's reservation and zone
+/// id.
+pub(super) fn offering_slots(types: &[&InstanceType]) -> OfferingSlots {
     let mut slots: Vec<(String, String)> = Vec::new();
     let mut reservations: Vec<Option<String>> = Vec::new();
+    let mut zone_ids: Vec<Option<String>> = Vec::new();
     // Keyed by the offerings' own strings: a slot's key is copied once, not once per offering.
-    let mut index: FxHashMap<(&str, &str, Option<&str>), usize> = FxHashMap::default();
+    type Key<'k> = (&'k str, &'k str, Option<&'k str>, Option<&'k str>);
+    let mut index: FxHashMap<Key<'_>, usize> = FxHashMap::default();
     let offers = types
         .iter()
         .map(|it| {
@@ -316,10 +334,12 @@ pub(super) fn offering_slots(
                         o.zone.as_str(),
                         o.capacity_type.as_str(),
                         o.reservation_id(),
+                        o.zone_id.as_deref(),
                     );
                     let slot = *index.entry(key).or_insert_with(|| {
                         slots.push((o.zone.clone(), o.capacity_type.clone()));
                         reservations.push(key.2.map(str::to_string));
+                        zone_ids.push(o.zone_id.clone());
                         slots.len() - 1
                     });
                     (slot, i)
@@ -335,11 +355,16 @@ pub(super) fn offering_slots(
             list
         })
         .collect();
-    (slots, offers, reservations)
+    OfferingSlots {
+        slots,
+        offers,
+        reservations,
+        zone_ids,
+    }
 }
 
-/// Which of a pool's offering slots a NodeClaim's requirements admit: zone, capacity type and,
-/// when the requirements name one, the capacity reservation (an on-demand or spot offering has
+/// Which of a pool's offering slots a NodeClaim's requirements admit: zone, zone id (of a slot
+/// that has one), capacity type and, when the requirements name one, the capacity reservation (an on-demand or spot offering has
 /// no reservation id: only `NotIn`/`DoesNotExist` admit it, as upstream's `DoesNotExist`
 /// offering requirement).
 pub(super) fn admitted_slots(pool: &Pool<'_>, reqs: &Requirements) -> Vec<bool> {
@@ -348,8 +373,10 @@ pub(super) fn admitted_slots(pool: &Pool<'_>, reqs: &Requirements) -> Vec<bool> 
     pool.slots
         .iter()
         .zip(pool.slot_reservations.iter())
-        .map(|((zone, ct), id)| {
+        .zip(pool.slot_zone_ids.iter())
+        .map(|(((zone, ct), id), zone_id)| {
             filter.zone.is_none_or(|z| z.has(zone))
+                && zone_id_admits(filter.zone_id, zone_id.as_deref())
                 && filter.capacity_type.is_none_or(|c| c.has(ct))
                 && reservation.is_none_or(|r| match id {
                     Some(id) => r.has(id),
@@ -378,10 +405,11 @@ pub(super) fn has_offering(it: &InstanceType, reqs: &Requirements) -> bool {
     it.offerings.iter().any(|o| o.available && filter.admits(o))
 }
 
-/// The zone and capacity-type requirements of a NodeClaim, looked up once.
+/// The zone, zone-id and capacity-type requirements of a NodeClaim, looked up once.
 #[derive(Clone, Copy)]
 pub(super) struct OfferingFilter<'r> {
     pub(super) zone: Option<&'r Requirement>,
+    pub(super) zone_id: Option<&'r Requirement>,
     pub(super) capacity_type: Option<&'r Requirement>,
 }
 
@@ -389,11 +417,13 @@ impl<'r> OfferingFilter<'r> {
     pub(super) fn new(reqs: &'r Requirements) -> Self {
         OfferingFilter {
             zone: reqs.get_ref(labels::ZONE),
+            zone_id: reqs.get_ref(labels::ZONE_ID),
             capacity_type: reqs.get_ref(labels::CAPACITY_TYPE),
         }
     }
     pub(super) fn admits(&self, o: &Offering) -> bool {
         self.zone.is_none_or(|z| z.has(&o.zone))
+            && o.zone_id_admitted(self.zone_id)
             && self.capacity_type.is_none_or(|c| c.has(&o.capacity_type))
     }
 }

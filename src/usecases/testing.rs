@@ -316,7 +316,12 @@ pub fn node_name(instance: &str) -> String {
 /// Puts a pending pod of the `app` Deployment asking for `cpu`, marked unschedulable by the
 /// scheduler.
 pub fn put_pending(cluster: &FakeCluster, name: &str, cpu: &str) {
-    cluster.put(json!({
+    cluster.put(pending_pod(name, cpu));
+}
+
+/// The pending pod [`put_pending`] adds.
+pub fn pending_pod(name: &str, cpu: &str) -> Value {
+    json!({
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": name, "namespace": "default", "labels": {"app": "app"},
             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
@@ -325,7 +330,7 @@ pub fn put_pending(cluster: &FakeCluster, name: &str, cpu: &str) {
             "resources": {"requests": {"cpu": cpu}}}]},
         "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled",
             "status": "False", "reason": "Unschedulable"}]}
-    }));
+    })
 }
 
 /// A Ready Node for an instance, labelled as the kubelet and the user data would (pool from the

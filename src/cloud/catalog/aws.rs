@@ -271,6 +271,7 @@ pub(super) fn aws_instance_type(
                     price: price.unwrap_or(0.0),
                     available: compatible && price.is_some(),
                     reservation: None,
+                    zone_id: None,
                 }
             })
         })
@@ -533,6 +534,7 @@ pub(super) fn add_reserved_offerings(
                 price: on_demand.map_or(0.0, |p| p / RESERVED_PRICE_DIVISOR),
                 available: r.capacity.count > 0 && zones.contains(&r.zone) && !r.expiring,
                 reservation: Some(r.capacity.clone()),
+                zone_id: None,
             });
         }
         let mut capacity_types = t.requirements.get(labels::CAPACITY_TYPE);

@@ -572,6 +572,7 @@ impl Parser<'_> {
                 // Karpenter: a reservation with no instance left is not available.
                 available: available && reservation.as_ref().is_none_or(|r| r.count > 0),
                 reservation,
+                zone_id: None,
             });
             reservations.push(selection);
         }

@@ -17,13 +17,15 @@
 //! Offline data is necessarily approximate; every approximation is listed by [`Catalog::notes`]
 //! so the CLI can print it under `-v` instead of letting a plan look more certain than it is.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 use crate::model::instance_type::{InstanceType, ON_DEMAND, SPOT};
+use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, BlockDevice, KubeletConfig, NetworkInterface};
 use crate::model::overhead::{self, AmiFamily};
+use crate::model::requirements::{Operator, Requirement};
 use crate::model::reservation::CapacityReservationTerm;
 
 mod aws;
@@ -112,6 +114,9 @@ pub struct InstanceTypeContext<'a> {
     pub vm_memory_overhead_percent: f64,
     /// Zones of the node class's subnets; `None` = every zone of the region.
     pub zones: Option<&'a [String]>,
+    /// Zone name → zone id (`use1-az4`) from the node class's `status.subnets[].zoneID`; empty
+    /// when the status gives none (then offerings have no `topology.k8s.aws/zone-id`).
+    pub zone_ids: &'a BTreeMap<String, String>,
     /// The node class's `capacityReservationSelectorTerms`: a custom catalog's reserved
     /// offerings are kept only for the reservations they select (none: no reserved capacity).
     pub capacity_reservations: &'a [CapacityReservationTerm],
@@ -128,6 +133,8 @@ pub struct InstanceTypeContext<'a> {
 
 /// No NodeOverlay prices.
 static NO_OVERLAY_PRICES: BTreeMap<String, f64> = BTreeMap::new();
+/// No zone ids.
+static NO_ZONE_IDS: BTreeMap<String, String> = BTreeMap::new();
 
 impl<'a> InstanceTypeContext<'a> {
     /// Karpenter's defaults for everything but the region and AMI family.
@@ -140,6 +147,7 @@ impl<'a> InstanceTypeContext<'a> {
             instance_store_policy: None,
             vm_memory_overhead_percent: overhead::DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
             zones: None,
+            zone_ids: &NO_ZONE_IDS,
             capacity_reservations: &[],
             generation: None,
             overlay_prices: &NO_OVERLAY_PRICES,
@@ -154,6 +162,32 @@ impl<'a> InstanceTypeContext<'a> {
     pub(super) fn zone_allowed(&self, zone: &str) -> bool {
         self.zones
             .is_none_or(|zones| zones.iter().any(|z| z == zone))
+    }
+}
+
+/// Gives each offering its zone's id and each type a `topology.k8s.aws/zone-id` requirement
+/// listing the ids of its zones, as the AWS provider does from the node class's subnets
+/// (`aws v1.14.1: pkg/providers/instancetype/offering/base_resolver.go` `ResolveOfferings`:
+/// `zone-id In [id]` on an offering whose zone has zone info; `types.go` `computeRequirements`:
+/// the ids of the type's available zones, and no requirement at all when there are none). A zone
+/// the subnets give no id while others have one gets the empty id, as upstream's `ZoneInfo`
+/// groups it (so a pod selecting a zone id never lands there).
+fn add_zone_ids(types: &mut [InstanceType], zone_ids: &BTreeMap<String, String>) {
+    if zone_ids.is_empty() {
+        return;
+    }
+    for t in types.iter_mut() {
+        let mut ids = BTreeSet::new();
+        for o in &mut t.offerings {
+            let id = zone_ids.get(&o.zone).cloned().unwrap_or_default();
+            ids.insert(id.clone());
+            o.zone_id = Some(id);
+        }
+        if !ids.is_empty() {
+            t.requirements.remove(labels::ZONE_ID);
+            t.requirements
+                .add(Requirement::new(labels::ZONE_ID, Operator::In, ids));
+        }
     }
 }
 
@@ -278,6 +312,7 @@ impl Catalog {
             }
             Source::Custom(custom) => custom.instance_types(ctx),
         };
+        add_zone_ids(&mut out, ctx.zone_ids);
         out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
     }

@@ -907,3 +907,90 @@ fn live_reservations_become_reserved_offerings_of_the_classes_that_select_them()
         .iter()
         .all(|o| o.capacity_type != RESERVED));
 }
+
+/// `aws v1.14.1: pkg/providers/instancetype/offering/base_resolver.go` `ResolveOfferings` (an
+/// offering whose zone has zone info requires `topology.k8s.aws/zone-id In [id]`) and
+/// `types.go` `computeRequirements` (the type requires the ids of its available zones; none
+/// known: no requirement). Upstream's tests: `instancetype/suite_test.go` "should support
+/// individual instance type labels" / "should support combined instance type labels" (a pod
+/// selecting `zone-id: tstz1-1a` schedules), `cloudprovider/suite_test.go` "should return
+/// availability zone ID as a label on the nodeClaim".
+#[test]
+fn zone_ids_of_the_class_subnets_go_on_offerings_and_types() {
+    let zones = vec!["us-east-1a".to_string(), "us-east-1b".to_string()];
+    let ids = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(z, id)| (z.to_string(), id.to_string()))
+            .collect()
+    };
+    // (zone ids from status.subnets, the type's zone-id values (None: no requirement),
+    // per zone the offerings' zone id)
+    type Row = (
+        BTreeMap<String, String>,
+        Option<Vec<&'static str>>,
+        [(&'static str, Option<&'static str>); 2],
+    );
+    let rows: Vec<Row> = vec![
+        (
+            BTreeMap::new(),
+            None,
+            [("us-east-1a", None), ("us-east-1b", None)],
+        ),
+        (
+            ids(&[("us-east-1a", "use1-az4"), ("us-east-1b", "use1-az6")]),
+            Some(vec!["use1-az4", "use1-az6"]),
+            [
+                ("us-east-1a", Some("use1-az4")),
+                ("us-east-1b", Some("use1-az6")),
+            ],
+        ),
+        // A zone the subnets give no id (while another has one) groups under the empty id, as
+        // upstream's `EC2NodeClass.ZoneInfo` does.
+        (
+            ids(&[("us-east-1a", "use1-az4")]),
+            Some(vec!["", "use1-az4"]),
+            [("us-east-1a", Some("use1-az4")), ("us-east-1b", Some(""))],
+        ),
+    ];
+    for (zone_ids, type_ids, per_zone) in rows {
+        let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+        ctx.zones = Some(&zones);
+        ctx.zone_ids = &zone_ids;
+        let types = embedded_types(&ctx);
+        let t = find(&types, "m5.large");
+        match &type_ids {
+            None => assert!(t.requirements.get_ref(labels::ZONE_ID).is_none()),
+            Some(v) => assert_eq!(values(t, labels::ZONE_ID), *v, "{zone_ids:?}"),
+        }
+        for (zone, id) in per_zone {
+            let offers: Vec<_> = t.offerings.iter().filter(|o| o.zone == zone).collect();
+            assert!(!offers.is_empty(), "{zone}");
+            for o in offers {
+                assert_eq!(o.zone_id.as_deref(), id, "{zone} {zone_ids:?}");
+                let r = o.requirements();
+                match id {
+                    None => assert!(r.get_ref(labels::ZONE_ID).is_none()),
+                    Some(id) => assert_eq!(
+                        r.get(labels::ZONE_ID),
+                        Requirement::single(labels::ZONE_ID, id)
+                    ),
+                }
+            }
+        }
+        // A NodeClaim selecting use1-az4 gets the us-east-1a offering only when ids are known.
+        let mut selecting = Requirements::new();
+        selecting.add(Requirement::single(labels::ZONE_ID, "use1-az4"));
+        let cheapest = t.cheapest_offering(&selecting).map(|o| o.zone.as_str());
+        if type_ids.is_some() {
+            assert!(t
+                .offerings
+                .iter()
+                .filter(|o| o.available && o.zone_id_admitted(selecting.get_ref(labels::ZONE_ID)))
+                .all(|o| o.zone == "us-east-1a"));
+            assert_eq!(cheapest, Some("us-east-1a"));
+        } else {
+            assert!(cheapest.is_some());
+        }
+    }
+}

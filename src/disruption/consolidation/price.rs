@@ -27,11 +27,12 @@ use crate::model::requirements::{Operator, Requirement, Requirements};
 /// `MinInstanceTypesForSpotToSpotConsolidation`.
 pub(crate) const SPOT_TO_SPOT_MIN_TYPES: usize = 15;
 
-/// Which offerings a NodeClaim's requirements admit (zone and capacity type; other keys are
-/// the instance type's, already matched).
+/// Which offerings a NodeClaim's requirements admit (zone, zone id and capacity type; other keys
+/// are the instance type's, already matched).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct OfferFilter {
     zones: Option<Requirement>,
+    zone_ids: Option<Requirement>,
     capacity_types: Option<Requirement>,
 }
 
@@ -39,12 +40,14 @@ impl OfferFilter {
     pub fn of(reqs: &Requirements) -> OfferFilter {
         OfferFilter {
             zones: reqs.get_ref(labels::ZONE).cloned(),
+            zone_ids: reqs.get_ref(labels::ZONE_ID).cloned(),
             capacity_types: reqs.get_ref(labels::CAPACITY_TYPE).cloned(),
         }
     }
 
     pub fn admits(&self, o: &Offering) -> bool {
         self.zones.as_ref().is_none_or(|z| z.has(&o.zone))
+            && o.zone_id_admitted(self.zone_ids.as_ref())
             && self
                 .capacity_types
                 .as_ref()

@@ -87,6 +87,7 @@ fn offer(zone: &str, capacity_type: &str, price: f64) -> Offering {
         price,
         available: true,
         reservation: None,
+        zone_id: None,
     }
 }
 
@@ -480,6 +481,7 @@ fn spot_is_chosen_when_allowed_and_cheaper_types_first() {
             price: 0.05,
             available: true,
             reservation: None,
+            zone_id: None,
         },
         Offering {
             zone: "test-zone-1".into(),
@@ -487,6 +489,7 @@ fn spot_is_chosen_when_allowed_and_cheaper_types_first() {
             price: 0.2,
             available: true,
             reservation: None,
+            zone_id: None,
         },
     ];
     let types = vec![instance_type("mixed", "4", "8Gi", "20", offerings)];

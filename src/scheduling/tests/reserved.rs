@@ -23,6 +23,7 @@ fn reserved(zone: &str, id: &str, count: u32, on_demand: f64) -> Offering {
             interruptible: false,
             count,
         }),
+        zone_id: None,
     }
 }
 

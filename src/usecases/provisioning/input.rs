@@ -597,8 +597,14 @@ impl<'c> CatalogSizing<'c> {
             .and_then(|c| c.ami_family.clone())
             .unwrap_or_else(|| "AL2".to_string());
         let zones: Vec<String> = class
-            .map(|c| c.status.subnets.iter().map(|(_, z)| z.clone()).collect())
+            .map(|c| c.status.subnets.iter().map(|s| s.zone.clone()).collect())
             .unwrap_or_default();
+        // `status.subnets[].zoneID`: the offerings' `topology.k8s.aws/zone-id`.
+        let zone_ids: BTreeMap<String, String> = class
+            .into_iter()
+            .flat_map(|c| &c.status.subnets)
+            .filter_map(|s| Some((s.zone.clone(), s.zone_id.clone()?)))
+            .collect();
         let network_interfaces = class.and_then(NodeClass::network_interfaces);
         let mut ctx = InstanceTypeContext::new(self.region, &family);
         ctx.network_interfaces = network_interfaces.as_deref();
@@ -613,6 +619,7 @@ impl<'c> CatalogSizing<'c> {
         if !zones.is_empty() {
             ctx.zones = Some(&zones);
         }
+        ctx.zone_ids = &zone_ids;
         let types = self.catalog.instance_types(&ctx)?;
         if shared {
             if let Some(n) = self.uses.get_mut(&key) {
@@ -1010,6 +1017,109 @@ mod tests {
         );
         let no_ena = offline_plan(format!("{t2}{V1_CLASS}{one}{POD}"));
         assert!(no_ena.node_claims.is_empty(), "{:?}", no_ena.node_claims);
+    }
+
+    /// `topology.k8s.aws/zone-id`: the class's `status.subnets[].zoneID` pins a pod selecting a
+    /// zone id to that zone (`aws v1.14.1: pkg/providers/instancetype/offering/
+    /// base_resolver.go`, `types.go` `computeRequirements`; `instancetype/suite_test.go` "should
+    /// support individual instance type labels", `cloudprovider/suite_test.go` "should return
+    /// availability zone ID as a label on the nodeClaim"). Without zone ids (no status) the pod
+    /// is planned in any zone, as upstream with no zone info.
+    #[test]
+    fn a_pod_selecting_a_zone_id_is_planned_in_its_zone() {
+        let pool = pool_of("m5.large");
+        let status = "status:\n  subnets:\n  - {id: subnet-a, zone: us-east-1a, zoneID: use1-az6}\n  - {id: subnet-b, zone: us-east-1b, zoneID: use1-az1}\n  - {id: subnet-c, zone: us-east-1c, zoneID: use1-az4}\n";
+        let pod = |id: &str| {
+            POD.replace(
+                "spec:\n",
+                &format!("spec:\n  nodeSelector: {{topology.k8s.aws/zone-id: {id}}}\n"),
+            )
+        };
+        for (id, zone) in [("use1-az4", "us-east-1c"), ("use1-az1", "us-east-1b")] {
+            let plan = offline_plan(format!("{pool}{V1_CLASS}{status}{}", pod(id)));
+            assert_eq!(plan.node_claims.len(), 1, "{:?}", plan.unschedulable);
+            let c = &plan.node_claims[0];
+            assert_eq!(c.launch.zone, zone);
+            assert_eq!(c.zones, vec![zone.to_string()]);
+            assert!(c.launch_offerings().all(|(_, z, _)| z == zone));
+            assert_eq!(c.labels.get(labels::ZONE_ID).map(String::as_str), Some(id));
+            assert_eq!(c.labels.get(labels::ZONE).map(String::as_str), Some(zone));
+        }
+        // No subnet with that id: pending.
+        let none = offline_plan(format!("{pool}{V1_CLASS}{status}{}", pod("use1-az2")));
+        assert!(none.node_claims.is_empty(), "{:?}", none.node_claims);
+        // An unselecting pod still gets its zone's id as a label.
+        let any = offline_plan(format!("{pool}{V1_CLASS}{status}{POD}"));
+        let c = &any.node_claims[0];
+        let want = match c.launch.zone.as_str() {
+            "us-east-1a" => "use1-az6",
+            "us-east-1b" => "use1-az1",
+            _ => "use1-az4",
+        };
+        assert_eq!(
+            c.labels.get(labels::ZONE_ID).map(String::as_str),
+            Some(want)
+        );
+        // The status without zoneID (and no status at all): no zone-id requirement, so the pod
+        // is planned (in any zone) and the NodeClaim has no zone-id label.
+        let no_ids = status
+            .replace(", zoneID: use1-az6", "")
+            .replace(", zoneID: use1-az1", "")
+            .replace(", zoneID: use1-az4", "");
+        for extra in [no_ids.as_str(), ""] {
+            let plan = offline_plan(format!("{pool}{V1_CLASS}{extra}{}", pod("use1-az4")));
+            assert_eq!(plan.node_claims.len(), 1, "{:?}", plan.unschedulable);
+            assert!(!plan.node_claims[0].labels.contains_key(labels::ZONE_ID));
+        }
+    }
+
+    /// A topology spread over `topology.k8s.aws/zone-id`: its domains are the types' zone ids
+    /// (`types.go` `computeRequirements`), and each NodeClaim narrowed to one id launches in
+    /// that id's zone.
+    #[test]
+    fn a_spread_over_zone_ids_puts_one_pod_in_each_zone() {
+        let pool = pool_of("m5.large");
+        let status = "status:\n  subnets:\n  - {id: subnet-a, zone: us-east-1a, zoneID: use1-az6}\n  - {id: subnet-b, zone: us-east-1b, zoneID: use1-az1}\n  - {id: subnet-c, zone: us-east-1c, zoneID: use1-az4}\n";
+        let pods: String = (0..3)
+            .map(|i| {
+                format!("---\napiVersion: v1\nkind: Pod\nmetadata: {{name: p{i}, namespace: default, labels: {{app: s}}}}\nspec:\n  topologySpreadConstraints: [{{maxSkew: 1, topologyKey: topology.k8s.aws/zone-id, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{app: s}}}}}}]\n  containers: [{{name: c, image: i, resources: {{requests: {{cpu: 100m}}}}}}]\n")
+            })
+            .collect();
+        let plan = offline_plan(format!("{pool}{V1_CLASS}{status}{pods}"));
+        assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+        let mut got: Vec<(String, String)> = plan
+            .node_claims
+            .iter()
+            .map(|c| {
+                assert_eq!(c.pods.len(), 1);
+                (c.launch.zone.clone(), c.labels[labels::ZONE_ID].clone())
+            })
+            .collect();
+        got.sort();
+        let want: Vec<(String, String)> = [
+            ("us-east-1a", "use1-az6"),
+            ("us-east-1b", "use1-az1"),
+            ("us-east-1c", "use1-az4"),
+        ]
+        .iter()
+        .map(|(z, id)| (z.to_string(), id.to_string()))
+        .collect();
+        assert_eq!(got, want);
+    }
+
+    /// `status.subnets[].zoneID` is read from v1beta1 EC2NodeClasses too (the v0.37 CRD has it,
+    /// `tests/fixtures/crds/v1beta1`).
+    #[test]
+    fn v1beta1_status_subnets_carry_the_zone_id() {
+        let class = "apiVersion: karpenter.k8s.aws/v1beta1\nkind: EC2NodeClass\nmetadata: {name: default}\nspec:\n  amiFamily: AL2\n  role: r\n  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\nstatus:\n  subnets:\n  - {id: subnet-a, zone: us-east-1a, zoneID: use1-az6}\n  - {id: subnet-b, zone: us-east-1b}\n";
+        let m = crate::api::load_str("in.yaml", class).unwrap();
+        let ids: Vec<Option<&str>> = m.node_classes[0]
+            .status
+            .subnets
+            .iter()
+            .map(|s| s.zone_id.as_deref())
+            .collect();
+        assert_eq!(ids, vec![Some("use1-az6"), None]);
     }
 
     /// v1beta1 (v0.37) and v1alpha5 (v0.31) schedule with any pool: `provisioner.go` there has

@@ -379,6 +379,18 @@ fn in_flight(
         node_labels.insert(pool.pool.owner_label().to_string(), pool.pool.name.clone());
         node_labels.insert(labels::INSTANCE_TYPE.into(), instance.instance_type.clone());
         node_labels.insert(labels::ZONE.into(), instance.zone.clone());
+        // The class's zone id for the instance's zone, when its status gives one (`aws v1.14.1:
+        // pkg/cloudprovider/cloudprovider.go` `instanceToNodeClaim`).
+        node_labels.remove(labels::ZONE_ID);
+        if let Some(id) = t
+            .offerings
+            .iter()
+            .find(|o| o.zone == instance.zone)
+            .and_then(|o| o.zone_id.clone())
+            .filter(|id| !id.is_empty())
+        {
+            node_labels.insert(labels::ZONE_ID.into(), id);
+        }
         node_labels.insert(labels::CAPACITY_TYPE.into(), instance.capacity_type.clone());
         let name = instance
             .tags

@@ -1466,3 +1466,41 @@ fn a_node_whose_instance_is_going_is_no_capacity_for_a_new_run() {
     assert_eq!(plan_for(Some("terminated")), (false, 1));
     assert_eq!(plan_for(None), (false, 1));
 }
+
+/// An instance launched but not registered is labelled with its zone's id from the class's
+/// `status.subnets[].zoneID` (`aws v1.14.1: pkg/cloudprovider/cloudprovider.go`
+/// `instanceToNodeClaim`): a later pod selecting that id fits it instead of a new NodeClaim.
+#[test]
+fn an_in_flight_instance_carries_its_zones_id() {
+    let world = World::new();
+    let mut class = crate::usecases::testing::default_node_class();
+    class["status"] = json!({"subnets": [
+        {"id": "subnet-0", "zone": crate::usecases::testing::ZONES[0], "zoneID": "use1-az6"},
+        {"id": "subnet-1", "zone": crate::usecases::testing::ZONES[1], "zoneID": "use1-az1"},
+    ]});
+    world.cluster.put(class);
+    world.pending("a", "100m");
+    provision(&mut world.live(), &mut |_| {});
+    let zone = world.running()[0].zone.clone();
+    let id = if zone == crate::usecases::testing::ZONES[0] {
+        "use1-az6"
+    } else {
+        "use1-az1"
+    };
+    let mut pod = crate::usecases::testing::pending_pod("b", "100m");
+    pod["spec"]["nodeSelector"] = json!({"topology.k8s.aws/zone-id": id});
+    world.cluster.put(pod);
+    let again = world
+        .live()
+        .plan_pending(&all(), &mut |_| {})
+        .unwrap()
+        .unwrap();
+    assert!(
+        again.plan.node_claims.is_empty(),
+        "{:?}",
+        again.plan.node_claims
+    );
+    assert!(again.plan.unschedulable.is_empty());
+    let placed = &again.plan.existing_nodes[0];
+    assert_eq!(placed.pods, ["default/a", "default/b"]);
+}
