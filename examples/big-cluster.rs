@@ -14,6 +14,11 @@
 //! made up (`i-000…n`) and DescribeInstances finds none of them. `--pools` spreads the nodes
 //! round-robin over NodePools (their `karpenter.sh/nodepool` label), default `default`.
 //!
+//! `--objects FILE --crds DIR` also writes every object of FILE (one JSON object per line, the
+//! way `examples/b7_manifests.rs` writes a cluster) straight into the store, status included,
+//! after registering the CustomResourceDefinitions in DIR — so the live commands read exactly
+//! the objects `-f FILE` reads (docs/performance.md B7 live; `scripts/bench-b7-live.sh`).
+//!
 //! Pods are bare (a garbage collector would remove pods of absent ReplicaSets). Nodes and pods
 //! are written straight into the store (creating 150k pods through the API would
 //! take longer than the measurement); Karpenter's CRDs, the NodePool and the class are applied
@@ -134,9 +139,60 @@ fn main() {
             st.insert(&pod_res, pod);
         }
     });
+    if let Some(path) = arg(&args, "--objects") {
+        let crds = arg(&args, "--crds").expect("--objects needs --crds DIR (their kinds' CRDs)");
+        let count = seed_objects(&cluster, &path, &crds);
+        eprintln!("seeded {count} objects from {path}");
+    }
     eprintln!("seeded {nodes} nodes and {pods} bound + {pending} pending pods; serving {listen}");
     println!("{}", cluster.url());
     loop {
         std::thread::sleep(std::time::Duration::from_secs(3600));
     }
+}
+
+/// Registers the CRDs of `crds` and writes each JSON object line of `path` into the store.
+fn seed_objects(cluster: &cluster::TestCluster, path: &str, crds: &str) -> usize {
+    let text = std::fs::read_to_string(path).expect("--objects FILE");
+    let mut crd_files: Vec<_> = std::fs::read_dir(crds)
+        .expect("--crds DIR")
+        .map(|e| e.expect("--crds DIR").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    crd_files.sort();
+    cluster.with_store(|st| {
+        let crd_res = st
+            .registry
+            .find("apiextensions.k8s.io", "v1", "customresourcedefinitions")
+            .cloned()
+            .expect("the CRD resource");
+        for file in &crd_files {
+            let yaml = std::fs::read_to_string(file).expect("a CRD file");
+            let crd: serde_json::Value = serde_saphyr::from_str(&yaml).expect("a CRD");
+            st.registry.register_crd(&crd).expect("register the CRD");
+            st.insert(&crd_res, crd);
+        }
+        let mut count = 0;
+        for line in text.lines().filter(|l| l.starts_with('{')) {
+            let mut obj: serde_json::Value = serde_json::from_str(line).expect("a JSON object");
+            let api_version = obj["apiVersion"].as_str().unwrap_or_default().to_string();
+            let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+            let kind = obj["kind"].as_str().unwrap_or_default().to_string();
+            let res = st
+                .registry
+                .by_kind(group, &kind)
+                .cloned()
+                .unwrap_or_else(|| panic!("no resource for {api_version} {kind}"));
+            if obj["metadata"]["uid"].is_null() {
+                let name = obj["metadata"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                obj["metadata"]["uid"] = json!(format!("{kind}-{name}"));
+            }
+            st.insert(&res, obj);
+            count += 1;
+        }
+        count
+    })
 }

@@ -68,8 +68,12 @@ pub(crate) struct Documents<'a, T> {
 /// A document not yet typed: JSON text (at a byte offset of the source), or typed already by
 /// the YAML reader.
 enum Pending<'a, T> {
-    Json { json: &'a str, start: usize },
-    Typed(T),
+    Json {
+        json: &'a str,
+        start: usize,
+    },
+    /// Boxed: a stream of JSON documents holds one `Pending` per document.
+    Typed(Box<T>),
 }
 
 impl<'a, T: DeserializeOwned> Documents<'a, T> {
@@ -107,7 +111,7 @@ impl<T: DeserializeOwned> Iterator for Documents<'_, T> {
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             let (json, start) = match self.pending.next()? {
-                Pending::Typed(doc) => return Some(Ok(doc)),
+                Pending::Typed(doc) => return Some(Ok(*doc)),
                 Pending::Json { json, start } => (json, start),
             };
             if let Some(doc) = json_document(json) {
@@ -142,7 +146,7 @@ fn split_json<'a, T: DeserializeOwned>(
         }
         return Ok(yaml_documents(path, text, 0)?
             .into_iter()
-            .map(Pending::Typed)
+            .map(|doc| Pending::Typed(Box::new(doc)))
             .collect());
     }
     // JSON: serde_json finds where each value ends (and reports JSON syntax errors as such).
@@ -164,7 +168,10 @@ fn split_json<'a, T: DeserializeOwned>(
                 // Not JSON after all: a YAML flow mapping (`{a: 1}`) starts the same way.
                 if !path.to_ascii_lowercase().ends_with(".json") {
                     if let Ok(docs) = yaml_documents(path, text, 0) {
-                        return Ok(docs.into_iter().map(Pending::Typed).collect());
+                        return Ok(docs
+                            .into_iter()
+                            .map(|doc| Pending::Typed(Box::new(doc)))
+                            .collect());
                     }
                 }
                 let message = json.to_string();
