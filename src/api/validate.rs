@@ -513,6 +513,57 @@ fn is_budget_nodes(text: &str) -> bool {
     }
 }
 
+/// Whether a budget's `duration` matches the v1 and v1beta1 CRDs' pattern
+/// `^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$` (core v1.14.1: `pkg/apis/v1/nodepool.go`
+/// `Budget.Duration`): whole hours and/or minutes — `30s` or `1h30m15s` are refused.
+fn is_budget_duration(text: &str) -> bool {
+    let hours_minutes = |t: &str| {
+        let number = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+        let (hours, minutes) = match t.split_once('h') {
+            Some((h, rest)) => (Some(h), rest),
+            None => (None, t),
+        };
+        hours.is_none_or(number)
+            && match minutes.strip_suffix('m') {
+                Some(m) => number(m),
+                None => minutes.is_empty() && hours.is_some(),
+            }
+    };
+    hours_minutes(text) || text.strip_suffix("0s").is_some_and(hours_minutes)
+}
+
+/// Whether a budget's `schedule` matches the CRDs' pattern
+/// `^(@(annually|yearly|monthly|weekly|daily|midnight|hourly))|((.+)\s(.+)\s(.+)\s(.+)\s(.+))$`
+/// (core v1.14.1: `pkg/apis/v1/nodepool.go` `Budget.Schedule`): a macro (the first branch is
+/// anchored only at the start), or five fields at the end of the text. Text with a line break is
+/// left to the cron reader.
+fn is_budget_schedule(text: &str) -> bool {
+    const MACROS: [&str; 7] = [
+        "annually", "yearly", "monthly", "weekly", "daily", "midnight", "hourly",
+    ];
+    if text
+        .strip_prefix('@')
+        .is_some_and(|m| MACROS.iter().any(|name| m.starts_with(name)))
+    {
+        return true;
+    }
+    if text.contains('\n') {
+        return true;
+    }
+    // Four separators, each with a character before it since the last one, and one after.
+    let mut separators = 0;
+    let mut since = 0;
+    for c in text.chars() {
+        if separators < 4 && c.is_whitespace() && since > 0 {
+            separators += 1;
+            since = 0;
+        } else {
+            since += 1;
+        }
+    }
+    separators == 4 && since > 0
+}
+
 /// Converts budgets; an absent list gets the API default `[{nodes: 10%}]`.
 pub(crate) fn budgets(
     ctx: &Ctx,
@@ -539,6 +590,12 @@ pub(crate) fn budgets(
             }
             if let Some(d) = &b.duration {
                 duration(ctx, &format!("{at}.duration"), d, false)?;
+                if !is_budget_duration(d) {
+                    return Err(ctx.invalid(format!("{at}.duration"), format!("invalid value {d:?} (whole hours and/or minutes, such as 8h, 30m or 1h30m)")));
+                }
+            }
+            if let Some(s) = b.schedule.as_deref().filter(|s| !is_budget_schedule(s)) {
+                return Err(ctx.invalid(format!("{at}.schedule"), format!("invalid value {s:?} (a cron expression of five fields, such as \"0 9 * * mon-fri\", or @annually, @yearly, @monthly, @weekly, @daily, @midnight or @hourly)")));
             }
             let reasons = b.reasons.clone().unwrap_or_default();
             for (j, r) in reasons.iter().enumerate() {
@@ -598,6 +655,25 @@ mod tests {
             assert!(!is_budget_nodes(bad), "{bad}");
         }
         assert_eq!(budgets(&c, "b", None).unwrap()[0].nodes, "10%");
+        // The budget's own patterns (v1 and v1beta1 CRDs), beyond a Go duration and a cron.
+        for ok in ["8h", "30m", "1h30m", "10m0s", "1h0s", "24h"] {
+            assert!(is_budget_duration(ok), "{ok}");
+        }
+        for bad in ["30s", "1h30m15s", "0s", "h", "1m30h", "1.5h", "1d", "m"] {
+            assert!(!is_budget_duration(bad), "{bad}");
+        }
+        for ok in [
+            "@daily",
+            "@hourly",
+            "0 9 * * mon-fri",
+            "*/5 * * * *",
+            "0 0 1 1 * extra",
+        ] {
+            assert!(is_budget_schedule(ok), "{ok}");
+        }
+        for bad in ["@every 1h", "0 9 * *", "@reboot", "", "0  9 * *"] {
+            assert!(!is_budget_schedule(bad), "{bad}");
+        }
     }
 
     #[test]
