@@ -95,7 +95,8 @@ impl Builder {
         if self.invalid.is_some() || self.invalid_runtime_class.is_some() {
             return;
         }
-        if !self.waiting.is_empty() || self.names_an_unknown_runtime_class(&o) {
+        let pods_wanted = self.scope == Scope::All;
+        if !self.waiting.is_empty() || pods_wanted && self.names_an_unknown_runtime_class(&o) {
             self.waiting.push(o);
             return;
         }
