@@ -59,8 +59,8 @@ impl Builder {
         }
         // Workload kinds are distinct families of their own.
         let family = match &o.object {
-            ApiObject::Workload(w) => w.kind.clone().unwrap_or_default(),
-            other => family(other).to_string(),
+            ApiObject::Workload(w) => w.kind.as_deref().unwrap_or_default(),
+            other => family(other),
         };
         let name = o
             .name

@@ -151,7 +151,7 @@ pub fn ghost_instances(
         .filter_map(|n| {
             let id = n.instance_id()?;
             let gone = match states.get(id) {
-                Some(state) => matches!(*state, "shutting-down" | "terminated"),
+                Some(state) => InstanceGone::of_state(state).is_some(),
                 // Only a NodePool's node (v1beta1 on, where every node of Karpenter's has a
                 // NodeClaim): a v1alpha5 Provisioner's node may predate Machines (< v0.28).
                 None => {

@@ -54,9 +54,6 @@ use crate::model::pod::Pod;
 use crate::model::resources::Resources;
 use crate::model::selector::LabelSelector;
 
-/// Image ids per DescribeImages filter (EC2 accepts 200 values).
-const FILTER_BATCH: usize = FILTER_VALUES;
-
 /// What the view shows.
 #[derive(Debug, Clone)]
 pub struct Request {
@@ -520,7 +517,7 @@ pub fn view<C: Compute>(
             .map(str::to_string)
             .collect();
         let missing: Vec<String> = missing.into_iter().collect();
-        for chunk in missing.chunks(FILTER_BATCH) {
+        for chunk in missing.chunks(FILTER_VALUES) {
             let query = ImageQuery {
                 owners: vec![],
                 filters: vec![Filter::new("image-id", chunk.iter().cloned())],

@@ -1,7 +1,7 @@
 //! Objects normalised as they are read (`build.rs`, `load_paths`) give what normalising the
 //! whole input at once gave: the same manifests, and the same first error.
 
-use super::super::{load_paths, read_objects};
+use super::super::{load_paths, read_objects, read_str};
 use super::*;
 
 fn pod(name: &str, extra: &str) -> String {
@@ -88,4 +88,10 @@ fn reading_files_object_by_object_gives_the_same_manifests() {
         streamed.pods[1].requests.cpu, 250,
         "the class from another file"
     );
+}
+
+#[test]
+fn a_json_input_of_only_null_holds_no_object() {
+    let e = read_str("n.json", "null\n").unwrap_err().to_string();
+    assert!(e.contains("no Kubernetes objects found"), "{e}");
 }

@@ -79,7 +79,7 @@ enum Pending<'a, T> {
 impl<'a, T: DeserializeOwned> Documents<'a, T> {
     /// Splits `text` into documents, failing on a syntax error.
     pub(crate) fn new(path: &'a str, text: &'a str) -> Result<Self, InputError> {
-        let pending = split_json(path, text)?;
+        let pending = pending_documents(path, text)?;
         Ok(Documents {
             path,
             text,
@@ -120,9 +120,9 @@ impl<T: DeserializeOwned> Iterator for Documents<'_, T> {
             let (from, line) = self.line_cursor;
             let line_offset = line + self.text[from..start].matches('\n').count();
             self.line_cursor = (start, line_offset);
+            // One JSON value (never `null`, left out when split) is one document.
             match yaml_documents(self.path, json, line_offset) {
                 Err(e) => return Some(Err(e)),
-                // One JSON value is one document (a `null` is none: skipped as YAML skips it).
                 Ok(docs) => {
                     if let Some(doc) = docs.into_iter().next() {
                         return Some(Ok(doc));
@@ -135,7 +135,7 @@ impl<T: DeserializeOwned> Iterator for Documents<'_, T> {
 
 /// The documents of `text`: JSON values (concatenated, or a `---` stream of JSON objects) to
 /// type one by one, or YAML typed at once.
-fn split_json<'a, T: DeserializeOwned>(
+fn pending_documents<'a, T: DeserializeOwned>(
     path: &str,
     text: &'a str,
 ) -> Result<Vec<Pending<'a, T>>, InputError> {
@@ -158,10 +158,11 @@ fn split_json<'a, T: DeserializeOwned>(
             None => return Ok(out),
             Some(Ok(_)) => {
                 let end = values.byte_offset();
-                out.push(Pending::Json {
-                    json: &text[start..end],
-                    start,
-                });
+                let json = &text[start..end];
+                // A `null` is no document (the YAML reader skips it, and counts it not).
+                if json.trim() != "null" {
+                    out.push(Pending::Json { json, start });
+                }
                 start = end;
             }
             Some(Err(json)) => {
@@ -370,6 +371,10 @@ mod tests {
             e.starts_with("a.json: malformed JSON at line 1 column 8: "),
             "{e}"
         );
+        // A JSON `null` is no document, as the YAML reader has it: not counted either.
+        let docs = Documents::<Value>::new("n.json", "{\"a\":1}\nnull\n{\"b\":2}").unwrap();
+        assert_eq!(docs.total(), 2);
+        assert_eq!(docs.count(), 2);
         let flow: Vec<Value> = documents("flow.yaml", "{a: 1}").unwrap();
         assert_eq!(flow.len(), 1, "YAML flow mapping");
     }
