@@ -297,6 +297,11 @@ pub struct DriftSnapshot {
     /// The cluster's CA bundle (base64, from `kube-root-ca.crt`), which EC2NodeClass hash `v5`
     /// mixes in; confirmed against the classes' own annotations before use.
     pub ca_bundle: Option<String>,
+    /// Live: the AWS region whose EC2 described every node's instance, through an
+    /// `instance-id` filter — a node of that region without [`ManagedNode::instance`] has one
+    /// EC2 no longer knows (terminated about an hour ago or more). `None` where no instance
+    /// was described (offline).
+    pub instances_described_in: Option<String>,
 }
 
 /// A before/after pair behind a verdict.

@@ -156,6 +156,7 @@ fn world() -> DriftSnapshot {
         now: now(),
         notes: vec![],
         ca_bundle: None,
+        instances_described_in: None,
     }
 }
 

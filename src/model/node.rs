@@ -119,9 +119,19 @@ pub fn mark_claimless(nodes: &mut [Node], claims: &[super::nodeclaim::NodeClaim]
 
 /// What a run knows of EC2's instances, for [`ghost_instances`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Listing {
-    /// The nodes' instances described by id: one not among them is not known.
-    ById,
+pub enum Listing<'r> {
+    /// Some instances' states, nothing said of the others: one not among them is not known
+    /// (offline, where no instance is described).
+    Partial,
+    /// Every node's instance described in `region` through an `instance-id` filter (so an id
+    /// EC2 no longer knows is left out of the answer, not an error): a NodePool's node of that
+    /// region without a NodeClaim whose instance is not among them is one EC2 forgot
+    /// (terminated about an hour ago or more). A node of another region says nothing: its
+    /// instance was not asked where it lives.
+    Described {
+        /// The region EC2 was asked in.
+        region: &'r str,
+    },
     /// Every instance this tool launched for the cluster, in every state (its
     /// `kubectl-karpenter.io/launched-by` tag): a node of a pool without a NodeClaim whose
     /// instance is not among them is not a live instance of this tool's either.
@@ -131,15 +141,16 @@ pub enum Listing {
 /// The instances of `nodes` that are no capacity although their Node is registered — this
 /// tool's own rule, not Karpenter's (upstream relies on NodeClaims and asks EC2 nothing here): a
 /// node without a NodeClaim ([`Node::claimless`]) whose instance `instances` says is
-/// `shutting-down` or `terminated`, or, with [`Listing::AllOfTheTools`], a NodePool's node
-/// without a NodeClaim whose instance is not listed at all. Its kubelet, still running while the
-/// instance shuts down, may register the deleted Node again for a moment (Ready, empty,
-/// unmarked: a ghost, docs/reliability.md); a pod planned onto it would be left pending. A node
-/// with a NodeClaim is Karpenter's to judge (its NodeClaim says when it goes).
+/// `shutting-down` or `terminated`, or, with [`Listing::AllOfTheTools`] or
+/// [`Listing::Described`], a NodePool's node without a NodeClaim whose instance is not listed
+/// at all ([`InstanceGone::NotFound`], as [`gone_nodes`] takes it). Its kubelet, still running
+/// while the instance shuts down, may register the deleted Node again for a moment (Ready,
+/// empty, unmarked: a ghost, docs/reliability.md); a pod planned onto it would be left pending.
+/// A node with a NodeClaim is Karpenter's to judge (its NodeClaim says when it goes).
 pub fn ghost_instances(
     nodes: &[Node],
     instances: &[super::instance::Instance],
-    listing: Listing,
+    listing: Listing<'_>,
 ) -> std::collections::BTreeSet<String> {
     let states: std::collections::HashMap<&str, &str> = instances
         .iter()
@@ -152,12 +163,16 @@ pub fn ghost_instances(
             let id = n.instance_id()?;
             let gone = match states.get(id) {
                 Some(state) => InstanceGone::of_state(state).is_some(),
-                // Only a NodePool's node (v1beta1 on, where every node of Karpenter's has a
-                // NodeClaim): a v1alpha5 Provisioner's node may predate Machines (< v0.28).
-                None => {
-                    listing == Listing::AllOfTheTools
-                        && n.labels.contains_key(super::labels::NODEPOOL)
-                }
+                None => match listing {
+                    Listing::Partial => false,
+                    // Every instance was asked for: a managed node's is forgotten (a node no
+                    // pool owns is not looked at, as in `gone_nodes`).
+                    Listing::Described { region } => n.node_pool().is_some() && n.in_region(region),
+                    // Only a NodePool's node (v1beta1 on, where every node of Karpenter's has
+                    // a NodeClaim): a v1alpha5 Provisioner's node may predate Machines
+                    // (< v0.28), its instance not the tool's.
+                    Listing::AllOfTheTools => n.labels.contains_key(super::labels::NODEPOOL),
+                },
             };
             gone.then(|| id.to_string())
         })
@@ -300,8 +315,13 @@ mod tests {
                 .into_iter()
                 .collect::<Vec<_>>()
         };
-        assert_eq!(ids(Listing::ById), ["i-2", "i-3"]);
+        assert_eq!(ids(Listing::Partial), ["i-2", "i-3"]);
         assert_eq!(ids(Listing::AllOfTheTools), ["i-2", "i-3", "i-4"]);
+        // Every node's instance asked for in their region: the Provisioner's node's instance
+        // is forgotten too; asked in another region, nothing is.
+        let described = |region| ids(Listing::Described { region });
+        assert_eq!(described("us-east-1"), ["i-2", "i-3", "i-4", "i-7"]);
+        assert_eq!(described("eu-west-1"), ["i-2", "i-3"]);
     }
 
     /// Core v1.14.1 `garbagecollection/controller.go` (`suite_test.go` "should delete the

@@ -252,7 +252,7 @@ pub fn is_live(instance: &Instance) -> bool {
 pub fn drop_ghosts(
     manifests: &mut Manifests,
     instances: &[Instance],
-    listing: Listing,
+    listing: Listing<'_>,
 ) -> Vec<String> {
     let ghosts = ghost_instances(&manifests.nodes, instances, listing);
     if ghosts.is_empty() {

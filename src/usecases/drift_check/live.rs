@@ -42,6 +42,7 @@ pub fn gather<C: Compute>(
     let (nodes, _unmanaged) =
         drift::pair_nodes(&manifests.nodes, &manifests.node_claims, &instances);
     let mut snapshot = super::snapshot_of(manifests, nodes, now);
+    snapshot.instances_described_in = Some(cloud.region());
     resolve_classes(manifests, cloud, version, &mut snapshot);
     // Name the images the nodes run (one DescribeImages for all of them), so an explanation
     // says `runs ami-… (amazon-eks-node-1.24-…)`.

@@ -70,10 +70,13 @@ pub struct Settings {
     pub gone_instances: BTreeSet<String>,
 }
 
-/// The instances of a selection's drift snapshot (its nodes' instances, described by id) whose
-/// Nodes are no capacity: the ghost rule ([`ghost_instances`], this tool's own — upstream
-/// relies on NodeClaims), for [`Settings::gone_instances`]. No AWS call of its own: the
-/// selection described the instances already.
+/// The instances of a selection's drift snapshot (its nodes' instances, described through an
+/// `instance-id` filter) whose Nodes are no capacity: the ghost rule ([`ghost_instances`], this
+/// tool's own — upstream relies on NodeClaims), for [`Settings::gone_instances`] — shutting
+/// down, terminated, or, since every node's instance was asked for, not described at all (EC2
+/// forgot it: [`Listing::Described`], only for the nodes of the region asked). A snapshot whose
+/// instances were not described (offline) tells only the states it has. No AWS call of its
+/// own: the selection described the instances already (a failed description fails the run).
 pub fn gone_instances(snapshot: &crate::drift::DriftSnapshot) -> BTreeSet<String> {
     let nodes: Vec<crate::model::node::Node> =
         snapshot.nodes.iter().map(|m| m.node.clone()).collect();
@@ -82,7 +85,11 @@ pub fn gone_instances(snapshot: &crate::drift::DriftSnapshot) -> BTreeSet<String
         .iter()
         .filter_map(|m| m.instance.clone())
         .collect();
-    ghost_instances(&nodes, &instances, Listing::ById)
+    let listing = match &snapshot.instances_described_in {
+        Some(region) => Listing::Described { region },
+        None => Listing::Partial,
+    };
+    ghost_instances(&nodes, &instances, listing)
 }
 
 /// One node's outcome (a row of the `ReplacementReport`).

@@ -837,6 +837,69 @@ fn a_ghost_registered_before_a_new_run_is_no_capacity() {
     assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
 }
 
+/// The selection's snapshot, gathered live (`drift_check::gather`: the nodes' instances
+/// described through an `instance-id` filter, as EC2 and the fake answer it).
+fn gathered(world: &World) -> crate::drift::DriftSnapshot {
+    let m = read_cluster(&world.cluster).unwrap();
+    let version = crate::cloud::ami::KubeVersion::new(1, 29);
+    crate::usecases::drift_check::gather(&m, &*world.cloud, version, 0, &mut |_| {
+        Ok(crate::cloud::Catalog::embedded().unwrap())
+    })
+    .unwrap()
+}
+
+/// docs/reliability.md, "an instance EC2 forgot": the ghost's instance was terminated long
+/// enough ago that EC2 no longer describes it (about an hour), its Node still registered
+/// (claimless, of a NodePool). The selection described every node's instance through an
+/// `instance-id` filter, so one missing from the answer is one EC2 forgot: the ghost is no
+/// capacity, the drifted node's replacement is launched — as `consolidate` and `nodes` take it
+/// (`InstanceGone::NotFound`). Before, a missing instance was "not known" and the pod was
+/// planned onto a node that does not exist.
+#[test]
+fn a_ghost_whose_instance_ec2_forgot_is_no_capacity() {
+    let world = world();
+    budget(&world, "1");
+    let old = drifted(&world, 1);
+    let ghost = world.registered_node("default", "c6a.large");
+    let ghost_instance = instance_of(&ghost);
+    world
+        .cloud
+        .instances
+        .borrow_mut()
+        .retain(|i| i.id != ghost_instance);
+    let mut settings = settings();
+    settings.gone_instances = gone_instances(&gathered(&world));
+    assert_eq!(settings.gone_instances, [ghost_instance].into());
+    let run = replace(&world, &old, &settings);
+    assert_eq!(
+        run.outcome(&old[0]).status,
+        Status::Replaced,
+        "{:?}",
+        run.outcomes
+    );
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+}
+
+/// A node whose instance is missing from a listing for another reason than EC2 forgetting it
+/// is still capacity: one of another region (its provider id's zone; EC2 was asked in
+/// `us-east-1` only), and any node of a snapshot whose instances were not described
+/// (`instances_described_in` unset). A failed description fails the selection instead.
+#[test]
+fn an_instance_missing_for_another_reason_is_not_forgotten() {
+    let world = world();
+    let elsewhere = world.registered_node("default", "c6a.large");
+    let instance = instance_of(&elsewhere);
+    world.cluster.update("v1", "Node", None, &elsewhere, |n| {
+        n["spec"]["providerID"] = json!(format!("aws:///eu-west-1a/{instance}"));
+    });
+    let home = world.registered_node("default", "c6a.large");
+    world.cloud.instances.borrow_mut().clear();
+    let gathered = gathered(&world);
+    assert_eq!(gone_instances(&gathered), [instance_of(&home)].into());
+    let m = read_cluster(&world.cluster).unwrap();
+    assert!(gone_instances(&snapshot_of(&world, &m)).is_empty());
+}
+
 /// A replacement plan covers its node's pods only: the pods of another node being deleted
 /// (one whose replacement the pipeline launched before draining it, or one someone else is
 /// deleting — `provision` plans those) are not planned again here, which would launch twice.
