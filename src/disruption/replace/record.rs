@@ -3,6 +3,8 @@
 //! a second replacement, never leaving a node cordoned for good. Records written by every
 //! earlier version parse.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::Method;
@@ -73,6 +75,14 @@ pub struct Record {
     /// first launching for all; empty when it goes alone. A re-run resumes them together.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub command: Vec<String>,
+    /// The annotations each replacement NodeClaim was planned with, by its name
+    /// (`scheduling::ClaimAnnotations`: the template's, `karpenter.sh/nodepool-hash` and
+    /// `-version`, a NodeOverlay's `…-overlay-applied`), recorded at the mark: a re-run that
+    /// adopts the launched instances registers their Nodes with them, as a fresh launch does
+    /// (the options a NodeOverlay was judged on are not known after the plan). Absent in
+    /// records of earlier versions.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl Record {

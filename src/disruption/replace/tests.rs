@@ -123,6 +123,7 @@ fn a_record_is_written_with_its_method_and_reads_back() {
         started_at: "2026-12-02T10:00:00Z".into(),
         cordoned_before: false,
         command: Vec::new(),
+        annotations: Default::default(),
     };
     assert_eq!(
         record.format(),

@@ -52,6 +52,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     .as_ref()
                     .map_or(node.unschedulable, |r| r.cordoned_before),
                 command: q.action.command.clone(),
+                annotations: first.record.annotations.clone(),
             };
             let mut job = self.job(snapshot, node, &q, record, State::Planned);
             job.follows = Some(lead);

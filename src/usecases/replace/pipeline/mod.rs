@@ -561,15 +561,17 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                         node_pool: pool.name.clone(),
                         instance_id: id.clone(),
                         node_labels: BTreeMap::new(),
-                        // What its planned NodeClaim carried: the template's and the hash.
-                        node_annotations: pool
-                            .template_annotations
-                            .clone()
-                            .into_iter()
-                            .chain(crate::usecases::provisioning::input::hash_annotations(
-                                &pool,
-                            ))
-                            .collect(),
+                        // What its planned NodeClaim carried, as recorded at the mark (a
+                        // record of an earlier version: the template's and the hash, now).
+                        node_annotations: r.annotations.get(claim).cloned().unwrap_or_else(|| {
+                            pool.template_annotations
+                                .clone()
+                                .into_iter()
+                                .chain(crate::usecases::provisioning::input::hash_annotations(
+                                    &pool,
+                                ))
+                                .collect()
+                        }),
                     })
                     .collect();
                 self.events.emit(Event::node(
@@ -628,6 +630,10 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                 (claims, input, reserved)
             }
         };
+        let annotations = claims
+            .iter()
+            .map(|c| (c.name.clone(), c.annotations.clone()))
+            .collect();
         let marked = match &record {
             // Resumed: the first run saw the node before it cordoned it.
             Some(r) => Record {
@@ -635,6 +641,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                 node_claims: claims.iter().map(|c| c.name.clone()).collect(),
                 instances: Vec::new(),
                 started_at: attempt,
+                annotations,
                 ..r.clone()
             },
             None => Record {
@@ -646,6 +653,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                 started_at: attempt,
                 cordoned_before: node.unschedulable,
                 command: q.action.command.clone(),
+                annotations,
             },
         };
         // Classes resolved before anything is marked: a class with no subnet, image or profile

@@ -4,6 +4,8 @@
 use super::*;
 use crate::cloud::launch;
 use crate::disruption::replace::replacement_name;
+use crate::k8s::fake::{Fault, FaultAnswer};
+use crate::k8s::Method as Http;
 use crate::model::labels::{NODECLAIM as NODECLAIM_TAG, TOOL_TAG};
 use crate::usecases::testing::CLUSTER;
 
@@ -35,6 +37,7 @@ fn record(step: Step, claims: &[&str], instances: &[&str]) -> Record {
         started_at: EARLIER.into(),
         cordoned_before: false,
         command: Vec::new(),
+        annotations: Default::default(),
     }
 }
 
@@ -88,8 +91,17 @@ fn marked_plans_again_under_the_recorded_name_and_adopts_what_the_killed_run_lau
     .unwrap();
     assert_eq!(
         again,
-        record(Step::Marked, &[&claim], &[]),
-        "marked again as it was"
+        Record {
+            annotations: [(
+                claim.clone(),
+                provisioning::input::hash_annotations(
+                    &read_cluster(&world.cluster).unwrap().node_pools[0]
+                )
+            )]
+            .into(),
+            ..record(Step::Marked, &[&claim], &[])
+        },
+        "marked again as it was, with the planned NodeClaim's annotations"
     );
 }
 
@@ -333,4 +345,93 @@ fn marked_adopts_a_replacement_that_registered_before_the_rerun() {
         "{labels}"
     );
     assert_eq!(labels["karpenter.sh/initialized"], "true");
+}
+
+/// A world whose `default` pool's NodeClaims carry annotations beyond the hash: its template's
+/// (`example.com/owner`) and a NodeOverlay's (`karpenter.sh/price-overlay-applied`: every amd64
+/// type priced 10% lower).
+fn annotated_world() -> World {
+    let world = world();
+    let _ = world
+        .cluster
+        .clone()
+        .serve("karpenter.sh/v1alpha1", &["nodeoverlays"]);
+    world
+        .cluster
+        .update("karpenter.sh/v1", "NodePool", None, "default", |p| {
+            p["spec"]["template"]["metadata"] =
+                json!({"annotations": {"example.com/owner": "team-a"}});
+        });
+    world.cluster.put(json!({
+        "apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay",
+        "metadata": {"name": "discount"},
+        "spec": {"weight": 10, "priceAdjustment": "-10%",
+            "requirements": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]}
+    }));
+    world
+}
+
+/// The annotations of the one Node of `world` other than `old` (its replacement).
+fn replacement_annotations(world: &World, old: &str) -> Value {
+    let nodes = world.cluster.list("v1", "Node");
+    let [new] = &nodes[..] else {
+        panic!("one replacement Node: {nodes:?}");
+    };
+    assert_ne!(new["metadata"]["name"], old);
+    new["metadata"]["annotations"].clone()
+}
+
+/// A run killed after its launch was recorded (`launched`) and run again adopts the recorded
+/// instance — and registers it exactly as a fresh launch does: the planned NodeClaim's
+/// annotations (template, `karpenter.sh/nodepool-hash`/`-version`, NodeOverlay
+/// `…-overlay-applied`: `scheduling::ClaimAnnotations`, core v1.14.1
+/// `nodeclaimtemplate.go`) copied onto its Node as Karpenter's registration does
+/// (`registration.go` `syncNode`). Before, an adopted replacement got the pool's template and
+/// hash only, taken again at the re-run.
+#[test]
+fn a_replacement_adopted_after_a_kill_carries_its_planned_annotations() {
+    let fresh = annotated_world();
+    let old = drifted(&fresh, 1);
+    let run = replace(&fresh, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    let want = replacement_annotations(&fresh, &old[0]);
+    assert_eq!(want["example.com/owner"], "team-a", "{want}");
+    assert_eq!(want["karpenter.sh/price-overlay-applied"], "true", "{want}");
+    assert!(want["karpenter.sh/nodepool-hash"].is_string(), "{want}");
+
+    let world = annotated_world();
+    let old = drifted(&world, 1);
+    // Killed right after the record names the launched instance: nothing answers any more.
+    let path = format!("/api/v1/nodes/{}", old[0]);
+    let recorded = path.clone();
+    world.cluster.after(Http::Patch, &path, move |c| {
+        c.after(Http::Patch, &recorded, |c| {
+            c.fail(Fault {
+                method: None,
+                path: "/".into(),
+                times: u32::MAX,
+                answer: FaultAnswer::NoAnswer("killed".into()),
+            })
+        })
+    });
+    let (m, acts) = actions(&world, &old);
+    let mut live = world.live();
+    let preview = replace_pipeline::preview(&live, &m, acts, &settings()).unwrap();
+    assert!(replace_pipeline::run(&mut live, preview, &settings(), &mut |_| {}).is_err());
+    let record = record_of(&world, &old[0]).unwrap();
+    assert_eq!((record.step, record.instances.len()), (Step::Launched, 1));
+    world.cluster.clear_faults();
+
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    assert_eq!(
+        run.steps(&old[0])[0],
+        NodeStep::Resuming(Resume::Adopting(Step::Launched))
+    );
+    assert_eq!(
+        calls(&world, "EC2.CreateFleet"),
+        1,
+        "adopted, not launched again"
+    );
+    assert_eq!(replacement_annotations(&world, &old[0]), want);
 }

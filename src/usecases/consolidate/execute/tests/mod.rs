@@ -454,6 +454,7 @@ fn record(step: Step, method: Method, claims: &[String], instances: &[String]) -
         started_at: "2023-11-14T20:00:00Z".into(),
         cordoned_before: false,
         command: Vec::new(),
+        annotations: Default::default(),
     }
 }
 
