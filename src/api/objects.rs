@@ -291,7 +291,8 @@ fn read_source_into(
     mut each: Option<&mut dyn FnMut(Object)>,
 ) -> Result<usize, InputError> {
     let display = super::error::display_source(&source.name).to_string();
-    let mut docs = yaml::Documents::<Doc>::new(&display, &source.text)?;
+    let mut docs = yaml::Documents::<Doc>::new(&display, &source.text)?
+        .streaming_lists(|api_version, kind| matches!(classify(api_version, kind), Class::List));
     let count = docs.total();
     if count == 0 && source.explicit {
         return Err(InputError::Empty {
@@ -301,7 +302,7 @@ fn read_source_into(
     }
     out.document_counts.insert(source.name.clone(), count);
     for i in 0..count {
-        let Some(doc) = docs.next() else { break };
+        let Some(part) = docs.next_part() else { break };
         let document = (count > 1).then(|| u32::try_from(i + 1).unwrap_or(u32::MAX));
         let location = Location {
             source: display.clone(),
@@ -312,19 +313,84 @@ fn read_source_into(
             source: source.name.clone(),
             document: i,
         };
-        if let Err(e) = read_document(doc?, location, &origin, false, out) {
-            // A malformed later document is the first error, as when every document was typed
-            // before any was read.
-            docs.rest_typed()?;
-            return Err(e);
-        }
-        if let Some(each) = each.as_mut() {
-            for o in out.objects.drain(..) {
-                each(o);
+        let list = match part? {
+            yaml::Part::Whole(doc) => {
+                if let Err(e) = read_document(doc, location, &origin, false, out) {
+                    // A malformed later document is the first error, as when every document
+                    // was typed before any was read.
+                    docs.rest_typed()?;
+                    return Err(e);
+                }
+                hand_out(out, &mut each);
+                continue;
             }
+            yaml::Part::List(list) => list,
+        };
+        // A JSON List's items one at a time: each typed, filed and handed out before the
+        // next is typed (`kubectl get nodes,pods -o json` is one List).
+        for n in 0..list.len() {
+            let Some(item) = docs.item(&list, n) else {
+                return Err(whole_list_error(docs, &list, location, &origin));
+            };
+            let at = Location {
+                item: Some(u32::try_from(n).unwrap_or(u32::MAX)),
+                ..location.clone()
+            };
+            if let Err(e) = read_document(item, at, &origin, true, out) {
+                // As when the whole List was typed before its items were read: a malformed
+                // later item, then a malformed later document, is the first error.
+                if (n + 1..list.len()).any(|later| docs.item(&list, later).is_none()) {
+                    return Err(whole_list_error(docs, &list, location, &origin));
+                }
+                docs.rest_typed()?;
+                return Err(e);
+            }
+            hand_out(out, &mut each);
         }
     }
     Ok(count)
+}
+
+/// The error of a JSON List one of whose items does not type: the one the List typed whole
+/// gives (`items[N]` of it named; with its items written before its `kind`, as kubectl writes
+/// them, the List's own `items[N].field`), as when Lists were not streamed.
+fn whole_list_error<'a>(
+    mut docs: yaml::Documents<'a, Doc>,
+    list: &yaml::JsonList<'a>,
+    location: Location,
+    origin: &Origin,
+) -> InputError {
+    let unread = || InputError::NotAnObject {
+        at: location.clone(),
+        message: "a List item could not be read".into(),
+    };
+    let doc = match docs.whole(list) {
+        Err(e) => return e,
+        Ok(None) => return unread(),
+        Ok(Some(doc)) => doc,
+    };
+    match read_document(
+        doc,
+        location.clone(),
+        origin,
+        false,
+        &mut Objects::default(),
+    ) {
+        Err(e) => match docs.rest_typed() {
+            Err(later) => later,
+            Ok(()) => e,
+        },
+        Ok(()) => unread(),
+    }
+}
+
+/// Hands the objects filed so far to `each`, when objects are handed out as they are read.
+fn hand_out(out: &mut Objects, each: &mut Option<&mut dyn FnMut(Object)>) {
+    if let Some(each) = each.as_mut() {
+        for o in out.objects.drain(..) {
+            each(o);
+        }
+    }
 }
 
 /// The error for inputs that held no object at all.

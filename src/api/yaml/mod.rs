@@ -63,6 +63,34 @@ pub(crate) struct Documents<'a, T> {
     /// Where the last JSON document read as YAML started, and its line (lines are counted
     /// once, however many documents need them).
     line_cursor: (usize, usize),
+    /// Whether a JSON document of `(apiVersion, kind)` is a List whose items [`Documents::next_part`]
+    /// gives out one at a time; `None`: every document is typed whole.
+    is_list: Option<fn(&str, &str) -> bool>,
+}
+
+/// A document as [`Documents::next_part`] gives it out: typed whole, or a JSON List whose
+/// items are typed one at a time ([`Documents::item`]), so a `kubectl get -o json` dump is never
+/// held typed as a whole either.
+pub(crate) enum Part<'a, T> {
+    /// Typed.
+    Whole(T),
+    /// A JSON List, its items not typed yet.
+    List(JsonList<'a>),
+}
+
+/// A JSON List document of the source: its text, where it starts, and its items' byte ranges
+/// within it.
+pub(crate) struct JsonList<'a> {
+    json: &'a str,
+    start: usize,
+    items: Vec<(usize, usize)>,
+}
+
+impl JsonList<'_> {
+    /// How many items it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
+    }
 }
 
 /// A document not yet typed: JSON text (at a byte offset of the source), or typed already by
@@ -86,7 +114,68 @@ impl<'a, T: DeserializeOwned> Documents<'a, T> {
             count: pending.len(),
             pending: pending.into_iter(),
             line_cursor: (0, 0),
+            is_list: None,
         })
+    }
+
+    /// Makes [`Documents::next_part`] give a JSON document that `is_list` says is a List
+    /// (by its `apiVersion` and `kind`) as its items, to type one by one.
+    pub(crate) fn streaming_lists(mut self, is_list: fn(&str, &str) -> bool) -> Self {
+        self.is_list = Some(is_list);
+        self
+    }
+
+    /// The next document: typed, or (see [`Documents::streaming_lists`]) a JSON List whose
+    /// items come from [`Documents::item`]. Only a List the JSON path would have typed is
+    /// split (one `serde_json` reads as the YAML reader does, its `items` a list); its items
+    /// then type as they did inside it.
+    pub(crate) fn next_part(&mut self) -> Option<Result<Part<'a, T>, InputError>> {
+        if let (Some(is_list), Some(Pending::Json { json, start })) =
+            (self.is_list, self.pending.as_slice().first())
+        {
+            let (json, start) = (*json, *start);
+            if let Some(items) = list_items(json, is_list) {
+                self.pending.next();
+                return Some(Ok(Part::List(JsonList { json, start, items })));
+            }
+        }
+        self.next().map(|doc| doc.map(Part::Whole))
+    }
+
+    /// Item `i` of `list`, typed as the List's typing types it: by `serde_json`, or, where
+    /// that fails, by the YAML reader. `None` when it does not type: the error is the one
+    /// typing the whole List gives ([`Documents::whole`]), which names where in it.
+    pub(crate) fn item(&mut self, list: &JsonList<'a>, i: usize) -> Option<T> {
+        let (from, to) = list.items[i];
+        let json = &list.json[from..to];
+        if let Ok(doc) = serde_json::from_str(json) {
+            return Some(doc);
+        }
+        let line = self.line_of(list.start + from);
+        yaml_documents(self.path, json, line)
+            .ok()
+            .and_then(|docs| docs.into_iter().next())
+    }
+
+    /// `list` typed whole, as a document that is not streamed is (by the YAML reader: one of
+    /// its items does not type as JSON).
+    pub(crate) fn whole(&mut self, list: &JsonList<'a>) -> Result<Option<T>, InputError> {
+        let line = self.line_of(list.start);
+        Ok(yaml_documents(self.path, list.json, line)?
+            .into_iter()
+            .next())
+    }
+
+    /// The line (from 0) byte `start` of the source is on; counted on from the last one asked
+    /// for when it comes later.
+    fn line_of(&mut self, start: usize) -> usize {
+        let (from, line) = self.line_cursor;
+        if start < from {
+            return self.text[..start].matches('\n').count();
+        }
+        let line = line + self.text[from..start].matches('\n').count();
+        self.line_cursor = (start, line);
+        line
     }
 
     /// How many documents the source holds.
@@ -117,9 +206,7 @@ impl<T: DeserializeOwned> Iterator for Documents<'_, T> {
             if let Some(doc) = json_document(json) {
                 return Some(Ok(doc));
             }
-            let (from, line) = self.line_cursor;
-            let line_offset = line + self.text[from..start].matches('\n').count();
-            self.line_cursor = (start, line_offset);
+            let line_offset = self.line_of(start);
             // One JSON value (never `null`, left out when split) is one document.
             match yaml_documents(self.path, json, line_offset) {
                 Err(e) => return Some(Err(e)),
@@ -201,6 +288,102 @@ fn json_document<T: DeserializeOwned>(value: &str) -> Option<T> {
         return None;
     }
     serde_json::from_str(trimmed).ok()
+}
+
+/// The byte ranges of the items of `json` (one JSON value, valid) when it is a List the JSON
+/// path types as the YAML reader does ([`json_reads_as_yaml`]): a mapping whose string
+/// `apiVersion` and `kind` `is_list` takes for a List, with `items` a list (of anything: each
+/// item is read as the List reads it). `None` otherwise.
+fn list_items(json: &str, is_list: fn(&str, &str) -> bool) -> Option<Vec<(usize, usize)>> {
+    let b = json.as_bytes();
+    let mut i = skip_space(b, 0);
+    if b.get(i) != Some(&b'{') || !json_reads_as_yaml(json.trim()) {
+        return None;
+    }
+    let (mut api_version, mut kind, mut items) = (None, None, None);
+    i = skip_space(b, i + 1);
+    while b.get(i) == Some(&b'"') {
+        let key_end = value_end(b, i)?;
+        let key = &json[i + 1..key_end - 1];
+        i = skip_space(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        let start = skip_space(b, i + 1);
+        let end = value_end(b, start)?;
+        let value = &json[start..end];
+        match key {
+            "apiVersion" => api_version = serde_json::from_str::<String>(value).ok(),
+            "kind" => kind = serde_json::from_str::<String>(value).ok(),
+            "items" => items = Some((start, end)),
+            _ => {}
+        }
+        i = skip_space(b, end);
+        if b.get(i) == Some(&b',') {
+            i = skip_space(b, i + 1);
+        }
+    }
+    let (api_version, kind, (start, end)) = (api_version?, kind?, items?);
+    if api_version.is_empty() || kind.is_empty() || !is_list(&api_version, &kind) {
+        return None;
+    }
+    if b.get(start) != Some(&b'[') {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut i = skip_space(b, start + 1);
+    while i < end && b.get(i) != Some(&b']') {
+        let item_end = value_end(b, i)?;
+        out.push((i, item_end));
+        i = skip_space(b, item_end);
+        if b.get(i) == Some(&b',') {
+            i = skip_space(b, i + 1);
+        }
+    }
+    Some(out)
+}
+
+/// The first byte of `b` from `i` that is not JSON white space.
+fn skip_space(b: &[u8], mut i: usize) -> usize {
+    while b
+        .get(i)
+        .is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        i += 1;
+    }
+    i
+}
+
+/// Where the JSON value starting at `i` of `b` (valid JSON) ends: the byte after it.
+fn value_end(b: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    loop {
+        match *b.get(i)? {
+            b'"' => {
+                i += 1;
+                while *b.get(i)? != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' if depth == 0 => return Some(i),
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            b',' | b' ' | b'\t' | b'\n' | b'\r' if depth == 0 => return Some(i),
+            _ => {}
+        }
+        i += 1;
+        if depth == 0 && i == b.len() {
+            return Some(i);
+        }
+    }
 }
 
 /// A YAML stream whose every document starts as a JSON object does (`---` lines between
@@ -456,6 +639,47 @@ mod tests {
         ));
         for differs in [r#"{"a": 1, "a": 2}"#, r#"{"a": -0}"#, r#"{"\u0061": 1}"#] {
             assert!(!json_reads_as_yaml(differs), "{differs}");
+        }
+    }
+
+    /// A JSON List's items are found by their byte ranges (strings holding brackets, quotes
+    /// and commas, nested values, scalars, `null`), whatever the order of its keys; only a List
+    /// the JSON path would type is split.
+    #[test]
+    fn a_json_lists_items_are_found_one_by_one() {
+        let is_list = |_: &str, k: &str| k == "List" || k == "NodeList";
+        let items = r#"[ {"a": "x]\"},{", "b": [1, [2]]} ,-1.5e3, "s[", null, true, [] ]"#;
+        let json = format!("{{\n \"items\": {items},\n \"kind\": \"List\", \"apiVersion\": \"v1\", \"metadata\": {{}}}}");
+        let spans = list_items(&json, is_list).unwrap();
+        let found: Vec<&str> = spans.iter().map(|&(a, b)| &json[a..b]).collect();
+        assert_eq!(
+            found,
+            [
+                r#"{"a": "x]\"},{", "b": [1, [2]]}"#,
+                "-1.5e3",
+                r#""s[""#,
+                "null",
+                "true",
+                "[]"
+            ]
+        );
+        assert_eq!(
+            list_items(
+                r#"{"kind": "NodeList", "apiVersion": "v1", "items": []}"#,
+                is_list
+            ),
+            Some(vec![])
+        );
+        for not in [
+            r#"{"kind": "Pod", "apiVersion": "v1", "items": [{}]}"#,
+            r#"{"kind": "List", "items": [{}]}"#,
+            r#"{"kind": "List", "apiVersion": "v1", "items": {"a": 1}}"#,
+            r#"{"kind": "List", "apiVersion": "v1"}"#,
+            r#"{"kind": "List", "apiVersion": "v1", "items": [{"a": -0}]}"#,
+            r#"{"kind": "List", "apiVersion": "v1", "items": [], "items": [{}]}"#,
+            r#"[{"kind": "List", "apiVersion": "v1", "items": []}]"#,
+        ] {
+            assert_eq!(list_items(not, is_list), None, "{not}");
         }
     }
 
