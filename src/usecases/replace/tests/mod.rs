@@ -187,6 +187,21 @@ fn replace(world: &World, names: &[String], settings: &Settings) -> Run {
     Run { outcomes, events }
 }
 
+/// `node` replaced by a run that resumed it adopting the replacement its record names: one
+/// fleet launched in all, never a second.
+fn resumed_by_adoption(world: &World, run: &Run, node: &str) {
+    assert_eq!(run.outcome(node).status, Status::Replaced);
+    assert_eq!(
+        run.steps(node)[0],
+        NodeStep::Resuming(Resume::Adopting(Step::Launched))
+    );
+    assert_eq!(
+        calls(world, "EC2.CreateFleet"),
+        1,
+        "adopted, not launched again"
+    );
+}
+
 fn calls(world: &World, operation: &str) -> u64 {
     world.cloud.call_counts().get(operation)
 }

@@ -501,16 +501,7 @@ fn a_drain_that_times_out_stays_cordoned_and_a_rerun_finishes_it() {
         .remove("policy/v1", "PodDisruptionBudget", Some("default"), "app");
     world.cluster.put(pdb("app", "app", 1, 1));
     let again = replace(&world, &old, &settings());
-    assert_eq!(again.outcome(&old[0]).status, Status::Replaced);
-    assert_eq!(
-        again.steps(&old[0])[0],
-        NodeStep::Resuming(Resume::Adopting(Step::Launched))
-    );
-    assert_eq!(
-        calls(&world, "EC2.CreateFleet"),
-        1,
-        "nothing launched twice"
-    );
+    resumed_by_adoption(&world, &again, &old[0]);
     assert!(node_json(&world, &old[0]).is_none());
 }
 
@@ -835,14 +826,19 @@ fn a_ghost_registered_before_a_new_run_is_no_capacity() {
         "{:?}",
         blind.outcomes()
     );
-    let run = replace(&world, &old, &settings);
+    replaced_with_one_launch(&world, &old, &settings);
+}
+
+/// `old` replaced by a run with `settings`, one replacement launched.
+fn replaced_with_one_launch(world: &World, old: &[String], settings: &Settings) {
+    let run = replace(world, old, settings);
     assert_eq!(
         run.outcome(&old[0]).status,
         Status::Replaced,
         "{:?}",
         run.outcomes
     );
-    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+    assert_eq!(calls(world, "EC2.CreateFleet"), 1);
 }
 
 /// The selection's snapshot, gathered live (`drift_check::gather`: the nodes' instances
@@ -878,14 +874,7 @@ fn a_ghost_whose_instance_ec2_forgot_is_no_capacity() {
     let mut settings = settings();
     settings.gone_instances = gone_instances(&gathered(&world));
     assert_eq!(settings.gone_instances, [ghost_instance].into());
-    let run = replace(&world, &old, &settings);
-    assert_eq!(
-        run.outcome(&old[0]).status,
-        Status::Replaced,
-        "{:?}",
-        run.outcomes
-    );
-    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
+    replaced_with_one_launch(&world, &old, &settings);
 }
 
 /// A node whose instance is missing from a listing for another reason than EC2 forgetting it

@@ -423,15 +423,6 @@ fn a_replacement_adopted_after_a_kill_carries_its_planned_annotations() {
     world.cluster.clear_faults();
 
     let run = replace(&world, &old, &settings());
-    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
-    assert_eq!(
-        run.steps(&old[0])[0],
-        NodeStep::Resuming(Resume::Adopting(Step::Launched))
-    );
-    assert_eq!(
-        calls(&world, "EC2.CreateFleet"),
-        1,
-        "adopted, not launched again"
-    );
+    resumed_by_adoption(&world, &run, &old[0]);
     assert_eq!(replacement_annotations(&world, &old[0]), want);
 }
