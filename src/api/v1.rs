@@ -475,6 +475,19 @@ impl Ec2NodeClass {
                 &ctx,
                 spec.instance_store_policy.as_deref(),
             )?,
+            metadata_options: nodeclass::metadata_options(
+                &ctx,
+                "spec.metadataOptions",
+                spec.metadata_options.as_ref(),
+                Some(1),
+            )?,
+            detailed_monitoring: spec.detailed_monitoring,
+            nested_virtualization: spec
+                .cpu_options
+                .as_ref()
+                .and_then(|c| c.get("nestedVirtualization"))
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string),
             kubelet: spec
                 .kubelet
                 .as_ref()

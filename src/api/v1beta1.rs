@@ -402,6 +402,14 @@ impl Ec2NodeClass {
                 &ctx,
                 spec.instance_store_policy.as_deref(),
             )?,
+            metadata_options: nodeclass::metadata_options(
+                &ctx,
+                "spec.metadataOptions",
+                spec.metadata_options.as_ref(),
+                Some(2),
+            )?,
+            detailed_monitoring: spec.detailed_monitoring,
+            nested_virtualization: None,
             kubelet: None,
             launch_template: None,
             status: match &self.status {

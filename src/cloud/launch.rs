@@ -43,7 +43,7 @@ pub use crate::model::digest::digest;
 use crate::model::instance::Tenancy;
 use crate::model::instance_type::RESERVED;
 use crate::model::labels::{self, NODECLAIM};
-use crate::model::nodepool::{ApiGeneration, NodeClass};
+use crate::model::nodepool::{ApiGeneration, BlockDevice, EbsVolume, MetadataOptions, NodeClass};
 use crate::model::requirements::Operator;
 use crate::model::reservation::{label_reserved, ReservedCapacity, RESERVATION_LABELS};
 use crate::scheduling::PlannedNodeClaim;
@@ -405,6 +405,13 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
         claim.node_pool.clone(),
     );
     labels.insert(labels::CAPACITY_TYPE.into(), capacity.to_string());
+    // The kubelet registers the taints itself: the node says so, and Karpenter's registration
+    // then leaves them alone (`aws v1.14.1: pkg/providers/launchtemplate/launchtemplate.go`
+    // `InjectDoNotSyncTaintsLabel`, every family but Custom, v1.6+; `core v1.14.1:
+    // pkg/controllers/nodeclaim/lifecycle/registration.go` `syncNode`).
+    if class.generation == Some(ApiGeneration::V1) && input.family != Family::Custom {
+        labels.insert(labels::DO_NOT_SYNC_TAINTS.into(), "true".into());
+    }
     let mut taints = claim.taints.clone();
     for t in &claim.startup_taints {
         if !taints.contains(t) {
@@ -593,6 +600,14 @@ fn template_for(
     if tenancy != Tenancy::Default {
         parts.push(tenancy.as_str());
     }
+    let block_devices = template_block_devices(class);
+    let metadata = template_metadata(class);
+    let detailed_monitoring = class.detailed_monitoring.unwrap_or(false);
+    let nested_virtualization = class.nested_virtualization.clone();
+    let settings = format!(
+        "{block_devices:?};{metadata:?};monitoring={detailed_monitoring};nested={nested_virtualization:?}"
+    );
+    parts.push(settings.as_str());
     let hash = digest(&parts);
     let name = format!("kubectl-karpenter/{hash}");
     let record = format!("{name};ami={};maxPods={max_pods}", image.id);
@@ -609,9 +624,65 @@ fn template_for(
         tags: lt_tags,
         reservation: reservation.cloned(),
         tenancy,
+        block_devices,
+        metadata,
+        detailed_monitoring,
+        nested_virtualization,
     });
     groups.insert(key, templates.len() - 1);
     Ok(Some(templates.len() - 1))
+}
+
+/// A launch template's block device mappings: the class's, else its AMI family's defaults
+/// (`aws v1.14.1: pkg/providers/amifamily/resolver.go` `Resolve` and `DefaultEBS` — 20Gi gp3,
+/// encrypted —, `al2.go`, `al2023.go` `/dev/xvda`; `bottlerocket.go` `/dev/xvda` 4Gi and
+/// `/dev/xvdb`; `windows.go` `/dev/sda1` 50Gi; `custom.go` none; v0.x `ubuntu.go` `/dev/sda1`).
+pub fn template_block_devices(class: &NodeClass) -> Vec<BlockDevice> {
+    if !class.block_devices.is_empty() {
+        return class.block_devices.clone();
+    }
+    const GIB_MILLI: i64 = 1000 << 30;
+    let device = |name: &str, gib: i64| BlockDevice {
+        device_name: Some(name.to_string()),
+        root_volume: false,
+        volume_size: Some(gib * GIB_MILLI),
+        ebs: EbsVolume {
+            encrypted: Some(true),
+            volume_type: Some("gp3".into()),
+            ..EbsVolume::default()
+        },
+    };
+    let family = class
+        .ami_family
+        .as_deref()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    match family.as_str() {
+        "al2" | "al2023" => vec![device("/dev/xvda", 20)],
+        "bottlerocket" => vec![device("/dev/xvda", 4), device("/dev/xvdb", 20)],
+        "ubuntu" => vec![device("/dev/sda1", 20)],
+        f if f.starts_with("windows") => vec![device("/dev/sda1", 50)],
+        _ => vec![],
+    }
+}
+
+/// A launch template's `MetadataOptions`: the class's (read with the CRD's defaults), else the
+/// default of its generation — the v1 CRD's `{enabled, disabled, 1, required}`, v1beta1's hop
+/// limit 2, and v1alpha1's provider default `{enabled, disabled, 2, required}` (`aws v0.27.6:
+/// pkg/providers/amifamily/resolver.go` `DefaultMetadataOptions`). Not modelled: the IPv6
+/// endpoint left unset in ISO regions (`resolver.go` `httpProtocolUnsupportedRegions`).
+pub fn template_metadata(class: &NodeClass) -> MetadataOptions {
+    let hops = if class.generation == Some(ApiGeneration::V1) {
+        1
+    } else {
+        2
+    };
+    class.metadata_options.clone().unwrap_or(MetadataOptions {
+        http_endpoint: Some("enabled".into()),
+        http_protocol_ipv6: Some("disabled".into()),
+        http_put_response_hop_limit: Some(hops),
+        http_tokens: Some("required".into()),
+    })
 }
 
 /// The fleet request for the pools still worth trying.
@@ -1291,6 +1362,129 @@ mod tests {
                 "a dedicated template is not the default one"
             );
         }
+    }
+
+    /// `aws v1.14.1: pkg/providers/launchtemplate/suite_test.go` "Block Device Mappings" ("should
+    /// default AL2 / AL2023 block device mappings", "should use custom block device mapping",
+    /// "should round up for custom block device mappings when specified in gigabytes", "should
+    /// default bottlerocket second volume with root volume size", "should not default block
+    /// device mappings for custom AMIFamilies", "should use custom block device mapping for
+    /// custom AMIFamilies"), "Detailed Monitoring" ("should default detailed monitoring to off",
+    /// "should pass detailed monitoring setting to the launch template at creation") and
+    /// "Instance Metadata" ("should set the default instance metadata settings on instances"):
+    /// what each template carries. Differed: our templates carried none of them, so a class's
+    /// 100Gi root volume (planned as 100Gi of ephemeral storage) launched on the AMI's default
+    /// volume, unencrypted where the AMI's is, and IMDS kept the AMI's hop limit.
+    #[test]
+    fn the_templates_carry_block_devices_metadata_options_and_monitoring() {
+        const GIB: i64 = 1000 << 30;
+        let c = claim("default-1", &[("m5.large", 0.09)], &["z-a"]);
+        let with = |class: NodeClass| {
+            let mut w = world();
+            w.class = class;
+            plan_of(&w, &c).unwrap().templates.remove(0)
+        };
+        let family = |f: &str| NodeClass {
+            ami_family: Some(f.into()),
+            ..class()
+        };
+        let default_ebs = |device: &str, gib: i64| BlockDevice {
+            device_name: Some(device.into()),
+            volume_size: Some(gib * GIB),
+            ebs: EbsVolume {
+                encrypted: Some(true),
+                volume_type: Some("gp3".into()),
+                ..EbsVolume::default()
+            },
+            ..BlockDevice::default()
+        };
+        for f in ["AL2", "AL2023"] {
+            assert_eq!(
+                with(family(f)).block_devices,
+                [default_ebs("/dev/xvda", 20)],
+                "{f}"
+            );
+        }
+        assert_eq!(
+            with(family("Bottlerocket")).block_devices,
+            [default_ebs("/dev/xvda", 4), default_ebs("/dev/xvdb", 20)]
+        );
+        assert_eq!(
+            with(family("Windows2022")).block_devices,
+            [default_ebs("/dev/sda1", 50)]
+        );
+        assert!(with(family("Custom")).block_devices.is_empty());
+        // The class's own mappings replace the defaults, for Custom too; sizes round up to GiB.
+        let custom = BlockDevice {
+            device_name: Some("/dev/xvda".into()),
+            root_volume: true,
+            volume_size: Some(40_000_000_000_000), // 40G: 37.25… GiB
+            ebs: EbsVolume {
+                volume_type: Some("io2".into()),
+                iops: Some(10_000),
+                ..EbsVolume::default()
+            },
+        };
+        for f in ["AL2023", "Custom"] {
+            let t = with(NodeClass {
+                block_devices: vec![custom.clone()],
+                ..family(f)
+            });
+            assert_eq!(t.block_devices, std::slice::from_ref(&custom), "{f}");
+            assert_eq!(t.block_devices[0].volume_size_gib(), Some(38));
+        }
+        // IMDS: the class's (the v1 CRD's defaults), else v1alpha1's provider default.
+        let v1 = MetadataOptions {
+            http_endpoint: Some("enabled".into()),
+            http_protocol_ipv6: Some("disabled".into()),
+            http_put_response_hop_limit: Some(1),
+            http_tokens: Some("required".into()),
+        };
+        let t = with(NodeClass {
+            metadata_options: Some(v1.clone()),
+            ..family("AL2023")
+        });
+        assert_eq!(t.metadata, v1);
+        assert_eq!(
+            template_metadata(&family("AL2023")),
+            v1,
+            "v1 without the CRD's"
+        );
+        let v1alpha1 = template_metadata(&NodeClass {
+            generation: Some(ApiGeneration::V1Alpha5),
+            ..family("AL2")
+        });
+        assert_eq!(v1alpha1.http_put_response_hop_limit, Some(2));
+        assert_eq!(v1alpha1.http_tokens.as_deref(), Some("required"));
+        assert!(!t.detailed_monitoring, "off by default");
+        let monitored = with(NodeClass {
+            detailed_monitoring: Some(true),
+            ..family("AL2023")
+        });
+        assert!(monitored.detailed_monitoring);
+        assert_ne!(monitored.name, t.name, "a different template");
+        // `cpuoptions_test.go`: none unless set; set, it is the template's.
+        assert_eq!(t.nested_virtualization, None);
+        let nested = with(NodeClass {
+            nested_virtualization: Some("enabled".into()),
+            ..family("AL2023")
+        });
+        assert_eq!(nested.nested_virtualization.as_deref(), Some("enabled"));
+        assert_ne!(nested.name, t.name);
+        // "should add the do not sync taints label to nodes when AMI type is al2023" (v1).
+        assert!(
+            t.user_data.contains("karpenter.sh/do-not-sync-taints=true"),
+            "{}",
+            t.user_data
+        );
+        let beta = with(NodeClass {
+            generation: Some(ApiGeneration::V1Beta1),
+            ..family("AL2023")
+        });
+        assert!(
+            !beta.user_data.contains("do-not-sync-taints"),
+            "v0.37 has no such label"
+        );
     }
 
     /// `aws v1.14.1: pkg/providers/launchtemplate/suite_test.go` "should generate a unique

@@ -408,6 +408,191 @@ mod tests {
         assert_eq!(f.call_counts().get("EC2.DescribeSecurityGroups"), 2);
     }
 
+    /// `aws v1.14.1: pkg/providers/subnet/suite_test.go` "List" and
+    /// `pkg/providers/securitygroup/suite_test.go`, one row per It on upstream's fake data
+    /// (`subnet-test1..3`, `sg-test1..3` named `securityGroup-test1..3`, tagged `Name` and
+    /// `foo: bar` / `TestTag`): an `id` term selects by id alone (its tags are ignored: "IDs
+    /// intersected with tags" finds the id), a `name` term by name alone, tags within a term
+    /// are ANDed, terms ORed ("should correctly disambiguate AND vs OR semantics for tags"),
+    /// `*` any value. The nodeclass controller's `subnet_test.go` / `securitygroup_test.go`
+    /// ("Should resolve a valid selectors … by tags / ids", "… updated …", "Should have the
+    /// correct ordering for the Subnets": most free IPs first, then id) read the same.
+    #[test]
+    fn provider_suites_select_by_id_name_and_tags_as_upstream() {
+        let mut f = FakeCloud::new();
+        f.subnets = vec![
+            subnet(
+                "subnet-test1",
+                "test-zone-1a",
+                100,
+                &[("Name", "test-subnet-1"), ("foo", "bar")],
+            ),
+            subnet(
+                "subnet-test2",
+                "test-zone-1b",
+                100,
+                &[("Name", "test-subnet-2"), ("foo", "bar")],
+            ),
+            subnet(
+                "subnet-test3",
+                "test-zone-1c",
+                100,
+                &[("Name", "test-subnet-3"), ("TestTag", "x"), ("foo", "bar")],
+            ),
+        ];
+        f.security_groups = vec![
+            group(
+                "sg-test1",
+                "securityGroup-test1",
+                &[("Name", "test-security-group-1"), ("foo", "bar")],
+            ),
+            group(
+                "sg-test2",
+                "securityGroup-test2",
+                &[("Name", "test-security-group-2"), ("foo", "bar")],
+            ),
+            group(
+                "sg-test3",
+                "securityGroup-test3",
+                &[
+                    ("Name", "test-security-group-3"),
+                    ("TestTag", "x"),
+                    ("foo", "bar"),
+                ],
+            ),
+        ];
+        let name_term = |n: &str| SelectorTerm {
+            name: Some(n.into()),
+            ..SelectorTerm::default()
+        };
+        let with = |t: SelectorTerm, tags_: &[(&str, &str)]| SelectorTerm {
+            tags: tags(tags_),
+            ..t
+        };
+        type Case = (&'static str, Vec<SelectorTerm>, &'static [&'static str]);
+        let subnet_cases: Vec<Case> = vec![
+            (
+                "should discover subnet by ID",
+                vec![id_term("subnet-test1")],
+                &["subnet-test1"],
+            ),
+            (
+                "should discover subnets by IDs",
+                vec![id_term("subnet-test1"), id_term("subnet-test2")],
+                &["subnet-test1", "subnet-test2"],
+            ),
+            (
+                "should discover subnets by IDs and tags",
+                vec![
+                    with(id_term("subnet-test1"), &[("foo", "bar")]),
+                    with(id_term("subnet-test2"), &[("foo", "bar")]),
+                ],
+                &["subnet-test1", "subnet-test2"],
+            ),
+            (
+                "should discover subnets by a single tag",
+                vec![tag_term(&[("Name", "test-subnet-1")])],
+                &["subnet-test1"],
+            ),
+            (
+                "should discover subnets by multiple tag values",
+                vec![
+                    tag_term(&[("Name", "test-subnet-1")]),
+                    tag_term(&[("Name", "test-subnet-2")]),
+                ],
+                &["subnet-test1", "subnet-test2"],
+            ),
+            (
+                "should discover subnets by IDs intersected with tags",
+                vec![with(id_term("subnet-test2"), &[("foo", "bar")])],
+                &["subnet-test2"],
+            ),
+            (
+                "AND within a term",
+                vec![tag_term(&[("Name", "test-subnet-3"), ("TestTag", "*")])],
+                &["subnet-test3"],
+            ),
+            (
+                "AND within a term, nothing matches both",
+                vec![tag_term(&[("Name", "test-subnet-1"), ("TestTag", "*")])],
+                &[],
+            ),
+            (
+                "any value",
+                vec![tag_term(&[("*", "*")])],
+                &["subnet-test1", "subnet-test2", "subnet-test3"],
+            ),
+        ];
+        for (it, terms, want) in subnet_cases {
+            let got = NetworkResolver::new(&f)
+                .subnets(&v1_class(terms, vec![]))
+                .unwrap();
+            assert_eq!(ids(&got.items, |s| &s.id), want, "{it}");
+        }
+        let group_cases: Vec<Case> = vec![
+            (
+                "should default to the clusters security groups",
+                vec![tag_term(&[("*", "*")])],
+                &["sg-test1", "sg-test2", "sg-test3"],
+            ),
+            (
+                "should discover security groups by tag",
+                vec![tag_term(&[("Name", "test-security-group-1")])],
+                &["sg-test1"],
+            ),
+            (
+                "should discover security groups by multiple tag values",
+                vec![
+                    tag_term(&[("Name", "test-security-group-1")]),
+                    tag_term(&[("Name", "test-security-group-2")]),
+                ],
+                &["sg-test1", "sg-test2"],
+            ),
+            (
+                "should discover security groups by ID",
+                vec![id_term("sg-test1")],
+                &["sg-test1"],
+            ),
+            (
+                "should discover security groups by IDs",
+                vec![id_term("sg-test1"), id_term("sg-test2")],
+                &["sg-test1", "sg-test2"],
+            ),
+            (
+                "should discover security groups by IDs and tags",
+                vec![
+                    with(id_term("sg-test1"), &[("foo", "bar")]),
+                    with(id_term("sg-test2"), &[("foo", "bar")]),
+                ],
+                &["sg-test1", "sg-test2"],
+            ),
+            (
+                "should discover security groups by IDs intersected with tags",
+                vec![with(id_term("sg-test2"), &[("foo", "bar")])],
+                &["sg-test2"],
+            ),
+            (
+                "should discover security groups by names",
+                vec![
+                    name_term("securityGroup-test2"),
+                    name_term("securityGroup-test3"),
+                ],
+                &["sg-test2", "sg-test3"],
+            ),
+            (
+                "should discover security groups by names intersected with tags",
+                vec![with(name_term("securityGroup-test3"), &[("TestTag", "*")])],
+                &["sg-test3"],
+            ),
+        ];
+        for (it, terms, want) in group_cases {
+            let got = NetworkResolver::new(&f)
+                .security_groups(&v1_class(vec![], terms))
+                .unwrap();
+            assert_eq!(ids(&got.items, |g| &g.id), want, "{it}");
+        }
+    }
+
     #[test]
     fn cloud_errors_surface() {
         let f = fake();

@@ -459,6 +459,16 @@ pub struct LaunchTemplateRequest {
     /// admits only dedicated (`aws v1.14.1: pkg/providers/launchtemplate/types.go`
     /// `buildPlacement`, which always sets it).
     pub tenancy: crate::model::instance::Tenancy,
+    /// `BlockDeviceMappings`: the class's, else its AMI family's defaults (`aws v1.14.1:
+    /// pkg/providers/amifamily/resolver.go` `Resolve`).
+    pub block_devices: Vec<crate::model::nodepool::BlockDevice>,
+    /// `MetadataOptions` (IMDS); `InstanceMetadataTags` is always `disabled`.
+    pub metadata: crate::model::nodepool::MetadataOptions,
+    /// `Monitoring.Enabled`: the class's `detailedMonitoring`.
+    pub detailed_monitoring: bool,
+    /// `CpuOptions.NestedVirtualization`: the class's `cpuOptions.nestedVirtualization`, none when
+    /// unset (`aws v1.14.1: pkg/providers/launchtemplate/launchtemplate.go` `cpuOptions`).
+    pub nested_virtualization: Option<String>,
 }
 
 /// A reservation a launch template targets.

@@ -28,7 +28,7 @@ use crate::model::instance::Instance;
 use crate::model::labels;
 use crate::model::node::Node;
 use crate::model::nodeclaim::NodeClaim;
-use crate::model::nodepool::{NodeClass, NodePool};
+use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
 
 pub use facts::{class_key, ClassFacts, ExpectedImage, Fact, IdSet};
 pub use record::{TemplateChange, TemplateRecord};
@@ -226,6 +226,23 @@ impl ManagedNode {
                     .map(String::as_str)
             })
             .filter(|s| !s.is_empty())
+    }
+
+    /// The AMI drift compares, for a node of a pool of `generation`: a v1 NodeClaim's
+    /// `status.imageID` first — what the provider reads since v1.7 (`aws v1.14.1:
+    /// pkg/cloudprovider/drift.go` `isAMIDrifted`; `pkg/cloudprovider/suite_test.go` "should
+    /// return drifted if the AMI is not valid" changes only the NodeClaim's) — else
+    /// [`Self::image_id`] (the instance's `ImageId`, what v0.37 and v1.0–v1.6 read).
+    pub fn drift_image_id(&self, generation: Option<ApiGeneration>) -> Option<&str> {
+        let claims = self
+            .node_claim
+            .as_ref()
+            .and_then(|c| c.image_id.as_deref())
+            .filter(|s| !s.is_empty());
+        match generation {
+            Some(ApiGeneration::V1) => claims.or_else(|| self.image_id()),
+            _ => self.image_id(),
+        }
     }
 
     /// Creation time (RFC 3339): NodeClaim, else Node.

@@ -127,6 +127,7 @@ pub(super) fn evaluate_node(
         };
         return result;
     };
+    result.image_id = mn.drift_image_id(pool.generation).map(str::to_string);
     let outcomes = checks(snap, mn, pool, class, age, ca);
     let mut deciding_gap: Option<String> = None;
     for outcome in outcomes {
@@ -209,14 +210,51 @@ fn checks<'a>(
             None => list.push(Box::new(missing_class)),
             Some(c) => {
                 list.push(Box::new(move || static_hash::node_class_drift(mn, c, ca)));
-                list.push(Box::new(move || ami_drift(snap, mn, c, facts)));
-                list.push(Box::new(move || security_group_drift(mn, c, facts)));
-                list.push(Box::new(move || subnet_drift(mn, c, facts)));
-                list.push(Box::new(move || capacity_reservation_drift(mn, c)));
+                // An empty security-group or subnet selection makes the provider's drift check
+                // fail: v1.14.1 after AMI drift, v0.37 before it (it computes every provider
+                // reason before returning the first).
+                let empty = empty_selection(c, facts);
+                let beta = pool.generation == Some(ApiGeneration::V1Beta1);
+                if let (Some(why), true) = (empty.clone(), beta) {
+                    list.push(Box::new(move || not_checked(why.clone(), false)));
+                } else {
+                    list.push(Box::new(move || ami_drift(snap, mn, c, facts)));
+                    match empty {
+                        Some(why) => list.push(Box::new(move || not_checked(why.clone(), false))),
+                        None => {
+                            list.push(Box::new(move || security_group_drift(mn, c, facts)));
+                            list.push(Box::new(move || subnet_drift(mn, c, facts)));
+                            list.push(Box::new(move || capacity_reservation_drift(mn, c)));
+                        }
+                    }
+                }
             }
         }
     }
     list.into_iter().map(|c| c())
+}
+
+/// Why the provider's drift check would fail for `class`: it resolves no security group or no
+/// subnet (`aws v1.14.1: pkg/cloudprovider/drift.go` `areSecurityGroupsDrifted` "no security
+/// groups are present in the status", `isSubnetDrifted` "no subnets are discovered";
+/// `pkg/cloudprovider/suite_test.go` "should return an error if the security groups are empty",
+/// "should return an error if subnets are empty"). The error leaves the NodeClaim's Drifted
+/// condition as it was, so no security-group, subnet or reservation drift is reported, even where
+/// one of them alone would be. Unknown facts are not empty: each check says so itself.
+fn empty_selection(class: &NodeClass, facts: Option<&ClassFacts>) -> Option<String> {
+    let facts = facts?;
+    let empty = |f: &Fact<super::facts::IdSet>| matches!(f, Fact::Known(set) if set.ids.is_empty());
+    let what = if class.launch_template.is_none() && empty(&facts.security_groups) {
+        "no security group"
+    } else if empty(&facts.subnets) {
+        "no subnet"
+    } else {
+        return None;
+    };
+    Some(format!(
+        "security-group, subnet and capacity-reservation drift not evaluated: {} {} resolves {what} (Karpenter's drift check fails then)",
+        class.kind, class.name
+    ))
 }
 
 /// The pool by name; a Provisioner and a NodePool may share a name, so the node's own label
@@ -464,7 +502,7 @@ fn ami_drift(
     }
     let expected = expected_images(mn, images);
     let expected_ids: Vec<String> = expected.iter().map(|i| i.id.clone()).collect();
-    let Some(current) = mn.image_id() else {
+    let Some(current) = mn.drift_image_id(class.generation) else {
         return Outcome::NotChecked {
             why: format!(
                 "AMI drift not checked: the node's image is unknown (no instance facts, NodeClaim status.imageID or {} annotation)",

@@ -1019,3 +1019,172 @@ fn capacity_reservation_drift_table() {
         ["CapacityReservationDrift: the node is reserved capacity without a karpenter.k8s.aws/capacity-reservation-id label"]
     );
 }
+
+/// `aws v1.14.1: pkg/cloudprovider/suite_test.go` "NodeClaim Drift", one row per It, on our
+/// world given a NodeClaim whose `status.imageID` is the instance's image (ami-0bb). Upstream's
+/// "should return an error if …" / "should error if …" leave the NodeClaim undrifted (the
+/// controller keeps the condition it had): here not drifted either, the gap listed or filled from
+/// the instance. The capacity-reservation Its are `capacity_reservation_drift_table`, the static
+/// ones `an_edited_node_class_drifts_and_unknown_versions_are_listed_not_judged` and
+/// `drift::hash::tests`.
+#[test]
+fn cloudprovider_suite_nodeclaim_drift() {
+    fn claimed() -> DriftSnapshot {
+        let mut s = world();
+        s.nodes[0].node_claim = Some(NodeClaim {
+            name: "default-abc".into(),
+            image_id: Some("ami-0bb".into()),
+            provider_id: Some("aws:///us-east-1a/i-0abc".into()),
+            ..Default::default()
+        });
+        s
+    }
+    fn instance(s: &mut DriftSnapshot) -> &mut Instance {
+        s.nodes[0].instance.as_mut().unwrap()
+    }
+    fn set_facts(s: &mut DriftSnapshot, f: impl Fn(&mut ClassFacts)) {
+        s.class_facts.values_mut().for_each(f);
+    }
+    fn ids(list: &[&str]) -> Fact<IdSet> {
+        Fact::Known(IdSet {
+            ids: list.iter().map(|s| s.to_string()).collect(),
+            source: "status".into(),
+        })
+    }
+    type Mutate = fn(&mut DriftSnapshot);
+    let cases: [(&str, Mutate, Status, Option<DriftReason>); 17] = [
+        ("should not return drifted if the NodeClaim is valid", |_| {}, Status::Ok, None),
+        ("should not return drifted if the security groups match", |_| {}, Status::Ok, None),
+        ("should not fail if NodeClass does not exist", |s| s.node_classes.clear(), Status::Unknown, None),
+        ("should not fail if NodePool does not exist", |s| s.node_pools.clear(), Status::Unknown, None),
+        (
+            "should return drifted if the AMI is not valid",
+            |s| s.nodes[0].node_claim.as_mut().unwrap().image_id = Some("ami-0random".into()),
+            Status::Drifted,
+            Some(DriftReason::AmiDrift),
+        ),
+        (
+            "should return drifted if there are multiple drift reasons",
+            |s| {
+                instance(s).image_id = "ami-0random".into();
+                drift_subnet(s);
+                instance(s).security_group_ids = vec!["sg-random".into()];
+                drift_nodeclass(s);
+            },
+            Status::Drifted,
+            Some(DriftReason::NodeClassDrift),
+        ),
+        ("should return drifted if the subnet is not valid", drift_subnet, Status::Drifted, Some(DriftReason::SubnetDrift)),
+        (
+            "should return an error if subnets are empty",
+            |s| set_facts(s, |f| f.subnets = ids(&[])),
+            Status::Ok,
+            None,
+        ),
+        (
+            "should return an error if the security groups are empty",
+            |s| {
+                set_facts(s, |f| f.security_groups = ids(&[]));
+                instance(s).security_group_ids = vec!["sg-random".into()];
+            },
+            Status::Ok,
+            None,
+        ),
+        (
+            "should return drifted if the instance security groups doesn't match the discovered values",
+            |s| instance(s).security_group_ids = vec!["sg-random".into()],
+            Status::Drifted,
+            Some(DriftReason::SecurityGroupDrift),
+        ),
+        (
+            "should return drifted if there are more instance security groups present than in the discovered values",
+            |s| instance(s).security_group_ids = vec!["sg-random".into(), "sg-a".into(), "sg-b".into()],
+            Status::Drifted,
+            Some(DriftReason::SecurityGroupDrift),
+        ),
+        (
+            "should return drifted if more security groups are present than instance security groups then discovered from nodeclass",
+            |s| set_facts(s, |f| f.security_groups = ids(&["sg-a", "sg-b", "sg-random"])),
+            Status::Drifted,
+            Some(DriftReason::SecurityGroupDrift),
+        ),
+        (
+            "should error if the NodeClaim doesn't have the instance-type label",
+            |s| {
+                s.nodes[0].node.labels.remove(labels::INSTANCE_TYPE);
+            },
+            Status::Ok,
+            None,
+        ),
+        (
+            "should error if the NodeClaim doesn't have ImageID",
+            |s| s.nodes[0].node_claim.as_mut().unwrap().image_id = None,
+            Status::Ok,
+            None,
+        ),
+        (
+            "should error drift if NodeClaim doesn't have provider id",
+            |s| s.nodes[0].node_claim.as_mut().unwrap().provider_id = None,
+            Status::Ok,
+            None,
+        ),
+        (
+            "should error if the underlying NodeClaim doesn't exist",
+            |s| s.nodes[0].instance = None,
+            Status::Ok,
+            None,
+        ),
+        (
+            "should return drifted if the AMI no longer matches the existing NodeClaims instance type",
+            |s| s.nodes[0].node_claim.as_mut().unwrap().image_id = Some("ami-0arm".into()),
+            Status::Drifted,
+            Some(DriftReason::AmiDrift),
+        ),
+    ];
+    for (it, mutate, status, want) in cases {
+        let mut s = claimed();
+        mutate(&mut s);
+        let v = verdict(&s);
+        assert_eq!((v.status, v.reason), (status, want), "{it}: {v:?}");
+    }
+}
+
+/// An empty security-group or subnet selection fails the provider's drift check (`aws v1.14.1:
+/// pkg/cloudprovider/drift.go`), so the reasons after AMI drift are not reported. Differed:
+/// class resolving no security group, instance in a subnet the class no longer selects →
+/// upstream errors (no drift); we said `SubnetDrift`. v1beta1 (v0.37 computes every provider
+/// reason first) does not report AMI drift then either.
+#[test]
+fn an_empty_security_group_or_subnet_selection_stops_the_provider_checks() {
+    let empty = || {
+        Fact::Known(IdSet {
+            ids: BTreeSet::new(),
+            source: "DescribeSecurityGroups".into(),
+        })
+    };
+    let mut s = world();
+    drift_subnet(&mut s);
+    drift_reservation(&mut s);
+    s.class_facts
+        .values_mut()
+        .for_each(|f| f.security_groups = empty());
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Ok, "{v:?}");
+    assert_eq!(
+        v.not_checked,
+        ["security-group, subnet and capacity-reservation drift not evaluated: EC2NodeClass newnode resolves no security group (Karpenter's drift check fails then)"]
+    );
+    // v1 judges AMI drift before; v1beta1 does not report it.
+    drift_ami(&mut s);
+    assert_eq!(reason(&s), Some(DriftReason::AmiDrift));
+    s.node_pools[0].generation = Some(ApiGeneration::V1Beta1);
+    s.node_classes[0].generation = Some(ApiGeneration::V1Beta1);
+    assert_eq!(verdict(&s).status, Status::Ok);
+    // No subnet: the same.
+    let mut s = world();
+    drift_sg(&mut s);
+    s.class_facts.values_mut().for_each(|f| f.subnets = empty());
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Ok, "{v:?}");
+    assert!(v.not_checked[0].ends_with("resolves no subnet (Karpenter's drift check fails then)"));
+}

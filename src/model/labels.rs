@@ -82,6 +82,9 @@ pub const CAPACITY_RESERVATION_TYPE: &str = "karpenter.k8s.aws/capacity-reservat
 /// Whether a capacity reservation can be interrupted.
 pub const CAPACITY_RESERVATION_INTERRUPTIBLE: &str =
     "karpenter.k8s.aws/capacity-reservation-interruptible";
+/// On a node whose kubelet registered its taints: Karpenter's registration does not sync the
+/// NodeClaim's (`core v1.14.1: pkg/apis/v1/labels.go` `NodeDoNotSyncTaintsLabelKey`).
+pub const DO_NOT_SYNC_TAINTS: &str = "karpenter.sh/do-not-sync-taints";
 /// Placement group id.
 pub const PLACEMENT_GROUP_ID: &str = "karpenter.k8s.aws/placement-group-id";
 /// Placement group partition.

@@ -227,7 +227,9 @@ pub struct SelectorTerm {
     pub tags: BTreeMap<String, String>,
 }
 
-/// One block device mapping, as far as capacity needs it.
+/// One block device mapping: what capacity needs (root flag, size) and what the launch
+/// template carries (`aws v1.14.1: pkg/providers/launchtemplate/launchtemplate.go`
+/// `blockDeviceMappings`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BlockDevice {
     /// `/dev/xvda`, …
@@ -236,6 +238,51 @@ pub struct BlockDevice {
     pub root_volume: bool,
     /// Volume size in milli-bytes.
     pub volume_size: Option<i64>,
+    /// The rest of its `ebs`.
+    pub ebs: EbsVolume,
+}
+
+impl BlockDevice {
+    /// The launch template's `VolumeSize`: GiB, rounded up (`launchtemplate.go` `volumeSize`).
+    pub fn volume_size_gib(&self) -> Option<i64> {
+        const GIB_MILLI: i64 = 1000 << 30;
+        self.volume_size
+            .map(|m| (m + GIB_MILLI - 1).div_euclid(GIB_MILLI))
+    }
+}
+
+/// A block device's EBS settings other than its size, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EbsVolume {
+    /// `deleteOnTermination`.
+    pub delete_on_termination: Option<bool>,
+    /// `encrypted`.
+    pub encrypted: Option<bool>,
+    /// `iops`.
+    pub iops: Option<i64>,
+    /// `kmsKeyID`.
+    pub kms_key_id: Option<String>,
+    /// `snapshotID`.
+    pub snapshot_id: Option<String>,
+    /// `throughput`.
+    pub throughput: Option<i64>,
+    /// `volumeInitializationRate`.
+    pub volume_initialization_rate: Option<i64>,
+    /// `volumeType`.
+    pub volume_type: Option<String>,
+}
+
+/// `metadataOptions` (IMDS), after the CRD's defaults where the CRD has them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct MetadataOptions {
+    /// `httpEndpoint`.
+    pub http_endpoint: Option<String>,
+    /// `httpProtocolIPv6`.
+    pub http_protocol_ipv6: Option<String>,
+    /// `httpPutResponseHopLimit`.
+    pub http_put_response_hop_limit: Option<i64>,
+    /// `httpTokens`.
+    pub http_tokens: Option<String>,
 }
 
 /// An AMI in a node class's status.
@@ -356,6 +403,13 @@ pub struct NodeClass {
     pub block_devices: Vec<BlockDevice>,
     /// `instanceStorePolicy` (`RAID0`).
     pub instance_store_policy: Option<String>,
+    /// `metadataOptions`: v1beta1/v1 with the CRD's per-field defaults, v1alpha1 as written
+    /// (`None` when absent).
+    pub metadata_options: Option<MetadataOptions>,
+    /// `detailedMonitoring`.
+    pub detailed_monitoring: Option<bool>,
+    /// `cpuOptions.nestedVirtualization` (v1): `enabled` / `disabled`.
+    pub nested_virtualization: Option<String>,
     /// Kubelet settings (v1).
     pub kubelet: Option<KubeletConfig>,
     /// User launch template name (v1alpha1/v1beta1 compat): disables AMI/SG drift.

@@ -656,6 +656,7 @@ mod tests {
             device_name: Some(device.to_string()),
             root_volume: root,
             volume_size: gib.map(|g| g * GIB),
+            ..BlockDevice::default()
         }
     }
 

@@ -273,7 +273,7 @@ fn check_launch(
             assert!(ud.contains("--kubelet-extra-args"), "{ud}");
             assert!(ud.contains("--max-pods=29"), "{ud}");
             assert!(ud.contains(
-                "--node-labels=\"karpenter.sh/capacity-type=on-demand,karpenter.sh/nodepool=default,team=a\""
+                "--node-labels=\"karpenter.sh/capacity-type=on-demand,karpenter.sh/do-not-sync-taints=true,karpenter.sh/nodepool=default,team=a\""
             ));
             assert!(ud.contains(
                 "--register-with-taints=\"dedicated=gpu:NoSchedule,example.com/init=:NoExecute\""
@@ -299,6 +299,73 @@ fn check_launch(
     assert_eq!(tagged(&cloud, claim_name), vec![i.id.clone()]);
     let counts = cloud.call_counts();
     assert_eq!(counts.get("EC2.CreateFleet"), 1);
+    // The template as EC2 stores it: the family's default block devices, the v1 CRD's IMDS
+    // defaults, monitoring off (`aws v1.14.1: pkg/providers/launchtemplate/suite_test.go`
+    // "Block Device Mappings", "Instance Metadata", "Detailed Monitoring").
+    let data = template_data(moto, &plan.templates[0].name);
+    let devices: Vec<(String, i64, bool, String)> = data["BlockDeviceMappings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{alias}: no block devices: {data}"))
+        .iter()
+        .map(|b| {
+            (
+                b["DeviceName"].as_str().unwrap_or_default().to_string(),
+                b["Ebs"]["VolumeSize"].as_i64().unwrap_or_default(),
+                b["Ebs"]["Encrypted"].as_bool().unwrap_or_default(),
+                b["Ebs"]["VolumeType"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        })
+        .collect();
+    let gp3 = |d: &str, gib: i64| (d.to_string(), gib, true, "gp3".to_string());
+    let want = match family {
+        Family::Bottlerocket => vec![gp3("/dev/xvda", 4), gp3("/dev/xvdb", 20)],
+        _ => vec![gp3("/dev/xvda", 20)],
+    };
+    assert_eq!(devices, want, "{alias}");
+    let m = &data["MetadataOptions"];
+    assert_eq!(
+        (
+            m["HttpEndpoint"].as_str(),
+            m["HttpProtocolIpv6"].as_str(),
+            m["HttpPutResponseHopLimit"].as_i64(),
+            m["HttpTokens"].as_str(),
+            m["InstanceMetadataTags"].as_str(),
+        ),
+        (
+            Some("enabled"),
+            Some("disabled"),
+            Some(1),
+            Some("required"),
+            Some("disabled")
+        ),
+        "{alias}: {m}"
+    );
+    assert_eq!(
+        data["Monitoring"]["Enabled"].as_bool(),
+        Some(false),
+        "{alias}"
+    );
+}
+
+/// `LaunchTemplateData` of a template's latest version, as moto returns it (boto3).
+fn template_data(moto: &Moto, name: &str) -> serde_json::Value {
+    let script = "import boto3, json, sys\n\
+ec2 = boto3.client('ec2', endpoint_url=sys.argv[1], region_name=sys.argv[2], aws_access_key_id='testing', aws_secret_access_key='testing')\n\
+v = ec2.describe_launch_template_versions(LaunchTemplateName=sys.argv[3], Versions=['$Latest'])\n\
+print(json.dumps(v['LaunchTemplateVersions'][0]['LaunchTemplateData'], default=str))\n";
+    let out = std::process::Command::new(crate::support::python())
+        .args(["-c", script, &moto.url, moto.region(), name])
+        .output()
+        .expect("run python");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("template JSON")
 }
 
 #[test]

@@ -299,3 +299,43 @@ fn seed_000_switched_to_newnode_needs_that_template() {
         "provisioner.yaml (document 2): Provisioner/default: spec.providerRef: AWSNodeTemplate \"newnode\" is not in the input (loaded: AWSNodeTemplate/oldnode)"
     );
 }
+
+/// `metadataOptions` as the API server stores it (the v1 / v1beta1 CRDs default each field:
+/// `enabled`, `disabled`, hop limit 1 in v1 and 2 in v1beta1, `required`), and the rest of a
+/// block device's `ebs`, which the launch template carries (`aws v1.14.1:
+/// pkg/providers/launchtemplate/suite_test.go` "Instance Metadata", "Block Device Mappings").
+#[test]
+fn node_class_metadata_options_take_the_crds_defaults_and_ebs_is_kept() {
+    use crate::model::nodepool::MetadataOptions;
+    let class = |api: &str, extra: &str| {
+        let yaml = format!(
+            "apiVersion: karpenter.k8s.aws/{api}\nkind: EC2NodeClass\nmetadata: {{name: c}}\nspec:\n  amiFamily: AL2023\n  amiSelectorTerms: [{{id: ami-0123456789abcdef0}}]\n  role: r\n  subnetSelectorTerms: [{{tags: {{a: b}}}}]\n  securityGroupSelectorTerms: [{{tags: {{a: b}}}}]\n{extra}"
+        );
+        load_str("c.yaml", &yaml).unwrap().node_classes.remove(0)
+    };
+    let want = |hops: i64, tokens: &str| MetadataOptions {
+        http_endpoint: Some("enabled".into()),
+        http_protocol_ipv6: Some("disabled".into()),
+        http_put_response_hop_limit: Some(hops),
+        http_tokens: Some(tokens.into()),
+    };
+    assert_eq!(class("v1", "").metadata_options, Some(want(1, "required")));
+    assert_eq!(
+        class("v1beta1", "").metadata_options,
+        Some(want(2, "required"))
+    );
+    let partial = class("v1", "  metadataOptions: {httpTokens: optional}\n");
+    assert_eq!(partial.metadata_options, Some(want(1, "optional")));
+    let c = class(
+        "v1",
+        "  detailedMonitoring: true\n  blockDeviceMappings:\n  - deviceName: /dev/xvda\n    rootVolume: true\n    ebs: {volumeSize: 100Gi, volumeType: io2, iops: 3000, encrypted: true, kmsKeyID: k, deleteOnTermination: false, throughput: 125, snapshotID: snap-1}\n",
+    );
+    assert_eq!(c.detailed_monitoring, Some(true));
+    let b = &c.block_devices[0];
+    assert_eq!(b.volume_size_gib(), Some(100));
+    assert_eq!(b.ebs.volume_type.as_deref(), Some("io2"));
+    assert_eq!(b.ebs.iops, Some(3000));
+    assert_eq!(b.ebs.kms_key_id.as_deref(), Some("k"));
+    assert_eq!(b.ebs.delete_on_termination, Some(false));
+    assert_eq!(b.ebs.snapshot_id.as_deref(), Some("snap-1"));
+}

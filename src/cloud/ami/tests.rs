@@ -758,3 +758,267 @@ fn no_match_and_wrong_architecture_problems_are_explained() {
         .unwrap()
         .contains("none with a supported architecture"));
 }
+
+/// `aws v1.14.1: pkg/providers/amifamily/suite_test.go` "AMIProvider", through [`resolve_all`]
+/// on the fake: per alias the number of AMIs upstream's `List` returns for its SSM parameters
+/// ("should succeed to resolve AMIs (AL2 / AL2023 / Bottlerocket / Windows2019 / 2022 / 2025)":
+/// 4, 2, 5, 1, 1, 1 — a GPU image serving NVIDIA and Neuron counts twice), "SSM Alias Missing"
+/// (2, 1, 4), the version guards ("should fail when AL2 is used with Kubernetes version 1.33 or
+/// greater", 4 Entries; "should fail to resolve AMIs for Windows2025 when EKS version is below
+/// 1.35"), "should ignore images when image.state != available" (every other state), "AMI Tag
+/// Requirements › should succeed to not resolve tags as requirements for NodeClasses", "AMI List
+/// requirements" (the four deprecation Its), "should correctly disambiguate AND vs OR semantics
+/// for tags", and the SSM-parameter Its.
+#[test]
+fn amifamily_suite_resolves_as_the_provider() {
+    let k = K129;
+    let (amd, arm, amd_nv, arm_nv) = ("ami-amd", "ami-arm", "ami-amd-nv", "ami-arm-nv");
+    let images = |fake: FakeCloud| {
+        [
+            (amd, "x86_64", "0001-01-01T00:00:00Z"),
+            (arm, "arm64", "0001-01-01T00:01:00Z"),
+            (amd_nv, "x86_64", "0001-01-01T00:02:00Z"),
+            (arm_nv, "arm64", "0001-01-01T00:02:00Z"),
+        ]
+        .into_iter()
+        .fold(fake, |f, (id, arch, created)| {
+            let mut i = image(id, id, arch, created);
+            i.tags = map(&[("Name", id), ("foo", "bar")]);
+            f.image(i, None)
+        })
+    };
+    let count = |params: &[(&str, &str)], a: &str, k: KubeVersion| {
+        let fake = params
+            .iter()
+            .fold(images(FakeCloud::new()), |f, (p, v)| f.parameter(p, v));
+        let class = v1_class(vec![alias(a)]);
+        resolve_all(&fake, &[&class], k, now())
+            .remove(0)
+            .map(|r| r.images.len())
+    };
+    let eks = "/aws/service/eks/optimized-ami/1.29";
+    let br = "/aws/service/bottlerocket/aws-k8s-1.29";
+    let win = |y: &str| {
+        format!(
+            "/aws/service/ami-windows-latest/Windows_Server-{y}-English-Core-EKS_Optimized-1.29/image_id"
+        )
+    };
+    let al2 = [
+        (&*format!("{eks}/amazon-linux-2/recommended/image_id"), amd),
+        (
+            &*format!("{eks}/amazon-linux-2-gpu/recommended/image_id"),
+            amd_nv,
+        ),
+        (
+            &*format!("{eks}/amazon-linux-2-arm64/recommended/image_id"),
+            arm,
+        ),
+    ];
+    assert_eq!(count(&al2, "al2@latest", k).ok(), Some(4), "AL2");
+    assert_eq!(
+        count(&[al2[0], al2[2]], "al2@latest", k).ok(),
+        Some(2),
+        "AL2 partial"
+    );
+    let al2023 = [
+        (
+            &*format!("{eks}/amazon-linux-2023/x86_64/standard/recommended/image_id"),
+            amd,
+        ),
+        (
+            &*format!("{eks}/amazon-linux-2023/arm64/standard/recommended/image_id"),
+            arm,
+        ),
+    ];
+    assert_eq!(count(&al2023, "al2023@latest", k).ok(), Some(2), "AL2023");
+    assert_eq!(
+        count(&al2023[..1], "al2023@latest", k).ok(),
+        Some(1),
+        "AL2023 partial"
+    );
+    let bottlerocket = [
+        (&*format!("{br}/x86_64/latest/image_id"), amd),
+        (&*format!("{br}-nvidia/x86_64/latest/image_id"), amd_nv),
+        (&*format!("{br}/arm64/latest/image_id"), arm),
+        (&*format!("{br}-nvidia/arm64/latest/image_id"), arm_nv),
+    ];
+    assert_eq!(
+        count(&bottlerocket, "bottlerocket@latest", k).ok(),
+        Some(5),
+        "Bottlerocket"
+    );
+    assert_eq!(
+        count(&bottlerocket[..3], "bottlerocket@latest", k).ok(),
+        Some(4),
+        "Bottlerocket partial"
+    );
+    for year in ["2019", "2022"] {
+        let p = win(year);
+        let got = count(&[(&p, amd)], &format!("windows{year}@latest"), k).ok();
+        assert_eq!(got, Some(1), "Windows{year}");
+    }
+    let p = win("2025").replace("1.29", "1.35");
+    let got = count(&[(&p, amd)], "windows2025@latest", KubeVersion::new(1, 35)).ok();
+    assert_eq!(got, Some(1), "Windows2025");
+    let err = count(&[], "windows2025@latest", KubeVersion::new(1, 34)).unwrap_err();
+    assert!(err.to_string().contains("1.35"), "{err}");
+    for (version, a, fails) in [
+        (KubeVersion::new(1, 33), "al2@latest", true),
+        (KubeVersion::new(1, 34), "al2@latest", true),
+        (KubeVersion::new(1, 32), "al2@latest", false),
+        (KubeVersion::new(1, 33), "al2023@latest", false),
+    ] {
+        assert_eq!(count(&[], a, version).is_err(), fails, "{a} on {version}");
+    }
+
+    // A term selecting by tags; `now` is the fake clock.
+    let tagged = |tags: &[(&str, &str)]| {
+        v1_class(vec![AmiSelectorTerm {
+            tags: map(tags),
+            ..AmiSelectorTerm::default()
+        }])
+    };
+    let resolve = |fake: &FakeCloud, class: &NodeClass| {
+        resolve_all(fake, &[class], k, now())
+            .remove(0)
+            .unwrap()
+            .images
+    };
+    for state in [
+        "pending",
+        "invalid",
+        "deregistered",
+        "transient",
+        "failed",
+        "error",
+        "disabled",
+    ] {
+        let mut other = image("ami-456", "b", "arm64", "2022-08-15T12:00:00Z");
+        other.state = Some(state.into());
+        other.tags = map(&[("test", "test")]);
+        let mut ok = image("ami-123", "a", "x86_64", "2022-08-15T12:00:00Z");
+        ok.tags = map(&[("test", "test")]);
+        let fake = FakeCloud::new().image(ok, None).image(other, None);
+        assert_eq!(
+            ids(&resolve(&fake, &tagged(&[("test", "test")]))),
+            ["ami-123"],
+            "{state}"
+        );
+    }
+    let mut labelled = image(amd, amd, "x86_64", "2024-12-01T00:00:00Z");
+    labelled.tags = map(&[
+        ("Name", amd),
+        (labels::INSTANCE_TYPE, "m5.large"),
+        (labels::ZONE, "test-zone-1a"),
+    ]);
+    let got = resolve(
+        &FakeCloud::new().image(labelled, None),
+        &tagged(&[("*", "*")]),
+    );
+    assert_eq!(got.len(), 1);
+    assert_eq!(
+        got[0].requirements,
+        vec![req(labels::ARCH, Operator::In, &["amd64"])],
+        "tags are not requirements of an EC2NodeClass's AMI"
+    );
+
+    // "AMI List requirements": now is 2025-01-01T00:00:00Z.
+    let dep = |id: &str, name: &str, created: &str, deprecation: Option<&str>| {
+        let mut i = image(id, name, "x86_64", created);
+        i.deprecation_time = deprecation.map(str::to_string);
+        i.tags = map(&[("Name", name), ("foo", "bar")]);
+        i
+    };
+    let (hour_ago, ten_ago, in_ten) = (
+        Some("2024-12-31T23:00:00Z"),
+        Some("2024-12-31T23:50:00Z"),
+        Some("2025-01-01T00:10:00Z"),
+    );
+    let cases = [
+        (
+            "should prioritize the older non-deprecated ami without deprecation time",
+            [
+                dep("ami-5678", amd, "2021-08-31T00:12:42.000Z", hour_ago),
+                dep("ami-1234", amd, "2020-08-31T00:08:42.000Z", None),
+            ],
+            ("ami-1234", false),
+        ),
+        (
+            "should prioritize the non-deprecated ami with deprecation time when both have same creation time",
+            [
+                dep("ami-5678", amd, "2021-08-31T00:12:42.000Z", ten_ago),
+                dep("ami-1234", amd, "2021-08-31T00:12:42.000Z", in_ten),
+            ],
+            ("ami-1234", false),
+        ),
+        (
+            "… and different name",
+            [
+                dep("ami-5678", "test-ami-2", "2021-08-31T00:12:42.000Z", ten_ago),
+                dep("ami-1234", "test-ami-1", "2021-08-31T00:12:42.000Z", in_ten),
+            ],
+            ("ami-1234", false),
+        ),
+        (
+            "should prioritize the newer ami if both are deprecated",
+            [
+                dep("ami-5678", amd, "2021-08-31T00:12:42.000Z", hour_ago),
+                dep("ami-1234", amd, "2020-08-31T00:08:42.000Z", hour_ago),
+            ],
+            ("ami-5678", true),
+        ),
+    ];
+    for (it, pair, (want, deprecated)) in cases {
+        let fake = pair
+            .into_iter()
+            .fold(FakeCloud::new(), |f, i| f.image(i, None));
+        let got = resolve(&fake, &tagged(&[("*", "*")]));
+        assert_eq!(ids(&got), [want], "{it}");
+        assert_eq!(got[0].deprecated, deprecated, "{it}");
+    }
+
+    // AND within a term, OR across terms.
+    let with_tags = |id: &str, arch: &str, tags: &[(&str, &str)]| {
+        let mut i = image(id, id, arch, "2022-08-15T12:00:00Z");
+        i.tags = map(tags);
+        i
+    };
+    let fake = FakeCloud::new()
+        .image(
+            with_tags("ami-789", "x86_64", &[("k1", "v1"), ("k2", "v2")]),
+            None,
+        )
+        .image(with_tags("ami-123", "x86_64", &[("k1", "v1")]), None)
+        .image(with_tags("ami-456", "arm64", &[("k2", "v2")]), None);
+    assert_eq!(
+        ids(&resolve(&fake, &tagged(&[("k1", "v1"), ("k2", "v2")]))),
+        ["ami-789"]
+    );
+    let or = v1_class(vec![
+        AmiSelectorTerm {
+            tags: map(&[("k1", "v1")]),
+            ..AmiSelectorTerm::default()
+        },
+        AmiSelectorTerm {
+            tags: map(&[("k2", "v2")]),
+            ..AmiSelectorTerm::default()
+        },
+    ]);
+    let got = resolve(&fake, &or);
+    // Per architecture the greatest name wins among equal dates: ami-789 over ami-123.
+    assert_eq!(ids(&got), ["ami-456", "ami-789"]);
+
+    // "should succeed to resolve AMIs that use a (custom) SSM parameter", "should not throw an
+    // error if SSM parameter is not found".
+    let by_parameter = |p: &str| {
+        v1_class(vec![AmiSelectorTerm {
+            ssm_parameter: Some(p.into()),
+            ..AmiSelectorTerm::default()
+        }])
+    };
+    let fake = images(FakeCloud::new()).parameter("/my/custom/ami/parameter", amd);
+    let got = resolve(&fake, &by_parameter("/my/custom/ami/parameter"));
+    assert_eq!(ids(&got), [amd]);
+    assert_eq!(got[0].name.as_deref(), Some(amd));
+    assert!(resolve(&fake, &by_parameter("/missing")).is_empty());
+}

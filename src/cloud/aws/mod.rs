@@ -601,11 +601,20 @@ impl Compute for AwsCloud {
     fn create_launch_template(&self, t: &LaunchTemplateRequest) -> Result<bool, CloudError> {
         use aws_sdk_ec2::types::{
             CapacityReservationPreference, CapacityReservationTarget,
+            LaunchTemplateBlockDeviceMappingRequest,
             LaunchTemplateCapacityReservationSpecificationRequest,
+            LaunchTemplateEbsBlockDeviceRequest, LaunchTemplateHttpTokensState,
             LaunchTemplateIamInstanceProfileSpecificationRequest,
-            LaunchTemplateInstanceMarketOptionsRequest, LaunchTemplatePlacementRequest,
-            LaunchTemplateTagSpecificationRequest, MarketType, RequestLaunchTemplateData,
-            ResourceType, TagSpecification, Tenancy,
+            LaunchTemplateInstanceMarketOptionsRequest,
+            LaunchTemplateInstanceMetadataEndpointState,
+            LaunchTemplateInstanceMetadataOptionsRequest,
+            LaunchTemplateInstanceMetadataProtocolIpv6, LaunchTemplateInstanceMetadataTagsState,
+            LaunchTemplatePlacementRequest, LaunchTemplateTagSpecificationRequest,
+            LaunchTemplatesMonitoringRequest, MarketType, RequestLaunchTemplateData, ResourceType,
+            TagSpecification, Tenancy, VolumeType,
+        };
+        use aws_sdk_ec2::types::{
+            LaunchTemplateCpuOptionsRequest, NestedVirtualizationSpecification,
         };
         let tag_spec = |r: ResourceType| {
             LaunchTemplateTagSpecificationRequest::builder()
@@ -642,7 +651,76 @@ impl Compute for AwsCloud {
         let placement = LaunchTemplatePlacementRequest::builder()
             .tenancy(Tenancy::from(t.tenancy.as_str()))
             .build();
+        // The class's block devices (else its family's defaults), IMDS options and detailed
+        // monitoring, as Karpenter's templates carry them (`aws v1.14.1:
+        // pkg/providers/launchtemplate/types.go` `Build`, `launchtemplate.go`
+        // `blockDeviceMappings`): zero IOPS / throughput are left unset, the size in GiB
+        // rounded up, instance metadata tags always disabled.
+        let i32_of = |v: Option<i64>| v.filter(|n| *n != 0).and_then(|n| i32::try_from(n).ok());
+        let block_devices: Vec<LaunchTemplateBlockDeviceMappingRequest> = t
+            .block_devices
+            .iter()
+            .map(|b| {
+                let e = &b.ebs;
+                LaunchTemplateBlockDeviceMappingRequest::builder()
+                    .set_device_name(b.device_name.clone())
+                    .ebs(
+                        LaunchTemplateEbsBlockDeviceRequest::builder()
+                            .set_delete_on_termination(e.delete_on_termination)
+                            .set_encrypted(e.encrypted)
+                            .set_volume_type(e.volume_type.as_deref().map(VolumeType::from))
+                            .set_iops(i32_of(e.iops))
+                            .set_throughput(i32_of(e.throughput))
+                            .set_kms_key_id(e.kms_key_id.clone())
+                            .set_snapshot_id(e.snapshot_id.clone())
+                            .set_volume_initialization_rate(
+                                e.volume_initialization_rate
+                                    .and_then(|n| i32::try_from(n).ok()),
+                            )
+                            .set_volume_size(
+                                b.volume_size_gib().and_then(|n| i32::try_from(n).ok()),
+                            )
+                            .build(),
+                    )
+                    .build()
+            })
+            .collect();
+        let m = &t.metadata;
+        let metadata = LaunchTemplateInstanceMetadataOptionsRequest::builder()
+            .set_http_endpoint(
+                m.http_endpoint
+                    .as_deref()
+                    .map(LaunchTemplateInstanceMetadataEndpointState::from),
+            )
+            .set_http_protocol_ipv6(
+                m.http_protocol_ipv6
+                    .as_deref()
+                    .map(LaunchTemplateInstanceMetadataProtocolIpv6::from),
+            )
+            .set_http_put_response_hop_limit(
+                m.http_put_response_hop_limit
+                    .and_then(|n| i32::try_from(n).ok()),
+            )
+            .set_http_tokens(
+                m.http_tokens
+                    .as_deref()
+                    .map(LaunchTemplateHttpTokensState::from),
+            )
+            .instance_metadata_tags(LaunchTemplateInstanceMetadataTagsState::Disabled)
+            .build();
         let data = RequestLaunchTemplateData::builder()
+            .set_block_device_mappings((!block_devices.is_empty()).then_some(block_devices))
+            .metadata_options(metadata)
+            .set_cpu_options(t.nested_virtualization.as_deref().map(|n| {
+                LaunchTemplateCpuOptionsRequest::builder()
+                    .nested_virtualization(NestedVirtualizationSpecification::from(n))
+                    .build()
+            }))
+            .monitoring(
+                LaunchTemplatesMonitoringRequest::builder()
+                    .enabled(t.detailed_monitoring)
+                    .build(),
+            )
             .placement(placement)
             .set_capacity_reservation_specification(reservation)
             .set_instance_market_options(market)

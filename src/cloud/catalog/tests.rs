@@ -186,11 +186,13 @@ fn bottlerocket_ephemeral_storage_and_pod_overhead() {
             device_name: Some("/dev/xvda".into()),
             root_volume: false,
             volume_size: Some(4 * GIB),
+            ..BlockDevice::default()
         },
         BlockDevice {
             device_name: Some("/dev/xvdb".into()),
             root_volume: false,
             volume_size: Some(100 * GIB),
+            ..BlockDevice::default()
         },
     ];
     let mut ctx = InstanceTypeContext::new("us-east-1", "Bottlerocket");

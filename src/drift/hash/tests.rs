@@ -346,6 +346,112 @@ fn unknown_versions_and_generations_are_refused_with_a_reason() {
         .contains("1.5Gi"));
 }
 
+/// The Its of `aws v1.14.1: pkg/apis/v1/ec2nodeclass_hash_test.go` beside its value table, and
+/// of `pkg/controllers/nodeclass/hash/suite_test.go` (what the controller's hash follows), as
+/// invariances of the v5 hash: "should change hash when instanceProfile is updated", "should not
+/// change hash when tags are re-ordered", "should not change hash when behavior/dynamic fields are
+/// updated" (the four selector terms, capacity reservations included), "should expect two
+/// EC2NodeClasses with the same spec to have the same hash"; the controller's "should update the
+/// drift hash when static field is updated" (7 Entries on `test.EC2NodeClass`: no metadataOptions,
+/// so the CRD default `httpEndpoint: enabled`), "… when the CA bundle changes", "should not update
+/// the drift hash when dynamic field is updated" (id terms); and `pkg/cloudprovider/suite_test.go`
+/// "should not return drifted if dynamic fields are updated" › "AMI Drift" (`amiFamily: AL2023`
+/// with tag terms hashes as the alias `al2023@latest` it replaces: `AMIFamily()` is hashed, not
+/// the field).
+#[test]
+fn ec2nodeclass_hash_follows_the_providers_invariances() {
+    let ca = || Ok(CaTerm::of_bundle("test-ca-bundle"));
+    let v5 = |spec: Value| node_class_hash(&class(spec), "v5", ca()).unwrap();
+    let base = v5(upstream_base());
+    let mut profile = upstream_change("InstanceProfile");
+    let with_profile = v5(profile.clone());
+    profile["instanceProfile"] = json!("other-instance-profile");
+    assert_ne!(v5(profile), with_profile, "instanceProfile updated");
+    let mut reordered = upstream_base();
+    reordered["tags"] = json!({"keyTag-2": "valueTag-2", "keyTag-1": "valueTag-1"});
+    assert_eq!(v5(reordered), base, "tags re-ordered");
+    let mut dynamic = upstream_base();
+    dynamic["subnetSelectorTerms"] = json!([{"tags": {"subnet-test-key": "subnet-test-value"}}]);
+    dynamic["securityGroupSelectorTerms"] = json!([{"tags": {"sg-test-key": "sg-test-value"}}]);
+    dynamic["amiSelectorTerms"] = json!([{"tags": {"ami-test-key": "ami-test-value"}}]);
+    dynamic["capacityReservationSelectorTerms"] =
+        json!([{"tags": {"cr-test-key": "cr-test-value"}}]);
+    dynamic["ipPrefixCount"] = json!(2);
+    assert_eq!(v5(dynamic), base, "behavior/dynamic fields");
+    let mut other = class(upstream_base());
+    other.name = "other".into();
+    assert_eq!(
+        node_class_hash(&other, "v5", ca()).unwrap(),
+        base,
+        "same spec"
+    );
+    assert_ne!(
+        node_class_hash(
+            &class(upstream_base()),
+            "v5",
+            Ok(CaTerm::of_bundle("new-ca-bundle"))
+        )
+        .unwrap(),
+        base,
+        "CA bundle changed"
+    );
+
+    // The controller suite's class: wildcard terms, Custom family.
+    let controller = || {
+        json!({
+            "role": "role",
+            "amiFamily": "Custom",
+            "amiSelectorTerms": [{"tags": {"*": "*"}}],
+            "subnetSelectorTerms": [{"tags": {"*": "*"}}],
+            "securityGroupSelectorTerms": [{"tags": {"*": "*"}}]
+        })
+    };
+    let plain = v5(controller());
+    let changes: [(&str, Value); 7] = [
+        ("UserData", json!({"userData": "userdata-test-2"})),
+        (
+            "Tags",
+            json!({"tags": {"keyTag-test-3": "valueTag-test-3"}}),
+        ),
+        (
+            "BlockDeviceMappings",
+            json!({"blockDeviceMappings": [{"deviceName": "map-device-test-3"}]}),
+        ),
+        ("DetailedMonitoring", json!({"detailedMonitoring": true})),
+        (
+            "MetadataOptions",
+            json!({"metadataOptions": {"httpEndpoint": "disabled"}}),
+        ),
+        ("Context", json!({"context": "context-2"})),
+        (
+            "CPUOptions",
+            json!({"cpuOptions": {"nestedVirtualization": "enabled"}}),
+        ),
+    ];
+    for (name, change) in changes {
+        let mut spec = controller();
+        for (k, v) in change.as_object().unwrap() {
+            spec[k] = v.clone();
+        }
+        assert_ne!(v5(spec), plain, "{name} Drift");
+    }
+    let mut ids = controller();
+    ids["subnetSelectorTerms"] = json!([{"id": "subnet-test1"}]);
+    ids["securityGroupSelectorTerms"] = json!([{"id": "sg-test1"}]);
+    ids["amiSelectorTerms"] = json!([{"tags": {"ami-test-key": "ami-test-value"}}]);
+    assert_eq!(v5(ids), plain, "dynamic fields (id terms)");
+
+    // cloudprovider suite, Static Drift Detection: the alias's family is what is hashed.
+    let mut alias = upstream_base();
+    alias["amiSelectorTerms"] = json!([{"alias": "al2023@latest"}]);
+    let mut family = upstream_base();
+    family["amiFamily"] = json!("AL2023");
+    family["amiSelectorTerms"] = json!([{"tags": {"ami-key-1": "ami-value-1"}}]);
+    assert_eq!(v5(family.clone()), v5(alias), "AMI Drift entry");
+    family["amiFamily"] = json!("Bottlerocket");
+    assert_ne!(v5(family), base, "a different family is static");
+}
+
 fn annotated(mut c: NodeClass, hash: &str, version: &str) -> NodeClass {
     c.annotations
         .insert(labels::NODECLASS_HASH.into(), hash.into());
