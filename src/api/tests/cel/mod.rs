@@ -1,0 +1,104 @@
+//! Karpenter's own tests of what the API server refuses (its CRDs' schemas, patterns and CEL
+//! rules), mirrored case by case: each upstream `It`/`Entry` becomes a patch on the upstream
+//! test's base object, loaded here as JSON and as YAML, and must be refused naming the field
+//! where upstream expects `Create` to fail, and accepted where it expects it to succeed.
+//! Ledger: docs/upstream-tests.md "Validation (CEL and schema)".
+
+mod nodeclaim;
+mod nodeoverlay;
+mod nodepool;
+
+use serde_json::Value;
+
+use crate::api::{load_str, InputError};
+
+/// What the API server does with the object.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Want {
+    /// Accepted.
+    Ok,
+    /// Refused; we name this field (the error's field path starts with it).
+    Refused(&'static str),
+}
+pub(super) use Want::{Ok as Accepted, Refused};
+
+/// One upstream `It` or `Entry`: its text, the patch (YAML, applied as a JSON merge patch,
+/// RFC 7386: objects merge, `null` removes, anything else replaces) and the outcome.
+pub(super) type Case<'a> = (&'a str, &'a str, Want);
+
+fn yaml_value(text: &str) -> Value {
+    serde_saphyr::from_str(text).unwrap_or_else(|e| panic!("bad test YAML {text:?}: {e}"))
+}
+
+fn merge(target: &mut Value, patch: &Value) {
+    match (target, patch) {
+        (Value::Object(t), Value::Object(p)) => {
+            for (k, v) in p {
+                if v.is_null() {
+                    t.remove(k);
+                } else {
+                    merge(t.entry(k.clone()).or_insert(Value::Null), v);
+                }
+            }
+        }
+        (t, p) => *t = p.clone(),
+    }
+}
+
+/// `base` with `patch` merged in.
+pub(super) fn patched(base: &str, patch: &str) -> Value {
+    let mut object = yaml_value(base);
+    merge(&mut object, &yaml_value(patch));
+    object
+}
+
+/// Loads `object` as JSON and as YAML; both readers must agree. `Ok(())`, or the refused
+/// field and the whole message.
+pub(super) fn outcome(object: &Value) -> Result<(), (String, String)> {
+    let json = serde_json::to_string_pretty(object).unwrap();
+    let yaml = serde_saphyr::to_string(object).unwrap();
+    let read = |name: &str, text: &str| match load_str(name, text) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let field = match &e {
+                InputError::Invalid { field, .. } => field.clone(),
+                _ => "<not a field error>".into(),
+            };
+            let message = e.to_string().replacen(name, "<file>", 1);
+            assert!(!message.contains('\n'), "not one line: {message}");
+            Err((field, message))
+        }
+    };
+    let from_json = read("cel.json", &json);
+    let from_yaml = read("cel.yaml", &yaml);
+    assert_eq!(
+        from_json, from_yaml,
+        "JSON and YAML read differently:\n{yaml}"
+    );
+    from_json
+}
+
+/// Runs the cases against `base`, reporting every disagreement at once.
+pub(super) fn check(base: &str, cases: &[Case]) {
+    let mut wrong = Vec::new();
+    for (it, patch, want) in cases {
+        let got = outcome(&patched(base, patch));
+        let agrees = match (want, &got) {
+            (Want::Ok, Ok(())) => true,
+            (Want::Refused(field), Err((named, _))) => named.starts_with(field),
+            _ => false,
+        };
+        if !agrees {
+            wrong.push(format!(
+                "{it}\n    patch: {patch}\n    want {want:?}, got {got:?}"
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} cases differ:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
+}
