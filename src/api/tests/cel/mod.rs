@@ -102,3 +102,50 @@ pub(super) fn check(base: &str, cases: &[Case]) {
         wrong.join("\n")
     );
 }
+
+/// Numbers where the CRDs (every generation) type a string: `values: [1]` and a budget's
+/// `nodes: 10` fail `kubectl apply` ("must be of type string"), and were read as the text "1"
+/// and "10". Quoted numbers are strings, and `minValues` is an integer.
+#[test]
+fn numbers_where_the_api_types_strings_are_refused() {
+    let v1 = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: c}\n      requirements: [{key: karpenter.k8s.aws/instance-cpu, operator: Gt, values: [VALUE], minValues: 1}]\n  disruption: {budgets: [{nodes: NODES}]}\n";
+    let v1beta1 = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: c}\n      requirements: [{key: karpenter.k8s.aws/instance-cpu, operator: Gt, values: [VALUE]}]\n  disruption: {consolidationPolicy: WhenUnderutilized, budgets: [{nodes: NODES}]}\n";
+    let v1alpha5 = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  providerRef: {name: c}\n  requirements: [{key: karpenter.k8s.aws/instance-cpu, operator: Gt, values: [VALUE]}]\n";
+    let claim = "apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata: {name: p}\nspec:\n  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: c}\n  requirements: [{key: karpenter.k8s.aws/instance-cpu, operator: Gt, values: [VALUE]}]\n";
+    let overlay = "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata: {name: p}\nspec:\n  requirements: [{key: karpenter.k8s.aws/instance-cpu, operator: Gt, values: [VALUE]}]\n";
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: karpenter.k8s.aws/instance-cpu, operator: Gt, values: [VALUE]}]}]}}}\n";
+    let with =
+        |text: &str, value: &str, nodes: &str| text.replace("VALUE", value).replace("NODES", nodes);
+    for (text, values_at, nodes_at) in [
+        (v1, "spec.template.spec.requirements[0].values[0]", Some("spec.disruption.budgets[0].nodes")),
+        (v1beta1, "spec.template.spec.requirements[0].values[0]", Some("spec.disruption.budgets[0].nodes")),
+        (v1alpha5, "spec.requirements[0].values[0]", None),
+        (claim, "spec.requirements[0].values[0]", None),
+        (overlay, "spec.requirements[0].values[0]", None),
+        (pod, "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values[0]", None),
+    ] {
+        load_str("ok.yaml", &with(text, "'4'", "'10'")).unwrap_or_else(|e| panic!("{e}"));
+        load_str("ok.yaml", &with(text, "\"4\"", "10%")).unwrap_or_else(|e| panic!("{e}"));
+        for (value, found) in [("4", "integer `4`"), ("4.5", "floating point `4.5`"), ("true", "boolean `true`")] {
+            let yaml = with(text, value, "'10'");
+            let json = serde_json::to_string(&yaml_value(&yaml)).unwrap();
+            for (name, text) in [("in.yaml", &yaml), ("in.json", &json)] {
+                match load_str(name, text) {
+                    Err(InputError::Invalid { field, message, .. }) => {
+                        assert_eq!(field, values_at, "{name}: {message}");
+                        assert!(message.contains(&format!("invalid type: {found}, expected a string")), "{message}");
+                    }
+                    other => panic!("{name} {value}: {other:?}"),
+                }
+            }
+        }
+        if let Some(at) = nodes_at {
+            for nodes in ["10", "0"] {
+                match load_str("in.yaml", &with(text, "'4'", nodes)) {
+                    Err(InputError::Invalid { field, .. }) => assert_eq!(field, at),
+                    other => panic!("nodes {nodes}: {other:?}"),
+                }
+            }
+        }
+    }
+}
