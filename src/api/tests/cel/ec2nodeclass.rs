@@ -3,7 +3,7 @@
 //! Upstream's base object, as a manifest. Go leaves out an empty string or map (`omitempty`):
 //! upstream's `Role: ""` and `Tags: map[string]string{}` are absent fields here.
 
-use super::{check, Accepted, Case, Refused, Want};
+use super::{borrowed, check, Accepted, Case, Owned, Refused};
 
 const BASE: &str = "apiVersion: karpenter.k8s.aws/v1
 kind: EC2NodeClass
@@ -29,7 +29,7 @@ const FAMILIES: [&str; 6] = [
 /// three update Its are n.a.: this tool never updates a stored object).
 #[test]
 fn identity_families_and_tags() {
-    let mut owned: Vec<(String, String, Want)> = Vec::new();
+    let mut owned: Vec<Owned> = Vec::new();
     for family in FAMILIES.iter().chain(&["Custom"]) {
         owned.push((format!("should succeed with valid families: {family}"), format!("{{spec: {{amiSelectorTerms: [{{id: ami-0123456789abcdef}}], amiFamily: {family}}}}}"), Accepted));
     }
@@ -42,10 +42,7 @@ fn identity_families_and_tags() {
             owned.push((format!("should fail when then amiFamily does not match amiSelectorTerms[].alias: {family} {alias}"), format!("{{spec: {{amiSelectorTerms: [{{alias: {alias}}}], amiFamily: {family}}}}}"), Refused("spec.amiFamily")));
         }
     }
-    let mut cases: Vec<Case> = owned
-        .iter()
-        .map(|(it, p, w)| (it.as_str(), p.as_str(), *w))
-        .collect();
+    let mut cases = borrowed(&owned);
     cases.extend_from_slice(&[
         ("should succeed if just specifying role", "{}", Accepted),
         ("should succeed if just specifying instance profile", "{spec: {instanceProfile: test-instance-profile, role: null}}", Accepted),
@@ -126,7 +123,7 @@ fn selector_terms() {
 #[test]
 fn ami_selector_terms() {
     let a = "spec.amiSelectorTerms";
-    let mut owned: Vec<(String, String, Want)> = Vec::new();
+    let mut owned: Vec<Owned> = Vec::new();
     for (field, value) in [
         ("alias", "al2023@latest"),
         ("tags", "{test: testvalue}"),
@@ -180,10 +177,7 @@ fn ami_selector_terms() {
     ] {
         owned.push((format!("should fail for incorrectly formatted aliases / an invalid family / non-latest Windows versions: {alias}"), format!("{{spec: {{amiSelectorTerms: [{{alias: {alias:?}}}]}}}}"), Refused(a)));
     }
-    let mut cases: Vec<Case> = owned
-        .iter()
-        .map(|(it, p, w)| (it.as_str(), p.as_str(), *w))
-        .collect();
+    let mut cases = borrowed(&owned);
     cases.extend_from_slice(&[
         ("should succeed with a valid ami selector on alias", "{spec: {amiSelectorTerms: [{alias: al2023@latest}]}}", Accepted),
         ("should succeed with a valid ami selector on tags", "{spec: {amiSelectorTerms: [{tags: {test: testvalue}}]}}", Accepted),
@@ -212,10 +206,7 @@ fn kubelet() {
         ("should succeed on evictionSoft with valid keys".to_string(), format!("{{spec: {{kubelet: {{evictionSoft: {{{all}}}, evictionSoftGracePeriod: {{{grace}}}}}}}}}"), Accepted),
         ("should succeed on evictionSoftGracePeriod with valid keys".to_string(), format!("{{spec: {{kubelet: {{evictionSoft: {{{all}}}, evictionSoftGracePeriod: {{{grace}}}}}}}}}"), Accepted),
     ];
-    let mut cases: Vec<Case> = owned
-        .iter()
-        .map(|(it, p, w)| (it.as_str(), p.as_str(), *w))
-        .collect();
+    let mut cases = borrowed(&owned);
     cases.extend_from_slice(&[
         ("should fail on kubeReserved with invalid keys", "{spec: {kubelet: {kubeReserved: {pods: '2'}}}}", Refused(k)),
         ("should fail on systemReserved with invalid keys", "{spec: {kubelet: {systemReserved: {pods: '2'}}}}", Refused(k)),

@@ -27,6 +27,123 @@ pub(super) use Want::{Ok as Accepted, Refused};
 /// RFC 7386: objects merge, `null` removes, anything else replaces) and the outcome.
 pub(super) type Case<'a> = (&'a str, &'a str, Want);
 
+/// A case whose patch is built at run time.
+pub(super) type Owned = (String, String, Want);
+
+/// Owned cases as [`Case`]s.
+pub(super) fn borrowed(owned: &[Owned]) -> Vec<Case<'_>> {
+    owned
+        .iter()
+        .map(|(it, p, w)| (it.as_str(), p.as_str(), *w))
+        .collect()
+}
+
+/// The requirement Its the NodePool, NodeClaim and NodeOverlay files share, word for word but
+/// their names: the well-known labels, the kubernetes domains, the bounded operators' values,
+/// and (`keys`) the invalid and too-long keys. `wrap` makes a patch whose only requirement is
+/// its argument; `at` is that requirement's path, `key` its key's.
+pub(super) struct RequirementIts {
+    pub wrap: fn(&str) -> String,
+    pub at: &'static str,
+    pub key: &'static str,
+    pub well_known: &'static [&'static str],
+    /// The Its' names: kubernetes domains, kubernetes subdomains.
+    pub domains: [&'static str; 2],
+    /// Whether the file has "should fail for invalid requirement keys" and "should fail at
+    /// runtime for requirement keys that are too long".
+    pub keys: bool,
+    /// Whether it has "should allow more than 50 values if minValues is not specified.".
+    pub min_values: bool,
+}
+
+impl RequirementIts {
+    pub(super) fn cases(&self) -> Vec<Owned> {
+        let one = |r: String| (self.wrap)(&r);
+        let mut out: Vec<Owned> = Vec::new();
+        if self.keys {
+            for k in [
+                "'test.com.com}'",
+                "Test.com/test",
+                "test/test/test",
+                "test/",
+                "/test",
+            ] {
+                let it = format!("should fail for invalid requirement keys: {k}");
+                out.push((
+                    it,
+                    one(format!("{{key: {k}, operator: Exists}}")),
+                    Refused(self.key),
+                ));
+            }
+            let long = "a".repeat(250);
+            for k in [
+                format!("test.com.test.{long}/test"),
+                format!("test.com.test/test-{long}"),
+            ] {
+                let it =
+                    "should fail at runtime for requirement keys that are too long".to_string();
+                out.push((
+                    it,
+                    one(format!("{{key: {k}, operator: Exists}}")),
+                    Refused(self.key),
+                ));
+            }
+        }
+        if self.min_values {
+            let values: Vec<String> = (0..90).map(|i| format!("instance{i}")).collect();
+            let r = format!(
+                "{{key: node.kubernetes.io/instance-type, operator: In, values: [{}]}}",
+                values.join(", ")
+            );
+            let it = "should allow more than 50 values if minValues is not specified.";
+            out.push((it.into(), one(r), Accepted));
+        }
+        for label in self.well_known {
+            let it = format!("should allow well known label exceptions: {label}");
+            out.push((
+                it,
+                one(format!("{{key: {label}, operator: In, values: [test]}}")),
+                Accepted,
+            ));
+        }
+        for domain in ["kubernetes.io", "k8s.io"] {
+            for (it, key) in [
+                (self.domains[0], format!("{domain}/test")),
+                (self.domains[1], format!("subdomain.{domain}/test")),
+            ] {
+                out.push((
+                    format!("{it}: {key}"),
+                    one(format!("{{key: {key}, operator: In, values: [test]}}")),
+                    Accepted,
+                ));
+            }
+        }
+        for op in ["Gt", "Lt", "Gte", "Lte"] {
+            for values in ["[]", "['1', '2']", "[a]", "['-1']"] {
+                let it = match op.len() {
+                    2 => "should fail with invalid GT or LT values",
+                    _ => "should fail with invalid GTE or LTE values",
+                };
+                let r = format!(
+                    "{{key: topology.kubernetes.io/zone, operator: {op}, values: {values}}}"
+                );
+                out.push((format!("{it}: {op} {values}"), one(r), Refused(self.at)));
+            }
+        }
+        out
+    }
+}
+
+/// Core's `WellKnownLabels` (`pkg/apis/v1/labels.go`) but the NodePool and capacity-type keys.
+pub(super) const WELL_KNOWN: &[&str] = &[
+    "topology.kubernetes.io/zone",
+    "topology.kubernetes.io/region",
+    "node.kubernetes.io/instance-type",
+    "kubernetes.io/arch",
+    "kubernetes.io/os",
+    "node.kubernetes.io/windows-build",
+];
+
 fn yaml_value(text: &str) -> Value {
     serde_saphyr::from_str(text).unwrap_or_else(|e| panic!("bad test YAML {text:?}: {e}"))
 }

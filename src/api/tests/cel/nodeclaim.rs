@@ -2,7 +2,7 @@
 //! NodeClaim CRD (`tests/fixtures/crds/v1/karpenter.sh_nodeclaims.yaml`). Upstream's base
 //! object, as a manifest.
 
-use super::{check, Accepted, Case, Refused, Want};
+use super::{borrowed, check, Accepted, Case, Refused, RequirementIts};
 
 const BASE: &str = "apiVersion: karpenter.sh/v1
 kind: NodeClaim
@@ -39,31 +39,7 @@ fn taints_and_node_class_ref() {
 fn requirements() {
     let at = "spec.requirements[0]";
     let key = "spec.requirements[0].key";
-    let mut owned: Vec<(String, String, Want)> = vec![
-        (
-            "should allow more than 50 values if minValues is not specified.".into(),
-            requirement(&format!(
-                "{{key: node.kubernetes.io/instance-type, operator: In, values: [{}]}}",
-                (0..90)
-                    .map(|i| format!("instance{i}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-            Accepted,
-        ),
-        (
-            "should error when requirements is greater than 100".into(),
-            format!(
-                "{{spec: {{requirements: [{}]}}}}",
-                (0..101)
-                    .map(|i| format!("{{key: random-{i}, operator: In, values: [random-{i}]}}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            Refused("spec.requirements"),
-        ),
-    ];
-    for label in [
+    const WELL_KNOWN_AND_CAPACITY_TYPE: &[&str] = &[
         "topology.kubernetes.io/zone",
         "topology.kubernetes.io/region",
         "node.kubernetes.io/instance-type",
@@ -71,49 +47,32 @@ fn requirements() {
         "kubernetes.io/os",
         "karpenter.sh/capacity-type",
         "node.kubernetes.io/windows-build",
-    ] {
-        owned.push((
-            format!("should allow well known label exceptions: {label}"),
-            requirement(&format!("{{key: {label}, operator: In, values: [test]}}")),
-            Accepted,
-        ));
+    ];
+    let mut owned = RequirementIts {
+        wrap: requirement,
+        at,
+        key,
+        well_known: WELL_KNOWN_AND_CAPACITY_TYPE,
+        domains: [
+            "should allow kubernetes domains",
+            "should allow kubernetes subdomains",
+        ],
+        keys: false,
+        min_values: true,
     }
-    for label in ["kubernetes.io", "k8s.io"] {
-        owned.push((
-            format!("should allow kubernetes domains: {label}"),
-            requirement(&format!(
-                "{{key: {label}/test, operator: In, values: [test]}}"
-            )),
-            Accepted,
-        ));
-        owned.push((
-            format!("should allow kubernetes subdomains: {label}"),
-            requirement(&format!(
-                "{{key: subdomain.{label}/test, operator: In, values: [test]}}"
-            )),
-            Accepted,
-        ));
-    }
-    for op in ["Gt", "Lt", "Gte", "Lte"] {
-        for values in ["[]", "['1', '2']", "[a]", "['-1']"] {
-            let it = if op.len() == 2 {
-                "should fail with invalid GT or LT values"
-            } else {
-                "should fail with invalid GTE or LTE values"
-            };
-            owned.push((
-                format!("{it}: {op} {values}"),
-                requirement(&format!(
-                    "{{key: topology.kubernetes.io/zone, operator: {op}, values: {values}}}"
-                )),
-                Refused(at),
-            ));
-        }
-    }
-    let mut cases: Vec<Case> = owned
-        .iter()
-        .map(|(it, p, w)| (it.as_str(), p.as_str(), *w))
-        .collect();
+    .cases();
+    owned.push((
+        "should error when requirements is greater than 100".into(),
+        format!(
+            "{{spec: {{requirements: [{}]}}}}",
+            (0..101)
+                .map(|i| format!("{{key: random-{i}, operator: In, values: [random-{i}]}}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Refused("spec.requirements"),
+    ));
+    let mut cases = borrowed(&owned);
     cases.extend_from_slice(&[
         ("should allow supported ops", "{spec: {requirements: [{key: topology.kubernetes.io/zone, operator: In, values: [test]}, {key: topology.kubernetes.io/zone, operator: Gt, values: ['1']}, {key: topology.kubernetes.io/zone, operator: Lt, values: ['1']}, {key: topology.kubernetes.io/zone, operator: NotIn}, {key: topology.kubernetes.io/zone, operator: Exists}]}}", Accepted),
         ("should fail for unsupported ops", "{spec: {requirements: [{key: topology.kubernetes.io/zone, operator: unknown, values: [test]}]}}", Refused("spec.requirements[0].operator")),
