@@ -60,17 +60,8 @@ pub(crate) fn block_devices(
 
 fn ebs_crd_rules(ctx: &Ctx, path: &str, ebs: &EbsSpec) -> Result<(), InputError> {
     const VOLUME_TYPES: [&str; 7] = ["standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"];
-    if let Some(size) = &ebs.volume_size {
-        let ok = match size {
-            IntOrString::String(s) => is_volume_size(s),
-            IntOrString::Int(_) => false,
-        };
-        if !ok {
-            return Err(ctx.invalid(
-                format!("{path}.volumeSize"),
-                format!("invalid value {:?} (a whole size from 1Gi to 59000Gi, 1G to 64000G, or in Ti / T, such as \"20Gi\")", size.as_text()),
-            ));
-        }
+    if let Some(problem) = ebs.volume_size.as_ref().and_then(volume_size_problem) {
+        return Err(ctx.invalid(format!("{path}.volumeSize"), problem));
     }
     if let Some(t) = ebs
         .volume_type
@@ -103,6 +94,20 @@ fn ebs_crd_rules(ctx: &Ctx, path: &str, ebs: &EbsSpec) -> Result<(), InputError>
         }
     }
     Ok(())
+}
+
+/// Why a `volumeSize` fails the v1beta1 / v1 CRDs' type and pattern ([`is_volume_size`]).
+pub(crate) fn volume_size_problem(size: &IntOrString) -> Option<String> {
+    let ok = match size {
+        IntOrString::String(s) => is_volume_size(s),
+        IntOrString::Int(_) => false,
+    };
+    (!ok).then(|| {
+        format!(
+            "invalid value {:?} (a whole size from 1Gi to 59000Gi, 1G to 64000G, or in Ti / T, such as \"20Gi\")",
+            size.as_text()
+        )
+    })
 }
 
 /// The CRDs' `volumeSize` pattern, as written:
