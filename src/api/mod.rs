@@ -19,6 +19,7 @@ pub mod core;
 mod document;
 mod error;
 mod kinds;
+mod launch_options;
 pub mod live;
 mod load;
 pub mod meta;

@@ -104,10 +104,43 @@ fn convert(at: &Location, origin: &Origin, p: Parts<'_>) -> Result<NodeClaim, In
     })
 }
 
+/// What the NodeClaim CRDs (v1beta1, v1) check of the requirements beyond what every
+/// generation's conversion does: at most 100, and their key rules ([`validate::claim_keys`]).
+fn claim_crd_rules(ctx: &Ctx, requirements: Option<&[RequirementSpec]>) -> Result<(), InputError> {
+    let specs = requirements.unwrap_or_default();
+    validate::max_items(ctx, "spec.requirements", specs.len(), 100, "requirements")?;
+    validate::claim_keys(ctx, "spec.requirements", specs)
+}
+
 impl v1::NodeClaim {
     /// Normalises a v1 NodeClaim.
     pub fn to_model(&self, at: &Location, origin: &Origin) -> Result<NodeClaim, InputError> {
         let spec = self.spec.clone().unwrap_or_default();
+        let name = self.metadata.name.as_deref();
+        let ctx = Ctx::new(at, object_name("NodeClaim", None, name));
+        claim_crd_rules(&ctx, spec.requirements.as_deref())?;
+        // The v1 CRD (core v1.14.1: pkg/apis/crds/karpenter.sh_nodeclaims.yaml): a group is no
+        // apiVersion (`^[^/]*$`); expireAfter and terminationGracePeriod have the NodePool's
+        // patterns (nodeclaim_validation_cel_test.go "should fail for invalid group", "should
+        // fail on an invalid expireAfter", "… terminationGracePeriod").
+        if let Some(g) = spec
+            .node_class_ref
+            .as_ref()
+            .and_then(|r| r.group.as_deref())
+        {
+            if g.contains('/') {
+                return Err(ctx.invalid(
+                    "spec.nodeClassRef.group",
+                    format!("{g:?} is an apiVersion, not a group (e.g. karpenter.k8s.aws)"),
+                ));
+            }
+        }
+        if let Some(d) = &spec.expire_after {
+            validate::duration(&ctx, "spec.expireAfter", d, true)?;
+        }
+        if let Some(d) = &spec.termination_grace_period {
+            validate::duration(&ctx, "spec.terminationGracePeriod", d, false)?;
+        }
         let mut claim = convert(
             at,
             origin,
@@ -133,6 +166,11 @@ impl v1beta1::NodeClaim {
     /// Normalises a v1beta1 NodeClaim.
     pub fn to_model(&self, at: &Location, origin: &Origin) -> Result<NodeClaim, InputError> {
         let spec = self.spec.clone().unwrap_or_default();
+        let ctx = Ctx::new(
+            at,
+            object_name("NodeClaim", None, self.metadata.name.as_deref()),
+        );
+        claim_crd_rules(&ctx, spec.requirements.as_deref())?;
         convert(
             at,
             origin,

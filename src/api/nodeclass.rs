@@ -3,7 +3,8 @@
 
 use super::error::{Ctx, InputError};
 use super::meta::{
-    AmiSelectorTermSpec, BlockDeviceMappingSpec, NodeClassStatusSpec, SelectorTermSpec, StringMap,
+    AmiSelectorTermSpec, BlockDeviceMappingSpec, EbsSpec, IntOrString, NodeClassStatusSpec,
+    SelectorTermSpec, StringMap,
 };
 use super::validate::{self, NODEPOOL_OPERATORS_V1};
 use crate::model::labels;
@@ -12,13 +13,22 @@ use crate::model::nodepool::{
     SelectorTerm, StatusSubnet,
 };
 
-/// Converts block device mappings (only what capacity needs is interpreted).
+/// Converts block device mappings (only what capacity needs is interpreted). `crd` applies
+/// the v1beta1 and v1 CRDs' rules (`aws v1.14.1: pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml`,
+/// v0.37.8's alike; tests `ec2nodeclass_validation_cel_test.go` Context "BlockDeviceMappings"):
+/// at most 50, `volumeSize` a string of whole G/Gi/T/Ti within EBS's limits, `volumeType`
+/// one of EBS's, `snapshotID` or `volumeSize` set, `volumeInitializationRate` 100–300 and only
+/// with a `snapshotID`. The v1alpha5 AWSNodeTemplate's schema had none of them.
 pub(crate) fn block_devices(
     ctx: &Ctx,
     path: &str,
     specs: Option<&[BlockDeviceMappingSpec]>,
+    crd: bool,
 ) -> Result<Vec<BlockDevice>, InputError> {
     let specs = specs.unwrap_or_default();
+    if crd {
+        validate::max_items(ctx, path, specs.len(), 50, "block device mappings")?;
+    }
     if specs.iter().filter(|b| b.root_volume == Some(true)).count() > 1 {
         return Err(ctx.invalid(
             path,
@@ -29,6 +39,9 @@ pub(crate) fn block_devices(
         .iter()
         .enumerate()
         .map(|(i, b)| {
+            if let (true, Some(ebs)) = (crd, b.ebs.as_ref()) {
+                ebs_crd_rules(ctx, &format!("{path}[{i}].ebs"), ebs)?;
+            }
             let volume_size = match b.ebs.as_ref().and_then(|e| e.volume_size.as_ref()) {
                 Some(q) => Some(validate::quantity(
                     ctx,
@@ -98,6 +111,92 @@ pub(crate) fn metadata_options(
         http_put_response_hop_limit: hops,
         http_tokens: text("httpTokens", "required")?,
     }))
+}
+
+fn ebs_crd_rules(ctx: &Ctx, path: &str, ebs: &EbsSpec) -> Result<(), InputError> {
+    const VOLUME_TYPES: [&str; 7] = ["standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"];
+    if let Some(problem) = ebs.volume_size.as_ref().and_then(volume_size_problem) {
+        return Err(ctx.invalid(format!("{path}.volumeSize"), problem));
+    }
+    if let Some(t) = ebs
+        .volume_type
+        .as_deref()
+        .filter(|t| !VOLUME_TYPES.contains(t))
+    {
+        return Err(ctx.invalid(
+            format!("{path}.volumeType"),
+            format!(
+                "unknown volume type {t:?} (expected {})",
+                VOLUME_TYPES.join(", ")
+            ),
+        ));
+    }
+    if ebs.snapshot_id.is_none() && ebs.volume_size.is_none() {
+        return Err(ctx.invalid(path, "snapshotID or volumeSize must be defined"));
+    }
+    if let Some(rate) = ebs.volume_initialization_rate {
+        if !(100..=300).contains(&rate) {
+            return Err(ctx.invalid(
+                format!("{path}.volumeInitializationRate"),
+                format!("must be between 100 and 300, got {rate}"),
+            ));
+        }
+        if ebs.snapshot_id.as_deref().is_none_or(str::is_empty) {
+            return Err(ctx.invalid(
+                path,
+                "snapshotID must be set when volumeInitializationRate is set",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Why a `volumeSize` fails the v1beta1 / v1 CRDs' type and pattern ([`is_volume_size`]).
+pub(crate) fn volume_size_problem(size: &IntOrString) -> Option<String> {
+    let ok = match size {
+        IntOrString::String(s) => is_volume_size(s),
+        IntOrString::Int(_) => false,
+    };
+    (!ok).then(|| {
+        format!(
+            "invalid value {:?} (a whole size from 1Gi to 59000Gi, 1G to 64000G, or in Ti / T, such as \"20Gi\")",
+            size.as_text()
+        )
+    })
+}
+
+/// The CRDs' `volumeSize` pattern, as written:
+/// `^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$`
+/// — 1–59000Gi, 1–64000G, 1–64T; in Ti only 1–9, 10–17, 20–27, …, 50–57 and 58 (the
+/// pattern's second digit is `[0-7]`). A bare `Ti` / `T` (the empty alternatives) passes the
+/// pattern and is then refused as no quantity.
+fn is_volume_size(text: &str) -> bool {
+    let number = |n: &str, max: u32| {
+        !n.starts_with('0')
+            && !n.is_empty()
+            && n.len() <= 5
+            && n.bytes().all(|b| b.is_ascii_digit())
+            && n.parse::<u32>().is_ok_and(|v| v <= max)
+    };
+    if let Some(n) = text.strip_suffix("Gi") {
+        return number(n, 59_000);
+    }
+    if let Some(n) = text.strip_suffix("Ti") {
+        let b = n.as_bytes();
+        return match b {
+            [] => true,
+            [d] => (b'1'..=b'9').contains(d),
+            [t, u] => ((b'1'..=b'5').contains(t) && (b'0'..=b'7').contains(u)) || n == "58",
+            _ => false,
+        };
+    }
+    if let Some(n) = text.strip_suffix('G') {
+        return number(n, 64_000);
+    }
+    if let Some(n) = text.strip_suffix('T') {
+        return n.is_empty() || number(n, 64);
+    }
+    false
 }
 
 /// Converts subnet or security-group terms with the CRD's CEL rules (`aws v1.14.1:

@@ -67,8 +67,17 @@ impl NodeOverlay {
             .as_ref()
             .ok_or_else(|| ctx.invalid("spec", "required"))?;
         let specs = spec.requirements.as_deref().unwrap_or_default();
-        if specs.len() > 100 {
-            return Err(ctx.invalid("spec.requirements", "at most 100 requirements"));
+        validate::max_items(&ctx, "spec.requirements", specs.len(), 100, "requirements")?;
+        validate::claim_keys(&ctx, "spec.requirements", specs)?;
+        // The CRD's rule "requirements with operator 'NotIn' must have a value defined"
+        // (nodeoverlay_validation_test.go "should fail for no values for NotIn operator").
+        if let Some(i) = specs.iter().position(|r| {
+            r.operator.as_deref() == Some("NotIn") && r.values.as_ref().is_none_or(Vec::is_empty)
+        }) {
+            return Err(ctx.invalid(
+                format!("spec.requirements[{i}]"),
+                "requirements with operator 'NotIn' must have a value defined",
+            ));
         }
         let requirements = validate::requirements(
             &ctx,

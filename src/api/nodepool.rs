@@ -28,6 +28,15 @@ pub(crate) fn template(
     requirements: Option<&[RequirementSpec]>,
     operators: &[Operator],
 ) -> Result<Template, InputError> {
+    // The CRDs' `maxItems: 100` (v1beta1 and v1).
+    let count = requirements.map_or(0, <[_]>::len);
+    validate::max_items(
+        ctx,
+        "spec.template.spec.requirements",
+        count,
+        100,
+        "requirements",
+    )?;
     let labels = metadata.and_then(|m| m.labels.clone()).unwrap_or_default();
     validate::label_map(ctx, "spec.template.metadata.labels", &labels, true)?;
     Ok(Template {

@@ -2,6 +2,7 @@
 //! corpus of broken inputs, and workload expansion.
 
 mod bad_input;
+mod cel;
 mod examples;
 mod overlays;
 mod seeds;

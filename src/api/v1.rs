@@ -16,7 +16,7 @@ use super::meta::{
 };
 use super::v1beta1::{exactly_one_identity, instance_store_policy, required_terms};
 use super::validate::{self, NODEPOOL_OPERATORS_V1};
-use super::{nodeclass, nodepool};
+use super::{launch_options, nodeclass, nodepool};
 use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, Disruption, NodeClass, Origin};
 
@@ -446,6 +446,13 @@ impl Ec2NodeClass {
         exactly_one_identity(&ctx, &spec.role, &spec.instance_profile)?;
         let tags = spec.tags.clone().unwrap_or_default();
         nodeclass::check_tags(&ctx, "spec.tags", &tags, RESTRICTED_TAGS)?;
+        launch_options::metadata_options(&ctx, spec.metadata_options.as_ref())?;
+        launch_options::v1(
+            &ctx,
+            spec.network_interfaces.as_ref(),
+            spec.connection_tracking.as_ref(),
+            spec.cpu_options.as_ref(),
+        )?;
         Ok(NodeClass {
             name,
             kind: "EC2NodeClass".into(),
@@ -470,6 +477,7 @@ impl Ec2NodeClass {
                 &ctx,
                 "spec.blockDeviceMappings",
                 spec.block_device_mappings.as_deref(),
+                true,
             )?,
             instance_store_policy: instance_store_policy(
                 &ctx,

@@ -540,6 +540,7 @@ fn provider_class(
             ctx,
             &format!("{path}.blockDeviceMappings"),
             p.block_device_mappings.as_deref(),
+            false,
         )?,
         instance_store_policy: None,
         metadata_options: nodeclass::metadata_options(

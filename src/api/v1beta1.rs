@@ -377,6 +377,8 @@ impl Ec2NodeClass {
         exactly_one_identity(&ctx, &spec.role, &spec.instance_profile)?;
         let tags = spec.tags.clone().unwrap_or_default();
         nodeclass::check_tags(&ctx, "spec.tags", &tags, RESTRICTED_TAGS)?;
+        // The same enums and hop-limit range in v0.37.8's CRD.
+        super::launch_options::metadata_options(&ctx, spec.metadata_options.as_ref())?;
         Ok(NodeClass {
             name,
             kind: "EC2NodeClass".into(),
@@ -397,6 +399,7 @@ impl Ec2NodeClass {
                 &ctx,
                 "spec.blockDeviceMappings",
                 spec.block_device_mappings.as_deref(),
+                true,
             )?,
             instance_store_policy: instance_store_policy(
                 &ctx,

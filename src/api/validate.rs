@@ -201,6 +201,45 @@ pub(crate) fn requirements(
     Ok(out)
 }
 
+/// The key rules of the NodeClaim and NodeOverlay CRDs (`core v1.14.1:
+/// pkg/apis/crds/karpenter.sh_nodeclaims.yaml`, `karpenter.sh_nodeoverlays.yaml`; v1beta1's
+/// NodeClaim has the same, its `karpenter.k8s.aws` list a subset): a NodePool's restrictions
+/// but for `karpenter.sh/nodepool`, which Karpenter writes into every NodeClaim it creates.
+/// Tests: `nodeclaim_validation_cel_test.go` / `nodeoverlay_validation_test.go` "should fail
+/// for restricted domains".
+pub(crate) fn claim_keys(
+    ctx: &Ctx,
+    path: &str,
+    specs: &[RequirementSpec],
+) -> Result<(), InputError> {
+    for (i, spec) in specs.iter().enumerate() {
+        let Some(key) = spec.key.as_deref().filter(|k| *k != labels::NODEPOOL) else {
+            continue;
+        };
+        if let Some(why) = labels::restricted_reason(key) {
+            return Err(ctx.invalid(
+                format!("{path}[{i}].key"),
+                format!("label {key:?} is restricted: {why}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A list's `maxItems` in the CRDs.
+pub(crate) fn max_items(
+    ctx: &Ctx,
+    path: &str,
+    len: usize,
+    max: usize,
+    what: &str,
+) -> Result<(), InputError> {
+    if len > max {
+        return Err(ctx.invalid(path, format!("at most {max} {what}, got {len}")));
+    }
+    Ok(())
+}
+
 /// Parses an operator, naming the expected ones when it is missing or unknown.
 pub(crate) fn parse_operator(
     ctx: &Ctx,
@@ -270,8 +309,21 @@ pub(crate) fn taints(ctx: &Ctx, path: &str, specs: &[TaintSpec]) -> Result<Vec<T
                     problem.replace("label key", "taint key"),
                 ));
             }
+            // A value has a key's shape (the CRDs' pattern on `value`; `IsQualifiedName` in
+            // core v1.14.1: pkg/apis/v1/nodeclaim_validation.go `validateTaintsField`, and in
+            // the v1alpha5 webhook): `???` or `a b` are refused.
+            let value = t.value.as_deref().unwrap_or("");
+            if let Some(problem) = (!value.is_empty())
+                .then(|| label_key_problem(value))
+                .flatten()
+            {
+                return Err(ctx.invalid(
+                    format!("{at}.value"),
+                    problem.replace("invalid label key", "invalid taint value"),
+                ));
+            }
             let effect = effect(ctx, &format!("{at}.effect"), t.effect.as_deref())?;
-            Ok(Taint::new(key, t.value.as_deref().unwrap_or(""), effect))
+            Ok(Taint::new(key, value, effect))
         })
         .collect()
 }
@@ -576,6 +628,8 @@ pub(crate) fn budgets(
             ..Budget::default()
         }]);
     };
+    // The v1beta1 and v1 CRDs' `maxItems: 50`.
+    max_items(ctx, path, specs.len(), 50, "budgets")?;
     specs
         .iter()
         .enumerate()

@@ -143,6 +143,18 @@ impl Converter<'_> {
 
         spec.tags = carry_tags(notes, &at("tags"), p.tags.as_ref());
         spec.user_data = p.user_data.clone();
+        // v1alpha5 took any quantity (and a bare number); v1's CRD only whole sizes within
+        // EBS's limits (api::nodeclass::volume_size_problem): such a size is written as is, and
+        // said, since the API server would refuse the converted class.
+        for (i, d) in block_devices.iter().flatten().enumerate() {
+            let size = d.ebs.as_ref().and_then(|e| e.volume_size.as_ref());
+            if let Some(problem) = size.and_then(super::super::nodeclass::volume_size_problem) {
+                notes.add(
+                    at(&format!("blockDeviceMappings[{i}].ebs.volumeSize")),
+                    format!("{problem}: the v1 API server refuses it; change it before applying"),
+                );
+            }
+        }
         spec.block_device_mappings = block_devices;
         spec.detailed_monitoring = p.detailed_monitoring;
         spec.context = p.context.clone();
@@ -431,6 +443,28 @@ spec:
         );
         assert!(class.notes.iter().all(|n| n.object == "Provisioner/inline"));
         load_str("out.yaml", &c.to_yaml()).unwrap();
+    }
+
+    /// v1alpha5 took any quantity as a volume size; v1's CRD pattern only whole sizes within
+    /// EBS's limits (`aws v1.14.1` CRD; `ec2nodeclass_validation_cel_test.go` "should fail
+    /// VolumeSize is less then 1Gi/1G"): the converted class keeps the size and says so.
+    #[test]
+    fn a_volume_size_v1_refuses_is_kept_and_noted() {
+        let c = conv("apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata:\n  name: t\nspec:\n  instanceProfile: p\n  subnetSelector: {a: b}\n  securityGroupSelector: {a: b}\n  blockDeviceMappings:\n  - {deviceName: /dev/xvda, ebs: {volumeSize: 20Gi}}\n  - {deviceName: /dev/xvdb, ebs: {volumeSize: 1.5Ti}}\n");
+        let class = doc(&c, "EC2NodeClass", "t");
+        assert_eq!(
+            text(&class.value, "spec.blockDeviceMappings[1].ebs.volumeSize"),
+            "1.5Ti"
+        );
+        note(
+            class,
+            "spec.blockDeviceMappings[1].ebs.volumeSize",
+            "invalid value \"1.5Ti\"",
+        );
+        assert!(!class
+            .notes
+            .iter()
+            .any(|n| n.field.contains("blockDeviceMappings[0]")));
     }
 
     #[test]

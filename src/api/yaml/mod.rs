@@ -60,6 +60,8 @@ pub(crate) struct Documents<'a, T> {
     text: &'a str,
     pending: std::vec::IntoIter<Pending<'a, T>>,
     count: usize,
+    /// How many documents were taken (the next one's 0-based number).
+    taken: usize,
     /// Where the last JSON document read as YAML started, and its line (lines are counted
     /// once, however many documents need them).
     line_cursor: (usize, usize),
@@ -112,6 +114,7 @@ impl<'a, T: DeserializeOwned> Documents<'a, T> {
             path,
             text,
             count: pending.len(),
+            taken: 0,
             pending: pending.into_iter(),
             line_cursor: (0, 0),
             is_list: None,
@@ -199,7 +202,9 @@ impl<T: DeserializeOwned> Iterator for Documents<'_, T> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            let (json, start) = match self.pending.next()? {
+            let next = self.pending.next()?;
+            self.taken += 1;
+            let (json, start) = match next {
                 Pending::Typed(doc) => return Some(Ok(*doc)),
                 Pending::Json { json, start } => (json, start),
             };
@@ -209,6 +214,22 @@ impl<T: DeserializeOwned> Iterator for Documents<'_, T> {
             let line_offset = self.line_of(start);
             // One JSON value (never `null`, left out when split) is one document.
             match yaml_documents(self.path, json, line_offset) {
+                // Read alone, the document is its text's only one: number it among the
+                // source's, as the YAML reader of the whole source would.
+                Err(InputError::Invalid {
+                    mut at,
+                    object,
+                    field,
+                    message,
+                }) if self.count > 1 => {
+                    at.document = u32::try_from(self.taken).ok();
+                    return Some(Err(InputError::Invalid {
+                        at,
+                        object,
+                        field,
+                        message,
+                    }));
+                }
                 Err(e) => return Some(Err(e)),
                 Ok(docs) => {
                     if let Some(doc) = docs.into_iter().next() {

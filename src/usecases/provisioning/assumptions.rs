@@ -285,7 +285,7 @@ spec:
     #[test]
     fn unchecked_network_interfaces_are_said() {
         let text = format!(
-            "{}  networkInterfaces:\n  - {{networkCardIndex: 1, deviceIndex: 0, interfaceType: interface}}\n",
+            "{}  networkInterfaces:\n  - {{networkCardIndex: 0, deviceIndex: 0, interfaceType: interface}}\n  - {{networkCardIndex: 1, deviceIndex: 0, interfaceType: interface}}\n",
             POOL.replace("CT", "on-demand")
         );
         let m = crate::api::load_str("in.yaml", &text).unwrap();

@@ -1,0 +1,172 @@
+//! The EC2NodeClass launch options this tool passes to EC2 as written (kept as JSON), checked
+//! as the CRDs check them (`aws v1.14.1: pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml`;
+//! tests: `pkg/apis/v1/ec2nodeclass_validation_cel_test.go` Contexts "MetadataOptions",
+//! "NetworkInterfaces", "ConnectionTracking", "CPUOptions"): their fields, enums, integer
+//! ranges and CEL rules. Without this a typo or an out-of-range value reached CreateFleet's
+//! launch template, where the API server would have refused the object.
+
+use serde_json::{Map, Value};
+
+use super::error::{Ctx, InputError};
+
+/// One field of an option object: its name and what it takes.
+enum Kind {
+    /// One of these strings.
+    Enum(&'static [&'static str]),
+    /// An integer in this range.
+    Int(i64, i64),
+}
+
+/// Checks that `value` is an object of `fields`, each of the right kind.
+fn object<'a>(
+    ctx: &Ctx,
+    path: &str,
+    value: &'a Value,
+    fields: &[(&str, Kind)],
+) -> Result<&'a Map<String, Value>, InputError> {
+    let Value::Object(map) = value else {
+        return Err(ctx.invalid(path, "invalid type: expected an object"));
+    };
+    for (key, v) in map {
+        let at = format!("{path}.{key}");
+        let Some((_, kind)) = fields.iter().find(|(name, _)| name == key) else {
+            let known: Vec<&str> = fields.iter().map(|(n, _)| *n).collect();
+            return Err(ctx.invalid(at, format!("unknown field (expected {})", known.join(", "))));
+        };
+        match kind {
+            Kind::Enum(allowed) => match v.as_str() {
+                Some(s) if allowed.contains(&s) => {}
+                _ => {
+                    return Err(ctx.invalid(
+                        at,
+                        format!("invalid value {v} (expected {})", allowed.join(" or ")),
+                    ))
+                }
+            },
+            Kind::Int(min, max) => match v.as_i64() {
+                Some(n) if (*min..=*max).contains(&n) => {}
+                Some(n) => {
+                    return Err(ctx.invalid(at, format!("must be between {min} and {max}, got {n}")))
+                }
+                None => {
+                    return Err(ctx.invalid(at, format!("invalid value {v} (expected an integer)")))
+                }
+            },
+        }
+    }
+    Ok(map)
+}
+
+const ENABLED: &[&str] = &["enabled", "disabled"];
+
+/// `metadataOptions` (v1 and v1beta1 alike).
+pub(crate) fn metadata_options(ctx: &Ctx, value: Option<&Value>) -> Result<(), InputError> {
+    let Some(value) = value else { return Ok(()) };
+    object(
+        ctx,
+        "spec.metadataOptions",
+        value,
+        &[
+            ("httpEndpoint", Kind::Enum(ENABLED)),
+            ("httpProtocolIPv6", Kind::Enum(ENABLED)),
+            ("httpPutResponseHopLimit", Kind::Int(1, 64)),
+            ("httpTokens", Kind::Enum(&["required", "optional"])),
+        ],
+    )?;
+    Ok(())
+}
+
+/// `networkInterfaces`, `connectionTracking` and `cpuOptions` (v1).
+pub(crate) fn v1(
+    ctx: &Ctx,
+    network_interfaces: Option<&Value>,
+    connection_tracking: Option<&Value>,
+    cpu_options: Option<&Value>,
+) -> Result<(), InputError> {
+    if let Some(value) = network_interfaces {
+        self::network_interfaces(ctx, value)?;
+    }
+    if let Some(value) = connection_tracking {
+        const PATH: &str = "spec.connectionTracking";
+        let map = object(
+            ctx,
+            PATH,
+            value,
+            &[
+                ("tcpEstablishedTimeout", Kind::Int(60, 432_000)),
+                ("udpStreamTimeout", Kind::Int(60, 180)),
+                ("udpTimeout", Kind::Int(30, 60)),
+            ],
+        )?;
+        if map.is_empty() {
+            return Err(ctx.invalid(
+                PATH,
+                "at least one of tcpEstablishedTimeout, udpStreamTimeout or udpTimeout must be set",
+            ));
+        }
+    }
+    if let Some(value) = cpu_options {
+        object(
+            ctx,
+            "spec.cpuOptions",
+            value,
+            &[("nestedVirtualization", Kind::Enum(ENABLED))],
+        )?;
+    }
+    Ok(())
+}
+
+fn network_interfaces(ctx: &Ctx, value: &Value) -> Result<(), InputError> {
+    const PATH: &str = "spec.networkInterfaces";
+    let Value::Array(items) = value else {
+        return Err(ctx.invalid(PATH, "invalid type: expected a list"));
+    };
+    if items.len() > 150 {
+        return Err(ctx.invalid(
+            PATH,
+            format!("at most 150 network interfaces, got {}", items.len()),
+        ));
+    }
+    let mut nics = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let at = format!("{PATH}[{i}]");
+        let map = object(
+            ctx,
+            &at,
+            item,
+            &[
+                ("deviceIndex", Kind::Int(0, i64::from(i32::MAX))),
+                ("interfaceType", Kind::Enum(&["interface", "efa-only"])),
+                ("networkCardIndex", Kind::Int(0, i64::from(i32::MAX))),
+            ],
+        )?;
+        let field = |name: &str| {
+            map.get(name)
+                .ok_or_else(|| ctx.invalid(format!("{at}.{name}"), "required"))
+        };
+        let card = field("networkCardIndex")?.as_i64().unwrap_or_default();
+        let device = field("deviceIndex")?.as_i64().unwrap_or_default();
+        let efa = field("interfaceType")?.as_str() == Some("efa-only");
+        nics.push((card, device, efa));
+    }
+    // The CRD's two rules: a primary interface (card 0, device 0, `interface`) in a non-empty
+    // list; no (card, device) pair twice, and at most one `efa-only` per card.
+    if !nics.is_empty() && !nics.contains(&(0, 0, false)) {
+        return Err(ctx.invalid(
+            PATH,
+            "networkInterfaces must include a primary interface with interfaceType='interface'",
+        ));
+    }
+    let clash = nics.iter().any(|&(card, device, efa)| {
+        let same_slot = nics.iter().filter(|n| n.0 == card && n.1 == device).count();
+        let efas_on_card = nics.iter().filter(|n| n.0 == card && n.2).count();
+        same_slot != 1 || (efa && efas_on_card != 1)
+    });
+    if clash {
+        return Err(ctx.invalid(
+            PATH,
+            "networkInterfaces must not have duplicate networkCardIndex and deviceIndex pairs, and can have at most one efa device per network card",
+        ));
+    }
+    Ok(())
+}
