@@ -44,6 +44,8 @@ use crate::model::instance::Tenancy;
 use crate::model::instance_type::RESERVED;
 use crate::model::labels::{self, NODECLAIM};
 use crate::model::nodepool::{ApiGeneration, BlockDevice, EbsVolume, MetadataOptions, NodeClass};
+use crate::model::overhead::AmiFamily;
+use crate::model::quantity::GIB;
 use crate::model::requirements::Operator;
 use crate::model::reservation::{label_reserved, ReservedCapacity, RESERVATION_LABELS};
 use crate::scheduling::PlannedNodeClaim;
@@ -641,28 +643,31 @@ pub fn template_block_devices(class: &NodeClass) -> Vec<BlockDevice> {
     if !class.block_devices.is_empty() {
         return class.block_devices.clone();
     }
-    const GIB_MILLI: i64 = 1000 << 30;
-    let device = |name: &str, gib: i64| BlockDevice {
+    let device = |name: &str, size: i64| BlockDevice {
         device_name: Some(name.to_string()),
         root_volume: false,
-        volume_size: Some(gib * GIB_MILLI),
+        volume_size: Some(size),
         ebs: EbsVolume {
             encrypted: Some(true),
             volume_type: Some("gp3".into()),
             ..EbsVolume::default()
         },
     };
-    let family = class
-        .ami_family
-        .as_deref()
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    match family.as_str() {
-        "al2" | "al2023" => vec![device("/dev/xvda", 20)],
-        "bottlerocket" => vec![device("/dev/xvda", 4), device("/dev/xvdb", 20)],
-        "ubuntu" => vec![device("/dev/sda1", 20)],
-        f if f.starts_with("windows") => vec![device("/dev/sda1", 50)],
-        _ => vec![],
+    // The family's ephemeral device at its default size — the same rule that sizes the
+    // node's ephemeral storage (`AmiFamily::ephemeral_block_device`, `default_ephemeral_storage`);
+    // Custom (no device) and an unknown family get none.
+    let Some(family) = class.ami_family.as_deref().and_then(AmiFamily::parse) else {
+        return vec![];
+    };
+    let Some(ephemeral) = family.ephemeral_block_device() else {
+        return vec![];
+    };
+    let data = device(ephemeral, family.default_ephemeral_storage());
+    if family == AmiFamily::Bottlerocket {
+        // Its 4Gi root volume holds the OS; the data volume above holds the pods'.
+        vec![device("/dev/xvda", 4 * GIB), data]
+    } else {
+        vec![data]
     }
 }
 
