@@ -369,16 +369,17 @@ pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool])
             .find(|&o| survives(t, o))
             .map(|(_, i)| price(t, i))
     };
-    types.retain(|&(_, t)| cheapest(t).is_some());
-    types.sort_by(|&(_, a), &(_, b)| {
-        let (pa, pb) = (
-            cheapest(a).unwrap_or(f64::MAX),
-            cheapest(b).unwrap_or(f64::MAX),
-        );
+    // Each type's cheapest surviving price, found once (not once per comparison of the sort).
+    let mut priced: Vec<(f64, u32, u32)> = types
+        .iter()
+        .filter_map(|&(k, t)| cheapest(t).map(|p| (p, k, t)))
+        .collect();
+    priced.sort_by(|&(pa, _, a), &(pb, _, b)| {
         pa.total_cmp(&pb)
             .then_with(|| pool.name_rank[a as usize].cmp(&pool.name_rank[b as usize]))
     });
-    types.truncate(super::LAUNCH_MAX_INSTANCE_TYPES);
+    priced.truncate(super::LAUNCH_MAX_INSTANCE_TYPES);
+    let types: Vec<(u32, u32)> = priced.into_iter().map(|(_, k, t)| (k, t)).collect();
     let capacity_type = [RESERVED, SPOT, ON_DEMAND]
         .into_iter()
         .find(|ct| {

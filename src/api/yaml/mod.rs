@@ -41,7 +41,10 @@ fn options() -> serde_saphyr::Options {
 
 /// Reads every non-empty document of `text` (YAML, or one or more concatenated JSON values)
 /// into a `T`. `path` names the source in errors.
-pub(crate) fn documents<T: DeserializeOwned>(path: &str, text: &str) -> Result<Vec<T>, InputError> {
+pub(crate) fn documents<T: DeserializeOwned + Send>(
+    path: &str,
+    text: &str,
+) -> Result<Vec<T>, InputError> {
     Documents::new(path, text)?.collect()
 }
 
@@ -106,7 +109,7 @@ enum Pending<'a, T> {
     Typed(Box<T>),
 }
 
-impl<'a, T: DeserializeOwned> Documents<'a, T> {
+impl<'a, T: DeserializeOwned + Send> Documents<'a, T> {
     /// Splits `text` into documents, failing on a syntax error.
     pub(crate) fn new(path: &'a str, text: &'a str) -> Result<Self, InputError> {
         let pending = pending_documents(path, text)?;
@@ -197,7 +200,7 @@ impl<'a, T: DeserializeOwned> Documents<'a, T> {
     }
 }
 
-impl<T: DeserializeOwned> Iterator for Documents<'_, T> {
+impl<T: DeserializeOwned + Send> Iterator for Documents<'_, T> {
     type Item = Result<T, InputError>;
 
     fn next(&mut self) -> Option<Self::Item> {
@@ -243,7 +246,7 @@ impl<T: DeserializeOwned> Iterator for Documents<'_, T> {
 
 /// The documents of `text`: JSON values (concatenated, or a `---` stream of JSON objects) to
 /// type one by one, or YAML typed at once.
-fn pending_documents<'a, T: DeserializeOwned>(
+fn pending_documents<'a, T: DeserializeOwned + Send>(
     path: &str,
     text: &'a str,
 ) -> Result<Vec<Pending<'a, T>>, InputError> {
@@ -513,13 +516,55 @@ fn json_reads_as_yaml(json: &str) -> bool {
 }
 
 /// `text` holds YAML documents whose first line is line `line_offset + 1` of the source.
-fn yaml_documents<T: DeserializeOwned>(
+fn yaml_documents<T: DeserializeOwned + Send>(
     path: &str,
     text: &str,
     line_offset: usize,
 ) -> Result<Vec<T>, InputError> {
+    if let Some(split) = halfway_document_start(text) {
+        // Documents are independent in YAML (anchors, tags and directives end with theirs),
+        // so the two halves type on two threads; the field validation mode is per thread.
+        let (head, tail) = text.split_at(split);
+        let mode = super::schema::validation();
+        let (first, second) = std::thread::scope(|scope| {
+            let second = scope.spawn(|| {
+                super::schema::set_validation(mode);
+                serde_saphyr::from_multiple_with_options::<T>(tail, options()).ok()
+            });
+            let first = serde_saphyr::from_multiple_with_options::<T>(head, options()).ok();
+            (first, second.join().ok().flatten())
+        });
+        if let (Some(mut first), Some(second)) = (first, second) {
+            first.extend(second);
+            return Ok(first);
+        }
+        // Something failed: the whole text again, for the error the input as one has.
+    }
     serde_saphyr::from_multiple_with_options(text, options())
         .map_err(|e| diagnose::error(path, text, line_offset, &e))
+}
+
+/// Below this, one thread types the documents (a second thread costs more than it saves).
+const PARALLEL_YAML_BYTES: usize = 256 * 1024;
+
+/// Where a document starting near the middle of `text` begins: the byte offset of a `---`
+/// line (a document start marker: `---` at the start of a line, then a space or the line's
+/// end), or `None` for small texts, texts with directives (`%YAML`, `%TAG`: they bind to the
+/// document after them) and texts without such a marker in their second half.
+fn halfway_document_start(text: &str) -> Option<usize> {
+    if text.len() < PARALLEL_YAML_BYTES || text.starts_with('%') || text.contains("\n%") {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut from = text.len() / 2;
+    while let Some(at) = text[from..].find("\n---") {
+        let start = from + at + 1;
+        match bytes.get(start + 3) {
+            None | Some(b' ' | b'\t' | b'\n' | b'\r') => return Some(start),
+            Some(_) => from = start,
+        }
+    }
+    None
 }
 
 /// Renders YAML as this tool prints it: block style, two-space indentation, strings quoted
@@ -608,7 +653,7 @@ mod tests {
                 .to_string(),
             "null".to_string(),
         ];
-        fn both<T: DeserializeOwned + std::fmt::Debug>(json: &str) -> (String, String) {
+        fn both<T: DeserializeOwned + Send + std::fmt::Debug>(json: &str) -> (String, String) {
             let read = |r: Result<Vec<T>, InputError>| match r {
                 Ok(docs) => format!("{docs:?}"),
                 Err(e) => format!("error: {e}"),
@@ -731,5 +776,59 @@ mod tests {
             assert!(e.starts_with("deep.yaml: malformed "), "{name}: {e}");
             assert!(!e.contains('\n'), "{name}: {e}");
         }
+    }
+
+    /// Typed on one thread, for comparison with [`yaml_documents`]'s two.
+    fn serially(text: &str) -> Result<Vec<Value>, String> {
+        serde_saphyr::from_multiple_with_options(text, options())
+            .map_err(|e| diagnose::error("big.yaml", text, 0, &e).to_string())
+    }
+
+    /// Enough small documents to be typed on two threads, `middle` near the half-way mark.
+    fn big_text(middle: &str) -> String {
+        let doc =
+            |i: usize| format!("---\nkind: Pod\nmetadata: {{name: p{i}}}\nspec: {{a: [1, 2]}}\n");
+        let mut text: String = (0..4000).map(doc).collect();
+        text.push_str(middle);
+        text.extend((4000..8000).map(doc));
+        assert!(text.len() > PARALLEL_YAML_BYTES);
+        text
+    }
+
+    #[test]
+    fn a_big_text_is_typed_in_two_halves_as_one() {
+        let split = |m: &str| halfway_document_start(&big_text(m));
+        assert!(split("").is_some());
+        // The half-way marker sits inside a literal block: YAML ends the block there (a
+        // document marker at a line's start ends any scalar), so both ways agree.
+        let block = "---\nkind: ConfigMap\ndata:\n  script: |\n    line\n---\n    more\n";
+        for middle in [
+            "",
+            block,
+            "---\n&a {x: 1}\n---\nb: *a\n",
+            "--- {c: 3}\n...\n",
+        ] {
+            let text = big_text(middle);
+            assert_eq!(
+                yaml_documents::<Value>("big.yaml", &text, 0).map_err(|e| e.to_string()),
+                serially(&text),
+                "{middle}"
+            );
+        }
+        // An error in either half is the whole text's error, at the whole text's line.
+        for middle in ["---\nb: [1,\n", "---\n*undefined\n"] {
+            let text = big_text(middle);
+            let e = yaml_documents::<Value>("big.yaml", &text, 0)
+                .unwrap_err()
+                .to_string();
+            assert_eq!(Err(e.clone()), serially(&text));
+            assert!(e.contains("line 1600"), "{e}");
+        }
+        // Directives bind to the document after them: such a text is not split.
+        assert_eq!(
+            halfway_document_start(&format!("%YAML 1.2\n{}", big_text(""))),
+            None
+        );
+        assert_eq!(halfway_document_start("a: 1\n---\nb: 2\n"), None);
     }
 }
