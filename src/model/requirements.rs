@@ -662,7 +662,7 @@ fn describe_values(r: &Requirement) -> String {
     match r.operator() {
         Operator::In => format!(
             "allowed [{}]",
-            r.values.iter().cloned().collect::<Vec<_>>().join(",")
+            r.values.iter().cloned().collect::<Vec<_>>().join(" ")
         ),
         Operator::DoesNotExist => "DoesNotExist".to_string(),
         _ => r.to_string(),
