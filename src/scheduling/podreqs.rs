@@ -200,19 +200,14 @@ mod tests {
     use super::*;
     use crate::model::pod::{PodFields, Weighted};
     use crate::model::requirements::NodeSelectorRequirement;
+    use crate::testing::BETA_LABEL_KEYS;
 
     /// `core: pkg/scheduling/requirement_test.go` › "NewRequirements" › "should normalize
     /// labels", the pod path (`NewPodRequirements`: node selector, the first required term and
     /// the heaviest preference, all on beta keys) — and the strict set leaves the preference out.
     #[test]
     fn pod_requirements_normalise_labels() {
-        let beta = [
-            "failure-domain.beta.kubernetes.io/zone",
-            "failure-domain.beta.kubernetes.io/region",
-            "beta.kubernetes.io/arch",
-            "beta.kubernetes.io/os",
-            "beta.kubernetes.io/instance-type",
-        ];
+        let beta = BETA_LABEL_KEYS.map(|(beta, _)| beta);
         let term: NodeSelectorTerm = beta
             .iter()
             .map(|k| NodeSelectorRequirement::new(k, Operator::In, &["test"]))
@@ -233,13 +228,7 @@ mod tests {
         let state = PodState::new(0, &pod);
         for reqs in [&state.requirements, &state.strict_requirements] {
             let keys: Vec<&str> = reqs.iter().map(|r| r.key.as_str()).collect();
-            let mut want = [
-                labels::ARCH,
-                labels::OS,
-                labels::INSTANCE_TYPE,
-                labels::REGION,
-                labels::ZONE,
-            ];
+            let mut want = BETA_LABEL_KEYS.map(|(_, stable)| stable);
             want.sort();
             assert_eq!(keys, want);
         }

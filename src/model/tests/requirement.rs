@@ -12,8 +12,9 @@ const NAMES: [&str; 14] = [
     "lt9",
 ];
 
-fn named(name: &str) -> Requirement {
-    let (op, values): (Operator, &[&str]) = match name {
+/// The operator and values of each of [`NAMES`] (`requirements.rs` puts them on the zone key).
+pub(super) fn spec(name: &str) -> (Operator, &'static [&'static str]) {
+    match name {
         "ex" => (Exists, &[]),
         "dne" => (DoesNotExist, &[]),
         "inA" => (In, &["A"]),
@@ -29,7 +30,11 @@ fn named(name: &str) -> Requirement {
         "lt1" => (Lt, &["1"]),
         "lt9" => (Lt, &["9"]),
         other => panic!("no requirement {other}"),
-    };
+    }
+}
+
+fn named(name: &str) -> Requirement {
+    let (op, values) = spec(name);
     Requirement::new("key", op, values.iter().copied())
 }
 
@@ -71,121 +76,33 @@ fn expected(name: &str) -> Shape {
         )
     };
     match name {
-        "NotIn[1,2,A]" => lit(&["1", "2", "A"], None, None),
-        "NotIn[2]>=2" => lit(&["2"], Some(2), None),
-        "NotIn[1,2]<=8" => lit(&["1", "2"], None, Some(8)),
-        ">=2<=8" => lit(&[], Some(2), Some(8)),
+        "ni12A" => lit(&["1", "2", "A"], None, None),
+        "ni2ge2" => lit(&["2"], Some(2), None),
+        "ni12le8" => lit(&["1", "2"], None, Some(8)),
+        "ge2le8" => lit(&[], Some(2), Some(8)),
         _ => shape(&named(name)),
     }
 }
 
 /// `Context("Intersect requirements")` › "should intersect two requirements without minValues"
-/// (196 Entries): row = existing, column = incoming, both in [`NAMES`] order.
-const INTERSECTION: [[&str; 14]; 14] = [
-    [
-        "ex", "dne", "inA", "inB", "inAB", "niA", "in1", "in9", "in19", "ni12", "gt1", "gt9",
-        "lt1", "lt9",
-    ],
-    [
-        "dne", "dne", "dne", "dne", "dne", "dne", "dne", "dne", "dne", "dne", "dne", "dne", "dne",
-        "dne",
-    ],
-    [
-        "inA", "dne", "inA", "dne", "inA", "dne", "dne", "dne", "dne", "inA", "dne", "dne", "dne",
-        "dne",
-    ],
-    [
-        "inB", "dne", "dne", "inB", "inB", "inB", "dne", "dne", "dne", "inB", "dne", "dne", "dne",
-        "dne",
-    ],
-    [
-        "inAB", "dne", "inA", "inB", "inAB", "inB", "dne", "dne", "dne", "inAB", "dne", "dne",
-        "dne", "dne",
-    ],
-    [
-        "niA",
-        "dne",
-        "dne",
-        "inB",
-        "inB",
-        "niA",
-        "in1",
-        "in9",
-        "in19",
-        "NotIn[1,2,A]",
-        "gt1",
-        "gt9",
-        "lt1",
-        "lt9",
-    ],
-    [
-        "in1", "dne", "dne", "dne", "dne", "in1", "in1", "dne", "in1", "dne", "dne", "dne", "dne",
-        "in1",
-    ],
-    [
-        "in9", "dne", "dne", "dne", "dne", "in9", "dne", "in9", "in9", "in9", "in9", "dne", "dne",
-        "dne",
-    ],
-    [
-        "in19", "dne", "dne", "dne", "dne", "in19", "in1", "in9", "in19", "in9", "in9", "dne",
-        "dne", "in1",
-    ],
-    [
-        "ni12",
-        "dne",
-        "inA",
-        "inB",
-        "inAB",
-        "NotIn[1,2,A]",
-        "dne",
-        "in9",
-        "in9",
-        "ni12",
-        "NotIn[2]>=2",
-        "gt9",
-        "lt1",
-        "NotIn[1,2]<=8",
-    ],
-    [
-        "gt1",
-        "dne",
-        "dne",
-        "dne",
-        "dne",
-        "gt1",
-        "dne",
-        "in9",
-        "in9",
-        "NotIn[2]>=2",
-        "gt1",
-        "gt9",
-        "dne",
-        ">=2<=8",
-    ],
-    [
-        "gt9", "dne", "dne", "dne", "dne", "gt9", "dne", "dne", "dne", "gt9", "gt9", "gt9", "dne",
-        "dne",
-    ],
-    [
-        "lt1", "dne", "dne", "dne", "dne", "lt1", "dne", "dne", "dne", "lt1", "dne", "dne", "lt1",
-        "lt1",
-    ],
-    [
-        "lt9",
-        "dne",
-        "dne",
-        "dne",
-        "dne",
-        "lt9",
-        "in1",
-        "dne",
-        "in1",
-        "NotIn[1,2]<=8",
-        ">=2<=8",
-        "dne",
-        "lt1",
-        "lt9",
-    ],
+/// (196 Entries): row = existing, column = incoming, both in [`NAMES`] order. Results upstream
+/// writes as literals: `ni12A` = NotIn [1 2 A], `ni2ge2` = NotIn [2] >=2, `ni12le8` =
+/// NotIn [1 2] <=8, `ge2le8` = Exists >=2 <=8.
+const INTERSECTION: [&str; 14] = [
+    "ex   dne inA inB inAB niA   in1 in9 in19 ni12    gt1    gt9 lt1 lt9",
+    "dne  dne dne dne dne  dne   dne dne dne  dne     dne    dne dne dne",
+    "inA  dne inA dne inA  dne   dne dne dne  inA     dne    dne dne dne",
+    "inB  dne dne inB inB  inB   dne dne dne  inB     dne    dne dne dne",
+    "inAB dne inA inB inAB inB   dne dne dne  inAB    dne    dne dne dne",
+    "niA  dne dne inB inB  niA   in1 in9 in19 ni12A   gt1    gt9 lt1 lt9",
+    "in1  dne dne dne dne  in1   in1 dne in1  dne     dne    dne dne in1",
+    "in9  dne dne dne dne  in9   dne in9 in9  in9     in9    dne dne dne",
+    "in19 dne dne dne dne  in19  in1 in9 in19 in9     in9    dne dne in1",
+    "ni12 dne inA inB inAB ni12A dne in9 in9  ni12    ni2ge2 gt9 lt1 ni12le8",
+    "gt1  dne dne dne dne  gt1   dne in9 in9  ni2ge2  gt1    gt9 dne ge2le8",
+    "gt9  dne dne dne dne  gt9   dne dne dne  gt9     gt9    gt9 dne dne",
+    "lt1  dne dne dne dne  lt1   dne dne dne  lt1     dne    dne lt1 lt1",
+    "lt9  dne dne dne dne  lt9   in1 dne in1  ni12le8 ge2le8 dne lt1 lt9",
 ];
 
 /// The three intersection tables: without minValues (196 Entries), minValues on the existing
@@ -194,9 +111,11 @@ const INTERSECTION: [[&str; 14]; 14] = [
 /// intersection is empty (`inAB(minValues 2) ∩ doesNotExist` = `DoesNotExist` with minValues 2).
 #[test]
 fn requirement_test_intersect_requirements() {
-    for (i, a) in NAMES.iter().enumerate() {
-        for (j, b) in NAMES.iter().enumerate() {
-            let want = expected(INTERSECTION[i][j]);
+    for (a, row) in NAMES.iter().zip(INTERSECTION) {
+        let row: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(row.len(), NAMES.len(), "row {a}");
+        for (b, cell) in NAMES.iter().zip(row) {
+            let want = expected(cell);
             let got = named(a).intersection(&named(b));
             assert_eq!(shape(&got), want, "{a} ∩ {b}");
             // `HasIntersection` agrees with `Intersection`.
