@@ -451,7 +451,8 @@ impl fmt::Display for Requirement {
 pub struct Incompatibility {
     /// The label key at fault.
     pub key: String,
-    /// What is wrong, e.g. `"kubernetes.io/arch In [arm64] vs In [amd64]"`.
+    /// What is wrong, e.g. `kubernetes.io/arch In [arm64] conflicts with allowed [amd64]` or
+    /// `label "team" does not have known values`.
     pub detail: String,
 }
 
