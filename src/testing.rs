@@ -17,6 +17,16 @@ use crate::model::resources::Resources;
 use crate::model::selector::LabelSelector;
 use crate::model::taints::{Effect, Taint, Toleration};
 
+/// The deprecated label keys Karpenter normalises (`NormalizedLabels`) and what they become,
+/// for the "should normalize labels" tests (`core: pkg/scheduling/requirement_test.go`).
+pub const BETA_LABEL_KEYS: [(&str, &str); 5] = [
+    ("failure-domain.beta.kubernetes.io/zone", labels::ZONE),
+    ("failure-domain.beta.kubernetes.io/region", labels::REGION),
+    ("beta.kubernetes.io/arch", labels::ARCH),
+    ("beta.kubernetes.io/os", labels::OS),
+    ("beta.kubernetes.io/instance-type", labels::INSTANCE_TYPE),
+];
+
 /// A launch that may use every one of `types` (name, USD/h) in each of `zones` zones, cheapest
 /// first (ties by type name, then zone): for hand-made `PlannedNodeClaim`s.
 pub fn offerings_everywhere(

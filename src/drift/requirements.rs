@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 
 use crate::model::labels::normalize_key;
-use crate::model::requirements::{NodeSelectorRequirement, Requirement, Requirements};
+use crate::model::requirements::{NodeSelectorRequirement, Operator, Requirement, Requirements};
 
 /// One requirement the node no longer satisfies.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,14 +46,21 @@ impl RequirementViolation {
     }
 }
 
-/// The operator and values of a requirement, as written (`In [c,m]`, `Gt 2`, `DoesNotExist`).
+/// The operator and values of a requirement, in manifest form (`In [c,m]`, `Gte 3`,
+/// `Gte 3, Lte 8`, `DoesNotExist`; bounds as Karpenter writes them back, inclusive).
 fn shown(req: &Requirement) -> String {
-    let sel = req.to_selector();
-    match sel.values.as_slice() {
-        [] => sel.operator.to_string(),
-        [one] if matches!(sel.operator.as_str(), "Gt" | "Lt") => format!("{} {one}", sel.operator),
-        values => format!("{} [{}]", sel.operator, values.join(",")),
-    }
+    let parts: Vec<String> = req
+        .to_selectors()
+        .into_iter()
+        .map(|sel| match sel.values.as_slice() {
+            [] => sel.operator.to_string(),
+            [one] if matches!(sel.operator, Operator::Gte | Operator::Lte) => {
+                format!("{} {one}", sel.operator)
+            }
+            values => format!("{} [{}]", sel.operator, values.join(",")),
+        })
+        .collect();
+    parts.join(", ")
 }
 
 /// Every pool requirement the labels violate, in key order (empty: not drifted).

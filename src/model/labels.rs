@@ -196,6 +196,28 @@ pub const AWS_WELL_KNOWN: &[&str] = &[
     PLACEMENT_GROUP_PARTITION,
 ];
 
+/// Karpenter's core `WellKnownLabels` (`core v1.14.1: pkg/apis/v1/labels.go`).
+pub const CORE_WELL_KNOWN: &[&str] = &[
+    NODEPOOL,
+    ZONE,
+    REGION,
+    INSTANCE_TYPE,
+    ARCH,
+    OS,
+    CAPACITY_TYPE,
+    WINDOWS_BUILD,
+];
+
+/// Every well-known label in one fixed order: core's, the zone ID, then the AWS provider's
+/// ([`is_well_known`] is the fast membership test of the same set).
+pub fn well_known() -> impl Iterator<Item = &'static str> {
+    CORE_WELL_KNOWN
+        .iter()
+        .chain([ZONE_ID].iter())
+        .chain(AWS_WELL_KNOWN)
+        .copied()
+}
+
 /// Whether `key` is a well-known label: the scheduler lets it be undefined on a NodePool
 /// (the instance type decides it) — `WellKnownLabels` in Karpenter.
 pub fn is_well_known(key: &str) -> bool {
@@ -298,5 +320,8 @@ mod tests {
         assert!(!in_kubernetes_domains("node.kubernetes.io/role"));
         assert!(restricted_reason("node.kubernetes.io/role").is_none());
         assert!(restricted_reason("eks-immersion-team").is_none());
+        // The ordered list and the membership test are the same set.
+        assert!(well_known().all(is_well_known));
+        assert_eq!(well_known().count(), 9 + AWS_WELL_KNOWN.len());
     }
 }

@@ -20,3 +20,6 @@ pub mod selector;
 pub mod storage;
 pub mod taints;
 pub mod time;
+
+#[cfg(test)]
+mod tests;

@@ -80,11 +80,37 @@ pub struct HostPort {
 }
 
 impl HostPort {
-    /// Whether two bindings collide (same port and protocol, and the IPs overlap).
+    /// Whether two bindings collide (Karpenter's `HostPort.Matches`, `core v1.14.1:
+    /// pkg/scheduling/hostportusage.go`): same port and protocol, and the same address or either
+    /// unspecified (`0.0.0.0` or `::`). Addresses compare as Go's `net.IP.Equal`: an
+    /// IPv4-mapped IPv6 address is its IPv4 address; text that is no address compares as text.
     pub fn conflicts(&self, other: &HostPort) -> bool {
-        self.port == other.port
-            && self.protocol == other.protocol
-            && (self.ip == other.ip || self.ip == "0.0.0.0" || other.ip == "0.0.0.0")
+        if self.port != other.port || self.protocol != other.protocol {
+            return false;
+        }
+        match (parse_ip(&self.ip), parse_ip(&other.ip)) {
+            (Some(a), Some(b)) => a == b || a.is_unspecified() || b.is_unspecified(),
+            (Some(a), None) => a.is_unspecified(),
+            (None, Some(b)) => b.is_unspecified(),
+            (None, None) => self.ip == other.ip,
+        }
+    }
+}
+
+/// An address as Go's `net.ParseIP` reads it, IPv4-mapped IPv6 folded to IPv4.
+fn parse_ip(text: &str) -> Option<std::net::IpAddr> {
+    let ip: std::net::IpAddr = text.parse().ok()?;
+    Some(ip.to_canonical())
+}
+
+/// Karpenter's `HostPort.String()`: `IP=10.0.0.0 Port=4443 Proto=TCP`.
+impl std::fmt::Display for HostPort {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "IP={} Port={} Proto={}",
+            self.ip, self.port, self.protocol
+        )
     }
 }
 

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use super::labels::normalize_key;
+use super::labels::{self, normalize_key};
 
 /// A node-selector operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -150,6 +150,9 @@ pub struct Requirement {
     pub min_values: Option<u32>,
 }
 
+/// What a complement without exclusions counts as (`math.MaxInt64`).
+const ALL_VALUES: usize = i64::MAX as usize;
+
 fn within(value: &str, gte: Option<i64>, lte: Option<i64>) -> bool {
     if gte.is_none() && lte.is_none() {
         return true;
@@ -187,11 +190,18 @@ impl Requirement {
                 None => base(false, BTreeSet::new()),
                 Some(n) => {
                     let mut r = base(true, BTreeSet::new());
-                    match operator {
-                        Operator::Gt => r.gte = n.checked_add(1),
-                        Operator::Gte => r.gte = Some(n),
-                        Operator::Lt => r.lte = n.checked_sub(1),
-                        _ => r.lte = Some(n),
+                    // `Gt n` is `Gte n+1`, `Lt n` is `Lte n-1`; past the integer range there is
+                    // nothing (core: `Gt MaxInt` → DoesNotExist, requirement_test.go "should
+                    // return DoesNotExist for Gt MaxInt"; `Lt MinInt` likewise, where Go wraps).
+                    let bound = match operator {
+                        Operator::Gt => n.checked_add(1),
+                        Operator::Lt => n.checked_sub(1),
+                        _ => Some(n),
+                    };
+                    match (operator, bound) {
+                        (_, None) => return base(false, BTreeSet::new()),
+                        (Operator::Gt | Operator::Gte, Some(b)) => r.gte = Some(b),
+                        (_, Some(b)) => r.lte = Some(b),
                     }
                     r
                 }
@@ -251,10 +261,11 @@ impl Requirement {
         self.values.contains(value) != self.complement && within(value, self.gte, self.lte)
     }
 
-    /// Number of admitted values (`usize::MAX - excluded` for complements).
+    /// Number of admitted values: Karpenter's `Len`, `MaxInt64 - excluded` for complements
+    /// (bounds do not count).
     pub fn len(&self) -> usize {
         if self.complement {
-            usize::MAX - self.values.len()
+            ALL_VALUES - self.values.len()
         } else {
             self.values.len()
         }
@@ -371,12 +382,14 @@ impl Requirement {
         }
     }
 
-    /// Back to manifest form (Gt/Lt for bounded complements).
+    /// Back to manifest form, as Karpenter's `NodeSelectorRequirement()`: a bounded
+    /// complement is written `Gte`/`Lte` with its inclusive bound (the lower one if both are
+    /// set: see [`Requirement::to_selectors`]), otherwise In/NotIn/Exists/DoesNotExist.
     pub fn to_selector(&self) -> NodeSelectorRequirement {
         let (operator, values): (Operator, Vec<String>) = if let Some(g) = self.gte {
-            (Operator::Gt, vec![(g - 1).to_string()])
+            (Operator::Gte, vec![g.to_string()])
         } else if let Some(l) = self.lte {
-            (Operator::Lt, vec![(l + 1).to_string()])
+            (Operator::Lte, vec![l.to_string()])
         } else {
             (self.operator(), self.values.iter().cloned().collect())
         };
@@ -387,16 +400,49 @@ impl Requirement {
             min_values: self.min_values,
         }
     }
+
+    /// Back to manifest form, every bound kept: `Gte` and `Lte` both when the range is closed
+    /// (Karpenter's `BoundedNodeSelectorRequirements`), else the one [`Requirement::to_selector`].
+    pub fn to_selectors(&self) -> Vec<NodeSelectorRequirement> {
+        match (self.gte, self.lte) {
+            (Some(g), Some(l)) => [(Operator::Gte, g), (Operator::Lte, l)]
+                .into_iter()
+                .map(|(operator, bound)| NodeSelectorRequirement {
+                    key: self.key.clone(),
+                    operator,
+                    values: vec![bound.to_string()],
+                    min_values: self.min_values,
+                })
+                .collect(),
+            _ => vec![self.to_selector()],
+        }
+    }
 }
 
+/// Karpenter's `Requirement.String()`: `key In [a b]` (at most five values, then `and N
+/// others`), `key Exists >=2 <=8` for bounds, ` minValues N` when set.
 impl fmt::Display for Requirement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let sel = self.to_selector();
-        if sel.values.is_empty() {
-            write!(f, "{} {}", sel.key, sel.operator)
-        } else {
-            write!(f, "{} {} [{}]", sel.key, sel.operator, sel.values.join(","))
+        let op = self.operator();
+        write!(f, "{} {op}", self.key)?;
+        if !matches!(op, Operator::Exists | Operator::DoesNotExist) {
+            let shown: Vec<&str> = self.values.iter().take(5).map(String::as_str).collect();
+            write!(f, " [{}", shown.join(" "))?;
+            if self.values.len() > 5 {
+                write!(f, " and {} others", self.values.len() - 5)?;
+            }
+            f.write_str("]")?;
         }
+        if let Some(g) = self.gte {
+            write!(f, " >={g}")?;
+        }
+        if let Some(l) = self.lte {
+            write!(f, " <={l}")?;
+        }
+        if let Some(m) = self.min_values {
+            write!(f, " minValues {m}")?;
+        }
+        Ok(())
     }
 }
 
@@ -405,7 +451,8 @@ impl fmt::Display for Requirement {
 pub struct Incompatibility {
     /// The label key at fault.
     pub key: String,
-    /// What is wrong, e.g. `"kubernetes.io/arch In [arm64] vs In [amd64]"`.
+    /// What is wrong, e.g. `kubernetes.io/arch In [arm64] conflicts with allowed [amd64]` or
+    /// `label "team" does not have known values`.
     pub detail: String,
 }
 
@@ -537,10 +584,29 @@ impl Requirements {
             }
             return Err(Incompatibility {
                 key: key.clone(),
-                detail: format!("{req} but label {key} does not have known values"),
+                detail: format!(
+                    "label {key:?} does not have known values{}",
+                    self.label_hint(key, &allow_undefined)
+                ),
             });
         }
         self.intersects(other)
+    }
+
+    /// Karpenter's `labelHint`: ` (typo of "K"?)` for the first allowed-undefined well-known
+    /// label, then the first key of this set, that contains `key` or ends with its part after
+    /// the `/` (upstream walks Go maps, in no set order; ours is [`labels::well_known`]'s order,
+    /// then key order).
+    fn label_hint(&self, key: &str, allow_undefined: impl Fn(&str) -> bool) -> String {
+        let suffix = key.split_once('/').map_or(key, |(_, after)| after);
+        let close = |candidate: &str| candidate.contains(key) || candidate.ends_with(suffix);
+        let defined = self.by_key.keys().map(String::as_str);
+        labels::well_known()
+            .filter(|k| allow_undefined(k))
+            .map(|k| -> &str { k })
+            .chain(defined)
+            .find(|k| close(k))
+            .map_or_else(String::new, |k| format!(" (typo of {k:?}?)"))
     }
 
     /// [`Requirements::intersects`] without building an explanation.
@@ -583,9 +649,13 @@ impl Requirements {
             .collect()
     }
 
-    /// Back to manifest form, in key order.
+    /// Back to manifest form, in key order (a closed range is two, Karpenter's
+    /// `NodeSelectorRequirements`).
     pub fn to_selectors(&self) -> Vec<NodeSelectorRequirement> {
-        self.by_key.values().map(Requirement::to_selector).collect()
+        self.by_key
+            .values()
+            .flat_map(Requirement::to_selectors)
+            .collect()
     }
 }
 
@@ -593,16 +663,22 @@ fn describe_values(r: &Requirement) -> String {
     match r.operator() {
         Operator::In => format!(
             "allowed [{}]",
-            r.values.iter().cloned().collect::<Vec<_>>().join(",")
+            r.values.iter().cloned().collect::<Vec<_>>().join(" ")
         ),
         Operator::DoesNotExist => "DoesNotExist".to_string(),
         _ => r.to_string(),
     }
 }
 
+/// Karpenter's `Requirements.String()`: sorted, without the restricted `kubernetes.io/hostname`.
 impl fmt::Display for Requirements {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let parts: Vec<String> = self.by_key.values().map(|r| r.to_string()).collect();
+        let parts: Vec<String> = self
+            .by_key
+            .values()
+            .filter(|r| r.key != labels::HOSTNAME)
+            .map(|r| r.to_string())
+            .collect();
         f.write_str(&parts.join(", "))
     }
 }
@@ -686,8 +762,8 @@ mod tests {
             DoesNotExist,
             "non-integer bound admits nothing"
         );
-        assert_eq!(gt.to_selector().values, vec!["2"]);
-        assert_eq!(gt.to_selector().operator, Gt);
+        assert_eq!(gt.to_selector().values, vec!["3"]);
+        assert_eq!(gt.to_selector().operator, Gte);
         assert_eq!(gt.any().as_deref(), Some("3"));
         assert_eq!(req(NotIn, &["0", "1"]).any().as_deref(), Some("2"));
         assert_eq!(req(In, &["b", "a"]).any().as_deref(), Some("a"));

@@ -192,3 +192,53 @@ pub(crate) fn node_filter_terms(pod: &Pod) -> Vec<Requirements> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::model::pod::{PodFields, Weighted};
+    use crate::model::requirements::NodeSelectorRequirement;
+    use crate::testing::BETA_LABEL_KEYS;
+
+    /// `core: pkg/scheduling/requirement_test.go` › "NewRequirements" › "should normalize
+    /// labels", the pod path (`NewPodRequirements`: node selector, the first required term and
+    /// the heaviest preference, all on beta keys) — and the strict set leaves the preference out.
+    #[test]
+    fn pod_requirements_normalise_labels() {
+        let beta = BETA_LABEL_KEYS.map(|(beta, _)| beta);
+        let term: NodeSelectorTerm = beta
+            .iter()
+            .map(|k| NodeSelectorRequirement::new(k, Operator::In, &["test"]))
+            .collect();
+        let pod = Pod::new(
+            "p",
+            "u",
+            PodFields {
+                node_selector: beta
+                    .iter()
+                    .map(|k| (k.to_string(), "test".to_string()))
+                    .collect::<BTreeMap<_, _>>(),
+                required_node_affinity: vec![term.clone()],
+                preferred_node_affinity: vec![Weighted { weight: 1, term }],
+                ..PodFields::default()
+            },
+        );
+        let state = PodState::new(0, &pod);
+        for reqs in [&state.requirements, &state.strict_requirements] {
+            let keys: Vec<&str> = reqs.iter().map(|r| r.key.as_str()).collect();
+            let mut want = BETA_LABEL_KEYS.map(|(_, stable)| stable);
+            want.sort();
+            assert_eq!(keys, want);
+        }
+        // A preference on another key is only in the relaxed set.
+        let mut pod = pod;
+        pod.preferred_node_affinity[0]
+            .term
+            .push(NodeSelectorRequirement::new("team", Operator::In, &["a"]));
+        let state = PodState::new(0, &pod);
+        assert!(state.requirements.has("team"));
+        assert!(!state.strict_requirements.has("team"));
+    }
+}

@@ -263,7 +263,7 @@ impl Serialize for Requirements<'_> {
             if r.key.as_str() > labels::INSTANCE_TYPE {
                 docs.extend(instance_type.take());
             }
-            docs.push(RequirementDoc::of(r));
+            docs.extend(RequirementDoc::of(r));
         }
         docs.extend(instance_type);
         s.collect_seq(docs)
@@ -283,21 +283,25 @@ struct RequirementDoc<'a> {
 }
 
 impl<'a> RequirementDoc<'a> {
-    fn of(r: &'a Requirement) -> Self {
-        // Bounded complements are written as Gt/Lt, as `Requirement::to_selector` does.
-        let (operator, values) = if let Some(g) = r.gte() {
-            (Operator::Gt, Values::Number(g - 1))
-        } else if let Some(l) = r.lte() {
-            (Operator::Lt, Values::Number(l + 1))
-        } else {
-            (r.operator(), Values::Set(r.values()))
-        };
-        RequirementDoc {
+    /// One document, or two for a closed range (`Gte` and `Lte`, as Karpenter's
+    /// `NodeSelectorRequirements`); bounds are written `Gt`/`Lt` (exclusive), the spelling every
+    /// NodeClaim CRD accepts (`Gte`/`Lte` only exist in recent ones).
+    fn of(r: &'a Requirement) -> impl Iterator<Item = Self> {
+        let doc = |operator: Operator, values| RequirementDoc {
             key: &r.key,
             operator: operator.as_str(),
             values,
             min_values: r.min_values,
-        }
+        };
+        let lower = r
+            .gte()
+            .map(|g| doc(Operator::Gt, Values::Number(i128::from(g) - 1)));
+        let upper = r
+            .lte()
+            .map(|l| doc(Operator::Lt, Values::Number(i128::from(l) + 1)));
+        let plain = (lower.is_none() && upper.is_none())
+            .then(|| doc(r.operator(), Values::Set(r.values())));
+        lower.into_iter().chain(upper).chain(plain)
     }
 }
 
@@ -305,7 +309,7 @@ impl<'a> RequirementDoc<'a> {
 enum Values<'a> {
     Set(&'a BTreeSet<String>),
     Names(&'a [Arc<str>]),
-    Number(i64),
+    Number(i128),
 }
 
 impl Values<'_> {
@@ -838,5 +842,42 @@ impl Sink<Event> for EventPrinter<'_> {
                 &format!("removed node {node} ({instance}): empty for {empty_for}s"),
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A closed range is two requirements (`core: pkg/scheduling/requirements_test.go` "should
+    /// return both Gte and Lte requirements when both bounds exist"); we spell them Gt/Lt.
+    #[test]
+    fn a_closed_range_is_written_as_two_requirements() {
+        let doc = |r: &Requirement| {
+            let docs: Vec<RequirementDoc> = RequirementDoc::of(r).collect();
+            serde_json::to_string(&docs).unwrap()
+        };
+        let cpu = Requirement::new("cpu", Operator::Gt, ["2"]).intersection(&Requirement::new(
+            "cpu",
+            Operator::Lte,
+            ["8"],
+        ));
+        assert_eq!(
+            doc(&cpu),
+            r#"[{"key":"cpu","operator":"Gt","values":["2"]},{"key":"cpu","operator":"Lt","values":["9"]}]"#
+        );
+        let zone = Requirement::new(labels::ZONE, Operator::In, ["a"]);
+        assert_eq!(
+            doc(&zone),
+            r#"[{"key":"topology.kubernetes.io/zone","operator":"In","values":["a"]}]"#
+        );
+        let top = Requirement::new("n", Operator::Lte, [i64::MAX.to_string()]);
+        assert_eq!(
+            doc(&top),
+            format!(
+                r#"[{{"key":"n","operator":"Lt","values":["{}"]}}]"#,
+                i128::from(i64::MAX) + 1
+            )
+        );
     }
 }

@@ -147,7 +147,7 @@ fn an_unbound_claim_follows_its_storage_class_zones() {
     assert_eq!(
         plan.unschedulable[0].reason.to_string(),
         "NodePool default: volume topology: the pod's volumes need topology.kubernetes.io/zone \
-         In [test-zone-2,test-zone-3]; the pod and the NodePool allow topology.kubernetes.io/zone \
+         In [test-zone-2 test-zone-3]; the pod and the NodePool allow topology.kubernetes.io/zone \
          In [test-zone-1]"
     );
 }
