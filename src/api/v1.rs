@@ -269,7 +269,6 @@ impl NodePool {
         &self,
         at: &Location,
         origin: &Origin,
-        warnings: &mut Vec<String>,
     ) -> Result<crate::model::nodepool::NodePool, InputError> {
         let name = self.metadata.name.clone().unwrap_or_default();
         let ctx = Ctx::new(at, object_name("NodePool", None, Some(&name)));
@@ -299,8 +298,7 @@ impl NodePool {
                 }
             }
         }
-        let node_class_ref =
-            nodepool::node_class_ref(&ctx, tspec.node_class_ref.as_ref(), warnings)?;
+        let node_class_ref = nodepool::node_class_ref(&ctx, tspec.node_class_ref.as_ref())?;
         let expire_after = validate::duration(
             &ctx,
             "spec.template.spec.expireAfter",

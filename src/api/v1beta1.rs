@@ -240,7 +240,6 @@ impl NodePool {
         &self,
         at: &Location,
         origin: &Origin,
-        warnings: &mut Vec<String>,
     ) -> Result<crate::model::nodepool::NodePool, InputError> {
         let name = self.metadata.name.clone().unwrap_or_default();
         let ctx = Ctx::new(at, object_name("NodePool", None, Some(&name)));
@@ -258,8 +257,7 @@ impl NodePool {
             tspec.requirements.as_deref(),
             CLASSIC_OPERATORS,
         )?;
-        let node_class_ref =
-            nodepool::node_class_ref(&ctx, tspec.node_class_ref.as_ref(), warnings)?;
+        let node_class_ref = nodepool::node_class_ref(&ctx, tspec.node_class_ref.as_ref())?;
         let kubelet = tspec
             .kubelet
             .as_ref()
