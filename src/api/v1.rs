@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::{object_name, Ctx, InputError, Location};
+use super::launch_options::{self, MetadataCrd};
 use super::meta::{
     AmiSelectorTermSpec, BlockDeviceMappingSpec, BudgetSpec, Condition, KubeletConfiguration,
     NodeClaimStatusSpec, NodeClassRefSpec, NodeClassStatusSpec, ObjectMeta, RequirementSpec,
@@ -16,7 +17,7 @@ use super::meta::{
 };
 use super::v1beta1::{exactly_one_identity, instance_store_policy, required_terms};
 use super::validate::{self, NODEPOOL_OPERATORS_V1};
-use super::{launch_options, nodeclass, nodepool};
+use super::{nodeclass, nodepool};
 use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, Disruption, NodeClass, Origin};
 
@@ -444,7 +445,12 @@ impl Ec2NodeClass {
         exactly_one_identity(&ctx, &spec.role, &spec.instance_profile)?;
         let tags = spec.tags.clone().unwrap_or_default();
         nodeclass::check_tags(&ctx, "spec.tags", &tags, RESTRICTED_TAGS)?;
-        launch_options::metadata_options(&ctx, spec.metadata_options.as_ref())?;
+        let metadata_options = launch_options::metadata_options(
+            &ctx,
+            "spec.metadataOptions",
+            spec.metadata_options.as_ref(),
+            MetadataCrd::Checked { hop_limit: 1 },
+        )?;
         launch_options::v1(
             &ctx,
             spec.network_interfaces.as_ref(),
@@ -481,12 +487,7 @@ impl Ec2NodeClass {
                 &ctx,
                 spec.instance_store_policy.as_deref(),
             )?,
-            metadata_options: nodeclass::metadata_options(
-                &ctx,
-                "spec.metadataOptions",
-                spec.metadata_options.as_ref(),
-                Some(1),
-            )?,
+            metadata_options,
             detailed_monitoring: spec.detailed_monitoring,
             nested_virtualization: spec
                 .cpu_options
