@@ -173,12 +173,8 @@ impl Builder {
                 m.node_classes.extend(class);
             }
             ApiObject::AwsNodeTemplate(t) => m.node_classes.push(t.to_model(at, origin)?),
-            ApiObject::NodePoolV1Beta1(p) => {
-                m.node_pools.push(p.to_model(at, origin, &mut m.warnings)?)
-            }
-            ApiObject::NodePoolV1(p) => {
-                m.node_pools.push(p.to_model(at, origin, &mut m.warnings)?)
-            }
+            ApiObject::NodePoolV1Beta1(p) => m.node_pools.push(p.to_model(at, origin)?),
+            ApiObject::NodePoolV1(p) => m.node_pools.push(p.to_model(at, origin)?),
             ApiObject::Ec2NodeClassV1Beta1(c) => m.node_classes.push(c.to_model(at, origin)?),
             ApiObject::Ec2NodeClassV1(c) => m.node_classes.push(c.to_model(at, origin)?),
             ApiObject::NodeOverlay(o) => m.node_overlays.push(o.to_model(at, origin)?),

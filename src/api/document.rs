@@ -17,6 +17,7 @@ use serde::{Deserialize, Deserializer};
 
 use super::kinds::{classify, Class, Kind};
 use super::objects::ApiObject;
+use super::scalars::Strict;
 use super::schema::{self, UnknownField};
 use super::yaml::{Step, Value, ValueError};
 
@@ -186,9 +187,9 @@ fn read_body<'de, A: MapAccess<'de>>(
                         unknown.extend(schema::check(root, kind, &schema::steps(&path)));
                     };
                     let d = MapAccessDeserializer::new(&mut replay);
-                    typed(k, serde_ignored::Deserializer::new(d, &mut note))
+                    typed(k, Strict(serde_ignored::Deserializer::new(d, &mut note)))
                 }
-                None => typed(k, MapAccessDeserializer::new(&mut replay)),
+                None => typed(k, Strict(MapAccessDeserializer::new(&mut replay))),
             };
             match read {
                 Ok(object) => Ok(Body::Typed(object, unknown)),

@@ -8,6 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::error::{Ctx, InputError};
+use crate::model::nodepool::MetadataOptions;
 
 /// One field of an option object: its name and what it takes.
 enum Kind {
@@ -59,21 +60,76 @@ fn object<'a>(
 
 const ENABLED: &[&str] = &["enabled", "disabled"];
 
-/// `metadataOptions` (v1 and v1beta1 alike).
-pub(crate) fn metadata_options(ctx: &Ctx, value: Option<&Value>) -> Result<(), InputError> {
-    let Some(value) = value else { return Ok(()) };
-    object(
-        ctx,
-        "spec.metadataOptions",
-        value,
-        &[
-            ("httpEndpoint", Kind::Enum(ENABLED)),
-            ("httpProtocolIPv6", Kind::Enum(ENABLED)),
-            ("httpPutResponseHopLimit", Kind::Int(1, 64)),
-            ("httpTokens", Kind::Enum(&["required", "optional"])),
-        ],
-    )?;
-    Ok(())
+/// What a generation's CRD says of `metadataOptions`.
+#[derive(Clone, Copy)]
+pub(crate) enum MetadataCrd {
+    /// v1alpha1 (AWSNodeTemplate): no enums, ranges or defaults; the fields as written (`None`
+    /// when absent), only their types checked.
+    AsWritten,
+    /// v1beta1 and v1: the enums and hop-limit range, and each field defaulted as the API
+    /// server stores it (`httpEndpoint: enabled`, `httpProtocolIPv6: disabled`, `httpTokens:
+    /// required`, this hop limit: 2 in v1beta1, 1 in v1), also for an absent object.
+    Checked {
+        /// The default `httpPutResponseHopLimit`.
+        hop_limit: i64,
+    },
+}
+
+/// `metadataOptions` (every generation), read as `crd` says: the one reader of it.
+pub(crate) fn metadata_options(
+    ctx: &Ctx,
+    path: &str,
+    value: Option<&Value>,
+    crd: MetadataCrd,
+) -> Result<Option<MetadataOptions>, InputError> {
+    let hop_limit = match crd {
+        MetadataCrd::AsWritten => None,
+        MetadataCrd::Checked { hop_limit } => {
+            if let Some(value) = value {
+                object(
+                    ctx,
+                    path,
+                    value,
+                    &[
+                        ("httpEndpoint", Kind::Enum(ENABLED)),
+                        ("httpProtocolIPv6", Kind::Enum(ENABLED)),
+                        ("httpPutResponseHopLimit", Kind::Int(1, 64)),
+                        ("httpTokens", Kind::Enum(&["required", "optional"])),
+                    ],
+                )?;
+            }
+            Some(hop_limit)
+        }
+    };
+    let empty = Map::new();
+    let obj = match value {
+        None | Some(Value::Null) if hop_limit.is_none() => return Ok(None),
+        None | Some(Value::Null) => &empty,
+        Some(Value::Object(o)) => o,
+        Some(_) => return Err(ctx.invalid(path, "must be an object")),
+    };
+    let text = |key: &str, default: &str| -> Result<Option<String>, InputError> {
+        match obj.get(key) {
+            None | Some(Value::Null) => Ok(hop_limit.is_some().then(|| default.to_string())),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(ctx.invalid(format!("{path}.{key}"), "must be a string")),
+        }
+    };
+    let hops = match obj.get("httpPutResponseHopLimit") {
+        None | Some(Value::Null) => hop_limit,
+        Some(v) => Some(v.as_i64().ok_or_else(|| {
+            ctx.invalid(
+                format!("{path}.httpPutResponseHopLimit"),
+                "must be an integer",
+            )
+        })?),
+    };
+    Ok(Some(MetadataOptions {
+        http_endpoint: text("httpEndpoint", "enabled")?,
+        http_protocol_ipv6: text("httpProtocolIPv6", "disabled")?,
+        http_put_response_hop_limit: hops,
+        http_tokens: text("httpTokens", "required")?,
+    }))
 }
 
 /// `networkInterfaces`, `connectionTracking` and `cpuOptions` (v1).

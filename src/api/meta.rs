@@ -83,56 +83,20 @@ impl<'de> Deserialize<'de> for IntOrString {
     }
 }
 
-/// Fields the API server types as strings, read as strictly as it reads them: a YAML or JSON
-/// number or boolean there is refused ("must be of type string", which is what `kubectl apply`
-/// reports), where a YAML reader would take the plain scalar `1` as the text "1". A quoted
-/// number is text. Used where Karpenter's CRDs (every generation) and the Kubernetes API type
-/// a field `string` / `[]string` and a number is a likely slip: requirement `values` and a
-/// budget's `nodes` (`nodes: 10`; its pattern takes `"10"`).
+/// A field the API server types as a string but this tool keeps as [`IntOrString`] (a budget's
+/// `nodes`, `"10%"` or `"5"`): a number there is refused ("must be of type string", which is
+/// what `kubectl apply` reports), as every other string field refuses one (`api::scalars`);
+/// a quoted number is text.
 pub(crate) mod strict {
-    use std::fmt;
-
-    use serde::de::{Deserialize, Deserializer, Visitor};
+    use serde::de::{Deserialize, Deserializer};
 
     use super::IntOrString;
-
-    /// One string, refusing numbers and booleans.
-    struct Text(String);
-
-    impl<'de> Deserialize<'de> for Text {
-        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            struct TextVisitor;
-            impl Visitor<'_> for TextVisitor {
-                type Value = Text;
-                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    f.write_str("a string (quote a number: \"1\")")
-                }
-                fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Text, E> {
-                    Ok(Text(v.to_string()))
-                }
-                fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Text, E> {
-                    Ok(Text(v))
-                }
-            }
-            // `deserialize_any`: the reader says what it found (a YAML plain `1` is a number),
-            // where `deserialize_string` would have it turned into text.
-            deserializer.deserialize_any(TextVisitor)
-        }
-    }
-
-    /// An optional `[]string`.
-    pub(crate) fn strings<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Option<Vec<String>>, D::Error> {
-        let list = Option::<Vec<Text>>::deserialize(deserializer)?;
-        Ok(list.map(|items| items.into_iter().map(|t| t.0).collect()))
-    }
 
     /// An optional `string` kept as [`IntOrString`] (the type the rest of the code reads).
     pub(crate) fn text_as_int_or_string<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Option<IntOrString>, D::Error> {
-        Ok(Option::<Text>::deserialize(deserializer)?.map(|t| IntOrString::String(t.0)))
+        Ok(Option::<String>::deserialize(deserializer)?.map(IntOrString::String))
     }
 }
 
@@ -203,12 +167,9 @@ pub struct RequirementSpec {
     /// Operator (validated later, so an unknown one gets a precise message).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operator: Option<String>,
-    /// Values (strings only: `values: [1]` is refused, as the API server refuses it).
-    #[serde(
-        default,
-        deserialize_with = "strict::strings",
-        skip_serializing_if = "Option::is_none"
-    )]
+    /// Values (strings only: `values: [1]` is refused, as the API server refuses it, by
+    /// `api::scalars`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<String>>,
     /// `minValues` (v1beta1 and v1 NodePools).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -31,6 +31,7 @@ mod nodes;
 mod objects;
 mod pods;
 mod reservation;
+mod scalars;
 pub mod schema;
 mod storage;
 pub mod v1;

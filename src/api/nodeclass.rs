@@ -9,8 +9,7 @@ use super::meta::{
 use super::validate::{self, NODEPOOL_OPERATORS_V1};
 use crate::model::labels;
 use crate::model::nodepool::{
-    AmiSelectorTerm, AmiStatus, BlockDevice, EbsVolume, MetadataOptions, NodeClassStatus,
-    SelectorTerm, StatusSubnet,
+    AmiSelectorTerm, AmiStatus, BlockDevice, EbsVolume, NodeClassStatus, SelectorTerm, StatusSubnet,
 };
 
 /// Converts block device mappings (only what capacity needs is interpreted). `crd` applies
@@ -68,49 +67,6 @@ pub(crate) fn block_devices(
             })
         })
         .collect()
-}
-
-/// `metadataOptions` as the API server stores it: with `hop_limit` given, the CRD's defaults per
-/// field (`httpEndpoint: enabled`, `httpProtocolIPv6: disabled`, `httpTokens: required`, the hop
-/// limit 1 in v1, 2 in v1beta1), also for an absent object; without (v1alpha1, whose CRD has no
-/// defaults) the fields as written, `None` when absent.
-pub(crate) fn metadata_options(
-    ctx: &Ctx,
-    path: &str,
-    value: Option<&serde_json::Value>,
-    hop_limit: Option<i64>,
-) -> Result<Option<MetadataOptions>, InputError> {
-    let empty = serde_json::Map::new();
-    let obj = match value {
-        None | Some(serde_json::Value::Null) if hop_limit.is_none() => return Ok(None),
-        None | Some(serde_json::Value::Null) => &empty,
-        Some(serde_json::Value::Object(o)) => o,
-        Some(_) => return Err(ctx.invalid(path, "must be an object")),
-    };
-    let text = |key: &str, default: &str| -> Result<Option<String>, InputError> {
-        match obj.get(key) {
-            None | Some(serde_json::Value::Null) => {
-                Ok(hop_limit.is_some().then(|| default.to_string()))
-            }
-            Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(ctx.invalid(format!("{path}.{key}"), "must be a string")),
-        }
-    };
-    let hops = match obj.get("httpPutResponseHopLimit") {
-        None | Some(serde_json::Value::Null) => hop_limit,
-        Some(v) => Some(v.as_i64().ok_or_else(|| {
-            ctx.invalid(
-                format!("{path}.httpPutResponseHopLimit"),
-                "must be an integer",
-            )
-        })?),
-    };
-    Ok(Some(MetadataOptions {
-        http_endpoint: text("httpEndpoint", "enabled")?,
-        http_protocol_ipv6: text("httpProtocolIPv6", "disabled")?,
-        http_put_response_hop_limit: hops,
-        http_tokens: text("httpTokens", "required")?,
-    }))
 }
 
 fn ebs_crd_rules(ctx: &Ctx, path: &str, ebs: &EbsSpec) -> Result<(), InputError> {

@@ -63,13 +63,13 @@ pub(crate) fn template(
 
 /// `spec.template.spec.nodeClassRef`, required from v1beta1 on. Group and kind default to the
 /// AWS provider's (`karpenter.k8s.aws`, `EC2NodeClass`); v1beta1 names the group through an
-/// `apiVersion`. A v1 `group` written as an apiVersion (`karpenter.k8s.aws/v1`, as one upstream
-/// example does) is read as its group, with a warning, since the intent is unambiguous but the
-/// API server would reject it.
+/// `apiVersion`. A v1 `group` written as an apiVersion (`karpenter.k8s.aws/v1`, as aws v1.14.1's
+/// `examples/v1/windows-custom-userdata.yaml` writes it) is refused: the CRD's pattern on
+/// `group` is `^[^/]*$` (core v1.14.1: pkg/apis/crds/karpenter.sh_nodepools.yaml; the
+/// NodeClaim's is the same, nodeclaim_validation_cel_test.go "should fail for invalid group").
 pub(crate) fn node_class_ref(
     ctx: &Ctx,
     spec: Option<&NodeClassRefSpec>,
-    warnings: &mut Vec<String>,
 ) -> Result<NodeClassRef, InputError> {
     const PATH: &str = "spec.template.spec.nodeClassRef";
     let r = spec.ok_or_else(|| {
@@ -81,13 +81,13 @@ pub(crate) fn node_class_ref(
     };
     let group = match (r.group.as_deref(), r.api_version.as_deref()) {
         (Some(g), _) if g.contains('/') => {
-            warnings.push(format!(
-                "{}: {}: {PATH}.group: {g:?} is an apiVersion, not a group; read as {:?} (the API server would reject it)",
-                ctx.at,
-                ctx.object,
-                group_of(g)
-            ));
-            group_of(g).to_string()
+            return Err(ctx.invalid(
+                format!("{PATH}.group"),
+                format!(
+                    "{g:?} is an apiVersion, not a group (write {})",
+                    group_of(g)
+                ),
+            ))
         }
         (Some(g), _) if !g.is_empty() => g.to_string(),
         (_, Some(v)) if !v.is_empty() => group_of(v).to_string(),

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::{object_name, Ctx, InputError, Location};
+use super::launch_options::{self, MetadataCrd};
 use super::meta::{
     AmiSelectorTermSpec, BlockDeviceMappingSpec, BudgetSpec, Condition, KubeletConfiguration,
     NodeClaimStatusSpec, NodeClassRefSpec, NodeClassStatusSpec, ObjectMeta, RequirementSpec,
@@ -16,7 +17,7 @@ use super::meta::{
 };
 use super::v1beta1::{exactly_one_identity, instance_store_policy, required_terms};
 use super::validate::{self, NODEPOOL_OPERATORS_V1};
-use super::{launch_options, nodeclass, nodepool};
+use super::{nodeclass, nodepool};
 use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, Disruption, NodeClass, Origin};
 
@@ -269,7 +270,6 @@ impl NodePool {
         &self,
         at: &Location,
         origin: &Origin,
-        warnings: &mut Vec<String>,
     ) -> Result<crate::model::nodepool::NodePool, InputError> {
         let name = self.metadata.name.clone().unwrap_or_default();
         let ctx = Ctx::new(at, object_name("NodePool", None, Some(&name)));
@@ -299,8 +299,7 @@ impl NodePool {
                 }
             }
         }
-        let node_class_ref =
-            nodepool::node_class_ref(&ctx, tspec.node_class_ref.as_ref(), warnings)?;
+        let node_class_ref = nodepool::node_class_ref(&ctx, tspec.node_class_ref.as_ref())?;
         let expire_after = validate::duration(
             &ctx,
             "spec.template.spec.expireAfter",
@@ -446,7 +445,12 @@ impl Ec2NodeClass {
         exactly_one_identity(&ctx, &spec.role, &spec.instance_profile)?;
         let tags = spec.tags.clone().unwrap_or_default();
         nodeclass::check_tags(&ctx, "spec.tags", &tags, RESTRICTED_TAGS)?;
-        launch_options::metadata_options(&ctx, spec.metadata_options.as_ref())?;
+        let metadata_options = launch_options::metadata_options(
+            &ctx,
+            "spec.metadataOptions",
+            spec.metadata_options.as_ref(),
+            MetadataCrd::Checked { hop_limit: 1 },
+        )?;
         launch_options::v1(
             &ctx,
             spec.network_interfaces.as_ref(),
@@ -483,12 +487,7 @@ impl Ec2NodeClass {
                 &ctx,
                 spec.instance_store_policy.as_deref(),
             )?,
-            metadata_options: nodeclass::metadata_options(
-                &ctx,
-                "spec.metadataOptions",
-                spec.metadata_options.as_ref(),
-                Some(1),
-            )?,
+            metadata_options,
             detailed_monitoring: spec.detailed_monitoring,
             nested_virtualization: spec
                 .cpu_options

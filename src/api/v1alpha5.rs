@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::error::{Ctx, InputError, Location};
+use super::launch_options::{self, MetadataCrd};
 use super::meta::{
     BlockDeviceMappingSpec, Condition, KubeletConfiguration, NodeClaimStatusSpec, NodeClassRefSpec,
     NodeClassStatusSpec, ObjectMeta, RequirementSpec, ResourceList, ResourceRequirementsSpec,
@@ -543,11 +544,11 @@ fn provider_class(
             false,
         )?,
         instance_store_policy: None,
-        metadata_options: nodeclass::metadata_options(
+        metadata_options: launch_options::metadata_options(
             ctx,
             &format!("{path}.metadataOptions"),
             p.metadata_options.as_ref(),
-            None,
+            MetadataCrd::AsWritten,
         )?,
         detailed_monitoring: p.detailed_monitoring,
         nested_virtualization: None,

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::{object_name, Ctx, InputError, Location};
+use super::launch_options::{self, MetadataCrd};
 use super::meta::{
     AmiSelectorTermSpec, BlockDeviceMappingSpec, BudgetSpec, Condition, KubeletConfiguration,
     NodeClaimStatusSpec, NodeClassRefSpec, NodeClassStatusSpec, ObjectMeta, RequirementSpec,
@@ -240,7 +241,6 @@ impl NodePool {
         &self,
         at: &Location,
         origin: &Origin,
-        warnings: &mut Vec<String>,
     ) -> Result<crate::model::nodepool::NodePool, InputError> {
         let name = self.metadata.name.clone().unwrap_or_default();
         let ctx = Ctx::new(at, object_name("NodePool", None, Some(&name)));
@@ -258,8 +258,7 @@ impl NodePool {
             tspec.requirements.as_deref(),
             CLASSIC_OPERATORS,
         )?;
-        let node_class_ref =
-            nodepool::node_class_ref(&ctx, tspec.node_class_ref.as_ref(), warnings)?;
+        let node_class_ref = nodepool::node_class_ref(&ctx, tspec.node_class_ref.as_ref())?;
         let kubelet = tspec
             .kubelet
             .as_ref()
@@ -378,7 +377,12 @@ impl Ec2NodeClass {
         let tags = spec.tags.clone().unwrap_or_default();
         nodeclass::check_tags(&ctx, "spec.tags", &tags, RESTRICTED_TAGS)?;
         // The same enums and hop-limit range in v0.37.8's CRD.
-        super::launch_options::metadata_options(&ctx, spec.metadata_options.as_ref())?;
+        let metadata_options = launch_options::metadata_options(
+            &ctx,
+            "spec.metadataOptions",
+            spec.metadata_options.as_ref(),
+            MetadataCrd::Checked { hop_limit: 2 },
+        )?;
         Ok(NodeClass {
             name,
             kind: "EC2NodeClass".into(),
@@ -405,12 +409,7 @@ impl Ec2NodeClass {
                 &ctx,
                 spec.instance_store_policy.as_deref(),
             )?,
-            metadata_options: nodeclass::metadata_options(
-                &ctx,
-                "spec.metadataOptions",
-                spec.metadata_options.as_ref(),
-                Some(2),
-            )?,
+            metadata_options,
             detailed_monitoring: spec.detailed_monitoring,
             nested_virtualization: None,
             kubelet: None,

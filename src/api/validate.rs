@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use super::error::{Ctx, InputError};
 use super::meta::{
-    BudgetSpec, KubeletConfiguration, RequirementSpec, ResourceList, StringMap, TaintSpec,
+    BudgetSpec, IntOrString, KubeletConfiguration, RequirementSpec, ResourceList, StringMap,
+    TaintSpec,
 };
 use crate::model::labels;
 use crate::model::nodepool::{Budget, KubeletConfig};
@@ -452,6 +453,22 @@ pub(crate) fn kubelet_crd_rules(
         "imagefs.inodesFree",
         "pid.available",
     ];
+    // v1beta1 and v1 type the reservations `map[string]string` (v1alpha5 took int-or-string
+    // quantities), so `cpu: 1` fails there as any number where text is expected (a float such
+    // as `1.5` is kept as its text when read, and passes: docs/commands.md "Input").
+    for (field, map) in [
+        ("kubeReserved", &k.kube_reserved),
+        ("systemReserved", &k.system_reserved),
+    ] {
+        for (key, value) in map.iter().flatten() {
+            if let IntOrString::Int(n) = value {
+                return Err(ctx.invalid(
+                    key_path(&format!("{path}.{field}"), key),
+                    format!("invalid type: integer `{n}`, expected a string"),
+                ));
+            }
+        }
+    }
     let maps = [
         ("evictionHard", k.eviction_hard.as_ref(), true),
         ("evictionSoft", k.eviction_soft.as_ref(), true),

@@ -578,6 +578,12 @@ fn template_for(
         taints: taints.to_vec(),
         max_pods: Some(max_pods),
         custom: class.user_data.clone(),
+        instance_store_raid0: class.instance_store_policy.as_deref() == Some("RAID0"),
+        default_mount_paths: input.family == Family::Bottlerocket
+            && userdata::supports_default_bind(&userdata::bottlerocket_version(
+                &class.ami_selector_terms,
+                input.images,
+            )),
     };
     let user_data = userdata::render(input.family, &bootstrap)?;
     let profile = class.instance_profile.clone();
@@ -917,7 +923,7 @@ mod tests {
     use super::*;
     use crate::cloud::fake::FakeCloud;
     use crate::cloud::types::Cloud;
-    use crate::model::nodepool::KubeletConfig;
+    use crate::model::nodepool::{AmiSelectorTerm, KubeletConfig};
     use crate::model::requirements::NodeSelectorRequirement;
     use crate::model::reservation::ReservationType;
     use crate::model::taints::{Effect, Taint};
@@ -1380,6 +1386,59 @@ mod tests {
     /// what each template carries. Differed: our templates carried none of them, so a class's
     /// 100Gi root volume (planned as 100Gi of ephemeral storage) launched on the AMI's default
     /// volume, unencrypted where the AMI's is, and IMDS kept the AMI's hop limit.
+    /// A Bottlerocket class with `instanceStorePolicy: RAID0` binds the instance store with the
+    /// command its AMI version takes (`aws v1.14.1: pkg/providers/launchtemplate/suite_test.go`
+    /// "should use explicit directories for Bottlerocket v1.45.0", "should use default bind for
+    /// Bottlerocket v1.46.0", "should specify RAID0 bootstrap-command when instance-store policy
+    /// is set on Bottlerocket" with `@latest`); without the policy, no command.
+    #[test]
+    fn bottlerocket_raid0_binds_as_its_ami_version_allows() {
+        let c = claim("default-1", &[("m5.large", 0.09)], &["z-a"]);
+        let user_data = |alias: &str, policy: Option<&str>| {
+            let mut w = world();
+            w.class.ami_family = Some("Bottlerocket".into());
+            w.class.instance_store_policy = policy.map(str::to_string);
+            w.class.ami_selector_terms = vec![AmiSelectorTerm {
+                alias: Some(alias.into()),
+                id: None,
+                name: None,
+                owner: None,
+                tags: BTreeMap::new(),
+                ssm_parameter: None,
+            }];
+            plan(&LaunchInput {
+                cluster: &w.cluster,
+                class: &w.class,
+                claim: &c,
+                family: Family::Bottlerocket,
+                images: &w.images,
+                subnets: &w.subnets,
+                security_group_ids: &w.groups,
+                types: &w.types,
+            })
+            .unwrap()
+            .templates
+            .remove(0)
+            .user_data
+        };
+        let dirs = "[\"apiclient\", \"ephemeral-storage\", \"bind\", \"--dirs\", \"/var/lib/containerd\", \"/var/lib/kubelet\", \"/var/log/pods\"]]";
+        let default = "[\"apiclient\", \"ephemeral-storage\", \"bind\"]]";
+        let old = user_data("bottlerocket@v1.45.0", Some("RAID0"));
+        assert!(
+            old.contains("[settings.bootstrap-commands.000-mount-instance-storage]")
+                && old.contains(dirs),
+            "{old}"
+        );
+        for alias in ["bottlerocket@v1.46.0", "bottlerocket@latest"] {
+            let new = user_data(alias, Some("RAID0"));
+            assert!(
+                new.contains(default) && !new.contains("--dirs"),
+                "{alias}: {new}"
+            );
+        }
+        assert!(!user_data("bottlerocket@latest", None).contains("bootstrap-commands"));
+    }
+
     #[test]
     fn the_templates_carry_block_devices_metadata_options_and_monitoring() {
         const GIB: i64 = 1000 << 30;

@@ -18,6 +18,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use super::ami::ResolvedImage;
+use crate::model::nodepool::AmiSelectorTerm;
 use crate::model::taints::Taint;
 
 /// The MIME boundary Karpenter uses.
@@ -44,6 +46,69 @@ pub struct Bootstrap {
     pub max_pods: Option<i64>,
     /// The class's own `userData`.
     pub custom: Option<String>,
+    /// `instanceStorePolicy: RAID0`: the instance-store disks become one array for the node's
+    /// ephemeral storage (AL2 `--local-disks raid0`, AL2023 `instance.localStorage.strategy`,
+    /// Bottlerocket's `000-mount-instance-storage` bootstrap command; `aws v1.14.1:
+    /// pkg/providers/amifamily/bootstrap/{eksbootstrap,nodeadm,bottlerocket}.go`).
+    pub instance_store_raid0: bool,
+    /// Bottlerocket: the AMI binds the ephemeral storage to its default paths itself (v1.46.0
+    /// on, [`supports_default_bind`]); older ones are given the paths (`EnableDefaultMountPaths`).
+    pub default_mount_paths: bool,
+}
+
+/// The Bottlerocket version of a class's AMIs (`aws v1.14.1:
+/// pkg/providers/amifamily/bottlerocket.go` `resolveAMIVersion`): the version of an alias term
+/// (`bottlerocket@v1.46.0` → `v1.46.0`, `@latest` → `latest`), else the `vX.Y…` part of a name
+/// term, else of the name of the image an id term selects, else of the first resolved image
+/// whose name says `bottlerocket`; empty when none says.
+pub fn bottlerocket_version(terms: &[AmiSelectorTerm], images: &[ResolvedImage]) -> String {
+    // `bottlerocket-aws-k8s-1.33-x86_64-v1.46.0-431fe75a` → `v1.46.0`.
+    let of_name = |name: &str| {
+        name.split('-')
+            .find(|part| part.starts_with('v') && part.contains('.'))
+            .map(str::to_string)
+    };
+    let bottlerocket_name = |image: &ResolvedImage| {
+        image
+            .name
+            .as_deref()
+            .filter(|n| n.contains("bottlerocket"))
+            .and_then(of_name)
+    };
+    let alias = terms.iter().find_map(|t| {
+        let (_, version) = t.alias.as_deref()?.split_once('@')?;
+        (!version.contains('@')).then(|| version.to_string())
+    });
+    alias
+        .or_else(|| terms.iter().find_map(|t| of_name(t.name.as_deref()?)))
+        .or_else(|| {
+            terms.iter().find_map(|t| {
+                let id = t.id.as_deref()?;
+                images
+                    .iter()
+                    .filter(|i| i.id == id)
+                    .find_map(bottlerocket_name)
+            })
+        })
+        .or_else(|| images.iter().find_map(bottlerocket_name))
+        .unwrap_or_default()
+}
+
+/// Whether a Bottlerocket version binds ephemeral storage to its default paths (`aws v1.14.1:
+/// pkg/providers/version/version.go` `SupportsDefaultBind`): `latest`, or `[v]X.Y.Z` from
+/// 1.46 on; anything else (empty, `1.46`, not numbers) does not.
+pub fn supports_default_bind(version: &str) -> bool {
+    if version == "latest" {
+        return true;
+    }
+    let parts: Vec<&str> = version.trim_start_matches('v').split('.').collect();
+    if parts.len() < 3 {
+        return false;
+    }
+    match (parts[0].parse::<i64>(), parts[1].parse::<i64>()) {
+        (Ok(major), Ok(minor)) => major > 1 || (major == 1 && minor >= 46),
+        _ => false,
+    }
 }
 
 /// The user-data dialect of an AMI family.
@@ -180,6 +245,9 @@ pub fn al2_script(b: &Bootstrap) -> String {
     if !extra.is_empty() {
         let _ = write!(s, " \\\n--kubelet-extra-args '{}'", extra.join(" "));
     }
+    if b.instance_store_raid0 {
+        s.push_str(" \\\n--local-disks raid0");
+    }
     s.push('\n');
     s
 }
@@ -195,6 +263,9 @@ pub fn nodeconfig(b: &Bootstrap) -> String {
         let _ = writeln!(s, "    cidr: {cidr}");
     }
     let _ = writeln!(s, "    name: {}", b.cluster_name);
+    if b.instance_store_raid0 {
+        s.push_str("  instance:\n    localStorage:\n      strategy: RAID0\n");
+    }
     s.push_str("  kubelet:\n");
     if b.max_pods.is_some() || b.cluster_dns.is_some() {
         s.push_str("    config:\n");
@@ -385,6 +456,30 @@ pub fn bottlerocket(b: &Bootstrap) -> Result<String, UserDataError> {
             format!("[{}]", vs.join(", ")),
         );
     }
+    if b.instance_store_raid0 {
+        let table = "settings.bootstrap-commands.000-mount-instance-storage";
+        let mut bind = vec!["apiclient", "ephemeral-storage", "bind"];
+        if !b.default_mount_paths {
+            bind.extend([
+                "--dirs",
+                "/var/lib/containerd",
+                "/var/lib/kubelet",
+                "/var/log/pods",
+            ]);
+        }
+        let list = |words: &[&str]| {
+            let words: Vec<String> = words.iter().map(|w| toml_string(w)).collect();
+            format!("[{}]", words.join(", "))
+        };
+        let commands = format!(
+            "[{}, {}]",
+            list(&["apiclient", "ephemeral-storage", "init"]),
+            list(&bind)
+        );
+        toml_set(&mut doc, table, "commands", commands);
+        toml_set(&mut doc, table, "mode", toml_string("always"));
+        toml_set(&mut doc, table, "essential", "true".into());
+    }
     let mut s = String::new();
     for (table, entries) in doc {
         if table.is_empty() {
@@ -467,6 +562,8 @@ mod tests {
             taints: vec![Taint::new("dedicated", "gpu", Effect::NoSchedule)],
             max_pods: Some(58),
             custom: None,
+            instance_store_raid0: false,
+            default_mount_paths: false,
         }
     }
 
@@ -526,6 +623,135 @@ mod tests {
         assert!(got.contains("[settings.host-containers.admin]\nenabled = true"));
         b.custom = Some("[[bad]]".into());
         assert!(render(Family::Bottlerocket, &b).is_err());
+    }
+
+    /// `instanceStorePolicy: RAID0` in each family's user data (`aws v1.14.1:
+    /// pkg/providers/launchtemplate/suite_test.go` "should specify --local-disks raid0 when
+    /// instance-store policy is set on AL2", "should specify RAID0 bootstrap-command … on
+    /// Bottlerocket", "should merge bootstrap-commands …", "should use explicit directories for
+    /// Bottlerocket v1.45.0", "should use default bind for Bottlerocket v1.46.0"; the AL2023
+    /// NodeConfig's `localStorage`; `bootstrap/bottlerocket_test.go` "should use the configured
+    /// flag value").
+    #[test]
+    fn raid0_mounts_the_instance_store_in_every_family() {
+        let mut b = sample();
+        for family in [Family::Al2, Family::Al2023, Family::Bottlerocket] {
+            let got = render(family, &b).unwrap();
+            assert!(
+                !got.contains("raid0")
+                    && !got.contains("RAID0")
+                    && !got.contains("ephemeral-storage"),
+                "{got}"
+            );
+        }
+        b.instance_store_raid0 = true;
+        // After the kubelet arguments, as Karpenter writes it.
+        assert!(render(Family::Al2, &b)
+            .unwrap()
+            .contains("--max-pods=58' \\\n--local-disks raid0\n"));
+        assert!(render(Family::Al2023, &b)
+            .unwrap()
+            .contains("    name: test-cluster\n  instance:\n    localStorage:\n      strategy: RAID0\n  kubelet:\n"));
+        let explicit = "[settings.bootstrap-commands.000-mount-instance-storage]\ncommands = [[\"apiclient\", \"ephemeral-storage\", \"init\"], [\"apiclient\", \"ephemeral-storage\", \"bind\", \"--dirs\", \"/var/lib/containerd\", \"/var/lib/kubelet\", \"/var/log/pods\"]]\nmode = \"always\"\nessential = true\n";
+        assert!(render(Family::Bottlerocket, &b)
+            .unwrap()
+            .ends_with(explicit));
+        b.default_mount_paths = true;
+        let default = "[settings.bootstrap-commands.000-mount-instance-storage]\ncommands = [[\"apiclient\", \"ephemeral-storage\", \"init\"], [\"apiclient\", \"ephemeral-storage\", \"bind\"]]\nmode = \"always\"\nessential = true\n";
+        assert!(render(Family::Bottlerocket, &b).unwrap().ends_with(default));
+        // The class's own bootstrap commands are kept beside it.
+        b.custom = Some("[settings.bootstrap-commands.111-say-hello]\ncommands = [['echo', 'hello']]\nmode = 'always'\nessential = true\n".into());
+        let got = render(Family::Bottlerocket, &b).unwrap();
+        assert!(got.contains("[settings.bootstrap-commands.111-say-hello]\ncommands = [['echo', 'hello']]\nmode = 'always'\nessential = true\n"), "{got}");
+        assert!(got.contains(default), "{got}");
+    }
+
+    /// `aws v1.14.1: pkg/providers/amifamily/bottlerocket_test.go` Describe "resolveAMIVersion"
+    /// (6 Its).
+    #[test]
+    fn the_bottlerocket_version_comes_from_the_class_terms_then_its_images() {
+        let term = |f: &dyn Fn(&mut AmiSelectorTerm)| {
+            let mut t = AmiSelectorTerm {
+                alias: None,
+                id: None,
+                name: None,
+                owner: None,
+                tags: BTreeMap::new(),
+                ssm_parameter: None,
+            };
+            f(&mut t);
+            t
+        };
+        let image = |id: &str, name: &str| ResolvedImage {
+            id: id.into(),
+            name: Some(name.into()),
+            architecture: "amd64".into(),
+            creation_date: None,
+            deprecated: false,
+            requirements: Vec::new(),
+        };
+        let alias = |a: &str| term(&|t| t.alias = Some(a.into()));
+        // "should resolve version from alias", "should resolve latest from alias".
+        assert_eq!(
+            bottlerocket_version(&[alias("bottlerocket@v1.46.0")], &[]),
+            "v1.46.0"
+        );
+        assert_eq!(
+            bottlerocket_version(&[alias("bottlerocket@latest")], &[]),
+            "latest"
+        );
+        // "should resolve version from name".
+        let name =
+            term(&|t| t.name = Some("bottlerocket-aws-k8s-1.33-x86_64-v1.46.0-431fe75a".into()));
+        assert_eq!(bottlerocket_version(&[name], &[]), "v1.46.0");
+        // "should resolve version from ID with resolved AMI".
+        let id = term(&|t| t.id = Some("ami-12345".into()));
+        let images = [image(
+            "ami-12345",
+            "bottlerocket-aws-k8s-1.33-x86_64-v1.47.0-abc123",
+        )];
+        assert_eq!(bottlerocket_version(&[id], &images), "v1.47.0");
+        // "should resolve version from resolved AMI fallback".
+        let tags = term(&|t| t.tags = [("Environment".to_string(), "prod".to_string())].into());
+        let images = [image(
+            "ami-67890",
+            "bottlerocket-aws-k8s-1.30-arm64-v2.0.1-def456",
+        )];
+        assert_eq!(
+            bottlerocket_version(std::slice::from_ref(&tags), &images),
+            "v2.0.1"
+        );
+        // "should return empty when no version found".
+        let other = term(&|t| t.name = Some("some-other-ami".into()));
+        assert_eq!(bottlerocket_version(&[other], &[]), "");
+        // (ours) an image whose name does not say bottlerocket gives no version.
+        assert_eq!(
+            bottlerocket_version(&[tags], &[image("ami-1", "my-v1.50.0-build")]),
+            ""
+        );
+    }
+
+    /// `aws v1.14.1: pkg/providers/version/version_test.go` DescribeTable "SupportsDefaultBind"
+    /// (13 Entries).
+    #[test]
+    fn default_bind_from_bottlerocket_1_46() {
+        for (version, want) in [
+            ("1.45.0", false),
+            ("1.46.0", true),
+            ("1.47.0", true),
+            ("2.0.0", true),
+            ("v1.45.0", false),
+            ("v1.46.0", true),
+            ("1.9.0", false),
+            ("latest", true),
+            ("invalid", false),
+            ("1", false),
+            ("", false),
+            ("1.46", false),
+            ("abc.def.ghi", false),
+        ] {
+            assert_eq!(supports_default_bind(version), want, "{version:?}");
+        }
     }
 
     #[test]

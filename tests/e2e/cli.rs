@@ -451,6 +451,16 @@ fn bad_input_is_one_line_and_exit_2() {
             &["Pod/p", "cpu", "1x5"],
         ),
         ("missing nodeClassRef target", pool(""), &["NodePool/broken", "default"]),
+        (
+            "number where the API types a string",
+            pool("      requirements: []\n").replace("  template:\n", "  template:\n    metadata: {labels: {tier: 1}}\n") + class,
+            &["NodePool/broken", "spec.template.metadata.labels.tier", "invalid type: integer `1`, expected a string"],
+        ),
+        (
+            "string where the API types an integer",
+            pool("      requirements: []\n").replace("spec:\n  template:", "spec:\n  weight: \"10\"\n  template:") + class,
+            &["NodePool/broken", "spec.weight", "invalid type: string \"10\""],
+        ),
         ("empty input", String::new(), &["empty.yaml"]),
         ("binary garbage", String::from_utf8_lossy(&[0xff, 0xfe, 0x00, 0x9c, 0x12, 0x80]).into_owned(), &["garbage.yaml"]),
     ];

@@ -426,14 +426,17 @@ fn type_errors_name_the_field() {
             "metadata: {labels: {tier: [3]}}",
         ),
     );
-    assert_eq!(e, "web.yaml: Deployment/web: spec.template.metadata.labels.tier: invalid type: sequence, expected a scalar");
+    assert_eq!(e, "web.yaml: Deployment/web: spec.template.metadata.labels.tier: invalid type: sequence, expected a string");
     // Streamed documents still name their document, object and field, wherever the name is
     // written and whatever follows.
     let late_name =
         "apiVersion: apps/v1\nkind: Deployment\nspec: {replicas: [2]}\nmetadata: {name: late}\n";
     assert_eq!(
-        error_of("d.yaml", &format!("{DEPLOYMENT}---\n{late_name}---\n{DEPLOYMENT}")),
-        "d.yaml (document 2): Deployment/late: spec.replicas: invalid type: sequence, expected a scalar"
+        error_of(
+            "d.yaml",
+            &format!("{DEPLOYMENT}---\n{late_name}---\n{DEPLOYMENT}")
+        ),
+        "d.yaml (document 2): Deployment/late: spec.replicas: invalid type: sequence, expected i64"
     );
     let list = r#"{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "w", "namespace": "team"}, "spec": {"replicas": true}}]}"#;
     assert_eq!(
@@ -441,9 +444,14 @@ fn type_errors_name_the_field() {
         "all.json (items[0]): Deployment/team/w: spec.replicas: invalid type: boolean `true`, expected i64"
     );
     // Keys before apiVersion and kind are replayed into the typed object.
-    let metadata_first = "metadata: {name: web, labels: {version: 3}}\nspec: {replicas: 3, template: {spec: {containers: [{name: a}]}}}\napiVersion: apps/v1\nkind: Deployment\n";
+    let metadata_first = "metadata: {name: web, labels: {version: \"3\"}}\nspec: {replicas: 3, template: {spec: {containers: [{name: a}]}}}\napiVersion: apps/v1\nkind: Deployment\n";
     let m = load_str("web.yaml", metadata_first).unwrap();
     assert_eq!(m.pods.len(), 3);
+    // A replayed value is typed as strictly as the rest.
+    assert_eq!(
+        error_of("web.yaml", &metadata_first.replace("\"3\"}", "3}")),
+        "web.yaml: Deployment/web: metadata.labels.version: invalid type: integer `3`, expected a string"
+    );
     assert_eq!(
         error_of(
             "web.yaml",
@@ -451,21 +459,29 @@ fn type_errors_name_the_field() {
         ),
         "web.yaml: Deployment/web: spec.replicas: invalid type: string \"x\", expected i64"
     );
-    // A plain scalar where text is expected is read as text, as YAML does, from YAML and JSON.
+    // A plain scalar where text is expected is refused, from YAML and JSON, as the API server
+    // refuses it (`scalars_have_the_type_the_api_gives_their_field`); quoted, it is text.
     let numeric = DEPLOYMENT.replace(
         "metadata: {labels: {app: web}}",
         "metadata: {labels: {version: 3}}",
     );
     assert_eq!(
-        load_str("web.yaml", &numeric).unwrap().pods[0].labels["version"],
-        "3"
+        error_of("web.yaml", &numeric),
+        "web.yaml: Deployment/web: spec.template.metadata.labels.version: invalid type: integer `3`, expected a string"
     );
     let json =
         serde_json::to_string(&serde_saphyr::from_str::<serde_json::Value>(&numeric).unwrap())
             .unwrap();
     assert!(json.contains("\"version\":3"), "{json}");
     assert_eq!(
-        load_str("web.json", &json).unwrap().pods[0].labels["version"],
+        error_of("web.json", &json),
+        "web.json: Deployment/web: spec.template.metadata.labels.version: invalid type: integer `3`, expected a string"
+    );
+    assert_eq!(
+        load_str("web.yaml", &numeric.replace("version: 3", "version: \"3\""))
+            .unwrap()
+            .pods[0]
+            .labels["version"],
         "3"
     );
     assert_eq!(
@@ -746,7 +762,7 @@ fn what_the_api_server_refuses_is_refused() {
             "EC2NodeClass/c: spec.kubelet.kubeReserved.cpu: must not be negative, got -1",
         ),
         (
-            "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: c}\nspec:\n  amiSelectorTerms: [{alias: al2023@latest}]\n  role: r\n  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n  kubelet: {systemReserved: {gpu: 1}}\n".into(),
+            "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: c}\nspec:\n  amiSelectorTerms: [{alias: al2023@latest}]\n  role: r\n  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n  kubelet: {systemReserved: {gpu: \"1\"}}\n".into(),
             "EC2NodeClass/c: spec.kubelet.systemReserved.gpu: unknown resource \"gpu\" (expected one of cpu, memory, ephemeral-storage, pid)",
         ),
     ];
@@ -985,4 +1001,86 @@ fn statefulset_claim_templates_and_ephemeral_volumes_become_pod_volumes() {
             storage_class: Some("gp3".into())
         }
     );
+}
+
+/// Every scalar is read with the type the API server gives its field: a number or boolean where
+/// Kubernetes or a Karpenter CRD types a string (`map[string]string` labels, annotations,
+/// node selectors and tags; taint values; names) fails `kubectl apply` ("must be of type
+/// string" / "cannot unmarshal number into … of type string"), and so does text where it types
+/// an integer or a boolean (`weight: "10"`, `replicas: "2"`, `encrypted: "true"`). kubectl reads
+/// YAML 1.1 (`sigs.k8s.io/yaml` over go-yaml v2): a plain `yes`, `no`, `on`, `off`, `y`, `n` is
+/// a boolean there too; quoted, any of them is text.
+#[test]
+fn scalars_have_the_type_the_api_gives_their_field() {
+    let pool = |patch: &str| two_docs(&format!("{NODEPOOL_V1}{patch}"));
+    let pool_template = |metadata: &str| {
+        two_docs(&NODEPOOL_V1.replace(
+            "  template:\n",
+            &format!("  template:\n    metadata: {metadata}\n"),
+        ))
+    };
+    let class = |patch: &str| format!("{EC2NODECLASS_V1}{patch}---\n{NODEPOOL_V1}");
+    let pod = |patch: &str| {
+        format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n  containers: [{{name: c}}]\n{patch}")
+    };
+    let pod_meta = |metadata: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {metadata}\nspec:\n  containers: [{{name: c}}]\n"
+        )
+    };
+    let refused: Vec<(&str, String, &str)> = vec![
+        ("np.yaml", pool_template("{labels: {tier: 1}}"), "NodePool/default: spec.template.metadata.labels.tier: invalid type: integer `1`, expected a string"),
+        ("np.yaml", pool_template("{annotations: {a: true}}"), "NodePool/default: spec.template.metadata.annotations.a: invalid type: boolean `true`, expected a string"),
+        ("np.yaml", pool_template("{labels: {tier: yes}}"), "NodePool/default: spec.template.metadata.labels.tier: invalid type: boolean `true`, expected a string"),
+        ("np.yaml", pool("  weight: \"10\"\n"), "NodePool/default: spec.weight: invalid type: string \"10\", expected i64"),
+        ("np.yaml", pool("  limits: {cpu: 10}\n  disruption: {consolidateAfter: 30}\n"), "NodePool/default: spec.disruption.consolidateAfter: invalid type: integer `30`, expected a string"),
+        ("np.yaml", NODEPOOL_V1.replace("      requirements:\n", "      taints: [{key: a, value: 1, effect: NoSchedule}]\n      requirements:\n"), "NodePool/default: spec.template.spec.taints[0].value: invalid type: integer `1`, expected a string"),
+        ("class.yaml", class("  tags: {team: 7}\n"), "EC2NodeClass/default: spec.tags.team: invalid type: integer `7`, expected a string"),
+        ("class.yaml", class("  kubelet: {maxPods: \"110\"}\n"), "EC2NodeClass/default: spec.kubelet.maxPods: invalid type: string \"110\", expected i64"),
+        ("class.yaml", class("  blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeSize: 20Gi, encrypted: \"true\"}}]\n"), "EC2NodeClass/default: spec.blockDeviceMappings[0].ebs.encrypted: invalid type: string \"true\", expected a boolean"),
+        ("class.yaml", class("  kubelet: {kubeReserved: {cpu: 1}}\n"), "EC2NodeClass/default: spec.kubelet.kubeReserved.cpu: invalid type: integer `1`, expected a string"),
+        ("pod.yaml", pod_meta("{name: p, labels: {version: 3}}"), "Pod/p: metadata.labels.version: invalid type: integer `3`, expected a string"),
+        ("pod.yaml", pod_meta("{name: p, labels: {enabled: on}}"), "Pod/p: metadata.labels.enabled: invalid type: boolean `true`, expected a string"),
+        ("pod.yaml", pod_meta("{name: p, annotations: {ratio: 1.5}}"), "Pod/p: metadata.annotations.ratio: invalid type: floating point `1.5`, expected a string"),
+        ("pod.yaml", pod("  nodeSelector: {a: true}\n"), "Pod/p: spec.nodeSelector.a: invalid type: boolean `true`, expected a string"),
+        ("pod.yaml", pod("  priority: \"5\"\n"), "Pod/p: spec.priority: invalid type: string \"5\""),
+        ("web.yaml", DEPLOYMENT.replace("replicas: 2", "replicas: \"2\""), "Deployment/web: spec.replicas: invalid type: string \"2\", expected i64"),
+    ];
+    let mut wrong = Vec::new();
+    for (name, yaml, want) in &refused {
+        let json = {
+            let docs: Vec<serde_json::Value> = crate::api::yaml::documents(name, yaml).unwrap();
+            docs.iter()
+                .map(|d| serde_json::to_string(d).unwrap())
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        for (file, text) in [
+            (name.to_string(), yaml.clone()),
+            (name.replace(".yaml", ".json"), json),
+        ] {
+            match load_str(&file, &text) {
+                Err(e) if e.to_string().contains(want) && !e.to_string().contains('\n') => {}
+                Err(e) => wrong.push(format!("{file}: want {want:?}\n    got {e}")),
+                Ok(_) => wrong.push(format!("{file}: want {want:?}\n    loaded")),
+            }
+        }
+    }
+    // Quoted, every one of them is text; numbers where the API takes a number or a quantity.
+    let accepted = [
+        pool_template("{labels: {tier: \"1\", enabled: 'yes'}, annotations: {a: \"true\"}}"),
+        pool("  weight: 10\n  limits: {cpu: 10, memory: 100Gi}\n"),
+        class("  tags: {team: \"7\"}\n  kubelet: {maxPods: 110, kubeReserved: {cpu: \"1\"}}\n"),
+        pod_meta("{name: p, labels: {version: \"3\", enabled: \"on\"}}"),
+        pod("  nodeSelector: {a: \"true\"}\n  priority: 5\n"),
+        DEPLOYMENT.replace("cpu: 500m", "cpu: 1"),
+        // v1alpha5 typed kubelet reservations as int-or-string quantities.
+        "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  providerRef: {name: c}\n  kubeletConfiguration: {kubeReserved: {cpu: 1}}\n---\napiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {name: c}\nspec:\n  subnetSelector: {a: b}\n  securityGroupSelector: {a: b}\n".into(),
+    ];
+    for text in &accepted {
+        if let Err(e) = load_str("ok.yaml", text) {
+            wrong.push(format!("refused: {e}\n{text}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -300,6 +300,47 @@ fn seed_000_switched_to_newnode_needs_that_template() {
     );
 }
 
+/// v1alpha5's AWSNodeTemplate CRD (`karpenter.k8s.aws/v1alpha1`) has no defaults and no enums
+/// for `metadataOptions`: the fields as written (absent: none), only their types checked.
+#[test]
+fn aws_node_template_metadata_options_are_read_as_written() {
+    use crate::model::nodepool::MetadataOptions;
+    let template = |extra: &str| {
+        format!("apiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {{name: c}}\nspec:\n  subnetSelector: {{a: b}}\n  securityGroupSelector: {{a: b}}\n{extra}")
+    };
+    let read = |extra: &str| {
+        load_str("t.yaml", &template(extra))
+            .map(|mut m| m.node_classes.remove(0).metadata_options)
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(read(""), Ok(None));
+    assert_eq!(
+        read("  metadataOptions: {httpTokens: optional, httpPutResponseHopLimit: 3}\n"),
+        Ok(Some(MetadataOptions {
+            http_endpoint: None,
+            http_protocol_ipv6: None,
+            http_put_response_hop_limit: Some(3),
+            http_tokens: Some("optional".into()),
+        }))
+    );
+    assert_eq!(
+        read("  metadataOptions: {httpEndpoint: sometimes}\n").map(|o| o.unwrap().http_endpoint),
+        Ok(Some("sometimes".into()))
+    );
+    assert_eq!(
+        read("  metadataOptions: {httpPutResponseHopLimit: x}\n"),
+        Err("t.yaml: AWSNodeTemplate/c: spec.metadataOptions.httpPutResponseHopLimit: must be an integer".into())
+    );
+    assert_eq!(
+        read("  metadataOptions: {httpTokens: 1}\n"),
+        Err("t.yaml: AWSNodeTemplate/c: spec.metadataOptions.httpTokens: must be a string".into())
+    );
+    assert_eq!(
+        read("  metadataOptions: [1]\n"),
+        Err("t.yaml: AWSNodeTemplate/c: spec.metadataOptions: must be an object".into())
+    );
+}
+
 /// `metadataOptions` as the API server stores it (the v1 / v1beta1 CRDs default each field:
 /// `enabled`, `disabled`, hop limit 1 in v1 and 2 in v1beta1, `required`), and the rest of a
 /// block device's `ebs`, which the launch template carries (`aws v1.14.1:

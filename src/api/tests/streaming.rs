@@ -129,13 +129,12 @@ fn three_forms(docs: &[String]) -> [String; 3] {
 
 /// A JSON List's items are typed one at a time (`yaml::Documents::next_part`), not the List
 /// as a whole: the same objects as the List typed whole (its YAML form) and as separate
-/// documents — items `serde_json` cannot type alone (a number where text is expected) read as
-/// YAML reads them — and the same first error, naming `items[N]`: a malformed later item beats
+/// documents, and the same first error, naming `items[N]`: a malformed later item beats
 /// an invalid earlier one, as when the whole List was typed first.
 #[test]
 fn a_json_lists_items_streamed_give_the_same_objects_and_errors() {
     let node = |name: &str| {
-        format!("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{rank: 3}}}}\nspec: {{providerID: \"aws:///us-east-1a/i-1\"}}\nstatus: {{allocatable: {{cpu: 2, pods: 110}}}}\n")
+        format!("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{rank: \"3\"}}}}\nspec: {{providerID: \"aws:///us-east-1a/i-1\"}}\nstatus: {{allocatable: {{cpu: 2, pods: 110}}}}\n")
     };
     let docs = [
         node("a"),

@@ -55,7 +55,12 @@ pub(super) fn error(path: &str, text: &str, line_offset: usize, e: &Error) -> In
         }
         _ => {}
     }
-    match walk(text, line, column) {
+    // A scalar of the wrong type, refused by the field's type once read: its position is the
+    // key's (serde-saphyr's fallback), which, first in a block mapping, is also where that
+    // mapping starts; the node meant is the key, not the mapping.
+    let scalar_refused = matches!(e, Error::SerdeInvalidType { unexpected, .. }
+        if !unexpected.starts_with("map") && !unexpected.starts_with("sequence"));
+    match walk(text, line, column, scalar_refused) {
         Walk::Syntax {
             line,
             column,
@@ -163,9 +168,9 @@ enum Frame {
 }
 
 /// Walks `text`'s events to the node starting at `line`/`column` (1-based, as `serde-saphyr`
-/// reports them), then on to the end of the text to count its documents; a syntax error
+/// reports them; a scalar when `scalar`), then on to the end of the text to count its documents; a syntax error
 /// anywhere wins, as the text is malformed whatever else is wrong in it.
-fn walk(text: &str, line: usize, column: usize) -> Walk {
+fn walk(text: &str, line: usize, column: usize, scalar: bool) -> Walk {
     let mut options = serde_saphyr::granit_parser::Options::default();
     options.flow_nesting_limit = MAX_DEPTH;
     options.block_nesting_limit = MAX_DEPTH;
@@ -219,7 +224,12 @@ fn walk(text: &str, line: usize, column: usize) -> Walk {
                 None => {}
             }
         }
-        if is_node && found.is_none() && span.start.line() == line && span.start.col() + 1 == column
+        let collection = matches!(event, Event::SequenceStart(..) | Event::MappingStart(..));
+        if is_node
+            && found.is_none()
+            && !(scalar && collection)
+            && span.start.line() == line
+            && span.start.col() + 1 == column
         {
             let mut at = path.clone();
             if is_key {

@@ -54,8 +54,9 @@ pub(crate) fn documents<T: DeserializeOwned + Send>(
 /// JSON is YAML, and the YAML reader decides what a document means; but it reads about ten
 /// times slower than `serde_json` (a `kubectl get -o json` dump of 5,000 nodes takes seconds).
 /// So a JSON document is first typed by `serde_json`, and read as YAML only when that fails:
-/// whatever `serde_json` refuses (a number where text is expected, which YAML reads as text; a
-/// duplicate key; nesting deeper than [`MAX_DEPTH`]) gets the YAML reader's answer and message.
+/// whatever `serde_json` refuses (a duplicate key; nesting deeper than [`MAX_DEPTH`]; a scalar
+/// of the wrong type, which the YAML reader refuses too: `api::scalars`) gets the YAML
+/// reader's answer and message.
 /// Syntax errors are found before the first document is given out; an error typing a document
 /// comes when it is taken (see [`Documents::rest_typed`]).
 pub(crate) struct Documents<'a, T> {
