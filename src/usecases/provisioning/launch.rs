@@ -170,7 +170,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                         pods: claim.pods.clone(),
                         pool_errors: done.pool_errors,
                     };
-                    events.emit(Event::Launched(launched.clone()));
+                    events.emit(Event::Launched(Box::new(launched.clone())));
                     out.launched.push(launched);
                 }
                 Err(error) => {

@@ -173,7 +173,7 @@ pub enum Event {
     /// An object in the cluster was accepted with a caveat.
     Warning(String),
     /// A NodeClaim was launched (or adopted).
-    Launched(Launch),
+    Launched(Box<Launch>),
     /// A NodeClaim could not be launched.
     LaunchFailed(LaunchFailure),
     /// A wait began.

@@ -165,7 +165,7 @@ fn each_planned_node_claim_launches_one_instance_tagged_with_its_name() {
             .launched
             .iter()
             .cloned()
-            .map(Event::Launched)
+            .map(|l| Event::Launched(Box::new(l)))
             .collect::<Vec<_>>()
     );
     // Launching writes nothing to the cluster: the instances are the record.
@@ -570,7 +570,7 @@ fn watch_launches_for_a_burst_once_it_has_been_quiet_for_a_second() {
     let launched: Vec<Launch> = events(&log)
         .into_iter()
         .filter_map(|e| match e {
-            Event::Launched(l) => Some(l),
+            Event::Launched(l) => Some(*l),
             _ => None,
         })
         .collect();
