@@ -73,6 +73,44 @@ impl Node {
         self.initialized || self.claimless
     }
 
+    /// Whether a registered node has finished starting, as Karpenter's initialization controller
+    /// decides it before labelling it `karpenter.sh/initialized=true` (`core v1.14.1:
+    /// pkg/controllers/nodeclaim/lifecycle/initialization.go` `Reconcile`, in its order): it is
+    /// Ready; none of its NodeClaim's `startup_taints` is still on it (matched by key and
+    /// effect, `MatchTaint`); no known ephemeral taint is (`KnownEphemeralTaintsRemoved`,
+    /// `readiness.k8s.io/*` included); and every resource its NodeClaim `requested` (non-zero)
+    /// is non-zero in its allocatable (`RequestedResourcesRegistered`: a device plugin has
+    /// registered it). DRA driver pools are not modelled (`--ignore-dra-requests`, the default).
+    pub fn initialization(
+        &self,
+        startup_taints: &[Taint],
+        requested: &Resources,
+    ) -> Result<(), NotInitialized> {
+        if !self.ready {
+            return Err(NotInitialized::NotReady);
+        }
+        if let Some(t) = startup_taints
+            .iter()
+            .find_map(|s| self.taints.iter().find(|t| s.matches(t)))
+        {
+            return Err(NotInitialized::StartupTaint(t.clone()));
+        }
+        if let Some(t) = self
+            .taints
+            .iter()
+            .find(|t| super::taints::is_known_ephemeral(t))
+        {
+            return Err(NotInitialized::EphemeralTaint(t.clone()));
+        }
+        if let Some((name, _)) = requested
+            .iter()
+            .find(|(name, _)| self.allocatable.get(name) == 0)
+        {
+            return Err(NotInitialized::ResourceNotRegistered(name.to_string()));
+        }
+        Ok(())
+    }
+
     /// The taints scheduling holds against pods (`StateNode.Taints`): all of them on an
     /// initialized (or unmanaged) node; on a managed node not initialized yet, not the known
     /// ephemeral taints nor its startup taints — pods are expected to land there once it is up.
@@ -96,6 +134,37 @@ impl Node {
             .get(super::labels::NODEPOOL)
             .or_else(|| self.labels.get(super::labels::PROVISIONER_NAME))
             .map(String::as_str)
+    }
+}
+
+/// Why a registered node is not initialized yet ([`Node::initialization`]); upstream's reasons
+/// on the NodeClaim's `Initialized=Unknown` condition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotInitialized {
+    /// `NodeNotReady`.
+    NotReady,
+    /// `StartupTaintsExist`: this startup taint is still on the node.
+    StartupTaint(Taint),
+    /// `KnownEphemeralTaintsExist`.
+    EphemeralTaint(Taint),
+    /// `ResourceNotRegistered`: this resource was requested but is not allocatable.
+    ResourceNotRegistered(String),
+}
+
+impl std::fmt::Display for NotInitialized {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotInitialized::NotReady => write!(f, "Node status is NotReady"),
+            NotInitialized::StartupTaint(t) => {
+                write!(f, "StartupTaint {:?} still exists", t.to_string())
+            }
+            NotInitialized::EphemeralTaint(t) => {
+                write!(f, "KnownEphemeralTaint {:?} still exists", t.to_string())
+            }
+            NotInitialized::ResourceNotRegistered(r) => {
+                write!(f, "Resource {r:?} was requested but not registered")
+            }
+        }
     }
 }
 
@@ -434,5 +503,185 @@ mod tests {
         );
         // The label fact is kept: `provision` reads it for the nodes it launched.
         assert!(!nodes[2].initialized);
+    }
+
+    /// `core v1.14.1: pkg/controllers/nodeclaim/lifecycle/initialization_test.go`, one row per
+    /// case of the rule (the NodeClaim requests cpu 2, memory 50Mi, pods 5; the Node has
+    /// allocatable cpu 8, memory 80Mi, pods 110, as upstream's). The Its about who does it —
+    /// "should ignore NodeClaims which aren't managed by this Karpenter instance", "shouldn't
+    /// consider the nodeClaim initialized when it has not registered" (two Nodes for one
+    /// provider id) — are n.a. here: this tool applies the rule to the nodes it launched, found
+    /// by instance id; "should add the initialization label to the node …" is the label
+    /// (`usecases::provisioning::tests`).
+    #[test]
+    fn initialization_table() {
+        use crate::model::taints::Effect;
+        let taint = |k: &str, v: &str, e| Taint::new(k, v, e);
+        let startup = vec![
+            taint(
+                "custom-startup-taint",
+                "custom-startup-value",
+                Effect::NoSchedule,
+            ),
+            taint(
+                "other-custom-startup-taint",
+                "other-custom-startup-value",
+                Effect::NoExecute,
+            ),
+        ];
+        let requests = Resources::from_pairs(&[("cpu", "2"), ("memory", "50Mi"), ("pods", "5")]);
+        let mut gpu_requests = requests.clone();
+        gpu_requests.set("fake.com/vendor-a", 1000);
+        let node = |ready: bool, taints: Vec<Taint>, extra: &[(&str, &str)]| {
+            let mut allocatable =
+                Resources::from_pairs(&[("cpu", "8"), ("memory", "80Mi"), ("pods", "110")]);
+            allocatable.add_assign(&Resources::from_pairs(extra));
+            Node {
+                name: "n".into(),
+                ready,
+                taints,
+                allocatable,
+                ..Node::default()
+            }
+        };
+        let none = Resources::default();
+        let ephemeral = vec![
+            taint("node.kubernetes.io/not-ready", "", Effect::NoSchedule),
+            taint("node.kubernetes.io/unreachable", "", Effect::NoSchedule),
+            taint(
+                "node.cloudprovider.kubernetes.io/uninitialized",
+                "true",
+                Effect::NoSchedule,
+            ),
+            taint("karpenter.sh/unregistered", "", Effect::NoExecute),
+        ];
+        use NotInitialized::*;
+        // (It, node, startup taints, requests, outcome)
+        type Case<'a> = (
+            &'a str,
+            Node,
+            &'a [Taint],
+            &'a Resources,
+            Result<(), NotInitialized>,
+        );
+        let cases: Vec<Case> = vec![
+            (
+                "should consider the NodeClaim initialized when all initialization conditions are met",
+                node(true, vec![], &[]),
+                &[],
+                &requests,
+                Ok(()),
+            ),
+            (
+                "should not consider the Node to be initialized when the status of the Node is NotReady",
+                node(false, vec![], &[]),
+                &[],
+                &requests,
+                Err(NotReady),
+            ),
+            (
+                "should not consider the Node to be initialized when all requested resources aren't registered",
+                node(true, vec![], &[]),
+                &[],
+                &gpu_requests,
+                Err(ResourceNotRegistered("fake.com/vendor-a".into())),
+            ),
+            (
+                "… (registered at zero: kubelet zeroes it until the device plugin runs)",
+                node(true, vec![], &[("fake.com/vendor-a", "0")]),
+                &[],
+                &gpu_requests,
+                Err(ResourceNotRegistered("fake.com/vendor-a".into())),
+            ),
+            (
+                "should consider the node to be initialized once all the resources are registered",
+                node(true, vec![], &[("fake.com/vendor-a", "2")]),
+                &[],
+                &gpu_requests,
+                Ok(()),
+            ),
+            (
+                "should not consider the Node to be initialized when all startupTaints aren't removed",
+                node(true, startup.clone(), &[]),
+                &startup,
+                &requests,
+                Err(StartupTaint(startup[0].clone())),
+            ),
+            (
+                "… (one left, whatever its value)",
+                node(
+                    true,
+                    vec![taint("other-custom-startup-taint", "", Effect::NoExecute)],
+                    &[],
+                ),
+                &startup,
+                &requests,
+                Err(StartupTaint(taint("other-custom-startup-taint", "", Effect::NoExecute))),
+            ),
+            (
+                "… (the key with another effect is not the startup taint, MatchTaint)",
+                node(
+                    true,
+                    vec![taint("custom-startup-taint", "", Effect::NoExecute)],
+                    &[],
+                ),
+                &startup,
+                &requests,
+                Ok(()),
+            ),
+            (
+                "should consider the Node to be initialized once the startupTaints are removed",
+                node(true, vec![], &[]),
+                &startup,
+                &requests,
+                Ok(()),
+            ),
+            (
+                "should not consider the Node to be initialized when all ephemeralTaints aren't removed",
+                node(true, ephemeral.clone(), &[]),
+                &startup,
+                &requests,
+                Err(EphemeralTaint(ephemeral[0].clone())),
+            ),
+            (
+                "… (the last of them)",
+                node(true, ephemeral[3..].to_vec(), &[]),
+                &startup,
+                &requests,
+                Err(EphemeralTaint(ephemeral[3].clone())),
+            ),
+            (
+                "should consider the Node to be initialized once the ephemeralTaints are removed",
+                node(true, vec![], &[]),
+                &startup,
+                &requests,
+                Ok(()),
+            ),
+            (
+                "should not consider the Node to be initialized while a readiness.k8s.io/ taint is present, …",
+                node(
+                    true,
+                    vec![taint("readiness.k8s.io/some-rule", "", Effect::NoSchedule)],
+                    &[],
+                ),
+                &[],
+                &none,
+                Err(EphemeralTaint(taint("readiness.k8s.io/some-rule", "", Effect::NoSchedule))),
+            ),
+            (
+                "… and initialize once it is removed",
+                node(true, vec![], &[]),
+                &[],
+                &none,
+                Ok(()),
+            ),
+        ];
+        for (name, n, startup, requested, want) in cases {
+            assert_eq!(n.initialization(startup, requested), want, "{name}");
+        }
+        assert_eq!(
+            NotInitialized::StartupTaint(startup[0].clone()).to_string(),
+            "StartupTaint \"custom-startup-taint=custom-startup-value:NoSchedule\" still exists"
+        );
     }
 }

@@ -9,7 +9,8 @@
 //! - an overlay selects, in each pool, the instance types whose requirements — with the pool's
 //!   `karpenter.sh/nodepool` label and its template labels — are compatible with its own
 //!   (every key it names must be defined, as `Requirements.IsCompatible` without undefined keys),
-//!   and of those the offerings its zone and capacity-type requirements admit;
+//!   and of those the offerings whose own requirements (zone, capacity type, zone id, reservation
+//!   id, type and interruptibility) are compatible with its (`Offerings.Compatible`);
 //! - a price (`price` or `priceAdjustment`) goes to each selected offering no heavier overlay has
 //!   priced; capacity adds each extended resource no heavier overlay has set;
 //! - an overlay of the same weight as one that already changed the same offering's price, or the
@@ -156,8 +157,6 @@ fn selections(
     pools: &[(&NodePool, &[InstanceType])],
     reqs: &Requirements,
 ) -> Vec<((usize, usize), Vec<usize>)> {
-    let zone = reqs.get_ref(labels::ZONE);
-    let capacity_type = reqs.get_ref(labels::CAPACITY_TYPE);
     let mut out = Vec::new();
     for (p, (pool, types)) in pools.iter().enumerate() {
         let mut pool_labels = Requirements::new();
@@ -175,10 +174,9 @@ fn selections(
                 .offerings
                 .iter()
                 .enumerate()
-                .filter(|(_, o)| {
-                    zone.is_none_or(|z| z.has(&o.zone))
-                        && capacity_type.is_none_or(|c| c.has(&o.capacity_type))
-                })
+                // `Offerings.Compatible`: every label of the offering — zone, capacity type,
+                // zone id, reservation id / type / interruptibility — against the overlay's.
+                .filter(|(_, o)| reqs.is_compatible(&o.requirements(), labels::is_well_known))
                 .map(|(i, _)| i)
                 .collect();
             if !offerings.is_empty() {

@@ -211,27 +211,45 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             .unwrap_or_default()
     }
 
-    /// What Karpenter's controller does once a launched node is Ready: copies the NodeClaim's
-    /// labels (the launched type's `karpenter.k8s.aws/instance-*`, …) and annotations (the
-    /// template's) onto it and marks it initialized, so budgets, drift and later commands treat
-    /// it like any managed node (`core v1.14.1: pkg/controllers/nodeclaim/lifecycle/
-    /// registration.go` `syncNode`: `lo.Assign(node.Annotations, nodeClaim.Annotations)`).
-    pub fn label_registered(
+    /// What Karpenter's controllers do to a node launched here, as far as its Node does not show
+    /// it done yet (one patch, none when nothing is missing). Once it is Ready, registration:
+    /// the NodeClaim's labels (`type_labels()`, the launched type's `karpenter.k8s.aws/
+    /// instance-*`, …), its annotations (the template's) and `karpenter.sh/registered`
+    /// (`core v1.14.1: pkg/controllers/nodeclaim/lifecycle/registration.go` `syncNode`:
+    /// `lo.Assign(node.Annotations, nodeClaim.Annotations)`). Once `initialized`
+    /// ([`Node::initialization`], decided by the caller with the NodeClaim's startup taints and
+    /// requests), `karpenter.sh/initialized` (`initialization.go`), so budgets, drift and later
+    /// commands treat it like any managed node.
+    pub fn sync_registered(
         &self,
-        node: &str,
-        type_labels: &BTreeMap<String, String>,
+        node: &Node,
+        type_labels: impl FnOnce() -> BTreeMap<String, String>,
         annotations: &BTreeMap<String, String>,
+        initialized: bool,
     ) -> Result<(), CommandError> {
-        let mut node_labels = type_labels.clone();
-        node_labels.insert(labels::INITIALIZED.into(), "true".into());
-        node_labels.insert(labels::REGISTERED.into(), "true".into());
-        let mut metadata = serde_json::json!({"labels": node_labels});
-        if !annotations.is_empty() {
+        let has = |key: &str| node.labels.get(key).is_some_and(|v| v == "true");
+        if !node.ready {
+            return Ok(());
+        }
+        let register = !has(labels::REGISTERED);
+        let mut node_labels = BTreeMap::new();
+        if register {
+            node_labels = type_labels();
+            node_labels.insert(labels::REGISTERED.to_string(), "true".to_string());
+        }
+        if initialized && !has(labels::INITIALIZED) {
+            node_labels.insert(labels::INITIALIZED.to_string(), "true".to_string());
+        }
+        if node_labels.is_empty() {
+            return Ok(());
+        }
+        let mut metadata = serde_json::json!({ "labels": node_labels });
+        if register && !annotations.is_empty() {
             metadata["annotations"] = serde_json::json!(annotations);
         }
         ops::merge_patch(
             self.cluster,
-            &format!("/api/v1/nodes/{node}"),
+            &format!("/api/v1/nodes/{}", node.name),
             &serde_json::json!({ "metadata": metadata }),
         )?;
         Ok(())

@@ -22,6 +22,8 @@ use super::{Detail, Record, Status, Step};
 use crate::disruption::drain::{Blocker, DrainPlan};
 use crate::model::node::Node;
 use crate::model::pod::Pod;
+use crate::model::resources::Resources;
+use crate::model::taints::Taint;
 
 /// Where a node in replacement stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +51,7 @@ pub enum State {
 }
 
 /// A replacement launched, or adopted from a record.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Replacement {
     /// Its NodeClaim name.
     pub node_claim: String,
@@ -63,6 +65,11 @@ pub struct Replacement {
     /// Its NodeClaim's annotations (the pool's template annotations), written on its Node with
     /// the labels, as Karpenter's registration copies them.
     pub node_annotations: BTreeMap<String, String>,
+    /// Its NodeClaim's startup taints (its pool's), gone once it is initialized.
+    pub startup_taints: Vec<Taint>,
+    /// Its NodeClaim's resource requests, allocatable once it is initialized (empty for one
+    /// adopted from a record: the plan is not at hand).
+    pub requests: Resources,
 }
 
 /// How a node's replacement ended.
@@ -138,8 +145,8 @@ pub enum Readiness {
 /// [`readiness`] of a replacement adopted from a record: its labels come from its Node's
 /// instance-type label, so until that is there it is still initializing (labelled earlier, it
 /// would stay without its type's labels for good).
-pub fn adopted_readiness(node: Option<&Node>, startup_taints: &BTreeSet<String>) -> Readiness {
-    match readiness(node, startup_taints) {
+pub fn adopted_readiness(node: Option<&Node>, r: &Replacement) -> Readiness {
+    match readiness(node, r) {
         Readiness::Ready
             if node
                 .is_some_and(|n| !n.labels.contains_key(crate::model::labels::INSTANCE_TYPE)) =>
@@ -150,15 +157,16 @@ pub fn adopted_readiness(node: Option<&Node>, startup_taints: &BTreeSet<String>)
     }
 }
 
-/// The readiness of a replacement whose Node is `node` (if registered); `startup_taints` are
-/// the keys of its pool's startup taints, gone once initialized (Karpenter waits for that
-/// before it drains, docs/karpenter.md §5.3).
-pub fn readiness(node: Option<&Node>, startup_taints: &BTreeSet<String>) -> Readiness {
+/// The readiness of replacement `r` whose Node is `node` (if registered): Ready, then
+/// initialized as Karpenter's initialization controller decides it ([`Node::initialization`]:
+/// its startup taints and the known ephemeral taints gone, the resources it requested
+/// allocatable) — Karpenter waits for that before it drains (docs/karpenter.md §5.3).
+pub fn readiness(node: Option<&Node>, r: &Replacement) -> Readiness {
     match node {
-        Some(n) if n.ready && n.taints.iter().any(|t| startup_taints.contains(&t.key)) => {
-            Readiness::Initializing
-        }
-        Some(n) if n.ready => Readiness::Ready,
+        Some(n) if n.ready => match n.initialization(&r.startup_taints, &r.requests) {
+            Ok(()) => Readiness::Ready,
+            Err(_) => Readiness::Initializing,
+        },
         _ => Readiness::Joining,
     }
 }

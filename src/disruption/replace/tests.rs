@@ -1,7 +1,7 @@
 //! The replace pipeline's pure decisions: records (every earlier version's parse), names,
 //! budget slots and picking, where a node enters, readiness, drain pacing, failures.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
 use super::budget::{controller_free_slots, free_slots, free_slots_for, pick, Slots};
@@ -408,8 +408,13 @@ fn a_launch_that_failed_or_collides_rolls_back() {
 
 #[test]
 fn replacements_must_be_ready_and_initialized_in_time() {
-    let startup: BTreeSet<String> = ["agent.io/not-ready".to_string()].into();
+    let startup = Replacement {
+        startup_taints: vec![Taint::new("agent.io/not-ready", "", Effect::NoSchedule)],
+        requests: crate::model::resources::Resources::from_pairs(&[("example.com/dongle", "1")]),
+        ..Replacement::default()
+    };
     let mut n = node("new", "default", "i-new");
+    n.allocatable.set("example.com/dongle", 1000);
     n.ready = false;
     assert_eq!(readiness(None, &startup), Readiness::Joining);
     assert_eq!(readiness(Some(&n), &startup), Readiness::Joining);
@@ -418,6 +423,17 @@ fn replacements_must_be_ready_and_initialized_in_time() {
         .push(Taint::new("agent.io/not-ready", "", Effect::NoSchedule));
     assert_eq!(readiness(Some(&n), &startup), Readiness::Initializing);
     n.taints.clear();
+    assert_eq!(readiness(Some(&n), &startup), Readiness::Ready);
+    // `initialization.go`: the known ephemeral taints gone too, and what the NodeClaim requested
+    // allocatable (a device plugin registered it). Differed: we drained onto a node that a
+    // `readiness.k8s.io/*` taint, or a missing `example.com/dongle`, kept uninitialized.
+    n.taints
+        .push(Taint::new("readiness.k8s.io/cni", "", Effect::NoSchedule));
+    assert_eq!(readiness(Some(&n), &startup), Readiness::Initializing);
+    n.taints.clear();
+    n.allocatable.set("example.com/dongle", 0);
+    assert_eq!(readiness(Some(&n), &startup), Readiness::Initializing);
+    n.allocatable.set("example.com/dongle", 1000);
     assert_eq!(readiness(Some(&n), &startup), Readiness::Ready);
     // Adopted from a record: Ready is not enough until the type label is there.
     n.labels.insert(

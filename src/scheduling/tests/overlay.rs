@@ -227,3 +227,193 @@ fn a_price_overlay_changes_the_launch() {
         "options are ordered by the overlaid price"
     );
 }
+
+/// `core v1.14.1: pkg/controllers/nodeoverlay/store_test.go` — how the store's updates land on a
+/// pool's instance types (`internalInstanceTypeStore.apply`), through the overlays that make
+/// them:
+/// - "Store Apply Correctness › should correctly apply price overlay to specific offerings":
+///   `+0.01` on the zone-a offering only → 0.106 there, zone b keeps 0.096;
+/// - "… › should correctly apply capacity overlay": `hugepages-2Mi: 100Mi` is added, memory and
+///   cpu are kept;
+/// - "Store Apply Isolation Between NodePools": `+10%` for pool a, `-5%` for pool b (by
+///   `karpenter.sh/nodepool`) → 0.1056 and 0.0912 from one 0.096;
+/// - "NodeOverlay Store Integration": a capacity overlay on `m5.large` leaves `m5.xlarge` alone;
+/// - "Store Apply Selective Copy" (4 entries, whether Go shares or copies each field): no
+///   overlay changes nothing, a price overlay changes prices only, a capacity overlay capacity
+///   only, both both.
+#[test]
+fn the_store_changes_only_what_the_overlays_select() {
+    use crate::model::instance_type::InstanceType;
+    let m5 = |name: &str, od_b: bool| {
+        let mut offers = vec![offer("us-west-2a", ON_DEMAND, 0.096)];
+        if od_b {
+            offers.push(offer("us-west-2b", ON_DEMAND, 0.096));
+        }
+        instance_type(name, "2", "8Gi", "29", offers)
+    };
+    let one_pool = |types: Vec<InstanceType>| vec![pool_input(node_pool("default"), types)];
+    let price_of = |pools: &[PoolInput], p: usize, t: usize| -> Vec<f64> {
+        pools[p].instance_types[t]
+            .offerings
+            .iter()
+            .map(|o| (o.price * 1e6).round() / 1e6)
+            .collect()
+    };
+    let zone_a = overlay("zone-a", 10, &[(ZONE, In, &["us-west-2a"])]);
+    let mut huge = overlay("huge", 100, &[(labels::INSTANCE_TYPE, In, &["m5.large"])]);
+    huge.capacity = Resources::from_pairs(&[("hugepages-2Mi", "100Mi")]);
+
+    // Specific offerings.
+    let mut pools = one_pool(vec![m5("m5.large", true)]);
+    let before = pools[0].instance_types[0].clone();
+    assert!(apply_overlays(
+        &mut pools,
+        &[priced(zone_a.clone(), PriceChange::Add(0.01))]
+    )
+    .is_empty());
+    assert_eq!(price_of(&pools, 0, 0), [0.106, 0.096]);
+    assert_eq!(pools[0].instance_types[0].capacity, before.capacity);
+    assert_eq!(pools[0].instance_types[0].requirements, before.requirements);
+
+    // Capacity, on one type of two; prices untouched.
+    let mut pools = one_pool(vec![m5("m5.large", false), m5("m5.xlarge", false)]);
+    let before = pools[0].instance_types.clone();
+    assert!(apply_overlays(&mut pools, std::slice::from_ref(&huge)).is_empty());
+    let large = &pools[0].instance_types[0];
+    assert_eq!(
+        large.capacity.get("hugepages-2Mi"),
+        Resources::from_pairs(&[("hugepages-2Mi", "100Mi")]).get("hugepages-2Mi")
+    );
+    assert_eq!(
+        large.capacity.get("memory"),
+        before[0].capacity.get("memory")
+    );
+    assert_eq!(large.capacity.get("cpu"), before[0].capacity.get("cpu"));
+    assert_eq!(large.offerings, before[0].offerings);
+    assert_eq!(
+        pools[0].instance_types[1], before[1],
+        "m5.xlarge is not selected"
+    );
+
+    // Both; and none.
+    let mut pools = one_pool(vec![m5("m5.large", true)]);
+    apply_overlays(
+        &mut pools,
+        &[priced(zone_a.clone(), PriceChange::Add(0.01)), huge.clone()],
+    );
+    assert_eq!(price_of(&pools, 0, 0), [0.106, 0.096]);
+    assert!(pools[0].instance_types[0].capacity.get("hugepages-2Mi") > 0);
+    let mut pools = one_pool(vec![m5("m5.large", true)]);
+    let before = pools[0].instance_types.clone();
+    assert!(apply_overlays(&mut pools, &[]).is_empty());
+    assert_eq!(pools[0].instance_types, before);
+
+    // Isolation between pools.
+    let mut pools = vec![
+        pool_input(node_pool("nodepool-a"), vec![m5("m5.large", false)]),
+        pool_input(node_pool("nodepool-b"), vec![m5("m5.large", false)]),
+    ];
+    let conflicts = apply_overlays(
+        &mut pools,
+        &[
+            priced(
+                overlay("a", 10, &[(labels::NODEPOOL, In, &["nodepool-a"])]),
+                PriceChange::Percent(10.0),
+            ),
+            priced(
+                overlay("b", 10, &[(labels::NODEPOOL, In, &["nodepool-b"])]),
+                PriceChange::Percent(-5.0),
+            ),
+        ],
+    );
+    assert!(conflicts.is_empty(), "one weight, but disjoint pools");
+    assert_eq!(price_of(&pools, 0, 0), [0.1056]);
+    assert_eq!(price_of(&pools, 1, 0), [0.0912]);
+}
+
+/// `core v1.14.1: pkg/controllers/nodeoverlay/controller.go` `getOverlaidOfferings`: the
+/// offerings an overlay selects are those whose requirements are compatible with the overlay's
+/// (`Offerings.Compatible`) — every label of the offering, not only zone and capacity type.
+/// **Differed, fixed** — scenario: a type with an on-demand offering and two reservations'
+/// offerings (`cr-a` in zone 1, `cr-b` in zone 2), an overlay `price: "0.5"` with
+/// `karpenter.k8s.aws/capacity-reservation-id In [cr-a]` → upstream re-prices the `cr-a`
+/// offering only (on-demand's id is `DoesNotExist`, `cr-b`'s another value); we re-priced all
+/// three. Likewise `topology.k8s.aws/zone-id`.
+#[test]
+fn an_overlay_selects_offerings_by_every_label_of_the_offering() {
+    use crate::model::labels::{CAPACITY_RESERVATION_ID, ZONE_ID};
+    use crate::model::requirements::Requirement;
+    use crate::model::reservation::{ReservationType, ReservedCapacity};
+    let reserved = |zone: &str, id: &str| Offering {
+        reservation: Some(ReservedCapacity {
+            id: id.into(),
+            reservation_type: ReservationType::Default,
+            interruptible: false,
+            count: 1,
+        }),
+        ..offer(zone, crate::model::instance_type::RESERVED, 0.2)
+    };
+    let mut it = instance_type(
+        "default-instance-type",
+        "4",
+        "8Gi",
+        "20",
+        vec![
+            Offering {
+                zone_id: Some("az1".into()),
+                ..offer("test-zone-1", ON_DEMAND, 1.0)
+            },
+            Offering {
+                zone_id: Some("az1".into()),
+                ..reserved("test-zone-1", "cr-a")
+            },
+            Offering {
+                zone_id: Some("az2".into()),
+                ..reserved("test-zone-2", "cr-b")
+            },
+        ],
+    );
+    it.requirements.add(Requirement::new(
+        CAPACITY_RESERVATION_ID,
+        In,
+        ["cr-a", "cr-b"].map(String::from),
+    ));
+    it.requirements.add(Requirement::new(
+        ZONE_ID,
+        In,
+        ["az1", "az2"].map(String::from),
+    ));
+    let run = |o: NodeOverlay| {
+        let mut pools = vec![pool_input(node_pool("default"), vec![it.clone()])];
+        assert!(apply_overlays(&mut pools, &[priced(o, PriceChange::Set(0.5))]).is_empty());
+        prices(&pools)
+    };
+    assert_eq!(
+        run(overlay(
+            "cr-a",
+            1,
+            &[(CAPACITY_RESERVATION_ID, In, &["cr-a"])]
+        )),
+        [1.0, 0.5, 0.2]
+    );
+    // The type itself must be compatible first, and a type with reservations has
+    // `capacity-reservation-id In [cr-a, cr-b]` (`aws: types.go computeRequirements`): `DoesNotExist`
+    // selects none of its offerings, not even the on-demand one (`Intersects`).
+    assert_eq!(
+        run(overlay(
+            "no-cr",
+            1,
+            &[(CAPACITY_RESERVATION_ID, DoesNotExist, &[])]
+        )),
+        [1.0, 0.2, 0.2]
+    );
+    assert_eq!(
+        run(overlay("az1", 1, &[(ZONE_ID, In, &["az1"])])),
+        [0.5, 0.5, 0.2]
+    );
+    assert_eq!(
+        run(overlay("zone-2", 1, &[(ZONE, In, &["test-zone-2"])])),
+        [1.0, 0.2, 0.5],
+        "zone and capacity type, as before"
+    );
+}

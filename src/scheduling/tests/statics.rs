@@ -101,6 +101,20 @@ fn pending_pods_use_static_replicas_but_never_grow_the_pool() {
     );
 }
 
+/// How many NodeClaims a plan launches for static pool `fixed` with `replicas`, `limits.nodes`
+/// `limit` and `nodes` of its own (each one node of usage, as the input counts them).
+fn launches(replicas: i64, limit: Option<i64>, nodes: Vec<ExistingNode>) -> usize {
+    let mut pool = static_pool("fixed", replicas);
+    if let Some(l) = limit {
+        pool.limits.insert("nodes".into(), l * 1000);
+    }
+    let mut pi = pool_input(pool, small_catalog());
+    pi.usage.set("nodes", nodes.len() as i64 * 1000);
+    let mut inp = input(vec![], vec![pi]);
+    inp.existing_nodes = nodes;
+    solve_rounds(&inp).node_claims.len()
+}
+
 /// `node_of` marked by a disruption that started on it (`karpenter.sh/disrupted:NoSchedule`).
 fn pending_disruption(pool: &str, name: &str) -> ExistingNode {
     let mut n = node_of(pool, name);
@@ -121,17 +135,7 @@ fn pending_disruption(pool: &str, name: &str) -> ExistingNode {
 /// (`ReserveNodeCount`).
 #[test]
 fn pending_disruption_holds_the_gate_but_the_count_is_from_active_nodes() {
-    let count = |replicas: i64, limit: Option<i64>, nodes: Vec<ExistingNode>| {
-        let mut pool = static_pool("fixed", replicas);
-        if let Some(l) = limit {
-            pool.limits.insert("nodes".into(), l * 1000);
-        }
-        let mut pi = pool_input(pool, small_catalog());
-        pi.usage.set("nodes", nodes.len() as i64 * 1000);
-        let mut inp = input(vec![], vec![pi]);
-        inp.existing_nodes = nodes;
-        solve_rounds(&inp).node_claims.len()
-    };
+    let count = launches;
     let deleting = |name: &str| {
         let mut n = node_of("fixed", name);
         n.node.deleting = true;
@@ -182,5 +186,79 @@ fn pending_disruption_holds_the_gate_but_the_count_is_from_active_nodes() {
     ];
     for (name, replicas, limit, nodes, launched) in cases {
         assert_eq!(count(replicas, limit, nodes), launched, "{name}");
+    }
+}
+
+/// `core v1.14.1: pkg/controllers/state/statenodepool_test.go` "ReserveNodeCount":
+/// `ReserveNodeCount(pool, limit, wanted)` grants `min(wanted, limit − active − deleting −
+/// pending disruption − reserved)`, never below 0; the static provisioner asks for `replicas −
+/// active`. Upstream's successive reservations are successive plans here: what an earlier one
+/// reserved is in flight by the next (`n` nodes of the pool), so `wanted` = `replicas − n`.
+/// "ReleaseNodeCount" (3 Its: release, release more than reserved, concurrent releases) and the
+/// concurrency of "should be thread-safe with concurrent reservations" are n.a.: a reservation is
+/// held between the controller's reconciles until the NodeClaim is active; one plan holds none
+/// (its total, 10 goroutines × 1 against a limit of 5 = 5, is the "10 wanted" row).
+#[test]
+fn reserve_node_count_grants_what_the_limit_leaves() {
+    let mine = |n: usize| -> Vec<ExistingNode> {
+        (0..n).map(|i| node_of("fixed", &format!("n{i}"))).collect()
+    };
+    let deleting = || {
+        let mut n = node_of("fixed", "d");
+        n.node.deleting = true;
+        n
+    };
+    // (It, replicas, limit, nodes, granted)
+    type Case = (&'static str, i64, i64, Vec<ExistingNode>, usize);
+    let cases: Vec<Case> = vec![
+        (
+            "should reserve requested capacity when available (3 of 5)",
+            3,
+            5,
+            mine(0),
+            3,
+        ),
+        ("… then the remaining 2", 5, 5, mine(3), 2),
+        (
+            "should grant partial capacity when requested exceeds available (4)",
+            4,
+            5,
+            mine(0),
+            4,
+        ),
+        ("… then 5 wanted, 1 left", 9, 5, mine(4), 1),
+        (
+            "should return zero when no capacity available (5)",
+            5,
+            5,
+            mine(0),
+            5,
+        ),
+        ("… then 1 wanted, 0 left", 6, 5, mine(5), 0),
+        (
+            "should account for running NodeClaims (4 of 5 − 1)",
+            5,
+            5,
+            mine(1),
+            4,
+        ),
+        ("… then none", 6, 5, mine(5), 0),
+        (
+            "should account for deleting NodeClaims",
+            4,
+            5,
+            vec![deleting()],
+            4,
+        ),
+        (
+            "should be thread-safe with concurrent reservations (10 × 1, limit 5)",
+            10,
+            5,
+            mine(0),
+            5,
+        ),
+    ];
+    for (name, replicas, limit, nodes, granted) in cases {
+        assert_eq!(launches(replicas, Some(limit), nodes), granted, "{name}");
     }
 }

@@ -159,6 +159,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                             .map(aws_type_labels)
                             .unwrap_or_default(),
                         node_annotations: claim.annotations.clone(),
+                        startup_taints: claim.startup_taints.clone(),
+                        requests: claim.requests.clone(),
                         instance_id: i.id,
                         instance_type: i.instance_type,
                         zone: i.zone,
@@ -168,7 +170,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                         pods: claim.pods.clone(),
                         pool_errors: done.pool_errors,
                     };
-                    events.emit(Event::Launched(launched.clone()));
+                    events.emit(Event::Launched(Box::new(launched.clone())));
                     out.launched.push(launched);
                 }
                 Err(error) => {

@@ -81,6 +81,12 @@ pub struct Launch {
     /// on the Node with the labels, as Karpenter's registration copies the NodeClaim's
     /// (`core v1.14.1: pkg/controllers/nodeclaim/lifecycle/registration.go` `syncNode`).
     pub node_annotations: BTreeMap<String, String>,
+    /// The NodeClaim's startup taints (its pool's): the node is not initialized while one is on
+    /// it (`Node::initialization`).
+    pub startup_taints: Vec<crate::model::taints::Taint>,
+    /// The NodeClaim's resource requests: the node is not initialized until each is
+    /// allocatable (`Node::initialization`).
+    pub requests: crate::model::resources::Resources,
 }
 
 /// A NodeClaim that could not be launched.
@@ -167,7 +173,7 @@ pub enum Event {
     /// An object in the cluster was accepted with a caveat.
     Warning(String),
     /// A NodeClaim was launched (or adopted).
-    Launched(Launch),
+    Launched(Box<Launch>),
     /// A NodeClaim could not be launched.
     LaunchFailed(LaunchFailure),
     /// A wait began.

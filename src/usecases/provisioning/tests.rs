@@ -165,7 +165,7 @@ fn each_planned_node_claim_launches_one_instance_tagged_with_its_name() {
             .launched
             .iter()
             .cloned()
-            .map(Event::Launched)
+            .map(|l| Event::Launched(Box::new(l)))
             .collect::<Vec<_>>()
     );
     // Launching writes nothing to the cluster: the instances are the record.
@@ -363,6 +363,83 @@ fn wait_ends_when_the_node_is_ready_and_the_pods_bound_and_labels_the_node() {
     assert_eq!(labels["karpenter.k8s.aws/instance-family"], "c6a");
 }
 
+/// `core v1.14.1: pkg/controllers/nodeclaim/lifecycle/initialization_test.go` live: "should not
+/// consider the Node to be initialized when all startupTaints aren't removed", "… once the
+/// startupTaints are removed", "should add the initialization label to the node when the nodeClaim
+/// is initialized" (the rule itself: `model::node::tests::initialization_table`). **Differed,
+/// fixed** — scenario: a pool with `startupTaints: [agent.example/not-ready:NoSchedule]`, one pod;
+/// the launched node registers Ready at 21 s with the startup taint, its agent removes it at 40 s
+/// → upstream labels it `karpenter.sh/registered` at registration and `karpenter.sh/initialized`
+/// only at 40 s; `provision --wait` labelled it initialized at 21 s (on Ready alone), so the next
+/// plan held the startup taint against pods. Now the type labels and `registered` are written
+/// when the node is Ready, `initialized` once `Node::initialization` holds, and the wait ends
+/// there.
+#[test]
+fn wait_labels_the_node_initialized_only_once_its_startup_taints_are_gone() {
+    let world = World::new();
+    world.cluster.put(crate::usecases::testing::node_pool(
+        "default",
+        json!({"template": {
+            "metadata": {"labels": {"team": "a"}},
+            "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                "name": "default"},
+                "startupTaints": [{"key": "agent.example/not-ready", "effect": "NoSchedule"}],
+                "requirements": [{"key": "karpenter.sh/capacity-type", "operator": "In",
+                    "values": ["on-demand"]}]}}}),
+    ));
+    world.kubelet(Duration::from_secs(20));
+    // The kubelet registers with the startup taint (`--register-with-taints`); the agent
+    // removes it at 40 s.
+    let cluster = world.cluster.clone();
+    world.clock.on_tick(move |now| {
+        for mut n in cluster.list("v1", "Node") {
+            let want = if now < Duration::from_secs(40) {
+                json!([{"key": "agent.example/not-ready", "effect": "NoSchedule"}])
+            } else {
+                json!([])
+            };
+            if n["spec"]["taints"] != want {
+                n["spec"]["taints"] = want;
+                cluster.put(n);
+            }
+        }
+    });
+    world.scheduler();
+    world.pending("a", "1");
+    let mut live = world.live();
+    let (_, launches) = provision(&mut live, &mut |_| {});
+    let node = node_name(&launches.launched[0].instance_id);
+    let labels =
+        || world.cluster.get("v1", "Node", None, &node).unwrap()["metadata"]["labels"].clone();
+
+    let waited = live
+        .wait(&launches.launched, Duration::from_secs(30), &mut |_| {})
+        .unwrap();
+    assert!(matches!(waited, Waited::TimedOut { .. }), "{waited:?}");
+    assert_eq!(labels()["karpenter.sh/registered"], "true");
+    assert_eq!(labels()["karpenter.k8s.aws/instance-family"], "c6a");
+    assert!(
+        labels().get("karpenter.sh/initialized").is_none(),
+        "{}",
+        labels()
+    );
+
+    let waited = live
+        .wait(&launches.launched, Duration::from_secs(600), &mut |_| {})
+        .unwrap();
+    assert!(matches!(waited, Waited::Ready(_)), "{waited:?}");
+    assert!(world.clock.monotonic() >= Duration::from_secs(40));
+    assert_eq!(labels()["karpenter.sh/initialized"], "true");
+    assert_eq!(
+        world.cluster.writes(),
+        [
+            format!("PATCH /api/v1/nodes/{node}"),
+            format!("PATCH /api/v1/nodes/{node}")
+        ],
+        "registered once, initialized once"
+    );
+}
+
 /// "Annotations › should annotate nodes" (`core v1.14.1: pkg/controllers/provisioning/
 /// suite_test.go`) live: the pool's template annotation is on the planned NodeClaim and, once the
 /// node registers, on the Node — with the labels, in the one patch (`nodeclaim/lifecycle/
@@ -493,7 +570,7 @@ fn watch_launches_for_a_burst_once_it_has_been_quiet_for_a_second() {
     let launched: Vec<Launch> = events(&log)
         .into_iter()
         .filter_map(|e| match e {
-            Event::Launched(l) => Some(l),
+            Event::Launched(l) => Some(*l),
             _ => None,
         })
         .collect();

@@ -1,5 +1,6 @@
-//! `--wait`: polls once a second until every launched instance has a Ready Node and the planned
-//! pods are bound, labelling each node as it becomes Ready the way Karpenter's controller does.
+//! `--wait`: polls once a second until every launched instance has a Ready, initialized Node
+//! and the planned pods are bound, labelling each node registered once Ready and initialized once
+//! it is (`Node::initialization`), the way Karpenter's controllers do.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -17,8 +18,8 @@ use crate::usecases::Sink;
 const POLL: Duration = Duration::from_secs(1);
 
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
-    /// Waits until every `launched` instance has a Ready Node and the planned pods are bound,
-    /// or `timeout` passes, or Ctrl-C.
+    /// Waits until every `launched` instance has a Ready, initialized Node and the planned pods
+    /// are bound, or `timeout` passes, or Ctrl-C.
     pub fn wait(
         &self,
         launched: &[Launch],
@@ -33,9 +34,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             .collect();
         let ids: BTreeSet<&str> = launched.iter().map(|l| l.instance_id.as_str()).collect();
         events.emit(Event::WaitStarted);
-        let mut initialized: BTreeSet<String> = BTreeSet::new();
         loop {
-            let ready = self.ready_nodes(&ids)?;
+            let ready = self.initialized_nodes(launched)?;
             let bound = self.bound(&pods, &ready)?;
             let status = WaitStatus {
                 ready: ready.len(),
@@ -44,17 +44,6 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                 pods: pods.len(),
             };
             events.emit(Event::Waiting(status));
-            // What Karpenter's controller does once a node is Ready: mark it initialized,
-            // so budgets and later commands count it like any managed node.
-            // It also copies the launched type's labels onto the Node (they could not be in
-            // the user data, which every type of the fleet shares).
-            for (id, name) in &ready {
-                if initialized.insert(name.clone()) {
-                    if let Some(l) = launched.iter().find(|l| &l.instance_id == id) {
-                        self.label_registered(name, &l.node_labels, &l.node_annotations)?;
-                    }
-                }
-            }
             let elapsed = self.clock.monotonic() - started;
             if ready.len() == ids.len() && bound == pods.len() {
                 events.emit(Event::WaitDone(status));
@@ -77,25 +66,45 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         }
     }
 
-    /// Instance id → name of the Ready Nodes of `ids`.
-    fn ready_nodes(&self, ids: &BTreeSet<&str>) -> Result<BTreeMap<String, String>, CommandError> {
-        let mut ready: BTreeMap<String, String> = BTreeMap::new();
+    /// Instance id → name of the Nodes of `launched` that are Ready and initialized, each
+    /// labelled as Karpenter's controllers would on the way ([`Live::sync_registered`]: the
+    /// launched type's labels, which could not be in the user data every type of the fleet
+    /// shares, once Ready; `karpenter.sh/initialized` once initialized).
+    pub(super) fn initialized_nodes(
+        &self,
+        launched: &[Launch],
+    ) -> Result<BTreeMap<String, String>, CommandError> {
+        let mut nodes = Vec::new();
         ops::list(
             self.cluster,
             "/api/v1/nodes",
             &ops::ListQuery::default(),
             |n: core::Node| {
-                let Ok(node) = crate::api::convert_node(&n, &Location::file("cluster")) else {
-                    return;
-                };
-                if let Some(id) = node.instance_id() {
-                    if ids.contains(id) && node.ready {
-                        ready.insert(id.to_string(), node.name.clone());
-                    }
+                if let Ok(node) = crate::api::convert_node(&n, &Location::file("cluster")) {
+                    nodes.push(node);
                 }
             },
         )?;
-        Ok(ready)
+        let mut out = BTreeMap::new();
+        for node in nodes.iter().filter(|n| n.ready) {
+            let Some(l) = launched
+                .iter()
+                .find(|l| node.instance_id() == Some(l.instance_id.as_str()))
+            else {
+                continue;
+            };
+            let initialized = node.initialization(&l.startup_taints, &l.requests).is_ok();
+            self.sync_registered(
+                node,
+                || l.node_labels.clone(),
+                &l.node_annotations,
+                initialized,
+            )?;
+            if initialized {
+                out.insert(l.instance_id.clone(), node.name.clone());
+            }
+        }
+        Ok(out)
     }
 
     /// How many of the planned `pods` count as bound. The scheduler may bind other pending

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::time::Duration;
 
 use super::{Event, Launch, Selection};
-use crate::api::{core, Location};
+use crate::api::core;
 use crate::cloud::types::Compute;
 use crate::error::{CommandError, Exit};
 use crate::k8s::{ops, Cluster};
@@ -179,33 +179,16 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         Ok(seen.len())
     }
 
-    /// Labels the Nodes of `awaiting` launches that have registered Ready (see
-    /// [`Live::label_registered`]) and drops them from the list.
+    /// Labels the Nodes of `awaiting` launches registered once Ready and initialized once they
+    /// are (see [`Live::sync_registered`]), and drops the initialized ones from the list.
     fn label_new_nodes(&self, awaiting: &mut Vec<Launch>) -> Result<(), CommandError> {
         if awaiting.is_empty() {
             return Ok(());
         }
-        let mut ready: Vec<(String, String)> = Vec::new();
-        ops::list(
-            self.cluster,
-            "/api/v1/nodes",
-            &ops::ListQuery::default(),
-            |n: core::Node| {
-                if let Ok(node) = crate::api::convert_node(&n, &Location::file("cluster")) {
-                    if let (true, Some(id)) = (node.ready, node.instance_id()) {
-                        ready.push((id.to_string(), node.name.clone()));
-                    }
-                }
-            },
-        )?;
-        for (id, name) in ready {
-            if let Some(i) = awaiting.iter().position(|l| l.instance_id == id) {
-                // Dropped once labelled: a label that failed is tried again at the next check.
-                let l = &awaiting[i];
-                self.label_registered(&name, &l.node_labels, &l.node_annotations)?;
-                awaiting.remove(i);
-            }
-        }
+        // Dropped once labelled initialized: a label that failed is tried again at the next
+        // check.
+        let done = self.initialized_nodes(awaiting)?;
+        awaiting.retain(|l| !done.contains_key(&l.instance_id));
         Ok(())
     }
 }

@@ -81,11 +81,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
     /// A node of a command once its first node launched: it waits for the same replacement
     /// (recorded as launched), or — the launch rolled back — is rolled back too (it launched
     /// nothing of its own).
-    pub(super) fn follow(
-        &mut self,
-        snapshot: &Manifests,
-        mut job: Job,
-    ) -> Result<(), CommandError> {
+    pub(super) fn follow(&mut self, mut job: Job) -> Result<(), CommandError> {
         let lead = job.follows.unwrap_or(job.outcome);
         let replacements = self.active.iter().find_map(|j| match &j.state {
             State::Launching { replacements, .. } if j.outcome == lead => {
@@ -115,7 +111,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
         steps::annotate(self.live.cluster, &job.node.name, &job.record)?;
         self.outcomes[job.outcome].replacements = self.outcomes[lead].replacements.clone();
         job.started = self.monotonic();
-        self.wait_for(&mut job, snapshot, replacements);
+        self.wait_for(&mut job, replacements);
         self.active.push(job);
         Ok(())
     }
@@ -137,7 +133,6 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             outcome: q.outcome,
             state,
             started: self.monotonic(),
-            startup_taints: BTreeSet::new(),
             reserved: Vec::new(),
             launch: None,
             follows: None,

@@ -246,8 +246,6 @@ struct Job {
     state: State,
     /// When it started (monotonic).
     started: Duration,
-    /// The startup taints of its replacements' pools: gone once they are initialized.
-    startup_taints: BTreeSet<String>,
     /// Its pods' places on existing nodes, held until it is drained.
     reserved: Vec<Pod>,
     /// What a planned node launches.
@@ -469,7 +467,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             self.launch(&snapshot, job)?;
         }
         for job in following {
-            self.follow(&snapshot, job)?;
+            self.follow(job)?;
         }
         Ok(())
     }
@@ -519,7 +517,6 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             outcome,
             state,
             started: mono,
-            startup_taints: BTreeSet::new(),
             reserved: Vec::new(),
             launch: None,
             follows: None,
@@ -572,6 +569,9 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                                 ))
                                 .collect()
                         }),
+                        startup_taints: pool.startup_taints.clone(),
+                        // The plan's requests are not recorded: Ready, the taints gone.
+                        requests: Default::default(),
                     })
                     .collect();
                 self.events.emit(Event::node(
@@ -579,7 +579,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     NodeStep::Resuming(Resume::Adopting(r.step)),
                 ));
                 let mut adopted = job(r, State::Planned);
-                self.wait_for(&mut adopted, snapshot, replacements);
+                self.wait_for(&mut adopted, replacements);
                 self.active.push(adopted);
                 return Ok(None);
             }
@@ -754,24 +754,13 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
         job.record.instances = instances;
         steps::annotate(cluster, &job.node.name, &job.record)?;
         job.started = self.monotonic();
-        self.wait_for(
-            &mut job,
-            snapshot,
-            launched.iter().map(replacement).collect(),
-        );
+        self.wait_for(&mut job, launched.iter().map(replacement).collect());
         self.active.push(job);
         Ok(())
     }
 
-    /// The node waits for `replacements` to be Ready and to lose their pools' startup taints.
-    fn wait_for(&self, job: &mut Job, snapshot: &Manifests, replacements: Vec<Replacement>) {
-        let pools: BTreeSet<&str> = replacements.iter().map(|r| r.node_pool.as_str()).collect();
-        job.startup_taints = snapshot
-            .node_pools
-            .iter()
-            .filter(|p| pools.contains(p.name.as_str()))
-            .flat_map(|p| p.startup_taints.iter().map(|t| t.key.clone()))
-            .collect();
+    /// The node waits for `replacements` to be Ready and initialized ([`readiness`]).
+    fn wait_for(&self, job: &mut Job, replacements: Vec<Replacement>) {
         job.state = State::Launching {
             replacements,
             ready: BTreeSet::new(),
@@ -801,24 +790,35 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                         .iter()
                         .find(|n| n.instance_id() == Some(r.instance_id.as_str()));
                     let state = if r.node_labels.is_empty() {
-                        adopted_readiness(node, &job.startup_taints)
+                        adopted_readiness(node, r)
                     } else {
-                        readiness(node, &job.startup_taints)
+                        readiness(node, r)
                     };
-                    if let (Readiness::Ready, Some(n)) = (state, node) {
-                        if ready.insert(n.name.clone()) {
-                            // Labelled as Karpenter's controller would: the launched type's
-                            // labels, or (adopted from a record) the catalog's for its type.
-                            let labels = if r.node_labels.is_empty() {
+                    // Labelled as Karpenter's controllers would: registered once Ready, with
+                    // the launched type's labels, or (adopted from a record) the catalog's for
+                    // its type, once its Node names it; initialized once `Readiness::Ready`.
+                    let type_known = !r.node_labels.is_empty()
+                        || node.is_some_and(|n| n.labels.contains_key(INSTANCE_TYPE));
+                    if let (Some(n), true) = (node, type_known) {
+                        let labels = || {
+                            if r.node_labels.is_empty() {
                                 n.labels
                                     .get(INSTANCE_TYPE)
                                     .map(|t| self.live.type_labels(t))
                                     .unwrap_or_default()
                             } else {
                                 r.node_labels.clone()
-                            };
-                            self.live
-                                .label_registered(&n.name, &labels, &r.node_annotations)?;
+                            }
+                        };
+                        self.live.sync_registered(
+                            n,
+                            labels,
+                            &r.node_annotations,
+                            state == Readiness::Ready,
+                        )?;
+                    }
+                    if let (Readiness::Ready, Some(n)) = (state, node) {
+                        if ready.insert(n.name.clone()) {
                             self.events.emit(Event::node(
                                 &job.node.name,
                                 NodeStep::ReplacementReady {
@@ -952,6 +952,8 @@ fn replacement(l: &Launch) -> Replacement {
         instance_id: l.instance_id.clone(),
         node_labels: l.node_labels.clone(),
         node_annotations: l.node_annotations.clone(),
+        startup_taints: l.startup_taints.clone(),
+        requests: l.requests.clone(),
     }
 }
 
