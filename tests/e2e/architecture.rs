@@ -42,7 +42,11 @@ const CORE_FORBIDDEN: &[&str] = &[
     "http",
     "http_body_util",
     "std::fs",
-    "std::net",
+    // Sockets and name lookups; addresses (`std::net::IpAddr`) are values the core compares.
+    "std::net::TcpStream",
+    "std::net::TcpListener",
+    "std::net::UdpSocket",
+    "std::net::ToSocketAddrs",
     "std::process",
     "std::env",
     "std::io",
