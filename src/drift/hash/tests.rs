@@ -653,3 +653,148 @@ fn v1beta1_nodepool_v2_matches_real_clusters() {
         Ok("12393960163388511505")
     );
 }
+
+/// Real clusters, session 15's sweep of public write-ups (docs/upstream-tests.md, "Real hash
+/// values"): each object as the API server stores it (status and server-set metadata dropped,
+/// CRD defaults kept), with the annotation the controller wrote for it.
+#[test]
+fn ec2nodeclass_v3_matches_a_published_self_managed_default_class() {
+    // `kubectl get ec2nodeclasses -o yaml` of an eksdemo-built cluster "blue" on Karpenter
+    // v1.0 (public GitBook notes "Default EC2NodeClass", beside the NodePool of
+    // nodepool_v3_matches_a_published_self_managed_default_pool, same creation time):
+    // ec2nodeclass-hash 3511393923618188278, v3, generation 1.
+    let spec = json!({
+        "amiFamily": "AL2",
+        "amiSelectorTerms": [{"id": "ami-01637a5ffbb75ef5c"}, {"id": "ami-0f9b86b5fcf375aca"}],
+        "metadataOptions": {
+            "httpEndpoint": "enabled",
+            "httpProtocolIPv6": "disabled",
+            "httpPutResponseHopLimit": 1,
+            "httpTokens": "required"
+        },
+        "role": "KarpenterNodeRole-blue",
+        "securityGroupSelectorTerms": [{"tags": {"aws:eks:cluster-name": "blue"}}],
+        "subnetSelectorTerms": [{"tags": {"Name": "eksctl-blue-cluster/SubnetPrivate*"}}],
+        "tags": {"eksdemo.io/version": "0.16.0"}
+    });
+    assert_eq!(
+        node_class_hash(&class(spec), "v3", Err("none")).as_deref(),
+        Ok("3511393923618188278")
+    );
+}
+
+#[test]
+fn ec2nodeclass_v4_and_nodepool_v3_match_a_published_al2023_cluster() {
+    // "Karpenter Configuration (Layer 4)" (a public EKS course's notes, 2026-07): the applied
+    // manifests and `kubectl describe` of the stored objects, generation 1, annotations
+    // ec2nodeclass-hash 6409880261969345973 (v4) and nodepool-hash 11142864721958693070 (v3)
+    // on both NodePools. The manifest sets only httpTokens and the hop limit; the CRD filled
+    // httpEndpoint and httpProtocolIPv6 (describe shows them), kept here as stored.
+    let spec = json!({
+        "amiFamily": "AL2023",
+        "amiSelectorTerms": [{"alias": "al2023@latest"}],
+        "blockDeviceMappings": [{
+            "deviceName": "/dev/xvda",
+            "ebs": {"deleteOnTermination": true, "encrypted": true, "volumeSize": "20Gi", "volumeType": "gp3"}
+        }],
+        "metadataOptions": {
+            "httpEndpoint": "enabled",
+            "httpProtocolIPv6": "disabled",
+            "httpPutResponseHopLimit": 2,
+            "httpTokens": "required"
+        },
+        "role": "arn:aws:iam::088354478627:role/drwp-dev-karpenter-node-role",
+        "securityGroupSelectorTerms": [{"tags": {"kubernetes.io/cluster/eks-control-plane": "owned"}}],
+        "subnetSelectorTerms": [{"tags": {
+            "kubernetes.io/cluster/eks-control-plane": "owned",
+            "kubernetes.io/role/internal-elb": "1"
+        }}],
+        "tags": {"karpenter.sh/discovery": "eks-control-plane"}
+    });
+    assert_eq!(
+        node_class_hash(&class(spec), "v4", Err("none")).as_deref(),
+        Ok("6409880261969345973")
+    );
+    // Both pools write `taints: []` and `startupTaints: []`: empty but non-nil slices, which
+    // hashstructure does not skip as zero values. Requirements, limits and disruption (the
+    // only differences between the on-demand and the spot pool) are not hashed.
+    for (capacity, zone) in [("on-demand", "us-east-2a"), ("spot", "us-east-1a")] {
+        let spec = json!({
+            "disruption": {"budgets": [{"nodes": "10%"}], "consolidateAfter": "30s", "consolidationPolicy": "WhenEmptyOrUnderutilized"},
+            "limits": {"cpu": "50"},
+            "template": {"spec": {
+                "expireAfter": "720h",
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default-ec2nodeclass"},
+                "requirements": [
+                    {"key": "karpenter.sh/capacity-type", "operator": "In", "values": [capacity]},
+                    {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [zone]}
+                ],
+                "startupTaints": [],
+                "taints": []
+            }}
+        });
+        assert_eq!(
+            node_pool_hash(&pool(spec.clone()), "v3").as_deref(),
+            Ok("11142864721958693070"),
+            "{capacity}"
+        );
+        // Without the empty lists the hash differs: they are part of the value.
+        let mut bare = spec;
+        let t = bare["template"]["spec"].as_object_mut().unwrap();
+        t.remove("taints");
+        t.remove("startupTaints");
+        assert_ne!(
+            node_pool_hash(&pool(bare), "v3").as_deref(),
+            Ok("11142864721958693070")
+        );
+    }
+}
+
+#[test]
+fn ec2nodeclass_v4_and_nodepool_v3_match_a_published_gpu_node() {
+    // github.com/gnosia93/training-on-eks (a public EKS training workshop, 2025-12): a p4d
+    // node's `kubectl describe node` carries ec2nodeclass-hash 9766261846345886753 (v4) and
+    // nodepool-hash 3665531442370852411 (v3), written at launch; the workshop's
+    // `nodepool-gpu.yaml` holds both objects. The class sets no metadataOptions: the CRD
+    // default (enabled, disabled, hop limit 1, required) is what was stored and hashed.
+    let spec = json!({
+        "amiSelectorTerms": [{"alias": "al2023@latest"}],
+        "blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": {"volumeSize": "300Gi", "volumeType": "gp3"}}],
+        "metadataOptions": {
+            "httpEndpoint": "enabled",
+            "httpProtocolIPv6": "disabled",
+            "httpPutResponseHopLimit": 1,
+            "httpTokens": "required"
+        },
+        "role": "eksctl-KarpenterNodeRole-training-on-eks",
+        "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "training-on-eks"}}],
+        "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "training-on-eks"}}]
+    });
+    assert_eq!(
+        node_class_hash(&class(spec), "v4", Err("none")).as_deref(),
+        Ok("9766261846345886753")
+    );
+    // The pool as the node was launched from: the posted manifest today also sets a template
+    // label `nodeType: nvidia` that the node does not carry (added after the launch); without
+    // it the launch hash is reproduced, with it the hash is the "drifted" one.
+    let template = |labels: Option<Value>| {
+        let mut t = json!({"spec": {
+            "expireAfter": "720h",
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+            "requirements": [{"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["g", "p"]}],
+            "taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+        }});
+        if let Some(labels) = labels {
+            t["metadata"] = json!({ "labels": labels });
+        }
+        pool(json!({"limits": {"cpu": 1000}, "template": t}))
+    };
+    assert_eq!(
+        node_pool_hash(&template(None), "v3").as_deref(),
+        Ok("3665531442370852411")
+    );
+    assert_ne!(
+        node_pool_hash(&template(Some(json!({"nodeType": "nvidia"}))), "v3").as_deref(),
+        Ok("3665531442370852411")
+    );
+}
