@@ -235,29 +235,22 @@ pub(crate) fn well_known_values(
             .iter()
             .filter(|v| known.contains(&v.as_str()))
             .count();
-        let at = format!("{path}[{i}].values");
-        if valid == 0 {
-            return Err(ctx.invalid(
-                at,
-                format!(
-                    "no valid values found in {:?} for {}, expected one of: {} (the NodePool would not become ready)",
-                    r.values,
-                    r.key,
-                    known.join(", ")
-                ),
-            ));
-        }
-        if let Some(min) = r.min_values.filter(|m| valid < *m as usize) {
-            return Err(ctx.invalid(
-                at,
-                format!(
-                    "not enough valid values found in {:?} for {}, expected at least {min} valid values from: {} (the NodePool would not become ready)",
-                    r.values,
-                    r.key,
-                    known.join(", ")
-                ),
-            ));
-        }
+        let problem = if valid == 0 {
+            "no valid values found".to_string()
+        } else if let Some(min) = r.min_values.filter(|m| valid < *m as usize) {
+            format!("not enough valid values (at least {min}) found")
+        } else {
+            continue;
+        };
+        return Err(ctx.invalid(
+            format!("{path}[{i}].values"),
+            format!(
+                "{problem} in {:?} for {}, expected one of: {} (the NodePool would not become ready)",
+                r.values,
+                r.key,
+                known.join(", ")
+            ),
+        ));
     }
     Ok(())
 }
