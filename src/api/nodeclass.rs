@@ -155,6 +155,27 @@ fn is_volume_size(text: &str) -> bool {
     false
 }
 
+/// Whether `id` contains a match of the CRD's unanchored `pattern: {prefix}[0-9a-z]+` (`aws
+/// v1.14.1: pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml`: `ami-`, `subnet-`, `sg-`).
+fn id_matches(id: &str, prefix: &str) -> bool {
+    id.match_indices(prefix).any(|(at, _)| {
+        id[at + prefix.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    })
+}
+
+fn check_id(ctx: &Ctx, at: &str, id: Option<&String>, prefix: &str) -> Result<(), InputError> {
+    match id {
+        Some(id) if !id_matches(id, prefix) => Err(ctx.invalid(
+            format!("{at}.id"),
+            format!("{id:?} does not match the pattern {prefix}[0-9a-z]+"),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Converts subnet or security-group terms with the CRD's CEL rules (`aws v1.14.1:
 /// pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml`, the same in v0.37.8's v1beta1): every
 /// term selects something (`self.all(x, has(x.tags) || has(x.id) || has(x.name))`), and `id` /
@@ -174,6 +195,11 @@ pub(crate) fn selector_terms(
             let at = format!("{path}[{i}]");
             let tags = t.tags.clone().unwrap_or_default();
             check_term_tags(ctx, &at, &tags)?;
+            if path.ends_with("subnetSelectorTerms") {
+                check_id(ctx, &at, t.id.as_ref(), "subnet-")?;
+            } else if path.ends_with("securityGroupSelectorTerms") {
+                check_id(ctx, &at, t.id.as_ref(), "sg-")?;
+            }
             if t.id.is_none() && t.name.is_none() && t.tags.is_none() {
                 return Err(ctx.invalid(at, "a selector term needs tags, id or name"));
             }
@@ -243,6 +269,7 @@ pub(crate) fn ami_terms(
         let at = format!("{path}[{i}]");
         let tags = t.tags.clone().unwrap_or_default();
         check_term_tags(ctx, &at, &tags)?;
+        check_id(ctx, &at, t.id.as_ref(), "ami-")?;
         let others = t.tags.is_some() || t.name.is_some() || t.owner.is_some();
         if let Some(alias) = &t.alias {
             if !aliases {

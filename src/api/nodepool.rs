@@ -39,6 +39,15 @@ pub(crate) fn template(
     )?;
     let labels = metadata.and_then(|m| m.labels.clone()).unwrap_or_default();
     validate::label_map(ctx, "spec.template.metadata.labels", &labels, true)?;
+    let requirements = validate::requirements(
+        ctx,
+        "spec.template.spec.requirements",
+        requirements.unwrap_or_default(),
+        operators,
+        true,
+        true,
+    )?;
+    validate::well_known_values(ctx, "spec.template.spec.requirements", &requirements)?;
     Ok(Template {
         labels,
         annotations: metadata
@@ -50,14 +59,7 @@ pub(crate) fn template(
             "spec.template.spec.startupTaints",
             startup_taints.unwrap_or_default(),
         )?,
-        requirements: validate::requirements(
-            ctx,
-            "spec.template.spec.requirements",
-            requirements.unwrap_or_default(),
-            operators,
-            true,
-            true,
-        )?,
+        requirements,
     })
 }
 

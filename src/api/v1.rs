@@ -328,13 +328,25 @@ impl NodePool {
                 format!("unknown policy {policy:?} (expected WhenEmpty, WhenEmptyOrUnderutilized or Balanced)"),
             ));
         }
-        let consolidate_after = validate::duration(
-            &ctx,
-            "spec.disruption.consolidateAfter",
-            d.consolidate_after.as_deref().unwrap_or("0s"),
-            true,
-        )?;
         let budgets = validate::budgets(&ctx, "spec.disruption.budgets", d.budgets.as_deref())?;
+        // Checked after the fields written, whose errors come first. The CRD defaults
+        // `disruption` to `{consolidateAfter: 0s}` only when it is absent; a
+        // written `disruption` must name `consolidateAfter` (`required: [consolidateAfter]`,
+        // core v1.14.1: pkg/apis/crds/karpenter.sh_nodepools.yaml).
+        let consolidate_after = match (&spec.disruption, d.consolidate_after.as_deref()) {
+            (Some(_), None) => {
+                return Err(ctx.invalid(
+                    "spec.disruption.consolidateAfter",
+                    "required when spec.disruption is written (e.g. consolidateAfter: 0s)",
+                ))
+            }
+            (_, after) => validate::duration(
+                &ctx,
+                "spec.disruption.consolidateAfter",
+                after.unwrap_or("0s"),
+                true,
+            )?,
+        };
         let limits = match &spec.limits {
             Some(l) => validate::milli_map(&ctx, "spec.limits", l)?,
             None => Default::default(),

@@ -202,6 +202,59 @@ pub(crate) fn requirements(
     Ok(out)
 }
 
+/// The values the NodePool validation controller knows for a key (`core v1.14.1:
+/// pkg/apis/v1/labels.go` `WellKnownValuesForRequirements`; aws v1.14.1 `pkg/apis/v1/labels.go`
+/// adds `instance-tenancy`).
+fn known_values(key: &str) -> Option<&'static [&'static str]> {
+    match key {
+        labels::CAPACITY_TYPE => Some(&["on-demand", "spot", "reserved"]),
+        labels::INSTANCE_TENANCY => Some(&["dedicated", "default"]),
+        _ => None,
+    }
+}
+
+/// `RuntimeValidate`'s well-known values (`core v1.14.1: pkg/apis/v1/nodeclaim_validation.go`
+/// `validateWellKnownValues`; `pkg/controllers/nodepool/validation/suite_test.go`): an `In` on a
+/// key with known values that names none of them, or fewer than its `minValues`, leaves the
+/// NodePool `ValidationSucceeded=False` (never used); unknown values beside a known one are only
+/// logged by Karpenter, and never match an offering.
+pub(crate) fn well_known_values(
+    ctx: &Ctx,
+    path: &str,
+    reqs: &[NodeSelectorRequirement],
+) -> Result<(), InputError> {
+    for (i, r) in reqs.iter().enumerate() {
+        let Some(known) = known_values(&r.key) else {
+            continue;
+        };
+        if r.operator != Operator::In {
+            continue;
+        }
+        let valid = r
+            .values
+            .iter()
+            .filter(|v| known.contains(&v.as_str()))
+            .count();
+        let problem = if valid == 0 {
+            "no valid values found".to_string()
+        } else if let Some(min) = r.min_values.filter(|m| valid < *m as usize) {
+            format!("not enough valid values (at least {min}) found")
+        } else {
+            continue;
+        };
+        return Err(ctx.invalid(
+            format!("{path}[{i}].values"),
+            format!(
+                "{problem} in {:?} for {}, expected one of: {} (the NodePool would not become ready)",
+                r.values,
+                r.key,
+                known.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The key rules of the NodeClaim and NodeOverlay CRDs (`core v1.14.1:
 /// pkg/apis/crds/karpenter.sh_nodeclaims.yaml`, `karpenter.sh_nodeoverlays.yaml`; v1beta1's
 /// NodeClaim has the same, its `karpenter.k8s.aws` list a subset): a NodePool's restrictions

@@ -513,7 +513,7 @@ apiVersion: karpenter.sh/v1
 kind: NodePool
 metadata: {name: default}
 spec:
-  disruption: {budgets: [{nodes: '1'}]}
+  disruption: {consolidateAfter: 0s, budgets: [{nodes: '1'}]}
   template:
     spec:
       nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}

@@ -294,3 +294,21 @@ fn block_device_mappings() {
     ];
     check(BASE, cases);
 }
+
+/// The CRD's `pattern`s on selector ids (`aws v1.14.1:
+/// pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml`: `ami-[0-9a-z]+`, `subnet-[0-9a-z]+`,
+/// `sg-[0-9a-z]+`, unanchored as the API server reads them: the id must contain a match). Seen
+/// in the wild: https://github.com/kubernetes-sigs/karpenter/issues/2932 (`id: TBD-testing`
+/// among security groups).
+#[test]
+fn selector_id_patterns() {
+    let cases: &[Case] = &[
+        ("security group id without sg-", "{spec: {securityGroupSelectorTerms: [{id: sg-0123abc}, {id: TBD-testing}]}}", Refused("spec.securityGroupSelectorTerms[1].id")),
+        ("subnet id without subnet-", "{spec: {subnetSelectorTerms: [{id: foo}]}}", Refused("spec.subnetSelectorTerms[0].id")),
+        ("ami id without ami-", "{spec: {amiSelectorTerms: [{id: image-1}]}}", Refused("spec.amiSelectorTerms[0].id")),
+        ("upper case after the prefix", "{spec: {subnetSelectorTerms: [{id: subnet-ABC}]}}", Refused("spec.subnetSelectorTerms[0].id")),
+        ("unanchored: a match inside is enough", "{spec: {securityGroupSelectorTerms: [{id: my-sg-1}]}}", Accepted),
+        ("valid ids", "{spec: {securityGroupSelectorTerms: [{id: sg-12345749}], subnetSelectorTerms: [{id: subnet-12345749}], amiSelectorTerms: [{id: ami-12345749}]}}", Accepted),
+    ];
+    check(BASE, cases);
+}

@@ -226,7 +226,7 @@ pub(super) fn check(base: &str, cases: &[Case]) {
 /// and "10". Quoted numbers are strings, and `minValues` is an integer.
 #[test]
 fn numbers_where_the_api_types_strings_are_refused() {
-    let v1 = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: c}\n      requirements: [{key: karpenter.k8s.aws/instance-cpu, operator: Gt, values: [VALUE], minValues: 1}]\n  disruption: {budgets: [{nodes: NODES}]}\n";
+    let v1 = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: c}\n      requirements: [{key: karpenter.k8s.aws/instance-cpu, operator: Gt, values: [VALUE], minValues: 1}]\n  disruption: {consolidateAfter: 0s, budgets: [{nodes: NODES}]}\n";
     let v1beta1 = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: c}\n      requirements: [{key: karpenter.k8s.aws/instance-cpu, operator: Gt, values: [VALUE]}]\n  disruption: {consolidationPolicy: WhenUnderutilized, budgets: [{nodes: NODES}]}\n";
     let v1alpha5 = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  providerRef: {name: c}\n  requirements: [{key: karpenter.k8s.aws/instance-cpu, operator: Gt, values: [VALUE]}]\n";
     let claim = "apiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata: {name: p}\nspec:\n  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: c}\n  requirements: [{key: karpenter.k8s.aws/instance-cpu, operator: Gt, values: [VALUE]}]\n";

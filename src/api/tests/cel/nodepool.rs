@@ -39,46 +39,46 @@ fn disruption() {
         ("should succeed when setting consolidateAfter with consolidationPolicy=WhenUnderutilized", "{spec: {disruption: {consolidateAfter: 30s, consolidationPolicy: WhenEmptyOrUnderutilized}}}", Accepted),
         ("should succeed when setting consolidateAfter to 'Never' with consolidationPolicy=WhenUnderutilized", "{spec: {disruption: {consolidateAfter: Never, consolidationPolicy: WhenEmptyOrUnderutilized}}}", Accepted),
         ("should succeed when setting consolidateAfter to 'Never' with consolidationPolicy=WhenEmpty", "{spec: {disruption: {consolidateAfter: Never, consolidationPolicy: WhenEmpty}}}", Accepted),
-        ("should succeed on a valid consolidationPolicy: WhenEmpty", "{spec: {disruption: {consolidationPolicy: WhenEmpty}}}", Accepted),
-        ("should succeed on a valid consolidationPolicy: WhenEmptyOrUnderutilized", "{spec: {disruption: {consolidationPolicy: WhenEmptyOrUnderutilized}}}", Accepted),
-        ("should succeed on a valid consolidationPolicy: Balanced", "{spec: {disruption: {consolidationPolicy: Balanced}}}", Accepted),
-        ("should fail on an invalid consolidationPolicy: quoted 1", "{spec: {disruption: {consolidationPolicy: '1'}}}", Refused(policy)),
-        ("should fail on an invalid consolidationPolicy: quoted 2", "{spec: {disruption: {consolidationPolicy: '2'}}}", Refused(policy)),
-        ("should fail on an invalid consolidationPolicy: quoted 3", "{spec: {disruption: {consolidationPolicy: '3'}}}", Refused(policy)),
-        ("should fail on an invalid consolidationPolicy: level 0", "{spec: {disruption: {consolidationPolicy: '0'}}}", Refused(policy)),
-        ("should fail on an invalid consolidationPolicy: level 4", "{spec: {disruption: {consolidationPolicy: '4'}}}", Refused(policy)),
-        ("should fail on an invalid consolidationPolicy: level 10", "{spec: {disruption: {consolidationPolicy: '10'}}}", Refused(policy)),
-        ("should fail on an invalid consolidationPolicy: lowercase balanced", "{spec: {disruption: {consolidationPolicy: balanced}}}", Refused(policy)),
-        ("should fail on an invalid consolidationPolicy: lowercase whenempty", "{spec: {disruption: {consolidationPolicy: whenempty}}}", Refused(policy)),
-        ("should fail on an invalid consolidationPolicy: empty string", "{spec: {disruption: {consolidationPolicy: ''}}}", Refused(policy)),
-        ("should fail on an invalid consolidationPolicy: WhenUnderutilized", "{spec: {disruption: {consolidationPolicy: WhenUnderutilized}}}", Refused(policy)),
-        ("should fail on an invalid consolidationPolicy: arbitrary string", "{spec: {disruption: {consolidationPolicy: foo}}}", Refused(policy)),
-        ("should pass RuntimeValidate for valid consolidationPolicy: WhenEmpty", "{spec: {disruption: {consolidationPolicy: WhenEmpty}}}", Accepted),
-        ("should pass RuntimeValidate for valid consolidationPolicy: WhenEmptyOrUnderutilized", "{spec: {disruption: {consolidationPolicy: WhenEmptyOrUnderutilized}}}", Accepted),
-        ("should pass RuntimeValidate for valid consolidationPolicy: Balanced", "{spec: {disruption: {consolidationPolicy: Balanced}}}", Accepted),
+        ("should succeed on a valid consolidationPolicy: WhenEmpty", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: WhenEmpty}}}", Accepted),
+        ("should succeed on a valid consolidationPolicy: WhenEmptyOrUnderutilized", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: WhenEmptyOrUnderutilized}}}", Accepted),
+        ("should succeed on a valid consolidationPolicy: Balanced", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: Balanced}}}", Accepted),
+        ("should fail on an invalid consolidationPolicy: quoted 1", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: '1'}}}", Refused(policy)),
+        ("should fail on an invalid consolidationPolicy: quoted 2", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: '2'}}}", Refused(policy)),
+        ("should fail on an invalid consolidationPolicy: quoted 3", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: '3'}}}", Refused(policy)),
+        ("should fail on an invalid consolidationPolicy: level 0", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: '0'}}}", Refused(policy)),
+        ("should fail on an invalid consolidationPolicy: level 4", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: '4'}}}", Refused(policy)),
+        ("should fail on an invalid consolidationPolicy: level 10", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: '10'}}}", Refused(policy)),
+        ("should fail on an invalid consolidationPolicy: lowercase balanced", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: balanced}}}", Refused(policy)),
+        ("should fail on an invalid consolidationPolicy: lowercase whenempty", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: whenempty}}}", Refused(policy)),
+        ("should fail on an invalid consolidationPolicy: empty string", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: ''}}}", Refused(policy)),
+        ("should fail on an invalid consolidationPolicy: WhenUnderutilized", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: WhenUnderutilized}}}", Refused(policy)),
+        ("should fail on an invalid consolidationPolicy: arbitrary string", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: foo}}}", Refused(policy)),
+        ("should pass RuntimeValidate for valid consolidationPolicy: WhenEmpty", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: WhenEmpty}}}", Accepted),
+        ("should pass RuntimeValidate for valid consolidationPolicy: WhenEmptyOrUnderutilized", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: WhenEmptyOrUnderutilized}}}", Accepted),
+        ("should pass RuntimeValidate for valid consolidationPolicy: Balanced", "{spec: {disruption: {consolidateAfter: 0s, consolidationPolicy: Balanced}}}", Accepted),
         // A Go metav1.Duration of 20m is written "20m0s".
-        ("should fail when creating a budget with an invalid cron", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '*', duration: 20m0s}]}}}", Refused("spec.disruption.budgets[0].schedule")),
-        ("should fail when creating a schedule with less than 5 entries", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '* * * * ', duration: 20m0s}]}}}", Refused("spec.disruption.budgets[0].schedule")),
-        ("should fail when creating a budget with a negative duration", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '* * * * *', duration: -20m0s}]}}}", Refused("spec.disruption.budgets[0].duration")),
-        ("should fail when creating a budget with a seconds duration", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '* * * * *', duration: 30s}]}}}", Refused("spec.disruption.budgets[0].duration")),
-        ("should fail when creating a budget with a negative value int", "{spec: {disruption: {budgets: [{nodes: '-10'}]}}}", Refused("spec.disruption.budgets[0].nodes")),
-        ("should fail when creating a budget with a negative value percent", "{spec: {disruption: {budgets: [{nodes: '-10%'}]}}}", Refused("spec.disruption.budgets[0].nodes")),
-        ("should fail when creating a budget with a value percent with more than 3 digits", "{spec: {disruption: {budgets: [{nodes: '1000%'}]}}}", Refused("spec.disruption.budgets[0].nodes")),
-        ("should fail when creating a budget with a cron but no duration", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '* * * * *'}]}}}", Refused("spec.disruption.budgets[0]")),
-        ("should fail when creating a budget with a duration but no cron", "{spec: {disruption: {budgets: [{nodes: '10', duration: 20m0s}]}}}", Refused("spec.disruption.budgets[0]")),
-        ("should succeed when creating a budget with both duration and cron", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s}]}}}", Accepted),
-        ("should succeed when creating a budget with hours and minutes in duration", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '* * * * *', duration: 2h20m0s}]}}}", Accepted),
-        ("should succeed when creating a budget with neither duration nor cron", "{spec: {disruption: {budgets: [{nodes: '10'}]}}}", Accepted),
-        ("should succeed when creating a budget with special cased crons", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '@annually', duration: 20m0s}]}}}", Accepted),
-        ("should fail when creating two budgets where one has an invalid crontab", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '@annually', duration: 20m0s}, {nodes: '10', schedule: '*', duration: 20m0s}]}}}", Refused("spec.disruption.budgets[1].schedule")),
-        ("should fail when creating multiple budgets where one doesn't have both schedule and duration", "{spec: {disruption: {budgets: [{nodes: '10', duration: 20m0s}, {nodes: '10', schedule: '* * * * *', duration: 20m0s}, {nodes: '10'}]}}}", Refused("spec.disruption.budgets[0]")),
-        ("should succeed when creating a budget with valid reasons: Drifted", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s, reasons: [Drifted]}]}}}", Accepted),
-        ("should succeed when creating a budget with valid reasons: Underutilized", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s, reasons: [Underutilized]}]}}}", Accepted),
-        ("should succeed when creating a budget with valid reasons: Empty", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s, reasons: [Empty]}]}}}", Accepted),
-        ("should fail when creating a budget with invalid reasons: invalid", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s, reasons: [invalid]}]}}}", Refused("spec.disruption.budgets[0].reasons[0]")),
-        ("should fail when creating a budget with invalid reasons: expired", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s, reasons: [expired]}]}}}", Refused("spec.disruption.budgets[0].reasons[0]")),
-        ("should fail when creating a budget with invalid reasons: empty", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s, reasons: ['']}]}}}", Refused("spec.disruption.budgets[0].reasons[0]")),
-        ("should allow setting multiple reasons", "{spec: {disruption: {budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s, reasons: [Drifted, Empty]}]}}}", Accepted),
+        ("should fail when creating a budget with an invalid cron", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '*', duration: 20m0s}]}}}", Refused("spec.disruption.budgets[0].schedule")),
+        ("should fail when creating a schedule with less than 5 entries", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '* * * * ', duration: 20m0s}]}}}", Refused("spec.disruption.budgets[0].schedule")),
+        ("should fail when creating a budget with a negative duration", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '* * * * *', duration: -20m0s}]}}}", Refused("spec.disruption.budgets[0].duration")),
+        ("should fail when creating a budget with a seconds duration", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '* * * * *', duration: 30s}]}}}", Refused("spec.disruption.budgets[0].duration")),
+        ("should fail when creating a budget with a negative value int", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '-10'}]}}}", Refused("spec.disruption.budgets[0].nodes")),
+        ("should fail when creating a budget with a negative value percent", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '-10%'}]}}}", Refused("spec.disruption.budgets[0].nodes")),
+        ("should fail when creating a budget with a value percent with more than 3 digits", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '1000%'}]}}}", Refused("spec.disruption.budgets[0].nodes")),
+        ("should fail when creating a budget with a cron but no duration", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '* * * * *'}]}}}", Refused("spec.disruption.budgets[0]")),
+        ("should fail when creating a budget with a duration but no cron", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', duration: 20m0s}]}}}", Refused("spec.disruption.budgets[0]")),
+        ("should succeed when creating a budget with both duration and cron", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s}]}}}", Accepted),
+        ("should succeed when creating a budget with hours and minutes in duration", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '* * * * *', duration: 2h20m0s}]}}}", Accepted),
+        ("should succeed when creating a budget with neither duration nor cron", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10'}]}}}", Accepted),
+        ("should succeed when creating a budget with special cased crons", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '@annually', duration: 20m0s}]}}}", Accepted),
+        ("should fail when creating two budgets where one has an invalid crontab", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '@annually', duration: 20m0s}, {nodes: '10', schedule: '*', duration: 20m0s}]}}}", Refused("spec.disruption.budgets[1].schedule")),
+        ("should fail when creating multiple budgets where one doesn't have both schedule and duration", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', duration: 20m0s}, {nodes: '10', schedule: '* * * * *', duration: 20m0s}, {nodes: '10'}]}}}", Refused("spec.disruption.budgets[0]")),
+        ("should succeed when creating a budget with valid reasons: Drifted", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s, reasons: [Drifted]}]}}}", Accepted),
+        ("should succeed when creating a budget with valid reasons: Underutilized", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s, reasons: [Underutilized]}]}}}", Accepted),
+        ("should succeed when creating a budget with valid reasons: Empty", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s, reasons: [Empty]}]}}}", Accepted),
+        ("should fail when creating a budget with invalid reasons: invalid", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s, reasons: [invalid]}]}}}", Refused("spec.disruption.budgets[0].reasons[0]")),
+        ("should fail when creating a budget with invalid reasons: expired", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s, reasons: [expired]}]}}}", Refused("spec.disruption.budgets[0].reasons[0]")),
+        ("should fail when creating a budget with invalid reasons: empty", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s, reasons: ['']}]}}}", Refused("spec.disruption.budgets[0].reasons[0]")),
+        ("should allow setting multiple reasons", "{spec: {disruption: {consolidateAfter: 0s, budgets: [{nodes: '10', schedule: '* * * * *', duration: 20m0s, reasons: [Drifted, Empty]}]}}}", Accepted),
     ];
     check(BASE, cases);
 }
@@ -281,4 +281,55 @@ fn the_disruption_stanza_defaults_when_undefined() {
         (&None, &None)
     );
     assert!(d.budgets[0].reasons.is_empty());
+}
+
+/// The NodePool validation controller's well-known values (`core v1.14.1:
+/// pkg/apis/v1/nodeclaim_validation.go` `validateWellKnownValues`, run by `RuntimeValidate`;
+/// `pkg/controllers/nodepool/validation/suite_test.go` "should fail validation with only invalid
+/// capacity types", "should fail open if invalid and valid capacity types are present"; aws
+/// v1.14.1 `pkg/apis/v1/labels.go` adds `instance-tenancy`): an `In` naming only unknown
+/// values leaves the NodePool `ValidationSucceeded=False` — never used — so it is refused here,
+/// as every runtime refusal is. Seen in the wild:
+/// https://github.com/kubernetes-sigs/karpenter/pull/2164 (`capacity-type In [xspot]`).
+#[test]
+fn well_known_values() {
+    let values = "spec.template.spec.requirements[0].values";
+    let cases: &[Case] = &[
+        ("should fail validation with only invalid capacity types", "{spec: {template: {spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [xspot]}]}}}}", Refused(values)),
+        ("should pass validation with valid capacity types", "{spec: {template: {spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}]}}}}", Accepted),
+        ("should fail open if invalid and valid capacity types are present", "{spec: {template: {spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [on-demand, xspot]}]}}}}", Accepted),
+        ("NotIn is not checked", "{spec: {template: {spec: {requirements: [{key: karpenter.sh/capacity-type, operator: NotIn, values: [xspot]}]}}}}", Accepted),
+        ("minValues counts only the known values", "{spec: {template: {spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [spot, xspot], minValues: 2}]}}}}", Refused(values)),
+        ("aws: instance-tenancy has known values", "{spec: {template: {spec: {requirements: [{key: karpenter.k8s.aws/instance-tenancy, operator: In, values: [host]}]}}}}", Refused(values)),
+        ("aws: instance-tenancy dedicated", "{spec: {template: {spec: {requirements: [{key: karpenter.k8s.aws/instance-tenancy, operator: In, values: [dedicated]}]}}}}", Accepted),
+    ];
+    check(BASE, cases);
+}
+
+/// `spec.disruption` defaults to `{consolidateAfter: 0s}` only when it is absent; written without
+/// `consolidateAfter` it is refused ("spec.disruption.consolidateAfter: Required value"; core
+/// v1.14.1: pkg/apis/crds/karpenter.sh_nodepools.yaml, `disruption.required:
+/// [consolidateAfter]`). Seen in the wild: https://github.com/luminartech/helm-charts-public/pull/380.
+#[test]
+fn consolidate_after_is_required_in_a_written_disruption() {
+    let after = "spec.disruption.consolidateAfter";
+    let cases: &[Case] = &[
+        ("disruption absent: defaulted", "{spec: {}}", Accepted),
+        (
+            "disruption without consolidateAfter",
+            "{spec: {disruption: {consolidationPolicy: WhenEmpty}}}",
+            Refused(after),
+        ),
+        (
+            "empty disruption",
+            "{spec: {disruption: {}}}",
+            Refused(after),
+        ),
+        (
+            "disruption with budgets only",
+            "{spec: {disruption: {budgets: [{nodes: '1'}]}}}",
+            Refused(after),
+        ),
+    ];
+    check(BASE, cases);
 }
