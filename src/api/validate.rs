@@ -10,12 +10,12 @@ use super::meta::{
     BudgetSpec, IntOrString, KubeletConfiguration, RequirementSpec, ResourceList, StringMap,
     TaintSpec,
 };
-use crate::model::labels;
 use crate::model::nodepool::{Budget, KubeletConfig};
 use crate::model::quantity::parse_milli;
 use crate::model::requirements::{NodeSelectorRequirement, Operator};
 use crate::model::resources::Resources;
 use crate::model::taints::{Effect, Taint};
+use crate::model::{instance_type, labels};
 
 /// The operators an API accepts, in the order the API documents them.
 pub(crate) const NODEPOOL_OPERATORS_V1: &[Operator] = &[
@@ -207,7 +207,11 @@ pub(crate) fn requirements(
 /// adds `instance-tenancy`).
 fn known_values(key: &str) -> Option<&'static [&'static str]> {
     match key {
-        labels::CAPACITY_TYPE => Some(&["on-demand", "spot", "reserved"]),
+        labels::CAPACITY_TYPE => Some(&[
+            instance_type::ON_DEMAND,
+            instance_type::SPOT,
+            instance_type::RESERVED,
+        ]),
         labels::INSTANCE_TENANCY => Some(&["dedicated", "default"]),
         _ => None,
     }
