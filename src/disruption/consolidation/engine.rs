@@ -222,18 +222,28 @@ impl<S: Simulator> Engine<S> {
 
     fn note(&mut self, i: usize, slot: Slot, reason: Reason) {
         let reason = match reason {
-            Reason::ReceivesPods { .. } => {
-                let a = self.c.nodes[i].receives_from.unwrap_or(0);
-                let r = &self.records[a];
-                Reason::ReceivesPods {
-                    pass: r.pass,
-                    from: r
-                        .nodes
+            Reason::ReceivesPods { .. } => match self.c.nodes[i].receives_from {
+                Some(a) => {
+                    let r = &self.records[a];
+                    Reason::ReceivesPods {
+                        pass: r.pass,
+                        from: r
+                            .nodes
+                            .iter()
+                            .map(|&n| self.c.node(n).name.clone())
+                            .collect(),
+                    }
+                }
+                // Pass 0: nodes already deleting in the input.
+                None => Reason::ReceivesPods {
+                    pass: 0,
+                    from: self.c.nodes[i]
+                        .receives_from_deleting
                         .iter()
                         .map(|&n| self.c.node(n).name.clone())
                         .collect(),
-                }
-            }
+                },
+            },
             other => other,
         };
         self.notes[i].insert(slot, reason);
@@ -1249,6 +1259,19 @@ impl<S: Simulator> Engine<S> {
             })
             .collect();
         self.commit(&result, None);
+        // The provisioner nominates the existing nodes it places these pods on.
+        for (node, placed) in &result.placements {
+            let mut from: Vec<usize> = placed
+                .iter()
+                .filter_map(|r| match r {
+                    PodRef::Bound { node, .. } => Some(*node),
+                    PodRef::Pending(_) | PodRef::Stuck(_) => None,
+                })
+                .collect();
+            from.sort_unstable();
+            from.dedup();
+            self.c.nodes[*node].receives_from_deleting = from;
+        }
         for (k, claim) in result.claims.iter().enumerate() {
             let choice = Choice::from_claim(&self.c, claim, k);
             self.launch(&choice, &result, None);

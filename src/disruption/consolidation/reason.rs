@@ -19,9 +19,10 @@ pub enum Reason {
     InstanceGone(crate::model::node::GoneInstance),
     /// A recent provisioning pass nominated the node for a pending pod.
     Nominated,
-    /// An earlier action of this report moves pods onto the node, which nominates it.
+    /// An earlier action of this report moves pods onto the node, which nominates it; or
+    /// (pass 0) a node deleting in the input does: the provisioner places its pods here.
     ReceivesPods {
-        /// The pass of that action.
+        /// The pass of that action; 0 for nodes already deleting in the input.
         pass: u32,
         /// The nodes the pods come from.
         from: Vec<String>,
@@ -268,6 +269,11 @@ impl fmt::Display for Reason {
                 }
             }
             Reason::Nominated => f.write_str("nominated for a pending pod"),
+            Reason::ReceivesPods { pass: 0, from } => write!(
+                f,
+                "receives pods from {} (being deleted), which nominates it",
+                from.join(", ")
+            ),
             Reason::ReceivesPods { pass, from } => write!(
                 f,
                 "receives pods from {} (pass {pass}), which nominates it",

@@ -1038,6 +1038,55 @@ fn a_pod_of_a_deleting_node_that_fits_nowhere_blocks_consolidation() {
     );
 }
 
+/// aws#7521 ("Cannot disrupt Node: state node is nominated for a pending pod"): a node that a
+/// deleting node's pods will go to is nominated — Karpenter's provisioner schedules the
+/// reschedulable pods of deleting nodes (core v1.14.1 `provisioner.go Schedule`,
+/// `nodes.Deleting().CurrentlyReschedulablePods`) and `Results.Record` nominates the existing
+/// nodes it puts them on (`scheduling/scheduler.go` → `cluster.NominateNodeForPod`), which
+/// `NewCandidate` refuses (suite_test.go "should not consider candidates that are nominated").
+/// We had moved the pod onto `fresh` and then replaced `fresh` by a cheaper node.
+#[test]
+fn a_node_receiving_a_deleting_nodes_pods_is_nominated() {
+    let mut going = node("going", "large", vec![pod("moving", "3")]);
+    going.claim.as_mut().unwrap().deleting = true;
+    let r = evaluate(input(vec![
+        going,
+        node("fresh", "large", vec![pod("w", "500m")]),
+    ]));
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    assert_eq!(
+        reason(&r, "fresh"),
+        &Reason::ReceivesPods {
+            pass: 0,
+            from: vec!["going".into()],
+        }
+    );
+    assert_eq!(
+        reason(&r, "fresh").to_string(),
+        "receives pods from going (being deleted), which nominates it"
+    );
+}
+
+/// aws#7521 as v1.14.1 has it (core#2033, v1.4.0: `pdb.go IsCurrentlyReschedulable`): a
+/// do-not-disrupt pod, or one a PDB fully blocks, on a deleting node is not evicted, so the
+/// provisioner places it nowhere and nominates no node; the empty node beside it goes.
+#[test]
+fn a_deleting_nodes_do_not_disrupt_pod_nominates_no_node() {
+    let mut going = node(
+        "going",
+        "large",
+        vec![guarded_pod("job", "3", "true", "2024-06-24T10:00:00Z")],
+    );
+    going.claim.as_mut().unwrap().deleting = true;
+    let r = evaluate(input(vec![going, node("fresh", "large", vec![])]));
+    assert_eq!(
+        find(&r, "fresh").method,
+        Some(Method::Emptiness),
+        "{:#?}",
+        r.nodes
+    );
+}
+
 // ------------------------------------------------------------------------- fast = reference
 
 /// A random small cluster: managed and unmanaged nodes of five types in two zones, on-demand
