@@ -375,12 +375,14 @@ impl<S: Simulator> Engine<S> {
                     })
                 } else {
                     a.limiting_budget.map(|b| {
-                        let nodes = pool.disruption.budgets[b].nodes.clone();
+                        let budget = &pool.disruption.budgets[b];
+                        let nodes = budget.nodes.clone();
                         Reason::Budget {
                             pool: pool.name.clone(),
                             reason,
                             total: NodesValue::parse(&nodes).map_or(0, |v| v.scaled(counted[p])),
                             nodes,
+                            window: budget.window(),
                             counted: counted[p],
                             disrupting: disrupting[p],
                         }

@@ -389,6 +389,7 @@ fn a_budget_of_zero_blocks_and_says_so() {
         pool: "default".into(),
         reason: Some(DisruptionReason::Empty),
         nodes: "0".into(),
+        window: None,
         total: 0,
         counted: 3,
         disrupting: 0,
@@ -397,6 +398,70 @@ fn a_budget_of_zero_blocks_and_says_so() {
     assert_eq!(
         want.to_string(),
         "budget Empty of NodePool default: 0 of 0 now (0 of 3 nodes, 0 already disrupting)"
+    );
+}
+
+/// Budgets bind per reason and only inside their windows (core v1.14.1 `nodepool.go
+/// GetAllowedDisruptionsByReason`: no active budget for a reason = unlimited). Threads:
+/// core#1718 (nodes deleted as Empty at 07:13 inside a "0 for Drifted, Underutilized from
+/// 02:30 for 12h" window: "there is no budget that prevents disruption due to emptiness"),
+/// aws#7026 (Underutilized consolidation in the day, when only the Empty budget's window is
+/// open: "there is no budget for Underutilized … equivalent to 100%"), core#1939 (the
+/// schedules seemed ignored). The reason names the window that binds.
+#[test]
+fn budgets_bind_per_reason_inside_their_windows_and_name_the_window() {
+    let window = |nodes: &str, reasons: &[&str], schedule: &str, duration: &str| Budget {
+        nodes: nodes.into(),
+        schedule: Some(schedule.into()),
+        duration: Some(duration.into()),
+        reasons: reasons.iter().map(|r| r.to_string()).collect(),
+    };
+    // core#1718 at 12:00, inside the window.
+    let mut p = pool();
+    p.disruption.budgets = vec![window(
+        "0",
+        &["Drifted", "Underutilized"],
+        "30 2 * * *",
+        "12h",
+    )];
+    let r = evaluate(with_pool(
+        p,
+        vec![
+            node("empty", "large", vec![]),
+            node("a", "large", vec![pod("w1", "1")]),
+            node("b", "large", vec![pod("w2", "1")]),
+        ],
+    ));
+    assert_eq!(find(&r, "empty").method, Some(Method::Emptiness));
+    let blocked = reason(&r, "a");
+    assert!(
+        matches!(blocked, Reason::Budget { reason: Some(DisruptionReason::Underutilized), window: Some(w), .. } if w == "\"30 2 * * *\" for 12h"),
+        "{blocked:?}"
+    );
+    assert_eq!(
+        blocked.to_string(),
+        "budget Underutilized of NodePool default: 0 of 0 now, in its window \"30 2 * * *\" for 12h (0 of 3 nodes, 1 already disrupting)"
+    );
+    // aws#7026 at 12:00: only the Empty budget's window (06:00 for 20h) is open.
+    let mut p = pool();
+    p.disruption.budgets = vec![
+        window("20%", &["Empty"], "0 6 * * *", "20h"),
+        window("20%", &["Underutilized", "Empty"], "0 2 * * *", "4h"),
+    ];
+    let r = evaluate(with_pool(
+        p,
+        vec![
+            node("a", "large", vec![pod("w1", "1")]),
+            node("b", "large", vec![pod("w2", "1")]),
+            node("c", "large", vec![pod("w3", "1")]),
+        ],
+    ));
+    let disrupted: usize = r.actions.iter().map(|a| a.nodes.len()).sum();
+    // 20% of 3 would allow one; unlimited, multi-node takes all three.
+    assert_eq!(
+        disrupted, 3,
+        "Underutilized is unlimited now: {:#?}",
+        r.actions
     );
 }
 
@@ -420,6 +485,7 @@ fn a_percentage_budget_rounds_up_and_in_flight_deletions_count() {
             pool: "default".into(),
             reason: Some(DisruptionReason::Empty),
             nodes: "25%".into(),
+            window: None,
             total: 3,
             counted: 10,
             disrupting: 3,
@@ -735,6 +801,7 @@ fn v1beta1_expiration_is_graceful_and_budgeted() {
             pool: "default".into(),
             reason: None,
             nodes: "0".into(),
+            window: None,
             total: 0,
             counted: 1,
             disrupting: 0,
