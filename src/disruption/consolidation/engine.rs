@@ -132,6 +132,8 @@ pub(crate) struct Engine<S: Simulator> {
     records: Vec<Record>,
     decided: Vec<Option<usize>>,
     notes: Vec<BTreeMap<Slot, Reason>>,
+    /// Per node expired (v1): the pods its drain waits for (`namespace/name`).
+    drain_waits: BTreeMap<usize, Vec<String>>,
     pass: u32,
     launched: usize,
     /// Simulations that failed in an earlier pass and may still hold, by method and node, with
@@ -174,6 +176,7 @@ impl<S: Simulator> Engine<S> {
             facts: vec![None; n],
             records: Vec::new(),
             decided: vec![None; n],
+            drain_waits: BTreeMap::new(),
             notes: vec![BTreeMap::new(); n],
             pass: 1,
             launched: 0,
@@ -568,10 +571,22 @@ impl<S: Simulator> Engine<S> {
         if expired.is_empty() {
             return;
         }
+        // The provisioner places only the pods it can move now (`provisioner.go Schedule`:
+        // `nodes.Deleting().CurrentlyReschedulablePods`, core#2033): a do-not-disrupt pod or
+        // one a PDB fully blocks stays, and the drain waits for it (core#1789).
         let mut pods = Vec::new();
         for &i in &expired {
             let facts = self.facts(i);
-            pods.extend(facts.reschedulable.iter().map(|&p| (i, p)));
+            pods.extend(facts.sim_pods.iter().map(|&p| (i, p)));
+            let held: Vec<String> = facts
+                .reschedulable
+                .iter()
+                .filter(|p| !facts.sim_pods.contains(p))
+                .map(|&p| self.c.pods(i)[p].key())
+                .collect();
+            if !held.is_empty() {
+                self.drain_waits.insert(i, held);
+            }
         }
         let request = SimRequest {
             candidates: expired.clone(),
@@ -1505,6 +1520,7 @@ impl<S: Simulator> Engine<S> {
                 method: None,
                 pass: None,
                 reason: None,
+                drain_waits_for: Vec::new(),
             };
             match self.decided[i] {
                 Some(a) => {
@@ -1519,6 +1535,7 @@ impl<S: Simulator> Engine<S> {
                     }
                     entry.method = Some(action.method);
                     entry.pass = Some(action.pass);
+                    entry.drain_waits_for = self.drain_waits.remove(&i).unwrap_or_default();
                 }
                 None => {
                     entry.reason = std::mem::take(&mut self.notes[i]).into_values().next();

@@ -752,12 +752,16 @@ fn spot_to_spot_needs_fifteen_cheaper_types_and_launches_the_fifteen_cheapest() 
 // ------------------------------------------------------------------------- expiration
 
 /// nodeclaim/expiration suite "should delete NodeClaims if the nodeClaim is expired but the
-/// node isn't": v1 expiration is forceful — no budget, no do-not-disrupt or PDB check.
+/// node isn't": v1 expiration is forceful — no budget, no do-not-disrupt or PDB check. But
+/// the provisioner moves only the pods it can evict now (core#2033, v1.4.0:
+/// `CurrentlyReschedulablePods`): a do-not-disrupt pod stays, and the drain waits for it —
+/// core#1789, a node alive 77 days past `expireAfter: 720h` ("Failed to drain node, 8 pods are
+/// waiting to be evicted"). We had sized a replacement for it.
 #[test]
 fn v1_expiration_is_forceful() {
     let mut guarded = pod("guarded", "1");
     guarded.do_not_disrupt = Some("true".into());
-    let mut old = node("old", "large", vec![guarded]);
+    let mut old = node("old", "large", vec![guarded, pod("w", "1")]);
     old.claim.as_mut().unwrap().expire_after = Some(3600);
     let mut p = pool();
     p.disruption.budgets = vec![budget("0")];
@@ -770,8 +774,9 @@ fn v1_expiration_is_forceful() {
         (1, Method::Expiration, Decision::Delete)
     );
     assert_eq!(a.nodes, ["old"]);
-    assert_eq!(a.pods, ["default/guarded"]);
+    assert_eq!(a.pods, ["default/w"]);
     assert_eq!(find(&r, "old").method, Some(Method::Expiration));
+    assert_eq!(find(&r, "old").drain_waits_for, ["default/guarded"]);
 }
 
 /// v0.37 expiration_test.go "should allow no empty nodes to be disrupted" and "should ignore
