@@ -132,7 +132,7 @@ pub(crate) struct Engine<S: Simulator> {
     records: Vec<Record>,
     decided: Vec<Option<usize>>,
     notes: Vec<BTreeMap<Slot, Reason>>,
-    /// Per node expired (v1): the pods its drain waits for (`namespace/name`).
+    /// Per node disrupted (v1): the pods its drain waits for (`namespace/name`).
     drain_waits: BTreeMap<usize, Vec<String>>,
     pass: u32,
     launched: usize,
@@ -578,15 +578,6 @@ impl<S: Simulator> Engine<S> {
         for &i in &expired {
             let facts = self.facts(i);
             pods.extend(facts.sim_pods.iter().map(|&p| (i, p)));
-            let held: Vec<String> = facts
-                .reschedulable
-                .iter()
-                .filter(|p| !facts.sim_pods.contains(p))
-                .map(|&p| self.c.pods(i)[p].key())
-                .collect();
-            if !held.is_empty() {
-                self.drain_waits.insert(i, held);
-            }
         }
         let request = SimRequest {
             candidates: expired.clone(),
@@ -1446,6 +1437,22 @@ impl<S: Simulator> Engine<S> {
             // Every stuck pod had to find a place for the action to be possible.
             if r.failures.is_empty() && !self.c.stuck.is_empty() {
                 self.c.stuck.clear();
+            }
+        }
+        // v1 moves only the pods it can evict now; the drain waits for the others (forceful
+        // expiration, and drift under a terminationGracePeriod: eventual disruption).
+        if self.c.release == Release::V1_14 {
+            for &i in nodes {
+                let facts = self.facts(i);
+                let held: Vec<String> = facts
+                    .reschedulable
+                    .iter()
+                    .filter(|p| !facts.sim_pods.contains(p))
+                    .map(|&p| self.c.pods(i)[p].key())
+                    .collect();
+                if !held.is_empty() {
+                    self.drain_waits.insert(i, held);
+                }
             }
         }
         let status = if self.c.release == Release::V0_31 {

@@ -131,7 +131,8 @@ pub struct NodeReport {
     pub pass: Option<u32>,
     /// Why not, for `none`.
     pub reason: Option<Reason>,
-    /// v1 expiration: pods the drain waits for — do-not-disrupt, or held by a PDB at zero —
+    /// v1 expiration, or drift under a `terminationGracePeriod`: pods the drain waits for —
+    /// do-not-disrupt, or held by a PDB at zero —
     /// which Karpenter neither evicts nor provisions for until they go or the NodeClaim's
     /// `terminationGracePeriod` ends (`namespace/name`).
     #[serde(skip_serializing_if = "Vec::is_empty")]

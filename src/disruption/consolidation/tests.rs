@@ -1002,6 +1002,9 @@ fn drift_with_a_termination_grace_period_ignores_pod_blocks() {
         (Method::Drift, Decision::Delete, &["tgp".to_string()][..])
     );
     assert!(a.replacement.is_none());
+    // aws#7708 (AMIDrift replaced a node with do-not-disrupt pods; the maintainers' answer,
+    // aws#7710: under a terminationGracePeriod the drain waits for them until it ends).
+    assert_eq!(find(&r, "tgp").drain_waits_for, ["default/guarded"]);
     assert!(matches!(
         reason(&r, "no-tgp"),
         Reason::PodDoNotDisrupt { .. }
