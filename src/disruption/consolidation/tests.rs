@@ -1096,17 +1096,29 @@ fn a_balanced_pool_refuses_a_move_that_saves_too_little_for_its_disruption() {
 
 // ------------------------------------------------------------------------- nodes deleting
 
+/// A node whose NodeClaim is being deleted.
+fn deleting(name: &str, size: &str, pods: Vec<Pod>) -> NodeInput {
+    let mut n = node(name, size, pods);
+    n.claim.as_mut().unwrap().deleting = true;
+    n
+}
+
+/// `going` (large, deleting) holding `moving`, beside `other` (large) holding `pods`; nothing
+/// is started.
+fn beside_a_deleting_node(moving: Pod, other: &str, pods: Vec<Pod>) -> ConsolidationReport {
+    let r = evaluate(input(vec![
+        deleting("going", "large", vec![moving]),
+        node(other, "large", pods),
+    ]));
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    r
+}
+
 /// helpers.go `SimulateScheduling`: pods of nodes already deleting are part of every
 /// simulation; one that fits nowhere makes every consolidation fail, and is named.
 #[test]
 fn a_pod_of_a_deleting_node_that_fits_nowhere_blocks_consolidation() {
-    let mut going = node("going", "large", vec![pod("stuck", "9")]);
-    going.claim.as_mut().unwrap().deleting = true;
-    let r = evaluate(input(vec![
-        going,
-        node("under-used", "large", vec![pod("w", "1")]),
-    ]));
-    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    let r = beside_a_deleting_node(pod("stuck", "9"), "under-used", vec![pod("w", "1")]);
     assert_eq!(reason(&r, "going"), &Reason::Deleting);
     assert!(
         matches!(reason(&r, "under-used"), Reason::PodFitsNowhere { pod, .. } if pod == "default/stuck")
@@ -1122,13 +1134,7 @@ fn a_pod_of_a_deleting_node_that_fits_nowhere_blocks_consolidation() {
 /// We had moved the pod onto `fresh` and then replaced `fresh` by a cheaper node.
 #[test]
 fn a_node_receiving_a_deleting_nodes_pods_is_nominated() {
-    let mut going = node("going", "large", vec![pod("moving", "3")]);
-    going.claim.as_mut().unwrap().deleting = true;
-    let r = evaluate(input(vec![
-        going,
-        node("fresh", "large", vec![pod("w", "500m")]),
-    ]));
-    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    let r = beside_a_deleting_node(pod("moving", "3"), "fresh", vec![pod("w", "500m")]);
     assert_eq!(
         reason(&r, "fresh"),
         &Reason::ReceivesPods {
@@ -1147,13 +1153,11 @@ fn a_node_receiving_a_deleting_nodes_pods_is_nominated() {
 /// provisioner places it nowhere and nominates no node; the empty node beside it goes.
 #[test]
 fn a_deleting_nodes_do_not_disrupt_pod_nominates_no_node() {
-    let mut going = node(
-        "going",
-        "large",
-        vec![guarded_pod("job", "3", "true", "2024-06-24T10:00:00Z")],
-    );
-    going.claim.as_mut().unwrap().deleting = true;
-    let r = evaluate(input(vec![going, node("fresh", "large", vec![])]));
+    let job = guarded_pod("job", "3", "true", "2024-06-24T10:00:00Z");
+    let r = evaluate(input(vec![
+        deleting("going", "large", vec![job]),
+        node("fresh", "large", vec![]),
+    ]));
     assert_eq!(
         find(&r, "fresh").method,
         Some(Method::Emptiness),
