@@ -169,8 +169,8 @@ impl Allowance {
                 .get(i)
                 .map(|b| {
                     let mut s = format!("nodes {}", b.nodes);
-                    if let (Some(sc), Some(d)) = (&b.schedule, &b.duration) {
-                        s.push_str(&format!(", schedule {sc:?} for {d}"));
+                    if let Some(w) = b.window() {
+                        s.push_str(&format!(", schedule {w}"));
                     }
                     if !b.reasons.is_empty() {
                         s.push_str(&format!(", reasons {}", b.reasons.join(",")));

@@ -97,6 +97,16 @@ pub struct Budget {
     pub reasons: Vec<String>,
 }
 
+impl Budget {
+    /// Its window for people, `"0 9 * * mon-fri" for 8h`, when it has a schedule and a duration.
+    pub fn window(&self) -> Option<String> {
+        match (&self.schedule, &self.duration) {
+            (Some(schedule), Some(duration)) => Some(format!("{schedule:?} for {duration}")),
+            _ => None,
+        }
+    }
+}
+
 /// `spec.disruption`, normalised.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Disruption {

@@ -74,6 +74,10 @@ fn row(n: &NodeReport) -> Vec<String> {
     };
     let reason = match (&n.reason, n.pass) {
         (Some(r), _) => r.to_string(),
+        (None, Some(pass)) if !n.drain_waits_for.is_empty() => format!(
+            "pass {pass}; the drain waits for {}",
+            n.drain_waits_for.join(", ")
+        ),
         (None, Some(pass)) => format!("pass {pass}"),
         (None, None) => "-".into(),
     };

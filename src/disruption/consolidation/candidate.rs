@@ -351,7 +351,7 @@ pub(crate) fn candidate(
     };
     // A node that an earlier action of this report nominates is checked last (Karpenter checks
     // nominations early), so the reason shown is the lasting one when there is one.
-    if state.receives_from.is_some() {
+    if state.receives_from.is_some() || !state.receives_from_deleting.is_empty() {
         // Filled in by the engine, which knows the action.
         return Err(Reason::ReceivesPods {
             pass: 0,

@@ -50,6 +50,11 @@ pub(crate) struct NodeState {
     pub nominated: bool,
     /// The action whose pods come here (which nominates the node).
     pub receives_from: Option<usize>,
+    /// Nodes deleting in the input whose pods the provisioner places here: Karpenter's
+    /// provisioner schedules a deleting node's reschedulable pods and nominates the existing
+    /// nodes it puts them on (`provisioner.go Schedule` → `Results.Record` →
+    /// `NominateNodeForPod`), so this node is no candidate while they move.
+    pub receives_from_deleting: Vec<usize>,
     pub status: Status,
     pub pool: Option<usize>,
     /// Bumped whenever the node's capacity, pods or status change.
@@ -228,6 +233,7 @@ impl Cluster {
                 extras,
                 nominated,
                 receives_from: None,
+                receives_from_deleting: Vec::new(),
                 pool,
                 version: 0,
             });
@@ -419,6 +425,7 @@ impl Cluster {
             original_pods: 0,
             nominated: false,
             receives_from: None,
+            receives_from_deleting: Vec::new(),
             status: Status::Active,
             pool: Some(pool),
             version: 0,

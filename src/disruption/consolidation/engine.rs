@@ -132,6 +132,8 @@ pub(crate) struct Engine<S: Simulator> {
     records: Vec<Record>,
     decided: Vec<Option<usize>>,
     notes: Vec<BTreeMap<Slot, Reason>>,
+    /// Per node disrupted (v1): the pods its drain waits for (`namespace/name`).
+    drain_waits: BTreeMap<usize, Vec<String>>,
     pass: u32,
     launched: usize,
     /// Simulations that failed in an earlier pass and may still hold, by method and node, with
@@ -174,6 +176,7 @@ impl<S: Simulator> Engine<S> {
             facts: vec![None; n],
             records: Vec::new(),
             decided: vec![None; n],
+            drain_waits: BTreeMap::new(),
             notes: vec![BTreeMap::new(); n],
             pass: 1,
             launched: 0,
@@ -222,18 +225,28 @@ impl<S: Simulator> Engine<S> {
 
     fn note(&mut self, i: usize, slot: Slot, reason: Reason) {
         let reason = match reason {
-            Reason::ReceivesPods { .. } => {
-                let a = self.c.nodes[i].receives_from.unwrap_or(0);
-                let r = &self.records[a];
-                Reason::ReceivesPods {
-                    pass: r.pass,
-                    from: r
-                        .nodes
+            Reason::ReceivesPods { .. } => match self.c.nodes[i].receives_from {
+                Some(a) => {
+                    let r = &self.records[a];
+                    Reason::ReceivesPods {
+                        pass: r.pass,
+                        from: r
+                            .nodes
+                            .iter()
+                            .map(|&n| self.c.node(n).name.clone())
+                            .collect(),
+                    }
+                }
+                // Pass 0: nodes already deleting in the input.
+                None => Reason::ReceivesPods {
+                    pass: 0,
+                    from: self.c.nodes[i]
+                        .receives_from_deleting
                         .iter()
                         .map(|&n| self.c.node(n).name.clone())
                         .collect(),
-                }
-            }
+                },
+            },
             other => other,
         };
         self.notes[i].insert(slot, reason);
@@ -365,12 +378,14 @@ impl<S: Simulator> Engine<S> {
                     })
                 } else {
                     a.limiting_budget.map(|b| {
-                        let nodes = pool.disruption.budgets[b].nodes.clone();
+                        let budget = &pool.disruption.budgets[b];
+                        let nodes = budget.nodes.clone();
                         Reason::Budget {
                             pool: pool.name.clone(),
                             reason,
                             total: NodesValue::parse(&nodes).map_or(0, |v| v.scaled(counted[p])),
                             nodes,
+                            window: budget.window(),
                             counted: counted[p],
                             disrupting: disrupting[p],
                         }
@@ -556,10 +571,13 @@ impl<S: Simulator> Engine<S> {
         if expired.is_empty() {
             return;
         }
+        // The provisioner places only the pods it can move now (`provisioner.go Schedule`:
+        // `nodes.Deleting().CurrentlyReschedulablePods`, core#2033): a do-not-disrupt pod or
+        // one a PDB fully blocks stays, and the drain waits for it (core#1789).
         let mut pods = Vec::new();
         for &i in &expired {
             let facts = self.facts(i);
-            pods.extend(facts.reschedulable.iter().map(|&p| (i, p)));
+            pods.extend(facts.sim_pods.iter().map(|&p| (i, p)));
         }
         let request = SimRequest {
             candidates: expired.clone(),
@@ -1249,6 +1267,19 @@ impl<S: Simulator> Engine<S> {
             })
             .collect();
         self.commit(&result, None);
+        // The provisioner nominates the existing nodes it places these pods on.
+        for (node, placed) in &result.placements {
+            let mut from: Vec<usize> = placed
+                .iter()
+                .filter_map(|r| match r {
+                    PodRef::Bound { node, .. } => Some(*node),
+                    PodRef::Pending(_) | PodRef::Stuck(_) => None,
+                })
+                .collect();
+            from.sort_unstable();
+            from.dedup();
+            self.c.nodes[*node].receives_from_deleting = from;
+        }
         for (k, claim) in result.claims.iter().enumerate() {
             let choice = Choice::from_claim(&self.c, claim, k);
             self.launch(&choice, &result, None);
@@ -1408,6 +1439,22 @@ impl<S: Simulator> Engine<S> {
                 self.c.stuck.clear();
             }
         }
+        // v1 moves only the pods it can evict now; the drain waits for the others (forceful
+        // expiration, and drift under a terminationGracePeriod: eventual disruption).
+        if self.c.release == Release::V1_14 {
+            for &i in nodes {
+                let facts = self.facts(i);
+                let held: Vec<String> = facts
+                    .reschedulable
+                    .iter()
+                    .filter(|p| !facts.sim_pods.contains(p))
+                    .map(|&p| self.c.pods(i)[p].key())
+                    .collect();
+                if !held.is_empty() {
+                    self.drain_waits.insert(i, held);
+                }
+            }
+        }
         let status = if self.c.release == Release::V0_31 {
             Status::Gone
         } else {
@@ -1480,6 +1527,7 @@ impl<S: Simulator> Engine<S> {
                 method: None,
                 pass: None,
                 reason: None,
+                drain_waits_for: Vec::new(),
             };
             match self.decided[i] {
                 Some(a) => {
@@ -1494,6 +1542,7 @@ impl<S: Simulator> Engine<S> {
                     }
                     entry.method = Some(action.method);
                     entry.pass = Some(action.pass);
+                    entry.drain_waits_for = self.drain_waits.remove(&i).unwrap_or_default();
                 }
                 None => {
                     entry.reason = std::mem::take(&mut self.notes[i]).into_values().next();

@@ -19,9 +19,10 @@ pub enum Reason {
     InstanceGone(crate::model::node::GoneInstance),
     /// A recent provisioning pass nominated the node for a pending pod.
     Nominated,
-    /// An earlier action of this report moves pods onto the node, which nominates it.
+    /// An earlier action of this report moves pods onto the node, which nominates it; or
+    /// (pass 0) a node deleting in the input does: the provisioner places its pods here.
     ReceivesPods {
-        /// The pass of that action.
+        /// The pass of that action; 0 for nodes already deleting in the input.
         pass: u32,
         /// The nodes the pods come from.
         from: Vec<String>,
@@ -126,6 +127,9 @@ pub enum Reason {
         reason: Option<DisruptionReason>,
         /// `nodes` of the limiting budget, e.g. `10%`.
         nodes: String,
+        /// The limiting budget's window when it has one, e.g. `"0 9 * * mon-fri" for 8h`:
+        /// which of several budgets binds now is what users ask (core#1939, aws#7026).
+        window: Option<String>,
         /// What it allows in total against the pool's nodes.
         total: u32,
         /// The pool's nodes it is counted against.
@@ -268,6 +272,11 @@ impl fmt::Display for Reason {
                 }
             }
             Reason::Nominated => f.write_str("nominated for a pending pod"),
+            Reason::ReceivesPods { pass: 0, from } => write!(
+                f,
+                "receives pods from {} (being deleted), which nominates it",
+                from.join(", ")
+            ),
             Reason::ReceivesPods { pass, from } => write!(
                 f,
                 "receives pods from {} (pass {pass}), which nominates it",
@@ -343,6 +352,7 @@ impl fmt::Display for Reason {
                 pool,
                 reason,
                 nodes,
+                window,
                 total,
                 counted,
                 disrupting,
@@ -351,9 +361,13 @@ impl fmt::Display for Reason {
                     Some(r) => write!(f, "budget {r} of NodePool {pool}")?,
                     None => write!(f, "budget of NodePool {pool}")?,
                 }
+                write!(f, ": 0 of {nodes} now")?;
+                if let Some(w) = window {
+                    write!(f, ", in its window {w}")?;
+                }
                 write!(
                     f,
-                    ": 0 of {nodes} now ({total} of {counted} nodes, {disrupting} already disrupting)"
+                    " ({total} of {counted} nodes, {disrupting} already disrupting)"
                 )
             }
             Reason::InvalidBudget { pool, problem } => {
@@ -435,6 +449,7 @@ mod tests {
             pool: "default".into(),
             reason: Some(DisruptionReason::Underutilized),
             nodes: "10%".into(),
+            window: None,
             total: 2,
             counted: 20,
             disrupting: 2,
@@ -442,6 +457,19 @@ mod tests {
         assert_eq!(
             budget.to_string(),
             "budget Underutilized of NodePool default: 0 of 10% now (2 of 20 nodes, 2 already disrupting)"
+        );
+        let scheduled = Reason::Budget {
+            pool: "default".into(),
+            reason: Some(DisruptionReason::Underutilized),
+            nodes: "0".into(),
+            window: Some("\"30 2 * * *\" for 12h".into()),
+            total: 0,
+            counted: 4,
+            disrupting: 2,
+        };
+        assert_eq!(
+            scheduled.to_string(),
+            "budget Underutilized of NodePool default: 0 of 0 now, in its window \"30 2 * * *\" for 12h (0 of 4 nodes, 2 already disrupting)"
         );
         assert_eq!(
             Reason::ConsolidateAfter {

@@ -131,6 +131,12 @@ pub struct NodeReport {
     pub pass: Option<u32>,
     /// Why not, for `none`.
     pub reason: Option<Reason>,
+    /// v1 expiration, or drift under a `terminationGracePeriod`: pods the drain waits for —
+    /// do-not-disrupt, or held by a PDB at zero —
+    /// which Karpenter neither evicts nor provisions for until they go or the NodeClaim's
+    /// `terminationGracePeriod` ends (`namespace/name`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drain_waits_for: Vec<String>,
 }
 
 /// docs/spec.md §9 `ConsolidationReport`.

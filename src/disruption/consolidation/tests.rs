@@ -389,6 +389,7 @@ fn a_budget_of_zero_blocks_and_says_so() {
         pool: "default".into(),
         reason: Some(DisruptionReason::Empty),
         nodes: "0".into(),
+        window: None,
         total: 0,
         counted: 3,
         disrupting: 0,
@@ -397,6 +398,70 @@ fn a_budget_of_zero_blocks_and_says_so() {
     assert_eq!(
         want.to_string(),
         "budget Empty of NodePool default: 0 of 0 now (0 of 3 nodes, 0 already disrupting)"
+    );
+}
+
+/// Budgets bind per reason and only inside their windows (core v1.14.1 `nodepool.go
+/// GetAllowedDisruptionsByReason`: no active budget for a reason = unlimited). Threads:
+/// core#1718 (nodes deleted as Empty at 07:13 inside a "0 for Drifted, Underutilized from
+/// 02:30 for 12h" window: "there is no budget that prevents disruption due to emptiness"),
+/// aws#7026 (Underutilized consolidation in the day, when only the Empty budget's window is
+/// open: "there is no budget for Underutilized … equivalent to 100%"), core#1939 (the
+/// schedules seemed ignored). The reason names the window that binds.
+#[test]
+fn budgets_bind_per_reason_inside_their_windows_and_name_the_window() {
+    let window = |nodes: &str, reasons: &[&str], schedule: &str, duration: &str| Budget {
+        nodes: nodes.into(),
+        schedule: Some(schedule.into()),
+        duration: Some(duration.into()),
+        reasons: reasons.iter().map(|r| r.to_string()).collect(),
+    };
+    // core#1718 at 12:00, inside the window.
+    let mut p = pool();
+    p.disruption.budgets = vec![window(
+        "0",
+        &["Drifted", "Underutilized"],
+        "30 2 * * *",
+        "12h",
+    )];
+    let r = evaluate(with_pool(
+        p,
+        vec![
+            node("empty", "large", vec![]),
+            node("a", "large", vec![pod("w1", "1")]),
+            node("b", "large", vec![pod("w2", "1")]),
+        ],
+    ));
+    assert_eq!(find(&r, "empty").method, Some(Method::Emptiness));
+    let blocked = reason(&r, "a");
+    assert!(
+        matches!(blocked, Reason::Budget { reason: Some(DisruptionReason::Underutilized), window: Some(w), .. } if w == "\"30 2 * * *\" for 12h"),
+        "{blocked:?}"
+    );
+    assert_eq!(
+        blocked.to_string(),
+        "budget Underutilized of NodePool default: 0 of 0 now, in its window \"30 2 * * *\" for 12h (0 of 3 nodes, 1 already disrupting)"
+    );
+    // aws#7026 at 12:00: only the Empty budget's window (06:00 for 20h) is open.
+    let mut p = pool();
+    p.disruption.budgets = vec![
+        window("20%", &["Empty"], "0 6 * * *", "20h"),
+        window("20%", &["Underutilized", "Empty"], "0 2 * * *", "4h"),
+    ];
+    let r = evaluate(with_pool(
+        p,
+        vec![
+            node("a", "large", vec![pod("w1", "1")]),
+            node("b", "large", vec![pod("w2", "1")]),
+            node("c", "large", vec![pod("w3", "1")]),
+        ],
+    ));
+    let disrupted: usize = r.actions.iter().map(|a| a.nodes.len()).sum();
+    // 20% of 3 would allow one; unlimited, multi-node takes all three.
+    assert_eq!(
+        disrupted, 3,
+        "Underutilized is unlimited now: {:#?}",
+        r.actions
     );
 }
 
@@ -420,6 +485,7 @@ fn a_percentage_budget_rounds_up_and_in_flight_deletions_count() {
             pool: "default".into(),
             reason: Some(DisruptionReason::Empty),
             nodes: "25%".into(),
+            window: None,
             total: 3,
             counted: 10,
             disrupting: 3,
@@ -686,12 +752,16 @@ fn spot_to_spot_needs_fifteen_cheaper_types_and_launches_the_fifteen_cheapest() 
 // ------------------------------------------------------------------------- expiration
 
 /// nodeclaim/expiration suite "should delete NodeClaims if the nodeClaim is expired but the
-/// node isn't": v1 expiration is forceful — no budget, no do-not-disrupt or PDB check.
+/// node isn't": v1 expiration is forceful — no budget, no do-not-disrupt or PDB check. But
+/// the provisioner moves only the pods it can evict now (core#2033, v1.4.0:
+/// `CurrentlyReschedulablePods`): a do-not-disrupt pod stays, and the drain waits for it —
+/// core#1789, a node alive 77 days past `expireAfter: 720h` ("Failed to drain node, 8 pods are
+/// waiting to be evicted"). We had sized a replacement for it.
 #[test]
 fn v1_expiration_is_forceful() {
     let mut guarded = pod("guarded", "1");
     guarded.do_not_disrupt = Some("true".into());
-    let mut old = node("old", "large", vec![guarded]);
+    let mut old = node("old", "large", vec![guarded, pod("w", "1")]);
     old.claim.as_mut().unwrap().expire_after = Some(3600);
     let mut p = pool();
     p.disruption.budgets = vec![budget("0")];
@@ -704,8 +774,9 @@ fn v1_expiration_is_forceful() {
         (1, Method::Expiration, Decision::Delete)
     );
     assert_eq!(a.nodes, ["old"]);
-    assert_eq!(a.pods, ["default/guarded"]);
+    assert_eq!(a.pods, ["default/w"]);
     assert_eq!(find(&r, "old").method, Some(Method::Expiration));
+    assert_eq!(find(&r, "old").drain_waits_for, ["default/guarded"]);
 }
 
 /// v0.37 expiration_test.go "should allow no empty nodes to be disrupted" and "should ignore
@@ -735,6 +806,7 @@ fn v1beta1_expiration_is_graceful_and_budgeted() {
             pool: "default".into(),
             reason: None,
             nodes: "0".into(),
+            window: None,
             total: 0,
             counted: 1,
             disrupting: 0,
@@ -930,6 +1002,9 @@ fn drift_with_a_termination_grace_period_ignores_pod_blocks() {
         (Method::Drift, Decision::Delete, &["tgp".to_string()][..])
     );
     assert!(a.replacement.is_none());
+    // aws#7708 (AMIDrift replaced a node with do-not-disrupt pods; the maintainers' answer,
+    // aws#7710: under a terminationGracePeriod the drain waits for them until it ends).
+    assert_eq!(find(&r, "tgp").drain_waits_for, ["default/guarded"]);
     assert!(matches!(
         reason(&r, "no-tgp"),
         Reason::PodDoNotDisrupt { .. }
@@ -1021,20 +1096,73 @@ fn a_balanced_pool_refuses_a_move_that_saves_too_little_for_its_disruption() {
 
 // ------------------------------------------------------------------------- nodes deleting
 
+/// A node whose NodeClaim is being deleted.
+fn deleting(name: &str, size: &str, pods: Vec<Pod>) -> NodeInput {
+    let mut n = node(name, size, pods);
+    n.claim.as_mut().unwrap().deleting = true;
+    n
+}
+
+/// `going` (large, deleting) holding `moving`, beside `other` (large) holding `pods`; nothing
+/// is started.
+fn beside_a_deleting_node(moving: Pod, other: &str, pods: Vec<Pod>) -> ConsolidationReport {
+    let r = evaluate(input(vec![
+        deleting("going", "large", vec![moving]),
+        node(other, "large", pods),
+    ]));
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    r
+}
+
 /// helpers.go `SimulateScheduling`: pods of nodes already deleting are part of every
 /// simulation; one that fits nowhere makes every consolidation fail, and is named.
 #[test]
 fn a_pod_of_a_deleting_node_that_fits_nowhere_blocks_consolidation() {
-    let mut going = node("going", "large", vec![pod("stuck", "9")]);
-    going.claim.as_mut().unwrap().deleting = true;
-    let r = evaluate(input(vec![
-        going,
-        node("under-used", "large", vec![pod("w", "1")]),
-    ]));
-    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    let r = beside_a_deleting_node(pod("stuck", "9"), "under-used", vec![pod("w", "1")]);
     assert_eq!(reason(&r, "going"), &Reason::Deleting);
     assert!(
         matches!(reason(&r, "under-used"), Reason::PodFitsNowhere { pod, .. } if pod == "default/stuck")
+    );
+}
+
+/// aws#7521 ("Cannot disrupt Node: state node is nominated for a pending pod"): a node that a
+/// deleting node's pods will go to is nominated — Karpenter's provisioner schedules the
+/// reschedulable pods of deleting nodes (core v1.14.1 `provisioner.go Schedule`,
+/// `nodes.Deleting().CurrentlyReschedulablePods`) and `Results.Record` nominates the existing
+/// nodes it puts them on (`scheduling/scheduler.go` → `cluster.NominateNodeForPod`), which
+/// `NewCandidate` refuses (suite_test.go "should not consider candidates that are nominated").
+/// We had moved the pod onto `fresh` and then replaced `fresh` by a cheaper node.
+#[test]
+fn a_node_receiving_a_deleting_nodes_pods_is_nominated() {
+    let r = beside_a_deleting_node(pod("moving", "3"), "fresh", vec![pod("w", "500m")]);
+    assert_eq!(
+        reason(&r, "fresh"),
+        &Reason::ReceivesPods {
+            pass: 0,
+            from: vec!["going".into()],
+        }
+    );
+    assert_eq!(
+        reason(&r, "fresh").to_string(),
+        "receives pods from going (being deleted), which nominates it"
+    );
+}
+
+/// aws#7521 as v1.14.1 has it (core#2033, v1.4.0: `pdb.go IsCurrentlyReschedulable`): a
+/// do-not-disrupt pod, or one a PDB fully blocks, on a deleting node is not evicted, so the
+/// provisioner places it nowhere and nominates no node; the empty node beside it goes.
+#[test]
+fn a_deleting_nodes_do_not_disrupt_pod_nominates_no_node() {
+    let job = guarded_pod("job", "3", "true", "2024-06-24T10:00:00Z");
+    let r = evaluate(input(vec![
+        deleting("going", "large", vec![job]),
+        node("fresh", "large", vec![]),
+    ]));
+    assert_eq!(
+        find(&r, "fresh").method,
+        Some(Method::Emptiness),
+        "{:#?}",
+        r.nodes
     );
 }
 
