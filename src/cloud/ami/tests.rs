@@ -1022,3 +1022,62 @@ fn amifamily_suite_resolves_as_the_provider() {
     assert_eq!(got[0].name.as_deref(), Some(amd));
     assert!(resolve(&fake, &by_parameter("/missing")).is_empty());
 }
+
+/// Thread aws/karpenter-provider-aws#8055: adding a second `id` term to `amiSelectorTerms`
+/// (`[{id: ami-…80f}]` → `[{id: ami-…80f}, {id: ami-…526}]`) replaced the nodes on the first
+/// AMI; the reporter expected the terms to be ORed. Karpenter v1.14.1 keeps one image per
+/// requirement set across all terms (`aws: pkg/providers/amifamily/ami.go` `amis`: the map of
+/// images by requirements hash is shared by every query), so two amd64 images leave only the
+/// newer in `status.amis` and the node on the older one is AMI-drifted — as we select.
+#[test]
+fn two_id_terms_of_one_architecture_keep_only_the_newer_image() {
+    let q = |term: usize| PlannedQuery {
+        query: ImageQuery::default(),
+        known: BTreeMap::new(),
+        terms: vec![term],
+    };
+    let got = select(
+        &[q(0), q(1)],
+        &[
+            vec![image(
+                "ami-007672b66bd72c80f",
+                "old",
+                "x86_64",
+                "2025-03-01T00:00:00Z",
+            )],
+            vec![image(
+                "ami-0d0c16662b0265526",
+                "new",
+                "x86_64",
+                "2025-04-01T00:00:00Z",
+            )],
+        ],
+        now(),
+        false,
+    );
+    assert_eq!(ids(&got), ["ami-0d0c16662b0265526"]);
+    // An arm64 image beside it is another requirement set: both stay.
+    let got = select(
+        &[q(0), q(1)],
+        &[
+            vec![image(
+                "ami-007672b66bd72c80f",
+                "old",
+                "arm64",
+                "2025-03-01T00:00:00Z",
+            )],
+            vec![image(
+                "ami-0d0c16662b0265526",
+                "new",
+                "x86_64",
+                "2025-04-01T00:00:00Z",
+            )],
+        ],
+        now(),
+        false,
+    );
+    assert_eq!(
+        ids(&got),
+        ["ami-0d0c16662b0265526", "ami-007672b66bd72c80f"]
+    );
+}
