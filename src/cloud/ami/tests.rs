@@ -1036,48 +1036,27 @@ fn two_id_terms_of_one_architecture_keep_only_the_newer_image() {
         known: BTreeMap::new(),
         terms: vec![term],
     };
-    let got = select(
-        &[q(0), q(1)],
-        &[
-            vec![image(
-                "ami-007672b66bd72c80f",
-                "old",
-                "x86_64",
-                "2025-03-01T00:00:00Z",
-            )],
-            vec![image(
-                "ami-0d0c16662b0265526",
-                "new",
-                "x86_64",
-                "2025-04-01T00:00:00Z",
-            )],
-        ],
-        now(),
-        false,
-    );
-    assert_eq!(ids(&got), ["ami-0d0c16662b0265526"]);
+    // The first term's image (older) of `old_arch`, the second's (newer) amd64.
+    let selected = |old_arch: &str| {
+        let old = image(
+            "ami-007672b66bd72c80f",
+            "old",
+            old_arch,
+            "2025-03-01T00:00:00Z",
+        );
+        let new = image(
+            "ami-0d0c16662b0265526",
+            "new",
+            "x86_64",
+            "2025-04-01T00:00:00Z",
+        );
+        let got = select(&[q(0), q(1)], &[vec![old], vec![new]], now(), false);
+        got.into_iter().map(|i| i.id).collect::<Vec<_>>()
+    };
+    assert_eq!(selected("x86_64"), ["ami-0d0c16662b0265526"]);
     // An arm64 image beside it is another requirement set: both stay.
-    let got = select(
-        &[q(0), q(1)],
-        &[
-            vec![image(
-                "ami-007672b66bd72c80f",
-                "old",
-                "arm64",
-                "2025-03-01T00:00:00Z",
-            )],
-            vec![image(
-                "ami-0d0c16662b0265526",
-                "new",
-                "x86_64",
-                "2025-04-01T00:00:00Z",
-            )],
-        ],
-        now(),
-        false,
-    );
     assert_eq!(
-        ids(&got),
+        selected("arm64"),
         ["ami-0d0c16662b0265526", "ami-007672b66bd72c80f"]
     );
 }
