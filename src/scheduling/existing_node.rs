@@ -632,7 +632,7 @@ impl<'a> Solver<'a> {
         let state = &self.states[s];
         let extra = self
             .topology
-            .requirements_for(state, self.pod(s), reqs)
+            .requirements_for(state, self.pod(s), reqs, None)
             .map_err(Fail::Topology)?;
         for r in extra {
             if !reqs.get_ref(&r.key).is_some_and(|n| n.intersects(&r)) {

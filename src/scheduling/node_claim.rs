@@ -105,6 +105,65 @@ pub(super) fn try_claim(
     Err(last)
 }
 
+/// The values the NodeClaim's instance types still provide for each key a group of the pod
+/// constrains (hostname aside; for the zone, the zones of their admitted offerings), for the
+/// topology's choice among equally good spread domains. Karpenter's universe of domains holds
+/// values no type of the pool reaches (`buildDomainGroups`, see `scheduler::pool_domains`); it
+/// picks one of a spread's minimal domains at random, and when the NodeClaim has no type there
+/// the pod fails and is tried again with another pick (`Scheduler.Solve` requeues it), so among
+/// tied minimal domains it ends up in a reachable one, while a unique minimal domain out of
+/// reach fails it every time (thread kubernetes-sigs/karpenter#3272). `None`: nothing known.
+fn reachable_domains(
+    topology: &Topology,
+    state: &PodState,
+    pool: &Pool<'_>,
+    types: &[u32],
+    base: &Requirements,
+) -> Option<Requirements> {
+    let mut out: Option<Requirements> = None;
+    let mut seen: Vec<&str> = Vec::new();
+    let mut admitted: Option<Vec<bool>> = None;
+    for key in topology.keys_for(state) {
+        if key == labels::HOSTNAME || seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let current = base.get_ref(key);
+        if current.is_some_and(|r| r.operator() == Operator::In && r.values().len() == 1) {
+            continue;
+        }
+        let mut values: BTreeSet<&str> = BTreeSet::new();
+        let mut every_type_tells = true;
+        for &t in types {
+            if key == labels::ZONE {
+                let admitted = admitted.get_or_insert_with(|| admitted_slots(pool, base));
+                values.extend(
+                    pool.offers[t as usize]
+                        .iter()
+                        .filter(|(slot, _)| admitted[*slot])
+                        .map(|(slot, _)| pool.slots[*slot].0.as_str()),
+                );
+                continue;
+            }
+            match pool.types[t as usize].requirements.get_ref(key) {
+                Some(r) if r.operator() == Operator::In => {
+                    values.extend(r.values().iter().map(String::as_str));
+                }
+                _ => {
+                    every_type_tells = false;
+                    break;
+                }
+            }
+        }
+        if !every_type_tells {
+            continue;
+        }
+        let target = out.get_or_insert_with(|| base.clone());
+        target.add(Requirement::new(key, Operator::In, values));
+    }
+    out
+}
+
 /// One volume alternative (or none): the NodeClaim narrowed by it (well-known labels may be
 /// undefined, as for the pod's own requirements), then by topology, then its instance types.
 #[allow(clippy::too_many_arguments)]
@@ -134,8 +193,9 @@ fn try_alternative(
     if !topology.is_trivial_for(state) {
         let extra = {
             let base = new_reqs.as_ref().unwrap_or(&claim.reqs);
+            let reachable = reachable_domains(topology, state, pool, &claim.types, base);
             topology
-                .requirements_for(state, pod, base)
+                .requirements_for(state, pod, base, reachable.as_ref())
                 .map_err(Fail::Topology)?
         };
         for r in extra {

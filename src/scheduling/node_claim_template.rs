@@ -435,11 +435,23 @@ impl<'r> OfferingFilter<'r> {
 /// `isDaemonPodCompatible`, `core: pkg/controllers/provisioning/scheduling/scheduler.go`, drops
 /// the first term until one suits both the template and the type; `provisioning/suite_test.go`
 /// "should consider a daemonset schedulable with multiple node affinity terms").
+///
+/// The pool's requirements are taken with `karpenter.sh/registered In [true]` and
+/// `karpenter.sh/initialized In [true]` added, for this check only: the node will carry both
+/// labels, so a DaemonSet selecting them runs there (`core: pkg/controllers/provisioning/
+/// scheduling/nodeclaimtemplate.go` `NewNodeClaimTemplate`, kept off the NodeClaim's labels and
+/// requirements; `scheduling/suite_test.go` "Should properly handle DaemonSet resources with Node
+/// Affinity for `karpenter.sh/initialized` and `karpenter.sh/registered`"; the thread
+/// kubernetes-sigs/karpenter#2161).
 pub(super) fn pool_daemons<'i>(
     input: &'i Input,
     pi: &PoolInput,
     pool_reqs: &Requirements,
 ) -> Vec<(&'i Pod, Vec<Requirements>)> {
+    let mut pool_reqs = pool_reqs.clone();
+    pool_reqs.add(Requirement::single(labels::REGISTERED, "true"));
+    pool_reqs.add(Requirement::single(labels::INITIALIZED, "true"));
+    let pool_reqs = &pool_reqs;
     input
         .daemonsets
         .iter()

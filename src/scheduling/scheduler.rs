@@ -333,13 +333,39 @@ pub(super) fn domain_universe(
     (domains, sources)
 }
 
-/// The values of `key` the usable pools' instance types provide (each pool's requirement
-/// narrowed by each type's), with the pool's taints, in the order found.
+/// The values of `key` Karpenter's universe of domains gives each pool (`core:
+/// pkg/controllers/provisioning/scheduling/topology.go` `buildDomainGroups`), with the pool's
+/// taints, in the order found:
+///
+/// 1. for every instance type of the pool's node class — all of them, not only those the pool
+///    admits — the pool's requirement on `key` narrowed by the type's: a pool of `c7g` types
+///    offered in five zones still brings the sixth zone where another type of its class is
+///    offered;
+/// 2. the pool's own `In` values on `key` (its requirements and template labels), offered or
+///    not: a pool with `zone In [us-east-1z]` adds `us-east-1z`.
+///
+/// Static pools and EKS Auto Mode pools are not Karpenter's to schedule and add nothing, nor
+/// does a pool whose class has no instance types (`provisioner.go` `NewScheduler` skips it).
+/// A domain no pool can reach still counts in a spread's minimum, so a `DoNotSchedule` zone
+/// spread stops at one pod per reachable zone (threads kubernetes-sigs/karpenter#3272,
+/// aws/karpenter-provider-aws#8637).
 fn pool_domains(pools: &[Pool<'_>], key: &str) -> Vec<(String, Vec<Taint>)> {
-    let mut out = Vec::new();
-    for pool in pools.iter().filter(|p| p.unusable.is_none()) {
+    let mut out: Vec<(String, Vec<Taint>)> = Vec::new();
+    let scheduled = |p: &&Pool<'_>| {
+        !matches!(
+            p.unusable,
+            Some(PoolCause::Static | PoolCause::AutoMode { .. })
+        ) && !p.input.instance_types.is_empty()
+    };
+    for pool in pools.iter().filter(scheduled) {
+        let taints = &pool.input.pool.taints;
+        let mut push = |v: &String| {
+            if !out.iter().any(|(d, t)| d == v && t == taints) {
+                out.push((v.clone(), taints.clone()));
+            }
+        };
         let pool_req = pool.reqs.get_ref(key);
-        for it in &pool.types {
+        for it in &pool.input.instance_types {
             let narrowed = match (pool_req, it.requirements.get_ref(key)) {
                 (Some(a), Some(b)) => a.intersection(b),
                 (Some(a), None) => a.clone(),
@@ -347,13 +373,11 @@ fn pool_domains(pools: &[Pool<'_>], key: &str) -> Vec<(String, Vec<Taint>)> {
                 (None, None) => continue,
             };
             if narrowed.operator() == Operator::In {
-                for v in narrowed.values() {
-                    let taints = &pool.input.pool.taints;
-                    if !out.iter().any(|(d, t)| d == v && t == taints) {
-                        out.push((v.clone(), taints.clone()));
-                    }
-                }
+                narrowed.values().iter().for_each(&mut push);
             }
+        }
+        if let Some(r) = pool_req.filter(|r| r.operator() == Operator::In) {
+            r.values().iter().for_each(&mut push);
         }
     }
     out

@@ -606,11 +606,15 @@ impl Topology {
 
     /// The extra requirements topology imposes on placing `pod` on a node with `node_reqs`
     /// (`Topology.AddRequirements`), or which group refuses it.
+    ///
+    /// `reachable`: per key, the values the node can still take (a new NodeClaim's instance
+    /// types and offerings), preferred among a spread's equally good domains.
     pub fn requirements_for(
         &self,
         state: &PodState,
         pod: &Pod,
         node_reqs: &Requirements,
+        reachable: Option<&Requirements>,
     ) -> Result<Vec<Requirement>, TopologyFailure> {
         let mut out = Vec::new();
         let owned = self
@@ -635,6 +639,7 @@ impl Topology {
                 pod,
                 state.strict_requirements.get_ref(key),
                 node_domains,
+                reachable.and_then(|r| r.get_ref(key)),
                 self.every_admissible_domain,
             );
             match next {

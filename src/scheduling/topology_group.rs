@@ -227,6 +227,7 @@ impl Group {
         pod: &Pod,
         pod_domains: Option<&Requirement>,
         node_domains: Option<&Requirement>,
+        reachable: Option<&Requirement>,
         every_admissible: bool,
     ) -> Option<Requirement> {
         let key = &self.id.key;
@@ -243,13 +244,15 @@ impl Group {
                     return (!options.is_empty())
                         .then(|| Requirement::new(key, Operator::In, options));
                 }
-                // Karpenter picks one minimal domain at random; we pick the smallest name among
-                // the minimal ones so plans are reproducible.
+                // Karpenter picks one minimal domain at random, and picks again when the node
+                // cannot go there (see `node_claim::reachable_domains`); we pick, among the
+                // minimal ones, a reachable one first, then the smallest name, so plans are
+                // reproducible.
                 self.candidates(node_domains)
-                    .map(|(d, c)| (c + self_selecting, d))
-                    .filter(|(c, _)| c - min <= self.id.max_skew)
+                    .map(|(d, c)| (c + self_selecting, !admits(reachable, d), d))
+                    .filter(|(c, _, _)| c - min <= self.id.max_skew)
                     .min()
-                    .map(|(_, d)| Requirement::single(key, d))
+                    .map(|(_, _, d)| Requirement::single(key, d))
             }
             GroupKind::Affinity => {
                 let mut options: Vec<String> = self

@@ -1022,3 +1022,41 @@ fn amifamily_suite_resolves_as_the_provider() {
     assert_eq!(got[0].name.as_deref(), Some(amd));
     assert!(resolve(&fake, &by_parameter("/missing")).is_empty());
 }
+
+/// Thread aws/karpenter-provider-aws#8055: adding a second `id` term to `amiSelectorTerms`
+/// (`[{id: ami-…80f}]` → `[{id: ami-…80f}, {id: ami-…526}]`) replaced the nodes on the first
+/// AMI; the reporter expected the terms to be ORed. Karpenter v1.14.1 keeps one image per
+/// requirement set across all terms (`aws: pkg/providers/amifamily/ami.go` `amis`: the map of
+/// images by requirements hash is shared by every query), so two amd64 images leave only the
+/// newer in `status.amis` and the node on the older one is AMI-drifted — as we select.
+#[test]
+fn two_id_terms_of_one_architecture_keep_only_the_newer_image() {
+    let q = |term: usize| PlannedQuery {
+        query: ImageQuery::default(),
+        known: BTreeMap::new(),
+        terms: vec![term],
+    };
+    // The first term's image (older) of `old_arch`, the second's (newer) amd64.
+    let selected = |old_arch: &str| {
+        let old = image(
+            "ami-007672b66bd72c80f",
+            "old",
+            old_arch,
+            "2025-03-01T00:00:00Z",
+        );
+        let new = image(
+            "ami-0d0c16662b0265526",
+            "new",
+            "x86_64",
+            "2025-04-01T00:00:00Z",
+        );
+        let got = select(&[q(0), q(1)], &[vec![old], vec![new]], now(), false);
+        got.into_iter().map(|i| i.id).collect::<Vec<_>>()
+    };
+    assert_eq!(selected("x86_64"), ["ami-0d0c16662b0265526"]);
+    // An arm64 image beside it is another requirement set: both stay.
+    assert_eq!(
+        selected("arm64"),
+        ["ami-0d0c16662b0265526", "ami-007672b66bd72c80f"]
+    );
+}

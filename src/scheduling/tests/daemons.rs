@@ -198,3 +198,45 @@ fn an_existing_node_holds_an_absent_daemons_resources_not_its_ports() {
     let plan = solve(&inp);
     assert!(plan.existing_nodes.iter().all(|e| e.pods.is_empty()));
 }
+
+/// `core: pkg/controllers/provisioning/scheduling/suite_test.go` "In-Flight Nodes › Daemonsets"
+/// "Should properly handle DaemonSet resources with Node Affinity for `karpenter.sh/initialized`
+/// and `karpenter.sh/registered`" (the launch half; issue kubernetes-sigs/karpenter#2116, PR
+/// #2161): two 1-CPU DaemonSets requiring `karpenter.sh/initialized In [true]` and
+/// `karpenter.sh/registered In [true]`, a 2-CPU pod → both count and the 16-CPU type is launched
+/// (a 4-CPU one with one or neither); neither key reaches the NodeClaim's labels or requirements.
+/// We left both DaemonSets out (the pool's requirements lack the keys) and launched 4 CPUs.
+#[test]
+fn daemonsets_selecting_the_registered_and_initialized_labels_count() {
+    use crate::model::labels::{INITIALIZED, REGISTERED};
+    let launched = |keys: &[&str]| {
+        let mut inp = input(
+            vec![PodBuilder::new("p").cpu("2").build()],
+            vec![pool_input(node_pool("default"), default_types())],
+        );
+        inp.daemonsets = keys
+            .iter()
+            .map(|k| ds("1", "0").required_term(&[(k, In, &["true"])]).build())
+            .collect();
+        let plan = solve(&inp);
+        let claim = plan.node_claims.first().expect("a NodeClaim").clone();
+        for k in [REGISTERED, INITIALIZED] {
+            assert!(
+                !claim.labels.contains_key(k),
+                "{k} is not a NodeClaim label"
+            );
+            assert!(
+                !claim.requirements.has(k),
+                "{k} is not a NodeClaim requirement"
+            );
+        }
+        let t = default_types()
+            .into_iter()
+            .find(|t| t.name == claim.launch.instance_type)
+            .unwrap();
+        t.capacity.cpu / 1000
+    };
+    assert_eq!(launched(&[INITIALIZED, REGISTERED]), 16);
+    assert_eq!(launched(&[REGISTERED]), 4);
+    assert_eq!(launched(&[]), 4);
+}

@@ -393,3 +393,85 @@ fn node_affinity_policy_decides_whether_unselected_nodes_domains_count() {
     assert_eq!(per_label(&plan).values().sum::<usize>(), 1);
     assert_eq!(plan.unschedulable.len(), 4);
 }
+
+/// Karpenter's universe of zones is every zone any instance type of a pool's node class is
+/// offered in (narrowed by the pool's zone requirement), plus the pool's own `In` zones, offered
+/// or not (`core: pkg/controllers/provisioning/scheduling/topology.go` `buildDomainGroups`). A
+/// zone no pool can reach holds the spread's minimum at 0, so a `DoNotSchedule` zone spread
+/// places one pod per reachable zone and leaves the rest pending. Threads:
+/// kubernetes-sigs/karpenter#3272 (a pool with `zone In [eu-west-2z]` beside the default pool:
+/// the default pool's pods get "topology.kubernetes.io/zone In [eu-west-2z]" and stay pending),
+/// aws/karpenter-provider-aws#8637 (a misconfigured pool's zone breaks unrelated spreads). We
+/// took the zones of the types each pool admits only, and spread 8 pods over 3 zones.
+#[test]
+fn unreachable_zones_of_the_universe_hold_the_spread_minimum_at_zero() {
+    let spread_pods = || {
+        pods(8, |i| {
+            PodBuilder::new(&format!("p{i}"))
+                .cpu("1")
+                .label("app", "web")
+                .spread(ZONE, 1, true, &[("app", "web")])
+        })
+    };
+    let placed = |plan: &Plan| plan.node_claims.iter().map(|c| c.pods.len()).sum::<usize>();
+    // The pool admits only `small` (zones 1-2); `legacy`, of the same class, is offered in zone 3.
+    let mut types = small_catalog();
+    for t in &mut types {
+        t.offerings.retain(|o| o.zone != "test-zone-3");
+        t.requirements
+            .add(Requirement::new(ZONE, In, ["test-zone-1", "test-zone-2"]));
+    }
+    types.push(instance_type(
+        "legacy",
+        "2",
+        "4Gi",
+        "10",
+        on_demand(&["test-zone-3"], 0.05),
+    ));
+    let only_small = with_requirement(
+        node_pool("default"),
+        crate::model::labels::INSTANCE_TYPE,
+        In,
+        &["small"],
+    );
+    let plan = solve(&input(
+        spread_pods(),
+        vec![pool_input(only_small.clone(), types.clone())],
+    ));
+    assert_eq!(placed(&plan), 2, "one pod in each of zones 1 and 2");
+    assert_eq!(plan.unschedulable.len(), 6);
+    // The unreachable zone sorts first: among the tied minimal zones a reachable one is chosen
+    // (Karpenter picks at random and picks again when the NodeClaim cannot go there).
+    let first_out = vec![
+        instance_type("small", "2", "4Gi", "10", on_demand(&FAKE_ZONES[1..], 0.1)),
+        instance_type(
+            "legacy",
+            "2",
+            "4Gi",
+            "10",
+            on_demand(&FAKE_ZONES[..1], 0.05),
+        ),
+    ];
+    let plan = solve(&input(
+        spread_pods(),
+        vec![pool_input(only_small.clone(), first_out)],
+    ));
+    assert_eq!(placed(&plan), 2, "one pod in each of zones 2 and 3");
+    assert!(plan.node_claims.iter().all(|c| c.zones[0] != "test-zone-1"));
+    // Without `legacy` in the class, zone 3 is nobody's: 4 and 4.
+    types.pop();
+    let plan = solve(&input(spread_pods(), vec![pool_input(only_small, types)]));
+    assert_eq!(placed(&plan), 8);
+    // A second pool whose zone no type is offered in (#3272).
+    let misconfigured =
+        with_requirement(node_pool("non-existent-zone"), ZONE, In, &["test-zone-9"]);
+    let plan = solve(&input(
+        spread_pods(),
+        vec![
+            pool_input(node_pool("default"), small_catalog()),
+            pool_input(misconfigured, small_catalog()),
+        ],
+    ));
+    assert_eq!(placed(&plan), 3, "one pod in each reachable zone");
+    assert_eq!(plan.unschedulable.len(), 5);
+}
