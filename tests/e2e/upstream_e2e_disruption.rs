@@ -1049,3 +1049,94 @@ fn aws_consolidation_on_demand_to_spot() {
         assert_eq!(a["replacement"]["capacityType"], "spot", "{a:#}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// core: test/suites/regression/staticcapacity_test.go
+// ---------------------------------------------------------------------------------------------
+
+/// A static pool (`replicas`) of `nodes` nodes.
+fn static_pool(nodes: usize, replicas: u32) -> Cluster {
+    let mut c = Cluster::launched(nodes, "m5.large");
+    c.pool()["spec"]["replicas"] = json!(replicas);
+    c.pool()["spec"].as_object_mut().unwrap().remove("limits");
+    c.stamp_hashes();
+    c
+}
+
+/// The nodes `provision -f` scales a static pool down by (its `staticScaleDown`), in order.
+fn scaled_down(c: &Cluster) -> Vec<String> {
+    let run = karpenter(&["provision", "-f", "-", "-o", "json"], c.yaml().as_bytes());
+    let plan: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
+    plan["staticScaleDown"]
+        .as_array()
+        .map(|pools| {
+            pools
+                .iter()
+                .flat_map(|p| p["remove"].as_array().unwrap())
+                .map(|r| r["node"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// core `test/suites/regression/staticcapacity_test.go` Context "Deprovisioning": "should scale
+/// down to zero" (replicas 3 → 0: every node goes) and "should terminate empty nodes first, then
+/// nodes with least cost, then respect do-not-disrupt" (five nodes, pods on n0 and n1, a
+/// do-not-disrupt pod on n2; replicas 3: the empty n3 and n4 go; then from n0–n2, replicas 1:
+/// n2 stays). Karpenter's static deprovisioning controller is provisioning's side here:
+/// `provision` plans the scale-down (docs/commands.md).
+#[test]
+fn core_static_capacity_scale_down() {
+    let c = static_pool(3, 0);
+    let mut all = scaled_down(&c);
+    all.sort();
+    assert_eq!(all, ["n0", "n1", "n2"]);
+
+    let mut c = static_pool(5, 3);
+    c.push(pod("p0", "n0", "a", "100m"));
+    c.push(pod("p1", "n1", "b", "100m"));
+    let mut keep = pod("p2", "n2", "c", "100m");
+    keep["metadata"]["annotations"] = json!({"karpenter.sh/do-not-disrupt": "true"});
+    c.push(keep);
+    let mut gone = scaled_down(&c);
+    gone.sort();
+    assert_eq!(gone, ["n3", "n4"]);
+
+    c.objects.retain(|o| {
+        let name = o["metadata"]["name"].as_str().unwrap_or("");
+        !name.starts_with("n3") && !name.starts_with("n4")
+    });
+    c.pool()["spec"]["replicas"] = json!(1);
+    let mut gone = scaled_down(&c);
+    gone.sort();
+    assert_eq!(gone, ["n0", "n1"]);
+}
+
+/// core `test/suites/regression/staticcapacity_test.go` Context "Drift": ten drifted nodes of a
+/// static pool (replicas 10) — "should replace drifted nodes" (budget 100%: all ten), "should
+/// handle drift with node limits when budget allows" (budget 4, `limits.nodes` 12: room for two
+/// replacements, two at a time) and "… when budget restricts" (budget 2, limit 15: two).
+#[test]
+fn core_static_capacity_drift_within_budget_and_node_limit() {
+    let cases = [
+        ("100%", None, 10),
+        ("4", Some("12"), 2),
+        ("2", Some("15"), 2),
+    ];
+    for (budget, limit, want) in cases {
+        let mut c = static_pool(10, 10);
+        c.pool()["spec"]["disruption"]["budgets"] = json!([{"nodes": budget}]);
+        if let Some(l) = limit {
+            c.pool()["spec"]["limits"] = json!({"nodes": l});
+        }
+        c.pool()["spec"]["template"]["metadata"] = json!({"annotations": {"test": "annotation"}});
+        c.mark_drifted("NodePoolDrifted");
+        let report = c.consolidate();
+        assert_eq!(
+            disrupted_by(&report, "static-drift"),
+            want,
+            "budget {budget}, limit {limit:?}: {report:#}"
+        );
+    }
+}
