@@ -1140,3 +1140,179 @@ fn core_static_capacity_drift_within_budget_and_node_limit() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// core: test/suites/regression/integration_test.go, Describe "Validation" › Context "NodePool"
+// ---------------------------------------------------------------------------------------------
+
+/// core `test/suites/regression/integration_test.go` Describe "Validation" › Context "NodePool",
+/// its 17 Its: each edit of the default pool the API server refuses is refused by `drift check
+/// -f` (exit 2, one line naming the NodePool), each it accepts is accepted. Requirements are
+/// replaced by key as upstream's `test.ReplaceRequirements` does.
+#[test]
+fn core_integration_nodepool_validation() {
+    let label = |k: &str, v: &str| json!({"labels": {k: v}});
+    let req = |key: &str, op: &str, values: Value, min: Option<i64>| {
+        let mut r = json!({"key": key, "operator": op, "values": values});
+        if let Some(m) = min {
+            r["minValues"] = json!(m);
+        }
+        r
+    };
+    let types = json!(["insance-type-1", "insance-type-2"]);
+    let big = json!(["1000000", "2000000"]);
+    let it_type = "node.kubernetes.io/instance-type";
+    // (It, template metadata, requirement replaced by key, consolidateAfter, accepted)
+    let cases: Vec<(&str, Option<Value>, Option<Value>, Option<&str>, bool)> = vec![
+        (
+            "restricted label karpenter.sh/nodepool",
+            Some(label("karpenter.sh/nodepool", "my-custom-nodepool")),
+            None,
+            None,
+            false,
+        ),
+        (
+            "restricted label karpenter.sh/custom-label",
+            Some(label("karpenter.sh/custom-label", "custom-value")),
+            None,
+            None,
+            false,
+        ),
+        (
+            "exception node-restriction.kubernetes.io/custom-label",
+            Some(label(
+                "node-restriction.kubernetes.io/custom-label",
+                "custom-value",
+            )),
+            None,
+            None,
+            true,
+        ),
+        (
+            "exception subdomainnode-restriction.kubernetes.io/custom-label",
+            Some(label(
+                "subdomainnode-restriction.kubernetes.io/custom-label",
+                "custom-value",
+            )),
+            None,
+            None,
+            true,
+        ),
+        (
+            "requirement on karpenter.sh/nodepool",
+            None,
+            Some(req("karpenter.sh/nodepool", "In", json!(["default"]), None)),
+            None,
+            false,
+        ),
+        (
+            "In without values",
+            None,
+            Some(req(it_type, "In", json!([]), None)),
+            None,
+            false,
+        ),
+        (
+            "unknown operator",
+            None,
+            Some(req(
+                "karpenter.sh/capacity-type",
+                "within",
+                json!(["spot"]),
+                None,
+            )),
+            None,
+            false,
+        ),
+        (
+            "Gt with two values",
+            None,
+            Some(req(it_type, "Gt", big.clone(), None)),
+            None,
+            false,
+        ),
+        (
+            "Lt with two values",
+            None,
+            Some(req(it_type, "Lt", big.clone(), None)),
+            None,
+            false,
+        ),
+        (
+            "Gte with two values",
+            None,
+            Some(req(it_type, "Gte", big.clone(), None)),
+            None,
+            false,
+        ),
+        (
+            "Lte with two values",
+            None,
+            Some(req(it_type, "Lte", big, None)),
+            None,
+            false,
+        ),
+        ("negative consolidateAfter", None, None, Some("-1s"), false),
+        (
+            "WhenEmptyOrUnderutilized with consolidateAfter 1m",
+            None,
+            None,
+            Some("1m"),
+            true,
+        ),
+        (
+            "minValues -1",
+            None,
+            Some(req(it_type, "In", types.clone(), Some(-1))),
+            None,
+            false,
+        ),
+        (
+            "minValues 0",
+            None,
+            Some(req(it_type, "In", types.clone(), Some(0))),
+            None,
+            false,
+        ),
+        (
+            "minValues 51",
+            None,
+            Some(req(it_type, "In", types.clone(), Some(51))),
+            None,
+            false,
+        ),
+        (
+            "minValues above the In values",
+            None,
+            Some(req(it_type, "In", types, Some(3))),
+            None,
+            false,
+        ),
+    ];
+    for (it, metadata, requirement, consolidate_after, accepted) in cases {
+        let mut c = Cluster::new(1, "m5.large");
+        let pool = c.pool();
+        if let Some(m) = metadata {
+            pool["spec"]["template"]["metadata"] = m;
+        }
+        if let Some(r) = requirement {
+            let reqs = pool["spec"]["template"]["spec"]["requirements"]
+                .as_array_mut()
+                .unwrap();
+            reqs.retain(|x| x["key"] != r["key"]);
+            reqs.push(r);
+        }
+        if let Some(after) = consolidate_after {
+            pool["spec"]["disruption"]["consolidateAfter"] = json!(after);
+        }
+        let run = karpenter(&["drift", "check", "-f", "-"], c.yaml().as_bytes());
+        if accepted {
+            assert!(run.code == 0 || run.code == 1, "{it}: {}", run.stderr);
+        } else {
+            assert_eq!(run.code, 2, "{it}: {}{}", run.stdout, run.stderr);
+            let line = run.stderr.trim();
+            assert!(line.contains("NodePool/default"), "{it}: {line}");
+            assert_eq!(line.lines().count(), 1, "{it}: {line}");
+        }
+    }
+}
