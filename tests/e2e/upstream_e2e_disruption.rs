@@ -13,7 +13,7 @@
 
 use serde_json::{json, Value};
 
-use crate::support::karpenter;
+use crate::support::{karpenter, write_temp};
 
 /// The report clock: 2024-06-24T12:00:00Z.
 const NOW: &str = "2024-06-24T12:00:00Z";
@@ -1315,4 +1315,165 @@ fn core_integration_nodepool_validation() {
             assert_eq!(line.lines().count(), 1, "{it}: {line}");
         }
     }
+}
+
+/// One node of `instance_type` (32 vCPU) with one pod requesting `requests`, under `overlay`.
+fn overlaid(instance_type: &str, overlay: Value, requests: Value) -> Cluster {
+    let mut c = consolidating(1, instance_type, json!([{"nodes": "100%"}]));
+    let node = c.find("Node", "n0");
+    node["status"]["capacity"] = json!({"cpu": "32", "memory": "128Gi", "pods": "234"});
+    node["status"]["allocatable"] = json!({"cpu": "31850m", "memory": "120Gi", "pods": "234"});
+    let mut p = pod("p0", "n0", "app", "1");
+    p["spec"]["containers"][0]["resources"] = requests;
+    c.push(p);
+    c.push(overlay);
+    c
+}
+
+/// A NodeOverlay selecting one instance type, with `spec` merged in.
+fn overlay(instance_type: &str, spec: Value) -> Value {
+    let mut o = json!({"apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay",
+        "metadata": {"name": "overlay"},
+        "spec": {"requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                                   "values": [instance_type]}]}});
+    o["spec"]
+        .as_object_mut()
+        .unwrap()
+        .extend(spec.as_object().unwrap().clone());
+    o
+}
+
+/// The one replacement's instance type.
+fn replaced_by(report: &Value) -> String {
+    let actions = report["actions"].as_array().unwrap();
+    assert_eq!(actions.len(), 1, "{report:#}");
+    assert_eq!(actions[0]["decision"], "replace", "{report:#}");
+    actions[0]["replacement"]["instanceType"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// aws `test/suites/consolidation/suite_test.go` Describe "Node Overlay": "should consolidate a
+/// instance that is the cheepest based on a price adjustment node overlay applied" (-99.99…%)
+/// and "… price override node overlay applied" (price 0.0000000232): the node launched as the
+/// overlaid m7a.8xlarge; the overlay now selects c7a.8xlarge, which replaces it.
+#[test]
+fn aws_consolidation_follows_a_node_overlay_price() {
+    let requests = json!({"requests": {"cpu": "1", "memory": "1Gi"}});
+    for spec in [
+        json!({"priceAdjustment": "-99.99999999999%"}),
+        json!({"price": "0.0000000232"}),
+    ] {
+        let c = overlaid(
+            "m7a.8xlarge",
+            overlay("c7a.8xlarge", spec.clone()),
+            requests.clone(),
+        );
+        assert_eq!(replaced_by(&c.consolidate()), "c7a.8xlarge", "{spec}");
+    }
+}
+
+/// aws `test/suites/consolidation/suite_test.go` Describe "Node Overlay" "should consolidate a
+/// node that matches hugepages resource requests": a c7a.8xlarge whose kubelet offers
+/// `hugepages-2Mi: 4Gi` (user data), a pod requesting 100Mi of it; the capacity overlay now
+/// selects c7a.2xlarge, the only smaller type with hugepages, which replaces it.
+#[test]
+fn aws_consolidation_follows_a_hugepages_capacity_overlay() {
+    let requests = json!({"requests": {"cpu": "500m", "memory": "512Mi", "hugepages-2Mi": "100Mi"},
+                          "limits": {"hugepages-2Mi": "100Mi"}});
+    let mut c = overlaid(
+        "c7a.8xlarge",
+        overlay("c7a.2xlarge", json!({"capacity": {"hugepages-2Mi": "4Gi"}})),
+        requests,
+    );
+    for key in ["capacity", "allocatable"] {
+        c.find("Node", "n0")["status"][key]["hugepages-2Mi"] = json!("4Gi");
+    }
+    assert_eq!(replaced_by(&c.consolidate()), "c7a.2xlarge");
+}
+
+/// A custom catalog (docs/spec.md §5.5): m5.large and m5.xlarge on-demand in us-east-1a, with
+/// the reservations `(id, type)` as reserved offerings of one instance each. Offline, reserved
+/// capacity comes from a catalog, not from the class's `status.capacityReservations`.
+fn reservations_catalog(reservations: &[(&str, &str)]) -> std::path::PathBuf {
+    let mut text = String::from("instanceTypes:\n");
+    for (name, cpu, mem, price) in [
+        ("m5.large", "2", "8Gi", "0.096"),
+        ("m5.xlarge", "4", "16Gi", "0.192"),
+    ] {
+        text.push_str(&format!(
+            "- name: {name}\n  capacity: {{cpu: \"{cpu}\", memory: {mem}, pods: \"58\"}}\n  labels: {{kubernetes.io/arch: amd64, kubernetes.io/os: linux}}\n  offerings:\n  - {{zone: us-east-1a, capacityType: on-demand, price: {price}}}\n"
+        ));
+        for (id, _) in reservations.iter().filter(|(_, t)| *t == name) {
+            text.push_str(&format!(
+                "  - {{zone: us-east-1a, capacityType: reserved, reservationId: {id}, count: 1}}\n"
+            ));
+        }
+    }
+    let file = format!("e2e-reservations-{}.yaml", reservations.len());
+    write_temp(&file, text.as_bytes())
+}
+
+/// aws `test/suites/consolidation/suite_test.go` Context "Capacity Reservations": "should
+/// consolidate into a reserved offering" (an on-demand m5.large; the class now selects an
+/// m5.xlarge reservation: the paid-for reserved m5.xlarge replaces it) and "should consolidate
+/// between reserved offerings" (a reserved m5.xlarge; an m5.large reservation is added: the
+/// reserved m5.large replaces it). The pool allows on-demand and reserved; the pod allows
+/// m5.large and m5.xlarge.
+#[test]
+fn aws_consolidation_into_and_between_reserved_offerings() {
+    let base = |instance_type: &str| {
+        let mut c = consolidating(1, instance_type, json!([{"nodes": "100%"}]));
+        c.pool()["spec"]["template"]["spec"]["requirements"] = json!([
+            {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand", "reserved"]}]);
+        let mut p = pod("p0", "n0", "app", "100m");
+        p["spec"]["affinity"] = json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+            {"nodeSelectorTerms": [{"matchExpressions": [{"key": "node.kubernetes.io/instance-type",
+             "operator": "In", "values": ["m5.large", "m5.xlarge"]}]}]}}});
+        c.push(p);
+        c
+    };
+    let run = |c: &Cluster, catalog: &std::path::Path| -> Value {
+        let run = karpenter(
+            &[
+                "consolidate",
+                "-f",
+                "-",
+                "--now",
+                NOW,
+                "-o",
+                "json",
+                "--catalog",
+                catalog.to_str().unwrap(),
+            ],
+            c.yaml().as_bytes(),
+        );
+        serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr))
+    };
+    let mut c = base("m5.large");
+    c.class()["spec"]["capacityReservationSelectorTerms"] = json!([{"id": "cr-xlarge"}]);
+    let report = run(&c, &reservations_catalog(&[("cr-xlarge", "m5.xlarge")]));
+    assert_eq!(replaced_by(&report), "m5.xlarge", "{report:#}");
+    assert_eq!(
+        report["actions"][0]["replacement"]["capacityType"],
+        "reserved"
+    );
+
+    let mut c = base("m5.xlarge");
+    for (kind, name) in [("Node", "n0"), ("NodeClaim", "n0-claim")] {
+        let labels = &mut c.find(kind, name)["metadata"]["labels"];
+        labels["karpenter.sh/capacity-type"] = json!("reserved");
+        labels["karpenter.k8s.aws/capacity-reservation-id"] = json!("cr-xlarge");
+    }
+    c.class()["spec"]["capacityReservationSelectorTerms"] =
+        json!([{"id": "cr-xlarge"}, {"id": "cr-large"}]);
+    let catalog = reservations_catalog(&[("cr-xlarge", "m5.xlarge"), ("cr-large", "m5.large")]);
+    let report = run(&c, &catalog);
+    assert_eq!(replaced_by(&report), "m5.large", "{report:#}");
+    assert_eq!(
+        report["actions"][0]["replacement"]["capacityType"],
+        "reserved"
+    );
 }
