@@ -1145,6 +1145,10 @@ fn core_static_capacity_drift_within_budget_and_node_limit() {
 // core: test/suites/regression/integration_test.go, Describe "Validation" › Context "NodePool"
 // ---------------------------------------------------------------------------------------------
 
+/// One NodePool validation case: (It, template metadata, requirement replaced by key,
+/// consolidateAfter, accepted).
+type ValidationCase<'a> = (&'a str, Option<Value>, Option<Value>, Option<&'a str>, bool);
+
 /// core `test/suites/regression/integration_test.go` Describe "Validation" › Context "NodePool",
 /// its 17 Its: each edit of the default pool the API server refuses is refused by `drift check
 /// -f` (exit 2, one line naming the NodePool), each it accepts is accepted. Requirements are
@@ -1162,8 +1166,7 @@ fn core_integration_nodepool_validation() {
     let types = json!(["insance-type-1", "insance-type-2"]);
     let big = json!(["1000000", "2000000"]);
     let it_type = "node.kubernetes.io/instance-type";
-    // (It, template metadata, requirement replaced by key, consolidateAfter, accepted)
-    let cases: Vec<(&str, Option<Value>, Option<Value>, Option<&str>, bool)> = vec![
+    let cases: Vec<ValidationCase> = vec![
         (
             "restricted label karpenter.sh/nodepool",
             Some(label("karpenter.sh/nodepool", "my-custom-nodepool")),
