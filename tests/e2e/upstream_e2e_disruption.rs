@@ -18,6 +18,11 @@ use crate::support::{karpenter, write_temp};
 /// The report clock: 2024-06-24T12:00:00Z.
 const NOW: &str = "2024-06-24T12:00:00Z";
 
+const POOL_HASH: &str = "karpenter.sh/nodepool-hash";
+const POOL_HASH_VERSION: &str = "karpenter.sh/nodepool-hash-version";
+const CLASS_HASH: &str = "karpenter.k8s.aws/ec2nodeclass-hash";
+const CLASS_HASH_VERSION: &str = "karpenter.k8s.aws/ec2nodeclass-hash-version";
+
 /// `aws: test/pkg/environment/aws/default_nodepool.yaml`.
 fn default_pool() -> Value {
     json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "default"},
@@ -168,10 +173,7 @@ impl Cluster {
     fn stamp_hashes(&mut self) {
         for claim in self.claims() {
             let a = claim["metadata"]["annotations"].as_object_mut().unwrap();
-            for (key, version) in [
-                ("karpenter.sh/nodepool-hash", "v3"),
-                ("karpenter.k8s.aws/ec2nodeclass-hash", "v4"),
-            ] {
+            for (key, version) in [(POOL_HASH, "v3"), (CLASS_HASH, "v4")] {
                 a.insert(key.into(), json!("0"));
                 a.insert(format!("{key}-version"), json!(version));
             }
@@ -210,16 +212,42 @@ impl Cluster {
         }
     }
 
+    /// Sets `pairs` among every NodeClaim's annotations.
+    fn annotate_claims(&mut self, pairs: &[(&str, &str)]) {
+        for claim in self.claims() {
+            for (k, v) in pairs {
+                claim["metadata"]["annotations"][*k] = json!(v);
+            }
+        }
+    }
+
+    /// One pod of `app` requesting `cpu` on each of n0 … n(count-1).
+    fn pod_per_node(&mut self, count: usize, app: &str, cpu: &str) {
+        for i in 0..count {
+            self.push(pod(&format!("p{i}"), &format!("n{i}"), app, cpu));
+        }
+    }
+
+    /// Adds `requirement` to the pool's template.
+    fn require(&mut self, requirement: Value) {
+        self.pool()["spec"]["template"]["spec"]["requirements"]
+            .as_array_mut()
+            .unwrap()
+            .push(requirement);
+    }
+
     fn push(&mut self, o: Value) {
         self.objects.push(o);
     }
 
     /// `drift check -f - -o json`.
     fn drift(&self) -> Value {
-        let run = karpenter(
-            &["drift", "check", "-f", "-", "-o", "json"],
-            self.yaml().as_bytes(),
-        );
+        self.report(&["drift", "check", "-f", "-", "-o", "json"])
+    }
+
+    /// The JSON report of `kubectl-karpenter ARGS` on this cluster (exit 0 or 1).
+    fn report(&self, args: &[&str]) -> Value {
+        let run = karpenter(args, self.yaml().as_bytes());
         assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
         serde_json::from_str(&run.stdout)
             .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr))
@@ -227,37 +255,22 @@ impl Cluster {
 
     /// `consolidate -f - --now NOW -o json`.
     fn consolidate(&self) -> Value {
-        let run = karpenter(
-            &["consolidate", "-f", "-", "--now", NOW, "-o", "json"],
-            self.yaml().as_bytes(),
-        );
-        assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
-        serde_json::from_str(&run.stdout)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr))
+        self.consolidate_with(&[])
     }
-}
 
-/// Each node's `(status, reason)` in a drift report.
-fn verdicts(report: &Value) -> Vec<(String, String, String)> {
-    report["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| {
-            (
-                n["name"].as_str().unwrap().to_string(),
-                n["status"].as_str().unwrap().to_string(),
-                n["reason"].as_str().unwrap_or("-").to_string(),
-            )
-        })
-        .collect()
+    /// `consolidate -f - --now NOW -o json EXTRA...`.
+    fn consolidate_with(&self, extra: &[&str]) -> Value {
+        let mut args = vec!["consolidate", "-f", "-", "--now", NOW, "-o", "json"];
+        args.extend_from_slice(extra);
+        self.report(&args)
+    }
 }
 
 /// The one node's drift reason ("-" when not drifted).
 fn reason(report: &Value) -> String {
-    let v = verdicts(report);
-    assert_eq!(v.len(), 1, "{report:#}");
-    v[0].2.clone()
+    let nodes = report["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 1, "{report:#}");
+    nodes[0]["reason"].as_str().unwrap_or("-").to_string()
 }
 
 /// `(node, decision, method)` per node of a consolidation report, and the reason of those left.
@@ -481,23 +494,27 @@ fn aws_drift_an_ami_family_change_by_alias_is_nodeclass_drift() {
 #[test]
 fn a_hash_version_the_controller_does_not_write_never_drifts() {
     let mut c = Cluster::launched(1, "m5.large");
-    for claim in c.claims() {
-        let a = &mut claim["metadata"]["annotations"];
-        a["karpenter.k8s.aws/ec2nodeclass-hash"] = json!("test-hash-2");
-        a["karpenter.k8s.aws/ec2nodeclass-hash-version"] = json!("test-hash-version-2");
-        a["karpenter.sh/nodepool-hash"] = json!("test-hash-2");
-        a["karpenter.sh/nodepool-hash-version"] = json!("test-hash-version-2");
-    }
-    c.class()["metadata"]["annotations"] = json!({
-        "karpenter.k8s.aws/ec2nodeclass-hash": "test-hash-1",
-        "karpenter.k8s.aws/ec2nodeclass-hash-version": "test-hash-version-1"});
+    c.annotate_claims(&[
+        (CLASS_HASH, "test-hash-2"),
+        (CLASS_HASH_VERSION, "test-hash-version-2"),
+        (POOL_HASH, "test-hash-2"),
+        (POOL_HASH_VERSION, "test-hash-version-2"),
+    ]);
+    c.class()["metadata"]["annotations"] =
+        json!({CLASS_HASH: "test-hash-1", CLASS_HASH_VERSION: "test-hash-version-1"});
     c.class()["spec"]["tags"] = json!({"test-key": "test-value"});
-    c.pool()["metadata"]["annotations"] = json!({
-        "karpenter.sh/nodepool-hash": "test-hash-1",
-        "karpenter.sh/nodepool-hash-version": "test-hash-version-1"});
+    c.pool()["metadata"]["annotations"] =
+        json!({POOL_HASH: "test-hash-1", POOL_HASH_VERSION: "test-hash-version-1"});
     c.pool()["spec"]["template"]["metadata"] = json!({"annotations": {"test-key": "test-value"}});
     let report = c.drift();
     assert_eq!(reason(&report), "-", "{report:#}");
+}
+
+/// A class's `status.capacityReservations` entry: a targeted reservation of `instance_type`.
+fn reservation_status(id: &str, instance_type: &str) -> Value {
+    json!({"id": id, "instanceType": instance_type, "availabilityZone": "us-east-1a",
+           "ownerID": "012345678901", "instanceMatchCriteria": "targeted",
+           "reservationType": "default", "state": "active"})
 }
 
 /// aws `test/suites/drift/suite_test.go` Context "Capacity Reservations": "should drift nodeclaim
@@ -516,20 +533,16 @@ fn aws_drift_capacity_reservations() {
             labels["karpenter.k8s.aws/capacity-reservation-id"] = json!("cr-large");
         }
         c.class()["spec"]["capacityReservationSelectorTerms"] = json!([{"id": "cr-large"}]);
-        c.class()["status"]["capacityReservations"] = json!([
-            {"id": "cr-large", "instanceType": "m5.large", "availabilityZone": "us-east-1a",
-             "ownerID": "012345678901", "instanceMatchCriteria": "targeted",
-             "reservationType": "default", "state": "active"}]);
+        c.class()["status"]["capacityReservations"] =
+            json!([reservation_status("cr-large", "m5.large")]);
     };
     let mut c = Cluster::launched(1, "m5.large");
     reserved(&mut c);
     assert_eq!(reason(&c.drift()), "-");
     let mut moved = c.clone();
     moved.class()["spec"]["capacityReservationSelectorTerms"] = json!([{"id": "cr-xlarge"}]);
-    moved.class()["status"]["capacityReservations"] = json!([
-        {"id": "cr-xlarge", "instanceType": "m5.xlarge", "availabilityZone": "us-east-1a",
-         "ownerID": "012345678901", "instanceMatchCriteria": "targeted",
-         "reservationType": "default", "state": "active"}]);
+    moved.class()["status"]["capacityReservations"] =
+        json!([reservation_status("cr-xlarge", "m5.xlarge")]);
     assert_eq!(reason(&moved.drift()), "CapacityReservationDrift");
 
     let mut demoted = c.clone();
@@ -550,17 +563,11 @@ fn aws_drift_capacity_reservations() {
 #[test]
 fn v5_class_hash_is_compared_as_karpenter_does() {
     let mut c = Cluster::launched(1, "m5.large");
-    for claim in c.claims() {
-        let a = &mut claim["metadata"]["annotations"];
-        a["karpenter.k8s.aws/ec2nodeclass-hash"] = json!("1111");
-        a["karpenter.k8s.aws/ec2nodeclass-hash-version"] = json!("v5");
-    }
-    c.class()["metadata"]["annotations"] = json!({
-        "karpenter.k8s.aws/ec2nodeclass-hash": "1111",
-        "karpenter.k8s.aws/ec2nodeclass-hash-version": "v5"});
+    c.annotate_claims(&[(CLASS_HASH, "1111"), (CLASS_HASH_VERSION, "v5")]);
+    c.class()["metadata"]["annotations"] = json!({CLASS_HASH: "1111", CLASS_HASH_VERSION: "v5"});
     assert_eq!(reason(&c.drift()), "-");
     c.class()["spec"]["tags"] = json!({"keyTag-test-3": "valueTag-test-3"});
-    c.class()["metadata"]["annotations"]["karpenter.k8s.aws/ec2nodeclass-hash"] = json!("2222");
+    c.class()["metadata"]["annotations"][CLASS_HASH] = json!("2222");
     let report = c.drift();
     assert_eq!(reason(&report), "NodeClassDrift", "{report:#}");
 }
@@ -621,16 +628,9 @@ fn drifted_pool(nodes: usize, budgets: Value) -> Cluster {
     c
 }
 
-/// The budget-held nodes' reasons, and how many nodes drift now.
+/// How many nodes drift now, and the reasons of the nodes left.
 fn drift_pacing(report: &Value) -> (usize, Vec<String>) {
-    let held = report["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|n| n["decision"] == "none")
-        .map(|n| n["reason"].as_str().unwrap_or("").to_string())
-        .collect();
-    (disrupted_by(report, "drift"), held)
+    (disrupted_by(report, "drift"), disrupted(report).1)
 }
 
 /// core `test/suites/regression/drift_test.go` "should respect budgets for empty drift": three
@@ -651,20 +651,40 @@ fn core_drift_budgets_for_empty_drift() {
 #[test]
 fn core_drift_budgets_for_non_empty_delete_drift() {
     let mut c = drifted_pool(3, json!([{"nodes": "50%"}]));
-    for i in 0..3 {
-        c.push(pod(
-            &format!("p{i}"),
-            &format!("n{i}"),
-            "large-app",
-            "2100m",
-        ));
-    }
+    c.pod_per_node(3, "large-app", "2100m");
     let report = c.consolidate();
     let (now, held) = drift_pacing(&report);
     assert_eq!(now, 2, "{report:#}");
     // The third is held: it receives the second's pod (the report names that first), and the
     // budget is spent anyway.
     assert_eq!(held.len(), 1, "{held:?}");
+}
+
+/// The report's replace actions.
+fn replacements(report: &Value) -> Vec<&Value> {
+    report["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["decision"] == "replace")
+        .collect()
+}
+
+/// One 1500m `small-app` pod on each of n0 … n(count-1), spread by hostname.
+fn small_spread_pods(c: &mut Cluster, count: usize) {
+    for i in 0..count {
+        let p = pod(&format!("p{i}"), &format!("n{i}"), "small-app", "1500m");
+        c.push(spread(p));
+    }
+}
+
+/// A hostname topology spread (max skew 1) over the pod's own `app`.
+fn spread(mut p: Value) -> Value {
+    let app = p["metadata"]["labels"]["app"].clone();
+    p["spec"]["topologySpreadConstraints"] = json!([{"maxSkew": 1,
+        "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {"app": app}}}]);
+    p
 }
 
 /// Hostname anti-affinity to pods labelled `app`.
@@ -856,18 +876,10 @@ fn aws_consolidation_budgets_for_empty_delete() {
 #[test]
 fn aws_consolidation_budgets_for_non_empty_delete() {
     let mut c = consolidating(3, "m5.2xlarge", json!([{"nodes": "50%"}]));
-    c.pool()["spec"]["template"]["spec"]["requirements"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"key": "karpenter.k8s.aws/instance-size", "operator": "In", "values": ["2xlarge"]}));
-    for i in 0..3 {
-        c.push(pod(
-            &format!("p{i}"),
-            &format!("n{i}"),
-            "large-app",
-            "2100m",
-        ));
-    }
+    c.require(
+        json!({"key": "karpenter.k8s.aws/instance-size", "operator": "In", "values": ["2xlarge"]}),
+    );
+    c.pod_per_node(3, "large-app", "2100m");
     let report = c.consolidate();
     let (now, left) = disrupted(&report);
     assert_eq!(now, 2, "{report:#}");
@@ -947,13 +959,10 @@ fn aws_consolidation_delete_on_demand_and_spot() {
     for ct in ["on-demand", "spot"] {
         let mut c = consolidating(4, "m5.xlarge", json!([{"nodes": "100%"}]));
         capacity_type(&mut c, ct, &[ct]);
-        c.pool()["spec"]["template"]["spec"]["requirements"]
-            .as_array_mut()
-            .unwrap()
-            .push(
-                json!({"key": "karpenter.k8s.aws/instance-size", "operator": "In",
+        c.require(
+            json!({"key": "karpenter.k8s.aws/instance-size", "operator": "In",
                          "values": ["medium", "large", "xlarge"]}),
-            );
+        );
         for (i, n) in [0, 0, 1, 2, 3].into_iter().enumerate() {
             c.push(pod(&format!("p{i}"), &format!("n{n}"), "large-app", "1"));
         }
@@ -978,38 +987,10 @@ fn aws_consolidation_replace_on_demand_and_spot() {
     for ct in ["on-demand", "spot"] {
         let mut c = consolidating(3, "m5.2xlarge", json!([{"nodes": "100%"}]));
         capacity_type(&mut c, ct, &[ct]);
-        c.pool()["spec"]["template"]["spec"]["requirements"]
-            .as_array_mut()
-            .unwrap()
-            .push(json!({"key": "karpenter.k8s.aws/instance-size", "operator": "In", "values": ["large", "2xlarge"]}));
-        for i in 0..3 {
-            let mut p = pod(&format!("p{i}"), &format!("n{i}"), "small-app", "1500m");
-            p["spec"]["topologySpreadConstraints"] = json!([{"maxSkew": 1,
-                "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule",
-                "labelSelector": {"matchLabels": {"app": "small-app"}}}]);
-            c.push(p);
-        }
-        let run = karpenter(
-            &[
-                "consolidate",
-                "-f",
-                "-",
-                "--now",
-                NOW,
-                "-o",
-                "json",
-                "--feature-gates",
-                "SpotToSpotConsolidation=true",
-            ],
-            c.yaml().as_bytes(),
-        );
-        let report: Value = serde_json::from_str(&run.stdout).unwrap();
-        let replaced: Vec<&Value> = report["actions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|a| a["decision"] == "replace")
-            .collect();
+        c.require(json!({"key": "karpenter.k8s.aws/instance-size", "operator": "In", "values": ["large", "2xlarge"]}));
+        small_spread_pods(&mut c, 3);
+        let report = c.consolidate_with(&["--feature-gates", "SpotToSpotConsolidation=true"]);
+        let replaced = replacements(&report);
         assert_eq!(replaced.len(), 3, "{ct}: {report:#}");
         for a in replaced {
             let chosen = a["replacement"]["instanceType"].as_str().unwrap();
@@ -1026,24 +1007,12 @@ fn aws_consolidation_replace_on_demand_and_spot() {
 fn aws_consolidation_on_demand_to_spot() {
     let mut c = consolidating(2, "m5.large", json!([{"nodes": "100%"}]));
     capacity_type(&mut c, "on-demand", &["on-demand", "spot"]);
-    c.pool()["spec"]["template"]["spec"]["requirements"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"key": "karpenter.k8s.aws/instance-size", "operator": "In", "values": ["large"]}));
-    for i in 0..2 {
-        let mut p = pod(&format!("p{i}"), &format!("n{i}"), "small-app", "1500m");
-        p["spec"]["topologySpreadConstraints"] = json!([{"maxSkew": 1,
-            "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule",
-            "labelSelector": {"matchLabels": {"app": "small-app"}}}]);
-        c.push(p);
-    }
+    c.require(
+        json!({"key": "karpenter.k8s.aws/instance-size", "operator": "In", "values": ["large"]}),
+    );
+    small_spread_pods(&mut c, 2);
     let report = c.consolidate();
-    let replaced: Vec<&Value> = report["actions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|a| a["decision"] == "replace")
-        .collect();
+    let replaced = replacements(&report);
     assert_eq!(replaced.len(), 2, "{report:#}");
     for a in replaced {
         assert_eq!(a["replacement"]["capacityType"], "spot", "{a:#}");
@@ -1065,9 +1034,7 @@ fn static_pool(nodes: usize, replicas: u32) -> Cluster {
 
 /// The nodes `provision -f` scales a static pool down by (its `staticScaleDown`), in order.
 fn scaled_down(c: &Cluster) -> Vec<String> {
-    let run = karpenter(&["provision", "-f", "-", "-o", "json"], c.yaml().as_bytes());
-    let plan: Value = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
+    let plan = c.report(&["provision", "-f", "-", "-o", "json"]);
     plan["staticScaleDown"]
         .as_array()
         .map(|pools| {
@@ -1438,22 +1405,7 @@ fn aws_consolidation_into_and_between_reserved_offerings() {
         c
     };
     let run = |c: &Cluster, catalog: &std::path::Path| -> Value {
-        let run = karpenter(
-            &[
-                "consolidate",
-                "-f",
-                "-",
-                "--now",
-                NOW,
-                "-o",
-                "json",
-                "--catalog",
-                catalog.to_str().unwrap(),
-            ],
-            c.yaml().as_bytes(),
-        );
-        serde_json::from_str(&run.stdout)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr))
+        c.consolidate_with(&["--catalog", catalog.to_str().unwrap()])
     };
     let mut c = base("m5.large");
     c.class()["spec"]["capacityReservationSelectorTerms"] = json!([{"id": "cr-xlarge"}]);
