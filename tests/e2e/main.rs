@@ -42,3 +42,4 @@ mod support;
 mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;
+mod upstream_e2e_disruption;

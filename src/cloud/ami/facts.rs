@@ -183,6 +183,25 @@ pub fn offline_images(
         }
     }
     if missing.is_empty() && needs_describe.is_empty() {
+        // Id terms only, and the status lists some of those ids and nothing else: that is
+        // Karpenter's resolution of these very ids — one image per requirement set, a
+        // non-deprecated one over a deprecated one (aws v1.14.1 `providers/amifamily/ami.go`
+        // List, `compareAMI`), each with its architecture — which the ids alone cannot tell (aws
+        // `test/suites/drift/suite_test.go` "should disrupt nodes for deprecated AMIs to
+        // non-deprecated AMIs": terms `[amdAMI, deprecatedAMI]`, status `[amdAMI]`).
+        let only_ids = plan
+            .terms
+            .iter()
+            .all(|t| matches!(t.source, TermSource::Id(_)));
+        let status = &class.status.amis;
+        if only_ids
+            && !status.is_empty()
+            && status.iter().all(|a| images.iter().any(|i| i.id == a.id))
+        {
+            if let Some(resolved) = from_status() {
+                return Fact::Known(resolved);
+            }
+        }
         return Fact::Known(images);
     }
     if let Some(images) = from_status() {
@@ -312,5 +331,49 @@ mod tests {
             ..ClassFacts::default()
         };
         assert!(stale_status_notes(&c, &from_status_facts).is_empty());
+    }
+
+    /// aws `test/suites/drift/suite_test.go` "should disrupt nodes for deprecated AMIs to
+    /// non-deprecated AMIs": id terms `[ami-amd, ami-dep]` whose status lists `ami-amd` only
+    /// (the deprecated one lost to it) resolve to the status, with its architecture; a status
+    /// naming an id the terms no longer select is stale and the ids win.
+    #[test]
+    fn id_terms_take_the_status_when_it_lists_only_those_ids() {
+        let id = |id: &str| AmiSelectorTerm {
+            id: Some(id.into()),
+            ..Default::default()
+        };
+        let status = |id: &str| AmiStatus {
+            id: id.into(),
+            name: None,
+            requirements: vec![NodeSelectorRequirement::new(
+                labels::ARCH,
+                Operator::In,
+                &["amd64"],
+            )],
+            deprecated: false,
+        };
+        let mut c = NodeClass {
+            name: "default".into(),
+            kind: "EC2NodeClass".into(),
+            generation: Some(ApiGeneration::V1),
+            ami_family: Some("AL2023".into()),
+            ami_selector_terms: vec![id("ami-amd"), id("ami-dep")],
+            ..NodeClass::default()
+        };
+        c.status.amis = vec![status("ami-amd")];
+        let k = KubeVersion::new(1, 30);
+        let Fact::Known(images) = offline_images(&c, k, &BTreeMap::new()) else {
+            panic!("known")
+        };
+        let ids: Vec<&str> = images.iter().map(|i| i.id.as_str()).collect();
+        assert_eq!(ids, ["ami-amd"]);
+        assert_eq!(images[0].requirements, c.status.amis[0].requirements);
+        c.status.amis = vec![status("ami-old")];
+        let Fact::Known(images) = offline_images(&c, k, &BTreeMap::new()) else {
+            panic!("known")
+        };
+        let ids: Vec<&str> = images.iter().map(|i| i.id.as_str()).collect();
+        assert_eq!(ids, ["ami-amd", "ami-dep"]);
     }
 }
