@@ -92,12 +92,16 @@ fn marked_plans_again_under_the_recorded_name_and_adopts_what_the_killed_run_lau
     assert_eq!(
         again,
         Record {
-            annotations: [(
-                claim.clone(),
-                provisioning::input::hash_annotations(
-                    &read_cluster(&world.cluster).unwrap().node_pools[0]
-                )
-            )]
+            annotations: [(claim.clone(), {
+                let mut a = provisioning::input::hash_annotations(
+                    &read_cluster(&world.cluster).unwrap().node_pools[0],
+                );
+                a.insert(
+                    crate::model::labels::NODECLAIM_MIN_VALUES_RELAXED.into(),
+                    "false".into(),
+                );
+                a
+            })]
             .into(),
             ..record(Step::Marked, &[&claim], &[])
         },
