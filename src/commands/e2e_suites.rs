@@ -1238,3 +1238,106 @@ fn kubelet_max_pods_and_pods_per_core() {
         assert_eq!(claims(&plan).len(), nodes, "{c}");
     }
 }
+
+/// integration/subnet_test.go "should use a subnet within the AZ requested": the pool requires
+/// one of the class's zones; the NodeClaim is in it (the launch then takes a subnet of that
+/// zone from `status.subnets`, `cloud::launch`).
+#[test]
+fn subnets_the_requested_zone_is_used() {
+    let p = pool(
+        "default",
+        &requirements(&["{key: topology.kubernetes.io/zone, operator: In, values: [us-east-1c]}"]),
+        "",
+        "",
+    );
+    let c = class("al2023@latest", "", SUBNETS);
+    let plan = plan(&format!("{p}{c}{}", pod("p", "")));
+    assert_eq!(only_claim(&plan)["zone"], "us-east-1c");
+}
+
+/// integration/validation_test.go Context "EC2NodeClass" (11 of 13 Its; the two that switch
+/// between a managed and an unmanaged instance profile update a stored object, which an offline
+/// read has none of): what the API server refuses is refused on reading (exit 2), what it
+/// accepts plans.
+#[test]
+fn validation_of_the_node_class() {
+    let refused = |what: &str, spec: &str| {
+        let text = format!(
+            "{}---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {{name: default}}\nspec:\n{spec}{}",
+            pool("default", &requirements(&[]), "", ""),
+            pod("p", "")
+        );
+        let err = crate::api::load_str("suite.yaml", &text)
+            .and_then(|m| m.check_references().map(|_| m))
+            .err();
+        assert!(err.is_some(), "{what}: accepted\n{spec}");
+    };
+    let terms = "  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: test}}]\n  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: test}}]\n";
+    let role = "  role: KarpenterNodeRole-test\n";
+    let alias = "  amiSelectorTerms: [{alias: al2023@latest}]\n";
+    refused(
+        "should error when amiSelectorTerms are not defined",
+        &format!("{role}{terms}  amiFamily: AL2023\n  amiSelectorTerms: []\n"),
+    );
+    refused(
+        "should fail for poorly formatted AMI ids",
+        &format!(
+            "{role}{terms}  amiFamily: AL2023\n  amiSelectorTerms: [{{id: must-start-with-ami}}]\n"
+        ),
+    );
+    for tag in [
+        "karpenter.sh/nodepool: custom-value",
+        "eks:eks-cluster-name: test",
+        "kubernetes.io/cluster/test: owned",
+        "karpenter.sh/nodeclaim: custom-value",
+        "karpenter.k8s.aws/ec2nodeclass: custom-value",
+    ] {
+        refused(
+            "should error when tags contains a restricted key",
+            &format!("{role}{terms}{alias}  tags: {{{tag}}}\n"),
+        );
+    }
+    refused(
+        "should fail when securityGroupSelectorTerms has id and other filters",
+        &format!("{role}{alias}  subnetSelectorTerms: [{{tags: {{a: b}}}}]\n  securityGroupSelectorTerms: [{{tags: {{a: b}}, id: sg-12345}}]\n"),
+    );
+    refused(
+        "should fail when subnetSelectorTerms has id and other filters",
+        &format!("{role}{alias}  securityGroupSelectorTerms: [{{tags: {{a: b}}}}]\n  subnetSelectorTerms: [{{tags: {{a: b}}, id: subnet-12345}}]\n"),
+    );
+    refused(
+        "should fail when amiSelectorTerms has id and other filters",
+        &format!("{role}{terms}  amiFamily: AL2023\n  amiSelectorTerms: [{{tags: {{a: b}}, id: ami-12345}}]\n"),
+    );
+    refused(
+        "should fail when specifying role and instanceProfile at the same time",
+        &format!("{role}{terms}{alias}  instanceProfile: test-instance-profile\n"),
+    );
+    refused(
+        "should fail when specifying none of role and instanceProfile",
+        &format!("{terms}{alias}"),
+    );
+    refused(
+        "should error if imageGCHighThresholdPercent is less than imageGCLowThresholdPercent",
+        &format!("{role}{terms}{alias}  kubelet: {{imageGCHighThresholdPercent: 10, imageGCLowThresholdPercent: 60}}\n"),
+    );
+    for field in ["imageGCHighThresholdPercent", "imageGCLowThresholdPercent"] {
+        refused(
+            "should error if imageGCHighThresholdPercent or imageGCLowThresholdPercent is negative",
+            &format!("{role}{terms}{alias}  kubelet: {{{field}: -10}}\n"),
+        );
+    }
+    // "should succeed when tags don't contain restricted keys".
+    let c = class(
+        "al2023@latest",
+        "  tags: {karpenter.sh/custom-key: custom-value, kubernetes.io/role/key: custom-value}\n",
+        "",
+    );
+    let ok = plan(&format!(
+        "{}{}{}",
+        pool("default", &requirements(&[]), "", ""),
+        c.replace("  tags: {testing/cluster: test}\n", ""),
+        pod("p", "")
+    ));
+    only_claim(&ok);
+}
