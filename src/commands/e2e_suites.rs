@@ -784,36 +784,36 @@ fn scheduling_interruptible_capacity_reservations() {
         assert_eq!(req_values(claim, interruptible), [value]);
         assert_eq!(label(claim, interruptible), value);
     }
-    let large = pod(
-        "p",
-        &required(
-            &["{key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}"],
-            "  ",
-        ),
-    );
-    let plan = plan_with(&format!("{setup}{large}"), Some(&catalog));
-    let claim = only_claim(&plan);
-    let mut held = req_values(claim, id);
-    held.sort();
-    assert_eq!(held, [SOURCE, INTERRUPTIBLE]);
-    assert_eq!(label(claim, interruptible), "false");
-    assert_eq!(label(claim, id), SOURCE);
+    // The plan of a pod of `types` with the class selecting `ids`: its NodeClaim and the
+    // reservations it holds, sorted.
+    let held = |ids: &[&str], types: &str| {
+        let p = pod(
+            "p",
+            &required(
+                &[&format!(
+                    "{{key: node.kubernetes.io/instance-type, operator: In, values: [{types}]}}"
+                )],
+                "  ",
+            ),
+        );
+        let plan = plan_with(&format!("{}{p}", reservation_setup(ids)), Some(&catalog));
+        let claim = only_claim(&plan).clone();
+        let mut held = req_values(&claim, id);
+        held.sort();
+        (claim, held)
+    };
+    let (claim, reservations) = held(&[SOURCE, INTERRUPTIBLE], "m5.large");
+    assert_eq!(reservations, [SOURCE, INTERRUPTIBLE]);
+    assert_eq!(label(&claim, interruptible), "false");
+    assert_eq!(label(&claim, id), SOURCE);
 
-    let setup = reservation_setup(&[XLARGE_2, INTERRUPTIBLE]);
-    let either = pod(
-        "p",
-        &required(
-            &["{key: node.kubernetes.io/instance-type, operator: In, values: [m5.large, m5.xlarge]}"],
-            "  ",
-        ),
+    let (claim, reservations) = held(&[XLARGE_2, INTERRUPTIBLE], "m5.large, m5.xlarge");
+    assert_eq!(reservations, [INTERRUPTIBLE, XLARGE_2]);
+    assert_eq!(
+        label(&claim, "node.kubernetes.io/instance-type"),
+        "m5.large"
     );
-    let plan = plan_with(&format!("{setup}{either}"), Some(&catalog));
-    let claim = only_claim(&plan);
-    let mut held = req_values(claim, id);
-    held.sort();
-    assert_eq!(held, [INTERRUPTIBLE, XLARGE_2]);
-    assert_eq!(label(claim, "node.kubernetes.io/instance-type"), "m5.large");
-    assert_eq!(label(claim, interruptible), "true");
+    assert_eq!(label(&claim, interruptible), "true");
 }
 
 /// scheduling.go "should provision EFAs according to NodeClass configuration": a class with a

@@ -84,17 +84,7 @@ fn a_drifted_node_is_marked_replaced_drained_and_deleted_in_that_order() {
             command: Vec::new(),
             // The planned NodeClaim's: the pool's hash and min-values-relaxed (no template
             // annotations, no overlay).
-            annotations: [(claim.clone(), {
-                let mut a = provisioning::input::hash_annotations(
-                    &read_cluster(&world.cluster).unwrap().node_pools[0],
-                );
-                a.insert(
-                    crate::model::labels::NODECLAIM_MIN_VALUES_RELAXED.into(),
-                    "false".into(),
-                );
-                a
-            })]
-            .into(),
+            annotations: [(claim.clone(), planned_claim_annotations(&world))].into(),
         }
     );
     assert_eq!(
