@@ -16,9 +16,6 @@ pub mod provision;
 pub mod provision_live;
 pub mod version;
 
-#[cfg(test)]
-mod e2e_suites;
-
 use std::io::Write;
 
 use crate::cli::GlobalArgs;
