@@ -495,7 +495,8 @@ pub(crate) fn kubelet(
 /// EC2NodeClass (`aws v1.14.1: pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml`) CRDs, which
 /// the API server applies before Karpenter sees the object: eviction signals only from the six
 /// the kubelet knows, threshold values a percentage (at most `100%`) or a quantity (or empty),
-/// `imageGCHighThresholdPercent` above `imageGCLowThresholdPercent`, and `evictionSoft` /
+/// the image GC percentages within 0–100 and `imageGCHighThresholdPercent` above
+/// `imageGCLowThresholdPercent`, and `evictionSoft` /
 /// `evictionSoftGracePeriod` with the same keys.
 pub(crate) fn kubelet_crd_rules(
     ctx: &Ctx,
@@ -550,6 +551,25 @@ pub(crate) fn kubelet_crd_rules(
                     format!("invalid threshold {value:?} (expected a percentage up to 100% or a quantity)"),
                 ));
             }
+        }
+    }
+    // `minimum: 0`, `maximum: 100` on both (integration/validation_test.go "should error if
+    // imageGCHighThresholdPercent or imageGCLowThresholdPercent is negative").
+    for (field, value) in [
+        (
+            "imageGCHighThresholdPercent",
+            k.image_gc_high_threshold_percent,
+        ),
+        (
+            "imageGCLowThresholdPercent",
+            k.image_gc_low_threshold_percent,
+        ),
+    ] {
+        if let Some(v) = value.filter(|v| !(0..=100).contains(v)) {
+            return Err(ctx.invalid(
+                format!("{path}.{field}"),
+                format!("must be between 0 and 100, got {v}"),
+            ));
         }
     }
     if let (Some(high), Some(low)) = (

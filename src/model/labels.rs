@@ -121,6 +121,9 @@ pub const DO_NOT_EVICT: &str = "karpenter.sh/do-not-evict";
 pub const NODEPOOL_HASH: &str = "karpenter.sh/nodepool-hash";
 /// The hash algorithm's version.
 pub const NODEPOOL_HASH_VERSION: &str = "karpenter.sh/nodepool-hash-version";
+/// Whether the scheduler relaxed a NodeClaim's `minValues` (`"true"`/`"false"`; NodeClaim, and
+/// the Node at registration; core v1.14.1 `pkg/apis/v1/labels.go`).
+pub const NODECLAIM_MIN_VALUES_RELAXED: &str = "karpenter.sh/nodeclaim-min-values-relaxed";
 /// EC2NodeClass spec hash (EC2NodeClass, NodeClaim).
 pub const NODECLASS_HASH: &str = "karpenter.k8s.aws/ec2nodeclass-hash";
 /// The hash algorithm's version.

@@ -82,6 +82,11 @@ pub struct ClaimAnnotations {
     /// Types whose capacity a NodeOverlay changed (`IsCapacityOverlayApplied`); set by
     /// [`apply_overlays`].
     pub capacity_overlaid: std::collections::BTreeSet<String>,
+    /// The pool's controller writes `karpenter.sh/nodeclaim-min-values-relaxed` on each
+    /// NodeClaim its scheduler creates (core v1.14.1: `scheduling/scheduler.go` `add`, `"false"`
+    /// unless a `minValues` was relaxed, which the default `MinValuesPolicy` Strict never does;
+    /// static NodeClaims are created without it). v1 pools; a v1beta1 pool's v0.37 did not.
+    pub records_min_values: bool,
 }
 
 /// `karpenter.sh/price-overlay-applied` (core v1.14.1: `pkg/apis/v1alpha1/labels.go`).
@@ -101,6 +106,12 @@ impl ClaimAnnotations {
     ) -> BTreeMap<String, String> {
         let mut out = template.clone();
         out.extend(self.hash.clone());
+        if self.records_min_values && !is_static {
+            out.insert(
+                labels::NODECLAIM_MIN_VALUES_RELAXED.to_string(),
+                "false".to_string(),
+            );
+        }
         if is_static || (self.price_overlaid.is_empty() && self.capacity_overlaid.is_empty()) {
             return out;
         }

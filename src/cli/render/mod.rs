@@ -9,6 +9,11 @@ pub mod nodes;
 pub mod plan;
 pub mod replace;
 
+// Karpenter's own e2e suites as offline scenarios through `provision --dry-run -f`'s path and
+// the plan document it renders.
+#[cfg(test)]
+mod upstream_e2e;
+
 use std::io::Write;
 
 use super::output::one_line;

@@ -288,7 +288,7 @@ pub(super) fn aws_instance_type(
 
 /// Device-plugin and VPC resources from the GPU/accelerator/network facts (`computeCapacity`).
 /// Not modelled: `vpc.amazonaws.com/pod-eni` (needs the VPC resource controller's trunking
-/// table) and `aws.amazon.com/neuroncore` (needs cores per Neuron device).
+/// table).
 pub(super) fn extended_resources(
     facts: &InstanceFacts,
     family: AmiFamily,
@@ -308,6 +308,10 @@ pub(super) fn extended_resources(
         .filter(|a| a.manufacturer == "aws")
     {
         out.push((overhead::AWS_NEURON, acc.count));
+        let cores = acc.neuron_cores();
+        if cores > 0 {
+            out.push((overhead::AWS_NEURON_CORE, cores));
+        }
     }
     if facts.efa_max_interfaces > 0 {
         out.push((overhead::EFA, facts.efa_max_interfaces));

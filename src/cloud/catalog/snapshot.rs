@@ -153,6 +153,30 @@ pub struct AcceleratorFacts {
     pub manufacturer: String,
     /// Devices per instance.
     pub count: i64,
+    /// NeuronCores per device (`NeuronInfo.NeuronDevices[].CoreInfo.Count`); absent in the
+    /// embedded snapshot, where the device's name gives it ([`AcceleratorFacts::neuron_cores`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<i64>,
+}
+
+impl AcceleratorFacts {
+    /// `aws.amazon.com/neuroncore` of the instance: devices × cores per device (aws v1.14.1
+    /// `pkg/providers/instancetype/types.go` `awsNeuronCores`). Without `cores`, the Neuron
+    /// devices' published core counts: Inferentia 4, Inferentia2 and Trainium 2, Trainium2 8
+    /// (aws v1.14.1 `pkg/fake/zz_generated.describe_instance_types.go` for inf2 and trn1).
+    /// 0 for other accelerators.
+    pub fn neuron_cores(&self) -> i64 {
+        if self.manufacturer != "aws" {
+            return 0;
+        }
+        let per_device = self.cores.unwrap_or(match self.name.as_str() {
+            "inferentia" => 4,
+            "inferentia2" | "trainium" => 2,
+            "trainium2" => 8,
+            _ => 0,
+        });
+        self.count * per_device
+    }
 }
 
 /// A region's zones, which instance types each zone offers and, in a live catalog, the current
@@ -232,7 +256,7 @@ pub(super) fn aws_notes(snapshot: &AwsSnapshot) -> Vec<String> {
         ));
     }
     notes.push(
-        "not modelled offline: vpc.amazonaws.com/pod-eni and aws.amazon.com/neuroncore capacity, zone IDs, \
+        "not modelled offline: vpc.amazonaws.com/pod-eni capacity, zone IDs, \
          capacity reservations, RESERVED_ENIS, and Karpenter's discovered-capacity cache (memory is the \
          VM-overhead estimate)"
             .to_string(),

@@ -40,6 +40,20 @@ pub enum Assumption {
         /// The class.
         class: String,
     },
+    /// A v1 node class with a `placementGroupSelector`: placement groups are not resolved, so
+    /// the plan has none of the group's labels, partition domains or strategy check (aws
+    /// v1.14.1 `offering/placement_group_resolver.go`, `compatibility.go`).
+    PlacementGroupUnresolved {
+        /// The class.
+        class: String,
+    },
+    /// A v1 node class enabling `cpuOptions.nestedVirtualization`: the catalogs do not record
+    /// which types support it, so every type is taken as able (aws v1.14.1 `compatibility.go`
+    /// `nestedVirtualizationCompatibility` keeps only those whose processor does).
+    NestedVirtualizationUnchecked {
+        /// The class.
+        class: String,
+    },
 }
 
 impl Assumption {
@@ -79,6 +93,19 @@ impl fmt::Display for Assumption {
                  instance type's network cards and ENA support: the types are taken as able to \
                  run them (Karpenter leaves a type whose cards, device indices or ENA support do \
                  not fit unavailable; the embedded and live catalogs record them)"
+            ),
+            Assumption::PlacementGroupUnresolved { class } => write!(
+                f,
+                "node class {class} sets placementGroupSelector but placement groups are not \
+                 resolved here: the plan has no placement-group-id/-partition labels or \
+                 partition domains and does not check the types against the group's strategy \
+                 (Karpenter launches into the group)"
+            ),
+            Assumption::NestedVirtualizationUnchecked { class } => write!(
+                f,
+                "node class {class} enables cpuOptions.nestedVirtualization but the catalog does \
+                 not record which instance types support it: every type is taken as able \
+                 (Karpenter keeps only types whose processor supports nested virtualization)"
             ),
             Assumption::ReadyAssumed { pools } => write!(
                 f,
@@ -144,6 +171,27 @@ pub fn offline(
                     class: c.name.clone(),
                 }),
         );
+    }
+    for c in manifests
+        .node_classes
+        .iter()
+        .filter(|c| classes.contains(&c.name.as_str()))
+        .filter(|c| c.generation == Some(ApiGeneration::V1))
+    {
+        let spec = c.raw_spec.as_ref();
+        if spec.is_some_and(|s| {
+            s.get("placementGroupSelector")
+                .is_some_and(|p| !p.is_null())
+        }) {
+            out.push(Assumption::PlacementGroupUnresolved {
+                class: c.name.clone(),
+            });
+        }
+        if c.nested_virtualization.as_deref() == Some("enabled") {
+            out.push(Assumption::NestedVirtualizationUnchecked {
+                class: c.name.clone(),
+            });
+        }
     }
     if !reservations {
         out.extend(
@@ -304,5 +352,35 @@ spec:
             1,
             "no networkInterfaces"
         );
+    }
+
+    /// aws v1.14.1 `scheduling/scheduling.go` placement-group Its and "should launch an instance
+    /// with nested virtualization enabled": what the plan cannot model is said (docs/
+    /// upstream-tests.md § "Karpenter's e2e suites, provisioning").
+    #[test]
+    fn placement_groups_and_nested_virtualization_are_said() {
+        let text = format!(
+            "{}  placementGroupSelector: {{name: pg-1}}\n  cpuOptions: {{nestedVirtualization: enabled}}\n",
+            POOL.replace("CT", "on-demand")
+        );
+        let m = crate::api::load_str("in.yaml", &text).unwrap();
+        let said = offline(&m, true, true, true);
+        assert_eq!(
+            said[1..],
+            [
+                Assumption::PlacementGroupUnresolved {
+                    class: "default".into()
+                },
+                Assumption::NestedVirtualizationUnchecked {
+                    class: "default".into()
+                }
+            ]
+        );
+        assert!(said[1].said_by_default() && said[2].said_by_default());
+        let disabled = text
+            .replace("enabled}", "disabled}")
+            .replace("  placementGroupSelector: {name: pg-1}\n", "");
+        let m = crate::api::load_str("in.yaml", &disabled).unwrap();
+        assert_eq!(offline(&m, true, true, true).len(), 1, "zones only");
     }
 }

@@ -161,6 +161,7 @@ pub fn assemble(
                 usage: usage.add(&pool.status_resources),
                 claim_annotations: ClaimAnnotations {
                     hash: hash_annotations(&pool),
+                    records_min_values: pool.generation == Some(ApiGeneration::V1),
                     ..ClaimAnnotations::default()
                 },
                 pool,

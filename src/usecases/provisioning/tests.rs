@@ -479,6 +479,10 @@ fn the_templates_annotations_reach_the_launched_node() {
                 "karpenter.sh/nodepool-hash-version".to_string(),
                 "v3".to_string()
             ),
+            (
+                "karpenter.sh/nodeclaim-min-values-relaxed".to_string(),
+                "false".to_string()
+            ),
         ])
     );
     live.wait(&launches.launched, Duration::from_secs(600), &mut |_| {})
@@ -494,6 +498,10 @@ fn the_templates_annotations_reach_the_launched_node() {
     assert_eq!(
         meta["annotations"]["karpenter.sh/nodepool-hash-version"],
         "v3"
+    );
+    assert_eq!(
+        meta["annotations"]["karpenter.sh/nodeclaim-min-values-relaxed"],
+        "false"
     );
     assert_eq!(meta["labels"]["karpenter.sh/registered"], "true");
 }

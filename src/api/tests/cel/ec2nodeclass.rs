@@ -222,6 +222,12 @@ fn kubelet() {
         ("should succeed on a valid imageGCHighThresholdPercent", "{spec: {kubelet: {imageGCHighThresholdPercent: 10}}}", Accepted),
         ("should fail when imageGCHighThresholdPercent is less than imageGCLowThresholdPercent", "{spec: {kubelet: {imageGCHighThresholdPercent: 50, imageGCLowThresholdPercent: 60}}}", Refused(k)),
         ("should fail when imageGCLowThresholdPercent is greather than imageGCHighThresheldPercent", "{spec: {kubelet: {imageGCHighThresholdPercent: 50, imageGCLowThresholdPercent: 60}}}", Refused(k)),
+        // integration/validation_test.go "should error if imageGCHighThresholdPercent or
+        // imageGCLowThresholdPercent is negative" (the CRD's minimum 0, maximum 100).
+        ("(e2e) a negative imageGCHighThresholdPercent", "{spec: {kubelet: {imageGCHighThresholdPercent: -10}}}", Refused("spec.kubelet.imageGCHighThresholdPercent")),
+        ("(e2e) a negative imageGCLowThresholdPercent", "{spec: {kubelet: {imageGCLowThresholdPercent: -10}}}", Refused("spec.kubelet.imageGCLowThresholdPercent")),
+        ("(ours) imageGCHighThresholdPercent above 100", "{spec: {kubelet: {imageGCHighThresholdPercent: 101}}}", Refused("spec.kubelet.imageGCHighThresholdPercent")),
+        ("(ours) the bounds 0 and 100", "{spec: {kubelet: {imageGCHighThresholdPercent: 100, imageGCLowThresholdPercent: 0}}}", Accepted),
         ("should fail on evictionSoftGracePeriod with invalid keys", "{spec: {kubelet: {evictionSoftGracePeriod: {memory: 1m0s}}}}", Refused(k)),
         ("should fail when eviction soft grace period doesn't have matching threshold", "{spec: {kubelet: {evictionSoftGracePeriod: {memory.available: 1m0s}}}}", Refused(k)),
     ]);

@@ -41,6 +41,19 @@ fn settings() -> Settings {
     }
 }
 
+/// The annotations a plan gives a NodeClaim of the world's (first) pool when its template has
+/// none and no overlay applies: the pool's hash and `nodeclaim-min-values-relaxed: "false"`
+/// (`scheduling::ClaimAnnotations`).
+fn planned_claim_annotations(world: &World) -> std::collections::BTreeMap<String, String> {
+    let mut a =
+        provisioning::input::hash_annotations(&read_cluster(&world.cluster).unwrap().node_pools[0]);
+    a.insert(
+        crate::model::labels::NODECLAIM_MIN_VALUES_RELAXED.into(),
+        "false".into(),
+    );
+    a
+}
+
 fn secs(s: u64) -> Duration {
     Duration::from_secs(s)
 }

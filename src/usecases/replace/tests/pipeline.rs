@@ -82,14 +82,9 @@ fn a_drifted_node_is_marked_replaced_drained_and_deleted_in_that_order() {
             started_at: ATTEMPT.into(),
             cordoned_before: false,
             command: Vec::new(),
-            // The planned NodeClaim's: the pool's hash (no template annotations, no overlay).
-            annotations: [(
-                claim.clone(),
-                provisioning::input::hash_annotations(
-                    &read_cluster(&world.cluster).unwrap().node_pools[0]
-                )
-            )]
-            .into(),
+            // The planned NodeClaim's: the pool's hash and min-values-relaxed (no template
+            // annotations, no overlay).
+            annotations: [(claim.clone(), planned_claim_annotations(&world))].into(),
         }
     );
     assert_eq!(

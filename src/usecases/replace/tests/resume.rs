@@ -92,13 +92,7 @@ fn marked_plans_again_under_the_recorded_name_and_adopts_what_the_killed_run_lau
     assert_eq!(
         again,
         Record {
-            annotations: [(
-                claim.clone(),
-                provisioning::input::hash_annotations(
-                    &read_cluster(&world.cluster).unwrap().node_pools[0]
-                )
-            )]
-            .into(),
+            annotations: [(claim.clone(), planned_claim_annotations(&world))].into(),
             ..record(Step::Marked, &[&claim], &[])
         },
         "marked again as it was, with the planned NodeClaim's annotations"
