@@ -357,6 +357,30 @@ pub struct PodStatus {
     /// Node nominated by preemption.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nominated_node_name: Option<String>,
+    /// When the kubelet accepted the pod (RFC 3339).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<String>,
+    /// The app containers' statuses (what the kubelet holds for each during a resize).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container_statuses: Option<Vec<ContainerStatus>>,
+    /// The init containers' statuses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_container_statuses: Option<Vec<ContainerStatus>>,
+}
+
+/// A container's status, as far as its resources go (in-place pod resize).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContainerStatus {
+    /// The container's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The resources the container runs with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourceRequirementsSpec>,
+    /// The resources the kubelet allocated to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allocated_resources: Option<ResourceList>,
 }
 
 /// A pod template.

@@ -13,8 +13,9 @@
 use std::collections::BTreeMap;
 
 use super::core::{
-    ClaimTemplate, Container, LabelSelectorSpec, NodeSelectorTermSpec, PodAffinity,
-    PodAffinityTermSpec, PodSpec, TolerationSpec, TopologySpreadConstraintSpec, Workload,
+    ClaimTemplate, Container, ContainerStatus, LabelSelectorSpec, NodeSelectorTermSpec,
+    PodAffinity, PodAffinityTermSpec, PodSpec, TolerationSpec, TopologySpreadConstraintSpec,
+    Workload,
 };
 use super::error::{object_name, Ctx, InputError, Location};
 use super::meta::{ObjectMeta, ResourceList, ResourceRequirementsSpec};
@@ -88,13 +89,100 @@ pub(crate) fn pod_requests(
     spec: &PodSpec,
     runtime: &RuntimeOverheads,
 ) -> Result<Resources, InputError> {
+    pod_requests_held(ctx, path, spec, None, runtime)
+}
+
+/// What the kubelet holds for the containers of a running pod (`status.containerStatuses`,
+/// `status.initContainerStatuses`), for Karpenter's `resources.Ceiling`: during an in-place
+/// resize a container counts with the larger of its spec's requests, the status's
+/// `resources.requests` and `allocatedResources` (`core v1.14.1:
+/// pkg/utils/resources/resources.go Ceiling`, `UseStatusResources`; `k8s.io/component-helpers
+/// resource/helpers.go determineContainerReqs`; `pkg/utils/resources/suite_test.go`
+/// "UseStatusResources").
+pub(crate) struct HeldResources<'a> {
+    by_name: BTreeMap<&'a str, (usize, bool, &'a ContainerStatus)>,
+    /// The `PodResizePending` condition's reason is `Infeasible`: the spec's requests are not
+    /// what the kubelet will hold, the status alone counts.
+    infeasible: bool,
+}
+
+impl<'a> HeldResources<'a> {
+    /// The statuses of `status` that carry `resources` (only those change anything).
+    pub(crate) fn of(status: &'a super::core::PodStatus) -> Option<HeldResources<'a>> {
+        let mut by_name = BTreeMap::new();
+        let lists = [
+            (status.container_statuses.as_deref(), false),
+            (status.init_container_statuses.as_deref(), true),
+        ];
+        for (list, init) in lists {
+            for (i, cs) in list.into_iter().flatten().enumerate() {
+                if let (Some(name), Some(_)) = (cs.name.as_deref(), cs.resources.as_ref()) {
+                    by_name.entry(name).or_insert((i, init, cs));
+                }
+            }
+        }
+        let infeasible = status.conditions.iter().flatten().any(|c| {
+            c.type_.as_deref() == Some("PodResizePending")
+                && c.reason.as_deref() == Some("Infeasible")
+        });
+        (!by_name.is_empty()).then_some(HeldResources {
+            by_name,
+            infeasible,
+        })
+    }
+
+    /// `spec` (a container's requests) as the kubelet holds them.
+    fn ceiling(&self, ctx: &Ctx, name: &str, spec: Resources) -> Result<Resources, InputError> {
+        let Some((i, init, cs)) = self.by_name.get(name) else {
+            return Ok(spec);
+        };
+        let at = format!(
+            "status.{}[{i}]",
+            if *init {
+                "initContainerStatuses"
+            } else {
+                "containerStatuses"
+            }
+        );
+        let running = validate::resources(
+            ctx,
+            &format!("{at}.resources.requests"),
+            cs.resources.as_ref().and_then(|r| r.requests.as_ref()),
+        )?;
+        let allocated = validate::resources(
+            ctx,
+            &format!("{at}.allocatedResources"),
+            cs.allocated_resources.as_ref(),
+        )?;
+        let base = if self.infeasible {
+            Resources::new()
+        } else {
+            spec
+        };
+        Ok(base.max(&running).max(&allocated))
+    }
+}
+
+/// [`pod_requests`], with what the kubelet holds for a running pod's containers.
+pub(crate) fn pod_requests_held(
+    ctx: &Ctx,
+    path: &str,
+    spec: &PodSpec,
+    held: Option<&HeldResources>,
+    runtime: &RuntimeOverheads,
+) -> Result<Resources, InputError> {
+    let ceiling = |c: &Container, r: Resources| match (held, c.name.as_deref()) {
+        (Some(h), Some(name)) => h.ceiling(ctx, name, r),
+        _ => Ok(r),
+    };
     let mut reqs = Resources::new();
     for (i, c) in spec.containers.iter().flatten().enumerate() {
-        reqs.add_assign(&container_requests(
+        let r = container_requests(
             ctx,
             &format!("{path}.containers[{i}].resources"),
             c.resources.as_ref(),
-        )?);
+        )?;
+        reqs.add_assign(&ceiling(c, r)?);
     }
     let mut sidecars = Resources::new();
     let mut init_max = Resources::new();
@@ -106,7 +194,8 @@ pub(crate) fn pod_requests(
         )?;
         let during = if is_sidecar(c) {
             // A sidecar keeps running next to the app containers, and during the init
-            // containers started after it.
+            // containers started after it; only a sidecar can be resized in place.
+            let r = ceiling(c, r)?;
             reqs.add_assign(&r);
             sidecars.add_assign(&r);
             sidecars.clone()
@@ -707,6 +796,9 @@ pub fn convert_pod(
     out.owner = owner_of(meta);
     out.node_name = spec.node_name.clone().filter(|n| !n.is_empty());
     let status = pod.status.clone().unwrap_or_default();
+    if let Some(held) = HeldResources::of(&status) {
+        out.requests = pod_requests_held(&ctx, "spec", spec, Some(&held), runtime)?;
+    }
     out.nominated_node_name = status.nominated_node_name.filter(|n| !n.is_empty());
     out.phase = status.phase;
     out.scheduled_condition = status
@@ -721,6 +813,7 @@ pub fn convert_pod(
             )
         });
     out.creation_timestamp = meta.creation_timestamp.clone();
+    out.start_time = status.start_time;
     out.terminating = meta.deletion_timestamp.is_some();
     out.do_not_disrupt = do_not_disrupt(meta.annotations.as_ref());
     out.deletion_cost = meta
@@ -907,6 +1000,113 @@ mod tests {
         .unwrap();
         assert_eq!(r.cpu, 4000, "largest init container");
         assert_eq!(r.memory, GIB, "app containers where they are larger");
+    }
+
+    /// A bound pod's requests as Karpenter counts them (`resources.Ceiling`).
+    fn held_requests(yaml: &str) -> Resources {
+        let pod: crate::api::core::Pod = serde_saphyr::from_str(yaml).unwrap();
+        convert_pod(&pod, &Location::file("p.yaml"), &RuntimeOverheads::new())
+            .unwrap()
+            .requests
+            .clone()
+    }
+
+    /// `core v1.14.1: pkg/utils/resources/suite_test.go` › "UseStatusResources" (3 It), and
+    /// `component-helpers` `determineContainerReqs`'s infeasible branch. **Differed, fixed**
+    /// (s16): the status was not read, so a pod resized down in place (spec 2 CPU, the kubelet
+    /// still holding 6) counted as 2 CPU on its node.
+    #[test]
+    fn a_running_pod_counts_what_the_kubelet_holds_during_a_resize() {
+        let pod = |status: &str| {
+            format!(
+                "metadata: {{name: p}}\nspec:\n  nodeName: n1\n  containers:\n  - name: app\n    resources: {{requests: {{cpu: '{{cpu}}', memory: '{{mem}}'}}}}\n{status}"
+            )
+        };
+        let with = |spec: (&str, &str), status: &str| {
+            held_requests(
+                &pod(status)
+                    .replace("{cpu}", spec.0)
+                    .replace("{mem}", spec.1),
+            )
+        };
+        let status = |running: (&str, &str), allocated: (&str, &str)| {
+            format!(
+                "status:\n  containerStatuses:\n  - name: app\n    resources: {{requests: {{cpu: '{}', memory: '{}'}}}}\n    allocatedResources: {{cpu: '{}', memory: '{}'}}\n",
+                running.0, running.1, allocated.0, allocated.1
+            )
+        };
+        let r = with(("2", "512Mi"), &status(("2", "512Mi"), ("6", "2Gi")));
+        assert_eq!(
+            (r.cpu, r.memory),
+            (6000, 2 * GIB),
+            "should use allocatedResources when higher than spec requests (resize-down in progress)"
+        );
+        let r = with(("8", "4Gi"), &status(("8", "4Gi"), ("2", "1Gi")));
+        assert_eq!(
+            (r.cpu, r.memory),
+            (8000, 4 * GIB),
+            "should use spec requests when higher than allocatedResources (resize-up in progress)"
+        );
+        let r = with(("4", "2Gi"), "");
+        assert_eq!(
+            (r.cpu, r.memory),
+            (4000, 2 * GIB),
+            "should use spec requests when allocatedResources is not set (no resize)"
+        );
+        // A status without `resources` changes nothing (`cs.Resources != nil`).
+        let r = with(
+            ("4", "2Gi"),
+            "status:\n  containerStatuses:\n  - name: app\n    allocatedResources: {cpu: '6'}\n",
+        );
+        assert_eq!(r.cpu, 4000);
+        // An infeasible resize: the spec is not what will run, the status alone counts.
+        let infeasible = format!(
+            "{}  conditions:\n  - {{type: PodResizePending, status: 'True', reason: Infeasible}}\n",
+            status(("2", "512Mi"), ("2", "512Mi"))
+        );
+        let r = with(("8", "4Gi"), &infeasible);
+        assert_eq!((r.cpu, r.memory), (2000, 512 * MIB));
+    }
+
+    /// `core v1.14.1: pkg/utils/resources/suite_test.go` › "Resource Calculations" (sidecars,
+    /// init containers, overhead; KEP-753), a row per `It` with its containers, init containers
+    /// (`s` = a sidecar), overhead and the expected CPU — agree.
+    #[test]
+    fn resource_calculations_as_upstream() {
+        // (It, app containers' CPU, init containers (sidecar?, CPU), overhead, expected CPU)
+        type Case<'a> = (&'a str, &'a [i64], &'a [(bool, i64)], i64, i64);
+        let cases: [Case; 8] = [
+            ("the sum of containers and sidecarContainers", &[2], &[(true, 1)], 0, 3),
+            ("containers, sidecarContainers, initContainers, and overhead", &[2], &[(false, 4), (true, 3)], 5, 10),
+            ("an initContainer after a sidecarContainer that exceeds container resource requests", &[2], &[(true, 4), (false, 10)], 0, 14),
+            ("an initContainer after a sidecarContainer that doesn't exceed container resource requests", &[2], &[(true, 4), (false, 1)], 0, 6),
+            ("an initContainer after multiple sidecarContainers that exceeds container resource requests", &[3], &[(true, 2), (true, 1), (true, 3), (true, 5), (false, 20)], 0, 31),
+            ("an initContainer after multiple sidecarContainers that doesn't exceed container resource requests", &[3], &[(true, 2), (true, 1), (true, 3), (true, 5), (false, 1)], 0, 14),
+            ("multiple sidecarContainers when the first initContainer exceeds the sum of all", &[3], &[(false, 25), (true, 1), (false, 3), (false, 1), (true, 5), (false, 1), (false, 1), (true, 1)], 0, 25),
+            ("multiple interspersed sidecarContainers and initContainers", &[3], &[(false, 2), (true, 1), (false, 3), (false, 1), (true, 5), (false, 1), (false, 1), (true, 1), (false, 2)], 0, 10),
+        ];
+        for (it, containers, inits, overhead, want) in cases {
+            let mut yaml = String::new();
+            if overhead > 0 {
+                yaml.push_str(&format!("overhead: {{cpu: '{overhead}'}}\n"));
+            }
+            yaml.push_str("initContainers:\n");
+            for (sidecar, cpu) in inits {
+                let policy = if *sidecar {
+                    "restartPolicy: Always\n  "
+                } else {
+                    ""
+                };
+                yaml.push_str(&format!(
+                    "- {policy}resources: {{requests: {{cpu: '{cpu}'}}}}\n"
+                ));
+            }
+            yaml.push_str("containers:\n");
+            for cpu in containers {
+                yaml.push_str(&format!("- resources: {{requests: {{cpu: '{cpu}'}}}}\n"));
+            }
+            assert_eq!(requests(&yaml).unwrap().cpu, want * 1000, "{it}");
+        }
     }
 
     #[test]

@@ -17,14 +17,13 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::time::parse_duration;
 use crate::model::labels::{self, DO_NOT_DISRUPT};
 use crate::model::node::Node;
 use crate::model::nodepool::ApiGeneration;
 use crate::model::pod::Pod;
 use crate::model::selector::LabelSelector;
 use crate::model::taints::{Effect, Taint};
-use crate::model::time::parse_rfc3339;
+use crate::model::time::{parse_go_duration, parse_rfc3339};
 
 /// Pods terminating longer than this are considered stuck and ignored (Karpenter, kubectl).
 pub const STUCK_TERMINATING_SECONDS: i64 = 60;
@@ -254,8 +253,12 @@ pub fn is_critical(pod: &Pod) -> bool {
     )
 }
 
-/// Whether a do-not-disrupt value is active at `now`: `"true"`, or (v1.x) a positive duration
-/// counted from the pod's creation; anything else is ignored, as Karpenter does (docs/karpenter.md §2.3).
+/// Whether a do-not-disrupt value is active at `now`: `"true"`, or (v1.x) a positive Go
+/// duration counted from the pod's `status.startTime` — active while the pod is younger, and
+/// active when no start time is known ("fail safe"); anything else (`soon`, `0s`, `-5m`) is
+/// ignored, as Karpenter does (`core v1.14.1: pkg/utils/pod/scheduling.go
+/// IsDoNotDisruptActive`, `pkg/utils/pod/suite_test.go` "IsDoNotDisruptActive";
+/// docs/karpenter.md §2.3).
 pub fn do_not_disrupt_active(pod: &Pod, now: i64) -> bool {
     let Some(v) = pod.do_not_disrupt.as_deref() else {
         return false;
@@ -263,12 +266,15 @@ pub fn do_not_disrupt_active(pod: &Pod, now: i64) -> bool {
     if v == "true" {
         return true;
     }
-    match (
-        parse_duration(v),
-        pod.creation_timestamp.as_deref().and_then(parse_rfc3339),
-    ) {
-        (Ok(d), Some(start)) if d > 0 => now < start.saturating_add(d),
-        _ => false,
+    let Ok(nanos) = parse_go_duration(v) else {
+        return false;
+    };
+    if nanos <= 0 {
+        return false;
+    }
+    match pod.start_time.as_deref().and_then(parse_rfc3339) {
+        Some(start) => i128::from(now - start) * 1_000_000_000 < i128::from(nanos),
+        None => true,
     }
 }
 
@@ -609,9 +615,9 @@ mod tests {
         .is_blocked());
         // A duration counts from the pod's start.
         pinned.do_not_disrupt = Some("5m".into());
-        pinned.creation_timestamp = Some("2024-06-24T11:58:00Z".into());
+        pinned.start_time = Some("2024-06-24T11:58:00Z".into());
         assert!(do_not_disrupt_active(&pinned, NOW));
-        pinned.creation_timestamp = Some("2024-06-24T11:50:00Z".into());
+        pinned.start_time = Some("2024-06-24T11:50:00Z".into());
         assert!(!do_not_disrupt_active(&pinned, NOW));
         pinned.do_not_disrupt = Some("soon".into());
         assert!(
@@ -650,5 +656,141 @@ mod tests {
             disruption_taint(Some(ApiGeneration::V1Alpha5)).to_string(),
             "node.kubernetes.io/unschedulable:NoSchedule"
         );
+    }
+
+    /// `core v1.14.1: pkg/utils/pod/suite_test.go` › "IsDoNotDisruptActive" (9 It) and
+    /// "IsDisruptable" (5 It), one row each: the annotation, the pod's start relative to
+    /// now, whether it is terminal, and whether protection is active. Events are not modelled.
+    /// The duration counts from `status.startTime`, not the creation time, and an unknown start
+    /// is active ("should fail safe when start time is nil") — both differed before s16.
+    #[test]
+    fn is_do_not_disrupt_active_and_is_disruptable_as_upstream() {
+        let ten_minutes_ago = crate::model::time::format_rfc3339(NOW - 600);
+        // (It, annotation, status.startTime, phase, protected)
+        type Case<'a> = (
+            &'a str,
+            Option<&'a str>,
+            Option<&'a str>,
+            Option<&'a str>,
+            bool,
+        );
+        let cases: [Case; 14] = [
+            (
+                "should return false when no annotation exists",
+                None,
+                Some(&ten_minutes_ago),
+                None,
+                false,
+            ),
+            (
+                "should return true for 'true' annotation",
+                Some("true"),
+                Some(&ten_minutes_ago),
+                None,
+                true,
+            ),
+            (
+                "should return false and emit event for invalid duration format",
+                Some("invalid-format"),
+                Some(&ten_minutes_ago),
+                None,
+                false,
+            ),
+            (
+                "should return false and emit event for zero duration",
+                Some("0s"),
+                Some(&ten_minutes_ago),
+                None,
+                false,
+            ),
+            (
+                "should return false and emit event for negative duration",
+                Some("-5m"),
+                Some(&ten_minutes_ago),
+                None,
+                false,
+            ),
+            (
+                "should return true and emit disruptable-at event when duration has not expired",
+                Some("15m"),
+                Some(&ten_minutes_ago),
+                None,
+                true,
+            ),
+            (
+                "should return false and emit grace period elapsed event when duration has expired",
+                Some("5m"),
+                Some(&ten_minutes_ago),
+                None,
+                false,
+            ),
+            (
+                "should fail safe when start time is nil",
+                Some("5m"),
+                None,
+                None,
+                true,
+            ),
+            (
+                "should not emit disruptable-at event for indefinite protection",
+                Some("true"),
+                Some(&ten_minutes_ago),
+                None,
+                true,
+            ),
+            // IsDisruptable = !IsActive || !IsDoNotDisruptActive.
+            (
+                "should be disruptable for active pod without annotation",
+                None,
+                Some(&ten_minutes_ago),
+                None,
+                false,
+            ),
+            (
+                "should not be disruptable for active pod with 'true' annotation",
+                Some("true"),
+                Some(&ten_minutes_ago),
+                None,
+                true,
+            ),
+            (
+                "should be disruptable for active pod with expired duration",
+                Some("5m"),
+                Some(&ten_minutes_ago),
+                None,
+                false,
+            ),
+            (
+                "should not be disruptable for active pod with non-expired duration",
+                Some("15m"),
+                Some(&ten_minutes_ago),
+                None,
+                true,
+            ),
+            (
+                "should be disruptable for terminal pod even with annotation",
+                Some("true"),
+                Some(&ten_minutes_ago),
+                Some("Succeeded"),
+                false,
+            ),
+        ];
+        for (it, annotation, started, phase, protected) in cases {
+            let mut p = pod("p");
+            p.do_not_disrupt = annotation.map(str::to_string);
+            p.start_time = started.map(str::to_string);
+            p.phase = phase.map(str::to_string);
+            // A terminal pod is never protected (`IsDisruptable`: `!IsActive(pod) || …`).
+            let active = !p.is_terminal() && !p.terminating;
+            assert_eq!(active && do_not_disrupt_active(&p, NOW), protected, "{it}");
+        }
+        // Sub-second durations are positive (Go's `time.ParseDuration`): a pod started this
+        // second is still protected by `500ms`.
+        let mut p = pod("p");
+        p.do_not_disrupt = Some("500ms".into());
+        p.start_time = Some(crate::model::time::format_rfc3339(NOW));
+        assert!(do_not_disrupt_active(&p, NOW));
+        p.start_time = Some(crate::model::time::format_rfc3339(NOW - 1));
+        assert!(!do_not_disrupt_active(&p, NOW));
     }
 }

@@ -266,6 +266,9 @@ pub struct PodFields {
     pub priority_class_name: Option<String>,
     /// RFC 3339 creation time (sorts lexicographically).
     pub creation_timestamp: Option<String>,
+    /// RFC 3339 `status.startTime` (when the kubelet accepted the pod): a do-not-disrupt
+    /// duration counts from it (`core: pkg/utils/pod/scheduling.go IsDoNotDisruptActive`).
+    pub start_time: Option<String>,
     /// Whether `metadata.deletionTimestamp` is set.
     pub terminating: bool,
     /// `karpenter.sh/do-not-disrupt` or the older `karpenter.sh/do-not-evict`.

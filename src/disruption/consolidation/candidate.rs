@@ -17,7 +17,6 @@ use super::input::Release;
 use super::pdb::{self, PdbBlock};
 use super::reason::Reason;
 use crate::disruption::drain::{self, disruption_taint};
-use crate::disruption::time::parse_duration;
 use crate::model::labels;
 use crate::model::labels::DO_NOT_DISRUPT;
 use crate::model::nodepool::ApiGeneration;
@@ -119,21 +118,12 @@ fn owned_by(pod: &Pod, kind: &str) -> bool {
 }
 
 /// Whether a do-not-disrupt annotation is active: v1 takes `"true"` or a positive duration
-/// from the pod's start (no start known: active, as Karpenter fails safe); earlier releases only
-/// `"true"`.
+/// from the pod's start (no start known: active, as Karpenter fails safe —
+/// [`drain::do_not_disrupt_active`]); earlier releases only `"true"`.
 fn do_not_disrupt(pod: &Pod, now: i64, release: Release) -> bool {
-    let Some(v) = pod.do_not_disrupt.as_deref() else {
-        return false;
-    };
     match release {
-        Release::V1_14 => {
-            if pod.creation_timestamp.is_none() {
-                v == "true" || parse_duration(v).is_ok_and(|d| d > 0)
-            } else {
-                drain::do_not_disrupt_active(pod, now)
-            }
-        }
-        Release::V0_37 | Release::V0_31 => v == "true",
+        Release::V1_14 => drain::do_not_disrupt_active(pod, now),
+        Release::V0_37 | Release::V0_31 => pod.do_not_disrupt.as_deref() == Some("true"),
     }
 }
 

@@ -35,7 +35,7 @@ pub use input::{
     BoundPod, ClaimFacts, ConsolidationInput, Drifted, FeatureGates, IntOrPercent, NodeInput,
     PdbInput, Release,
 };
-pub use pdb::fully_blocked;
+pub use pdb::currently_reschedulable;
 pub use reason::Reason;
 pub use report::{
     Action, ConsolidationReport, Decision, Method, NodeDecision, NodeReport, Replacement,

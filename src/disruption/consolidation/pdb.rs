@@ -8,6 +8,8 @@
 //! `kubernetes: pkg/controller/disruption/disruption.go` (`getExpectedPodCount`).
 
 use super::input::{IntOrPercent, PdbInput, Release};
+use crate::disruption::drain;
+use crate::model::nodepool::ApiGeneration;
 use crate::model::pod::Pod;
 
 /// A PodDisruptionBudget with its allowance worked out.
@@ -132,12 +134,32 @@ pub(crate) fn fully_blocks(pdbs: &[&Pdb], pod: &Pod, not_ready: bool) -> bool {
         .any(|p| p.fully_blocking && !(p.input.always_allow_unhealthy && not_ready))
 }
 
-/// [`fully_blocks`] from the PDBs' specs alone (no allowance needed): what the provisioner
-/// reads for the pods of a deleting node (`IsCurrentlyReschedulable`).
-pub fn fully_blocked(pdbs: &[PdbInput], pod: &Pod) -> bool {
+/// [`fully_blocks`] from the PDBs' specs alone (no allowance needed).
+fn fully_blocked(pdbs: &[PdbInput], pod: &Pod) -> bool {
     let pdbs = evaluate(pdbs.to_vec(), &[]);
     let refs: Vec<&Pdb> = pdbs.iter().collect();
     fully_blocks(&refs, pod, pod.not_ready)
+}
+
+/// Whether Karpenter schedules this pod of a deleting node again (`core v1.14.1:
+/// pkg/utils/pdb/pdb.go IsCurrentlyReschedulable`, `pkg/utils/pod/scheduling.go`): it is
+/// active (not Succeeded/Failed, not terminating) or a terminating StatefulSet pod; not a
+/// DaemonSet's or a mirror pod; not under an active `karpenter.sh/do-not-disrupt`; and not
+/// fully blocked by PDBs (one matching PDB with `maxUnavailable: 0`/`"0%"` or `minAvailable:
+/// "100%"`, or several matching PDBs) — the PDBs only count for a pod that would be evicted at
+/// all (`isEvictable`). `now`: Unix seconds, for do-not-disrupt durations.
+pub fn currently_reschedulable(pod: &Pod, pdbs: &[PdbInput], now: i64) -> bool {
+    let active = !pod.is_terminal() && !pod.terminating;
+    let reschedulable = (active || (pod.is_statefulset_pod() && pod.terminating))
+        && !pod.is_daemonset_pod()
+        && !pod.is_mirror();
+    let protected = active && drain::do_not_disrupt_active(pod, now);
+    let taint = drain::disruption_taint(Some(ApiGeneration::V1));
+    let evictable = active
+        && !pod.is_mirror()
+        && !pod.tolerations.iter().any(|t| t.tolerates(&taint))
+        && !protected;
+    reschedulable && !protected && !(evictable && fully_blocked(pdbs, pod))
 }
 
 #[cfg(test)]
@@ -198,5 +220,140 @@ mod tests {
         let mut with_status = pdb(Some(IntOrPercent::Int(3)), None);
         with_status.disruptions_allowed = Some(5);
         assert_eq!(evaluate(vec![with_status], &pods)[0].allowed, 5);
+    }
+
+    /// A PDB of `core v1.14.1: pkg/utils/pdb/suite_test.go` over `app: web`: envtest runs no
+    /// disruption controller, so its status allows 0 disruptions.
+    fn upstream_pdb(name: &str, min: Option<IntOrPercent>, max: Option<IntOrPercent>) -> PdbInput {
+        PdbInput {
+            name: name.into(),
+            disruptions_allowed: Some(0),
+            ..pdb(min, max)
+        }
+    }
+
+    /// The table rows shared by three upstream `DescribeTable`s: 100% min available, 0% max
+    /// unavailable, 0 max unavailable, two PDBs (100% min available) on the same pod.
+    fn blocking_tables() -> Vec<(&'static str, Vec<PdbInput>)> {
+        vec![
+            (
+                "100% min available",
+                vec![upstream_pdb("web", Some(IntOrPercent::Percent(100)), None)],
+            ),
+            (
+                "0% max unavailable",
+                vec![upstream_pdb("web", None, Some(IntOrPercent::Percent(0)))],
+            ),
+            (
+                "0 max unavailable",
+                vec![upstream_pdb("web", None, Some(IntOrPercent::Int(0)))],
+            ),
+            (
+                "multiple PDBs on the same pod",
+                vec![
+                    upstream_pdb("pdb-1", Some(IntOrPercent::Percent(100)), None),
+                    upstream_pdb("pdb-2", Some(IntOrPercent::Percent(100)), None),
+                ],
+            ),
+        ]
+    }
+
+    /// `CanEvictPods`: the first pod any PDB blocks, with the blocking PDBs' keys.
+    fn can_evict(pdbs: &[PdbInput], pods: &[Pod]) -> (Vec<String>, bool) {
+        let evaluated = evaluate(pdbs.to_vec(), &[]);
+        let refs: Vec<&Pdb> = evaluated.iter().collect();
+        for pod in pods {
+            match blocks(&refs, pod, pod.not_ready, Release::V1_14) {
+                Some(PdbBlock::Zero { pdb, .. }) => return (vec![pdb], false),
+                Some(PdbBlock::Several { pdbs }) => return (pdbs, false),
+                None => {}
+            }
+        }
+        (Vec::new(), true)
+    }
+
+    fn currently_reschedulable(pdbs: &[PdbInput], pod: &Pod, now: i64) -> bool {
+        super::currently_reschedulable(pod, pdbs, now)
+    }
+
+    /// `core v1.14.1: pkg/utils/pdb/suite_test.go` › "CanEvictPods" (3 It, two tables of 4
+    /// Entries) — agree.
+    #[test]
+    fn can_evict_pods_as_upstream() {
+        let web = |name: &str| PodBuilder::new(name).label("app", "web").build();
+        let mut unhealthy = web("unhealthy");
+        unhealthy.not_ready = true;
+        let mut allow = upstream_pdb("web", Some(IntOrPercent::Percent(100)), None);
+        allow.always_allow_unhealthy = true;
+        assert_eq!(
+            can_evict(&[allow], &[unhealthy.clone()]),
+            (vec![], true),
+            "can evict unhealthy pods when UnhealthyPodEvictionPolicy is set to always allow"
+        );
+        let strict = upstream_pdb("web", Some(IntOrPercent::Percent(100)), None);
+        assert_eq!(
+            can_evict(&[strict], &[unhealthy]),
+            (vec!["default/web".to_string()], false),
+            "can't evict unhealthy pods when UnhealthyPodEvictionPolicy is not set"
+        );
+        let mut other = pdb(None, None);
+        other.selector = Some(LabelSelector::eq(&[("other", "value")]));
+        assert_eq!(
+            can_evict(&[other], &[web("p")]),
+            (vec![], true),
+            "can evict pods when no PDBs match"
+        );
+        for (entry, pdbs) in blocking_tables() {
+            let keys: Vec<String> = pdbs.iter().map(|p| format!("default/{}", p.name)).collect();
+            assert_eq!(
+                can_evict(&pdbs, &[web("pod1"), web("pod2")]),
+                (keys.clone(), false),
+                "not allowed for every pod in the list: {entry}"
+            );
+            assert_eq!(
+                can_evict(&pdbs, &[web("pod1"), PodBuilder::new("pod2").build()]),
+                (keys, false),
+                "not allowed for one pod in the list: {entry}"
+            );
+        }
+    }
+
+    /// `core v1.14.1: pkg/utils/pdb/suite_test.go` › "IsCurrentlyReschedulable" (4 It, one
+    /// table of 4 Entries) — agree.
+    #[test]
+    fn is_currently_reschedulable_as_upstream() {
+        let now = 1_719_230_400;
+        let web = |name: &str| PodBuilder::new(name).label("app", "web").build();
+        let mut unhealthy = web("unhealthy");
+        unhealthy.not_ready = true;
+        let mut allow = upstream_pdb("web", Some(IntOrPercent::Percent(100)), None);
+        allow.always_allow_unhealthy = true;
+        assert!(
+            currently_reschedulable(&[allow], &unhealthy, now),
+            "considers unhealthy pod as currently reschedulable when UnhealthyPodEvictionPolicy is set to always allow"
+        );
+        let strict = upstream_pdb("web", Some(IntOrPercent::Percent(100)), None);
+        assert!(
+            !currently_reschedulable(&[strict], &unhealthy, now),
+            "does not consider unhealthy pod as currently reschedulable when UnhealthyPodEvictionPolicy is not set"
+        );
+        let mut other = pdb(None, None);
+        other.selector = Some(LabelSelector::eq(&[("other", "value")]));
+        assert!(
+            currently_reschedulable(&[other], &web("p"), now),
+            "considers pod as currently reschedulable when no PDBs match"
+        );
+        for (entry, pdbs) in blocking_tables() {
+            assert!(
+                !currently_reschedulable(&pdbs, &web("p"), now),
+                "pods which are not currently reschedulable due to PDBs: {entry}"
+            );
+        }
+        let mut pinned = web("pinned");
+        pinned.do_not_disrupt = Some("true".into());
+        assert!(
+            !currently_reschedulable(&[], &pinned, now),
+            "does not consider pod with do-not-disrupt annotation as currently reschedulable"
+        );
     }
 }

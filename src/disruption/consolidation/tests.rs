@@ -246,11 +246,11 @@ fn do_not_disrupt_on_the_node_or_a_pod_blocks() {
     );
 }
 
-/// A pod with `karpenter.sh/do-not-disrupt: value`, created at `created`.
-fn guarded_pod(name: &str, cpu: &str, value: &str, created: &str) -> Pod {
+/// A pod with `karpenter.sh/do-not-disrupt: value`, started at `started`.
+fn guarded_pod(name: &str, cpu: &str, value: &str, started: &str) -> Pod {
     let mut p = pod(name, cpu);
     p.do_not_disrupt = Some(value.into());
-    p.creation_timestamp = Some(created.into());
+    p.start_time = Some(started.into());
     p
 }
 

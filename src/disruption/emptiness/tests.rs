@@ -168,7 +168,7 @@ fn an_empty_node_is_held_by_what_karpenter_checks_before_disrupting() {
     );
 }
 
-// A do-not-disrupt duration (v1.x) holds only until it has passed since the pod's creation.
+// A do-not-disrupt duration (v1.x) holds only until it has passed since the pod's start.
 #[test]
 fn a_do_not_disrupt_duration_holds_only_while_it_lasts() {
     let mut ds = PodBuilder::new("ds")
@@ -176,7 +176,7 @@ fn a_do_not_disrupt_duration_holds_only_while_it_lasts() {
         .on_node("a")
         .build();
     ds.do_not_disrupt = Some("1h".into());
-    ds.creation_timestamp = Some(crate::model::time::format_rfc3339(NOW - 7200));
+    ds.start_time = Some(crate::model::time::format_rfc3339(NOW - 7200));
     assert_eq!(
         one(node("a", "default", Some(60)), &[ds]),
         Emptiness::Remove { empty_for: 60 }

@@ -420,13 +420,9 @@ pub fn deleting_node_pods(manifests: &Manifests) -> bool {
 /// Moves the pods of the nodes being deleted that Karpenter schedules again into the pods to
 /// place, and says which they were, by node (`core v1.14.1:
 /// pkg/controllers/provisioning/provisioner.go` `Schedule`: `nodes.Deleting()
-/// .CurrentlyReschedulablePods`, scheduled with the pending pods against the active nodes only).
-/// A pod is rescheduled when (`pkg/utils/pdb/pdb.go` `IsCurrentlyReschedulable`,
-/// `pkg/utils/pod/scheduling.go`): it is active (not Succeeded/Failed, not terminating) or a
-/// terminating StatefulSet pod; not a DaemonSet's or a mirror pod; not under an active
-/// `karpenter.sh/do-not-disrupt`; and not fully blocked by PDBs (one matching PDB with
-/// `maxUnavailable: 0`/`"0%"` or `minAvailable: "100%"`, or several matching PDBs — only for
-/// a pod that would be evicted at all). `now`: Unix seconds, for do-not-disrupt durations.
+/// .CurrentlyReschedulablePods`, scheduled with the pending pods against the active nodes only;
+/// which pods: [`crate::disruption::consolidation::currently_reschedulable`]). `now`: Unix
+/// seconds, for do-not-disrupt durations.
 pub fn reschedule_deleting(
     input: &mut Input,
     pdbs: &[crate::api::core::PodDisruptionBudget],
@@ -441,26 +437,11 @@ pub fn reschedule_deleting(
         .iter()
         .map(crate::usecases::consolidate::pdb_input)
         .collect::<Result<Vec<_>, _>>()?;
-    let taint = crate::disruption::drain::disruption_taint(Some(ApiGeneration::V1));
-    let blocked = |pod: &Pod| {
-        let evictable = !pod.terminating
-            && !pod.is_terminal()
-            && !pod.is_mirror()
-            && !pod.tolerations.iter().any(|t| t.tolerates(&taint))
-            && !crate::disruption::drain::do_not_disrupt_active(pod, now);
-        evictable && crate::disruption::consolidation::fully_blocked(&pdbs, pod)
-    };
     let mut moved = Vec::new();
     for node in input.existing_nodes.iter_mut().filter(|n| n.node.deleting) {
         let (go, stay): (Vec<Pod>, Vec<Pod>) =
             std::mem::take(&mut node.pods).into_iter().partition(|pod| {
-                let active = !pod.is_terminal() && !pod.terminating;
-                let reschedulable = (active || (pod.is_statefulset_pod() && pod.terminating))
-                    && !pod.is_daemonset_pod()
-                    && !pod.is_mirror();
-                let disruptable =
-                    !active || !crate::disruption::drain::do_not_disrupt_active(pod, now);
-                reschedulable && disruptable && !blocked(pod)
+                crate::disruption::consolidation::currently_reschedulable(pod, &pdbs, now)
             });
         node.pods = stay;
         if !go.is_empty() {
