@@ -134,24 +134,33 @@ fn reachable_domains(
         }
         let mut values: BTreeSet<&str> = BTreeSet::new();
         let mut every_type_tells = true;
-        for &t in types {
-            if key == labels::ZONE {
-                let admitted = admitted.get_or_insert_with(|| admitted_slots(pool, base));
-                values.extend(
-                    pool.offers[t as usize]
-                        .iter()
-                        .filter(|(slot, _)| admitted[*slot])
-                        .map(|(slot, _)| pool.slots[*slot].0.as_str()),
-                );
-                continue;
-            }
-            match pool.types[t as usize].requirements.get_ref(key) {
-                Some(r) if r.operator() == Operator::In => {
-                    values.extend(r.values().iter().map(String::as_str));
+        if key == labels::ZONE {
+            // The offering slots any type reaches, marked first: many types share a few
+            // zones, and a flag per slot costs no string comparison.
+            let admitted = admitted.get_or_insert_with(|| admitted_slots(pool, base));
+            let mut reached = vec![false; pool.slots.len()];
+            for &t in types {
+                for (slot, _) in pool.offers[t as usize].iter() {
+                    reached[*slot] |= admitted[*slot];
                 }
-                _ => {
-                    every_type_tells = false;
-                    break;
+            }
+            values.extend(
+                reached
+                    .iter()
+                    .zip(pool.slots.iter())
+                    .filter(|(hit, _)| **hit)
+                    .map(|(_, (zone, _))| zone.as_str()),
+            );
+        } else {
+            for &t in types {
+                match pool.types[t as usize].requirements.get_ref(key) {
+                    Some(r) if r.operator() == Operator::In => {
+                        values.extend(r.values().iter().map(String::as_str));
+                    }
+                    _ => {
+                        every_type_tells = false;
+                        break;
+                    }
                 }
             }
         }
