@@ -273,7 +273,7 @@ pub fn do_not_disrupt_active(pod: &Pod, now: i64) -> bool {
         return false;
     }
     match pod.start_time.as_deref().and_then(parse_rfc3339) {
-        Some(start) => i128::from(now - start) * 1_000_000_000 < i128::from(nanos),
+        Some(start) => (i128::from(now) - i128::from(start)) * 1_000_000_000 < i128::from(nanos),
         None => true,
     }
 }
