@@ -272,10 +272,6 @@ mod tests {
         (Vec::new(), true)
     }
 
-    fn currently_reschedulable(pdbs: &[PdbInput], pod: &Pod, now: i64) -> bool {
-        super::currently_reschedulable(pod, pdbs, now)
-    }
-
     /// `core v1.14.1: pkg/utils/pdb/suite_test.go` › "CanEvictPods" (3 It, two tables of 4
     /// Entries) — agree.
     #[test]
@@ -329,30 +325,30 @@ mod tests {
         let mut allow = upstream_pdb("web", Some(IntOrPercent::Percent(100)), None);
         allow.always_allow_unhealthy = true;
         assert!(
-            currently_reschedulable(&[allow], &unhealthy, now),
+            currently_reschedulable(&unhealthy, &[allow], now),
             "considers unhealthy pod as currently reschedulable when UnhealthyPodEvictionPolicy is set to always allow"
         );
         let strict = upstream_pdb("web", Some(IntOrPercent::Percent(100)), None);
         assert!(
-            !currently_reschedulable(&[strict], &unhealthy, now),
+            !currently_reschedulable(&unhealthy, &[strict], now),
             "does not consider unhealthy pod as currently reschedulable when UnhealthyPodEvictionPolicy is not set"
         );
         let mut other = pdb(None, None);
         other.selector = Some(LabelSelector::eq(&[("other", "value")]));
         assert!(
-            currently_reschedulable(&[other], &web("p"), now),
+            currently_reschedulable(&web("p"), &[other], now),
             "considers pod as currently reschedulable when no PDBs match"
         );
         for (entry, pdbs) in blocking_tables() {
             assert!(
-                !currently_reschedulable(&pdbs, &web("p"), now),
+                !currently_reschedulable(&web("p"), &pdbs, now),
                 "pods which are not currently reschedulable due to PDBs: {entry}"
             );
         }
         let mut pinned = web("pinned");
         pinned.do_not_disrupt = Some("true".into());
         assert!(
-            !currently_reschedulable(&[], &pinned, now),
+            !currently_reschedulable(&pinned, &[], now),
             "does not consider pod with do-not-disrupt annotation as currently reschedulable"
         );
     }
