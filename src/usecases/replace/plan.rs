@@ -10,10 +10,11 @@ use std::collections::BTreeSet;
 use super::steps::{drain_options, is_reschedulable};
 use crate::api::Manifests;
 use crate::cloud::types::Compute;
+use crate::disruption::consolidation::{currently_reschedulable, PdbInput};
 use crate::disruption::drain::{self, Pdb};
 use crate::disruption::replace::{claim_name, Action, Chosen, Detail, Method, Record};
 use crate::error::CommandError;
-use crate::k8s::Cluster;
+use crate::k8s::{snapshot, Cluster};
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
@@ -96,6 +97,8 @@ pub struct Planner<'a> {
     reserved: Vec<Pod>,
     force: bool,
     now: i64,
+    /// The PDBs as the reschedule rule reads them, listed once when a forceful node has pods.
+    reschedule_pdbs: Option<Vec<PdbInput>>,
 }
 
 impl<'a> Planner<'a> {
@@ -135,6 +138,7 @@ impl<'a> Planner<'a> {
             reserved,
             force,
             now,
+            reschedule_pdbs: None,
         }
     }
 
@@ -217,12 +221,16 @@ impl<'a> Planner<'a> {
             }
         }
         let names: BTreeSet<&str> = nodes.iter().map(|n| n.name.as_str()).collect();
-        let moving: Vec<Pod> = self
+        let moving: Vec<&Pod> = self
             .snapshot
             .bound_pods
             .iter()
             .filter(|p| p.node_name.as_deref().is_some_and(|n| names.contains(n)))
             .filter(|p| is_reschedulable(p))
+            .collect();
+        let moving = self.forceful_moves(live, intent, moving)?;
+        let moving: Vec<Pod> = moving
+            .into_iter()
             .map(|p| {
                 let mut pending = p.clone();
                 pending.node_name = None;
@@ -310,6 +318,36 @@ impl<'a> Planner<'a> {
             reserved,
             left_pending: stuck,
         })
+    }
+}
+
+impl<'a> Planner<'a> {
+    /// Of a forceful node's pods, those Karpenter's provisioner schedules again now: not under
+    /// an active do-not-disrupt, not held by a PDB that can never allow an eviction (`core
+    /// v1.14.1: pkg/controllers/provisioning/provisioner.go` `Schedule` →
+    /// `CurrentlyReschedulablePods`; core#1789). The rest wait on the node for its grace
+    /// period and get no capacity now; any other intent moves every pod.
+    fn forceful_moves<C: Cluster, P: Compute, K: Clock + ?Sized>(
+        &mut self,
+        live: &Live<'_, C, P, K>,
+        intent: Intent<'_>,
+        pods: Vec<&'a Pod>,
+    ) -> Result<Vec<&'a Pod>, CommandError> {
+        if !matches!(intent, Intent::Forceful) || pods.is_empty() {
+            return Ok(pods);
+        }
+        if self.reschedule_pdbs.is_none() {
+            let pdbs = snapshot::read_pdbs(live.cluster)?
+                .iter()
+                .map(crate::usecases::consolidate::pdb_input)
+                .collect::<Result<Vec<_>, _>>()?;
+            self.reschedule_pdbs = Some(pdbs);
+        }
+        let pdbs = self.reschedule_pdbs.as_deref().unwrap_or_default();
+        Ok(pods
+            .into_iter()
+            .filter(|p| currently_reschedulable(p, pdbs, self.now))
+            .collect())
     }
 }
 

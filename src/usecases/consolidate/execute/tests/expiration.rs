@@ -270,3 +270,64 @@ fn a_v1_expired_node_behind_a_pdb_at_zero_starts_but_its_drain_respects_the_pdb(
     assert_eq!(pending(&world), Vec::<String>::new());
     assert!(replace::verdict(&run.outcomes).is_err(), "exit 3");
 }
+
+/// v1 expiration launches only for the pods Karpenter's provisioner would schedule again
+/// (`core v1.14.1: pkg/controllers/provisioning/provisioner.go` `Schedule`:
+/// `CurrentlyReschedulablePods` of the deleting nodes): a pod under an active do-not-disrupt
+/// or a PDB that can never allow an eviction stays until the grace period and gets no
+/// replacement capacity now (core#1789; the report's `drainWaitsFor`).
+#[test]
+fn a_v1_expired_node_launches_only_for_its_currently_reschedulable_pods() {
+    let world = world(3, json!([{"nodes": "100%"}]));
+    world.cluster.put(node_pool(
+        "default",
+        json!({
+            "template": {"spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                    "name": "default"},
+                "requirements": [
+                    {"key": "karpenter.sh/capacity-type", "operator": "In",
+                        "values": ["on-demand"]},
+                    {"key": "node.kubernetes.io/instance-type", "operator": "In",
+                        "values": ["c6a.large"]}]}},
+            "disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "Never"}
+        }),
+    ));
+    let expired = managed(&world, "c6a.2xlarge", &["p0", "p1", "p2"]);
+    expire_after(&world, &expired, "30m");
+    world
+        .cluster
+        .update("v1", "Pod", Some("default"), "p1", |p| {
+            p["metadata"]["annotations"] = json!({"karpenter.sh/do-not-disrupt": "true"});
+        });
+    world
+        .cluster
+        .update("v1", "Pod", Some("default"), "p2", |p| {
+            p["metadata"]["labels"]["guard"] = json!("full");
+        });
+    world.cluster.put(json!({
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": "guard", "namespace": "default"},
+        "spec": {"maxUnavailable": 0, "selector": {"matchLabels": {"guard": "full"}}},
+        "status": {"disruptionsAllowed": 0}
+    }));
+
+    let run = run(&world);
+    assert_eq!(
+        instance_types_launched(&world),
+        ["c6a.large"],
+        "one replacement, for p0 only: {:#?}",
+        run.events
+    );
+    // p2's PDB never allows its eviction: the drain waits on it (and on p1) as Karpenter's
+    // termination does, while p0 already runs on its replacement.
+    let o = run.outcome(&expired);
+    assert_eq!(o.replacements.len(), 1, "{o:?}");
+    assert!(
+        run.events
+            .iter()
+            .any(|e| matches!(e, Event::Node { step: NodeStep::Evicted { pod }, .. } if pod == "default/p0")),
+        "{:#?}",
+        run.events
+    );
+}
