@@ -20,6 +20,11 @@ pub(crate) struct Template {
 }
 
 /// Checks and converts `spec.template.metadata` and the scheduling half of `spec.template.spec`.
+///
+/// `well_known`: check the requirements' well-known values, a rule of v1.14.1's NodePool
+/// validation controller (`validate::well_known_values`) that v0.37 did not have (`core
+/// v0.37.7` has no `WellKnownValuesForRequirements`): a v1beta1 pool with `capacity-type In
+/// [xspot]` was accepted there and its pods stayed pending.
 pub(crate) fn template(
     ctx: &Ctx,
     metadata: Option<&TemplateMetadata>,
@@ -27,6 +32,7 @@ pub(crate) fn template(
     startup_taints: Option<&[TaintSpec]>,
     requirements: Option<&[RequirementSpec]>,
     operators: &[Operator],
+    well_known: bool,
 ) -> Result<Template, InputError> {
     // The CRDs' `maxItems: 100` (v1beta1 and v1).
     let count = requirements.map_or(0, <[_]>::len);
@@ -47,7 +53,9 @@ pub(crate) fn template(
         true,
         true,
     )?;
-    validate::well_known_values(ctx, "spec.template.spec.requirements", &requirements)?;
+    if well_known {
+        validate::well_known_values(ctx, "spec.template.spec.requirements", &requirements)?;
+    }
     Ok(Template {
         labels,
         annotations: metadata

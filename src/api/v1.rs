@@ -286,6 +286,7 @@ impl NodePool {
             tspec.startup_taints.as_deref(),
             tspec.requirements.as_deref(),
             NODEPOOL_OPERATORS_V1,
+            true,
         )?;
         // v1 requires all three (the CRD's `required: [group, kind, name]`); v1beta1 defaulted
         // the kind and read the group from an optional apiVersion.

@@ -257,6 +257,7 @@ impl NodePool {
             tspec.startup_taints.as_deref(),
             tspec.requirements.as_deref(),
             CLASSIC_OPERATORS,
+            false,
         )?;
         let node_class_ref = nodepool::node_class_ref(&ctx, tspec.node_class_ref.as_ref())?;
         let kubelet = tspec

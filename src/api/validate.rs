@@ -205,7 +205,7 @@ pub(crate) fn requirements(
 /// The values the NodePool validation controller knows for a key (`core v1.14.1:
 /// pkg/apis/v1/labels.go` `WellKnownValuesForRequirements`; aws v1.14.1 `pkg/apis/v1/labels.go`
 /// adds `instance-tenancy`).
-fn known_values(key: &str) -> Option<&'static [&'static str]> {
+pub(crate) fn known_values(key: &str) -> Option<&'static [&'static str]> {
     match key {
         labels::CAPACITY_TYPE => Some(&[
             instance_type::ON_DEMAND,

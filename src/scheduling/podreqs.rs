@@ -137,19 +137,26 @@ impl PodState {
 
 /// Why a pod is refused before any placement is tried (Karpenter's pending-pod validation,
 /// docs/karpenter.md §6.1), or `None` if it can be scheduled.
-pub(crate) fn validation_error(pod: &Pod) -> Option<Reason> {
+///
+/// `provisioners`: the input has v1alpha5 Provisioners, planned as Karpenter v0.31 did, where
+/// `karpenter.sh/provisioner-name` is a well-known label a pod may select (`core v0.31.4:
+/// pkg/apis/v1alpha5/labels.go` `WellKnownLabels`) and requiring it `DoesNotExist` opts the pod
+/// out (`provisioner.go` `validateProvisionerNameCanExist`); v1.14.1 knows only
+/// `karpenter.sh/nodepool` and refuses the old key as restricted.
+pub(crate) fn validation_error(pod: &Pod, provisioners: bool) -> Option<Reason> {
     if let Some(why) = &pod.unsupported {
         return Some(Reason::Unsupported(why.clone()));
     }
     let check_key = |key: &str, op: Operator| -> Option<Reason> {
         let key = labels::normalize_key(key).to_string();
-        if key == labels::NODEPOOL && op == Operator::DoesNotExist {
+        let owner = key == labels::NODEPOOL || (provisioners && key == labels::PROVISIONER_NAME);
+        if owner && op == Operator::DoesNotExist {
             return Some(Reason::OptsOutOfKarpenter { key });
         }
         if key == labels::HOSTNAME {
             return Some(Reason::SelectsSpecificNode { key });
         }
-        if key != labels::NODEPOOL && key != labels::CAPACITY_TYPE {
+        if !owner && key != labels::CAPACITY_TYPE {
             if let Some(why) = labels::restricted_reason(&key) {
                 if key.starts_with("karpenter.sh/") {
                     return Some(Reason::RestrictedLabel { key, why });

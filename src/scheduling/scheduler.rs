@@ -11,6 +11,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::model::labels;
+use crate::model::nodepool::ApiGeneration;
 use crate::model::pod::Pod;
 use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::resources::Resources;
@@ -137,11 +138,15 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
     // Replicas of one template (consecutive, sharing their fields) share one verdict and one
     // initial state: the first replica's.
     let mut template: Option<(&Pod, Result<usize, Reason>)> = None;
+    let provisioners = input
+        .pools
+        .iter()
+        .any(|p| p.pool.generation == Some(ApiGeneration::V1Alpha5));
     for (i, pod) in input.pods.iter().enumerate() {
         let verdict = match template.as_ref() {
             Some((first, verdict)) if first.shares_fields_with(pod) => verdict.clone(),
             _ => {
-                let verdict = match validation_error(pod) {
+                let verdict = match validation_error(pod, provisioners) {
                     Some(reason) => Err(reason),
                     None => Ok(states.len()),
                 };

@@ -5,7 +5,7 @@ use super::super::meta::NodeClassRefSpec;
 use super::super::objects::Object;
 use super::super::v1alpha5::{group_of, AWS_GROUP};
 use super::super::yaml::Value;
-use super::super::{v1, v1beta1};
+use super::super::{v1, v1beta1, validate};
 use super::kubelet::{strip_runtime, KubeletUse};
 use super::metadata::{clean_metadata, unknown_fields};
 use super::provisioner::forceful_expiry;
@@ -50,6 +50,25 @@ impl Converter<'_> {
                 "spec.template.spec.resources",
                 "dropped: v1 NodePool templates have no resources (v1beta1 ignored them on NodePools)",
             );
+        }
+
+        for (i, r) in tspec.requirements.iter().flatten().enumerate() {
+            let key = r.key.as_deref().unwrap_or_default();
+            let Some(known) = validate::known_values(key) else {
+                continue;
+            };
+            let values = r.values.as_deref().unwrap_or_default();
+            if r.operator.as_deref() == Some("In")
+                && !values.iter().any(|v| known.contains(&v.as_str()))
+            {
+                notes.add(
+                    format!("spec.template.spec.requirements[{i}].values"),
+                    format!(
+                        "kept {values:?}, which names no {key} Karpenter knows ({}): v0.37 left the pool's pods pending, v1.14.1's NodePool validation refuses the pool (ValidationSucceeded=False, never used)",
+                        known.join(", ")
+                    ),
+                );
+            }
         }
 
         let d = spec.disruption.clone().unwrap_or_default();
@@ -134,6 +153,40 @@ impl Converter<'_> {
 #[cfg(test)]
 mod tests {
     use super::super::tests::*;
+
+    /// Swept in session 17: msfidelis/eks-karpenter-autonomous-cluster
+    /// `files/karpenter/node_pool.yml.tpl`, a v1beta1 NodePool whose `capacity-type` values come
+    /// from a Terraform variable. v0.37 has no well-known-values rule (`core v0.37.7` has no
+    /// `WellKnownValuesForRequirements`): an unknown value was accepted and its pods stayed
+    /// pending, where we refused the v1beta1 pool (and so `convert` refused it). v1.14.1's
+    /// NodePool validation refuses the converted pool (`nodeclaim_validation.go`
+    /// `validateWellKnownValues`), so the conversion says so.
+    #[test]
+    fn v1beta1_unknown_capacity_types_are_read_and_flagged_when_converted() {
+        let pool = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: c}\n      requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [xspot]}]\n";
+        let m = load_str("in.yaml", pool).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(m.node_pools.len(), 1);
+        let c = conv(pool);
+        let a = doc(&c, "NodePool", "p");
+        note(
+            a,
+            "spec.template.spec.requirements[0].values",
+            "ValidationSucceeded=False",
+        );
+        let err = load_str("out.yaml", &c.to_yaml()).unwrap_err().to_string();
+        assert!(
+            err.contains("spec.template.spec.requirements[0].values"),
+            "{err}"
+        );
+        // A known value beside it: no note (v1.14.1 fails open).
+        let c = conv(&pool.replace("[xspot]", "[spot, xspot]"));
+        let a = doc(&c, "NodePool", "p");
+        assert!(
+            a.notes.iter().all(|n| !n.field.contains("requirements")),
+            "{:?}",
+            a.notes
+        );
+    }
 
     #[test]
     fn v1beta1_nodepools_move_expiry_and_kubelet_and_rename_policies() {

@@ -829,6 +829,49 @@ mod tests {
         }
     }
 
+    /// Public configurations swept in session 17 (terraform-aws-modules/terraform-aws-eks
+    /// `examples/karpenter/main.tf` before v20, msfidelis/eks-karpenter-autonomous-cluster
+    /// `examples/spots/*/provision.yml`, aws-samples/aws-do-eks `provisioner-deploy-*.sh`): a
+    /// v1alpha5 Provisioner's workload selects it by `karpenter.sh/provisioner-name`, a
+    /// well-known label in v0.31 (`core v0.31.4: pkg/apis/v1alpha5/labels.go`
+    /// `WellKnownLabels`; `provisioner.go` `validateProvisionerNameCanExist` opts a pod requiring
+    /// it `DoesNotExist` out). We refused every such pod as "restricted" (v1.14.1's rule); a v1
+    /// pool's pod selecting the old key is still refused so.
+    #[test]
+    fn a_provisioners_pods_may_select_the_provisioner_name() {
+        let legacy = "---\napiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: default}\nspec:\n  requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}]\n  providerRef: {name: default}\n---\napiVersion: karpenter.k8s.aws/v1alpha1\nkind: AWSNodeTemplate\nmetadata: {name: default}\nspec:\n  subnetSelector: {a: b}\n  securityGroupSelector: {a: b}\n";
+        let selecting = POD.replace(
+            "spec:\n",
+            "spec:\n  nodeSelector: {karpenter.sh/provisioner-name: default}\n",
+        );
+        let plan = offline_plan(format!("{legacy}{selecting}"));
+        assert_eq!(plan.node_claims.len(), 1, "{:?}", plan.unschedulable);
+        assert_eq!(plan.node_claims[0].launch.instance_type, "m5.large");
+        let other = selecting.replace("provisioner-name: default", "provisioner-name: other");
+        let plan = offline_plan(format!("{legacy}{other}"));
+        assert!(plan.node_claims.is_empty());
+        let opting_out = POD.replace("spec:\n", "spec:\n  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: karpenter.sh/provisioner-name, operator: DoesNotExist}]}]}}}\n");
+        let plan = offline_plan(format!("{legacy}{opting_out}"));
+        assert!(
+            plan.unschedulable[0]
+                .reason
+                .to_string()
+                .contains("opts out"),
+            "{:?}",
+            plan.unschedulable
+        );
+        let plan = offline_plan(format!("{}{V1_CLASS}{selecting}", pool_of("m5.large")));
+        assert!(plan.node_claims.is_empty());
+        assert!(
+            plan.unschedulable[0]
+                .reason
+                .to_string()
+                .contains("is restricted"),
+            "{:?}",
+            plan.unschedulable
+        );
+    }
+
     /// A NodeOverlay adding `hugepages-2Mi` capacity (the nodeoverlays concept page's example)
     /// takes it off the type's allocatable memory (`core v1.14.1: pkg/cloudprovider/types.go`
     /// `computeAllocatable`): m5.large (6903Mi allocatable) with 4Gi of hugepages no longer holds
