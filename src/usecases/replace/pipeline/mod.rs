@@ -540,6 +540,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     &node.name,
                     NodeStep::Resuming(Resume::Recordoned),
                 ));
+                steps::exclude_from_load_balancers(cluster, node)?;
                 self.active.push(job(r, State::Draining(Drain::new(mono))));
                 return Ok(None);
             }
@@ -832,7 +833,10 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                 let waited = mono.saturating_sub(*since);
                 match launching_next(&seen, waited, self.settings.ready_timeout) {
                     LaunchingNext::Wait => None,
-                    LaunchingNext::Drain => Some(State::Draining(Drain::new(mono))),
+                    LaunchingNext::Drain => {
+                        steps::exclude_from_load_balancers(cluster, &job.node)?;
+                        Some(State::Draining(Drain::new(mono)))
+                    }
                     LaunchingNext::RollBack(why) => {
                         // A command's replacement is its first node's to terminate.
                         let instances: Vec<String> = match job.follows {

@@ -10,6 +10,7 @@ mod pipeline;
 mod resume;
 mod select;
 mod static_drift;
+mod termination;
 mod via_controller;
 
 use std::cell::RefCell;

@@ -37,6 +37,8 @@ fn a_drifted_node_is_marked_replaced_drained_and_deleted_in_that_order() {
             format!("PATCH /api/v1/nodes/{}", old[0]),
             format!("PATCH /api/v1/nodes/{}", old[0]),
             format!("PATCH /api/v1/nodes/{new_node}"),
+            // Out of external load balancers as the drain begins (s17).
+            format!("PATCH /api/v1/nodes/{}", old[0]),
             "POST /api/v1/namespaces/default/pods/p0/eviction".to_string(),
             format!("PATCH /api/v1/nodes/{}", old[0]),
             format!("DELETE /api/v1/nodes/{}", old[0]),
@@ -48,6 +50,7 @@ fn a_drifted_node_is_marked_replaced_drained_and_deleted_in_that_order() {
         .into_iter()
         .filter(|r| r.method == Http::Patch && r.path.ends_with(&old[0]))
         .map(|r| r.body)
+        .filter(|b| b["metadata"]["annotations"][REPLACEMENT].is_string())
         .collect();
     let steps: Vec<Step> = patches
         .iter()
