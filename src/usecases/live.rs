@@ -212,47 +212,87 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
     }
 
     /// What Karpenter's controllers do to a node launched here, as far as its Node does not show
-    /// it done yet (one patch, none when nothing is missing). Once it is Ready, registration:
-    /// the NodeClaim's labels (`type_labels()`, the launched type's `karpenter.k8s.aws/
-    /// instance-*`, …), its annotations (the template's) and `karpenter.sh/registered`
-    /// (`core v1.14.1: pkg/controllers/nodeclaim/lifecycle/registration.go` `syncNode`:
-    /// `lo.Assign(node.Annotations, nodeClaim.Annotations)`). Once `initialized`
+    /// it done yet (one patch, none when nothing is missing). Registration, once, when the Node
+    /// is first seen (`karpenter.sh/registered` not on it yet): the NodeClaim's labels
+    /// (`type_labels()`, see `provisioning::launch::registration_labels`), its annotations (the
+    /// template's), `karpenter.sh/registered`, and its taints and startup taints (`taints`) that
+    /// the Node lacks (matched by key and effect), unless the Node is labelled
+    /// `karpenter.sh/do-not-sync-taints=true` (its kubelet registers them: every family but
+    /// Custom) — `core v1.14.1: pkg/controllers/nodeclaim/lifecycle/registration.go syncNode`,
+    /// `registration_test.go` "should sync the taints / startupTaints …", "should not re-sync
+    /// the startupTaints to the Node when the startupTaints are removed". Once `initialized`
     /// ([`Node::initialization`], decided by the caller with the NodeClaim's startup taints and
     /// requests), `karpenter.sh/initialized` (`initialization.go`), so budgets, drift and later
-    /// commands treat it like any managed node.
+    /// commands treat it like any managed node. `Ok(true)` when taints were put on the Node: it
+    /// is not initialized this time, whatever `initialized` said.
     pub fn sync_registered(
         &self,
         node: &Node,
         type_labels: impl FnOnce() -> BTreeMap<String, String>,
         annotations: &BTreeMap<String, String>,
+        taints: &[&crate::model::taints::Taint],
         initialized: bool,
-    ) -> Result<(), CommandError> {
+    ) -> Result<bool, CommandError> {
         let has = |key: &str| node.labels.get(key).is_some_and(|v| v == "true");
-        if !node.ready {
-            return Ok(());
-        }
         let register = !has(labels::REGISTERED);
+        let mut missing: Vec<&crate::model::taints::Taint> = Vec::new();
+        if register && !has(labels::DO_NOT_SYNC_TAINTS) {
+            for t in taints {
+                let on = node.taints.iter().any(|n| t.matches(n))
+                    || missing.iter().any(|m| t.matches(m));
+                if !on {
+                    missing.push(t);
+                }
+            }
+        }
         let mut node_labels = BTreeMap::new();
         if register {
             node_labels = type_labels();
             node_labels.insert(labels::REGISTERED.to_string(), "true".to_string());
         }
-        if initialized && !has(labels::INITIALIZED) {
+        if initialized && missing.is_empty() && !has(labels::INITIALIZED) {
             node_labels.insert(labels::INITIALIZED.to_string(), "true".to_string());
         }
         if node_labels.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
-        let mut metadata = serde_json::json!({ "labels": node_labels });
+        let path = format!("/api/v1/nodes/{}", node.name);
+        let mut patch = serde_json::json!({ "metadata": { "labels": node_labels } });
         if register && !annotations.is_empty() {
-            metadata["annotations"] = serde_json::json!(annotations);
+            patch["metadata"]["annotations"] = serde_json::json!(annotations);
         }
-        ops::merge_patch(
-            self.cluster,
-            &format!("/api/v1/nodes/{}", node.name),
-            &serde_json::json!({ "metadata": metadata }),
-        )?;
-        Ok(())
+        if !missing.is_empty() {
+            // The Node's taints as the API server has them (a merge patch replaces the list),
+            // under its resourceVersion: a kubelet or agent changing them meanwhile is a 409,
+            // and the node is registered on the next look.
+            let Some(live) = ops::get::<serde_json::Value>(self.cluster, &path)? else {
+                return Ok(false);
+            };
+            let mut list: Vec<serde_json::Value> = live
+                .pointer("/spec/taints")
+                .and_then(serde_json::Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            for t in &missing {
+                let mut v = serde_json::json!({"key": t.key, "effect": t.effect.as_str()});
+                if !t.value.is_empty() {
+                    v["value"] = t.value.clone().into();
+                }
+                list.push(v);
+            }
+            patch["spec"] = serde_json::json!({ "taints": list });
+            patch["metadata"]["resourceVersion"] = live
+                .pointer("/metadata/resourceVersion")
+                .cloned()
+                .unwrap_or(serde_json::Value::Null);
+            return match ops::merge_patch(self.cluster, &path, &patch) {
+                Ok(_) => Ok(true),
+                Err(e) if matches!(e.status(), Some(404) | Some(409)) => Ok(true),
+                Err(e) => Err(e.into()),
+            };
+        }
+        ops::merge_patch(self.cluster, &path, &patch)?;
+        Ok(false)
     }
 }
 
