@@ -257,42 +257,51 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             return Ok(false);
         }
         let path = format!("/api/v1/nodes/{}", node.name);
-        let mut patch = serde_json::json!({ "metadata": { "labels": node_labels } });
-        if register && !annotations.is_empty() {
-            patch["metadata"]["annotations"] = serde_json::json!(annotations);
-        }
         if !missing.is_empty() {
-            // The Node's taints as the API server has them (a merge patch replaces the list),
-            // under its resourceVersion: a kubelet or agent changing them meanwhile is a 409,
-            // and the node is registered on the next look.
-            let Some(live) = ops::get::<serde_json::Value>(self.cluster, &path)? else {
-                return Ok(false);
+            // Appended with a JSON patch (no read, no `get nodes` permission, and taints a
+            // kubelet or agent changes meanwhile stay); the labels follow once it went
+            // through, so a node is registered only with its taints on. The model's taints
+            // include the one a cordon implies: a cordoned node's list is written whole.
+            let implied = |t: &&crate::model::taints::Taint| {
+                node.unschedulable && t.key == labels::UNSCHEDULABLE_TAINT
             };
-            let mut list: Vec<serde_json::Value> = live
-                .pointer("/spec/taints")
-                .and_then(serde_json::Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            for t in &missing {
+            let json = |t: &crate::model::taints::Taint| {
                 let mut v = serde_json::json!({"key": t.key, "effect": t.effect.as_str()});
                 if !t.value.is_empty() {
                     v["value"] = t.value.clone().into();
                 }
-                list.push(v);
-            }
-            patch["spec"] = serde_json::json!({ "taints": list });
-            patch["metadata"]["resourceVersion"] = live
-                .pointer("/metadata/resourceVersion")
-                .cloned()
-                .unwrap_or(serde_json::Value::Null);
-            return match ops::merge_patch(self.cluster, &path, &patch) {
-                Ok(_) => Ok(true),
-                Err(e) if matches!(e.status(), Some(404) | Some(409)) => Ok(true),
-                Err(e) => Err(e.into()),
+                v
             };
+            let ops_list: Vec<serde_json::Value> = if node
+                .taints
+                .iter()
+                .filter(|t| !implied(t))
+                .count()
+                == 0
+            {
+                vec![serde_json::json!({"op": "add", "path": "/spec/taints",
+                    "value": missing.iter().map(|t| json(t)).collect::<Vec<_>>()})]
+            } else {
+                missing
+                    .iter()
+                    .map(|t| serde_json::json!({"op": "add", "path": "/spec/taints/-", "value": json(t)}))
+                    .collect()
+            };
+            match ops::json_patch(self.cluster, &path, &serde_json::json!(ops_list)) {
+                Ok(_) => {}
+                // Gone, or its taints changed shape meanwhile: registered on the next look.
+                Err(e) if matches!(e.status(), Some(404) | Some(409) | Some(422)) => {
+                    return Ok(true)
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let mut patch = serde_json::json!({ "metadata": { "labels": node_labels } });
+        if register && !annotations.is_empty() {
+            patch["metadata"]["annotations"] = serde_json::json!(annotations);
         }
         ops::merge_patch(self.cluster, &path, &patch)?;
-        Ok(false)
+        Ok(!missing.is_empty())
     }
 }
 

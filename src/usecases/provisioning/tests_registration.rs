@@ -131,21 +131,30 @@ fn registration_puts_the_pools_taints_startup_taints_and_labels_on_the_node_once
         .collect();
     assert_eq!(
         patches.len(),
-        2,
-        "registered once, initialized once: {patches:?}"
+        3,
+        "the taints, the registration, the initialization: {patches:?}"
     );
     assert_eq!(
-        patches[0]["spec"]["taints"],
-        json!([{"key": DEDICATED, "value": "gpu", "effect": "NoSchedule"},
-            {"key": AGENT, "effect": "NoSchedule"}])
+        patches[0],
+        json!([{"op": "add", "path": "/spec/taints", "value": [
+            {"key": DEDICATED, "value": "gpu", "effect": "NoSchedule"},
+            {"key": AGENT, "effect": "NoSchedule"}]}])
     );
-    assert!(patches[0]["metadata"]["labels"]
+    assert_eq!(
+        patches[1]["metadata"]["labels"]["karpenter.sh/registered"],
+        "true"
+    );
+    assert!(patches[1]["metadata"]["labels"]
         .get("karpenter.sh/initialized")
         .is_none());
     // The kubelet's own labels are left as it set them.
-    assert!(patches[0]["metadata"]["labels"]
+    assert!(patches[1]["metadata"]["labels"]
         .get("topology.kubernetes.io/zone")
         .is_none());
+    assert_eq!(
+        patches[2],
+        json!({"metadata": {"labels": {"karpenter.sh/initialized": "true"}}})
+    );
 }
 
 /// "should not sync the taints to the Node when the Node comes online, with node label do not
