@@ -783,6 +783,66 @@ mod tests {
         assert_eq!(plan.waiting[&Tier::NonCritical], ["default/batch"]);
     }
 
+    /// `node/termination/suite_test.go` "should not evict pods that tolerate karpenter
+    /// disruption taint with equal operator" / "… with exists operator", "should evict pods that
+    /// tolerate the node.kubernetes.io/unschedulable taint" (v1: only the disrupted taint
+    /// counts; v1alpha5's drain skipped those, its taint being the unschedulable one), "should
+    /// delete nodes that have pods without an ownerRef" (evicted like any other).
+    #[test]
+    fn termination_skips_pods_tolerating_the_disrupted_taint_only() {
+        let tolerating = |name: &str, t: Toleration| {
+            let mut p = pod(name);
+            p.tolerations = vec![t];
+            p
+        };
+        let equal = Toleration::equal(labels::DISRUPTED_TAINT, "", Some(Effect::NoSchedule));
+        let mut orphan = pod("orphan");
+        orphan.owner = None;
+        let pods = vec![
+            tolerating("equal", equal),
+            tolerating(
+                "exists",
+                Toleration::exists(labels::DISRUPTED_TAINT, Some(Effect::NoSchedule)),
+            ),
+            tolerating(
+                "cordon",
+                Toleration::exists(labels::UNSCHEDULABLE_TAINT, Some(Effect::NoSchedule)),
+            ),
+            orphan,
+        ];
+        let plan = plan_drain(
+            &node(),
+            &pods,
+            &[],
+            &BTreeMap::new(),
+            NOW,
+            &DrainOptions::default(),
+        );
+        assert_eq!(plan.evictions(), ["default/cordon", "default/orphan"]);
+        assert_eq!(
+            plan.skipped,
+            [
+                (
+                    "default/equal".to_string(),
+                    SkipReason::ToleratesDisruptionTaint
+                ),
+                (
+                    "default/exists".to_string(),
+                    SkipReason::ToleratesDisruptionTaint
+                ),
+            ]
+        );
+        let v1alpha5 = DrainOptions {
+            disruption_taint: disruption_taint(Some(ApiGeneration::V1Alpha5)),
+            ..DrainOptions::default()
+        };
+        let plan = plan_drain(&node(), &pods, &[], &BTreeMap::new(), NOW, &v1alpha5);
+        assert_eq!(
+            plan.evictions(),
+            ["default/equal", "default/exists", "default/orphan"]
+        );
+    }
+
     #[test]
     fn disruption_taints_per_generation() {
         assert_eq!(

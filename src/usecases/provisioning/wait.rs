@@ -67,9 +67,10 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     }
 
     /// Instance id → name of the Nodes of `launched` that are Ready and initialized, each
-    /// labelled as Karpenter's controllers would on the way ([`Live::sync_registered`]: the
-    /// launched type's labels, which could not be in the user data every type of the fleet
-    /// shares, once Ready; `karpenter.sh/initialized` once initialized).
+    /// registered and labelled as Karpenter's controllers would on the way
+    /// ([`Live::sync_registered`]: once, when first seen, the NodeClaim's labels — the launched
+    /// type's among them, which could not be in the user data every type of the fleet shares —
+    /// and the taints its kubelet did not register; `karpenter.sh/initialized` once initialized).
     pub(super) fn initialized_nodes(
         &self,
         launched: &[Launch],

@@ -219,3 +219,31 @@ fn an_eviction_answered_403_ends_the_run() {
     );
     assert_eq!(evictions(&world), 1);
 }
+
+/// `terminator/suite_test.go` "should succeed with no event when the pod is not found" and "…
+/// when the pod UID conflicts": a 404 or a 409 (the UID precondition: another pod of that name
+/// now) is no refusal — nothing is reported, and the pod as read again next pass is evicted.
+#[test]
+fn an_eviction_answered_404_or_409_is_no_refusal() {
+    for status in [404, 409] {
+        let world = world();
+        let old = drifted(&world, 1);
+        world.cluster.fail(Fault {
+            method: Some(Http::Post),
+            path: "/eviction".into(),
+            times: 1,
+            answer: FaultAnswer::Status(status, "gone".into()),
+        });
+        let run = replace(&world, &old, &settings());
+        assert_eq!(run.outcome(&old[0]).status, Status::Replaced, "{status}");
+        let steps = run.steps(&old[0]);
+        assert!(
+            !steps
+                .iter()
+                .any(|s| matches!(s, NodeStep::EvictionRefused { .. })),
+            "{status}: {steps:?}"
+        );
+        assert_eq!(evictions(&world), 2, "{status}");
+        assert_eq!(run.outcome(&old[0]).evicted, 1, "{status}");
+    }
+}
