@@ -466,6 +466,11 @@ mod tests {
         }
     }
 
+    /// The drain of node `n1` holding `pods`, no PDB, nothing terminating, at [`NOW`].
+    fn planned(pods: &[Pod], options: &DrainOptions) -> DrainPlan {
+        plan_drain(&node(), pods, &[], &BTreeMap::new(), NOW, options)
+    }
+
     #[test]
     fn four_tiers_in_karpenters_order_with_daemonsets_when_asked() {
         let pods = vec![
@@ -478,7 +483,7 @@ mod tests {
             evict_daemonsets: true,
             ..DrainOptions::default()
         };
-        let plan = plan_drain(&node(), &pods, &[], &BTreeMap::new(), NOW, &opts);
+        let plan = planned(&pods, &opts);
         assert_eq!(
             plan.evictions(),
             [
@@ -493,14 +498,7 @@ mod tests {
             Some((Tier::NonCritical, &["default/web".to_string()][..]))
         );
         // kubectl semantics by default: DaemonSet pods stay.
-        let plan = plan_drain(
-            &node(),
-            &pods,
-            &[],
-            &BTreeMap::new(),
-            NOW,
-            &DrainOptions::default(),
-        );
+        let plan = planned(&pods, &DrainOptions::default());
         assert_eq!(plan.evictions(), ["default/web", "default/coredns"]);
         assert_eq!(plan.skipped.len(), 2);
         assert!(plan
@@ -692,7 +690,7 @@ mod tests {
             ..DrainOptions::default()
         };
         let next = |pods: &[Pod]| {
-            let plan = plan_drain(&node(), pods, &[], &BTreeMap::new(), NOW, &opts);
+            let plan = planned(pods, &opts);
             plan.next_tier().map(|(t, p)| (t, p.to_vec()))
         };
         let going = |mut p: Pod| {
@@ -810,14 +808,7 @@ mod tests {
             ),
             orphan,
         ];
-        let plan = plan_drain(
-            &node(),
-            &pods,
-            &[],
-            &BTreeMap::new(),
-            NOW,
-            &DrainOptions::default(),
-        );
+        let plan = planned(&pods, &DrainOptions::default());
         assert_eq!(plan.evictions(), ["default/cordon", "default/orphan"]);
         assert_eq!(
             plan.skipped,
@@ -836,7 +827,7 @@ mod tests {
             disruption_taint: disruption_taint(Some(ApiGeneration::V1Alpha5)),
             ..DrainOptions::default()
         };
-        let plan = plan_drain(&node(), &pods, &[], &BTreeMap::new(), NOW, &v1alpha5);
+        let plan = planned(&pods, &v1alpha5);
         assert_eq!(
             plan.evictions(),
             ["default/equal", "default/exists", "default/orphan"]

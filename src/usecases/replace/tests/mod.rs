@@ -303,6 +303,16 @@ fn evictions(world: &World) -> usize {
         .count()
 }
 
+/// The next `times` evictions asked for are answered `status` with `message` instead.
+fn evictions_answer(world: &World, status: u16, message: &str, times: u32) {
+    world.cluster.fail(crate::k8s::fake::Fault {
+        method: Some(crate::k8s::Method::Post),
+        path: "/eviction".into(),
+        times,
+        answer: crate::k8s::fake::FaultAnswer::Status(status, message.into()),
+    });
+}
+
 /// A PodDisruptionBudget `name` over the pods labelled `app`, allowing `allowed` disruptions.
 fn pdb(name: &str, app: &str, max_unavailable: u32, allowed: i64) -> Value {
     json!({

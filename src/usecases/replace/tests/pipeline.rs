@@ -4,7 +4,6 @@
 use super::*;
 use crate::disruption::replace::{replacement_name, Holding};
 use crate::error::Exit;
-use crate::k8s::fake::{Fault, FaultAnswer};
 use crate::k8s::Method as Http;
 use crate::model::labels::NODECLAIM as NODECLAIM_TAG;
 
@@ -395,12 +394,7 @@ fn replacements_never_ready_are_terminated_and_the_nodes_rolled_back_as_they_wer
 fn an_eviction_a_pdb_refuses_is_retried_with_backoff_until_it_goes_through() {
     let world = world();
     let old = drifted(&world, 1);
-    world.cluster.fail(Fault {
-        method: Some(Http::Post),
-        path: "/eviction".into(),
-        times: 3,
-        answer: FaultAnswer::Status(429, REFUSED.into()),
-    });
+    evictions_answer(&world, 429, REFUSED, 3);
     let run = replace(&world, &old, &settings());
     assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
     let evictions = evictions(&world);

@@ -4,7 +4,6 @@
 
 use super::*;
 use crate::disruption::replace::Holding;
-use crate::k8s::fake::{Fault, FaultAnswer};
 use crate::k8s::Method as Http;
 use crate::usecases::replace::steps::EXCLUDE_FROM_LOAD_BALANCERS;
 
@@ -147,12 +146,7 @@ fn a_node_rolled_back_was_never_taken_out_of_load_balancers() {
 fn an_eviction_answered_500_is_retried_until_it_goes_through() {
     let world = world();
     let old = drifted(&world, 1);
-    world.cluster.fail(Fault {
-        method: Some(Http::Post),
-        path: "/eviction".into(),
-        times: 3,
-        answer: FaultAnswer::Status(500, MULTIPLE_PDBS.into()),
-    });
+    evictions_answer(&world, 500, MULTIPLE_PDBS, 3);
     let run = replace(&world, &old, &settings());
     assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
     assert_eq!(evictions(&world), 4, "three 500s, then through");
@@ -176,12 +170,7 @@ fn an_eviction_answered_500_is_retried_until_it_goes_through() {
 fn an_eviction_answered_500_until_the_timeout_names_it() {
     let world = world();
     let old = drifted(&world, 1);
-    world.cluster.fail(Fault {
-        method: Some(Http::Post),
-        path: "/eviction".into(),
-        times: 1_000,
-        answer: FaultAnswer::Status(500, MULTIPLE_PDBS.into()),
-    });
+    evictions_answer(&world, 500, MULTIPLE_PDBS, 1_000);
     let mut short = settings();
     short.drain_timeout = secs(60);
     let run = replace(&world, &old, &short);
@@ -203,12 +192,7 @@ fn an_eviction_answered_500_until_the_timeout_names_it() {
 fn an_eviction_answered_403_ends_the_run() {
     let world = world();
     let old = drifted(&world, 1);
-    world.cluster.fail(Fault {
-        method: Some(Http::Post),
-        path: "/eviction".into(),
-        times: 1_000,
-        answer: FaultAnswer::Status(403, "forbidden".into()),
-    });
+    evictions_answer(&world, 403, "forbidden", 1_000);
     let (m, actions) = actions(&world, &old);
     let mut live = world.live();
     let preview = replace_pipeline::preview(&live, &m, actions, &settings()).unwrap();
@@ -228,12 +212,7 @@ fn an_eviction_answered_404_or_409_is_no_refusal() {
     for status in [404, 409] {
         let world = world();
         let old = drifted(&world, 1);
-        world.cluster.fail(Fault {
-            method: Some(Http::Post),
-            path: "/eviction".into(),
-            times: 1,
-            answer: FaultAnswer::Status(status, "gone".into()),
-        });
+        evictions_answer(&world, status, "gone", 1);
         let run = replace(&world, &old, &settings());
         assert_eq!(run.outcome(&old[0]).status, Status::Replaced, "{status}");
         let steps = run.steps(&old[0]);
