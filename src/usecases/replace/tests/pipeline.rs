@@ -29,7 +29,8 @@ fn a_drifted_node_is_marked_replaced_drained_and_deleted_in_that_order() {
         claim,
         "the replacement is tagged with the recorded NodeClaim name"
     );
-    // Mark, record the launch, label the replacement, evict, record the drain, delete.
+    // Mark, record the launch, label the replacement, take the node out of load balancers,
+    // evict, record the drain, delete.
     assert_eq!(
         world.cluster.writes(),
         [
