@@ -13,6 +13,12 @@
 //! - order: four tiers, only the first non-empty one evicted per pass — non-critical
 //!   non-DaemonSet → non-critical DaemonSet → critical non-DaemonSet → critical DaemonSet
 //!   ("critical" = priorityClassName `system-cluster-critical` or `system-node-critical`).
+//!   A tier is non-empty while any of its pods is still there: one terminating (its grace
+//!   period runs) or held by do-not-disrupt is waited for, not evicted, and keeps the later
+//!   tiers waiting (`core v1.14.1: pkg/controllers/node/termination/terminator/terminator.go
+//!   Drain` groups every pod `IsWaitingEviction` and evicts the `IsEvictable` ones of the first
+//!   non-empty group; `node/termination/suite_test.go` "should evict pods in order and wait
+//!   until pods are fully deleted").
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -197,6 +203,9 @@ impl Default for DrainOptions {
 pub struct DrainPlan {
     /// Pods to evict per tier (`namespace/name`, sorted), earliest tier first.
     pub tiers: BTreeMap<Tier, Vec<String>>,
+    /// Pods per tier the drain waits for without evicting them: terminating (not stuck) or
+    /// held by an active do-not-disrupt. They keep their tier, and so the later ones, waiting.
+    pub waiting: BTreeMap<Tier, Vec<String>>,
     /// Pods left alone and why.
     pub skipped: Vec<(String, SkipReason)>,
     /// What blocks the drain (empty: it can proceed).
@@ -209,12 +218,21 @@ impl DrainPlan {
         !self.blockers.is_empty()
     }
 
-    /// The tier evicted next (the first non-empty one) and its pods.
+    /// The tier drained now — the first one with a pod to evict or to wait for — and its
+    /// pods to evict (none while it only waits: a later tier is not started meanwhile).
     pub fn next_tier(&self) -> Option<(Tier, &[String])> {
-        self.tiers
-            .iter()
-            .find(|(_, pods)| !pods.is_empty())
-            .map(|(t, pods)| (*t, pods.as_slice()))
+        let has =
+            |m: &BTreeMap<Tier, Vec<String>>, t: &Tier| m.get(t).is_some_and(|p| !p.is_empty());
+        let tier = self
+            .tiers
+            .keys()
+            .chain(self.waiting.keys())
+            .filter(|t| has(&self.tiers, t) || has(&self.waiting, t))
+            .min()?;
+        Some((
+            *tier,
+            self.tiers.get(tier).map(Vec::as_slice).unwrap_or_default(),
+        ))
     }
 
     /// Every pod that will be evicted, in order.
@@ -225,7 +243,6 @@ impl DrainPlan {
             .collect()
     }
 
-    /// One line naming every blocker.
     /// Whether only PodDisruptionBudgets block (no do-not-disrupt): a budget at zero frees up
     /// as the pods it covers become healthy again, so this is worth waiting for.
     pub fn only_pdbs_block(&self) -> bool {
@@ -236,6 +253,7 @@ impl DrainPlan {
                 .all(|b| matches!(b, Blocker::Pdb { .. } | Blocker::MultiplePdbs { .. }))
     }
 
+    /// One line naming every blocker.
     pub fn explain_blockers(&self) -> String {
         self.blockers
             .iter()
@@ -337,8 +355,10 @@ pub fn plan_drain(
             plan.skipped.push((key, why));
             continue;
         }
+        let tier = tier_of(pod);
         if pod.terminating {
-            // Already going: nothing to evict, nothing to block on.
+            // Already going: nothing to evict, nothing to block on, but its tier waits for it.
+            plan.waiting.entry(tier).or_default().push(key);
             continue;
         }
         if !options.ignore_do_not_disrupt && do_not_disrupt_active(pod, now) {
@@ -354,6 +374,7 @@ pub fn plan_drain(
                 value,
             });
             // Not evictable: the drain waits for it (docs/karpenter.md §5.5), never evicts it.
+            plan.waiting.entry(tier).or_default().push(key);
             continue;
         }
         let covering: Vec<&Pdb> = pdbs.iter().filter(|p| p.covers(pod)).collect();
@@ -373,15 +394,19 @@ pub fn plan_drain(
                 });
             }
         }
-        let tier = match (is_critical(pod), pod.is_daemonset_pod()) {
-            (false, false) => Tier::NonCritical,
-            (false, true) => Tier::NonCriticalDaemonSet,
-            (true, false) => Tier::Critical,
-            (true, true) => Tier::CriticalDaemonSet,
-        };
         plan.tiers.entry(tier).or_default().push(key);
     }
     plan
+}
+
+/// The pod's eviction tier (docs/karpenter.md §5.5).
+pub fn tier_of(pod: &Pod) -> Tier {
+    match (is_critical(pod), pod.is_daemonset_pod()) {
+        (false, false) => Tier::NonCritical,
+        (false, true) => Tier::NonCriticalDaemonSet,
+        (true, false) => Tier::Critical,
+        (true, true) => Tier::CriticalDaemonSet,
+    }
 }
 
 #[cfg(test)]
@@ -441,6 +466,11 @@ mod tests {
         }
     }
 
+    /// The drain of node `n1` holding `pods`, no PDB, nothing terminating, at [`NOW`].
+    fn planned(pods: &[Pod], options: &DrainOptions) -> DrainPlan {
+        plan_drain(&node(), pods, &[], &BTreeMap::new(), NOW, options)
+    }
+
     #[test]
     fn four_tiers_in_karpenters_order_with_daemonsets_when_asked() {
         let pods = vec![
@@ -453,7 +483,7 @@ mod tests {
             evict_daemonsets: true,
             ..DrainOptions::default()
         };
-        let plan = plan_drain(&node(), &pods, &[], &BTreeMap::new(), NOW, &opts);
+        let plan = planned(&pods, &opts);
         assert_eq!(
             plan.evictions(),
             [
@@ -468,14 +498,7 @@ mod tests {
             Some((Tier::NonCritical, &["default/web".to_string()][..]))
         );
         // kubectl semantics by default: DaemonSet pods stay.
-        let plan = plan_drain(
-            &node(),
-            &pods,
-            &[],
-            &BTreeMap::new(),
-            NOW,
-            &DrainOptions::default(),
-        );
+        let plan = planned(&pods, &DrainOptions::default());
         assert_eq!(plan.evictions(), ["default/web", "default/coredns"]);
         assert_eq!(plan.skipped.len(), 2);
         assert!(plan
@@ -598,8 +621,13 @@ mod tests {
         assert!(plan
             .explain_blockers()
             .starts_with("pod default/batch is annotated karpenter.sh/do-not-disrupt"));
-        // Waited for, never evicted: it is in no tier.
-        assert_eq!(plan.next_tier(), None, "{plan:?}");
+        // Waited for, never evicted: its tier is drained now, with nothing to evict.
+        assert_eq!(
+            plan.next_tier(),
+            Some((Tier::NonCritical, &[][..])),
+            "{plan:?}"
+        );
+        assert!(plan.evictions().is_empty());
         let forced = DrainOptions {
             ignore_do_not_disrupt: true,
             ..DrainOptions::default()
@@ -639,6 +667,170 @@ mod tests {
         assert_eq!(
             plan.explain_blockers(),
             "node n1 is annotated karpenter.sh/do-not-disrupt=true"
+        );
+    }
+
+    /// `core v1.14.1: pkg/controllers/node/termination/suite_test.go` "should evict pods in
+    /// order and wait until pods are fully deleted" and "should evict non-critical pods first":
+    /// each tier is evicted only once the earlier ones are gone — a pod of an earlier tier
+    /// still terminating (evicted, its grace period running) or held by do-not-disrupt keeps
+    /// the later tiers waiting. **Differed, fixed (s17)**: a terminating or do-not-disrupt pod
+    /// was in no tier, so the next pass evicted the critical pods (coredns) while the
+    /// non-critical ones were still shutting down.
+    #[test]
+    fn termination_evicts_tier_by_tier_and_waits_for_each() {
+        let (web, fluentbit, coredns, kube_proxy) = (
+            pod("web"),
+            ds("fluentbit"),
+            critical(pod("coredns")),
+            critical(ds("kube-proxy")),
+        );
+        let opts = DrainOptions {
+            evict_daemonsets: true,
+            ..DrainOptions::default()
+        };
+        let next = |pods: &[Pod]| {
+            let plan = planned(pods, &opts);
+            plan.next_tier().map(|(t, p)| (t, p.to_vec()))
+        };
+        let going = |mut p: Pod| {
+            p.terminating = true;
+            p
+        };
+        let all = [
+            web.clone(),
+            fluentbit.clone(),
+            coredns.clone(),
+            kube_proxy.clone(),
+        ];
+        // (pods on the node now, the tier drained, the pods evicted by this pass)
+        let steps: [(Vec<Pod>, Tier, &[&str]); 8] = [
+            (all.to_vec(), Tier::NonCritical, &["default/web"]),
+            (
+                vec![
+                    going(web.clone()),
+                    fluentbit.clone(),
+                    coredns.clone(),
+                    kube_proxy.clone(),
+                ],
+                Tier::NonCritical,
+                &[],
+            ),
+            (
+                vec![fluentbit.clone(), coredns.clone(), kube_proxy.clone()],
+                Tier::NonCriticalDaemonSet,
+                &["default/fluentbit"],
+            ),
+            (
+                vec![going(fluentbit), coredns.clone(), kube_proxy.clone()],
+                Tier::NonCriticalDaemonSet,
+                &[],
+            ),
+            (
+                vec![coredns.clone(), kube_proxy.clone()],
+                Tier::Critical,
+                &["default/coredns"],
+            ),
+            (
+                vec![going(coredns), kube_proxy.clone()],
+                Tier::Critical,
+                &[],
+            ),
+            (
+                vec![kube_proxy.clone()],
+                Tier::CriticalDaemonSet,
+                &["default/kube-proxy"],
+            ),
+            (vec![going(kube_proxy)], Tier::CriticalDaemonSet, &[]),
+        ];
+        for (i, (pods, tier, evicted)) in steps.into_iter().enumerate() {
+            let want: Vec<String> = evicted.iter().map(|s| s.to_string()).collect();
+            assert_eq!(next(&pods), Some((tier, want)), "step {i}");
+        }
+        assert_eq!(next(&[]), None, "drained");
+        // A pod stuck terminating (more than a minute) is bypassed: it holds no tier
+        // ("should bypass pods which are stuck terminating past their grace period").
+        let stuck: BTreeMap<String, i64> = [("default/web".to_string(), NOW - 90)]
+            .into_iter()
+            .collect();
+        let plan = plan_drain(
+            &node(),
+            &[going(web.clone()), critical(pod("coredns"))],
+            &[],
+            &stuck,
+            NOW,
+            &opts,
+        );
+        assert_eq!(
+            plan.next_tier(),
+            Some((Tier::Critical, &["default/coredns".to_string()][..]))
+        );
+        // A do-not-disrupt pod is waited for and holds its tier too (IsWaitingEviction
+        // includes it; IsEvictable does not).
+        let mut pinned = pod("batch");
+        pinned.do_not_disrupt = Some("true".into());
+        let plan = plan_drain(
+            &node(),
+            &[pinned, critical(pod("coredns"))],
+            &[],
+            &BTreeMap::new(),
+            NOW,
+            &opts,
+        );
+        assert_eq!(plan.next_tier(), Some((Tier::NonCritical, &[][..])));
+        assert_eq!(plan.waiting[&Tier::NonCritical], ["default/batch"]);
+    }
+
+    /// `node/termination/suite_test.go` "should not evict pods that tolerate karpenter
+    /// disruption taint with equal operator" / "… with exists operator", "should evict pods that
+    /// tolerate the node.kubernetes.io/unschedulable taint" (v1: only the disrupted taint
+    /// counts; v1alpha5's drain skipped those, its taint being the unschedulable one), "should
+    /// delete nodes that have pods without an ownerRef" (evicted like any other).
+    #[test]
+    fn termination_skips_pods_tolerating_the_disrupted_taint_only() {
+        let tolerating = |name: &str, t: Toleration| {
+            let mut p = pod(name);
+            p.tolerations = vec![t];
+            p
+        };
+        let equal = Toleration::equal(labels::DISRUPTED_TAINT, "", Some(Effect::NoSchedule));
+        let mut orphan = pod("orphan");
+        orphan.owner = None;
+        let pods = vec![
+            tolerating("equal", equal),
+            tolerating(
+                "exists",
+                Toleration::exists(labels::DISRUPTED_TAINT, Some(Effect::NoSchedule)),
+            ),
+            tolerating(
+                "cordon",
+                Toleration::exists(labels::UNSCHEDULABLE_TAINT, Some(Effect::NoSchedule)),
+            ),
+            orphan,
+        ];
+        let plan = planned(&pods, &DrainOptions::default());
+        assert_eq!(plan.evictions(), ["default/cordon", "default/orphan"]);
+        assert_eq!(
+            plan.skipped,
+            [
+                (
+                    "default/equal".to_string(),
+                    SkipReason::ToleratesDisruptionTaint
+                ),
+                (
+                    "default/exists".to_string(),
+                    SkipReason::ToleratesDisruptionTaint
+                ),
+            ]
+        );
+        let v1alpha5 = DrainOptions {
+            disruption_taint: disruption_taint(Some(ApiGeneration::V1Alpha5)),
+            ..DrainOptions::default()
+        };
+        let plan = planned(&pods, &v1alpha5);
+        assert_eq!(
+            plan.evictions(),
+            ["default/equal", "default/exists", "default/orphan"]
         );
     }
 

@@ -212,47 +212,96 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
     }
 
     /// What Karpenter's controllers do to a node launched here, as far as its Node does not show
-    /// it done yet (one patch, none when nothing is missing). Once it is Ready, registration:
-    /// the NodeClaim's labels (`type_labels()`, the launched type's `karpenter.k8s.aws/
-    /// instance-*`, …), its annotations (the template's) and `karpenter.sh/registered`
-    /// (`core v1.14.1: pkg/controllers/nodeclaim/lifecycle/registration.go` `syncNode`:
-    /// `lo.Assign(node.Annotations, nodeClaim.Annotations)`). Once `initialized`
+    /// it done yet (one patch, none when nothing is missing). Registration, once, when the Node
+    /// is first seen (`karpenter.sh/registered` not on it yet): the NodeClaim's labels
+    /// (`type_labels()`, see `provisioning::launch::registration_labels`), its annotations (the
+    /// template's), `karpenter.sh/registered`, and its taints and startup taints (`taints`) that
+    /// the Node lacks (matched by key and effect), unless the Node is labelled
+    /// `karpenter.sh/do-not-sync-taints=true` (its kubelet registers them: every family but
+    /// Custom) — `core v1.14.1: pkg/controllers/nodeclaim/lifecycle/registration.go syncNode`,
+    /// `registration_test.go` "should sync the taints / startupTaints …", "should not re-sync
+    /// the startupTaints to the Node when the startupTaints are removed". Once `initialized`
     /// ([`Node::initialization`], decided by the caller with the NodeClaim's startup taints and
     /// requests), `karpenter.sh/initialized` (`initialization.go`), so budgets, drift and later
-    /// commands treat it like any managed node.
+    /// commands treat it like any managed node. `Ok(true)` when taints were put on the Node: it
+    /// is not initialized this time, whatever `initialized` said.
     pub fn sync_registered(
         &self,
         node: &Node,
         type_labels: impl FnOnce() -> BTreeMap<String, String>,
         annotations: &BTreeMap<String, String>,
+        taints: &[&crate::model::taints::Taint],
         initialized: bool,
-    ) -> Result<(), CommandError> {
+    ) -> Result<bool, CommandError> {
         let has = |key: &str| node.labels.get(key).is_some_and(|v| v == "true");
-        if !node.ready {
-            return Ok(());
-        }
         let register = !has(labels::REGISTERED);
+        let mut missing: Vec<&crate::model::taints::Taint> = Vec::new();
+        if register && !has(labels::DO_NOT_SYNC_TAINTS) {
+            for t in taints {
+                let on = node.taints.iter().any(|n| t.matches(n))
+                    || missing.iter().any(|m| t.matches(m));
+                if !on {
+                    missing.push(t);
+                }
+            }
+        }
         let mut node_labels = BTreeMap::new();
         if register {
             node_labels = type_labels();
             node_labels.insert(labels::REGISTERED.to_string(), "true".to_string());
         }
-        if initialized && !has(labels::INITIALIZED) {
+        if initialized && missing.is_empty() && !has(labels::INITIALIZED) {
             node_labels.insert(labels::INITIALIZED.to_string(), "true".to_string());
         }
         if node_labels.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
-        let mut metadata = serde_json::json!({ "labels": node_labels });
+        let path = format!("/api/v1/nodes/{}", node.name);
+        if !missing.is_empty() {
+            // Appended with a JSON patch (no read, no `get nodes` permission, and taints a
+            // kubelet or agent changes meanwhile stay); the labels follow once it went
+            // through, so a node is registered only with its taints on. The model's taints
+            // include the one a cordon implies: a cordoned node's list is written whole.
+            let implied = |t: &&crate::model::taints::Taint| {
+                node.unschedulable && t.key == labels::UNSCHEDULABLE_TAINT
+            };
+            let json = |t: &crate::model::taints::Taint| {
+                let mut v = serde_json::json!({"key": t.key, "effect": t.effect.as_str()});
+                if !t.value.is_empty() {
+                    v["value"] = t.value.clone().into();
+                }
+                v
+            };
+            let ops_list: Vec<serde_json::Value> = if node
+                .taints
+                .iter()
+                .filter(|t| !implied(t))
+                .count()
+                == 0
+            {
+                vec![serde_json::json!({"op": "add", "path": "/spec/taints",
+                    "value": missing.iter().map(|t| json(t)).collect::<Vec<_>>()})]
+            } else {
+                missing
+                    .iter()
+                    .map(|t| serde_json::json!({"op": "add", "path": "/spec/taints/-", "value": json(t)}))
+                    .collect()
+            };
+            match ops::json_patch(self.cluster, &path, &serde_json::json!(ops_list)) {
+                Ok(_) => {}
+                // Gone, or its taints changed shape meanwhile: registered on the next look.
+                Err(e) if matches!(e.status(), Some(404) | Some(409) | Some(422)) => {
+                    return Ok(true)
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let mut patch = serde_json::json!({ "metadata": { "labels": node_labels } });
         if register && !annotations.is_empty() {
-            metadata["annotations"] = serde_json::json!(annotations);
+            patch["metadata"]["annotations"] = serde_json::json!(annotations);
         }
-        ops::merge_patch(
-            self.cluster,
-            &format!("/api/v1/nodes/{}", node.name),
-            &serde_json::json!({ "metadata": metadata }),
-        )?;
-        Ok(())
+        ops::merge_patch(self.cluster, &path, &patch)?;
+        Ok(!missing.is_empty())
     }
 }
 

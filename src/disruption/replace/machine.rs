@@ -67,6 +67,10 @@ pub struct Replacement {
     pub node_annotations: BTreeMap<String, String>,
     /// Its NodeClaim's startup taints (its pool's), gone once it is initialized.
     pub startup_taints: Vec<Taint>,
+    /// Its NodeClaim's taints (its pool's), put on its Node at registration with the startup
+    /// taints when the Node lacks them and does not say it registers them itself
+    /// (`karpenter.sh/do-not-sync-taints`).
+    pub taints: Vec<Taint>,
     /// Its NodeClaim's resource requests, allocatable once it is initialized (empty for one
     /// adopted from a record: the plan is not at hand).
     pub requests: Resources,

@@ -13,6 +13,7 @@ use crate::cloud::launch::{self, LaunchInput};
 use crate::cloud::types::Compute;
 use crate::error::CommandError;
 use crate::k8s::Cluster;
+use crate::model::labels;
 use crate::model::nodepool::NodeClass;
 use crate::scheduling::{Input, Plan};
 use crate::usecases::clock::Clock;
@@ -33,6 +34,54 @@ pub fn first_round(plan: &Plan) -> Plan {
         unschedulable: plan.unschedulable.clone(),
         ..Plan::default()
     }
+}
+
+/// Labels the kubelet sets on its Node itself, from the instance it runs on: the planned
+/// NodeClaim's values may name another offering than the one the fleet launched.
+const KUBELET_OWNED: &[&str] = &[
+    labels::ZONE,
+    labels::REGION,
+    labels::ZONE_ID,
+    labels::EBS_CSI_ZONE,
+    labels::INSTANCE_TYPE,
+    labels::ARCH,
+    labels::OS,
+    labels::HOSTNAME,
+    labels::WINDOWS_BUILD,
+];
+
+/// The labels registration writes on a launched NodeClaim's Node (`core v1.14.1:
+/// pkg/controllers/nodeclaim/lifecycle/registration.go syncNode`: `lo.Assign(node.Labels,
+/// nodeClaim.Labels)`, the NodeClaim's labels being the launched instance's): the planned
+/// NodeClaim's labels — its pool's template labels, `karpenter.sh/nodepool`, the NodeClass, the
+/// single-valued requirements — but those the kubelet owns ([`KUBELET_OWNED`]) and the AWS type
+/// labels the requirements do not pin (the fleet may launch another type than the planned
+/// cheapest one), then the launched type's labels (`type_labels`) and `capacity_type`. A node
+/// whose user data is the class's own (Custom) gets its pool's labels this way, and every node
+/// the labels its kubelet may not set (`node-role.kubernetes.io/*` in a template). Before s17
+/// only the type's labels were written.
+pub fn registration_labels(
+    claim: &crate::scheduling::PlannedNodeClaim,
+    type_labels: BTreeMap<String, String>,
+    capacity_type: &str,
+) -> BTreeMap<String, String> {
+    let pinned = claim.requirements.single_value_labels();
+    let mut out: BTreeMap<String, String> = claim
+        .labels
+        .iter()
+        .filter(|(k, _)| !KUBELET_OWNED.contains(&k.as_str()))
+        .filter(|(k, _)| {
+            !labels::AWS_WELL_KNOWN.contains(&k.as_str())
+                || *k == labels::EC2NODECLASS
+                || pinned.contains_key(*k)
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    out.extend(type_labels);
+    if !capacity_type.is_empty() {
+        out.insert(labels::CAPACITY_TYPE.into(), capacity_type.into());
+    }
+    out
 }
 
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
@@ -149,17 +198,19 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             match result {
                 Ok(done) => {
                     let i = done.instance;
+                    let type_labels = pool_input
+                        .instance_types
+                        .iter()
+                        .find(|t| t.name == i.instance_type)
+                        .map(aws_type_labels)
+                        .unwrap_or_default();
                     let launched = Launch {
                         node_claim: claim.name.clone(),
                         node_pool: claim.node_pool.clone(),
-                        node_labels: pool_input
-                            .instance_types
-                            .iter()
-                            .find(|t| t.name == i.instance_type)
-                            .map(aws_type_labels)
-                            .unwrap_or_default(),
+                        node_labels: registration_labels(claim, type_labels, &i.capacity_type),
                         node_annotations: claim.annotations.clone(),
                         startup_taints: claim.startup_taints.clone(),
+                        taints: claim.taints.clone(),
                         requests: claim.requests.clone(),
                         instance_id: i.id,
                         instance_type: i.instance_type,

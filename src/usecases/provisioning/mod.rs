@@ -34,6 +34,8 @@ pub mod watch;
 mod soak;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_registration;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -74,8 +76,11 @@ pub struct Launch {
     pub pods: Vec<String>,
     /// Pools CreateFleet refused before one launched (ICE, …).
     pub pool_errors: Vec<PoolError>,
-    /// The launched type's labels (`karpenter.k8s.aws/instance-*`, …), written on the Node once
-    /// it registers, as Karpenter's controller copies them from the NodeClaim.
+    /// The NodeClaim's labels as launched, written on the Node once it registers, as Karpenter's
+    /// registration copies them from the NodeClaim: its pool's and requirements' labels but those
+    /// the kubelet owns (zone, instance type, arch, os, hostname) and the AWS type labels
+    /// of the planned type, replaced by the launched type's (`karpenter.k8s.aws/instance-*`, …)
+    /// and its capacity type ([`registration_labels`](launch::registration_labels)).
     pub node_labels: BTreeMap<String, String>,
     /// The NodeClaim's annotations (its pool's `spec.template.metadata.annotations`), written
     /// on the Node with the labels, as Karpenter's registration copies the NodeClaim's
@@ -84,6 +89,9 @@ pub struct Launch {
     /// The NodeClaim's startup taints (its pool's): the node is not initialized while one is on
     /// it (`Node::initialization`).
     pub startup_taints: Vec<crate::model::taints::Taint>,
+    /// The NodeClaim's taints (its pool's): put on the Node at registration with the startup
+    /// taints when it lacks them (`Live::sync_registered`).
+    pub taints: Vec<crate::model::taints::Taint>,
     /// The NodeClaim's resource requests: the node is not initialized until each is
     /// allocatable (`Node::initialization`).
     pub requests: crate::model::resources::Resources,

@@ -67,9 +67,10 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     }
 
     /// Instance id → name of the Nodes of `launched` that are Ready and initialized, each
-    /// labelled as Karpenter's controllers would on the way ([`Live::sync_registered`]: the
-    /// launched type's labels, which could not be in the user data every type of the fleet
-    /// shares, once Ready; `karpenter.sh/initialized` once initialized).
+    /// registered and labelled as Karpenter's controllers would on the way
+    /// ([`Live::sync_registered`]: once, when first seen, the NodeClaim's labels — the launched
+    /// type's among them, which could not be in the user data every type of the fleet shares —
+    /// and the taints its kubelet did not register; `karpenter.sh/initialized` once initialized).
     pub(super) fn initialized_nodes(
         &self,
         launched: &[Launch],
@@ -86,7 +87,9 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             },
         )?;
         let mut out = BTreeMap::new();
-        for node in nodes.iter().filter(|n| n.ready) {
+        // Registered on sight (Ready or not, as Karpenter's registration: the startup taints
+        // are put on before the agents that remove them run); initialized once Ready.
+        for node in &nodes {
             let Some(l) = launched
                 .iter()
                 .find(|l| node.instance_id() == Some(l.instance_id.as_str()))
@@ -94,12 +97,15 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                 continue;
             };
             let initialized = node.initialization(&l.startup_taints, &l.requests).is_ok();
-            self.sync_registered(
+            let taints: Vec<_> = l.taints.iter().chain(&l.startup_taints).collect();
+            let tainted = self.sync_registered(
                 node,
                 || l.node_labels.clone(),
                 &l.node_annotations,
+                &taints,
                 initialized,
             )?;
+            let initialized = initialized && !tainted;
             if initialized {
                 out.insert(l.instance_id.clone(), node.name.clone());
             }

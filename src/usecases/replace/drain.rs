@@ -64,10 +64,24 @@ pub fn pass(
             .iter()
             .find(|p| &p.key() == key)
             .map(|p| p.uid.as_str());
-        let answer = match ops::evict(cluster, namespace, name, uid)? {
-            ops::Eviction::Evicted => Eviction::Evicted,
-            ops::Eviction::Gone => Eviction::Gone,
-            ops::Eviction::Blocked(message) => Eviction::Refused(message),
+        let answer = match ops::evict(cluster, namespace, name, uid) {
+            Ok(ops::Eviction::Evicted) => Eviction::Evicted,
+            Ok(ops::Eviction::Gone) => Eviction::Gone,
+            Ok(ops::Eviction::Blocked(message)) => Eviction::Refused(message),
+            // A 5xx — the server's "more than one PodDisruptionBudget" (500), a webhook or
+            // etcd failing for a moment — is retried with the drain's backoff like a 429, and
+            // named if the drain times out: `core v1.14.1: pkg/controllers/node/termination/
+            // terminator/eviction.go Reconcile` requeues every answer but 404/409 (the
+            // multiple-PDB 500 as a PDB refusal, `terminator/suite_test.go` "should return a
+            // NodeDrainError event when two PDBs refer to the same pod"). Before s17 a 500
+            // ended the whole run. A 4xx (403: a missing permission) still ends it.
+            Err(e) if e.status().is_some_and(|s| s >= 500) => Eviction::Refused(match &e {
+                crate::k8s::ClusterError::Api { message, .. } if !message.is_empty() => {
+                    message.clone()
+                }
+                other => other.to_string(),
+            }),
+            Err(e) => return Err(e.into()),
         };
         let new_refusal = drain.answered(&answer);
         match &answer {

@@ -272,6 +272,35 @@ pub fn mark(
     Ok(())
 }
 
+/// The label a node being drained gets so external load balancers stop sending it traffic
+/// (`node.kubernetes.io/exclude-from-external-load-balancers`, the value Karpenter writes).
+pub const EXCLUDE_FROM_LOAD_BALANCERS: (&str, &str) = (
+    "node.kubernetes.io/exclude-from-external-load-balancers",
+    "karpenter",
+);
+
+/// Labels the node [`EXCLUDE_FROM_LOAD_BALANCERS`] as its drain begins — after its
+/// replacements serve, so a node rolled back before was never taken out of its load balancers
+/// (`core v1.14.1: pkg/controllers/node/termination/terminator/terminator.go Taint`, run when
+/// the node's termination starts; `node/termination/suite_test.go` "should exclude nodes from
+/// load balancers when terminating"). Nothing is written when the node has it already; a node
+/// gone meanwhile has nothing to label.
+pub fn exclude_from_load_balancers(cluster: &dyn Cluster, node: &Node) -> Result<(), CommandError> {
+    let (key, value) = EXCLUDE_FROM_LOAD_BALANCERS;
+    if node.labels.get(key).is_some_and(|v| v == value) {
+        return Ok(());
+    }
+    let path = format!("/api/v1/nodes/{}", node.name);
+    match ops::merge_patch(
+        cluster,
+        &path,
+        &json!({"metadata": {"labels": {key: value}}}),
+    ) {
+        Err(e) if e.status() == Some(404) => Ok(()),
+        other => other.map(|_| ()).map_err(Into::into),
+    }
+}
+
 /// Undoes [`mark`] and terminates what was launched (`instances`): the node serves again. The
 /// node is read afresh (taints added since the mark — e.g. a spot-interruption taint — stay),
 /// and it stays cordoned if it was before the replacement began. `false` when the node is gone

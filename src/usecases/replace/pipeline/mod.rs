@@ -540,6 +540,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     &node.name,
                     NodeStep::Resuming(Resume::Recordoned),
                 ));
+                steps::exclude_from_load_balancers(cluster, node)?;
                 self.active.push(job(r, State::Draining(Drain::new(mono))));
                 return Ok(None);
             }
@@ -570,6 +571,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                                 .collect()
                         }),
                         startup_taints: pool.startup_taints.clone(),
+                        taints: pool.taints.clone(),
                         // The plan's requests are not recorded: Ready, the taints gone.
                         requests: Default::default(),
                     })
@@ -789,7 +791,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     let node = nodes
                         .iter()
                         .find(|n| n.instance_id() == Some(r.instance_id.as_str()));
-                    let state = if r.node_labels.is_empty() {
+                    let mut state = if r.node_labels.is_empty() {
                         adopted_readiness(node, r)
                     } else {
                         readiness(node, r)
@@ -810,12 +812,18 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                                 r.node_labels.clone()
                             }
                         };
-                        self.live.sync_registered(
+                        let taints: Vec<_> = r.taints.iter().chain(&r.startup_taints).collect();
+                        let tainted = self.live.sync_registered(
                             n,
                             labels,
                             &r.node_annotations,
+                            &taints,
                             state == Readiness::Ready,
                         )?;
+                        if tainted && state == Readiness::Ready {
+                            // Its startup taints were just put on: initializing again.
+                            state = Readiness::Initializing;
+                        }
                     }
                     if let (Readiness::Ready, Some(n)) = (state, node) {
                         if ready.insert(n.name.clone()) {
@@ -832,7 +840,10 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                 let waited = mono.saturating_sub(*since);
                 match launching_next(&seen, waited, self.settings.ready_timeout) {
                     LaunchingNext::Wait => None,
-                    LaunchingNext::Drain => Some(State::Draining(Drain::new(mono))),
+                    LaunchingNext::Drain => {
+                        steps::exclude_from_load_balancers(cluster, &job.node)?;
+                        Some(State::Draining(Drain::new(mono)))
+                    }
                     LaunchingNext::RollBack(why) => {
                         // A command's replacement is its first node's to terminate.
                         let instances: Vec<String> = match job.follows {
@@ -953,6 +964,7 @@ fn replacement(l: &Launch) -> Replacement {
         node_labels: l.node_labels.clone(),
         node_annotations: l.node_annotations.clone(),
         startup_taints: l.startup_taints.clone(),
+        taints: l.taints.clone(),
         requests: l.requests.clone(),
     }
 }

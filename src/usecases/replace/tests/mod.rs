@@ -10,6 +10,7 @@ mod pipeline;
 mod resume;
 mod select;
 mod static_drift;
+mod termination;
 mod via_controller;
 
 use std::cell::RefCell;
@@ -300,6 +301,16 @@ fn evictions(world: &World) -> usize {
         .iter()
         .filter(|r| r.path.ends_with("/eviction"))
         .count()
+}
+
+/// The next `times` evictions asked for are answered `status` with `message` instead.
+fn evictions_answer(world: &World, status: u16, message: &str, times: u32) {
+    world.cluster.fail(crate::k8s::fake::Fault {
+        method: Some(crate::k8s::Method::Post),
+        path: "/eviction".into(),
+        times,
+        answer: crate::k8s::fake::FaultAnswer::Status(status, message.into()),
+    });
 }
 
 /// A PodDisruptionBudget `name` over the pods labelled `app`, allowing `allowed` disruptions.

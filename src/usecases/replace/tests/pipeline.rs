@@ -4,7 +4,6 @@
 use super::*;
 use crate::disruption::replace::{replacement_name, Holding};
 use crate::error::Exit;
-use crate::k8s::fake::{Fault, FaultAnswer};
 use crate::k8s::Method as Http;
 use crate::model::labels::NODECLAIM as NODECLAIM_TAG;
 
@@ -30,13 +29,16 @@ fn a_drifted_node_is_marked_replaced_drained_and_deleted_in_that_order() {
         claim,
         "the replacement is tagged with the recorded NodeClaim name"
     );
-    // Mark, record the launch, label the replacement, evict, record the drain, delete.
+    // Mark, record the launch, label the replacement, take the node out of load balancers,
+    // evict, record the drain, delete.
     assert_eq!(
         world.cluster.writes(),
         [
             format!("PATCH /api/v1/nodes/{}", old[0]),
             format!("PATCH /api/v1/nodes/{}", old[0]),
             format!("PATCH /api/v1/nodes/{new_node}"),
+            // Out of external load balancers as the drain begins (s17).
+            format!("PATCH /api/v1/nodes/{}", old[0]),
             "POST /api/v1/namespaces/default/pods/p0/eviction".to_string(),
             format!("PATCH /api/v1/nodes/{}", old[0]),
             format!("DELETE /api/v1/nodes/{}", old[0]),
@@ -48,6 +50,7 @@ fn a_drifted_node_is_marked_replaced_drained_and_deleted_in_that_order() {
         .into_iter()
         .filter(|r| r.method == Http::Patch && r.path.ends_with(&old[0]))
         .map(|r| r.body)
+        .filter(|b| b["metadata"]["annotations"][REPLACEMENT].is_string())
         .collect();
     let steps: Vec<Step> = patches
         .iter()
@@ -392,12 +395,7 @@ fn replacements_never_ready_are_terminated_and_the_nodes_rolled_back_as_they_wer
 fn an_eviction_a_pdb_refuses_is_retried_with_backoff_until_it_goes_through() {
     let world = world();
     let old = drifted(&world, 1);
-    world.cluster.fail(Fault {
-        method: Some(Http::Post),
-        path: "/eviction".into(),
-        times: 3,
-        answer: FaultAnswer::Status(429, REFUSED.into()),
-    });
+    evictions_answer(&world, 429, REFUSED, 3);
     let run = replace(&world, &old, &settings());
     assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
     let evictions = evictions(&world);

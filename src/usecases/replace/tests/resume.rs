@@ -118,6 +118,8 @@ fn launched_adopts_the_recorded_instances_and_labels_them_from_the_catalog() {
         world.cluster.writes(),
         [
             format!("PATCH /api/v1/nodes/{new}"),
+            // Out of external load balancers as the drain begins.
+            format!("PATCH /api/v1/nodes/{}", old[0]),
             "POST /api/v1/namespaces/default/pods/p0/eviction".to_string(),
             format!("PATCH /api/v1/nodes/{}", old[0]),
             format!("DELETE /api/v1/nodes/{}", old[0]),
@@ -238,6 +240,8 @@ fn drained_but_uncordoned_since_is_cordoned_and_drained_again() {
     assert_eq!(
         world.cluster.writes(),
         [
+            format!("PATCH {node}"),
+            // Out of external load balancers as the drain begins again.
             format!("PATCH {node}"),
             "POST /api/v1/namespaces/default/pods/p0/eviction".to_string(),
             format!("PATCH {node}"),
