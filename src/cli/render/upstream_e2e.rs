@@ -136,8 +136,8 @@ fn plan_with(text: &str, catalog: Option<&str>) -> Value {
         None => Catalog::embedded().unwrap(),
     };
     let selection = Selection {
-        nodepools: Vec::new(),
         max_instance_types: 600,
+        ..Selection::default()
     };
     let input = build_input(
         &mut manifests,
