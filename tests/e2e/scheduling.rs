@@ -116,3 +116,69 @@ fn an_uninitialized_node_takes_pods_despite_its_startup_and_ephemeral_taints() {
     );
     assert_eq!(plan["nodeClaims"].as_array().unwrap().len(), 1);
 }
+
+/// `--min-values-policy` (the controller's `MIN_VALUES_POLICY`, core v1.14.1 `options.go`): a
+/// NodePool asking `minValues: 3` of one real type leaves the pod pending under Strict (exit 1)
+/// and, under BestEffort, plans a NodeClaim whose `minValues` is relaxed to 1 and annotated
+/// `karpenter.sh/nodeclaim-min-values-relaxed: "true"` (aws `test/suites/scheduling/
+/// scheduling.go` "should honor minValuesPolicy when provisioning a node"). A value Karpenter
+/// does not know is a usage error (exit 2).
+#[test]
+fn the_min_values_policy_flag_decides_what_an_unmet_min_values_does() {
+    let manifests = "\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [c5.large, invalid-1, invalid-2], minValues: 3}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  role: fixture-node-role
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: fixture-cluster}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: fixture-cluster}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec:
+  containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]
+status: {phase: Pending, conditions: [{type: PodScheduled, status: \"False\", reason: Unschedulable}]}
+";
+    let run = |policy: &[&str]| {
+        let mut args = vec!["provision", "--dry-run", "-f", "-", "-o", "json"];
+        args.extend_from_slice(policy);
+        karpenter(&args, manifests.as_bytes())
+    };
+    let strict = run(&[]);
+    assert_eq!(strict.code, 1, "{}", strict.stderr);
+    let explicit = run(&["--min-values-policy", "Strict"]);
+    assert_eq!(explicit.stdout, strict.stdout);
+
+    let relaxed = run(&["--min-values-policy=BestEffort"]);
+    assert_eq!(relaxed.code, 0, "{}", relaxed.stderr);
+    let plan: Value = serde_json::from_str(&relaxed.stdout).unwrap();
+    let claim = claim_of(&plan, "default/p");
+    assert_eq!(
+        claim["annotations"]["karpenter.sh/nodeclaim-min-values-relaxed"],
+        "true"
+    );
+    assert!(
+        claim["requirements"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!({"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["c5.large"], "minValues": 1})),
+        "{claim:#}"
+    );
+
+    let bad = run(&["--min-values-policy", "besteffort"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("--min-values-policy"), "{}", bad.stderr);
+}
