@@ -391,7 +391,7 @@ pub(super) fn unmet_min_values(
 ) -> Option<String> {
     for (key, pool_min) in &pool.min_values {
         let min = claim_min_values(reqs, key, *pool_min);
-        let left = distinct_values(pool, types, reqs, key);
+        let left = distinct_values(pool, types, key);
         if left < min as usize {
             return Some(format!("{key} (needs {min}, {left} left)"));
         }
@@ -408,7 +408,7 @@ fn min_values_shortfalls(
     pool.min_values
         .iter()
         .filter_map(|(key, pool_min)| {
-            let left = distinct_values(pool, types, reqs, key);
+            let left = distinct_values(pool, types, key);
             (left < claim_min_values(reqs, key, *pool_min) as usize)
                 .then(|| (key.clone(), left as u32))
         })
@@ -422,19 +422,16 @@ fn claim_min_values(reqs: &Requirements, key: &str, pool_min: u32) -> u32 {
         .unwrap_or(pool_min)
 }
 
-/// How many distinct values of `key` the types provide (that the NodeClaim admits).
-fn distinct_values(pool: &Pool<'_>, types: &[u32], reqs: &Requirements, key: &str) -> usize {
-    let allowed = reqs.get_ref(key);
+/// How many distinct values of `key` the types provide: every value of their own requirement on
+/// it, whether or not the NodeClaim's requirement admits it (`SatisfiesMinValues` collects
+/// `it.Requirements.Get(key).Values()`) — a pod pinned to one zone still counts every zone its
+/// NodeClaim's types are offered in towards a zone `minValues`.
+fn distinct_values(pool: &Pool<'_>, types: &[u32], key: &str) -> usize {
     let mut values: BTreeSet<&str> = BTreeSet::new();
     for &t in types {
         if let Some(r) = pool.types[t as usize].requirements.get_ref(key) {
             if r.operator() == Operator::In {
-                values.extend(
-                    r.values()
-                        .iter()
-                        .filter(|v| allowed.is_none_or(|a| a.has(v)))
-                        .map(String::as_str),
-                );
+                values.extend(r.values().iter().map(String::as_str));
             }
         }
     }

@@ -313,3 +313,40 @@ fn best_effort_truncation_keeps_the_nodeclaim() {
         }
     }
 }
+
+/// `SatisfiesMinValues` counts every value of the types' own requirement on the key, not only
+/// those the NodeClaim admits (`it.Requirements.Get(req.Key).Values()`): a pod pinned to
+/// `test-zone-1` on a pool asking three zones, whose type is offered in all three, meets the
+/// zone `minValues` — placed under Strict, not relaxed under BestEffort. (Before s17 only the
+/// admitted zones counted: the pod stayed pending, `MinValuesUnmet`.)
+#[test]
+fn a_pod_pinned_to_one_zone_still_meets_a_zone_min_values() {
+    let types = vec![mv_type(
+        "instance-type-1",
+        &[
+            ("test-zone-1", 0.52),
+            ("test-zone-2", 0.52),
+            ("test-zone-3", 0.52),
+        ],
+    )];
+    for policy in [MinValuesPolicy::Strict, MinValuesPolicy::BestEffort] {
+        let mut inp = input(
+            vec![PodBuilder::new("p")
+                .cpu("900m")
+                .node_selector(ZONE, "test-zone-1")
+                .build()],
+            vec![recorded(
+                pool("default", 0, &[(ZONE, &THREE_ZONES, Some(3))]),
+                types.clone(),
+            )],
+        );
+        inp.options.min_values_policy = policy;
+        let plan = solve(&inp);
+        let [c] = &plan.node_claims[..] else {
+            panic!("{policy:?}: {:?}", plan.unschedulable)
+        };
+        assert_eq!(c.labels[ZONE], "test-zone-1", "{policy:?}");
+        assert_eq!(relaxed(c), Some("false"), "{policy:?}");
+        assert_eq!(c.requirements.get_ref(ZONE).unwrap().min_values, Some(3));
+    }
+}
