@@ -6,20 +6,24 @@ use serde_json::Value;
 
 use crate::support::{fixture, karpenter};
 
-fn plan_of(file: &str, stdin: Option<&str>) -> (i32, Value) {
+/// `provision --dry-run -f examples/scheduling/FILE -o json` with `extra` flags.
+fn provision_example(file: &str, extra: &[&str]) -> crate::support::Run {
     let path = fixture(&format!("examples/scheduling/{file}"));
+    let mut args = vec![
+        "provision",
+        "--dry-run",
+        "-f",
+        path.to_str().unwrap(),
+        "-o",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    karpenter(&args, b"")
+}
+
+fn plan_of(file: &str, stdin: Option<&str>) -> (i32, Value) {
     let run = match stdin {
-        None => karpenter(
-            &[
-                "provision",
-                "--dry-run",
-                "-f",
-                path.to_str().unwrap(),
-                "-o",
-                "json",
-            ],
-            b"",
-        ),
+        None => provision_example(file, &[]),
         Some(text) => karpenter(
             &["provision", "--dry-run", "-f", "-", "-o", "json"],
             text.as_bytes(),
@@ -125,38 +129,7 @@ fn an_uninitialized_node_takes_pods_despite_its_startup_and_ephemeral_taints() {
 /// does not know is a usage error (exit 2).
 #[test]
 fn the_min_values_policy_flag_decides_what_an_unmet_min_values_does() {
-    let manifests = "\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: node.kubernetes.io/instance-type, operator: In, values: [c5.large, invalid-1, invalid-2], minValues: 3}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  role: fixture-node-role
-  amiSelectorTerms: [{alias: al2023@latest}]
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: fixture-cluster}}]
-  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: fixture-cluster}}]
----
-apiVersion: v1
-kind: Pod
-metadata: {name: p, namespace: default}
-spec:
-  containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]
-status: {phase: Pending, conditions: [{type: PodScheduled, status: \"False\", reason: Unschedulable}]}
-";
-    let run = |policy: &[&str]| {
-        let mut args = vec!["provision", "--dry-run", "-f", "-", "-o", "json"];
-        args.extend_from_slice(policy);
-        karpenter(&args, manifests.as_bytes())
-    };
+    let run = |policy: &[&str]| provision_example("min-values-policy.yaml", policy);
     let strict = run(&[]);
     assert_eq!(strict.code, 1, "{}", strict.stderr);
     let explicit = run(&["--min-values-policy", "Strict"]);

@@ -65,6 +65,17 @@ fn solve_with_policy(pools: Vec<PoolInput>, policy: MinValuesPolicy) -> Plan {
     solve(&inp)
 }
 
+/// Under Strict the pool takes no pod: `MinValuesUnmet`, no NodeClaim.
+fn strict_leaves_the_pod_pending(pool: PoolInput) {
+    let strict = solve_with_policy(vec![pool], MinValuesPolicy::Strict);
+    assert!(strict.node_claims.is_empty(), "{:?}", strict.node_claims);
+    assert_eq!(strict.unschedulable.len(), 1);
+    assert_eq!(
+        strict.unschedulable[0].reason.code(),
+        ReasonCode::MinValuesUnmet
+    );
+}
+
 fn relaxed(c: &PlannedNodeClaim) -> Option<&str> {
     c.annotations
         .get(NODECLAIM_MIN_VALUES_RELAXED)
@@ -91,15 +102,15 @@ fn best_effort_relaxes_an_instance_type_min_values_strict_does_not() {
             two_types(),
         )
     };
-    let strict = solve_with_policy(vec![p()], MinValuesPolicy::Strict);
-    assert!(strict.node_claims.is_empty());
-    assert_eq!(strict.unschedulable.len(), 1);
-    assert_eq!(
-        strict.unschedulable[0].reason.code(),
-        ReasonCode::MinValuesUnmet
-    );
+    strict_leaves_the_pod_pending(p());
 
     let plan = solve_with_policy(vec![p()], MinValuesPolicy::BestEffort);
+    relaxed_to_both_types(&plan);
+}
+
+/// The plan's one NodeClaim: instance-type-1 launched, `instance-type In [instance-type-1,
+/// instance-type-2]` with `minValues: 2`, relaxed "true".
+fn relaxed_to_both_types(plan: &Plan) -> &PlannedNodeClaim {
     assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
     let [c] = &plan.node_claims[..] else {
         panic!("{:?}", plan.node_claims)
@@ -108,57 +119,32 @@ fn best_effort_relaxes_an_instance_type_min_values_strict_does_not() {
     assert_eq!(relaxed(c), Some("true"));
     assert_eq!(names(c), ["instance-type-1", "instance-type-2"]);
     assert_eq!(c.instance_type_requirement.min_values, Some(2));
+    c
 }
 
-/// "should relax minValues before falling back to other nodepools": a weight-10 pool without
-/// `minValues` could take the pod as it is, but the weight-100 pool's relaxed NodeClaim wins.
+/// "should relax minValues before falling back to other nodepools" (a weight-10 pool without
+/// `minValues` could take the pod as it is) and "should choose nodepool with higher weight when
+/// relaxing minValues" (the weight-10 pool needs 3 types too): the weight-100 pool's relaxed
+/// NodeClaim wins either way.
 #[test]
-fn best_effort_relaxes_before_falling_back_to_another_pool() {
-    let plan = solve_with_policy(
-        vec![
-            recorded(
-                pool("default", 100, &[(INSTANCE_TYPE, &THREE_TYPES, Some(3))]),
-                two_types(),
-            ),
-            recorded(
-                pool("fallback", 10, &[(INSTANCE_TYPE, &THREE_TYPES, None)]),
-                two_types(),
-            ),
-        ],
-        MinValuesPolicy::BestEffort,
-    );
-    let [c] = &plan.node_claims[..] else {
-        panic!("{:?}", plan.node_claims)
-    };
-    assert_eq!(c.node_pool, "default");
-    assert_eq!(c.launch.instance_type, "instance-type-1");
-    assert!(relaxed(c).is_some());
-    assert_eq!(names(c), ["instance-type-1", "instance-type-2"]);
-    assert_eq!(c.instance_type_requirement.min_values, Some(2));
-}
-
-/// "should choose nodepool with higher weight when relaxing minValues": both pools need 3 types.
-#[test]
-fn best_effort_relaxes_the_heavier_pool() {
-    let plan = solve_with_policy(
-        vec![
-            recorded(
-                pool("lower", 10, &[(INSTANCE_TYPE, &THREE_TYPES, Some(3))]),
-                two_types(),
-            ),
-            recorded(
-                pool("default", 100, &[(INSTANCE_TYPE, &THREE_TYPES, Some(3))]),
-                two_types(),
-            ),
-        ],
-        MinValuesPolicy::BestEffort,
-    );
-    let [c] = &plan.node_claims[..] else {
-        panic!("{:?}", plan.node_claims)
-    };
-    assert_eq!(c.node_pool, "default");
-    assert_eq!(relaxed(c), Some("true"));
-    assert_eq!(c.instance_type_requirement.min_values, Some(2));
+fn best_effort_relaxes_the_heavier_pool_before_falling_back() {
+    for lower_min in [None, Some(3)] {
+        let plan = solve_with_policy(
+            vec![
+                recorded(
+                    pool("lower", 10, &[(INSTANCE_TYPE, &THREE_TYPES, lower_min)]),
+                    two_types(),
+                ),
+                recorded(
+                    pool("default", 100, &[(INSTANCE_TYPE, &THREE_TYPES, Some(3))]),
+                    two_types(),
+                ),
+            ],
+            MinValuesPolicy::BestEffort,
+        );
+        let c = relaxed_to_both_types(&plan);
+        assert_eq!(c.node_pool, "default", "{lower_min:?}");
+    }
 }
 
 /// Context "with zone requirements": "should not schedule when zone minValues requirement is
@@ -173,12 +159,7 @@ fn best_effort_relaxes_a_zone_min_values_strict_does_not() {
             one_type_two_zones(),
         )
     };
-    let strict = solve_with_policy(vec![p()], MinValuesPolicy::Strict);
-    assert!(strict.node_claims.is_empty());
-    assert_eq!(
-        strict.unschedulable[0].reason.code(),
-        ReasonCode::MinValuesUnmet
-    );
+    strict_leaves_the_pod_pending(p());
 
     let plan = solve_with_policy(vec![p()], MinValuesPolicy::BestEffort);
     let [c] = &plan.node_claims[..] else {
