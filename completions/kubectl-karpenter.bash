@@ -367,7 +367,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__consolidate)
-            opts="-f -y -n -o -v -q -h -V --filename --nodepool --catalog --now --feature-gates --dry-run --yes --watch --force --timeout --ready-timeout --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-f -y -n -o -v -q -h -V --filename --nodepool --catalog --now --feature-gates --min-values-policy --dry-run --yes --watch --force --timeout --ready-timeout --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -395,6 +395,10 @@ _kubectl__karpenter() {
                     ;;
                 --feature-gates)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-values-policy)
+                    COMPREPLY=($(compgen -W "Strict BestEffort" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -1329,7 +1333,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__nodes)
-            opts="-l -n -o -v -q -h -V --nodepool --selector --catalog --no-aws --no-decision --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-l -n -o -v -q -h -V --nodepool --selector --catalog --no-aws --no-decision --min-values-policy --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1349,6 +1353,10 @@ _kubectl__karpenter() {
                     ;;
                 --catalog)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-values-policy)
+                    COMPREPLY=($(compgen -W "Strict BestEffort" -- "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)
@@ -1427,7 +1435,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__provision)
-            opts="-f -y -n -o -v -q -h -V --filename --nodepool --dry-run --catalog --max-instance-types --yes --wait --timeout --watch --force --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-f -y -n -o -v -q -h -V --filename --nodepool --dry-run --catalog --max-instance-types --min-values-policy --yes --wait --timeout --watch --force --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1451,6 +1459,10 @@ _kubectl__karpenter() {
                     ;;
                 --max-instance-types)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-values-policy)
+                    COMPREPLY=($(compgen -W "Strict BestEffort" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)

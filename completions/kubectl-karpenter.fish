@@ -68,6 +68,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand prov
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l nodepool -d 'Only consider these NodePools (or Provisioners)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l catalog -d 'Replace the instance-type catalog (JSON or YAML, see the README)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l max-instance-types -d 'Keep at most this many instance types per NodeClaim (Karpenter: 600)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l min-values-policy -d 'What an unmet NodePool minValues does, as the controller\'s --min-values-policy / MIN_VALUES_POLICY: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller\'s setting is the default' -r -f -a "Strict\t''
+BestEffort\t''"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l timeout -d 'How long --wait waits (e.g. 10m)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m; `forever`: a standby replica in a pod)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l lease-namespace -d 'Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)' -r
@@ -170,6 +172,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand conv
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l nodepool -d 'Only nodes of these NodePools (or Provisioners)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s l -l selector -d 'Only nodes matching this label selector (`k=v,k!=v,k in (a,b),k notin (a),k,!k`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l catalog -d 'Replace the instance-type catalog used for prices (JSON or YAML, see the README)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l min-values-policy -d 'What an unmet NodePool minValues does, as the controller\'s --min-values-policy / MIN_VALUES_POLICY: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller\'s setting is the default' -r -f -a "Strict\t''
+BestEffort\t''"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l kubeconfig -d 'Path to the kubeconfig file' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -318,6 +322,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand cons
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l catalog -d 'Replace the instance-type catalog (JSON or YAML)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l now -d 'The instant evaluated, RFC 3339 (default: now)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l feature-gates -d 'Feature gates, as the controller\'s FEATURE_GATES (`SpotToSpotConsolidation=true`)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l min-values-policy -d 'What an unmet NodePool minValues does, as the controller\'s --min-values-policy / MIN_VALUES_POLICY: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller\'s setting is the default' -r -f -a "Strict\t''
+BestEffort\t''"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l timeout -d 'How long a node\'s drain may take (also how long a PDB at zero is waited for)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l ready-timeout -d 'How long a replacement may take to be Ready before the node is rolled back' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m; `forever`: a standby replica in a pod)' -r

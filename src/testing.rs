@@ -580,6 +580,7 @@ pub fn consolidation_input(
         now,
         release,
         feature_gates: FeatureGates::defaults(release),
+        min_values_policy: Default::default(),
         nodes,
         pending_pods: Vec::new(),
         pdbs: Vec::new(),

@@ -555,6 +555,13 @@ mod tests {
             (words(&["auto", "always", "never"]), 4)
         );
         assert_eq!(complete(&["convert", "--to", ""]), (words(&["v1"]), 4));
+        for command in ["provision", "consolidate", "nodes"] {
+            assert_eq!(
+                complete(&[command, "--min-values-policy", ""]),
+                (words(&["Strict", "BestEffort"]), 4),
+                "{command}"
+            );
+        }
     }
 
     #[test]

@@ -328,6 +328,8 @@ pub struct ProvisionArgs {
     /// Keep at most this many instance types per NodeClaim (Karpenter: 600).
     #[arg(long, value_name = "N", default_value_t = crate::scheduling::DEFAULT_MAX_INSTANCE_TYPES)]
     pub max_instance_types: usize,
+    #[command(flatten)]
+    pub min_values: MinValuesPolicyArg,
     /// Launch without asking (live mode).
     #[arg(short = 'y', long)]
     pub yes: bool,
@@ -350,12 +352,37 @@ pub struct ProvisionArgs {
 }
 
 impl ProvisionArgs {
-    /// `--nodepool` and `--max-instance-types`, for the use case.
+    /// `--nodepool`, `--max-instance-types` and `--min-values-policy` (default Strict), for
+    /// the use case.
     pub fn selection(&self) -> crate::usecases::provisioning::Selection {
         crate::usecases::provisioning::Selection {
             nodepools: self.nodepools.clone(),
             max_instance_types: self.max_instance_types,
+            min_values_policy: self.min_values.policy().unwrap_or_default(),
         }
+    }
+}
+
+/// `--min-values-policy`: the Karpenter controller option the decision follows.
+#[derive(Debug, Args, Clone, Default)]
+pub struct MinValuesPolicyArg {
+    /// What an unmet NodePool minValues does, as the controller's --min-values-policy /
+    /// MIN_VALUES_POLICY: Strict (the pod waits) or BestEffort (minValues relaxed, the
+    /// NodeClaim annotated). Live, the running controller's setting is the default.
+    #[arg(
+        long = "min-values-policy",
+        value_name = "POLICY",
+        value_parser = ["Strict", "BestEffort"]
+    )]
+    pub min_values_policy: Option<String>,
+}
+
+impl MinValuesPolicyArg {
+    /// The policy given, if any.
+    pub fn policy(&self) -> Option<crate::scheduling::MinValuesPolicy> {
+        self.min_values_policy
+            .as_deref()
+            .and_then(crate::scheduling::MinValuesPolicy::parse)
     }
 }
 
@@ -585,6 +612,8 @@ pub struct ConsolidateArgs {
     /// Feature gates, as the controller's FEATURE_GATES (`SpotToSpotConsolidation=true`).
     #[arg(long = "feature-gates", value_name = "GATES")]
     pub feature_gates: Option<String>,
+    #[command(flatten)]
+    pub min_values: MinValuesPolicyArg,
     /// Show what --yes would do now (the first action, node by node) and change nothing (live).
     #[arg(long)]
     pub dry_run: bool,
@@ -731,4 +760,6 @@ pub struct NodesArgs {
     /// the whole cluster — faster on a large one.
     #[arg(long)]
     pub no_decision: bool,
+    #[command(flatten)]
+    pub min_values: MinValuesPolicyArg,
 }

@@ -40,6 +40,7 @@ pub fn config(args: &ConsolidateArgs) -> Result<Config, CommandError> {
         nodepools: args.nodepools.clone(),
         now,
         spot_to_spot,
+        min_values_policy: args.min_values.policy(),
     })
 }
 

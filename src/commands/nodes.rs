@@ -27,6 +27,14 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
     } else {
         consolidate::gather_live(&cluster.client)?
     };
+    // `--min-values-policy` wins over the controller's.
+    let controller = match args.min_values.policy() {
+        Some(policy) => Some(consolidate::Controller {
+            min_values_policy: Some(policy),
+            ..controller.unwrap_or_default()
+        }),
+        None => controller,
+    };
     let cloud;
     let ec2 = if args.no_aws {
         Ec2::Off

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::gates::FeatureGates;
-use super::{FEATURE_GATES_ENV, RESTARTED_AT};
+use super::{FEATURE_GATES_ENV, MIN_VALUES_POLICY_ENV, MIN_VALUES_POLICY_FLAG, RESTARTED_AT};
 
 /// Where `FEATURE_GATES` sits in the controller container.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +32,10 @@ pub struct ControllerView {
     pub value_from: bool,
     /// The container's command/args set `--feature-gates` (it overrides the env).
     pub flag: bool,
+    /// The controller's `MinValuesPolicy` as written: the last `--min-values-policy` of its
+    /// command/args, else its `MIN_VALUES_POLICY` env value (Go's `flag` package: the env
+    /// var is the flag's default); `None` when neither is set (Karpenter: `Strict`).
+    pub min_values_policy: Option<String>,
     /// `spec.paused`.
     pub paused: bool,
     /// The current restart annotation.
@@ -78,16 +82,25 @@ impl ControllerView {
                 })
                 .unwrap_or_default()
         };
-        let flag = words("command")
+        let all_words: Vec<String> = words("command").into_iter().chain(words("args")).collect();
+        let flag = all_words
             .iter()
-            .chain(words("args").iter())
             .any(|w| w == "--feature-gates" || w.starts_with("--feature-gates="));
+        let policy_flag = flag_value(&all_words, MIN_VALUES_POLICY_FLAG);
+        let policy_env = c.get("env").and_then(Value::as_array).and_then(|env| {
+            env.iter()
+                .rev()
+                .find(|e| e["name"] == MIN_VALUES_POLICY_ENV)
+                .and_then(|e| e["value"].as_str())
+                .map(str::to_string)
+        });
         Some(ControllerView {
             index,
             container: c["name"].as_str().unwrap_or("").to_string(),
             slot,
             value_from,
             flag,
+            min_values_policy: policy_flag.or(policy_env),
             paused: deployment
                 .pointer("/spec/paused")
                 .and_then(Value::as_bool)
@@ -99,6 +112,24 @@ impl ControllerView {
                 .map(str::to_string),
         })
     }
+}
+
+/// The value of the last `name value` / `name=value` among a command line's words (Go's `flag`
+/// package also takes a single dash).
+fn flag_value(words: &[String], name: &str) -> Option<String> {
+    let short = &name[1..];
+    let mut found = None;
+    let mut words = words.iter();
+    while let Some(w) = words.next() {
+        for n in [name, short] {
+            if w == n {
+                found = words.next().cloned();
+            } else if let Some(v) = w.strip_prefix(n).and_then(|r| r.strip_prefix('=')) {
+                found = Some(v.to_string());
+            }
+        }
+    }
+    found
 }
 
 /// What the Deployment's rollout looks like.
@@ -219,6 +250,33 @@ pub fn rollout_status(d: &RolloutView) -> Rollout {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// `MIN_VALUES_POLICY` is the default of `--min-values-policy` (core v1.14.1:
+    /// `pkg/operator/options/options.go`): the flag, in either form, wins.
+    #[test]
+    fn the_min_values_policy_is_the_flag_else_the_env() {
+        let view = |c: Value| {
+            let d = json!({"spec": {"template": {"spec": {"containers": [c]}}}});
+            ControllerView::read(&d, "k").unwrap().min_values_policy
+        };
+        let env = json!([{"name": "MIN_VALUES_POLICY", "value": "BestEffort"}]);
+        assert_eq!(view(json!({"name": "c", "image": "k"})), None);
+        assert_eq!(
+            view(json!({"name": "c", "image": "k", "env": env})).as_deref(),
+            Some("BestEffort")
+        );
+        for args in [
+            json!(["--min-values-policy", "Strict"]),
+            json!(["--min-values-policy=Strict"]),
+            json!([
+                "-min-values-policy=BestEffort",
+                "--min-values-policy=Strict"
+            ]),
+        ] {
+            let c = json!({"name": "c", "image": "k", "env": env, "args": args});
+            assert_eq!(view(c).as_deref(), Some("Strict"), "{args}");
+        }
+    }
 
     #[test]
     fn controller_view_reads_the_env_and_flags() {

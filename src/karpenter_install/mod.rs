@@ -35,6 +35,11 @@ pub const SETTINGS_CONFIGMAP: &str = "karpenter-global-settings";
 pub const DRIFT_KEY: &str = "featureGates.driftEnabled";
 /// The v0.32+ env var holding the feature gates.
 pub const FEATURE_GATES_ENV: &str = "FEATURE_GATES";
+/// The controller option `--min-values-policy`'s env var (v1; core v1.14.1:
+/// `pkg/operator/options/options.go`): `Strict` (the default) or `BestEffort`.
+pub const MIN_VALUES_POLICY_ENV: &str = "MIN_VALUES_POLICY";
+/// Its flag, which wins over the env var (the env var is only the flag's default).
+pub const MIN_VALUES_POLICY_FLAG: &str = "--min-values-policy";
 /// The drift gate's name inside `FEATURE_GATES`.
 pub const DRIFT_GATE: &str = "Drift";
 /// The gate of spot-to-spot consolidation inside `FEATURE_GATES` (v0.34+, default off).

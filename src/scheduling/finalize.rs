@@ -117,7 +117,9 @@ pub(super) fn finalize(
     options.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| rank(a.1).cmp(&rank(b.1))));
     options.truncate(input.options.max_instance_types.max(1));
     let kept: Vec<u32> = options.iter().map(|&(_, t)| t).collect();
-    if let Some(key) = unmet_min_values(pool, &kept, &reqs) {
+    // `Truncate` checks `minValues` only under the Strict policy (`cloudprovider/types.go`).
+    let strict = !input.options.min_values_policy.relaxes();
+    if let Some(key) = unmet_min_values(pool, &kept, &reqs).filter(|_| strict) {
         return Err(pool.refusal(PoolCause::MinValuesAfterTruncation {
             key,
             kept: kept.len(),
@@ -272,6 +274,7 @@ pub(super) fn finalize(
             &np.template_annotations,
             options.iter().map(|&(_, t)| &*pool.names[t as usize]),
             np.replicas.is_some(),
+            claim.min_values_relaxed,
         ),
         taints: np.taints.clone(),
         startup_taints: np.startup_taints.clone(),

@@ -83,9 +83,10 @@ pub struct ClaimAnnotations {
     /// [`apply_overlays`].
     pub capacity_overlaid: std::collections::BTreeSet<String>,
     /// The pool's controller writes `karpenter.sh/nodeclaim-min-values-relaxed` on each
-    /// NodeClaim its scheduler creates (core v1.14.1: `scheduling/scheduler.go` `add`, `"false"`
-    /// unless a `minValues` was relaxed, which the default `MinValuesPolicy` Strict never does;
-    /// static NodeClaims are created without it). v1 pools; a v1beta1 pool's v0.37 did not.
+    /// NodeClaim its scheduler creates (core v1.14.1: `scheduling/scheduler.go`
+    /// `addToNewNodeClaim`: `"true"` when [`MinValuesPolicy::BestEffort`] relaxed a `minValues`
+    /// of the NodeClaim, else `"false"`; static NodeClaims are created without it). v1 pools; a
+    /// v1beta1 pool's v0.37 did not.
     pub records_min_values: bool,
 }
 
@@ -98,18 +99,20 @@ impl ClaimAnnotations {
     /// A NodeClaim's annotations: the template's, the hash, and — for a NodeClaim of a
     /// dynamic pool whose options (`ToNodeClaim`: the cheapest `MaxInstanceTypes`) include a
     /// type a NodeOverlay priced or resized — `…-overlay-applied: "true"`.
+    /// `min_values_relaxed`: whether the scheduler relaxed one of its `minValues`.
     pub fn for_claim<'n>(
         &self,
         template: &BTreeMap<String, String>,
         options: impl IntoIterator<Item = &'n str>,
         is_static: bool,
+        min_values_relaxed: bool,
     ) -> BTreeMap<String, String> {
         let mut out = template.clone();
         out.extend(self.hash.clone());
         if self.records_min_values && !is_static {
             out.insert(
                 labels::NODECLAIM_MIN_VALUES_RELAXED.to_string(),
-                "false".to_string(),
+                min_values_relaxed.to_string(),
             );
         }
         if is_static || (self.price_overlaid.is_empty() && self.capacity_overlaid.is_empty()) {
@@ -139,6 +142,47 @@ pub struct ExistingNode {
     pub node: Node,
     /// Pods bound to it (DaemonSet pods included).
     pub pods: Vec<Pod>,
+}
+
+/// Karpenter's `--min-values-policy` / `MIN_VALUES_POLICY` (core v1.14.1:
+/// `pkg/operator/options/options.go`): what the scheduler does when the instance types left for
+/// a new NodeClaim cannot meet a `minValues`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MinValuesPolicy {
+    /// The default: the NodeClaim cannot take the pod (`filterInstanceTypesByRequirements`
+    /// leaves no type), and a truncation that breaks `minValues` drops the NodeClaim.
+    #[default]
+    Strict,
+    /// A new NodeClaim's unmet `minValues` are lowered to what its types provide
+    /// (`tryVolumeAlternative`), the NodeClaim is annotated `…min-values-relaxed: "true"`, and
+    /// truncation no longer checks `minValues` (`cloudprovider/types.go` `Truncate`). Pods
+    /// joining a NodeClaim already made are held to its (relaxed) `minValues` strictly
+    /// (`addToInflightNode` passes `relaxMinValues=false`).
+    BestEffort,
+}
+
+impl MinValuesPolicy {
+    /// The option's value, exactly as Karpenter accepts it (`Strict`, `BestEffort`).
+    pub fn parse(text: &str) -> Option<MinValuesPolicy> {
+        match text {
+            "Strict" => Some(MinValuesPolicy::Strict),
+            "BestEffort" => Some(MinValuesPolicy::BestEffort),
+            _ => None,
+        }
+    }
+
+    /// As written in the option.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MinValuesPolicy::Strict => "Strict",
+            MinValuesPolicy::BestEffort => "BestEffort",
+        }
+    }
+
+    /// Whether unmet `minValues` are relaxed.
+    pub fn relaxes(self) -> bool {
+        self == MinValuesPolicy::BestEffort
+    }
 }
 
 /// Tunables.
@@ -174,6 +218,8 @@ pub struct Options {
     /// consolidation engine's certain failures (`disruption/consolidation/certain.rs`). Not a
     /// plan: placements are only witnesses.
     pub possibility: bool,
+    /// The controller's `MinValuesPolicy`.
+    pub min_values_policy: MinValuesPolicy,
 }
 
 impl Default for Options {
@@ -185,6 +231,7 @@ impl Default for Options {
             disruption_volumes: false,
             unexplained: false,
             possibility: false,
+            min_values_policy: MinValuesPolicy::Strict,
         }
     }
 }

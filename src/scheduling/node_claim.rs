@@ -34,6 +34,9 @@ pub(super) struct Claim {
     pub(super) host_ports: Vec<HostPort>,
     /// Capacity reservations it holds (`reservations.rs`), sorted.
     pub(super) reserved: Vec<String>,
+    /// `MinValuesPolicy: BestEffort` lowered one of its `minValues` when it was created
+    /// (`karpenter.sh/nodeclaim-min-values-relaxed: "true"`).
+    pub(super) min_values_relaxed: bool,
 }
 
 /// The outcome of a successful attempt on a NodeClaim, applied only if it is chosen.
@@ -43,10 +46,15 @@ pub(super) struct ClaimUpdate {
     pub(super) requests: Resources,
     /// The reservations to hold from now on; `None`: unchanged (no reserved offerings).
     pub(super) reserved: Option<Vec<String>>,
+    /// A `minValues` was lowered to what the types left provide (`MinValuesPolicy:
+    /// BestEffort`, a new NodeClaim only).
+    pub(super) min_values_relaxed: bool,
 }
 
 /// Whether `pod` can join `claim`, and the claim's state if it does (`NodeClaim.CanAdd`): each
 /// of the pod's volume alternatives in turn (`tryVolumeAlternative`), the first that fits wins.
+/// `relax_min_values`: `CanAdd`'s `relaxMinValues` — the policy is BestEffort and `claim` is a
+/// new NodeClaim (`addToNewNodeClaim`; `addToInflightNode` never relaxes).
 pub(super) fn try_claim(
     topology: &Topology,
     pool: &Pool<'_>,
@@ -54,6 +62,7 @@ pub(super) fn try_claim(
     pod: &Pod,
     state: &PodState,
     volumes: Option<&PodVolumes>,
+    relax_min_values: bool,
 ) -> Result<ClaimUpdate, Fail> {
     if let Some(t) = first_untolerated(&pool.input.pool.taints, &state.tolerations) {
         return Err(Fail::Taint(t.clone()));
@@ -83,21 +92,21 @@ pub(super) fn try_claim(
     }
     let alternatives = volumes.map_or(&[][..], |v| v.alternatives.as_slice());
     if alternatives.is_empty() {
-        return try_alternative(topology, pool, claim, pod, state, new_reqs, changed, None);
+        let attempt = Attempt {
+            new_reqs,
+            changed,
+            relax_min_values,
+        };
+        return try_alternative(topology, pool, claim, pod, state, attempt, None);
     }
     let mut last = Fail::Volume;
     for alt in alternatives {
-        let attempt = try_alternative(
-            topology,
-            pool,
-            claim,
-            pod,
-            state,
-            new_reqs.clone(),
-            changed.clone(),
-            Some(alt),
-        );
-        match attempt {
+        let attempt = Attempt {
+            new_reqs: new_reqs.clone(),
+            changed: changed.clone(),
+            relax_min_values,
+        };
+        match try_alternative(topology, pool, claim, pod, state, attempt, Some(alt)) {
             Ok(update) => return Ok(update),
             Err(f) => last = f,
         }
@@ -173,19 +182,30 @@ fn reachable_domains(
     out
 }
 
+/// What an attempt starts from: the NodeClaim's requirements narrowed by the pod's (`None`:
+/// unchanged), the keys that narrowing changed, and whether unmet `minValues` are relaxed.
+struct Attempt {
+    new_reqs: Option<Requirements>,
+    changed: Vec<String>,
+    relax_min_values: bool,
+}
+
 /// One volume alternative (or none): the NodeClaim narrowed by it (well-known labels may be
 /// undefined, as for the pod's own requirements), then by topology, then its instance types.
-#[allow(clippy::too_many_arguments)]
 fn try_alternative(
     topology: &Topology,
     pool: &Pool<'_>,
     claim: &Claim,
     pod: &Pod,
     state: &PodState,
-    mut new_reqs: Option<Requirements>,
-    mut changed: Vec<String>,
+    attempt: Attempt,
     volume: Option<&Requirements>,
 ) -> Result<ClaimUpdate, Fail> {
+    let Attempt {
+        mut new_reqs,
+        mut changed,
+        relax_min_values,
+    } = attempt;
     if let Some(alt) = volume.filter(|a| !a.is_empty()) {
         let base = new_reqs.get_or_insert_with(|| claim.reqs.clone());
         if !base.is_compatible(alt, labels::is_well_known) {
@@ -256,14 +276,29 @@ fn try_alternative(
         });
         return Err(daemon_port.map_or(Fail::NoInstanceType, Fail::HostPort));
     }
+    let mut min_values_relaxed = false;
     if let Some(key) = unmet_min_values(pool, &types, reqs) {
-        return Err(Fail::MinValues(key));
+        if !relax_min_values {
+            return Err(Fail::MinValues(key));
+        }
+        // BestEffort (`tryVolumeAlternative`): every unmet `minValues` becomes the number of
+        // values the types left provide (`SatisfiesMinValues`' unsatisfiable keys).
+        let short = min_values_shortfalls(pool, &types, reqs);
+        let target = new_reqs.get_or_insert_with(|| claim.reqs.clone());
+        for (key, left) in short {
+            let mut r = target.get(&key);
+            r.min_values = Some(left);
+            target.remove(&key);
+            target.add(r);
+        }
+        min_values_relaxed = true;
     }
     Ok(ClaimUpdate {
         reqs: new_reqs,
         types,
         requests,
         reserved: None,
+        min_values_relaxed,
     })
 }
 
@@ -347,30 +382,58 @@ pub(super) fn host_port_conflict(used: &[HostPort], wanted: &[HostPort]) -> Opti
         .map(|w| w.port)
 }
 
-/// The first `minValues` requirement the remaining types no longer satisfy.
+/// The first `minValues` requirement the remaining types no longer satisfy. The `minValues` is
+/// the NodeClaim's (`reqs`): the pool's, or what BestEffort relaxed it to.
 pub(super) fn unmet_min_values(
     pool: &Pool<'_>,
     types: &[u32],
     reqs: &Requirements,
 ) -> Option<String> {
-    for (key, min) in &pool.min_values {
-        let allowed = reqs.get_ref(key);
-        let mut values: BTreeSet<&str> = BTreeSet::new();
-        for &t in types {
-            if let Some(r) = pool.types[t as usize].requirements.get_ref(key) {
-                if r.operator() == Operator::In {
-                    values.extend(
-                        r.values()
-                            .iter()
-                            .filter(|v| allowed.is_none_or(|a| a.has(v)))
-                            .map(String::as_str),
-                    );
-                }
-            }
-        }
-        if values.len() < *min as usize {
-            return Some(format!("{key} (needs {min}, {} left)", values.len()));
+    for (key, pool_min) in &pool.min_values {
+        let min = claim_min_values(reqs, key, *pool_min);
+        let left = distinct_values(pool, types, key);
+        if left < min as usize {
+            return Some(format!("{key} (needs {min}, {left} left)"));
         }
     }
     None
+}
+
+/// Every `minValues` key the types no longer satisfy, with the number of values they provide.
+fn min_values_shortfalls(
+    pool: &Pool<'_>,
+    types: &[u32],
+    reqs: &Requirements,
+) -> Vec<(String, u32)> {
+    pool.min_values
+        .iter()
+        .filter_map(|(key, pool_min)| {
+            let left = distinct_values(pool, types, key);
+            (left < claim_min_values(reqs, key, *pool_min) as usize)
+                .then(|| (key.clone(), left as u32))
+        })
+        .collect()
+}
+
+/// The NodeClaim's `minValues` on `key`, the pool's when its requirements carry none.
+fn claim_min_values(reqs: &Requirements, key: &str, pool_min: u32) -> u32 {
+    reqs.get_ref(key)
+        .and_then(|r| r.min_values)
+        .unwrap_or(pool_min)
+}
+
+/// How many distinct values of `key` the types provide: every value of their own requirement on
+/// it, whether or not the NodeClaim's requirement admits it (`SatisfiesMinValues` collects
+/// `it.Requirements.Get(key).Values()`) — a pod pinned to one zone still counts every zone its
+/// NodeClaim's types are offered in towards a zone `minValues`.
+fn distinct_values(pool: &Pool<'_>, types: &[u32], key: &str) -> usize {
+    let mut values: BTreeSet<&str> = BTreeSet::new();
+    for &t in types {
+        if let Some(r) = pool.types[t as usize].requirements.get_ref(key) {
+            if r.operator() == Operator::In {
+                values.extend(r.values().iter().map(String::as_str));
+            }
+        }
+    }
+    values.len()
 }

@@ -512,6 +512,7 @@ impl<'a> Solver<'a> {
                         pod,
                         &self.states[s],
                         self.volumes[s].as_ref(),
+                        false,
                     )
                     .and_then(|u| self.reservations.complete(pool, claim, u, self.strict()))
                     .ok()
@@ -602,6 +603,7 @@ impl<'a> Solver<'a> {
         // NodeClaims keep theirs to the end (`spread 10000`: 80 MB, BENCHMARKS.md).
         claim.types.shrink_to_fit();
         claim.requests = update.requests;
+        claim.min_values_relaxed |= update.min_values_relaxed;
         claim.pods.push(s);
         claim.host_ports.extend(pod.host_ports.iter().cloned());
         if let Some(next) = update.reserved {
@@ -642,6 +644,7 @@ impl<'a> Solver<'a> {
             pods: Vec::new(),
             host_ports: Vec::new(),
             reserved: Vec::new(),
+            min_values_relaxed: false,
         };
         self.topology.register(HOSTNAME, &hostname);
         let pod = self.pod(s);
@@ -652,6 +655,7 @@ impl<'a> Solver<'a> {
             pod,
             &self.states[s],
             self.volumes[s].as_ref(),
+            self.input.options.min_values_policy.relaxes(),
         )
         .and_then(|u| {
             self.reservations

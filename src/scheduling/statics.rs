@@ -134,5 +134,6 @@ fn bare_claim(p: usize, pool: &Pool<'_>) -> Claim {
         pods: Vec::new(),
         host_ports: Vec::new(),
         reserved: Vec::new(),
+        min_values_relaxed: false,
     }
 }

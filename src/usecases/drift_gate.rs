@@ -94,6 +94,12 @@ impl Install {
     pub fn feature_gates(&self) -> FeatureGates {
         self.deployment.feature_gates()
     }
+
+    /// The controller container's `MinValuesPolicy` as written (`--min-values-policy`, else
+    /// `MIN_VALUES_POLICY`); `None`: not set (Karpenter's default, `Strict`).
+    pub fn min_values_policy(&self) -> Option<&str> {
+        self.deployment.min_values_policy.as_deref()
+    }
 }
 
 /// What happens, as it happens.

@@ -6,20 +6,24 @@ use serde_json::Value;
 
 use crate::support::{fixture, karpenter};
 
-fn plan_of(file: &str, stdin: Option<&str>) -> (i32, Value) {
+/// `provision --dry-run -f examples/scheduling/FILE -o json` with `extra` flags.
+fn provision_example(file: &str, extra: &[&str]) -> crate::support::Run {
     let path = fixture(&format!("examples/scheduling/{file}"));
+    let mut args = vec![
+        "provision",
+        "--dry-run",
+        "-f",
+        path.to_str().unwrap(),
+        "-o",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    karpenter(&args, b"")
+}
+
+fn plan_of(file: &str, stdin: Option<&str>) -> (i32, Value) {
     let run = match stdin {
-        None => karpenter(
-            &[
-                "provision",
-                "--dry-run",
-                "-f",
-                path.to_str().unwrap(),
-                "-o",
-                "json",
-            ],
-            b"",
-        ),
+        None => provision_example(file, &[]),
         Some(text) => karpenter(
             &["provision", "--dry-run", "-f", "-", "-o", "json"],
             text.as_bytes(),
@@ -115,4 +119,39 @@ fn an_uninitialized_node_takes_pods_despite_its_startup_and_ephemeral_taints() {
         "{plan:#}"
     );
     assert_eq!(plan["nodeClaims"].as_array().unwrap().len(), 1);
+}
+
+/// `--min-values-policy` (the controller's `MIN_VALUES_POLICY`, core v1.14.1 `options.go`): a
+/// NodePool asking `minValues: 3` of one real type leaves the pod pending under Strict (exit 1)
+/// and, under BestEffort, plans a NodeClaim whose `minValues` is relaxed to 1 and annotated
+/// `karpenter.sh/nodeclaim-min-values-relaxed: "true"` (aws `test/suites/scheduling/
+/// scheduling.go` "should honor minValuesPolicy when provisioning a node"). A value Karpenter
+/// does not know is a usage error (exit 2).
+#[test]
+fn the_min_values_policy_flag_decides_what_an_unmet_min_values_does() {
+    let run = |policy: &[&str]| provision_example("min-values-policy.yaml", policy);
+    let strict = run(&[]);
+    assert_eq!(strict.code, 1, "{}", strict.stderr);
+    let explicit = run(&["--min-values-policy", "Strict"]);
+    assert_eq!(explicit.stdout, strict.stdout);
+
+    let relaxed = run(&["--min-values-policy=BestEffort"]);
+    assert_eq!(relaxed.code, 0, "{}", relaxed.stderr);
+    let plan: Value = serde_json::from_str(&relaxed.stdout).unwrap();
+    let claim = claim_of(&plan, "default/p");
+    assert_eq!(
+        claim["annotations"]["karpenter.sh/nodeclaim-min-values-relaxed"],
+        "true"
+    );
+    assert!(
+        claim["requirements"]
+            .as_array()
+            .unwrap()
+            .contains(&serde_json::json!({"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["c5.large"], "minValues": 1})),
+        "{claim:#}"
+    );
+
+    let bad = run(&["--min-values-policy", "besteffort"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("--min-values-policy"), "{}", bad.stderr);
 }

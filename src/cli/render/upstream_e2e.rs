@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::cli::render;
 use crate::cloud::Catalog;
-use crate::scheduling;
+use crate::scheduling::{self, MinValuesPolicy};
 use crate::usecases::provisioning::input::{build_input, CatalogSizing};
 use crate::usecases::provisioning::Selection;
 
@@ -128,6 +128,11 @@ fn required(exprs: &[&str], indent: &str) -> String {
 /// The `-o json` document of `provision --dry-run` for `text`, with `catalog` (custom catalog
 /// YAML) or the embedded one, in us-east-1.
 fn plan_with(text: &str, catalog: Option<&str>) -> Value {
+    plan_with_policy(text, catalog, MinValuesPolicy::Strict)
+}
+
+/// [`plan_with`] under the controller option `MinValuesPolicy` (`--min-values-policy`).
+fn plan_with_policy(text: &str, catalog: Option<&str>, policy: MinValuesPolicy) -> Value {
     let mut manifests =
         crate::api::load_str("suite.yaml", text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     manifests.check_references().unwrap();
@@ -136,8 +141,9 @@ fn plan_with(text: &str, catalog: Option<&str>) -> Value {
         None => Catalog::embedded().unwrap(),
     };
     let selection = Selection {
-        nodepools: Vec::new(),
         max_instance_types: 600,
+        min_values_policy: policy,
+        ..Selection::default()
     };
     let input = build_input(
         &mut manifests,
@@ -529,9 +535,7 @@ fn scheduling_provisioning_workloads() {
 /// scheduling-strict suite; the controller's default): `instance-type In [c5.large, two unknown
 /// types]` with `minValues: 3` filters out every type, so the pod stays pending and no NodeClaim
 /// is made (upstream: the NodePool event "NodePool requirements filtered out all compatible
-/// available instance types due to minValues incompatibility"). The scheduling-besteffort
-/// suite's outcome (a NodeClaim with `minValues: 1` and `…min-values-relaxed: "true"`) needs the
-/// controller option `MIN_VALUES_POLICY=BestEffort`, which this tool does not take (ledger).
+/// available instance types due to minValues incompatibility").
 #[test]
 fn scheduling_min_values_strict_leaves_the_pod_pending() {
     let p = scheduling_pool(&["{key: node.kubernetes.io/instance-type, operator: In, values: [c5.large, invalid-instance-type-1, invalid-instance-type-2], minValues: 3}"]);
@@ -540,6 +544,33 @@ fn scheduling_min_values_strict_leaves_the_pod_pending() {
     assert_eq!(
         pending(&plan),
         [("default/p".to_string(), "MinValuesUnmet".to_string())]
+    );
+}
+
+/// The same It in the scheduling-besteffort suite (`MIN_VALUES_POLICY=BestEffort`,
+/// `--min-values-policy BestEffort` here): one NodeClaim, annotated
+/// `karpenter.sh/nodeclaim-min-values-relaxed: "true"`, whose requirements hold
+/// `instance-type In [c5.large]` with `minValues: 1`.
+#[test]
+fn scheduling_min_values_best_effort_relaxes_them() {
+    let p = scheduling_pool(&["{key: node.kubernetes.io/instance-type, operator: In, values: [c5.large, invalid-instance-type-1, invalid-instance-type-2], minValues: 3}"]);
+    let text = format!("{p}{}{}", default_class(), pod("p", ""));
+    let plan = plan_with_policy(&text, None, MinValuesPolicy::BestEffort);
+    let claim = only_claim(&plan);
+    assert_eq!(
+        claim["annotations"][crate::model::labels::NODECLAIM_MIN_VALUES_RELAXED],
+        "true",
+        "{claim:#}"
+    );
+    let it = claim["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == "node.kubernetes.io/instance-type")
+        .unwrap_or_else(|| panic!("{claim:#}"));
+    assert_eq!(
+        *it,
+        serde_json::json!({"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["c5.large"], "minValues": 1})
     );
 }
 

@@ -17,7 +17,7 @@ use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
 use crate::model::resources::Resources;
-use crate::scheduling::{ExistingNode, Input, Options, SolveMemo};
+use crate::scheduling::{ExistingNode, Input, MinValuesPolicy, Options, SolveMemo};
 
 /// What disruption reads of a pod beyond the slim pod.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -136,6 +136,7 @@ impl Cluster {
             now,
             release,
             feature_gates,
+            min_values_policy,
             nodes,
             pending_pods,
             pdbs,
@@ -261,6 +262,11 @@ impl Cluster {
                 options: Options {
                     reserved_fallback: true,
                     disruption_volumes: true,
+                    // The policy came with v1 (`options.go`); before, minValues were strict.
+                    min_values_policy: match release {
+                        Release::V1_14 => min_values_policy,
+                        Release::V0_37 | Release::V0_31 => MinValuesPolicy::Strict,
+                    },
                     ..Options::default()
                 },
             },

@@ -9,7 +9,7 @@ use crate::model::nodepool::ApiGeneration;
 use crate::model::pod::Pod;
 use crate::model::selector::LabelSelector;
 use crate::model::storage::Storage;
-use crate::scheduling::PoolInput;
+use crate::scheduling::{MinValuesPolicy, PoolInput};
 
 /// The Karpenter release whose disruption controller is simulated (docs/spec.md §9: each API generation
 /// follows its last release; live, the installed controller's version).
@@ -190,6 +190,10 @@ pub struct ConsolidationInput {
     pub release: Release,
     /// Feature gates.
     pub feature_gates: FeatureGates,
+    /// The controller's `MinValuesPolicy` (v1 only; earlier releases have none, Strict):
+    /// disruption simulations schedule with it (core v1.14.1: `disruption/helpers.go`
+    /// `SimulateScheduling`).
+    pub min_values_policy: MinValuesPolicy,
     /// Every node of the cluster (managed or not) with its pods.
     pub nodes: Vec<NodeInput>,
     /// Pods waiting for capacity (provisionable).

@@ -119,6 +119,10 @@ pub(crate) struct Choice {
     pub filter: OfferFilter,
     /// Index of the simulation's claim.
     pub claim: usize,
+    /// The NodeClaim's `minValues` by key: the pool's, or what `MinValuesPolicy: BestEffort`
+    /// relaxed them to (`RemoveInstanceTypeOptionsByPriceAndMinValues` checks the replacement's
+    /// own requirements).
+    pub min_values: Vec<(String, u32)>,
 }
 
 impl Choice {
@@ -132,11 +136,24 @@ impl Choice {
             .filter_map(|o| cluster.pools[claim.pool].types.get(&*o.name).copied())
             .collect();
         order_by_price(cluster, claim.pool, &mut options, &filter);
+        let planned = &claim.planned;
+        let min_values = planned
+            .requirements
+            .iter()
+            .filter_map(|r| r.min_values.map(|m| (r.key.clone(), m)))
+            .chain(
+                planned
+                    .instance_type_requirement
+                    .min_values
+                    .map(|m| (labels::INSTANCE_TYPE.to_string(), m)),
+            )
+            .collect();
         Choice {
             pool: claim.pool,
             options,
             filter,
             claim: index,
+            min_values,
         }
     }
 
@@ -188,21 +205,16 @@ fn order_by_price(cluster: &Cluster, pool: usize, options: &mut [usize], filter:
     });
 }
 
-/// `SatisfiesMinValues` against the pool's `minValues`: how many options (from the first) it
-/// takes, or which key falls short.
-fn min_values_needed(cluster: &Cluster, pool: usize, options: &[usize]) -> Result<usize, String> {
-    let mins: Vec<(&str, u32)> = cluster
-        .pool(pool)
-        .requirements
-        .iter()
-        .filter_map(|r| r.min_values.map(|m| (r.key.as_str(), m)))
-        .collect();
+/// `SatisfiesMinValues` against the replacement's `minValues`: how many options (from the
+/// first) it takes, or which key falls short.
+fn min_values_needed(cluster: &Cluster, choice: &Choice) -> Result<usize, String> {
+    let mins = &choice.min_values;
     if mins.is_empty() {
         return Ok(0);
     }
-    let types = &cluster.sched.pools[pool].instance_types;
+    let types = &cluster.sched.pools[choice.pool].instance_types;
     let mut seen: Vec<BTreeSet<&str>> = vec![BTreeSet::new(); mins.len()];
-    for (n, &t) in options.iter().enumerate() {
+    for (n, &t) in choice.options.iter().enumerate() {
         for (k, (key, _)) in mins.iter().enumerate() {
             if let Some(r) = types[t].requirements.get_ref(key) {
                 seen[k].extend(r.values().iter().map(String::as_str));
@@ -234,8 +246,7 @@ fn below_price(cluster: &Cluster, choice: &mut Choice, max_price: f64) -> Result
         .options
         .retain(|&t| filter.worst_launch_price(&types[t], cluster.release) < max_price);
     if cluster.release != Release::V0_31 {
-        min_values_needed(cluster, choice.pool, &choice.options)
-            .map_err(|detail| Reason::MinValues { detail })?;
+        min_values_needed(cluster, choice).map_err(|detail| Reason::MinValues { detail })?;
     }
     Ok(())
 }
@@ -339,7 +350,7 @@ pub(crate) fn consolidation_replacement(
             }
             // Only the 15 cheapest (or what minValues needs) go to launch, so the node launched
             // is not immediately consolidated again.
-            let needed = min_values_needed(cluster, choice.pool, &choice.options).unwrap_or(0);
+            let needed = min_values_needed(cluster, &choice).unwrap_or(0);
             choice.options.truncate(SPOT_TO_SPOT_MIN_TYPES.max(needed));
         }
         return Ok(choice);

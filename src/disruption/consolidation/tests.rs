@@ -1341,6 +1341,41 @@ fn the_fast_evaluation_decides_as_the_reference_one() {
     assert!(acted > 150, "only {acted} clusters had an action");
 }
 
+/// The same under `MinValuesPolicy: BestEffort` with every pool asking more distinct instance
+/// types than some NodeClaims can keep: relaxed replacements decide alike either way.
+#[test]
+fn the_fast_evaluation_decides_as_the_reference_one_when_min_values_relax() {
+    use crate::model::requirements::{NodeSelectorRequirement, Operator};
+    use crate::scheduling::MinValuesPolicy;
+    let mut differ = 0;
+    for seed in 0..120 {
+        let mut input = random_cluster(seed);
+        for (n, p) in input.pools.iter_mut().enumerate() {
+            p.pool.requirements.push(NodeSelectorRequirement {
+                min_values: Some(3 + ((seed as u32 + n as u32) % 4)),
+                ..NodeSelectorRequirement::new(
+                    crate::model::labels::INSTANCE_TYPE,
+                    Operator::Exists,
+                    &[],
+                )
+            });
+        }
+        let strict = evaluate(input.clone());
+        input.min_values_policy = MinValuesPolicy::BestEffort;
+        let fast = evaluate(input.clone());
+        let reference = evaluate_reference(input);
+        assert_eq!(fast, reference, "seed {seed}");
+        differ += usize::from(fast != strict);
+    }
+    // The policy changes some decisions (half the clusters are v1, whose pools relax; most
+    // relaxed replacements are then held to their lowered minValues by the price filter), so
+    // relaxation is exercised.
+    assert!(
+        differ >= 5,
+        "only {differ} clusters decided otherwise than under Strict"
+    );
+}
+
 /// The fast simulator checked against a full solve on every simulation it answers itself.
 #[derive(Default)]
 struct Checked(fast::Fast);
@@ -1736,6 +1771,75 @@ fn consolidation_fails_when_the_price_filter_breaks_min_values() {
         assert!(r.actions.is_empty(), "{ct}: {:#?}", r.actions);
         assert_reason(&r, "n", |x| matches!(x, Reason::MinValues { .. }));
     }
+}
+
+/// small, medium and large on-demand in `test-zone-1` and `test-zone-2`; the pool asks
+/// `key In values` with `minValues: min`; node `n` (large, test-zone-1) holds a 1-cpu pod.
+fn min_values_policy_cluster(
+    key: &str,
+    values: &[&str],
+    min: u32,
+    policy: crate::scheduling::MinValuesPolicy,
+) -> ConsolidationReport {
+    use crate::model::requirements::{NodeSelectorRequirement, Operator};
+    let zones = [ZONE, "test-zone-2"];
+    let t = |name: &str, cpu: &str, price: f64| {
+        instance_type(name, cpu, "16Gi", "110", on_demand(&zones, price))
+    };
+    let types = vec![
+        t("small", "2", 0.10),
+        t("medium", "4", 0.20),
+        t("large", "8", 0.40),
+    ];
+    let mut p = pool();
+    p.requirements.push(NodeSelectorRequirement {
+        min_values: Some(min),
+        ..NodeSelectorRequirement::new(key, Operator::In, values)
+    });
+    let n = managed_node(
+        "n",
+        "default",
+        &types[2],
+        ZONE,
+        ON_DEMAND,
+        NOW,
+        vec![pod("w", "1")],
+    );
+    let mut i = consolidation_input(NOW, vec![(p, types)], vec![n]);
+    i.min_values_policy = policy;
+    evaluate(i)
+}
+
+/// consolidation_test.go Context "MinValuesPolicy": "should not consolidate a node by relaxing
+/// min values when policy is set to BestEffort". The replacement's `minValues: 4` on instance
+/// types is relaxed to the 3 that hold the pod, then the price filter leaves the 2 cheaper than
+/// the node, below the relaxed 3 (`RemoveInstanceTypeOptionsByPriceAndMinValues` checks the
+/// replacement's own requirements): Unconsolidatable "minValues requirement is not met". Under
+/// Strict no NodeClaim is made at all. A relaxed zone `minValues` (3 asked, 2 offered) that the
+/// cheaper types still meet does not stand in the way: the node is replaced.
+#[test]
+fn best_effort_relaxed_replacements_are_held_to_their_relaxed_min_values() {
+    use crate::scheduling::MinValuesPolicy::{BestEffort, Strict};
+    let names = ["small", "medium", "large", "xlarge"];
+    let r = min_values_policy_cluster(crate::model::labels::INSTANCE_TYPE, &names, 4, BestEffort);
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    assert_reason(&r, "n", |x| {
+        matches!(x, Reason::MinValues { detail }
+            if detail == "node.kubernetes.io/instance-type needs 3, 2 left")
+    });
+    let r = min_values_policy_cluster(crate::model::labels::INSTANCE_TYPE, &names, 4, Strict);
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    assert!(!matches!(reason(&r, "n"), Reason::MinValues { .. }));
+
+    let zones = [ZONE, "test-zone-2", "test-zone-3"];
+    let r = min_values_policy_cluster(crate::model::labels::ZONE, &zones, 3, Strict);
+    assert!(r.actions.is_empty(), "{:#?}", r.actions);
+    let r = min_values_policy_cluster(crate::model::labels::ZONE, &zones, 3, BestEffort);
+    let [action] = &r.actions[..] else {
+        panic!("{r:#?}")
+    };
+    let replacement = action.replacement.as_ref().expect("a replacement");
+    assert_eq!(replacement.instance_type, "small");
 }
 
 // ------------------------------------------------------------------------- destinations

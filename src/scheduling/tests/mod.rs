@@ -14,6 +14,7 @@ mod existing;
 mod existing_nodes;
 mod inflight;
 mod launch;
+mod min_values_policy;
 mod nodeclaims;
 mod overlay;
 mod possibility;

@@ -30,13 +30,14 @@ use crate::error::CommandError;
 use crate::k8s::snapshot::{self, Scope};
 use crate::k8s::{coexist, Cluster};
 use crate::karpenter_install::release::Version;
+use crate::karpenter_install::MIN_VALUES_POLICY_ENV;
 use crate::model::labels;
 use crate::model::node::{gone_nodes, managed_instance_ids, GoneInstance, Node};
 use crate::model::nodeclaim::NodeClaim;
 use crate::model::nodepool::NodeClass;
 use crate::model::pod::Pod;
 use crate::model::time::parse_rfc3339;
-use crate::scheduling::DEFAULT_MAX_INSTANCE_TYPES;
+use crate::scheduling::{MinValuesPolicy, DEFAULT_MAX_INSTANCE_TYPES};
 use crate::usecases::drift_gate;
 use crate::usecases::live::{aws_error, catalog_with_reservations};
 use crate::usecases::provisioning::input::{build_input as solver_input, CatalogSizing};
@@ -53,10 +54,12 @@ pub struct Config {
     pub now: i64,
     /// `--feature-gates SpotToSpotConsolidation=…`: wins over the controller's.
     pub spot_to_spot: Option<bool>,
+    /// `--min-values-policy`: wins over the controller's.
+    pub min_values_policy: Option<MinValuesPolicy>,
 }
 
 /// The Karpenter controller running in the cluster, as far as its decisions depend on it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Controller {
     /// The release, when its version label or image tag parses.
     pub version: Option<Version>,
@@ -64,6 +67,8 @@ pub struct Controller {
     pub spot_to_spot: Option<bool>,
     /// `Drift` in its `FEATURE_GATES`, when set.
     pub drift: Option<bool>,
+    /// Its `--min-values-policy` / `MIN_VALUES_POLICY`, when set.
+    pub min_values_policy: Option<MinValuesPolicy>,
 }
 
 /// The release a controller version runs: v1.x follows v1.14, v0.32–v0.37 (v1beta1) v0.37,
@@ -93,7 +98,25 @@ pub fn controller(cluster: &dyn Cluster) -> Result<Option<Controller>, CommandEr
         version: install.version,
         spot_to_spot: gates.get("SpotToSpotConsolidation").and_then(Result::ok),
         drift: gates.get("Drift").and_then(Result::ok),
+        min_values_policy: controller_min_values_policy(&install)?,
     }))
+}
+
+/// The controller's `MinValuesPolicy`, when its container sets one; a value Karpenter would
+/// refuse to start with (`options.go` `Validate`) is bad input.
+pub fn controller_min_values_policy(
+    install: &drift_gate::Install,
+) -> Result<Option<MinValuesPolicy>, CommandError> {
+    let Some(raw) = install.min_values_policy() else {
+        return Ok(None);
+    };
+    MinValuesPolicy::parse(raw).map(Some).ok_or_else(|| {
+        CommandError::input(format!(
+            "Deployment {} container {}: {MIN_VALUES_POLICY_ENV} {raw:?} is not Strict or BestEffort (Karpenter would not start; pass --min-values-policy to decide without it)",
+            install.controller.key(),
+            install.deployment.container
+        ))
+    })
 }
 
 /// The cluster with its pods and PodDisruptionBudgets: what the engine reads.
@@ -198,8 +221,8 @@ pub fn build_input(
     let solver = solver_input(
         manifests,
         &Selection {
-            nodepools: Vec::new(),
             max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
+            ..Selection::default()
         },
         sizing,
     )?;
@@ -217,6 +240,10 @@ pub fn build_input(
     if let Some(on) = config.spot_to_spot {
         feature_gates.spot_to_spot_consolidation = on;
     }
+    let min_values_policy = config
+        .min_values_policy
+        .or(controller.and_then(|c| c.min_values_policy))
+        .unwrap_or_default();
     if let Some(storage) = solver.storage.as_deref() {
         let unknown = solver
             .existing_nodes
@@ -254,6 +281,7 @@ pub fn build_input(
         now: config.now,
         release,
         feature_gates,
+        min_values_policy,
         nodes,
         pending_pods: solver.pods,
         pdbs,

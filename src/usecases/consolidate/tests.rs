@@ -353,20 +353,77 @@ fn live_the_same_objects_give_the_same_report() {
     assert_eq!(live, report_of(manifests(&objects()), &config(), None));
 }
 
+/// A ready Karpenter controller Deployment of `version` whose container has `env`.
+fn controller_deployment(version: &str, env: Value) -> Value {
+    json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "karpenter", "namespace": "kube-system", "generation": 1,
+                     "labels": {"app.kubernetes.io/name": "karpenter", "app.kubernetes.io/version": version}},
+        "spec": {"replicas": 1, "template": {"metadata": {}, "spec": {"containers": [{
+            "name": "controller", "image": format!("public.ecr.aws/karpenter/controller:{version}"),
+            "env": env}]}}},
+        "status": {"replicas": 1, "readyReplicas": 1, "updatedReplicas": 1,
+                   "availableReplicas": 1, "observedGeneration": 1}
+    })
+}
+
+/// The controller's `MIN_VALUES_POLICY` (core v1.14.1 `options.go`) decides, `--min-values-policy`
+/// wins, and a value Karpenter refuses is bad input naming the Deployment and container.
+#[test]
+fn live_the_controller_min_values_policy_decides_unless_the_flag_says() {
+    use crate::scheduling::MinValuesPolicy;
+    let with_env = |value: &str| {
+        let fake = FakeCluster::new().karpenter_v1();
+        let mut objects = objects();
+        objects.push(controller_deployment(
+            "1.14.1",
+            json!([{"name": "MIN_VALUES_POLICY", "value": value}]),
+        ));
+        fake.put_all(objects);
+        gather_live(&fake)
+    };
+    let (m, controller) = with_env("BestEffort").unwrap();
+    let controller = controller.unwrap();
+    assert_eq!(
+        controller.min_values_policy,
+        Some(MinValuesPolicy::BestEffort)
+    );
+    let catalog = Catalog::embedded().unwrap();
+    let decide = |config: &Config| {
+        build_input(
+            &mut m.clone(),
+            &mut CatalogSizing::new(&catalog, "us-east-1"),
+            config,
+            Some(&controller),
+        )
+        .unwrap()
+        .min_values_policy
+    };
+    assert_eq!(decide(&config()), MinValuesPolicy::BestEffort);
+    let flag = Config {
+        min_values_policy: Some(MinValuesPolicy::Strict),
+        ..config()
+    };
+    assert_eq!(decide(&flag), MinValuesPolicy::Strict);
+    let err = with_env("besteffort").unwrap_err();
+    assert_eq!(err.exit, crate::error::Exit::Input);
+    assert!(
+        err.message
+            .contains("kube-system/karpenter container controller")
+            && err.message.contains("\"besteffort\""),
+        "{}",
+        err.message
+    );
+}
+
 #[test]
 fn live_the_controller_release_and_feature_gates_decide() {
     let fake = FakeCluster::new().karpenter_v1();
     let mut objects = objects();
-    objects.push(json!({
-        "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": {"name": "karpenter", "namespace": "kube-system", "generation": 1,
-                     "labels": {"app.kubernetes.io/name": "karpenter", "app.kubernetes.io/version": "0.37.0"}},
-        "spec": {"replicas": 1, "template": {"metadata": {}, "spec": {"containers": [{
-            "name": "controller", "image": "public.ecr.aws/karpenter/controller:0.37.0",
-            "env": [{"name": "FEATURE_GATES", "value": "Drift=true,SpotToSpotConsolidation=true"}]}]}}},
-        "status": {"replicas": 1, "readyReplicas": 1, "updatedReplicas": 1,
-                   "availableReplicas": 1, "observedGeneration": 1}
-    }));
+    objects.push(controller_deployment(
+        "0.37.0",
+        json!([{"name": "FEATURE_GATES", "value": "Drift=true,SpotToSpotConsolidation=true"}]),
+    ));
     fake.put_all(objects);
     let (m, controller) = gather_live(&fake).unwrap();
     let controller = controller.unwrap();

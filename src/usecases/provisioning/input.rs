@@ -98,6 +98,7 @@ pub fn build_input(
         pools,
         Options {
             max_instance_types: selection.max_instance_types,
+            min_values_policy: selection.min_values_policy,
             ..Options::default()
         },
     );
@@ -783,8 +784,8 @@ mod tests {
         let mut m = crate::api::load_str("in.yaml", &text).unwrap();
         let mut sizing = CatalogSizing::new(&catalog, "us-east-1");
         let selection = Selection {
-            nodepools: Vec::new(),
             max_instance_types: 60,
+            ..Selection::default()
         };
         crate::scheduling::solve(&build_input(&mut m, &selection, &mut sizing).unwrap())
     }

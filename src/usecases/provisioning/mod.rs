@@ -43,14 +43,16 @@ use std::time::Duration;
 use crate::cloud::launch::{LaunchError, PoolError};
 use crate::scheduling::Reason;
 
-/// Which pools may launch and how many instance types a NodeClaim keeps (`--nodepool`,
-/// `--max-instance-types`).
+/// Which pools may launch, how many instance types a NodeClaim keeps and what an unmet
+/// `minValues` does (`--nodepool`, `--max-instance-types`, `--min-values-policy`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Selection {
     /// Only these NodePools (or Provisioners); all when empty.
     pub nodepools: Vec<String>,
     /// Instance types kept per NodeClaim (at least 1).
     pub max_instance_types: usize,
+    /// The controller's `MinValuesPolicy` the plan follows.
+    pub min_values_policy: crate::scheduling::MinValuesPolicy,
 }
 
 /// One launched (or adopted) NodeClaim.

@@ -27,8 +27,8 @@ type Log = Rc<RefCell<Vec<(Duration, Event)>>>;
 /// Every pool, up to 60 instance types per NodeClaim (what `provision` passes by default).
 pub(super) fn all() -> Selection {
     Selection {
-        nodepools: Vec::new(),
         max_instance_types: 60,
+        ..Selection::default()
     }
 }
 
