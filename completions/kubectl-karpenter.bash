@@ -929,7 +929,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__drift__subcmd__replace)
-            opts="-l -y -n -o -v -q -h -V --nodepool --selector --max-parallel --timeout --ready-timeout --dry-run --watch --yes --via-controller --force --catalog --wait-for-lease --lease-namespace --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-l -y -n -o -v -q -h -V --nodepool --selector --max-parallel --timeout --ready-timeout --dry-run --watch --yes --via-controller --force --catalog --min-values-policy --wait-for-lease --lease-namespace --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -961,6 +961,10 @@ _kubectl__karpenter() {
                     ;;
                 --catalog)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --min-values-policy)
+                    COMPREPLY=($(compgen -W "Strict BestEffort" -- "${cur}"))
                     return 0
                     ;;
                 --wait-for-lease)

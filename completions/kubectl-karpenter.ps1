@@ -281,6 +281,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-karpenter' -ScriptBlock
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'How long a drain may take per node (e.g. 15m)')
             [CompletionResult]::new('--ready-timeout', '--ready-timeout', [CompletionResultType]::ParameterName, 'How long a replacement may take to become Ready before rolling back')
             [CompletionResult]::new('--catalog', '--catalog', [CompletionResultType]::ParameterName, 'Replace the instance-type catalog (JSON or YAML)')
+            [CompletionResult]::new('--min-values-policy', '--min-values-policy', [CompletionResultType]::ParameterName, 'What an unmet NodePool minValues does, as the controller''s --min-values-policy / MIN_VALUES_POLICY: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller''s setting is the default')
             [CompletionResult]::new('--wait-for-lease', '--wait-for-lease', [CompletionResultType]::ParameterName, 'Wait this long for another run''s operator lease instead of refusing (default 10m; `forever`: a standby replica in a pod)')
             [CompletionResult]::new('--lease-namespace', '--lease-namespace', [CompletionResultType]::ParameterName, 'Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)')
             [CompletionResult]::new('--kubeconfig', '--kubeconfig', [CompletionResultType]::ParameterName, 'Path to the kubeconfig file')

@@ -376,6 +376,7 @@ _arguments "${_arguments_options[@]}" : \
 '--timeout=[How long a drain may take per node (e.g. 15m)]:DURATION:_default' \
 '--ready-timeout=[How long a replacement may take to become Ready before rolling back]:DURATION:_default' \
 '--catalog=[Replace the instance-type catalog (JSON or YAML)]:FILE:_default' \
+'--min-values-policy=[What an unmet NodePool minValues does, as the controller'\''s --min-values-policy / MIN_VALUES_POLICY\: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller'\''s setting is the default]:POLICY:(Strict BestEffort)' \
 '--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m; \`forever\`\: a standby replica in a pod)]::DURATION:_default' \
 '--lease-namespace=[Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)]:NAMESPACE:_default' \
 '--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \

@@ -555,11 +555,17 @@ mod tests {
             (words(&["auto", "always", "never"]), 4)
         );
         assert_eq!(complete(&["convert", "--to", ""]), (words(&["v1"]), 4));
-        for command in ["provision", "consolidate", "nodes"] {
+        for command in [
+            &["provision"][..],
+            &["consolidate"],
+            &["nodes"],
+            &["drift", "replace"],
+        ] {
+            let line = [command, &["--min-values-policy", ""]].concat();
             assert_eq!(
-                complete(&[command, "--min-values-policy", ""]),
+                complete(&line),
                 (words(&["Strict", "BestEffort"]), 4),
-                "{command}"
+                "{command:?}"
             );
         }
     }

@@ -510,6 +510,8 @@ pub struct DriftReplaceArgs {
     #[arg(long, value_name = "FILE")]
     pub catalog: Option<String>,
     #[command(flatten)]
+    pub min_values: MinValuesPolicyArg,
+    #[command(flatten)]
     pub lease: LeaseArgs,
 }
 

@@ -9,7 +9,7 @@ use crate::cloud::aws::{AwsCloud, AwsOptions};
 use crate::cloud::live_catalog::{self, LiveOptions};
 use crate::cloud::types::Cloud;
 use crate::cloud::Catalog;
-use crate::error::CommandError;
+use crate::error::{CommandError, Exit};
 use crate::k8s::client::KubeClient;
 use crate::k8s::config::ClusterTarget;
 use crate::k8s::{coexist, ops};
@@ -195,5 +195,35 @@ impl Connection {
             self.version,
             self.catalog.clone(),
         )
+    }
+}
+
+/// The running Karpenter controller's `MinValuesPolicy` (`--min-values-policy` /
+/// `MIN_VALUES_POLICY` in its container), which the plan follows without the flag. A value
+/// Karpenter would refuse is bad input; a controller that cannot be read leaves the default
+/// (Strict), said on stderr.
+pub fn controller_policy(
+    ctx: &mut Context<'_>,
+    connection: &Connection,
+) -> Result<Option<crate::scheduling::MinValuesPolicy>, CommandError> {
+    match crate::usecases::consolidate::controller(&connection.cluster.client) {
+        Ok(Some(c)) => {
+            if let Some(p) = c.min_values_policy {
+                ctx.note(&format!(
+                    "the Karpenter controller's MinValuesPolicy is {}",
+                    p.as_str()
+                ));
+            }
+            Ok(c.min_values_policy)
+        }
+        Ok(None) => Ok(None),
+        Err(e) if e.exit == Exit::Input => Err(e),
+        Err(e) => {
+            ctx.note(&format!(
+                "the Karpenter controller's MinValuesPolicy could not be read ({}): Strict",
+                e.message
+            ));
+            Ok(None)
+        }
     }
 }

@@ -45,7 +45,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     let mut session = connection.live(&clock);
     let mut selection = args.selection();
     if args.min_values.policy().is_none() {
-        if let Some(policy) = controller_policy(ctx, &connection)? {
+        if let Some(policy) = live::controller_policy(ctx, &connection)? {
             selection.min_values_policy = policy;
         }
     }
@@ -245,34 +245,4 @@ fn watch(
         "stopped; everything done so far is recorded on the cluster and in EC2",
     );
     Ok(Exit::Ok)
-}
-
-/// The running Karpenter controller's `MinValuesPolicy` (`--min-values-policy` /
-/// `MIN_VALUES_POLICY` in its container), which the plan follows without the flag. A value
-/// Karpenter would refuse is bad input; a controller that cannot be read leaves the default
-/// (Strict), said on stderr.
-fn controller_policy(
-    ctx: &mut Context<'_>,
-    connection: &live::Connection,
-) -> Result<Option<crate::scheduling::MinValuesPolicy>, CommandError> {
-    match crate::usecases::consolidate::controller(&connection.cluster.client) {
-        Ok(Some(c)) => {
-            if let Some(p) = c.min_values_policy {
-                ctx.note(&format!(
-                    "the Karpenter controller's MinValuesPolicy is {}",
-                    p.as_str()
-                ));
-            }
-            Ok(c.min_values_policy)
-        }
-        Ok(None) => Ok(None),
-        Err(e) if e.exit == Exit::Input => Err(e),
-        Err(e) => {
-            ctx.note(&format!(
-                "the Karpenter controller's MinValuesPolicy could not be read ({}): Strict",
-                e.message
-            ));
-            Ok(None)
-        }
-    }
 }

@@ -102,6 +102,15 @@ pub fn controller(cluster: &dyn Cluster) -> Result<Option<Controller>, CommandEr
     }))
 }
 
+/// The `MinValuesPolicy` a decision follows: `--min-values-policy`, else the running
+/// controller's, else Strict (Karpenter's default).
+pub fn min_values_policy(config: &Config, controller: Option<&Controller>) -> MinValuesPolicy {
+    config
+        .min_values_policy
+        .or(controller.and_then(|c| c.min_values_policy))
+        .unwrap_or_default()
+}
+
 /// The controller's `MinValuesPolicy`, when its container sets one; a value Karpenter would
 /// refuse to start with (`options.go` `Validate`) is bad input.
 pub fn controller_min_values_policy(
@@ -240,10 +249,7 @@ pub fn build_input(
     if let Some(on) = config.spot_to_spot {
         feature_gates.spot_to_spot_consolidation = on;
     }
-    let min_values_policy = config
-        .min_values_policy
-        .or(controller.and_then(|c| c.min_values_policy))
-        .unwrap_or_default();
+    let min_values_policy = min_values_policy(config, controller);
     if let Some(storage) = solver.storage.as_deref() {
         let unknown = solver
             .existing_nodes

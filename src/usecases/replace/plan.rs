@@ -19,7 +19,7 @@ use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
 use crate::scheduling::{
-    template_claim, Input, Plan, PlannedNodeClaim, DEFAULT_MAX_INSTANCE_TYPES,
+    template_claim, Input, MinValuesPolicy, Plan, PlannedNodeClaim, DEFAULT_MAX_INSTANCE_TYPES,
 };
 use crate::usecases::clock::Clock;
 use crate::usecases::live::Live;
@@ -97,6 +97,7 @@ pub struct Planner<'a> {
     reserved: Vec<Pod>,
     force: bool,
     now: i64,
+    min_values_policy: MinValuesPolicy,
     /// The PDBs as the reschedule rule reads them, listed once when a forceful node has pods.
     reschedule_pdbs: Option<Vec<PdbInput>>,
 }
@@ -112,6 +113,7 @@ impl<'a> Planner<'a> {
         reserved: Vec<Pod>,
         force: bool,
         now: i64,
+        min_values_policy: MinValuesPolicy,
     ) -> Planner<'a> {
         let mut busy = busy_instances.clone();
         busy.extend(
@@ -138,6 +140,7 @@ impl<'a> Planner<'a> {
             reserved,
             force,
             now,
+            min_values_policy,
             reschedule_pdbs: None,
         }
     }
@@ -269,11 +272,11 @@ impl<'a> Planner<'a> {
         // `SimulateScheduling` in disruption/helpers.go). Nothing is launched for them: that is
         // `provision`'s business.
         if !manifests.pods.is_empty() {
-            let (plan, _) = solve(live, &mut manifests.clone())?;
+            let (plan, _) = solve(live, &mut manifests.clone(), self.min_values_policy)?;
             manifests.bound_pods.extend(placed(&plan, &manifests.pods));
         }
         manifests.pods = moving.clone();
-        let (plan, input) = solve(live, &mut manifests)?;
+        let (plan, input) = solve(live, &mut manifests, self.min_values_policy)?;
         let stuck: Vec<String> = moving
             .iter()
             .filter_map(|p| {
@@ -369,7 +372,7 @@ impl Planner<'_> {
             .bound_pods
             .retain(|p| p.node_name.as_ref().is_some_and(|n| !excluded.contains(n)));
         manifests.pods.clear();
-        let (_, input) = solve(live, &mut manifests)?;
+        let (_, input) = solve(live, &mut manifests, self.min_values_policy)?;
         let Some(mut claim) = template_claim(&input, &pool.name) else {
             return Ok(NodePlan::Blocked {
                 why: Detail::DecisionChanged(format!(
@@ -458,9 +461,11 @@ fn within(intent: Intent<'_>, claims: &mut [PlannedNodeClaim]) -> Result<(), Det
 fn solve<C: Cluster, P: Compute, K: Clock + ?Sized>(
     live: &Live<'_, C, P, K>,
     manifests: &mut Manifests,
+    min_values_policy: MinValuesPolicy,
 ) -> Result<(Plan, Input), CommandError> {
     let selection = Selection {
         max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
+        min_values_policy,
         ..Selection::default()
     };
     live.plan_with_instances(manifests, &BTreeSet::new(), &[], &selection)

@@ -91,7 +91,15 @@ pub fn prepare<C: Cluster, P: Compute, K: Clock + ?Sized>(
     require_controller(live.cluster, settings.force, events)?;
     let pdbs = steps::pdbs(live.cluster)?;
     let now = live.clock.now();
-    let planner = Planner::new(m, &pdbs, &BTreeSet::new(), Vec::new(), settings.force, now);
+    let planner = Planner::new(
+        m,
+        &pdbs,
+        &BTreeSet::new(),
+        Vec::new(),
+        settings.force,
+        now,
+        settings.min_values_policy,
+    );
     let mut outcomes = Vec::new();
     let mut queue = Vec::new();
     for (i, action) in actions.into_iter().enumerate() {

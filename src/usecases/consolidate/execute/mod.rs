@@ -41,6 +41,7 @@ use crate::disruption::replace::{Action, Chosen, Method, Record, Status, Step};
 use crate::error::CommandError;
 use crate::k8s::Cluster;
 use crate::model::node::{GoneInstance, Node};
+use crate::scheduling::MinValuesPolicy;
 use crate::usecases::clock::Clock;
 use crate::usecases::live::Live;
 use crate::usecases::provisioning::input::CatalogSizing;
@@ -59,6 +60,8 @@ pub struct Round {
     pub actions: Vec<Action>,
     /// The nodes whose instance EC2 said was gone or going, read for it (no capacity).
     pub gone: BTreeMap<String, GoneInstance>,
+    /// The `MinValuesPolicy` decided under (the flag, else the running controller's).
+    pub min_values_policy: MinValuesPolicy,
 }
 
 impl Round {
@@ -68,10 +71,12 @@ impl Round {
     }
 
     /// `settings` for the pipeline's re-plans of this round: the gone nodes' instances are no
-    /// capacity there either (`Settings::gone_instances`, as `drift replace`'s ghosts).
+    /// capacity there either (`Settings::gone_instances`, as `drift replace`'s ghosts), and
+    /// they follow the policy the round was decided under.
     pub fn settings(&self, settings: &Settings) -> Settings {
         let mut settings = settings.clone();
         settings.gone_instances.extend(gone_ids(&self.gone));
+        settings.min_values_policy = self.min_values_policy;
         settings
     }
 }
@@ -112,12 +117,14 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
     // Nodes whose instance is gone: no capacity, no candidate (docs/reliability.md).
     let gone = gone_instances(live.cloud, &manifests)?;
     let resumed = resumed(&manifests, config, held_back);
+    let min_values_policy = super::min_values_policy(config, deciding.controller.as_ref());
     if !resumed.is_empty() {
         return Ok(Round {
             manifests,
             report: None,
             actions: resumed,
             gone,
+            min_values_policy,
         });
     }
     let mut copy = manifests.clone();
@@ -163,6 +170,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
         report: Some(report),
         actions,
         gone,
+        min_values_policy,
     })
 }
 

@@ -113,6 +113,7 @@ pub fn preview<C: Cluster, P: Compute, K: Clock + ?Sized>(
         Vec::new(),
         settings.force,
         now,
+        settings.min_values_policy,
     );
     planner.leaving(leaving(&queue));
     let mut starting = 0;
@@ -412,7 +413,15 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             .flat_map(|j| j.reserved.clone())
             .collect();
         let now = self.live.clock.now();
-        let mut planner = Planner::new(&snapshot, &pdbs, &busy, reserved, self.settings.force, now);
+        let mut planner = Planner::new(
+            &snapshot,
+            &pdbs,
+            &busy,
+            reserved,
+            self.settings.force,
+            now,
+            self.settings.min_values_policy,
+        );
         planner.leaving(leaving(picked.iter().chain(queue.iter())));
         let (leads, followers) = commands(picked);
         let members = planned_with(followers.iter());

@@ -991,3 +991,59 @@ fn a_node_without_a_nodeclaim_is_not_managed_and_counts_as_initialized() {
     let launched = world.registered_node("default", "c6a.large");
     replaced_onto_an_existing_node(&world, &old, &launched);
 }
+
+/// The re-plan follows the controller's `MinValuesPolicy` (`Settings::min_values_policy`; core
+/// v1.14.1 `disruption/helpers.go` `SimulateScheduling` schedules under the operator's policy):
+/// a pool asking `minValues: 3` of three instance types, two of them with the CPUs it allows, gets no replacement under Strict (the
+/// node is blocked, its pods fit nowhere new) and one relaxed NodeClaim under BestEffort.
+#[test]
+fn the_replacement_follows_the_min_values_policy() {
+    use crate::scheduling::MinValuesPolicy;
+    for (policy, relaxed) in [
+        (MinValuesPolicy::Strict, None),
+        (MinValuesPolicy::BestEffort, Some("true")),
+    ] {
+        let world = world();
+        world.cluster.put(node_pool(
+            "default",
+            json!({"template": {"spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                    "name": "default"},
+                "requirements": [
+                    {"key": "karpenter.sh/capacity-type", "operator": "In",
+                        "values": ["on-demand"]},
+                    {"key": "karpenter.k8s.aws/instance-cpu", "operator": "In",
+                        "values": ["2", "4"]},
+                    {"key": "node.kubernetes.io/instance-type", "operator": "In",
+                        "values": ["c6a.large", "c6a.xlarge", "c6a.2xlarge"], "minValues": 3}]}}}),
+        ));
+        let old = drifted(&world, 1);
+        let settings = Settings {
+            min_values_policy: policy,
+            ..settings()
+        };
+        let run = replace(&world, &old, &settings);
+        let launched: Vec<String> = run
+            .events
+            .iter()
+            .filter_map(|(_, e)| match e {
+                Event::Launch(crate::usecases::provisioning::Event::Launched(l)) => l
+                    .node_annotations
+                    .get(crate::model::labels::NODECLAIM_MIN_VALUES_RELAXED)
+                    .cloned(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            launched.first().map(String::as_str),
+            relaxed,
+            "{policy:?}: {:#?}",
+            run.outcomes
+        );
+        let status = run.outcome(&old[0]).status;
+        match relaxed {
+            Some(_) => assert_eq!(status, Status::Replaced, "{policy:?}"),
+            None => assert_eq!(status, Status::Blocked, "{policy:?}"),
+        }
+    }
+}
