@@ -128,6 +128,26 @@ impl Node {
             .collect()
     }
 
+    /// What a managed node not initialized yet offers, as Karpenter's cluster state reads it
+    /// (`core v1.14.1: pkg/controllers/state/statenode.go` `Capacity()`, `Allocatable()`): each
+    /// resource its Node reports as zero — or not at all, the kubelet not having registered it
+    /// yet (a device plugin still starting) — is taken from its NodeClaim's status, which says
+    /// what the instance type has. So a pod asking for a GPU waits for the launched GPU node
+    /// instead of asking for another one. Call it only for a node its NodeClaim stands for and
+    /// that is not initialized (once initialized, the Node's own numbers hold).
+    pub fn fill_from_claim(&mut self, capacity: &Resources, allocatable: &Resources) {
+        for (mine, claims) in [
+            (&mut self.capacity, capacity),
+            (&mut self.allocatable, allocatable),
+        ] {
+            for (name, v) in claims.iter() {
+                if mine.get(name) == 0 {
+                    mine.set(name, v);
+                }
+            }
+        }
+    }
+
     /// The NodePool (or Provisioner) that owns the node, if Karpenter manages it.
     pub fn node_pool(&self) -> Option<&str> {
         self.labels
