@@ -237,13 +237,17 @@ pub fn build_input(
         .existing_nodes
         .into_iter()
         .take(registered)
-        .map(|e| {
+        .map(|mut e| {
             let claim = by_node
                 .get(e.node.name.as_str())
-                .or_else(|| e.node.provider_id.as_deref().and_then(|p| by_node.get(p)))
-                .map(|c| claim_facts(c, &e.node));
+                .or_else(|| e.node.provider_id.as_deref().and_then(|p| by_node.get(p)));
+            // Not initialized yet: what its NodeClaim reports stands for what the Node does
+            // not list yet (`statenode.go` `Allocatable()`), as in a plan.
+            if let Some(c) = claim.filter(|_| !e.node.initialized) {
+                e.node.fill_from_claim(&c.capacity, &c.allocatable);
+            }
             NodeInput {
-                claim,
+                claim: claim.map(|c| claim_facts(c, &e.node)),
                 pods: e.pods.into_iter().map(bound_pod).collect(),
                 node: e.node,
                 nominated: false,

@@ -448,3 +448,40 @@ fn a_gone_node_is_left_out_of_the_report() {
     assert_eq!(row.decision, NodeDecision::None);
     assert_eq!(row.reason, Some(Reason::InstanceGone(gone)));
 }
+
+/// `core v1.14.1: pkg/controllers/state/statenode.go` `Allocatable()` (`state/suite_test.go`
+/// "StateNode Capacity"): a managed node not initialized yet offers, for each resource its Node
+/// lists as zero or not at all, what its NodeClaim reports — a destination of the simulations
+/// as in a plan; once initialized, the Node's numbers alone.
+#[test]
+fn an_uninitialized_node_offers_what_its_nodeclaim_reports() {
+    let mut objects = objects();
+    let mut fresh = node("fresh");
+    fresh["metadata"]["labels"]
+        .as_object_mut()
+        .unwrap()
+        .remove("karpenter.sh/initialized");
+    fresh["status"]["allocatable"] = json!({"cpu": "3920m", "pods": "58"});
+    let mut fresh_claim = claim("fresh", json!([]));
+    fresh_claim["status"]["allocatable"] =
+        json!({"cpu": "3", "memory": "15Gi", "nvidia.com/gpu": "1"});
+    objects.extend([fresh, fresh_claim]);
+    let catalog = Catalog::embedded().unwrap();
+    let input = build_input(
+        &mut manifests(&objects),
+        &mut CatalogSizing::new(&catalog, "us-east-1"),
+        &config(),
+        None,
+    )
+    .unwrap();
+    let allocatable = |name: &str| {
+        let n = input.nodes.iter().find(|n| n.node.name == name).unwrap();
+        (
+            n.node.allocatable.get("cpu"),
+            n.node.allocatable.get("memory") >> 30,
+            n.node.allocatable.get("nvidia.com/gpu"),
+        )
+    };
+    assert_eq!(allocatable("fresh"), (3920, 15 * 1000, 1000));
+    assert_eq!(allocatable("busy"), (3920, 14 * 1000, 0));
+}
