@@ -221,14 +221,17 @@ pub(super) struct KeyDomains {
     pub(super) nodes_seen: usize,
 }
 
-/// What a node's pods add up to (the non-terminal ones), and which DaemonSets already run there.
+/// What a node's pods add up to (the non-terminal ones), what its DaemonSet pods among them
+/// request, and which DaemonSets its labels admit.
 #[derive(Debug, Clone)]
 struct PodTotals {
     used: Resources,
     host_ports: Vec<HostPort>,
-    /// Per DaemonSet of the input: whether a pod of it is on the node, and whether the node's
-    /// labels admit it.
-    daemons: Vec<(bool, bool)>,
+    /// The requests of the node's DaemonSet pods (`StateNode.DaemonSetRequests()`), whatever
+    /// DaemonSet they belong to.
+    daemon_used: Resources,
+    /// Per DaemonSet of the input: whether the node's labels admit it.
+    admits: Vec<bool>,
 }
 
 impl SolveMemo {
@@ -294,9 +297,13 @@ fn pod_totals(
     volume_usage: &mut BTreeMap<String, BTreeSet<String>>,
 ) -> PodTotals {
     let mut used = Resources::new();
+    let mut daemon_used = Resources::new();
     let mut host_ports = Vec::new();
     for p in n.pods.iter().filter(|p| !p.is_terminal()) {
         used.add_assign(&p.requests);
+        if p.is_daemonset_pod() {
+            daemon_used.add_assign(&p.requests);
+        }
         host_ports.extend(p.host_ports.iter().cloned());
         if let Some(storage) = storage {
             for (driver, claims) in bound_usage(p, storage) {
@@ -304,24 +311,30 @@ fn pod_totals(
             }
         }
     }
-    let daemons = daemons
+    let admits = daemons
         .iter()
-        .map(|(d, state)| {
-            let daemon = d.owner.as_ref().map(|o| o.name.as_str());
-            let present = n.pods.iter().any(|p| {
-                p.is_daemonset_pod() && p.owner.as_ref().map(|o| o.name.as_str()) == daemon
-            });
-            let admits = facts
+        .map(|(_, state)| {
+            facts
                 .requirements()
-                .is_compatible(&state.strict_requirements, |_| false);
-            (present, admits)
+                .is_compatible(&state.strict_requirements, |_| false)
         })
         .collect();
     PodTotals {
         used,
         host_ports,
-        daemons,
+        daemon_used,
+        admits,
     }
+}
+
+/// `r` with its negative entries dropped (Karpenter clamps the DaemonSet resources left to
+/// schedule at zero, `existingnode.go` `NewExistingNode`).
+fn at_least_zero(r: &Resources) -> Resources {
+    let mut out = Resources::new();
+    for (name, v) in r.iter().filter(|(_, v)| *v > 0) {
+        out.set(name, v);
+    }
+    out
 }
 
 /// `facts`: [`SolveMemo::facts`] of `input`; `tracked`: the memo's caches when it tracks.
@@ -382,17 +395,25 @@ pub(super) fn prepare_existing<'a>(
         let PodTotals {
             mut used,
             host_ports,
-            daemons: presence,
+            daemon_used,
+            admits,
         } = totals;
-        // DaemonSets that will run here but have no pod yet still take their share of resources;
-        // their host ports are not held: Karpenter's existing-node check only sees the ports of
-        // pods bound there (`core: pkg/controllers/provisioning/scheduling/existingnode.go`
-        // `CanAdd`, `HostPortUsage` of the state node; docs/upstream-tests.md, Existing Nodes).
-        for ((d, _), (present, admits)) in daemons.iter().zip(presence) {
-            if !present && admits && first_untolerated(&taints, &d.tolerations).is_none() {
-                used.add_assign(&d.requests);
+        // The DaemonSets that would run here take their share of resources, less what the
+        // node's DaemonSet pods already request, per resource and never below zero (`core
+        // v1.14.1: pkg/controllers/provisioning/scheduling/existingnode.go` `NewExistingNode`,
+        // the sum `scheduler.go` `getCompatibleDaemonPods` gives it): a DaemonSet without its
+        // pod yet counts whole; one whose pod requests less than its template (a rollout to
+        // bigger requests) counts the difference; a DaemonSet pod the input has no DaemonSet
+        // for offsets the others. Their host ports are not held: Karpenter's existing-node check
+        // only sees the ports of pods bound there (`CanAdd`, `HostPortUsage` of the state node;
+        // docs/upstream-tests.md, Existing Nodes).
+        let mut expected = Resources::new();
+        for ((d, _), admits) in daemons.iter().zip(admits) {
+            if admits && first_untolerated(&taints, &d.tolerations).is_none() {
+                expected.add_assign(&d.requests);
             }
         }
+        used.add_assign(&at_least_zero(&expected.sub(&daemon_used)));
         nodes.push(Existing {
             position: i,
             node: &n.node,
