@@ -684,6 +684,63 @@ mod tests {
         }
     }
 
+    /// `core v1.14.1: pkg/controllers/state/suite_test.go` "Node Resource Level", in one
+    /// snapshot (`statenode.go` `updateForPod`, `cluster.go` `populateResourceRequests`): what
+    /// an existing node has left is its allocatable less the requests of the pods bound to it
+    /// (`spec.nodeName`) — "should count new / existing pods bound to nodes", 1.5 + 2 CPU of 4 —
+    /// but not those of pods not bound ("should not count pods not bound to nodes": the pending
+    /// pods of the input), nor of terminal ones ("should not add requests if the pod is
+    /// terminal": Failed, Succeeded), nor of deleted ones (absent from the snapshot, "should
+    /// subtract requests if the pod is deleted"); a terminating pod still counts (its
+    /// `deletionTimestamp` does not free the node until it is gone). DaemonSet pods count as
+    /// the others do and are summed apart ("should track daemonset requested resources
+    /// separately"): the DaemonSet they belong to holds nothing more.
+    #[test]
+    fn node_resource_level_counts_the_bound_pods_that_are_not_terminal() {
+        use crate::testing::PodBuilder;
+        let on = |name: &str, cpu: &str| PodBuilder::new(name).cpu(cpu).on_node("n1").build();
+        let phase = |mut p: Pod, phase: &str| {
+            p.phase = Some(phase.into());
+            p
+        };
+        let mut terminating = on("terminating", "500m");
+        terminating.terminating = true;
+        let daemon = PodBuilder::new("ds-x")
+            .cpu("1")
+            .memory("2Gi")
+            .daemonset("ds")
+            .on_node("n1")
+            .build();
+        let mut input = input_with("n1", &[(HOSTNAME, "n1")]);
+        input.existing_nodes[0].node.allocatable =
+            Resources::from_pairs(&[("cpu", "4"), ("memory", "8Gi"), ("pods", "110")]);
+        input.existing_nodes[0].pods = vec![
+            phase(on("p1", "1.5"), "Running"),
+            on("p2", "2"),
+            phase(on("failed", "1"), "Failed"),
+            phase(on("succeeded", "1"), "Succeeded"),
+            terminating,
+            daemon,
+        ];
+        input.pods = vec![PodBuilder::new("pending").cpu("1").build()];
+        input.daemonsets = vec![PodBuilder::new("ds")
+            .cpu("1")
+            .memory("2Gi")
+            .daemonset("ds")
+            .build()];
+        let mut memo = SolveMemo::default();
+        let facts = memo.facts(&input);
+        let nodes = prepare_existing(&input, &facts, None);
+        let left = &nodes[0].available;
+        assert_eq!(left.get("cpu"), 4000 - 1500 - 2000 - 500 - 1000);
+        assert_eq!(left.get("memory"), 6 * 1024 * 1024 * 1024 * 1000);
+        assert_eq!(left.get("pods"), (110 - 4) * 1000);
+        // The node's pods gone (deleted), it is whole again, less the DaemonSet expected there.
+        input.existing_nodes[0].pods.clear();
+        let nodes = prepare_existing(&input, &facts, None);
+        assert_eq!(nodes[0].available.get("cpu"), 3000);
+    }
+
     #[test]
     fn the_memo_keeps_a_nodes_facts_until_its_labels_change() {
         let mut memo = SolveMemo::default();
