@@ -206,6 +206,21 @@ pub fn mark_claimless(nodes: &mut [Node], claims: &[super::nodeclaim::NodeClaim]
     }
 }
 
+/// The NodeClaims whose launch has not resolved yet (no `status.providerID`): while there is
+/// one, Karpenter's cluster state is not synced and neither its provisioner nor its disruption
+/// controller acts (`core v1.14.1: pkg/controllers/state/cluster.go` `Synced`, checked first by
+/// `provisioning/provisioner.go` `Schedule` and `disruption/controller.go` `Reconcile`;
+/// `state/suite_test.go` "shouldn't consider the cluster state synced if a nodeclaim hasn't
+/// resolved its provider id", "… without a providerID is deleted" — deleting, it still counts
+/// until it is gone). Their names, in input order.
+pub fn unsynced_claims(claims: &[super::nodeclaim::NodeClaim]) -> Vec<&str> {
+    claims
+        .iter()
+        .filter(|c| c.provider_id.as_deref().is_none_or(str::is_empty))
+        .map(|c| c.name.as_str())
+        .collect()
+}
+
 /// What a run knows of EC2's instances, for [`ghost_instances`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Listing<'r> {
@@ -457,6 +472,29 @@ mod tests {
                 row("unlisted", "i-5", InstanceGone::NotFound, true),
             ]
         );
+    }
+
+    /// `state/suite_test.go` "Cluster State Sync": a NodeClaim without a provider id keeps the
+    /// state unsynced ("shouldn't consider the cluster state synced if a nodeclaim hasn't
+    /// resolved its provider id", also while deleting); with one, or none at all, synced
+    /// ("should consider the cluster state synced when all nodeclaims are tracked").
+    #[test]
+    fn a_nodeclaim_without_a_provider_id_keeps_the_state_unsynced() {
+        let claim = |name: &str, id: Option<&str>, deleting| NodeClaim {
+            name: name.into(),
+            provider_id: id.map(str::to_string),
+            deleting,
+            ..NodeClaim::default()
+        };
+        assert!(unsynced_claims(&[]).is_empty());
+        let claims = [
+            claim("launched", Some("aws:///us-east-1a/i-1"), false),
+            claim("launching", None, false),
+            claim("empty", Some(""), false),
+            claim("deleting", None, true),
+        ];
+        assert_eq!(unsynced_claims(&claims), ["launching", "empty", "deleting"]);
+        assert!(unsynced_claims(&claims[..1]).is_empty());
     }
 
     /// `n` labelled with pool `default`, with or without a NodeClaim.

@@ -51,6 +51,9 @@ pub fn build_input(
         .map(|p| format!("{}/{}: being deleted (metadata.deletionTimestamp): Karpenter launches nothing for it; left out of the plan", p.kind(), p.name))
         .collect();
     manifests.warnings.extend(deleting);
+    manifests
+        .warnings
+        .extend(unsynced_warning(manifests, "provisions"));
     // A v1 NodePool whose `Ready` condition is not true takes no new capacity either
     // (`provisioner.go` `NewScheduler`, static pools: `static/provisioning/controller.go`).
     let not_ready: Vec<(String, String)> = manifests
@@ -133,6 +136,21 @@ pub fn hash_annotations(pool: &NodePool) -> BTreeMap<String, String> {
         ]),
         Err(_) => BTreeMap::new(),
     }
+}
+
+/// The warning for a snapshot in which Karpenter would not act yet: a NodeClaim has not
+/// resolved its launch ([`crate::model::node::unsynced_claims`]). `acts` says what Karpenter
+/// waits to do ("provisions", "disrupts").
+pub fn unsynced_warning(manifests: &Manifests, acts: &str) -> Option<String> {
+    let names = crate::model::node::unsynced_claims(&manifests.node_claims);
+    let first = names.first()?;
+    let more = match names.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    Some(format!(
+        "NodeClaim/{first}{more}: no status.providerID yet (its instance is being launched): Karpenter's cluster state is not synced until it resolves, and Karpenter {acts} nothing meanwhile; this run decides anyway, without that NodeClaim's capacity"
+    ))
 }
 
 /// The pure assembly (see the module documentation): `pools` are the selected pools with their
