@@ -715,9 +715,23 @@ mod tests {
         input.existing_nodes[0].node.allocatable =
             Resources::from_pairs(&[("cpu", "4"), ("memory", "8Gi"), ("pods", "110")]);
         input.existing_nodes[0].pods = vec![
-            phase(on("p1", "1.5"), "Running"),
+            phase(
+                PodBuilder::new("p1")
+                    .cpu("1.5")
+                    .host_port(9100)
+                    .on_node("n1")
+                    .build(),
+                "Running",
+            ),
             on("p2", "2"),
-            phase(on("failed", "1"), "Failed"),
+            phase(
+                PodBuilder::new("failed")
+                    .cpu("1")
+                    .host_port(9200)
+                    .on_node("n1")
+                    .build(),
+                "Failed",
+            ),
             phase(on("succeeded", "1"), "Succeeded"),
             terminating,
             daemon,
@@ -735,6 +749,10 @@ mod tests {
         assert_eq!(left.get("cpu"), 4000 - 1500 - 2000 - 500 - 1000);
         assert_eq!(left.get("memory"), 6 * 1024 * 1024 * 1024 * 1000);
         assert_eq!(left.get("pods"), (110 - 4) * 1000);
+        // The bound pods' host ports are held ("HostPort Usage" › "should hydrate the HostPort
+        // usage on a Node update"), a terminal pod's are not.
+        let ports: Vec<i32> = nodes[0].host_ports.iter().map(|p| p.port).collect();
+        assert_eq!(ports, [9100]);
         // The node's pods gone (deleted), it is whole again, less the DaemonSet expected there.
         input.existing_nodes[0].pods.clear();
         let nodes = prepare_existing(&input, &facts, None);
