@@ -165,14 +165,9 @@ fn daemonsets_count_only_where_they_would_run() {
     }
 }
 
-/// Karpenter's existing nodes hold the resources of DaemonSets not yet running there, but only
-/// the host ports of pods bound there (`core: pkg/controllers/provisioning/scheduling/
-/// existingnode.go` `NewExistingNode` / `CanAdd`; the suite's "Existing Nodes" › "Daemonsets"
-/// has the resource half: "should not subtract daemonset overhead that is not strictly
-/// compatible with an existing node").
-#[test]
-fn an_existing_node_holds_an_absent_daemons_resources_not_its_ports() {
-    let node = crate::model::node::Node {
+/// An initialized existing node `n1` in `test-zone-1` with 2 CPU, 2Gi and 10 pods allocatable.
+fn two_cpu_node() -> crate::model::node::Node {
+    crate::model::node::Node {
         name: "n1".into(),
         labels: labels_of(&[(HOSTNAME, "n1"), (ZONE, "test-zone-1")]),
         allocatable: crate::model::resources::Resources::from_pairs(&[
@@ -183,7 +178,17 @@ fn an_existing_node_holds_an_absent_daemons_resources_not_its_ports() {
         ready: true,
         initialized: true,
         ..Default::default()
-    };
+    }
+}
+
+/// Karpenter's existing nodes hold the resources of DaemonSets not yet running there, but only
+/// the host ports of pods bound there (`core: pkg/controllers/provisioning/scheduling/
+/// existingnode.go` `NewExistingNode` / `CanAdd`; the suite's "Existing Nodes" › "Daemonsets"
+/// has the resource half: "should not subtract daemonset overhead that is not strictly
+/// compatible with an existing node").
+#[test]
+fn an_existing_node_holds_an_absent_daemons_resources_not_its_ports() {
+    let node = two_cpu_node();
     let mut inp = input(
         vec![PodBuilder::new("web").cpu("1").host_port(9100).build()],
         vec![pool_input(node_pool("default"), default_types())],
@@ -212,18 +217,7 @@ fn an_existing_node_holds_an_absent_daemons_resources_not_its_ports() {
 /// we held both.
 #[test]
 fn an_existing_node_holds_its_daemonsets_less_what_their_pods_request() {
-    let node = crate::model::node::Node {
-        name: "n1".into(),
-        labels: labels_of(&[(HOSTNAME, "n1"), (ZONE, "test-zone-1")]),
-        allocatable: crate::model::resources::Resources::from_pairs(&[
-            ("cpu", "2"),
-            ("memory", "2Gi"),
-            ("pods", "10"),
-        ]),
-        ready: true,
-        initialized: true,
-        ..Default::default()
-    };
+    let node = two_cpu_node();
     let placed = |daemon_cpu: &str, bound: Vec<Pod>| {
         let mut inp = input(
             vec![PodBuilder::new("web").cpu("1").build()],

@@ -756,11 +756,9 @@ mod tests {
             "status: {capacity: {cpu: \"8\", nvidia.com/gpu: \"1\"}, allocatable: {cpu: 7900m, memory: 30Gi, nvidia.com/gpu: \"1\"}, ",
         );
         let node_status = "status:\n  capacity: {cpu: \"8\", nvidia.com/gpu: \"0\"}\n  allocatable: {cpu: 7800m, nvidia.com/gpu: \"0\"}\n";
-        let registered = ", karpenter.sh/registered: \"true\"";
-        let n = existing(&format!(
-            "{POOL}{}{node_status}{claim}",
-            node(registered, "[]")
-        ));
+        let with =
+            |labels: &str| existing(&format!("{POOL}{}{node_status}{claim}", node(labels, "[]")));
+        let n = with(", karpenter.sh/registered: \"true\"");
         assert_eq!(n.allocatable.get("nvidia.com/gpu"), 1000);
         assert_eq!(n.capacity.get("nvidia.com/gpu"), 1000);
         assert_eq!(n.allocatable.get("memory"), 30 * 1024 * 1024 * 1024 * 1000);
@@ -769,11 +767,7 @@ mod tests {
             7800,
             "the Node's own number stays"
         );
-        let initialized = ", karpenter.sh/initialized: \"true\"";
-        let n = existing(&format!(
-            "{POOL}{}{node_status}{claim}",
-            node(initialized, "[]")
-        ));
+        let n = with(", karpenter.sh/initialized: \"true\"");
         assert_eq!(n.allocatable.get("nvidia.com/gpu"), 0);
         assert_eq!(n.allocatable.get("memory"), 0);
     }
