@@ -132,6 +132,7 @@ impl Builder {
         // what `Node::counts_as_initialized` reads). Here, where the nodes meet their claims,
         // and not in the core, which never sees the objects apart.
         crate::model::node::mark_claimless(&mut m.nodes, &m.node_claims);
+        pods::daemonsets_as_their_newest_pods(&mut m.daemonsets, &m.bound_pods);
         Ok(m)
     }
 

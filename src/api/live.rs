@@ -139,6 +139,7 @@ impl LiveBuilder {
         m.pods = self.pods;
         m.bound_pods = self.bound_pods;
         m.daemonsets = self.daemonsets;
+        pods::daemonsets_as_their_newest_pods(&mut m.daemonsets, &m.bound_pods);
         // A live claim exists or it does not: Karpenter waits for the controllers to create it.
         m.storage = self.storage;
         Ok(m)

@@ -829,6 +829,49 @@ pub fn convert_pod(
     Ok(out)
 }
 
+/// Karpenter's stand-in for each DaemonSet (`core v1.14.1: pkg/controllers/state/cluster.go`
+/// `UpdateDaemonSet`, `provisioning/provisioner.go` `getDaemonSetPods`; `state/suite_test.go`
+/// "DaemonSet Controller" › "should update daemonsetCache with the newest created pod"): the
+/// newest pod the DaemonSet controls, where the input has one, else the template. So its
+/// requests are what admission made of them (a LimitRange default, a VPA resize, a mutating
+/// webhook) and its tolerations include those the DaemonSet controller adds to every pod
+/// (`node.kubernetes.io/not-ready`, `unschedulable`, …). The template's node affinity stays,
+/// as upstream puts it back (the controller pins each pod to its node by name). `pods`: the
+/// input's pods (bound ones; a DaemonSet pod is never pending for Karpenter).
+pub(crate) fn daemonsets_as_their_newest_pods(daemonsets: &mut [Pod], pods: &[Pod]) {
+    if daemonsets.is_empty() {
+        return;
+    }
+    let mut newest: std::collections::HashMap<(&str, &str), &Pod> =
+        std::collections::HashMap::new();
+    for p in pods.iter().filter(|p| p.is_daemonset_pod()) {
+        let Some(owner) = p.owner.as_ref() else {
+            continue;
+        };
+        let key = (p.namespace.as_str(), owner.name.as_str());
+        let newer = newest
+            .get(&key)
+            .is_none_or(|q| p.creation_timestamp > q.creation_timestamp);
+        if newer {
+            newest.insert(key, p);
+        }
+    }
+    for d in daemonsets {
+        let Some(owner) = d.owner.as_ref() else {
+            continue;
+        };
+        let found = newest
+            .get(&(d.namespace.as_str(), owner.name.as_str()))
+            .copied();
+        if let Some(p) = found {
+            if d.requests != p.requests || d.tolerations != p.tolerations {
+                d.requests = p.requests.clone();
+                d.tolerations = p.tolerations.clone();
+            }
+        }
+    }
+}
+
 /// What a workload expands to.
 pub(crate) enum Expansion {
     /// Pending pods.
@@ -1177,6 +1220,53 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("must not be negative"), "{e}");
+    }
+
+    /// `core v1.14.1: pkg/controllers/state/suite_test.go` "DaemonSet Controller": the newest
+    /// pod a DaemonSet controls stands for it ("should update daemonsetCache with the newest
+    /// created pod"), the template where it has none ("should not update daemonsetCache when
+    /// daemonset pod is not present"); a pod of another DaemonSet, or of the same name in
+    /// another namespace, is not its ("should only return daemonset pods from the daemonset
+    /// cache"). **Differs, fixed** — scenario: a DaemonSet whose template requests nothing, its
+    /// pods admitted with a LimitRange's default `cpu: 100m` → upstream counts 100m of overhead
+    /// per node; we counted the template's nothing.
+    #[test]
+    fn a_daemonset_is_its_newest_pod() {
+        use crate::model::pod::Owner;
+        use crate::model::taints::{Effect, Toleration};
+        let owned = |ns: &str, ds: &str, cpu: &str, created: &str| {
+            let mut p = Pod::default();
+            p.namespace = ns.into();
+            p.owner = Some(Owner {
+                kind: "DaemonSet".into(),
+                name: ds.into(),
+            });
+            p.creation_timestamp = Some(created.into());
+            p.requests = Resources::from_pairs(&[("cpu", cpu), ("pods", "1")]);
+            p
+        };
+        let mut templates = vec![
+            owned("kube-system", "logs", "0", "2024-01-01T00:00:00Z"),
+            owned("kube-system", "absent", "250m", "2024-01-01T00:00:00Z"),
+        ];
+        let mut newest = owned("kube-system", "logs", "100m", "2024-06-02T00:00:00Z");
+        newest.tolerations = vec![Toleration {
+            key: "node.kubernetes.io/unschedulable".into(),
+            exists: true,
+            value: String::new(),
+            effect: Some(Effect::NoSchedule),
+        }];
+        let pods = vec![
+            owned("kube-system", "logs", "50m", "2024-06-01T00:00:00Z"),
+            newest.clone(),
+            owned("kube-system", "logs", "70m", "2024-05-01T00:00:00Z"),
+            owned("other", "logs", "900m", "2024-07-01T00:00:00Z"),
+            owned("kube-system", "absentee", "900m", "2024-07-01T00:00:00Z"),
+        ];
+        daemonsets_as_their_newest_pods(&mut templates, &pods);
+        assert_eq!(templates[0].requests.get("cpu"), 100);
+        assert_eq!(templates[0].tolerations, newest.tolerations);
+        assert_eq!(templates[1].requests.get("cpu"), 250);
     }
 
     #[test]

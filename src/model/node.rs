@@ -128,6 +128,26 @@ impl Node {
             .collect()
     }
 
+    /// What a managed node not initialized yet offers, as Karpenter's cluster state reads it
+    /// (`core v1.14.1: pkg/controllers/state/statenode.go` `Capacity()`, `Allocatable()`): each
+    /// resource its Node reports as zero — or not at all, the kubelet not having registered it
+    /// yet (a device plugin still starting) — is taken from its NodeClaim's status, which says
+    /// what the instance type has. So a pod asking for a GPU waits for the launched GPU node
+    /// instead of asking for another one. Call it only for a node its NodeClaim stands for and
+    /// that is not initialized (once initialized, the Node's own numbers hold).
+    pub fn fill_from_claim(&mut self, capacity: &Resources, allocatable: &Resources) {
+        for (mine, claims) in [
+            (&mut self.capacity, capacity),
+            (&mut self.allocatable, allocatable),
+        ] {
+            for (name, v) in claims.iter() {
+                if mine.get(name) == 0 {
+                    mine.set(name, v);
+                }
+            }
+        }
+    }
+
     /// The NodePool (or Provisioner) that owns the node, if Karpenter manages it.
     pub fn node_pool(&self) -> Option<&str> {
         self.labels
@@ -184,6 +204,21 @@ pub fn mark_claimless(nodes: &mut [Node], claims: &[super::nodeclaim::NodeClaim]
         n.claimless = !names.contains(n.name.as_str())
             && !n.provider_id.as_deref().is_some_and(|p| ids.contains(p));
     }
+}
+
+/// The NodeClaims whose launch has not resolved yet (no `status.providerID`): while there is
+/// one, Karpenter's cluster state is not synced and neither its provisioner nor its disruption
+/// controller acts (`core v1.14.1: pkg/controllers/state/cluster.go` `Synced`, checked first by
+/// `provisioning/provisioner.go` `Schedule` and `disruption/controller.go` `Reconcile`;
+/// `state/suite_test.go` "shouldn't consider the cluster state synced if a nodeclaim hasn't
+/// resolved its provider id", "… without a providerID is deleted" — deleting, it still counts
+/// until it is gone). Their names, in input order.
+pub fn unsynced_claims(claims: &[super::nodeclaim::NodeClaim]) -> Vec<&str> {
+    claims
+        .iter()
+        .filter(|c| c.provider_id.as_deref().is_none_or(str::is_empty))
+        .map(|c| c.name.as_str())
+        .collect()
 }
 
 /// What a run knows of EC2's instances, for [`ghost_instances`].
@@ -437,6 +472,29 @@ mod tests {
                 row("unlisted", "i-5", InstanceGone::NotFound, true),
             ]
         );
+    }
+
+    /// `state/suite_test.go` "Cluster State Sync": a NodeClaim without a provider id keeps the
+    /// state unsynced ("shouldn't consider the cluster state synced if a nodeclaim hasn't
+    /// resolved its provider id", also while deleting); with one, or none at all, synced
+    /// ("should consider the cluster state synced when all nodeclaims are tracked").
+    #[test]
+    fn a_nodeclaim_without_a_provider_id_keeps_the_state_unsynced() {
+        let claim = |name: &str, id: Option<&str>, deleting| NodeClaim {
+            name: name.into(),
+            provider_id: id.map(str::to_string),
+            deleting,
+            ..NodeClaim::default()
+        };
+        assert!(unsynced_claims(&[]).is_empty());
+        let claims = [
+            claim("launched", Some("aws:///us-east-1a/i-1"), false),
+            claim("launching", None, false),
+            claim("empty", Some(""), false),
+            claim("deleting", None, true),
+        ];
+        assert_eq!(unsynced_claims(&claims), ["launching", "empty", "deleting"]);
+        assert!(unsynced_claims(&claims[..1]).is_empty());
     }
 
     /// `n` labelled with pool `default`, with or without a NodeClaim.

@@ -221,14 +221,17 @@ pub(super) struct KeyDomains {
     pub(super) nodes_seen: usize,
 }
 
-/// What a node's pods add up to (the non-terminal ones), and which DaemonSets already run there.
+/// What a node's pods add up to (the non-terminal ones), what its DaemonSet pods among them
+/// request, and which DaemonSets its labels admit.
 #[derive(Debug, Clone)]
 struct PodTotals {
     used: Resources,
     host_ports: Vec<HostPort>,
-    /// Per DaemonSet of the input: whether a pod of it is on the node, and whether the node's
-    /// labels admit it.
-    daemons: Vec<(bool, bool)>,
+    /// The requests of the node's DaemonSet pods (`StateNode.DaemonSetRequests()`), whatever
+    /// DaemonSet they belong to.
+    daemon_used: Resources,
+    /// Per DaemonSet of the input: whether the node's labels admit it.
+    admits: Vec<bool>,
 }
 
 impl SolveMemo {
@@ -294,9 +297,13 @@ fn pod_totals(
     volume_usage: &mut BTreeMap<String, BTreeSet<String>>,
 ) -> PodTotals {
     let mut used = Resources::new();
+    let mut daemon_used = Resources::new();
     let mut host_ports = Vec::new();
     for p in n.pods.iter().filter(|p| !p.is_terminal()) {
         used.add_assign(&p.requests);
+        if p.is_daemonset_pod() {
+            daemon_used.add_assign(&p.requests);
+        }
         host_ports.extend(p.host_ports.iter().cloned());
         if let Some(storage) = storage {
             for (driver, claims) in bound_usage(p, storage) {
@@ -304,24 +311,30 @@ fn pod_totals(
             }
         }
     }
-    let daemons = daemons
+    let admits = daemons
         .iter()
-        .map(|(d, state)| {
-            let daemon = d.owner.as_ref().map(|o| o.name.as_str());
-            let present = n.pods.iter().any(|p| {
-                p.is_daemonset_pod() && p.owner.as_ref().map(|o| o.name.as_str()) == daemon
-            });
-            let admits = facts
+        .map(|(_, state)| {
+            facts
                 .requirements()
-                .is_compatible(&state.strict_requirements, |_| false);
-            (present, admits)
+                .is_compatible(&state.strict_requirements, |_| false)
         })
         .collect();
     PodTotals {
         used,
         host_ports,
-        daemons,
+        daemon_used,
+        admits,
     }
+}
+
+/// `r` with its negative entries dropped (Karpenter clamps the DaemonSet resources left to
+/// schedule at zero, `existingnode.go` `NewExistingNode`).
+fn at_least_zero(r: &Resources) -> Resources {
+    let mut out = Resources::new();
+    for (name, v) in r.iter().filter(|(_, v)| *v > 0) {
+        out.set(name, v);
+    }
+    out
 }
 
 /// `facts`: [`SolveMemo::facts`] of `input`; `tracked`: the memo's caches when it tracks.
@@ -382,17 +395,25 @@ pub(super) fn prepare_existing<'a>(
         let PodTotals {
             mut used,
             host_ports,
-            daemons: presence,
+            daemon_used,
+            admits,
         } = totals;
-        // DaemonSets that will run here but have no pod yet still take their share of resources;
-        // their host ports are not held: Karpenter's existing-node check only sees the ports of
-        // pods bound there (`core: pkg/controllers/provisioning/scheduling/existingnode.go`
-        // `CanAdd`, `HostPortUsage` of the state node; docs/upstream-tests.md, Existing Nodes).
-        for ((d, _), (present, admits)) in daemons.iter().zip(presence) {
-            if !present && admits && first_untolerated(&taints, &d.tolerations).is_none() {
-                used.add_assign(&d.requests);
+        // The DaemonSets that would run here take their share of resources, less what the
+        // node's DaemonSet pods already request, per resource and never below zero (`core
+        // v1.14.1: pkg/controllers/provisioning/scheduling/existingnode.go` `NewExistingNode`,
+        // the sum `scheduler.go` `getCompatibleDaemonPods` gives it): a DaemonSet without its
+        // pod yet counts whole; one whose pod requests less than its template (a rollout to
+        // bigger requests) counts the difference; a DaemonSet pod the input has no DaemonSet
+        // for offsets the others. Their host ports are not held: Karpenter's existing-node check
+        // only sees the ports of pods bound there (`CanAdd`, `HostPortUsage` of the state node;
+        // docs/upstream-tests.md, Existing Nodes).
+        let mut expected = Resources::new();
+        for ((d, _), admits) in daemons.iter().zip(admits) {
+            if admits && first_untolerated(&taints, &d.tolerations).is_none() {
+                expected.add_assign(&d.requests);
             }
         }
+        used.add_assign(&at_least_zero(&expected.sub(&daemon_used)));
         nodes.push(Existing {
             position: i,
             node: &n.node,
@@ -661,6 +682,81 @@ mod tests {
             }],
             ..Default::default()
         }
+    }
+
+    /// `core v1.14.1: pkg/controllers/state/suite_test.go` "Node Resource Level", in one
+    /// snapshot (`statenode.go` `updateForPod`, `cluster.go` `populateResourceRequests`): what
+    /// an existing node has left is its allocatable less the requests of the pods bound to it
+    /// (`spec.nodeName`) — "should count new / existing pods bound to nodes", 1.5 + 2 CPU of 4 —
+    /// but not those of pods not bound ("should not count pods not bound to nodes": the pending
+    /// pods of the input), nor of terminal ones ("should not add requests if the pod is
+    /// terminal": Failed, Succeeded), nor of deleted ones (absent from the snapshot, "should
+    /// subtract requests if the pod is deleted"); a terminating pod still counts (its
+    /// `deletionTimestamp` does not free the node until it is gone). DaemonSet pods count as
+    /// the others do and are summed apart ("should track daemonset requested resources
+    /// separately"): the DaemonSet they belong to holds nothing more.
+    #[test]
+    fn node_resource_level_counts_the_bound_pods_that_are_not_terminal() {
+        use crate::testing::PodBuilder;
+        let on = |name: &str, cpu: &str| PodBuilder::new(name).cpu(cpu).on_node("n1").build();
+        let phase = |mut p: Pod, phase: &str| {
+            p.phase = Some(phase.into());
+            p
+        };
+        let mut terminating = on("terminating", "500m");
+        terminating.terminating = true;
+        let daemon = PodBuilder::new("ds-x")
+            .cpu("1")
+            .memory("2Gi")
+            .daemonset("ds")
+            .on_node("n1")
+            .build();
+        let mut input = input_with("n1", &[(HOSTNAME, "n1")]);
+        input.existing_nodes[0].node.allocatable =
+            Resources::from_pairs(&[("cpu", "4"), ("memory", "8Gi"), ("pods", "110")]);
+        input.existing_nodes[0].pods = vec![
+            phase(
+                PodBuilder::new("p1")
+                    .cpu("1.5")
+                    .host_port(9100)
+                    .on_node("n1")
+                    .build(),
+                "Running",
+            ),
+            on("p2", "2"),
+            phase(
+                PodBuilder::new("failed")
+                    .cpu("1")
+                    .host_port(9200)
+                    .on_node("n1")
+                    .build(),
+                "Failed",
+            ),
+            phase(on("succeeded", "1"), "Succeeded"),
+            terminating,
+            daemon,
+        ];
+        input.pods = vec![PodBuilder::new("pending").cpu("1").build()];
+        input.daemonsets = vec![PodBuilder::new("ds")
+            .cpu("1")
+            .memory("2Gi")
+            .daemonset("ds")
+            .build()];
+        let mut memo = SolveMemo::default();
+        let facts = memo.facts(&input);
+        let nodes = prepare_existing(&input, &facts, None);
+        let left = &nodes[0].available;
+        assert_eq!(left.get("cpu"), 4000 - 1500 - 2000 - 500 - 1000);
+        assert_eq!(left.get("memory"), 6 * 1024 * 1024 * 1024 * 1000);
+        assert_eq!(left.get("pods"), (110 - 4) * 1000);
+        // The bound pods' host ports are held ("HostPort Usage" › "should hydrate the HostPort
+        // usage on a Node update"), a terminal pod's are not.
+        let ports: Vec<i32> = nodes[0].host_ports.iter().map(|p| p.port).collect();
+        assert_eq!(ports, [9100]);
+        // The node's pods gone (deleted), it is whole again, less the DaemonSet expected there.
+        input.existing_nodes[0].pods.clear();
+        let nodes = prepare_existing(&input, &facts, None);
+        assert_eq!(nodes[0].available.get("cpu"), 3000);
     }
 
     #[test]

@@ -165,14 +165,9 @@ fn daemonsets_count_only_where_they_would_run() {
     }
 }
 
-/// Karpenter's existing nodes hold the resources of DaemonSets not yet running there, but only
-/// the host ports of pods bound there (`core: pkg/controllers/provisioning/scheduling/
-/// existingnode.go` `NewExistingNode` / `CanAdd`; the suite's "Existing Nodes" › "Daemonsets"
-/// has the resource half: "should not subtract daemonset overhead that is not strictly
-/// compatible with an existing node").
-#[test]
-fn an_existing_node_holds_an_absent_daemons_resources_not_its_ports() {
-    let node = crate::model::node::Node {
+/// An initialized existing node `n1` in `test-zone-1` with 2 CPU, 2Gi and 10 pods allocatable.
+fn two_cpu_node() -> crate::model::node::Node {
+    crate::model::node::Node {
         name: "n1".into(),
         labels: labels_of(&[(HOSTNAME, "n1"), (ZONE, "test-zone-1")]),
         allocatable: crate::model::resources::Resources::from_pairs(&[
@@ -183,7 +178,17 @@ fn an_existing_node_holds_an_absent_daemons_resources_not_its_ports() {
         ready: true,
         initialized: true,
         ..Default::default()
-    };
+    }
+}
+
+/// Karpenter's existing nodes hold the resources of DaemonSets not yet running there, but only
+/// the host ports of pods bound there (`core: pkg/controllers/provisioning/scheduling/
+/// existingnode.go` `NewExistingNode` / `CanAdd`; the suite's "Existing Nodes" › "Daemonsets"
+/// has the resource half: "should not subtract daemonset overhead that is not strictly
+/// compatible with an existing node").
+#[test]
+fn an_existing_node_holds_an_absent_daemons_resources_not_its_ports() {
+    let node = two_cpu_node();
     let mut inp = input(
         vec![PodBuilder::new("web").cpu("1").host_port(9100).build()],
         vec![pool_input(node_pool("default"), default_types())],
@@ -197,6 +202,57 @@ fn an_existing_node_holds_an_absent_daemons_resources_not_its_ports() {
     inp.daemonsets[0].requests.cpu = 1500;
     let plan = solve(&inp);
     assert!(plan.existing_nodes.iter().all(|e| e.pods.is_empty()));
+}
+
+/// `core v1.14.1: pkg/controllers/provisioning/scheduling/existingnode.go` `NewExistingNode`
+/// (with `state/suite_test.go` "should track daemonset requested resources separately": the
+/// node's DaemonSet pods' requests are summed apart): what an existing node holds for its
+/// DaemonSets is the sum of the compatible DaemonSets' requests less the sum of its DaemonSet
+/// pods' requests, per resource, never below zero. **Differs, fixed** — scenario: a node of
+/// 2 CPU, DaemonSet `ds` now requesting 1.5 CPU whose pod there was created at 500m (a rollout
+/// to bigger requests under way), a pending 1-CPU pod → upstream holds the 1 CPU difference
+/// and the pod does not fit (2 − 0.5 − 1 < 1); we counted a DaemonSet with its pod present as
+/// nothing more and placed the pod. Conversely, a DaemonSet pod the input has no DaemonSet for
+/// (`other`, 1 CPU) offsets an absent compatible one (`ds`, 1 CPU) — upstream places the pod,
+/// we held both.
+#[test]
+fn an_existing_node_holds_its_daemonsets_less_what_their_pods_request() {
+    let node = two_cpu_node();
+    let placed = |daemon_cpu: &str, bound: Vec<Pod>| {
+        let mut inp = input(
+            vec![PodBuilder::new("web").cpu("1").build()],
+            vec![pool_input(node_pool("default"), default_types())],
+        );
+        inp.existing_nodes.push(ExistingNode {
+            node: node.clone(),
+            pods: bound,
+        });
+        inp.daemonsets.push(ds(daemon_cpu, "0").build());
+        let plan = solve(&inp);
+        plan.existing_nodes.iter().any(|e| !e.pods.is_empty())
+    };
+    let mut old = ds("500m", "0").build();
+    old.name = "ds-old".into();
+    old.node_name = Some("n1".into());
+    // 0.5 bound + 1 held for the rollout + 1 > 2.
+    assert!(
+        !placed("1500m", vec![old.clone()]),
+        "1 CPU held for the rollout"
+    );
+    assert!(
+        placed("500m", vec![old]),
+        "the DaemonSet's pod is there in full"
+    );
+    let mut other = PodBuilder::new("other-x")
+        .cpu("1")
+        .daemonset("other")
+        .build();
+    other.node_name = Some("n1".into());
+    assert!(
+        placed("1", vec![other.clone()]),
+        "another DaemonSet's pod offsets it"
+    );
+    assert!(!placed("1500m", vec![other]), "… up to its own requests");
 }
 
 /// `core: pkg/controllers/provisioning/scheduling/suite_test.go` "In-Flight Nodes › Daemonsets"

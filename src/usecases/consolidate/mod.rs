@@ -225,6 +225,8 @@ pub fn build_input(
         .iter()
         .map(pdb_input)
         .collect::<Result<Vec<_>, _>>()?;
+    let unsynced = crate::usecases::provisioning::input::unsynced_warning(manifests, "disrupts");
+    manifests.warnings.extend(unsynced);
     let claims = std::mem::take(&mut manifests.node_claims);
     let registered = manifests.nodes.len();
     let solver = solver_input(
@@ -263,6 +265,7 @@ pub fn build_input(
             ));
         }
     }
+    let nominated = nominated_nodes(&solver, &manifests.pdbs, config.now)?;
     let by_node = claims_by_node(&claims);
     // The solver's existing nodes are the registered nodes, then NodeClaims still launching;
     // consolidation only disrupts the former.
@@ -270,16 +273,20 @@ pub fn build_input(
         .existing_nodes
         .into_iter()
         .take(registered)
-        .map(|e| {
+        .map(|mut e| {
             let claim = by_node
                 .get(e.node.name.as_str())
-                .or_else(|| e.node.provider_id.as_deref().and_then(|p| by_node.get(p)))
-                .map(|c| claim_facts(c, &e.node));
+                .or_else(|| e.node.provider_id.as_deref().and_then(|p| by_node.get(p)));
+            // Not initialized yet: what its NodeClaim reports stands for what the Node does
+            // not list yet (`statenode.go` `Allocatable()`), as in a plan.
+            if let Some(c) = claim.filter(|_| !e.node.initialized) {
+                e.node.fill_from_claim(&c.capacity, &c.allocatable);
+            }
             NodeInput {
-                claim,
+                claim: claim.map(|c| claim_facts(c, &e.node)),
                 pods: e.pods.into_iter().map(bound_pod).collect(),
+                nominated: nominated.contains(&e.node.name),
                 node: e.node,
-                nominated: false,
             }
         })
         .collect();
@@ -347,6 +354,40 @@ pub fn evaluate(
 }
 
 /// Each NodeClaim by its node's name and by its provider id.
+/// The existing nodes Karpenter's provisioner would place a pending pod on — or a pod of a
+/// deleting node it schedules again — in this snapshot: it nominates them, and a nominated node
+/// is no candidate for any disruption for the nomination window (`core v1.14.1:
+/// pkg/controllers/provisioning/scheduling/scheduler.go` `Solve` → `NominateNodeForPod`,
+/// `state/statenode.go` `Nominated`, `ValidateNodeDisruptable` "node is nominated for a pending
+/// pod"; `state/suite_test.go` "should nominate the node until the nomination time passes").
+/// The provisioner runs every batch while such a pod is pending, so the nomination lasts as
+/// long as the snapshot's pod does. One solve, only when there is such a pod.
+fn nominated_nodes(
+    solver: &crate::scheduling::Input,
+    pdbs: &[PodDisruptionBudget],
+    now: i64,
+) -> Result<std::collections::HashSet<String>, CommandError> {
+    let deleting = solver
+        .existing_nodes
+        .iter()
+        .any(|n| n.node.deleting && !n.pods.is_empty());
+    if solver.pods.is_empty() && !deleting {
+        return Ok(Default::default());
+    }
+    let mut input = solver.clone();
+    crate::usecases::provisioning::input::reschedule_deleting(&mut input, pdbs, now)?;
+    if input.pods.is_empty() {
+        return Ok(Default::default());
+    }
+    let plan = crate::scheduling::solve(&input);
+    Ok(plan
+        .existing_nodes
+        .into_iter()
+        .filter(|e| !e.pods.is_empty())
+        .map(|e| e.node)
+        .collect())
+}
+
 fn claims_by_node(claims: &[NodeClaim]) -> HashMap<&str, &NodeClaim> {
     let mut by = HashMap::new();
     for c in claims {

@@ -51,6 +51,9 @@ pub fn build_input(
         .map(|p| format!("{}/{}: being deleted (metadata.deletionTimestamp): Karpenter launches nothing for it; left out of the plan", p.kind(), p.name))
         .collect();
     manifests.warnings.extend(deleting);
+    manifests
+        .warnings
+        .extend(unsynced_warning(manifests, "provisions"));
     // A v1 NodePool whose `Ready` condition is not true takes no new capacity either
     // (`provisioner.go` `NewScheduler`, static pools: `static/provisioning/controller.go`).
     let not_ready: Vec<(String, String)> = manifests
@@ -136,39 +139,30 @@ pub fn hash_annotations(pool: &NodePool) -> BTreeMap<String, String> {
     }
 }
 
+/// The warning for a snapshot in which Karpenter would not act yet: a NodeClaim has not
+/// resolved its launch ([`crate::model::node::unsynced_claims`]). `acts` says what Karpenter
+/// waits to do ("provisions", "disrupts").
+pub fn unsynced_warning(manifests: &Manifests, acts: &str) -> Option<String> {
+    let names = crate::model::node::unsynced_claims(&manifests.node_claims);
+    let first = names.first()?;
+    let more = match names.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    Some(format!(
+        "NodeClaim/{first}{more}: no status.providerID yet (its instance is being launched): Karpenter's cluster state is not synced until it resolves, and Karpenter {acts} nothing meanwhile; this run decides anyway, without that NodeClaim's capacity"
+    ))
+}
+
 /// The pure assembly (see the module documentation): `pools` are the selected pools with their
-/// instance types. A pool's usage counts its nodes, its in-flight NodeClaims and what its
-/// status reports.
+/// instance types. A pool's usage counts the capacity of its nodes that are not being deleted
+/// and of its in-flight NodeClaims ([`pool_usage`]).
 pub fn assemble(
     manifests: &mut Manifests,
     pools: Vec<(NodePool, Vec<InstanceType>)>,
     options: Options,
 ) -> Input {
     let in_flight = in_flight_claims(manifests);
-    let pools = pools
-        .into_iter()
-        .map(|(pool, instance_types)| {
-            let usage = manifests
-                .nodes
-                .iter()
-                .chain(in_flight.iter().map(|e| &e.node))
-                .filter(|n| n.labels.get(pool.owner_label()) == Some(&pool.name))
-                .fold(Resources::new(), |acc, n| {
-                    acc.add(&with_node_count(&n.capacity))
-                });
-            PoolInput {
-                node_class: pool.node_class_ref.as_ref().map(|r| r.name.clone()),
-                instance_types,
-                usage: usage.add(&pool.status_resources),
-                claim_annotations: ClaimAnnotations {
-                    hash: hash_annotations(&pool),
-                    records_min_values: pool.generation == Some(ApiGeneration::V1),
-                    ..ClaimAnnotations::default()
-                },
-                pool,
-            }
-        })
-        .collect();
     let mut by_node: HashMap<String, Vec<Pod>> = HashMap::new();
     for pod in std::mem::take(&mut manifests.bound_pods) {
         if let Some(node) = pod.node_name.clone() {
@@ -180,7 +174,7 @@ pub fn assemble(
         .nodes
         .iter()
         .map(|n| {
-            let mut node = with_claim_taints(manifests, n.clone());
+            let mut node = with_claim_state(manifests, n.clone());
             node.deleting = deleting.marks(&node);
             ExistingNode {
                 node,
@@ -189,6 +183,20 @@ pub fn assemble(
         })
         .collect();
     existing_nodes.extend(in_flight);
+    let pools = pools
+        .into_iter()
+        .map(|(pool, instance_types)| PoolInput {
+            node_class: pool.node_class_ref.as_ref().map(|r| r.name.clone()),
+            instance_types,
+            usage: pool_usage(&pool, &existing_nodes),
+            claim_annotations: ClaimAnnotations {
+                hash: hash_annotations(&pool),
+                records_min_values: pool.generation == Some(ApiGeneration::V1),
+                ..ClaimAnnotations::default()
+            },
+            pool,
+        })
+        .collect();
     Input {
         pods: std::mem::take(&mut manifests.pods),
         existing_nodes,
@@ -200,19 +208,45 @@ pub fn assemble(
     }
 }
 
+/// What counts against `pool`'s limits: the capacity (plus `nodes: 1`) of each of its nodes and
+/// in-flight NodeClaims not being deleted, as Karpenter's cluster state sums it (`core v1.14.1:
+/// pkg/controllers/state/cluster.go` `NodePoolResourcesFor`; the scheduler subtracts the
+/// `Capacity()` of the active state nodes, `scheduler.go` `updateRemainingResources`;
+/// `state/suite_test.go` "NodePool Resources": a node marked for deletion or terminating no
+/// longer counts). The pool's `status.resources` is that same sum as the counter controller
+/// last wrote it: v1 never reads it for limits, so adding it counted every node twice. v1beta1
+/// and v1alpha5 (`v0.37.7` / `v0.27.6` `provisioner.go` `Create` / `Launch`) refused a pool
+/// whose `status.resources` exceeds its limits: that gate is kept as a floor, per resource.
+fn pool_usage(pool: &NodePool, nodes: &[ExistingNode]) -> Resources {
+    let usage = nodes
+        .iter()
+        .filter(|e| !e.node.deleting)
+        .filter(|e| e.node.labels.get(pool.owner_label()) == Some(&pool.name))
+        .fold(Resources::new(), |acc, e| {
+            acc.add(&with_node_count(&e.node.capacity))
+        });
+    if pool.generation == Some(ApiGeneration::V1) {
+        usage
+    } else {
+        usage.max(&pool.status_resources)
+    }
+}
+
 /// A Node with what its NodeClaim says about its taints (`core v1.14.1:
-/// pkg/controllers/state/statenode.go` `Taints()`): the startup taints scheduling ignores until
+/// pkg/controllers/state/statenode.go` `Taints()`) and, until it is initialized, its resources
+/// ([`Node::fill_from_claim`]): the startup taints scheduling ignores until
 /// it is initialized — its NodeClaim's, or, when the input has no NodeClaim for it, its
 /// NodePool's (the template its NodeClaim was made from) — and, while a managed node has not
 /// registered (`karpenter.sh/registered` not `true`), the NodeClaim's taints instead of the
 /// Node's.
-fn with_claim_taints(manifests: &Manifests, mut node: Node) -> Node {
+fn with_claim_state(manifests: &Manifests, mut node: Node) -> Node {
     if node.initialized {
         return node;
     }
     match claim_of(manifests, &node) {
         Some(c) => {
             node.startup_taints = c.startup_taints.clone();
+            node.fill_from_claim(&c.capacity, &c.allocatable);
             let registered = node
                 .labels
                 .get(labels::REGISTERED)
@@ -708,6 +742,97 @@ mod tests {
         ));
         assert_eq!(n.scheduling_taints().len(), 2);
         assert_eq!(n.taints[0].effect, Effect::NoSchedule);
+    }
+
+    /// `core v1.14.1: pkg/controllers/state/suite_test.go` "StateNode Capacity" ("… for
+    /// uninitialized node with NodeClaim") and `statenode.go` `Allocatable()`: a registered node
+    /// not initialized yet offers what its NodeClaim reports for each resource its Node lists as
+    /// zero or not at all — a GPU whose device plugin has not started counts, so a GPU pod waits
+    /// for it rather than launching another node; the Node's own non-zero numbers stay. Once
+    /// initialized, only the Node's numbers hold.
+    #[test]
+    fn an_uninitialized_node_offers_what_its_nodeclaim_reports() {
+        let claim = CLAIM.replace(
+            "status: {",
+            "status: {capacity: {cpu: \"8\", nvidia.com/gpu: \"1\"}, allocatable: {cpu: 7900m, memory: 30Gi, nvidia.com/gpu: \"1\"}, ",
+        );
+        let node_status = "status:\n  capacity: {cpu: \"8\", nvidia.com/gpu: \"0\"}\n  allocatable: {cpu: 7800m, nvidia.com/gpu: \"0\"}\n";
+        let with =
+            |labels: &str| existing(&format!("{POOL}{}{node_status}{claim}", node(labels, "[]")));
+        let n = with(", karpenter.sh/registered: \"true\"");
+        assert_eq!(n.allocatable.get("nvidia.com/gpu"), 1000);
+        assert_eq!(n.capacity.get("nvidia.com/gpu"), 1000);
+        assert_eq!(n.allocatable.get("memory"), 30 * 1024 * 1024 * 1024 * 1000);
+        assert_eq!(
+            n.allocatable.get("cpu"),
+            7800,
+            "the Node's own number stays"
+        );
+        let n = with(", karpenter.sh/initialized: \"true\"");
+        assert_eq!(n.allocatable.get("nvidia.com/gpu"), 0);
+        assert_eq!(n.allocatable.get("memory"), 0);
+    }
+
+    /// `core v1.14.1: pkg/controllers/state/suite_test.go` "NodePool Resources" — what counts
+    /// against a pool's limits is the capacity of its nodes, once each, plus `nodes: 1`
+    /// ("should calculate nodepool resources for multiple nodepools"); a node terminating
+    /// ("… when node is terminating (deletionTimestamp set)") or whose NodeClaim is deleting
+    /// ("… marked/unmarked for deletion", "should not double subtract …") no longer counts; a
+    /// NodeClaim without a Node counts its own capacity ("… when node inside of the state node
+    /// is removed"). **Differs, fixed**: a v1 pool's `status.resources` (the counter
+    /// controller's copy of that sum) was added on top, so a live pool with 8 CPU of nodes and
+    /// `limits.cpu: 10` was taken as using 16. v1beta1 keeps `status.resources` as a floor (its
+    /// `Create` refused a pool whose status exceeds the limits).
+    #[test]
+    fn a_pools_usage_counts_its_live_nodes_once() {
+        let pool = format!("{POOL}status:\n  resources: {{cpu: \"8\", nodes: \"1\"}}\n");
+        let node = |name: &str, extra_meta: &str| {
+            format!("---\napiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  labels: {{karpenter.sh/nodepool: default, karpenter.sh/initialized: \"true\"}}\n{extra_meta}spec: {{providerID: aws:///us-east-1a/i-{name}}}\nstatus:\n  capacity: {{cpu: \"8\", memory: 16Gi}}\n")
+        };
+        let claim = |name: &str, node: &str, extra_meta: &str, status: &str| {
+            format!("---\napiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  name: {name}\n  labels: {{karpenter.sh/nodepool: default}}\n{extra_meta}spec:\n  nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\n  requirements: []\nstatus: {{providerID: aws:///us-east-1a/i-{node}{status}}}\n")
+        };
+        let usage = |text: String| {
+            let mut m = crate::api::load_str("in.yaml", &text).unwrap();
+            let pool = m.node_pools[0].clone();
+            let input = assemble(&mut m, vec![(pool, Vec::new())], Options::default());
+            let u = &input.pools[0].usage;
+            (u.get("cpu") / 1000, u.get("nodes") / 1000)
+        };
+        assert_eq!(usage(format!("{pool}{}", node("a", ""))), (8, 1));
+        let deleting = "  deletionTimestamp: \"2026-12-01T00:00:00Z\"\n  finalizers: [karpenter.sh/termination]\n";
+        assert_eq!(
+            usage(format!("{pool}{}{}", node("a", ""), node("b", deleting))),
+            (8, 1)
+        );
+        assert_eq!(
+            usage(format!(
+                "{pool}{}{}{}",
+                node("a", ""),
+                node("b", ""),
+                claim("b", "b", deleting, ", nodeName: b")
+            )),
+            (8, 1)
+        );
+        // A NodeClaim launched, its Node not registered yet: its own capacity.
+        let in_flight = claim(
+            "c",
+            "c",
+            "",
+            ", capacity: {cpu: \"4\"}, allocatable: {cpu: 3900m}",
+        );
+        assert_eq!(
+            usage(format!("{pool}{}{in_flight}", node("a", ""))),
+            (12, 2)
+        );
+        // v1beta1: `status.resources` is a floor.
+        let beta = format!("{pool}{}", node("a", ""))
+            .replace(
+                "karpenter.sh/v1\nkind: NodePool",
+                "karpenter.sh/v1beta1\nkind: NodePool",
+            )
+            .replace("cpu: \"8\", nodes", "cpu: \"12\", nodes");
+        assert_eq!(usage(beta), (12, 1));
     }
 
     const V1_POOL: &str = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: []\n";
