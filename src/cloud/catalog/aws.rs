@@ -20,6 +20,7 @@ use crate::model::reservation::ReservedCapacity;
 use super::custom::RESERVED_PRICE_DIVISOR;
 use super::names::category_and_generation;
 use super::snapshot::{AwsSnapshot, EnaSupport, InstanceFacts};
+use super::vpc_limits::vpc_limits;
 use super::{CatalogError, InstanceTypeContext, Result};
 
 // AWS well-known label keys not already named in `model::labels`.
@@ -286,9 +287,8 @@ pub(super) fn aws_instance_type(
     }
 }
 
-/// Device-plugin and VPC resources from the GPU/accelerator/network facts (`computeCapacity`).
-/// Not modelled: `vpc.amazonaws.com/pod-eni` (needs the VPC resource controller's trunking
-/// table).
+/// Device-plugin and VPC resources from the GPU/accelerator/network facts and the VPC resource
+/// controller's table ([`vpc_limits`]): `computeCapacity` and, on Windows, `NewInstanceType`.
 pub(super) fn extended_resources(
     facts: &InstanceFacts,
     family: AmiFamily,
@@ -316,10 +316,21 @@ pub(super) fn extended_resources(
     if facts.efa_max_interfaces > 0 {
         out.push((overhead::EFA, facts.efa_max_interfaces));
     }
-    // Windows pods get secondary IPs from the VPC resource controller: one per address but the
-    // primary on the primary ENI.
+    let limits = vpc_limits(&facts.name);
+    // Security groups for pods: one branch ENI per pod, on trunking-compatible types only
+    // (`types.go` `awsPodENI`; provider suite "should launch vpc.amazonaws.com/pod-eni on a
+    // compatible instance type").
+    if let Some(l) = limits.filter(|l| l.branch_enis > 0) {
+        out.push((overhead::POD_ENI, l.branch_enis));
+    }
+    // Windows pods get secondary IPs from the VPC resource controller: one per address of the
+    // table's row but the primary; none for a type the table lacks (`privateIPv4Address`,
+    // provider suite "should not launch instance type for vpc.amazonaws.com/PrivateIPv4Address
+    // if VPC resource controller doesn't advertise it").
     if family.is_windows() {
-        out.push((overhead::PRIVATE_IPV4_ADDRESS, facts.ipv4_per_eni - 1));
+        if let Some(l) = limits.filter(|l| l.ipv4_per_interface > 1) {
+            out.push((overhead::PRIVATE_IPV4_ADDRESS, l.ipv4_per_interface - 1));
+        }
     }
     out
 }

@@ -32,6 +32,7 @@ mod aws;
 mod custom;
 mod names;
 mod snapshot;
+pub(crate) mod vpc_limits;
 
 pub use names::{arch_from_name, category_and_generation, labels_from_name};
 pub use snapshot::{

@@ -256,8 +256,7 @@ pub(super) fn aws_notes(snapshot: &AwsSnapshot) -> Vec<String> {
         ));
     }
     notes.push(
-        "not modelled offline: vpc.amazonaws.com/pod-eni capacity, zone IDs, \
-         capacity reservations, RESERVED_ENIS, and Karpenter's discovered-capacity cache (memory is the \
+        "not modelled offline: zone IDs, capacity reservations, RESERVED_ENIS, and Karpenter's discovered-capacity cache (memory is the \
          VM-overhead estimate)"
             .to_string(),
     );
