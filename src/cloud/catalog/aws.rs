@@ -128,6 +128,11 @@ pub(super) fn aws_instance_types(
             let efas = nis.iter().filter(|n| n.efa_only).count() as i64;
             it.capacity.set(overhead::EFA, efas * ONE);
         }
+        // A registered node's reported memory replaces the estimate (`instancetype.go` `get`);
+        // the overhead keeps the estimate's eviction threshold, as upstream's does.
+        if let Some(memory) = ctx.discovered_memory.get(&facts.name) {
+            it.capacity.memory = *memory;
+        }
         out.push(it);
     }
     Ok(out)

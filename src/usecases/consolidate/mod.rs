@@ -193,6 +193,8 @@ pub fn build_input(
         .iter()
         .map(pdb_input)
         .collect::<Result<Vec<_>, _>>()?;
+    // The discovered-capacity cache reads the NodeClaims' images, which are taken next.
+    sizing.discover_memory(manifests);
     let claims = std::mem::take(&mut manifests.node_claims);
     let registered = manifests.nodes.len();
     let solver = solver_input(
