@@ -485,8 +485,8 @@ mod tests {
         );
         assert_eq!(
             offering_price(&catalog, "c6a.2xlarge", "us-east-1a", SPOT),
-            0.306,
-            "no spot price for that zone: the on-demand stand-in"
+            0.0,
+            "no spot price for that zone: unpriced (unavailable), as Karpenter's after a spot-price update"
         );
         assert_eq!(
             offering_price(&catalog, "m5.large", "us-east-1a", ON_DEMAND),

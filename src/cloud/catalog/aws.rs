@@ -52,10 +52,12 @@ pub(super) const CAPACITY_RESERVATION_TYPE: &str = "karpenter.k8s.aws/capacity-r
 /// ∩ {on-demand, spot}).
 /// * **On-demand prices** are the us-east-1 list prices, used as the estimate in every region.
 /// * **Spot** offerings take the region's spot price of their (type, zone)
-///   ([`RegionFacts::spot_prices`], DescribeSpotPriceHistory in a live catalog). Without one
-///   (the embedded snapshot, a failed or partial DescribeSpotPriceHistory) they carry the
-///   on-demand price: a conservative stand-in (real spot prices are lower) that keeps
-///   cheapest-first ordering meaningful without inventing numbers.
+///   ([`RegionFacts::spot_prices`], DescribeSpotPriceHistory in a live catalog). While the
+///   region has no spot prices at all (the embedded snapshot, a failed DescribeSpotPriceHistory)
+///   they carry the on-demand price, as Karpenter's before its first spot-price update
+///   (`aws v1.14.1: pkg/providers/pricing/pricing.go` `Reset`, `SpotPrice`): a conservative
+///   stand-in (real spot prices are lower). Once the region has spot prices, a (type, zone)
+///   without one has no spot price (`SpotPrice` answers false once `spotPricingUpdated`).
 /// * An offering with **no known price** (no on-demand price, and for spot no spot price
 ///   either) takes the price a NodeOverlay gives its type ([`InstanceTypeContext::overlay_prices`],
 ///   `offering/offering.go` `GetOverlayPrice`); without one it has `available: false` (price 0):
@@ -118,6 +120,7 @@ pub(super) fn aws_instance_types(
             zones: &zones,
             capacity_types: &capacity_types,
             spot_prices: region.spot_prices.get(&facts.name),
+            spot_priced_region: !region.spot_prices.is_empty(),
             overlay_price: ctx.overlay_prices.get(&facts.name).copied(),
             compatible: compatible_with_node_class(facts, ctx),
         };
@@ -147,6 +150,9 @@ pub(super) struct OfferingFacts<'a> {
     pub(super) capacity_types: &'a [&'a str],
     /// The region's spot prices of the type, by zone.
     pub(super) spot_prices: Option<&'a BTreeMap<String, f64>>,
+    /// Whether the region has spot prices at all (then a zone without one has no spot price;
+    /// else spot carries the on-demand price).
+    pub(super) spot_priced_region: bool,
     /// A NodeOverlay's price for the type, used where it has no price of its own.
     pub(super) overlay_price: Option<f64>,
     /// Whether the node class can run the type; if not, no offering is available.
@@ -240,6 +246,7 @@ pub(super) fn aws_instance_type(
         zones,
         capacity_types,
         spot_prices,
+        spot_priced_region,
         overlay_price,
         compatible,
     } = *offers;
@@ -262,12 +269,10 @@ pub(super) fn aws_instance_type(
         .iter()
         .flat_map(|zone| {
             capacity_types.iter().map(move |ct| {
-                // Spot: the zone's spot price, else the on-demand stand-in; either, else a
-                // NodeOverlay's price (`GetOverlayPrice`).
+                // Spot: the zone's spot price once the region has spot prices, else the
+                // on-demand stand-in; without a price, a NodeOverlay's (`GetOverlayPrice`).
                 let price = match *ct {
-                    SPOT => spot_prices
-                        .and_then(|p| p.get(*zone).copied())
-                        .or(on_demand),
+                    SPOT if spot_priced_region => spot_prices.and_then(|p| p.get(*zone).copied()),
                     _ => on_demand,
                 }
                 .or(overlay_price);
