@@ -479,6 +479,13 @@ mod tests {
             .instance_types(&InstanceTypeContext::new("us-east-1", "AL2023"))
             .unwrap();
         assert_eq!(types.len(), 2);
+        // DescribeInstanceTypes has no branch ENIs: the live catalog takes pod-eni from the same
+        // VPC-limits table as the embedded one (aws v1.14.1 `types.go` `awsPodENI`).
+        let m5 = types.iter().find(|t| t.name == "m5.large").unwrap();
+        assert_eq!(
+            m5.capacity.get(crate::model::overhead::POD_ENI),
+            9 * crate::model::quantity::ONE
+        );
         assert_eq!(
             offering_price(&catalog, "m5.large", "us-east-1a", SPOT),
             0.0361
