@@ -479,14 +479,21 @@ mod tests {
             .instance_types(&InstanceTypeContext::new("us-east-1", "AL2023"))
             .unwrap();
         assert_eq!(types.len(), 2);
+        // DescribeInstanceTypes has no branch ENIs: the live catalog takes pod-eni from the same
+        // VPC-limits table as the embedded one (aws v1.14.1 `types.go` `awsPodENI`).
+        let m5 = types.iter().find(|t| t.name == "m5.large").unwrap();
+        assert_eq!(
+            m5.capacity.get(crate::model::overhead::POD_ENI),
+            9 * crate::model::quantity::ONE
+        );
         assert_eq!(
             offering_price(&catalog, "m5.large", "us-east-1a", SPOT),
             0.0361
         );
         assert_eq!(
             offering_price(&catalog, "c6a.2xlarge", "us-east-1a", SPOT),
-            0.306,
-            "no spot price for that zone: the on-demand stand-in"
+            0.0,
+            "no spot price for that zone: unpriced (unavailable), as Karpenter's after a spot-price update"
         );
         assert_eq!(
             offering_price(&catalog, "m5.large", "us-east-1a", ON_DEMAND),

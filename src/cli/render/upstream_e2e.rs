@@ -1194,6 +1194,98 @@ fn extended_resources_find_their_types() {
     }
 }
 
+/// Whether every instance-type option of the planned NodeClaim is trunking-compatible in the
+/// VPC resource controller's table (upstream's `supportsPodENI`: `Limits[type]` with
+/// `IsTrunkingCompatible`).
+fn all_options_support_pod_eni(claim: &Value) -> bool {
+    let options = claim["instanceTypes"].as_array().unwrap();
+    !options.is_empty()
+        && options.iter().all(|t| {
+            crate::cloud::catalog::vpc_limits::vpc_limits(t.as_str().unwrap())
+                .is_some_and(|l| l.branch_enis > 0)
+        })
+}
+
+/// integration/extended_resources_test.go: "should provision nodes for a deployment that
+/// requests vpc.amazonaws.com/pod-eni (security groups for pods)". Upstream creates a
+/// SecurityGroupPolicy selecting the Deployment; the VPC resource controller's webhook then adds
+/// `vpc.amazonaws.com/pod-eni: 1` to each pod's requests and limits, which is what a pending pod
+/// read from the cluster carries, so the Deployment here requests it. One NodeClaim of a
+/// trunking-compatible type.
+#[test]
+fn extended_resources_pod_eni_finds_a_trunking_compatible_type() {
+    let p = pool("default", &requirements(&[]), "", "");
+    let d = deployment(
+        "large-app",
+        1,
+        "",
+        "{requests: {vpc.amazonaws.com/pod-eni: \"1\"}, limits: {vpc.amazonaws.com/pod-eni: \"1\"}}",
+    );
+    let plan = plan(&format!("{p}{}{d}", default_class()));
+    let claim = only_claim(&plan);
+    assert!(all_options_support_pod_eni(claim), "{claim:#}");
+}
+
+/// aws `pkg/providers/instancetype/suite_test.go` through the planning path: "should launch
+/// vpc.amazonaws.com/pod-eni on a compatible instance type" (a pool admitting every type: every
+/// option of the NodeClaim is trunking-compatible), "should not launch AWS Pod ENI on a t3" (the
+/// pod selects t3.large: pending), "should launch vpc.amazonaws.com/PrivateIPv4Address on a
+/// compatible instance type" (Windows 2022: planned on a type the table lists) and "should not
+/// launch instance type for vpc.amazonaws.com/PrivateIPv4Address if VPC resource controller
+/// doesn't advertise it" (upstream's fake type `test` is played by m8in.metal-48xl, newer than the
+/// v1.14.1 table and priced: pending).
+#[test]
+fn instancetype_suite_vpc_resources_follow_the_vpc_limits_table() {
+    let any = pool("default", &[], "", "");
+    let eni = "{requests: {vpc.amazonaws.com/pod-eni: \"1\"}, limits: {vpc.amazonaws.com/pod-eni: \"1\"}}";
+    let plan_eni = plan(&format!(
+        "{any}{}{}",
+        default_class(),
+        pod_with("p", "app: p", "", eni)
+    ));
+    assert!(all_options_support_pod_eni(only_claim(&plan_eni)));
+
+    let on_t3 = pod_with(
+        "p",
+        "app: p",
+        "  nodeSelector: {node.kubernetes.io/instance-type: t3.large}\n",
+        eni,
+    );
+    let plan_t3 = plan(&format!("{any}{}{on_t3}", default_class()));
+    assert_eq!(pending(&plan_t3).len(), 1, "{plan_t3:#}");
+
+    let ip = "{requests: {vpc.amazonaws.com/PrivateIPv4Address: \"1\"}, limits: {vpc.amazonaws.com/PrivateIPv4Address: \"1\"}}";
+    let windows = class("windows2022@latest", "", "");
+    let plan_ip = plan(&format!(
+        "{any}{windows}{}",
+        pod_with("p", "app: p", "", ip)
+    ));
+    let claim = only_claim(&plan_ip);
+    let options = claim["instanceTypes"].as_array().unwrap();
+    assert!(options.iter().all(|t| {
+        crate::cloud::catalog::vpc_limits::vpc_limits(t.as_str().unwrap())
+            .is_some_and(|l| l.ipv4_per_interface > 1)
+    }));
+
+    let unlisted = pool(
+        "default",
+        &[
+            "{key: node.kubernetes.io/instance-type, operator: In, values: [m8in.metal-48xl]}"
+                .to_string(),
+        ],
+        "",
+        "",
+    );
+    let plan_unlisted = plan(&format!(
+        "{unlisted}{windows}{}",
+        pod_with("p", "app: p", "", ip)
+    ));
+    assert_eq!(pending(&plan_unlisted).len(), 1, "{plan_unlisted:#}");
+    // Without the request the same pool plans a m8in.metal-48xl: the type itself is usable.
+    let plain = plan(&format!("{unlisted}{windows}{}", pod("p", "")));
+    assert_eq!(only_claim(&plain)["instanceType"], "m8in.metal-48xl");
+}
+
 /// The kubelet configuration of integration/kubelet_config_test.go Context "All kubelet
 /// configuration set".
 const ALL_KUBELET: &str = "  kubelet:\n    maxPods: 110\n    podsPerCore: 10\n    systemReserved: {cpu: 200m, memory: 200Mi, ephemeral-storage: 1Gi}\n    kubeReserved: {cpu: 200m, memory: 200Mi, ephemeral-storage: 1Gi}\n    evictionHard: {memory.available: 5%, nodefs.available: 5%, nodefs.inodesFree: 5%, imagefs.available: 5%, imagefs.inodesFree: 5%, pid.available: 3%}\n    evictionSoft: {memory.available: 10%, nodefs.available: 10%, nodefs.inodesFree: 10%, imagefs.available: 10%, imagefs.inodesFree: 10%, pid.available: 6%}\n    evictionSoftGracePeriod: {memory.available: 2m, nodefs.available: 2m, nodefs.inodesFree: 2m, imagefs.available: 2m, imagefs.inodesFree: 2m, pid.available: 2m}\n    evictionMaxPodGracePeriod: 120\n    imageGCHighThresholdPercent: 50\n    imageGCLowThresholdPercent: 10\n    cpuCFSQuota: false\n";

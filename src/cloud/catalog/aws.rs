@@ -20,6 +20,7 @@ use crate::model::reservation::ReservedCapacity;
 use super::custom::RESERVED_PRICE_DIVISOR;
 use super::names::category_and_generation;
 use super::snapshot::{AwsSnapshot, EnaSupport, InstanceFacts};
+use super::vpc_limits::vpc_limits;
 use super::{CatalogError, InstanceTypeContext, Result};
 
 // AWS well-known label keys not already named in `model::labels`.
@@ -51,10 +52,12 @@ pub(super) const CAPACITY_RESERVATION_TYPE: &str = "karpenter.k8s.aws/capacity-r
 /// ∩ {on-demand, spot}).
 /// * **On-demand prices** are the us-east-1 list prices, used as the estimate in every region.
 /// * **Spot** offerings take the region's spot price of their (type, zone)
-///   ([`RegionFacts::spot_prices`], DescribeSpotPriceHistory in a live catalog). Without one
-///   (the embedded snapshot, a failed or partial DescribeSpotPriceHistory) they carry the
-///   on-demand price: a conservative stand-in (real spot prices are lower) that keeps
-///   cheapest-first ordering meaningful without inventing numbers.
+///   ([`RegionFacts::spot_prices`], DescribeSpotPriceHistory in a live catalog). While the
+///   region has no spot prices at all (the embedded snapshot, a failed DescribeSpotPriceHistory)
+///   they carry the on-demand price, as Karpenter's before its first spot-price update
+///   (`aws v1.14.1: pkg/providers/pricing/pricing.go` `Reset`, `SpotPrice`): a conservative
+///   stand-in (real spot prices are lower). Once the region has spot prices, a (type, zone)
+///   without one has no spot price (`SpotPrice` answers false once `spotPricingUpdated`).
 /// * An offering with **no known price** (no on-demand price, and for spot no spot price
 ///   either) takes the price a NodeOverlay gives its type ([`InstanceTypeContext::overlay_prices`],
 ///   `offering/offering.go` `GetOverlayPrice`); without one it has `available: false` (price 0):
@@ -117,6 +120,7 @@ pub(super) fn aws_instance_types(
             zones: &zones,
             capacity_types: &capacity_types,
             spot_prices: region.spot_prices.get(&facts.name),
+            spot_priced_region: !region.spot_prices.is_empty(),
             overlay_price: ctx.overlay_prices.get(&facts.name).copied(),
             compatible: compatible_with_node_class(facts, ctx),
         };
@@ -126,6 +130,11 @@ pub(super) fn aws_instance_types(
         if let Some(nis) = ctx.network_interfaces {
             let efas = nis.iter().filter(|n| n.efa_only).count() as i64;
             it.capacity.set(overhead::EFA, efas * ONE);
+        }
+        // A registered node's reported memory replaces the estimate (`instancetype.go` `get`);
+        // the overhead keeps the estimate's eviction threshold, as upstream's does.
+        if let Some(memory) = ctx.discovered_memory.get(&facts.name) {
+            it.capacity.memory = *memory;
         }
         out.push(it);
     }
@@ -141,6 +150,9 @@ pub(super) struct OfferingFacts<'a> {
     pub(super) capacity_types: &'a [&'a str],
     /// The region's spot prices of the type, by zone.
     pub(super) spot_prices: Option<&'a BTreeMap<String, f64>>,
+    /// Whether the region has spot prices at all (then a zone without one has no spot price;
+    /// else spot carries the on-demand price).
+    pub(super) spot_priced_region: bool,
     /// A NodeOverlay's price for the type, used where it has no price of its own.
     pub(super) overlay_price: Option<f64>,
     /// Whether the node class can run the type; if not, no offering is available.
@@ -234,6 +246,7 @@ pub(super) fn aws_instance_type(
         zones,
         capacity_types,
         spot_prices,
+        spot_priced_region,
         overlay_price,
         compatible,
     } = *offers;
@@ -256,12 +269,10 @@ pub(super) fn aws_instance_type(
         .iter()
         .flat_map(|zone| {
             capacity_types.iter().map(move |ct| {
-                // Spot: the zone's spot price, else the on-demand stand-in; either, else a
-                // NodeOverlay's price (`GetOverlayPrice`).
+                // Spot: the zone's spot price once the region has spot prices, else the
+                // on-demand stand-in; without a price, a NodeOverlay's (`GetOverlayPrice`).
                 let price = match *ct {
-                    SPOT => spot_prices
-                        .and_then(|p| p.get(*zone).copied())
-                        .or(on_demand),
+                    SPOT if spot_priced_region => spot_prices.and_then(|p| p.get(*zone).copied()),
                     _ => on_demand,
                 }
                 .or(overlay_price);
@@ -286,9 +297,8 @@ pub(super) fn aws_instance_type(
     }
 }
 
-/// Device-plugin and VPC resources from the GPU/accelerator/network facts (`computeCapacity`).
-/// Not modelled: `vpc.amazonaws.com/pod-eni` (needs the VPC resource controller's trunking
-/// table).
+/// Device-plugin and VPC resources from the GPU/accelerator/network facts and the VPC resource
+/// controller's table ([`vpc_limits`]): `computeCapacity` and, on Windows, `NewInstanceType`.
 pub(super) fn extended_resources(
     facts: &InstanceFacts,
     family: AmiFamily,
@@ -316,10 +326,21 @@ pub(super) fn extended_resources(
     if facts.efa_max_interfaces > 0 {
         out.push((overhead::EFA, facts.efa_max_interfaces));
     }
-    // Windows pods get secondary IPs from the VPC resource controller: one per address but the
-    // primary on the primary ENI.
+    let limits = vpc_limits(&facts.name);
+    // Security groups for pods: one branch ENI per pod, on trunking-compatible types only
+    // (`types.go` `awsPodENI`; provider suite "should launch vpc.amazonaws.com/pod-eni on a
+    // compatible instance type").
+    if let Some(l) = limits.filter(|l| l.branch_enis > 0) {
+        out.push((overhead::POD_ENI, l.branch_enis));
+    }
+    // Windows pods get secondary IPs from the VPC resource controller: one per address of the
+    // table's row but the primary; none for a type the table lacks (`privateIPv4Address`,
+    // provider suite "should not launch instance type for vpc.amazonaws.com/PrivateIPv4Address
+    // if VPC resource controller doesn't advertise it").
     if family.is_windows() {
-        out.push((overhead::PRIVATE_IPV4_ADDRESS, facts.ipv4_per_eni - 1));
+        if let Some(l) = limits.filter(|l| l.ipv4_per_interface > 1) {
+            out.push((overhead::PRIVATE_IPV4_ADDRESS, l.ipv4_per_interface - 1));
+        }
     }
     out
 }

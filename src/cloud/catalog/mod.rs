@@ -32,6 +32,7 @@ mod aws;
 mod custom;
 mod names;
 mod snapshot;
+pub(crate) mod vpc_limits;
 
 pub use names::{arch_from_name, category_and_generation, labels_from_name};
 pub use snapshot::{
@@ -129,12 +130,20 @@ pub struct InstanceTypeContext<'a> {
     /// The node class's `spec.networkInterfaces` (`None`: unset): EFA capacity, ENI-limited pods
     /// and which types the class can run (`aws.rs` `compatible_with_node_class`).
     pub network_interfaces: Option<&'a [NetworkInterface]>,
+    /// Instance type → the memory capacity registered nodes of the type report with the class's
+    /// current AMI (milli-bytes; the smallest seen): it replaces the VM-overhead estimate, as the
+    /// AWS provider's discovered-capacity cache does (`aws v1.14.1: pkg/providers/instancetype/
+    /// instancetype.go` `get`, `UpdateInstanceTypeCapacityFromNode`). AWS catalogs only: a
+    /// custom catalog's capacity is what its entry states.
+    pub discovered_memory: &'a BTreeMap<String, i64>,
 }
 
 /// No NodeOverlay prices.
 static NO_OVERLAY_PRICES: BTreeMap<String, f64> = BTreeMap::new();
 /// No zone ids.
 static NO_ZONE_IDS: BTreeMap<String, String> = BTreeMap::new();
+/// No discovered memory.
+static NO_DISCOVERED_MEMORY: BTreeMap<String, i64> = BTreeMap::new();
 
 impl<'a> InstanceTypeContext<'a> {
     /// Karpenter's defaults for everything but the region and AMI family.
@@ -152,6 +161,7 @@ impl<'a> InstanceTypeContext<'a> {
             generation: None,
             overlay_prices: &NO_OVERLAY_PRICES,
             network_interfaces: None,
+            discovered_memory: &NO_DISCOVERED_MEMORY,
         }
     }
 

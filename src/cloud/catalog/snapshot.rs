@@ -190,7 +190,8 @@ pub struct RegionFacts {
     pub offerings: BTreeMap<String, Vec<String>>,
     /// Instance type → zone → current spot price (USD/h), from DescribeSpotPriceHistory. Only
     /// a live catalog has them (the embedded snapshot has none: spot prices move too fast to
-    /// ship); a spot offering without one carries the on-demand price as a stand-in.
+    /// ship). A region without any carries the on-demand price on its spot offerings as a
+    /// stand-in; in a region with some, a (type, zone) without one offers no spot (`aws.rs`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub spot_prices: BTreeMap<String, BTreeMap<String, f64>>,
 }
@@ -228,8 +229,8 @@ pub(super) fn aws_notes(snapshot: &AwsSnapshot) -> Vec<String> {
         ),
         if !spot_priced.is_empty() {
             format!(
-                "spot: DescribeSpotPriceHistory prices ({} types); a spot offering without one carries the \
-                 on-demand price (an upper bound)",
+                "spot: DescribeSpotPriceHistory prices ({} types); a type and zone without one offer no spot, as in \
+                 Karpenter once it has loaded spot prices",
                 spot_priced.len()
             )
         } else if live {
@@ -256,9 +257,9 @@ pub(super) fn aws_notes(snapshot: &AwsSnapshot) -> Vec<String> {
         ));
     }
     notes.push(
-        "not modelled offline: vpc.amazonaws.com/pod-eni capacity, zone IDs, \
-         capacity reservations, RESERVED_ENIS, and Karpenter's discovered-capacity cache (memory is the \
-         VM-overhead estimate)"
+        "not modelled offline: zone IDs, capacity reservations, RESERVED_ENIS; memory is the VM-overhead estimate unless a \
+         registered node of the type, its NodeClaim and the class's status.amis are in the input (Karpenter's \
+         discovered-capacity cache also remembers nodes deleted in the last 60 days)"
             .to_string(),
     );
     notes

@@ -237,6 +237,46 @@ fn windows_families_have_only_amd64_types_labelled_windows() {
     assert_eq!(t.capacity.get(overhead::PRIVATE_IPV4_ADDRESS), 9 * ONE);
 }
 
+/// aws v1.14.1 `pkg/providers/instancetype/types.go` `awsPodENI` and `privateIPv4Address`, read
+/// from the VPC resource controller's table (`zz_generated.vpclimits.go`): pod-eni capacity is a
+/// trunking-compatible type's branch ENIs (m5.large 9), none on t3.large (not
+/// trunking-compatible) nor on a type newer than the table (t8i.small); on Windows a type
+/// missing from the table has no `PrivateIPv4Address` (instancetype suite "should not launch
+/// instance type for vpc.amazonaws.com/PrivateIPv4Address if VPC resource controller doesn't
+/// advertise it").
+#[test]
+fn pod_eni_and_private_ipv4_capacity_come_from_the_vpc_limits_table() {
+    let linux = embedded_types(&InstanceTypeContext::new("us-east-1", "AL2023"));
+    assert_eq!(
+        find(&linux, "m5.large").capacity.get(overhead::POD_ENI),
+        9 * ONE
+    );
+    assert_eq!(
+        find(&linux, "a1.medium").capacity.get(overhead::POD_ENI),
+        10 * ONE
+    );
+    assert!(!find(&linux, "t3.large")
+        .capacity
+        .contains(overhead::POD_ENI));
+    assert!(!find(&linux, "t8i.small")
+        .capacity
+        .contains(overhead::POD_ENI));
+    assert!(!find(&linux, "m5.large")
+        .capacity
+        .contains(overhead::PRIVATE_IPV4_ADDRESS));
+
+    let windows = embedded_types(&InstanceTypeContext::new("us-east-1", "Windows2022"));
+    assert_eq!(
+        find(&windows, "t3.large")
+            .capacity
+            .get(overhead::PRIVATE_IPV4_ADDRESS),
+        11 * ONE
+    );
+    let unlisted = find(&windows, "t8i.small");
+    assert!(unlisted.capacity.pods > 0);
+    assert!(!unlisted.capacity.contains(overhead::PRIVATE_IPV4_ADDRESS));
+}
+
 #[test]
 fn zones_region_and_prices() {
     let subnets = vec!["us-east-1a".to_string(), "us-east-1b".to_string()];
@@ -325,11 +365,14 @@ fn spot_offerings_take_the_zone_spot_price_else_the_on_demand_stand_in() {
     let c6a = find(&types, "c6a.2xlarge");
     let spot = offering(c6a, "us-east-1a", SPOT);
     assert_eq!((spot.price, spot.available), (0.1, true), "the spot price");
+    // aws v1.14.1 `pkg/controllers/providers/pricing/suite_test.go` "should respond with false
+    // if price doesn't exist in zone": once spot prices are loaded, a zone without one has none,
+    // so the offering is unavailable (`base_resolver.go`: `Available` needs a price).
     let spot_b = offering(c6a, "us-east-1b", SPOT);
     assert_eq!(
         (spot_b.price, spot_b.available),
-        (0.306, true),
-        "no spot price in that zone: the on-demand stand-in"
+        (0.0, false),
+        "no spot price in that zone: no spot offering there"
     );
     assert_eq!(offering(c6a, "us-east-1a", ON_DEMAND).price, 0.306);
 

@@ -227,6 +227,8 @@ pub fn build_input(
         .collect::<Result<Vec<_>, _>>()?;
     let unsynced = crate::usecases::provisioning::input::unsynced_warning(manifests, "disrupts");
     manifests.warnings.extend(unsynced);
+    // The discovered-capacity cache reads the NodeClaims' images, which are taken next.
+    sizing.discover_memory(manifests);
     let claims = std::mem::take(&mut manifests.node_claims);
     let registered = manifests.nodes.len();
     let solver = solver_input(

@@ -80,6 +80,7 @@ pub fn build_input(
     // never a conflicting overlay's (`GetOverlayPrice` reads validated overlays only, and the
     // conflict check sees every type, priced or not): when one would give a price, the pools
     // are sized again without it.
+    sizing.discover_memory(manifests);
     let overlays = &manifests.node_overlays;
     sizing.overlay_prices = crate::model::overlay::provider_prices(overlays);
     let mut pools = sizing.size_all(&selected)?;
@@ -559,6 +560,9 @@ pub struct CatalogSizing<'c> {
     sized: BTreeMap<String, Vec<InstanceType>>,
     /// NodeOverlay prices for types the catalog has none for (`InstanceTypeContext::overlay_prices`).
     overlay_prices: BTreeMap<String, f64>,
+    /// Node class name → instance type → discovered memory capacity
+    /// (`InstanceTypeContext::discovered_memory`, [`CatalogSizing::discover_memory`]).
+    discovered_memory: BTreeMap<String, BTreeMap<String, i64>>,
 }
 
 impl<'c> CatalogSizing<'c> {
@@ -570,6 +574,70 @@ impl<'c> CatalogSizing<'c> {
             uses: BTreeMap::new(),
             sized: BTreeMap::new(),
             overlay_prices: BTreeMap::new(),
+            discovered_memory: BTreeMap::new(),
+        }
+    }
+
+    /// Records the memory capacity the registered nodes of `manifests` report, as the AWS
+    /// provider's discovered-capacity cache does (`aws v1.14.1:
+    /// pkg/controllers/providers/instancetype/capacity/controller.go`, `pkg/providers/instancetype/
+    /// instancetype.go` `UpdateInstanceTypeCapacityFromNode`): a node labelled
+    /// `karpenter.sh/registered: "true"` whose NodeClaim's `status.imageID` is the AMI its class's
+    /// `status.amis` map its instance type to (the first AMI, in order, whose requirements its
+    /// labels meet: `amifamily.MapToInstanceTypes`) gives its `status.capacity.memory` for that
+    /// type and class; the smallest seen wins. A class whose AMIs changed since the node launched
+    /// gets nothing from it (upstream keys the cache by the AMIs' hash). Upstream's cache also
+    /// remembers nodes deleted in the last 60 days; only the nodes of the input are seen here.
+    /// Several calls add up (consolidation records before it takes the NodeClaims away).
+    pub fn discover_memory(&mut self, manifests: &Manifests) {
+        if manifests
+            .node_classes
+            .iter()
+            .all(|c| c.status.amis.is_empty())
+        {
+            return;
+        }
+        // NodeClaims by node name and provider id: one look-up per node, not a search.
+        let mut claims: HashMap<&str, &crate::model::nodeclaim::NodeClaim> = HashMap::new();
+        for c in &manifests.node_claims {
+            for key in [c.node_name.as_deref(), c.provider_id.as_deref()]
+                .into_iter()
+                .flatten()
+            {
+                claims.entry(key).or_insert(c);
+            }
+        }
+        for node in &manifests.nodes {
+            if node.labels.get(labels::REGISTERED).map(String::as_str) != Some("true")
+                || node.capacity.memory <= 0
+            {
+                continue;
+            }
+            let Some(instance_type) = node.labels.get(labels::INSTANCE_TYPE) else {
+                continue;
+            };
+            let by_provider_id = || node.provider_id.as_deref().and_then(|p| claims.get(p));
+            let Some(claim) = claims.get(node.name.as_str()).or_else(by_provider_id) else {
+                continue;
+            };
+            let (Some(image), Some(class_ref)) = (&claim.image_id, &claim.node_class_ref) else {
+                continue;
+            };
+            let Some(class) = manifests.node_classes.iter().find(|c| {
+                c.name == class_ref.name && (class_ref.kind.is_empty() || c.kind == class_ref.kind)
+            }) else {
+                continue;
+            };
+            if current_ami(&node.labels, class) != Some(image.as_str()) {
+                continue;
+            }
+            let memory = self
+                .discovered_memory
+                .entry(class.name.clone())
+                .or_default()
+                .entry(instance_type.clone())
+                .or_insert(node.capacity.memory);
+            *memory = (*memory).min(node.capacity.memory);
         }
     }
 
@@ -637,6 +705,9 @@ impl<'c> CatalogSizing<'c> {
             ctx.zones = Some(&zones);
         }
         ctx.zone_ids = &zone_ids;
+        if let Some(memory) = class.and_then(|c| self.discovered_memory.get(&c.name)) {
+            ctx.discovered_memory = memory;
+        }
         let types = self.catalog.instance_types(&ctx)?;
         if shared {
             if let Some(n) = self.uses.get_mut(&key) {
@@ -662,6 +733,31 @@ impl<'c> CatalogSizing<'c> {
             self.sized.get(key).cloned()
         }
     }
+}
+
+/// `amifamily.MapToInstanceTypes` for a node: the id of the first of `class`'s `status.amis`
+/// whose requirements the node's labels meet (a key the labels lack meets only `DoesNotExist` /
+/// `NotIn`, as for upstream's `NewLabelRequirements(node.Labels)`).
+fn current_ami<'c>(
+    node_labels: &BTreeMap<String, String>,
+    class: &'c NodeClass,
+) -> Option<&'c str> {
+    let mut node = Requirements::new();
+    for (key, value) in node_labels {
+        node.add(crate::model::requirements::Requirement::single(
+            labels::normalize_key(key),
+            value,
+        ));
+    }
+    class
+        .status
+        .amis
+        .iter()
+        .find(|ami| {
+            node.compatible(&Requirements::from_selectors(&ami.requirements), |_| false)
+                .is_ok()
+        })
+        .map(|ami| ami.id.as_str())
 }
 
 /// Kubelet settings live on the class from v1 on, on the pool before.
@@ -1122,6 +1218,90 @@ mod tests {
     /// An EC2NodeClass's `spec.networkInterfaces` reaches the sizing: 3 EFA-only interfaces are
     /// more than m6idn.32xlarge has (2), so a pool of it leaves the pod pending
     /// (`compatibility.go`; catalog test `network_interfaces_decide_efa_capacity_max_pods_and_availability`).
+    /// A class whose `status.amis` are upstream's capacity suite's `nvidiaAMI` (GPU types) then
+    /// `standardAMI` (`ami_order` reverses them), a registered t3.medium node reporting
+    /// `memory` and its NodeClaim launched from `image`.
+    fn discovered(image: &str, memory: &str, ami_order: &[usize]) -> String {
+        let amis = [
+            "{id: ami-nvidia-test, name: nvidia-ami, requirements: [{key: kubernetes.io/arch, operator: In, values: [amd64]}, {key: karpenter.k8s.aws/instance-gpu-count, operator: Exists}]}",
+            "{id: ami-standard-test, name: standard-ami, requirements: [{key: kubernetes.io/arch, operator: In, values: [amd64]}, {key: karpenter.k8s.aws/instance-gpu-count, operator: DoesNotExist}]}",
+        ];
+        let amis: Vec<&str> = ami_order.iter().map(|i| amis[*i]).collect();
+        format!(
+            "{V1_CLASS}status:\n  amis: [{}]\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: test-node\n  labels: {{karpenter.sh/nodepool: default, karpenter.sh/registered: \"true\", karpenter.k8s.aws/ec2nodeclass: default, node.kubernetes.io/instance-type: t3.medium, kubernetes.io/arch: amd64}}\nspec:\n  providerID: aws:///us-east-1a/i-1\n  unschedulable: true\nstatus:\n  capacity: {{memory: {memory}}}\n---\napiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata: {{name: test-nodeclaim}}\nspec:\n  nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\n  requirements: []\nstatus: {{nodeName: test-node, providerID: aws:///us-east-1a/i-1, imageID: {image}}}\n",
+            amis.join(", ")
+        )
+    }
+
+    /// t3.medium's memory capacity as sized for the class of `text`.
+    fn t3_medium_memory(text: &str) -> i64 {
+        let catalog = Catalog::embedded().unwrap();
+        let m = crate::api::load_str("in.yaml", &format!("{V1_POOL}{text}")).unwrap();
+        let mut sizing = CatalogSizing::new(&catalog, "us-east-1");
+        sizing.discover_memory(&m);
+        let types = sizing
+            .instance_types(&m.node_pools[0], class_of(&m, &m.node_pools[0]))
+            .unwrap();
+        types
+            .iter()
+            .find(|t| t.name == "t3.medium")
+            .unwrap()
+            .capacity
+            .memory
+    }
+
+    /// aws v1.14.1 `pkg/controllers/providers/instancetype/capacity/suite_test.go`:
+    /// "should update discovered capacity based on existing nodes" (a registered t3.medium
+    /// reporting 3840Mi, launched from the class's current AMI: the type's memory is 3840Mi),
+    /// "should use VM_MEMORY_OVERHEAD_PERCENT calculation after AMI update" (the NodeClaim's image
+    /// is no longer the class's: the estimate, 4096Mi − ceil(4096 × 0.075) = 3788Mi) and "should
+    /// properly update discovered capacity when matching AMI is not the first in the list" (the
+    /// GPU AMI listed first: the standard AMI still maps to t3.medium). The smallest report wins.
+    #[test]
+    fn registered_nodes_memory_replaces_the_estimate_for_their_type() {
+        let mib = crate::model::quantity::MIB;
+        // (the NodeClaim's image, the node's memory, the order of the class's AMIs, the type's
+        // memory); a node launched from the GPU AMI, which the class maps to GPU types only, is
+        // not recorded.
+        let cases: [(&str, &str, &[usize], i64); 4] = [
+            ("ami-standard-test", "3840Mi", &[1, 0], 3840),
+            ("ami-new-test-id", "3840Mi", &[1, 0], 3788),
+            ("ami-standard-test", "4Gi", &[0, 1], 4096),
+            ("ami-nvidia-test", "3840Mi", &[0, 1], 3788),
+        ];
+        for (image, memory, order, want) in cases {
+            let got = t3_medium_memory(&discovered(image, memory, order));
+            assert_eq!(got, want * mib, "{image} {memory} {order:?}");
+        }
+        // Two nodes of the type: the smaller report.
+        let second = "---\napiVersion: v1\nkind: Node\nmetadata:\n  name: n2\n  labels: {karpenter.sh/nodepool: default, karpenter.sh/registered: \"true\", node.kubernetes.io/instance-type: t3.medium, kubernetes.io/arch: amd64}\nspec: {providerID: aws:///us-east-1a/i-2}\nstatus:\n  capacity: {memory: 3700Mi}\n---\napiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata: {name: c2}\nspec:\n  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n  requirements: []\nstatus: {nodeName: n2, providerID: aws:///us-east-1a/i-2, imageID: ami-standard-test}\n";
+        let two = format!(
+            "{}{second}",
+            discovered("ami-standard-test", "3840Mi", &[1, 0])
+        );
+        assert_eq!(t3_medium_memory(&two), 3700 * mib);
+    }
+
+    /// The rule changes the plan: with a registered t3.medium reporting 3943Mi, a pod of 3300Mi
+    /// fits a new t3.medium (allocatable 3943 − 442 kube-reserved − 100 eviction = 3401Mi), as
+    /// Karpenter's discovered capacity has it; on the estimate (3246Mi) it took a t3.large.
+    #[test]
+    fn discovered_memory_lets_a_pod_fit_the_smaller_type() {
+        let pool = pool_of("t3.medium, t3.large");
+        let pod = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers: [{name: c, image: i, resources: {requests: {cpu: 100m, memory: 3300Mi}}}]\n";
+        let with = offline_plan(format!(
+            "{pool}{}{pod}",
+            discovered("ami-standard-test", "3943Mi", &[1, 0])
+        ));
+        assert_eq!(with.node_claims.len(), 1, "{:?}", with.unschedulable);
+        assert_eq!(with.node_claims[0].launch.instance_type, "t3.medium");
+        let without = offline_plan(format!(
+            "{pool}{}{pod}",
+            discovered("ami-new-test-id", "3943Mi", &[1, 0])
+        ));
+        assert_eq!(without.node_claims[0].launch.instance_type, "t3.large");
+    }
+
     #[test]
     fn the_classs_network_interfaces_reach_the_sized_types() {
         let pool = pool_of("m6idn.32xlarge");
