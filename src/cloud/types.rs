@@ -469,6 +469,12 @@ pub struct LaunchTemplateRequest {
     /// `CpuOptions.NestedVirtualization`: the class's `cpuOptions.nestedVirtualization`, none when
     /// unset (`aws v1.14.1: pkg/providers/launchtemplate/launchtemplate.go` `cpuOptions`).
     pub nested_virtualization: Option<String>,
+    /// `Placement.GroupId`: the class's resolved placement group (`aws v1.14.1:
+    /// pkg/providers/launchtemplate/types.go` `buildPlacement`).
+    pub placement_group_id: Option<String>,
+    /// `Placement.PartitionNumber`: for a partition group, the lowest partition the NodeClaim
+    /// allows (`launchtemplate.go` `CreateAll`); none lets EC2 pick.
+    pub placement_partition: Option<i32>,
 }
 
 /// A reservation a launch template targets.

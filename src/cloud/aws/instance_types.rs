@@ -195,6 +195,27 @@ pub(super) fn facts(info: &InstanceTypeInfo) -> Option<InstanceFacts> {
         ena_support: network
             .and_then(|n| n.ena_support())
             .and_then(|e| EnaSupport::parse(e.as_str())),
+        // `compatibility.go` `placementGroupCompatibility` / `nestedVirtualizationCompatibility`.
+        placement_group_strategies: Some(
+            info.placement_group_info()
+                .map(|p| {
+                    p.supported_strategies()
+                        .iter()
+                        .map(|s| s.as_str().to_string())
+                        .collect()
+                })
+                .unwrap_or_default(),
+        ),
+        processor_features: Some(
+            processor
+                .map(|p| {
+                    p.supported_features()
+                        .iter()
+                        .map(|f| f.as_str().to_string())
+                        .collect()
+                })
+                .unwrap_or_default(),
+        ),
         gpu,
         accelerator,
         local_storage_gb,

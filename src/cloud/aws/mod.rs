@@ -648,8 +648,11 @@ impl Compute for AwsCloud {
             });
         // Every template says its tenancy, as Karpenter's do (`aws v1.14.1:
         // pkg/providers/launchtemplate/types.go` `buildPlacement`).
+        // With a placement group, its id and (partition groups) the partition (`buildPlacement`).
         let placement = LaunchTemplatePlacementRequest::builder()
             .tenancy(Tenancy::from(t.tenancy.as_str()))
+            .set_group_id(t.placement_group_id.clone())
+            .set_partition_number(t.placement_partition)
             .build();
         // The class's block devices (else its family's defaults), IMDS options and detailed
         // monitoring, as Karpenter's templates carry them (`aws v1.14.1:

@@ -996,3 +996,147 @@ fn zone_ids_of_the_class_subnets_go_on_offerings_and_types() {
         }
     }
 }
+
+/// `aws v1.14.1: pkg/providers/instancetype/compatibility/suite_test.go`
+/// "PlacementGroupCompatibility", "NestedVirtualizationCompatibility" and
+/// "ConnectionTrackingCompatibility" (every Entry), through `compatible_with_node_class`.
+#[test]
+fn placement_group_nested_virtualization_and_connection_tracking_compatibility() {
+    use crate::model::placement_group::{PlacementGroup, Strategy};
+    let base = Catalog::embedded()
+        .unwrap()
+        .aws_snapshot()
+        .unwrap()
+        .instance_types
+        .iter()
+        .find(|t| t.name == "m5.large")
+        .unwrap()
+        .clone();
+    let facts = |strategies: &[&str], features: &[&str], hypervisor: &str| InstanceFacts {
+        placement_group_strategies: Some(strategies.iter().map(|s| s.to_string()).collect()),
+        processor_features: Some(features.iter().map(|s| s.to_string()).collect()),
+        hypervisor: Some(hypervisor.to_string()),
+        ..base.clone()
+    };
+    let all = ["cluster", "partition", "spread"];
+    let pg = |strategy| PlacementGroup {
+        id: "pg-1".into(),
+        name: "pg".into(),
+        strategy,
+        partition_count: if strategy == Strategy::Partition {
+            2
+        } else {
+            0
+        },
+        spread_level: None,
+    };
+    // PlacementGroupCompatibility: m5.large supports every strategy, the t3.medium of the
+    // fixture none.
+    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    assert!(
+        compatible_with_node_class(&facts(&[], &[], "nitro"), &ctx),
+        "nil placement group"
+    );
+    let groups = [Strategy::Cluster, Strategy::Partition, Strategy::Spread].map(pg);
+    for group in &groups {
+        let strategy = group.strategy;
+        ctx.placement_group = Some(group);
+        assert!(
+            compatible_with_node_class(&facts(&all, &[], "nitro"), &ctx),
+            "{strategy:?} supported"
+        );
+        assert!(
+            !compatible_with_node_class(&facts(&[], &[], "nitro"), &ctx),
+            "{strategy:?} not supported"
+        );
+    }
+    // NestedVirtualizationCompatibility.
+    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    let with = facts(&all, &["nested-virtualization"], "nitro");
+    let without = facts(&all, &[], "nitro");
+    assert!(
+        compatible_with_node_class(&without, &ctx),
+        "nil CPUOptions passes regardless of features"
+    );
+    ctx.nested_virtualization = true;
+    assert!(
+        compatible_with_node_class(&with, &ctx),
+        "enabled + feature present"
+    );
+    assert!(
+        !compatible_with_node_class(&without, &ctx),
+        "enabled + feature absent"
+    );
+    // A catalog that does not record the features skips the check.
+    let unknown = InstanceFacts {
+        processor_features: None,
+        ..without.clone()
+    };
+    assert!(compatible_with_node_class(&unknown, &ctx));
+    // ConnectionTrackingCompatibility.
+    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    let xen = facts(&all, &[], "xen");
+    assert!(
+        compatible_with_node_class(&xen, &ctx),
+        "non-nitro instance without connection tracking"
+    );
+    ctx.connection_tracking = true;
+    assert!(
+        compatible_with_node_class(&without, &ctx),
+        "nitro instance with connection tracking"
+    );
+    assert!(
+        !compatible_with_node_class(&xen, &ctx),
+        "non-nitro instance with connection tracking"
+    );
+    // The embedded snapshot records what these checks read.
+    assert!(Catalog::embedded()
+        .unwrap()
+        .checks_processor_and_placement());
+}
+
+/// `aws v1.14.1: pkg/providers/instancetype/offering/offering.go` `InjectOfferings` (tests
+/// `instancetype/suite_test.go` placement-group entries): a custom catalog's `placementGroups`
+/// resolve the class's selector and every type's requirements name the group and, for a
+/// partition group, its partitions; bad entries are one-line errors naming the field.
+#[test]
+fn a_custom_catalogs_placement_groups_constrain_the_types() {
+    let text = "instanceTypes:\n- {name: m5.large, capacity: {cpu: 2, memory: 8Gi}, offerings: [{zone: z-a, capacityType: on-demand, price: 0.1}]}\nplacementGroups:\n- {id: pg-0a, name: pg-part, strategy: partition, partitionCount: 3}\n- {id: pg-0b, name: pg-clu, strategy: cluster}\n";
+    let c = Catalog::from_custom_text("c.yaml", text).unwrap();
+    let groups = c.placement_groups().unwrap();
+    assert_eq!(groups.len(), 2);
+    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    ctx.placement_group = Some(&groups[0]);
+    let types = c.instance_types(&ctx).unwrap();
+    let r = &types[0].requirements;
+    assert!(r.get(labels::PLACEMENT_GROUP_ID).has("pg-0a"));
+    assert_eq!(r.get(labels::PLACEMENT_GROUP_PARTITION).values().len(), 3);
+    for (bad, want) in [
+        (
+            "strategy: partition}",
+            "placementGroups[0].partitionCount: required for a partition group",
+        ),
+        (
+            "strategy: cluster, partitionCount: 2}",
+            "placementGroups[0].partitionCount: only a partition group has partitions",
+        ),
+        (
+            "strategy: ring}",
+            "placementGroups[0].strategy: unknown strategy",
+        ),
+        (
+            "strategy: partition, partitionCount: 8}",
+            "placementGroups[0].partitionCount: expected an integer from 1 to 7",
+        ),
+    ] {
+        let text = format!("instanceTypes: []\nplacementGroups:\n- {{id: pg-0a, name: a, {bad}\n");
+        let e = Catalog::from_custom_text("c.yaml", &text)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with(&format!("c.yaml: {want}")), "{e}");
+    }
+    assert!(Catalog::from_custom_text("c.yaml", "instanceTypes: []\n")
+        .unwrap()
+        .placement_groups()
+        .is_none());
+}

@@ -168,6 +168,7 @@ fn resolve_classes(
             images,
             subnets,
             security_groups,
+            placement_group: facts::offline_placement_group(class, None),
         };
         snapshot
             .notes
