@@ -1185,7 +1185,7 @@ instanceTypes:
                 "instanceTypes:\n- name: a.large\n  capacity: {cpu: 1}\n  labels: {karpenter.k8s.aws/capacity-reservation-id: cr-1}\n  offerings: [{zone: z, capacityType: spot, price: 1}]\n",
                 "catalog.yaml: instanceTypes[0].labels[\"karpenter.k8s.aws/capacity-reservation-id\"]: cannot be set as a label: reservations come from reserved offerings (`offerings[].reservationId`)",
             ),
-            ("types: []\n", "catalog.yaml: types: unknown field (expected instanceTypes)"),
+            ("types: []\n", "catalog.yaml: types: unknown field (expected instanceTypes, placementGroups)"),
             ("", "catalog.yaml: expected a mapping with an `instanceTypes` list"),
         ];
         for (text, want) in cases {

@@ -1050,45 +1050,61 @@ fn placement_group_nested_virtualization_and_connection_tracking_compatibility()
             "{strategy:?} not supported"
         );
     }
-    // NestedVirtualizationCompatibility.
-    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    // NestedVirtualizationCompatibility and ConnectionTrackingCompatibility: (name, facts,
+    // nestedVirtualization enabled, connectionTracking set, compatible).
     let with = facts(&all, &["nested-virtualization"], "nitro");
     let without = facts(&all, &[], "nitro");
-    assert!(
-        compatible_with_node_class(&without, &ctx),
-        "nil CPUOptions passes regardless of features"
-    );
-    ctx.nested_virtualization = true;
-    assert!(
-        compatible_with_node_class(&with, &ctx),
-        "enabled + feature present"
-    );
-    assert!(
-        !compatible_with_node_class(&without, &ctx),
-        "enabled + feature absent"
-    );
+    let xen = facts(&all, &[], "xen");
     // A catalog that does not record the features skips the check.
     let unknown = InstanceFacts {
         processor_features: None,
         ..without.clone()
     };
-    assert!(compatible_with_node_class(&unknown, &ctx));
-    // ConnectionTrackingCompatibility.
-    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
-    let xen = facts(&all, &[], "xen");
-    assert!(
-        compatible_with_node_class(&xen, &ctx),
-        "non-nitro instance without connection tracking"
-    );
-    ctx.connection_tracking = true;
-    assert!(
-        compatible_with_node_class(&without, &ctx),
-        "nitro instance with connection tracking"
-    );
-    assert!(
-        !compatible_with_node_class(&xen, &ctx),
-        "non-nitro instance with connection tracking"
-    );
+    let cases = [
+        (
+            "nil CPUOptions passes regardless of features",
+            &without,
+            false,
+            false,
+            true,
+        ),
+        ("enabled + feature present", &with, true, false, true),
+        ("enabled + feature absent", &without, true, false, false),
+        (
+            "enabled, features not recorded",
+            &unknown,
+            true,
+            false,
+            true,
+        ),
+        (
+            "non-nitro instance without connection tracking",
+            &xen,
+            false,
+            false,
+            true,
+        ),
+        (
+            "nitro instance with connection tracking",
+            &without,
+            false,
+            true,
+            true,
+        ),
+        (
+            "non-nitro instance with connection tracking",
+            &xen,
+            false,
+            true,
+            false,
+        ),
+    ];
+    for (name, facts, nested, tracking, want) in cases {
+        let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+        ctx.nested_virtualization = nested;
+        ctx.connection_tracking = tracking;
+        assert_eq!(compatible_with_node_class(facts, &ctx), want, "{name}");
+    }
     // The embedded snapshot records what these checks read.
     assert!(Catalog::embedded()
         .unwrap()
