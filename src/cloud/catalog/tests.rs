@@ -683,15 +683,7 @@ fn network_interfaces_compatibility_matches_the_providers_table() {
         device_index: device,
         efa_only,
     };
-    let base = Catalog::embedded()
-        .unwrap()
-        .aws_snapshot()
-        .unwrap()
-        .instance_types
-        .iter()
-        .find(|t| t.name == "m5.large")
-        .unwrap()
-        .clone();
+    let base = embedded_facts("m5.large");
     let info = |cards: usize, interfaces: i64, efas: i64, ena: EnaSupport| InstanceFacts {
         network_cards: Some(vec![interfaces; cards]),
         max_enis: interfaces,
@@ -997,21 +989,25 @@ fn zone_ids_of_the_class_subnets_go_on_offerings_and_types() {
     }
 }
 
+/// The embedded snapshot's facts of `name`.
+fn embedded_facts(name: &str) -> InstanceFacts {
+    let catalog = Catalog::embedded().unwrap();
+    let snapshot = catalog.aws_snapshot().unwrap();
+    snapshot
+        .instance_types
+        .iter()
+        .find(|t| t.name == name)
+        .unwrap()
+        .clone()
+}
+
 /// `aws v1.14.1: pkg/providers/instancetype/compatibility/suite_test.go`
 /// "PlacementGroupCompatibility", "NestedVirtualizationCompatibility" and
 /// "ConnectionTrackingCompatibility" (every Entry), through `compatible_with_node_class`.
 #[test]
 fn placement_group_nested_virtualization_and_connection_tracking_compatibility() {
     use crate::model::placement_group::{PlacementGroup, Strategy};
-    let base = Catalog::embedded()
-        .unwrap()
-        .aws_snapshot()
-        .unwrap()
-        .instance_types
-        .iter()
-        .find(|t| t.name == "m5.large")
-        .unwrap()
-        .clone();
+    let base = embedded_facts("m5.large");
     let facts = |strategies: &[&str], features: &[&str], hypervisor: &str| InstanceFacts {
         placement_group_strategies: Some(strategies.iter().map(|s| s.to_string()).collect()),
         processor_features: Some(features.iter().map(|s| s.to_string()).collect()),
