@@ -432,6 +432,38 @@ spec:
             ]
         );
         assert!(said[1].said_by_default() && said[2].said_by_default());
+        // A catalog telling placement groups and recording processor features: nothing assumed.
+        assert_eq!(
+            offline(&m, true, true, true, true, true).len(),
+            1,
+            "zones only"
+        );
+        // `nodeclass/placementgroup_test.go` "should set condition false when placement group is
+        // not found": the class is not Ready, said once.
+        let mut m = m;
+        let group = PlacementGroup {
+            id: "pg-0a".into(),
+            name: "pg-2".into(),
+            strategy: crate::model::placement_group::Strategy::Cluster,
+            partition_count: 0,
+            spread_level: None,
+        };
+        let said = placement_groups_not_found(&mut m, std::slice::from_ref(&group));
+        assert_eq!(said.len(), 1);
+        assert!(
+            said[0].starts_with("node class default: Placement group \"pg-1\" not found"),
+            "{said:?}"
+        );
+        let ready = &m.node_classes[0].status.conditions[0];
+        assert_eq!(
+            (ready.status, ready.reason.as_str()),
+            (ConditionStatus::False, "PlacementGroupNotFound")
+        );
+        let found = PlacementGroup {
+            name: "pg-1".into(),
+            ..group
+        };
+        assert!(placement_groups_not_found(&mut m, &[found]).is_empty());
         let disabled = text
             .replace("enabled}", "disabled}")
             .replace("  placementGroupSelector: {name: pg-1}\n", "");
