@@ -223,6 +223,10 @@ def convert(info: dict, price) -> dict:
         "efaMaxInterfaces": network.get("EfaInfo", {}).get("MaximumEfaInterfaces", 0),
         "networkCards": network_cards(network),
         "enaSupport": network.get("EnaSupport"),
+        # EC2NodeClass compatibility (aws v1.14.1 compatibility.go): placementGroupCompatibility
+        # and nestedVirtualizationCompatibility read these; always written (an empty list is a fact).
+        "placementGroupStrategies": sorted(info.get("PlacementGroupInfo", {}).get("SupportedStrategies", [])),
+        "processorFeatures": sorted(processor.get("SupportedFeatures", [])),
         "gpu": gpu(info),
         "accelerator": accelerator(info),
         "localStorageGB": storage_gb,

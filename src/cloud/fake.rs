@@ -13,6 +13,7 @@ use super::types::{
     GET_PARAMETERS_BATCH, INSTANCE_BATCH,
 };
 use crate::cloud::catalog::InstanceFacts;
+use crate::model::placement_group::{PlacementGroup, PlacementGroupSelector};
 
 /// The account the fake plays (`self`).
 pub const FAKE_ACCOUNT: &str = "123456789012";
@@ -40,6 +41,8 @@ pub struct FakeCloud {
     /// of a template targeting one launches only while it has instances left (the count goes
     /// down), else answers `ReservationCapacityExceeded`.
     pub reservations: RefCell<Vec<CapacityReservation>>,
+    /// Available placement groups DescribePlacementGroups answers with.
+    pub placement_groups: Vec<PlacementGroup>,
     /// Every CreateFleet request, in order (what reserved launches are asserted on).
     pub fleet_requests: RefCell<Vec<FleetRequest>>,
     /// Operation (`SSM.GetParameters`) → error to answer with.
@@ -276,6 +279,37 @@ impl Cloud for FakeCloud {
                 code: "NoSuchEntity".into(),
                 message: format!("The role with name {role} cannot be found."),
             })
+    }
+
+    /// The `placement_groups` the selector names (available ones only); an unknown id or name
+    /// answers EC2's error, as EC2 does.
+    fn describe_placement_groups(
+        &self,
+        selector: &PlacementGroupSelector,
+    ) -> Result<Vec<PlacementGroup>, CloudError> {
+        self.enter("EC2.DescribePlacementGroups")?;
+        let found: Vec<PlacementGroup> = self
+            .placement_groups
+            .iter()
+            .filter(|g| selector.matches(g))
+            .cloned()
+            .collect();
+        if found.is_empty() {
+            let (code, what) = match (&selector.id, &selector.name) {
+                (Some(id), _) => ("InvalidPlacementGroupId.NotFound", id.clone()),
+                (None, name) => (
+                    "InvalidPlacementGroup.Unknown",
+                    name.clone().unwrap_or_default(),
+                ),
+            };
+            return Err(CloudError::Api {
+                service: "EC2".into(),
+                operation: "DescribePlacementGroups".into(),
+                code: code.into(),
+                message: format!("The Placement Group '{what}' is unknown."),
+            });
+        }
+        Ok(found)
     }
 
     fn describe_capacity_reservations(

@@ -608,6 +608,17 @@ fn template_for(
     if tenancy != Tenancy::Default {
         parts.push(tenancy.as_str());
     }
+    // The placement group the plan resolved for the class names the NodeClaim's types
+    // (`placement-group-id`, a label of every type then); a partition group's partition is the
+    // lowest the NodeClaim allows (`aws v1.14.1: pkg/providers/launchtemplate/launchtemplate.go`
+    // `CreateAll`, `types.go` `buildPlacement`). Both name the template apart.
+    let (placement_group_id, placement_partition) = placement(input.claim);
+    let placement_text = placement_group_id
+        .as_ref()
+        .map(|id| format!("placement={id}/{}", placement_partition.unwrap_or(0)));
+    if let Some(p) = &placement_text {
+        parts.push(p.as_str());
+    }
     let block_devices = template_block_devices(class);
     let metadata = template_metadata(class);
     let detailed_monitoring = class.detailed_monitoring.unwrap_or(false);
@@ -636,9 +647,30 @@ fn template_for(
         metadata,
         detailed_monitoring,
         nested_virtualization,
+        placement_group_id,
+        placement_partition,
     });
     groups.insert(key, templates.len() - 1);
     Ok(Some(templates.len() - 1))
+}
+
+/// The placement group and partition a NodeClaim launches into: its `placement-group-id` label
+/// (the class's resolved group, set by the plan), and with a `placement-group-partition`
+/// requirement the lowest partition it allows, in upstream's string order.
+pub fn placement(claim: &PlannedNodeClaim) -> (Option<String>, Option<i32>) {
+    let Some(id) = claim
+        .labels
+        .get(labels::PLACEMENT_GROUP_ID)
+        .filter(|id| !id.is_empty())
+    else {
+        return (None, None);
+    };
+    let partition = claim
+        .requirements
+        .get_ref(labels::PLACEMENT_GROUP_PARTITION)
+        .filter(|r| r.operator() == Operator::In)
+        .and_then(|r| r.values().iter().min().and_then(|v| v.parse().ok()));
+    (Some(id.clone()), partition)
 }
 
 /// A launch template's block device mappings: the class's, else its AMI family's defaults
@@ -1326,6 +1358,38 @@ mod tests {
         c.labels
             .insert(labels::CAPACITY_RESERVATION_ID.into(), "cr-0a".into());
         c
+    }
+
+    /// `aws v1.14.1: pkg/providers/launchtemplate/launchtemplate.go` `CreateAll` and `types.go`
+    /// `buildPlacement`: a NodeClaim planned into a placement group launches with its id and,
+    /// with a partition requirement, the lowest partition it allows; without one EC2 picks.
+    #[test]
+    fn the_launch_templates_carry_the_claims_placement_group() {
+        use crate::model::requirements::{Requirement, Requirements};
+        let w = world();
+        let mut c = claim("default-1", &[("m5.large", 0.09)], &["z-a"]);
+        assert_eq!(
+            plan_of(&w, &c).unwrap().templates[0].placement_group_id,
+            None
+        );
+        c.labels
+            .insert(labels::PLACEMENT_GROUP_ID.into(), "pg-0a".into());
+        let t = &plan_of(&w, &c).unwrap().templates[0];
+        assert_eq!(
+            (t.placement_group_id.as_deref(), t.placement_partition),
+            (Some("pg-0a"), None)
+        );
+        let mut reqs = Requirements::new();
+        reqs.add(Requirement::new(
+            labels::PLACEMENT_GROUP_PARTITION,
+            Operator::In,
+            ["3", "2"],
+        ));
+        c.requirements = reqs;
+        let t = &plan_of(&w, &c).unwrap().templates[0];
+        assert_eq!(t.placement_partition, Some(2));
+        let plain = plan_of(&w, &claim("default-1", &[("m5.large", 0.09)], &["z-a"])).unwrap();
+        assert_ne!(t.name, plain.templates[0].name, "a template of its own");
     }
 
     /// `aws v1.14.1: pkg/providers/launchtemplate/suite_test.go` "Tenancy › should set tenancy on

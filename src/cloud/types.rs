@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use super::catalog::InstanceFacts;
 pub use crate::model::instance::Instance;
 use crate::model::legacy_selector::split_list;
+use crate::model::placement_group::{PlacementGroup, PlacementGroupSelector};
 use crate::model::reservation::ReservationType;
 
 /// An EC2 filter (`Name`, `Values`): values are ORed, filters of one request ANDed.
@@ -289,6 +290,14 @@ impl CloudError {
         }
     }
 
+    /// EC2's "no such placement group" (`InvalidPlacementGroup.Unknown` for a name,
+    /// `InvalidPlacementGroupId.NotFound`/`.Malformed` for an id): the selector resolves to
+    /// none, as an empty answer.
+    pub fn is_placement_group_not_found(&self) -> bool {
+        self.code()
+            .is_some_and(|c| c.starts_with("InvalidPlacementGroup"))
+    }
+
     /// A missing IAM permission (the message names the action to grant).
     pub fn is_permission(&self) -> bool {
         self.code().is_some_and(is_permission_code)
@@ -422,6 +431,16 @@ pub trait Cloud {
         &self,
         query: &ReservationQuery,
     ) -> Result<Vec<CapacityReservation>, CloudError>;
+    /// DescribePlacementGroups of a class's `placementGroupSelector` (`aws v1.14.1:
+    /// pkg/providers/placementgroup/types.go` `DescribePlacementGroupsInput`): filter
+    /// `state=available`, by `GroupIds` when the selector has an id, else by `GroupNames`. Groups
+    /// of a strategy this tool does not know are left out. EC2 answers an unknown name or id
+    /// with an error (`InvalidPlacementGroup.Unknown`, `InvalidPlacementGroupId.NotFound`): see
+    /// [`CloudError::is_placement_group_not_found`].
+    fn describe_placement_groups(
+        &self,
+        selector: &PlacementGroupSelector,
+    ) -> Result<Vec<PlacementGroup>, CloudError>;
     /// IAM ListInstanceProfilesForRole (all pages): names of the instance profiles holding
     /// `role` (a role name). An unknown role is an error with code `NoSuchEntity`.
     fn list_instance_profiles_for_role(&self, role: &str) -> Result<Vec<String>, CloudError>;
@@ -469,6 +488,12 @@ pub struct LaunchTemplateRequest {
     /// `CpuOptions.NestedVirtualization`: the class's `cpuOptions.nestedVirtualization`, none when
     /// unset (`aws v1.14.1: pkg/providers/launchtemplate/launchtemplate.go` `cpuOptions`).
     pub nested_virtualization: Option<String>,
+    /// `Placement.GroupId`: the class's resolved placement group (`aws v1.14.1:
+    /// pkg/providers/launchtemplate/types.go` `buildPlacement`).
+    pub placement_group_id: Option<String>,
+    /// `Placement.PartitionNumber`: for a partition group, the lowest partition the NodeClaim
+    /// allows (`launchtemplate.go` `CreateAll`); none lets EC2 pick.
+    pub placement_partition: Option<i32>,
 }
 
 /// A reservation a launch template targets.

@@ -43,11 +43,18 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
             manifests.ignored.join(", ")
         ));
     }
+    if let Some(groups) = catalog.placement_groups() {
+        for line in assumptions::placement_groups_not_found(&mut manifests, groups) {
+            ctx.warn(&line);
+        }
+    }
     for assumption in assumptions::offline(
         &manifests,
         catalog.has_spot_prices(),
         catalog.has_reservations(),
         catalog.checks_network_interfaces(),
+        catalog.placement_groups().is_some(),
+        catalog.checks_processor_and_placement(),
     ) {
         let text = format!("assuming: {assumption}");
         if assumption.said_by_default() {

@@ -73,6 +73,28 @@ pub struct ClassFacts {
     pub subnets: Fact<IdSet>,
     /// Security-group ids.
     pub security_groups: Fact<IdSet>,
+    /// The id of the placement group the class's `placementGroupSelector` resolves to now
+    /// (`Known(None)`: none available, or no selector); read only for a class with a selector.
+    pub placement_group: Fact<Option<String>>,
+}
+
+/// The placement group of a class offline: nothing to resolve without a selector; with one,
+/// the groups `groups` tells (a `--catalog` with `placementGroups`), else unknown.
+pub fn offline_placement_group(
+    class: &NodeClass,
+    groups: Option<&[crate::model::placement_group::PlacementGroup]>,
+) -> Fact<Option<String>> {
+    let Some(selector) = crate::model::placement_group::PlacementGroupSelector::of(class) else {
+        return Fact::Known(None);
+    };
+    match groups {
+        Some(groups) => Fact::Known(selector.resolve(groups).map(|g| g.id.clone())),
+        None => Fact::Unknown(format!(
+            "PlacementGroupDrift: {} {}'s placement group ({selector}) is not resolved offline \
+             (DescribePlacementGroups; a --catalog with placementGroups tells it)",
+            class.kind, class.name
+        )),
+    }
 }
 
 /// The key a class is filed under: `Kind/name`.

@@ -53,6 +53,9 @@ pub enum DriftReason {
     SubnetDrift,
     /// The instance runs in a capacity reservation the class no longer selects (or that is gone).
     CapacityReservationDrift,
+    /// The node's placement group (its `karpenter.k8s.aws/placement-group-id` label) is not the
+    /// one the class resolves to now: the selector was added, removed or changed (v1.14).
+    PlacementGroupDrift,
 }
 
 impl DriftReason {
@@ -67,6 +70,7 @@ impl DriftReason {
             DriftReason::SecurityGroupDrift => "SecurityGroupDrift",
             DriftReason::SubnetDrift => "SubnetDrift",
             DriftReason::CapacityReservationDrift => "CapacityReservationDrift",
+            DriftReason::PlacementGroupDrift => "PlacementGroupDrift",
         }
     }
 }

@@ -11,6 +11,8 @@ use super::hash::CaTerm;
 use super::record::TemplateRecord;
 use super::requirements::violations;
 use super::static_hash;
+use crate::model::placement_group::PlacementGroupSelector;
+
 use super::{Change, DriftReason, DriftSnapshot, ManagedNode, NodeDrift, Status};
 use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
@@ -225,6 +227,7 @@ fn checks<'a>(
                             list.push(Box::new(move || security_group_drift(mn, c, facts)));
                             list.push(Box::new(move || subnet_drift(mn, c, facts)));
                             list.push(Box::new(move || capacity_reservation_drift(mn, c)));
+                            list.push(Box::new(move || placement_group_drift(mn, c, facts)));
                         }
                     }
                 }
@@ -746,4 +749,64 @@ fn capacity_reservation_drift(mn: &ManagedNode, class: &NodeClass) -> Outcome {
             false,
         ),
     }
+}
+
+/// Step 4.6, `PlacementGroupDrift` (`aws v1.14.1: pkg/cloudprovider/drift.go`
+/// `isPlacementGroupDrifted`, checked after `CapacityReservationDrift`): the node's
+/// `karpenter.k8s.aws/placement-group-id` label (none: the empty id) differs from the id of the
+/// group the class resolves to now (none: no selector, or no available group) — the selector
+/// was added, removed or changed, or the group was recreated under a new id.
+fn placement_group_drift(
+    mn: &ManagedNode,
+    class: &NodeClass,
+    facts: Option<&ClassFacts>,
+) -> Outcome {
+    let have = mn
+        .labels()
+        .get(labels::PLACEMENT_GROUP_ID)
+        .or_else(|| mn.node.labels.get(labels::PLACEMENT_GROUP_ID))
+        .cloned()
+        .unwrap_or_default();
+    let now = if PlacementGroupSelector::of(class).is_none() {
+        String::new()
+    } else {
+        match facts.map(|f| &f.placement_group) {
+            Some(Fact::Known(id)) => id.clone().unwrap_or_default(),
+            Some(Fact::Unknown(why)) => return not_checked(why.clone(), false),
+            None => {
+                return not_checked(
+                    format!(
+                        "PlacementGroupDrift: {} {}'s placement group is not resolved",
+                        class.kind, class.name
+                    ),
+                    false,
+                )
+            }
+        }
+    };
+    if have == now {
+        return Outcome::Clean;
+    }
+    let shown = |id: &str| {
+        if id.is_empty() {
+            "none".to_string()
+        } else {
+            id.to_string()
+        }
+    };
+    Outcome::Drifted(Finding::new(
+        DriftReason::PlacementGroupDrift,
+        format!(
+            "placement group {} is not {} {}'s now ({})",
+            shown(&have),
+            class.kind,
+            class.name,
+            shown(&now)
+        ),
+        vec![change(
+            "placementGroup",
+            Some(shown(&have)),
+            Some(shown(&now)),
+        )],
+    ))
 }

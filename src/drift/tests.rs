@@ -85,6 +85,7 @@ fn facts(images: Vec<ExpectedImage>) -> ClassFacts {
             ids: ["sg-a", "sg-b"].iter().map(|s| s.to_string()).collect(),
             source: "DescribeSecurityGroups".into(),
         }),
+        placement_group: Fact::Known(None),
     }
 }
 
@@ -1187,4 +1188,82 @@ fn an_empty_security_group_or_subnet_selection_stops_the_provider_checks() {
     let v = verdict(&s);
     assert_eq!(v.status, Status::Ok, "{v:?}");
     assert!(v.not_checked[0].ends_with("resolves no subnet (Karpenter's drift check fails then)"));
+}
+
+/// `PlacementGroupDrift` (`aws v1.14.1: pkg/cloudprovider/drift.go` `isPlacementGroupDrifted`,
+/// no It of its own in v1.14.1): the node's `placement-group-id` label against the group the
+/// class resolves to now — selector added, removed, changed (the group recreated under a new
+/// id), unchanged, and not resolvable (listed, not judged).
+#[test]
+fn placement_group_drift_table() {
+    type Case<'a> = (&'a str, Option<&'a str>, bool, Fact<Option<String>>, Status);
+    let cases: [Case; 6] = [
+        (
+            "no selector, no label",
+            None,
+            false,
+            Fact::Known(None),
+            Status::Ok,
+        ),
+        (
+            "selector removed",
+            Some("pg-0a"),
+            false,
+            Fact::Known(None),
+            Status::Drifted,
+        ),
+        (
+            "selector added",
+            None,
+            true,
+            Fact::Known(Some("pg-0a".into())),
+            Status::Drifted,
+        ),
+        (
+            "group recreated",
+            Some("pg-0a"),
+            true,
+            Fact::Known(Some("pg-0b".into())),
+            Status::Drifted,
+        ),
+        (
+            "unchanged",
+            Some("pg-0a"),
+            true,
+            Fact::Known(Some("pg-0a".into())),
+            Status::Ok,
+        ),
+        (
+            "unresolved",
+            Some("pg-0a"),
+            true,
+            Fact::Unknown("PlacementGroupDrift: not resolved".into()),
+            Status::Ok,
+        ),
+    ];
+    for (name, label, selector, fact, want) in cases {
+        let mut s = world();
+        if let Some(id) = label {
+            s.nodes[0]
+                .node
+                .labels
+                .insert(labels::PLACEMENT_GROUP_ID.into(), id.into());
+        }
+        if selector {
+            let spec = s.node_classes[0]
+                .raw_spec
+                .get_or_insert_with(|| serde_json::json!({}));
+            spec["placementGroupSelector"] = serde_json::json!({"name": "pg"});
+        }
+        let key = class_key("EC2NodeClass", "newnode");
+        s.class_facts.get_mut(&key).unwrap().placement_group = fact;
+        let v = verdict(&s);
+        assert_eq!(v.status, want, "{name}: {v:?}");
+        if want == Status::Drifted {
+            assert_eq!(v.reason, Some(DriftReason::PlacementGroupDrift), "{name}");
+        }
+        if name == "unresolved" {
+            assert_eq!(v.not_checked, ["PlacementGroupDrift: not resolved"]);
+        }
+    }
 }

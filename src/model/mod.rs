@@ -11,6 +11,7 @@ pub mod nodeclaim;
 pub mod nodepool;
 pub mod overhead;
 pub mod overlay;
+pub mod placement_group;
 pub mod pod;
 pub mod quantity;
 pub mod requirements;

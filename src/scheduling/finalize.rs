@@ -202,6 +202,23 @@ pub(super) fn finalize(
             node_labels.entry(k).or_insert(v);
         }
     }
+    // A partition placement group's NodeClaim is labelled with the partition it asked for (the
+    // first value of its requirement), else with the empty value the registration hook fills
+    // from the instance (`aws v1.14.1: pkg/cloudprovider/cloudprovider.go`
+    // `instanceToNodeClaim`, `registrationhooks/placementgrouphook.go`).
+    if launch_it
+        .requirements
+        .has(labels::PLACEMENT_GROUP_PARTITION)
+    {
+        let asked = reqs
+            .get_ref(labels::PLACEMENT_GROUP_PARTITION)
+            .filter(|r| r.operator() == Operator::In)
+            .and_then(|r| r.values().iter().next().cloned());
+        node_labels.insert(
+            labels::PLACEMENT_GROUP_PARTITION.to_string(),
+            asked.unwrap_or_default(),
+        );
+    }
     if let Some(c) = &offering.reservation {
         label_reserved(&mut node_labels, &c.id, c.reservation_type, c.interruptible);
     }

@@ -25,6 +25,7 @@ use crate::model::instance_type::InstanceType;
 use crate::model::labels;
 use crate::model::node::{ghost_instances, Listing, Node};
 use crate::model::nodepool::{NodeClass, NodePool};
+use crate::model::placement_group::{PlacementGroup, PlacementGroupSelector};
 use crate::model::reservation::RESERVATION_LABELS;
 
 /// A live run's environment (see the module documentation).
@@ -339,8 +340,71 @@ pub fn drop_ghosts(
 /// `catalog` with the capacity reservations `classes` select, read now (`Live::planning_catalog`;
 /// `consolidate` uses it too, so a reserved node's price and reserved replacements are
 /// Karpenter's); `unavailable`: reservations found exhausted this run. A custom catalog keeps
-/// its own. The second value: warnings.
+/// its own. The second value: warnings. Also the placement groups the classes'
+/// `placementGroupSelector`s resolve to ([`placement_groups`]).
 pub fn catalog_with_reservations<'u>(
+    cloud: &impl Compute,
+    catalog: &Catalog,
+    classes: &[NodeClass],
+    now: i64,
+    unavailable: impl IntoIterator<Item = &'u String>,
+) -> Result<(Catalog, Vec<String>), CommandError> {
+    if catalog.is_custom() {
+        return Ok((catalog.clone(), Vec::new()));
+    }
+    let (catalog, mut warnings) = with_reservations(cloud, catalog, classes, now, unavailable)?;
+    if classes
+        .iter()
+        .all(|c| PlacementGroupSelector::of(c).is_none())
+    {
+        return Ok((catalog, warnings));
+    }
+    match placement_groups(cloud, classes) {
+        Ok(groups) => Ok((catalog.with_placement_groups(groups), warnings)),
+        // `ec2:DescribePlacementGroups` is not in deploy/iam-policy.json yet: without it the
+        // plan assumes no placement group, as offline without `placementGroups`.
+        Err(e) if e.is_permission() => {
+            warnings.push(format!(
+                "assuming: placement groups are not read ({e}): the plan has no placement group \
+                 (no placement-group-* labels, partition domains or strategy check)"
+            ));
+            Ok((catalog, warnings))
+        }
+        Err(e) => Err(CommandError::remote(format!("placement groups: {e}"))),
+    }
+}
+
+/// The available placement groups the v1 `classes`' `placementGroupSelector`s resolve to: one
+/// DescribePlacementGroups per distinct selector (`aws v1.14.1:
+/// pkg/providers/placementgroup/provider.go` `Get`: the first group answered; none when the
+/// answer is empty or EC2 does not know the name or id).
+pub fn placement_groups(
+    cloud: &dyn Cloud,
+    classes: &[NodeClass],
+) -> Result<Vec<PlacementGroup>, CloudError> {
+    let mut asked: Vec<PlacementGroupSelector> = Vec::new();
+    let mut out: Vec<PlacementGroup> = Vec::new();
+    for selector in classes.iter().filter_map(PlacementGroupSelector::of) {
+        if asked.contains(&selector) {
+            continue;
+        }
+        let found = match cloud.describe_placement_groups(&selector) {
+            Ok(found) => found,
+            Err(e) if e.is_placement_group_not_found() => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        if let Some(g) = found.into_iter().find(|g| selector.matches(g)) {
+            if !out.contains(&g) {
+                out.push(g);
+            }
+        }
+        asked.push(selector);
+    }
+    Ok(out)
+}
+
+/// [`catalog_with_reservations`]' reservations.
+fn with_reservations<'u>(
     cloud: &impl Compute,
     catalog: &Catalog,
     classes: &[NodeClass],
@@ -351,7 +415,7 @@ pub fn catalog_with_reservations<'u>(
         .iter()
         .filter(|c| !c.capacity_reservation_selector_terms.is_empty())
         .collect();
-    if catalog.is_custom() || selecting.is_empty() {
+    if selecting.is_empty() {
         return Ok((catalog.clone(), Vec::new()));
     }
     let terms: Vec<&[_]> = selecting
@@ -567,4 +631,71 @@ pub fn default_instance_profile(client: &dyn Cluster) -> Result<Option<String>, 
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod placement_group_tests {
+    use super::*;
+    use crate::cloud::fake::FakeCloud;
+    use crate::model::placement_group::Strategy;
+
+    fn classes(selectors: &[&str]) -> Vec<NodeClass> {
+        let text: String = selectors
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                format!(
+                    "---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {{name: c{i}}}\nspec:\n  amiSelectorTerms: [{{alias: al2023@latest}}]\n  role: r\n  subnetSelectorTerms: [{{tags: {{a: b}}}}]\n  securityGroupSelectorTerms: [{{tags: {{a: b}}}}]\n  placementGroupSelector: {s}\n"
+                )
+            })
+            .collect();
+        crate::api::load_str("in.yaml", &text).unwrap().node_classes
+    }
+
+    /// `aws v1.14.1: pkg/providers/placementgroup/suite_test.go` (resolve by name, by id, not
+    /// found) through DescribePlacementGroups: one call per distinct selector, an unknown name
+    /// or id is no group; the catalog then tells the groups found.
+    #[test]
+    fn live_placement_groups_are_described_once_per_selector() {
+        let mut cloud = FakeCloud::default();
+        cloud.placement_groups = vec![PlacementGroup {
+            id: "pg-0a".into(),
+            name: "analytics".into(),
+            strategy: Strategy::Partition,
+            partition_count: 3,
+            spread_level: None,
+        }];
+        let cs = classes(&[
+            "{name: analytics}",
+            "{name: analytics}",
+            "{id: pg-0a}",
+            "{name: gone}",
+        ]);
+        let found = placement_groups(&cloud, &cs).unwrap();
+        assert_eq!(found, cloud.placement_groups);
+        assert_eq!(cloud.call_counts().calls["EC2.DescribePlacementGroups"], 3);
+        let (catalog, _) =
+            catalog_with_reservations(&cloud, &Catalog::embedded().unwrap(), &cs, 0, []).unwrap();
+        assert_eq!(
+            catalog.placement_groups(),
+            Some(&cloud.placement_groups[..])
+        );
+        // Without the permission: said, and planned as if unset.
+        cloud.errors.borrow_mut().insert(
+            "EC2.DescribePlacementGroups".into(),
+            CloudError::Api {
+                service: "EC2".into(),
+                operation: "DescribePlacementGroups".into(),
+                code: "UnauthorizedOperation".into(),
+                message: "not authorized to perform: ec2:DescribePlacementGroups".into(),
+            },
+        );
+        let (catalog, warnings) =
+            catalog_with_reservations(&cloud, &Catalog::embedded().unwrap(), &cs, 0, []).unwrap();
+        assert_eq!(catalog.placement_groups(), None);
+        assert!(
+            warnings[0].starts_with("assuming: placement groups are not read"),
+            "{warnings:?}"
+        );
+    }
 }

@@ -488,6 +488,12 @@ fn types() -> Vec<InstanceFacts> {
             efa_max_interfaces: 0,
             network_cards: Some(vec![4]),
             ena_support: Some(crate::cloud::catalog::EnaSupport::Required),
+            placement_group_strategies: Some(vec![
+                "cluster".into(),
+                "partition".into(),
+                "spread".into(),
+            ]),
+            processor_features: Some(Vec::new()),
             gpu: None,
             accelerator: None,
             local_storage_gb: 0,

@@ -32,6 +32,7 @@ mod least_privilege;
 mod moto;
 mod nodes;
 mod pipes;
+mod placement_groups;
 mod plans;
 mod provision_live;
 mod reservations;

@@ -464,3 +464,63 @@ fn pods_of_a_deleting_node_are_planned_again() {
     assert!(table.stdout.contains("DELETING-NODE"), "{}", table.stdout);
     assert!(table.stdout.contains("default/running"), "{}", table.stdout);
 }
+
+/// Placement groups (docs/upstream-tests.md "Placement groups (s17-pg)"; aws v1.14.1
+/// `offering/offering.go` `InjectOfferings`, `cloudprovider.go` `instanceToNodeClaim`,
+/// `nodeclass/placementgroup.go`): a partition group of 3 resolved from the catalog's
+/// `placementGroups`, three pods spread over `placement-group-partition` (minDomains 3) → three
+/// NodeClaims, one per partition, each labelled with the group. A selector no group matches
+/// makes the class not Ready: nothing launches, said once.
+#[test]
+fn a_partition_placement_group_spreads_over_its_partitions() {
+    let (run, plan) = dry_run(&[
+        "-f",
+        &path("placement-group.yaml"),
+        "--catalog",
+        &path("placement-group-catalog.yaml"),
+    ]);
+    assert_eq!(run.code, 0, "{}\n{plan:#}", run.stderr);
+    assert!(
+        !run.stderr.contains("placementGroupSelector"),
+        "{}",
+        run.stderr
+    );
+    let claims = plan["nodeClaims"].as_array().unwrap();
+    assert_eq!(claims.len(), 3, "{plan:#}");
+    let mut partitions: Vec<&str> = claims
+        .iter()
+        .map(|c| {
+            assert_eq!(
+                c["labels"]["karpenter.k8s.aws/placement-group-id"],
+                "pg-0a1"
+            );
+            c["labels"]["karpenter.k8s.aws/placement-group-partition"]
+                .as_str()
+                .unwrap()
+        })
+        .collect();
+    partitions.sort();
+    assert_eq!(partitions, ["1", "2", "3"], "{plan:#}");
+
+    let text = std::fs::read_to_string(path("placement-group.yaml"))
+        .unwrap()
+        .replace(
+            "placementGroupSelector: {name: analytics}",
+            "placementGroupSelector: {name: gone}",
+        );
+    let catalog = path("placement-group-catalog.yaml");
+    let (run, plan) = dry_run_with(&["-f", "-", "--catalog", &catalog], text.as_bytes());
+    assert_eq!(run.code, 1, "{}\n{plan:#}", run.stderr);
+    assert!(
+        plan["nodeClaims"].as_array().unwrap().is_empty(),
+        "{plan:#}"
+    );
+    assert_eq!(
+        run.stderr
+            .matches("Placement group \"gone\" not found")
+            .count(),
+        1,
+        "{}",
+        run.stderr
+    );
+}

@@ -34,6 +34,11 @@ What the seed looks like (the tests rely on it, so keep it stable):
   response's `Errors` (the next pool is tried). `--fleet-lose-answers N` makes the first N
   CreateFleet calls that launch an instance answer HTTP 500 instead (the answer is "lost"; the
   instance exists). The launch template's `IamInstanceProfile` is still not applied.
+- Placement groups (moto 5.2.5 serves no DescribePlacementGroups): each `--placement-group JSON`
+  seeds one (`{"id", "name", "strategy"}` required; `partitionCount`, `spreadLevel`, `state`
+  (`available`) optional). DescribePlacementGroups answers from them as EC2 does (`GroupId`s,
+  `GroupName`s, an unknown one is `InvalidPlacementGroupId.NotFound` /
+  `InvalidPlacementGroup.Unknown`; filter `state`; one page).
 - Capacity reservations (moto 5.2.5 has none): each `--capacity-reservation JSON` seeds one
   (`{"id", "instanceType", "zone"}` required; `available` (1), `total` (= available),
   `ownerId` (the account), `instanceMatchCriteria` (`targeted`), `reservationType`
@@ -386,6 +391,52 @@ def serve_capacity_reservations():
         return ActionResult({"CapacityReservations": found})
 
     EC2Response.describe_capacity_reservations = describe_capacity_reservations
+
+
+# Placement groups by id (seeded from --placement-group; moto 5.x serves none).
+PLACEMENT_GROUPS = {}
+
+
+def seed_placement_groups(specs):
+    """Parses the --placement-group flags into PLACEMENT_GROUPS."""
+    for text in specs:
+        spec = json.loads(text)
+        group = {
+            "GroupId": spec["id"],
+            "GroupName": spec["name"],
+            "Strategy": spec["strategy"],
+            "State": spec.get("state", "available"),
+        }
+        if "partitionCount" in spec:
+            group["PartitionCount"] = int(spec["partitionCount"])
+        if "spreadLevel" in spec:
+            group["SpreadLevel"] = spec["spreadLevel"]
+        PLACEMENT_GROUPS[spec["id"]] = group
+
+
+def serve_placement_groups():
+    """Registers DescribePlacementGroups on moto's EC2 responses (see the docstring)."""
+    from moto.core.responses import ActionResult
+    from moto.ec2.exceptions import EC2ClientError
+    from moto.ec2.responses import EC2Response
+
+    def describe_placement_groups(self):
+        ids = self._get_param("GroupIds", [])
+        names = self._get_param("GroupNames", [])
+        filters = self._filters_from_querystring()
+        groups = list(PLACEMENT_GROUPS.values())
+        for missing in [i for i in ids if i not in PLACEMENT_GROUPS]:
+            raise EC2ClientError("InvalidPlacementGroupId.NotFound",
+                                 f"The Placement Group ID '{missing}' does not exist")
+        for missing in [n for n in names if not any(g["GroupName"] == n for g in groups)]:
+            raise EC2ClientError("InvalidPlacementGroup.Unknown",
+                                 f"The Placement Group '{missing}' is unknown.")
+        found = [g for g in groups
+                 if (not ids or g["GroupId"] in ids) and (not names or g["GroupName"] in names)
+                 and all(g.get(k.capitalize()) in v for k, v in filters.items())]
+        return ActionResult({"PlacementGroups": found})
+
+    EC2Response.describe_placement_groups = describe_placement_groups
 
 
 def fleet_error(spec, zone, code, message):
@@ -828,6 +879,8 @@ def main():
                         help="insert N running m5.large instances")
     parser.add_argument("--capacity-reservation", action="append", default=[], metavar="JSON",
                         help="seed a capacity reservation (see the module docstring)")
+    parser.add_argument("--placement-group", action="append", default=[], metavar="JSON",
+                        help="seed a placement group (see the module docstring)")
     args = parser.parse_args()
 
     # Only the AMIs seeded here: moto's bundled public images would make `owner: amazon`
@@ -852,6 +905,8 @@ def main():
     patch_fleets(ice, args.fleet_lose_answers)
     reservations = seed_reservations(args.capacity_reservation, args.region)
     serve_capacity_reservations()
+    seed_placement_groups(args.placement_group)
+    serve_placement_groups()
     bulk = bulk_instances(seed, args.instances) if args.instances else []
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)

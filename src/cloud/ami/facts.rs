@@ -241,6 +241,7 @@ pub fn offline_class_facts(
         images: offline_images(class, k, ssm),
         subnets: facts::offline_ids(class, true),
         security_groups: facts::offline_ids(class, false),
+        placement_group: facts::offline_placement_group(class, None),
     }
 }
 

@@ -195,6 +195,27 @@ pub(super) fn facts(info: &InstanceTypeInfo) -> Option<InstanceFacts> {
         ena_support: network
             .and_then(|n| n.ena_support())
             .and_then(|e| EnaSupport::parse(e.as_str())),
+        // `compatibility.go` `placementGroupCompatibility` / `nestedVirtualizationCompatibility`.
+        placement_group_strategies: Some(
+            info.placement_group_info()
+                .map(|p| {
+                    p.supported_strategies()
+                        .iter()
+                        .map(|s| s.as_str().to_string())
+                        .collect()
+                })
+                .unwrap_or_default(),
+        ),
+        processor_features: Some(
+            processor
+                .map(|p| {
+                    p.supported_features()
+                        .iter()
+                        .map(|f| f.as_str().to_string())
+                        .collect()
+                })
+                .unwrap_or_default(),
+        ),
         gpu,
         accelerator,
         local_storage_gb,
@@ -241,6 +262,16 @@ mod tests {
                         .supported_architectures(ArchitectureType::from(arch))
                         .manufacturer("AMD")
                         .sustained_clock_speed_in_ghz(3.6)
+                        .supported_features(
+                            aws_sdk_ec2::types::SupportedAdditionalProcessorFeature::from(
+                                "nested-virtualization",
+                            ),
+                        )
+                        .build(),
+                )
+                .placement_group_info(
+                    aws_sdk_ec2::types::PlacementGroupInfo::builder()
+                        .supported_strategies(aws_sdk_ec2::types::PlacementGroupStrategy::Partition)
                         .build(),
                 )
                 .v_cpu_info(VCpuInfo::builder().default_v_cpus(8).build())
@@ -281,5 +312,14 @@ mod tests {
         assert_eq!(f.cpu_manufacturer.as_deref(), Some("amd"));
         assert_eq!(f.sustained_clock_speed_mhz, Some(3600));
         assert_eq!(f.on_demand_price_us_east1, None);
+        // What the nested-virtualization and placement-group compatibility checks read.
+        assert_eq!(
+            f.processor_features,
+            Some(vec!["nested-virtualization".to_string()])
+        );
+        assert_eq!(
+            f.placement_group_strategies,
+            Some(vec!["partition".to_string()])
+        );
     }
 }

@@ -32,6 +32,7 @@ use super::types::{
     GET_PARAMETERS_BATCH, INSTANCE_BATCH,
 };
 use crate::cloud::catalog::InstanceFacts;
+use crate::model::placement_group::{PlacementGroup, PlacementGroupSelector, Strategy};
 use counter::CountingInterceptor;
 
 /// How to reach AWS, from flags; everything else comes from the standard chain.
@@ -523,6 +524,43 @@ impl Cloud for AwsCloud {
             .collect())
     }
 
+    fn describe_placement_groups(
+        &self,
+        selector: &PlacementGroupSelector,
+    ) -> Result<Vec<PlacementGroup>, CloudError> {
+        let mut request = self.ec2.describe_placement_groups().filters(
+            aws_sdk_ec2::types::Filter::builder()
+                .name("state")
+                .values("available")
+                .build(),
+        );
+        request = match (&selector.id, &selector.name) {
+            (Some(id), _) => request.group_ids(id),
+            (None, Some(name)) => request.group_names(name),
+            (None, None) => request,
+        };
+        let out = self
+            .runtime
+            .block_on(request.send())
+            .map_err(|e| cloud_error("EC2", "DescribePlacementGroups", e))?;
+        Ok(out
+            .placement_groups()
+            .iter()
+            .filter_map(|g| {
+                Some(PlacementGroup {
+                    id: g.group_id()?.to_string(),
+                    name: g.group_name().unwrap_or_default().to_string(),
+                    strategy: Strategy::parse(g.strategy()?.as_str())?,
+                    partition_count: g
+                        .partition_count()
+                        .and_then(|n| u32::try_from(n).ok())
+                        .unwrap_or(0),
+                    spread_level: g.spread_level().map(|l| l.as_str().to_string()),
+                })
+            })
+            .collect())
+    }
+
     fn list_instance_profiles_for_role(&self, role: &str) -> Result<Vec<String>, CloudError> {
         let request = self
             .iam
@@ -648,8 +686,11 @@ impl Compute for AwsCloud {
             });
         // Every template says its tenancy, as Karpenter's do (`aws v1.14.1:
         // pkg/providers/launchtemplate/types.go` `buildPlacement`).
+        // With a placement group, its id and (partition groups) the partition (`buildPlacement`).
         let placement = LaunchTemplatePlacementRequest::builder()
             .tenancy(Tenancy::from(t.tenancy.as_str()))
+            .set_group_id(t.placement_group_id.clone())
+            .set_partition_number(t.placement_partition)
             .build();
         // The class's block devices (else its family's defaults), IMDS options and detailed
         // monitoring, as Karpenter's templates carry them (`aws v1.14.1:

@@ -165,13 +165,36 @@ pub(super) struct OfferingFacts<'a> {
 /// * "a1 instance types are not supported with al2023s";
 /// * the class's `networkInterfaces` ([`network_interfaces_fit`]).
 ///
-/// Nested virtualization, placement groups and connection tracking are not read. v1beta1 and
-/// v1alpha5 controllers (v0.37, v0.31) have no such check.
-fn compatible_with_node_class(facts: &InstanceFacts, ctx: &InstanceTypeContext) -> bool {
+/// * `nestedVirtualizationCompatibility`: with `cpuOptions.nestedVirtualization: enabled`, the
+///   processor's `SupportedFeatures` must include `nested-virtualization`;
+/// * `placementGroupCompatibility`: with a resolved placement group, the type's
+///   `PlacementGroupInfo.SupportedStrategies` must include the group's strategy;
+/// * `connectionTrackingCompatibility`: with `connectionTracking` set, the hypervisor must be
+///   `nitro`.
+///
+/// A catalog that does not record the processor features or strategies (written before them)
+/// skips those checks. v1beta1 and v1alpha5 controllers (v0.37, v0.31) have no such check.
+pub(super) fn compatible_with_node_class(facts: &InstanceFacts, ctx: &InstanceTypeContext) -> bool {
     if ctx.generation.is_some_and(|g| g != ApiGeneration::V1) {
         return true;
     }
     if ctx.family() == AmiFamily::Al2023 && facts.name.starts_with("a1.") {
+        return false;
+    }
+    if ctx.nested_virtualization
+        && facts
+            .processor_features
+            .as_ref()
+            .is_some_and(|f| !f.iter().any(|f| f == "nested-virtualization"))
+    {
+        return false;
+    }
+    if let (Some(pg), Some(strategies)) = (ctx.placement_group, &facts.placement_group_strategies) {
+        if !strategies.iter().any(|s| s == pg.strategy.as_str()) {
+            return false;
+        }
+    }
+    if ctx.connection_tracking && facts.hypervisor.as_deref() != Some("nitro") {
         return false;
     }
     ctx.network_interfaces

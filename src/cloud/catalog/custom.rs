@@ -11,6 +11,7 @@ use crate::model::instance_type::{InstanceType, Offering, Overhead, ON_DEMAND, R
 use crate::model::labels;
 use crate::model::nodepool::ApiGeneration;
 use crate::model::overhead::{self, AmiFamily};
+use crate::model::placement_group::{PlacementGroup, Strategy};
 use crate::model::quantity::{parse_milli, QuantityError, ONE};
 use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::reservation::{
@@ -30,6 +31,9 @@ pub(super) const DEFAULT_CUSTOM_PODS: i64 = 110;
 pub(super) struct CustomCatalog {
     pub(super) file: String,
     pub(super) types: Vec<CustomType>,
+    /// `placementGroups` (the available groups a class's `placementGroupSelector` resolves
+    /// against, as DescribePlacementGroups answers live); `None` when the file has no such key.
+    pub(super) placement_groups: Option<Vec<PlacementGroup>>,
 }
 
 #[derive(Debug)]
@@ -89,7 +93,15 @@ const RESERVATION_FIELDS: [&str; 7] = [
 ];
 
 /// Label keys a custom catalog may not set: they come from `name` and `offerings`.
-pub(super) const RESERVED_LABELS: [(&str, &str); 6] = [
+pub(super) const RESERVED_LABELS: [(&str, &str); 8] = [
+    (
+        labels::PLACEMENT_GROUP_ID,
+        "placement groups come from `placementGroups` and the node class's placementGroupSelector",
+    ),
+    (
+        labels::PLACEMENT_GROUP_PARTITION,
+        "partitions come from `placementGroups[].partitionCount`",
+    ),
     (
         labels::INSTANCE_TYPE,
         "the instance type is the entry's `name`",
@@ -142,8 +154,14 @@ impl CustomCatalog {
             ));
         };
         for key in root.keys() {
-            if !matches!(key.as_str(), "instanceTypes" | "apiVersion" | "kind") {
-                return Err(p.invalid(key, "unknown field (expected instanceTypes)"));
+            if !matches!(
+                key.as_str(),
+                "instanceTypes" | "placementGroups" | "apiVersion" | "kind"
+            ) {
+                return Err(p.invalid(
+                    key,
+                    "unknown field (expected instanceTypes, placementGroups)",
+                ));
             }
         }
         let list = match root.get("instanceTypes") {
@@ -186,9 +204,14 @@ impl CustomCatalog {
             }
             types.push(t);
         }
+        let placement_groups = match root.get("placementGroups") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(p.placement_groups(v)?),
+        };
         Ok(CustomCatalog {
             file: file.to_string(),
             types,
+            placement_groups,
         })
     }
 
@@ -346,6 +369,81 @@ impl Parser<'_> {
                 Err(self.invalid(path, format!("expected a string, got {}", kind(other))))
             }
         }
+    }
+
+    /// `placementGroups: [{id, name, strategy, partitionCount, spreadLevel}]` (docs/spec.md
+    /// §5.5): ids and names unique; `partitionCount` (1–7, EC2's limit) only, and required, for
+    /// `partition`; `spreadLevel` (`rack`, `host`) only for `spread`.
+    fn placement_groups(&self, value: &Value) -> Result<Vec<PlacementGroup>> {
+        const PATH: &str = "placementGroups";
+        let Value::Array(list) = value else {
+            return Err(self.invalid(PATH, format!("expected a list, got {}", kind(value))));
+        };
+        let mut out: Vec<PlacementGroup> = Vec::with_capacity(list.len());
+        for (i, entry) in list.iter().enumerate() {
+            let path = format!("{PATH}[{i}]");
+            let map = self.object(&path, entry)?;
+            self.only_fields(
+                &path,
+                map,
+                &["id", "name", "strategy", "partitionCount", "spreadLevel"],
+            )?;
+            let id = self.string(&field(&path, "id"), map.get("id"))?;
+            let name = self.string(&field(&path, "name"), map.get("name"))?;
+            let spath = field(&path, "strategy");
+            let text = self.string(&spath, map.get("strategy"))?;
+            let strategy = Strategy::parse(&text).ok_or_else(|| {
+                self.invalid(
+                    &spath,
+                    format!("unknown strategy {text:?} (expected cluster, partition, spread)"),
+                )
+            })?;
+            let cpath = field(&path, "partitionCount");
+            let partition_count = match (map.get("partitionCount"), strategy) {
+                (None | Some(Value::Null), Strategy::Partition) => {
+                    return Err(self.invalid(&cpath, "required for a partition group"))
+                }
+                (None | Some(Value::Null), _) => 0,
+                (Some(_), s) if s != Strategy::Partition => {
+                    return Err(self.invalid(&cpath, "only a partition group has partitions"))
+                }
+                (Some(v), _) => match v.as_u64().filter(|n| (1..=7).contains(n)) {
+                    Some(n) => n as u32,
+                    None => return Err(self.invalid(&cpath, "expected an integer from 1 to 7")),
+                },
+            };
+            let lpath = field(&path, "spreadLevel");
+            let spread_level = match map.get("spreadLevel") {
+                None | Some(Value::Null) => None,
+                Some(_) if strategy != Strategy::Spread => {
+                    return Err(self.invalid(&lpath, "only a spread group has a spread level"))
+                }
+                v => {
+                    let level = self.string(&lpath, v)?;
+                    if !matches!(level.as_str(), "rack" | "host") {
+                        return Err(self.invalid(&lpath, "expected rack or host"));
+                    }
+                    Some(level)
+                }
+            };
+            for (j, g) in out.iter().enumerate() {
+                if g.id == id || g.name == name {
+                    let what = if g.id == id { "id" } else { "name" };
+                    return Err(self.invalid(
+                        &field(&path, what),
+                        format!("duplicate placement group {what} (also {PATH}[{j}])"),
+                    ));
+                }
+            }
+            out.push(PlacementGroup {
+                id,
+                name,
+                strategy,
+                partition_count,
+                spread_level,
+            });
+        }
+        Ok(out)
     }
 
     pub(super) fn instance_type(&self, path: &str, value: &Value) -> Result<CustomType> {
@@ -1087,7 +1185,7 @@ instanceTypes:
                 "instanceTypes:\n- name: a.large\n  capacity: {cpu: 1}\n  labels: {karpenter.k8s.aws/capacity-reservation-id: cr-1}\n  offerings: [{zone: z, capacityType: spot, price: 1}]\n",
                 "catalog.yaml: instanceTypes[0].labels[\"karpenter.k8s.aws/capacity-reservation-id\"]: cannot be set as a label: reservations come from reserved offerings (`offerings[].reservationId`)",
             ),
-            ("types: []\n", "catalog.yaml: types: unknown field (expected instanceTypes)"),
+            ("types: []\n", "catalog.yaml: types: unknown field (expected instanceTypes, placementGroups)"),
             ("", "catalog.yaml: expected a mapping with an `instanceTypes` list"),
         ];
         for (text, want) in cases {

@@ -25,6 +25,7 @@ use crate::model::instance_type::{InstanceType, ON_DEMAND, SPOT};
 use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, BlockDevice, KubeletConfig, NetworkInterface};
 use crate::model::overhead::{self, AmiFamily};
+use crate::model::placement_group::PlacementGroup;
 use crate::model::requirements::{Operator, Requirement};
 use crate::model::reservation::CapacityReservationTerm;
 
@@ -136,6 +137,15 @@ pub struct InstanceTypeContext<'a> {
     /// instancetype.go` `get`, `UpdateInstanceTypeCapacityFromNode`). AWS catalogs only: a
     /// custom catalog's capacity is what its entry states.
     pub discovered_memory: &'a BTreeMap<String, i64>,
+    /// The placement group the class's `placementGroupSelector` resolved to (`None`: unset or
+    /// not resolved): every type's requirements name it and its partitions, and a type whose
+    /// `PlacementGroupInfo` lacks its strategy is unavailable.
+    pub placement_group: Option<&'a PlacementGroup>,
+    /// `cpuOptions.nestedVirtualization: enabled` (v1): a type whose processor does not
+    /// support it is unavailable.
+    pub nested_virtualization: bool,
+    /// `connectionTracking` is set (v1): a type not on the nitro hypervisor is unavailable.
+    pub connection_tracking: bool,
 }
 
 /// No NodeOverlay prices.
@@ -162,6 +172,9 @@ impl<'a> InstanceTypeContext<'a> {
             overlay_prices: &NO_OVERLAY_PRICES,
             network_interfaces: None,
             discovered_memory: &NO_DISCOVERED_MEMORY,
+            placement_group: None,
+            nested_virtualization: false,
+            connection_tracking: false,
         }
     }
 
@@ -209,6 +222,8 @@ pub struct Catalog {
     inner: Arc<Source>,
     /// Capacity reservations read live ([`Catalog::with_reservations`]): AWS data only.
     reservations: Option<Arc<Reservations>>,
+    /// Placement groups read live ([`Catalog::with_placement_groups`]): AWS data only.
+    placement_groups: Option<Arc<Vec<PlacementGroup>>>,
 }
 
 #[derive(Debug)]
@@ -244,6 +259,7 @@ impl Catalog {
         Ok(Catalog {
             inner: Arc::new(Source::Aws(snapshot)),
             reservations: None,
+            placement_groups: None,
         })
     }
 
@@ -264,6 +280,7 @@ impl Catalog {
         Ok(Catalog {
             inner: Arc::new(Source::Custom(custom)),
             reservations: None,
+            placement_groups: None,
         })
     }
 
@@ -275,6 +292,41 @@ impl Catalog {
         Catalog {
             inner: self.inner.clone(),
             reservations: Some(Arc::new(reservations)),
+            placement_groups: self.placement_groups.clone(),
+        }
+    }
+
+    /// This catalog with the placement groups read live (DescribePlacementGroups of the
+    /// classes' selectors, `cloud::placement_groups::list`). A custom catalog keeps its own.
+    pub fn with_placement_groups(&self, groups: Vec<PlacementGroup>) -> Catalog {
+        Catalog {
+            inner: self.inner.clone(),
+            reservations: self.reservations.clone(),
+            placement_groups: Some(Arc::new(groups)),
+        }
+    }
+
+    /// The available placement groups a class's `placementGroupSelector` resolves against: a
+    /// custom catalog's `placementGroups`, or those read live; `None` when the catalog has
+    /// none to tell (the embedded snapshot offline, a custom catalog without the key).
+    pub fn placement_groups(&self) -> Option<&[PlacementGroup]> {
+        match &*self.inner {
+            Source::Custom(c) => c.placement_groups.as_deref(),
+            Source::Aws(_) => self.placement_groups.as_deref().map(Vec::as_slice),
+        }
+    }
+
+    /// Whether every instance type records what the nested-virtualization and placement-group
+    /// compatibility checks read (`ProcessorInfo.SupportedFeatures`,
+    /// `PlacementGroupInfo.SupportedStrategies`): the embedded snapshot and a live catalog do;
+    /// an older snapshot or a custom catalog does not, and the checks are skipped there.
+    pub fn checks_processor_and_placement(&self) -> bool {
+        match &*self.inner {
+            Source::Aws(snapshot) => snapshot
+                .instance_types
+                .iter()
+                .all(|t| t.processor_features.is_some() && t.placement_group_strategies.is_some()),
+            Source::Custom(_) => false,
         }
     }
 
@@ -323,6 +375,15 @@ impl Catalog {
             Source::Custom(custom) => custom.instance_types(ctx),
         };
         add_zone_ids(&mut out, ctx.zone_ids);
+        // `offering.go` `InjectOfferings`: the resolved group's id and partitions join every
+        // type's requirements. Offerings are not expanded one per partition
+        // (`placement_group_resolver.go`): each copy keeps its offering's price and
+        // availability, so a NodeClaim's partition requirement is met by any offering alike.
+        if let Some(pg) = ctx.placement_group {
+            for t in &mut out {
+                pg.constrain(&mut t.requirements);
+            }
+        }
         out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
     }

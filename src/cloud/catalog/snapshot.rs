@@ -69,6 +69,14 @@ pub struct InstanceFacts {
     /// `NetworkInfo.EnaSupport`; `None`: not recorded (the ENA check is skipped).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ena_support: Option<EnaSupport>,
+    /// `PlacementGroupInfo.SupportedStrategies` (`cluster`, `partition`, `spread`); `None`: not
+    /// recorded (catalogs written before it), the placement-group strategy check is skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placement_group_strategies: Option<Vec<String>>,
+    /// `ProcessorInfo.SupportedFeatures` (`nested-virtualization`, …); `None`: not recorded
+    /// (catalogs written before it), the nested-virtualization check is skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub processor_features: Option<Vec<String>>,
     /// The single GPU model, if exactly one.
     #[serde(default)]
     pub gpu: Option<GpuFacts>,

@@ -726,15 +726,7 @@ fn network_interfaces_compatibility_matches_the_providers_table() {
         device_index: device,
         efa_only,
     };
-    let base = Catalog::embedded()
-        .unwrap()
-        .aws_snapshot()
-        .unwrap()
-        .instance_types
-        .iter()
-        .find(|t| t.name == "m5.large")
-        .unwrap()
-        .clone();
+    let base = embedded_facts("m5.large");
     let info = |cards: usize, interfaces: i64, efas: i64, ena: EnaSupport| InstanceFacts {
         network_cards: Some(vec![interfaces; cards]),
         max_enis: interfaces,
@@ -1038,4 +1030,168 @@ fn zone_ids_of_the_class_subnets_go_on_offerings_and_types() {
             assert!(cheapest.is_some());
         }
     }
+}
+
+/// The embedded snapshot's facts of `name`.
+fn embedded_facts(name: &str) -> InstanceFacts {
+    let catalog = Catalog::embedded().unwrap();
+    let snapshot = catalog.aws_snapshot().unwrap();
+    snapshot
+        .instance_types
+        .iter()
+        .find(|t| t.name == name)
+        .unwrap()
+        .clone()
+}
+
+/// `aws v1.14.1: pkg/providers/instancetype/compatibility/suite_test.go`
+/// "PlacementGroupCompatibility", "NestedVirtualizationCompatibility" and
+/// "ConnectionTrackingCompatibility" (every Entry), through `compatible_with_node_class`.
+#[test]
+fn placement_group_nested_virtualization_and_connection_tracking_compatibility() {
+    use crate::model::placement_group::{PlacementGroup, Strategy};
+    let base = embedded_facts("m5.large");
+    let facts = |strategies: &[&str], features: &[&str], hypervisor: &str| InstanceFacts {
+        placement_group_strategies: Some(strategies.iter().map(|s| s.to_string()).collect()),
+        processor_features: Some(features.iter().map(|s| s.to_string()).collect()),
+        hypervisor: Some(hypervisor.to_string()),
+        ..base.clone()
+    };
+    let all = ["cluster", "partition", "spread"];
+    let pg = |strategy| PlacementGroup {
+        id: "pg-1".into(),
+        name: "pg".into(),
+        strategy,
+        partition_count: if strategy == Strategy::Partition {
+            2
+        } else {
+            0
+        },
+        spread_level: None,
+    };
+    // PlacementGroupCompatibility: m5.large supports every strategy, the t3.medium of the
+    // fixture none.
+    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    assert!(
+        compatible_with_node_class(&facts(&[], &[], "nitro"), &ctx),
+        "nil placement group"
+    );
+    let groups = [Strategy::Cluster, Strategy::Partition, Strategy::Spread].map(pg);
+    for group in &groups {
+        let strategy = group.strategy;
+        ctx.placement_group = Some(group);
+        assert!(
+            compatible_with_node_class(&facts(&all, &[], "nitro"), &ctx),
+            "{strategy:?} supported"
+        );
+        assert!(
+            !compatible_with_node_class(&facts(&[], &[], "nitro"), &ctx),
+            "{strategy:?} not supported"
+        );
+    }
+    // NestedVirtualizationCompatibility and ConnectionTrackingCompatibility: (name, facts,
+    // nestedVirtualization enabled, connectionTracking set, compatible).
+    let with = facts(&all, &["nested-virtualization"], "nitro");
+    let without = facts(&all, &[], "nitro");
+    let xen = facts(&all, &[], "xen");
+    // A catalog that does not record the features skips the check.
+    let unknown = InstanceFacts {
+        processor_features: None,
+        ..without.clone()
+    };
+    let cases = [
+        (
+            "nil CPUOptions passes regardless of features",
+            &without,
+            false,
+            false,
+            true,
+        ),
+        ("enabled + feature present", &with, true, false, true),
+        ("enabled + feature absent", &without, true, false, false),
+        (
+            "enabled, features not recorded",
+            &unknown,
+            true,
+            false,
+            true,
+        ),
+        (
+            "non-nitro instance without connection tracking",
+            &xen,
+            false,
+            false,
+            true,
+        ),
+        (
+            "nitro instance with connection tracking",
+            &without,
+            false,
+            true,
+            true,
+        ),
+        (
+            "non-nitro instance with connection tracking",
+            &xen,
+            false,
+            true,
+            false,
+        ),
+    ];
+    for (name, facts, nested, tracking, want) in cases {
+        let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+        ctx.nested_virtualization = nested;
+        ctx.connection_tracking = tracking;
+        assert_eq!(compatible_with_node_class(facts, &ctx), want, "{name}");
+    }
+    // The embedded snapshot records what these checks read.
+    assert!(Catalog::embedded()
+        .unwrap()
+        .checks_processor_and_placement());
+}
+
+/// `aws v1.14.1: pkg/providers/instancetype/offering/offering.go` `InjectOfferings` (tests
+/// `instancetype/suite_test.go` placement-group entries): a custom catalog's `placementGroups`
+/// resolve the class's selector and every type's requirements name the group and, for a
+/// partition group, its partitions; bad entries are one-line errors naming the field.
+#[test]
+fn a_custom_catalogs_placement_groups_constrain_the_types() {
+    let text = "instanceTypes:\n- {name: m5.large, capacity: {cpu: 2, memory: 8Gi}, offerings: [{zone: z-a, capacityType: on-demand, price: 0.1}]}\nplacementGroups:\n- {id: pg-0a, name: pg-part, strategy: partition, partitionCount: 3}\n- {id: pg-0b, name: pg-clu, strategy: cluster}\n";
+    let c = Catalog::from_custom_text("c.yaml", text).unwrap();
+    let groups = c.placement_groups().unwrap();
+    assert_eq!(groups.len(), 2);
+    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    ctx.placement_group = Some(&groups[0]);
+    let types = c.instance_types(&ctx).unwrap();
+    let r = &types[0].requirements;
+    assert!(r.get(labels::PLACEMENT_GROUP_ID).has("pg-0a"));
+    assert_eq!(r.get(labels::PLACEMENT_GROUP_PARTITION).values().len(), 3);
+    for (bad, want) in [
+        (
+            "strategy: partition}",
+            "placementGroups[0].partitionCount: required for a partition group",
+        ),
+        (
+            "strategy: cluster, partitionCount: 2}",
+            "placementGroups[0].partitionCount: only a partition group has partitions",
+        ),
+        (
+            "strategy: ring}",
+            "placementGroups[0].strategy: unknown strategy",
+        ),
+        (
+            "strategy: partition, partitionCount: 8}",
+            "placementGroups[0].partitionCount: expected an integer from 1 to 7",
+        ),
+    ] {
+        let text = format!("instanceTypes: []\nplacementGroups:\n- {{id: pg-0a, name: a, {bad}\n");
+        let e = Catalog::from_custom_text("c.yaml", &text)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with(&format!("c.yaml: {want}")), "{e}");
+    }
+    assert!(Catalog::from_custom_text("c.yaml", "instanceTypes: []\n")
+        .unwrap()
+        .placement_groups()
+        .is_none());
 }

@@ -78,7 +78,12 @@ pub fn gather_offline(
     }
     let mut uses_version = false;
     for class in &manifests.node_classes {
-        let f = crate::cloud::ami::facts::offline_class_facts(class, version, &config.ssm_params);
+        let mut f =
+            crate::cloud::ami::facts::offline_class_facts(class, version, &config.ssm_params);
+        // A `--catalog` with `placementGroups` tells the class's group (`PlacementGroupDrift`).
+        if let Some(groups) = catalog.and_then(Catalog::placement_groups) {
+            f.placement_group = facts::offline_placement_group(class, Some(groups));
+        }
         if ami::plan(class, version).is_ok_and(|p| p.uses_kubernetes_version)
             && !matches!(f.images, Fact::Known(ref i) if i.iter().all(|x| x.source.ends_with("status.amis")))
         {

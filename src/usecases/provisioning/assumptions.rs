@@ -5,7 +5,8 @@ use std::fmt;
 
 use crate::api::Manifests;
 use crate::model::labels::CAPACITY_TYPE;
-use crate::model::nodepool::ApiGeneration;
+use crate::model::nodepool::{ApiGeneration, Condition, ConditionStatus};
+use crate::model::placement_group::{PlacementGroup, PlacementGroupSelector};
 
 /// One assumption.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,15 +41,17 @@ pub enum Assumption {
         /// The class.
         class: String,
     },
-    /// A v1 node class with a `placementGroupSelector`: placement groups are not resolved, so
-    /// the plan has none of the group's labels, partition domains or strategy check (aws
-    /// v1.14.1 `offering/placement_group_resolver.go`, `compatibility.go`).
+    /// A v1 node class with a `placementGroupSelector`, planned with a catalog that tells no
+    /// placement groups (the embedded snapshot offline, a `--catalog` without
+    /// `placementGroups`): the plan has none of the group's labels, partition domains or
+    /// strategy check (aws v1.14.1 `offering/placement_group_resolver.go`, `compatibility.go`).
     PlacementGroupUnresolved {
         /// The class.
         class: String,
     },
-    /// A v1 node class enabling `cpuOptions.nestedVirtualization`: the catalogs do not record
-    /// which types support it, so every type is taken as able (aws v1.14.1 `compatibility.go`
+    /// A v1 node class enabling `cpuOptions.nestedVirtualization`, with a catalog that does not
+    /// record which types support it (a custom one, an older snapshot): every type is taken as
+    /// able (aws v1.14.1 `compatibility.go`
     /// `nestedVirtualizationCompatibility` keeps only those whose processor does).
     NestedVirtualizationUnchecked {
         /// The class.
@@ -96,10 +99,10 @@ impl fmt::Display for Assumption {
             ),
             Assumption::PlacementGroupUnresolved { class } => write!(
                 f,
-                "node class {class} sets placementGroupSelector but placement groups are not \
-                 resolved here: the plan has no placement-group-id/-partition labels or \
+                "node class {class} sets placementGroupSelector but the catalog declares no \
+                 placementGroups: the plan has no placement-group-id/-partition labels or \
                  partition domains and does not check the types against the group's strategy \
-                 (Karpenter launches into the group)"
+                 (Karpenter launches into the group; a --catalog with placementGroups plans it)"
             ),
             Assumption::NestedVirtualizationUnchecked { class } => write!(
                 f,
@@ -116,6 +119,47 @@ impl fmt::Display for Assumption {
             ),
         }
     }
+}
+
+/// Marks every v1 class whose `placementGroupSelector` resolves to none of `groups` (the
+/// available groups the catalog tells) not Ready, as the controller does (`aws v1.14.1:
+/// pkg/controllers/nodeclass/placementgroup.go`: `PlacementGroupReady=False`, reason
+/// `PlacementGroupNotFound`, which makes the class not Ready, so its NodePools launch nothing;
+/// `nodeclass/placementgroup_test.go` "should set condition false when placement group is not
+/// found"). Returns one line per class, to be said once.
+pub fn placement_groups_not_found(
+    manifests: &mut Manifests,
+    groups: &[PlacementGroup],
+) -> Vec<String> {
+    let mut said = Vec::new();
+    for c in &mut manifests.node_classes {
+        let Some(selector) = PlacementGroupSelector::of(c) else {
+            continue;
+        };
+        if selector.resolve(groups).is_some() {
+            continue;
+        }
+        // The controller's message names the name when set, else the id.
+        let wanted = selector
+            .name
+            .clone()
+            .or(selector.id.clone())
+            .unwrap_or_default();
+        let message = format!("Placement group {wanted:?} not found");
+        c.status.conditions.retain(|k| k.type_ != "Ready");
+        c.status.conditions.push(Condition {
+            type_: "Ready".into(),
+            status: ConditionStatus::False,
+            reason: "PlacementGroupNotFound".into(),
+            message: message.clone(),
+        });
+        said.push(format!(
+            "node class {}: {message} (no available placement group with {selector}): the class \
+             is not Ready, its NodePools launch nothing",
+            c.name
+        ));
+    }
+    said
 }
 
 /// The node classes a NodePool uses that select capacity reservations.
@@ -135,13 +179,17 @@ pub fn reservation_classes(manifests: &Manifests) -> Vec<String> {
 }
 
 /// The assumptions an offline plan of `manifests` makes, given whether the catalog has spot
-/// prices and declares capacity reservations. Only the pools and classes the plan may use are
+/// prices, declares capacity reservations, records network facts, tells placement groups
+/// (`Catalog::placement_groups`) and records processor features and placement strategies
+/// (`Catalog::checks_processor_and_placement`). Only the pools and classes the plan may use are
 /// looked at.
 pub fn offline(
     manifests: &Manifests,
     spot_prices: bool,
     reservations: bool,
     network_checks: bool,
+    placement_groups: bool,
+    processor_checks: bool,
 ) -> Vec<Assumption> {
     let mut out = Vec::new();
     let mut classes: Vec<&str> = Vec::new();
@@ -178,16 +226,12 @@ pub fn offline(
         .filter(|c| classes.contains(&c.name.as_str()))
         .filter(|c| c.generation == Some(ApiGeneration::V1))
     {
-        let spec = c.raw_spec.as_ref();
-        if spec.is_some_and(|s| {
-            s.get("placementGroupSelector")
-                .is_some_and(|p| !p.is_null())
-        }) {
+        if !placement_groups && PlacementGroupSelector::of(c).is_some() {
             out.push(Assumption::PlacementGroupUnresolved {
                 class: c.name.clone(),
             });
         }
-        if c.nested_virtualization.as_deref() == Some("enabled") {
+        if !processor_checks && c.nested_virtualization.as_deref() == Some("enabled") {
             out.push(Assumption::NestedVirtualizationUnchecked {
                 class: c.name.clone(),
             });
@@ -261,7 +305,7 @@ spec:
     fn zones_and_spot_prices_are_said_when_they_change_the_plan() {
         let m = crate::api::load_str("in.yaml", &POOL.replace("CT", "spot")).unwrap();
         assert_eq!(
-            offline(&m, false, false, true),
+            offline(&m, false, false, true, false, false),
             [
                 Assumption::ZonesUnknown {
                     class: "default".into()
@@ -271,22 +315,25 @@ spec:
                 }
             ]
         );
-        assert_eq!(offline(&m, true, false, true).len(), 1);
+        assert_eq!(offline(&m, true, false, true, false, false).len(), 1);
         let on_demand = crate::api::load_str("in.yaml", &POOL.replace("CT", "on-demand")).unwrap();
-        assert_eq!(offline(&on_demand, false, false, true).len(), 1);
+        assert_eq!(
+            offline(&on_demand, false, false, true, false, false).len(),
+            1
+        );
         let subnets = format!(
             "{}status:\n  subnets: [{{id: subnet-1, zone: us-east-1a}}]\n",
             POOL.replace("CT", "on-demand")
         );
         let known = crate::api::load_str("in.yaml", &subnets).unwrap();
-        assert!(offline(&known, false, false, true).is_empty());
+        assert!(offline(&known, false, false, true, false, false).is_empty());
         let selecting = format!(
             "{}  capacityReservationSelectorTerms: [{{id: cr-0a1}}]\n",
             POOL.replace("CT", "on-demand")
         );
         let selecting = crate::api::load_str("in.yaml", &selecting).unwrap();
         assert_eq!(
-            offline(&selecting, false, false, true),
+            offline(&selecting, false, false, true, false, false),
             [
                 Assumption::ZonesUnknown {
                     class: "default".into()
@@ -297,7 +344,7 @@ spec:
             ]
         );
         assert_eq!(
-            offline(&selecting, false, true, true).len(),
+            offline(&selecting, false, true, true, false, false).len(),
             1,
             "the catalog declares them"
         );
@@ -312,7 +359,7 @@ spec:
             "",
         );
         let m = crate::api::load_str("in.yaml", &no_status).unwrap();
-        let said = offline(&m, true, false, true);
+        let said = offline(&m, true, false, true, false, false);
         assert_eq!(
             said[1],
             Assumption::ReadyAssumed {
@@ -325,7 +372,11 @@ spec:
         let class_not_ready =
             format!("{no_status}status:\n  conditions: [{{type: Ready, status: \"False\"}}]\n");
         let m = crate::api::load_str("in.yaml", &class_not_ready).unwrap();
-        assert_eq!(offline(&m, true, false, true).len(), 1, "zones only");
+        assert_eq!(
+            offline(&m, true, false, true, false, false).len(),
+            1,
+            "zones only"
+        );
     }
 
     /// A class setting `networkInterfaces`, planned with a catalog that lacks the network-card
@@ -337,8 +388,12 @@ spec:
             POOL.replace("CT", "on-demand")
         );
         let m = crate::api::load_str("in.yaml", &text).unwrap();
-        assert_eq!(offline(&m, true, true, true).len(), 1, "zones only");
-        let said = offline(&m, true, true, false);
+        assert_eq!(
+            offline(&m, true, true, true, false, false).len(),
+            1,
+            "zones only"
+        );
+        let said = offline(&m, true, true, false, false, false);
         assert_eq!(
             said[1],
             Assumption::NetworkInterfacesUnchecked {
@@ -348,7 +403,7 @@ spec:
         assert!(said[1].said_by_default());
         let plain = crate::api::load_str("in.yaml", &POOL.replace("CT", "on-demand")).unwrap();
         assert_eq!(
-            offline(&plain, true, true, false).len(),
+            offline(&plain, true, true, false, false, false).len(),
             1,
             "no networkInterfaces"
         );
@@ -364,7 +419,7 @@ spec:
             POOL.replace("CT", "on-demand")
         );
         let m = crate::api::load_str("in.yaml", &text).unwrap();
-        let said = offline(&m, true, true, true);
+        let said = offline(&m, true, true, true, false, false);
         assert_eq!(
             said[1..],
             [
@@ -377,10 +432,46 @@ spec:
             ]
         );
         assert!(said[1].said_by_default() && said[2].said_by_default());
+        // A catalog telling placement groups and recording processor features: nothing assumed.
+        assert_eq!(
+            offline(&m, true, true, true, true, true).len(),
+            1,
+            "zones only"
+        );
+        // `nodeclass/placementgroup_test.go` "should set condition false when placement group is
+        // not found": the class is not Ready, said once.
+        let mut m = m;
+        let group = PlacementGroup {
+            id: "pg-0a".into(),
+            name: "pg-2".into(),
+            strategy: crate::model::placement_group::Strategy::Cluster,
+            partition_count: 0,
+            spread_level: None,
+        };
+        let said = placement_groups_not_found(&mut m, std::slice::from_ref(&group));
+        assert_eq!(said.len(), 1);
+        assert!(
+            said[0].starts_with("node class default: Placement group \"pg-1\" not found"),
+            "{said:?}"
+        );
+        let ready = &m.node_classes[0].status.conditions[0];
+        assert_eq!(
+            (ready.status, ready.reason.as_str()),
+            (ConditionStatus::False, "PlacementGroupNotFound")
+        );
+        let found = PlacementGroup {
+            name: "pg-1".into(),
+            ..group
+        };
+        assert!(placement_groups_not_found(&mut m, &[found]).is_empty());
         let disabled = text
             .replace("enabled}", "disabled}")
             .replace("  placementGroupSelector: {name: pg-1}\n", "");
         let m = crate::api::load_str("in.yaml", &disabled).unwrap();
-        assert_eq!(offline(&m, true, true, true).len(), 1, "zones only");
+        assert_eq!(
+            offline(&m, true, true, true, false, false).len(),
+            1,
+            "zones only"
+        );
     }
 }

@@ -16,6 +16,7 @@ use crate::model::instance_type::InstanceType;
 use crate::model::labels;
 use crate::model::node::Node;
 use crate::model::nodepool::{ApiGeneration, Condition, ConditionStatus, NodeClass, NodePool};
+use crate::model::placement_group::PlacementGroupSelector;
 use crate::model::pod::Pod;
 use crate::model::requirements::Requirements;
 use crate::model::resources::Resources;
@@ -691,8 +692,22 @@ impl<'c> CatalogSizing<'c> {
             .filter_map(|s| Some((s.zone.clone(), s.zone_id.clone()?)))
             .collect();
         let network_interfaces = class.and_then(NodeClass::network_interfaces);
+        // The class's placement group, resolved against the catalog's (`Catalog::
+        // placement_groups`; unresolved: the plan assumes none, `assumptions.rs`).
+        let placement_group = class
+            .and_then(PlacementGroupSelector::of)
+            .and_then(|s| s.resolve(self.catalog.placement_groups()?).cloned());
         let mut ctx = InstanceTypeContext::new(self.region, &family);
         ctx.network_interfaces = network_interfaces.as_deref();
+        ctx.placement_group = placement_group.as_ref();
+        if let Some(c) = class.filter(|c| c.generation.is_none_or(|g| g == ApiGeneration::V1)) {
+            ctx.nested_virtualization = c.nested_virtualization.as_deref() == Some("enabled");
+            ctx.connection_tracking = c
+                .raw_spec
+                .as_ref()
+                .and_then(|s| s.get("connectionTracking"))
+                .is_some_and(|v| !v.is_null());
+        }
         ctx.kubelet = kubelet;
         ctx.generation = pool.generation;
         ctx.overlay_prices = &self.overlay_prices;

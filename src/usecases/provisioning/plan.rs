@@ -246,6 +246,15 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         // Capacity reservations are read for every plan: their counts move as instances launch.
         let (catalog, warnings) = self.planning_catalog(&manifests.node_classes)?;
         manifests.warnings.extend(warnings);
+        // A selector DescribePlacementGroups resolves to no group: the class is not Ready.
+        if let Some(groups) = catalog.placement_groups() {
+            let said = super::assumptions::placement_groups_not_found(manifests, groups);
+            for line in said {
+                if !manifests.warnings.contains(&line) {
+                    manifests.warnings.push(line);
+                }
+            }
+        }
         let mut sizing = CatalogSizing::new(&catalog, &region);
         let mut input = build_input(manifests, selection, &mut sizing)?;
         let moved = match deleting {
