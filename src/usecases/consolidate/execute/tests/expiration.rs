@@ -32,6 +32,16 @@ fn expiring_world() -> World {
     world
 }
 
+/// Puts PodDisruptionBudget `name` (namespace `default`) with `spec`, allowing no disruption now.
+fn pdb_at_zero(world: &World, name: &str, spec: Value) {
+    world.cluster.put(json!({
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": spec,
+        "status": {"disruptionsAllowed": 0}
+    }));
+}
+
 /// When (its place in the run's events) the first event matching `step` happened for `node`.
 fn first(run: &Run, node: &str, step: impl Fn(&NodeStep) -> bool) -> usize {
     run.events
@@ -239,12 +249,11 @@ fn a_v1_expired_node_behind_a_pdb_at_zero_starts_but_its_drain_respects_the_pdb(
     let world = expiring_world();
     let expired = managed(&world, "c6a.2xlarge", &["p0"]);
     expire_after(&world, &expired, "30m");
-    world.cluster.put(json!({
-        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-        "metadata": {"name": "app", "namespace": "default"},
-        "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "app"}}},
-        "status": {"disruptionsAllowed": 0}
-    }));
+    pdb_at_zero(
+        &world,
+        "app",
+        json!({"minAvailable": 1, "selector": {"matchLabels": {"app": "app"}}}),
+    );
 
     let run = run(&world);
     let o = run.outcome(&expired);
@@ -305,12 +314,11 @@ fn a_v1_expired_node_launches_only_for_its_currently_reschedulable_pods() {
         .update("v1", "Pod", Some("default"), "p2", |p| {
             p["metadata"]["labels"]["guard"] = json!("full");
         });
-    world.cluster.put(json!({
-        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-        "metadata": {"name": "guard", "namespace": "default"},
-        "spec": {"maxUnavailable": 0, "selector": {"matchLabels": {"guard": "full"}}},
-        "status": {"disruptionsAllowed": 0}
-    }));
+    pdb_at_zero(
+        &world,
+        "guard",
+        json!({"maxUnavailable": 0, "selector": {"matchLabels": {"guard": "full"}}}),
+    );
 
     let run = run(&world);
     assert_eq!(
