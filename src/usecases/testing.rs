@@ -308,6 +308,20 @@ pub fn node_pool(name: &str, spec: Value) -> Value {
     pool
 }
 
+/// A NodePool `spec.template` whose on-demand NodeClaims use the `default` EC2NodeClass, with
+/// `requirements` besides the capacity type.
+pub fn on_demand_template(requirements: Value) -> Value {
+    let mut all = vec![
+        json!({"key": "karpenter.sh/capacity-type", "operator": "In",
+        "values": ["on-demand"]}),
+    ];
+    all.extend(requirements.as_array().cloned().unwrap_or_default());
+    json!({"spec": {
+        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+        "requirements": all,
+    }})
+}
+
 /// The name the kubelet registers an instance's Node under.
 pub fn node_name(instance: &str) -> String {
     format!("ip-{}.ec2.internal", instance.trim_start_matches("i-"))

@@ -26,7 +26,7 @@ use crate::cloud::types::Cloud;
 use crate::disruption::replace::{Record, REPLACEMENT};
 use crate::k8s::fake::FakeCluster;
 use crate::usecases::clock::Clock;
-use crate::usecases::testing::{node_pool, put_bound, put_pending, World};
+use crate::usecases::testing::{node_pool, on_demand_template, put_bound, put_pending, World};
 
 /// The run's start, as the record's `startedAt` and the replacement names have it.
 const ATTEMPT: &str = "2023-11-14T22:13:20Z";

@@ -1006,16 +1006,10 @@ fn the_replacement_follows_the_min_values_policy() {
         let world = world();
         world.cluster.put(node_pool(
             "default",
-            json!({"template": {"spec": {
-                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
-                    "name": "default"},
-                "requirements": [
-                    {"key": "karpenter.sh/capacity-type", "operator": "In",
-                        "values": ["on-demand"]},
-                    {"key": "karpenter.k8s.aws/instance-cpu", "operator": "In",
-                        "values": ["2", "4"]},
-                    {"key": "node.kubernetes.io/instance-type", "operator": "In",
-                        "values": ["c6a.large", "c6a.xlarge", "c6a.2xlarge"], "minValues": 3}]}}}),
+            json!({"template": on_demand_template(json!([
+                {"key": "karpenter.k8s.aws/instance-cpu", "operator": "In", "values": ["2", "4"]},
+                {"key": "node.kubernetes.io/instance-type", "operator": "In",
+                    "values": ["c6a.large", "c6a.xlarge", "c6a.2xlarge"], "minValues": 3}]))}),
         ));
         let old = drifted(&world, 1);
         let settings = Settings {

@@ -291,14 +291,9 @@ fn a_v1_expired_node_launches_only_for_its_currently_reschedulable_pods() {
     world.cluster.put(node_pool(
         "default",
         json!({
-            "template": {"spec": {
-                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
-                    "name": "default"},
-                "requirements": [
-                    {"key": "karpenter.sh/capacity-type", "operator": "In",
-                        "values": ["on-demand"]},
-                    {"key": "node.kubernetes.io/instance-type", "operator": "In",
-                        "values": ["c6a.large"]}]}},
+            "template": on_demand_template(json!([
+                {"key": "node.kubernetes.io/instance-type", "operator": "In",
+                    "values": ["c6a.large"]}])),
             "disruption": {"consolidationPolicy": "WhenEmpty", "consolidateAfter": "Never"}
         }),
     ));

@@ -22,7 +22,7 @@ use crate::error::Exit;
 use crate::k8s::fake::FakeCluster;
 use crate::usecases::replace;
 use crate::usecases::replace::{Detail, NodeStep};
-use crate::usecases::testing::{node_pool, put_pending, World};
+use crate::usecases::testing::{node_pool, on_demand_template, put_pending, World};
 
 const ATTEMPT: &str = "2023-11-14T22:13:20Z";
 
