@@ -35,6 +35,8 @@ pub struct FakeCloud {
     pub offerings: Vec<TypeOffering>,
     /// Current spot prices DescribeSpotPriceHistory answers with (one per type and zone).
     pub spot_prices: Vec<SpotPrice>,
+    /// On-demand prices Pricing GetProducts answers with (type → $/h).
+    pub on_demand_prices: BTreeMap<String, f64>,
     /// IAM role → instance profiles holding it.
     pub roles: BTreeMap<String, Vec<String>>,
     /// Capacity reservations DescribeCapacityReservations answers with; a CreateFleet override
@@ -372,6 +374,11 @@ impl Cloud for FakeCloud {
         let mut out = self.spot_prices.clone();
         out.sort_by(|a, b| (&a.instance_type, &a.zone).cmp(&(&b.instance_type, &b.zone)));
         Ok(out)
+    }
+
+    fn on_demand_prices(&self) -> Result<BTreeMap<String, f64>, CloudError> {
+        self.enter("Pricing.GetProducts")?;
+        Ok(self.on_demand_prices.clone())
     }
 
     fn call_counts(&self) -> CallCounts {

@@ -6,8 +6,17 @@
 //! - **Calls**: a handful of paginated calls (one DescribeInstanceTypes page per 100 types, one
 //!   offerings page per 1000 offerings, one spot-price page per 1000 prices), never one per
 //!   type.
-//! - **Prices**: EC2 does not give list prices. On-demand prices come from the embedded
-//!   snapshot (us-east-1 list prices); the Pricing API is not queried. Spot prices come from
+//! - **Prices**: EC2 does not give list prices. On-demand prices come from the AWS Pricing API
+//!   (`pricing:GetProducts`, [`Cloud::on_demand_prices`]: the region's Linux list prices, as
+//!   Karpenter's pricing controller loads them every 12 h): a type it prices takes the region's
+//!   price, a type it does not keeps the embedded snapshot's (us-east-1 list prices), as
+//!   Karpenter keeps its previous (initially static) price of a type missing from an answer
+//!   (`aws v1.14.1: pkg/providers/pricing/pricing.go` `UpdateOnDemandPricing`: `lo.Assign` of
+//!   the previous and the new prices). When the call fails (no `pricing:GetProducts`,
+//!   unreachable, throttled) or answers no price, or in GovCloud (which the Pricing API does not
+//!   serve; Karpenter does not ask there either), every type keeps the snapshot's price and
+//!   [`LiveCatalog::price_warning`] says so once (an `assuming:` warning). The prices are cached
+//!   with the catalog. Spot prices come from
 //!   one DescribeSpotPriceHistory request (`StartTime = now`, Linux/UNIX; all its pages), the
 //!   current price per (type, zone) as Karpenter's pricing provider reads them, stored in
 //!   [`RegionFacts::spot_prices`]. That call is optional: when it fails (e.g. the identity
@@ -36,7 +45,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::catalog::{AwsSnapshot, Catalog, CatalogError, RegionFacts, SNAPSHOT_SCHEMA_VERSION};
+use super::catalog::{
+    AwsSnapshot, Catalog, CatalogError, RegionFacts, LIVE_PRICES, SNAPSHOT_SCHEMA_VERSION,
+};
 use super::types::{Cloud, CloudError};
 use crate::model::time::format_rfc3339;
 
@@ -50,7 +61,9 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(6 * 60 * 60);
 /// card 0 only, ENA not at all (`Catalog::checks_network_interfaces`) — so it is fetched again.
 /// (A fetched type may still lack them when EC2 describes no network info: that is EC2's
 /// answer, not a stale cache, so absent fields alone do not make a cache stale.)
-const CACHE_VERSION: u32 = 3;
+/// 4: on-demand prices are the Pricing API's for the region; a version-3 cache holds the
+/// us-east-1 list prices and is fetched again.
+const CACHE_VERSION: u32 = 4;
 
 /// Where and how long to cache.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,6 +134,10 @@ pub struct LiveCatalog {
     pub cache_warning: Option<String>,
     /// Why a fetched catalog has no spot prices (DescribeSpotPriceHistory failed), for `-v`.
     pub spot_warning: Option<String>,
+    /// `assuming: …` when the on-demand prices are not the region's (the Pricing API failed,
+    /// priced nothing, or is not asked in GovCloud), kept with the cache: said on every run
+    /// that plans with them.
+    pub price_warning: Option<String>,
 }
 
 /// A fetched snapshot, and the spot-price call's failure if it failed.
@@ -130,6 +147,8 @@ pub struct Fetched {
     pub snapshot: AwsSnapshot,
     /// Why the snapshot has no spot prices.
     pub spot_error: Option<CloudError>,
+    /// `assuming: …` when the on-demand prices are the embedded snapshot's, not the region's.
+    pub price_warning: Option<String>,
 }
 
 /// Why no live catalog could be built.
@@ -151,6 +170,34 @@ struct CacheFile {
     /// Seconds since the Unix epoch.
     fetched_at: u64,
     snapshot: AwsSnapshot,
+    /// [`LiveCatalog::price_warning`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    price_warning: Option<String>,
+}
+
+/// Whether the Pricing API is asked for `region`'s prices: not in GovCloud, which it does not
+/// serve (`pricing.go` `UpdateOnDemandPricing`, `suite_test.go` "should return static
+/// on-demand data when in an AWS GovCloud region").
+pub fn asks_pricing_api(region: &str) -> bool {
+    !region.starts_with("us-gov")
+}
+
+/// The on-demand prices of `region` from the Pricing API, or the `assuming:` warning saying why
+/// the snapshot's are kept.
+fn region_prices(cloud: &dyn Cloud, region: &str) -> Result<BTreeMap<String, f64>, String> {
+    let keep = "assuming: on-demand prices are the embedded snapshot's us-east-1 list prices";
+    if !asks_pricing_api(region) {
+        return Err(format!(
+            "{keep} (the AWS Pricing API does not serve {region}; Karpenter keeps its static prices there too)"
+        ));
+    }
+    match cloud.on_demand_prices() {
+        Ok(prices) if prices.is_empty() => Err(format!(
+            "{keep} (Pricing GetProducts answered no on-demand price for {region})"
+        )),
+        Ok(prices) => Ok(prices),
+        Err(e) => Err(format!("{keep} ({e})")),
+    }
 }
 
 fn unix_now() -> u64 {
@@ -160,13 +207,15 @@ fn unix_now() -> u64 {
         .unwrap_or(0)
 }
 
-/// Fetches the region's instance types, zonal offerings and current spot prices and builds a
-/// snapshot, taking on-demand prices from `prices` (the embedded snapshot).
+/// Fetches the region's instance types, zonal offerings, on-demand prices (Pricing API) and
+/// current spot prices and builds a snapshot; a type the Pricing API does not price takes its
+/// on-demand price from `prices` (the embedded snapshot).
 ///
 /// Only the first two calls are required: a failed DescribeSpotPriceHistory leaves the spot
 /// prices empty (spot offerings then carry the on-demand stand-in) and is recorded in the
 /// snapshot's `source`, which [`Catalog::notes`] shows (and the cache keeps), and in
-/// [`Fetched::spot_error`].
+/// [`Fetched::spot_error`]; a failed GetProducts keeps the snapshot's prices, in
+/// [`Fetched::price_warning`] and the `source`.
 pub fn fetch_snapshot(
     cloud: &dyn Cloud,
     prices: Option<&AwsSnapshot>,
@@ -183,8 +232,14 @@ pub fn fetch_snapshot(
                 .and_then(|i| p.instance_types[i].on_demand_price_us_east1)
         })
     };
+    let live_prices = region_prices(cloud, &region);
     for t in &mut types {
-        t.on_demand_price_us_east1 = price_of(&t.name);
+        // In a live snapshot the field holds the region's price where the Pricing API gave one.
+        t.on_demand_price_us_east1 = live_prices
+            .as_ref()
+            .ok()
+            .and_then(|p| p.get(&t.name).copied())
+            .or_else(|| price_of(&t.name));
     }
     types.sort_by(|a, b| a.name.cmp(&b.name));
     types.dedup_by(|a, b| a.name == b.name);
@@ -236,11 +291,20 @@ pub fn fetch_snapshot(
         .map(|p| p.source.as_str())
         .filter(|s| !s.is_empty())
         .unwrap_or("none");
+    let on_demand_source = match &live_prices {
+        Ok(live) => {
+            let priced = types.iter().filter(|t| live.contains_key(&t.name)).count();
+            format!(
+                "{LIVE_PRICES} for {region} ({priced} types; the others from the embedded snapshot ({price_source}))"
+            )
+        }
+        Err(_) => format!("on-demand prices from the embedded snapshot ({price_source})"),
+    };
     let snapshot = AwsSnapshot {
         schema_version: SNAPSHOT_SCHEMA_VERSION,
         source: format!(
             "live DescribeInstanceTypes/DescribeInstanceTypeOfferings for {region}, fetched {}; \
-             on-demand prices from the embedded snapshot ({price_source}); {spot_source}",
+             {on_demand_source}; {spot_source}",
             format_rfc3339(fetched_at as i64)
         ),
         instance_types: types,
@@ -258,11 +322,12 @@ pub fn fetch_snapshot(
     Ok(Fetched {
         snapshot,
         spot_error: spot.err(),
+        price_warning: live_prices.err(),
     })
 }
 
 /// Reads a cache file; `Err` says why it is not usable.
-fn read_cache(path: &Path, region: &str, ttl: Duration, now: u64) -> Result<AwsSnapshot, String> {
+fn read_cache(path: &Path, region: &str, ttl: Duration, now: u64) -> Result<CacheFile, String> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(String::new()),
@@ -289,7 +354,7 @@ fn read_cache(path: &Path, region: &str, ttl: Duration, now: u64) -> Result<AwsS
     if Duration::from_secs(now - file.fetched_at) >= ttl {
         return Err(String::new());
     }
-    Ok(file.snapshot)
+    Ok(file)
 }
 
 /// Writes the cache atomically (temp file + rename).
@@ -328,14 +393,15 @@ pub fn load(
     let mut warning = None;
     if let (Some(path), false) = (&path, options.refresh) {
         match read_cache(path, &region, options.ttl, now) {
-            Ok(snapshot) => {
-                if let Ok(catalog) = Catalog::from_snapshot(snapshot) {
+            Ok(file) => {
+                if let Ok(catalog) = Catalog::from_snapshot(file.snapshot) {
                     return Ok(LiveCatalog {
                         catalog,
                         origin: Origin::Cache,
                         cache_path: Some(path.clone()),
                         cache_warning: None,
                         spot_warning: None,
+                        price_warning: file.price_warning,
                     });
                 }
             }
@@ -346,6 +412,7 @@ pub fn load(
     let Fetched {
         snapshot,
         spot_error,
+        price_warning,
     } = fetch_snapshot(cloud, embedded.aws_snapshot(), now)?;
     let catalog = Catalog::from_snapshot(snapshot.clone())?;
     if let Some(path) = &path {
@@ -354,6 +421,7 @@ pub fn load(
             region: region.clone(),
             fetched_at: now,
             snapshot,
+            price_warning: price_warning.clone(),
         };
         if let Err(e) = write_cache(path, &file) {
             warning = Some(e);
@@ -366,6 +434,7 @@ pub fn load(
         cache_warning: warning,
         spot_warning: spot_error
             .map(|e| format!("no spot prices ({e}): spot offerings carry the on-demand price")),
+        price_warning,
     })
 }
 
@@ -501,7 +570,8 @@ mod tests {
         );
         let counts = cloud.call_counts();
         assert_eq!(counts.get("EC2.DescribeSpotPriceHistory"), 1);
-        assert_eq!(counts.total(), 3);
+        assert_eq!(counts.get("Pricing.GetProducts"), 1);
+        assert_eq!(counts.total(), 4);
     }
 
     #[test]
@@ -598,7 +668,7 @@ mod tests {
         assert!(fetched.catalog.checks_network_interfaces());
         let without_cards = |version: u32| {
             move |json: &mut serde_json::Value| {
-                assert!(json["version"] == 3 || json["version"] == 2);
+                assert!(json["version"] == CACHE_VERSION || json["version"] == 2);
                 json["version"] = version.into();
                 for t in json["snapshot"]["instanceTypes"].as_array_mut().unwrap() {
                     let t = t.as_object_mut().unwrap();
@@ -610,8 +680,9 @@ mod tests {
         edit_cache(&dir, without_cards(2));
         let again = refetched(&cloud, &embedded, &opts);
         assert!(again.catalog.checks_network_interfaces());
-        // The same file at version 3 (the fields missing) would have been read silently.
-        edit_cache(&dir, without_cards(3));
+        // The same file at the current version (the fields missing) would have been read
+        // silently.
+        edit_cache(&dir, without_cards(CACHE_VERSION));
         let stale = load(&cloud, &embedded, &opts).unwrap();
         assert_eq!(stale.origin, Origin::Cache);
         assert!(!stale.catalog.checks_network_interfaces());
@@ -639,7 +710,7 @@ mod tests {
     }
 
     /// Loads again, asserting the cache was ignored as another version and the catalog
-    /// fetched (three calls).
+    /// fetched (four calls).
     fn refetched(cloud: &FakeCloud, embedded: &Catalog, opts: &LiveOptions) -> LiveCatalog {
         let calls = cloud.call_counts().total();
         let again = load(cloud, embedded, opts).unwrap();
@@ -648,8 +719,119 @@ mod tests {
             .cache_warning
             .as_deref()
             .is_some_and(|w| w.contains("other version")));
-        assert_eq!(cloud.call_counts().total(), calls + 3);
+        assert_eq!(cloud.call_counts().total(), calls + 4);
         again
+    }
+
+    /// `aws v1.14.1: pkg/controllers/providers/pricing/suite_test.go` "should update on-demand
+    /// pricing with response from the pricing API" and "should maintain previous data when
+    /// pricing API returns partial data" (on-demand): the region's prices win; a type missing
+    /// from the answer keeps the price it had, the embedded snapshot's (`pricing.go`
+    /// `UpdateOnDemandPricing` assigns the answer over the previous, initially static, prices).
+    #[test]
+    fn region_prices_win_and_a_type_the_answer_misses_keeps_the_snapshots() {
+        let (dir, embedded, mut cloud, opts) = caching("region-prices");
+        cloud.on_demand_prices = [("m5.large".to_string(), 0.107), ("x9.unknown".into(), 1.0)]
+            .into_iter()
+            .collect();
+        let live = load(&cloud, &embedded, &opts).unwrap();
+        assert_eq!(live.price_warning, None);
+        assert_eq!(cloud.call_counts().get("Pricing.GetProducts"), 1);
+        for catalog in [
+            &live.catalog,
+            &load(&cloud, &embedded, &opts).unwrap().catalog,
+        ] {
+            assert_eq!(
+                offering_price(catalog, "m5.large", "us-east-1a", ON_DEMAND),
+                0.107
+            );
+            assert_eq!(
+                offering_price(catalog, "c6a.2xlarge", "us-east-1a", ON_DEMAND),
+                0.306,
+                "not in the answer: the snapshot's price"
+            );
+            let notes = catalog.notes();
+            assert!(
+                notes[0].contains("on-demand prices from the Pricing API for us-east-1 (1 types;"),
+                "{notes:?}"
+            );
+            assert!(
+                notes[1]
+                    .starts_with("on-demand prices: us-east-1 list prices from the Pricing API"),
+                "{notes:?}"
+            );
+        }
+        assert_eq!(
+            cloud.call_counts().get("Pricing.GetProducts"),
+            1,
+            "cached with the catalog"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// "should return static on-demand data if pricing API fails": a denied, unreachable or
+    /// throttled GetProducts, or one answering no price ("no on-demand pricing found"), keeps
+    /// the snapshot's prices and says so once per run, from the cache too.
+    #[test]
+    fn a_failing_or_empty_pricing_answer_keeps_the_snapshot_prices_and_says_so() {
+        let denied = CloudError::Api {
+            service: "Pricing".into(),
+            operation: "GetProducts".into(),
+            code: "AccessDeniedException".into(),
+            message: "not authorized to perform: pricing:GetProducts".into(),
+        };
+        let unreachable = CloudError::Transport {
+            service: "Pricing".into(),
+            operation: "GetProducts".into(),
+            message: "dispatch failure: connection refused".into(),
+        };
+        let throttled = CloudError::Api {
+            service: "Pricing".into(),
+            operation: "GetProducts".into(),
+            code: "ThrottlingException".into(),
+            message: "Rate exceeded".into(),
+        };
+        for (error, says) in [
+            (Some(denied), "AccessDeniedException"),
+            (Some(unreachable), "connection refused"),
+            (Some(throttled), "ThrottlingException"),
+            (None, "answered no on-demand price for us-east-1"),
+        ] {
+            let (dir, embedded, cloud, opts) = caching("pricing-fails");
+            if let Some(e) = error {
+                cloud.fail("Pricing.GetProducts", e);
+            }
+            let live = load(&cloud, &embedded, &opts).unwrap();
+            let cached = load(&cloud, &embedded, &opts).unwrap();
+            assert_eq!(cached.origin, Origin::Cache);
+            for l in [&live, &cached] {
+                let warning = l.price_warning.as_deref().unwrap_or_default();
+                assert!(
+                    warning.starts_with(
+                        "assuming: on-demand prices are the embedded snapshot's us-east-1 list prices ("
+                    ) && warning.contains(says),
+                    "{warning}"
+                );
+                assert_eq!(
+                    offering_price(&l.catalog, "m5.large", "us-east-1a", ON_DEMAND),
+                    0.096
+                );
+                let notes = l.catalog.notes();
+                assert!(notes[1].starts_with("on-demand prices: us-east-1 list prices;"));
+                assert!(!notes[0].contains("Pricing API"), "{notes:?}");
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+
+    /// "should return static on-demand data when in an AWS GovCloud region": the Pricing API
+    /// is not asked there.
+    #[test]
+    fn govcloud_is_not_asked() {
+        assert!(!asks_pricing_api("us-gov-west-1"));
+        assert!(!asks_pricing_api("us-gov-east-1"));
+        assert!(asks_pricing_api("eu-west-1"));
+        assert!(asks_pricing_api("cn-north-1"));
     }
 
     #[test]
@@ -668,11 +850,11 @@ mod tests {
         let path = cache_path(&dir, "us-east-1");
         assert_eq!(first.cache_path.as_deref(), Some(path.as_path()));
         assert!(path.exists());
-        assert_eq!(cloud.call_counts().total(), 3);
+        assert_eq!(cloud.call_counts().total(), 4);
 
         let second = load(&cloud, &embedded, &opts).unwrap();
         assert_eq!(second.origin, Origin::Cache);
-        assert_eq!(cloud.call_counts().total(), 3, "a cache hit makes no calls");
+        assert_eq!(cloud.call_counts().total(), 4, "a cache hit makes no calls");
 
         let expired = LiveOptions {
             ttl: Duration::ZERO,
@@ -690,7 +872,7 @@ mod tests {
             load(&cloud, &embedded, &refresh).unwrap().origin,
             Origin::Fetched
         );
-        assert_eq!(cloud.call_counts().total(), 9);
+        assert_eq!(cloud.call_counts().total(), 12);
 
         std::fs::write(&path, "{not json").unwrap();
         let corrupt = load(&cloud, &embedded, &opts).unwrap();

@@ -425,6 +425,11 @@ pub trait Cloud {
     /// provider asks. One price per (type, zone): the newest (the first on a tie); records whose
     /// price does not parse are dropped. Sorted by type, then zone.
     fn describe_spot_prices(&self) -> Result<Vec<SpotPrice>, CloudError>;
+    /// Pricing GetProducts (all pages of both of Karpenter's queries, `aws v1.14.1:
+    /// pkg/providers/pricing/pricing.go` `UpdateOnDemandPricing`): the region's on-demand Linux
+    /// list price per instance type, $/h (CNY in China). Empty when either query prices
+    /// nothing (Karpenter: "no on-demand pricing found").
+    fn on_demand_prices(&self) -> Result<BTreeMap<String, f64>, CloudError>;
     /// DescribeCapacityReservations (all pages). A request by id for a reservation EC2 does
     /// not know answers an error with code `InvalidCapacityReservationId.NotFound`.
     fn describe_capacity_reservations(

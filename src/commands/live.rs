@@ -109,6 +109,13 @@ pub fn catalog_telling(
             {
                 ctx.note(w);
             }
+            if let Some(w) = &live.price_warning {
+                if warn {
+                    ctx.warn(w);
+                } else {
+                    ctx.note(w);
+                }
+            }
             Ok(live.catalog)
         }
         Err(e) => {

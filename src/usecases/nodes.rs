@@ -726,7 +726,10 @@ fn price_notes(entries: &[NodeEntry], catalog: &Catalog) -> Vec<Note> {
         .iter()
         .filter(|e| e.price_per_hour.is_some())
         .filter_map(|e| e.region.as_deref())
-        .filter(|r| *r != crate::cloud::catalog::PRICE_REGION)
+        .filter(|r| {
+            *r != crate::cloud::catalog::PRICE_REGION
+                && Some(*r) != catalog.aws_snapshot().map(|s| s.on_demand_price_region())
+        })
         .collect();
     if !elsewhere.is_empty() {
         notes.push(Note::EstimatedPrices(

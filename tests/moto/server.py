@@ -50,6 +50,15 @@ What the seed looks like (the tests rely on it, so keep it stable):
   page). CreateFleet honours a launch template's `CapacityReservationTarget`: an override
   launches only into a reservation of its type and zone with instances left (the count goes
   down), else it answers `ReservationCapacityExceeded` in `Errors`.
+- The AWS Price List Query API (moto 5.2.5 has none): `GetProducts` (JSON 1.1,
+  `X-Amz-Target: AWSPriceListService.GetProducts`) answers from `tests/moto/pricing.json`, a
+  small price list in the API's format (product documents; our own numbers: us-east-1 at the
+  embedded snapshot's prices, eu-west-1 ordering c5.large below c6a.large). `ServiceCode` and
+  every `TERM_MATCH` filter must match (a field is looked up in the product's attributes, then
+  the product, then the document, case-insensitively); pages of at most 2 entries (and
+  `MaxResults`), `NextToken` the next entry's index. Under --iam/--iam-users the caller needs
+  `pricing:GetProducts` (on `*`), checked and audited like the EC2 calls; a denial is
+  `AccessDeniedException`.
 - With --instances N, N running instances (m5.large, tagged `karpenter.sh/nodepool=bulk`) are
   inserted through RunInstances' backend call, their ids listed under `bulkInstances`.
 - IAM roles for instance-profile resolution (listed under `roles`, role -> profiles):
@@ -439,6 +448,78 @@ def serve_placement_groups():
     EC2Response.describe_placement_groups = describe_placement_groups
 
 
+PRICE_LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pricing.json")
+PRICE_PAGE = 2
+# Set by enforce_iam: authorizes a Pricing request's `Authorization` header or raises.
+PRICING_AUTHORIZE = None
+
+
+def _term(document, field):
+    """A product document's value of a Pricing filter field."""
+    for scope in (document["product"].get("attributes", {}), document["product"], document):
+        for key, value in scope.items():
+            if key.lower() == field.lower() and isinstance(value, str):
+                return value
+    return None
+
+
+def get_products(body):
+    """GetProducts' answer (a dict) to the JSON request `body`."""
+    with open(PRICE_LIST) as f:
+        documents = json.load(f)
+    filters = body.get("Filters", [])
+    for flt in filters:
+        if flt.get("Type", "TERM_MATCH") != "TERM_MATCH":
+            raise ValueError(f"filter type {flt.get('Type')} is not served here")
+    matching = [d for d in documents
+                if d.get("serviceCode") == body.get("ServiceCode")
+                and all(_term(d, flt["Field"]) == flt["Value"] for flt in filters)]
+    start = int(body.get("NextToken") or 0)
+    size = min(PRICE_PAGE, int(body.get("MaxResults") or 100))
+    answer = {"FormatVersion": "aws_v1",
+              "PriceList": [json.dumps(d) for d in matching[start:start + size]]}
+    if start + size < len(matching):
+        answer["NextToken"] = str(start + size)
+    return answer
+
+
+def serve_pricing():
+    """Answers AWSPriceListService.GetProducts in front of moto's dispatcher (see the docstring)."""
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication
+
+    original = DomainDispatcherApplication.__call__
+
+    def respond(start_response, status, document):
+        payload = json.dumps(document).encode()
+        start_response(status, [("Content-Type", "application/x-amz-json-1.1"),
+                                ("Content-Length", str(len(payload)))])
+        return [payload]
+
+    def call(self, environ, start_response):
+        target = environ.get("HTTP_X_AMZ_TARGET") or ""
+        if not target.startswith("AWSPriceListService."):
+            return original(self, environ, start_response)
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        body = json.loads(environ["wsgi.input"].read(length) or b"{}")
+        operation = target.split(".", 1)[1]
+        if operation != "GetProducts":
+            return respond(start_response, "400 Bad Request",
+                           {"__type": "InvalidParameterException", "message": f"{operation} is not served here"})
+        if PRICING_AUTHORIZE is not None:
+            try:
+                PRICING_AUTHORIZE(environ.get("HTTP_AUTHORIZATION") or "")
+            except Unauthorized as e:
+                return respond(start_response, "400 Bad Request",
+                               {"__type": "AccessDeniedException", "message": e.message})
+        try:
+            return respond(start_response, "200 OK", get_products(body))
+        except ValueError as e:
+            return respond(start_response, "400 Bad Request",
+                           {"__type": "InvalidParameterException", "message": str(e)})
+
+    DomainDispatcherApplication.__call__ = call
+
+
 def fleet_error(spec, zone, code, message):
     """One entry of CreateFleet's `Errors` for the pool of `spec` in `zone`."""
     return {
@@ -786,6 +867,23 @@ def enforce_iam(region, audit_path):
 
     ActionAuthenticatorMixin._authenticate_and_authorize_action = authenticate
 
+    def authorize_pricing(authorization):
+        """`pricing:GetProducts` for the key of a Pricing request (moto serves no Pricing)."""
+        if f"Credential={ROOT_KEY}/" in authorization or "Credential=" not in authorization:
+            return
+        key_id = authorization.split("Credential=", 1)[1].split("/", 1)[0]
+        try:
+            key = access_control.IAMUserAccessKey(account_id=ACCOUNT, partition="aws",
+                                                  access_key_id=key_id, headers={})
+        except access_control.CreateAccessKeyFailure:
+            raise Unauthorized("pricing", f"arn:aws:iam::{ACCOUNT}:user/unknown", "pricing:GetProducts", "*")
+        principal = (key._owner_user_name, key.arn,
+                     [access_control.IAMPolicy(p)._policy_json for p in key.collect_policies()])
+        check(principal, "pricing:GetProducts", "*")
+
+    global PRICING_AUTHORIZE
+    PRICING_AUTHORIZE = authorize_pricing
+
     original_launch = fleets.Fleet.create_on_demand_requests
 
     def launch_as_caller(self, weight_to_add):
@@ -907,6 +1005,7 @@ def main():
     serve_capacity_reservations()
     seed_placement_groups(args.placement_group)
     serve_placement_groups()
+    serve_pricing()
     bulk = bulk_instances(seed, args.instances) if args.instances else []
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)

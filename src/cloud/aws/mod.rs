@@ -15,6 +15,7 @@
 
 mod counter;
 mod instance_types;
+mod pricing;
 
 use std::time::Duration;
 
@@ -58,6 +59,7 @@ pub struct AwsCloud {
     ec2: aws_sdk_ec2::Client,
     ssm: aws_sdk_ssm::Client,
     iam: aws_sdk_iam::Client,
+    pricing: aws_sdk_pricing::Client,
     counter: CallCounter,
     region: String,
     endpoint: Option<String>,
@@ -274,6 +276,13 @@ impl AwsCloud {
         // IAM is global; the SDK picks the partition's endpoint from the region.
         let iam = aws_sdk_iam::Client::from_conf(
             aws_sdk_iam::config::Builder::from(&config)
+                .interceptor(interceptor.clone())
+                .build(),
+        );
+        // The Pricing API is served in a few regions only (`pricing::endpoint_region`).
+        let pricing = aws_sdk_pricing::Client::from_conf(
+            aws_sdk_pricing::config::Builder::from(&config)
+                .region(Region::new(pricing::endpoint_region(&region)))
                 .interceptor(interceptor)
                 .build(),
         );
@@ -282,6 +291,7 @@ impl AwsCloud {
             ec2,
             ssm,
             iam,
+            pricing,
             counter,
             region,
             endpoint: config.endpoint_url().map(str::to_string),
@@ -476,6 +486,39 @@ impl Cloud for AwsCloud {
                 p.timestamp().copied(),
             )
         })))
+    }
+
+    fn on_demand_prices(&self) -> Result<std::collections::BTreeMap<String, f64>, CloudError> {
+        let currency = pricing::currency(&self.region);
+        let mut all = std::collections::BTreeMap::new();
+        for query in pricing::queries(&self.region) {
+            let mut request = self
+                .pricing
+                .get_products()
+                .service_code("AmazonEC2")
+                .max_results(100);
+            for (field, value) in query {
+                let filter = aws_sdk_pricing::types::Filter::builder()
+                    .r#type(aws_sdk_pricing::types::FilterType::TermMatch)
+                    .field(field)
+                    .value(value)
+                    .build()
+                    .map_err(|e| CloudError::Config(format!("Pricing filter: {e}")))?;
+                request = request.filters(filter);
+            }
+            let entries: Vec<String> = self
+                .runtime
+                .block_on(request.into_paginator().items().send().try_collect())
+                .map_err(|e| cloud_error("Pricing", "GetProducts", e))?;
+            let mut prices = std::collections::BTreeMap::new();
+            pricing::add_page(&mut prices, entries.iter().map(String::as_str), currency);
+            if prices.is_empty() {
+                // `UpdateOnDemandPricing`: either query empty, nothing is taken.
+                return Ok(Default::default());
+            }
+            all.extend(prices);
+        }
+        Ok(all)
     }
 
     fn describe_capacity_reservations(

@@ -14,6 +14,9 @@ pub(super) const EMBEDDED_SNAPSHOT: &str = include_str!("../../../catalog/aws-sn
 pub const SNAPSHOT_SCHEMA_VERSION: u32 = 1;
 /// The region whose list prices the snapshot carries.
 pub const PRICE_REGION: &str = "us-east-1";
+/// What a live snapshot's `source` says when its on-demand prices are its region's, from the
+/// Pricing API (`cloud::live_catalog`).
+pub const LIVE_PRICES: &str = "on-demand prices from the Pricing API";
 
 /// The snapshot file: EC2 facts reduced to what Karpenter's AWS provider reads. The live AWS
 /// adapter can produce (and cache) the same structure from DescribeInstanceTypes.
@@ -211,6 +214,18 @@ impl RegionFacts {
     }
 }
 
+impl AwsSnapshot {
+    /// The region whose list prices the on-demand prices are: a live snapshot's own region
+    /// when the Pricing API priced it (types it did not price keep [`PRICE_REGION`]'s), else
+    /// [`PRICE_REGION`].
+    pub fn on_demand_price_region(&self) -> &str {
+        match self.regions.keys().next() {
+            Some(region) if self.regions.len() == 1 && self.source.contains(LIVE_PRICES) => region,
+            _ => PRICE_REGION,
+        }
+    }
+}
+
 pub(super) fn aws_notes(snapshot: &AwsSnapshot) -> Vec<String> {
     let spot_priced: BTreeSet<&str> = snapshot
         .regions
@@ -232,9 +247,15 @@ pub(super) fn aws_notes(snapshot: &AwsSnapshot) -> Vec<String> {
         } else {
             format!("instance types: embedded snapshot ({})", snapshot.source)
         },
-        format!(
-            "on-demand prices: {PRICE_REGION} list prices; in other regions they are used as an estimate"
-        ),
+        match snapshot.on_demand_price_region() {
+            region if !snapshot.source.contains(LIVE_PRICES) => format!(
+                "on-demand prices: {region} list prices; in other regions they are used as an estimate"
+            ),
+            region => format!(
+                "on-demand prices: {region} list prices from the Pricing API (a type it did not price: \
+                 the {PRICE_REGION} list price, as an estimate)"
+            ),
+        },
         if !spot_priced.is_empty() {
             format!(
                 "spot: DescribeSpotPriceHistory prices ({} types); a type and zone without one offer no spot, as in \
