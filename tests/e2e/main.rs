@@ -34,6 +34,7 @@ mod nodes;
 mod pipes;
 mod placement_groups;
 mod plans;
+mod pricing;
 mod provision_live;
 mod reservations;
 mod scheduling;
