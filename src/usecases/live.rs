@@ -361,7 +361,7 @@ pub fn catalog_with_reservations<'u>(
     }
     match placement_groups(cloud, classes) {
         Ok(groups) => Ok((catalog.with_placement_groups(groups), warnings)),
-        // `ec2:DescribePlacementGroups` is not in deploy/iam-policy.json yet: without it the
+        // `ec2:DescribePlacementGroups` is optional in deploy/iam-policy.json: without it the
         // plan assumes no placement group, as offline without `placementGroups`.
         Err(e) if e.is_permission() => {
             warnings.push(format!(

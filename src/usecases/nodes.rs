@@ -16,7 +16,8 @@
 //! - **Prices**: the catalog's — the one the decision uses ([`decision_catalog`]): with the
 //!   decision and EC2 connected, `consolidate`'s (the live catalog and the capacity reservations
 //!   the classes select); else `--catalog` or the embedded snapshot. On-demand nodes get the
-//!   on-demand list price (us-east-1's, the estimate used in every region); spot nodes get a
+//!   on-demand list price (the live catalog's region's, from the Pricing API; else us-east-1's,
+//!   the estimate used in every region); spot nodes get a
 //!   price only from a catalog with spot offerings.
 //! - **Drift** is cheap: [`drift::evaluate`] over what the cluster already holds — NodePool and
 //!   node-class hash annotations, requirements, and the AMIs/subnets/security groups the node

@@ -149,11 +149,15 @@ fn live_catalog_matches_the_embedded_one_in_a_few_paginated_calls() {
         "{}",
         counts.summary()
     );
+    // The on-demand prices: both GetProducts queries, every page (tests/moto/pricing.json
+    // pages by two: two pages of shared tenancy, one of bare metal).
+    assert_eq!(counts.get("Pricing.GetProducts"), 3, "{}", counts.summary());
     assert_eq!(
         counts.total(),
         counts.get("EC2.DescribeInstanceTypes")
             + counts.get("EC2.DescribeInstanceTypeOfferings")
             + counts.get("EC2.DescribeSpotPriceHistory")
+            + counts.get("Pricing.GetProducts")
     );
     let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }

@@ -30,8 +30,11 @@
 //! Besides, the IAM conditions are proven to scope: the terminate statements allow this
 //! cluster's NodePool and Provisioner instances and nothing else. And the IAM side plans once
 //! more, on a second moto and loopback cluster with v1 CRDs, for a class selecting capacity
-//! reservations (`ec2:DescribeCapacityReservations`, which the v1beta1 walkthrough cannot
-//! use): the row [`RESERVATIONS`].
+//! reservations and a placement group (`ec2:DescribeCapacityReservations`,
+//! `ec2:DescribePlacementGroups`, which the v1beta1 walkthrough cannot use): the row
+//! [`RESERVATIONS`]. `pricing:GetProducts` (the catalog's on-demand prices) is served and
+//! authorized by `tests/moto/server.py` itself (moto has no Pricing API), with the same
+//! policy evaluation and audit as the EC2 calls.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::{Child, Command, Stdio};
@@ -359,16 +362,22 @@ impl Proof<'_> {
     }
 }
 
-/// The IAM row of a class selecting capacity reservations.
-const RESERVATIONS: &str = "provision --dry-run (capacityReservationSelectorTerms)";
+/// The IAM row of a class selecting capacity reservations and a placement group.
+const RESERVATIONS: &str =
+    "provision --dry-run (capacityReservationSelectorTerms, placementGroupSelector)";
 
-/// [`RESERVATIONS`] on `walk` (v1 CRDs, moto seeded with a reservation and the same IAM users):
-/// a class selecting it by id, a pod pending; without `ec2:DescribeCapacityReservations` the
-/// plan fails naming it. The proof's walk and keys are `walk`'s meanwhile.
+/// [`RESERVATIONS`] on `walk` (v1 CRDs, moto seeded with a reservation, a placement group and
+/// the same IAM users): a class selecting the reservation by id and the group by name, a pod
+/// pending; without `ec2:DescribeCapacityReservations` the plan fails naming it, without
+/// `ec2:DescribePlacementGroups` it plans without the group and says so. The proof's walk and
+/// keys are `walk`'s meanwhile.
 fn reservations<'a>(proof: &mut Proof<'a>, walk: &'a Walk) {
     walk.apply(
         "reserved.yaml",
-        &crate::reservations::manifest("id: cr-0a1b2c3d4e5f60001", 1, "7"),
+        &crate::reservations::manifest("id: cr-0a1b2c3d4e5f60001", 1, "7").replace(
+            "  capacityReservationSelectorTerms:\n",
+            "  placementGroupSelector: {name: spread-out}\n  capacityReservationSelectorTerms:\n",
+        ),
     );
     walk.wait_unschedulable(1);
     let keys_of = |walk: &Walk, names: Vec<String>| -> BTreeMap<String, (String, String)> {
@@ -390,7 +399,10 @@ fn reservations<'a>(proof: &mut Proof<'a>, walk: &'a Walk) {
     proof.without(
         RESERVATIONS,
         &dry,
-        &["ec2:DescribeCapacityReservations".to_string()],
+        &[
+            "ec2:DescribeCapacityReservations".to_string(),
+            "ec2:DescribePlacementGroups".to_string(),
+        ],
     );
     proof.full(RESERVATIONS, &dry, 0);
     proof.walk = saved;
@@ -791,6 +803,8 @@ fn iam_policy_is_enough_for_every_command_and_no_more() {
             &audit_arg,
             "--capacity-reservation",
             r#"{"id": "cr-0a1b2c3d4e5f60001", "instanceType": "c5.xlarge", "zone": "us-east-1b"}"#,
+            "--placement-group",
+            r#"{"id": "pg-0a1b2c3d4e5f60002", "name": "spread-out", "strategy": "spread"}"#,
         ],
         "crds/v1",
         |_, config| config,

@@ -50,7 +50,8 @@ pub(super) const CAPACITY_RESERVATION_TYPE: &str = "karpenter.k8s.aws/capacity-r
 ///
 /// Offerings: one per allowed offered zone and capacity type (`SupportedUsageClasses`
 /// ∩ {on-demand, spot}).
-/// * **On-demand prices** are the us-east-1 list prices, used as the estimate in every region.
+/// * **On-demand prices** are the snapshot's: the us-east-1 list prices, used as the estimate in
+///   every region; in a live catalog, the region's from the Pricing API where it priced the type.
 /// * **Spot** offerings take the region's spot price of their (type, zone)
 ///   ([`RegionFacts::spot_prices`], DescribeSpotPriceHistory in a live catalog). While the
 ///   region has no spot prices at all (the embedded snapshot, a failed DescribeSpotPriceHistory)
