@@ -112,6 +112,7 @@ fn facts() -> BTreeMap<String, TypeFacts> {
             TypeFacts {
                 architecture: a.into(),
                 max_pods: p,
+                efa: 0,
             },
         )
     })
@@ -175,6 +176,7 @@ fn plan_for(
         subnets: &r.subnets,
         security_group_ids: &r.groups,
         types: &types,
+        region: &cloud.region(),
     })
     .expect("plan");
     (plan, r)
