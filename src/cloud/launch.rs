@@ -2267,6 +2267,20 @@ mod tests {
         ));
     }
 
+    /// Each interface's (card, device, type).
+    fn shape(t: &LaunchTemplateRequest) -> Vec<(Option<i32>, i32, Option<&str>)> {
+        t.network_interfaces
+            .iter()
+            .map(|n| {
+                (
+                    n.network_card_index,
+                    n.device_index,
+                    n.interface_type.as_deref(),
+                )
+            })
+            .collect()
+    }
+
     /// `aws v1.14.1: pkg/providers/launchtemplate/suite_test.go` "Network Interfaces › should
     /// configure network interfaces with same configuration as NodeClass" (2 Entries: with and
     /// without an EFA request), "should not set prefix count on EFA-only interfaces", "should not
@@ -2279,19 +2293,8 @@ mod tests {
         // EFA: one interface per EFA of the type, only when the NodeClaim asks for EFA.
         let (w, e) = efa_world_claim(true);
         let t = &plan_of(&w, &e).unwrap().templates[0];
-        let shape: Vec<(Option<i32>, i32, Option<&str>)> = t
-            .network_interfaces
-            .iter()
-            .map(|n| {
-                (
-                    n.network_card_index,
-                    n.device_index,
-                    n.interface_type.as_deref(),
-                )
-            })
-            .collect();
         assert_eq!(
-            shape,
+            shape(t),
             [(Some(0), 0, Some("efa")), (Some(1), 1, Some("efa"))]
         );
         assert!(t
@@ -2318,19 +2321,8 @@ mod tests {
             let (mut w, e) = efa_world_claim(efa);
             w.class = class_with(list.clone());
             let t = &plan_of(&w, &e).unwrap().templates[0];
-            let shape: Vec<(Option<i32>, i32, Option<&str>)> = t
-                .network_interfaces
-                .iter()
-                .map(|n| {
-                    (
-                        n.network_card_index,
-                        n.device_index,
-                        n.interface_type.as_deref(),
-                    )
-                })
-                .collect();
             assert_eq!(
-                shape,
+                shape(t),
                 [
                     (Some(0), 0, Some("interface")),
                     (Some(0), 1, Some("efa-only")),
