@@ -6,7 +6,12 @@
 //! - One CreateFleet `instant` per NodeClaim, one override per offering the solver's launch
 //!   filters kept (`PlannedNodeClaim::launch_offerings`: exotic types and spot priced above
 //!   on-demand dropped, the capacity type's offerings only), cheapest first, at most
-//!   [`MAX_OVERRIDES`]; the subnet of a zone is the one with the most free IPs.
+//!   [`MAX_OVERRIDES`]; the subnet of a zone is the one with the most free IPs, after the
+//!   IPs this run's earlier launches took ([`InflightIps`]).
+//! - Network interfaces ([`template_network_interfaces`]): every template has them — the class's
+//!   security groups, public-IP choice, prefixes, connection tracking, EFA interfaces or the
+//!   class's `networkInterfaces` — as Karpenter's (`aws v1.14.1:
+//!   pkg/providers/launchtemplate/launchtemplate.go` `generateNetworkInterfaces`).
 //! - Capacity type: the solver's choice. A NodeClaim planned into capacity reservations
 //!   (`reserved`) is launched as Karpenter's provider does (`aws v1.14.1:
 //!   pkg/providers/instance/instance.go`, `launchtemplate/types.go`, `amifamily/resolver.go`):
@@ -24,7 +29,8 @@
 //!   `buildPlacement`); a dedicated template is named apart from the default one.
 //! - Tags (§2.6, v1): class tags ∪ the static ones (static keys win), the NodeClaim's name and
 //!   this tool's marker, all in the CreateFleet call; each template also tags its instances with
-//!   a compact record of itself ([`labels::TEMPLATE_TAG`]) for drift.
+//!   a compact record of itself ([`labels::TEMPLATE_TAG`]) for drift, and its network interfaces
+//!   (and a spot template its spot requests) with the launch tags but the NodeClaim's name.
 //! - Idempotency: a deterministic ClientToken from (cluster, NodeClaim), and — because moto and
 //!   Karpenter's own practice do not rely on it — a lookup of the NodeClaim's tag before
 //!   CreateFleet and after a CreateFleet whose answer was lost: an instance found is adopted.
