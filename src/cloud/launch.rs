@@ -1369,8 +1369,8 @@ mod tests {
         }
     }
 
-    fn plan_of(w: &World, claim: &PlannedNodeClaim) -> Result<LaunchPlan, LaunchError> {
-        plan(&LaunchInput {
+    fn input_of<'a>(w: &'a World, claim: &'a PlannedNodeClaim) -> LaunchInput<'a> {
+        LaunchInput {
             cluster: &w.cluster,
             class: &w.class,
             claim,
@@ -1380,7 +1380,11 @@ mod tests {
             security_group_ids: &w.groups,
             types: &w.types,
             region: "us-east-1",
-        })
+        }
+    }
+
+    fn plan_of(w: &World, claim: &PlannedNodeClaim) -> Result<LaunchPlan, LaunchError> {
+        plan(&input_of(w, claim))
     }
 
     fn pools(p: &LaunchPlan) -> Vec<String> {
@@ -1509,21 +1513,7 @@ mod tests {
                 .collect(),
             ..Default::default()
         };
-        let p = plan_for_pool(
-            &LaunchInput {
-                cluster: &w.cluster,
-                class: &w.class,
-                claim: &c,
-                family: Family::Al2023,
-                images: &w.images,
-                subnets: &w.subnets,
-                security_group_ids: &w.groups,
-                types: &w.types,
-                region: "us-east-1",
-            },
-            &pool,
-        )
-        .unwrap();
+        let p = plan_for_pool(&input_of(&w, &c), &pool).unwrap();
         let record = &p.tags[labels::TEMPLATE_RECORD_TAG];
         assert!(record.starts_with("v1;c=-;l="), "{record}");
         assert!(record.len() <= 256);
@@ -1741,15 +1731,8 @@ mod tests {
                 ssm_parameter: None,
             }];
             plan(&LaunchInput {
-                cluster: &w.cluster,
-                class: &w.class,
-                claim: &c,
                 family: Family::Bottlerocket,
-                images: &w.images,
-                subnets: &w.subnets,
-                security_group_ids: &w.groups,
-                types: &w.types,
-                region: "us-east-1",
+                ..input_of(&w, &c)
             })
             .unwrap()
             .templates
@@ -2411,15 +2394,8 @@ mod tests {
             ("us-isof-south-1", None),
         ] {
             let p = plan(&LaunchInput {
-                cluster: &w.cluster,
-                class: &w.class,
-                claim: &c,
-                family: Family::Al2023,
-                images: &w.images,
-                subnets: &w.subnets,
-                security_group_ids: &w.groups,
-                types: &w.types,
                 region,
+                ..input_of(&w, &c)
             })
             .unwrap();
             assert_eq!(
@@ -2448,14 +2424,7 @@ mod tests {
             let subnets = inflight.apply(&w.subnets);
             let p = plan(&LaunchInput {
                 subnets: &subnets,
-                cluster: &w.cluster,
-                class: &w.class,
-                claim: &c,
-                family: Family::Al2023,
-                images: &w.images,
-                security_group_ids: &w.groups,
-                types: &w.types,
-                region: "us-east-1",
+                ..input_of(&w, &c)
             })
             .unwrap();
             // The NodeClaim's smallest type in the zone: m5.large's 1 pod, not c5.xlarge's 58.
