@@ -471,7 +471,13 @@ impl Compute for FakeCloud {
                 image_id: o.image_id.clone(),
                 state: "running".into(),
                 capacity_type: request.capacity_type.clone(),
-                security_group_ids: template.security_group_ids.clone(),
+                // The primary interface's groups (the template has no top-level ones).
+                security_group_ids: template
+                    .network_interfaces
+                    .iter()
+                    .find(|n| n.device_index == 0 && n.network_card_index.unwrap_or(0) == 0)
+                    .map(|n| n.groups.clone())
+                    .unwrap_or_default(),
                 tags,
             });
             self.user_data

@@ -6,7 +6,12 @@
 //! - One CreateFleet `instant` per NodeClaim, one override per offering the solver's launch
 //!   filters kept (`PlannedNodeClaim::launch_offerings`: exotic types and spot priced above
 //!   on-demand dropped, the capacity type's offerings only), cheapest first, at most
-//!   [`MAX_OVERRIDES`]; the subnet of a zone is the one with the most free IPs.
+//!   [`MAX_OVERRIDES`]; the subnet of a zone is the one with the most free IPs, after the
+//!   IPs this run's earlier launches took ([`InflightIps`]).
+//! - Network interfaces ([`template_network_interfaces`]): every template has them — the class's
+//!   security groups, public-IP choice, prefixes, connection tracking, EFA interfaces or the
+//!   class's `networkInterfaces` — as Karpenter's (`aws v1.14.1:
+//!   pkg/providers/launchtemplate/launchtemplate.go` `generateNetworkInterfaces`).
 //! - Capacity type: the solver's choice. A NodeClaim planned into capacity reservations
 //!   (`reserved`) is launched as Karpenter's provider does (`aws v1.14.1:
 //!   pkg/providers/instance/instance.go`, `launchtemplate/types.go`, `amifamily/resolver.go`):
@@ -24,7 +29,8 @@
 //!   `buildPlacement`); a dedicated template is named apart from the default one.
 //! - Tags (§2.6, v1): class tags ∪ the static ones (static keys win), the NodeClaim's name and
 //!   this tool's marker, all in the CreateFleet call; each template also tags its instances with
-//!   a compact record of itself ([`labels::TEMPLATE_TAG`]) for drift.
+//!   a compact record of itself ([`labels::TEMPLATE_TAG`]) for drift, and its network interfaces
+//!   (and a spot template its spot requests) with the launch tags but the NodeClaim's name.
 //! - Idempotency: a deterministic ClientToken from (cluster, NodeClaim), and — because moto and
 //!   Karpenter's own practice do not rely on it — a lookup of the NodeClaim's tag before
 //!   CreateFleet and after a CreateFleet whose answer was lost: an instance found is adopted.
@@ -35,20 +41,27 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::cloud::ami::ResolvedImage;
 use crate::cloud::types::{
-    is_permission_code, CloudError, Compute, Filter, FleetOverride, FleetRequest, Instance,
-    InstanceQuery, LaunchTemplateRequest, Subnet, TargetedReservation, INSTANCE_BATCH,
+    is_permission_code, CloudError, Compute, ConnectionTracking, Filter, FleetOverride,
+    FleetRequest, Instance, InstanceQuery, LaunchTemplateRequest, Subnet, TargetedReservation,
+    TemplateNetworkInterface, INSTANCE_BATCH,
 };
 use crate::cloud::userdata::{self, Bootstrap, Family, UserDataError};
 pub use crate::model::digest::digest;
 use crate::model::instance::Tenancy;
 use crate::model::instance_type::RESERVED;
 use crate::model::labels::{self, NODECLAIM};
-use crate::model::nodepool::{ApiGeneration, BlockDevice, EbsVolume, MetadataOptions, NodeClass};
-use crate::model::overhead::AmiFamily;
+use crate::model::nodepool::{
+    ApiGeneration, BlockDevice, EbsVolume, MetadataOptions, NetworkInterface, NodeClass,
+};
+use crate::model::overhead::{AmiFamily, EFA};
 use crate::model::quantity::GIB;
 use crate::model::requirements::Operator;
 use crate::model::reservation::{label_reserved, ReservedCapacity, RESERVATION_LABELS};
 use crate::scheduling::PlannedNodeClaim;
+
+/// The resource whose request enables Nitro Enclaves on a template (`aws v1.14.1:
+/// pkg/apis/v1/labels.go` `ResourceNIPSlots`).
+pub const NIP_SLOTS: &str = "eks.amazonaws.com/nip-slots";
 
 /// Karpenter's `maxInstanceTypes`: overrides per CreateFleet.
 pub const MAX_OVERRIDES: usize = 60;
@@ -77,6 +90,8 @@ pub struct TypeFacts {
     pub architecture: String,
     /// ENI-limited max pods (used unless the class sets `kubelet.maxPods`).
     pub max_pods: i64,
+    /// Its `vpc.amazonaws.com/efa` capacity (0: none).
+    pub efa: i64,
 }
 
 /// Everything [`plan`] reads: the NodeClaim, its class resolved (images, subnets, groups).
@@ -98,6 +113,8 @@ pub struct LaunchInput<'a> {
     pub security_group_ids: &'a [String],
     /// Facts per instance type.
     pub types: &'a BTreeMap<String, TypeFacts>,
+    /// The region (`us-iso*` regions get no IMDS IPv6 setting).
+    pub region: &'a str,
 }
 
 /// One (type × zonal subnet) pool of a plan, in preference order.
@@ -370,6 +387,80 @@ pub fn subnet_per_zone(subnets: &[Subnet]) -> BTreeMap<String, &Subnet> {
     out
 }
 
+/// The free IPs this run's launches have taken from their subnets (`aws v1.14.1:
+/// pkg/providers/subnet/subnet.go` `ZonalSubnetsForLaunch`, `UpdateInflightIPs`): a launch
+/// takes from the subnet its instance landed in the pods its NodeClaim's smallest type in that
+/// zone holds — the IPs it will use — so the next launch of the run in that zone picks the
+/// subnet with the most free IPs after it. Karpenter deducts from every zone's subnet before
+/// CreateFleet and gives back what the fleet did not use (all of it when the call fails): the
+/// same counts once each launch is done, which is when ours are read. Kept for the run: the
+/// subnets are read once per run, as Karpenter keeps its counts until its next DescribeSubnets.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InflightIps {
+    /// Subnet id → free IPs after this run's launches.
+    free: BTreeMap<String, i64>,
+}
+
+impl InflightIps {
+    /// `subnets` with each one's free IPs after this run's launches.
+    pub fn apply(&self, subnets: &[Subnet]) -> Vec<Subnet> {
+        subnets
+            .iter()
+            .map(|s| Subnet {
+                available_ips: self.free.get(&s.id).copied().unwrap_or(s.available_ips),
+                ..s.clone()
+            })
+            .collect()
+    }
+
+    /// Free IPs of a subnet after this run's launches, when one took some.
+    pub fn free(&self, subnet_id: &str) -> Option<i64> {
+        self.free.get(subnet_id).copied()
+    }
+
+    /// Records a launch of `plan` (made from `subnets`, as [`InflightIps::apply`] gave them)
+    /// whose `instance` now runs: its subnet loses the pods of the smallest type the plan
+    /// offered in the instance's zone (`subnet.go` `minPods`).
+    pub fn launched(
+        &mut self,
+        subnets: &[Subnet],
+        plan: &LaunchPlan,
+        types: &BTreeMap<String, TypeFacts>,
+        instance: &Instance,
+    ) {
+        let pool_subnet = plan
+            .pools
+            .iter()
+            .find(|p| p.instance_type == instance.instance_type && p.zone == instance.zone)
+            .map(|p| p.subnet_id.clone());
+        let Some(subnet_id) = instance.subnet_id.clone().or(pool_subnet) else {
+            return;
+        };
+        let Some(subnet) = subnets.iter().find(|s| s.id == subnet_id) else {
+            return;
+        };
+        let predicted = predicted_ips(plan, types, &subnet.zone);
+        let free = self
+            .free
+            .get(&subnet.id)
+            .copied()
+            .unwrap_or(subnet.available_ips);
+        self.free.insert(subnet.id.clone(), free - predicted);
+    }
+}
+
+/// The IPs a launch of `plan` in `zone` is predicted to use: the fewest pods of its types offered
+/// there (`aws v1.14.1: pkg/providers/subnet/subnet.go` `minPods`); 0 with none.
+pub fn predicted_ips(plan: &LaunchPlan, types: &BTreeMap<String, TypeFacts>, zone: &str) -> i64 {
+    plan.pools
+        .iter()
+        .filter(|p| p.zone == zone)
+        .filter_map(|p| types.get(&p.instance_type))
+        .map(|f| f.max_pods)
+        .min()
+        .unwrap_or(0)
+}
+
 /// Plans a launch.
 pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
     let claim = input.claim;
@@ -524,8 +615,10 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
     })
 }
 
-/// What makes launch templates differ: AMI, max pods and the reservation targeted.
-type TemplateKey = (String, i64, Option<String>);
+/// What makes launch templates differ: AMI, max pods, EFA interfaces and the reservation
+/// targeted (`aws v1.14.1: pkg/providers/amifamily/resolver.go` `Resolve` groups the types by
+/// max pods, EFA count and reservation).
+type TemplateKey = (String, i64, i64, Option<String>);
 
 /// The launch template of a type with these facts: one per (AMI, max pods, reservation), made
 /// on first use. `None` when the class has no image for the type's architecture. A template
@@ -551,9 +644,11 @@ fn template_for(
         .as_ref()
         .and_then(|k| k.max_pods)
         .unwrap_or(facts.max_pods);
+    let efa = efa_count(input.claim, facts);
     let key = (
         image.id.clone(),
         max_pods,
+        efa,
         reservation.map(|r| r.id.clone()),
     );
     if let Some(i) = groups.get(&key) {
@@ -620,13 +715,29 @@ fn template_for(
         parts.push(p.as_str());
     }
     let block_devices = template_block_devices(class);
-    let metadata = template_metadata(class);
+    let metadata = template_metadata_in(class, input.region);
     let detailed_monitoring = class.detailed_monitoring.unwrap_or(false);
     let nested_virtualization = class.nested_virtualization.clone();
     let settings = format!(
         "{block_devices:?};{metadata:?};monitoring={detailed_monitoring};nested={nested_virtualization:?}"
     );
     parts.push(settings.as_str());
+    // The interfaces (security groups, public IP, prefixes, EFA, connection tracking) and the
+    // tags the template gives its interfaces (and spot requests) name it too: upstream's name
+    // hashes them with the rest of its options (`launchtemplate.go` `LaunchTemplateName`).
+    let network_interfaces = template_network_interfaces(
+        &ClassNetwork::of(class),
+        sgs,
+        efa,
+        ipv6_cluster(input.cluster),
+    );
+    let spot = capacity_type(input.claim) == "spot";
+    let mut interface_tags = tags(cluster, class, input.claim);
+    interface_tags.remove(labels::NODECLAIM);
+    let enclave = input.claim.requests.get(NIP_SLOTS) > 0;
+    let network =
+        format!("{network_interfaces:?};tags={interface_tags:?};spot={spot};enclave={enclave}");
+    parts.push(network.as_str());
     let hash = digest(&parts);
     let name = format!("kubectl-karpenter/{hash}");
     let record = format!("{name};ami={};maxPods={max_pods}", image.id);
@@ -638,9 +749,12 @@ fn template_for(
         name,
         image_id: image.id.clone(),
         user_data,
-        security_group_ids: sgs.to_vec(),
+        network_interfaces,
         instance_profile: profile,
         tags: lt_tags,
+        interface_tags,
+        spot,
+        enclave,
         reservation: reservation.cloned(),
         tenancy,
         block_devices,
@@ -652,6 +766,134 @@ fn template_for(
     });
     groups.insert(key, templates.len() - 1);
     Ok(Some(templates.len() - 1))
+}
+
+/// The EFA interfaces a template for a type with these facts has: the type's EFA count when the
+/// NodeClaim requests `vpc.amazonaws.com/efa` (its pods do), else none (`aws v1.14.1:
+/// pkg/providers/amifamily/resolver.go` `Resolve`, `efaCount`).
+pub fn efa_count(claim: &PlannedNodeClaim, facts: &TypeFacts) -> i64 {
+    if claim.requests.get(EFA) > 0 {
+        facts.efa
+    } else {
+        0
+    }
+}
+
+/// Whether the cluster is IPv6, as Karpenter learns it: its DNS service IP is an IPv6 address
+/// (`aws v1.14.1: pkg/providers/launchtemplate/launchtemplate.go` `NewDefaultProvider`,
+/// `ClusterIPFamily` from `kubeDNSIP`). Unknown (no cluster DNS IP read): IPv4.
+pub fn ipv6_cluster(cluster: &ClusterInfo) -> bool {
+    cluster
+        .cluster_dns
+        .as_deref()
+        .and_then(|ip| ip.trim().parse::<std::net::IpAddr>().ok())
+        .is_some_and(|ip| ip.is_ipv6())
+}
+
+/// An EC2NodeClass's network settings a launch template carries (v1; v1beta1 has
+/// `associatePublicIPAddress` only).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClassNetwork {
+    /// `associatePublicIPAddress`.
+    pub associate_public_ip_address: Option<bool>,
+    /// `ipPrefixCount`.
+    pub ip_prefix_count: Option<i32>,
+    /// `connectionTracking`, when it sets a timeout.
+    pub connection_tracking: Option<ConnectionTracking>,
+    /// `networkInterfaces`, when set and not empty.
+    pub interfaces: Option<Vec<NetworkInterface>>,
+}
+
+impl ClassNetwork {
+    /// Read from the class's spec.
+    pub fn of(class: &NodeClass) -> Self {
+        let spec = class.raw_spec.as_ref();
+        let int = |v: Option<&serde_json::Value>| {
+            v.and_then(|v| v.as_i64())
+                .and_then(|n| i32::try_from(n).ok())
+        };
+        let connection_tracking = spec
+            .and_then(|s| s.get("connectionTracking"))
+            .map(|c| ConnectionTracking {
+                tcp_established_timeout: int(c.get("tcpEstablishedTimeout")),
+                udp_stream_timeout: int(c.get("udpStreamTimeout")),
+                udp_timeout: int(c.get("udpTimeout")),
+            })
+            .filter(|c| *c != ConnectionTracking::default());
+        ClassNetwork {
+            associate_public_ip_address: spec
+                .and_then(|s| s.get("associatePublicIPAddress"))
+                .and_then(|v| v.as_bool()),
+            ip_prefix_count: int(spec.and_then(|s| s.get("ipPrefixCount"))),
+            connection_tracking,
+            interfaces: class.network_interfaces().filter(|n| !n.is_empty()),
+        }
+    }
+}
+
+/// A launch template's network interfaces (`aws v1.14.1:
+/// pkg/providers/launchtemplate/launchtemplate.go` `generateNetworkInterfaces`, `ipCounts`,
+/// `connectionTrackingSpec`):
+/// - the class's `networkInterfaces`, when set: each at its card and device index with its
+///   type; an `efa-only` one gets no prefixes, no public IP, no IPv6 and no connection
+///   tracking;
+/// - else, with `efa` EFA interfaces, one `efa` interface per network card (device 0 on card
+///   0, 1 on the others);
+/// - else one interface, device 0.
+///
+/// Every one carries the security groups; the others the public-IP choice, `ipPrefixCount`
+/// (IPv4 prefixes, IPv6 prefixes in an IPv6 cluster), in an IPv6 cluster a primary IPv6 and
+/// one IPv6 address, and the connection tracking timeouts.
+pub fn template_network_interfaces(
+    net: &ClassNetwork,
+    groups: &[String],
+    efa: i64,
+    ipv6: bool,
+) -> Vec<TemplateNetworkInterface> {
+    let (v4_prefixes, v6_prefixes) = if ipv6 {
+        (None, net.ip_prefix_count)
+    } else {
+        (net.ip_prefix_count, None)
+    };
+    let full = |card: Option<i32>, device: i32, kind: Option<&str>| TemplateNetworkInterface {
+        network_card_index: card,
+        device_index: device,
+        interface_type: kind.map(str::to_string),
+        groups: groups.to_vec(),
+        associate_public_ip_address: net.associate_public_ip_address,
+        ipv4_prefix_count: v4_prefixes,
+        ipv6_prefix_count: v6_prefixes,
+        primary_ipv6: ipv6.then_some(true),
+        ipv6_address_count: ipv6.then_some(1),
+        connection_tracking: net.connection_tracking,
+    };
+    let index = |n: i64| i32::try_from(n).unwrap_or(i32::MAX);
+    if let Some(list) = &net.interfaces {
+        return list
+            .iter()
+            .map(|ni| {
+                let card = Some(index(ni.network_card_index));
+                let device = index(ni.device_index);
+                if ni.efa_only {
+                    TemplateNetworkInterface {
+                        network_card_index: card,
+                        device_index: device,
+                        interface_type: Some("efa-only".into()),
+                        groups: groups.to_vec(),
+                        ..TemplateNetworkInterface::default()
+                    }
+                } else {
+                    full(card, device, Some("interface"))
+                }
+            })
+            .collect();
+    }
+    if efa > 0 {
+        return (0..efa)
+            .map(|i| full(Some(index(i)), i32::from(i != 0), Some("efa")))
+            .collect();
+    }
+    vec![full(None, 0, None)]
 }
 
 /// The placement group and partition a NodeClaim launches into: its `placement-group-id` label
@@ -712,8 +954,8 @@ pub fn template_block_devices(class: &NodeClass) -> Vec<BlockDevice> {
 /// A launch template's `MetadataOptions`: the class's (read with the CRD's defaults), else the
 /// default of its generation — the v1 CRD's `{enabled, disabled, 1, required}`, v1beta1's hop
 /// limit 2, and v1alpha1's provider default `{enabled, disabled, 2, required}` (`aws v0.27.6:
-/// pkg/providers/amifamily/resolver.go` `DefaultMetadataOptions`). Not modelled: the IPv6
-/// endpoint left unset in ISO regions (`resolver.go` `httpProtocolUnsupportedRegions`).
+/// pkg/providers/amifamily/resolver.go` `DefaultMetadataOptions`). The region's rule:
+/// [`template_metadata_in`].
 pub fn template_metadata(class: &NodeClass) -> MetadataOptions {
     let hops = if class.generation == Some(ApiGeneration::V1) {
         1
@@ -726,6 +968,27 @@ pub fn template_metadata(class: &NodeClass) -> MetadataOptions {
         http_put_response_hop_limit: Some(hops),
         http_tokens: Some("required".into()),
     })
+}
+
+/// The regions whose IMDS has no IPv6 endpoint (`aws v1.14.1:
+/// pkg/providers/amifamily/resolver.go` `httpProtocolUnsupportedRegions`).
+pub const IMDS_IPV6_UNSUPPORTED_REGIONS: [&str; 6] = [
+    "us-iso-east-1",
+    "us-iso-west-1",
+    "us-isob-east-1",
+    "us-isob-west-1",
+    "us-isof-south-1",
+    "us-isof-east-1",
+];
+
+/// [`template_metadata`] in `region`: its `HttpProtocolIpv6` left unset in the regions of
+/// [`IMDS_IPV6_UNSUPPORTED_REGIONS`] (`resolver.go` `resolveLaunchTemplates`).
+pub fn template_metadata_in(class: &NodeClass, region: &str) -> MetadataOptions {
+    let mut metadata = template_metadata(class);
+    if IMDS_IPV6_UNSUPPORTED_REGIONS.contains(&region) {
+        metadata.http_protocol_ipv6 = None;
+    }
+    metadata
 }
 
 /// The fleet request for the pools still worth trying.
@@ -1068,6 +1331,7 @@ mod tests {
                 TypeFacts {
                     architecture: a.into(),
                     max_pods: p,
+                    efa: 0,
                 },
             );
         }
@@ -1077,6 +1341,7 @@ mod tests {
                 TypeFacts {
                     architecture: "amd64".into(),
                     max_pods: 29,
+                    efa: 0,
                 },
             );
         }
@@ -1104,8 +1369,8 @@ mod tests {
         }
     }
 
-    fn plan_of(w: &World, claim: &PlannedNodeClaim) -> Result<LaunchPlan, LaunchError> {
-        plan(&LaunchInput {
+    fn input_of<'a>(w: &'a World, claim: &'a PlannedNodeClaim) -> LaunchInput<'a> {
+        LaunchInput {
             cluster: &w.cluster,
             class: &w.class,
             claim,
@@ -1114,7 +1379,12 @@ mod tests {
             subnets: &w.subnets,
             security_group_ids: &w.groups,
             types: &w.types,
-        })
+            region: "us-east-1",
+        }
+    }
+
+    fn plan_of(w: &World, claim: &PlannedNodeClaim) -> Result<LaunchPlan, LaunchError> {
+        plan(&input_of(w, claim))
     }
 
     fn pools(p: &LaunchPlan) -> Vec<String> {
@@ -1159,7 +1429,10 @@ mod tests {
             p.templates[1].image_id, "ami-amd",
             "standard variant over GPU"
         );
-        assert_eq!(p.templates[0].security_group_ids, ["sg-1", "sg-2"]);
+        assert_eq!(
+            p.templates[0].network_interfaces[0].groups,
+            ["sg-1", "sg-2"]
+        );
         assert_eq!(p.capacity_type, "on-demand");
     }
 
@@ -1240,20 +1513,7 @@ mod tests {
                 .collect(),
             ..Default::default()
         };
-        let p = plan_for_pool(
-            &LaunchInput {
-                cluster: &w.cluster,
-                class: &w.class,
-                claim: &c,
-                family: Family::Al2023,
-                images: &w.images,
-                subnets: &w.subnets,
-                security_group_ids: &w.groups,
-                types: &w.types,
-            },
-            &pool,
-        )
-        .unwrap();
+        let p = plan_for_pool(&input_of(&w, &c), &pool).unwrap();
         let record = &p.tags[labels::TEMPLATE_RECORD_TAG];
         assert!(record.starts_with("v1;c=-;l="), "{record}");
         assert!(record.len() <= 256);
@@ -1471,14 +1731,8 @@ mod tests {
                 ssm_parameter: None,
             }];
             plan(&LaunchInput {
-                cluster: &w.cluster,
-                class: &w.class,
-                claim: &c,
                 family: Family::Bottlerocket,
-                images: &w.images,
-                subnets: &w.subnets,
-                security_group_ids: &w.groups,
-                types: &w.types,
+                ..input_of(&w, &c)
             })
             .unwrap()
             .templates
@@ -1855,5 +2109,344 @@ mod tests {
             .borrow()
             .iter()
             .all(|i| i.state == "shutting-down"));
+    }
+
+    /// A v1 class whose spec sets `fields` (the typed fields read from it stay default).
+    fn class_with(fields: serde_json::Value) -> NodeClass {
+        NodeClass {
+            raw_spec: Some(fields),
+            ..class()
+        }
+    }
+
+    /// The templates FakeCloud recorded for a launch of `c` with class `class`.
+    fn recorded(class: NodeClass, c: &PlannedNodeClaim) -> Vec<LaunchTemplateRequest> {
+        let mut w = world();
+        w.class = class;
+        let cloud = FakeCloud::new();
+        launch(&cloud, &plan_of(&w, c).unwrap()).unwrap();
+        let templates = cloud.templates.borrow();
+        templates.values().cloned().collect()
+    }
+
+    fn efa_world_claim(efa: bool) -> (World, PlannedNodeClaim) {
+        let mut w = world();
+        w.types.get_mut("m5.large").unwrap().efa = 2;
+        let mut c = claim("default-efa", &[("m5.large", 0.09)], &["z-a"]);
+        if efa {
+            c.requests.set(EFA, 2000);
+        }
+        (w, c)
+    }
+
+    /// `aws v1.14.1: pkg/providers/launchtemplate/suite_test.go` "Public IP Association" (4
+    /// Entries: true / false, with and without EFA), "IP Prefix Delegation" (IPv4 and IPv6
+    /// prefix counts, 8 Entries), "Networking › should set Primary IPv6 as true and provision a
+    /// IPv6 address" (4 Entries) and "should select correct ipFamily based on DNS ip" (2
+    /// Entries), "Connection Tracking settings" (3 Entries, "should apply ConnectionTracking to
+    /// every EFA ENI …"). The template sets no top-level security groups: its one interface
+    /// (device 0) carries them.
+    #[test]
+    fn the_template_interfaces_carry_public_ip_prefixes_ipv6_and_connection_tracking() {
+        let c = claim("default-1", &[("m5.large", 0.09)], &["z-a"]);
+        // Unset: no public-IP choice (the subnet's default), one interface at device 0.
+        let t = &recorded(class(), &c)[0];
+        assert_eq!(
+            t.network_interfaces,
+            [TemplateNetworkInterface {
+                device_index: 0,
+                groups: vec!["sg-1".into(), "sg-2".into()],
+                ..TemplateNetworkInterface::default()
+            }]
+        );
+        for public in [true, false] {
+            let t = &recorded(
+                class_with(serde_json::json!({"associatePublicIPAddress": public})),
+                &c,
+            )[0];
+            assert_eq!(t.network_interfaces.len(), 1);
+            assert_eq!(
+                t.network_interfaces[0].associate_public_ip_address,
+                Some(public)
+            );
+            // And with EFA: every EFA interface says it.
+            let (mut w, mut e) = efa_world_claim(true);
+            w.class = class_with(serde_json::json!({"associatePublicIPAddress": public}));
+            e.name = format!("efa-{public}");
+            let t = &plan_of(&w, &e).unwrap().templates[0];
+            assert_eq!(
+                t.network_interfaces[0].interface_type.as_deref(),
+                Some("efa")
+            );
+            assert_eq!(
+                t.network_interfaces[0].associate_public_ip_address,
+                Some(public)
+            );
+        }
+        // Prefix delegation: IPv4 prefixes, IPv6 ones in an IPv6 cluster.
+        let net = |n: i32| ClassNetwork {
+            ip_prefix_count: Some(n),
+            ..ClassNetwork::default()
+        };
+        let groups = ["sg-1".to_string()];
+        for n in [0, 1, 10, 100] {
+            let v4 = &template_network_interfaces(&net(n), &groups, 0, false)[0];
+            assert_eq!(
+                (v4.ipv4_prefix_count, v4.ipv6_prefix_count),
+                (Some(n), None)
+            );
+            let v6 = &template_network_interfaces(&net(n), &groups, 0, true)[0];
+            assert_eq!(
+                (v6.ipv4_prefix_count, v6.ipv6_prefix_count),
+                (None, Some(n))
+            );
+        }
+        let t = &recorded(class_with(serde_json::json!({"ipPrefixCount": 10})), &c)[0];
+        assert_eq!(t.network_interfaces[0].ipv4_prefix_count, Some(10));
+        // IPv6: the cluster DNS IP's family; a primary IPv6 and one address, EFA too.
+        let dns = |ip: Option<&str>| ClusterInfo {
+            cluster_dns: ip.map(str::to_string),
+            ..ClusterInfo::default()
+        };
+        assert!(!ipv6_cluster(&dns(Some("10.0.100.10"))));
+        assert!(ipv6_cluster(&dns(Some("fd01:99f0:d47b::a"))));
+        assert!(!ipv6_cluster(&dns(None)), "unknown: IPv4");
+        for (public, efa) in [(None, 0), (None, 2), (Some(true), 2), (Some(false), 0)] {
+            let n = ClassNetwork {
+                associate_public_ip_address: public,
+                ..ClassNetwork::default()
+            };
+            let first = &template_network_interfaces(&n, &groups, efa, true)[0];
+            assert_eq!(first.associate_public_ip_address, public);
+            assert_eq!(first.interface_type.is_some(), efa > 0);
+            assert_eq!(
+                (first.primary_ipv6, first.ipv6_address_count),
+                (Some(true), Some(1))
+            );
+        }
+        let mut w = world();
+        w.cluster.cluster_dns = Some("fd01:99f0:d47b::a".into());
+        let t = &plan_of(&w, &c).unwrap().templates[0];
+        assert_eq!(t.network_interfaces[0].primary_ipv6, Some(true));
+        // Connection tracking: none unset; the timeouts set; on every EFA interface.
+        let t = &recorded(
+            class_with(serde_json::json!({"connectionTracking": {"tcpEstablishedTimeout": 86400}})),
+            &c,
+        )[0];
+        assert_eq!(
+            t.network_interfaces[0].connection_tracking,
+            Some(ConnectionTracking {
+                tcp_established_timeout: Some(86400),
+                ..ConnectionTracking::default()
+            })
+        );
+        let all = serde_json::json!({"connectionTracking": {
+            "tcpEstablishedTimeout": 432000, "udpStreamTimeout": 180, "udpTimeout": 30}});
+        let expected = Some(ConnectionTracking {
+            tcp_established_timeout: Some(432000),
+            udp_stream_timeout: Some(180),
+            udp_timeout: Some(30),
+        });
+        let (mut w, e) = efa_world_claim(true);
+        w.class = class_with(all);
+        let t = &plan_of(&w, &e).unwrap().templates[0];
+        assert_eq!(t.network_interfaces.len(), 2);
+        assert!(t.network_interfaces.iter().all(
+            |n| n.connection_tracking == expected && n.interface_type.as_deref() == Some("efa")
+        ));
+    }
+
+    /// Each interface's (card, device, type).
+    fn shape(t: &LaunchTemplateRequest) -> Vec<(Option<i32>, i32, Option<&str>)> {
+        t.network_interfaces
+            .iter()
+            .map(|n| {
+                (
+                    n.network_card_index,
+                    n.device_index,
+                    n.interface_type.as_deref(),
+                )
+            })
+            .collect()
+    }
+
+    /// `aws v1.14.1: pkg/providers/launchtemplate/suite_test.go` "Network Interfaces › should
+    /// configure network interfaces with same configuration as NodeClass" (2 Entries: with and
+    /// without an EFA request), "should not set prefix count on EFA-only interfaces", "should not
+    /// set Ipv6 specs on EFA-only interfaces", "Connection Tracking settings › should apply
+    /// ConnectionTracking to every user-configured NetworkInterface … except efa-only"; the EFA
+    /// interfaces of `generateNetworkInterfaces` (one per EFA, card i, device 0 then 1) and
+    /// `resolver.go` (a template per EFA count, only when the NodeClaim requests EFA).
+    #[test]
+    fn efa_requests_and_class_interfaces_shape_the_template_interfaces() {
+        // EFA: one interface per EFA of the type, only when the NodeClaim asks for EFA.
+        let (w, e) = efa_world_claim(true);
+        let t = &plan_of(&w, &e).unwrap().templates[0];
+        assert_eq!(
+            shape(t),
+            [(Some(0), 0, Some("efa")), (Some(1), 1, Some("efa"))]
+        );
+        assert!(t
+            .network_interfaces
+            .iter()
+            .all(|n| n.groups == ["sg-1", "sg-2"]));
+        let (w, plain) = efa_world_claim(false);
+        let p = plan_of(&w, &plain).unwrap();
+        assert_eq!(p.templates[0].network_interfaces.len(), 1);
+        assert_ne!(p.templates[0].name, t.name, "a template per EFA count");
+        // The class's list wins over EFA; efa-only interfaces get no prefixes, public IP, IPv6
+        // or connection tracking.
+        let list = serde_json::json!({
+        "associatePublicIPAddress": false,
+        "ipPrefixCount": 2,
+        "connectionTracking": {"udpTimeout": 45},
+        "networkInterfaces": [
+            {"networkCardIndex": 0, "deviceIndex": 0, "interfaceType": "interface"},
+            {"networkCardIndex": 0, "deviceIndex": 1, "interfaceType": "efa-only"},
+            {"networkCardIndex": 1, "deviceIndex": 0, "interfaceType": "efa-only"},
+            {"networkCardIndex": 1, "deviceIndex": 1, "interfaceType": "interface"},
+        ]});
+        for efa in [false, true] {
+            let (mut w, e) = efa_world_claim(efa);
+            w.class = class_with(list.clone());
+            let t = &plan_of(&w, &e).unwrap().templates[0];
+            assert_eq!(
+                shape(t),
+                [
+                    (Some(0), 0, Some("interface")),
+                    (Some(0), 1, Some("efa-only")),
+                    (Some(1), 0, Some("efa-only")),
+                    (Some(1), 1, Some("interface")),
+                ],
+                "efa requested: {efa}"
+            );
+            for n in &t.network_interfaces {
+                let ena = n.interface_type.as_deref() == Some("interface");
+                assert_eq!(n.ipv4_prefix_count, ena.then_some(2));
+                assert_eq!(n.associate_public_ip_address, ena.then_some(false));
+                assert_eq!(n.connection_tracking.is_some(), ena);
+                assert_eq!(n.groups, ["sg-1", "sg-2"]);
+            }
+        }
+        let n = ClassNetwork::of(&class_with(list));
+        let v6 = template_network_interfaces(&n, &["sg-1".into()], 0, true);
+        assert_eq!(
+            (v6[0].primary_ipv6, v6[0].ipv6_address_count),
+            (Some(true), Some(1))
+        );
+        assert_eq!((v6[1].primary_ipv6, v6[1].ipv6_address_count), (None, None));
+        assert_eq!(v6[0].ipv6_prefix_count, Some(2));
+        assert_eq!(v6[1].ipv6_prefix_count, None);
+    }
+
+    /// `aws v1.14.1: pkg/providers/launchtemplate/suite_test.go` "Tags › should request that
+    /// tags be applied to both network interfaces and spot instance requests" (and "… instances
+    /// and volumes": the fleet's); "Enclave Options" (2: disabled by default, enabled by a
+    /// `nip-slots` request); templates differing in any of these, or in public IP, are named
+    /// apart (`LaunchTemplateName` hashes them).
+    #[test]
+    fn templates_tag_their_interfaces_and_spot_requests_and_names_follow_the_network() {
+        let c = claim("default-1", &[("m5.large", 0.09)], &["z-a"]);
+        let t = &recorded(class(), &c)[0];
+        assert!(!t.spot && !t.enclave);
+        assert_eq!(t.interface_tags["team"], "a");
+        assert_eq!(t.interface_tags["karpenter.sh/nodepool"], "default");
+        assert_eq!(t.interface_tags["kubernetes.io/cluster/c1"], "owned");
+        assert!(
+            !t.interface_tags.contains_key(labels::NODECLAIM),
+            "a template serves many NodeClaims"
+        );
+        let mut spot = claim("default-2", &[("m5.large", 0.09)], &["z-a"]);
+        spot.launch.capacity_type = "spot".into();
+        let s = &recorded(class(), &spot)[0];
+        assert!(s.spot);
+        assert_eq!(s.interface_tags, t.interface_tags);
+        assert_ne!(s.name, t.name);
+        // Another NodeClaim of the same pool reuses the template.
+        let again = &recorded(
+            class(),
+            &claim("default-3", &[("m5.large", 0.09)], &["z-a"]),
+        )[0];
+        assert_eq!(again.name, t.name);
+        let mut nip = claim("default-4", &[("m5.large", 0.09)], &["z-a"]);
+        nip.requests.set(NIP_SLOTS, 1000);
+        let e = &recorded(class(), &nip)[0];
+        assert!(e.enclave);
+        assert_ne!(e.name, t.name);
+        let private = &recorded(
+            class_with(serde_json::json!({"associatePublicIPAddress": false})),
+            &c,
+        )[0];
+        assert_ne!(private.name, t.name);
+    }
+
+    /// `aws v1.14.1: pkg/providers/amifamily/suite_test.go` "should set launch template
+    /// metadata options correctly per region" (3 Entries): ISO regions leave `HttpProtocolIpv6`
+    /// unset.
+    #[test]
+    fn iso_regions_leave_the_imds_ipv6_setting_unset() {
+        let c = claim("default-1", &[("m5.large", 0.09)], &["z-a"]);
+        let w = world();
+        for (region, ipv6) in [
+            ("us-east-1", Some("disabled")),
+            ("us-iso-east-1", None),
+            ("us-isob-east-1", None),
+            ("us-isof-south-1", None),
+        ] {
+            let p = plan(&LaunchInput {
+                region,
+                ..input_of(&w, &c)
+            })
+            .unwrap();
+            assert_eq!(
+                p.templates[0].metadata.http_protocol_ipv6.as_deref(),
+                ipv6,
+                "{region}"
+            );
+        }
+    }
+
+    /// `aws v1.14.1: pkg/cloudprovider/suite_test.go` "should launch instances into subnet with
+    /// the most available IP addresses in-between cache refreshes" (subnets of 10 and 11 free
+    /// IPs in one zone, max pods 1: the first launch takes the 11-IP subnet, the next the other)
+    /// and "should update in-flight IPs when a CreateFleet error occurs" (a failed launch takes
+    /// nothing: `UpdateInflightIPs` gives the IPs back).
+    #[test]
+    fn launches_of_a_run_take_their_predicted_ips_from_the_subnet() {
+        let mut w = world();
+        w.subnets = vec![subnet("subnet-1", "z-a", 10), subnet("subnet-2", "z-a", 11)];
+        w.types.get_mut("m5.large").unwrap().max_pods = 1;
+        let cloud = FakeCloud::new();
+        let mut inflight = InflightIps::default();
+        let mut chosen = Vec::new();
+        for name in ["default-1", "default-2", "default-3"] {
+            let c = claim(name, &[("m5.large", 0.09), ("c5.xlarge", 0.17)], &["z-a"]);
+            let subnets = inflight.apply(&w.subnets);
+            let p = plan(&LaunchInput {
+                subnets: &subnets,
+                ..input_of(&w, &c)
+            })
+            .unwrap();
+            // The NodeClaim's smallest type in the zone: m5.large's 1 pod, not c5.xlarge's 58.
+            assert_eq!(predicted_ips(&p, &w.types, "z-a"), 1);
+            chosen.push(p.pools[0].subnet_id.clone());
+            let done = launch(&cloud, &p).unwrap();
+            inflight.launched(&subnets, &p, &w.types, &done.instance);
+        }
+        assert_eq!(chosen, ["subnet-2", "subnet-1", "subnet-2"]);
+        assert_eq!(
+            (inflight.free("subnet-1"), inflight.free("subnet-2")),
+            (Some(9), Some(9))
+        );
+        // A launch that fails takes nothing back out: the next one sees the same counts.
+        cloud.insufficient_capacity("m5.large", "*");
+        cloud.insufficient_capacity("c5.xlarge", "*");
+        let before = inflight.clone();
+        let c = claim("default-4", &[("m5.large", 0.09)], &["z-a"]);
+        let subnets = inflight.apply(&w.subnets);
+        let mut w2 = world();
+        w2.subnets = subnets;
+        assert!(launch(&cloud, &plan_of(&w2, &c).unwrap()).is_err());
+        assert_eq!(inflight, before);
     }
 }

@@ -468,12 +468,25 @@ pub struct LaunchTemplateRequest {
     pub image_id: String,
     /// User data, plain text (the adapter base64-encodes it).
     pub user_data: String,
-    /// Security group ids.
-    pub security_group_ids: Vec<String>,
+    /// `NetworkInterfaces`: always at least the primary one, which carries the security
+    /// groups (the template sets no top-level `SecurityGroupIds`, as `aws v1.14.1:
+    /// pkg/providers/launchtemplate/types.go` `Build` when interfaces are built — always).
+    pub network_interfaces: Vec<TemplateNetworkInterface>,
     /// Instance profile name.
     pub instance_profile: Option<String>,
-    /// Tags of the template itself.
+    /// Tags of the template itself (and, in its data, of its instances and volumes: the
+    /// template record drift reads).
     pub tags: BTreeMap<String, String>,
+    /// Tags the template's data gives its network interfaces and, for a spot template, its
+    /// spot instance requests (`aws v1.14.1: pkg/providers/launchtemplate/types.go` `Build`:
+    /// `network-interface`, plus `spot-instances-request` for spot): the launch tags without the
+    /// NodeClaim's name (a template serves many NodeClaims).
+    pub interface_tags: BTreeMap<String, String>,
+    /// A spot template: its data also tags `spot-instances-request`.
+    pub spot: bool,
+    /// `EnclaveOptions.Enabled`: the NodeClaim requests `eks.amazonaws.com/nip-slots` (`aws
+    /// v1.14.1: pkg/providers/amifamily/resolver.go` `EnclaveEnabled`); always sent.
+    pub enclave: bool,
     /// The capacity reservation its instances launch into (`CapacityReservationSpecification`:
     /// preference `capacity-reservations-only`, this target; a capacity block or an
     /// interruptible ODCR also sets `InstanceMarketOptions`): one template per reservation, as
@@ -499,6 +512,45 @@ pub struct LaunchTemplateRequest {
     /// `Placement.PartitionNumber`: for a partition group, the lowest partition the NodeClaim
     /// allows (`launchtemplate.go` `CreateAll`); none lets EC2 pick.
     pub placement_partition: Option<i32>,
+}
+
+/// One entry of a launch template's `NetworkInterfaces` (`aws v1.14.1:
+/// pkg/providers/launchtemplate/launchtemplate.go` `generateNetworkInterfaces`): unset fields are
+/// not sent.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TemplateNetworkInterface {
+    /// `NetworkCardIndex` (EFA and class interfaces; the default interface sets none).
+    pub network_card_index: Option<i32>,
+    /// `DeviceIndex`.
+    pub device_index: i32,
+    /// `InterfaceType`: `efa` for an EFA interface, the class's `interface` / `efa-only`.
+    pub interface_type: Option<String>,
+    /// `Groups`: the class's security groups.
+    pub groups: Vec<String>,
+    /// `AssociatePublicIpAddress`: the class's `associatePublicIPAddress` (unset: the
+    /// subnet's default).
+    pub associate_public_ip_address: Option<bool>,
+    /// `Ipv4PrefixCount`: the class's `ipPrefixCount` (IPv4 cluster).
+    pub ipv4_prefix_count: Option<i32>,
+    /// `Ipv6PrefixCount`: the class's `ipPrefixCount` (IPv6 cluster).
+    pub ipv6_prefix_count: Option<i32>,
+    /// `PrimaryIpv6` (IPv6 cluster).
+    pub primary_ipv6: Option<bool>,
+    /// `Ipv6AddressCount` (IPv6 cluster: 1).
+    pub ipv6_address_count: Option<i32>,
+    /// `ConnectionTrackingSpecification`: the class's `connectionTracking`.
+    pub connection_tracking: Option<ConnectionTracking>,
+}
+
+/// Idle connection tracking timeouts, seconds (an EC2NodeClass's `connectionTracking`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ConnectionTracking {
+    /// `TcpEstablishedTimeout`.
+    pub tcp_established_timeout: Option<i32>,
+    /// `UdpStreamTimeout`.
+    pub udp_stream_timeout: Option<i32>,
+    /// `UdpTimeout`.
+    pub udp_timeout: Option<i32>,
 }
 
 /// A reservation a launch template targets.

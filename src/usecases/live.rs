@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::clock::Clock;
 use crate::api::Manifests;
 use crate::cloud::ami::{self, KubeVersion, ResolvedImage};
-use crate::cloud::launch::{self, ClusterInfo, TypeFacts};
+use crate::cloud::launch::{self, ClusterInfo, InflightIps, TypeFacts};
 use crate::cloud::network::NetworkResolver;
 use crate::cloud::profile::{self, ProfileInputs};
 use crate::cloud::reservations;
@@ -49,6 +49,8 @@ pub struct Live<'a, C, P, K: ?Sized> {
     /// having no instance left, whatever DescribeCapacityReservations says, for
     /// [`RESERVATION_SYNC_SECONDS`] (`MarkUnavailable`, until the provider's next sync).
     pub unavailable_reservations: BTreeMap<String, i64>,
+    /// The free IPs this run's launches took from their subnets (`cloud::launch::InflightIps`).
+    pub inflight_ips: InflightIps,
 }
 
 /// How long a reservation marked unavailable stays so: Karpenter caches each reservation query
@@ -91,6 +93,7 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             classes: BTreeMap::new(),
             default_profile: None,
             unavailable_reservations: BTreeMap::new(),
+            inflight_ips: InflightIps::default(),
         }
     }
 
@@ -577,11 +580,13 @@ pub fn type_facts(types: &[InstanceType]) -> BTreeMap<String, TypeFacts> {
                 .cloned()
                 .unwrap_or_else(|| "amd64".to_string());
             let max_pods = t.capacity.get("pods") / 1000;
+            let efa = t.capacity.get(crate::model::overhead::EFA) / 1000;
             (
                 t.name.clone(),
                 TypeFacts {
                     architecture,
                     max_pods,
+                    efa,
                 },
             )
         })

@@ -112,6 +112,7 @@ fn facts() -> BTreeMap<String, TypeFacts> {
             TypeFacts {
                 architecture: a.into(),
                 max_pods: p,
+                efa: 0,
             },
         )
     })
@@ -175,6 +176,7 @@ fn plan_for(
         subnets: &r.subnets,
         security_group_ids: &r.groups,
         types: &types,
+        region: &cloud.region(),
     })
     .expect("plan");
     (plan, r)
@@ -222,12 +224,21 @@ fn check_launch(
         i.subnet_id.as_deref(),
         Some(moto.subnets()[&format!("private-{zone}")].0.as_str())
     );
-    let mut sgs = i.security_group_ids.clone();
-    sgs.sort();
+    // The class's security groups, on the template's primary interface (no top-level ones:
+    // `aws v1.14.1: pkg/providers/launchtemplate/types.go` `Build`). moto's patched CreateFleet
+    // gives instances a template's top-level `SecurityGroupIds` only (tests/moto/server.py), so
+    // the groups are read from the template as EC2 stores it.
     let mut want = resolved.groups.clone();
     want.sort();
-    assert_eq!(sgs, want, "the class's security groups");
     assert_eq!(want, vec![moto.groups()["test-cluster-node"].clone()]);
+    let stored = template_data(moto, &plan.templates[0].name);
+    assert!(stored.get("SecurityGroupIds").is_none(), "{stored}");
+    assert_eq!(primary_groups(&stored), want, "the class's security groups");
+    if !i.security_group_ids.is_empty() {
+        let mut sgs = i.security_group_ids.clone();
+        sgs.sort();
+        assert_eq!(sgs, want, "the instance's security groups");
+    }
     // Every required tag.
     let t = &i.tags;
     assert_eq!(t["kubernetes.io/cluster/test-cluster"], "owned");
@@ -348,6 +359,105 @@ fn check_launch(
         Some(false),
         "{alias}"
     );
+}
+
+/// The groups of a stored template's primary interface (device 0), sorted.
+fn primary_groups(data: &serde_json::Value) -> Vec<String> {
+    let primary = data["NetworkInterfaces"]
+        .as_array()
+        .and_then(|list| list.iter().find(|n| n["DeviceIndex"].as_i64() == Some(0)))
+        .unwrap_or_else(|| panic!("no primary interface: {data}"));
+    let mut groups: Vec<String> = primary["Groups"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|g| g.as_str().map(str::to_string))
+        .collect();
+    groups.sort();
+    groups
+}
+
+/// `aws v1.14.1: pkg/providers/launchtemplate/suite_test.go` "Public IP Association ›
+/// AssociatePublicIPAddress is false" and "Tags › should request that tags be applied to both
+/// network interfaces and spot instance requests": a class with `associatePublicIPAddress:
+/// false` launched into moto's subnets — its template, as DescribeLaunchTemplateVersions returns
+/// it, has one interface (device 0) with `AssociatePublicIpAddress=false` and the class's
+/// security groups, no top-level groups, and tags its network interfaces with the launch tags
+/// (a spot one its spot requests too).
+#[test]
+fn launch_private_class_template_interface_has_no_public_ip_and_tagged_interfaces() {
+    let moto = Moto::shared();
+    let cloud = moto.cloud();
+    let mut class = class("private", "al2023@latest", "AL2023");
+    class.raw_spec = Some(serde_json::json!({"associatePublicIPAddress": false}));
+    let zone = format!("{}a", moto.region());
+    let mut claim = claim("private-1", &[("m5.large", 0.096)], &[zone.as_str()]);
+    claim.node_class = Some("private".into());
+    let (plan, resolved) = plan_for(&cloud, &class, Family::Al2023, &claim);
+    let launched = launch::launch(&cloud, &plan).expect("launch");
+    assert!(!launched.adopted);
+    let data = template_data(moto, &plan.templates[0].name);
+    let interfaces = data["NetworkInterfaces"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no interfaces: {data}"));
+    assert_eq!(interfaces.len(), 1, "{data}");
+    assert_eq!(interfaces[0]["DeviceIndex"].as_i64(), Some(0), "{data}");
+    assert_eq!(
+        interfaces[0]["AssociatePublicIpAddress"].as_bool(),
+        Some(false),
+        "{data}"
+    );
+    let mut want = resolved.groups.clone();
+    want.sort();
+    assert_eq!(primary_groups(&data), want);
+    assert!(data.get("SecurityGroupIds").is_none(), "{data}");
+    let specs = |data: &serde_json::Value| -> BTreeMap<String, BTreeMap<String, String>> {
+        data["TagSpecifications"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| {
+                let tags = s["Tags"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|t| {
+                        (
+                            t["Key"].as_str().unwrap_or_default().to_string(),
+                            t["Value"].as_str().unwrap_or_default().to_string(),
+                        )
+                    })
+                    .collect();
+                (
+                    s["ResourceType"].as_str().unwrap_or_default().to_string(),
+                    tags,
+                )
+            })
+            .collect()
+    };
+    let by_type = specs(&data);
+    let eni = &by_type["network-interface"];
+    assert_eq!(eni["team"], "platform");
+    assert_eq!(eni["kubernetes.io/cluster/test-cluster"], "owned");
+    assert_eq!(eni["karpenter.k8s.aws/ec2nodeclass"], "private");
+    assert!(!eni.contains_key(NODECLAIM));
+    assert!(!by_type.contains_key("spot-instances-request"));
+    // A spot NodeClaim's template tags its spot requests too (planned only: moto's fleet
+    // launches on-demand).
+    let mut spot = claim.clone();
+    spot.name = "private-spot".into();
+    spot.launch.capacity_type = "spot".into();
+    let (spot_plan, _) = plan_for(&cloud, &class, Family::Al2023, &spot);
+    assert!(spot_plan.templates[0].spot);
+    for t in &spot_plan.templates {
+        cloud
+            .create_launch_template(t)
+            .expect("create the spot template");
+    }
+    let spot_data = template_data(moto, &spot_plan.templates[0].name);
+    let spot_types = specs(&spot_data);
+    assert_eq!(spot_types["spot-instances-request"]["team"], "platform");
+    assert!(spot_types.contains_key("network-interface"));
 }
 
 /// `LaunchTemplateData` of a template's latest version, as moto returns it (boto3).

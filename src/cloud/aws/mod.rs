@@ -695,14 +695,46 @@ impl Compute for AwsCloud {
             TagSpecification, Tenancy, VolumeType,
         };
         use aws_sdk_ec2::types::{
+            ConnectionTrackingSpecificationRequest,
+            LaunchTemplateInstanceNetworkInterfaceSpecificationRequest,
+        };
+        use aws_sdk_ec2::types::{
             LaunchTemplateCpuOptionsRequest, NestedVirtualizationSpecification,
         };
-        let tag_spec = |r: ResourceType| {
+        let tag_spec = |r: ResourceType, tags: &std::collections::BTreeMap<String, String>| {
             LaunchTemplateTagSpecificationRequest::builder()
                 .resource_type(r)
-                .set_tags(Some(ec2_tags(&t.tags)))
+                .set_tags(Some(ec2_tags(tags)))
                 .build()
         };
+        // The interfaces carry the security groups, the public-IP choice, prefixes, EFA and
+        // connection tracking; the template then sets no top-level groups (`aws v1.14.1:
+        // pkg/providers/launchtemplate/types.go` `Build`, `launchtemplate.go`
+        // `generateNetworkInterfaces`).
+        let interfaces: Vec<LaunchTemplateInstanceNetworkInterfaceSpecificationRequest> = t
+            .network_interfaces
+            .iter()
+            .map(|n| {
+                LaunchTemplateInstanceNetworkInterfaceSpecificationRequest::builder()
+                    .set_network_card_index(n.network_card_index)
+                    .device_index(n.device_index)
+                    .set_interface_type(n.interface_type.clone())
+                    .set_groups(Some(n.groups.clone()))
+                    .set_associate_public_ip_address(n.associate_public_ip_address)
+                    .set_ipv4_prefix_count(n.ipv4_prefix_count)
+                    .set_ipv6_prefix_count(n.ipv6_prefix_count)
+                    .set_primary_ipv6(n.primary_ipv6)
+                    .set_ipv6_address_count(n.ipv6_address_count)
+                    .set_connection_tracking_specification(n.connection_tracking.map(|c| {
+                        ConnectionTrackingSpecificationRequest::builder()
+                            .set_tcp_established_timeout(c.tcp_established_timeout)
+                            .set_udp_stream_timeout(c.udp_stream_timeout)
+                            .set_udp_timeout(c.udp_timeout)
+                            .build()
+                    }))
+                    .build()
+            })
+            .collect();
         // A reserved launch's template targets its reservation (`aws v1.14.1:
         // pkg/providers/launchtemplate/types.go`); other templates set nothing, as Karpenter
         // outside its targeted launch mode.
@@ -792,6 +824,19 @@ impl Compute for AwsCloud {
             )
             .instance_metadata_tags(LaunchTemplateInstanceMetadataTagsState::Disabled)
             .build();
+        // Instances and volumes carry the template's record (drift); its interfaces, and for
+        // spot its spot requests, the launch tags (`types.go` `Build`).
+        let mut tag_specs = vec![
+            tag_spec(ResourceType::Instance, &t.tags),
+            tag_spec(ResourceType::Volume, &t.tags),
+            tag_spec(ResourceType::NetworkInterface, &t.interface_tags),
+        ];
+        if t.spot {
+            tag_specs.push(tag_spec(
+                ResourceType::SpotInstancesRequest,
+                &t.interface_tags,
+            ));
+        }
         let data = RequestLaunchTemplateData::builder()
             .set_block_device_mappings((!block_devices.is_empty()).then_some(block_devices))
             .metadata_options(metadata)
@@ -806,18 +851,22 @@ impl Compute for AwsCloud {
                     .build(),
             )
             .placement(placement)
+            .enclave_options(
+                aws_sdk_ec2::types::LaunchTemplateEnclaveOptionsRequest::builder()
+                    .enabled(t.enclave)
+                    .build(),
+            )
             .set_capacity_reservation_specification(reservation)
             .set_instance_market_options(market)
             .image_id(&t.image_id)
             .user_data(super::userdata::base64_encode(t.user_data.as_bytes()))
-            .set_security_group_ids(Some(t.security_group_ids.clone()))
+            .set_network_interfaces(Some(interfaces))
             .set_iam_instance_profile(t.instance_profile.as_ref().map(|p| {
                 LaunchTemplateIamInstanceProfileSpecificationRequest::builder()
                     .name(p)
                     .build()
             }))
-            .tag_specifications(tag_spec(ResourceType::Instance))
-            .tag_specifications(tag_spec(ResourceType::Volume))
+            .set_tag_specifications(Some(tag_specs))
             .build();
         let result = self.runtime.block_on(
             self.ec2

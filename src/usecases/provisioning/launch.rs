@@ -181,6 +181,10 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             };
             let resolved = self.resolved(classes, &pool_input.pool)?.clone();
             let types = type_facts(&pool_input.instance_types);
+            // The subnets as this run's launches left them (in-flight IPs, `subnet.go`
+            // `ZonalSubnetsForLaunch`).
+            let subnets = self.inflight_ips.apply(&resolved.subnets);
+            let region = self.cloud.region();
             let result = launch::plan_for_pool(
                 &LaunchInput {
                     cluster: &self.info,
@@ -188,15 +192,20 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                     claim,
                     family: resolved.family,
                     images: &resolved.images,
-                    subnets: &resolved.subnets,
+                    subnets: &subnets,
                     security_group_ids: &resolved.security_group_ids,
                     types: &types,
+                    region: &region,
                 },
                 &pool_input.pool,
             )
-            .and_then(|p| launch::launch(self.cloud, &p));
+            .and_then(|p| launch::launch(self.cloud, &p).map(|done| (p, done)));
             match result {
-                Ok(done) => {
+                Ok((planned, done)) => {
+                    if !done.adopted {
+                        self.inflight_ips
+                            .launched(&subnets, &planned, &types, &done.instance);
+                    }
                     let i = done.instance;
                     let type_labels = pool_input
                         .instance_types

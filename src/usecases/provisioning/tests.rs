@@ -1589,3 +1589,42 @@ fn an_in_flight_instance_carries_its_zones_id() {
     let placed = &again.plan.existing_nodes[0];
     assert_eq!(placed.pods, ["default/a", "default/b"]);
 }
+
+/// `aws v1.14.1: pkg/cloudprovider/suite_test.go` "should launch instances into subnet with the
+/// most available IP addresses in-between cache refreshes": the launches of one run share the
+/// in-flight IP counts (`Live::inflight_ips`), so a second NodeClaim in the zone takes the
+/// subnet the first one left with the most free IPs.
+#[test]
+fn launches_of_one_run_share_the_in_flight_ips_of_their_subnets() {
+    let mut world = World::new();
+    let extra = crate::cloud::types::Subnet {
+        id: "subnet-9".into(),
+        available_ips: 99,
+        ..world.cloud.subnets[0].clone()
+    };
+    Rc::get_mut(&mut world.cloud)
+        .expect("the cloud is not shared yet")
+        .subnets
+        .push(extra);
+    // Two pods needing a 16-CPU node each: two NodeClaims.
+    world.pending("a", "15");
+    world.pending("b", "15");
+    let mut live = world.live();
+    let (_, launches) = provision(&mut live, &mut |_| {});
+    assert_eq!(launches.launched.len(), 2);
+    let zone = crate::usecases::testing::ZONES[0];
+    let requests = world.cloud.fleet_requests.borrow();
+    let subnet_in_zone: Vec<String> = requests
+        .iter()
+        .map(|r| {
+            r.configs
+                .iter()
+                .flat_map(|(_, o)| o.iter())
+                .find(|o| o.zone == zone)
+                .map(|o| o.subnet_id.clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(subnet_in_zone, ["subnet-0", "subnet-9"]);
+    assert!(live.inflight_ips.free("subnet-0").is_some_and(|n| n < 99));
+}
