@@ -29,7 +29,9 @@ What the seed looks like (the tests rely on it, so keep it stable):
 - A VPC with a private and a public subnet per zone and three security groups, tagged like an
   eksctl cluster.
 - CreateFleet (on-demand, `instant`) behaves like EC2 where moto 5.2.5 does not (docs/testing.md §3):
-  overrides are tried in `Priority` order, the launch template's `SecurityGroupIds` are applied,
+  overrides are tried in `Priority` order, the launch template's security groups are applied
+  (`SecurityGroupIds`, else the primary network interface's `Groups`, as Karpenter's templates
+  carry them),
   and pools named by `--fleet-ice TYPE[@ZONE]` answer `InsufficientInstanceCapacity` in the
   response's `Errors` (the next pool is tried). `--fleet-lose-answers N` makes the first N
   CreateFleet calls that launch an instance answer HTTP 500 instead (the answer is "lost"; the
@@ -537,6 +539,19 @@ def fleet_error(spec, zone, code, message):
     }
 
 
+def template_groups(data):
+    """The security groups a launch template gives its instances: its top-level
+    `SecurityGroupIds`, else those of its primary network interface (device 0 on card 0), where
+    Karpenter's templates (and ours) put them; EC2 refuses both at once."""
+    groups = list(data.get("SecurityGroupIds") or [])
+    if groups:
+        return groups
+    for nic in data.get("NetworkInterfaces") or []:
+        if int(nic.get("DeviceIndex") or 0) == 0 and int(nic.get("NetworkCardIndex") or 0) == 0:
+            return list(nic.get("Groups") or [])
+    return []
+
+
 def targeted_reservation(data):
     """The reservation id a launch template's data targets, if any."""
     spec = data.get("CapacityReservationSpecification") or {}
@@ -589,7 +604,7 @@ def patch_fleets(ice, lose_answers):
                 is_instance_type_default=False,
                 key_name=spec.key_name,
                 security_group_names=[],
-                security_group_ids=list(data.get("SecurityGroupIds") or []),
+                security_group_ids=template_groups(data),
                 user_data=spec.user_data,
                 placement=None,
                 kernel_id=None,
