@@ -1017,3 +1017,73 @@ fn a_pdb_at_zero_during_the_rollout_is_waited_for_not_violated() {
     assert_eq!(doc["summary"]["replaced"], 2, "{doc}");
     settle_team_nodes(&walk, 2);
 }
+
+/// `core v1.14.1: node/termination/suite_test.go` "should wait for volume attachments",
+/// through the binary on the loopback cluster + moto: the old node has a VolumeAttachment
+/// (`storage.k8s.io/v1`, as the CSI attacher leaves it until the volume detaches); `drift
+/// replace --yes` drains it, records it drained, and keeps its instance running while the
+/// attachment is there; once it is deleted the instance terminates and the node goes.
+#[test]
+fn drift_replace_terminates_the_old_instance_only_once_its_volume_attachment_is_gone() {
+    let walk = Walk::new_v1beta1("replace-volume-detach");
+    walk.apply("pool.yaml", &one_pod_per_node("1", 1));
+    walk.wait_unschedulable(1);
+    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let nodes = settle_team_nodes(&walk, 1);
+    let old = nodes[0]["metadata"]["name"].as_str().unwrap().to_string();
+    let instance = nodes[0]["spec"]["providerID"]
+        .as_str()
+        .and_then(|p| p.rsplit('/').next())
+        .unwrap()
+        .to_string();
+    walk.apply(
+        "attachment.yaml",
+        &format!(
+            "apiVersion: storage.k8s.io/v1\nkind: VolumeAttachment\nmetadata:\n  name: csi-data\nspec:\n  attacher: ebs.csi.aws.com\n  nodeName: {old}\n  source:\n    persistentVolumeName: pv-data\n"
+        ),
+    );
+    narrow_to_category_m(&walk);
+    let replace = walk.spawn(&[
+        "karpenter",
+        "drift",
+        "replace",
+        "--yes",
+        "--timeout",
+        "300s",
+    ]);
+    walk.eventually(240, "the old node drained (recorded)", || {
+        let n = walk.json(&["get", "node", &old, "-o", "json"]);
+        n["metadata"]["annotations"][kubectl_karpenter::model::labels::REPLACEMENT]
+            .as_str()
+            .is_some_and(|r| r.contains("\"drained\""))
+            .then_some(())
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    let state = |walk: &Walk| {
+        tool_instances(walk)
+            .into_iter()
+            .find(|(id, _, _)| *id == instance)
+            .map(|(_, s, _)| s)
+            .unwrap_or_default()
+    };
+    assert_eq!(state(&walk), "running", "still running while attached");
+    assert!(
+        walk.run(&["get", "node", &old]).code == 0,
+        "the old node is still there"
+    );
+    walk.ok(&["delete", "volumeattachment", "csi-data"]);
+    let out = replace.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("waiting for volume attachment(s) csi-data"),
+        "{stderr}"
+    );
+    assert!(
+        matches!(state(&walk).as_str(), "shutting-down" | "terminated"),
+        "{}",
+        state(&walk)
+    );
+    settle_team_nodes(&walk, 1);
+}
