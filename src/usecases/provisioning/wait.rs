@@ -55,15 +55,37 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                 }));
             }
             if elapsed >= timeout {
+                let registered = self.registered_instances()?;
                 return Ok(Waited::TimedOut {
                     after: timeout,
                     status,
+                    unregistered: launched
+                        .iter()
+                        .filter(|l| !registered.contains(&l.instance_id))
+                        .map(|l| (l.node_claim.clone(), l.instance_id.clone()))
+                        .collect(),
                 });
             }
             if !self.clock.sleep(POLL) {
                 return Ok(Waited::Stopped(status));
             }
         }
+    }
+
+    /// The instances that have a Node (registered, Ready or not), read now.
+    fn registered_instances(&self) -> Result<BTreeSet<String>, CommandError> {
+        let mut out = BTreeSet::new();
+        ops::list(
+            self.cluster,
+            "/api/v1/nodes",
+            &ops::ListQuery::default(),
+            |n: core::Node| {
+                if let Ok(node) = crate::api::convert_node(&n, &Location::file("cluster")) {
+                    out.extend(node.instance_id().map(str::to_string));
+                }
+            },
+        )?;
+        Ok(out)
     }
 
     /// Instance id → name of the Nodes of `launched` that are Ready and initialized, each
