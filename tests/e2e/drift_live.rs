@@ -656,15 +656,20 @@ spec:
     )
 }
 
+/// [`one_pod_per_node`] applied, its pods pending, and provisioned (`provision --yes --wait`).
+fn provision_one_pod_per_node(walk: &Walk, budget: &str, replicas: usize) {
+    walk.apply("pool.yaml", &one_pod_per_node(budget, replicas));
+    walk.wait_unschedulable(replicas);
+    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+}
+
 /// docs/performance.md B6: four drifted nodes, a budget of `nodes: "2"` and `--max-parallel 10`: two at
 /// a time, the next starting as one finishes — the budget kept full, never exceeded.
 #[test]
 fn budget_of_two_is_kept_full_and_never_exceeded() {
     let walk = Walk::new_v1beta1("replace-budget");
-    walk.apply("pool.yaml", &one_pod_per_node("2", 4));
-    walk.wait_unschedulable(4);
-    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    provision_one_pod_per_node(&walk, "2", 4);
     assert_eq!(team_nodes(&walk).len(), 4);
     // Freshly launched nodes satisfy their pool: nothing drifted.
     let fresh = walk.run(&["karpenter", "drift", "check"]);
@@ -823,10 +828,7 @@ spec:
 #[test]
 fn via_controller_hands_over_one_budget_at_a_time() {
     let walk = Walk::new_v1beta1("replace-via-controller");
-    walk.apply("pool.yaml", &one_pod_per_node("1", 2));
-    walk.wait_unschedulable(2);
-    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    provision_one_pod_per_node(&walk, "1", 2);
     narrow_to_category_m(&walk);
     let old = team_nodes(&walk);
     assert_eq!(old.len(), 2);
@@ -954,10 +956,7 @@ fn via_controller_hands_over_one_budget_at_a_time() {
 #[test]
 fn direct_replace_of_karpenter_nodes_removes_their_nodeclaims() {
     let walk = Walk::new_v1beta1("replace-karpenter-nodes");
-    walk.apply("pool.yaml", &one_pod_per_node("1", 2));
-    walk.wait_unschedulable(2);
-    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    provision_one_pod_per_node(&walk, "1", 2);
     let old = team_nodes(&walk);
     for (i, node) in old.iter().enumerate() {
         hand_to_karpenter(&walk, node, &format!("default-own0{i}"));
@@ -988,10 +987,7 @@ fn direct_replace_of_karpenter_nodes_removes_their_nodeclaims() {
 #[test]
 fn a_pdb_at_zero_during_the_rollout_is_waited_for_not_violated() {
     let walk = Walk::new_v1beta1("replace-pdb-dip");
-    walk.apply("pool.yaml", &one_pod_per_node("2", 2));
-    walk.wait_unschedulable(2);
-    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    provision_one_pod_per_node(&walk, "2", 2);
     walk.apply(
         "pdb.yaml",
         "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: inflate-pdb\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels: {app: inflate}\n",
@@ -1026,10 +1022,7 @@ fn a_pdb_at_zero_during_the_rollout_is_waited_for_not_violated() {
 #[test]
 fn drift_replace_terminates_the_old_instance_only_once_its_volume_attachment_is_gone() {
     let walk = Walk::new_v1beta1("replace-volume-detach");
-    walk.apply("pool.yaml", &one_pod_per_node("1", 1));
-    walk.wait_unschedulable(1);
-    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    provision_one_pod_per_node(&walk, "1", 1);
     let nodes = settle_team_nodes(&walk, 1);
     let old = nodes[0]["metadata"]["name"].as_str().unwrap().to_string();
     let instance = nodes[0]["spec"]["providerID"]

@@ -559,26 +559,25 @@ fn stop(mut child: Child) {
 
 /// The entries of `label`'s row that the rows `before` do not have: what only it does.
 fn only_in(proof: &Proof, label: &str, before: &[&str]) -> Vec<String> {
-    let known: BTreeSet<&String> = before
-        .iter()
-        .flat_map(|b| proof.table[*b].needs.union(&proof.table[*b].optional))
-        .collect();
-    proof.table[label]
-        .needs
-        .iter()
-        .filter(|e| !known.contains(e))
-        .cloned()
-        .collect()
+    entries_only_in(proof, label, before, |row| &row.needs)
 }
 
 /// The optional entries of `label`'s row that no row of `before` has.
 fn optional_only_in(proof: &Proof, label: &str, before: &[&str]) -> Vec<String> {
+    entries_only_in(proof, label, before, |row| &row.optional)
+}
+
+fn entries_only_in(
+    proof: &Proof,
+    label: &str,
+    before: &[&str],
+    of: impl Fn(&Row) -> &BTreeSet<String>,
+) -> Vec<String> {
     let known: BTreeSet<&String> = before
         .iter()
         .flat_map(|b| proof.table[*b].needs.union(&proof.table[*b].optional))
         .collect();
-    proof.table[label]
-        .optional
+    of(&proof.table[label])
         .iter()
         .filter(|e| !known.contains(e))
         .cloned()
