@@ -36,7 +36,9 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = REPO_ROOT / "catalog" / "aws-snapshot.json"
 DEFAULT_PRICES = REPO_ROOT / "catalog" / "on-demand-prices-us-east-1.json"
-DEFAULT_REGIONS = ("us-east-1", "us-east-2", "us-west-2")
+# Every commercial region moto bundles offerings for (`--regions all`); GovCloud and China are
+# other partitions, with other prices, and moto has no data for them.
+DEFAULT_REGIONS = "all"
 PRICE_REGION = "us-east-1"
 SCHEMA_VERSION = 1
 
@@ -73,6 +75,12 @@ def load_json(path: Path):
 def load_instance_types(resources: Path) -> dict:
     """DescribeInstanceTypes InstanceTypeInfo objects, keyed by type name."""
     return load_json(resources / "instance_types.json")
+
+
+def bundled_regions(resources: Path) -> list:
+    """The regions moto has DescribeInstanceTypeOfferings data for."""
+    folder = resources / "instance_type_offerings" / "availability-zone"
+    return sorted(p.name.split(".")[0] for p in folder.glob("*.json*"))
 
 
 def load_zone_offerings(resources: Path, region: str) -> list:
@@ -272,6 +280,17 @@ def dumps(value) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
 
 
+def zone_letters(region: dict):
+    """A type's zones as the letters after the region's name (`"abcdf"`), which the Rust side
+    expands (`snapshot.rs` `RegionFile`), when every zone of the region is its name and one
+    letter; else None (the zones are written out)."""
+    zones = region["zones"]
+    prefix = zones[0][:-1] if zones else ""
+    if not zones or any(len(z) != len(prefix) + 1 or not z.startswith(prefix) for z in zones):
+        return None
+    return lambda names: "".join(z[-1] for z in names)
+
+
 def render(snapshot: dict) -> str:
     """Valid, deterministic JSON: sorted keys, one instance type / offering per line."""
 
@@ -280,7 +299,8 @@ def render(snapshot: dict) -> str:
 
     regions = []
     for name, region in sorted(snapshot["regions"].items()):
-        offerings = block(f"{dumps(t)}:{dumps(z)}" for t, z in region["offerings"].items())
+        compact = zone_letters(region) or (lambda names: names)
+        offerings = block(f"{dumps(t)}:{dumps(compact(z))}" for t, z in region["offerings"].items())
         regions.append(f'{dumps(name)}:{{"offerings":{{\n{offerings}\n}},\n"zones":{dumps(region["zones"])}}}')
     return (
         "{\n"
@@ -347,8 +367,8 @@ def main(argv=None) -> int:
     parser.add_argument("prices", nargs="?", type=Path, default=DEFAULT_PRICES,
                         help=f"on-demand price list JSON (default: {DEFAULT_PRICES})")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help="snapshot path")
-    parser.add_argument("--regions", default=",".join(DEFAULT_REGIONS),
-                        help="comma-separated regions (default: %(default)s)")
+    parser.add_argument("--regions", default=DEFAULT_REGIONS,
+                        help="comma-separated regions, or `all` moto bundles (default: %(default)s)")
     parser.add_argument("--check", action="store_true",
                         help="do not write; exit 1 if the snapshot differs from a fresh one")
     args = parser.parse_args(argv)
@@ -357,6 +377,8 @@ def main(argv=None) -> int:
         print(f"price list not found: {args.prices}", file=sys.stderr)
         return 2
     regions = [r.strip() for r in args.regions.split(",") if r.strip()]
+    if regions == ["all"]:
+        regions = bundled_regions(moto_resources())
     snapshot = build_snapshot(args.prices, regions)
     text = render(snapshot)
     print(summary(snapshot, len(text.encode())), file=sys.stderr)

@@ -190,7 +190,7 @@ impl AcceleratorFacts {
 /// A region's zones, which instance types each zone offers and, in a live catalog, the current
 /// spot prices.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", from = "RegionFile")]
 pub struct RegionFacts {
     /// Every zone of the region.
     pub zones: Vec<String>,
@@ -202,6 +202,54 @@ pub struct RegionFacts {
     /// stand-in; in a region with some, a (type, zone) without one offers no spot (`aws.rs`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub spot_prices: BTreeMap<String, BTreeMap<String, f64>>,
+}
+
+/// [`RegionFacts`] as a file writes it: a type's zones either named, or — the embedded snapshot,
+/// where every zone of a region is the region's name and one letter — as those letters
+/// (`"m5.large":"abcdf"`), which keeps thirty regions' offerings small.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RegionFile {
+    zones: Vec<String>,
+    offerings: BTreeMap<String, ZoneList>,
+    #[serde(default)]
+    spot_prices: BTreeMap<String, BTreeMap<String, f64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ZoneList {
+    Names(Vec<String>),
+    Letters(String),
+}
+
+impl From<RegionFile> for RegionFacts {
+    fn from(file: RegionFile) -> RegionFacts {
+        // A letter names the region's zone ending in it (`a` → `eu-west-1a`); the generator
+        // writes letters only when every zone is the region's name and one letter.
+        let zone_of = |letter: char| {
+            file.zones
+                .iter()
+                .find(|z| z.ends_with(letter) && z.len() == file.zones[0].len())
+                .cloned()
+        };
+        let offerings = file
+            .offerings
+            .into_iter()
+            .map(|(name, zones)| {
+                let zones = match zones {
+                    ZoneList::Names(names) => names,
+                    ZoneList::Letters(letters) => letters.chars().filter_map(zone_of).collect(),
+                };
+                (name, zones)
+            })
+            .collect();
+        RegionFacts {
+            zones: file.zones,
+            offerings,
+            spot_prices: file.spot_prices,
+        }
+    }
 }
 
 impl RegionFacts {

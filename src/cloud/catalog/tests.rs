@@ -277,6 +277,55 @@ fn pod_eni_and_private_ipv4_capacity_come_from_the_vpc_limits_table() {
     assert!(!unlisted.capacity.contains(overhead::PRIVATE_IPV4_ADDRESS));
 }
 
+/// The embedded snapshot writes a type's zones as letters (`"abc"`), expanded with the region's
+/// zone names; a live catalog's cache writes them out, and both read the same.
+#[test]
+fn zones_written_as_letters_or_names_read_the_same() {
+    let letters: super::snapshot::RegionFacts = serde_json::from_str(
+        r#"{"zones":["eu-west-1a","eu-west-1b","eu-west-1c"],"offerings":{"m5.large":"ac"}}"#,
+    )
+    .unwrap();
+    let names: super::snapshot::RegionFacts = serde_json::from_str(
+        r#"{"zones":["eu-west-1a","eu-west-1b","eu-west-1c"],"offerings":{"m5.large":["eu-west-1a","eu-west-1c"]}}"#,
+    )
+    .unwrap();
+    assert_eq!(letters, names);
+    assert_eq!(letters.offerings["m5.large"], ["eu-west-1a", "eu-west-1c"]);
+    // Written back (the live cache), the names are kept.
+    let again: super::snapshot::RegionFacts =
+        serde_json::from_str(&serde_json::to_string(&letters).unwrap()).unwrap();
+    assert_eq!(again, letters);
+}
+
+/// The embedded snapshot covers every commercial region moto bundles offerings for, each with
+/// its own zones; prices are us-east-1's everywhere.
+#[test]
+fn the_embedded_catalog_covers_the_commercial_regions() {
+    let catalog = Catalog::embedded().unwrap();
+    let regions = catalog.regions();
+    for r in [
+        "eu-west-1",
+        "eu-central-1",
+        "ap-southeast-1",
+        "ap-northeast-1",
+        "sa-east-1",
+    ] {
+        assert!(regions.contains(&r), "{r} in {regions:?}");
+    }
+    assert!(regions.len() >= 30, "{regions:?}");
+    let types = embedded_types(&InstanceTypeContext::new("eu-west-1", "AL2023"));
+    let t = find(&types, "m5.large");
+    assert_eq!(label(t, labels::REGION), "eu-west-1");
+    assert_eq!(
+        values(t, labels::ZONE),
+        ["eu-west-1a", "eu-west-1b", "eu-west-1c"]
+    );
+    assert!(
+        t.offerings.iter().all(|o| o.price == 0.096),
+        "us-east-1 list price"
+    );
+}
+
 #[test]
 fn zones_region_and_prices() {
     let subnets = vec!["us-east-1a".to_string(), "us-east-1b".to_string()];

@@ -376,12 +376,18 @@ fn nominated_nodes(
     if solver.pods.is_empty() && !deleting {
         return Ok(Default::default());
     }
-    let mut input = solver.clone();
-    crate::usecases::provisioning::input::reschedule_deleting(&mut input, pdbs, now)?;
-    if input.pods.is_empty() {
-        return Ok(Default::default());
-    }
-    let plan = crate::scheduling::solve(&input);
+    // Only a deleting node's pods are added: without one, the snapshot's input is solved as it
+    // is, not copied (the whole cluster's nodes and pods).
+    let plan = if deleting {
+        let mut input = solver.clone();
+        crate::usecases::provisioning::input::reschedule_deleting(&mut input, pdbs, now)?;
+        if input.pods.is_empty() {
+            return Ok(Default::default());
+        }
+        crate::scheduling::solve(&input)
+    } else {
+        crate::scheduling::solve(solver)
+    };
     Ok(plan
         .existing_nodes
         .into_iter()

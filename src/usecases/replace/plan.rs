@@ -7,14 +7,14 @@
 
 use std::collections::BTreeSet;
 
-use super::steps::{drain_options, is_reschedulable};
+use super::steps::{drain_options, is_reschedulable, Pdbs};
 use crate::api::Manifests;
 use crate::cloud::types::Compute;
-use crate::disruption::consolidation::{currently_reschedulable, PdbInput};
-use crate::disruption::drain::{self, Pdb};
+use crate::disruption::consolidation::currently_reschedulable;
+use crate::disruption::drain;
 use crate::disruption::replace::{claim_name, Action, Chosen, Detail, Method, Record};
 use crate::error::CommandError;
-use crate::k8s::{snapshot, Cluster};
+use crate::k8s::Cluster;
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
@@ -90,7 +90,7 @@ pub enum NodePlan {
 /// Plans replacements one node at a time over one snapshot.
 pub struct Planner<'a> {
     snapshot: &'a Manifests,
-    pdbs: &'a [Pdb],
+    pdbs: &'a Pdbs,
     /// Nodes that are not capacity.
     excluded: BTreeSet<String>,
     /// Pods promised to existing nodes by replacements in progress.
@@ -98,8 +98,6 @@ pub struct Planner<'a> {
     force: bool,
     now: i64,
     min_values_policy: MinValuesPolicy,
-    /// The PDBs as the reschedule rule reads them, listed once when a forceful node has pods.
-    reschedule_pdbs: Option<Vec<PdbInput>>,
 }
 
 impl<'a> Planner<'a> {
@@ -108,7 +106,7 @@ impl<'a> Planner<'a> {
     /// `reserved`: those replacements' pods promised to existing nodes.
     pub fn new(
         snapshot: &'a Manifests,
-        pdbs: &'a [Pdb],
+        pdbs: &'a Pdbs,
         busy_instances: &BTreeSet<String>,
         reserved: Vec<Pod>,
         force: bool,
@@ -141,7 +139,6 @@ impl<'a> Planner<'a> {
             force,
             now,
             min_values_policy,
-            reschedule_pdbs: None,
         }
     }
 
@@ -169,7 +166,7 @@ impl<'a> Planner<'a> {
         let plan = drain::plan_drain(
             node,
             &pods,
-            self.pdbs,
+            &self.pdbs.drain,
             &Default::default(),
             self.now,
             &drain_options(pool, self.force),
@@ -231,7 +228,7 @@ impl<'a> Planner<'a> {
             .filter(|p| p.node_name.as_deref().is_some_and(|n| names.contains(n)))
             .filter(|p| is_reschedulable(p))
             .collect();
-        let moving = self.forceful_moves(live, intent, moving)?;
+        let moving = self.forceful_moves(intent, moving);
         let moving: Vec<Pod> = moving
             .into_iter()
             .map(|p| {
@@ -330,27 +327,13 @@ impl<'a> Planner<'a> {
     /// v1.14.1: pkg/controllers/provisioning/provisioner.go` `Schedule` →
     /// `CurrentlyReschedulablePods`; core#1789). The rest wait on the node for its grace
     /// period and get no capacity now; any other intent moves every pod.
-    fn forceful_moves<C: Cluster, P: Compute, K: Clock + ?Sized>(
-        &mut self,
-        live: &Live<'_, C, P, K>,
-        intent: Intent<'_>,
-        pods: Vec<&'a Pod>,
-    ) -> Result<Vec<&'a Pod>, CommandError> {
-        if !matches!(intent, Intent::Forceful) || pods.is_empty() {
-            return Ok(pods);
+    fn forceful_moves(&self, intent: Intent<'_>, pods: Vec<&'a Pod>) -> Vec<&'a Pod> {
+        if !matches!(intent, Intent::Forceful) {
+            return pods;
         }
-        if self.reschedule_pdbs.is_none() {
-            let pdbs = snapshot::read_pdbs(live.cluster)?
-                .iter()
-                .map(crate::usecases::consolidate::pdb_input)
-                .collect::<Result<Vec<_>, _>>()?;
-            self.reschedule_pdbs = Some(pdbs);
-        }
-        let pdbs = self.reschedule_pdbs.as_deref().unwrap_or_default();
-        Ok(pods
-            .into_iter()
-            .filter(|p| currently_reschedulable(p, pdbs, self.now))
-            .collect())
+        pods.into_iter()
+            .filter(|p| currently_reschedulable(p, &self.pdbs.reschedule, self.now))
+            .collect()
     }
 }
 

@@ -12,11 +12,12 @@ use serde_json::{json, Value};
 use crate::api::{core, Manifests};
 use crate::cloud::launch;
 use crate::cloud::types::Compute;
+use crate::disruption::consolidation::PdbInput;
 use crate::disruption::drain::{self, DrainOptions, Pdb, SkipReason};
 use crate::disruption::replace::machine::Attachment;
 use crate::disruption::replace::{Record, REPLACEMENT, TERMINATION_FINALIZER};
 use crate::error::CommandError;
-use crate::k8s::{ops, Cluster};
+use crate::k8s::{ops, snapshot, Cluster};
 use crate::model::node::Node;
 use crate::model::nodepool::{ApiGeneration, NodePool};
 use crate::model::pod::Pod;
@@ -82,45 +83,33 @@ impl Claim {
     }
 }
 
-#[derive(Deserialize, Default)]
-struct LivePdb {
-    #[serde(default)]
-    metadata: crate::api::meta::ObjectMeta,
-    #[serde(default)]
-    spec: Option<core::PodDisruptionBudgetSpec>,
-    #[serde(default)]
-    status: LivePdbStatus,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct LivePdbStatus {
-    #[serde(default)]
-    disruptions_allowed: i32,
+/// The cluster's PodDisruptionBudgets, listed once, in the two forms a replacement reads: the
+/// drain's (selector and current `disruptionsAllowed`) and the reschedule rule's (the spec's
+/// counts too: a PDB that can never allow an eviction keeps a forceful node's pod in place).
+#[derive(Debug, Clone, Default)]
+pub struct Pdbs {
+    /// What the drain checks each eviction against.
+    pub drain: Vec<Pdb>,
+    /// What `currently_reschedulable` reads.
+    pub reschedule: Vec<PdbInput>,
 }
 
 /// Every PodDisruptionBudget of the cluster, with its current `disruptionsAllowed`.
-pub fn pdbs(cluster: &dyn Cluster) -> Result<Vec<Pdb>, CommandError> {
-    let live: Vec<LivePdb> = ops::list_all(
-        cluster,
-        "/apis/policy/v1/poddisruptionbudgets",
-        &ops::ListQuery::default(),
-    )?;
-    let mut out = Vec::new();
-    for p in live {
-        let as_core = core::PodDisruptionBudget {
-            metadata: p.metadata.clone(),
-            spec: p.spec.clone(),
-            ..Default::default()
-        };
-        out.push(Pdb {
-            namespace: p.metadata.namespace.clone().unwrap_or_default(),
-            name: p.metadata.name.clone().unwrap_or_default(),
-            selector: crate::api::live::pdb_selector(&as_core)?,
-            disruptions_allowed: p.status.disruptions_allowed,
-        });
-    }
-    Ok(out)
+pub fn pdbs(cluster: &dyn Cluster) -> Result<Pdbs, CommandError> {
+    let reschedule = snapshot::read_pdbs(cluster)?
+        .iter()
+        .map(crate::usecases::consolidate::pdb_input)
+        .collect::<Result<Vec<_>, _>>()?;
+    let drain = reschedule
+        .iter()
+        .map(|p| Pdb {
+            namespace: p.namespace.clone(),
+            name: p.name.clone(),
+            selector: p.selector.clone(),
+            disruptions_allowed: p.disruptions_allowed.unwrap_or(0),
+        })
+        .collect();
+    Ok(Pdbs { drain, reschedule })
 }
 
 /// Every Node of the cluster, read now.

@@ -348,7 +348,7 @@ pub fn run<C: Cluster, P: Compute, K: Clock + ?Sized>(
                 let plan = drain::plan_drain(
                     node,
                     &pods,
-                    &steps::pdbs(cluster)?,
+                    &steps::pdbs(cluster)?.drain,
                     &deleting,
                     clock.now(),
                     &steps::drain_options(pool, settings.force),

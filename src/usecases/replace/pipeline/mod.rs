@@ -24,7 +24,6 @@ use super::steps::{self, Claim};
 use super::{Event, NodeOutcome, NodeStep, Resume, Settings};
 use crate::api::Manifests;
 use crate::cloud::types::Compute;
-use crate::disruption::drain::Pdb;
 use crate::disruption::replace::budget::{free_slots_for, method_of, pick, pools_of};
 use crate::disruption::replace::machine::{
     adopted_readiness, after_launch, blocking_attachments, detach_next, entry, launching_next,
@@ -315,7 +314,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             }
             let before = self.active.len();
             // The PDBs, read at most once a tick, by the first drain pass that needs them.
-            let mut pdbs: Option<Vec<Pdb>> = None;
+            let mut pdbs: Option<steps::Pdbs> = None;
             for i in 0..self.active.len() {
                 self.advance(i, &nodes, &mut pdbs)?;
             }
@@ -802,7 +801,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
         &mut self,
         i: usize,
         nodes: &[Node],
-        pdbs: &mut Option<Vec<Pdb>>,
+        pdbs: &mut Option<steps::Pdbs>,
     ) -> Result<(), CommandError> {
         let (cluster, cloud) = (self.live.cluster, self.live.cloud);
         let mono = self.monotonic();
@@ -908,7 +907,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     &mut *self.events,
                     &job.node,
                     progress,
-                    pdbs.as_deref().unwrap_or_default(),
+                    pdbs.as_ref().map_or(&[][..], |p| &p.drain),
                     &options,
                     at,
                     self.settings.drain_timeout,
