@@ -479,6 +479,18 @@ impl Compute for FakeCloud {
                     .map(|n| n.groups.clone())
                     .unwrap_or_default(),
                 tags,
+                // EC2 puts an instance of a partition group in the partition its template
+                // names, else in one it picks (here: the last).
+                partition: template.placement_group_id.as_ref().and_then(|id| {
+                    let group = self.placement_groups.iter().find(|g| &g.id == id)?;
+                    (group.strategy == crate::model::placement_group::Strategy::Partition).then(
+                        || {
+                            template
+                                .placement_partition
+                                .unwrap_or(group.partition_count as i32)
+                        },
+                    )
+                }),
             });
             self.user_data
                 .borrow_mut()

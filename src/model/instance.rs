@@ -25,6 +25,8 @@ pub struct Instance {
     pub security_group_ids: Vec<String>,
     /// Tags.
     pub tags: BTreeMap<String, String>,
+    /// `Placement.PartitionNumber`: the partition of a partition placement group EC2 put it in.
+    pub partition: Option<i32>,
 }
 
 /// The EC2 tenancy a NodeClaim launches with (`Placement.Tenancy` of its launch templates) and

@@ -252,6 +252,21 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
         let mut node_labels = BTreeMap::new();
         if register {
             node_labels = type_labels();
+            // A partition placement group's partition, when EC2 picked it: read from the
+            // instance (`aws v1.14.1: pkg/cloudprovider/registrationhooks/placementgrouphook.go`,
+            // which holds registration until DescribeInstances names it). An instance that
+            // names none gets no partition label (never the empty one).
+            if node_labels
+                .get(labels::PLACEMENT_GROUP_PARTITION)
+                .is_some_and(String::is_empty)
+            {
+                match self.partition_of(node)? {
+                    Some(p) => {
+                        node_labels.insert(labels::PLACEMENT_GROUP_PARTITION.into(), p.to_string())
+                    }
+                    None => node_labels.remove(labels::PLACEMENT_GROUP_PARTITION),
+                };
+            }
             node_labels.insert(labels::REGISTERED.to_string(), "true".to_string());
         }
         if initialized && missing.is_empty() && !has(labels::INITIALIZED) {
@@ -306,6 +321,21 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
         }
         ops::merge_patch(self.cluster, &path, &patch)?;
         Ok(!missing.is_empty())
+    }
+
+    /// `Placement.PartitionNumber` of `node`'s instance (DescribeInstances by id).
+    fn partition_of(&self, node: &Node) -> Result<Option<i32>, CommandError> {
+        let Some(id) = node.instance_id() else {
+            return Ok(None);
+        };
+        let found = self
+            .cloud
+            .describe_instances(&InstanceQuery::Ids(vec![id.to_string()]))
+            .map_err(aws_error)?;
+        Ok(found
+            .into_iter()
+            .find(|i| i.id == id)
+            .and_then(|i| i.partition))
     }
 }
 

@@ -197,6 +197,7 @@ impl World {
             .into_iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
+            partition: None,
         };
         self.cluster.put(node_of(&instance));
         instances.push(instance.clone());

@@ -656,15 +656,20 @@ spec:
     )
 }
 
+/// [`one_pod_per_node`] applied, its pods pending, and provisioned (`provision --yes --wait`).
+fn provision_one_pod_per_node(walk: &Walk, budget: &str, replicas: usize) {
+    walk.apply("pool.yaml", &one_pod_per_node(budget, replicas));
+    walk.wait_unschedulable(replicas);
+    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+}
+
 /// docs/performance.md B6: four drifted nodes, a budget of `nodes: "2"` and `--max-parallel 10`: two at
 /// a time, the next starting as one finishes — the budget kept full, never exceeded.
 #[test]
 fn budget_of_two_is_kept_full_and_never_exceeded() {
     let walk = Walk::new_v1beta1("replace-budget");
-    walk.apply("pool.yaml", &one_pod_per_node("2", 4));
-    walk.wait_unschedulable(4);
-    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    provision_one_pod_per_node(&walk, "2", 4);
     assert_eq!(team_nodes(&walk).len(), 4);
     // Freshly launched nodes satisfy their pool: nothing drifted.
     let fresh = walk.run(&["karpenter", "drift", "check"]);
@@ -823,10 +828,7 @@ spec:
 #[test]
 fn via_controller_hands_over_one_budget_at_a_time() {
     let walk = Walk::new_v1beta1("replace-via-controller");
-    walk.apply("pool.yaml", &one_pod_per_node("1", 2));
-    walk.wait_unschedulable(2);
-    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    provision_one_pod_per_node(&walk, "1", 2);
     narrow_to_category_m(&walk);
     let old = team_nodes(&walk);
     assert_eq!(old.len(), 2);
@@ -954,10 +956,7 @@ fn via_controller_hands_over_one_budget_at_a_time() {
 #[test]
 fn direct_replace_of_karpenter_nodes_removes_their_nodeclaims() {
     let walk = Walk::new_v1beta1("replace-karpenter-nodes");
-    walk.apply("pool.yaml", &one_pod_per_node("1", 2));
-    walk.wait_unschedulable(2);
-    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    provision_one_pod_per_node(&walk, "1", 2);
     let old = team_nodes(&walk);
     for (i, node) in old.iter().enumerate() {
         hand_to_karpenter(&walk, node, &format!("default-own0{i}"));
@@ -988,10 +987,7 @@ fn direct_replace_of_karpenter_nodes_removes_their_nodeclaims() {
 #[test]
 fn a_pdb_at_zero_during_the_rollout_is_waited_for_not_violated() {
     let walk = Walk::new_v1beta1("replace-pdb-dip");
-    walk.apply("pool.yaml", &one_pod_per_node("2", 2));
-    walk.wait_unschedulable(2);
-    let out = walk.run(&["karpenter", "provision", "--yes", "--wait"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    provision_one_pod_per_node(&walk, "2", 2);
     walk.apply(
         "pdb.yaml",
         "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: inflate-pdb\nspec:\n  maxUnavailable: 1\n  selector:\n    matchLabels: {app: inflate}\n",
@@ -1016,4 +1012,71 @@ fn a_pdb_at_zero_during_the_rollout_is_waited_for_not_violated() {
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(doc["summary"]["replaced"], 2, "{doc}");
     settle_team_nodes(&walk, 2);
+}
+
+/// `core v1.14.1: node/termination/suite_test.go` "should wait for volume attachments",
+/// through the binary on the loopback cluster + moto: the old node has a VolumeAttachment
+/// (`storage.k8s.io/v1`, as the CSI attacher leaves it until the volume detaches); `drift
+/// replace --yes` drains it, records it drained, and keeps its instance running while the
+/// attachment is there; once it is deleted the instance terminates and the node goes.
+#[test]
+fn drift_replace_terminates_the_old_instance_only_once_its_volume_attachment_is_gone() {
+    let walk = Walk::new_v1beta1("replace-volume-detach");
+    provision_one_pod_per_node(&walk, "1", 1);
+    let nodes = settle_team_nodes(&walk, 1);
+    let old = nodes[0]["metadata"]["name"].as_str().unwrap().to_string();
+    let instance = nodes[0]["spec"]["providerID"]
+        .as_str()
+        .and_then(|p| p.rsplit('/').next())
+        .unwrap()
+        .to_string();
+    walk.apply(
+        "attachment.yaml",
+        &format!(
+            "apiVersion: storage.k8s.io/v1\nkind: VolumeAttachment\nmetadata:\n  name: csi-data\nspec:\n  attacher: ebs.csi.aws.com\n  nodeName: {old}\n  source:\n    persistentVolumeName: pv-data\n"
+        ),
+    );
+    narrow_to_category_m(&walk);
+    let replace = walk.spawn(&[
+        "karpenter",
+        "drift",
+        "replace",
+        "--yes",
+        "--timeout",
+        "300s",
+    ]);
+    walk.eventually(240, "the old node drained (recorded)", || {
+        let n = walk.json(&["get", "node", &old, "-o", "json"]);
+        n["metadata"]["annotations"][kubectl_karpenter::model::labels::REPLACEMENT]
+            .as_str()
+            .is_some_and(|r| r.contains("\"drained\""))
+            .then_some(())
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    let state = |walk: &Walk| {
+        tool_instances(walk)
+            .into_iter()
+            .find(|(id, _, _)| *id == instance)
+            .map(|(_, s, _)| s)
+            .unwrap_or_default()
+    };
+    assert_eq!(state(&walk), "running", "still running while attached");
+    assert!(
+        walk.run(&["get", "node", &old]).code == 0,
+        "the old node is still there"
+    );
+    walk.ok(&["delete", "volumeattachment", "csi-data"]);
+    let out = replace.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("waiting for volume attachment(s) csi-data"),
+        "{stderr}"
+    );
+    assert!(
+        matches!(state(&walk).as_str(), "shutting-down" | "terminated"),
+        "{}",
+        state(&walk)
+    );
+    settle_team_nodes(&walk, 1);
 }

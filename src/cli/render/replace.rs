@@ -74,6 +74,16 @@ impl fmt::Display for Detail {
                 }
                 f.write_str("; the node stays cordoned, re-run to resume")
             }
+            Detail::VolumesStillAttached {
+                node,
+                after,
+                attachments,
+            } => write!(
+                f,
+                "{node} drained, but volume attachment(s) {} still there after {}s (its instance terminates once they are gone); the node stays cordoned, re-run to resume",
+                attachments.join(", "),
+                after.as_secs()
+            ),
             Detail::HandOver { kind, name } => write!(f, "delete {kind} {name}"),
             Detail::ReplacementInProgress => write!(
                 f,
@@ -119,6 +129,10 @@ fn step_text(step: &NodeStep) -> String {
             format!("eviction of {pod} refused: {message}")
         }
         NodeStep::Drained { evicted } => format!("drained ({evicted} pod(s) evicted)"),
+        NodeStep::AwaitingDetachment { attachments } => format!(
+            "waiting for volume attachment(s) {} to go before its instance terminates",
+            attachments.join(", ")
+        ),
         NodeStep::Deleted { instance: Some(id) } => format!("deleted; instance {id} terminating"),
         NodeStep::Deleted { instance: None } => "deleted".into(),
         NodeStep::RolledBack {

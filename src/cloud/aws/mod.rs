@@ -648,6 +648,7 @@ fn instance(i: &aws_sdk_ec2::types::Instance) -> Instance {
             .unwrap_or_default()
             .to_string(),
         subnet_id: i.subnet_id().map(str::to_string),
+        partition: i.placement().and_then(|p| p.partition_number()),
         image_id: i.image_id().unwrap_or_default().to_string(),
         state: i
             .state()

@@ -7,11 +7,14 @@
 //!
 //! ```text
 //!            mark          launch            Ready            drained
-//! Planned ─────────▶ Marked ───────▶ Launching ──────▶ Draining ───────▶ Terminating ──▶ Done(Replaced)
-//!                              │               │ timeout          │ timeout
-//!                              ▼               ▼                  ▼
+//! Planned ─────────▶ Marked ───────▶ Launching ──────▶ Draining ───────▶ Detaching ──▶ Terminating ──▶ Done(Replaced)
+//!                              │               │ timeout          │ timeout      │ timeout
+//!                              ▼               ▼                  ▼              ▼
 //!                      Done(RolledBack)  Done(RolledBack)   Done(Failed: cordoned, resumable)
 //! ```
+//!
+//! `Detaching` waits for the node's VolumeAttachments to go before its instance terminates
+//! ([`detach_next`]).
 //!
 //! A re-run enters at the step its record names ([`Entry`]).
 
@@ -44,6 +47,8 @@ pub enum State {
     },
     /// Its replacements serve: evicting, one pass at a time.
     Draining(Drain),
+    /// Drained and recorded so: waiting for its volumes to detach ([`detach_next`]).
+    Detaching(Detaching),
     /// Drained and recorded so: its instance is terminated, then its Node deleted.
     Terminating,
     /// Finished.
@@ -276,6 +281,11 @@ impl Drain {
         now >= self.next_pass
     }
 
+    /// When the drain began.
+    pub fn started(&self) -> Duration {
+        self.started
+    }
+
     /// Pods evicted so far.
     pub fn evicted(&self) -> usize {
         self.evicted
@@ -351,6 +361,101 @@ impl Drain {
         };
         self.next_pass = now + self.backoff;
         Ok(())
+    }
+}
+
+/// The node's VolumeAttachments are looked at this often while they are awaited.
+pub const DETACH_POLL: Duration = Duration::from_secs(1);
+
+/// A drained node waiting for its volumes to detach: `core v1.14.1:
+/// pkg/controllers/node/termination/controller.go awaitVolumeDetachment` — after the drain and
+/// before the instance terminates, so that a StatefulSet pod's volume detaches cleanly (the CSI
+/// driver's detach, not EC2's on termination) and attaches on its new node at once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detaching {
+    /// When the wait began.
+    pub since: Duration,
+    /// When its NodeClaim's `terminationGracePeriod` runs out (counted from the drain's
+    /// beginning), if it has one: the wait ends then and the instance terminates regardless.
+    pub grace_ends: Option<Duration>,
+    /// When the attachments are looked at next.
+    pub next_look: Duration,
+    /// The attachments already reported as awaited.
+    pub reported: Vec<String>,
+}
+
+impl Detaching {
+    /// A wait beginning at `now`, bounded by `grace_ends` if any; its first look is at once.
+    pub fn new(now: Duration, grace_ends: Option<Duration>) -> Detaching {
+        Detaching {
+            since: now,
+            grace_ends,
+            next_look: now,
+            reported: Vec::new(),
+        }
+    }
+}
+
+/// A VolumeAttachment of a node: its name and the PersistentVolume it attaches (none for an
+/// inline volume).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attachment {
+    /// `metadata.name`.
+    pub name: String,
+    /// `spec.source.persistentVolumeName`.
+    pub volume: Option<String>,
+}
+
+/// The attachments the instance's termination waits for: those of a PersistentVolume that no
+/// pod the drain leaves on the node uses (`held`: the volumes of its mirror, stuck-terminating,
+/// disruption-tolerating and DaemonSet pods — they stay attached until the end). An inline
+/// volume's attachment never blocks. `core v1.14.1: pkg/controllers/node/termination/
+/// controller.go filterVolumeAttachments` (`pod.IsDrainable`; the DaemonSet pods are this
+/// tool's addition: its drain leaves them, `kubectl drain --ignore-daemonsets`), `suite_test.go`
+/// "should only wait for volume attachments associated with drainable pods".
+pub fn blocking_attachments(attachments: &[Attachment], held: &BTreeSet<String>) -> Vec<String> {
+    let mut names: Vec<String> = attachments
+        .iter()
+        .filter(|a| a.volume.as_ref().is_some_and(|v| !held.contains(v)))
+        .map(|a| a.name.clone())
+        .collect();
+    names.sort();
+    names
+}
+
+/// What a detaching node does next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DetachNext {
+    /// No attachment is left to wait for: terminate.
+    Terminate,
+    /// These attachments remain: look again.
+    Wait(Vec<String>),
+    /// Its NodeClaim's `terminationGracePeriod` has run out with these still attached:
+    /// terminate regardless (EC2 detaches them with the instance), as Karpenter does.
+    GraceElapsed(Vec<String>),
+    /// `timeout` has passed with these still attached: stop (cordoned, drained, resumable).
+    TimedOut(Vec<String>),
+}
+
+/// Decides from the attachments still `blocking` at `now`: `core v1.14.1: node/termination/
+/// suite_test.go` "should wait for volume attachments", "should only wait for volume
+/// attachments associated with drainable pods", "should wait for volume attachments until the
+/// nodeclaim's termination grace period expires". Karpenter without a grace period waits for
+/// ever; this tool waits until `timeout` (the drain's `--timeout`) and stops there.
+pub fn detach_next(
+    wait: &Detaching,
+    blocking: Vec<String>,
+    now: Duration,
+    timeout: Duration,
+) -> DetachNext {
+    if blocking.is_empty() {
+        DetachNext::Terminate
+    } else if wait.grace_ends.is_some_and(|end| now >= end) {
+        DetachNext::GraceElapsed(blocking)
+    } else if now.saturating_sub(wait.since) >= timeout {
+        DetachNext::TimedOut(blocking)
+    } else {
+        DetachNext::Wait(blocking)
     }
 }
 

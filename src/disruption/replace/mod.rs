@@ -350,6 +350,16 @@ pub enum Detail {
         /// What still holds it.
         holding: Holding,
     },
+    /// Drained, but its volumes were still attached after the timeout; the node stays
+    /// cordoned (a re-run resumes the wait).
+    VolumesStillAttached {
+        /// The node.
+        node: String,
+        /// The timeout.
+        after: Duration,
+        /// The VolumeAttachments still there.
+        attachments: Vec<String>,
+    },
     /// `--via-controller`: what is deleted to hand the node over.
     HandOver {
         /// `NodeClaim`, `Machine` or `Node`.

@@ -1,7 +1,7 @@
 //! The replace pipeline's pure decisions: records (every earlier version's parse), names,
 //! budget slots and picking, where a node enters, readiness, drain pacing, failures.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
 use super::budget::{controller_free_slots, free_slots, free_slots_for, pick, Slots};
@@ -672,5 +672,49 @@ fn v1_expiration_ignores_budgets_while_v1beta1_expiration_keeps_them() {
     assert_eq!(
         serde_json::from_str::<Method>("\"expiration\"").unwrap(),
         Method::Expiration
+    );
+}
+
+/// `core v1.14.1: node/termination/controller.go awaitVolumeDetachment`,
+/// `filterVolumeAttachments`: an inline volume's attachment and one of a volume held by a pod
+/// the drain leaves never block; the rest are waited for until the NodeClaim's grace period
+/// (terminate regardless) or the timeout (stop).
+#[test]
+fn detaching_waits_for_the_attachments_of_drainable_volumes_only() {
+    let a = |name: &str, pv: Option<&str>| Attachment {
+        name: name.into(),
+        volume: pv.map(str::to_string),
+    };
+    let held: BTreeSet<String> = ["pv-held".to_string()].into();
+    let all = [
+        a("csi-b", Some("pv-b")),
+        a("csi-inline", None),
+        a("csi-held", Some("pv-held")),
+        a("csi-a", Some("pv-a")),
+    ];
+    assert_eq!(blocking_attachments(&all, &held), ["csi-a", "csi-b"]);
+    let s = Duration::from_secs;
+    let plain = Detaching::new(s(10), None);
+    let graced = Detaching::new(s(10), Some(s(60)));
+    let left = || vec!["csi-a".to_string()];
+    assert_eq!(
+        detach_next(&plain, vec![], s(10), s(100)),
+        DetachNext::Terminate
+    );
+    assert_eq!(
+        detach_next(&plain, left(), s(109), s(100)),
+        DetachNext::Wait(left())
+    );
+    assert_eq!(
+        detach_next(&plain, left(), s(110), s(100)),
+        DetachNext::TimedOut(left())
+    );
+    assert_eq!(
+        detach_next(&graced, left(), s(59), s(100)),
+        DetachNext::Wait(left())
+    );
+    assert_eq!(
+        detach_next(&graced, left(), s(60), s(100)),
+        DetachNext::GraceElapsed(left())
     );
 }

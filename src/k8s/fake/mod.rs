@@ -157,7 +157,10 @@ const BUILT_IN: &[(&str, &[&str])] = &[
     ("/apis/policy/v1", &["poddisruptionbudgets"]),
     ("/apis/coordination.k8s.io/v1", &["leases"]),
     ("/apis/node.k8s.io/v1", &["runtimeclasses"]),
-    ("/apis/storage.k8s.io/v1", &["storageclasses", "csinodes"]),
+    (
+        "/apis/storage.k8s.io/v1",
+        &["storageclasses", "csinodes", "volumeattachments"],
+    ),
 ];
 
 /// Kinds whose objects have no namespace.
@@ -168,6 +171,7 @@ const CLUSTER_SCOPED: &[&str] = &[
     "RuntimeClass",
     "StorageClass",
     "CSINode",
+    "VolumeAttachment",
     "NodePool",
     "NodeClaim",
     "Provisioner",

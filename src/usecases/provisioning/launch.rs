@@ -59,7 +59,10 @@ const KUBELET_OWNED: &[&str] = &[
 /// cheapest one), then the launched type's labels (`type_labels`) and `capacity_type`. A node
 /// whose user data is the class's own (Custom) gets its pool's labels this way, and every node
 /// the labels its kubelet may not set (`node-role.kubernetes.io/*` in a template). Before s17
-/// only the type's labels were written.
+/// only the type's labels were written. A partition placement group's labels are the
+/// NodeClaim's as launched (`aws v1.14.1: pkg/cloudprovider/cloudprovider.go
+/// instanceToNodeClaim`): the group id, and the partition asked for or the empty value that
+/// registration fills from the instance ([`Live::sync_registered`]).
 pub fn registration_labels(
     claim: &crate::scheduling::PlannedNodeClaim,
     type_labels: BTreeMap<String, String>,
@@ -73,6 +76,8 @@ pub fn registration_labels(
         .filter(|(k, _)| {
             !labels::AWS_WELL_KNOWN.contains(&k.as_str())
                 || *k == labels::EC2NODECLASS
+                || *k == labels::PLACEMENT_GROUP_ID
+                || *k == labels::PLACEMENT_GROUP_PARTITION
                 || pinned.contains_key(*k)
         })
         .map(|(k, v)| (k.clone(), v.clone()))

@@ -172,6 +172,8 @@ pub enum Waited {
         after: Duration,
         /// What was seen last.
         status: WaitStatus,
+        /// The launches whose Node never registered: (NodeClaim, instance).
+        unregistered: Vec<(String, String)>,
     },
     /// Ctrl-C.
     Stopped(WaitStatus),

@@ -524,7 +524,11 @@ fn wait_gives_up_at_the_timeout_and_the_instance_stays() {
                 nodes: 1,
                 bound: 0,
                 pods: 1
-            }
+            },
+            unregistered: vec![(
+                launches.launched[0].node_claim.clone(),
+                launches.launched[0].instance_id.clone()
+            )],
         }
     );
     assert_eq!(world.clock.monotonic(), Duration::from_secs(30));

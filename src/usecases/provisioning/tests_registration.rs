@@ -177,3 +177,64 @@ fn a_do_not_sync_taints_label_that_is_not_true_syncs_them() {
     assert!(matches!(late, Waited::Ready(_)), "{late:?}");
     assert_eq!(taints_of(&world, &node), [DEDICATED]);
 }
+
+/// `aws v1.14.1: pkg/cloudprovider/registrationhooks/placementgrouphook_test.go`: a NodeClaim
+/// launched into a partition placement group without a partition asked for carries the empty
+/// partition label; registration fills it from the instance's `Placement.PartitionNumber`
+/// (DescribeInstances). One asked for is kept without a call; an instance that names no
+/// partition gets no label (upstream holds registration until it does). **Differed, fixed
+/// (s18)**: the node got the group id but no partition label, so a spread over
+/// `placement-group-partition` could not count it.
+#[test]
+fn registration_fills_the_partition_label_from_the_instance() {
+    use crate::model::labels::{PLACEMENT_GROUP_ID, PLACEMENT_GROUP_PARTITION};
+    let world = World::new();
+    let picked = world.registered_node("default", "c6a.large");
+    let asked = world.registered_node("default", "c6a.large");
+    let unnamed = world.registered_node("default", "c6a.large");
+    world.cloud.instances.borrow_mut()[0].partition = Some(3);
+    world.cloud.instances.borrow_mut()[1].partition = Some(2);
+    let live = world.live();
+    let nodes = crate::usecases::replace::steps::live_nodes(&world.cluster).unwrap();
+    let node = |name: &str| nodes.iter().find(|n| n.name == name).unwrap().clone();
+    let labels = |partition: &'static str| {
+        move || {
+            [
+                (PLACEMENT_GROUP_ID, "pg-0a1b"),
+                (PLACEMENT_GROUP_PARTITION, partition),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+        }
+    };
+    let none = Default::default();
+    let described =
+        || crate::cloud::types::Cloud::call_counts(&*world.cloud).get("EC2.DescribeInstances");
+    live.sync_registered(&node(&picked), labels(""), &none, &[], false)
+        .unwrap();
+    assert_eq!(described(), 1);
+    let before = described();
+    live.sync_registered(&node(&asked), labels("2"), &none, &[], false)
+        .unwrap();
+    assert_eq!(described(), before, "asked for: no call");
+    live.sync_registered(&node(&unnamed), labels(""), &none, &[], false)
+        .unwrap();
+    let label = |name: &str| {
+        world.cluster.get("v1", "Node", None, name).unwrap()["metadata"]["labels"]
+            [PLACEMENT_GROUP_PARTITION]
+            .clone()
+    };
+    assert_eq!(label(&picked), "3");
+    assert_eq!(label(&asked), "2");
+    assert!(label(&unnamed).is_null(), "never the empty label");
+    let registered = world.cluster.get("v1", "Node", None, &unnamed).unwrap();
+    assert_eq!(
+        registered["metadata"]["labels"][PLACEMENT_GROUP_ID],
+        "pg-0a1b"
+    );
+    assert_eq!(
+        registered["metadata"]["labels"]["karpenter.sh/registered"],
+        "true"
+    );
+}

@@ -55,9 +55,15 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                 }));
             }
             if elapsed >= timeout {
+                let registered = self.registered_instances()?;
                 return Ok(Waited::TimedOut {
                     after: timeout,
                     status,
+                    unregistered: launched
+                        .iter()
+                        .filter(|l| !registered.contains(&l.instance_id))
+                        .map(|l| (l.node_claim.clone(), l.instance_id.clone()))
+                        .collect(),
                 });
             }
             if !self.clock.sleep(POLL) {
@@ -66,15 +72,17 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         }
     }
 
-    /// Instance id → name of the Nodes of `launched` that are Ready and initialized, each
-    /// registered and labelled as Karpenter's controllers would on the way
-    /// ([`Live::sync_registered`]: once, when first seen, the NodeClaim's labels — the launched
-    /// type's among them, which could not be in the user data every type of the fleet shares —
-    /// and the taints its kubelet did not register; `karpenter.sh/initialized` once initialized).
-    pub(super) fn initialized_nodes(
-        &self,
-        launched: &[Launch],
-    ) -> Result<BTreeMap<String, String>, CommandError> {
+    /// The instances that have a Node (registered, Ready or not), read now.
+    fn registered_instances(&self) -> Result<BTreeSet<String>, CommandError> {
+        Ok(self
+            .nodes()?
+            .iter()
+            .filter_map(|n| n.instance_id().map(str::to_string))
+            .collect())
+    }
+
+    /// Every Node, read now.
+    fn nodes(&self) -> Result<Vec<crate::model::node::Node>, CommandError> {
         let mut nodes = Vec::new();
         ops::list(
             self.cluster,
@@ -86,6 +94,19 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                 }
             },
         )?;
+        Ok(nodes)
+    }
+
+    /// Instance id → name of the Nodes of `launched` that are Ready and initialized, each
+    /// registered and labelled as Karpenter's controllers would on the way
+    /// ([`Live::sync_registered`]: once, when first seen, the NodeClaim's labels — the launched
+    /// type's among them, which could not be in the user data every type of the fleet shares —
+    /// and the taints its kubelet did not register; `karpenter.sh/initialized` once initialized).
+    pub(super) fn initialized_nodes(
+        &self,
+        launched: &[Launch],
+    ) -> Result<BTreeMap<String, String>, CommandError> {
+        let nodes = self.nodes()?;
         let mut out = BTreeMap::new();
         // Registered on sight (Ready or not, as Karpenter's registration: the startup taints
         // are put on before the agents that remove them run); initialized once Ready.

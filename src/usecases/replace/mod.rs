@@ -200,6 +200,12 @@ pub enum NodeStep {
         /// Pods evicted.
         evicted: usize,
     },
+    /// Drained: its instance terminates once these VolumeAttachments are gone (reported when
+    /// the set changes).
+    AwaitingDetachment {
+        /// The VolumeAttachments awaited.
+        attachments: Vec<String>,
+    },
     /// Its instance is terminating and its Node deleted.
     Deleted {
         /// The instance, when the node had one.

@@ -3,15 +3,18 @@
 //! record); record the next step; roll back; terminate and delete; release Karpenter's
 //! finalizer.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::api::{core, Manifests};
 use crate::cloud::launch;
 use crate::cloud::types::Compute;
 use crate::disruption::consolidation::PdbInput;
-use crate::disruption::drain::{self, DrainOptions, Pdb};
+use crate::disruption::drain::{self, DrainOptions, Pdb, SkipReason};
+use crate::disruption::replace::machine::Attachment;
 use crate::disruption::replace::{Record, REPLACEMENT, TERMINATION_FINALIZER};
 use crate::error::CommandError;
 use crate::k8s::{ops, snapshot, Cluster};
@@ -36,6 +39,9 @@ pub struct Claim {
     pub path: String,
     /// Being deleted already.
     pub deleting: bool,
+    /// Its `spec.terminationGracePeriod` (v1): the longest its node's termination waits for
+    /// volumes to detach, counted from the drain's beginning.
+    pub termination_grace_period: Option<Duration>,
 }
 
 impl Claim {
@@ -67,6 +73,12 @@ impl Claim {
             name: claim.name.clone(),
             path: format!("/apis/karpenter.sh/{resource}/{}", claim.name),
             deleting: claim.deleting,
+            termination_grace_period: claim
+                .termination_grace_period
+                .as_deref()
+                .and_then(|t| crate::model::time::parse_go_duration(t).ok())
+                .and_then(|nanos| u64::try_from(nanos).ok())
+                .map(Duration::from_nanos),
         }
     }
 }
@@ -152,6 +164,116 @@ pub fn pods_on(
         )));
     }
     Ok((pods, deleting))
+}
+
+#[derive(Deserialize, Default)]
+struct LiveAttachment {
+    #[serde(default)]
+    metadata: crate::api::meta::ObjectMeta,
+    #[serde(default)]
+    spec: AttachmentSpec,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct AttachmentSpec {
+    #[serde(default)]
+    node_name: String,
+    #[serde(default)]
+    source: AttachmentSource,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct AttachmentSource {
+    #[serde(default)]
+    persistent_volume_name: Option<String>,
+}
+
+/// The VolumeAttachments (`storage.k8s.io/v1`) of `node`, read now. The API server has no
+/// `spec.nodeName` field selector for them (Karpenter's is an informer index), so every
+/// attachment is listed and those of other nodes dropped. The error is the caller's: a 403
+/// (the optional `list volumeattachments.storage.k8s.io`) or 404 is a warning there.
+pub fn volume_attachments(
+    cluster: &dyn Cluster,
+    node: &str,
+) -> Result<Vec<Attachment>, crate::k8s::ClusterError> {
+    let mut out = Vec::new();
+    ops::list(
+        cluster,
+        "/apis/storage.k8s.io/v1/volumeattachments",
+        &ops::ListQuery::default(),
+        |a: LiveAttachment| {
+            if a.spec.node_name == node {
+                out.push(Attachment {
+                    name: a.metadata.name.unwrap_or_default(),
+                    volume: a.spec.source.persistent_volume_name,
+                });
+            }
+        },
+    )?;
+    Ok(out)
+}
+
+#[derive(Deserialize, Default)]
+struct LiveClaim {
+    #[serde(default)]
+    metadata: crate::api::meta::ObjectMeta,
+    #[serde(default)]
+    spec: LiveClaimSpec,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct LiveClaimSpec {
+    #[serde(default)]
+    volume_name: Option<String>,
+}
+
+/// The PersistentVolumes that the pods a drain leaves on `node` use (`pods` and their drain
+/// `plan` read now): their attachments stay to the end and are not waited for — `core
+/// v1.14.1: node/termination/controller.go filterVolumeAttachments` (Pod → claim → volume).
+/// A finished pod is drainable there (its volumes are waited for). A claim not found (or
+/// claims this identity may not list) holds nothing, as upstream skips a claim not found.
+pub fn held_volumes(
+    cluster: &dyn Cluster,
+    pods: &[Pod],
+    skipped: &[(String, SkipReason)],
+) -> Result<BTreeSet<String>, CommandError> {
+    let mut wanted: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for p in pods {
+        let held = skipped
+            .iter()
+            .any(|(k, why)| *k == p.key() && *why != SkipReason::Finished);
+        if held {
+            for v in &p.volumes {
+                wanted
+                    .entry(p.namespace.clone())
+                    .or_default()
+                    .insert(v.claim_name(&p.name));
+            }
+        }
+    }
+    let mut volumes = BTreeSet::new();
+    for (namespace, claims) in wanted {
+        let path = format!("/api/v1/namespaces/{namespace}/persistentvolumeclaims");
+        let listed = ops::list(
+            cluster,
+            &path,
+            &ops::ListQuery::default(),
+            |c: LiveClaim| {
+                if c.metadata.name.as_ref().is_some_and(|n| claims.contains(n)) {
+                    volumes.extend(c.spec.volume_name.filter(|v| !v.is_empty()));
+                }
+            },
+        );
+        match listed {
+            Ok(_) => {}
+            Err(e) if matches!(e.status(), Some(403 | 404)) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(volumes)
 }
 
 /// The drain rules for nodes of `pool` (its generation's taint; `--force` evicts

@@ -26,8 +26,9 @@ use crate::api::Manifests;
 use crate::cloud::types::Compute;
 use crate::disruption::replace::budget::{free_slots_for, method_of, pick, pools_of};
 use crate::disruption::replace::machine::{
-    adopted_readiness, after_launch, entry, launching_next, readiness, Drain, Ending, Entry,
-    Failures, LaunchingNext, Readiness, Replacement, State,
+    adopted_readiness, after_launch, blocking_attachments, detach_next, entry, launching_next,
+    readiness, DetachNext, Detaching, Drain, Ending, Entry, Failures, LaunchingNext, Readiness,
+    Replacement, State, DETACH_POLL,
 };
 use crate::disruption::replace::{Action, Detail, Queued, Record, Status, Step};
 use crate::error::CommandError;
@@ -230,6 +231,7 @@ pub fn run<C: Cluster, P: Compute, K: Clock + ?Sized>(
         active: Vec::new(),
         replaced_into: settings.gone_instances.clone(),
         failures: Failures::default(),
+        attachments_unreadable: false,
     };
     pipeline.run(queue)?;
     Ok(pipeline.outcomes)
@@ -288,6 +290,8 @@ struct Pipeline<'p, 'a, C, P, K: ?Sized> {
     /// docs/reliability.md).
     replaced_into: BTreeSet<String>,
     failures: Failures,
+    /// The VolumeAttachments could not be listed (403/404): said once, not awaited.
+    attachments_unreadable: bool,
 }
 
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
@@ -532,12 +536,26 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
         match (entry(record.as_ref(), node), record.clone()) {
             (Entry::Finish, Some(r)) => {
                 // Drained before and still cordoned (or its kubelet gone with its instance):
-                // only the end is left.
+                // only the end is left — its volumes' detachment, then the termination. A node
+                // whose kubelet is gone is terminated at once (`core v1.14.1:
+                // node/termination/controller.go finalize`: a NotReady node whose instance is
+                // gone skips the drain and the wait).
                 let events = &mut *self.events;
                 events.emit(Event::node(
                     &node.name,
                     NodeStep::Resuming(Resume::Finishing),
                 ));
+                if node.ready {
+                    let mut finishing = job(r, State::Terminating);
+                    let grace = finishing
+                        .claim
+                        .as_ref()
+                        .and_then(|c| c.termination_grace_period);
+                    finishing.state =
+                        State::Detaching(Detaching::new(mono, grace.map(|g| mono + g)));
+                    self.active.push(finishing);
+                    return Ok(None);
+                }
                 self.outcomes[outcome].status = gone_as(Status::Replaced, &r);
                 terminate(cluster, cloud, events, &mut job(r, State::Terminating))?;
                 return Ok(None);
@@ -898,7 +916,11 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     Passed::Draining => None,
                     Passed::Drained => {
                         self.outcomes[job.outcome].evicted = progress.evicted();
-                        Some(State::Terminating)
+                        let grace = job.claim.as_ref().and_then(|c| c.termination_grace_period);
+                        Some(State::Detaching(Detaching::new(
+                            mono,
+                            grace.map(|g| progress.started() + g),
+                        )))
                     }
                     Passed::TimedOut(holding) => {
                         Some(State::Done(Ending::Failed(Detail::DrainTimedOut {
@@ -909,14 +931,80 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     }
                 }
             }
+            State::Detaching(wait) => {
+                if mono < wait.next_look {
+                    return Ok(());
+                }
+                wait.next_look = mono + DETACH_POLL;
+                let blocking = match steps::volume_attachments(cluster, &job.node.name) {
+                    Err(e) if matches!(e.status(), Some(403 | 404)) => {
+                        if !self.attachments_unreadable {
+                            self.attachments_unreadable = true;
+                            self.events.emit(Event::Warning(format!(
+                                "cannot list volumeattachments.storage.k8s.io ({e}): instances terminate without waiting for their volumes to detach (docs/security.md)"
+                            )));
+                        }
+                        Vec::new()
+                    }
+                    Err(e) => return Err(e.into()),
+                    Ok(attachments) if attachments.is_empty() => Vec::new(),
+                    Ok(attachments) => {
+                        let (pods, deleting) = steps::pods_on(cluster, &job.node.name)?;
+                        let options = steps::drain_options(&job.pool, self.settings.force);
+                        let plan = crate::disruption::drain::plan_drain(
+                            &job.node,
+                            &pods,
+                            &[],
+                            &deleting,
+                            self.live.clock.now(),
+                            &options,
+                        );
+                        let held = steps::held_volumes(cluster, &pods, &plan.skipped)?;
+                        blocking_attachments(&attachments, &held)
+                    }
+                };
+                match detach_next(wait, blocking, mono, self.settings.drain_timeout) {
+                    DetachNext::Terminate => Some(State::Terminating),
+                    DetachNext::Wait(blocking) => {
+                        if blocking != wait.reported {
+                            self.events.emit(Event::node(
+                                &job.node.name,
+                                NodeStep::AwaitingDetachment {
+                                    attachments: blocking.clone(),
+                                },
+                            ));
+                            wait.reported = blocking;
+                        }
+                        None
+                    }
+                    DetachNext::GraceElapsed(blocking) => {
+                        self.events.emit(Event::Warning(format!(
+                            "{}: its NodeClaim's terminationGracePeriod has run out with volume attachment(s) {} still there: its instance terminates regardless (as Karpenter's does)",
+                            job.node.name,
+                            blocking.join(", ")
+                        )));
+                        Some(State::Terminating)
+                    }
+                    DetachNext::TimedOut(attachments) => {
+                        Some(State::Done(Ending::Failed(Detail::VolumesStillAttached {
+                            node: job.node.name.clone(),
+                            after: self.settings.drain_timeout,
+                            attachments,
+                        })))
+                    }
+                }
+            }
             State::Planned | State::Marked | State::Terminating | State::Done(_) => None,
         };
+        let was_draining = matches!(job.state, State::Draining(_));
         if let Some(next) = next {
             job.state = next;
         }
-        if job.state == State::Terminating {
+        if was_draining && matches!(job.state, State::Detaching(_)) {
             job.record.step = Step::Drained;
             steps::annotate(cluster, &job.node.name, &job.record)?;
+        }
+        if job.state == State::Terminating {
             terminate(cluster, cloud, &mut *self.events, job)?;
         }
         Ok(())

@@ -226,3 +226,225 @@ fn an_eviction_answered_404_or_409_is_no_refusal() {
         assert_eq!(run.outcome(&old[0]).evicted, 1, "{status}");
     }
 }
+
+/// A VolumeAttachment of `pv` (none: an inline volume) on `node`.
+fn attachment(world: &World, name: &str, node: &str, pv: Option<&str>) {
+    let source = match pv {
+        Some(pv) => json!({"persistentVolumeName": pv}),
+        None => {
+            json!({"inlineVolumeSpec": {"csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-1"}}})
+        }
+    };
+    world.cluster.put(json!({
+        "apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment",
+        "metadata": {"name": name},
+        "spec": {"attacher": "ebs.csi.aws.com", "nodeName": node, "source": source},
+    }));
+}
+
+/// Removes VolumeAttachment `name` once `at` has passed.
+fn detach_at(world: &World, name: &str, at: Duration) {
+    let (cluster, name) = (world.cluster.clone(), name.to_string());
+    world.clock.on_tick(move |now| {
+        if now >= at {
+            cluster.remove("storage.k8s.io/v1", "VolumeAttachment", None, &name);
+        }
+    });
+}
+
+/// "should wait for volume attachments": the node is drained (recorded so) and its instance
+/// terminates only once its VolumeAttachment is gone (at 200 s); another node's attachment is
+/// not waited for. **Differed, fixed (s18)**: the instance terminated as soon as the pods were
+/// gone, the CSI detach still in flight.
+#[test]
+fn the_instance_terminates_only_once_the_nodes_volume_attachments_are_gone() {
+    let world = world();
+    let old = drifted(&world, 1);
+    let instance = instance_of(&old[0]);
+    attachment(&world, "csi-aaa", &old[0], Some("pv-data"));
+    attachment(&world, "csi-other", "some-other-node", Some("pv-other"));
+    detach_at(&world, "csi-aaa", secs(200));
+    let terminated_early: Rc<RefCell<bool>> = Rc::default();
+    let (seen, cloud) = (terminated_early.clone(), world.cloud.clone());
+    world.clock.on_tick(move |now| {
+        let state = cloud
+            .instances
+            .borrow()
+            .iter()
+            .find(|i| i.id == instance)
+            .map(|i| i.state.clone());
+        if now < secs(200) && state.as_deref() != Some("running") {
+            *seen.borrow_mut() = true;
+        }
+    });
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    assert!(!*terminated_early.borrow(), "terminated before the detach");
+    let drained = run.when(&old[0], |s| matches!(s, NodeStep::Drained { .. }));
+    let awaiting = run.when(&old[0], |s| {
+        matches!(s, NodeStep::AwaitingDetachment { .. })
+    });
+    let deleted = run.when(&old[0], |s| matches!(s, NodeStep::Deleted { .. }));
+    assert!(drained <= awaiting && awaiting < secs(200) && deleted >= secs(200));
+    assert!(run.steps(&old[0]).contains(&NodeStep::AwaitingDetachment {
+        attachments: vec!["csi-aaa".into()]
+    }));
+    assert_eq!(
+        run.steps(&old[0])
+            .iter()
+            .filter(|s| matches!(s, NodeStep::AwaitingDetachment { .. }))
+            .count(),
+        1,
+        "reported once"
+    );
+}
+
+/// "should only wait for volume attachments associated with drainable pods": a pod tolerating
+/// the disruption taint stays on the node (never evicted), so its volume's attachment stays to
+/// the end and is not waited for; nor is an inline volume's. Terminated at once after the drain.
+#[test]
+fn the_attachments_of_pods_the_drain_leaves_and_of_inline_volumes_are_not_waited_for() {
+    let world = world();
+    let old = drifted(&world, 1);
+    put_bound(&world.cluster, "agent", &old[0]);
+    world
+        .cluster
+        .update("v1", "Pod", Some("default"), "agent", |p| {
+            p["spec"]["containers"][0]["resources"]["requests"]["cpu"] = json!("100m");
+            p["spec"]["tolerations"] =
+                json!([{"key": "karpenter.sh/disrupted", "operator": "Exists"}]);
+            p["spec"]["volumes"] = json!([{"name": "state",
+                "persistentVolumeClaim": {"claimName": "agent-state"}}]);
+        });
+    world.cluster.put(json!({
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "agent-state", "namespace": "default",
+            "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+        "spec": {"volumeName": "pv-agent", "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}}},
+        "status": {"phase": "Bound"},
+    }));
+    world.cluster.put(json!({
+        "apiVersion": "v1", "kind": "PersistentVolume",
+        "metadata": {"name": "pv-agent"},
+        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+            "claimRef": {"namespace": "default", "name": "agent-state"},
+            "csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-agent"}},
+        "status": {"phase": "Bound"},
+    }));
+    attachment(&world, "csi-agent", &old[0], Some("pv-agent"));
+    attachment(&world, "csi-inline", &old[0], None);
+    let run = replace(&world, &old, &settings());
+    assert_eq!(
+        run.outcome(&old[0]).status,
+        Status::Replaced,
+        "{:?}",
+        run.outcome(&old[0]).detail
+    );
+    assert!(
+        !run.steps(&old[0])
+            .iter()
+            .any(|s| matches!(s, NodeStep::AwaitingDetachment { .. })),
+        "{:?}",
+        run.steps(&old[0])
+    );
+    let drained = run.when(&old[0], |s| matches!(s, NodeStep::Drained { .. }));
+    let deleted = run.when(&old[0], |s| matches!(s, NodeStep::Deleted { .. }));
+    assert!(deleted - drained <= secs(1), "{drained:?} → {deleted:?}");
+}
+
+/// "should wait for volume attachments until the nodeclaim's termination grace period
+/// expires": a NodeClaim with `terminationGracePeriod: 3m` — its instance terminates 3 minutes
+/// after the drain began though the attachment stays, with a warning naming it.
+#[test]
+fn the_wait_ends_when_the_nodeclaims_termination_grace_period_runs_out() {
+    let world = world();
+    let old = drifted(&world, 1);
+    let instance = instance_of(&old[0]);
+    world.cluster.put(json!({
+        "apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+        "metadata": {"name": "default-abcde", "labels": {"karpenter.sh/nodepool": "default"}},
+        "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+            "name": "default"}, "requirements": [], "terminationGracePeriod": "3m"},
+        "status": {"nodeName": old[0], "providerID": format!("aws:///us-east-1a/{instance}")},
+    }));
+    attachment(&world, "csi-stuck", &old[0], Some("pv-data"));
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    let drained = run.when(&old[0], |s| matches!(s, NodeStep::Drained { .. }));
+    let deleted = run.when(&old[0], |s| matches!(s, NodeStep::Deleted { .. }));
+    assert!(
+        deleted >= drained + secs(170) && deleted <= drained + secs(182),
+        "{drained:?} → {deleted:?}"
+    );
+    assert!(run.events.iter().any(|(_, e)| matches!(e,
+        Event::Warning(w) if w.contains("terminationGracePeriod") && w.contains("csi-stuck"))));
+}
+
+/// Karpenter without a grace period waits for ever; this tool until `--timeout`: then the node
+/// stays drained and cordoned, its instance running, and a re-run resumes the wait (and
+/// finishes once the attachment is gone).
+#[test]
+fn an_attachment_still_there_after_the_timeout_stops_the_node_and_a_rerun_resumes_the_wait() {
+    let world = world();
+    let old = drifted(&world, 1);
+    let instance = instance_of(&old[0]);
+    attachment(&world, "csi-stuck", &old[0], Some("pv-data"));
+    let short = Settings {
+        drain_timeout: secs(120),
+        ..settings()
+    };
+    let run = replace(&world, &old, &short);
+    let o = run.outcome(&old[0]);
+    assert_eq!(o.status, Status::Failed);
+    assert_eq!(
+        o.detail,
+        Detail::VolumesStillAttached {
+            node: old[0].clone(),
+            after: secs(120),
+            attachments: vec!["csi-stuck".into()],
+        }
+    );
+    assert_eq!(instance_state(&world, &instance), "running");
+    assert!(cordoned(&world.cluster, &old[0]));
+    assert_eq!(record_of(&world, &old[0]).unwrap().step, Step::Drained);
+    let at = world.clock.monotonic() + secs(30);
+    detach_at(&world, "csi-stuck", at);
+    let again = replace(&world, &old, &short);
+    assert_eq!(again.outcome(&old[0]).status, Status::Replaced);
+    assert_eq!(
+        again.steps(&old[0])[0],
+        NodeStep::Resuming(Resume::Finishing)
+    );
+    assert!(again.when(&old[0], |s| matches!(s, NodeStep::Deleted { .. })) >= at);
+    assert_eq!(instance_state(&world, &instance), "shutting-down");
+}
+
+/// Without `list volumeattachments.storage.k8s.io` (optional, docs/security.md) the run says
+/// once that detachment is not awaited and terminates as before.
+#[test]
+fn without_permission_to_list_volume_attachments_the_detach_is_not_awaited() {
+    let world = world();
+    let old = drifted(&world, 2);
+    attachment(&world, "csi-aaa", &old[0], Some("pv-data"));
+    world.cluster.fail_with(
+        Http::Get,
+        "/apis/storage.k8s.io/v1/volumeattachments",
+        100,
+        403,
+        "volumeattachments.storage.k8s.io is forbidden",
+    );
+    let run = replace(&world, &old, &settings());
+    for node in &old {
+        assert_eq!(run.outcome(node).status, Status::Replaced);
+    }
+    let warnings: Vec<&String> = run
+        .events
+        .iter()
+        .filter_map(|(_, e)| match e {
+            Event::Warning(w) if w.contains("volumeattachments") => Some(w),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+}
