@@ -12,7 +12,13 @@
 #[rustfmt::skip] // generated: one line per type
 mod generated;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::fmt;
+
+use serde::de::{
+    Deserialize, DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess, SeqAccess,
+    Visitor,
+};
 
 /// One field of an object type: its name, how its value is shaped, and the value's type (an
 /// index into [`generated::TYPES`]; unused for [`Shape::Leaf`]).
@@ -128,14 +134,29 @@ pub struct UnknownField {
     pub message: String,
 }
 
-/// Checks a field a typed read left unread: `None` when the API server knows it.
-pub(crate) fn check(root: u16, kind: &str, steps: &[Step]) -> Option<UnknownField> {
+/// What an unread field is: unknown, known (a scalar, or a shape not ours to judge), or a known
+/// object or list of objects, whose own fields [`Walk`] then checks.
+enum Resolved {
+    Unknown(UnknownField),
+    Known,
+    Inside(At),
+}
+
+/// A known object (or list of objects) type inside an unread field, and where it is.
+struct At {
+    ty: u16,
+    list: bool,
+    path: String,
+    kind: String,
+}
+
+fn resolve(root: u16, kind: &str, steps: &[Step]) -> Resolved {
     let mut ty = root;
     let mut path = String::new();
     let mut i = 0;
     while i < steps.len() {
         let Step::Key(key) = &steps[i] else {
-            return None; // an index where a field was expected: not ours to judge
+            return Resolved::Known; // an index where a field was expected: not ours to judge
         };
         let fields = generated::TYPES[usize::from(ty)];
         if !path.is_empty() {
@@ -143,7 +164,7 @@ pub(crate) fn check(root: u16, kind: &str, steps: &[Step]) -> Option<UnknownFiel
         }
         path.push_str(key);
         let Ok(at) = fields.binary_search_by(|f| f.0.cmp(key)) else {
-            return Some(UnknownField {
+            return Resolved::Unknown(UnknownField {
                 message: unknown_message(kind, &path, key, fields),
                 path,
             });
@@ -151,26 +172,211 @@ pub(crate) fn check(root: u16, kind: &str, steps: &[Step]) -> Option<UnknownFiel
         let Field(_, shape, child) = fields[at];
         i += 1;
         match shape {
-            Shape::Leaf => return None,
+            Shape::Leaf | Shape::Map => return Resolved::Known,
             Shape::One => {}
             Shape::List => match steps.get(i) {
                 Some(Step::Index(n)) => {
                     path.push_str(&format!("[{n}]"));
                     i += 1;
                 }
-                _ => return None,
-            },
-            Shape::Map => match steps.get(i) {
-                Some(Step::Key(k)) => {
-                    path.push_str(&format!("[{k}]"));
-                    i += 1;
+                None => {
+                    let kind = kind.to_string();
+                    return Resolved::Inside(At { ty: child, list: true, path, kind });
                 }
-                _ => return None,
+                _ => return Resolved::Known,
             },
         }
         ty = child;
     }
-    None
+    let kind = kind.to_string();
+    Resolved::Inside(At { ty, list: false, path, kind })
+}
+
+thread_local! {
+    // The known object type of the field `serde_ignored` reported last, for [`Walk`], which
+    // reads that field's value next; and the unknown fields found so far in the document.
+    static PENDING: RefCell<Option<At>> = const { RefCell::new(None) };
+    static FOUND: RefCell<Vec<UnknownField>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Notes a field a typed read left unread (`serde_ignored`'s report): an unknown field is
+/// kept for [`take_found`]; a known object or list of objects is checked inside as it is read
+/// past ([`Walk`]). `kubectl apply --validate=strict` refuses a misspelt field at any depth —
+/// `securityContext.allowPrivilegedEscalation`, `livenessProbe.httpGett` — not only where this
+/// tool reads.
+pub(crate) fn note(root: u16, kind: &str, steps: &[Step]) {
+    match resolve(root, kind, steps) {
+        Resolved::Unknown(field) => FOUND.with(|f| f.borrow_mut().push(field)),
+        Resolved::Known => {}
+        Resolved::Inside(at) => PENDING.with(|p| *p.borrow_mut() = Some(at)),
+    }
+}
+
+/// The unknown fields [`note`] and [`Walk`] found since the last call, in document order.
+pub(crate) fn take_found() -> Vec<UnknownField> {
+    PENDING.with(|p| p.borrow_mut().take());
+    FOUND.with(|f| std::mem::take(&mut *f.borrow_mut()))
+}
+
+/// Reads past an unread value; when [`note`] found it to be a known object (or list of them),
+/// checks the fields inside against the schema on the way.
+pub(crate) struct Walk(Option<At>);
+
+impl Walk {
+    /// For the value of the field reported last (read at the first visit, once the reader has
+    /// called `serde_ignored`'s report).
+    pub(crate) fn pending() -> Self {
+        Walk(None)
+    }
+
+    fn at(self) -> Option<At> {
+        self.0.or_else(|| PENDING.with(|p| p.borrow_mut().take()))
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Walk {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Walk {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        self.at();
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        self.at();
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        self.at();
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        self.at();
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        self.at();
+        Ok(())
+    }
+    fn visit_bytes<E>(self, _: &[u8]) -> Result<(), E> {
+        self.at();
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.at();
+        Ok(())
+    }
+    fn visit_none<E>(self) -> Result<(), E> {
+        self.at();
+        Ok(())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        let at = self.at();
+        d.deserialize_any(Walk(at))
+    }
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        let at = self.at();
+        d.deserialize_any(Walk(at))
+    }
+    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<(), A::Error> {
+        self.at();
+        IgnoredAny.visit_enum(data).map(|_| ())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        match self.at() {
+            Some(at) if at.list => {
+                let mut n = 0;
+                loop {
+                    let item = At {
+                        ty: at.ty,
+                        list: false,
+                        path: format!("{}[{n}]", at.path),
+                        kind: at.kind.clone(),
+                    };
+                    if seq.next_element_seed(Walk(Some(item)))?.is_none() {
+                        return Ok(());
+                    }
+                    n += 1;
+                }
+            }
+            _ => {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(())
+            }
+        }
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let Some(at) = self.at().filter(|at| !at.list) else {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            return Ok(());
+        };
+        let fields = generated::TYPES[usize::from(at.ty)];
+        while let Some(AnyKey(key)) = map.next_key()? {
+            let path = format!("{}.{key}", at.path);
+            match fields.binary_search_by(|f| f.0.cmp(&key)) {
+                Err(_) => {
+                    let message = unknown_message(&at.kind, &path, &key, fields);
+                    FOUND.with(|f| f.borrow_mut().push(UnknownField { path, message }));
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Ok(i) => match fields[i] {
+                    Field(_, Shape::One | Shape::List, child) => {
+                        let list = matches!(fields[i].1, Shape::List);
+                        let kind = at.kind.clone();
+                        map.next_value_seed(Walk(Some(At { ty: child, list, path, kind })))?;
+                    }
+                    Field(_, Shape::Leaf | Shape::Map, _) => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                },
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A mapping key as text, whatever scalar it was written as (kubectl makes a YAML key `1` the
+/// JSON key "1").
+struct AnyKey(String);
+
+impl<'de> Deserialize<'de> for AnyKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = AnyKey;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a mapping key")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<AnyKey, E> {
+                Ok(AnyKey(v.to_string()))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<AnyKey, E> {
+                Ok(AnyKey(v.to_string()))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<AnyKey, E> {
+                Ok(AnyKey(v.to_string()))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<AnyKey, E> {
+                Ok(AnyKey(v.to_string()))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<AnyKey, E> {
+                Ok(AnyKey(v.to_string()))
+            }
+            fn visit_unit<E>(self) -> Result<AnyKey, E> {
+                Ok(AnyKey("null".into()))
+            }
+        }
+        d.deserialize_any(KeyVisitor)
+    }
 }
 
 fn unknown_message(kind: &str, path: &str, key: &str, fields: &[Field]) -> String {
