@@ -181,7 +181,12 @@ fn resolve(root: u16, kind: &str, steps: &[Step]) -> Resolved {
                 }
                 None => {
                     let kind = kind.to_string();
-                    return Resolved::Inside(At { ty: child, list: true, path, kind });
+                    return Resolved::Inside(At {
+                        ty: child,
+                        list: true,
+                        path,
+                        kind,
+                    });
                 }
                 _ => return Resolved::Known,
             },
@@ -189,7 +194,12 @@ fn resolve(root: u16, kind: &str, steps: &[Step]) -> Resolved {
         ty = child;
     }
     let kind = kind.to_string();
-    Resolved::Inside(At { ty, list: false, path, kind })
+    Resolved::Inside(At {
+        ty,
+        list: false,
+        path,
+        kind,
+    })
 }
 
 thread_local! {
@@ -241,35 +251,25 @@ impl<'de> DeserializeSeed<'de> for Walk {
     }
 }
 
+/// Scalars end the walk: inside an unread field only the field names are checked.
+macro_rules! scalars {
+    ($($method:ident($ty:ty))*) => {$(
+        fn $method<E>(self, _: $ty) -> Result<(), E> {
+            self.at();
+            Ok(())
+        }
+    )*};
+}
+
 impl<'de> Visitor<'de> for Walk {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any value")
     }
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        self.at();
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        self.at();
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        self.at();
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        self.at();
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        self.at();
-        Ok(())
-    }
-    fn visit_bytes<E>(self, _: &[u8]) -> Result<(), E> {
-        self.at();
-        Ok(())
+    scalars! {
+        visit_bool(bool) visit_i64(i64) visit_u64(u64) visit_f64(f64) visit_str(&str)
+        visit_bytes(&[u8])
     }
     fn visit_unit<E>(self) -> Result<(), E> {
         self.at();
@@ -332,7 +332,12 @@ impl<'de> Visitor<'de> for Walk {
                     Field(_, Shape::One | Shape::List, child) => {
                         let list = matches!(fields[i].1, Shape::List);
                         let kind = at.kind.clone();
-                        map.next_value_seed(Walk(Some(At { ty: child, list, path, kind })))?;
+                        map.next_value_seed(Walk(Some(At {
+                            ty: child,
+                            list,
+                            path,
+                            kind,
+                        })))?;
                     }
                     Field(_, Shape::Leaf | Shape::Map, _) => {
                         map.next_value::<IgnoredAny>()?;

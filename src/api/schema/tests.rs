@@ -189,7 +189,10 @@ spec:
         field,
         "spec.template.spec.containers[0].securityContext.allowPrivilegedEscalation"
     );
-    assert!(message.contains("did you mean allowPrivilegeEscalation?"), "{message}");
+    assert!(
+        message.contains("did you mean allowPrivilegeEscalation?"),
+        "{message}"
+    );
     // Deeper, and in lists of objects the plan does not read.
     let pod = "apiVersion: v1
 kind: Pod
@@ -218,7 +221,9 @@ spec:
         .unwrap();
     assert_eq!(m.pods.len(), 1);
     assert!(
-        m.warnings.iter().any(|w| w.contains("allowPrivilegedEscalation")),
+        m.warnings
+            .iter()
+            .any(|w| w.contains("allowPrivilegedEscalation")),
         "{:?}",
         m.warnings
     );
