@@ -16,8 +16,7 @@ use std::cell::{Cell, RefCell};
 use std::fmt;
 
 use serde::de::{
-    Deserialize, DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess, SeqAccess,
-    Visitor,
+    DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess, SeqAccess, Visitor,
 };
 
 /// One field of an object type: its name, how its value is shaped, and the value's type (an
@@ -229,36 +228,43 @@ pub(crate) fn take_found() -> Vec<UnknownField> {
 }
 
 /// Reads past an unread value; when [`note`] found it to be a known object (or list of them),
-/// checks the fields inside against the schema on the way.
-pub(crate) struct Walk(Option<At>);
+/// checks the fields inside against the schema on the way ([`Inside`]).
+pub(crate) struct Walk;
 
 impl Walk {
-    /// For the value of the field reported last (read at the first visit, once the reader has
+    /// For the value of the field reported last (taken at the first visit, once the reader has
     /// called `serde_ignored`'s report).
     pub(crate) fn pending() -> Self {
-        Walk(None)
+        Walk
     }
 
-    fn at(self) -> Option<At> {
-        self.0.or_else(|| PENDING.with(|p| p.borrow_mut().take()))
-    }
-}
-
-impl<'de> DeserializeSeed<'de> for Walk {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
+    fn end(self) {
+        PENDING.with(|p| p.borrow_mut().take());
     }
 }
 
-/// Scalars end the walk: inside an unread field only the field names are checked.
+/// Scalars end a walk: inside an unread field only the field names are checked.
 macro_rules! scalars {
-    ($($method:ident($ty:ty))*) => {$(
-        fn $method<E>(self, _: $ty) -> Result<(), E> {
-            self.at();
+    ($($method:ident($ty:ty))*) => {
+        $(
+            fn $method<E>(self, _: $ty) -> Result<(), E> {
+                self.end();
+                Ok(())
+            }
+        )*
+        fn visit_unit<E>(self) -> Result<(), E> {
+            self.end();
             Ok(())
         }
-    )*};
+        fn visit_none<E>(self) -> Result<(), E> {
+            self.end();
+            Ok(())
+        }
+        fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<(), A::Error> {
+            self.end();
+            IgnoredAny.visit_enum(data).map(|_| ())
+        }
+    };
 }
 
 impl<'de> Visitor<'de> for Walk {
@@ -271,116 +277,208 @@ impl<'de> Visitor<'de> for Walk {
         visit_bool(bool) visit_i64(i64) visit_u64(u64) visit_f64(f64) visit_str(&str)
         visit_bytes(&[u8])
     }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        self.at();
-        Ok(())
-    }
-    fn visit_none<E>(self) -> Result<(), E> {
-        self.at();
-        Ok(())
-    }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        let at = self.at();
-        d.deserialize_any(Walk(at))
+        d.deserialize_any(self)
     }
     fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        let at = self.at();
-        d.deserialize_any(Walk(at))
+        d.deserialize_any(self)
     }
-    fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<(), A::Error> {
-        self.at();
-        IgnoredAny.visit_enum(data).map(|_| ())
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        let at = PENDING.with(|p| p.borrow_mut().take());
+        let (ty, list, path, kind) = match &at {
+            Some(at) => (Some(at.ty), at.list, at.path.as_str(), at.kind.as_str()),
+            None => (None, false, "", ""),
+        };
+        let place = Place::Top(path);
+        Inside {
+            ty,
+            list,
+            place: &place,
+            kind,
+        }
+        .visit_seq(seq)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        match self.at() {
-            Some(at) if at.list => {
-                let mut n = 0;
-                loop {
-                    let item = At {
-                        ty: at.ty,
-                        list: false,
-                        path: format!("{}[{n}]", at.path),
-                        kind: at.kind.clone(),
-                    };
-                    if seq.next_element_seed(Walk(Some(item)))?.is_none() {
-                        return Ok(());
-                    }
-                    n += 1;
-                }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        let at = PENDING.with(|p| p.borrow_mut().take());
+        let (ty, list, path, kind) = match &at {
+            Some(at) => (Some(at.ty), at.list, at.path.as_str(), at.kind.as_str()),
+            None => (None, false, "", ""),
+        };
+        let place = Place::Top(path);
+        Inside {
+            ty,
+            list,
+            place: &place,
+            kind,
+        }
+        .visit_map(map)
+    }
+}
+
+/// Where a walked value is: the unread field's path, then the steps taken inside it — borrowed
+/// links, written out only for an unknown field.
+enum Place<'a> {
+    Top(&'a str),
+    Field(&'a Place<'a>, &'static str),
+    Item(&'a Place<'a>, usize),
+}
+
+impl Place<'_> {
+    fn render(&self, out: &mut String) {
+        match self {
+            Place::Top(path) => out.push_str(path),
+            Place::Field(parent, name) => {
+                parent.render(out);
+                out.push('.');
+                out.push_str(name);
             }
-            _ => {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(())
+            Place::Item(parent, n) => {
+                parent.render(out);
+                out.push_str(&format!("[{n}]"));
             }
         }
     }
+}
+
+/// A value inside an unread known field: an object of type `ty` (or, `list`, a list of them);
+/// `None` reads past anything.
+struct Inside<'a> {
+    ty: Option<u16>,
+    list: bool,
+    place: &'a Place<'a>,
+    kind: &'a str,
+}
+
+impl Inside<'_> {
+    fn end(self) {}
+}
+
+impl<'de> DeserializeSeed<'de> for Inside<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Inside<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any value")
+    }
+    scalars! {
+        visit_bool(bool) visit_i64(i64) visit_u64(u64) visit_f64(f64) visit_str(&str)
+        visit_bytes(&[u8])
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let (Some(ty), true) = (self.ty, self.list) else {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            return Ok(());
+        };
+        for n in 0.. {
+            let place = Place::Item(self.place, n);
+            let item = Inside {
+                ty: Some(ty),
+                list: false,
+                place: &place,
+                kind: self.kind,
+            };
+            if seq.next_element_seed(item)?.is_none() {
+                break;
+            }
+        }
+        Ok(())
+    }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let Some(at) = self.at().filter(|at| !at.list) else {
+        let (Some(ty), false) = (self.ty, self.list) else {
             while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
             return Ok(());
         };
-        let fields = generated::TYPES[usize::from(at.ty)];
-        while let Some(AnyKey(key)) = map.next_key()? {
-            let path = format!("{}.{key}", at.path);
-            match fields.binary_search_by(|f| f.0.cmp(&key)) {
-                Err(_) => {
-                    let message = unknown_message(&at.kind, &path, &key, fields);
+        let fields = generated::TYPES[usize::from(ty)];
+        while let Some(key) = map.next_key_seed(KeyOf(fields))? {
+            match key {
+                Key::Known(Field(name, shape @ (Shape::One | Shape::List), child)) => {
+                    let place = Place::Field(self.place, name);
+                    let list = matches!(shape, Shape::List);
+                    let inner = Inside {
+                        ty: Some(*child),
+                        list,
+                        place: &place,
+                        kind: self.kind,
+                    };
+                    map.next_value_seed(inner)?;
+                }
+                Key::Known(_) => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Key::Unknown(key) => {
+                    let mut path = String::new();
+                    self.place.render(&mut path);
+                    path.push('.');
+                    path.push_str(&key);
+                    let message = unknown_message(self.kind, &path, &key, fields);
                     FOUND.with(|f| f.borrow_mut().push(UnknownField { path, message }));
                     map.next_value::<IgnoredAny>()?;
                 }
-                Ok(i) => match fields[i] {
-                    Field(_, Shape::One | Shape::List, child) => {
-                        let list = matches!(fields[i].1, Shape::List);
-                        let kind = at.kind.clone();
-                        map.next_value_seed(Walk(Some(At {
-                            ty: child,
-                            list,
-                            path,
-                            kind,
-                        })))?;
-                    }
-                    Field(_, Shape::Leaf | Shape::Map, _) => {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                },
             }
         }
         Ok(())
     }
 }
 
-/// A mapping key as text, whatever scalar it was written as (kubectl makes a YAML key `1` the
-/// JSON key "1").
-struct AnyKey(String);
+/// A mapping key looked up in an object type's fields: text only when it is unknown (kubectl
+/// makes a YAML key `1` the JSON key "1").
+enum Key {
+    Known(&'static Field),
+    Unknown(String),
+}
 
-impl<'de> Deserialize<'de> for AnyKey {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl Visitor<'_> for KeyVisitor {
-            type Value = AnyKey;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a mapping key")
-            }
-            fn visit_str<E>(self, v: &str) -> Result<AnyKey, E> {
-                Ok(AnyKey(v.to_string()))
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<AnyKey, E> {
-                Ok(AnyKey(v.to_string()))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<AnyKey, E> {
-                Ok(AnyKey(v.to_string()))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<AnyKey, E> {
-                Ok(AnyKey(v.to_string()))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<AnyKey, E> {
-                Ok(AnyKey(v.to_string()))
-            }
-            fn visit_unit<E>(self) -> Result<AnyKey, E> {
-                Ok(AnyKey("null".into()))
-            }
+struct KeyOf(&'static [Field]);
+
+impl KeyOf {
+    fn key(&self, key: &str) -> Key {
+        match self.0.binary_search_by(|f| f.0.cmp(key)) {
+            Ok(i) => Key::Known(&self.0[i]),
+            Err(_) => Key::Unknown(key.to_string()),
         }
-        d.deserialize_any(KeyVisitor)
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for KeyOf {
+    type Value = Key;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl Visitor<'_> for KeyOf {
+    type Value = Key;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a mapping key")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Key, E> {
+        Ok(self.key(v))
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Key, E> {
+        Ok(self.key(&v.to_string()))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Key, E> {
+        Ok(self.key(&v.to_string()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Key, E> {
+        Ok(self.key(&v.to_string()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Key, E> {
+        Ok(self.key(&v.to_string()))
+    }
+    fn visit_unit<E>(self) -> Result<Key, E> {
+        Ok(self.key("null"))
     }
 }
 
