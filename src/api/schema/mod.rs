@@ -234,12 +234,14 @@ pub(crate) struct Walk;
 impl Walk {
     /// For the value of the field reported last (taken at the first visit, once the reader has
     /// called `serde_ignored`'s report).
-    pub(crate) fn pending() -> Self {
-        Walk
-    }
-
-    fn end(self) {
-        PENDING.with(|p| p.borrow_mut().take());
+    pub(crate) fn pending() -> Inside<'static> {
+        Inside {
+            ty: None,
+            list: false,
+            place: &Place::Top(""),
+            kind: "",
+            top: true,
+        }
     }
 }
 
@@ -265,54 +267,6 @@ macro_rules! scalars {
             IgnoredAny.visit_enum(data).map(|_| ())
         }
     };
-}
-
-impl<'de> Visitor<'de> for Walk {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any value")
-    }
-    scalars! {
-        visit_bool(bool) visit_i64(i64) visit_u64(u64) visit_f64(f64) visit_str(&str)
-        visit_bytes(&[u8])
-    }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
-        let at = PENDING.with(|p| p.borrow_mut().take());
-        let (ty, list, path, kind) = match &at {
-            Some(at) => (Some(at.ty), at.list, at.path.as_str(), at.kind.as_str()),
-            None => (None, false, "", ""),
-        };
-        let place = Place::Top(path);
-        Inside {
-            ty,
-            list,
-            place: &place,
-            kind,
-        }
-        .visit_seq(seq)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
-        let at = PENDING.with(|p| p.borrow_mut().take());
-        let (ty, list, path, kind) = match &at {
-            Some(at) => (Some(at.ty), at.list, at.path.as_str(), at.kind.as_str()),
-            None => (None, false, "", ""),
-        };
-        let place = Place::Top(path);
-        Inside {
-            ty,
-            list,
-            place: &place,
-            kind,
-        }
-        .visit_map(map)
-    }
 }
 
 /// Where a walked value is: the unread field's path, then the steps taken inside it — borrowed
@@ -341,16 +295,46 @@ impl Place<'_> {
 }
 
 /// A value inside an unread known field: an object of type `ty` (or, `list`, a list of them);
-/// `None` reads past anything.
-struct Inside<'a> {
+/// `None` reads past anything. `top`: the unread field itself, whose type [`note`] left.
+pub(crate) struct Inside<'a> {
     ty: Option<u16>,
     list: bool,
     place: &'a Place<'a>,
     kind: &'a str,
+    top: bool,
 }
 
 impl Inside<'_> {
-    fn end(self) {}
+    fn end(self) {
+        if self.top {
+            PENDING.with(|p| p.borrow_mut().take());
+        }
+    }
+}
+
+/// The type [`note`] left for the unread field being read, as an [`Inside`] to walk with.
+fn with_pending<R>(walk: impl FnOnce(Inside<'_>) -> R) -> R {
+    let at = PENDING.with(|p| p.borrow_mut().take());
+    match &at {
+        Some(at) => {
+            let place = Place::Top(&at.path);
+            let (ty, list, kind) = (Some(at.ty), at.list, at.kind.as_str());
+            walk(Inside {
+                ty,
+                list,
+                place: &place,
+                kind,
+                top: false,
+            })
+        }
+        None => walk(Inside {
+            ty: None,
+            list: false,
+            place: &Place::Top(""),
+            kind: "",
+            top: false,
+        }),
+    }
 }
 
 impl<'de> DeserializeSeed<'de> for Inside<'_> {
@@ -377,6 +361,9 @@ impl<'de> Visitor<'de> for Inside<'_> {
         d.deserialize_any(self)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if self.top {
+            return with_pending(|inside| inside.visit_seq(seq));
+        }
         let (Some(ty), true) = (self.ty, self.list) else {
             while seq.next_element::<IgnoredAny>()?.is_some() {}
             return Ok(());
@@ -388,6 +375,7 @@ impl<'de> Visitor<'de> for Inside<'_> {
                 list: false,
                 place: &place,
                 kind: self.kind,
+                top: false,
             };
             if seq.next_element_seed(item)?.is_none() {
                 break;
@@ -396,6 +384,9 @@ impl<'de> Visitor<'de> for Inside<'_> {
         Ok(())
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        if self.top {
+            return with_pending(|inside| inside.visit_map(map));
+        }
         let (Some(ty), false) = (self.ty, self.list) else {
             while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
             return Ok(());
@@ -411,6 +402,7 @@ impl<'de> Visitor<'de> for Inside<'_> {
                         list,
                         place: &place,
                         kind: self.kind,
+                        top: false,
                     };
                     map.next_value_seed(inner)?;
                 }
