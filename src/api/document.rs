@@ -180,17 +180,18 @@ fn read_body<'de, A: MapAccess<'de>>(
                 schema::Validation::Ignore => None,
                 _ => schema::root(api_version, kind),
             };
-            let mut unknown = Vec::new();
+            schema::take_found();
             let read = match root {
                 Some(root) => {
                     let mut note = |path: serde_ignored::Path<'_>| {
-                        unknown.extend(schema::check(root, kind, &schema::steps(&path)));
+                        schema::note(root, kind, &schema::steps(&path));
                     };
                     let d = MapAccessDeserializer::new(&mut replay);
                     typed(k, Strict(serde_ignored::Deserializer::new(d, &mut note)))
                 }
                 None => typed(k, Strict(MapAccessDeserializer::new(&mut replay))),
             };
+            let unknown = schema::take_found();
             match read {
                 Ok(object) => Ok(Body::Typed(object, unknown)),
                 Err(e) => match replay.failed.take() {

@@ -18,6 +18,8 @@ use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, Visitor};
 
+use super::schema;
+
 /// A deserializer whose scalars have the type they were written with (see the module doc).
 pub(crate) struct Strict<D>(pub D);
 
@@ -106,8 +108,10 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Strict<D> {
         self.0.deserialize_identifier(visitor)
     }
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        // Unread: left to the reader (and `serde_ignored`, which reports unknown fields).
-        self.0.deserialize_ignored_any(visitor)
+        // Unread: `serde_ignored` reports the field (unknown ones are refused) and, when it is a
+        // known object, the fields inside it are checked as it is read past (schema::Walk).
+        self.0.deserialize_ignored_any(schema::Walk::pending())?;
+        visitor.visit_unit()
     }
     fn is_human_readable(&self) -> bool {
         self.0.is_human_readable()

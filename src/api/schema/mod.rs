@@ -12,7 +12,12 @@
 #[rustfmt::skip] // generated: one line per type
 mod generated;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::fmt;
+
+use serde::de::{
+    DeserializeSeed, Deserializer, EnumAccess, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
 
 /// One field of an object type: its name, how its value is shaped, and the value's type (an
 /// index into [`generated::TYPES`]; unused for [`Shape::Leaf`]).
@@ -128,14 +133,29 @@ pub struct UnknownField {
     pub message: String,
 }
 
-/// Checks a field a typed read left unread: `None` when the API server knows it.
-pub(crate) fn check(root: u16, kind: &str, steps: &[Step]) -> Option<UnknownField> {
+/// What an unread field is: unknown, known (a scalar, or a shape not ours to judge), or a known
+/// object or list of objects, whose own fields [`Walk`] then checks.
+enum Resolved {
+    Unknown(UnknownField),
+    Known,
+    Inside(At),
+}
+
+/// A known object (or list of objects) type inside an unread field, and where it is.
+struct At {
+    ty: u16,
+    list: bool,
+    path: String,
+    kind: String,
+}
+
+fn resolve(root: u16, kind: &str, steps: &[Step]) -> Resolved {
     let mut ty = root;
     let mut path = String::new();
     let mut i = 0;
     while i < steps.len() {
         let Step::Key(key) = &steps[i] else {
-            return None; // an index where a field was expected: not ours to judge
+            return Resolved::Known; // an index where a field was expected: not ours to judge
         };
         let fields = generated::TYPES[usize::from(ty)];
         if !path.is_empty() {
@@ -143,7 +163,7 @@ pub(crate) fn check(root: u16, kind: &str, steps: &[Step]) -> Option<UnknownFiel
         }
         path.push_str(key);
         let Ok(at) = fields.binary_search_by(|f| f.0.cmp(key)) else {
-            return Some(UnknownField {
+            return Resolved::Unknown(UnknownField {
                 message: unknown_message(kind, &path, key, fields),
                 path,
             });
@@ -151,26 +171,307 @@ pub(crate) fn check(root: u16, kind: &str, steps: &[Step]) -> Option<UnknownFiel
         let Field(_, shape, child) = fields[at];
         i += 1;
         match shape {
-            Shape::Leaf => return None,
+            Shape::Leaf | Shape::Map => return Resolved::Known,
             Shape::One => {}
             Shape::List => match steps.get(i) {
                 Some(Step::Index(n)) => {
                     path.push_str(&format!("[{n}]"));
                     i += 1;
                 }
-                _ => return None,
-            },
-            Shape::Map => match steps.get(i) {
-                Some(Step::Key(k)) => {
-                    path.push_str(&format!("[{k}]"));
-                    i += 1;
+                None => {
+                    let kind = kind.to_string();
+                    return Resolved::Inside(At {
+                        ty: child,
+                        list: true,
+                        path,
+                        kind,
+                    });
                 }
-                _ => return None,
+                _ => return Resolved::Known,
             },
         }
         ty = child;
     }
-    None
+    let kind = kind.to_string();
+    Resolved::Inside(At {
+        ty,
+        list: false,
+        path,
+        kind,
+    })
+}
+
+thread_local! {
+    // The known object type of the field `serde_ignored` reported last, for [`Walk`], which
+    // reads that field's value next; and the unknown fields found so far in the document.
+    static PENDING: RefCell<Option<At>> = const { RefCell::new(None) };
+    static FOUND: RefCell<Vec<UnknownField>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Notes a field a typed read left unread (`serde_ignored`'s report): an unknown field is
+/// kept for [`take_found`]; a known object or list of objects is checked inside as it is read
+/// past ([`Walk`]). `kubectl apply --validate=strict` refuses a misspelt field at any depth —
+/// `securityContext.allowPrivilegedEscalation`, `livenessProbe.httpGett` — not only where this
+/// tool reads.
+pub(crate) fn note(root: u16, kind: &str, steps: &[Step]) {
+    match resolve(root, kind, steps) {
+        Resolved::Unknown(field) => FOUND.with(|f| f.borrow_mut().push(field)),
+        Resolved::Known => {}
+        Resolved::Inside(at) => PENDING.with(|p| *p.borrow_mut() = Some(at)),
+    }
+}
+
+/// The unknown fields [`note`] and [`Walk`] found since the last call, in document order.
+pub(crate) fn take_found() -> Vec<UnknownField> {
+    PENDING.with(|p| p.borrow_mut().take());
+    FOUND.with(|f| std::mem::take(&mut *f.borrow_mut()))
+}
+
+/// Reads past an unread value; when [`note`] found it to be a known object (or list of them),
+/// checks the fields inside against the schema on the way ([`Inside`]).
+pub(crate) struct Walk;
+
+impl Walk {
+    /// For the value of the field reported last (taken at the first visit, once the reader has
+    /// called `serde_ignored`'s report).
+    pub(crate) fn pending() -> Inside<'static> {
+        Inside {
+            ty: None,
+            list: false,
+            place: &Place::Top(""),
+            kind: "",
+            top: true,
+        }
+    }
+}
+
+/// Scalars end a walk: inside an unread field only the field names are checked.
+macro_rules! scalars {
+    ($($method:ident($ty:ty))*) => {
+        $(
+            fn $method<E>(self, _: $ty) -> Result<(), E> {
+                self.end();
+                Ok(())
+            }
+        )*
+        fn visit_unit<E>(self) -> Result<(), E> {
+            self.end();
+            Ok(())
+        }
+        fn visit_none<E>(self) -> Result<(), E> {
+            self.end();
+            Ok(())
+        }
+        fn visit_enum<A: EnumAccess<'de>>(self, data: A) -> Result<(), A::Error> {
+            self.end();
+            IgnoredAny.visit_enum(data).map(|_| ())
+        }
+    };
+}
+
+/// Where a walked value is: the unread field's path, then the steps taken inside it — borrowed
+/// links, written out only for an unknown field.
+enum Place<'a> {
+    Top(&'a str),
+    Field(&'a Place<'a>, &'static str),
+    Item(&'a Place<'a>, usize),
+}
+
+impl Place<'_> {
+    fn render(&self, out: &mut String) {
+        match self {
+            Place::Top(path) => out.push_str(path),
+            Place::Field(parent, name) => {
+                parent.render(out);
+                out.push('.');
+                out.push_str(name);
+            }
+            Place::Item(parent, n) => {
+                parent.render(out);
+                out.push_str(&format!("[{n}]"));
+            }
+        }
+    }
+}
+
+/// A value inside an unread known field: an object of type `ty` (or, `list`, a list of them);
+/// `None` reads past anything. `top`: the unread field itself, whose type [`note`] left.
+pub(crate) struct Inside<'a> {
+    ty: Option<u16>,
+    list: bool,
+    place: &'a Place<'a>,
+    kind: &'a str,
+    top: bool,
+}
+
+impl Inside<'_> {
+    fn end(self) {
+        if self.top {
+            PENDING.with(|p| p.borrow_mut().take());
+        }
+    }
+}
+
+/// The type [`note`] left for the unread field being read, as an [`Inside`] to walk with.
+fn with_pending<R>(walk: impl FnOnce(Inside<'_>) -> R) -> R {
+    let at = PENDING.with(|p| p.borrow_mut().take());
+    match &at {
+        Some(at) => {
+            let place = Place::Top(&at.path);
+            let (ty, list, kind) = (Some(at.ty), at.list, at.kind.as_str());
+            walk(Inside {
+                ty,
+                list,
+                place: &place,
+                kind,
+                top: false,
+            })
+        }
+        None => walk(Inside {
+            ty: None,
+            list: false,
+            place: &Place::Top(""),
+            kind: "",
+            top: false,
+        }),
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Inside<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Inside<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any value")
+    }
+    scalars! {
+        visit_bool(bool) visit_i64(i64) visit_u64(u64) visit_f64(f64) visit_str(&str)
+        visit_bytes(&[u8])
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        if self.top {
+            return with_pending(|inside| inside.visit_seq(seq));
+        }
+        let (Some(ty), true) = (self.ty, self.list) else {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            return Ok(());
+        };
+        for n in 0.. {
+            let place = Place::Item(self.place, n);
+            let item = Inside {
+                ty: Some(ty),
+                list: false,
+                place: &place,
+                kind: self.kind,
+                top: false,
+            };
+            if seq.next_element_seed(item)?.is_none() {
+                break;
+            }
+        }
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        if self.top {
+            return with_pending(|inside| inside.visit_map(map));
+        }
+        let (Some(ty), false) = (self.ty, self.list) else {
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+            return Ok(());
+        };
+        let fields = generated::TYPES[usize::from(ty)];
+        while let Some(key) = map.next_key_seed(KeyOf(fields))? {
+            match key {
+                Key::Known(Field(name, shape @ (Shape::One | Shape::List), child)) => {
+                    let place = Place::Field(self.place, name);
+                    let list = matches!(shape, Shape::List);
+                    let inner = Inside {
+                        ty: Some(*child),
+                        list,
+                        place: &place,
+                        kind: self.kind,
+                        top: false,
+                    };
+                    map.next_value_seed(inner)?;
+                }
+                Key::Known(_) => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Key::Unknown(key) => {
+                    let mut path = String::new();
+                    self.place.render(&mut path);
+                    path.push('.');
+                    path.push_str(&key);
+                    let message = unknown_message(self.kind, &path, &key, fields);
+                    FOUND.with(|f| f.borrow_mut().push(UnknownField { path, message }));
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A mapping key looked up in an object type's fields: text only when it is unknown (kubectl
+/// makes a YAML key `1` the JSON key "1").
+enum Key {
+    Known(&'static Field),
+    Unknown(String),
+}
+
+struct KeyOf(&'static [Field]);
+
+impl KeyOf {
+    fn key(&self, key: &str) -> Key {
+        match self.0.binary_search_by(|f| f.0.cmp(key)) {
+            Ok(i) => Key::Known(&self.0[i]),
+            Err(_) => Key::Unknown(key.to_string()),
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for KeyOf {
+    type Value = Key;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl Visitor<'_> for KeyOf {
+    type Value = Key;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a mapping key")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Key, E> {
+        Ok(self.key(v))
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Key, E> {
+        Ok(self.key(&v.to_string()))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Key, E> {
+        Ok(self.key(&v.to_string()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Key, E> {
+        Ok(self.key(&v.to_string()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Key, E> {
+        Ok(self.key(&v.to_string()))
+    }
+    fn visit_unit<E>(self) -> Result<Key, E> {
+        Ok(self.key("null"))
+    }
 }
 
 fn unknown_message(kind: &str, path: &str, key: &str, fields: &[Field]) -> String {

@@ -157,3 +157,74 @@ fn suggestions_stay_close() {
     assert_eq!(pod_spec("tolerashuns"), None);
     assert_eq!(pod_spec("xyz"), None);
 }
+
+/// Inside a field the plan never reads, a misspelt field is refused as `kubectl apply`
+/// (strict field validation) refuses it. The scenario: aws `v1.14.1`
+/// `examples/workloads/arm64.yaml` and `disruption-budget.yaml` write
+/// `securityContext: {allowPrivilegedEscalation: false}` (for `allowPrivilegeEscalation`), which
+/// the API server refuses ("strict decoding error: unknown field …"); it was read silently
+/// because `serde_ignored` reports the unread `securityContext`, not the fields inside it.
+#[test]
+fn a_misspelt_field_inside_an_unread_known_field_is_refused() {
+    let deployment = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: arm64}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: arm64}}
+  template:
+    metadata: {labels: {app: arm64}}
+    spec:
+      securityContext: {runAsUser: 2000, runAsGroup: 3000, fsGroup: 2000}
+      containers:
+      - image: public.ecr.aws/eks-distro/kubernetes/pause:3.2
+        name: arm64
+        resources: {requests: {cpu: '1', memory: 256M}}
+        securityContext:
+          allowPrivilegedEscalation: false
+      nodeSelector: {kubernetes.io/arch: arm64}
+";
+    let (field, message) = invalid_field(deployment);
+    assert_eq!(
+        field,
+        "spec.template.spec.containers[0].securityContext.allowPrivilegedEscalation"
+    );
+    assert!(
+        message.contains("did you mean allowPrivilegeEscalation?"),
+        "{message}"
+    );
+    // Deeper, and in lists of objects the plan does not read.
+    let pod = "apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  volumes: [{name: data, emptyDir: {}}, {name: cfg, configMap: {nmae: app}}]
+  containers:
+  - name: a
+    image: x
+    livenessProbe: {httpGet: {path: /, port: 80}, periodSeconds: 5}
+";
+    let (field, message) = invalid_field(pod);
+    assert_eq!(field, "spec.volumes[1].configMap.nmae");
+    assert!(message.contains("did you mean name?"), "{message}");
+    let (field, _) = invalid_field(
+        &pod.replace("{nmae: app}", "{name: app}")
+            .replace("httpGet: {path", "httpGet: {pathh"),
+    );
+    assert_eq!(field, "spec.containers[0].livenessProbe.httpGet.pathh");
+    // Every field the API server knows, at any depth, still reads quietly; --validate=warn
+    // reads on.
+    let fine = deployment.replace("allowPrivilegedEscalation", "allowPrivilegeEscalation");
+    let m = load_str("in.yaml", &fine).unwrap();
+    assert!(m.warnings.is_empty(), "{:?}", m.warnings);
+    let m = super::with_validation(super::Validation::Warn, || load_str("in.yaml", deployment))
+        .unwrap();
+    assert_eq!(m.pods.len(), 1);
+    assert!(
+        m.warnings
+            .iter()
+            .any(|w| w.contains("allowPrivilegedEscalation")),
+        "{:?}",
+        m.warnings
+    );
+}
