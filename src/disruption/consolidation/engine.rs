@@ -51,6 +51,27 @@ enum Slot {
     Filter,
 }
 
+/// A node's reasons of one pass, one per [`Slot`]. Every node's are cleared and noted again in
+/// every pass (thousands of nodes, hundreds of passes): a fixed array keeps that free of the
+/// container's own allocations.
+#[derive(Debug, Clone, Default)]
+struct Notes([Option<Reason>; 5]);
+
+impl Notes {
+    fn insert(&mut self, slot: Slot, reason: Reason) {
+        self.0[slot as usize] = Some(reason);
+    }
+
+    fn clear(&mut self) {
+        self.0 = Default::default();
+    }
+
+    /// The most telling reason (the first slot holding one).
+    fn take_first(&mut self) -> Option<Reason> {
+        self.0.iter_mut().find_map(Option::take)
+    }
+}
+
 /// The release's methods, in the controller's order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Step {
@@ -131,7 +152,7 @@ pub(crate) struct Engine<S: Simulator> {
     facts: Vec<Option<(u64, Rc<PodFacts>)>>,
     records: Vec<Record>,
     decided: Vec<Option<usize>>,
-    notes: Vec<BTreeMap<Slot, Reason>>,
+    notes: Vec<Notes>,
     /// Per node disrupted (v1): the pods its drain waits for (`namespace/name`).
     drain_waits: BTreeMap<usize, Vec<String>>,
     pass: u32,
@@ -177,7 +198,7 @@ impl<S: Simulator> Engine<S> {
             records: Vec::new(),
             decided: vec![None; n],
             drain_waits: BTreeMap::new(),
-            notes: vec![BTreeMap::new(); n],
+            notes: vec![Notes::default(); n],
             pass: 1,
             launched: 0,
             failed: FxHashMap::default(),
@@ -379,13 +400,13 @@ impl<S: Simulator> Engine<S> {
                 } else {
                     a.limiting_budget.map(|b| {
                         let budget = &pool.disruption.budgets[b];
-                        let nodes = budget.nodes.clone();
                         Reason::Budget {
-                            pool: pool.name.clone(),
+                            pool: pool.name.as_str().into(),
                             reason,
-                            total: NodesValue::parse(&nodes).map_or(0, |v| v.scaled(counted[p])),
-                            nodes,
-                            window: budget.window(),
+                            total: NodesValue::parse(&budget.nodes)
+                                .map_or(0, |v| v.scaled(counted[p])),
+                            nodes: budget.nodes.as_str().into(),
+                            window: budget.window().map(Into::into),
                             counted: counted[p],
                             disrupting: disrupting[p],
                         }
@@ -1371,7 +1392,7 @@ impl<S: Simulator> Engine<S> {
         let i = self.c.add_node(node, facts, choice.pool);
         self.facts.push(None);
         self.decided.push(None);
-        self.notes.push(BTreeMap::new());
+        self.notes.push(Notes::default());
         for &r in &claim.pods {
             if let Some((pod, extra)) = self.moved_pod(r) {
                 self.c.add_pod(i, pod, extra);
@@ -1545,7 +1566,7 @@ impl<S: Simulator> Engine<S> {
                     entry.drain_waits_for = self.drain_waits.remove(&i).unwrap_or_default();
                 }
                 None => {
-                    entry.reason = std::mem::take(&mut self.notes[i]).into_values().next();
+                    entry.reason = self.notes[i].take_first();
                 }
             }
             nodes.push(entry);

@@ -1,6 +1,7 @@
 //! Why a node is left alone: one typed reason per node, naming the object and the numbers.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Serialize, Serializer};
 
@@ -121,15 +122,16 @@ pub enum Reason {
     DriftDisabled,
     /// The NodePool's disruption budget has no room left now.
     Budget {
-        /// The pool.
-        pool: String,
+        /// The pool. (Shared text: one pool's budget reason is given to each of its nodes in
+        /// every pass.)
+        pool: Arc<str>,
         /// The reason budgeted (`None` before v1, where budgets cover every reason).
         reason: Option<DisruptionReason>,
         /// `nodes` of the limiting budget, e.g. `10%`.
-        nodes: String,
+        nodes: Arc<str>,
         /// The limiting budget's window when it has one, e.g. `"0 9 * * mon-fri" for 8h`:
         /// which of several budgets binds now is what users ask (core#1939, aws#7026).
-        window: Option<String>,
+        window: Option<Arc<str>>,
         /// What it allows in total against the pool's nodes.
         total: u32,
         /// The pool's nodes it is counted against.

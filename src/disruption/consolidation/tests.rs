@@ -435,7 +435,7 @@ fn budgets_bind_per_reason_inside_their_windows_and_name_the_window() {
     assert_eq!(find(&r, "empty").method, Some(Method::Emptiness));
     let blocked = reason(&r, "a");
     assert!(
-        matches!(blocked, Reason::Budget { reason: Some(DisruptionReason::Underutilized), window: Some(w), .. } if w == "\"30 2 * * *\" for 12h"),
+        matches!(blocked, Reason::Budget { reason: Some(DisruptionReason::Underutilized), window: Some(w), .. } if &**w == "\"30 2 * * *\" for 12h"),
         "{blocked:?}"
     );
     assert_eq!(
@@ -2153,7 +2153,7 @@ fn budgets_count_per_node_pool() {
         (2, 2, 0),
         "{a:#?}"
     );
-    assert!(matches!(reason(&r, "c-0"), Reason::Budget { nodes, .. } if nodes == "0"));
+    assert!(matches!(reason(&r, "c-0"), Reason::Budget { nodes, .. } if &**nodes == "0"));
 }
 
 // ------------------------------------------------------------------------- certain failures
