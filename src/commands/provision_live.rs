@@ -100,17 +100,8 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
                     status,
                     unregistered,
                 } => {
-                    let why = format!("timed out after {}s", after.as_secs());
-                    return Err(if unregistered.is_empty() {
-                        wait_error(&why, &status)
-                    } else {
-                        CommandError::remote(format!(
-                            "{why} waiting: {}; {}",
-                            wait_status(&status),
-                            not_registered(&unregistered, after)
-                        ))
-                        .with_hint(WAIT_HINT)
-                    });
+                    let why = render::timed_out(after, &status, &unregistered);
+                    return Err(CommandError::remote(why).with_hint(WAIT_HINT));
                 }
                 Waited::Stopped(status) => return Err(wait_error("interrupted", &status)),
             }
@@ -212,33 +203,6 @@ fn wait_error(why: &str, status: &WaitStatus) -> CommandError {
     CommandError::remote(format!("{why} waiting: {}", wait_status(status))).with_hint(WAIT_HINT)
 }
 
-/// The launches whose Node never registered, named with what Karpenter would do: its liveness
-/// deletes a NodeClaim not registered within 15 minutes and terminates its instance (`core
-/// v1.14.1: pkg/controllers/nodeclaim/lifecycle/liveness.go`, `registrationTTL`). This tool
-/// leaves them running (docs/karpenter.md §6.8): a kubelet late to join (a slow user data, an
-/// image pull) still serves the pods planned onto it, and the next plan counts it in flight.
-fn not_registered(unregistered: &[(String, String)], after: std::time::Duration) -> String {
-    let named: Vec<String> = unregistered
-        .iter()
-        .map(|(claim, instance)| format!("NodeClaim {claim} (instance {instance})"))
-        .collect();
-    let after = match after.as_secs() {
-        s if s % 60 == 0 => format!("{} min", s / 60),
-        s => format!("{s}s"),
-    };
-    format!(
-        "{} not registered after {after}: Karpenter would delete {} and terminate the instance once 15 min pass unregistered (its registration TTL); this tool leaves {} running (terminate with `aws ec2 terminate-instances --instance-ids {}` if it never joins)",
-        named.join(", "),
-        if unregistered.len() == 1 { "it" } else { "each" },
-        if unregistered.len() == 1 { "it" } else { "them" },
-        unregistered
-            .iter()
-            .map(|(_, i)| i.as_str())
-            .collect::<Vec<_>>()
-            .join(" ")
-    )
-}
-
 fn io(e: std::io::Error) -> CommandError {
     CommandError::remote(format!("writing output: {e}"))
 }
@@ -284,30 +248,4 @@ fn watch(
         "stopped; everything done so far is recorded on the cluster and in EC2",
     );
     Ok(Exit::Ok)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `core v1.14.1: nodeclaim/lifecycle/liveness_test.go` "should delete the nodeClaim if it
-    /// is not registered within the registration TTL": this tool does not delete; the timeout
-    /// names the NodeClaim, its instance, how long, and what Karpenter would do.
-    #[test]
-    fn a_launch_that_never_registered_is_named_with_what_karpenter_would_do() {
-        let one = not_registered(
-            &[("default-abcde".into(), "i-0123".into())],
-            std::time::Duration::from_secs(600),
-        );
-        assert_eq!(
-            one,
-            "NodeClaim default-abcde (instance i-0123) not registered after 10 min: Karpenter would delete it and terminate the instance once 15 min pass unregistered (its registration TTL); this tool leaves it running (terminate with `aws ec2 terminate-instances --instance-ids i-0123` if it never joins)"
-        );
-        let two = not_registered(
-            &[("a".into(), "i-1".into()), ("b".into(), "i-2".into())],
-            std::time::Duration::from_secs(90),
-        );
-        assert!(two.starts_with("NodeClaim a (instance i-1), NodeClaim b (instance i-2) not registered after 90s: Karpenter would delete each"));
-        assert!(two.contains("--instance-ids i-1 i-2"));
-    }
 }
