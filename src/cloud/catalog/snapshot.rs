@@ -230,10 +230,11 @@ impl From<RegionFile> for RegionFacts {
     fn from(file: RegionFile) -> RegionFacts {
         // A letter names the region's zone ending in it (`a` → `eu-west-1a`); the generator
         // writes letters only when every zone is the region's name and one letter.
+        let width = file.zones.first().map_or(0, String::len);
         let zone_of = |letter: char| {
             file.zones
                 .iter()
-                .find(|z| z.ends_with(letter) && z.len() == file.zones[0].len())
+                .find(|z| z.ends_with(letter) && z.len() == width)
                 .cloned()
         };
         let offerings = file

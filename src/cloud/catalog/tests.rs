@@ -295,6 +295,10 @@ fn zones_written_as_letters_or_names_read_the_same() {
     let again: super::snapshot::RegionFacts =
         serde_json::from_str(&serde_json::to_string(&letters).unwrap()).unwrap();
     assert_eq!(again, letters);
+    // Letters with no zones to name (a damaged cache) name nothing; no panic.
+    let empty: super::snapshot::RegionFacts =
+        serde_json::from_str(r#"{"zones":[],"offerings":{"m5.large":"ab"}}"#).unwrap();
+    assert!(empty.offerings["m5.large"].is_empty());
 }
 
 /// The embedded snapshot covers every commercial region moto bundles offerings for, each with
