@@ -15,7 +15,7 @@ use crate::cloud::types::Cloud;
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::usecases::clock::SystemClock;
 use crate::usecases::provisioning::plan::Round;
-use crate::usecases::provisioning::{Selection, WaitStatus, Waited};
+use crate::usecases::provisioning::{Selection, Waited};
 
 /// Default for `--timeout` of `--wait`.
 const DEFAULT_WAIT: Duration = Duration::from_secs(600);
@@ -99,11 +99,11 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
                     after,
                     status,
                     unregistered,
-                } => {
-                    let why = render::timed_out(after, &status, &unregistered);
-                    return Err(CommandError::remote(why).with_hint(WAIT_HINT));
+                } => return Err(wait_error(render::timed_out(after, &status, &unregistered))),
+                Waited::Stopped(status) => {
+                    let why = format!("interrupted waiting: {}", wait_status(&status));
+                    return Err(wait_error(why));
                 }
-                Waited::Stopped(status) => return Err(wait_error("interrupted", &status)),
             }
         } else {
             None
@@ -196,11 +196,10 @@ fn confirmed(
 }
 
 /// A wait that ended before the nodes were Ready and the pods bound.
-const WAIT_HINT: &str =
-    "the instances are launched and stay; re-run with --wait to keep waiting (nothing is launched twice)";
-
-fn wait_error(why: &str, status: &WaitStatus) -> CommandError {
-    CommandError::remote(format!("{why} waiting: {}", wait_status(status))).with_hint(WAIT_HINT)
+fn wait_error(why: String) -> CommandError {
+    CommandError::remote(why).with_hint(
+        "the instances are launched and stay; re-run with --wait to keep waiting (nothing is launched twice)",
+    )
 }
 
 fn io(e: std::io::Error) -> CommandError {
