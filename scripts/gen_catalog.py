@@ -245,7 +245,7 @@ def convert(info: dict, price) -> dict:
         "networkBandwidthMbps": network_bandwidth_mbps(network),
         "encryptionInTransit": network.get("EncryptionInTransitSupported", False),
         "usageClasses": sorted(set(info.get("SupportedUsageClasses", [])) & set(USAGE_CLASSES)),
-        "onDemandPriceUsEast1": price,
+        "onDemandPrice": price,
     })
 
 
@@ -314,7 +314,7 @@ def render(snapshot: dict) -> str:
 
 def summary(snapshot: dict, size: int) -> str:
     types = snapshot["instanceTypes"]
-    priced = sum(1 for t in types if "onDemandPriceUsEast1" in t)
+    priced = sum(1 for t in types if "onDemandPrice" in t)
     regions = ", ".join(f"{r} {len(v['zones'])} zones/{len(v['offerings'])} types"
                         for r, v in snapshot["regions"].items())
     return f"gen_catalog: {len(types)} instance types, {priced} priced; regions: {regions}; {size} bytes"

@@ -45,9 +45,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::catalog::{
-    AwsSnapshot, Catalog, CatalogError, RegionFacts, LIVE_PRICES, SNAPSHOT_SCHEMA_VERSION,
-};
+use super::catalog::{AwsSnapshot, Catalog, CatalogError, RegionFacts, SNAPSHOT_SCHEMA_VERSION};
 use super::types::{Cloud, CloudError};
 use crate::model::time::format_rfc3339;
 
@@ -62,8 +60,9 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(6 * 60 * 60);
 /// (A fetched type may still lack them when EC2 describes no network info: that is EC2's
 /// answer, not a stale cache, so absent fields alone do not make a cache stale.)
 /// 4: on-demand prices are the Pricing API's for the region; a version-3 cache holds the
-/// us-east-1 list prices and is fetched again.
-const CACHE_VERSION: u32 = 4;
+/// us-east-1 list prices and is fetched again. 5: the priced region is a field
+/// (`livePriceRegion`), no longer read from the `source` text.
+const CACHE_VERSION: u32 = 5;
 
 /// Where and how long to cache.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -229,13 +228,13 @@ pub fn fetch_snapshot(
             p.instance_types
                 .binary_search_by(|t| t.name.as_str().cmp(name))
                 .ok()
-                .and_then(|i| p.instance_types[i].on_demand_price_us_east1)
+                .and_then(|i| p.instance_types[i].on_demand_price)
         })
     };
     let live_prices = region_prices(cloud, &region);
     for t in &mut types {
         // In a live snapshot the field holds the region's price where the Pricing API gave one.
-        t.on_demand_price_us_east1 = live_prices
+        t.on_demand_price = live_prices
             .as_ref()
             .ok()
             .and_then(|p| p.get(&t.name).copied())
@@ -295,7 +294,7 @@ pub fn fetch_snapshot(
         Ok(live) => {
             let priced = types.iter().filter(|t| live.contains_key(&t.name)).count();
             format!(
-                "{LIVE_PRICES} for {region} ({priced} types; the others from the embedded snapshot ({price_source}))"
+                "on-demand prices from the Pricing API for {region} ({priced} types; the others from the embedded snapshot ({price_source}))"
             )
         }
         Err(_) => format!("on-demand prices from the embedded snapshot ({price_source})"),
@@ -307,6 +306,7 @@ pub fn fetch_snapshot(
              {on_demand_source}; {spot_source}",
             format_rfc3339(fetched_at as i64)
         ),
+        live_price_region: live_prices.is_ok().then(|| region.clone()),
         instance_types: types,
         regions: [(
             region,
@@ -456,7 +456,7 @@ mod tests {
                 .find(|t| t.name == n)
                 .unwrap()
                 .clone();
-            f.on_demand_price_us_east1 = None;
+            f.on_demand_price = None;
             f
         };
         let mut cloud = FakeCloud::new();
@@ -526,7 +526,7 @@ mod tests {
         assert!(snap
             .instance_types
             .iter()
-            .all(|t| t.on_demand_price_us_east1.is_some()));
+            .all(|t| t.on_demand_price.is_some()));
         assert_eq!(
             region.spot_prices.keys().collect::<Vec<_>>(),
             ["c6a.2xlarge", "m5.large"],

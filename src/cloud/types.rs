@@ -415,7 +415,7 @@ pub trait Cloud {
     ) -> Result<Vec<SecurityGroup>, CloudError>;
     /// DescribeInstanceTypes (all pages), reduced to the facts Karpenter reads and limited to
     /// Karpenter's selection (HVM, `x86_64` or `arm64`), as `scripts/gen_catalog.py` does.
-    /// Prices are not EC2's to give: `on_demand_price_us_east1` is `None`.
+    /// Prices are not EC2's to give: `on_demand_price` is `None`.
     fn describe_instance_types(&self) -> Result<Vec<InstanceFacts>, CloudError>;
     /// DescribeInstanceTypeOfferings with `LocationType=availability-zone` (all pages).
     fn describe_instance_type_offerings(&self) -> Result<Vec<TypeOffering>, CloudError>;

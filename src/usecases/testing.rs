@@ -519,7 +519,7 @@ fn types() -> Vec<InstanceFacts> {
             network_bandwidth_mbps: Some(12_500),
             encryption_in_transit: true,
             usage_classes: vec!["on-demand".into(), "spot".into()],
-            on_demand_price_us_east1: Some(0.03825 * vcpu as f64),
+            on_demand_price: Some(0.03825 * vcpu as f64),
         })
         .collect()
 }
@@ -538,6 +538,7 @@ fn catalog() -> Catalog {
     Catalog::from_snapshot(AwsSnapshot {
         schema_version: 1,
         source: "use-case tests".into(),
+        live_price_region: None,
         instance_types: types,
         regions: [(
             "us-east-1".to_string(),

@@ -230,7 +230,7 @@ pub(super) fn facts(info: &InstanceTypeInfo) -> Option<InstanceFacts> {
             .and_then(|n| n.encryption_in_transit_supported())
             .unwrap_or(false),
         usage_classes,
-        on_demand_price_us_east1: None,
+        on_demand_price: None,
     })
 }
 
@@ -311,7 +311,7 @@ mod tests {
         assert_eq!(f.network_bandwidth_mbps, Some(3125));
         assert_eq!(f.cpu_manufacturer.as_deref(), Some("amd"));
         assert_eq!(f.sustained_clock_speed_mhz, Some(3600));
-        assert_eq!(f.on_demand_price_us_east1, None);
+        assert_eq!(f.on_demand_price, None);
         // What the nested-virtualization and placement-group compatibility checks read.
         assert_eq!(
             f.processor_features,

@@ -288,7 +288,7 @@ pub(super) fn aws_instance_type(
         capacity.set(resource, count * ONE);
     }
 
-    let on_demand = facts.on_demand_price_us_east1;
+    let on_demand = facts.on_demand_price;
     let offerings = zones
         .iter()
         .flat_map(|zone| {
@@ -574,7 +574,7 @@ pub(super) fn add_reserved_offerings(
             .instance_types
             .binary_search_by(|f| f.name.as_str().cmp(&t.name))
             .ok()
-            .and_then(|i| facts.instance_types[i].on_demand_price_us_east1);
+            .and_then(|i| facts.instance_types[i].on_demand_price);
         let zones: BTreeSet<String> = t.offerings.iter().map(|o| o.zone.clone()).collect();
         for r in mine {
             t.offerings.push(Offering {

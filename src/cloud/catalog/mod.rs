@@ -37,8 +37,8 @@ pub(crate) mod vpc_limits;
 
 pub use names::{arch_from_name, category_and_generation, labels_from_name};
 pub use snapshot::{
-    AcceleratorFacts, AwsSnapshot, EnaSupport, GpuFacts, InstanceFacts, RegionFacts, LIVE_PRICES,
-    PRICE_REGION, SNAPSHOT_SCHEMA_VERSION,
+    AcceleratorFacts, AwsSnapshot, EnaSupport, GpuFacts, InstanceFacts, RegionFacts, PRICE_REGION,
+    SNAPSHOT_SCHEMA_VERSION,
 };
 
 use crate::cloud::reservations::Reservations;
@@ -418,7 +418,7 @@ impl Catalog {
                 s.instance_types
                     .iter()
                     .find(|t| t.name == instance_type)
-                    .and_then(|t| t.on_demand_price_us_east1)
+                    .and_then(|t| t.on_demand_price)
             }
             Source::Custom(c) => c
                 .types

@@ -14,9 +14,6 @@ pub(super) const EMBEDDED_SNAPSHOT: &str = include_str!("../../../catalog/aws-sn
 pub const SNAPSHOT_SCHEMA_VERSION: u32 = 1;
 /// The region whose list prices the snapshot carries.
 pub const PRICE_REGION: &str = "us-east-1";
-/// What a live snapshot's `source` says when its on-demand prices are its region's, from the
-/// Pricing API (`cloud::live_catalog`).
-pub const LIVE_PRICES: &str = "on-demand prices from the Pricing API";
 
 /// The snapshot file: EC2 facts reduced to what Karpenter's AWS provider reads. The live AWS
 /// adapter can produce (and cache) the same structure from DescribeInstanceTypes.
@@ -28,6 +25,10 @@ pub struct AwsSnapshot {
     /// Where the data came from, for `notes()`.
     #[serde(default)]
     pub source: String,
+    /// The region whose list prices [`InstanceFacts::on_demand_price`] holds where the Pricing
+    /// API gave one (a live snapshot); absent: [`PRICE_REGION`]'s list prices throughout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub live_price_region: Option<String>,
     /// Instance types, sorted by name.
     pub instance_types: Vec<InstanceFacts>,
     /// Per-region zones and offerings.
@@ -110,9 +111,11 @@ pub struct InstanceFacts {
     /// `on-demand` and/or `spot`.
     #[serde(default)]
     pub usage_classes: Vec<String>,
-    /// us-east-1 on-demand list price, USD/hour.
-    #[serde(default)]
-    pub on_demand_price_us_east1: Option<f64>,
+    /// On-demand list price, USD/hour: [`PRICE_REGION`]'s in the embedded snapshot, the
+    /// snapshot's [`AwsSnapshot::live_price_region`] where the Pricing API priced the type.
+    /// (`onDemandPriceUsEast1` is the name older caches and catalogs used.)
+    #[serde(default, alias = "onDemandPriceUsEast1")]
+    pub on_demand_price: Option<f64>,
 }
 
 /// `NetworkInfo.EnaSupport`: whether the type supports Elastic Network Adapter interfaces.
@@ -268,10 +271,7 @@ impl AwsSnapshot {
     /// when the Pricing API priced it (types it did not price keep [`PRICE_REGION`]'s), else
     /// [`PRICE_REGION`].
     pub fn on_demand_price_region(&self) -> &str {
-        match self.regions.keys().next() {
-            Some(region) if self.regions.len() == 1 && self.source.contains(LIVE_PRICES) => region,
-            _ => PRICE_REGION,
-        }
+        self.live_price_region.as_deref().unwrap_or(PRICE_REGION)
     }
 }
 
@@ -286,7 +286,7 @@ pub(super) fn aws_notes(snapshot: &AwsSnapshot) -> Vec<String> {
     let unpriced: Vec<&str> = snapshot
         .instance_types
         .iter()
-        .filter(|t| t.on_demand_price_us_east1.is_none() && !spot_priced.contains(t.name.as_str()))
+        .filter(|t| t.on_demand_price.is_none() && !spot_priced.contains(t.name.as_str()))
         .map(|t| t.name.as_str())
         .collect();
     let live = snapshot.source.starts_with("live ");
@@ -297,7 +297,7 @@ pub(super) fn aws_notes(snapshot: &AwsSnapshot) -> Vec<String> {
             format!("instance types: embedded snapshot ({})", snapshot.source)
         },
         match snapshot.on_demand_price_region() {
-            region if !snapshot.source.contains(LIVE_PRICES) => format!(
+            region if snapshot.live_price_region.is_none() => format!(
                 "on-demand prices: {region} list prices; in other regions they are used as an estimate"
             ),
             region => format!(

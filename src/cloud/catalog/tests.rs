@@ -382,7 +382,7 @@ fn embedded_snapshot_without_m5_large_price() -> AwsSnapshot {
         .iter_mut()
         .find(|t| t.name == "m5.large")
         .unwrap();
-    m5.on_demand_price_us_east1 = None;
+    m5.on_demand_price = None;
     snap
 }
 
