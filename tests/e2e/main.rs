@@ -45,3 +45,4 @@ mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;
 mod upstream_e2e_disruption;
+mod upstream_scheduling_binary;

@@ -1,0 +1,1034 @@
+//! Karpenter's scheduling tests (core v1.14.1 `pkg/controllers/provisioning/scheduling/
+//! suite_test.go`, `topology_test.go`, `instance_selection_test.go` and
+//! `pkg/controllers/provisioning/suite_test.go`) replayed through the binary from manifests:
+//! each It's NodePool, EC2NodeClass, pods, Deployments and DaemonSets are written as Kubernetes
+//! objects, planned by `provision --dry-run -f - -o json --catalog` against the fake cloud
+//! provider's instance types (`tests/fixtures/s19-bsched/fake-catalog.yaml`), and the It's
+//! assertions are checked on the plan (node count, labels, zone, capacity type, instance types,
+//! pending pods). The engine-level mirrors of the same Its build the model directly; these
+//! cover the manifest path (parsing, defaults, label and requirement derivation, DaemonSet
+//! overhead, rendering). docs/upstream-tests.md "Scheduling Its through the binary
+//! (s19-bsched)" maps each It to its test.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::support::{fixture, karpenter};
+
+const ZONE: &str = "topology.kubernetes.io/zone";
+const CAPACITY_TYPE: &str = "karpenter.sh/capacity-type";
+const INSTANCE_TYPE: &str = "node.kubernetes.io/instance-type";
+const ARCH: &str = "kubernetes.io/arch";
+const HOSTNAME: &str = "kubernetes.io/hostname";
+/// The fake's `integer` label (its CPU count) is played by this AWS well-known key.
+const CPUS: &str = "karpenter.k8s.aws/instance-cpu";
+/// The fake's `size` label (large above 4 CPUs and 8Gi, else small).
+const SIZE: &str = "karpenter.k8s.aws/instance-size";
+
+/// A node selector requirement.
+fn req(key: &str, op: &str, values: &[&str]) -> Value {
+    if values.is_empty() {
+        json!({"key": key, "operator": op})
+    } else {
+        json!({"key": key, "operator": op, "values": values})
+    }
+}
+
+/// The scheduling suite's `BeforeEach` pool requirement: every capacity type.
+fn any_capacity() -> Value {
+    req(CAPACITY_TYPE, "In", &["spot", "on-demand", "reserved"])
+}
+
+/// `test.NodePool`: `limits.cpu: 2000`, the default EC2NodeClass, these requirements; `extra` is
+/// merged into `spec.template` (labels, taints, …) or, under a `"spec"` key, into `spec`.
+fn pool(name: &str, requirements: Vec<Value>, extra: Value) -> Value {
+    let mut p = json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
+        "spec": {"limits": {"cpu": "2000"}, "template": {"spec": {"requirements": requirements,
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}}});
+    let mut extra = extra;
+    if let Some(spec) = extra.as_object_mut().and_then(|m| m.remove("spec")) {
+        merge(&mut p["spec"], spec);
+    }
+    merge(&mut p["spec"]["template"], extra);
+    p
+}
+
+fn class() -> Value {
+    json!({"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
+        "spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "KarpenterNodeRole",
+                 "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "test"}}],
+                 "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "test"}}]}})
+}
+
+/// Deep merge of JSON objects (`patch` wins; arrays are replaced).
+fn merge(target: &mut Value, patch: Value) {
+    match (target, patch) {
+        (Value::Object(t), Value::Object(p)) => {
+            for (k, v) in p {
+                merge(t.entry(k).or_insert(Value::Null), v);
+            }
+        }
+        (t, p) => *t = p,
+    }
+}
+
+/// `test.UnschedulablePod`: one container, no requests; `patch` is merged into the pod (its
+/// `metadata` and `spec`).
+fn pod(name: &str, patch: Value) -> Value {
+    let mut p = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/pause"}]}});
+    merge(&mut p, patch);
+    p
+}
+
+/// A pod whose container requests `requests`.
+fn sized(name: &str, requests: Value, patch: Value) -> Value {
+    let mut p = pod(name, patch);
+    p["spec"]["containers"][0]["resources"] = json!({ "requests": requests });
+    p
+}
+
+fn selector(pairs: &[(&str, &str)]) -> Value {
+    let map: serde_json::Map<String, Value> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), json!(v)))
+        .collect();
+    json!({"spec": {"nodeSelector": map}})
+}
+
+/// `PodOptions.NodeRequirements`: one required node-affinity term.
+fn required(reqs: Vec<Value>) -> Value {
+    json!({"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+        {"nodeSelectorTerms": [{"matchExpressions": reqs}]}}}}})
+}
+
+/// `PodOptions.NodePreferences`: one preferred term of weight 1.
+fn preferred(reqs: Vec<Value>) -> Value {
+    json!({"spec": {"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution":
+        [{"weight": 1, "preference": {"matchExpressions": reqs}}]}}}})
+}
+
+fn both(mut a: Value, b: Value) -> Value {
+    merge(&mut a, b);
+    a
+}
+
+/// A Deployment of `replicas` pods labelled `labels`, whose template `spec` is merged with `spec`.
+fn deployment(name: &str, replicas: u32, labels: Value, spec: Value) -> Value {
+    let mut d = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/pause"}]}}}});
+    merge(&mut d["spec"]["template"]["spec"], spec);
+    d
+}
+
+/// A DaemonSet whose container requests `requests`; `spec` is merged into its pod template.
+fn daemonset(name: &str, requests: Value, spec: Value) -> Value {
+    let mut d = json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"selector": {"matchLabels": {"ds": name}},
+            "template": {"metadata": {"labels": {"ds": name}},
+                "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/pause",
+                    "resources": {"requests": requests}}]}}}});
+    merge(&mut d["spec"]["template"]["spec"], spec);
+    d
+}
+
+/// A `DoNotSchedule` spread on `key` over pods labelled `test: test`.
+fn spread(key: &str, max_skew: u32) -> Value {
+    json!({"topologyKey": key, "whenUnsatisfiable": "DoNotSchedule", "maxSkew": max_skew,
+           "labelSelector": {"matchLabels": {"test": "test"}}})
+}
+
+/// What the binary planned.
+struct Plan {
+    code: i32,
+    json: Value,
+}
+
+impl Plan {
+    fn claims(&self) -> &Vec<Value> {
+        self.json["nodeClaims"].as_array().unwrap()
+    }
+
+    fn claim(&self, pod: &str) -> &Value {
+        let name = format!("default/{pod}");
+        self.claims()
+            .iter()
+            .find(|c| c["pods"].as_array().unwrap().iter().any(|p| p == &name))
+            .unwrap_or_else(|| panic!("{pod} is on no NodeClaim: {:#}", self.json))
+    }
+
+    /// The label `key` of the NodeClaim `pod` is on.
+    fn label(&self, pod: &str, key: &str) -> Option<&str> {
+        self.claim(pod)["labels"][key].as_str()
+    }
+
+    /// `(pod, reasonCode)` of every pod left pending, in the plan's order.
+    fn pending(&self) -> Vec<(String, String)> {
+        self.json["unschedulable"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| {
+                let pod = u["pod"].as_str().unwrap();
+                (
+                    pod.trim_start_matches("default/").to_string(),
+                    u["reasonCode"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    }
+
+    fn is_pending(&self, pod: &str) -> bool {
+        self.pending().iter().any(|(p, _)| p == pod)
+    }
+
+    fn assert_pending(&self, pods: &[&str]) {
+        let pending: Vec<String> = self.pending().into_iter().map(|(p, _)| p).collect();
+        let mut want: Vec<String> = pods.iter().map(|p| p.to_string()).collect();
+        let mut got = pending.clone();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "pending pods: {:#}", self.json);
+        assert_eq!(self.code, i32::from(!pods.is_empty()), "{:#}", self.json);
+    }
+
+    /// Pods per domain of `key` over the new NodeClaims (`kubernetes.io/hostname`: per
+    /// NodeClaim), sorted: upstream's `ExpectSkew(...).To(ConsistOf(...))`.
+    fn skew(&self, key: &str) -> Vec<usize> {
+        let mut by: BTreeMap<String, usize> = BTreeMap::new();
+        for c in self.claims() {
+            let domain = if key == HOSTNAME {
+                c["name"].as_str().unwrap().to_string()
+            } else {
+                c["labels"][key].as_str().unwrap_or("").to_string()
+            };
+            *by.entry(domain).or_default() += c["pods"].as_array().unwrap().len();
+        }
+        let mut counts: Vec<usize> = by.into_values().collect();
+        counts.sort_unstable();
+        counts
+    }
+}
+
+/// Plans `objects` (with the default EC2NodeClass) against the fake catalog.
+fn plan(objects: Vec<Value>) -> Plan {
+    plan_with(objects, &[])
+}
+
+fn plan_with(mut objects: Vec<Value>, extra: &[&str]) -> Plan {
+    objects.push(class());
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
+    let catalog = fixture("s19-bsched/fake-catalog.yaml");
+    let mut args = vec![
+        "provision",
+        "--dry-run",
+        "-q",
+        "-f",
+        "-",
+        "-o",
+        "json",
+        "--catalog",
+        catalog.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let run = karpenter(&args, list.to_string().as_bytes());
+    let json = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
+    Plan {
+        code: run.code,
+        json,
+    }
+}
+
+/// The scheduling suite's pool (every capacity type) with `extra`, and `pods`.
+fn sched(extra: Value, pods: Vec<Value>) -> Plan {
+    let mut objects = vec![pool("default", vec![any_capacity()], extra)];
+    objects.extend(pods);
+    plan(objects)
+}
+
+/// A pool with exactly these requirements (the Its that replace the suite's), and `pods`.
+fn with_reqs(requirements: Vec<Value>, pods: Vec<Value>) -> Plan {
+    let mut objects = vec![pool("default", requirements, json!({}))];
+    objects.extend(pods);
+    plan(objects)
+}
+
+// ---- scheduling/suite_test.go › Custom Constraints › NodePool with Labels ----
+
+fn test_labels() -> Value {
+    json!({"metadata": {"labels": {"test-key": "test-value"}}})
+}
+
+/// "should schedule unconstrained pods that don't have matching node selectors".
+#[test]
+fn pool_labels_label_the_node_of_an_unconstrained_pod() {
+    let p = sched(test_labels(), vec![pod("p", json!({}))]);
+    p.assert_pending(&[]);
+    assert_eq!(p.label("p", "test-key"), Some("test-value"));
+}
+
+/// "should not schedule pods that have conflicting node selectors", "should not schedule pods
+/// that have node selectors with undefined key" (a second pool without the label), "should not
+/// schedule pods that have conflicting requirements".
+#[test]
+fn pool_labels_refuse_other_values_and_undefined_keys() {
+    let p = sched(
+        test_labels(),
+        vec![
+            pod("conflict", selector(&[("test-key", "different-value")])),
+            pod(
+                "conflict-req",
+                required(vec![req("test-key", "In", &["another-value"])]),
+            ),
+        ],
+    );
+    p.assert_pending(&["conflict", "conflict-req"]);
+    let p = sched(
+        json!({}),
+        vec![pod("undefined", selector(&[("test-key", "test-value")]))],
+    );
+    p.assert_pending(&["undefined"]);
+}
+
+/// "should schedule pods that have matching requirements".
+#[test]
+fn pool_labels_admit_a_matching_requirement() {
+    let p = sched(
+        test_labels(),
+        vec![pod(
+            "p",
+            required(vec![req(
+                "test-key",
+                "In",
+                &["test-value", "another-value"],
+            )]),
+        )],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(p.label("p", "test-key"), Some("test-value"));
+}
+
+// ---- scheduling/suite_test.go › Custom Constraints › Well Known Labels ----
+
+fn zones(values: &[&str]) -> Vec<Value> {
+    vec![any_capacity(), req(ZONE, "In", values)]
+}
+
+/// "should use NodePool constraints".
+#[test]
+fn well_known_the_pools_zone_labels_the_node() {
+    let p = with_reqs(zones(&["test-zone-2"]), vec![pod("p", json!({}))]);
+    p.assert_pending(&[]);
+    assert_eq!(p.label("p", ZONE), Some("test-zone-2"));
+}
+
+/// "should use node selectors".
+#[test]
+fn well_known_a_zone_selector_within_the_pool_is_used() {
+    let p = with_reqs(
+        zones(&["test-zone-1", "test-zone-2"]),
+        vec![pod("p", selector(&[(ZONE, "test-zone-2")]))],
+    );
+    assert_eq!(p.label("p", ZONE), Some("test-zone-2"));
+}
+
+/// "should not schedule nodes with a hostname selector", "should not schedule the pod if
+/// nodeselector unknown", "should not schedule if node selector outside of NodePool
+/// constraints".
+#[test]
+fn well_known_hostname_unknown_and_outside_selectors_stay_pending() {
+    let p = sched(
+        json!({}),
+        vec![pod("host", selector(&[(HOSTNAME, "red-node")]))],
+    );
+    p.assert_pending(&["host"]);
+    let p = with_reqs(
+        zones(&["test-zone-1"]),
+        vec![
+            pod("unknown", selector(&[(ZONE, "unknown")])),
+            pod("outside", selector(&[(ZONE, "test-zone-2")])),
+        ],
+    );
+    p.assert_pending(&["unknown", "outside"]);
+}
+
+/// "should schedule compatible requirements with Operator=In".
+#[test]
+fn well_known_in_picks_the_zone() {
+    let p = sched(
+        json!({}),
+        vec![pod("p", required(vec![req(ZONE, "In", &["test-zone-3"])]))],
+    );
+    assert_eq!(p.label("p", ZONE), Some("test-zone-3"));
+}
+
+/// "should schedule compatible requirements with Operator=Gt / Lt / Gte / Lte" (the fake's
+/// `integer` label is the instance-cpu label here: Gt 8 and Gte 16 → the 16-CPU type, Lt 8 and
+/// Lte 2 → the 2-CPU type).
+#[test]
+fn well_known_numeric_operators_pick_the_type() {
+    for (op, value, cpus) in [
+        ("Gt", "8", "16"),
+        ("Lt", "8", "2"),
+        ("Gte", "16", "16"),
+        ("Lte", "2", "2"),
+    ] {
+        let p = with_reqs(
+            vec![any_capacity(), req(CPUS, op, &[value])],
+            vec![pod("p", json!({}))],
+        );
+        assert_eq!(p.label("p", CPUS), Some(cpus), "{op} {value}: {:#}", p.json);
+    }
+}
+
+/// "should not schedule incompatible preferences and requirements with Operator=In / NotIn".
+#[test]
+fn well_known_unsatisfiable_requirements_stay_pending() {
+    let p = sched(
+        json!({}),
+        vec![
+            pod("in", required(vec![req(ZONE, "In", &["unknown"])])),
+            pod(
+                "notin",
+                required(vec![req(
+                    ZONE,
+                    "NotIn",
+                    &["test-zone-1", "test-zone-2", "test-zone-3", "unknown"],
+                )]),
+            ),
+        ],
+    );
+    p.assert_pending(&["in", "notin"]);
+}
+
+/// "should schedule compatible requirements with Operator=NotIn".
+#[test]
+fn well_known_not_in_leaves_the_other_zone() {
+    let p = sched(
+        json!({}),
+        vec![pod(
+            "p",
+            required(vec![req(
+                ZONE,
+                "NotIn",
+                &["test-zone-1", "test-zone-2", "unknown"],
+            )]),
+        )],
+    );
+    assert_eq!(p.label("p", ZONE), Some("test-zone-3"));
+}
+
+fn all_zones_and_unknown() -> Value {
+    req(
+        ZONE,
+        "In",
+        &["test-zone-1", "test-zone-2", "test-zone-3", "unknown"],
+    )
+}
+
+/// "should schedule compatible preferences and requirements with Operator=In / NotIn" (the
+/// preference decides the zone) and "should schedule incompatible preferences and requirements
+/// with Operator=In / NotIn" (the preference is relaxed).
+#[test]
+fn well_known_preferences_pick_the_zone_or_are_relaxed() {
+    let p = sched(
+        json!({}),
+        vec![
+            pod(
+                "pref-in",
+                both(
+                    required(vec![all_zones_and_unknown()]),
+                    preferred(vec![req(ZONE, "In", &["test-zone-2", "unknown"])]),
+                ),
+            ),
+            pod(
+                "pref-notin",
+                both(
+                    required(vec![all_zones_and_unknown()]),
+                    preferred(vec![req(ZONE, "NotIn", &["test-zone-1", "test-zone-3"])]),
+                ),
+            ),
+        ],
+    );
+    assert_eq!(p.label("pref-in", ZONE), Some("test-zone-2"));
+    assert_eq!(p.label("pref-notin", ZONE), Some("test-zone-2"));
+    let p = sched(
+        json!({}),
+        vec![
+            pod(
+                "bad-in",
+                both(
+                    required(vec![all_zones_and_unknown()]),
+                    preferred(vec![req(ZONE, "In", &["unknown"])]),
+                ),
+            ),
+            pod(
+                "bad-notin",
+                both(
+                    required(vec![all_zones_and_unknown()]),
+                    preferred(vec![req(
+                        ZONE,
+                        "NotIn",
+                        &["test-zone-1", "test-zone-2", "test-zone-3"],
+                    )]),
+                ),
+            ),
+        ],
+    );
+    p.assert_pending(&[]);
+}
+
+/// "should schedule compatible node selectors, preferences and requirements" and "should combine
+/// multidimensional node selectors, preferences and requirements".
+#[test]
+fn well_known_selectors_requirements_and_preferences_combine() {
+    let three = ["test-zone-1", "test-zone-2", "test-zone-3"];
+    let p = sched(
+        json!({}),
+        vec![pod(
+            "p",
+            both(
+                selector(&[(ZONE, "test-zone-3")]),
+                both(
+                    required(vec![req(ZONE, "In", &three)]),
+                    preferred(vec![req(ZONE, "In", &three)]),
+                ),
+            ),
+        )],
+    );
+    assert_eq!(p.label("p", ZONE), Some("test-zone-3"));
+    let p = sched(
+        json!({}),
+        vec![pod(
+            "p",
+            both(
+                selector(&[(ZONE, "test-zone-3"), (INSTANCE_TYPE, "arm-instance-type")]),
+                both(
+                    required(vec![
+                        req(ZONE, "In", &["test-zone-1", "test-zone-3"]),
+                        req(
+                            INSTANCE_TYPE,
+                            "In",
+                            &["default-instance-type", "arm-instance-type"],
+                        ),
+                    ]),
+                    preferred(vec![
+                        req(ZONE, "NotIn", &["unknown"]),
+                        req(INSTANCE_TYPE, "NotIn", &["unknown"]),
+                    ]),
+                ),
+            ),
+        )],
+    );
+    assert_eq!(p.label("p", ZONE), Some("test-zone-3"));
+    assert_eq!(p.label("p", INSTANCE_TYPE), Some("arm-instance-type"));
+}
+
+// ---- scheduling/suite_test.go › Custom Constraints › Constraints Validation ----
+
+/// "should not schedule pods that have node selectors with restricted labels" (hostname) and
+/// "… restricted domains" (`karpenter.sh/test`).
+#[test]
+fn restricted_labels_and_domains_stay_pending() {
+    let p = sched(
+        json!({}),
+        vec![
+            pod("host", required(vec![req(HOSTNAME, "In", &["test"])])),
+            pod(
+                "domain",
+                required(vec![req("karpenter.sh/test", "In", &["test"])]),
+            ),
+        ],
+    );
+    p.assert_pending(&["host", "domain"]);
+}
+
+/// "should schedule pods that have node selectors with label in the kubernetes domains" and
+/// "… in subdomain from kubernetes domains": the pool's requirements label the node.
+#[test]
+fn pool_requirements_in_kubernetes_domains_label_the_node() {
+    let keys = [
+        "kubernetes.io/test",
+        "k8s.io/test",
+        "subdomain.kubernetes.io/test",
+        "subdomain.k8s.io/test",
+    ];
+    let mut reqs = vec![any_capacity()];
+    reqs.extend(keys.iter().map(|k| req(k, "In", &["test-value"])));
+    let p = with_reqs(reqs, vec![pod("p", json!({}))]);
+    p.assert_pending(&[]);
+    for k in keys {
+        assert_eq!(p.label("p", k), Some("test-value"), "{k}: {:#}", p.json);
+    }
+}
+
+/// "should schedule pods that have node selectors with label in wellknown label list".
+#[test]
+fn well_known_label_selectors_all_schedule() {
+    let p = sched(
+        json!({}),
+        vec![
+            pod("zone", selector(&[(ZONE, "test-zone-1")])),
+            pod(
+                "type",
+                selector(&[(INSTANCE_TYPE, "default-instance-type")]),
+            ),
+            pod("arch", selector(&[(ARCH, "arm64")])),
+            pod("os", selector(&[("kubernetes.io/os", "linux")])),
+            pod("ct", selector(&[(CAPACITY_TYPE, "spot")])),
+        ],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(p.label("arch", ARCH), Some("arm64"));
+    assert_eq!(p.label("ct", CAPACITY_TYPE), Some("spot"));
+}
+
+// ---- scheduling/suite_test.go › Custom Constraints › Scheduling Logic ----
+
+fn test_key_pool() -> Vec<Value> {
+    vec![req("test-key", "In", &["test-value"])]
+}
+
+/// "should not schedule pods with nodePool which is not ready".
+#[test]
+fn a_pool_that_is_not_ready_takes_no_pod() {
+    let mut np = pool("default", vec![any_capacity()], json!({}));
+    np["status"] = json!({"conditions": [{"type": "Ready", "status": "False", "reason": "NodePoolNotReady",
+        "message": "Node Pool Not Ready", "lastTransitionTime": "2024-01-01T00:00:00Z"}]});
+    let p = plan(vec![np, pod("p", json!({}))]);
+    p.assert_pending(&["p"]);
+}
+
+/// "… with In operator and undefined key" (pending), "… NotIn operator and undefined key"
+/// (scheduled, not labelled), "… Exists operator and undefined key" (pending), "… DoesNotExists
+/// operator and undefined key" (scheduled, not labelled).
+#[test]
+fn operators_on_an_undefined_key() {
+    let p = sched(
+        json!({}),
+        vec![
+            pod("in", required(vec![req("test-key", "In", &["test-value"])])),
+            pod(
+                "notin",
+                required(vec![req("test-key", "NotIn", &["test-value"])]),
+            ),
+            pod("exists", required(vec![req("test-key", "Exists", &[])])),
+            pod("dne", required(vec![req("test-key", "DoesNotExist", &[])])),
+        ],
+    );
+    p.assert_pending(&["in", "exists"]);
+    assert_eq!(p.label("notin", "test-key"), None);
+    assert_eq!(p.label("dne", "test-key"), None);
+}
+
+/// "should schedule unconstrained pods that don't have matching node selectors" (a pool
+/// requirement `test-key In [test-value]` labels the node), "… matching value and In operator",
+/// "… Exists operator and defined key", "… different value and NotIn operator" (scheduled and
+/// labelled); "… matching value and NotIn operator", "… DoesNotExists operator and defined
+/// key", "… different value and In operator" (pending).
+#[test]
+fn operators_on_a_key_the_pool_defines() {
+    let p = with_reqs(
+        test_key_pool(),
+        vec![
+            pod("plain", json!({})),
+            pod("in", required(vec![req("test-key", "In", &["test-value"])])),
+            pod("exists", required(vec![req("test-key", "Exists", &[])])),
+            pod(
+                "notin-other",
+                required(vec![req("test-key", "NotIn", &["another-value"])]),
+            ),
+            pod(
+                "notin-same",
+                required(vec![req("test-key", "NotIn", &["test-value"])]),
+            ),
+            pod("dne", required(vec![req("test-key", "DoesNotExist", &[])])),
+            pod(
+                "in-other",
+                required(vec![req("test-key", "In", &["another-value"])]),
+            ),
+        ],
+    );
+    p.assert_pending(&["notin-same", "dne", "in-other"]);
+    for scheduled in ["plain", "in", "exists", "notin-other"] {
+        assert_eq!(
+            p.label(scheduled, "test-key"),
+            Some("test-value"),
+            "{scheduled}"
+        );
+    }
+}
+
+/// "should schedule compatible pods to the same node" and "should schedule incompatible pods to
+/// the different node".
+#[test]
+fn compatible_pods_share_a_node_incompatible_ones_do_not() {
+    let two = vec![req("test-key", "In", &["test-value", "another-value"])];
+    let p = with_reqs(
+        two.clone(),
+        vec![
+            pod("a", required(vec![req("test-key", "In", &["test-value"])])),
+            pod(
+                "b",
+                required(vec![req("test-key", "NotIn", &["another-value"])]),
+            ),
+        ],
+    );
+    assert_eq!(p.claims().len(), 1, "{:#}", p.json);
+    assert_eq!(p.label("a", "test-key"), Some("test-value"));
+    assert_eq!(p.label("b", "test-key"), Some("test-value"));
+    let p = with_reqs(
+        two,
+        vec![
+            pod("a", required(vec![req("test-key", "In", &["test-value"])])),
+            pod(
+                "b",
+                required(vec![req("test-key", "In", &["another-value"])]),
+            ),
+        ],
+    );
+    assert_eq!(p.claims().len(), 2, "{:#}", p.json);
+    assert_eq!(p.label("a", "test-key"), Some("test-value"));
+    assert_eq!(p.label("b", "test-key"), Some("another-value"));
+}
+
+/// "Exists operator should not overwrite the existing value".
+#[test]
+fn exists_does_not_widen_an_in() {
+    let p = sched(
+        json!({}),
+        vec![pod(
+            "p",
+            required(vec![
+                req(ZONE, "In", &["non-existent-zone"]),
+                req(ZONE, "Exists", &[]),
+            ]),
+        )],
+    );
+    p.assert_pending(&["p"]);
+}
+
+// ---- scheduling/suite_test.go › Preferential Fallback ----
+
+/// A pod's required node affinity with these terms (ORed).
+fn required_terms(terms: Vec<Vec<Value>>) -> Value {
+    let terms: Vec<Value> = terms
+        .into_iter()
+        .map(|t| json!({ "matchExpressions": t }))
+        .collect();
+    json!({"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+        {"nodeSelectorTerms": terms}}}}})
+}
+
+/// A pod's preferred node affinity: `(weight, expressions)` terms.
+fn preferred_terms(terms: Vec<(u32, Vec<Value>)>) -> Value {
+    let terms: Vec<Value> = terms
+        .into_iter()
+        .map(|(w, t)| json!({"weight": w, "preference": {"matchExpressions": t}}))
+        .collect();
+    json!({"spec": {"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": terms}}}})
+}
+
+/// Required: "should not relax the final term" and "should relax multiple terms".
+#[test]
+fn required_terms_are_tried_in_order_and_the_last_is_kept() {
+    let p = with_reqs(
+        vec![
+            req(ZONE, "In", &["test-zone-1"]),
+            req(INSTANCE_TYPE, "In", &["default-instance-type"]),
+        ],
+        vec![pod(
+            "final",
+            required_terms(vec![vec![req(ZONE, "In", &["invalid"])]]),
+        )],
+    );
+    p.assert_pending(&["final"]);
+    let p = sched(
+        json!({}),
+        vec![pod(
+            "multi",
+            required_terms(vec![
+                vec![req(ZONE, "In", &["invalid"])],
+                vec![req(ZONE, "In", &["invalid"])],
+                vec![req(ZONE, "In", &["test-zone-1"])],
+                vec![req(ZONE, "In", &["test-zone-2"])],
+            ]),
+        )],
+    );
+    assert_eq!(p.label("multi", ZONE), Some("test-zone-1"));
+}
+
+/// Preferred: "should relax all terms", "should relax to use lighter weights", "should schedule
+/// even if preference is conflicting with requirement", "should schedule even if preference
+/// requirements are conflicting".
+#[test]
+fn preferred_terms_are_relaxed_heaviest_first() {
+    let p = sched(
+        json!({}),
+        vec![
+            pod(
+                "all",
+                preferred_terms(vec![
+                    (1, vec![req(ZONE, "In", &["invalid"])]),
+                    (1, vec![req(INSTANCE_TYPE, "In", &["invalid"])]),
+                ]),
+            ),
+            pod(
+                "conflicting",
+                both(
+                    preferred_terms(vec![(1, vec![req(ZONE, "NotIn", &["test-zone-3"])])]),
+                    required(vec![req(ZONE, "In", &["test-zone-3"])]),
+                ),
+            ),
+            pod(
+                "self-conflicting",
+                preferred(vec![
+                    req(ZONE, "In", &["invalid"]),
+                    req(ZONE, "NotIn", &["invalid"]),
+                ]),
+            ),
+        ],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(p.label("conflicting", ZONE), Some("test-zone-3"));
+    let p = with_reqs(
+        vec![req(ZONE, "In", &["test-zone-1", "test-zone-2"])],
+        vec![pod(
+            "lighter",
+            preferred_terms(vec![
+                (100, vec![req(INSTANCE_TYPE, "In", &["test-zone-3"])]),
+                (50, vec![req(ZONE, "In", &["test-zone-2"])]),
+                (1, vec![req(ZONE, "In", &["test-zone-1"])]),
+            ]),
+        )],
+    );
+    assert_eq!(p.label("lighter", ZONE), Some("test-zone-2"));
+}
+
+// ---- scheduling/suite_test.go › Instance Type Compatibility ----
+
+fn arches() -> Vec<Value> {
+    vec![req(ARCH, "In", &["arm64", "amd64"])]
+}
+
+/// "should not schedule if requesting more resources than any instance type has".
+#[test]
+fn more_cpu_than_any_type_stays_pending() {
+    let p = sched(
+        json!({}),
+        vec![sized("p", json!({"cpu": "512"}), json!({}))],
+    );
+    p.assert_pending(&["p"]);
+}
+
+/// "should launch pods with different archs on different instances", "… different instance type
+/// node selectors …" (the deprecated `beta.kubernetes.io/instance-type` key for one), "…
+/// different zone selectors …".
+#[test]
+fn different_arch_type_or_zone_selectors_get_different_nodes() {
+    for (a, b) in [
+        (selector(&[(ARCH, "amd64")]), selector(&[(ARCH, "arm64")])),
+        (
+            selector(&[("beta.kubernetes.io/instance-type", "small-instance-type")]),
+            selector(&[(INSTANCE_TYPE, "default-instance-type")]),
+        ),
+        (
+            selector(&[(ZONE, "test-zone-1")]),
+            selector(&[(ZONE, "test-zone-2")]),
+        ),
+    ] {
+        let p = with_reqs(arches(), vec![pod("a", a), pod("b", b)]);
+        p.assert_pending(&[]);
+        assert_eq!(p.claims().len(), 2, "{:#}", p.json);
+    }
+}
+
+/// "should exclude instance types that are not supported by the pod constraints (node
+/// affinity/instance type)" and "… by the provider constraints (arch)" (a 14-CPU limit, which
+/// is the request, fits only the arm type the pool excludes).
+#[test]
+fn a_pool_limited_to_amd64_excludes_the_arm_type() {
+    let p = with_reqs(
+        vec![req(ARCH, "In", &["amd64"])],
+        vec![
+            pod(
+                "arm",
+                required(vec![req(INSTANCE_TYPE, "In", &["arm-instance-type"])]),
+            ),
+            pod(
+                "big",
+                json!({"spec": {"containers": [{"name": "app", "image": "i",
+                    "resources": {"limits": {"cpu": "14"}}}]}}),
+            ),
+        ],
+    );
+    p.assert_pending(&["arm", "big"]);
+}
+
+// ---- scheduling/suite_test.go › Binpacking ----
+
+/// "should schedule a small pod on the smallest instance" (100M) and "… on the smallest
+/// possible instance type" (2000M).
+#[test]
+fn a_small_pod_gets_the_smallest_type() {
+    for memory in ["100M", "2000M"] {
+        let p = sched(
+            json!({}),
+            vec![sized("p", json!({ "memory": memory }), json!({}))],
+        );
+        assert_eq!(
+            p.label("p", INSTANCE_TYPE),
+            Some("small-instance-type"),
+            "{memory}"
+        );
+    }
+}
+
+/// "should take pod runtime class into consideration": a RuntimeClass with 2 CPUs of pod
+/// overhead makes a 1-CPU pod need the 4-CPU type.
+#[test]
+fn runtime_class_overhead_from_the_manifest_counts() {
+    let rc = json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass",
+        "metadata": {"name": "my-runtime-class"}, "handler": "default",
+        "overhead": {"podFixed": {"cpu": "2"}}});
+    let p = sched(
+        json!({}),
+        vec![
+            rc,
+            sized(
+                "p",
+                json!({"cpu": "1"}),
+                json!({"spec": {"runtimeClassName": "my-runtime-class"}}),
+            ),
+        ],
+    );
+    assert_eq!(
+        p.label("p", INSTANCE_TYPE),
+        Some("default-instance-type"),
+        "{:#}",
+        p.json
+    );
+}
+
+/// "should schedule multiple small pods on the smallest possible instance type" (5 × 10M, one
+/// node).
+#[test]
+fn five_small_pods_share_the_smallest_type() {
+    let p = sched(
+        json!({}),
+        vec![deployment(
+            "small",
+            5,
+            json!({"app": "small"}),
+            json!({"containers": [{"name": "app", "image": "i", "resources": {"requests": {"memory": "10M"}}}]}),
+        )],
+    );
+    assert_eq!(p.claims().len(), 1, "{:#}", p.json);
+    assert_eq!(p.claims()[0]["instanceType"], "small-instance-type");
+}
+
+fn amd64_memory_pods(name: &str, replicas: u32, memory: &str) -> Value {
+    deployment(
+        name,
+        replicas,
+        json!({ "app": name }),
+        json!({"nodeSelector": {ARCH: "amd64"},
+            "containers": [{"name": "app", "image": "i", "resources": {"requests": {"memory": memory}}}]}),
+    )
+}
+
+/// "should create new nodes when a node is at capacity" (40 × 1.8G → 20 default-instance-type
+/// nodes) and "should pack small and large pods together" (+ 20 × 400M → still 20).
+#[test]
+fn nodes_at_capacity_get_new_nodes_and_small_pods_fill_the_gaps() {
+    let p = sched(json!({}), vec![amd64_memory_pods("large", 40, "1.8G")]);
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 20, "{:#}", p.json);
+    assert!(p
+        .claims()
+        .iter()
+        .all(|c| c["instanceType"] == "default-instance-type"));
+    let p = sched(
+        json!({}),
+        vec![
+            amd64_memory_pods("large", 40, "1.8G"),
+            amd64_memory_pods("small", 20, "400M"),
+        ],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 20, "{:#}", p.json);
+    assert!(p
+        .claims()
+        .iter()
+        .all(|c| c["instanceType"] == "default-instance-type"));
+}
+
+/// "should handle zero-quantity resource requests" and "should not schedule pods that exceed
+/// every instance type's capacity" (2Ti).
+#[test]
+fn zero_quantities_are_free_and_two_terabytes_fit_nowhere() {
+    let p = sched(
+        json!({}),
+        vec![
+            pod(
+                "zero",
+                json!({"spec": {"containers": [{"name": "app", "image": "i", "resources": {
+                    "requests": {"foo.com/weird-resources": "0"}, "limits": {"foo.com/weird-resources": "0"}}}]}}),
+            ),
+            sized("huge", json!({"memory": "2Ti"}), json!({})),
+        ],
+    );
+    p.assert_pending(&["huge"]);
+}
+
+/// "should create new nodes when a node is at capacity due to pod limits per node" (25 pods, 5
+/// per type → 5 small-instance-type nodes).
+#[test]
+fn the_pods_capacity_caps_each_node() {
+    let p = sched(
+        json!({}),
+        vec![deployment(
+            "tiny",
+            25,
+            json!({"app": "tiny"}),
+            json!({"nodeSelector": {ARCH: "amd64"},
+                "containers": [{"name": "app", "image": "i", "resources": {"requests": {"cpu": "1m", "memory": "1m"}}}]}),
+        )],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 5, "{:#}", p.json);
+    assert!(p
+        .claims()
+        .iter()
+        .all(|c| c["instanceType"] == "small-instance-type"));
+}
+
+/// "should take into account initContainer resource requests when binpacking" and "should not
+/// schedule pods when initContainer resource requests are greater than available instance
+/// types".
+#[test]
+fn init_containers_size_the_pod() {
+    let init = |memory: &str| {
+        json!({"spec": {"initContainers": [{"name": "init", "image": "i",
+            "resources": {"requests": {"memory": memory, "cpu": "2"}}}]}})
+    };
+    let p = sched(
+        json!({}),
+        vec![
+            sized("fits", json!({"memory": "1Gi", "cpu": "1"}), init("1Gi")),
+            sized("never", json!({"memory": "1Gi", "cpu": "1"}), init("1Ti")),
+        ],
+    );
+    p.assert_pending(&["never"]);
+    assert_eq!(
+        p.label("fits", INSTANCE_TYPE),
+        Some("default-instance-type")
+    );
+}
