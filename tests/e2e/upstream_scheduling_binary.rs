@@ -41,13 +41,14 @@ fn any_capacity() -> Value {
 }
 
 /// `test.NodePool`: `limits.cpu: 2000`, the default EC2NodeClass, these requirements; `extra` is
-/// merged into `spec.template` (labels, taints, …) or, under a `"spec"` key, into `spec`.
+/// merged into `spec.template` (`metadata.labels`, `spec.taints`, …) and, under a `"pool"` key,
+/// into the NodePool's `spec` (weight, limits).
 fn pool(name: &str, requirements: Vec<Value>, extra: Value) -> Value {
     let mut p = json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
         "spec": {"limits": {"cpu": "2000"}, "template": {"spec": {"requirements": requirements,
             "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}}});
     let mut extra = extra;
-    if let Some(spec) = extra.as_object_mut().and_then(|m| m.remove("spec")) {
+    if let Some(spec) = extra.as_object_mut().and_then(|m| m.remove("pool")) {
         merge(&mut p["spec"], spec);
     }
     merge(&mut p["spec"]["template"], extra);
@@ -1030,5 +1031,493 @@ fn init_containers_size_the_pod() {
     assert_eq!(
         p.label("fits", INSTANCE_TYPE),
         Some("default-instance-type")
+    );
+}
+
+// ---- scheduling/topology_test.go ----
+
+/// The topology suite's pool: `karpenter.sh/capacity-type Exists`.
+fn topo(requirements: Vec<Value>, extra: Value, objects: Vec<Value>) -> Plan {
+    let mut reqs = vec![req(CAPACITY_TYPE, "Exists", &[])];
+    reqs.extend(requirements);
+    let mut all = vec![pool("default", reqs, extra)];
+    all.extend(objects);
+    plan(all)
+}
+
+/// A Deployment of `n` pods labelled `test: test` with these spread constraints and template
+/// spec (`extra`).
+fn spread_pods(name: &str, n: u32, constraints: Vec<Value>, extra: Value) -> Value {
+    let mut spec = json!({ "topologySpreadConstraints": constraints });
+    merge(&mut spec, extra);
+    deployment(name, n, json!({"test": "test"}), spec)
+}
+
+/// "should ignore unknown topology keys": the pod spreading on `unknown` stays pending, the
+/// other schedules.
+#[test]
+fn topology_an_unknown_key_keeps_its_pod_pending() {
+    let p = topo(
+        vec![],
+        json!({}),
+        vec![
+            pod(
+                "spread",
+                json!({"metadata": {"labels": {"test": "test"}},
+                    "spec": {"topologySpreadConstraints": [spread("unknown", 1)]}}),
+            ),
+            pod("plain", json!({})),
+        ],
+    );
+    p.assert_pending(&["spread"]);
+}
+
+/// "should not spread when a nil label selector is defined" (2 pods, one domain) and "should
+/// match all pods when labelSelector is not specified" (1 pod).
+#[test]
+fn topology_a_spread_without_selector_does_not_spread() {
+    let nil = json!({"topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule", "maxSkew": 1});
+    let p = topo(
+        vec![],
+        json!({}),
+        vec![spread_pods("nil", 2, vec![nil.clone()], json!({}))],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(p.skew(ZONE), vec![2], "{:#}", p.json);
+    let p = topo(
+        vec![],
+        json!({}),
+        vec![pod(
+            "one",
+            json!({"spec": {"topologySpreadConstraints": [nil]}}),
+        )],
+    );
+    assert_eq!(p.skew(ZONE), vec![1]);
+}
+
+/// Zonal: "should balance pods across zones (match labels)", "(match expressions)", "should
+/// respect NodePool zonal constraints": 4 pods → 1, 1, 2.
+#[test]
+fn topology_zonal_spread_balances_four_pods() {
+    let expr = json!({"topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule", "maxSkew": 1,
+        "labelSelector": {"matchExpressions": [{"key": "test", "operator": "In", "values": ["test"]}]}});
+    for (reqs, constraint) in [
+        (vec![], spread(ZONE, 1)),
+        (vec![], expr),
+        (
+            vec![req(
+                ZONE,
+                "In",
+                &["test-zone-1", "test-zone-2", "test-zone-3"],
+            )],
+            spread(ZONE, 1),
+        ),
+    ] {
+        let p = topo(
+            reqs,
+            json!({}),
+            vec![spread_pods("web", 4, vec![constraint], json!({}))],
+        );
+        p.assert_pending(&[]);
+        assert_eq!(p.skew(ZONE), vec![1, 1, 2], "{:#}", p.json);
+    }
+}
+
+/// Zonal: "… (subset) with requirements" (2, 2), "… (subset) with labels" (4), "… (subset)
+/// with requirements and labels" (4).
+#[test]
+fn topology_zonal_spread_over_a_pools_subset() {
+    let two = || vec![req(ZONE, "In", &["test-zone-1", "test-zone-2"])];
+    let zone1 = json!({"metadata": {"labels": {ZONE: "test-zone-1"}}});
+    for (reqs, extra, want) in [
+        (two(), json!({}), vec![2, 2]),
+        (vec![], zone1.clone(), vec![4]),
+        (two(), zone1, vec![4]),
+    ] {
+        let p = topo(
+            reqs,
+            extra,
+            vec![spread_pods("web", 4, vec![spread(ZONE, 1)], json!({}))],
+        );
+        p.assert_pending(&[]);
+        assert_eq!(p.skew(ZONE), want, "{:#}", p.json);
+    }
+}
+
+/// Zonal: "should respect NodePool zonal constraints (subset) with labels across NodePools":
+/// one pool labelled zone 1, another zone 2 → 2, 2.
+#[test]
+fn topology_zonal_spread_across_two_labelled_pools() {
+    let a = pool(
+        "a",
+        vec![
+            req(CAPACITY_TYPE, "Exists", &[]),
+            req(ZONE, "In", &["test-zone-1", "test-zone-2"]),
+        ],
+        json!({"metadata": {"labels": {ZONE: "test-zone-1"}}}),
+    );
+    let b = pool(
+        "b",
+        vec![],
+        json!({"metadata": {"labels": {ZONE: "test-zone-2"}}}),
+    );
+    let p = plan(vec![
+        a,
+        b,
+        spread_pods("web", 4, vec![spread(ZONE, 1)], json!({})),
+    ]);
+    p.assert_pending(&[]);
+    assert_eq!(p.skew(ZONE), vec![2, 2], "{:#}", p.json);
+}
+
+/// An unowned Node in `zone` (none: no zone label) with room for anything.
+fn node(name: &str, zone: Option<&str>) -> Value {
+    let mut labels = json!({ HOSTNAME: name, ARCH: "amd64", "kubernetes.io/os": "linux" });
+    if let Some(z) = zone {
+        labels[ZONE] = json!(z);
+    }
+    json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
+        "status": {"allocatable": {"cpu": "0", "memory": "0", "pods": "0"},
+            "capacity": {"cpu": "0", "memory": "0", "pods": "0"},
+            "conditions": [{"type": "Ready", "status": "True"}]}})
+}
+
+/// A pod bound to `node` (`phase`), labelled `labels`, in `namespace`.
+fn bound(name: &str, node: &str, labels: Value, namespace: &str, phase: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "labels": labels},
+        "spec": {"nodeName": node, "containers": [{"name": "app", "image": "i"}]},
+        "status": {"phase": phase}})
+}
+
+/// Zonal: "should only count running/scheduled pods with matching labels scheduled to nodes
+/// with a corresponding domain": zone 1 counts 2, zone 2 counts 1, so the two new pods leave
+/// the zones at 2, 2, 1. The existing nodes have no room left (allocatable 0), so the
+/// count is all that decides.
+#[test]
+fn topology_only_running_matching_pods_on_zoned_nodes_count() {
+    let t = json!({"test": "test"});
+    let objects = vec![
+        node("first", Some("test-zone-1")),
+        node("second", Some("test-zone-2")),
+        node("third", None),
+        bound("unlabelled", "first", json!({}), "default", "Running"),
+        bound("no-domain", "third", t.clone(), "default", "Running"),
+        bound("other-ns", "first", t.clone(), "elsewhere", "Running"),
+        bound("failed", "first", t.clone(), "default", "Failed"),
+        bound("succeeded", "first", t.clone(), "default", "Succeeded"),
+        bound("r1", "first", t.clone(), "default", "Running"),
+        bound("r2", "first", t.clone(), "default", "Running"),
+        bound("r3", "second", t.clone(), "default", "Running"),
+        spread_pods("web", 2, vec![spread(ZONE, 1)], json!({})),
+    ];
+    let p = topo(vec![], json!({}), objects);
+    p.assert_pending(&[]);
+    let mut by_zone: BTreeMap<&str, usize> =
+        BTreeMap::from([("test-zone-1", 2), ("test-zone-2", 1)]);
+    for c in p.claims() {
+        let zone = c["labels"][ZONE].as_str().unwrap();
+        *by_zone.entry(zone).or_default() += c["pods"].as_array().unwrap().len();
+    }
+    let mut counts: Vec<usize> = by_zone.into_values().collect();
+    counts.sort_unstable();
+    assert_eq!(counts, [1, 2, 2], "{:#}", p.json);
+}
+
+/// Zonal: "should handle interdependent selectors": pods that do not match their own spread's
+/// selector pack onto one node.
+#[test]
+fn topology_interdependent_selectors_pack_onto_one_node() {
+    let p = topo(
+        vec![],
+        json!({}),
+        vec![deployment(
+            "other",
+            5,
+            json!({"app": "other"}),
+            json!({"topologySpreadConstraints": [spread(HOSTNAME, 1)]}),
+        )],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 1, "{:#}", p.json);
+}
+
+/// Zonal: "should respect minDomains constraints" (two zones for minDomains 3: 1, 1 and one
+/// pending), "satisfied minDomains constraints (equal)" and "(greater than minimum)" (11 pods
+/// → 4, 4, 3).
+#[test]
+fn topology_min_domains() {
+    let with_min = |min: u32| {
+        let mut s = spread(ZONE, 1);
+        s["minDomains"] = json!(min);
+        s
+    };
+    let p = topo(
+        vec![req(ZONE, "In", &["test-zone-1", "test-zone-2"])],
+        json!({}),
+        vec![spread_pods("web", 3, vec![with_min(3)], json!({}))],
+    );
+    assert_eq!(p.skew(ZONE), vec![1, 1], "{:#}", p.json);
+    assert_eq!(p.pending().len(), 1);
+    for min in [3, 2] {
+        let p = topo(
+            vec![req(
+                ZONE,
+                "In",
+                &["test-zone-1", "test-zone-2", "test-zone-3"],
+            )],
+            json!({}),
+            vec![spread_pods("web", 11, vec![with_min(min)], json!({}))],
+        );
+        p.assert_pending(&[]);
+        assert_eq!(
+            p.skew(ZONE),
+            vec![3, 4, 4],
+            "minDomains {min}: {:#}",
+            p.json
+        );
+    }
+}
+
+/// Hostname: "should balance pods across nodes" (1, 1, 1, 1) and "should balance pods on the
+/// same hostname up to maxskew" (4).
+#[test]
+fn topology_hostname_spread() {
+    let p = topo(
+        vec![],
+        json!({}),
+        vec![spread_pods("web", 4, vec![spread(HOSTNAME, 1)], json!({}))],
+    );
+    assert_eq!(p.skew(HOSTNAME), vec![1, 1, 1, 1], "{:#}", p.json);
+    let p = topo(
+        vec![],
+        json!({}),
+        vec![spread_pods("web", 4, vec![spread(HOSTNAME, 4)], json!({}))],
+    );
+    assert_eq!(p.skew(HOSTNAME), vec![4], "{:#}", p.json);
+}
+
+/// Hostname: "balance multiple deployments with hostname topology spread" (2 nodes) and "… &
+/// varying arch" (4 nodes) — issue #1425.
+#[test]
+fn topology_two_deployments_spread_by_hostname() {
+    let app = |name: &str, arch: Option<&str>| {
+        let mut spec = json!({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": HOSTNAME,
+            "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": name}}}]});
+        if let Some(a) = arch {
+            spec["affinity"] = required(vec![req(ARCH, "In", &[a])])["spec"]["affinity"].clone();
+        }
+        deployment(name, 2, json!({ "app": name }), spec)
+    };
+    let p = topo(
+        vec![],
+        json!({}),
+        vec![app("app1", None), app("app2", None)],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 2, "{:#}", p.json);
+    let p = topo(
+        vec![],
+        json!({}),
+        vec![app("app1", Some("amd64")), app("app2", Some("arm64"))],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 4, "{:#}", p.json);
+}
+
+/// CapacityType: "should balance pods across capacity types" and "should respect NodePool
+/// capacity type constraints" (2, 2).
+#[test]
+fn topology_capacity_type_spread() {
+    for reqs in [
+        vec![],
+        vec![req(CAPACITY_TYPE, "In", &["spot", "on-demand"])],
+    ] {
+        let p = topo(
+            reqs,
+            json!({}),
+            vec![spread_pods(
+                "web",
+                4,
+                vec![spread(CAPACITY_TYPE, 1)],
+                json!({}),
+            )],
+        );
+        p.assert_pending(&[]);
+        assert_eq!(p.skew(CAPACITY_TYPE), vec![2, 2], "{:#}", p.json);
+    }
+}
+
+/// Pod Affinity: "should schedule a pod with empty pod affinity and anti-affinity".
+#[test]
+fn affinity_empty_terms_schedule() {
+    let p = topo(
+        vec![],
+        json!({}),
+        vec![pod(
+            "p",
+            json!({"spec": {"affinity": {"podAffinity": {}, "podAntiAffinity": {}}}}),
+        )],
+    );
+    p.assert_pending(&[]);
+}
+
+fn pod_affinity(kind: &str, labels: Value, key: &str) -> Value {
+    json!({"spec": {"affinity": {kind: {"requiredDuringSchedulingIgnoredDuringExecution":
+        [{"labelSelector": {"matchLabels": labels}, "topologyKey": key}]}}}})
+}
+
+/// Pod Affinity: "should respect pod affinity (hostname)" (among 10 spread pods, the two
+/// share a node) and "should respect self pod affinity (hostname)" (3 pods, one node).
+#[test]
+fn affinity_on_hostname_collocates() {
+    let s2 = json!({"security": "s2"});
+    let p = topo(
+        vec![],
+        json!({}),
+        vec![
+            spread_pods("web", 10, vec![spread(HOSTNAME, 1)], json!({})),
+            pod("aff1", json!({"metadata": {"labels": s2.clone()}})),
+            pod("aff2", pod_affinity("podAffinity", s2.clone(), HOSTNAME)),
+        ],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(p.claim("aff1")["name"], p.claim("aff2")["name"]);
+    let mut spec = pod_affinity("podAffinity", s2.clone(), HOSTNAME)["spec"].clone();
+    spec["containers"] = json!([{"name": "app", "image": "i"}]);
+    let p = topo(vec![], json!({}), vec![deployment("self", 3, s2, spec)]);
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 1, "{:#}", p.json);
+}
+
+/// Pod Affinity: "should respect pod affinity (arch)": same arch, different nodes (their
+/// hostname spread).
+#[test]
+fn affinity_on_arch_with_a_hostname_spread() {
+    let s2 = json!({"security": "s2"});
+    let tsc = json!([{"topologyKey": HOSTNAME, "whenUnsatisfiable": "DoNotSchedule", "maxSkew": 1,
+        "labelSelector": {"matchLabels": s2.clone()}}]);
+    let p = topo(
+        vec![],
+        json!({}),
+        vec![
+            sized(
+                "aff1",
+                json!({"cpu": "2"}),
+                json!({"metadata": {"labels": s2.clone()},
+                    "spec": {"topologySpreadConstraints": tsc.clone(), "nodeSelector": {ARCH: "arm64"}}}),
+            ),
+            sized(
+                "aff2",
+                json!({"cpu": "1"}),
+                both(
+                    json!({"metadata": {"labels": s2.clone()}, "spec": {"topologySpreadConstraints": tsc}}),
+                    pod_affinity("podAffinity", s2, ARCH),
+                ),
+            ),
+        ],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(p.label("aff1", ARCH), p.label("aff2", ARCH));
+    assert_ne!(p.claim("aff1")["name"], p.claim("aff2")["name"]);
+}
+
+/// Pod Anti-Affinity: "should separate nodes using simple pod anti-affinity on hostname" and
+/// "should not violate pod anti-affinity on zone" (three 2-CPU pods, one per zone, leave the
+/// anti-affine pod no zone).
+#[test]
+fn anti_affinity_on_hostname_and_zone() {
+    let s2 = json!({"security": "s2"});
+    let p = topo(
+        vec![],
+        json!({}),
+        vec![
+            pod(
+                "anti",
+                pod_affinity("podAntiAffinity", s2.clone(), HOSTNAME),
+            ),
+            pod("target", json!({"metadata": {"labels": s2.clone()}})),
+        ],
+    );
+    p.assert_pending(&[]);
+    assert_ne!(p.claim("anti")["name"], p.claim("target")["name"]);
+    let zonal = |name: &str, zone: &str| {
+        sized(
+            name,
+            json!({"cpu": "2"}),
+            json!({"metadata": {"labels": s2.clone()}, "spec": {"nodeSelector": {ZONE: zone}}}),
+        )
+    };
+    let p = topo(
+        vec![],
+        json!({}),
+        vec![
+            zonal("z1", "test-zone-1"),
+            zonal("z2", "test-zone-2"),
+            zonal("z3", "test-zone-3"),
+            pod("anti", pod_affinity("podAntiAffinity", s2.clone(), ZONE)),
+        ],
+    );
+    p.assert_pending(&["anti"]);
+}
+
+/// "should taint nodes with NodePool taints", "should schedule pods that tolerate NodePool
+/// constraints" (Exists and Equal tolerate; none, another key, a value mismatch do not),
+/// "should provision nodes with taints and schedule pods if the taint is only a startup
+/// taint", "should not generate taints for OpExists".
+#[test]
+fn taints_and_tolerations_from_the_manifest() {
+    let taint =
+        json!({"taints": [{"key": "test-key", "value": "test-value", "effect": "NoSchedule"}]});
+    let tol = |t: Value| json!({"spec": {"tolerations": [t]}});
+    let p = topo(
+        vec![],
+        json!({ "spec": taint.clone() }),
+        vec![
+            pod(
+                "exists",
+                tol(json!({"key": "test-key", "operator": "Exists", "effect": "NoSchedule"})),
+            ),
+            pod(
+                "equal",
+                tol(
+                    json!({"key": "test-key", "value": "test-value", "operator": "Equal", "effect": "NoSchedule"}),
+                ),
+            ),
+            pod("none", json!({})),
+            pod(
+                "other-key",
+                tol(json!({"key": "invalid", "operator": "Exists"})),
+            ),
+            pod(
+                "other-value",
+                tol(json!({"key": "test-key", "operator": "Equal", "effect": "NoSchedule"})),
+            ),
+        ],
+    );
+    p.assert_pending(&["none", "other-key", "other-value"]);
+    assert_eq!(
+        p.claim("exists")["taints"],
+        json!([{"key": "test-key", "value": "test-value", "effect": "NoSchedule"}])
+    );
+    let p = topo(
+        vec![],
+        json!({"spec": {"startupTaints": [{"key": "ignore-me", "value": "nothing-to-see-here", "effect": "NoSchedule"}]}}),
+        vec![pod("p", json!({}))],
+    );
+    p.assert_pending(&[]);
+    let p = topo(
+        vec![],
+        json!({}),
+        vec![pod(
+            "p",
+            tol(json!({"key": "test-key", "operator": "Exists", "effect": "NoExecute"})),
+        )],
+    );
+    p.assert_pending(&[]);
+    assert!(
+        p.claim("p")["taints"].as_array().is_none_or(Vec::is_empty),
+        "{:#}",
+        p.json
     );
 }
