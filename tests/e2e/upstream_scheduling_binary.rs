@@ -1521,3 +1521,419 @@ fn taints_and_tolerations_from_the_manifest() {
         p.json
     );
 }
+
+// ---- provisioning/suite_test.go ----
+
+/// The provisioning suite's pool (`test.NodePool()`: no requirements) with `extra`, and
+/// `objects`.
+fn prov(extra: Value, objects: Vec<Value>) -> Plan {
+    let mut all = vec![pool("default", vec![], extra)];
+    all.extend(objects);
+    plan(all)
+}
+
+fn cpu_mem(cpu: &str, memory: &str) -> Value {
+    json!({"cpu": cpu, "memory": memory})
+}
+
+/// The 1 CPU / 1Gi pod of the DaemonSet Its.
+fn one_cpu_pod(patch: Value) -> Value {
+    sized("p", cpu_mem("1", "1Gi"), patch)
+}
+
+/// The CPUs of the type the NodeClaim of `pod` launches: 4 when the 2 CPU / 2Gi DaemonSet was
+/// counted (the 4 CPU / 4Gi type), 2 when it was not (the 2 CPU / 2Gi type).
+fn cpus_of(p: &Plan, pod: &str) -> String {
+    p.label(pod, CPUS)
+        .unwrap_or_else(|| panic!("{pod}: {:#}", p.json))
+        .to_string()
+}
+
+/// Daemonsets: "should account for daemonsets", "… (with startup taint)", "should be able to
+/// schedule pods if resource requests and limits are not defined".
+#[test]
+fn daemonsets_from_the_manifest_are_overhead() {
+    let ds = daemonset("ds", cpu_mem("2", "2Gi"), json!({}));
+    let p = prov(json!({}), vec![ds.clone(), one_cpu_pod(json!({}))]);
+    assert_eq!(cpus_of(&p, "p"), "4");
+    assert_eq!(p.claim("p")["requests"]["cpu"], "3", "{:#}", p.json);
+    let startup =
+        json!({"spec": {"startupTaints": [{"key": "foo.com/taint", "effect": "NoSchedule"}]}});
+    let p = prov(startup, vec![ds, one_cpu_pod(json!({}))]);
+    assert_eq!(cpus_of(&p, "p"), "4");
+    let p = prov(
+        json!({}),
+        vec![
+            daemonset("empty", json!({}), json!({})),
+            pod("plain", json!({})),
+        ],
+    );
+    p.assert_pending(&[]);
+}
+
+/// Daemonsets: "should account for daemonset hostports": the pod's port 8080 is the
+/// DaemonSet's, so no node can take it.
+#[test]
+fn daemonset_host_ports_block_the_pod() {
+    let ports = json!({"containers": [{"name": "app", "image": "i", "ports": [{"containerPort": 8080, "hostPort": 8080}],
+        "resources": {"requests": cpu_mem("2", "2Gi")}}]});
+    let p = prov(
+        json!({}),
+        vec![
+            daemonset("ds", json!({}), ports),
+            one_cpu_pod(json!({"spec": {"containers": [{"name": "app", "image": "i",
+                "ports": [{"containerPort": 8080, "hostPort": 8080}], "resources": {"requests": cpu_mem("1", "1Gi")}}]}})),
+        ],
+    );
+    p.assert_pending(&["p"]);
+    assert!(p.claims().is_empty());
+}
+
+/// Daemonsets: "should not schedule if daemonset overhead is too large", "… if resource
+/// requests are not defined and limits (requests) are too large", "… if combined max resources
+/// are too large for any node", "… if initContainer resources are too large".
+#[test]
+fn daemonsets_too_large_for_any_node_keep_pods_pending() {
+    let huge = cpu_mem("10000", "10000Gi");
+    let cases = [
+        daemonset("requests", huge.clone(), json!({})),
+        daemonset(
+            "limits",
+            json!({}),
+            json!({"containers": [{"name": "app", "image": "i", "resources": {"limits": huge.clone(), "requests": {"cpu": "1"}}}]}),
+        ),
+        daemonset(
+            "combined",
+            json!({}),
+            json!({"containers": [{"name": "app", "image": "i", "resources": {"limits": {"cpu": "10000", "memory": "1Gi"}, "requests": {"cpu": "1"}}}],
+                "initContainers": [{"name": "init", "image": "i", "resources": {"limits": huge.clone(), "requests": {"cpu": "1"}}}]}),
+        ),
+        daemonset(
+            "init",
+            json!({}),
+            json!({"initContainers": [{"name": "init", "image": "i", "resources": {"requests": huge}}]}),
+        ),
+    ];
+    for ds in cases {
+        let name = ds["metadata"]["name"].clone();
+        let p = prov(json!({}), vec![ds, pod("p", json!({}))]);
+        assert!(p.is_pending("p"), "{name}: {:#}", p.json);
+    }
+}
+
+/// Daemonsets: "should schedule based on the max resource requests of containers and
+/// initContainers": the init container's 3 CPU / 3Gi (limits as requests for memory) wins.
+#[test]
+fn a_daemonsets_init_container_sizes_its_overhead() {
+    let ds = daemonset(
+        "ds",
+        json!({}),
+        json!({"containers": [{"name": "app", "image": "i", "resources": {"limits": {"cpu": "10000", "memory": "1Gi"}, "requests": {"cpu": "1"}}}],
+            "initContainers": [{"name": "init", "image": "i", "resources": {"limits": {"cpu": "10000", "memory": "3Gi"}, "requests": {"cpu": "3"}}}]}),
+    );
+    let p = prov(json!({}), vec![ds, pod("p", json!({}))]);
+    assert_eq!(cpus_of(&p, "p"), "4");
+}
+
+/// Daemonsets: "should ignore daemonsets without matching tolerations", "… with an invalid
+/// selector", "… when no instance types meet the daemonset requirements": the 2 CPU type.
+#[test]
+fn daemonsets_that_would_not_run_there_are_not_counted() {
+    let taint =
+        json!({"spec": {"taints": [{"key": "foo", "value": "bar", "effect": "NoSchedule"}]}});
+    let p = prov(
+        taint,
+        vec![
+            daemonset("ds", cpu_mem("2", "2Gi"), json!({})),
+            one_cpu_pod(json!({"spec": {"tolerations": [{"operator": "Exists"}]}})),
+        ],
+    );
+    assert_eq!(cpus_of(&p, "p"), "2");
+    for spec in [
+        json!({"nodeSelector": {"node": "invalid"}}),
+        required(vec![req(
+            INSTANCE_TYPE,
+            "In",
+            &["non-existent-instance-type"],
+        )])["spec"]
+            .clone(),
+    ] {
+        let p = prov(
+            json!({}),
+            vec![
+                daemonset("ds", cpu_mem("2", "2Gi"), spec),
+                one_cpu_pod(json!({})),
+            ],
+        );
+        assert_eq!(cpus_of(&p, "p"), "2", "{:#}", p.json);
+    }
+}
+
+/// Daemonsets: "should account for daemonsets with a custom label nodeSelector that matches the
+/// nodepool", "should account daemonsets with NotIn operator and unspecified key", "should
+/// consider a daemonset schedulable with multiple node affinity terms", "… with an
+/// incompatible node affinity preference", "… with a PreferNoSchedule taint": the 4 CPU type.
+#[test]
+fn daemonsets_that_would_run_there_are_counted() {
+    let ds2 = |spec: Value| daemonset("ds", cpu_mem("2", "2Gi"), spec);
+    let purpose = json!({"metadata": {"labels": {"purpose": "monitoring"}}});
+    let foo = json!({"metadata": {"labels": {"foo": "bar"}}});
+    let prefer_no = json!({"spec": {"taints": [{"key": "test", "effect": "PreferNoSchedule"}]}});
+    let cases = [
+        (
+            purpose,
+            ds2(json!({"nodeSelector": {"purpose": "monitoring"}})),
+            json!({}),
+        ),
+        (
+            json!({}),
+            ds2(required(vec![req("foo", "NotIn", &["bar"])])["spec"].clone()),
+            required(vec![req(ZONE, "In", &["test-zone-2"])]),
+        ),
+        (
+            foo,
+            ds2(required_terms(vec![
+                vec![req("foo", "In", &["voo"])],
+                vec![req("foo", "In", &["bar"])],
+            ])["spec"]
+                .clone()),
+            json!({}),
+        ),
+        (
+            json!({}),
+            ds2(preferred(vec![req("node", "In", &["invalid"])])["spec"].clone()),
+            json!({}),
+        ),
+        (prefer_no, ds2(json!({})), json!({})),
+    ];
+    for (i, (extra, ds, patch)) in cases.into_iter().enumerate() {
+        let p = prov(extra, vec![ds, one_cpu_pod(patch)]);
+        assert_eq!(cpus_of(&p, "p"), "4", "case {i}: {:#}", p.json);
+    }
+}
+
+/// Daemonsets: "should filter out daemonsets based on instance type requirements" (the small
+/// types' 1 CPU DaemonSet counts, the large types' 10 CPU one does not) and "should not account
+/// for daemonset hostports when daemonset would not schedule on selected node" (the large
+/// types' DaemonSet holds port 8080, the pod on a small type takes it).
+#[test]
+fn daemonsets_are_counted_per_instance_type() {
+    let sized_ds = |name: &str, size: &str, requests: Value, ports: Value| {
+        let mut spec = required(vec![req(SIZE, "In", &[size])])["spec"].clone();
+        spec["containers"] = json!([{"name": "app", "image": "i", "ports": ports, "resources": {"requests": requests}}]);
+        daemonset(name, json!({}), spec)
+    };
+    let p = prov(
+        json!({}),
+        vec![
+            sized_ds("small", "small", json!({"cpu": "1"}), json!([])),
+            sized_ds("large", "large", json!({"cpu": "10"}), json!([])),
+            one_cpu_pod(json!({})),
+        ],
+    );
+    assert_eq!(cpus_of(&p, "p"), "4", "{:#}", p.json);
+    let port = |n: u32| json!([{"containerPort": n, "hostPort": n}]);
+    let p = prov(
+        json!({}),
+        vec![
+            sized_ds("large", "large", cpu_mem("4", "4Gi"), port(8080)),
+            sized_ds("small", "small", cpu_mem("2", "2Gi"), port(8081)),
+            sized(
+                "p",
+                cpu_mem("1", "1Gi"),
+                both(
+                    required(vec![req(SIZE, "In", &["small"])]),
+                    json!({"spec": {"containers": [{"name": "app", "image": "i", "ports": port(8080),
+                        "resources": {"requests": cpu_mem("1", "1Gi")}}]}}),
+                ),
+            ),
+        ],
+    );
+    assert_eq!(p.label("p", SIZE), Some("small"));
+    assert_eq!(cpus_of(&p, "p"), "4", "{:#}", p.json);
+}
+
+/// Daemonsets: "should account for overhead using daemonset pod spec instead of daemonset
+/// spec": the DaemonSet's running pod (2 CPU / 2Gi) is what counts, not its 4 CPU template.
+#[test]
+fn a_daemonsets_running_pod_is_its_overhead() {
+    let ds = daemonset("ds", cpu_mem("4", "4Gi"), json!({}));
+    let mut ds_pod = sized(
+        "ds-abcde",
+        cpu_mem("2", "2Gi"),
+        json!({"metadata": {"labels": {"ds": "ds"}, "ownerReferences": [{"apiVersion": "apps/v1",
+            "kind": "DaemonSet", "name": "ds", "uid": "u-1", "controller": true}]}}),
+    );
+    ds_pod["spec"]["nodeName"] = json!("elsewhere");
+    ds_pod["status"] = json!({"phase": "Running"});
+    let p = prov(
+        json!({}),
+        vec![
+            ds,
+            ds_pod,
+            one_cpu_pod(json!({"spec": {"nodeSelector": {"karpenter.sh/nodepool": "default"}}})),
+        ],
+    );
+    assert_eq!(cpus_of(&p, "p"), "4", "{:#}", p.json);
+}
+
+/// Annotations: "should annotate nodes"; Labels: "should label nodes" (template labels and
+/// every requirement operator), "… with labels in the kubernetes domains".
+#[test]
+fn the_templates_labels_annotations_and_requirements_reach_the_node() {
+    let reqs = vec![
+        req("test-key-2", "In", &["test-value-2"]),
+        req("test-key-3", "NotIn", &["test-value-3"]),
+        req("test-key-4", "Lt", &["4"]),
+        req("test-key-5", "Gt", &["5"]),
+        req("test-key-6", "Exists", &[]),
+        req("test-key-7", "DoesNotExist", &[]),
+    ];
+    let np = pool(
+        "default",
+        reqs,
+        json!({"metadata": {"labels": {"test-key-1": "test-value-1", "kubernetes.io/test": "test-value"},
+            "annotations": {"karpenter.sh/do-not-disrupt": "true"}}}),
+    );
+    let p = plan(vec![
+        np,
+        pod(
+            "p",
+            required(vec![req("kubernetes.io/test", "In", &["test-value"])]),
+        ),
+    ]);
+    p.assert_pending(&[]);
+    let c = p.claim("p");
+    assert_eq!(c["annotations"]["karpenter.sh/do-not-disrupt"], "true");
+    let labels = &c["labels"];
+    assert_eq!(labels["karpenter.sh/nodepool"], "default");
+    assert_eq!(labels["test-key-1"], "test-value-1");
+    assert_eq!(labels["test-key-2"], "test-value-2");
+    assert_eq!(labels["kubernetes.io/test"], "test-value");
+    for key in ["test-key-3", "test-key-4", "test-key-5", "test-key-6"] {
+        assert!(labels[key].is_string(), "{key}: {labels:#}");
+    }
+    assert_ne!(labels["test-key-3"], "test-value-3");
+    let four: i64 = labels["test-key-4"].as_str().unwrap().parse().unwrap();
+    let five: i64 = labels["test-key-5"].as_str().unwrap().parse().unwrap();
+    assert!(four < 4 && five > 5, "{labels:#}");
+    assert!(labels.get("test-key-7").is_none());
+}
+
+/// Labels: "should not label nodes with well-known labels from requirements" (a pool
+/// requirement on the instance type narrows it but is not a template label).
+#[test]
+fn well_known_requirements_are_not_template_labels() {
+    let p = with_reqs(
+        vec![req(INSTANCE_TYPE, "In", &["default-instance-type"])],
+        vec![pod("p", json!({}))],
+    );
+    assert_eq!(p.label("p", INSTANCE_TYPE), Some("default-instance-type"));
+}
+
+/// NodeClaim Creation: "should create a nodeclaim with resource requests with daemon overhead"
+/// and "should not double-count daemon overhead when multiple pods are scheduled to the same
+/// nodeclaim".
+#[test]
+fn nodeclaim_requests_hold_the_pods_and_the_daemon_overhead_once() {
+    let p = prov(
+        json!({}),
+        vec![
+            daemonset("ds", cpu_mem("1", "1Gi"), json!({})),
+            sized("a", cpu_mem("1", "1Gi"), json!({})),
+            sized("b", cpu_mem("1", "1Gi"), json!({})),
+        ],
+    );
+    assert_eq!(p.claims().len(), 1, "{:#}", p.json);
+    let r = &p.claims()[0]["requests"];
+    assert_eq!(r["cpu"], "3", "{r:#}");
+    assert_eq!(r["memory"], "3Gi", "{r:#}");
+    assert_eq!(r["pods"], "3", "{r:#}");
+}
+
+/// Multiple NodePools: "should schedule to an explicitly selected NodePool", "… to a NodePool
+/// by labels", "should not match NodePool with PreferNoSchedule taint when other NodePool
+/// match"; Weighted: "… to the nodepool with the highest priority always", "… to explicitly
+/// selected nodepool even if other nodePools are higher priority".
+#[test]
+fn multiple_and_weighted_nodepools() {
+    let p = plan(vec![
+        pool("a", vec![], json!({})),
+        pool("b", vec![], json!({"metadata": {"labels": {"foo": "bar"}}})),
+        pool(
+            "c",
+            vec![],
+            json!({"spec": {"taints": [{"key": "foo", "value": "bar", "effect": "PreferNoSchedule"}]}}),
+        ),
+        pod("explicit", selector(&[("karpenter.sh/nodepool", "a")])),
+        pod("by-label", selector(&[("foo", "bar")])),
+        pod("plain", json!({})),
+    ]);
+    p.assert_pending(&[]);
+    assert_eq!(p.label("explicit", "karpenter.sh/nodepool"), Some("a"));
+    assert_eq!(p.label("by-label", "karpenter.sh/nodepool"), Some("b"));
+    assert_ne!(p.label("plain", "karpenter.sh/nodepool"), Some("c"));
+    let weighted = |pods: Vec<Value>| {
+        let mut objects = vec![
+            pool("target", vec![], json!({})),
+            pool("w20", vec![], json!({"pool": {"weight": 20}})),
+            pool("w100", vec![], json!({"pool": {"weight": 100}})),
+        ];
+        objects.extend(pods);
+        plan(objects)
+    };
+    let p = weighted(vec![
+        pod("a", json!({})),
+        pod("b", json!({})),
+        pod("c", json!({})),
+    ]);
+    for pod in ["a", "b", "c"] {
+        assert_eq!(p.label(pod, "karpenter.sh/nodepool"), Some("w100"), "{pod}");
+    }
+    let p = weighted(vec![pod(
+        "explicit",
+        selector(&[("karpenter.sh/nodepool", "target")]),
+    )]);
+    assert_eq!(p.label("explicit", "karpenter.sh/nodepool"), Some("target"));
+}
+
+/// Resource Limits: "should schedule if limits would be met" (1.75 CPU under `cpu: 2`), "should
+/// not schedule if limits would be exceeded" (2.1), "should partially schedule if limits would
+/// be exceeded" (two anti-affine 1.5 CPU pods under `cpu: 3`: one), "… (GPU)" (`pods: 1`).
+#[test]
+fn nodepool_limits_from_the_manifest() {
+    let limited =
+        |limits: Value, objects: Vec<Value>| prov(json!({ "pool": { "limits": limits } }), objects);
+    let p = limited(
+        json!({"cpu": "2"}),
+        vec![sized("fits", json!({"cpu": "1.75"}), json!({}))],
+    );
+    p.assert_pending(&[]);
+    let p = limited(
+        json!({"cpu": "2"}),
+        vec![sized("over", json!({"cpu": "2.1"}), json!({}))],
+    );
+    p.assert_pending(&["over"]);
+    let anti = both(
+        json!({"metadata": {"labels": {"app": "foo"}}}),
+        pod_affinity("podAntiAffinity", json!({"app": "foo"}), HOSTNAME),
+    );
+    let p = limited(
+        json!({"cpu": "3"}),
+        vec![
+            sized("a", json!({"cpu": "1.5"}), anti.clone()),
+            sized("b", json!({"cpu": "1.5"}), anti),
+        ],
+    );
+    assert_eq!(p.pending().len(), 1, "{:#}", p.json);
+    assert_eq!(p.claims().len(), 1);
+    let p = limited(
+        json!({"pods": "1"}),
+        vec![pod(
+            "gpu",
+            json!({"spec": {"containers": [{"name": "app", "image": "i",
+                "resources": {"limits": {"fake.com/vendor-a": "1"}}}]}}),
+        )],
+    );
+    p.assert_pending(&["gpu"]);
+}
