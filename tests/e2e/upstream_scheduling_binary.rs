@@ -1937,3 +1937,355 @@ fn nodepool_limits_from_the_manifest() {
     );
     p.assert_pending(&["gpu"]);
 }
+
+// ---- scheduling/instance_selection_test.go ----
+
+/// One type of `fake.InstanceTypesAssorted()` (linux only: the EC2NodeClass's AL2023 runs no
+/// Windows): CPUs, GiB, arch, zone, capacity type.
+struct Assorted {
+    cpu: u32,
+    mem: u32,
+    arch: &'static str,
+    zone: &'static str,
+    ct: &'static str,
+}
+
+impl Assorted {
+    fn name(&self) -> String {
+        format!(
+            "{}-cpu-{}-mem-{}-linux-{}-{}",
+            self.cpu, self.mem, self.arch, self.zone, self.ct
+        )
+    }
+
+    /// `fake.PriceFromResources`: 0.1 per CPU and per GB.
+    fn price(&self) -> f64 {
+        0.1 * f64::from(self.cpu) + 0.1 * f64::from(self.mem) * 1_073_741_824.0 / 1e9
+    }
+}
+
+fn assorted() -> Vec<Assorted> {
+    let mut out = Vec::new();
+    for cpu in [1, 2, 4, 8, 16, 32, 64] {
+        for mem in [1, 2, 4, 8, 16, 32, 64, 128] {
+            for zone in ["test-zone-1", "test-zone-2", "test-zone-3"] {
+                for ct in ["spot", "on-demand"] {
+                    for arch in ["amd64", "arm64"] {
+                        out.push(Assorted {
+                            cpu,
+                            mem,
+                            arch,
+                            zone,
+                            ct,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Writes the assorted types `keep` admits as a catalog; returns its path.
+fn assorted_catalog(file: &str, keep: impl Fn(&Assorted) -> bool) -> std::path::PathBuf {
+    let types: Vec<Value> = assorted()
+        .iter()
+        .filter(|t| keep(t))
+        .map(|t| {
+            json!({"name": t.name(),
+                "capacity": {"cpu": t.cpu.to_string(), "memory": format!("{}Gi", t.mem), "pods": "5"},
+                "overhead": {"cpu": "100m", "memory": "10Mi"},
+                "labels": {ARCH: t.arch, "kubernetes.io/os": "linux"},
+                "offerings": [{"zone": t.zone, "capacityType": t.ct, "price": t.price()}]})
+        })
+        .collect();
+    crate::support::write_temp(
+        file,
+        json!({ "instanceTypes": types }).to_string().as_bytes(),
+    )
+}
+
+/// The selection suite's pool (spot or on-demand, either arch) replaced by `requirements` when
+/// given, planned against the assorted catalog at `catalog`.
+fn select(catalog: &std::path::Path, requirements: Option<Vec<Value>>, pods: Vec<Value>) -> Plan {
+    let reqs = requirements.unwrap_or_else(|| {
+        vec![
+            req(CAPACITY_TYPE, "In", &["spot", "on-demand"]),
+            req(ARCH, "In", &["arm64", "amd64"]),
+        ]
+    });
+    let mut objects = vec![pool("default", reqs, json!({}))];
+    objects.extend(pods);
+    objects.push(class());
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
+    let run = karpenter(
+        &[
+            "provision",
+            "--dry-run",
+            "-q",
+            "-f",
+            "-",
+            "-o",
+            "json",
+            "--catalog",
+            catalog.to_str().unwrap(),
+        ],
+        list.to_string().as_bytes(),
+    );
+    let json = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
+    Plan {
+        code: run.code,
+        json,
+    }
+}
+
+/// The cheapest price of the whole assorted catalog (1 CPU, 1 GiB).
+fn min_price() -> f64 {
+    Assorted {
+        cpu: 1,
+        mem: 1,
+        arch: "amd64",
+        zone: "",
+        ct: "",
+    }
+    .price()
+}
+
+/// Every option of the NodeClaim of `pod` has `part` in its name (the arch, zone or capacity
+/// type the type is built for), and the launched one is the cheapest of the catalog.
+fn cheapest_with(p: &Plan, parts: &[&str]) {
+    let c = p.claim("p");
+    let price = c["pricePerHour"].as_f64().unwrap();
+    assert!((price - min_price()).abs() < 1e-6, "{price}: {c:#}");
+    for t in c["instanceTypes"].as_array().unwrap() {
+        let name = t.as_str().unwrap();
+        for part in parts {
+            assert!(name.contains(part), "{name} lacks {part}");
+        }
+    }
+}
+
+/// "should schedule on one of the cheapest instances" and its variants (pod arch = amd64 /
+/// arm64; prov arch = amd64 / arm64; pod os = linux; prov zone = test-zone-2; pod zone =
+/// test-zone-2; prov ct = spot; pod ct = spot; prov ct = ondemand, prov zone = test-zone-1;
+/// pod ct = spot, pod zone = test-zone-1; prov ct = spot, pod zone = test-zone-2; prov =
+/// spot/test-zone-2, pod = amd64/linux; pod ct = spot/test-zone-2/amd64/linux): the launched
+/// type is the catalog's cheapest and every option admits the constraints.
+#[test]
+fn selection_the_cheapest_admitted_type_and_only_admitted_options() {
+    let catalog = assorted_catalog("assorted.json", |_| true);
+    let default_reqs = || {
+        vec![
+            req(CAPACITY_TYPE, "In", &["spot", "on-demand"]),
+            req(ARCH, "In", &["arm64", "amd64"]),
+        ]
+    };
+    let with = |extra: Vec<Value>| {
+        let mut r = default_reqs();
+        r.extend(extra);
+        Some(r)
+    };
+    let cases: Vec<(Option<Vec<Value>>, Value, Vec<&str>)> = vec![
+        (None, json!({}), vec![]),
+        (
+            None,
+            required(vec![req(ARCH, "In", &["amd64"])]),
+            vec!["amd64"],
+        ),
+        (
+            None,
+            required(vec![req(ARCH, "In", &["arm64"])]),
+            vec!["arm64"],
+        ),
+        (
+            Some(vec![req(ARCH, "In", &["amd64"])]),
+            json!({}),
+            vec!["amd64"],
+        ),
+        (
+            Some(vec![req(ARCH, "In", &["arm64"])]),
+            json!({}),
+            vec!["arm64"],
+        ),
+        (
+            None,
+            required(vec![req("kubernetes.io/os", "In", &["linux"])]),
+            vec!["linux"],
+        ),
+        (
+            with(vec![req(ZONE, "In", &["test-zone-2"])]),
+            json!({}),
+            vec!["test-zone-2"],
+        ),
+        (
+            None,
+            required(vec![req(ZONE, "In", &["test-zone-2"])]),
+            vec!["test-zone-2"],
+        ),
+        (
+            with(vec![req(CAPACITY_TYPE, "In", &["spot"])]),
+            json!({}),
+            vec!["spot"],
+        ),
+        (
+            None,
+            required(vec![req(CAPACITY_TYPE, "In", &["spot"])]),
+            vec!["spot"],
+        ),
+        (
+            with(vec![
+                req(CAPACITY_TYPE, "In", &["on-demand"]),
+                req(ZONE, "In", &["test-zone-1"]),
+            ]),
+            json!({}),
+            vec!["on-demand", "test-zone-1"],
+        ),
+        (
+            None,
+            required(vec![
+                req(CAPACITY_TYPE, "In", &["spot"]),
+                req(ZONE, "In", &["test-zone-1"]),
+            ]),
+            vec!["spot", "test-zone-1"],
+        ),
+        (
+            with(vec![req(CAPACITY_TYPE, "In", &["spot"])]),
+            required(vec![req(ZONE, "In", &["test-zone-2"])]),
+            vec!["spot", "test-zone-2"],
+        ),
+        (
+            with(vec![
+                req(CAPACITY_TYPE, "In", &["spot"]),
+                req(ZONE, "In", &["test-zone-2"]),
+            ]),
+            required(vec![
+                req(ARCH, "In", &["amd64"]),
+                req("kubernetes.io/os", "In", &["linux"]),
+            ]),
+            vec!["spot", "test-zone-2", "amd64"],
+        ),
+        (
+            None,
+            required(vec![
+                req(CAPACITY_TYPE, "In", &["spot"]),
+                req(ZONE, "In", &["test-zone-2"]),
+                req(ARCH, "In", &["amd64"]),
+                req("kubernetes.io/os", "In", &["linux"]),
+            ]),
+            vec!["spot", "test-zone-2", "amd64"],
+        ),
+    ];
+    for (reqs, patch, parts) in cases {
+        let p = select(&catalog, reqs, vec![pod("p", patch)]);
+        p.assert_pending(&[]);
+        cheapest_with(&p, &parts);
+    }
+}
+
+/// "should not schedule if no instance type matches selector (pod arch = arm)", "(pod arch =
+/// arm zone=test-zone-2)", "(prov arch = arm / pod zone=test-zone-2)".
+#[test]
+fn selection_no_type_matching_the_selector() {
+    let amd = assorted_catalog("assorted-amd64.json", |t| t.arch == "amd64");
+    let p = select(
+        &amd,
+        None,
+        vec![pod("p", required(vec![req(ARCH, "In", &["arm64"])]))],
+    );
+    p.assert_pending(&["p"]);
+    let no_arm_in_2 = assorted_catalog("assorted-no-arm-zone-2.json", |t| {
+        t.zone != "test-zone-2" || t.arch == "amd64"
+    });
+    let p = select(
+        &no_arm_in_2,
+        None,
+        vec![pod(
+            "p",
+            required(vec![
+                req(ARCH, "In", &["arm64"]),
+                req(ZONE, "In", &["test-zone-2"]),
+            ]),
+        )],
+    );
+    p.assert_pending(&["p"]);
+    let p = select(
+        &no_arm_in_2,
+        Some(vec![req(ARCH, "In", &["arm64"])]),
+        vec![pod("p", required(vec![req(ZONE, "In", &["test-zone-2"])]))],
+    );
+    p.assert_pending(&["p"]);
+}
+
+/// "should schedule on an instance with enough resources" (a sample of its cpu × memory grid):
+/// three pods share one node, and every option holds them plus its overhead.
+#[test]
+fn selection_every_option_has_room_for_three_pods() {
+    let catalog = assorted_catalog("assorted-room.json", |_| true);
+    for (cpu, mem) in [
+        (0.1, 0.1),
+        (1.0, 4.0),
+        (2.5, 2.0),
+        (4.0, 16.0),
+        (16.0, 32.0),
+    ] {
+        let pods: Vec<Value> = (0..3)
+            .map(|i| {
+                sized(
+                    &format!("p{i}"),
+                    json!({"cpu": format!("{cpu:.1}"), "memory": format!("{mem:.1}Gi")}),
+                    json!({}),
+                )
+            })
+            .collect();
+        let p = select(&catalog, None, pods);
+        p.assert_pending(&[]);
+        assert_eq!(p.claims().len(), 1, "{cpu}/{mem}: {:#}", p.json);
+        for t in p.claims()[0]["instanceTypes"].as_array().unwrap() {
+            let name = t.as_str().unwrap();
+            let mut parts = name.split('-');
+            let type_cpu: f64 = parts.next().unwrap().parse().unwrap();
+            let type_mem: f64 = parts.nth(1).unwrap().parse().unwrap();
+            assert!(3.0 * cpu + 0.1 < type_cpu, "{name} for 3 × {cpu} CPU");
+            assert!(
+                3.0 * mem + 10.0 / 1024.0 < type_mem,
+                "{name} for 3 × {mem}Gi"
+            );
+        }
+    }
+}
+
+/// MinValues: "should schedule respecting the minValues from instance-type requirements" (two
+/// 0.9 CPU pods would share instance-type-2, but `minValues: 2` keeps both types, so each gets
+/// a node) and "schedule should fail if minimum number of InstanceTypes is not met as per the
+/// minValues in the requirement" (10 types, `Exists` `minValues: 11`).
+#[test]
+fn selection_min_values() {
+    let catalog = crate::support::write_temp(
+        "min-values.yaml",
+        b"instanceTypes:
+- {name: instance-type-1, capacity: {cpu: \"1\", memory: 1Gi, pods: \"5\"}, overhead: {cpu: 100m, memory: 10Mi},
+   labels: {kubernetes.io/arch: arm64}, offerings: [{zone: test-zone-1-spot, capacityType: spot, price: 0.52}]}
+- {name: instance-type-2, capacity: {cpu: \"4\", memory: 4Gi, pods: \"5\"}, overhead: {cpu: 100m, memory: 10Mi},
+   labels: {kubernetes.io/arch: arm64}, offerings: [{zone: test-zone-1-spot, capacityType: spot, price: 1.0}]}
+",
+    );
+    let mut two = req(INSTANCE_TYPE, "In", &["instance-type-1", "instance-type-2"]);
+    two["minValues"] = json!(2);
+    let small = |name: &str| sized(name, cpu_mem("0.9", "0.9Gi"), json!({}));
+    let p = select(&catalog, Some(vec![two]), vec![small("a"), small("b")]);
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 2, "{:#}", p.json);
+    assert!(p.claims()[0]["instanceTypes"].as_array().unwrap().len() >= 2);
+    let ten = assorted_catalog("assorted-ten.json", |t| {
+        t.cpu == 1 && t.ct == "spot" && (t.mem == 1 || t.mem == 2 && t.zone != "test-zone-3")
+    });
+    let mut eleven = req(INSTANCE_TYPE, "Exists", &[]);
+    eleven["minValues"] = json!(11);
+    let p = select(&ten, Some(vec![eleven.clone()]), vec![pod("p", json!({}))]);
+    p.assert_pending(&["p"]);
+    assert_eq!(p.pending()[0].1, "MinValuesUnmet", "{:#}", p.json);
+    eleven["minValues"] = json!(10);
+    let p = select(&ten, Some(vec![eleven]), vec![pod("p", json!({}))]);
+    p.assert_pending(&[]);
+}
