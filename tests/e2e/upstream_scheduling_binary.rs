@@ -1820,15 +1820,26 @@ fn the_templates_labels_annotations_and_requirements_reach_the_node() {
     assert!(labels.get("test-key-7").is_none());
 }
 
-/// Labels: "should not label nodes with well-known labels from requirements" (a pool
-/// requirement on the instance type narrows it but is not a template label).
+/// Labels: "should not label nodes with well-known labels from requirements": `foo In [bar]`
+/// labels the node, `node.kubernetes.io/windows-build NotIn [test-value]` (a well-known key)
+/// does not get a made-up value.
 #[test]
 fn well_known_requirements_are_not_template_labels() {
     let p = with_reqs(
-        vec![req(INSTANCE_TYPE, "In", &["default-instance-type"])],
+        vec![
+            req("foo", "In", &["bar"]),
+            req("node.kubernetes.io/windows-build", "NotIn", &["test-value"]),
+        ],
         vec![pod("p", json!({}))],
     );
-    assert_eq!(p.label("p", INSTANCE_TYPE), Some("default-instance-type"));
+    p.assert_pending(&[]);
+    assert_eq!(p.label("p", "foo"), Some("bar"));
+    assert_ne!(
+        p.label("p", "node.kubernetes.io/windows-build"),
+        Some("test-value"),
+        "{:#}",
+        p.json
+    );
 }
 
 /// NodeClaim Creation: "should create a nodeclaim with resource requests with daemon overhead"
@@ -2288,4 +2299,30 @@ fn selection_min_values() {
     eleven["minValues"] = json!(10);
     let p = select(&ten, Some(vec![eleven]), vec![pod("p", json!({}))]);
     p.assert_pending(&[]);
+}
+
+/// scheduling/suite_test.go › In-Flight Nodes › Daemonsets "Should properly handle DaemonSet
+/// resources with Node Affinity for `karpenter.sh/initialized` and `karpenter.sh/registered`"
+/// (the launch half): both 1 CPU DaemonSets count on a new node, so a 2 CPU pod needs the 16
+/// CPU type (4 CPUs less 100m kube-reserved hold no 4 CPUs).
+#[test]
+fn daemonsets_selecting_registered_and_initialized_count_on_new_nodes() {
+    let on = |key: &str| required(vec![req(key, "In", &["true"])])["spec"].clone();
+    let p = sched(
+        json!({}),
+        vec![
+            daemonset(
+                "initialized",
+                json!({"cpu": "1"}),
+                on("karpenter.sh/initialized"),
+            ),
+            daemonset(
+                "registered",
+                json!({"cpu": "1"}),
+                on("karpenter.sh/registered"),
+            ),
+            sized("p", json!({"cpu": "2"}), json!({})),
+        ],
+    );
+    assert_eq!(p.label("p", CPUS), Some("16"), "{:#}", p.json);
 }
