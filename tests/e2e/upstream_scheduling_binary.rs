@@ -2326,3 +2326,38 @@ fn daemonsets_selecting_registered_and_initialized_count_on_new_nodes() {
     );
     assert_eq!(p.label("p", CPUS), Some("16"), "{:#}", p.json);
 }
+
+/// A Ready, unowned Node with this allocatable, labelled like any node.
+fn unowned_node(name: &str, allocatable: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "labels": {HOSTNAME: name, ARCH: "amd64", "kubernetes.io/os": "linux",
+            ZONE: "test-zone-1"}},
+        "status": {"allocatable": allocatable, "capacity": allocatable,
+            "conditions": [{"type": "Ready", "status": "True"}]}})
+}
+
+/// scheduling/suite_test.go › Existing Nodes: "should schedule a pod to an existing node
+/// unowned by Karpenter" and "should schedule multiple pods to an existing node unowned by
+/// Karpenter" (100 pods of 10m): no NodeClaim.
+#[test]
+fn existing_unowned_nodes_take_the_pods_first() {
+    let ten_m = json!({"containers": [{"name": "app", "image": "i",
+        "resources": {"requests": {"cpu": "10m"}, "limits": {"cpu": "10m"}}}]});
+    for (replicas, memory) in [(1, "10Gi"), (100, "100Gi")] {
+        let p = sched(
+            json!({}),
+            vec![
+                unowned_node(
+                    "existing",
+                    json!({"cpu": "10", "memory": memory, "pods": "110"}),
+                ),
+                deployment("web", replicas, json!({"app": "web"}), ten_m.clone()),
+            ],
+        );
+        p.assert_pending(&[]);
+        assert!(p.claims().is_empty(), "{:#}", p.json);
+        let on = &p.json["existingNodes"][0];
+        assert_eq!(on["name"], "existing");
+        assert_eq!(on["pods"].as_array().unwrap().len(), replicas as usize);
+    }
+}
