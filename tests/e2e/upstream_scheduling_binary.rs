@@ -2077,6 +2077,10 @@ fn cheapest_with(p: &Plan, parts: &[&str]) {
     }
 }
 
+/// A selection It: the pool's requirements (`None`: the suite's), the pod's patch, the name
+/// parts every option must have.
+type SelectionCase = (Option<Vec<Value>>, Value, Vec<&'static str>);
+
 /// "should schedule on one of the cheapest instances" and its variants (pod arch = amd64 /
 /// arm64; prov arch = amd64 / arm64; pod os = linux; prov zone = test-zone-2; pod zone =
 /// test-zone-2; prov ct = spot; pod ct = spot; prov ct = ondemand, prov zone = test-zone-1;
@@ -2097,7 +2101,7 @@ fn selection_the_cheapest_admitted_type_and_only_admitted_options() {
         r.extend(extra);
         Some(r)
     };
-    let cases: Vec<(Option<Vec<Value>>, Value, Vec<&str>)> = vec![
+    let cases: Vec<SelectionCase> = vec![
         (None, json!({}), vec![]),
         (
             None,
