@@ -219,14 +219,14 @@ impl Plan {
 
 /// Plans `objects` (with the default EC2NodeClass) against the fake catalog.
 fn plan(objects: Vec<Value>) -> Plan {
-    plan_with(objects, &[])
+    plan_on(&fixture("s19-bsched/fake-catalog.yaml"), objects)
 }
 
-fn plan_with(mut objects: Vec<Value>, extra: &[&str]) -> Plan {
+/// Plans `objects` (with the default EC2NodeClass) against the catalog at `catalog`.
+fn plan_on(catalog: &std::path::Path, mut objects: Vec<Value>) -> Plan {
     objects.push(class());
     let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
-    let catalog = fixture("s19-bsched/fake-catalog.yaml");
-    let mut args = vec![
+    let args = [
         "provision",
         "--dry-run",
         "-q",
@@ -237,7 +237,6 @@ fn plan_with(mut objects: Vec<Value>, extra: &[&str]) -> Plan {
         "--catalog",
         catalog.to_str().unwrap(),
     ];
-    args.extend_from_slice(extra);
     let run = karpenter(&args, list.to_string().as_bytes());
     let json = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
@@ -2027,28 +2026,7 @@ fn select(catalog: &std::path::Path, requirements: Option<Vec<Value>>, pods: Vec
     });
     let mut objects = vec![pool("default", reqs, json!({}))];
     objects.extend(pods);
-    objects.push(class());
-    let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
-    let run = karpenter(
-        &[
-            "provision",
-            "--dry-run",
-            "-q",
-            "-f",
-            "-",
-            "-o",
-            "json",
-            "--catalog",
-            catalog.to_str().unwrap(),
-        ],
-        list.to_string().as_bytes(),
-    );
-    let json = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
-    Plan {
-        code: run.code,
-        json,
-    }
+    plan_on(catalog, objects)
 }
 
 /// The cheapest price of the whole assorted catalog (1 CPU, 1 GiB).
