@@ -2343,3 +2343,88 @@ fn existing_unowned_nodes_take_the_pods_first() {
         assert_eq!(on["pods"].as_array().unwrap().len(), replicas as usize);
     }
 }
+
+/// The fake catalog plus `AddInstanceResources`' three types (10 CPU / 4Gi, 11 / 5Gi, 12 / 6Gi).
+fn catalog_with_three_close_sizes() -> std::path::PathBuf {
+    let mut text = std::fs::read_to_string(fixture("s19-bsched/fake-catalog.yaml")).unwrap();
+    for (cpu, mem) in [(10, 4), (11, 5), (12, 6)] {
+        let price = 0.1 * f64::from(cpu) + 0.1 * f64::from(mem) * 1_073_741_824.0 / 1e9;
+        text.push_str(&format!(
+            "- name: close-{cpu}\n  capacity: {{cpu: \"{cpu}\", memory: {mem}Gi, pods: \"5\"}}\n  \
+             overhead: {{cpu: 100m, memory: 10Mi}}\n  labels: {{kubernetes.io/arch: amd64, kubernetes.io/os: linux}}\n  \
+             offerings:\n  - {{zone: test-zone-1, capacityType: on-demand, price: {price}}}\n"
+        ));
+    }
+    crate::support::write_temp("close-sizes.yaml", text.as_bytes())
+}
+
+fn container(name: &str, cpu: &str, memory: &str, sidecar: bool) -> Value {
+    let mut c = json!({"name": name, "image": "i",
+        "resources": {"requests": {"cpu": cpu, "memory": memory}, "limits": {"cpu": cpu, "memory": memory}}});
+    if sidecar {
+        c["restartPolicy"] = json!("Always");
+    }
+    c
+}
+
+/// provisioning suite: "should schedule based on the max resource requests of containers and
+/// initContainers with sidecar containers when initcontainer comes first", "… when sidecar
+/// container comes first and init container resources are smaller than container resources",
+/// "… bigger than container resources" (the 11 CPU / 5Gi type each time), "should schedule
+/// based on the pod level resources requests" (the 10 CPU / 4Gi type).
+#[test]
+fn sidecars_and_pod_level_resources_size_the_pod() {
+    let catalog = catalog_with_three_close_sizes();
+    let sized_pod = |main: (&str, &str), inits: Vec<Value>| {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [container("app", main.0, main.1, false)], "initContainers": inits}})
+    };
+    let cases = [
+        sized_pod(
+            ("6", "2Gi"),
+            vec![
+                container("init", "10", "4Gi", false),
+                container("sidecar", "4.9", "2.9Gi", true),
+            ],
+        ),
+        sized_pod(
+            ("6", "2Gi"),
+            vec![
+                container("sidecar", "4.9", "2.9Gi", true),
+                container("init", "5", "1Gi", false),
+            ],
+        ),
+        sized_pod(
+            ("5", "1Gi"),
+            vec![
+                container("sidecar", "4.9", "2.9Gi", true),
+                container("init", "6", "2Gi", false),
+            ],
+        ),
+    ];
+    for (i, p) in cases.into_iter().enumerate() {
+        let plan = plan_on(&catalog, vec![pool("default", vec![], json!({})), p]);
+        assert_eq!(
+            plan.label("p", INSTANCE_TYPE),
+            Some("close-11"),
+            "case {i}: {:#}",
+            plan.json
+        );
+    }
+    let mut level = sized_pod(
+        ("5", "1Gi"),
+        vec![
+            container("init", "6", "2Gi", false),
+            container("sidecar", "4", "2Gi", true),
+        ],
+    );
+    level["spec"]["resources"] = json!({"requests": {"cpu": "9.9", "memory": "3.9Gi"},
+        "limits": {"cpu": "10", "memory": "4Gi"}});
+    let plan = plan_on(&catalog, vec![pool("default", vec![], json!({})), level]);
+    assert_eq!(
+        plan.label("p", INSTANCE_TYPE),
+        Some("close-10"),
+        "{:#}",
+        plan.json
+    );
+}
