@@ -2428,3 +2428,97 @@ fn sidecars_and_pod_level_resources_size_the_pod() {
         plan.json
     );
 }
+
+/// provisioning suite: "should provision nodes" (1 node), "Should provision nodes for multiple
+/// pods" (100 pods: nodes, all placed), "should provision nodes for accelerators" (vendor A and
+/// B GPUs), "should provision multiple nodes when maxPods is set" (the single-pod type: 3 pods →
+/// 3 nodes).
+#[test]
+fn provisioning_basics_from_the_manifest() {
+    let p = prov(json!({}), vec![pod("p", json!({}))]);
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 1);
+    let p = prov(
+        json!({}),
+        vec![deployment("many", 100, json!({"app": "many"}), json!({}))],
+    );
+    p.assert_pending(&[]);
+    assert!(!p.claims().is_empty());
+    let gpu = |name: &str, resource: &str| {
+        pod(
+            name,
+            json!({"spec": {"containers": [{"name": "app", "image": "i", "resources": {"limits": { resource: "1" }}}]}}),
+        )
+    };
+    let p = prov(
+        json!({}),
+        vec![gpu("a", "fake.com/vendor-a"), gpu("b", "fake.com/vendor-b")],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(
+        p.label("a", INSTANCE_TYPE),
+        Some("gpu-vendor-instance-type")
+    );
+    assert_eq!(
+        p.label("b", INSTANCE_TYPE),
+        Some("gpu-vendor-b-instance-type")
+    );
+    let p = with_reqs(
+        vec![req(INSTANCE_TYPE, "In", &["single-pod-instance-type"])],
+        vec![deployment("three", 3, json!({"app": "three"}), json!({}))],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 3, "{:#}", p.json);
+}
+
+/// provisioning suite: "should provision nodes for pods with supported node selectors" and "…
+/// node affinities": the nodepool, zone, instance type, arch and os selectors schedule; another
+/// nodepool, an unknown zone, instance type, arch, os or capacity type, and an undefined label
+/// do not.
+#[test]
+fn supported_and_unsupported_selectors_and_affinities() {
+    let good = [
+        ("karpenter.sh/nodepool", "default"),
+        (ZONE, "test-zone-1"),
+        (INSTANCE_TYPE, "default-instance-type"),
+        (ARCH, "arm64"),
+        ("kubernetes.io/os", "linux"),
+    ];
+    let bad = [
+        ("karpenter.sh/nodepool", "unknown"),
+        (ZONE, "unknown"),
+        (INSTANCE_TYPE, "unknown"),
+        (ARCH, "unknown"),
+        ("kubernetes.io/os", "unknown"),
+        (CAPACITY_TYPE, "unknown"),
+        ("foo", "bar"),
+    ];
+    for as_affinity in [false, true] {
+        let make = |prefix: &str, i: usize, (k, v): (&str, &str)| {
+            let patch = if as_affinity {
+                required(vec![req(k, "In", &[v])])
+            } else {
+                selector(&[(k, v)])
+            };
+            pod(&format!("{prefix}{i}"), patch)
+        };
+        let p = prov(
+            json!({}),
+            good.iter()
+                .enumerate()
+                .map(|(i, kv)| make("good", i, *kv))
+                .collect(),
+        );
+        p.assert_pending(&[]);
+        let p = prov(
+            json!({}),
+            bad.iter()
+                .enumerate()
+                .map(|(i, kv)| make("bad", i, *kv))
+                .collect(),
+        );
+        let want: Vec<String> = (0..bad.len()).map(|i| format!("bad{i}")).collect();
+        let want: Vec<&str> = want.iter().map(String::as_str).collect();
+        p.assert_pending(&want);
+    }
+}
