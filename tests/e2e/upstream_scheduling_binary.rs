@@ -2522,3 +2522,88 @@ fn supported_and_unsupported_selectors_and_affinities() {
         p.assert_pending(&want);
     }
 }
+
+/// provisioning suite › Preferential Fallback › Preferences: "should tolerate PreferNoSchedule
+/// taint only after trying to relax Affinity terms" (the only pool's PreferNoSchedule taint is
+/// on the node) and the table "should ignore node preferredDuringSchedulingIgnoredDuringExecution
+/// affinity" (zone, hostname: a pod preferring `value-1` still shares the 2 CPU pod's node).
+#[test]
+fn preferences_are_relaxed_before_prefer_no_schedule_and_do_not_split_nodes() {
+    let taint = json!({"key": "foo", "value": "bar", "effect": "PreferNoSchedule"});
+    let p = prov(
+        json!({"spec": {"taints": [taint.clone()]}}),
+        vec![pod(
+            "p",
+            preferred_terms(vec![
+                (1, vec![req(ZONE, "In", &["invalid"])]),
+                (1, vec![req(INSTANCE_TYPE, "In", &["invalid"])]),
+            ]),
+        )],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(p.claim("p")["taints"], json!([taint]));
+    for key in [ZONE, HOSTNAME] {
+        let p = prov(
+            json!({}),
+            vec![
+                sized(
+                    "first",
+                    json!({"cpu": "2"}),
+                    json!({"metadata": {"labels": {"app": "foo"}}}),
+                ),
+                sized(
+                    "prefers",
+                    json!({"cpu": "1"}),
+                    both(
+                        json!({"metadata": {"labels": {"app": "baz"}}}),
+                        preferred(vec![req(key, "In", &["value-1"])]),
+                    ),
+                ),
+            ],
+        );
+        p.assert_pending(&[]);
+        assert_eq!(p.claims().len(), 1, "{key}: {:#}", p.json);
+    }
+}
+
+/// provisioning suite › Volume Topology Requirements: "should schedule to storage class zones if
+/// volume does not exist" (+ "(ephemeral volume)": test-zone-3, the only zone both allow) and
+/// "should not schedule if storage class zones are incompatible" (+ "(ephemeral volume)"), with
+/// the suite's WaitForFirstConsumer class allowing test-zone-2 and test-zone-3.
+#[test]
+fn storage_class_zones_from_the_manifest() {
+    let class = json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "zonal"},
+        "provisioner": "test-provisioner", "volumeBindingMode": "WaitForFirstConsumer",
+        "allowedTopologies": [{"matchLabelExpressions": [{"key": ZONE, "values": ["test-zone-2", "test-zone-3"]}]}]});
+    let claim = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "data", "namespace": "default"},
+        "spec": {"storageClassName": "zonal", "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}}}});
+    let with_claim = json!({"spec": {"volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]}});
+    let ephemeral = json!({"spec": {"volumes": [{"name": "scratch", "ephemeral": {"volumeClaimTemplate": {
+        "spec": {"storageClassName": "zonal", "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}}]}});
+    for (volume, zones, placed) in [
+        (&with_claim, vec!["test-zone-1", "test-zone-3"], true),
+        (&ephemeral, vec!["test-zone-1", "test-zone-3"], true),
+        (&with_claim, vec!["test-zone-1"], false),
+        (&ephemeral, vec!["test-zone-1"], false),
+    ] {
+        let p = prov(
+            json!({}),
+            vec![
+                class.clone(),
+                claim.clone(),
+                pod(
+                    "p",
+                    both(volume.clone(), required(vec![req(ZONE, "In", &zones)])),
+                ),
+            ],
+        );
+        if placed {
+            p.assert_pending(&[]);
+            assert_eq!(p.label("p", ZONE), Some("test-zone-3"), "{:#}", p.json);
+        } else {
+            p.assert_pending(&["p"]);
+        }
+    }
+}
