@@ -62,9 +62,14 @@ pub(super) struct Pool<'a> {
     /// Why the pool can take nothing at all, if so.
     pub(super) unusable: Option<PoolCause>,
     /// Per requirement a NodeClaim was narrowed to: which types it leaves (see
-    /// `types_compatible_with`).
-    compatible: RefCell<FxHashMap<Requirement, Rc<[bool]>>>,
+    /// `types_compatible_with`). Shared with the prepared pool a tracking memo keeps, so the
+    /// verdicts outlive one solve (a consolidation evaluation asks the same ones thousands of
+    /// times; the pool's types do not change between its solves).
+    compatible: Compatible,
 }
+
+/// Per requirement: which of a pool's types it leaves.
+type Compatible = Rc<RefCell<FxHashMap<Requirement, Rc<[bool]>>>>;
 
 impl Pool<'_> {
     /// Per type: whether its own requirement on `r`'s key (if it has one) intersects `r`.
@@ -126,6 +131,7 @@ pub(crate) struct PreparedPool {
     slot_zone_ids: Arc<[Option<String>]>,
     offers: Arc<[Vec<(usize, usize)>]>,
     unusable: Option<PoolCause>,
+    compatible: Compatible,
 }
 
 /// The pools in packing order; `kept`: a tracking memo's prepared pools (filled on first use).
@@ -179,7 +185,7 @@ pub(super) fn prepare_pools_with<'a>(
                 slot_zone_ids: p.slot_zone_ids.clone(),
                 offers: p.offers.clone(),
                 unusable: p.unusable.clone(),
-                compatible: RefCell::default(),
+                compatible: p.compatible.clone(),
             }
         })
         .collect()
@@ -280,6 +286,7 @@ fn prepare(input: &Input) -> Vec<PreparedPool> {
                 slot_zone_ids: slot_zone_ids.into(),
                 offers: offers.into(),
                 unusable,
+                compatible: Compatible::default(),
             }
         })
         .collect()

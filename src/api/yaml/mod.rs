@@ -466,9 +466,20 @@ fn json_reads_as_yaml(json: &str) -> bool {
                 let start = i + 1;
                 let mut escaped = false;
                 i = start;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    escaped |= bytes[i] == b'\\';
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                // Strings are most of a document: jump from one quote or backslash to the next.
+                while let Some(k) = bytes
+                    .get(i..)
+                    .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+                {
+                    i += k;
+                    if bytes[i] == b'"' {
+                        break;
+                    }
+                    escaped = true;
+                    i += 2;
+                }
+                if bytes.get(i) != Some(&b'"') {
+                    i = bytes.len();
                 }
                 if let Some(Open::Object { keys, key_next }) = open.last_mut() {
                     if *key_next {
@@ -706,6 +717,10 @@ mod tests {
         ));
         for differs in [r#"{"a": 1, "a": 2}"#, r#"{"a": -0}"#, r#"{"\u0061": 1}"#] {
             assert!(!json_reads_as_yaml(differs), "{differs}");
+        }
+        // Cut short inside a string or after a backslash: an answer, no panic.
+        for cut in [r#"{"a": "ab"#, r#"{"a": "ab\"#, r#"{"a\"#, "\""] {
+            json_reads_as_yaml(cut);
         }
     }
 
