@@ -42,6 +42,7 @@ pub fn build_input(
             )));
         }
     }
+    drop_ignored_overlays(manifests, selection.node_overlay_gate);
     // A NodePool being deleted takes no new capacity (`core v1.14.1:
     // pkg/controllers/provisioning/provisioner.go` `GetNodePools`; suite_test.go "should ignore
     // NodePools that are deleting"), static ones included (`static/provisioning/controller.go`).
@@ -115,6 +116,28 @@ pub fn build_input(
         ));
     }
     Ok(input)
+}
+
+/// Leaves the NodeOverlays out, with a warning naming them, when the running controller's
+/// `NodeOverlay` feature gate is off (`gate == Some(false)`): Karpenter then neither
+/// validates nor applies any (`core v1.14.1: pkg/controllers/controllers.go`, the overlay
+/// controller only `if FeatureGates.NodeOverlay`; `cloudprovider/overlay/cloudprovider.go`
+/// returns the provider's types unchanged without it). The gate is off by default
+/// (`options.go` `DefaultFeatureGates`).
+pub fn drop_ignored_overlays(manifests: &mut Manifests, gate: Option<bool>) {
+    if gate != Some(false) || manifests.node_overlays.is_empty() {
+        return;
+    }
+    let names: Vec<String> = manifests
+        .node_overlays
+        .iter()
+        .map(|o| format!("NodeOverlay/{}", o.name))
+        .collect();
+    manifests.warnings.push(format!(
+        "{}: not applied: the running Karpenter controller has the NodeOverlay feature gate off (its default; FEATURE_GATES or --feature-gates NodeOverlay=true turns it on), so it ignores NodeOverlays",
+        names.join(", ")
+    ));
+    manifests.node_overlays.clear();
 }
 
 /// The `karpenter.sh/nodepool-hash` and `karpenter.sh/nodepool-hash-version` the controller of

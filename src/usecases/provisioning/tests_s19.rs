@@ -1,0 +1,86 @@
+//! The running controller's `NodeOverlay` feature gate (core v1.14.1
+//! `pkg/operator/options/suite_test.go` "should use the correct default values":
+//! `NodeOverlay: false`; `pkg/controllers/controllers.go` and
+//! `pkg/cloudprovider/overlay/cloudprovider.go` apply overlays only behind it).
+
+use std::cell::RefCell;
+
+use serde_json::json;
+
+use super::tests::all;
+use super::*;
+use crate::k8s::fake::FakeCluster;
+use crate::usecases::testing::World;
+
+/// A cluster whose NodeOverlay makes c6a.xlarge (-90%) undercut c6a.large, one pod pending.
+fn world_with_an_overlay() -> World {
+    let world = World {
+        cluster: FakeCluster::new()
+            .karpenter_v1()
+            .serve("karpenter.sh/v1alpha1", &["nodeoverlays"]),
+        ..World::new()
+    };
+    for o in World::new().cluster.list("karpenter.sh/v1", "NodePool") {
+        world.cluster.put(o);
+    }
+    for o in World::new()
+        .cluster
+        .list("karpenter.k8s.aws/v1", "EC2NodeClass")
+    {
+        world.cluster.put(o);
+    }
+    world.cluster.put(json!({
+        "apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay",
+        "metadata": {"name": "xlarge-discount"},
+        "spec": {"weight": 10, "priceAdjustment": "-90%",
+            "requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                "values": ["c6a.xlarge"]}]}
+    }));
+    world.pending("a", "1");
+    world
+}
+
+fn plan(world: &World, gate: Option<bool>) -> (String, Vec<String>) {
+    let warnings = RefCell::new(Vec::new());
+    let selection = Selection {
+        node_overlay_gate: gate,
+        ..all()
+    };
+    let round = world
+        .live()
+        .plan_pending(&selection, &mut |e| {
+            if let Event::Warning(w) = e {
+                warnings.borrow_mut().push(w.to_string());
+            }
+        })
+        .unwrap()
+        .expect("a plan");
+    let it = round.plan.node_claims[0].launch.instance_type.clone();
+    (it, warnings.into_inner())
+}
+
+/// **Differs, fixed** — scenario: a cluster whose Karpenter v1.14.1 controller runs with the
+/// default gates and a NodeOverlay `priceAdjustment: -90%` on c6a.xlarge, one 1-CPU pod
+/// pending → Karpenter ignores the overlay and launches the cheapest type as priced
+/// (c6a.large); the plan applied the overlay and chose c6a.xlarge. With the gate on (or no
+/// controller read) the overlay applies as before.
+#[test]
+fn node_overlays_apply_only_behind_the_controllers_gate() {
+    let (it, warnings) = plan(&world_with_an_overlay(), Some(false));
+    assert_eq!(it, "c6a.large");
+    assert!(
+        warnings.iter().any(
+            |w| w.starts_with("NodeOverlay/xlarge-discount: not applied")
+                && w.contains("NodeOverlay feature gate off")
+        ),
+        "{warnings:?}"
+    );
+    for gate in [Some(true), None] {
+        let (it, warnings) = plan(&world_with_an_overlay(), gate);
+        assert_eq!(it, "c6a.xlarge", "{gate:?}");
+        assert!(
+            !warnings.iter().any(|w| w.contains("feature gate off")),
+            "{warnings:?}"
+        );
+    }
+}
