@@ -44,8 +44,9 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     let clock = health.clock();
     let mut session = connection.live(&clock);
     let mut selection = args.selection();
-    // The controller's MinValuesPolicy (unless the flag says) and NodeOverlay gate (Karpenter
-    // applies NodeOverlays only behind it).
+    // The controller's MinValuesPolicy (unless the flag says) and its NodeOverlay and
+    // StaticCapacity gates (Karpenter applies overlays, and keeps static pools, only behind
+    // them).
     let policy_given = args.min_values.policy().is_some();
     let controller = live::controller_settings(ctx, &connection, policy_given)?;
     if !policy_given {
@@ -54,7 +55,8 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
             selection.min_values_policy = policy;
         }
     }
-    selection.node_overlay_gate = controller.and_then(|c| c.node_overlay);
+    selection.node_overlay_gate = controller.as_ref().and_then(|c| c.node_overlay);
+    selection.static_capacity_gate = controller.and_then(|c| c.static_capacity);
     if args.watch {
         return watch(ctx, &mut session, &selection, args.yes, lease.as_ref());
     }

@@ -72,6 +72,8 @@ pub struct Controller {
     /// Its `NodeOverlay` gate (`false` unless its gates turn it on: the default in v1.14.1,
     /// `pkg/operator/options/options.go`); `None`: no controller was read.
     pub node_overlay: Option<bool>,
+    /// Its `StaticCapacity` gate (off unless its gates turn it on), as `node_overlay`.
+    pub static_capacity: Option<bool>,
 }
 
 /// The release a controller version runs: v1.x follows v1.14, v0.32–v0.37 (v1beta1) v0.37,
@@ -105,6 +107,12 @@ pub fn controller(cluster: &dyn Cluster) -> Result<Option<Controller>, CommandEr
         node_overlay: Some(
             gates
                 .get("NodeOverlay")
+                .and_then(Result::ok)
+                .unwrap_or(false),
+        ),
+        static_capacity: Some(
+            gates
+                .get("StaticCapacity")
                 .and_then(Result::ok)
                 .unwrap_or(false),
         ),

@@ -70,10 +70,22 @@ pub fn build_input(
     manifests
         .warnings
         .extend(not_ready.iter().map(|(_, w)| w.clone()));
+    // Static pools are kept at their replicas only behind the controller's `StaticCapacity`
+    // gate (`core v1.14.1: pkg/controllers/controllers.go`; off by default), and the dynamic
+    // provisioner never uses them (`provisioner.go`): with the gate off nothing launches.
+    let static_off = selection.static_capacity_gate == Some(false);
+    let gated: Vec<String> = manifests
+        .node_pools
+        .iter()
+        .filter(|p| static_off && !p.deleting && p.replicas.is_some())
+        .map(|p| format!("{}/{}: static (spec.replicas), but the running Karpenter controller has the StaticCapacity feature gate off (its default): Karpenter launches nothing for it; left out of the plan", p.kind(), p.name))
+        .collect();
+    manifests.warnings.extend(gated);
     let selected: Vec<(&NodePool, Option<&NodeClass>)> = manifests
         .node_pools
         .iter()
         .filter(|p| !p.deleting)
+        .filter(|p| !(static_off && p.replicas.is_some()))
         .filter(|p| !not_ready.iter().any(|(name, _)| name == &p.name))
         .filter(|p| selection.nodepools.is_empty() || selection.nodepools.contains(&p.name))
         .map(|p| (p, class_of(manifests, p)))

@@ -59,6 +59,10 @@ pub struct Selection {
     /// NodeOverlays out ([`input::drop_ignored_overlays`]); `None` (no controller read) applies
     /// them.
     pub node_overlay_gate: Option<bool>,
+    /// The running controller's `StaticCapacity` feature gate: `Some(false)` leaves static
+    /// pools (`spec.replicas`) out, neither brought to their replicas nor scaled down; `None`
+    /// (no controller read) keeps them.
+    pub static_capacity_gate: Option<bool>,
 }
 
 /// One launched (or adopted) NodeClaim.

@@ -84,3 +84,44 @@ fn node_overlays_apply_only_behind_the_controllers_gate() {
         );
     }
 }
+
+/// **Differs, fixed** — scenario: a controller with the default gates (`StaticCapacity=false`,
+/// core v1.14.1 `options.go`) and a NodePool with `replicas: 2`, no pod pending → Karpenter
+/// runs no static controller (`controllers.go`) and its provisioner skips static pools, so
+/// nothing launches; the live plan launched the two replicas. With the gate on (or no
+/// controller read) they are planned as before.
+#[test]
+fn static_pools_are_kept_only_behind_the_controllers_gate() {
+    use crate::usecases::testing::node_pool;
+    let world = World::new();
+    world.cluster.put(node_pool(
+        "fixed",
+        json!({"replicas": 2, "limits": {"nodes": "5"}}),
+    ));
+    let plan = |gate: Option<bool>| {
+        let warnings = RefCell::new(Vec::new());
+        let selection = Selection {
+            static_capacity_gate: gate,
+            ..all()
+        };
+        let round = world.live().plan_pending(&selection, &mut |e| {
+            if let Event::Warning(w) = e {
+                warnings.borrow_mut().push(w.to_string());
+            }
+        });
+        let claims = round.unwrap().map_or(0, |r| r.plan.node_claims.len());
+        (claims, warnings.into_inner())
+    };
+    let (claims, warnings) = plan(Some(false));
+    assert_eq!(claims, 0);
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.starts_with("NodePool/fixed: static (spec.replicas)")
+                && w.contains("StaticCapacity feature gate off")),
+        "{warnings:?}"
+    );
+    for gate in [Some(true), None] {
+        assert_eq!(plan(gate).0, 2, "{gate:?}");
+    }
+}
