@@ -7,16 +7,7 @@
 use serde_json::{json, Value};
 
 use super::node_pool_hash;
-use crate::model::nodepool::{ApiGeneration, NodePool};
-
-fn pool(spec: Value) -> NodePool {
-    NodePool {
-        name: "default".into(),
-        generation: Some(ApiGeneration::V1),
-        raw_spec: Some(spec),
-        ..Default::default()
-    }
-}
+use super::tests::pool;
 
 /// The suite's `BeforeEach` NodePool.
 fn base() -> Value {

@@ -44,23 +44,27 @@ fn cluster(env: Value, args: Value) -> FakeCluster {
 
 /// "shouldn't overwrite CLI flags with environment variables", "should use environment
 /// variables when CLI flags aren't set", "should use the correct default values" (the gates
-/// the decision reads: SpotToSpotConsolidation and NodeOverlay, both off by default).
+/// the decision reads: SpotToSpotConsolidation, NodeOverlay and StaticCapacity, all off by
+/// default).
 #[test]
 fn the_controllers_gates_are_its_flag_else_its_env_else_the_defaults() {
     let read = |env: Value, args: Value| {
         let (_, c) = gather_live(&cluster(env, args)).unwrap();
         let c = c.unwrap();
-        (c.spot_to_spot, c.node_overlay)
+        (c.spot_to_spot, c.node_overlay, c.static_capacity)
     };
-    assert_eq!(read(json!([]), json!([])), (None, Some(false)));
-    let env = json!([{"name": "FEATURE_GATES", "value": "SpotToSpotConsolidation=true,NodeOverlay=true"}]);
-    assert_eq!(read(env.clone(), json!([])), (Some(true), Some(true)));
+    assert_eq!(read(json!([]), json!([])), (None, Some(false), Some(false)));
+    let env = json!([{"name": "FEATURE_GATES", "value": "SpotToSpotConsolidation=true,NodeOverlay=true,StaticCapacity=true"}]);
+    assert_eq!(
+        read(env.clone(), json!([])),
+        (Some(true), Some(true), Some(true))
+    );
     assert_eq!(
         read(
             env,
             json!(["--feature-gates", "SpotToSpotConsolidation=false"])
         ),
-        (Some(false), Some(false))
+        (Some(false), Some(false), Some(false))
     );
 }
 

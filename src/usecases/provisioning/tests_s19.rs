@@ -7,38 +7,9 @@ use std::cell::RefCell;
 
 use serde_json::json;
 
-use super::tests::all;
+use super::tests::{all, world_with_an_overlay};
 use super::*;
-use crate::k8s::fake::FakeCluster;
 use crate::usecases::testing::World;
-
-/// A cluster whose NodeOverlay makes c6a.xlarge (-90%) undercut c6a.large, one pod pending.
-fn world_with_an_overlay() -> World {
-    let world = World {
-        cluster: FakeCluster::new()
-            .karpenter_v1()
-            .serve("karpenter.sh/v1alpha1", &["nodeoverlays"]),
-        ..World::new()
-    };
-    for o in World::new().cluster.list("karpenter.sh/v1", "NodePool") {
-        world.cluster.put(o);
-    }
-    for o in World::new()
-        .cluster
-        .list("karpenter.k8s.aws/v1", "EC2NodeClass")
-    {
-        world.cluster.put(o);
-    }
-    world.cluster.put(json!({
-        "apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay",
-        "metadata": {"name": "xlarge-discount"},
-        "spec": {"weight": 10, "priceAdjustment": "-90%",
-            "requirements": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
-                "values": ["c6a.xlarge"]}]}
-    }));
-    world.pending("a", "1");
-    world
-}
 
 fn plan(world: &World, gate: Option<bool>) -> (String, Vec<String>) {
     let warnings = RefCell::new(Vec::new());
