@@ -359,6 +359,8 @@ impl ProvisionArgs {
             nodepools: self.nodepools.clone(),
             max_instance_types: self.max_instance_types,
             min_values_policy: self.min_values.policy().unwrap_or_default(),
+            node_overlay_gate: None,
+            static_capacity_gate: None,
         }
     }
 }

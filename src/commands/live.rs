@@ -213,21 +213,35 @@ pub fn controller_policy(
     ctx: &mut Context<'_>,
     connection: &Connection,
 ) -> Result<Option<crate::scheduling::MinValuesPolicy>, CommandError> {
+    let policy = controller_settings(ctx, connection, false)?.and_then(|c| c.min_values_policy);
+    if let Some(p) = policy {
+        note_policy(ctx, p);
+    }
+    Ok(policy)
+}
+
+/// Says which `MinValuesPolicy` of the controller's a plan follows.
+pub fn note_policy(ctx: &mut Context<'_>, policy: crate::scheduling::MinValuesPolicy) {
+    ctx.note(&format!(
+        "the Karpenter controller's MinValuesPolicy is {}",
+        policy.as_str()
+    ));
+}
+
+/// The running Karpenter controller's settings a plan follows ([`controller_policy`]; its
+/// `NodeOverlay` gate too), `None` when none runs or it cannot be read. A `MinValuesPolicy`
+/// Karpenter would refuse is bad input unless `policy_given` (the flag decides).
+pub fn controller_settings(
+    ctx: &mut Context<'_>,
+    connection: &Connection,
+    policy_given: bool,
+) -> Result<Option<crate::usecases::consolidate::Controller>, CommandError> {
     match crate::usecases::consolidate::controller(&connection.cluster.client) {
-        Ok(Some(c)) => {
-            if let Some(p) = c.min_values_policy {
-                ctx.note(&format!(
-                    "the Karpenter controller's MinValuesPolicy is {}",
-                    p.as_str()
-                ));
-            }
-            Ok(c.min_values_policy)
-        }
-        Ok(None) => Ok(None),
-        Err(e) if e.exit == Exit::Input => Err(e),
+        Ok(c) => Ok(c),
+        Err(e) if e.exit == Exit::Input && !policy_given => Err(e),
         Err(e) => {
             ctx.note(&format!(
-                "the Karpenter controller's MinValuesPolicy could not be read ({}): Strict",
+                "the Karpenter controller's settings could not be read ({}): NodeOverlays are applied and, without --min-values-policy, MinValuesPolicy is Strict",
                 e.message
             ));
             Ok(None)

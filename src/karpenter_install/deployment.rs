@@ -6,7 +6,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::gates::FeatureGates;
-use super::{FEATURE_GATES_ENV, MIN_VALUES_POLICY_ENV, MIN_VALUES_POLICY_FLAG, RESTARTED_AT};
+use super::{
+    FEATURE_GATES_ENV, FEATURE_GATES_FLAG, MIN_VALUES_POLICY_ENV, MIN_VALUES_POLICY_FLAG,
+    RESTARTED_AT,
+};
 
 /// Where `FEATURE_GATES` sits in the controller container.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +35,8 @@ pub struct ControllerView {
     pub value_from: bool,
     /// The container's command/args set `--feature-gates` (it overrides the env).
     pub flag: bool,
+    /// The value of the last `--feature-gates` of its command/args, when one is given.
+    pub flag_gates: Option<String>,
     /// The controller's `MinValuesPolicy` as written: the last `--min-values-policy` of its
     /// command/args, else its `MIN_VALUES_POLICY` env value (Go's `flag` package: the env
     /// var is the flag's default); `None` when neither is set (Karpenter: `Strict`).
@@ -48,6 +53,17 @@ impl ControllerView {
         match &self.slot {
             EnvSlot::At(_, v) => FeatureGates::new(Some(v)),
             _ => FeatureGates::default(),
+        }
+    }
+
+    /// The gates the controller runs with: its `--feature-gates` flag when its command/args
+    /// set one, else `FEATURE_GATES` (core v1.14.1: `pkg/operator/options/options.go`
+    /// `AddFlags`: the env var is only the flag's default; `options/suite_test.go` "shouldn't
+    /// overwrite CLI flags with environment variables").
+    pub fn effective_feature_gates(&self) -> FeatureGates {
+        match &self.flag_gates {
+            Some(v) => FeatureGates::new(Some(v)),
+            None => self.feature_gates(),
         }
     }
 
@@ -83,9 +99,11 @@ impl ControllerView {
                 .unwrap_or_default()
         };
         let all_words: Vec<String> = words("command").into_iter().chain(words("args")).collect();
-        let flag = all_words
-            .iter()
-            .any(|w| w == "--feature-gates" || w.starts_with("--feature-gates="));
+        let flag_gates = flag_value(&all_words, FEATURE_GATES_FLAG);
+        let flag = flag_gates.is_some()
+            || all_words
+                .iter()
+                .any(|w| w == FEATURE_GATES_FLAG || w.starts_with("--feature-gates="));
         let policy_flag = flag_value(&all_words, MIN_VALUES_POLICY_FLAG);
         let policy_env = c.get("env").and_then(Value::as_array).and_then(|env| {
             env.iter()
@@ -100,6 +118,7 @@ impl ControllerView {
             slot,
             value_from,
             flag,
+            flag_gates,
             min_values_policy: policy_flag.or(policy_env),
             paused: deployment
                 .pointer("/spec/paused")
@@ -276,6 +295,73 @@ mod tests {
             let c = json!({"name": "c", "image": "k", "env": env, "args": args});
             assert_eq!(view(c).as_deref(), Some("Strict"), "{args}");
         }
+    }
+
+    /// core v1.14.1 `pkg/operator/options/suite_test.go` "Parse": "shouldn't overwrite CLI
+    /// flags with environment variables", "should use environment variables when CLI flags
+    /// aren't set", "should correctly merge CLI flags and environment variables" — for the
+    /// gates the tool reads (`FEATURE_GATES` is only `--feature-gates`' default). **Differs,
+    /// fixed** — scenario: a controller with `args: [--feature-gates,
+    /// SpotToSpotConsolidation=true]` and no `FEATURE_GATES` env → Karpenter consolidates
+    /// spot to spot; `consolidate` read the env only and took the gate as off.
+    #[test]
+    fn the_feature_gates_flag_wins_over_the_env() {
+        let view = |c: Value| {
+            let d = json!({"spec": {"template": {"spec": {"containers": [c]}}}});
+            ControllerView::read(&d, "k").unwrap()
+        };
+        let env = json!([{"name": "FEATURE_GATES", "value": "SpotToSpotConsolidation=false"}]);
+        let s2s = |v: &ControllerView| v.effective_feature_gates().get("SpotToSpotConsolidation");
+        // Env only.
+        assert_eq!(
+            s2s(&view(json!({"name": "c", "image": "k", "env": env}))),
+            Some(Ok(false))
+        );
+        // Neither: Karpenter's default (false), not named.
+        assert_eq!(s2s(&view(json!({"name": "c", "image": "k"}))), None);
+        for (field, words) in [
+            (
+                "args",
+                json!(["--feature-gates", "SpotToSpotConsolidation=true"]),
+            ),
+            (
+                "args",
+                json!(["--feature-gates=SpotToSpotConsolidation=true"]),
+            ),
+            (
+                "args",
+                json!(["-feature-gates=SpotToSpotConsolidation=true"]),
+            ),
+            (
+                "args",
+                json!([
+                    "--feature-gates=SpotToSpotConsolidation=false",
+                    "--feature-gates=NodeRepair=true,SpotToSpotConsolidation=true"
+                ]),
+            ),
+            (
+                "command",
+                json!([
+                    "/ko-app/controller",
+                    "--feature-gates",
+                    "SpotToSpotConsolidation=true"
+                ]),
+            ),
+        ] {
+            let v = view(json!({"name": "c", "image": "k", "env": env, field: words}));
+            assert_eq!(s2s(&v), Some(Ok(true)), "{words}");
+            assert!(v.flag, "{words}");
+            // The env stays what the drift gate edits.
+            assert_eq!(
+                v.feature_gates().value(),
+                Some("SpotToSpotConsolidation=false")
+            );
+        }
+        // A flag naming other gates only: the gate takes Karpenter's default, not the env's.
+        let v = view(
+            json!({"name": "c", "image": "k", "env": env, "args": ["--feature-gates=NodeRepair=true"]}),
+        );
+        assert_eq!(s2s(&v), None);
     }
 
     #[test]

@@ -117,6 +117,25 @@ mod tests {
         assert_eq!(FeatureGates::default().value(), None);
     }
 
+    /// core v1.14.1 `pkg/operator/options/suite_test.go` "FeatureGates" › "should successfully
+    /// parse well formed feature gate strings" (4 Entries): `cliflag.MapStringBool` trims
+    /// spaces and tabs around keys and values; other gates' entries are ignored.
+    #[test]
+    fn upstream_well_formed_feature_gate_strings() {
+        for (text, want) in [
+            ("SpotToSpotConsolidation=true", true),
+            ("SpotToSpotConsolidation=false", false),
+            ("SpotToSpotConsolidation\t= false", false),
+            ("Hello=true,SpotToSpotConsolidation=false,World=true", false),
+        ] {
+            assert_eq!(
+                FeatureGates::new(Some(text)).get(SPOT_TO_SPOT_CONSOLIDATION),
+                Some(Ok(want)),
+                "{text:?}"
+            );
+        }
+    }
+
     #[test]
     fn set_gate_replaces_only_drift() {
         for (before, value, after) in [

@@ -35,6 +35,8 @@ pub const SETTINGS_CONFIGMAP: &str = "karpenter-global-settings";
 pub const DRIFT_KEY: &str = "featureGates.driftEnabled";
 /// The v0.32+ env var holding the feature gates.
 pub const FEATURE_GATES_ENV: &str = "FEATURE_GATES";
+/// Its flag, which wins over the env var (the env var is only the flag's default).
+pub const FEATURE_GATES_FLAG: &str = "--feature-gates";
 /// The controller option `--min-values-policy`'s env var (v1; core v1.14.1:
 /// `pkg/operator/options/options.go`): `Strict` (the default) or `BestEffort`.
 pub const MIN_VALUES_POLICY_ENV: &str = "MIN_VALUES_POLICY";

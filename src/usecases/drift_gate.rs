@@ -89,10 +89,11 @@ impl Install {
         }
     }
 
-    /// The controller container's `FEATURE_GATES` (v0.32+; consolidation reads
-    /// `SpotToSpotConsolidation` from it).
+    /// The gates the controller container runs with (v0.32+; consolidation reads
+    /// `SpotToSpotConsolidation` from them): its `--feature-gates` flag when set, else
+    /// `FEATURE_GATES` ([`ControllerView::effective_feature_gates`]).
     pub fn feature_gates(&self) -> FeatureGates {
-        self.deployment.feature_gates()
+        self.deployment.effective_feature_gates()
     }
 
     /// The controller container's `MinValuesPolicy` as written (`--min-values-policy`, else

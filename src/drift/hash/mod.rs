@@ -24,6 +24,8 @@ mod units;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_s19;
 
 use serde_json::Value;
 

@@ -16,7 +16,7 @@ fn class(spec: Value) -> NodeClass {
     }
 }
 
-fn pool(spec: Value) -> NodePool {
+pub(super) fn pool(spec: Value) -> NodePool {
     NodePool {
         name: "test".into(),
         generation: Some(ApiGeneration::V1),

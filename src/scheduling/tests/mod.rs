@@ -20,6 +20,7 @@ mod overlay;
 mod possibility;
 mod reserved;
 mod rounds;
+mod s19_performance;
 mod selection;
 mod shapes;
 mod spread;

@@ -69,6 +69,11 @@ pub struct Controller {
     pub drift: Option<bool>,
     /// Its `--min-values-policy` / `MIN_VALUES_POLICY`, when set.
     pub min_values_policy: Option<MinValuesPolicy>,
+    /// Its `NodeOverlay` gate (`false` unless its gates turn it on: the default in v1.14.1,
+    /// `pkg/operator/options/options.go`); `None`: no controller was read.
+    pub node_overlay: Option<bool>,
+    /// Its `StaticCapacity` gate (off unless its gates turn it on), as `node_overlay`.
+    pub static_capacity: Option<bool>,
 }
 
 /// The release a controller version runs: v1.x follows v1.14, v0.32–v0.37 (v1beta1) v0.37,
@@ -99,6 +104,18 @@ pub fn controller(cluster: &dyn Cluster) -> Result<Option<Controller>, CommandEr
         spot_to_spot: gates.get("SpotToSpotConsolidation").and_then(Result::ok),
         drift: gates.get("Drift").and_then(Result::ok),
         min_values_policy: controller_min_values_policy(&install)?,
+        node_overlay: Some(
+            gates
+                .get("NodeOverlay")
+                .and_then(Result::ok)
+                .unwrap_or(false),
+        ),
+        static_capacity: Some(
+            gates
+                .get("StaticCapacity")
+                .and_then(Result::ok)
+                .unwrap_or(false),
+        ),
     }))
 }
 
@@ -235,6 +252,7 @@ pub fn build_input(
         manifests,
         &Selection {
             max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
+            node_overlay_gate: controller.and_then(|c| c.node_overlay),
             ..Selection::default()
         },
         sizing,
@@ -484,3 +502,5 @@ pub(crate) fn pdb_input(pdb: &PodDisruptionBudget) -> Result<PdbInput, CommandEr
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_s19;

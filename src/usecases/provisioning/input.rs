@@ -42,6 +42,7 @@ pub fn build_input(
             )));
         }
     }
+    drop_ignored_overlays(manifests, selection.node_overlay_gate);
     // A NodePool being deleted takes no new capacity (`core v1.14.1:
     // pkg/controllers/provisioning/provisioner.go` `GetNodePools`; suite_test.go "should ignore
     // NodePools that are deleting"), static ones included (`static/provisioning/controller.go`).
@@ -69,10 +70,22 @@ pub fn build_input(
     manifests
         .warnings
         .extend(not_ready.iter().map(|(_, w)| w.clone()));
+    // Static pools are kept at their replicas only behind the controller's `StaticCapacity`
+    // gate (`core v1.14.1: pkg/controllers/controllers.go`; off by default), and the dynamic
+    // provisioner never uses them (`provisioner.go`): with the gate off nothing launches.
+    let static_off = selection.static_capacity_gate == Some(false);
+    let gated: Vec<String> = manifests
+        .node_pools
+        .iter()
+        .filter(|p| static_off && !p.deleting && p.replicas.is_some())
+        .map(|p| format!("{}/{}: static (spec.replicas), but the running Karpenter controller has the StaticCapacity feature gate off (its default): Karpenter launches nothing for it; left out of the plan", p.kind(), p.name))
+        .collect();
+    manifests.warnings.extend(gated);
     let selected: Vec<(&NodePool, Option<&NodeClass>)> = manifests
         .node_pools
         .iter()
         .filter(|p| !p.deleting)
+        .filter(|p| !(static_off && p.replicas.is_some()))
         .filter(|p| !not_ready.iter().any(|(name, _)| name == &p.name))
         .filter(|p| selection.nodepools.is_empty() || selection.nodepools.contains(&p.name))
         .map(|p| (p, class_of(manifests, p)))
@@ -115,6 +128,28 @@ pub fn build_input(
         ));
     }
     Ok(input)
+}
+
+/// Leaves the NodeOverlays out, with a warning naming them, when the running controller's
+/// `NodeOverlay` feature gate is off (`gate == Some(false)`): Karpenter then neither
+/// validates nor applies any (`core v1.14.1: pkg/controllers/controllers.go`, the overlay
+/// controller only `if FeatureGates.NodeOverlay`; `cloudprovider/overlay/cloudprovider.go`
+/// returns the provider's types unchanged without it). The gate is off by default
+/// (`options.go` `DefaultFeatureGates`).
+pub fn drop_ignored_overlays(manifests: &mut Manifests, gate: Option<bool>) {
+    if gate != Some(false) || manifests.node_overlays.is_empty() {
+        return;
+    }
+    let names: Vec<String> = manifests
+        .node_overlays
+        .iter()
+        .map(|o| format!("NodeOverlay/{}", o.name))
+        .collect();
+    manifests.warnings.push(format!(
+        "{}: not applied: the running Karpenter controller has the NodeOverlay feature gate off (its default; FEATURE_GATES or --feature-gates NodeOverlay=true turns it on), so it ignores NodeOverlays",
+        names.join(", ")
+    ));
+    manifests.node_overlays.clear();
 }
 
 /// The `karpenter.sh/nodepool-hash` and `karpenter.sh/nodepool-hash-version` the controller of

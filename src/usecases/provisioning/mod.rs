@@ -36,6 +36,8 @@ mod soak;
 mod tests;
 #[cfg(test)]
 mod tests_registration;
+#[cfg(test)]
+mod tests_s19;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -53,6 +55,14 @@ pub struct Selection {
     pub max_instance_types: usize,
     /// The controller's `MinValuesPolicy` the plan follows.
     pub min_values_policy: crate::scheduling::MinValuesPolicy,
+    /// The running controller's `NodeOverlay` feature gate: `Some(false)` leaves the input's
+    /// NodeOverlays out ([`input::drop_ignored_overlays`]); `None` (no controller read) applies
+    /// them.
+    pub node_overlay_gate: Option<bool>,
+    /// The running controller's `StaticCapacity` feature gate: `Some(false)` leaves static
+    /// pools (`spec.replicas`) out, neither brought to their replicas nor scaled down; `None`
+    /// (no controller read) keeps them.
+    pub static_capacity_gate: Option<bool>,
 }
 
 /// One launched (or adopted) NodeClaim.

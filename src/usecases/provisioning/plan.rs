@@ -153,8 +153,11 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             scheduling::solve_rounds,
             DeletingPods::Planned,
         )?;
-        plan.static_scale_down =
-            super::statics::scale_downs(&snapshot.manifests, &input, self.clock.now());
+        // The static controllers (scale-down too) run only behind `StaticCapacity`.
+        if selection.static_capacity_gate != Some(false) {
+            plan.static_scale_down =
+                super::statics::scale_downs(&snapshot.manifests, &input, self.clock.now());
+        }
         // What planning added (NodeOverlays left out).
         for warning in &snapshot.manifests.warnings[warned..] {
             events.emit(Event::Warning(warning.clone()));

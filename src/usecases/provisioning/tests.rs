@@ -1319,11 +1319,9 @@ fn a_plan_without_later_rounds_launches_once() {
     );
 }
 
-/// NodeOverlays live (docs/karpenter.md §6.9): read from the cluster when their CRD is served,
-/// applied to the pools' types before planning, and what the fleet launches follows the
-/// overlaid price (c6a.xlarge at -90% undercuts c6a.large).
-#[test]
-fn node_overlays_in_the_cluster_change_what_is_launched() {
+/// A cluster serving NodeOverlays, whose overlay `xlarge-discount` makes c6a.xlarge (-90%)
+/// undercut c6a.large, with one 1-CPU pod pending.
+pub(super) fn world_with_an_overlay() -> World {
     let world = World {
         cluster: FakeCluster::new()
             .karpenter_v1()
@@ -1347,6 +1345,15 @@ fn node_overlays_in_the_cluster_change_what_is_launched() {
                 "values": ["c6a.xlarge"]}]}
     }));
     world.pending("a", "1");
+    world
+}
+
+/// NodeOverlays live (docs/karpenter.md §6.9): read from the cluster when their CRD is served,
+/// applied to the pools' types before planning, and what the fleet launches follows the
+/// overlaid price (c6a.xlarge at -90% undercuts c6a.large).
+#[test]
+fn node_overlays_in_the_cluster_change_what_is_launched() {
+    let world = world_with_an_overlay();
     let (round, launches) = provision(&mut world.live(), &mut |_| {});
     let claim = &round.plan.node_claims[0];
     assert_eq!(claim.launch.instance_type, "c6a.xlarge");
