@@ -44,19 +44,8 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     let clock = health.clock();
     let mut session = connection.live(&clock);
     let mut selection = args.selection();
-    // The controller's MinValuesPolicy (unless the flag says) and its NodeOverlay and
-    // StaticCapacity gates (Karpenter applies overlays, and keeps static pools, only behind
-    // them).
     let policy_given = args.min_values.policy().is_some();
-    let controller = live::controller_settings(ctx, &connection, policy_given)?;
-    if !policy_given {
-        if let Some(policy) = controller.as_ref().and_then(|c| c.min_values_policy) {
-            live::note_policy(ctx, policy);
-            selection.min_values_policy = policy;
-        }
-    }
-    selection.node_overlay_gate = controller.as_ref().and_then(|c| c.node_overlay);
-    selection.static_capacity_gate = controller.and_then(|c| c.static_capacity);
+    live::follow_controller(ctx, &connection, &mut selection, policy_given)?;
     if args.watch {
         return watch(ctx, &mut session, &selection, args.yes, lease.as_ref());
     }

@@ -25,7 +25,7 @@ mod units;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod tests_s19;
+mod tests_nodepool_fields;
 
 use serde_json::Value;
 

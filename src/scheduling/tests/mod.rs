@@ -20,7 +20,7 @@ mod overlay;
 mod possibility;
 mod reserved;
 mod rounds;
-mod s19_performance;
+mod performance_suites;
 mod selection;
 mod shapes;
 mod spread;

@@ -503,4 +503,4 @@ pub(crate) fn pdb_input(pdb: &PodDisruptionBudget) -> Result<PdbInput, CommandEr
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod tests_s19;
+mod tests_controller_settings;

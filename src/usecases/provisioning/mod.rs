@@ -37,7 +37,7 @@ mod tests;
 #[cfg(test)]
 mod tests_registration;
 #[cfg(test)]
-mod tests_s19;
+mod tests_controller_gates;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

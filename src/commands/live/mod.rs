@@ -9,14 +9,17 @@ use crate::cloud::aws::{AwsCloud, AwsOptions};
 use crate::cloud::live_catalog::{self, LiveOptions};
 use crate::cloud::types::Cloud;
 use crate::cloud::Catalog;
-use crate::error::{CommandError, Exit};
+use crate::error::CommandError;
 use crate::k8s::client::KubeClient;
 use crate::k8s::config::ClusterTarget;
 use crate::k8s::{coexist, ops};
 use crate::usecases::clock::{Clock, SystemClock};
 use crate::usecases::live::Live;
 
+mod controller;
+
 pub use super::lease::{take_lease, OperatorLease};
+pub use controller::{controller_policy, follow_controller};
 
 pub use crate::usecases::live::aws_error;
 
@@ -202,49 +205,5 @@ impl Connection {
             self.version,
             self.catalog.clone(),
         )
-    }
-}
-
-/// The running Karpenter controller's `MinValuesPolicy` (`--min-values-policy` /
-/// `MIN_VALUES_POLICY` in its container), which the plan follows without the flag. A value
-/// Karpenter would refuse is bad input; a controller that cannot be read leaves the default
-/// (Strict), said on stderr.
-pub fn controller_policy(
-    ctx: &mut Context<'_>,
-    connection: &Connection,
-) -> Result<Option<crate::scheduling::MinValuesPolicy>, CommandError> {
-    let policy = controller_settings(ctx, connection, false)?.and_then(|c| c.min_values_policy);
-    if let Some(p) = policy {
-        note_policy(ctx, p);
-    }
-    Ok(policy)
-}
-
-/// Says which `MinValuesPolicy` of the controller's a plan follows.
-pub fn note_policy(ctx: &mut Context<'_>, policy: crate::scheduling::MinValuesPolicy) {
-    ctx.note(&format!(
-        "the Karpenter controller's MinValuesPolicy is {}",
-        policy.as_str()
-    ));
-}
-
-/// The running Karpenter controller's settings a plan follows ([`controller_policy`]; its
-/// `NodeOverlay` gate too), `None` when none runs or it cannot be read. A `MinValuesPolicy`
-/// Karpenter would refuse is bad input unless `policy_given` (the flag decides).
-pub fn controller_settings(
-    ctx: &mut Context<'_>,
-    connection: &Connection,
-    policy_given: bool,
-) -> Result<Option<crate::usecases::consolidate::Controller>, CommandError> {
-    match crate::usecases::consolidate::controller(&connection.cluster.client) {
-        Ok(c) => Ok(c),
-        Err(e) if e.exit == Exit::Input && !policy_given => Err(e),
-        Err(e) => {
-            ctx.note(&format!(
-                "the Karpenter controller's settings could not be read ({}): NodeOverlays are applied and, without --min-values-policy, MinValuesPolicy is Strict",
-                e.message
-            ));
-            Ok(None)
-        }
     }
 }
