@@ -58,6 +58,8 @@ pub struct FakeCloud {
     /// Pools `(instance type, zone)` answering `InsufficientInstanceCapacity`; a `*` zone
     /// matches every zone.
     pub ice: RefCell<BTreeSet<(String, String)>>,
+    /// Subnets whose pools answer `InsufficientFreeAddressesInSubnet`.
+    pub full_subnets: RefCell<BTreeSet<String>>,
     /// CreateFleet calls whose instance is launched but whose answer is lost (a transport error).
     pub lose_fleet_answers: Cell<u32>,
     counter: CallCounter,
@@ -93,6 +95,11 @@ impl FakeCloud {
         self.ice
             .borrow_mut()
             .insert((instance_type.to_string(), zone.to_string()));
+    }
+
+    /// Makes CreateFleet pools in `subnet_id` fail with `InsufficientFreeAddressesInSubnet`.
+    pub fn subnet_full(&self, subnet_id: &str) {
+        self.full_subnets.borrow_mut().insert(subnet_id.to_string());
     }
 
     /// Capacity is back everywhere (what [`FakeCloud::insufficient_capacity`] took away).
@@ -421,6 +428,18 @@ impl Compute for FakeCloud {
                     subnet_id: Some(o.subnet_id.clone()),
                     code: "InsufficientInstanceCapacity".into(),
                     message: format!("no {} capacity in {}", o.instance_type, o.zone),
+                });
+                continue;
+            }
+            if self.full_subnets.borrow().contains(&o.subnet_id) {
+                response.errors.push(FleetError {
+                    instance_type: Some(o.instance_type.clone()),
+                    subnet_id: Some(o.subnet_id.clone()),
+                    code: "InsufficientFreeAddressesInSubnet".into(),
+                    message: format!(
+                        "There are not enough free addresses in subnet '{}' to satisfy the requested number of instances.",
+                        o.subnet_id
+                    ),
                 });
                 continue;
             }

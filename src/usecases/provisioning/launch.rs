@@ -207,6 +207,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             .and_then(|p| launch::launch(self.cloud, &p).map(|done| (p, done)));
             match result {
                 Ok((planned, done)) => {
+                    self.inflight_ips.record_errors(&done.pool_errors);
                     if !done.adopted {
                         self.inflight_ips
                             .launched(&subnets, &planned, &types, &done.instance);
@@ -239,6 +240,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                     out.launched.push(launched);
                 }
                 Err(error) => {
+                    // `UpdateICEdSubnet`: a full subnet is not launched into again this run.
+                    self.inflight_ips.record_errors(error.pool_errors());
                     // `MarkUnavailable`: planned around from the next plan on.
                     let now = self.clock.now();
                     self.unavailable_reservations.extend(

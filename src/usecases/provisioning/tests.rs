@@ -1632,3 +1632,54 @@ fn launches_of_one_run_share_the_in_flight_ips_of_their_subnets() {
     assert_eq!(subnet_in_zone, ["subnet-0", "subnet-9"]);
     assert!(live.inflight_ips.free("subnet-0").is_some_and(|n| n < 99));
 }
+
+/// `aws v1.14.1: pkg/providers/instance/suite_test.go` "should deprioritize subnets on
+/// subsequent launches after subnet IP exhaustion" and "should handle subnet IP exhaustion
+/// correctly" through a run's launches: the first NodeClaim's CreateFleet finds `subnet-0` (zone
+/// a's 100-IP subnet) and `subnet-1` (zone b's only one) without a free address and fails; the
+/// second launches into zone a's other subnet (`UpdateICEdSubnet`), and zone b, whose every
+/// subnet is full, is not offered to it (`MarkSubnetUnavailable`).
+#[test]
+fn a_subnet_found_full_is_left_for_the_rest_of_the_run() {
+    let mut world = World::new();
+    let extra = crate::cloud::types::Subnet {
+        id: "subnet-9".into(),
+        available_ips: 99,
+        ..world.cloud.subnets[0].clone()
+    };
+    Rc::get_mut(&mut world.cloud)
+        .expect("the cloud is not shared yet")
+        .subnets
+        .push(extra);
+    world.cloud.subnet_full("subnet-0");
+    world.cloud.subnet_full("subnet-1");
+    world.pending("a", "15");
+    world.pending("b", "15");
+    let mut live = world.live();
+    let (_, launches) = provision(&mut live, &mut |_| {});
+    assert_eq!((launches.failed.len(), launches.launched.len()), (1, 1));
+    let requests = world.cloud.fleet_requests.borrow();
+    let subnets: Vec<Vec<String>> = requests
+        .iter()
+        .map(|r| {
+            let mut ids: Vec<String> = r
+                .configs
+                .iter()
+                .flat_map(|(_, o)| o.iter().map(|o| o.subnet_id.clone()))
+                .collect();
+            ids.sort();
+            ids.dedup();
+            ids
+        })
+        .collect();
+    assert_eq!(
+        subnets.last().map(Vec::as_slice),
+        Some(["subnet-9".to_string()].as_slice())
+    );
+    assert!(subnets[0].contains(&"subnet-0".to_string()));
+    assert_eq!(
+        launches.launched[0].zone,
+        crate::usecases::testing::ZONES[0]
+    );
+    assert_eq!(live.inflight_ips.free("subnet-1"), Some(0));
+}
