@@ -709,7 +709,13 @@ fn template_for(
         endpoint: input.cluster.endpoint.clone(),
         ca_bundle: input.cluster.ca_bundle.clone(),
         service_cidr: input.cluster.service_cidr.clone(),
-        cluster_dns: input.cluster.cluster_dns.clone(),
+        // The class's `kubelet.clusterDNS` first, else the cluster's DNS service IP
+        // (`amifamily/resolver.go` `defaultClusterDNS`).
+        cluster_dns: class
+            .kubelet
+            .as_ref()
+            .and_then(|k| k.cluster_dns.first().cloned())
+            .or_else(|| input.cluster.cluster_dns.clone()),
         labels,
         taints: taints.to_vec(),
         max_pods: Some(max_pods),
@@ -2272,6 +2278,21 @@ mod tests {
         let mut w = world();
         w.cluster.cluster_dns = Some("fd01:99f0:d47b::a".into());
         let t = &plan_of(&w, &c).unwrap().templates[0];
+        assert_eq!(t.network_interfaces[0].primary_ipv6, Some(true));
+        // The cluster's DNS IP is the nodes' cluster DNS unless the class's `kubelet.clusterDNS`
+        // sets one (`resolver.go` `defaultClusterDNS`); the interfaces follow the cluster's
+        // (`launchtemplate.go` `ClusterIPFamily`), whatever the class says.
+        assert!(t
+            .user_data
+            .contains("      clusterDNS:\n      - fd01:99f0:d47b::a\n"));
+        w.class.kubelet = Some(KubeletConfig {
+            cluster_dns: vec!["10.0.0.53".into()],
+            ..KubeletConfig::default()
+        });
+        let t = &plan_of(&w, &c).unwrap().templates[0];
+        assert!(t
+            .user_data
+            .contains("      clusterDNS:\n      - 10.0.0.53\n"));
         assert_eq!(t.network_interfaces[0].primary_ipv6, Some(true));
         // Connection tracking: none unset; the timeouts set; on every EFA interface.
         let t = &recorded(

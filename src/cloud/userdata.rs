@@ -218,6 +218,16 @@ pub fn render(family: Family, b: &Bootstrap) -> Result<String, UserDataError> {
     }
 }
 
+/// Whether a cluster DNS address is IPv4; anything else makes AL2's bootstrap IPv6 (`aws v1.14.1:
+/// pkg/providers/amifamily/bootstrap/eksbootstrap.go` `isIPv6`: `ParseIP(…).To4() == nil`).
+fn is_ipv4(dns: &str) -> bool {
+    match dns.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(_)) => true,
+        Ok(std::net::IpAddr::V6(v6)) => v6.to_ipv4_mapped().is_some(),
+        Err(_) => false,
+    }
+}
+
 /// The AL2 bootstrap script.
 pub fn al2_script(b: &Bootstrap) -> String {
     let mut s = String::from(
@@ -229,6 +239,9 @@ pub fn al2_script(b: &Bootstrap) -> String {
         b.cluster_name, b.endpoint, b.ca_bundle
     );
     if let Some(dns) = &b.cluster_dns {
+        if !is_ipv4(dns) {
+            s.push_str(" \\\n--ip-family ipv6");
+        }
         let _ = write!(s, " \\\n--dns-cluster-ip '{dns}'");
     }
     let mut extra = kubelet_flags(b)
@@ -572,6 +585,43 @@ mod tests {
         let got = render(Family::Al2, &sample()).unwrap();
         let want = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: text/x-shellscript; charset=\"us-ascii\"\n\n#!/bin/bash -xe\nexec > >(tee /var/log/user-data.log|logger -t user-data -s 2>/dev/console) 2>&1\n/etc/eks/bootstrap.sh 'test-cluster' --apiserver-endpoint 'https://example.eks.amazonaws.com' --b64-cluster-ca 'Q0E=' \\\n--use-max-pods false \\\n--kubelet-extra-args '--node-labels=\"karpenter.sh/capacity-type=on-demand,karpenter.sh/nodepool=default,team=a\" --register-with-taints=\"dedicated=gpu:NoSchedule\" --max-pods=58'\n\n--//--\n";
         assert_eq!(got, want);
+    }
+
+    /// `aws v1.14.1: pkg/providers/launchtemplate/suite_test.go` "should specify clusterDNS when
+    /// running in an ipv6 cluster" / "… ipv4 cluster" (AL2023's NodeConfig `clusterDNS`),
+    /// Bottlerocket "should pass ClusterDNSIP when discovered" (`cluster-dns-ip`), and AL2's
+    /// `--ip-family ipv6` before `--dns-cluster-ip` for an IPv6 address (`eksbootstrap.go`
+    /// `eksBootstrapScript`, `isIPv6`).
+    #[test]
+    fn the_cluster_dns_reaches_every_family_and_an_ipv6_one_makes_al2_ipv6() {
+        let mut b = sample();
+        for (dns, ipv6) in [
+            ("fd4b:121b:812b::a", true),
+            ("10.0.100.10", false),
+            ("::ffff:10.0.100.10", false),
+            ("not-an-ip", true),
+        ] {
+            b.cluster_dns = Some(dns.into());
+            let al2 = al2_script(&b);
+            let family = if ipv6 { " \\\n--ip-family ipv6" } else { "" };
+            assert!(
+                al2.contains(&format!(
+                    "--b64-cluster-ca 'Q0E='{family} \\\n--dns-cluster-ip '{dns}' \\\n--use-max-pods false"
+                )),
+                "{dns}: {al2}"
+            );
+            assert!(nodeconfig(&b).contains(&format!(
+                "  kubelet:\n    config:\n      clusterDNS:\n      - {dns}\n      maxPods: 58\n"
+            )));
+            let toml = render(Family::Bottlerocket, &b).unwrap();
+            assert!(
+                toml.contains(&format!("cluster-dns-ip = \"{dns}\"")),
+                "{toml}"
+            );
+        }
+        b.cluster_dns = None;
+        assert!(!al2_script(&b).contains("--ip-family"));
+        assert!(!nodeconfig(&b).contains("clusterDNS"));
     }
 
     #[test]

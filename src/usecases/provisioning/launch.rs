@@ -179,6 +179,11 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     ) -> Result<Launches, CommandError> {
         let mut out = Launches::default();
         self.resolve_classes(classes, plan, input)?;
+        if !plan.node_claims.is_empty() {
+            if let Some(warning) = self.read_cluster_dns() {
+                events.emit(Event::Warning(warning));
+            }
+        }
         for claim in &plan.node_claims {
             let Some(pool_input) = input.pools.iter().find(|p| p.pool.name == claim.node_pool)
             else {

@@ -1683,3 +1683,123 @@ fn a_subnet_found_full_is_left_for_the_rest_of_the_run() {
     );
     assert_eq!(live.inflight_ips.free("subnet-1"), Some(0));
 }
+
+/// The kube-dns Service of the cluster the tests put.
+fn kube_dns(cluster_ip: &str) -> serde_json::Value {
+    json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "kube-dns", "namespace": "kube-system"},
+        "spec": {"clusterIP": cluster_ip}})
+}
+
+/// Provisions two 15-CPU pods; the warnings said, and the templates made.
+fn provision_two(world: &World) -> (TestLive<'_>, Vec<String>) {
+    world.pending("a", "15");
+    world.pending("b", "15");
+    let mut live = world.live();
+    let mut warnings = Vec::new();
+    let (_, launches) = provision(&mut live, &mut |e| {
+        if let Event::Warning(w) = e {
+            warnings.push(w);
+        }
+    });
+    assert_eq!(launches.launched.len(), 2);
+    (live, warnings)
+}
+
+/// `aws v1.14.1: pkg/operator/operator.go` `KubeDNSIP` (read once at start) with
+/// `pkg/providers/launchtemplate/suite_test.go` "should specify clusterDNS when running in an
+/// ipv6 cluster", "Networking › should set Primary IPv6 as true and provision a IPv6 address" and
+/// "should select correct ipFamily based on DNS ip" (DNS has ipv6 address): a live run reads
+/// `kube-system/kube-dns` once, before its first launch; its IPv6 ClusterIP is the nodes' cluster
+/// DNS and makes every template's primary interface IPv6 (a primary IPv6, one IPv6 address).
+#[test]
+fn an_ipv6_kube_dns_makes_the_launches_ipv6() {
+    let world = World::new();
+    world.cluster.put(kube_dns("fd01:99f0:d47b::a"));
+    let (live, warnings) = provision_two(&world);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(live.info.cluster_dns.as_deref(), Some("fd01:99f0:d47b::a"));
+    let templates = world.cloud.templates.borrow();
+    assert!(!templates.is_empty());
+    for t in templates.values() {
+        let primary = &t.network_interfaces[0];
+        assert_eq!(
+            (primary.primary_ipv6, primary.ipv6_address_count),
+            (Some(true), Some(1)),
+            "{}",
+            t.name
+        );
+        assert!(t
+            .user_data
+            .contains("      clusterDNS:\n      - fd01:99f0:d47b::a\n"));
+    }
+    let reads = world
+        .cluster
+        .requests()
+        .iter()
+        .filter(|r| r.path == crate::k8s::ops::KUBE_DNS_PATH)
+        .count();
+    assert_eq!(reads, 1, "read once per run");
+}
+
+/// The same with an IPv4 kube-dns ("should specify clusterDNS when running in an ipv4
+/// cluster", "DNS has ipv4 address"), without the Service (Karpenter goes on without an IP: no
+/// cluster DNS, IPv4), and with the Service unreadable (the same, said once).
+#[test]
+fn an_ipv4_absent_or_unreadable_kube_dns_launches_ipv4() {
+    let ipv4 = |world: &World| {
+        for t in world.cloud.templates.borrow().values() {
+            let primary = &t.network_interfaces[0];
+            assert_eq!(
+                (primary.primary_ipv6, primary.ipv6_address_count),
+                (None, None)
+            );
+        }
+    };
+    let world = World::new();
+    world.cluster.put(kube_dns("10.100.0.10"));
+    let (live, warnings) = provision_two(&world);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(live.info.cluster_dns.as_deref(), Some("10.100.0.10"));
+    ipv4(&world);
+    for t in world.cloud.templates.borrow().values() {
+        assert!(t
+            .user_data
+            .contains("      clusterDNS:\n      - 10.100.0.10\n"));
+    }
+
+    let world = World::new();
+    world.cluster.put(kube_dns("None"));
+    let (live, warnings) = provision_two(&world);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(live.info.cluster_dns, None, "a headless Service has no IP");
+    ipv4(&world);
+
+    let world = World::new();
+    let (live, warnings) = provision_two(&world);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(live.info.cluster_dns, None);
+    ipv4(&world);
+    for t in world.cloud.templates.borrow().values() {
+        assert!(!t.user_data.contains("clusterDNS"));
+    }
+
+    let world = World::new();
+    world.cluster.put(kube_dns("fd01:99f0:d47b::a"));
+    world.cluster.fail_with(
+        crate::k8s::Method::Get,
+        crate::k8s::ops::KUBE_DNS_PATH,
+        1,
+        403,
+        "services \"kube-dns\" is forbidden: User \"operator\" cannot get resource \"services\" in API group \"\" in the namespace \"kube-system\"",
+    );
+    let (live, warnings) = provision_two(&world);
+    assert_eq!(live.info.cluster_dns, None);
+    ipv4(&world);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("the cluster DNS service kube-system/kube-dns could not be read (GET /api/v1/namespaces/kube-system/services/kube-dns: 403 services \"kube-dns\" is forbidden"),
+        "{}",
+        warnings[0]
+    );
+}
