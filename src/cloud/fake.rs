@@ -117,6 +117,16 @@ impl FakeCloud {
     }
 }
 
+/// CreateFleet's error for the pool of override `o`.
+fn pool_error(o: &super::types::FleetOverride, code: &str, message: String) -> FleetError {
+    FleetError {
+        instance_type: Some(o.instance_type.clone()),
+        subnet_id: Some(o.subnet_id.clone()),
+        code: code.into(),
+        message,
+    }
+}
+
 /// EC2's wildcard matching: `*` any run, `?` one character.
 pub fn glob(pattern: &str, text: &str) -> bool {
     let p: Vec<char> = pattern.chars().collect();
@@ -423,24 +433,22 @@ impl Compute for FakeCloud {
             if ice.contains(&(o.instance_type.clone(), o.zone.clone()))
                 || ice.contains(&(o.instance_type.clone(), "*".to_string()))
             {
-                response.errors.push(FleetError {
-                    instance_type: Some(o.instance_type.clone()),
-                    subnet_id: Some(o.subnet_id.clone()),
-                    code: "InsufficientInstanceCapacity".into(),
-                    message: format!("no {} capacity in {}", o.instance_type, o.zone),
-                });
+                response.errors.push(pool_error(
+                    o,
+                    "InsufficientInstanceCapacity",
+                    format!("no {} capacity in {}", o.instance_type, o.zone),
+                ));
                 continue;
             }
             if self.full_subnets.borrow().contains(&o.subnet_id) {
-                response.errors.push(FleetError {
-                    instance_type: Some(o.instance_type.clone()),
-                    subnet_id: Some(o.subnet_id.clone()),
-                    code: "InsufficientFreeAddressesInSubnet".into(),
-                    message: format!(
+                response.errors.push(pool_error(
+                    o,
+                    "InsufficientFreeAddressesInSubnet",
+                    format!(
                         "There are not enough free addresses in subnet '{}' to satisfy the requested number of instances.",
                         o.subnet_id
                     ),
-                });
+                ));
                 continue;
             }
             let template =
@@ -465,15 +473,14 @@ impl Compute for FakeCloud {
                 match found {
                     Some(r) => r.available -= 1,
                     None => {
-                        response.errors.push(FleetError {
-                            instance_type: Some(o.instance_type.clone()),
-                            subnet_id: Some(o.subnet_id.clone()),
-                            code: "ReservationCapacityExceeded".into(),
-                            message: format!(
+                        response.errors.push(pool_error(
+                            o,
+                            "ReservationCapacityExceeded",
+                            format!(
                                 "capacity reservation {} has no {} capacity left in {}",
                                 target.id, o.instance_type, o.zone
                             ),
-                        });
+                        ));
                         continue;
                     }
                 }

@@ -1594,12 +1594,9 @@ fn an_in_flight_instance_carries_its_zones_id() {
     assert_eq!(placed.pods, ["default/a", "default/b"]);
 }
 
-/// `aws v1.14.1: pkg/cloudprovider/suite_test.go` "should launch instances into subnet with the
-/// most available IP addresses in-between cache refreshes": the launches of one run share the
-/// in-flight IP counts (`Live::inflight_ips`), so a second NodeClaim in the zone takes the
-/// subnet the first one left with the most free IPs.
-#[test]
-fn launches_of_one_run_share_the_in_flight_ips_of_their_subnets() {
+/// A world whose first zone has a second subnet, `subnet-9`, with 99 free IPs (`subnet-0` has
+/// 100).
+fn world_with_a_second_subnet_in_zone_a() -> World {
     let mut world = World::new();
     let extra = crate::cloud::types::Subnet {
         id: "subnet-9".into(),
@@ -1610,6 +1607,16 @@ fn launches_of_one_run_share_the_in_flight_ips_of_their_subnets() {
         .expect("the cloud is not shared yet")
         .subnets
         .push(extra);
+    world
+}
+
+/// `aws v1.14.1: pkg/cloudprovider/suite_test.go` "should launch instances into subnet with the
+/// most available IP addresses in-between cache refreshes": the launches of one run share the
+/// in-flight IP counts (`Live::inflight_ips`), so a second NodeClaim in the zone takes the
+/// subnet the first one left with the most free IPs.
+#[test]
+fn launches_of_one_run_share_the_in_flight_ips_of_their_subnets() {
+    let world = world_with_a_second_subnet_in_zone_a();
     // Two pods needing a 16-CPU node each: two NodeClaims.
     world.pending("a", "15");
     world.pending("b", "15");
@@ -1641,16 +1648,7 @@ fn launches_of_one_run_share_the_in_flight_ips_of_their_subnets() {
 /// subnet is full, is not offered to it (`MarkSubnetUnavailable`).
 #[test]
 fn a_subnet_found_full_is_left_for_the_rest_of_the_run() {
-    let mut world = World::new();
-    let extra = crate::cloud::types::Subnet {
-        id: "subnet-9".into(),
-        available_ips: 99,
-        ..world.cloud.subnets[0].clone()
-    };
-    Rc::get_mut(&mut world.cloud)
-        .expect("the cloud is not shared yet")
-        .subnets
-        .push(extra);
+    let world = world_with_a_second_subnet_in_zone_a();
     world.cloud.subnet_full("subnet-0");
     world.cloud.subnet_full("subnet-1");
     world.pending("a", "15");
