@@ -58,6 +58,8 @@ pub struct FakeCloud {
     /// Pools `(instance type, zone)` answering `InsufficientInstanceCapacity`; a `*` zone
     /// matches every zone.
     pub ice: RefCell<BTreeSet<(String, String)>>,
+    /// Subnets whose pools answer `InsufficientFreeAddressesInSubnet`.
+    pub full_subnets: RefCell<BTreeSet<String>>,
     /// CreateFleet calls whose instance is launched but whose answer is lost (a transport error).
     pub lose_fleet_answers: Cell<u32>,
     counter: CallCounter,
@@ -95,6 +97,11 @@ impl FakeCloud {
             .insert((instance_type.to_string(), zone.to_string()));
     }
 
+    /// Makes CreateFleet pools in `subnet_id` fail with `InsufficientFreeAddressesInSubnet`.
+    pub fn subnet_full(&self, subnet_id: &str) {
+        self.full_subnets.borrow_mut().insert(subnet_id.to_string());
+    }
+
     /// Capacity is back everywhere (what [`FakeCloud::insufficient_capacity`] took away).
     pub fn capacity_back(&self) {
         self.ice.borrow_mut().clear();
@@ -107,6 +114,16 @@ impl FakeCloud {
             Some(e) => Err(e.clone()),
             None => Ok(()),
         }
+    }
+}
+
+/// CreateFleet's error for the pool of override `o`.
+fn pool_error(o: &super::types::FleetOverride, code: &str, message: String) -> FleetError {
+    FleetError {
+        instance_type: Some(o.instance_type.clone()),
+        subnet_id: Some(o.subnet_id.clone()),
+        code: code.into(),
+        message,
     }
 }
 
@@ -416,12 +433,22 @@ impl Compute for FakeCloud {
             if ice.contains(&(o.instance_type.clone(), o.zone.clone()))
                 || ice.contains(&(o.instance_type.clone(), "*".to_string()))
             {
-                response.errors.push(FleetError {
-                    instance_type: Some(o.instance_type.clone()),
-                    subnet_id: Some(o.subnet_id.clone()),
-                    code: "InsufficientInstanceCapacity".into(),
-                    message: format!("no {} capacity in {}", o.instance_type, o.zone),
-                });
+                response.errors.push(pool_error(
+                    o,
+                    "InsufficientInstanceCapacity",
+                    format!("no {} capacity in {}", o.instance_type, o.zone),
+                ));
+                continue;
+            }
+            if self.full_subnets.borrow().contains(&o.subnet_id) {
+                response.errors.push(pool_error(
+                    o,
+                    "InsufficientFreeAddressesInSubnet",
+                    format!(
+                        "There are not enough free addresses in subnet '{}' to satisfy the requested number of instances.",
+                        o.subnet_id
+                    ),
+                ));
                 continue;
             }
             let template =
@@ -446,15 +473,14 @@ impl Compute for FakeCloud {
                 match found {
                     Some(r) => r.available -= 1,
                     None => {
-                        response.errors.push(FleetError {
-                            instance_type: Some(o.instance_type.clone()),
-                            subnet_id: Some(o.subnet_id.clone()),
-                            code: "ReservationCapacityExceeded".into(),
-                            message: format!(
+                        response.errors.push(pool_error(
+                            o,
+                            "ReservationCapacityExceeded",
+                            format!(
                                 "capacity reservation {} has no {} capacity left in {}",
                                 target.id, o.instance_type, o.zone
                             ),
-                        });
+                        ));
                         continue;
                     }
                 }

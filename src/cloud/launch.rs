@@ -182,6 +182,8 @@ pub struct PoolError {
     pub instance_type: String,
     /// Zone.
     pub zone: String,
+    /// Subnet (empty for an error naming no pool).
+    pub subnet_id: String,
     /// Capacity type.
     pub capacity_type: String,
     /// The reservation of a reserved pool.
@@ -192,6 +194,10 @@ pub struct PoolError {
     pub message: String,
 }
 
+/// The fleet error code of a subnet without a free address (`aws v1.14.1: pkg/errors/errors.go`
+/// `InsufficientFreeAddressesInSubnetErrorCode`).
+pub const SUBNET_FULL: &str = "InsufficientFreeAddressesInSubnet";
+
 /// The fleet error codes that mean "no capacity now" (`aws v1.14.1: pkg/errors/errors.go`
 /// `unfulfillableCapacityErrorCodes`).
 pub const UNFULFILLABLE_CAPACITY_CODES: [&str; 8] = [
@@ -200,7 +206,7 @@ pub const UNFULFILLABLE_CAPACITY_CODES: [&str; 8] = [
     "VcpuLimitExceeded",
     "UnfulfillableCapacity",
     "Unsupported",
-    "InsufficientFreeAddressesInSubnet",
+    SUBNET_FULL,
     "MaxFleetCountExceeded",
     "ReservationCapacityExceeded",
 ];
@@ -215,6 +221,14 @@ impl LaunchError {
                 !errors.is_empty() && errors.iter().all(|e| is_permission_code(&e.code))
             }
             _ => false,
+        }
+    }
+
+    /// The pool errors of a launch that found no capacity (none for other errors).
+    pub fn pool_errors(&self) -> &[PoolError] {
+        match self {
+            LaunchError::InsufficientCapacity { errors, .. } => errors,
+            _ => &[],
         }
     }
 
@@ -395,22 +409,49 @@ pub fn subnet_per_zone(subnets: &[Subnet]) -> BTreeMap<String, &Subnet> {
 /// CreateFleet and gives back what the fleet did not use (all of it when the call fails): the
 /// same counts once each launch is done, which is when ours are read. Kept for the run: the
 /// subnets are read once per run, as Karpenter keeps its counts until its next DescribeSubnets.
+///
+/// A subnet CreateFleet answered `InsufficientFreeAddressesInSubnet` for is full for the rest of
+/// the run ([`InflightIps::record_errors`]; `instance.go` → `subnet.go` `UpdateICEdSubnet`: its
+/// count becomes 0, so another subnet of its zone with free IPs is picked; and
+/// `cache/unavailableofferings.go` `MarkSubnetUnavailable`: a zone whose every subnet is full is
+/// offered no more, so its subnets are left out).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InflightIps {
     /// Subnet id → free IPs after this run's launches.
     free: BTreeMap<String, i64>,
+    /// Subnets CreateFleet found without a free address this run.
+    full: BTreeSet<String>,
 }
 
 impl InflightIps {
-    /// `subnets` with each one's free IPs after this run's launches.
+    /// `subnets` with each one's free IPs after this run's launches; the subnets of a zone
+    /// whose every subnet was found full are left out.
     pub fn apply(&self, subnets: &[Subnet]) -> Vec<Subnet> {
+        let zone_full = |zone: &str| {
+            subnets
+                .iter()
+                .filter(|s| s.zone == zone)
+                .all(|s| self.full.contains(&s.id))
+        };
         subnets
             .iter()
+            .filter(|s| !zone_full(&s.zone))
             .map(|s| Subnet {
                 available_ips: self.free.get(&s.id).copied().unwrap_or(s.available_ips),
                 ..s.clone()
             })
             .collect()
+    }
+
+    /// Records a launch's pool errors: a subnet answered `InsufficientFreeAddressesInSubnet` has
+    /// no free IP for the rest of the run (`subnet.go` `UpdateICEdSubnet`).
+    pub fn record_errors(&mut self, errors: &[PoolError]) {
+        for e in errors {
+            if e.code == SUBNET_FULL && !e.subnet_id.is_empty() {
+                self.free.insert(e.subnet_id.clone(), 0);
+                self.full.insert(e.subnet_id.clone());
+            }
+        }
     }
 
     /// Free IPs of a subnet after this run's launches, when one took some.
@@ -668,7 +709,13 @@ fn template_for(
         endpoint: input.cluster.endpoint.clone(),
         ca_bundle: input.cluster.ca_bundle.clone(),
         service_cidr: input.cluster.service_cidr.clone(),
-        cluster_dns: input.cluster.cluster_dns.clone(),
+        // The class's `kubelet.clusterDNS` first, else the cluster's DNS service IP
+        // (`amifamily/resolver.go` `defaultClusterDNS`).
+        cluster_dns: class
+            .kubelet
+            .as_ref()
+            .and_then(|k| k.cluster_dns.first().cloned())
+            .or_else(|| input.cluster.cluster_dns.clone()),
         labels,
         taints: taints.to_vec(),
         max_pods: Some(max_pods),
@@ -1118,6 +1165,7 @@ pub fn launch(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Launched, Launc
                 pool_errors.push(PoolError {
                     instance_type: p.instance_type.clone(),
                     zone: p.zone.clone(),
+                    subnet_id: p.subnet_id.clone(),
                     capacity_type: plan.capacity_type.clone(),
                     reservation: p.reservation.as_ref().map(|r| r.id.clone()),
                     code: e.code.clone(),
@@ -1157,6 +1205,7 @@ pub fn launch(cloud: &impl Compute, plan: &LaunchPlan) -> Result<Launched, Launc
                 pool_errors.push(PoolError {
                     instance_type: String::new(),
                     zone: String::new(),
+                    subnet_id: String::new(),
                     capacity_type: plan.capacity_type.clone(),
                     reservation: None,
                     code: e.code.clone(),
@@ -1992,6 +2041,7 @@ mod tests {
             errors: vec![PoolError {
                 instance_type: "m5.large".into(),
                 zone: "z-a".into(),
+                subnet_id: String::new(),
                 capacity_type: RESERVED.into(),
                 reservation: Some("cr-0a".into()),
                 code: "UnauthorizedOperation".into(),
@@ -2058,6 +2108,7 @@ mod tests {
         let denied = |zone: &str| PoolError {
             instance_type: "m5.large".into(),
             zone: zone.into(),
+            subnet_id: String::new(),
             capacity_type: "on-demand".into(),
             reservation: None,
             code: "UnauthorizedOperation".into(),
@@ -2227,6 +2278,21 @@ mod tests {
         let mut w = world();
         w.cluster.cluster_dns = Some("fd01:99f0:d47b::a".into());
         let t = &plan_of(&w, &c).unwrap().templates[0];
+        assert_eq!(t.network_interfaces[0].primary_ipv6, Some(true));
+        // The cluster's DNS IP is the nodes' cluster DNS unless the class's `kubelet.clusterDNS`
+        // sets one (`resolver.go` `defaultClusterDNS`); the interfaces follow the cluster's
+        // (`launchtemplate.go` `ClusterIPFamily`), whatever the class says.
+        assert!(t
+            .user_data
+            .contains("      clusterDNS:\n      - fd01:99f0:d47b::a\n"));
+        w.class.kubelet = Some(KubeletConfig {
+            cluster_dns: vec!["10.0.0.53".into()],
+            ..KubeletConfig::default()
+        });
+        let t = &plan_of(&w, &c).unwrap().templates[0];
+        assert!(t
+            .user_data
+            .contains("      clusterDNS:\n      - 10.0.0.53\n"));
         assert_eq!(t.network_interfaces[0].primary_ipv6, Some(true));
         // Connection tracking: none unset; the timeouts set; on every EFA interface.
         let t = &recorded(
@@ -2448,5 +2514,125 @@ mod tests {
         w2.subnets = subnets;
         assert!(launch(&cloud, &plan_of(&w2, &c).unwrap()).is_err());
         assert_eq!(inflight, before);
+    }
+
+    /// `aws v1.14.1: pkg/providers/instance/suite_test.go` "should deprioritize subnets on
+    /// subsequent launches after subnet IP exhaustion" (subnets of 50 and 200 free IPs in one
+    /// zone: the first launch goes to the 200-IP one, which answers
+    /// `InsufficientFreeAddressesInSubnet`; the next launch goes to the 50-IP one,
+    /// `subnet.go` `UpdateICEdSubnet`).
+    #[test]
+    fn a_subnet_found_full_is_launched_into_no_more() {
+        let mut w = world();
+        w.subnets = vec![
+            subnet("subnet-1a-1", "z-a", 50),
+            subnet("subnet-1a-2", "z-a", 200),
+        ];
+        let cloud = FakeCloud::new();
+        cloud.subnet_full("subnet-1a-2");
+        let mut inflight = InflightIps::default();
+        let mut chosen = Vec::new();
+        let mut outcomes = Vec::new();
+        for name in ["default-1", "default-2"] {
+            let c = claim(name, &[("m5.large", 0.09)], &["z-a"]);
+            let subnets = inflight.apply(&w.subnets);
+            let p = plan(&LaunchInput {
+                subnets: &subnets,
+                ..input_of(&w, &c)
+            })
+            .unwrap();
+            chosen.push(p.pools[0].subnet_id.clone());
+            match launch(&cloud, &p) {
+                Ok(done) => {
+                    inflight.record_errors(&done.pool_errors);
+                    inflight.launched(&subnets, &p, &w.types, &done.instance);
+                    outcomes.push(done.instance.subnet_id.unwrap_or_default());
+                }
+                Err(e) => {
+                    assert_eq!(e.pool_errors()[0].code, SUBNET_FULL);
+                    inflight.record_errors(e.pool_errors());
+                    outcomes.push(e.pool_errors()[0].subnet_id.clone());
+                }
+            }
+        }
+        assert_eq!(chosen, ["subnet-1a-2", "subnet-1a-1"]);
+        assert_eq!(outcomes, ["subnet-1a-2", "subnet-1a-1"]);
+        // Full: 0 free IPs for the rest of the run, whatever DescribeSubnets said.
+        assert_eq!(inflight.free("subnet-1a-2"), Some(0));
+        // Other codes change nothing.
+        let before = inflight.clone();
+        inflight.record_errors(&[PoolError {
+            instance_type: "m5.large".into(),
+            zone: "z-a".into(),
+            subnet_id: "subnet-1a-1".into(),
+            capacity_type: "on-demand".into(),
+            reservation: None,
+            code: "InsufficientInstanceCapacity".into(),
+            message: String::new(),
+        }]);
+        assert_eq!(inflight, before);
+    }
+
+    /// `aws v1.14.1: pkg/providers/instance/suite_test.go` DescribeTable "should handle subnet IP
+    /// exhaustion correctly" (3 Entries: `cache/unavailableofferings.go` `IsUnavailable` — a
+    /// zone is unavailable once every one of its subnets was found full): the zone's subnets are
+    /// left out of later launches, the other zones keep theirs.
+    #[test]
+    fn a_zone_whose_every_subnet_is_full_is_left_out() {
+        let zones = |subnets: &[Subnet]| -> Vec<(String, String)> {
+            subnet_per_zone(subnets)
+                .into_iter()
+                .map(|(z, s)| (z, s.id.clone()))
+                .collect()
+        };
+        let full = |ids: &[&str]| {
+            let mut inflight = InflightIps::default();
+            let errors: Vec<PoolError> = ids
+                .iter()
+                .map(|id| PoolError {
+                    instance_type: "m5.xlarge".into(),
+                    zone: String::new(),
+                    subnet_id: (*id).into(),
+                    capacity_type: "on-demand".into(),
+                    reservation: None,
+                    code: SUBNET_FULL.into(),
+                    message: String::new(),
+                })
+                .collect();
+            inflight.record_errors(&errors);
+            inflight
+        };
+        let one_each = vec![
+            subnet("subnet-1a-1", "z-a", 10),
+            subnet("subnet-1b-1", "z-b", 10),
+            subnet("subnet-1c-1", "z-c", 10),
+        ];
+        let mut three_in_a = one_each.clone();
+        three_in_a.insert(1, subnet("subnet-1a-2", "z-a", 10));
+        three_in_a.insert(2, subnet("subnet-1a-3", "z-a", 10));
+        let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+            v.iter()
+                .map(|(z, s)| (z.to_string(), s.to_string()))
+                .collect()
+        };
+        // "zone unavailable when 1 subnet gets ICEd with 1 subnet in zone"
+        assert_eq!(
+            zones(&full(&["subnet-1a-1"]).apply(&one_each)),
+            pairs(&[("z-b", "subnet-1b-1"), ("z-c", "subnet-1c-1")])
+        );
+        // "zone available when only 1 subnet gets ICEd with multiple subnets in zone"
+        assert_eq!(
+            zones(&full(&["subnet-1a-1"]).apply(&three_in_a)),
+            pairs(&[
+                ("z-a", "subnet-1a-2"),
+                ("z-b", "subnet-1b-1"),
+                ("z-c", "subnet-1c-1")
+            ])
+        );
+        // "zone unavailable when all subnets in zone get ICEd"
+        assert_eq!(
+            zones(&full(&["subnet-1a-1", "subnet-1a-2", "subnet-1a-3"]).apply(&three_in_a)),
+            pairs(&[("z-b", "subnet-1b-1"), ("z-c", "subnet-1c-1")])
+        );
     }
 }

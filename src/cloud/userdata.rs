@@ -218,6 +218,16 @@ pub fn render(family: Family, b: &Bootstrap) -> Result<String, UserDataError> {
     }
 }
 
+/// Whether a cluster DNS address is IPv4; anything else makes AL2's bootstrap IPv6 (`aws v1.14.1:
+/// pkg/providers/amifamily/bootstrap/eksbootstrap.go` `isIPv6`: `ParseIP(…).To4() == nil`).
+fn is_ipv4(dns: &str) -> bool {
+    match dns.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(_)) => true,
+        Ok(std::net::IpAddr::V6(v6)) => v6.to_ipv4_mapped().is_some(),
+        Err(_) => false,
+    }
+}
+
 /// The AL2 bootstrap script.
 pub fn al2_script(b: &Bootstrap) -> String {
     let mut s = String::from(
@@ -229,6 +239,9 @@ pub fn al2_script(b: &Bootstrap) -> String {
         b.cluster_name, b.endpoint, b.ca_bundle
     );
     if let Some(dns) = &b.cluster_dns {
+        if !is_ipv4(dns) {
+            s.push_str(" \\\n--ip-family ipv6");
+        }
         let _ = write!(s, " \\\n--dns-cluster-ip '{dns}'");
     }
     let mut extra = kubelet_flags(b)
@@ -329,19 +342,49 @@ pub fn mime_parts(custom: &str) -> Vec<(String, String)> {
                     .then(|| v.trim().to_string())
             })
             .unwrap_or_else(|| "text/plain".into());
-        parts.push((kind, body.trim_end_matches(['\r', '\n']).to_string()));
+        // The line break before the next delimiter is the delimiter's (Go's `multipart`).
+        let body = body
+            .strip_suffix("\r\n")
+            .or_else(|| body.strip_suffix('\n'))
+            .unwrap_or(body);
+        parts.push((kind, body.to_string()));
     }
     parts
 }
 
-/// A MIME multipart: the class's parts first, then Karpenter's.
+/// The parts a class's `userData` gives a MIME user data: its parts when it starts as a MIME
+/// archive (`MIME-Version:` or `Content-Type:`), else itself as one part — on AL2 a shell
+/// script (`aws v1.14.1: pkg/providers/amifamily/bootstrap/eksbootstrap.go` `mimeify`), on
+/// AL2023 (`nodeadm`) a NodeConfig when it reads as a YAML mapping (or as nothing: Go's
+/// `yaml.Unmarshal` into a map accepts a null document), else a shell script (`nodeadm.go`
+/// `parseUserData`).
+fn class_parts(custom: &str, nodeadm: bool) -> Vec<(String, String)> {
+    let head = custom.trim_start();
+    if head.starts_with("MIME-Version:") || head.starts_with("Content-Type:") {
+        return mime_parts(custom);
+    }
+    let node_config = nodeadm
+        && serde_saphyr::from_str::<serde_json::Value>(custom)
+            .is_ok_and(|v| v.is_object() || v.is_null());
+    let kind = if node_config {
+        "application/node.eks.aws"
+    } else {
+        "text/x-shellscript; charset=\"us-ascii\""
+    };
+    vec![(kind.to_string(), custom.to_string())]
+}
+
+/// A MIME multipart: the class's parts first ([`class_parts`]), then Karpenter's.
 fn mime(custom: Option<&str>, kind: &str, body: &str) -> String {
-    let mut parts = custom.map(mime_parts).unwrap_or_default();
-    parts.push((kind.to_string(), body.trim_end().to_string()));
+    let nodeadm = kind == "application/node.eks.aws";
+    let mut parts = custom.map(|c| class_parts(c, nodeadm)).unwrap_or_default();
+    // The class's parts verbatim, each followed by the delimiter's line break (Go's
+    // `multipart.Writer`, `mime.Archive.Serialize`); Karpenter's ends in one line break.
+    parts.push((kind.to_string(), format!("{}\n", body.trim_end())));
     let mut s =
         format!("MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"{BOUNDARY}\"\n\n");
     for (kind, body) in parts {
-        let _ = write!(s, "--{BOUNDARY}\nContent-Type: {kind}\n\n{body}\n\n");
+        let _ = write!(s, "--{BOUNDARY}\nContent-Type: {kind}\n\n{body}\n");
     }
     let _ = writeln!(s, "--{BOUNDARY}--");
     s
@@ -572,6 +615,117 @@ mod tests {
         let got = render(Family::Al2, &sample()).unwrap();
         let want = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: text/x-shellscript; charset=\"us-ascii\"\n\n#!/bin/bash -xe\nexec > >(tee /var/log/user-data.log|logger -t user-data -s 2>/dev/console) 2>&1\n/etc/eks/bootstrap.sh 'test-cluster' --apiserver-endpoint 'https://example.eks.amazonaws.com' --b64-cluster-ca 'Q0E=' \\\n--use-max-pods false \\\n--kubelet-extra-args '--node-labels=\"karpenter.sh/capacity-type=on-demand,karpenter.sh/nodepool=default,team=a\" --register-with-taints=\"dedicated=gpu:NoSchedule\" --max-pods=58'\n\n--//--\n";
         assert_eq!(got, want);
+    }
+
+    /// `aws v1.14.1: pkg/providers/amifamily/bootstrap/mime/suite_test.go` "should successfully
+    /// parse a valid MIME archive" (two parts, their types and contents: `test_data/nodeconfig.txt`
+    /// and `shell.txt` exactly) and "should
+    /// successfully serialize a MIME archive" (byte for byte `test_data/mime_valid.txt`): a class's
+    /// archive holding the NodeConfig, merged before a shell-script part, renders exactly
+    /// upstream's archive of the two.
+    #[test]
+    fn mime_archives_parse_and_serialize_as_upstreams() {
+        let nodeconfig = "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: test-cluster\n    apiServerEndpoint: https://example.com\n    certificateAuthority: ca-bundle\n    cidr: 10.100.0.0/16\n  kubelet:\n    config:\n      maxPods: 42\n      systemReserved:\n        cpu: 100m\n        memory: 100Mi\n        ephemeral-storage: 1Gi\n    flags:\n      - --node-labels \"foo=bar\"\n  containerd:\n    config: |\n      [plugins.\"io.containerd.grpc.v1.cri\".containerd]\n      discard_unpacked_layers = false\n";
+        let shell = "#!/bin/bash\necho \"I'm a shell script!\"\n";
+        let header = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n";
+        let valid = format!(
+            "{header}--//\nContent-Type: application/node.eks.aws\n\n{nodeconfig}\n--//\nContent-Type: text/x-shellscript; charset=\"us-ascii\"\n\n{shell}\n--//--\n"
+        );
+        assert_eq!(
+            mime_parts(&valid),
+            [
+                (
+                    "application/node.eks.aws".to_string(),
+                    nodeconfig.to_string()
+                ),
+                (
+                    "text/x-shellscript; charset=\"us-ascii\"".to_string(),
+                    shell.to_string()
+                ),
+            ]
+        );
+        let class_archive = format!(
+            "{header}--//\nContent-Type: application/node.eks.aws\n\n{nodeconfig}\n--//--\n"
+        );
+        assert_eq!(
+            mime(
+                Some(&class_archive),
+                "text/x-shellscript; charset=\"us-ascii\"",
+                shell
+            ),
+            valid
+        );
+    }
+
+    /// A class's `userData` that is no MIME archive is one part: on AL2 a shell script
+    /// (`eksbootstrap.go` `mimeify`); on AL2023 a NodeConfig when it reads as a YAML mapping —
+    /// whatever its kind, a `#cloud-config` too — or as an empty document, else a shell script
+    /// (`nodeadm.go` `parseUserData`). An archive must start as one (`MIME-Version:` /
+    /// `Content-Type:`); its parts are kept verbatim.
+    #[test]
+    fn a_class_user_data_is_typed_as_its_family_reads_it() {
+        let shell = "text/x-shellscript; charset=\"us-ascii\"";
+        let node = "application/node.eks.aws";
+        for (custom, al2023) in [
+            ("#!/bin/bash\necho hello\n", shell),
+            (
+                "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec: {}\n",
+                node,
+            ),
+            ("#cloud-config\nruncmd: [echo hi]\n", node),
+            ("#!/bin/bash\n# only a comment\n", node),
+        ] {
+            assert_eq!(
+                class_parts(custom, true),
+                [(al2023.to_string(), custom.to_string())],
+                "{custom}"
+            );
+            assert_eq!(
+                class_parts(custom, false),
+                [(shell.to_string(), custom.to_string())],
+                "{custom}"
+            );
+        }
+        // A part without a final line break is kept so: the delimiter brings its own.
+        let got = mime(Some("echo hi"), shell, "#!/bin/bash\n");
+        assert!(got.contains("\n\necho hi\n--//\n"), "{got}");
+    }
+
+    /// `aws v1.14.1: pkg/providers/launchtemplate/suite_test.go` "should specify clusterDNS when
+    /// running in an ipv6 cluster" / "… ipv4 cluster" (AL2023's NodeConfig `clusterDNS`),
+    /// Bottlerocket "should pass ClusterDNSIP when discovered" (`cluster-dns-ip`), and AL2's
+    /// `--ip-family ipv6` before `--dns-cluster-ip` for an IPv6 address (`eksbootstrap.go`
+    /// `eksBootstrapScript`, `isIPv6`).
+    #[test]
+    fn the_cluster_dns_reaches_every_family_and_an_ipv6_one_makes_al2_ipv6() {
+        let mut b = sample();
+        for (dns, ipv6) in [
+            ("fd4b:121b:812b::a", true),
+            ("10.0.100.10", false),
+            ("::ffff:10.0.100.10", false),
+            ("not-an-ip", true),
+        ] {
+            b.cluster_dns = Some(dns.into());
+            let al2 = al2_script(&b);
+            let family = if ipv6 { " \\\n--ip-family ipv6" } else { "" };
+            assert!(
+                al2.contains(&format!(
+                    "--b64-cluster-ca 'Q0E='{family} \\\n--dns-cluster-ip '{dns}' \\\n--use-max-pods false"
+                )),
+                "{dns}: {al2}"
+            );
+            assert!(nodeconfig(&b).contains(&format!(
+                "  kubelet:\n    config:\n      clusterDNS:\n      - {dns}\n      maxPods: 58\n"
+            )));
+            let toml = render(Family::Bottlerocket, &b).unwrap();
+            assert!(
+                toml.contains(&format!("cluster-dns-ip = \"{dns}\"")),
+                "{toml}"
+            );
+        }
+        b.cluster_dns = None;
+        assert!(!al2_script(&b).contains("--ip-family"));
+        assert!(!nodeconfig(&b).contains("clusterDNS"));
     }
 
     #[test]

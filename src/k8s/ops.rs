@@ -246,6 +246,30 @@ pub fn server_version(c: &dyn Cluster) -> Result<String, ClusterError> {
         })
 }
 
+/// Where the cluster's DNS Service is (`aws v1.14.1: pkg/operator/operator.go` `KubeDNSIP`).
+pub const KUBE_DNS_PATH: &str = "/api/v1/namespaces/kube-system/services/kube-dns";
+
+/// The ClusterIP of the `kube-dns` Service in `kube-system`, which Karpenter reads once at start
+/// (`aws v1.14.1: pkg/operator/operator.go` `KubeDNSIP`): the nodes' cluster DNS, and an IPv6
+/// one makes the cluster IPv6. `None` when the Service is absent or its ClusterIP is no IP
+/// address (`None`, headless) — Karpenter then goes on without one, as the caller does.
+pub fn kube_dns_ip(c: &dyn Cluster) -> Result<Option<std::net::IpAddr>, ClusterError> {
+    #[derive(Deserialize)]
+    struct Service {
+        #[serde(default)]
+        spec: Spec,
+    }
+    #[derive(Deserialize, Default)]
+    struct Spec {
+        #[serde(default, rename = "clusterIP")]
+        cluster_ip: Option<String>,
+    }
+    let service: Option<Service> = get(c, KUBE_DNS_PATH)?;
+    Ok(service
+        .and_then(|s| s.spec.cluster_ip)
+        .and_then(|ip| ip.parse().ok()))
+}
+
 /// The resources served at `group/version` (`karpenter.sh/v1`), `None` when the group version
 /// is not served.
 pub fn served_resources(

@@ -51,6 +51,8 @@ pub struct Live<'a, C, P, K: ?Sized> {
     pub unavailable_reservations: BTreeMap<String, i64>,
     /// The free IPs this run's launches took from their subnets (`cloud::launch::InflightIps`).
     pub inflight_ips: InflightIps,
+    /// Whether the cluster's DNS Service was read ([`Live::read_cluster_dns`]).
+    dns_read: bool,
 }
 
 /// How long a reservation marked unavailable stays so: Karpenter caches each reservation query
@@ -94,6 +96,30 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             default_profile: None,
             unavailable_reservations: BTreeMap::new(),
             inflight_ips: InflightIps::default(),
+            dns_read: false,
+        }
+    }
+
+    /// Reads the cluster's DNS service IP into [`Live::info`] once per run, before the first
+    /// launch, as Karpenter reads it at start (`aws v1.14.1: pkg/operator/operator.go`
+    /// `KubeDNSIP`): the nodes' cluster DNS in their user data (unless the class's
+    /// `kubelet.clusterDNS` sets one, `amifamily/resolver.go` `defaultClusterDNS`), and an IPv6
+    /// address makes the launch templates' interfaces IPv6 (`launchtemplate.go`
+    /// `ClusterIPFamily`) and AL2's bootstrap `--ip-family ipv6`. No Service (or no IP in it):
+    /// none, IPv4, as Karpenter. A Service that cannot be read is the same, and the returned
+    /// warning says so (Karpenter only logs it).
+    pub fn read_cluster_dns(&mut self) -> Option<String> {
+        if std::mem::replace(&mut self.dns_read, true) || self.info.cluster_dns.is_some() {
+            return None;
+        }
+        match ops::kube_dns_ip(self.cluster) {
+            Ok(ip) => {
+                self.info.cluster_dns = ip.map(|ip| ip.to_string());
+                None
+            }
+            Err(e) => Some(format!(
+                "the cluster DNS service kube-system/kube-dns could not be read ({e}): the nodes launched get their AMI's default cluster DNS and IPv4 network interfaces"
+            )),
         }
     }
 

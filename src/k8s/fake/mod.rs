@@ -148,6 +148,7 @@ const BUILT_IN: &[(&str, &[&str])] = &[
             "persistentvolumes",
             "persistentvolumeclaims",
             "events",
+            "services",
         ],
     ),
     (

@@ -179,6 +179,11 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     ) -> Result<Launches, CommandError> {
         let mut out = Launches::default();
         self.resolve_classes(classes, plan, input)?;
+        if !plan.node_claims.is_empty() {
+            if let Some(warning) = self.read_cluster_dns() {
+                events.emit(Event::Warning(warning));
+            }
+        }
         for claim in &plan.node_claims {
             let Some(pool_input) = input.pools.iter().find(|p| p.pool.name == claim.node_pool)
             else {
@@ -207,6 +212,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             .and_then(|p| launch::launch(self.cloud, &p).map(|done| (p, done)));
             match result {
                 Ok((planned, done)) => {
+                    self.inflight_ips.record_errors(&done.pool_errors);
                     if !done.adopted {
                         self.inflight_ips
                             .launched(&subnets, &planned, &types, &done.instance);
@@ -239,6 +245,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                     out.launched.push(launched);
                 }
                 Err(error) => {
+                    // `UpdateICEdSubnet`: a full subnet is not launched into again this run.
+                    self.inflight_ips.record_errors(error.pool_errors());
                     // `MarkUnavailable`: planned around from the next plan on.
                     let now = self.clock.now();
                     self.unavailable_reservations.extend(

@@ -1601,12 +1601,9 @@ fn an_in_flight_instance_carries_its_zones_id() {
     assert_eq!(placed.pods, ["default/a", "default/b"]);
 }
 
-/// `aws v1.14.1: pkg/cloudprovider/suite_test.go` "should launch instances into subnet with the
-/// most available IP addresses in-between cache refreshes": the launches of one run share the
-/// in-flight IP counts (`Live::inflight_ips`), so a second NodeClaim in the zone takes the
-/// subnet the first one left with the most free IPs.
-#[test]
-fn launches_of_one_run_share_the_in_flight_ips_of_their_subnets() {
+/// A world whose first zone has a second subnet, `subnet-9`, with 99 free IPs (`subnet-0` has
+/// 100).
+fn world_with_a_second_subnet_in_zone_a() -> World {
     let mut world = World::new();
     let extra = crate::cloud::types::Subnet {
         id: "subnet-9".into(),
@@ -1617,6 +1614,16 @@ fn launches_of_one_run_share_the_in_flight_ips_of_their_subnets() {
         .expect("the cloud is not shared yet")
         .subnets
         .push(extra);
+    world
+}
+
+/// `aws v1.14.1: pkg/cloudprovider/suite_test.go` "should launch instances into subnet with the
+/// most available IP addresses in-between cache refreshes": the launches of one run share the
+/// in-flight IP counts (`Live::inflight_ips`), so a second NodeClaim in the zone takes the
+/// subnet the first one left with the most free IPs.
+#[test]
+fn launches_of_one_run_share_the_in_flight_ips_of_their_subnets() {
+    let world = world_with_a_second_subnet_in_zone_a();
     // Two pods needing a 16-CPU node each: two NodeClaims.
     world.pending("a", "15");
     world.pending("b", "15");
@@ -1638,4 +1645,166 @@ fn launches_of_one_run_share_the_in_flight_ips_of_their_subnets() {
         .collect();
     assert_eq!(subnet_in_zone, ["subnet-0", "subnet-9"]);
     assert!(live.inflight_ips.free("subnet-0").is_some_and(|n| n < 99));
+}
+
+/// `aws v1.14.1: pkg/providers/instance/suite_test.go` "should deprioritize subnets on
+/// subsequent launches after subnet IP exhaustion" and "should handle subnet IP exhaustion
+/// correctly" through a run's launches: the first NodeClaim's CreateFleet finds `subnet-0` (zone
+/// a's 100-IP subnet) and `subnet-1` (zone b's only one) without a free address and fails; the
+/// second launches into zone a's other subnet (`UpdateICEdSubnet`), and zone b, whose every
+/// subnet is full, is not offered to it (`MarkSubnetUnavailable`).
+#[test]
+fn a_subnet_found_full_is_left_for_the_rest_of_the_run() {
+    let world = world_with_a_second_subnet_in_zone_a();
+    world.cloud.subnet_full("subnet-0");
+    world.cloud.subnet_full("subnet-1");
+    world.pending("a", "15");
+    world.pending("b", "15");
+    let mut live = world.live();
+    let (_, launches) = provision(&mut live, &mut |_| {});
+    assert_eq!((launches.failed.len(), launches.launched.len()), (1, 1));
+    let requests = world.cloud.fleet_requests.borrow();
+    let subnets: Vec<Vec<String>> = requests
+        .iter()
+        .map(|r| {
+            let mut ids: Vec<String> = r
+                .configs
+                .iter()
+                .flat_map(|(_, o)| o.iter().map(|o| o.subnet_id.clone()))
+                .collect();
+            ids.sort();
+            ids.dedup();
+            ids
+        })
+        .collect();
+    assert_eq!(
+        subnets.last().map(Vec::as_slice),
+        Some(["subnet-9".to_string()].as_slice())
+    );
+    assert!(subnets[0].contains(&"subnet-0".to_string()));
+    assert_eq!(
+        launches.launched[0].zone,
+        crate::usecases::testing::ZONES[0]
+    );
+    assert_eq!(live.inflight_ips.free("subnet-1"), Some(0));
+}
+
+/// The kube-dns Service of the cluster the tests put.
+fn kube_dns(cluster_ip: &str) -> serde_json::Value {
+    json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "kube-dns", "namespace": "kube-system"},
+        "spec": {"clusterIP": cluster_ip}})
+}
+
+/// Provisions two 15-CPU pods; the warnings said, and the templates made.
+fn provision_two(world: &World) -> (TestLive<'_>, Vec<String>) {
+    world.pending("a", "15");
+    world.pending("b", "15");
+    let mut live = world.live();
+    let mut warnings = Vec::new();
+    let (_, launches) = provision(&mut live, &mut |e| {
+        if let Event::Warning(w) = e {
+            warnings.push(w);
+        }
+    });
+    assert_eq!(launches.launched.len(), 2);
+    (live, warnings)
+}
+
+/// `aws v1.14.1: pkg/operator/operator.go` `KubeDNSIP` (read once at start) with
+/// `pkg/providers/launchtemplate/suite_test.go` "should specify clusterDNS when running in an
+/// ipv6 cluster", "Networking › should set Primary IPv6 as true and provision a IPv6 address" and
+/// "should select correct ipFamily based on DNS ip" (DNS has ipv6 address): a live run reads
+/// `kube-system/kube-dns` once, before its first launch; its IPv6 ClusterIP is the nodes' cluster
+/// DNS and makes every template's primary interface IPv6 (a primary IPv6, one IPv6 address).
+#[test]
+fn an_ipv6_kube_dns_makes_the_launches_ipv6() {
+    let world = World::new();
+    world.cluster.put(kube_dns("fd01:99f0:d47b::a"));
+    let (live, warnings) = provision_two(&world);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(live.info.cluster_dns.as_deref(), Some("fd01:99f0:d47b::a"));
+    let templates = world.cloud.templates.borrow();
+    assert!(!templates.is_empty());
+    for t in templates.values() {
+        let primary = &t.network_interfaces[0];
+        assert_eq!(
+            (primary.primary_ipv6, primary.ipv6_address_count),
+            (Some(true), Some(1)),
+            "{}",
+            t.name
+        );
+        assert!(t
+            .user_data
+            .contains("      clusterDNS:\n      - fd01:99f0:d47b::a\n"));
+    }
+    let reads = world
+        .cluster
+        .requests()
+        .iter()
+        .filter(|r| r.path == crate::k8s::ops::KUBE_DNS_PATH)
+        .count();
+    assert_eq!(reads, 1, "read once per run");
+}
+
+/// The same with an IPv4 kube-dns ("should specify clusterDNS when running in an ipv4
+/// cluster", "DNS has ipv4 address"), without the Service (Karpenter goes on without an IP: no
+/// cluster DNS, IPv4), and with the Service unreadable (the same, said once).
+#[test]
+fn an_ipv4_absent_or_unreadable_kube_dns_launches_ipv4() {
+    let ipv4 = |world: &World| {
+        for t in world.cloud.templates.borrow().values() {
+            let primary = &t.network_interfaces[0];
+            assert_eq!(
+                (primary.primary_ipv6, primary.ipv6_address_count),
+                (None, None)
+            );
+        }
+    };
+    let world = World::new();
+    world.cluster.put(kube_dns("10.100.0.10"));
+    let (live, warnings) = provision_two(&world);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(live.info.cluster_dns.as_deref(), Some("10.100.0.10"));
+    ipv4(&world);
+    for t in world.cloud.templates.borrow().values() {
+        assert!(t
+            .user_data
+            .contains("      clusterDNS:\n      - 10.100.0.10\n"));
+    }
+
+    let world = World::new();
+    world.cluster.put(kube_dns("None"));
+    let (live, warnings) = provision_two(&world);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(live.info.cluster_dns, None, "a headless Service has no IP");
+    ipv4(&world);
+
+    let world = World::new();
+    let (live, warnings) = provision_two(&world);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    assert_eq!(live.info.cluster_dns, None);
+    ipv4(&world);
+    for t in world.cloud.templates.borrow().values() {
+        assert!(!t.user_data.contains("clusterDNS"));
+    }
+
+    let world = World::new();
+    world.cluster.put(kube_dns("fd01:99f0:d47b::a"));
+    world.cluster.fail_with(
+        crate::k8s::Method::Get,
+        crate::k8s::ops::KUBE_DNS_PATH,
+        1,
+        403,
+        "services \"kube-dns\" is forbidden: User \"operator\" cannot get resource \"services\" in API group \"\" in the namespace \"kube-system\"",
+    );
+    let (live, warnings) = provision_two(&world);
+    assert_eq!(live.info.cluster_dns, None);
+    ipv4(&world);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("the cluster DNS service kube-system/kube-dns could not be read (GET /api/v1/namespaces/kube-system/services/kube-dns: 403 services \"kube-dns\" is forbidden"),
+        "{}",
+        warnings[0]
+    );
 }
