@@ -35,9 +35,9 @@ mod soak;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod tests_registration;
-#[cfg(test)]
 mod tests_controller_gates;
+#[cfg(test)]
+mod tests_registration;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
