@@ -527,6 +527,11 @@ impl<S: Simulator> Engine<S> {
             After::Seconds(s) => s,
         };
         let claim = self.c.nodes[c.node].claim.as_ref().expect("managed");
+        if claim.consolidatable_false && self.c.release == Release::V1_14 {
+            return Err(Reason::NotConsolidatable {
+                claim: claim.name.clone(),
+            });
+        }
         let since = claim
             .last_pod_event
             .or(claim.initialized_at)
