@@ -44,4 +44,5 @@ mod support;
 mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;
+mod upstream_disruption_binary;
 mod upstream_e2e_disruption;
