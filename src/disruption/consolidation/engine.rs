@@ -370,11 +370,11 @@ impl<S: Simulator> Engine<S> {
         let mut counted = vec![0u32; pools];
         let mut disrupting = vec![0u32; pools];
         for (i, n) in self.c.nodes.iter().enumerate() {
-            let (Some(p), Some(_)) = (n.pool, &n.claim) else {
+            let (Some(p), Some(claim)) = (n.pool, &n.claim) else {
                 continue;
             };
             let node = self.c.node(i);
-            if !node.initialized || n.status == Status::Gone {
+            if !node.initialized || n.status == Status::Gone || claim.instance_terminating {
                 continue;
             }
             counted[p] += 1;

@@ -118,6 +118,11 @@ pub struct ClaimFacts {
     /// (emptiness_test.go "should ignore nodes with the consolidatable status condition set to
     /// false").
     pub consolidatable_false: bool,
+    /// v1: the NodeClaim's `InstanceTerminating` condition is True (its instance was deleted):
+    /// the budgets count it neither among the pool's nodes nor as disrupting
+    /// (`helpers.go BuildDisruptionBudgetMapping`; suite_test.go "should not consider nodes that
+    /// have the terminating status condition as part of disruption count").
+    pub instance_terminating: bool,
 }
 
 /// A pod bound to a node, with the facts disruption reads beyond the slim pod.

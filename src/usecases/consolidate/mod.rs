@@ -441,6 +441,7 @@ fn claim_facts(claim: &NodeClaim, node: &Node) -> ClaimFacts {
         }),
         consolidatable_false: claim.conditions.get("Consolidatable").map(String::as_str)
             == Some("False"),
+        instance_terminating: claim.true_since.contains_key("InstanceTerminating"),
     }
 }
 
