@@ -1783,3 +1783,264 @@ fn candidates_pdbs_on_daemonset_pods_and_multiple_pdbs() {
     let r = sc.run("cand-two-pdbs");
     assert_eq!(r.of("n0"), "none", "{:#}", r.doc);
 }
+
+// ---------------------------------------------------------------------------------------------
+// suite_test.go › disruption count (BuildDisruptionBudgetMapping), seen through emptiness
+// ---------------------------------------------------------------------------------------------
+
+/// Ten empty nodes of a pool whose one budget is `budget`, initialized now (under no window).
+fn ten_empty(budget: &str) -> Sc {
+    let mut sc = ten_nodes(budget);
+    sc.disruption("default")["consolidationPolicy"] = json!("WhenEmpty");
+    sc
+}
+
+/// How many nodes the first pass's emptiness command deletes (the budget mapping of one
+/// reconcile; later passes count those as disrupting).
+fn deleted(r: &Report) -> usize {
+    r.actions()
+        .iter()
+        .filter(|a| a["pass"] == 1 && a["method"] == "emptiness")
+        .map(|a| a["nodes"].as_array().unwrap().len())
+        .sum()
+}
+
+/// "should not consider nodes that are not managed as part of disruption count" (an unmanaged
+/// node beside ten: 50 % is still 5), "… not initialized …" (an eleventh node, not initialized:
+/// still 5, and it is no candidate), "should consider not ready nodes to the disruption count"
+/// (two NotReady: 5 − 2 = 3), "should consider nodes with a deletion timestamp set … to the
+/// disruption count" (one deleting: 5 − 1 = 4), "should not consider nodes that have the
+/// terminating status condition as part of disruption count" (one deleting with
+/// `InstanceTerminating`: 9 counted, ⌈4.5⌉ = 5, none disrupting).
+#[test]
+fn budgets_count_what_karpenter_counts() {
+    let mut sc = ten_empty("50%");
+    sc.push(json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": "unmanaged", "labels": {"kubernetes.io/hostname": "unmanaged"}},
+        "spec": {"providerID": "aws:///test-zone-1/i-unmanaged"},
+        "status": {"conditions": [{"type": "Ready", "status": "True"}],
+                   "allocatable": {"cpu": "32", "pods": "100"}}}));
+    assert_eq!(deleted(&sc.run("count-unmanaged")), 5);
+
+    let mut sc = ten_empty("50%");
+    sc.node("n10", MOST).drop_condition("n10", "Initialized");
+    for o in ["Node", "NodeClaim"] {
+        let name = if o == "Node" { "n10" } else { "n10-claim" };
+        sc.find(o, name)["metadata"]["labels"]
+            .as_object_mut()
+            .unwrap()
+            .remove("karpenter.sh/initialized");
+    }
+    let r = sc.run("count-uninit");
+    assert_eq!(deleted(&r), 5, "{:#}", r.doc);
+    assert_eq!(r.of("n10"), "none");
+
+    let mut sc = ten_empty("50%");
+    for n in ["n0", "n1"] {
+        sc.node_obj(n)["status"]["conditions"] = json!([{"type": "Ready", "status": "False"}]);
+    }
+    let r = sc.run("count-not-ready");
+    assert_eq!(deleted(&r), 3, "{:#}", r.doc);
+
+    let mut sc = ten_empty("50%");
+    sc.claim("n0")["metadata"]["deletionTimestamp"] = json!(NOW);
+    sc.claim("n0")["metadata"]["finalizers"] = json!(["karpenter.sh/termination"]);
+    let r = sc.run("count-deleting");
+    assert_eq!(deleted(&r), 4, "{:#}", r.doc);
+
+    let mut sc = ten_empty("50%");
+    sc.claim("n0")["metadata"]["deletionTimestamp"] = json!(NOW);
+    sc.claim("n0")["metadata"]["finalizers"] = json!(["karpenter.sh/termination"]);
+    sc.condition("n0", "InstanceTerminating", "True", NOW);
+    let r = sc.run("count-terminating");
+    assert_eq!(deleted(&r), 5, "{:#}", r.doc);
+}
+
+/// drift_test.go "should disrupt 3 nodes, taking into account commands in progress": ten nodes,
+/// the first five drifted with a 1-CPU pod, a 30 % budget: three drift, one per pass, each
+/// counting against the next.
+#[test]
+fn drift_budget_counts_commands_in_progress() {
+    let mut sc = drift_pool();
+    sc.disruption("default")["budgets"] = json!([{ "nodes": "30%" }]);
+    sc.nodes(10, MOST);
+    for i in 0..10 {
+        let n = format!("n{i}");
+        // Initialized now: under the pool's consolidateAfter (1h), no emptiness.
+        sc.condition(&n, "Initialized", "True", NOW);
+        sc.drop_condition(&n, "Consolidatable");
+        if i < 5 {
+            sc.drifted(&n, EARLIER);
+            sc.pod(&format!("p{i}"), &n, "1");
+        }
+    }
+    let r = sc.run("drift-in-progress");
+    let drifting: Vec<_> = r
+        .actions()
+        .iter()
+        .filter(|a| a["method"] == "drift")
+        .collect();
+    assert_eq!(drifting.len(), 3, "{:#}", r.doc);
+    assert_eq!(r.disrupted(), 3, "{:#}", r.doc);
+    let passes: Vec<_> = drifting
+        .iter()
+        .map(|a| a["pass"].as_i64().unwrap())
+        .collect();
+    assert_eq!(passes, [1, 2, 3], "one command per pass");
+}
+
+/// consolidation_test.go "does not delete nodes with pod churn, deletes nodes without pod
+/// churn" (`WithEmptinessChurn`): consolidateAfter 30s; n0's NodeClaim had a pod event 10 s
+/// ago (`status.lastPodEventTime`), n1's none since initialization: only n1 goes.
+#[test]
+fn emptiness_waits_out_pod_churn() {
+    let mut sc = Sc::new();
+    sc.disruption("default")["consolidateAfter"] = json!("30s");
+    sc.nodes(2, LEAST);
+    sc.claim("n0")["status"]["lastPodEventTime"] = json!("2024-06-24T11:59:50Z");
+    sc.drop_condition("n0", "Consolidatable");
+    let r = sc.run("churn");
+    r.expect(&[("n1", "delete/emptiness")]);
+    r.left_because("n0", &["consolidateAfter 30s", "20s left"]);
+}
+
+/// singlenodeconsolidation_test.go "should sort candidates by savings ratio with different
+/// disruption costs", from manifests (`controller.kubernetes.io/pod-deletion-cost`, pod
+/// priority): three nodes of one type, the pool held to it, a 10-CPU pod each; the two cheapest
+/// to disrupt go (their pods fit on the third), the costliest stays.
+#[test]
+fn candidates_go_by_disruption_cost_from_pod_annotations() {
+    let mut sc = Sc::new();
+    sc.pool("default")["spec"]["template"]["spec"]["requirements"] = json!([
+        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [MOST]}]);
+    sc.nodes(3, MOST);
+    for (i, cost, priority) in [(0, "1000000000", 1_000_000), (1, "0", 0), (2, "-1000", 0)] {
+        sc.pod(&format!("p{i}"), &format!("n{i}"), "10");
+        let p = sc.pod_mut(&format!("p{i}"));
+        p["metadata"]["annotations"]["controller.kubernetes.io/pod-deletion-cost"] = json!(cost);
+        p["spec"]["priority"] = json!(priority);
+    }
+    let r = sc.run("cost-order");
+    r.expect(&[
+        ("n2", "delete/multi"),
+        ("n1", "delete/multi"),
+        ("n0", "none"),
+    ]);
+    assert_eq!(r.actions()[0]["nodes"], json!(["n2", "n1"]), "{:#}", r.doc);
+}
+
+/// consolidation_test.go "cannot replace spot with spot if it is part of the 15 cheapest
+/// instance types.": the first 20 assorted types (1 CPU, 1 GiB), the first made spot at
+/// 0.001; the node is the second spot type: one cheaper option only.
+#[test]
+fn replace_spot_to_spot_not_for_one_of_the_fifteen_cheapest() {
+    let mut types = Vec::new();
+    for (zone, ct) in [
+        ("test-zone-1", "spot"),
+        ("test-zone-1", "on-demand"),
+        ("test-zone-2", "spot"),
+        ("test-zone-2", "on-demand"),
+        ("test-zone-3", "spot"),
+    ] {
+        for os_arch in [
+            "amd64-linux",
+            "arm64-linux",
+            "amd64-windows",
+            "arm64-windows",
+        ] {
+            types.push(fake_type(
+                &format!("1-cpu-1-mem-{os_arch}-{zone}-{ct}"),
+                1,
+                1,
+                vec![offering(zone, ct, fake_price(1, 1), true)],
+            ));
+        }
+    }
+    types[0]["offerings"][0]["price"] = json!(0.001);
+    let node_type = "1-cpu-1-mem-arm64-linux-test-zone-1-spot";
+    let mut sc = Sc::new().catalog(json!({ "instanceTypes": types }));
+    sc.node("n0", node_type).pod("p0", "n0", "");
+    sc.run("s2s-cheapest").left_because("n0", &["15"]);
+}
+
+/// consolidation_test.go DescribeTable "can replace nodes if another nodePool returns no
+/// instance types" (both Entries): a second pool that no type satisfies.
+#[test]
+fn replace_beside_a_pool_without_instance_types() {
+    for (tag, it) in [
+        ("rep-empty-pool-od", MOST),
+        ("rep-empty-pool-spot", MOST_SPOT),
+    ] {
+        let mut sc = Sc::new();
+        let mut other = pool("no-types");
+        other["spec"]["template"]["spec"]["requirements"] = json!([
+            {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": ["no-such-type"]}]);
+        sc.push(other);
+        sc.node("n0", it).pod("p0", "n0", "");
+        sc.run(tag).expect(&[("n0", "replace/single")]);
+    }
+}
+
+/// nodepool_budgets_test.go IsActive: "should return that a schedule is active when the
+/// schedule hit is in the middle of a duration" (weekly, Monday 00:00 for 13h; NOW is Monday
+/// 12:00), "… when the duration is longer than the recurrence" (hourly for 2h), "should return
+/// that a schedule is inactive when the schedule hit is after the duration" (@daily for 11h),
+/// and a macro (`@hourly` for 30m: opened at 12:00).
+#[test]
+fn budget_schedules_weekly_hourly_and_macros() {
+    for (tag, schedule, duration, blocked) in [
+        ("sched-weekly", "0 0 * * 1", "13h", true),
+        ("sched-longer", "0 * * * *", "2h", true),
+        ("sched-after", "@daily", "11h", false),
+        ("sched-hourly", "@hourly", "30m", true),
+        ("sched-sunday", "0 0 * * SUN", "13h", false),
+    ] {
+        let mut sc = when_empty();
+        sc.disruption("default")["budgets"] =
+            json!([{"nodes": "0", "schedule": schedule, "duration": duration}]);
+        let r = sc.run(tag);
+        if blocked {
+            r.left_because("n0", &["budget", schedule]);
+        } else {
+            r.expect(&[("n0", "delete/emptiness")]);
+        }
+    }
+}
+
+/// A v1beta1 NodePool (v0.37 semantics: `WhenUnderutilized`, `expireAfter` on the pool, the
+/// `Empty` condition for emptiness) read from YAML: emptiness_test.go "can delete empty nodes"
+/// and consolidation_test.go "can delete nodes" as that release decides them.
+#[test]
+fn v1beta1_pool_from_yaml() {
+    let mut sc = two_nodes_three_pods();
+    sc.node("n2", LEAST);
+    *sc.pool("default") = json!({"apiVersion": "karpenter.sh/v1beta1", "kind": "NodePool",
+        "metadata": {"name": "default"},
+        "spec": {"disruption": {"consolidationPolicy": "WhenUnderutilized", "expireAfter": "Never",
+                                "budgets": [{"nodes": "100%"}]},
+                 "template": {"spec": {"requirements": [],
+                     "nodeClassRef": {"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass", "name": "default"}}}}});
+    *sc.find("EC2NodeClass", "default") = json!({"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass",
+        "metadata": {"name": "default"},
+        "spec": {"amiFamily": "AL2", "role": "KarpenterNodeRole",
+                 "subnetSelectorTerms": [{"id": "subnet-a"}], "securityGroupSelectorTerms": [{"id": "sg-a"}]}});
+    for o in sc.objects.iter_mut().filter(|o| o["kind"] == "NodeClaim") {
+        o["apiVersion"] = json!("karpenter.sh/v1beta1");
+        o["spec"] = json!({"nodeClassRef": {"name": "default"}, "requirements": []});
+        o["status"]["conditions"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|c| c["type"] != "Consolidatable");
+    }
+    sc.condition("n2", "Empty", "True", EARLIER);
+    let r = sc.run("v1beta1");
+    assert_eq!(
+        r.doc["karpenterVersion"].as_str().unwrap().get(..5),
+        Some("v0.37"),
+        "{:#}",
+        r.doc
+    );
+    r.expect(&[("n2", "delete/emptiness")]);
+    assert_eq!(r.row("n1")["decision"], "delete", "{:#}", r.doc);
+    assert_eq!(r.of("n0"), "none");
+}
