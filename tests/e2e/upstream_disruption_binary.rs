@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 
-use crate::support::{karpenter, write_temp};
+use crate::support::{karpenter, manifest_stream, write_temp};
 
 /// The report clock.
 const NOW: &str = "2024-06-24T12:00:00Z";
@@ -236,6 +236,21 @@ impl Sc {
         self
     }
 
+    /// The node's NodeClaim is being deleted (a deletion timestamp, Karpenter's finalizer).
+    fn deleting(&mut self, node: &str) -> &mut Sc {
+        let meta = &mut self.claim(node)["metadata"];
+        meta["deletionTimestamp"] = json!(NOW);
+        meta["finalizers"] = json!(["karpenter.sh/termination"]);
+        self
+    }
+
+    /// Registered, not initialized: no `Initialized` condition, no `karpenter.sh/initialized`.
+    fn uninitialized(&mut self, node: &str) -> &mut Sc {
+        self.drop_condition(node, "Initialized");
+        self.drop_condition(node, "Consolidatable");
+        self.unlabel(node, "karpenter.sh/initialized")
+    }
+
     /// Drifted=True since `at` (and no `Consolidatable`, as drift_test.go's BeforeEach).
     fn drifted(&mut self, node: &str, at: &str) -> &mut Sc {
         self.drop_condition(node, "Consolidatable");
@@ -275,6 +290,15 @@ impl Sc {
         self
     }
 
+    /// `karpenter.sh/do-not-disrupt: value` on the pod, started now (a duration counts from
+    /// the pod's start).
+    fn dnd(&mut self, pod: &str, value: &str) -> &mut Sc {
+        let p = self.pod_mut(pod);
+        p["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] = json!(value);
+        p["status"]["startTime"] = json!(NOW);
+        self
+    }
+
     fn pod_mut(&mut self, name: &str) -> &mut Value {
         self.find("Pod", name)
     }
@@ -290,11 +314,7 @@ impl Sc {
     }
 
     fn yaml(&self) -> String {
-        self.objects
-            .iter()
-            .map(|o| serde_json::to_string(o).unwrap())
-            .collect::<Vec<_>>()
-            .join("\n---\n")
+        manifest_stream(&self.objects)
     }
 
     fn catalog_path(&self, tag: &str) -> PathBuf {
@@ -939,16 +959,7 @@ fn delete_evicts_pods_without_an_owner() {
 #[test]
 fn delete_not_onto_an_uninitialized_node() {
     let mut sc = two_nodes_three_pods();
-    sc.drop_condition("n0", "Initialized");
-    sc.drop_condition("n0", "Consolidatable");
-    sc.node_obj("n0")["metadata"]["labels"]
-        .as_object_mut()
-        .unwrap()
-        .remove("karpenter.sh/initialized");
-    sc.claim("n0")["metadata"]["labels"]
-        .as_object_mut()
-        .unwrap()
-        .remove("karpenter.sh/initialized");
+    sc.uninitialized("n0");
     let r = sc.run("del-uninit");
     assert_eq!(r.disrupted(), 0, "{:#}", r.doc);
     assert_eq!(r.of("n1"), "none");
@@ -1319,6 +1330,19 @@ fn emptiness_considers_pending_pods() {
     assert_eq!(r.of("n0"), "none", "{:#}", r.doc);
 }
 
+/// when_empty()'s node under `budgets`: left for a budget when `blocked`, else deleted.
+fn empty_node_under(tag: &str, budgets: Value, blocked: bool) -> Report {
+    let mut sc = when_empty();
+    sc.disruption("default")["budgets"] = budgets;
+    let r = sc.run(tag);
+    if blocked {
+        r.left_because("n0", &["budget"]);
+    } else {
+        r.expect(&[("n0", "delete/emptiness")]);
+    }
+    r
+}
+
 /// emptiness_test.go Budgets: "should only allow 3 empty nodes to be disrupted" (30 % of 10),
 /// "should allow 2 nodes from each nodePool to be deleted" covered above; here a schedule
 /// (nodepool_budgets_test.go "should return 0 for all reasons if a budget is active for all
@@ -1333,16 +1357,10 @@ fn budgets_with_schedules_from_yaml() {
         ("bud-sched-closed", "0 9 * * *", "1h", false),
         ("bud-sched-long", "0 0 * * *", "13h", true),
     ] {
-        let mut sc = when_empty();
-        sc.disruption("default")["budgets"] = json!([
+        let budgets = json!([
             {"nodes": "100%"},
             {"nodes": "0", "schedule": schedule, "duration": duration}]);
-        let r = sc.run(tag);
-        if blocked {
-            r.left_because("n0", &["budget"]);
-        } else {
-            r.expect(&[("n0", "delete/emptiness")]);
-        }
+        empty_node_under(tag, budgets, blocked);
     }
 }
 
@@ -1373,48 +1391,44 @@ fn budgets_by_reason_from_yaml() {
             false,
         ),
     ] {
-        let mut sc = when_empty();
-        sc.disruption("default")["budgets"] = budgets;
-        let r = sc.run(tag);
-        if blocked {
-            r.left_because("n0", &["budget"]);
-        } else {
-            r.expect(&[("n0", "delete/emptiness")]);
-        }
+        empty_node_under(tag, budgets, blocked);
     }
 }
 
 /// nodepool_budgets_test.go "should return zero values if a schedule is invalid" / "… if a
-/// nodes value is invalid": Karpenter's CRD refuses these; from a file they are bad input or
-/// allow nothing, never a panic.
+/// nodes value is invalid": Karpenter's CRD refuses both (the cron and `nodes` patterns), so from
+/// a file they are bad input: exit 2, one line naming the object and field.
 #[test]
 fn budgets_invalid_from_yaml() {
-    let mut sc = when_empty();
-    sc.disruption("default")["budgets"] =
-        json!([{"nodes": "10", "schedule": "@wrongly", "duration": "1h"}]);
-    let run = karpenter(
-        &[
-            "consolidate",
-            "-f",
-            "-",
-            "--now",
-            NOW,
-            "-o",
-            "json",
-            "--catalog",
-            &assorted_path().to_string_lossy(),
-        ],
-        sc.yaml().as_bytes(),
-    );
-    assert!(
-        run.code == 0 || run.code == 2,
-        "{}\n{}",
-        run.stdout,
-        run.stderr
-    );
-    if run.code == 2 {
+    let catalog = assorted_path();
+    let catalog = catalog.to_string_lossy();
+    for (budget, field) in [
+        (
+            json!({"nodes": "10", "schedule": "@wrongly", "duration": "1h"}),
+            "budgets[0].schedule",
+        ),
+        (json!({"nodes": "ten"}), "budgets[0].nodes"),
+    ] {
+        let mut sc = when_empty();
+        sc.disruption("default")["budgets"] = json!([budget]);
+        let run = karpenter(
+            &[
+                "consolidate",
+                "-f",
+                "-",
+                "--now",
+                NOW,
+                "-o",
+                "json",
+                "--catalog",
+                &catalog,
+            ],
+            sc.yaml().as_bytes(),
+        );
+        assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
         assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
-        assert!(run.stderr.contains("schedule"), "{}", run.stderr);
+        assert!(run.stderr.contains("NodePool/default"), "{}", run.stderr);
+        assert!(run.stderr.contains(field), "{}", run.stderr);
     }
 }
 
@@ -1483,45 +1497,30 @@ fn drift_do_not_disrupt_on_the_node() {
 /// pods" (1m and 3m: blocked at +2m, drifts at +4m).
 #[test]
 fn drift_pod_do_not_disrupt() {
-    let mut sc = drift_pool();
-    sc.node("n0", MOST)
-        .drifted("n0", EARLIER)
-        .pod("p0", "n0", "");
-    sc.pod_mut("p0")["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] = json!("true");
-    sc.run("drift-pod-dnd")
+    // n0 drifted with pods p0 (and p1) carrying `values`.
+    let drifted = |values: &[&str]| {
+        let mut sc = drift_pool();
+        sc.node("n0", MOST).node("n1", MOST).drifted("n0", EARLIER);
+        for (i, v) in values.iter().enumerate() {
+            let p = format!("p{i}");
+            sc.pod(&p, "n0", "").dnd(&p, v);
+        }
+        sc
+    };
+    drifted(&["true"])
+        .run("drift-pod-dnd")
         .left_because("n0", &["do-not-disrupt"]);
 
-    let mut sc = drift_pool();
-    sc.node("n0", MOST)
-        .drifted("n0", EARLIER)
-        .pod("p0", "n0", "");
-    sc.pod_mut("p0")["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] = json!("2m");
-    sc.pod_mut("p0")["status"]["startTime"] = json!(NOW);
-    sc.clone()
-        .run("drift-dur-active")
+    let sc = drifted(&["2m"]);
+    sc.run("drift-dur-active")
         .left_because("n0", &["do-not-disrupt"]);
     let r = sc.at("2024-06-24T12:03:00Z").run("drift-dur-expired");
     assert_eq!(r.row("n0")["method"], "drift", "{:#}", r.doc);
 
-    let mut sc = drift_pool();
-    sc.node("n0", MOST)
-        .node("n1", MOST)
-        .drifted("n0", EARLIER)
-        .pod("p0", "n0", "");
-    sc.pod_mut("p0")["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] =
-        json!("invalid-format");
-    let r = sc.run("drift-invalid");
+    let r = drifted(&["invalid-format"]).run("drift-invalid");
     assert_eq!(r.row("n0")["method"], "drift", "{:#}", r.doc);
 
-    let mut sc = drift_pool();
-    sc.node("n0", MOST)
-        .drifted("n0", EARLIER)
-        .pod("p0", "n0", "")
-        .pod("p1", "n0", "");
-    for (p, d) in [("p0", "1m"), ("p1", "3m")] {
-        sc.pod_mut(p)["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] = json!(d);
-        sc.pod_mut(p)["status"]["startTime"] = json!(NOW);
-    }
+    let sc = drifted(&["1m", "3m"]);
     sc.clone()
         .at("2024-06-24T12:02:00Z")
         .run("drift-longest-2m")
@@ -1674,75 +1673,78 @@ fn expiration_from_the_nodeclaims_expire_after() {
 // suite_test.go (candidates)
 // ---------------------------------------------------------------------------------------------
 
-/// "should not consider candidates that are … deleting" / "… MarkedForDeletion" / "… not
-/// initialized" / "… nominated", "should not consider candidates that have just a Node
-/// representation", "should consider candidates that have do-not-disrupt mirror / daemonset
-/// pods", "… terminal pods".
+/// One node of the most expensive type holding `objects` (pods, PDBs).
+fn one_node_with(objects: Vec<Value>) -> Sc {
+    let mut sc = Sc::new();
+    sc.node("n0", MOST);
+    for o in objects {
+        sc.push(o);
+    }
+    sc
+}
+
+/// A pod of `owner` (kind, name; a Node owner makes it a mirror pod) bound to n0, with
+/// `annotations`, in `phase`, terminating when `deleting`.
+fn n0_pod(
+    name: &str,
+    owner: (&str, &str),
+    annotations: Value,
+    phase: &str,
+    deleting: bool,
+) -> Value {
+    let mut p = pod_value(name, Some("n0"), "", None);
+    let api = if owner.0 == "Node" { "v1" } else { "apps/v1" };
+    p["metadata"]["ownerReferences"] = json!([{"apiVersion": api, "kind": owner.0, "name": owner.1,
+        "uid": format!("uid-{}", owner.1), "controller": true}]);
+    p["metadata"]["annotations"] = annotations;
+    p["status"]["phase"] = json!(phase);
+    if deleting {
+        p["metadata"]["deletionTimestamp"] = json!(NOW);
+    }
+    p
+}
+
+/// "should not consider candidates that are deleting" / "… that aren't yet initialized",
+/// "should not consider candidates that have do-not-disrupt mirror pods scheduled" / "…
+/// daemonset pods scheduled" (the annotation blocks whatever owns the pod), "should consider
+/// candidates that have do-not-disrupt terminating pods" / "… terminal pods".
 #[test]
 fn candidates_filters_from_manifests() {
-    // Deleting NodeClaim.
-    let mut sc = Sc::new();
-    sc.node("n0", MOST);
-    sc.claim("n0")["metadata"]["deletionTimestamp"] = json!(NOW);
-    sc.claim("n0")["metadata"]["finalizers"] = json!(["karpenter.sh/termination"]);
-    let r = sc.run("cand-deleting");
-    assert_eq!(r.disrupted(), 0, "{:#}", r.doc);
+    let mut sc = one_node_with(vec![]);
+    sc.deleting("n0");
+    assert_eq!(sc.run("cand-deleting").disrupted(), 0);
 
-    // Not initialized.
-    let mut sc = Sc::new();
-    sc.node("n0", MOST).drop_condition("n0", "Initialized");
-    sc.node_obj("n0")["metadata"]["labels"]
-        .as_object_mut()
-        .unwrap()
-        .remove("karpenter.sh/initialized");
-    sc.claim("n0")["metadata"]["labels"]
-        .as_object_mut()
-        .unwrap()
-        .remove("karpenter.sh/initialized");
-    let r = sc.run("cand-uninit");
-    assert_eq!(r.disrupted(), 0, "{:#}", r.doc);
+    let mut sc = one_node_with(vec![]);
+    sc.uninitialized("n0");
+    assert_eq!(sc.run("cand-uninit").disrupted(), 0);
 
-    // "should not consider candidates that have do-not-disrupt mirror pods scheduled" / "…
-    // daemonset pods scheduled": the annotation blocks whatever owns the pod.
-    for (tag, owner) in [
+    let dnd = json!({"karpenter.sh/do-not-disrupt": "true"});
+    for (tag, owner, phase, deleting, blocked) in [
+        ("cand-dnd-mirror", ("Node", "n0"), "Running", false, true),
+        ("cand-dnd-ds", ("DaemonSet", "ds"), "Running", false, true),
         (
-            "cand-dnd-mirror",
-            json!({"apiVersion": "v1", "kind": "Node", "name": "n0", "uid": "uid-n0", "controller": true}),
+            "cand-dnd-terminating",
+            ("ReplicaSet", "rs"),
+            "Running",
+            true,
+            false,
         ),
         (
-            "cand-dnd-ds",
-            json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "ds", "uid": "uid-ds", "controller": true}),
+            "cand-dnd-terminal",
+            ("ReplicaSet", "rs"),
+            "Succeeded",
+            false,
+            false,
         ),
     ] {
-        let mut sc = Sc::new();
-        sc.node("n0", MOST);
-        let mut p = pod_value("p", Some("n0"), "", None);
-        p["metadata"]["ownerReferences"] = json!([owner]);
-        p["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] = json!("true");
-        sc.push(p);
-        sc.run(tag)
-            .left_because("n0", &["default/p", "do-not-disrupt"]);
+        let sc = one_node_with(vec![n0_pod("p", owner, dnd.clone(), phase, deleting)]);
+        let r = sc.run(tag);
+        if blocked {
+            r.left_because("n0", &["default/p", "do-not-disrupt"]);
+        } else {
+            assert_eq!(r.row("n0")["decision"], "delete", "{tag}: {:#}", r.doc);
+        }
     }
-
-    // "should consider candidates that have do-not-disrupt terminating pods".
-    let mut sc = Sc::new();
-    sc.node("n0", MOST);
-    let mut going = pod_value("going", Some("n0"), "", Some(("ReplicaSet", "rs")));
-    going["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] = json!("true");
-    going["metadata"]["deletionTimestamp"] = json!(NOW);
-    sc.push(going);
-    let r = sc.run("cand-terminating");
-    assert_eq!(r.row("n0")["decision"], "delete", "{:#}", r.doc);
-
-    // A do-not-disrupt terminal pod does not block.
-    let mut sc = Sc::new();
-    sc.node("n0", MOST);
-    let mut done = pod_value("done", Some("n0"), "", Some(("ReplicaSet", "rs")));
-    done["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] = json!("true");
-    done["status"]["phase"] = json!("Succeeded");
-    sc.push(done);
-    let r = sc.run("cand-terminal");
-    assert_eq!(r.row("n0")["decision"], "delete", "{:#}", r.doc);
 }
 
 /// suite_test.go "should not consider candidates that have fully blocking PDBs on daemonset
@@ -1750,37 +1752,26 @@ fn candidates_filters_from_manifests() {
 /// terminal pods", and "should not consider candidates that have multiple PDBs on the same pod".
 #[test]
 fn candidates_pdbs_on_daemonset_pods_and_multiple_pdbs() {
-    let mut sc = Sc::new();
-    sc.node("n0", MOST);
-    sc.push(pod_value("ds", Some("n0"), "", Some(("DaemonSet", "ds"))));
-    sc.push(pdb("pdb", "default", true));
-    sc.run("cand-pdb-ds")
-        .left_because("n0", &["PDB default/pdb", "default/ds"]);
+    for (tag, owner, phase, blocked) in [
+        ("cand-pdb-ds", ("DaemonSet", "ds"), "Running", true),
+        ("cand-pdb-mirror", ("Node", "n0"), "Running", false),
+        ("cand-pdb-terminal", ("ReplicaSet", "rs"), "Failed", false),
+    ] {
+        let pod = n0_pod("p", owner, json!({}), phase, false);
+        let r = one_node_with(vec![pod, pdb("pdb", "default", true)]).run(tag);
+        if blocked {
+            r.left_because("n0", &["PDB default/pdb", "default/p"]);
+        } else {
+            assert_eq!(r.row("n0")["decision"], "delete", "{tag}: {:#}", r.doc);
+        }
+    }
 
-    let mut sc = Sc::new();
-    sc.node("n0", MOST);
-    let mut mirror = pod_value("mirror", Some("n0"), "", None);
-    mirror["metadata"]["ownerReferences"] = json!([{"apiVersion": "v1", "kind": "Node", "name": "n0", "uid": "uid-n0", "controller": true}]);
-    sc.push(mirror).push(pdb("pdb", "default", true));
-    let r = sc.run("cand-pdb-mirror");
-    assert_eq!(r.row("n0")["decision"], "delete", "{:#}", r.doc);
-
-    let mut sc = Sc::new();
-    sc.node("n0", MOST);
-    let mut done = pod_value("done", Some("n0"), "", Some(("ReplicaSet", "rs")));
-    done["status"]["phase"] = json!("Failed");
-    sc.push(done).push(pdb("pdb", "default", true));
-    let r = sc.run("cand-pdb-terminal");
-    assert_eq!(r.row("n0")["decision"], "delete", "{:#}", r.doc);
-
-    let mut sc = Sc::new();
-    sc.node("n0", MOST).pod("p0", "n0", "");
     let mut a = pdb("a", "default", false);
     a["spec"] = json!({"maxUnavailable": 1, "selector": {"matchLabels": {"app": "test"}}});
     let mut b = a.clone();
     b["metadata"]["name"] = json!("b");
-    sc.push(a).push(b);
-    let r = sc.run("cand-two-pdbs");
+    let pod = n0_pod("p", ("ReplicaSet", "rs"), json!({}), "Running", false);
+    let r = one_node_with(vec![pod, a, b]).run("cand-two-pdbs");
     assert_eq!(r.of("n0"), "none", "{:#}", r.doc);
 }
 
@@ -1823,14 +1814,7 @@ fn budgets_count_what_karpenter_counts() {
     assert_eq!(deleted(&sc.run("count-unmanaged")), 5);
 
     let mut sc = ten_empty("50%");
-    sc.node("n10", MOST).drop_condition("n10", "Initialized");
-    for o in ["Node", "NodeClaim"] {
-        let name = if o == "Node" { "n10" } else { "n10-claim" };
-        sc.find(o, name)["metadata"]["labels"]
-            .as_object_mut()
-            .unwrap()
-            .remove("karpenter.sh/initialized");
-    }
+    sc.node("n10", MOST).uninitialized("n10");
     let r = sc.run("count-uninit");
     assert_eq!(deleted(&r), 5, "{:#}", r.doc);
     assert_eq!(r.of("n10"), "none");
@@ -1843,14 +1827,12 @@ fn budgets_count_what_karpenter_counts() {
     assert_eq!(deleted(&r), 3, "{:#}", r.doc);
 
     let mut sc = ten_empty("50%");
-    sc.claim("n0")["metadata"]["deletionTimestamp"] = json!(NOW);
-    sc.claim("n0")["metadata"]["finalizers"] = json!(["karpenter.sh/termination"]);
+    sc.deleting("n0");
     let r = sc.run("count-deleting");
     assert_eq!(deleted(&r), 4, "{:#}", r.doc);
 
     let mut sc = ten_empty("50%");
-    sc.claim("n0")["metadata"]["deletionTimestamp"] = json!(NOW);
-    sc.claim("n0")["metadata"]["finalizers"] = json!(["karpenter.sh/termination"]);
+    sc.deleting("n0");
     sc.condition("n0", "InstanceTerminating", "True", NOW);
     let r = sc.run("count-terminating");
     assert_eq!(deleted(&r), 5, "{:#}", r.doc);
@@ -1995,14 +1977,10 @@ fn budget_schedules_weekly_hourly_and_macros() {
         ("sched-hourly", "@hourly", "30m", true),
         ("sched-sunday", "0 0 * * SUN", "13h", false),
     ] {
-        let mut sc = when_empty();
-        sc.disruption("default")["budgets"] =
-            json!([{"nodes": "0", "schedule": schedule, "duration": duration}]);
-        let r = sc.run(tag);
+        let budgets = json!([{"nodes": "0", "schedule": schedule, "duration": duration}]);
+        let r = empty_node_under(tag, budgets, blocked);
         if blocked {
-            r.left_because("n0", &["budget", schedule]);
-        } else {
-            r.expect(&[("n0", "delete/emptiness")]);
+            r.left_because("n0", &[schedule]);
         }
     }
 }
@@ -2043,4 +2021,25 @@ fn v1beta1_pool_from_yaml() {
     r.expect(&[("n2", "delete/emptiness")]);
     assert_eq!(r.row("n1")["decision"], "delete", "{:#}", r.doc);
     assert_eq!(r.of("n0"), "none");
+}
+
+/// suite_test.go "should not consider candidates that are nominated" (a pending pod the
+/// provisioner places on the empty node nominates it) and consolidation_test.go "should not
+/// consolidate a node that is launched for pods on a deleting node" (the pods of a NodeClaim being
+/// deleted go to the empty node, which they nominate).
+#[test]
+fn nominated_nodes_are_not_candidates() {
+    let mut sc = Sc::new();
+    sc.node("n0", MOST);
+    sc.push(pod_value("pending", None, "1", Some(("ReplicaSet", "rs"))));
+    sc.run("nominated-pending")
+        .left_because("n0", &["nominate"]);
+
+    let mut sc = Sc::new();
+    sc.node("old", MOST).node("new", MOST);
+    sc.pods("p", 3, "old", "1");
+    sc.deleting("old");
+    let r = sc.run("nominated-deleting");
+    r.left_because("new", &["old"]);
+    assert_eq!(r.disrupted(), 0, "{:#}", r.doc);
 }
