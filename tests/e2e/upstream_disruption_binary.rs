@@ -2043,3 +2043,48 @@ fn nominated_nodes_are_not_candidates() {
     r.left_because("new", &["old"]);
     assert_eq!(r.disrupted(), 0, "{:#}", r.doc);
 }
+
+/// `nodes -f` (offline): its CONSOLIDATION column decides as `consolidate -f` does
+/// (emptiness_test.go "can delete empty nodes", consolidation_test.go "can delete nodes,
+/// considers PDB").
+#[test]
+fn nodes_from_manifests_shows_the_same_decisions() {
+    let mut sc = Sc::new();
+    sc.nodes(2, LEAST)
+        .pod("p0", "n0", "")
+        .push(pdb("pdb", "default", true));
+    sc.node("n2", LEAST);
+    let report = sc.run("nodes-col");
+    let catalog = assorted_path();
+    let catalog = catalog.to_string_lossy();
+    let run = karpenter(
+        &[
+            "nodes",
+            "-f",
+            "-",
+            "--now",
+            NOW,
+            "--catalog",
+            &catalog,
+            "-o",
+            "json",
+        ],
+        sc.yaml().as_bytes(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    for n in ["n0", "n1", "n2"] {
+        let item = doc["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["name"] == n)
+            .unwrap_or_else(|| panic!("{n} not listed: {doc:#}"));
+        assert_eq!(item["ageSeconds"], 3600, "--now is the clock");
+        let c = &item["consolidation"];
+        assert_eq!(c["decision"], report.row(n)["decision"], "{n}: {c:#}");
+        assert_eq!(c["method"], report.row(n)["method"], "{n}: {c:#}");
+    }
+    let bad = karpenter(&["nodes", "-f", "-", "--now", "yesterday"], b"");
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+}
