@@ -7,9 +7,8 @@ use super::Context;
 use crate::cli::render;
 use crate::cli::{NodesArgs, OutputFormat};
 use crate::cloud::Catalog;
-use crate::error::{CommandError, CommandResult, Exit};
+use crate::error::{CommandResult, Exit};
 use crate::k8s::snapshot::{self, Scope};
-use crate::model::time::parse_rfc3339;
 use crate::usecases::ami::ASSUMED_KUBERNETES_VERSION;
 use crate::usecases::consolidate;
 use crate::usecases::nodes::{self, Ec2, Request};
@@ -17,14 +16,7 @@ use crate::usecases::nodes::{self, Ec2, Request};
 /// Runs `nodes`.
 pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
     let selector = super::selector_flag(args.selector.as_deref())?;
-    let now = match &args.now {
-        Some(t) => parse_rfc3339(t).ok_or_else(|| {
-            CommandError::input(format!(
-                "--now {t:?}: not an RFC 3339 time (e.g. 2024-06-24T12:00:00Z)"
-            ))
-        })?,
-        None => super::unix_now(),
-    };
+    let now = super::now_flag(args.now.as_deref())?;
     let offline = !args.filenames.is_empty();
     let cluster = if offline {
         None
