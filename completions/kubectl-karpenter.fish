@@ -169,6 +169,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand conv
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s q -l quiet -d 'Only errors on stderr'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s V -l version -d 'Print version'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s f -l filename -d 'Manifest files or directories (`-` for stdin): offline mode (AWS is not asked)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l now -d 'The instant evaluated (ages, the consolidation decision), RFC 3339 (default: now)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l nodepool -d 'Only nodes of these NodePools (or Provisioners)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s l -l selector -d 'Only nodes matching this label selector (`k=v,k!=v,k in (a,b),k notin (a),k,!k`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l catalog -d 'Replace the instance-type catalog used for prices (JSON or YAML, see the README)' -r

@@ -169,6 +169,9 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-karpenter' -ScriptBlock
             break
         }
         'kubectl-karpenter;nodes' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Manifest files or directories (`-` for stdin): offline mode (AWS is not asked)')
+            [CompletionResult]::new('--filename', '--filename', [CompletionResultType]::ParameterName, 'Manifest files or directories (`-` for stdin): offline mode (AWS is not asked)')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'The instant evaluated (ages, the consolidation decision), RFC 3339 (default: now)')
             [CompletionResult]::new('--nodepool', '--nodepool', [CompletionResultType]::ParameterName, 'Only nodes of these NodePools (or Provisioners)')
             [CompletionResult]::new('-l', '-l', [CompletionResultType]::ParameterName, 'Only nodes matching this label selector (`k=v,k!=v,k in (a,b),k notin (a),k,!k`)')
             [CompletionResult]::new('--selector', '--selector', [CompletionResultType]::ParameterName, 'Only nodes matching this label selector (`k=v,k!=v,k in (a,b),k notin (a),k,!k`)')

@@ -216,6 +216,9 @@ ignore\:"Read on silently"))' \
 ;;
 (nodes)
 _arguments "${_arguments_options[@]}" : \
+'*-f+[Manifest files or directories (\`-\` for stdin)\: offline mode (AWS is not asked)]:PATH:_default' \
+'*--filename=[Manifest files or directories (\`-\` for stdin)\: offline mode (AWS is not asked)]:PATH:_default' \
+'--now=[The instant evaluated (ages, the consolidation decision), RFC 3339 (default\: now)]:RFC3339:_default' \
 '*--nodepool=[Only nodes of these NodePools (or Provisioners)]:NAME:_default' \
 '-l+[Only nodes matching this label selector (\`k=v,k!=v,k in (a,b),k notin (a),k,!k\`)]:SELECTOR:_default' \
 '--selector=[Only nodes matching this label selector (\`k=v,k!=v,k in (a,b),k notin (a),k,!k\`)]:SELECTOR:_default' \

@@ -748,6 +748,12 @@ Exit codes: 0 success, 2 bad input, 3 cluster error.";
 /// `nodes` flags.
 #[derive(Debug, Args, Clone, Default)]
 pub struct NodesArgs {
+    /// Manifest files or directories (`-` for stdin): offline mode (AWS is not asked).
+    #[arg(short = 'f', long = "filename", value_name = "PATH")]
+    pub filenames: Vec<String>,
+    /// The instant evaluated (ages, the consolidation decision), RFC 3339 (default: now).
+    #[arg(long, value_name = "RFC3339")]
+    pub now: Option<String>,
     /// Only nodes of these NodePools (or Provisioners).
     #[arg(long = "nodepool", value_name = "NAME")]
     pub nodepools: Vec<String>,

@@ -11,20 +11,12 @@ use crate::cloud::types::Cloud;
 use crate::cloud::Catalog;
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::karpenter_install::gates::FeatureGates;
-use crate::model::time::parse_rfc3339;
 use crate::usecases::consolidate::{self, Config};
 use crate::usecases::provisioning::input::CatalogSizing;
 
 /// The use case's configuration from the flags.
 pub fn config(args: &ConsolidateArgs) -> Result<Config, CommandError> {
-    let now = match &args.now {
-        Some(t) => parse_rfc3339(t).ok_or_else(|| {
-            CommandError::input(format!(
-                "--now {t:?}: not an RFC 3339 time (e.g. 2024-06-24T12:00:00Z)"
-            ))
-        })?,
-        None => super::unix_now(),
-    };
+    let now = super::now_flag(args.now.as_deref())?;
     let gates = FeatureGates::new(args.feature_gates.as_deref());
     let spot_to_spot = match gates.get("SpotToSpotConsolidation") {
         Some(Ok(on)) => Some(on),

@@ -27,6 +27,18 @@ pub(crate) fn unix_now() -> i64 {
         .map_or(0, |d| d.as_secs() as i64)
 }
 
+/// `--now`: the instant evaluated (RFC 3339), else the current time; a bad one is an input error.
+pub(crate) fn now_flag(text: Option<&str>) -> Result<i64, crate::error::CommandError> {
+    match text {
+        Some(t) => crate::model::time::parse_rfc3339(t).ok_or_else(|| {
+            crate::error::CommandError::input(format!(
+                "--now {t:?}: not an RFC 3339 time (e.g. 2024-06-24T12:00:00Z)"
+            ))
+        }),
+        None => Ok(unix_now()),
+    }
+}
+
 /// `-l`: a kubectl label selector; a bad one is an input error naming the term.
 pub(crate) fn selector_flag(
     text: Option<&str>,

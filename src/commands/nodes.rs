@@ -16,16 +16,29 @@ use crate::usecases::nodes::{self, Ec2, Request};
 /// Runs `nodes`.
 pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
     let selector = super::selector_flag(args.selector.as_deref())?;
-    let now = super::unix_now();
-    let cluster = live::connect_cluster(ctx)?;
-    // PDBs and the controller too, for the consolidation decision.
-    let (manifests, controller) = if args.no_decision {
-        (
+    let now = super::now_flag(args.now.as_deref())?;
+    let offline = !args.filenames.is_empty();
+    let cluster = if offline {
+        None
+    } else {
+        Some(live::connect_cluster(ctx)?)
+    };
+    // PDBs and the controller too, for the consolidation decision. Offline (`-f`): the files,
+    // each pool following its API generation, as `consolidate -f` reads them.
+    let (manifests, controller) = match &cluster {
+        None => {
+            let mut m = crate::api::load_paths(&args.filenames, &mut std::io::stdin().lock())?;
+            consolidate::assume_instances_running(&mut m);
+            for warning in std::mem::take(&mut m.warnings) {
+                ctx.warn(&warning);
+            }
+            (m, None)
+        }
+        Some(cluster) if args.no_decision => (
             snapshot::read(&cluster.client, Scope::PODS)?.manifests,
             None,
-        )
-    } else {
-        consolidate::gather_live(&cluster.client)?
+        ),
+        Some(cluster) => consolidate::gather_live(&cluster.client)?,
     };
     // `--min-values-policy` wins over the controller's.
     let controller = match args.min_values.policy() {
@@ -36,7 +49,7 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         None => controller,
     };
     let cloud;
-    let ec2 = if args.no_aws {
+    let ec2 = if args.no_aws || offline {
         Ec2::Off
     } else if nodes::instance_ids(&manifests).is_empty() {
         Ec2::NothingToAsk
@@ -74,7 +87,9 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
             ctx.global.output,
             OutputFormat::Wide | OutputFormat::Json | OutputFormat::Yaml
         ),
-        kubernetes_version: live::kubernetes_version(ctx, &cluster)
+        kubernetes_version: cluster
+            .as_ref()
+            .and_then(|c| live::kubernetes_version(ctx, c).ok())
             .unwrap_or(ASSUMED_KUBERNETES_VERSION),
         now,
     };

@@ -65,6 +65,15 @@ pub fn karpenter(args: &[&str], stdin: &[u8]) -> Run {
     Run::from(child.wait_with_output().unwrap())
 }
 
+/// Objects as one multi-document manifest stream (JSON documents, `---` between them), for `-f -`.
+pub fn manifest_stream(objects: &[serde_json::Value]) -> String {
+    objects
+        .iter()
+        .map(|o| serde_json::to_string(o).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n---\n")
+}
+
 /// Writes `text` to a fresh file under the test temp dir and returns its path.
 pub fn write_temp(name: &str, text: &[u8]) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e");

@@ -13,7 +13,7 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{karpenter, write_temp};
+use crate::support::{karpenter, manifest_stream, write_temp};
 
 /// The report clock: 2024-06-24T12:00:00Z.
 const NOW: &str = "2024-06-24T12:00:00Z";
@@ -158,11 +158,7 @@ impl Cluster {
     }
 
     fn yaml(&self) -> String {
-        self.objects
-            .iter()
-            .map(|o| serde_json::to_string(o).unwrap())
-            .collect::<Vec<_>>()
-            .join("\n---\n")
+        manifest_stream(&self.objects)
     }
 
     /// Writes on every NodeClaim the hash annotations Karpenter writes at launch, as the tool

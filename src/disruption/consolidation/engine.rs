@@ -370,11 +370,11 @@ impl<S: Simulator> Engine<S> {
         let mut counted = vec![0u32; pools];
         let mut disrupting = vec![0u32; pools];
         for (i, n) in self.c.nodes.iter().enumerate() {
-            let (Some(p), Some(_)) = (n.pool, &n.claim) else {
+            let (Some(p), Some(claim)) = (n.pool, &n.claim) else {
                 continue;
             };
             let node = self.c.node(i);
-            if !node.initialized || n.status == Status::Gone {
+            if !node.initialized || n.status == Status::Gone || claim.instance_terminating {
                 continue;
             }
             counted[p] += 1;
@@ -527,6 +527,11 @@ impl<S: Simulator> Engine<S> {
             After::Seconds(s) => s,
         };
         let claim = self.c.nodes[c.node].claim.as_ref().expect("managed");
+        if claim.consolidatable_false && self.c.release == Release::V1_14 {
+            return Err(Reason::NotConsolidatable {
+                claim: claim.name.clone(),
+            });
+        }
         let since = claim
             .last_pod_event
             .or(claim.initialized_at)

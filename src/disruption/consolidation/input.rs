@@ -111,6 +111,18 @@ pub struct ClaimFacts {
     pub gone: Option<crate::model::node::GoneInstance>,
     /// Drifted, as the caller's drift evaluation found.
     pub drifted: Option<Drifted>,
+    /// v1: the NodeClaim carries `Consolidatable: False`. The disruption controller reads the
+    /// condition (`emptiness.go` / `consolidation.go` `ShouldDisrupt`: `IsTrue()`); v1.14's
+    /// nodeclaim controller only sets it True or removes it, which `consolidateAfter` decides
+    /// here from the same times, so only an explicit False is taken as written
+    /// (emptiness_test.go "should ignore nodes with the consolidatable status condition set to
+    /// false").
+    pub consolidatable_false: bool,
+    /// v1: the NodeClaim's `InstanceTerminating` condition is True (its instance was deleted):
+    /// the budgets count it neither among the pool's nodes nor as disrupting
+    /// (`helpers.go BuildDisruptionBudgetMapping`; suite_test.go "should not consider nodes that
+    /// have the terminating status condition as part of disruption count").
+    pub instance_terminating: bool,
 }
 
 /// A pod bound to a node, with the facts disruption reads beyond the slim pod.

@@ -174,8 +174,23 @@ impl Choice {
         self.launch(cluster).map_or(0.0, |(_, o)| o.price)
     }
 
+    /// What the report shows as launched: the cheapest option with an admitted offering. It is
+    /// [`Choice::launch`] unless the first option has none — an on-demand candidate whose
+    /// options were narrowed to spot (`consolidation.go computeConsolidation`), the cheapest
+    /// of them offered on-demand only — where Karpenter's launch takes the cheapest option it can
+    /// (and its `EstimatedSavings` counts that first option at 0, as `price` does).
+    fn shown_launch<'c>(&self, cluster: &'c Cluster) -> Option<(&'c InstanceType, &'c Offering)> {
+        self.launch(cluster).or_else(|| {
+            let types = &cluster.sched.pools[self.pool].instance_types;
+            self.options
+                .iter()
+                .filter_map(|&t| self.filter.cheapest(&types[t]).map(|o| (&types[t], o)))
+                .min_by(|a, b| a.1.price.total_cmp(&b.1.price))
+        })
+    }
+
     pub fn report(&self, cluster: &Cluster) -> Replacement {
-        let launch = self.launch(cluster);
+        let launch = self.shown_launch(cluster);
         let zones: BTreeSet<String> = self
             .types(cluster)
             .flat_map(|it| self.filter.available(it).map(|o| o.zone.clone()))

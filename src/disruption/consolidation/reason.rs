@@ -111,6 +111,11 @@ pub enum Reason {
         /// Seconds left.
         left: i64,
     },
+    /// v1: the NodeClaim's `Consolidatable` condition is False.
+    NotConsolidatable {
+        /// The NodeClaim.
+        claim: String,
+    },
     /// The node has not been empty for `consolidateAfter` / `ttlSecondsAfterEmpty` yet (pre-v1).
     EmptyFor {
         /// The wait, seconds.
@@ -229,6 +234,7 @@ impl Reason {
             Reason::ConsolidationDisabled { .. } => "consolidation-disabled",
             Reason::WhenEmptyNotEmpty { .. } => "when-empty-not-empty",
             Reason::ConsolidateAfter { .. } => "consolidate-after",
+            Reason::NotConsolidatable { .. } => "not-consolidatable",
             Reason::EmptyFor { .. } => "empty-for",
             Reason::DriftDisabled => "drift-disabled",
             Reason::Budget { .. } => "budget",
@@ -337,6 +343,9 @@ impl fmt::Display for Reason {
                 "NodePool {pool} is WhenEmpty and the node has {pods} pod{}",
                 if *pods == 1 { "" } else { "s" }
             ),
+            Reason::NotConsolidatable { claim } => {
+                write!(f, "NodeClaim {claim} has condition Consolidatable=False")
+            }
             Reason::ConsolidateAfter { after, left } => write!(
                 f,
                 "consolidateAfter {} not reached ({} left)",

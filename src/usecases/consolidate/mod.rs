@@ -457,6 +457,9 @@ fn claim_facts(claim: &NodeClaim, node: &Node) -> ClaimFacts {
             since: time(at.as_ref()).unwrap_or(created),
             reason: reason.clone().unwrap_or_else(|| "Drifted".into()),
         }),
+        consolidatable_false: claim.conditions.get("Consolidatable").map(String::as_str)
+            == Some("False"),
+        instance_terminating: claim.true_since.contains_key("InstanceTerminating"),
     }
 }
 

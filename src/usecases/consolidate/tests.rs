@@ -273,6 +273,39 @@ fn a_drifted_claim_is_replaced_by_drift_with_its_reason_and_time() {
     assert_eq!(decision(&r, "busy").1, Some(Method::Drift));
 }
 
+/// The NodeClaim conditions the disruption controller reads as written (core v1.14.1
+/// emptiness_test.go "should ignore nodes with the consolidatable status condition set to
+/// false"; suite_test.go "should not consider nodes that have the terminating status condition
+/// as part of disruption count"): an explicit `Consolidatable: False` holds the empty node, and
+/// `InstanceTerminating: True` is read; without them the empty node goes by emptiness.
+#[test]
+fn consolidatable_false_and_instance_terminating_are_read_from_the_claim() {
+    let mut objects = objects();
+    objects[5] = claim(
+        "empty",
+        json!([{"type": "Initialized", "status": "True", "lastTransitionTime": "2024-06-01T00:05:00Z"},
+               {"type": "Consolidatable", "status": "False", "lastTransitionTime": "2024-06-24T11:59:00Z"},
+               {"type": "InstanceTerminating", "status": "True", "lastTransitionTime": "2024-06-24T11:59:00Z"}]),
+    );
+    let m = manifests(&objects);
+    let c = m
+        .node_claims
+        .iter()
+        .find(|c| c.name == "empty-claim")
+        .unwrap();
+    let facts = claim_facts(c, &m.nodes[0]);
+    assert!(facts.consolidatable_false && facts.instance_terminating);
+    let r = report_of(m, &config(), None);
+    // Not a candidate; it takes the others' pods instead (they nominate it).
+    assert_eq!(decision(&r, "empty"), (NodeDecision::None, None));
+
+    let m = manifests(&self::objects());
+    let facts = claim_facts(&m.node_claims[0], &m.nodes[0]);
+    assert!(!facts.consolidatable_false && !facts.instance_terminating);
+    let r = report_of(m, &config(), None);
+    assert_eq!(decision(&r, "empty").1, Some(Method::Emptiness));
+}
+
 #[test]
 fn selection_keeps_the_named_nodes_and_their_actions() {
     let config = Config {
