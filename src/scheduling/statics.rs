@@ -13,7 +13,7 @@
 //! less than desired replicas", "should not create additional nodeclaims", "should not create
 //! additional nodeclaims when node limits are reached", "should handle zero replicas".
 //! Static pools take no pending pod (`PoolCause::Static`); their nodes, once there, are ordinary
-//! capacity. A static pool allowed reserved capacity launches into its reservations while they
+//! capacity. An EKS Auto Mode pool is not the provider's (`IsManaged`): no replica is planned. A static pool allowed reserved capacity launches into its reservations while they
 //! have instances left, one per replica, then on-demand/spot (the provider's launch, not the
 //! scheduler's `ReservationManager`, decides for static NodeClaims).
 
@@ -41,6 +41,15 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
             continue;
         };
         let np = &pool.input.pool;
+        // `Reconcile` skips a pool that is not the provider's (`nodepoolutils.IsManaged`): an
+        // EKS Auto Mode pool's replicas are EKS's to launch, as its pending pods are.
+        if np
+            .node_class_ref
+            .as_ref()
+            .is_some_and(|r| r.is_eks_auto_mode())
+        {
+            continue;
+        }
         let (mut active, mut pending_disruption) = (0i64, 0i64);
         for n in input
             .existing_nodes

@@ -63,6 +63,25 @@ fn a_static_pool_gets_the_nodeclaims_it_lacks() {
     assert!(solve_rounds(&zero).node_claims.is_empty());
 }
 
+/// `static/provisioning/controller.go` `Reconcile` returns early unless
+/// `nodepoolutils.IsManaged(np, cloudProvider)`: a static pool whose `nodeClassRef` names EKS Auto
+/// Mode's `NodeClass` (`eks.amazonaws.com`) gets no replica from this provider's controller —
+/// EKS launches them. Scenario (session 19 sweep, a Terraform template of a static GPU pool,
+/// code index id 54523067972): `replicas: 2`, `eks.amazonaws.com/instance-family In [g6e]` →
+/// we planned two `t4g.nano` NodeClaims (the Auto Mode requirement names no label our catalog
+/// has); now none.
+#[test]
+fn a_static_auto_mode_pool_gets_no_replicas() {
+    let mut pool = static_pool("auto", 2);
+    pool.node_class_ref = Some(crate::model::nodepool::NodeClassRef {
+        group: "eks.amazonaws.com".into(),
+        kind: "NodeClass".into(),
+        name: "static".into(),
+    });
+    let plan = solve_rounds(&input(vec![], vec![pool_input(pool, small_catalog())]));
+    assert!(plan.node_claims.is_empty(), "{:?}", plan.node_claims);
+}
+
 /// "should not create additional nodeclaims when node limits are reached": `limits.nodes: 2`
 /// caps 5 replicas at 2.
 #[test]

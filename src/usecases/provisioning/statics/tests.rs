@@ -86,6 +86,21 @@ fn a_static_pool_lowered_from_3_to_1_loses_two_empty_nodes() {
     assert!(decided(&world).is_empty());
 }
 
+/// `static/deprovisioning/controller.go Reconcile` returns early unless `nodepoolutils.IsManaged`:
+/// the same three nodes in a static pool whose `nodeClassRef` is EKS Auto Mode's `NodeClass`,
+/// lowered to 1, are EKS's to scale down — no decision here (the pool's nodes are not this
+/// provider's, so they are no members; guards the rule the plan's static replicas now follow).
+#[test]
+fn an_auto_mode_static_pool_is_not_scaled_down() {
+    let world = World::new();
+    fixed_with(&world, 3, "c6a.large", 1);
+    let mut pool = node_pool("fixed", json!({"replicas": 1, "limits": {"nodes": "10"}}));
+    pool["spec"]["template"]["spec"]["nodeClassRef"] =
+        json!({"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "default"});
+    world.cluster.put(pool);
+    assert!(decided(&world).is_empty());
+}
+
 /// `static/deprovisioning/controller.go Reconcile` counts only the running NodeClaims
 /// (`GetNodeCount`'s active; "To avoid race conditions between deprovisioning and the
 /// disruption controller"): a node Karpenter's disruption has tainted `karpenter.sh/disrupted`
