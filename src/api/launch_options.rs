@@ -29,6 +29,12 @@ fn object<'a>(
         return Err(ctx.invalid(path, "invalid type: expected an object"));
     };
     for (key, v) in map {
+        // A null the schema does not make nullable is pruned by the API server, then defaulted
+        // where the field has a default (apiextensions `PruneNonNullableNullsWithoutDefaults`,
+        // `Default`): a Helm value left empty (`httpEndpoint: {{ .httpEndpoint }}`) is absent.
+        if v.is_null() {
+            continue;
+        }
         let at = format!("{path}.{key}");
         let Some((_, kind)) = fields.iter().find(|(name, _)| name == key) else {
             let known: Vec<&str> = fields.iter().map(|(n, _)| *n).collect();
@@ -154,7 +160,7 @@ pub(crate) fn v1(
                 ("udpTimeout", Kind::Int(30, 60)),
             ],
         )?;
-        if map.is_empty() {
+        if map.values().all(Value::is_null) {
             return Err(ctx.invalid(
                 PATH,
                 "at least one of tcpEstablishedTimeout, udpStreamTimeout or udpTimeout must be set",
@@ -198,6 +204,7 @@ fn network_interfaces(ctx: &Ctx, value: &Value) -> Result<(), InputError> {
         )?;
         let field = |name: &str| {
             map.get(name)
+                .filter(|v| !v.is_null())
                 .ok_or_else(|| ctx.invalid(format!("{at}.{name}"), "required"))
         };
         let card = field("networkCardIndex")?.as_i64().unwrap_or_default();

@@ -1084,3 +1084,39 @@ fn scalars_have_the_type_the_api_gives_their_field() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A null the CRD does not make nullable is no error: the API server prunes it, then applies the
+/// field's default (apiextensions-apiserver `schema/defaulting`: `PruneNonNullableNullsWithoutDefaults`,
+/// then `Default`, kubernetes#95423). Scenario (session 19 sweep, `younsl/charts`
+/// `charts/karpenter-nodepool/templates/ec2nodeclasses.yaml`, which writes all four
+/// `metadataOptions` fields from values): a class with only `httpTokens` set renders
+/// `httpEndpoint:` and `httpProtocolIPv6:` empty → `kubectl apply` stores `enabled` /
+/// `disabled`; we refused "invalid value null". Likewise a null inside `connectionTracking` or a
+/// network interface is absent (a required one then missing).
+#[test]
+fn null_launch_options_are_pruned_and_defaulted_as_the_api_server_does() {
+    let class = |extra: &str| format!("{EC2NODECLASS_V1}{extra}");
+    let m = load_str(
+        "c.yaml",
+        &class("  metadataOptions:\n    httpEndpoint:\n    httpProtocolIPv6: null\n    httpPutResponseHopLimit: 2\n    httpTokens: required\n"),
+    )
+    .unwrap();
+    let o = m.node_classes[0].metadata_options.clone().unwrap();
+    assert_eq!(o.http_endpoint.as_deref(), Some("enabled"));
+    assert_eq!(o.http_protocol_ipv6.as_deref(), Some("disabled"));
+    assert_eq!(o.http_put_response_hop_limit, Some(2));
+    assert_eq!(o.http_tokens.as_deref(), Some("required"));
+    assert!(load_str(
+        "c.yaml",
+        &class("  connectionTracking: {udpTimeout: 45, tcpEstablishedTimeout: null}\n")
+    )
+    .is_ok());
+    let err = |extra: &str| load_str("c.yaml", &class(extra)).unwrap_err().to_string();
+    assert!(err("  connectionTracking: {udpTimeout: null}\n").contains(
+        "spec.connectionTracking: at least one of tcpEstablishedTimeout, udpStreamTimeout or udpTimeout must be set"
+    ));
+    assert!(err(
+        "  networkInterfaces: [{networkCardIndex: 0, deviceIndex: 0, interfaceType: null}]\n"
+    )
+    .contains("spec.networkInterfaces[0].interfaceType: required"));
+}
