@@ -686,3 +686,215 @@ fn allocatable_never_above_what_the_kubelet_reports_through_the_binary() {
         probe("kl-m5l", "m5.large", json!({})).at_most(1930, ki(7220184)),
     ]);
 }
+
+/// One pod in its own NodePool (the instance-type suite's pool: on-demand, plus `reqs`) over the
+/// default class patched with `class`; `pod` is merged into the pod.
+fn lone(name: &str, reqs: Vec<Value>, class: Value, pod: Value) -> Vec<Value> {
+    let mut spec = json!({"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "KarpenterNodeRole",
+        "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "test"}}],
+        "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "test"}}]});
+    merge(&mut spec, class);
+    // The suite's pool is on-demand unless the It replaces that requirement.
+    let mut requirements = Vec::new();
+    if !reqs
+        .iter()
+        .any(|r| r["key"] == "karpenter.sh/capacity-type")
+    {
+        requirements.push(
+            json!({"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}),
+        );
+    }
+    requirements.extend(reqs);
+    let mut p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+        "spec": {"nodeSelector": {"karpenter.sh/nodepool": name},
+            "containers": [{"name": "app", "image": "registry.k8s.io/pause"}]}});
+    merge(&mut p, pod);
+    vec![
+        json!({"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": name}, "spec": spec}),
+        json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
+            "spec": {"template": {"spec": {"requirements": requirements, "nodeClassRef":
+                {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": name}}}}}),
+        p,
+    ]
+}
+
+fn requests(r: Value) -> Value {
+    json!({"spec": {"containers": [{"name": "app", "image": "registry.k8s.io/pause",
+        "resources": {"requests": r.clone(), "limits": r}}]}})
+}
+
+fn node_selector(key: &str, value: &str) -> Value {
+    json!({"spec": {"nodeSelector": { key: value }}})
+}
+
+/// aws: suite_test.go › InstanceTypeProvider: the Its whose outcome is the type chosen for one
+/// pod (extended resources, metal and GPU de-prioritised, flex, capacity type, tenancy).
+#[test]
+fn instance_selection_through_the_binary() {
+    let exists = json!({"key": "node.kubernetes.io/instance-type", "operator": "Exists"});
+    let flex_not = json!({"key": "karpenter.k8s.aws/instance-capability-flex", "operator": "NotIn", "values": ["true"]});
+    let both = json!({"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]});
+    let cases: Vec<Vec<Value>> = vec![
+        // "should not launch AWS Pod ENI on a t3".
+        lone("eni-t3", vec![], json!({}), {
+            let mut p = requests(json!({"vpc.amazonaws.com/pod-eni": "1"}));
+            merge(
+                &mut p,
+                node_selector("node.kubernetes.io/instance-type", "t3.large"),
+            );
+            p
+        }),
+        // "should launch vpc.amazonaws.com/pod-eni on a compatible instance type".
+        lone(
+            "eni",
+            vec![],
+            json!({}),
+            requests(json!({"vpc.amazonaws.com/pod-eni": "1"})),
+        ),
+        // "should de-prioritize metal", "should de-prioritize gpu types".
+        lone("cheap", vec![], json!({}), requests(json!({"cpu": "1"}))),
+        // "should launch on metal".
+        lone("metal", vec![exists], json!({}), {
+            let mut p = requests(json!({"cpu": "1"}));
+            merge(
+                &mut p,
+                node_selector("karpenter.k8s.aws/instance-size", "metal"),
+            );
+            p
+        }),
+        // "should launch pod in flex instance type", "should not launch pod when flex instances
+        // are disallowed", "should launch pod in non-flex instances".
+        lone(
+            "flex",
+            vec![],
+            json!({}),
+            node_selector("karpenter.k8s.aws/instance-capability-flex", "true"),
+        ),
+        lone(
+            "noflex",
+            vec![flex_not],
+            json!({}),
+            node_selector("karpenter.k8s.aws/instance-capability-flex", "true"),
+        ),
+        lone(
+            "nonflex",
+            vec![],
+            json!({}),
+            node_selector("karpenter.k8s.aws/instance-capability-flex", "false"),
+        ),
+        // "should launch instances for nvidia.com/gpu / aws.amazon.com/neuron /
+        // vpc.amazonaws.com/efa resource requests" (amd.com/gpu: the embedded snapshot has no
+        // g4ad type; docs/upstream-tests.md).
+        lone(
+            "nvidia",
+            vec![],
+            json!({}),
+            requests(json!({"nvidia.com/gpu": "1"})),
+        ),
+        lone(
+            "neuron",
+            vec![],
+            json!({}),
+            requests(json!({"aws.amazon.com/neuron": "1"})),
+        ),
+        lone(
+            "efa",
+            vec![],
+            json!({}),
+            requests(json!({"vpc.amazonaws.com/efa": "1"})),
+        ),
+        // CapacityType: "should default to on-demand", "should launch spot capacity if flexible
+        // to both spot and on demand".
+        lone("od", vec![], json!({}), json!({})),
+        lone("spot", vec![both], json!({}), json!({})),
+        // Tenancy: "Should use default tenancy when no requirement is given for tenancy".
+        lone("tenancy", vec![], json!({}), json!({})),
+        // "should launch vpc.amazonaws.com/PrivateIPv4Address on a compatible instance type"
+        // (Windows).
+        lone(
+            "ipv4",
+            vec![],
+            json!({"amiSelectorTerms": [{"alias": "windows2022@latest"}]}),
+            requests(json!({"vpc.amazonaws.com/PrivateIPv4Address": "1"})),
+        ),
+    ];
+    let items: Vec<Value> = cases.into_iter().flatten().collect();
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let run = karpenter(
+        &[
+            "provision",
+            "--dry-run",
+            "-q",
+            "-f",
+            "-",
+            "-o",
+            "json",
+            "--region",
+            "us-east-1",
+        ],
+        list.to_string().as_bytes(),
+    );
+    let plan: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
+    let claim = |pod: &str| -> Option<&Value> {
+        let full = format!("default/{pod}");
+        plan["nodeClaims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["pods"].as_array().unwrap().iter().any(|p| p == &full))
+    };
+    let label = |pod: &str, key: &str| -> String {
+        let c =
+            claim(pod).unwrap_or_else(|| panic!("{pod} not placed: {:#}", plan["unschedulable"]));
+        c["labels"][key].as_str().unwrap_or("").to_string()
+    };
+    let ty = |pod: &str| label(pod, "node.kubernetes.io/instance-type");
+    assert!(
+        claim("eni-t3").is_none(),
+        "pod-eni on a t3.large: {}",
+        ty("eni-t3")
+    );
+    assert!(claim("eni").is_some(), "{:#}", plan["unschedulable"]);
+    assert!(!ty("eni").starts_with("t3."), "{}", ty("eni"));
+    assert!(
+        !ty("cheap").contains("metal") && !ty("cheap").starts_with('g'),
+        "{}",
+        ty("cheap")
+    );
+    assert_eq!(label("metal", "karpenter.k8s.aws/instance-size"), "metal");
+    assert_eq!(
+        label("flex", "karpenter.k8s.aws/instance-capability-flex"),
+        "true"
+    );
+    assert!(ty("flex").contains("flex"), "{}", ty("flex"));
+    assert!(
+        claim("noflex").is_none(),
+        "flex disallowed yet {}",
+        ty("noflex")
+    );
+    assert_eq!(
+        label("nonflex", "karpenter.k8s.aws/instance-capability-flex"),
+        "false"
+    );
+    assert!(!ty("nonflex").contains("flex"), "{}", ty("nonflex"));
+    assert_eq!(
+        label("nvidia", "karpenter.k8s.aws/instance-gpu-manufacturer"),
+        "nvidia"
+    );
+    assert_eq!(
+        label(
+            "neuron",
+            "karpenter.k8s.aws/instance-accelerator-manufacturer"
+        ),
+        "aws"
+    );
+    assert!(claim("efa").is_some(), "{:#}", plan["unschedulable"]);
+    assert_eq!(label("od", "karpenter.sh/capacity-type"), "on-demand");
+    assert_eq!(label("spot", "karpenter.sh/capacity-type"), "spot");
+    assert_eq!(
+        label("tenancy", "karpenter.k8s.aws/instance-tenancy"),
+        "default"
+    );
+    assert_eq!(label("ipv4", "kubernetes.io/os"), "windows");
+}
