@@ -898,3 +898,210 @@ fn instance_selection_through_the_binary() {
     );
     assert_eq!(label("ipv4", "kubernetes.io/os"), "windows");
 }
+
+/// aws: suite_test.go › Network Interfaces ("should calculate max pods according when no EFA-only
+/// interfaces used on NC 0": 8 × 49 + 2 = 394; "... according to EFA-only interfaces used":
+/// (8 − 1) × 49 + 2 = 345) and Instance Type and NodeClass Compatibility › AMI Compatibility
+/// ("should mark availability of a1 instance type offerings based on AMI": a1.medium is
+/// unavailable with AL2023, available with Bottlerocket).
+#[test]
+fn network_interfaces_and_ami_compatibility_through_the_binary() {
+    let nic = |card: i64, dev: i64, ty: &str| json!({"networkCardIndex": card, "deviceIndex": dev, "interfaceType": ty});
+    run(&[
+        probe(
+            "nic-nc1",
+            "m6idn.32xlarge",
+            json!({"networkInterfaces": [nic(0, 0, "interface"), nic(1, 0, "efa-only")]}),
+        )
+        .pods(394),
+        probe(
+            "nic-nc0",
+            "m6idn.32xlarge",
+            json!({"networkInterfaces": [nic(0, 0, "interface"), nic(0, 1, "efa-only")]}),
+        )
+        .pods(345),
+        probe("a1-al2023", "a1.medium", json!({})).nothing_fits(),
+        probe(
+            "a1-br",
+            "a1.medium",
+            json!({"amiSelectorTerms": [{"alias": "bottlerocket@latest"}]}),
+        )
+        .pods(8),
+    ]);
+}
+
+/// aws: suite_test.go › Tenancy: "Should use default tenancy if tenancy requirement specifies
+/// both default and dedicated tenancies", "Should launch with default tenancy when required",
+/// "Should launch with dedicated tenancy when required", DescribeTable "does not allow tenancy
+/// violations" (dedicated np, default np).
+#[test]
+fn tenancy_through_the_binary() {
+    let tenancy = |v: &[&str]| {
+        vec![json!({"key": "karpenter.k8s.aws/instance-tenancy", "operator": "In", "values": v})]
+    };
+    let wants = |v: &str| node_selector("karpenter.k8s.aws/instance-tenancy", v);
+    let cases: Vec<Vec<Value>> = vec![
+        lone(
+            "t-both",
+            tenancy(&["default", "dedicated"]),
+            json!({}),
+            json!({}),
+        ),
+        lone("t-default", vec![], json!({}), wants("default")),
+        lone("t-dedicated", vec![], json!({}), wants("dedicated")),
+        lone(
+            "t-np-dedicated",
+            tenancy(&["dedicated"]),
+            json!({}),
+            wants("default"),
+        ),
+        lone(
+            "t-np-default",
+            tenancy(&["default"]),
+            json!({}),
+            wants("dedicated"),
+        ),
+    ];
+    let plan = plan_items(cases.into_iter().flatten().collect());
+    let tenancy_of = |pod: &str| label_of(&plan, pod, "karpenter.k8s.aws/instance-tenancy");
+    assert_eq!(tenancy_of("t-both").as_deref(), Some("default"));
+    assert_eq!(tenancy_of("t-default").as_deref(), Some("default"));
+    assert_eq!(tenancy_of("t-dedicated").as_deref(), Some("dedicated"));
+    assert_eq!(
+        tenancy_of("t-np-dedicated"),
+        None,
+        "{:#}",
+        plan["nodeClaims"]
+    );
+    assert_eq!(tenancy_of("t-np-default"), None, "{:#}", plan["nodeClaims"]);
+}
+
+/// The g4dn.8xlarge labels of aws: suite_test.go "should support individual instance type
+/// labels" / "should support combined instance type labels" (the fake's accelerator labels on a
+/// GPU type are upstream's TODO and left out, as the combined It leaves them out).
+fn g4dn_labels() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("topology.kubernetes.io/region", "us-east-1"),
+        ("topology.kubernetes.io/zone", "us-east-1a"),
+        ("node.kubernetes.io/instance-type", "g4dn.8xlarge"),
+        ("kubernetes.io/os", "linux"),
+        ("kubernetes.io/arch", "amd64"),
+        ("karpenter.sh/capacity-type", "on-demand"),
+        ("karpenter.k8s.aws/instance-tenancy", "default"),
+        ("karpenter.k8s.aws/instance-hypervisor", "nitro"),
+        (
+            "karpenter.k8s.aws/instance-encryption-in-transit-supported",
+            "true",
+        ),
+        ("karpenter.k8s.aws/instance-category", "g"),
+        ("karpenter.k8s.aws/instance-capability-flex", "false"),
+        ("karpenter.k8s.aws/instance-generation", "4"),
+        ("karpenter.k8s.aws/instance-family", "g4dn"),
+        ("karpenter.k8s.aws/instance-size", "8xlarge"),
+        ("karpenter.k8s.aws/instance-cpu", "32"),
+        ("karpenter.k8s.aws/instance-cpu-manufacturer", "intel"),
+        (
+            "karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz",
+            "2500",
+        ),
+        ("karpenter.k8s.aws/instance-memory", "131072"),
+        ("karpenter.k8s.aws/instance-ebs-bandwidth", "9500"),
+        ("karpenter.k8s.aws/instance-network-bandwidth", "50000"),
+        ("karpenter.k8s.aws/instance-gpu-name", "t4"),
+        ("karpenter.k8s.aws/instance-gpu-manufacturer", "nvidia"),
+        ("karpenter.k8s.aws/instance-gpu-count", "1"),
+        ("karpenter.k8s.aws/instance-gpu-memory", "16384"),
+        ("karpenter.k8s.aws/instance-local-nvme", "900"),
+        ("topology.k8s.aws/zone-id", "use1-az1"),
+        ("failure-domain.beta.kubernetes.io/region", "us-east-1"),
+        ("failure-domain.beta.kubernetes.io/zone", "us-east-1a"),
+        ("beta.kubernetes.io/arch", "amd64"),
+        ("beta.kubernetes.io/os", "linux"),
+        ("beta.kubernetes.io/instance-type", "g4dn.8xlarge"),
+        ("topology.ebs.csi.aws.com/zone", "us-east-1a"),
+    ]
+}
+
+/// aws: suite_test.go "should support individual instance type labels" and "should support
+/// combined instance type labels": a pod selecting each well-known label (and one selecting them
+/// all) is placed; the class's `status.subnets` gives the zone ID.
+#[test]
+fn instance_type_labels_through_the_binary() {
+    let subnets = json!([{"id": "subnet-a", "zone": "us-east-1a", "zoneID": "use1-az1"}]);
+    // One pool and class, as the It: each pod selects the pool and one label.
+    let mut items = lone("lbl", vec![], json!({}), json!({}));
+    items[0]["status"] = json!({ "subnets": subnets });
+    items.pop();
+    let labels = g4dn_labels();
+    let mut all = serde_json::Map::new();
+    all.insert("karpenter.sh/nodepool".into(), json!("lbl"));
+    let pod = |name: &str, selector: Value| {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"nodeSelector": selector,
+                "containers": [{"name": "app", "image": "registry.k8s.io/pause"}]}})
+    };
+    for (i, (k, v)) in labels.iter().enumerate() {
+        items.push(pod(
+            &format!("lbl-{i}"),
+            json!({"karpenter.sh/nodepool": "lbl", *k: v}),
+        ));
+        all.insert(k.to_string(), json!(v));
+    }
+    items.push(pod("lbl-all", Value::Object(all)));
+    let plan = plan_items(items);
+    let mut missing = Vec::new();
+    for (i, (k, v)) in labels.iter().enumerate() {
+        let got = label_of(&plan, &format!("lbl-{i}"), k);
+        // Deprecated keys (core: `NormalizedLabels`) select by their stable key; the kubelet,
+        // not Karpenter, writes them on the node, so the plan's labels need not list them.
+        let normalized = k.starts_with("failure-domain.beta.")
+            || k.starts_with("beta.kubernetes.io/")
+            || *k == "topology.ebs.csi.aws.com/zone";
+        if got.is_none() || (!normalized && got.as_deref() != Some(v)) {
+            missing.push(format!("{k}={v} (got {got:?})"));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "not placed with: {missing:?}\n{:#}",
+        plan["unschedulable"]
+    );
+    assert_eq!(
+        label_of(&plan, "lbl-all", "node.kubernetes.io/instance-type").as_deref(),
+        Some("g4dn.8xlarge"),
+        "{:#}",
+        plan["unschedulable"]
+    );
+}
+
+/// Plans `items` offline in us-east-1.
+fn plan_items(items: Vec<Value>) -> Value {
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let run = karpenter(
+        &[
+            "provision",
+            "--dry-run",
+            "-q",
+            "-f",
+            "-",
+            "-o",
+            "json",
+            "--region",
+            "us-east-1",
+        ],
+        list.to_string().as_bytes(),
+    );
+    serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr))
+}
+
+/// The label `key` of the NodeClaim the pod `default/<pod>` is on (None: not placed).
+fn label_of(plan: &Value, pod: &str, key: &str) -> Option<String> {
+    let full = format!("default/{pod}");
+    plan["nodeClaims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["pods"].as_array().unwrap().iter().any(|p| p == &full))
+        .map(|c| c["labels"][key].as_str().unwrap_or("").to_string())
+}
