@@ -19,7 +19,7 @@
 
 use serde_json::{json, Value};
 
-use crate::support::karpenter;
+use crate::support::{merge, provision_json};
 
 const MI: i64 = 1 << 20;
 const GI: i64 = 1 << 30;
@@ -164,12 +164,7 @@ impl Probe {
     /// What differs from the It in `plan`, in words.
     fn check(&self, plan: &Value, failures: &mut Vec<String>) {
         let placed = |pod: &str| {
-            let full = format!("default/{}-{pod}", self.name);
-            plan["nodeClaims"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|c| c["pods"].as_array().unwrap().iter().any(|p| p == &full))
+            claim_of(plan, &format!("{}-{pod}", self.name))
                 .map(|c| c["instanceType"].as_str().unwrap_or("").to_string())
         };
         match self.alloc {
@@ -241,44 +236,9 @@ impl Probe {
     }
 }
 
-/// Deep merge of JSON objects (`patch` wins; arrays are replaced).
-fn merge(target: &mut Value, patch: Value) {
-    match (target, patch) {
-        (Value::Object(t), Value::Object(p)) => {
-            for (k, v) in p {
-                merge(t.entry(k).or_insert(Value::Null), v);
-            }
-        }
-        (t, p) => *t = p,
-    }
-}
-
 /// Plans every probe in one binary call and asserts each one's It.
 fn run(probes: &[Probe]) {
-    let items: Vec<Value> = probes.iter().flat_map(Probe::objects).collect();
-    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
-    let run = karpenter(
-        &[
-            "provision",
-            "--dry-run",
-            "-q",
-            "-f",
-            "-",
-            "-o",
-            "json",
-            "--region",
-            "us-east-1",
-        ],
-        list.to_string().as_bytes(),
-    );
-    assert!(
-        run.code == 0 || run.code == 1,
-        "exit {}: {}",
-        run.code,
-        run.stderr
-    );
-    let plan: Value = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
+    let plan = plan_items(probes.iter().flat_map(Probe::objects).collect());
     let mut failures = Vec::new();
     for p in probes {
         p.check(&plan, &mut failures);
@@ -450,41 +410,22 @@ fn max_pods_per_ami_family_through_the_binary() {
     let windows = WINDOWS_ROOT - GI - nodefs(WINDOWS_ROOT);
     let eni = t3l_mem() - 640 * MI - 100 * MI;
     let pods = t3l_mem() - 365 * MI - 100 * MI;
-    run(&[
-        probe("mp-al2", "t3.large", alias("al2@latest", k.clone()))
-            .alloc(1930, eni, linux)
-            .pods(10),
-        probe("mp-al2023", "t3.large", alias("al2023@latest", k.clone()))
-            .alloc(1930, eni, linux)
-            .pods(10),
-        probe("mp-br", "t3.large", alias("bottlerocket@latest", k.clone()))
-            .alloc(1930, pods, linux)
-            .pods(10),
-        probe(
-            "mp-w2019",
-            "t3.large",
-            alias("windows2019@latest", k.clone()),
-        )
-        .alloc(1930, pods, windows)
-        .pods(10),
-        probe(
-            "mp-w2022",
-            "t3.large",
-            alias("windows2022@latest", k.clone()),
-        )
-        .alloc(1930, pods, windows)
-        .pods(10),
-        probe(
-            "mp-w2025",
-            "t3.large",
-            alias("windows2025@latest", k.clone()),
-        )
-        .alloc(1930, pods, windows)
-        .pods(10),
-        probe("mp-custom", "t3.large", custom(k))
-            .alloc(1930, eni, linux)
-            .pods(10),
-    ]);
+    let probes: Vec<Probe> = [
+        ("mp-al2", "al2@latest", eni, linux),
+        ("mp-al2023", "al2023@latest", eni, linux),
+        ("mp-br", "bottlerocket@latest", pods, linux),
+        ("mp-w2019", "windows2019@latest", pods, windows),
+        ("mp-w2022", "windows2022@latest", pods, windows),
+        ("mp-w2025", "windows2025@latest", pods, windows),
+    ]
+    .into_iter()
+    .map(|(name, family, mem, eph)| {
+        probe(name, "t3.large", alias(family, k.clone())).alloc(1930, mem, eph)
+    })
+    .chain([probe("mp-custom", "t3.large", custom(k.clone())).alloc(1930, eni, linux)])
+    .map(|p| p.pods(10))
+    .collect();
+    run(&probes);
 }
 
 /// aws: suite_test.go › Overhead: "should default max pods based off of network interfaces",
@@ -497,6 +438,7 @@ fn max_pods_per_ami_family_through_the_binary() {
 #[test]
 fn max_pods_and_pods_per_core_through_the_binary() {
     let ppc = |n: i64| kubelet(json!({ "podsPerCore": n }));
+    let ppc4_max20 = || kubelet(json!({"podsPerCore": 4, "maxPods": 20}));
     run(&[
         probe("eni-t3", "t3.large", kubelet(json!({}))).pods(35),
         probe("eni-m6idn", "m6idn.32xlarge", kubelet(json!({}))).pods(394),
@@ -517,18 +459,8 @@ fn max_pods_and_pods_per_core_through_the_binary() {
         .pods(10),
         probe("ppc1-m5x", "m5.xlarge", ppc(1)).pods(4),
         probe("ppc1-t3", "t3.large", ppc(1)).pods(2),
-        probe(
-            "ppc4-m5x",
-            "m5.xlarge",
-            kubelet(json!({"podsPerCore": 4, "maxPods": 20})),
-        )
-        .pods(16),
-        probe(
-            "ppc4-m54x",
-            "m5.4xlarge",
-            kubelet(json!({"podsPerCore": 4, "maxPods": 20})),
-        )
-        .pods(20),
+        probe("ppc4-m5x", "m5.xlarge", ppc4_max20()).pods(16),
+        probe("ppc4-m54x", "m5.4xlarge", ppc4_max20()).pods(20),
         probe(
             "ppc-br",
             "m5.xlarge",
@@ -818,32 +750,8 @@ fn instance_selection_through_the_binary() {
             requests(json!({"vpc.amazonaws.com/PrivateIPv4Address": "1"})),
         ),
     ];
-    let items: Vec<Value> = cases.into_iter().flatten().collect();
-    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
-    let run = karpenter(
-        &[
-            "provision",
-            "--dry-run",
-            "-q",
-            "-f",
-            "-",
-            "-o",
-            "json",
-            "--region",
-            "us-east-1",
-        ],
-        list.to_string().as_bytes(),
-    );
-    let plan: Value = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
-    let claim = |pod: &str| -> Option<&Value> {
-        let full = format!("default/{pod}");
-        plan["nodeClaims"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["pods"].as_array().unwrap().iter().any(|p| p == &full))
-    };
+    let plan = plan_items(cases.into_iter().flatten().collect());
+    let claim = |pod: &str| claim_of(&plan, pod);
     let label = |pod: &str, key: &str| -> String {
         let c =
             claim(pod).unwrap_or_else(|| panic!("{pod} not placed: {:#}", plan["unschedulable"]));
@@ -1074,34 +982,24 @@ fn instance_type_labels_through_the_binary() {
     );
 }
 
-/// Plans `items` offline in us-east-1.
+/// Plans `items` offline in us-east-1 (exit 0, or 1 with pods left pending).
 fn plan_items(items: Vec<Value>) -> Value {
-    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
-    let run = karpenter(
-        &[
-            "provision",
-            "--dry-run",
-            "-q",
-            "-f",
-            "-",
-            "-o",
-            "json",
-            "--region",
-            "us-east-1",
-        ],
-        list.to_string().as_bytes(),
-    );
-    serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr))
+    let (code, plan) = provision_json(&["--region", "us-east-1"], items);
+    assert!(code == 0 || code == 1, "exit {code}: {plan:#}");
+    plan
 }
 
-/// The label `key` of the NodeClaim the pod `default/<pod>` is on (None: not placed).
-fn label_of(plan: &Value, pod: &str, key: &str) -> Option<String> {
+/// The NodeClaim the pod `default/<pod>` is on (None: not placed).
+fn claim_of<'a>(plan: &'a Value, pod: &str) -> Option<&'a Value> {
     let full = format!("default/{pod}");
     plan["nodeClaims"]
         .as_array()
         .unwrap()
         .iter()
         .find(|c| c["pods"].as_array().unwrap().iter().any(|p| p == &full))
-        .map(|c| c["labels"][key].as_str().unwrap_or("").to_string())
+}
+
+/// The label `key` of the NodeClaim the pod `default/<pod>` is on (None: not placed).
+fn label_of(plan: &Value, pod: &str, key: &str) -> Option<String> {
+    claim_of(plan, pod).map(|c| c["labels"][key].as_str().unwrap_or("").to_string())
 }
