@@ -44,6 +44,7 @@ mod support;
 mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;
+mod upstream_aws_binary;
 mod upstream_disruption_binary;
 mod upstream_e2e_disruption;
 mod upstream_scheduling_binary;

@@ -82,3 +82,28 @@ pub fn write_temp(name: &str, text: &[u8]) -> PathBuf {
     std::fs::write(&path, text).unwrap();
     path
 }
+
+/// Deep merge of JSON objects (`patch` wins; arrays are replaced): a test's object with the
+/// fields one It changes.
+pub fn merge(target: &mut serde_json::Value, patch: serde_json::Value) {
+    match (target, patch) {
+        (serde_json::Value::Object(t), serde_json::Value::Object(p)) => {
+            for (k, v) in p {
+                merge(t.entry(k).or_insert(serde_json::Value::Null), v);
+            }
+        }
+        (t, p) => *t = p,
+    }
+}
+
+/// `provision --dry-run -q -f - -o json` with `extra` flags on a `kind: List` of `items`: the exit
+/// code and the plan document.
+pub fn provision_json(extra: &[&str], items: Vec<serde_json::Value>) -> (i32, serde_json::Value) {
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let mut args = vec!["provision", "--dry-run", "-q", "-f", "-", "-o", "json"];
+    args.extend_from_slice(extra);
+    let run = karpenter(&args, list.to_string().as_bytes());
+    let json = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
+    (run.code, json)
+}

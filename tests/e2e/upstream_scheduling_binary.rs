@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
 
-use crate::support::{fixture, karpenter};
+use crate::support::{fixture, merge, provision_json};
 
 const ZONE: &str = "topology.kubernetes.io/zone";
 const CAPACITY_TYPE: &str = "karpenter.sh/capacity-type";
@@ -60,18 +60,6 @@ fn class() -> Value {
         "spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "KarpenterNodeRole",
                  "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "test"}}],
                  "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "test"}}]}})
-}
-
-/// Deep merge of JSON objects (`patch` wins; arrays are replaced).
-fn merge(target: &mut Value, patch: Value) {
-    match (target, patch) {
-        (Value::Object(t), Value::Object(p)) => {
-            for (k, v) in p {
-                merge(t.entry(k).or_insert(Value::Null), v);
-            }
-        }
-        (t, p) => *t = p,
-    }
 }
 
 /// `test.UnschedulablePod`: one container, no requests; `patch` is merged into the pod (its
@@ -225,25 +213,8 @@ fn plan(objects: Vec<Value>) -> Plan {
 /// Plans `objects` (with the default EC2NodeClass) against the catalog at `catalog`.
 fn plan_on(catalog: &std::path::Path, mut objects: Vec<Value>) -> Plan {
     objects.push(class());
-    let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
-    let args = [
-        "provision",
-        "--dry-run",
-        "-q",
-        "-f",
-        "-",
-        "-o",
-        "json",
-        "--catalog",
-        catalog.to_str().unwrap(),
-    ];
-    let run = karpenter(&args, list.to_string().as_bytes());
-    let json = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
-    Plan {
-        code: run.code,
-        json,
-    }
+    let (code, json) = provision_json(&["--catalog", catalog.to_str().unwrap()], objects);
+    Plan { code, json }
 }
 
 /// The scheduling suite's pool (every capacity type) with `extra`, and `pods`.
