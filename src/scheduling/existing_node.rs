@@ -7,6 +7,7 @@
 //! `pkg/controllers/state/statenode.go` `Taints()` ([`Node::scheduling_taints`]), the attach
 //! limits `pkg/controllers/state/cluster.go` `populateVolumeLimits` (from the node's CSINode).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -34,7 +35,9 @@ pub(super) struct Existing<'a> {
     pub(super) position: usize,
     pub(super) node: &'a Node,
     pub(super) reqs: &'a Requirements,
-    pub(super) taints: Vec<Taint>,
+    /// The node's taints as scheduling sees them: borrowed unless they differ (a node not
+    /// initialized, or cordoned).
+    pub(super) taints: Cow<'a, [Taint]>,
     pub(super) available: Resources,
     pub(super) requests: Resources,
     pub(super) placed: Vec<usize>,
@@ -358,11 +361,15 @@ pub(super) fn prepare_existing<'a>(
             continue;
         }
         let facts = &facts[i];
-        let mut taints = n.node.scheduling_taints();
+        let mut taints: Cow<'a, [Taint]> = if n.node.initialized {
+            Cow::Borrowed(&n.node.taints)
+        } else {
+            Cow::Owned(n.node.scheduling_taints())
+        };
         if n.node.unschedulable {
             let cordon = Taint::new("node.kubernetes.io/unschedulable", "", Effect::NoSchedule);
             if !taints.iter().any(|t| t.key == cordon.key) {
-                taints.push(cordon);
+                taints.to_mut().push(cordon);
             }
         }
         let mut volume_usage: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -370,34 +377,30 @@ pub(super) fn prepare_existing<'a>(
         // which the memo does not track. The others' totals are kept (with a storage view too:
         // consolidation always has one, and re-adding every node's pods made each of its
         // simulations cost the whole cluster).
-        let totals = match tracked.as_deref_mut() {
+        // Borrowed from the memo when it holds them: a consolidation evaluation prepares every
+        // node again for each of its thousands of simulations.
+        let fresh;
+        let totals: &PodTotals = match tracked.as_deref_mut() {
             Some(t) => {
                 let version = t.version(i);
                 if t.totals.len() <= i {
                     t.totals.resize(i + 1, None);
                 }
-                match &t.totals[i] {
-                    Some((v, totals, volume_free))
-                        if *v == version && (*volume_free || storage.is_none()) =>
-                    {
-                        totals.clone()
-                    }
-                    _ => {
-                        let totals = pod_totals(n, facts, &daemons, storage, &mut volume_usage);
-                        let volume_free = n.pods.iter().all(|p| p.volumes.is_empty());
-                        t.totals[i] = Some((version, totals.clone(), volume_free));
-                        totals
-                    }
+                let kept = matches!(&t.totals[i], Some((v, _, volume_free))
+                    if *v == version && (*volume_free || storage.is_none()));
+                if !kept {
+                    let totals = pod_totals(n, facts, &daemons, storage, &mut volume_usage);
+                    let volume_free = n.pods.iter().all(|p| p.volumes.is_empty());
+                    t.totals[i] = Some((version, totals, volume_free));
                 }
+                &t.totals[i].as_ref().expect("just kept").1
             }
-            None => pod_totals(n, facts, &daemons, storage, &mut volume_usage),
+            None => {
+                fresh = pod_totals(n, facts, &daemons, storage, &mut volume_usage);
+                &fresh
+            }
         };
-        let PodTotals {
-            mut used,
-            host_ports,
-            daemon_used,
-            admits,
-        } = totals;
+        let mut used = totals.used.clone();
         // The DaemonSets that would run here take their share of resources, less what the
         // node's DaemonSet pods already request, per resource and never below zero (`core
         // v1.14.1: pkg/controllers/provisioning/scheduling/existingnode.go` `NewExistingNode`,
@@ -408,12 +411,12 @@ pub(super) fn prepare_existing<'a>(
         // only sees the ports of pods bound there (`CanAdd`, `HostPortUsage` of the state node;
         // docs/upstream-tests.md, Existing Nodes).
         let mut expected = Resources::new();
-        for ((d, _), admits) in daemons.iter().zip(admits) {
+        for ((d, _), &admits) in daemons.iter().zip(&totals.admits) {
             if admits && first_untolerated(&taints, &d.tolerations).is_none() {
                 expected.add_assign(&d.requests);
             }
         }
-        used.add_assign(&at_least_zero(&expected.sub(&daemon_used)));
+        used.add_assign(&at_least_zero(&expected.sub(&totals.daemon_used)));
         nodes.push(Existing {
             position: i,
             node: &n.node,
@@ -427,7 +430,7 @@ pub(super) fn prepare_existing<'a>(
             },
             requests: Resources::new(),
             placed: Vec::new(),
-            host_ports,
+            host_ports: totals.host_ports.clone(),
             volume_usage,
             attach_limits: storage.and_then(|s| s.attach_limits.get(&n.node.name)),
         });
