@@ -45,5 +45,6 @@ mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;
 mod upstream_disruption_binary;
+mod upstream_drift_binary;
 mod upstream_e2e_disruption;
 mod upstream_scheduling_binary;

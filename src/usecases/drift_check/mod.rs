@@ -140,6 +140,22 @@ impl DriftReport {
     }
 }
 
+/// Per instance type, its offerings' requirements (zone, capacity type, reservation).
+pub type Offered = BTreeMap<String, Vec<crate::model::requirements::Requirements>>;
+
+/// The names of `types`, and their offerings' requirements, for the InstanceTypeNotFound check.
+fn offered(types: &[crate::model::instance_type::InstanceType]) -> (BTreeSet<String>, Offered) {
+    let names = types.iter().map(|t| t.name.clone()).collect();
+    let offerings = types
+        .iter()
+        .map(|t| {
+            let reqs = t.offerings.iter().map(|o| o.requirements()).collect();
+            (t.name.clone(), reqs)
+        })
+        .collect();
+    (names, offerings)
+}
+
 /// What-if: the cluster's objects with the NodePools and node classes of `files` in place of
 /// the ones of the same name (and added when new). Errors when the files hold nodes or
 /// NodeClaims (that is an offline check) or nothing to put in place.
