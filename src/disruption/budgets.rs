@@ -13,8 +13,11 @@
 
 use std::fmt;
 
+use std::collections::BTreeSet;
+
 use super::time::{parse_duration, Schedule, TimeError};
 use crate::model::node::Node;
+use crate::model::nodeclaim::NodeClaim;
 use crate::model::nodepool::{Budget, NodePool};
 
 /// A reason Karpenter disrupts for (budget `reasons` values, v1).
@@ -211,9 +214,56 @@ pub fn count_nodes<'a>(pool: &NodePool, nodes: impl IntoIterator<Item = &'a Node
     (counted, disrupting)
 }
 
+/// The nodes whose NodeClaim says its instance is already terminating (`InstanceTerminating=True`:
+/// drained, and the cloud provider's delete succeeded). Budgets leave them out altogether —
+/// neither counted nor disrupting: `core v1.14.1: pkg/controllers/disruption/helpers.go`
+/// `BuildDisruptionBudgetMapping` skips them before counting (so `nodes: 50%` of 10 nodes,
+/// one of them terminating, is ceil(9 × 50%) = 5 with none disrupting, not 5 − 1). Matched
+/// to Nodes by `status.nodeName` or `status.providerID`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TerminatingInstances {
+    names: BTreeSet<String>,
+    provider_ids: BTreeSet<String>,
+}
+
+impl TerminatingInstances {
+    /// The terminating ones of `claims`.
+    pub fn of<'a>(claims: impl IntoIterator<Item = &'a NodeClaim>) -> TerminatingInstances {
+        let mut t = TerminatingInstances::default();
+        for c in claims.into_iter().filter(|c| {
+            c.conditions
+                .get("InstanceTerminating")
+                .is_some_and(|s| s == "True")
+        }) {
+            t.names.extend(c.node_name.clone());
+            t.provider_ids.extend(c.provider_id.clone());
+        }
+        t
+    }
+
+    /// Whether `node`'s NodeClaim is terminating.
+    pub fn holds(&self, node: &Node) -> bool {
+        self.names.contains(&node.name)
+            || node
+                .provider_id
+                .as_ref()
+                .is_some_and(|p| self.provider_ids.contains(p))
+    }
+
+    /// `nodes` without the terminating ones: what budgets count.
+    pub fn counted<'a>(&self, nodes: impl IntoIterator<Item = &'a Node>) -> Vec<Node> {
+        nodes
+            .into_iter()
+            .filter(|n| !self.holds(n))
+            .cloned()
+            .collect()
+    }
+}
+
 /// How many of the pool's nodes may start disrupting for `reason` at `now` (epoch seconds).
 /// `nodes` may hold any nodes; only the pool's managed, initialized ones count. A NodeClaim
-/// whose instance is already terminating should be left out by the caller (Karpenter skips it).
+/// whose instance is already terminating should be left out by the caller (Karpenter skips it):
+/// [`TerminatingInstances::counted`].
 pub fn allowed_disruptions<'a>(
     pool: &NodePool,
     nodes: impl IntoIterator<Item = &'a Node>,
@@ -427,5 +477,40 @@ mod tests {
                 a.explain(&p)
             );
         }
+    }
+
+    /// core v1.14.1 `helpers.go BuildDisruptionBudgetMapping`: a node whose NodeClaim is
+    /// `InstanceTerminating=True` is neither counted nor disrupting — 10 nodes, `nodes: 50%`,
+    /// one terminating (and being deleted): ceil(9 × 50%) = 5 allowed.
+    #[test]
+    fn a_node_whose_instance_is_terminating_is_left_out_of_the_count() {
+        let p = pool(vec![budget("50%", None, None, &[])]);
+        let mut ns = nodes(10);
+        ns[3].deleting = true;
+        ns[3].provider_id = Some("aws:///us-west-2a/i-3".into());
+        let claim = |name: Option<&str>, id: Option<&str>, status: &str| NodeClaim {
+            name: "c".into(),
+            node_name: name.map(Into::into),
+            provider_id: id.map(Into::into),
+            conditions: [("InstanceTerminating".to_string(), status.to_string())]
+                .into_iter()
+                .collect(),
+            ..NodeClaim::default()
+        };
+        let all = allowed_disruptions(&p, &ns, DisruptionReason::Drifted, 0);
+        assert_eq!(
+            (all.allowed, all.counted_nodes, all.disrupting),
+            (Some(4), 10, 1)
+        );
+        for c in [
+            claim(Some("n3"), None, "True"),
+            claim(None, Some("aws:///us-west-2a/i-3"), "True"),
+        ] {
+            let counted = TerminatingInstances::of([&c]).counted(&ns);
+            let a = allowed_disruptions(&p, &counted, DisruptionReason::Drifted, 0);
+            assert_eq!((a.allowed, a.counted_nodes, a.disrupting), (Some(5), 9, 0));
+        }
+        let not_yet = TerminatingInstances::of([&claim(Some("n3"), None, "False")]);
+        assert_eq!(not_yet.counted(&ns).len(), 10);
     }
 }

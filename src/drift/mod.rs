@@ -308,6 +308,10 @@ pub struct DriftSnapshot {
     /// Instance types each pool can use now (`GetInstanceTypes`), keyed by pool name; a pool
     /// missing here is not checked for `InstanceTypeNotFound`.
     pub instance_types: BTreeMap<String, BTreeSet<String>>,
+    /// The offerings' requirements of each of those types (pool → type → offerings), when
+    /// known: a NodeClaim none of whose type's offerings fits its labels is drifted too.
+    pub offerings:
+        BTreeMap<String, BTreeMap<String, Vec<crate::model::requirements::Requirements>>>,
     /// AMI names known from anywhere (any class's status or resolution), to name the image a
     /// node runs.
     pub image_names: BTreeMap<String, String>,

@@ -129,6 +129,11 @@ pub(super) fn evaluate_node(
         };
         return result;
     };
+    if let Some(why) = not_judged(mn) {
+        result.status = Status::Unknown;
+        result.detail = why;
+        return result;
+    }
     result.image_id = mn.drift_image_id(pool.generation).map(str::to_string);
     let outcomes = checks(snap, mn, pool, class, age, ca);
     let mut deciding_gap: Option<String> = None;
@@ -166,6 +171,70 @@ pub(super) fn evaluate_node(
         result.detail = why;
     }
     result
+}
+
+/// Whether some offering of the node's instance type is compatible with its NodeClaim's labels
+/// (core v1.14.1: `nodeclaim/disruption/drift.go instanceTypeNotFound`, `Offerings.HasCompatible`
+/// with well-known labels allowed undefined, available or not; `drift_test.go` "…offerings
+/// aren't compatible with the nodeclaim", "Reserved Capacity"). A reserved NodeClaim may have
+/// been demoted to on-demand since: it fits a reserved or an on-demand offering, the
+/// reservation's own labels left out.
+fn offerings_fit(mn: &ManagedNode, offerings: &[Requirements]) -> bool {
+    let claim_labels = mn
+        .node_claim
+        .as_ref()
+        .map_or(&mn.node.labels, |c| &c.labels);
+    let mut reqs = Requirements::from_labels(claim_labels);
+    if claim_labels.get(labels::CAPACITY_TYPE).map(String::as_str) == Some("reserved") {
+        reqs.remove(labels::CAPACITY_TYPE);
+        reqs.add(Requirement::new(
+            labels::CAPACITY_TYPE,
+            Operator::In,
+            ["reserved", "on-demand"],
+        ));
+        for key in [
+            labels::CAPACITY_RESERVATION_ID,
+            labels::CAPACITY_RESERVATION_TYPE,
+            labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
+        ] {
+            reqs.remove(key);
+        }
+    }
+    offerings
+        .iter()
+        .any(|o| reqs.is_compatible(o, labels::is_well_known))
+}
+
+/// Why Karpenter does not judge the node's NodeClaim for drift at all, if it does not:
+///
+/// - its `Launched` condition is there and not True (core v1.14.1:
+///   `pkg/controllers/nodeclaim/disruption/drift.go` `Reconcile` clears `Drifted` on a NodeClaim
+///   not launched; `drift_test.go` "should remove the status condition from the nodeClaim when
+///   the nodeClaim launch condition is unknown" / "… is false"). A NodeClaim without conditions
+///   (manifests written by hand) is judged as before: nothing says it is not launched;
+/// - its `nodeClassRef` names a class of another provider (core v1.14.1:
+///   `nodeclaim/disruption/controller.go` skips a NodeClaim `nodeclaimutils.IsManaged` rejects,
+///   its group and kind not among the provider's `GetSupportedNodeClasses` — aws:
+///   `EC2NodeClass`; `drift_test.go` "should ignore drift for NodeClaims not managed by this
+///   instance of Karpenter"). EKS Auto Mode's `NodeClass` is judged as before.
+fn not_judged(mn: &ManagedNode) -> Option<String> {
+    let claim = mn.node_claim.as_ref()?;
+    if let Some(status) = claim.conditions.get("Launched").filter(|s| *s != "True") {
+        return Some(format!(
+            "NodeClaim {} is not launched (Launched={status}): Karpenter judges drift only once it is",
+            claim.name
+        ));
+    }
+    let r = claim.node_class_ref.as_ref()?;
+    let ours = r.group.is_empty()
+        || r.group == "karpenter.k8s.aws"
+        || r.group == crate::model::nodepool::NodeClassRef::EKS_AUTO_MODE_GROUP;
+    (!ours).then(|| {
+        format!(
+            "NodeClaim {} names node class {}/{} {}, not one of this provider's: Karpenter does not judge it",
+            claim.name, r.group, r.kind, r.name
+        )
+    })
 }
 
 /// Runs the checks lazily in order, stopping at the first drift (later checks may be costly to
@@ -368,7 +437,17 @@ fn instance_type_drift(
         ));
     };
     if offered.contains(t) {
-        return Outcome::Clean;
+        return match snap.offerings.get(&pool.name).and_then(|m| m.get(t)) {
+            Some(offerings) if !offerings_fit(mn, offerings) => Outcome::Drifted(Finding::new(
+                DriftReason::InstanceTypeNotFound,
+                format!(
+                    "no offering of instance type {t} (NodePool {}) fits the node's zone and capacity type now",
+                    pool.name
+                ),
+                vec![],
+            )),
+            _ => Outcome::Clean,
+        };
     }
     Outcome::Drifted(Finding::new(
         DriftReason::InstanceTypeNotFound,

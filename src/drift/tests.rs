@@ -7,7 +7,7 @@ use super::facts::IdSet;
 use super::requirements::violations;
 use super::*;
 use crate::model::nodepool::{ApiGeneration, NodeClassRef};
-use crate::model::requirements::{NodeSelectorRequirement, Operator, Requirements};
+use crate::model::requirements::{NodeSelectorRequirement, Operator, Requirement, Requirements};
 
 const NOW: &str = "2024-06-24T12:00:00Z";
 
@@ -153,6 +153,7 @@ fn world() -> DriftSnapshot {
         )]
         .into_iter()
         .collect(),
+        offerings: Default::default(),
         image_names: map(&[("ami-0aa", "amazon-eks-node-1.24-v20230703")]),
         now: now(),
         notes: vec![],
@@ -1266,4 +1267,90 @@ fn placement_group_drift_table() {
             assert_eq!(v.not_checked, ["PlacementGroupDrift: not resolved"]);
         }
     }
+}
+
+/// core v1.14.1 `nodeclaim/disruption/drift_test.go`, the rules before any reason: a NodeClaim
+/// whose `Launched` is Unknown or False, or whose `nodeClassRef` names another provider's class
+/// (`UnmanagedNodeClass`), is not judged; one without conditions is (hand-written manifests).
+/// And "…offerings aren't compatible with the nodeclaim" / "Reserved Capacity": the node's type is
+/// offered, but no offering fits its zone and capacity type (a reserved node fits on-demand).
+#[test]
+fn unlaunched_and_unmanaged_claims_are_not_judged_and_offerings_must_fit() {
+    let drifted_ami = || {
+        let mut s = world();
+        s.nodes[0].node_claim = Some(NodeClaim {
+            name: "default-abc".into(),
+            image_id: Some("ami-0random".into()),
+            provider_id: Some("aws:///us-east-1a/i-0abc".into()),
+            ..Default::default()
+        });
+        s
+    };
+    assert_eq!(reason(&drifted_ami()), Some(DriftReason::AmiDrift));
+    for status in ["Unknown", "False"] {
+        let mut s = drifted_ami();
+        let claim = s.nodes[0].node_claim.as_mut().unwrap();
+        claim.conditions.insert("Launched".into(), status.into());
+        let v = verdict(&s);
+        assert_eq!(
+            (v.status, v.reason),
+            (Status::Unknown, None),
+            "{}",
+            v.detail
+        );
+        assert!(
+            v.detail.contains(&format!("Launched={status}")),
+            "{}",
+            v.detail
+        );
+    }
+    let mut s = drifted_ami();
+    s.nodes[0].node_claim.as_mut().unwrap().node_class_ref = Some(NodeClassRef {
+        group: "karpenter.test.sh".into(),
+        kind: "UnmanagedNodeClass".into(),
+        name: "default".into(),
+    });
+    assert_eq!(verdict(&s).status, Status::Unknown);
+
+    let offered = |zone: &str, capacity_type: &str| {
+        let mut r = Requirements::new();
+        r.add(Requirement::single(labels::ZONE, zone));
+        r.add(Requirement::single(labels::CAPACITY_TYPE, capacity_type));
+        r
+    };
+    let with = |node_ct: &str, offerings: Vec<Requirements>| {
+        let mut s = world();
+        s.nodes[0].node.creation_timestamp = Some("2020-01-01T00:00:00Z".into());
+        s.nodes[0]
+            .node
+            .labels
+            .insert(labels::CAPACITY_TYPE.into(), node_ct.into());
+        s.offerings.insert(
+            "default".into(),
+            [("c6a.2xlarge".to_string(), offerings)]
+                .into_iter()
+                .collect(),
+        );
+        reason(&s)
+    };
+    assert_eq!(
+        with("on-demand", vec![offered("us-east-1a", "on-demand")]),
+        None
+    );
+    assert_eq!(
+        with("on-demand", vec![offered("us-east-1b", "on-demand")]),
+        Some(DriftReason::InstanceTypeNotFound)
+    );
+    assert_eq!(
+        with("on-demand", vec![offered("us-east-1a", "spot")]),
+        Some(DriftReason::InstanceTypeNotFound)
+    );
+    assert_eq!(
+        with("reserved", vec![offered("us-east-1a", "on-demand")]),
+        None
+    );
+    assert_eq!(
+        with("reserved", vec![offered("us-east-1a", "spot")]),
+        Some(DriftReason::InstanceTypeNotFound)
+    );
 }

@@ -289,10 +289,9 @@ fn instance_types(
             ctx.capacity_reservations = &c.capacity_reservation_selector_terms;
         }
         if let Ok(types) = catalog.instance_types(&ctx) {
-            snapshot.instance_types.insert(
-                pool.name.clone(),
-                types.into_iter().map(|t| t.name).collect(),
-            );
+            let (names, offerings) = super::offered(&types);
+            snapshot.instance_types.insert(pool.name.clone(), names);
+            snapshot.offerings.insert(pool.name.clone(), offerings);
         }
     }
     Ok(())

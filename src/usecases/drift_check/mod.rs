@@ -24,6 +24,7 @@ pub use offline::{gather_offline, GatherNote, Offline};
 use super::ami::{VersionSource, ASSUMED_KUBERNETES_VERSION};
 use crate::api::Manifests;
 use crate::cloud::ami::KubeVersion;
+use crate::disruption::budgets::TerminatingInstances;
 use crate::drift::{self, DriftSnapshot, Evaluation, ManagedNode};
 use crate::error::CommandError;
 use crate::model::nodepool::NodePool;
@@ -92,9 +93,12 @@ pub struct PoolRollout {
 }
 
 /// [`PoolRollout`]s of the pools with drifted nodes in `evaluation`, at `now`.
+/// A node whose NodeClaim's instance is already terminating is left out of the count (core
+/// v1.14.1: `disruption/helpers.go BuildDisruptionBudgetMapping`).
 pub fn rollout(snapshot: &DriftSnapshot, evaluation: &Evaluation) -> Vec<PoolRollout> {
-    let nodes: Vec<crate::model::node::Node> =
-        snapshot.nodes.iter().map(|n| n.node.clone()).collect();
+    let terminating =
+        TerminatingInstances::of(snapshot.nodes.iter().filter_map(|n| n.node_claim.as_ref()));
+    let nodes = terminating.counted(snapshot.nodes.iter().map(|n| &n.node));
     snapshot
         .node_pools
         .iter()
@@ -134,6 +138,22 @@ impl DriftReport {
     pub fn any_drifted(&self) -> bool {
         self.evaluation.any_drifted()
     }
+}
+
+/// Per instance type, its offerings' requirements (zone, capacity type, reservation).
+pub type Offered = BTreeMap<String, Vec<crate::model::requirements::Requirements>>;
+
+/// The names of `types`, and their offerings' requirements, for the InstanceTypeNotFound check.
+fn offered(types: &[crate::model::instance_type::InstanceType]) -> (BTreeSet<String>, Offered) {
+    let names = types.iter().map(|t| t.name.clone()).collect();
+    let offerings = types
+        .iter()
+        .map(|t| {
+            let reqs = t.offerings.iter().map(|o| o.requirements()).collect();
+            (t.name.clone(), reqs)
+        })
+        .collect();
+    (names, offerings)
 }
 
 /// What-if: the cluster's objects with the NodePools and node classes of `files` in place of

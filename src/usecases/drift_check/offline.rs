@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use super::Offered;
 use super::{kubernetes_version, Config};
 use crate::api::Manifests;
 use crate::cloud::ami::{self, KubeVersion};
@@ -119,7 +120,8 @@ pub fn gather_offline(
         }
     }
     if let Some(catalog) = catalog {
-        snapshot.instance_types = instance_types(manifests, catalog, region, &snapshot, &mut notes);
+        (snapshot.instance_types, snapshot.offerings) =
+            instance_types(manifests, catalog, region, &snapshot, &mut notes);
     }
     Ok(Offline {
         snapshot,
@@ -136,9 +138,14 @@ fn instance_types(
     region: Option<&str>,
     snapshot: &DriftSnapshot,
     notes: &mut Vec<GatherNote>,
-) -> BTreeMap<String, BTreeSet<String>> {
+) -> (
+    BTreeMap<String, BTreeSet<String>>,
+    BTreeMap<String, Offered>,
+) {
     let mut out = BTreeMap::new();
-    let mut cache: BTreeMap<(String, String, String), Option<BTreeSet<String>>> = BTreeMap::new();
+    let mut offerings = BTreeMap::new();
+    type Types = Option<(BTreeSet<String>, Offered)>;
+    let mut cache: BTreeMap<(String, String, String), Types> = BTreeMap::new();
     for pool in &manifests.node_pools {
         if pool.generation != Some(ApiGeneration::V1) {
             continue;
@@ -175,12 +182,13 @@ fn instance_types(
                 catalog
                     .instance_types(&ctx)
                     .ok()
-                    .map(|types| types.into_iter().map(|t| t.name).collect())
+                    .map(|types| super::offered(&types))
             })
             .clone();
         match names {
-            Some(n) => {
+            Some((n, o)) => {
                 out.insert(pool.name.clone(), n);
+                offerings.insert(pool.name.clone(), o);
             }
             None => notes.push(GatherNote::NoCatalogRegion {
                 pool: pool.name.clone(),
@@ -188,5 +196,5 @@ fn instance_types(
             }),
         }
     }
-    out
+    (out, offerings)
 }

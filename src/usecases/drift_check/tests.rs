@@ -579,3 +579,70 @@ fn a_node_whose_instance_ec2_forgot_does_not_fail_the_check() {
     assert_eq!(instance("old"), Some(None));
     assert_eq!(instance("new"), Some(Some("i-new".to_string())));
 }
+
+/// What-if's rollout counts a pool's nodes as budgets do: core v1.14.1
+/// `disruption/helpers.go BuildDisruptionBudgetMapping` leaves out a node whose NodeClaim is
+/// `InstanceTerminating=True`. 10 drifted nodes, `nodes: 50%`, one terminating (NotReady,
+/// being deleted): 9 counted, 5 at once, not 10 counted and 4.
+#[test]
+fn the_rollout_leaves_out_a_node_whose_instance_is_terminating() {
+    use crate::model::node::Node;
+    use crate::model::nodeclaim::NodeClaim;
+    use crate::model::nodepool::{ApiGeneration, Budget};
+    let mut pool = NodePool {
+        name: "default".into(),
+        generation: Some(ApiGeneration::V1),
+        ..NodePool::default()
+    };
+    pool.disruption.budgets = vec![Budget {
+        nodes: "50%".into(),
+        ..Budget::default()
+    }];
+    let rollout_with = |terminating: &str| {
+        let nodes = (0..10)
+            .map(|i| {
+                let name = format!("n{i}");
+                let last = i == 9;
+                ManagedNode {
+                    node: Node {
+                        name: name.clone(),
+                        labels: [("karpenter.sh/nodepool".to_string(), "default".to_string())]
+                            .into_iter()
+                            .collect(),
+                        ready: !last,
+                        deleting: last,
+                        initialized: true,
+                        ..Node::default()
+                    },
+                    node_claim: Some(NodeClaim {
+                        name: format!("claim-{name}"),
+                        node_name: Some(name),
+                        conditions: [(
+                            "InstanceTerminating".to_string(),
+                            if last { terminating } else { "False" }.to_string(),
+                        )]
+                        .into_iter()
+                        .collect(),
+                        ..NodeClaim::default()
+                    }),
+                    instance: None,
+                }
+            })
+            .collect();
+        let snapshot = DriftSnapshot {
+            nodes,
+            node_pools: vec![pool.clone()],
+            now: NOW,
+            ..DriftSnapshot::default()
+        };
+        let mut evaluation = drift::evaluate(&snapshot);
+        for n in &mut evaluation.nodes {
+            n.drifted = true;
+            n.node_pool = Some("default".into());
+        }
+        let r = rollout(&snapshot, &evaluation);
+        (r[0].nodes, r[0].at_once)
+    };
+    assert_eq!(rollout_with("True"), (9, Some(5)));
+    assert_eq!(rollout_with("False"), (10, Some(4)));
+}

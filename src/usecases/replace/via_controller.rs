@@ -20,6 +20,7 @@ use super::steps::{self, is_reschedulable, Claim};
 use super::{Event, NodeOutcome, NodeStep, Settings};
 use crate::api::Manifests;
 use crate::cloud::types::Compute;
+use crate::disruption::budgets::TerminatingInstances;
 use crate::disruption::drain;
 use crate::disruption::replace::budget::{controller_free_slots, pools_of};
 use crate::disruption::replace::{Action, Detail, Queued, Status, TERMINATION_FINALIZER};
@@ -51,6 +52,8 @@ type OwnerKey = (String, String, String);
 pub struct Handover {
     outcomes: Vec<NodeOutcome>,
     queue: Vec<(Queued, Target)>,
+    /// The nodes whose NodeClaim's instance is terminating, left out of the budgets.
+    terminating: TerminatingInstances,
 }
 
 impl Handover {
@@ -134,7 +137,15 @@ pub fn prepare<C: Cluster, P: Compute, K: Clock + ?Sized>(
     }
     // The first budget's worth starts at once; the rest follow as nodes finish.
     let pools = pools_of(queue.iter().map(|(q, _)| q));
-    let mut slots = controller_free_slots(&pools, &m.nodes, &BTreeMap::new(), now);
+    // Budgets leave out the nodes whose instance is already terminating (core v1.14.1:
+    // `disruption/helpers.go BuildDisruptionBudgetMapping`).
+    let terminating = TerminatingInstances::of(&m.node_claims);
+    let mut slots = controller_free_slots(
+        &pools,
+        &terminating.counted(&m.nodes),
+        &BTreeMap::new(),
+        now,
+    );
     let mut starting = 0;
     for (q, _) in &queue {
         let o = &mut outcomes[q.outcome];
@@ -152,7 +163,11 @@ pub fn prepare<C: Cluster, P: Compute, K: Clock + ?Sized>(
         }
         queue.clear();
     }
-    Ok(Handover { outcomes, queue })
+    Ok(Handover {
+        outcomes,
+        queue,
+        terminating,
+    })
 }
 
 /// Refuses (exit 4) when no controller would act on what is deleted, unless `force` (warned).
@@ -251,6 +266,7 @@ pub fn run<C: Cluster, P: Compute, K: Clock + ?Sized>(
     let Handover {
         mut outcomes,
         queue,
+        terminating,
     } = handover;
     let cluster: &dyn Cluster = live.cluster;
     let clock = live.clock;
@@ -331,7 +347,8 @@ pub fn run<C: Cluster, P: Compute, K: Clock + ?Sized>(
                     )
                 })
                 .collect();
-            let mut slots = controller_free_slots(&pools, &nodes, &handed_over, clock.now());
+            let counted = terminating.counted(&nodes);
+            let mut slots = controller_free_slots(&pools, &counted, &handed_over, clock.now());
             let mut rest = VecDeque::new();
             for (mut q, target) in queue.drain(..) {
                 let now = clock.monotonic();

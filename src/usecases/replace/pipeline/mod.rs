@@ -24,6 +24,7 @@ use super::steps::{self, Claim};
 use super::{Event, NodeOutcome, NodeStep, Resume, Settings};
 use crate::api::Manifests;
 use crate::cloud::types::Compute;
+use crate::disruption::budgets::TerminatingInstances;
 use crate::disruption::replace::budget::{free_slots_for, method_of, pick, pools_of};
 use crate::disruption::replace::machine::{
     adopted_readiness, after_launch, blocking_attachments, detach_next, entry, launching_next,
@@ -59,6 +60,8 @@ const NODE_POLL: Duration = Duration::from_secs(1);
 pub struct Preview {
     outcomes: Vec<NodeOutcome>,
     queue: Vec<Queued>,
+    /// The nodes whose NodeClaim's instance is terminating, left out of the budgets.
+    terminating: TerminatingInstances,
 }
 
 impl Preview {
@@ -105,7 +108,16 @@ pub fn preview<C: Cluster, P: Compute, K: Clock + ?Sized>(
         queue.push(Queued::new(action, i));
     }
     let now = live.clock.now();
-    let mut slots = free_slots_for(&pools_of(&queue), &m.nodes, method_of(&queue), now);
+    // Budgets leave out the nodes whose instance is already terminating (core v1.14.1:
+    // `disruption/helpers.go BuildDisruptionBudgetMapping`). Read once: the flag is final, and
+    // the nodes this run terminates itself are its replacements, counted apart.
+    let terminating = TerminatingInstances::of(&m.node_claims);
+    let mut slots = free_slots_for(
+        &pools_of(&queue),
+        &terminating.counted(&m.nodes),
+        method_of(&queue),
+        now,
+    );
     let mut planner = Planner::new(
         m,
         &pdbs,
@@ -210,6 +222,7 @@ pub fn preview<C: Cluster, P: Compute, K: Clock + ?Sized>(
     Ok(Preview {
         outcomes,
         queue: kept,
+        terminating,
     })
 }
 
@@ -222,9 +235,14 @@ pub fn run<C: Cluster, P: Compute, K: Clock + ?Sized>(
     settings: &Settings,
     events: &mut dyn Sink<Event>,
 ) -> Result<Vec<NodeOutcome>, CommandError> {
-    let Preview { outcomes, queue } = preview;
+    let Preview {
+        outcomes,
+        queue,
+        terminating,
+    } = preview;
     let mut pipeline = Pipeline {
         live,
+        terminating,
         settings,
         events,
         outcomes,
@@ -292,6 +310,8 @@ struct Pipeline<'p, 'a, C, P, K: ?Sized> {
     failures: Failures,
     /// The VolumeAttachments could not be listed (403/404): said once, not awaited.
     attachments_unreadable: bool,
+    /// The nodes left out of the budgets ([`Preview`]'s).
+    terminating: TerminatingInstances,
 }
 
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
@@ -325,7 +345,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     nodes = steps::live_nodes(self.live.cluster)?;
                     listed = self.monotonic();
                 }
-                let slots = free_slots_for(&pools, &nodes, method, self.live.clock.now());
+                let counted = self.terminating.counted(&nodes);
+                let slots = free_slots_for(&pools, &counted, method, self.live.clock.now());
                 let room = self.settings.max_parallel - self.active.len();
                 let picked = pick(&mut queue, slots, room, self.monotonic());
                 if !picked.is_empty() {

@@ -498,6 +498,46 @@ fn a_drain_that_times_out_stays_cordoned_and_a_rerun_finishes_it() {
     assert!(node_json(&world, &old[0]).is_none());
 }
 
+/// core v1.14.1 `disruption/helpers.go BuildDisruptionBudgetMapping`: a node whose NodeClaim
+/// is `InstanceTerminating=True` is left out of the budget count — neither counted nor
+/// disrupting. 10 drifted nodes, `nodes: 50%`, one terminating (its Node NotReady and being
+/// deleted): ceil(9 × 50%) = 5 start, not ceil(10 × 50%) − 1 = 4.
+#[test]
+fn a_node_whose_instance_is_terminating_is_left_out_of_the_budget() {
+    let world = world();
+    budget(&world, "50%");
+    let old = drifted(&world, 10);
+    let gone = &old[9];
+    world.cluster.update("v1", "Node", None, gone, |n| {
+        n["metadata"]["deletionTimestamp"] = json!("2024-01-01T00:00:00Z");
+        n["metadata"]["finalizers"] = json!(["karpenter.sh/termination"]);
+        n["status"]["conditions"] = json!([{"type": "Ready", "status": "Unknown"}]);
+    });
+    let node = world.cluster.get("v1", "Node", None, gone).unwrap();
+    let claim = |status: &str| {
+        json!({
+            "apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+            "metadata": {"name": format!("claim-{gone}"),
+                "labels": {"karpenter.sh/nodepool": "default"}},
+            "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                "name": "default"}, "requirements": []},
+            "status": {"nodeName": gone, "providerID": node["spec"]["providerID"],
+                "conditions": [{"type": "InstanceTerminating", "status": status,
+                    "lastTransitionTime": "2024-01-01T00:00:00Z"}]}
+        })
+    };
+    let mut wide = settings();
+    wide.max_parallel = 10;
+    let starting = |status: &str| {
+        world.cluster.put(claim(status));
+        let (m, actions) = actions(&world, &old[..9]);
+        let preview = replace_pipeline::preview(&world.live(), &m, actions, &wide).unwrap();
+        preview.starting().len()
+    };
+    assert_eq!(starting("True"), 5, "9 counted, none disrupting");
+    assert_eq!(starting("False"), 4, "10 counted, 1 disrupting");
+}
+
 /// Replaces `count` drifted nodes of a pool whose budget is `nodes`, with `--max-parallel`
 /// `max_parallel`; the evicted pods come back and fill the replacements, so every node needs
 /// its own. The run, and how many nodes were in replacement (of those left) at each tick.
