@@ -489,6 +489,7 @@ pub fn b1_input(count: usize) -> crate::scheduling::Input {
             instance_types: fake_instance_types(400),
             usage: Resources::new(),
             claim_annotations: Default::default(),
+            images: Vec::new(),
         }],
         ..Default::default()
     }
@@ -573,6 +574,7 @@ pub fn consolidation_input(
             instance_types,
             usage: Resources::new(),
             claim_annotations: Default::default(),
+            images: Vec::new(),
         })
         .collect();
     let release = Release::for_pools(&pools);

@@ -127,6 +127,10 @@ pub(super) fn finalize(
     }
     let launch = launch_offerings(pool, &kept, &launch_admitted);
     let Some(&(_, launch_type, first)) = launch.offerings.first() else {
+        if launch.imageless {
+            let ids = pool.input.images.iter().map(|i| i.id.clone());
+            return Err(pool.refusal(PoolCause::NoImage(ids.collect())));
+        }
         return Err(pool.refusal(PoolCause::NoOffering));
     };
     let offering = &pool.types[launch_type as usize].offerings[first];
@@ -327,6 +331,8 @@ pub(super) struct Launchable {
     /// (index into the options, type, index into its `offerings`), admitted, available and of
     /// `capacity_type`, cheapest first.
     pub(super) offerings: Vec<(u32, u32, usize)>,
+    /// Offerings were left, but none of a type an AMI of the node class runs on.
+    pub(super) imageless: bool,
 }
 
 /// The launch-time filters and choice, on a NodeClaim's options (`kept`, cheapest first):
@@ -338,7 +344,10 @@ pub(super) struct Launchable {
 ///    test "should filter out spot offerings that are more expensive than the cheapest
 ///    on-demand offering", `filter/filter_test.go`);
 /// 3. the 60 cheapest types are kept (`Truncate(maxInstanceTypes)`);
-/// 4. the capacity type is reserved, else spot, else on-demand, whichever still has an offering.
+/// 4. the capacity type is reserved, else spot, else on-demand, whichever still has an offering;
+/// 5. types no AMI of the node class runs on get no launch template, so none of their offerings
+///    is asked for (`aws: pkg/providers/amifamily/resolver.go` `Resolve` → `MapToInstanceTypes`,
+///    after the filters, the truncation and the capacity type, `instance.go` `Create`).
 ///
 /// Both filters are skipped when the pool uses `minValues`, as upstream.
 pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool]) -> Launchable {
@@ -429,8 +438,11 @@ pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool])
     if capacity_type == RESERVED {
         offerings = one_reservation_per_zone(pool, offerings);
     }
+    let before = offerings.len();
+    offerings.retain(|&(_, t, _)| pool.has_image[t as usize]);
     Launchable {
         capacity_type,
+        imageless: before > 0 && offerings.is_empty(),
         offerings,
     }
 }

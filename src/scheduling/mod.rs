@@ -66,6 +66,32 @@ pub struct PoolInput {
     pub usage: Resources,
     /// What Karpenter writes on each NodeClaim of the pool beyond the template's annotations.
     pub claim_annotations: ClaimAnnotations,
+    /// The node class's AMIs (`status.amis`), when known: a launch leaves out the types none of
+    /// them runs on. Empty when not known (offline without a status): every type launches.
+    pub images: Vec<PoolImage>,
+}
+
+/// One of a node class's AMIs and what it runs on (`status.amis[]`). A launch maps each type to
+/// the first image, in order, whose requirements its own meet, and types left without one get
+/// no launch template and no CreateFleet override (`aws: pkg/providers/amifamily/ami.go`
+/// `MapToInstanceTypes`, `resolver.go` `Resolve`: "no instance types satisfy requirements of
+/// amis" when none is left; docs/karpenter.md §6.7).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolImage {
+    /// The AMI id.
+    pub id: String,
+    /// Its requirements (architecture, GPU/accelerator variants).
+    pub requirements: Requirements,
+}
+
+impl PoolImage {
+    /// Whether `it` can run this image (core `Requirements.Compatible` without undefined keys
+    /// allowed, as `MapToInstanceTypes` calls it).
+    pub fn runs_on(&self, it: &InstanceType) -> bool {
+        it.requirements
+            .compatible(&self.requirements, |_| false)
+            .is_ok()
+    }
 }
 
 /// The annotations Karpenter adds to a NodeClaim it creates, beyond its template's (core

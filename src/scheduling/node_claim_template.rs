@@ -37,6 +37,9 @@ pub(super) struct Pool<'a> {
     pub(super) name_rank: Arc<[u32]>,
     /// Per type: metal or accelerated (`finalize::is_exotic`).
     pub(super) exotic: Arc<[bool]>,
+    /// Per type: whether an AMI of the node class runs on it (all true when the AMIs are not
+    /// known; `PoolInput::images`).
+    pub(super) has_image: Arc<[bool]>,
     /// Allocatable minus the DaemonSet overhead expected on each type.
     pub(super) effective_allocatable: Arc<[Resources]>,
     pub(super) daemon_overhead: Arc<[Resources]>,
@@ -122,6 +125,7 @@ pub(crate) struct PreparedPool {
     names: Arc<[Arc<str>]>,
     name_rank: Arc<[u32]>,
     exotic: Arc<[bool]>,
+    has_image: Arc<[bool]>,
     effective_allocatable: Arc<[Resources]>,
     daemon_overhead: Arc<[Resources]>,
     daemon_host_ports: Arc<[Vec<HostPort>]>,
@@ -174,6 +178,7 @@ pub(super) fn prepare_pools_with<'a>(
                 names: p.names.clone(),
                 name_rank: p.name_rank.clone(),
                 exotic: p.exotic.clone(),
+                has_image: p.has_image.clone(),
                 effective_allocatable: p.effective_allocatable.clone(),
                 daemon_overhead: p.daemon_overhead.clone(),
                 daemon_host_ports: p.daemon_host_ports.clone(),
@@ -270,6 +275,11 @@ fn prepare(input: &Input) -> Vec<PreparedPool> {
                 };
             }
             let exotic = types.iter().map(|it| is_exotic(it)).collect();
+            let images = &pi.images;
+            let has_image = types
+                .iter()
+                .map(|it| images.is_empty() || images.iter().any(|i| i.runs_on(it)))
+                .collect();
             PreparedPool {
                 position,
                 reqs,
@@ -277,6 +287,7 @@ fn prepare(input: &Input) -> Vec<PreparedPool> {
                 names: names.into(),
                 name_rank: name_rank.into(),
                 exotic,
+                has_image,
                 effective_allocatable,
                 daemon_overhead: daemon_overhead.into(),
                 daemon_host_ports: daemon_host_ports.into(),

@@ -33,6 +33,7 @@ use crate::model::taints::Taint;
 /// | `NoInstanceTypeFits` | no instance type has the resources the pod requests |
 /// | `MinValuesUnmet` | the NodePool's `minValues` cannot be met by the instance types left |
 /// | `NoOffering` | no available offering is left to launch the NodeClaim |
+/// | `NoImage` | none of the instance types a launch would ask for runs an AMI of the node class (`status.amis`) |
 /// | `VolumeNotFound` | a PersistentVolumeClaim of the pod, its PersistentVolume or its StorageClass does not exist |
 /// | `VolumeNotReady` | a claim of the pod cannot be used yet (unbound with `Immediate` binding or without a class, being deleted, `Lost`, bind not completed) |
 /// | `VolumeTopologyConflict` | the topology the pod's volumes allow (PV node affinity, StorageClass `allowedTopologies`) conflicts with the pod's or the NodePool's |
@@ -81,6 +82,8 @@ pub enum ReasonCode {
     /// See the table above.
     NoOffering,
     /// See the table above.
+    NoImage,
+    /// See the table above.
     VolumeNotFound,
     /// See the table above.
     VolumeNotReady,
@@ -114,6 +117,7 @@ impl ReasonCode {
             ReasonCode::NoInstanceTypeFits => "NoInstanceTypeFits",
             ReasonCode::MinValuesUnmet => "MinValuesUnmet",
             ReasonCode::NoOffering => "NoOffering",
+            ReasonCode::NoImage => "NoImage",
             ReasonCode::VolumeNotFound => "VolumeNotFound",
             ReasonCode::VolumeNotReady => "VolumeNotReady",
             ReasonCode::VolumeTopologyConflict => "VolumeTopologyConflict",
@@ -339,6 +343,8 @@ pub enum PoolCause {
     },
     /// No available offering is left to launch.
     NoOffering,
+    /// None of the types a launch would ask for runs an AMI of the node class (the AMI ids).
+    NoImage(Vec<String>),
     /// The capacity reservations the pod could use (their ids) are all held by NodeClaims
     /// planned before it.
     ReservedCapacityHeld(Vec<String>),
@@ -369,6 +375,7 @@ impl PoolCause {
                 ReasonCode::MinValuesUnmet
             }
             PoolCause::NoOffering => ReasonCode::NoOffering,
+            PoolCause::NoImage(_) => ReasonCode::NoImage,
             PoolCause::ReservedCapacityHeld(_) | PoolCause::ReservedCapacityLost(_) => {
                 ReasonCode::ReservedCapacityHeld
             }
@@ -451,6 +458,12 @@ impl fmt::Display for PoolCause {
                 "minValues for {key} cannot be met by the {kept} cheapest instance types"
             ),
             PoolCause::NoOffering => f.write_str("no offering left to launch"),
+            PoolCause::NoImage(ids) => write!(
+                f,
+                "no instance type a launch would ask for runs the node class's AMIs ({}): \
+                 the launch fails (\"no instance types satisfy requirements of amis\")",
+                ids.join(", ")
+            ),
             PoolCause::ReservedCapacityHeld(ids) => write!(
                 f,
                 "capacity reservation{} {} {} held by the NodeClaims planned before it; \

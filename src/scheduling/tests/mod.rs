@@ -70,6 +70,7 @@ fn pool_input(
         instance_types: types,
         usage: Default::default(),
         claim_annotations: Default::default(),
+        images: Vec::new(),
     }
 }
 

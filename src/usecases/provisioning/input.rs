@@ -22,7 +22,7 @@ use crate::model::requirements::Requirements;
 use crate::model::resources::Resources;
 use crate::scheduling::{
     apply_overlays, overlay_conflicts, ClaimAnnotations, ExistingNode, ExistingPlacement, Input,
-    Options, PoolInput,
+    Options, PoolImage, PoolInput,
 };
 
 /// Builds the solver input: the pools `selection` names (all when it names none), sized by
@@ -231,6 +231,7 @@ pub fn assemble(
                 records_min_values: pool.generation == Some(ApiGeneration::V1),
                 ..ClaimAnnotations::default()
             },
+            images: class_images(&pool, &manifests.node_classes),
             pool,
         })
         .collect();
@@ -785,6 +786,32 @@ impl<'c> CatalogSizing<'c> {
     }
 }
 
+/// The AMIs `pool`'s node class lists in its status, in order (empty when it lists none: offline
+/// without a status every type is assumed to have one, as the family's aliases cover both
+/// architectures).
+fn class_images(pool: &NodePool, classes: &[NodeClass]) -> Vec<PoolImage> {
+    let Some(class_ref) = pool.node_class_ref.as_ref() else {
+        return Vec::new();
+    };
+    classes
+        .iter()
+        .find(|c| {
+            c.name == class_ref.name && (class_ref.kind.is_empty() || c.kind == class_ref.kind)
+        })
+        .map(|class| {
+            class
+                .status
+                .amis
+                .iter()
+                .map(|ami| PoolImage {
+                    id: ami.id.clone(),
+                    requirements: Requirements::from_selectors(&ami.requirements),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// `amifamily.MapToInstanceTypes` for a node: the id of the first of `class`'s `status.amis`
 /// whose requirements the node's labels meet (a key the labels lack meets only `DoesNotExist` /
 /// `NotIn`, as for upstream's `NewLabelRequirements(node.Labels)`).
@@ -1265,9 +1292,48 @@ mod tests {
         assert_eq!(plan.node_claims[0].launch.price, 1.5);
     }
 
-    /// An EC2NodeClass's `spec.networkInterfaces` reaches the sizing: 3 EFA-only interfaces are
-    /// more than m6idn.32xlarge has (2), so a pool of it leaves the pod pending
-    /// (`compatibility.go`; catalog test `network_interfaces_decide_efa_capacity_max_pods_and_availability`).
+    /// A class whose only AMI is amd64 and an on-demand pool of both architectures: the scheduler
+    /// keeps the arm64 types among the NodeClaim's options, but the launch asks only for types an
+    /// AMI runs on, so the cheapest amd64 one is launched (aws v1.14.1 `amifamily/resolver.go`
+    /// `Resolve` → `MapToInstanceTypes`; `launchtemplate/suite_test.go` "should create multiple
+    /// launch templates when multiple amis are discovered with non-equivalent requirements"); with
+    /// an arm64-only pool nothing is left and the pod stays pending (`NoImage`; "should fail if no
+    /// instanceType matches ami requirements.").
+    #[test]
+    fn a_launch_asks_only_for_types_an_ami_of_the_class_runs_on() {
+        let amd64_only = format!(
+            "{V1_CLASS}status:\n  amis: [{{id: ami-amd, name: custom, requirements: [{{key: kubernetes.io/arch, operator: In, values: [amd64]}}]}}]\n"
+        );
+        let pool = |arches: &str| {
+            V1_POOL.replace(
+                "requirements: []",
+                &format!("requirements: [{{key: kubernetes.io/arch, operator: In, values: [{arches}]}}, {{key: node.kubernetes.io/instance-type, operator: In, values: [t4g.medium, t3a.medium]}}, {{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}}]"),
+            )
+        };
+        let both = offline_plan(format!("{}{amd64_only}{POD}", pool("amd64, arm64")));
+        assert_eq!(both.node_claims.len(), 1, "{:?}", both.unschedulable);
+        let claim = &both.node_claims[0];
+        assert_eq!(claim.launch.instance_type, "t3a.medium");
+        assert!(
+            claim
+                .instance_types
+                .iter()
+                .any(|o| &*o.name == "t4g.medium"),
+            "the scheduler keeps the arm64 option"
+        );
+        let without_status = offline_plan(format!("{}{V1_CLASS}{POD}", pool("amd64, arm64")));
+        assert_eq!(
+            without_status.node_claims[0].launch.instance_type, "t4g.medium",
+            "no status.amis: the alias covers both architectures"
+        );
+        let arm = offline_plan(format!("{}{amd64_only}{POD}", pool("arm64")));
+        assert!(arm.node_claims.is_empty());
+        assert_eq!(
+            arm.unschedulable[0].reason.code(),
+            crate::scheduling::ReasonCode::NoImage
+        );
+    }
+
     /// A class whose `status.amis` are upstream's capacity suite's `nvidiaAMI` (GPU types) then
     /// `standardAMI` (`ami_order` reverses them), a registered t3.medium node reporting
     /// `memory` and its NodeClaim launched from `image`.
@@ -1352,6 +1418,9 @@ mod tests {
         assert_eq!(without.node_claims[0].launch.instance_type, "t3.large");
     }
 
+    /// An EC2NodeClass's `spec.networkInterfaces` reaches the sizing: 3 EFA-only interfaces are
+    /// more than m6idn.32xlarge has (2), so a pool of it leaves the pod pending
+    /// (`compatibility.go`; catalog test `network_interfaces_decide_efa_capacity_max_pods_and_availability`).
     #[test]
     fn the_classs_network_interfaces_reach_the_sized_types() {
         let pool = pool_of("m6idn.32xlarge");
