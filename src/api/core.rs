@@ -87,6 +87,9 @@ pub struct PodSpec {
     /// Volumes (only claims matter to scheduling).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub volumes: Option<Vec<Volume>>,
+    /// Pod-level Dynamic Resource Allocation claims (only their presence is read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource_claims: Option<Vec<serde_json::Value>>,
 }
 
 /// A pod volume.

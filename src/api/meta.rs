@@ -481,6 +481,9 @@ pub struct ResourceRequirementsSpec {
     /// Limits (pods only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<ResourceList>,
+    /// A container's Dynamic Resource Allocation claims (pods only; only their presence is read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claims: Option<Vec<serde_json::Value>>,
 }
 
 /// `template.metadata` of a NodePool.

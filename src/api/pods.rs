@@ -727,7 +727,26 @@ pub(crate) fn convert_spec(
         .priority
         .map(|p| p.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32);
     pod.unsupported = unsupported;
+    pod.dra = has_dra_requirements(spec);
     Ok(pod)
+}
+
+/// Karpenter's `HasDRARequirements` (`core v1.14.1: pkg/utils/pod/scheduling.go`, with
+/// 0a96b78cb "fix: detect pod-level ResourceClaims in HasDRARequirements (#3124)"): a pod-level
+/// `resourceClaims` entry, or a container or init container consuming a claim.
+fn has_dra_requirements(spec: &PodSpec) -> bool {
+    spec.resource_claims.as_ref().is_some_and(|c| !c.is_empty())
+        || spec
+            .containers
+            .iter()
+            .chain(spec.init_containers.iter())
+            .flatten()
+            .any(|c| {
+                c.resources
+                    .as_ref()
+                    .and_then(|r| r.claims.as_ref())
+                    .is_some_and(|c| !c.is_empty())
+            })
 }
 
 /// The managing owner of a pod: the controller reference, else the first owner.

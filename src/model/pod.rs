@@ -288,6 +288,12 @@ pub struct PodFields {
     /// Why Karpenter cannot consider this pod at all (e.g. node affinity with `matchFields`),
     /// set by the manifest/API adapters; the planner reports it as the unschedulable reason.
     pub unsupported: Option<String>,
+    /// The pod has Dynamic Resource Allocation requirements: a pod-level `spec.resourceClaims`
+    /// entry or a container's / init container's `resources.claims` (`core v1.14.1:
+    /// pkg/utils/pod/scheduling.go` `HasDRARequirements`). With Karpenter's default
+    /// `--ignore-dra-requests=true` the scheduler refuses such a pod (`scheduler.go add`, a
+    /// `DRAError`, never relaxed) and leaves such DaemonSet pods out of node overhead.
+    pub dra: bool,
 }
 
 impl PodFields {

@@ -346,10 +346,12 @@ pub(super) fn prepare_existing<'a>(
     facts: &'a [Arc<NodeFacts>],
     mut tracked: Option<&mut Tracked>,
 ) -> Vec<Existing<'a>> {
-    // The DaemonSets' scheduling requirements, once rather than once per node.
+    // The DaemonSets' scheduling requirements, once rather than once per node; those with DRA
+    // claims are left out (`scheduler.go getCompatibleDaemonPods` `shouldSkipDaemonPod`).
     let daemons: Vec<_> = input
         .daemonsets
         .iter()
+        .filter(|d| !d.dra)
         .map(|d| (d, PodState::new(0, d)))
         .collect();
     let storage = input.storage.as_deref();

@@ -474,6 +474,11 @@ pub(super) fn pool_daemons<'i>(
         .daemonsets
         .iter()
         .filter_map(|d| {
+            // DaemonSet pods with DRA claims add no overhead (`scheduler.go`
+            // `buildDaemonOverheadGroups` under `--ignore-dra-requests=true`).
+            if d.dra {
+                return None;
+            }
             let mut tolerations = d.tolerations.clone();
             tolerations.push(crate::model::taints::Toleration::exists(
                 "",

@@ -180,8 +180,18 @@ pub(crate) fn validation_error(pod: &Pod, provisioners: bool) -> Option<Reason> 
             }
         }
     }
+    // After the provisioner's validation, the scheduler's first check (`core v1.14.1:
+    // scheduler.go add`, a `DRAError` under the default `--ignore-dra-requests=true`; 6a9532040
+    // "fix: Don't schedule a pod with DRA requirements (#2384)").
+    if pod.dra {
+        return Some(Reason::Unsupported(DRA_REFUSAL.to_string()));
+    }
     None
 }
+
+/// Karpenter's message for a pod refused for its Dynamic Resource Allocation claims.
+pub(crate) const DRA_REFUSAL: &str =
+    "pod has Dynamic Resource Allocation requirements that are not yet supported by Karpenter";
 
 /// Requirements of a pod's required node affinity as ORed terms plus its node selector — the
 /// node filter a topology spread uses to decide which nodes count (`nodeAffinityPolicy: Honor`).

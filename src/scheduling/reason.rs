@@ -15,7 +15,7 @@ use crate::model::taints::Taint;
 ///
 /// | code | meaning |
 /// | --- | --- |
-/// | `Unsupported` | the pod uses something Karpenter cannot schedule (e.g. node affinity with `matchFields`) |
+/// | `Unsupported` | the pod uses something Karpenter cannot schedule (node affinity with `matchFields`, Dynamic Resource Allocation claims) |
 /// | `OptsOutOfKarpenter` | the pod requires `karpenter.sh/nodepool DoesNotExist` |
 /// | `SelectsSpecificNode` | the pod selects a node by `kubernetes.io/hostname` |
 /// | `RestrictedLabel` | the pod requires a label Karpenter reserves for itself |

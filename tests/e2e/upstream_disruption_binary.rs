@@ -2088,3 +2088,20 @@ fn nodes_from_manifests_shows_the_same_decisions() {
     let bad = karpenter(&["nodes", "-f", "-", "--now", "yesterday"], b"");
     assert_eq!(bad.code, 2, "{}", bad.stderr);
 }
+
+/// core 6a9532040 "fix: Don't schedule a pod with DRA requirements (#2384)" in disruption:
+/// under Karpenter's default `--ignore-dra-requests=true` the consolidation simulation refuses a
+/// pod with a ResourceClaim (`scheduler.go add`, `DRAError`), so the node running it cannot be
+/// emptied. `two_nodes_three_pods` with n1's pod claiming a device: n1 stays (upstream's
+/// simulation leaves the pod unschedulable) and n0, the next candidate, is deleted onto it;
+/// without the claim n1 is deleted (`delete_can_delete_nodes`). A pod-level claim alone counts
+/// (0a96b78cb, #3124).
+#[test]
+fn delete_leaves_a_node_whose_pod_has_a_dra_claim() {
+    let mut sc = two_nodes_three_pods();
+    sc.pod_mut("p2")["spec"]["resourceClaims"] =
+        json!([{"name": "gpu", "resourceClaimTemplateName": "gpu-template"}]);
+    let r = sc.run("del-dra");
+    // n1 (one pod, first in disruption cost) cannot be emptied; n0's two pods move onto it.
+    r.expect(&[("n0", "delete/single"), ("n1", "none")]);
+}

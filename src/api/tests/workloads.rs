@@ -537,3 +537,28 @@ spec:
     assert_eq!(c.instance_profile.as_deref(), Some("KarpenterProfile"));
     assert_eq!(m.pods[0].requests.cpu, 1250, "RuntimeClass overhead added");
 }
+
+/// core `pkg/utils/pod/scheduling_test.go` "HasDRARequirements" (the four Its added by
+/// 0a96b78cb "fix: detect pod-level ResourceClaims in HasDRARequirements (#3124)"): no claims ⇒
+/// false; a pod-level `resourceClaims` entry alone, a container's `resources.claims`, an init
+/// container's ⇒ true.
+#[test]
+fn dra_requirements_are_detected_at_pod_and_container_level() {
+    let pod = |spec: &str| {
+        let text = format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: default}}\nspec:\n{spec}"
+        );
+        load_str("p.yaml", &text).unwrap().pods[0].dra
+    };
+    let app = "  containers: [{name: app, image: i}]\n";
+    assert!(!pod(app));
+    assert!(pod(&format!(
+        "{app}  resourceClaims: [{{name: gpu, resourceClaimTemplateName: gpu-template}}]\n"
+    )));
+    assert!(pod(
+        "  containers: [{name: app, image: i, resources: {claims: [{name: gpu}]}}]\n  resourceClaims: [{name: gpu, resourceClaimName: c}]\n"
+    ));
+    assert!(pod(&format!(
+        "{app}  initContainers: [{{name: init, image: i, resources: {{claims: [{{name: gpu}}]}}}}]\n"
+    )));
+}

@@ -118,6 +118,7 @@ fn eligible(pod: &Pod) -> bool {
         && pod.host_ports.is_empty()
         && pod.volumes.is_empty()
         && pod.unsupported.is_none()
+        && !pod.dra
 }
 
 /// Whether one of `pod`'s spreads selects `other` (then placing `other` could change its counts).

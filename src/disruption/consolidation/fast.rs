@@ -192,6 +192,7 @@ impl Fast {
             && pod.host_ports.is_empty()
             && pod.volumes.is_empty()
             && pod.unsupported.is_none()
+            && !pod.dra
             && !pod
                 .node_selector
                 .keys()

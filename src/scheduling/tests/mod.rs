@@ -578,3 +578,52 @@ fn daemonset_host_ports_are_reserved_on_new_nodes() {
         "NodePool default: host port 9100 already in use"
     );
 }
+
+/// core 6a9532040 "fix: Don't schedule a pod with DRA requirements (#2384)" — its
+/// `scheduling/suite_test.go` "Dynamic Resource Allocation (DRA)": "should handle DRA pods
+/// correctly" (a container's, an init container's or both claims ⇒ no NodeClaim, a DRA error; a
+/// pod without claims ⇒ one NodeClaim) and "should handle DaemonSet pods with DRA requirements
+/// based on IgnoreDRARequests flag value" (the default `true`: a 3-CPU DaemonSet pod with a
+/// claim adds no overhead, so a 1-CPU pod gets the small type). Karpenter's default flag
+/// refuses the pod before any placement and never relaxes it (`scheduler.go add`,
+/// `IsDRAError`).
+#[test]
+fn pods_with_dra_claims_are_refused_and_dra_daemonsets_add_no_overhead() {
+    let mut dra = PodBuilder::new("dra").cpu("1").build();
+    dra.dra = true;
+    let plan = solve(&input(
+        vec![dra, PodBuilder::new("plain").cpu("1").build()],
+        vec![pool_input(node_pool("default"), small_catalog())],
+    ));
+    assert_eq!(plan.node_claims.len(), 1);
+    assert_eq!(plan.node_claims[0].pods, ["default/plain"]);
+    assert_eq!(plan.unschedulable.len(), 1);
+    let refused = &plan.unschedulable[0];
+    assert_eq!(refused.pod, "default/dra");
+    assert_eq!(refused.reason.code(), ReasonCode::Unsupported);
+    assert_eq!(
+        refused.reason.to_string(),
+        super::podreqs::DRA_REFUSAL,
+        "{:?}",
+        refused.reason
+    );
+
+    let mut inp = input(
+        pods(1, |_| PodBuilder::new("p").cpu("1")),
+        vec![pool_input(node_pool("default"), small_catalog())],
+    );
+    let mut daemon = PodBuilder::new("ds")
+        .cpu("3")
+        .daemonset("gpu-agent")
+        .build();
+    daemon.dra = true;
+    inp.daemonsets.push(daemon.clone());
+    let plan = solve(&inp);
+    assert_eq!(plan.node_claims[0].launch.instance_type, "small");
+    assert_eq!(plan.node_claims[0].requests.cpu, 1000);
+    // The same DaemonSet without a claim takes its 3 CPUs (medium leaves 3.9 allocatable).
+    daemon.dra = false;
+    inp.daemonsets = vec![daemon];
+    let plan = solve(&inp);
+    assert_eq!(plan.node_claims[0].launch.instance_type, "large");
+}

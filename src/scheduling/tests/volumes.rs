@@ -514,3 +514,64 @@ fn a_volume_where_no_instance_type_is_offered_is_named() {
          the pod's volumes are (topology.kubernetes.io/zone In [test-zone-9])"
     );
 }
+
+/// core 7e9d42691 "fix: support volume topology scheduling alternatives (#2743)", its It "should
+/// schedule pods when a valid multi-volume topology alternative remains after pruning disjoint
+/// branches" (`scheduling/suite_test.go`): two claims, each with two allowed-topology terms over
+/// the fake's well-known `special` label, played by the well-known `instance-category` (only the
+/// large type carries it, `optional`; a label no NodePool defines must be well-known); of the four
+/// combinations only (optional) × (zone-1, optional) is launchable, and the pod lands there.
+#[test]
+fn a_multi_volume_alternative_survives_pruning_of_disjoint_branches() {
+    use crate::model::requirements::Requirement;
+    const SPECIAL: &str = crate::model::labels::INSTANCE_CATEGORY;
+    let mut catalog = small_catalog();
+    for t in &mut catalog {
+        if t.name == "large" {
+            t.requirements.add(Requirement::single(SPECIAL, "optional"));
+        } else {
+            t.requirements.add(Requirement::new(
+                SPECIAL,
+                DoesNotExist,
+                std::iter::empty::<String>(),
+            ));
+        }
+    }
+    let term = |pairs: &[(&str, &str)]| -> Vec<NodeSelectorRequirement> {
+        pairs
+            .iter()
+            .map(|(k, v)| NodeSelectorRequirement::new(k, In, &[v]))
+            .collect()
+    };
+    let mut a = wait_class("a", &[]);
+    a.allowed_topologies = vec![
+        term(&[(SPECIAL, "required")]),
+        term(&[(SPECIAL, "optional")]),
+    ];
+    let mut b = wait_class("b", &[]);
+    b.allowed_topologies = vec![
+        term(&[(ZONE, "test-zone-1"), (SPECIAL, "optional")]),
+        term(&[(ZONE, "test-zone-2"), (SPECIAL, "required")]),
+    ];
+    let w = World::default()
+        .class(a)
+        .class(b)
+        .claim(claim("pvc-a", Some("a"), None))
+        .claim(claim("pvc-b", Some("b"), None));
+    let mut inp = input(
+        vec![with_claims(
+            PodBuilder::new("p").cpu("1"),
+            &["pvc-a", "pvc-b"],
+        )],
+        vec![pool_input(node_pool("default"), catalog)],
+    );
+    inp.storage = Some(Arc::new(w.storage.clone()));
+    let plan = solve(&inp);
+    assert_eq!(zone_of(&plan, "default/p"), "test-zone-1");
+    let names: Vec<&str> = plan.node_claims[0]
+        .instance_types
+        .iter()
+        .map(|o| &*o.name)
+        .collect();
+    assert_eq!(names, ["large"]);
+}
