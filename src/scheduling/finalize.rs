@@ -344,12 +344,16 @@ pub(super) struct Launchable {
 ///    test "should filter out spot offerings that are more expensive than the cheapest
 ///    on-demand offering", `filter/filter_test.go`);
 /// 3. the 60 cheapest types are kept (`Truncate(maxInstanceTypes)`);
-/// 4. the capacity type is reserved, else spot, else on-demand, whichever still has an offering;
-/// 5. types no AMI of the node class runs on get no launch template, so none of their offerings
-///    is asked for (`aws: pkg/providers/amifamily/resolver.go` `Resolve` → `MapToInstanceTypes`,
-///    after the filters, the truncation and the capacity type, `instance.go` `Create`).
+/// 4. the capacity type is reserved, else spot, else on-demand, whichever still has an offering.
 ///
-/// Both filters are skipped when the pool uses `minValues`, as upstream.
+/// Both filters are skipped when the pool uses `minValues`, as upstream. Types no AMI of the node
+/// class runs on get no launch template, so none of their offerings is asked for (`aws:
+/// pkg/providers/amifamily/resolver.go` `Resolve` → `MapToInstanceTypes`). Upstream maps them
+/// last, after the spot filter, the truncation and the capacity type (`instance.go` `Create`);
+/// ours right after the exotic filter, so that the spot filter's cap is an on-demand price the
+/// launch can use: with spot priced at on-demand offline (no spot prices), a cheaper type without
+/// an AMI would otherwise remove every spot offering that has one and fail the launch
+/// (docs/karpenter.md §6.7).
 pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool]) -> Launchable {
     let uses_min_values = !pool.min_values.is_empty();
     let ct_of = |slot: usize| pool.slots[slot].1.as_str();
@@ -372,6 +376,9 @@ pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool])
     if !uses_min_values && types.iter().any(|&(_, t)| !exotic(t)) {
         types.retain(|&(_, t)| !exotic(t));
     }
+    let before = types.len();
+    types.retain(|&(_, t)| pool.has_image[t as usize]);
+    let imageless = before > 0 && types.is_empty();
     // The spot filter's cap: the cheapest on-demand price, when spot offerings remain too.
     let mut cap: Option<f64> = None;
     if !uses_min_values {
@@ -438,11 +445,9 @@ pub(super) fn launch_offerings(pool: &Pool<'_>, kept: &[u32], admitted: &[bool])
     if capacity_type == RESERVED {
         offerings = one_reservation_per_zone(pool, offerings);
     }
-    let before = offerings.len();
-    offerings.retain(|&(_, t, _)| pool.has_image[t as usize]);
     Launchable {
         capacity_type,
-        imageless: before > 0 && offerings.is_empty(),
+        imageless,
         offerings,
     }
 }

@@ -1321,6 +1321,18 @@ mod tests {
                 .any(|o| &*o.name == "t4g.medium"),
             "the scheduler keeps the arm64 option"
         );
+        // Spot allowed too, priced at on-demand offline: the spot filter's cap is the cheapest
+        // on-demand offering a launch can use (t3a.medium's), not t4g.medium's.
+        let spot_too =
+            pool("amd64, arm64").replace("values: [on-demand]", "values: [spot, on-demand]");
+        let spot_too = offline_plan(format!("{spot_too}{amd64_only}{POD}"));
+        assert_eq!(
+            (
+                spot_too.node_claims[0].launch.instance_type.as_str(),
+                spot_too.node_claims[0].launch.capacity_type.as_str()
+            ),
+            ("t3a.medium", "spot")
+        );
         let without_status = offline_plan(format!("{}{V1_CLASS}{POD}", pool("amd64, arm64")));
         assert_eq!(
             without_status.node_claims[0].launch.instance_type, "t4g.medium",
