@@ -1027,6 +1027,21 @@ fn the_template_interfaces_carry_public_ip_prefixes_ipv6_and_connection_tracking
     assert!(t
         .user_data
         .contains("      clusterDNS:\n      - 10.0.0.53\n"));
+    // The class's whole list reaches the NodeConfig (`nodeadm.go` marshals the kubelet
+    // configuration), not only its first address.
+    w.class.kubelet = Some(KubeletConfig {
+        cluster_dns: vec!["10.0.0.53".into(), "10.0.0.54".into()],
+        ..KubeletConfig::default()
+    });
+    let t = &plan_of(&w, &c).unwrap().templates[0];
+    assert!(t
+        .user_data
+        .contains("      clusterDNS:\n      - 10.0.0.53\n      - 10.0.0.54\n"));
+    w.class.kubelet = Some(KubeletConfig {
+        cluster_dns: vec!["10.0.0.53".into()],
+        ..KubeletConfig::default()
+    });
+    let t = &plan_of(&w, &c).unwrap().templates[0];
     assert_eq!(t.network_interfaces[0].primary_ipv6, Some(true));
     // Connection tracking: none unset; the timeouts set; on every EFA interface.
     let t = &recorded(
