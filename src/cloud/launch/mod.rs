@@ -65,11 +65,13 @@ mod subnets;
 mod template;
 #[cfg(test)]
 mod tests;
+mod unavailable;
 
 pub use fleet::*;
 pub use network::*;
 pub use subnets::*;
 pub use template::*;
+pub use unavailable::*;
 
 /// The resource whose request enables Nitro Enclaves on a template (`aws v1.14.1:
 /// pkg/apis/v1/labels.go` `ResourceNIPSlots`).
