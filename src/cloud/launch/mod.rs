@@ -56,7 +56,9 @@ use crate::model::nodepool::{
 use crate::model::overhead::{AmiFamily, EFA};
 use crate::model::quantity::GIB;
 use crate::model::requirements::Operator;
-use crate::model::reservation::{label_reserved, ReservedCapacity, RESERVATION_LABELS};
+use crate::model::reservation::{
+    label_reserved, ReservationType, ReservedCapacity, RESERVATION_LABELS,
+};
 use crate::scheduling::PlannedNodeClaim;
 
 mod fleet;
@@ -505,6 +507,17 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
     }
     if pools.is_empty() {
         return Err(LaunchError::NoPools(claim.name.clone()));
+    }
+    // A capacity block is launched into alone: the one cheapest available, compatible
+    // capacity-block offering of all the NodeClaim's types (`aws v1.14.1:
+    // pkg/providers/instance/filter/filter.go` `capacityBlockFilter`; the offerings here are
+    // the available compatible ones, cheapest first).
+    if pools.first().is_some_and(|p| {
+        p.reservation
+            .as_ref()
+            .is_some_and(|r| r.reservation_type == ReservationType::CapacityBlock)
+    }) {
+        pools.truncate(1);
     }
     // Templates no pool uses (cut by the cap) are not created.
     let used: BTreeSet<usize> = pools.iter().map(|p| p.template).collect();

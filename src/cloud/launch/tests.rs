@@ -715,6 +715,12 @@ fn a_reserved_claim_targets_one_template_per_reservation() {
         fleet_request(&cb, &cb.pools).capacity_type,
         "capacity-block"
     );
+    // `pkg/providers/instance/filter/filter_test.go` "OfferingSelection" "should select the
+    // cheapest offering" (aws 5e7bb182a "fix: ensure filtered offering is available for
+    // capacity blocks"): a capacity-block launch has one override, the cheapest of its
+    // available compatible offerings; its one template targets that block.
+    assert_eq!(pools(&cb), ["m5.large@subnet-a2"]);
+    assert_eq!(cb.templates.len(), 1);
     assert_eq!(
         cb.templates[0]
             .reservation
