@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::provision_live::{walkthrough_manifest, Walk};
+use crate::provision_live::{one_pod_per_node_manifest, Walk};
 
 #[test]
 fn a_second_launch_of_the_run_does_not_ask_for_the_iced_type() {
@@ -19,15 +19,10 @@ fn a_second_launch_of_the_run_does_not_ask_for_the_iced_type() {
         "crds/v1beta1",
         |_, c| c,
     );
-    let manifest = walkthrough_manifest()
-        .replace(
-            "        - key: kubernetes.io/arch\n",
-            "        - key: node.kubernetes.io/instance-type\n          operator: In\n          values: [\"c5.large\", \"c5.xlarge\"]\n        - key: kubernetes.io/arch\n",
-        )
-        .replace(
-            "      nodeSelector:\n",
-            "      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n          - topologyKey: kubernetes.io/hostname\n            labelSelector: {matchLabels: {app: inflate}}\n      nodeSelector:\n",
-        );
+    let manifest = one_pod_per_node_manifest().replace(
+        "        - key: kubernetes.io/arch\n",
+        "        - key: node.kubernetes.io/instance-type\n          operator: In\n          values: [\"c5.large\", \"c5.xlarge\"]\n        - key: kubernetes.io/arch\n",
+    );
     walk.apply("ice.yaml", &manifest);
     walk.ok(&["scale", "deployment", "inflate", "--replicas", "2"]);
     walk.wait_unschedulable(2);

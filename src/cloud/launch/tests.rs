@@ -1025,29 +1025,27 @@ fn the_template_interfaces_carry_public_ip_prefixes_ipv6_and_connection_tracking
     assert!(t
         .user_data
         .contains("      clusterDNS:\n      - fd01:99f0:d47b::a\n"));
-    w.class.kubelet = Some(KubeletConfig {
-        cluster_dns: vec!["10.0.0.53".into()],
-        ..KubeletConfig::default()
-    });
-    let t = &plan_of(&w, &c).unwrap().templates[0];
-    assert!(t
-        .user_data
-        .contains("      clusterDNS:\n      - 10.0.0.53\n"));
     // The class's whole list reaches the NodeConfig (`nodeadm.go` marshals the kubelet
     // configuration), not only its first address.
-    w.class.kubelet = Some(KubeletConfig {
-        cluster_dns: vec!["10.0.0.53".into(), "10.0.0.54".into()],
-        ..KubeletConfig::default()
-    });
-    let t = &plan_of(&w, &c).unwrap().templates[0];
-    assert!(t
-        .user_data
-        .contains("      clusterDNS:\n      - 10.0.0.53\n      - 10.0.0.54\n"));
-    w.class.kubelet = Some(KubeletConfig {
-        cluster_dns: vec!["10.0.0.53".into()],
-        ..KubeletConfig::default()
-    });
-    let t = &plan_of(&w, &c).unwrap().templates[0];
+    let mut t = None;
+    for (dns, listed) in [
+        (
+            &["10.0.0.53", "10.0.0.54"][..],
+            "      - 10.0.0.53\n      - 10.0.0.54\n",
+        ),
+        (&["10.0.0.53"][..], "      - 10.0.0.53\n"),
+    ] {
+        w.class.kubelet = Some(KubeletConfig {
+            cluster_dns: dns.iter().map(|d| d.to_string()).collect(),
+            ..KubeletConfig::default()
+        });
+        let planned = plan_of(&w, &c).unwrap().templates[0].clone();
+        assert!(planned
+            .user_data
+            .contains(&format!("      clusterDNS:\n{listed}      maxPods")));
+        t = Some(planned);
+    }
+    let t = t.unwrap();
     assert_eq!(t.network_interfaces[0].primary_ipv6, Some(true));
     // Connection tracking: none unset; the timeouts set; on every EFA interface.
     let t = &recorded(

@@ -229,23 +229,17 @@ mod tests {
         }
         assert_eq!(u.reason("spot", "m5.large", "test-zone-1a", 1000), None);
         u.record("on-demand", &errors, 1010);
-        assert!(u
-            .reason("on-demand", "m5.xlarge", "test-zone-1a", 1010)
-            .is_some());
+        // (capacity type, zone, at) → whether m5.xlarge is unavailable then.
+        let marked = |u: &UnavailableOfferings, capacity: &str, zone: &str, at: i64| {
+            u.reason(capacity, "m5.xlarge", zone, at).is_some()
+        };
+        assert!(marked(&u, "on-demand", "test-zone-1a", 1010));
         // Three minutes from the mark: gone; marking again restarts the clock.
-        assert!(u
-            .reason("spot", "m5.xlarge", "test-zone-1a", 1179)
-            .is_some());
-        assert!(u
-            .reason("spot", "m5.xlarge", "test-zone-1a", 1180)
-            .is_none());
+        assert!(marked(&u, "spot", "test-zone-1a", 1179));
+        assert!(!marked(&u, "spot", "test-zone-1a", 1180));
         u.record("spot", &errors[..1], 1180);
-        assert!(u
-            .reason("spot", "m5.xlarge", "test-zone-1a", 1300)
-            .is_some());
-        assert!(u
-            .reason("spot", "m5.xlarge", "test-zone-1b", 1300)
-            .is_none());
+        assert!(marked(&u, "spot", "test-zone-1a", 1300));
+        assert!(!marked(&u, "spot", "test-zone-1b", 1300));
         assert!(!u.is_empty_at(1300));
         assert!(u.is_empty_at(1360));
         assert_eq!(u.marked(), 4);
