@@ -35,7 +35,11 @@
 //!   Karpenter's own practice do not rely on it — a lookup of the NodeClaim's tag before
 //!   CreateFleet and after a CreateFleet whose answer was lost: an instance found is adopted.
 //! - Fleet errors are grouped per pool (type, zone, capacity type); the failed pools are removed
-//!   and the rest retried; extra instances (never expected) are terminated.
+//!   and the rest retried; extra instances (never expected) are terminated. The pools that
+//!   answered an unfulfillable-capacity code are unavailable to the run's later plans and launches
+//!   for three minutes ([`UnavailableOfferings`], `aws v1.14.1: pkg/cache/unavailableofferings.go`).
+//! - A capacity-block launch has one override: the cheapest available compatible block offering
+//!   (`aws v1.14.1: pkg/providers/instance/filter/filter.go` `capacityBlockFilter`).
 
 use std::collections::{BTreeMap, BTreeSet};
 

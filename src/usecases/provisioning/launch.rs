@@ -2,7 +2,8 @@
 //! image or profile fails with nothing launched, docs/spec.md §6), then one fleet per NodeClaim
 //! (`cloud::launch`: cheapest pools first, ICE pools dropped and the rest retried, an instance
 //! already tagged with the NodeClaim's name adopted). A NodeClaim that fails does not stop the
-//! others. [`Live::launch_in_rounds`] launches a plan's first scheduling round and then does the
+//! others. The offerings a launch finds without capacity are left out of the run's later plans
+//! and launches for three minutes ([`Live::unavailable_offerings`]). [`Live::launch_in_rounds`] launches a plan's first scheduling round and then does the
 //! later rounds for real, as Karpenter's next batches would.
 
 use std::collections::BTreeMap;
