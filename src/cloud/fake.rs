@@ -58,6 +58,8 @@ pub struct FakeCloud {
     /// Pools `(instance type, zone)` answering `InsufficientInstanceCapacity`; a `*` zone
     /// matches every zone.
     pub ice: RefCell<BTreeSet<(String, String)>>,
+    /// Pools `(instance type, zone)` answering another pool-level error code (`*` zone: all).
+    pub pool_codes: RefCell<BTreeMap<(String, String), String>>,
     /// Subnets whose pools answer `InsufficientFreeAddressesInSubnet`.
     pub full_subnets: RefCell<BTreeSet<String>>,
     /// CreateFleet calls whose instance is launched but whose answer is lost (a transport error).
@@ -95,6 +97,15 @@ impl FakeCloud {
         self.ice
             .borrow_mut()
             .insert((instance_type.to_string(), zone.to_string()));
+    }
+
+    /// Makes CreateFleet pools of `instance_type` in `zone` (`*`: all zones) fail with `code`
+    /// (one that is not about capacity, e.g. `InvalidParameterValue`).
+    pub fn answer_pools_with(&self, instance_type: &str, zone: &str, code: &str) {
+        self.pool_codes.borrow_mut().insert(
+            (instance_type.to_string(), zone.to_string()),
+            code.to_string(),
+        );
     }
 
     /// Makes CreateFleet pools in `subnet_id` fail with `InsufficientFreeAddressesInSubnet`.
@@ -437,6 +448,21 @@ impl Compute for FakeCloud {
                     o,
                     "InsufficientInstanceCapacity",
                     format!("no {} capacity in {}", o.instance_type, o.zone),
+                ));
+                continue;
+            }
+            let code = {
+                let codes = self.pool_codes.borrow();
+                codes
+                    .get(&(o.instance_type.clone(), o.zone.clone()))
+                    .or_else(|| codes.get(&(o.instance_type.clone(), "*".to_string())))
+                    .cloned()
+            };
+            if let Some(code) = code {
+                response.errors.push(pool_error(
+                    o,
+                    &code,
+                    format!("{code} for {} in {}", o.instance_type, o.zone),
                 ));
                 continue;
             }

@@ -36,8 +36,12 @@ pub struct Bootstrap {
     pub ca_bundle: String,
     /// Service CIDR (AL2023 `cluster.cidr`), when known.
     pub service_cidr: Option<String>,
-    /// Cluster DNS IP, when known.
-    pub cluster_dns: Option<String>,
+    /// The kubelet's `clusterDNS` (the class's list, else the cluster's DNS service IP; empty
+    /// when neither is known). AL2023's NodeConfig carries every entry (nodeadm writes the whole
+    /// kubelet configuration); AL2's `--dns-cluster-ip` and Bottlerocket's `cluster-dns-ip` take
+    /// the first (`aws v1.14.1: pkg/providers/amifamily/bootstrap/{nodeadm,eksbootstrap,
+    /// bottlerocket}.go`).
+    pub cluster_dns: Vec<String>,
     /// Node labels to register with (already filtered to what the kubelet may set).
     pub labels: BTreeMap<String, String>,
     /// Taints to register with (taints and startup taints).
@@ -238,7 +242,7 @@ pub fn al2_script(b: &Bootstrap) -> String {
         "/etc/eks/bootstrap.sh '{}' --apiserver-endpoint '{}' --b64-cluster-ca '{}'",
         b.cluster_name, b.endpoint, b.ca_bundle
     );
-    if let Some(dns) = &b.cluster_dns {
+    if let Some(dns) = b.cluster_dns.first() {
         if !is_ipv4(dns) {
             s.push_str(" \\\n--ip-family ipv6");
         }
@@ -280,10 +284,13 @@ pub fn nodeconfig(b: &Bootstrap) -> String {
         s.push_str("  instance:\n    localStorage:\n      strategy: RAID0\n");
     }
     s.push_str("  kubelet:\n");
-    if b.max_pods.is_some() || b.cluster_dns.is_some() {
+    if b.max_pods.is_some() || !b.cluster_dns.is_empty() {
         s.push_str("    config:\n");
-        if let Some(dns) = &b.cluster_dns {
-            let _ = writeln!(s, "      clusterDNS:\n      - {dns}");
+        if !b.cluster_dns.is_empty() {
+            s.push_str("      clusterDNS:\n");
+            for dns in &b.cluster_dns {
+                let _ = writeln!(s, "      - {dns}");
+            }
         }
         if let Some(n) = b.max_pods {
             let _ = writeln!(s, "      maxPods: {n}");
@@ -469,7 +476,7 @@ pub fn bottlerocket(b: &Bootstrap) -> Result<String, UserDataError> {
         toml_string(&b.ca_bundle),
     );
     toml_set(&mut doc, k8s, "cluster-name", toml_string(&b.cluster_name));
-    if let Some(dns) = &b.cluster_dns {
+    if let Some(dns) = b.cluster_dns.first() {
         toml_set(&mut doc, k8s, "cluster-dns-ip", toml_string(dns));
     }
     if let Some(n) = b.max_pods {
@@ -593,7 +600,7 @@ mod tests {
             endpoint: "https://example.eks.amazonaws.com".into(),
             ca_bundle: "Q0E=".into(),
             service_cidr: None,
-            cluster_dns: None,
+            cluster_dns: Vec::new(),
             labels: [
                 ("karpenter.sh/capacity-type", "on-demand"),
                 ("karpenter.sh/nodepool", "default"),
@@ -705,7 +712,7 @@ mod tests {
             ("::ffff:10.0.100.10", false),
             ("not-an-ip", true),
         ] {
-            b.cluster_dns = Some(dns.into());
+            b.cluster_dns = vec![dns.into()];
             let al2 = al2_script(&b);
             let family = if ipv6 { " \\\n--ip-family ipv6" } else { "" };
             assert!(
@@ -723,9 +730,32 @@ mod tests {
                 "{toml}"
             );
         }
-        b.cluster_dns = None;
+        b.cluster_dns.clear();
         assert!(!al2_script(&b).contains("--ip-family"));
         assert!(!nodeconfig(&b).contains("clusterDNS"));
+    }
+
+    /// Several cluster DNS addresses (the class's `kubelet.clusterDNS: [10.0.100.10, 10.0.100.11]`):
+    /// nodeadm marshals the whole kubelet configuration into the NodeConfig (`aws v1.14.1:
+    /// pkg/providers/amifamily/bootstrap/nodeadm.go` `generateInlineKubeletConfiguration`), so
+    /// AL2023 lists every address in order, as in `launchtemplate/suite_test.go` "should specify
+    /// clusterDNS when running in an ipv4 cluster" and the `clusterDNS` Entry of "should pass
+    /// kubelet configuration fields" (read back with `ExpectParseNodeConfigKubeletField`); AL2's
+    /// `--dns-cluster-ip` (`eksbootstrap.go`) and Bottlerocket's `cluster-dns-ip`
+    /// (`bottlerocket.go`) take `ClusterDNS[0]` only.
+    #[test]
+    fn al2023_lists_every_cluster_dns_address_and_al2_and_bottlerocket_take_the_first() {
+        let mut b = sample();
+        b.cluster_dns = vec!["10.0.100.10".into(), "10.0.100.11".into()];
+        assert!(nodeconfig(&b).contains(
+            "  kubelet:\n    config:\n      clusterDNS:\n      - 10.0.100.10\n      - 10.0.100.11\n      maxPods: 58\n"
+        ));
+        let al2 = al2_script(&b);
+        assert!(al2.contains("--dns-cluster-ip '10.0.100.10' \\\n"), "{al2}");
+        assert!(!al2.contains("10.0.100.11"), "{al2}");
+        let toml = render(Family::Bottlerocket, &b).unwrap();
+        assert!(toml.contains("cluster-dns-ip = \"10.0.100.10\""), "{toml}");
+        assert!(!toml.contains("10.0.100.11"), "{toml}");
     }
 
     #[test]

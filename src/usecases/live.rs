@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::clock::Clock;
 use crate::api::Manifests;
 use crate::cloud::ami::{self, KubeVersion, ResolvedImage};
-use crate::cloud::launch::{self, ClusterInfo, InflightIps, TypeFacts};
+use crate::cloud::launch::{self, ClusterInfo, InflightIps, TypeFacts, UnavailableOfferings};
 use crate::cloud::network::NetworkResolver;
 use crate::cloud::profile::{self, ProfileInputs};
 use crate::cloud::reservations;
@@ -51,6 +51,10 @@ pub struct Live<'a, C, P, K: ?Sized> {
     pub unavailable_reservations: BTreeMap<String, i64>,
     /// The free IPs this run's launches took from their subnets (`cloud::launch::InflightIps`).
     pub inflight_ips: InflightIps,
+    /// The (capacity type, instance type, zone) offerings this run's launches found without
+    /// capacity, for three minutes each (`cloud::launch::UnavailableOfferings`, `aws v1.14.1:
+    /// pkg/cache/unavailableofferings.go`): later plans and launches of the run leave them out.
+    pub unavailable_offerings: UnavailableOfferings,
     /// Whether the cluster's DNS Service was read ([`Live::read_cluster_dns`]).
     dns_read: bool,
 }
@@ -96,6 +100,7 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             default_profile: None,
             unavailable_reservations: BTreeMap::new(),
             inflight_ips: InflightIps::default(),
+            unavailable_offerings: UnavailableOfferings::default(),
             dns_read: false,
         }
     }

@@ -24,6 +24,7 @@ mod drift_live;
 mod drift_more;
 mod fault_soak;
 mod faults;
+mod ice_memory;
 mod in_cluster;
 mod injection;
 mod krew;

@@ -385,13 +385,19 @@ fn interrupted_provision_rerun_launches_nothing_new() {
 /// seed's `limits.cpu: 10`. One batch reserves 8 + 2 CPU and places two; one `provision --yes`
 /// run launches those, plans again with them in flight (at their launched 2 vCPU), and launches
 /// the other two: four instances, every pod launched for once.
+/// [`walkthrough_manifest`] with `inflate`'s pods each on a node of its own (hostname
+/// anti-affinity): one NodeClaim per pod.
+pub(crate) fn one_pod_per_node_manifest() -> String {
+    walkthrough_manifest().replace(
+        "      nodeSelector:\n",
+        "      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n          - topologyKey: kubernetes.io/hostname\n            labelSelector: {matchLabels: {app: inflate}}\n      nodeSelector:\n",
+    )
+}
+
 #[test]
 fn one_run_launches_the_rounds_a_limit_needs() {
     let walk = Walk::new("rounds", false);
-    let manifest = walkthrough_manifest().replace(
-        "      nodeSelector:\n",
-        "      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n          - topologyKey: kubernetes.io/hostname\n            labelSelector: {matchLabels: {app: inflate}}\n      nodeSelector:\n",
-    );
+    let manifest = one_pod_per_node_manifest();
     walk.apply("rounds.yaml", &manifest);
     walk.ok(&["scale", "deployment", "inflate", "--replicas", "4"]);
     walk.wait_unschedulable(4);

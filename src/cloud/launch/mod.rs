@@ -35,7 +35,11 @@
 //!   Karpenter's own practice do not rely on it — a lookup of the NodeClaim's tag before
 //!   CreateFleet and after a CreateFleet whose answer was lost: an instance found is adopted.
 //! - Fleet errors are grouped per pool (type, zone, capacity type); the failed pools are removed
-//!   and the rest retried; extra instances (never expected) are terminated.
+//!   and the rest retried; extra instances (never expected) are terminated. The pools that
+//!   answered an unfulfillable-capacity code are unavailable to the run's later plans and launches
+//!   for three minutes ([`UnavailableOfferings`], `aws v1.14.1: pkg/cache/unavailableofferings.go`).
+//! - A capacity-block launch has one override: the cheapest available compatible block offering
+//!   (`aws v1.14.1: pkg/providers/instance/filter/filter.go` `capacityBlockFilter`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -56,7 +60,9 @@ use crate::model::nodepool::{
 use crate::model::overhead::{AmiFamily, EFA};
 use crate::model::quantity::GIB;
 use crate::model::requirements::Operator;
-use crate::model::reservation::{label_reserved, ReservedCapacity, RESERVATION_LABELS};
+use crate::model::reservation::{
+    label_reserved, ReservationType, ReservedCapacity, RESERVATION_LABELS,
+};
 use crate::scheduling::PlannedNodeClaim;
 
 mod fleet;
@@ -65,11 +71,13 @@ mod subnets;
 mod template;
 #[cfg(test)]
 mod tests;
+mod unavailable;
 
 pub use fleet::*;
 pub use network::*;
 pub use subnets::*;
 pub use template::*;
+pub use unavailable::*;
 
 /// The resource whose request enables Nitro Enclaves on a template (`aws v1.14.1:
 /// pkg/apis/v1/labels.go` `ResourceNIPSlots`).
@@ -503,6 +511,17 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
     }
     if pools.is_empty() {
         return Err(LaunchError::NoPools(claim.name.clone()));
+    }
+    // A capacity block is launched into alone: the one cheapest available, compatible
+    // capacity-block offering of all the NodeClaim's types (`aws v1.14.1:
+    // pkg/providers/instance/filter/filter.go` `capacityBlockFilter`; the offerings here are
+    // the available compatible ones, cheapest first).
+    if pools.first().is_some_and(|p| {
+        p.reservation
+            .as_ref()
+            .is_some_and(|r| r.reservation_type == ReservationType::CapacityBlock)
+    }) {
+        pools.truncate(1);
     }
     // Templates no pool uses (cut by the cap) are not created.
     let used: BTreeSet<usize> = pools.iter().map(|p| p.template).collect();

@@ -56,13 +56,12 @@ pub(super) fn template_for(
         endpoint: input.cluster.endpoint.clone(),
         ca_bundle: input.cluster.ca_bundle.clone(),
         service_cidr: input.cluster.service_cidr.clone(),
-        // The class's `kubelet.clusterDNS` first, else the cluster's DNS service IP
+        // The class's `kubelet.clusterDNS` (all of it), else the cluster's DNS service IP
         // (`amifamily/resolver.go` `defaultClusterDNS`).
-        cluster_dns: class
-            .kubelet
-            .as_ref()
-            .and_then(|k| k.cluster_dns.first().cloned())
-            .or_else(|| input.cluster.cluster_dns.clone()),
+        cluster_dns: match class.kubelet.as_ref().map(|k| &k.cluster_dns) {
+            Some(list) if !list.is_empty() => list.clone(),
+            _ => input.cluster.cluster_dns.iter().cloned().collect(),
+        },
         labels,
         taints: taints.to_vec(),
         max_pods: Some(max_pods),

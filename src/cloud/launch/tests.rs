@@ -715,6 +715,12 @@ fn a_reserved_claim_targets_one_template_per_reservation() {
         fleet_request(&cb, &cb.pools).capacity_type,
         "capacity-block"
     );
+    // `pkg/providers/instance/filter/filter_test.go` "OfferingSelection" "should select the
+    // cheapest offering" (aws 5e7bb182a "fix: ensure filtered offering is available for
+    // capacity blocks"): a capacity-block launch has one override, the cheapest of its
+    // available compatible offerings; its one template targets that block.
+    assert_eq!(pools(&cb), ["m5.large@subnet-a2"]);
+    assert_eq!(cb.templates.len(), 1);
     assert_eq!(
         cb.templates[0]
             .reservation
@@ -1019,14 +1025,27 @@ fn the_template_interfaces_carry_public_ip_prefixes_ipv6_and_connection_tracking
     assert!(t
         .user_data
         .contains("      clusterDNS:\n      - fd01:99f0:d47b::a\n"));
-    w.class.kubelet = Some(KubeletConfig {
-        cluster_dns: vec!["10.0.0.53".into()],
-        ..KubeletConfig::default()
-    });
-    let t = &plan_of(&w, &c).unwrap().templates[0];
-    assert!(t
-        .user_data
-        .contains("      clusterDNS:\n      - 10.0.0.53\n"));
+    // The class's whole list reaches the NodeConfig (`nodeadm.go` marshals the kubelet
+    // configuration), not only its first address.
+    let mut t = None;
+    for (dns, listed) in [
+        (
+            &["10.0.0.53", "10.0.0.54"][..],
+            "      - 10.0.0.53\n      - 10.0.0.54\n",
+        ),
+        (&["10.0.0.53"][..], "      - 10.0.0.53\n"),
+    ] {
+        w.class.kubelet = Some(KubeletConfig {
+            cluster_dns: dns.iter().map(|d| d.to_string()).collect(),
+            ..KubeletConfig::default()
+        });
+        let planned = plan_of(&w, &c).unwrap().templates[0].clone();
+        assert!(planned
+            .user_data
+            .contains(&format!("      clusterDNS:\n{listed}      maxPods")));
+        t = Some(planned);
+    }
+    let t = t.unwrap();
     assert_eq!(t.network_interfaces[0].primary_ipv6, Some(true));
     // Connection tracking: none unset; the timeouts set; on every EFA interface.
     let t = &recorded(

@@ -2,7 +2,8 @@
 //! image or profile fails with nothing launched, docs/spec.md §6), then one fleet per NodeClaim
 //! (`cloud::launch`: cheapest pools first, ICE pools dropped and the rest retried, an instance
 //! already tagged with the NodeClaim's name adopted). A NodeClaim that fails does not stop the
-//! others. [`Live::launch_in_rounds`] launches a plan's first scheduling round and then does the
+//! others. The offerings a launch finds without capacity are left out of the run's later plans
+//! and launches for three minutes ([`Live::unavailable_offerings`]). [`Live::launch_in_rounds`] launches a plan's first scheduling round and then does the
 //! later rounds for real, as Karpenter's next batches would.
 
 use std::collections::BTreeMap;
@@ -89,6 +90,16 @@ pub fn registration_labels(
     out
 }
 
+/// Whether a launch failed for want of capacity (an exhausted reservation, or pools answering
+/// an unfulfillable-capacity code): its NodeClaim is planned again around what it found.
+fn is_capacity_failure(f: &LaunchFailure) -> bool {
+    !f.error.exhausted_reservations().is_empty()
+        || f.error
+            .pool_errors()
+            .iter()
+            .any(|e| launch::UNFULFILLABLE_CAPACITY_CODES.contains(&e.code.as_str()))
+}
+
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     /// Launches `round`'s first scheduling round; while its plan has later rounds (pods a NodePool
     /// limit left over, docs/karpenter.md §6.6), reads the cluster again — the instances just
@@ -114,15 +125,16 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                 None => (&round.classes, &round.input),
             };
             let exhausted = self.unavailable_reservations.len();
+            let iced = self.unavailable_offerings.marked();
             let launches = self.launch_all(classes, &batch, input, events)?;
-            // A reservation found exhausted is planned around in the next batch (Karpenter's
-            // next scheduling loop falls back to on-demand or spot): that is progress too.
-            let progress =
-                !launches.launched.is_empty() || self.unavailable_reservations.len() > exhausted;
-            let fallback = launches
-                .failed
-                .iter()
-                .any(|f| !f.error.exhausted_reservations().is_empty());
+            // A reservation found exhausted, or an offering found without capacity, is planned
+            // around in the next batch (Karpenter's next scheduling loop falls back to other
+            // types, zones, on-demand or spot; `unavailableofferings.go`): that is progress too.
+            // Marks only grow, so the run ends.
+            let found_out = self.unavailable_reservations.len() > exhausted
+                || self.unavailable_offerings.marked() > iced;
+            let progress = !launches.launched.is_empty() || found_out;
+            let fallback = found_out && launches.failed.iter().any(is_capacity_failure);
             for l in &launches.launched {
                 assigned.insert(l.instance_id.clone(), l.pods.clone());
             }
@@ -141,10 +153,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             if fallback {
                 // The failed NodeClaims are planned again: they are no failure of the run.
                 let again: Vec<&str> = batch.node_claims.iter().map(|c| c.name.as_str()).collect();
-                all.failed.retain(|f| {
-                    f.error.exhausted_reservations().is_empty()
-                        || !again.contains(&f.node_claim.as_str())
-                });
+                all.failed
+                    .retain(|f| !is_capacity_failure(f) || !again.contains(&f.node_claim.as_str()));
             }
             later = next.plan.node_claims.iter().any(|c| c.round > 1);
             current = Some(next);
@@ -195,24 +205,40 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             // `ZonalSubnetsForLaunch`).
             let subnets = self.inflight_ips.apply(&resolved.subnets);
             let region = self.cloud.region();
-            let result = launch::plan_for_pool(
-                &LaunchInput {
-                    cluster: &self.info,
-                    class: &resolved.class,
-                    claim,
-                    family: resolved.family,
-                    images: &resolved.images,
-                    subnets: &subnets,
-                    security_group_ids: &resolved.security_group_ids,
-                    types: &types,
-                    region: &region,
-                },
-                &pool_input.pool,
-            )
-            .and_then(|p| launch::launch(self.cloud, &p).map(|done| (p, done)));
+            // The offerings an earlier launch of this run found without capacity are not asked
+            // for again (`unavailableofferings.go`); with none left the launch fails as
+            // Karpenter's does, without a CreateFleet.
+            let now = self.clock.now();
+            let capacity = launch::capacity_type(claim);
+            let (launchable, remembered) = self.unavailable_offerings.filter_claim(claim, now);
+            let from_memory = launchable.launch.offerings.is_empty() && !remembered.is_empty();
+            let result = if from_memory {
+                Err(launch::LaunchError::InsufficientCapacity {
+                    nodeclaim: claim.name.clone(),
+                    errors: remembered,
+                })
+            } else {
+                launch::plan_for_pool(
+                    &LaunchInput {
+                        cluster: &self.info,
+                        class: &resolved.class,
+                        claim: &launchable,
+                        family: resolved.family,
+                        images: &resolved.images,
+                        subnets: &subnets,
+                        security_group_ids: &resolved.security_group_ids,
+                        types: &types,
+                        region: &region,
+                    },
+                    &pool_input.pool,
+                )
+                .and_then(|p| launch::launch(self.cloud, &p).map(|done| (p, done)))
+            };
             match result {
                 Ok((planned, done)) => {
                     self.inflight_ips.record_errors(&done.pool_errors);
+                    self.unavailable_offerings
+                        .record(capacity, &done.pool_errors, now);
                     if !done.adopted {
                         self.inflight_ips
                             .launched(&subnets, &planned, &types, &done.instance);
@@ -247,8 +273,14 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                 Err(error) => {
                     // `UpdateICEdSubnet`: a full subnet is not launched into again this run.
                     self.inflight_ips.record_errors(error.pool_errors());
+                    // `updateUnavailableOfferingsCache`: the ICE'd offerings are left out of
+                    // this run's plans and launches for three minutes (those left out already
+                    // are not marked again: no CreateFleet answered for them).
+                    if !from_memory {
+                        self.unavailable_offerings
+                            .record(capacity, error.pool_errors(), now);
+                    }
                     // `MarkUnavailable`: planned around from the next plan on.
-                    let now = self.clock.now();
                     self.unavailable_reservations.extend(
                         error
                             .exhausted_reservations()

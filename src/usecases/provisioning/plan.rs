@@ -260,6 +260,13 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         }
         let mut sizing = CatalogSizing::new(&catalog, &region);
         let mut input = build_input(manifests, selection, &mut sizing)?;
+        // Offerings an earlier launch of this run found without capacity are listed unavailable
+        // (`aws v1.14.1: pkg/cache/unavailableofferings.go`, three minutes).
+        let now = self.clock.now();
+        for pool in &mut input.pools {
+            self.unavailable_offerings
+                .mark_offerings(&mut pool.instance_types, now);
+        }
         let moved = match deleting {
             DeletingPods::Planned => {
                 reschedule_deleting(&mut input, &manifests.pdbs, self.clock.now())?

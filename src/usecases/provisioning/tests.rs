@@ -1650,9 +1650,16 @@ fn launches_of_one_run_share_the_in_flight_ips_of_their_subnets() {
 /// `aws v1.14.1: pkg/providers/instance/suite_test.go` "should deprioritize subnets on
 /// subsequent launches after subnet IP exhaustion" and "should handle subnet IP exhaustion
 /// correctly" through a run's launches: the first NodeClaim's CreateFleet finds `subnet-0` (zone
-/// a's 100-IP subnet) and `subnet-1` (zone b's only one) without a free address and fails; the
-/// second launches into zone a's other subnet (`UpdateICEdSubnet`), and zone b, whose every
-/// subnet is full, is not offered to it (`MarkSubnetUnavailable`).
+/// a's 100-IP subnet) and `subnet-1` (zone b's only one) without a free address and fails. The
+/// subnets are full for the run (`UpdateICEdSubnet`, `MarkSubnetUnavailable`), and
+/// `InsufficientFreeAddressesInSubnet` being an unfulfillable-capacity code, every (on-demand,
+/// type, zone) the fleet asked for is unavailable for three minutes (`instance.go`
+/// `updateUnavailableOfferingsCache`): the second NodeClaim, planned with the same offerings,
+/// fails without a CreateFleet (`cloudprovider.go` `Create`: "all requested instance types
+/// were unavailable during launch"), and the run's next plan has nothing left to launch. (The
+/// upstream It hands the instance provider the types listed before the ICE, bypassing that
+/// filter, so its second launch reaches zone a's other subnet; `cloud::launch` tests
+/// `a_subnet_found_full_is_launched_into_no_more` covers that subnet choice.)
 #[test]
 fn a_subnet_found_full_is_left_for_the_rest_of_the_run() {
     let world = world_with_a_second_subnet_in_zone_a();
@@ -1662,31 +1669,101 @@ fn a_subnet_found_full_is_left_for_the_rest_of_the_run() {
     world.pending("b", "15");
     let mut live = world.live();
     let (_, launches) = provision(&mut live, &mut |_| {});
-    assert_eq!((launches.failed.len(), launches.launched.len()), (1, 1));
+    assert_eq!((launches.failed.len(), launches.launched.len()), (2, 0));
     let requests = world.cloud.fleet_requests.borrow();
-    let subnets: Vec<Vec<String>> = requests
+    assert_eq!(requests.len(), 1);
+    let mut subnets: Vec<String> = requests[0]
+        .configs
+        .iter()
+        .flat_map(|(_, o)| o.iter().map(|o| o.subnet_id.clone()))
+        .collect();
+    subnets.sort();
+    subnets.dedup();
+    assert_eq!(subnets, ["subnet-0", "subnet-1"]);
+    let remembered = launches.failed[1].error.pool_errors();
+    assert!(!remembered.is_empty());
+    assert!(remembered
+        .iter()
+        .all(|e| e.code == "InsufficientFreeAddressesInSubnet"
+            && e.message.contains("earlier in this run")));
+    assert_eq!(live.inflight_ips.free("subnet-1"), Some(0));
+}
+
+/// The (type, zone) pools of each CreateFleet the cloud was sent.
+fn fleet_pools(world: &World) -> Vec<Vec<(String, String)>> {
+    world
+        .cloud
+        .fleet_requests
+        .borrow()
         .iter()
         .map(|r| {
-            let mut ids: Vec<String> = r
-                .configs
+            r.configs
                 .iter()
-                .flat_map(|(_, o)| o.iter().map(|o| o.subnet_id.clone()))
-                .collect();
-            ids.sort();
-            ids.dedup();
-            ids
+                .flat_map(|(_, o)| o.iter().map(|o| (o.instance_type.clone(), o.zone.clone())))
+                .collect()
         })
-        .collect();
+        .collect()
+}
+
+/// The unavailable-offerings cache across a run's launches (`aws v1.14.1:
+/// pkg/cache/unavailableofferings.go`; `pkg/providers/instance/instance.go`
+/// `updateUnavailableOfferingsCache`; `pkg/cloudprovider/suite_test.go` "should not launch
+/// instance types that are unavailable" style): the first NodeClaim's CreateFleet finds
+/// c6a.4xlarge without capacity in us-east-1a and launches in us-east-1b; the second
+/// NodeClaim of the run, planned with the same offerings, does not ask for
+/// (c6a.4xlarge, us-east-1a) again. Three minutes later (`UnavailableOfferingsTTL`) it is
+/// asked for again.
+#[test]
+fn a_later_launch_of_the_run_does_not_ask_for_an_offering_found_without_capacity() {
+    let world = World::new();
+    world.pending("a", "15");
+    world.pending("b", "15");
+    world
+        .cloud
+        .insufficient_capacity("c6a.4xlarge", "us-east-1a");
+    let mut live = world.live();
+    let (_, launches) = provision(&mut live, &mut |_| {});
+    assert_eq!((launches.failed.len(), launches.launched.len()), (0, 2));
+    let iced = ("c6a.4xlarge".to_string(), "us-east-1a".to_string());
+    let pools = fleet_pools(&world);
+    assert_eq!(pools.len(), 2);
+    assert!(pools[0].contains(&iced), "{pools:?}");
+    assert!(!pools[1].contains(&iced), "{pools:?}");
+    assert!(pools[1].contains(&("c6a.4xlarge".to_string(), "us-east-1b".to_string())));
     assert_eq!(
-        subnets.last().map(Vec::as_slice),
-        Some(["subnet-9".to_string()].as_slice())
+        world.cloud.fleet_requests.borrow()[1].capacity_type,
+        "on-demand"
     );
-    assert!(subnets[0].contains(&"subnet-0".to_string()));
+    let now = world.clock.now();
     assert_eq!(
-        launches.launched[0].zone,
-        crate::usecases::testing::ZONES[0]
+        live.unavailable_offerings
+            .reason("on-demand", "c6a.4xlarge", "us-east-1a", now),
+        Some("InsufficientInstanceCapacity")
     );
-    assert_eq!(live.inflight_ips.free("subnet-1"), Some(0));
+    // The run's next plan lists the offering unavailable.
+    world.pending("c", "15");
+    let round = live.plan_pending(&all(), &mut |_| {}).unwrap().unwrap();
+    let offered = round.input.pools[0]
+        .instance_types
+        .iter()
+        .find(|t| t.name == "c6a.4xlarge")
+        .unwrap()
+        .offerings
+        .iter()
+        .find(|o| o.zone == "us-east-1a" && o.capacity_type == "on-demand")
+        .unwrap()
+        .available;
+    assert!(!offered);
+    // Three minutes on, capacity back: the offering is asked for (and launched) again.
+    world.clock.sleep(std::time::Duration::from_secs(180));
+    world.cloud.capacity_back();
+    let round = live.plan_pending(&all(), &mut |_| {}).unwrap().unwrap();
+    let launches = live
+        .launch_all(&round.classes, &round.plan, &round.input, &mut |_| {})
+        .unwrap();
+    assert_eq!(launches.launched.len(), 1);
+    let pools = fleet_pools(&world);
+    assert!(pools.last().unwrap().contains(&iced), "{pools:?}");
 }
 
 /// The kube-dns Service of the cluster the tests put.

@@ -611,8 +611,12 @@ fn ctrl_c_finishes_the_node_in_flight_and_starts_no_other() {
 fn after_three_failures_in_a_row_no_other_node_starts() {
     let world = world();
     let old = drifted(&world, 5);
+    // Pools failing with a code that is not about capacity: nothing is remembered as
+    // unavailable, so every replacement is planned and launched (and fails).
     for t in ["c6a.large", "c6a.xlarge", "c6a.2xlarge", "c6a.4xlarge"] {
-        world.cloud.insufficient_capacity(t, "*");
+        world
+            .cloud
+            .answer_pools_with(t, "*", "InvalidParameterValue");
     }
     let run = replace(&world, &old, &settings());
     let statuses: Vec<Status> = run.outcomes.iter().map(|o| o.status).collect();
@@ -631,6 +635,29 @@ fn after_three_failures_in_a_row_no_other_node_starts() {
         Detail::AfterFailures { in_a_row: 3, last } if matches!(**last, Detail::LaunchFailed(_))
     ));
     assert_eq!(calls(&world, "EC2.CreateFleet"), 3);
+}
+
+/// The unavailable-offerings cache through `drift replace` (`aws v1.14.1:
+/// pkg/cache/unavailableofferings.go`, `pkg/providers/instance/instance.go`
+/// `updateUnavailableOfferingsCache`): the first replacement's CreateFleet finds every offering
+/// without capacity and is rolled back; for three minutes those offerings are unavailable, so
+/// the later nodes' replacements cannot be planned (Karpenter does not disrupt a node it cannot
+/// replace) and no CreateFleet asks for them again.
+#[test]
+fn offerings_found_without_capacity_are_not_asked_for_by_later_replacements() {
+    let world = world();
+    let old = drifted(&world, 5);
+    for t in ["c6a.large", "c6a.xlarge", "c6a.2xlarge", "c6a.4xlarge"] {
+        world.cloud.insufficient_capacity(t, "*");
+    }
+    let run = replace(&world, &old, &settings());
+    let statuses: Vec<Status> = run.outcomes.iter().map(|o| o.status).collect();
+    assert_eq!(statuses[0], Status::RolledBack);
+    for o in &run.outcomes[1..] {
+        assert_eq!(o.status, Status::Blocked, "{:?}", o.detail);
+        assert!(matches!(o.detail, Detail::Unplaceable(_)), "{:?}", o.detail);
+    }
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1);
 }
 
 #[test]
