@@ -18,6 +18,10 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+mod kubelet;
+
+pub use kubelet::KubeletArgs;
+
 use super::ami::ResolvedImage;
 use crate::model::nodepool::AmiSelectorTerm;
 use crate::model::taints::Taint;
@@ -48,6 +52,8 @@ pub struct Bootstrap {
     pub taints: Vec<Taint>,
     /// `--max-pods`.
     pub max_pods: Option<i64>,
+    /// The class's other kubelet settings (reservations, evictions, image GC, CFS quota).
+    pub kubelet: KubeletArgs,
     /// The class's own `userData`.
     pub custom: Option<String>,
     /// `instanceStorePolicy: RAID0`: the instance-store disks become one array for the node's
@@ -259,6 +265,7 @@ pub fn al2_script(b: &Bootstrap) -> String {
         s.push_str(" \\\n--use-max-pods false");
         extra.push(format!("--max-pods={n}"));
     }
+    extra.extend(b.kubelet.al2_flags());
     if !extra.is_empty() {
         let _ = write!(s, " \\\n--kubelet-extra-args '{}'", extra.join(" "));
     }
@@ -284,16 +291,25 @@ pub fn nodeconfig(b: &Bootstrap) -> String {
         s.push_str("  instance:\n    localStorage:\n      strategy: RAID0\n");
     }
     s.push_str("  kubelet:\n");
-    if b.max_pods.is_some() || !b.cluster_dns.is_empty() {
+    // nodeadm's kubelet config is a JSON map: its keys come out sorted (`nodeadm.go`
+    // `generateInlineKubeletConfiguration`, marshalled through `sigs.k8s.io/yaml`).
+    let mut config = b.kubelet.nodeadm_entries();
+    if !b.cluster_dns.is_empty() {
+        let list: String = b
+            .cluster_dns
+            .iter()
+            .map(|dns| format!("\n      - {}", kubelet::yaml_scalar(dns)))
+            .collect();
+        config.push(("clusterDNS", list));
+    }
+    if let Some(n) = b.max_pods {
+        config.push(("maxPods", format!(" {n}")));
+    }
+    config.sort_by_key(|(key, _)| *key);
+    if !config.is_empty() {
         s.push_str("    config:\n");
-        if !b.cluster_dns.is_empty() {
-            s.push_str("      clusterDNS:\n");
-            for dns in &b.cluster_dns {
-                let _ = writeln!(s, "      - {dns}");
-            }
-        }
-        if let Some(n) = b.max_pods {
-            let _ = writeln!(s, "      maxPods: {n}");
+        for (key, value) in config {
+            let _ = writeln!(s, "      {key}:{value}");
         }
     }
     let flags = kubelet_flags(b);
@@ -482,6 +498,39 @@ pub fn bottlerocket(b: &Bootstrap) -> Result<String, UserDataError> {
     if let Some(n) = b.max_pods {
         toml_set(&mut doc, k8s, "max-pods", n.to_string());
     }
+    // The class's kubelet settings (`bottlerocket.go` `Script`; no pods-per-core there).
+    let kl = &b.kubelet;
+    for (table, map) in [
+        ("system-reserved", &kl.system_reserved),
+        ("kube-reserved", &kl.kube_reserved),
+        ("eviction-hard", &kl.eviction_hard),
+        ("eviction-soft", &kl.eviction_soft),
+        ("eviction-soft-grace-period", &kl.eviction_soft_grace_period),
+    ] {
+        for (k, v) in map {
+            let table = format!("{k8s}.{table}");
+            toml_set(&mut doc, &table, &toml_string(k), toml_string(v));
+        }
+    }
+    if let Some(n) = kl.eviction_max_pod_grace_period {
+        toml_set(
+            &mut doc,
+            k8s,
+            "eviction-max-pod-grace-period",
+            n.to_string(),
+        );
+    }
+    if let Some(n) = kl.image_gc_high_threshold_percent {
+        let n = toml_string(&n.to_string());
+        toml_set(&mut doc, k8s, "image-gc-high-threshold-percent", n);
+    }
+    if let Some(n) = kl.image_gc_low_threshold_percent {
+        let n = toml_string(&n.to_string());
+        toml_set(&mut doc, k8s, "image-gc-low-threshold-percent", n);
+    }
+    if let Some(q) = kl.cpu_cfs_quota {
+        toml_set(&mut doc, k8s, "cpu-cfs-quota-enforced", q.to_string());
+    }
     for (k, v) in &b.labels {
         toml_set(
             &mut doc,
@@ -611,10 +660,54 @@ mod tests {
             .collect(),
             taints: vec![Taint::new("dedicated", "gpu", Effect::NoSchedule)],
             max_pods: Some(58),
+            kubelet: KubeletArgs::default(),
             custom: None,
             instance_store_raid0: false,
             default_mount_paths: false,
         }
+    }
+
+    /// aws v1.14.1 `launchtemplate/suite_test.go` "AL2023 › Kubelet" DescribeTable "should
+    /// specify kubelet configuration fields" (systemReserved, kubeReserved, evictionHard,
+    /// evictionSoft, evictionSoftGracePeriod, evictionMaxPodGracePeriod, podsPerCore,
+    /// imageGC thresholds, cpuCFSQuota: each read back from the NodeConfig's kubelet config) and
+    /// "should pass evictionSoftGracePeriod values when specified" (`1m0s`); the same settings as
+    /// Bottlerocket's (`bottlerocket.go` `Script`: no pods-per-core, image GC as strings,
+    /// `cpu-cfs-quota-enforced`) and AL2's `--kubelet-extra-args`.
+    #[test]
+    fn the_class_kubelet_settings_reach_every_family() {
+        let mut b = sample();
+        b.kubelet = KubeletArgs::from_spec(Some(&serde_json::json!({
+            "systemReserved": {"cpu": "100m", "pid": "1000"},
+            "kubeReserved": {"memory": "1Gi"},
+            "evictionHard": {"memory.available": "5%"},
+            "evictionSoftGracePeriod": {"memory.available": "1m"},
+            "evictionSoft": {"memory.available": "10%"},
+            "evictionMaxPodGracePeriod": 300,
+            "podsPerCore": 2,
+            "imageGCHighThresholdPercent": 85,
+            "imageGCLowThresholdPercent": 80,
+            "cpuCFSQuota": true
+        })));
+        let config = nodeconfig(&b);
+        let want = "  kubelet:\n    config:\n      cpuCFSQuota: true\n      evictionHard:\n        memory.available: 5%\n      evictionMaxPodGracePeriod: 300\n      evictionSoft:\n        memory.available: 10%\n      evictionSoftGracePeriod:\n        memory.available: 1m0s\n      imageGCHighThresholdPercent: 85\n      imageGCLowThresholdPercent: 80\n      kubeReserved:\n        memory: 1Gi\n      maxPods: 58\n      podsPerCore: 2\n      systemReserved:\n        cpu: 100m\n        pid: \"1000\"\n    flags:\n";
+        assert!(config.contains(want), "{config}");
+        let al2 = al2_script(&b);
+        assert!(
+            al2.contains("--max-pods=58 --pods-per-core=2 --system-reserved=\"cpu=100m,pid=1000\" --kube-reserved=\"memory=1Gi\" --eviction-hard=\"memory.available<5%\""),
+            "{al2}"
+        );
+        let toml = bottlerocket(&b).unwrap();
+        for line in [
+            "[settings.kubernetes.system-reserved]\n\"cpu\" = \"100m\"\n\"pid\" = \"1000\"\n",
+            "[settings.kubernetes.eviction-soft-grace-period]\n\"memory.available\" = \"1m0s\"\n",
+            "eviction-max-pod-grace-period = 300\n",
+            "image-gc-high-threshold-percent = \"85\"\n",
+            "cpu-cfs-quota-enforced = true\n",
+        ] {
+            assert!(toml.contains(line), "{line} in {toml}");
+        }
+        assert!(!toml.contains("pods-per-core"), "{toml}");
     }
 
     #[test]

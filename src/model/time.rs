@@ -124,6 +124,45 @@ pub fn format_rfc3339(epoch: i64) -> String {
     )
 }
 
+/// A duration in nanoseconds as Go's `time.Duration.String` prints it (`1m0s`, `1h30m0s`,
+/// `1.5s`, `300ms`, `0s`): what a `metav1.Duration` read from the API becomes when Karpenter
+/// writes it out again.
+pub fn format_go_duration(nanos: i64) -> String {
+    if nanos == 0 {
+        return "0s".into();
+    }
+    let sign = if nanos < 0 { "-" } else { "" };
+    let n = nanos.unsigned_abs();
+    let fraction = |value: u64, unit: u64| {
+        let (whole, rest) = (value / unit, value % unit);
+        if rest == 0 {
+            whole.to_string()
+        } else {
+            let digits = format!("{rest:0width$}", width = unit.ilog10() as usize);
+            format!("{whole}.{}", digits.trim_end_matches('0'))
+        }
+    };
+    if n < 1_000 {
+        return format!("{sign}{n}ns");
+    }
+    if n < 1_000_000 {
+        return format!("{sign}{}µs", fraction(n, 1_000));
+    }
+    if n < 1_000_000_000 {
+        return format!("{sign}{}ms", fraction(n, 1_000_000));
+    }
+    let (hours, rest) = (n / 3_600_000_000_000, n % 3_600_000_000_000);
+    let (minutes, rest) = (rest / 60_000_000_000, rest % 60_000_000_000);
+    let seconds = format!("{}s", fraction(rest, 1_000_000_000));
+    if hours > 0 {
+        format!("{sign}{hours}h{minutes}m{seconds}")
+    } else if minutes > 0 {
+        format!("{sign}{minutes}m{seconds}")
+    } else {
+        format!("{sign}{seconds}")
+    }
+}
+
 /// Nanoseconds of a Go duration string (`720h`, `24h0m0s`, `1.5h`, `300ms`), as
 /// `time.ParseDuration` reads it (fractions are scaled through a float, as Go does).
 pub fn parse_go_duration(text: &str) -> Result<i64, String> {
@@ -189,6 +228,24 @@ pub fn parse_go_duration(text: &str) -> Result<i64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Go's `time.Duration.String` (`time/time.go`), as `metav1.Duration` marshals.
+    #[test]
+    fn go_durations_print_as_go_does() {
+        for (text, printed) in [
+            ("1m", "1m0s"),
+            ("90s", "1m30s"),
+            ("2h", "2h0m0s"),
+            ("1.5s", "1.5s"),
+            ("300ms", "300ms"),
+            ("0", "0s"),
+            ("1h0m1s", "1h0m1s"),
+            ("1500us", "1.5ms"),
+        ] {
+            let nanos = parse_go_duration(text).unwrap();
+            assert_eq!(format_go_duration(nanos), printed, "{text}");
+        }
+    }
 
     #[test]
     fn durations_read_as_go_reads_them() {

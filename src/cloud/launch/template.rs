@@ -65,6 +65,9 @@ pub(super) fn template_for(
         labels,
         taints: taints.to_vec(),
         max_pods: Some(max_pods),
+        kubelet: userdata::KubeletArgs::from_spec(
+            class.raw_spec.as_ref().and_then(|s| s.get("kubelet")),
+        ),
         custom: class.user_data.clone(),
         instance_store_raid0: class.instance_store_policy.as_deref() == Some("RAID0"),
         default_mount_paths: input.family == Family::Bottlerocket
