@@ -276,10 +276,14 @@ pub fn al2_script(b: &Bootstrap) -> String {
     s
 }
 
-/// The AL2023 `NodeConfig` (YAML).
+/// The AL2023 `NodeConfig` (YAML), as `nodeadm.go` `getNodeConfigYAML` writes it: the object
+/// marshalled through `sigs.k8s.io/yaml` (every mapping's keys sorted, empty structs as `{}`),
+/// the taints in the kubelet config's `registerWithTaints`, the labels as the one flag
+/// (`--node-labels="…"`, Go's `%q`) — byte for byte `launchtemplate/testdata/
+/// al2023_userdata_unmerged.golden`'s shape.
 pub fn nodeconfig(b: &Bootstrap) -> String {
     let mut s = String::from(
-        "---\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n",
+        "# Karpenter Generated NodeConfig\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nmetadata: {}\nspec:\n  cluster:\n",
     );
     let _ = writeln!(s, "    apiServerEndpoint: {}", b.endpoint);
     let _ = writeln!(s, "    certificateAuthority: {}", b.ca_bundle);
@@ -287,12 +291,15 @@ pub fn nodeconfig(b: &Bootstrap) -> String {
         let _ = writeln!(s, "    cidr: {cidr}");
     }
     let _ = writeln!(s, "    name: {}", b.cluster_name);
+    s.push_str("  containerd: {}\n  instance:\n");
     if b.instance_store_raid0 {
-        s.push_str("  instance:\n    localStorage:\n      strategy: RAID0\n");
+        s.push_str("    localStorage:\n      strategy: RAID0\n");
+    } else {
+        s.push_str("    localStorage: {}\n");
     }
-    s.push_str("  kubelet:\n");
+    s.push_str("  kubelet:\n    config:\n");
     // nodeadm's kubelet config is a JSON map: its keys come out sorted (`nodeadm.go`
-    // `generateInlineKubeletConfiguration`, marshalled through `sigs.k8s.io/yaml`).
+    // `generateInlineKubeletConfiguration`).
     let mut config = b.kubelet.nodeadm_entries();
     if !b.cluster_dns.is_empty() {
         let list: String = b
@@ -305,21 +312,36 @@ pub fn nodeconfig(b: &Bootstrap) -> String {
     if let Some(n) = b.max_pods {
         config.push(("maxPods", format!(" {n}")));
     }
+    config.push(("registerWithTaints", register_with_taints(&b.taints)));
     config.sort_by_key(|(key, _)| *key);
-    if !config.is_empty() {
-        s.push_str("    config:\n");
-        for (key, value) in config {
-            let _ = writeln!(s, "      {key}:{value}");
-        }
+    for (key, value) in config {
+        let _ = writeln!(s, "      {key}:{value}");
     }
-    let flags = kubelet_flags(b);
-    if !flags.is_empty() {
-        s.push_str("    flags:\n");
-        for f in flags {
-            let _ = writeln!(s, "    - {f}");
-        }
+    if !b.labels.is_empty() {
+        let _ = writeln!(
+            s,
+            "    flags:\n    - --node-labels={:?}",
+            labels_arg(&b.labels)
+        );
     }
     s
+}
+
+/// The kubelet config's `registerWithTaints` (a marshalled `[]corev1.Taint`: `effect`, `key`,
+/// `value` when set; `null` when there are none).
+fn register_with_taints(taints: &[Taint]) -> String {
+    if taints.is_empty() {
+        return " null".into();
+    }
+    let mut out = String::new();
+    for t in taints {
+        let _ = write!(out, "\n      - effect: {}", t.effect.as_str());
+        let _ = write!(out, "\n        key: {}", kubelet::yaml_scalar(&t.key));
+        if !t.value.is_empty() {
+            let _ = write!(out, "\n        value: {}", kubelet::yaml_scalar(&t.value));
+        }
+    }
+    out
 }
 
 /// The MIME parts of a class's user data: its parts if it is MIME multipart, else itself as one
@@ -690,7 +712,7 @@ mod tests {
             "cpuCFSQuota": true
         })));
         let config = nodeconfig(&b);
-        let want = "  kubelet:\n    config:\n      cpuCFSQuota: true\n      evictionHard:\n        memory.available: 5%\n      evictionMaxPodGracePeriod: 300\n      evictionSoft:\n        memory.available: 10%\n      evictionSoftGracePeriod:\n        memory.available: 1m0s\n      imageGCHighThresholdPercent: 85\n      imageGCLowThresholdPercent: 80\n      kubeReserved:\n        memory: 1Gi\n      maxPods: 58\n      podsPerCore: 2\n      systemReserved:\n        cpu: 100m\n        pid: \"1000\"\n    flags:\n";
+        let want = "  kubelet:\n    config:\n      cpuCFSQuota: true\n      evictionHard:\n        memory.available: 5%\n      evictionMaxPodGracePeriod: 300\n      evictionSoft:\n        memory.available: 10%\n      evictionSoftGracePeriod:\n        memory.available: 1m0s\n      imageGCHighThresholdPercent: 85\n      imageGCLowThresholdPercent: 80\n      kubeReserved:\n        memory: 1Gi\n      maxPods: 58\n      podsPerCore: 2\n      registerWithTaints:\n      - effect: NoSchedule\n        key: dedicated\n        value: gpu\n      systemReserved:\n        cpu: 100m\n        pid: \"1000\"\n    flags:\n";
         assert!(config.contains(want), "{config}");
         let al2 = al2_script(&b);
         assert!(
@@ -865,10 +887,42 @@ mod tests {
         assert_eq!(mime_parts(&render(Family::Al2, &b).unwrap()).len(), 3);
     }
 
+    /// aws v1.14.1 `launchtemplate/testdata/al2023_userdata_unmerged.golden` (its `%s`
+    /// placeholders filled with a class and a pool name): the same bytes.
+    #[test]
+    fn al2023_matches_upstreams_unmerged_golden() {
+        let b = Bootstrap {
+            cluster_name: "test-cluster".into(),
+            endpoint: "https://test-cluster".into(),
+            ca_bundle: "Y2EtYnVuZGxlCg==".into(),
+            service_cidr: Some("10.100.0.0/16".into()),
+            cluster_dns: vec!["10.0.100.10".into()],
+            labels: [
+                ("karpenter.k8s.aws/ec2nodeclass", "default"),
+                ("karpenter.sh/capacity-type", "on-demand"),
+                ("karpenter.sh/do-not-sync-taints", "true"),
+                ("karpenter.sh/nodepool", "default"),
+                ("testing/cluster", "unspecified"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+            taints: vec![Taint::new(
+                "karpenter.sh/unregistered",
+                "",
+                Effect::NoExecute,
+            )],
+            max_pods: Some(110),
+            ..Bootstrap::default()
+        };
+        let want = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: application/node.eks.aws\n\n# Karpenter Generated NodeConfig\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nmetadata: {}\nspec:\n  cluster:\n    apiServerEndpoint: https://test-cluster\n    certificateAuthority: Y2EtYnVuZGxlCg==\n    cidr: 10.100.0.0/16\n    name: test-cluster\n  containerd: {}\n  instance:\n    localStorage: {}\n  kubelet:\n    config:\n      clusterDNS:\n      - 10.0.100.10\n      maxPods: 110\n      registerWithTaints:\n      - effect: NoExecute\n        key: karpenter.sh/unregistered\n    flags:\n    - --node-labels=\"karpenter.k8s.aws/ec2nodeclass=default,karpenter.sh/capacity-type=on-demand,karpenter.sh/do-not-sync-taints=true,karpenter.sh/nodepool=default,testing/cluster=unspecified\"\n\n--//--\n";
+        assert_eq!(render(Family::Al2023, &b).unwrap(), want);
+    }
+
     #[test]
     fn al2023_golden() {
         let got = render(Family::Al2023, &sample()).unwrap();
-        let want = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: application/node.eks.aws\n\n---\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    apiServerEndpoint: https://example.eks.amazonaws.com\n    certificateAuthority: Q0E=\n    name: test-cluster\n  kubelet:\n    config:\n      maxPods: 58\n    flags:\n    - --node-labels=karpenter.sh/capacity-type=on-demand,karpenter.sh/nodepool=default,team=a\n    - --register-with-taints=dedicated=gpu:NoSchedule\n\n--//--\n";
+        let want = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: application/node.eks.aws\n\n# Karpenter Generated NodeConfig\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nmetadata: {}\nspec:\n  cluster:\n    apiServerEndpoint: https://example.eks.amazonaws.com\n    certificateAuthority: Q0E=\n    name: test-cluster\n  containerd: {}\n  instance:\n    localStorage: {}\n  kubelet:\n    config:\n      maxPods: 58\n      registerWithTaints:\n      - effect: NoSchedule\n        key: dedicated\n        value: gpu\n    flags:\n    - --node-labels=\"karpenter.sh/capacity-type=on-demand,karpenter.sh/nodepool=default,team=a\"\n\n--//--\n";
         assert_eq!(got, want);
     }
 
@@ -928,7 +982,7 @@ mod tests {
             .contains("--max-pods=58' \\\n--local-disks raid0\n"));
         assert!(render(Family::Al2023, &b)
             .unwrap()
-            .contains("    name: test-cluster\n  instance:\n    localStorage:\n      strategy: RAID0\n  kubelet:\n"));
+            .contains("    name: test-cluster\n  containerd: {}\n  instance:\n    localStorage:\n      strategy: RAID0\n  kubelet:\n"));
         let explicit = "[settings.bootstrap-commands.000-mount-instance-storage]\ncommands = [[\"apiclient\", \"ephemeral-storage\", \"init\"], [\"apiclient\", \"ephemeral-storage\", \"bind\", \"--dirs\", \"/var/lib/containerd\", \"/var/lib/kubelet\", \"/var/log/pods\"]]\nmode = \"always\"\nessential = true\n";
         assert!(render(Family::Bottlerocket, &b)
             .unwrap()

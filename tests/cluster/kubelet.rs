@@ -292,7 +292,34 @@ pub fn parse_user_data(text: &str) -> Registration {
             .next()
             .and_then(|v| v.parse().ok());
     }
+    r.taints.extend(register_with_taints(text));
     r
+}
+
+/// AL2023's NodeConfig `kubelet.config.registerWithTaints` (a YAML list of `effect` / `key` /
+/// `value` mappings, as Karpenter's `nodeadm.go` writes it).
+fn register_with_taints(text: &str) -> Vec<Value> {
+    let Some(i) = text.find("registerWithTaints:") else {
+        return Vec::new();
+    };
+    let mut taints: Vec<serde_json::Map<String, Value>> = Vec::new();
+    for line in text[i..].lines().skip(1) {
+        let l = line.trim_start();
+        let item = l.strip_prefix("- ");
+        let Some((k, v)) = item.unwrap_or(l).split_once(": ") else {
+            break;
+        };
+        if !matches!(k, "effect" | "key" | "value") {
+            break;
+        }
+        if item.is_some() || taints.is_empty() {
+            taints.push(serde_json::Map::new());
+        }
+        if let Some(t) = taints.last_mut() {
+            t.insert(k.to_string(), json!(v.trim().trim_matches('"')));
+        }
+    }
+    taints.into_iter().map(Value::Object).collect()
 }
 
 /// `key=value:Effect` or `key:Effect`.
@@ -609,6 +636,18 @@ mod tests {
         assert_eq!(r.taints.len(), 1);
         let al2023 = "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n    flags:\n    - --node-labels=karpenter.sh/nodepool=default\n";
         assert_eq!(parse_user_data(al2023).labels.len(), 1);
+        // As Karpenter's nodeadm.go writes it: the taints in the kubelet config.
+        let nodeadm = "  kubelet:\n    config:\n      maxPods: 110\n      registerWithTaints:\n      - effect: NoExecute\n        key: karpenter.sh/unregistered\n      - effect: NoSchedule\n        key: dedicated\n        value: gpu\n      systemReserved:\n        cpu: 100m\n    flags:\n    - --node-labels=\"team=a\"\n";
+        let r = parse_user_data(nodeadm);
+        assert_eq!(
+            r.taints,
+            vec![
+                json!({"key": "karpenter.sh/unregistered", "effect": "NoExecute"}),
+                json!({"key": "dedicated", "value": "gpu", "effect": "NoSchedule"})
+            ]
+        );
+        assert_eq!(r.labels.get("team").map(String::as_str), Some("a"));
+        assert_eq!(r.max_pods, Some(110));
         let br = "[settings.kubernetes.node-labels]\n\"karpenter.sh/nodepool\" = \"default\"\n[settings.kubernetes.node-taints]\n\"dedicated\" = [\"gpu:NoSchedule\"]\n";
         let r = parse_user_data(br);
         assert_eq!(

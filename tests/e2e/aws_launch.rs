@@ -262,7 +262,6 @@ fn check_launch(
         "on-demand",
         "team",
         "dedicated",
-        "gpu:NoSchedule",
         "example.com/init",
         "29",
         "https://ABCDEF.gr7.us-east-1.eks.amazonaws.com",
@@ -298,6 +297,11 @@ fn check_launch(
             assert!(ud.contains("kind: NodeConfig"));
             assert!(ud.contains("maxPods: 29"));
             assert!(ud.contains("cidr: 10.100.0.0/16"));
+            // The taints in the kubelet config, as `nodeadm.go` writes them.
+            assert!(
+                ud.contains("      registerWithTaints:\n      - effect: NoSchedule\n        key: dedicated\n        value: gpu\n      - effect: NoExecute\n        key: example.com/init\n"),
+                "{ud}"
+            );
         }
         Family::Bottlerocket => {
             assert!(ud.contains("[settings.kubernetes]"), "{ud}");
