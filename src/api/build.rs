@@ -12,7 +12,7 @@ use super::error::{Ctx, InputError, Location};
 use super::objects::{ApiObject, Object, Objects};
 use super::pods::{self, convert_pod, RuntimeOverheads, MAX_EXPANDED_PODS};
 use super::storage::{convert_claim, convert_csi_node, convert_storage_class, convert_volume};
-use super::{convert_node, validate, Manifests, Scope};
+use super::{convert_node, Manifests, Scope};
 use crate::model::pod::Pod;
 
 /// Collects objects into [`Manifests`] (see the module doc for the order of errors).
@@ -81,11 +81,9 @@ impl Builder {
         if let ApiObject::RuntimeClass(rc) = &o.object {
             if self.invalid_runtime_class.is_none() {
                 let ctx = Ctx::new(&o.location, o.name.clone());
-                let fixed = rc.overhead.as_ref().and_then(|ov| ov.pod_fixed.as_ref());
-                match validate::resources(&ctx, "overhead.podFixed", fixed) {
-                    Ok(overhead) => {
-                        let name = rc.metadata.name.clone().unwrap_or_default();
-                        self.runtime.insert(name, overhead);
+                match pods::runtime_class(&ctx, rc) {
+                    Ok((name, admission)) => {
+                        self.runtime.insert(name, admission);
                     }
                     Err(e) => self.invalid_runtime_class = Some(e),
                 }

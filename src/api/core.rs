@@ -590,6 +590,21 @@ pub struct RuntimeClass {
     /// Overhead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<RuntimeClassOverhead>,
+    /// Scheduling: what RuntimeClass admission merges into the pods naming the class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduling: Option<RuntimeClassScheduling>,
+}
+
+/// `RuntimeClass.scheduling`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuntimeClassScheduling {
+    /// Labels every pod of the class selects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_selector: Option<StringMap>,
+    /// Tolerations added to every pod of the class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerations: Option<Vec<TolerationSpec>>,
 }
 
 /// `RuntimeClass.overhead`.

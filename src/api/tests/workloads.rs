@@ -537,3 +537,77 @@ spec:
     assert_eq!(c.instance_profile.as_deref(), Some("KarpenterProfile"));
     assert_eq!(m.pods[0].requests.cpu, 1250, "RuntimeClass overhead added");
 }
+
+/// RuntimeClass admission's `setScheduling` (`k8s.io/kubernetes
+/// plugin/pkg/admission/runtimeclass/admission.go`): the class's `scheduling.nodeSelector` is
+/// merged into the pod's and its tolerations added, before Karpenter ever sees the pod.
+/// **Differed, fixed** (s20 sweep) — scenario (an NVIDIA GPU doc's pod with `runtimeClassName:
+/// nvidia`, public index id 30424651675, and a RuntimeClass pinning its pods to `g5` with
+/// `scheduling.nodeSelector`): the `scheduling` stanza was read past, so the pod planned on the
+/// cheaper `g4dn.xlarge`, which the admitted pod cannot use; it now carries the class's selector
+/// and tolerations (the class may come after the pod), and a pod selecting another value for
+/// the class's key is refused as the API server refuses it.
+#[test]
+fn runtime_class_scheduling_is_merged_into_its_pods_as_admission_does() {
+    let text = r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cuda, namespace: ml}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: cuda}}
+  template:
+    metadata: {labels: {app: cuda}}
+    spec:
+      runtimeClassName: nvidia
+      nodeSelector: {team: ml}
+      tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+      containers: [{name: a, resources: {limits: {nvidia.com/gpu: 1}}}]
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: nvidia}
+handler: nvidia
+overhead: {podFixed: {cpu: 250m}}
+scheduling:
+  nodeSelector: {karpenter.k8s.aws/instance-family: g5}
+  tolerations:
+  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+  - {key: sandbox, operator: Equal, value: gpu, effect: NoExecute}
+"#;
+    let m = load_str("gpu.yaml", text).unwrap();
+    assert_eq!(m.pods.len(), 2);
+    for p in &m.pods {
+        assert_eq!(
+            p.node_selector.get("karpenter.k8s.aws/instance-family"),
+            Some(&"g5".to_string())
+        );
+        assert_eq!(p.node_selector.get("team"), Some(&"ml".to_string()));
+        assert_eq!(
+            p.tolerations,
+            vec![
+                Toleration::exists("nvidia.com/gpu", Some(Effect::NoSchedule)),
+                Toleration::equal("sandbox", "gpu", Some(Effect::NoExecute)),
+            ],
+            "the pod's own toleration is not added twice"
+        );
+        assert_eq!(p.requests.cpu, 250, "overhead as before");
+    }
+    // The same key with the same value is no conflict; another value is.
+    let same = text.replace("{team: ml}", "{karpenter.k8s.aws/instance-family: g5}");
+    assert_eq!(load_str("gpu.yaml", &same).unwrap().pods.len(), 2);
+    let conflict = text.replace("{team: ml}", "{karpenter.k8s.aws/instance-family: g4dn}");
+    let e = super::error_of("gpu.yaml", &conflict);
+    assert!(
+        e.contains("spec.template.spec.nodeSelector[karpenter.k8s.aws/instance-family]")
+            && e.contains("conflicts with RuntimeClass \"nvidia\"'s scheduling.nodeSelector"),
+        "{e}"
+    );
+    // A class without `scheduling` leaves the pod as written.
+    let plain = text.replace(
+        "scheduling:\n  nodeSelector: {karpenter.k8s.aws/instance-family: g5}\n  tolerations:\n  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n  - {key: sandbox, operator: Equal, value: gpu, effect: NoExecute}\n",
+        "",
+    );
+    let m = load_str("gpu.yaml", &plain).unwrap();
+    assert_eq!(m.pods[0].node_selector.len(), 1);
+    assert_eq!(m.pods[0].tolerations.len(), 1);
+}
