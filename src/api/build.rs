@@ -6,9 +6,10 @@
 //! naming a RuntimeClass not read yet waits (with everything after it, to keep the order) until
 //! every RuntimeClass is known.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::error::{Ctx, InputError, Location};
+use super::meta::ResourceList;
 use super::objects::{ApiObject, Object, Objects};
 use super::pods::{self, convert_pod, RuntimeOverheads, MAX_EXPANDED_PODS};
 use super::storage::{convert_claim, convert_csi_node, convert_storage_class, convert_volume};
@@ -33,6 +34,9 @@ pub(super) struct Builder {
     invalid: Option<InputError>,
     /// Objects from the first pod naming an unknown RuntimeClass on, in input order.
     waiting: Vec<Object>,
+    /// Namespace → the requests LimitRange admission gives containers that set none
+    /// ([`pods::admit_limit_range`]), from the LimitRanges read so far.
+    limit_ranges: BTreeMap<String, ResourceList>,
 }
 
 impl Builder {
@@ -49,6 +53,7 @@ impl Builder {
             invalid_runtime_class: None,
             invalid: None,
             waiting: Vec::new(),
+            limit_ranges: BTreeMap::new(),
         }
     }
 
@@ -159,6 +164,7 @@ impl Builder {
             budget,
             pod_names,
             sources,
+            limit_ranges,
             ..
         } = self;
         let mut claim = |pod: &Pod, at: &Location, object: &str| {
@@ -188,6 +194,23 @@ impl Builder {
                     .insert(name, ns.metadata.labels.clone().unwrap_or_default());
             }
             ApiObject::RuntimeClass(_) => {}
+            ApiObject::LimitRange(lr) => {
+                // Admission applies a LimitRange to pods created after it: here, to the pods
+                // read after it. Pods of its namespace read before it are said.
+                let ns = lr.metadata.namespace.clone().unwrap_or("default".into());
+                let prefix = format!("{ns}/");
+                if pod_names.keys().any(|k| k.starts_with(&prefix)) {
+                    m.warnings.push(format!(
+                        "{} ({at}): pods of namespace {ns} came before it, so its default \
+                         requests are not added to them; put LimitRanges before the workloads",
+                        o.name
+                    ));
+                }
+                let defaults = limit_ranges.entry(ns).or_default();
+                for (k, v) in pods::limit_range_default_requests(&lr) {
+                    defaults.entry(k).or_insert(v);
+                }
+            }
             ApiObject::StorageClass(sc) => {
                 let sc = convert_storage_class(&sc, at)?;
                 m.storage.classes.insert(sc.name.clone(), sc);
@@ -207,12 +230,23 @@ impl Builder {
                 m.storage.attach_limits.insert(node, limits);
             }
             ApiObject::Pod(_) | ApiObject::Workload(_) if *scope == Scope::NoPods => {}
-            ApiObject::Pod(p) => {
+            ApiObject::Pod(mut p) => {
+                let ns = p.metadata.namespace.as_deref().unwrap_or("default");
+                if let (Some(d), Some(spec)) = (limit_ranges.get(ns), p.spec.as_mut()) {
+                    pods::admit_limit_range(spec, d);
+                }
                 let mut pod = convert_pod(&p, at, runtime)?;
                 claim(&pod, at, &o.name)?;
                 m.classify_bare_pod(&mut pod, &o.name, at);
             }
-            ApiObject::Workload(w) => {
+            ApiObject::Workload(mut w) => {
+                let ns = w.metadata.namespace.as_deref().unwrap_or("default");
+                let spec = w.spec.as_mut().and_then(|s| s.template.as_mut());
+                if let (Some(d), Some(spec)) =
+                    (limit_ranges.get(ns), spec.and_then(|t| t.spec.as_mut()))
+                {
+                    pods::admit_limit_range(spec, d);
+                }
                 let kind = w.kind.clone().unwrap_or_default();
                 match pods::expand(&w, &kind, at, runtime, budget)? {
                     pods::Expansion::Daemon(pod) => m.daemonsets.push(*pod),
@@ -272,6 +306,7 @@ fn family(object: &ApiObject) -> &'static str {
         ApiObject::PodDisruptionBudget(_) => "PodDisruptionBudget",
         ApiObject::Namespace(_) => "Namespace",
         ApiObject::RuntimeClass(_) => "RuntimeClass",
+        ApiObject::LimitRange(_) => "LimitRange",
         ApiObject::StorageClass(_) => "StorageClass",
         ApiObject::PersistentVolumeClaim(_) => "PersistentVolumeClaim",
         ApiObject::PersistentVolume(_) => "PersistentVolume",

@@ -52,6 +52,46 @@ pub struct RuntimeClassAdmission {
     pub tolerations: Vec<Toleration>,
 }
 
+/// The requests one LimitRange gives a container that sets none of a resource (neither request
+/// nor limit), after the API server's defaulting of the LimitRange (`k8s.io/kubernetes
+/// pkg/apis/core/v1/defaults.go SetDefaults_LimitRangeItem`: a missing `default` is the `max`,
+/// a missing `defaultRequest` the `default`, then the `min`). Of several `Container` items the
+/// last wins (`LimitRanger`'s `defaultContainerResourceRequirements`).
+pub(crate) fn limit_range_default_requests(lr: &super::core::LimitRange) -> ResourceList {
+    let mut out = ResourceList::new();
+    let items = lr.spec.iter().flat_map(|s| s.limits.iter().flatten());
+    for item in items.filter(|i| i.type_.as_deref() == Some("Container")) {
+        let mut default = item.default.clone().unwrap_or_default();
+        for (k, v) in item.max.iter().flatten() {
+            default.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        let mut requests = item.default_request.clone().unwrap_or_default();
+        for (k, v) in default.iter().chain(item.min.iter().flatten()) {
+            requests.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        out.extend(requests);
+    }
+    out
+}
+
+/// LimitRanger admission (`k8s.io/kubernetes plugin/pkg/admission/limitranger/admission.go
+/// mergeContainerResources`): each container and init container gets the default request of
+/// every resource it leaves unset. A resource with a limit already has its request — the pod's
+/// own defaulting copies a limit into a missing request before admission runs.
+pub(crate) fn admit_limit_range(spec: &mut PodSpec, defaults: &ResourceList) {
+    let containers = spec.containers.iter_mut().flatten();
+    for c in containers.chain(spec.init_containers.iter_mut().flatten()) {
+        let r = c.resources.get_or_insert_with(Default::default);
+        let limits = r.limits.clone().unwrap_or_default();
+        let requests = r.requests.get_or_insert_with(Default::default);
+        for (k, v) in defaults {
+            if !limits.contains_key(k) && !requests.contains_key(k) {
+                requests.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
 /// Reads a RuntimeClass: its name and what admission adds to its pods.
 pub(crate) fn runtime_class(
     ctx: &Ctx,
