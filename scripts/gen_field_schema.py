@@ -33,6 +33,7 @@ CORE_ROOTS = {
     "Job": "api::batch::v1::Job",
     "PodDisruptionBudget": "api::policy::v1::PodDisruptionBudget",
     "RuntimeClass": "api::node::v1::RuntimeClass",
+    "LimitRange": "api::core::v1::LimitRange",
     "PersistentVolume": "api::core::v1::PersistentVolume",
     "PersistentVolumeClaim": "api::core::v1::PersistentVolumeClaim",
     "StorageClass": "api::storage::v1::StorageClass",

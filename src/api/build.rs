@@ -6,13 +6,14 @@
 //! naming a RuntimeClass not read yet waits (with everything after it, to keep the order) until
 //! every RuntimeClass is known.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::error::{Ctx, InputError, Location};
+use super::meta::ResourceList;
 use super::objects::{ApiObject, Object, Objects};
 use super::pods::{self, convert_pod, RuntimeOverheads, MAX_EXPANDED_PODS};
 use super::storage::{convert_claim, convert_csi_node, convert_storage_class, convert_volume};
-use super::{convert_node, validate, Manifests, Scope};
+use super::{convert_node, Manifests, Scope};
 use crate::model::pod::Pod;
 
 /// Collects objects into [`Manifests`] (see the module doc for the order of errors).
@@ -33,6 +34,9 @@ pub(super) struct Builder {
     invalid: Option<InputError>,
     /// Objects from the first pod naming an unknown RuntimeClass on, in input order.
     waiting: Vec<Object>,
+    /// Namespace → the requests LimitRange admission gives containers that set none
+    /// ([`pods::admit_limit_range`]), from the LimitRanges read so far.
+    limit_ranges: BTreeMap<String, ResourceList>,
 }
 
 impl Builder {
@@ -49,6 +53,7 @@ impl Builder {
             invalid_runtime_class: None,
             invalid: None,
             waiting: Vec::new(),
+            limit_ranges: BTreeMap::new(),
         }
     }
 
@@ -81,11 +86,9 @@ impl Builder {
         if let ApiObject::RuntimeClass(rc) = &o.object {
             if self.invalid_runtime_class.is_none() {
                 let ctx = Ctx::new(&o.location, o.name.clone());
-                let fixed = rc.overhead.as_ref().and_then(|ov| ov.pod_fixed.as_ref());
-                match validate::resources(&ctx, "overhead.podFixed", fixed) {
-                    Ok(overhead) => {
-                        let name = rc.metadata.name.clone().unwrap_or_default();
-                        self.runtime.insert(name, overhead);
+                match pods::runtime_class(&ctx, rc) {
+                    Ok((name, admission)) => {
+                        self.runtime.insert(name, admission);
                     }
                     Err(e) => self.invalid_runtime_class = Some(e),
                 }
@@ -161,6 +164,7 @@ impl Builder {
             budget,
             pod_names,
             sources,
+            limit_ranges,
             ..
         } = self;
         let mut claim = |pod: &Pod, at: &Location, object: &str| {
@@ -190,6 +194,23 @@ impl Builder {
                     .insert(name, ns.metadata.labels.clone().unwrap_or_default());
             }
             ApiObject::RuntimeClass(_) => {}
+            ApiObject::LimitRange(lr) => {
+                // Admission applies a LimitRange to pods created after it: here, to the pods
+                // read after it. Pods of its namespace read before it are said.
+                let ns = lr.metadata.namespace.clone().unwrap_or("default".into());
+                let prefix = format!("{ns}/");
+                if pod_names.keys().any(|k| k.starts_with(&prefix)) {
+                    m.warnings.push(format!(
+                        "{} ({at}): pods of namespace {ns} came before it, so its default \
+                         requests are not added to them; put LimitRanges before the workloads",
+                        o.name
+                    ));
+                }
+                let defaults = limit_ranges.entry(ns).or_default();
+                for (k, v) in pods::limit_range_default_requests(&lr) {
+                    defaults.entry(k).or_insert(v);
+                }
+            }
             ApiObject::StorageClass(sc) => {
                 let sc = convert_storage_class(&sc, at)?;
                 m.storage.classes.insert(sc.name.clone(), sc);
@@ -209,12 +230,23 @@ impl Builder {
                 m.storage.attach_limits.insert(node, limits);
             }
             ApiObject::Pod(_) | ApiObject::Workload(_) if *scope == Scope::NoPods => {}
-            ApiObject::Pod(p) => {
+            ApiObject::Pod(mut p) => {
+                let ns = p.metadata.namespace.as_deref().unwrap_or("default");
+                if let (Some(d), Some(spec)) = (limit_ranges.get(ns), p.spec.as_mut()) {
+                    pods::admit_limit_range(spec, d);
+                }
                 let mut pod = convert_pod(&p, at, runtime)?;
                 claim(&pod, at, &o.name)?;
                 m.classify_bare_pod(&mut pod, &o.name, at);
             }
-            ApiObject::Workload(w) => {
+            ApiObject::Workload(mut w) => {
+                let ns = w.metadata.namespace.as_deref().unwrap_or("default");
+                let spec = w.spec.as_mut().and_then(|s| s.template.as_mut());
+                if let (Some(d), Some(spec)) =
+                    (limit_ranges.get(ns), spec.and_then(|t| t.spec.as_mut()))
+                {
+                    pods::admit_limit_range(spec, d);
+                }
                 let kind = w.kind.clone().unwrap_or_default();
                 match pods::expand(&w, &kind, at, runtime, budget)? {
                     pods::Expansion::Daemon(pod) => m.daemonsets.push(*pod),
@@ -274,6 +306,7 @@ fn family(object: &ApiObject) -> &'static str {
         ApiObject::PodDisruptionBudget(_) => "PodDisruptionBudget",
         ApiObject::Namespace(_) => "Namespace",
         ApiObject::RuntimeClass(_) => "RuntimeClass",
+        ApiObject::LimitRange(_) => "LimitRange",
         ApiObject::StorageClass(_) => "StorageClass",
         ApiObject::PersistentVolumeClaim(_) => "PersistentVolumeClaim",
         ApiObject::PersistentVolume(_) => "PersistentVolume",

@@ -593,6 +593,70 @@ pub struct RuntimeClass {
     /// Overhead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<RuntimeClassOverhead>,
+    /// Scheduling: what RuntimeClass admission merges into the pods naming the class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduling: Option<RuntimeClassScheduling>,
+}
+
+/// A LimitRange (`v1`): admission's `LimitRanger` fills the requests a container of its
+/// namespace leaves unset.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LimitRange {
+    /// `v1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// `LimitRange`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Metadata.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// Spec.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<LimitRangeSpec>,
+}
+
+/// `LimitRange.spec`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LimitRangeSpec {
+    /// Limits per object type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Vec<LimitRangeItem>>,
+}
+
+/// One `LimitRange.spec.limits[]` entry (the fields its defaulting reads).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LimitRangeItem {
+    /// `Container`, `Pod` or `PersistentVolumeClaim`.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
+    /// Default limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<ResourceList>,
+    /// Default requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_request: Option<ResourceList>,
+    /// Maximum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<ResourceList>,
+    /// Minimum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<ResourceList>,
+}
+
+/// `RuntimeClass.scheduling`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RuntimeClassScheduling {
+    /// Labels every pod of the class selects.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_selector: Option<StringMap>,
+    /// Tolerations added to every pod of the class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerations: Option<Vec<TolerationSpec>>,
 }
 
 /// `RuntimeClass.overhead`.

@@ -13,7 +13,6 @@ use super::objects::{ApiObject, Object, Objects};
 use super::pods::{self, Expansion, RuntimeOverheads};
 use super::{core, Manifests};
 use crate::model::nodepool::Origin;
-use crate::model::resources::Resources;
 use crate::model::storage::Storage;
 
 /// Where live objects come from, in messages.
@@ -43,14 +42,15 @@ impl LiveBuilder {
         Self::default()
     }
 
-    /// A RuntimeClass (its `overhead.podFixed` is added to the requests of pods naming it).
+    /// A RuntimeClass (its `overhead.podFixed` is added to the requests of pods naming it, its
+    /// `scheduling` merged into their node selectors and tolerations: see
+    /// [`pods::RuntimeOverheads`]).
     pub fn add_runtime_class(&mut self, rc: &core::RuntimeClass) -> Result<(), InputError> {
-        let name = rc.metadata.name.clone().unwrap_or_default();
         let at = location();
-        let ctx = super::error::Ctx::new(&at, object_name("RuntimeClass", None, Some(&name)));
-        let fixed = rc.overhead.as_ref().and_then(|o| o.pod_fixed.as_ref());
-        let overhead: Resources = super::validate::resources(&ctx, "overhead.podFixed", fixed)?;
-        self.runtime.insert(name, overhead);
+        let display = rc.metadata.name.clone().unwrap_or_default();
+        let ctx = super::error::Ctx::new(&at, object_name("RuntimeClass", None, Some(&display)));
+        let (name, admission) = pods::runtime_class(&ctx, rc)?;
+        self.runtime.insert(name, admission);
         Ok(())
     }
 

@@ -47,6 +47,8 @@ pub enum ApiObject {
     Namespace(Box<core::Namespace>),
     /// A RuntimeClass.
     RuntimeClass(Box<core::RuntimeClass>),
+    /// A LimitRange.
+    LimitRange(Box<core::LimitRange>),
     /// A StorageClass.
     StorageClass(Box<core::StorageClass>),
     /// A PersistentVolumeClaim.
@@ -104,6 +106,7 @@ impl ApiObject {
             ApiObject::PodDisruptionBudget(o) => &o.metadata,
             ApiObject::Namespace(o) => &o.metadata,
             ApiObject::RuntimeClass(o) => &o.metadata,
+            ApiObject::LimitRange(o) => &o.metadata,
             ApiObject::StorageClass(o) => &o.metadata,
             ApiObject::PersistentVolumeClaim(o) => &o.metadata,
             ApiObject::PersistentVolume(o) => &o.metadata,

@@ -34,8 +34,83 @@ use crate::model::taints::Toleration;
 /// the machine's memory.
 pub const MAX_EXPANDED_PODS: i64 = 1_000_000;
 
-/// RuntimeClass name → fixed pod overhead, for pods whose `spec.overhead` admission did not fill.
-pub type RuntimeOverheads = BTreeMap<String, Resources>;
+/// RuntimeClass name → what the API server's RuntimeClass admission adds to a pod naming it
+/// (`k8s.io/kubernetes plugin/pkg/admission/runtimeclass/admission.go`): the fixed overhead,
+/// for pods whose `spec.overhead` admission did not fill (`setOverhead`), and the class's
+/// `scheduling` (`setScheduling`). Manifests describe pods as written, before admission;
+/// Karpenter reads them after.
+pub type RuntimeOverheads = BTreeMap<String, RuntimeClassAdmission>;
+
+/// What admission adds to a pod of one RuntimeClass (see [`RuntimeOverheads`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RuntimeClassAdmission {
+    /// `overhead.podFixed`.
+    pub overhead: Resources,
+    /// `scheduling.nodeSelector`.
+    pub node_selector: BTreeMap<String, String>,
+    /// `scheduling.tolerations`.
+    pub tolerations: Vec<Toleration>,
+}
+
+/// The requests one LimitRange gives a container that sets none of a resource (neither request
+/// nor limit), after the API server's defaulting of the LimitRange (`k8s.io/kubernetes
+/// pkg/apis/core/v1/defaults.go SetDefaults_LimitRangeItem`: a missing `default` is the `max`,
+/// a missing `defaultRequest` the `default`, then the `min`). Of several `Container` items the
+/// last wins (`LimitRanger`'s `defaultContainerResourceRequirements`).
+pub(crate) fn limit_range_default_requests(lr: &super::core::LimitRange) -> ResourceList {
+    let mut out = ResourceList::new();
+    let items = lr.spec.iter().flat_map(|s| s.limits.iter().flatten());
+    for item in items.filter(|i| i.type_.as_deref() == Some("Container")) {
+        let mut default = item.default.clone().unwrap_or_default();
+        for (k, v) in item.max.iter().flatten() {
+            default.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        let mut requests = item.default_request.clone().unwrap_or_default();
+        for (k, v) in default.iter().chain(item.min.iter().flatten()) {
+            requests.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        out.extend(requests);
+    }
+    out
+}
+
+/// LimitRanger admission (`k8s.io/kubernetes plugin/pkg/admission/limitranger/admission.go
+/// mergeContainerResources`): each container and init container gets the default request of
+/// every resource it leaves unset. A resource with a limit already has its request — the pod's
+/// own defaulting copies a limit into a missing request before admission runs.
+pub(crate) fn admit_limit_range(spec: &mut PodSpec, defaults: &ResourceList) {
+    let containers = spec.containers.iter_mut().flatten();
+    for c in containers.chain(spec.init_containers.iter_mut().flatten()) {
+        let r = c.resources.get_or_insert_with(Default::default);
+        let limits = r.limits.clone().unwrap_or_default();
+        let requests = r.requests.get_or_insert_with(Default::default);
+        for (k, v) in defaults {
+            if !limits.contains_key(k) && !requests.contains_key(k) {
+                requests.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}
+
+/// Reads a RuntimeClass: its name and what admission adds to its pods.
+pub(crate) fn runtime_class(
+    ctx: &Ctx,
+    rc: &super::core::RuntimeClass,
+) -> Result<(String, RuntimeClassAdmission), InputError> {
+    let fixed = rc.overhead.as_ref().and_then(|o| o.pod_fixed.as_ref());
+    let mut out = RuntimeClassAdmission {
+        overhead: validate::resources(ctx, "overhead.podFixed", fixed)?,
+        ..RuntimeClassAdmission::default()
+    };
+    if let Some(s) = &rc.scheduling {
+        if let Some(sel) = &s.node_selector {
+            validate::label_map(ctx, "scheduling.nodeSelector", sel, false)?;
+            out.node_selector = sel.clone().into_iter().collect();
+        }
+        out.tolerations = tolerations(ctx, "scheduling.tolerations", s.tolerations.as_deref())?;
+    }
+    Ok((rc.metadata.name.clone().unwrap_or_default(), out))
+}
 
 /// A container's requests, with limits standing in for missing requests.
 fn container_requests(
@@ -214,7 +289,10 @@ pub(crate) fn pod_requests_held(
     }
     let overhead = match (&spec.overhead, spec.runtime_class_name.as_deref()) {
         (Some(o), _) => validate::resources(ctx, &format!("{path}.overhead"), Some(o))?,
-        (None, Some(rc)) => runtime.get(rc).cloned().unwrap_or_default(),
+        (None, Some(rc)) => runtime
+            .get(rc)
+            .map(|a| a.overhead.clone())
+            .unwrap_or_default(),
         (None, None) => Resources::new(),
     };
     total.add_assign(&overhead);
@@ -376,6 +454,19 @@ fn pod_affinity(
         })
         .collect::<Result<Vec<_>, InputError>>()?;
     Ok((required, preferred))
+}
+
+/// A list of tolerations at `path`.
+fn tolerations(
+    ctx: &Ctx,
+    path: &str,
+    list: Option<&[TolerationSpec]>,
+) -> Result<Vec<Toleration>, InputError> {
+    list.into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, t)| toleration(ctx, &format!("{path}[{i}]"), t))
+        .collect()
 }
 
 fn toleration(ctx: &Ctx, path: &str, t: &TolerationSpec) -> Result<Toleration, InputError> {
@@ -641,6 +732,44 @@ fn claim_template_volumes(
     Ok(())
 }
 
+/// RuntimeClass admission's `setScheduling` (`k8s.io/kubernetes
+/// plugin/pkg/admission/runtimeclass/admission.go`): the class's `scheduling.nodeSelector` is
+/// merged into the pod's — a key the pod sets to another value is a conflict, and the API server
+/// refuses the pod — and its tolerations are added to the pod's (`MergeTolerations`: one
+/// already there is not added twice). Karpenter schedules the admitted pod, so a pod of a class
+/// pinned to `g5` gets a `g5` node. A pod already admitted (read from a cluster) is unchanged.
+fn admit_runtime_class_scheduling(
+    ctx: &Ctx,
+    path: &str,
+    class: &str,
+    admission: &RuntimeClassAdmission,
+    pod: &mut Pod,
+) -> Result<(), InputError> {
+    for (key, value) in &admission.node_selector {
+        match pod.node_selector.get(key) {
+            Some(own) if own != value => {
+                return Err(ctx.invalid(
+                    validate::key_path(&format!("{path}.nodeSelector"), key),
+                    format!(
+                        "{own:?} conflicts with RuntimeClass {class:?}'s scheduling.nodeSelector \
+                         ({key}={value}): the API server's RuntimeClass admission refuses the pod"
+                    ),
+                ));
+            }
+            Some(_) => {}
+            None => {
+                pod.node_selector.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    for t in &admission.tolerations {
+        if !pod.tolerations.contains(t) {
+            pod.tolerations.push(t.clone());
+        }
+    }
+    Ok(())
+}
+
 /// Converts the scheduling half of a pod spec (everything but identity and status).
 /// `path` is the spec's field path (`spec` for a Pod, `spec.template.spec` for a workload).
 pub(crate) fn convert_spec(
@@ -704,13 +833,16 @@ pub(crate) fn convert_spec(
         &format!("{apath}.podAntiAffinity"),
         affinity.and_then(|a| a.pod_anti_affinity.as_ref()),
     )?;
-    pod.tolerations = spec
-        .tolerations
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, t)| toleration(ctx, &format!("{path}.tolerations[{i}]"), t))
-        .collect::<Result<_, _>>()?;
+    pod.tolerations = tolerations(
+        ctx,
+        &format!("{path}.tolerations"),
+        spec.tolerations.as_deref(),
+    )?;
+    if let Some(rc) = spec.runtime_class_name.as_deref() {
+        if let Some(admission) = runtime.get(rc) {
+            admit_runtime_class_scheduling(ctx, path, rc, admission, &mut pod)?;
+        }
+    }
     pod.topology_spread = spec
         .topology_spread_constraints
         .iter()
@@ -1036,7 +1168,10 @@ mod tests {
         let mut runtime = RuntimeOverheads::new();
         runtime.insert(
             "kata".into(),
-            Resources::from_pairs(&[("cpu", "250m"), ("memory", "160Mi")]),
+            RuntimeClassAdmission {
+                overhead: Resources::from_pairs(&[("cpu", "250m"), ("memory", "160Mi")]),
+                ..RuntimeClassAdmission::default()
+            },
         );
         pod_requests(&ctx, "spec", &spec, &runtime)
     }

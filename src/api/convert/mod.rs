@@ -194,6 +194,7 @@ fn convert_objects(
             | ApiObject::PodDisruptionBudget(_)
             | ApiObject::Namespace(_)
             | ApiObject::RuntimeClass(_)
+            | ApiObject::LimitRange(_)
             | ApiObject::StorageClass(_)
             | ApiObject::PersistentVolumeClaim(_)
             | ApiObject::PersistentVolume(_)

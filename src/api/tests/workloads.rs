@@ -562,3 +562,156 @@ fn dra_requirements_are_detected_at_pod_and_container_level() {
         "{app}  initContainers: [{{name: init, image: i, resources: {{claims: [{{name: gpu}}]}}}}]\n"
     )));
 }
+
+/// RuntimeClass admission's `setScheduling` (`k8s.io/kubernetes
+/// plugin/pkg/admission/runtimeclass/admission.go`): the class's `scheduling.nodeSelector` is
+/// merged into the pod's and its tolerations added, before Karpenter ever sees the pod.
+/// **Differed, fixed** (s20 sweep) — scenario (an NVIDIA GPU doc's pod with `runtimeClassName:
+/// nvidia`, public index id 30424651675, and a RuntimeClass pinning its pods to `g5` with
+/// `scheduling.nodeSelector`): the `scheduling` stanza was read past, so the pod planned on the
+/// cheaper `g4dn.xlarge`, which the admitted pod cannot use; it now carries the class's selector
+/// and tolerations (the class may come after the pod), and a pod selecting another value for
+/// the class's key is refused as the API server refuses it.
+#[test]
+fn runtime_class_scheduling_is_merged_into_its_pods_as_admission_does() {
+    let text = r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: cuda, namespace: ml}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: cuda}}
+  template:
+    metadata: {labels: {app: cuda}}
+    spec:
+      runtimeClassName: nvidia
+      nodeSelector: {team: ml}
+      tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+      containers: [{name: a, resources: {limits: {nvidia.com/gpu: 1}}}]
+---
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: nvidia}
+handler: nvidia
+overhead: {podFixed: {cpu: 250m}}
+scheduling:
+  nodeSelector: {karpenter.k8s.aws/instance-family: g5}
+  tolerations:
+  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
+  - {key: sandbox, operator: Equal, value: gpu, effect: NoExecute}
+"#;
+    let m = load_str("gpu.yaml", text).unwrap();
+    assert_eq!(m.pods.len(), 2);
+    for p in &m.pods {
+        assert_eq!(
+            p.node_selector.get("karpenter.k8s.aws/instance-family"),
+            Some(&"g5".to_string())
+        );
+        assert_eq!(p.node_selector.get("team"), Some(&"ml".to_string()));
+        assert_eq!(
+            p.tolerations,
+            vec![
+                Toleration::exists("nvidia.com/gpu", Some(Effect::NoSchedule)),
+                Toleration::equal("sandbox", "gpu", Some(Effect::NoExecute)),
+            ],
+            "the pod's own toleration is not added twice"
+        );
+        assert_eq!(p.requests.cpu, 250, "overhead as before");
+    }
+    // The same key with the same value is no conflict; another value is.
+    let same = text.replace("{team: ml}", "{karpenter.k8s.aws/instance-family: g5}");
+    assert_eq!(load_str("gpu.yaml", &same).unwrap().pods.len(), 2);
+    let conflict = text.replace("{team: ml}", "{karpenter.k8s.aws/instance-family: g4dn}");
+    let e = super::error_of("gpu.yaml", &conflict);
+    assert!(
+        e.contains("spec.template.spec.nodeSelector[karpenter.k8s.aws/instance-family]")
+            && e.contains("conflicts with RuntimeClass \"nvidia\"'s scheduling.nodeSelector"),
+        "{e}"
+    );
+    // A class without `scheduling` leaves the pod as written.
+    let plain = text.replace(
+        "scheduling:\n  nodeSelector: {karpenter.k8s.aws/instance-family: g5}\n  tolerations:\n  - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}\n  - {key: sandbox, operator: Equal, value: gpu, effect: NoExecute}\n",
+        "",
+    );
+    let m = load_str("gpu.yaml", &plain).unwrap();
+    assert_eq!(m.pods[0].node_selector.len(), 1);
+    assert_eq!(m.pods[0].tolerations.len(), 1);
+}
+
+/// LimitRange admission (`k8s.io/kubernetes plugin/pkg/admission/limitranger/admission.go
+/// mergeContainerResources`, the LimitRange defaulted by `pkg/apis/core/v1/defaults.go
+/// SetDefaults_LimitRangeItem`): a container of the namespace that sets neither request nor
+/// limit of a resource gets the default request. **Differed, fixed** (s20 sweep) — scenario (a
+/// FinOps guide, public index id 51920303826: namespace `payments` with a LimitRange
+/// `defaultRequest: {cpu: 100m, memory: 128Mi}`, a Deployment there without requests): the
+/// LimitRange was read past and the pods planned with no requests; Karpenter sees the admitted
+/// pods, 100m / 128Mi each.
+#[test]
+fn limit_range_defaults_fill_the_requests_containers_leave_unset() {
+    let limit_range = r#"apiVersion: v1
+kind: LimitRange
+metadata: {name: payments-limits, namespace: payments}
+spec:
+  limits:
+  - type: Container
+    default: {cpu: 500m, memory: 512Mi}
+    defaultRequest: {cpu: 100m}
+    max: {cpu: "4", ephemeral-storage: 2Gi}
+    min: {cpu: 50m, memory: 64Mi}
+    maxLimitRequestRatio: {cpu: "10"}
+  - type: PersistentVolumeClaim
+    max: {storage: 100Gi}
+"#;
+    let deployment = r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: payment-service, namespace: payments}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: payment-service}}
+  template:
+    metadata: {labels: {app: payment-service}}
+    spec:
+      initContainers: [{name: migrate, resources: {requests: {memory: 1Gi}}}]
+      containers:
+      - {name: app}
+      - {name: sidecar, resources: {limits: {cpu: "2"}}}
+"#;
+    let elsewhere = deployment.replace("namespace: payments", "namespace: orders");
+    let text = format!("{limit_range}---\n{deployment}---\n{elsewhere}");
+    let m = load_str("payments.yaml", &text).unwrap();
+    let payments: Vec<_> = m
+        .pods
+        .iter()
+        .filter(|p| p.namespace == "payments")
+        .collect();
+    let orders: Vec<_> = m.pods.iter().filter(|p| p.namespace == "orders").collect();
+    assert_eq!((payments.len(), orders.len()), (2, 2));
+    // app: 100m (defaultRequest), memory 512Mi (from `default`), ephemeral-storage 2Gi (`max`
+    // → `default` → `defaultRequest`); sidecar: its 2-CPU limit is its request, memory 512Mi.
+    // The init container asks 1Gi of memory, more than the app containers' sum: it wins.
+    let r = &payments[0].requests;
+    assert_eq!(r.cpu, 2100);
+    assert_eq!(r.memory, GIB);
+    assert_eq!(
+        r.get("ephemeral-storage"),
+        2 * 2 * GIB,
+        "2Gi per app container"
+    );
+    // No LimitRange in `orders`: the sidecar's limit and the init container's memory only.
+    assert_eq!(
+        (orders[0].requests.cpu, orders[0].requests.memory),
+        (2000, GIB)
+    );
+    assert_eq!(orders[0].requests.get("ephemeral-storage"), 0);
+    // A LimitRange after the pods of its namespace does not reach them, and says so.
+    let late = format!("{deployment}---\n{limit_range}");
+    let m = load_str("payments.yaml", &late).unwrap();
+    assert_eq!(m.pods[0].requests.cpu, 2000);
+    assert!(
+        m.warnings
+            .iter()
+            .any(|w| w.contains("LimitRange/payments/payments-limits")
+                && w.contains("came before it")),
+        "{:?}",
+        m.warnings
+    );
+}
