@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::error::{Ctx, InputError, Location};
 use super::meta::ResourceList;
 use super::objects::{ApiObject, Object, Objects};
-use super::pods::{self, convert_pod, RuntimeOverheads, MAX_EXPANDED_PODS};
+use super::pods::{self, convert_pod, RuntimeClassAdmissions, MAX_EXPANDED_PODS};
 use super::storage::{convert_claim, convert_csi_node, convert_storage_class, convert_volume};
 use super::{convert_node, Manifests, Scope};
 use crate::model::pod::Pod;
@@ -22,7 +22,7 @@ pub(super) struct Builder {
     manifests: Manifests,
     /// Each object's family and name, for duplicates (kept small: a dump has one per pod).
     seen: HashMap<Box<str>, At>,
-    runtime: RuntimeOverheads,
+    runtime: RuntimeClassAdmissions,
     /// Pods still allowed from workload expansion.
     budget: i64,
     /// Each pod's `namespace/name`, for two inputs making the same pod.
@@ -45,7 +45,7 @@ impl Builder {
             scope,
             manifests: Manifests::default(),
             seen: HashMap::new(),
-            runtime: RuntimeOverheads::new(),
+            runtime: RuntimeClassAdmissions::new(),
             budget: MAX_EXPANDED_PODS,
             pod_names: HashMap::new(),
             sources: Vec::new(),

@@ -10,7 +10,7 @@
 
 use super::error::{object_name, InputError, Location};
 use super::objects::{ApiObject, Object, Objects};
-use super::pods::{self, Expansion, RuntimeOverheads};
+use super::pods::{self, Expansion, RuntimeClassAdmissions};
 use super::{core, Manifests};
 use crate::model::nodepool::Origin;
 use crate::model::storage::Storage;
@@ -23,7 +23,7 @@ pub const LIVE_SOURCE: &str = "cluster";
 #[derive(Default)]
 pub struct LiveBuilder {
     objects: Objects,
-    runtime: RuntimeOverheads,
+    runtime: RuntimeClassAdmissions,
     pods: Vec<crate::model::pod::Pod>,
     bound_pods: Vec<crate::model::pod::Pod>,
     daemonsets: Vec<crate::model::pod::Pod>,
@@ -44,7 +44,7 @@ impl LiveBuilder {
 
     /// A RuntimeClass (its `overhead.podFixed` is added to the requests of pods naming it, its
     /// `scheduling` merged into their node selectors and tolerations: see
-    /// [`pods::RuntimeOverheads`]).
+    /// [`pods::RuntimeClassAdmissions`]).
     pub fn add_runtime_class(&mut self, rc: &core::RuntimeClass) -> Result<(), InputError> {
         let at = location();
         let display = rc.metadata.name.clone().unwrap_or_default();
@@ -169,5 +169,5 @@ pub fn pdb_selector(
 
 /// A live pod in the slim model (for drains: read again at every pass).
 pub fn live_pod(pod: &core::Pod) -> Result<crate::model::pod::Pod, InputError> {
-    pods::convert_pod(pod, &location(), &RuntimeOverheads::new())
+    pods::convert_pod(pod, &location(), &RuntimeClassAdmissions::new())
 }

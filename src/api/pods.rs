@@ -39,9 +39,9 @@ pub const MAX_EXPANDED_PODS: i64 = 1_000_000;
 /// for pods whose `spec.overhead` admission did not fill (`setOverhead`), and the class's
 /// `scheduling` (`setScheduling`). Manifests describe pods as written, before admission;
 /// Karpenter reads them after.
-pub type RuntimeOverheads = BTreeMap<String, RuntimeClassAdmission>;
+pub type RuntimeClassAdmissions = BTreeMap<String, RuntimeClassAdmission>;
 
-/// What admission adds to a pod of one RuntimeClass (see [`RuntimeOverheads`]).
+/// What admission adds to a pod of one RuntimeClass (see [`RuntimeClassAdmissions`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RuntimeClassAdmission {
     /// `overhead.podFixed`.
@@ -162,7 +162,7 @@ pub(crate) fn pod_requests(
     ctx: &Ctx,
     path: &str,
     spec: &PodSpec,
-    runtime: &RuntimeOverheads,
+    runtime: &RuntimeClassAdmissions,
 ) -> Result<Resources, InputError> {
     pod_requests_held(ctx, path, spec, None, runtime)
 }
@@ -244,7 +244,7 @@ pub(crate) fn pod_requests_held(
     path: &str,
     spec: &PodSpec,
     held: Option<&HeldResources>,
-    runtime: &RuntimeOverheads,
+    runtime: &RuntimeClassAdmissions,
 ) -> Result<Resources, InputError> {
     let ceiling = |c: &Container, r: Resources| match (held, c.name.as_deref()) {
         (Some(h), Some(name)) => h.ceiling(ctx, name, r),
@@ -776,7 +776,7 @@ pub(crate) fn convert_spec(
     ctx: &Ctx,
     path: &str,
     spec: &PodSpec,
-    runtime: &RuntimeOverheads,
+    runtime: &RuntimeClassAdmissions,
 ) -> Result<Pod, InputError> {
     check_containers(ctx, path, spec)?;
     let mut pod = Pod::default();
@@ -924,7 +924,7 @@ pub(crate) fn synthetic_uid(identity: &str) -> String {
 pub fn convert_pod(
     pod: &super::core::Pod,
     at: &Location,
-    runtime: &RuntimeOverheads,
+    runtime: &RuntimeClassAdmissions,
 ) -> Result<Pod, InputError> {
     let meta = &pod.metadata;
     let namespace = meta
@@ -1037,7 +1037,7 @@ pub(crate) fn expand(
     w: &Workload,
     kind: &str,
     at: &Location,
-    runtime: &RuntimeOverheads,
+    runtime: &RuntimeClassAdmissions,
     budget: &mut i64,
 ) -> Result<Expansion, InputError> {
     let meta = &w.metadata;
@@ -1165,7 +1165,7 @@ mod tests {
     fn requests(yaml: &str) -> Result<Resources, InputError> {
         let spec: PodSpec = serde_saphyr::from_str(yaml).unwrap();
         let ctx = Ctx::new(&Location::file("p.yaml"), "Pod/p".into());
-        let mut runtime = RuntimeOverheads::new();
+        let mut runtime = RuntimeClassAdmissions::new();
         runtime.insert(
             "kata".into(),
             RuntimeClassAdmission {
@@ -1202,10 +1202,14 @@ mod tests {
     /// A bound pod's requests as Karpenter counts them (`resources.Ceiling`).
     fn held_requests(yaml: &str) -> Resources {
         let pod: crate::api::core::Pod = serde_saphyr::from_str(yaml).unwrap();
-        convert_pod(&pod, &Location::file("p.yaml"), &RuntimeOverheads::new())
-            .unwrap()
-            .requests
-            .clone()
+        convert_pod(
+            &pod,
+            &Location::file("p.yaml"),
+            &RuntimeClassAdmissions::new(),
+        )
+        .unwrap()
+        .requests
+        .clone()
     }
 
     /// `core v1.14.1: pkg/utils/resources/suite_test.go` › "UseStatusResources" (3 It), and
