@@ -162,11 +162,8 @@ impl Cluster {
         self.batches += 1;
         for c in p.claims() {
             let name = format!("b{}-{}", self.batches, c["name"].as_str().unwrap());
-            let mut labels = c["labels"].clone();
-            labels
-                .as_object_mut()
-                .unwrap()
-                .remove("karpenter.sh/nodepool");
+            // The NodeClaim's labels, `karpenter.sh/nodepool` included, as the launched node's.
+            let labels = c["labels"].clone();
             let taints = c.get("taints").cloned().unwrap_or(json!([]));
             let it = c["instanceType"].as_str().unwrap();
             self.objects
