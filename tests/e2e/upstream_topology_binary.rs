@@ -72,6 +72,11 @@ fn replaced(reqs: Vec<Value>) -> Value {
     pool("default", reqs, json!({}))
 }
 
+/// A pool whose requirements were replaced by `key In values` alone.
+fn only(key: &str, values: &[&str]) -> Value {
+    replaced(vec![req(key, "In", values)])
+}
+
 /// An unowned Node with these labels (hostname = name), taints and allocatable.
 fn node(name: &str, labels: Value, allocatable: Value, taints: Value) -> Value {
     let mut l = json!({ HOSTNAME: name, "kubernetes.io/os": "linux" });
@@ -191,6 +196,20 @@ impl Cluster {
             }
         }
         p
+    }
+
+    /// `ExpectProvisioned` of `pool` and `n` pods `prefix-0 …` (see [`pods`]).
+    fn batch(
+        &mut self,
+        pool: Value,
+        prefix: &str,
+        n: usize,
+        cpu: Option<&str>,
+        patch: &Value,
+    ) -> Plan {
+        let mut objects = vec![pool];
+        objects.extend(pods(prefix, n, cpu, patch));
+        self.provision(objects)
     }
 
     /// Removes the bound pods `drop` rejects (upstream's `ExpectDeleted`), keeping their nodes.
@@ -334,6 +353,19 @@ fn once(objects: Vec<Value>) -> (Plan, Cluster) {
     (p, c)
 }
 
+/// [`once`] of `pool` and `n` pods `prefix-0 …` (see [`pods`]).
+fn once_with(
+    pool: Value,
+    prefix: &str,
+    n: usize,
+    cpu: Option<&str>,
+    patch: &Value,
+) -> (Plan, Cluster) {
+    let mut objects = vec![pool];
+    objects.extend(pods(prefix, n, cpu, patch));
+    once(objects)
+}
+
 fn rr() -> Option<&'static str> {
     Some("1.1")
 }
@@ -353,11 +385,7 @@ fn zonal_an_existing_pod_in_a_zone_the_pool_left_counts() {
             json!({"metadata": {"labels": test_labels()}, "spec": {"nodeSelector": {ZONE: "test-zone-3"}}}),
         ),
     ]);
-    let mut objects = vec![replaced(vec![req(
-        ZONE,
-        "In",
-        &["test-zone-1", "test-zone-2"],
-    )])];
+    let mut objects = vec![only(ZONE, &["test-zone-1", "test-zone-2"])];
     objects.extend(pods(
         "web",
         6,
@@ -376,14 +404,10 @@ fn zonal_the_only_domain_left_takes_up_to_max_skew() {
     let mut c = Cluster::default();
     let spec = spreading(vec![spread(ZONE, 5)], json!({}));
     for (i, zone) in ["test-zone-1", "test-zone-2"].into_iter().enumerate() {
-        let mut objects = vec![replaced(vec![req(ZONE, "In", &[zone])])];
-        objects.extend(pods(&format!("z{i}"), 1, rr(), &spec));
-        c.provision(objects);
+        c.batch(only(ZONE, &[zone]), &format!("z{i}"), 1, rr(), &spec);
     }
     assert_eq!(c.skew(ZONE), [1, 1]);
-    let mut objects = vec![replaced(vec![req(ZONE, "In", &["test-zone-3"])])];
-    objects.extend(pods("web", 10, rr(), &spec));
-    let p = c.provision(objects);
+    let p = c.batch(only(ZONE, &["test-zone-3"]), "web", 10, rr(), &spec);
     assert_eq!(c.skew(ZONE), [1, 1, 6], "{}", brief(&p));
     assert_eq!(p.pending().len(), 4);
 }
@@ -394,15 +418,11 @@ fn zonal_the_only_domain_left_takes_up_to_max_skew() {
 fn zonal_new_pods_go_to_the_minimum_domains_first() {
     let mut c = Cluster::default();
     let spec = spreading(vec![spread(ZONE, 1)], json!({}));
-    let mut objects = vec![suite_pool(vec![])];
-    objects.extend(pods("first", 9, rr(), &spec));
-    c.provision(objects);
+    c.batch(suite_pool(vec![]), "first", 9, rr(), &spec);
     assert_eq!(c.skew(ZONE), [3, 3, 3]);
     c.delete_pods(|_, n| n["metadata"]["labels"][ZONE] != "test-zone-1");
     assert_eq!(c.skew(ZONE), [3]);
-    let mut objects = vec![suite_pool(vec![])];
-    objects.extend(pods("more", 3, rr(), &spec));
-    let p = c.provision(objects);
+    let p = c.batch(suite_pool(vec![]), "more", 3, rr(), &spec);
     assert_eq!(c.skew(ZONE), [1, 2, 3], "{}", brief(&p));
     pending_are(&p, &[]);
 }
@@ -420,14 +440,8 @@ fn zonal_do_not_schedule_keeps_the_max_skew() {
         } else {
             labelled(test_labels())
         };
-        let mut objects = vec![replaced(vec![req(ZONE, "In", &["test-zone-1"])])];
-        objects.extend(pods("first", 1, rr(), &first));
-        c.provision(objects);
-        let mut objects = vec![replaced(vec![req(
-            ZONE,
-            "In",
-            &["test-zone-2", "test-zone-3"],
-        )])];
+        c.batch(only(ZONE, &["test-zone-1"]), "first", 1, rr(), &first);
+        let mut objects = vec![only(ZONE, &["test-zone-2", "test-zone-3"])];
         objects.extend(pods("web", 10, rr(), &spec));
         let p = c.provision(objects);
         assert_eq!(c.skew(ZONE), [1, 2, 2], "{first_spreads}: {}", brief(&p));
@@ -445,13 +459,9 @@ fn capacity_type_do_not_schedule_and_schedule_anyway() {
     for (when, want, pending) in [("DoNotSchedule", [1, 2], 3), ("ScheduleAnyway", [1, 5], 0)] {
         let mut c = Cluster::default();
         let spec = spreading(vec![tsc(CAPACITY_TYPE, 1, when)], json!({}));
-        let mut objects = vec![replaced(vec![req(CAPACITY_TYPE, "In", &["spot"])])];
-        objects.extend(pods("first", 1, rr(), &spec));
-        c.provision(objects);
+        c.batch(only(CAPACITY_TYPE, &["spot"]), "first", 1, rr(), &spec);
         assert_eq!(c.skew(CAPACITY_TYPE), [1]);
-        let mut objects = vec![replaced(vec![req(CAPACITY_TYPE, "In", &["on-demand"])])];
-        objects.extend(pods("web", 5, rr(), &spec));
-        let p = c.provision(objects);
+        let p = c.batch(only(CAPACITY_TYPE, &["on-demand"]), "web", 5, rr(), &spec);
         assert_eq!(c.skew(CAPACITY_TYPE), want, "{when}: {}", brief(&p));
         assert_eq!(p.pending().len(), pending, "{when}");
     }
@@ -546,9 +556,7 @@ fn capacity_type_nodes_outside_the_pods_affinity_do_not_count() {
             req(CAPACITY_TYPE, "In", &["spot"]),
         ]),
     );
-    let mut objects = vec![suite_pool(vec![])];
-    objects.extend(pods("web", 5, None, &spec));
-    let p = c.provision(objects);
+    let p = c.batch(suite_pool(vec![]), "web", 5, None, &spec);
     pending_are(&p, &[]);
     assert_eq!(c.skew(CAPACITY_TYPE), [1, 5], "{}", brief(&p));
 }
@@ -574,7 +582,7 @@ fn an_existing_node_of_the_other_domain_limits_the_new_ones() {
                 ),
             ),
         ]);
-        let mut objects = vec![replaced(vec![req(key, "In", &[narrowed])])];
+        let mut objects = vec![only(key, &[narrowed])];
         objects.extend(pods(
             "web",
             5,
@@ -614,19 +622,27 @@ fn batches(
     }
 }
 
+/// Batches of 2, 3, 5, 11 pods spread on `key` (maxSkew 1) and hostname (maxSkew 3): the
+/// counts per `key` domain after each batch are `want`, and no node holds more than 3.
+fn spread_with_hostname_over_four_batches(key: &str, want: [Vec<usize>; 4]) {
+    batches(
+        &[2, 3, 5, 11],
+        &[spread(key, 1), spread(HOSTNAME, 3)],
+        true,
+        |c, i| {
+            assert_eq!(c.skew(key), want[i], "batch {i}");
+            assert!(c.skew(HOSTNAME).iter().all(|n| *n <= 3), "batch {i}");
+        },
+    );
+}
+
 /// "should spread pods while respecting both constraints (hostname and zonal)": batches of 2,
 /// 3, 5, 11 → zones 1, 1 / 2, 2, 1 / 4, 3, 3 / 7, 7, 7, no node above 3.
 #[test]
 fn zone_and_hostname_spread_over_four_batches() {
-    let want = [vec![1, 1], vec![1, 2, 2], vec![3, 3, 4], vec![7, 7, 7]];
-    batches(
-        &[2, 3, 5, 11],
-        &[spread(ZONE, 1), spread(HOSTNAME, 3)],
-        true,
-        |c, i| {
-            assert_eq!(c.skew(ZONE), want[i], "batch {i}");
-            assert!(c.skew(HOSTNAME).iter().all(|n| *n <= 3), "batch {i}");
-        },
+    spread_with_hostname_over_four_batches(
+        ZONE,
+        [vec![1, 1], vec![1, 2, 2], vec![3, 3, 4], vec![7, 7, 7]],
     );
 }
 
@@ -635,15 +651,9 @@ fn zone_and_hostname_spread_over_four_batches() {
 /// 5, 5 / 11, 10.
 #[test]
 fn capacity_type_and_hostname_spread_over_four_batches() {
-    let want = [vec![1, 1], vec![2, 3], vec![5, 5], vec![10, 11]];
-    batches(
-        &[2, 3, 5, 11],
-        &[spread(CAPACITY_TYPE, 1), spread(HOSTNAME, 3)],
-        true,
-        |c, i| {
-            assert_eq!(c.skew(CAPACITY_TYPE), want[i], "batch {i}");
-            assert!(c.skew(HOSTNAME).iter().all(|n| *n <= 3), "batch {i}");
-        },
+    spread_with_hostname_over_four_batches(
+        CAPACITY_TYPE,
+        [vec![1, 1], vec![2, 3], vec![5, 5], vec![10, 11]],
     );
 }
 
@@ -697,10 +707,7 @@ fn a_pool_that_cannot_launch_still_brings_its_zone() {
         vec![req(ZONE, "In", &["test-zone-3"])],
         json!({"pool": {"limits": {"cpu": "0"}}}),
     );
-    let mut objects = vec![
-        replaced(vec![req(ZONE, "In", &["test-zone-1", "test-zone-2"])]),
-        b,
-    ];
+    let mut objects = vec![only(ZONE, &["test-zone-1", "test-zone-2"]), b];
     objects.extend(pods(
         "web",
         10,
@@ -738,9 +745,13 @@ fn match_label_keys() {
     let (p, c) = once(objects);
     pending_are(&p, &[]);
     assert_eq!(c.skew(HOSTNAME), [2, 2], "{}", brief(&p));
-    let mut objects = vec![suite_pool(vec![])];
-    objects.extend(pods("web", 4, None, &spreading(vec![s], json!({}))));
-    let (p, c) = once(objects);
+    let (p, c) = once_with(
+        suite_pool(vec![]),
+        "web",
+        4,
+        None,
+        &spreading(vec![s], json!({})),
+    );
     assert_eq!(c.skew(HOSTNAME), [1, 1, 1, 1], "{}", brief(&p));
 }
 
@@ -752,6 +763,26 @@ fn fake_label_spread(policy: &str, value: &str) -> Value {
     s
 }
 
+/// Plans `objects` with `n` pods spreading on `fake-label` under `policy` (`(field, value)`,
+/// e.g. `("nodeTaintsPolicy", "Honor")`), each requesting `cpu`, with `extra` merged in; the
+/// counts per `fake-label` domain, and the short plan.
+fn fake_label_counts(
+    mut objects: Vec<Value>,
+    n: usize,
+    cpu: Option<&str>,
+    policy: (&str, &str),
+    extra: Value,
+) -> (Vec<usize>, String) {
+    objects.extend(pods(
+        "web",
+        n,
+        cpu,
+        &spreading(vec![fake_label_spread(policy.0, policy.1)], extra),
+    ));
+    let (p, c) = once(objects);
+    (c.skew("fake-label"), brief(&p))
+}
+
 /// "should balance pods across a label (NodeTaintsPolicy=ignore)" (→ 1) and "(…=honor)" (→ 5):
 /// the pool labels `fake-label: baz`, two tainted 100m nodes hold `foo` and `bar`; five 1-CPU
 /// pods.
@@ -759,7 +790,7 @@ fn fake_label_spread(policy: &str, value: &str) -> Value {
 fn node_taints_policy_on_existing_tainted_nodes() {
     for (policy, want) in [("Ignore", vec![1]), ("Honor", vec![5])] {
         let taint = json!([{"key": "taintname", "value": "taintvalue", "effect": "NoSchedule"}]);
-        let mut objects = vec![
+        let objects = vec![
             pool(
                 "default",
                 vec![req(CAPACITY_TYPE, "Exists", &[])],
@@ -778,17 +809,14 @@ fn node_taints_policy_on_existing_tainted_nodes() {
                 taint,
             ),
         ];
-        objects.extend(pods(
-            "web",
+        let (counts, plan) = fake_label_counts(
+            objects,
             5,
             Some("1"),
-            &spreading(
-                vec![fake_label_spread("nodeTaintsPolicy", policy)],
-                json!({}),
-            ),
-        ));
-        let (p, c) = once(objects);
-        assert_eq!(c.skew("fake-label"), want, "{policy}: {}", brief(&p));
+            ("nodeTaintsPolicy", policy),
+            json!({}),
+        );
+        assert_eq!(counts, want, "{policy}: {plan}");
     }
 }
 
@@ -806,18 +834,10 @@ fn node_taints_policy_on_a_tainted_pools_domains() {
             ],
             json!({"spec": {"taints": [{"key": "taint-key", "value": "taint-value", "effect": "NoSchedule"}]}}),
         );
-        let mut objects = vec![suite_pool(vec![req("fake-label", "In", &["foo"])]), tainted];
-        objects.extend(pods(
-            "web",
-            2,
-            None,
-            &spreading(
-                vec![fake_label_spread("nodeTaintsPolicy", policy)],
-                json!({}),
-            ),
-        ));
-        let (p, c) = once(objects);
-        assert_eq!(c.skew("fake-label"), want, "{policy}: {}", brief(&p));
+        let objects = vec![suite_pool(vec![req("fake-label", "In", &["foo"])]), tainted];
+        let (counts, plan) =
+            fake_label_counts(objects, 2, None, ("nodeTaintsPolicy", policy), json!({}));
+        assert_eq!(counts, want, "{policy}: {plan}");
     }
 }
 
@@ -858,7 +878,7 @@ fn node_taints_policy_pools_sharing_a_domain() {
 #[test]
 fn node_affinity_policy_on_nodes_the_pod_does_not_select() {
     for (policy, want) in [("Ignore", vec![1]), ("Honor", vec![5])] {
-        let mut objects = vec![
+        let objects = vec![
             pool(
                 "default",
                 vec![req(CAPACITY_TYPE, "Exists", &[])],
@@ -877,17 +897,14 @@ fn node_affinity_policy_on_nodes_the_pod_does_not_select() {
                 json!([]),
             ),
         ];
-        objects.extend(pods(
-            "web",
+        let (counts, plan) = fake_label_counts(
+            objects,
             5,
             Some("1"),
-            &spreading(
-                vec![fake_label_spread("nodeAffinityPolicy", policy)],
-                json!({"spec": {"nodeSelector": {"selector": "value"}}}),
-            ),
-        ));
-        let (p, c) = once(objects);
-        assert_eq!(c.skew("fake-label"), want, "{policy}: {}", brief(&p));
+            ("nodeAffinityPolicy", policy),
+            json!({"spec": {"nodeSelector": {"selector": "value"}}}),
+        );
+        assert_eq!(counts, want, "{policy}: {plan}");
     }
 }
 
@@ -980,8 +997,8 @@ fn zone_spread_limited_by_selectors_and_requirements() {
     let (p, c) = once(objects);
     pending_are(&p, &[]);
     assert_eq!(c.skew(ZONE), [5, 10], "{}", brief(&p));
-    let mut objects = vec![suite_pool(vec![])];
-    objects.extend(pods(
+    let (p, c) = once_with(
+        suite_pool(vec![]),
         "web",
         10,
         None,
@@ -989,8 +1006,7 @@ fn zone_spread_limited_by_selectors_and_requirements() {
             vec![spread(ZONE, 1)],
             required(vec![req(ZONE, "In", &["test-zone-1", "test-zone-2"])]),
         ),
-    ));
-    let (p, c) = once(objects);
+    );
     pending_are(&p, &[]);
     assert_eq!(c.skew(ZONE), [5, 5], "{}", brief(&p));
 }
@@ -1013,13 +1029,7 @@ fn zone_spread_limited_by_required_node_affinity() {
     ));
     c.provision(objects);
     assert_eq!(c.skew(ZONE), [3, 3]);
-    let all = || {
-        replaced(vec![req(
-            ZONE,
-            "In",
-            &["test-zone-1", "test-zone-2", "test-zone-3"],
-        )])
-    };
+    let all = || only(ZONE, &["test-zone-1", "test-zone-2", "test-zone-3"]);
     let mut objects = vec![all()];
     objects.extend(pods(
         "b",
@@ -1047,8 +1057,8 @@ fn zone_spread_limited_by_required_node_affinity() {
 /// and 2 → 2, 2, 2.
 #[test]
 fn zone_spread_not_limited_by_preferred_node_affinity() {
-    let mut objects = vec![suite_pool(vec![])];
-    objects.extend(pods(
+    let (p, c) = once_with(
+        suite_pool(vec![]),
         "web",
         6,
         None,
@@ -1060,8 +1070,7 @@ fn zone_spread_not_limited_by_preferred_node_affinity() {
                 &["test-zone-1", "test-zone-2"],
             )]),
         ),
-    ));
-    let (p, c) = once(objects);
+    );
     pending_are(&p, &[]);
     assert_eq!(c.skew(ZONE), [2, 2, 2], "{}", brief(&p));
 }
@@ -1202,9 +1211,7 @@ fn self_affinity_on_zone() {
         if let Some(z) = zone {
             spec = with(spec, required(vec![req(ZONE, "In", &[z])]));
         }
-        let mut objects = vec![suite_pool(vec![])];
-        objects.extend(pods("web", 3, None, &spec));
-        let (p, _) = once(objects);
+        let (p, _) = once_with(suite_pool(vec![]), "web", 3, None, &spec);
         pending_are(&p, &[]);
         assert_eq!(p.claims().len(), 1, "{}", brief(&p));
         if let Some(z) = zone {
@@ -1426,17 +1433,13 @@ fn an_affinity_preference_yields_to_a_required_spread() {
 fn self_anti_affinity_on_zone_over_batches() {
     let mut c = Cluster::default();
     let spec = with(labelled(s2()), term("podAntiAffinity", s2(), ZONE));
-    let mut objects = vec![suite_pool(vec![])];
-    objects.extend(pods("a", 3, None, &spec));
-    let p = c.provision(objects);
+    let p = c.batch(suite_pool(vec![]), "a", 3, None, &spec);
     pending_are(&p, &[]);
     let mut rounds: Vec<u64> = (0..3).map(|i| round_of(&p, &format!("a-{i}"))).collect();
     rounds.sort_unstable();
     assert_eq!(rounds, [1, 2, 3], "{}", brief(&p));
     assert_eq!(c.skew_of(ZONE, None), [1, 1, 1], "{}", brief(&p));
-    let mut objects = vec![suite_pool(vec![])];
-    objects.extend(pods("b", 3, None, &spec));
-    let p = c.provision(objects);
+    let p = c.batch(suite_pool(vec![]), "b", 3, None, &spec);
     pending_are(&p, &["b-0", "b-1", "b-2"]);
 }
 
@@ -1444,9 +1447,13 @@ fn self_anti_affinity_on_zone_over_batches() {
 /// fail to schedule pods with unsatisfiable dependencies" (one pod, hostname).
 #[test]
 fn affinity_to_a_missing_pod_stays_pending() {
-    let mut objects = vec![suite_pool(vec![])];
-    objects.extend(pods("aff", 10, None, &term("podAffinity", s2(), ZONE)));
-    let (p, _) = once(objects);
+    let (p, _) = once_with(
+        suite_pool(vec![]),
+        "aff",
+        10,
+        None,
+        &term("podAffinity", s2(), ZONE),
+    );
     assert_eq!(p.pending().len(), 10);
     assert!(p.claims().is_empty());
     let (p, _) = once(vec![
@@ -1609,7 +1616,7 @@ fn a_volume_zone_does_not_narrow_the_spreads_domains() {
         "minDomains": 3, "labelSelector": {"matchLabels": labels.clone()}});
     let spec = json!({"metadata": {"labels": labels.clone()},
         "spec": {"topologySpreadConstraints": [s.take()]}});
-    let on_demand = || replaced(vec![req(CAPACITY_TYPE, "In", &["on-demand"])]);
+    let on_demand = || only(CAPACITY_TYPE, &["on-demand"]);
     let pv = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "test-pv"},
         "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce"],
             "csi": {"driver": "ebs.csi.aws.com", "volumeHandle": "vol-1"},
@@ -1621,9 +1628,7 @@ fn a_volume_zone_does_not_narrow_the_spreads_domains() {
         "spec": {"volumeName": "test-pv", "accessModes": ["ReadWriteOnce"],
             "resources": {"requests": {"storage": "10Gi"}}}});
     let mut c = Cluster::with(vec![pv, pvc]);
-    let mut objects = vec![on_demand()];
-    objects.extend(pods("first", 3, None, &spec));
-    let p = c.provision(objects);
+    let p = c.batch(on_demand(), "first", 3, None, &spec);
     pending_are(&p, &[]);
     assert_eq!(c.skew_of(ZONE, Some(&labels)), [1, 1, 1]);
     let with_pvc = with(
