@@ -10,8 +10,8 @@
 use serde_json::{json, Value};
 
 use crate::upstream_disruption_binary::{
-    drift_pool, fake_price, fake_type, offering, pdb, pod_value, pool, Report, Sc, EARLIER, MOST,
-    MOST_SPOT, NOW,
+    drift_pool, fake_price, fake_type, offering, pdb, pod_value, pool, Report, Sc, EARLIER, LEAST,
+    MOST, MOST_SPOT, NOW,
 };
 
 /// One minute after [`NOW`].
@@ -797,4 +797,304 @@ fn budget_windows_in_utc_and_inactive_budgets() {
         let r = ten(json!([{ "nodes": nodes }])).run(&format!("s21-budget-value-{want}"));
         assert_eq!(r.disrupted(), want, "{nodes}: {:#}", r.doc);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// consolidation_test.go › Reserved Capacity, Preferences
+// ---------------------------------------------------------------------------------------------
+
+/// The assorted catalog with a reserved offering (count 10) for `it` in test-zone-1, priced by
+/// the catalog (on-demand / 10⁷), and the class selecting the reservation.
+fn with_reservation(sc: &mut Sc, catalog: &mut Value, it: &str, id: &str) {
+    let t = catalog["instanceTypes"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|t| t["name"] == it)
+        .unwrap();
+    t["offerings"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"zone": "test-zone-1",
+        "capacityType": "reserved", "reservationId": id, "count": 10}));
+    let terms = sc.find("EC2NodeClass", "default")["spec"]
+        .as_object_mut()
+        .unwrap()
+        .entry("capacityReservationSelectorTerms")
+        .or_insert(json!([]));
+    terms.as_array_mut().unwrap().push(json!({ "id": id }));
+}
+
+/// DescribeTable "can consolidate into reserved capacity for the same instance pool" (from
+/// on-demand, from spot: the most expensive type, which has a reservation in its zone) and "can
+/// consolidate from one reserved offering to another" (a node in the most expensive type's
+/// reservation; the least expensive type has one too): replaced by reserved capacity of the
+/// reservation named.
+#[test]
+fn consolidate_into_reserved_capacity() {
+    let catalog_of = || {
+        let text =
+            std::fs::read_to_string(crate::upstream_disruption_binary::assorted_path()).unwrap();
+        serde_json::from_str::<Value>(&text).unwrap()
+    };
+    for (tag, it, from_reserved) in [
+        ("s21-reserved-from-od", MOST, false),
+        ("s21-reserved-from-spot", MOST_SPOT, false),
+        ("s21-reserved-to-reserved", MOST, true),
+    ] {
+        let mut catalog = catalog_of();
+        let mut sc = Sc::new();
+        with_reservation(&mut sc, &mut catalog, MOST, "cr-most");
+        let (want_type, want_id) = if from_reserved {
+            with_reservation(&mut sc, &mut catalog, LEAST, "cr-least");
+            (LEAST, "cr-least")
+        } else {
+            (MOST, "cr-most")
+        };
+        let mut sc = sc.catalog(catalog);
+        sc.node("n0", it).pod("p0", "n0", "");
+        if from_reserved {
+            for kind in ["Node", "NodeClaim"] {
+                let name = if kind == "Node" { "n0" } else { "n0-claim" };
+                let labels = &mut sc.find(kind, name)["metadata"]["labels"];
+                labels["karpenter.sh/capacity-type"] = json!("reserved");
+                labels["karpenter.k8s.aws/capacity-reservation-id"] = json!("cr-most");
+            }
+        }
+        let r = sc.run(tag);
+        r.expect(&[("n0", "replace/single")]);
+        let a = &r.actions()[0]["replacement"];
+        assert_eq!(a["instanceType"], want_type, "{tag}: {a:#}");
+        assert_eq!(a["capacityType"], "reserved", "{tag}: {a:#}");
+        assert_eq!(a["capacityReservationId"], want_id, "{tag}: {a:#}");
+    }
+}
+
+/// Preferences: "should consolidate a node through deletion when ignoring preferences" and "…
+/// through replacement when ignoring preferences" set the controller's `PreferencePolicy:
+/// Ignore`, which this tool does not take (it decides as the default, Respect). Replayed as
+/// Respect decides the same clusters (core v1.14.1 `scheduler.go`: a preference is kept while a
+/// new NodeClaim can honour it, relaxed only when the pod fits nowhere): three `app: foo` pods
+/// preferring hostname anti-affinity to each other on two 5-CPU nodes (two and one) — the lone
+/// pod would rather go to a new node than join the two, and a new node of the same cheapest type
+/// saves nothing: both stay; a pod preferring the most expensive type on a node of that type —
+/// its replacement would be that type again: it stays.
+#[test]
+fn preferences_respected_keep_what_ignoring_them_would_consolidate() {
+    let mut sc = Sc::new();
+    sc.nodes(2, LEAST);
+    for n in ["n0", "n1"] {
+        allocatable(&mut sc, n, json!({"cpu": "5", "pods": "100"}));
+    }
+    for (p, n) in [("p0", "n0"), ("p1", "n0"), ("p2", "n1")] {
+        sc.pod(p, n, "");
+        let pod = sc.pod_mut(p);
+        pod["metadata"]["labels"] = json!({"app": "foo"});
+        pod["spec"]["affinity"] = json!({"podAntiAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": {
+                "topologyKey": "kubernetes.io/hostname",
+                "labelSelector": {"matchLabels": {"app": "foo"}}}}]}});
+    }
+    let r = sc.run("s21-pref-anti");
+    r.expect(&[("n0", "none"), ("n1", "none")]);
+
+    let mut sc = Sc::new();
+    sc.node("n0", MOST).pod("p0", "n0", "");
+    sc.pod_mut("p0")["spec"]["affinity"] = json!({"nodeAffinity": {
+        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": {
+            "matchExpressions": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                                  "values": [MOST]}]}}]}});
+    let r = sc.run("s21-pref-type");
+    r.expect(&[("n0", "none")]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Earlier generations: v1alpha5 (Karpenter v0.31.4) and v1beta1 (v0.37.7)
+// ---------------------------------------------------------------------------------------------
+
+/// The scenario rewritten for a v1alpha5 Provisioner `default` (`spec`) with its
+/// AWSNodeTemplate: Machines instead of NodeClaims, `karpenter.sh/provisioner-name` instead of
+/// `karpenter.sh/nodepool`.
+fn as_v1alpha5(mut sc: Sc, spec: Value) -> Sc {
+    let mut objects = vec![
+        json!({"apiVersion": "karpenter.sh/v1alpha5", "kind": "Provisioner",
+               "metadata": {"name": "default"}, "spec": spec}),
+        json!({"apiVersion": "karpenter.k8s.aws/v1alpha1", "kind": "AWSNodeTemplate",
+               "metadata": {"name": "default"},
+               "spec": {"subnetSelector": {"karpenter.sh/discovery": "c"},
+                        "securityGroupSelector": {"karpenter.sh/discovery": "c"}}}),
+    ];
+    for mut o in std::mem::take(&mut sc.objects) {
+        if o["kind"] == "NodePool" || o["kind"] == "EC2NodeClass" {
+            continue;
+        }
+        if o["kind"] == "Node" || o["kind"] == "NodeClaim" {
+            let labels = o["metadata"]["labels"].as_object_mut().unwrap();
+            labels.remove("karpenter.sh/nodepool");
+            labels.insert("karpenter.sh/provisioner-name".into(), json!("default"));
+        }
+        if o["kind"] == "NodeClaim" {
+            o["apiVersion"] = json!("karpenter.sh/v1alpha5");
+            o["kind"] = json!("Machine");
+            o["spec"] = json!({"machineTemplateRef": {"name": "default"}, "requirements": []});
+            o["status"]["conditions"] = json!([
+                {"type": "MachineLaunched", "status": "True", "lastTransitionTime": EARLIER},
+                {"type": "MachineRegistered", "status": "True", "lastTransitionTime": EARLIER},
+                {"type": "MachineInitialized", "status": "True", "lastTransitionTime": EARLIER}]);
+        }
+        objects.push(o);
+    }
+    sc.objects = objects;
+    sc
+}
+
+/// v1alpha5 (v0.31.4): `consolidation.enabled: true` (two nodes of the cheapest type, two pods
+/// and one, and an empty third: the empty one and the one-pod node go, the other stays),
+/// `ttlSecondsAfterEmpty: 30` (emptiness from the `karpenter.sh/emptiness-timestamp`
+/// annotation: a minute ago goes, ten seconds ago waits, a node with a pod stays),
+/// `ttlSecondsUntilExpired: 600` (nodes an hour old expire — gracefully: a pod with
+/// `karpenter.sh/do-not-evict` holds its node).
+#[test]
+fn v1alpha5_consolidation_emptiness_and_expiration() {
+    let mut sc = Sc::new();
+    sc.nodes(3, LEAST)
+        .pod("p0", "n0", "")
+        .pod("p1", "n0", "")
+        .pod("p2", "n1", "");
+    let r = as_v1alpha5(
+        sc,
+        json!({"providerRef": {"name": "default"},
+                                   "consolidation": {"enabled": true}}),
+    )
+    .run("s21-v1alpha5-consolidation");
+    assert_eq!(
+        r.doc["karpenterVersion"].as_str().unwrap().get(..5),
+        Some("v0.31"),
+        "{:#}",
+        r.doc
+    );
+    assert_eq!(r.row("n2")["decision"], "delete", "{:#}", r.doc);
+    assert_eq!(r.row("n1")["decision"], "delete", "{:#}", r.doc);
+    assert_eq!(r.of("n0"), "none", "{:#}", r.doc);
+
+    let mut sc = Sc::new();
+    sc.nodes(3, LEAST).pod("p0", "n2", "");
+    sc.annotate_node(
+        "n0",
+        "karpenter.sh/emptiness-timestamp",
+        "2024-06-24T11:59:00Z",
+    );
+    sc.annotate_node(
+        "n1",
+        "karpenter.sh/emptiness-timestamp",
+        "2024-06-24T11:59:50Z",
+    );
+    let r = as_v1alpha5(
+        sc,
+        json!({"providerRef": {"name": "default"}, "ttlSecondsAfterEmpty": 30}),
+    )
+    .run("s21-v1alpha5-empty");
+    assert_eq!(r.row("n0")["decision"], "delete", "{:#}", r.doc);
+    r.left_because("n1", &["20s"]);
+    assert_eq!(r.of("n2"), "none", "{:#}", r.doc);
+
+    let mut sc = Sc::new();
+    sc.nodes(2, LEAST).pod("p0", "n0", "").pod("p1", "n1", "");
+    sc.pod_mut("p1")["metadata"]["annotations"]["karpenter.sh/do-not-evict"] = json!("true");
+    let r = as_v1alpha5(
+        sc,
+        json!({"providerRef": {"name": "default"}, "ttlSecondsUntilExpired": 600}),
+    )
+    .run("s21-v1alpha5-expired");
+    assert_eq!(r.row("n0")["method"], "expiration", "{:#}", r.doc);
+    r.left_because("n1", &["do-not-evict"]);
+}
+
+/// v1beta1 (v0.37.7): `consolidationPolicy: WhenEmpty`, `consolidateAfter: 30s` (emptiness from
+/// the NodeClaim's `Empty` condition: since a minute goes, since ten seconds waits) and the pool's
+/// `expireAfter: 30m` (nodes an hour old expire, within the pool's budget of one: one goes).
+#[test]
+fn v1beta1_when_empty_and_pool_expire_after() {
+    let v1beta1 = |sc: &mut Sc, disruption: Value| {
+        *sc.pool("default") = json!({"apiVersion": "karpenter.sh/v1beta1", "kind": "NodePool",
+            "metadata": {"name": "default"},
+            "spec": {"disruption": disruption,
+                     "template": {"spec": {"requirements": [],
+                         "nodeClassRef": {"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass", "name": "default"}}}}});
+        *sc.find("EC2NodeClass", "default") = json!({"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass",
+            "metadata": {"name": "default"},
+            "spec": {"amiFamily": "AL2", "role": "KarpenterNodeRole",
+                     "subnetSelectorTerms": [{"id": "subnet-a"}], "securityGroupSelectorTerms": [{"id": "sg-a"}]}});
+        for o in sc.objects.iter_mut().filter(|o| o["kind"] == "NodeClaim") {
+            o["apiVersion"] = json!("karpenter.sh/v1beta1");
+            o["spec"] = json!({"nodeClassRef": {"name": "default"}, "requirements": []});
+            o["status"]["conditions"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|c| c["type"] != "Consolidatable");
+        }
+    };
+    let mut sc = Sc::new();
+    sc.nodes(3, LEAST).pod("p0", "n2", "");
+    v1beta1(
+        &mut sc,
+        json!({"consolidationPolicy": "WhenEmpty", "consolidateAfter": "30s", "expireAfter": "Never"}),
+    );
+    sc.condition("n0", "Empty", "True", "2024-06-24T11:59:00Z");
+    sc.condition("n1", "Empty", "True", "2024-06-24T11:59:50Z");
+    let r = sc.run("s21-v1beta1-empty");
+    assert_eq!(r.of("n0"), "delete/emptiness", "{:#}", r.doc);
+    assert_eq!(r.of("n1"), "none", "{:#}", r.doc);
+    assert_eq!(r.of("n2"), "none", "{:#}", r.doc);
+
+    let mut sc = Sc::new();
+    sc.nodes(2, LEAST).pod("p0", "n0", "").pod("p1", "n1", "");
+    v1beta1(
+        &mut sc,
+        json!({"consolidationPolicy": "WhenEmpty", "consolidateAfter": "Never",
+               "expireAfter": "30m", "budgets": [{"nodes": "1"}]}),
+    );
+    let r = sc.run("s21-v1beta1-expired");
+    let expired = ["n0", "n1"]
+        .iter()
+        .filter(|n| r.row(n)["method"] == "expiration")
+        .count();
+    assert_eq!(expired, 1, "{:#}", r.doc);
+}
+
+/// `karpenter.sh/do-not-evict: "true"` on a pod: core v1.14.1 no longer reads the key (v1
+/// removed it; `pkg/utils/pod/scheduling.go` knows only do-not-disrupt), so "can delete nodes"
+/// holds with it — n1 goes; a v1beta1 pool (v0.37.7 `HasDoNotDisrupt` reads both keys) keeps the
+/// node, naming the key.
+#[test]
+fn do_not_evict_is_not_v1s() {
+    let two = || {
+        let mut sc = Sc::new();
+        sc.nodes(2, LEAST)
+            .pod("p0", "n0", "")
+            .pod("p1", "n0", "")
+            .pod("p2", "n1", "");
+        sc.pod_mut("p2")["metadata"]["annotations"]["karpenter.sh/do-not-evict"] = json!("true");
+        sc
+    };
+    let r = two().run("s21-do-not-evict-v1");
+    r.expect(&[("n1", "delete/single"), ("n0", "none")]);
+
+    let mut sc = two();
+    *sc.pool("default") = json!({"apiVersion": "karpenter.sh/v1beta1", "kind": "NodePool",
+        "metadata": {"name": "default"},
+        "spec": {"disruption": {"consolidationPolicy": "WhenUnderutilized", "expireAfter": "Never",
+                                "budgets": [{"nodes": "100%"}]},
+                 "template": {"spec": {"requirements": [],
+                     "nodeClassRef": {"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass", "name": "default"}}}}});
+    *sc.find("EC2NodeClass", "default") = json!({"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass",
+        "metadata": {"name": "default"},
+        "spec": {"amiFamily": "AL2", "role": "KarpenterNodeRole",
+                 "subnetSelectorTerms": [{"id": "subnet-a"}], "securityGroupSelectorTerms": [{"id": "sg-a"}]}});
+    for o in sc.objects.iter_mut().filter(|o| o["kind"] == "NodeClaim") {
+        o["apiVersion"] = json!("karpenter.sh/v1beta1");
+        o["spec"] = json!({"nodeClassRef": {"name": "default"}, "requirements": []});
+    }
+    let r = sc.run("s21-do-not-evict-v1beta1");
+    r.left_because("n1", &["karpenter.sh/do-not-evict=true"]);
 }
