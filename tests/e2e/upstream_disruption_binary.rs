@@ -1996,17 +1996,12 @@ fn budget_schedules_weekly_hourly_and_macros() {
     }
 }
 
-/// A v1beta1 NodePool (v0.37 semantics: `WhenUnderutilized`, `expireAfter` on the pool, the
-/// `Empty` condition for emptiness) read from YAML: emptiness_test.go "can delete empty nodes"
-/// and consolidation_test.go "can delete nodes" as that release decides them.
-#[test]
-fn v1beta1_pool_from_yaml() {
-    let mut sc = two_nodes_three_pods();
-    sc.node("n2", LEAST);
+/// The scenario's pool and class rewritten as v1beta1 (Karpenter v0.37.7) with `disruption`, its
+/// NodeClaims v1beta1 (no `Consolidatable` condition then).
+pub(crate) fn as_v1beta1(sc: &mut Sc, disruption: Value) {
     *sc.pool("default") = json!({"apiVersion": "karpenter.sh/v1beta1", "kind": "NodePool",
         "metadata": {"name": "default"},
-        "spec": {"disruption": {"consolidationPolicy": "WhenUnderutilized", "expireAfter": "Never",
-                                "budgets": [{"nodes": "100%"}]},
+        "spec": {"disruption": disruption,
                  "template": {"spec": {"requirements": [],
                      "nodeClassRef": {"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass", "name": "default"}}}}});
     *sc.find("EC2NodeClass", "default") = json!({"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass",
@@ -2021,6 +2016,20 @@ fn v1beta1_pool_from_yaml() {
             .unwrap()
             .retain(|c| c["type"] != "Consolidatable");
     }
+}
+
+/// A v1beta1 NodePool (v0.37 semantics: `WhenUnderutilized`, `expireAfter` on the pool, the
+/// `Empty` condition for emptiness) read from YAML: emptiness_test.go "can delete empty nodes"
+/// and consolidation_test.go "can delete nodes" as that release decides them.
+#[test]
+fn v1beta1_pool_from_yaml() {
+    let mut sc = two_nodes_three_pods();
+    sc.node("n2", LEAST);
+    as_v1beta1(
+        &mut sc,
+        json!({"consolidationPolicy": "WhenUnderutilized", "expireAfter": "Never",
+               "budgets": [{"nodes": "100%"}]}),
+    );
     sc.condition("n2", "Empty", "True", EARLIER);
     let r = sc.run("v1beta1");
     assert_eq!(

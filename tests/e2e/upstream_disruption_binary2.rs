@@ -10,8 +10,8 @@
 use serde_json::{json, Value};
 
 use crate::upstream_disruption_binary::{
-    drift_pool, fake_price, fake_type, offering, pdb, pod_value, pool, Report, Sc, EARLIER, LEAST,
-    MOST, MOST_SPOT, NOW,
+    as_v1beta1, drift_pool, fake_price, fake_type, offering, pdb, pod_value, pool, Report, Sc,
+    EARLIER, LEAST, MOST, MOST_SPOT, NOW,
 };
 
 /// One minute after [`NOW`].
@@ -75,6 +75,31 @@ fn requests(sc: &mut Sc, pod: &str, req: Value) {
     sc.pod_mut(pod)["spec"]["containers"][0]["resources"] = json!({ "requests": req });
 }
 
+/// Ten pools `pool-0`… (`edit` applied to each NodePool), three nodes `p{p}-n{n}` of the most
+/// expensive type in each — consolidation_test.go's and emptiness_test.go's "… from each
+/// nodePool" and drift_test.go's "multiple nodepools" layout.
+fn ten_pools(edit: impl Fn(&mut Value)) -> Sc {
+    let mut sc = Sc::new();
+    for p in 0..10 {
+        let name = format!("pool-{p}");
+        let mut np = pool(&name);
+        edit(&mut np);
+        sc.push(np);
+        for n in 0..3 {
+            let node = format!("p{p}-n{n}");
+            sc.node_with(&node, &name, MOST, &[("cpu", "32"), ("pods", "100")]);
+        }
+    }
+    sc
+}
+
+/// How many of pool `p`'s three nodes are decided `want` (`decision/method`).
+fn decided_in_pool(r: &Report, p: usize, want: &str) -> usize {
+    (0..3)
+        .filter(|n| r.of(&format!("p{p}-n{n}")) == want)
+        .count()
+}
+
 /// A node's `decision/method`, or `absent` when the report has no row for it (no candidate of
 /// this Karpenter's).
 fn of_or_absent(r: &Report, node: &str) -> String {
@@ -121,16 +146,12 @@ fn budgets_at_zero_leave_every_node_with_one_or_many_pools() {
         }
         all_left_for_budget(&sc.run(&format!("s21-bud0-one-{with_pods}")));
 
-        let mut sc = Sc::new();
-        for p in 0..10 {
-            let name = format!("pool-{p}");
-            let mut np = pool(&name);
-            np["spec"]["disruption"]["budgets"] = json!([{ "nodes": "0%" }]);
-            sc.push(np);
-            for n in 0..3 {
-                let node = format!("p{p}-n{n}");
-                sc.node_with(&node, &name, MOST, &[("cpu", "32"), ("pods", "100")]);
-                if with_pods {
+        let mut sc =
+            ten_pools(|np| np["spec"]["disruption"]["budgets"] = json!([{ "nodes": "0%" }]));
+        if with_pods {
+            for p in 0..10 {
+                for n in 0..3 {
+                    let node = format!("p{p}-n{n}");
                     sc.pod(&format!("{node}-pod"), &node, "1");
                 }
             }
@@ -608,27 +629,13 @@ fn emptiness_budgets_one_pool_and_per_pool() {
         assert_eq!(first, want, "{budget}: one command");
     }
     for (budget, per_pool) in [("50%", 2), ("100%", 3)] {
-        let mut sc = Sc::new();
-        for p in 0..10 {
-            let name = format!("pool-{p}");
-            let mut np = pool(&name);
+        let sc = ten_pools(|np| {
             np["spec"]["disruption"]["consolidationPolicy"] = json!("WhenEmpty");
             np["spec"]["disruption"]["budgets"] = json!([{ "nodes": budget }]);
-            sc.push(np);
-            for n in 0..3 {
-                sc.node_with(
-                    &format!("p{p}-n{n}"),
-                    &name,
-                    MOST,
-                    &[("cpu", "32"), ("pods", "100")],
-                );
-            }
-        }
+        });
         let r = sc.run(&format!("s21-empty-pools-{budget}"));
         for p in 0..10 {
-            let gone = (0..3)
-                .filter(|n| r.of(&format!("p{p}-n{n}")) == "delete/emptiness")
-                .count();
+            let gone = decided_in_pool(&r, p, "delete/emptiness");
             assert_eq!(gone, per_pool, "{budget}, pool-{p}: {:#}", r.doc);
         }
     }
@@ -643,16 +650,13 @@ fn emptiness_budgets_one_pool_and_per_pool() {
 /// command per pool (the empty node first), ten in all.
 #[test]
 fn drift_budgets_per_nodepool() {
-    let mut sc = Sc::new();
-    for p in 0..10 {
-        let name = format!("pool-{p}");
-        let mut np = pool(&name);
+    let mut sc = ten_pools(|np| {
         np["spec"]["disruption"]["consolidateAfter"] = json!("Never");
         np["spec"]["disruption"]["budgets"] = json!([{ "nodes": "1" }]);
-        sc.push(np);
+    });
+    for p in 0..10 {
         for n in 0..3 {
             let node = format!("p{p}-n{n}");
-            sc.node_with(&node, &name, MOST, &[("cpu", "32"), ("pods", "100")]);
             sc.drifted(&node, EARLIER);
             if n < 2 {
                 sc.pod(&format!("{node}-pod"), &node, "1");
@@ -662,12 +666,13 @@ fn drift_budgets_per_nodepool() {
     let r = sc.run("s21-drift-pools");
     assert_eq!(r.actions().len(), 10, "{:#}", r.doc);
     for p in 0..10 {
-        let gone: Vec<_> = (0..3)
-            .map(|n| format!("p{p}-n{n}"))
-            .filter(|n| r.of(n) != "none")
-            .collect();
-        assert_eq!(gone, [format!("p{p}-n2")], "pool-{p}: {:#}", r.doc);
-        assert_eq!(r.row(&gone[0])["method"], "drift");
+        assert_eq!(
+            r.of(&format!("p{p}-n2")),
+            "delete/drift",
+            "pool-{p}: {:#}",
+            r.doc
+        );
+        assert_eq!(decided_in_pool(&r, p, "none"), 2, "pool-{p}: {:#}", r.doc);
     }
 }
 
@@ -1015,28 +1020,9 @@ fn v1alpha5_consolidation_emptiness_and_expiration() {
 /// `expireAfter: 30m` (nodes an hour old expire, within the pool's budget of one: one goes).
 #[test]
 fn v1beta1_when_empty_and_pool_expire_after() {
-    let v1beta1 = |sc: &mut Sc, disruption: Value| {
-        *sc.pool("default") = json!({"apiVersion": "karpenter.sh/v1beta1", "kind": "NodePool",
-            "metadata": {"name": "default"},
-            "spec": {"disruption": disruption,
-                     "template": {"spec": {"requirements": [],
-                         "nodeClassRef": {"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass", "name": "default"}}}}});
-        *sc.find("EC2NodeClass", "default") = json!({"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass",
-            "metadata": {"name": "default"},
-            "spec": {"amiFamily": "AL2", "role": "KarpenterNodeRole",
-                     "subnetSelectorTerms": [{"id": "subnet-a"}], "securityGroupSelectorTerms": [{"id": "sg-a"}]}});
-        for o in sc.objects.iter_mut().filter(|o| o["kind"] == "NodeClaim") {
-            o["apiVersion"] = json!("karpenter.sh/v1beta1");
-            o["spec"] = json!({"nodeClassRef": {"name": "default"}, "requirements": []});
-            o["status"]["conditions"]
-                .as_array_mut()
-                .unwrap()
-                .retain(|c| c["type"] != "Consolidatable");
-        }
-    };
     let mut sc = Sc::new();
     sc.nodes(3, LEAST).pod("p0", "n2", "");
-    v1beta1(
+    as_v1beta1(
         &mut sc,
         json!({"consolidationPolicy": "WhenEmpty", "consolidateAfter": "30s", "expireAfter": "Never"}),
     );
@@ -1049,7 +1035,7 @@ fn v1beta1_when_empty_and_pool_expire_after() {
 
     let mut sc = Sc::new();
     sc.nodes(2, LEAST).pod("p0", "n0", "").pod("p1", "n1", "");
-    v1beta1(
+    as_v1beta1(
         &mut sc,
         json!({"consolidationPolicy": "WhenEmpty", "consolidateAfter": "Never",
                "expireAfter": "30m", "budgets": [{"nodes": "1"}]}),
@@ -1081,20 +1067,11 @@ fn do_not_evict_is_not_v1s() {
     r.expect(&[("n1", "delete/single"), ("n0", "none")]);
 
     let mut sc = two();
-    *sc.pool("default") = json!({"apiVersion": "karpenter.sh/v1beta1", "kind": "NodePool",
-        "metadata": {"name": "default"},
-        "spec": {"disruption": {"consolidationPolicy": "WhenUnderutilized", "expireAfter": "Never",
-                                "budgets": [{"nodes": "100%"}]},
-                 "template": {"spec": {"requirements": [],
-                     "nodeClassRef": {"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass", "name": "default"}}}}});
-    *sc.find("EC2NodeClass", "default") = json!({"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass",
-        "metadata": {"name": "default"},
-        "spec": {"amiFamily": "AL2", "role": "KarpenterNodeRole",
-                 "subnetSelectorTerms": [{"id": "subnet-a"}], "securityGroupSelectorTerms": [{"id": "sg-a"}]}});
-    for o in sc.objects.iter_mut().filter(|o| o["kind"] == "NodeClaim") {
-        o["apiVersion"] = json!("karpenter.sh/v1beta1");
-        o["spec"] = json!({"nodeClassRef": {"name": "default"}, "requirements": []});
-    }
+    as_v1beta1(
+        &mut sc,
+        json!({"consolidationPolicy": "WhenUnderutilized", "expireAfter": "Never",
+               "budgets": [{"nodes": "100%"}]}),
+    );
     let r = sc.run("s21-do-not-evict-v1beta1");
     r.left_because("n1", &["karpenter.sh/do-not-evict=true"]);
 }
