@@ -1098,7 +1098,7 @@ const MIDDLE: &str = "16-cpu-16-mem-amd64-linux-test-zone-1-on-demand";
 /// consolidate empty nodes before non-empty nodes when budget is limited" (budget 1: the empty
 /// node); Decision and Savings "should choose delete when pods fit on existing nodes" (savings =
 /// the node's price) and "should choose replace when pods need a new cheaper node" (0 < savings <
-/// the price); Mixed-Policy "should apply scoring to Balanced pools while non-Balanced pools
+/// the price); Ratio Sort in Multi-Node (below); Mixed-Policy "should apply scoring to Balanced pools while non-Balanced pools
 /// consolidate normally" (both nodes replaced).
 #[test]
 fn balanced_consolidation_through_the_binary() {
@@ -1179,6 +1179,29 @@ fn balanced_consolidation_through_the_binary() {
         "{:#}",
         r.doc
     );
+
+    // Ratio Sort in Multi-Node "should select highest-ratio candidates first when nodes have
+    // heterogeneous prices and pod counts": A the most expensive with ten 100m pods, B a middle
+    // type with one, C the cheapest (4 CPU) with eight: B is in the first command, before C.
+    let mut sc = Sc::new();
+    with(&mut sc);
+    sc.node("a", MOST).node("b", MIDDLE).node("c", LEAST);
+    allocatable(&mut sc, "c", json!({"cpu": "4", "pods": "100"}));
+    sc.pods("pa", 10, "a", "100m")
+        .pod("pb", "b", "100m")
+        .pods("pc", 8, "c", "100m");
+    let r = sc.run("s21-bal-ratio");
+    let nodes: Vec<&str> = r.actions()[0]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let b = nodes.iter().position(|n| *n == "b");
+    assert!(b.is_some(), "{:#}", r.doc);
+    if let Some(c) = nodes.iter().position(|n| *n == "c") {
+        assert!(b < Some(c), "{:#}", r.doc);
+    }
 
     let mut sc = Sc::new();
     sc.push(balanced("balanced"));
