@@ -979,10 +979,14 @@ fn owner_of(meta: &ObjectMeta) -> Option<Owner> {
 }
 
 fn do_not_disrupt(annotations: Option<&BTreeMap<String, String>>) -> Option<String> {
-    let a = annotations?;
-    a.get(labels::DO_NOT_DISRUPT)
-        .or_else(|| a.get(labels::DO_NOT_EVICT))
-        .cloned()
+    annotations?.get(labels::DO_NOT_DISRUPT).cloned()
+}
+
+/// `karpenter.sh/do-not-evict: "true"` (v0.31–v0.37 compare the value with `"true"`).
+fn do_not_evict(annotations: Option<&BTreeMap<String, String>>) -> bool {
+    annotations
+        .and_then(|a| a.get(labels::DO_NOT_EVICT))
+        .is_some_and(|v| v == "true")
 }
 
 /// A deterministic UUID-shaped id for a synthesised pod (two FNV-1a hashes of its identity), so
@@ -1052,6 +1056,7 @@ pub fn convert_pod(
     out.start_time = status.start_time;
     out.terminating = meta.deletion_timestamp.is_some();
     out.do_not_disrupt = do_not_disrupt(meta.annotations.as_ref());
+    out.do_not_evict = do_not_evict(meta.annotations.as_ref());
     out.deletion_cost = meta
         .annotations
         .as_ref()
@@ -1152,6 +1157,7 @@ pub(crate) fn expand(
     proto.namespace = namespace.clone();
     proto.labels = labels;
     proto.do_not_disrupt = do_not_disrupt(tmeta.annotations.as_ref());
+    proto.do_not_evict = do_not_evict(tmeta.annotations.as_ref());
 
     let count = |field: &str, v: Option<i64>| match v {
         None => Ok(1),

@@ -47,6 +47,7 @@ mod terminal;
 mod test_cluster;
 mod upstream_aws_binary;
 mod upstream_disruption_binary;
+mod upstream_disruption_binary2;
 mod upstream_drift_binary;
 mod upstream_e2e_disruption;
 mod upstream_scheduling_binary;

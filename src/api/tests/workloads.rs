@@ -329,7 +329,8 @@ status: {nominatedNodeName: ip-10-0-0-2}
         Some(("False".into(), "Unschedulable".into())),
         "pending whatever its status says"
     );
-    assert_eq!(w.do_not_disrupt.as_deref(), Some("true"));
+    assert_eq!(w.do_not_disrupt, None, "do-not-evict is its own key");
+    assert!(w.do_not_evict);
     assert_eq!(
         m.ignored,
         [
