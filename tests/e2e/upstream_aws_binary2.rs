@@ -214,6 +214,27 @@ fn capacity_reservations_through_the_binary() {
         ),
         // Selecting nothing: no reserved offering.
         lone("cr-none", vec![reserved.clone()], json!({}), json!({})),
+        // A reservation in a zone the class has no subnet in is not offered (upstream:
+        // `reserved_capacity_resolver.go`, `itZones.Has(reservation.AvailabilityZone)`).
+        with_subnets(
+            lone(
+                "cr-nozone",
+                vec![reserved.clone()],
+                terms.clone(),
+                json!({}),
+            ),
+            json!([{"id": "subnet-b", "zone": "us-east-1b", "zoneID": "use1-az2"}]),
+        ),
+        // …and its zone's ID is the reserved NodeClaim's `topology.k8s.aws/zone-id`.
+        with_subnets(
+            lone(
+                "cr-zoneid",
+                vec![reserved.clone(), instance_type(&["m5.large"])],
+                terms.clone(),
+                json!({}),
+            ),
+            json!([{"id": "subnet-a", "zone": "us-east-1a", "zoneID": "use1-az1"}]),
+        ),
     ];
     let anti = json!({"metadata": {"labels": {"app": "cb"}}, "spec": {"nodeSelector":
         {"karpenter.sh/nodepool": "cb-1"}, "affinity": {"podAntiAffinity": {
@@ -260,6 +281,13 @@ fn capacity_reservations_through_the_binary() {
         "a capacity block of count 1 took two NodeClaims: {:#}",
         plan["nodeClaims"]
     );
+    assert!(
+        claim_of(&plan, "cr-nozone").is_none(),
+        "{:#}",
+        plan["nodeClaims"]
+    );
+    let l = labels_of(&plan, "cr-zoneid");
+    assert_eq!(l["topology.k8s.aws/zone-id"], "use1-az1", "{l:#}");
     assert!(
         claim_of(&plan, "cr-none").is_none(),
         "{:#}",
@@ -318,7 +346,48 @@ fn min_values_through_the_binary() {
     };
     let mut items = metal("mv-metal", true);
     items.extend(metal("no-mv-metal", false));
-    let plan = plan_catalog(items);
+    let plan_metal = plan_catalog(items);
+
+    // minValues on the AWS instance labels (embedded catalog): five families allowed, four
+    // required; the CPU manufacturer Exists with minValues 3 (intel, amd, aws); minValues 10 on
+    // it cannot be met ⇒ the pod stays pending (core: `Requirements.SatisfiesMinValues`).
+    let mut items = lone(
+        "mv-family",
+        vec![
+            json!({"key": "karpenter.k8s.aws/instance-family", "operator": "In",
+                "values": ["c5", "m5", "r5", "c6g", "m6a"], "minValues": 4}),
+            json!({"key": "karpenter.k8s.aws/instance-cpu-manufacturer", "operator": "Exists", "minValues": 3}),
+        ],
+        json!({}),
+        requests(json!({"cpu": "1"})),
+    );
+    items.extend(lone(
+        "mv-unmet",
+        vec![json!({"key": "karpenter.k8s.aws/instance-cpu-manufacturer", "operator": "Exists", "minValues": 10})],
+        json!({}),
+        requests(json!({"cpu": "1"})),
+    ));
+    let plan = plan_items(items);
+    let c = claim_of(&plan, "mv-family").expect("mv-family placed");
+    let mut families: Vec<&str> = c["instanceTypes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().split('.').next().unwrap())
+        .collect();
+    families.sort_unstable();
+    families.dedup();
+    assert!(families.len() >= 4, "{families:?}");
+    assert!(
+        families.iter().any(|f| f.ends_with('g')) && families.iter().any(|f| f.ends_with('a')),
+        "not three CPU manufacturers: {families:?}"
+    );
+    assert!(
+        claim_of(&plan, "mv-unmet").is_none(),
+        "{:#}",
+        plan["nodeClaims"]
+    );
+    let plan = plan_metal;
     let launched = |pod: &str| claim_of(&plan, pod).expect("placed")["instanceType"].clone();
     assert_eq!(launched("mv-metal"), "m5.metal", "{:#}", plan["nodeClaims"]);
     assert_eq!(
@@ -367,10 +436,9 @@ fn inf2_labels() -> Vec<(&'static str, &'static str)> {
 }
 
 /// aws: instancetype/suite_test.go "should support instance type labels with accelerator", the
-/// accelerator resource Its ("habana.ai/gaudi": 1, 2, 4 on one dl1.24xlarge; "aws.amazon.com/
-/// neuron": 2, 2, 4 on two inf2.24xlarge; "trn1 … neuron"; "inf2 … neuroncore"), cloudprovider
+/// accelerator resource Its ("aws.amazon.com/neuron": 2, 2, 4 on two inf2.24xlarge; "trn1 … neuron"; "inf2 … neuroncore"), cloudprovider
 /// EFA ("should include vpc.amazonaws.com/efa on a nodeclaim if it requests it", "shouldn't …
-/// if it doesn't"), Windows (amd64 only) and "should launch instances with an alternate NodePool
+/// if it doesn't"), Windows (amd64 only), an AMI's architecture and "should launch instances with an alternate NodePool
 /// when a NodeClass selects 0 subnets, security groups, or amis".
 #[test]
 fn accelerators_labels_and_classes_through_the_binary() {
@@ -472,6 +540,18 @@ fn accelerators_labels_and_classes_through_the_binary() {
     bad[1]["spec"]["template"]["metadata"] = json!({"labels": {"alt": "yes"}});
     items.extend(bad);
     items.extend(good);
+    // amifamily/resolver.go `Resolve` + `MapToInstanceTypes`: with `status.amis` amd64 only and a
+    // pool allowing both architectures, the launched type is one the AMI runs on (s19-binst's
+    // t4g.nano case, since fixed in the launch choice).
+    let mut amd = lone(
+        "ami-amd",
+        vec![req("kubernetes.io/arch", "In", &["amd64", "arm64"])],
+        json!({"amiFamily": "AL2023", "amiSelectorTerms": [{"id": "ami-0aaaaaaaaaaaaaaa1"}]}),
+        requests(json!({"cpu": "1"})),
+    );
+    amd[0]["status"] = json!({"amis": [{"id": "ami-0aaaaaaaaaaaaaaa1", "name": "al2023-amd64",
+        "requirements": [{"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]}]}]});
+    items.extend(amd);
     let plan = plan_items(items);
 
     let mut missing = Vec::new();
@@ -518,6 +598,8 @@ fn accelerators_labels_and_classes_through_the_binary() {
         noefa["requests"].get("vpc.amazonaws.com/efa").is_none(),
         "{noefa:#}"
     );
+    let c = claim_of(&plan, "ami-amd").expect("ami-amd placed");
+    assert_eq!(c["labels"]["kubernetes.io/arch"], "amd64", "{c:#}");
     assert!(
         claim_of(&plan, "win-arm").is_none(),
         "{:#}",
