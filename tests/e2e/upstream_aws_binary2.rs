@@ -613,3 +613,36 @@ fn accelerators_labels_and_classes_through_the_binary() {
         plan["unschedulable"]
     );
 }
+
+/// aws: instancetype/suite_test.go › NodeOverlay Preview Instance Pricing: p5e.48xlarge has no
+/// price in the embedded snapshot (as the It's preview type has none in the pricing data). "should
+/// mark offerings as available when a NodeOverlay defines a price for an unpriced instance type"
+/// (placed, at the overlay's 98.32) and "should not mark offerings as available for unpriced
+/// instance types without a NodeOverlay" (pending).
+#[test]
+fn unpriced_types_and_overlay_prices_through_the_binary() {
+    let pin = vec![instance_type(&["p5e.48xlarge"])];
+    let mut items = lone("preview", pin.clone(), json!({}), json!({}));
+    items.push(
+        json!({"apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay",
+        "metadata": {"name": "preview-price"},
+        "spec": {"price": "98.32", "requirements": [instance_type(&["p5e.48xlarge"])]}}),
+    );
+    // The snapshot offers p5e.48xlarge in us-east-2 (not us-east-1).
+    let plan_east2 = |items: Vec<Value>| {
+        let (code, plan) = provision_json(&["--region", "us-east-2"], items);
+        assert!(code == 0 || code == 1, "exit {code}: {plan:#}");
+        plan
+    };
+    let plan = plan_east2(items);
+    let c = claim_of(&plan, "preview")
+        .unwrap_or_else(|| panic!("not placed: {:#}", plan["unschedulable"]));
+    assert_eq!(c["instanceType"], "p5e.48xlarge");
+    assert_eq!(c["pricePerHour"], 98.32, "{c:#}");
+    let plan = plan_east2(lone("unpriced", pin, json!({}), json!({})));
+    assert!(
+        claim_of(&plan, "unpriced").is_none(),
+        "{:#}",
+        plan["nodeClaims"]
+    );
+}
