@@ -646,3 +646,60 @@ fn unpriced_types_and_overlay_prices_through_the_binary() {
         plan["nodeClaims"]
     );
 }
+
+/// The AMI families' requirements on instance types (aws: instancetype/types.go
+/// `computeRequirements`: `node.kubernetes.io/windows-build DoesNotExist` unless the family is
+/// Windows, which sets its build — amifamily/windows.go; `kubernetes.io/os` windows): a pod
+/// selecting a Windows build lands only on its family's class, a Linux class offers no build.
+#[test]
+fn ami_family_requirements_through_the_binary() {
+    let build = |v: &str| node_selector("node.kubernetes.io/windows-build", v);
+    let win = |alias: &str| json!({"amiSelectorTerms": [{"alias": alias}]});
+    let cases: Vec<Vec<Value>> = vec![
+        lone(
+            "w2019",
+            vec![],
+            win("windows2019@latest"),
+            build("10.0.17763"),
+        ),
+        lone(
+            "w2022",
+            vec![],
+            win("windows2022@latest"),
+            build("10.0.20348"),
+        ),
+        lone(
+            "w2022-2019",
+            vec![],
+            win("windows2022@latest"),
+            build("10.0.17763"),
+        ),
+        lone("al2023-build", vec![], json!({}), build("10.0.20348")),
+        lone(
+            "w2022-linux",
+            vec![],
+            win("windows2022@latest"),
+            node_selector("kubernetes.io/os", "linux"),
+        ),
+        lone(
+            "br-linux",
+            vec![],
+            win("bottlerocket@latest"),
+            node_selector("kubernetes.io/os", "linux"),
+        ),
+    ];
+    let plan = plan_items(cases.into_iter().flatten().collect());
+    for (pod, b) in [("w2019", "10.0.17763"), ("w2022", "10.0.20348")] {
+        let l = labels_of(&plan, pod);
+        assert_eq!(l["node.kubernetes.io/windows-build"], b, "{pod}: {l:#}");
+        assert_eq!(l["kubernetes.io/os"], "windows", "{pod}");
+    }
+    for pod in ["w2022-2019", "al2023-build", "w2022-linux"] {
+        assert!(
+            claim_of(&plan, pod).is_none(),
+            "{pod} placed: {:#}",
+            plan["nodeClaims"]
+        );
+    }
+    assert_eq!(labels_of(&plan, "br-linux")["kubernetes.io/os"], "linux");
+}
