@@ -887,7 +887,7 @@ fn tenancy_through_the_binary() {
 /// The g4dn.8xlarge labels of aws: suite_test.go "should support individual instance type
 /// labels" / "should support combined instance type labels" (the fake's accelerator labels on a
 /// GPU type are upstream's TODO and left out, as the combined It leaves them out).
-fn g4dn_labels() -> Vec<(&'static str, &'static str)> {
+pub(crate) fn g4dn_labels() -> Vec<(&'static str, &'static str)> {
     vec![
         ("topology.kubernetes.io/region", "us-east-1"),
         ("topology.kubernetes.io/zone", "us-east-1a"),

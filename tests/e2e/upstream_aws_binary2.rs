@@ -12,7 +12,9 @@
 use serde_json::{json, Value};
 
 use crate::support::{fixture, provision_json};
-use crate::upstream_aws_binary::{claim_of, label_of, lone, node_selector, plan_items, requests};
+use crate::upstream_aws_binary::{
+    claim_of, g4dn_labels, label_of, lone, node_selector, plan_items, requests,
+};
 
 /// The offerings fixture: ICE marks, spot prices, reservations, a local zone.
 fn catalog() -> String {
@@ -49,6 +51,15 @@ fn zone(values: &[&str]) -> Value {
 fn with_subnets(mut items: Vec<Value>, subnets: Value) -> Vec<Value> {
     items[0]["status"] = json!({ "subnets": subnets });
     items
+}
+
+/// `pod` is left pending (no NodeClaim holds it).
+fn pending(plan: &Value, pod: &str) {
+    assert!(
+        claim_of(plan, pod).is_none(),
+        "{pod} placed: {:#}",
+        plan["nodeClaims"]
+    );
 }
 
 /// The labels of the NodeClaim of `pod` (panics with the pending reasons when not placed).
@@ -141,24 +152,12 @@ fn offerings_zones_and_capacity_types_through_the_binary() {
     let l = labels_of(&plan, "ice-spot");
     assert_eq!(l["karpenter.sh/capacity-type"], "on-demand", "{l:#}");
     assert_eq!(l["topology.kubernetes.io/zone"], "us-east-1a");
-    assert!(
-        claim_of(&plan, "spot-nozone").is_none(),
-        "{:#}",
-        plan["nodeClaims"]
-    );
+    pending(&plan, "spot-nozone");
     let l = labels_of(&plan, "spot-zone");
     assert_eq!(l["karpenter.sh/capacity-type"], "spot");
     assert_eq!(l["topology.kubernetes.io/zone"], "us-east-1a");
-    assert!(
-        claim_of(&plan, "ice-zone").is_none(),
-        "{:#}",
-        plan["nodeClaims"]
-    );
-    assert!(
-        claim_of(&plan, "no-subnet").is_none(),
-        "{:#}",
-        plan["nodeClaims"]
-    );
+    pending(&plan, "ice-zone");
+    pending(&plan, "no-subnet");
     let l = labels_of(&plan, "zone-id");
     let zone_id = match l["topology.kubernetes.io/zone"].as_str() {
         Some("us-east-1a") => "use1-az1",
@@ -276,23 +275,12 @@ fn capacity_reservations_through_the_binary() {
         l["karpenter.k8s.aws/capacity-reservation-type"],
         "capacity-block"
     );
-    assert!(
-        claim_of(&plan, "cb-2").is_none(),
-        "a capacity block of count 1 took two NodeClaims: {:#}",
-        plan["nodeClaims"]
-    );
-    assert!(
-        claim_of(&plan, "cr-nozone").is_none(),
-        "{:#}",
-        plan["nodeClaims"]
-    );
+    // A capacity block of count 1 takes one NodeClaim.
+    pending(&plan, "cb-2");
+    pending(&plan, "cr-nozone");
     let l = labels_of(&plan, "cr-zoneid");
     assert_eq!(l["topology.k8s.aws/zone-id"], "use1-az1", "{l:#}");
-    assert!(
-        claim_of(&plan, "cr-none").is_none(),
-        "{:#}",
-        plan["nodeClaims"]
-    );
+    pending(&plan, "cr-none");
 }
 
 /// aws: cloudprovider/suite_test.go › MinValues "CreateFleet input should respect minValues for
@@ -382,11 +370,7 @@ fn min_values_through_the_binary() {
         families.iter().any(|f| f.ends_with('g')) && families.iter().any(|f| f.ends_with('a')),
         "not three CPU manufacturers: {families:?}"
     );
-    assert!(
-        claim_of(&plan, "mv-unmet").is_none(),
-        "{:#}",
-        plan["nodeClaims"]
-    );
+    pending(&plan, "mv-unmet");
     let plan = plan_metal;
     let launched = |pod: &str| claim_of(&plan, pod).expect("placed")["instanceType"].clone();
     assert_eq!(launched("mv-metal"), "m5.metal", "{:#}", plan["nodeClaims"]);
@@ -401,21 +385,27 @@ fn min_values_through_the_binary() {
 /// The inf2.xlarge labels of aws: instancetype/suite_test.go "should support instance type
 /// labels with accelerator" (the zone ID from `status.subnets`).
 fn inf2_labels() -> Vec<(&'static str, &'static str)> {
-    vec![
-        ("topology.kubernetes.io/region", "us-east-1"),
-        ("topology.kubernetes.io/zone", "us-east-1a"),
+    // The well-known labels both Its give the same value (region, zone, os, arch, capacity
+    // type, tenancy, hypervisor, encryption in transit, flex, zone ID).
+    let shared = [
+        "topology.kubernetes.io/region",
+        "topology.kubernetes.io/zone",
+        "kubernetes.io/os",
+        "kubernetes.io/arch",
+        "karpenter.sh/capacity-type",
+        "karpenter.k8s.aws/instance-tenancy",
+        "karpenter.k8s.aws/instance-hypervisor",
+        "karpenter.k8s.aws/instance-encryption-in-transit-supported",
+        "karpenter.k8s.aws/instance-capability-flex",
+        "topology.k8s.aws/zone-id",
+    ];
+    let mut out: Vec<_> = g4dn_labels()
+        .into_iter()
+        .filter(|(k, _)| shared.contains(k))
+        .collect();
+    out.extend([
         ("node.kubernetes.io/instance-type", "inf2.xlarge"),
-        ("kubernetes.io/os", "linux"),
-        ("kubernetes.io/arch", "amd64"),
-        ("karpenter.sh/capacity-type", "on-demand"),
-        ("karpenter.k8s.aws/instance-tenancy", "default"),
-        ("karpenter.k8s.aws/instance-hypervisor", "nitro"),
-        (
-            "karpenter.k8s.aws/instance-encryption-in-transit-supported",
-            "true",
-        ),
         ("karpenter.k8s.aws/instance-category", "inf"),
-        ("karpenter.k8s.aws/instance-capability-flex", "false"),
         ("karpenter.k8s.aws/instance-generation", "2"),
         ("karpenter.k8s.aws/instance-family", "inf2"),
         ("karpenter.k8s.aws/instance-size", "xlarge"),
@@ -431,8 +421,9 @@ fn inf2_labels() -> Vec<(&'static str, &'static str)> {
         ("karpenter.k8s.aws/instance-accelerator-name", "inferentia2"),
         ("karpenter.k8s.aws/instance-accelerator-manufacturer", "aws"),
         ("karpenter.k8s.aws/instance-accelerator-count", "1"),
-        ("topology.k8s.aws/zone-id", "use1-az1"),
-    ]
+    ]);
+    assert_eq!(out.len(), shared.len() + 14);
+    out
 }
 
 /// aws: instancetype/suite_test.go "should support instance type labels with accelerator", the
@@ -554,24 +545,17 @@ fn accelerators_labels_and_classes_through_the_binary() {
     items.extend(amd);
     let plan = plan_items(items);
 
-    let mut missing = Vec::new();
-    for (i, (k, v)) in labels.iter().enumerate() {
-        let got = label_of(&plan, &format!("acc-{i}"), k);
-        if got.as_deref() != Some(v) {
-            missing.push(format!("{k}={v} (got {got:?})"));
-        }
-    }
-    assert!(
-        missing.is_empty(),
-        "{missing:?}\n{:#}",
-        plan["unschedulable"]
-    );
-    assert_eq!(
-        label_of(&plan, "acc-all", "node.kubernetes.io/instance-type").as_deref(),
-        Some("inf2.xlarge"),
-        "{:#}",
-        plan["unschedulable"]
-    );
+    // Each label's own pod, and the pod selecting them all, carry the It's value.
+    let wrong: Vec<String> = labels
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (k, v))| [(format!("acc-{i}"), k, v), ("acc-all".to_string(), k, v)])
+        .filter_map(|(pod, k, v)| {
+            let got = label_of(&plan, &pod, k);
+            (got.as_deref() != Some(*v)).then(|| format!("{pod}: {k}={v} (got {got:?})"))
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:?}\n{:#}", plan["unschedulable"]);
     let ty = |pod: &str| {
         labels_of(&plan, pod)["node.kubernetes.io/instance-type"]
             .as_str()
@@ -600,11 +584,7 @@ fn accelerators_labels_and_classes_through_the_binary() {
     );
     let c = claim_of(&plan, "ami-amd").expect("ami-amd placed");
     assert_eq!(c["labels"]["kubernetes.io/arch"], "amd64", "{c:#}");
-    assert!(
-        claim_of(&plan, "win-arm").is_none(),
-        "{:#}",
-        plan["nodeClaims"]
-    );
+    pending(&plan, "win-arm");
     assert_eq!(labels_of(&plan, "br-arm")["kubernetes.io/arch"], "arm64");
     assert_eq!(
         claim_of(&plan, "alt-bad").map(|c| c["nodePool"].clone()),
@@ -640,11 +620,7 @@ fn unpriced_types_and_overlay_prices_through_the_binary() {
     assert_eq!(c["instanceType"], "p5e.48xlarge");
     assert_eq!(c["pricePerHour"], 98.32, "{c:#}");
     let plan = plan_east2(lone("unpriced", pin, json!({}), json!({})));
-    assert!(
-        claim_of(&plan, "unpriced").is_none(),
-        "{:#}",
-        plan["nodeClaims"]
-    );
+    pending(&plan, "unpriced");
 }
 
 /// The AMI families' requirements on instance types (aws: instancetype/types.go
@@ -695,11 +671,7 @@ fn ami_family_requirements_through_the_binary() {
         assert_eq!(l["kubernetes.io/os"], "windows", "{pod}");
     }
     for pod in ["w2022-2019", "al2023-build", "w2022-linux"] {
-        assert!(
-            claim_of(&plan, pod).is_none(),
-            "{pod} placed: {:#}",
-            plan["nodeClaims"]
-        );
+        pending(&plan, pod);
     }
     assert_eq!(labels_of(&plan, "br-linux")["kubernetes.io/os"], "linux");
 }
