@@ -438,6 +438,108 @@ pub(crate) fn status(
             &format!("{path}.capacityReservations"),
             s.capacity_reservations.as_ref(),
         )?,
-        conditions: super::nodepool::conditions(s.conditions.as_deref()),
+        conditions: with_selection_readiness(
+            s,
+            super::nodepool::conditions(s.conditions.as_deref()),
+        ),
     })
+}
+
+/// A status that lists no AMIs, subnets or security groups (the field present and empty) is
+/// what the node class controller writes when a selector matched nothing, and it then sets the
+/// class `Ready=False` (aws v1.14.1: `pkg/controllers/nodeclass/ami.go` "AMINotFound",
+/// `subnet.go` "SubnetsNotFound", `securitygroup.go` "SecurityGroupsNotFound"): without a `Ready`
+/// condition in the manifest, the same condition is read, so its NodePools launch nothing (aws:
+/// `cloudprovider/suite_test.go` "should launch instances with an alternate NodePool when a
+/// NodeClass selects 0 subnets, security groups, or amis"). A manifest's own `Ready` wins.
+fn with_selection_readiness(
+    s: &NodeClassStatusSpec,
+    mut conditions: Vec<crate::model::nodepool::Condition>,
+) -> Vec<crate::model::nodepool::Condition> {
+    if conditions.iter().any(|c| c.type_ == "Ready") {
+        return conditions;
+    }
+    let empty = |v: Option<usize>| v == Some(0);
+    let found = [
+        (
+            empty(s.amis.as_ref().map(Vec::len)),
+            "AMINotFound",
+            "AMISelector did not match any AMIs",
+        ),
+        (
+            empty(s.subnets.as_ref().map(Vec::len)),
+            "SubnetsNotFound",
+            "SubnetSelector did not match any Subnets",
+        ),
+        (
+            empty(s.security_groups.as_ref().map(Vec::len)),
+            "SecurityGroupsNotFound",
+            "SecurityGroupSelector did not match any SecurityGroups",
+        ),
+    ]
+    .into_iter()
+    .find(|(empty, _, _)| *empty);
+    if let Some((_, reason, message)) = found {
+        conditions.push(crate::model::nodepool::Condition {
+            type_: "Ready".into(),
+            status: crate::model::nodepool::ConditionStatus::False,
+            reason: reason.into(),
+            message: message.into(),
+        });
+    }
+    conditions
+}
+
+#[cfg(test)]
+mod tests {
+    /// aws: cloudprovider/suite_test.go "should launch instances with an alternate NodePool when a
+    /// NodeClass selects 0 subnets, security groups, or amis": an empty list in the status reads
+    /// as the controller's `Ready=False` (its reason), unless the manifest states `Ready`; an
+    /// absent list says nothing.
+    #[test]
+    fn a_status_selecting_nothing_reads_as_not_ready() {
+        let ready = |status: &str| {
+            let text = format!(
+                "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {{name: c}}\nspec:\n  role: r\n  \
+                 amiSelectorTerms: [{{alias: al2023@latest}}]\n  subnetSelectorTerms: [{{tags: {{a: b}}}}]\n  \
+                 securityGroupSelectorTerms: [{{tags: {{a: b}}}}]\nstatus: {status}\n"
+            );
+            let m = crate::api::load_str("in.yaml", &text).unwrap();
+            m.node_classes[0]
+                .status
+                .conditions
+                .iter()
+                .find(|c| c.type_ == "Ready")
+                .map(|c| format!("{:?} {}", c.status, c.reason))
+        };
+        let sn = "{id: subnet-a, zone: us-east-1a}";
+        let sg = "{id: sg-a}";
+        let ami = "{id: ami-0aaaaaaaaaaaaaaa1}";
+        assert_eq!(
+            ready(&format!(
+                "{{subnets: [], securityGroups: [{sg}], amis: [{ami}]}}"
+            ))
+            .as_deref(),
+            Some("False SubnetsNotFound")
+        );
+        assert_eq!(
+            ready(&format!(
+                "{{subnets: [{sn}], securityGroups: [], amis: [{ami}]}}"
+            ))
+            .as_deref(),
+            Some("False SecurityGroupsNotFound")
+        );
+        assert_eq!(
+            ready(&format!(
+                "{{subnets: [{sn}], securityGroups: [{sg}], amis: []}}"
+            ))
+            .as_deref(),
+            Some("False AMINotFound")
+        );
+        assert_eq!(ready(&format!("{{subnets: [{sn}]}}")), None);
+        assert_eq!(
+            ready("{subnets: [], conditions: [{type: Ready, status: \"True\"}]}").as_deref(),
+            Some("True ")
+        );
+    }
 }

@@ -46,6 +46,7 @@ mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;
 mod upstream_aws_binary;
+mod upstream_aws_binary2;
 mod upstream_disruption_binary;
 mod upstream_disruption_binary2;
 mod upstream_drift_binary;

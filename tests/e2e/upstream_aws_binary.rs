@@ -621,7 +621,7 @@ fn allocatable_never_above_what_the_kubelet_reports_through_the_binary() {
 
 /// One pod in its own NodePool (the instance-type suite's pool: on-demand, plus `reqs`) over the
 /// default class patched with `class`; `pod` is merged into the pod.
-fn lone(name: &str, reqs: Vec<Value>, class: Value, pod: Value) -> Vec<Value> {
+pub(crate) fn lone(name: &str, reqs: Vec<Value>, class: Value, pod: Value) -> Vec<Value> {
     let mut spec = json!({"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "KarpenterNodeRole",
         "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "test"}}],
         "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "test"}}]});
@@ -650,12 +650,12 @@ fn lone(name: &str, reqs: Vec<Value>, class: Value, pod: Value) -> Vec<Value> {
     ]
 }
 
-fn requests(r: Value) -> Value {
+pub(crate) fn requests(r: Value) -> Value {
     json!({"spec": {"containers": [{"name": "app", "image": "registry.k8s.io/pause",
         "resources": {"requests": r.clone(), "limits": r}}]}})
 }
 
-fn node_selector(key: &str, value: &str) -> Value {
+pub(crate) fn node_selector(key: &str, value: &str) -> Value {
     json!({"spec": {"nodeSelector": { key: value }}})
 }
 
@@ -887,7 +887,7 @@ fn tenancy_through_the_binary() {
 /// The g4dn.8xlarge labels of aws: suite_test.go "should support individual instance type
 /// labels" / "should support combined instance type labels" (the fake's accelerator labels on a
 /// GPU type are upstream's TODO and left out, as the combined It leaves them out).
-fn g4dn_labels() -> Vec<(&'static str, &'static str)> {
+pub(crate) fn g4dn_labels() -> Vec<(&'static str, &'static str)> {
     vec![
         ("topology.kubernetes.io/region", "us-east-1"),
         ("topology.kubernetes.io/zone", "us-east-1a"),
@@ -983,14 +983,14 @@ fn instance_type_labels_through_the_binary() {
 }
 
 /// Plans `items` offline in us-east-1 (exit 0, or 1 with pods left pending).
-fn plan_items(items: Vec<Value>) -> Value {
+pub(crate) fn plan_items(items: Vec<Value>) -> Value {
     let (code, plan) = provision_json(&["--region", "us-east-1"], items);
     assert!(code == 0 || code == 1, "exit {code}: {plan:#}");
     plan
 }
 
 /// The NodeClaim the pod `default/<pod>` is on (None: not placed).
-fn claim_of<'a>(plan: &'a Value, pod: &str) -> Option<&'a Value> {
+pub(crate) fn claim_of<'a>(plan: &'a Value, pod: &str) -> Option<&'a Value> {
     let full = format!("default/{pod}");
     plan["nodeClaims"]
         .as_array()
@@ -1000,6 +1000,6 @@ fn claim_of<'a>(plan: &'a Value, pod: &str) -> Option<&'a Value> {
 }
 
 /// The label `key` of the NodeClaim the pod `default/<pod>` is on (None: not placed).
-fn label_of(plan: &Value, pod: &str, key: &str) -> Option<String> {
+pub(crate) fn label_of(plan: &Value, pod: &str, key: &str) -> Option<String> {
     claim_of(plan, pod).map(|c| c["labels"][key].as_str().unwrap_or("").to_string())
 }
