@@ -49,4 +49,5 @@ mod upstream_aws_binary;
 mod upstream_disruption_binary;
 mod upstream_drift_binary;
 mod upstream_e2e_disruption;
+mod upstream_overlay_binary;
 mod upstream_scheduling_binary;
