@@ -186,7 +186,12 @@ impl Out {
 
 /// Plans `objects` (with the default EC2NodeClass) against the catalog `catalog` (a fixture
 /// path), keeping the warnings.
-fn run(catalog: &str, mut objects: Vec<Value>) -> Out {
+fn run(catalog: &str, objects: Vec<Value>) -> Out {
+    run_with(catalog, objects, &[])
+}
+
+/// [`run`] with `extra` flags.
+fn run_with(catalog: &str, mut objects: Vec<Value>, extra: &[&str]) -> Out {
     objects.push(class());
     let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
     let catalog = fixture(catalog);
@@ -200,6 +205,7 @@ fn run(catalog: &str, mut objects: Vec<Value>) -> Out {
         "--catalog",
         catalog.to_str().unwrap(),
     ];
+    let args: Vec<&str> = args.iter().chain(extra).copied().collect();
     let r = karpenter(&args, list.to_string().as_bytes());
     let json = serde_json::from_str(&r.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", r.stdout, r.stderr));
@@ -1328,4 +1334,37 @@ fn no_types_or_a_broken_pool_leave_the_rest_planned() {
     );
     out.assert_price("p", 1001.02);
     assert!(out.stderr.contains("NodePool/broken"), "{}", out.stderr);
+}
+
+/// `controller.go` `Reconcile` validates the overlays against every NodePool (not only those a
+/// plan uses): `a` (weight 10, `default-instance-type`, price 7) and `b` (weight 10,
+/// `karpenter.sh/nodepool In [two]`, price 9) share an offering in pool `two` only, so `a` is
+/// Conflict and prices no pool — also when the plan is for `default` alone (`--nodepool
+/// default`) or `two` is being deleted. **Differs, fixed**: both priced `default`'s pod at 7.
+#[test]
+fn overlays_are_validated_against_every_pool_not_only_the_planned_ones() {
+    let objects = |two: Value| {
+        vec![
+            pool("default", vec![], json!({})),
+            two,
+            overlay("a", 10, types(&["default-instance-type"]), price("7")),
+            overlay("b", 10, vec![req(NODEPOOL, "In", &["two"])], price("9")),
+            at("p", &[(NODEPOOL, "default")]),
+        ]
+    };
+    let all = run(ONE_SPOT, objects(pool("two", vec![], json!({}))));
+    let one = run_with(
+        ONE_SPOT,
+        objects(pool("two", vec![], json!({}))),
+        &["--nodepool", "default"],
+    );
+    let mut deleting = pool("two", vec![], json!({}));
+    deleting["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:00:00Z");
+    deleting["metadata"]["finalizers"] = json!(["karpenter.sh/termination"]);
+    let deleting = run(ONE_SPOT, objects(deleting));
+    for out in [all, one, deleting] {
+        assert_eq!(out.conflicts(), ["a"], "{}", out.stderr);
+        out.assert_price("p", 1.02);
+        assert_eq!(out.applied("p"), (false, false));
+    }
 }

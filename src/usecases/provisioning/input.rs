@@ -98,7 +98,34 @@ pub fn build_input(
     let overlays = &manifests.node_overlays;
     sizing.overlay_prices = crate::model::overlay::provider_prices(overlays);
     let mut pools = sizing.size_all(&selected)?;
-    let conflicts = overlay_conflicts(&pools, overlays);
+    // Karpenter validates the overlays against every NodePool whose instance types resolve
+    // (`core v1.14.1: pkg/controllers/nodeoverlay/controller.go` `Reconcile` lists them all:
+    // deleting, not Ready, static and unselected ones too; the AWS provider resolves any pool
+    // whose EC2NodeClass exists and is not being deleted), so a conflict found in a pool this
+    // plan leaves out still keeps the overlay off every pool.
+    let others = if overlays.is_empty() {
+        Vec::new()
+    } else {
+        let others: Vec<(&NodePool, Option<&NodeClass>)> = manifests
+            .node_pools
+            .iter()
+            .filter(|p| !selected.iter().any(|(s, _)| s.name == p.name))
+            .map(|p| (p, class_of(manifests, p)))
+            .filter(|(_, c)| c.is_some_and(|c| !c.deleting))
+            .collect();
+        // A pool whose types cannot be sized is not evaluated, as upstream's on an error.
+        others
+            .iter()
+            .filter_map(|one| sizing.size_all(std::slice::from_ref(one)).ok())
+            .flatten()
+            .collect()
+    };
+    let view: Vec<(&NodePool, &[InstanceType])> = pools
+        .iter()
+        .chain(others.iter())
+        .map(|(p, t)| (p, t.as_slice()))
+        .collect();
+    let conflicts = overlay_conflicts(&view, overlays);
     if !conflicts.is_empty() {
         let valid: Vec<_> = overlays
             .iter()
@@ -122,7 +149,15 @@ pub fn build_input(
     );
     // NodeOverlays change the types' prices and capacity before anything is scheduled
     // (docs/karpenter.md §6.10); one that conflicts with another of its weight is not applied.
-    for name in apply_overlays(&mut input.pools, &manifests.node_overlays) {
+    let valid: Vec<_> = manifests
+        .node_overlays
+        .iter()
+        .filter(|o| !conflicts.contains(&o.name))
+        .cloned()
+        .collect();
+    let mut left_out = conflicts;
+    left_out.extend(apply_overlays(&mut input.pools, &valid));
+    for name in left_out {
         manifests.warnings.push(format!(
             "NodeOverlay/{name}: not applied: it conflicts with another NodeOverlay of the same weight on the same instance types (Karpenter marks it ValidationSucceeded=False, reason Conflict)"
         ));
