@@ -162,6 +162,13 @@ pub fn build_input(
             "NodeOverlay/{name}: not applied: it conflicts with another NodeOverlay of the same weight on the same instance types (Karpenter marks it ValidationSucceeded=False, reason Conflict)"
         ));
     }
+    // A static pool short of replicas that nothing can launch for: Karpenter still creates the
+    // NodeClaims, and their launches fail (`scheduling::unlaunchable_static_pools`).
+    for (pool, missing) in crate::scheduling::unlaunchable_static_pools(&input) {
+        manifests.warnings.push(format!(
+            "NodePool/{pool}: static, {missing} replica(s) short, but no instance type satisfies its requirements with an available offering: none is planned (Karpenter creates the NodeClaims and each launch fails for lack of a compatible instance type)"
+        ));
+    }
     Ok(input)
 }
 
@@ -585,7 +592,21 @@ fn in_flight_claims(manifests: &Manifests) -> Vec<ExistingNode> {
     manifests
         .node_claims
         .iter()
-        .filter(|c| !c.deleting && !c.allocatable.is_empty())
+        .filter(|c| !c.deleting)
+        // A launched NodeClaim that reports no allocatable yet takes no pod, but a static pool's
+        // still counts toward its replicas: Karpenter's state tracks it (`state/statenodepool.go`
+        // `GetNodeCount`; `static/provisioning/suite_test.go` "should not create additional
+        // nodeclaims": one NodeClaim with only a providerID counts). One without a provider id
+        // is the scale-down's `unresolved` member (`usecases/provisioning/statics.rs`).
+        .filter(|c| {
+            let static_pool = || {
+                manifests
+                    .node_pools
+                    .iter()
+                    .any(|p| p.replicas.is_some() && c.nodepool.as_deref() == Some(p.name.as_str()))
+            };
+            !c.allocatable.is_empty() || (c.provider_id.is_some() && static_pool())
+        })
         .filter(|c| {
             !manifests.nodes.iter().any(|n| {
                 Some(&n.name) == c.node_name.as_ref()
