@@ -128,6 +128,13 @@ impl Out {
         );
     }
 
+    /// [`Out::assert_price`] for each `(pod, price)`.
+    fn assert_prices(&self, want: &[(&str, f64)]) {
+        for (pod, price) in want {
+            self.assert_price(pod, *price);
+        }
+    }
+
     /// (price-overlay-applied, capacity-overlay-applied) on `pod`'s NodeClaim.
     fn applied(&self, pod: &str) -> (bool, bool) {
         let a = &self.claim(pod)["annotations"];
@@ -227,6 +234,11 @@ fn one_pool(catalog: &str, overlays: Vec<Value>, pods: Vec<Value>) -> Out {
     run(catalog, objects)
 }
 
+/// One pool `default`, one overlay `o` of weight 10 with `requirements` and `change`, `pods`.
+fn one_overlay(catalog: &str, requirements: Vec<Value>, change: Value, pods: Vec<Value>) -> Out {
+    one_pool(catalog, vec![overlay("o", 10, requirements, change)], pods)
+}
+
 /// Pools `default` and `two` (`two` with `labels`), `overlays`, one pod on each
 /// (`on-default`, `on-two`) requesting `requests`.
 fn two_pools(labels: Value, overlays: Vec<Value>, requests: Value) -> Out {
@@ -254,14 +266,10 @@ fn validation_no_overlay_or_one_without_a_change_keeps_the_price() {
     none.assert_pending(&[]);
     none.assert_price("p", 1.02);
     assert_eq!(none.applied("p"), (false, false));
-    let one = one_pool(
+    let one = one_overlay(
         ONE_SPOT,
-        vec![overlay(
-            "o",
-            10,
-            types(&["default-instance-type"]),
-            json!({}),
-        )],
+        types(&["default-instance-type"]),
+        json!({}),
         vec![at("p", &[])],
     );
     one.assert_price("p", 1.02);
@@ -355,8 +363,7 @@ fn requirements_overlap_across_types_conflicts() {
         ],
     );
     assert_eq!(out.conflicts(), ["overlay-a"]);
-    out.assert_price("arm", 23.0);
-    out.assert_price("amd", 23.0);
+    out.assert_prices(&[("arm", 23.0), ("amd", 23.0)]);
 }
 
 /// "Instance types Requirements › should succeed with requirements overlays don't overlap"
@@ -385,8 +392,7 @@ fn requirements_on_disjoint_types_both_apply() {
         ],
     );
     assert!(out.conflicts().is_empty(), "{}", out.stderr);
-    out.assert_price("arm", 1.03);
-    out.assert_price("amd", 23.0);
+    out.assert_prices(&[("arm", 1.03), ("amd", 23.0)]);
 }
 
 /// An "Offering Requirements" It: `overlay-a`'s requirements, `overlay-b`'s, the conflicting
@@ -497,9 +503,7 @@ fn pricing_overlapping_overlays_of_one_weight_conflict() {
             on_types(),
         );
         assert_eq!(out.conflicts(), ["overlay-a"], "{a} {b}");
-        out.assert_price("default", default);
-        out.assert_price("small", SMALL_PRICE);
-        out.assert_price("gpu", gpu);
+        out.assert_prices(&[("default", default), ("small", SMALL_PRICE), ("gpu", gpu)]);
         assert_eq!(out.applied("small"), (false, false));
         assert_eq!(out.applied("gpu"), (true, false));
     }
@@ -528,8 +532,7 @@ fn pricing_exclusive_requirements_or_weights_both_apply() {
             on_types(),
         );
         assert!(out.conflicts().is_empty(), "{}", out.stderr);
-        out.assert_price("default", default);
-        out.assert_price("small", small);
+        out.assert_prices(&[("default", default), ("small", small)]);
     }
     for (a, b, default, gpu) in [
         ("34", "2", 2.0, 2.0),
@@ -550,9 +553,7 @@ fn pricing_exclusive_requirements_or_weights_both_apply() {
             on_types(),
         );
         assert!(out.conflicts().is_empty(), "{}", out.stderr);
-        out.assert_price("default", default);
-        out.assert_price("gpu", gpu);
-        out.assert_price("small", SMALL_PRICE);
+        out.assert_prices(&[("default", default), ("gpu", gpu), ("small", SMALL_PRICE)]);
     }
 }
 
@@ -719,8 +720,7 @@ fn price_updates_select_pools_by_name_and_template_labels() {
             vec![overlay("o", 10, on_pool("default"), price(p))],
             json!({}),
         );
-        out.assert_price("on-default", want);
-        out.assert_price("on-two", 1.02);
+        out.assert_prices(&[("on-default", want), ("on-two", 1.02)]);
         assert_eq!(out.applied("on-default"), (true, false));
         assert_eq!(out.applied("on-two"), (false, false));
         let out = two_pools(
@@ -733,8 +733,7 @@ fn price_updates_select_pools_by_name_and_template_labels() {
             )],
             json!({}),
         );
-        out.assert_price("on-default", 1.02);
-        out.assert_price("on-two", want);
+        out.assert_prices(&[("on-default", 1.02), ("on-two", want)]);
     }
     for (a, b, one, two) in [
         ("13234.223", "232.11", 13234.223, 232.11),
@@ -749,8 +748,7 @@ fn price_updates_select_pools_by_name_and_template_labels() {
             json!({}),
         );
         assert!(out.conflicts().is_empty(), "{}", out.stderr);
-        out.assert_price("on-default", one);
-        out.assert_price("on-two", two);
+        out.assert_prices(&[("on-default", one), ("on-two", two)]);
     }
 }
 
@@ -760,26 +758,18 @@ fn price_updates_select_pools_by_name_and_template_labels() {
 #[test]
 fn price_updates_apply_to_the_types_selected() {
     for (p, want) in [("13234.223", 13234.223), ("+1000", 1001.02)] {
-        let out = one_pool(
+        let out = one_overlay(
             ONE_SPOT,
-            vec![overlay(
-                "o",
-                10,
-                types(&["default-instance-type-not-found"]),
-                price(p),
-            )],
+            types(&["default-instance-type-not-found"]),
+            price(p),
             vec![at("p", &[])],
         );
         out.assert_price("p", 1.02);
         assert_eq!(out.applied("p"), (false, false));
-        let out = one_pool(
+        let out = one_overlay(
             ONE_SPOT,
-            vec![overlay(
-                "o",
-                10,
-                types(&["default-instance-type"]),
-                price(p),
-            )],
+            types(&["default-instance-type"]),
+            price(p),
             vec![at("p", &[])],
         );
         out.assert_price("p", want);
@@ -792,39 +782,36 @@ fn price_updates_apply_to_the_types_selected() {
 /// / 1001.020, zone 2 stays 5.020).
 #[test]
 fn price_updates_reach_the_offerings_selected() {
-    for (p, want) in [("12321.32", 12321.32), ("+1000", 1005.02)] {
-        let out = one_pool(
+    // (catalog, the overlay's requirement, the selected pod's selector, the other's, the other's
+    // price, entries (change, the selected offering's price))
+    let cases = [
+        (
             "s21-bovl/spot-od.yaml",
-            vec![overlay(
-                "o",
-                10,
-                vec![req(CAPACITY_TYPE, "In", &["on-demand"])],
-                price(p),
-            )],
-            vec![
-                at("od", &[(CAPACITY_TYPE, "on-demand")]),
-                at("spot", &[(CAPACITY_TYPE, "spot")]),
-            ],
-        );
-        out.assert_price("od", want);
-        out.assert_price("spot", 1.02);
-    }
-    for (p, want) in [("121.421", 121.421), ("+1000", 1001.02)] {
-        let out = one_pool(
+            req(CAPACITY_TYPE, "In", &["on-demand"]),
+            (CAPACITY_TYPE, "on-demand"),
+            (CAPACITY_TYPE, "spot"),
+            1.02,
+            [("12321.32", 12321.32), ("+1000", 1005.02)],
+        ),
+        (
             "s21-bovl/two-zones.yaml",
-            vec![overlay(
-                "o",
-                10,
-                vec![req(ZONE, "In", &["test-zone-1"])],
+            req(ZONE, "In", &["test-zone-1"]),
+            (ZONE, "test-zone-1"),
+            (ZONE, "test-zone-2"),
+            5.02,
+            [("121.421", 121.421), ("+1000", 1001.02)],
+        ),
+    ];
+    for (catalog, requirement, selected, other, other_price, entries) in cases {
+        for (p, want) in entries {
+            let out = one_overlay(
+                catalog,
+                vec![requirement.clone()],
                 price(p),
-            )],
-            vec![
-                at("z1", &[(ZONE, "test-zone-1")]),
-                at("z2", &[(ZONE, "test-zone-2")]),
-            ],
-        );
-        out.assert_price("z1", want);
-        out.assert_price("z2", 5.02);
+                vec![at("selected", &[selected]), at("other", &[other])],
+            );
+            out.assert_prices(&[("selected", want), ("other", other_price)]);
+        }
     }
 }
 
@@ -852,9 +839,7 @@ fn price_updates_from_several_overlays_per_offering() {
             vec![three("1"), three("2"), three("4")],
         );
         assert!(out.conflicts().is_empty(), "{}", out.stderr);
-        out.assert_price("z2", z2);
-        out.assert_price("z4", z4);
-        out.assert_price("z1", spot);
+        out.assert_prices(&[("z2", z2), ("z4", z4), ("z1", spot)]);
     }
     for (a, b, z2, z4) in [
         ("121.421", "165.421", 121.421, 165.421),
@@ -879,9 +864,25 @@ fn price_updates_from_several_overlays_per_offering() {
             vec![three("2"), three("4")],
         );
         assert!(out.conflicts().is_empty(), "{}", out.stderr);
-        out.assert_price("z2", z2);
-        out.assert_price("z4", z4);
+        out.assert_prices(&[("z2", z2), ("z4", z4)]);
     }
+}
+
+/// "… for a subset of nodepools" / "… for nodepools": `nodePool` allows [default, gpu-vendor,
+/// gpu-vendor-b], `nodePoolTwo` [gpu-vendor-b].
+fn subset_pools() -> Vec<Value> {
+    vec![
+        pool(
+            "default",
+            types(&[
+                "default-instance-type",
+                "gpu-vendor-instance-type",
+                "gpu-vendor-b-instance-type",
+            ]),
+            json!({}),
+        ),
+        pool("two", types(&["gpu-vendor-b-instance-type"]), json!({})),
+    ]
 }
 
 /// One pod on each of the fake's default, small, gpu-vendor and gpu-vendor-b types, on `pool`.
@@ -933,10 +934,12 @@ fn price_no_partial_application_within_a_pool() {
         objects.extend(on_four("default", json!({})));
         let out = run(FAKE, objects);
         assert_eq!(out.conflicts(), ["overlay-a"]);
-        out.assert_price("default-default", DEFAULT_PRICE);
-        out.assert_price("default-gpu-b", GPU_PRICE);
-        out.assert_price("default-small", small);
-        out.assert_price("default-gpu", gpu);
+        out.assert_prices(&[
+            ("default-default", DEFAULT_PRICE),
+            ("default-gpu-b", GPU_PRICE),
+            ("default-small", small),
+            ("default-gpu", gpu),
+        ]);
         assert_eq!(out.applied("default-default"), (false, false));
         assert_eq!(out.applied("default-gpu-b"), (false, false));
         assert_eq!(out.applied("default-small"), (true, false));
@@ -951,17 +954,8 @@ fn price_no_partial_application_within_a_pool() {
 #[test]
 fn price_no_partial_application_across_pools() {
     for (a, b, gpu) in [("382", "100", 100.0), ("+10", "-23", 0.0)] {
-        let objects = vec![
-            pool(
-                "default",
-                types(&[
-                    "default-instance-type",
-                    "gpu-vendor-instance-type",
-                    "gpu-vendor-b-instance-type",
-                ]),
-                json!({}),
-            ),
-            pool("two", types(&["gpu-vendor-b-instance-type"]), json!({})),
+        let mut objects = subset_pools();
+        objects.extend([
             overlay(
                 "overlay-a",
                 10,
@@ -993,12 +987,10 @@ fn price_no_partial_application_across_pools() {
                 ],
             ),
             at("two", &[(NODEPOOL, "two")]),
-        ];
+        ]);
         let out = run(FAKE, objects);
         assert_eq!(out.conflicts(), ["overlay-a"]);
-        out.assert_price("default", DEFAULT_PRICE);
-        out.assert_price("gpu", gpu);
-        out.assert_price("two", GPU_PRICE);
+        out.assert_prices(&[("default", DEFAULT_PRICE), ("gpu", gpu), ("two", GPU_PRICE)]);
         assert_eq!(out.applied("two"), (false, false));
         assert_eq!(out.applied("gpu"), (true, false));
     }
@@ -1073,25 +1065,17 @@ fn capacity_updates_select_pools_by_name_and_template_labels() {
 #[test]
 fn capacity_updates_apply_to_the_types_selected() {
     let fuse_pod = || pod("p", &[], json!({FUSE: "1"}));
-    let out = one_pool(
+    let out = one_overlay(
         ONE_SPOT,
-        vec![overlay(
-            "o",
-            10,
-            types(&["default-instance-type-not-found"]),
-            capacity(json!({FUSE: "1"})),
-        )],
+        types(&["default-instance-type-not-found"]),
+        capacity(json!({FUSE: "1"})),
         vec![fuse_pod()],
     );
     out.assert_pending(&["p"]);
-    let out = one_pool(
+    let out = one_overlay(
         ONE_SPOT,
-        vec![overlay(
-            "o",
-            10,
-            types(&["default-instance-type"]),
-            capacity(json!({FUSE: "1"})),
-        )],
+        types(&["default-instance-type"]),
+        capacity(json!({FUSE: "1"})),
         vec![fuse_pod()],
     );
     out.assert_pending(&[]);
@@ -1163,9 +1147,7 @@ fn capacity_updates_from_several_overlays() {
     );
     assert!(out.conflicts().is_empty(), "{}", out.stderr);
     out.assert_pending(&["fuse-one", "hp-two"]);
-    out.assert_price("hp-one", 1.02);
-    out.assert_price("fuse-two", 2.02);
-    out.assert_price("fuse-four", 4.02);
+    out.assert_prices(&[("hp-one", 1.02), ("fuse-two", 2.02), ("fuse-four", 4.02)]);
     let out = one_pool(
         "s21-bovl/zone-types.yaml",
         vec![
@@ -1200,8 +1182,7 @@ fn capacity_updates_from_several_overlays() {
     );
     assert!(out.conflicts().is_empty(), "{}", out.stderr);
     out.assert_pending(&["fuse-four"]);
-    out.assert_price("fuse-two", 2.02);
-    out.assert_price("hp-four", 4.02);
+    out.assert_prices(&[("fuse-two", 2.02), ("hp-four", 4.02)]);
 }
 
 /// "should apply higher weight overlay when multiple overlays match the same instance type"
@@ -1253,17 +1234,8 @@ fn capacity_no_partial_application() {
     assert_eq!(out.applied("default-small"), (false, true));
     assert_eq!(out.applied("default-gpu"), (false, true));
 
-    let mut objects = vec![
-        pool(
-            "default",
-            types(&[
-                "default-instance-type",
-                "gpu-vendor-instance-type",
-                "gpu-vendor-b-instance-type",
-            ]),
-            json!({}),
-        ),
-        pool("two", types(&["gpu-vendor-b-instance-type"]), json!({})),
+    let mut objects = subset_pools();
+    objects.extend([
         overlay(
             "overlay-a",
             10,
@@ -1276,7 +1248,7 @@ fn capacity_no_partial_application() {
             types(&["small-instance-type", "gpu-vendor-instance-type"]),
             buz("21"),
         ),
-    ];
+    ]);
     let b = |n: &str| json!({"smarter-devices/buz": n});
     objects.push(pod(
         "default",
@@ -1305,14 +1277,10 @@ fn capacity_no_partial_application() {
 /// anew).
 #[test]
 fn no_types_or_a_broken_pool_leave_the_rest_planned() {
-    let out = one_pool(
+    let out = one_overlay(
         "s21-bovl/empty.yaml",
-        vec![overlay(
-            "o",
-            10,
-            types(&["default-instance-type"]),
-            capacity(json!({FUSE: "1"})),
-        )],
+        types(&["default-instance-type"]),
+        capacity(json!({FUSE: "1"})),
         vec![at("p", &[])],
     );
     out.assert_pending(&["p"]);
