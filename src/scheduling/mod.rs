@@ -20,7 +20,7 @@ mod rounds;
 mod scheduler;
 mod shapes;
 mod statics;
-pub use statics::{is_pending_disruption, template_claim};
+pub use statics::{is_pending_disruption, template_claim, unlaunchable_static_pools};
 mod topology;
 mod topology_group;
 mod volumes;

@@ -77,12 +77,10 @@ pub fn apply_overlays(pools: &mut [PoolInput], overlays: &[NodeOverlay]) -> Vec<
 /// `GetOverlayPrice` reads validated overlays only). A type's offerings count whether priced or
 /// not, as upstream's (listed, unavailable), so the answer does not depend on those prices.
 pub fn overlay_conflicts(
-    pools: &[(NodePool, Vec<InstanceType>)],
+    pools: &[(&NodePool, &[InstanceType])],
     overlays: &[NodeOverlay],
 ) -> Vec<String> {
-    let view: Vec<(&NodePool, &[InstanceType])> =
-        pools.iter().map(|(p, t)| (p, t.as_slice())).collect();
-    resolve(&view, overlays).1
+    resolve(pools, overlays).1
 }
 
 /// Per (pool, type), what the overlays change; and the overlays left out for a conflict.

@@ -41,38 +41,7 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
             continue;
         };
         let np = &pool.input.pool;
-        // `Reconcile` skips a pool that is not the provider's (`nodepoolutils.IsManaged`): an
-        // EKS Auto Mode pool's replicas are EKS's to launch, as its pending pods are.
-        if np
-            .node_class_ref
-            .as_ref()
-            .is_some_and(|r| r.is_eks_auto_mode())
-        {
-            continue;
-        }
-        let (mut active, mut pending_disruption) = (0i64, 0i64);
-        for n in input
-            .existing_nodes
-            .iter()
-            .filter(|n| !n.node.deleting)
-            .filter(|n| n.node.labels.get(np.owner_label()) == Some(&np.name))
-        {
-            if is_pending_disruption(&n.node) {
-                pending_disruption += 1;
-            } else {
-                active += 1;
-            }
-        }
-        // `GetNodeCount`: nodes pending disruption count toward the replicas (their
-        // replacements are on the way), but what is launched is counted from the active ones.
-        if active + pending_disruption >= replicas {
-            continue;
-        }
-        let mut missing = replicas - active;
-        if let Some(limit) = np.limits.get("nodes") {
-            let left = (limit - pool.input.usage.get("nodes")) / 1000;
-            missing = missing.min(left);
-        }
+        let missing = missing_replicas(input, pool, replicas);
         if missing <= 0 || pool.types.is_empty() {
             continue;
         }
@@ -95,6 +64,82 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
             }
             planned.name = format!("{}-{n}", np.name);
             out.push(planned);
+        }
+    }
+    out
+}
+
+/// How many NodeClaims `Reconcile` creates for the static `pool` of `replicas` (0 when none).
+fn missing_replicas(input: &Input, pool: &Pool<'_>, replicas: i64) -> i64 {
+    let np = &pool.input.pool;
+    // `Reconcile` skips a pool that is not the provider's (`nodepoolutils.IsManaged`): an
+    // EKS Auto Mode pool's replicas are EKS's to launch, as its pending pods are.
+    if np
+        .node_class_ref
+        .as_ref()
+        .is_some_and(|r| r.is_eks_auto_mode())
+    {
+        return 0;
+    }
+    let (mut active, mut pending_disruption) = (0i64, 0i64);
+    for n in input
+        .existing_nodes
+        .iter()
+        .filter(|n| !n.node.deleting)
+        .filter(|n| n.node.labels.get(np.owner_label()) == Some(&np.name))
+    {
+        if is_pending_disruption(&n.node) {
+            pending_disruption += 1;
+        } else {
+            active += 1;
+        }
+    }
+    // `GetNodeCount`: nodes pending disruption count toward the replicas (their
+    // replacements are on the way), but what is launched is counted from the active ones.
+    if active + pending_disruption >= replicas {
+        return 0;
+    }
+    let mut missing = replicas - active;
+    if let Some(limit) = np.limits.get("nodes") {
+        let left = (limit - pool.input.usage.get("nodes")) / 1000;
+        missing = missing.min(left);
+    }
+    missing.max(0)
+}
+
+/// The static pools short of replicas for which no NodeClaim can be planned — no instance type
+/// satisfies the pool's requirements (with its `minValues`) and has an available offering —,
+/// each with how many `Reconcile` would create. Karpenter creates them anyway (`core v1.14.1:
+/// static/provisioning/controller.go` builds them from the template, with no instance type
+/// check; suite_test.go "should respect nodepool template specifications" creates 4 for
+/// requirements no fake type meets) and each launch then fails (`aws: cloudprovider.go`
+/// `Create`: no compatible instance types, an insufficient-capacity error), over and over: the
+/// plan says so instead of planning nothing silently.
+pub fn unlaunchable_static_pools(input: &Input) -> Vec<(String, i64)> {
+    if input.pools.iter().all(|p| p.pool.replicas.is_none()) {
+        return Vec::new();
+    }
+    let pools = prepare_pools(input);
+    let mut out = Vec::new();
+    for (p, pool) in pools.iter().enumerate() {
+        let Some(replicas) = pool.input.pool.replicas else {
+            continue;
+        };
+        let missing = missing_replicas(input, pool, replicas);
+        if missing <= 0 {
+            continue;
+        }
+        let launchable = !pool.types.is_empty()
+            && finalize(
+                input,
+                pool,
+                &bare_claim(p, pool),
+                Vec::new(),
+                &mut SharedLists::default(),
+            )
+            .is_ok();
+        if !launchable {
+            out.push((pool.input.pool.name.clone(), missing));
         }
     }
     out

@@ -98,7 +98,34 @@ pub fn build_input(
     let overlays = &manifests.node_overlays;
     sizing.overlay_prices = crate::model::overlay::provider_prices(overlays);
     let mut pools = sizing.size_all(&selected)?;
-    let conflicts = overlay_conflicts(&pools, overlays);
+    // Karpenter validates the overlays against every NodePool whose instance types resolve
+    // (`core v1.14.1: pkg/controllers/nodeoverlay/controller.go` `Reconcile` lists them all:
+    // deleting, not Ready, static and unselected ones too; the AWS provider resolves any pool
+    // whose EC2NodeClass exists and is not being deleted), so a conflict found in a pool this
+    // plan leaves out still keeps the overlay off every pool.
+    let others = if overlays.is_empty() {
+        Vec::new()
+    } else {
+        let others: Vec<(&NodePool, Option<&NodeClass>)> = manifests
+            .node_pools
+            .iter()
+            .filter(|p| !selected.iter().any(|(s, _)| s.name == p.name))
+            .map(|p| (p, class_of(manifests, p)))
+            .filter(|(_, c)| c.is_some_and(|c| !c.deleting))
+            .collect();
+        // A pool whose types cannot be sized is not evaluated, as upstream's on an error.
+        others
+            .iter()
+            .filter_map(|one| sizing.size_all(std::slice::from_ref(one)).ok())
+            .flatten()
+            .collect()
+    };
+    let view: Vec<(&NodePool, &[InstanceType])> = pools
+        .iter()
+        .chain(others.iter())
+        .map(|(p, t)| (p, t.as_slice()))
+        .collect();
+    let conflicts = overlay_conflicts(&view, overlays);
     if !conflicts.is_empty() {
         let valid: Vec<_> = overlays
             .iter()
@@ -122,9 +149,24 @@ pub fn build_input(
     );
     // NodeOverlays change the types' prices and capacity before anything is scheduled
     // (docs/karpenter.md §6.10); one that conflicts with another of its weight is not applied.
-    for name in apply_overlays(&mut input.pools, &manifests.node_overlays) {
+    let valid: Vec<_> = manifests
+        .node_overlays
+        .iter()
+        .filter(|o| !conflicts.contains(&o.name))
+        .cloned()
+        .collect();
+    let mut left_out = conflicts;
+    left_out.extend(apply_overlays(&mut input.pools, &valid));
+    for name in left_out {
         manifests.warnings.push(format!(
             "NodeOverlay/{name}: not applied: it conflicts with another NodeOverlay of the same weight on the same instance types (Karpenter marks it ValidationSucceeded=False, reason Conflict)"
+        ));
+    }
+    // A static pool short of replicas that nothing can launch for: Karpenter still creates the
+    // NodeClaims, and their launches fail (`scheduling::unlaunchable_static_pools`).
+    for (pool, missing) in crate::scheduling::unlaunchable_static_pools(&input) {
+        manifests.warnings.push(format!(
+            "NodePool/{pool}: static, {missing} replica(s) short, but no instance type satisfies its requirements with an available offering: none is planned (Karpenter creates the NodeClaims and each launch fails for lack of a compatible instance type)"
         ));
     }
     Ok(input)
@@ -550,7 +592,21 @@ fn in_flight_claims(manifests: &Manifests) -> Vec<ExistingNode> {
     manifests
         .node_claims
         .iter()
-        .filter(|c| !c.deleting && !c.allocatable.is_empty())
+        .filter(|c| !c.deleting)
+        // A launched NodeClaim that reports no allocatable yet takes no pod, but a static pool's
+        // still counts toward its replicas: Karpenter's state tracks it (`state/statenodepool.go`
+        // `GetNodeCount`; `static/provisioning/suite_test.go` "should not create additional
+        // nodeclaims": one NodeClaim with only a providerID counts). One without a provider id
+        // is the scale-down's `unresolved` member (`usecases/provisioning/statics.rs`).
+        .filter(|c| {
+            let static_pool = || {
+                manifests
+                    .node_pools
+                    .iter()
+                    .any(|p| p.replicas.is_some() && c.nodepool.as_deref() == Some(p.name.as_str()))
+            };
+            !c.allocatable.is_empty() || (c.provider_id.is_some() && static_pool())
+        })
         .filter(|c| {
             !manifests.nodes.iter().any(|n| {
                 Some(&n.name) == c.node_name.as_ref()
