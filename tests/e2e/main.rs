@@ -50,3 +50,4 @@ mod upstream_disruption_binary;
 mod upstream_drift_binary;
 mod upstream_e2e_disruption;
 mod upstream_scheduling_binary;
+mod upstream_scheduling_binary2;

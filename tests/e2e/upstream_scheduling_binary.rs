@@ -16,18 +16,18 @@ use serde_json::{json, Value};
 
 use crate::support::{fixture, merge, provision_json};
 
-const ZONE: &str = "topology.kubernetes.io/zone";
-const CAPACITY_TYPE: &str = "karpenter.sh/capacity-type";
-const INSTANCE_TYPE: &str = "node.kubernetes.io/instance-type";
-const ARCH: &str = "kubernetes.io/arch";
-const HOSTNAME: &str = "kubernetes.io/hostname";
+pub(crate) const ZONE: &str = "topology.kubernetes.io/zone";
+pub(crate) const CAPACITY_TYPE: &str = "karpenter.sh/capacity-type";
+pub(crate) const INSTANCE_TYPE: &str = "node.kubernetes.io/instance-type";
+pub(crate) const ARCH: &str = "kubernetes.io/arch";
+pub(crate) const HOSTNAME: &str = "kubernetes.io/hostname";
 /// The fake's `integer` label (its CPU count) is played by this AWS well-known key.
-const CPUS: &str = "karpenter.k8s.aws/instance-cpu";
+pub(crate) const CPUS: &str = "karpenter.k8s.aws/instance-cpu";
 /// The fake's `size` label (large above 4 CPUs and 8Gi, else small).
-const SIZE: &str = "karpenter.k8s.aws/instance-size";
+pub(crate) const SIZE: &str = "karpenter.k8s.aws/instance-size";
 
 /// A node selector requirement.
-fn req(key: &str, op: &str, values: &[&str]) -> Value {
+pub(crate) fn req(key: &str, op: &str, values: &[&str]) -> Value {
     if values.is_empty() {
         json!({"key": key, "operator": op})
     } else {
@@ -36,14 +36,14 @@ fn req(key: &str, op: &str, values: &[&str]) -> Value {
 }
 
 /// The scheduling suite's `BeforeEach` pool requirement: every capacity type.
-fn any_capacity() -> Value {
+pub(crate) fn any_capacity() -> Value {
     req(CAPACITY_TYPE, "In", &["spot", "on-demand", "reserved"])
 }
 
 /// `test.NodePool`: `limits.cpu: 2000`, the default EC2NodeClass, these requirements; `extra` is
 /// merged into `spec.template` (`metadata.labels`, `spec.taints`, …) and, under a `"pool"` key,
 /// into the NodePool's `spec` (weight, limits).
-fn pool(name: &str, requirements: Vec<Value>, extra: Value) -> Value {
+pub(crate) fn pool(name: &str, requirements: Vec<Value>, extra: Value) -> Value {
     let mut p = json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
         "spec": {"limits": {"cpu": "2000"}, "template": {"spec": {"requirements": requirements,
             "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}}});
@@ -64,7 +64,7 @@ fn class() -> Value {
 
 /// `test.UnschedulablePod`: one container, no requests; `patch` is merged into the pod (its
 /// `metadata` and `spec`).
-fn pod(name: &str, patch: Value) -> Value {
+pub(crate) fn pod(name: &str, patch: Value) -> Value {
     let mut p = json!({"apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": name, "namespace": "default"},
         "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/pause"}]}});
@@ -73,13 +73,13 @@ fn pod(name: &str, patch: Value) -> Value {
 }
 
 /// A pod whose container requests `requests`.
-fn sized(name: &str, requests: Value, patch: Value) -> Value {
+pub(crate) fn sized(name: &str, requests: Value, patch: Value) -> Value {
     let mut p = pod(name, patch);
     p["spec"]["containers"][0]["resources"] = json!({ "requests": requests });
     p
 }
 
-fn selector(pairs: &[(&str, &str)]) -> Value {
+pub(crate) fn selector(pairs: &[(&str, &str)]) -> Value {
     let map: serde_json::Map<String, Value> = pairs
         .iter()
         .map(|(k, v)| (k.to_string(), json!(v)))
@@ -88,24 +88,24 @@ fn selector(pairs: &[(&str, &str)]) -> Value {
 }
 
 /// `PodOptions.NodeRequirements`: one required node-affinity term.
-fn required(reqs: Vec<Value>) -> Value {
+pub(crate) fn required(reqs: Vec<Value>) -> Value {
     json!({"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
         {"nodeSelectorTerms": [{"matchExpressions": reqs}]}}}}})
 }
 
 /// `PodOptions.NodePreferences`: one preferred term of weight 1.
-fn preferred(reqs: Vec<Value>) -> Value {
+pub(crate) fn preferred(reqs: Vec<Value>) -> Value {
     json!({"spec": {"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution":
         [{"weight": 1, "preference": {"matchExpressions": reqs}}]}}}})
 }
 
-fn both(mut a: Value, b: Value) -> Value {
+pub(crate) fn both(mut a: Value, b: Value) -> Value {
     merge(&mut a, b);
     a
 }
 
 /// A Deployment of `replicas` pods labelled `labels`, whose template `spec` is merged with `spec`.
-fn deployment(name: &str, replicas: u32, labels: Value, spec: Value) -> Value {
+pub(crate) fn deployment(name: &str, replicas: u32, labels: Value, spec: Value) -> Value {
     let mut d = json!({"apiVersion": "apps/v1", "kind": "Deployment",
         "metadata": {"name": name, "namespace": "default"},
         "spec": {"replicas": replicas, "selector": {"matchLabels": labels},
@@ -116,7 +116,7 @@ fn deployment(name: &str, replicas: u32, labels: Value, spec: Value) -> Value {
 }
 
 /// A DaemonSet whose container requests `requests`; `spec` is merged into its pod template.
-fn daemonset(name: &str, requests: Value, spec: Value) -> Value {
+pub(crate) fn daemonset(name: &str, requests: Value, spec: Value) -> Value {
     let mut d = json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
         "metadata": {"name": name, "namespace": "default"},
         "spec": {"selector": {"matchLabels": {"ds": name}},
@@ -128,23 +128,23 @@ fn daemonset(name: &str, requests: Value, spec: Value) -> Value {
 }
 
 /// A `DoNotSchedule` spread on `key` over pods labelled `test: test`.
-fn spread(key: &str, max_skew: u32) -> Value {
+pub(crate) fn spread(key: &str, max_skew: u32) -> Value {
     json!({"topologyKey": key, "whenUnsatisfiable": "DoNotSchedule", "maxSkew": max_skew,
            "labelSelector": {"matchLabels": {"test": "test"}}})
 }
 
 /// What the binary planned.
-struct Plan {
-    code: i32,
-    json: Value,
+pub(crate) struct Plan {
+    pub(crate) code: i32,
+    pub(crate) json: Value,
 }
 
 impl Plan {
-    fn claims(&self) -> &Vec<Value> {
+    pub(crate) fn claims(&self) -> &Vec<Value> {
         self.json["nodeClaims"].as_array().unwrap()
     }
 
-    fn claim(&self, pod: &str) -> &Value {
+    pub(crate) fn claim(&self, pod: &str) -> &Value {
         let name = format!("default/{pod}");
         self.claims()
             .iter()
@@ -153,12 +153,12 @@ impl Plan {
     }
 
     /// The label `key` of the NodeClaim `pod` is on.
-    fn label(&self, pod: &str, key: &str) -> Option<&str> {
+    pub(crate) fn label(&self, pod: &str, key: &str) -> Option<&str> {
         self.claim(pod)["labels"][key].as_str()
     }
 
     /// `(pod, reasonCode)` of every pod left pending, in the plan's order.
-    fn pending(&self) -> Vec<(String, String)> {
+    pub(crate) fn pending(&self) -> Vec<(String, String)> {
         self.json["unschedulable"]
             .as_array()
             .unwrap()
@@ -173,11 +173,11 @@ impl Plan {
             .collect()
     }
 
-    fn is_pending(&self, pod: &str) -> bool {
+    pub(crate) fn is_pending(&self, pod: &str) -> bool {
         self.pending().iter().any(|(p, _)| p == pod)
     }
 
-    fn assert_pending(&self, pods: &[&str]) {
+    pub(crate) fn assert_pending(&self, pods: &[&str]) {
         let pending: Vec<String> = self.pending().into_iter().map(|(p, _)| p).collect();
         let mut want: Vec<String> = pods.iter().map(|p| p.to_string()).collect();
         let mut got = pending.clone();
@@ -189,7 +189,7 @@ impl Plan {
 
     /// Pods per domain of `key` over the new NodeClaims (`kubernetes.io/hostname`: per
     /// NodeClaim), sorted: upstream's `ExpectSkew(...).To(ConsistOf(...))`.
-    fn skew(&self, key: &str) -> Vec<usize> {
+    pub(crate) fn skew(&self, key: &str) -> Vec<usize> {
         let mut by: BTreeMap<String, usize> = BTreeMap::new();
         for c in self.claims() {
             let domain = if key == HOSTNAME {
@@ -206,26 +206,26 @@ impl Plan {
 }
 
 /// Plans `objects` (with the default EC2NodeClass) against the fake catalog.
-fn plan(objects: Vec<Value>) -> Plan {
+pub(crate) fn plan(objects: Vec<Value>) -> Plan {
     plan_on(&fixture("s19-bsched/fake-catalog.yaml"), objects)
 }
 
 /// Plans `objects` (with the default EC2NodeClass) against the catalog at `catalog`.
-fn plan_on(catalog: &std::path::Path, mut objects: Vec<Value>) -> Plan {
+pub(crate) fn plan_on(catalog: &std::path::Path, mut objects: Vec<Value>) -> Plan {
     objects.push(class());
     let (code, json) = provision_json(&["--catalog", catalog.to_str().unwrap()], objects);
     Plan { code, json }
 }
 
 /// The scheduling suite's pool (every capacity type) with `extra`, and `pods`.
-fn sched(extra: Value, pods: Vec<Value>) -> Plan {
+pub(crate) fn sched(extra: Value, pods: Vec<Value>) -> Plan {
     let mut objects = vec![pool("default", vec![any_capacity()], extra)];
     objects.extend(pods);
     plan(objects)
 }
 
 /// A pool with exactly these requirements (the Its that replace the suite's), and `pods`.
-fn with_reqs(requirements: Vec<Value>, pods: Vec<Value>) -> Plan {
+pub(crate) fn with_reqs(requirements: Vec<Value>, pods: Vec<Value>) -> Plan {
     let mut objects = vec![pool("default", requirements, json!({}))];
     objects.extend(pods);
     plan(objects)
@@ -1332,7 +1332,7 @@ fn affinity_empty_terms_schedule() {
     p.assert_pending(&[]);
 }
 
-fn pod_affinity(kind: &str, labels: Value, key: &str) -> Value {
+pub(crate) fn pod_affinity(kind: &str, labels: Value, key: &str) -> Value {
     json!({"spec": {"affinity": {kind: {"requiredDuringSchedulingIgnoredDuringExecution":
         [{"labelSelector": {"matchLabels": labels}, "topologyKey": key}]}}}})
 }
@@ -1496,13 +1496,13 @@ fn taints_and_tolerations_from_the_manifest() {
 
 /// The provisioning suite's pool (`test.NodePool()`: no requirements) with `extra`, and
 /// `objects`.
-fn prov(extra: Value, objects: Vec<Value>) -> Plan {
+pub(crate) fn prov(extra: Value, objects: Vec<Value>) -> Plan {
     let mut all = vec![pool("default", vec![], extra)];
     all.extend(objects);
     plan(all)
 }
 
-fn cpu_mem(cpu: &str, memory: &str) -> Value {
+pub(crate) fn cpu_mem(cpu: &str, memory: &str) -> Value {
     json!({"cpu": cpu, "memory": memory})
 }
 
@@ -1923,12 +1923,12 @@ fn nodepool_limits_from_the_manifest() {
 
 /// One type of `fake.InstanceTypesAssorted()` (linux only: the EC2NodeClass's AL2023 runs no
 /// Windows): CPUs, GiB, arch, zone, capacity type.
-struct Assorted {
-    cpu: u32,
-    mem: u32,
-    arch: &'static str,
-    zone: &'static str,
-    ct: &'static str,
+pub(crate) struct Assorted {
+    pub(crate) cpu: u32,
+    pub(crate) mem: u32,
+    pub(crate) arch: &'static str,
+    pub(crate) zone: &'static str,
+    pub(crate) ct: &'static str,
 }
 
 impl Assorted {
@@ -1968,7 +1968,7 @@ fn assorted() -> Vec<Assorted> {
 }
 
 /// Writes the assorted types `keep` admits as a catalog; returns its path.
-fn assorted_catalog(file: &str, keep: impl Fn(&Assorted) -> bool) -> std::path::PathBuf {
+pub(crate) fn assorted_catalog(file: &str, keep: impl Fn(&Assorted) -> bool) -> std::path::PathBuf {
     let types: Vec<Value> = assorted()
         .iter()
         .filter(|t| keep(t))
@@ -1988,7 +1988,7 @@ fn assorted_catalog(file: &str, keep: impl Fn(&Assorted) -> bool) -> std::path::
 
 /// The selection suite's pool (spot or on-demand, either arch) replaced by `requirements` when
 /// given, planned against the assorted catalog at `catalog`.
-fn select(catalog: &std::path::Path, requirements: Option<Vec<Value>>, pods: Vec<Value>) -> Plan {
+pub(crate) fn select(catalog: &std::path::Path, requirements: Option<Vec<Value>>, pods: Vec<Value>) -> Plan {
     let reqs = requirements.unwrap_or_else(|| {
         vec![
             req(CAPACITY_TYPE, "In", &["spot", "on-demand"]),
@@ -2281,7 +2281,7 @@ fn daemonsets_selecting_registered_and_initialized_count_on_new_nodes() {
 }
 
 /// A Ready, unowned Node with this allocatable, labelled like any node.
-fn unowned_node(name: &str, allocatable: Value) -> Value {
+pub(crate) fn unowned_node(name: &str, allocatable: Value) -> Value {
     json!({"apiVersion": "v1", "kind": "Node",
         "metadata": {"name": name, "labels": {HOSTNAME: name, ARCH: "amd64", "kubernetes.io/os": "linux",
             ZONE: "test-zone-1"}},

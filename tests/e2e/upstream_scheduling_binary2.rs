@@ -1,0 +1,597 @@
+//! Part 2 of Karpenter's scheduling and provisioning suites through the binary (core v1.14.1
+//! `pkg/controllers/provisioning/scheduling/suite_test.go`, `instance_selection_test.go`,
+//! `pkg/controllers/provisioning/suite_test.go`): the Its part 1
+//! (`upstream_scheduling_binary.rs`, whose helpers these share) did not replay. An It's earlier
+//! rounds — what Karpenter launched before, its NodeClaims and Nodes, initialized or not, tainted,
+//! terminating, with pods or DaemonSet pods bound — are written as the manifests a cluster would
+//! hold, and the round under test is `provision --dry-run -f - -o json --catalog` on them.
+//! docs/upstream-tests.md "Scheduling suites through the binary, part 2 (s21-bsched2)" maps each
+//! It to its test.
+
+use serde_json::{json, Value};
+
+use crate::support::{fixture, merge};
+use crate::upstream_scheduling_binary::{
+    any_capacity, both, cpu_mem, daemonset, plan, plan_on, pod, pool, prov, req, required, sched,
+    selector, sized, spread, Plan, ARCH, CAPACITY_TYPE, CPUS, HOSTNAME, INSTANCE_TYPE, SIZE, ZONE,
+};
+
+const NODEPOOL: &str = "karpenter.sh/nodepool";
+const INITIALIZED: &str = "karpenter.sh/initialized";
+const REGISTERED: &str = "karpenter.sh/registered";
+const OS: &str = "kubernetes.io/os";
+
+/// A type of the fake catalog (`tests/fixtures/s19-bsched/fake-catalog.yaml`): name, CPUs,
+/// memory GiB, pods, arch.
+struct FakeType {
+    name: &'static str,
+    cpu: u32,
+    mem_gi: u32,
+    pods: u32,
+    arch: &'static str,
+}
+
+const SMALL: FakeType = FakeType {
+    name: "small-instance-type",
+    cpu: 2,
+    mem_gi: 2,
+    pods: 5,
+    arch: "amd64",
+};
+const DEFAULT: FakeType = FakeType {
+    name: "default-instance-type",
+    cpu: 4,
+    mem_gi: 4,
+    pods: 5,
+    arch: "amd64",
+};
+const ARM: FakeType = FakeType {
+    name: "arm-instance-type",
+    cpu: 16,
+    mem_gi: 128,
+    pods: 5,
+    arch: "arm64",
+};
+
+impl FakeType {
+    fn capacity(&self) -> Value {
+        json!({"cpu": self.cpu.to_string(), "memory": format!("{}Gi", self.mem_gi),
+               "pods": self.pods.to_string()})
+    }
+
+    /// Capacity less the fake's kube-reserved 100m / 10Mi.
+    fn allocatable(&self) -> Value {
+        json!({"cpu": format!("{}m", self.cpu * 1000 - 100),
+               "memory": format!("{}Mi", self.mem_gi * 1024 - 10), "pods": self.pods.to_string()})
+    }
+}
+
+/// What became of a NodeClaim Karpenter launched in an earlier round.
+#[derive(Clone, Copy, PartialEq)]
+enum Stage {
+    /// Launched, no Node yet (`ExpectProvisionedNoBinding`, `ExpectNodeClaimDeployedNoNode`).
+    NoNode,
+    /// Its Node registered, not initialized (`ExpectProvisioned`'s binding).
+    Registered,
+    /// Node and NodeClaim initialized (`ExpectMakeNodesInitialized`).
+    Initialized,
+}
+
+/// The NodeClaim `name` of the pool `default` on `it` in `zone` (on-demand), and its Node unless
+/// `stage` is `NoNode`; `node_patch` is merged into the Node (taints, labels, status), `claim_patch`
+/// into the NodeClaim.
+fn launched(
+    name: &str,
+    it: &FakeType,
+    zone: &str,
+    stage: Stage,
+    node_patch: Value,
+    claim_patch: Value,
+) -> Vec<Value> {
+    let provider_id = format!("aws:///{zone}/i-{name}");
+    let labels = json!({NODEPOOL: "default", INSTANCE_TYPE: it.name, ZONE: zone,
+        CAPACITY_TYPE: "on-demand", ARCH: it.arch, OS: "linux"});
+    let mut conditions = vec![json!({"type": "Launched", "status": "True"})];
+    if stage != Stage::NoNode {
+        conditions.push(json!({"type": "Registered", "status": "True"}));
+    }
+    if stage == Stage::Initialized {
+        conditions.push(json!({"type": "Initialized", "status": "True"}));
+    }
+    let mut claim = json!({"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim",
+        "metadata": {"name": name, "labels": labels},
+        "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+            "requirements": [req(INSTANCE_TYPE, "In", &[it.name]), req(ZONE, "In", &[zone]),
+                             req(CAPACITY_TYPE, "In", &["on-demand"])]},
+        "status": {"providerID": provider_id, "capacity": it.capacity(),
+            "allocatable": it.allocatable(), "conditions": conditions}});
+    if stage == Stage::NoNode {
+        merge(&mut claim, claim_patch);
+        return vec![claim];
+    }
+    claim["status"]["nodeName"] = json!(name);
+    merge(&mut claim, claim_patch);
+    let mut node_labels = labels;
+    node_labels[HOSTNAME] = json!(name);
+    node_labels[REGISTERED] = json!("true");
+    if stage == Stage::Initialized {
+        node_labels[INITIALIZED] = json!("true");
+    }
+    let mut node = json!({"apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "labels": node_labels},
+        "spec": {"providerID": provider_id},
+        "status": {"capacity": it.capacity(), "allocatable": it.allocatable(),
+            "conditions": [{"type": "Ready", "status": "True"}]}});
+    merge(&mut node, node_patch);
+    vec![claim, node]
+}
+
+/// A Running pod bound to `node` requesting `requests`.
+fn running(name: &str, node: &str, requests: Value, patch: Value) -> Value {
+    sized(
+        name,
+        requests,
+        both(
+            json!({"spec": {"nodeName": node}, "status": {"phase": "Running"}}),
+            patch,
+        ),
+    )
+}
+
+fn limits(cpu: &str) -> Value {
+    json!({"spec": {"containers": [{"name": "app", "image": "i",
+        "resources": {"limits": {"cpu": cpu}}}]}})
+}
+
+/// A pending pod whose only container has CPU limits `cpu` (requests default to them).
+fn limited(name: &str, cpu: &str, patch: Value) -> Value {
+    pod(name, both(limits(cpu), patch))
+}
+
+fn taint(key: &str, value: Option<&str>, effect: &str) -> Value {
+    match value {
+        Some(v) => json!({"key": key, "value": v, "effect": effect}),
+        None => json!({"key": key, "effect": effect}),
+    }
+}
+
+fn taints(list: Vec<Value>) -> Value {
+    json!({ "spec": { "taints": list } })
+}
+
+/// The existing node `pod` was placed on, if any.
+fn existing_of(p: &Plan, pod: &str) -> Option<String> {
+    let name = format!("default/{pod}");
+    p.json["existingNodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["pods"].as_array().unwrap().iter().any(|q| q == &name))
+        .map(|n| n["name"].as_str().unwrap().to_string())
+}
+
+/// The scheduling suite's pool and `objects`.
+fn sched_with(objects: Vec<Value>) -> Plan {
+    sched(json!({}), objects)
+}
+
+// ---- scheduling/suite_test.go › In-Flight Nodes ----
+
+/// "should not launch a second node if there is an in-flight node that can support the pod",
+/// "… (node selectors)" (the node in test-zone-2 takes a pod of zones 1–2, not one of 1–3),
+/// "should launch a second node if a pod won't fit on the existingNodes node" (1001m bound,
+/// then 1 CPU on the 2-CPU type), "… isn't compatible with the existingNodes node (node
+/// selector)" (arm64).
+#[test]
+fn in_flight_nodes_take_what_fits_and_matches() {
+    let mut objects = launched(
+        "n1",
+        &SMALL,
+        "test-zone-2",
+        Stage::Registered,
+        json!({}),
+        json!({}),
+    );
+    objects.push(running("first", "n1", json!({"cpu": "10m"}), json!({})));
+    objects.extend([
+        limited("fits", "10m", json!({})),
+        limited(
+            "zones-1-2",
+            "10m",
+            required(vec![req(ZONE, "In", &["test-zone-1", "test-zone-2"])]),
+        ),
+        limited(
+            "zones-1-3",
+            "10m",
+            required(vec![req(ZONE, "In", &["test-zone-1", "test-zone-3"])]),
+        ),
+        pod("arm", selector(&[(ARCH, "arm64")])),
+    ]);
+    let p = sched_with(objects);
+    p.assert_pending(&[]);
+    assert_eq!(existing_of(&p, "fits").as_deref(), Some("n1"), "{:#}", p.json);
+    assert_eq!(existing_of(&p, "zones-1-2").as_deref(), Some("n1"));
+    assert_eq!(existing_of(&p, "zones-1-3"), None);
+    assert_eq!(existing_of(&p, "arm"), None);
+    assert_eq!(p.label("arm", ARCH), Some("arm64"));
+    // Won't fit: 1001m is bound on the 2-CPU type (1900m allocatable), a 1-CPU pod opens a node.
+    let mut objects = launched(
+        "n1",
+        &SMALL,
+        "test-zone-1",
+        Stage::Registered,
+        json!({}),
+        json!({}),
+    );
+    objects.push(running("first", "n1", json!({"cpu": "1001m"}), json!({})));
+    objects.push(limited("second", "1", json!({})));
+    let p = sched_with(objects);
+    assert_eq!(existing_of(&p, "second"), None, "{:#}", p.json);
+    assert_eq!(p.claims().len(), 1);
+}
+
+/// "should launch a second node if an in-flight node is terminating": the NodeClaim and Node
+/// carry a `deletionTimestamp`, so the pod gets a new NodeClaim.
+#[test]
+fn a_terminating_in_flight_node_takes_no_pod() {
+    let gone = json!({"metadata": {"deletionTimestamp": "2026-12-01T00:00:00Z",
+        "finalizers": ["karpenter.sh/termination"]}});
+    let mut objects = launched(
+        "n1",
+        &SMALL,
+        "test-zone-1",
+        Stage::Registered,
+        gone.clone(),
+        gone,
+    );
+    objects.push(limited("second", "10m", json!({})));
+    let p = sched_with(objects);
+    p.assert_pending(&[]);
+    assert_eq!(existing_of(&p, "second"), None, "{:#}", p.json);
+    assert_eq!(p.claims().len(), 1);
+}
+
+/// "should not launch a second node if there is an in-flight node that can support the pod
+/// (#2011)" and No Pre-Binding "should not bind pods to nodes": a NodeClaim without a Node yet
+/// takes the pod; no second NodeClaim.
+#[test]
+fn a_nodeclaim_without_a_node_takes_the_pod() {
+    let mut objects = launched(
+        "c1",
+        &SMALL,
+        "test-zone-1",
+        Stage::NoNode,
+        json!({}),
+        json!({}),
+    );
+    objects.push(limited("second", "10m", json!({})));
+    let p = sched_with(objects);
+    p.assert_pending(&[]);
+    assert!(p.claims().is_empty(), "{:#}", p.json);
+    assert_eq!(existing_of(&p, "second").as_deref(), Some("c1"));
+}
+
+/// In-Flight Nodes › Topology "should balance pods across zones with in-flight nodes" (round 1's
+/// 1/1/2 on three in-flight nodes; 5 more pods go 3/3/3 with no new node) and "… across
+/// hostnames …" (4 in-flight nodes with 1 pod each; 5 more pods get 5 new nodes).
+#[test]
+fn in_flight_nodes_count_in_spreads() {
+    let labels = json!({"test": "test"});
+    let spread_pod = |name: &str, key: &str| {
+        pod(
+            name,
+            json!({"metadata": {"labels": labels},
+                "spec": {"topologySpreadConstraints": [spread(key, 1)]}}),
+        )
+    };
+    let mut objects = Vec::new();
+    for (i, (zone, bound)) in [("test-zone-1", 1), ("test-zone-2", 1), ("test-zone-3", 2)]
+        .into_iter()
+        .enumerate()
+    {
+        let node = format!("n{i}");
+        objects.extend(launched(
+            &node,
+            &DEFAULT,
+            zone,
+            Stage::Registered,
+            json!({}),
+            json!({}),
+        ));
+        for j in 0..bound {
+            objects.push(running(
+                &format!("old-{i}-{j}"),
+                &node,
+                json!({}),
+                json!({"metadata": {"labels": labels}}),
+            ));
+        }
+    }
+    for i in 0..5 {
+        objects.push(spread_pod(&format!("p{i}"), ZONE));
+    }
+    let p = sched_with(objects);
+    p.assert_pending(&[]);
+    assert!(p.claims().is_empty(), "{:#}", p.json);
+    let mut per_node: Vec<usize> = p.json["existingNodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["pods"].as_array().unwrap().len())
+        .collect();
+    per_node.sort_unstable();
+    // 1 + 2, 1 + 2, 2 + 1 → 3/3/3.
+    assert_eq!(per_node, vec![1, 2, 2], "{:#}", p.json);
+
+    let mut objects = Vec::new();
+    for i in 0..4 {
+        let node = format!("h{i}");
+        objects.extend(launched(
+            &node,
+            &DEFAULT,
+            "test-zone-1",
+            Stage::Registered,
+            json!({}),
+            json!({}),
+        ));
+        objects.push(running(
+            &format!("old-{i}"),
+            &node,
+            json!({}),
+            json!({"metadata": {"labels": labels}}),
+        ));
+    }
+    for i in 0..5 {
+        objects.push(spread_pod(&format!("p{i}"), HOSTNAME));
+    }
+    let p = sched_with(objects);
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 5, "{:#}", p.json);
+    assert!(p.claims().iter().all(|c| c["pods"].as_array().unwrap().len() == 1));
+}
+
+// ---- In-Flight Nodes › Taints ----
+
+/// "should assume pod will schedule to a tainted node with no taints" (an uninitialized node
+/// with no taints), "… with ephemeral taint node.kubernetes.io/not-ready:NoExecute when the node
+/// is uninitialized" (both halves: uninitialized → the node, initialized → a new NodeClaim),
+/// "should not assume pod will schedule to a tainted node" (initialized, `foo.com/taint`),
+/// "… with a custom startup taint" (the pool's startup taint and not-ready on an uninitialized
+/// node) and "should not assume pod will schedule to a node with startup taints after
+/// initialization".
+#[test]
+fn in_flight_taints_from_the_manifest() {
+    let not_ready_exec = taint("node.kubernetes.io/not-ready", None, "NoExecute");
+    let custom = taint("foo.com/taint", Some("tainted"), "NoSchedule");
+    let startup = taint("ignore-me", Some("nothing-to-see-here"), "NoSchedule");
+    let cases: Vec<(&str, Stage, Value, Value, bool)> = vec![
+        ("no taints", Stage::Registered, json!([]), json!({}), true),
+        (
+            "not-ready NoExecute, uninitialized",
+            Stage::Registered,
+            json!([not_ready_exec.clone()]),
+            json!({}),
+            true,
+        ),
+        (
+            "not-ready NoExecute, initialized",
+            Stage::Initialized,
+            json!([not_ready_exec]),
+            json!({}),
+            false,
+        ),
+        (
+            "tainted, initialized",
+            Stage::Initialized,
+            json!([custom.clone()]),
+            json!({}),
+            false,
+        ),
+        (
+            "custom startup taint, uninitialized",
+            Stage::Registered,
+            json!([custom.clone(), taint("node.kubernetes.io/not-ready", None, "NoSchedule")]),
+            json!({"spec": {"startupTaints": [custom]}}),
+            true,
+        ),
+        (
+            "startup taint after initialization",
+            Stage::Initialized,
+            json!([startup.clone()]),
+            json!({"spec": {"startupTaints": [startup]}}),
+            false,
+        ),
+    ];
+    for (what, stage, node_taints, template, on_node) in cases {
+        let mut objects = vec![pool("default", vec![any_capacity()], template.clone())];
+        let claim_patch = if template["spec"]["startupTaints"].is_array() {
+            json!({"spec": {"startupTaints": template["spec"]["startupTaints"]}})
+        } else {
+            json!({})
+        };
+        objects.extend(launched(
+            "n1",
+            &ARM,
+            "test-zone-1",
+            stage,
+            json!({"spec": {"taints": node_taints}}),
+            claim_patch,
+        ));
+        objects.push(pod("second", json!({})));
+        let p = plan(objects);
+        p.assert_pending(&[]);
+        assert_eq!(
+            existing_of(&p, "second").is_some(),
+            on_node,
+            "{what}: {:#}",
+            p.json
+        );
+    }
+}
+
+// ---- In-Flight Nodes › Daemonsets ----
+
+/// "should track daemonset usage separately so we know how many DS resources are remaining to
+/// be scheduled": the 16-CPU node (15.9 allocatable) runs the DaemonSet's pod (1 CPU / 2Gi), so
+/// nothing of the DaemonSet is left to reserve and a 14.9-CPU pod fits it. "should handle
+/// unexpected daemonset pods binding to the node": a DaemonSet selecting `my-node-label`,
+/// which appeared on the node, runs its pod there (1 CPU); a 15.5-CPU pod does not fit what is
+/// left and gets a new node.
+#[test]
+fn in_flight_daemonset_pods_are_counted_once() {
+    let ds_owner = |ds: &str| {
+        json!({"metadata": {"ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet",
+            "name": ds, "uid": format!("uid-{ds}"), "controller": true}]}})
+    };
+    let ds = daemonset("ds", cpu_mem("1", "1Gi"), json!({}));
+    let mut objects = vec![ds];
+    objects.extend(launched(
+        "n1",
+        &ARM,
+        "test-zone-1",
+        Stage::Registered,
+        json!({}),
+        json!({}),
+    ));
+    objects.push(running("ds-pod", "n1", cpu_mem("1", "2Gi"), ds_owner("ds")));
+    objects.push(limited("second", "14.9", json!({})));
+    let p = sched_with(objects);
+    p.assert_pending(&[]);
+    assert_eq!(existing_of(&p, "second").as_deref(), Some("n1"), "{:#}", p.json);
+
+    let ds1 = daemonset(
+        "ds1",
+        cpu_mem("1", "1Gi"),
+        json!({"nodeSelector": {"my-node-label": "value"}}),
+    );
+    let ds2 = daemonset("ds2", json!({"cpu": "1m"}), json!({}));
+    let mut objects = vec![ds1, ds2];
+    objects.extend(launched(
+        "n1",
+        &ARM,
+        "test-zone-1",
+        Stage::Registered,
+        json!({"metadata": {"labels": {"my-node-label": "value"}}}),
+        json!({}),
+    ));
+    objects.push(running(
+        "ds-pod",
+        "n1",
+        cpu_mem("1", "2Gi"),
+        both(
+            ds_owner("ds1"),
+            json!({"spec": {"nodeSelector": {"my-node-label": "value"}}}),
+        ),
+    ));
+    objects.push(limited("second", "15.5", json!({})));
+    let p = sched_with(objects);
+    p.assert_pending(&[]);
+    assert_eq!(existing_of(&p, "second"), None, "{:#}", p.json);
+    assert_eq!(p.claims().len(), 1);
+}
+
+/// "should order initialized nodes for scheduling uninitialized nodes when all other nodes are
+/// inflight" (NodeClaims without Nodes and one initialized node) and Existing Nodes "should
+/// order initialized nodes for scheduling uninitialized nodes" (registered, uninitialized
+/// nodes and one initialized): the pod goes to the initialized node. 30 in place of 100.
+#[test]
+fn the_initialized_node_is_tried_first() {
+    for others in [Stage::NoNode, Stage::Registered] {
+        for elem in [0, 17, 29] {
+            let mut objects = Vec::new();
+            for i in 0..30 {
+                let stage = if i == elem { Stage::Initialized } else { others };
+                objects.extend(launched(
+                    &format!("n{i:02}"),
+                    &DEFAULT,
+                    "test-zone-1",
+                    stage,
+                    json!({}),
+                    json!({}),
+                ));
+            }
+            objects.push(pod("p", json!({})));
+            let p = sched_with(objects);
+            p.assert_pending(&[]);
+            assert_eq!(
+                existing_of(&p, "p"),
+                Some(format!("n{elem:02}")),
+                "{:#}",
+                p.json
+            );
+        }
+    }
+}
+
+/// In-Flight Nodes "should schedule pods with the same host port to different nodes".
+#[test]
+fn pods_with_the_same_host_port_get_different_nodes() {
+    let port = json!({"spec": {"containers": [{"name": "app", "image": "i",
+        "ports": [{"containerPort": 8080, "hostPort": 8080}]}]}});
+    let p = sched_with(vec![pod("a", port.clone()), pod("b", port)]);
+    p.assert_pending(&[]);
+    assert_ne!(p.claim("a")["name"], p.claim("b")["name"], "{:#}", p.json);
+}
+
+/// Existing Nodes "should consider a pod incompatible with an existing node but compatible with
+/// NodePool": a pod requiring test-zone-1 does not fit a node without that zone; with no
+/// NodePool it stays pending, with one it gets a NodeClaim.
+#[test]
+fn a_pod_the_existing_node_refuses_gets_a_nodeclaim() {
+    let objects = |with_pool: bool| {
+        let mut o = Vec::new();
+        if with_pool {
+            o.push(pool("default", vec![any_capacity()], json!({})));
+        }
+        let mut n = launched(
+            "n1",
+            &ARM,
+            "test-zone-2",
+            Stage::Initialized,
+            json!({}),
+            json!({}),
+        );
+        o.append(&mut n);
+        o.push(pod(
+            "p",
+            required(vec![req(ZONE, "In", &["test-zone-1"])]),
+        ));
+        o
+    };
+    let p = plan(objects(false));
+    p.assert_pending(&["p"]);
+    let p = plan(objects(true));
+    p.assert_pending(&[]);
+    assert_eq!(p.label("p", ZONE), Some("test-zone-1"));
+}
+
+/// Existing Nodes › Daemonsets "should not subtract daemonset overhead that is not strictly
+/// compatible with an existing node": a 100-CPU DaemonSet requiring test-zone-1 does not reserve
+/// room on a node in test-zone-2, which takes the 1-CPU pod; a second pod stays pending (the
+/// DaemonSet fills every new node).
+#[test]
+fn an_incompatible_daemonset_reserves_nothing_on_an_existing_node() {
+    let ds = daemonset(
+        "ds",
+        cpu_mem("100", "100Gi"),
+        required(vec![req(ZONE, "In", &["test-zone-1"])])["spec"].clone(),
+    );
+    let mut objects = vec![ds.clone()];
+    objects.extend(launched(
+        "n1",
+        &SMALL,
+        "test-zone-2",
+        Stage::Initialized,
+        json!({"status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "110"}}}),
+        json!({"status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "110"}}}),
+    ));
+    let mut first = objects.clone();
+    first.push(sized("p", cpu_mem("1", "1Gi"), json!({})));
+    let p = sched_with(first);
+    p.assert_pending(&[]);
+    assert_eq!(existing_of(&p, "p").as_deref(), Some("n1"), "{:#}", p.json);
+    objects.push(running("p", "n1", cpu_mem("1", "1Gi"), json!({})));
+    objects.push(sized("p2", cpu_mem("1", "1Gi"), json!({})));
+    let p = sched_with(objects);
+    p.assert_pending(&["p2"]);
+}
