@@ -595,3 +595,216 @@ fn an_incompatible_daemonset_reserves_nothing_on_an_existing_node() {
     let p = sched_with(objects);
     p.assert_pending(&["p2"]);
 }
+
+// ---- scheduling/suite_test.go › Instance Type Compatibility, Binpacking ----
+
+/// Instance Type Compatibility "should exclude instance types that are not supported by the pod
+/// constraints (node affinity/operating system)" (`kubernetes.io/os In [ios]` on an amd64 pool:
+/// pending), "should launch pods with resources that aren't on any single instance type on
+/// different instances" (the fake's vendor-a and vendor-b GPU types: two nodes), "should fail
+/// to schedule a pod with resources requests that aren't on a single instance type" (both
+/// GPUs: pending).
+#[test]
+fn os_and_resources_no_single_type_has() {
+    let gpu = |name: &str, resources: Value| {
+        pod(
+            name,
+            json!({"spec": {"containers": [{"name": "app", "image": "i",
+                "resources": {"limits": resources}}]}}),
+        )
+    };
+    let mut objects = vec![pool(
+        "default",
+        vec![req(ARCH, "In", &["amd64"])],
+        json!({}),
+    )];
+    objects.extend([
+        pod("ios", required(vec![req(OS, "In", &["ios"])])),
+        gpu("a", json!({"fake.com/vendor-a": "1"})),
+        gpu("b", json!({"fake.com/vendor-b": "1"})),
+        gpu("ab", json!({"fake.com/vendor-a": "1", "fake.com/vendor-b": "1"})),
+    ]);
+    let p = plan(objects);
+    p.assert_pending(&["ios", "ab"]);
+    assert_eq!(
+        p.label("a", INSTANCE_TYPE),
+        Some("gpu-vendor-instance-type")
+    );
+    assert_eq!(
+        p.label("b", INSTANCE_TYPE),
+        Some("gpu-vendor-b-instance-type")
+    );
+}
+
+/// `fake.InstanceTypes(5)`: fake-it-0…4 with i+1 CPUs, 2(i+1) GiB, 10(i+1) pods; fake-it-4 (5
+/// CPUs, 10Gi) is the only `large` one and the only one with the fake's optional `special`
+/// label (the fake's other types have `special DoesNotExist`), played by
+/// `karpenter.k8s.aws/instance-gpu-count`: a `--catalog` type without it gets `DoesNotExist`
+/// as an AWS type does (a well-known key a catalog type leaves out otherwise stays undefined,
+/// which admits `Exists`, as upstream's `Compatible` does for a key the type does not define).
+fn five_types_catalog() -> std::path::PathBuf {
+    let mut text = String::from("instanceTypes:\n");
+    for i in 0..5u32 {
+        let (cpu, mem) = (i + 1, 2 * (i + 1));
+        let price = 0.1 * f64::from(cpu) + 0.1 * f64::from(mem) * 1_073_741_824.0 / 1e9;
+        let (size, extra) = if i == 4 {
+            ("large", ", karpenter.k8s.aws/instance-gpu-count: \"1\"")
+        } else {
+            ("small", "")
+        };
+        text.push_str(&format!(
+            "- name: fake-it-{i}\n  capacity: {{cpu: \"{cpu}\", memory: {mem}Gi, pods: \"{}\"}}\n  \
+             overhead: {{cpu: 100m, memory: 10Mi}}\n  labels: {{kubernetes.io/arch: amd64, kubernetes.io/os: linux, \
+             {SIZE}: {size}, {CPUS}: \"{cpu}\"{extra}}}\n  offerings:\n",
+            10 * (i + 1)
+        ));
+        for (zone, ct) in [
+            ("test-zone-1", "spot"),
+            ("test-zone-2", "spot"),
+            ("test-zone-1", "on-demand"),
+            ("test-zone-2", "on-demand"),
+            ("test-zone-3", "on-demand"),
+        ] {
+            text.push_str(&format!(
+                "  - {{zone: {zone}, capacityType: {ct}, price: {price}}}\n"
+            ));
+        }
+    }
+    crate::support::write_temp("five-types.yaml", text.as_bytes())
+}
+
+/// Instance Type Compatibility › Provider Specific Labels (4): "should filter instance types
+/// that match labels" (large → fake-it-4, small → fake-it-0), "should not schedule with
+/// incompatible labels", "should schedule optional labels" (Exists → fake-it-4), "should
+/// schedule without optional labels if disallowed" (DoesNotExist); Binpacking "should pack
+/// nodes tightly" (4.5 CPUs and 1 CPU get different types).
+#[test]
+fn provider_labels_and_tight_packing_on_five_types() {
+    let catalog = five_types_catalog();
+    let special = "karpenter.k8s.aws/instance-gpu-count";
+    let mut objects = vec![pool("default", vec![any_capacity()], json!({}))];
+    objects.extend([
+        pod("large", selector(&[(SIZE, "large")])),
+        pod("small", selector(&[(SIZE, "small")])),
+        pod(
+            "large-it0",
+            selector(&[(SIZE, "large"), (INSTANCE_TYPE, "fake-it-0")]),
+        ),
+        pod(
+            "small-it4",
+            selector(&[(SIZE, "small"), (INSTANCE_TYPE, "fake-it-4")]),
+        ),
+        pod("optional", required(vec![req(special, "Exists", &[])])),
+        pod("without", required(vec![req(special, "DoesNotExist", &[])])),
+    ]);
+    let p = plan_on(&catalog, objects);
+    p.assert_pending(&["large-it0", "small-it4"]);
+    assert_eq!(p.label("large", INSTANCE_TYPE), Some("fake-it-4"), "{:#}", p.json);
+    assert_eq!(p.label("small", INSTANCE_TYPE), Some("fake-it-0"));
+    assert_eq!(p.label("optional", INSTANCE_TYPE), Some("fake-it-4"));
+    assert!(p.claim("optional")["labels"][special].is_string());
+    assert!(p.claim("without")["labels"].get(special).is_none(), "{:#}", p.json);
+
+    let p = plan_on(
+        &catalog,
+        vec![
+            pool("default", vec![any_capacity()], json!({})),
+            sized("big", json!({"cpu": "4.5"}), json!({})),
+            sized("one", json!({"cpu": "1"}), json!({})),
+        ],
+    );
+    p.assert_pending(&[]);
+    assert_ne!(p.claim("big")["name"], p.claim("one")["name"]);
+    assert_ne!(
+        p.label("big", INSTANCE_TYPE),
+        p.label("one", INSTANCE_TYPE),
+        "{:#}",
+        p.json
+    );
+}
+
+/// Binpacking "should select for valid instance types, regardless of price": medium (2 CPU,
+/// $3), small (1 CPU, $2), large (4 CPU, $1), all on-demand in test-zone-1a → large launches
+/// and all three are options.
+#[test]
+fn every_valid_type_is_an_option_and_the_cheapest_launches() {
+    let mut text = String::from("instanceTypes:\n");
+    for (name, cpu, price) in [("medium", 2, 3.0), ("small", 1, 2.0), ("large", 4, 1.0)] {
+        text.push_str(&format!(
+            "- name: {name}\n  capacity: {{cpu: \"{cpu}\", memory: {cpu}Gi, pods: \"110\"}}\n  \
+             overhead: {{cpu: 100m, memory: 10Mi}}\n  labels: {{kubernetes.io/arch: amd64, kubernetes.io/os: linux}}\n  \
+             offerings:\n  - {{zone: test-zone-1a, capacityType: on-demand, price: {price}}}\n"
+        ));
+    }
+    let catalog = crate::support::write_temp("regardless-of-price.yaml", text.as_bytes());
+    let p = plan_on(
+        &catalog,
+        vec![
+            pool("default", vec![any_capacity()], json!({})),
+            pod(
+                "p",
+                json!({"spec": {"containers": [{"name": "app", "image": "i",
+                    "resources": {"limits": {"cpu": "1m", "memory": "1Mi"}}}]}}),
+            ),
+        ],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(p.label("p", INSTANCE_TYPE), Some("large"), "{:#}", p.json);
+    let mut options: Vec<&str> = p.claim("p")["instanceTypes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().or_else(|| t.as_str()).unwrap())
+        .collect();
+    options.sort_unstable();
+    assert_eq!(options, ["large", "medium", "small"], "{:#}", p.json);
+}
+
+// ---- scheduling/suite_test.go › NodePool requirements instance filtering ----
+
+/// The four Its: an instance type that does not exist (a 32 CPU / 256Gi pod), an arch that
+/// does not exist (three pods), `arch In [amd64]` and `arch In [arm64]` together, zones that do
+/// not exist → every pod pending with "nodepool requirements filtered out all available
+/// instance types".
+#[test]
+fn nodepool_requirements_that_filter_out_every_type() {
+    let cases: Vec<(&str, Vec<Value>, usize)> = vec![
+        (
+            "instance type",
+            vec![req(INSTANCE_TYPE, "In", &["non-existent-instance-type"])],
+            1,
+        ),
+        ("arch", vec![req(ARCH, "In", &["non-existent-arch"])], 3),
+        (
+            "conflicting arch",
+            vec![req(ARCH, "In", &["amd64"]), req(ARCH, "In", &["arm64"])],
+            1,
+        ),
+        (
+            "zones",
+            vec![req(
+                ZONE,
+                "In",
+                &["non-existent-zone-1", "non-existent-zone-2"],
+            )],
+            1,
+        ),
+    ];
+    for (what, extra, n) in cases {
+        let mut reqs = vec![any_capacity()];
+        reqs.extend(extra);
+        let mut objects = vec![pool("default", reqs, json!({}))];
+        let names: Vec<String> = (0..n).map(|i| format!("pod-{i}")).collect();
+        for name in &names {
+            objects.push(sized(name, cpu_mem("32", "256Gi"), json!({})));
+        }
+        let p = plan(objects);
+        let want: Vec<&str> = names.iter().map(String::as_str).collect();
+        p.assert_pending(&want);
+        // Upstream's error text is "nodepool requirements filtered out all available instance
+        // types"; ours names the pool and its requirements under the same code.
+        for u in p.json["unschedulable"].as_array().unwrap() {
+            assert_eq!(u["reasonCode"], "NodePoolHasNoInstanceTypes", "{what}: {:#}", p.json);
+        }
+    }
+}
