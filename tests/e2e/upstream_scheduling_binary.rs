@@ -55,7 +55,7 @@ pub(crate) fn pool(name: &str, requirements: Vec<Value>, extra: Value) -> Value 
     p
 }
 
-fn class() -> Value {
+pub(crate) fn class() -> Value {
     json!({"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
         "spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "KarpenterNodeRole",
                  "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "test"}}],
@@ -1988,7 +1988,11 @@ pub(crate) fn assorted_catalog(file: &str, keep: impl Fn(&Assorted) -> bool) -> 
 
 /// The selection suite's pool (spot or on-demand, either arch) replaced by `requirements` when
 /// given, planned against the assorted catalog at `catalog`.
-pub(crate) fn select(catalog: &std::path::Path, requirements: Option<Vec<Value>>, pods: Vec<Value>) -> Plan {
+pub(crate) fn select(
+    catalog: &std::path::Path,
+    requirements: Option<Vec<Value>>,
+    pods: Vec<Value>,
+) -> Plan {
     let reqs = requirements.unwrap_or_else(|| {
         vec![
             req(CAPACITY_TYPE, "In", &["spot", "on-demand"]),

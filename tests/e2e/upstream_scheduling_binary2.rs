@@ -10,10 +10,11 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{fixture, merge};
+use crate::support::{merge, provision_json};
 use crate::upstream_scheduling_binary::{
-    any_capacity, both, cpu_mem, daemonset, plan, plan_on, pod, pool, prov, req, required, sched,
-    selector, sized, spread, Plan, ARCH, CAPACITY_TYPE, CPUS, HOSTNAME, INSTANCE_TYPE, SIZE, ZONE,
+    any_capacity, both, class, cpu_mem, daemonset, plan, plan_on, pod, pool, prov, req, required,
+    sched, selector, sized, spread, Plan, ARCH, CAPACITY_TYPE, CPUS, HOSTNAME, INSTANCE_TYPE, SIZE,
+    ZONE,
 };
 
 const NODEPOOL: &str = "karpenter.sh/nodepool";
@@ -155,10 +156,6 @@ fn taint(key: &str, value: Option<&str>, effect: &str) -> Value {
     }
 }
 
-fn taints(list: Vec<Value>) -> Value {
-    json!({ "spec": { "taints": list } })
-}
-
 /// The existing node `pod` was placed on, if any.
 fn existing_of(p: &Plan, pod: &str) -> Option<String> {
     let name = format!("default/{pod}");
@@ -209,7 +206,12 @@ fn in_flight_nodes_take_what_fits_and_matches() {
     ]);
     let p = sched_with(objects);
     p.assert_pending(&[]);
-    assert_eq!(existing_of(&p, "fits").as_deref(), Some("n1"), "{:#}", p.json);
+    assert_eq!(
+        existing_of(&p, "fits").as_deref(),
+        Some("n1"),
+        "{:#}",
+        p.json
+    );
     assert_eq!(existing_of(&p, "zones-1-2").as_deref(), Some("n1"));
     assert_eq!(existing_of(&p, "zones-1-3"), None);
     assert_eq!(existing_of(&p, "arm"), None);
@@ -347,7 +349,10 @@ fn in_flight_nodes_count_in_spreads() {
     let p = sched_with(objects);
     p.assert_pending(&[]);
     assert_eq!(p.claims().len(), 5, "{:#}", p.json);
-    assert!(p.claims().iter().all(|c| c["pods"].as_array().unwrap().len() == 1));
+    assert!(p
+        .claims()
+        .iter()
+        .all(|c| c["pods"].as_array().unwrap().len() == 1));
 }
 
 // ---- In-Flight Nodes › Taints ----
@@ -390,7 +395,10 @@ fn in_flight_taints_from_the_manifest() {
         (
             "custom startup taint, uninitialized",
             Stage::Registered,
-            json!([custom.clone(), taint("node.kubernetes.io/not-ready", None, "NoSchedule")]),
+            json!([
+                custom.clone(),
+                taint("node.kubernetes.io/not-ready", None, "NoSchedule")
+            ]),
             json!({"spec": {"startupTaints": [custom]}}),
             true,
         ),
@@ -457,7 +465,12 @@ fn in_flight_daemonset_pods_are_counted_once() {
     objects.push(limited("second", "14.9", json!({})));
     let p = sched_with(objects);
     p.assert_pending(&[]);
-    assert_eq!(existing_of(&p, "second").as_deref(), Some("n1"), "{:#}", p.json);
+    assert_eq!(
+        existing_of(&p, "second").as_deref(),
+        Some("n1"),
+        "{:#}",
+        p.json
+    );
 
     let ds1 = daemonset(
         "ds1",
@@ -500,7 +513,11 @@ fn the_initialized_node_is_tried_first() {
         for elem in [0, 17, 29] {
             let mut objects = Vec::new();
             for i in 0..30 {
-                let stage = if i == elem { Stage::Initialized } else { others };
+                let stage = if i == elem {
+                    Stage::Initialized
+                } else {
+                    others
+                };
                 objects.extend(launched(
                     &format!("n{i:02}"),
                     &DEFAULT,
@@ -552,10 +569,7 @@ fn a_pod_the_existing_node_refuses_gets_a_nodeclaim() {
             json!({}),
         );
         o.append(&mut n);
-        o.push(pod(
-            "p",
-            required(vec![req(ZONE, "In", &["test-zone-1"])]),
-        ));
+        o.push(pod("p", required(vec![req(ZONE, "In", &["test-zone-1"])])));
         o
     };
     let p = plan(objects(false));
@@ -622,7 +636,10 @@ fn os_and_resources_no_single_type_has() {
         pod("ios", required(vec![req(OS, "In", &["ios"])])),
         gpu("a", json!({"fake.com/vendor-a": "1"})),
         gpu("b", json!({"fake.com/vendor-b": "1"})),
-        gpu("ab", json!({"fake.com/vendor-a": "1", "fake.com/vendor-b": "1"})),
+        gpu(
+            "ab",
+            json!({"fake.com/vendor-a": "1", "fake.com/vendor-b": "1"}),
+        ),
     ]);
     let p = plan(objects);
     p.assert_pending(&["ios", "ab"]);
@@ -699,11 +716,20 @@ fn provider_labels_and_tight_packing_on_five_types() {
     ]);
     let p = plan_on(&catalog, objects);
     p.assert_pending(&["large-it0", "small-it4"]);
-    assert_eq!(p.label("large", INSTANCE_TYPE), Some("fake-it-4"), "{:#}", p.json);
+    assert_eq!(
+        p.label("large", INSTANCE_TYPE),
+        Some("fake-it-4"),
+        "{:#}",
+        p.json
+    );
     assert_eq!(p.label("small", INSTANCE_TYPE), Some("fake-it-0"));
     assert_eq!(p.label("optional", INSTANCE_TYPE), Some("fake-it-4"));
     assert!(p.claim("optional")["labels"][special].is_string());
-    assert!(p.claim("without")["labels"].get(special).is_none(), "{:#}", p.json);
+    assert!(
+        p.claim("without")["labels"].get(special).is_none(),
+        "{:#}",
+        p.json
+    );
 
     let p = plan_on(
         &catalog,
@@ -804,7 +830,371 @@ fn nodepool_requirements_that_filter_out_every_type() {
         // Upstream's error text is "nodepool requirements filtered out all available instance
         // types"; ours names the pool and its requirements under the same code.
         for u in p.json["unschedulable"].as_array().unwrap() {
-            assert_eq!(u["reasonCode"], "NodePoolHasNoInstanceTypes", "{what}: {:#}", p.json);
+            assert_eq!(
+                u["reasonCode"], "NodePoolHasNoInstanceTypes",
+                "{what}: {:#}",
+                p.json
+            );
+        }
+    }
+}
+
+// ---- provisioning/suite_test.go ----
+
+/// "should ignore NodePools that are deleting" and "should mark pod as unschedulable if there
+/// are no valid nodepools": the only pool has a `deletionTimestamp`. StaticNodePool "should not
+/// create NodeClaims for StaticNodePool" (`replicas: 2`) and "should still provision dynamic
+/// NodeClaims when there are both Static and Dynamic NodePools" (`replicas: 1` and a dynamic
+/// pool): no NodeClaim is opened from a static pool for the pod — **differs, left** (design,
+/// docs/karpenter.md §6.11): a plan is the static controller's replicas, then the provisioner
+/// with those as in-flight nodes, so the pod is placed on replica `static-1`; upstream's Its run
+/// the provisioner alone (no static controller), leaving the pod pending / on a dynamic node.
+#[test]
+fn deleting_and_static_pools_take_no_pod() {
+    let deleting = json!({"metadata": {"deletionTimestamp": "2026-12-01T00:00:00Z",
+        "finalizers": ["karpenter.sh/termination"]}});
+    let mut gone = pool("default", vec![], json!({}));
+    merge(&mut gone, deleting);
+    let p = plan(vec![gone, pod("p", json!({}))]);
+    p.assert_pending(&["p"]);
+    assert!(p.claims().is_empty(), "{:#}", p.json);
+
+    let fixed = |replicas: u32| {
+        let mut f = pool("static", vec![], json!({}));
+        f["spec"]["replicas"] = json!(replicas);
+        f["spec"]["limits"] = json!({"nodes": "10"});
+        f
+    };
+    let p = plan(vec![fixed(2), pod("p", json!({}))]);
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 2, "the replicas only: {:#}", p.json);
+    assert_eq!(p.claim("p")["name"], "static-1");
+    let p = plan(vec![
+        fixed(1),
+        pool("default", vec![], json!({})),
+        pod("p", json!({})),
+    ]);
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 1, "{:#}", p.json);
+    assert_eq!(p.label("p", NODEPOOL), Some("static"));
+}
+
+/// Resource Limits: "should not schedule when limits are exceeded" (a NodeClaim of the pool
+/// with 100 CPUs against `cpu: 20`), "should not schedule to a nodepool after a scheduling round
+/// if limits would be exceeded" (a 2-CPU node launched under `cpu: 2`: the next 1.75-CPU pod
+/// stays pending), "should not schedule if limits would be exceeded (node)" (`nodes: 2`, two
+/// anti-affine pods on two nodes: the third stays pending).
+#[test]
+fn limits_count_what_the_pool_already_launched() {
+    let limited = |limits: Value| pool("default", vec![], json!({"pool": {"limits": limits}}));
+    let mut big = launched(
+        "c1",
+        &ARM,
+        "test-zone-1",
+        Stage::NoNode,
+        json!({}),
+        // `cluster.UpdateNodeClaim` of a NodeClaim whose status has capacity only: nothing
+        // allocatable, so it takes no pod itself.
+        json!({"status": {"capacity": {"cpu": "100"}, "allocatable": null}}),
+    );
+    big.insert(0, limited(json!({"cpu": "20"})));
+    big.push(pod("p", json!({})));
+    let p = plan(big);
+    p.assert_pending(&["p"]);
+
+    let mut round2 = vec![limited(json!({"cpu": "2"}))];
+    round2.extend(launched(
+        "n1",
+        &SMALL,
+        "test-zone-1",
+        Stage::Registered,
+        json!({}),
+        json!({}),
+    ));
+    round2.push(running("first", "n1", json!({"cpu": "1.75"}), json!({})));
+    round2.push(sized("second", json!({"cpu": "1.75"}), json!({})));
+    let p = plan(round2);
+    p.assert_pending(&["second"]);
+
+    let anti = json!({"metadata": {"labels": {"app": "foo"}},
+        "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": HOSTNAME, "labelSelector": {"matchLabels": {"app": "foo"}}}]}}}});
+    let mut objects = vec![limited(json!({"nodes": "2"}))];
+    for i in 0..2 {
+        let name = format!("n{i}");
+        objects.extend(launched(
+            &name,
+            &SMALL,
+            "test-zone-1",
+            Stage::Registered,
+            json!({}),
+            json!({}),
+        ));
+        objects.push(running(
+            &format!("old-{i}"),
+            &name,
+            json!({"cpu": "1.5"}),
+            anti.clone(),
+        ));
+    }
+    objects.push(sized("third", json!({"cpu": "1.5"}), anti));
+    let p = plan(objects);
+    p.assert_pending(&["third"]);
+}
+
+/// Taints "should schedule pods that tolerate taints": `nvidia.com/gpu=true:NoSchedule` on the
+/// pool, tolerated by Equal, Exists with effect, Exists without effect, and an empty-key Exists.
+#[test]
+fn every_toleration_form_tolerates_the_pools_taint() {
+    let gpu_taint =
+        json!({"spec": {"taints": [taint("nvidia.com/gpu", Some("true"), "NoSchedule")]}});
+    let tolerating =
+        |name: &str, toleration: Value| pod(name, json!({"spec": {"tolerations": [toleration]}}));
+    let p = prov(
+        gpu_taint,
+        vec![
+            tolerating(
+                "equal",
+                json!({"key": "nvidia.com/gpu", "operator": "Equal", "value": "true", "effect": "NoSchedule"}),
+            ),
+            tolerating(
+                "exists-effect",
+                json!({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}),
+            ),
+            tolerating(
+                "exists",
+                json!({"key": "nvidia.com/gpu", "operator": "Exists"}),
+            ),
+            tolerating("everything", json!({"operator": "Exists"})),
+            pod("intolerant", json!({})),
+        ],
+    );
+    p.assert_pending(&["intolerant"]);
+}
+
+/// The requirements of a planned NodeClaim named `key`.
+fn requirement<'a>(claim: &'a Value, key: &str) -> Option<&'a Value> {
+    claim["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == key)
+}
+
+fn values(r: Option<&Value>) -> Vec<String> {
+    let mut v: Vec<String> = r.map_or(vec![], |r| {
+        r["values"].as_array().map_or(vec![], |a| {
+            a.iter().map(|x| x.as_str().unwrap().to_string()).collect()
+        })
+    });
+    v.sort();
+    v
+}
+
+/// NodeClaim Creation: "should create a nodeclaim request with expected requirements" (every
+/// type of the catalog, the pool's name), "… with additional expected requirements" (two custom
+/// keys), "… restricting instance types on architecture" (arm64 → the arm type), "… based on pod
+/// resource requests" (vendor-a → its GPU type), "… propagating the nodeClass reference".
+#[test]
+fn nodeclaim_requirements_from_the_manifest() {
+    let p = prov(json!({}), vec![pod("p", json!({}))]);
+    let c = p.claim("p");
+    assert_eq!(
+        values(requirement(c, INSTANCE_TYPE)),
+        [
+            "arm-instance-type",
+            "default-instance-type",
+            "gpu-vendor-b-instance-type",
+            "gpu-vendor-instance-type",
+            "single-pod-instance-type",
+            "small-instance-type"
+        ],
+        "{:#}",
+        p.json
+    );
+    assert_eq!(values(requirement(c, NODEPOOL)), ["default"]);
+    assert_eq!(c["nodeClass"], "default");
+
+    let custom = vec![
+        req("custom-requirement-key", "In", &["value"]),
+        req("custom-requirement-key2", "In", &["value"]),
+    ];
+    let mut objects = vec![pool("default", custom, json!({}))];
+    objects.push(pod("p", json!({})));
+    let p = plan(objects);
+    let c = p.claim("p");
+    assert_eq!(values(requirement(c, "custom-requirement-key")), ["value"]);
+    assert_eq!(values(requirement(c, "custom-requirement-key2")), ["value"]);
+    assert_eq!(values(requirement(c, INSTANCE_TYPE)).len(), 6);
+
+    let p = plan(vec![
+        pool("default", vec![req(ARCH, "In", &["arm64"])], json!({})),
+        pod("p", json!({})),
+    ]);
+    let c = p.claim("p");
+    assert_eq!(values(requirement(c, ARCH)), ["arm64"]);
+    assert_eq!(values(requirement(c, INSTANCE_TYPE)), ["arm-instance-type"]);
+
+    let p = prov(
+        json!({}),
+        vec![pod(
+            "p",
+            json!({"spec": {"containers": [{"name": "app", "image": "i",
+                "resources": {"requests": {"fake.com/vendor-a": "1"}, "limits": {"fake.com/vendor-a": "1"}}}]}}),
+        )],
+    );
+    assert_eq!(
+        values(requirement(p.claim("p"), INSTANCE_TYPE)),
+        ["gpu-vendor-instance-type"]
+    );
+}
+
+/// Plans `objects` (and the default EC2NodeClass) against `catalog` with `args`.
+fn plan_with(catalog: &std::path::Path, args: &[&str], mut objects: Vec<Value>) -> Plan {
+    objects.push(class());
+    let mut all = vec!["--catalog", catalog.to_str().unwrap()];
+    all.extend_from_slice(args);
+    let (code, json) = provision_json(&all, objects);
+    Plan { code, json }
+}
+
+/// MinValuesPolicy's two arm64 spot types (4 CPU / 4Gi, $0.52) in test-zone-1-spot and
+/// test-zone-2-spot; `one_type_two_zones` puts instance-type-1 alone in test-zone-1 and 2.
+fn min_values_catalog(one_type_two_zones: bool) -> std::path::PathBuf {
+    let mut text = String::from("instanceTypes:\n");
+    let types: Vec<(&str, Vec<&str>)> = if one_type_two_zones {
+        vec![("instance-type-1", vec!["test-zone-1", "test-zone-2"])]
+    } else {
+        vec![
+            ("instance-type-1", vec!["test-zone-1-spot"]),
+            ("instance-type-2", vec!["test-zone-2-spot"]),
+        ]
+    };
+    for (name, zones) in types {
+        text.push_str(&format!(
+            "- name: {name}\n  capacity: {{cpu: \"4\", memory: 4Gi, pods: \"110\"}}\n  \
+             overhead: {{cpu: 100m, memory: 10Mi}}\n  labels: {{kubernetes.io/arch: arm64, kubernetes.io/os: linux}}\n  \
+             offerings:\n"
+        ));
+        for z in zones {
+            text.push_str(&format!(
+                "  - {{zone: {z}, capacityType: spot, price: 0.52}}\n"
+            ));
+        }
+    }
+    crate::support::write_temp(
+        if one_type_two_zones {
+            "min-values-zones.yaml"
+        } else {
+            "min-values-types.yaml"
+        },
+        text.as_bytes(),
+    )
+}
+
+fn with_min(key: &str, values: &[&str], min: u32) -> Value {
+    let mut r = req(key, "In", values);
+    r["minValues"] = json!(min);
+    r
+}
+
+/// MinValuesPolicy › with instance type requirements: Strict "should not schedule when
+/// minValues requirement is not met" (3 of 2 types); BestEffort "should schedule even when …"
+/// (instance-type-1, relaxed annotation `true`, the requirement kept at minValues 2), "should
+/// relax minValues before falling back to other nodepools" (a weight-10 pool without minValues
+/// is not used), "should choose nodepool with higher weight when relaxing minValues"; with zone
+/// requirements: Strict pending, BestEffort scheduled in zone 1 or 2 with zone minValues 2;
+/// with both: BestEffort instance-type minValues 1, zone 2.
+#[test]
+fn min_values_policy_from_the_flag() {
+    let types = min_values_catalog(false);
+    let three = ["instance-type-1", "instance-type-2", "instance-type-3"];
+    let weighted =
+        |name: &str, weight: u32, r: Vec<Value>| pool(name, r, json!({"pool": {"weight": weight}}));
+    let small = || sized("p", cpu_mem("0.9", "0.9Gi"), json!({}));
+    let p = plan_with(
+        &types,
+        &["--min-values-policy", "Strict"],
+        vec![
+            weighted("default", 100, vec![with_min(INSTANCE_TYPE, &three, 3)]),
+            small(),
+        ],
+    );
+    p.assert_pending(&["p"]);
+    for other in [
+        None,
+        Some(vec![req(INSTANCE_TYPE, "In", &three)]),
+        Some(vec![with_min(INSTANCE_TYPE, &three, 3)]),
+    ] {
+        let mut objects = vec![weighted(
+            "default",
+            100,
+            vec![with_min(INSTANCE_TYPE, &three, 3)],
+        )];
+        if let Some(r) = other.clone() {
+            objects.push(weighted("lower", 10, r));
+        }
+        objects.push(small());
+        let p = plan_with(&types, &["--min-values-policy", "BestEffort"], objects);
+        p.assert_pending(&[]);
+        let c = p.claim("p");
+        assert_eq!(
+            p.label("p", INSTANCE_TYPE),
+            Some("instance-type-1"),
+            "{:#}",
+            p.json
+        );
+        assert_eq!(p.label("p", NODEPOOL), Some("default"));
+        assert_eq!(
+            c["annotations"]["karpenter.sh/nodeclaim-min-values-relaxed"], "true",
+            "{:#}",
+            p.json
+        );
+        let r = requirement(c, INSTANCE_TYPE).unwrap();
+        assert_eq!(values(Some(r)), ["instance-type-1", "instance-type-2"]);
+        assert_eq!(r["minValues"], 2, "{:#}", p.json);
+    }
+
+    let zones = min_values_catalog(true);
+    let all_zones = ["test-zone-1", "test-zone-2", "test-zone-3"];
+    let p = plan_with(
+        &zones,
+        &["--min-values-policy", "Strict"],
+        vec![
+            pool("default", vec![with_min(ZONE, &all_zones, 3)], json!({})),
+            small(),
+        ],
+    );
+    p.assert_pending(&["p"]);
+    for both_keys in [false, true] {
+        let mut r = vec![with_min(ZONE, &all_zones, 3)];
+        if both_keys {
+            r.insert(0, with_min(INSTANCE_TYPE, &three, 3));
+        }
+        let p = plan_with(
+            &zones,
+            &["--min-values-policy", "BestEffort"],
+            vec![weighted("default", 100, r), small()],
+        );
+        p.assert_pending(&[]);
+        let c = p.claim("p");
+        assert_eq!(p.label("p", INSTANCE_TYPE), Some("instance-type-1"));
+        assert!(
+            matches!(p.label("p", ZONE), Some("test-zone-1" | "test-zone-2")),
+            "{:#}",
+            p.json
+        );
+        assert_eq!(
+            c["annotations"]["karpenter.sh/nodeclaim-min-values-relaxed"],
+            "true"
+        );
+        let z = requirement(c, ZONE).unwrap();
+        assert_eq!(z["minValues"], 2, "{:#}", p.json);
+        assert_eq!(values(Some(z)), all_zones, "{:#}", p.json);
+        if both_keys {
+            let t = requirement(c, INSTANCE_TYPE).unwrap();
+            assert_eq!(values(Some(t)), ["instance-type-1"]);
+            assert_eq!(t["minValues"], 1, "{:#}", p.json);
         }
     }
 }
