@@ -1198,3 +1198,405 @@ fn min_values_policy_from_the_flag() {
         }
     }
 }
+
+// ---- Volumes: provisioning/suite_test.go › Volume Topology Requirements, scheduling/
+// suite_test.go › VolumeUsage ----
+
+/// `test.StorageClass`: `terms` are its `allowedTopologies` (each a list of `(key, values)`).
+fn storage_class(name: &str, provisioner: &str, terms: &[&[(&str, &[&str])]]) -> Value {
+    let topologies: Vec<Value> = terms
+        .iter()
+        .map(|t| {
+            let exprs: Vec<Value> = t
+                .iter()
+                .map(|(k, v)| json!({"key": k, "values": v}))
+                .collect();
+            json!({ "matchLabelExpressions": exprs })
+        })
+        .collect();
+    let mut sc = json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+        "metadata": {"name": name}, "provisioner": provisioner,
+        "volumeBindingMode": "WaitForFirstConsumer"});
+    if !topologies.is_empty() {
+        sc["allowedTopologies"] = json!(topologies);
+    }
+    sc
+}
+
+/// `test.PersistentVolumeClaim`: `class` None leaves `storageClassName` out; a `volume` binds
+/// it (with the `pv.kubernetes.io/bind-completed` annotation the helper adds).
+fn claim(name: &str, class: Option<&str>, volume: Option<&str>) -> Value {
+    let mut c = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}});
+    if let Some(sc) = class {
+        c["spec"]["storageClassName"] = json!(sc);
+    }
+    if let Some(v) = volume {
+        c["spec"]["volumeName"] = json!(v);
+        c["metadata"]["annotations"] = json!({"pv.kubernetes.io/bind-completed": "yes"});
+        c["status"] = json!({"phase": "Bound"});
+    }
+    c
+}
+
+/// `test.PersistentVolume`: `source` is its volume source (`csi`, `local`, `hostPath`, `nfs`),
+/// `terms` its node affinity's terms (each a list of `(key, values)` with `In`).
+fn volume(name: &str, class: &str, source: Value, terms: &[&[(&str, &[&str])]]) -> Value {
+    let mut pv = json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
+        "spec": {"storageClassName": class, "accessModes": ["ReadWriteOnce"],
+            "capacity": {"storage": "100Gi"}}});
+    merge(&mut pv["spec"], source);
+    if !terms.is_empty() {
+        let terms: Vec<Value> = terms
+            .iter()
+            .map(|t| {
+                let exprs: Vec<Value> = t.iter().map(|(k, v)| req(k, "In", v)).collect();
+                json!({ "matchExpressions": exprs })
+            })
+            .collect();
+        pv["spec"]["nodeAffinity"] = json!({"required": {"nodeSelectorTerms": terms}});
+    }
+    pv
+}
+
+fn csi(driver: &str) -> Value {
+    json!({"csi": {"driver": driver, "volumeHandle": "test-handle"}})
+}
+
+/// A pod patch mounting the claims `names`.
+fn claims(names: &[&str]) -> Value {
+    let volumes: Vec<Value> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| json!({"name": format!("v{i}"), "persistentVolumeClaim": {"claimName": n}}))
+        .collect();
+    json!({"spec": {"volumes": volumes}})
+}
+
+/// A pod patch with one generic ephemeral volume `v0` of class `class`: its claim is
+/// `<pod>-v0`.
+fn ephemeral(class: &str) -> Value {
+    json!({"spec": {"volumes": [{"name": "v0", "ephemeral": {"volumeClaimTemplate": {"spec": {
+        "storageClassName": class, "accessModes": ["ReadWriteOnce"],
+        "resources": {"requests": {"storage": "1Gi"}}}}}}]}})
+}
+
+/// Volume Topology Requirements (the suite's class allows test-zone-2 and test-zone-3):
+/// "should not schedule if invalid pvc", "should schedule / not schedule with an empty storage
+/// class if the pvc is bound / not bound", "… with a missing storage class …", "should schedule
+/// valid pods when a pod with an invalid pvc is encountered (pvc / storage class / volume
+/// name)", "should schedule to volume zones if volume already bound" (+ ephemeral), "should not
+/// schedule if volume zones are incompatible" (+ ephemeral), "should not relax an added volume
+/// topology zone node-selector away".
+#[test]
+fn volume_topology_from_the_manifest() {
+    let zonal: &[&[(&str, &[&str])]] = &[&[(ZONE, &["test-zone-2", "test-zone-3"])]];
+    let mut objects = vec![
+        storage_class("zonal", "test-provisioner", zonal),
+        volume("pv-empty", "", csi("test.driver"), &[]),
+        claim("empty-bound", Some(""), Some("pv-empty")),
+        claim("empty-unbound", Some(""), None),
+        volume(
+            "pv-missing",
+            "missing-storage-class",
+            csi("test.driver"),
+            &[],
+        ),
+        claim(
+            "missing-bound",
+            Some("missing-storage-class"),
+            Some("pv-missing"),
+        ),
+        claim("missing-unbound", Some("missing-storage-class"), None),
+        claim("invalid-class", Some("invalid-storage-class"), None),
+        claim("invalid-volume", None, Some("invalid-volume-name")),
+        volume(
+            "pv-zone-3",
+            "zonal",
+            csi("test.driver"),
+            &[&[(ZONE, &["test-zone-3"])]],
+        ),
+        claim("zone-3", Some("zonal"), Some("pv-zone-3")),
+        volume(
+            "pv-zone-3b",
+            "zonal",
+            csi("test.driver"),
+            &[&[(ZONE, &["test-zone-3"])]],
+        ),
+        claim("eph-bound-v0", Some("zonal"), Some("pv-zone-3b")),
+        volume(
+            "pv-zone-3c",
+            "zonal",
+            csi("test.driver"),
+            &[&[(ZONE, &["test-zone-3"])]],
+        ),
+        claim("zone-3-pinned", Some("zonal"), Some("pv-zone-3c")),
+        volume(
+            "pv-zone-3d",
+            "zonal",
+            csi("test.driver"),
+            &[&[(ZONE, &["test-zone-3"])]],
+        ),
+        claim("eph-zone-1-v0", Some("zonal"), Some("pv-zone-3d")),
+        volume(
+            "pv-zone-3e",
+            "zonal",
+            csi("test.driver"),
+            &[&[(ZONE, &["test-zone-3"])]],
+        ),
+        claim("relaxed", Some("zonal"), Some("pv-zone-3e")),
+    ];
+    let zone_1 = required(vec![req(ZONE, "In", &["test-zone-1"])]);
+    objects.extend([
+        pod("no-claim", claims(&["invalid"])),
+        pod("empty-bound", claims(&["empty-bound"])),
+        pod("empty-unbound", claims(&["empty-unbound"])),
+        pod("missing-bound", claims(&["missing-bound"])),
+        pod("missing-unbound", claims(&["missing-unbound"])),
+        pod("invalid-class", claims(&["invalid-class"])),
+        pod("invalid-volume", claims(&["invalid-volume"])),
+        pod("valid", json!({})),
+        pod("zone-3", claims(&["zone-3"])),
+        pod("eph-bound", ephemeral("zonal")),
+        pod("zone-3-pinned", both(claims(&["zone-3-pinned"]), zone_1.clone())),
+        pod("eph-zone-1", both(ephemeral("zonal"), zone_1)),
+        pod(
+            "relaxed",
+            both(
+                claims(&["relaxed"]),
+                json!({"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+                    {"nodeSelectorTerms": [
+                        {"matchExpressions": [req("example.com/label", "In", &["unsupported"])]},
+                        {"matchExpressions": [req(CAPACITY_TYPE, "In", &["on-demand"])]}]}}}}}),
+            ),
+        ),
+    ]);
+    let p = prov(json!({}), objects);
+    p.assert_pending(&[
+        "no-claim",
+        "empty-unbound",
+        "missing-unbound",
+        "invalid-class",
+        "invalid-volume",
+        "zone-3-pinned",
+        "eph-zone-1",
+    ]);
+    for placed in ["zone-3", "eph-bound", "relaxed"] {
+        assert_eq!(
+            p.label(placed, ZONE),
+            Some("test-zone-3"),
+            "{placed}: {:#}",
+            p.json
+        );
+    }
+}
+
+/// "should ignore hostname affinity scheduling when using local path volumes" (local and
+/// hostPath, + the ephemeral table) and "should not ignore hostname affinity when using
+/// non-local path volumes"; VolumeUsage "should preserve unconstrained PV alternatives after
+/// ignoring hostname affinity" (local and hostPath: a hostname term or an invalid zone).
+#[test]
+fn hostname_affinity_of_local_volumes_is_ignored() {
+    let host: &[(&str, &[&str])] = &[(HOSTNAME, &["some-random-node"])];
+    let local = json!({"local": {"path": "/mnt/local-disks"}});
+    let host_path = json!({"hostPath": {"path": "/mnt/local-disks"}});
+    let mut objects = vec![storage_class(
+        "local-path",
+        "kubernetes.io/no-provisioner",
+        &[],
+    )];
+    for (kind, source) in [("local", &local), ("hostpath", &host_path)] {
+        objects.extend([
+            volume(&format!("pv-{kind}"), "local-path", source.clone(), &[host]),
+            claim(kind, Some("local-path"), Some(&format!("pv-{kind}"))),
+            pod(kind, claims(&[kind])),
+            volume(
+                &format!("pv-eph-{kind}"),
+                "local-path",
+                source.clone(),
+                &[host],
+            ),
+            claim(
+                &format!("eph-{kind}-v0"),
+                Some("local-path"),
+                Some(&format!("pv-eph-{kind}")),
+            ),
+            pod(&format!("eph-{kind}"), ephemeral("local-path")),
+            volume(
+                &format!("pv-alt-{kind}"),
+                "",
+                source.clone(),
+                &[
+                    &[(HOSTNAME, &["existing-host"])],
+                    &[(ZONE, &["invalid-zone"])],
+                ],
+            ),
+            claim(
+                &format!("alt-{kind}"),
+                None,
+                Some(&format!("pv-alt-{kind}")),
+            ),
+            pod(&format!("alt-{kind}"), claims(&[&format!("alt-{kind}")])),
+        ]);
+    }
+    objects.extend([
+        volume("pv-csi", "zonal", csi("test.driver"), &[host]),
+        claim("csi", Some("zonal"), Some("pv-csi")),
+        pod("csi", claims(&["csi"])),
+    ]);
+    let p = sched_with(objects);
+    p.assert_pending(&["csi"]);
+}
+
+/// VolumeUsage "should schedule pods using a PV with multiple zones" (PV terms zone 1 OR zone
+/// 2) and "… a StorageClass with multiple zones in AllowedTopologies": two zonally anti-affine
+/// pods land in test-zone-1 and test-zone-2, one each. "should not fail for NFS volumes" (5
+/// pods mounting one NFS claim twice: one node) and "should launch a single node if all pods
+/// use the same PVC" (100 pods of one claim bound to a zone-1 volume: one node).
+#[test]
+fn multi_zone_volumes_and_shared_claims() {
+    let anti = |app: &str| {
+        json!({"metadata": {"labels": {"app": app}},
+            "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"topologyKey": ZONE, "labelSelector": {"matchLabels": {"app": app}}}]}}}})
+    };
+    let either: &[&[(&str, &[&str])]] = &[&[(ZONE, &["test-zone-1"])], &[(ZONE, &["test-zone-2"])]];
+    let mut objects = vec![storage_class("multi-zone-sc", "test-provisioner", either)];
+    for i in 0..2 {
+        objects.extend([
+            volume(
+                &format!("multi-zone-pv-{i}"),
+                "",
+                csi("test.driver"),
+                either,
+            ),
+            claim(
+                &format!("multi-zone-pvc-{i}"),
+                None,
+                Some(&format!("multi-zone-pv-{i}")),
+            ),
+            pod(
+                &format!("pv-pod-{i}"),
+                both(claims(&[&format!("multi-zone-pvc-{i}")]), anti("pv")),
+            ),
+            claim(&format!("sc-pvc-{i}"), Some("multi-zone-sc"), None),
+            pod(
+                &format!("sc-pod-{i}"),
+                both(claims(&[&format!("sc-pvc-{i}")]), anti("sc")),
+            ),
+        ]);
+    }
+    let p = sched_with(objects);
+    p.assert_pending(&[]);
+    for prefix in ["pv-pod", "sc-pod"] {
+        let mut zones: Vec<&str> = (0..2)
+            .map(|i| p.label(&format!("{prefix}-{i}"), ZONE).unwrap())
+            .collect();
+        zones.sort_unstable();
+        assert_eq!(
+            zones,
+            ["test-zone-1", "test-zone-2"],
+            "{prefix}: {:#}",
+            p.json
+        );
+    }
+
+    let mut objects = vec![
+        volume(
+            "my-volume",
+            "nfs",
+            json!({"nfs": {"server": "fake.server", "path": "/some/path"}}),
+            &[&[(ZONE, &["test-zone-1"])]],
+        ),
+        claim("my-claim", Some(""), Some("my-volume")),
+    ];
+    for i in 0..5 {
+        objects.push(pod(&format!("nfs-{i}"), claims(&["my-claim", "my-claim"])));
+    }
+    let p = sched_with(objects);
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 1, "{:#}", p.json);
+}
+
+/// VolumeUsage's type: 1024 CPUs and pods.
+fn big_type_catalog() -> std::path::PathBuf {
+    let text = "instanceTypes:\n- name: instance-type\n  capacity: {cpu: \"1024\", memory: 1024Gi, pods: \"1024\"}\n  \
+        overhead: {cpu: 100m, memory: 10Mi}\n  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux}\n  offerings:\n  \
+        - {zone: test-zone-1, capacityType: on-demand, price: 1}\n  - {zone: test-zone-2, capacityType: on-demand, price: 1}\n";
+    crate::support::write_temp("volume-usage.yaml", text.as_bytes())
+}
+
+/// VolumeUsage "should launch multiple nodes if required due to volume limits": the in-flight
+/// node's CSINode allows 10 volumes of `fake.csi.provider`; 6 pods of 2 new claims each → 5 on
+/// it, the sixth on a new node. "should launch a single node if all pods use the same PVC"
+/// (100 pods of one bound claim: all on the in-flight node).
+#[test]
+fn csinode_volume_limits_from_the_manifest() {
+    let catalog = big_type_catalog();
+    let it = FakeType {
+        name: "instance-type",
+        cpu: 1024,
+        mem_gi: 1024,
+        pods: 1024,
+        arch: "amd64",
+    };
+    let base = || {
+        // The Describe's `nodePool.Spec.Limits = nil`.
+        let unlimited = json!({"pool": {"limits": null}});
+        let mut o = vec![pool("default", vec![any_capacity()], unlimited)];
+        o.extend(launched(
+            "n1",
+            &it,
+            "test-zone-1",
+            Stage::Registered,
+            json!({}),
+            json!({}),
+        ));
+        o.push(running("initial", "n1", json!({}), json!({})));
+        o.push(
+            json!({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "n1"},
+            "spec": {"drivers": [{"name": "fake.csi.provider", "nodeID": "fake-node-id",
+                "allocatable": {"count": 10}}]}}),
+        );
+        o.push(storage_class(
+            "my-storage-class",
+            "fake.csi.provider",
+            &[&[(ZONE, &["test-zone-1"])]],
+        ));
+        o
+    };
+    let mut objects = base();
+    for i in 0..6 {
+        let (a, b) = (format!("my-claim-a-{i}"), format!("my-claim-b-{i}"));
+        objects.push(claim(&a, Some("my-storage-class"), None));
+        objects.push(claim(&b, Some("my-storage-class"), None));
+        objects.push(pod(&format!("p{i}"), claims(&[&a, &b])));
+    }
+    let p = plan_on(&catalog, objects);
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 1, "{:#}", p.json);
+    assert_eq!(
+        p.json["existingNodes"][0]["pods"].as_array().unwrap().len(),
+        5
+    );
+
+    let mut objects = base();
+    objects.push(volume(
+        "my-volume",
+        "my-storage-class",
+        csi("fake.csi.provider"),
+        &[&[(ZONE, &["test-zone-1"])]],
+    ));
+    objects.push(claim(
+        "my-claim",
+        Some("my-storage-class"),
+        Some("my-volume"),
+    ));
+    for i in 0..100 {
+        objects.push(pod(&format!("p{i}"), claims(&["my-claim"])));
+    }
+    let p = plan_on(&catalog, objects);
+    p.assert_pending(&[]);
+    assert!(p.claims().is_empty(), "{:#}", p.json);
+}
