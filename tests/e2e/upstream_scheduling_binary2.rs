@@ -1600,3 +1600,133 @@ fn csinode_volume_limits_from_the_manifest() {
     p.assert_pending(&[]);
     assert!(p.claims().is_empty(), "{:#}", p.json);
 }
+
+// ---- scheduling/suite_test.go › Reserved Instance Types ----
+
+/// The Describe's types: large (6 CPU), medium (3), small (2) with the fake's five offerings,
+/// medium and small also reserved in test-zone-1 (one instance each, reservations
+/// `r-<type>`, here `cr-small` and `cr-medium`: EC2 reservation ids).
+fn reserved_catalog() -> std::path::PathBuf {
+    let mut text = String::from("instanceTypes:\n");
+    for (name, cpu, reserved) in [
+        ("large-instance-type", 6u32, false),
+        ("medium-instance-type", 3, true),
+        ("small-instance-type", 2, true),
+    ] {
+        let price = 0.1 * f64::from(cpu) + 0.1 * f64::from(cpu) * 1_073_741_824.0 / 1e9;
+        text.push_str(&format!(
+            "- name: {name}\n  capacity: {{cpu: \"{cpu}\", memory: {cpu}Gi, pods: \"110\"}}\n  \
+             overhead: {{cpu: 100m, memory: 10Mi}}\n  labels: {{kubernetes.io/arch: amd64, kubernetes.io/os: linux}}\n  offerings:\n"
+        ));
+        for (zone, ct) in [
+            ("test-zone-1", "spot"),
+            ("test-zone-2", "spot"),
+            ("test-zone-1", "on-demand"),
+            ("test-zone-2", "on-demand"),
+            ("test-zone-3", "on-demand"),
+        ] {
+            text.push_str(&format!(
+                "  - {{zone: {zone}, capacityType: {ct}, price: {price}}}\n"
+            ));
+        }
+        if reserved {
+            text.push_str(&format!(
+                "  - {{zone: test-zone-1, capacityType: reserved, reservationId: cr-{}, count: 1}}\n",
+                name.trim_end_matches("-instance-type")
+            ));
+        }
+    }
+    crate::support::write_temp("reserved.yaml", text.as_bytes())
+}
+
+const RESERVATION_ID: &str = "karpenter.k8s.aws/capacity-reservation-id";
+
+/// Plans `objects` against the reserved catalog with a class selecting both reservations.
+fn plan_reserved(objects: Vec<Value>) -> Plan {
+    let mut all = objects;
+    let mut c = class();
+    c["spec"]["capacityReservationSelectorTerms"] =
+        json!([{"id": "cr-medium"}, {"id": "cr-small"}]);
+    all.push(c);
+    let catalog = reserved_catalog();
+    let (code, json) = provision_json(&["--catalog", catalog.to_str().unwrap()], all);
+    Plan { code, json }
+}
+
+/// `(round, instance type, capacity type, reservation id)` of each NodeClaim, in plan order.
+fn launches(p: &Plan) -> Vec<(u64, String, String, String)> {
+    p.claims()
+        .iter()
+        .map(|c| {
+            let l = |k: &str| c["labels"][k].as_str().unwrap_or("").to_string();
+            (
+                c["round"].as_u64().unwrap(),
+                l(INSTANCE_TYPE),
+                l(CAPACITY_TYPE),
+                l(RESERVATION_ID),
+            )
+        })
+        .collect()
+}
+
+/// "shouldn't fallback to on-demand or spot when compatible reserved offerings are available":
+/// three 1800m pods take, one loop each, the small reservation, the medium one, then a small
+/// on-demand or spot instance. "should correctly track reservations shared across nodepools":
+/// two pools share the small reservation; two anti-affine pods, one per pool → one reserved,
+/// the other on-demand/spot in the next loop.
+#[test]
+fn reservations_are_used_before_falling_back_one_loop_at_a_time() {
+    let mut objects = vec![pool("default", vec![any_capacity()], json!({}))];
+    for i in 0..3 {
+        objects.push(sized(&format!("p{i}"), json!({"cpu": "1800m"}), json!({})));
+    }
+    let p = plan_reserved(objects);
+    p.assert_pending(&[]);
+    let l = launches(&p);
+    assert_eq!(l.len(), 3, "{:#}", p.json);
+    assert_eq!(
+        (l[0].0, l[0].1.as_str(), l[0].2.as_str(), l[0].3.as_str()),
+        (1, "small-instance-type", "reserved", "cr-small"),
+        "{:#}",
+        p.json
+    );
+    assert_eq!(
+        (l[1].0, l[1].1.as_str(), l[1].2.as_str(), l[1].3.as_str()),
+        (2, "medium-instance-type", "reserved", "cr-medium"),
+        "{:#}",
+        p.json
+    );
+    assert_eq!((l[2].0, l[2].1.as_str()), (3, "small-instance-type"));
+    assert_ne!(l[2].2, "reserved");
+    assert_eq!(l[2].3, "");
+
+    let mut objects = vec![
+        pool("np-1", vec![any_capacity()], json!({})),
+        pool("np-2", vec![any_capacity()], json!({})),
+    ];
+    for i in 1..=2 {
+        objects.push(pod(
+            &format!("p{i}"),
+            both(
+                json!({"metadata": {"labels": {"app": "test"}},
+                    "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"topologyKey": HOSTNAME, "labelSelector": {"matchLabels": {"app": "test"}}}]}}}}),
+                required(vec![
+                    req(INSTANCE_TYPE, "In", &["small-instance-type"]),
+                    req(NODEPOOL, "In", &[&format!("np-{i}")]),
+                ]),
+            ),
+        ));
+    }
+    let p = plan_reserved(objects);
+    p.assert_pending(&[]);
+    let l = launches(&p);
+    assert_eq!(l.len(), 2, "{:#}", p.json);
+    assert_eq!(
+        (l[0].0, l[0].2.as_str(), l[0].3.as_str()),
+        (1, "reserved", "cr-small")
+    );
+    assert_eq!(l[1].0, 2, "{:#}", p.json);
+    assert_ne!(l[1].2, "reserved");
+    assert_eq!(l[1].1, "small-instance-type");
+}
