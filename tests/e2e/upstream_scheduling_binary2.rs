@@ -1606,7 +1606,7 @@ fn csinode_volume_limits_from_the_manifest() {
 /// The Describe's types: large (6 CPU), medium (3), small (2) with the fake's five offerings,
 /// medium and small also reserved in test-zone-1 (one instance each, reservations
 /// `r-<type>`, here `cr-small` and `cr-medium`: EC2 reservation ids).
-fn reserved_catalog() -> std::path::PathBuf {
+fn reserved_catalog(second_small: bool) -> std::path::PathBuf {
     let mut text = String::from("instanceTypes:\n");
     for (name, cpu, reserved) in [
         ("large-instance-type", 6u32, false),
@@ -1635,20 +1635,31 @@ fn reserved_catalog() -> std::path::PathBuf {
                 name.trim_end_matches("-instance-type")
             ));
         }
+        if second_small && name == "small-instance-type" {
+            text.push_str(
+                "  - {zone: test-zone-1, capacityType: reserved, reservationId: cr-small2, count: 2}\n",
+            );
+        }
     }
-    crate::support::write_temp("reserved.yaml", text.as_bytes())
+    let file = if second_small {
+        "reserved-two.yaml"
+    } else {
+        "reserved.yaml"
+    };
+    crate::support::write_temp(file, text.as_bytes())
 }
 
 const RESERVATION_ID: &str = "karpenter.k8s.aws/capacity-reservation-id";
 
-/// Plans `objects` against the reserved catalog with a class selecting both reservations.
-fn plan_reserved(objects: Vec<Value>) -> Plan {
+/// Plans `objects` against the reserved catalog (with small's second reservation `cr-small2`
+/// of 2 instances when `second_small`) and a class selecting every reservation.
+fn plan_reserved(second_small: bool, objects: Vec<Value>) -> Plan {
     let mut all = objects;
     let mut c = class();
     c["spec"]["capacityReservationSelectorTerms"] =
-        json!([{"id": "cr-medium"}, {"id": "cr-small"}]);
+        json!([{"id": "cr-medium"}, {"id": "cr-small"}, {"id": "cr-small2"}]);
     all.push(c);
-    let catalog = reserved_catalog();
+    let catalog = reserved_catalog(second_small);
     let (code, json) = provision_json(&["--catalog", catalog.to_str().unwrap()], all);
     Plan { code, json }
 }
@@ -1680,7 +1691,7 @@ fn reservations_are_used_before_falling_back_one_loop_at_a_time() {
     for i in 0..3 {
         objects.push(sized(&format!("p{i}"), json!({"cpu": "1800m"}), json!({})));
     }
-    let p = plan_reserved(objects);
+    let p = plan_reserved(false, objects);
     p.assert_pending(&[]);
     let l = launches(&p);
     assert_eq!(l.len(), 3, "{:#}", p.json);
@@ -1718,7 +1729,7 @@ fn reservations_are_used_before_falling_back_one_loop_at_a_time() {
             ),
         ));
     }
-    let p = plan_reserved(objects);
+    let p = plan_reserved(false, objects);
     p.assert_pending(&[]);
     let l = launches(&p);
     assert_eq!(l.len(), 2, "{:#}", p.json);
@@ -1729,4 +1740,34 @@ fn reservations_are_used_before_falling_back_one_loop_at_a_time() {
     assert_eq!(l[1].0, 2, "{:#}", p.json);
     assert_ne!(l[1].2, "reserved");
     assert_eq!(l[1].1, "small-instance-type");
+}
+
+/// "should correctly track multiple reservations for the same instance pool": small has a
+/// second reservation of 2 instances; four anti-affine pods requiring small → two reserved in
+/// the first loop, one in the second (one instance left, the pessimistic count defers the
+/// last pod), the last on-demand or spot in the third.
+#[test]
+fn two_reservations_of_one_type_are_tracked_together() {
+    let mut objects = vec![pool("default", vec![any_capacity()], json!({}))];
+    for i in 0..4 {
+        objects.push(pod(
+            &format!("p{i}"),
+            both(
+                json!({"metadata": {"labels": {"app": "test"}},
+                    "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"topologyKey": HOSTNAME, "labelSelector": {"matchLabels": {"app": "test"}}}]}}}}),
+                required(vec![req(INSTANCE_TYPE, "In", &["small-instance-type"])]),
+            ),
+        ));
+    }
+    let p = plan_reserved(true, objects);
+    p.assert_pending(&[]);
+    let l = launches(&p);
+    let rounds: Vec<(u64, bool)> = l.iter().map(|c| (c.0, c.2 == "reserved")).collect();
+    assert_eq!(
+        rounds,
+        [(1, true), (1, true), (2, true), (3, false)],
+        "{:#}",
+        p.json
+    );
 }
