@@ -1771,3 +1771,244 @@ fn two_reservations_of_one_type_are_tracked_together() {
         p.json
     );
 }
+
+// ---- scheduling/instance_selection_test.go › MinValues (the rest), cheaper on-demand ----
+
+/// A catalog of spot types in test-zone-1-spot: `(name, cpu = memory GiB, price, arch, the
+/// `karpenter/numerical-value` label)`.
+fn numbered_catalog(
+    file: &str,
+    types: &[(&str, u32, f64, &str, Option<u32>)],
+) -> std::path::PathBuf {
+    let mut text = String::from("instanceTypes:\n");
+    for (name, cpu, price, arch, n) in types {
+        let label = n.map_or(String::new(), |n| {
+            format!(", karpenter/numerical-value: \"{n}\"")
+        });
+        text.push_str(&format!(
+            "- name: {name}\n  capacity: {{cpu: \"{cpu}\", memory: {cpu}Gi, pods: \"110\"}}\n  \
+             overhead: {{cpu: 100m, memory: 10Mi}}\n  labels: {{kubernetes.io/arch: {arch}, kubernetes.io/os: linux{label}}}\n  \
+             offerings:\n  - {{zone: test-zone-1-spot, capacityType: spot, price: {price}}}\n"
+        ));
+    }
+    crate::support::write_temp(file, text.as_bytes())
+}
+
+/// MinValues: "should schedule respecting the minValues in Gt operator", "scheduler should fail
+/// if the minValues in Gt operator is not satisfied" (the pool's `Exists` minValues 2, the pods'
+/// `Gt 2` leaves one type), "… in Lt operator" (+ fails), "should schedule considering the max
+/// of the minValues of In and NotIn operators", "… of Gt and Lt operators", "should schedule and
+/// pick the max of minValues of InstanceTypes if multiple operators are used for the same
+/// requirement", "should schedule and respect multiple requirement keys with minValues" (arch
+/// `Exists` minValues 2 over an arm64 and an amd64 type), "schedule should fail if minimum
+/// number of InstanceTypes is not met … after truncation" (`--max-instance-types 1` for
+/// `MaxInstanceTypes = 1`): two 0.9-CPU pods on two NodeClaims of ≥ 2 options, or both pending.
+#[test]
+fn min_values_over_operators_and_keys() {
+    const NUM: &str = "karpenter/numerical-value";
+    let with_min_op = |key: &str, op: &str, values: &[&str], min: u32| {
+        let mut r = req(key, op, values);
+        r["minValues"] = json!(min);
+        r
+    };
+    let gt_pod = || required(vec![req(NUM, "Gt", &["2"])]);
+    type Case<'a> = (
+        &'a str,
+        Vec<(&'a str, u32, f64, &'a str, Option<u32>)>,
+        Vec<Value>,
+        Value,
+        &'a [&'a str],
+        bool,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "Gt",
+            vec![
+                ("instance-type-1", 1, 0.52, "arm64", Some(2)),
+                ("instance-type-2", 1, 1.0, "arm64", Some(3)),
+                ("instance-type-3", 4, 1.2, "arm64", Some(4)),
+            ],
+            vec![with_min_op(NUM, "Gt", &["2"], 2)],
+            json!({}),
+            &[],
+            true,
+        ),
+        (
+            "Gt unmet",
+            vec![
+                ("instance-type-1", 1, 0.52, "arm64", Some(2)),
+                ("instance-type-2", 4, 1.0, "arm64", Some(3)),
+            ],
+            vec![with_min_op(NUM, "Exists", &[], 2)],
+            gt_pod(),
+            &[],
+            false,
+        ),
+        (
+            "Lt",
+            vec![
+                ("instance-type-1", 1, 0.52, "arm64", Some(2)),
+                ("instance-type-2", 2, 1.0, "arm64", Some(3)),
+                ("instance-type-3", 4, 1.2, "arm64", Some(4)),
+            ],
+            vec![with_min_op(NUM, "Lt", &["4"], 2)],
+            json!({}),
+            &[],
+            true,
+        ),
+        (
+            "Lt unmet",
+            vec![
+                ("instance-type-1", 2, 0.52, "arm64", Some(2)),
+                ("instance-type-2", 4, 1.2, "arm64", Some(4)),
+            ],
+            vec![with_min_op(NUM, "Lt", &["4"], 2)],
+            json!({}),
+            &[],
+            false,
+        ),
+        (
+            "In and NotIn",
+            vec![
+                ("instance-type-1", 1, 0.52, "arm64", None),
+                ("instance-type-2", 2, 1.0, "arm64", None),
+                ("instance-type-3", 4, 1.2, "arm64", None),
+            ],
+            vec![
+                with_min_op(
+                    INSTANCE_TYPE,
+                    "In",
+                    &["instance-type-1", "instance-type-2", "instance-type-3"],
+                    1,
+                ),
+                with_min_op(INSTANCE_TYPE, "NotIn", &["instance-type-3"], 2),
+            ],
+            json!({}),
+            &[],
+            true,
+        ),
+        (
+            "Gt and Lt",
+            vec![
+                ("instance-type-1", 1, 0.52, "arm64", Some(2)),
+                ("instance-type-2", 1, 1.0, "arm64", Some(3)),
+                ("instance-type-3", 4, 1.2, "arm64", Some(4)),
+                ("instance-type-4", 4, 1.2, "arm64", Some(5)),
+            ],
+            vec![
+                with_min_op(NUM, "Gt", &["2"], 1),
+                with_min_op(NUM, "Lt", &["5"], 2),
+            ],
+            json!({}),
+            &[],
+            true,
+        ),
+        (
+            "Exists and In on one key",
+            vec![
+                ("instance-type-1", 1, 0.52, "arm64", None),
+                ("instance-type-2", 4, 1.0, "arm64", None),
+            ],
+            vec![
+                with_min_op(INSTANCE_TYPE, "Exists", &[], 1),
+                with_min_op(
+                    INSTANCE_TYPE,
+                    "In",
+                    &["instance-type-1", "instance-type-2"],
+                    2,
+                ),
+            ],
+            json!({}),
+            &[],
+            true,
+        ),
+        (
+            "two keys",
+            vec![
+                ("instance-type-1", 1, 0.52, "arm64", None),
+                ("instance-type-2", 4, 1.0, "amd64", None),
+            ],
+            vec![
+                with_min_op(ARCH, "Exists", &[], 2),
+                with_min_op(
+                    INSTANCE_TYPE,
+                    "In",
+                    &["instance-type-1", "instance-type-2"],
+                    1,
+                ),
+            ],
+            json!({}),
+            &[],
+            true,
+        ),
+        (
+            "after truncation",
+            vec![
+                ("instance-type-1", 1, 0.52, "arm64", None),
+                ("instance-type-2", 4, 1.0, "arm64", None),
+            ],
+            vec![with_min_op(
+                INSTANCE_TYPE,
+                "In",
+                &["instance-type-1", "instance-type-2"],
+                2,
+            )],
+            json!({}),
+            &["--max-instance-types", "1"],
+            false,
+        ),
+    ];
+    for (i, (what, types, reqs, patch, args, placed)) in cases.into_iter().enumerate() {
+        let catalog = numbered_catalog(&format!("min-values-{i}.yaml"), &types);
+        let small = |name: &str| sized(name, cpu_mem("0.9", "0.9Gi"), patch.clone());
+        let p = plan_with(
+            &catalog,
+            args,
+            vec![pool("default", reqs, json!({})), small("a"), small("b")],
+        );
+        if placed {
+            p.assert_pending(&[]);
+            assert_ne!(
+                p.claim("a")["name"],
+                p.claim("b")["name"],
+                "{what}: {:#}",
+                p.json
+            );
+            let options = p.claims()[0]["instanceTypes"].as_array().unwrap().len();
+            assert!(options >= 2, "{what}: {:#}", p.json);
+        } else {
+            p.assert_pending(&["a", "b"]);
+        }
+    }
+}
+
+/// "should schedule on cheaper on-demand instance even when spot price ordering would place
+/// other instance types first": on-demand only → test-instance1 ($1.0 on-demand, though its spot
+/// is dearer than test-instance2's).
+#[test]
+fn the_on_demand_price_decides_an_on_demand_pool() {
+    let text = "instanceTypes:\n\
+        - {name: test-instance1, capacity: {cpu: \"1\", memory: 1Gi, pods: \"110\"}, overhead: {cpu: 100m, memory: 10Mi},\n   labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux},\n   \
+           offerings: [{zone: test-zone-1a, capacityType: on-demand, price: 1.0}, {zone: test-zone-1a, capacityType: spot, price: 0.2}]}\n\
+        - {name: test-instance2, capacity: {cpu: \"1\", memory: 1Gi, pods: \"110\"}, overhead: {cpu: 100m, memory: 10Mi},\n   labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux},\n   \
+           offerings: [{zone: test-zone-1a, capacityType: on-demand, price: 1.3}, {zone: test-zone-1a, capacityType: spot, price: 0.1}]}\n";
+    let catalog = crate::support::write_temp("cheaper-on-demand.yaml", text.as_bytes());
+    let p = plan_on(
+        &catalog,
+        vec![
+            pool(
+                "default",
+                vec![req(CAPACITY_TYPE, "In", &["on-demand"])],
+                json!({}),
+            ),
+            pod("p", json!({})),
+        ],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(
+        p.label("p", INSTANCE_TYPE),
+        Some("test-instance1"),
+        "{:#}",
+        p.json
+    );
+}
