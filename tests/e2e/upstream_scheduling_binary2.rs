@@ -1224,7 +1224,8 @@ fn storage_class(name: &str, provisioner: &str, terms: &[&[(&str, &[&str])]]) ->
 }
 
 /// `test.PersistentVolumeClaim`: `class` None leaves `storageClassName` out; a `volume` binds
-/// it (with the `pv.kubernetes.io/bind-completed` annotation the helper adds).
+/// it (with the `pv.kubernetes.io/bind-completed` annotation the helper adds; no `status`,
+/// as the helper writes none).
 fn claim(name: &str, class: Option<&str>, volume: Option<&str>) -> Value {
     let mut c = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
         "metadata": {"name": name, "namespace": "default"},
@@ -1235,7 +1236,6 @@ fn claim(name: &str, class: Option<&str>, volume: Option<&str>) -> Value {
     if let Some(v) = volume {
         c["spec"]["volumeName"] = json!(v);
         c["metadata"]["annotations"] = json!({"pv.kubernetes.io/bind-completed": "yes"});
-        c["status"] = json!({"phase": "Bound"});
     }
     c
 }
@@ -2011,4 +2011,241 @@ fn the_on_demand_price_decides_an_on_demand_pool() {
         "{:#}",
         p.json
     );
+}
+
+/// No Pre-Binding "should handle resource zeroing of extended resources by kubelet" (issue
+/// #1459): the registered, uninitialized node of the vendor-a GPU type reports
+/// `capacity: {vendor-a: 0}`, `allocatable: {vendor-b: 0}` (kubelet zeroing at startup); its
+/// NodeClaim's numbers stand in, so a second 10m + 1 GPU pod goes to it, no second node.
+/// "should respect self pod affinity without pod binding (zone)" (issue #1975): a pod with
+/// zonal self-affinity goes to the in-flight node (here in test-zone-2, not the cheapest
+/// zone's first) rather than opening a node elsewhere.
+#[test]
+fn in_flight_nodes_without_binding() {
+    let gpu = FakeType {
+        name: "gpu-vendor-instance-type",
+        cpu: 4,
+        mem_gi: 4,
+        pods: 5,
+        arch: "amd64",
+    };
+    let mut claim_status =
+        json!({"status": {"capacity": gpu.capacity(), "allocatable": gpu.allocatable()}});
+    claim_status["status"]["capacity"]["fake.com/vendor-a"] = json!("2");
+    claim_status["status"]["allocatable"]["fake.com/vendor-a"] = json!("2");
+    let mut objects = launched(
+        "n1",
+        &gpu,
+        "test-zone-1",
+        Stage::Registered,
+        json!({"status": {"capacity": {"fake.com/vendor-a": "0"}, "allocatable": {"fake.com/vendor-b": "0"}}}),
+        claim_status,
+    );
+    let gpu_pod = |name: &str| {
+        pod(
+            name,
+            json!({"spec": {"containers": [{"name": "app", "image": "i",
+                "resources": {"limits": {"cpu": "10m", "fake.com/vendor-a": "1"}}}]}}),
+        )
+    };
+    objects.push(gpu_pod("second"));
+    let p = sched_with(objects);
+    p.assert_pending(&[]);
+    assert_eq!(
+        existing_of(&p, "second").as_deref(),
+        Some("n1"),
+        "{:#}",
+        p.json
+    );
+    assert!(p.claims().is_empty());
+
+    let affine = json!({"metadata": {"labels": {"security": "s2"}},
+        "spec": {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": ZONE, "labelSelector": {"matchLabels": {"security": "s2"}}}]}}}});
+    let mut objects = launched(
+        "n1",
+        &SMALL,
+        "test-zone-2",
+        Stage::Registered,
+        json!({}),
+        json!({}),
+    );
+    objects.push(pod("second", affine));
+    let p = sched_with(objects);
+    p.assert_pending(&[]);
+    assert_eq!(
+        existing_of(&p, "second").as_deref(),
+        Some("n1"),
+        "{:#}",
+        p.json
+    );
+    assert!(p.claims().is_empty());
+}
+
+/// VolumeUsage "should launch nodes for pods with ephemeral volume using the specified storage
+/// class name", "… using a default storage class", "… using the newest storage class" (two
+/// default classes, the newer one's driver counts): the in-flight node's CSINode allows one
+/// volume of `fake.csi.provider` (ten of `other-provider`), its pod's ephemeral claim uses it, so
+/// the next pod's ephemeral volume of the same driver needs a new node.
+#[test]
+fn ephemeral_volumes_count_against_the_csinode_limit() {
+    let default_class = |name: &str, provisioner: &str, created: &str| {
+        let mut sc = storage_class(name, provisioner, &[&[(ZONE, &["test-zone-1"])]]);
+        sc["metadata"]["annotations"] =
+            json!({"storageclass.kubernetes.io/is-default-class": "true"});
+        sc["metadata"]["creationTimestamp"] = json!(created);
+        sc
+    };
+    let cases: Vec<(&str, Vec<Value>, Option<&str>)> = vec![
+        (
+            "specified",
+            vec![
+                storage_class(
+                    "my-storage-class",
+                    "fake.csi.provider",
+                    &[&[(ZONE, &["test-zone-1"])]],
+                ),
+                default_class(
+                    "default-storage-class",
+                    "other-provider",
+                    "2026-01-01T00:00:00Z",
+                ),
+            ],
+            Some("my-storage-class"),
+        ),
+        (
+            "default",
+            vec![default_class(
+                "default-storage-class",
+                "fake.csi.provider",
+                "2026-01-01T00:00:00Z",
+            )],
+            None,
+        ),
+        (
+            "newest",
+            vec![
+                default_class(
+                    "default-storage-class",
+                    "other-provider",
+                    "2026-01-01T00:00:00Z",
+                ),
+                default_class(
+                    "newer-default-storage-class",
+                    "fake.csi.provider",
+                    "2026-01-01T00:00:05Z",
+                ),
+            ],
+            None,
+        ),
+    ];
+    for (what, classes, class_name) in cases {
+        let eph = match class_name {
+            Some(c) => ephemeral(c),
+            None => {
+                json!({"spec": {"volumes": [{"name": "v0", "ephemeral": {"volumeClaimTemplate": {"spec": {
+                "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}}}]}})
+            }
+        };
+        let mut objects = classes;
+        objects.extend(launched(
+            "n1",
+            &ARM,
+            "test-zone-1",
+            Stage::Registered,
+            json!({}),
+            json!({}),
+        ));
+        objects.push(
+            json!({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "n1"},
+            "spec": {"drivers": [
+                {"name": "fake.csi.provider", "nodeID": "n1", "allocatable": {"count": 1}},
+                {"name": "other-provider", "nodeID": "n1", "allocatable": {"count": 10}}]}}),
+        );
+        objects.push(running("initial", "n1", json!({}), eph.clone()));
+        objects.push(claim("initial-v0", class_name, None));
+        objects.push(claim("second-v0", class_name, None));
+        objects.push(pod("second", eph));
+        let p = sched_with(objects);
+        p.assert_pending(&[]);
+        assert_eq!(existing_of(&p, "second"), None, "{what}: {:#}", p.json);
+        assert_eq!(p.claims().len(), 1, "{what}");
+    }
+}
+
+/// A pod patch with one generic ephemeral volume `tmp-ephemeral`, of class `class` when given
+/// (its claim is `<pod>-tmp-ephemeral`).
+fn ephemeral_named(class: Option<&str>) -> Value {
+    let mut spec =
+        json!({"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}});
+    if let Some(c) = class {
+        spec["storageClassName"] = json!(c);
+    }
+    json!({"spec": {"volumes": [{"name": "tmp-ephemeral",
+        "ephemeral": {"volumeClaimTemplate": {"spec": spec}}}]}})
+}
+
+/// VolumeUsage's negatives and bound claims (`other-provider` classes in test-zone-1): "should
+/// not launch nodes for pod with unbound volume for volumeBindingMode immediate", "… with
+/// deleting persistentVolumeClaim", "… with bound persistentVolume that is marked for
+/// deletion", "… with Lost persistentVolumeClaim", "should handle pods with PVCs with defined
+/// volumeName" (bind-completed missing: pending; present: scheduled), "should launch nodes for
+/// pods with ephemeral volume without a storage class when the PVC is bound" (non-existent and
+/// empty class) and "should not launch nodes … when the PVC is unbound" (both).
+#[test]
+fn volume_claims_that_block_or_allow_a_launch() {
+    let zone_1: &[&[(&str, &[&str])]] = &[&[(ZONE, &["test-zone-1"])]];
+    let mut immediate = storage_class("immediate", "other-provider", zone_1);
+    immediate["volumeBindingMode"] = json!("Immediate");
+    let mut deleting_claim = claim("deleting", Some("default-storage-class"), None);
+    deleting_claim["metadata"]["deletionTimestamp"] = json!("2026-12-01T00:00:00Z");
+    deleting_claim["metadata"]["finalizers"] = json!(["kubernetes.io/pvc-protection"]);
+    let mut deleting_volume = volume("pv-deleting", "", csi("other-provider"), &[]);
+    deleting_volume["metadata"]["deletionTimestamp"] = json!("2026-12-01T00:00:00Z");
+    deleting_volume["metadata"]["finalizers"] = json!(["kubernetes.io/pv-protection"]);
+    let mut lost = claim("lost", Some("default-storage-class"), None);
+    lost["status"] = json!({"phase": "Lost"});
+    let mut unannotated = claim("unannotated", Some("default-storage-class"), Some("pv-b"));
+    unannotated["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("annotations");
+    let mut objects = vec![
+        storage_class("default-storage-class", "other-provider", zone_1),
+        immediate,
+        claim("immediate", Some("immediate"), None),
+        deleting_claim,
+        deleting_volume,
+        claim("marked-tmp-ephemeral", None, Some("pv-deleting")),
+        lost,
+        volume("pv-a", "", csi("other-provider"), &[]),
+        claim("annotated", Some("default-storage-class"), Some("pv-a")),
+        volume("pv-b", "", csi("other-provider"), &[]),
+        unannotated,
+        pod("immediate", claims(&["immediate"])),
+        pod("deleting", claims(&["deleting"])),
+        pod("marked", ephemeral_named(None)),
+        pod("lost", claims(&["lost"])),
+        pod("annotated", claims(&["annotated"])),
+        pod("unannotated", claims(&["unannotated"])),
+    ];
+    for (i, class) in ["non-existent", ""].into_iter().enumerate() {
+        let pv = format!("test-pv-{i}");
+        objects.extend([
+            volume(&pv, "", csi("test.driver"), &[]),
+            claim(&format!("bound-{i}-tmp-ephemeral"), Some(class), Some(&pv)),
+            pod(&format!("bound-{i}"), ephemeral_named(Some(class))),
+            pod(&format!("unbound-{i}"), ephemeral_named(Some(class))),
+        ]);
+    }
+    let p = sched_with(objects);
+    p.assert_pending(&[
+        "immediate",
+        "deleting",
+        "marked",
+        "lost",
+        "unannotated",
+        "unbound-0",
+        "unbound-1",
+    ]);
 }
