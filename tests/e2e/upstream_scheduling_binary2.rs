@@ -2249,3 +2249,162 @@ fn volume_claims_that_block_or_allow_a_launch() {
         "unbound-1",
     ]);
 }
+
+/// Plans `objects` against the reserved catalog with small's second reservation `cr-small2`,
+/// and a class per `(name, reservation ids)`.
+fn plan_reserved_classes(objects: Vec<Value>, classes: &[(&str, &[&str])]) -> Plan {
+    let mut all = objects;
+    for (name, ids) in classes {
+        let mut c = class();
+        c["metadata"]["name"] = json!(name);
+        let terms: Vec<Value> = ids.iter().map(|id| json!({ "id": id })).collect();
+        c["spec"]["capacityReservationSelectorTerms"] = json!(terms);
+        all.push(c);
+    }
+    let catalog = reserved_catalog(true);
+    let (code, json) = provision_json(&["--catalog", catalog.to_str().unwrap()], all);
+    Plan { code, json }
+}
+
+/// A pool of class `class` (weight `weight`).
+fn pool_of_class(name: &str, class: &str, weight: u32) -> Value {
+    let mut p = pool(
+        name,
+        vec![any_capacity()],
+        json!({"pool": {"weight": weight}}),
+    );
+    p["spec"]["template"]["spec"]["nodeClassRef"]["name"] = json!(class);
+    p
+}
+
+/// Two hostname-anti-affine pods requiring small-instance-type, `extra` merged into each.
+fn anti_affine_small(extra: impl Fn(usize) -> Value) -> Vec<Value> {
+    (0..2)
+        .map(|i| {
+            pod(
+                &format!("p{i}"),
+                both(
+                    both(
+                        json!({"metadata": {"labels": {"app": "test"}},
+                            "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                                {"topologyKey": HOSTNAME, "labelSelector": {"matchLabels": {"app": "test"}}}]}}}}),
+                        required(vec![req(INSTANCE_TYPE, "In", &["small-instance-type"])]),
+                    ),
+                    extra(i),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Reserved Instance Types, with a pool per EC2NodeClass selecting its own reservation of
+/// small-instance-type (the fake's per-pool instance types): "should correctly track
+/// reservations for multiple nodepools with distinct reservations for the same instance pool"
+/// (both pods reserved in one loop, distinct reservations); "shouldn't fallback to a lower
+/// weight NodePool if a reserved offering is available" (one pod reserved on np-primary, the
+/// other deferred, then on-demand/spot on np-primary); "shouldn't relax preferences when a pod
+/// fails to schedule due to a reserved offering error" (both prefer np-1: one reserved there,
+/// the other deferred, then on-demand/spot on np-1); "should handle multiple pods on reserved
+/// nodes" (two zonally self-affine pods requiring reserved small in test-zone-1: one node).
+#[test]
+fn reservations_per_class_weights_and_preferences() {
+    let classes: &[(&str, &[&str])] = &[("default", &["cr-small"]), ("other", &["cr-small2"])];
+    // Distinct reservations: both pods reserved in round 1.
+    let mut objects = vec![
+        pool_of_class("np-1", "default", 1),
+        pool_of_class("np-2", "other", 1),
+    ];
+    objects.extend(anti_affine_small(
+        |i| json!({"spec": {"nodeSelector": {NODEPOOL: format!("np-{}", i + 1)}}}),
+    ));
+    let p = plan_reserved_classes(objects, classes);
+    p.assert_pending(&[]);
+    let l = launches(&p);
+    assert_eq!(l.len(), 2, "{:#}", p.json);
+    assert!(
+        l.iter().all(|c| c.0 == 1 && c.2 == "reserved"),
+        "{:#}",
+        p.json
+    );
+    assert_ne!(l[0].3, l[1].3);
+
+    // Lower-weight fallback.
+    let mut objects = vec![
+        pool_of_class("np-primary", "default", 100),
+        pool_of_class("np-fallback", "other", 50),
+    ];
+    objects.extend(anti_affine_small(|_| json!({})));
+    let p = plan_reserved_classes(objects, classes);
+    p.assert_pending(&[]);
+    let pools: Vec<(u64, String, String)> = p
+        .claims()
+        .iter()
+        .map(|c| {
+            (
+                c["round"].as_u64().unwrap(),
+                c["labels"][NODEPOOL].as_str().unwrap().to_string(),
+                c["labels"][CAPACITY_TYPE].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(pools.len(), 2, "{:#}", p.json);
+    assert_eq!(
+        pools[0],
+        (1, "np-primary".into(), "reserved".into()),
+        "{:#}",
+        p.json
+    );
+    assert_eq!(
+        (pools[1].0, pools[1].1.as_str()),
+        (2, "np-primary"),
+        "{:#}",
+        p.json
+    );
+    assert_ne!(pools[1].2, "reserved");
+
+    // Preferences are not relaxed on a reservation error.
+    let mut objects = vec![
+        pool_of_class("np-1", "default", 1),
+        pool_of_class("np-2", "other", 1),
+    ];
+    objects.extend(anti_affine_small(|_| {
+        json!({"spec": {"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution":
+            [{"weight": 1, "preference": {"matchExpressions": [req(NODEPOOL, "In", &["np-1"])]}}]}}}})
+    }));
+    let p = plan_reserved_classes(objects, classes);
+    p.assert_pending(&[]);
+    let l: Vec<(u64, String, String)> = p
+        .claims()
+        .iter()
+        .map(|c| {
+            (
+                c["round"].as_u64().unwrap(),
+                c["labels"][NODEPOOL].as_str().unwrap().to_string(),
+                c["labels"][CAPACITY_TYPE].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(l.len(), 2, "{:#}", p.json);
+    assert_eq!(l[0], (1, "np-1".into(), "reserved".into()), "{:#}", p.json);
+    assert_eq!((l[1].0, l[1].1.as_str()), (2, "np-1"), "{:#}", p.json);
+    assert_ne!(l[1].2, "reserved");
+
+    // Multiple pods on one reserved node.
+    let affine = json!({"metadata": {"labels": {"app": "test"}},
+        "spec": {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"topologyKey": ZONE, "labelSelector": {"matchLabels": {"app": "test"}}}]}}}});
+    let needs = required(vec![
+        req(INSTANCE_TYPE, "In", &["small-instance-type"]),
+        req(NODEPOOL, "In", &["np-1"]),
+        req(CAPACITY_TYPE, "In", &["reserved"]),
+        req(ZONE, "In", &["test-zone-1"]),
+    ]);
+    let mut objects = vec![pool_of_class("np-1", "default", 1)];
+    for i in 0..2 {
+        objects.push(pod(&format!("p{i}"), both(affine.clone(), needs.clone())));
+    }
+    let p = plan_reserved_classes(objects, classes);
+    p.assert_pending(&[]);
+    assert_eq!(p.claims().len(), 1, "{:#}", p.json);
+    assert_eq!(p.label("p0", CAPACITY_TYPE), Some("reserved"));
+}
