@@ -659,7 +659,8 @@ fn os_and_resources_no_single_type_has() {
 /// `karpenter.k8s.aws/instance-gpu-count`: a `--catalog` type without it gets `DoesNotExist`
 /// as an AWS type does (a well-known key a catalog type leaves out otherwise stays undefined,
 /// which admits `Exists`, as upstream's `Compatible` does for a key the type does not define).
-fn five_types_catalog() -> std::path::PathBuf {
+/// Written to `file` (each test its own: tests run in parallel).
+fn five_types_catalog(file: &str) -> std::path::PathBuf {
     let mut text = String::from("instanceTypes:\n");
     for i in 0..5u32 {
         let (cpu, mem) = (i + 1, 2 * (i + 1));
@@ -687,7 +688,7 @@ fn five_types_catalog() -> std::path::PathBuf {
             ));
         }
     }
-    crate::support::write_temp("five-types.yaml", text.as_bytes())
+    crate::support::write_temp(file, text.as_bytes())
 }
 
 /// Instance Type Compatibility › Provider Specific Labels (4): "should filter instance types
@@ -697,7 +698,7 @@ fn five_types_catalog() -> std::path::PathBuf {
 /// nodes tightly" (4.5 CPUs and 1 CPU get different types).
 #[test]
 fn provider_labels_and_tight_packing_on_five_types() {
-    let catalog = five_types_catalog();
+    let catalog = five_types_catalog("five-types-labels.yaml");
     let special = "karpenter.k8s.aws/instance-gpu-count";
     let mut objects = vec![pool("default", vec![any_capacity()], json!({}))];
     objects.extend([
@@ -1606,7 +1607,7 @@ fn csinode_volume_limits_from_the_manifest() {
 /// The Describe's types: large (6 CPU), medium (3), small (2) with the fake's five offerings,
 /// medium and small also reserved in test-zone-1 (one instance each, reservations
 /// `r-<type>`, here `cr-small` and `cr-medium`: EC2 reservation ids).
-fn reserved_catalog(second_small: bool) -> std::path::PathBuf {
+fn reserved_catalog(second_small: bool, file: &str) -> std::path::PathBuf {
     let mut text = String::from("instanceTypes:\n");
     for (name, cpu, reserved) in [
         ("large-instance-type", 6u32, false),
@@ -1641,11 +1642,6 @@ fn reserved_catalog(second_small: bool) -> std::path::PathBuf {
             );
         }
     }
-    let file = if second_small {
-        "reserved-two.yaml"
-    } else {
-        "reserved.yaml"
-    };
     crate::support::write_temp(file, text.as_bytes())
 }
 
@@ -1659,7 +1655,14 @@ fn plan_reserved(second_small: bool, objects: Vec<Value>) -> Plan {
     c["spec"]["capacityReservationSelectorTerms"] =
         json!([{"id": "cr-medium"}, {"id": "cr-small"}, {"id": "cr-small2"}]);
     all.push(c);
-    let catalog = reserved_catalog(second_small);
+    let catalog = reserved_catalog(
+        second_small,
+        if second_small {
+            "reserved-two.yaml"
+        } else {
+            "reserved.yaml"
+        },
+    );
     let (code, json) = provision_json(&["--catalog", catalog.to_str().unwrap()], all);
     Plan { code, json }
 }
@@ -2261,7 +2264,7 @@ fn plan_reserved_classes(objects: Vec<Value>, classes: &[(&str, &[&str])]) -> Pl
         c["spec"]["capacityReservationSelectorTerms"] = json!(terms);
         all.push(c);
     }
-    let catalog = reserved_catalog(true);
+    let catalog = reserved_catalog(true, "reserved-classes.yaml");
     let (code, json) = provision_json(&["--catalog", catalog.to_str().unwrap()], all);
     Plan { code, json }
 }
@@ -2407,4 +2410,103 @@ fn reservations_per_class_weights_and_preferences() {
     p.assert_pending(&[]);
     assert_eq!(p.claims().len(), 1, "{:#}", p.json);
     assert_eq!(p.label("p0", CAPACITY_TYPE), Some("reserved"));
+}
+
+/// VolumeUsage › CSIMigration "should launch nodes for pods with non-dynamic PVC using a
+/// migrated PVC/PV" and "… with ephemeral volume using a migrated PVC/PV": the default class's
+/// in-tree provisioner `kubernetes.io/aws-ebs` counts as `ebs.csi.aws.com`, whose CSINode
+/// allows one volume on the in-flight node, used by its pod; the next pod needs a new node.
+#[test]
+fn in_tree_ebs_volumes_count_as_the_csi_driver() {
+    for ephemeral_volume in [false, true] {
+        let mut sc = storage_class(
+            "in-tree-storage-class",
+            "kubernetes.io/aws-ebs",
+            &[&[(ZONE, &["test-zone-1"])]],
+        );
+        sc["metadata"]["annotations"] =
+            json!({"storageclass.kubernetes.io/is-default-class": "true"});
+        let mut objects = vec![sc];
+        objects.extend(launched(
+            "n1",
+            &ARM,
+            "test-zone-1",
+            Stage::Registered,
+            json!({}),
+            json!({}),
+        ));
+        objects.push(json!({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "n1"},
+            "spec": {"drivers": [{"name": "ebs.csi.aws.com", "nodeID": "fake-node-id", "allocatable": {"count": 1}}]}}));
+        let (first, second) = if ephemeral_volume {
+            objects.push(claim(
+                "initial-tmp-ephemeral",
+                Some("in-tree-storage-class"),
+                None,
+            ));
+            objects.push(claim(
+                "second-tmp-ephemeral",
+                Some("in-tree-storage-class"),
+                None,
+            ));
+            (
+                ephemeral_named(Some("in-tree-storage-class")),
+                ephemeral_named(Some("in-tree-storage-class")),
+            )
+        } else {
+            objects.push(volume(
+                "my-volume",
+                "in-tree-storage-class",
+                json!({"awsElasticBlockStore": {"volumeID": "vol-0123", "fsType": "ext4"}}),
+                &[&[(ZONE, &["test-zone-1"])]],
+            ));
+            objects.push(claim(
+                "pvc-1",
+                Some("in-tree-storage-class"),
+                Some("my-volume"),
+            ));
+            objects.push(claim("pvc-2", Some("in-tree-storage-class"), None));
+            (claims(&["pvc-1"]), claims(&["pvc-2"]))
+        };
+        objects.push(running("initial", "n1", json!({}), first));
+        objects.push(pod("second", second));
+        let p = sched_with(objects);
+        p.assert_pending(&[]);
+        assert_eq!(existing_of(&p, "second"), None, "{:#}", p.json);
+        assert_eq!(p.claims().len(), 1);
+    }
+}
+
+/// VolumeUsage "should schedule pods when a valid multi-volume topology alternative remains
+/// after pruning disjoint branches" on `fake.InstanceTypes(5)`: class A allows `special`
+/// required OR optional, class B (zone 1 AND optional) OR (zone 2 AND required); only
+/// fake-it-4 has `special` (optional), so the pod lands in test-zone-1 on it. `special` is
+/// played by `instance-gpu-count` as in `provider_labels_and_tight_packing_on_five_types`:
+/// optional = "1", required = "2" (no type has it).
+#[test]
+fn multi_volume_topology_keeps_the_alternative_left() {
+    const SPECIAL: &str = "karpenter.k8s.aws/instance-gpu-count";
+    let objects = vec![
+        pool("default", vec![any_capacity()], json!({})),
+        storage_class(
+            "pruned-overlap-a",
+            "test-provisioner",
+            &[&[(SPECIAL, &["2"])], &[(SPECIAL, &["1"])]],
+        ),
+        storage_class(
+            "pruned-overlap-b",
+            "test-provisioner",
+            &[
+                &[(ZONE, &["test-zone-1"]), (SPECIAL, &["1"])],
+                &[(ZONE, &["test-zone-2"]), (SPECIAL, &["2"])],
+            ],
+        ),
+        claim("pvc-a", Some("pruned-overlap-a"), None),
+        claim("pvc-b", Some("pruned-overlap-b"), None),
+        pod("p", claims(&["pvc-a", "pvc-b"])),
+    ];
+    let p = plan_on(&five_types_catalog("five-types-volumes.yaml"), objects);
+    p.assert_pending(&[]);
+    assert_eq!(p.label("p", ZONE), Some("test-zone-1"), "{:#}", p.json);
+    assert_eq!(p.label("p", SPECIAL), Some("1"));
+    assert_eq!(p.label("p", INSTANCE_TYPE), Some("fake-it-4"));
 }
