@@ -12,9 +12,9 @@ use serde_json::{json, Value};
 
 use crate::support::{merge, provision_json};
 use crate::upstream_scheduling_binary::{
-    any_capacity, both, class, cpu_mem, daemonset, plan, plan_on, pod, pool, prov, req, required,
-    sched, selector, sized, spread, Plan, ARCH, CAPACITY_TYPE, CPUS, HOSTNAME, INSTANCE_TYPE, SIZE,
-    ZONE,
+    any_capacity, both, class, cpu_mem, daemonset, plan, plan_on, pod, pod_affinity, pool, prov,
+    req, required, sched, selector, sized, spread, Plan, ARCH, CAPACITY_TYPE, CPUS, HOSTNAME,
+    INSTANCE_TYPE, SIZE, ZONE,
 };
 
 const NODEPOOL: &str = "karpenter.sh/nodepool";
@@ -127,6 +127,11 @@ fn launched(
     vec![claim, node]
 }
 
+/// `launched` at `stage` with no patch.
+fn plain(name: &str, it: &FakeType, zone: &str, stage: Stage) -> Vec<Value> {
+    launched(name, it, zone, stage, json!({}), json!({}))
+}
+
 /// A Running pod bound to `node` requesting `requests`.
 fn running(name: &str, node: &str, requests: Value, patch: Value) -> Value {
     sized(
@@ -156,6 +161,14 @@ fn taint(key: &str, value: Option<&str>, effect: &str) -> Value {
     }
 }
 
+/// A pod patch: labelled `app: <app>`, required anti-affinity to those pods over `key`.
+fn anti_affine(app: &str, key: &str) -> Value {
+    both(
+        json!({"metadata": {"labels": {"app": app}}}),
+        pod_affinity("podAntiAffinity", json!({ "app": app }), key),
+    )
+}
+
 /// The existing node `pod` was placed on, if any.
 fn existing_of(p: &Plan, pod: &str) -> Option<String> {
     let name = format!("default/{pod}");
@@ -165,6 +178,15 @@ fn existing_of(p: &Plan, pod: &str) -> Option<String> {
         .iter()
         .find(|n| n["pods"].as_array().unwrap().iter().any(|q| q == &name))
         .map(|n| n["name"].as_str().unwrap().to_string())
+}
+
+/// Plans `objects` with the scheduling suite's pool and checks that pod `second` got a new
+/// NodeClaim, the only one, rather than an existing node.
+fn assert_second_gets_a_new_node(objects: Vec<Value>) {
+    let p = sched_with(objects);
+    p.assert_pending(&[]);
+    assert_eq!(existing_of(&p, "second"), None, "{:#}", p.json);
+    assert_eq!(p.claims().len(), 1, "{:#}", p.json);
 }
 
 /// The scheduling suite's pool and `objects`.
@@ -181,14 +203,7 @@ fn sched_with(objects: Vec<Value>) -> Plan {
 /// selector)" (arm64).
 #[test]
 fn in_flight_nodes_take_what_fits_and_matches() {
-    let mut objects = launched(
-        "n1",
-        &SMALL,
-        "test-zone-2",
-        Stage::Registered,
-        json!({}),
-        json!({}),
-    );
+    let mut objects = plain("n1", &SMALL, "test-zone-2", Stage::Registered);
     objects.push(running("first", "n1", json!({"cpu": "10m"}), json!({})));
     objects.extend([
         limited("fits", "10m", json!({})),
@@ -217,19 +232,10 @@ fn in_flight_nodes_take_what_fits_and_matches() {
     assert_eq!(existing_of(&p, "arm"), None);
     assert_eq!(p.label("arm", ARCH), Some("arm64"));
     // Won't fit: 1001m is bound on the 2-CPU type (1900m allocatable), a 1-CPU pod opens a node.
-    let mut objects = launched(
-        "n1",
-        &SMALL,
-        "test-zone-1",
-        Stage::Registered,
-        json!({}),
-        json!({}),
-    );
+    let mut objects = plain("n1", &SMALL, "test-zone-1", Stage::Registered);
     objects.push(running("first", "n1", json!({"cpu": "1001m"}), json!({})));
     objects.push(limited("second", "1", json!({})));
-    let p = sched_with(objects);
-    assert_eq!(existing_of(&p, "second"), None, "{:#}", p.json);
-    assert_eq!(p.claims().len(), 1);
+    assert_second_gets_a_new_node(objects);
 }
 
 /// "should launch a second node if an in-flight node is terminating": the NodeClaim and Node
@@ -247,10 +253,7 @@ fn a_terminating_in_flight_node_takes_no_pod() {
         gone,
     );
     objects.push(limited("second", "10m", json!({})));
-    let p = sched_with(objects);
-    p.assert_pending(&[]);
-    assert_eq!(existing_of(&p, "second"), None, "{:#}", p.json);
-    assert_eq!(p.claims().len(), 1);
+    assert_second_gets_a_new_node(objects);
 }
 
 /// "should not launch a second node if there is an in-flight node that can support the pod
@@ -258,14 +261,7 @@ fn a_terminating_in_flight_node_takes_no_pod() {
 /// takes the pod; no second NodeClaim.
 #[test]
 fn a_nodeclaim_without_a_node_takes_the_pod() {
-    let mut objects = launched(
-        "c1",
-        &SMALL,
-        "test-zone-1",
-        Stage::NoNode,
-        json!({}),
-        json!({}),
-    );
+    let mut objects = plain("c1", &SMALL, "test-zone-1", Stage::NoNode);
     objects.push(limited("second", "10m", json!({})));
     let p = sched_with(objects);
     p.assert_pending(&[]);
@@ -286,33 +282,27 @@ fn in_flight_nodes_count_in_spreads() {
                 "spec": {"topologySpreadConstraints": [spread(key, 1)]}}),
         )
     };
-    let mut objects = Vec::new();
-    for (i, (zone, bound)) in [("test-zone-1", 1), ("test-zone-2", 1), ("test-zone-3", 2)]
-        .into_iter()
-        .enumerate()
-    {
-        let node = format!("n{i}");
-        objects.extend(launched(
-            &node,
-            &DEFAULT,
-            zone,
-            Stage::Registered,
-            json!({}),
-            json!({}),
-        ));
-        for j in 0..bound {
-            objects.push(running(
-                &format!("old-{i}-{j}"),
-                &node,
-                json!({}),
-                json!({"metadata": {"labels": labels}}),
-            ));
+    // In-flight nodes `(zone, matching pods bound)`, then 5 pending pods spread over `key`.
+    let world = |nodes: &[(&str, usize)], key: &str| {
+        let mut objects = Vec::new();
+        for (i, (zone, bound)) in nodes.iter().enumerate() {
+            let node = format!("n{i}");
+            objects.extend(plain(&node, &DEFAULT, zone, Stage::Registered));
+            for j in 0..*bound {
+                let old = format!("old-{i}-{j}");
+                let patch = json!({"metadata": {"labels": labels}});
+                objects.push(running(&old, &node, json!({}), patch));
+            }
         }
-    }
-    for i in 0..5 {
-        objects.push(spread_pod(&format!("p{i}"), ZONE));
-    }
-    let p = sched_with(objects);
+        for i in 0..5 {
+            objects.push(spread_pod(&format!("p{i}"), key));
+        }
+        sched_with(objects)
+    };
+    let p = world(
+        &[("test-zone-1", 1), ("test-zone-2", 1), ("test-zone-3", 2)],
+        ZONE,
+    );
     p.assert_pending(&[]);
     assert!(p.claims().is_empty(), "{:#}", p.json);
     let mut per_node: Vec<usize> = p.json["existingNodes"]
@@ -325,28 +315,7 @@ fn in_flight_nodes_count_in_spreads() {
     // 1 + 2, 1 + 2, 2 + 1 → 3/3/3.
     assert_eq!(per_node, vec![1, 2, 2], "{:#}", p.json);
 
-    let mut objects = Vec::new();
-    for i in 0..4 {
-        let node = format!("h{i}");
-        objects.extend(launched(
-            &node,
-            &DEFAULT,
-            "test-zone-1",
-            Stage::Registered,
-            json!({}),
-            json!({}),
-        ));
-        objects.push(running(
-            &format!("old-{i}"),
-            &node,
-            json!({}),
-            json!({"metadata": {"labels": labels}}),
-        ));
-    }
-    for i in 0..5 {
-        objects.push(spread_pod(&format!("p{i}"), HOSTNAME));
-    }
-    let p = sched_with(objects);
+    let p = world(&[("test-zone-1", 1); 4], HOSTNAME);
     p.assert_pending(&[]);
     assert_eq!(p.claims().len(), 5, "{:#}", p.json);
     assert!(p
@@ -453,14 +422,7 @@ fn in_flight_daemonset_pods_are_counted_once() {
     };
     let ds = daemonset("ds", cpu_mem("1", "1Gi"), json!({}));
     let mut objects = vec![ds];
-    objects.extend(launched(
-        "n1",
-        &ARM,
-        "test-zone-1",
-        Stage::Registered,
-        json!({}),
-        json!({}),
-    ));
+    objects.extend(plain("n1", &ARM, "test-zone-1", Stage::Registered));
     objects.push(running("ds-pod", "n1", cpu_mem("1", "2Gi"), ds_owner("ds")));
     objects.push(limited("second", "14.9", json!({})));
     let p = sched_with(objects);
@@ -497,10 +459,7 @@ fn in_flight_daemonset_pods_are_counted_once() {
         ),
     ));
     objects.push(limited("second", "15.5", json!({})));
-    let p = sched_with(objects);
-    p.assert_pending(&[]);
-    assert_eq!(existing_of(&p, "second"), None, "{:#}", p.json);
-    assert_eq!(p.claims().len(), 1);
+    assert_second_gets_a_new_node(objects);
 }
 
 /// "should order initialized nodes for scheduling uninitialized nodes when all other nodes are
@@ -518,14 +477,7 @@ fn the_initialized_node_is_tried_first() {
                 } else {
                     others
                 };
-                objects.extend(launched(
-                    &format!("n{i:02}"),
-                    &DEFAULT,
-                    "test-zone-1",
-                    stage,
-                    json!({}),
-                    json!({}),
-                ));
+                objects.extend(plain(&format!("n{i:02}"), &DEFAULT, "test-zone-1", stage));
             }
             objects.push(pod("p", json!({})));
             let p = sched_with(objects);
@@ -560,14 +512,7 @@ fn a_pod_the_existing_node_refuses_gets_a_nodeclaim() {
         if with_pool {
             o.push(pool("default", vec![any_capacity()], json!({})));
         }
-        let mut n = launched(
-            "n1",
-            &ARM,
-            "test-zone-2",
-            Stage::Initialized,
-            json!({}),
-            json!({}),
-        );
+        let mut n = plain("n1", &ARM, "test-zone-2", Stage::Initialized);
         o.append(&mut n);
         o.push(pod("p", required(vec![req(ZONE, "In", &["test-zone-1"])])));
         o
@@ -643,14 +588,24 @@ fn os_and_resources_no_single_type_has() {
     ]);
     let p = plan(objects);
     p.assert_pending(&["ios", "ab"]);
-    assert_eq!(
-        p.label("a", INSTANCE_TYPE),
-        Some("gpu-vendor-instance-type")
-    );
-    assert_eq!(
-        p.label("b", INSTANCE_TYPE),
-        Some("gpu-vendor-b-instance-type")
-    );
+    let types = [p.label("a", INSTANCE_TYPE), p.label("b", INSTANCE_TYPE)];
+    let want = ["gpu-vendor-instance-type", "gpu-vendor-b-instance-type"];
+    assert_eq!(types, want.map(Some), "{:#}", p.json);
+}
+
+/// The fake's five offerings (spot in test-zone-1/2, on-demand in test-zone-1/2/3) at
+/// `price`, as catalog lines.
+fn fake_offerings(price: f64) -> String {
+    [
+        ("test-zone-1", "spot"),
+        ("test-zone-2", "spot"),
+        ("test-zone-1", "on-demand"),
+        ("test-zone-2", "on-demand"),
+        ("test-zone-3", "on-demand"),
+    ]
+    .iter()
+    .map(|(zone, ct)| format!("  - {{zone: {zone}, capacityType: {ct}, price: {price}}}\n"))
+    .collect()
 }
 
 /// `fake.InstanceTypes(5)`: fake-it-0…4 with i+1 CPUs, 2(i+1) GiB, 10(i+1) pods; fake-it-4 (5
@@ -676,17 +631,7 @@ fn five_types_catalog(file: &str) -> std::path::PathBuf {
              {SIZE}: {size}, {CPUS}: \"{cpu}\"{extra}}}\n  offerings:\n",
             10 * (i + 1)
         ));
-        for (zone, ct) in [
-            ("test-zone-1", "spot"),
-            ("test-zone-2", "spot"),
-            ("test-zone-1", "on-demand"),
-            ("test-zone-2", "on-demand"),
-            ("test-zone-3", "on-demand"),
-        ] {
-            text.push_str(&format!(
-                "  - {{zone: {zone}, capacityType: {ct}, price: {price}}}\n"
-            ));
-        }
+        text.push_str(&fake_offerings(price));
     }
     crate::support::write_temp(file, text.as_bytes())
 }
@@ -904,33 +849,17 @@ fn limits_count_what_the_pool_already_launched() {
     p.assert_pending(&["p"]);
 
     let mut round2 = vec![limited(json!({"cpu": "2"}))];
-    round2.extend(launched(
-        "n1",
-        &SMALL,
-        "test-zone-1",
-        Stage::Registered,
-        json!({}),
-        json!({}),
-    ));
+    round2.extend(plain("n1", &SMALL, "test-zone-1", Stage::Registered));
     round2.push(running("first", "n1", json!({"cpu": "1.75"}), json!({})));
     round2.push(sized("second", json!({"cpu": "1.75"}), json!({})));
     let p = plan(round2);
     p.assert_pending(&["second"]);
 
-    let anti = json!({"metadata": {"labels": {"app": "foo"}},
-        "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-            {"topologyKey": HOSTNAME, "labelSelector": {"matchLabels": {"app": "foo"}}}]}}}});
+    let anti = anti_affine("foo", HOSTNAME);
     let mut objects = vec![limited(json!({"nodes": "2"}))];
     for i in 0..2 {
         let name = format!("n{i}");
-        objects.extend(launched(
-            &name,
-            &SMALL,
-            "test-zone-1",
-            Stage::Registered,
-            json!({}),
-            json!({}),
-        ));
+        objects.extend(plain(&name, &SMALL, "test-zone-1", Stage::Registered));
         objects.push(running(
             &format!("old-{i}"),
             &name,
@@ -1093,12 +1022,6 @@ fn min_values_catalog(one_type_two_zones: bool) -> std::path::PathBuf {
     )
 }
 
-fn with_min(key: &str, values: &[&str], min: u32) -> Value {
-    let mut r = req(key, "In", values);
-    r["minValues"] = json!(min);
-    r
-}
-
 /// MinValuesPolicy › with instance type requirements: Strict "should not schedule when
 /// minValues requirement is not met" (3 of 2 types); BestEffort "should schedule even when …"
 /// (instance-type-1, relaxed annotation `true`, the requirement kept at minValues 2), "should
@@ -1117,7 +1040,11 @@ fn min_values_policy_from_the_flag() {
         &types,
         &["--min-values-policy", "Strict"],
         vec![
-            weighted("default", 100, vec![with_min(INSTANCE_TYPE, &three, 3)]),
+            weighted(
+                "default",
+                100,
+                vec![with_min_op_in(INSTANCE_TYPE, &three, 3)],
+            ),
             small(),
         ],
     );
@@ -1125,12 +1052,12 @@ fn min_values_policy_from_the_flag() {
     for other in [
         None,
         Some(vec![req(INSTANCE_TYPE, "In", &three)]),
-        Some(vec![with_min(INSTANCE_TYPE, &three, 3)]),
+        Some(vec![with_min_op_in(INSTANCE_TYPE, &three, 3)]),
     ] {
         let mut objects = vec![weighted(
             "default",
             100,
-            vec![with_min(INSTANCE_TYPE, &three, 3)],
+            vec![with_min_op_in(INSTANCE_TYPE, &three, 3)],
         )];
         if let Some(r) = other.clone() {
             objects.push(weighted("lower", 10, r));
@@ -1162,15 +1089,19 @@ fn min_values_policy_from_the_flag() {
         &zones,
         &["--min-values-policy", "Strict"],
         vec![
-            pool("default", vec![with_min(ZONE, &all_zones, 3)], json!({})),
+            pool(
+                "default",
+                vec![with_min_op_in(ZONE, &all_zones, 3)],
+                json!({}),
+            ),
             small(),
         ],
     );
     p.assert_pending(&["p"]);
     for both_keys in [false, true] {
-        let mut r = vec![with_min(ZONE, &all_zones, 3)];
+        let mut r = vec![with_min_op_in(ZONE, &all_zones, 3)];
         if both_keys {
-            r.insert(0, with_min(INSTANCE_TYPE, &three, 3));
+            r.insert(0, with_min_op_in(INSTANCE_TYPE, &three, 3));
         }
         let p = plan_with(
             &zones,
@@ -1312,42 +1243,24 @@ fn volume_topology_from_the_manifest() {
         claim("missing-unbound", Some("missing-storage-class"), None),
         claim("invalid-class", Some("invalid-storage-class"), None),
         claim("invalid-volume", None, Some("invalid-volume-name")),
-        volume(
-            "pv-zone-3",
-            "zonal",
-            csi("test.driver"),
-            &[&[(ZONE, &["test-zone-3"])]],
-        ),
-        claim("zone-3", Some("zonal"), Some("pv-zone-3")),
-        volume(
-            "pv-zone-3b",
-            "zonal",
-            csi("test.driver"),
-            &[&[(ZONE, &["test-zone-3"])]],
-        ),
-        claim("eph-bound-v0", Some("zonal"), Some("pv-zone-3b")),
-        volume(
-            "pv-zone-3c",
-            "zonal",
-            csi("test.driver"),
-            &[&[(ZONE, &["test-zone-3"])]],
-        ),
-        claim("zone-3-pinned", Some("zonal"), Some("pv-zone-3c")),
-        volume(
-            "pv-zone-3d",
-            "zonal",
-            csi("test.driver"),
-            &[&[(ZONE, &["test-zone-3"])]],
-        ),
-        claim("eph-zone-1-v0", Some("zonal"), Some("pv-zone-3d")),
-        volume(
-            "pv-zone-3e",
-            "zonal",
-            csi("test.driver"),
-            &[&[(ZONE, &["test-zone-3"])]],
-        ),
-        claim("relaxed", Some("zonal"), Some("pv-zone-3e")),
     ];
+    // Claims bound to volumes in test-zone-3 (the ephemeral ones named `<pod>-v0`).
+    for name in [
+        "zone-3",
+        "eph-bound-v0",
+        "zone-3-pinned",
+        "eph-zone-1-v0",
+        "relaxed",
+    ] {
+        let pv = format!("pv-{name}");
+        objects.push(volume(
+            &pv,
+            "zonal",
+            csi("test.driver"),
+            &[&[(ZONE, &["test-zone-3"])]],
+        ));
+        objects.push(claim(name, Some("zonal"), Some(&pv)));
+    }
     let zone_1 = required(vec![req(ZONE, "In", &["test-zone-1"])]);
     objects.extend([
         pod("no-claim", claims(&["invalid"])),
@@ -1457,11 +1370,7 @@ fn hostname_affinity_of_local_volumes_is_ignored() {
 /// use the same PVC" (100 pods of one claim bound to a zone-1 volume: one node).
 #[test]
 fn multi_zone_volumes_and_shared_claims() {
-    let anti = |app: &str| {
-        json!({"metadata": {"labels": {"app": app}},
-            "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-                {"topologyKey": ZONE, "labelSelector": {"matchLabels": {"app": app}}}]}}}})
-    };
+    let anti = |app: &str| anti_affine(app, ZONE);
     let either: &[&[(&str, &[&str])]] = &[&[(ZONE, &["test-zone-1"])], &[(ZONE, &["test-zone-2"])]];
     let mut objects = vec![storage_class("multi-zone-sc", "test-provisioner", either)];
     for i in 0..2 {
@@ -1546,14 +1455,7 @@ fn csinode_volume_limits_from_the_manifest() {
         // The Describe's `nodePool.Spec.Limits = nil`.
         let unlimited = json!({"pool": {"limits": null}});
         let mut o = vec![pool("default", vec![any_capacity()], unlimited)];
-        o.extend(launched(
-            "n1",
-            &it,
-            "test-zone-1",
-            Stage::Registered,
-            json!({}),
-            json!({}),
-        ));
+        o.extend(plain("n1", &it, "test-zone-1", Stage::Registered));
         o.push(running("initial", "n1", json!({}), json!({})));
         o.push(
             json!({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "n1"},
@@ -1619,17 +1521,7 @@ fn reserved_catalog(second_small: bool, file: &str) -> std::path::PathBuf {
             "- name: {name}\n  capacity: {{cpu: \"{cpu}\", memory: {cpu}Gi, pods: \"110\"}}\n  \
              overhead: {{cpu: 100m, memory: 10Mi}}\n  labels: {{kubernetes.io/arch: amd64, kubernetes.io/os: linux}}\n  offerings:\n"
         ));
-        for (zone, ct) in [
-            ("test-zone-1", "spot"),
-            ("test-zone-2", "spot"),
-            ("test-zone-1", "on-demand"),
-            ("test-zone-2", "on-demand"),
-            ("test-zone-3", "on-demand"),
-        ] {
-            text.push_str(&format!(
-                "  - {{zone: {zone}, capacityType: {ct}, price: {price}}}\n"
-            ));
-        }
+        text.push_str(&fake_offerings(price));
         if reserved {
             text.push_str(&format!(
                 "  - {{zone: test-zone-1, capacityType: reserved, reservationId: cr-{}, count: 1}}\n",
@@ -1722,9 +1614,7 @@ fn reservations_are_used_before_falling_back_one_loop_at_a_time() {
         objects.push(pod(
             &format!("p{i}"),
             both(
-                json!({"metadata": {"labels": {"app": "test"}},
-                    "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-                        {"topologyKey": HOSTNAME, "labelSelector": {"matchLabels": {"app": "test"}}}]}}}}),
+                anti_affine("test", HOSTNAME),
                 required(vec![
                     req(INSTANCE_TYPE, "In", &["small-instance-type"]),
                     req(NODEPOOL, "In", &[&format!("np-{i}")]),
@@ -1756,9 +1646,7 @@ fn two_reservations_of_one_type_are_tracked_together() {
         objects.push(pod(
             &format!("p{i}"),
             both(
-                json!({"metadata": {"labels": {"app": "test"}},
-                    "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-                        {"topologyKey": HOSTNAME, "labelSelector": {"matchLabels": {"app": "test"}}}]}}}}),
+                anti_affine("test", HOSTNAME),
                 required(vec![req(INSTANCE_TYPE, "In", &["small-instance-type"])]),
             ),
         ));
@@ -1777,24 +1665,40 @@ fn two_reservations_of_one_type_are_tracked_together() {
 
 // ---- scheduling/instance_selection_test.go › MinValues (the rest), cheaper on-demand ----
 
-/// A catalog of spot types in test-zone-1-spot: `(name, cpu = memory GiB, price, arch, the
-/// `karpenter/numerical-value` label)`.
-fn numbered_catalog(
-    file: &str,
-    types: &[(&str, u32, f64, &str, Option<u32>)],
-) -> std::path::PathBuf {
+/// A catalog of spot types `instance-type-<i>` in test-zone-1-spot from `spec`: one
+/// `cpu/price/arch[/n]` per type, space-separated (memory GiB = CPUs; `n` is the
+/// `karpenter/numerical-value` label).
+fn numbered_catalog(file: &str, spec: &str) -> std::path::PathBuf {
     let mut text = String::from("instanceTypes:\n");
-    for (name, cpu, price, arch, n) in types {
-        let label = n.map_or(String::new(), |n| {
+    for (i, t) in spec.split_whitespace().enumerate() {
+        let f: Vec<&str> = t.split('/').collect();
+        let (cpu, price, arch) = (f[0], f[1], f[2]);
+        let label = f.get(3).map_or(String::new(), |n| {
             format!(", karpenter/numerical-value: \"{n}\"")
         });
         text.push_str(&format!(
-            "- name: {name}\n  capacity: {{cpu: \"{cpu}\", memory: {cpu}Gi, pods: \"110\"}}\n  \
+            "- name: instance-type-{}\n  capacity: {{cpu: \"{cpu}\", memory: {cpu}Gi, pods: \"110\"}}\n  \
              overhead: {{cpu: 100m, memory: 10Mi}}\n  labels: {{kubernetes.io/arch: {arch}, kubernetes.io/os: linux{label}}}\n  \
-             offerings:\n  - {{zone: test-zone-1-spot, capacityType: spot, price: {price}}}\n"
+             offerings:\n  - {{zone: test-zone-1-spot, capacityType: spot, price: {price}}}\n",
+            i + 1
         ));
     }
     crate::support::write_temp(file, text.as_bytes())
+}
+
+/// `In` with `minValues`.
+fn with_min_op_in(key: &str, values: &[&str], min: u32) -> Value {
+    with_min_op(key, "In", values, min)
+}
+
+/// `(what, types, pool requirements, pod patch, flags, placed)`.
+type MinValuesCase<'a> = (&'a str, &'a str, Vec<Value>, Value, &'a [&'a str], bool);
+
+/// A requirement with `minValues`.
+fn with_min_op(key: &str, op: &str, values: &[&str], min: u32) -> Value {
+    let mut r = req(key, op, values);
+    r["minValues"] = json!(min);
+    r
 }
 
 /// MinValues: "should schedule respecting the minValues in Gt operator", "scheduler should fail
@@ -1809,160 +1713,37 @@ fn numbered_catalog(
 #[test]
 fn min_values_over_operators_and_keys() {
     const NUM: &str = "karpenter/numerical-value";
-    let with_min_op = |key: &str, op: &str, values: &[&str], min: u32| {
-        let mut r = req(key, op, values);
-        r["minValues"] = json!(min);
-        r
-    };
-    let gt_pod = || required(vec![req(NUM, "Gt", &["2"])]);
-    type Case<'a> = (
-        &'a str,
-        Vec<(&'a str, u32, f64, &'a str, Option<u32>)>,
-        Vec<Value>,
-        Value,
-        &'a [&'a str],
-        bool,
-    );
-    let cases: Vec<Case> = vec![
-        (
-            "Gt",
-            vec![
-                ("instance-type-1", 1, 0.52, "arm64", Some(2)),
-                ("instance-type-2", 1, 1.0, "arm64", Some(3)),
-                ("instance-type-3", 4, 1.2, "arm64", Some(4)),
-            ],
-            vec![with_min_op(NUM, "Gt", &["2"], 2)],
-            json!({}),
-            &[],
-            true,
-        ),
-        (
-            "Gt unmet",
-            vec![
-                ("instance-type-1", 1, 0.52, "arm64", Some(2)),
-                ("instance-type-2", 4, 1.0, "arm64", Some(3)),
-            ],
-            vec![with_min_op(NUM, "Exists", &[], 2)],
-            gt_pod(),
-            &[],
-            false,
-        ),
-        (
-            "Lt",
-            vec![
-                ("instance-type-1", 1, 0.52, "arm64", Some(2)),
-                ("instance-type-2", 2, 1.0, "arm64", Some(3)),
-                ("instance-type-3", 4, 1.2, "arm64", Some(4)),
-            ],
-            vec![with_min_op(NUM, "Lt", &["4"], 2)],
-            json!({}),
-            &[],
-            true,
-        ),
-        (
-            "Lt unmet",
-            vec![
-                ("instance-type-1", 2, 0.52, "arm64", Some(2)),
-                ("instance-type-2", 4, 1.2, "arm64", Some(4)),
-            ],
-            vec![with_min_op(NUM, "Lt", &["4"], 2)],
-            json!({}),
-            &[],
-            false,
-        ),
-        (
-            "In and NotIn",
-            vec![
-                ("instance-type-1", 1, 0.52, "arm64", None),
-                ("instance-type-2", 2, 1.0, "arm64", None),
-                ("instance-type-3", 4, 1.2, "arm64", None),
-            ],
-            vec![
-                with_min_op(
-                    INSTANCE_TYPE,
-                    "In",
-                    &["instance-type-1", "instance-type-2", "instance-type-3"],
-                    1,
-                ),
-                with_min_op(INSTANCE_TYPE, "NotIn", &["instance-type-3"], 2),
-            ],
-            json!({}),
-            &[],
-            true,
-        ),
-        (
-            "Gt and Lt",
-            vec![
-                ("instance-type-1", 1, 0.52, "arm64", Some(2)),
-                ("instance-type-2", 1, 1.0, "arm64", Some(3)),
-                ("instance-type-3", 4, 1.2, "arm64", Some(4)),
-                ("instance-type-4", 4, 1.2, "arm64", Some(5)),
-            ],
-            vec![
-                with_min_op(NUM, "Gt", &["2"], 1),
-                with_min_op(NUM, "Lt", &["5"], 2),
-            ],
-            json!({}),
-            &[],
-            true,
-        ),
-        (
-            "Exists and In on one key",
-            vec![
-                ("instance-type-1", 1, 0.52, "arm64", None),
-                ("instance-type-2", 4, 1.0, "arm64", None),
-            ],
-            vec![
-                with_min_op(INSTANCE_TYPE, "Exists", &[], 1),
-                with_min_op(
-                    INSTANCE_TYPE,
-                    "In",
-                    &["instance-type-1", "instance-type-2"],
-                    2,
-                ),
-            ],
-            json!({}),
-            &[],
-            true,
-        ),
-        (
-            "two keys",
-            vec![
-                ("instance-type-1", 1, 0.52, "arm64", None),
-                ("instance-type-2", 4, 1.0, "amd64", None),
-            ],
-            vec![
-                with_min_op(ARCH, "Exists", &[], 2),
-                with_min_op(
-                    INSTANCE_TYPE,
-                    "In",
-                    &["instance-type-1", "instance-type-2"],
-                    1,
-                ),
-            ],
-            json!({}),
-            &[],
-            true,
-        ),
-        (
-            "after truncation",
-            vec![
-                ("instance-type-1", 1, 0.52, "arm64", None),
-                ("instance-type-2", 4, 1.0, "arm64", None),
-            ],
-            vec![with_min_op(
-                INSTANCE_TYPE,
-                "In",
-                &["instance-type-1", "instance-type-2"],
-                2,
-            )],
-            json!({}),
-            &["--max-instance-types", "1"],
-            false,
-        ),
+    let types12 = ["instance-type-1", "instance-type-2"];
+    let types123 = ["instance-type-1", "instance-type-2", "instance-type-3"];
+    let gt_pod = required(vec![req(NUM, "Gt", &["2"])]);
+    // (what, types, pool requirements, pod patch, flags, placed)
+    #[rustfmt::skip]
+    let cases: Vec<MinValuesCase> = vec![
+        ("Gt", "1/0.52/arm64/2 1/1.0/arm64/3 4/1.2/arm64/4",
+            vec![with_min_op(NUM, "Gt", &["2"], 2)], json!({}), &[], true),
+        ("Gt unmet", "1/0.52/arm64/2 4/1.0/arm64/3",
+            vec![with_min_op(NUM, "Exists", &[], 2)], gt_pod, &[], false),
+        ("Lt", "1/0.52/arm64/2 2/1.0/arm64/3 4/1.2/arm64/4",
+            vec![with_min_op(NUM, "Lt", &["4"], 2)], json!({}), &[], true),
+        ("Lt unmet", "2/0.52/arm64/2 4/1.2/arm64/4",
+            vec![with_min_op(NUM, "Lt", &["4"], 2)], json!({}), &[], false),
+        ("In and NotIn", "1/0.52/arm64 2/1.0/arm64 4/1.2/arm64",
+            vec![with_min_op(INSTANCE_TYPE, "In", &types123, 1),
+                 with_min_op(INSTANCE_TYPE, "NotIn", &["instance-type-3"], 2)], json!({}), &[], true),
+        ("Gt and Lt", "1/0.52/arm64/2 1/1.0/arm64/3 4/1.2/arm64/4 4/1.2/arm64/5",
+            vec![with_min_op(NUM, "Gt", &["2"], 1), with_min_op(NUM, "Lt", &["5"], 2)], json!({}), &[], true),
+        ("Exists and In on one key", "1/0.52/arm64 4/1.0/arm64",
+            vec![with_min_op(INSTANCE_TYPE, "Exists", &[], 1),
+                 with_min_op(INSTANCE_TYPE, "In", &types12, 2)], json!({}), &[], true),
+        ("two keys", "1/0.52/arm64 4/1.0/amd64",
+            vec![with_min_op(ARCH, "Exists", &[], 2), with_min_op(INSTANCE_TYPE, "In", &types12, 1)],
+            json!({}), &[], true),
+        ("after truncation", "1/0.52/arm64 4/1.0/arm64",
+            vec![with_min_op(INSTANCE_TYPE, "In", &types12, 2)], json!({}),
+            &["--max-instance-types", "1"], false),
     ];
     for (i, (what, types, reqs, patch, args, placed)) in cases.into_iter().enumerate() {
-        let catalog = numbered_catalog(&format!("min-values-{i}.yaml"), &types);
+        let catalog = numbered_catalog(&format!("min-values-{i}.yaml"), types);
         let small = |name: &str| sized(name, cpu_mem("0.9", "0.9Gi"), patch.clone());
         let p = plan_with(
             &catalog,
@@ -2065,14 +1846,7 @@ fn in_flight_nodes_without_binding() {
     let affine = json!({"metadata": {"labels": {"security": "s2"}},
         "spec": {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"topologyKey": ZONE, "labelSelector": {"matchLabels": {"security": "s2"}}}]}}}});
-    let mut objects = launched(
-        "n1",
-        &SMALL,
-        "test-zone-2",
-        Stage::Registered,
-        json!({}),
-        json!({}),
-    );
+    let mut objects = plain("n1", &SMALL, "test-zone-2", Stage::Registered);
     objects.push(pod("second", affine));
     let p = sched_with(objects);
     p.assert_pending(&[]);
@@ -2151,14 +1925,7 @@ fn ephemeral_volumes_count_against_the_csinode_limit() {
             }
         };
         let mut objects = classes;
-        objects.extend(launched(
-            "n1",
-            &ARM,
-            "test-zone-1",
-            Stage::Registered,
-            json!({}),
-            json!({}),
-        ));
+        objects.extend(plain("n1", &ARM, "test-zone-1", Stage::Registered));
         objects.push(
             json!({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "n1"},
             "spec": {"drivers": [
@@ -2169,10 +1936,8 @@ fn ephemeral_volumes_count_against_the_csinode_limit() {
         objects.push(claim("initial-v0", class_name, None));
         objects.push(claim("second-v0", class_name, None));
         objects.push(pod("second", eph));
-        let p = sched_with(objects);
-        p.assert_pending(&[]);
-        assert_eq!(existing_of(&p, "second"), None, "{what}: {:#}", p.json);
-        assert_eq!(p.claims().len(), 1, "{what}");
+        eprintln!("{what}");
+        assert_second_gets_a_new_node(objects);
     }
 }
 
@@ -2288,14 +2053,23 @@ fn anti_affine_small(extra: impl Fn(usize) -> Value) -> Vec<Value> {
                 &format!("p{i}"),
                 both(
                     both(
-                        json!({"metadata": {"labels": {"app": "test"}},
-                            "spec": {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-                                {"topologyKey": HOSTNAME, "labelSelector": {"matchLabels": {"app": "test"}}}]}}}}),
+                        anti_affine("test", HOSTNAME),
                         required(vec![req(INSTANCE_TYPE, "In", &["small-instance-type"])]),
                     ),
                     extra(i),
                 ),
             )
+        })
+        .collect()
+}
+
+/// `(round, pool, capacity type)` of each NodeClaim, in plan order.
+fn pool_launches(p: &Plan) -> Vec<(u64, String, String)> {
+    p.claims()
+        .iter()
+        .map(|c| {
+            let l = |k: &str| c["labels"][k].as_str().unwrap().to_string();
+            (c["round"].as_u64().unwrap(), l(NODEPOOL), l(CAPACITY_TYPE))
         })
         .collect()
 }
@@ -2339,17 +2113,7 @@ fn reservations_per_class_weights_and_preferences() {
     objects.extend(anti_affine_small(|_| json!({})));
     let p = plan_reserved_classes(objects, classes);
     p.assert_pending(&[]);
-    let pools: Vec<(u64, String, String)> = p
-        .claims()
-        .iter()
-        .map(|c| {
-            (
-                c["round"].as_u64().unwrap(),
-                c["labels"][NODEPOOL].as_str().unwrap().to_string(),
-                c["labels"][CAPACITY_TYPE].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let pools = pool_launches(&p);
     assert_eq!(pools.len(), 2, "{:#}", p.json);
     assert_eq!(
         pools[0],
@@ -2376,17 +2140,7 @@ fn reservations_per_class_weights_and_preferences() {
     }));
     let p = plan_reserved_classes(objects, classes);
     p.assert_pending(&[]);
-    let l: Vec<(u64, String, String)> = p
-        .claims()
-        .iter()
-        .map(|c| {
-            (
-                c["round"].as_u64().unwrap(),
-                c["labels"][NODEPOOL].as_str().unwrap().to_string(),
-                c["labels"][CAPACITY_TYPE].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let l = pool_launches(&p);
     assert_eq!(l.len(), 2, "{:#}", p.json);
     assert_eq!(l[0], (1, "np-1".into(), "reserved".into()), "{:#}", p.json);
     assert_eq!((l[1].0, l[1].1.as_str()), (2, "np-1"), "{:#}", p.json);
@@ -2427,14 +2181,7 @@ fn in_tree_ebs_volumes_count_as_the_csi_driver() {
         sc["metadata"]["annotations"] =
             json!({"storageclass.kubernetes.io/is-default-class": "true"});
         let mut objects = vec![sc];
-        objects.extend(launched(
-            "n1",
-            &ARM,
-            "test-zone-1",
-            Stage::Registered,
-            json!({}),
-            json!({}),
-        ));
+        objects.extend(plain("n1", &ARM, "test-zone-1", Stage::Registered));
         objects.push(json!({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "n1"},
             "spec": {"drivers": [{"name": "ebs.csi.aws.com", "nodeID": "fake-node-id", "allocatable": {"count": 1}}]}}));
         let (first, second) = if ephemeral_volume {
@@ -2469,10 +2216,7 @@ fn in_tree_ebs_volumes_count_as_the_csi_driver() {
         };
         objects.push(running("initial", "n1", json!({}), first));
         objects.push(pod("second", second));
-        let p = sched_with(objects);
-        p.assert_pending(&[]);
-        assert_eq!(existing_of(&p, "second"), None, "{:#}", p.json);
-        assert_eq!(p.claims().len(), 1);
+        assert_second_gets_a_new_node(objects);
     }
 }
 

@@ -554,14 +554,9 @@ fn in_flight_claims(manifests: &Manifests) -> Vec<ExistingNode> {
         .filter(|c| !c.deleting && !c.allocatable.is_empty())
         .filter(|c| !has_node(manifests, c))
         .map(|c| {
-            let mut labels = c.labels.clone();
+            let mut labels = claim_labels(c);
             for (k, v) in Requirements::from_selectors(&c.requirements).single_value_labels() {
                 labels.entry(k).or_insert(v);
-            }
-            if let Some(pool) = &c.nodepool {
-                labels
-                    .entry(labels::NODEPOOL.to_string())
-                    .or_insert_with(|| pool.clone());
             }
             ExistingNode {
                 node: Node {
@@ -594,25 +589,28 @@ fn launched_without_allocatable(manifests: &Manifests) -> Vec<ExistingNode> {
         .iter()
         .filter(|c| c.provider_id.is_some() && c.allocatable.is_empty())
         .filter(|c| !has_node(manifests, c))
-        .map(|c| {
-            let mut labels = c.labels.clone();
-            if let Some(pool) = &c.nodepool {
-                labels
-                    .entry(labels::NODEPOOL.to_string())
-                    .or_insert_with(|| pool.clone());
-            }
-            ExistingNode {
-                node: Node {
-                    name: c.name.clone(),
-                    labels,
-                    capacity: c.capacity.clone(),
-                    deleting: c.deleting,
-                    ..Default::default()
-                },
-                pods: Vec::new(),
-            }
+        .map(|c| ExistingNode {
+            node: Node {
+                name: c.name.clone(),
+                labels: claim_labels(c),
+                capacity: c.capacity.clone(),
+                deleting: c.deleting,
+                ..Default::default()
+            },
+            pods: Vec::new(),
         })
         .collect()
+}
+
+/// A NodeClaim's labels, with `karpenter.sh/nodepool` from its pool when it lacks the label.
+fn claim_labels(c: &NodeClaim) -> BTreeMap<String, String> {
+    let mut labels = c.labels.clone();
+    if let Some(pool) = &c.nodepool {
+        labels
+            .entry(labels::NODEPOOL.to_string())
+            .or_insert_with(|| pool.clone());
+    }
+    labels
 }
 
 /// Whether a Node of the input is `claim`'s (its `status.nodeName` or provider ID).
