@@ -189,6 +189,20 @@ fn assert_second_gets_a_new_node(objects: Vec<Value>) {
     assert_eq!(p.claims().len(), 1, "{:#}", p.json);
 }
 
+/// Plans `objects` with the scheduling suite's pool and checks that pod `second` went to the
+/// existing node `n1` and nothing launched.
+fn assert_second_joins_n1(objects: Vec<Value>) {
+    let p = sched_with(objects);
+    p.assert_pending(&[]);
+    assert_eq!(
+        existing_of(&p, "second").as_deref(),
+        Some("n1"),
+        "{:#}",
+        p.json
+    );
+    assert!(p.claims().is_empty(), "{:#}", p.json);
+}
+
 /// The scheduling suite's pool and `objects`.
 fn sched_with(objects: Vec<Value>) -> Plan {
     sched(json!({}), objects)
@@ -425,14 +439,7 @@ fn in_flight_daemonset_pods_are_counted_once() {
     objects.extend(plain("n1", &ARM, "test-zone-1", Stage::Registered));
     objects.push(running("ds-pod", "n1", cpu_mem("1", "2Gi"), ds_owner("ds")));
     objects.push(limited("second", "14.9", json!({})));
-    let p = sched_with(objects);
-    p.assert_pending(&[]);
-    assert_eq!(
-        existing_of(&p, "second").as_deref(),
-        Some("n1"),
-        "{:#}",
-        p.json
-    );
+    assert_second_joins_n1(objects);
 
     let ds1 = daemonset(
         "ds1",
@@ -1833,30 +1840,14 @@ fn in_flight_nodes_without_binding() {
         )
     };
     objects.push(gpu_pod("second"));
-    let p = sched_with(objects);
-    p.assert_pending(&[]);
-    assert_eq!(
-        existing_of(&p, "second").as_deref(),
-        Some("n1"),
-        "{:#}",
-        p.json
-    );
-    assert!(p.claims().is_empty());
+    assert_second_joins_n1(objects);
 
     let affine = json!({"metadata": {"labels": {"security": "s2"}},
         "spec": {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"topologyKey": ZONE, "labelSelector": {"matchLabels": {"security": "s2"}}}]}}}});
     let mut objects = plain("n1", &SMALL, "test-zone-2", Stage::Registered);
     objects.push(pod("second", affine));
-    let p = sched_with(objects);
-    p.assert_pending(&[]);
-    assert_eq!(
-        existing_of(&p, "second").as_deref(),
-        Some("n1"),
-        "{:#}",
-        p.json
-    );
-    assert!(p.claims().is_empty());
+    assert_second_joins_n1(objects);
 }
 
 /// VolumeUsage "should launch nodes for pods with ephemeral volume using the specified storage
