@@ -2245,3 +2245,42 @@ fn multi_volume_topology_keeps_the_alternative_left() {
     assert_eq!(p.label("p", SPECIAL), Some("1"));
     assert_eq!(p.label("p", INSTANCE_TYPE), Some("fake-it-4"));
 }
+
+/// provisioning suite › Daemonsets "should remove daemonset node hostname affinity when
+/// considering daemonset schedulability": the DaemonSet (4 CPU / 4Gi, requiring `foo In
+/// [bar]`, which the pool's template labels) has a pending pod of 2 CPU / 2Gi (a LimitRange's
+/// override) pinned to one node by name; its requests with the DaemonSet's own affinity make the
+/// overhead, so a 1-CPU pod selecting `foo: bar` launches the 4 CPU / 4Gi type (2Gi: the
+/// DaemonSet ignored; the 16-CPU type: the template's requests).
+#[test]
+fn a_daemonsets_pinned_pod_gives_its_requests_not_its_node_affinity() {
+    let ds = daemonset(
+        "ds",
+        cpu_mem("4", "4Gi"),
+        required(vec![req("foo", "In", &["bar"])])["spec"].clone(),
+    );
+    let ds_pod = sized(
+        "ds-pod",
+        cpu_mem("2", "2Gi"),
+        both(
+            json!({"metadata": {"ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet",
+                "name": "ds", "uid": "uid-ds", "controller": true}]}}),
+            required(vec![req("metadata.name", "In", &["node-name"])]),
+        ),
+    );
+    let p = prov(
+        json!({"metadata": {"labels": {"foo": "bar"}}}),
+        vec![
+            ds,
+            ds_pod,
+            sized("p", cpu_mem("1", "1Gi"), selector(&[("foo", "bar")])),
+        ],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(
+        p.label("p", INSTANCE_TYPE),
+        Some("default-instance-type"),
+        "{:#}",
+        p.json
+    );
+}
