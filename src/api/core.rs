@@ -270,6 +270,12 @@ pub struct PodAffinityTermSpec {
     /// Topology key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topology_key: Option<String>,
+    /// Pod label keys whose values are ANDed into the selector as `In` at pod creation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub match_label_keys: Option<Vec<String>>,
+    /// Pod label keys whose values are ANDed into the selector as `NotIn` at pod creation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mismatch_label_keys: Option<Vec<String>>,
 }
 
 /// A weighted pod (anti-)affinity term.

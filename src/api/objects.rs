@@ -144,7 +144,10 @@ fn read_document(
         Doc::Null => return Err(not_an_object(location, "nothing")),
     };
     match body {
-        Body::Typed(object, unknown) => {
+        Body::Typed(object, mut unknown) => {
+            if super::schema::validation() != super::schema::Validation::Ignore {
+                unknown.extend(read_but_unknown(&object));
+            }
             let meta = object.metadata();
             let name = object_name(&kind, meta.namespace.as_deref(), meta.name.as_deref());
             if let Some(first) = unknown.first() {
@@ -434,4 +437,41 @@ pub fn read_str(source: &str, text: &str) -> Result<Objects, InputError> {
         &mut out,
     )?;
     Ok(out)
+}
+
+/// Fields our shared types read but this kind's CRD lacks, so the schema walk (which sees only
+/// unread fields) cannot flag them: `kubelet.containerRuntime` is a v1alpha5 field (the
+/// Provisioner's `kubeletConfiguration`); the v1beta1 NodePool/NodeClaim and v1 EC2NodeClass
+/// `kubelet` schemas have no such property (core v0.37 / v1.14.1 CRDs), so `kubectl apply
+/// --validate=strict` refuses it there — session 21's sweep: `aws-samples/karpenter-blueprints`
+/// `c5fd296` `cluster/terraform/karpenter.tf` writes it on a v1beta1 NodePool.
+fn read_but_unknown(object: &ApiObject) -> Vec<super::schema::UnknownField> {
+    let (kubelet, path) = match object {
+        ApiObject::NodePoolV1Beta1(p) => (
+            p.spec
+                .as_ref()
+                .and_then(|s| s.template.as_ref())
+                .and_then(|t| t.spec.as_ref())
+                .and_then(|s| s.kubelet.as_ref()),
+            "spec.template.spec.kubelet.containerRuntime",
+        ),
+        ApiObject::NodeClaimV1Beta1(c) => (
+            c.spec.as_ref().and_then(|s| s.kubelet.as_ref()),
+            "spec.kubelet.containerRuntime",
+        ),
+        ApiObject::Ec2NodeClassV1(c) => (
+            c.spec.as_ref().and_then(|s| s.kubelet.as_ref()),
+            "spec.kubelet.containerRuntime",
+        ),
+        _ => (None, ""),
+    };
+    kubelet
+        .filter(|k| k.container_runtime.is_some())
+        .map(|_| super::schema::UnknownField {
+            path: path.into(),
+            message: "unknown field (containerRuntime is a v1alpha5 kubeletConfiguration setting)"
+                .into(),
+        })
+        .into_iter()
+        .collect()
 }

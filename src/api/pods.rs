@@ -391,18 +391,67 @@ fn affinity_term(
     ctx: &Ctx,
     path: &str,
     t: &PodAffinityTermSpec,
+    pod_labels: &BTreeMap<String, String>,
 ) -> Result<PodAffinityTerm, InputError> {
     let topology_key = t
         .topology_key
         .clone()
         .filter(|k| !k.is_empty())
         .ok_or_else(|| ctx.invalid(format!("{path}.topologyKey"), "required"))?;
+    let matching = t.match_label_keys.as_deref().unwrap_or_default();
+    let mismatching = t.mismatch_label_keys.as_deref().unwrap_or_default();
+    let has_selector = t.label_selector.is_some();
+    label_keys(
+        ctx,
+        &format!("{path}.matchLabelKeys"),
+        matching,
+        has_selector,
+    )?;
+    label_keys(
+        ctx,
+        &format!("{path}.mismatchLabelKeys"),
+        mismatching,
+        has_selector,
+    )?;
+    if let Some((i, key)) = matching
+        .iter()
+        .enumerate()
+        .find(|(_, k)| mismatching.contains(k))
+    {
+        return Err(ctx.invalid(
+            format!("{path}.matchLabelKeys[{i}]"),
+            format!("{key:?} exists in both matchLabelKeys and mismatchLabelKeys"),
+        ));
+    }
+    let mut selector = t
+        .label_selector
+        .as_ref()
+        .map(|s| label_selector(ctx, &format!("{path}.labelSelector"), s))
+        .transpose()?;
+    // The API server ANDs the pod's own values of these keys into the selector when it creates
+    // the pod (`k8s.io/kubernetes pkg/registry/core/pod/strategy.go`
+    // `applyMatchLabelKeysAndMismatchLabelKeys`, `MatchLabelKeysInPodAffinity`, on since 1.31),
+    // and Karpenter reads the merged selector; a key the pod has no label for adds nothing. A
+    // pod read back from a cluster already carries them: not added twice.
+    if let Some(selector) = selector.as_mut() {
+        for (keys, op) in [(matching, SelectorOp::In), (mismatching, SelectorOp::NotIn)] {
+            for key in keys {
+                let Some(value) = pod_labels.get(key) else {
+                    continue;
+                };
+                let expr = SelectorExpr {
+                    key: key.clone(),
+                    op,
+                    values: vec![value.clone()],
+                };
+                if !selector.match_expressions.contains(&expr) {
+                    selector.match_expressions.push(expr);
+                }
+            }
+        }
+    }
     Ok(PodAffinityTerm {
-        label_selector: t
-            .label_selector
-            .as_ref()
-            .map(|s| label_selector(ctx, &format!("{path}.labelSelector"), s))
-            .transpose()?,
+        label_selector: selector,
         namespaces: t.namespaces.clone().unwrap_or_default(),
         namespace_selector: t
             .namespace_selector
@@ -413,12 +462,36 @@ fn affinity_term(
     })
 }
 
+/// `matchLabelKeys` / `mismatchLabelKeys` of a pod affinity term or a topology spread, as the
+/// API server checks them (`k8s.io/kubernetes pkg/apis/core/validation/validation.go`
+/// `validateLabelKeys`): only beside a `labelSelector`, each a valid label key.
+fn label_keys(
+    ctx: &Ctx,
+    path: &str,
+    keys: &[String],
+    has_selector: bool,
+) -> Result<(), InputError> {
+    if keys.is_empty() {
+        return Ok(());
+    }
+    if !has_selector {
+        return Err(ctx.invalid(path, "must not be specified when labelSelector is not set"));
+    }
+    for (i, key) in keys.iter().enumerate() {
+        if let Some(problem) = validate::label_key_problem(key) {
+            return Err(ctx.invalid(format!("{path}[{i}]"), problem));
+        }
+    }
+    Ok(())
+}
+
 type AffinityTerms = (Vec<PodAffinityTerm>, Vec<Weighted<PodAffinityTerm>>);
 
 fn pod_affinity(
     ctx: &Ctx,
     path: &str,
     a: Option<&PodAffinity>,
+    pod_labels: &BTreeMap<String, String>,
 ) -> Result<AffinityTerms, InputError> {
     let Some(a) = a else {
         return Ok((vec![], vec![]));
@@ -433,6 +506,7 @@ fn pod_affinity(
                 ctx,
                 &format!("{path}.requiredDuringSchedulingIgnoredDuringExecution[{i}]"),
                 t,
+                pod_labels,
             )
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -449,7 +523,7 @@ fn pod_affinity(
                 .ok_or_else(|| ctx.invalid(format!("{at}.podAffinityTerm"), "required"))?;
             Ok(Weighted {
                 weight: weight(ctx, &format!("{at}.weight"), w.weight)?,
-                term: affinity_term(ctx, &format!("{at}.podAffinityTerm"), term)?,
+                term: affinity_term(ctx, &format!("{at}.podAffinityTerm"), term, pod_labels)?,
             })
         })
         .collect::<Result<Vec<_>, InputError>>()?;
@@ -557,6 +631,13 @@ fn spread(
             format!("unknown policy {o:?} (expected Honor or Ignore)"),
         )),
     };
+    let match_label_keys = c.match_label_keys.clone().unwrap_or_default();
+    label_keys(
+        ctx,
+        &format!("{path}.matchLabelKeys"),
+        &match_label_keys,
+        c.label_selector.is_some(),
+    )?;
     Ok(TopologySpread {
         max_skew,
         topology_key,
@@ -567,7 +648,7 @@ fn spread(
             .map(|s| label_selector(ctx, &format!("{path}.labelSelector"), s))
             .transpose()?,
         min_domains,
-        match_label_keys: c.match_label_keys.clone().unwrap_or_default(),
+        match_label_keys,
         honor_taints: policy("nodeTaintsPolicy", c.node_taints_policy.as_deref(), false)?,
         ignore_node_affinity: !policy(
             "nodeAffinityPolicy",
@@ -776,6 +857,7 @@ pub(crate) fn convert_spec(
     ctx: &Ctx,
     path: &str,
     spec: &PodSpec,
+    labels: &BTreeMap<String, String>,
     runtime: &RuntimeClassAdmissions,
 ) -> Result<Pod, InputError> {
     check_containers(ctx, path, spec)?;
@@ -827,11 +909,13 @@ pub(crate) fn convert_spec(
         ctx,
         &format!("{apath}.podAffinity"),
         affinity.and_then(|a| a.pod_affinity.as_ref()),
+        labels,
     )?;
     (pod.pod_anti_affinity, pod.preferred_pod_anti_affinity) = pod_affinity(
         ctx,
         &format!("{apath}.podAntiAffinity"),
         affinity.and_then(|a| a.pod_anti_affinity.as_ref()),
+        labels,
     )?;
     pod.tolerations = tolerations(
         ctx,
@@ -895,10 +979,14 @@ fn owner_of(meta: &ObjectMeta) -> Option<Owner> {
 }
 
 fn do_not_disrupt(annotations: Option<&BTreeMap<String, String>>) -> Option<String> {
-    let a = annotations?;
-    a.get(labels::DO_NOT_DISRUPT)
-        .or_else(|| a.get(labels::DO_NOT_EVICT))
-        .cloned()
+    annotations?.get(labels::DO_NOT_DISRUPT).cloned()
+}
+
+/// `karpenter.sh/do-not-evict: "true"` (v0.31–v0.37 compare the value with `"true"`).
+fn do_not_evict(annotations: Option<&BTreeMap<String, String>>) -> bool {
+    annotations
+        .and_then(|a| a.get(labels::DO_NOT_EVICT))
+        .is_some_and(|v| v == "true")
 }
 
 /// A deterministic UUID-shaped id for a synthesised pod (two FNV-1a hashes of its identity), so
@@ -936,14 +1024,15 @@ pub fn convert_pod(
     let ctx = Ctx::new(at, object_name("Pod", Some(&namespace), Some(&name)));
     let empty = PodSpec::default();
     let spec = pod.spec.as_ref().unwrap_or(&empty);
-    let mut out = convert_spec(&ctx, "spec", spec, runtime)?;
+    let labels = meta.labels.clone().unwrap_or_default();
+    let mut out = convert_spec(&ctx, "spec", spec, &labels, runtime)?;
     out.uid = meta
         .uid
         .clone()
         .unwrap_or_else(|| synthetic_uid(&format!("Pod/{namespace}/{name}")));
     out.namespace = namespace;
     out.name = name;
-    out.labels = meta.labels.clone().unwrap_or_default();
+    out.labels = labels;
     out.owner = owner_of(meta);
     out.node_name = spec.node_name.clone().filter(|n| !n.is_empty());
     let status = pod.status.clone().unwrap_or_default();
@@ -967,6 +1056,7 @@ pub fn convert_pod(
     out.start_time = status.start_time;
     out.terminating = meta.deletion_timestamp.is_some();
     out.do_not_disrupt = do_not_disrupt(meta.annotations.as_ref());
+    out.do_not_evict = do_not_evict(meta.annotations.as_ref());
     out.deletion_cost = meta
         .annotations
         .as_ref()
@@ -1060,17 +1150,20 @@ pub(crate) fn expand(
         .as_ref()
         .ok_or_else(|| ctx.invalid("spec.template", "required"))?;
     let empty = PodSpec::default();
+    let tmeta = template.metadata.clone().unwrap_or_default();
+    let labels = tmeta.labels.clone().unwrap_or_default();
     let mut proto = convert_spec(
         &ctx,
         "spec.template.spec",
         template.spec.as_ref().unwrap_or(&empty),
+        &labels,
         runtime,
     )?;
-    let tmeta = template.metadata.clone().unwrap_or_default();
     check_selector(&ctx, spec.selector.as_ref(), tmeta.labels.as_ref())?;
     proto.namespace = namespace.clone();
-    proto.labels = tmeta.labels.clone().unwrap_or_default();
+    proto.labels = labels;
     proto.do_not_disrupt = do_not_disrupt(tmeta.annotations.as_ref());
+    proto.do_not_evict = do_not_evict(tmeta.annotations.as_ref());
 
     let count = |field: &str, v: Option<i64>| match v {
         None => Ok(1),

@@ -751,8 +751,16 @@ pub(crate) fn budgets(
                     return Err(ctx.invalid(format!("{at}.reasons[{j}]"), format!("unknown reason {r:?} (expected Underutilized, Empty or Drifted)")));
                 }
             }
-            Ok(Budget { nodes, schedule: b.schedule.clone(), duration: b.duration.clone(), reasons })
+            // `reasons: []` is kept by the API server and decoded as an empty, non-nil slice;
+            // Karpenter applies a budget when `Reasons == nil || lo.Contains(Reasons, reason)`
+            // (core v1.14.1: pkg/apis/v1/nodepool.go GetAllowedDisruptionsByReason), so such a
+            // budget limits no reason at all: it is left out (ours treat empty as "every reason").
+            if b.reasons.as_ref().is_some_and(|r| r.is_empty()) {
+                return Ok(None);
+            }
+            Ok(Some(Budget { nodes, schedule: b.schedule.clone(), duration: b.duration.clone(), reasons }))
         })
+        .filter_map(Result::transpose)
         .collect()
 }
 
@@ -822,6 +830,28 @@ mod tests {
         for bad in ["@every 1h", "0 9 * *", "@reboot", "", "0  9 * *"] {
             assert!(!is_budget_schedule(bad), "{bad}");
         }
+    }
+
+    /// Session 21's sweep: a pool with `budgets: [{nodes: "1", reasons: []}]`. The API server keeps
+    /// the empty list (no `minItems`), Go decodes it non-nil, and `GetAllowedDisruptionsByReason`
+    /// (core v1.14.1: pkg/apis/v1/nodepool.go) applies a budget only when `Reasons == nil` or it
+    /// names the reason, so the budget limits nothing; `reasons` absent or null limits every reason.
+    #[test]
+    fn a_budget_with_an_empty_reasons_list_limits_no_reason() {
+        let c = ctx();
+        let spec = |reasons: Option<Vec<String>>| BudgetSpec {
+            nodes: Some(IntOrString::String("1".into())),
+            reasons,
+            ..BudgetSpec::default()
+        };
+        let got = budgets(&c, "b", Some(&[spec(Some(vec![])), spec(None)])).unwrap();
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].reasons.is_empty(), "{got:?}");
+        let only = budgets(&c, "b", Some(&[spec(Some(vec![]))])).unwrap();
+        assert!(
+            only.is_empty(),
+            "no budget left, as `budgets: []`: {only:?}"
+        );
     }
 
     #[test]

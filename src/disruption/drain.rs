@@ -361,16 +361,21 @@ pub fn plan_drain(
             plan.waiting.entry(tier).or_default().push(key);
             continue;
         }
-        if !options.ignore_do_not_disrupt && do_not_disrupt_active(pod, now) {
-            let value = pod.do_not_disrupt.clone().unwrap_or_default();
+        // do-not-evict (v1alpha5's key, read by v0.31–v0.37, not by v1) holds a drain here
+        // whatever the generation: this tool never evicts a pod someone asked it not to.
+        let dnd = do_not_disrupt_active(pod, now);
+        if !options.ignore_do_not_disrupt && (dnd || pod.do_not_evict) {
+            let (annotation, value) = if dnd {
+                (
+                    labels::DO_NOT_DISRUPT,
+                    pod.do_not_disrupt.clone().unwrap_or_default(),
+                )
+            } else {
+                (labels::DO_NOT_EVICT, "true".to_string())
+            };
             plan.blockers.push(Blocker::PodDoNotDisrupt {
                 pod: key.clone(),
-                // The slim pod folds both keys into one field; a duration can only be v1's.
-                annotation: if value == "true" {
-                    "karpenter.sh/do-not-disrupt (or do-not-evict)"
-                } else {
-                    labels::DO_NOT_DISRUPT
-                },
+                annotation,
                 value,
             });
             // Not evictable: the drain waits for it (docs/karpenter.md §5.5), never evicts it.

@@ -31,6 +31,7 @@ use crate::model::nodeclaim::NodeClaim;
 use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
 
 pub use facts::{class_key, ClassFacts, ExpectedImage, Fact, IdSet};
+pub use reasons::of_another_provider;
 pub use record::{TemplateChange, TemplateRecord};
 
 /// Karpenter's drift reasons, in the order they are checked (docs/karpenter.md §4.2).

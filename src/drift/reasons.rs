@@ -205,6 +205,17 @@ fn offerings_fit(mn: &ManagedNode, offerings: &[Requirements]) -> bool {
         .any(|o| reqs.is_compatible(o, labels::is_well_known))
 }
 
+/// Whether a NodeClaim's `nodeClassRef` names a class of another provider, so that this
+/// Karpenter does not manage it (core v1.14.1 `pkg/utils/nodeclaim/nodeclaim.go` `IsManaged`:
+/// its group and kind not among the provider's `GetSupportedNodeClasses` — aws: `EC2NodeClass`).
+/// An empty group (v1beta1 `apiVersion`-less refs, hand-written manifests) and EKS Auto Mode's
+/// `NodeClass` count as this provider's.
+pub fn of_another_provider(r: &crate::model::nodepool::NodeClassRef) -> bool {
+    !(r.group.is_empty()
+        || r.group == "karpenter.k8s.aws"
+        || r.group == crate::model::nodepool::NodeClassRef::EKS_AUTO_MODE_GROUP)
+}
+
 /// Why Karpenter does not judge the node's NodeClaim for drift at all, if it does not:
 ///
 /// - its `Launched` condition is there and not True (core v1.14.1:
@@ -226,10 +237,7 @@ fn not_judged(mn: &ManagedNode) -> Option<String> {
         ));
     }
     let r = claim.node_class_ref.as_ref()?;
-    let ours = r.group.is_empty()
-        || r.group == "karpenter.k8s.aws"
-        || r.group == crate::model::nodepool::NodeClassRef::EKS_AUTO_MODE_GROUP;
-    (!ours).then(|| {
+    of_another_provider(r).then(|| {
         format!(
             "NodeClaim {} names node class {}/{} {}, not one of this provider's: Karpenter does not judge it",
             claim.name, r.group, r.kind, r.name

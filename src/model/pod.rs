@@ -271,8 +271,12 @@ pub struct PodFields {
     pub start_time: Option<String>,
     /// Whether `metadata.deletionTimestamp` is set.
     pub terminating: bool,
-    /// `karpenter.sh/do-not-disrupt` or the older `karpenter.sh/do-not-evict`.
+    /// `karpenter.sh/do-not-disrupt` as written.
     pub do_not_disrupt: Option<String>,
+    /// `karpenter.sh/do-not-evict: "true"`, v1alpha5's key: Karpenter v0.31–v0.37 honour it
+    /// beside do-not-disrupt (`pkg/utils/pod/scheduling.go HasDoNotDisrupt`), v1 no longer reads
+    /// it (core v1.14.1 has no such key).
+    pub do_not_evict: bool,
     /// `spec.terminationGracePeriodSeconds`.
     pub termination_grace_period_seconds: Option<i64>,
     /// `spec.priority` (resolved by admission from the priority class). Disruption reads it

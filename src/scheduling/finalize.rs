@@ -16,6 +16,7 @@ use crate::model::instance_type::{InstanceType, ON_DEMAND, RESERVED, SPOT};
 use crate::model::labels;
 use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::reservation::{label_reserved, ReservationType, RESERVATION_LABELS};
+use crate::model::resources::Resources;
 
 use super::node_claim::{unmet_min_values, Claim};
 use super::node_claim_template::{admitted_slots, cheapest_offer, Pool};
@@ -49,7 +50,19 @@ pub(super) fn is_exotic(it: &InstanceType) -> bool {
 pub(super) struct SharedLists {
     options: FxHashMap<Vec<(u64, u32)>, Arc<[InstanceTypeOption]>>,
     names: FxHashMap<Vec<u32>, Arc<[Arc<str>]>>,
+    /// Each NodeClaim shape finalized so far, and its outcome.
+    shapes: FxHashMap<Shape, Finalized>,
 }
+
+/// All that finalizing a NodeClaim depends on besides its pods and their requests: its types,
+/// its requirements but the hostname, the reservations it holds, whether a `minValues` was
+/// relaxed. NodeClaims packed alike share it (B1's 4,000 NodeClaims have 50 shapes), so each
+/// shape is finalized once (BENCHMARKS.md, B1e).
+type Shape = (Vec<u32>, Requirements, Vec<String>, bool);
+
+/// A shape's NodeClaim without pods, and the smallest DaemonSet overhead among its options
+/// (added to each NodeClaim's own requests); or why it cannot be launched.
+type Finalized = Result<(PlannedNodeClaim, Resources), PoolRefusal>;
 
 impl SharedLists {
     /// `options` (price, type of the pool) as `InstanceTypeOption`s, shared with every earlier
@@ -93,7 +106,35 @@ pub(super) fn finalize(
 ) -> Result<PlannedNodeClaim, PoolRefusal> {
     let mut reqs = claim.reqs.clone();
     reqs.remove(HOSTNAME);
-    let admitted = admitted_slots(pool, &reqs);
+    let shape = (
+        claim.types.clone(),
+        reqs,
+        claim.reserved.clone(),
+        claim.min_values_relaxed,
+    );
+    let finalized = match shared.shapes.get(&shape) {
+        Some(done) => done.clone(),
+        None => {
+            let done = finalize_shape(input, pool, claim, &shape.1, shared);
+            shared.shapes.insert(shape, done.clone());
+            done
+        }
+    };
+    let (mut planned, min_overhead) = finalized?;
+    planned.pods = pods;
+    planned.requests = claim.requests.add(&min_overhead);
+    Ok(planned)
+}
+
+/// [`finalize`] for a shape: everything but the pods and the requests.
+fn finalize_shape(
+    input: &Input,
+    pool: &Pool<'_>,
+    claim: &Claim,
+    reqs: &Requirements,
+    shared: &mut SharedLists,
+) -> Finalized {
+    let admitted = admitted_slots(pool, reqs);
     // A NodeClaim holding reservations is pinned to them (`FinalizeScheduling`: capacity type
     // `reserved`, reservation id among those held): only they are launched into. One holding
     // none launches into none: the reservations it could use were all held by others when it
@@ -119,7 +160,7 @@ pub(super) fn finalize(
     let kept: Vec<u32> = options.iter().map(|&(_, t)| t).collect();
     // `Truncate` checks `minValues` only under the Strict policy (`cloudprovider/types.go`).
     let strict = !input.options.min_values_policy.relaxes();
-    if let Some(key) = unmet_min_values(pool, &kept, &reqs).filter(|_| strict) {
+    if let Some(key) = unmet_min_values(pool, &kept, reqs).filter(|_| strict) {
         return Err(pool.refusal(PoolCause::MinValuesAfterTruncation {
             key,
             kept: kept.len(),
@@ -170,7 +211,7 @@ pub(super) fn finalize(
             })
         })
         .collect();
-    let instance_type_requirement = instance_type_requirement(pool, &kept, &reqs, shared);
+    let instance_type_requirement = instance_type_requirement(pool, &kept, reqs, shared);
     let mut out_reqs = reqs.clone();
     out_reqs.remove(labels::INSTANCE_TYPE);
     out_reqs.add(Requirement::new(
@@ -232,7 +273,7 @@ pub(super) fn finalize(
     if launch_it.requirements.has(labels::INSTANCE_TENANCY) {
         node_labels.insert(
             labels::INSTANCE_TENANCY.to_string(),
-            crate::model::instance::Tenancy::of(&reqs)
+            crate::model::instance::Tenancy::of(reqs)
                 .as_str()
                 .to_string(),
         );
@@ -270,7 +311,7 @@ pub(super) fn finalize(
         .min_by_key(|r| (r.cpu, r.memory))
         .cloned()
         .unwrap_or_default();
-    Ok(PlannedNodeClaim {
+    let planned = PlannedNodeClaim {
         name: String::new(),
         node_pool: np.name.clone(),
         node_class: pool.input.node_class.clone(),
@@ -286,8 +327,8 @@ pub(super) fn finalize(
         },
         zones,
         capacity_types: cts.into_iter().collect(),
-        pods,
-        requests: claim.requests.add(&min_overhead),
+        pods: Vec::new(),
+        requests: Resources::default(),
         requirements: out_reqs,
         instance_type_requirement,
         labels: node_labels,
@@ -300,7 +341,8 @@ pub(super) fn finalize(
         taints: np.taints.clone(),
         startup_taints: np.startup_taints.clone(),
         round: 1,
-    })
+    };
+    Ok((planned, min_overhead))
 }
 
 /// The NodeClaim's `node.kubernetes.io/instance-type In [...]`: its options' names, intersected

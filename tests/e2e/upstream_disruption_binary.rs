@@ -22,24 +22,24 @@ use serde_json::{json, Value};
 use crate::support::{karpenter, manifest_stream, write_temp};
 
 /// The report clock.
-const NOW: &str = "2024-06-24T12:00:00Z";
+pub(crate) const NOW: &str = "2024-06-24T12:00:00Z";
 /// When the nodes were launched and initialized (an hour before [`NOW`]).
-const EARLIER: &str = "2024-06-24T11:00:00Z";
+pub(crate) const EARLIER: &str = "2024-06-24T11:00:00Z";
 
 /// `mostExpensiveInstance` / `mostExpensiveSpotInstance` / `leastExpensiveInstance` /
 /// `leastExpensiveSpotInstance` of the assorted catalog (ties broken by the first generated).
-const MOST: &str = "64-cpu-128-mem-amd64-linux-test-zone-1-on-demand";
-const MOST_SPOT: &str = "64-cpu-128-mem-amd64-linux-test-zone-1-spot";
-const LEAST: &str = "1-cpu-1-mem-amd64-linux-test-zone-1-on-demand";
-const LEAST_SPOT: &str = "1-cpu-1-mem-amd64-linux-test-zone-1-spot";
+pub(crate) const MOST: &str = "64-cpu-128-mem-amd64-linux-test-zone-1-on-demand";
+pub(crate) const MOST_SPOT: &str = "64-cpu-128-mem-amd64-linux-test-zone-1-spot";
+pub(crate) const LEAST: &str = "1-cpu-1-mem-amd64-linux-test-zone-1-on-demand";
+pub(crate) const LEAST_SPOT: &str = "1-cpu-1-mem-amd64-linux-test-zone-1-spot";
 
 /// `fake.PriceFromResources`.
-fn fake_price(cpu: u32, mem_gi: u32) -> f64 {
+pub(crate) fn fake_price(cpu: u32, mem_gi: u32) -> f64 {
     0.1 * f64::from(cpu) + 0.1 * f64::from(mem_gi) * 1_073_741_824.0 / 1e9
 }
 
 /// `fake.InstanceTypesAssorted()` (its linux/amd64 quarter) as a `--catalog` document.
-fn assorted() -> Value {
+pub(crate) fn assorted() -> Value {
     let mut types = Vec::new();
     for cpu in [1, 2, 4, 8, 16, 32, 64] {
         for mem in [1, 2, 4, 8, 16, 32, 64, 128] {
@@ -59,7 +59,7 @@ fn assorted() -> Value {
 }
 
 /// One `fake.NewInstanceType` (amd64, linux): its resources, 5 pods, 100m/10Mi kube-reserved.
-fn fake_type(name: &str, cpu: u32, mem_gi: u32, offerings: Vec<Value>) -> Value {
+pub(crate) fn fake_type(name: &str, cpu: u32, mem_gi: u32, offerings: Vec<Value>) -> Value {
     json!({"name": name,
            "capacity": {"cpu": cpu.to_string(), "memory": format!("{mem_gi}Gi"), "pods": "5"},
            "overhead": {"cpu": "100m", "memory": "10Mi"},
@@ -67,12 +67,12 @@ fn fake_type(name: &str, cpu: u32, mem_gi: u32, offerings: Vec<Value>) -> Value 
            "offerings": offerings})
 }
 
-fn offering(zone: &str, ct: &str, price: f64, available: bool) -> Value {
+pub(crate) fn offering(zone: &str, ct: &str, price: f64, available: bool) -> Value {
     json!({"zone": zone, "capacityType": ct, "price": price, "available": available})
 }
 
 /// The assorted catalog, written once.
-fn assorted_path() -> PathBuf {
+pub(crate) fn assorted_path() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
         write_temp(
@@ -85,7 +85,7 @@ fn assorted_path() -> PathBuf {
 
 /// `test.NodePool` as the disruption suites set it: WhenEmptyOrUnderutilized, consolidateAfter
 /// 0s, one budget of 100 %.
-fn pool(name: &str) -> Value {
+pub(crate) fn pool(name: &str) -> Value {
     json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
         "spec": {"disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s",
                                 "budgets": [{"nodes": "100%"}]},
@@ -93,14 +93,14 @@ fn pool(name: &str) -> Value {
                      "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"}}}}})
 }
 
-fn class() -> Value {
+pub(crate) fn class() -> Value {
     json!({"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
         "spec": {"role": "KarpenterNodeRole", "amiSelectorTerms": [{"alias": "al2023@latest"}],
                  "subnetSelectorTerms": [{"id": "subnet-a"}], "securityGroupSelectorTerms": [{"id": "sg-a"}]}})
 }
 
 /// A type name's zone and capacity type (`…-test-zone-1-on-demand`).
-fn zone_and_ct(it: &str) -> (String, String) {
+pub(crate) fn zone_and_ct(it: &str) -> (String, String) {
     let (rest, ct) = if let Some(r) = it.strip_suffix("-on-demand") {
         (r, "on-demand")
     } else {
@@ -115,17 +115,17 @@ fn zone_and_ct(it: &str) -> (String, String) {
 
 /// One scenario's cluster and flags.
 #[derive(Clone)]
-struct Sc {
-    objects: Vec<Value>,
-    catalog: Option<Value>,
-    flags: Vec<String>,
-    now: String,
+pub(crate) struct Sc {
+    pub(crate) objects: Vec<Value>,
+    pub(crate) catalog: Option<Value>,
+    pub(crate) flags: Vec<String>,
+    pub(crate) now: String,
 }
 
 impl Sc {
     /// The default pool, its class; the `SpotToSpotConsolidation` gate on as consolidation_test.go's
     /// BeforeEach sets it.
-    fn new() -> Sc {
+    pub(crate) fn new() -> Sc {
         Sc {
             objects: vec![pool("default"), class()],
             catalog: None,
@@ -137,7 +137,7 @@ impl Sc {
         }
     }
 
-    fn gate_off(mut self) -> Sc {
+    pub(crate) fn gate_off(mut self) -> Sc {
         self.flags = vec![
             "--feature-gates".into(),
             "SpotToSpotConsolidation=false".into(),
@@ -145,41 +145,47 @@ impl Sc {
         self
     }
 
-    fn find(&mut self, kind: &str, name: &str) -> &mut Value {
+    pub(crate) fn find(&mut self, kind: &str, name: &str) -> &mut Value {
         self.objects
             .iter_mut()
             .find(|o| o["kind"] == kind && o["metadata"]["name"] == name)
             .unwrap_or_else(|| panic!("no {kind} {name}"))
     }
 
-    fn pool(&mut self, name: &str) -> &mut Value {
+    pub(crate) fn pool(&mut self, name: &str) -> &mut Value {
         self.find("NodePool", name)
     }
 
-    fn disruption(&mut self, name: &str) -> &mut Value {
+    pub(crate) fn disruption(&mut self, name: &str) -> &mut Value {
         &mut self.pool(name)["spec"]["disruption"]
     }
 
-    fn node_obj(&mut self, name: &str) -> &mut Value {
+    pub(crate) fn node_obj(&mut self, name: &str) -> &mut Value {
         self.find("Node", name)
     }
 
-    fn claim(&mut self, node: &str) -> &mut Value {
+    pub(crate) fn claim(&mut self, node: &str) -> &mut Value {
         self.find("NodeClaim", &format!("{node}-claim"))
     }
 
-    fn push(&mut self, o: Value) -> &mut Sc {
+    pub(crate) fn push(&mut self, o: Value) -> &mut Sc {
         self.objects.push(o);
         self
     }
 
     /// `test.NodeClaimAndNode` of pool `default`, type `it`, 32 CPU and 100 pods allocatable,
     /// initialized an hour ago, `Consolidatable=True`.
-    fn node(&mut self, name: &str, it: &str) -> &mut Sc {
+    pub(crate) fn node(&mut self, name: &str, it: &str) -> &mut Sc {
         self.node_with(name, "default", it, &[("cpu", "32"), ("pods", "100")])
     }
 
-    fn node_with(&mut self, name: &str, pool: &str, it: &str, alloc: &[(&str, &str)]) -> &mut Sc {
+    pub(crate) fn node_with(
+        &mut self,
+        name: &str,
+        pool: &str,
+        it: &str,
+        alloc: &[(&str, &str)],
+    ) -> &mut Sc {
         let (zone, ct) = zone_and_ct(it);
         let alloc: serde_json::Map<String, Value> =
             alloc.iter().map(|(k, v)| ((*k).into(), json!(v))).collect();
@@ -208,7 +214,7 @@ impl Sc {
     }
 
     /// `count` nodes `n0`… of type `it`.
-    fn nodes(&mut self, count: usize, it: &str) -> &mut Sc {
+    pub(crate) fn nodes(&mut self, count: usize, it: &str) -> &mut Sc {
         for i in 0..count {
             self.node(&format!("n{i}"), it);
         }
@@ -216,7 +222,7 @@ impl Sc {
     }
 
     /// Sets a condition on the node's NodeClaim (replacing one of that type).
-    fn condition(&mut self, node: &str, kind: &str, status: &str, at: &str) -> &mut Sc {
+    pub(crate) fn condition(&mut self, node: &str, kind: &str, status: &str, at: &str) -> &mut Sc {
         let conditions = self.claim(node)["status"]["conditions"]
             .as_array_mut()
             .unwrap();
@@ -228,7 +234,7 @@ impl Sc {
         self
     }
 
-    fn drop_condition(&mut self, node: &str, kind: &str) -> &mut Sc {
+    pub(crate) fn drop_condition(&mut self, node: &str, kind: &str) -> &mut Sc {
         self.claim(node)["status"]["conditions"]
             .as_array_mut()
             .unwrap()
@@ -237,7 +243,7 @@ impl Sc {
     }
 
     /// The node's NodeClaim is being deleted (a deletion timestamp, Karpenter's finalizer).
-    fn deleting(&mut self, node: &str) -> &mut Sc {
+    pub(crate) fn deleting(&mut self, node: &str) -> &mut Sc {
         let meta = &mut self.claim(node)["metadata"];
         meta["deletionTimestamp"] = json!(NOW);
         meta["finalizers"] = json!(["karpenter.sh/termination"]);
@@ -245,25 +251,25 @@ impl Sc {
     }
 
     /// Registered, not initialized: no `Initialized` condition, no `karpenter.sh/initialized`.
-    fn uninitialized(&mut self, node: &str) -> &mut Sc {
+    pub(crate) fn uninitialized(&mut self, node: &str) -> &mut Sc {
         self.drop_condition(node, "Initialized");
         self.drop_condition(node, "Consolidatable");
         self.unlabel(node, "karpenter.sh/initialized")
     }
 
     /// Drifted=True since `at` (and no `Consolidatable`, as drift_test.go's BeforeEach).
-    fn drifted(&mut self, node: &str, at: &str) -> &mut Sc {
+    pub(crate) fn drifted(&mut self, node: &str, at: &str) -> &mut Sc {
         self.drop_condition(node, "Consolidatable");
         self.condition(node, "Drifted", "True", at)
     }
 
-    fn annotate_node(&mut self, node: &str, key: &str, value: &str) -> &mut Sc {
+    pub(crate) fn annotate_node(&mut self, node: &str, key: &str, value: &str) -> &mut Sc {
         self.node_obj(node)["metadata"]["annotations"][key] = json!(value);
         self
     }
 
     /// A label removed from the node and its NodeClaim.
-    fn unlabel(&mut self, node: &str, key: &str) -> &mut Sc {
+    pub(crate) fn unlabel(&mut self, node: &str, key: &str) -> &mut Sc {
         self.node_obj(node)["metadata"]["labels"]
             .as_object_mut()
             .unwrap()
@@ -277,13 +283,13 @@ impl Sc {
 
     /// A Running, Ready pod of ReplicaSet `rs` (`test.Pod` with an owner reference), bound
     /// to `node`, requesting `cpu` ("" for none: `test.Pod`'s default).
-    fn pod(&mut self, name: &str, node: &str, cpu: &str) -> &mut Sc {
+    pub(crate) fn pod(&mut self, name: &str, node: &str, cpu: &str) -> &mut Sc {
         let p = pod_value(name, Some(node), cpu, Some(("ReplicaSet", "rs")));
         self.push(p)
     }
 
     /// `count` pods `{prefix}0…` on `node`.
-    fn pods(&mut self, prefix: &str, count: usize, node: &str, cpu: &str) -> &mut Sc {
+    pub(crate) fn pods(&mut self, prefix: &str, count: usize, node: &str, cpu: &str) -> &mut Sc {
         for i in 0..count {
             self.pod(&format!("{prefix}{i}"), node, cpu);
         }
@@ -292,32 +298,32 @@ impl Sc {
 
     /// `karpenter.sh/do-not-disrupt: value` on the pod, started now (a duration counts from
     /// the pod's start).
-    fn dnd(&mut self, pod: &str, value: &str) -> &mut Sc {
+    pub(crate) fn dnd(&mut self, pod: &str, value: &str) -> &mut Sc {
         let p = self.pod_mut(pod);
         p["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] = json!(value);
         p["status"]["startTime"] = json!(NOW);
         self
     }
 
-    fn pod_mut(&mut self, name: &str) -> &mut Value {
+    pub(crate) fn pod_mut(&mut self, name: &str) -> &mut Value {
         self.find("Pod", name)
     }
 
-    fn catalog(mut self, c: Value) -> Sc {
+    pub(crate) fn catalog(mut self, c: Value) -> Sc {
         self.catalog = Some(c);
         self
     }
 
-    fn at(mut self, now: &str) -> Sc {
+    pub(crate) fn at(mut self, now: &str) -> Sc {
         self.now = now.into();
         self
     }
 
-    fn yaml(&self) -> String {
+    pub(crate) fn yaml(&self) -> String {
         manifest_stream(&self.objects)
     }
 
-    fn catalog_path(&self, tag: &str) -> PathBuf {
+    pub(crate) fn catalog_path(&self, tag: &str) -> PathBuf {
         match &self.catalog {
             None => assorted_path(),
             Some(c) => write_temp(
@@ -328,7 +334,7 @@ impl Sc {
     }
 
     /// `consolidate -f - --now NOW -o json --catalog …` (exit 0 or 1).
-    fn run(&self, tag: &str) -> Report {
+    pub(crate) fn run(&self, tag: &str) -> Report {
         let catalog = self.catalog_path(tag);
         let catalog = catalog.to_string_lossy();
         let mut args: Vec<&str> = vec![
@@ -367,7 +373,12 @@ impl Sc {
 }
 
 /// A pod (`owner`: kind and name of its controller, `None` for a bare pod).
-fn pod_value(name: &str, node: Option<&str>, cpu: &str, owner: Option<(&str, &str)>) -> Value {
+pub(crate) fn pod_value(
+    name: &str,
+    node: Option<&str>,
+    cpu: &str,
+    owner: Option<(&str, &str)>,
+) -> Value {
     let resources = if cpu.is_empty() {
         json!({})
     } else {
@@ -394,7 +405,7 @@ fn pod_value(name: &str, node: Option<&str>, cpu: &str, owner: Option<(&str, &st
 
 /// `test.PodDisruptionBudget` selecting `app: test`, `maxUnavailable: 0`, with the status the
 /// It gives it (`disruptionsAllowed: 0`) when `status`.
-fn pdb(name: &str, namespace: &str, status: bool) -> Value {
+pub(crate) fn pdb(name: &str, namespace: &str, status: bool) -> Value {
     let mut p = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
         "metadata": {"name": name, "namespace": namespace},
         "spec": {"maxUnavailable": 0, "selector": {"matchLabels": {"app": "test"}}}});
@@ -405,13 +416,13 @@ fn pdb(name: &str, namespace: &str, status: bool) -> Value {
     p
 }
 
-struct Report {
-    tag: String,
-    doc: Value,
+pub(crate) struct Report {
+    pub(crate) tag: String,
+    pub(crate) doc: Value,
 }
 
 impl Report {
-    fn row(&self, node: &str) -> &Value {
+    pub(crate) fn row(&self, node: &str) -> &Value {
         self.doc["nodes"]
             .as_array()
             .unwrap()
@@ -421,7 +432,7 @@ impl Report {
     }
 
     /// `decision/method` of a node (`none` alone when left).
-    fn of(&self, node: &str) -> String {
+    pub(crate) fn of(&self, node: &str) -> String {
         let r = self.row(node);
         match r["method"].as_str() {
             Some(m) => format!("{}/{m}", r["decision"].as_str().unwrap()),
@@ -429,12 +440,12 @@ impl Report {
         }
     }
 
-    fn reason(&self, node: &str) -> String {
+    pub(crate) fn reason(&self, node: &str) -> String {
         self.row(node)["reason"].as_str().unwrap_or("").to_string()
     }
 
     /// Asserts each node's `decision/method`.
-    fn expect(&self, want: &[(&str, &str)]) -> &Report {
+    pub(crate) fn expect(&self, want: &[(&str, &str)]) -> &Report {
         for (node, d) in want {
             assert_eq!(
                 self.of(node),
@@ -448,7 +459,7 @@ impl Report {
     }
 
     /// Asserts the node is left and its reason contains every `part`.
-    fn left_because(&self, node: &str, parts: &[&str]) -> &Report {
+    pub(crate) fn left_because(&self, node: &str, parts: &[&str]) -> &Report {
         assert_eq!(
             self.of(node),
             "none",
@@ -467,12 +478,12 @@ impl Report {
         self
     }
 
-    fn actions(&self) -> &Vec<Value> {
+    pub(crate) fn actions(&self) -> &Vec<Value> {
         self.doc["actions"].as_array().unwrap()
     }
 
     /// How many nodes are disrupted (any method).
-    fn disrupted(&self) -> usize {
+    pub(crate) fn disrupted(&self) -> usize {
         self.doc["nodes"]
             .as_array()
             .unwrap()
@@ -482,7 +493,7 @@ impl Report {
     }
 
     /// The first action's replacement types.
-    fn replacement_types(&self, node: &str) -> Vec<String> {
+    pub(crate) fn replacement_types(&self, node: &str) -> Vec<String> {
         let a = self
             .actions()
             .iter()
@@ -544,7 +555,7 @@ fn events_a_candidate_without_type_capacity_type_or_zone_label() {
 // consolidation_test.go › Budgets (10 nodes of the most expensive type, 32 CPU, 100 pods)
 // ---------------------------------------------------------------------------------------------
 
-fn ten_nodes(budget: &str) -> Sc {
+pub(crate) fn ten_nodes(budget: &str) -> Sc {
     let mut sc = Sc::new();
     sc.nodes(10, MOST);
     sc.disruption("default")["budgets"] = json!([{ "nodes": budget }]);
@@ -801,7 +812,7 @@ fn replace_compares_the_worst_launch_price() {
 // ---------------------------------------------------------------------------------------------
 
 /// Two pods on n0, one on n1.
-fn two_nodes_three_pods() -> Sc {
+pub(crate) fn two_nodes_three_pods() -> Sc {
     let mut sc = Sc::new();
     sc.nodes(2, LEAST)
         .pod("p0", "n0", "")
@@ -1208,7 +1219,7 @@ fn static_pool_nodes_are_not_consolidated() {
 // emptiness_test.go (WhenEmpty, two nodes of the least expensive spot type)
 // ---------------------------------------------------------------------------------------------
 
-fn when_empty() -> Sc {
+pub(crate) fn when_empty() -> Sc {
     let mut sc = Sc::new();
     sc.disruption("default")["consolidationPolicy"] = json!("WhenEmpty");
     sc.node("n0", LEAST_SPOT);
@@ -1331,7 +1342,7 @@ fn emptiness_considers_pending_pods() {
 }
 
 /// when_empty()'s node under `budgets`: left for a budget when `blocked`, else deleted.
-fn empty_node_under(tag: &str, budgets: Value, blocked: bool) -> Report {
+pub(crate) fn empty_node_under(tag: &str, budgets: Value, blocked: bool) -> Report {
     let mut sc = when_empty();
     sc.disruption("default")["budgets"] = budgets;
     let r = sc.run(tag);
@@ -1436,7 +1447,7 @@ fn budgets_invalid_from_yaml() {
 // drift_test.go (consolidateAfter 1h, the most expensive type, Drifted=True)
 // ---------------------------------------------------------------------------------------------
 
-fn drift_pool() -> Sc {
+pub(crate) fn drift_pool() -> Sc {
     let mut sc = Sc::new();
     sc.disruption("default")["consolidateAfter"] = json!("1h");
     sc
@@ -1674,7 +1685,7 @@ fn expiration_from_the_nodeclaims_expire_after() {
 // ---------------------------------------------------------------------------------------------
 
 /// One node of the most expensive type holding `objects` (pods, PDBs).
-fn one_node_with(objects: Vec<Value>) -> Sc {
+pub(crate) fn one_node_with(objects: Vec<Value>) -> Sc {
     let mut sc = Sc::new();
     sc.node("n0", MOST);
     for o in objects {
@@ -1685,7 +1696,7 @@ fn one_node_with(objects: Vec<Value>) -> Sc {
 
 /// A pod of `owner` (kind, name; a Node owner makes it a mirror pod) bound to n0, with
 /// `annotations`, in `phase`, terminating when `deleting`.
-fn n0_pod(
+pub(crate) fn n0_pod(
     name: &str,
     owner: (&str, &str),
     annotations: Value,
@@ -1780,7 +1791,7 @@ fn candidates_pdbs_on_daemonset_pods_and_multiple_pdbs() {
 // ---------------------------------------------------------------------------------------------
 
 /// Ten empty nodes of a pool whose one budget is `budget`, initialized now (under no window).
-fn ten_empty(budget: &str) -> Sc {
+pub(crate) fn ten_empty(budget: &str) -> Sc {
     let mut sc = ten_nodes(budget);
     sc.disruption("default")["consolidationPolicy"] = json!("WhenEmpty");
     sc
@@ -1788,7 +1799,7 @@ fn ten_empty(budget: &str) -> Sc {
 
 /// How many nodes the first pass's emptiness command deletes (the budget mapping of one
 /// reconcile; later passes count those as disrupting).
-fn deleted(r: &Report) -> usize {
+pub(crate) fn deleted(r: &Report) -> usize {
     r.actions()
         .iter()
         .filter(|a| a["pass"] == 1 && a["method"] == "emptiness")
@@ -1985,17 +1996,12 @@ fn budget_schedules_weekly_hourly_and_macros() {
     }
 }
 
-/// A v1beta1 NodePool (v0.37 semantics: `WhenUnderutilized`, `expireAfter` on the pool, the
-/// `Empty` condition for emptiness) read from YAML: emptiness_test.go "can delete empty nodes"
-/// and consolidation_test.go "can delete nodes" as that release decides them.
-#[test]
-fn v1beta1_pool_from_yaml() {
-    let mut sc = two_nodes_three_pods();
-    sc.node("n2", LEAST);
+/// The scenario's pool and class rewritten as v1beta1 (Karpenter v0.37.7) with `disruption`, its
+/// NodeClaims v1beta1 (no `Consolidatable` condition then).
+pub(crate) fn as_v1beta1(sc: &mut Sc, disruption: Value) {
     *sc.pool("default") = json!({"apiVersion": "karpenter.sh/v1beta1", "kind": "NodePool",
         "metadata": {"name": "default"},
-        "spec": {"disruption": {"consolidationPolicy": "WhenUnderutilized", "expireAfter": "Never",
-                                "budgets": [{"nodes": "100%"}]},
+        "spec": {"disruption": disruption,
                  "template": {"spec": {"requirements": [],
                      "nodeClassRef": {"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass", "name": "default"}}}}});
     *sc.find("EC2NodeClass", "default") = json!({"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass",
@@ -2010,6 +2016,20 @@ fn v1beta1_pool_from_yaml() {
             .unwrap()
             .retain(|c| c["type"] != "Consolidatable");
     }
+}
+
+/// A v1beta1 NodePool (v0.37 semantics: `WhenUnderutilized`, `expireAfter` on the pool, the
+/// `Empty` condition for emptiness) read from YAML: emptiness_test.go "can delete empty nodes"
+/// and consolidation_test.go "can delete nodes" as that release decides them.
+#[test]
+fn v1beta1_pool_from_yaml() {
+    let mut sc = two_nodes_three_pods();
+    sc.node("n2", LEAST);
+    as_v1beta1(
+        &mut sc,
+        json!({"consolidationPolicy": "WhenUnderutilized", "expireAfter": "Never",
+               "budgets": [{"nodes": "100%"}]}),
+    );
     sc.condition("n2", "Empty", "True", EARLIER);
     let r = sc.run("v1beta1");
     assert_eq!(

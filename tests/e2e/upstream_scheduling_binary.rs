@@ -1007,7 +1007,7 @@ fn init_containers_size_the_pod() {
 // ---- scheduling/topology_test.go ----
 
 /// The topology suite's pool: `karpenter.sh/capacity-type Exists`.
-fn topo(requirements: Vec<Value>, extra: Value, objects: Vec<Value>) -> Plan {
+pub(crate) fn topo(requirements: Vec<Value>, extra: Value, objects: Vec<Value>) -> Plan {
     let mut reqs = vec![req(CAPACITY_TYPE, "Exists", &[])];
     reqs.extend(requirements);
     let mut all = vec![pool("default", reqs, extra)];
@@ -1017,7 +1017,7 @@ fn topo(requirements: Vec<Value>, extra: Value, objects: Vec<Value>) -> Plan {
 
 /// A Deployment of `n` pods labelled `test: test` with these spread constraints and template
 /// spec (`extra`).
-fn spread_pods(name: &str, n: u32, constraints: Vec<Value>, extra: Value) -> Value {
+pub(crate) fn spread_pods(name: &str, n: u32, constraints: Vec<Value>, extra: Value) -> Value {
     let mut spec = json!({ "topologySpreadConstraints": constraints });
     merge(&mut spec, extra);
     deployment(name, n, json!({"test": "test"}), spec)

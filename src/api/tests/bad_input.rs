@@ -911,6 +911,44 @@ fn kubelet_and_labels_follow_the_v1_14_1_crds() {
         .contains("label \"karpenter.k8s.aws/nitro-sandbox\" is restricted"));
 }
 
+/// `kubelet.containerRuntime` exists only in v1alpha5's `kubeletConfiguration` (core v0.31
+/// `karpenter.sh_provisioners.yaml`); the v1beta1 NodePool's (core v0.37 CRD) and the v1
+/// EC2NodeClass's `kubelet` (aws v1.14.1 CRD) have no such property, so `kubectl apply
+/// --validate=strict` refuses it. Session 21's sweep: `aws-samples/karpenter-blueprints`
+/// `c5fd296` (`cluster/terraform/karpenter.tf`, the v0.32 migration) kept
+/// `containerRuntime: containerd` on its v1beta1 NodePool; we read it silently (our shared kubelet
+/// type reads the field, so the unknown-field walk never saw it).
+#[test]
+fn container_runtime_is_refused_outside_v1alpha5() {
+    let v1beta1 = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\n      kubelet: {containerRuntime: containerd, maxPods: 50}\n";
+    let e = error_of("p.yaml", v1beta1);
+    assert!(
+        e.contains("spec.template.spec.kubelet.containerRuntime: unknown field"),
+        "{e}"
+    );
+    let class = EC2NODECLASS_V1.replace(
+        "  role: KarpenterNodeRole\n",
+        "  role: KarpenterNodeRole\n  kubelet: {containerRuntime: containerd}\n",
+    );
+    let e = error_of("c.yaml", &class);
+    assert!(
+        e.contains("spec.kubelet.containerRuntime: unknown field"),
+        "{e}"
+    );
+    // --validate=warn reads on with a warning, as for any unknown field.
+    let m = crate::api::schema::with_validation(crate::api::schema::Validation::Warn, || {
+        load_str("p.yaml", v1beta1)
+    })
+    .unwrap();
+    assert!(
+        m.warnings
+            .iter()
+            .any(|w| w.contains("kubelet.containerRuntime")),
+        "{:?}",
+        m.warnings
+    );
+}
+
 const STORAGE: &str = r#"apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata: {name: gp3}

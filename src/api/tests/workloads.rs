@@ -329,7 +329,8 @@ status: {nominatedNodeName: ip-10-0-0-2}
         Some(("False".into(), "Unschedulable".into())),
         "pending whatever its status says"
     );
-    assert_eq!(w.do_not_disrupt.as_deref(), Some("true"));
+    assert_eq!(w.do_not_disrupt, None, "do-not-evict is its own key");
+    assert!(w.do_not_evict);
     assert_eq!(
         m.ignored,
         [
@@ -714,4 +715,109 @@ spec:
         "{:?}",
         m.warnings
     );
+}
+
+/// A pod affinity term's `matchLabelKeys` / `mismatchLabelKeys` are ANDed into its selector with
+/// the pod's own values, as the API server does at pod creation (`k8s.io/kubernetes
+/// pkg/registry/core/pod/strategy.go` `applyMatchLabelKeysAndMismatchLabelKeys`), which is the
+/// selector Karpenter reads; a key the pod has no label for adds nothing, and a pod read back
+/// with the merged selector is not given it twice.
+#[test]
+fn affinity_match_label_keys_are_merged_with_the_pods_values() {
+    let deployment = r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web, version: v2, tier: front}}
+    spec:
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {matchLabels: {app: web}}
+            topologyKey: kubernetes.io/hostname
+            matchLabelKeys: [version, pod-template-hash]
+            mismatchLabelKeys: [tier]
+      containers: [{name: c, image: x}]
+"#;
+    let m = load_str("web.yaml", deployment).unwrap();
+    let selector = m.pods[0].pod_anti_affinity[0]
+        .label_selector
+        .as_ref()
+        .unwrap();
+    let merged: Vec<(&str, SelectorOp, &[String])> = selector
+        .match_expressions
+        .iter()
+        .map(|e| (e.key.as_str(), e.op, e.values.as_slice()))
+        .collect();
+    assert_eq!(
+        merged,
+        [
+            ("version", SelectorOp::In, &["v2".to_string()][..]),
+            ("tier", SelectorOp::NotIn, &["front".to_string()][..]),
+        ]
+    );
+
+    let dumped = r#"apiVersion: v1
+kind: Pod
+metadata: {name: web-1, labels: {app: web, version: v2}}
+spec:
+  affinity:
+    podAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector:
+          matchLabels: {app: web}
+          matchExpressions: [{key: version, operator: In, values: [v2]}]
+        topologyKey: topology.kubernetes.io/zone
+        matchLabelKeys: [version]
+  containers: [{name: c, image: x}]
+"#;
+    let m = load_str("pod.yaml", dumped).unwrap();
+    let selector = m.pods[0].pod_affinity[0].label_selector.as_ref().unwrap();
+    assert_eq!(selector.match_expressions.len(), 1);
+}
+
+/// The API server refuses `matchLabelKeys` / `mismatchLabelKeys` without a `labelSelector`, on
+/// pod affinity terms and topology spreads alike, a key in both lists, and keys that are not
+/// label keys (`k8s.io/kubernetes pkg/apis/core/validation/validation.go` `validateLabelKeys`,
+/// `validateMatchLabelKeysAndMismatchLabelKeys`).
+#[test]
+fn label_keys_without_a_selector_or_in_both_lists_are_refused() {
+    let pod = |affinity: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, labels: {{app: web}}}}\nspec:\n  {affinity}\n  containers: [{{name: c, image: x}}]\n"
+        )
+    };
+    for (spec, field, why) in [
+        (
+            "affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{topologyKey: kubernetes.io/hostname, matchLabelKeys: [app]}]}}",
+            "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys",
+            "must not be specified when labelSelector is not set",
+        ),
+        (
+            "affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, podAffinityTerm: {topologyKey: kubernetes.io/hostname, mismatchLabelKeys: [app]}}]}}",
+            "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.mismatchLabelKeys",
+            "must not be specified when labelSelector is not set",
+        ),
+        (
+            "affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: web}}, topologyKey: kubernetes.io/hostname, matchLabelKeys: [app], mismatchLabelKeys: [app]}]}}",
+            "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys[0]",
+            "exists in both matchLabelKeys and mismatchLabelKeys",
+        ),
+        (
+            "affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {}, topologyKey: kubernetes.io/hostname, matchLabelKeys: [-bad-]}]}}",
+            "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].matchLabelKeys[0]",
+            "invalid label key",
+        ),
+        (
+            "topologySpreadConstraints: [{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, matchLabelKeys: [app]}]",
+            "spec.topologySpreadConstraints[0].matchLabelKeys",
+            "must not be specified when labelSelector is not set",
+        ),
+    ] {
+        let err = load_str("p.yaml", &pod(spec)).unwrap_err().to_string();
+        assert!(err.contains(field) && err.contains(why), "{spec}: {err}");
+    }
 }

@@ -357,9 +357,72 @@ pub fn plan_for_pool(
     input: &LaunchInput<'_>,
     pool: &crate::model::nodepool::NodePool,
 ) -> Result<LaunchPlan, LaunchError> {
+    let with_kubelet = class_with_pool_kubelet(input.class, pool);
+    let input = &LaunchInput {
+        class: with_kubelet.as_ref().unwrap_or(input.class),
+        ..*input
+    };
     let mut planned = plan(input)?;
     planned.tags = tags_for_pool(&input.cluster.name, input.class, input.claim, pool);
     Ok(planned)
+}
+
+/// The class a launch for `pool` writes its kubelet settings from: a v1beta1 NodePool or a
+/// v1alpha5 Provisioner carries them itself (`spec.template.spec.kubelet`,
+/// `spec.kubeletConfiguration`), and Karpenter of those generations wrote the pool's into the
+/// user data (`aws v0.37.0: pkg/providers/amifamily/resolver.go` `Resolve`: the NodeClaim's
+/// `spec.kubelet`, copied from its pool). The planner sizes nodes from the same settings
+/// (`usecases::provisioning::input` `kubelet_of`), so the launched kubelet's max pods and
+/// reservations are the planned ones. `None`: the class's own (v1, or a pool without any).
+fn class_with_pool_kubelet(
+    class: &NodeClass,
+    pool: &crate::model::nodepool::NodePool,
+) -> Option<NodeClass> {
+    if pool.generation == Some(ApiGeneration::V1) {
+        return None;
+    }
+    let kubelet = pool.kubelet.as_ref()?;
+    // v1beta1 keeps the pool's spec as read; a Provisioner's is rebuilt from what was read.
+    let raw = pool
+        .raw_spec
+        .as_ref()
+        .and_then(|s| s.pointer("/template/spec/kubelet"))
+        .cloned()
+        .unwrap_or_else(|| {
+            let mut k = serde_json::Map::new();
+            let mut put = |key: &str, v: serde_json::Value| {
+                k.insert(key.to_string(), v);
+            };
+            if let Some(n) = kubelet.pods_per_core {
+                put("podsPerCore", n.into());
+            }
+            for (key, list) in [
+                ("systemReserved", &kubelet.system_reserved),
+                ("kubeReserved", &kubelet.kube_reserved),
+            ] {
+                if !list.is_empty() {
+                    put(key, serde_json::json!(list.to_strings()));
+                }
+            }
+            for (key, map) in [
+                ("evictionHard", &kubelet.eviction_hard),
+                ("evictionSoft", &kubelet.eviction_soft),
+            ] {
+                if !map.is_empty() {
+                    put(key, serde_json::json!(map));
+                }
+            }
+            serde_json::Value::Object(k)
+        });
+    let mut with = class.clone();
+    with.kubelet = Some(kubelet.clone());
+    let spec = with
+        .raw_spec
+        .get_or_insert_with(|| serde_json::Value::Object(Default::default()));
+    if let Some(spec) = spec.as_object_mut() {
+        spec.insert("kubelet".into(), raw);
+    }
+    Some(with)
 }
 
 /// The capacity type of a launch (the node's `karpenter.sh/capacity-type`): `spot`, `reserved`

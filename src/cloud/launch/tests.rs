@@ -1389,3 +1389,60 @@ fn a_zone_whose_every_subnet_is_full_is_left_out() {
         pairs(&[("z-b", "subnet-1b-1"), ("z-c", "subnet-1c-1")])
     );
 }
+
+/// A v1beta1 NodePool and a v1alpha5 Provisioner carry the kubelet settings themselves, and a
+/// launch writes them into the user data as Karpenter of those generations did (`aws v0.37.0:
+/// pkg/providers/amifamily/resolver.go` `Resolve`, the NodeClaim's `spec.kubelet`); a v1 pool's
+/// are the class's.
+#[test]
+fn a_pre_v1_pools_kubelet_settings_reach_the_user_data() {
+    let w = world();
+    let c = claim("default-12", &[("m5.large", 0.09)], &["z-a"]);
+    let kubelet = KubeletConfig {
+        max_pods: Some(110),
+        pods_per_core: Some(4),
+        system_reserved: crate::model::resources::Resources::from_pairs(&[("cpu", "250m")]),
+        ..KubeletConfig::default()
+    };
+    let v1beta1 = crate::model::nodepool::NodePool {
+        name: "default".into(),
+        generation: Some(ApiGeneration::V1Beta1),
+        kubelet: Some(kubelet.clone()),
+        raw_spec: Some(serde_json::json!({"template": {"spec": {"kubelet": {
+            "maxPods": 110, "podsPerCore": 4, "systemReserved": {"cpu": "250m"},
+            "evictionMaxPodGracePeriod": 45
+        }}}})),
+        ..Default::default()
+    };
+    let data = &plan_for_pool(&input_of(&w, &c), &v1beta1)
+        .unwrap()
+        .templates[0]
+        .user_data;
+    assert!(data.contains("maxPods: 110"), "{data}");
+    assert!(data.contains("podsPerCore: 4"), "{data}");
+    assert!(data.contains("evictionMaxPodGracePeriod: 45"), "{data}");
+    assert!(data.contains("cpu: 250m"), "{data}");
+
+    // A Provisioner keeps no spec as read: its settings are written from the model.
+    let v1alpha5 = crate::model::nodepool::NodePool {
+        generation: Some(ApiGeneration::V1Alpha5),
+        raw_spec: None,
+        ..v1beta1.clone()
+    };
+    let data = &plan_for_pool(&input_of(&w, &c), &v1alpha5)
+        .unwrap()
+        .templates[0]
+        .user_data;
+    assert!(data.contains("maxPods: 110"), "{data}");
+    assert!(data.contains("podsPerCore: 4"), "{data}");
+    assert!(data.contains("cpu: 250m"), "{data}");
+
+    // v1: the class's settings (none here), whatever the pool model holds.
+    let v1 = crate::model::nodepool::NodePool {
+        generation: Some(ApiGeneration::V1),
+        ..v1beta1
+    };
+    let data = &plan_for_pool(&input_of(&w, &c), &v1).unwrap().templates[0].user_data;
+    assert!(data.contains("maxPods: 29"), "{data}");
+    assert!(!data.contains("podsPerCore"), "{data}");
+}

@@ -119,11 +119,15 @@ fn owned_by(pod: &Pod, kind: &str) -> bool {
 
 /// Whether a do-not-disrupt annotation is active: v1 takes `"true"` or a positive duration
 /// from the pod's start (no start known: active, as Karpenter fails safe —
-/// [`drain::do_not_disrupt_active`]); earlier releases only `"true"`.
+/// [`drain::do_not_disrupt_active`]) and knows no `karpenter.sh/do-not-evict`; earlier releases
+/// only `"true"`, of either key (v0.37.7 / v0.31.4 `pkg/utils/pod/scheduling.go
+/// HasDoNotDisrupt`).
 fn do_not_disrupt(pod: &Pod, now: i64, release: Release) -> bool {
     match release {
         Release::V1_14 => drain::do_not_disrupt_active(pod, now),
-        Release::V0_37 | Release::V0_31 => pod.do_not_disrupt.as_deref() == Some("true"),
+        Release::V0_37 | Release::V0_31 => {
+            pod.do_not_disrupt.as_deref() == Some("true") || pod.do_not_evict
+        }
     }
 }
 
@@ -163,9 +167,19 @@ pub(crate) fn pod_facts(cluster: &Cluster, i: usize) -> PodFacts {
         facts.eviction_cost += eviction_cost(&extras[p]);
         let dnd = active(pod) && do_not_disrupt(pod, cluster.now, release);
         if dnd && facts.do_not_disrupt.is_none() {
+            let evict = pod.do_not_evict && pod.do_not_disrupt.as_deref() != Some("true");
             facts.do_not_disrupt = Some(Reason::PodDoNotDisrupt {
                 pod: pod.key(),
-                value: pod.do_not_disrupt.clone().unwrap_or_default(),
+                annotation: if evict {
+                    labels::DO_NOT_EVICT
+                } else {
+                    labels::DO_NOT_DISRUPT
+                },
+                value: if evict {
+                    "true".into()
+                } else {
+                    pod.do_not_disrupt.clone().unwrap_or_default()
+                },
             });
         }
         // v1 does not evict a pod whose do-not-disrupt is active; earlier releases do not ask.

@@ -202,6 +202,9 @@ impl Choice {
             capacity_type: launch
                 .map(|(_, o)| o.capacity_type.clone())
                 .unwrap_or_default(),
+            capacity_reservation_id: launch
+                .and_then(|(_, o)| o.reservation.as_ref())
+                .map(|r| r.id.clone()),
             zones: zones.into_iter().collect(),
             price_per_hour: launch.map_or(0.0, |(_, o)| o.price),
         }

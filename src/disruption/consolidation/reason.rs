@@ -61,10 +61,12 @@ pub enum Reason {
         /// Capacity type.
         capacity_type: String,
     },
-    /// A pod's `karpenter.sh/do-not-disrupt` (or `do-not-evict`) is active.
+    /// A pod's `karpenter.sh/do-not-disrupt` (or, before v1, `do-not-evict`) is active.
     PodDoNotDisrupt {
         /// `namespace/name`.
         pod: String,
+        /// The annotation's key.
+        annotation: &'static str,
         /// The annotation's value.
         value: String,
     },
@@ -313,11 +315,12 @@ impl fmt::Display for Reason {
                 f,
                 "no offering of {instance_type} in {zone} as {capacity_type} to price it"
             ),
-            Reason::PodDoNotDisrupt { pod, value } => {
-                write!(
-                    f,
-                    "pod {pod} is annotated karpenter.sh/do-not-disrupt={value}"
-                )
+            Reason::PodDoNotDisrupt {
+                pod,
+                annotation,
+                value,
+            } => {
+                write!(f, "pod {pod} is annotated {annotation}={value}")
             }
             Reason::Pdb { pod, pdb, allowed } => {
                 write!(f, "PDB {pdb} allows {allowed} disruptions (pod {pod})")

@@ -73,6 +73,11 @@ pub struct Replacement {
     pub instance_types: Vec<String>,
     /// Capacity type of the cheapest option's offering.
     pub capacity_type: String,
+    /// The capacity reservation that offering launches into, when `reserved` (the
+    /// `karpenter.k8s.aws/capacity-reservation-id` the NodeClaim gets; consolidation_test.go
+    /// Reserved Capacity Its check it on the replacement).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity_reservation_id: Option<String>,
     /// Zones it may land in.
     pub zones: Vec<String>,
     /// Price of the cheapest option's cheapest compatible offering (USD/h).

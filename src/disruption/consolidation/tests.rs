@@ -240,6 +240,7 @@ fn do_not_disrupt_on_the_node_or_a_pod_blocks() {
     assert_eq!(
         reason(&r, "with-pod"),
         &Reason::PodDoNotDisrupt {
+            annotation: crate::model::labels::DO_NOT_DISRUPT,
             pod: "default/guarded".into(),
             value: "true".into()
         }
@@ -268,6 +269,7 @@ fn a_do_not_disrupt_duration_counts_from_the_pods_start() {
     assert_eq!(
         reason(&r, "a"),
         &Reason::PodDoNotDisrupt {
+            annotation: crate::model::labels::DO_NOT_DISRUPT,
             pod: "default/young".into(),
             value: "1h".into()
         }
@@ -1545,6 +1547,7 @@ fn candidate_filter_table() {
         n.pods[0].pod.labels.insert("pdb".into(), "zero".into());
     }
     let blocked_pod = || Reason::PodDoNotDisrupt {
+        annotation: crate::model::labels::DO_NOT_DISRUPT,
         pod: "default/p".into(),
         value: "true".into(),
     };
@@ -2081,6 +2084,7 @@ fn drift_ignores_consolidation_settings_and_waits_for_the_longest_do_not_disrupt
     assert_eq!(
         reason(&r, "guarded"),
         &Reason::PodDoNotDisrupt {
+            annotation: crate::model::labels::DO_NOT_DISRUPT,
             pod: "default/long".into(),
             value: "2h".into()
         }

@@ -246,7 +246,17 @@ pub fn build_input(
     manifests.warnings.extend(unsynced);
     // The discovered-capacity cache reads the NodeClaims' images, which are taken next.
     sizing.discover_memory(manifests);
-    let claims = std::mem::take(&mut manifests.node_claims);
+    let mut claims = std::mem::take(&mut manifests.node_claims);
+    // A NodeClaim of another provider's node class is not this Karpenter's (core v1.14.1
+    // `state/informer/nodeclaim.go` and the expiration and nodeclaim disruption controllers skip
+    // what `nodeclaimutils.IsManaged` rejects): its Node is capacity, not a candidate, and it
+    // never expires here (expiration/suite_test.go "should ignore expired NodeClaims that are
+    // not managed by this Karpenter instance").
+    claims.retain(|c| {
+        c.node_class_ref
+            .as_ref()
+            .is_none_or(|r| !crate::drift::of_another_provider(r))
+    });
     let registered = manifests.nodes.len();
     let solver = solver_input(
         manifests,

@@ -223,9 +223,7 @@ fn nodes_whose_pods_fit_nowhere_or_that_do_not_disrupt_or_sit_behind_a_pdb_at_ze
     );
     assert_eq!(
         run.outcome(&old[1]).detail,
-        Detail::Blocker(
-            "pod default/p1 is annotated karpenter.sh/do-not-disrupt (or do-not-evict)=true".into()
-        )
+        Detail::Blocker("pod default/p1 is annotated karpenter.sh/do-not-disrupt=true".into())
     );
     assert_eq!(
         run.outcome(&old[2]).detail,
