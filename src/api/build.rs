@@ -37,6 +37,9 @@ pub(super) struct Builder {
     /// Namespace → the requests LimitRange admission gives containers that set none
     /// ([`pods::admit_limit_range`]), from the LimitRanges read so far.
     limit_ranges: BTreeMap<String, ResourceList>,
+    /// DaemonSet pods not bound yet: never planned, but the newest pod of a DaemonSet stands
+    /// for it whether bound or not ([`pods::daemonsets_as_their_newest_pods`]).
+    unbound_daemon_pods: Vec<Pod>,
 }
 
 impl Builder {
@@ -54,6 +57,7 @@ impl Builder {
             invalid: None,
             waiting: Vec::new(),
             limit_ranges: BTreeMap::new(),
+            unbound_daemon_pods: Vec::new(),
         }
     }
 
@@ -135,7 +139,8 @@ impl Builder {
         // what `Node::counts_as_initialized` reads). Here, where the nodes meet their claims,
         // and not in the core, which never sees the objects apart.
         crate::model::node::mark_claimless(&mut m.nodes, &m.node_claims);
-        pods::daemonsets_as_their_newest_pods(&mut m.daemonsets, &m.bound_pods);
+        let daemon_pods = m.bound_pods.iter().chain(&self.unbound_daemon_pods);
+        pods::daemonsets_as_their_newest_pods(&mut m.daemonsets, daemon_pods);
         Ok(m)
     }
 
@@ -165,6 +170,7 @@ impl Builder {
             pod_names,
             sources,
             limit_ranges,
+            unbound_daemon_pods,
             ..
         } = self;
         let mut claim = |pod: &Pod, at: &Location, object: &str| {
@@ -237,6 +243,9 @@ impl Builder {
                 }
                 let mut pod = convert_pod(&p, at, runtime)?;
                 claim(&pod, at, &o.name)?;
+                if pod.node_name.is_none() && pod.is_daemonset_pod() {
+                    unbound_daemon_pods.push(pod.clone());
+                }
                 m.classify_bare_pod(&mut pod, &o.name, at);
             }
             ApiObject::Workload(mut w) => {

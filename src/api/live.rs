@@ -27,6 +27,8 @@ pub struct LiveBuilder {
     pods: Vec<crate::model::pod::Pod>,
     bound_pods: Vec<crate::model::pod::Pod>,
     daemonsets: Vec<crate::model::pod::Pod>,
+    /// DaemonSet pods not bound yet, for [`pods::daemonsets_as_their_newest_pods`].
+    unbound_daemon_pods: Vec<crate::model::pod::Pod>,
     storage: Storage,
     /// Pods neither pending nor bound (waiting for the scheduler, nominated, terminal).
     pub skipped_pods: usize,
@@ -88,6 +90,9 @@ impl LiveBuilder {
             self.pods.push(converted);
         } else {
             self.skipped_pods += 1;
+            if converted.is_daemonset_pod() {
+                self.unbound_daemon_pods.push(converted);
+            }
         }
         Ok(())
     }
@@ -139,7 +144,8 @@ impl LiveBuilder {
         m.pods = self.pods;
         m.bound_pods = self.bound_pods;
         m.daemonsets = self.daemonsets;
-        pods::daemonsets_as_their_newest_pods(&mut m.daemonsets, &m.bound_pods);
+        let daemon_pods = m.bound_pods.iter().chain(&self.unbound_daemon_pods);
+        pods::daemonsets_as_their_newest_pods(&mut m.daemonsets, daemon_pods);
         // A live claim exists or it does not: Karpenter waits for the controllers to create it.
         m.storage = self.storage;
         Ok(m)

@@ -1078,14 +1078,20 @@ pub fn convert_pod(
 /// webhook) and its tolerations include those the DaemonSet controller adds to every pod
 /// (`node.kubernetes.io/not-ready`, `unschedulable`, …). The template's node affinity stays,
 /// as upstream puts it back (the controller pins each pod to its node by name). `pods`: the
-/// input's pods (bound ones; a DaemonSet pod is never pending for Karpenter).
-pub(crate) fn daemonsets_as_their_newest_pods(daemonsets: &mut [Pod], pods: &[Pod]) {
+/// input's pods, bound or not: `UpdateDaemonSet` takes the newest pod the DaemonSet controls
+/// whatever its node (provisioning suite › Daemonsets "should remove daemonset node hostname
+/// affinity when considering daemonset schedulability": a pod not bound yet, whose requests a
+/// LimitRange changed). Karpenter never plans a DaemonSet pod itself.
+pub(crate) fn daemonsets_as_their_newest_pods<'p>(
+    daemonsets: &mut [Pod],
+    pods: impl IntoIterator<Item = &'p Pod>,
+) {
     if daemonsets.is_empty() {
         return;
     }
     let mut newest: std::collections::HashMap<(&str, &str), &Pod> =
         std::collections::HashMap::new();
-    for p in pods.iter().filter(|p| p.is_daemonset_pod()) {
+    for p in pods.into_iter().filter(|p| p.is_daemonset_pod()) {
         let Some(owner) = p.owner.as_ref() else {
             continue;
         };
@@ -1518,6 +1524,25 @@ mod tests {
         assert_eq!(templates[0].requests.get("cpu"), 100);
         assert_eq!(templates[0].tolerations, newest.tolerations);
         assert_eq!(templates[1].requests.get("cpu"), 250);
+    }
+
+    /// `state/cluster.go` `UpdateDaemonSet` takes the newest pod the DaemonSet controls, bound
+    /// or not. **Differs, fixed** — scenario (provisioning suite › Daemonsets "should remove
+    /// daemonset node hostname affinity when considering daemonset schedulability"): a
+    /// DaemonSet requesting 4 CPU whose only pod, not bound yet (pinned to its node by name),
+    /// requests 2 CPU → upstream counts 2 CPU of overhead; we read the template's 4 because
+    /// unbound DaemonSet pods were dropped before the stand-in was chosen.
+    #[test]
+    fn an_unbound_daemonset_pod_stands_for_its_daemonset() {
+        let text = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: ds, namespace: default}\n\
+            spec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    \
+            spec: {containers: [{name: c, image: i, resources: {requests: {cpu: \"4\"}}}]}\n\
+            ---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: ds-x\n  namespace: default\n  \
+            ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: ds, uid: u, controller: true}]\n\
+            spec: {containers: [{name: c, image: i, resources: {requests: {cpu: \"2\"}}}]}\n";
+        let m = crate::api::load_str("in.yaml", text).unwrap();
+        assert!(m.pods.is_empty(), "a DaemonSet pod is never planned");
+        assert_eq!(m.daemonsets[0].requests.get("cpu"), 2000);
     }
 
     #[test]

@@ -53,4 +53,5 @@ mod upstream_drift_binary;
 mod upstream_e2e_disruption;
 mod upstream_overlay_binary;
 mod upstream_scheduling_binary;
+mod upstream_scheduling_binary2;
 mod upstream_topology_binary;

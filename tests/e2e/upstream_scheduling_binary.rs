@@ -22,9 +22,9 @@ pub(crate) const INSTANCE_TYPE: &str = "node.kubernetes.io/instance-type";
 pub(crate) const ARCH: &str = "kubernetes.io/arch";
 pub(crate) const HOSTNAME: &str = "kubernetes.io/hostname";
 /// The fake's `integer` label (its CPU count) is played by this AWS well-known key.
-const CPUS: &str = "karpenter.k8s.aws/instance-cpu";
+pub(crate) const CPUS: &str = "karpenter.k8s.aws/instance-cpu";
 /// The fake's `size` label (large above 4 CPUs and 8Gi, else small).
-const SIZE: &str = "karpenter.k8s.aws/instance-size";
+pub(crate) const SIZE: &str = "karpenter.k8s.aws/instance-size";
 
 /// A node selector requirement.
 pub(crate) fn req(key: &str, op: &str, values: &[&str]) -> Value {
@@ -36,7 +36,7 @@ pub(crate) fn req(key: &str, op: &str, values: &[&str]) -> Value {
 }
 
 /// The scheduling suite's `BeforeEach` pool requirement: every capacity type.
-fn any_capacity() -> Value {
+pub(crate) fn any_capacity() -> Value {
     req(CAPACITY_TYPE, "In", &["spot", "on-demand", "reserved"])
 }
 
@@ -55,7 +55,7 @@ pub(crate) fn pool(name: &str, requirements: Vec<Value>, extra: Value) -> Value 
     p
 }
 
-fn class() -> Value {
+pub(crate) fn class() -> Value {
     json!({"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
         "spec": {"amiSelectorTerms": [{"alias": "al2023@latest"}], "role": "KarpenterNodeRole",
                  "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "test"}}],
@@ -116,7 +116,7 @@ pub(crate) fn deployment(name: &str, replicas: u32, labels: Value, spec: Value) 
 }
 
 /// A DaemonSet whose container requests `requests`; `spec` is merged into its pod template.
-fn daemonset(name: &str, requests: Value, spec: Value) -> Value {
+pub(crate) fn daemonset(name: &str, requests: Value, spec: Value) -> Value {
     let mut d = json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
         "metadata": {"name": name, "namespace": "default"},
         "spec": {"selector": {"matchLabels": {"ds": name}},
@@ -218,14 +218,14 @@ pub(crate) fn plan_on(catalog: &std::path::Path, mut objects: Vec<Value>) -> Pla
 }
 
 /// The scheduling suite's pool (every capacity type) with `extra`, and `pods`.
-fn sched(extra: Value, pods: Vec<Value>) -> Plan {
+pub(crate) fn sched(extra: Value, pods: Vec<Value>) -> Plan {
     let mut objects = vec![pool("default", vec![any_capacity()], extra)];
     objects.extend(pods);
     plan(objects)
 }
 
 /// A pool with exactly these requirements (the Its that replace the suite's), and `pods`.
-fn with_reqs(requirements: Vec<Value>, pods: Vec<Value>) -> Plan {
+pub(crate) fn with_reqs(requirements: Vec<Value>, pods: Vec<Value>) -> Plan {
     let mut objects = vec![pool("default", requirements, json!({}))];
     objects.extend(pods);
     plan(objects)
@@ -1496,13 +1496,13 @@ fn taints_and_tolerations_from_the_manifest() {
 
 /// The provisioning suite's pool (`test.NodePool()`: no requirements) with `extra`, and
 /// `objects`.
-fn prov(extra: Value, objects: Vec<Value>) -> Plan {
+pub(crate) fn prov(extra: Value, objects: Vec<Value>) -> Plan {
     let mut all = vec![pool("default", vec![], extra)];
     all.extend(objects);
     plan(all)
 }
 
-fn cpu_mem(cpu: &str, memory: &str) -> Value {
+pub(crate) fn cpu_mem(cpu: &str, memory: &str) -> Value {
     json!({"cpu": cpu, "memory": memory})
 }
 
@@ -1988,7 +1988,11 @@ pub(crate) fn assorted_catalog(file: &str, keep: impl Fn(&Assorted) -> bool) -> 
 
 /// The selection suite's pool (spot or on-demand, either arch) replaced by `requirements` when
 /// given, planned against the assorted catalog at `catalog`.
-fn select(catalog: &std::path::Path, requirements: Option<Vec<Value>>, pods: Vec<Value>) -> Plan {
+pub(crate) fn select(
+    catalog: &std::path::Path,
+    requirements: Option<Vec<Value>>,
+    pods: Vec<Value>,
+) -> Plan {
     let reqs = requirements.unwrap_or_else(|| {
         vec![
             req(CAPACITY_TYPE, "In", &["spot", "on-demand"]),
@@ -2281,7 +2285,7 @@ fn daemonsets_selecting_registered_and_initialized_count_on_new_nodes() {
 }
 
 /// A Ready, unowned Node with this allocatable, labelled like any node.
-fn unowned_node(name: &str, allocatable: Value) -> Value {
+pub(crate) fn unowned_node(name: &str, allocatable: Value) -> Value {
     json!({"apiVersion": "v1", "kind": "Node",
         "metadata": {"name": name, "labels": {HOSTNAME: name, ARCH: "amd64", "kubernetes.io/os": "linux",
             ZONE: "test-zone-1"}},

@@ -15,6 +15,7 @@ use crate::error::CommandError;
 use crate::model::instance_type::InstanceType;
 use crate::model::labels;
 use crate::model::node::Node;
+use crate::model::nodeclaim::NodeClaim;
 use crate::model::nodepool::{ApiGeneration, Condition, ConditionStatus, NodeClass, NodePool};
 use crate::model::placement_group::PlacementGroupSelector;
 use crate::model::pod::Pod;
@@ -242,6 +243,7 @@ pub fn assemble(
     options: Options,
 ) -> Input {
     let in_flight = in_flight_claims(manifests);
+    let reported = launched_without_allocatable(manifests);
     let mut by_node: HashMap<String, Vec<Pod>> = HashMap::new();
     for pod in std::mem::take(&mut manifests.bound_pods) {
         if let Some(node) = pod.node_name.clone() {
@@ -267,7 +269,7 @@ pub fn assemble(
         .map(|(pool, instance_types)| PoolInput {
             node_class: pool.node_class_ref.as_ref().map(|r| r.name.clone()),
             instance_types,
-            usage: pool_usage(&pool, &existing_nodes),
+            usage: pool_usage(&pool, existing_nodes.iter().chain(&reported)),
             claim_annotations: ClaimAnnotations {
                 hash: hash_annotations(&pool),
                 records_min_values: pool.generation == Some(ApiGeneration::V1),
@@ -297,9 +299,8 @@ pub fn assemble(
 /// last wrote it: v1 never reads it for limits, so adding it counted every node twice. v1beta1
 /// and v1alpha5 (`v0.37.7` / `v0.27.6` `provisioner.go` `Create` / `Launch`) refused a pool
 /// whose `status.resources` exceeds its limits: that gate is kept as a floor, per resource.
-fn pool_usage(pool: &NodePool, nodes: &[ExistingNode]) -> Resources {
+fn pool_usage<'n>(pool: &NodePool, nodes: impl Iterator<Item = &'n ExistingNode>) -> Resources {
     let usage = nodes
-        .iter()
         .filter(|e| !e.node.deleting)
         .filter(|e| e.node.labels.get(pool.owner_label()) == Some(&pool.name))
         .fold(Resources::new(), |acc, e| {
@@ -597,31 +598,14 @@ fn in_flight_claims(manifests: &Manifests) -> Vec<ExistingNode> {
         // still counts toward its replicas: Karpenter's state tracks it (`state/statenodepool.go`
         // `GetNodeCount`; `static/provisioning/suite_test.go` "should not create additional
         // nodeclaims": one NodeClaim with only a providerID counts). One without a provider id
-        // is the scale-down's `unresolved` member (`usecases/provisioning/statics.rs`).
-        .filter(|c| {
-            let static_pool = || {
-                manifests
-                    .node_pools
-                    .iter()
-                    .any(|p| p.replicas.is_some() && c.nodepool.as_deref() == Some(p.name.as_str()))
-            };
-            !c.allocatable.is_empty() || (c.provider_id.is_some() && static_pool())
-        })
-        .filter(|c| {
-            !manifests.nodes.iter().any(|n| {
-                Some(&n.name) == c.node_name.as_ref()
-                    || (n.provider_id.is_some() && n.provider_id == c.provider_id)
-            })
-        })
+        // is the scale-down's `unresolved` member (`usecases/provisioning/statics.rs`). Other
+        // pools' are counted against their limits only ([`launched_without_allocatable`]).
+        .filter(|c| !c.allocatable.is_empty() || launched_static_claim(manifests, c))
+        .filter(|c| !has_node(manifests, c))
         .map(|c| {
-            let mut labels = c.labels.clone();
+            let mut labels = claim_labels(c);
             for (k, v) in Requirements::from_selectors(&c.requirements).single_value_labels() {
                 labels.entry(k).or_insert(v);
-            }
-            if let Some(pool) = &c.nodepool {
-                labels
-                    .entry(labels::NODEPOOL.to_string())
-                    .or_insert_with(|| pool.clone());
             }
             ExistingNode {
                 node: Node {
@@ -639,6 +623,62 @@ fn in_flight_claims(manifests: &Manifests) -> Vec<ExistingNode> {
             }
         })
         .collect()
+}
+
+/// NodeClaims launched (a `status.providerID`), with no Node and no `status.allocatable` yet:
+/// no capacity to schedule on, but Karpenter's cluster state already holds them as state nodes
+/// whose `Capacity()` is the NodeClaim's, which the scheduler subtracts from their pool's limits
+/// (`core v1.14.1: pkg/controllers/state/cluster.go` `UpdateNodeClaim`, `scheduling/
+/// scheduler.go` `updateRemainingResources`; provisioning suite "Resource Limits › should not
+/// schedule when limits are exceeded": a NodeClaim of 100 CPUs under `cpu: 20`). Counted in
+/// [`pool_usage`] only.
+fn launched_without_allocatable(manifests: &Manifests) -> Vec<ExistingNode> {
+    manifests
+        .node_claims
+        .iter()
+        .filter(|c| c.provider_id.is_some() && c.allocatable.is_empty())
+        .filter(|c| !launched_static_claim(manifests, c))
+        .filter(|c| !has_node(manifests, c))
+        .map(|c| ExistingNode {
+            node: Node {
+                name: c.name.clone(),
+                labels: claim_labels(c),
+                capacity: c.capacity.clone(),
+                deleting: c.deleting,
+                ..Default::default()
+            },
+            pods: Vec::new(),
+        })
+        .collect()
+}
+
+/// A NodeClaim's labels, with `karpenter.sh/nodepool` from its pool when it lacks the label.
+fn claim_labels(c: &NodeClaim) -> BTreeMap<String, String> {
+    let mut labels = c.labels.clone();
+    if let Some(pool) = &c.nodepool {
+        labels
+            .entry(labels::NODEPOOL.to_string())
+            .or_insert_with(|| pool.clone());
+    }
+    labels
+}
+
+/// A launched NodeClaim (a provider ID) of a static pool: one of its replicas, held by
+/// [`in_flight_claims`] whether it reports allocatable yet or not.
+fn launched_static_claim(manifests: &Manifests, claim: &NodeClaim) -> bool {
+    claim.provider_id.is_some()
+        && manifests
+            .node_pools
+            .iter()
+            .any(|p| p.replicas.is_some() && claim.nodepool.as_deref() == Some(p.name.as_str()))
+}
+
+/// Whether a Node of the input is `claim`'s (its `status.nodeName` or provider ID).
+fn has_node(manifests: &Manifests, claim: &NodeClaim) -> bool {
+    manifests.nodes.iter().any(|n| {
+        Some(&n.name) == claim.node_name.as_ref()
+            || (n.provider_id.is_some() && n.provider_id == claim.provider_id)
+    })
 }
 
 /// Sizes a pool's instance types from the catalog for its class (AMI family, kubelet, block
@@ -1054,6 +1094,15 @@ mod tests {
             usage(format!("{pool}{}{in_flight}", node("a", ""))),
             (12, 2)
         );
+        // Launched, capacity reported, no allocatable yet (provisioning suite "Resource Limits ›
+        // should not schedule when limits are exceeded"): counted all the same; deleting, not.
+        let reported = claim("d", "d", "", ", capacity: {cpu: \"100\"}");
+        assert_eq!(
+            usage(format!("{pool}{}{reported}", node("a", ""))),
+            (108, 2)
+        );
+        let gone = claim("d", "d", deleting, ", capacity: {cpu: \"100\"}");
+        assert_eq!(usage(format!("{pool}{}{gone}", node("a", ""))), (8, 1));
         // v1beta1: `status.resources` is a floor.
         let beta = format!("{pool}{}", node("a", ""))
             .replace(
