@@ -305,16 +305,10 @@ fn multi_node_same_type_filter_below_min_values_then_a_delete() {
 #[test]
 fn delete_onto_the_one_initialized_node_among_uninitialized() {
     let t = |name: &str, cpu: &str, mem: &str, pods: &str, price: f64| {
-        let offerings: Vec<Value> = [
-            ("test-zone-1", "spot"),
-            ("test-zone-2", "spot"),
-            ("test-zone-1", "on-demand"),
-            ("test-zone-2", "on-demand"),
-            ("test-zone-3", "on-demand"),
-        ]
-        .iter()
-        .map(|(z, ct)| offering(z, ct, price, true))
-        .collect();
+        let offerings: Vec<Value> = crate::upstream_scheduling_binary2::FAKE_OFFERINGS
+            .iter()
+            .map(|(z, ct)| offering(z, ct, price, true))
+            .collect();
         json!({"name": name, "capacity": {"cpu": cpu, "memory": mem, "pods": pods},
                "overhead": {"cpu": "100m", "memory": "10Mi"},
                "labels": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},

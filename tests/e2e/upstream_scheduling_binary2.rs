@@ -600,19 +600,23 @@ fn os_and_resources_no_single_type_has() {
     assert_eq!(types, want.map(Some), "{:#}", p.json);
 }
 
-/// The fake's five offerings (spot in test-zone-1/2, on-demand in test-zone-1/2/3) at
-/// `price`, as catalog lines.
+/// The fake cloud provider's five offerings of each type (`fake/cloudprovider.go`
+/// `GetInstanceTypes`): spot in test-zone-1/2, on-demand in test-zone-1/2/3, as (zone, capacity
+/// type).
+pub(crate) const FAKE_OFFERINGS: [(&str, &str); 5] = [
+    ("test-zone-1", "spot"),
+    ("test-zone-2", "spot"),
+    ("test-zone-1", "on-demand"),
+    ("test-zone-2", "on-demand"),
+    ("test-zone-3", "on-demand"),
+];
+
+/// [`FAKE_OFFERINGS`] at `price`, as catalog lines.
 fn fake_offerings(price: f64) -> String {
-    [
-        ("test-zone-1", "spot"),
-        ("test-zone-2", "spot"),
-        ("test-zone-1", "on-demand"),
-        ("test-zone-2", "on-demand"),
-        ("test-zone-3", "on-demand"),
-    ]
-    .iter()
-    .map(|(zone, ct)| format!("  - {{zone: {zone}, capacityType: {ct}, price: {price}}}\n"))
-    .collect()
+    FAKE_OFFERINGS
+        .iter()
+        .map(|(zone, ct)| format!("  - {{zone: {zone}, capacityType: {ct}, price: {price}}}\n"))
+        .collect()
 }
 
 /// `fake.InstanceTypes(5)`: fake-it-0…4 with i+1 CPUs, 2(i+1) GiB, 10(i+1) pods; fake-it-4 (5
