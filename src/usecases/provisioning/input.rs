@@ -127,12 +127,13 @@ pub fn build_input(
         .map(|(p, t)| (p, t.as_slice()))
         .collect();
     let conflicts = overlay_conflicts(&view, overlays);
+    // The overlays Karpenter validates: the only ones priced for the provider and applied.
+    let valid: Vec<_> = overlays
+        .iter()
+        .filter(|o| !conflicts.contains(&o.name))
+        .cloned()
+        .collect();
     if !conflicts.is_empty() {
-        let valid: Vec<_> = overlays
-            .iter()
-            .filter(|o| !conflicts.contains(&o.name))
-            .cloned()
-            .collect();
         let prices = crate::model::overlay::provider_prices(&valid);
         if prices != sizing.overlay_prices {
             sizing.overlay_prices = prices;
@@ -150,12 +151,6 @@ pub fn build_input(
     );
     // NodeOverlays change the types' prices and capacity before anything is scheduled
     // (docs/karpenter.md §6.10); one that conflicts with another of its weight is not applied.
-    let valid: Vec<_> = manifests
-        .node_overlays
-        .iter()
-        .filter(|o| !conflicts.contains(&o.name))
-        .cloned()
-        .collect();
     let mut left_out = conflicts;
     left_out.extend(apply_overlays(&mut input.pools, &valid));
     for name in left_out {
