@@ -113,7 +113,7 @@ _kubectl__karpenter() {
 
     case "${cmd}" in
         kubectl__karpenter)
-            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version provision ami convert nodes drift consolidate enable-drift disable-drift version completion help"
+            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version provision ami convert nodes drift consolidate enable-drift disable-drift version completion help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -163,6 +163,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --instance-profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --cluster-endpoint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -195,7 +199,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__ami)
-            opts="-f -n -o -v -q -h -V --filename --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-f -n -o -v -q -h -V --filename --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -253,6 +257,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --instance-profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --cluster-endpoint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -285,7 +293,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__completion)
-            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version bash zsh fish powershell"
+            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version bash zsh fish powershell"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -335,6 +343,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --instance-profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --cluster-endpoint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -367,7 +379,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__consolidate)
-            opts="-f -y -n -o -v -q -h -V --filename --nodepool --catalog --now --feature-gates --min-values-policy --dry-run --yes --watch --force --timeout --ready-timeout --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-f -y -n -o -v -q -h -V --filename --nodepool --catalog --now --feature-gates --min-values-policy --dry-run --yes --watch --force --timeout --ready-timeout --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -465,6 +477,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --instance-profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --cluster-endpoint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -497,7 +513,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__convert)
-            opts="-f -n -o -v -q -h -V --filename --to --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-f -n -o -v -q -h -V --filename --to --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -559,6 +575,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --instance-profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --cluster-endpoint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -591,7 +611,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__disable__subcmd__drift)
-            opts="-y -n -o -v -q -h -V --karpenter-namespace --no-restart --dry-run --yes --timeout --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-y -n -o -v -q -h -V --karpenter-namespace --no-restart --dry-run --yes --timeout --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -649,6 +669,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --instance-profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --cluster-endpoint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -681,7 +705,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__drift)
-            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version check replace help"
+            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version check replace help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -731,6 +755,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --instance-profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --cluster-endpoint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -763,7 +791,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__drift__subcmd__check)
-            opts="-f -l -n -o -v -q -h -V --filename --nodepool --selector --ssm-param --catalog --mark --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-f -l -n -o -v -q -h -V --filename --nodepool --selector --ssm-param --catalog --mark --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -838,6 +866,10 @@ _kubectl__karpenter() {
                     return 0
                     ;;
                 --cluster-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --instance-profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -929,7 +961,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__drift__subcmd__replace)
-            opts="-l -y -n -o -v -q -h -V --nodepool --selector --max-parallel --timeout --ready-timeout --dry-run --watch --yes --via-controller --force --catalog --min-values-policy --wait-for-lease --lease-namespace --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-l -y -n -o -v -q -h -V --nodepool --selector --max-parallel --timeout --ready-timeout --dry-run --watch --yes --via-controller --force --catalog --min-values-policy --wait-for-lease --lease-namespace --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1019,6 +1051,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --instance-profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --cluster-endpoint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1051,7 +1087,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__enable__subcmd__drift)
-            opts="-y -n -o -v -q -h -V --karpenter-namespace --no-restart --dry-run --yes --timeout --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-y -n -o -v -q -h -V --karpenter-namespace --no-restart --dry-run --yes --timeout --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1106,6 +1142,10 @@ _kubectl__karpenter() {
                     return 0
                     ;;
                 --cluster-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --instance-profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1337,7 +1377,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__nodes)
-            opts="-f -l -n -o -v -q -h -V --filename --now --nodepool --selector --catalog --no-aws --no-decision --min-values-policy --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-f -l -n -o -v -q -h -V --filename --now --nodepool --selector --catalog --no-aws --no-decision --min-values-policy --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1419,6 +1459,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --instance-profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --cluster-endpoint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1451,7 +1495,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__provision)
-            opts="-f -y -n -o -v -q -h -V --filename --nodepool --dry-run --catalog --max-instance-types --min-values-policy --yes --wait --timeout --watch --force --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-f -y -n -o -v -q -h -V --filename --nodepool --dry-run --catalog --max-instance-types --min-values-policy --yes --wait --timeout --watch --force --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1541,6 +1585,10 @@ _kubectl__karpenter() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --instance-profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --cluster-endpoint)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1573,7 +1621,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__version)
-            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-n -o -v -q -h -V --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1620,6 +1668,10 @@ _kubectl__karpenter() {
                     return 0
                     ;;
                 --cluster-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --instance-profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_kubectl_karpenter_global_optspecs
-    string join \n kubeconfig= context= cluster= user= n/namespace= request-timeout= kubernetes-version= region= profile= cluster-name= cluster-endpoint= o/output= no-headers color= v/verbose q/quiet log-format= validate= h/help V/version
+    string join \n kubeconfig= context= cluster= user= n/namespace= request-timeout= kubernetes-version= region= profile= cluster-name= instance-profile= cluster-endpoint= o/output= no-headers color= v/verbose q/quiet log-format= validate= h/help V/version
 end
 
 function __fish_kubectl_karpenter_needs_command
@@ -34,6 +34,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l kub
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l profile -d 'AWS shared-config profile' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l instance-profile -d 'Instance profile of the nodes launched (default: the node class\'s `instanceProfile`, else the one holding its `role`, else `aws.defaultInstanceProfile`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_needs_command" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
@@ -84,6 +85,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand prov
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l profile -d 'AWS shared-config profile' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l instance-profile -d 'Instance profile of the nodes launched (default: the node class\'s `instanceProfile`, else the one holding its `role`, else `aws.defaultInstanceProfile`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
@@ -119,6 +121,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l profile -d 'AWS shared-config profile' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l instance-profile -d 'Instance profile of the nodes launched (default: the node class\'s `instanceProfile`, else the one holding its `role`, else `aws.defaultInstanceProfile`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand ami" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
@@ -150,6 +153,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand conv
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l profile -d 'AWS shared-config profile' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l instance-profile -d 'Instance profile of the nodes launched (default: the node class\'s `instanceProfile`, else the one holding its `role`, else `aws.defaultInstanceProfile`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand convert" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
@@ -186,6 +190,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand node
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l profile -d 'AWS shared-config profile' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l instance-profile -d 'Instance profile of the nodes launched (default: the node class\'s `instanceProfile`, else the one holding its `role`, else `aws.defaultInstanceProfile`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
@@ -217,6 +222,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drif
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l profile -d 'AWS shared-config profile' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l instance-profile -d 'Instance profile of the nodes launched (default: the node class\'s `instanceProfile`, else the one holding its `role`, else `aws.defaultInstanceProfile`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and not __fish_seen_subcommand_from check replace help" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
@@ -254,6 +260,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drif
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l profile -d 'AWS shared-config profile' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l instance-profile -d 'Instance profile of the nodes launched (default: the node class\'s `instanceProfile`, else the one holding its `role`, else `aws.defaultInstanceProfile`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
@@ -294,6 +301,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drif
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l profile -d 'AWS shared-config profile' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l instance-profile -d 'Instance profile of the nodes launched (default: the node class\'s `instanceProfile`, else the one holding its `role`, else `aws.defaultInstanceProfile`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
@@ -343,6 +351,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand cons
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l profile -d 'AWS shared-config profile' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l instance-profile -d 'Instance profile of the nodes launched (default: the node class\'s `instanceProfile`, else the one holding its `role`, else `aws.defaultInstanceProfile`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
@@ -378,6 +387,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enab
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l profile -d 'AWS shared-config profile' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l instance-profile -d 'Instance profile of the nodes launched (default: the node class\'s `instanceProfile`, else the one holding its `role`, else `aws.defaultInstanceProfile`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand enable-drift" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
@@ -412,6 +422,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disa
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l profile -d 'AWS shared-config profile' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l instance-profile -d 'Instance profile of the nodes launched (default: the node class\'s `instanceProfile`, else the one holding its `role`, else `aws.defaultInstanceProfile`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand disable-drift" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
@@ -444,6 +455,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand vers
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l profile -d 'AWS shared-config profile' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l instance-profile -d 'Instance profile of the nodes launched (default: the node class\'s `instanceProfile`, else the one holding its `role`, else `aws.defaultInstanceProfile`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand version" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'
@@ -473,6 +485,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand comp
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l region -d 'AWS region (default: the AWS environment/config, else the EKS cluster ARN)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l profile -d 'AWS shared-config profile' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l cluster-name -d 'EKS cluster name (default: derived from the kubeconfig; in a pod: required)' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l instance-profile -d 'Instance profile of the nodes launched (default: the node class\'s `instanceProfile`, else the one holding its `role`, else `aws.defaultInstanceProfile`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -l cluster-endpoint -d 'API endpoint new nodes join (default: the kubeconfig\'s server; in a pod: required, the EKS cluster\'s endpoint)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand completion" -s o -l output -d 'Output format' -r -f -a "table\t'Aligned columns'
 wide\t'Columns with more detail'

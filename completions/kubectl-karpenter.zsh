@@ -26,6 +26,7 @@ _kubectl-karpenter() {
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
 '--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--instance-profile=[Instance profile of the nodes launched (default\: the node class'\''s \`instanceProfile\`, else the one holding its \`role\`, else \`aws.defaultInstanceProfile\`)]:NAME:_default' \
 '--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
@@ -86,6 +87,7 @@ _arguments "${_arguments_options[@]}" : \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
 '--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--instance-profile=[Instance profile of the nodes launched (default\: the node class'\''s \`instanceProfile\`, else the one holding its \`role\`, else \`aws.defaultInstanceProfile\`)]:NAME:_default' \
 '--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
@@ -137,6 +139,7 @@ _arguments "${_arguments_options[@]}" : \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
 '--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--instance-profile=[Instance profile of the nodes launched (default\: the node class'\''s \`instanceProfile\`, else the one holding its \`role\`, else \`aws.defaultInstanceProfile\`)]:NAME:_default' \
 '--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
@@ -184,6 +187,7 @@ _arguments "${_arguments_options[@]}" : \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
 '--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--instance-profile=[Instance profile of the nodes launched (default\: the node class'\''s \`instanceProfile\`, else the one holding its \`role\`, else \`aws.defaultInstanceProfile\`)]:NAME:_default' \
 '--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
@@ -235,6 +239,7 @@ _arguments "${_arguments_options[@]}" : \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
 '--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--instance-profile=[Instance profile of the nodes launched (default\: the node class'\''s \`instanceProfile\`, else the one holding its \`role\`, else \`aws.defaultInstanceProfile\`)]:NAME:_default' \
 '--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
@@ -280,6 +285,7 @@ _arguments "${_arguments_options[@]}" : \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
 '--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--instance-profile=[Instance profile of the nodes launched (default\: the node class'\''s \`instanceProfile\`, else the one holding its \`role\`, else \`aws.defaultInstanceProfile\`)]:NAME:_default' \
 '--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
@@ -338,6 +344,7 @@ _arguments "${_arguments_options[@]}" : \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
 '--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--instance-profile=[Instance profile of the nodes launched (default\: the node class'\''s \`instanceProfile\`, else the one holding its \`role\`, else \`aws.defaultInstanceProfile\`)]:NAME:_default' \
 '--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
@@ -393,6 +400,7 @@ _arguments "${_arguments_options[@]}" : \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
 '--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--instance-profile=[Instance profile of the nodes launched (default\: the node class'\''s \`instanceProfile\`, else the one holding its \`role\`, else \`aws.defaultInstanceProfile\`)]:NAME:_default' \
 '--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
@@ -487,6 +495,7 @@ _arguments "${_arguments_options[@]}" : \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
 '--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--instance-profile=[Instance profile of the nodes launched (default\: the node class'\''s \`instanceProfile\`, else the one holding its \`role\`, else \`aws.defaultInstanceProfile\`)]:NAME:_default' \
 '--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
@@ -538,6 +547,7 @@ _arguments "${_arguments_options[@]}" : \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
 '--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--instance-profile=[Instance profile of the nodes launched (default\: the node class'\''s \`instanceProfile\`, else the one holding its \`role\`, else \`aws.defaultInstanceProfile\`)]:NAME:_default' \
 '--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
@@ -587,6 +597,7 @@ _arguments "${_arguments_options[@]}" : \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
 '--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--instance-profile=[Instance profile of the nodes launched (default\: the node class'\''s \`instanceProfile\`, else the one holding its \`role\`, else \`aws.defaultInstanceProfile\`)]:NAME:_default' \
 '--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
@@ -634,6 +645,7 @@ _arguments "${_arguments_options[@]}" : \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
 '--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--instance-profile=[Instance profile of the nodes launched (default\: the node class'\''s \`instanceProfile\`, else the one holding its \`role\`, else \`aws.defaultInstanceProfile\`)]:NAME:_default' \
 '--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"
@@ -677,6 +689,7 @@ _arguments "${_arguments_options[@]}" : \
 '--region=[AWS region (default\: the AWS environment/config, else the EKS cluster ARN)]:REGION:_default' \
 '--profile=[AWS shared-config profile]:PROFILE:_default' \
 '--cluster-name=[EKS cluster name (default\: derived from the kubeconfig; in a pod\: required)]:CLUSTER_NAME:_default' \
+'--instance-profile=[Instance profile of the nodes launched (default\: the node class'\''s \`instanceProfile\`, else the one holding its \`role\`, else \`aws.defaultInstanceProfile\`)]:NAME:_default' \
 '--cluster-endpoint=[API endpoint new nodes join (default\: the kubeconfig'\''s server; in a pod\: required, the EKS cluster'\''s endpoint)]:URL:_default' \
 '-o+[Output format]:OUTPUT:((table\:"Aligned columns"
 wide\:"Columns with more detail"

@@ -149,6 +149,10 @@ pub struct GlobalArgs {
     /// EKS cluster name (default: derived from the kubeconfig; in a pod: required).
     #[arg(long, global = true, help_heading = "AWS")]
     pub cluster_name: Option<String>,
+    /// Instance profile of the nodes launched (default: the node class's `instanceProfile`, else
+    /// the one holding its `role`, else `aws.defaultInstanceProfile`).
+    #[arg(long, global = true, value_name = "NAME", help_heading = "AWS")]
+    pub instance_profile: Option<String>,
     /// API endpoint new nodes join (default: the kubeconfig's server; in a pod: required, the
     /// EKS cluster's endpoint).
     #[arg(long, global = true, value_name = "URL", help_heading = "AWS")]

@@ -45,6 +45,8 @@ pub struct Live<'a, C, P, K: ?Sized> {
     classes: BTreeMap<String, ResolvedClass>,
     /// `aws.defaultInstanceProfile` of `karpenter-global-settings`, once read.
     default_profile: Option<Option<String>>,
+    /// `--instance-profile`: the nodes' instance profile, whatever the classes say.
+    instance_profile: Option<String>,
     /// Capacity reservations a launch found exhausted, with when (Unix seconds): planned as
     /// having no instance left, whatever DescribeCapacityReservations says, for
     /// [`RESERVATION_SYNC_SECONDS`] (`MarkUnavailable`, until the provider's next sync).
@@ -98,11 +100,20 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             catalog,
             classes: BTreeMap::new(),
             default_profile: None,
+            instance_profile: None,
             unavailable_reservations: BTreeMap::new(),
             inflight_ips: InflightIps::default(),
             unavailable_offerings: UnavailableOfferings::default(),
             dns_read: false,
         }
+    }
+
+    /// Launches with `profile` (`--instance-profile`, docs/spec.md §5.2) as every node's
+    /// instance profile: before the class's `instanceProfile`, its `role`'s profile and
+    /// `aws.defaultInstanceProfile`, and with no IAM call.
+    pub fn with_instance_profile(mut self, profile: Option<String>) -> Self {
+        self.instance_profile = profile;
+        self
     }
 
     /// Reads the cluster's DNS service IP into [`Live::info`] once per run, before the first
@@ -216,17 +227,15 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
                         reference.name
                     ))
                 })?;
-            if self.default_profile.is_none() {
+            if self.default_profile.is_none() && self.instance_profile.is_none() {
                 self.default_profile = Some(default_instance_profile(self.cluster)?);
             }
-            let fallback = self.default_profile.clone().flatten();
-            let resolved = resolve_class(
-                self.cloud,
-                class,
-                self.version,
-                fallback.as_deref(),
-                self.clock.now(),
-            )?;
+            let profiles = Profiles {
+                flag: self.instance_profile.as_deref(),
+                default_instance_profile: self.default_profile.clone().flatten(),
+            };
+            let resolved =
+                resolve_class(self.cloud, class, self.version, &profiles, self.clock.now())?;
             self.classes.insert(reference.name.clone(), resolved);
         }
         Ok(&self.classes[&reference.name])
@@ -542,6 +551,16 @@ pub fn aws_error(e: CloudError) -> CommandError {
     }
 }
 
+/// The instance profiles given from outside a class: `--instance-profile` and the
+/// `karpenter-global-settings` ConfigMap's `aws.defaultInstanceProfile`.
+#[derive(Debug, Default)]
+pub struct Profiles<'a> {
+    /// `--instance-profile`.
+    pub flag: Option<&'a str>,
+    /// `aws.defaultInstanceProfile` (v1alpha5 clusters).
+    pub default_instance_profile: Option<String>,
+}
+
 /// Resolves a class's AMIs, subnets, security groups and instance profile, failing (exit 3)
 /// with the class named when any of them comes back empty. `now` (Unix seconds) tells
 /// deprecated images.
@@ -549,7 +568,7 @@ pub fn resolve_class(
     cloud: &dyn Cloud,
     class: &NodeClass,
     version: KubeVersion,
-    default_instance_profile: Option<&str>,
+    profiles: &Profiles<'_>,
     now: i64,
 ) -> Result<ResolvedClass, CommandError> {
     let named = |what: &str| format!("{}/{}: {what}", class.kind, class.name);
@@ -595,8 +614,8 @@ pub fn resolve_class(
             class_profile: class.instance_profile.as_deref(),
             role: class.role.as_deref(),
             status_profile: class.status.instance_profile.as_deref(),
-            default_instance_profile,
-            ..ProfileInputs::default()
+            default_instance_profile: profiles.default_instance_profile.as_deref(),
+            flag: profiles.flag,
         },
     )
     .map_err(|e| {

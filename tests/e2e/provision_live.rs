@@ -589,6 +589,59 @@ fn class_without_subnets_fails_cleanly_and_launches_nothing() {
     assert!(walk.launched().is_empty(), "nothing launched");
 }
 
+/// `--instance-profile` (docs/spec.md §5.2): a class whose role holds no instance profile
+/// fails with one line naming it (exit 3, nothing launched); the flag's profile launches, and the
+/// launch template EC2 stores carries it.
+#[test]
+fn instance_profile_flag_launches_where_the_classes_role_has_none() {
+    let walk = Walk::new("instance-profile", false);
+    walk.apply(
+        "basic.yaml",
+        &walkthrough_manifest().replace("KarpenterNodeRole-my-cluster", "RoleWithoutProfile"),
+    );
+    walk.ok(&["scale", "deployment", "inflate", "--replicas", "1"]);
+    walk.wait_unschedulable(1);
+    let out = walk.run(&["karpenter", "provision", "--yes"]);
+    assert_eq!(out.code, 3, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("no instance profile for"),
+        "{}",
+        out.stderr
+    );
+    assert!(walk.launched().is_empty(), "nothing launched");
+
+    let profile = "KarpenterNodeInstanceProfile-my-cluster";
+    let out = walk.run(&[
+        "karpenter",
+        "provision",
+        "--yes",
+        "--instance-profile",
+        profile,
+    ]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(walk.launched().len(), 1);
+    let script = "import boto3, sys\n\
+ec2 = boto3.client('ec2', endpoint_url=sys.argv[1], region_name=sys.argv[2], aws_access_key_id='testing', aws_secret_access_key='testing')\n\
+ids = [t['LaunchTemplateId'] for t in ec2.describe_launch_templates()['LaunchTemplates']]\n\
+data = [ec2.describe_launch_template_versions(LaunchTemplateId=i, Versions=['$Latest'])['LaunchTemplateVersions'][0]['LaunchTemplateData'] for i in ids]\n\
+print('\\n'.join(d['IamInstanceProfile']['Name'] for d in data))\n";
+    let listed = Command::new(crate::support::python())
+        .args(["-c", script, &walk.moto.url, walk.moto.region()])
+        .output()
+        .expect("run python");
+    assert!(
+        listed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    // One template per (AMI, max pods) of the NodeClaim's options: every one carries it.
+    let profiles = String::from_utf8_lossy(&listed.stdout).into_owned();
+    assert!(
+        !profiles.trim().is_empty() && profiles.lines().all(|p| p == profile),
+        "{profiles}"
+    );
+}
+
 /// The adapter's eviction against the test cluster: a PDB that allows nothing answers 429,
 /// which reaches the caller as `Blocked` with the server's message naming the PDB (no hidden
 /// retry); once allowed, the eviction goes through; a gone pod is `Gone`.

@@ -145,6 +145,8 @@ pub struct Connection {
     pub catalog: Catalog,
     /// The cluster's Kubernetes version.
     pub version: KubeVersion,
+    /// `--instance-profile`.
+    pub instance_profile: Option<String>,
 }
 
 /// A live environment over the real adapters and the system clock (beating the health
@@ -191,6 +193,7 @@ pub fn connect(
         cloud,
         catalog,
         version,
+        instance_profile: ctx.global.instance_profile.clone(),
     })
 }
 
@@ -205,5 +208,6 @@ impl Connection {
             self.version,
             self.catalog.clone(),
         )
+        .with_instance_profile(self.instance_profile.clone())
     }
 }

@@ -172,6 +172,36 @@ fn each_planned_node_claim_launches_one_instance_tagged_with_its_name() {
     assert!(world.cluster.writes().is_empty());
 }
 
+/// `--instance-profile` (docs/spec.md §5.2) names the nodes' profile for every class: the
+/// templates carry it, and the class's role is not looked up.
+#[test]
+fn the_instance_profile_flag_is_the_templates_profile_and_spares_the_iam_lookup() {
+    let world = World::new();
+    world.pending("web-0", "1");
+    let (_, mut sink) = recorder(&world);
+    let mut live = world.live();
+    provision(&mut live, &mut sink);
+    let templates = |w: &World| -> Vec<Option<String>> {
+        w.cloud
+            .templates
+            .borrow()
+            .values()
+            .map(|t| t.instance_profile.clone())
+            .collect()
+    };
+    assert_eq!(templates(&world), [Some("NodeProfile".to_string())]);
+    assert_eq!(calls(&world, "IAM.ListInstanceProfilesForRole"), 1);
+
+    let world = World::new();
+    world.pending("web-0", "1");
+    let mut live = world
+        .live()
+        .with_instance_profile(Some("OperatorProfile".into()));
+    provision(&mut live, &mut sink);
+    assert_eq!(templates(&world), [Some("OperatorProfile".to_string())]);
+    assert_eq!(calls(&world, "IAM.ListInstanceProfilesForRole"), 0);
+}
+
 #[test]
 fn an_instance_launched_but_not_registered_is_capacity_for_the_next_run() {
     let world = World::new();
