@@ -7,8 +7,12 @@
 
 use serde_json::{json, Value};
 
-use crate::support::karpenter;
+use crate::support::{karpenter, provision_json};
 use crate::upstream_disruption_binary::{fake_type, offering, pdb, Sc, EARLIER, MOST};
+use crate::upstream_scheduling_binary::{
+    any_capacity, class, plan, pool as sched_pool, req, sized, Plan, CAPACITY_TYPE, CPUS,
+    INSTANCE_TYPE,
+};
 
 /// A price ladder `I0 … I(n-1)` of one capacity type: `I(k)` has `k + 1` CPUs and costs
 /// `0.01 × (k + 1)`, so a pod that fits `I(k)` fits every dearer type — spot-consolidation.md
@@ -320,4 +324,244 @@ fn termination_grace_period_opens_drift_past_do_not_disrupt() {
     sc.claim("n0")["spec"]["terminationGracePeriod"] = json!("24h");
     sc.run("s22-designs-tgp-24h")
         .expect(&[("n0", "delete/drift")]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Provisioning: `provision --dry-run -f - -o json`, on the fake cloud provider's catalog
+// (tests/fixtures/s19-bsched/fake-catalog.yaml) or the embedded AWS catalog (us-east-1).
+// ---------------------------------------------------------------------------------------------
+
+/// The instance types of the NodeClaim that took `pod`.
+fn types_of(plan: &Plan, pod: &str) -> Vec<String> {
+    plan.claim(pod)["instanceTypes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// aws designs/limits.md "Absolute limit" (`limits: cpu …`; code: core v1.14.1
+/// pkg/controllers/provisioning/scheduling/scheduler.go, the NodePool's remaining resources): a
+/// pool limited to 4 CPUs launches one 4-CPU node for two 3-CPU pods; the other waits, named.
+#[test]
+fn limits_stop_a_pool_at_its_cpu() {
+    let p = sched_pool(
+        "default",
+        vec![any_capacity()],
+        json!({"pool": {"limits": {"cpu": "4"}}}),
+    );
+    let plan = plan(vec![
+        p,
+        sized("a", json!({"cpu": "3"}), json!({})),
+        sized("b", json!({"cpu": "3"}), json!({})),
+    ]);
+    assert_eq!(plan.claims().len(), 1, "{:#}", plan.json);
+    assert_eq!(plan.pending().len(), 1, "{:#}", plan.json);
+    assert_eq!(plan.pending()[0].1, "LimitReached");
+}
+
+/// core designs/nodepool-requirement-flexibility.md "What if my NodePool and Pod requirements
+/// can't fulfill my request for flexibility?": a pod that leaves one of the pool's two types
+/// (`minValues: 2`) falls back to the next weighted pool; a pod both fit stays on the first
+/// (code: core v1.14.1 scheduling/nodeclaim.go Add, the minValues check after filtering).
+#[test]
+fn min_values_falls_back_to_the_next_weighted_pool() {
+    let flexible = || {
+        sched_pool(
+            "flexible",
+            vec![
+                any_capacity(),
+                json!({"key": INSTANCE_TYPE, "operator": "In",
+                       "values": ["small-instance-type", "default-instance-type"], "minValues": 2}),
+            ],
+            json!({"pool": {"weight": 10}}),
+        )
+    };
+    let fallback = || {
+        sched_pool(
+            "fallback",
+            vec![any_capacity()],
+            json!({"pool": {"weight": 1}}),
+        )
+    };
+    let big = plan(vec![
+        flexible(),
+        fallback(),
+        sized("a", json!({"cpu": "3"}), json!({})),
+    ]);
+    assert_eq!(big.claim("a")["nodePool"], "fallback", "{:#}", big.json);
+    let small = plan(vec![
+        flexible(),
+        fallback(),
+        sized("a", json!({"cpu": "1"}), json!({})),
+    ]);
+    assert_eq!(small.claim("a")["nodePool"], "flexible", "{:#}", small.json);
+    assert_eq!(
+        types_of(&small, "a"),
+        ["small-instance-type", "default-instance-type"]
+    );
+}
+
+/// core designs/gte-lte-operators.md ("At least 2 CPUs … `Gte 2`", "At most 8 CPUs … `Lte 8`";
+/// code: core v1.14.1 pkg/apis/v1/nodeclaim.go NodeSelectorOpGte/Lte, scheduling/requirement.go):
+/// inclusive bounds on the fake's CPU label — `Gte 3` leaves the 2-CPU type out, `Lte 2` keeps
+/// only it.
+#[test]
+fn gte_and_lte_are_inclusive() {
+    let with = |op: &str, v: &str| {
+        plan(vec![
+            sched_pool(
+                "default",
+                vec![any_capacity(), req(CPUS, op, &[v])],
+                json!({}),
+            ),
+            sized("a", json!({"cpu": "100m"}), json!({})),
+        ])
+    };
+    let gte = with("Gte", "3");
+    assert!(
+        !types_of(&gte, "a").contains(&"small-instance-type".to_string()),
+        "{:#}",
+        gte.json
+    );
+    assert!(
+        types_of(&gte, "a").contains(&"default-instance-type".to_string()),
+        "{:#}",
+        gte.json
+    );
+    let lte = with("Lte", "2");
+    assert_eq!(
+        types_of(&lte, "a"),
+        ["small-instance-type"],
+        "{:#}",
+        lte.json
+    );
+}
+
+/// A NodeOverlay (karpenter.sh/v1alpha1).
+fn overlay(name: &str, spec: Value) -> Value {
+    json!({"apiVersion": "karpenter.sh/v1alpha1", "kind": "NodeOverlay", "metadata": {"name": name}, "spec": spec})
+}
+
+fn on_demand() -> Value {
+    req(CAPACITY_TYPE, "In", &["on-demand"])
+}
+
+/// Plans `objects` and the default class against the embedded AWS catalog.
+fn plan_aws(mut objects: Vec<Value>) -> Plan {
+    objects.push(class());
+    let (code, json) = provision_json(&["--region", "us-east-1"], objects);
+    Plan { code, json }
+}
+
+/// An on-demand pool of m5.large and m5.xlarge with the overlays, and a 1-CPU pod.
+fn m5_choice(overlays: Vec<Value>) -> String {
+    let pool = sched_pool(
+        "default",
+        vec![
+            on_demand(),
+            req(INSTANCE_TYPE, "In", &["m5.large", "m5.xlarge"]),
+        ],
+        json!({}),
+    );
+    let mut objects = vec![pool, sized("a", json!({"cpu": "1"}), json!({}))];
+    objects.extend(overlays);
+    let plan = plan_aws(objects);
+    plan.claim("a")["instanceType"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// core designs/node-overlay.md "Price", "Price Adjustment" and "Merge by Weight" (code: core
+/// v1.14.1 pkg/controllers/nodeoverlay, the highest weight's price): `price: "5.00"` on the
+/// on-demand m5.large makes the m5.xlarge the cheaper choice; `+15%` does not; a weight-1
+/// `price` on m5.xlarge wins over a weight-0 `+5.00` on every on-demand type.
+#[test]
+fn node_overlay_prices_steer_the_choice() {
+    let m5_large = || req(INSTANCE_TYPE, "In", &["m5.large"]);
+    assert_eq!(m5_choice(vec![]), "m5.large");
+    let price = overlay(
+        "price-override",
+        json!({"requirements": [on_demand(), m5_large()], "price": "5.00"}),
+    );
+    assert_eq!(m5_choice(vec![price]), "m5.xlarge");
+    let adjust = overlay(
+        "price-adjustment",
+        json!({"requirements": [on_demand(), m5_large()], "priceAdjustment": "+15%"}),
+    );
+    assert_eq!(m5_choice(vec![adjust]), "m5.large");
+    let base = overlay(
+        "base",
+        json!({"requirements": [on_demand()], "priceAdjustment": "+5.00"}),
+    );
+    let specific = overlay(
+        "specific",
+        json!({"weight": 1, "requirements": [req(INSTANCE_TYPE, "In", &["m5.xlarge"])], "price": "0.01"}),
+    );
+    assert_eq!(m5_choice(vec![base, specific]), "m5.xlarge");
+}
+
+/// node-overlay.md "Capacity" (`smarter-devices/fuse: 1` on five m5 sizes): a pod asking for
+/// the device lands on one of them, and stays pending without the overlay. The design's
+/// "Merge by Weight" example also gives `capacity: memory: 10Mi`; v1alpha1's CEL rule
+/// (`nodeoverlay.go`: not cpu, memory, ephemeral-storage, pods) refuses it: bad input here.
+#[test]
+fn node_overlay_capacity_adds_extended_resources_only() {
+    let m5 = [
+        "m5.large",
+        "m5.2xlarge",
+        "m5.4xlarge",
+        "m5.8xlarge",
+        "m5.12xlarge",
+    ];
+    let fuse = overlay(
+        "extended-resource",
+        json!({"requirements": [req(INSTANCE_TYPE, "In", &m5)], "capacity": {"smarter-devices/fuse": "1"}}),
+    );
+    let pod = || {
+        sized(
+            "a",
+            json!({"cpu": "1", "smarter-devices/fuse": "1"}),
+            json!({}),
+        )
+    };
+    let pool = || sched_pool("default", vec![on_demand()], json!({}));
+    let with = plan_aws(vec![pool(), fuse, pod()]);
+    let types = types_of(&with, "a");
+    assert!(
+        !types.is_empty() && types.iter().all(|t| m5.contains(&t.as_str())),
+        "{types:?}"
+    );
+    let without = plan_aws(vec![pool(), pod()]);
+    assert_eq!(
+        without.pending(),
+        [("a".to_string(), "NoInstanceTypeFits".to_string())]
+    );
+    let memory = overlay(
+        "default",
+        json!({"priceAdjustment": "-10%", "capacity": {"memory": "10Mi"}}),
+    );
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": [pool(), memory, class()]});
+    let run = karpenter(
+        &[
+            "provision",
+            "--dry-run",
+            "-q",
+            "-f",
+            "-",
+            "-o",
+            "json",
+            "--region",
+            "us-east-1",
+        ],
+        list.to_string().as_bytes(),
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("spec.capacity.memory"),
+        "{}",
+        run.stderr
+    );
 }
