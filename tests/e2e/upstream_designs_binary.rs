@@ -260,14 +260,23 @@ fn unmanaged() -> Value {
                    "allocatable": {"cpu": "32", "pods": "100"}, "capacity": {"cpu": "32", "pods": "100"}}})
 }
 
+/// A budget of one node, the pool's `nodes` and the unmanaged node beside them.
+fn one_at_a_time(nodes: &[&str]) -> Sc {
+    let mut sc = Sc::new();
+    sc.disruption("default")["budgets"] = json!([{"nodes": "1"}]);
+    for n in nodes {
+        sc.node(n, MOST);
+    }
+    sc.push(unmanaged());
+    sc
+}
+
 /// "Two identical nodes can be deleted, one has 5 pods and the other has 100. We should delete
 /// the node with 5 pods": with a budget of one, the node with one pod goes before the node with
 /// three (both could move onto the unmanaged node).
 #[test]
 fn fewer_pods_are_consolidated_first() {
-    let mut sc = Sc::new();
-    sc.disruption("default")["budgets"] = json!([{"nodes": "1"}]);
-    sc.node("b", MOST).node("z", MOST).push(unmanaged());
+    let mut sc = one_at_a_time(&["b", "z"]);
     sc.pods("pb", 3, "b", "1").pod("pz", "z", "1");
     let r = sc.run("s22-designs-fewer-pods");
     r.expect(&[("z", "delete/single"), ("b", "none")]);
@@ -278,9 +287,7 @@ fn fewer_pods_are_consolidated_first() {
 /// orders by savings ratio (price ÷ reschedule cost, no lifetime), so `b` goes.
 #[test]
 fn node_age_does_not_order_v1_consolidation() {
-    let mut sc = Sc::new();
-    sc.disruption("default")["budgets"] = json!([{"nodes": "1"}]);
-    sc.node("a", MOST).node("b", MOST).push(unmanaged());
+    let mut sc = one_at_a_time(&["a", "b"]);
     sc.pods("pa", 3, "a", "1").pods("pb", 2, "b", "1");
     for n in ["a", "b"] {
         sc.claim(n)["spec"]["expireAfter"] = json!("720h");
