@@ -166,16 +166,6 @@ fn finalize_shape(
             kept: kept.len(),
         }));
     }
-    let launch = launch_offerings(pool, &kept, &launch_admitted);
-    let Some(&(_, launch_type, first)) = launch.offerings.first() else {
-        if launch.imageless {
-            let ids = pool.input.images.iter().map(|i| i.id.clone());
-            return Err(pool.refusal(PoolCause::NoImage(ids.collect())));
-        }
-        return Err(pool.refusal(PoolCause::NoOffering));
-    };
-    let offering = &pool.types[launch_type as usize].offerings[first];
-    let launch_it = pool.types[launch_type as usize];
     let mut zones = BTreeSet::new();
     let mut cts = BTreeSet::new();
     for &t in &kept {
@@ -186,6 +176,43 @@ fn finalize_shape(
             }
         }
     }
+    let instance_type_requirement = instance_type_requirement(pool, &kept, reqs, shared);
+    let mut out_reqs = reqs.clone();
+    out_reqs.remove(labels::INSTANCE_TYPE);
+    if pinned {
+        // `FinalizeScheduling` replaces the capacity-type requirement (its `minValues` too).
+        out_reqs.remove(labels::CAPACITY_TYPE);
+        out_reqs.add(Requirement::single(labels::CAPACITY_TYPE, RESERVED));
+    }
+    out_reqs.add(Requirement::new(
+        labels::CAPACITY_TYPE,
+        Operator::In,
+        cts.iter().cloned(),
+    ));
+    if pinned {
+        out_reqs.add(Requirement::new(
+            labels::CAPACITY_RESERVATION_ID,
+            Operator::In,
+            claim.reserved.iter().cloned(),
+        ));
+    }
+    // The NodeClaim CRD refuses it, so its creation fails and its pods stay pending (static
+    // NodeClaims carry the template's requirements, which the NodePool CRD already checked).
+    if pool.input.pool.replicas.is_none() {
+        if let Some(short) = short_of_min_values(&out_reqs, &instance_type_requirement) {
+            return Err(pool.refusal(PoolCause::NodeClaimRefused(short)));
+        }
+    }
+    let launch = launch_offerings(pool, &kept, &launch_admitted);
+    let Some(&(_, launch_type, first)) = launch.offerings.first() else {
+        if launch.imageless {
+            let ids = pool.input.images.iter().map(|i| i.id.clone());
+            return Err(pool.refusal(PoolCause::NoImage(ids.collect())));
+        }
+        return Err(pool.refusal(PoolCause::NoOffering));
+    };
+    let offering = &pool.types[launch_type as usize].offerings[first];
+    let launch_it = pool.types[launch_type as usize];
     let zones: Vec<String> = zones.into_iter().collect();
     let mut reservations: Vec<crate::model::reservation::ReservedCapacity> = Vec::new();
     let launch_offerings: Vec<LaunchOffering> = launch
@@ -211,21 +238,6 @@ fn finalize_shape(
             })
         })
         .collect();
-    let instance_type_requirement = instance_type_requirement(pool, &kept, reqs, shared);
-    let mut out_reqs = reqs.clone();
-    out_reqs.remove(labels::INSTANCE_TYPE);
-    out_reqs.add(Requirement::new(
-        labels::CAPACITY_TYPE,
-        Operator::In,
-        cts.iter().cloned(),
-    ));
-    if pinned {
-        out_reqs.add(Requirement::new(
-            labels::CAPACITY_RESERVATION_ID,
-            Operator::In,
-            claim.reserved.iter().cloned(),
-        ));
-    }
     // Labels: the template's, the owner's, one value for every custom requirement key, then the
     // launched instance type's own labels.
     let np = &pool.input.pool;
@@ -343,6 +355,36 @@ fn finalize_shape(
         round: 1,
     };
     Ok((planned, min_overhead))
+}
+
+/// The first `In` requirement of the NodeClaim with fewer values than its `minValues`, as
+/// Karpenter would write it (`Display`), if any. The NodeClaim CRD refuses such a NodeClaim
+/// ("requirements with 'minValues' must have at least that many values specified in the 'values'
+/// field", core v1.14.1 `pkg/apis/v1/nodeclaim.go`). v1.14.1 counts a `minValues` against every
+/// value the instance types offer (`SatisfiesMinValues`), so a pod that narrows a key each type
+/// offers several values of (one zone of two) gets here: kubernetes-sigs/karpenter#2999, fixed
+/// after v1.14.1 by #3170.
+fn short_of_min_values(
+    reqs: &Requirements,
+    instance_types: &InstanceTypeRequirement,
+) -> Option<String> {
+    let short = reqs.iter().find(|r| {
+        r.operator() == Operator::In && r.min_values.is_some_and(|m| r.values().len() < m as usize)
+    });
+    if let Some(r) = short {
+        return Some(r.to_string());
+    }
+    let names = &instance_types.names;
+    let min = instance_types
+        .min_values
+        .filter(|&m| names.len() < m as usize)?;
+    let mut r = Requirement::new(
+        labels::INSTANCE_TYPE,
+        Operator::In,
+        names.iter().map(|n| n.to_string()),
+    );
+    r.min_values = Some(min);
+    Some(r.to_string())
 }
 
 /// The NodeClaim's `node.kubernetes.io/instance-type In [...]`: its options' names, intersected

@@ -341,6 +341,10 @@ pub enum PoolCause {
         /// How many types were kept.
         kept: usize,
     },
+    /// The NodeClaim CRD would refuse the NodeClaim: an `In` requirement (as written, e.g.
+    /// `topology.kubernetes.io/zone In [us-east-1b] minValues 2`) has fewer values than its
+    /// `minValues`.
+    NodeClaimRefused(String),
     /// No available offering is left to launch.
     NoOffering,
     /// None of the types a launch would ask for runs an AMI of the node class (the AMI ids).
@@ -371,9 +375,9 @@ impl PoolCause {
             PoolCause::NoInstanceTypeMatches { .. } => ReasonCode::NoInstanceTypeMatches,
             PoolCause::NoSingleInstanceTypeFits { .. }
             | PoolCause::RequestsExceedInstanceTypes { .. } => ReasonCode::NoInstanceTypeFits,
-            PoolCause::MinValues(_) | PoolCause::MinValuesAfterTruncation { .. } => {
-                ReasonCode::MinValuesUnmet
-            }
+            PoolCause::MinValues(_)
+            | PoolCause::MinValuesAfterTruncation { .. }
+            | PoolCause::NodeClaimRefused(_) => ReasonCode::MinValuesUnmet,
             PoolCause::NoOffering => ReasonCode::NoOffering,
             PoolCause::NoImage(_) => ReasonCode::NoImage,
             PoolCause::ReservedCapacityHeld(_) | PoolCause::ReservedCapacityLost(_) => {
@@ -456,6 +460,12 @@ impl fmt::Display for PoolCause {
             PoolCause::MinValuesAfterTruncation { key, kept } => write!(
                 f,
                 "minValues for {key} cannot be met by the {kept} cheapest instance types"
+            ),
+            PoolCause::NodeClaimRefused(requirement) => write!(
+                f,
+                "the NodeClaim would be refused by the API server: {requirement} has fewer \
+                 values than its minValues (\"requirements with 'minValues' must have at least \
+                 that many values specified in the 'values' field\")"
             ),
             PoolCause::NoOffering => f.write_str("no offering left to launch"),
             PoolCause::NoImage(ids) => write!(
@@ -746,6 +756,19 @@ mod tests {
                 ReasonCode::MinValuesUnmet,
                 "Provisioner default: minValues for instance-type (needs 3, 1 left) cannot be \
                  met by the 1 cheapest instance types",
+            ),
+            (
+                Reason::NotLaunchable(refusal(
+                    "NodePool",
+                    PoolCause::NodeClaimRefused(
+                        "topology.kubernetes.io/zone In [us-east-1b] minValues 2".into(),
+                    ),
+                )),
+                ReasonCode::MinValuesUnmet,
+                "NodePool default: the NodeClaim would be refused by the API server: \
+                 topology.kubernetes.io/zone In [us-east-1b] minValues 2 has fewer values than \
+                 its minValues (\"requirements with 'minValues' must have at least that many \
+                 values specified in the 'values' field\")",
             ),
             (
                 Reason::NotLaunchable(refusal("NodePool", PoolCause::NoOffering)),
