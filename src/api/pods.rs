@@ -989,6 +989,53 @@ fn do_not_evict(annotations: Option<&BTreeMap<String, String>>) -> bool {
         .is_some_and(|v| v == "true")
 }
 
+/// The labels a workload's controller puts on every pod it creates, beside the template's:
+/// a Deployment's ReplicaSet adds `pod-template-hash` (`k8s.io/kubernetes
+/// pkg/controller/deployment/sync.go` `getNewReplicaSet`), a StatefulSet `controller-revision-hash`
+/// (`stateful_set_utils.go` `newVersionedStatefulSetPod`), a Job `batch.kubernetes.io/job-name`
+/// and `job-name` (`pkg/registry/batch/job/strategy.go` `generateSelector`). Karpenter sees them
+/// on the pending pods, so a spread's or affinity's `matchLabelKeys: [pod-template-hash]` narrows
+/// its selector to the workload's own pods. The real hashes come from the controllers; offline
+/// one stable value per workload stands in (only equality matters). Per-replica labels
+/// (`statefulset.kubernetes.io/pod-name`, `apps.kubernetes.io/pod-index`) are not added: the
+/// template is converted once for all replicas.
+fn add_controller_labels(
+    kind: &str,
+    namespace: &str,
+    name: &str,
+    labels: &mut BTreeMap<String, String>,
+) {
+    let hash = || template_hash(&format!("{kind}/{namespace}/{name}"));
+    let added: Vec<(&str, String)> = match kind {
+        "Deployment" => vec![("pod-template-hash", hash())],
+        "StatefulSet" => vec![("controller-revision-hash", format!("{name}-{}", hash()))],
+        "Job" => vec![
+            ("batch.kubernetes.io/job-name", name.to_string()),
+            ("job-name", name.to_string()),
+        ],
+        _ => vec![],
+    };
+    for (key, value) in added {
+        labels.entry(key.to_string()).or_insert(value);
+    }
+}
+
+/// A ten-character hash in the alphabet Kubernetes' `rand.SafeEncodeString` uses for
+/// `pod-template-hash` (no vowels, no look-alike digits).
+fn template_hash(identity: &str) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut h = identity.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    (0..10)
+        .map(|_| {
+            let c = ALPHABET[(h % ALPHABET.len() as u64) as usize] as char;
+            h /= ALPHABET.len() as u64;
+            c
+        })
+        .collect()
+}
+
 /// A deterministic UUID-shaped id for a synthesised pod (two FNV-1a hashes of its identity), so
 /// plans are reproducible and the solver's UID tie-break has something stable to sort on.
 pub(crate) fn synthetic_uid(identity: &str) -> String {
@@ -1151,7 +1198,8 @@ pub(crate) fn expand(
         .ok_or_else(|| ctx.invalid("spec.template", "required"))?;
     let empty = PodSpec::default();
     let tmeta = template.metadata.clone().unwrap_or_default();
-    let labels = tmeta.labels.clone().unwrap_or_default();
+    let mut labels = tmeta.labels.clone().unwrap_or_default();
+    add_controller_labels(kind, &namespace, &name, &mut labels);
     let mut proto = convert_spec(
         &ctx,
         "spec.template.spec",

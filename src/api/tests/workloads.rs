@@ -752,10 +752,14 @@ spec:
         .iter()
         .map(|e| (e.key.as_str(), e.op, e.values.as_slice()))
         .collect();
+    // The ReplicaSet's `pod-template-hash` is on the pod too (added when the Deployment expands).
+    let hash = m.pods[0].labels["pod-template-hash"].clone();
+    assert_eq!(hash.len(), 10);
     assert_eq!(
         merged,
         [
             ("version", SelectorOp::In, &["v2".to_string()][..]),
+            ("pod-template-hash", SelectorOp::In, &[hash][..]),
             ("tier", SelectorOp::NotIn, &["front".to_string()][..]),
         ]
     );

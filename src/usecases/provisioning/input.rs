@@ -1228,6 +1228,34 @@ mod tests {
         }
     }
 
+    /// Public configurations swept in session 22: two Deployments sharing `app: web` (a stable
+    /// and a canary release), each spread over hosts with `matchLabelKeys: [pod-template-hash]`,
+    /// the Kubernetes docs' pattern. Their ReplicaSets give the pods different hashes, the API
+    /// server merges each pod's own into the selector, and Karpenter (core v1.14.1
+    /// `pkg/controllers/provisioning/scheduling/topology.go` `newForTopologies`) counts each
+    /// Deployment apart: the canary pod shares a node with a stable one, 3 NodeClaims. Our pods
+    /// had no `pod-template-hash`, so one group spanned both: 4 NodeClaims.
+    #[test]
+    fn pod_template_hash_keeps_two_deployments_spreads_apart() {
+        let deployment = |name: &str, replicas: u32| {
+            format!("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{app: web, track: {name}}}}}\n  template:\n    metadata: {{labels: {{app: web, track: {name}}}}}\n    spec:\n      topologySpreadConstraints:\n      - {{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{app: web}}}}, matchLabelKeys: [pod-template-hash]}}\n      containers: [{{name: c, image: x, resources: {{requests: {{cpu: 100m}}}}}}]\n")
+        };
+        let manifests = format!(
+            "{}{V1_CLASS}{}{}",
+            pool_of("m5.large"),
+            deployment("stable", 3),
+            deployment("canary", 1)
+        );
+        let plan = offline_plan(manifests.clone());
+        assert_eq!(plan.node_claims.len(), 3, "{:?}", plan.unschedulable);
+        let joint = manifests.replace(", matchLabelKeys: [pod-template-hash]", "");
+        assert_eq!(
+            offline_plan(joint).node_claims.len(),
+            4,
+            "without the key: one group"
+        );
+    }
+
     /// Public configurations swept in session 17 (terraform-aws-modules/terraform-aws-eks
     /// `examples/karpenter/main.tf` before v20, msfidelis/eks-karpenter-autonomous-cluster
     /// `examples/spots/*/provision.yml`, aws-samples/aws-do-eks `provisioner-deploy-*.sh`): a
