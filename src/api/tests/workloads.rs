@@ -825,3 +825,67 @@ fn label_keys_without_a_selector_or_in_both_lists_are_refused() {
         assert!(err.contains(field) && err.contains(why), "{spec}: {err}");
     }
 }
+
+/// The labels each workload controller adds to the pods it creates (`add_controller_labels`):
+/// a StatefulSet's `controller-revision-hash` (`<name>-<hash>`), a Job's `job-name` and
+/// `batch.kubernetes.io/job-name`; one value for every replica of a workload, another for another
+/// workload; a label the template sets itself is kept.
+#[test]
+fn workload_pods_carry_the_labels_their_controller_adds() {
+    let manifests = r#"apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: c, image: x}]}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: cache}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: cache}}
+  template:
+    metadata: {labels: {app: cache, controller-revision-hash: pinned}}
+    spec: {containers: [{name: c, image: x}]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: migrate}
+spec:
+  template:
+    metadata: {labels: {app: migrate}}
+    spec: {restartPolicy: Never, containers: [{name: c, image: x}]}
+"#;
+    let m = load_str("workloads.yaml", manifests).unwrap();
+    let label = |pod: &str, key: &str| {
+        m.pods
+            .iter()
+            .find(|p| p.name == pod)
+            .unwrap_or_else(|| panic!("{pod} not expanded"))
+            .labels
+            .get(key)
+            .cloned()
+    };
+    let revision = label("db-0", "controller-revision-hash").unwrap();
+    assert!(
+        revision.starts_with("db-") && revision.len() == 13,
+        "{revision}"
+    );
+    assert_eq!(label("db-1", "controller-revision-hash"), Some(revision));
+    assert_eq!(
+        label("cache-0", "controller-revision-hash").as_deref(),
+        Some("pinned")
+    );
+    let job_pod = m
+        .pods
+        .iter()
+        .find(|p| p.name.starts_with("migrate"))
+        .unwrap();
+    assert_eq!(job_pod.labels["job-name"], "migrate");
+    assert_eq!(job_pod.labels["batch.kubernetes.io/job-name"], "migrate");
+    assert!(!job_pod.labels.contains_key("pod-template-hash"));
+}
