@@ -1024,9 +1024,7 @@ fn add_controller_labels(
 /// `pod-template-hash` (no vowels, no look-alike digits).
 fn template_hash(identity: &str) -> String {
     const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    let mut h = identity.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    });
+    let mut h = crate::model::digest::digest64(&[identity]);
     (0..10)
         .map(|_| {
             let c = ALPHABET[(h % ALPHABET.len() as u64) as usize] as char;

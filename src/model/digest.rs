@@ -14,6 +14,11 @@ fn fnv(seed: u64, parts: &[&str]) -> u64 {
     h
 }
 
+/// A 64-bit digest of `parts`.
+pub fn digest64(parts: &[&str]) -> u64 {
+    fnv(0, parts)
+}
+
 /// A 128-bit hex digest of `parts`.
 pub fn digest(parts: &[&str]) -> String {
     format!(
