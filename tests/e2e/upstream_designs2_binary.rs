@@ -677,3 +677,60 @@ fn static_pools_refuse_weight_and_resource_limits() {
     let plan = plan_with("static-ok", catalog, vec![accepted, sched_class()]);
     assert_eq!(plan.claims().len(), 2, "{:#}", plan.json);
 }
+
+// ---------------------------------------------------------------------------------------------
+// core designs/capacity-buffers.md (code: core v1.14.1 pkg/controllers/capacitybuffer,
+// pkg/controllers/provisioning/buffers.go — registered only with the CapacityBuffer feature gate,
+// off by default: pkg/operator/options/options.go, pkg/controllers/controllers.go)
+// ---------------------------------------------------------------------------------------------
+
+/// Example 3 ("Active Buffer with PodTemplate", 5 replicas of 4 CPU / 16Gi) beside one pending
+/// pod: with the default gates Karpenter adds no virtual pods, so the plan is the pod's alone;
+/// the buffer is listed as ignored (a note, `-v`), naming the gate (it was refused as an
+/// unsupported kind).
+#[test]
+fn a_capacity_buffer_changes_no_plan_with_the_default_gates() {
+    let template = json!({"apiVersion": "v1", "kind": "PodTemplate",
+        "metadata": {"name": "batch-job-template", "namespace": "default"},
+        "template": {"spec": {"containers": [{"name": "processor", "image": "batch-processor:v2",
+            "resources": {"requests": {"cpu": "4", "memory": "16Gi"}}}]}}});
+    let buffer = json!({"apiVersion": "autoscaling.x-k8s.io/v1beta1", "kind": "CapacityBuffer",
+        "metadata": {"name": "batch-job-capacity", "namespace": "default"},
+        "spec": {"provisioningStrategy": "buffer.x-k8s.io/active-capacity",
+                 "podTemplateRef": {"name": "batch-job-template"}, "replicas": 5}});
+    let items = vec![
+        pool_of(vec![req(CAPACITY_TYPE, "In", &["on-demand"])]),
+        sched_class(),
+        template,
+        buffer,
+        sized("p0", json!({"cpu": "1"}), json!({})),
+    ];
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let run = karpenter(
+        &[
+            "provision",
+            "--dry-run",
+            "-v",
+            "-f",
+            "-",
+            "-o",
+            "json",
+            "--region",
+            "us-east-1",
+        ],
+        list.to_string().as_bytes(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let plan: Value = serde_json::from_str(&run.stdout).unwrap();
+    let claims = plan["nodeClaims"].as_array().unwrap();
+    assert_eq!(claims.len(), 1, "{plan:#}");
+    assert_eq!(claims[0]["pods"], json!(["default/p0"]));
+    assert!(
+        run.stderr.contains("CapacityBuffer/batch-job-capacity")
+            && run
+                .stderr
+                .contains("CapacityBuffer feature gate (off by default)"),
+        "{}",
+        run.stderr
+    );
+}
