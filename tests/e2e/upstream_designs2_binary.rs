@@ -734,3 +734,65 @@ fn a_capacity_buffer_changes_no_plan_with_the_default_gates() {
         run.stderr
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// core designs/in-place-pod-vertical-scaling.md Part 1 (code: core v1.14.1 pkg/utils/resources/
+// resources.go Ceiling, `UseStatusResources: true`) and noderegistrationhealthy-status-
+// condition.md (code: pkg/apis/v1/nodepool_status.go — not one of the NodePool's Ready
+// conditions; the provisioner does not read it)
+// ---------------------------------------------------------------------------------------------
+
+/// Part 1's "Node-B (target): 8 vCPU, Pod-Z: spec.requests = 2 (resize down in progress,
+/// allocated = 6) … Scheduler sees: used=6, free=2": a 3-CPU pod on a pool node cannot move to
+/// Node-B while the kubelet still holds 6 (and no cheaper type holds it: the node stays); once
+/// the resize is done (status 2) it moves and the node is deleted.
+#[test]
+fn a_resize_in_progress_holds_what_the_kubelet_holds() {
+    let scenario = |held: &str| {
+        let mut sc = balanced();
+        sc.disruption("default")["consolidationPolicy"] = json!("WhenEmptyOrUnderutilized");
+        node_with_pods(&mut sc, "x", XL, &[3000]);
+        sc.push(json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": "node-b", "creationTimestamp": "2024-06-24T11:00:00Z",
+                         "labels": {"kubernetes.io/hostname": "node-b", "kubernetes.io/os": "linux",
+                                    "kubernetes.io/arch": "amd64"}},
+            "spec": {"providerID": "aws:///test-zone-1/i-node-b"},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}],
+                       "allocatable": {"cpu": "8", "pods": "100"}, "capacity": {"cpu": "8", "pods": "100"}}}));
+        sc.pod("pod-z", "node-b", "2");
+        sc.pod_mut("pod-z")["status"]["containerStatuses"] = json!([{"name": "c", "ready": true,
+            "restartCount": 0, "image": "pause", "imageID": "", "state": {"running": {}},
+            "resources": {"requests": {"cpu": held}}, "allocatedResources": {"cpu": held}}]);
+        sc
+    };
+    scenario("6")
+        .run("s23-designs2-resize-down")
+        .expect(&[("x", "none")]);
+    scenario("2")
+        .run("s23-designs2-resize-done")
+        .expect(&[("x", "delete/single")]);
+}
+
+/// "A NodePool marked with `NodeRegistrationHealthy: False` can still be used for provisioning
+/// workloads, as this status isn't a precondition for readiness."
+#[test]
+fn a_pool_whose_registrations_failed_still_provisions() {
+    let mut pool = pool_of(vec![req(CAPACITY_TYPE, "In", &["on-demand"])]);
+    pool["status"] = json!({"conditions": [
+        {"type": "Ready", "status": "True", "reason": "Ready", "message": "",
+         "lastTransitionTime": "2024-06-24T11:00:00Z"},
+        {"type": "NodeRegistrationHealthy", "status": "False", "reason": "RegistrationFailed",
+         "message": "Failed to launch node", "lastTransitionTime": "2024-06-24T11:00:00Z"}]});
+    let catalog = json!({"instanceTypes": [shape("c5.large", 2, vec![
+        offering("test-zone-1", "on-demand", 0.085, true)])]});
+    let plan = plan_with(
+        "registration-unhealthy",
+        catalog,
+        vec![
+            pool,
+            sched_class(),
+            sized("p0", json!({"cpu": "1"}), json!({})),
+        ],
+    );
+    assert_eq!(plan.claim("p0")["nodePool"], "default", "{:#}", plan.json);
+}
