@@ -796,3 +796,49 @@ fn a_pool_whose_registrations_failed_still_provisions() {
     );
     assert_eq!(plan.claim("p0")["nodePool"], "default", "{:#}", plan.json);
 }
+
+// ---------------------------------------------------------------------------------------------
+// core designs/karpenter-integration-testing.md's DaemonSet list (the regression suite,
+// core v1.14.1 test/suites/regression/integration_test.go "should account for LimitRange
+// Default / DefaultRequest on daemonSet pods for resources"; code: provisioner.go
+// getDaemonSetPods — the DaemonSet's admitted pod where there is one)
+// ---------------------------------------------------------------------------------------------
+
+/// A LimitRange of `default` (or `defaultRequest`) 2 CPU / 1Gi in `default`, a DaemonSet whose
+/// container sets only a 1Gi memory limit, one Deployment pod requesting 4 bytes of memory: the
+/// DaemonSet's pods and the Deployment's pod are admitted with 2 CPU each, and one node is
+/// launched for both ("Eventually expect a single node … both … schedule to it").
+#[test]
+fn limit_range_defaults_count_in_daemonset_overhead() {
+    for item in ["default", "defaultRequest"] {
+        let limit_range = json!({"apiVersion": "v1", "kind": "LimitRange",
+            "metadata": {"name": "limitrange", "namespace": "default"},
+            "spec": {"limits": [{"type": "Container", item: {"cpu": "2", "memory": "1Gi"}}]}});
+        let daemonset = json!({"apiVersion": "apps/v1", "kind": "DaemonSet",
+            "metadata": {"name": "ds", "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"app": "ds"}},
+                "template": {"metadata": {"labels": {"app": "ds"}},
+                    "spec": {"containers": [{"name": "c", "image": "pause",
+                        "resources": {"limits": {"memory": "1Gi"}}}]}}}});
+        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "large-app", "namespace": "default"},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "large-app"}},
+                "template": {"metadata": {"labels": {"app": "large-app"}},
+                    "spec": {"containers": [{"name": "c", "image": "pause",
+                        "resources": {"requests": {"memory": "4"}}}]}}}});
+        let (code, plan) = provision_json(
+            &["--region", "us-east-1"],
+            vec![
+                limit_range,
+                daemonset,
+                deployment,
+                pool_of(vec![req(CAPACITY_TYPE, "In", &["on-demand"])]),
+                sched_class(),
+            ],
+        );
+        assert_eq!(code, 0, "{item}: {plan:#}");
+        let claims = plan["nodeClaims"].as_array().unwrap();
+        assert_eq!(claims.len(), 1, "{item}: {plan:#}");
+        assert_eq!(claims[0]["requests"]["cpu"], "4", "{item}: {plan:#}");
+    }
+}
