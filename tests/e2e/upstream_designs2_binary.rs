@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use crate::support::{karpenter, merge, provision_json, write_temp};
 use crate::upstream_designs_binary::unmanaged;
-use crate::upstream_disruption_binary::{fake_type, offering, Sc, MOST};
+use crate::upstream_disruption_binary::{fake_type, offering, pool as disruption_pool, Sc, MOST};
 use crate::upstream_scheduling_binary::{
     class as sched_class, pool as sched_pool, req, sized, Plan, CAPACITY_TYPE, INSTANCE_TYPE,
 };
@@ -841,4 +841,58 @@ fn limit_range_defaults_count_in_daemonset_overhead() {
         assert_eq!(claims.len(), 1, "{item}: {plan:#}");
         assert_eq!(claims[0]["requests"]["cpu"], "4", "{item}: {plan:#}");
     }
+}
+
+/// balanced-consolidation.md "Cross-NodePool: On-Demand and Spot": an on-demand pool of ten
+/// xlarge ($4.84/day) and a spot pool of ten spot xlarge ($1.45/day), 80 pods each; the
+/// on-demand node's 3 pods and (the document's second case) the spot node's 8 can go elsewhere.
+/// Each pool is scored against its own totals ("Per-NodePool normalization"): on-demand 10 % of
+/// its cost for (1 + 3) / 90 of its disruption, 2.25 (the document, without the per-node cost:
+/// 2.67); spot 10 % for (1 + 8) / 90, 1.0 (the document: 1.0) — both approved, where totals
+/// over the whole cluster would refuse the spot node (2.3 % of $/h for 5 % of disruption). With
+/// room for both on one node, multi-node consolidation takes the two as one command, each pool
+/// approving its share (`EvaluateBalancedMove`).
+#[test]
+fn balanced_pools_are_scored_against_their_own_totals() {
+    const SPOT_XL: &str = "m7i.xlarge-spot";
+    let mut catalog = m7i();
+    let mut spot = fake_type(
+        SPOT_XL,
+        4,
+        16,
+        vec![offering("test-zone-1", "spot", 0.0604, true)],
+    );
+    spot["capacity"]["pods"] = json!("110");
+    catalog["instanceTypes"].as_array_mut().unwrap().push(spot);
+    let mut sc = balanced().catalog(catalog);
+    let mut spot_pool = disruption_pool("spot");
+    spot_pool["spec"]["disruption"]["consolidationPolicy"] = json!("Balanced");
+    sc.push(spot_pool);
+    for (pool, it, prefix) in [("default", XL, "od"), ("spot", SPOT_XL, "sp")] {
+        let place = |sc: &mut Sc, name: &str, pods: &[u32]| {
+            sc.node_with(name, pool, it, &[("cpu", "3900m"), ("pods", "110")]);
+            for (i, m) in pods.iter().enumerate() {
+                sc.pod(&format!("{name}-p{i}"), name, &format!("{m}m"));
+            }
+        };
+        let on_demand = pool == "default";
+        place(
+            &mut sc,
+            prefix,
+            if on_demand { &[300; 3] } else { &[200; 8] },
+        );
+        for i in 0..9 {
+            let name = format!("{prefix}-f{i}");
+            // 80 pods in each pool; full nodes but the last on-demand one (2.9 CPU free).
+            let pods = match (i, on_demand) {
+                (8, true) => vec![200; 5],
+                (_, true) => vec![422; 9],
+                _ => vec![475; 8],
+            };
+            place(&mut sc, &name, &pods);
+            sc.annotate_node(&name, "karpenter.sh/do-not-disrupt", "true");
+        }
+    }
+    sc.run("s23-designs2-balanced-cross-pool")
+        .expect(&[("od", "delete/multi"), ("sp", "delete/multi")]);
 }
