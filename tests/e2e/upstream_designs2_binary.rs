@@ -8,7 +8,7 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{karpenter, merge, provision_json, write_temp};
+use crate::support::{karpenter, merge, provision_json, write_temp, Run};
 use crate::upstream_designs_binary::unmanaged;
 use crate::upstream_disruption_binary::{fake_type, offering, pool as disruption_pool, Sc, MOST};
 use crate::upstream_scheduling_binary::{
@@ -86,36 +86,32 @@ fn filler(sc: &mut Sc, name: &str, it: &str, count: usize) {
     sc.annotate_node(name, "karpenter.sh/do-not-disrupt", "true");
 }
 
-/// Full fillers `f0…` of the given types and pod counts.
-fn fillers(sc: &mut Sc, nodes: &[(&str, usize)]) {
-    for (i, (it, count)) in nodes.iter().enumerate() {
-        filler(sc, &format!("f{i}"), it, *count);
+/// Full fillers `f0…`: `(type, nodes, pods each)` groups.
+fn fillers(sc: &mut Sc, groups: &[(&str, usize, usize)]) {
+    let nodes = groups
+        .iter()
+        .flat_map(|&(it, n, pods)| std::iter::repeat_n((it, pods), n));
+    for (i, (it, count)) in nodes.enumerate() {
+        filler(sc, &format!("f{i}"), it, count);
     }
+}
+
+/// A Balanced pool: node `x` of `it` with `pods`, and the fillers.
+fn design_pool(it: &str, pods: &[u32], groups: &[(&str, usize, usize)]) -> Sc {
+    let mut sc = balanced();
+    node_with_pods(&mut sc, "x", it, pods);
+    fillers(&mut sc, groups);
+    sc
 }
 
 /// "Oversized Node (approved)": a 2xlarge with 3 pods (1.5 CPU) → an m7i.large. Code: savings
 /// 0.3024 / 2.4192 = 12.5 %, disruption (1 + 3) / 90 = 4.4 %, score 2.81 (the document: 3.33).
 #[test]
 fn balanced_oversized_node_is_replaced() {
-    let mut sc = balanced();
-    node_with_pods(&mut sc, "big", XXL, &[500, 500, 500]);
-    fillers(
-        &mut sc,
-        &[
-            (XXL, 9),
-            (XL, 9),
-            (XL, 9),
-            (XL, 9),
-            (XL, 9),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-        ],
-    );
+    let sc = design_pool(XXL, &[500; 3], &[(XXL, 1, 9), (XL, 4, 9), (XL, 4, 8)]);
     let r = sc.run("s23-designs2-balanced-oversized");
-    r.expect(&[("big", "replace/single")]);
-    assert_eq!(r.replacement_types("big"), [LARGE, XL]);
+    r.expect(&[("x", "replace/single")]);
+    assert_eq!(r.replacement_types("x"), [LARGE, XL]);
     assert_eq!(r.actions()[0]["replacement"]["instanceType"], LARGE);
 }
 
@@ -123,48 +119,24 @@ fn balanced_oversized_node_is_replaced() {
 /// Code: 0.2016 / 2.4192 = 8.3 %, (1 + 4) / 90 = 5.6 %, score 1.5 (the document: 1.67).
 #[test]
 fn balanced_spare_capacity_delete_is_approved() {
-    let mut sc = balanced();
-    node_with_pods(&mut sc, "x", XL, &[375; 4]);
+    let mut sc = design_pool(XL, &[375; 4], &[(XXL, 2, 9), (XL, 6, 9)]);
     node_with_pods(&mut sc, "spare", XL, &[500; 4]);
     sc.annotate_node("spare", "karpenter.sh/do-not-disrupt", "true");
-    fillers(
-        &mut sc,
-        &[
-            (XXL, 9),
-            (XXL, 9),
-            (XL, 9),
-            (XL, 9),
-            (XL, 9),
-            (XL, 9),
-            (XL, 9),
-            (XL, 9),
-        ],
-    );
     sc.run("s23-designs2-balanced-spare")
         .expect(&[("x", "delete/single")]);
+}
+
+/// The marginal move's pool: an xlarge's 8 pods (1.8 CPU) fit an m7i.large.
+fn marginal() -> Sc {
+    design_pool(XL, &[225; 8], &[(XXL, 2, 8), (XL, 7, 8)])
 }
 
 /// "Marginal Move (rejected)": an xlarge's 8 pods (1.8 CPU) fit an m7i.large; saving 4.2 % for
 /// (1 + 8) / 90 = 10 % scores 0.417 < 0.5 (the document: 0.42).
 #[test]
 fn balanced_marginal_move_is_rejected() {
-    let mut sc = balanced();
-    node_with_pods(&mut sc, "x", XL, &[225; 8]);
-    fillers(
-        &mut sc,
-        &[
-            (XXL, 8),
-            (XXL, 8),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-        ],
-    );
-    sc.run("s23-designs2-balanced-marginal")
+    marginal()
+        .run("s23-designs2-balanced-marginal")
         .left_because("x", &["Balanced", "0.417", "0.500"]);
 }
 
@@ -172,22 +144,7 @@ fn balanced_marginal_move_is_rejected() {
 /// node's own; no move, at any threshold.
 #[test]
 fn balanced_well_packed_node_stays() {
-    let mut sc = balanced();
-    node_with_pods(&mut sc, "x", XL, &[350; 10]);
-    fillers(
-        &mut sc,
-        &[
-            (XXL, 7),
-            (XXL, 7),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-        ],
-    );
+    let sc = design_pool(XL, &[350; 10], &[(XXL, 2, 7), (XL, 7, 8)]);
     let r = sc.run("s23-designs2-balanced-packed");
     r.expect(&[("x", "none")]);
     assert!(!r.reason("x").contains("Balanced"), "{}", r.reason("x"));
@@ -197,10 +154,7 @@ fn balanced_well_packed_node_stays() {
 /// = 5 %, (1 + 8) / 90 = 10 %: exactly 0.5, approved (`Approved`: score >= 1/k).
 #[test]
 fn balanced_uniform_pool_replace_sits_on_the_threshold() {
-    let mut sc = balanced();
-    node_with_pods(&mut sc, "x", XL, &[225; 8]);
-    fillers(&mut sc, &[(XL, 8); 9]);
-    let r = sc.run("s23-designs2-balanced-uniform");
+    let r = design_pool(XL, &[225; 8], &[(XL, 9, 8)]).run("s23-designs2-balanced-uniform");
     r.expect(&[("x", "replace/single")]);
     assert_eq!(r.replacement_types("x"), [LARGE]);
 }
@@ -226,9 +180,8 @@ fn heterogeneous(spare_cpu_for_both: bool) -> Sc {
     node_with_pods(&mut sc, "spare", spare_it, &spare_pods);
     sc.annotate_node("spare", "karpenter.sh/do-not-disrupt", "true");
     // Eight xlarge and two 2xlarge in all, 80 pods.
-    let mut rest = vec![(XL, 9); if spare_cpu_for_both { 6 } else { 5 }];
-    rest.extend(vec![(XXL, 9); if spare_cpu_for_both { 1 } else { 2 }]);
-    fillers(&mut sc, &rest);
+    let (xl, xxl) = if spare_cpu_for_both { (6, 1) } else { (5, 2) };
+    fillers(&mut sc, &[(XL, xl, 9), (XXL, xxl, 9)]);
     sc
 }
 
@@ -300,23 +253,8 @@ fn when_empty_takes_a_node_whose_pods_cost_nothing_to_evict() {
 /// positive savings (k=+inf)"): replaced.
 #[test]
 fn when_empty_or_underutilized_takes_the_marginal_move() {
-    let mut sc = balanced();
+    let mut sc = marginal();
     sc.disruption("default")["consolidationPolicy"] = json!("WhenEmptyOrUnderutilized");
-    node_with_pods(&mut sc, "x", XL, &[225; 8]);
-    fillers(
-        &mut sc,
-        &[
-            (XXL, 8),
-            (XXL, 8),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-            (XL, 8),
-        ],
-    );
     sc.run("s23-designs2-underutilized-marginal")
         .expect(&[("x", "replace/single")]);
 }
@@ -386,6 +324,14 @@ fn plan_with(tag: &str, catalog: Value, objects: Vec<Value>) -> Plan {
     );
     let (code, json) = provision_json(&["--catalog", path.to_str().unwrap()], objects);
     Plan { code, json }
+}
+
+/// `provision --dry-run -f - -o json` on a `kind: List` of `items`, with `flags`.
+fn dry_run(flags: &[&str], items: Vec<Value>) -> Run {
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let mut args = vec!["provision", "--dry-run", "-f", "-", "-o", "json"];
+    args.extend_from_slice(flags);
+    karpenter(&args, list.to_string().as_bytes())
 }
 
 /// A catalog type (amd64, linux) of `cpu` CPUs and 4 GiB per CPU with these offerings.
@@ -653,21 +599,9 @@ fn static_pools_refuse_weight_and_resource_limits() {
         (json!({"weight": 10}), "spec.weight"),
         (json!({"limits": {"cpu": "100"}}), "spec.limits.cpu"),
     ] {
-        let list = json!({"apiVersion": "v1", "kind": "List",
-                          "items": [static_pool(extra), sched_class()]});
-        let run = karpenter(
-            &[
-                "provision",
-                "--dry-run",
-                "-q",
-                "-f",
-                "-",
-                "-o",
-                "json",
-                "--catalog",
-                path.to_str().unwrap(),
-            ],
-            list.to_string().as_bytes(),
+        let run = dry_run(
+            &["-q", "--catalog", path.to_str().unwrap()],
+            vec![static_pool(extra), sched_class()],
         );
         assert_eq!(run.code, 2, "{field}: {}", run.stderr);
         assert!(run.stderr.contains(field), "{}", run.stderr);
@@ -705,21 +639,7 @@ fn a_capacity_buffer_changes_no_plan_with_the_default_gates() {
         buffer,
         sized("p0", json!({"cpu": "1"}), json!({})),
     ];
-    let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
-    let run = karpenter(
-        &[
-            "provision",
-            "--dry-run",
-            "-v",
-            "-f",
-            "-",
-            "-o",
-            "json",
-            "--region",
-            "us-east-1",
-        ],
-        list.to_string().as_bytes(),
-    );
+    let run = dry_run(&["-v", "--region", "us-east-1"], items);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let plan: Value = serde_json::from_str(&run.stdout).unwrap();
     let claims = plan["nodeClaims"].as_array().unwrap();
