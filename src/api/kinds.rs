@@ -46,6 +46,10 @@ const KARPENTER_GROUP: &str = "karpenter.sh";
 /// cannot change a plan of this tool; a NodePool naming one is reported as Auto Mode's.
 const EKS_GROUP: &str = "eks.amazonaws.com";
 const AWS_GROUP: &str = "karpenter.k8s.aws";
+/// Cluster Autoscaler's API group, whose `CapacityBuffer` Karpenter v1.14.1 reads only behind its
+/// `CapacityBuffer` feature gate, off by default (core v1.14.1 `pkg/operator/options/options.go`,
+/// `pkg/controllers/controllers.go`).
+const BUFFER_GROUP: &str = "autoscaling.x-k8s.io";
 
 /// What a document is.
 pub(crate) enum Class {
@@ -82,6 +86,16 @@ pub(crate) enum Kind {
     CsiNode,
 }
 
+/// Why an ignored kind is ignored, where its name alone does not say (appended to its entry in
+/// the "ignored" note).
+pub(crate) fn why_ignored(api_version: &str, kind: &str) -> Option<&'static str> {
+    let group = api_version.split_once('/').map_or("", |(g, _)| g);
+    (group == BUFFER_GROUP && kind == "CapacityBuffer").then_some(
+        "Karpenter provisions for a CapacityBuffer only with its CapacityBuffer feature gate \
+         (off by default); buffers are not modelled here",
+    )
+}
+
 /// The versions each Karpenter kind exists in, for "expected …" messages.
 fn karpenter_versions(group: &str, kind: &str) -> Option<&'static str> {
     Some(match (group, kind) {
@@ -97,7 +111,7 @@ fn karpenter_versions(group: &str, kind: &str) -> Option<&'static str> {
 /// Classifies a document by its `apiVersion` and `kind`.
 pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
     let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-    if group == EKS_GROUP {
+    if group == EKS_GROUP || (group == BUFFER_GROUP && kind == "CapacityBuffer") {
         return Class::Ignored;
     }
     if group == KARPENTER_GROUP || group == AWS_GROUP {

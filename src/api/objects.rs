@@ -5,7 +5,7 @@
 use super::core;
 use super::document::{Body, Doc};
 use super::error::{object_name, InputError, Location};
-use super::kinds::{classify, Class};
+use super::kinds::{classify, why_ignored, Class};
 use super::load::Source;
 use super::meta::ObjectMeta;
 use super::{nodeoverlay, v1, v1alpha5, v1beta1, yaml};
@@ -259,7 +259,10 @@ fn read_document(
                     })
                 }
                 Class::Ignored | Class::Known(_) | Class::List => {
-                    out.ignored.push(format!("{object} ({location})"))
+                    out.ignored.push(match why_ignored(&api_version, &kind) {
+                        Some(why) => format!("{object} ({location}): {why}"),
+                        None => format!("{object} ({location})"),
+                    })
                 }
             }
         }

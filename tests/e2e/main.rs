@@ -47,6 +47,7 @@ mod terminal;
 mod test_cluster;
 mod upstream_aws_binary;
 mod upstream_aws_binary2;
+mod upstream_designs2_binary;
 mod upstream_designs_binary;
 mod upstream_disruption_binary;
 mod upstream_disruption_binary2;

@@ -250,7 +250,7 @@ fn design_reason_spellings_are_bad_input() {
 // ---------------------------------------------------------------------------------------------
 
 /// An unmanaged node with room for every pod, beside the pool's nodes.
-fn unmanaged() -> Value {
+pub(crate) fn unmanaged() -> Value {
     json!({"apiVersion": "v1", "kind": "Node",
         "metadata": {"name": "unmanaged", "creationTimestamp": EARLIER,
                      "labels": {"kubernetes.io/hostname": "unmanaged", "kubernetes.io/os": "linux",

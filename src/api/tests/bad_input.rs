@@ -219,6 +219,28 @@ fn ordinary_kinds_are_ignored_but_counted() {
     assert_eq!(m.namespace_labels["team"]["tier"], "gold");
 }
 
+/// core designs/capacity-buffers.md Example 3 (a PodTemplate and an active `CapacityBuffer` of 5
+/// replicas): Karpenter v1.14.1 runs the buffer controller and adds the buffer's virtual pods only
+/// with the `CapacityBuffer` feature gate, off by default (core v1.14.1
+/// `pkg/operator/options/options.go` `CapacityBuffer=false`, `pkg/controllers/controllers.go`), so
+/// by default the buffer changes no plan: it is ignored and says why (it was refused as an
+/// unsupported kind).
+#[test]
+fn a_capacity_buffer_is_ignored_naming_its_feature_gate() {
+    let text = format!(
+        "apiVersion: v1\nkind: PodTemplate\nmetadata: {{name: batch-job-template, namespace: default}}\ntemplate:\n  spec:\n    containers: [{{name: p, image: batch-processor, resources: {{requests: {{cpu: '4', memory: 16Gi}}}}}}]\n---\napiVersion: autoscaling.x-k8s.io/v1beta1\nkind: CapacityBuffer\nmetadata: {{name: batch-job-capacity, namespace: default}}\nspec:\n  provisioningStrategy: buffer.x-k8s.io/active-capacity\n  podTemplateRef: {{name: batch-job-template}}\n  replicas: 5\n---\n{DEPLOYMENT}"
+    );
+    let m = load_str("buffer.yaml", &text).unwrap();
+    assert_eq!(
+        m.ignored,
+        [
+            "PodTemplate/batch-job-template (buffer.yaml (document 1))",
+            "CapacityBuffer/batch-job-capacity (buffer.yaml (document 2)): Karpenter provisions for a CapacityBuffer only with its CapacityBuffer feature gate (off by default); buffers are not modelled here",
+        ]
+    );
+    assert_eq!(m.pods.len(), 2);
+}
+
 #[test]
 fn bad_requirements() {
     assert_eq!(
