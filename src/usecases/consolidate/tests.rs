@@ -623,12 +623,12 @@ fn the_node_a_pending_pod_would_go_to_is_nominated() {
 /// the absent field as "never": a 31-day-old node stayed. `Never` still never expires.
 #[test]
 fn a_nodeclaim_without_expire_after_expires_after_the_crds_default() {
-    let mut objects = objects();
-    for claim in objects.iter_mut().filter(|o| o["kind"] == "NodeClaim") {
+    let mut all = objects();
+    for claim in all.iter_mut().filter(|o| o["kind"] == "NodeClaim") {
         claim["spec"].as_object_mut().unwrap().remove("expireAfter");
     }
-    objects[7]["spec"]["expireAfter"] = json!("Never");
-    let m = manifests(&objects);
+    all[7]["spec"]["expireAfter"] = json!("Never");
+    let m = manifests(&all);
     let expire = |name: &str| {
         let c = m.node_claims.iter().find(|c| c.name == name).unwrap();
         let n = m
@@ -648,4 +648,26 @@ fn a_nodeclaim_without_expire_after_expires_after_the_crds_default() {
     let r = report_of(m, &config, None);
     assert_eq!(decision(&r, "under-used").1, Some(Method::Expiration));
     assert_ne!(decision(&r, "busy").1, Some(Method::Expiration));
+    // Neither the claim nor its node has a creation time (the API server stamps one on apply):
+    // the expiry is unknown, so not expired.
+    let mut objects = objects();
+    objects[3]["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("creationTimestamp");
+    objects[6]["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("creationTimestamp");
+    objects[6]["spec"]
+        .as_object_mut()
+        .unwrap()
+        .remove("expireAfter");
+    let m = manifests(&objects);
+    let c = m
+        .node_claims
+        .iter()
+        .find(|c| c.name == "under-used-claim")
+        .unwrap();
+    assert_eq!(claim_facts(c, &m.nodes[1]).expire_after, None);
 }
