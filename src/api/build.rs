@@ -263,7 +263,12 @@ impl Builder {
                         for pod in &expanded {
                             claim(pod, at, &o.name)?;
                         }
-                        m.pods.extend(expanded);
+                        // A gated template gates every replica.
+                        if expanded.first().is_some_and(|p| p.scheduling_gated) {
+                            m.ignored.push(format!("{} ({at}): {GATED}", o.name));
+                        } else {
+                            m.pods.extend(expanded);
+                        }
                     }
                 }
             }
@@ -271,6 +276,9 @@ impl Builder {
         Ok(())
     }
 }
+
+/// Why a pod with `schedulingGates` gets no capacity.
+const GATED: &str = "gated by spec.schedulingGates: the scheduler has not tried it (PodScheduled reason SchedulingGated), and Karpenter provisions only for pods it marked Unschedulable";
 
 impl Manifests {
     /// Files a bare Pod: bound (has `nodeName`), pending (docs/spec.md §3: a bare Pod without `nodeName`
@@ -281,12 +289,13 @@ impl Manifests {
             self.bound_pods.push(std::mem::take(pod));
             return;
         }
-        pod.scheduled_condition = Some(("False".into(), "Unschedulable".into()));
+        pod.scheduled_condition = Some(pods::offline_scheduled_condition(pod));
         if pod.is_provisionable() {
             self.pods.push(std::mem::take(pod));
             return;
         }
         let why = match (&pod.nominated_node_name, &pod.owner) {
+            _ if pod.scheduling_gated => GATED.to_string(),
             (Some(n), _) => format!("nominated to node {n} by the scheduler"),
             (None, Some(o)) => format!(
                 "owned by {} {}, which Karpenter does not provision for",

@@ -90,6 +90,9 @@ pub struct PodSpec {
     /// Pod-level Dynamic Resource Allocation claims (only their presence is read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_claims: Option<Vec<serde_json::Value>>,
+    /// `schedulingGates` (only whether there is one is read: a gated pod is never tried).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduling_gates: Option<Vec<serde_json::Value>>,
 }
 
 /// A pod volume.

@@ -8,7 +8,7 @@ use super::validate::{self, NODEPOOL_OPERATORS_V1};
 use super::{v1, v1alpha5, v1beta1};
 use crate::model::labels;
 use crate::model::nodeclaim::NodeClaim;
-use crate::model::nodepool::{ApiGeneration, NodeClassRef, Origin};
+use crate::model::nodepool::{ApiGeneration, NodeClassRef, Origin, DEFAULT_EXPIRE_AFTER};
 
 /// The parts every generation shares.
 struct Parts<'a> {
@@ -156,7 +156,14 @@ impl v1::NodeClaim {
                 status: self.status.as_ref(),
             },
         )?;
-        claim.expire_after = spec.expire_after.clone();
+        // The CRD defaults `expireAfter` to 720h (`+kubebuilder:default:="720h"` on
+        // `NodeClaimSpec.ExpireAfter`): a NodeClaim applied without it is stored with it, and
+        // the expiration controller reads that.
+        claim.expire_after = Some(
+            spec.expire_after
+                .clone()
+                .unwrap_or_else(|| DEFAULT_EXPIRE_AFTER.to_string()),
+        );
         claim.termination_grace_period = spec.termination_grace_period.clone();
         Ok(claim)
     }

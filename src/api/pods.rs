@@ -863,6 +863,10 @@ pub(crate) fn convert_spec(
     check_containers(ctx, path, spec)?;
     let mut pod = Pod::default();
     pod.requests = pod_requests(ctx, path, spec, runtime)?;
+    pod.scheduling_gated = spec
+        .scheduling_gates
+        .as_ref()
+        .is_some_and(|g| !g.is_empty());
     let mut unsupported: Option<String> = None;
     if let Some(sel) = &spec.node_selector {
         validate::label_map(ctx, &format!("{path}.nodeSelector"), sel, false)?;
@@ -1254,7 +1258,7 @@ pub(crate) fn expand(
         kind: owner_kind.into(),
         name: name.clone(),
     });
-    proto.scheduled_condition = Some(("False".into(), "Unschedulable".into()));
+    proto.scheduled_condition = Some(offline_scheduled_condition(&proto));
     proto.phase = Some("Pending".into());
     let pods = (0..replicas)
         .map(|i| {
@@ -1300,6 +1304,19 @@ fn check_selector(
             "the workload's spec.selector does not match its template's labels",
         ))
     }
+}
+
+/// The `PodScheduled` condition an unbound pod from a manifest gets offline: the scheduler found
+/// no node (`Unschedulable`), unless the pod carries `schedulingGates` — then it never tried
+/// (`SchedulingGated`), and Karpenter, which provisions only for pods marked `Unschedulable`
+/// (core v1.14.1 `pkg/utils/pod/scheduling.go` `FailedToSchedule`), leaves it alone.
+pub(crate) fn offline_scheduled_condition(pod: &Pod) -> (String, String) {
+    let reason = if pod.scheduling_gated {
+        "SchedulingGated"
+    } else {
+        "Unschedulable"
+    };
+    ("False".into(), reason.into())
 }
 
 #[cfg(test)]

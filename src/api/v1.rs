@@ -19,7 +19,7 @@ use super::v1beta1::{exactly_one_identity, instance_store_policy, required_terms
 use super::validate::{self, NODEPOOL_OPERATORS_V1};
 use super::{nodeclass, nodepool};
 use crate::model::labels;
-use crate::model::nodepool::{ApiGeneration, Disruption, NodeClass, Origin};
+use crate::model::nodepool::{ApiGeneration, Disruption, NodeClass, Origin, DEFAULT_EXPIRE_AFTER};
 
 /// A v1 NodePool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -304,7 +304,10 @@ impl NodePool {
         let expire_after = validate::duration(
             &ctx,
             "spec.template.spec.expireAfter",
-            tspec.expire_after.as_deref().unwrap_or("720h"),
+            tspec
+                .expire_after
+                .as_deref()
+                .unwrap_or(DEFAULT_EXPIRE_AFTER),
             true,
         )?;
         let termination_grace_period = tspec

@@ -18,7 +18,7 @@ use super::meta::{
 use super::validate::{self, CLASSIC_OPERATORS};
 use super::{nodeclass, nodepool};
 use crate::model::labels;
-use crate::model::nodepool::{ApiGeneration, Disruption, NodeClass, Origin};
+use crate::model::nodepool::{ApiGeneration, Disruption, NodeClass, Origin, DEFAULT_EXPIRE_AFTER};
 
 /// A v1beta1 NodePool.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -303,7 +303,7 @@ impl NodePool {
         let expire_after = validate::duration(
             &ctx,
             "spec.disruption.expireAfter",
-            d.expire_after.as_deref().unwrap_or("720h"),
+            d.expire_after.as_deref().unwrap_or(DEFAULT_EXPIRE_AFTER),
             true,
         )?;
         let budgets = validate::budgets(&ctx, "spec.disruption.budgets", d.budgets.as_deref())?;

@@ -13,6 +13,10 @@ use super::reservation::CapacityReservationTerm;
 use super::resources::Resources;
 use super::taints::Taint;
 
+/// `expireAfter` when a v1 NodePool template or NodeClaim (or a v1beta1 NodePool) leaves it
+/// out: the CRDs' `+kubebuilder:default:="720h"`.
+pub const DEFAULT_EXPIRE_AFTER: &str = "720h";
+
 /// Which Karpenter API generation an object came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ApiGeneration {

@@ -262,6 +262,9 @@ pub struct PodFields {
     pub phase: Option<String>,
     /// The `PodScheduled` condition: (status, reason).
     pub scheduled_condition: Option<(String, String)>,
+    /// `spec.schedulingGates` is not empty: the scheduler leaves the pod alone (reason
+    /// `SchedulingGated`) until every gate is removed.
+    pub scheduling_gated: bool,
     /// `spec.priorityClassName`.
     pub priority_class_name: Option<String>,
     /// RFC 3339 creation time (sorts lexicographically).

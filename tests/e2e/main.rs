@@ -37,6 +37,7 @@ mod placement_groups;
 mod plans;
 mod pricing;
 mod provision_live;
+mod public_configs8;
 mod reservations;
 mod scheduling;
 mod secrets;

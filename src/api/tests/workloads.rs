@@ -889,3 +889,55 @@ spec:
     assert_eq!(job_pod.labels["batch.kubernetes.io/job-name"], "migrate");
     assert!(!job_pod.labels.contains_key("pod-template-hash"));
 }
+
+/// **Differs, fixed** (session 23 sweep): a pod with `schedulingGates` (a Kueue-style gated Job,
+/// the Kubernetes docs' `test-pod` with `example.com/foo`) is never tried by the scheduler,
+/// which marks it `PodScheduled=False` reason `SchedulingGated`; Karpenter provisions only for
+/// pods marked `Unschedulable` (core v1.14.1 `pkg/utils/pod/scheduling.go` `FailedToSchedule`,
+/// `IsProvisionable`). We planned a node for them. Now
+/// the gated bare Pod and every replica of a gated template are set aside, named; an empty
+/// list gates nothing.
+#[test]
+fn pods_with_scheduling_gates_are_set_aside() {
+    let text = r#"apiVersion: v1
+kind: Pod
+metadata: {name: test-pod}
+spec:
+  schedulingGates: [{name: example.com/foo}, {name: example.com/bar}]
+  containers: [{name: pause, image: registry.k8s.io/pause:3.6, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: queued, namespace: team-a}
+spec:
+  parallelism: 3
+  template:
+    spec:
+      restartPolicy: Never
+      schedulingGates: [{name: kueue.x-k8s.io/admission}]
+      containers: [{name: c, image: busybox, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: open}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: open}}
+  template:
+    metadata: {labels: {app: open}}
+    spec:
+      schedulingGates: []
+      containers: [{name: c, image: nginx, resources: {requests: {cpu: "1"}}}]
+"#;
+    let m = load_str("gated.yaml", text).unwrap();
+    let pending: Vec<&str> = m.pods.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(pending, ["open-0", "open-1"]);
+    let why = "gated by spec.schedulingGates: the scheduler has not tried it (PodScheduled reason SchedulingGated), and Karpenter provisions only for pods it marked Unschedulable";
+    assert_eq!(
+        m.ignored,
+        [
+            format!("Pod/test-pod (gated.yaml (document 1)): {why}"),
+            format!("Job/team-a/queued (gated.yaml (document 2)): {why}"),
+        ]
+    );
+}

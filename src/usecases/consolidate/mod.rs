@@ -441,9 +441,9 @@ fn claims_by_node(claims: &[NodeClaim]) -> HashMap<&str, &NodeClaim> {
 fn claim_facts(claim: &NodeClaim, node: &Node) -> ClaimFacts {
     let time = |t: Option<&String>| t.and_then(|t| parse_rfc3339(t));
     let since = |condition: &str| time(claim.true_since.get(condition).and_then(|s| s.0.as_ref()));
-    let created = time(claim.created.as_ref())
-        .or_else(|| time(node.creation_timestamp.as_ref()))
-        .unwrap_or_default();
+    let created_at =
+        time(claim.created.as_ref()).or_else(|| time(node.creation_timestamp.as_ref()));
+    let created = created_at.unwrap_or_default();
     // Machines and early NodeClaims have no Initialized condition: the node's label says it.
     let initialized_at = since("Initialized").or_else(|| {
         (node.initialized || node.labels.contains_key(labels::INITIALIZED)).then_some(created)
@@ -459,7 +459,9 @@ fn claim_facts(claim: &NodeClaim, node: &Node) -> ClaimFacts {
         last_pod_event: time(claim.last_pod_event.as_ref()),
         empty_since: since("Empty")
             .or_else(|| time(node.annotations.get(labels::EMPTINESS_TIMESTAMP))),
-        expire_after: seconds(claim.expire_after.as_ref()),
+        // Without a creation time the API server would stamp on apply, the expiry is unknown:
+        // not expired (rather than 720h after 1970).
+        expire_after: created_at.and(seconds(claim.expire_after.as_ref())),
         termination_grace_period: seconds(claim.termination_grace_period.as_ref()),
         deleting: claim.deleting || node.deleting,
         gone: None,

@@ -613,3 +613,61 @@ fn the_node_a_pending_pod_would_go_to_is_nominated() {
     let report = report_of(manifests(&objects()), &config(), None);
     assert_eq!(decision(&report, "empty").0, NodeDecision::Delete);
 }
+
+/// **Differs, fixed** (session 23 sweep, karpenter-blueprints `disruption-budgets`: a pool with
+/// `expireAfter: 720h` and a `nodes: "0"` budget all day, its plan written back as NodeClaims
+/// without `spec.expireAfter`): the NodeClaim CRD defaults `expireAfter` to 720h (core v1.14.1
+/// `pkg/apis/v1/nodeclaim.go` `+kubebuilder:default:="720h"`), so such a NodeClaim is stored
+/// with it and `nodeclaim/expiration/controller.go` deletes it 720h after creation, budgets
+/// or not (expiration suite_test.go "should remove nodeclaims that are expired"). We read
+/// the absent field as "never": a 31-day-old node stayed. `Never` still never expires.
+#[test]
+fn a_nodeclaim_without_expire_after_expires_after_the_crds_default() {
+    let mut all = objects();
+    for claim in all.iter_mut().filter(|o| o["kind"] == "NodeClaim") {
+        claim["spec"].as_object_mut().unwrap().remove("expireAfter");
+    }
+    all[7]["spec"]["expireAfter"] = json!("Never");
+    let m = manifests(&all);
+    let expire = |name: &str| {
+        let c = m.node_claims.iter().find(|c| c.name == name).unwrap();
+        let n = m
+            .nodes
+            .iter()
+            .find(|n| n.name == name.trim_end_matches("-claim"))
+            .unwrap();
+        claim_facts(c, n).expire_after
+    };
+    assert_eq!(expire("empty-claim"), Some(720 * 3600));
+    assert_eq!(expire("busy-claim"), None);
+    // 2024-07-02: 31 days after creation, past the default.
+    let config = Config {
+        now: NOW + 8 * 86_400,
+        ..Config::default()
+    };
+    let r = report_of(m, &config, None);
+    assert_eq!(decision(&r, "under-used").1, Some(Method::Expiration));
+    assert_ne!(decision(&r, "busy").1, Some(Method::Expiration));
+    // Neither the claim nor its node has a creation time (the API server stamps one on apply):
+    // the expiry is unknown, so not expired.
+    let mut objects = objects();
+    objects[3]["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("creationTimestamp");
+    objects[6]["metadata"]
+        .as_object_mut()
+        .unwrap()
+        .remove("creationTimestamp");
+    objects[6]["spec"]
+        .as_object_mut()
+        .unwrap()
+        .remove("expireAfter");
+    let m = manifests(&objects);
+    let c = m
+        .node_claims
+        .iter()
+        .find(|c| c.name == "under-used-claim")
+        .unwrap();
+    assert_eq!(claim_facts(c, &m.nodes[1]).expire_after, None);
+}
