@@ -12,7 +12,10 @@ provider uses (docs/karpenter.md 2.2, 6.2, 6.3).  Selection is Karpenter's: ever
 that supports HVM and x86_64 or arm64.  Prices come from a separate public price
 list, by default catalog/on-demand-prices-us-east-1.json (AWS's public on-demand
 Linux list prices for us-east-1; its "source" field says as of when), or a path
-given as an argument; only the prices flow into the snapshot.
+given as an argument; only the prices flow into the snapshot.  Types moto lacks that
+Karpenter's tests and users name (g4ad, dl1) come from catalog/supplement-instance-types.json:
+InstanceTypeInfo objects this project wrote from public facts (sources per type), offered where
+moto offers a named sibling type; moto's data wins for any name it has.
 
 The output is deterministic (sorted keys, sorted lists, no timestamps, one
 instance type / offering per line) so regenerating it gives a readable diff.
@@ -36,6 +39,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = REPO_ROOT / "catalog" / "aws-snapshot.json"
 DEFAULT_PRICES = REPO_ROOT / "catalog" / "on-demand-prices-us-east-1.json"
+SUPPLEMENT = REPO_ROOT / "catalog" / "supplement-instance-types.json"
 # Every commercial region moto bundles offerings for (`--regions all`); GovCloud and China are
 # other partitions, with other prices, and moto has no data for them.
 DEFAULT_REGIONS = "all"
@@ -95,6 +99,25 @@ def load_prices(path: Path) -> tuple[dict, str]:
     prices = doc["regions"][PRICE_REGION]
     found = re.search(r"\d{4}-\d{2}(?:-\d{2})?", doc.get("source", ""))
     return prices, (found.group(0) if found else "undated")
+
+
+def load_supplement(path: Path, moto_names) -> dict:
+    """The supplement's entries for types moto does not have: {name: {"info", "zonesLike", "regions"?}}."""
+    if not path.exists():
+        return {}
+    entries = json.loads(path.read_text())["instanceTypes"]
+    return {name: e for name, e in entries.items() if name not in moto_names}
+
+
+def with_supplement(offerings: list, region: str, supplement: dict) -> list:
+    """The region's offerings plus each supplement type in the zones of its `zonesLike` sibling."""
+    zones_of: dict = {}
+    for o in offerings:
+        zones_of.setdefault(o["InstanceType"], set()).add(o["Location"])
+    extra = [{"InstanceType": name, "Location": zone}
+             for name, e in sorted(supplement.items()) if region in e.get("regions", [region])
+             for zone in sorted(zones_of.get(e["zonesLike"], ()))]
+    return offerings + extra
 
 
 # ------------------------------------------------------- per-type conversion
@@ -262,17 +285,21 @@ def region_entry(offerings: list, selected: set) -> dict:
     return {"zones": zones, "offerings": {t: sorted(z) for t, z in sorted(by_type.items())}}
 
 
-def build_snapshot(prices_path: Path, regions) -> dict:
+def build_snapshot(prices_path: Path, regions, supplement_path: Path = SUPPLEMENT) -> dict:
     resources = moto_resources()
     infos = load_instance_types(resources)
+    supplement = load_supplement(supplement_path, infos.keys())
+    infos = {**infos, **{name: e["info"] for name, e in supplement.items()}}
     prices, price_date = load_prices(prices_path)
     selected = sorted(name for name, info in infos.items() if is_selected(info))
+    added = f"; {len(supplement)} types from {supplement_path.name}" if supplement else ""
     return {
         "schemaVersion": SCHEMA_VERSION,
-        "source": (f"moto {moto_version()} DescribeInstanceTypes/DescribeInstanceTypeOfferings; "
+        "source": (f"moto {moto_version()} DescribeInstanceTypes/DescribeInstanceTypeOfferings{added}; "
                    f"on-demand prices {PRICE_REGION} {price_date}"),
         "instanceTypes": [convert(infos[name], prices.get(name)) for name in selected],
-        "regions": {r: region_entry(load_zone_offerings(resources, r), set(selected)) for r in sorted(regions)},
+        "regions": {r: region_entry(with_supplement(load_zone_offerings(resources, r), r, supplement), set(selected))
+                    for r in sorted(regions)},
     }
 
 

@@ -22,6 +22,7 @@ mod drift;
 mod drift_gate;
 mod drift_live;
 mod drift_more;
+mod embedded_catalog_types;
 mod fault_soak;
 mod faults;
 mod ice_memory;

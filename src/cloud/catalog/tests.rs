@@ -1248,3 +1248,31 @@ fn a_custom_catalogs_placement_groups_constrain_the_types() {
         .placement_groups()
         .is_none());
 }
+
+/// The supplement types (`catalog/supplement-instance-types.json`: g4ad, dl1, which moto's data
+/// lacks) size as Karpenter sizes the fake's dl1.24xlarge and g4ad.16xlarge (aws v1.14.1
+/// `pkg/fake/zz_generated.describe_instance_types.go`; `types.go` `computeCapacity`: 8
+/// `habana.ai/gaudi`, 4 EFAs, 15 × 49 + 2 pods; 4 `amd.com/gpu`, 8 × 29 + 2 pods), and are offered
+/// only where the supplement places them (dl1: us-east-1 and us-west-2).
+#[test]
+fn supplement_types_size_like_the_providers_fake() {
+    let types = embedded_types(&InstanceTypeContext::new("us-east-1", "AL2023"));
+    let dl1 = find(&types, "dl1.24xlarge");
+    assert_eq!(dl1.capacity.cpu, 96_000);
+    assert_eq!(dl1.capacity.memory, (786432 - 58983) * MIB);
+    assert_eq!(dl1.capacity.get(overhead::HABANA_GAUDI), 8 * ONE);
+    assert_eq!(dl1.capacity.get(overhead::EFA), 4 * ONE);
+    assert_eq!(dl1.capacity.pods, 737 * ONE);
+    assert_eq!(label(dl1, labels::INSTANCE_GPU_NAME), "gaudi-hl-205");
+    assert!(dl1.offerings.iter().any(|o| o.available));
+    let g4ad = find(&types, "g4ad.16xlarge");
+    assert_eq!(g4ad.capacity.get(overhead::AMD_GPU), 4 * ONE);
+    assert_eq!(g4ad.capacity.pods, 234 * ONE);
+    assert_eq!(label(g4ad, labels::INSTANCE_GPU_NAME), "radeon-pro-v520");
+    assert_eq!(label(g4ad, labels::INSTANCE_GPU_MEMORY), "8192");
+    let elsewhere = embedded_types(&InstanceTypeContext::new("eu-west-1", "AL2023"));
+    assert!(elsewhere
+        .iter()
+        .filter(|t| t.name == "dl1.24xlarge")
+        .all(|t| t.offerings.is_empty()));
+}
