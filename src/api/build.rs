@@ -40,6 +40,8 @@ pub(super) struct Builder {
     /// DaemonSet pods not bound yet: never planned, but the newest pod of a DaemonSet stands
     /// for it whether bound or not ([`pods::daemonsets_as_their_newest_pods`]).
     unbound_daemon_pods: Vec<Pod>,
+    /// Objects whose pods EKS's Windows IPAM webhook changed ([`pods::admit_windows_ipam`]).
+    windows_ipam: usize,
 }
 
 impl Builder {
@@ -58,6 +60,7 @@ impl Builder {
             waiting: Vec::new(),
             limit_ranges: BTreeMap::new(),
             unbound_daemon_pods: Vec::new(),
+            windows_ipam: 0,
         }
     }
 
@@ -131,6 +134,10 @@ impl Builder {
         m.document_counts = read.document_counts;
         m.ignored = [read.ignored, m.ignored].concat();
         m.warnings = [read.warnings, m.warnings].concat();
+        if self.windows_ipam > 0 {
+            m.warnings
+                .push(format!("{WINDOWS_IPAM} ({} object(s))", self.windows_ipam));
+        }
         // Manifests describe objects as written: admission would give a claim without a class
         // the default one, and the controllers create the claims of templates with the pod.
         m.storage.apply_default_class();
@@ -171,6 +178,7 @@ impl Builder {
             sources,
             limit_ranges,
             unbound_daemon_pods,
+            windows_ipam,
             ..
         } = self;
         let mut claim = |pod: &Pod, at: &Location, object: &str| {
@@ -241,6 +249,13 @@ impl Builder {
                 if let (Some(d), Some(spec)) = (limit_ranges.get(ns), p.spec.as_mut()) {
                     pods::admit_limit_range(spec, d);
                 }
+                let labels = p.metadata.labels.clone().unwrap_or_default();
+                if p.spec
+                    .as_mut()
+                    .is_some_and(|s| pods::admit_windows_ipam(s, &labels))
+                {
+                    *windows_ipam += 1;
+                }
                 let mut pod = convert_pod(&p, at, runtime)?;
                 claim(&pod, at, &o.name)?;
                 if pod.node_name.is_none() && pod.is_daemonset_pod() {
@@ -257,6 +272,19 @@ impl Builder {
                     pods::admit_limit_range(spec, d);
                 }
                 let kind = w.kind.clone().unwrap_or_default();
+                // A DaemonSet's overhead is its template until it has a pod (Karpenter's
+                // `getDaemonSetPods`), and a template is not admitted.
+                let template = w.spec.as_mut().and_then(|s| s.template.as_mut());
+                if let Some(t) = template.filter(|_| kind != "DaemonSet") {
+                    let labels = t.metadata.as_ref().and_then(|m| m.labels.clone());
+                    let labels = labels.unwrap_or_default();
+                    if t.spec
+                        .as_mut()
+                        .is_some_and(|s| pods::admit_windows_ipam(s, &labels))
+                    {
+                        *windows_ipam += 1;
+                    }
+                }
                 match pods::expand(&w, &kind, at, runtime, budget)? {
                     pods::Expansion::Daemon(pod) => m.daemonsets.push(*pod),
                     pods::Expansion::Pods(expanded) => {
@@ -276,6 +304,9 @@ impl Builder {
         Ok(())
     }
 }
+
+/// Said when pods were given EKS's Windows IPAM request offline.
+const WINDOWS_IPAM: &str = "assuming: Windows IPAM is on (EKS needs amazon-vpc-cni enable-windows-ipam \"true\" for Windows pods): the VPC resource controller's webhook gives each pod selecting kubernetes.io/os=windows (not hostNetwork, not Fargate) vpc.amazonaws.com/PrivateIPv4Address: 1, so a Windows node holds as many as its type's IPv4 addresses per interface less one";
 
 /// Why a pod with `schedulingGates` gets no capacity.
 const GATED: &str = "gated by spec.schedulingGates: the scheduler has not tried it (PodScheduled reason SchedulingGated), and Karpenter provisions only for pods it marked Unschedulable";

@@ -21,6 +21,7 @@ use super::error::{object_name, Ctx, InputError, Location};
 use super::meta::{ObjectMeta, ResourceList, ResourceRequirementsSpec};
 use super::validate::{self, CLASSIC_OPERATORS};
 use crate::model::labels;
+use crate::model::overhead::PRIVATE_IPV4_ADDRESS;
 use crate::model::pod::{
     ClaimSource, HostPort, NodeSelectorTerm, Owner, Pod, PodAffinityTerm, PodVolume,
     TopologySpread, Weighted, WhenUnsatisfiable,
@@ -90,6 +91,43 @@ pub(crate) fn admit_limit_range(spec: &mut PodSpec, defaults: &ResourceList) {
             }
         }
     }
+}
+
+/// The label EKS Fargate's scheduler webhook puts on the pods it takes.
+const FARGATE_PROFILE_LABEL: &str = "eks.amazonaws.com/fargate-profile";
+
+/// EKS's VPC resource controller pod webhook with Windows IPAM on (`aws/amazon-vpc-resource-
+/// controller-k8s webhooks/core/pod_webhook.go` `HandleWindowsPod`): a pod whose `nodeSelector`
+/// names `kubernetes.io/os` (or `beta.kubernetes.io/os`) `windows`, not on the host network
+/// and not a Fargate pod, gets `vpc.amazonaws.com/PrivateIPv4Address: 1` set in the first
+/// container's requests and limits. Karpenter then fits it to a Windows type's
+/// `IPv4PerInterface − 1` addresses (aws v1.14.1 `types.go` `privateIPv4Address`). Returns
+/// whether the pod was changed.
+pub(crate) fn admit_windows_ipam(spec: &mut PodSpec, labels: &BTreeMap<String, String>) -> bool {
+    let selects_windows = spec.node_selector.as_ref().is_some_and(|s| {
+        [labels::OS, "beta.kubernetes.io/os"]
+            .iter()
+            .any(|k| s.get(*k).map(String::as_str) == Some("windows"))
+    });
+    let eligible = selects_windows
+        && spec.host_network != Some(true)
+        && !labels.contains_key(FARGATE_PROFILE_LABEL);
+    let Some(first) = spec
+        .containers
+        .iter_mut()
+        .flatten()
+        .next()
+        .filter(|_| eligible)
+    else {
+        return false;
+    };
+    let one = || super::meta::IntOrString::String("1".into());
+    let r = first.resources.get_or_insert_with(Default::default);
+    for list in [&mut r.requests, &mut r.limits] {
+        list.get_or_insert_with(Default::default)
+            .insert(PRIVATE_IPV4_ADDRESS.to_string(), one());
+    }
+    true
 }
 
 /// Reads a RuntimeClass: its name and what admission adds to its pods.

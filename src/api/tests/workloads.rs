@@ -941,3 +941,94 @@ spec:
         ]
     );
 }
+
+/// EKS's VPC resource controller webhook with Windows IPAM on (`aws/amazon-vpc-resource-
+/// controller-k8s webhooks/core/pod_webhook.go` `HandleWindowsPod`, `hasWindowsNodeSelector`):
+/// a pod whose nodeSelector picks `kubernetes.io/os` (or the beta key) `windows` gets
+/// `vpc.amazonaws.com/PrivateIPv4Address: 1` in its first container, set rather than added
+/// (a dumped pod already has it); host-network and Fargate pods, node-affinity-only pods and
+/// DaemonSet templates (Karpenter reads a DaemonSet's template, not admitted, until it has a
+/// pod) do not. Sweep 9: an IIS Deployment of 20 such pods needs a type with 20 addresses.
+#[test]
+fn windows_pods_get_the_vpc_resource_controllers_ipv4_request() {
+    let text = r#"apiVersion: apps/v1
+kind: Deployment
+metadata: {name: iis}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: iis}}
+  template:
+    metadata: {labels: {app: iis}}
+    spec:
+      nodeSelector: {kubernetes.io/os: windows}
+      containers:
+      - {name: iis, image: iis, resources: {requests: {cpu: 100m}}}
+      - {name: log, image: logmonitor}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: dumped}
+spec:
+  nodeSelector: {beta.kubernetes.io/os: windows}
+  containers: [{name: c, image: x, resources: {requests: {vpc.amazonaws.com/PrivateIPv4Address: "1"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: hostproc}
+spec:
+  hostNetwork: true
+  nodeSelector: {kubernetes.io/os: windows}
+  containers: [{name: c, image: x}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: fargate, labels: {eks.amazonaws.com/fargate-profile: fp}}
+spec:
+  nodeSelector: {kubernetes.io/os: windows}
+  containers: [{name: c, image: x}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: by-affinity}
+spec:
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/os, operator: In, values: [windows]}]}]
+  containers: [{name: c, image: x}]
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: exporter}
+spec:
+  selector: {matchLabels: {app: exporter}}
+  template:
+    metadata: {labels: {app: exporter}}
+    spec:
+      nodeSelector: {kubernetes.io/os: windows}
+      containers: [{name: c, image: x, resources: {requests: {cpu: 100m}}}]
+"#;
+    let m = load_str("windows.yaml", text).unwrap();
+    let ip = "vpc.amazonaws.com/PrivateIPv4Address";
+    let got: Vec<(&str, i64)> = m
+        .pods
+        .iter()
+        .map(|p| (p.name.as_str(), p.requests.get(ip)))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("iis-0", 1000),
+            ("iis-1", 1000),
+            ("dumped", 1000),
+            ("hostproc", 0),
+            ("fargate", 0),
+            ("by-affinity", 0),
+        ]
+    );
+    assert_eq!(m.daemonsets[0].requests.get(ip), 0);
+    assert!(m
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("assuming: Windows IPAM is on") && w.ends_with("(2 object(s))")));
+}
