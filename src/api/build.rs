@@ -293,6 +293,7 @@ impl Builder {
                         }
                         // A gated template gates every replica.
                         if expanded.first().is_some_and(|p| p.scheduling_gated) {
+                            m.gated_pods += expanded.len();
                             m.ignored.push(format!("{} ({at}): {GATED}", o.name));
                         } else {
                             m.pods.extend(expanded);
@@ -326,7 +327,10 @@ impl Manifests {
             return;
         }
         let why = match (&pod.nominated_node_name, &pod.owner) {
-            _ if pod.scheduling_gated => GATED.to_string(),
+            _ if pod.scheduling_gated => {
+                self.gated_pods += 1;
+                GATED.to_string()
+            }
             (Some(n), _) => format!("nominated to node {n} by the scheduler"),
             (None, Some(o)) => format!(
                 "owned by {} {}, which Karpenter does not provision for",

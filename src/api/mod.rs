@@ -90,6 +90,9 @@ pub struct Manifests {
     /// Objects skipped because they cannot change a plan (`Service/web (app.yaml)`), and bare
     /// pods that are neither bound nor provisionable (DaemonSet-owned, mirror, nominated).
     pub ignored: Vec<String>,
+    /// Pending pods set aside because `spec.schedulingGates` holds them back (each is also in
+    /// `ignored`); `provision` says so by default, or "no pending pods" would be all it says.
+    pub gated_pods: usize,
     /// Input accepted with a caveat worth showing (one line each).
     pub warnings: Vec<String>,
     /// How many objects each source held, keyed like `Origin::source`, so errors raised later

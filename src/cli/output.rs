@@ -270,8 +270,12 @@ pub fn write_document<T: Serialize>(
             out.write_all(text.as_bytes())
         }
         _ => {
-            serde_json::to_writer_pretty(&mut *out, doc).map_err(io::Error::other)?;
-            writeln!(out)
+            // serde_json writes token by token; through a buffer of its own type each write is
+            // an inlined copy instead of a call through `dyn Write` (a big plan is ~86 MB).
+            let mut buffered = io::BufWriter::with_capacity(64 * 1024, &mut *out);
+            serde_json::to_writer_pretty(&mut buffered, doc).map_err(io::Error::other)?;
+            writeln!(buffered)?;
+            buffered.flush()
         }
     }
 }

@@ -43,6 +43,15 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
             manifests.ignored.join(", ")
         ));
     }
+    if manifests.gated_pods > 0 {
+        let (n, pods) = match manifests.gated_pods {
+            1 => (1, "pending pod is"),
+            n => (n, "pending pods are"),
+        };
+        ctx.warn(&format!(
+            "{n} {pods} held back by spec.schedulingGates: Karpenter provisions nothing for them until their gates are removed (-v names them)"
+        ));
+    }
     if let Some(groups) = catalog.placement_groups() {
         for line in assumptions::placement_groups_not_found(&mut manifests, groups) {
             ctx.warn(&line);

@@ -61,4 +61,14 @@ fn a_pod_with_scheduling_gates_gets_no_nodeclaim() {
         "{}",
         run.stderr
     );
+    // Without -v the plan still says why a pending pod got nothing, in one line.
+    let quiet = karpenter(&["provision", "--dry-run", "-f", &file], b"");
+    assert_eq!(quiet.code, 0, "{}", quiet.stderr);
+    assert!(
+        quiet.stderr.contains(
+            "warning: 1 pending pod is held back by spec.schedulingGates: Karpenter provisions nothing for them"
+        ),
+        "{}",
+        quiet.stderr
+    );
 }
