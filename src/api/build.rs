@@ -249,13 +249,9 @@ impl Builder {
                 if let (Some(d), Some(spec)) = (limit_ranges.get(ns), p.spec.as_mut()) {
                     pods::admit_limit_range(spec, d);
                 }
-                let labels = p.metadata.labels.clone().unwrap_or_default();
-                if p.spec
-                    .as_mut()
-                    .is_some_and(|s| pods::admit_windows_ipam(s, &labels))
-                {
-                    *windows_ipam += 1;
-                }
+                let admitted =
+                    pods::admit_windows_ipam(p.spec.as_mut(), p.metadata.labels.as_ref());
+                *windows_ipam += usize::from(admitted);
                 let mut pod = convert_pod(&p, at, runtime)?;
                 claim(&pod, at, &o.name)?;
                 if pod.node_name.is_none() && pod.is_daemonset_pod() {
@@ -276,14 +272,8 @@ impl Builder {
                 // `getDaemonSetPods`), and a template is not admitted.
                 let template = w.spec.as_mut().and_then(|s| s.template.as_mut());
                 if let Some(t) = template.filter(|_| kind != "DaemonSet") {
-                    let labels = t.metadata.as_ref().and_then(|m| m.labels.clone());
-                    let labels = labels.unwrap_or_default();
-                    if t.spec
-                        .as_mut()
-                        .is_some_and(|s| pods::admit_windows_ipam(s, &labels))
-                    {
-                        *windows_ipam += 1;
-                    }
+                    let labels = t.metadata.as_ref().and_then(|m| m.labels.as_ref());
+                    *windows_ipam += usize::from(pods::admit_windows_ipam(t.spec.as_mut(), labels));
                 }
                 match pods::expand(&w, &kind, at, runtime, budget)? {
                     pods::Expansion::Daemon(pod) => m.daemonsets.push(*pod),

@@ -102,8 +102,12 @@ const FARGATE_PROFILE_LABEL: &str = "eks.amazonaws.com/fargate-profile";
 /// and not a Fargate pod, gets `vpc.amazonaws.com/PrivateIPv4Address: 1` set in the first
 /// container's requests and limits. Karpenter then fits it to a Windows type's
 /// `IPv4PerInterface − 1` addresses (aws v1.14.1 `types.go` `privateIPv4Address`). Returns
-/// whether the pod was changed.
-pub(crate) fn admit_windows_ipam(spec: &mut PodSpec, labels: &BTreeMap<String, String>) -> bool {
+/// whether the pod was changed (`spec` and `labels` as a Pod or a pod template has them).
+pub(crate) fn admit_windows_ipam(
+    spec: Option<&mut PodSpec>,
+    labels: Option<&BTreeMap<String, String>>,
+) -> bool {
+    let Some(spec) = spec else { return false };
     let selects_windows = spec.node_selector.as_ref().is_some_and(|s| {
         [labels::OS, "beta.kubernetes.io/os"]
             .iter()
@@ -111,7 +115,7 @@ pub(crate) fn admit_windows_ipam(spec: &mut PodSpec, labels: &BTreeMap<String, S
     });
     let eligible = selects_windows
         && spec.host_network != Some(true)
-        && !labels.contains_key(FARGATE_PROFILE_LABEL);
+        && !labels.is_some_and(|l| l.contains_key(FARGATE_PROFILE_LABEL));
     let Some(first) = spec
         .containers
         .iter_mut()

@@ -44,9 +44,11 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         ));
     }
     if manifests.gated_pods > 0 {
-        let (n, pods) = match manifests.gated_pods {
-            1 => (1, "pending pod is"),
-            n => (n, "pending pods are"),
+        let n = manifests.gated_pods;
+        let pods = if n == 1 {
+            "pending pod is"
+        } else {
+            "pending pods are"
         };
         ctx.warn(&format!(
             "{n} {pods} held back by spec.schedulingGates: Karpenter provisions nothing for them until their gates are removed (-v names them)"

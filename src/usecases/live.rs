@@ -232,7 +232,7 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             }
             let profiles = Profiles {
                 flag: self.instance_profile.as_deref(),
-                default_instance_profile: self.default_profile.clone().flatten(),
+                default_instance_profile: self.default_profile.as_ref().and_then(Option::as_deref),
             };
             let resolved =
                 resolve_class(self.cloud, class, self.version, &profiles, self.clock.now())?;
@@ -553,12 +553,12 @@ pub fn aws_error(e: CloudError) -> CommandError {
 
 /// The instance profiles given from outside a class: `--instance-profile` and the
 /// `karpenter-global-settings` ConfigMap's `aws.defaultInstanceProfile`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Profiles<'a> {
     /// `--instance-profile`.
     pub flag: Option<&'a str>,
     /// `aws.defaultInstanceProfile` (v1alpha5 clusters).
-    pub default_instance_profile: Option<String>,
+    pub default_instance_profile: Option<&'a str>,
 }
 
 /// Resolves a class's AMIs, subnets, security groups and instance profile, failing (exit 3)
@@ -614,7 +614,7 @@ pub fn resolve_class(
             class_profile: class.instance_profile.as_deref(),
             role: class.role.as_deref(),
             status_profile: class.status.instance_profile.as_deref(),
-            default_instance_profile: profiles.default_instance_profile.as_deref(),
+            default_instance_profile: profiles.default_instance_profile,
             flag: profiles.flag,
         },
     )
