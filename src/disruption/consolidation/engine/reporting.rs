@@ -1,0 +1,91 @@
+//! The report: every action in order, and one decision per node with its most telling reason.
+
+use super::Engine;
+use crate::disruption::consolidation::report::{
+    Action, ConsolidationReport, Decision, NodeDecision, NodeReport,
+};
+use crate::disruption::consolidation::sim::Simulator;
+use crate::model::time::format_rfc3339;
+
+impl<S: Simulator> Engine<S> {
+    pub(super) fn report(mut self, original: usize) -> ConsolidationReport {
+        let actions: Vec<Action> = self
+            .records
+            .iter()
+            .map(|r| {
+                let mut replacements = r.replacements.clone();
+                let first = (!replacements.is_empty()).then(|| replacements.remove(0));
+                Action {
+                    pass: r.pass,
+                    method: r.method,
+                    decision: if r.replace {
+                        Decision::Replace
+                    } else {
+                        Decision::Delete
+                    },
+                    nodes: r
+                        .nodes
+                        .iter()
+                        .map(|&n| self.c.node(n).name.clone())
+                        .collect(),
+                    replacement: first,
+                    additional_replacements: replacements,
+                    savings_per_hour: r.savings,
+                    pods: r.moved.clone(),
+                    pods_left_pending: r.left_pending.clone(),
+                }
+            })
+            .collect();
+        let mut nodes = Vec::new();
+        for i in 0..original {
+            let state = &self.c.nodes[i];
+            if state.claim.is_none() {
+                continue;
+            }
+            let node = self.c.node(i);
+            let (it, _, ct) = self.c.offering_labels(i);
+            let mut entry = NodeReport {
+                name: node.name.clone(),
+                node_pool: node.node_pool().unwrap_or_default().to_string(),
+                instance_type: it.unwrap_or_default().to_string(),
+                capacity_type: ct.unwrap_or_default().to_string(),
+                price_per_hour: self.node_price(i),
+                decision: NodeDecision::None,
+                replacement_type: None,
+                method: None,
+                pass: None,
+                reason: None,
+                drain_waits_for: Vec::new(),
+            };
+            match self.decided[i] {
+                Some(a) => {
+                    let action = &actions[a];
+                    entry.decision = match action.decision {
+                        Decision::Delete => NodeDecision::Delete,
+                        Decision::Replace => NodeDecision::Replace,
+                    };
+                    if action.decision == Decision::Replace {
+                        entry.replacement_type =
+                            action.replacement.as_ref().map(|r| r.instance_type.clone());
+                    }
+                    entry.method = Some(action.method);
+                    entry.pass = Some(action.pass);
+                    entry.drain_waits_for = self.drain_waits.remove(&i).unwrap_or_default();
+                }
+                None => {
+                    entry.reason = self.notes[i].take_first();
+                }
+            }
+            nodes.push(entry);
+        }
+        nodes.sort_by(|a, b| a.name.cmp(&b.name));
+        ConsolidationReport {
+            kind: "ConsolidationReport",
+            karpenter_version: self.c.release.version().to_string(),
+            now: format_rfc3339(self.c.now),
+            savings_per_hour: actions.iter().map(|a| a.savings_per_hour).sum(),
+            actions,
+            nodes,
+        }
+    }
+}
