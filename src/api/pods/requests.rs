@@ -1,0 +1,204 @@
+//! A pod's requests as Kubernetes' `PodRequests` counts them (docs/karpenter.md §6.3): app
+//! containers plus sidecars against the largest init container plus the sidecars started
+//! before it, pod-level requests, runtime-class overhead, `pods: 1`.
+
+use std::collections::BTreeMap;
+
+use super::admission::RuntimeClassAdmissions;
+use crate::api::core::{Container, ContainerStatus, PodSpec};
+use crate::api::error::{Ctx, InputError};
+use crate::api::meta::{ResourceList, ResourceRequirementsSpec};
+use crate::api::validate;
+use crate::model::resources::{Resources, PODS};
+
+/// A container's requests, with limits standing in for missing requests.
+fn container_requests(
+    ctx: &Ctx,
+    path: &str,
+    r: Option<&ResourceRequirementsSpec>,
+) -> Result<Resources, InputError> {
+    let mut merged: ResourceList = r.and_then(|r| r.requests.clone()).unwrap_or_default();
+    let mut source: BTreeMap<String, &str> =
+        merged.keys().map(|k| (k.clone(), "requests")).collect();
+    for (name, q) in r.and_then(|r| r.limits.as_ref()).into_iter().flatten() {
+        if !merged.contains_key(name) {
+            merged.insert(name.clone(), q.clone());
+            source.insert(name.clone(), "limits");
+        }
+    }
+    let mut out = Resources::new();
+    for (name, q) in &merged {
+        let field = validate::key_path(&format!("{path}.{}", source[name]), name);
+        let milli = validate::quantity(ctx, &field, &q.as_text())?;
+        if milli < 0 {
+            return Err(ctx.invalid(field, format!("must not be negative, got {q}")));
+        }
+        out.set(name, milli);
+    }
+    // The API server: a request above its limit is invalid
+    // (`k8s.io/kubernetes pkg/apis/core/validation ValidateResourceRequirements`).
+    for (name, limit) in r.and_then(|r| r.limits.as_ref()).into_iter().flatten() {
+        if source.get(name) != Some(&"requests") {
+            continue;
+        }
+        let limit_milli = validate::quantity(
+            ctx,
+            &validate::key_path(&format!("{path}.limits"), name),
+            &limit.as_text(),
+        )?;
+        if out.get(name) > limit_milli {
+            return Err(ctx.invalid(
+                validate::key_path(&format!("{path}.requests"), name),
+                format!("must be less than or equal to the {name} limit ({limit})"),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Effective pod requests (see the module documentation). `path` is the pod spec's field path.
+pub(crate) fn pod_requests(
+    ctx: &Ctx,
+    path: &str,
+    spec: &PodSpec,
+    runtime: &RuntimeClassAdmissions,
+) -> Result<Resources, InputError> {
+    pod_requests_held(ctx, path, spec, None, runtime)
+}
+
+/// What the kubelet holds for the containers of a running pod (`status.containerStatuses`,
+/// `status.initContainerStatuses`), for Karpenter's `resources.Ceiling`: during an in-place
+/// resize a container counts with the larger of its spec's requests, the status's
+/// `resources.requests` and `allocatedResources` (`core v1.14.1:
+/// pkg/utils/resources/resources.go Ceiling`, `UseStatusResources`; `k8s.io/component-helpers
+/// resource/helpers.go determineContainerReqs`; `pkg/utils/resources/suite_test.go`
+/// "UseStatusResources").
+pub(crate) struct HeldResources<'a> {
+    by_name: BTreeMap<&'a str, (usize, bool, &'a ContainerStatus)>,
+    /// The `PodResizePending` condition's reason is `Infeasible`: the spec's requests are not
+    /// what the kubelet will hold, the status alone counts.
+    infeasible: bool,
+}
+
+impl<'a> HeldResources<'a> {
+    /// The statuses of `status` that carry `resources` (only those change anything).
+    pub(crate) fn of(status: &'a crate::api::core::PodStatus) -> Option<HeldResources<'a>> {
+        let mut by_name = BTreeMap::new();
+        let lists = [
+            (status.container_statuses.as_deref(), false),
+            (status.init_container_statuses.as_deref(), true),
+        ];
+        for (list, init) in lists {
+            for (i, cs) in list.into_iter().flatten().enumerate() {
+                if let (Some(name), Some(_)) = (cs.name.as_deref(), cs.resources.as_ref()) {
+                    by_name.entry(name).or_insert((i, init, cs));
+                }
+            }
+        }
+        let infeasible = status.conditions.iter().flatten().any(|c| {
+            c.type_.as_deref() == Some("PodResizePending")
+                && c.reason.as_deref() == Some("Infeasible")
+        });
+        (!by_name.is_empty()).then_some(HeldResources {
+            by_name,
+            infeasible,
+        })
+    }
+
+    /// `spec` (a container's requests) as the kubelet holds them.
+    fn ceiling(&self, ctx: &Ctx, name: &str, spec: Resources) -> Result<Resources, InputError> {
+        let Some((i, init, cs)) = self.by_name.get(name) else {
+            return Ok(spec);
+        };
+        let at = format!(
+            "status.{}[{i}]",
+            if *init {
+                "initContainerStatuses"
+            } else {
+                "containerStatuses"
+            }
+        );
+        let running = validate::resources(
+            ctx,
+            &format!("{at}.resources.requests"),
+            cs.resources.as_ref().and_then(|r| r.requests.as_ref()),
+        )?;
+        let allocated = validate::resources(
+            ctx,
+            &format!("{at}.allocatedResources"),
+            cs.allocated_resources.as_ref(),
+        )?;
+        let base = if self.infeasible {
+            Resources::new()
+        } else {
+            spec
+        };
+        Ok(base.max(&running).max(&allocated))
+    }
+}
+
+/// [`pod_requests`], with what the kubelet holds for a running pod's containers.
+pub(crate) fn pod_requests_held(
+    ctx: &Ctx,
+    path: &str,
+    spec: &PodSpec,
+    held: Option<&HeldResources>,
+    runtime: &RuntimeClassAdmissions,
+) -> Result<Resources, InputError> {
+    let ceiling = |c: &Container, r: Resources| match (held, c.name.as_deref()) {
+        (Some(h), Some(name)) => h.ceiling(ctx, name, r),
+        _ => Ok(r),
+    };
+    let mut reqs = Resources::new();
+    for (i, c) in spec.containers.iter().flatten().enumerate() {
+        let r = container_requests(
+            ctx,
+            &format!("{path}.containers[{i}].resources"),
+            c.resources.as_ref(),
+        )?;
+        reqs.add_assign(&ceiling(c, r)?);
+    }
+    let mut sidecars = Resources::new();
+    let mut init_max = Resources::new();
+    for (i, c) in spec.init_containers.iter().flatten().enumerate() {
+        let r = container_requests(
+            ctx,
+            &format!("{path}.initContainers[{i}].resources"),
+            c.resources.as_ref(),
+        )?;
+        let during = if is_sidecar(c) {
+            // A sidecar keeps running next to the app containers, and during the init
+            // containers started after it; only a sidecar can be resized in place.
+            let r = ceiling(c, r)?;
+            reqs.add_assign(&r);
+            sidecars.add_assign(&r);
+            sidecars.clone()
+        } else {
+            r.add(&sidecars)
+        };
+        init_max = init_max.max(&during);
+    }
+    let mut total = reqs.max(&init_max);
+    if let Some(pod_level) = spec.resources.as_ref() {
+        for (name, v) in
+            container_requests(ctx, &format!("{path}.resources"), Some(pod_level))?.iter()
+        {
+            total.set(name, v);
+        }
+    }
+    let overhead = match (&spec.overhead, spec.runtime_class_name.as_deref()) {
+        (Some(o), _) => validate::resources(ctx, &format!("{path}.overhead"), Some(o))?,
+        (None, Some(rc)) => runtime
+            .get(rc)
+            .map(|a| a.overhead.clone())
+            .unwrap_or_default(),
+        (None, None) => Resources::new(),
+    };
+    total.add_assign(&overhead);
+    total.set(PODS, 1000);
+    Ok(total)
+}
+
+pub(super) fn is_sidecar(c: &Container) -> bool {
+    c.restart_policy.as_deref() == Some("Always")
+}
