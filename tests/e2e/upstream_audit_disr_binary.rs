@@ -10,7 +10,9 @@
 
 use serde_json::{json, Value};
 
-use crate::upstream_disruption_binary::{fake_type, offering, pool, Report, Sc, EARLIER, MOST};
+use crate::upstream_disruption_binary::{
+    fake_price, fake_type, offering, pool, Report, Sc, EARLIER, MOST,
+};
 use crate::upstream_drift_binary::{assert_all, base_class, case};
 
 // ---------------------------------------------------------------------------------------------
@@ -170,6 +172,70 @@ fn a_balanced_move_saves_what_the_allowed_offering_saves() {
     assert_eq!(r.row("source")["decision"], "replace", "{:#}", r.doc);
     assert_eq!(r.replacement_types("source"), vec![DEST.to_string()]);
     assert_savings(&r, 0.10);
+}
+
+/// consolidation_logging_test.go (Go tests, no Its) `TestGetCommandEstimatedSavings_ZoneRequirement`
+/// (the pool allows zone-1 only; the cheaper type offers zone-2 at $0.05 and zone-1 at $0.45:
+/// saves $0.05) and `…_NoCapacityTypeRestriction` (spot allowed: the $0.10 spot offering is
+/// launched, saves $0.40); `…_OnDemandOnlyNodePool` is the control case above. One pod on an
+/// on-demand $0.50 node, the report's `savingsPerHour`.
+#[test]
+fn estimated_savings_count_only_the_offerings_the_replacement_may_use() {
+    let zonal = json!({"instanceTypes": [
+        fake_type(SOURCE, 2, 4, vec![offering("test-zone-1", "on-demand", 0.50, true)]),
+        fake_type(DEST, 2, 4, vec![offering("test-zone-2", "on-demand", 0.05, true),
+                                   offering("test-zone-1", "on-demand", 0.45, true)]),
+    ]});
+    let any_ct = json!({"instanceTypes": [
+        fake_type(SOURCE, 2, 4, vec![offering("test-zone-1", "on-demand", 0.50, true)]),
+        fake_type(DEST, 2, 4, vec![offering("test-zone-1", "spot", 0.10, true),
+                                   offering("test-zone-1", "on-demand", 0.40, true)]),
+    ]});
+    let zone_1 = json!([{"key": "topology.kubernetes.io/zone", "operator": "In",
+                         "values": ["test-zone-1"]}]);
+    let both = json!([{"key": "karpenter.sh/capacity-type", "operator": "In",
+                       "values": ["on-demand", "spot"]}]);
+    for (tag, catalog, requirements, want) in [
+        ("s24-savings-zone", zonal, zone_1, 0.05),
+        ("s24-savings-any-ct", any_ct, both, 0.40),
+    ] {
+        let mut sc = Sc::new().catalog(catalog);
+        sc.pool("default")["spec"]["template"]["spec"]["requirements"] = requirements;
+        sc.node_with("source", "default", SOURCE, &[("cpu", "2"), ("pods", "5")])
+            .pod("p0", "source", "");
+        let r = sc.run(tag);
+        assert_eq!(r.row("source")["decision"], "replace", "{tag}: {:#}", r.doc);
+        assert_savings(&r, want);
+    }
+}
+
+/// consolidation_logging_test.go `TestGetCommandEstimatedSavings_MultipleReplacements`: a
+/// command with two replacement NodeClaims saves the source's price minus both of theirs. A
+/// drifted node of the most expensive type (64 CPU) holds two 20-CPU pods; the pool allows only
+/// the 32-CPU/32-GiB on-demand type, so drift launches two of it.
+#[test]
+fn savings_subtract_every_replacement() {
+    let allowed = "32-cpu-32-mem-amd64-linux-test-zone-1-on-demand";
+    let mut sc = Sc::new();
+    sc.disruption("default")["consolidateAfter"] = json!("Never");
+    sc.pool("default")["spec"]["template"]["spec"]["requirements"] = json!([
+        {"key": "node.kubernetes.io/instance-type", "operator": "In", "values": [allowed]}]);
+    sc.node_with("n0", "default", MOST, &[("cpu", "64"), ("pods", "100")])
+        .drifted("n0", EARLIER)
+        .pods("p", 2, "n0", "20");
+    let r = sc.run("s24-savings-two-replacements");
+    assert_eq!(r.row("n0")["method"], "drift", "{:#}", r.doc);
+    let action = &r.actions()[0];
+    let launched: Vec<&Value> = std::iter::once(&action["replacement"])
+        .chain(
+            action["additionalReplacements"]
+                .as_array()
+                .into_iter()
+                .flatten(),
+        )
+        .collect();
+    assert_eq!(launched.len(), 2, "{action:#}");
+    assert_savings(&r, fake_price(64, 128) - 2.0 * fake_price(32, 32));
 }
 
 /// The only action's savings per hour.
