@@ -1078,15 +1078,17 @@ fn balanced_scores_savings_against_disruption() {
     assert_eq!(score(0.0, 11.0, totals), 0.0);
 }
 
-/// Every `ScoreMove` It of core v1.14.1 balanced_test.go and the "should compute correct
-/// scores" Entries of balanced_scoring_test.go: (savings, move disruption, pool cost, pool
+/// Every `ScoreMove` It of core v1.14.1 balanced_test.go, the "should compute correct scores"
+/// Entries of balanced_scoring_test.go and the scores its `EvaluateBalancedMove` Its expect: (savings, move disruption, pool cost, pool
 /// disruption, k, approved). Approval is `score >= 1/k` (`ScoreResult.Approved`); the engine's k
 /// is `BalancedK = 2`, the "threshold tuning" Its try 1 and 3.
 #[test]
 fn balanced_score_move_its() {
     let score = engine::Engine::<sim::Reference>::score;
     let rfc = (58.08, 90.0);
-    let table: [(&str, f64, f64, (f64, f64), f64, bool); 20] = [
+    // (It, savings, move disruption, (pool cost, pool disruption), k, approved)
+    type Row = (&'static str, f64, f64, (f64, f64), f64, bool);
+    let table: [Row; 22] = [
         ("oversized node", 7.26, 4.0, rfc, 2.0, true),
         ("spare capacity delete", 4.84, 5.0, rfc, 2.0, true),
         ("marginal move", 2.42, 9.0, rfc, 2.0, false),
@@ -1135,6 +1137,26 @@ fn balanced_score_move_its() {
         ("zero disruption cost", 10.0, 0.0, (100.0, 100.0), 2.0, true),
         ("zero savings", 0.0, 10.0, (100.0, 100.0), 2.0, false),
         ("negative savings", -5.0, 10.0, (100.0, 100.0), 2.0, false),
+        // balanced_scoring_test.go "should approve a delete command for a single Balanced
+        // NodePool" (one of ten $4.84 nodes with a pod each: 0.1 / 0.1) and the Balanced pool's
+        // share in "should attribute savings proportionally in cross-NodePool scenarios" (half
+        // of $9.68 against five such nodes).
+        (
+            "single Balanced pool delete",
+            4.84,
+            2.0,
+            (48.40, 20.0),
+            2.0,
+            true,
+        ),
+        (
+            "cross-pool Balanced share",
+            4.84,
+            2.0,
+            (24.20, 10.0),
+            2.0,
+            true,
+        ),
     ];
     for (it, savings, disruption, (cost, pool_disruption), k, approved) in table {
         let totals = engine::Totals {
