@@ -14,6 +14,7 @@ use crate::upstream_disruption_binary::{
     fake_price, fake_type, offering, pool, Report, Sc, EARLIER, MOST,
 };
 use crate::upstream_drift_binary::{assert_all, base_class, case};
+use crate::upstream_e2e_disruption::disrupted_by;
 
 // ---------------------------------------------------------------------------------------------
 // nodepool_budgets_test.go › GetAllowedDisruptionsByReason
@@ -71,12 +72,7 @@ fn disrupted_for(reason: &str, budgets: &[Value], tag: &str) -> usize {
         "Drifted" => "drift",
         _ => return r.disrupted(),
     };
-    r.doc["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|n| n["method"] == method)
-        .count()
+    disrupted_by(&r.doc, method)
 }
 
 /// "should return 0 for all reasons if a budget is active for all reasons", "should return
