@@ -170,6 +170,38 @@ fn a_balanced_move_saves_what_the_allowed_offering_saves() {
     assert_savings(&r, 0.10);
 }
 
+/// balanced_scoring_test.go "should attribute savings proportionally in cross-NodePool
+/// scenarios" (`EvaluateBalancedMove`: a move across pools credits each Balanced pool with the
+/// savings times its share of the source cost). Balanced `default`: `b0` ($1, nine pods) and a
+/// `do-not-disrupt` `b1` ($2, room for every pod) — cost $3, disruption 10 + 1; pool `other`
+/// (WhenEmptyOrUnderutilized): `e0` ($1, one pod). Deleting `e0` and `b0` together saves $2, of
+/// which `default`'s share is $1: (1/3) / (10/11) = 0.37 < 0.5, rejected (the whole $2 would
+/// score 0.73). So no multi-node command; single-node deletes `e0` and leaves `b0`, whose delete
+/// alone scores the same 0.37 (`CanPassThreshold`).
+#[test]
+fn a_cross_pool_move_credits_a_balanced_pool_with_its_share() {
+    let small = "small-test-zone-1-on-demand";
+    let big = "big-test-zone-1-on-demand";
+    let catalog = json!({"instanceTypes": [
+        fake_type(small, 4, 8, vec![offering("test-zone-1", "on-demand", 1.0, true)]),
+        fake_type(big, 16, 32, vec![offering("test-zone-1", "on-demand", 2.0, true)]),
+    ]});
+    let mut sc = Sc::new().catalog(catalog);
+    sc.disruption("default")["consolidationPolicy"] = json!("Balanced");
+    sc.push(pool("other"));
+    // Full (nine pods of nine): what moves goes to `b1`.
+    sc.node_with("b0", "default", small, &[("cpu", "4"), ("pods", "9")])
+        .pods("b", 9, "b0", "");
+    sc.node_with("b1", "default", big, &[("cpu", "16"), ("pods", "100")])
+        .annotate_node("b1", "karpenter.sh/do-not-disrupt", "true");
+    sc.node_with("e0", "other", small, &[("cpu", "4"), ("pods", "100")])
+        .pod("e", "e0", "");
+    let r = sc.run("s24-balanced-cross-pool");
+    assert_eq!(r.row("e0")["decision"], "delete", "{:#}", r.doc);
+    assert_ne!(r.row("e0")["method"], "multi", "{:#}", r.doc);
+    r.left_because("b0", &["Balanced"]);
+}
+
 /// consolidation_logging_test.go (Go tests, no Its) `TestGetCommandEstimatedSavings_ZoneRequirement`
 /// (the pool allows zone-1 only; the cheaper type offers zone-2 at $0.05 and zone-1 at $0.45:
 /// saves $0.05) and `…_NoCapacityTypeRestriction` (spot allowed: the $0.10 spot offering is
