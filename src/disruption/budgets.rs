@@ -479,6 +479,88 @@ mod tests {
         }
     }
 
+    /// core v1.14.1 `pkg/apis/v1/nodepool_budgets_test.go`, its `BeforeEach` budgets on 100
+    /// nodes at the suite's clock (2000-06-15 12:30:30 UTC, a Thursday): "10", "100", "100%",
+    /// "15" for Drifted+Underutilized, "5" for Drifted (all `* * * * *` for 1h) and "0" for all
+    /// three reasons `@weekly`. GetAllowedDisruptionsByReason: "should return 0 for all reasons
+    /// if a budget is active for all reasons", "should return MaxInt32 for all reasons when there
+    /// are no active budgets" (unlimited: `None`), "should ignore reason-defined budgets when
+    /// inactive", "should return the budget for all disruption reasons when undefined", "should
+    /// get the minimum budget for each reason"; AllowedDisruptions: "should return MaxInt32 when
+    /// a budget is inactive", "… the int value …", "… the string value when a budget is active",
+    /// "should return zero values if a schedule is invalid" / "… if a nodes value is invalid".
+    #[test]
+    fn nodepool_budgets_test_fixture_by_reason() {
+        let now = at("2000-06-15T12:30:30Z");
+        let every = |n: &str, reasons: &[&str]| budget(n, Some("* * * * *"), Some("1h"), reasons);
+        let fixture = || {
+            vec![
+                every("10", &[]),
+                every("100", &[]),
+                every("100%", &[]),
+                every("15", &["Drifted", "Underutilized"]),
+                every("5", &["Drifted"]),
+                budget(
+                    "0",
+                    Some("@weekly"),
+                    Some("1h"),
+                    &["Underutilized", "Drifted", "Empty"],
+                ),
+            ]
+        };
+        let reasons = [
+            DisruptionReason::Empty,
+            DisruptionReason::Underutilized,
+            DisruptionReason::Drifted,
+        ];
+        let ns = nodes(100);
+        let by_reason = |budgets: Vec<Budget>| -> Vec<Option<u32>> {
+            let p = pool(budgets);
+            reasons
+                .iter()
+                .map(|&r| allowed_disruptions(&p, &ns, r, now).allowed)
+                .collect()
+        };
+
+        let mut all_active = fixture();
+        all_active[5].schedule = Some("* * * * *".into());
+        assert_eq!(by_reason(all_active), [Some(0); 3]);
+
+        let mut none_active = fixture();
+        for b in &mut none_active {
+            b.schedule = Some("@yearly".into());
+        }
+        assert_eq!(by_reason(none_active), [None; 3]);
+
+        let mut reasons_inactive = fixture();
+        reasons_inactive[3].schedule = Some("@yearly".into());
+        reasons_inactive[4].schedule = Some("@yearly".into());
+        assert_eq!(by_reason(reasons_inactive), [Some(10); 3]);
+
+        assert_eq!(by_reason(fixture()[..1].to_vec()), [Some(10); 3]);
+
+        let mut minimum = fixture();
+        minimum.push(every("4", &["Empty"]));
+        // Empty 4, Underutilized 10 (the reason-less "10" is below the "15"), Drifted 5.
+        assert_eq!(by_reason(minimum), [Some(4), Some(10), Some(5)]);
+
+        // AllowedDisruptions of single budgets.
+        let one = |b: Budget| allowed_disruptions(&pool(vec![b]), &ns, reasons[0], now);
+        let mut inactive = fixture()[0].clone();
+        inactive.schedule = Some("@yearly".into());
+        assert_eq!(one(inactive).allowed, None);
+        assert_eq!(one(fixture()[0].clone()).allowed, Some(10));
+        assert_eq!(one(fixture()[2].clone()).allowed, Some(100));
+        let mut bad_schedule = fixture()[0].clone();
+        bad_schedule.schedule = Some("@wrongly".into());
+        let mut bad_nodes = fixture()[0].clone();
+        bad_nodes.nodes = "1000a%".into();
+        for b in [bad_schedule, bad_nodes] {
+            let a = one(b.clone());
+            assert_eq!((a.allowed, a.invalid.is_some()), (Some(0), true), "{b:?}");
+        }
+    }
+
     /// core v1.14.1 `helpers.go BuildDisruptionBudgetMapping`: a node whose NodeClaim is
     /// `InstanceTerminating=True` is neither counted nor disrupting — 10 nodes, `nodes: 50%`,
     /// one terminating (and being deleted): ceil(9 × 50%) = 5 allowed.

@@ -52,34 +52,34 @@ const CATALOG: &str = "instanceTypes:
 /// the objects as the It leaves them, the NodeClaim and Node, and the verdict (`None`: not
 /// drifted; `Some(reason)`).
 #[derive(Clone)]
-struct Case {
-    it: &'static str,
-    launch_template: Value,
-    launch_class: Value,
-    template: Value,
-    class: Value,
-    class_status: Value,
+pub(crate) struct Case {
+    pub(crate) it: &'static str,
+    pub(crate) launch_template: Value,
+    pub(crate) launch_class: Value,
+    pub(crate) template: Value,
+    pub(crate) class: Value,
+    pub(crate) class_status: Value,
     /// Node labels (the NodeClaim's too).
-    labels: Value,
+    pub(crate) labels: Value,
     /// The NodeClaim's `status.imageID`.
-    image: Option<&'static str>,
+    pub(crate) image: Option<&'static str>,
     /// The instance's subnet and security groups (the Node's annotations offline).
-    subnet: Option<&'static str>,
-    groups: Option<&'static str>,
+    pub(crate) subnet: Option<&'static str>,
+    pub(crate) groups: Option<&'static str>,
     /// Hash annotations of the NodeClaim (`None`: left out) and the objects' own annotations.
-    claim_annotations: Option<Value>,
-    pool_annotations: Value,
-    class_annotations: Value,
+    pub(crate) claim_annotations: Option<Value>,
+    pub(crate) pool_annotations: Value,
+    pub(crate) class_annotations: Value,
     /// Extra NodeClaim fields (conditions, nodeClassRef).
-    claim_conditions: Value,
-    claim_class_ref: Option<Value>,
+    pub(crate) claim_conditions: Value,
+    pub(crate) claim_class_ref: Option<Value>,
     /// The pool the Node names (`None`: its own `p<i>`).
-    pool_name: Option<&'static str>,
+    pub(crate) pool_name: Option<&'static str>,
     /// No EC2NodeClass in the files.
-    no_class: bool,
+    pub(crate) no_class: bool,
     /// `spec.template.metadata` now (none at launch).
-    with_meta: Option<Value>,
-    expect: Option<&'static str>,
+    pub(crate) with_meta: Option<Value>,
+    pub(crate) expect: Option<&'static str>,
 }
 
 fn base_template() -> Value {
@@ -93,7 +93,7 @@ fn base_template() -> Value {
 }
 
 /// aws v1.14.1 suite_test.go "Static Drift Detection" BeforeEach's class (its selectors as ids).
-fn base_class() -> Value {
+pub(crate) fn base_class() -> Value {
     json!({
         "role": "test-role",
         "amiFamily": "AL2023",
@@ -135,7 +135,7 @@ fn base_labels() -> Value {
     })
 }
 
-fn case(it: &'static str, expect: Option<&'static str>) -> Case {
+pub(crate) fn case(it: &'static str, expect: Option<&'static str>) -> Case {
     Case {
         it,
         launch_template: base_template(),
@@ -178,7 +178,7 @@ impl Case {
         self
     }
 
-    fn class_edit(mut self, patch: Value) -> Case {
+    pub(crate) fn class_edit(mut self, patch: Value) -> Case {
         merge(&mut self.class, &patch);
         self
     }
@@ -190,7 +190,7 @@ impl Case {
         self
     }
 
-    fn with(mut self, f: impl FnOnce(&mut Case)) -> Case {
+    pub(crate) fn with(mut self, f: impl FnOnce(&mut Case)) -> Case {
         f(&mut self);
         self
     }
@@ -373,7 +373,7 @@ fn run(batch: &str, cases: &[Case]) -> Vec<String> {
     wrong
 }
 
-fn assert_all(batch: &str, cases: &[Case]) {
+pub(crate) fn assert_all(batch: &str, cases: &[Case]) {
     let wrong = run(batch, cases);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

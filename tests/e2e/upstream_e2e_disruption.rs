@@ -289,7 +289,7 @@ fn decisions(report: &Value) -> Vec<(String, String, String)> {
 }
 
 /// How many nodes the report disrupts with `method`.
-fn disrupted_by(report: &Value, method: &str) -> usize {
+pub(crate) fn disrupted_by(report: &Value, method: &str) -> usize {
     report["nodes"]
         .as_array()
         .unwrap()

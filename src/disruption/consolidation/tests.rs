@@ -1078,6 +1078,112 @@ fn balanced_scores_savings_against_disruption() {
     assert_eq!(score(0.0, 11.0, totals), 0.0);
 }
 
+/// Every `ScoreMove` It of core v1.14.1 balanced_test.go, the "should compute correct scores"
+/// Entries of balanced_scoring_test.go and the scores its `EvaluateBalancedMove` Its expect: (savings, move disruption, pool cost, pool
+/// disruption, k, approved). Approval is `score >= 1/k` (`ScoreResult.Approved`); the engine's k
+/// is `BalancedK = 2`, the "threshold tuning" Its try 1 and 3.
+#[test]
+fn balanced_score_move_its() {
+    let score = engine::Engine::<sim::Reference>::score;
+    let rfc = (58.08, 90.0);
+    // (It, savings, move disruption, (pool cost, pool disruption), k, approved)
+    type Row = (&'static str, f64, f64, (f64, f64), f64, bool);
+    let table: [Row; 22] = [
+        ("oversized node", 7.26, 4.0, rfc, 2.0, true),
+        ("spare capacity delete", 4.84, 5.0, rfc, 2.0, true),
+        ("marginal move", 2.42, 9.0, rfc, 2.0, false),
+        ("well-packed, zero savings", 0.0, 11.0, rfc, 2.0, false),
+        ("uniform pool replace", 2.42, 9.0, (48.40, 90.0), 2.0, true),
+        (
+            "low-disruption node A",
+            4.84,
+            5.0,
+            (58.08, 117.0),
+            2.0,
+            true,
+        ),
+        (
+            "high-disruption node B",
+            4.84,
+            32.0,
+            (58.08, 117.0),
+            2.0,
+            false,
+        ),
+        ("+Inf: zero move disruption", 4.84, 0.0, rfc, 2.0, true),
+        ("zero savings and disruption", 0.0, 0.0, rfc, 2.0, false),
+        ("zero pool cost", 4.84, 5.0, (0.0, 90.0), 2.0, false),
+        ("k=2 marginal", 2.42, 9.0, rfc, 2.0, false),
+        ("k=3 marginal", 2.42, 9.0, rfc, 3.0, true),
+        ("k=1 marginal", 2.42, 9.0, rfc, 1.0, false),
+        ("cross-pool on-demand", 4.84, 4.0, (48.40, 90.0), 2.0, true),
+        (
+            "high savings low disruption",
+            20.0,
+            5.0,
+            (100.0, 100.0),
+            2.0,
+            true,
+        ),
+        ("equal fractions", 10.0, 10.0, (100.0, 100.0), 2.0, true),
+        (
+            "low savings high disruption",
+            5.0,
+            50.0,
+            (100.0, 100.0),
+            2.0,
+            false,
+        ),
+        ("zero disruption cost", 10.0, 0.0, (100.0, 100.0), 2.0, true),
+        ("zero savings", 0.0, 10.0, (100.0, 100.0), 2.0, false),
+        ("negative savings", -5.0, 10.0, (100.0, 100.0), 2.0, false),
+        // balanced_scoring_test.go "should approve a delete command for a single Balanced
+        // NodePool" (one of ten $4.84 nodes with a pod each: 0.1 / 0.1) and the Balanced pool's
+        // share in "should attribute savings proportionally in cross-NodePool scenarios" (half
+        // of $9.68 against five such nodes).
+        (
+            "single Balanced pool delete",
+            4.84,
+            2.0,
+            (48.40, 20.0),
+            2.0,
+            true,
+        ),
+        (
+            "cross-pool Balanced share",
+            4.84,
+            2.0,
+            (24.20, 10.0),
+            2.0,
+            true,
+        ),
+    ];
+    for (it, savings, disruption, (cost, pool_disruption), k, approved) in table {
+        let totals = engine::Totals {
+            cost,
+            disruption: pool_disruption,
+        };
+        let s = score(savings, disruption, totals);
+        assert_eq!(s >= 1.0 / k, approved, "{it}: score {s}");
+    }
+    let t = |cost, disruption| engine::Totals { cost, disruption };
+    assert!(score(4.84, 0.0, t(58.08, 90.0)).is_infinite());
+    // "should produce the same score regardless of pool size" and "… identical scores for
+    // proportionally equivalent moves" (on-demand $48.40 vs spot $14.50 pools).
+    let (ten, hundred) = (
+        score(7.26, 4.0, t(58.08, 90.0)),
+        score(7.26, 4.0, t(580.8, 900.0)),
+    );
+    assert!((ten - hundred).abs() < 0.01 && (ten - 7.26 / 58.08 * 90.0 / 4.0).abs() < 1e-9);
+    let (od, spot) = (
+        score(4.84, 4.0, t(48.40, 90.0)),
+        score(1.45, 4.0, t(14.50, 90.0)),
+    );
+    assert!((od - spot).abs() < 0.01);
+    assert!((score(20.0, 5.0, t(100.0, 100.0)) - 4.0).abs() < 1e-9);
+    assert!((score(5.0, 50.0, t(100.0, 100.0)) - 0.1).abs() < 1e-9);
+}
+
 /// balanced_test.go "should approve low-disruption nodes and reject high-disruption nodes", end
 /// to end: in a Balanced pool a replacement saving little for many pods is refused, with the
 /// score named.
