@@ -48,6 +48,7 @@ mod support;
 mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;
+mod upstream_audit_sched_binary;
 mod upstream_aws_binary;
 mod upstream_aws_binary2;
 mod upstream_designs2_binary;

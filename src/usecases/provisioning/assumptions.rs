@@ -152,6 +152,7 @@ pub fn placement_groups_not_found(
             status: ConditionStatus::False,
             reason: "PlacementGroupNotFound".into(),
             message: message.clone(),
+            observed_generation: None,
         });
         said.push(format!(
             "node class {}: {message} (no available placement group with {selector}): the class \
