@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use crate::support::{fixture, karpenter};
 use crate::upstream_scheduling_binary::{
-    any_capacity, class, plan, plan_on, pod, pool, selector, sized, Plan, INSTANCE_TYPE,
+    any_capacity, class, daemonset, plan, plan_on, pod, pool, selector, sized, Plan, INSTANCE_TYPE,
 };
 
 const NODEPOOL: &str = "karpenter.sh/nodepool";
@@ -21,7 +21,8 @@ fn claims(name: &str) -> Value {
 
 /// scheduling/suite_test.go › Dynamic Resource Allocation (DRA) › DescribeTable "should handle
 /// DRA pods correctly" (4 Entries): a pod with a container's resource claim, an init container's,
-/// or both gets no NodeClaim and a DRA error; a pod without claims gets one NodeClaim.
+/// or both gets no NodeClaim and a DRA error (ours: `Unsupported`); a pod without claims gets
+/// one NodeClaim. Under the default `--ignore-dra-requests=true` (`HasDRARequirements`).
 #[test]
 fn dra_pods_get_no_nodeclaim_under_the_default_ignore_dra_requests() {
     let cpu = json!({"cpu": "1", "memory": "1Gi"});
@@ -47,20 +48,43 @@ fn dra_pods_get_no_nodeclaim_under_the_default_ignore_dra_requests() {
     let mut both_claims = sized("both-dra", cpu.clone(), init(Some("storage-init-claim")));
     both_claims["spec"]["containers"][0]["resources"]["claims"] =
         claims("gpu-claim")["claims"].clone();
-    let plain = sized("non-dra", cpu, init(None));
+    let plain = sized("non-dra", cpu.clone(), init(None));
+    // dra_test.go › Enablement gating (N) "should reject DRA pods with a DRAError when
+    // IgnoreDRARequests is enabled (N1)": a pod-level claim only.
+    let pod_level = sized(
+        "pod-level-dra",
+        cpu,
+        json!({"spec": {"resourceClaims": [{"name": "gpu", "resourceClaimName": "gpu-claim"}]}}),
+    );
+    // "should handle DaemonSet pods with DRA requirements based on IgnoreDRARequests flag
+    // value": a 3-CPU DaemonSet whose pods claim a device reserves nothing, so the 1-CPU pod
+    // takes the 2-CPU type (counted, it would need 4 CPUs).
+    let mut dra_daemon = daemonset("dra-daemon", json!({"cpu": "3"}), json!({}));
+    dra_daemon["spec"]["template"]["spec"]["containers"][0]["resources"]["claims"] =
+        claims("gpu-claim")["claims"].clone();
     let p = plan(vec![
         pool("default", vec![any_capacity()], json!({})),
+        dra_daemon,
         container,
         init_only,
         both_claims,
+        pod_level,
         plain,
     ]);
-    p.assert_pending(&["container-dra", "init-container-dra", "both-dra"]);
+    p.assert_pending(&[
+        "container-dra",
+        "init-container-dra",
+        "both-dra",
+        "pod-level-dra",
+    ]);
     for (pod, reason) in p.pending() {
         assert_eq!(reason, "Unsupported", "{pod}: {:#}", p.json);
     }
     assert_eq!(p.claims().len(), 1, "{:#}", p.json);
-    p.claim("non-dra");
+    assert_eq!(
+        p.label("non-dra", INSTANCE_TYPE),
+        Some("small-instance-type")
+    );
 }
 
 /// core pkg/cloudprovider/suite_test.go › Instance Type: "should reserve additional capacity
@@ -161,5 +185,89 @@ fn a_class_unknown_not_ready_or_not_reconciled_launches_nothing() {
         "NodePool/stale: not Ready (NodeClassNotReady: EC2NodeClass/stale status has not been reconciled against the latest spec (Ready observed generation 1, metadata.generation 2))",
     ] {
         assert!(run.stderr.contains(why), "{why}\n{}", run.stderr);
+    }
+}
+
+/// `provision --dry-run -f - -o json` of `objects` on the embedded catalog (the AWS types).
+fn plan_embedded(objects: Vec<Value>) -> Plan {
+    let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
+    let run = karpenter(
+        &[
+            "provision",
+            "--dry-run",
+            "-q",
+            "-f",
+            "-",
+            "-o",
+            "json",
+            "--region",
+            "us-east-1",
+        ],
+        list.to_string().as_bytes(),
+    );
+    Plan {
+        code: run.code,
+        json: serde_json::from_str(&run.stdout).expect(&run.stderr),
+    }
+}
+
+/// aws pkg/providers/instancetype/compatibility/suite_test.go › AMIFamilyCompatibility,
+/// DescribeTable "should handle various instance types across different AMI families" (6
+/// Entries): a1.medium and a1.large run a Custom AMI, t3.medium a Custom or AL2023 AMI, a1.large
+/// Bottlerocket, and a1.medium no AL2023. One pool per family allowing those three types; an
+/// arm64 pod (the a1s) and a t3.medium pod on each.
+#[test]
+fn a1_types_run_every_ami_family_but_al2023() {
+    let family = |name: &str, terms: Value| {
+        let mut c = class();
+        c["metadata"]["name"] = json!(name);
+        c["spec"]["amiSelectorTerms"] = terms;
+        if name == "custom" {
+            c["spec"]["amiFamily"] = json!("Custom");
+            c["spec"]["userData"] = json!("#!/bin/bash\n");
+        }
+        c
+    };
+    let types = crate::upstream_scheduling_binary::req(
+        INSTANCE_TYPE,
+        "In",
+        &["a1.medium", "a1.large", "t3.medium"],
+    );
+    let mut objects = vec![
+        family("custom", json!([{"id": "ami-0123456789abcdef0"}])),
+        family("al2023", json!([{"alias": "al2023@latest"}])),
+        family("bottlerocket", json!([{"alias": "bottlerocket@latest"}])),
+    ];
+    for name in ["custom", "al2023", "bottlerocket"] {
+        objects.push(pool(
+            name,
+            vec![types.clone()],
+            json!({"spec": {"nodeClassRef": {"name": name}}}),
+        ));
+        let on = |extra: (&str, &str)| selector(&[(NODEPOOL, name), extra]);
+        objects.push(sized(
+            &format!("{name}-a1"),
+            json!({"cpu": "100m"}),
+            on(("kubernetes.io/arch", "arm64")),
+        ));
+        objects.push(sized(
+            &format!("{name}-t3"),
+            json!({"cpu": "100m"}),
+            on((INSTANCE_TYPE, "t3.medium")),
+        ));
+    }
+    let p = plan_embedded(objects);
+    p.assert_pending(&["al2023-a1"]);
+    for pod in ["custom-a1", "bottlerocket-a1"] {
+        let options = &p.claim(pod)["instanceTypes"];
+        assert_eq!(
+            options,
+            &json!(["a1.medium", "a1.large"]),
+            "{pod}: {:#}",
+            p.json
+        );
+    }
+    for pod in ["custom-t3", "al2023-t3", "bottlerocket-t3"] {
+        assert_eq!(p.label(pod, INSTANCE_TYPE), Some("t3.medium"), "{pod}");
     }
 }
