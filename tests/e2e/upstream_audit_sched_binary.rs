@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{fixture, karpenter};
+use crate::support::{fixture, provision_json};
 use crate::upstream_scheduling_binary::{
     any_capacity, class, daemonset, plan, plan_on, pod, pool, selector, sized, Plan, INSTANCE_TYPE,
 };
@@ -158,24 +158,11 @@ fn a_class_unknown_not_ready_or_not_reconciled_launches_nothing() {
         class_at("fresh", "True", 2),
     ];
     objects.extend(["unknown", "not-ready", "stale", "fresh"].map(to));
-    let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
-    let catalog = fixture("s19-bsched/fake-catalog.yaml");
-    let run = karpenter(
-        &[
-            "provision",
-            "--dry-run",
-            "-f",
-            "-",
-            "-o",
-            "json",
-            "--catalog",
-            catalog.to_str().unwrap(),
-        ],
-        list.to_string().as_bytes(),
-    );
+    // The warnings naming why each pool was left out are on stderr.
+    let run = crate::upstream_overlay_binary::run("s19-bsched/fake-catalog.yaml", objects);
     let p = Plan {
         code: run.code,
-        json: serde_json::from_str(&run.stdout).expect(&run.stderr),
+        json: run.json,
     };
     p.assert_pending(&["unknown", "not-ready", "stale"]);
     assert_eq!(p.label("fresh", NODEPOOL), Some("fresh"));
@@ -188,27 +175,10 @@ fn a_class_unknown_not_ready_or_not_reconciled_launches_nothing() {
     }
 }
 
-/// `provision --dry-run -f - -o json` of `objects` on the embedded catalog (the AWS types).
+/// `provision --dry-run` of `objects` on the embedded catalog (the AWS types).
 fn plan_embedded(objects: Vec<Value>) -> Plan {
-    let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
-    let run = karpenter(
-        &[
-            "provision",
-            "--dry-run",
-            "-q",
-            "-f",
-            "-",
-            "-o",
-            "json",
-            "--region",
-            "us-east-1",
-        ],
-        list.to_string().as_bytes(),
-    );
-    Plan {
-        code: run.code,
-        json: serde_json::from_str(&run.stdout).expect(&run.stderr),
-    }
+    let (code, json) = provision_json(&["--region", "us-east-1"], objects);
+    Plan { code, json }
 }
 
 /// aws pkg/providers/instancetype/compatibility/suite_test.go › AMIFamilyCompatibility,
