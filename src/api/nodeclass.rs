@@ -485,6 +485,7 @@ fn with_selection_readiness(
             status: crate::model::nodepool::ConditionStatus::False,
             reason: reason.into(),
             message: message.into(),
+            observed_generation: None,
         });
     }
     conditions

@@ -128,6 +128,7 @@ pub(crate) fn conditions(list: Option<&[Condition]>) -> Vec<crate::model::nodepo
                 },
                 reason: c.reason.clone().unwrap_or_default(),
                 message: c.message.clone().unwrap_or_default(),
+                observed_generation: c.observed_generation,
             })
         })
         .collect()

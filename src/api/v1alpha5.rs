@@ -556,6 +556,7 @@ fn provider_class(
         launch_template: p.launch_template.clone(),
         status: Default::default(),
         deleting: false,
+        metadata_generation: None,
         raw_spec: None,
     })
 }

@@ -420,6 +420,7 @@ impl Ec2NodeClass {
                 None => Default::default(),
             },
             deleting: self.metadata.deletion_timestamp.is_some(),
+            metadata_generation: None,
             raw_spec: serde_json::to_value(&spec).ok(),
         })
     }

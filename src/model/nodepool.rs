@@ -353,6 +353,9 @@ pub struct Condition {
     pub reason: String,
     /// `message` (empty when absent).
     pub message: String,
+    /// `observedGeneration`: the object generation the controller judged (absent when the
+    /// manifest does not say).
+    pub observed_generation: Option<i64>,
 }
 
 /// A condition's `status`: `True`, `False`, or anything else (`Unknown`).
@@ -433,6 +436,9 @@ pub struct NodeClass {
     /// `metadata.deletionTimestamp` is set: its NodePools are not ready
     /// (`NodeClassReady=False`, reason `NodeClassTerminating`).
     pub deleting: bool,
+    /// `metadata.generation` (v1; absent when the manifest does not say): with its `Ready`
+    /// condition's `observedGeneration`, whether the status was reconciled against this spec.
+    pub metadata_generation: Option<i64>,
     /// `spec` as read (the typed fields, round-tripped to JSON): what Karpenter's
     /// `ec2nodeclass-hash` is computed from (`drift::hash`).
     pub raw_spec: Option<serde_json::Value>,

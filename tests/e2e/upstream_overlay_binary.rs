@@ -96,10 +96,10 @@ fn at(name: &str, selector: &[(&str, &str)]) -> Value {
 }
 
 /// What the binary planned, and what it warned.
-struct Out {
-    code: i32,
-    json: Value,
-    stderr: String,
+pub(crate) struct Out {
+    pub(crate) code: i32,
+    pub(crate) json: Value,
+    pub(crate) stderr: String,
 }
 
 impl Out {
@@ -193,7 +193,7 @@ impl Out {
 
 /// Plans `objects` (with the default EC2NodeClass) against the catalog `catalog` (a fixture
 /// path), keeping the warnings.
-fn run(catalog: &str, objects: Vec<Value>) -> Out {
+pub(crate) fn run(catalog: &str, objects: Vec<Value>) -> Out {
     run_with(catalog, objects, &[])
 }
 

@@ -152,10 +152,13 @@ pub fn placement_groups_not_found(
             status: ConditionStatus::False,
             reason: "PlacementGroupNotFound".into(),
             message: message.clone(),
+            observed_generation: None,
         });
+        // The condition's message ("Placement group … not found") is said by each NodePool
+        // left out for it (`input::not_ready`); this line says why, once.
         said.push(format!(
-            "node class {}: {message} (no available placement group with {selector}): the class \
-             is not Ready, its NodePools launch nothing",
+            "node class {}: no available placement group with {selector} \
+             (PlacementGroupNotFound): the class is not Ready, its NodePools launch nothing",
             c.name
         ));
     }
@@ -451,7 +454,7 @@ spec:
         let said = placement_groups_not_found(&mut m, std::slice::from_ref(&group));
         assert_eq!(said.len(), 1);
         assert!(
-            said[0].starts_with("node class default: Placement group \"pg-1\" not found"),
+            said[0].starts_with("node class default: no available placement group with"),
             "{said:?}"
         );
         let ready = &m.node_classes[0].status.conditions[0];

@@ -15,31 +15,62 @@ use crate::model::nodepool::{ApiGeneration, Condition, ConditionStatus, NodeClas
 /// node class, when in the input, being deleted or not `Ready`
 /// (`pkg/controllers/nodepool/readiness/controller.go`: `NodeClassTerminating`, the class's
 /// `Ready` reason and message, `NodeClassReadinessUnknown`). A class absent from the input, or
-/// one without status, counts as ready.
+/// one without status, counts as ready. Whatever the pool's `Ready`, the class's own `Ready`
+/// False or Unknown, or observed at an older generation ([`unreconciled`]), launches nothing:
+/// the AWS provider's `Create` checks it (`aws v1.14.1: pkg/cloudprovider/cloudprovider.go`;
+/// cloudprovider/suite_test.go "should not proceed with instance creation if NodeClass is
+/// unknown", "should return NodeClassNotReady error on creation if NodeClass is not ready").
 pub fn not_ready(pool: &NodePool, class: Option<&NodeClass>) -> Option<NotReady> {
     if pool.generation != Some(ApiGeneration::V1) {
         return None;
     }
     let find = |list: &'_ [Condition], t: &str| list.iter().find(|c| c.type_ == t).cloned();
-    if let Some(ready) = find(&pool.conditions, "Ready") {
-        return (ready.status != ConditionStatus::True).then_some(NotReady::Pool(ready));
-    }
-    for t in ["ValidationSucceeded", "NodeClassReady"] {
-        if let Some(c) = find(&pool.conditions, t).filter(|c| c.status != ConditionStatus::True) {
-            return Some(NotReady::Pool(c));
+    let pool_ready = find(&pool.conditions, "Ready");
+    match &pool_ready {
+        Some(ready) if ready.status != ConditionStatus::True => {
+            return Some(NotReady::Pool(ready.clone()))
+        }
+        Some(_) => {}
+        None => {
+            for t in ["ValidationSucceeded", "NodeClassReady"] {
+                let c = find(&pool.conditions, t).filter(|c| c.status != ConditionStatus::True);
+                if let Some(c) = c {
+                    return Some(NotReady::Pool(c));
+                }
+            }
         }
     }
     let class = class?;
     let (kind, name) = (class.kind.clone(), class.name.clone());
-    if class.deleting {
+    if pool_ready.is_none() && class.deleting {
         return Some(NotReady::ClassTerminating { kind, name });
     }
     let ready = find(&class.status.conditions, "Ready")?;
     match ready.status {
-        ConditionStatus::True => None,
+        ConditionStatus::True => unreconciled(class),
         ConditionStatus::Unknown => Some(NotReady::ClassReadinessUnknown { kind, name }),
         ConditionStatus::False => Some(NotReady::ClassNotReady { kind, name, ready }),
     }
+}
+
+/// A v1 class whose `Ready` was observed at another generation than its `metadata.generation`:
+/// its status (subnets, AMIs, groups) is not yet the spec's, and the AWS provider refuses to
+/// launch (`aws v1.14.1: pkg/cloudprovider/cloudprovider.go` `Create`, NodeClassNotReady;
+/// cloudprovider/suite_test.go "should return NodeClassNotReady error when observed generation
+/// doesn't match"), whatever the pool's `Ready`. Said only when the manifest gives both numbers.
+fn unreconciled(class: &NodeClass) -> Option<NotReady> {
+    let ready = class
+        .status
+        .conditions
+        .iter()
+        .find(|c| c.type_ == "Ready" && c.status == ConditionStatus::True)?;
+    let (observed, generation) = (ready.observed_generation?, class.metadata_generation?);
+    (observed != generation).then(|| NotReady::ClassNotReconciled {
+        kind: class.kind.clone(),
+        name: class.name.clone(),
+        observed,
+        generation,
+    })
 }
 
 /// Why a v1 NodePool takes no new capacity ([`not_ready`]): the readiness controller's
@@ -73,6 +104,17 @@ pub enum NotReady {
         /// The class's `Ready` condition.
         ready: Condition,
     },
+    /// Its node class's `Ready` was observed at an older generation ([`unreconciled`]).
+    ClassNotReconciled {
+        /// The class's kind.
+        kind: String,
+        /// The class's name.
+        name: String,
+        /// `Ready`'s `observedGeneration`.
+        observed: i64,
+        /// The class's `metadata.generation`.
+        generation: i64,
+    },
 }
 
 impl std::fmt::Display for NotReady {
@@ -91,6 +133,10 @@ impl std::fmt::Display for NotReady {
                 f,
                 "NodeClassReady=False, {kind}/{name} is not Ready: {}",
                 explain(ready)
+            ),
+            NotReady::ClassNotReconciled { kind, name, observed, generation } => write!(
+                f,
+                "NodeClassNotReady: {kind}/{name} status has not been reconciled against the latest spec (Ready observed generation {observed}, metadata.generation {generation})"
             ),
         }
     }

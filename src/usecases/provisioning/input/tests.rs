@@ -185,9 +185,13 @@ fn a_pool_that_is_not_ready_is_left_out() {
     assert_eq!(readiness(&status("True"), ""), None);
     // No status: ready (offline assumption).
     assert_eq!(readiness("", ""), None);
-    // The pool's Ready decides over its class when a controller wrote it.
+    // A pool Ready=True still launches nothing through a class Ready=False: the provider's
+    // Create refuses it (aws cloudprovider/suite_test.go "should return NodeClassNotReady
+    // error on creation if NodeClass is not ready").
     let class_false = "status:\n  conditions:\n  - {type: Ready, status: \"False\", reason: SubnetsNotFound, message: SubnetSelector did not match any Subnets}\n";
-    assert_eq!(readiness(&status("True"), class_false), None);
+    assert!(readiness(&status("True"), class_false)
+        .unwrap()
+        .contains("SubnetsNotFound"));
     // Without it: the class's Ready False (its reason and message), Unknown, or deletion.
     assert_eq!(
         readiness("", class_false).as_deref(),
@@ -212,6 +216,39 @@ fn a_pool_that_is_not_ready_is_left_out() {
         readiness(invalid, "").as_deref(),
         Some("ValidationSucceeded=False, NodePoolValidationFailed")
     );
+}
+
+/// aws v1.14.1 cloudprovider/suite_test.go "should return NodeClassNotReady error when
+/// observed generation doesn't match": a class `Ready=True` observed at generation 1 whose
+/// `metadata.generation` is 2 launches nothing, whatever the pool's `Ready`; the same
+/// generation, or a manifest without one of the numbers, is ready.
+#[test]
+fn a_class_whose_ready_is_of_an_older_generation_launches_nothing() {
+    let stale = |pool_status: &str, generation: &str, observed: &str| {
+        let class = V1_CLASS.replace(
+            "metadata: {name: default}",
+            &format!("metadata: {{name: default{generation}}}"),
+        );
+        let status =
+            format!("status:\n  conditions:\n  - {{type: Ready, status: \"True\"{observed}}}\n");
+        let text = format!("{V1_POOL}{pool_status}{class}{status}");
+        let m = crate::api::load_str("in.yaml", &text).unwrap();
+        not_ready(&m.node_pools[0], class_of(&m, &m.node_pools[0])).map(|r| r.to_string())
+    };
+    let pool_ready = "status:\n  conditions:\n  - {type: Ready, status: \"True\"}\n";
+    let want = "NodeClassNotReady: EC2NodeClass/default status has not been reconciled against the latest spec (Ready observed generation 1, metadata.generation 2)";
+    for pool_status in ["", pool_ready] {
+        assert_eq!(
+            stale(pool_status, ", generation: 2", ", observedGeneration: 1").as_deref(),
+            Some(want)
+        );
+        assert_eq!(
+            stale(pool_status, ", generation: 2", ", observedGeneration: 2"),
+            None
+        );
+        assert_eq!(stale(pool_status, "", ", observedGeneration: 1"), None);
+        assert_eq!(stale(pool_status, ", generation: 2", ""), None);
+    }
 }
 
 /// Pool `a` of `V1_POOL` allowing only the instance types `types` (comma-separated).
