@@ -1104,6 +1104,10 @@ mod tests {
                 "karpenter.sh/v1\nkind: NodePool",
                 "karpenter.sh/v1beta1\nkind: NodePool",
             )
+            .replace(
+                "group: karpenter.k8s.aws",
+                "apiVersion: karpenter.k8s.aws/v1beta1",
+            )
             .replace("cpu: \"8\", nodes", "cpu: \"12\", nodes");
         assert_eq!(usage(beta), (12, 1));
     }
