@@ -153,6 +153,11 @@ def crd_types(types):
                 for meta in ("apiVersion", "kind"):
                     schema["properties"].setdefault(meta, {"type": "string"})
                 key = f'{spec["group"]}/{v["name"]}/{spec["names"]["kind"]}'
+                # The v0.37 CRDs under v1beta1/ also serve a pre-1.0 v1: each version's schema
+                # comes from the directory named after it (v1/ holds v1.14.1's).
+                own = os.path.basename(os.path.dirname(path)) == v["name"]
+                if key in roots and not own:
+                    continue
                 roots[key] = (type_id(schema), os.path.relpath(path, ROOT))
     return roots
 

@@ -144,9 +144,13 @@ fn read_document(
         Doc::Null => return Err(not_an_object(location, "nothing")),
     };
     match body {
-        Body::Typed(object, mut unknown) => {
+        Body::Typed(mut object, mut unknown) => {
+            // Pruned whatever the validation, as the API server stores the object without them.
+            let other_generation =
+                super::generation_fields::prune_other_generation_fields(&mut object);
             if super::schema::validation() != super::schema::Validation::Ignore {
                 unknown.extend(read_but_unknown(&object));
+                unknown.extend(other_generation);
             }
             let meta = object.metadata();
             let name = object_name(&kind, meta.namespace.as_deref(), meta.name.as_deref());

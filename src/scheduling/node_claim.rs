@@ -309,23 +309,46 @@ pub(super) fn zone_pin(reqs: &Requirements) -> Option<String> {
         .and_then(|z| z.values().iter().next().cloned())
 }
 
-/// In-flight NodeClaims keyed by (pod count, creation order) — the order Karpenter tries them —
-/// and indexed by the zone each is pinned to.
+/// An in-flight NodeClaim's place in the order Karpenter tries them: (pod count, tie, index).
+pub(super) type ClaimKey = (usize, i64, usize);
+
+/// In-flight NodeClaims in the order Karpenter tries them, and indexed by the zone each is
+/// pinned to. Before each pod Karpenter stable-sorts its list of NodeClaims by pod count
+/// (core v1.14.1 `scheduler.go` `add`: `sort.Slice` by `len(Pods)`, an insertion sort — stable —
+/// for up to 12 claims; new claims are appended). So among claims with as many pods, the one
+/// that reached that count last comes first (it stood before the others, which had one pod more
+/// already), and a new claim comes after the other one-pod claims: `tie` is the negated bump
+/// sequence for a claim that gained a pod, the creation sequence for a new one.
 #[derive(Default)]
 pub(super) struct ClaimQueue {
-    pub(super) all: BTreeSet<(usize, usize)>,
-    pub(super) unpinned: BTreeSet<(usize, usize)>,
-    pub(super) by_zone: FxHashMap<String, BTreeSet<(usize, usize)>>,
+    pub(super) all: BTreeSet<ClaimKey>,
+    pub(super) unpinned: BTreeSet<ClaimKey>,
+    pub(super) by_zone: FxHashMap<String, BTreeSet<ClaimKey>>,
     pub(super) pins: FxHashMap<usize, String>,
+    created: i64,
+    bumped: i64,
 }
 
 impl ClaimQueue {
-    pub(super) fn insert(&mut self, key: (usize, usize), pin: Option<String>) {
+    /// A new NodeClaim with its first pod: last among the one-pod claims.
+    pub(super) fn insert_new(&mut self, claim: usize, pin: Option<String>) {
+        self.created += 1;
+        self.insert((1, self.created, claim), pin);
+    }
+
+    /// A NodeClaim that took one more pod: first among the claims with its new count.
+    pub(super) fn bump(&mut self, key: ClaimKey, pin: Option<String>) {
+        self.remove(key);
+        self.bumped += 1;
+        self.insert((key.0 + 1, -self.bumped, key.2), pin);
+    }
+
+    fn insert(&mut self, key: ClaimKey, pin: Option<String>) {
         self.all.insert(key);
         match pin {
             Some(zone) => {
                 self.by_zone.entry(zone.clone()).or_default().insert(key);
-                self.pins.insert(key.1, zone);
+                self.pins.insert(key.2, zone);
             }
             None => {
                 self.unpinned.insert(key);
@@ -333,9 +356,9 @@ impl ClaimQueue {
         }
     }
 
-    pub(super) fn remove(&mut self, key: (usize, usize)) {
+    fn remove(&mut self, key: ClaimKey) {
         self.all.remove(&key);
-        match self.pins.remove(&key.1) {
+        match self.pins.remove(&key.2) {
             Some(zone) => {
                 if let Some(set) = self.by_zone.get_mut(&zone) {
                     set.remove(&key);
@@ -352,13 +375,12 @@ impl ClaimQueue {
     pub(super) fn candidates<'q>(
         &'q self,
         zones: Option<&Requirement>,
-    ) -> Box<dyn Iterator<Item = (usize, usize)> + 'q> {
+    ) -> Box<dyn Iterator<Item = ClaimKey> + 'q> {
         let Some(zones) = zones else {
             return Box::new(self.all.iter().copied());
         };
-        let mut heads: Vec<
-            std::iter::Peekable<std::collections::btree_set::Iter<'q, (usize, usize)>>,
-        > = vec![self.unpinned.iter().peekable()];
+        let mut heads: Vec<std::iter::Peekable<std::collections::btree_set::Iter<'q, ClaimKey>>> =
+            vec![self.unpinned.iter().peekable()];
         for z in zones.values() {
             if let Some(set) = self.by_zone.get(z) {
                 heads.push(set.iter().peekable());

@@ -501,9 +501,9 @@ impl<'a> Solver<'a> {
             };
             self.claim_order
                 .candidates(zones.as_ref())
-                .filter(|&(_, c)| c >= first_claim)
+                .filter(|&(_, _, c)| c >= first_claim)
                 .find_map(|key| {
-                    let claim = &self.claims[key.1];
+                    let claim = &self.claims[key.2];
                     let pool = &self.pools[claim.pool];
                     try_claim(
                         &self.topology,
@@ -519,11 +519,11 @@ impl<'a> Solver<'a> {
                     .map(|update| (key, update))
                 })
         };
-        if let Some(((count, c), update)) = found {
-            self.claim_order.remove((count, c));
+        if let Some((key, update)) = found {
+            let c = key.2;
             self.commit(c, s, update);
             let pin = zone_pin(&self.claims[c].reqs);
-            self.claim_order.insert((count + 1, c), pin);
+            self.claim_order.bump(key, pin);
             return Ok(());
         }
         if let Some(id) = shape {
@@ -667,7 +667,7 @@ impl<'a> Solver<'a> {
                 self.claims.push(claim);
                 self.commit(c, s, update);
                 let pin = zone_pin(&self.claims[c].reqs);
-                self.claim_order.insert((1, c), pin);
+                self.claim_order.insert_new(c, pin);
                 let pool = &mut self.pools[p];
                 pool.claims_created += 1;
                 if let Some(remaining) = pool.remaining.as_mut() {

@@ -38,6 +38,7 @@ mod placement_groups;
 mod plans;
 mod pricing;
 mod provision_live;
+mod public_configs10;
 mod public_configs8;
 mod public_configs9;
 mod reservations;

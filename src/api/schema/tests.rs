@@ -228,3 +228,38 @@ spec:
         m.warnings
     );
 }
+
+/// Each version's schema comes from the CRD vendored for it: the v0.37.8 CRDs under
+/// `crds/v1beta1/` also serve a pre-1.0 `v1`, which had replaced v1.14.1's (no `replicas`,
+/// `placementGroupSelector`, `capacityReservationSelectorTerms`, … — the generator read it last).
+#[test]
+fn v1_schemas_are_v1_14_1s() {
+    let known = |root: &str, steps: &[&str]| {
+        let (group_version, kind) = root.rsplit_once('/').unwrap();
+        let root = super::root(group_version, kind).unwrap();
+        let steps: Vec<super::Step> = steps
+            .iter()
+            .map(|s| super::Step::Key(s.to_string()))
+            .collect();
+        !matches!(
+            super::resolve(root, kind, &steps),
+            super::Resolved::Unknown(_)
+        )
+    };
+    assert!(known("karpenter.sh/v1/NodePool", &["spec", "replicas"]));
+    for field in [
+        "placementGroupSelector",
+        "capacityReservationSelectorTerms",
+        "ipPrefixCount",
+        "cpuOptions",
+    ] {
+        assert!(
+            known("karpenter.k8s.aws/v1/EC2NodeClass", &["spec", field]),
+            "{field}"
+        );
+    }
+    assert!(!known(
+        "karpenter.sh/v1beta1/NodePool",
+        &["spec", "replicas"]
+    ));
+}

@@ -13,6 +13,7 @@ mod daemons;
 mod existing;
 mod existing_nodes;
 mod inflight;
+mod inflight_order;
 mod launch;
 mod min_values_policy;
 mod nodeclaims;

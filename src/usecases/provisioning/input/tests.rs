@@ -153,6 +153,10 @@ fn a_pools_usage_counts_its_live_nodes_once() {
             "karpenter.sh/v1\nkind: NodePool",
             "karpenter.sh/v1beta1\nkind: NodePool",
         )
+        .replace(
+            "group: karpenter.k8s.aws",
+            "apiVersion: karpenter.k8s.aws/v1beta1",
+        )
         .replace("cpu: \"8\", nodes", "cpu: \"12\", nodes");
     assert_eq!(usage(beta), (12, 1));
 }
