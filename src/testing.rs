@@ -490,6 +490,7 @@ pub fn b1_input(count: usize) -> crate::scheduling::Input {
             usage: Resources::new(),
             claim_annotations: Default::default(),
             images: Vec::new(),
+            not_ready: None,
         }],
         ..Default::default()
     }
@@ -575,6 +576,7 @@ pub fn consolidation_input(
             usage: Resources::new(),
             claim_annotations: Default::default(),
             images: Vec::new(),
+            not_ready: None,
         })
         .collect();
     let release = Release::for_pools(&pools);

@@ -365,6 +365,7 @@ impl ProvisionArgs {
             min_values_policy: self.min_values.policy().unwrap_or_default(),
             node_overlay_gate: None,
             static_capacity_gate: None,
+            keep_not_ready: false,
         }
     }
 }

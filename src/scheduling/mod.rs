@@ -69,6 +69,9 @@ pub struct PoolInput {
     /// The node class's AMIs (`status.amis`), when known: a launch leaves out the types none of
     /// them runs on. Empty when not known (offline without a status): every type launches.
     pub images: Vec<PoolImage>,
+    /// Why the pool is not Ready, when it is kept for its nodes only
+    /// ([`PoolCause::NotReady`]): no NodeClaim is created for it.
+    pub not_ready: Option<String>,
 }
 
 /// One of a node class's AMIs and what it runs on (`status.amis[]`). A launch maps each type to

@@ -248,6 +248,8 @@ fn prepare(input: &Input) -> Vec<PreparedPool> {
                 Some(PoolCause::AutoMode {
                     class: r.name.clone(),
                 })
+            } else if let Some(why) = &pi.not_ready {
+                Some(PoolCause::NotReady(why.clone()))
             } else if types.is_empty() {
                 Some(PoolCause::NoInstanceTypes {
                     requirements: reqs.clone(),

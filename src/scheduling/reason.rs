@@ -22,6 +22,7 @@ use crate::model::taints::Taint;
 /// | `InvalidRequirement` | a node-affinity requirement is malformed (e.g. `In` without values) |
 /// | `NoNodePool` | there is no NodePool to create a node from |
 /// | `StaticNodePool` | the NodePool is static (`spec.replicas`) and not used for provisioning |
+/// | `NodePoolNotReady` | the NodePool is not Ready (its own or its node class's status): nothing is launched for it |
 /// | `AutoModeNodePool` | the NodePool uses an EKS Auto Mode `NodeClass` (`eks.amazonaws.com`): EKS provisions for it |
 /// | `NodePoolHasNoInstanceTypes` | no instance type is compatible with the NodePool's requirements |
 /// | `LimitReached` | the NodePool's `limits` leave no room for another node |
@@ -59,6 +60,8 @@ pub enum ReasonCode {
     NoNodePool,
     /// See the table above.
     StaticNodePool,
+    /// See the table above.
+    NodePoolNotReady,
     /// See the table above.
     AutoModeNodePool,
     /// See the table above.
@@ -106,6 +109,7 @@ impl ReasonCode {
             ReasonCode::InvalidRequirement => "InvalidRequirement",
             ReasonCode::NoNodePool => "NoNodePool",
             ReasonCode::StaticNodePool => "StaticNodePool",
+            ReasonCode::NodePoolNotReady => "NodePoolNotReady",
             ReasonCode::AutoModeNodePool => "AutoModeNodePool",
             ReasonCode::NodePoolHasNoInstanceTypes => "NodePoolHasNoInstanceTypes",
             ReasonCode::LimitReached => "LimitReached",
@@ -273,7 +277,10 @@ impl fmt::Display for PoolRefusal {
         let (kind, name, cause) = (self.kind, &self.pool, &self.cause);
         match cause {
             // A pool unusable as a whole is the subject of the sentence (always a NodePool).
-            PoolCause::Static | PoolCause::AutoMode { .. } | PoolCause::NoInstanceTypes { .. } => {
+            PoolCause::Static
+            | PoolCause::AutoMode { .. }
+            | PoolCause::NotReady(_)
+            | PoolCause::NoInstanceTypes { .. } => {
                 write!(f, "NodePool {name} {cause}")
             }
             _ => write!(f, "{kind} {name}: {cause}"),
@@ -286,6 +293,9 @@ impl fmt::Display for PoolRefusal {
 pub enum PoolCause {
     /// Static pool (`spec.replicas`).
     Static,
+    /// The pool is not Ready (why, as the readiness controller says it): kept for its nodes,
+    /// which stay disruption candidates, but nothing is launched for it.
+    NotReady(String),
     /// The pool's node class is an EKS Auto Mode `NodeClass` (`eks.amazonaws.com`): EKS runs the
     /// Karpenter that provisions for it, not the user, so this tool neither plans nor launches it.
     AutoMode {
@@ -361,6 +371,7 @@ impl PoolCause {
     pub fn code(&self) -> ReasonCode {
         match self {
             PoolCause::Static => ReasonCode::StaticNodePool,
+            PoolCause::NotReady(_) => ReasonCode::NodePoolNotReady,
             PoolCause::AutoMode { .. } => ReasonCode::AutoModeNodePool,
             PoolCause::NoInstanceTypes { .. } => ReasonCode::NodePoolHasNoInstanceTypes,
             PoolCause::LimitReached(_) => ReasonCode::LimitReached,
@@ -401,6 +412,7 @@ impl fmt::Display for PoolCause {
             PoolCause::Static => {
                 f.write_str("is static (spec.replicas) and not used for provisioning")
             }
+            PoolCause::NotReady(why) => write!(f, "is not Ready ({why}): nothing is launched for it"),
             PoolCause::AutoMode { class } => write!(
                 f,
                 "uses EKS Auto Mode NodeClass {class:?} (eks.amazonaws.com): Auto Mode is managed by EKS, which provisions its nodes itself"
@@ -638,6 +650,14 @@ mod tests {
                 ReasonCode::StaticNodePool,
                 "does not fit any of 2 existing nodes; NodePool default is static (spec.replicas) \
                  and not used for provisioning; Provisioner default: taint gpu:NoSchedule not tolerated",
+            ),
+            (
+                Reason::NotLaunchable(refusal(
+                    "NodePool",
+                    PoolCause::NotReady("Ready=False, NodeClassNotReady: no subnets".into()),
+                )),
+                ReasonCode::NodePoolNotReady,
+                "NodePool default is not Ready (Ready=False, NodeClassNotReady: no subnets): nothing is launched for it",
             ),
             (
                 Reason::NotLaunchable(refusal(

@@ -350,7 +350,8 @@ pub(super) fn domain_universe(
 ///    not: a pool with `zone In [us-east-1z]` adds `us-east-1z`.
 ///
 /// Static pools and EKS Auto Mode pools are not Karpenter's to schedule and add nothing, nor
-/// does a pool whose class has no instance types (`provisioner.go` `NewScheduler` skips it).
+/// do a pool that is not Ready or whose class has no instance types (`provisioner.go`
+/// `NewScheduler` skips them).
 /// A domain no pool can reach still counts in a spread's minimum, so a `DoNotSchedule` zone
 /// spread stops at one pod per reachable zone (threads kubernetes-sigs/karpenter#3272,
 /// aws/karpenter-provider-aws#8637).
@@ -359,7 +360,7 @@ fn pool_domains(pools: &[Pool<'_>], key: &str) -> Vec<(String, Vec<Taint>)> {
     let scheduled = |p: &&Pool<'_>| {
         !matches!(
             p.unusable,
-            Some(PoolCause::Static | PoolCause::AutoMode { .. })
+            Some(PoolCause::Static | PoolCause::AutoMode { .. } | PoolCause::NotReady(_))
         ) && !p.input.instance_types.is_empty()
     };
     for pool in pools.iter().filter(scheduled) {

@@ -10,7 +10,7 @@ use crate::drift_live::{
     team_nodes, tool_instances,
 };
 use crate::provision_live::Walk;
-use crate::support::{karpenter, root};
+use crate::support::{karpenter, root, write_temp};
 
 const EXAMPLE: &str = "examples/consolidate/cluster.yaml";
 const NOW: &str = "2024-06-24T12:00:00Z";
@@ -52,6 +52,37 @@ fn the_example_cluster_loses_its_empty_node_and_one_half_used_node() {
     let bad = karpenter(&["consolidate", "-f", &file, "--now", "yesterday"], b"");
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
+}
+
+/// The example cluster with its NodePool's `Ready` False: Karpenter still disrupts the pool's
+/// nodes (core v1.14.1 `disruption/helpers.go` `BuildNodePoolMap`) but launches nothing for it
+/// (`provisioner.go` `NewScheduler`): the same two deletes, the warning says so.
+#[test]
+fn a_not_ready_pools_nodes_are_still_consolidated() {
+    let example = std::fs::read_to_string(root().join(EXAMPLE)).unwrap();
+    let (pool, rest) = example.split_once('\n').unwrap();
+    let status = r#", "status": {"conditions": [{"type": "Ready", "status": "False", "reason": "NodeClassNotReady", "message": "no subnets"}]}}"#;
+    let pool = format!("{}{status}", pool.strip_suffix('}').unwrap());
+    let file = write_temp("not-ready-pool.yaml", format!("{pool}\n{rest}").as_bytes());
+    let file = file.to_string_lossy();
+    let run = karpenter(
+        &["consolidate", "-f", &file, "--now", NOW, "-o", "json"],
+        b"",
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("NodePool/default: not Ready (Ready=False, NodeClassNotReady: no subnets): Karpenter launches nothing for it; its nodes are still disruption candidates"),
+        "{}",
+        run.stderr
+    );
+    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    let methods: Vec<&str> = doc["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods, ["emptiness", "single"], "{}", run.stdout);
 }
 
 /// `drift replace`'s pool (c 2xlarge on-demand, two pods of 6 CPU: one node each, a budget of one

@@ -72,6 +72,7 @@ fn pool_input(
         usage: Default::default(),
         claim_annotations: Default::default(),
         images: Vec::new(),
+        not_ready: None,
     }
 }
 

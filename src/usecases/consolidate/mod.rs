@@ -263,6 +263,7 @@ pub fn build_input(
         &Selection {
             max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
             node_overlay_gate: controller.and_then(|c| c.node_overlay),
+            keep_not_ready: true,
             ..Selection::default()
         },
         sizing,

@@ -671,3 +671,67 @@ fn a_nodeclaim_without_expire_after_expires_after_the_crds_default() {
         .unwrap();
     assert_eq!(claim_facts(c, &m.nodes[1]).expire_after, None);
 }
+
+/// `objects()` with the pool's `Ready` False.
+fn with_pool_not_ready(mut objects: Vec<Value>) -> Vec<Value> {
+    objects[0]["status"] = json!({"conditions": [{"type": "Ready", "status": "False",
+        "reason": "NodeClassNotReady", "message": "EC2NodeClass default is not ready"}]});
+    objects
+}
+
+/// A NodePool that is not Ready still has its nodes disrupted (core v1.14.1
+/// `disruption/helpers.go` `BuildNodePoolMap` lists every managed pool, whatever its
+/// readiness), but the scheduling simulation creates no NodeClaim for it (`provisioner.go`
+/// `NewScheduler` skips it): the empty node goes and one half-used node moves onto the other,
+/// as with a Ready pool; a lone under-used node, which a Ready pool would replace with a
+/// cheaper type, stays, its pod fitting nowhere else.
+#[test]
+fn a_not_ready_pools_nodes_are_deleted_but_never_replaced() {
+    let mut m = manifests(&with_pool_not_ready(objects()));
+    let catalog = Catalog::embedded().unwrap();
+    let mut sizing = CatalogSizing::new(&catalog, "us-east-1");
+    let input = build_input(&mut m, &mut sizing, &config(), None).unwrap();
+    assert!(
+        m.warnings.iter().any(|w| w
+            .starts_with("NodePool/default: not Ready (Ready=False, NodeClassNotReady")
+            && w.ends_with(
+                "its nodes are still disruption candidates, but no replacement is launched for it"
+            )),
+        "{:?}",
+        m.warnings
+    );
+    let r = evaluate(&config(), input).unwrap();
+    assert_eq!(
+        decision(&r, "empty"),
+        (NodeDecision::Delete, Some(Method::Emptiness)),
+        "{:#?}",
+        r.nodes
+    );
+    let deleted = ["under-used", "busy"]
+        .into_iter()
+        .filter(|n| decision(&r, n) == (NodeDecision::Delete, Some(Method::Single)))
+        .count();
+    assert_eq!(deleted, 1, "{:#?}", r.nodes);
+
+    let lone = |objects: Vec<Value>| {
+        let kept: Vec<Value> = objects
+            .into_iter()
+            .filter(|o| {
+                let name = o["metadata"]["name"].as_str().unwrap_or("");
+                !name.starts_with("empty") && !name.starts_with("busy") && name != "big"
+            })
+            .collect();
+        report_of(manifests(&kept), &config(), None)
+    };
+    let ready = lone(objects());
+    assert_eq!(
+        decision(&ready, "under-used"),
+        (NodeDecision::Replace, Some(Method::Single)),
+        "{:#?}",
+        ready.nodes
+    );
+    let not_ready = lone(with_pool_not_ready(objects()));
+    assert_eq!(decision(&not_ready, "under-used").0, NodeDecision::None);
+    let reason = not_ready.nodes[0].reason.as_ref().unwrap().to_string();
+    assert!(reason.contains("is not Ready"), "{reason}");
+}

@@ -63,19 +63,31 @@ pub fn build_input(
         .warnings
         .extend(unsynced_warning(manifests, "provisions"));
     // A v1 NodePool whose `Ready` condition is not true takes no new capacity either
-    // (`provisioner.go` `NewScheduler`, static pools: `static/provisioning/controller.go`).
+    // (`provisioner.go` `NewScheduler`, static pools: `static/provisioning/controller.go`);
+    // kept, marked so, when its nodes still matter ([`Selection::keep_not_ready`]).
     let not_ready: Vec<(String, String)> = manifests
         .node_pools
         .iter()
         .filter(|p| !p.deleting)
         .filter_map(|p| {
-            let why = not_ready(p, class_of(manifests, p))?;
-            Some((p.name.clone(), format!("{}/{}: not Ready ({why}): Karpenter launches nothing for it; left out of the plan", p.kind(), p.name)))
+            Some((
+                p.name.clone(),
+                not_ready(p, class_of(manifests, p))?.to_string(),
+            ))
         })
         .collect();
+    let consequence = if selection.keep_not_ready {
+        "its nodes are still disruption candidates, but no replacement is launched for it"
+    } else {
+        "left out of the plan"
+    };
     manifests
         .warnings
-        .extend(not_ready.iter().map(|(_, w)| w.clone()));
+        .extend(not_ready.iter().map(|(name, why)| {
+            format!(
+            "NodePool/{name}: not Ready ({why}): Karpenter launches nothing for it; {consequence}"
+        )
+        }));
     // Static pools are kept at their replicas only behind the controller's `StaticCapacity`
     // gate (`core v1.14.1: pkg/controllers/controllers.go`; off by default), and the dynamic
     // provisioner never uses them (`provisioner.go`): with the gate off nothing launches.
@@ -92,7 +104,7 @@ pub fn build_input(
         .iter()
         .filter(|p| !p.deleting)
         .filter(|p| !(static_off && p.replicas.is_some()))
-        .filter(|p| !not_ready.iter().any(|(name, _)| name == &p.name))
+        .filter(|p| selection.keep_not_ready || !not_ready.iter().any(|(name, _)| name == &p.name))
         .filter(|p| selection.nodepools.is_empty() || selection.nodepools.contains(&p.name))
         .map(|p| (p, class_of(manifests, p)))
         .collect();
@@ -154,6 +166,12 @@ pub fn build_input(
             ..Options::default()
         },
     );
+    for pool in &mut input.pools {
+        pool.not_ready = not_ready
+            .iter()
+            .find(|(name, _)| name == &pool.pool.name)
+            .map(|(_, why)| why.clone());
+    }
     // NodeOverlays change the types' prices and capacity before anything is scheduled
     // (docs/karpenter.md §6.10); one that conflicts with another of its weight is not applied.
     let mut left_out = conflicts;
@@ -276,6 +294,7 @@ pub fn assemble(
                 ..ClaimAnnotations::default()
             },
             images: class_images(&pool, &manifests.node_classes),
+            not_ready: None,
             pool,
         })
         .collect();

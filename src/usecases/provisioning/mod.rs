@@ -63,6 +63,12 @@ pub struct Selection {
     /// pools (`spec.replicas`) out, neither brought to their replicas nor scaled down; `None`
     /// (no controller read) keeps them.
     pub static_capacity_gate: Option<bool>,
+    /// Keep NodePools that are not Ready, marked as launching nothing, instead of leaving them
+    /// out: the disruption controller still takes their nodes as candidates (`core v1.14.1:
+    /// pkg/controllers/disruption/helpers.go` `BuildNodePoolMap` lists every managed pool)
+    /// while its scheduling simulation, like the provisioner's, creates no NodeClaim for them
+    /// (`provisioner.go` `NewScheduler`).
+    pub keep_not_ready: bool,
 }
 
 /// One launched (or adopted) NodeClaim.
