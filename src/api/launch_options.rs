@@ -144,7 +144,11 @@ pub(crate) fn v1(
     network_interfaces: Option<&Value>,
     connection_tracking: Option<&Value>,
     cpu_options: Option<&Value>,
+    placement_group_selector: Option<&Value>,
 ) -> Result<(), InputError> {
+    if let Some(value) = placement_group_selector {
+        self::placement_group_selector(ctx, value)?;
+    }
     if let Some(value) = network_interfaces {
         self::network_interfaces(ctx, value)?;
     }
@@ -176,6 +180,46 @@ pub(crate) fn v1(
         )?;
     }
     Ok(())
+}
+
+/// `placementGroupSelector`: `id` (`^pg-[0-9a-z]+$`) or a non-empty `name`, exactly one (the
+/// CRD's pattern, `minLength` and two CEL rules: `aws v1.14.1:
+/// pkg/apis/crds/karpenter.k8s.aws_ec2nodeclasses.yaml`, `ec2nodeclass.go PlacementGroupSelector`).
+fn placement_group_selector(ctx: &Ctx, value: &Value) -> Result<(), InputError> {
+    const PATH: &str = "spec.placementGroupSelector";
+    let Value::Object(map) = value else {
+        return Err(ctx.invalid(PATH, "invalid type: expected an object"));
+    };
+    let text = |key: &str| match map.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.as_str())),
+        Some(v) => Err(ctx.invalid(
+            format!("{PATH}.{key}"),
+            format!("invalid value {v} (expected a string)"),
+        )),
+    };
+    let (id, name) = (text("id")?, text("name")?);
+    if let Some(id) = id {
+        let digits = id.strip_prefix("pg-").unwrap_or("");
+        if digits.is_empty()
+            || !digits
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+        {
+            return Err(ctx.invalid(
+                format!("{PATH}.id"),
+                format!("{id:?} does not match ^pg-[0-9a-z]+$"),
+            ));
+        }
+    }
+    if name == Some("") {
+        return Err(ctx.invalid(format!("{PATH}.name"), "must be at least 1 character"));
+    }
+    match (id, name) {
+        (None, None) => Err(ctx.invalid(PATH, "expected at least one, got none, ['name', 'id']")),
+        (Some(_), Some(_)) => Err(ctx.invalid(PATH, "'name' and 'id' are mutually exclusive")),
+        _ => Ok(()),
+    }
 }
 
 fn network_interfaces(ctx: &Ctx, value: &Value) -> Result<(), InputError> {

@@ -18,6 +18,7 @@ pub mod convert;
 pub mod core;
 mod document;
 mod error;
+mod free_form;
 mod generation_fields;
 mod kinds;
 mod launch_options;

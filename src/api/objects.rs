@@ -150,6 +150,9 @@ fn read_document(
                 super::generation_fields::prune_other_generation_fields(&mut object);
             if super::schema::validation() != super::schema::Validation::Ignore {
                 unknown.extend(read_but_unknown(&object));
+                if let Some(root) = super::schema::root(&api_version, &kind) {
+                    unknown.extend(super::free_form::unknown_inside(&object, root, &kind));
+                }
                 unknown.extend(other_generation);
             }
             let meta = object.metadata();

@@ -472,6 +472,7 @@ impl Ec2NodeClass {
             spec.network_interfaces.as_ref(),
             spec.connection_tracking.as_ref(),
             spec.cpu_options.as_ref(),
+            spec.placement_group_selector.as_ref(),
         )?;
         Ok(NodeClass {
             name,

@@ -221,6 +221,60 @@ pub(crate) fn note(root: u16, kind: &str, steps: &[Step]) {
     }
 }
 
+/// The fields inside `value` the API server does not know. `value` is a field this tool reads
+/// free-form (as JSON) — `serde_ignored` never reports inside it — found at `at` (the steps from
+/// the root) of an object of schema `root`; a typo there (`selector.matchLabel`,
+/// `placementGroupSelector.nam`) is refused as anywhere else.
+pub(crate) fn unknown_in_value(
+    root: u16,
+    kind: &str,
+    at: &[Step],
+    value: &serde_json::Value,
+) -> Vec<UnknownField> {
+    let mut out = Vec::new();
+    if let Resolved::Inside(At { ty, list, path, .. }) = resolve(root, kind, at) {
+        walk_value(ty, list, kind, &path, value, &mut out);
+    }
+    out
+}
+
+fn walk_value(
+    ty: u16,
+    list: bool,
+    kind: &str,
+    path: &str,
+    value: &serde_json::Value,
+    out: &mut Vec<UnknownField>,
+) {
+    use serde_json::Value;
+    if list {
+        if let Value::Array(items) = value {
+            for (i, item) in items.iter().enumerate() {
+                walk_value(ty, false, kind, &format!("{path}[{i}]"), item, out);
+            }
+        }
+        return;
+    }
+    let Value::Object(map) = value else {
+        return; // a wrong type is the typed reader's to refuse
+    };
+    let fields = generated::TYPES[usize::from(ty)];
+    for (key, v) in map {
+        let here = format!("{path}.{key}");
+        match fields.binary_search_by(|f| f.0.cmp(key)) {
+            Err(_) => out.push(UnknownField {
+                message: unknown_message(kind, &here, key, fields),
+                path: here,
+            }),
+            Ok(i) => match fields[i] {
+                Field(_, Shape::One, child) => walk_value(child, false, kind, &here, v, out),
+                Field(_, Shape::List, child) => walk_value(child, true, kind, &here, v, out),
+                _ => {}
+            },
+        }
+    }
+}
+
 /// The unknown fields [`note`] and [`Walk`] found since the last call, in document order.
 pub(crate) fn take_found() -> Vec<UnknownField> {
     PENDING.with(|p| p.borrow_mut().take());

@@ -263,3 +263,93 @@ fn v1_schemas_are_v1_14_1s() {
         &["spec", "replicas"]
     ));
 }
+
+/// Inside a field this tool reads free-form (as JSON), a misspelt field is refused like any
+/// other (`kubectl apply --validate=strict`: "strict decoding error: unknown field"): a
+/// Deployment's `selector.matchLabel`, a pod's `schedulingGates[0].nme` and a container's
+/// `resources.claims[0].nam`, an EC2NodeClass's `placementGroupSelector.nam` and
+/// `capacityReservationSelectorTerms[0].ownerId`, a PersistentVolume's `hostPath.pth`. Before,
+/// `serde_ignored` never looked inside them and the typo was dropped.
+#[test]
+fn a_misspelt_field_inside_a_free_form_field_is_refused() {
+    let deployment = "apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: d}}
+  template:
+    metadata: {labels: {app: d}}
+    spec:
+      schedulingGates: [{name: g}]
+      containers:
+      - {name: c, image: x, resources: {requests: {cpu: '1'}, claims: [{name: a}]}}
+";
+    assert!(load_str("in.yaml", deployment).is_ok());
+    for (typo, fixed, path, suggestion) in [
+        (
+            "{matchLabel: {app: d}}",
+            "{matchLabels: {app: d}}",
+            "spec.selector.matchLabel",
+            "matchLabels",
+        ),
+        (
+            "[{nme: g}]",
+            "[{name: g}]",
+            "spec.template.spec.schedulingGates[0].nme",
+            "name",
+        ),
+        (
+            "[{nam: a}]",
+            "[{name: a}]",
+            "spec.template.spec.containers[0].resources.claims[0].nam",
+            "name",
+        ),
+    ] {
+        let (field, message) = invalid_field(&deployment.replace(fixed, typo));
+        assert_eq!(field, path);
+        assert!(
+            message.contains(&format!("did you mean {suggestion}?")),
+            "{message}"
+        );
+    }
+    let class = "apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  role: R
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{id: subnet-a}]
+  securityGroupSelectorTerms: [{id: sg-a}]
+  placementGroupSelector: {name: pg}
+  capacityReservationSelectorTerms: [{ownerID: '123456789012', instanceMatchCriteria: open}]
+";
+    assert!(load_str("in.yaml", class).is_ok());
+    let (field, message) = invalid_field(&class.replace("{name: pg}", "{name: pg, nam: x}"));
+    assert_eq!(field, "spec.placementGroupSelector.nam");
+    assert!(message.starts_with("unknown field"), "{message}");
+    let (field, message) = invalid_field(&class.replace("ownerID:", "ownerId:"));
+    assert_eq!(field, "spec.capacityReservationSelectorTerms[0].ownerId");
+    assert!(message.contains("did you mean ownerID?"), "{message}");
+    let pv = "apiVersion: v1
+kind: PersistentVolume
+metadata: {name: v}
+spec:
+  hostPath: {path: /data}
+";
+    assert!(load_str("in.yaml", pv).is_ok());
+    let (field, _) = invalid_field(&pv.replace("{path:", "{pth:"));
+    assert_eq!(field, "spec.hostPath.pth");
+    // --validate=warn reads on, saying so.
+    let m = super::with_validation(super::Validation::Warn, || {
+        load_str("in.yaml", &deployment.replace("[{name: g}]", "[{nme: g}]"))
+    })
+    .unwrap();
+    assert!(
+        m.warnings
+            .iter()
+            .any(|w| w.contains("schedulingGates[0].nme")),
+        "{:?}",
+        m.warnings
+    );
+}

@@ -271,6 +271,15 @@ fn launch_options() {
         ("should succeed with nestedVirtualization disabled", "{spec: {cpuOptions: {nestedVirtualization: disabled}}}", Accepted),
         ("should fail with invalid nestedVirtualization value", "{spec: {cpuOptions: {nestedVirtualization: invalid}}}", Refused("spec.cpuOptions")),
         ("should succeed with empty CPUOptions", "{spec: {cpuOptions: {}}}", Accepted),
+        // (ours) placementGroupSelector, from the CRD's pattern, minLength and CEL rules (no
+        // upstream It covers them at v1.14.1).
+        ("(ours) a placement group by name", "{spec: {placementGroupSelector: {name: pg}}}", Accepted),
+        ("(ours) a placement group by id", "{spec: {placementGroupSelector: {id: pg-0123abc}}}", Accepted),
+        ("(ours) neither name nor id", "{spec: {placementGroupSelector: {}}}", Refused("spec.placementGroupSelector")),
+        ("(ours) both name and id", "{spec: {placementGroupSelector: {name: pg, id: pg-1}}}", Refused("spec.placementGroupSelector")),
+        ("(ours) an id off the pattern", "{spec: {placementGroupSelector: {id: sg-1}}}", Refused("spec.placementGroupSelector.id")),
+        ("(ours) an empty name", "{spec: {placementGroupSelector: {name: ''}}}", Refused("spec.placementGroupSelector.name")),
+        ("(ours) a misspelt field", "{spec: {placementGroupSelector: {name: pg, nam: x}}}", Refused("spec.placementGroupSelector.nam")),
     ];
     check(BASE, cases);
 }
