@@ -8,6 +8,7 @@ use crate::model::requirements::Operator::*;
 use crate::model::taints::Effect;
 use crate::testing::*;
 
+mod audit_state;
 mod constraints;
 mod daemons;
 mod existing;
