@@ -49,6 +49,7 @@ mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;
 mod upstream_audit_disr_binary;
+mod upstream_audit_state_binary;
 mod upstream_aws_binary;
 mod upstream_aws_binary2;
 mod upstream_designs2_binary;
