@@ -8,21 +8,6 @@
 use super::*;
 use crate::model::pod::Pod;
 
-fn node(name: &str) -> Node {
-    Node {
-        name: name.into(),
-        labels: labels_of(&[(HOSTNAME, name)]),
-        allocatable: crate::model::resources::Resources::from_pairs(&[
-            ("cpu", "8"),
-            ("memory", "16Gi"),
-            ("pods", "10"),
-        ]),
-        ready: true,
-        initialized: true,
-        ..Default::default()
-    }
-}
-
 fn terminating(builder: PodBuilder) -> Pod {
     let mut pod = builder.build();
     pod.terminating = true;
@@ -52,7 +37,7 @@ fn a_terminating_pods_required_anti_affinity_still_repels() {
         pods(1, |_| {
             PodBuilder::new("web").cpu("100m").label("app", "web")
         }),
-        vec![(node("node-a"), vec![loner])],
+        vec![(roomy_node("node-a"), vec![loner])],
     );
     assert!(plan.existing_nodes.is_empty(), "{:?}", plan.existing_nodes);
     assert_eq!(plan.node_claims.len(), 1);
@@ -72,7 +57,7 @@ fn a_terminating_pod_is_no_affinity_target() {
                 .cpu("100m")
                 .affinity(HOSTNAME, &[("app", "cache")])
         }),
-        vec![(node("node-a"), vec![cache])],
+        vec![(roomy_node("node-a"), vec![cache])],
     );
     assert!(plan.existing_nodes.is_empty(), "{:?}", plan.existing_nodes);
     assert!(plan.node_claims.is_empty());
@@ -96,7 +81,7 @@ fn terminating_pods_do_not_count_in_a_spread() {
                 .label("app", "web")
                 .spread(HOSTNAME, 1, true, &[("app", "web")])
         }),
-        vec![(node("node-a"), vec![old(0), old(1)])],
+        vec![(roomy_node("node-a"), vec![old(0), old(1)])],
     );
     // Counted, node-a's two would leave room only on a new node (skew 3 − 0 > 1).
     assert!(plan.node_claims.is_empty(), "{:?}", plan.node_claims.len());

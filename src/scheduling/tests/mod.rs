@@ -75,6 +75,22 @@ fn pool_input(
     }
 }
 
+/// A Ready, initialized node with room (8 CPU, 16Gi, 10 pods), labelled with its hostname only.
+fn roomy_node(name: &str) -> Node {
+    Node {
+        name: name.into(),
+        labels: labels_of(&[(HOSTNAME, name)]),
+        allocatable: crate::model::resources::Resources::from_pairs(&[
+            ("cpu", "8"),
+            ("memory", "16Gi"),
+            ("pods", "10"),
+        ]),
+        ready: true,
+        initialized: true,
+        ..Default::default()
+    }
+}
+
 fn input(pods: Vec<crate::model::pod::Pod>, pools: Vec<PoolInput>) -> Input {
     Input {
         pods,
