@@ -325,6 +325,20 @@ impl PodFields {
         matches!(self.phase.as_deref(), Some("Succeeded") | Some("Failed"))
     }
 
+    /// Neither Succeeded/Failed nor terminating (`core v1.14.1 pkg/utils/pod/scheduling.go IsActive`).
+    pub fn is_active(&self) -> bool {
+        !self.is_terminal() && !self.terminating
+    }
+
+    /// Needs a place elsewhere when its node goes (`IsReschedulable`, docs/karpenter.md §5.6):
+    /// active, or a terminating StatefulSet pod (its replacement waits for it); not a
+    /// DaemonSet's, not a mirror pod. A terminating pod of any other owner is already going.
+    pub fn is_reschedulable(&self) -> bool {
+        (self.is_active() || (self.is_statefulset_pod() && self.terminating))
+            && !self.is_daemonset_pod()
+            && !self.is_mirror()
+    }
+
     /// Karpenter's "provisionable" predicate (docs/karpenter.md §5.6): marked unschedulable by the
     /// scheduler, not bound, not nominated, not DaemonSet- or Node-owned.
     pub fn is_provisionable(&self) -> bool {

@@ -177,6 +177,23 @@ impl Resources {
         out
     }
 
+    /// Element-wise minimum of the resources both lists hold (`core v1.14.1
+    /// pkg/utils/resources/resources.go MinResources`: a resource missing from either is left out).
+    pub fn min_each(&self, other: &Resources) -> Resources {
+        Resources {
+            cpu: self.cpu.min(other.cpu),
+            memory: self.memory.min(other.memory),
+            pods: self.pods.min(other.pods),
+            ephemeral_storage: self.ephemeral_storage.min(other.ephemeral_storage),
+            extended: self
+                .extended
+                .iter()
+                .map(|(n, v)| (n.clone(), (*v).min(other.get(n))))
+                .filter(|(_, v)| *v != 0)
+                .collect(),
+        }
+    }
+
     /// Karpenter's `resources.Fits`: every requested resource is at most what is available
     /// (a resource missing from `available` is 0), and nothing available is negative.
     pub fn fits_in(&self, available: &Resources) -> bool {
@@ -229,6 +246,47 @@ impl fmt::Display for Resources {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `core v1.14.1 pkg/utils/resources/suite_test.go` "MaxResources" and "MinResources" (8 It):
+    /// `max` per resource over the lists (a resource in some lists only is kept), `min_each` over
+    /// the resources present in every list (absent and zero are one here, as in `Fits`).
+    #[test]
+    fn max_resources_and_min_resources_as_upstream() {
+        let r = |pairs: &[(&str, &str)]| Resources::from_pairs(pairs);
+        let fold_max = |lists: &[Resources]| lists.iter().fold(Resources::new(), |m, l| m.max(l));
+        let fold_min = |lists: &[Resources]| match lists.split_first() {
+            Some((first, rest)) => rest.iter().fold(first.clone(), |m, l| m.min_each(l)),
+            None => Resources::new(),
+        };
+        // "should return empty list for no inputs"
+        assert!(fold_max(&[]).is_empty());
+        assert!(fold_min(&[]).is_empty());
+        // "should return the same list for a single input"
+        let one = r(&[("cpu", "1"), ("memory", "1Gi")]);
+        assert_eq!(fold_max(std::slice::from_ref(&one)), one);
+        assert_eq!(fold_min(std::slice::from_ref(&one)), one);
+        // "should return the maximum / minimum of each resource across multiple lists"
+        let a = r(&[("cpu", "1"), ("memory", "4Gi")]);
+        let b = r(&[("cpu", "3"), ("memory", "2Gi")]);
+        let c = r(&[("cpu", "2"), ("memory", "3Gi")]);
+        let all = [a.clone(), b.clone(), c.clone()];
+        assert_eq!(fold_max(&all), r(&[("cpu", "3"), ("memory", "4Gi")]));
+        assert_eq!(fold_min(&all), r(&[("cpu", "1"), ("memory", "2Gi")]));
+        // "should include resources that only appear in some lists" (max)
+        let gpu = r(&[("cpu", "1"), ("nvidia.com/gpu", "2")]);
+        let mem = r(&[("memory", "1Gi")]);
+        assert_eq!(
+            fold_max(&[gpu.clone(), mem.clone()]),
+            r(&[("cpu", "1"), ("memory", "1Gi"), ("nvidia.com/gpu", "2")])
+        );
+        // "should only include resources present in all lists" (min)
+        let cpu_gpu = r(&[("cpu", "2"), ("nvidia.com/gpu", "1")]);
+        assert_eq!(cpu_gpu.min_each(&r(&[("cpu", "1")])), r(&[("cpu", "1")]));
+        assert_eq!(
+            gpu.min_each(&cpu_gpu),
+            r(&[("cpu", "1"), ("nvidia.com/gpu", "1")])
+        );
+    }
 
     #[test]
     fn arithmetic_and_fit() {

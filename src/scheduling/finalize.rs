@@ -317,12 +317,8 @@ fn finalize_shape(
             node_labels.insert(labels::EC2NODECLASS.to_string(), class.name.clone());
         }
     }
-    let min_overhead = kept
-        .iter()
-        .map(|&t| &pool.daemon_overhead[t as usize])
-        .min_by_key(|r| (r.cpu, r.memory))
-        .cloned()
-        .unwrap_or_default();
+    let min_overhead =
+        smallest_daemon_overhead(kept.iter().map(|&t| &pool.daemon_overhead[t as usize]));
     let planned = PlannedNodeClaim {
         name: String::new(),
         node_pool: np.name.clone(),
@@ -681,4 +677,20 @@ pub(super) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
         }
     }
     ca.len().cmp(&cb.len())
+}
+
+/// The DaemonSet overhead a NodeClaim requests on top of its pods: per resource the smallest among
+/// its instance types' (`core v1.14.1 pkg/controllers/provisioning/scheduling/nodeclaim.go`
+/// `FinalizeScheduling`, `resources.MinResources`), not one type's whole list — a DaemonSet
+/// resource only some types get must not be requested, or the node would never count as
+/// initialized (`RequestedResourcesRegistered`). Like upstream, an empty running minimum is
+/// replaced by the next list rather than kept.
+fn smallest_daemon_overhead<'a>(lists: impl Iterator<Item = &'a Resources>) -> Resources {
+    lists.fold(Resources::new(), |min, r| {
+        if min.is_empty() {
+            r.clone()
+        } else {
+            min.min_each(r)
+        }
+    })
 }

@@ -119,7 +119,10 @@ fn label_hash(key: &str, value: &str) -> u64 {
 }
 
 /// The pods bound to existing nodes that count for topology: not terminal, on a node that is
-/// not deleting.
+/// not deleting; for spread and affinity counts not terminating either (`core v1.14.1
+/// pkg/controllers/provisioning/scheduling/topology.go IgnoredForTopology`), while a terminating
+/// pod's required anti-affinity still repels (cluster state keeps its binding until it is
+/// terminal or gone: `pkg/controllers/state/cluster.go UpdatePod`, `ForPodsWithAntiAffinity`).
 #[derive(Clone, Copy)]
 pub(crate) struct BoundPods<'a> {
     nodes: &'a [ExistingNode],
@@ -131,10 +134,11 @@ impl<'a> BoundPods<'a> {
         BoundPods { nodes, index }
     }
 
-    fn at(&self, (n, p): (u32, u32)) -> Option<BoundPod<'a>> {
+    fn at(&self, (n, p): (u32, u32), read_for: Counted) -> Option<BoundPod<'a>> {
         let node = &self.nodes[n as usize];
         let pod = &node.pods[p as usize];
-        (!node.node.deleting && !pod.is_terminal()).then(|| BoundPod {
+        let ignored = pod.terminating && read_for == Counted::InDomains;
+        (!node.node.deleting && !pod.is_terminal() && !ignored).then(|| BoundPod {
             pod,
             node: n as usize,
             node_name: &node.node.name,
@@ -148,7 +152,7 @@ impl<'a> BoundPods<'a> {
         self.index
             .anti_affinity
             .iter()
-            .filter_map(move |&at| self.at(at))
+            .filter_map(move |&at| self.at(at, Counted::AsInverseAntiAffinity))
     }
 
     /// The bound pods `selector` can select: those carrying the rarest label pair it requires
@@ -166,12 +170,25 @@ impl<'a> BoundPods<'a> {
             .map(|(k, v)| index.by_label.get(&label_hash(k, v)).map_or(&[][..], |l| l))
             .min_by_key(|l| l.len());
         match rarest {
-            Some(list) => Box::new(list.iter().filter_map(move |&at| self.at(at))),
+            Some(list) => Box::new(
+                list.iter()
+                    .filter_map(move |&at| self.at(at, Counted::InDomains)),
+            ),
             None => Box::new(self.nodes.iter().enumerate().flat_map(move |(n, node)| {
-                (0..node.pods.len()).filter_map(move |p| self.at((n as u32, p as u32)))
+                (0..node.pods.len())
+                    .filter_map(move |p| self.at((n as u32, p as u32), Counted::InDomains))
             })),
         }
     }
+}
+
+/// What a bound pod is read for: the two differ on terminating pods.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Counted {
+    /// A spread's or an affinity's domain counts (`countDomains`).
+    InDomains,
+    /// An existing pod's required anti-affinity (`updateInverseAffinities`).
+    AsInverseAntiAffinity,
 }
 
 /// A pod that is already bound somewhere, with the labels and taints of its node.

@@ -51,6 +51,7 @@ mod terminal;
 mod test_cluster;
 mod upstream_audit_disr_binary;
 mod upstream_audit_sched_binary;
+mod upstream_audit_state_binary;
 mod upstream_aws_binary;
 mod upstream_aws_binary2;
 mod upstream_designs2_binary;

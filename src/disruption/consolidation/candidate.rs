@@ -110,11 +110,7 @@ pub(crate) fn pod_eviction_cost(pod: &Pod) -> f64 {
 }
 
 fn active(pod: &Pod) -> bool {
-    !pod.is_terminal() && !pod.terminating
-}
-
-fn owned_by(pod: &Pod, kind: &str) -> bool {
-    pod.owner.as_ref().is_some_and(|o| o.kind == kind)
+    pod.is_active()
 }
 
 /// Whether a do-not-disrupt annotation is active: v1 takes `"true"` or a positive duration
@@ -204,11 +200,7 @@ pub(crate) fn pod_facts(cluster: &Cluster, i: usize) -> PodFacts {
         }
         let reschedulable = match release {
             Release::V0_31 => true,
-            Release::V1_14 | Release::V0_37 => {
-                (active(pod) || (owned_by(pod, "StatefulSet") && pod.terminating))
-                    && !pod.is_daemonset_pod()
-                    && !pod.is_mirror()
-            }
+            Release::V1_14 | Release::V0_37 => pod.is_reschedulable(),
         };
         if !reschedulable {
             continue;

@@ -149,10 +149,8 @@ fn fully_blocked(pdbs: &[PdbInput], pod: &Pod) -> bool {
 /// "100%"`, or several matching PDBs) — the PDBs only count for a pod that would be evicted at
 /// all (`isEvictable`). `now`: Unix seconds, for do-not-disrupt durations.
 pub fn currently_reschedulable(pod: &Pod, pdbs: &[PdbInput], now: i64) -> bool {
-    let active = !pod.is_terminal() && !pod.terminating;
-    let reschedulable = (active || (pod.is_statefulset_pod() && pod.terminating))
-        && !pod.is_daemonset_pod()
-        && !pod.is_mirror();
+    let active = pod.is_active();
+    let reschedulable = pod.is_reschedulable();
     let protected = active && drain::do_not_disrupt_active(pod, now);
     let taint = drain::disruption_taint(Some(ApiGeneration::V1));
     let evictable = active

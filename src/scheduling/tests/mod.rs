@@ -8,6 +8,7 @@ use crate::model::requirements::Operator::*;
 use crate::model::taints::Effect;
 use crate::testing::*;
 
+mod audit_state;
 mod constraints;
 mod daemons;
 mod existing;
@@ -73,6 +74,22 @@ fn pool_input(
         claim_annotations: Default::default(),
         images: Vec::new(),
         not_ready: None,
+    }
+}
+
+/// A Ready, initialized node with room (8 CPU, 16Gi, 10 pods), labelled with its hostname only.
+fn roomy_node(name: &str) -> Node {
+    Node {
+        name: name.into(),
+        labels: labels_of(&[(HOSTNAME, name)]),
+        allocatable: crate::model::resources::Resources::from_pairs(&[
+            ("cpu", "8"),
+            ("memory", "16Gi"),
+            ("pods", "10"),
+        ]),
+        ready: true,
+        initialized: true,
+        ..Default::default()
     }
 }
 

@@ -52,18 +52,7 @@ fn hostname_spread_and_anti_affinity_force_separate_nodes() {
 
 #[test]
 fn existing_anti_affinity_repels_new_pods() {
-    let node = Node {
-        name: "node-a".into(),
-        labels: labels_of(&[(HOSTNAME, "node-a")]),
-        allocatable: crate::model::resources::Resources::from_pairs(&[
-            ("cpu", "8"),
-            ("memory", "16Gi"),
-            ("pods", "10"),
-        ]),
-        ready: true,
-        initialized: true,
-        ..Default::default()
-    };
+    let node = roomy_node("node-a");
     let loner = PodBuilder::new("loner")
         .cpu("100m")
         .anti_affinity(HOSTNAME, &[("app", "web")])

@@ -288,7 +288,7 @@ pub fn drain_options(pool: &NodePool, force: bool) -> DrainOptions {
 
 /// Whether the pod needs a place elsewhere when its node goes (docs/karpenter.md §5.6).
 pub fn is_reschedulable(p: &Pod) -> bool {
-    !p.is_daemonset_pod() && !p.is_mirror() && !p.is_terminal()
+    p.is_reschedulable()
 }
 
 /// Writes the record on the node (its next step).

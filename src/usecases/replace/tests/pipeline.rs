@@ -1106,3 +1106,45 @@ fn the_replacement_follows_the_min_values_policy() {
         }
     }
 }
+
+/// `core v1.14.1 pkg/utils/pod/scheduling.go IsReschedulable` as drift's candidates use it
+/// (`pkg/controllers/disruption/types.go NewCandidate`): a terminating pod that a StatefulSet
+/// does not own is already going and needs no place. A drifted node whose only pod (20 CPU, more
+/// than any type has) is being deleted by its rollout is replaced by nothing, not blocked as
+/// unplaceable; once it is a StatefulSet's, its replacement must wait for it, so it needs room.
+/// **Differed, fixed (s24-audit-state)**: every terminating pod was planned for.
+#[test]
+fn a_terminating_pod_needs_no_place_unless_a_statefulset_owns_it() {
+    let world = world();
+    let old = drifted(&world, 1);
+    let deleted_at = crate::model::time::format_rfc3339(world.clock.now() + 120);
+    world
+        .cluster
+        .update("v1", "Pod", Some("default"), "p0", |p| {
+            p["metadata"]["deletionTimestamp"] = json!(deleted_at);
+            p["spec"]["containers"][0]["resources"]["requests"]["cpu"] = json!("20");
+        });
+    let (m, actions) = super::actions(&world, &old);
+    assert_eq!(
+        crate::usecases::replace::select::pods_to_move(&m, &m.nodes[0]),
+        0
+    );
+    let preview = replace_pipeline::preview(&world.live(), &m, actions, &settings()).unwrap();
+    let o = &preview.outcomes()[0];
+    assert_eq!(
+        (o.status, o.replacements.len()),
+        (Status::Planned, 0),
+        "{:?}",
+        o.detail
+    );
+    world
+        .cluster
+        .update("v1", "Pod", Some("default"), "p0", |p| {
+            p["metadata"]["ownerReferences"][0]["kind"] = json!("StatefulSet");
+        });
+    let (m, actions) = super::actions(&world, &old);
+    let preview = replace_pipeline::preview(&world.live(), &m, actions, &settings()).unwrap();
+    let o = &preview.outcomes()[0];
+    assert_eq!(o.status, Status::Blocked, "{:?}", o.detail);
+    assert!(matches!(&o.detail, Detail::Unplaceable(pods) if pods[0].starts_with("default/p0: ")));
+}
