@@ -16,15 +16,15 @@ pub(super) fn unknown_inside(object: &ApiObject, root: u16, kind: &str) -> Vec<U
     match object {
         ApiObject::Ec2NodeClassV1(c) => {
             if let Some(spec) = &c.spec {
-                let at = |field: &str| vec![key("spec"), key(field)];
-                found.extend(
-                    spec.placement_group_selector
-                        .iter()
-                        .map(|v| (at("placementGroupSelector"), v)),
-                );
-                found.extend(
-                    (spec.capacity_reservation_selector_terms.iter())
-                        .map(|v| (at("capacityReservationSelectorTerms"), v)),
+                spec_fields(
+                    [
+                        ("placementGroupSelector", &spec.placement_group_selector),
+                        (
+                            "capacityReservationSelectorTerms",
+                            &spec.capacity_reservation_selector_terms,
+                        ),
+                    ],
+                    &mut found,
                 );
             }
         }
@@ -35,30 +35,23 @@ pub(super) fn unknown_inside(object: &ApiObject, root: u16, kind: &str) -> Vec<U
         }
         ApiObject::Workload(w) => {
             if let Some(spec) = &w.spec {
-                found.extend(
-                    spec.selector
-                        .iter()
-                        .map(|v| (vec![key("spec"), key("selector")], v)),
-                );
+                spec_fields([("selector", &spec.selector)], &mut found);
                 if let Some(pod) = spec.template.as_ref().and_then(|t| t.spec.as_ref()) {
-                    pod_spec(
-                        vec![key("spec"), key("template"), key("spec")],
-                        pod,
-                        &mut found,
-                    );
+                    let at = vec![key("spec"), key("template"), key("spec")];
+                    pod_spec(at, pod, &mut found);
                 }
             }
         }
         ApiObject::PersistentVolume(v) => {
             if let Some(spec) = &v.spec {
-                let at = |field: &str| vec![key("spec"), key(field)];
-                found.extend(
-                    spec.aws_elastic_block_store
-                        .iter()
-                        .map(|v| (at("awsElasticBlockStore"), v)),
+                spec_fields(
+                    [
+                        ("awsElasticBlockStore", &spec.aws_elastic_block_store),
+                        ("local", &spec.local),
+                        ("hostPath", &spec.host_path),
+                    ],
+                    &mut found,
                 );
-                found.extend(spec.local.iter().map(|v| (at("local"), v)));
-                found.extend(spec.host_path.iter().map(|v| (at("hostPath"), v)));
             }
         }
         _ => {}
@@ -67,6 +60,16 @@ pub(super) fn unknown_inside(object: &ApiObject, root: u16, kind: &str) -> Vec<U
         .into_iter()
         .flat_map(|(at, value)| schema::unknown_in_value(root, kind, &at, value))
         .collect()
+}
+
+/// The free-form fields set among `spec.<name>`.
+fn spec_fields<'a, const N: usize>(
+    fields: [(&str, &'a Option<Value>); N],
+    found: &mut Vec<(Vec<Step>, &'a Value)>,
+) {
+    for (name, value) in fields {
+        found.extend(value.iter().map(|v| (vec![key("spec"), key(name)], v)));
+    }
 }
 
 /// A pod spec's free-form fields: its resource claims and scheduling gates, and each

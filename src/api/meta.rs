@@ -136,6 +136,17 @@ pub struct ObjectMeta {
     pub generation: Option<i64>,
 }
 
+impl ObjectMeta {
+    /// The namespace, `default` when absent or empty (as the API server defaults a namespaced
+    /// object's).
+    pub fn namespace_or_default(&self) -> String {
+        self.namespace
+            .clone()
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| "default".into())
+    }
+}
+
 /// An owner reference.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

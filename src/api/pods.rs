@@ -408,11 +408,7 @@ pub fn convert_pod(
     runtime: &RuntimeClassAdmissions,
 ) -> Result<Pod, InputError> {
     let meta = &pod.metadata;
-    let namespace = meta
-        .namespace
-        .clone()
-        .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| "default".into());
+    let namespace = meta.namespace_or_default();
     let name = meta.name.clone().unwrap_or_default();
     let ctx = Ctx::new(at, object_name("Pod", Some(&namespace), Some(&name)));
     let empty = PodSpec::default();

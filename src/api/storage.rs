@@ -11,13 +11,6 @@ use crate::model::storage::{
     BIND_COMPLETED_ANNOTATION, DEFAULT_CLASS_ANNOTATIONS,
 };
 
-fn namespace_of(meta: &super::meta::ObjectMeta) -> String {
-    meta.namespace
-        .clone()
-        .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| "default".into())
-}
-
 /// A StorageClass.
 pub fn convert_storage_class(
     sc: &core::StorageClass,
@@ -84,7 +77,7 @@ pub fn convert_claim(pvc: &core::PersistentVolumeClaim) -> PersistentVolumeClaim
     let meta = &pvc.metadata;
     let spec = pvc.spec.clone().unwrap_or_default();
     PersistentVolumeClaim {
-        namespace: namespace_of(meta),
+        namespace: meta.namespace_or_default(),
         name: meta.name.clone().unwrap_or_default(),
         storage_class: spec.storage_class_name,
         volume_name: spec.volume_name.filter(|v| !v.is_empty()),

@@ -35,13 +35,7 @@ fn the_example_cluster_loses_its_empty_node_and_one_half_used_node() {
     let doc: Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(doc["kind"], "ConsolidationReport");
     assert_eq!(doc["now"], NOW);
-    let methods: Vec<&str> = doc["actions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["method"].as_str().unwrap())
-        .collect();
-    assert_eq!(methods, ["emptiness", "single"]);
+    assert_eq!(action_methods(&doc), ["emptiness", "single"]);
 
     // Only the node asked about; an unknown node or a bad --now is bad input.
     let one = karpenter(&["consolidate", "-f", &file, "--now", NOW, "empty"], b"");
@@ -52,6 +46,16 @@ fn the_example_cluster_loses_its_empty_node_and_one_half_used_node() {
     let bad = karpenter(&["consolidate", "-f", &file, "--now", "yesterday"], b"");
     assert_eq!(bad.code, 2, "{}", bad.stderr);
     assert_eq!(bad.stderr.lines().count(), 1, "{}", bad.stderr);
+}
+
+/// The method of each action of a `ConsolidationReport`, in order.
+fn action_methods(doc: &Value) -> Vec<&str> {
+    doc["actions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["method"].as_str().unwrap())
+        .collect()
 }
 
 /// The example cluster with its NodePool's `Ready` False: Karpenter still disrupts the pool's
@@ -76,13 +80,12 @@ fn a_not_ready_pools_nodes_are_still_consolidated() {
         run.stderr
     );
     let doc: Value = serde_json::from_str(&run.stdout).unwrap();
-    let methods: Vec<&str> = doc["actions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["method"].as_str().unwrap())
-        .collect();
-    assert_eq!(methods, ["emptiness", "single"], "{}", run.stdout);
+    assert_eq!(
+        action_methods(&doc),
+        ["emptiness", "single"],
+        "{}",
+        run.stdout
+    );
 }
 
 /// `drift replace`'s pool (c 2xlarge on-demand, two pods of 6 CPU: one node each, a budget of one

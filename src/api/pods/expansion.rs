@@ -80,11 +80,7 @@ pub(crate) fn expand(
     budget: &mut i64,
 ) -> Result<Expansion, InputError> {
     let meta = &w.metadata;
-    let namespace = meta
-        .namespace
-        .clone()
-        .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| "default".into());
+    let namespace = meta.namespace_or_default();
     let name = meta.name.clone().unwrap_or_default();
     let ctx = Ctx::new(at, object_name(kind, Some(&namespace), Some(&name)));
     let spec = w.spec.clone().unwrap_or_default();

@@ -106,6 +106,19 @@ pub(crate) struct SimResult {
     pub stamp: Option<Stamp>,
 }
 
+impl SimResult {
+    /// The pods that fit nowhere (not those held back by an uninitialized node).
+    pub fn unschedulable_pods(&self) -> Vec<PodRef> {
+        self.failures
+            .iter()
+            .filter_map(|f| match f {
+                Failure::Unschedulable { pod, .. } => Some(*pod),
+                Failure::Uninitialized { .. } => None,
+            })
+            .collect()
+    }
+}
+
 /// What a simulation's result depended on, to know later whether it still holds.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Stamp {

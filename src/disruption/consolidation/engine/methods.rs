@@ -11,22 +11,25 @@ use crate::disruption::consolidation::input::Release;
 use crate::disruption::consolidation::price::Choice;
 use crate::disruption::consolidation::reason::Reason;
 use crate::disruption::consolidation::report::Method;
-use crate::disruption::consolidation::sim::{Failure, PodRef, SimRequest, Simulator};
+use crate::disruption::consolidation::sim::{PodRef, SimRequest, Simulator};
 use crate::model::labels;
 
 impl<S: Simulator> Engine<S> {
+    /// The candidate's pool's `consolidateAfter` in seconds (0 when unset); `Never` disables it.
+    fn consolidate_after(&self, c: &Candidate) -> Result<i64, Reason> {
+        match self.c.pools[c.pool].consolidate_after {
+            After::Never => Err(Reason::ConsolidationDisabled {
+                pool: self.c.pool(c.pool).name.clone(),
+            }),
+            After::Unset => Ok(0),
+            After::Seconds(s) => Ok(s),
+        }
+    }
+
     /// v1 `Consolidatable`: `consolidateAfter` elapsed since the last pod event, else since
     /// initialization (the creation time when the caller has neither).
     fn consolidatable(&self, c: &Candidate) -> Result<(), Reason> {
-        let after = match self.c.pools[c.pool].consolidate_after {
-            After::Never => {
-                return Err(Reason::ConsolidationDisabled {
-                    pool: self.c.pool(c.pool).name.clone(),
-                })
-            }
-            After::Unset => 0,
-            After::Seconds(s) => s,
-        };
+        let after = self.consolidate_after(c)?;
         let claim = self.c.nodes[c.node].claim.as_ref().expect("managed");
         if claim.consolidatable_false && self.c.release == Release::V1_14 {
             return Err(Reason::NotConsolidatable {
@@ -47,15 +50,7 @@ impl<S: Simulator> Engine<S> {
     /// Pre-v1 emptiness: the `Empty` condition's age against `consolidateAfter`
     /// (`ttlSecondsAfterEmpty`); an empty node without one became empty now.
     fn empty_long_enough(&self, c: &Candidate) -> Result<(), Reason> {
-        let after = match self.c.pools[c.pool].consolidate_after {
-            After::Never => {
-                return Err(Reason::ConsolidationDisabled {
-                    pool: self.c.pool(c.pool).name.clone(),
-                })
-            }
-            After::Unset => 0,
-            After::Seconds(s) => s,
-        };
+        let after = self.consolidate_after(c)?;
         let claim = self.c.nodes[c.node].claim.as_ref().expect("managed");
         let since = claim.empty_since.unwrap_or(self.c.now);
         let left = after - (self.c.now - since);
@@ -114,14 +109,7 @@ impl<S: Simulator> Engine<S> {
             reasons: true,
         };
         let result = self.sim.simulate(&mut self.c, &request);
-        let left: Vec<PodRef> = result
-            .failures
-            .iter()
-            .filter_map(|f| match f {
-                Failure::Unschedulable { pod, .. } => Some(*pod),
-                Failure::Uninitialized { .. } => None,
-            })
-            .collect();
+        let left = result.unschedulable_pods();
         let choices = (0..result.claims.len())
             .map(|k| Choice::from_claim(&self.c, &result.claims[k], k))
             .collect();

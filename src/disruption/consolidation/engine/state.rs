@@ -7,7 +7,7 @@ use crate::disruption::consolidation::cluster::{PodExtra, Status};
 use crate::disruption::consolidation::input::{ClaimFacts, Release};
 use crate::disruption::consolidation::price::Choice;
 use crate::disruption::consolidation::report::Method;
-use crate::disruption::consolidation::sim::{Failure, PodRef, SimRequest, SimResult, Simulator};
+use crate::disruption::consolidation::sim::{PodRef, SimRequest, SimResult, Simulator};
 use crate::model::labels;
 use crate::model::node::Node;
 
@@ -35,14 +35,7 @@ impl<S: Simulator> Engine<S> {
             reasons: true,
         };
         let result = self.sim.simulate(&mut self.c, &request);
-        let stuck: Vec<PodRef> = result
-            .failures
-            .iter()
-            .filter_map(|f| match f {
-                Failure::Unschedulable { pod, .. } => Some(*pod),
-                Failure::Uninitialized { .. } => None,
-            })
-            .collect();
+        let stuck = result.unschedulable_pods();
         self.commit(&result, None);
         // The provisioner nominates the existing nodes it places these pods on.
         for (node, placed) in &result.placements {
