@@ -249,6 +249,15 @@ pub struct Options {
     pub possibility: bool,
     /// The controller's `MinValuesPolicy`.
     pub min_values_policy: MinValuesPolicy,
+    /// Every pod a deleting node still lists is leaving it — a disruption simulation's
+    /// candidates keep their pods listed while those are placed elsewhere — so none counts for
+    /// topology. Off (the provisioner's mode): a deleting node's reschedulable pods were taken
+    /// off it to be planned again (`usecases::provisioning::input::reschedule_deleting`), and
+    /// those it still lists stay there (`do-not-disrupt`, held by a PDB, DaemonSet pods), so
+    /// they count — spread, affinity and anti-affinity alike — as Karpenter counts every pod
+    /// it is not scheduling (`core v1.14.1 pkg/controllers/provisioning/scheduling/topology.go
+    /// countDomains` skips only `excludedPods`; `state/cluster.go ForPodsWithAntiAffinity`).
+    pub deleting_pods_leave: bool,
 }
 
 impl Default for Options {
@@ -261,6 +270,7 @@ impl Default for Options {
             unexplained: false,
             possibility: false,
             min_values_policy: MinValuesPolicy::Strict,
+            deleting_pods_leave: false,
         }
     }
 }

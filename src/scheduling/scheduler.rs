@@ -211,7 +211,11 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
         input.namespace_labels.clone(),
         &input.pods,
         &states,
-        BoundPods::new(&input.existing_nodes, index),
+        BoundPods::new(
+            &input.existing_nodes,
+            index,
+            input.options.deleting_pods_leave,
+        ),
         universes,
     );
     topology.every_admissible_domain = input.options.possibility;

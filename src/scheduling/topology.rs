@@ -118,8 +118,8 @@ fn label_hash(key: &str, value: &str) -> u64 {
     h.finish()
 }
 
-/// The pods bound to existing nodes that count for topology: not terminal, on a node that is
-/// not deleting; for spread and affinity counts not terminating either (`core v1.14.1
+/// The pods bound to existing nodes that count for topology: not terminal, not leaving a
+/// deleting node ([`crate::scheduling::Options::deleting_pods_leave`]); for spread and affinity counts not terminating either (`core v1.14.1
 /// pkg/controllers/provisioning/scheduling/topology.go IgnoredForTopology`), while a terminating
 /// pod's required anti-affinity still repels (cluster state keeps its binding until it is
 /// terminal or gone: `pkg/controllers/state/cluster.go UpdatePod`, `ForPodsWithAntiAffinity`).
@@ -127,18 +127,24 @@ fn label_hash(key: &str, value: &str) -> u64 {
 pub(crate) struct BoundPods<'a> {
     nodes: &'a [ExistingNode],
     index: &'a PodIndex,
+    deleting_pods_leave: bool,
 }
 
 impl<'a> BoundPods<'a> {
-    pub fn new(nodes: &'a [ExistingNode], index: &'a PodIndex) -> Self {
-        BoundPods { nodes, index }
+    pub fn new(nodes: &'a [ExistingNode], index: &'a PodIndex, deleting_pods_leave: bool) -> Self {
+        BoundPods {
+            nodes,
+            index,
+            deleting_pods_leave,
+        }
     }
 
     fn at(&self, (n, p): (u32, u32), read_for: Counted) -> Option<BoundPod<'a>> {
         let node = &self.nodes[n as usize];
         let pod = &node.pods[p as usize];
         let ignored = pod.terminating && read_for == Counted::InDomains;
-        (!node.node.deleting && !pod.is_terminal() && !ignored).then(|| BoundPod {
+        let leaving = node.node.deleting && self.deleting_pods_leave;
+        (!leaving && !pod.is_terminal() && !ignored).then(|| BoundPod {
             pod,
             node: n as usize,
             node_name: &node.node.name,
@@ -786,7 +792,7 @@ mod tests {
         }];
         let mut index = PodIndex::default();
         index.update(&nodes);
-        let bound = BoundPods::new(&nodes, &index);
+        let bound = BoundPods::new(&nodes, &index, false);
         let web_front = LabelSelector::eq(&[("app", "web"), ("tier", "front")]);
         assert_eq!(names(bound.candidates(Some(&web_front))), ["web-1"]);
         let single_in = LabelSelector {
@@ -815,7 +821,7 @@ mod tests {
     }
 
     #[test]
-    fn the_index_reads_pods_added_later_and_skips_deleting_nodes() {
+    fn the_index_reads_pods_added_later_and_skips_pods_leaving_deleting_nodes() {
         let mut nodes = vec![ExistingNode {
             node: crate::model::node::Node {
                 name: "n".into(),
@@ -831,15 +837,23 @@ mod tests {
         index.update(&nodes);
         let web = LabelSelector::eq(&[("app", "web")]);
         assert_eq!(
-            names(BoundPods::new(&nodes, &index).candidates(Some(&web))),
+            names(BoundPods::new(&nodes, &index, false).candidates(Some(&web))),
             ["web-1", "web-2"]
         );
         nodes[0].node.deleting = true;
+        // A disruption simulation's candidate: its pods are being placed elsewhere.
         assert_eq!(
-            BoundPods::new(&nodes, &index)
+            BoundPods::new(&nodes, &index, true)
                 .candidates(Some(&web))
                 .count(),
             0
+        );
+        // The provisioner's deleting node lists only the pods that stay: they count.
+        assert_eq!(
+            BoundPods::new(&nodes, &index, false)
+                .candidates(Some(&web))
+                .count(),
+            2
         );
     }
 }

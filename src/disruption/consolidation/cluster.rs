@@ -262,6 +262,8 @@ impl Cluster {
                 options: Options {
                     reserved_fallback: true,
                     disruption_volumes: true,
+                    // Candidates are flagged deleting with their pods still listed.
+                    deleting_pods_leave: true,
                     // The policy came with v1 (`options.go`); before, minValues were strict.
                     min_values_policy: match release {
                         Release::V1_14 => min_values_policy,

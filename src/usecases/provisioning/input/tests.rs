@@ -983,3 +983,60 @@ fn pods_of_a_deleting_node_are_planned_again_when_currently_reschedulable() {
         );
     }
 }
+
+/// The plan of `text` as `provision -f` makes it: the reschedulable pods of deleting nodes
+/// planned again with the pending ones.
+fn offline_plan_with_deleting(text: String) -> crate::scheduling::Plan {
+    let catalog = Catalog::embedded().unwrap();
+    let mut m = crate::api::load_str("in.yaml", &text).unwrap();
+    let mut sizing = CatalogSizing::new(&catalog, "us-east-1");
+    let mut input = build_input(&mut m, &Selection::default(), &mut sizing).unwrap();
+    reschedule_deleting(&mut input, &m.pdbs, 1_800_000_000).unwrap();
+    crate::scheduling::solve(&input)
+}
+
+/// A pod that stays on a deleting node (`karpenter.sh/do-not-disrupt`) still counts for
+/// topology: Karpenter lists every pod the selector matches and skips only those it is
+/// scheduling (`core v1.14.1 pkg/controllers/provisioning/scheduling/topology.go
+/// countDomains` `excludedPods`; the inverse groups from `state/cluster.go
+/// ForPodsWithAntiAffinity` likewise), so `web-0` keeps zone a taken and `web-1` zone b, and a
+/// pending replica with required zone anti-affinity has no zone left in a pool of a and b. A
+/// reschedulable pod of the same node is planned again and does not count there.
+#[test]
+fn a_pod_staying_on_a_deleting_node_counts_for_topology() {
+    let pool = pool_of("m5.large").replace(
+        "requirements: [",
+        "requirements: [{key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a, us-east-1b]}, ",
+    );
+    let node = |name: &str, zone: &str, meta: &str| {
+        format!("---\napiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n{meta}  labels: {{karpenter.sh/nodepool: a, karpenter.sh/registered: \"true\", karpenter.sh/initialized: \"true\", topology.kubernetes.io/zone: {zone}, node.kubernetes.io/instance-type: m5.large}}\nspec:\n  providerID: aws:///{zone}/i-{name}\nstatus:\n  allocatable: {{cpu: 1900m, memory: 7Gi, pods: \"29\"}}\n")
+    };
+    let deleting_meta =
+        "  deletionTimestamp: \"2026-12-04T00:00:00Z\"\n  finalizers: [karpenter.sh/termination]\n";
+    let web = |name: &str, node: Option<&str>, meta: &str| {
+        let bound = node.map_or(String::new(), |n| format!("  nodeName: {n}\n"));
+        let phase = if node.is_some() { "Running" } else { "Pending" };
+        format!("---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  namespace: default\n  labels: {{app: web}}\n{meta}spec:\n{bound}  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n      - {{topologyKey: topology.kubernetes.io/zone, labelSelector: {{matchLabels: {{app: web}}}}}}\n  containers: [{{name: c, image: i, resources: {{requests: {{cpu: 100m}}}}}}]\nstatus: {{phase: {phase}}}\n")
+    };
+    let stays = "  annotations: {karpenter.sh/do-not-disrupt: \"true\"}\n";
+    let world = |web0_meta: &str| {
+        format!(
+            "{pool}{V1_CLASS}{}{}{}{}{}",
+            node("old", "us-east-1a", deleting_meta),
+            node("live", "us-east-1b", ""),
+            web("web-0", Some("old"), web0_meta),
+            web("web-1", Some("live"), ""),
+            web("web-2", None, ""),
+        )
+    };
+    // web-0 stays on the deleting node in zone a: no zone is left for web-2.
+    let plan = offline_plan_with_deleting(world(stays));
+    assert!(plan.node_claims.is_empty(), "{:?}", plan.node_claims);
+    let pending: Vec<&str> = plan.unschedulable.iter().map(|u| u.pod.as_str()).collect();
+    assert_eq!(pending, ["default/web-2"]);
+    // web-0 moves: it and web-2 are both planned again, and only one of them gets zone a.
+    let plan = offline_plan_with_deleting(world(""));
+    assert_eq!(plan.node_claims.len(), 1, "{:?}", plan.unschedulable);
+    assert_eq!(plan.node_claims[0].launch.zone, "us-east-1a");
+    assert_eq!(plan.unschedulable.len(), 1);
+}
