@@ -478,10 +478,12 @@ fn claim_facts(claim: &NodeClaim, node: &Node) -> ClaimFacts {
 
 /// A PDB as the engine reads it; `status.disruptionsAllowed` when the cluster counted it.
 pub(crate) fn pdb_input(pdb: &PodDisruptionBudget) -> Result<PdbInput, CommandError> {
+    // `namespace: ""` is the default namespace too, as for pods (`ObjectMeta::namespace_or_default`).
     let namespace = pdb
         .metadata
         .namespace
         .clone()
+        .filter(|n| !n.is_empty())
         .unwrap_or_else(|| "default".into());
     let name = pdb.metadata.name.clone().unwrap_or_default();
     let spec = pdb.spec.clone().unwrap_or_default();

@@ -735,3 +735,15 @@ fn a_not_ready_pools_nodes_are_deleted_but_never_replaced() {
     let reason = not_ready.nodes[0].reason.as_ref().unwrap().to_string();
     assert!(reason.contains("is not Ready"), "{reason}");
 }
+
+/// A PDB written with `namespace: ""` is in the default namespace, as the API server puts it
+/// (and as a pod with that namespace is read).
+#[test]
+fn a_pdb_with_an_empty_namespace_is_in_the_default_namespace() {
+    let pdb: PodDisruptionBudget = serde_json::from_value(json!({
+        "metadata": {"name": "web", "namespace": ""},
+        "spec": {"maxUnavailable": 0, "selector": {"matchLabels": {"app": "web"}}}
+    }))
+    .unwrap();
+    assert_eq!(pdb_input(&pdb).unwrap().namespace, "default");
+}
