@@ -379,7 +379,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__consolidate)
-            opts="-f -y -n -o -v -q -h -V --filename --nodepool --catalog --now --feature-gates --min-values-policy --dry-run --yes --watch --force --timeout --ready-timeout --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-f -y -n -o -v -q -h -V --filename --nodepool --catalog --now --feature-gates --min-values-policy --preference-policy --dry-run --yes --watch --force --timeout --ready-timeout --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -411,6 +411,10 @@ _kubectl__karpenter() {
                     ;;
                 --min-values-policy)
                     COMPREPLY=($(compgen -W "Strict BestEffort" -- "${cur}"))
+                    return 0
+                    ;;
+                --preference-policy)
+                    COMPREPLY=($(compgen -W "Respect Ignore" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -961,7 +965,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__drift__subcmd__replace)
-            opts="-l -y -n -o -v -q -h -V --nodepool --selector --max-parallel --timeout --ready-timeout --dry-run --watch --yes --via-controller --force --catalog --min-values-policy --wait-for-lease --lease-namespace --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-l -y -n -o -v -q -h -V --nodepool --selector --max-parallel --timeout --ready-timeout --dry-run --watch --yes --via-controller --force --catalog --min-values-policy --preference-policy --wait-for-lease --lease-namespace --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -997,6 +1001,10 @@ _kubectl__karpenter() {
                     ;;
                 --min-values-policy)
                     COMPREPLY=($(compgen -W "Strict BestEffort" -- "${cur}"))
+                    return 0
+                    ;;
+                --preference-policy)
+                    COMPREPLY=($(compgen -W "Respect Ignore" -- "${cur}"))
                     return 0
                     ;;
                 --wait-for-lease)
@@ -1377,7 +1385,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__nodes)
-            opts="-f -l -n -o -v -q -h -V --filename --now --nodepool --selector --catalog --no-aws --no-decision --min-values-policy --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-f -l -n -o -v -q -h -V --filename --now --nodepool --selector --catalog --no-aws --no-decision --min-values-policy --preference-policy --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1413,6 +1421,10 @@ _kubectl__karpenter() {
                     ;;
                 --min-values-policy)
                     COMPREPLY=($(compgen -W "Strict BestEffort" -- "${cur}"))
+                    return 0
+                    ;;
+                --preference-policy)
+                    COMPREPLY=($(compgen -W "Respect Ignore" -- "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)
@@ -1495,7 +1507,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__provision)
-            opts="-f -y -n -o -v -q -h -V --filename --nodepool --dry-run --catalog --max-instance-types --min-values-policy --yes --wait --timeout --watch --force --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-f -y -n -o -v -q -h -V --filename --nodepool --dry-run --catalog --max-instance-types --min-values-policy --preference-policy --yes --wait --timeout --watch --force --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1523,6 +1535,10 @@ _kubectl__karpenter() {
                     ;;
                 --min-values-policy)
                     COMPREPLY=($(compgen -W "Strict BestEffort" -- "${cur}"))
+                    return 0
+                    ;;
+                --preference-policy)
+                    COMPREPLY=($(compgen -W "Respect Ignore" -- "${cur}"))
                     return 0
                     ;;
                 --timeout)

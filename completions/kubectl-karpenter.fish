@@ -71,6 +71,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand prov
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l max-instance-types -d 'Keep at most this many instance types per NodeClaim (Karpenter: 600)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l min-values-policy -d 'What an unmet NodePool minValues does, as the controller\'s --min-values-policy / MIN_VALUES_POLICY: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller\'s setting is the default' -r -f -a "Strict\t''
 BestEffort\t''"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l preference-policy -d 'Whether pods\' preferences (preferred node and pod affinity and anti-affinity, ScheduleAnyway topology spreads) count, as the controller\'s --preference-policy / PREFERENCE_POLICY: Respect (required until relaxed) or Ignore. Live, the running controller\'s setting is the default' -r -f -a "Respect\t''
+Ignore\t''"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l timeout -d 'How long --wait waits (e.g. 10m)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m; `forever`: a standby replica in a pod)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l lease-namespace -d 'Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)' -r
@@ -180,6 +182,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand node
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l catalog -d 'Replace the instance-type catalog used for prices (JSON or YAML, see the README)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l min-values-policy -d 'What an unmet NodePool minValues does, as the controller\'s --min-values-policy / MIN_VALUES_POLICY: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller\'s setting is the default' -r -f -a "Strict\t''
 BestEffort\t''"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l preference-policy -d 'Whether pods\' preferences (preferred node and pod affinity and anti-affinity, ScheduleAnyway topology spreads) count, as the controller\'s --preference-policy / PREFERENCE_POLICY: Respect (required until relaxed) or Ignore. Live, the running controller\'s setting is the default' -r -f -a "Respect\t''
+Ignore\t''"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l kubeconfig -d 'Path to the kubeconfig file' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l context -d 'The kubeconfig context to use' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand nodes" -l cluster -d 'The kubeconfig cluster to use' -r
@@ -289,6 +293,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drif
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l catalog -d 'Replace the instance-type catalog (JSON or YAML)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l min-values-policy -d 'What an unmet NodePool minValues does, as the controller\'s --min-values-policy / MIN_VALUES_POLICY: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller\'s setting is the default' -r -f -a "Strict\t''
 BestEffort\t''"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l preference-policy -d 'Whether pods\' preferences (preferred node and pod affinity and anti-affinity, ScheduleAnyway topology spreads) count, as the controller\'s --preference-policy / PREFERENCE_POLICY: Respect (required until relaxed) or Ignore. Live, the running controller\'s setting is the default' -r -f -a "Respect\t''
+Ignore\t''"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m; `forever`: a standby replica in a pod)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l lease-namespace -d 'Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from replace" -l kubeconfig -d 'Path to the kubeconfig file' -r
@@ -336,6 +342,8 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand cons
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l feature-gates -d 'Feature gates, as the controller\'s FEATURE_GATES (`SpotToSpotConsolidation=true`)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l min-values-policy -d 'What an unmet NodePool minValues does, as the controller\'s --min-values-policy / MIN_VALUES_POLICY: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller\'s setting is the default' -r -f -a "Strict\t''
 BestEffort\t''"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l preference-policy -d 'Whether pods\' preferences (preferred node and pod affinity and anti-affinity, ScheduleAnyway topology spreads) count, as the controller\'s --preference-policy / PREFERENCE_POLICY: Respect (required until relaxed) or Ignore. Live, the running controller\'s setting is the default' -r -f -a "Respect\t''
+Ignore\t''"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l timeout -d 'How long a node\'s drain may take (also how long a PDB at zero is waited for)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l ready-timeout -d 'How long a replacement may take to be Ready before the node is rolled back' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand consolidate" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m; `forever`: a standby replica in a pod)' -r

@@ -72,6 +72,7 @@ _arguments "${_arguments_options[@]}" : \
 '--catalog=[Replace the instance-type catalog (JSON or YAML, see the README)]:FILE:_default' \
 '--max-instance-types=[Keep at most this many instance types per NodeClaim (Karpenter\: 600)]:N:_default' \
 '--min-values-policy=[What an unmet NodePool minValues does, as the controller'\''s --min-values-policy / MIN_VALUES_POLICY\: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller'\''s setting is the default]:POLICY:(Strict BestEffort)' \
+'--preference-policy=[Whether pods'\'' preferences (preferred node and pod affinity and anti-affinity, ScheduleAnyway topology spreads) count, as the controller'\''s --preference-policy / PREFERENCE_POLICY\: Respect (required until relaxed) or Ignore. Live, the running controller'\''s setting is the default]:POLICY:(Respect Ignore)' \
 '--timeout=[How long --wait waits (e.g. 10m)]:DURATION:_default' \
 '--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m; \`forever\`\: a standby replica in a pod)]::DURATION:_default' \
 '--lease-namespace=[Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)]:NAMESPACE:_default' \
@@ -228,6 +229,7 @@ _arguments "${_arguments_options[@]}" : \
 '--selector=[Only nodes matching this label selector (\`k=v,k!=v,k in (a,b),k notin (a),k,!k\`)]:SELECTOR:_default' \
 '--catalog=[Replace the instance-type catalog used for prices (JSON or YAML, see the README)]:FILE:_default' \
 '--min-values-policy=[What an unmet NodePool minValues does, as the controller'\''s --min-values-policy / MIN_VALUES_POLICY\: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller'\''s setting is the default]:POLICY:(Strict BestEffort)' \
+'--preference-policy=[Whether pods'\'' preferences (preferred node and pod affinity and anti-affinity, ScheduleAnyway topology spreads) count, as the controller'\''s --preference-policy / PREFERENCE_POLICY\: Respect (required until relaxed) or Ignore. Live, the running controller'\''s setting is the default]:POLICY:(Respect Ignore)' \
 '--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
 '--context=[The kubeconfig context to use]:CONTEXT:_default' \
 '--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
@@ -387,6 +389,7 @@ _arguments "${_arguments_options[@]}" : \
 '--ready-timeout=[How long a replacement may take to become Ready before rolling back]:DURATION:_default' \
 '--catalog=[Replace the instance-type catalog (JSON or YAML)]:FILE:_default' \
 '--min-values-policy=[What an unmet NodePool minValues does, as the controller'\''s --min-values-policy / MIN_VALUES_POLICY\: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller'\''s setting is the default]:POLICY:(Strict BestEffort)' \
+'--preference-policy=[Whether pods'\'' preferences (preferred node and pod affinity and anti-affinity, ScheduleAnyway topology spreads) count, as the controller'\''s --preference-policy / PREFERENCE_POLICY\: Respect (required until relaxed) or Ignore. Live, the running controller'\''s setting is the default]:POLICY:(Respect Ignore)' \
 '--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m; \`forever\`\: a standby replica in a pod)]::DURATION:_default' \
 '--lease-namespace=[Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)]:NAMESPACE:_default' \
 '--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
@@ -479,6 +482,7 @@ _arguments "${_arguments_options[@]}" : \
 '--now=[The instant evaluated, RFC 3339 (default\: now)]:RFC3339:_default' \
 '--feature-gates=[Feature gates, as the controller'\''s FEATURE_GATES (\`SpotToSpotConsolidation=true\`)]:GATES:_default' \
 '--min-values-policy=[What an unmet NodePool minValues does, as the controller'\''s --min-values-policy / MIN_VALUES_POLICY\: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller'\''s setting is the default]:POLICY:(Strict BestEffort)' \
+'--preference-policy=[Whether pods'\'' preferences (preferred node and pod affinity and anti-affinity, ScheduleAnyway topology spreads) count, as the controller'\''s --preference-policy / PREFERENCE_POLICY\: Respect (required until relaxed) or Ignore. Live, the running controller'\''s setting is the default]:POLICY:(Respect Ignore)' \
 '--timeout=[How long a node'\''s drain may take (also how long a PDB at zero is waited for)]:DURATION:_default' \
 '--ready-timeout=[How long a replacement may take to be Ready before the node is rolled back]:DURATION:_default' \
 '--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m; \`forever\`\: a standby replica in a pod)]::DURATION:_default' \

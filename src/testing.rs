@@ -585,6 +585,7 @@ pub fn consolidation_input(
         release,
         feature_gates: FeatureGates::defaults(release),
         min_values_policy: Default::default(),
+        preference_policy: Default::default(),
         nodes,
         pending_pods: Vec::new(),
         pdbs: Vec::new(),

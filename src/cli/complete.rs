@@ -567,6 +567,12 @@ mod tests {
                 (words(&["Strict", "BestEffort"]), 4),
                 "{command:?}"
             );
+            let line = [command, &["--preference-policy", ""]].concat();
+            assert_eq!(
+                complete(&line),
+                (words(&["Respect", "Ignore"]), 4),
+                "{command:?}"
+            );
         }
     }
 

@@ -333,7 +333,7 @@ pub struct ProvisionArgs {
     #[arg(long, value_name = "N", default_value_t = crate::scheduling::DEFAULT_MAX_INSTANCE_TYPES)]
     pub max_instance_types: usize,
     #[command(flatten)]
-    pub min_values: MinValuesPolicyArg,
+    pub policies: SchedulingPolicyArgs,
     /// Launch without asking (live mode).
     #[arg(short = 'y', long)]
     pub yes: bool,
@@ -356,13 +356,14 @@ pub struct ProvisionArgs {
 }
 
 impl ProvisionArgs {
-    /// `--nodepool`, `--max-instance-types` and `--min-values-policy` (default Strict), for
-    /// the use case.
+    /// `--nodepool`, `--max-instance-types`, `--min-values-policy` (default Strict) and
+    /// `--preference-policy` (default Respect), for the use case.
     pub fn selection(&self) -> crate::usecases::provisioning::Selection {
         crate::usecases::provisioning::Selection {
             nodepools: self.nodepools.clone(),
             max_instance_types: self.max_instance_types,
-            min_values_policy: self.min_values.policy().unwrap_or_default(),
+            min_values_policy: self.policies.min_values().unwrap_or_default(),
+            preference_policy: self.policies.preferences().unwrap_or_default(),
             node_overlay_gate: None,
             static_capacity_gate: None,
             keep_not_ready: false,
@@ -370,9 +371,10 @@ impl ProvisionArgs {
     }
 }
 
-/// `--min-values-policy`: the Karpenter controller option the decision follows.
+/// `--min-values-policy` and `--preference-policy`: the Karpenter controller options the
+/// decision follows.
 #[derive(Debug, Args, Clone, Default)]
-pub struct MinValuesPolicyArg {
+pub struct SchedulingPolicyArgs {
     /// What an unmet NodePool minValues does, as the controller's --min-values-policy /
     /// MIN_VALUES_POLICY: Strict (the pod waits) or BestEffort (minValues relaxed, the
     /// NodeClaim annotated). Live, the running controller's setting is the default.
@@ -382,14 +384,31 @@ pub struct MinValuesPolicyArg {
         value_parser = ["Strict", "BestEffort"]
     )]
     pub min_values_policy: Option<String>,
+    /// Whether pods' preferences (preferred node and pod affinity and anti-affinity,
+    /// ScheduleAnyway topology spreads) count, as the controller's --preference-policy /
+    /// PREFERENCE_POLICY: Respect (required until relaxed) or Ignore. Live, the running
+    /// controller's setting is the default.
+    #[arg(
+        long = "preference-policy",
+        value_name = "POLICY",
+        value_parser = ["Respect", "Ignore"]
+    )]
+    pub preference_policy: Option<String>,
 }
 
-impl MinValuesPolicyArg {
-    /// The policy given, if any.
-    pub fn policy(&self) -> Option<crate::scheduling::MinValuesPolicy> {
+impl SchedulingPolicyArgs {
+    /// The `MinValuesPolicy` given, if any.
+    pub fn min_values(&self) -> Option<crate::scheduling::MinValuesPolicy> {
         self.min_values_policy
             .as_deref()
             .and_then(crate::scheduling::MinValuesPolicy::parse)
+    }
+
+    /// The `PreferencePolicy` given, if any.
+    pub fn preferences(&self) -> Option<crate::scheduling::PreferencePolicy> {
+        self.preference_policy
+            .as_deref()
+            .and_then(crate::scheduling::PreferencePolicy::parse)
     }
 }
 
@@ -517,7 +536,7 @@ pub struct DriftReplaceArgs {
     #[arg(long, value_name = "FILE")]
     pub catalog: Option<String>,
     #[command(flatten)]
-    pub min_values: MinValuesPolicyArg,
+    pub policies: SchedulingPolicyArgs,
     #[command(flatten)]
     pub lease: LeaseArgs,
 }
@@ -622,7 +641,7 @@ pub struct ConsolidateArgs {
     #[arg(long = "feature-gates", value_name = "GATES")]
     pub feature_gates: Option<String>,
     #[command(flatten)]
-    pub min_values: MinValuesPolicyArg,
+    pub policies: SchedulingPolicyArgs,
     /// Show what --yes would do now (the first action, node by node) and change nothing (live).
     #[arg(long)]
     pub dry_run: bool,
@@ -776,5 +795,5 @@ pub struct NodesArgs {
     #[arg(long)]
     pub no_decision: bool,
     #[command(flatten)]
-    pub min_values: MinValuesPolicyArg,
+    pub policies: SchedulingPolicyArgs,
 }

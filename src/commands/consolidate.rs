@@ -32,7 +32,8 @@ pub fn config(args: &ConsolidateArgs) -> Result<Config, CommandError> {
         nodepools: args.nodepools.clone(),
         now,
         spot_to_spot,
-        min_values_policy: args.min_values.policy(),
+        min_values_policy: args.policies.min_values(),
+        preference_policy: args.policies.preferences(),
     })
 }
 

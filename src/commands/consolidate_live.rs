@@ -33,7 +33,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs, config: &Config) -> Co
         ready_timeout: super::duration_flag("--ready-timeout", &args.ready_timeout)?,
         attempt: String::new(),
         gone_instances: Default::default(),
-        min_values_policy: Default::default(),
+        policies: Default::default(),
     };
     // Served before the lease is taken: a standby replica is live while it waits.
     let health = live::health(ctx, args.health.health_addr.as_deref())?;

@@ -39,7 +39,7 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
         ready_timeout: super::duration_flag("--ready-timeout", &args.ready_timeout)?,
         attempt: String::new(),
         gone_instances: Default::default(),
-        min_values_policy: Default::default(),
+        policies: Default::default(),
     };
     let check = CheckConfig {
         nodes: args.nodes.clone(),
@@ -128,10 +128,7 @@ fn once(
     settings.attempt = crate::model::time::format_rfc3339(unix_now().max(0));
     let guard = (!args.dry_run && !args.via_controller).then_some(("drift replace", args.force));
     let connection = live::connect(ctx, args.catalog.as_deref(), guard, lease)?;
-    settings.min_values_policy = match args.min_values.policy() {
-        Some(policy) => policy,
-        None => live::controller_policy(ctx, &connection)?.unwrap_or_default(),
-    };
+    settings.policies = live::controller_policies(ctx, &connection, &args.policies)?;
     let clock = SystemClock::new();
     let mut session = connection.live(&clock);
     let manifests = replace::read_cluster(session.cluster)?;

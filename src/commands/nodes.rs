@@ -40,13 +40,18 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         ),
         Some(cluster) => consolidate::gather_live(&cluster.client)?,
     };
-    // `--min-values-policy` wins over the controller's.
-    let controller = match args.min_values.policy() {
-        Some(policy) => Some(consolidate::Controller {
-            min_values_policy: Some(policy),
-            ..controller.unwrap_or_default()
-        }),
-        None => controller,
+    // `--min-values-policy` and `--preference-policy` win over the controller's.
+    let (min_values, preferences) = (args.policies.min_values(), args.policies.preferences());
+    let controller = match (min_values, preferences, controller) {
+        (None, None, controller) => controller,
+        (_, _, controller) => {
+            let c = controller.unwrap_or_default();
+            Some(consolidate::Controller {
+                min_values_policy: min_values.or(c.min_values_policy),
+                preference_policy: preferences.or(c.preference_policy),
+                ..c
+            })
+        }
     };
     let cloud;
     let ec2 = if args.no_aws || offline {

@@ -44,8 +44,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     let clock = health.clock();
     let mut session = connection.live(&clock);
     let mut selection = args.selection();
-    let policy_given = args.min_values.policy().is_some();
-    live::follow_controller(ctx, &connection, &mut selection, policy_given)?;
+    live::follow_controller(ctx, &connection, &mut selection, &args.policies)?;
     if args.watch {
         return watch(ctx, &mut session, &selection, args.yes, lease.as_ref());
     }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::gates::FeatureGates;
 use super::{
     FEATURE_GATES_ENV, FEATURE_GATES_FLAG, MIN_VALUES_POLICY_ENV, MIN_VALUES_POLICY_FLAG,
-    RESTARTED_AT,
+    PREFERENCE_POLICY_ENV, PREFERENCE_POLICY_FLAG, RESTARTED_AT,
 };
 
 /// Where `FEATURE_GATES` sits in the controller container.
@@ -41,6 +41,9 @@ pub struct ControllerView {
     /// command/args, else its `MIN_VALUES_POLICY` env value (Go's `flag` package: the env
     /// var is the flag's default); `None` when neither is set (Karpenter: `Strict`).
     pub min_values_policy: Option<String>,
+    /// The controller's `PreferencePolicy` as written, read as `min_values_policy` is;
+    /// `None`: not set (Karpenter: `Respect`).
+    pub preference_policy: Option<String>,
     /// `spec.paused`.
     pub paused: bool,
     /// The current restart annotation.
@@ -104,14 +107,18 @@ impl ControllerView {
             || all_words
                 .iter()
                 .any(|w| w == FEATURE_GATES_FLAG || w.starts_with("--feature-gates="));
-        let policy_flag = flag_value(&all_words, MIN_VALUES_POLICY_FLAG);
-        let policy_env = c.get("env").and_then(Value::as_array).and_then(|env| {
-            env.iter()
-                .rev()
-                .find(|e| e["name"] == MIN_VALUES_POLICY_ENV)
-                .and_then(|e| e["value"].as_str())
-                .map(str::to_string)
-        });
+        // Go's `flag` package: the env var is only the flag's default.
+        let option = |flag: &str, env_name: &str| {
+            flag_value(&all_words, flag).or_else(|| {
+                c.get("env").and_then(Value::as_array).and_then(|env| {
+                    env.iter()
+                        .rev()
+                        .find(|e| e["name"] == env_name)
+                        .and_then(|e| e["value"].as_str())
+                        .map(str::to_string)
+                })
+            })
+        };
         Some(ControllerView {
             index,
             container: c["name"].as_str().unwrap_or("").to_string(),
@@ -119,7 +126,8 @@ impl ControllerView {
             value_from,
             flag,
             flag_gates,
-            min_values_policy: policy_flag.or(policy_env),
+            min_values_policy: option(MIN_VALUES_POLICY_FLAG, MIN_VALUES_POLICY_ENV),
+            preference_policy: option(PREFERENCE_POLICY_FLAG, PREFERENCE_POLICY_ENV),
             paused: deployment
                 .pointer("/spec/paused")
                 .and_then(Value::as_bool)
@@ -295,6 +303,25 @@ mod tests {
             let c = json!({"name": "c", "image": "k", "env": env, "args": args});
             assert_eq!(view(c).as_deref(), Some("Strict"), "{args}");
         }
+    }
+
+    /// `PREFERENCE_POLICY` is the default of `--preference-policy` the same way (core v1.14.1
+    /// `options.go`).
+    #[test]
+    fn the_preference_policy_is_the_flag_else_the_env() {
+        let view = |c: Value| {
+            let d = json!({"spec": {"template": {"spec": {"containers": [c]}}}});
+            ControllerView::read(&d, "k").unwrap().preference_policy
+        };
+        let env = json!([{"name": "PREFERENCE_POLICY", "value": "Ignore"}]);
+        assert_eq!(view(json!({"name": "c", "image": "k"})), None);
+        assert_eq!(
+            view(json!({"name": "c", "image": "k", "env": env})).as_deref(),
+            Some("Ignore")
+        );
+        let c =
+            json!({"name": "c", "image": "k", "env": env, "args": ["--preference-policy=Respect"]});
+        assert_eq!(view(c).as_deref(), Some("Respect"));
     }
 
     /// core v1.14.1 `pkg/operator/options/suite_test.go` "Parse": "shouldn't overwrite CLI

@@ -42,6 +42,11 @@ pub const FEATURE_GATES_FLAG: &str = "--feature-gates";
 pub const MIN_VALUES_POLICY_ENV: &str = "MIN_VALUES_POLICY";
 /// Its flag, which wins over the env var (the env var is only the flag's default).
 pub const MIN_VALUES_POLICY_FLAG: &str = "--min-values-policy";
+/// The controller option `--preference-policy`'s env var (v1.4+; core v1.14.1:
+/// `pkg/operator/options/options.go`): `Respect` (the default) or `Ignore`.
+pub const PREFERENCE_POLICY_ENV: &str = "PREFERENCE_POLICY";
+/// Its flag, which wins over the env var.
+pub const PREFERENCE_POLICY_FLAG: &str = "--preference-policy";
 /// The drift gate's name inside `FEATURE_GATES`.
 pub const DRIFT_GATE: &str = "Drift";
 /// The gate of spot-to-spot consolidation inside `FEATURE_GATES` (v0.34+, default off).

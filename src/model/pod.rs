@@ -207,6 +207,52 @@ impl Pod {
     }
 }
 
+/// Karpenter's `PreferencePolicy: Ignore` (core v1.14.1 `pkg/operator/options/options.go`,
+/// `provisioning/scheduling/scheduler.go` `IgnorePreferences`): the scheduler reads a pod with its
+/// required node affinity only (`NewStrictPodRequirements`), without `ScheduleAnyway` spreads
+/// (`topology.go newForTopologies`) and without preferred pod affinity or anti-affinity
+/// (`newForAffinities`). Taking those off the pods is the same; the replicas of a template
+/// keep sharing one copy.
+pub fn ignore_preferences<'a>(pods: impl IntoIterator<Item = &'a mut Pod>) {
+    // Keyed by the shared fields' address; the original is kept so the address is not reused.
+    let mut stripped: std::collections::HashMap<
+        *const PodFields,
+        (Arc<PodFields>, Arc<PodFields>),
+    > = std::collections::HashMap::new();
+    for pod in pods {
+        if !pod.fields.has_preferences() {
+            continue;
+        }
+        let (_, without) = stripped.entry(Arc::as_ptr(&pod.fields)).or_insert_with(|| {
+            let mut fields = (*pod.fields).clone();
+            fields.drop_preferences();
+            (pod.fields.clone(), Arc::new(fields))
+        });
+        pod.fields = without.clone();
+    }
+}
+
+impl PodFields {
+    /// Whether the pod states a preference the scheduler may ignore.
+    fn has_preferences(&self) -> bool {
+        !self.preferred_node_affinity.is_empty()
+            || !self.preferred_pod_affinity.is_empty()
+            || !self.preferred_pod_anti_affinity.is_empty()
+            || self
+                .topology_spread
+                .iter()
+                .any(|c| c.when_unsatisfiable == WhenUnsatisfiable::ScheduleAnyway)
+    }
+
+    fn drop_preferences(&mut self) {
+        self.preferred_node_affinity.clear();
+        self.preferred_pod_affinity.clear();
+        self.preferred_pod_anti_affinity.clear();
+        self.topology_spread
+            .retain(|c| c.when_unsatisfiable == WhenUnsatisfiable::DoNotSchedule);
+    }
+}
+
 impl Deref for Pod {
     type Target = PodFields;
     fn deref(&self) -> &PodFields {

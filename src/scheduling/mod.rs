@@ -214,6 +214,56 @@ impl MinValuesPolicy {
     }
 }
 
+/// Karpenter's `--preference-policy` / `PREFERENCE_POLICY` (core v1.14.1:
+/// `pkg/operator/options/options.go`): whether the scheduler honours pods' preferences —
+/// preferred node and pod (anti-)affinity, `ScheduleAnyway` spreads — as constraints it relaxes
+/// one at a time, or ignores them ([`crate::model::pod::ignore_preferences`]). Provisioning and
+/// the disruption simulations alike (`provisioner.go Schedule`, `disruption/helpers.go
+/// SimulateScheduling`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PreferencePolicy {
+    /// The default: preferences are required at first and relaxed when a pod fits nowhere.
+    #[default]
+    Respect,
+    /// Preferences are left out of scheduling.
+    Ignore,
+}
+
+impl PreferencePolicy {
+    /// The option's value, exactly as Karpenter accepts it (`Respect`, `Ignore`).
+    pub fn parse(text: &str) -> Option<PreferencePolicy> {
+        match text {
+            "Respect" => Some(PreferencePolicy::Respect),
+            "Ignore" => Some(PreferencePolicy::Ignore),
+            _ => None,
+        }
+    }
+
+    /// As written in the option.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PreferencePolicy::Respect => "Respect",
+            PreferencePolicy::Ignore => "Ignore",
+        }
+    }
+
+    /// Takes the preferences off `pods` when the policy ignores them.
+    pub fn apply<'a>(self, pods: impl IntoIterator<Item = &'a mut Pod>) {
+        if self == PreferencePolicy::Ignore {
+            crate::model::pod::ignore_preferences(pods);
+        }
+    }
+}
+
+/// The controller options a scheduling decision follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Policies {
+    /// `MinValuesPolicy`.
+    pub min_values: MinValuesPolicy,
+    /// `PreferencePolicy`.
+    pub preferences: PreferencePolicy,
+}
+
 /// Tunables.
 #[derive(Debug, Clone)]
 pub struct Options {

@@ -101,6 +101,12 @@ impl Install {
     pub fn min_values_policy(&self) -> Option<&str> {
         self.deployment.min_values_policy.as_deref()
     }
+
+    /// The controller container's `PreferencePolicy` as written (`--preference-policy`, else
+    /// `PREFERENCE_POLICY`); `None`: not set (Karpenter's default, `Respect`).
+    pub fn preference_policy(&self) -> Option<&str> {
+        self.deployment.preference_policy.as_deref()
+    }
 }
 
 /// What happens, as it happens.

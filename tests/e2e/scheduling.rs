@@ -155,3 +155,23 @@ fn the_min_values_policy_flag_decides_what_an_unmet_min_values_does() {
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("--min-values-policy"), "{}", bad.stderr);
 }
+
+/// `--preference-policy` (the controller's `PREFERENCE_POLICY`, core v1.14.1 `options.go`;
+/// provisioning suite "Ignore Preferences"): five replicas preferring hostname spread and
+/// anti-affinity get five NodeClaims under Respect (the default) and one under Ignore. A value
+/// Karpenter does not know is a usage error (exit 2).
+#[test]
+fn the_preference_policy_flag_decides_whether_preferences_count() {
+    let run = |policy: &[&str]| provision_example("preference-policy.yaml", policy);
+    let claims = |run: &crate::support::Run| {
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let plan: Value = serde_json::from_str(&run.stdout).unwrap();
+        plan["nodeClaims"].as_array().unwrap().len()
+    };
+    assert_eq!(claims(&run(&[])), 5);
+    assert_eq!(claims(&run(&["--preference-policy", "Respect"])), 5);
+    assert_eq!(claims(&run(&["--preference-policy=Ignore"])), 1);
+    let bad = run(&["--preference-policy", "ignore"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("--preference-policy"), "{}", bad.stderr);
+}

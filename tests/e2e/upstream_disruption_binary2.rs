@@ -870,41 +870,57 @@ fn consolidate_into_reserved_capacity() {
 }
 
 /// Preferences: "should consolidate a node through deletion when ignoring preferences" and "…
-/// through replacement when ignoring preferences" set the controller's `PreferencePolicy:
-/// Ignore`, which this tool does not take (it decides as the default, Respect). Replayed as
-/// Respect decides the same clusters (core v1.14.1 `scheduler.go`: a preference is kept while a
-/// new NodeClaim can honour it, relaxed only when the pod fits nowhere): three `app: foo` pods
-/// preferring hostname anti-affinity to each other on two 5-CPU nodes (two and one) — the lone
-/// pod would rather go to a new node than join the two, and a new node of the same cheapest type
-/// saves nothing: both stay; a pod preferring the most expensive type on a node of that type —
-/// its replacement would be that type again: it stays.
+/// through replacement when ignoring preferences" (`--preference-policy Ignore`, the
+/// controller's `PreferencePolicy: Ignore`): three `app: foo` pods preferring hostname
+/// anti-affinity to each other on two 5-CPU nodes (two and one) — the lone pod joins the two and
+/// its node is deleted; a pod preferring the most expensive type on a node of that type — it is
+/// replaced by a cheaper type. Under the default, Respect (core v1.14.1 `scheduler.go`: a
+/// preference is kept while a new NodeClaim can honour it, relaxed only when the pod fits
+/// nowhere), both clusters stay as they are.
 #[test]
 fn preferences_respected_keep_what_ignoring_them_would_consolidate() {
-    let mut sc = Sc::new();
-    sc.nodes(2, LEAST);
-    for n in ["n0", "n1"] {
-        allocatable(&mut sc, n, json!({"cpu": "5", "pods": "100"}));
-    }
-    for (p, n) in [("p0", "n0"), ("p1", "n0"), ("p2", "n1")] {
-        sc.pod(p, n, "");
-        let pod = sc.pod_mut(p);
-        pod["metadata"]["labels"] = json!({"app": "foo"});
-        pod["spec"]["affinity"] = json!({"podAntiAffinity": {
-            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": {
-                "topologyKey": "kubernetes.io/hostname",
-                "labelSelector": {"matchLabels": {"app": "foo"}}}}]}});
-    }
-    let r = sc.run("s21-pref-anti");
+    let ignoring = |mut sc: Sc| {
+        sc.flags
+            .extend(["--preference-policy".to_string(), "Ignore".to_string()]);
+        sc
+    };
+    let anti_affine = || {
+        let mut sc = Sc::new();
+        sc.nodes(2, LEAST);
+        for n in ["n0", "n1"] {
+            allocatable(&mut sc, n, json!({"cpu": "5", "pods": "100"}));
+        }
+        for (p, n) in [("p0", "n0"), ("p1", "n0"), ("p2", "n1")] {
+            sc.pod(p, n, "");
+            let pod = sc.pod_mut(p);
+            pod["metadata"]["labels"] = json!({"app": "foo"});
+            pod["spec"]["affinity"] = json!({"podAntiAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": {
+                    "topologyKey": "kubernetes.io/hostname",
+                    "labelSelector": {"matchLabels": {"app": "foo"}}}}]}});
+        }
+        sc
+    };
+    let r = anti_affine().run("s21-pref-anti");
     r.expect(&[("n0", "none"), ("n1", "none")]);
+    let r = ignoring(anti_affine()).run("s25-pref-anti-ignored");
+    r.expect(&[("n0", "none"), ("n1", "delete/single")]);
 
-    let mut sc = Sc::new();
-    sc.node("n0", MOST).pod("p0", "n0", "");
-    sc.pod_mut("p0")["spec"]["affinity"] = json!({"nodeAffinity": {
-        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": {
-            "matchExpressions": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
-                                  "values": [MOST]}]}}]}});
-    let r = sc.run("s21-pref-type");
+    let pinned_to_most = || {
+        let mut sc = Sc::new();
+        sc.node("n0", MOST).pod("p0", "n0", "");
+        sc.pod_mut("p0")["spec"]["affinity"] = json!({"nodeAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "preference": {
+                "matchExpressions": [{"key": "node.kubernetes.io/instance-type", "operator": "In",
+                                      "values": [MOST]}]}}]}});
+        sc
+    };
+    let r = pinned_to_most().run("s21-pref-type");
     r.expect(&[("n0", "none")]);
+    let r = ignoring(pinned_to_most()).run("s25-pref-type-ignored");
+    r.expect(&[("n0", "replace/single")]);
+    let replacement = &r.actions()[0]["replacement"];
+    assert_ne!(replacement["instanceType"], MOST, "{replacement:#}");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ use crate::usecases::live::Live;
 mod controller;
 
 pub use super::lease::{take_lease, OperatorLease};
-pub use controller::{controller_policy, follow_controller};
+pub use controller::{controller_policies, follow_controller};
 
 pub use crate::usecases::live::aws_error;
 

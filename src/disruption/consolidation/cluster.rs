@@ -137,14 +137,25 @@ impl Cluster {
             release,
             feature_gates,
             min_values_policy,
-            nodes,
-            pending_pods,
+            preference_policy,
+            mut nodes,
+            mut pending_pods,
             pdbs,
             pools,
             daemonsets,
             namespace_labels,
             storage,
         } = input;
+        // The option came with v1.4 (`options.go`); earlier releases honour preferences.
+        if release == Release::V1_14 {
+            preference_policy.apply(
+                pending_pods.iter_mut().chain(
+                    nodes
+                        .iter_mut()
+                        .flat_map(|n| n.pods.iter_mut().map(|b| &mut b.pod)),
+                ),
+            );
+        }
         let pdbs = {
             let mut all: Vec<(&Pod, bool)> = Vec::new();
             for n in &nodes {

@@ -9,7 +9,7 @@ use crate::model::nodepool::ApiGeneration;
 use crate::model::pod::Pod;
 use crate::model::selector::LabelSelector;
 use crate::model::storage::Storage;
-use crate::scheduling::{MinValuesPolicy, PoolInput};
+use crate::scheduling::{MinValuesPolicy, PoolInput, PreferencePolicy};
 
 /// The Karpenter release whose disruption controller is simulated (docs/spec.md §9: each API generation
 /// follows its last release; live, the installed controller's version).
@@ -206,6 +206,9 @@ pub struct ConsolidationInput {
     /// disruption simulations schedule with it (core v1.14.1: `disruption/helpers.go`
     /// `SimulateScheduling`).
     pub min_values_policy: MinValuesPolicy,
+    /// The controller's `PreferencePolicy` (v1.4 and later; earlier releases honour
+    /// preferences): disruption simulations schedule with it (`SimulateScheduling`).
+    pub preference_policy: PreferencePolicy,
     /// Every node of the cluster (managed or not) with its pods.
     pub nodes: Vec<NodeInput>,
     /// Pods waiting for capacity (provisionable).

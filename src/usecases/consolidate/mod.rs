@@ -30,14 +30,14 @@ use crate::error::CommandError;
 use crate::k8s::snapshot::{self, Scope};
 use crate::k8s::{coexist, Cluster};
 use crate::karpenter_install::release::Version;
-use crate::karpenter_install::MIN_VALUES_POLICY_ENV;
+use crate::karpenter_install::{MIN_VALUES_POLICY_ENV, PREFERENCE_POLICY_ENV};
 use crate::model::labels;
 use crate::model::node::{gone_nodes, managed_instance_ids, GoneInstance, Node};
 use crate::model::nodeclaim::NodeClaim;
 use crate::model::nodepool::NodeClass;
 use crate::model::pod::Pod;
 use crate::model::time::parse_rfc3339;
-use crate::scheduling::{MinValuesPolicy, DEFAULT_MAX_INSTANCE_TYPES};
+use crate::scheduling::{MinValuesPolicy, Policies, PreferencePolicy, DEFAULT_MAX_INSTANCE_TYPES};
 use crate::usecases::drift_gate;
 use crate::usecases::live::{aws_error, catalog_with_reservations};
 use crate::usecases::provisioning::input::{build_input as solver_input, CatalogSizing};
@@ -56,6 +56,8 @@ pub struct Config {
     pub spot_to_spot: Option<bool>,
     /// `--min-values-policy`: wins over the controller's.
     pub min_values_policy: Option<MinValuesPolicy>,
+    /// `--preference-policy`: wins over the controller's.
+    pub preference_policy: Option<PreferencePolicy>,
 }
 
 /// The Karpenter controller running in the cluster, as far as its decisions depend on it.
@@ -69,6 +71,8 @@ pub struct Controller {
     pub drift: Option<bool>,
     /// Its `--min-values-policy` / `MIN_VALUES_POLICY`, when set.
     pub min_values_policy: Option<MinValuesPolicy>,
+    /// Its `--preference-policy` / `PREFERENCE_POLICY`, when set.
+    pub preference_policy: Option<PreferencePolicy>,
     /// Its `NodeOverlay` gate (`false` unless its gates turn it on: the default in v1.14.1,
     /// `pkg/operator/options/options.go`); `None`: no controller was read.
     pub node_overlay: Option<bool>,
@@ -104,6 +108,7 @@ pub fn controller(cluster: &dyn Cluster) -> Result<Option<Controller>, CommandEr
         spot_to_spot: gates.get("SpotToSpotConsolidation").and_then(Result::ok),
         drift: gates.get("Drift").and_then(Result::ok),
         min_values_policy: controller_min_values_policy(&install)?,
+        preference_policy: controller_preference_policy(&install)?,
         node_overlay: Some(
             gates
                 .get("NodeOverlay")
@@ -126,6 +131,40 @@ pub fn min_values_policy(config: &Config, controller: Option<&Controller>) -> Mi
         .min_values_policy
         .or(controller.and_then(|c| c.min_values_policy))
         .unwrap_or_default()
+}
+
+/// The controller options a decision follows, each the flag's, else the running controller's.
+pub fn policies(config: &Config, controller: Option<&Controller>) -> Policies {
+    Policies {
+        min_values: min_values_policy(config, controller),
+        preferences: preference_policy(config, controller),
+    }
+}
+
+/// The `PreferencePolicy` a decision follows: `--preference-policy`, else the running
+/// controller's, else Respect (Karpenter's default).
+pub fn preference_policy(config: &Config, controller: Option<&Controller>) -> PreferencePolicy {
+    config
+        .preference_policy
+        .or(controller.and_then(|c| c.preference_policy))
+        .unwrap_or_default()
+}
+
+/// The controller's `PreferencePolicy`, when its container sets one; a value Karpenter would
+/// refuse to start with (`options.go` `Validate`) is bad input.
+pub fn controller_preference_policy(
+    install: &drift_gate::Install,
+) -> Result<Option<PreferencePolicy>, CommandError> {
+    let Some(raw) = install.preference_policy() else {
+        return Ok(None);
+    };
+    PreferencePolicy::parse(raw).map(Some).ok_or_else(|| {
+        CommandError::input(format!(
+            "Deployment {} container {}: {PREFERENCE_POLICY_ENV} {raw:?} is not Respect or Ignore (Karpenter would not start; pass --preference-policy to decide without it)",
+            install.controller.key(),
+            install.deployment.container
+        ))
+    })
 }
 
 /// The controller's `MinValuesPolicy`, when its container sets one; a value Karpenter would
@@ -283,6 +322,21 @@ pub fn build_input(
         feature_gates.spot_to_spot_consolidation = on;
     }
     let min_values_policy = min_values_policy(config, controller);
+    // The option came with v1.4 (`options.go`): earlier releases honour preferences.
+    let preference_policy = match release {
+        Release::V1_14 => preference_policy(config, controller),
+        Release::V0_37 | Release::V0_31 => PreferencePolicy::Respect,
+    };
+    // The provisioner's view (`nominated_nodes`) schedules with the policy too.
+    let mut solver = solver;
+    preference_policy.apply(
+        solver.pods.iter_mut().chain(
+            solver
+                .existing_nodes
+                .iter_mut()
+                .flat_map(|n| n.pods.iter_mut()),
+        ),
+    );
     if let Some(storage) = solver.storage.as_deref() {
         let unknown = solver
             .existing_nodes
@@ -326,6 +380,7 @@ pub fn build_input(
         release,
         feature_gates,
         min_values_policy,
+        preference_policy,
         nodes,
         pending_pods: solver.pods,
         pdbs,

@@ -747,3 +747,54 @@ fn a_pdb_with_an_empty_namespace_is_in_the_default_namespace() {
     .unwrap();
     assert_eq!(pdb_input(&pdb).unwrap().namespace, "default");
 }
+
+/// The controller's `PREFERENCE_POLICY` (core v1.14.1 `options.go`, v1.4+) decides,
+/// `--preference-policy` wins, a value Karpenter refuses is bad input, and a v0.37 controller
+/// (which has no such option) honours preferences whatever the flag says.
+#[test]
+fn live_the_controller_preference_policy_decides_unless_the_flag_says() {
+    use crate::scheduling::PreferencePolicy;
+    let with_env = |version: &str, value: &str| {
+        let fake = FakeCluster::new().karpenter_v1();
+        let mut objects = objects();
+        objects.push(controller_deployment(
+            version,
+            json!([{"name": "PREFERENCE_POLICY", "value": value}]),
+        ));
+        fake.put_all(objects);
+        gather_live(&fake)
+    };
+    let (m, controller) = with_env("1.14.1", "Ignore").unwrap();
+    let controller = controller.unwrap();
+    assert_eq!(controller.preference_policy, Some(PreferencePolicy::Ignore));
+    let catalog = Catalog::embedded().unwrap();
+    let decide = |config: &Config, controller: &Controller| {
+        build_input(
+            &mut m.clone(),
+            &mut CatalogSizing::new(&catalog, "us-east-1"),
+            config,
+            Some(controller),
+        )
+        .unwrap()
+        .preference_policy
+    };
+    assert_eq!(decide(&config(), &controller), PreferencePolicy::Ignore);
+    let flag = Config {
+        preference_policy: Some(PreferencePolicy::Respect),
+        ..config()
+    };
+    assert_eq!(decide(&flag, &controller), PreferencePolicy::Respect);
+    let older = Controller {
+        version: Some(crate::karpenter_install::release::parse_version("0.37.7").unwrap()),
+        ..controller.clone()
+    };
+    assert_eq!(decide(&config(), &older), PreferencePolicy::Respect);
+    let err = with_env("1.14.1", "ignore").unwrap_err();
+    assert_eq!(err.exit, crate::error::Exit::Input);
+    assert!(
+        err.message
+            .contains("PREFERENCE_POLICY \"ignore\" is not Respect or Ignore"),
+        "{}",
+        err.message
+    );
+}

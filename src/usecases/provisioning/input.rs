@@ -166,6 +166,15 @@ pub fn build_input(
             ..Options::default()
         },
     );
+    // Every pod, bound ones too: a deleting node's are planned again (`reschedule_deleting`).
+    selection.preference_policy.apply(
+        input.pods.iter_mut().chain(
+            input
+                .existing_nodes
+                .iter_mut()
+                .flat_map(|n| n.pods.iter_mut()),
+        ),
+    );
     for pool in &mut input.pools {
         pool.not_ready = not_ready
             .iter()

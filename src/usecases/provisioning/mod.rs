@@ -45,8 +45,9 @@ use std::time::Duration;
 use crate::cloud::launch::{LaunchError, PoolError};
 use crate::scheduling::Reason;
 
-/// Which pools may launch, how many instance types a NodeClaim keeps and what an unmet
-/// `minValues` does (`--nodepool`, `--max-instance-types`, `--min-values-policy`).
+/// Which pools may launch, how many instance types a NodeClaim keeps, what an unmet
+/// `minValues` does and whether preferences count (`--nodepool`, `--max-instance-types`,
+/// `--min-values-policy`, `--preference-policy`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Selection {
     /// Only these NodePools (or Provisioners); all when empty.
@@ -55,6 +56,8 @@ pub struct Selection {
     pub max_instance_types: usize,
     /// The controller's `MinValuesPolicy` the plan follows.
     pub min_values_policy: crate::scheduling::MinValuesPolicy,
+    /// The controller's `PreferencePolicy` the plan follows.
+    pub preference_policy: crate::scheduling::PreferencePolicy,
     /// The running controller's `NodeOverlay` feature gate: `Some(false)` leaves the input's
     /// NodeOverlays out ([`input::drop_ignored_overlays`]); `None` (no controller read) applies
     /// them.

@@ -130,7 +130,7 @@ pub fn settings(now: String) -> Settings {
         ready_timeout: TIMEOUT,
         attempt: now,
         gone_instances: Default::default(),
-        min_values_policy: Default::default(),
+        policies: Default::default(),
     }
 }
 

@@ -68,9 +68,10 @@ pub struct Settings {
     /// Nodes — registered again for a moment by a kubelet still running while the instance
     /// shuts down — are no capacity for any node the run plans.
     pub gone_instances: BTreeSet<String>,
-    /// The controller's `MinValuesPolicy` the re-plans follow (a replacement only BestEffort
-    /// allows is launched relaxed, as Karpenter's `SimulateScheduling` under that policy).
-    pub min_values_policy: crate::scheduling::MinValuesPolicy,
+    /// The controller's `MinValuesPolicy` and `PreferencePolicy` the re-plans follow (a
+    /// replacement only BestEffort allows is launched relaxed, as Karpenter's
+    /// `SimulateScheduling` under that policy).
+    pub policies: crate::scheduling::Policies,
 }
 
 /// The instances of a selection's drift snapshot (its nodes' instances, described through an

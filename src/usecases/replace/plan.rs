@@ -19,7 +19,7 @@ use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
 use crate::scheduling::{
-    template_claim, Input, MinValuesPolicy, Plan, PlannedNodeClaim, DEFAULT_MAX_INSTANCE_TYPES,
+    template_claim, Input, Plan, PlannedNodeClaim, Policies, DEFAULT_MAX_INSTANCE_TYPES,
 };
 use crate::usecases::clock::Clock;
 use crate::usecases::live::Live;
@@ -97,7 +97,7 @@ pub struct Planner<'a> {
     reserved: Vec<Pod>,
     force: bool,
     now: i64,
-    min_values_policy: MinValuesPolicy,
+    policies: Policies,
 }
 
 impl<'a> Planner<'a> {
@@ -111,7 +111,7 @@ impl<'a> Planner<'a> {
         reserved: Vec<Pod>,
         force: bool,
         now: i64,
-        min_values_policy: MinValuesPolicy,
+        policies: Policies,
     ) -> Planner<'a> {
         let mut busy = busy_instances.clone();
         busy.extend(
@@ -138,7 +138,7 @@ impl<'a> Planner<'a> {
             reserved,
             force,
             now,
-            min_values_policy,
+            policies,
         }
     }
 
@@ -269,11 +269,11 @@ impl<'a> Planner<'a> {
         // `SimulateScheduling` in disruption/helpers.go). Nothing is launched for them: that is
         // `provision`'s business.
         if !manifests.pods.is_empty() {
-            let (plan, _) = solve(live, &mut manifests.clone(), self.min_values_policy)?;
+            let (plan, _) = solve(live, &mut manifests.clone(), self.policies)?;
             manifests.bound_pods.extend(placed(&plan, &manifests.pods));
         }
         manifests.pods = moving.clone();
-        let (plan, input) = solve(live, &mut manifests, self.min_values_policy)?;
+        let (plan, input) = solve(live, &mut manifests, self.policies)?;
         let stuck: Vec<String> = moving
             .iter()
             .filter_map(|p| {
@@ -355,7 +355,7 @@ impl Planner<'_> {
             .bound_pods
             .retain(|p| p.node_name.as_ref().is_some_and(|n| !excluded.contains(n)));
         manifests.pods.clear();
-        let (_, input) = solve(live, &mut manifests, self.min_values_policy)?;
+        let (_, input) = solve(live, &mut manifests, self.policies)?;
         let Some(mut claim) = template_claim(&input, &pool.name) else {
             return Ok(NodePlan::Blocked {
                 why: Detail::DecisionChanged(format!(
@@ -444,11 +444,12 @@ fn within(intent: Intent<'_>, claims: &mut [PlannedNodeClaim]) -> Result<(), Det
 fn solve<C: Cluster, P: Compute, K: Clock + ?Sized>(
     live: &Live<'_, C, P, K>,
     manifests: &mut Manifests,
-    min_values_policy: MinValuesPolicy,
+    policies: Policies,
 ) -> Result<(Plan, Input), CommandError> {
     let selection = Selection {
         max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
-        min_values_policy,
+        min_values_policy: policies.min_values,
+        preference_policy: policies.preferences,
         ..Selection::default()
     };
     live.plan_with_instances(manifests, &BTreeSet::new(), &[], &selection)

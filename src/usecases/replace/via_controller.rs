@@ -101,7 +101,7 @@ pub fn prepare<C: Cluster, P: Compute, K: Clock + ?Sized>(
         Vec::new(),
         settings.force,
         now,
-        settings.min_values_policy,
+        settings.policies,
     );
     let mut outcomes = Vec::new();
     let mut queue = Vec::new();

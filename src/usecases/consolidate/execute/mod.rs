@@ -41,7 +41,7 @@ use crate::disruption::replace::{Action, Chosen, Method, Record, Status, Step};
 use crate::error::CommandError;
 use crate::k8s::Cluster;
 use crate::model::node::{GoneInstance, Node};
-use crate::scheduling::MinValuesPolicy;
+use crate::scheduling::Policies;
 use crate::usecases::clock::Clock;
 use crate::usecases::live::Live;
 use crate::usecases::provisioning::input::CatalogSizing;
@@ -60,8 +60,9 @@ pub struct Round {
     pub actions: Vec<Action>,
     /// The nodes whose instance EC2 said was gone or going, read for it (no capacity).
     pub gone: BTreeMap<String, GoneInstance>,
-    /// The `MinValuesPolicy` decided under (the flag, else the running controller's).
-    pub min_values_policy: MinValuesPolicy,
+    /// The `MinValuesPolicy` and `PreferencePolicy` decided under (the flags, else the running
+    /// controller's).
+    pub policies: Policies,
 }
 
 impl Round {
@@ -76,7 +77,7 @@ impl Round {
     pub fn settings(&self, settings: &Settings) -> Settings {
         let mut settings = settings.clone();
         settings.gone_instances.extend(gone_ids(&self.gone));
-        settings.min_values_policy = self.min_values_policy;
+        settings.policies = self.policies;
         settings
     }
 }
@@ -117,14 +118,14 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
     // Nodes whose instance is gone: no capacity, no candidate (docs/reliability.md).
     let gone = gone_instances(live.cloud, &manifests)?;
     let resumed = resumed(&manifests, config, held_back);
-    let min_values_policy = super::min_values_policy(config, deciding.controller.as_ref());
+    let policies = super::policies(config, deciding.controller.as_ref());
     if !resumed.is_empty() {
         return Ok(Round {
             manifests,
             report: None,
             actions: resumed,
             gone,
-            min_values_policy,
+            policies,
         });
     }
     let mut copy = manifests.clone();
@@ -170,7 +171,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
         report: Some(report),
         actions,
         gone,
-        min_values_policy,
+        policies,
     })
 }
 

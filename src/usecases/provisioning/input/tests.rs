@@ -2,6 +2,7 @@ use super::*;
 use crate::cloud::Catalog;
 use crate::model::node::Node;
 use crate::model::taints::Effect;
+use crate::scheduling::PreferencePolicy;
 
 const POOL: &str = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      startupTaints: [{key: pool.example/agent, effect: NoSchedule}]\n";
 
@@ -1039,4 +1040,98 @@ fn a_pod_staying_on_a_deleting_node_counts_for_topology() {
     assert_eq!(plan.node_claims.len(), 1, "{:?}", plan.unschedulable);
     assert_eq!(plan.node_claims[0].launch.zone, "us-east-1a");
     assert_eq!(plan.unschedulable.len(), 1);
+}
+
+/// The plan of `text` under the controller's `PreferencePolicy` `policy`.
+fn plan_with_preferences(text: &str, policy: PreferencePolicy) -> crate::scheduling::Plan {
+    let catalog = Catalog::embedded().unwrap();
+    let mut m = crate::api::load_str("in.yaml", text).unwrap();
+    let mut sizing = CatalogSizing::new(&catalog, "us-east-1");
+    let selection = Selection {
+        max_instance_types: 60,
+        preference_policy: policy,
+        ..Selection::default()
+    };
+    crate::scheduling::solve(&build_input(&mut m, &selection, &mut sizing).unwrap())
+}
+
+/// A pending pod `name` labelled `app: {app}`, requesting `cpu`, with `spec` lines added.
+fn pref_pod(name: &str, app: &str, cpu: &str, spec: &str) -> String {
+    format!("---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default, labels: {{app: {app}}}}}\nspec:\n{spec}  containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]\n")
+}
+
+/// The NodeClaim `pod` was planned on.
+fn claim_of<'p>(plan: &'p crate::scheduling::Plan, pod: &str) -> &'p str {
+    let key = format!("default/{pod}");
+    plan.node_claims
+        .iter()
+        .find(|c| c.pods.contains(&key))
+        .map(|c| c.name.as_str())
+        .unwrap_or_else(|| panic!("{pod} not planned: {:?}", plan.unschedulable))
+}
+
+/// Provisioning suite › "Ignore Preferences" (`core v1.14.1:
+/// pkg/controllers/provisioning/suite_test.go`, `PreferencePolicy: Ignore`): "should ignore
+/// node affinity preferences", "should ignore pod affinity preferences" — the preferring pod
+/// joins the NodeClaim with fewer pods (in zone a) instead of the one its preference names
+/// (zone b), which it joins under the default `Respect`.
+#[test]
+fn ignored_affinity_preferences_leave_the_pod_on_the_least_loaded_claim() {
+    let pool = pool_of("m5.xlarge, m5.2xlarge, m5.4xlarge");
+    let zoned = |name: &str, app: &str, cpu: &str, zone: &str| {
+        pref_pod(
+            name,
+            app,
+            cpu,
+            &format!("  nodeSelector: {{topology.kubernetes.io/zone: {zone}}}\n"),
+        )
+    };
+    let base = format!(
+        "{pool}{V1_CLASS}{}{}{}",
+        zoned("zone1", "foo", "2", "us-east-1a"),
+        zoned("zone2-a", "bar", "3", "us-east-1b"),
+        zoned("zone2-b", "bar", "3", "us-east-1b"),
+    );
+    let node_preference = "  affinity:\n    nodeAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n      - weight: 1\n        preference: {matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [us-east-1b]}]}\n";
+    let pod_preference = "  affinity:\n    podAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n      - weight: 1\n        podAffinityTerm: {topologyKey: topology.kubernetes.io/zone, labelSelector: {matchLabels: {app: bar}}}\n";
+    for preference in [node_preference, pod_preference] {
+        let text = format!("{base}{}", pref_pod("prefers", "baz", "1", preference));
+        let ignored = plan_with_preferences(&text, PreferencePolicy::Ignore);
+        assert_eq!(claim_of(&ignored, "prefers"), claim_of(&ignored, "zone1"));
+        let respected = plan_with_preferences(&text, PreferencePolicy::Respect);
+        assert_eq!(
+            claim_of(&respected, "prefers"),
+            claim_of(&respected, "zone2-a")
+        );
+    }
+}
+
+/// Provisioning suite › "Ignore Preferences": "should ignore topologySpreadConstraint
+/// preferences" and "should ignore pod anti-affinity preferences" (zone and hostname Entries):
+/// the pods share one NodeClaim, where `Respect` spreads them — but for zonal anti-affinity,
+/// whose first NodeClaim may be in any zone and so takes every zone from the others (they relax
+/// and join it: `topology.go` `Record` records every domain of an anti-affinity placement).
+#[test]
+fn ignored_spread_and_anti_affinity_preferences_pack_the_pods() {
+    let pool = pool_of("m5.large, m5.xlarge");
+    for key in ["topology.kubernetes.io/zone", "kubernetes.io/hostname"] {
+        let spread = format!("  topologySpreadConstraints:\n  - {{maxSkew: 1, topologyKey: {key}, whenUnsatisfiable: ScheduleAnyway, labelSelector: {{matchLabels: {{app: foo}}}}}}\n");
+        let anti = format!("  affinity:\n    podAntiAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n      - weight: 1\n        podAffinityTerm: {{topologyKey: {key}, labelSelector: {{matchLabels: {{app: foo}}}}}}\n");
+        let zonal = key == "topology.kubernetes.io/zone";
+        for (spec, respected_claims) in [(spread, 3), (anti, if zonal { 1 } else { 3 })] {
+            let pods: String = (0..3)
+                .map(|i| pref_pod(&format!("p{i}"), "foo", "100m", &spec))
+                .collect();
+            let text = format!("{pool}{V1_CLASS}{pods}");
+            let ignored = plan_with_preferences(&text, PreferencePolicy::Ignore);
+            assert_eq!(
+                ignored.node_claims.len(),
+                1,
+                "{key}: {:?}",
+                ignored.node_claims
+            );
+            let respected = plan_with_preferences(&text, PreferencePolicy::Respect);
+            assert_eq!(respected.node_claims.len(), respected_claims, "{key}");
+        }
+    }
 }

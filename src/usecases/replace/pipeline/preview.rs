@@ -89,7 +89,7 @@ pub fn preview<C: Cluster, P: Compute, K: Clock + ?Sized>(
         Vec::new(),
         settings.force,
         now,
-        settings.min_values_policy,
+        settings.policies,
     );
     planner.leaving(leaving(&queue));
     let mut starting = 0;

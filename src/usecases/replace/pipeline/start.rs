@@ -50,7 +50,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             reserved,
             self.settings.force,
             now,
-            self.settings.min_values_policy,
+            self.settings.policies,
         );
         planner.leaving(leaving(picked.iter().chain(queue.iter())));
         let (leads, followers) = commands(picked);

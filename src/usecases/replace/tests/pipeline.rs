@@ -1057,7 +1057,7 @@ fn a_node_without_a_nodeclaim_is_not_managed_and_counts_as_initialized() {
     replaced_onto_an_existing_node(&world, &old, &launched);
 }
 
-/// The re-plan follows the controller's `MinValuesPolicy` (`Settings::min_values_policy`; core
+/// The re-plan follows the controller's `MinValuesPolicy` (`Settings::policies`; core
 /// v1.14.1 `disruption/helpers.go` `SimulateScheduling` schedules under the operator's policy):
 /// a pool asking `minValues: 3` of three instance types, two of them with the CPUs it allows, gets no replacement under Strict (the
 /// node is blocked, its pods fit nowhere new) and one relaxed NodeClaim under BestEffort.
@@ -1078,7 +1078,10 @@ fn the_replacement_follows_the_min_values_policy() {
         ));
         let old = drifted(&world, 1);
         let settings = Settings {
-            min_values_policy: policy,
+            policies: crate::scheduling::Policies {
+                min_values: policy,
+                ..Default::default()
+            },
             ..settings()
         };
         let run = replace(&world, &old, &settings);

@@ -34,7 +34,7 @@ fn settings() -> Settings {
         ready_timeout: Duration::from_secs(600),
         attempt: ATTEMPT.into(),
         gone_instances: Default::default(),
-        min_values_policy: Default::default(),
+        policies: Default::default(),
     }
 }
 
