@@ -1,0 +1,24 @@
+//! Public configurations swept in session 25 (docs/upstream-tests.md "Public configurations
+//! swept (session 25)"), through the binary where the difference was in reading the files.
+
+use crate::support::{fixture, karpenter};
+
+/// Pod-level limits over containers that request less: the API server defaults the pod-level
+/// requests to the containers' aggregate (`k8s.io/kubernetes pkg/apis/core/v1/defaults.go`
+/// `defaultPodRequests`) before Karpenter reads the pod, so it plans 500m / 50Mi — an
+/// `m5.large`. We took the pod-level limits (4 CPUs / 8Gi) as requests: an `m5.2xlarge`.
+#[test]
+fn pod_level_limits_are_not_requests() {
+    let file = fixture("sweep11/pod-level-limits.yaml");
+    let file = file.to_string_lossy();
+    let run = karpenter(
+        &["provision", "--dry-run", "-q", "-o", "json", "-f", &file],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let plan: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let claim = &plan["nodeClaims"][0];
+    assert_eq!(claim["instanceType"], "m5.large", "{}", run.stdout);
+    assert_eq!(claim["requests"]["cpu"], "500m", "{}", run.stdout);
+    assert_eq!(claim["requests"]["memory"], "50Mi", "{}", run.stdout);
+}
