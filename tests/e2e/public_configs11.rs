@@ -22,3 +22,26 @@ fn pod_level_limits_are_not_requests() {
     assert_eq!(claim["requests"]["cpu"], "500m", "{}", run.stdout);
     assert_eq!(claim["requests"]["memory"], "50Mi", "{}", run.stdout);
 }
+
+/// A Node written without `status.allocatable` (a world written back from a plan): the API
+/// server stores it with its capacity there (`SetDefaults_NodeStatus`), so Karpenter binds a
+/// pending pod the node has room for to it. We read an empty allocatable and planned a new
+/// NodeClaim (a `c6g.medium`).
+#[test]
+fn a_node_without_allocatable_takes_pods_up_to_its_capacity() {
+    let file = fixture("sweep11/node-without-allocatable.yaml");
+    let file = file.to_string_lossy();
+    let run = karpenter(
+        &["provision", "--dry-run", "-q", "-o", "json", "-f", &file],
+        b"",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let plan: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(plan["nodeClaims"], serde_json::json!([]), "{}", run.stdout);
+    assert_eq!(
+        plan["existingNodes"][0]["pods"],
+        serde_json::json!(["batch/newpod"]),
+        "{}",
+        run.stdout
+    );
+}
