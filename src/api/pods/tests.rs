@@ -230,38 +230,33 @@ fn overhead_limits_and_pod_level_resources() {
 /// limits as requests (an `m5.2xlarge`).
 #[test]
 fn pod_level_limits_default_requests_as_the_api_server_does() {
-    let r = requests(
-        "resources: {limits: {cpu: 4, memory: 8Gi}}\ncontainers:\n- resources: {requests: {cpu: 1, memory: 2Gi}}\n",
-    )
-    .unwrap();
-    assert_eq!(
-        (r.cpu, r.memory),
-        (1000, 2 * GIB),
-        "the containers' aggregate"
-    );
-    let r = requests(
-        "resources: {limits: {cpu: 4, memory: 8Gi}}\ncontainers:\n- resources: {requests: {cpu: 1}}\n- resources: {limits: {cpu: 500m}}\n",
-    )
-    .unwrap();
-    assert_eq!(
-        (r.cpu, r.memory),
-        (1500, 8 * GIB),
-        "cpu from the containers (a limit stands for a request), memory from the pod's limit"
-    );
-    let r = requests(
-        "resources: {requests: {cpu: 3}, limits: {cpu: 4}}\ncontainers:\n- resources: {requests: {cpu: 1}}\n",
-    )
-    .unwrap();
-    assert_eq!(r.cpu, 3000, "a pod-level request is read as written");
-    let r = requests(
-        "resources: {limits: {cpu: 2, ephemeral-storage: 9Gi}}\ncontainers:\n- resources: {requests: {ephemeral-storage: 1Gi}}\n",
-    )
-    .unwrap();
-    assert_eq!(
-        (r.cpu, r.ephemeral_storage),
-        (2000, GIB),
-        "no container asks for cpu: the limit; ephemeral-storage is not a pod-level resource"
-    );
+    // (pod spec, (cpu, memory, ephemeral-storage) requested, why)
+    let cases = [
+        (
+            "resources: {limits: {cpu: 4, memory: 8Gi}}\ncontainers:\n- resources: {requests: {cpu: 1, memory: 2Gi}}\n",
+            (1000, 2 * GIB, 0),
+            "the containers' aggregate",
+        ),
+        (
+            "resources: {limits: {cpu: 4, memory: 8Gi}}\ncontainers:\n- resources: {requests: {cpu: 1}}\n- resources: {limits: {cpu: 500m}}\n",
+            (1500, 8 * GIB, 0),
+            "cpu from the containers (a limit stands for a request), memory from the pod's limit",
+        ),
+        (
+            "resources: {requests: {cpu: 3}, limits: {cpu: 4}}\ncontainers:\n- resources: {requests: {cpu: 1}}\n",
+            (3000, 0, 0),
+            "a pod-level request is read as written",
+        ),
+        (
+            "resources: {limits: {cpu: 2, ephemeral-storage: 9Gi}}\ncontainers:\n- resources: {requests: {ephemeral-storage: 1Gi}}\n",
+            (2000, 0, GIB),
+            "no container asks for cpu: the limit; ephemeral-storage is not a pod-level resource",
+        ),
+    ];
+    for (spec, want, why) in cases {
+        let r = requests(spec).unwrap();
+        assert_eq!((r.cpu, r.memory, r.ephemeral_storage), want, "{why}");
+    }
 }
 
 /// `core v1.14.1: pkg/controllers/state/suite_test.go` "DaemonSet Controller": the newest
