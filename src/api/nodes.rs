@@ -54,7 +54,12 @@ pub fn convert_node(node: &core::Node, at: &Location) -> Result<Node, InputError
         startup_taints: Vec::new(),
         unschedulable,
         capacity: validate::resources(&ctx, "status.capacity", status.capacity.as_ref())?,
-        allocatable: validate::resources(&ctx, "status.allocatable", status.allocatable.as_ref())?,
+        // The API server stores a Node without `allocatable` with its capacity there
+        // (`k8s.io/kubernetes pkg/apis/core/v1/defaults.go` `SetDefaults_NodeStatus`).
+        allocatable: match status.allocatable.as_ref() {
+            Some(a) => validate::resources(&ctx, "status.allocatable", Some(a))?,
+            None => validate::resources(&ctx, "status.capacity", status.capacity.as_ref())?,
+        },
         provider_id: spec.provider_id.filter(|p| !p.is_empty()),
         ready,
         initialized,

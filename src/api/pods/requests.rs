@@ -180,11 +180,13 @@ pub(crate) fn pod_requests_held(
     }
     let mut total = reqs.max(&init_max);
     if let Some(pod_level) = spec.resources.as_ref() {
-        for (name, v) in
-            container_requests(ctx, &format!("{path}.resources"), Some(pod_level))?.iter()
-        {
-            total.set(name, v);
-        }
+        apply_pod_level(
+            ctx,
+            &format!("{path}.resources"),
+            pod_level,
+            spec,
+            &mut total,
+        )?;
     }
     let overhead = match (&spec.overhead, spec.runtime_class_name.as_deref()) {
         (Some(o), _) => validate::resources(ctx, &format!("{path}.overhead"), Some(o))?,
@@ -201,4 +203,58 @@ pub(crate) fn pod_requests_held(
 
 pub(super) fn is_sidecar(c: &Container) -> bool {
     c.restart_policy.as_deref() == Some("Always")
+}
+
+/// The resources a pod-level `spec.resources` may name (`component-helpers resource/helpers.go`
+/// `IsSupportedPodLevelResource`): the others are not read by `PodRequests`.
+fn is_pod_level_resource(name: &str) -> bool {
+    name == "cpu" || name == "memory" || name.starts_with("hugepages-")
+}
+
+/// Pod-level requests as the API server stores them and `PodRequests` reads them: a
+/// pod-level request replaces the containers' aggregate for its resource. With pod-level
+/// limits, a resource without a pod-level request gets one by defaulting: the containers'
+/// aggregate where a container requests (or limits) it and it can be overcommitted (cpu,
+/// memory), else the limit (`k8s.io/kubernetes pkg/apis/core/v1/defaults.go`
+/// `defaultPodRequests`, run before any controller reads the pod). So pod-level limits of
+/// 4 CPUs over containers requesting 1 CPU request 1 CPU, as Karpenter sees the pod.
+fn apply_pod_level(
+    ctx: &Ctx,
+    path: &str,
+    pod_level: &ResourceRequirementsSpec,
+    spec: &PodSpec,
+    total: &mut Resources,
+) -> Result<(), InputError> {
+    let requests = validate::resources(
+        ctx,
+        &format!("{path}.requests"),
+        pod_level.requests.as_ref(),
+    )?;
+    let limits = validate::resources(ctx, &format!("{path}.limits"), pod_level.limits.as_ref())?;
+    let named =
+        |list: Option<&ResourceList>, name: &str| list.is_some_and(|l| l.contains_key(name));
+    // Names a container (init containers too) requests; limits stand in for requests.
+    let containers_name = |name: &str| {
+        spec.containers
+            .iter()
+            .flatten()
+            .chain(spec.init_containers.iter().flatten())
+            .filter_map(|c| c.resources.as_ref())
+            .any(|r| named(r.requests.as_ref(), name) || named(r.limits.as_ref(), name))
+    };
+    let mut names: Vec<&String> = pod_level
+        .requests
+        .iter()
+        .flatten()
+        .map(|(n, _)| n)
+        .collect();
+    names.extend(pod_level.limits.iter().flatten().map(|(n, _)| n));
+    for name in names.into_iter().filter(|n| is_pod_level_resource(n)) {
+        if named(pod_level.requests.as_ref(), name) {
+            total.set(name, requests.get(name));
+        } else if !((name == "cpu" || name == "memory") && containers_name(name)) {
+            total.set(name, limits.get(name));
+        }
+    }
+    Ok(())
 }

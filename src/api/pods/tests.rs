@@ -220,6 +220,45 @@ fn overhead_limits_and_pod_level_resources() {
     assert!(e.contains("must not be negative"), "{e}");
 }
 
+/// Pod-level limits without pod-level requests: the API server defaults the requests before
+/// Karpenter reads the pod (`k8s.io/kubernetes pkg/apis/core/v1/defaults.go`
+/// `defaultPodRequests`), to the containers' aggregate for cpu and memory where containers
+/// request them, else to the limit; `PodRequests` (`component-helpers resource/helpers.go`,
+/// called by `core v1.14.1 pkg/utils/resources/resources.go` `Ceiling`) reads cpu, memory and
+/// hugepages only. **Differed, fixed** — scenario: limits of 4 CPUs / 8Gi over a container
+/// requesting 1 CPU / 2Gi → Karpenter plans for 1 CPU / 2Gi (an `m5.large`); we took the
+/// limits as requests (an `m5.2xlarge`).
+#[test]
+fn pod_level_limits_default_requests_as_the_api_server_does() {
+    // (pod spec, (cpu, memory, ephemeral-storage) requested, why)
+    let cases = [
+        (
+            "resources: {limits: {cpu: 4, memory: 8Gi}}\ncontainers:\n- resources: {requests: {cpu: 1, memory: 2Gi}}\n",
+            (1000, 2 * GIB, 0),
+            "the containers' aggregate",
+        ),
+        (
+            "resources: {limits: {cpu: 4, memory: 8Gi}}\ncontainers:\n- resources: {requests: {cpu: 1}}\n- resources: {limits: {cpu: 500m}}\n",
+            (1500, 8 * GIB, 0),
+            "cpu from the containers (a limit stands for a request), memory from the pod's limit",
+        ),
+        (
+            "resources: {requests: {cpu: 3}, limits: {cpu: 4}}\ncontainers:\n- resources: {requests: {cpu: 1}}\n",
+            (3000, 0, 0),
+            "a pod-level request is read as written",
+        ),
+        (
+            "resources: {limits: {cpu: 2, ephemeral-storage: 9Gi}}\ncontainers:\n- resources: {requests: {ephemeral-storage: 1Gi}}\n",
+            (2000, 0, GIB),
+            "no container asks for cpu: the limit; ephemeral-storage is not a pod-level resource",
+        ),
+    ];
+    for (spec, want, why) in cases {
+        let r = requests(spec).unwrap();
+        assert_eq!((r.cpu, r.memory, r.ephemeral_storage), want, "{why}");
+    }
+}
+
 /// `core v1.14.1: pkg/controllers/state/suite_test.go` "DaemonSet Controller": the newest
 /// pod a DaemonSet controls stands for it ("should update daemonsetCache with the newest
 /// created pod"), the template where it has none ("should not update daemonsetCache when

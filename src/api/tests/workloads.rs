@@ -384,6 +384,36 @@ status:
     );
 }
 
+/// A Node written without `status.allocatable`: the API server defaults it to the capacity
+/// (`k8s.io/kubernetes pkg/apis/core/v1/defaults.go` `SetDefaults_NodeStatus`), and Karpenter
+/// fits pods to an initialized node's allocatable (`core v1.14.1 pkg/controllers/state/statenode.go`
+/// `Allocatable`). **Differed, fixed** — scenario (a world written back from a plan, the node's
+/// `allocatable` left out): a pending pod the node has room for → Karpenter binds it there; we
+/// read an empty allocatable and planned a new NodeClaim. An empty `allocatable: {}` is not
+/// defaulted (Go's `nil` check), nor is a NodeClaim's (its CRD has no default).
+#[test]
+fn a_node_without_allocatable_has_its_capacity() {
+    let text = r#"apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status:
+  capacity: {cpu: "8", memory: 16Gi, pods: "58"}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+status:
+  capacity: {cpu: "8"}
+  allocatable: {}
+"#;
+    let m = load_str("cluster.yaml", text).unwrap();
+    assert_eq!(
+        (m.nodes[0].allocatable.cpu, m.nodes[0].allocatable.pods),
+        (8000, 58_000)
+    );
+    assert_eq!(m.nodes[1].allocatable.cpu, 0);
+}
+
 #[test]
 fn nodes_and_nodeclaims() {
     let text = r#"apiVersion: v1
