@@ -598,8 +598,23 @@ pub struct FleetOverride {
     pub zone: String,
     /// AMI (same as the template's; EC2 accepts it per override).
     pub image_id: String,
-    /// Priority: lower is preferred (the index in cheapest-first order).
+    /// Priority: lower is preferred — the pool's price (`aws v1.14.1:
+    /// pkg/providers/instance/instance.go` `getOverrides`: `offering.Price`, the NodeOverlay's when
+    /// one priced it); EC2 reads it only under [`FleetAllocation::Priority`].
     pub priority: f64,
+}
+
+/// How CreateFleet chooses among the overrides (`aws v1.14.1: pkg/providers/instance/types.go`
+/// `CreateFleetInputBuilder.Build`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FleetAllocation {
+    /// EC2's own prices: on-demand `lowest-price`, spot `price-capacity-optimized`.
+    #[default]
+    Price,
+    /// The overrides' `Priority`: on-demand `prioritized`, spot
+    /// `capacity-optimized-prioritized` — a NodeClaim whose options a NodeOverlay priced
+    /// (`karpenter.sh/price-overlay-applied`), since EC2 does not know the overlay's prices.
+    Priority,
 }
 
 /// One CreateFleet `instant` request for a single instance.
@@ -614,6 +629,10 @@ pub struct FleetRequest {
     pub configs: Vec<(String, Vec<FleetOverride>)>,
     /// Tags for instance, volume and fleet.
     pub tags: BTreeMap<String, String>,
+    /// The class's EC2 `Context` (`spec.context`), unless the NodeClaim's `minValues` were relaxed.
+    pub context: Option<String>,
+    /// The allocation strategy.
+    pub allocation: FleetAllocation,
 }
 
 /// A pool-level error CreateFleet reported (`InsufficientInstanceCapacity`, …).

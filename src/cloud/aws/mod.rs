@@ -27,10 +27,10 @@ use aws_sdk_ec2::types::Filter as Ec2Filter;
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
 use super::types::{
-    CallCounter, CallCounts, CapacityReservation, Cloud, CloudError, Compute, Filter, FleetError,
-    FleetRequest, FleetResponse, Image, ImageQuery, Instance, InstanceQuery, LaunchTemplateRequest,
-    Parameters, ReservationQuery, SecurityGroup, SpotPrice, Subnet, TypeOffering,
-    GET_PARAMETERS_BATCH, INSTANCE_BATCH,
+    CallCounter, CallCounts, CapacityReservation, Cloud, CloudError, Compute, Filter,
+    FleetAllocation, FleetError, FleetRequest, FleetResponse, Image, ImageQuery, Instance,
+    InstanceQuery, LaunchTemplateRequest, Parameters, ReservationQuery, SecurityGroup, SpotPrice,
+    Subnet, TypeOffering, GET_PARAMETERS_BATCH, INSTANCE_BATCH,
 };
 use crate::cloud::catalog::InstanceFacts;
 use crate::model::placement_group::{PlacementGroup, PlacementGroupSelector, Strategy};
@@ -952,11 +952,17 @@ impl Compute for AwsCloud {
             .target_capacity_specification(target)
             .tag_specifications(tag_spec(ResourceType::Instance))
             .tag_specifications(tag_spec(ResourceType::Volume))
-            .tag_specifications(tag_spec(ResourceType::Fleet));
+            .tag_specifications(tag_spec(ResourceType::Fleet))
+            .set_context(r.context.clone());
+        let prioritized = r.allocation == FleetAllocation::Priority;
         request = if spot {
             request.spot_options(
                 SpotOptionsRequest::builder()
-                    .allocation_strategy(SpotAllocationStrategy::PriceCapacityOptimized)
+                    .allocation_strategy(if prioritized {
+                        SpotAllocationStrategy::CapacityOptimizedPrioritized
+                    } else {
+                        SpotAllocationStrategy::PriceCapacityOptimized
+                    })
                     .build(),
             )
         } else if r.capacity_type == "reserved-capacity" {
@@ -971,7 +977,11 @@ impl Compute for AwsCloud {
         } else {
             request.on_demand_options(
                 OnDemandOptionsRequest::builder()
-                    .allocation_strategy(FleetOnDemandAllocationStrategy::LowestPrice)
+                    .allocation_strategy(if prioritized {
+                        FleetOnDemandAllocationStrategy::Prioritized
+                    } else {
+                        FleetOnDemandAllocationStrategy::LowestPrice
+                    })
                     .build(),
             )
         };
@@ -1159,6 +1169,8 @@ mod tests {
                             capacity_type: "on-demand".into(),
                             configs: Vec::new(),
                             tags: Default::default(),
+                            context: None,
+                            allocation: Default::default(),
                         })
                         .map(|r| r.instance_ids.len()),
                 }
