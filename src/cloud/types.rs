@@ -553,6 +553,28 @@ pub struct ConnectionTracking {
     pub udp_timeout: Option<i32>,
 }
 
+/// A launch template's `CapacityReservationSpecification.CapacityReservationPreference` (`aws
+/// v1.14.1: pkg/providers/launchtemplate/types.go` `Build`, in the targeted launch mode of the
+/// `ReservedCapacity` feature gate, on by default since v1.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReservationPreference {
+    /// `capacity-reservations-only`, with the template's reservation as target.
+    ReservationsOnly,
+    /// `none`: an on-demand or spot launch stays out of open ODCRs.
+    None,
+}
+
+impl LaunchTemplateRequest {
+    /// `capacity-reservations-only` for a template targeting a reservation, else `none`.
+    pub fn reservation_preference(&self) -> ReservationPreference {
+        if self.reservation.is_some() {
+            ReservationPreference::ReservationsOnly
+        } else {
+            ReservationPreference::None
+        }
+    }
+}
+
 /// A reservation a launch template targets.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TargetedReservation {

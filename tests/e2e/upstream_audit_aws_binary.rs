@@ -60,7 +60,8 @@ fn scale(walk: &Walk, name: &str, replicas: usize) {
 /// zone's subnet, `Priority` the offering's price); pkg/providers/instance/suite_test.go "should
 /// use lowest price allocation stragaty by default for on-demand nodeclaims" and "should use
 /// priotiztied allocation stragaty for an on-demand nodeclaim using nodeoverlay pricing".
-/// Three `provision --yes` runs: a plain one, one after a NodeOverlay priced m5.large, one for a
+/// launchtemplate/suite_test.go "should set the capacity reservation specification according to
+/// the capacity reservation feature flag" (Entry "enabled"). Three `provision --yes` runs: a plain one, one after a NodeOverlay priced m5.large, one for a
 /// pool whose `minValues` (3 families of two types) only `--min-values-policy BestEffort` relaxes.
 #[test]
 fn fleet_context_allocation_and_priorities_through_the_binary() {
@@ -109,6 +110,20 @@ fn fleet_context_allocation_and_priorities_through_the_binary() {
         assert_eq!(*priority, price, "{:#}", sent[0]);
     }
     assert_eq!(first[0].0, "c5.large", "cheapest first: {first:?}");
+    // launchtemplate/suite_test.go "should set the capacity reservation specification according
+    // to the capacity reservation feature flag" (enabled): an on-demand template opts out of
+    // open ODCRs.
+    for config in sent[0]["LaunchTemplateConfigs"].as_array().unwrap() {
+        let name = config["LaunchTemplateSpecification"]["LaunchTemplateName"]
+            .as_str()
+            .unwrap();
+        let data = crate::aws_launch::template_data(&walk.moto, name);
+        assert_eq!(
+            data["CapacityReservationSpecification"],
+            serde_json::json!({"CapacityReservationPreference": "none"}),
+            "{data:#}"
+        );
+    }
 
     // 2. m5.large priced by a NodeOverlay: prioritized, the overlay's price its priority.
     walk.ok(&[

@@ -1514,3 +1514,38 @@ fn a_price_overlaid_claim_launches_by_priority_others_by_price() {
         );
     }
 }
+
+/// aws v1.14.1 pkg/providers/launchtemplate/suite_test.go DescribeTable "should set the capacity
+/// reservation specification according to the capacity reservation feature flag" (Entry
+/// "enabled", the `ReservedCapacity` gate's default): every template of an on-demand or spot
+/// launch says `CapacityReservationPreference: none` (no target), so it never lands in an open
+/// ODCR; a reserved launch's templates say `capacity-reservations-only` with their reservation.
+#[test]
+fn templates_opt_out_of_open_reservations_unless_they_target_one() {
+    use crate::cloud::types::ReservationPreference;
+    let w = world();
+    for capacity in ["on-demand", "spot"] {
+        let mut c = claim(
+            "default-pref",
+            &[("m6g.large", 0.07), ("m5.large", 0.09)],
+            &["z-a"],
+        );
+        c.launch.capacity_type = capacity.into();
+        let p = plan_of(&w, &c).unwrap();
+        assert_eq!(p.templates.len(), 2);
+        for t in &p.templates {
+            assert_eq!(
+                t.reservation_preference(),
+                ReservationPreference::None,
+                "{capacity}"
+            );
+        }
+    }
+    let p = plan_of(&w, &reserved_claim(ReservationType::Default, false)).unwrap();
+    for t in &p.templates {
+        assert_eq!(
+            t.reservation_preference(),
+            ReservationPreference::ReservationsOnly
+        );
+    }
+}
