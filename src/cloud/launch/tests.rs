@@ -1474,6 +1474,13 @@ fn the_class_context_goes_with_the_fleet_unless_min_values_were_relaxed() {
     assert_eq!(context(&w, &relaxed), None, "relaxed minValues: no context");
 }
 
+/// A NodeClaim of `types` in zone `z-a`, launched as `capacity` (`on-demand`, `spot`).
+fn claim_in_z_a(capacity: &str, types: &[(&str, f64)]) -> PlannedNodeClaim {
+    let mut c = claim("default-z-a", types, &["z-a"]);
+    c.launch.capacity_type = capacity.into();
+    c
+}
+
 /// aws v1.14.1 pkg/providers/instance/suite_test.go "should use priotiztied allocation stragaty
 /// for an on-demand nodeclaim using nodeoverlay pricing", "should use lowest price allocation
 /// stragaty by default for on-demand nodeclaims", "should use capacity optimized prioritized
@@ -1484,12 +1491,7 @@ fn the_class_context_goes_with_the_fleet_unless_min_values_were_relaxed() {
 fn a_price_overlaid_claim_launches_by_priority_others_by_price() {
     let w = world();
     for capacity in ["on-demand", "spot"] {
-        let mut c = claim(
-            "default-ovl",
-            &[("m5.large", 0.02), ("c5.xlarge", 0.17)],
-            &["z-a"],
-        );
-        c.launch.capacity_type = capacity.into();
+        let mut c = claim_in_z_a(capacity, &[("m5.large", 0.02), ("c5.xlarge", 0.17)]);
         let p = plan_of(&w, &c).unwrap();
         assert_eq!(
             fleet_request(&p, &p.pools).allocation,
@@ -1525,12 +1527,7 @@ fn templates_opt_out_of_open_reservations_unless_they_target_one() {
     use crate::cloud::types::ReservationPreference;
     let w = world();
     for capacity in ["on-demand", "spot"] {
-        let mut c = claim(
-            "default-pref",
-            &[("m6g.large", 0.07), ("m5.large", 0.09)],
-            &["z-a"],
-        );
-        c.launch.capacity_type = capacity.into();
+        let c = claim_in_z_a(capacity, &[("m6g.large", 0.07), ("m5.large", 0.09)]);
         let p = plan_of(&w, &c).unwrap();
         assert_eq!(p.templates.len(), 2);
         for t in &p.templates {
