@@ -506,6 +506,7 @@ impl Ec2NodeClass {
             )?,
             metadata_options,
             detailed_monitoring: spec.detailed_monitoring,
+            context: spec.context.clone(),
             nested_virtualization: spec
                 .cpu_options
                 .as_ref()

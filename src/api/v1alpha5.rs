@@ -551,6 +551,7 @@ fn provider_class(
             MetadataCrd::AsWritten,
         )?,
         detailed_monitoring: p.detailed_monitoring,
+        context: p.context.clone(),
         nested_virtualization: None,
         kubelet: None,
         launch_template: p.launch_template.clone(),

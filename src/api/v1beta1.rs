@@ -412,6 +412,7 @@ impl Ec2NodeClass {
             )?,
             metadata_options,
             detailed_monitoring: spec.detailed_monitoring,
+            context: spec.context.clone(),
             nested_virtualization: None,
             kubelet: None,
             launch_template: None,

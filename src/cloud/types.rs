@@ -553,6 +553,28 @@ pub struct ConnectionTracking {
     pub udp_timeout: Option<i32>,
 }
 
+/// A launch template's `CapacityReservationSpecification.CapacityReservationPreference` (`aws
+/// v1.14.1: pkg/providers/launchtemplate/types.go` `Build`, in the targeted launch mode of the
+/// `ReservedCapacity` feature gate, on by default since v1.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReservationPreference {
+    /// `capacity-reservations-only`, with the template's reservation as target.
+    ReservationsOnly,
+    /// `none`: an on-demand or spot launch stays out of open ODCRs.
+    None,
+}
+
+impl LaunchTemplateRequest {
+    /// `capacity-reservations-only` for a template targeting a reservation, else `none`.
+    pub fn reservation_preference(&self) -> ReservationPreference {
+        if self.reservation.is_some() {
+            ReservationPreference::ReservationsOnly
+        } else {
+            ReservationPreference::None
+        }
+    }
+}
+
 /// A reservation a launch template targets.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TargetedReservation {
@@ -598,8 +620,23 @@ pub struct FleetOverride {
     pub zone: String,
     /// AMI (same as the template's; EC2 accepts it per override).
     pub image_id: String,
-    /// Priority: lower is preferred (the index in cheapest-first order).
+    /// Priority: lower is preferred — the pool's price (`aws v1.14.1:
+    /// pkg/providers/instance/instance.go` `getOverrides`: `offering.Price`, the NodeOverlay's when
+    /// one priced it); EC2 reads it only under [`FleetAllocation::Priority`].
     pub priority: f64,
+}
+
+/// How CreateFleet chooses among the overrides (`aws v1.14.1: pkg/providers/instance/types.go`
+/// `CreateFleetInputBuilder.Build`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FleetAllocation {
+    /// EC2's own prices: on-demand `lowest-price`, spot `price-capacity-optimized`.
+    #[default]
+    Price,
+    /// The overrides' `Priority`: on-demand `prioritized`, spot
+    /// `capacity-optimized-prioritized` — a NodeClaim whose options a NodeOverlay priced
+    /// (`karpenter.sh/price-overlay-applied`), since EC2 does not know the overlay's prices.
+    Priority,
 }
 
 /// One CreateFleet `instant` request for a single instance.
@@ -614,6 +651,10 @@ pub struct FleetRequest {
     pub configs: Vec<(String, Vec<FleetOverride>)>,
     /// Tags for instance, volume and fleet.
     pub tags: BTreeMap<String, String>,
+    /// The class's EC2 `Context` (`spec.context`), unless the NodeClaim's `minValues` were relaxed.
+    pub context: Option<String>,
+    /// The allocation strategy.
+    pub allocation: FleetAllocation,
 }
 
 /// A pool-level error CreateFleet reported (`InsufficientInstanceCapacity`, …).

@@ -425,6 +425,9 @@ pub struct NodeClass {
     pub metadata_options: Option<MetadataOptions>,
     /// `detailedMonitoring`.
     pub detailed_monitoring: Option<bool>,
+    /// `context`: the EC2 Context sent with CreateFleet (`aws v1.14.1:
+    /// pkg/providers/instance/instance.go` `launchInstance`).
+    pub context: Option<String>,
     /// `cpuOptions.nestedVirtualization` (v1): `enabled` / `disabled`.
     pub nested_virtualization: Option<String>,
     /// Kubelet settings (v1).

@@ -465,7 +465,7 @@ fn launch_private_class_template_interface_has_no_public_ip_and_tagged_interface
 }
 
 /// `LaunchTemplateData` of a template's latest version, as moto returns it (boto3).
-fn template_data(moto: &Moto, name: &str) -> serde_json::Value {
+pub(crate) fn template_data(moto: &Moto, name: &str) -> serde_json::Value {
     let script = "import boto3, json, sys\n\
 ec2 = boto3.client('ec2', endpoint_url=sys.argv[1], region_name=sys.argv[2], aws_access_key_id='testing', aws_secret_access_key='testing')\n\
 v = ec2.describe_launch_template_versions(LaunchTemplateName=sys.argv[3], Versions=['$Latest'])\n\

@@ -3,6 +3,7 @@
 
 Usage: server.py [--region us-east-1] [--cluster test-cluster] [--iam] [--iam-users FILE]
                  [--audit FILE] [--fleet-ice TYPE[@ZONE]]... [--fleet-lose-answers N]
+                 [--fleet-requests FILE]
                  [--instances N] [--capacity-reservation JSON]...
 
 Starts `moto.server.ThreadedMotoServer` on a free loopback port, seeds it, then prints
@@ -36,6 +37,9 @@ What the seed looks like (the tests rely on it, so keep it stable):
   response's `Errors` (the next pool is tried). `--fleet-lose-answers N` makes the first N
   CreateFleet calls that launch an instance answer HTTP 500 instead (the answer is "lost"; the
   instance exists). The launch template's `IamInstanceProfile` is still not applied.
+  `--fleet-requests FILE` appends each CreateFleet request to FILE as a JSON line (`Context`,
+  `OnDemandOptions`, `SpotOptions`, `TargetCapacitySpecification`, `LaunchTemplateConfigs` as
+  sent): moto keeps no `Context` and answers no strategy, so tests read what was asked here.
 - Placement groups (moto 5.2.5 serves no DescribePlacementGroups): each `--placement-group JSON`
   seeds one (`{"id", "name", "strategy"}` required; `partitionCount`, `spreadLevel`, `state`
   (`available`) optional). DescribePlacementGroups answers from them as EC2 does (`GroupId`s,
@@ -558,7 +562,7 @@ def targeted_reservation(data):
     return (spec.get("CapacityReservationTarget") or {}).get("CapacityReservationId")
 
 
-def patch_fleets(ice, lose_answers):
+def patch_fleets(ice, lose_answers, requests_path=None):
     """Makes moto's instant on-demand CreateFleet behave like EC2 (see the module docstring)."""
     from moto.core.responses import ActionResult
     from moto.ec2.models import fleets
@@ -625,6 +629,12 @@ def patch_fleets(ice, lose_answers):
     original = fleet_responses.Fleets.create_fleet
 
     def create_fleet(self):
+        if requests_path:
+            sent = {key: self._get_param(key) for key in (
+                "Context", "OnDemandOptions", "SpotOptions", "TargetCapacitySpecification",
+                "LaunchTemplateConfigs")}
+            with open(requests_path, "a") as f:
+                f.write(json.dumps(sent, default=str) + "\n")
         result = original(self)
         fleet_id = result.result["FleetId"] if hasattr(result, "result") else None
         fleet = self.ec2_backend.get_fleet(fleet_id) if fleet_id else None
@@ -988,6 +998,8 @@ def main():
                         help="CreateFleet pools answering InsufficientInstanceCapacity")
     parser.add_argument("--fleet-lose-answers", type=int, default=0, metavar="N",
                         help="the first N launching CreateFleet calls answer HTTP 500")
+    parser.add_argument("--fleet-requests", metavar="FILE",
+                        help="append every CreateFleet request to FILE (JSON lines)")
     parser.add_argument("--instances", type=int, default=0, metavar="N",
                         help="insert N running m5.large instances")
     parser.add_argument("--capacity-reservation", action="append", default=[], metavar="JSON",
@@ -1015,7 +1027,7 @@ def main():
     for pool in args.fleet_ice:
         kind, _, zone = pool.partition("@")
         ice.add((kind, zone or "*"))
-    patch_fleets(ice, args.fleet_lose_answers)
+    patch_fleets(ice, args.fleet_lose_answers, args.fleet_requests)
     reservations = seed_reservations(args.capacity_reservation, args.region)
     serve_capacity_reservations()
     seed_placement_groups(args.placement_group)

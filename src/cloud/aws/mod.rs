@@ -27,10 +27,10 @@ use aws_sdk_ec2::types::Filter as Ec2Filter;
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 
 use super::types::{
-    CallCounter, CallCounts, CapacityReservation, Cloud, CloudError, Compute, Filter, FleetError,
-    FleetRequest, FleetResponse, Image, ImageQuery, Instance, InstanceQuery, LaunchTemplateRequest,
-    Parameters, ReservationQuery, SecurityGroup, SpotPrice, Subnet, TypeOffering,
-    GET_PARAMETERS_BATCH, INSTANCE_BATCH,
+    CallCounter, CallCounts, CapacityReservation, Cloud, CloudError, Compute, Filter,
+    FleetAllocation, FleetError, FleetRequest, FleetResponse, Image, ImageQuery, Instance,
+    InstanceQuery, LaunchTemplateRequest, Parameters, ReservationPreference, ReservationQuery,
+    SecurityGroup, SpotPrice, Subnet, TypeOffering, GET_PARAMETERS_BATCH, INSTANCE_BATCH,
 };
 use crate::cloud::catalog::InstanceFacts;
 use crate::model::placement_group::{PlacementGroup, PlacementGroupSelector, Strategy};
@@ -736,21 +736,22 @@ impl Compute for AwsCloud {
                     .build()
             })
             .collect();
-        // A reserved launch's template targets its reservation (`aws v1.14.1:
-        // pkg/providers/launchtemplate/types.go`); other templates set nothing, as Karpenter
-        // outside its targeted launch mode.
-        let reservation = t.reservation.as_ref().map(|r| {
-            LaunchTemplateCapacityReservationSpecificationRequest::builder()
-                .capacity_reservation_preference(
-                    CapacityReservationPreference::CapacityReservationsOnly,
-                )
-                .capacity_reservation_target(
-                    CapacityReservationTarget::builder()
-                        .capacity_reservation_id(&r.id)
-                        .build(),
-                )
-                .build()
-        });
+        // A reserved launch's template targets its reservation; the others opt out of open
+        // ODCRs (`aws v1.14.1: pkg/providers/launchtemplate/types.go`, targeted launch mode).
+        let preference = match t.reservation_preference() {
+            ReservationPreference::ReservationsOnly => {
+                CapacityReservationPreference::CapacityReservationsOnly
+            }
+            ReservationPreference::None => CapacityReservationPreference::None,
+        };
+        let reservation = LaunchTemplateCapacityReservationSpecificationRequest::builder()
+            .capacity_reservation_preference(preference)
+            .set_capacity_reservation_target(t.reservation.as_ref().map(|r| {
+                CapacityReservationTarget::builder()
+                    .capacity_reservation_id(&r.id)
+                    .build()
+            }))
+            .build();
         let market = t
             .reservation
             .as_ref()
@@ -857,7 +858,7 @@ impl Compute for AwsCloud {
                     .enabled(t.enclave)
                     .build(),
             )
-            .set_capacity_reservation_specification(reservation)
+            .capacity_reservation_specification(reservation)
             .set_instance_market_options(market)
             .image_id(&t.image_id)
             .user_data(super::userdata::base64_encode(t.user_data.as_bytes()))
@@ -952,11 +953,17 @@ impl Compute for AwsCloud {
             .target_capacity_specification(target)
             .tag_specifications(tag_spec(ResourceType::Instance))
             .tag_specifications(tag_spec(ResourceType::Volume))
-            .tag_specifications(tag_spec(ResourceType::Fleet));
+            .tag_specifications(tag_spec(ResourceType::Fleet))
+            .set_context(r.context.clone());
+        let prioritized = r.allocation == FleetAllocation::Priority;
         request = if spot {
             request.spot_options(
                 SpotOptionsRequest::builder()
-                    .allocation_strategy(SpotAllocationStrategy::PriceCapacityOptimized)
+                    .allocation_strategy(if prioritized {
+                        SpotAllocationStrategy::CapacityOptimizedPrioritized
+                    } else {
+                        SpotAllocationStrategy::PriceCapacityOptimized
+                    })
                     .build(),
             )
         } else if r.capacity_type == "reserved-capacity" {
@@ -971,7 +978,11 @@ impl Compute for AwsCloud {
         } else {
             request.on_demand_options(
                 OnDemandOptionsRequest::builder()
-                    .allocation_strategy(FleetOnDemandAllocationStrategy::LowestPrice)
+                    .allocation_strategy(if prioritized {
+                        FleetOnDemandAllocationStrategy::Prioritized
+                    } else {
+                        FleetOnDemandAllocationStrategy::LowestPrice
+                    })
                     .build(),
             )
         };
@@ -1159,6 +1170,8 @@ mod tests {
                             capacity_type: "on-demand".into(),
                             configs: Vec::new(),
                             tags: Default::default(),
+                            context: None,
+                            allocation: Default::default(),
                         })
                         .map(|r| r.instance_ids.len()),
                 }

@@ -7,14 +7,14 @@ use super::*;
 /// The fleet request for the pools still worth trying.
 pub fn fleet_request(plan: &LaunchPlan, pools: &[Pool]) -> FleetRequest {
     let mut configs: Vec<(String, Vec<FleetOverride>)> = Vec::new();
-    for (priority, p) in pools.iter().enumerate() {
+    for p in pools {
         let t = &plan.templates[p.template];
         let o = FleetOverride {
             instance_type: p.instance_type.clone(),
             subnet_id: p.subnet_id.clone(),
             zone: p.zone.clone(),
             image_id: t.image_id.clone(),
-            priority: priority as f64,
+            priority: p.price,
         };
         match configs.iter_mut().find(|(n, _)| *n == t.name) {
             Some((_, list)) => list.push(o),
@@ -31,6 +31,8 @@ pub fn fleet_request(plan: &LaunchPlan, pools: &[Pool]) -> FleetRequest {
         capacity_type: capacity_type.to_string(),
         configs,
         tags: plan.tags.clone(),
+        context: plan.context.clone(),
+        allocation: plan.allocation,
     }
 }
 

@@ -45,9 +45,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::cloud::ami::ResolvedImage;
 use crate::cloud::types::{
-    is_permission_code, CloudError, Compute, ConnectionTracking, Filter, FleetOverride,
-    FleetRequest, Instance, InstanceQuery, LaunchTemplateRequest, Subnet, TargetedReservation,
-    TemplateNetworkInterface, INSTANCE_BATCH,
+    is_permission_code, CloudError, Compute, ConnectionTracking, Filter, FleetAllocation,
+    FleetOverride, FleetRequest, Instance, InstanceQuery, LaunchTemplateRequest, Subnet,
+    TargetedReservation, TemplateNetworkInterface, INSTANCE_BATCH,
 };
 use crate::cloud::userdata::{self, Bootstrap, Family, UserDataError};
 pub use crate::model::digest::digest;
@@ -171,6 +171,34 @@ pub struct LaunchPlan {
     pub pools: Vec<Pool>,
     /// Tags of the fleet call (instance, volume, fleet).
     pub tags: BTreeMap<String, String>,
+    /// The fleet's EC2 `Context` ([`fleet_context`]).
+    pub context: Option<String>,
+    /// The fleet's allocation strategy ([`fleet_allocation`]).
+    pub allocation: FleetAllocation,
+}
+
+/// The class's `context` goes with the NodeClaim's CreateFleet, except when the scheduler relaxed
+/// its `minValues` (`aws v1.14.1: pkg/providers/instance/instance.go` `launchInstance`;
+/// cloudprovider/suite_test.go "EC2 Context").
+pub fn fleet_context(class: &NodeClass, claim: &PlannedNodeClaim) -> Option<String> {
+    let relaxed = claim
+        .annotations
+        .get(labels::NODECLAIM_MIN_VALUES_RELAXED)
+        .is_some_and(|v| v == "true");
+    class.context.clone().filter(|_| !relaxed)
+}
+
+/// Prioritized by the overrides' prices when a NodeOverlay priced one of the NodeClaim's options
+/// (its `karpenter.sh/price-overlay-applied` annotation, `launchInstance` → `WithOverlay`).
+pub fn fleet_allocation(claim: &PlannedNodeClaim) -> FleetAllocation {
+    if claim
+        .annotations
+        .contains_key(crate::scheduling::PRICE_OVERLAY_APPLIED)
+    {
+        FleetAllocation::Priority
+    } else {
+        FleetAllocation::Price
+    }
 }
 
 /// Why a launch could not be planned or did not produce an instance.
@@ -628,5 +656,7 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
         templates: kept,
         pools,
         tags: tags(cluster, class, claim),
+        context: fleet_context(class, claim),
+        allocation: fleet_allocation(claim),
     })
 }

@@ -205,7 +205,8 @@ fn overrides_are_cheapest_first_per_zone_subnet_with_most_ips() {
         .iter()
         .flat_map(|(_, o)| o.iter().map(|o| o.priority))
         .collect();
-    assert_eq!(priorities, [0.0, 1.0, 2.0, 3.0]);
+    // Each override's price (`getOverrides`: `Priority: offering.Price`).
+    assert_eq!(priorities, [0.07, 0.07, 0.09, 0.09]);
     assert_eq!(req.configs.len(), 2, "one config per template");
     assert_eq!(p.templates[0].image_id, "ami-arm");
     assert_eq!(
@@ -1445,4 +1446,103 @@ fn a_pre_v1_pools_kubelet_settings_reach_the_user_data() {
     let data = &plan_for_pool(&input_of(&w, &c), &v1).unwrap().templates[0].user_data;
     assert!(data.contains("maxPods: 29"), "{data}");
     assert!(!data.contains("podsPerCore"), "{data}");
+}
+
+/// aws v1.14.1 pkg/cloudprovider/suite_test.go › "EC2 Context": "should set context on the
+/// CreateFleet request if specified on the NodePool", "should not set context on the CreateFleet
+/// request when min values are relaxed even if specified on the NodePool", "should default to no
+/// EC2 Context" (`instance.go` `launchInstance`).
+#[test]
+fn the_class_context_goes_with_the_fleet_unless_min_values_were_relaxed() {
+    let mut w = world();
+    let c = claim("default-ctx", &[("m5.large", 0.09)], &["z-a"]);
+    let context = |w: &World, c: &PlannedNodeClaim| {
+        let p = plan_of(w, c).unwrap();
+        fleet_request(&p, &p.pools).context
+    };
+    assert_eq!(context(&w, &c), None, "no EC2 Context by default");
+    w.class.context = Some("context-1234".into());
+    assert_eq!(context(&w, &c).as_deref(), Some("context-1234"));
+    let mut kept = c.clone();
+    kept.annotations
+        .insert(labels::NODECLAIM_MIN_VALUES_RELAXED.into(), "false".into());
+    assert_eq!(context(&w, &kept).as_deref(), Some("context-1234"));
+    let mut relaxed = c.clone();
+    relaxed
+        .annotations
+        .insert(labels::NODECLAIM_MIN_VALUES_RELAXED.into(), "true".into());
+    assert_eq!(context(&w, &relaxed), None, "relaxed minValues: no context");
+}
+
+/// A NodeClaim of `types` in zone `z-a`, launched as `capacity` (`on-demand`, `spot`).
+fn claim_in_z_a(capacity: &str, types: &[(&str, f64)]) -> PlannedNodeClaim {
+    let mut c = claim("default-z-a", types, &["z-a"]);
+    c.launch.capacity_type = capacity.into();
+    c
+}
+
+/// aws v1.14.1 pkg/providers/instance/suite_test.go "should use priotiztied allocation stragaty
+/// for an on-demand nodeclaim using nodeoverlay pricing", "should use lowest price allocation
+/// stragaty by default for on-demand nodeclaims", "should use capacity optimized prioritized
+/// allocation stragaty for an spot nodeclaim using nodeoverlay", "should use price capacity
+/// optimized allocation stragaty by default for spot nodeclaims" (`types.go`
+/// `CreateFleetInputBuilder.Build`; the adapter maps [`FleetAllocation`] to EC2's names).
+#[test]
+fn a_price_overlaid_claim_launches_by_priority_others_by_price() {
+    let w = world();
+    for capacity in ["on-demand", "spot"] {
+        let mut c = claim_in_z_a(capacity, &[("m5.large", 0.02), ("c5.xlarge", 0.17)]);
+        let p = plan_of(&w, &c).unwrap();
+        assert_eq!(
+            fleet_request(&p, &p.pools).allocation,
+            FleetAllocation::Price
+        );
+        c.annotations.insert(
+            crate::scheduling::PRICE_OVERLAY_APPLIED.into(),
+            "true".into(),
+        );
+        let p = plan_of(&w, &c).unwrap();
+        let req = fleet_request(&p, &p.pools);
+        assert_eq!(req.allocation, FleetAllocation::Priority, "{capacity}");
+        let priorities: Vec<f64> = req
+            .configs
+            .iter()
+            .flat_map(|(_, o)| o.iter().map(|o| o.priority))
+            .collect();
+        assert_eq!(
+            priorities,
+            [0.02, 0.17],
+            "the overlay's prices rank the overrides"
+        );
+    }
+}
+
+/// aws v1.14.1 pkg/providers/launchtemplate/suite_test.go DescribeTable "should set the capacity
+/// reservation specification according to the capacity reservation feature flag" (Entry
+/// "enabled", the `ReservedCapacity` gate's default): every template of an on-demand or spot
+/// launch says `CapacityReservationPreference: none` (no target), so it never lands in an open
+/// ODCR; a reserved launch's templates say `capacity-reservations-only` with their reservation.
+#[test]
+fn templates_opt_out_of_open_reservations_unless_they_target_one() {
+    use crate::cloud::types::ReservationPreference;
+    let w = world();
+    for capacity in ["on-demand", "spot"] {
+        let c = claim_in_z_a(capacity, &[("m6g.large", 0.07), ("m5.large", 0.09)]);
+        let p = plan_of(&w, &c).unwrap();
+        assert_eq!(p.templates.len(), 2);
+        for t in &p.templates {
+            assert_eq!(
+                t.reservation_preference(),
+                ReservationPreference::None,
+                "{capacity}"
+            );
+        }
+    }
+    let p = plan_of(&w, &reserved_claim(ReservationType::Default, false)).unwrap();
+    for t in &p.templates {
+        assert_eq!(
+            t.reservation_preference(),
+            ReservationPreference::ReservationsOnly
+        );
+    }
 }

@@ -152,3 +152,99 @@ fn the_capacity_type_is_chosen_after_exotic_types_are_dropped() {
         ("plain", "on-demand")
     );
 }
+
+/// A reserved offering of `kind` (interruptible or not) at `price` in `z1`, one instance left.
+fn reserved_offer(id: &str, kind: ReservationKind, price: f64) -> Offering {
+    let (reservation_type, interruptible) = kind;
+    Offering {
+        capacity_type: crate::model::instance_type::RESERVED.into(),
+        available: true,
+        reservation: Some(crate::model::reservation::ReservedCapacity {
+            id: id.into(),
+            reservation_type,
+            interruptible,
+            count: 1,
+        }),
+        ..offer("z1", crate::model::instance_type::RESERVED, price)
+    }
+}
+
+type ReservationKind = (crate::model::reservation::ReservationType, bool);
+
+/// aws v1.14.1 pkg/providers/instance/filter/filter_test.go › CapacityReservationTypeFilter:
+/// DescribeTable "should prioritize the capacity reservation type with the cheapest offering"
+/// (3 Entries: the kind of the cheapest offering keeps its types, the others go, even at that
+/// price elsewhere) and "should break ties by priority" (3 Entries: ODCR before capacity block
+/// before interruptible ODCR). A reserved-only pool, one pod: the launch's offerings.
+#[test]
+fn a_reserved_launch_keeps_the_reservation_kind_of_its_cheapest_offering() {
+    use crate::model::reservation::ReservationType::{CapacityBlock, Default as Odcr};
+    let kinds: [ReservationKind; 3] = [(Odcr, false), (CapacityBlock, false), (Odcr, true)];
+    let name = |(t, i): ReservationKind| format!("{t:?}-{i}").to_lowercase();
+    let launched = |types: Vec<crate::model::instance_type::InstanceType>| {
+        let pool = with_requirement(node_pool("default"), CAPACITY_TYPE, In, &["reserved"]);
+        let plan = solve(&input(
+            vec![PodBuilder::new("p").cpu("1").build()],
+            vec![pool_input(pool, types)],
+        ));
+        let mut names: Vec<String> = offerings(&plan.node_claims[0])
+            .into_iter()
+            .map(|(t, _, _)| t)
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    for selected in kinds {
+        // The cheapest offering is `selected`'s: its kind stays (its pricier type too).
+        let mut types = vec![
+            instance_type(
+                "cheap",
+                "4",
+                "8Gi",
+                "20",
+                vec![reserved_offer("cr-c", selected, 5.0)],
+            ),
+            instance_type(
+                "pricey",
+                "4",
+                "8Gi",
+                "20",
+                vec![reserved_offer("cr-p", selected, 10.0)],
+            ),
+        ];
+        for other in kinds.into_iter().filter(|k| *k != selected) {
+            types.push(instance_type(
+                &name(other),
+                "4",
+                "8Gi",
+                "20",
+                vec![reserved_offer(&format!("cr-{}", name(other)), other, 10.0)],
+            ));
+        }
+        assert_eq!(launched(types), ["cheap", "pricey"], "{selected:?}");
+    }
+    for (winner, loser) in [
+        (kinds[0], kinds[1]),
+        (kinds[1], kinds[2]),
+        (kinds[0], kinds[2]),
+    ] {
+        let types = vec![
+            instance_type(
+                &name(winner),
+                "4",
+                "8Gi",
+                "20",
+                vec![reserved_offer("cr-w", winner, 5.0)],
+            ),
+            instance_type(
+                &name(loser),
+                "4",
+                "8Gi",
+                "20",
+                vec![reserved_offer("cr-l", loser, 5.0)],
+            ),
+        ];
+        assert_eq!(launched(types), [name(winner)], "{winner:?} over {loser:?}");
+    }
+}
