@@ -81,6 +81,9 @@ pub struct PodSpec {
     /// Host networking: container ports become host ports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_network: Option<bool>,
+    /// `restartPolicy` (only checked: Always, OnFailure, Never; a template's by its kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<String>,
     /// Scheduler name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduler_name: Option<String>,

@@ -118,11 +118,15 @@ pub fn convert_volume(
     let ctx = Ctx::new(at, object_name("PersistentVolume", None, Some(&name)));
     let spec = pv.spec.clone().unwrap_or_default();
     let mut node_affinity = Vec::new();
-    let terms = spec
+    let required = spec
         .node_affinity
         .as_ref()
-        .and_then(|a| a.required.as_ref())
-        .and_then(|r| r.node_selector_terms.as_ref());
+        .and_then(|a| a.required.as_ref());
+    let terms = required.and_then(|r| r.node_selector_terms.as_ref());
+    if required.is_some() {
+        let path = "spec.nodeAffinity.required.nodeSelectorTerms";
+        super::validate::node_selector_terms(&ctx, path, terms.map(Vec::as_slice))?;
+    }
     for (i, t) in terms.into_iter().flatten().enumerate() {
         node_affinity.push(node_selector_term(
             &ctx,
