@@ -49,6 +49,7 @@ mod support;
 mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;
+mod upstream_audit_apis_binary;
 mod upstream_audit_disr_binary;
 mod upstream_audit_sched_binary;
 mod upstream_audit_state_binary;

@@ -11,6 +11,7 @@ use super::{
 };
 use crate::api::core::{LabelSelectorSpec, PodSpec, Workload, WorkloadSpec};
 use crate::api::error::{object_name, Ctx, InputError, Location};
+use crate::api::validate;
 use crate::model::pod::{Owner, Pod};
 
 /// Karpenter's stand-in for each DaemonSet (`core v1.14.1: pkg/controllers/state/cluster.go`
@@ -99,6 +100,10 @@ pub(crate) fn expand(
         &labels,
         runtime,
     )?;
+    // The template's own metadata is checked like an object's (`ValidatePodTemplateSpec`).
+    if let Some((field, why)) = validate::object_meta_problem("Pod", &tmeta) {
+        return Err(ctx.invalid(format!("spec.template.{field}"), why));
+    }
     check_selector(&ctx, spec.selector.as_ref(), tmeta.labels.as_ref())?;
     check_controller_rules(&ctx, kind, &spec)?;
     proto.namespace = namespace.clone();

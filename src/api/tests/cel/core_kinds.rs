@@ -132,6 +132,11 @@ fn controllers_select_their_pods_and_restart_them_their_way() {
                 Refused("spec.selector"),
             ),
             (
+                "template label value (ValidatePodTemplateSpec)",
+                "{spec: {template: {metadata: {labels: {tier: -x}}}}}",
+                Refused("spec.template.metadata.labels.tier"),
+            ),
+            (
                 "template restartPolicy Never",
                 "{spec: {template: {spec: {restartPolicy: Never}}}}",
                 Refused("spec.template.spec.restartPolicy"),
