@@ -233,6 +233,7 @@ impl Builder {
                 m.storage.classes.insert(sc.name.clone(), sc);
             }
             ApiObject::PersistentVolumeClaim(pvc) => {
+                super::storage::check_claim(&pvc, at)?;
                 let c = convert_claim(&pvc);
                 m.storage
                     .claims

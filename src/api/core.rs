@@ -702,6 +702,9 @@ pub struct StorageClass {
     /// Where volumes may be provisioned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowed_topologies: Option<Vec<TopologySelectorTerm>>,
+    /// `Delete` (default) or `Retain` (only checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reclaim_policy: Option<String>,
 }
 
 /// A StorageClass `allowedTopologies` term.
@@ -756,6 +759,15 @@ pub struct PersistentVolumeClaimSpec {
     /// The volume it is bound to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub volume_name: Option<String>,
+    /// Access modes (only checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_modes: Option<Vec<String>>,
+    /// `Filesystem` or `Block` (only checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume_mode: Option<String>,
+    /// `requests.storage` (only checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourceRequirementsSpec>,
 }
 
 /// `PersistentVolumeClaim.status`.

@@ -99,8 +99,18 @@ fn host_ports(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<Vec<HostPort>, In
 /// The pod's volumes backed by claims (`persistentVolumeClaim`, `ephemeral`).
 fn volumes(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<Vec<PodVolume>, InputError> {
     let mut out = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
     for (i, v) in spec.volumes.iter().flatten().enumerate() {
         let at = format!("{path}.volumes[{i}]");
+        // `ValidateVolumes`: every volume named, each name once.
+        if let Some(name) = v.name.as_deref().filter(|n| !n.is_empty()) {
+            if !names.insert(name) {
+                return Err(ctx.invalid(
+                    format!("{at}.name"),
+                    format!("duplicate volume name {name:?}"),
+                ));
+            }
+        }
         let name = || {
             v.name
                 .clone()

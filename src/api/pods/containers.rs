@@ -8,13 +8,15 @@ use std::collections::BTreeSet;
 
 use crate::api::core::{Container, PodSpec};
 use crate::api::error::{Ctx, InputError};
+use crate::api::validate;
 
 /// Every pod's restart policies (`Always` is the default).
 const RESTART_POLICIES: [&str; 3] = ["Always", "OnFailure", "Never"];
 
 /// At least one container; every container named with a DNS label, no two alike (init
 /// containers included); an init container's `restartPolicy` only `Always` (a sidecar); the
-/// ports' rules; the pod's `restartPolicy` one of Always, OnFailure, Never.
+/// ports' rules; the pod's `restartPolicy` one of Always, OnFailure, Never; its `nodeName` a
+/// node's name.
 pub(super) fn check_containers(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<(), InputError> {
     if spec.containers.as_ref().is_none_or(Vec::is_empty) {
         return Err(ctx.invalid(
@@ -28,6 +30,12 @@ pub(super) fn check_containers(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<
                 format!("{path}.restartPolicy"),
                 format!("unsupported value {policy:?} (expected Always, OnFailure or Never)"),
             ));
+        }
+    }
+    // `ValidatePodSpec`: `ValidateNodeName` (a DNS subdomain).
+    if let Some(node) = spec.node_name.as_deref().filter(|n| !n.is_empty()) {
+        if let Some(problem) = validate::object_name_problem("Node", node) {
+            return Err(ctx.invalid(format!("{path}.nodeName"), problem));
         }
     }
     let host_network = spec.host_network == Some(true);

@@ -983,7 +983,7 @@ allowedTopologies:
 #[test]
 fn storage_objects_are_read_and_checked() {
     let text = format!(
-        "{STORAGE}---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: data}}\nspec: {{}}\n---\n\
+        "{STORAGE}---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: data}}\nspec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 1Gi}}}}}}\n---\n\
          apiVersion: v1\nkind: PersistentVolume\nmetadata: {{name: pv}}\nspec:\n  awsElasticBlockStore: {{volumeID: vol-1}}\n  nodeAffinity:\n    required:\n      nodeSelectorTerms:\n      - matchExpressions: [{{key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}}]\n---\n\
          apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {{name: n1}}\nspec:\n  drivers: [{{name: ebs.csi.aws.com, nodeID: i-1, allocatable: {{count: 25}}}}]\n"
     );

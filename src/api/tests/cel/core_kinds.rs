@@ -251,3 +251,83 @@ fn a_persistent_volumes_required_node_affinity_needs_a_term() {
         ("one term", "{spec: {nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: [{key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}]}]}}}}", Accepted),
     ]);
 }
+
+/// `ValidatePersistentVolumeClaimSpec` (a claim object; a StatefulSet's claim templates are
+/// not checked) and `pkg/apis/storage/validation` `ValidateStorageClass`.
+#[test]
+fn claims_and_storage_classes() {
+    let pvc = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c, namespace: default}\nspec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n";
+    check(
+        pvc,
+        &[
+            (
+                "no access mode",
+                "{spec: {accessModes: null}}",
+                Refused("spec.accessModes"),
+            ),
+            (
+                "unknown access mode",
+                "{spec: {accessModes: [ReadWriteSome]}}",
+                Refused("spec.accessModes[0]"),
+            ),
+            (
+                "ReadWriteOncePod",
+                "{spec: {accessModes: [ReadWriteOncePod]}}",
+                Accepted,
+            ),
+            (
+                "no storage request",
+                "{spec: {resources: null}}",
+                Refused("spec.resources.requests[storage]"),
+            ),
+            (
+                "storage 0",
+                "{spec: {resources: {requests: {storage: '0'}}}}",
+                Refused("spec.resources.requests[storage]"),
+            ),
+            (
+                "volumeMode Disk",
+                "{spec: {volumeMode: Disk}}",
+                Refused("spec.volumeMode"),
+            ),
+            ("volumeMode Block", "{spec: {volumeMode: Block}}", Accepted),
+        ],
+    );
+    let sc = "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: s}\nprovisioner: ebs.csi.aws.com\n";
+    check(
+        sc,
+        &[
+            (
+                "provisioner with a space",
+                "{provisioner: 'a b'}",
+                Refused("provisioner"),
+            ),
+            (
+                "provisioner in upper case (lower-cased first)",
+                "{provisioner: EBS.CSI.AWS.COM}",
+                Accepted,
+            ),
+            (
+                "reclaimPolicy Keep",
+                "{reclaimPolicy: Keep}",
+                Refused("reclaimPolicy"),
+            ),
+            ("reclaimPolicy Retain", "{reclaimPolicy: Retain}", Accepted),
+        ],
+    );
+    check(
+        POD,
+        &[
+            (
+                "nodeName not a node's name",
+                "{spec: {nodeName: A_b}}",
+                Refused("spec.nodeName"),
+            ),
+            (
+                "two volumes named alike",
+                "{spec: {volumes: [{name: v, emptyDir: {}}, {name: v, emptyDir: {}}]}}",
+                Refused("spec.volumes[1].name"),
+            ),
+        ],
+    );
+}
