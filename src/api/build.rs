@@ -201,7 +201,10 @@ impl Builder {
             ApiObject::NodeClaimV1Beta1(c) => m.node_claims.push(c.to_model(at, origin)?),
             ApiObject::NodeClaimV1(c) => m.node_claims.push(c.to_model(at, origin)?),
             ApiObject::Node(n) => m.nodes.push(convert_node(&n, at)?),
-            ApiObject::PodDisruptionBudget(p) => m.pdbs.push(*p),
+            ApiObject::PodDisruptionBudget(p) => {
+                super::pdb::check(&p, at)?;
+                m.pdbs.push(*p);
+            }
             ApiObject::Namespace(ns) => {
                 let name = ns.metadata.name.clone().unwrap_or_default();
                 m.namespace_labels
@@ -230,6 +233,7 @@ impl Builder {
                 m.storage.classes.insert(sc.name.clone(), sc);
             }
             ApiObject::PersistentVolumeClaim(pvc) => {
+                super::storage::check_claim(&pvc, at)?;
                 let c = convert_claim(&pvc);
                 m.storage
                     .claims

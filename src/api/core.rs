@@ -81,6 +81,9 @@ pub struct PodSpec {
     /// Host networking: container ports become host ports.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_network: Option<bool>,
+    /// `restartPolicy` (only checked: Always, OnFailure, Never; a template's by its kind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<String>,
     /// Scheduler name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheduler_name: Option<String>,
@@ -699,6 +702,9 @@ pub struct StorageClass {
     /// Where volumes may be provisioned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowed_topologies: Option<Vec<TopologySelectorTerm>>,
+    /// `Delete` (default) or `Retain` (only checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reclaim_policy: Option<String>,
 }
 
 /// A StorageClass `allowedTopologies` term.
@@ -753,6 +759,15 @@ pub struct PersistentVolumeClaimSpec {
     /// The volume it is bound to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub volume_name: Option<String>,
+    /// Access modes (only checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_modes: Option<Vec<String>>,
+    /// `Filesystem` or `Block` (only checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume_mode: Option<String>,
+    /// `requests.storage` (only checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourceRequirementsSpec>,
 }
 
 /// `PersistentVolumeClaim.status`.

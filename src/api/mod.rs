@@ -31,6 +31,7 @@ mod nodeoverlay;
 mod nodepool;
 mod nodes;
 mod objects;
+mod pdb;
 mod pods;
 mod reservation;
 mod scalars;

@@ -179,23 +179,15 @@ fn read_document(
                     message: "required (generateName is not supported in offline input)".into(),
                 });
             }
-            let invalid_name = [
-                ("metadata.name", kind.as_str(), meta.name.as_deref()),
-                ("metadata.namespace", "Namespace", meta.namespace.as_deref()),
-            ]
-            .into_iter()
-            .find_map(|(field, k, v)| {
-                v.and_then(|v| super::validate::object_name_problem(k, v))
-                    .map(|m| (field, m))
-            });
+            let invalid_meta = super::validate::object_meta_problem(&kind, meta);
             // An API server rule, but `--validate=warn|ignore` reads on past it too.
-            if let Some((field, message)) = invalid_name {
+            if let Some((field, message)) = invalid_meta {
                 match super::schema::validation() {
                     super::schema::Validation::Strict => {
                         return Err(InputError::Invalid {
                             at: location,
                             object: name,
-                            field: field.into(),
+                            field,
                             message,
                         })
                     }

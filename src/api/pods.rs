@@ -20,13 +20,15 @@ use crate::model::labels;
 use crate::model::pod::{ClaimSource, HostPort, Owner, Pod, PodVolume, Weighted};
 
 mod admission;
+mod containers;
 mod expansion;
 mod requests;
 mod terms;
 
 use admission::admit_runtime_class_scheduling;
+use containers::check_containers;
 use requests::{is_sidecar, pod_requests, pod_requests_held, HeldResources};
-use terms::{node_term, pod_affinity, spread, tolerations, weight};
+use terms::{node_term, pod_affinity, spreads, tolerations, weight};
 
 pub use admission::RuntimeClassAdmissions;
 pub(crate) use admission::{
@@ -39,35 +41,6 @@ pub(crate) use terms::label_selector;
 /// 150k pods), low enough that a typo like `replicas: 100000000` fails fast instead of eating
 /// the machine's memory.
 pub const MAX_EXPANDED_PODS: i64 = 1_000_000;
-
-/// The API server's container rules (`pkg/apis/core/validation validateContainers`): at least
-/// one container, and no two containers (init containers included) with the same name.
-fn check_containers(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<(), InputError> {
-    if spec.containers.as_ref().is_none_or(Vec::is_empty) {
-        return Err(ctx.invalid(
-            format!("{path}.containers"),
-            "required: a pod needs at least one container",
-        ));
-    }
-    let mut seen = std::collections::BTreeSet::new();
-    let lists = [
-        ("initContainers", &spec.init_containers),
-        ("containers", &spec.containers),
-    ];
-    for (field, list) in lists {
-        for (i, c) in list.iter().flatten().enumerate() {
-            if let Some(name) = c.name.as_deref() {
-                if !seen.insert(name) {
-                    return Err(ctx.invalid(
-                        format!("{path}.{field}[{i}].name"),
-                        format!("duplicate container name {name:?}"),
-                    ));
-                }
-            }
-        }
-    }
-    Ok(())
-}
 
 fn host_ports(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<Vec<HostPort>, InputError> {
     let host_network = spec.host_network == Some(true);
@@ -126,8 +99,18 @@ fn host_ports(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<Vec<HostPort>, In
 /// The pod's volumes backed by claims (`persistentVolumeClaim`, `ephemeral`).
 fn volumes(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<Vec<PodVolume>, InputError> {
     let mut out = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
     for (i, v) in spec.volumes.iter().flatten().enumerate() {
         let at = format!("{path}.volumes[{i}]");
+        // `ValidateVolumes`: every volume named, each name once.
+        if let Some(name) = v.name.as_deref().filter(|n| !n.is_empty()) {
+            if !names.insert(name) {
+                return Err(ctx.invalid(
+                    format!("{at}.name"),
+                    format!("duplicate volume name {name:?}"),
+                ));
+            }
+        }
         let name = || {
             v.name
                 .clone()
@@ -223,6 +206,7 @@ pub(crate) fn convert_spec(
         if let Some(req) = &na.required_during_scheduling_ignored_during_execution {
             let rpath =
                 format!("{npath}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
+            validate::node_selector_terms(ctx, &rpath, req.node_selector_terms.as_deref())?;
             for (i, t) in req.node_selector_terms.iter().flatten().enumerate() {
                 match node_term(ctx, &format!("{rpath}[{i}]"), t)? {
                     Ok(term) => pod.required_node_affinity.push(term),
@@ -275,13 +259,11 @@ pub(crate) fn convert_spec(
             admit_runtime_class_scheduling(ctx, path, rc, admission, &mut pod)?;
         }
     }
-    pod.topology_spread = spec
-        .topology_spread_constraints
-        .iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, c)| spread(ctx, &format!("{path}.topologySpreadConstraints[{i}]"), c))
-        .collect::<Result<_, _>>()?;
+    pod.topology_spread = spreads(
+        ctx,
+        &format!("{path}.topologySpreadConstraints"),
+        spec.topology_spread_constraints.as_deref(),
+    )?;
     pod.host_ports = host_ports(ctx, path, spec)?;
     pod.volumes = volumes(ctx, path, spec)?;
     pod.priority_class_name = spec.priority_class_name.clone();

@@ -23,6 +23,20 @@ pub fn convert_storage_class(
         .clone()
         .filter(|p| !p.is_empty())
         .ok_or_else(|| ctx.invalid("provisioner", "required"))?;
+    // `pkg/apis/storage/validation` `ValidateStorageClass`: a qualified name (lower-cased
+    // first), and a reclaim policy of Delete or Retain.
+    if let Some(problem) = validate::label_key_problem(&provisioner.to_ascii_lowercase()) {
+        let why = problem.replacen("invalid label key", "invalid provisioner", 1);
+        return Err(ctx.invalid("provisioner", why));
+    }
+    if let Some(policy) = sc.reclaim_policy.as_deref() {
+        if !matches!(policy, "Delete" | "Retain") {
+            return Err(ctx.invalid(
+                "reclaimPolicy",
+                format!("unsupported value {policy:?} (expected Delete or Retain)"),
+            ));
+        }
+    }
     let binding_mode = match sc.volume_binding_mode.as_deref() {
         None | Some("Immediate") => VolumeBindingMode::Immediate,
         Some("WaitForFirstConsumer") => VolumeBindingMode::WaitForFirstConsumer,
@@ -72,6 +86,64 @@ pub fn convert_storage_class(
     })
 }
 
+/// What `kubectl apply` refuses of a PersistentVolumeClaim read from a manifest
+/// (`pkg/apis/core/validation` `ValidatePersistentVolumeClaimSpec`): no access mode or an
+/// unknown one, no `resources.requests.storage` or one not above zero, an unknown
+/// `volumeMode`.
+pub(crate) fn check_claim(
+    pvc: &core::PersistentVolumeClaim,
+    at: &Location,
+) -> Result<(), InputError> {
+    let meta = &pvc.metadata;
+    let ctx = Ctx::new(
+        at,
+        object_name(
+            "PersistentVolumeClaim",
+            meta.namespace.as_deref(),
+            meta.name.as_deref(),
+        ),
+    );
+    let spec = pvc.spec.clone().unwrap_or_default();
+    let modes = spec.access_modes.unwrap_or_default();
+    if modes.is_empty() {
+        return Err(ctx.invalid("spec.accessModes", "at least 1 access mode is required"));
+    }
+    const MODES: [&str; 4] = [
+        "ReadWriteOnce",
+        "ReadOnlyMany",
+        "ReadWriteMany",
+        "ReadWriteOncePod",
+    ];
+    if let Some((i, m)) = modes
+        .iter()
+        .enumerate()
+        .find(|(_, m)| !MODES.contains(&m.as_str()))
+    {
+        return Err(ctx.invalid(
+            format!("spec.accessModes[{i}]"),
+            format!("unsupported value {m:?} (expected ReadWriteOnce, ReadOnlyMany, ReadWriteMany or ReadWriteOncePod)"),
+        ));
+    }
+    if let Some(mode) = spec.volume_mode.as_deref() {
+        if !matches!(mode, "Filesystem" | "Block") {
+            return Err(ctx.invalid(
+                "spec.volumeMode",
+                format!("unsupported value {mode:?} (expected Filesystem or Block)"),
+            ));
+        }
+    }
+    let path = "spec.resources.requests[storage]";
+    let storage = spec
+        .resources
+        .and_then(|r| r.requests)
+        .and_then(|r| r.get("storage").cloned())
+        .ok_or_else(|| ctx.invalid(path, "required"))?;
+    if validate::quantity(&ctx, path, &storage.as_text())? <= 0 {
+        return Err(ctx.invalid(path, "must be greater than zero"));
+    }
+    Ok(())
+}
+
 /// A PersistentVolumeClaim.
 pub fn convert_claim(pvc: &core::PersistentVolumeClaim) -> PersistentVolumeClaim {
     let meta = &pvc.metadata;
@@ -118,11 +190,15 @@ pub fn convert_volume(
     let ctx = Ctx::new(at, object_name("PersistentVolume", None, Some(&name)));
     let spec = pv.spec.clone().unwrap_or_default();
     let mut node_affinity = Vec::new();
-    let terms = spec
+    let required = spec
         .node_affinity
         .as_ref()
-        .and_then(|a| a.required.as_ref())
-        .and_then(|r| r.node_selector_terms.as_ref());
+        .and_then(|a| a.required.as_ref());
+    let terms = required.and_then(|r| r.node_selector_terms.as_ref());
+    if required.is_some() {
+        let path = "spec.nodeAffinity.required.nodeSelectorTerms";
+        super::validate::node_selector_terms(&ctx, path, terms.map(Vec::as_slice))?;
+    }
     for (i, t) in terms.into_iter().flatten().enumerate() {
         node_affinity.push(node_selector_term(
             &ctx,

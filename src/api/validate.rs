@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use super::error::{Ctx, InputError};
 use super::meta::{
-    BudgetSpec, IntOrString, KubeletConfiguration, RequirementSpec, ResourceList, StringMap,
-    TaintSpec,
+    BudgetSpec, IntOrString, KubeletConfiguration, ObjectMeta, RequirementSpec, ResourceList,
+    StringMap, TaintSpec,
 };
 use crate::model::nodepool::{Budget, KubeletConfig};
 use crate::model::quantity::parse_milli;
@@ -99,6 +99,51 @@ pub(crate) fn object_name_problem(kind: &str, name: &str) -> Option<String> {
             if label { 63 } else { 253 }
         )
     })
+}
+
+/// The first of an object's metadata fields the API server refuses on create, with why: its
+/// name and namespace, its labels' keys and values and its annotations' keys
+/// (`apimachinery pkg/api/validation/objectmeta.go` `ValidateObjectMeta`: `ValidateLabels`,
+/// `ValidateAnnotations`, which lower-cases a key before `IsQualifiedName`).
+pub(crate) fn object_meta_problem(kind: &str, meta: &ObjectMeta) -> Option<(String, String)> {
+    let names = [
+        ("metadata.name", kind, meta.name.as_deref()),
+        ("metadata.namespace", "Namespace", meta.namespace.as_deref()),
+    ];
+    let name = names.into_iter().find_map(|(field, k, v)| {
+        v.and_then(|v| object_name_problem(k, v))
+            .map(|m| (field.to_string(), m))
+    });
+    let labels = || {
+        meta.labels.iter().flatten().find_map(|(k, v)| {
+            label_key_problem(k)
+                .or_else(|| label_value_problem(v))
+                .map(|m| (key_path("metadata.labels", k), m))
+        })
+    };
+    let annotations = || {
+        meta.annotations.iter().flatten().find_map(|(k, _)| {
+            label_key_problem(&k.to_ascii_lowercase()).map(|m| {
+                let why = m.replacen("invalid label key", "invalid annotation key", 1);
+                (key_path("metadata.annotations", k), why)
+            })
+        })
+    };
+    name.or_else(labels).or_else(annotations)
+}
+
+/// A required node selector needs a term (`k8s.io/kubernetes pkg/apis/core/validation`
+/// `ValidateNodeSelector`: "must have at least one node selector term"), for a pod's required
+/// node affinity and a PersistentVolume's `nodeAffinity.required`.
+pub(crate) fn node_selector_terms<T>(
+    ctx: &Ctx,
+    path: &str,
+    terms: Option<&[T]>,
+) -> Result<(), InputError> {
+    if terms.is_none_or(<[T]>::is_empty) {
+        return Err(ctx.invalid(path, "must have at least one node selector term"));
+    }
+    Ok(())
 }
 
 /// Why `key` is not a valid label key (Kubernetes' `IsQualifiedName`).

@@ -51,6 +51,7 @@ mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;
 mod upstream_audit_aws_binary;
+mod upstream_audit_apis_binary;
 mod upstream_audit_disr_binary;
 mod upstream_audit_sched_binary;
 mod upstream_audit_state_binary;

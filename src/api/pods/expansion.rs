@@ -9,8 +9,9 @@ use super::{
     add_controller_labels, claim_template_volumes, convert_spec, do_not_disrupt, do_not_evict,
     offline_scheduled_condition, synthetic_uid, MAX_EXPANDED_PODS,
 };
-use crate::api::core::{LabelSelectorSpec, PodSpec, Workload};
+use crate::api::core::{LabelSelectorSpec, PodSpec, Workload, WorkloadSpec};
 use crate::api::error::{object_name, Ctx, InputError, Location};
+use crate::api::validate;
 use crate::model::pod::{Owner, Pod};
 
 /// Karpenter's stand-in for each DaemonSet (`core v1.14.1: pkg/controllers/state/cluster.go`
@@ -99,7 +100,12 @@ pub(crate) fn expand(
         &labels,
         runtime,
     )?;
+    // The template's own metadata is checked like an object's (`ValidatePodTemplateSpec`).
+    if let Some((field, why)) = validate::object_meta_problem("Pod", &tmeta) {
+        return Err(ctx.invalid(format!("spec.template.{field}"), why));
+    }
     check_selector(&ctx, spec.selector.as_ref(), tmeta.labels.as_ref())?;
+    check_controller_rules(&ctx, kind, &spec)?;
     proto.namespace = namespace.clone();
     proto.labels = labels;
     proto.do_not_disrupt = do_not_disrupt(tmeta.annotations.as_ref());
@@ -159,6 +165,61 @@ pub(crate) fn expand(
         })
         .collect();
     Ok(Expansion::Pods(pods))
+}
+
+/// What the API server requires of a controller beyond its template's pod
+/// (`k8s.io/kubernetes pkg/apis/apps/validation/validation.go` `ValidateDeploymentSpec`,
+/// `ValidateStatefulSetSpec`, `ValidateDaemonSetSpec`, `ValidateReplicaSetSpec`;
+/// `pkg/apis/batch/validation` `validateJobSpec`; `pkg/apis/core/validation`
+/// `ValidatePodTemplateSpecForRC`): an apps/v1 controller's selector set and not empty, its
+/// pods restarted `Always`; a Job's pods `OnFailure` or `Never` (the pod default, Always, is
+/// refused, so a Job must say which).
+fn check_controller_rules(ctx: &Ctx, kind: &str, spec: &WorkloadSpec) -> Result<(), InputError> {
+    let policy = spec
+        .template
+        .as_ref()
+        .and_then(|t| t.spec.as_ref())
+        .and_then(|s| s.restart_policy.as_deref());
+    let at = "spec.template.spec.restartPolicy";
+    match kind {
+        "Job" if !matches!(policy, Some("OnFailure" | "Never")) => {
+            let why = policy.map_or("required".to_string(), |p| {
+                format!("unsupported value {p:?}")
+            });
+            return Err(ctx.invalid(
+                at,
+                format!("{why}: a Job's pods restart OnFailure or Never"),
+            ));
+        }
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "ReplicationController" => {
+            if let Some(p) = policy.filter(|p| *p != "Always") {
+                return Err(ctx.invalid(
+                    at,
+                    format!("unsupported value {p:?}: a {kind}'s pods may only restart Always"),
+                ));
+            }
+            let empty = |s: &serde_json::Value| {
+                s.as_object().is_none_or(|m| {
+                    m.values().all(|v| {
+                        v.is_null()
+                            || v.as_object().is_some_and(|o| o.is_empty())
+                            || v.as_array().is_some_and(|a| a.is_empty())
+                    })
+                })
+            };
+            let selector = spec.selector.as_ref().filter(|s| !s.is_null());
+            if kind != "ReplicationController" && selector.is_none_or(empty) {
+                let why = if selector.is_none() {
+                    "required"
+                } else {
+                    "an empty selector is invalid"
+                };
+                return Err(ctx.invalid("spec.selector", format!("{why}: a {kind} selects its pods by label (matchLabels or matchExpressions)")));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// The API server refuses a workload whose selector does not select its own template's pods

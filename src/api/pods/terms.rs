@@ -14,7 +14,7 @@ use crate::model::pod::{
     NodeSelectorTerm, PodAffinityTerm, TopologySpread, Weighted, WhenUnsatisfiable,
 };
 use crate::model::selector::{LabelSelector, SelectorExpr, SelectorOp};
-use crate::model::taints::Toleration;
+use crate::model::taints::{Effect, Toleration};
 
 pub(crate) fn label_selector(
     ctx: &Ctx,
@@ -42,7 +42,17 @@ pub(crate) fn label_selector(
                     ),
                 )
             })?;
+            if let Some(problem) = validate::label_key_problem(&key) {
+                return Err(ctx.invalid(format!("{at}.key"), problem));
+            }
             let values = e.values.clone().unwrap_or_default();
+            if let Some((j, problem)) = values
+                .iter()
+                .enumerate()
+                .find_map(|(j, v)| validate::label_value_problem(v).map(|p| (j, p)))
+            {
+                return Err(ctx.invalid(format!("{at}.values[{j}]"), problem));
+            }
             match op {
                 SelectorOp::In | SelectorOp::NotIn if values.is_empty() => {
                     return Err(ctx.invalid(
@@ -61,6 +71,10 @@ pub(crate) fn label_selector(
             Ok(SelectorExpr { key, op, values })
         })
         .collect::<Result<Vec<_>, InputError>>()?;
+    // `apimachinery pkg/apis/meta/v1/validation` `ValidateLabelSelector`: labels' syntax.
+    if let Some(labels) = &s.match_labels {
+        validate::label_map(ctx, &format!("{path}.matchLabels"), labels, false)?;
+    }
     Ok(LabelSelector {
         match_labels: s.match_labels.clone().unwrap_or_default(),
         match_expressions,
@@ -110,6 +124,15 @@ fn affinity_term(
         .clone()
         .filter(|k| !k.is_empty())
         .ok_or_else(|| ctx.invalid(format!("{path}.topologyKey"), "required"))?;
+    // `validatePodAffinityTerm`: the key's syntax, each namespace a namespace's name.
+    if let Some(problem) = validate::label_key_problem(&topology_key) {
+        return Err(ctx.invalid(format!("{path}.topologyKey"), problem));
+    }
+    for (i, ns) in t.namespaces.iter().flatten().enumerate() {
+        if let Some(problem) = validate::object_name_problem("Namespace", ns) {
+            return Err(ctx.invalid(format!("{path}.namespaces[{i}]"), problem));
+        }
+    }
     let matching = t.match_label_keys.as_deref().unwrap_or_default();
     let mismatching = t.mismatch_label_keys.as_deref().unwrap_or_default();
     let has_selector = t.label_selector.is_some();
@@ -255,12 +278,27 @@ pub(super) fn tolerations(
         .collect()
 }
 
+/// One toleration, checked as `k8s.io/kubernetes pkg/apis/core/validation/validation.go`
+/// `ValidateTolerations` does: the key's syntax, `tolerationSeconds` only with `NoExecute`, an
+/// Equal toleration's value a label value (reported at `operator`, as the API server does).
 fn toleration(ctx: &Ctx, path: &str, t: &TolerationSpec) -> Result<Toleration, InputError> {
     let key = t.key.clone().unwrap_or_default();
+    if let Some(problem) = (!key.is_empty())
+        .then(|| validate::label_key_problem(&key))
+        .flatten()
+    {
+        return Err(ctx.invalid(format!("{path}.key"), problem));
+    }
     let effect = match t.effect.as_deref() {
         None | Some("") => None,
         Some(e) => Some(validate::effect(ctx, &format!("{path}.effect"), Some(e))?),
     };
+    if t.toleration_seconds.is_some() && effect != Some(Effect::NoExecute) {
+        return Err(ctx.invalid(
+            format!("{path}.effect"),
+            "must be NoExecute when tolerationSeconds is set",
+        ));
+    }
     match t.operator.as_deref() {
         None | Some("Equal") => {
             if key.is_empty() {
@@ -268,6 +306,9 @@ fn toleration(ctx: &Ctx, path: &str, t: &TolerationSpec) -> Result<Toleration, I
                     format!("{path}.operator"),
                     "must be Exists when key is empty",
                 ));
+            }
+            if let Some(problem) = validate::label_value_problem(t.value.as_deref().unwrap_or("")) {
+                return Err(ctx.invalid(format!("{path}.operator"), problem));
             }
             Ok(Toleration::equal(
                 &key,
@@ -291,7 +332,37 @@ fn toleration(ctx: &Ctx, path: &str, t: &TolerationSpec) -> Result<Toleration, I
     }
 }
 
-pub(super) fn spread(
+/// A pod's topology spread constraints at `path`; the API server refuses two with the same
+/// `{topologyKey, whenUnsatisfiable}` (`validateTopologySpreadConstraints`, "Duplicate value").
+pub(super) fn spreads(
+    ctx: &Ctx,
+    path: &str,
+    list: Option<&[TopologySpreadConstraintSpec]>,
+) -> Result<Vec<TopologySpread>, InputError> {
+    let mut out: Vec<TopologySpread> = Vec::new();
+    for (i, c) in list.into_iter().flatten().enumerate() {
+        let s = spread(ctx, &format!("{path}[{i}]"), c)?;
+        // Named at the first of the two, as `ValidateSpreadConstraintNotRepeat` does.
+        if let Some(first) = out.iter().position(|o| {
+            o.topology_key == s.topology_key && o.when_unsatisfiable == s.when_unsatisfiable
+        }) {
+            return Err(ctx.invalid(
+                format!("{path}[{first}].{{topologyKey, whenUnsatisfiable}}"),
+                format!(
+                    "duplicate value {{{}, {:?}}}: another constraint has the same topologyKey and whenUnsatisfiable",
+                    s.topology_key, s.when_unsatisfiable
+                ),
+            ));
+        }
+        out.push(s);
+    }
+    Ok(out)
+}
+
+/// One constraint, checked as `validateTopologySpreadConstraints` does: `maxSkew` ≥ 1, a
+/// `topologyKey` (only required: `ValidateTopologyKey` does not check its syntax, unlike an
+/// affinity term's), `minDomains` ≥ 1 and only with `DoNotSchedule`.
+fn spread(
     ctx: &Ctx,
     path: &str,
     c: &TopologySpreadConstraintSpec,
@@ -334,6 +405,12 @@ pub(super) fn spread(
             ))
         }
     };
+    if min_domains.is_some() && when_unsatisfiable != WhenUnsatisfiable::DoNotSchedule {
+        return Err(ctx.invalid(
+            format!("{path}.minDomains"),
+            "can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway",
+        ));
+    }
     let policy = |field: &str, v: Option<&str>, default_honor: bool| match v {
         None => Ok(default_honor),
         Some("Honor") => Ok(true),

@@ -37,6 +37,7 @@ metadata:
   name: web
 spec:
   replicas: 2
+  selector: {matchLabels: {app: web}}
   template:
     metadata: {labels: {app: web}}
     spec:
@@ -466,7 +467,7 @@ fn type_errors_name_the_field() {
         "all.json (items[0]): Deployment/team/w: spec.replicas: invalid type: boolean `true`, expected i64"
     );
     // Keys before apiVersion and kind are replayed into the typed object.
-    let metadata_first = "metadata: {name: web, labels: {version: \"3\"}}\nspec: {replicas: 3, template: {spec: {containers: [{name: a}]}}}\napiVersion: apps/v1\nkind: Deployment\n";
+    let metadata_first = "metadata: {name: web, labels: {version: \"3\"}}\nspec: {replicas: 3, selector: {matchLabels: {app: w}}, template: {metadata: {labels: {app: w}}, spec: {containers: [{name: a}]}}}\napiVersion: apps/v1\nkind: Deployment\n";
     let m = load_str("web.yaml", metadata_first).unwrap();
     assert_eq!(m.pods.len(), 3);
     // A replayed value is typed as strictly as the rest.
@@ -485,7 +486,7 @@ fn type_errors_name_the_field() {
     // refuses it (`scalars_have_the_type_the_api_gives_their_field`); quoted, it is text.
     let numeric = DEPLOYMENT.replace(
         "metadata: {labels: {app: web}}",
-        "metadata: {labels: {version: 3}}",
+        "metadata: {labels: {app: web, version: 3}}",
     );
     assert_eq!(
         error_of("web.yaml", &numeric),
@@ -772,7 +773,7 @@ fn what_the_api_server_refuses_is_refused() {
             "Namespace/a.b: metadata.name: \"a.b\" is not a valid name",
         ),
         (
-            DEPLOYMENT.replace("  replicas: 2\n", "  replicas: 2\n  selector: {matchLabels: {app: api}}\n"),
+            DEPLOYMENT.replace("selector: {matchLabels: {app: web}}", "selector: {matchLabels: {app: api}}"),
             "Deployment/web: spec.template.metadata.labels: the workload's spec.selector does not match its template's labels",
         ),
         (
@@ -793,10 +794,7 @@ fn what_the_api_server_refuses_is_refused() {
         assert!(error.contains(want), "{error}\n  wanted: {want}");
     }
     // A selector that does select the template is fine, and so is a request at its limit.
-    let fine = DEPLOYMENT.replace(
-        "  replicas: 2\n",
-        "  replicas: 2\n  selector: {matchLabels: {app: web}}\n",
-    );
+    let fine = DEPLOYMENT.to_string();
     load_str("in.yaml", &fine).unwrap();
     load_str(
         "in.yaml",
@@ -985,7 +983,7 @@ allowedTopologies:
 #[test]
 fn storage_objects_are_read_and_checked() {
     let text = format!(
-        "{STORAGE}---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: data}}\nspec: {{}}\n---\n\
+        "{STORAGE}---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {{name: data}}\nspec: {{accessModes: [ReadWriteOnce], resources: {{requests: {{storage: 1Gi}}}}}}\n---\n\
          apiVersion: v1\nkind: PersistentVolume\nmetadata: {{name: pv}}\nspec:\n  awsElasticBlockStore: {{volumeID: vol-1}}\n  nodeAffinity:\n    required:\n      nodeSelectorTerms:\n      - matchExpressions: [{{key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}}]\n---\n\
          apiVersion: storage.k8s.io/v1\nkind: CSINode\nmetadata: {{name: n1}}\nspec:\n  drivers: [{{name: ebs.csi.aws.com, nodeID: i-1, allocatable: {{count: 25}}}}]\n"
     );
@@ -1045,7 +1043,7 @@ fn statefulset_claim_templates_and_ephemeral_volumes_become_pod_volumes() {
     use crate::model::pod::ClaimSource;
     let m = load_str(
         "sts.yaml",
-        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers: [{name: c}]\n      volumes:\n      - {name: data, emptyDir: {}}\n      - name: scratch\n        ephemeral: {volumeClaimTemplate: {spec: {storageClassName: fast}}}\n  volumeClaimTemplates:\n  - metadata: {name: data}\n    spec: {storageClassName: gp3}\n",
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec:\n      containers: [{name: c}]\n      volumes:\n      - {name: data, emptyDir: {}}\n      - name: scratch\n        ephemeral: {volumeClaimTemplate: {spec: {storageClassName: fast}}}\n  volumeClaimTemplates:\n  - metadata: {name: data}\n    spec: {storageClassName: gp3}\n",
     )
     .unwrap();
     assert_eq!(m.pods.len(), 2);

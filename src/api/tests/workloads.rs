@@ -14,6 +14,7 @@ metadata:
   namespace: data
 spec:
   replicas: 3
+  selector: {matchLabels: {app: db}}
   template:
     metadata:
       labels: {app: db}
@@ -57,7 +58,7 @@ spec:
       topologySpreadConstraints:
       - maxSkew: 1
         topologyKey: topology.kubernetes.io/zone
-        whenUnsatisfiable: ScheduleAnyway
+        whenUnsatisfiable: DoNotSchedule
         labelSelector: {matchLabels: {app: db}}
         minDomains: 3
         matchLabelKeys: [pod-template-hash]
@@ -140,7 +141,7 @@ fn a_statefulset_expands_with_every_scheduling_constraint() {
         (s.max_skew, s.topology_key.as_str()),
         (1, "topology.kubernetes.io/zone")
     );
-    assert_eq!(s.when_unsatisfiable, WhenUnsatisfiable::ScheduleAnyway);
+    assert_eq!(s.when_unsatisfiable, WhenUnsatisfiable::DoNotSchedule);
     assert_eq!(s.min_domains, Some(3));
     assert_eq!(s.match_label_keys, ["pod-template-hash"]);
     assert!(s.honor_taints && s.ignore_node_affinity);
@@ -190,7 +191,7 @@ fn match_fields_marks_the_pod_instead_of_failing_the_load() {
         "db.yaml: StatefulSet/data/db: spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: unknown operator \"Gte\" (expected In, NotIn, Exists, DoesNotExist, Gt, Lt)"
     );
     let spread = RICH.replace(
-        "whenUnsatisfiable: ScheduleAnyway",
+        "whenUnsatisfiable: DoNotSchedule",
         "whenUnsatisfiable: Sometimes",
     );
     assert!(super::error_of("db.yaml", &spread).ends_with("spec.template.spec.topologySpreadConstraints[0].whenUnsatisfiable: unknown value \"Sometimes\" (expected DoNotSchedule or ScheduleAnyway)"));
@@ -213,6 +214,7 @@ spec:
   completions: 3
   template:
     spec:
+      restartPolicy: Never
       containers: [{name: a, resources: {requests: {cpu: 1}}}]
 ---
 apiVersion: batch/v1
@@ -220,18 +222,19 @@ kind: Job
 metadata: {name: suspended}
 spec:
   suspend: true
-  template: {spec: {containers: [{name: a}]}}
+  template: {spec: {restartPolicy: Never, containers: [{name: a}]}}
 ---
 apiVersion: batch/v1
 kind: Job
 metadata: {name: single}
 spec:
-  template: {spec: {containers: [{name: a}]}}
+  template: {spec: {restartPolicy: OnFailure, containers: [{name: a}]}}
 ---
 apiVersion: apps/v1
 kind: DaemonSet
 metadata: {name: logs, namespace: kube-system}
 spec:
+  selector: {matchLabels: {app: logs}}
   template:
     metadata: {labels: {app: logs}}
     spec:
@@ -246,7 +249,8 @@ apiVersion: apps/v1
 kind: ReplicaSet
 metadata: {name: rs}
 spec:
-  template: {spec: {containers: [{name: a}]}}
+  selector: {matchLabels: {app: rs}}
+  template: {metadata: {labels: {app: rs}}, spec: {containers: [{name: a}]}}
 "#;
     let m = load_str("mix.yaml", text).unwrap();
     let names: Vec<_> = m.pods.iter().map(|p| p.name.as_str()).collect();

@@ -359,14 +359,18 @@ fn a_malformed_pdb_is_an_input_error_naming_it() {
         "metadata": {"name": "odd", "namespace": "web"},
         "spec": {"maxUnavailable": "lots", "selector": {"matchLabels": {"app": "small"}}}
     }));
-    let catalog = Catalog::embedded().unwrap();
-    let e = build_input(
-        &mut manifests(&objects),
-        &mut CatalogSizing::new(&catalog, "us-east-1"),
-        &config(),
-        None,
-    )
-    .unwrap_err();
+    let text: Vec<String> = objects.iter().map(|o| o.to_string()).collect();
+    // Refused where it is read, as `kubectl apply` refuses it (`api::pdb`).
+    let e = crate::api::load_str("cluster.yaml", &text.join("\n---\n")).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("PodDisruptionBudget/web/odd: spec.maxUnavailable"),
+        "{e}"
+    );
+    // One read from a cluster (which never holds it) is still refused by the input builder.
+    let pdb: crate::api::core::PodDisruptionBudget =
+        serde_json::from_value(objects.pop().unwrap()).unwrap();
+    let e = super::pdb_input(&pdb).unwrap_err();
     assert_eq!(e.exit, Exit::Input);
     assert!(
         e.message

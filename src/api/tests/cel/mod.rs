@@ -4,6 +4,7 @@
 //! where upstream expects `Create` to fail, and accepted where it expects it to succeed.
 //! Ledger: docs/upstream-tests.md "Validation (CEL and schema)".
 
+mod core_kinds;
 mod ec2nodeclass;
 mod nodeclaim;
 mod nodeoverlay;

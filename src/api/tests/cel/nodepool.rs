@@ -302,6 +302,10 @@ fn well_known_values() {
         ("minValues counts only the known values", "{spec: {template: {spec: {requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [spot, xspot], minValues: 2}]}}}}", Refused(values)),
         ("aws: instance-tenancy has known values", "{spec: {template: {spec: {requirements: [{key: karpenter.k8s.aws/instance-tenancy, operator: In, values: [host]}]}}}}", Refused(values)),
         ("aws: instance-tenancy dedicated", "{spec: {template: {spec: {requirements: [{key: karpenter.k8s.aws/instance-tenancy, operator: In, values: [dedicated]}]}}}}", Accepted),
+        // aws v1.14.1 `pkg/apis/v1/nodepool_validation_cel_test.go` › Requirements (s25-audit-apis).
+        ("aws: should fail validation with only invalid tenancy types", "{spec: {template: {spec: {requirements: [{key: karpenter.k8s.aws/instance-tenancy, operator: In, values: [xdedicated]}]}}}}", Refused(values)),
+        ("aws: should pass validation with valid tenancy types", "{spec: {template: {spec: {requirements: [{key: karpenter.k8s.aws/instance-tenancy, operator: In, values: [default]}]}}}}", Accepted),
+        ("aws: should fail open if invalid and valid tenancy types are present", "{spec: {template: {spec: {requirements: [{key: karpenter.k8s.aws/instance-tenancy, operator: In, values: [default, xdedicated]}]}}}}", Accepted),
     ];
     check(BASE, cases);
 }
