@@ -71,6 +71,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand prov
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l max-instance-types -d 'Keep at most this many instance types per NodeClaim (Karpenter: 600)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l min-values-policy -d 'What an unmet NodePool minValues does, as the controller\'s --min-values-policy / MIN_VALUES_POLICY: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller\'s setting is the default' -r -f -a "Strict\t''
 BestEffort\t''"
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l feature-gates -d 'Feature gates, as the controller\'s FEATURE_GATES (`CapacityBuffer=true` plans the CapacityBuffers\' capacity). Live, the running controller\'s gates are the default' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l timeout -d 'How long --wait waits (e.g. 10m)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m; `forever`: a standby replica in a pod)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l lease-namespace -d 'Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)' -r

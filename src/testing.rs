@@ -587,6 +587,7 @@ pub fn consolidation_input(
         min_values_policy: Default::default(),
         nodes,
         pending_pods: Vec::new(),
+        buffer_nodes: Vec::new(),
         pdbs: Vec::new(),
         pools,
         daemonsets: Vec::new(),

@@ -10,6 +10,7 @@ mod aws_catalog;
 mod aws_launch;
 mod aws_network;
 mod aws_profile;
+mod capacity_buffer;
 mod catalog;
 mod cli;
 mod cluster;
