@@ -38,6 +38,7 @@ CORE_ROOTS = {
     "PersistentVolumeClaim": "api::core::v1::PersistentVolumeClaim",
     "StorageClass": "api::storage::v1::StorageClass",
     "CSINode": "api::storage::v1::CSINode",
+    "PodTemplate": "api::core::v1::PodTemplate",
 }
 
 

@@ -588,6 +588,7 @@ pub fn consolidation_input(
         preference_policy: Default::default(),
         nodes,
         pending_pods: Vec::new(),
+        buffer_nodes: Vec::new(),
         pdbs: Vec::new(),
         pools,
         daemonsets: Vec::new(),

@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::buffer::BufferSources;
 use super::error::{Ctx, InputError, Location};
 use super::meta::ResourceList;
 use super::objects::{ApiObject, Object, Objects};
@@ -42,6 +43,8 @@ pub(super) struct Builder {
     unbound_daemon_pods: Vec<Pod>,
     /// Objects whose pods EKS's Windows IPAM webhook changed ([`pods::admit_windows_ipam`]).
     windows_ipam: usize,
+    /// CapacityBuffers and what their references may name, resolved at the end.
+    buffers: BufferSources,
 }
 
 impl Builder {
@@ -61,6 +64,7 @@ impl Builder {
             limit_ranges: BTreeMap::new(),
             unbound_daemon_pods: Vec::new(),
             windows_ipam: 0,
+            buffers: BufferSources::default(),
         }
     }
 
@@ -131,6 +135,7 @@ impl Builder {
             self.convert(o)?;
         }
         let mut m = self.manifests;
+        m.buffers = self.buffers.resolve()?;
         m.document_counts = read.document_counts;
         m.ignored = [read.ignored, m.ignored].concat();
         m.warnings = [read.warnings, m.warnings].concat();
@@ -179,6 +184,7 @@ impl Builder {
             limit_ranges,
             unbound_daemon_pods,
             windows_ipam,
+            buffers,
             ..
         } = self;
         let mut claim = |pod: &Pod, at: &Location, object: &str| {
@@ -247,6 +253,8 @@ impl Builder {
                 let (node, limits) = convert_csi_node(&n, at)?;
                 m.storage.attach_limits.insert(node, limits);
             }
+            ApiObject::CapacityBuffer(b) => buffers.buffers.push((b.to_model(at)?, at.clone())),
+            ApiObject::PodTemplate(t) => buffers.add_pod_template(&t),
             ApiObject::Pod(_) | ApiObject::Workload(_) if *scope == Scope::NoPods => {}
             ApiObject::Pod(mut p) => {
                 let ns = p.metadata.namespace.as_deref().unwrap_or("default");
@@ -264,6 +272,8 @@ impl Builder {
                 m.classify_bare_pod(&mut pod, &o.name, at);
             }
             ApiObject::Workload(mut w) => {
+                // As written: a virtual pod is never admitted (LimitRange, Windows IPAM).
+                buffers.add_workload(&w);
                 let ns = w.metadata.namespace.as_deref().unwrap_or("default");
                 let spec = w.spec.as_mut().and_then(|s| s.template.as_mut());
                 if let (Some(d), Some(spec)) =
@@ -358,6 +368,8 @@ fn family(object: &ApiObject) -> &'static str {
         ApiObject::PersistentVolumeClaim(_) => "PersistentVolumeClaim",
         ApiObject::PersistentVolume(_) => "PersistentVolume",
         ApiObject::CsiNode(_) => "CSINode",
+        ApiObject::PodTemplate(_) => "PodTemplate",
+        ApiObject::CapacityBuffer(_) => "CapacityBuffer",
     }
 }
 

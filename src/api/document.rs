@@ -310,6 +310,8 @@ fn typed<'de, D: Deserializer<'de>>(kind: Kind, d: D) -> Result<ApiObject, D::Er
         }
         Kind::PersistentVolume => ApiObject::PersistentVolume(Deserialize::deserialize(d)?),
         Kind::CsiNode => ApiObject::CsiNode(Deserialize::deserialize(d)?),
+        Kind::PodTemplate => ApiObject::PodTemplate(Deserialize::deserialize(d)?),
+        Kind::CapacityBuffer => ApiObject::CapacityBuffer(Deserialize::deserialize(d)?),
     })
 }
 

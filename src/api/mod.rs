@@ -13,6 +13,7 @@
 //! - the per-generation modules ([`v1alpha5`], [`v1beta1`], [`v1`], [`core`]): serde types, each
 //!   with a `to_model` that applies that generation's defaults and validation.
 
+mod buffer;
 mod build;
 pub mod convert;
 pub mod core;
@@ -49,6 +50,7 @@ mod tests;
 use std::collections::BTreeMap;
 
 pub use crate::model::nodeclaim::NodeClaim;
+pub use buffer::{virtual_pods, ResolvedBuffer};
 pub use error::{InputError, Location};
 pub use nodeoverlay::NodeOverlay;
 pub use nodes::convert_node;
@@ -96,6 +98,9 @@ pub struct Manifests {
     /// Pending pods set aside because `spec.schedulingGates` holds them back (each is also in
     /// `ignored`); `provision` says so by default, or "no pending pods" would be all it says.
     pub gated_pods: usize,
+    /// CapacityBuffers (`autoscaling.x-k8s.io/v1beta1`) with the status Karpenter's buffer
+    /// controller would write; used only behind the `CapacityBuffer` gate (docs/karpenter.md §6.13).
+    pub buffers: Vec<ResolvedBuffer>,
     /// Input accepted with a caveat worth showing (one line each).
     pub warnings: Vec<String>,
     /// How many objects each source held, keyed like `Origin::source`, so errors raised later

@@ -5,7 +5,7 @@
 use super::core;
 use super::document::{Body, Doc};
 use super::error::{object_name, InputError, Location};
-use super::kinds::{classify, why_ignored, Class};
+use super::kinds::{classify, Class};
 use super::load::Source;
 use super::meta::ObjectMeta;
 use super::{nodeoverlay, v1, v1alpha5, v1beta1, yaml};
@@ -57,6 +57,10 @@ pub enum ApiObject {
     PersistentVolume(Box<core::PersistentVolume>),
     /// A CSINode.
     CsiNode(Box<core::CsiNode>),
+    /// A PodTemplate (what a CapacityBuffer's `podTemplateRef` names).
+    PodTemplate(Box<super::buffer::PodTemplate>),
+    /// An `autoscaling.x-k8s.io/v1beta1` CapacityBuffer.
+    CapacityBuffer(Box<super::buffer::CapacityBuffer>),
 }
 
 /// An object with where it came from.
@@ -111,6 +115,8 @@ impl ApiObject {
             ApiObject::PersistentVolumeClaim(o) => &o.metadata,
             ApiObject::PersistentVolume(o) => &o.metadata,
             ApiObject::CsiNode(o) => &o.metadata,
+            ApiObject::PodTemplate(o) => &o.metadata,
+            ApiObject::CapacityBuffer(o) => &o.metadata,
         }
     }
 }
@@ -258,10 +264,7 @@ fn read_document(
                     })
                 }
                 Class::Ignored | Class::Known(_) | Class::List => {
-                    out.ignored.push(match why_ignored(&api_version, &kind) {
-                        Some(why) => format!("{object} ({location}): {why}"),
-                        None => format!("{object} ({location})"),
-                    })
+                    out.ignored.push(format!("{object} ({location})"))
                 }
             }
         }

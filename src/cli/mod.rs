@@ -334,6 +334,10 @@ pub struct ProvisionArgs {
     pub max_instance_types: usize,
     #[command(flatten)]
     pub policies: SchedulingPolicyArgs,
+    /// Feature gates, as the controller's FEATURE_GATES (`CapacityBuffer=true` plans the
+    /// CapacityBuffers' capacity). Live, the running controller's gates are the default.
+    #[arg(long = "feature-gates", value_name = "GATES")]
+    pub feature_gates: Option<String>,
     /// Launch without asking (live mode).
     #[arg(short = 'y', long)]
     pub yes: bool,
@@ -356,6 +360,19 @@ pub struct ProvisionArgs {
 }
 
 impl ProvisionArgs {
+    /// The `CapacityBuffer` gate `--feature-gates` sets, if it names it; a value Karpenter
+    /// would refuse to start with is bad input.
+    pub fn capacity_buffer_gate(&self) -> Result<Option<bool>, crate::error::CommandError> {
+        let gate = crate::usecases::provisioning::buffers::GATE;
+        let gates =
+            crate::karpenter_install::gates::FeatureGates::new(self.feature_gates.as_deref());
+        gates.get(gate).transpose().map_err(|raw| {
+            crate::error::CommandError::input(format!(
+                "--feature-gates: {gate}={raw:?} is not a boolean (true or false)"
+            ))
+        })
+    }
+
     /// `--nodepool`, `--max-instance-types`, `--min-values-policy` (default Strict) and
     /// `--preference-policy` (default Respect), for the use case.
     pub fn selection(&self) -> crate::usecases::provisioning::Selection {

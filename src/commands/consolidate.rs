@@ -27,11 +27,21 @@ pub fn config(args: &ConsolidateArgs) -> Result<Config, CommandError> {
         }
         None => None,
     };
+    let capacity_buffer = match gates.get(crate::usecases::provisioning::buffers::GATE) {
+        Some(Ok(on)) => Some(on),
+        Some(Err(raw)) => {
+            return Err(CommandError::input(format!(
+                "--feature-gates CapacityBuffer={raw}: expected true or false"
+            )))
+        }
+        None => None,
+    };
     Ok(Config {
         nodes: args.nodes.clone(),
         nodepools: args.nodepools.clone(),
         now,
         spot_to_spot,
+        capacity_buffer,
         min_values_policy: args.policies.min_values(),
         preference_policy: args.policies.preferences(),
     })
@@ -95,6 +105,12 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs) -> CommandResult {
                 (catalog, cloud.region())
             }
         };
+        let buffer_gate = config
+            .capacity_buffer
+            .or(controller.as_ref().and_then(|c| c.capacity_buffer));
+        if buffer_gate == Some(true) {
+            ctx.warn(super::provision::LIVE_BUFFERS);
+        }
         let mut sizing = CatalogSizing::new(&catalog, &region);
         let mut input =
             consolidate::build_input(&mut manifests, &mut sizing, &config, controller.as_ref())?;

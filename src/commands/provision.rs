@@ -12,13 +12,19 @@ use crate::cli::ProvisionArgs;
 use crate::cloud::Catalog;
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::scheduling;
-use crate::usecases::provisioning::assumptions;
 use crate::usecases::provisioning::input::{build_input, reschedule_deleting, CatalogSizing};
 use crate::usecases::provisioning::statics;
+use crate::usecases::provisioning::{assumptions, buffers};
+
+/// Said when the `CapacityBuffer` gate is on for a live plan.
+pub const LIVE_BUFFERS: &str = "the CapacityBuffer feature gate is on, but live plans do not read CapacityBuffers yet: their capacity is left out (plan them offline: -f with the buffers, their PodTemplates or workloads, and --feature-gates CapacityBuffer=true)";
 
 /// Runs the command.
 pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     if args.filenames.is_empty() {
+        if args.capacity_buffer_gate()? == Some(true) {
+            ctx.warn(LIVE_BUFFERS);
+        }
         return super::provision_live::run(ctx, args);
     }
     if args.watch {
@@ -32,6 +38,10 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         Some(path) => Catalog::from_file(path)?,
         None => Catalog::embedded()?,
     };
+    let buffer_gate = args.capacity_buffer_gate()?.unwrap_or(false);
+    for warning in buffers::apply_gate(&mut manifests, buffer_gate, super::unix_now()) {
+        ctx.warn(&warning);
+    }
     let region = resolve_region(ctx);
     for note in catalog.notes() {
         ctx.note(&note);
@@ -89,6 +99,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     let mut plan = scheduling::solve_rounds(&input);
     plan.static_scale_down = statics::scale_downs(&manifests, &input, super::unix_now());
     plan.from_deleting_nodes = moved;
+    scheduling::split_buffers(&mut plan, &input.pods);
     render::plan::plan(ctx.out, ctx.global, &plan, &region)
         .map_err(|e| CommandError::remote(format!("writing output: {e}")))?;
     Ok(if plan.unschedulable.is_empty() {

@@ -1,6 +1,7 @@
 //! The pure model: quantities, requirements, labels, taints, slim pods and nodes, NodePools,
 //! node classes and instance types. No I/O, no async, no API client types.
 
+pub mod buffer;
 pub mod digest;
 pub mod instance;
 pub mod instance_type;

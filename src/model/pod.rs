@@ -347,6 +347,10 @@ pub struct PodFields {
     /// `--ignore-dra-requests=true` the scheduler refuses such a pod (`scheduler.go add`, a
     /// `DRAError`, never relaxed) and leaves such DaemonSet pods out of node overhead.
     pub dra: bool,
+    /// A CapacityBuffer's virtual pod: the buffer's `namespace/name` (the pod's
+    /// `karpenter.sh/capacity-buffer-*` annotations, `core v1.14.1: provisioning/buffers.go`
+    /// `IsVirtualPod`). Planned for capacity, never bound, never nominating a node.
+    pub buffer: Option<String>,
 }
 
 impl PodFields {

@@ -7,6 +7,8 @@
 //! keeps every instance type that can still hold all its pods, and only at the end does price pick
 //! the one to launch. Where Karpenter breaks ties at random we break them by name.
 
+mod buffers;
+pub use buffers::{split_buffers, BufferCapacity, Provisioning};
 mod existing_node;
 mod finalize;
 mod node_claim;
@@ -533,6 +535,9 @@ pub struct Plan {
     /// The pods of nodes being deleted that were planned again with the pending pods, by node
     /// (set by the caller: `usecases::provisioning::input::reschedule_deleting`).
     pub from_deleting_nodes: Vec<ExistingPlacement>,
+    /// CapacityBuffers' virtual pods, per buffer, taken out of the lists above (set by the
+    /// caller: [`split_buffers`], docs/karpenter.md §6.13).
+    pub buffers: Vec<BufferCapacity>,
 }
 
 impl Plan {

@@ -10,6 +10,7 @@ mod aws_catalog;
 mod aws_launch;
 mod aws_network;
 mod aws_profile;
+mod capacity_buffer;
 mod catalog;
 mod cli;
 mod cluster;
@@ -50,8 +51,8 @@ mod support;
 mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;
-mod upstream_audit_aws_binary;
 mod upstream_audit_apis_binary;
+mod upstream_audit_aws_binary;
 mod upstream_audit_disr_binary;
 mod upstream_audit_sched_binary;
 mod upstream_audit_state_binary;

@@ -198,7 +198,9 @@ fn convert_objects(
             | ApiObject::StorageClass(_)
             | ApiObject::PersistentVolumeClaim(_)
             | ApiObject::PersistentVolume(_)
-            | ApiObject::CsiNode(_) => c
+            | ApiObject::CsiNode(_)
+            | ApiObject::PodTemplate(_)
+            | ApiObject::CapacityBuffer(_) => c
                 .result
                 .not_printed
                 .push(format!("{} ({})", o.name, o.location)),

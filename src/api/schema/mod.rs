@@ -78,7 +78,8 @@ pub fn validation() -> Validation {
 /// The schema root of a document's kind, if this tool knows its fields.
 pub(crate) fn root(api_version: &str, kind: &str) -> Option<u16> {
     // Read once per document: match the key's parts rather than building it.
-    let crd = api_version.starts_with("karpenter.");
+    let crd =
+        api_version.starts_with("karpenter.") || api_version.starts_with("autoscaling.x-k8s.io/");
     generated::ROOTS
         .iter()
         .find(|(key, _)| {

@@ -221,25 +221,82 @@ fn ordinary_kinds_are_ignored_but_counted() {
 }
 
 /// core designs/capacity-buffers.md Example 3 (a PodTemplate and an active `CapacityBuffer` of 5
-/// replicas): Karpenter v1.14.1 runs the buffer controller and adds the buffer's virtual pods only
-/// with the `CapacityBuffer` feature gate, off by default (core v1.14.1
-/// `pkg/operator/options/options.go` `CapacityBuffer=false`, `pkg/controllers/controllers.go`), so
-/// by default the buffer changes no plan: it is ignored and says why (it was refused as an
-/// unsupported kind).
+/// replicas): read and resolved as Karpenter v1.14.1's buffer controller does (`pkg/controllers/
+/// capacitybuffer/controller.go`: ReadyForProvisioning, `status.replicas` 5), whatever the gate —
+/// the `CapacityBuffer` feature gate (off by default, `pkg/operator/options/options.go`) decides
+/// in the commands whether its virtual pods are planned (`usecases::provisioning::buffers`).
 #[test]
-fn a_capacity_buffer_is_ignored_naming_its_feature_gate() {
+fn a_capacity_buffer_is_read_and_resolved() {
     let text = format!(
         "apiVersion: v1\nkind: PodTemplate\nmetadata: {{name: batch-job-template, namespace: default}}\ntemplate:\n  spec:\n    containers: [{{name: p, image: batch-processor, resources: {{requests: {{cpu: '4', memory: 16Gi}}}}}}]\n---\napiVersion: autoscaling.x-k8s.io/v1beta1\nkind: CapacityBuffer\nmetadata: {{name: batch-job-capacity, namespace: default}}\nspec:\n  provisioningStrategy: buffer.x-k8s.io/active-capacity\n  podTemplateRef: {{name: batch-job-template}}\n  replicas: 5\n---\n{DEPLOYMENT}"
     );
     let m = load_str("buffer.yaml", &text).unwrap();
-    assert_eq!(
-        m.ignored,
-        [
-            "PodTemplate/batch-job-template (buffer.yaml (document 1))",
-            "CapacityBuffer/batch-job-capacity (buffer.yaml (document 2)): Karpenter provisions for a CapacityBuffer only with its CapacityBuffer feature gate (off by default); buffers are not modelled here",
-        ]
-    );
+    assert!(m.ignored.is_empty(), "{:?}", m.ignored);
     assert_eq!(m.pods.len(), 2);
+    assert_eq!(m.buffers.len(), 1);
+    let b = &m.buffers[0];
+    assert!(b.status.provisions());
+    assert_eq!(b.status.replicas, Some(5));
+    assert_eq!(b.template.as_ref().unwrap().requests.get("cpu"), 4000);
+}
+
+/// The CRD's rules, as the API server applies them (core v1.14.1
+/// `pkg/apis/autoscaling/v1beta1/suite_test.go` "Schema Validation": "should reject setting both
+/// podTemplateRef and scalableRef", "should reject podTemplateRef without replicas or limits",
+/// "should reject negative replicas" / "percentage", "should reject empty podTemplateRef name",
+/// "should reject empty scalableRef kind" / "name"; an unknown field is refused like any other).
+#[test]
+fn capacity_buffers_are_checked_as_the_crd_does() {
+    let cases = [
+        (
+            "podTemplateRef: {name: t}\n  scalableRef: {kind: Deployment, name: d}\n  replicas: 1",
+            "spec: You must define either PodTemplateRef or ScalableRef, but not both",
+        ),
+        (
+            "podTemplateRef: {name: t}",
+            "spec: If podTemplateRef is set, replicas or limits must also be set",
+        ),
+        (
+            "podTemplateRef: {name: t}\n  replicas: -1",
+            "spec.replicas: should be greater than or equal to 0, got -1",
+        ),
+        (
+            "scalableRef: {kind: Deployment, name: d}\n  percentage: -5",
+            "spec.percentage: should be greater than or equal to 0, got -5",
+        ),
+        (
+            "podTemplateRef: {name: ''}\n  replicas: 1",
+            "spec.podTemplateRef.name: should be at least 1 chars long",
+        ),
+        (
+            "scalableRef: {kind: '', name: d}",
+            "spec.scalableRef.kind: should be at least 1 chars long",
+        ),
+        (
+            "scalableRef: {kind: Deployment, name: ''}",
+            "spec.scalableRef.name: should be at least 1 chars long",
+        ),
+        (
+            "scalableRef: {kind: Deployment, name: d}\n  replica: 1",
+            "replica",
+        ),
+    ];
+    for (spec, want) in cases {
+        let text = format!("apiVersion: autoscaling.x-k8s.io/v1beta1\nkind: CapacityBuffer\nmetadata: {{name: b}}\nspec:\n  {spec}\n");
+        let err = load_str("b.yaml", &text).unwrap_err().to_string();
+        assert!(
+            err.contains("CapacityBuffer/b") && err.contains(want),
+            "{spec}: {err}"
+        );
+    }
+    // "should accept zero replicas", "should accept scalableRef without replicas or limits".
+    for spec in [
+        "podTemplateRef: {name: t}\n  replicas: 0",
+        "scalableRef: {kind: Deployment, name: d}",
+    ] {
+        let text = format!("apiVersion: autoscaling.x-k8s.io/v1beta1\nkind: CapacityBuffer\nmetadata: {{name: b}}\nspec:\n  {spec}\n");
+        assert!(load_str("b.yaml", &text).is_ok(), "{spec}");
+    }
 }
 
 #[test]

@@ -42,6 +42,85 @@ pub struct PlanDoc<'a> {
     /// none): each `name` with its `pods[]`, which appear above where they were placed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     deleting_nodes: Vec<ExistingDoc<'a>>,
+    /// CapacityBuffers' virtual pods, per buffer (absent when none): capacity kept, not pods
+    /// to bind, so they are in none of the lists above.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    capacity_buffers: Vec<BufferDoc<'a>>,
+}
+
+/// One CapacityBuffer's virtual pods in the plan.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct BufferDoc<'a> {
+    name: &'a str,
+    replicas: usize,
+    /// The `Provisioning` condition's reason Karpenter writes after the pass.
+    provisioning: &'static str,
+    existing_nodes: Vec<ExistingDoc<'a>>,
+    node_claims: Vec<ExistingDoc<'a>>,
+    unschedulable: Vec<UnschedulableDoc<'a>>,
+}
+
+fn places(list: &[ExistingPlacement]) -> Vec<ExistingDoc<'_>> {
+    list.iter()
+        .map(|e| ExistingDoc {
+            name: &e.node,
+            pods: &e.pods,
+        })
+        .collect()
+}
+
+fn buffer_docs(plan: &Plan) -> Vec<BufferDoc<'_>> {
+    plan.buffers
+        .iter()
+        .map(|b| BufferDoc {
+            name: &b.buffer,
+            replicas: b.replicas,
+            provisioning: b.provisioning().as_str(),
+            existing_nodes: places(&b.existing_nodes),
+            node_claims: places(&b.node_claims),
+            unschedulable: b.unschedulable.iter().map(unschedulable_doc).collect(),
+        })
+        .collect()
+}
+
+fn unschedulable_doc(u: &crate::scheduling::UnschedulablePod) -> UnschedulableDoc<'_> {
+    UnschedulableDoc {
+        pod: &u.pod,
+        reason: u.reason.to_string(),
+        reason_code: u.reason.code().as_str(),
+    }
+}
+
+/// The buffer table: one row per CapacityBuffer, where its virtual pods went.
+fn buffer_table(plan: &Plan) -> Table {
+    let columns = [
+        "CAPACITY-BUFFER",
+        "REPLICAS",
+        "ON-EXISTING",
+        "ON-NEW",
+        "UNSCHEDULABLE",
+        "NODECLAIMS",
+        "PROVISIONING",
+    ];
+    let mut t = Table::new(&columns);
+    for b in &plan.buffers {
+        let claims: Vec<&str> = b.node_claims.iter().map(|c| c.node.as_str()).collect();
+        t.row(vec![
+            b.buffer.clone(),
+            b.replicas.to_string(),
+            b.on_existing().to_string(),
+            b.on_new().to_string(),
+            b.unschedulable.len().to_string(),
+            if claims.is_empty() {
+                "-".into()
+            } else {
+                claims.join(",")
+            },
+            b.provisioning().as_str().to_string(),
+        ]);
+    }
+    t
 }
 
 #[derive(Serialize)]
@@ -354,33 +433,12 @@ pub fn plan_document<'a>(plan: &'a Plan, region: &str) -> PlanDoc<'a> {
         kind: "ProvisioningPlan",
         region: region.to_string(),
         node_claims: NodeClaimDocs(&plan.node_claims),
-        existing_nodes: plan
-            .existing_nodes
-            .iter()
-            .map(|e| ExistingDoc {
-                name: &e.node,
-                pods: &e.pods,
-            })
-            .collect(),
-        unschedulable: plan
-            .unschedulable
-            .iter()
-            .map(|u| UnschedulableDoc {
-                pod: &u.pod,
-                reason: u.reason.to_string(),
-                reason_code: u.reason.code().as_str(),
-            })
-            .collect(),
+        existing_nodes: places(&plan.existing_nodes),
+        unschedulable: plan.unschedulable.iter().map(unschedulable_doc).collect(),
         price_per_hour: (plan.price_per_hour() * 1e6).round() / 1e6,
         static_scale_down: scale_down_docs(plan),
-        deleting_nodes: plan
-            .from_deleting_nodes
-            .iter()
-            .map(|e| ExistingDoc {
-                name: &e.node,
-                pods: &e.pods,
-            })
-            .collect(),
+        deleting_nodes: places(&plan.from_deleting_nodes),
+        capacity_buffers: buffer_docs(plan),
     }
 }
 
@@ -486,9 +544,20 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
                 .iter()
                 .map(|d| d.removals.len())
                 .sum();
+            if !plan.buffers.is_empty() {
+                let any = !plan.node_claims.is_empty()
+                    || !plan.existing_nodes.is_empty()
+                    || !plan.from_deleting_nodes.is_empty()
+                    || !plan.unschedulable.is_empty();
+                if any {
+                    writeln!(out)?;
+                }
+                buffer_table(plan).write(out, headers)?;
+            }
             let before = !plan.node_claims.is_empty()
                 || !plan.existing_nodes.is_empty()
-                || !plan.unschedulable.is_empty();
+                || !plan.unschedulable.is_empty()
+                || !plan.buffers.is_empty();
             if removals > 0 {
                 if before {
                     writeln!(out)?;

@@ -37,6 +37,9 @@ pub fn follow_controller(
     selection.min_values_policy = policies.min_values;
     selection.preference_policy = policies.preferences;
     selection.node_overlay_gate = controller.as_ref().and_then(|c| c.node_overlay);
+    if controller.as_ref().and_then(|c| c.capacity_buffer) == Some(true) {
+        ctx.warn(crate::commands::provision::LIVE_BUFFERS);
+    }
     selection.static_capacity_gate = controller.and_then(|c| c.static_capacity);
     Ok(())
 }

@@ -48,6 +48,8 @@ pub(crate) struct NodeState {
     pub original_pods: usize,
     /// Nominated in the input.
     pub nominated: bool,
+    /// Hosts CapacityBuffer virtual pods in the input ([`ConsolidationInput::buffer_nodes`]).
+    pub buffer_pods: bool,
     /// The action whose pods come here (which nominates the node).
     pub receives_from: Option<usize>,
     /// Nodes deleting in the input whose pods the provisioner places here: Karpenter's
@@ -140,6 +142,7 @@ impl Cluster {
             preference_policy,
             mut nodes,
             mut pending_pods,
+            buffer_nodes,
             pdbs,
             pools,
             daemonsets,
@@ -244,6 +247,7 @@ impl Cluster {
                 original_pods: pods.len(),
                 extras,
                 nominated,
+                buffer_pods: buffer_nodes.contains(&node.name),
                 receives_from: None,
                 receives_from_deleting: Vec::new(),
                 pool,
@@ -443,6 +447,7 @@ impl Cluster {
             extras: Vec::new(),
             original_pods: 0,
             nominated: false,
+            buffer_pods: false,
             receives_from: None,
             receives_from_deleting: Vec::new(),
             status: Status::Active,

@@ -211,8 +211,13 @@ pub struct ConsolidationInput {
     pub preference_policy: PreferencePolicy,
     /// Every node of the cluster (managed or not) with its pods.
     pub nodes: Vec<NodeInput>,
-    /// Pods waiting for capacity (provisionable).
+    /// Pods waiting for capacity (provisionable), CapacityBuffer virtual pods included (with
+    /// the gate on): every simulation must fit them too (`disruption/helpers.go`
+    /// `SimulateScheduling` → `GetPendingPods`).
     pub pending_pods: Vec<Pod>,
+    /// Nodes the provisioner's pass places CapacityBuffer virtual pods on: not empty for
+    /// emptiness (`provisioning/buffers.go` `bufferPodCountsFromResults`, `emptiness.go`).
+    pub buffer_nodes: Vec<String>,
     /// PodDisruptionBudgets.
     pub pdbs: Vec<PdbInput>,
     /// NodePools with their sized instance types (offerings with prices). `usage` is ignored:

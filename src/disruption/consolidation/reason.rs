@@ -86,6 +86,9 @@ pub enum Reason {
         /// The PDBs.
         pdbs: Vec<String>,
     },
+    /// The provisioner's last pass placed CapacityBuffer virtual pods on the node: emptiness
+    /// leaves it (`core v1.14.1: disruption/emptiness.go` `HasBufferPods`).
+    BufferPods,
     /// The NodePool is static (`spec.replicas`): only its own drift replaces nodes.
     StaticNodePool {
         /// The pool.
@@ -232,6 +235,7 @@ impl Reason {
             Reason::Pdb { .. } => "pdb",
             Reason::MultiplePdbs { .. } => "multiple-pdbs",
             Reason::StaticNodePool { .. } => "static-nodepool",
+            Reason::BufferPods => "buffer-pods",
             Reason::StaticDrift(hold) => hold.kind(),
             Reason::ConsolidationDisabled { .. } => "consolidation-disabled",
             Reason::WhenEmptyNotEmpty { .. } => "when-empty-not-empty",
@@ -335,6 +339,9 @@ impl fmt::Display for Reason {
             Reason::StaticNodePool { pool } => {
                 write!(f, "NodePool {pool} is static (replicas): not consolidated")
             }
+            Reason::BufferPods => f.write_str(
+                "hosts CapacityBuffer capacity (the provisioner places buffer pods on it): not empty",
+            ),
             Reason::ConsolidationDisabled { pool } => {
                 write!(
                     f,

@@ -2458,3 +2458,46 @@ fn certain_failures_never_change_a_decision() {
     // The shape produces certain failures whose reasons differ from the full simulation's.
     assert!(certain_seen > 0, "no cluster had a certain failure");
 }
+
+/// emptiness_test.go "Buffer pod protection": "should not disrupt a node that hosts virtual buffer
+/// pods", "should only protect the specific node with buffer pods, not others", "should protect
+/// multiple nodes that each host buffer pods"; consolidation_test.go "Buffer Pods" "should not
+/// empty-consolidate a node with only buffer pods", "should skip buffer-only nodes in single-node
+/// consolidation but protect via emptiness" (`emptiness.go` `HasBufferPods`). "should disrupt a
+/// node once buffer pods are cleared" / "should consolidate a buffer node once buffer pods are
+/// cleared" is the same input without the buffer: `an_empty_node_is_deleted`.
+#[test]
+fn nodes_hosting_buffer_pods_are_not_empty() {
+    let nodes = || {
+        vec![
+            node("buffered-a", "large", vec![]),
+            node("buffered-b", "large", vec![]),
+            node("empty", "large", vec![]),
+        ]
+    };
+    let mut i = input(nodes());
+    i.buffer_nodes = vec!["buffered-a".into(), "buffered-b".into()];
+    let r = evaluate(i);
+    assert_eq!(r.actions.len(), 1, "{:#?}", r.actions);
+    assert_eq!(r.actions[0].nodes, ["empty"]);
+    for n in ["buffered-a", "buffered-b"] {
+        assert_eq!(find(&r, n).decision, NodeDecision::None);
+        assert_eq!(reason(&r, n), &Reason::BufferPods);
+    }
+    assert_eq!(Reason::BufferPods.kind(), "buffer-pods");
+}
+
+/// emptiness_test.go "should not consider a node with real pods AND buffer pods as empty";
+/// consolidation_test.go "should allow consolidation of a node with real pods and buffer pods to
+/// a cheaper instance": the buffer only guards emptiness; single-node consolidation replaces the
+/// large node holding a 1-CPU pod with a small one (its simulation carries the virtual pods as
+/// pending pods, `SimulateScheduling` → `GetPendingPods`; none here).
+#[test]
+fn buffer_pods_do_not_stop_consolidation_of_a_used_node() {
+    let mut i = input(vec![node("used", "large", vec![pod("p", "1")])]);
+    i.buffer_nodes = vec!["used".into()];
+    let r = evaluate(i);
+    assert_eq!(r.actions.len(), 1, "{:#?}", r.actions);
+    assert_eq!(r.actions[0].decision, Decision::Replace);
+    assert_eq!(r.actions[0].nodes, ["used"]);
+}

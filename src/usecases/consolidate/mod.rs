@@ -40,6 +40,7 @@ use crate::model::time::parse_rfc3339;
 use crate::scheduling::{MinValuesPolicy, Policies, PreferencePolicy, DEFAULT_MAX_INSTANCE_TYPES};
 use crate::usecases::drift_gate;
 use crate::usecases::live::{aws_error, catalog_with_reservations};
+use crate::usecases::provisioning::buffers;
 use crate::usecases::provisioning::input::{build_input as solver_input, CatalogSizing};
 use crate::usecases::provisioning::Selection;
 
@@ -54,6 +55,8 @@ pub struct Config {
     pub now: i64,
     /// `--feature-gates SpotToSpotConsolidation=…`: wins over the controller's.
     pub spot_to_spot: Option<bool>,
+    /// `--feature-gates CapacityBuffer=…`: wins over the controller's (default off).
+    pub capacity_buffer: Option<bool>,
     /// `--min-values-policy`: wins over the controller's.
     pub min_values_policy: Option<MinValuesPolicy>,
     /// `--preference-policy`: wins over the controller's.
@@ -78,6 +81,8 @@ pub struct Controller {
     pub node_overlay: Option<bool>,
     /// Its `StaticCapacity` gate (off unless its gates turn it on), as `node_overlay`.
     pub static_capacity: Option<bool>,
+    /// Its `CapacityBuffer` gate (off unless its gates turn it on), as `node_overlay`.
+    pub capacity_buffer: Option<bool>,
 }
 
 /// The release a controller version runs: v1.x follows v1.14, v0.32–v0.37 (v1beta1) v0.37,
@@ -118,6 +123,12 @@ pub fn controller(cluster: &dyn Cluster) -> Result<Option<Controller>, CommandEr
         static_capacity: Some(
             gates
                 .get("StaticCapacity")
+                .and_then(Result::ok)
+                .unwrap_or(false),
+        ),
+        capacity_buffer: Some(
+            gates
+                .get(crate::usecases::provisioning::buffers::GATE)
                 .and_then(Result::ok)
                 .unwrap_or(false),
         ),
@@ -297,6 +308,13 @@ pub fn build_input(
             .is_none_or(|r| !crate::drift::of_another_provider(r))
     });
     let registered = manifests.nodes.len();
+    // The simulations schedule the buffers' virtual pods with the pending pods (the gate on).
+    let buffer_gate = config
+        .capacity_buffer
+        .or(controller.and_then(|c| c.capacity_buffer))
+        .unwrap_or(false);
+    let buffer_warnings = buffers::apply_gate(manifests, buffer_gate, config.now);
+    manifests.warnings.extend(buffer_warnings);
     let solver = solver_input(
         manifests,
         &Selection {
@@ -350,7 +368,7 @@ pub fn build_input(
             ));
         }
     }
-    let nominated = nominated_nodes(&solver, &manifests.pdbs, config.now)?;
+    let (nominated, buffer_nodes) = nominated_nodes(&solver, &manifests.pdbs, config.now)?;
     let by_node = claims_by_node(&claims);
     // The solver's existing nodes are the registered nodes, then NodeClaims still launching;
     // consolidation only disrupts the former.
@@ -383,6 +401,7 @@ pub fn build_input(
         preference_policy,
         nodes,
         pending_pods: solver.pods,
+        buffer_nodes,
         pdbs,
         pools: solver.pools,
         daemonsets: solver.daemonsets,
@@ -447,12 +466,14 @@ pub fn evaluate(
 /// `state/statenode.go` `Nominated`, `ValidateNodeDisruptable` "node is nominated for a pending
 /// pod"; `state/suite_test.go` "should nominate the node until the nomination time passes").
 /// The provisioner runs every batch while such a pod is pending, so the nomination lasts as
-/// long as the snapshot's pod does. One solve, only when there is such a pod.
+/// long as the snapshot's pod does. One solve, only when there is such a pod. CapacityBuffer
+/// virtual pods nominate nothing (`scheduler.go` `Record`); the nodes they are placed on are
+/// the second set, which emptiness leaves alone (`buffers.go` `bufferPodCountsFromResults`).
 fn nominated_nodes(
     solver: &crate::scheduling::Input,
     pdbs: &[PodDisruptionBudget],
     now: i64,
-) -> Result<std::collections::HashSet<String>, CommandError> {
+) -> Result<(std::collections::HashSet<String>, Vec<String>), CommandError> {
     let deleting = solver
         .existing_nodes
         .iter()
@@ -462,7 +483,7 @@ fn nominated_nodes(
     }
     // Only a deleting node's pods are added: without one, the snapshot's input is solved as it
     // is, not copied (the whole cluster's nodes and pods).
-    let plan = if deleting {
+    let mut plan = if deleting {
         let mut input = solver.clone();
         crate::usecases::provisioning::input::reschedule_deleting(&mut input, pdbs, now)?;
         if input.pods.is_empty() {
@@ -472,12 +493,19 @@ fn nominated_nodes(
     } else {
         crate::scheduling::solve(solver)
     };
-    Ok(plan
+    crate::scheduling::split_buffers(&mut plan, &solver.pods);
+    let buffer_nodes = plan
+        .buffers
+        .iter()
+        .flat_map(|b| b.existing_nodes.iter().map(|e| e.node.clone()))
+        .collect();
+    let nominated = plan
         .existing_nodes
         .into_iter()
         .filter(|e| !e.pods.is_empty())
         .map(|e| e.node)
-        .collect())
+        .collect();
+    Ok((nominated, buffer_nodes))
 }
 
 fn claims_by_node(claims: &[NodeClaim]) -> HashMap<&str, &NodeClaim> {

@@ -802,3 +802,48 @@ fn live_the_controller_preference_policy_decides_unless_the_flag_says() {
         err.message
     );
 }
+
+/// The `empty` node alone, and a CapacityBuffer of one 3.5-CPU pod, which it holds.
+fn with_buffer() -> Vec<Value> {
+    let mut objects = objects();
+    objects.retain(|o| {
+        let name = o["metadata"]["name"].as_str().unwrap_or("");
+        name == "default" || name.starts_with("empty")
+    });
+    objects.push(
+        json!({"apiVersion": "v1", "kind": "PodTemplate", "metadata": {"name": "spare"},
+        "template": {"spec": {"containers": [{"name": "c", "image": "i",
+            "resources": {"requests": {"cpu": "3500m"}}}]}}}),
+    );
+    objects.push(json!({"apiVersion": "autoscaling.x-k8s.io/v1beta1", "kind": "CapacityBuffer",
+        "metadata": {"name": "spare"}, "spec": {"podTemplateRef": {"name": "spare"}, "replicas": 1}}));
+    objects
+}
+
+/// core v1.14.1 `provisioning/provisioner.go` (the gate on: `GetPendingPods` adds the virtual
+/// pods, the pass counts those placed on existing nodes, `bufferPodCountsFromResults`) and
+/// `disruption/emptiness.go` `HasBufferPods`: the empty node that holds the buffer's pod is not
+/// empty; with the gate off (its default, `options.go`) it goes. The flag wins over the
+/// controller's gate, which is read like the others (`controller`).
+#[test]
+fn a_buffer_keeps_the_empty_node_it_fits_only_behind_the_gate() {
+    let on = Config {
+        capacity_buffer: Some(true),
+        ..config()
+    };
+    let r = report_of(manifests(&with_buffer()), &on, None);
+    let empty = r.nodes.iter().find(|n| n.name == "empty").unwrap();
+    assert_eq!(empty.decision, NodeDecision::None, "{r:#?}");
+    assert_eq!(empty.reason, Some(Reason::BufferPods));
+    let controller = Controller {
+        capacity_buffer: Some(true),
+        ..Controller::default()
+    };
+    let r = report_of(manifests(&with_buffer()), &config(), Some(&controller));
+    assert_eq!(decision(&r, "empty").0, NodeDecision::None);
+    let r = report_of(manifests(&with_buffer()), &config(), None);
+    assert_eq!(
+        decision(&r, "empty"),
+        (NodeDecision::Delete, Some(Method::Emptiness))
+    );
+}

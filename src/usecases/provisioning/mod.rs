@@ -22,6 +22,7 @@
 //! line, hint).
 
 pub mod assumptions;
+pub mod buffers;
 pub mod empty;
 pub mod input;
 pub mod launch;

@@ -376,6 +376,8 @@ impl<S: Simulator> Engine<S> {
                     }
                     if self.static_pool(&c) {
                         Err(Reason::StaticNodePool { pool })
+                    } else if self.c.nodes[c.node].buffer_pods {
+                        Err(Reason::BufferPods)
                     } else {
                         self.consolidatable(&c)
                     }
