@@ -315,7 +315,7 @@ pub fn build_input(
         .unwrap_or(false);
     let buffer_warnings = buffers::apply_gate(manifests, buffer_gate, config.now);
     manifests.warnings.extend(buffer_warnings);
-    let solver = solver_input(
+    let mut solver = solver_input(
         manifests,
         &Selection {
             max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
@@ -346,7 +346,6 @@ pub fn build_input(
         Release::V0_37 | Release::V0_31 => PreferencePolicy::Respect,
     };
     // The provisioner's view (`nominated_nodes`) schedules with the policy too.
-    let mut solver = solver;
     preference_policy.apply(
         solver.pods.iter_mut().chain(
             solver
