@@ -112,8 +112,26 @@ pub fn controller(cluster: &dyn Cluster) -> Result<Option<Controller>, CommandEr
         version: install.version,
         spot_to_spot: gates.get("SpotToSpotConsolidation").and_then(Result::ok),
         drift: gates.get("Drift").and_then(Result::ok),
-        min_values_policy: controller_min_values_policy(&install)?,
-        preference_policy: controller_preference_policy(&install)?,
+        min_values_policy: controller_option(
+            &install,
+            install.min_values_policy(),
+            MinValuesPolicy::parse,
+            (
+                MIN_VALUES_POLICY_ENV,
+                "Strict or BestEffort",
+                "--min-values-policy",
+            ),
+        )?,
+        preference_policy: controller_option(
+            &install,
+            install.preference_policy(),
+            PreferencePolicy::parse,
+            (
+                PREFERENCE_POLICY_ENV,
+                "Respect or Ignore",
+                "--preference-policy",
+            ),
+        )?,
         node_overlay: Some(
             gates
                 .get("NodeOverlay")
@@ -161,34 +179,21 @@ pub fn preference_policy(config: &Config, controller: Option<&Controller>) -> Pr
         .unwrap_or_default()
 }
 
-/// The controller's `PreferencePolicy`, when its container sets one; a value Karpenter would
-/// refuse to start with (`options.go` `Validate`) is bad input.
-pub fn controller_preference_policy(
+/// A controller option its container sets (`raw`: the flag's value, else the env var's), parsed
+/// by `parse`; a value Karpenter would refuse to start with (`options.go` `Validate`) is bad
+/// input naming `env`, the values it takes and the flag that decides without it.
+fn controller_option<T>(
     install: &drift_gate::Install,
-) -> Result<Option<PreferencePolicy>, CommandError> {
-    let Some(raw) = install.preference_policy() else {
+    raw: Option<&str>,
+    parse: fn(&str) -> Option<T>,
+    (env, values, flag): (&str, &str, &str),
+) -> Result<Option<T>, CommandError> {
+    let Some(raw) = raw else {
         return Ok(None);
     };
-    PreferencePolicy::parse(raw).map(Some).ok_or_else(|| {
+    parse(raw).map(Some).ok_or_else(|| {
         CommandError::input(format!(
-            "Deployment {} container {}: {PREFERENCE_POLICY_ENV} {raw:?} is not Respect or Ignore (Karpenter would not start; pass --preference-policy to decide without it)",
-            install.controller.key(),
-            install.deployment.container
-        ))
-    })
-}
-
-/// The controller's `MinValuesPolicy`, when its container sets one; a value Karpenter would
-/// refuse to start with (`options.go` `Validate`) is bad input.
-pub fn controller_min_values_policy(
-    install: &drift_gate::Install,
-) -> Result<Option<MinValuesPolicy>, CommandError> {
-    let Some(raw) = install.min_values_policy() else {
-        return Ok(None);
-    };
-    MinValuesPolicy::parse(raw).map(Some).ok_or_else(|| {
-        CommandError::input(format!(
-            "Deployment {} container {}: {MIN_VALUES_POLICY_ENV} {raw:?} is not Strict or BestEffort (Karpenter would not start; pass --min-values-policy to decide without it)",
+            "Deployment {} container {}: {env} {raw:?} is not {values} (Karpenter would not start; pass {flag} to decide without it)",
             install.controller.key(),
             install.deployment.container
         ))
