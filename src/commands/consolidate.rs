@@ -12,6 +12,7 @@ use crate::cloud::Catalog;
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::karpenter_install::gates::FeatureGates;
 use crate::usecases::consolidate::{self, Config};
+use crate::usecases::live::fill_subnet_zones;
 use crate::usecases::provisioning::input::CatalogSizing;
 
 /// The use case's configuration from the flags.
@@ -101,6 +102,13 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs) -> CommandResult {
                 )?;
                 for warning in &warnings {
                     ctx.warn(warning);
+                }
+                // Replacements offered where the classes' subnets are, as `consolidate --yes`.
+                let classes = &mut manifests.node_classes;
+                let cache = &mut Default::default();
+                let pools = &manifests.node_pools;
+                for warning in fill_subnet_zones(&cloud, classes, pools, config.now, cache) {
+                    ctx.warn(&warning);
                 }
                 (catalog, cloud.region())
             }

@@ -7,6 +7,7 @@
 //! the command's: [`Live`] only borrows what it was given. The cluster and the cloud are `Sized`
 //! because the adapters' typed operations (`k8s::ops`, `cloud::ami`, …) take `&dyn` seams.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::clock::Clock;
@@ -24,7 +25,7 @@ use crate::k8s::{coexist, ops, Cluster};
 use crate::model::instance_type::InstanceType;
 use crate::model::labels;
 use crate::model::node::{ghost_instances, Listing, Node};
-use crate::model::nodepool::{NodeClass, NodePool};
+use crate::model::nodepool::{NodeClass, NodePool, StatusSubnet};
 use crate::model::placement_group::{PlacementGroup, PlacementGroupSelector};
 use crate::model::reservation::RESERVATION_LABELS;
 
@@ -59,12 +60,19 @@ pub struct Live<'a, C, P, K: ?Sized> {
     pub unavailable_offerings: UnavailableOfferings,
     /// Whether the cluster's DNS Service was read ([`Live::read_cluster_dns`]).
     dns_read: bool,
+    /// Each node class's subnets as DescribeSubnets last listed them, with when (Unix
+    /// seconds): the zones its instance types are offered in ([`Live::with_subnet_zones`]).
+    subnet_zones: RefCell<SubnetZones>,
 }
 
 /// How long a reservation marked unavailable stays so: Karpenter caches each reservation query
 /// for a minute (`aws v1.14.1: pkg/operator/operator.go`, `awscache.DefaultTTL`) and the next
 /// DescribeCapacityReservations overwrites the count (`provider.go` `syncAvailability`).
 pub const RESERVATION_SYNC_SECONDS: i64 = 60;
+
+/// How long a class's subnets are reused for planning: the provider caches DescribeSubnets for a
+/// minute (`aws v1.14.1: pkg/operator/operator.go`, `awscache.DefaultTTL`).
+const SUBNET_ZONES_TTL_SECONDS: i64 = 60;
 
 /// A node class resolved for launching.
 #[derive(Debug, Clone)]
@@ -105,6 +113,7 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             inflight_ips: InflightIps::default(),
             unavailable_offerings: UnavailableOfferings::default(),
             dns_read: false,
+            subnet_zones: RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -156,6 +165,24 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             .filter(|(_, at)| now - **at < RESERVATION_SYNC_SECONDS)
             .map(|(id, _)| id);
         catalog_with_reservations(self.cloud, &self.catalog, classes, now, unavailable)
+    }
+
+    /// Fills the `status.subnets` of the classes `pools` refer to, where no controller wrote it,
+    /// from their subnet selectors as the controller would (`aws v1.14.1:
+    /// pkg/controllers/nodeclass/subnet.go`): a type is offered only in the zones of its class's
+    /// subnets (`instancetype/offering` `createOfferings`), so a plan never picks a zone the
+    /// launch has no subnet in — nor falls back to one after an ICE. A status the controller
+    /// wrote is kept, as Karpenter plans with it. A class whose subnets cannot be read keeps
+    /// every zone, and a warning says so; one whose selector matches none too (the launch
+    /// refuses it by name).
+    pub fn with_subnet_zones(&self, classes: &mut [NodeClass], pools: &[NodePool]) -> Vec<String> {
+        fill_subnet_zones(
+            self.cloud,
+            classes,
+            pools,
+            self.clock.now(),
+            &mut self.subnet_zones.borrow_mut(),
+        )
     }
 
     /// The instances this tool launched for the cluster that are pending or running.
@@ -559,6 +586,65 @@ pub struct Profiles<'a> {
     pub flag: Option<&'a str>,
     /// `aws.defaultInstanceProfile` (v1alpha5 clusters).
     pub default_instance_profile: Option<&'a str>,
+}
+
+/// A class name → (listed at, its subnets as a status would hold them): what
+/// [`fill_subnet_zones`] listed, reused for [`SUBNET_ZONES_TTL_SECONDS`].
+pub type SubnetZones = BTreeMap<String, (i64, Vec<StatusSubnet>)>;
+
+/// [`Live::with_subnet_zones`] for any cloud: fills the `status.subnets` of the classes `pools`
+/// refer to where none is written, from DescribeSubnets (what `cache` listed less than a minute
+/// before `now` is reused); the warnings name the classes whose subnets could not be read.
+pub fn fill_subnet_zones(
+    cloud: &dyn Cloud,
+    classes: &mut [NodeClass],
+    pools: &[NodePool],
+    now: i64,
+    cache: &mut SubnetZones,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for class in classes.iter_mut() {
+        let used = pools
+            .iter()
+            .filter_map(|p| p.node_class_ref.as_ref())
+            .any(|r| r.name == class.name);
+        if !used || !class.status.subnets.is_empty() {
+            continue;
+        }
+        let fresh = cache
+            .get(&class.name)
+            .filter(|(at, _)| now - at < SUBNET_ZONES_TTL_SECONDS)
+            .map(|(_, subnets)| subnets.clone());
+        let subnets = match fresh {
+            Some(subnets) => subnets,
+            None => match NetworkResolver::new(cloud).subnets(class) {
+                Ok(found) => {
+                    let subnets: Vec<StatusSubnet> = found
+                        .items
+                        .into_iter()
+                        .map(|s| StatusSubnet {
+                            id: s.id,
+                            zone: s.zone,
+                            zone_id: s.zone_id,
+                        })
+                        .collect();
+                    cache.insert(class.name.clone(), (now, subnets.clone()));
+                    subnets
+                }
+                Err(e) => {
+                    warnings.push(format!(
+                        "{}/{}: its subnets could not be read ({e}): every zone of the region is assumed for its instance types",
+                        class.kind, class.name
+                    ));
+                    continue;
+                }
+            },
+        };
+        if !subnets.is_empty() {
+            class.status.subnets = subnets;
+        }
+    }
+    warnings
 }
 
 /// Resolves a class's AMIs, subnets, security groups and instance profile, failing (exit 3)

@@ -525,15 +525,16 @@ fn types() -> Vec<InstanceFacts> {
 }
 
 fn catalog() -> Catalog {
+    catalog_in_zones(&ZONES)
+}
+
+/// The catalog of [`World`]'s types, offered in `zones` (some perhaps without a subnet).
+pub fn catalog_in_zones(zones: &[&str]) -> Catalog {
     let types = types();
+    let zones: Vec<String> = zones.iter().map(|z| z.to_string()).collect();
     let offerings = types
         .iter()
-        .map(|t| {
-            (
-                t.name.clone(),
-                ZONES.iter().map(|z| z.to_string()).collect(),
-            )
-        })
+        .map(|t| (t.name.clone(), zones.clone()))
         .collect();
     Catalog::from_snapshot(AwsSnapshot {
         schema_version: 1,
@@ -543,7 +544,7 @@ fn catalog() -> Catalog {
         regions: [(
             "us-east-1".to_string(),
             RegionFacts {
-                zones: ZONES.iter().map(|z| z.to_string()).collect(),
+                zones,
                 offerings,
                 spot_prices: BTreeMap::new(),
             },

@@ -683,9 +683,18 @@ fn consolidate_soak(name: &str, runs: u32) -> Tally {
 fn watch_soak(name: &str, runs: u32) -> Tally {
     let started = Instant::now();
     let f = Faulty::new(name);
+    // Two sizes, one pod per node by anti-affinity: two injected ICEs can take every 2xlarge
+    // offering for Karpenter's three minutes, and the run falls back to a 4xlarge as Karpenter
+    // would (with one size the pods would rightly wait those three minutes).
     let pool = one_pod_per_node(&BUDGET.to_string(), 0)
-        .replace("consolidateAfter: 10m", "consolidateAfter: 5s");
-    assert!(pool.contains("consolidateAfter: 5s"));
+        .replace("consolidateAfter: 10m", "consolidateAfter: 5s")
+        .replace("values: [2xlarge]", "values: [2xlarge, 4xlarge]")
+        .replace(
+            "      nodeSelector: {eks-immersion-team: my-team}",
+            "      nodeSelector: {eks-immersion-team: my-team}\n      affinity:\n        podAntiAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n          - topologyKey: kubernetes.io/hostname\n            labelSelector: {matchLabels: {app: inflate}}",
+        );
+    assert!(pool.contains("consolidateAfter: 5s") && pool.contains("4xlarge"));
+    assert!(pool.contains("podAntiAffinity"));
     f.walk.apply("pool.yaml", &pool);
     f.walk.apply("pdb.yaml", PDB);
     let mut rng = Rng::new(seed(30));

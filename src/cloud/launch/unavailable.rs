@@ -104,6 +104,19 @@ impl UnavailableOfferings {
         self.offerings.len() + self.capacity_types.len()
     }
 
+    /// How many offerings (capacity types counted as one) are unavailable at `now`, and when
+    /// the last of them is available again (Unix seconds); `None` when none is.
+    pub fn held_at(&self, now: i64) -> Option<(usize, i64)> {
+        let until: Vec<i64> = self
+            .offerings
+            .values()
+            .chain(self.capacity_types.values())
+            .map(|(at, _)| at + UNAVAILABLE_OFFERINGS_TTL_SECONDS)
+            .filter(|until| *until > now)
+            .collect();
+        Some((until.len(), until.into_iter().max()?))
+    }
+
     /// Whether nothing is unavailable at `now`.
     pub fn is_empty_at(&self, now: i64) -> bool {
         let live = |(at, _): &(i64, String)| now - at < UNAVAILABLE_OFFERINGS_TTL_SECONDS;

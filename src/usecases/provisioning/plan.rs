@@ -162,6 +162,17 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         for warning in &snapshot.manifests.warnings[warned..] {
             events.emit(Event::Warning(warning.clone()));
         }
+        // A pod left pending while offerings are held back after an ICE may only be waiting for
+        // them: its reason names the types still offered, not the ones that ran out.
+        if !plan.unschedulable.is_empty() {
+            let now = self.clock.now();
+            if let Some((held, until)) = self.unavailable_offerings.held_at(now) {
+                events.emit(Event::Warning(format!(
+                    "{held} offering(s) this run found without capacity are left out of plans for {}s more (Karpenter's three-minute insufficient-capacity cache): pods they would fit stay pending until then",
+                    until - now
+                )));
+            }
+        }
         Ok(Some(Round {
             plan,
             input,
@@ -246,6 +257,9 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         deleting: DeletingPods,
     ) -> Result<(Input, BTreeSet<String>, Vec<ExistingPlacement>), CommandError> {
         let region = self.cloud.region();
+        // The zones of each class's subnets, as the controller's status would say now.
+        let said = self.with_subnet_zones(&mut manifests.node_classes, &manifests.node_pools);
+        manifests.warnings.extend(said);
         // Capacity reservations are read for every plan: their counts move as instances launch.
         let (catalog, warnings) = self.planning_catalog(&manifests.node_classes)?;
         manifests.warnings.extend(warnings);

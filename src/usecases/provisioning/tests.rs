@@ -1915,3 +1915,71 @@ fn an_ipv4_absent_or_unreadable_kube_dns_launches_ipv4() {
         warnings[0]
     );
 }
+
+/// A type is offered only in the zones of its class's subnets (`aws v1.14.1:
+/// pkg/providers/instancetype/offering/provider.go` `createOfferings` over
+/// `nodeClass.Status.Subnets`, which `pkg/controllers/nodeclass/subnet.go` fills from the
+/// selector). With the controller scaled away no status says so: the run lists the class's
+/// subnets itself. Scenario (the fault soak's, session 25): the catalog offers zones a, b and c,
+/// the class has subnets in a and b only; every offering of a and b runs out of capacity. The
+/// plan never picked zone c, and after the ICE the pod stays pending for the ICE's three minutes
+/// (`unavailableofferings.go`) — it is not planned in zone c, where no launch can go ("no
+/// compatible instance type has both an image for its architecture and a subnet" on every
+/// retry) — then launches once capacity is back.
+#[test]
+fn plans_offer_only_the_zones_of_the_class_subnets_also_after_an_ice() {
+    let mut world = World::new();
+    world.catalog =
+        crate::usecases::testing::catalog_in_zones(&["us-east-1a", "us-east-1b", "us-east-1c"]);
+    world.pending("a", "6");
+    let mut live = world.live();
+    let round = live.plan_pending(&all(), &mut |_| {}).unwrap().unwrap();
+    let claim = &round.plan.node_claims[0];
+    assert_eq!(claim.zones, ["us-east-1a", "us-east-1b"]);
+    assert_eq!(claim.launch.instance_type, "c6a.2xlarge");
+    world.cloud.insufficient_capacity("c6a.2xlarge", "*");
+    world.cloud.insufficient_capacity("c6a.4xlarge", "*");
+    let mut log = Vec::new();
+    let launches = live
+        .launch_in_rounds(&all(), &round, &mut |e| log.push(e))
+        .unwrap();
+    assert!(launches.launched.is_empty());
+    assert_eq!(launches.failed.len(), 1);
+    assert!(
+        matches!(
+            launches.failed[0].error,
+            LaunchError::InsufficientCapacity { .. }
+        ),
+        "{:?}",
+        launches.failed[0].error
+    );
+    // One CreateFleet, in the subnets' zones; the fallback plan found nothing to launch.
+    let pools = fleet_pools(&world);
+    assert_eq!(pools.len(), 1);
+    assert!(pools[0].iter().all(|(_, zone)| zone != "us-east-1c"));
+    let again = live.plan_pending(&all(), &mut |_| {}).unwrap().unwrap();
+    assert!(again.plan.node_claims.is_empty(), "{:?}", again.plan);
+    assert_eq!(again.plan.unschedulable.len(), 1);
+    // As Karpenter's template, which lists only types with an available offering ("no
+    // instance type has enough resources"); a warning says the offerings are held back.
+    let reason = &again.plan.unschedulable[0].reason;
+    assert_eq!(
+        reason.code(),
+        crate::scheduling::ReasonCode::NoInstanceTypeFits
+    );
+    let mut said = Vec::new();
+    live.plan_pending(&all(), &mut |e| said.push(e)).unwrap();
+    assert!(
+        said.iter().any(|e| matches!(e, Event::Warning(w)
+            if w.starts_with("4 offering(s) this run found without capacity are left out of plans for 180s more"))),
+        "{said:?}"
+    );
+    // Three minutes on, capacity back: launched in a zone with a subnet.
+    world.clock.sleep(Duration::from_secs(180));
+    world.cloud.capacity_back();
+    let (_, launches) = provision(&mut live, &mut |_| {});
+    assert_eq!(launches.launched.len(), 1);
+    assert_ne!(launches.launched[0].zone, "us-east-1c");
+    // The subnets were listed once a minute at most: the plans of one minute share a listing.
+    assert!(calls(&world, "EC2.DescribeSubnets") <= 3);
+}

@@ -130,6 +130,9 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
     }
     let mut copy = manifests.clone();
     let region = live.cloud.region();
+    // Replacements are offered in the zones of their class's subnets, as the provisioner's (a
+    // class whose subnets cannot be read keeps its status: its launch names what failed).
+    let _unread = live.with_subnet_zones(&mut copy.node_classes, &copy.node_pools);
     // Reservations as the provisioner reads them: a reserved node's price, reserved replacements.
     let (catalog, _) = live.planning_catalog(&manifests.node_classes)?;
     let mut sizing = CatalogSizing::new(&catalog, &region);
