@@ -35,9 +35,48 @@ fn container_requests(
         }
         out.set(name, milli);
     }
-    // The API server: a request above its limit is invalid
-    // (`k8s.io/kubernetes pkg/apis/core/validation ValidateResourceRequirements`).
-    for (name, limit) in r.and_then(|r| r.limits.as_ref()).into_iter().flatten() {
+    // The API server: an extended resource (a domain-prefixed name outside `kubernetes.io/`,
+    // e.g. `nvidia.com/gpu`) is counted in whole units; it and hugepages cannot be overcommitted,
+    // so a request needs a limit, and the same one (`k8s.io/kubernetes pkg/apis/core/validation
+    // ValidateResourceRequirements`, `ValidateResourceQuantityValue`; `pkg/apis/core/helper`
+    // `IsExtendedResourceName`, `IsOvercommitAllowed`).
+    let limits = r.and_then(|r| r.limits.as_ref());
+    for (name, origin) in &source {
+        let extended = name.contains('/') && !name.contains("kubernetes.io/");
+        if extended && out.get(name) % 1000 != 0 {
+            let field = validate::key_path(&format!("{path}.{origin}"), name);
+            return Err(ctx.invalid(field, format!("must be an integer, got {}", merged[name])));
+        }
+        if *origin != "requests" || !(extended || name.starts_with("hugepages-")) {
+            continue;
+        }
+        match limits.and_then(|l| l.get(name)) {
+            None => {
+                return Err(ctx.invalid(
+                    format!("{path}.limits"),
+                    format!(
+                        "required: a limit must be set for {name}, which cannot be overcommitted"
+                    ),
+                ))
+            }
+            Some(limit) if merged[name].as_text() != limit.as_text() => {
+                let limit_milli = validate::quantity(
+                    ctx,
+                    &validate::key_path(&format!("{path}.limits"), name),
+                    &limit.as_text(),
+                )?;
+                if limit_milli != out.get(name) {
+                    return Err(ctx.invalid(
+                        validate::key_path(&format!("{path}.requests"), name),
+                        format!("must be equal to the {name} limit ({limit}): it cannot be overcommitted"),
+                    ));
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    // A request above its limit is invalid (the same function).
+    for (name, limit) in limits.into_iter().flatten() {
         if source.get(name) != Some(&"requests") {
             continue;
         }

@@ -821,6 +821,26 @@ fn what_the_api_server_refuses_is_refused() {
             pod("{containers: [{name: a, resources: {requests: {cpu: 2}, limits: {cpu: 1}}}]}"),
             "Pod/p: spec.containers[0].resources.requests.cpu: must be less than or equal to the cpu limit (1)",
         ),
+        // Extended resources and hugepages (`k8s.io/kubernetes pkg/apis/core/validation
+        // ValidateResourceRequirements`; `validation_test.go` "Resource GPU limits must be an
+        // integer", "Resource can only have GPU limit", "Resource with requests without limits"
+        // style cases): whole units, never overcommitted.
+        (
+            pod("{containers: [{name: a, resources: {requests: {nvidia.com/gpu: 0.5}, limits: {nvidia.com/gpu: 0.5}}}]}"),
+            "Pod/p: spec.containers[0].resources.requests[nvidia.com/gpu]: must be an integer, got 0.5",
+        ),
+        (
+            pod("{containers: [{name: a, resources: {requests: {nvidia.com/gpu: 1}}}]}"),
+            "Pod/p: spec.containers[0].resources.limits: required: a limit must be set for nvidia.com/gpu, which cannot be overcommitted",
+        ),
+        (
+            pod("{containers: [{name: a, resources: {requests: {aws.amazon.com/neuron: 1}, limits: {aws.amazon.com/neuron: 2}}}]}"),
+            "Pod/p: spec.containers[0].resources.requests[aws.amazon.com/neuron]: must be equal to the aws.amazon.com/neuron limit (2): it cannot be overcommitted",
+        ),
+        (
+            pod("{containers: [{name: a, resources: {requests: {hugepages-2Mi: 100Mi, memory: 1Gi}, limits: {hugepages-2Mi: 200Mi}}}]}"),
+            "Pod/p: spec.containers[0].resources.requests.hugepages-2Mi: must be equal to the hugepages-2Mi limit (200Mi): it cannot be overcommitted",
+        ),
         (
             "apiVersion: v1\nkind: Pod\nmetadata: {name: Web_1}\nspec: {containers: [{name: a}]}\n".into(),
             "Pod/Web_1: metadata.name: \"Web_1\" is not a valid name",
