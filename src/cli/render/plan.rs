@@ -921,7 +921,11 @@ impl Sink<Event> for EventPrinter<'_> {
                 global,
                 err,
                 &format!(
-                    "batch of {pods} pod(s): {launched} launched, {failed} failed, {unschedulable} unschedulable"
+                    "{}: {launched} launched, {failed} failed, {unschedulable} unschedulable",
+                    match pods {
+                        0 => "CapacityBuffers".to_string(),
+                        n => format!("batch of {n} pod(s)"),
+                    }
                 ),
             ),
             Event::StaysPending { pod, reason } => {
@@ -935,11 +939,9 @@ impl Sink<Event> for EventPrinter<'_> {
                     ttl.as_secs()
                 ),
             ),
-            Event::NodeHeld { node, hold } => note(
-                global,
-                err,
-                &format!("empty node {node} stays: {hold}"),
-            ),
+            Event::NodeHeld { node, hold } => {
+                note(global, err, &format!("empty node {node} stays: {hold}"))
+            }
             Event::NodeKept { node, pod } => note(
                 global,
                 err,

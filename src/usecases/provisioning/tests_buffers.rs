@@ -138,3 +138,37 @@ fn an_unresolvable_buffer_is_a_warning_and_no_capacity() {
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(warnings[0].contains("PodTemplate t is not in namespace default (ReadyForProvisioning=False, PodTemplateNotFound)"));
 }
+
+/// `--watch` with the gate on and no pending pod: the buffer's NodeClaim is launched once
+/// (Karpenter's buffer controller triggers the provisioner), and its node, empty of real pods
+/// past `consolidateAfter`, is kept — the last plan placed the buffer's virtual pods on it
+/// (`emptiness.go` `ShouldDisrupt` → `HasBufferPods`; `emptiness_test.go` "Buffer pod
+/// protection").
+#[test]
+fn watch_launches_for_a_buffer_and_keeps_its_empty_node() {
+    let world = world_with_a_buffer(2);
+    world.kubelet(std::time::Duration::from_secs(5));
+    world.clock.stop_after(std::time::Duration::from_secs(60));
+    let mut seen = Vec::new();
+    world
+        .live()
+        .watch(&gate(Some(true)), &mut |e| seen.push(e))
+        .unwrap();
+    assert_eq!(world.running().len(), 1, "launched once, kept");
+    let launched = seen
+        .iter()
+        .filter(|e| matches!(e, Event::Launched(_)))
+        .count();
+    assert_eq!(launched, 1);
+    assert!(
+        !seen.iter().any(|e| matches!(e, Event::NodeRemoved { .. })),
+        "{seen:?}"
+    );
+    assert!(seen.iter().any(|e| matches!(
+        e,
+        Event::NodeHeld {
+            hold: crate::disruption::emptiness::Hold::BufferPods,
+            ..
+        }
+    )));
+}
