@@ -172,3 +172,27 @@ fn watch_launches_for_a_buffer_and_keeps_its_empty_node() {
         }
     )));
 }
+
+/// `drift replace` and `consolidate --yes`'s pipeline re-plans read the snapshot with the
+/// buffers' virtual pods among the pending pods behind the gate (they take their room on
+/// existing nodes first, as pending pods do), and nothing more with it off.
+#[test]
+fn replacement_snapshots_have_the_virtual_pods_behind_the_gate() {
+    let world = world_with_a_buffer(2);
+    let (m, said) =
+        crate::usecases::replace::read_cluster_with_buffers(&world.cluster, true, 0).unwrap();
+    assert!(said.is_empty(), "{said:?}");
+    let pods: Vec<String> = m.pods.iter().map(|p| p.key()).collect();
+    assert_eq!(
+        pods,
+        [
+            "default/capacity-buffer-spare-1",
+            "default/capacity-buffer-spare-2"
+        ]
+    );
+    world.cluster.clear_requests();
+    let (m, _) =
+        crate::usecases::replace::read_cluster_with_buffers(&world.cluster, false, 0).unwrap();
+    assert!(m.pods.is_empty());
+    assert!(!listed_buffers(&world));
+}
