@@ -625,6 +625,12 @@ pub fn question(plan: &Plan, cluster: &str) -> String {
         .map(|d| d.removals.len())
         .sum();
     let pods: usize = plan.node_claims.iter().map(|c| c.pods.len()).sum();
+    // CapacityBuffer virtual pods placed on the new NodeClaims: capacity kept, said apart.
+    let kept: usize = plan.buffers.iter().map(|b| b.on_new()).sum();
+    let pods = match kept {
+        0 => format!("{pods}"),
+        k => format!("{pods} pod(s) and {k} CapacityBuffer virtual"),
+    };
     match (plan.node_claims.len(), removals) {
         (n, 0) => format!("Launch {n} EC2 instance(s) for {pods} pod(s) in cluster {cluster}?"),
         (0, r) => format!(
