@@ -626,8 +626,7 @@ pub fn question(plan: &Plan, cluster: &str) -> String {
         .sum();
     let pods: usize = plan.node_claims.iter().map(|c| c.pods.len()).sum();
     // CapacityBuffer virtual pods placed on the new NodeClaims: capacity kept, said apart.
-    let kept: usize = plan.buffers.iter().map(|b| b.on_new()).sum();
-    let pods = match kept {
+    let pods = match plan.buffer_pods_on_new() {
         0 => format!("{pods}"),
         k => format!("{pods} pod(s) and {k} CapacityBuffer virtual"),
     };
