@@ -248,10 +248,71 @@ pub struct BufferSources {
     pub buffers: Vec<(Buffer, Location)>,
 }
 
+/// An object a buffer names: `PodTemplate` or one of [`SCALABLE_KINDS`], in the buffer's
+/// namespace.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Reference {
+    /// Kind.
+    pub kind: String,
+    /// Namespace.
+    pub namespace: String,
+    /// Name.
+    pub name: String,
+}
+
 /// The workload kinds a `scalableRef` resolves (`resolve.go` `ResolveScalableRef`).
 pub const SCALABLE_KINDS: [&str; 3] = ["Deployment", "StatefulSet", "ReplicaSet"];
 
 impl BufferSources {
+    /// Keeps a buffer (checked as the API server does, [`CapacityBuffer::to_model`]).
+    pub fn add_buffer(&mut self, b: &CapacityBuffer, at: &Location) -> Result<(), InputError> {
+        self.buffers.push((b.to_model(at)?, at.clone()));
+        Ok(())
+    }
+
+    /// The objects the buffers name that [`BufferSources::resolve`] may find, each once: what a
+    /// live read GETs (a reference of another kind or group fails without a read).
+    pub fn references(&self) -> std::collections::BTreeSet<Reference> {
+        self.buffers
+            .iter()
+            .filter_map(|(b, _)| {
+                let namespace = b.namespace.clone();
+                match &b.reference {
+                    BufferRef::PodTemplate(name) => Some(Reference {
+                        kind: "PodTemplate".into(),
+                        namespace,
+                        name: name.clone(),
+                    }),
+                    BufferRef::Scalable {
+                        api_group,
+                        kind,
+                        name,
+                    } if (api_group.is_empty() || api_group == DEFAULT_SCALABLE_GROUP)
+                        && SCALABLE_KINDS.contains(&kind.as_str()) =>
+                    {
+                        Some(Reference {
+                            kind: kind.clone(),
+                            namespace,
+                            name: name.clone(),
+                        })
+                    }
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
+    /// Leaves out the buffers naming `r` (an object that could not be read).
+    pub fn drop_naming(&mut self, r: &Reference) {
+        let names = |b: &Buffer| match &b.reference {
+            BufferRef::PodTemplate(name) => r.kind == "PodTemplate" && &r.name == name,
+            BufferRef::Scalable { kind, name, .. } => &r.kind == kind && &r.name == name,
+            BufferRef::None => false,
+        };
+        self.buffers
+            .retain(|(b, _)| !(b.namespace == r.namespace && names(b)));
+    }
+
     /// Keeps a workload a `scalableRef` may name.
     pub fn add_workload(&mut self, w: &super::core::Workload) {
         let kind = w.kind.clone().unwrap_or_default();

@@ -13,7 +13,7 @@
 //! - the per-generation modules ([`v1alpha5`], [`v1beta1`], [`v1`], [`core`]): serde types, each
 //!   with a `to_model` that applies that generation's defaults and validation.
 
-mod buffer;
+pub mod buffer;
 mod build;
 pub mod convert;
 pub mod core;

@@ -383,6 +383,7 @@ impl ProvisionArgs {
             preference_policy: self.policies.preferences().unwrap_or_default(),
             node_overlay_gate: None,
             static_capacity_gate: None,
+            capacity_buffer_gate: None,
             keep_not_ready: false,
         }
     }

@@ -113,11 +113,14 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs) -> CommandResult {
                 (catalog, cloud.region())
             }
         };
-        let buffer_gate = config
-            .capacity_buffer
-            .or(controller.as_ref().and_then(|c| c.capacity_buffer));
-        if buffer_gate == Some(true) {
-            ctx.warn(super::provision::LIVE_BUFFERS);
+        let buffers = consolidate::read_live_buffers(
+            &cluster.client,
+            &config,
+            controller.as_ref(),
+            &mut manifests,
+        )?;
+        for warning in &buffers {
+            ctx.warn(warning);
         }
         let mut sizing = CatalogSizing::new(&catalog, &region);
         let mut input =

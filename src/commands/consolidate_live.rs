@@ -34,6 +34,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs, config: &Config) -> Co
         attempt: String::new(),
         gone_instances: Default::default(),
         policies: Default::default(),
+        capacity_buffers: false,
     };
     // Served before the lease is taken: a standby replica is live while it waits.
     let health = live::health(ctx, args.health.health_addr.as_deref())?;
@@ -115,6 +116,8 @@ fn once(
         config: config.clone(),
         controller: consolidate::controller(session.cluster)?,
     };
+    // The pipeline's re-plans read the buffers the decision reads.
+    settings.capacity_buffers = consolidate::buffer_gate(config, deciding.controller.as_ref());
     let machine = matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml);
     let headers = !ctx.global.no_headers;
     if args.dry_run {

@@ -40,6 +40,7 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
         attempt: String::new(),
         gone_instances: Default::default(),
         policies: Default::default(),
+        capacity_buffers: false,
     };
     let check = CheckConfig {
         nodes: args.nodes.clone(),
@@ -128,10 +129,15 @@ fn once(
     settings.attempt = crate::model::time::format_rfc3339(unix_now().max(0));
     let guard = (!args.dry_run && !args.via_controller).then_some(("drift replace", args.force));
     let connection = live::connect(ctx, args.catalog.as_deref(), guard, lease)?;
-    settings.policies = live::controller_policies(ctx, &connection, &args.policies)?;
+    (settings.policies, settings.capacity_buffers) =
+        live::controller_policies(ctx, &connection, &args.policies)?;
     let clock = SystemClock::new();
     let mut session = connection.live(&clock);
-    let manifests = replace::read_cluster(session.cluster)?;
+    let (manifests, buffer_lines) =
+        replace::read_cluster_with_buffers(session.cluster, settings.capacity_buffers, unix_now())?;
+    for line in &buffer_lines {
+        ctx.warn(line);
+    }
     // Drift verdicts (cluster + EC2).
     let (mut verdicts, _version, _client) = super::drift_live::gather(ctx, check)?;
     // Nodes whose instance the selection found going away are no capacity (ghosts).

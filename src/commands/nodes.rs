@@ -12,6 +12,7 @@ use crate::k8s::snapshot::{self, Scope};
 use crate::usecases::ami::ASSUMED_KUBERNETES_VERSION;
 use crate::usecases::consolidate;
 use crate::usecases::nodes::{self, Ec2, Request};
+use crate::usecases::provisioning::buffers;
 
 /// Runs `nodes`.
 pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
@@ -40,6 +41,14 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         ),
         Some(cluster) => consolidate::gather_live(&cluster.client)?,
     };
+    // The CONSOLIDATION column decides with the buffers `consolidate` reads (the controller's gate).
+    let mut manifests = manifests;
+    if let Some(cluster) = cluster.as_ref().filter(|_| !args.no_decision) {
+        let gate = controller.as_ref().and_then(|c| c.capacity_buffer) == Some(true);
+        for line in buffers::read_live_telling(&cluster.client, gate, &mut manifests)? {
+            ctx.warn(&line);
+        }
+    }
     // `--min-values-policy` and `--preference-policy` win over the controller's.
     let (min_values, preferences) = (args.policies.min_values(), args.policies.preferences());
     let controller = match (min_values, preferences, controller) {

@@ -16,15 +16,9 @@ use crate::usecases::provisioning::input::{build_input, reschedule_deleting, Cat
 use crate::usecases::provisioning::statics;
 use crate::usecases::provisioning::{assumptions, buffers};
 
-/// Said when the `CapacityBuffer` gate is on for a live plan.
-pub const LIVE_BUFFERS: &str = "the CapacityBuffer feature gate is on, but live plans do not read CapacityBuffers yet: their capacity is left out (plan them offline: -f with the buffers, their PodTemplates or workloads, and --feature-gates CapacityBuffer=true)";
-
 /// Runs the command.
 pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     if args.filenames.is_empty() {
-        if args.capacity_buffer_gate()? == Some(true) {
-            ctx.warn(LIVE_BUFFERS);
-        }
         return super::provision_live::run(ctx, args);
     }
     if args.watch {

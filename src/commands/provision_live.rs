@@ -44,6 +44,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     let clock = health.clock();
     let mut session = connection.live(&clock);
     let mut selection = args.selection();
+    selection.capacity_buffer_gate = args.capacity_buffer_gate()?;
     live::follow_controller(ctx, &connection, &mut selection, &args.policies)?;
     if args.watch {
         return watch(ctx, &mut session, &selection, args.yes, lease.as_ref());

@@ -60,6 +60,9 @@ pub enum Hold {
     Nominated(String),
     /// The pool's `Empty` budget allows no more now (`allowed` in all, none left).
     Budget { pool: String, allowed: u32 },
+    /// The provisioner's last pass placed CapacityBuffer virtual pods on it (core v1.14.1
+    /// `emptiness.go` `ShouldDisrupt` → `cluster.go` `HasBufferPods`, event "has buffer pods").
+    BufferPods,
 }
 
 impl std::fmt::Display for Hold {
@@ -70,6 +73,7 @@ impl std::fmt::Display for Hold {
             Hold::NodeDoNotDisrupt => write!(f, "node annotated {DO_NOT_DISRUPT}"),
             Hold::PodDoNotDisrupt(p) => write!(f, "pod {p} annotated {DO_NOT_DISRUPT}"),
             Hold::Nominated(p) => write!(f, "pending pod {p} is nominated to it"),
+            Hold::BufferPods => f.write_str("it holds CapacityBuffer virtual pods"),
             Hold::Budget { pool, allowed } => {
                 write!(
                     f,
@@ -103,11 +107,13 @@ pub fn empty_ttl(pool: &NodePool) -> Option<i64> {
 /// Decides every managed node of a pool with emptiness on, in node-name order: `nodes` and
 /// `pods` (those bound to a node, and pending ones for nominations) as read now, at `now`
 /// (epoch seconds). Nodes of other pools, unmanaged nodes and nodes without an instance are
-/// left out.
+/// left out. `buffer_nodes`: the nodes the last provisioning pass placed CapacityBuffer virtual
+/// pods on, held ([`Hold::BufferPods`]).
 pub fn decide<'a>(
     nodes: &'a [Node],
     pods: &[Pod],
     pools: &[NodePool],
+    buffer_nodes: &BTreeSet<String>,
     now: i64,
 ) -> Vec<(&'a Node, Emptiness)> {
     let mut busy: BTreeSet<&str> = BTreeSet::new();
@@ -178,6 +184,8 @@ pub fn decide<'a>(
             Some(Hold::Deleting)
         } else if node.annotations.get(DO_NOT_DISRUPT).map(String::as_str) == Some("true") {
             Some(Hold::NodeDoNotDisrupt)
+        } else if buffer_nodes.contains(&node.name) {
+            Some(Hold::BufferPods)
         } else {
             blocking_pod.get(node.name.as_str()).cloned()
         };

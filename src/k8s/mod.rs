@@ -8,6 +8,7 @@
 //! retry layer), decode list pages straight into slim serde types (docs/performance.md B4), and keep one
 //! error type whose message names the object.
 
+pub mod buffers;
 pub mod client;
 pub mod coexist;
 pub mod config;

@@ -66,6 +66,14 @@ impl BufferCapacity {
     }
 }
 
+impl Plan {
+    /// CapacityBuffer virtual pods placed on the plan's new NodeClaims (what launching it keeps
+    /// for buffers, besides its pods).
+    pub fn buffer_pods_on_new(&self) -> usize {
+        self.buffers.iter().map(BufferCapacity::on_new).sum()
+    }
+}
+
 /// Takes the virtual pods among `pods` (the plan's pending pods) out of the plan's pod lists
 /// and sums them per buffer into `plan.buffers`: NodeClaims and existing nodes keep only the
 /// pods to bind, `unschedulable` only real pods.

@@ -11,6 +11,7 @@ mod aws_launch;
 mod aws_network;
 mod aws_profile;
 mod capacity_buffer;
+mod capacity_buffer_live;
 mod catalog;
 mod cli;
 mod cluster;

@@ -625,6 +625,11 @@ pub fn question(plan: &Plan, cluster: &str) -> String {
         .map(|d| d.removals.len())
         .sum();
     let pods: usize = plan.node_claims.iter().map(|c| c.pods.len()).sum();
+    // CapacityBuffer virtual pods placed on the new NodeClaims: capacity kept, said apart.
+    let pods = match plan.buffer_pods_on_new() {
+        0 => format!("{pods}"),
+        k => format!("{pods} pod(s) and {k} CapacityBuffer virtual"),
+    };
     match (plan.node_claims.len(), removals) {
         (n, 0) => format!("Launch {n} EC2 instance(s) for {pods} pod(s) in cluster {cluster}?"),
         (0, r) => format!(
@@ -921,7 +926,11 @@ impl Sink<Event> for EventPrinter<'_> {
                 global,
                 err,
                 &format!(
-                    "batch of {pods} pod(s): {launched} launched, {failed} failed, {unschedulable} unschedulable"
+                    "{}: {launched} launched, {failed} failed, {unschedulable} unschedulable",
+                    match pods {
+                        0 => "CapacityBuffers".to_string(),
+                        n => format!("batch of {n} pod(s)"),
+                    }
                 ),
             ),
             Event::StaysPending { pod, reason } => {
@@ -935,11 +944,9 @@ impl Sink<Event> for EventPrinter<'_> {
                     ttl.as_secs()
                 ),
             ),
-            Event::NodeHeld { node, hold } => note(
-                global,
-                err,
-                &format!("empty node {node} stays: {hold}"),
-            ),
+            Event::NodeHeld { node, hold } => {
+                note(global, err, &format!("empty node {node} stays: {hold}"))
+            }
             Event::NodeKept { node, pod } => note(
                 global,
                 err,

@@ -14,18 +14,20 @@ use crate::usecases::provisioning::Selection;
 /// (`--min-values-policy` / `MIN_VALUES_POLICY`, `--preference-policy` / `PREFERENCE_POLICY`
 /// in its container), else Karpenter's default. A value Karpenter would refuse is bad input; a
 /// controller that cannot be read leaves the defaults, said on stderr.
+/// The second value: the controller's `CapacityBuffer` gate (off when none is read).
 pub fn controller_policies(
     ctx: &mut Context<'_>,
     connection: &Connection,
     flags: &SchedulingPolicyArgs,
-) -> Result<Policies, CommandError> {
+) -> Result<(Policies, bool), CommandError> {
     let controller = controller_settings(ctx, connection, flags)?;
-    Ok(follow_policies(ctx, controller.as_ref(), flags))
+    let buffers = controller.as_ref().and_then(|c| c.capacity_buffer) == Some(true);
+    Ok((follow_policies(ctx, controller.as_ref(), flags), buffers))
 }
 
 /// Fills `selection` with what the controller decides: its policies where no flag gave one,
-/// and its `NodeOverlay` and `StaticCapacity` gates (Karpenter applies overlays, and keeps
-/// static pools, only behind them).
+/// its `NodeOverlay` and `StaticCapacity` gates (Karpenter applies overlays, and keeps static
+/// pools, only behind them), and its `CapacityBuffer` gate where `--feature-gates` did not set it.
 pub fn follow_controller(
     ctx: &mut Context<'_>,
     connection: &Connection,
@@ -37,9 +39,10 @@ pub fn follow_controller(
     selection.min_values_policy = policies.min_values;
     selection.preference_policy = policies.preferences;
     selection.node_overlay_gate = controller.as_ref().and_then(|c| c.node_overlay);
-    if controller.as_ref().and_then(|c| c.capacity_buffer) == Some(true) {
-        ctx.warn(crate::commands::provision::LIVE_BUFFERS);
-    }
+    // `--feature-gates CapacityBuffer=…` wins over the controller's gate.
+    selection.capacity_buffer_gate = selection
+        .capacity_buffer_gate
+        .or(controller.as_ref().and_then(|c| c.capacity_buffer));
     selection.static_capacity_gate = controller.and_then(|c| c.static_capacity);
     Ok(())
 }

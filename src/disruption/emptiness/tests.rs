@@ -47,7 +47,7 @@ fn node(name: &str, pool: &str, empty_for: Option<i64>) -> Node {
 }
 
 fn decisions(nodes: &[Node], pods: &[Pod], pools: &[NodePool]) -> Vec<(String, Emptiness)> {
-    decide(nodes, pods, pools, NOW)
+    decide(nodes, pods, pools, &BTreeSet::new(), NOW)
         .into_iter()
         .map(|(n, e)| (n.name.clone(), e))
         .collect()
@@ -271,4 +271,27 @@ fn a_pod_found_after_tainting_keeps_the_node_unless_it_needs_no_place() {
     let mut guarded = ds.clone();
     guarded.do_not_disrupt = Some("true".into());
     assert!(keeps_node(&guarded, NOW));
+}
+
+/// core v1.14.1 `disruption/emptiness_test.go` "Buffer pod protection": a node the
+/// provisioner's last pass placed buffer (virtual) pods on is not disrupted as empty; the other
+/// empty nodes are, and a node without buffer pods any more is again.
+#[test]
+fn nodes_hosting_buffer_pods_are_held() {
+    let nodes = [
+        node("a", "default", Some(60)),
+        node("b", "default", Some(60)),
+    ];
+    let pools = [pool("default", "30s", "10")];
+    let buffers: BTreeSet<String> = ["a".to_string()].into();
+    let got: Vec<_> = decide(&nodes, &[], &pools, &buffers, NOW)
+        .into_iter()
+        .map(|(n, e)| (n.name.clone(), e))
+        .collect();
+    assert_eq!(got[0], ("a".into(), Emptiness::Held(Hold::BufferPods)));
+    assert!(matches!(got[1].1, Emptiness::Remove { .. }), "{got:?}");
+    assert!(matches!(
+        decisions(&nodes[..1], &[], &pools)[0].1,
+        Emptiness::Remove { .. }
+    ));
 }

@@ -149,6 +149,7 @@ const BUILT_IN: &[(&str, &[&str])] = &[
             "persistentvolumeclaims",
             "events",
             "services",
+            "podtemplates",
         ],
     ),
     (

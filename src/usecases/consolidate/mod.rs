@@ -101,6 +101,28 @@ pub fn gather_live(cluster: &dyn Cluster) -> Result<(Manifests, Option<Controlle
     Ok((manifests, controller(cluster)?))
 }
 
+/// The `CapacityBuffer` gate a decision follows: `--feature-gates`, else the controller's,
+/// else off (Karpenter's default).
+pub fn buffer_gate(config: &Config, controller: Option<&Controller>) -> bool {
+    config
+        .capacity_buffer
+        .or(controller.and_then(|c| c.capacity_buffer))
+        .unwrap_or(false)
+}
+
+/// Live, with the [`buffer_gate`] on: the cluster's CapacityBuffers into `manifests`, so the
+/// decision simulates their virtual pods as the report's does (`disruption/helpers.go`
+/// `SimulateScheduling` → `GetPendingPods`); returns the lines to tell (what could not be read,
+/// the buffers that provision nothing).
+pub fn read_live_buffers(
+    cluster: &dyn Cluster,
+    config: &Config,
+    controller: Option<&Controller>,
+    manifests: &mut Manifests,
+) -> Result<Vec<String>, CommandError> {
+    buffers::read_live_telling(cluster, buffer_gate(config, controller), manifests)
+}
+
 /// The Karpenter controller running in the cluster, if one does: its release and gates.
 pub fn controller(cluster: &dyn Cluster) -> Result<Option<Controller>, CommandError> {
     if coexist::find_controllers(cluster)?.is_empty() {
@@ -314,11 +336,8 @@ pub fn build_input(
     });
     let registered = manifests.nodes.len();
     // The simulations schedule the buffers' virtual pods with the pending pods (the gate on).
-    let buffer_gate = config
-        .capacity_buffer
-        .or(controller.and_then(|c| c.capacity_buffer))
-        .unwrap_or(false);
-    let buffer_warnings = buffers::apply_gate(manifests, buffer_gate, config.now);
+    let buffer_warnings =
+        buffers::apply_gate(manifests, buffer_gate(config, controller), config.now);
     manifests.warnings.extend(buffer_warnings);
     let mut solver = solver_input(
         manifests,

@@ -847,3 +847,36 @@ fn a_buffer_keeps_the_empty_node_it_fits_only_behind_the_gate() {
         (NodeDecision::Delete, Some(Method::Emptiness))
     );
 }
+
+/// Live, the same buffer read from the cluster decides the same (`read_live_buffers`, used by
+/// the report, `consolidate --yes`'s rounds and `nodes`): the gate on keeps the empty node the
+/// buffer's pod fits; off, no buffer is listed and the node goes.
+#[test]
+fn live_buffers_decide_as_the_manifests_do_only_behind_the_gate() {
+    let fake = FakeCluster::new()
+        .karpenter_v1()
+        .serve("autoscaling.x-k8s.io/v1beta1", &["capacitybuffers"]);
+    fake.put_all(with_buffer());
+    let on = Config {
+        capacity_buffer: Some(true),
+        ..config()
+    };
+    let (mut m, controller) = gather_live(&fake).unwrap();
+    let said = read_live_buffers(&fake, &on, controller.as_ref(), &mut m).unwrap();
+    assert!(said.is_empty(), "{said:?}");
+    assert_eq!(
+        decision(&report_of(m, &on, None), "empty").0,
+        NodeDecision::None
+    );
+    fake.clear_requests();
+    let (mut m, controller) = gather_live(&fake).unwrap();
+    read_live_buffers(&fake, &config(), controller.as_ref(), &mut m).unwrap();
+    assert!(!fake
+        .requests()
+        .iter()
+        .any(|r| r.path.contains("capacitybuffers")));
+    assert_eq!(
+        decision(&report_of(m, &config(), None), "empty"),
+        (NodeDecision::Delete, Some(Method::Emptiness))
+    );
+}

@@ -5,6 +5,8 @@
 //! change nothing.
 
 use crate::api::Manifests;
+use crate::error::CommandError;
+use crate::k8s::Cluster;
 use crate::model::time::format_rfc3339;
 
 /// The gate's name in `--feature-gates` / `FEATURE_GATES`.
@@ -36,6 +38,34 @@ pub fn apply_gate(manifests: &mut Manifests, gate: bool, now: i64) -> Vec<String
         .iter()
         .filter_map(|b| b.warning())
         .collect()
+}
+
+/// Live, with the gate on: the cluster's buffers (and the objects they name) into
+/// `manifests.buffers`, for [`apply_gate`]; returns what could not be read, one line each (no
+/// CRD, no permission). With the gate off nothing is read.
+pub fn read_live(
+    cluster: &dyn Cluster,
+    gate: bool,
+    manifests: &mut Manifests,
+) -> Result<Vec<String>, CommandError> {
+    if !gate {
+        return Ok(Vec::new());
+    }
+    let read = crate::k8s::buffers::read(cluster)?;
+    manifests.buffers = read.buffers;
+    Ok(read.warnings)
+}
+
+/// [`read_live`] and the warning of each buffer Karpenter provisions nothing for: what a live
+/// disruption command tells before deciding (its [`apply_gate`] runs inside the decision).
+pub fn read_live_telling(
+    cluster: &dyn Cluster,
+    gate: bool,
+    manifests: &mut Manifests,
+) -> Result<Vec<String>, CommandError> {
+    let mut said = read_live(cluster, gate, manifests)?;
+    said.extend(manifests.buffers.iter().filter_map(|b| b.warning()));
+    Ok(said)
 }
 
 /// `namespace/` outside `default`, as object names are written.

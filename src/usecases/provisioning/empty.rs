@@ -6,7 +6,7 @@
 //! arrived meanwhile takes the taint off again (Karpenter's validator abandons the command on
 //! such churn: `core v1.9.1 pkg/controllers/disruption/validation.go`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Value};
 
@@ -32,10 +32,12 @@ pub type Holds = BTreeMap<String, Hold>;
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     /// Starts the emptiness clock of nodes found empty, stops it on nodes that are busy again,
     /// and removes the nodes empty for longer than their pool allows, as far as the pools'
-    /// `Empty` budgets and do-not-disrupt allow.
+    /// `Empty` budgets and do-not-disrupt allow. `buffer_nodes`: the nodes the last plan placed
+    /// CapacityBuffer virtual pods on (kept, as Karpenter's emptiness keeps them).
     pub fn remove_empty_nodes(
         &self,
         holds: &mut Holds,
+        buffer_nodes: &BTreeSet<String>,
         events: &mut dyn Sink<Event>,
     ) -> Result<(), CommandError> {
         let snapshot = snapshot::read(self.cluster, Scope::PODS)?;
@@ -45,7 +47,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         let mut pods = m.bound_pods.clone();
         pods.extend(m.pods.iter().cloned());
         let mut still_held = Holds::new();
-        for (node, decision) in emptiness::decide(&m.nodes, &pods, &m.node_pools, now) {
+        for (node, decision) in emptiness::decide(&m.nodes, &pods, &m.node_pools, buffer_nodes, now)
+        {
             match decision {
                 Emptiness::Busy if node.annotations.contains_key(EMPTY_SINCE) => {
                     set_annotation(self.cluster, &node.name, EMPTY_SINCE, Value::Null)?;

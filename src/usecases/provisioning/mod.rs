@@ -36,6 +36,8 @@ mod soak;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_buffers;
+#[cfg(test)]
 mod tests_controller_gates;
 #[cfg(test)]
 mod tests_registration;
@@ -67,6 +69,10 @@ pub struct Selection {
     /// pools (`spec.replicas`) out, neither brought to their replicas nor scaled down; `None`
     /// (no controller read) keeps them.
     pub static_capacity_gate: Option<bool>,
+    /// The `CapacityBuffer` gate (`--feature-gates`, else the running controller's): `Some(true)`
+    /// reads the cluster's CapacityBuffers and plans their virtual pods ([`buffers`]); off or
+    /// unknown, none is read (Karpenter's default is off).
+    pub capacity_buffer_gate: Option<bool>,
     /// Keep NodePools that are not Ready, marked as launching nothing, instead of leaving them
     /// out: the disruption controller still takes their nodes as candidates (`core v1.14.1:
     /// pkg/controllers/disruption/helpers.go` `BuildNodePoolMap` lists every managed pool)

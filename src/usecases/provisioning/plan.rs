@@ -117,6 +117,15 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                 Err(e) => return Err(e.into()),
             }
         }
+        // The buffers' virtual pods join the pending pods, re-resolved every plan (every batch).
+        let gate = selection.capacity_buffer_gate == Some(true);
+        let unread = super::buffers::read_live(self.cluster, gate, &mut snapshot.manifests)?;
+        let unresolved =
+            super::buffers::apply_gate(&mut snapshot.manifests, gate, self.clock.now());
+        snapshot
+            .manifests
+            .warnings
+            .extend(unread.into_iter().chain(unresolved));
         let warned = snapshot.manifests.warnings.len();
         for warning in &snapshot.manifests.warnings {
             events.emit(Event::Warning(warning.clone()));
@@ -153,6 +162,9 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             scheduling::solve_rounds,
             DeletingPods::Planned,
         )?;
+        // Virtual pods are capacity kept, not pods to bind or wait for (`buffers.go`): after
+        // naming, so a buffer-only NodeClaim's name is its virtual pods' (deterministic, distinct).
+        scheduling::split_buffers(&mut plan, &input.pods);
         // The static controllers (scale-down too) run only behind `StaticCapacity`.
         if selection.static_capacity_gate != Some(false) {
             plan.static_scale_down =

@@ -131,6 +131,7 @@ pub fn settings(now: String) -> Settings {
         attempt: now,
         gone_instances: Default::default(),
         policies: Default::default(),
+        capacity_buffers: false,
     }
 }
 

@@ -39,6 +39,11 @@ struct WatchState {
     /// Why each empty node whose time is up stayed at the last check.
     holds: super::empty::Holds,
     last_scale_down: Option<Duration>,
+    /// When the CapacityBuffers were last planned without a pending pod.
+    last_buffer_check: Option<Duration>,
+    /// The nodes the last plan placed CapacityBuffer virtual pods on (`buffers.go`
+    /// `bufferPodCountsFromResults`): emptiness keeps them.
+    buffer_nodes: BTreeSet<String>,
 }
 
 /// A caveat about the cluster (a class selecting reservations, a pool left out) holds for every
@@ -110,12 +115,25 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         events: &mut dyn Sink<Event>,
     ) -> Result<(), CommandError> {
         let pending = pending_keys(self.cluster)?;
-        if !pending.is_empty() {
-            let batch = self.batch(pending)?;
+        // Behind the CapacityBuffer gate the buffers are planned for without a pending pod too
+        // (Karpenter's buffer controller triggers the provisioner), every [`SCALE_DOWN_CHECK`].
+        let now = self.clock.monotonic();
+        let buffers_due = selection.capacity_buffer_gate == Some(true)
+            && state
+                .last_buffer_check
+                .is_none_or(|last| now - last >= SCALE_DOWN_CHECK);
+        if !pending.is_empty() || buffers_due {
+            let batch = match pending.is_empty() {
+                true => 0,
+                false => self.batch(pending)?,
+            };
             if self.clock.stop_requested() {
                 return Ok(());
             }
-            if let Some(round) = self.plan_pending(selection, events)? {
+            state.last_buffer_check = Some(self.clock.monotonic());
+            let round = self.plan_pending(selection, events)?;
+            state.buffer_nodes = round.as_ref().map(buffer_nodes).unwrap_or_default();
+            if let Some(round) = round {
                 if !round.plan.node_claims.is_empty() {
                     // One batch launches the first round; the pods the NodePool limits left
                     // to later rounds stay pending and make the next batch, as in Karpenter.
@@ -143,7 +161,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             .is_none_or(|last| now - last >= NODE_CHECK)
         {
             self.label_new_nodes(&mut state.awaiting)?;
-            self.remove_empty_nodes(&mut state.holds, events)?;
+            self.remove_empty_nodes(&mut state.holds, &state.buffer_nodes, events)?;
             state.last_node_check = Some(self.clock.monotonic());
         }
         if state
@@ -191,6 +209,13 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         awaiting.retain(|l| !done.contains_key(&l.instance_id));
         Ok(())
     }
+}
+
+/// The existing nodes a plan placed CapacityBuffer virtual pods on.
+fn buffer_nodes(round: &super::plan::Round) -> BTreeSet<String> {
+    let buffers = round.plan.buffers.iter();
+    let placed = buffers.flat_map(|b| b.existing_nodes.iter());
+    placed.map(|e| e.node.clone()).collect()
 }
 
 /// The keys of pods the scheduler marked unschedulable (cheap: unbound pods only).

@@ -48,6 +48,7 @@ use crate::k8s::snapshot::{self, Scope};
 use crate::k8s::Cluster;
 use crate::model::node::{ghost_instances, Listing};
 use crate::usecases::provisioning;
+use crate::usecases::provisioning::buffers;
 
 /// How a run goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,6 +73,10 @@ pub struct Settings {
     /// replacement only BestEffort allows is launched relaxed, as Karpenter's
     /// `SimulateScheduling` under that policy).
     pub policies: crate::scheduling::Policies,
+    /// The `CapacityBuffer` gate (the controller's; `consolidate`'s flag): every snapshot a
+    /// re-plan reads has the buffers' virtual pods among its pending pods, which take their room
+    /// on existing nodes first, as pending pods do ([`read_cluster_with_buffers`]).
+    pub capacity_buffers: bool,
 }
 
 /// The instances of a selection's drift snapshot (its nodes' instances, described through an
@@ -268,6 +273,20 @@ impl Event {
 /// The cluster as a replacement plans from it: nodes, pods, pools, classes, NodeClaims.
 pub fn read_cluster(cluster: &dyn Cluster) -> Result<Manifests, CommandError> {
     Ok(snapshot::read(cluster, Scope::PODS)?.manifests)
+}
+
+/// [`read_cluster`] and, with the `CapacityBuffer` gate `on`, the cluster's buffers resolved
+/// and their virtual pods among the pending pods (created `now`). The second value: what could
+/// not be read and the buffers that provision nothing, one line each.
+pub fn read_cluster_with_buffers(
+    cluster: &dyn Cluster,
+    on: bool,
+    now: i64,
+) -> Result<(Manifests, Vec<String>), CommandError> {
+    let mut m = read_cluster(cluster)?;
+    let mut said = buffers::read_live(cluster, on, &mut m)?;
+    said.extend(buffers::apply_gate(&mut m, on, now));
+    Ok((m, said))
 }
 
 /// The exit of a run that ended with `outcomes`: an error (exit 3) when a replacement failed or

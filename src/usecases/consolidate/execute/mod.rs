@@ -111,7 +111,10 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
     check: bool,
 ) -> Result<Round, CommandError> {
     let config = &deciding.config;
-    let manifests = super::read_with_pdbs(live.cluster)?;
+    let mut manifests = super::read_with_pdbs(live.cluster)?;
+    // The buffers as the report reads them, so the executed decisions are the reported ones.
+    let controller = deciding.controller.as_ref();
+    super::read_live_buffers(live.cluster, config, controller, &mut manifests)?;
     if check {
         check_selection(&manifests, config)?;
     }

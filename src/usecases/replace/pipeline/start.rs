@@ -28,7 +28,11 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
         picked: Vec<Queued>,
         queue: &mut VecDeque<Queued>,
     ) -> Result<(), CommandError> {
-        let snapshot = crate::usecases::replace::read_cluster(self.live.cluster)?;
+        let (snapshot, _) = crate::usecases::replace::read_cluster_with_buffers(
+            self.live.cluster,
+            self.settings.capacity_buffers,
+            self.live.clock.now(),
+        )?;
         let pdbs = steps::pdbs(self.live.cluster)?;
         let mut busy: BTreeSet<String> = self
             .active

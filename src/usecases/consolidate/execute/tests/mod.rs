@@ -35,6 +35,7 @@ fn settings() -> Settings {
         attempt: ATTEMPT.into(),
         gone_instances: Default::default(),
         policies: Default::default(),
+        capacity_buffers: false,
     }
 }
 
