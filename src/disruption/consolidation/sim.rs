@@ -248,7 +248,8 @@ pub(crate) trait Simulator {
     fn still_valid(&self, cluster: &Cluster, stamp: &Stamp) -> bool;
 
     /// Whether pod `pod` of candidate `node` could go anywhere at all with the node gone and
-    /// its `moving` pods placed again ([`possibility_solve`]).
+    /// its `moving` pods placed again ([`possibility_solve`]). A simulator that reuses nothing
+    /// gives each question a memo of its own.
     fn possible(
         &mut self,
         cluster: &mut Cluster,
@@ -256,7 +257,8 @@ pub(crate) trait Simulator {
         pod: usize,
         moving: &[usize],
     ) -> Possible {
-        possibility_solve(cluster, node, pod, moving, None)
+        let mut own_memo = (!self.reuses()).then(SolveMemo::default);
+        possibility_solve(cluster, node, pod, moving, own_memo.as_mut())
     }
 
     /// Whether answers kept from earlier passes may be reused while what they depend on holds.
@@ -281,16 +283,6 @@ impl Simulator for Reference {
 
     fn still_valid(&self, _: &Cluster, _: &Stamp) -> bool {
         false
-    }
-
-    fn possible(
-        &mut self,
-        cluster: &mut Cluster,
-        node: usize,
-        pod: usize,
-        moving: &[usize],
-    ) -> Possible {
-        possibility_solve(cluster, node, pod, moving, Some(&mut SolveMemo::default()))
     }
 
     fn reuses(&self) -> bool {
