@@ -10,6 +10,8 @@
 mod buffers;
 pub use buffers::{split_buffers, BufferCapacity, Provisioning};
 mod existing_node;
+mod moving;
+pub use moving::MovingPods;
 mod finalize;
 mod node_claim;
 mod node_claim_template;
@@ -301,15 +303,6 @@ pub struct Options {
     pub possibility: bool,
     /// The controller's `MinValuesPolicy`.
     pub min_values_policy: MinValuesPolicy,
-    /// Every pod a deleting node still lists is leaving it — a disruption simulation's
-    /// candidates keep their pods listed while those are placed elsewhere — so none counts for
-    /// topology. Off (the provisioner's mode): a deleting node's reschedulable pods were taken
-    /// off it to be planned again (`usecases::provisioning::input::reschedule_deleting`), and
-    /// those it still lists stay there (`do-not-disrupt`, held by a PDB, DaemonSet pods), so
-    /// they count — spread, affinity and anti-affinity alike — as Karpenter counts every pod
-    /// it is not scheduling (`core v1.14.1 pkg/controllers/provisioning/scheduling/topology.go
-    /// countDomains` skips only `excludedPods`; `state/cluster.go ForPodsWithAntiAffinity`).
-    pub deleting_pods_leave: bool,
 }
 
 impl Default for Options {
@@ -322,7 +315,6 @@ impl Default for Options {
             unexplained: false,
             possibility: false,
             min_values_policy: MinValuesPolicy::Strict,
-            deleting_pods_leave: false,
         }
     }
 }
@@ -344,6 +336,14 @@ pub struct Input {
     /// them (volume topology, attach limits on existing nodes, docs/karpenter.md §6.9). `None`:
     /// volumes are not looked at (a simulation that has no storage view).
     pub storage: Option<Arc<Storage>>,
+    /// Bound pods that `pods` places again (a disruption simulation's candidates and deleting
+    /// nodes keep listing the pods that move): topology skips them where they are, and counts
+    /// every other bound pod, those staying on a deleting node included (`do-not-disrupt`, held
+    /// by a PDB, DaemonSet and mirror pods) — Karpenter's `excludedPods` (`core v1.14.1
+    /// pkg/controllers/provisioning/scheduling/topology.go countDomains`). The provisioner takes
+    /// a deleting node's reschedulable pods off it instead
+    /// (`usecases::provisioning::input::reschedule_deleting`), so its set is empty.
+    pub moving: MovingPods,
     /// Tunables.
     pub options: Options,
 }

@@ -176,6 +176,8 @@ pub(super) fn after_round(
         daemonsets: input.daemonsets.clone(),
         namespace_labels: input.namespace_labels.clone(),
         options: input.options.clone(),
+        // Pods keep their positions: the pods placed again are the same ones.
+        moving: input.moving.clone(),
         // Volumes constrain later rounds the same way; in-flight nodes have no attach limits.
         storage: input.storage.clone(),
     }

@@ -211,11 +211,7 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
         input.namespace_labels.clone(),
         &input.pods,
         &states,
-        BoundPods::new(
-            &input.existing_nodes,
-            index,
-            input.options.deleting_pods_leave,
-        ),
+        BoundPods::new(&input.existing_nodes, index, &input.moving),
         universes,
     );
     topology.every_admissible_domain = input.options.possibility;

@@ -23,7 +23,7 @@ use crate::model::taints::{first_untolerated, Taint, Toleration};
 use super::existing_node::NodeFacts;
 use super::podreqs::{node_filter_terms, PodState};
 use super::topology_group::{admits, Group, GroupKey, GroupKind, UniverseKey};
-use super::ExistingNode;
+use super::{ExistingNode, MovingPods};
 
 /// Every topology group of one solve.
 #[derive(Debug, Default)]
@@ -118,24 +118,26 @@ fn label_hash(key: &str, value: &str) -> u64 {
     h.finish()
 }
 
-/// The pods bound to existing nodes that count for topology: not terminal, not leaving a
-/// deleting node ([`crate::scheduling::Options::deleting_pods_leave`]); for spread and affinity counts not terminating either (`core v1.14.1
+/// The pods bound to existing nodes that count for topology: not terminal, not being placed
+/// again by this solve ([`crate::scheduling::Input::moving`], Karpenter's `excludedPods`); for
+/// spread and affinity counts not terminating either (`core v1.14.1
 /// pkg/controllers/provisioning/scheduling/topology.go IgnoredForTopology`), while a terminating
 /// pod's required anti-affinity still repels (cluster state keeps its binding until it is
 /// terminal or gone: `pkg/controllers/state/cluster.go UpdatePod`, `ForPodsWithAntiAffinity`).
+/// A pod staying on a deleting node counts like any other.
 #[derive(Clone, Copy)]
 pub(crate) struct BoundPods<'a> {
     nodes: &'a [ExistingNode],
     index: &'a PodIndex,
-    deleting_pods_leave: bool,
+    moving: &'a MovingPods,
 }
 
 impl<'a> BoundPods<'a> {
-    pub fn new(nodes: &'a [ExistingNode], index: &'a PodIndex, deleting_pods_leave: bool) -> Self {
+    pub fn new(nodes: &'a [ExistingNode], index: &'a PodIndex, moving: &'a MovingPods) -> Self {
         BoundPods {
             nodes,
             index,
-            deleting_pods_leave,
+            moving,
         }
     }
 
@@ -143,8 +145,8 @@ impl<'a> BoundPods<'a> {
         let node = &self.nodes[n as usize];
         let pod = &node.pods[p as usize];
         let ignored = pod.terminating && read_for == Counted::InDomains;
-        let leaving = node.node.deleting && self.deleting_pods_leave;
-        (!leaving && !pod.is_terminal() && !ignored).then(|| BoundPod {
+        let moving = self.moving.contains(n as usize, p as usize);
+        (!moving && !pod.is_terminal() && !ignored).then(|| BoundPod {
             pod,
             node: n as usize,
             node_name: &node.node.name,
@@ -792,7 +794,8 @@ mod tests {
         }];
         let mut index = PodIndex::default();
         index.update(&nodes);
-        let bound = BoundPods::new(&nodes, &index, false);
+        let none = MovingPods::default();
+        let bound = BoundPods::new(&nodes, &index, &none);
         let web_front = LabelSelector::eq(&[("app", "web"), ("tier", "front")]);
         assert_eq!(names(bound.candidates(Some(&web_front))), ["web-1"]);
         let single_in = LabelSelector {
@@ -821,7 +824,7 @@ mod tests {
     }
 
     #[test]
-    fn the_index_reads_pods_added_later_and_skips_pods_leaving_deleting_nodes() {
+    fn the_index_reads_pods_added_later_and_skips_only_the_pods_being_placed_again() {
         let mut nodes = vec![ExistingNode {
             node: crate::model::node::Node {
                 name: "n".into(),
@@ -836,24 +839,23 @@ mod tests {
             .push(PodBuilder::new("web-2").label("app", "web").build());
         index.update(&nodes);
         let web = LabelSelector::eq(&[("app", "web")]);
+        let none = MovingPods::default();
         assert_eq!(
-            names(BoundPods::new(&nodes, &index, false).candidates(Some(&web))),
+            names(BoundPods::new(&nodes, &index, &none).candidates(Some(&web))),
             ["web-1", "web-2"]
         );
+        // A deleting node's pods count, but for those the solve places again (`excludedPods`,
+        // core v1.14.1 topology.go countDomains).
         nodes[0].node.deleting = true;
-        // A disruption simulation's candidate: its pods are being placed elsewhere.
         assert_eq!(
-            BoundPods::new(&nodes, &index, true)
-                .candidates(Some(&web))
-                .count(),
-            0
+            names(BoundPods::new(&nodes, &index, &none).candidates(Some(&web))),
+            ["web-1", "web-2"]
         );
-        // The provisioner's deleting node lists only the pods that stay: they count.
+        let mut moving = MovingPods::default();
+        moving.insert(0, 1);
         assert_eq!(
-            BoundPods::new(&nodes, &index, false)
-                .candidates(Some(&web))
-                .count(),
-            2
+            names(BoundPods::new(&nodes, &index, &moving).candidates(Some(&web))),
+            ["web-1"]
         );
     }
 }

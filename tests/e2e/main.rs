@@ -19,6 +19,7 @@ mod cluster_termination;
 mod completion;
 mod consolidate;
 mod consolidate_commands;
+mod consolidate_simulation;
 mod convert;
 mod drift;
 mod drift_gate;

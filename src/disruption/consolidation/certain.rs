@@ -200,7 +200,7 @@ impl CertainFailures {
             else {
                 continue;
             };
-            let answer = sim.possible(cluster, node, p);
+            let answer = sim.possible(cluster, node, p, moving);
             let nowhere = matches!(answer, Possible::Nowhere(_));
             entry.asked.push(Asked {
                 pod: p,

@@ -17,7 +17,7 @@ use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
 use crate::model::resources::Resources;
-use crate::scheduling::{ExistingNode, Input, MinValuesPolicy, Options, SolveMemo};
+use crate::scheduling::{ExistingNode, Input, MinValuesPolicy, MovingPods, Options, SolveMemo};
 
 /// What disruption reads of a pod beyond the slim pod.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -271,14 +271,14 @@ impl Cluster {
                 daemonsets,
                 namespace_labels,
                 storage,
+                // The pods that move stay listed where they are: a simulation marks them.
+                moving: MovingPods::default(),
                 // Karpenter's disruption simulations let reserved capacity fall back
                 // (`core: pkg/controllers/disruption/helpers.go` builds its scheduler without
                 // `DisableReservedCapacityFallback`), and read volumes without validating them.
                 options: Options {
                     reserved_fallback: true,
                     disruption_volumes: true,
-                    // Candidates are flagged deleting with their pods still listed.
-                    deleting_pods_leave: true,
                     // The policy came with v1 (`options.go`); before, minValues were strict.
                     min_values_policy: match release {
                         Release::V1_14 => min_values_policy,
@@ -414,7 +414,29 @@ impl Cluster {
         }
         self.nodes[i].status = status;
         self.sched.existing_nodes[i].node.deleting = true;
+        // A deleted node's pods are gone with it (v0.31 waits for the deletion).
+        if status == Status::Gone {
+            let all: Vec<usize> = (0..self.pods(i).len()).collect();
+            self.moved_off(i, &all);
+        }
         self.touch(i);
+    }
+
+    /// Marks pods of node `i` as moved off it for good — placed elsewhere, or pending again —
+    /// while the node still lists them: topology counts them where they went, not here. The
+    /// pods a deleting node keeps (`do-not-disrupt`, held by a PDB, DaemonSet and mirror pods)
+    /// still count (`core v1.14.1 pkg/controllers/provisioning/scheduling/topology.go
+    /// countDomains` skips only `excludedPods`).
+    pub fn moved_off(&mut self, i: usize, pods: &[usize]) {
+        for &p in pods {
+            self.sched.moving.insert(i, p);
+        }
+        self.touch(i);
+    }
+
+    /// Whether pod `p` of node `i` counts for topology where it is bound (not moved off).
+    pub fn counts_where_bound(&self, i: usize, p: usize) -> bool {
+        !self.sched.moving.contains(i, p)
     }
 
     /// Adds a pod moved onto node `i`.

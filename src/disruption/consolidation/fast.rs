@@ -411,7 +411,7 @@ impl Fast {
             pods.sort_by_key(key);
             if !cluster.usable_destination(*node) {
                 uninitialized_landing = true;
-                for &pod in pods.iter().filter(|p| !p.is_pending()) {
+                for &pod in pods.iter().filter(|p| p.waits_for_initialization(cluster)) {
                     result
                         .failures
                         .push(Failure::Uninitialized { pod, node: *node });

@@ -10,6 +10,7 @@ use rustc_hash::FxHashMap;
 
 use super::certain::Possible;
 use super::cluster::{label_key, Cluster, Status};
+use super::input::Release;
 use crate::model::pod::Pod;
 use crate::model::resources::Resources;
 use crate::model::selector::LabelSelector;
@@ -31,6 +32,22 @@ impl PodRef {
     /// Provisionable: its failures do not stop a disruption (`AllNonPendingPodsScheduled`).
     pub fn is_pending(self) -> bool {
         matches!(self, PodRef::Pending(_))
+    }
+
+    /// Whether its landing on a node that is not initialized fails the simulation
+    /// (`UninitializedNodeError`): not for a pending pod, nor (since v0.37) for one of a node
+    /// already deleting (`core v1.14.1 pkg/controllers/disruption/helpers.go SimulateScheduling`
+    /// skips `deletingNodePodKeys`: that node's move is under way whatever this simulation
+    /// decides; v0.31's `simulateScheduling` flags every pod).
+    pub fn waits_for_initialization(self, cluster: &Cluster) -> bool {
+        let of_deleting_node_counts = cluster.release == Release::V0_31;
+        match self {
+            PodRef::Pending(_) => false,
+            PodRef::Stuck(_) => of_deleting_node_counts,
+            PodRef::Bound { node, .. } => {
+                cluster.nodes[node].status == Status::Active || of_deleting_node_counts
+            }
+        }
     }
 
     pub fn pod(self, cluster: &Cluster) -> &Pod {
@@ -147,8 +164,8 @@ pub(crate) enum Stamp {
 }
 
 /// The pods one spread constraint of a simulated pod can count (its namespace's pods its
-/// selector matches) and whether each one's node is running: while these are unchanged, so are
-/// the constraint's domain counts.
+/// selector matches) and whether each one counts where it is bound (not moved off its node):
+/// while these are unchanged, so are the constraint's domain counts.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Counted {
     pub namespace: String,
@@ -172,13 +189,14 @@ impl Counted {
         })
     }
 
-    /// Whether the same pods are counted, each on a node as running as it was.
+    /// Whether the same pods are counted, each counting where it is bound as it did.
     pub fn holds(&self, cluster: &Cluster) -> bool {
         let (key, len) = self.scanned;
         cluster.pods_by_label.get(&key).map_or(0, Vec::len) == len
-            && self.pods.iter().all(|&(n, _, active)| {
-                (cluster.nodes[n as usize].status == Status::Active) == active
-            })
+            && self
+                .pods
+                .iter()
+                .all(|&(n, p, counts)| cluster.counts_where_bound(n as usize, p as usize) == counts)
     }
 }
 
@@ -229,10 +247,18 @@ pub(crate) trait Simulator {
     /// Whether a result stamped so still holds for `cluster`.
     fn still_valid(&self, cluster: &Cluster, stamp: &Stamp) -> bool;
 
-    /// Whether pod `pod` of candidate `node` could go anywhere at all with the node gone
-    /// ([`possibility_solve`]).
-    fn possible(&mut self, cluster: &mut Cluster, node: usize, pod: usize) -> Possible {
-        possibility_solve(cluster, node, pod, None)
+    /// Whether pod `pod` of candidate `node` could go anywhere at all with the node gone and
+    /// its `moving` pods placed again ([`possibility_solve`]). A simulator that reuses nothing
+    /// gives each question a memo of its own.
+    fn possible(
+        &mut self,
+        cluster: &mut Cluster,
+        node: usize,
+        pod: usize,
+        moving: &[usize],
+    ) -> Possible {
+        let mut own_memo = (!self.reuses()).then(SolveMemo::default);
+        possibility_solve(cluster, node, pod, moving, own_memo.as_mut())
     }
 
     /// Whether answers kept from earlier passes may be reused while what they depend on holds.
@@ -257,10 +283,6 @@ impl Simulator for Reference {
 
     fn still_valid(&self, _: &Cluster, _: &Stamp) -> bool {
         false
-    }
-
-    fn possible(&mut self, cluster: &mut Cluster, node: usize, pod: usize) -> Possible {
-        possibility_solve(cluster, node, pod, Some(&mut SolveMemo::default()))
     }
 
     fn reuses(&self) -> bool {
@@ -308,6 +330,23 @@ pub(crate) fn set_usage(cluster: &mut Cluster, candidates: &[usize]) {
     }
 }
 
+/// Marks the simulation's bound pods as placed again (Karpenter's `excludedPods`: a candidate's
+/// pods that move do not count where they are, those it keeps do); returns the ones it marked,
+/// for [`unmark_moving`].
+pub(crate) fn mark_moving(cluster: &mut Cluster, pods: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    pods.iter()
+        .copied()
+        .filter(|&(n, p)| cluster.sched.moving.insert(n, p))
+        .collect()
+}
+
+/// Undoes [`mark_moving`].
+pub(crate) fn unmark_moving(cluster: &mut Cluster, marked: &[(usize, usize)]) {
+    for &(n, p) in marked {
+        cluster.sched.moving.remove(n, p);
+    }
+}
+
 /// The solver on the whole cluster: candidates flagged deleting (the solver skips those), pods
 /// cloned in, flags restored afterwards.
 pub(crate) fn full_solve(cluster: &mut Cluster, request: &SimRequest) -> SimResult {
@@ -337,6 +376,7 @@ pub(crate) fn full_solve(cluster: &mut Cluster, request: &SimRequest) -> SimResu
     for &c in &request.candidates {
         cluster.sched.existing_nodes[c].node.deleting = true;
     }
+    let marked = mark_moving(cluster, &request.pods);
     for &t in &tainted {
         cluster.sched.existing_nodes[t]
             .node
@@ -347,6 +387,7 @@ pub(crate) fn full_solve(cluster: &mut Cluster, request: &SimRequest) -> SimResu
     cluster.sched.pods = pods;
     let plan = solve_for(cluster, request, None);
     cluster.sched.pods = Vec::new();
+    unmark_moving(cluster, &marked);
     for &t in &tainted {
         cluster.sched.existing_nodes[t].node.taints.pop();
     }
@@ -369,7 +410,7 @@ pub(crate) fn full_solve(cluster: &mut Cluster, request: &SimRequest) -> SimResu
         let node = cluster.node_by_name[&placement.node];
         let pods: Vec<PodRef> = placement.pods.iter().map(|k| by_key[k]).collect();
         if !cluster.usable_destination(node) {
-            for &pod in pods.iter().filter(|p| !p.is_pending()) {
+            for &pod in pods.iter().filter(|p| p.waits_for_initialization(cluster)) {
                 result.failures.push(Failure::Uninitialized { pod, node });
             }
         }
@@ -387,8 +428,6 @@ pub(crate) fn full_solve(cluster: &mut Cluster, request: &SimRequest) -> SimResu
     result
 }
 
-/// The pods a spread selector can count in `namespace`, with whether each one's node is
-/// running; `None` when the selector requires no label pair (every pod would have to be read).
 /// The shortest list of pods carrying one of the label pairs `selector` requires.
 fn rarest_list<'c>(
     cluster: &'c Cluster,
@@ -409,6 +448,8 @@ fn rarest_list<'c>(
         .min_by_key(|(_, l)| l.len())
 }
 
+/// The pods of `list` a spread selector counts in `namespace`, with whether each one counts
+/// where it is bound.
 fn matching(
     cluster: &Cluster,
     namespace: &str,
@@ -420,7 +461,7 @@ fn matching(
             let pod = &cluster.pods(n as usize)[p as usize];
             pod.namespace == namespace && selector.matches(&pod.labels)
         })
-        .map(|&(n, p)| (n, p, cluster.nodes[n as usize].status == Status::Active))
+        .map(|&(n, p)| (n, p, cluster.counts_where_bound(n as usize, p as usize)))
         .collect()
 }
 
@@ -432,10 +473,14 @@ pub(crate) fn possibility_solve(
     cluster: &mut Cluster,
     node: usize,
     pod: usize,
+    moving: &[usize],
     memo: Option<&mut SolveMemo>,
 ) -> Possible {
     let was_deleting = cluster.sched.existing_nodes[node].node.deleting;
     cluster.sched.existing_nodes[node].node.deleting = true;
+    // The candidate's pods that move do not count where they are, as in its simulation.
+    let moving: Vec<(usize, usize)> = moving.iter().map(|&p| (node, p)).collect();
+    let marked = mark_moving(cluster, &moving);
     let usage: Vec<Resources> = cluster
         .sched
         .pools
@@ -455,6 +500,7 @@ pub(crate) fn possibility_solve(
     for (p, u) in cluster.sched.pools.iter_mut().zip(usage) {
         p.usage = u;
     }
+    unmark_moving(cluster, &marked);
     cluster.sched.existing_nodes[node].node.deleting = was_deleting;
     if let Some(u) = plan.unschedulable.iter().find(|u| u.pod == key) {
         return Possible::Nowhere(without_existing_prefix(&u.reason.to_string()).to_string());

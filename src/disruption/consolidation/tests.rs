@@ -2501,3 +2501,5 @@ fn buffer_pods_do_not_stop_consolidation_of_a_used_node() {
     assert_eq!(r.actions[0].decision, Decision::Replace);
     assert_eq!(r.actions[0].nodes, ["used"]);
 }
+
+mod simulation;

@@ -314,6 +314,8 @@ pub fn assemble(
         daemonsets: manifests.daemonsets.clone(),
         namespace_labels: manifests.namespace_labels.clone(),
         storage: Some(std::sync::Arc::new(manifests.storage.clone())),
+        // A deleting node's reschedulable pods were taken off it (`reschedule_deleting`).
+        moving: Default::default(),
         options,
     }
 }

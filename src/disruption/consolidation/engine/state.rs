@@ -27,6 +27,13 @@ impl<S: Simulator> Engine<S> {
         if pods.is_empty() {
             return;
         }
+        // Placed here or stuck, they are scheduled again in every simulation Karpenter runs
+        // (`helpers.go SimulateScheduling`: `deletingNodes.CurrentlyReschedulablePods`), so
+        // never counted on their node; the pods the node keeps count.
+        for &i in &deleting {
+            let facts = self.facts(i);
+            self.c.moved_off(i, &facts.sim_pods);
+        }
         let request = SimRequest {
             candidates: Vec::new(),
             pods,
@@ -231,6 +238,8 @@ impl<S: Simulator> Engine<S> {
             Status::Deleting
         };
         for &i in nodes {
+            let facts = self.facts(i);
+            self.c.moved_off(i, &facts.sim_pods);
             self.c.remove(i, status);
             self.decided[i] = Some(a);
         }
