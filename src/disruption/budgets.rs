@@ -479,6 +479,35 @@ mod tests {
         }
     }
 
+    /// A Drifted-only weekend window written `0 0 * * 6,7` (session 26 sweep): robfig's
+    /// day-of-week stops at 6, so core v1.14.1 `pkg/apis/v1/nodepool.go`
+    /// `GetAllowedDisruptionsByReason` returns an error with the budget's 0, and
+    /// `MustGetAllowedDisruptions` (`disruption/helpers.go` `BuildDisruptionBudgetMapping`)
+    /// turns any error into 0 for every reason: on a Wednesday an empty node is not deleted.
+    #[test]
+    fn a_day_of_week_seven_blocks_every_reason_as_karpenter_fails_closed() {
+        let p = pool(vec![
+            budget("0", Some("0 0 * * 6,7"), Some("24h"), &["Drifted"]),
+            budget("100%", None, None, &[]),
+        ]);
+        let wednesday = at("2024-06-05T02:00:00Z");
+        for reason in [DisruptionReason::Empty, DisruptionReason::Underutilized] {
+            let a = allowed_disruptions(&p, &nodes(5), reason, wednesday);
+            assert_eq!(a.allowed, Some(0), "{reason}");
+            assert!(
+                a.explain(&p).contains("7 is outside 0-6"),
+                "{}",
+                a.explain(&p)
+            );
+        }
+        let sunday_zero = pool(vec![
+            budget("0", Some("0 0 * * 6,0"), Some("24h"), &["Drifted"]),
+            budget("100%", None, None, &[]),
+        ]);
+        let a = allowed_disruptions(&sunday_zero, &nodes(5), DisruptionReason::Empty, wednesday);
+        assert_eq!(a.allowed, Some(5));
+    }
+
     /// core v1.14.1 `pkg/apis/v1/nodepool_budgets_test.go`, its `BeforeEach` budgets on 100
     /// nodes at the suite's clock (2000-06-15 12:30:30 UTC, a Thursday): "10", "100", "100%",
     /// "15" for Drifted+Underutilized, "5" for Drifted (all `* * * * *` for 1h) and "0" for all

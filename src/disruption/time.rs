@@ -105,7 +105,8 @@ fn field(
             None => (part, None),
         };
         let (lo, hi) = if range == "*" || range == "?" {
-            star = step.is_none();
+            // robfig drops the star bit only for a step above 1 (`*/1` is still `*`).
+            star |= step.is_none_or(|s| s <= 1);
             (min, max)
         } else if let Some((a, b)) = range.split_once('-') {
             (value(a)?, value(b)?)
@@ -157,11 +158,9 @@ impl Schedule {
         let (hours, _) = field(fields[1], 0, 23, &[], 0).map_err(err)?;
         let (days, dom_star) = field(fields[2], 1, 31, &[], 0).map_err(err)?;
         let (months, _) = field(fields[3], 1, 12, &MONTHS, 1).map_err(err)?;
-        let (mut weekdays, dow_star) = field(fields[4], 0, 7, &WEEKDAYS, 0).map_err(err)?;
-        // 7 is Sunday too in most crons; fold it onto 0.
-        if weekdays & (1 << 7) != 0 {
-            weekdays = (weekdays & !(1 << 7)) | 1;
-        }
+        // robfig's day-of-week is 0-6: a `7` (Sunday in Vixie cron) is a parse error, so
+        // Karpenter's budget fails closed (`nodepool.go` `IsActive`).
+        let (weekdays, dow_star) = field(fields[4], 0, 6, &WEEKDAYS, 0).map_err(err)?;
         Ok(Schedule {
             text: trimmed.to_string(),
             minutes,
@@ -275,7 +274,7 @@ mod tests {
         assert!(Schedule::parse("@weekly")
             .unwrap()
             .matches(at("2024-06-23T00:00:00Z")));
-        assert!(Schedule::parse("0 0 * * 7")
+        assert!(Schedule::parse("0 0 * * 0")
             .unwrap()
             .matches(at("2024-06-23T00:00:00Z")));
         // Day-of-month and day-of-week both restricted: either matches.
@@ -328,5 +327,30 @@ mod tests {
         let sunday = Schedule::parse("30 6 * * SUN").unwrap();
         assert!(!sunday.active(at("2024-01-07T00:00:00Z"), 6 * hour));
         assert!(Schedule::parse("0 0 * * tue-mon").is_err());
+    }
+
+    /// Karpenter parses budget schedules with `robfig/cron/v3` v3.0.1 `ParseStandard`
+    /// (core v1.14.1 `pkg/apis/v1/nodepool.go` `IsActive`), whose day-of-week bounds are 0-6
+    /// (`spec.go` `dow`) and whose `getRange` keeps the star bit for a step of 1 and ORs it over
+    /// a list. Scenario (session 26 sweep): a weekend window written `0 0 * * 6,7`, as Vixie
+    /// cron and ASG recurrences allow — the CRD pattern admits it, robfig refuses it ("end of
+    /// range (7) above maximum (6)"), and the budget fails closed.
+    #[test]
+    fn day_of_week_is_zero_to_six_and_a_step_of_one_stays_a_star() {
+        for bad in ["0 0 * * 6,7", "0 0 * * 7", "0 22 * * 1-7", "0 0 * * */7,7"] {
+            let e = Schedule::parse(bad).unwrap_err();
+            assert!(e.to_string().contains("7 is outside 0-6"), "{bad}: {e}");
+        }
+        assert!(Schedule::parse("0 0 * * 0-6").is_ok());
+        // `*/1` in day-of-month is still `*`: both day fields must match (Mondays only).
+        let s = Schedule::parse("0 9 */1 * mon").unwrap();
+        assert!(s.matches(at("2024-06-24T09:00:00Z")), "a Monday");
+        assert!(!s.matches(at("2024-06-25T09:00:00Z")), "a Tuesday");
+        // A step above 1 drops the star: either day field may match.
+        let s = Schedule::parse("0 9 */2 * mon").unwrap();
+        assert!(s.matches(at("2024-06-25T09:00:00Z")), "the 25th, a Tuesday");
+        // A star anywhere in the list keeps it.
+        let s = Schedule::parse("0 9 */2,* * mon").unwrap();
+        assert!(!s.matches(at("2024-06-25T09:00:00Z")));
     }
 }

@@ -1,5 +1,5 @@
-//! The queue of pods to place: largest first; a pod that fails goes to the back; the loop ends
-//! when a whole cycle makes no progress.
+//! The queue of pods to place: largest first; a pod that fails (relaxed all the way, then
+//! restored) goes to the back; the loop ends when a whole cycle makes no progress.
 //!
 //! Mirrors `karpenter v1.14.1: pkg/controllers/provisioning/scheduling/queue.go` (`Queue`,
 //! `byCPUAndMemoryDescending`).
@@ -43,13 +43,6 @@ impl Queue {
     pub(super) fn push(&mut self, s: usize) {
         self.pods.push_back(s);
         self.last_len.insert(s, self.pods.len());
-    }
-
-    /// Puts a pod that failed but was relaxed at the back: a relaxed pod is a new problem, so
-    /// every pod gets another full cycle.
-    pub(super) fn push_relaxed(&mut self, s: usize) {
-        self.pods.push_back(s);
-        self.last_len.clear();
     }
 
     /// The pods left, in queue order.

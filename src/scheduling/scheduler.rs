@@ -407,36 +407,22 @@ impl<'a> Solver<'a> {
     }
 
     /// Karpenter's `Solve` loop: pods are taken from the queue until a whole cycle makes no
-    /// progress; a pod that fails is relaxed one step and goes to the back. Returns the last
-    /// failure of each pod left.
+    /// progress. Each pod is relaxed all the way at once (`trySchedule`: one preference dropped
+    /// after each failed attempt, retried at once); a pod that still fails goes to the back with
+    /// its preferences restored, to be tried whole again next cycle (core v1.14.1
+    /// `scheduler.go` `Solve`: "We relax the pod all the way the first time we see it"). Returns
+    /// the last failure of each pod left.
     pub(super) fn run(&mut self) -> BTreeMap<usize, Reason> {
         let mut queue = Queue::new(self.states.len(), |s| self.pod(s));
         let mut failures: BTreeMap<usize, Reason> = BTreeMap::new();
         while let Some(s) = queue.pop() {
-            match self.add(s) {
+            match self.try_schedule(s) {
                 Ok(()) => {
                     failures.remove(&s);
                 }
                 Err(reason) => {
-                    // A pod waiting for reserved capacity keeps its preferences: it may fit
-                    // once a reservation is released, or in the next simulation
-                    // (`trySchedule`: "shouldn't relax preferences when a pod fails to
-                    // schedule due to a reserved offering error").
-                    let deferred = reason.is_reserved_deferral();
                     failures.insert(s, reason);
-                    let pod = self.pod(s);
-                    if deferred {
-                        queue.push(s);
-                    } else if self.states[s]
-                        .relax(pod, self.any_prefer_no_schedule)
-                        .is_some()
-                    {
-                        queue.push_relaxed(s);
-                        let state = self.states[s].clone();
-                        self.topology.update(pod, &state);
-                    } else {
-                        queue.push(s);
-                    }
+                    queue.push(s);
                 }
             }
         }
@@ -457,6 +443,42 @@ impl<'a> Solver<'a> {
             }
         }
         left
+    }
+
+    /// `trySchedule`: places pod `s`, dropping one preference after each failure until it fits
+    /// or nothing is left to relax. A pod waiting for reserved capacity keeps its preferences:
+    /// it may fit once a reservation is released, or in the next simulation ("shouldn't relax
+    /// preferences when a pod fails to schedule due to a reserved offering error"). A pod that
+    /// still fails gets its preferences back: the queued pod is the one `Solve` deep-copied
+    /// for `trySchedule`, tried whole again next cycle.
+    fn try_schedule(&mut self, s: usize) -> Result<(), Reason> {
+        let mut original: Option<PodState> = None;
+        let reason = loop {
+            let reason = match self.add(s) {
+                Ok(()) => return Ok(()),
+                Err(reason) => reason,
+            };
+            if reason.is_reserved_deferral() {
+                break reason;
+            }
+            let before = original.is_none().then(|| self.states[s].clone());
+            let pod = self.pod(s);
+            if self.states[s]
+                .relax(pod, self.any_prefer_no_schedule)
+                .is_none()
+            {
+                break reason;
+            }
+            original = original.or(before);
+            let state = self.states[s].clone();
+            self.topology.update(pod, &state);
+        };
+        if let Some(original) = original {
+            self.states[s] = original;
+            let state = self.states[s].clone();
+            self.topology.update(self.pod(s), &state);
+        }
+        Err(reason)
     }
 
     /// Tries existing nodes, then in-flight NodeClaims (fewest pods first), then a new NodeClaim

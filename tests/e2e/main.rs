@@ -43,6 +43,7 @@ mod pricing;
 mod provision_live;
 mod public_configs10;
 mod public_configs11;
+mod public_configs12;
 mod public_configs8;
 mod public_configs9;
 mod reservations;

@@ -329,6 +329,56 @@ fn preferred_node_affinity_is_relaxed_when_unsatisfiable() {
     );
 }
 
+/// Karpenter relaxes a pod all the way the first time it tries it (core v1.14.1 `scheduler.go`
+/// `Solve` and `trySchedule`, since core #2119): a pod whose preferred arm64 fails in the zone
+/// its spread picks drops that preference at once and lands there on amd64, and the pods behind
+/// it still try arm64 first. Scenario (session 26 sweep, `bwagner5/karpenter-demos`
+/// `scenarios/2_multi-arch.sh`): a zone spread, arm64 preferred (weight 50) over amd64 (1), one
+/// zone without arm64 offerings. Karpenter: zones 1 and 2 get arm64, the third pod relaxes to
+/// amd64 in zone 3, the next three still prefer arm64 and two of them join the arm64 claims;
+/// the last finds zones 1 and 2 at the skew limit and relaxes into zone 3 (4 pods on arm64, 2
+/// on amd64). We relaxed one step and sent the pod to the back: every arm64-preferring pod
+/// behind it then failed in zone 3 too and was relaxed to amd64 (2 on arm64, 4 on amd64).
+#[test]
+fn a_pod_is_relaxed_all_the_way_at_once_and_the_next_keeps_its_preferences() {
+    let mut arm = instance_type("arm", "4", "8Gi", "20", on_demand(&FAKE_ZONES[..2], 0.1));
+    arm.requirements.remove(labels::ARCH);
+    arm.requirements
+        .add(crate::model::requirements::Requirement::single(
+            labels::ARCH,
+            "arm64",
+        ));
+    let x86 = instance_type("x86", "4", "8Gi", "20", on_demand(&FAKE_ZONES, 0.2));
+    let pods = pods(6, |i| {
+        PodBuilder::new(&format!("p{i}"))
+            .cpu("1")
+            .label("app", "demo")
+            .spread(ZONE, 1, true, &[("app", "demo")])
+            .preferred_term(1, &[(labels::ARCH, In, &["amd64"])])
+            .preferred_term(50, &[(labels::ARCH, In, &["arm64"])])
+    });
+    let plan = solve(&input(
+        pods,
+        vec![pool_input(node_pool("default"), vec![arm, x86])],
+    ));
+    assert!(plan.unschedulable.is_empty(), "{:?}", plan.unschedulable);
+    let on = |t: &str| -> usize {
+        plan.node_claims
+            .iter()
+            .filter(|c| c.launch.instance_type == t)
+            .map(|c| c.pods.len())
+            .sum()
+    };
+    assert_eq!((on("arm"), on("x86")), (4, 2), "{:#?}", plan.node_claims);
+    let x86_zones: Vec<&str> = plan
+        .node_claims
+        .iter()
+        .filter(|c| c.launch.instance_type == "x86")
+        .map(|c| c.launch.zone.as_str())
+        .collect();
+    assert_eq!(x86_zones, ["test-zone-3"]);
+}
+
 #[test]
 fn taints_need_tolerations() {
     let mut pool = node_pool("gpu");
