@@ -46,6 +46,39 @@ pub fn is_sorted_by<T>(data: &[T], mut less: impl FnMut(&T, &T) -> bool) -> bool
     data.windows(2).all(|w| !less(&w[1], &w[0]))
 }
 
+/// Go's sort of a slice that was sorted before the one element at `changed` changed: the same
+/// result as [`sort_slice`], found without walking the sorted rest where Go's own steps provably
+/// only move that element to where a stable insertion puts it. Up to 12 elements that is the
+/// insertion sort. From 50, when the pivot sampling sees the slice as increasing, pdqsort's
+/// first step is the partial insertion sort, which swaps the element with its out-of-order
+/// neighbour, shifts it on past every element it is out of order with, finds the rest in order
+/// and stops. Otherwise (13 to 49 elements, or a sample that saw the change) the full sort runs.
+pub fn resort_changed<T>(data: &mut [T], changed: usize, mut less: impl FnMut(&T, &T) -> bool) {
+    let n = data.len();
+    let insertion_only = n <= MAX_INSERTION
+        || (n >= SHORTEST_SHIFTING
+            && Sorter {
+                data: &mut *data,
+                less: &mut less,
+            }
+            .choose_pivot(0, n)
+            .1 == SortedHint::Increasing);
+    if !insertion_only {
+        sort_slice(data, less);
+        return;
+    }
+    if changed + 1 < n && less(&data[changed + 1], &data[changed]) {
+        // It grew: it goes before the first later element not below it.
+        let rest = &data[changed + 1..];
+        let to = changed + 1 + rest.partition_point(|x| less(x, &data[changed]));
+        data[changed..to].rotate_left(1);
+    } else if changed > 0 && less(&data[changed], &data[changed - 1]) {
+        // It shrank: it goes after the last earlier element not above it.
+        let to = data[..changed].partition_point(|x| !less(&data[changed], x));
+        data[to..=changed].rotate_right(1);
+    }
+}
+
 struct Sorter<'a, T, F: FnMut(&T, &T) -> bool> {
     data: &'a mut [T],
     less: &'a mut F,

@@ -311,11 +311,23 @@ pub(super) fn zone_pin(reqs: &Requirements) -> Option<String> {
 /// An in-flight NodeClaim as the queue yields it: (its position in the queue, its index).
 pub(super) type ClaimSlot = (usize, usize);
 
+/// What changed in the claim queue since Karpenter's last sort.
+#[derive(Default, Clone, Copy)]
+enum Disorder {
+    /// Nothing: Go leaves a sorted list as it is (checked in `model::go_sort`'s tests).
+    #[default]
+    Sorted,
+    /// One claim, at this position, gained a pod or joined: the list is sorted but for it.
+    One(usize),
+    /// More than one change (not reached: Karpenter sorts before every pod's claim search).
+    Many,
+}
+
 /// In-flight NodeClaims in the order Karpenter tries them. Karpenter keeps them in a list that
 /// new claims join at the end, and before each pod that no existing node took it sorts that list
 /// in place by pod count (core v1.14.1 `scheduler.go` `add`: `sort.Slice(s.newNodeClaims, …
 /// len(Pods) …)`). Go's sort is an insertion sort up to 12 claims and a pdqsort beyond, not
-/// stable but a fixed function of the list: `go_sort::sort_slice` reproduces it, ties included.
+/// stable but a fixed function of the list: `go_sort` reproduces it, ties included.
 #[derive(Default)]
 pub(super) struct ClaimQueue {
     /// Karpenter's `s.newNodeClaims`, as claim indices.
@@ -324,10 +336,7 @@ pub(super) struct ClaimQueue {
     pods: Vec<usize>,
     /// The zone each claim is pinned to, by claim index.
     pins: Vec<Option<String>>,
-    /// A change since the last sort may have put the list out of order. Only one claim changes
-    /// between two sorts, so its neighbour tells: Go leaves a sorted list as it is (checked
-    /// against Go's own output in `model::go_sort`), so a sorted list needs no sort.
-    unsorted: bool,
+    disorder: Disorder,
 }
 
 impl ClaimQueue {
@@ -339,9 +348,7 @@ impl ClaimQueue {
         }
         self.pods[claim] = 1;
         self.pins[claim] = pin;
-        if let Some(&last) = self.order.last() {
-            self.unsorted |= self.pods[last] > 1;
-        }
+        self.changed(self.order.len());
         self.order.push(claim);
     }
 
@@ -349,16 +356,24 @@ impl ClaimQueue {
     pub(super) fn bump(&mut self, (at, claim): ClaimSlot, pin: Option<String>) {
         self.pods[claim] += 1;
         self.pins[claim] = pin;
-        if let Some(&next) = self.order.get(at + 1) {
-            self.unsorted |= self.pods[next] < self.pods[claim];
-        }
+        self.changed(at);
+    }
+
+    fn changed(&mut self, at: usize) {
+        self.disorder = match self.disorder {
+            Disorder::Sorted => Disorder::One(at),
+            Disorder::One(_) | Disorder::Many => Disorder::Many,
+        };
     }
 
     /// Karpenter's sort by pod count, run where it runs: after the existing nodes refused the pod.
     pub(super) fn sort(&mut self) {
-        if std::mem::take(&mut self.unsorted) {
-            let pods = &self.pods;
-            go_sort::sort_slice(&mut self.order, |&a, &b| pods[a] < pods[b]);
+        let pods = &self.pods;
+        let less = |a: &usize, b: &usize| pods[*a] < pods[*b];
+        match std::mem::take(&mut self.disorder) {
+            Disorder::Sorted => {}
+            Disorder::One(at) => go_sort::resort_changed(&mut self.order, at, less),
+            Disorder::Many => go_sort::sort_slice(&mut self.order, less),
         }
     }
 

@@ -56,6 +56,45 @@ fn a_sorted_input_is_left_unchanged_by_go_too() {
     }
 }
 
+#[test]
+fn resorting_one_changed_element_replays_gos_vectors() {
+    // `bumped`: a sorted list with one key raised; `appended`: a low key after a sorted list —
+    // the claim queue's two changes between sorts.
+    for line in VECTORS.lines().filter(|l| !l.starts_with('#')) {
+        let (pattern, keys, want) = parse(line);
+        let changed = match pattern.as_str() {
+            "bumped" => keys.windows(2).position(|w| w[0] > w[1]).unwrap_or(0),
+            "appended" => keys.len().saturating_sub(1),
+            _ => continue,
+        };
+        let mut idx: Vec<usize> = (0..keys.len()).collect();
+        resort_changed(&mut idx, changed, |&a, &b| keys[a] < keys[b]);
+        assert_eq!(idx, want, "{pattern} n={}", keys.len());
+    }
+}
+
+#[test]
+fn resorting_one_changed_element_equals_the_full_sort() {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    for _ in 0..20_000 {
+        let n = 1 + (next(&mut state) % 300) as usize;
+        let distinct = 1 + next(&mut state) % 6;
+        let mut keys: Vec<u64> = (0..n).map(|_| next(&mut state) % distinct).collect();
+        keys.sort();
+        let changed = (next(&mut state) % n as u64) as usize;
+        match next(&mut state) % 3 {
+            0 => keys[changed] += 1,
+            1 => keys[changed] = keys[changed].saturating_sub(1),
+            _ => keys[changed] = next(&mut state) % (distinct + 1),
+        }
+        let mut fast: Vec<usize> = (0..n).collect();
+        resort_changed(&mut fast, changed, |&a, &b| keys[a] < keys[b]);
+        let mut full: Vec<usize> = (0..n).collect();
+        sort_slice(&mut full, |&a, &b| keys[a] < keys[b]);
+        assert_eq!(fast, full, "n={n} changed={changed} keys={keys:?}");
+    }
+}
+
 /// A small xorshift, so the property loop is reproducible without a dependency.
 fn next(state: &mut u64) -> u64 {
     *state ^= *state << 13;

@@ -93,3 +93,34 @@ fn beyond_twelve_claims_the_order_is_gos_pdqsort() {
     ];
     assert_eq!(joined, go);
 }
+
+/// The queue on its own, with the claims Go's `sort.Slice` would put first each time taking
+/// the pod, against `tests/fixtures/go-sort/claim-queue/main.go` run on Go 1.19: 20 claims
+/// (pdqsort, a full sort each time) and 60 (from 50 claims the partial insertion sort, which
+/// the queue shortcuts).
+#[test]
+fn the_claim_queue_follows_go_for_20_and_60_claims() {
+    use super::super::node_claim::ClaimQueue;
+    let joins = |claims: usize, pods: usize| {
+        let mut queue = ClaimQueue::default();
+        for c in 0..claims {
+            queue.sort();
+            queue.insert_new(c, None);
+        }
+        (0..pods)
+            .map(|_| {
+                queue.sort();
+                let first = queue.candidates(None).next().unwrap();
+                queue.bump(first, None);
+                first.1
+            })
+            .collect::<Vec<_>>()
+    };
+    let go_20 = [
+        0, 10, 7, 8, 19, 18, 17, 9, 16, 15, 14, 11, 12, 1, 6, 5, 4, 3, 2, 13, 13, 4, 11, 14, 2, 0,
+        16, 5, 10, 7, 8, 18, 17, 3, 12, 1, 6, 9, 15, 19,
+    ];
+    assert_eq!(joins(20, 40), go_20);
+    let go_60: Vec<usize> = (0..60).chain((30..60).rev()).collect();
+    assert_eq!(joins(60, 90), go_60);
+}
