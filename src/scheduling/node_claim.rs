@@ -334,8 +334,10 @@ pub(super) struct ClaimQueue {
     order: Vec<usize>,
     /// Each claim's pod count, by claim index.
     pods: Vec<usize>,
-    /// The zone each claim is pinned to, by claim index.
-    pins: Vec<Option<String>>,
+    /// The zone each claim is pinned to (an index into `zones`), by claim index.
+    pins: Vec<Option<u32>>,
+    /// The zones claims are pinned to, so a restriction is checked with integers.
+    zones: Vec<String>,
     disorder: Disorder,
 }
 
@@ -347,7 +349,7 @@ impl ClaimQueue {
             self.pins.resize(claim + 1, None);
         }
         self.pods[claim] = 1;
-        self.pins[claim] = pin;
+        self.pins[claim] = self.zone_id(pin);
         self.changed(self.order.len());
         self.order.push(claim);
     }
@@ -355,8 +357,20 @@ impl ClaimQueue {
     /// A NodeClaim that took one more pod; its zone pin may have narrowed.
     pub(super) fn bump(&mut self, (at, claim): ClaimSlot, pin: Option<String>) {
         self.pods[claim] += 1;
-        self.pins[claim] = pin;
+        self.pins[claim] = self.zone_id(pin);
         self.changed(at);
+    }
+
+    fn zone_id(&mut self, zone: Option<String>) -> Option<u32> {
+        let zone = zone?;
+        let id = match self.zones.iter().position(|z| *z == zone) {
+            Some(id) => id,
+            None => {
+                self.zones.push(zone);
+                self.zones.len() - 1
+            }
+        };
+        Some(id as u32)
     }
 
     fn changed(&mut self, at: usize) {
@@ -379,16 +393,21 @@ impl ClaimQueue {
 
     /// Claims in order; with a zone restriction, only unpinned claims and those pinned to an
     /// allowed zone.
-    pub(super) fn candidates<'q>(
-        &'q self,
-        zones: Option<&'q Requirement>,
-    ) -> impl Iterator<Item = ClaimSlot> + 'q {
+    pub(super) fn candidates(
+        &self,
+        zones: Option<&Requirement>,
+    ) -> impl Iterator<Item = ClaimSlot> + '_ {
+        let allowed: Option<Vec<u32>> = zones.map(|r| {
+            (0..self.zones.len() as u32)
+                .filter(|&z| r.values().contains(&self.zones[z as usize]))
+                .collect()
+        });
         self.order
             .iter()
             .copied()
             .enumerate()
-            .filter(move |&(_, c)| match (zones, &self.pins[c]) {
-                (Some(zones), Some(pin)) => zones.values().contains(pin),
+            .filter(move |&(_, c)| match (&allowed, self.pins[c]) {
+                (Some(allowed), Some(pin)) => allowed.contains(&pin),
                 _ => true,
             })
     }

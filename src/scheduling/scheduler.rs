@@ -505,26 +505,25 @@ impl<'a> Solver<'a> {
             } else {
                 self.topology.zone_restriction(&self.states[s])
             };
-            let mut candidates = self
-                .claim_order
+            self.claim_order
                 .candidates(zones.as_ref())
-                .filter(|&(_, c)| c >= first_claim);
-            candidates.find_map(|key| {
-                let claim = &self.claims[key.1];
-                let pool = &self.pools[claim.pool];
-                try_claim(
-                    &self.topology,
-                    pool,
-                    claim,
-                    pod,
-                    &self.states[s],
-                    self.volumes[s].as_ref(),
-                    false,
-                )
-                .and_then(|u| self.reservations.complete(pool, claim, u, self.strict()))
-                .ok()
-                .map(|update| (key, update))
-            })
+                .filter(|&(_, c)| c >= first_claim)
+                .find_map(|key| {
+                    let claim = &self.claims[key.1];
+                    let pool = &self.pools[claim.pool];
+                    try_claim(
+                        &self.topology,
+                        pool,
+                        claim,
+                        pod,
+                        &self.states[s],
+                        self.volumes[s].as_ref(),
+                        false,
+                    )
+                    .and_then(|u| self.reservations.complete(pool, claim, u, self.strict()))
+                    .ok()
+                    .map(|update| (key, update))
+                })
         };
         if let Some((key, update)) = found {
             let c = key.1;
