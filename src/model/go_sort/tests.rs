@@ -133,9 +133,9 @@ fn up_to_twelve_elements_it_is_stable() {
 }
 
 #[test]
-fn heapsort_fallback_still_sorts() {
-    // An adversarial-ish input that unbalances partitions repeatedly: every sort must still end
-    // sorted (the heapsort branch runs when the bad-pivot budget is spent).
+fn a_long_zigzag_input_still_sorts() {
+    // Interleaved rising and falling halves, a shape meant to unbalance partitions: it must still
+    // end sorted whichever branch (pattern breaking, heapsort) it takes.
     let n = 4_096;
     let keys: Vec<usize> = (0..n).map(|i| if i % 2 == 0 { i } else { n - i }).collect();
     let mut idx: Vec<usize> = (0..n).collect();
