@@ -3,6 +3,7 @@
 
 pub mod buffer;
 pub mod digest;
+pub mod go_sort;
 pub mod instance;
 pub mod instance_type;
 pub mod labels;

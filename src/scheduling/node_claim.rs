@@ -8,8 +8,7 @@
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
-use rustc_hash::FxHashMap;
-
+use crate::model::go_sort;
 use crate::model::labels;
 use crate::model::pod::{HostPort, Pod};
 use crate::model::requirements::{Operator, Requirement, Requirements};
@@ -309,91 +308,108 @@ pub(super) fn zone_pin(reqs: &Requirements) -> Option<String> {
         .and_then(|z| z.values().iter().next().cloned())
 }
 
-/// An in-flight NodeClaim's place in the order Karpenter tries them: (pod count, tie, index).
-pub(super) type ClaimKey = (usize, i64, usize);
+/// An in-flight NodeClaim as the queue yields it: (its position in the queue, its index).
+pub(super) type ClaimSlot = (usize, usize);
 
-/// In-flight NodeClaims in the order Karpenter tries them, and indexed by the zone each is
-/// pinned to. Before each pod Karpenter stable-sorts its list of NodeClaims by pod count
-/// (core v1.14.1 `scheduler.go` `add`: `sort.Slice` by `len(Pods)`, an insertion sort — stable —
-/// for up to 12 claims; new claims are appended). So among claims with as many pods, the one
-/// that reached that count last comes first (it stood before the others, which had one pod more
-/// already), and a new claim comes after the other one-pod claims: `tie` is the negated bump
-/// sequence for a claim that gained a pod, the creation sequence for a new one.
+/// What changed in the claim queue since Karpenter's last sort.
+#[derive(Default, Clone, Copy)]
+enum Disorder {
+    /// Nothing: Go leaves a sorted list as it is (checked in `model::go_sort`'s tests).
+    #[default]
+    Sorted,
+    /// One claim, at this position, gained a pod or joined: the list is sorted but for it.
+    One(usize),
+    /// More than one change (not reached: Karpenter sorts before every pod's claim search).
+    Many,
+}
+
+/// In-flight NodeClaims in the order Karpenter tries them. Karpenter keeps them in a list that
+/// new claims join at the end, and before each pod that no existing node took it sorts that list
+/// in place by pod count (core v1.14.1 `scheduler.go` `add`: `sort.Slice(s.newNodeClaims, …
+/// len(Pods) …)`). Go's sort is an insertion sort up to 12 claims and a pdqsort beyond, not
+/// stable but a fixed function of the list: `go_sort` reproduces it, ties included.
 #[derive(Default)]
 pub(super) struct ClaimQueue {
-    pub(super) all: BTreeSet<ClaimKey>,
-    pub(super) unpinned: BTreeSet<ClaimKey>,
-    pub(super) by_zone: FxHashMap<String, BTreeSet<ClaimKey>>,
-    pub(super) pins: FxHashMap<usize, String>,
-    created: i64,
-    bumped: i64,
+    /// Karpenter's `s.newNodeClaims`, as claim indices.
+    order: Vec<usize>,
+    /// Each claim's pod count, by claim index.
+    pods: Vec<usize>,
+    /// The zone each claim is pinned to (an index into `zones`), by claim index.
+    pins: Vec<Option<u32>>,
+    /// The zones claims are pinned to, so a restriction is checked with integers.
+    zones: Vec<String>,
+    disorder: Disorder,
 }
 
 impl ClaimQueue {
-    /// A new NodeClaim with its first pod: last among the one-pod claims.
+    /// A new NodeClaim with its first pod, appended as Karpenter appends it.
     pub(super) fn insert_new(&mut self, claim: usize, pin: Option<String>) {
-        self.created += 1;
-        self.insert((1, self.created, claim), pin);
-    }
-
-    /// A NodeClaim that took one more pod: first among the claims with its new count.
-    pub(super) fn bump(&mut self, key: ClaimKey, pin: Option<String>) {
-        self.remove(key);
-        self.bumped += 1;
-        self.insert((key.0 + 1, -self.bumped, key.2), pin);
-    }
-
-    fn insert(&mut self, key: ClaimKey, pin: Option<String>) {
-        self.all.insert(key);
-        match pin {
-            Some(zone) => {
-                self.by_zone.entry(zone.clone()).or_default().insert(key);
-                self.pins.insert(key.2, zone);
-            }
-            None => {
-                self.unpinned.insert(key);
-            }
+        if self.pods.len() <= claim {
+            self.pods.resize(claim + 1, 0);
+            self.pins.resize(claim + 1, None);
         }
+        self.pods[claim] = 1;
+        self.pins[claim] = self.zone_id(pin);
+        self.changed(self.order.len());
+        self.order.push(claim);
     }
 
-    fn remove(&mut self, key: ClaimKey) {
-        self.all.remove(&key);
-        match self.pins.remove(&key.2) {
-            Some(zone) => {
-                if let Some(set) = self.by_zone.get_mut(&zone) {
-                    set.remove(&key);
-                }
-            }
+    /// A NodeClaim that took one more pod; its zone pin may have narrowed.
+    pub(super) fn bump(&mut self, (at, claim): ClaimSlot, pin: Option<String>) {
+        self.pods[claim] += 1;
+        self.pins[claim] = self.zone_id(pin);
+        self.changed(at);
+    }
+
+    fn zone_id(&mut self, zone: Option<String>) -> Option<u32> {
+        let zone = zone?;
+        let id = match self.zones.iter().position(|z| *z == zone) {
+            Some(id) => id,
             None => {
-                self.unpinned.remove(&key);
+                self.zones.push(zone);
+                self.zones.len() - 1
             }
+        };
+        Some(id as u32)
+    }
+
+    fn changed(&mut self, at: usize) {
+        self.disorder = match self.disorder {
+            Disorder::Sorted => Disorder::One(at),
+            Disorder::One(_) | Disorder::Many => Disorder::Many,
+        };
+    }
+
+    /// Karpenter's sort by pod count, run where it runs: after the existing nodes refused the pod.
+    pub(super) fn sort(&mut self) {
+        let pods = &self.pods;
+        let less = |a: &usize, b: &usize| pods[*a] < pods[*b];
+        match std::mem::take(&mut self.disorder) {
+            Disorder::Sorted => {}
+            Disorder::One(at) => go_sort::resort_changed(&mut self.order, at, less),
+            Disorder::Many => go_sort::sort_slice(&mut self.order, less),
         }
     }
 
     /// Claims in order; with a zone restriction, only unpinned claims and those pinned to an
-    /// allowed zone (a merge of the per-zone orders).
-    pub(super) fn candidates<'q>(
-        &'q self,
+    /// allowed zone.
+    pub(super) fn candidates(
+        &self,
         zones: Option<&Requirement>,
-    ) -> Box<dyn Iterator<Item = ClaimKey> + 'q> {
-        let Some(zones) = zones else {
-            return Box::new(self.all.iter().copied());
-        };
-        let mut heads: Vec<std::iter::Peekable<std::collections::btree_set::Iter<'q, ClaimKey>>> =
-            vec![self.unpinned.iter().peekable()];
-        for z in zones.values() {
-            if let Some(set) = self.by_zone.get(z) {
-                heads.push(set.iter().peekable());
-            }
-        }
-        Box::new(std::iter::from_fn(move || {
-            let (best, _) = heads
-                .iter_mut()
-                .enumerate()
-                .filter_map(|(i, h)| h.peek().map(|k| (i, **k)))
-                .min_by_key(|(_, k)| *k)?;
-            heads[best].next().copied()
-        }))
+    ) -> impl Iterator<Item = ClaimSlot> + '_ {
+        let allowed: Option<Vec<u32>> = zones.map(|r| {
+            (0..self.zones.len() as u32)
+                .filter(|&z| r.values().contains(&self.zones[z as usize]))
+                .collect()
+        });
+        self.order
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(move |&(_, c)| match (&allowed, self.pins[c]) {
+                (Some(allowed), Some(pin)) => allowed.contains(&pin),
+                _ => true,
+            })
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::model::go_sort;
 use crate::model::labels;
 use crate::model::pod::{NodeSelectorTerm, Pod, WhenUnsatisfiable};
 use crate::model::requirements::{Operator, Requirements};
@@ -40,11 +41,23 @@ fn term_requirements(term: &NodeSelectorTerm) -> Requirements {
     Requirements::from_selectors(term)
 }
 
-/// Indices of `weights`, heaviest first; the stable sort keeps manifest order among equals.
+/// Indices of `weights`, heaviest first; the stable sort keeps manifest order among equals
+/// (Karpenter's relaxation: `sort.SliceStable` in core v1.14.1 `preferences.go`).
 fn by_weight(weights: impl Iterator<Item = i32>) -> Vec<usize> {
     let weights: Vec<i32> = weights.collect();
     let mut idx: Vec<usize> = (0..weights.len()).collect();
     idx.sort_by_key(|&i| -weights[i]);
+    idx
+}
+
+/// Preferred node-affinity terms, heaviest first, as Go's `sort.Slice` leaves them: core v1.14.1
+/// `pkg/scheduling/requirements.go` `newPodRequirements` sorts the pod's own list in place
+/// before taking its first term, and relaxation's later stable sort keeps that order. Manifest
+/// order among equals up to 12 terms; beyond, Go's pdqsort order.
+fn node_terms_by_weight(weights: impl Iterator<Item = i32>) -> Vec<usize> {
+    let weights: Vec<i32> = weights.collect();
+    let mut idx: Vec<usize> = (0..weights.len()).collect();
+    go_sort::sort_slice(&mut idx, |&a, &b| weights[a] > weights[b]);
     idx
 }
 
@@ -54,7 +67,9 @@ impl PodState {
         let mut state = PodState {
             index,
             first_required_term: 0,
-            preferred_terms: by_weight(pod.preferred_node_affinity.iter().map(|w| w.weight)),
+            preferred_terms: node_terms_by_weight(
+                pod.preferred_node_affinity.iter().map(|w| w.weight),
+            ),
             preferred_affinity: by_weight(pod.preferred_pod_affinity.iter().map(|w| w.weight)),
             preferred_anti_affinity: by_weight(
                 pod.preferred_pod_anti_affinity.iter().map(|w| w.weight),
@@ -218,6 +233,37 @@ mod tests {
     use crate::model::pod::{PodFields, Weighted};
     use crate::model::requirements::NodeSelectorRequirement;
     use crate::testing::BETA_LABEL_KEYS;
+
+    /// Fourteen preferred node-affinity terms of weights 1, 2, 1, 2, …: Karpenter tries them in
+    /// the order Go's `sort.Slice` leaves the pod's list (core v1.14.1 `pkg/scheduling/
+    /// requirements.go` `newPodRequirements`), printed by Go 1.19 from
+    /// `tests/fixtures/go-sort/preferred-terms/main.go`; a stable sort would start 1, 3, 5.
+    #[test]
+    fn more_than_twelve_preferred_terms_are_tried_in_gos_order() {
+        let pod = Pod::new(
+            "p",
+            "u",
+            PodFields {
+                preferred_node_affinity: (0..14)
+                    .map(|i| Weighted {
+                        weight: 1 + i % 2,
+                        term: vec![NodeSelectorRequirement::new(
+                            "team",
+                            Operator::In,
+                            &[&format!("t{i}")],
+                        )],
+                    })
+                    .collect(),
+                ..PodFields::default()
+            },
+        );
+        let state = PodState::new(0, &pod);
+        assert_eq!(
+            state.preferred_terms,
+            [9, 7, 13, 3, 11, 5, 1, 6, 10, 0, 8, 4, 12, 2]
+        );
+        assert!(state.requirements.get_ref("team").unwrap().has("t9"));
+    }
 
     /// `core: pkg/scheduling/requirement_test.go` › "NewRequirements" › "should normalize
     /// labels", the pod path (`NewPodRequirements`: node selector, the first required term and

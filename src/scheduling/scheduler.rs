@@ -511,6 +511,7 @@ impl<'a> Solver<'a> {
         if placed.is_some() {
             return Ok(());
         }
+        self.claim_order.sort();
         // Least-loaded claims first. Claims pinned to a zone the pod cannot use are skipped
         // without trying them, and a pod whose hostname anti-affinity or spread has no hostname
         // left skips them all: in both cases trying would fail the same way, only later.
@@ -524,9 +525,9 @@ impl<'a> Solver<'a> {
             };
             self.claim_order
                 .candidates(zones.as_ref())
-                .filter(|&(_, _, c)| c >= first_claim)
+                .filter(|&(_, c)| c >= first_claim)
                 .find_map(|key| {
-                    let claim = &self.claims[key.2];
+                    let claim = &self.claims[key.1];
                     let pool = &self.pools[claim.pool];
                     try_claim(
                         &self.topology,
@@ -543,7 +544,7 @@ impl<'a> Solver<'a> {
                 })
         };
         if let Some((key, update)) = found {
-            let c = key.2;
+            let c = key.1;
             self.commit(c, s, update);
             let pin = zone_pin(&self.claims[c].reqs);
             self.claim_order.bump(key, pin);
