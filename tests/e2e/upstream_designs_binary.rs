@@ -527,12 +527,16 @@ fn node_overlay_capacity_adds_extended_resources_only() {
         "extended-resource",
         json!({"requirements": [req(INSTANCE_TYPE, "In", &m5)], "capacity": {"smarter-devices/fuse": "1"}}),
     );
+    // An extended resource is never overcommitted: its limit is its request (the API server
+    // refuses a request without one).
     let pod = || {
-        sized(
+        let mut p = sized(
             "a",
             json!({"cpu": "1", "smarter-devices/fuse": "1"}),
             json!({}),
-        )
+        );
+        p["spec"]["containers"][0]["resources"]["limits"] = json!({"smarter-devices/fuse": "1"});
+        p
     };
     let pool = || sched_pool("default", vec![on_demand()], json!({}));
     let with = plan_aws(vec![pool(), fuse, pod()]);
