@@ -50,29 +50,18 @@ fn container_requests(
         if *origin != "requests" || !(extended || name.starts_with("hugepages-")) {
             continue;
         }
-        match limits.and_then(|l| l.get(name)) {
-            None => {
-                return Err(ctx.invalid(
-                    format!("{path}.limits"),
-                    format!(
-                        "required: a limit must be set for {name}, which cannot be overcommitted"
-                    ),
-                ))
-            }
-            Some(limit) if merged[name].as_text() != limit.as_text() => {
-                let limit_milli = validate::quantity(
-                    ctx,
-                    &validate::key_path(&format!("{path}.limits"), name),
-                    &limit.as_text(),
-                )?;
-                if limit_milli != out.get(name) {
-                    return Err(ctx.invalid(
-                        validate::key_path(&format!("{path}.requests"), name),
-                        format!("must be equal to the {name} limit ({limit}): it cannot be overcommitted"),
-                    ));
-                }
-            }
-            Some(_) => {}
+        let Some(limit) = limits.and_then(|l| l.get(name)) else {
+            return Err(ctx.invalid(
+                format!("{path}.limits"),
+                format!("required: a limit must be set for {name}, which cannot be overcommitted"),
+            ));
+        };
+        let limit_field = validate::key_path(&format!("{path}.limits"), name);
+        if validate::quantity(ctx, &limit_field, &limit.as_text())? != out.get(name) {
+            return Err(ctx.invalid(
+                validate::key_path(&format!("{path}.requests"), name),
+                format!("must be equal to the {name} limit ({limit}): it cannot be overcommitted"),
+            ));
         }
     }
     // A request above its limit is invalid (the same function).

@@ -1983,3 +1983,59 @@ fn plans_offer_only_the_zones_of_the_class_subnets_also_after_an_ice() {
     // The subnets were listed once a minute at most: the plans of one minute share a listing.
     assert!(calls(&world, "EC2.DescribeSubnets") <= 3);
 }
+
+/// [`crate::usecases::live::fill_subnet_zones`], the mechanism behind every live plan's zones:
+/// a class with no status gets its selector's subnets, listed once a minute; a status the
+/// controller wrote is kept; a class whose subnets cannot be read keeps every zone, and a
+/// warning names it.
+#[test]
+fn subnet_zones_fill_only_a_missing_status_once_a_minute_and_say_what_failed() {
+    use crate::usecases::live::{fill_subnet_zones, SubnetZones};
+    let world = World::new();
+    let read = || {
+        crate::k8s::snapshot::read(&world.cluster, crate::k8s::snapshot::Scope::PODS)
+            .unwrap()
+            .manifests
+    };
+    let manifests = read();
+    let (pools, now) = (&manifests.node_pools, world.clock.now());
+    let mut cache = SubnetZones::new();
+    let mut classes = manifests.node_classes.clone();
+    let said = fill_subnet_zones(&*world.cloud, &mut classes, pools, now, &mut cache);
+    assert!(said.is_empty(), "{said:?}");
+    let zones: Vec<&str> = classes[0]
+        .status
+        .subnets
+        .iter()
+        .map(|s| s.zone.as_str())
+        .collect();
+    assert_eq!(zones, crate::usecases::testing::ZONES);
+    // Within the minute the listing is reused; a written status is never replaced.
+    let mut again = manifests.node_classes.clone();
+    fill_subnet_zones(&*world.cloud, &mut again, pools, now + 59, &mut cache);
+    assert_eq!(calls(&world, "EC2.DescribeSubnets"), 1);
+    assert_eq!(again[0].status.subnets, classes[0].status.subnets);
+    let mut written = classes.clone();
+    written[0].status.subnets.truncate(1);
+    fill_subnet_zones(&*world.cloud, &mut written, pools, now + 600, &mut cache);
+    assert_eq!(written[0].status.subnets.len(), 1);
+    // A minute on the subnets are listed again; a failure keeps every zone and says so.
+    world.cloud.fail(
+        "EC2.DescribeSubnets",
+        crate::cloud::CloudError::Api {
+            service: "EC2".into(),
+            operation: "DescribeSubnets".into(),
+            code: "UnauthorizedOperation".into(),
+            message: "denied".into(),
+        },
+    );
+    let mut denied = manifests.node_classes.clone();
+    let said = fill_subnet_zones(&*world.cloud, &mut denied, pools, now + 60, &mut cache);
+    assert!(denied[0].status.subnets.is_empty());
+    assert_eq!(said.len(), 1);
+    assert!(
+        said[0].contains("default: its subnets could not be read")
+            && said[0].contains("UnauthorizedOperation"),
+        "{said:?}"
+    );
+}
