@@ -555,6 +555,10 @@ pub struct DriftReplaceArgs {
     pub catalog: Option<String>,
     #[command(flatten)]
     pub policies: SchedulingPolicyArgs,
+    /// Feature gates, as the controller's FEATURE_GATES (`CapacityBuffer=true`: the buffers'
+    /// virtual pods take their room when replacements are planned). Default: the controller's.
+    #[arg(long = "feature-gates", value_name = "GATES")]
+    pub feature_gates: Option<String>,
     #[command(flatten)]
     pub lease: LeaseArgs,
 }
@@ -812,6 +816,11 @@ pub struct NodesArgs {
     /// the whole cluster — faster on a large one.
     #[arg(long)]
     pub no_decision: bool,
+    /// Feature gates the CONSOLIDATION column decides with, as the controller's FEATURE_GATES
+    /// (`SpotToSpotConsolidation=true`, `CapacityBuffer=true`). Live, the running controller's
+    /// gates are the default.
+    #[arg(long = "feature-gates", value_name = "GATES")]
+    pub feature_gates: Option<String>,
     #[command(flatten)]
     pub policies: SchedulingPolicyArgs,
 }

@@ -10,7 +10,6 @@ use crate::cli::ConsolidateArgs;
 use crate::cloud::types::Cloud;
 use crate::cloud::Catalog;
 use crate::error::{CommandError, CommandResult, Exit};
-use crate::karpenter_install::gates::FeatureGates;
 use crate::usecases::consolidate::{self, Config};
 use crate::usecases::live::fill_subnet_zones;
 use crate::usecases::provisioning::input::CatalogSizing;
@@ -18,25 +17,8 @@ use crate::usecases::provisioning::input::CatalogSizing;
 /// The use case's configuration from the flags.
 pub fn config(args: &ConsolidateArgs) -> Result<Config, CommandError> {
     let now = super::now_flag(args.now.as_deref())?;
-    let gates = FeatureGates::new(args.feature_gates.as_deref());
-    let spot_to_spot = match gates.get("SpotToSpotConsolidation") {
-        Some(Ok(on)) => Some(on),
-        Some(Err(raw)) => {
-            return Err(CommandError::input(format!(
-                "--feature-gates SpotToSpotConsolidation={raw}: expected true or false"
-            )))
-        }
-        None => None,
-    };
-    let capacity_buffer = match gates.get(crate::usecases::provisioning::buffers::GATE) {
-        Some(Ok(on)) => Some(on),
-        Some(Err(raw)) => {
-            return Err(CommandError::input(format!(
-                "--feature-gates CapacityBuffer={raw}: expected true or false"
-            )))
-        }
-        None => None,
-    };
+    let (spot_to_spot, capacity_buffer) =
+        super::decision_gates_flag(args.feature_gates.as_deref())?;
     Ok(Config {
         nodes: args.nodes.clone(),
         nodepools: args.nodepools.clone(),

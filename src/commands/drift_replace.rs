@@ -32,6 +32,7 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
     if args.max_parallel == 0 {
         return Err(CommandError::input("--max-parallel must be at least 1"));
     }
+    super::decision_gates_flag(args.feature_gates.as_deref())?; // bad input before anything
     let mut settings = Settings {
         max_parallel: args.max_parallel,
         force: args.force,
@@ -129,8 +130,12 @@ fn once(
     settings.attempt = crate::model::time::format_rfc3339(unix_now().max(0));
     let guard = (!args.dry_run && !args.via_controller).then_some(("drift replace", args.force));
     let connection = live::connect(ctx, args.catalog.as_deref(), guard, lease)?;
-    (settings.policies, settings.capacity_buffers) =
+    let (policies, controller_buffers) =
         live::controller_policies(ctx, &connection, &args.policies)?;
+    settings.policies = policies;
+    // `--feature-gates CapacityBuffer=…` wins over the controller's gate.
+    let (_, buffer_flag) = super::decision_gates_flag(args.feature_gates.as_deref())?;
+    settings.capacity_buffers = buffer_flag.unwrap_or(controller_buffers);
     let clock = SystemClock::new();
     let mut session = connection.live(&clock);
     let (manifests, buffer_lines) =

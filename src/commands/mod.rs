@@ -39,6 +39,26 @@ pub(crate) fn now_flag(text: Option<&str>) -> Result<i64, crate::error::CommandE
     }
 }
 
+/// `--feature-gates`: the gates `consolidate` and `nodes` decide with (`SpotToSpotConsolidation`,
+/// `CapacityBuffer`; unset: the controller's), as the controller's `FEATURE_GATES` reads them;
+/// a value that is not a Go boolean is an input error naming the gate.
+pub(crate) fn decision_gates_flag(
+    text: Option<&str>,
+) -> Result<(Option<bool>, Option<bool>), crate::error::CommandError> {
+    let gates = crate::karpenter_install::gates::FeatureGates::new(text);
+    let gate = |name: &str| match gates.get(name) {
+        Some(Ok(on)) => Ok(Some(on)),
+        Some(Err(raw)) => Err(crate::error::CommandError::input(format!(
+            "--feature-gates {name}={raw}: expected true or false"
+        ))),
+        None => Ok(None),
+    };
+    Ok((
+        gate("SpotToSpotConsolidation")?,
+        gate(crate::usecases::provisioning::buffers::GATE)?,
+    ))
+}
+
 /// `-l`: a kubectl label selector; a bad one is an input error naming the term.
 pub(crate) fn selector_flag(
     text: Option<&str>,

@@ -18,6 +18,14 @@ use crate::usecases::provisioning::buffers;
 pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
     let selector = super::selector_flag(args.selector.as_deref())?;
     let now = super::now_flag(args.now.as_deref())?;
+    let (spot_to_spot, capacity_buffer) =
+        super::decision_gates_flag(args.feature_gates.as_deref())?;
+    let config = consolidate::Config {
+        now,
+        spot_to_spot,
+        capacity_buffer,
+        ..Default::default()
+    };
     let offline = !args.filenames.is_empty();
     let cluster = if offline {
         None
@@ -41,10 +49,10 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         ),
         Some(cluster) => consolidate::gather_live(&cluster.client)?,
     };
-    // The CONSOLIDATION column decides with the buffers `consolidate` reads (the controller's gate).
+    // The CONSOLIDATION column decides with the buffers `consolidate` reads (its gate).
     let mut manifests = manifests;
     if let Some(cluster) = cluster.as_ref().filter(|_| !args.no_decision) {
-        let gate = controller.as_ref().and_then(|c| c.capacity_buffer) == Some(true);
+        let gate = consolidate::buffer_gate(&config, controller.as_ref());
         for line in buffers::read_live_telling(&cluster.client, gate, &mut manifests)? {
             ctx.warn(&line);
         }
@@ -125,7 +133,7 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
             &catalog,
             &region,
             controller.as_ref(),
-            request.now,
+            &config,
             &mut |note| render::nodes::tell(global, err, &note),
         )?;
     }

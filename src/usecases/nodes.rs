@@ -283,26 +283,22 @@ impl From<NodeReport> for Consolidation {
 }
 
 /// The consolidation decision of every managed node with a NodeClaim, by name: the engine over
-/// the whole cluster (`manifests` with pods and PDBs; its bound pods are used up) at `now`,
-/// types sized and priced from `catalog` in `region`, the running `controller`'s release and
-/// gates when there is one; the nodes whose instance is `gone` left out as `consolidate`
+/// the whole cluster (`manifests` with pods and PDBs; its bound pods are used up) at
+/// `config.now`, types sized and priced from `catalog` in `region`, the running `controller`'s
+/// release and gates when there is one (`config`'s gates, from `--feature-gates`, win); the nodes whose instance is `gone` left out as `consolidate`
 /// leaves them.
 pub fn decisions(
     mut manifests: Manifests,
     catalog: &Catalog,
     region: &str,
     controller: Option<&crate::usecases::consolidate::Controller>,
-    now: i64,
+    config: &crate::usecases::consolidate::Config,
     gone: &BTreeMap<String, GoneInstance>,
 ) -> Result<BTreeMap<String, Consolidation>, CommandError> {
-    use crate::usecases::consolidate::{build_input, leave_out_gone, Config};
+    use crate::usecases::consolidate::{build_input, leave_out_gone};
     use crate::usecases::provisioning::input::CatalogSizing;
     let mut sizing = CatalogSizing::new(catalog, region);
-    let config = Config {
-        now,
-        ..Config::default()
-    };
-    let mut input = build_input(&mut manifests, &mut sizing, &config, controller)?;
+    let mut input = build_input(&mut manifests, &mut sizing, config, controller)?;
     leave_out_gone(&mut input, gone);
     Ok(consolidation::evaluate(input)
         .nodes
@@ -360,7 +356,7 @@ pub fn with_decisions(
     catalog: &Catalog,
     region: &str,
     controller: Option<&crate::usecases::consolidate::Controller>,
-    now: i64,
+    config: &crate::usecases::consolidate::Config,
     told: &mut impl Sink<Note>,
 ) -> Result<(), CommandError> {
     if manifests.nodes.len() > DECISION_MAX_NODES {
@@ -375,7 +371,7 @@ pub fn with_decisions(
     let gone = view.gone.clone();
     attach(
         view,
-        decisions(manifests, catalog, region, controller, now, &gone)?,
+        decisions(manifests, catalog, region, controller, config, &gone)?,
     );
     Ok(())
 }

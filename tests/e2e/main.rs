@@ -21,6 +21,7 @@ mod consolidate;
 mod consolidate_commands;
 mod consolidate_simulation;
 mod convert;
+mod decision_gates;
 mod drift;
 mod drift_gate;
 mod drift_live;

@@ -928,7 +928,7 @@ impl Sink<Event> for EventPrinter<'_> {
                 &format!(
                     "{}: {launched} launched, {failed} failed, {unschedulable} unschedulable",
                     match pods {
-                        0 => "CapacityBuffers".to_string(),
+                        0 => "no pending pod (buffers, static pools)".to_string(),
                         n => format!("batch of {n} pod(s)"),
                     }
                 ),

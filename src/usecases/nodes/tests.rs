@@ -374,7 +374,7 @@ fn the_decision_column_is_the_consolidation_report_per_node() {
         &catalog,
         "us-east-1",
         None,
-        1_719_230_400,
+        &at(1_719_230_400),
         &Default::default(),
     )
     .unwrap();
@@ -434,7 +434,15 @@ fn a_node_whose_instance_is_gone_is_no_candidate_in_the_column() {
         },
     )]);
     let catalog = Catalog::embedded().unwrap();
-    let column = decisions(manifests, &catalog, "us-east-1", None, 1_719_230_400, &gone).unwrap();
+    let column = decisions(
+        manifests,
+        &catalog,
+        "us-east-1",
+        None,
+        &at(1_719_230_400),
+        &gone,
+    )
+    .unwrap();
     assert_eq!(column["empty"].decision, NodeDecision::None);
     assert_eq!(column["empty"].reason_code, Some("instance-gone"));
 }
@@ -462,7 +470,7 @@ fn the_decision_is_left_out_of_a_large_cluster_with_a_note() {
         &catalog,
         "us-east-1",
         None,
-        0,
+        &at(0),
         &mut |n: Note| told.push(n),
     )
     .unwrap();
@@ -516,7 +524,7 @@ fn a_capacity_reservation_changes_the_column_as_it_changes_consolidate() {
             &catalog,
             &region,
             None,
-            START,
+            &at(START),
             &Default::default(),
         )
         .unwrap();
@@ -552,4 +560,12 @@ fn a_capacity_reservation_changes_the_column_as_it_changes_consolidate() {
         plain.replacement_type, reserved.replacement_type,
         "{plain:?}"
     );
+}
+
+/// The decision's configuration at `now`, gates unset (the controller's, else the defaults).
+fn at(now: i64) -> crate::usecases::consolidate::Config {
+    crate::usecases::consolidate::Config {
+        now,
+        ..Default::default()
+    }
 }

@@ -222,7 +222,8 @@ pub enum Event {
     WaitDone(WaitStatus),
     /// Watch: a batch of pending pods was planned and launched for.
     Batch {
-        /// Pods pending when the batching window closed.
+        /// Pending pods the plan was made for (read after the batching window closed; virtual pods
+        /// of CapacityBuffers not counted).
         pods: usize,
         /// NodeClaims launched (or adopted).
         launched: usize,

@@ -123,10 +123,9 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                 .last_buffer_check
                 .is_none_or(|last| now - last >= SCALE_DOWN_CHECK);
         if !pending.is_empty() || buffers_due {
-            let batch = match pending.is_empty() {
-                true => 0,
-                false => self.batch(pending)?,
-            };
+            if !pending.is_empty() {
+                self.batch(pending)?;
+            }
             if self.clock.stop_requested() {
                 return Ok(());
             }
@@ -140,7 +139,14 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                     let first = super::launch::first_round(&round.plan);
                     let launches = self.launch_all(&round.classes, &first, &round.input, events)?;
                     events.emit(Event::Batch {
-                        pods: batch,
+                        // The pods this plan placed (read after the window closed: pods bound
+                        // meanwhile are not counted); virtual pods are told per buffer.
+                        pods: round
+                            .input
+                            .pods
+                            .iter()
+                            .filter(|p| p.buffer.is_none())
+                            .count(),
                         launched: launches.launched.len(),
                         failed: launches.failed.len(),
                         unschedulable: round.plan.unschedulable.len(),
@@ -175,8 +181,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
     }
 
     /// Karpenter's batching window, opened by `pending`: waits for the burst to settle (1 s
-    /// without a change, 10 s at most, or Ctrl-C); how many pods are pending when it closes.
-    fn batch(&self, pending: BTreeSet<String>) -> Result<usize, CommandError> {
+    /// without a change, 10 s at most, or Ctrl-C).
+    fn batch(&self, pending: BTreeSet<String>) -> Result<(), CommandError> {
         let opened = self.clock.monotonic();
         let mut seen = pending;
         let mut changed = opened;
@@ -194,7 +200,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                 changed = self.clock.monotonic();
             }
         }
-        Ok(seen.len())
+        Ok(())
     }
 
     /// Labels the Nodes of `awaiting` launches registered once Ready and initialized once they
