@@ -67,10 +67,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs) -> CommandResult {
         let (catalog, region) = match &args.catalog {
             Some(path) => {
                 ctx.warn("assuming: every node's EC2 instance is running (--catalog: AWS is not asked; without it a node whose instance is gone is neither capacity nor a candidate)");
-                (
-                    Catalog::from_file(path)?,
-                    super::provision::resolve_region(ctx),
-                )
+                (Catalog::from_file(path)?, super::resolve_region(ctx))
             }
             None => {
                 let cloud = live::connect_aws(ctx)?;
@@ -116,7 +113,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs) -> CommandResult {
             Some(path) => Catalog::from_file(path)?,
             None => Catalog::embedded()?,
         };
-        let region = super::provision::resolve_region(ctx);
+        let region = super::resolve_region(ctx);
         let mut sizing = CatalogSizing::new(&catalog, &region);
         let input = consolidate::build_input(&mut manifests, &mut sizing, &config, None)?;
         for warning in &manifests.warnings {

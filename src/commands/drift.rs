@@ -1,11 +1,11 @@
 //! `kubectl karpenter drift check` (docs/spec.md §4): flags → [`Config`]; the facts gathered from `-f`
-//! manifests here or from the cluster and EC2 by [`drift_live::gather`]; `--mark` writes the
+//! manifests here or from the cluster and EC2 by [`live::drift::gather`]; `--mark` writes the
 //! verdicts; the [`drift_check`](crate::usecases::drift_check) use case decides, the renderer
 //! shows it. Exit 1 when anything drifted.
 
 use std::collections::BTreeMap;
 
-use super::{drift_live, Context};
+use super::{live, Context};
 use crate::cli::render;
 use crate::cli::DriftCheckArgs;
 use crate::cloud::ami::KubeVersion;
@@ -52,7 +52,7 @@ pub fn config(ctx: &Context<'_>, args: &DriftCheckArgs) -> Result<Config, Comman
 pub fn check(ctx: &mut Context<'_>, args: &DriftCheckArgs) -> CommandResult {
     let config = config(ctx, args)?;
     let (snapshot, mode, version) = if args.filenames.is_empty() {
-        let (snapshot, version, client) = drift_live::gather(ctx, &config)?;
+        let (snapshot, version, client) = live::drift::gather(ctx, &config)?;
         if config.mark {
             let mut selected = snapshot.clone();
             drift_check::select_nodes(&config, &mut selected)?;
@@ -77,7 +77,7 @@ pub fn check(ctx: &mut Context<'_>, args: &DriftCheckArgs) -> CommandResult {
         if manifests.nodes.is_empty() && manifests.node_claims.is_empty() {
             // No nodes in the files: the cluster's nodes against the files' pools (what-if).
             let (snapshot, version, _) =
-                drift_live::gather_what_if(ctx, &config, Some(&manifests))?;
+                live::drift::gather_what_if(ctx, &config, Some(&manifests))?;
             ctx.note("what-if: the cluster's nodes against the NodePools and node classes of -f");
             return finish(
                 ctx,

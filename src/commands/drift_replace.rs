@@ -144,7 +144,7 @@ fn once(
         ctx.warn(line);
     }
     // Drift verdicts (cluster + EC2).
-    let (mut verdicts, _version, _client) = super::drift_live::gather(ctx, check)?;
+    let (mut verdicts, _version, _client) = live::drift::gather(ctx, check)?;
     // Nodes whose instance the selection found going away are no capacity (ghosts).
     settings.gone_instances = replace::gone_instances(&verdicts);
     select::check_named(&verdicts, &args.nodes)?;

@@ -7,7 +7,6 @@ pub mod consolidate_live;
 pub mod convert;
 pub mod drift;
 pub mod drift_gate;
-pub mod drift_live;
 pub mod drift_replace;
 pub mod lease;
 pub mod live;
@@ -25,6 +24,22 @@ pub(crate) fn unix_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// `--region`, else the AWS environment, else us-east-1 (the catalog's priced region).
+pub(crate) fn resolve_region(ctx: &mut Context<'_>) -> String {
+    if let Some(r) = &ctx.global.region {
+        return r.clone();
+    }
+    for var in ["AWS_REGION", "AWS_DEFAULT_REGION"] {
+        if let Ok(r) = std::env::var(var) {
+            if !r.is_empty() {
+                return r;
+            }
+        }
+    }
+    ctx.warn("assuming: no region given (--region, AWS_REGION): us-east-1");
+    "us-east-1".to_string()
 }
 
 /// `--now`: the instant evaluated (RFC 3339), else the current time; a bad one is an input error.

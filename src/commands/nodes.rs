@@ -124,7 +124,7 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         // The nodes' own region (their zones tell), else the flags'.
         let region = match view.nodes.iter().find_map(|n| n.region.clone()) {
             Some(r) => r,
-            None => super::provision::resolve_region(ctx),
+            None => super::resolve_region(ctx),
         };
         let (global, err) = (ctx.global, &mut *ctx.err);
         nodes::with_decisions(

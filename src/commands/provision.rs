@@ -36,7 +36,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     for warning in buffers::apply_gate(&mut manifests, buffer_gate, super::unix_now()) {
         ctx.warn(&warning);
     }
-    let region = resolve_region(ctx);
+    let region = super::resolve_region(ctx);
     for note in catalog.notes() {
         ctx.note(&note);
     }
@@ -101,20 +101,4 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     } else {
         Exit::Finding
     })
-}
-
-/// `--region`, else the AWS environment, else us-east-1 (the catalog's priced region).
-pub fn resolve_region(ctx: &mut Context<'_>) -> String {
-    if let Some(r) = &ctx.global.region {
-        return r.clone();
-    }
-    for var in ["AWS_REGION", "AWS_DEFAULT_REGION"] {
-        if let Ok(r) = std::env::var(var) {
-            if !r.is_empty() {
-                return r;
-            }
-        }
-    }
-    ctx.warn("assuming: no region given (--region, AWS_REGION): us-east-1");
-    "us-east-1".to_string()
 }

@@ -562,6 +562,94 @@ fn every_layer_imports_only_what_it_may() {
     assert!(counts[2] >= 20, "adapter files read: {}", counts[2]);
 }
 
+/// The commands a command file may not name under `root`: every other command module but its
+/// own `_live` half (`provision` → `provision_live`); shared glue lives in `commands::live` and
+/// `commands` itself. One rule per file; the files read.
+fn command_rules(root: &Path) -> Vec<(PathBuf, Rule)> {
+    let dir = root.join("src/commands");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter_map(|n| n.strip_suffix(".rs").map(str::to_string))
+                .filter(|n| n != "mod")
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+        .iter()
+        .map(|own| {
+            let others: Vec<&'static str> = names
+                .iter()
+                .filter(|n| *n != own && **n != format!("{own}_live"))
+                .map(|n| &*Box::leak(format!("crate::commands::{n}").into_boxed_str()))
+                .collect();
+            let rule = Rule {
+                dirs: &[],
+                paths: Box::leak(others.into_boxed_slice()),
+                names: &[],
+                why: "a command file is glue: it calls use cases and shared glue (commands::live, commands), never another command",
+            };
+            (dir.join(format!("{own}.rs")), rule)
+        })
+        .collect()
+}
+
+fn check_commands(root: &Path) -> (Vec<Violation>, usize) {
+    let rules = command_rules(root);
+    let mut violations = Vec::new();
+    for (path, rule) in &rules {
+        let rel = path
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        violations.extend(check_source(&rel, &text, rule));
+    }
+    (violations, rules.len())
+}
+
+#[test]
+fn no_command_reaches_into_another() {
+    let (violations, files) = check_commands(&root());
+    let list: Vec<String> = violations.iter().map(ToString::to_string).collect();
+    assert!(list.is_empty(), "command violations:\n{}", list.join("\n"));
+    assert!(files >= 10, "command files read: {files}");
+
+    // Planted: a command naming another is reported; its own `_live` half and the shared glue
+    // are not.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("architecture-commands");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src/commands/live")).unwrap();
+    let write = |rel: &str, text: &str| std::fs::write(dir.join(rel), text).unwrap();
+    write("src/commands/mod.rs", "pub mod nodes;\n");
+    write(
+        "src/commands/nodes.rs",
+        "use super::live;\nfn f() { super::provision::resolve_region(); super::resolve_region(); }\n",
+    );
+    write(
+        "src/commands/provision.rs",
+        "fn g() { super::provision_live::run(); }\n",
+    );
+    write("src/commands/provision_live.rs", "");
+    let (violations, files) = check_commands(&dir);
+    let got: Vec<(&str, usize, &str)> = violations
+        .iter()
+        .map(|v| (v.file.as_str(), v.line, v.what.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [(
+            "src/commands/nodes.rs",
+            2,
+            "crate::commands::provision::resolve_region"
+        )]
+    );
+    assert_eq!(files, 3);
+}
+
 #[test]
 fn planted_violations_are_reported_with_file_and_line() {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("architecture-planted");

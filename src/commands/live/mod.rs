@@ -17,6 +17,7 @@ use crate::usecases::clock::{Clock, SystemClock};
 use crate::usecases::live::Live;
 
 mod controller;
+pub mod drift;
 
 pub use super::lease::{take_lease, OperatorLease};
 pub use controller::{controller_policies, follow_controller};

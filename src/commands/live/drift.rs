@@ -1,10 +1,10 @@
 //! The live facts of `drift check` and `drift replace`: connect to the cluster and AWS, read
 //! the cluster, and let [`drift_check::gather`] resolve every class live.
 
-use super::live;
-use super::Context;
 use crate::cloud::ami::KubeVersion;
 use crate::cloud::types::Cloud;
+use crate::commands::live;
+use crate::commands::Context;
 use crate::drift::DriftSnapshot;
 use crate::error::CommandError;
 use crate::k8s::client::KubeClient;
@@ -42,7 +42,7 @@ pub fn gather_what_if(
         &read.manifests,
         &cloud,
         version,
-        super::unix_now(),
+        crate::commands::unix_now(),
         &mut |cloud| live::catalog(ctx, cloud, config.catalog.as_deref()),
     )?;
     snapshot.ca_bundle = match drift_check::ca_bundle(&cluster.client) {
