@@ -26,6 +26,7 @@ fn container_requests(
             source.insert(name.clone(), "limits");
         }
     }
+    resource_names(ctx, path, r)?;
     let mut out = Resources::new();
     for (name, q) in &merged {
         let field = validate::key_path(&format!("{path}.{}", source[name]), name);
@@ -82,6 +83,53 @@ fn container_requests(
         }
     }
     Ok(out)
+}
+
+/// The names a container's requests and limits may use (`k8s.io/kubernetes
+/// pkg/apis/core/validation` `validateContainerResourceName`, `ValidateResourceRequirements`):
+/// without a domain only `cpu`, `memory`, `ephemeral-storage` and `hugepages-*`; with one, a
+/// native (`kubernetes.io/`) or an extended resource name; hugepages only beside cpu or memory.
+fn resource_names(
+    ctx: &Ctx,
+    path: &str,
+    r: Option<&ResourceRequirementsSpec>,
+) -> Result<(), InputError> {
+    let Some(r) = r else { return Ok(()) };
+    let lists = [("requests", &r.requests), ("limits", &r.limits)];
+    let names = || {
+        lists
+            .iter()
+            .flat_map(|(origin, list)| list.iter().flatten().map(move |(n, _)| (*origin, n)))
+    };
+    for (origin, name) in names() {
+        let problem = match name.split_once('/') {
+            None if !is_standard_container_resource(name) => {
+                "must be a standard resource for containers (cpu, memory, ephemeral-storage, hugepages-<size>) or a domain-prefixed extended resource"
+            }
+            Some(_) if !name.contains("kubernetes.io/") && name.starts_with("requests.") => {
+                "doesn't follow extended resource name standard (no `requests.` prefix)"
+            }
+            _ => continue,
+        };
+        return Err(ctx.invalid(
+            validate::key_path(&format!("{path}.{origin}"), name),
+            problem,
+        ));
+    }
+    let hugepages = names().any(|(_, n)| n.starts_with("hugepages-"));
+    let cpu_or_memory = names().any(|(_, n)| n == "cpu" || n == "memory");
+    if hugepages && !cpu_or_memory {
+        return Err(ctx.invalid(
+            path.to_string(),
+            "forbidden: HugePages require cpu or memory",
+        ));
+    }
+    Ok(())
+}
+
+/// `IsStandardContainerResourceName`: the resources a container may name without a domain.
+fn is_standard_container_resource(name: &str) -> bool {
+    matches!(name, "cpu" | "memory" | "ephemeral-storage") || name.starts_with("hugepages-")
 }
 
 /// Effective pod requests (see the module documentation). `path` is the pod spec's field path.

@@ -841,6 +841,20 @@ fn what_the_api_server_refuses_is_refused() {
             pod("{containers: [{name: a, resources: {requests: {hugepages-2Mi: 100Mi, memory: 1Gi}, limits: {hugepages-2Mi: 200Mi}}}]}"),
             "Pod/p: spec.containers[0].resources.requests.hugepages-2Mi: must be equal to the hugepages-2Mi limit (200Mi): it cannot be overcommitted",
         ),
+        // Resource names (`validateContainerResourceName`; `validation_test.go` "invalid resource
+        // name" style cases) and "HugePages require cpu or memory".
+        (
+            pod("{containers: [{name: a, resources: {requests: {foo: 1}, limits: {foo: 1}}}]}"),
+            "Pod/p: spec.containers[0].resources.requests.foo: must be a standard resource for containers (cpu, memory, ephemeral-storage, hugepages-<size>) or a domain-prefixed extended resource",
+        ),
+        (
+            pod("{containers: [{name: a, resources: {limits: {pods: 1}}}]}"),
+            "Pod/p: spec.containers[0].resources.limits.pods: must be a standard resource for containers (cpu, memory, ephemeral-storage, hugepages-<size>) or a domain-prefixed extended resource",
+        ),
+        (
+            pod("{containers: [{name: a, resources: {requests: {hugepages-2Mi: 1Gi}, limits: {hugepages-2Mi: 1Gi}}}]}"),
+            "Pod/p: spec.containers[0].resources: forbidden: HugePages require cpu or memory",
+        ),
         (
             "apiVersion: v1\nkind: Pod\nmetadata: {name: Web_1}\nspec: {containers: [{name: a}]}\n".into(),
             "Pod/Web_1: metadata.name: \"Web_1\" is not a valid name",
