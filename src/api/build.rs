@@ -143,6 +143,7 @@ impl Builder {
             m.warnings
                 .push(format!("{WINDOWS_IPAM} ({} object(s))", self.windows_ipam));
         }
+        m.warnings.extend(unknown_capacity_types(&m.node_pools));
         // Manifests describe objects as written: admission would give a claim without a class
         // the default one, and the controllers create the claims of templates with the pod.
         m.storage.apply_default_class();
@@ -348,6 +349,35 @@ impl Manifests {
 
 /// The duplicate-detection family of an object: NodePools of v1beta1 and v1 are the same kind
 /// served at two versions, so `default` in both is a duplicate; a Provisioner is not.
+/// A pool requirement naming a capacity type no offering has (`on_demand`, `Spot`): Karpenter
+/// reads it as written and silently matches nothing with it (`core v1.14.1 pkg/apis/v1/labels.go`
+/// `CapacityTypeSpot`/`OnDemand`/`Reserved`), so a pool of `In [on_demand]` launches nothing.
+fn unknown_capacity_types(pools: &[crate::model::nodepool::NodePool]) -> Vec<String> {
+    use crate::model::labels::CAPACITY_TYPE;
+    const KNOWN: [&str; 3] = ["spot", "on-demand", "reserved"];
+    let mut out = Vec::new();
+    for pool in pools {
+        let odd: Vec<&str> = pool
+            .requirements
+            .iter()
+            .filter(|r| {
+                r.key == CAPACITY_TYPE && r.operator == crate::model::requirements::Operator::In
+            })
+            .flat_map(|r| r.values.iter().map(String::as_str))
+            .filter(|v| !KNOWN.contains(v))
+            .collect();
+        if !odd.is_empty() {
+            out.push(format!(
+                "{} {}: {CAPACITY_TYPE} value(s) {} match no offering (capacity types are spot, on-demand and reserved)",
+                pool.kind(),
+                pool.name,
+                odd.iter().map(|v| format!("{v:?}")).collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
+    out
+}
+
 fn family(object: &ApiObject) -> &'static str {
     match object {
         ApiObject::Provisioner(_) => "Provisioner",

@@ -265,3 +265,21 @@ fn karpenter_objects_survive_a_serde_round_trip() {
         assert!(seen.contains(raw), "{raw} lost in the round trip");
     }
 }
+
+/// A capacity type no offering has (`on_demand`, as some v1alpha5 Provisioners wrote it) is
+/// read as written — Karpenter matches nothing with it — and said once per pool; `NotIn` and
+/// the known values are quiet.
+#[test]
+fn an_unknown_capacity_type_is_said() {
+    let text = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: old}\n\
+        spec:\n  requirements:\n  - {key: karpenter.sh/capacity-type, operator: In, values: [spot, on_demand]}\n\
+        \x20 - {key: karpenter.sh/capacity-type, operator: NotIn, values: [Spot]}\n---\n\
+        apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: fine}\nspec:\n  template:\n    spec:\n\
+        \x20     nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n\
+        \x20     requirements:\n      - {key: karpenter.sh/capacity-type, operator: In, values: [reserved, on-demand]}\n";
+    let m = load_str("pools.yaml", text).unwrap();
+    assert_eq!(
+        m.warnings,
+        ["Provisioner old: karpenter.sh/capacity-type value(s) \"on_demand\" match no offering (capacity types are spot, on-demand and reserved)"]
+    );
+}
