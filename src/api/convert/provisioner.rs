@@ -47,6 +47,25 @@ impl Converter<'_> {
 
         // Requirements, with the AWS webhook's defaults made explicit.
         let mut requirements = spec.requirements.clone().unwrap_or_default();
+        for (i, r) in requirements.iter().enumerate() {
+            let odd: Vec<&String> = match (r.key.as_deref(), r.operator.as_deref()) {
+                (Some(labels::CAPACITY_TYPE), Some("In")) => r
+                    .values
+                    .iter()
+                    .flatten()
+                    .filter(|v| !["spot", "on-demand", "reserved"].contains(&v.as_str()))
+                    .collect(),
+                _ => continue,
+            };
+            if !odd.is_empty() {
+                notes.add(
+                    format!("spec.requirements[{i}].values"),
+                    format!(
+                        "kept {odd:?}, which no offering has (capacity types are spot, on-demand and reserved): Karpenter matches nothing with it, in v1alpha5 as in v1 — write on-demand if that was meant"
+                    ),
+                );
+            }
+        }
         let added = webhook_defaults(&requirements, spec.labels.as_ref());
         if !added.is_empty() {
             let listed: Vec<String> = added.iter().map(describe_requirement).collect();
@@ -378,6 +397,13 @@ mod tests {
             m.node_classes[0].kubelet.as_ref().unwrap().max_pods,
             Some(50)
         );
+    }
+
+    #[test]
+    fn a_capacity_type_no_offering_has_is_kept_and_said() {
+        let c = conv("apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  providerRef: {name: c}\n  requirements: [{key: karpenter.sh/capacity-type, operator: In, values: [spot, on_demand]}]\n");
+        let pool = doc(&c, "NodePool", "p");
+        note(pool, "spec.requirements[0].values", "[\"on_demand\"]");
     }
 
     #[test]
