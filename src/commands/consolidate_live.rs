@@ -122,6 +122,9 @@ fn once(
     let headers = !ctx.global.no_headers;
     if args.dry_run {
         let round = execute::decide(&session, &deciding)?;
+        for line in &round.warnings {
+            ctx.warn(line);
+        }
         let settings = round.settings(settings);
         let preview = pipeline::preview(&session, &round.manifests, round.actions, &settings)?;
         if !machine {

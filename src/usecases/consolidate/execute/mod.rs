@@ -63,6 +63,9 @@ pub struct Round {
     /// The `MinValuesPolicy` and `PreferencePolicy` decided under (the flags, else the running
     /// controller's).
     pub policies: Policies,
+    /// What reading the cluster has to tell (buffers that could not be read or provision
+    /// nothing), one line each.
+    pub warnings: Vec<String>,
 }
 
 impl Round {
@@ -114,7 +117,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
     let mut manifests = super::read_with_pdbs(live.cluster)?;
     // The buffers as the report reads them, so the executed decisions are the reported ones.
     let controller = deciding.controller.as_ref();
-    super::read_live_buffers(live.cluster, config, controller, &mut manifests)?;
+    let warnings = super::read_live_buffers(live.cluster, config, controller, &mut manifests)?;
     if check {
         check_selection(&manifests, config)?;
     }
@@ -129,6 +132,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
             actions: resumed,
             gone,
             policies,
+            warnings,
         });
     }
     let mut copy = manifests.clone();
@@ -178,6 +182,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
         actions,
         gone,
         policies,
+        warnings,
     })
 }
 
@@ -194,11 +199,18 @@ pub fn execute<C: Cluster, P: Compute, K: Clock + ?Sized>(
     let mut outcomes: Vec<NodeOutcome> = Vec::new();
     let mut held_back = BTreeSet::new();
     let mut rounds = 0usize;
+    let mut told = BTreeSet::new();
     loop {
         if live.clock.stop_requested() {
             return Ok(outcomes);
         }
         let round = decide_round(live, deciding, &held_back, rounds == 0)?;
+        // Each line once per run, not once per round.
+        for line in &round.warnings {
+            if told.insert(line.clone()) {
+                events.emit(Event::Warning(line.clone()));
+            }
+        }
         if round.actions.is_empty() {
             return Ok(outcomes);
         }

@@ -231,6 +231,35 @@ fn the_empty_node_is_deleted_then_the_under_used_one_replaced_by_the_cheaper_typ
     assert_eq!(replace::verdict(&run.outcomes).unwrap(), Exit::Ok);
 }
 
+/// With the `CapacityBuffer` gate on, every round reads the buffers as the report does; what
+/// that read has to say (here: the cluster serves no CapacityBuffer CRD) is told once per run,
+/// not once per round.
+#[test]
+fn what_the_buffer_read_says_is_told_once_over_the_rounds() {
+    let world = world(1, json!([{"nodes": "100%"}]));
+    let empty = managed(&world, "c6a.large", &[]);
+    let under_used = managed(&world, "c6a.2xlarge", &["p0"]);
+    let config = Config {
+        capacity_buffer: Some(true),
+        ..Config::default()
+    };
+    let run = run_with(&world, &config, |_| {});
+    assert_eq!(run.rounds, [vec![empty], vec![under_used]]);
+    let warnings: Vec<&String> = run
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Warning(w) if w.contains("CapacityBuffer") => Some(w),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("serves no autoscaling.x-k8s.io/v1beta1 CapacityBuffers"),
+        "{warnings:?}"
+    );
+}
+
 #[test]
 fn an_under_used_node_whose_pods_fit_elsewhere_is_deleted_without_a_launch() {
     let world = world(2, json!([{"nodes": "100%"}]));
