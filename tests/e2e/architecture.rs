@@ -596,6 +596,14 @@ fn command_rules(root: &Path) -> Vec<(PathBuf, Rule)> {
         .collect()
 }
 
+/// Each violation as (file, line, what), for comparing.
+fn located(violations: &[Violation]) -> Vec<(&str, usize, &str)> {
+    violations
+        .iter()
+        .map(|v| (v.file.as_str(), v.line, v.what.as_str()))
+        .collect()
+}
+
 fn check_commands(root: &Path) -> (Vec<Violation>, usize) {
     let rules = command_rules(root);
     let mut violations = Vec::new();
@@ -635,10 +643,7 @@ fn no_command_reaches_into_another() {
     );
     write("src/commands/provision_live.rs", "");
     let (violations, files) = check_commands(&dir);
-    let got: Vec<(&str, usize, &str)> = violations
-        .iter()
-        .map(|v| (v.file.as_str(), v.line, v.what.as_str()))
-        .collect();
+    let got = located(&violations);
     assert_eq!(
         got,
         [(
@@ -695,10 +700,7 @@ mod tests {
     );
 
     let (violations, counts) = check_tree(&dir, RULES);
-    let got: Vec<(&str, usize, &str)> = violations
-        .iter()
-        .map(|v| (v.file.as_str(), v.line, v.what.as_str()))
-        .collect();
+    let got = located(&violations);
     // `super::super::k8s` in the inline `tests` module is `crate::drift::k8s` (allowed): inline
     // modules count; one more `super` leaves the core.
     assert_eq!(
