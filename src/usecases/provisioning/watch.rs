@@ -139,8 +139,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                     let first = super::launch::first_round(&round.plan);
                     let launches = self.launch_all(&round.classes, &first, &round.input, events)?;
                     events.emit(Event::Batch {
-                        // The pods this plan placed (read after the window closed: pods bound
-                        // meanwhile are not counted); virtual pods are told per buffer.
+                        // The pending pods this plan was made for (read after the window closed:
+                        // pods bound meanwhile are not counted); virtual pods are told per buffer.
                         pods: round
                             .input
                             .pods
