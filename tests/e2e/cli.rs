@@ -180,78 +180,11 @@ fn seed_001_converted_to_v1_plans_the_same() {
     assert!(cpu <= 10);
 }
 
-const SEED_000: &str = r#"
-apiVersion: karpenter.k8s.aws/v1alpha1
-kind: AWSNodeTemplate
-metadata:
-  name: oldnode
-spec:
-  amiSelector:
-    aws::ids: ami-0123456789abcdef0
-  subnetSelector:
-    alpha.eksctl.io/cluster-name: my-cluster
-  securityGroupSelector:
-    kubernetes.io/cluster/my-cluster: owned
-  tags:
-    managed-by: "karpenter"
-    intent: "apps"
----
-apiVersion: karpenter.sh/v1alpha5
-kind: Provisioner
-metadata:
-  name: default
-spec:
-  providerRef:
-    name: oldnode
-  labels:
-    eks-immersion-team: my-team
-  requirements:
-    - key: "karpenter.k8s.aws/instance-category"
-      operator: In
-      values: ["c", "m", "r"]
-    - key: "kubernetes.io/arch"
-      operator: In
-      values: ["amd64"]
-    - key: "karpenter.sh/capacity-type"
-      operator: In
-      values: ["on-demand"]
-  limits:
-    resources:
-      cpu: "1000"
-      memory: 1000Gi
-  consolidation:
-    enabled: true
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: inflate
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-      app: inflate
-  template:
-    metadata:
-      labels:
-        app: inflate
-    spec:
-      terminationGracePeriodSeconds: 0
-      containers:
-        - name: inflate
-          image: public.ecr.aws/eks-distro/kubernetes/pause:3.7
-          resources:
-            requests:
-              cpu: 1
-      nodeSelector:
-        eks-immersion-team: my-team
-"#;
-
 /// Seed 000: Provisioner + AWSNodeTemplate and `inflate` (1 CPU, 1 replica) → one NodeClaim
 /// within the v1alpha5 defaults (linux, amd64, on-demand, c/m/r).
 #[test]
 fn seed_000_provisioner_plans_within_v1alpha5_defaults() {
-    let (run, plan) = plan_for(SEED_000, &[]);
+    let (run, plan) = plan_for(&crate::convert::seed_000(), &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let claims = plan["nodeClaims"].as_array().unwrap();
     assert_eq!(claims.len(), 1);

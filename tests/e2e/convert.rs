@@ -78,7 +78,8 @@ spec:
         eks-immersion-team: my-team
 "#;
 
-fn seed_000() -> String {
+/// Seed 000's objects with `inflate` (also `cli`'s seed 000 plan).
+pub(crate) fn seed_000() -> String {
     format!("{SEED_000_KARPENTER}---{INFLATE}")
 }
 
