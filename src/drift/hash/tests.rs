@@ -289,6 +289,43 @@ fn nodepool_v3_matches_a_published_self_managed_default_pool() {
     );
 }
 
+#[test]
+fn nodepool_v3_matches_a_pool_with_a_template_label_posted_in_an_issue() {
+    // aws/karpenter-provider-aws#8986 (2026-02): a v1 pool migrated from v1beta1, posted with
+    // nodepool-hash 9287886404796875480, v3; the template has one label and `expireAfter`
+    // as the API server returns it (`720h0m0s`). The post is cut after `node…`: completed
+    // with an EC2NodeClass reference to `default` (its compatibility annotation names it), no
+    // taints and no terminationGracePeriod — the 64-bit match confirms the completion.
+    // `core v1.14.1 pkg/apis/v1/nodepool.go` `Hash()`; requirements, limits, budgets unhashed.
+    let spec = json!({
+        "disruption": {
+            "budgets": [{"nodes": "30%"}],
+            "consolidateAfter": "1m",
+            "consolidationPolicy": "WhenEmptyOrUnderutilized"
+        },
+        "limits": {"cpu": 500, "memory": "2000Gi"},
+        "template": {
+            "metadata": {"labels": {"role": "default"}},
+            "spec": {
+                "expireAfter": "720h0m0s",
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                "requirements": [{"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]}]
+            }
+        }
+    });
+    assert_eq!(
+        node_pool_hash(&pool(spec.clone()), "v3").as_deref(),
+        Ok("9287886404796875480")
+    );
+    // The label is hashed: another value is another hash (NodePoolDrifted on a relabel).
+    let mut relabelled = spec;
+    relabelled["template"]["metadata"]["labels"]["role"] = json!("batch");
+    assert_ne!(
+        node_pool_hash(&pool(relabelled), "v3").as_deref(),
+        Ok("9287886404796875480")
+    );
+}
+
 /// `core v1.14.1: pkg/apis/v1/nodepool.go` `Hash()` hashes the whole `spec.template`, its
 /// `metadata.annotations` included (`nodeclaim/disruption/drift_test.go` "NodePool Static Drift ›
 /// should detect drift on changes to the static fields", the Annotations entry): adding,
