@@ -508,6 +508,34 @@ mod tests {
         assert_eq!(a.allowed, Some(5));
     }
 
+    /// Session 27 sweep: a budget whose schedule never comes round — `* * 31 2 *`, the CronJob
+    /// idiom for "never", written to switch a budget off. robfig/cron v3 `SpecSchedule.Next`
+    /// returns Go's zero time when no hit comes within five years, and core v1.14.1
+    /// `pkg/apis/v1/nodepool.go` `IsActive` (`!nextHit.After(now)`) takes that as active: the
+    /// budget's 0 holds its reasons forever instead of never.
+    #[test]
+    fn a_schedule_that_never_comes_round_is_always_active() {
+        let p = pool(vec![
+            budget(
+                "0",
+                Some("* * 31 2 *"),
+                Some("1h"),
+                &["Drifted", "Underutilized"],
+            ),
+            budget("100%", None, None, &[]),
+        ]);
+        for now in [
+            "2024-06-05T02:00:00Z",
+            "2025-02-28T23:59:00Z",
+            "2031-01-01T00:00:00Z",
+        ] {
+            let a = allowed_disruptions(&p, &nodes(5), DisruptionReason::Underutilized, at(now));
+            assert_eq!(a.allowed, Some(0), "{now}");
+            let a = allowed_disruptions(&p, &nodes(5), DisruptionReason::Empty, at(now));
+            assert_eq!(a.allowed, Some(5), "{now}");
+        }
+    }
+
     /// core v1.14.1 `pkg/apis/v1/nodepool_budgets_test.go`, its `BeforeEach` budgets on 100
     /// nodes at the suite's clock (2000-06-15 12:30:30 UTC, a Thursday): "10", "100", "100%",
     /// "15" for Drifted+Underutilized, "5" for Drifted (all `* * * * *` for 1h) and "0" for all

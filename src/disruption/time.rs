@@ -176,36 +176,59 @@ impl Schedule {
     pub fn matches(&self, epoch: i64) -> bool {
         let c = civil(epoch);
         let bit = |set: u64, v: u32| set & (1 << v) != 0;
-        let dom = bit(self.days, c.day);
-        let dow = bit(self.weekdays, c.weekday);
-        let day_ok = if self.day_star {
-            dom && dow
-        } else {
-            dom || dow
-        };
         bit(self.minutes, c.minute)
             && bit(self.hours, c.hour)
             && bit(self.months, c.month)
-            && day_ok
+            && self.day_matches(c.day, c.weekday)
     }
 
     /// Whether a window of `duration` seconds opened by the schedule covers `now`: Karpenter's
     /// `next(now − duration) ≤ now` (docs/karpenter.md §5.2), where `next(t)` is the first hit
     /// strictly after `t`. So a `0 9 * * *` schedule with `1h` is active on [09:00, 10:00).
+    /// robfig's `Next` gives up after the fifth year and returns Go's zero time, which is never
+    /// after now: a schedule that never comes round (`* * 31 2 *`, the CronJob idiom for "never")
+    /// is always active (core v1.14.1 `pkg/apis/v1/nodepool.go` `IsActive`).
     pub fn active(&self, now: i64, duration: i64) -> bool {
         let start = now.saturating_sub(duration.max(0));
-        // First whole minute strictly after `start`.
-        let mut minute = start.div_euclid(60) + 1;
-        let last = now.div_euclid(60);
-        // A window longer than a year repeats every schedule at least once (or never).
-        let last = last.min(minute + 366 * 24 * 60);
-        while minute <= last {
-            if self.matches(minute * 60) {
-                return true;
+        self.next_after(start).is_none_or(|hit| hit <= now)
+    }
+
+    /// robfig/cron v3 `SpecSchedule.Next` in UTC: the first hit (a whole minute) strictly after
+    /// `t`, or `None` (Go's zero time) when none comes by the end of the year five years after
+    /// `t + 1s`'s (`yearLimit`).
+    fn next_after(&self, t: i64) -> Option<i64> {
+        const MINUTES_PER_DAY: i64 = 24 * 60;
+        let year_limit = civil(t.saturating_add(1)).year + 5;
+        let first = t.div_euclid(60) + 1;
+        let mut day = first.div_euclid(MINUTES_PER_DAY);
+        let mut from = first.rem_euclid(MINUTES_PER_DAY);
+        let bit = |set: u64, v: i64| set & (1 << v) != 0;
+        loop {
+            let c = civil(day * 86_400);
+            if c.year > year_limit {
+                return None;
             }
-            minute += 1;
+            if bit(self.months, i64::from(c.month)) && self.day_matches(c.day, c.weekday) {
+                let hit = (from..MINUTES_PER_DAY)
+                    .find(|m| bit(self.hours, m / 60) && bit(self.minutes, m % 60));
+                if let Some(m) = hit {
+                    return Some((day * MINUTES_PER_DAY + m) * 60);
+                }
+            }
+            day += 1;
+            from = 0;
         }
-        false
+    }
+
+    /// robfig's `dayMatches`: with a star in either day field both must match, else either.
+    fn day_matches(&self, day: u32, weekday: u32) -> bool {
+        let dom = self.days & (1 << day) != 0;
+        let dow = self.weekdays & (1 << weekday) != 0;
+        if self.day_star {
+            dom && dow
+        } else {
+            dom || dow
+        }
     }
 }
 
@@ -307,6 +330,40 @@ mod tests {
         assert!(!s.active(at("2024-06-24T10:00:00Z"), hour));
         assert!(!s.active(at("2024-06-24T08:59:59Z"), hour));
         assert!(s.active(at("2024-06-25T08:00:00Z"), 24 * hour));
+    }
+
+    /// robfig/cron v3 `spec.go` `Next`: no hit by the end of the fifth year after `t` returns the
+    /// zero time, which `IsActive` (core v1.14.1 `pkg/apis/v1/nodepool.go`) reads as active. Dates
+    /// that do not exist never come round (Feb 30/31, Apr/Jun/Sep/Nov 31); Feb 29 does, and so
+    /// does a 31st restricted by a weekday (either day field may match when neither is a star).
+    #[test]
+    fn a_schedule_that_never_comes_round_is_active_as_go_zero_time() {
+        let hour = 3600;
+        for never in [
+            "* * 31 2 *",
+            "0 0 30 2 *",
+            "0 0 31 4,6,9,11 *",
+            "0 0 31 feb */1",
+        ] {
+            let s = Schedule::parse(never).unwrap();
+            assert!(s.active(at("2024-06-24T12:00:00Z"), hour), "{never}");
+            assert_eq!(s.next_after(at("2024-06-24T12:00:00Z")), None, "{never}");
+        }
+        let leap = Schedule::parse("0 0 29 2 *").unwrap();
+        assert!(!leap.active(at("2025-03-01T12:00:00Z"), hour));
+        assert_eq!(
+            leap.next_after(at("2025-03-01T12:00:00Z")),
+            Some(at("2028-02-29T00:00:00Z"))
+        );
+        // From 2097 the next 29 February is in 2104, past robfig's five-year limit.
+        assert_eq!(leap.next_after(at("2097-01-01T00:00:00Z")), None);
+        assert!(leap.active(at("2097-01-01T00:00:00Z"), hour));
+        let either = Schedule::parse("0 0 31 2 mon").unwrap();
+        assert!(!either.active(at("2024-06-24T12:00:00Z"), hour));
+        assert!(
+            either.active(at("2024-02-05T00:30:00Z"), hour),
+            "a Monday in February"
+        );
     }
 
     /// `core: pkg/apis/v1/nodepool_budgets_test.go` Context "IsActive": "should always consider a
