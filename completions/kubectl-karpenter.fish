@@ -73,7 +73,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand prov
 BestEffort\t''"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l preference-policy -d 'Whether pods\' preferences (preferred node and pod affinity and anti-affinity, ScheduleAnyway topology spreads) count, as the controller\'s --preference-policy / PREFERENCE_POLICY: Respect (required until relaxed) or Ignore. Live, the running controller\'s setting is the default' -r -f -a "Respect\t''
 Ignore\t''"
-complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l feature-gates -d 'Feature gates, as the controller\'s FEATURE_GATES (`CapacityBuffer=true` plans the CapacityBuffers\' capacity). Live, the running controller\'s gates are the default' -r
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l feature-gates -d 'Feature gates, as the controller\'s FEATURE_GATES (`CapacityBuffer=true` plans the CapacityBuffers\' capacity, `ReservedCapacity=false` plans and launches without capacity reservations). Live, the running controller\'s gates are the default' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l timeout -d 'How long --wait waits (e.g. 10m)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l wait-for-lease -d 'Wait this long for another run\'s operator lease instead of refusing (default 10m; `forever`: a standby replica in a pod)' -r
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand provision" -l lease-namespace -d 'Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)' -r

@@ -335,7 +335,8 @@ pub struct ProvisionArgs {
     #[command(flatten)]
     pub policies: SchedulingPolicyArgs,
     /// Feature gates, as the controller's FEATURE_GATES (`CapacityBuffer=true` plans the
-    /// CapacityBuffers' capacity). Live, the running controller's gates are the default.
+    /// CapacityBuffers' capacity, `ReservedCapacity=false` plans and launches without capacity
+    /// reservations). Live, the running controller's gates are the default.
     #[arg(long = "feature-gates", value_name = "GATES")]
     pub feature_gates: Option<String>,
     /// Launch without asking (live mode).
@@ -363,7 +364,17 @@ impl ProvisionArgs {
     /// The `CapacityBuffer` gate `--feature-gates` sets, if it names it; a value Karpenter
     /// would refuse to start with is bad input.
     pub fn capacity_buffer_gate(&self) -> Result<Option<bool>, crate::error::CommandError> {
-        let gate = crate::usecases::provisioning::buffers::GATE;
+        self.gate(crate::usecases::provisioning::buffers::GATE)
+    }
+
+    /// The `ReservedCapacity` gate `--feature-gates` sets, if it names it (as
+    /// [`ProvisionArgs::capacity_buffer_gate`]).
+    pub fn reserved_capacity_gate(&self) -> Result<Option<bool>, crate::error::CommandError> {
+        self.gate(crate::usecases::provisioning::RESERVED_CAPACITY_GATE)
+    }
+
+    /// The gate `name` in `--feature-gates`, if it names it.
+    fn gate(&self, gate: &str) -> Result<Option<bool>, crate::error::CommandError> {
         let gates =
             crate::karpenter_install::gates::FeatureGates::new(self.feature_gates.as_deref());
         gates.get(gate).transpose().map_err(|raw| {
@@ -384,6 +395,7 @@ impl ProvisionArgs {
             node_overlay_gate: None,
             static_capacity_gate: None,
             capacity_buffer_gate: None,
+            reserved_capacity_gate: None,
             keep_not_ready: false,
         }
     }

@@ -83,6 +83,8 @@ pub struct Controller {
     pub static_capacity: Option<bool>,
     /// Its `CapacityBuffer` gate (off unless its gates turn it on), as `node_overlay`.
     pub capacity_buffer: Option<bool>,
+    /// Its `ReservedCapacity` gate (on unless its gates turn it off), as `node_overlay`.
+    pub reserved_capacity: Option<bool>,
 }
 
 /// The release a controller version runs: v1.x follows v1.14, v0.32–v0.37 (v1beta1) v0.37,
@@ -171,6 +173,12 @@ pub fn controller(cluster: &dyn Cluster) -> Result<Option<Controller>, CommandEr
                 .get(crate::usecases::provisioning::buffers::GATE)
                 .and_then(Result::ok)
                 .unwrap_or(false),
+        ),
+        reserved_capacity: Some(
+            gates
+                .get(crate::usecases::provisioning::RESERVED_CAPACITY_GATE)
+                .and_then(Result::ok)
+                .unwrap_or(true),
         ),
     }))
 }
