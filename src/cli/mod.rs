@@ -339,6 +339,14 @@ pub struct ProvisionArgs {
     /// reservations). Live, the running controller's gates are the default.
     #[arg(long = "feature-gates", value_name = "GATES")]
     pub feature_gates: Option<String>,
+    /// The AWS controller's VM_MEMORY_OVERHEAD_PERCENT (default 0.075): the memory share each
+    /// instance type's capacity loses. Live, the running controller's is the default.
+    #[arg(long, value_name = "FRACTION", value_parser = parse_overhead_percent)]
+    pub vm_memory_overhead_percent: Option<f64>,
+    /// The AWS controller's RESERVED_ENIS (default 0): ENIs that give no pods. Live, the running
+    /// controller's is the default.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32))]
+    pub reserved_enis: Option<u32>,
     /// Launch without asking (live mode).
     #[arg(short = 'y', long)]
     pub yes: bool,
@@ -396,9 +404,17 @@ impl ProvisionArgs {
             static_capacity_gate: None,
             capacity_buffer_gate: None,
             reserved_capacity_gate: None,
+            vm_memory_overhead_percent: self.vm_memory_overhead_percent,
+            reserved_enis: self.reserved_enis.map(i64::from),
             keep_not_ready: false,
         }
     }
+}
+
+/// `--vm-memory-overhead-percent`: a number Karpenter would start with (not negative).
+fn parse_overhead_percent(raw: &str) -> Result<f64, String> {
+    crate::model::overhead::parse_vm_memory_overhead_percent(raw)
+        .ok_or_else(|| format!("{raw:?} is not a non-negative number (e.g. 0.075)"))
 }
 
 /// `--min-values-policy` and `--preference-policy`: the Karpenter controller options the

@@ -174,6 +174,21 @@ impl AmiFamily {
     }
 }
 
+/// A `VM_MEMORY_OVERHEAD_PERCENT` value as the AWS controller takes it (`aws v1.14.1:
+/// pkg/operator/options/options.go`, a float64 flag; `options_validation.go`: not negative).
+/// `None`: Karpenter would not start with it.
+pub fn parse_vm_memory_overhead_percent(raw: &str) -> Option<f64> {
+    raw.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|p| p.is_finite() && *p >= 0.0)
+}
+
+/// A `RESERVED_ENIS` value as the AWS controller takes it (an int flag, not negative).
+pub fn parse_reserved_enis(raw: &str) -> Option<i64> {
+    raw.trim().parse::<i64>().ok().filter(|n| *n >= 0)
+}
+
 /// ENI-limited pod density: `(maxENIs − reserved) × (IPv4PerENI − 1) + 2`.
 ///
 /// Each ENI's primary address is not given to pods; the `+ 2` covers the host-network pods
@@ -405,6 +420,10 @@ pub struct NodeSettings<'a> {
     pub vm_memory_overhead_percent: f64,
     /// `RESERVED_ENIS` (default 0).
     pub reserved_enis: i64,
+    /// The class's EFA-only interfaces on network card 0: each takes an ENI from the VPC CNI,
+    /// for the pod capacity and for the ENI-limited kube-reserved memory alike (`types.go`
+    /// `ENILimitedPods` counts them whatever `reservedENIs` it is given).
+    pub efa_only_enis: i64,
 }
 
 impl<'a> NodeSettings<'a> {
@@ -417,6 +436,7 @@ impl<'a> NodeSettings<'a> {
             instance_store_policy: None,
             vm_memory_overhead_percent: DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
             reserved_enis: 0,
+            efa_only_enis: 0,
         }
     }
 }
@@ -432,7 +452,11 @@ pub fn capacity_and_overhead(
     let max_pods = kubelet.and_then(|k| k.max_pods);
     let pods_per_core = kubelet.and_then(|k| k.pods_per_core);
 
-    let eni_limited = eni_limited_pods(shape.max_enis, shape.ipv4_per_eni, settings.reserved_enis);
+    let eni_limited = eni_limited_pods(
+        shape.max_enis,
+        shape.ipv4_per_eni,
+        settings.reserved_enis + settings.efa_only_enis,
+    );
     let pod_count = pods(
         settings.family,
         eni_limited,
@@ -460,7 +484,9 @@ pub fn capacity_and_overhead(
 
     let memory_pods = kube_reserved_memory_pods(
         settings.family,
-        eni_limited_pods(shape.max_enis, shape.ipv4_per_eni, 0),
+        // `NewInstanceType`: `ENILimitedPods(ctx, info, 0, networkInterfaces)` — no reserved
+        // ENIs, but the EFA-only interfaces still count.
+        eni_limited_pods(shape.max_enis, shape.ipv4_per_eni, settings.efa_only_enis),
         pod_count,
     );
     let overhead = reservations(shape.vcpu * ONE, memory_pods, memory, storage, kubelet);

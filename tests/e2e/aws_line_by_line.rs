@@ -8,9 +8,14 @@ use crate::support::{fixture, karpenter, Run};
 
 /// `provision --dry-run -o json` with `args`.
 fn dry_run(args: &[&str]) -> (Run, Value) {
+    dry_run_with(args, b"")
+}
+
+/// [`dry_run`], `stdin` the manifests of `-f -`.
+fn dry_run_with(args: &[&str], stdin: &[u8]) -> (Run, Value) {
     let mut all = vec!["provision", "--dry-run", "-o", "json"];
     all.extend_from_slice(args);
-    let run = karpenter(&all, b"");
+    let run = karpenter(&all, stdin);
     let json = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
     (run, json)
@@ -72,4 +77,41 @@ fn with_the_reserved_capacity_gate_off_no_claim_is_planned_into_a_reservation() 
         .filter(|(t, _)| t == "reserved")
         .count();
     assert_eq!(reserved, 2, "{plan:#}");
+}
+
+/// `t3-large.yaml` with `replicas` pods of `memory`, planned with `flags`: the NodeClaims and
+/// the pods left pending.
+fn t3_plan(replicas: usize, memory: &str, flags: &[&str]) -> (usize, usize) {
+    let text = std::fs::read_to_string(path("aws-line-by-line/t3-large.yaml"))
+        .unwrap()
+        .replace("REPLICAS", &replicas.to_string())
+        .replace("MEMORY", memory);
+    let (run, plan) = dry_run_with(&[&["-f", "-"], flags].concat(), text.as_bytes());
+    assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
+    let count = |key: &str| plan[key].as_array().map_or(0, Vec::len);
+    (count("nodeClaims"), count("unschedulable"))
+}
+
+/// **Differs, fixed** — the AWS controller's `RESERVED_ENIS` and `VM_MEMORY_OVERHEAD_PERCENT`
+/// (`aws v1.14.1: pkg/operator/options/options.go`; `pkg/providers/instancetype/types.go`
+/// `pods`, `memory`; instancetype/suite_test.go "should reserve ENIs when aws.reservedENIs is
+/// set and use it in max-pods calculation") through `--reserved-enis` /
+/// `--vm-memory-overhead-percent`: 30 small pods fit one t3.large (35 pods) but need two with
+/// one reserved ENI (24); a 7000Mi pod does not fit t3.large's 6837Mi allocatable at 7.5 %
+/// overhead but fits its 7452Mi at 0. We planned with 0 and 0.075 whatever the controller ran
+/// with.
+#[test]
+fn the_controllers_reserved_enis_and_vm_memory_overhead_reach_the_plan() {
+    assert_eq!(t3_plan(30, "10Mi", &[]), (1, 0));
+    assert_eq!(t3_plan(30, "10Mi", &["--reserved-enis", "1"]), (2, 0));
+    assert_eq!(t3_plan(1, "7000Mi", &[]), (0, 1));
+    assert_eq!(
+        t3_plan(1, "7000Mi", &["--vm-memory-overhead-percent", "0"]),
+        (1, 0)
+    );
+    let bad = karpenter(
+        &["provision", "--dry-run", "-f", "-", "--reserved-enis", "-1"],
+        b"",
+    );
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
 }

@@ -48,6 +48,13 @@ pub fn follow_controller(
     selection.reserved_capacity_gate = selection
         .reserved_capacity_gate
         .or(controller.as_ref().and_then(|c| c.reserved_capacity));
+    // `--vm-memory-overhead-percent` and `--reserved-enis` win over the controller's settings.
+    if let Some(c) = controller.as_ref() {
+        selection.vm_memory_overhead_percent = selection
+            .vm_memory_overhead_percent
+            .or(c.vm_memory_overhead_percent);
+        selection.reserved_enis = selection.reserved_enis.or(c.reserved_enis);
+    }
     selection.static_capacity_gate = controller.and_then(|c| c.static_capacity);
     Ok(())
 }

@@ -50,6 +50,12 @@ pub fn build_input(
     }
     drop_ignored_overlays(manifests, selection.node_overlay_gate);
     drop_reservation_terms(manifests, selection.reserved_capacity_gate);
+    if let Some(p) = selection.vm_memory_overhead_percent {
+        sizing.vm_memory_overhead_percent = p;
+    }
+    if let Some(n) = selection.reserved_enis {
+        sizing.reserved_enis = n;
+    }
     // A NodePool being deleted takes no new capacity (`core v1.14.1:
     // pkg/controllers/provisioning/provisioner.go` `GetNodePools`; suite_test.go "should ignore
     // NodePools that are deleting"), static ones included (`static/provisioning/controller.go`).

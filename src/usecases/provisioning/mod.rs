@@ -54,7 +54,7 @@ pub const RESERVED_CAPACITY_GATE: &str = "ReservedCapacity";
 /// Which pools may launch, how many instance types a NodeClaim keeps, what an unmet
 /// `minValues` does and whether preferences count (`--nodepool`, `--max-instance-types`,
 /// `--min-values-policy`, `--preference-policy`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Selection {
     /// Only these NodePools (or Provisioners); all when empty.
     pub nodepools: Vec<String>,
@@ -84,6 +84,13 @@ pub struct Selection {
     /// (`launchtemplate/types.go`, open launch mode). `None`: on, its default (`core v1.14.1:
     /// pkg/operator/options/options.go`).
     pub reserved_capacity_gate: Option<bool>,
+    /// The AWS controller's `VM_MEMORY_OVERHEAD_PERCENT` (`--vm-memory-overhead-percent`, else
+    /// the running controller's); `None`: its default, 0.075.
+    pub vm_memory_overhead_percent: Option<f64>,
+    /// The AWS controller's `RESERVED_ENIS` (`--reserved-enis`, else the running
+    /// controller's): fewer ENI-limited pods, kube-reserved unchanged (`aws v1.14.1:
+    /// pkg/providers/instancetype/types.go` `pods`); `None`: its default, 0.
+    pub reserved_enis: Option<i64>,
     /// Keep NodePools that are not Ready, marked as launching nothing, instead of leaving them
     /// out: the disruption controller still takes their nodes as candidates (`core v1.14.1:
     /// pkg/controllers/disruption/helpers.go` `BuildNodePoolMap` lists every managed pool)
