@@ -123,6 +123,12 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
         }
     }
 
+    /// The `ReservedCapacity` gate this session launches under: `Some(false)` in the open launch
+    /// mode, else `None` (the gate's default, on).
+    pub fn reserved_capacity_gate(&self) -> Option<bool> {
+        (self.launch_mode == LaunchMode::Open).then_some(false)
+    }
+
     /// Launches with `profile` (`--instance-profile`, docs/spec.md §5.2) as every node's
     /// instance profile: before the class's `instanceProfile`, its `role`'s profile and
     /// `aws.defaultInstanceProfile`, and with no IAM call.

@@ -378,6 +378,11 @@ pub fn build_input(
         &Selection {
             max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
             node_overlay_gate: controller.and_then(|c| c.node_overlay),
+            // The controller's `ReservedCapacity` gate and AWS instance-type settings size the
+            // replacements as its provisioner would (s27-lineaws).
+            reserved_capacity_gate: controller.and_then(|c| c.reserved_capacity),
+            vm_memory_overhead_percent: controller.and_then(|c| c.vm_memory_overhead_percent),
+            reserved_enis: controller.and_then(|c| c.reserved_enis),
             keep_not_ready: true,
             ..Selection::default()
         },
