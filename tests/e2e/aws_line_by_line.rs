@@ -4,21 +4,12 @@
 
 use serde_json::Value;
 
+use crate::plans::dry_run_with;
 use crate::support::{fixture, karpenter, Run};
 
 /// `provision --dry-run -o json` with `args`.
 fn dry_run(args: &[&str]) -> (Run, Value) {
     dry_run_with(args, b"")
-}
-
-/// [`dry_run`], `stdin` the manifests of `-f -`.
-fn dry_run_with(args: &[&str], stdin: &[u8]) -> (Run, Value) {
-    let mut all = vec!["provision", "--dry-run", "-o", "json"];
-    all.extend_from_slice(args);
-    let run = karpenter(&all, stdin);
-    let json = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
-    (run, json)
 }
 
 fn path(file: &str) -> String {

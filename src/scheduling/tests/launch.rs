@@ -122,6 +122,17 @@ fn spot_is_not_filtered_without_on_demand_or_with_min_values() {
     assert_eq!(plan.node_claims[0].launch.instance_type, "spot");
 }
 
+/// A generic 4-CPU type, on-demand at $0.20 in `z1`.
+fn plain_on_demand() -> crate::model::instance_type::InstanceType {
+    instance_type(
+        "plain",
+        "4",
+        "8Gi",
+        "20",
+        vec![offer("z1", ON_DEMAND, 0.20)],
+    )
+}
+
 /// The exotic filter runs before the capacity type is chosen (`filterInstanceTypes`, then
 /// `getCapacityType`): spot offered only by a GPU type does not make a plain on-demand launch
 /// a GPU spot one.
@@ -132,16 +143,7 @@ fn the_capacity_type_is_chosen_after_exotic_types_are_dropped() {
         crate::model::overhead::NVIDIA_GPU,
         crate::model::quantity::ONE,
     );
-    let plan = one_pod(vec![
-        instance_type(
-            "plain",
-            "4",
-            "8Gi",
-            "20",
-            vec![offer("z1", ON_DEMAND, 0.20)],
-        ),
-        gpu,
-    ]);
+    let plan = one_pod(vec![plain_on_demand(), gpu]);
     let c = &plan.node_claims[0];
     assert_eq!(
         (
@@ -168,15 +170,6 @@ fn exotic_types_are_those_with_exotic_resources_or_a_metal_size() {
     };
     use crate::model::quantity::ONE;
     use crate::model::requirements::Requirement;
-    let plain = || {
-        instance_type(
-            "plain",
-            "4",
-            "8Gi",
-            "20",
-            vec![offer("z1", ON_DEMAND, 0.20)],
-        )
-    };
     let cheap = || {
         instance_type(
             "cheap",
@@ -187,7 +180,7 @@ fn exotic_types_are_those_with_exotic_resources_or_a_metal_size() {
         )
     };
     let launched = |other: crate::model::instance_type::InstanceType| {
-        one_pod(vec![plain(), other]).node_claims[0]
+        one_pod(vec![plain_on_demand(), other]).node_claims[0]
             .launch
             .instance_type
             .clone()

@@ -571,12 +571,9 @@ mod commands;
 mod expiration;
 mod ghosts;
 
-/// Reservations in the decision (docs/karpenter.md §6.12): the class selects an ODCR of one
-/// c6a.xlarge, which Karpenter prices at on-demand / 10,000,000 — so the under-used c6a.2xlarge
-/// is replaced into the reservation (a launch template targeting it), not by the cheapest
-/// on-demand type the plain catalog would offer.
-#[test]
-fn an_under_used_node_is_replaced_into_a_capacity_reservation() {
+/// A pool whose class selects an ODCR of one c6a.xlarge in us-east-1a, and an under-used
+/// c6a.2xlarge node of it running `p0`.
+fn under_used_beside_a_reservation() -> (World, String) {
     let world = world(1, json!([{"nodes": "100%"}]));
     world.reserved_pool(
         json!([{"id": "cr-0a1"}]),
@@ -590,6 +587,16 @@ fn an_under_used_node_is_replaced_into_a_capacity_reservation() {
         )],
     );
     let under_used = managed(&world, "c6a.2xlarge", &["p0"]);
+    (world, under_used)
+}
+
+/// Reservations in the decision (docs/karpenter.md §6.12): the class selects an ODCR of one
+/// c6a.xlarge, which Karpenter prices at on-demand / 10,000,000 — so the under-used c6a.2xlarge
+/// is replaced into the reservation (a launch template targeting it), not by the cheapest
+/// on-demand type the plain catalog would offer.
+#[test]
+fn an_under_used_node_is_replaced_into_a_capacity_reservation() {
+    let (world, under_used) = under_used_beside_a_reservation();
 
     let run = run(&world);
     assert_eq!(
@@ -616,19 +623,7 @@ fn an_under_used_node_is_replaced_into_a_capacity_reservation() {
 /// type, launched from a template without a `CapacityReservationSpecification`.
 #[test]
 fn with_the_reserved_capacity_gate_off_the_replacement_ignores_the_reservation() {
-    let world = world(1, json!([{"nodes": "100%"}]));
-    world.reserved_pool(
-        json!([{"id": "cr-0a1"}]),
-        json!({"consolidationPolicy": "WhenEmptyOrUnderutilized",
-            "consolidateAfter": "0s", "budgets": [{"nodes": "100%"}]}),
-        vec![crate::usecases::testing::odcr(
-            "cr-0a1",
-            "c6a.xlarge",
-            "us-east-1a",
-            1,
-        )],
-    );
-    let under_used = managed(&world, "c6a.2xlarge", &["p0"]);
+    let (world, under_used) = under_used_beside_a_reservation();
     let deciding = Deciding {
         config: Config::default(),
         controller: Some(crate::usecases::consolidate::Controller {
