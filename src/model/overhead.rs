@@ -270,15 +270,23 @@ pub fn kube_reserved_memory_pods(
 }
 
 /// kube-reserved: computed CPU, memory and 1Gi ephemeral storage, then the user's
-/// `kubeReserved` entries override key by key (a user value of exactly 0 cannot be told apart
-/// from "unset" in [`Resources`] and therefore does not override).
-pub fn kube_reserved(cpu_milli: i64, memory_pods: i64, user: &Resources) -> Resources {
+/// `kubeReserved` entries override key by key — `zero`, the keys written as 0, with 0
+/// (`types.go` `kubeReservedResources`: `lo.Assign` of every written key).
+pub fn kube_reserved(
+    cpu_milli: i64,
+    memory_pods: i64,
+    user: &Resources,
+    zero: &[String],
+) -> Resources {
     let mut out = Resources::new();
     out.set(CPU, kube_reserved_cpu_milli(cpu_milli));
     out.set(MEMORY, kube_reserved_memory(memory_pods));
     out.set(EPHEMERAL_STORAGE, KUBE_RESERVED_EPHEMERAL_STORAGE);
     for (name, value) in user.iter() {
         out.set(name, value);
+    }
+    for name in zero {
+        out.set(name, 0);
     }
     out
 }
@@ -537,6 +545,7 @@ fn reservations(
             cpu_milli,
             memory_pods,
             kubelet.map_or(&no_resources, |k| &k.kube_reserved),
+            kubelet.map_or(&[], |k| &k.kube_reserved_zero),
         ),
         system_reserved: kubelet.map_or_else(Resources::new, |k| k.system_reserved.clone()),
         eviction_threshold: eviction_threshold(
@@ -655,11 +664,23 @@ mod tests {
     #[test]
     fn kube_reserved_user_keys_override() {
         let user = Resources::from_pairs(&[("cpu", "200m"), ("pid", "1000")]);
-        let r = kube_reserved(2000, 29, &user);
+        let r = kube_reserved(2000, 29, &user, &[]);
         assert_eq!(r.cpu, 200);
         assert_eq!(r.memory, 574 * MIB, "memory not overridden");
         assert_eq!(r.ephemeral_storage, GIB);
         assert_eq!(r.get("pid"), 1_000_000);
+    }
+
+    /// **Differs, fixed** (s27-lineaws) — `kubeReserved: {cpu: "0", ephemeral-storage: "0"}` on
+    /// 2 vCPU → `aws v1.14.1: pkg/providers/instancetype/types.go` `kubeReservedResources`
+    /// assigns every written key, so kube-reserved CPU and ephemeral storage are 0; a zero was
+    /// "unset" here and the computed 70m / 1Gi stayed. No upstream test; rule from that line.
+    #[test]
+    fn kube_reserved_keys_written_as_zero_override_with_zero() {
+        let zero = ["cpu".to_string(), "ephemeral-storage".to_string()];
+        let r = kube_reserved(2000, 29, &Resources::new(), &zero);
+        assert_eq!((r.cpu, r.ephemeral_storage), (0, 0));
+        assert_eq!(r.memory, 574 * MIB, "memory not written");
     }
 
     #[test]

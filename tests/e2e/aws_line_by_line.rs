@@ -73,10 +73,20 @@ fn with_the_reserved_capacity_gate_off_no_claim_is_planned_into_a_reservation() 
 /// `t3-large.yaml` with `replicas` pods of `memory`, planned with `flags`: the NodeClaims and
 /// the pods left pending.
 fn t3_plan(replicas: usize, memory: &str, flags: &[&str]) -> (usize, usize) {
-    let text = std::fs::read_to_string(path("aws-line-by-line/t3-large.yaml"))
+    t3_plan_of(t3_text(replicas, memory, "10m"), flags)
+}
+
+/// `t3-large.yaml` with `replicas` pods of `memory` and `cpu`.
+fn t3_text(replicas: usize, memory: &str, cpu: &str) -> String {
+    std::fs::read_to_string(path("aws-line-by-line/t3-large.yaml"))
         .unwrap()
         .replace("REPLICAS", &replicas.to_string())
-        .replace("MEMORY", memory);
+        .replace("MEMORY", memory)
+        .replace("cpu: 10m", &format!("cpu: {cpu}"))
+}
+
+/// The NodeClaims and pending pods of the manifests `text` planned with `flags`.
+fn t3_plan_of(text: String, flags: &[&str]) -> (usize, usize) {
     let (run, plan) = dry_run_with(&[&["-f", "-"], flags].concat(), text.as_bytes());
     assert!(run.code == 0 || run.code == 1, "{}", run.stderr);
     let count = |key: &str| plan[key].as_array().map_or(0, Vec::len);
@@ -105,4 +115,20 @@ fn the_controllers_reserved_enis_and_vm_memory_overhead_reach_the_plan() {
         b"",
     );
     assert_eq!(bad.code, 2, "{}", bad.stderr);
+}
+
+/// **Differs, fixed** — an EC2NodeClass with `kubelet.kubeReserved: {cpu: "0"}` and a t3.large
+/// pool, one pod of 1950m → `aws v1.14.1: pkg/providers/instancetype/types.go`
+/// `kubeReservedResources` assigns the written 0, so the allocatable CPU is the whole 2000m and
+/// the pod is planned; we kept the computed 70m (a zero was "unset"), 1930m allocatable, the pod
+/// pending.
+#[test]
+fn a_kube_reserved_written_as_zero_reserves_nothing() {
+    let text = t3_text(1, "10Mi", "1950m");
+    assert_eq!(t3_plan_of(text.clone(), &[]), (0, 1));
+    let zero = text.replace(
+        "  role: fixture-node-role\n",
+        "  role: fixture-node-role\n  kubelet: {kubeReserved: {cpu: \"0\"}}\n",
+    );
+    assert_eq!(t3_plan_of(zero, &[]), (1, 0));
 }
