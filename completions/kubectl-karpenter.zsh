@@ -73,7 +73,9 @@ _arguments "${_arguments_options[@]}" : \
 '--max-instance-types=[Keep at most this many instance types per NodeClaim (Karpenter\: 600)]:N:_default' \
 '--min-values-policy=[What an unmet NodePool minValues does, as the controller'\''s --min-values-policy / MIN_VALUES_POLICY\: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller'\''s setting is the default]:POLICY:(Strict BestEffort)' \
 '--preference-policy=[Whether pods'\'' preferences (preferred node and pod affinity and anti-affinity, ScheduleAnyway topology spreads) count, as the controller'\''s --preference-policy / PREFERENCE_POLICY\: Respect (required until relaxed) or Ignore. Live, the running controller'\''s setting is the default]:POLICY:(Respect Ignore)' \
-'--feature-gates=[Feature gates, as the controller'\''s FEATURE_GATES (\`CapacityBuffer=true\` plans the CapacityBuffers'\'' capacity). Live, the running controller'\''s gates are the default]:GATES:_default' \
+'--feature-gates=[Feature gates, as the controller'\''s FEATURE_GATES (\`CapacityBuffer=true\` plans the CapacityBuffers'\'' capacity, \`ReservedCapacity=false\` plans and launches without capacity reservations). Live, the running controller'\''s gates are the default]:GATES:_default' \
+'--vm-memory-overhead-percent=[The AWS controller'\''s VM_MEMORY_OVERHEAD_PERCENT (default 0.075)\: the memory share each instance type'\''s capacity loses. Live, the running controller'\''s is the default]:FRACTION:_default' \
+'--reserved-enis=[The AWS controller'\''s RESERVED_ENIS (default 0)\: ENIs that give no pods. Live, the running controller'\''s is the default]:N:_default' \
 '--timeout=[How long --wait waits (e.g. 10m)]:DURATION:_default' \
 '--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m; \`forever\`\: a standby replica in a pod)]::DURATION:_default' \
 '--lease-namespace=[Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)]:NAMESPACE:_default' \

@@ -530,6 +530,13 @@ pub(crate) fn kubelet(
             &format!("{path}.kubeReserved"),
             k.kube_reserved.as_ref(),
         )?,
+        kube_reserved_zero: k
+            .kube_reserved
+            .iter()
+            .flatten()
+            .filter(|(_, q)| parse_milli(&q.as_text()).is_ok_and(|v| v == 0))
+            .map(|(name, _)| name.clone())
+            .collect(),
         eviction_hard: k.eviction_hard.clone().unwrap_or_default(),
         eviction_soft: k.eviction_soft.clone().unwrap_or_default(),
         cluster_dns: k.cluster_dns.clone().unwrap_or_default(),

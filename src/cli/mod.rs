@@ -335,9 +335,18 @@ pub struct ProvisionArgs {
     #[command(flatten)]
     pub policies: SchedulingPolicyArgs,
     /// Feature gates, as the controller's FEATURE_GATES (`CapacityBuffer=true` plans the
-    /// CapacityBuffers' capacity). Live, the running controller's gates are the default.
+    /// CapacityBuffers' capacity, `ReservedCapacity=false` plans and launches without capacity
+    /// reservations). Live, the running controller's gates are the default.
     #[arg(long = "feature-gates", value_name = "GATES")]
     pub feature_gates: Option<String>,
+    /// The AWS controller's VM_MEMORY_OVERHEAD_PERCENT (default 0.075): the memory share each
+    /// instance type's capacity loses. Live, the running controller's is the default.
+    #[arg(long, value_name = "FRACTION", value_parser = parse_overhead_percent)]
+    pub vm_memory_overhead_percent: Option<f64>,
+    /// The AWS controller's RESERVED_ENIS (default 0): ENIs that give no pods. Live, the running
+    /// controller's is the default.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32))]
+    pub reserved_enis: Option<u32>,
     /// Launch without asking (live mode).
     #[arg(short = 'y', long)]
     pub yes: bool,
@@ -363,7 +372,17 @@ impl ProvisionArgs {
     /// The `CapacityBuffer` gate `--feature-gates` sets, if it names it; a value Karpenter
     /// would refuse to start with is bad input.
     pub fn capacity_buffer_gate(&self) -> Result<Option<bool>, crate::error::CommandError> {
-        let gate = crate::usecases::provisioning::buffers::GATE;
+        self.gate(crate::usecases::provisioning::buffers::GATE)
+    }
+
+    /// The `ReservedCapacity` gate `--feature-gates` sets, if it names it (as
+    /// [`ProvisionArgs::capacity_buffer_gate`]).
+    pub fn reserved_capacity_gate(&self) -> Result<Option<bool>, crate::error::CommandError> {
+        self.gate(crate::usecases::provisioning::RESERVED_CAPACITY_GATE)
+    }
+
+    /// The gate `name` in `--feature-gates`, if it names it.
+    fn gate(&self, gate: &str) -> Result<Option<bool>, crate::error::CommandError> {
         let gates =
             crate::karpenter_install::gates::FeatureGates::new(self.feature_gates.as_deref());
         gates.get(gate).transpose().map_err(|raw| {
@@ -384,9 +403,18 @@ impl ProvisionArgs {
             node_overlay_gate: None,
             static_capacity_gate: None,
             capacity_buffer_gate: None,
+            reserved_capacity_gate: None,
+            vm_memory_overhead_percent: self.vm_memory_overhead_percent,
+            reserved_enis: self.reserved_enis.map(i64::from),
             keep_not_ready: false,
         }
     }
+}
+
+/// `--vm-memory-overhead-percent`: a number Karpenter would start with (not negative).
+fn parse_overhead_percent(raw: &str) -> Result<f64, String> {
+    crate::model::overhead::parse_vm_memory_overhead_percent(raw)
+        .ok_or_else(|| format!("{raw:?} is not a non-negative number (e.g. 0.075)"))
 }
 
 /// `--min-values-policy` and `--preference-policy`: the Karpenter controller options the

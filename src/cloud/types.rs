@@ -512,6 +512,9 @@ pub struct LaunchTemplateRequest {
     /// `Placement.PartitionNumber`: for a partition group, the lowest partition the NodeClaim
     /// allows (`launchtemplate.go` `CreateAll`); none lets EC2 pick.
     pub placement_partition: Option<i32>,
+    /// Targeted (the `ReservedCapacity` gate on): the template says its
+    /// `CapacityReservationSpecification`; open (the gate off): it says none.
+    pub launch_mode: LaunchMode,
 }
 
 /// One entry of a launch template's `NetworkInterfaces` (`aws v1.14.1:
@@ -564,13 +567,40 @@ pub enum ReservationPreference {
     None,
 }
 
-impl LaunchTemplateRequest {
-    /// `capacity-reservations-only` for a template targeting a reservation, else `none`.
-    pub fn reservation_preference(&self) -> ReservationPreference {
-        if self.reservation.is_some() {
-            ReservationPreference::ReservationsOnly
+/// A launch template's launch mode (`aws v1.14.1: pkg/providers/launchtemplate/types.go`
+/// `defaultLaunchModeProvider`): targeted with the `ReservedCapacity` feature gate on (its
+/// default), open with it off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LaunchMode {
+    /// Every template says its `CapacityReservationSpecification` (a reservation as target, or
+    /// preference `none`).
+    #[default]
+    Targeted,
+    /// No `CapacityReservationSpecification` (nor capacity-block market options): EC2's
+    /// default, so an on-demand instance may run in an open ODCR, as before native ODCR
+    /// support.
+    Open,
+}
+
+impl LaunchMode {
+    /// The mode of the `ReservedCapacity` gate (`None`: its default, on).
+    pub fn of_gate(gate: Option<bool>) -> Self {
+        if gate == Some(false) {
+            LaunchMode::Open
         } else {
-            ReservationPreference::None
+            LaunchMode::Targeted
+        }
+    }
+}
+
+impl LaunchTemplateRequest {
+    /// `capacity-reservations-only` for a template targeting a reservation, else `none`; no
+    /// specification at all in the open launch mode.
+    pub fn reservation_preference(&self) -> Option<ReservationPreference> {
+        match (self.launch_mode, self.reservation.is_some()) {
+            (LaunchMode::Open, _) => None,
+            (LaunchMode::Targeted, true) => Some(ReservationPreference::ReservationsOnly),
+            (LaunchMode::Targeted, false) => Some(ReservationPreference::None),
         }
     }
 }

@@ -116,6 +116,13 @@ fn once(
         config: config.clone(),
         controller: consolidate::controller(session.cluster)?,
     };
+    // The controller's `ReservedCapacity` gate off: open launch mode (no reservation preference).
+    session.launch_mode = crate::cloud::types::LaunchMode::of_gate(
+        deciding
+            .controller
+            .as_ref()
+            .and_then(|c| c.reserved_capacity),
+    );
     // The pipeline's re-plans read the buffers the decision reads.
     settings.capacity_buffers = consolidate::buffer_gate(config, deciding.controller.as_ref());
     let machine = matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml);

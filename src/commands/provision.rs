@@ -78,9 +78,13 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
             ctx.note(&text);
         }
     }
+    let selection = crate::usecases::provisioning::Selection {
+        reserved_capacity_gate: args.reserved_capacity_gate()?,
+        ..args.selection()
+    };
     let mut input = build_input(
         &mut manifests,
-        &args.selection(),
+        &selection,
         &mut CatalogSizing::new(&catalog, &region),
     )?;
     let moved = reschedule_deleting(&mut input, &manifests.pdbs, super::unix_now())?;

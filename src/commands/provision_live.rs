@@ -11,7 +11,7 @@ use super::Context;
 use crate::cli::render::plan::{self as render, wait_status, EventPrinter};
 use crate::cli::render::status;
 use crate::cli::{OutputFormat, ProvisionArgs};
-use crate::cloud::types::Cloud;
+use crate::cloud::types::{Cloud, LaunchMode};
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::usecases::clock::SystemClock;
 use crate::usecases::provisioning::plan::Round;
@@ -45,7 +45,10 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     let mut session = connection.live(&clock);
     let mut selection = args.selection();
     selection.capacity_buffer_gate = args.capacity_buffer_gate()?;
+    selection.reserved_capacity_gate = args.reserved_capacity_gate()?;
     live::follow_controller(ctx, &connection, &mut selection, &args.policies)?;
+    // The gate off: open launch mode, templates without a capacity reservation preference.
+    session.launch_mode = LaunchMode::of_gate(selection.reserved_capacity_gate);
     if args.watch {
         return watch(ctx, &mut session, &selection, args.yes, lease.as_ref());
     }

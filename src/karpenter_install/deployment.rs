@@ -8,7 +8,8 @@ use serde_json::Value;
 use super::gates::FeatureGates;
 use super::{
     FEATURE_GATES_ENV, FEATURE_GATES_FLAG, MIN_VALUES_POLICY_ENV, MIN_VALUES_POLICY_FLAG,
-    PREFERENCE_POLICY_ENV, PREFERENCE_POLICY_FLAG, RESTARTED_AT,
+    PREFERENCE_POLICY_ENV, PREFERENCE_POLICY_FLAG, RESERVED_ENIS_ENV, RESERVED_ENIS_FLAG,
+    RESTARTED_AT, VM_MEMORY_OVERHEAD_PERCENT_ENV, VM_MEMORY_OVERHEAD_PERCENT_FLAG,
 };
 
 /// Where `FEATURE_GATES` sits in the controller container.
@@ -44,6 +45,11 @@ pub struct ControllerView {
     /// The controller's `PreferencePolicy` as written, read as `min_values_policy` is;
     /// `None`: not set (Karpenter: `Respect`).
     pub preference_policy: Option<String>,
+    /// The AWS controller's `VMMemoryOverheadPercent` as written, read as `min_values_policy`
+    /// is; `None`: not set (0.075).
+    pub vm_memory_overhead_percent: Option<String>,
+    /// The AWS controller's `ReservedENIs` as written; `None`: not set (0).
+    pub reserved_enis: Option<String>,
     /// `spec.paused`.
     pub paused: bool,
     /// The current restart annotation.
@@ -128,6 +134,11 @@ impl ControllerView {
             flag_gates,
             min_values_policy: option(MIN_VALUES_POLICY_FLAG, MIN_VALUES_POLICY_ENV),
             preference_policy: option(PREFERENCE_POLICY_FLAG, PREFERENCE_POLICY_ENV),
+            vm_memory_overhead_percent: option(
+                VM_MEMORY_OVERHEAD_PERCENT_FLAG,
+                VM_MEMORY_OVERHEAD_PERCENT_ENV,
+            ),
+            reserved_enis: option(RESERVED_ENIS_FLAG, RESERVED_ENIS_ENV),
             paused: deployment
                 .pointer("/spec/paused")
                 .and_then(Value::as_bool)

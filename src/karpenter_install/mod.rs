@@ -47,6 +47,16 @@ pub const MIN_VALUES_POLICY_FLAG: &str = "--min-values-policy";
 pub const PREFERENCE_POLICY_ENV: &str = "PREFERENCE_POLICY";
 /// Its flag, which wins over the env var.
 pub const PREFERENCE_POLICY_FLAG: &str = "--preference-policy";
+/// The AWS controller option `--vm-memory-overhead-percent`'s env var (`aws v1.14.1:
+/// pkg/operator/options/options.go`, default 0.075): the memory share a type's capacity loses.
+pub const VM_MEMORY_OVERHEAD_PERCENT_ENV: &str = "VM_MEMORY_OVERHEAD_PERCENT";
+/// Its flag, which wins over the env var.
+pub const VM_MEMORY_OVERHEAD_PERCENT_FLAG: &str = "--vm-memory-overhead-percent";
+/// The AWS controller option `--reserved-enis`'s env var (same file, default 0): ENIs the VPC
+/// CNI gives no pods.
+pub const RESERVED_ENIS_ENV: &str = "RESERVED_ENIS";
+/// Its flag, which wins over the env var.
+pub const RESERVED_ENIS_FLAG: &str = "--reserved-enis";
 /// The drift gate's name inside `FEATURE_GATES`.
 pub const DRIFT_GATE: &str = "Drift";
 /// The gate of spot-to-spot consolidation inside `FEATURE_GATES` (v0.34+, default off).

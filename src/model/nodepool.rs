@@ -80,6 +80,9 @@ pub struct KubeletConfig {
     pub system_reserved: Resources,
     /// `kubeReserved` (overrides the computed defaults key by key).
     pub kube_reserved: Resources,
+    /// The `kubeReserved` keys written as zero (`cpu: "0"`): they override the computed default
+    /// with 0, which [`Resources`] cannot hold apart from "unset".
+    pub kube_reserved_zero: Vec<String>,
     /// `evictionHard` (e.g. `memory.available: 5%`).
     pub eviction_hard: BTreeMap<String, String>,
     /// `evictionSoft` (ignored for capacity, as in Karpenter).

@@ -174,6 +174,21 @@ impl AmiFamily {
     }
 }
 
+/// A `VM_MEMORY_OVERHEAD_PERCENT` value as the AWS controller takes it (`aws v1.14.1:
+/// pkg/operator/options/options.go`, a float64 flag; `options_validation.go`: not negative).
+/// `None`: Karpenter would not start with it.
+pub fn parse_vm_memory_overhead_percent(raw: &str) -> Option<f64> {
+    raw.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|p| p.is_finite() && *p >= 0.0)
+}
+
+/// A `RESERVED_ENIS` value as the AWS controller takes it (an int flag, not negative).
+pub fn parse_reserved_enis(raw: &str) -> Option<i64> {
+    raw.trim().parse::<i64>().ok().filter(|n| *n >= 0)
+}
+
 /// ENI-limited pod density: `(maxENIs − reserved) × (IPv4PerENI − 1) + 2`.
 ///
 /// Each ENI's primary address is not given to pods; the `+ 2` covers the host-network pods
@@ -255,15 +270,23 @@ pub fn kube_reserved_memory_pods(
 }
 
 /// kube-reserved: computed CPU, memory and 1Gi ephemeral storage, then the user's
-/// `kubeReserved` entries override key by key (a user value of exactly 0 cannot be told apart
-/// from "unset" in [`Resources`] and therefore does not override).
-pub fn kube_reserved(cpu_milli: i64, memory_pods: i64, user: &Resources) -> Resources {
+/// `kubeReserved` entries override key by key — `zero`, the keys written as 0, with 0
+/// (`types.go` `kubeReservedResources`: `lo.Assign` of every written key).
+pub fn kube_reserved(
+    cpu_milli: i64,
+    memory_pods: i64,
+    user: &Resources,
+    zero: &[String],
+) -> Resources {
     let mut out = Resources::new();
     out.set(CPU, kube_reserved_cpu_milli(cpu_milli));
     out.set(MEMORY, kube_reserved_memory(memory_pods));
     out.set(EPHEMERAL_STORAGE, KUBE_RESERVED_EPHEMERAL_STORAGE);
     for (name, value) in user.iter() {
         out.set(name, value);
+    }
+    for name in zero {
+        out.set(name, 0);
     }
     out
 }
@@ -405,6 +428,10 @@ pub struct NodeSettings<'a> {
     pub vm_memory_overhead_percent: f64,
     /// `RESERVED_ENIS` (default 0).
     pub reserved_enis: i64,
+    /// The class's EFA-only interfaces on network card 0: each takes an ENI from the VPC CNI,
+    /// for the pod capacity and for the ENI-limited kube-reserved memory alike (`types.go`
+    /// `ENILimitedPods` counts them whatever `reservedENIs` it is given).
+    pub efa_only_enis: i64,
 }
 
 impl<'a> NodeSettings<'a> {
@@ -417,6 +444,7 @@ impl<'a> NodeSettings<'a> {
             instance_store_policy: None,
             vm_memory_overhead_percent: DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
             reserved_enis: 0,
+            efa_only_enis: 0,
         }
     }
 }
@@ -432,7 +460,11 @@ pub fn capacity_and_overhead(
     let max_pods = kubelet.and_then(|k| k.max_pods);
     let pods_per_core = kubelet.and_then(|k| k.pods_per_core);
 
-    let eni_limited = eni_limited_pods(shape.max_enis, shape.ipv4_per_eni, settings.reserved_enis);
+    let eni_limited = eni_limited_pods(
+        shape.max_enis,
+        shape.ipv4_per_eni,
+        settings.reserved_enis + settings.efa_only_enis,
+    );
     let pod_count = pods(
         settings.family,
         eni_limited,
@@ -460,7 +492,9 @@ pub fn capacity_and_overhead(
 
     let memory_pods = kube_reserved_memory_pods(
         settings.family,
-        eni_limited_pods(shape.max_enis, shape.ipv4_per_eni, 0),
+        // `NewInstanceType`: `ENILimitedPods(ctx, info, 0, networkInterfaces)` — no reserved
+        // ENIs, but the EFA-only interfaces still count.
+        eni_limited_pods(shape.max_enis, shape.ipv4_per_eni, settings.efa_only_enis),
         pod_count,
     );
     let overhead = reservations(shape.vcpu * ONE, memory_pods, memory, storage, kubelet);
@@ -511,6 +545,7 @@ fn reservations(
             cpu_milli,
             memory_pods,
             kubelet.map_or(&no_resources, |k| &k.kube_reserved),
+            kubelet.map_or(&[], |k| &k.kube_reserved_zero),
         ),
         system_reserved: kubelet.map_or_else(Resources::new, |k| k.system_reserved.clone()),
         eviction_threshold: eviction_threshold(
@@ -629,11 +664,23 @@ mod tests {
     #[test]
     fn kube_reserved_user_keys_override() {
         let user = Resources::from_pairs(&[("cpu", "200m"), ("pid", "1000")]);
-        let r = kube_reserved(2000, 29, &user);
+        let r = kube_reserved(2000, 29, &user, &[]);
         assert_eq!(r.cpu, 200);
         assert_eq!(r.memory, 574 * MIB, "memory not overridden");
         assert_eq!(r.ephemeral_storage, GIB);
         assert_eq!(r.get("pid"), 1_000_000);
+    }
+
+    /// **Differs, fixed** (s27-lineaws) — `kubeReserved: {cpu: "0", ephemeral-storage: "0"}` on
+    /// 2 vCPU → `aws v1.14.1: pkg/providers/instancetype/types.go` `kubeReservedResources`
+    /// assigns every written key, so kube-reserved CPU and ephemeral storage are 0; a zero was
+    /// "unset" here and the computed 70m / 1Gi stayed. No upstream test; rule from that line.
+    #[test]
+    fn kube_reserved_keys_written_as_zero_override_with_zero() {
+        let zero = ["cpu".to_string(), "ephemeral-storage".to_string()];
+        let r = kube_reserved(2000, 29, &Resources::new(), &zero);
+        assert_eq!((r.cpu, r.ephemeral_storage), (0, 0));
+        assert_eq!(r.memory, 574 * MIB, "memory not written");
     }
 
     #[test]

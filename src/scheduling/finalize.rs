@@ -14,6 +14,7 @@ use rustc_hash::FxHashMap;
 
 use crate::model::instance_type::{InstanceType, ON_DEMAND, RESERVED, SPOT};
 use crate::model::labels;
+use crate::model::overhead;
 use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::reservation::{label_reserved, ReservationType, RESERVATION_LABELS};
 use crate::model::resources::Resources;
@@ -27,18 +28,28 @@ use super::{
     LaunchOffering, Plan, PlannedNodeClaim, UnschedulablePod,
 };
 
-/// Metal sizes and accelerated types: Karpenter only launches them when nothing else fits.
+/// `v1.WellKnownExoticResources` (`aws v1.14.1: pkg/apis/v1/labels.go`): a type with any of them
+/// is exotic.
+const EXOTIC_RESOURCES: [&str; 5] = [
+    overhead::NVIDIA_GPU,
+    overhead::AMD_GPU,
+    overhead::AWS_NEURON,
+    overhead::AWS_NEURON_CORE,
+    overhead::HABANA_GAUDI,
+];
+
+/// Metal sizes and accelerated types: Karpenter only launches them when nothing else fits
+/// (`ExoticInstanceTypeFilter`): an `instance-size` value *containing* `metal` (so
+/// `c7i.metal-24xl` too), or a non-zero capacity of an exotic resource — not the GPU or
+/// accelerator count labels (a dl2q's Qualcomm accelerators are none of them).
 pub(super) fn is_exotic(it: &InstanceType) -> bool {
-    let has = |key: &str| {
-        it.requirements
-            .get_ref(key)
-            .is_some_and(|r| r.operator() == Operator::In)
-    };
-    it.requirements
+    let metal = it
+        .requirements
         .get_ref(labels::INSTANCE_SIZE)
-        .is_some_and(|r| r.has("metal"))
-        || has(labels::INSTANCE_GPU_COUNT)
-        || has(labels::INSTANCE_ACCELERATOR_COUNT)
+        .is_some_and(|r| {
+            r.operator() == Operator::In && r.values().iter().any(|v| v.contains("metal"))
+        });
+    metal || EXOTIC_RESOURCES.iter().any(|r| it.capacity.get(r) != 0)
 }
 
 /// Orders a NodeClaim's options by price, truncates them, checks `minValues`, and works out

@@ -107,6 +107,18 @@ impl Install {
     pub fn preference_policy(&self) -> Option<&str> {
         self.deployment.preference_policy.as_deref()
     }
+
+    /// The AWS controller's `VMMemoryOverheadPercent` as written (`--vm-memory-overhead-percent`,
+    /// else `VM_MEMORY_OVERHEAD_PERCENT`); `None`: not set (0.075).
+    pub fn vm_memory_overhead_percent(&self) -> Option<&str> {
+        self.deployment.vm_memory_overhead_percent.as_deref()
+    }
+
+    /// The AWS controller's `ReservedENIs` as written (`--reserved-enis`, else
+    /// `RESERVED_ENIS`); `None`: not set (0).
+    pub fn reserved_enis(&self) -> Option<&str> {
+        self.deployment.reserved_enis.as_deref()
+    }
 }
 
 /// What happens, as it happens.

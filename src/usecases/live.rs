@@ -17,7 +17,9 @@ use crate::cloud::launch::{self, ClusterInfo, InflightIps, TypeFacts, Unavailabl
 use crate::cloud::network::NetworkResolver;
 use crate::cloud::profile::{self, ProfileInputs};
 use crate::cloud::reservations;
-use crate::cloud::types::{Cloud, CloudError, Compute, Filter, Instance, InstanceQuery, Subnet};
+use crate::cloud::types::{
+    Cloud, CloudError, Compute, Filter, Instance, InstanceQuery, LaunchMode, Subnet,
+};
 use crate::cloud::userdata::Family;
 use crate::cloud::{Catalog, InstanceTypeContext};
 use crate::error::CommandError;
@@ -63,6 +65,9 @@ pub struct Live<'a, C, P, K: ?Sized> {
     /// Each node class's subnets as DescribeSubnets last listed them, with when (Unix
     /// seconds): the zones its instance types are offered in ([`Live::with_subnet_zones`]).
     subnet_zones: RefCell<SubnetZones>,
+    /// The launch templates' mode: open with the `ReservedCapacity` gate off
+    /// (`Selection::reserved_capacity_gate`), else targeted.
+    pub launch_mode: LaunchMode,
 }
 
 /// How long a reservation marked unavailable stays so: Karpenter caches each reservation query
@@ -114,7 +119,14 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             unavailable_offerings: UnavailableOfferings::default(),
             dns_read: false,
             subnet_zones: RefCell::new(BTreeMap::new()),
+            launch_mode: LaunchMode::Targeted,
         }
+    }
+
+    /// The `ReservedCapacity` gate this session launches under: `Some(false)` in the open launch
+    /// mode, else `None` (the gate's default, on).
+    pub fn reserved_capacity_gate(&self) -> Option<bool> {
+        (self.launch_mode == LaunchMode::Open).then_some(false)
     }
 
     /// Launches with `profile` (`--instance-profile`, docs/spec.md §5.2) as every node's

@@ -177,6 +177,7 @@ fn plan_for(
         security_group_ids: &r.groups,
         types: &types,
         region: &cloud.region(),
+        launch_mode: kubectl_karpenter::cloud::types::LaunchMode::Targeted,
     })
     .expect("plan");
     (plan, r)

@@ -8,6 +8,7 @@ mod architecture;
 mod aws_ami;
 mod aws_catalog;
 mod aws_launch;
+mod aws_line_by_line;
 mod aws_network;
 mod aws_profile;
 mod capacity_buffer;

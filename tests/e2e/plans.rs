@@ -15,7 +15,7 @@ fn dry_run_stdin(text: &str) -> (Run, Value) {
     dry_run_with(&["-f", "-"], text.as_bytes())
 }
 
-fn dry_run_with(args: &[&str], stdin: &[u8]) -> (Run, Value) {
+pub(crate) fn dry_run_with(args: &[&str], stdin: &[u8]) -> (Run, Value) {
     let mut all = vec!["provision", "--dry-run", "-o", "json"];
     all.extend_from_slice(args);
     let run = karpenter(&all, stdin);

@@ -29,8 +29,9 @@ use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 use super::types::{
     CallCounter, CallCounts, CapacityReservation, Cloud, CloudError, Compute, Filter,
     FleetAllocation, FleetError, FleetRequest, FleetResponse, Image, ImageQuery, Instance,
-    InstanceQuery, LaunchTemplateRequest, Parameters, ReservationPreference, ReservationQuery,
-    SecurityGroup, SpotPrice, Subnet, TypeOffering, GET_PARAMETERS_BATCH, INSTANCE_BATCH,
+    InstanceQuery, LaunchMode, LaunchTemplateRequest, Parameters, ReservationPreference,
+    ReservationQuery, SecurityGroup, SpotPrice, Subnet, TypeOffering, GET_PARAMETERS_BATCH,
+    INSTANCE_BATCH,
 };
 use crate::cloud::catalog::InstanceFacts;
 use crate::model::placement_group::{PlacementGroup, PlacementGroupSelector, Strategy};
@@ -738,23 +739,27 @@ impl Compute for AwsCloud {
             .collect();
         // A reserved launch's template targets its reservation; the others opt out of open
         // ODCRs (`aws v1.14.1: pkg/providers/launchtemplate/types.go`, targeted launch mode).
-        let preference = match t.reservation_preference() {
-            ReservationPreference::ReservationsOnly => {
-                CapacityReservationPreference::CapacityReservationsOnly
-            }
-            ReservationPreference::None => CapacityReservationPreference::None,
-        };
-        let reservation = LaunchTemplateCapacityReservationSpecificationRequest::builder()
-            .capacity_reservation_preference(preference)
-            .set_capacity_reservation_target(t.reservation.as_ref().map(|r| {
-                CapacityReservationTarget::builder()
-                    .capacity_reservation_id(&r.id)
-                    .build()
-            }))
-            .build();
+        // The open launch mode (`ReservedCapacity` off) sends neither.
+        let reservation = t.reservation_preference().map(|p| {
+            let preference = match p {
+                ReservationPreference::ReservationsOnly => {
+                    CapacityReservationPreference::CapacityReservationsOnly
+                }
+                ReservationPreference::None => CapacityReservationPreference::None,
+            };
+            LaunchTemplateCapacityReservationSpecificationRequest::builder()
+                .capacity_reservation_preference(preference)
+                .set_capacity_reservation_target(t.reservation.as_ref().map(|r| {
+                    CapacityReservationTarget::builder()
+                        .capacity_reservation_id(&r.id)
+                        .build()
+                }))
+                .build()
+        });
         let market = t
             .reservation
             .as_ref()
+            .filter(|_| t.launch_mode == LaunchMode::Targeted)
             .and_then(|r| r.market_type())
             .map(|m| {
                 LaunchTemplateInstanceMarketOptionsRequest::builder()
@@ -858,7 +863,7 @@ impl Compute for AwsCloud {
                     .enabled(t.enclave)
                     .build(),
             )
-            .capacity_reservation_specification(reservation)
+            .set_capacity_reservation_specification(reservation)
             .set_instance_market_options(market)
             .image_id(&t.image_id)
             .user_data(super::userdata::base64_encode(t.user_data.as_bytes()))

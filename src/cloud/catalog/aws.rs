@@ -85,9 +85,10 @@ pub(super) fn aws_instance_types(
         block_devices: ctx.block_devices,
         instance_store_policy: ctx.instance_store_policy,
         vm_memory_overhead_percent: ctx.vm_memory_overhead_percent,
+        reserved_enis: ctx.reserved_enis,
         // "EFA-only interfaces consume an ENI and don't support IP networking": those on
         // network card 0 leave the VPC CNI fewer interfaces (`types.go` `ENILimitedPods`).
-        reserved_enis: ctx
+        efa_only_enis: ctx
             .network_interfaces
             .unwrap_or_default()
             .iter()

@@ -114,6 +114,8 @@ pub struct InstanceTypeContext<'a> {
     pub instance_store_policy: Option<&'a str>,
     /// `VM_MEMORY_OVERHEAD_PERCENT` (default 0.075).
     pub vm_memory_overhead_percent: f64,
+    /// `RESERVED_ENIS` (default 0): ENIs the VPC CNI may not give pods.
+    pub reserved_enis: i64,
     /// Zones of the node class's subnets; `None` = every zone of the region.
     pub zones: Option<&'a [String]>,
     /// Zone name → zone id (`use1-az4`) from the node class's `status.subnets[].zoneID`; empty
@@ -165,6 +167,7 @@ impl<'a> InstanceTypeContext<'a> {
             block_devices: &[],
             instance_store_policy: None,
             vm_memory_overhead_percent: overhead::DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
+            reserved_enis: 0,
             zones: None,
             zone_ids: &NO_ZONE_IDS,
             capacity_reservations: &[],

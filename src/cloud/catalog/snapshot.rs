@@ -335,8 +335,9 @@ pub(super) fn aws_notes(snapshot: &AwsSnapshot) -> Vec<String> {
         ));
     }
     notes.push(
-        "not modelled offline: zone IDs, capacity reservations, RESERVED_ENIS; memory is the VM-overhead estimate unless a \
-         registered node of the type, its NodeClaim and the class's status.amis are in the input (Karpenter's \
+        "not modelled offline: zone IDs, capacity reservations; RESERVED_ENIS and VM_MEMORY_OVERHEAD_PERCENT are \
+         Karpenter's defaults (0, 0.075) unless --reserved-enis / --vm-memory-overhead-percent say otherwise; memory \
+         is the VM-overhead estimate unless a registered node of the type, its NodeClaim and the class's status.amis are in the input (Karpenter's \
          discovered-capacity cache also remembers nodes deleted in the last 60 days)"
             .to_string(),
     );

@@ -767,6 +767,48 @@ fn network_interfaces_decide_efa_capacity_max_pods_and_availability() {
         .all(|o| !o.available));
 }
 
+/// **Differs, fixed** (s27-lineaws) — scenario: an AL2023 class with an EFA-only interface on
+/// network card 0, m6idn.32xlarge (8 interfaces on card 0, 50 addresses each) → Karpenter v1.14.1
+/// sizes kube-reserved memory from `ENILimitedPods(ctx, info, 0, networkInterfaces)` (`aws
+/// v1.14.1: pkg/providers/instancetype/types.go` `NewInstanceType`): no reserved ENIs, but the
+/// EFA-only interface still takes one, so 345 pods → 11 × 345 + 255 = 4050Mi. We took the
+/// interface-less count (394 → 4589Mi), 539Mi less allocatable than Karpenter's. No upstream
+/// test; rule from types.go `NewInstanceType` and `ENILimitedPods`. `RESERVED_ENIS` still
+/// counts for the pods only.
+#[test]
+fn efa_only_interfaces_on_card_0_size_kube_reserved_memory_too() {
+    use crate::model::nodepool::NetworkInterface;
+    let nis = [
+        NetworkInterface {
+            network_card_index: 0,
+            device_index: 0,
+            efa_only: false,
+        },
+        NetworkInterface {
+            network_card_index: 0,
+            device_index: 1,
+            efa_only: true,
+        },
+    ];
+    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    ctx.network_interfaces = Some(&nis);
+    let t = find(&embedded_types(&ctx), "m6idn.32xlarge").clone();
+    assert_eq!(t.capacity.pods, 345 * ONE);
+    assert_eq!(t.overhead.kube_reserved.memory, (11 * 345 + 255) * MIB);
+    ctx.reserved_enis = 1;
+    let t = find(&embedded_types(&ctx), "m6idn.32xlarge").clone();
+    assert_eq!(
+        t.capacity.pods,
+        (6 * 49 + 2) * ONE,
+        "RESERVED_ENIS=1 as well"
+    );
+    assert_eq!(
+        t.overhead.kube_reserved.memory,
+        (11 * 345 + 255) * MIB,
+        "reserved ENIs do not size kube-reserved"
+    );
+}
+
 /// `aws v1.14.1: pkg/providers/instancetype/compatibility/suite_test.go`
 /// "NetworkInterfaceCompatibility › should validate network interface compatibility with
 /// instance types", every Entry, on upstream's `makeNetworkInfo(cards, interfaces per card,

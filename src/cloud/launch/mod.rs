@@ -46,8 +46,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::cloud::ami::ResolvedImage;
 use crate::cloud::types::{
     is_permission_code, CloudError, Compute, ConnectionTracking, Filter, FleetAllocation,
-    FleetOverride, FleetRequest, Instance, InstanceQuery, LaunchTemplateRequest, Subnet,
-    TargetedReservation, TemplateNetworkInterface, INSTANCE_BATCH,
+    FleetOverride, FleetRequest, Instance, InstanceQuery, LaunchMode, LaunchTemplateRequest,
+    Subnet, TargetedReservation, TemplateNetworkInterface, INSTANCE_BATCH,
 };
 use crate::cloud::userdata::{self, Bootstrap, Family, UserDataError};
 pub use crate::model::digest::digest;
@@ -135,6 +135,8 @@ pub struct LaunchInput<'a> {
     pub types: &'a BTreeMap<String, TypeFacts>,
     /// The region (`us-iso*` regions get no IMDS IPv6 setting).
     pub region: &'a str,
+    /// The templates' launch mode (the `ReservedCapacity` gate).
+    pub launch_mode: LaunchMode,
 }
 
 /// One (type × zonal subnet) pool of a plan, in preference order.

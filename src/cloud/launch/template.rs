@@ -134,6 +134,10 @@ pub(super) fn template_for(
     let network =
         format!("{network_interfaces:?};tags={interface_tags:?};spot={spot};enclave={enclave}");
     parts.push(network.as_str());
+    // An open-mode template differs from the targeted one of the same content.
+    if input.launch_mode == LaunchMode::Open {
+        parts.push("launch-mode=open");
+    }
     let hash = digest(&parts);
     let name = format!("kubectl-karpenter/{hash}");
     let record = format!("{name};ami={};maxPods={max_pods}", image.id);
@@ -159,6 +163,7 @@ pub(super) fn template_for(
         nested_virtualization,
         placement_group_id,
         placement_partition,
+        launch_mode: input.launch_mode,
     });
     groups.insert(key, templates.len() - 1);
     Ok(Some(templates.len() - 1))

@@ -163,6 +163,7 @@ fn input_of<'a>(w: &'a World, claim: &'a PlannedNodeClaim) -> LaunchInput<'a> {
         security_group_ids: &w.groups,
         types: &w.types,
         region: "us-east-1",
+        launch_mode: LaunchMode::Targeted,
     }
 }
 
@@ -1533,7 +1534,7 @@ fn templates_opt_out_of_open_reservations_unless_they_target_one() {
         for t in &p.templates {
             assert_eq!(
                 t.reservation_preference(),
-                ReservationPreference::None,
+                Some(ReservationPreference::None),
                 "{capacity}"
             );
         }
@@ -1542,7 +1543,31 @@ fn templates_opt_out_of_open_reservations_unless_they_target_one() {
     for t in &p.templates {
         assert_eq!(
             t.reservation_preference(),
-            ReservationPreference::ReservationsOnly
+            Some(ReservationPreference::ReservationsOnly)
         );
+    }
+}
+
+/// The same DescribeTable, Entry "disabled" (`aws v1.14.1: pkg/providers/launchtemplate/
+/// types.go` `defaultLaunchModeProvider`: the `ReservedCapacity` gate off is the open launch
+/// mode): no template says a `CapacityReservationSpecification`, and a template's name is not
+/// the targeted one's (a template made for one mode is never reused for the other).
+#[test]
+fn the_open_launch_mode_says_no_capacity_reservation_preference() {
+    let w = world();
+    for capacity in ["on-demand", "spot"] {
+        let c = claim_in_z_a(capacity, &[("m6g.large", 0.07), ("m5.large", 0.09)]);
+        let open = plan(&LaunchInput {
+            launch_mode: LaunchMode::Open,
+            ..input_of(&w, &c)
+        })
+        .unwrap();
+        let targeted = plan_of(&w, &c).unwrap();
+        assert_eq!(open.templates.len(), 2);
+        for (o, t) in open.templates.iter().zip(&targeted.templates) {
+            assert_eq!(o.reservation_preference(), None, "{capacity}");
+            assert_eq!(o.launch_mode, LaunchMode::Open);
+            assert_ne!(o.name, t.name, "{capacity}");
+        }
     }
 }

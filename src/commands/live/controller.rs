@@ -27,7 +27,8 @@ pub fn controller_policies(
 
 /// Fills `selection` with what the controller decides: its policies where no flag gave one,
 /// its `NodeOverlay` and `StaticCapacity` gates (Karpenter applies overlays, and keeps static
-/// pools, only behind them), and its `CapacityBuffer` gate where `--feature-gates` did not set it.
+/// pools, only behind them), and its `CapacityBuffer` and `ReservedCapacity` gates where
+/// `--feature-gates` did not set them.
 pub fn follow_controller(
     ctx: &mut Context<'_>,
     connection: &Connection,
@@ -43,6 +44,17 @@ pub fn follow_controller(
     selection.capacity_buffer_gate = selection
         .capacity_buffer_gate
         .or(controller.as_ref().and_then(|c| c.capacity_buffer));
+    // `--feature-gates ReservedCapacity=…` wins over the controller's gate too.
+    selection.reserved_capacity_gate = selection
+        .reserved_capacity_gate
+        .or(controller.as_ref().and_then(|c| c.reserved_capacity));
+    // `--vm-memory-overhead-percent` and `--reserved-enis` win over the controller's settings.
+    if let Some(c) = controller.as_ref() {
+        selection.vm_memory_overhead_percent = selection
+            .vm_memory_overhead_percent
+            .or(c.vm_memory_overhead_percent);
+        selection.reserved_enis = selection.reserved_enis.or(c.reserved_enis);
+    }
     selection.static_capacity_gate = controller.and_then(|c| c.static_capacity);
     Ok(())
 }

@@ -122,27 +122,28 @@ fn spot_is_not_filtered_without_on_demand_or_with_min_values() {
     assert_eq!(plan.node_claims[0].launch.instance_type, "spot");
 }
 
+/// A generic 4-CPU type, on-demand at $0.20 in `z1`.
+fn plain_on_demand() -> crate::model::instance_type::InstanceType {
+    instance_type(
+        "plain",
+        "4",
+        "8Gi",
+        "20",
+        vec![offer("z1", ON_DEMAND, 0.20)],
+    )
+}
+
 /// The exotic filter runs before the capacity type is chosen (`filterInstanceTypes`, then
 /// `getCapacityType`): spot offered only by a GPU type does not make a plain on-demand launch
 /// a GPU spot one.
 #[test]
 fn the_capacity_type_is_chosen_after_exotic_types_are_dropped() {
     let mut gpu = instance_type("gpu", "4", "8Gi", "20", vec![offer("z1", SPOT, 0.05)]);
-    gpu.requirements
-        .add(crate::model::requirements::Requirement::single(
-            crate::model::labels::INSTANCE_GPU_COUNT,
-            "1",
-        ));
-    let plan = one_pod(vec![
-        instance_type(
-            "plain",
-            "4",
-            "8Gi",
-            "20",
-            vec![offer("z1", ON_DEMAND, 0.20)],
-        ),
-        gpu,
-    ]);
+    gpu.capacity.set(
+        crate::model::overhead::NVIDIA_GPU,
+        crate::model::quantity::ONE,
+    );
+    let plan = one_pod(vec![plain_on_demand(), gpu]);
     let c = &plan.node_claims[0];
     assert_eq!(
         (
@@ -151,6 +152,66 @@ fn the_capacity_type_is_chosen_after_exotic_types_are_dropped() {
         ),
         ("plain", "on-demand")
     );
+}
+
+/// **Differs, fixed** (s27-lineaws) — aws v1.14.1 pkg/providers/instance/filter/filter_test.go
+/// "ExoticInstanceFilter": DescribeTable "should reject instance types with exotic resources"
+/// (every `WellKnownExoticResources` entry), "should not reject instance types with non-exotic
+/// resources" (EFA, pod ENIs), "should reject metal instance types" — whose size *contains*
+/// `metal` (`filter.go`: `strings.Contains`), so `c7i.metal-24xl` is exotic too. We took only
+/// the size `metal` and the GPU/accelerator count labels: a `metal-24xl` size was a generic type
+/// and a type labelled with an accelerator count but no exotic resource (dl2q's Qualcomm
+/// accelerators) an exotic one.
+#[test]
+fn exotic_types_are_those_with_exotic_resources_or_a_metal_size() {
+    use crate::model::labels::{INSTANCE_ACCELERATOR_COUNT, INSTANCE_SIZE};
+    use crate::model::overhead::{
+        AMD_GPU, AWS_NEURON, AWS_NEURON_CORE, EFA, HABANA_GAUDI, NVIDIA_GPU, POD_ENI,
+    };
+    use crate::model::quantity::ONE;
+    use crate::model::requirements::Requirement;
+    let cheap = || {
+        instance_type(
+            "cheap",
+            "4",
+            "8Gi",
+            "20",
+            vec![offer("z1", ON_DEMAND, 0.10)],
+        )
+    };
+    let launched = |other: crate::model::instance_type::InstanceType| {
+        one_pod(vec![plain_on_demand(), other]).node_claims[0]
+            .launch
+            .instance_type
+            .clone()
+    };
+    for exotic in [
+        NVIDIA_GPU,
+        AMD_GPU,
+        AWS_NEURON,
+        AWS_NEURON_CORE,
+        HABANA_GAUDI,
+    ] {
+        let mut t = cheap();
+        t.capacity.set(exotic, ONE);
+        assert_eq!(launched(t), "plain", "{exotic}");
+    }
+    for generic in [EFA, POD_ENI] {
+        let mut t = cheap();
+        t.capacity.set(generic, ONE);
+        assert_eq!(launched(t), "cheap", "{generic}");
+    }
+    for (size, exotic) in [("metal", true), ("metal-24xl", true), ("24xlarge", false)] {
+        let mut t = cheap();
+        t.requirements.add(Requirement::single(INSTANCE_SIZE, size));
+        let want = if exotic { "plain" } else { "cheap" };
+        assert_eq!(launched(t), want, "{size}");
+    }
+    let mut qualcomm = cheap();
+    qualcomm
+        .requirements
+        .add(Requirement::single(INSTANCE_ACCELERATOR_COUNT, "8"));
+    assert_eq!(launched(qualcomm), "cheap", "an accelerator label alone");
 }
 
 /// A reserved offering of `kind` (interruptible or not) at `price` in `z1`, one instance left.

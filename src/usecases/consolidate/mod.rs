@@ -30,7 +30,9 @@ use crate::error::CommandError;
 use crate::k8s::snapshot::{self, Scope};
 use crate::k8s::{coexist, Cluster};
 use crate::karpenter_install::release::Version;
-use crate::karpenter_install::{MIN_VALUES_POLICY_ENV, PREFERENCE_POLICY_ENV};
+use crate::karpenter_install::{
+    MIN_VALUES_POLICY_ENV, PREFERENCE_POLICY_ENV, RESERVED_ENIS_ENV, VM_MEMORY_OVERHEAD_PERCENT_ENV,
+};
 use crate::model::labels;
 use crate::model::node::{gone_nodes, managed_instance_ids, GoneInstance, Node};
 use crate::model::nodeclaim::NodeClaim;
@@ -64,7 +66,7 @@ pub struct Config {
 }
 
 /// The Karpenter controller running in the cluster, as far as its decisions depend on it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Controller {
     /// The release, when its version label or image tag parses.
     pub version: Option<Version>,
@@ -83,6 +85,12 @@ pub struct Controller {
     pub static_capacity: Option<bool>,
     /// Its `CapacityBuffer` gate (off unless its gates turn it on), as `node_overlay`.
     pub capacity_buffer: Option<bool>,
+    /// Its `ReservedCapacity` gate (on unless its gates turn it off), as `node_overlay`.
+    pub reserved_capacity: Option<bool>,
+    /// Its `--vm-memory-overhead-percent` / `VM_MEMORY_OVERHEAD_PERCENT`, when set.
+    pub vm_memory_overhead_percent: Option<f64>,
+    /// Its `--reserved-enis` / `RESERVED_ENIS`, when set.
+    pub reserved_enis: Option<i64>,
 }
 
 /// The release a controller version runs: v1.x follows v1.14, v0.32–v0.37 (v1beta1) v0.37,
@@ -172,6 +180,32 @@ pub fn controller(cluster: &dyn Cluster) -> Result<Option<Controller>, CommandEr
                 .and_then(Result::ok)
                 .unwrap_or(false),
         ),
+        reserved_capacity: Some(
+            gates
+                .get(crate::usecases::provisioning::RESERVED_CAPACITY_GATE)
+                .and_then(Result::ok)
+                .unwrap_or(true),
+        ),
+        vm_memory_overhead_percent: controller_option(
+            &install,
+            install.vm_memory_overhead_percent(),
+            crate::model::overhead::parse_vm_memory_overhead_percent,
+            (
+                VM_MEMORY_OVERHEAD_PERCENT_ENV,
+                "a non-negative number",
+                "--vm-memory-overhead-percent",
+            ),
+        )?,
+        reserved_enis: controller_option(
+            &install,
+            install.reserved_enis(),
+            crate::model::overhead::parse_reserved_enis,
+            (
+                RESERVED_ENIS_ENV,
+                "a non-negative integer",
+                "--reserved-enis",
+            ),
+        )?,
     }))
 }
 
@@ -344,6 +378,11 @@ pub fn build_input(
         &Selection {
             max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
             node_overlay_gate: controller.and_then(|c| c.node_overlay),
+            // The controller's `ReservedCapacity` gate and AWS instance-type settings size the
+            // replacements as its provisioner would (s27-lineaws).
+            reserved_capacity_gate: controller.and_then(|c| c.reserved_capacity),
+            vm_memory_overhead_percent: controller.and_then(|c| c.vm_memory_overhead_percent),
+            reserved_enis: controller.and_then(|c| c.reserved_enis),
             keep_not_ready: true,
             ..Selection::default()
         },

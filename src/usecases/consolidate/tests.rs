@@ -404,6 +404,54 @@ fn controller_deployment(version: &str, env: Value) -> Value {
     })
 }
 
+/// s27-lineaws: the controller's `FEATURE_GATES` `ReservedCapacity` (on unless it says off,
+/// core v1.14.1 `options.go`) and the AWS controller's `VM_MEMORY_OVERHEAD_PERCENT` /
+/// `RESERVED_ENIS` (`aws v1.14.1: pkg/operator/options/options.go`) are read from its
+/// Deployment; a value Karpenter refuses (negative, not a number) is bad input.
+#[test]
+fn live_the_controllers_reserved_capacity_gate_and_instance_type_settings_are_read() {
+    let read = |env: Value| {
+        let fake = FakeCluster::new().karpenter_v1();
+        let mut objects = objects();
+        objects.push(controller_deployment("1.14.1", env));
+        fake.put_all(objects);
+        gather_live(&fake)
+    };
+    let (_, c) = read(json!([])).unwrap();
+    let c = c.unwrap();
+    assert_eq!(
+        (
+            c.reserved_capacity,
+            c.vm_memory_overhead_percent,
+            c.reserved_enis
+        ),
+        (Some(true), None, None)
+    );
+    let (_, c) = read(json!([
+        {"name": "FEATURE_GATES", "value": "ReservedCapacity=false"},
+        {"name": "VM_MEMORY_OVERHEAD_PERCENT", "value": "0.1"},
+        {"name": "RESERVED_ENIS", "value": "1"},
+    ]))
+    .unwrap();
+    let c = c.unwrap();
+    assert_eq!(
+        (
+            c.reserved_capacity,
+            c.vm_memory_overhead_percent,
+            c.reserved_enis
+        ),
+        (Some(false), Some(0.1), Some(1))
+    );
+    let err = read(json!([{"name": "RESERVED_ENIS", "value": "-1"}])).unwrap_err();
+    assert_eq!(err.exit, crate::error::Exit::Input);
+    assert!(
+        err.message
+            .contains("RESERVED_ENIS \"-1\" is not a non-negative integer"),
+        "{}",
+        err.message
+    );
+}
+
 /// The controller's `MIN_VALUES_POLICY` (core v1.14.1 `options.go`) decides, `--min-values-policy`
 /// wins, and a value Karpenter refuses is bad input naming the Deployment and container.
 #[test]

@@ -49,6 +49,13 @@ pub fn build_input(
         }
     }
     drop_ignored_overlays(manifests, selection.node_overlay_gate);
+    drop_reservation_terms(manifests, selection.reserved_capacity_gate);
+    if let Some(p) = selection.vm_memory_overhead_percent {
+        sizing.vm_memory_overhead_percent = p;
+    }
+    if let Some(n) = selection.reserved_enis {
+        sizing.reserved_enis = n;
+    }
     // A NodePool being deleted takes no new capacity (`core v1.14.1:
     // pkg/controllers/provisioning/provisioner.go` `GetNodePools`; suite_test.go "should ignore
     // NodePools that are deleting"), static ones included (`static/provisioning/controller.go`).
@@ -220,6 +227,36 @@ pub fn drop_ignored_overlays(manifests: &mut Manifests, gate: Option<bool>) {
         names.join(", ")
     ));
     manifests.node_overlays.clear();
+}
+
+/// With the `ReservedCapacity` gate off (`gate == Some(false)`), clears every class's
+/// `capacityReservationSelectorTerms`, with a warning naming the classes: Karpenter v1.14.1 then
+/// neither resolves them (`aws v1.14.1: pkg/controllers/nodeclass/controller.go` skips the
+/// `CapacityReservation` reconciler) nor offers reserved capacity
+/// (`pkg/providers/instancetype/offering/reserved_capacity_resolver.go` `ResolveOfferings`
+/// returns the offerings unchanged), so no plan holds or launches into a reservation and
+/// nothing is read from EC2 for them. The gate is on by default (`core v1.14.1:
+/// pkg/operator/options/options.go`).
+pub fn drop_reservation_terms(manifests: &mut Manifests, gate: Option<bool>) {
+    if gate != Some(false) {
+        return;
+    }
+    let names: Vec<String> = manifests
+        .node_classes
+        .iter_mut()
+        .filter(|c| !c.capacity_reservation_selector_terms.is_empty())
+        .map(|c| {
+            c.capacity_reservation_selector_terms.clear();
+            format!("EC2NodeClass/{}", c.name)
+        })
+        .collect();
+    if names.is_empty() {
+        return;
+    }
+    manifests.warnings.push(format!(
+        "{}: capacityReservationSelectorTerms not used: the ReservedCapacity feature gate is off (FEATURE_GATES or --feature-gates), so Karpenter offers no reserved capacity and its launch templates carry no capacity reservation preference",
+        names.join(", ")
+    ));
 }
 
 /// The `karpenter.sh/nodepool-hash` and `karpenter.sh/nodepool-hash-version` the controller of

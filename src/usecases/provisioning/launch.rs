@@ -229,6 +229,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                         security_group_ids: &resolved.security_group_ids,
                         types: &types,
                         region: &region,
+                        launch_mode: self.launch_mode,
                     },
                     &pool_input.pool,
                 )

@@ -48,10 +48,13 @@ use std::time::Duration;
 use crate::cloud::launch::{LaunchError, PoolError};
 use crate::scheduling::Reason;
 
+/// The `ReservedCapacity` gate's name in `--feature-gates` / `FEATURE_GATES`.
+pub const RESERVED_CAPACITY_GATE: &str = "ReservedCapacity";
+
 /// Which pools may launch, how many instance types a NodeClaim keeps, what an unmet
 /// `minValues` does and whether preferences count (`--nodepool`, `--max-instance-types`,
 /// `--min-values-policy`, `--preference-policy`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Selection {
     /// Only these NodePools (or Provisioners); all when empty.
     pub nodepools: Vec<String>,
@@ -73,6 +76,21 @@ pub struct Selection {
     /// reads the cluster's CapacityBuffers and plans their virtual pods ([`buffers`]); off or
     /// unknown, none is read (Karpenter's default is off).
     pub capacity_buffer_gate: Option<bool>,
+    /// The `ReservedCapacity` gate (`--feature-gates`, else the running controller's):
+    /// `Some(false)` plans and launches as Karpenter v1.14.1 does with it off — no class's
+    /// `capacityReservationSelectorTerms` resolved, so no reserved offering
+    /// (`aws v1.14.1: pkg/providers/instancetype/offering/reserved_capacity_resolver.go`), and
+    /// launch templates without a `CapacityReservationSpecification`
+    /// (`launchtemplate/types.go`, open launch mode). `None`: on, its default (`core v1.14.1:
+    /// pkg/operator/options/options.go`).
+    pub reserved_capacity_gate: Option<bool>,
+    /// The AWS controller's `VM_MEMORY_OVERHEAD_PERCENT` (`--vm-memory-overhead-percent`, else
+    /// the running controller's); `None`: its default, 0.075.
+    pub vm_memory_overhead_percent: Option<f64>,
+    /// The AWS controller's `RESERVED_ENIS` (`--reserved-enis`, else the running
+    /// controller's): fewer ENI-limited pods, kube-reserved unchanged (`aws v1.14.1:
+    /// pkg/providers/instancetype/types.go` `pods`); `None`: its default, 0.
+    pub reserved_enis: Option<i64>,
     /// Keep NodePools that are not Ready, marked as launching nothing, instead of leaving them
     /// out: the disruption controller still takes their nodes as candidates (`core v1.14.1:
     /// pkg/controllers/disruption/helpers.go` `BuildNodePoolMap` lists every managed pool)

@@ -272,7 +272,9 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         // The zones of each class's subnets, as the controller's status would say now.
         let said = self.with_subnet_zones(&mut manifests.node_classes, &manifests.node_pools);
         manifests.warnings.extend(said);
-        // Capacity reservations are read for every plan: their counts move as instances launch.
+        // Capacity reservations are read for every plan: their counts move as instances launch
+        // (none with the `ReservedCapacity` gate off).
+        super::input::drop_reservation_terms(manifests, selection.reserved_capacity_gate);
         let (catalog, warnings) = self.planning_catalog(&manifests.node_classes)?;
         manifests.warnings.extend(warnings);
         // A selector DescribePlacementGroups resolves to no group: the class is not Ready.

@@ -1194,6 +1194,56 @@ fn a_class_selecting_reservations_plans_and_launches_into_them_live() {
     );
 }
 
+/// **Differs, fixed** (s27-lineaws) — scenario: the same class and ODCR, the controller's
+/// `ReservedCapacity` gate off (`FEATURE_GATES=ReservedCapacity=false`, or `--feature-gates`) →
+/// Karpenter v1.14.1 resolves no reservation (`aws v1.14.1: pkg/controllers/nodeclass/
+/// controller.go` skips the `CapacityReservation` reconciler), offers no reserved capacity
+/// (`pkg/providers/instancetype/offering/reserved_capacity_resolver.go` `ResolveOfferings`
+/// returns early) and builds its templates in the open launch mode, without a
+/// `CapacityReservationSpecification` (`pkg/providers/launchtemplate/types.go`; launchtemplate/
+/// suite_test.go DescribeTable "should set the capacity reservation specification according to
+/// the capacity reservation feature flag", Entry "disabled"). The plan held the reservation and
+/// launched into it. Now: no DescribeCapacityReservations, the cheapest on-demand type, a
+/// template with no preference, and a warning naming the class.
+#[test]
+fn with_the_reserved_capacity_gate_off_reservations_are_neither_planned_nor_targeted() {
+    let world = reserved_world(vec![odcr("cr-0a1", "c6a.xlarge", "us-east-1b", 1)]);
+    world.pending("a", "1");
+    let (log, mut sink) = recorder(&world);
+    let mut live = world.live();
+    live.launch_mode = crate::cloud::types::LaunchMode::Open;
+    let selection = Selection {
+        reserved_capacity_gate: Some(false),
+        ..all()
+    };
+    let round = live.plan_pending(&selection, &mut sink).unwrap().unwrap();
+    let claim = &round.plan.node_claims[0];
+    assert_eq!(
+        (
+            claim.launch.capacity_type.as_str(),
+            claim.launch.instance_type.as_str(),
+            claim.launch.reservation.as_deref()
+        ),
+        ("on-demand", "c6a.large", None)
+    );
+    assert_eq!(calls(&world, "EC2.DescribeCapacityReservations"), 0);
+    let said = warnings(&log);
+    assert!(
+        said.iter()
+            .any(|w| w.contains("capacityReservationSelectorTerms not used")
+                && w.contains("ReservedCapacity feature gate is off")),
+        "{said:?}"
+    );
+    let launches = live
+        .launch_in_rounds(&selection, &round, &mut sink)
+        .unwrap();
+    assert_eq!(launches.launched[0].capacity_type, "on-demand");
+    let requests = world.cloud.fleet_requests.borrow();
+    let templates = world.cloud.templates.borrow();
+    let template = &templates[&requests[0].configs[0].0];
+    assert_eq!(template.reservation_preference(), None);
+}
+
 /// A reserved pool answering insufficient capacity marks its reservation unavailable and the
 /// NodeClaim is planned again in the same run, on-demand (`aws v1.14.1:
 /// pkg/providers/instance/instance.go` `updateUnavailableOfferingsCache` → `MarkUnavailable`;

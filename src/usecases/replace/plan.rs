@@ -450,6 +450,8 @@ fn solve<C: Cluster, P: Compute, K: Clock + ?Sized>(
         max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
         min_values_policy: policies.min_values,
         preference_policy: policies.preferences,
+        // The session's launch mode is the controller's `ReservedCapacity` gate.
+        reserved_capacity_gate: live.reserved_capacity_gate(),
         ..Selection::default()
     };
     live.plan_with_instances(manifests, &BTreeSet::new(), &[], &selection)

@@ -27,6 +27,10 @@ pub struct CatalogSizing<'c> {
     /// Node class name → instance type → discovered memory capacity
     /// (`InstanceTypeContext::discovered_memory`, [`CatalogSizing::discover_memory`]).
     discovered_memory: BTreeMap<String, BTreeMap<String, i64>>,
+    /// The controller's `VM_MEMORY_OVERHEAD_PERCENT` (`Selection::vm_memory_overhead_percent`).
+    pub(super) vm_memory_overhead_percent: f64,
+    /// The controller's `RESERVED_ENIS` (`Selection::reserved_enis`).
+    pub(super) reserved_enis: i64,
 }
 
 impl<'c> CatalogSizing<'c> {
@@ -39,6 +43,8 @@ impl<'c> CatalogSizing<'c> {
             sized: BTreeMap::new(),
             overlay_prices: BTreeMap::new(),
             discovered_memory: BTreeMap::new(),
+            vm_memory_overhead_percent: crate::model::overhead::DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
+            reserved_enis: 0,
         }
     }
 
@@ -172,6 +178,8 @@ impl<'c> CatalogSizing<'c> {
                 .is_some_and(|v| !v.is_null());
         }
         ctx.kubelet = kubelet;
+        ctx.vm_memory_overhead_percent = self.vm_memory_overhead_percent;
+        ctx.reserved_enis = self.reserved_enis;
         ctx.generation = pool.generation;
         ctx.overlay_prices = &self.overlay_prices;
         if let Some(c) = class {

@@ -1135,3 +1135,57 @@ fn ignored_spread_and_anti_affinity_preferences_pack_the_pods() {
         }
     }
 }
+
+/// t3.large's capacity and kube-reserved memory as `build_input` sizes it for `selection`'s
+/// controller settings.
+fn t3_large(selection: Selection) -> (i64, i64, i64) {
+    use crate::model::quantity::{MIB, ONE};
+    let catalog = Catalog::embedded().unwrap();
+    let text = format!("{}{V1_CLASS}{POD}", pool_of("t3.large"));
+    let mut m = crate::api::load_str("in.yaml", &text).unwrap();
+    let mut sizing = CatalogSizing::new(&catalog, "us-east-1");
+    let input = build_input(&mut m, &selection, &mut sizing).unwrap();
+    let t = input.pools[0]
+        .instance_types
+        .iter()
+        .find(|t| t.name == "t3.large")
+        .unwrap();
+    (
+        t.capacity.pods / ONE,
+        t.capacity.memory / MIB,
+        t.overhead.kube_reserved.memory / MIB,
+    )
+}
+
+/// **Differs, fixed** (s27-lineaws) — `aws v1.14.1: pkg/providers/instancetype/suite_test.go`
+/// DescribeTable "should reserve ENIs when aws.reservedENIs is set and use it in max-pods
+/// calculation" (Entry "al2023": 24 pods, kube-reserved 640Mi from the unreserved 35), "… and
+/// not go below 0 ENIs" (0 pods), and the `VMMemoryOverheadPercent: 0` of "Eviction
+/// Thresholds" (t3.large's whole 8192Mi). The controller settings `RESERVED_ENIS` and
+/// `VM_MEMORY_OVERHEAD_PERCENT` were not read: the plan always sized with 0 and 0.075. Now
+/// `Selection::reserved_enis` / `vm_memory_overhead_percent` (`--reserved-enis`,
+/// `--vm-memory-overhead-percent`, else the running controller's) reach the sizing.
+#[test]
+fn the_controllers_reserved_enis_and_vm_memory_overhead_size_the_types() {
+    let default = t3_large(Selection::default());
+    assert_eq!(
+        default,
+        (35, 8192 - 615, 640),
+        "0.075: ceil(8192 × 0.075) = 615"
+    );
+    let reserved = t3_large(Selection {
+        reserved_enis: Some(1),
+        ..Selection::default()
+    });
+    assert_eq!((reserved.0, reserved.2), (24, 640));
+    let none_left = t3_large(Selection {
+        reserved_enis: Some(1_000_000),
+        ..Selection::default()
+    });
+    assert_eq!(none_left.0, 0);
+    let no_overhead = t3_large(Selection {
+        vm_memory_overhead_percent: Some(0.0),
+        ..Selection::default()
+    });
+    assert_eq!(no_overhead.1, 8192);
+}

@@ -81,12 +81,22 @@ impl Run {
 
 /// Runs `consolidate --yes`; `between` runs after each round is decided, before it is carried
 /// out (the cluster may change meanwhile).
-fn run_with(world: &World, config: &Config, mut between: impl FnMut(&World)) -> Run {
+fn run_with(world: &World, config: &Config, between: impl FnMut(&World)) -> Run {
     let deciding = Deciding {
         config: config.clone(),
         controller: None,
     };
+    run_deciding(world, &deciding, between)
+}
+
+/// [`run_with`], deciding as `deciding` says (a running controller's gates).
+fn run_deciding(world: &World, deciding: &Deciding, mut between: impl FnMut(&World)) -> Run {
     let mut live = world.live();
+    let gate = deciding
+        .controller
+        .as_ref()
+        .and_then(|c| c.reserved_capacity);
+    live.launch_mode = crate::cloud::types::LaunchMode::of_gate(gate);
     let events: Rc<RefCell<Vec<Event>>> = Rc::default();
     let keep = events.clone();
     let mut sink = move |e| keep.borrow_mut().push(e);
@@ -102,7 +112,7 @@ fn run_with(world: &World, config: &Config, mut between: impl FnMut(&World)) -> 
         between(world);
         Ok(true)
     };
-    let outcomes = execute(&mut live, &deciding, &settings(), &mut sink, &mut proceed).unwrap();
+    let outcomes = execute(&mut live, deciding, &settings(), &mut sink, &mut proceed).unwrap();
     // A moment later every pod the ReplicaSet made again is bound.
     world.clock.sleep(Duration::from_secs(2));
     let events = events.borrow().clone();
@@ -590,12 +600,9 @@ mod commands;
 mod expiration;
 mod ghosts;
 
-/// Reservations in the decision (docs/karpenter.md §6.12): the class selects an ODCR of one
-/// c6a.xlarge, which Karpenter prices at on-demand / 10,000,000 — so the under-used c6a.2xlarge
-/// is replaced into the reservation (a launch template targeting it), not by the cheapest
-/// on-demand type the plain catalog would offer.
-#[test]
-fn an_under_used_node_is_replaced_into_a_capacity_reservation() {
+/// A pool whose class selects an ODCR of one c6a.xlarge in us-east-1a, and an under-used
+/// c6a.2xlarge node of it running `p0`.
+fn under_used_beside_a_reservation() -> (World, String) {
     let world = world(1, json!([{"nodes": "100%"}]));
     world.reserved_pool(
         json!([{"id": "cr-0a1"}]),
@@ -609,6 +616,16 @@ fn an_under_used_node_is_replaced_into_a_capacity_reservation() {
         )],
     );
     let under_used = managed(&world, "c6a.2xlarge", &["p0"]);
+    (world, under_used)
+}
+
+/// Reservations in the decision (docs/karpenter.md §6.12): the class selects an ODCR of one
+/// c6a.xlarge, which Karpenter prices at on-demand / 10,000,000 — so the under-used c6a.2xlarge
+/// is replaced into the reservation (a launch template targeting it), not by the cheapest
+/// on-demand type the plain catalog would offer.
+#[test]
+fn an_under_used_node_is_replaced_into_a_capacity_reservation() {
+    let (world, under_used) = under_used_beside_a_reservation();
 
     let run = run(&world);
     assert_eq!(
@@ -626,4 +643,34 @@ fn an_under_used_node_is_replaced_into_a_capacity_reservation() {
         Some("cr-0a1")
     );
     assert_eq!(world.cloud.reservations.borrow()[0].available, 0);
+}
+
+/// s27-lineaws — the same world, the controller's `ReservedCapacity` gate off: Karpenter's
+/// simulation offers no reserved capacity (`aws v1.14.1: pkg/providers/instancetype/offering/
+/// reserved_capacity_resolver.go`) and its templates say no capacity reservation preference
+/// (`launchtemplate/types.go`), so the under-used node is replaced by the cheapest on-demand
+/// type, launched from a template without a `CapacityReservationSpecification`.
+#[test]
+fn with_the_reserved_capacity_gate_off_the_replacement_ignores_the_reservation() {
+    let (world, under_used) = under_used_beside_a_reservation();
+    let deciding = Deciding {
+        config: Config::default(),
+        controller: Some(crate::usecases::consolidate::Controller {
+            reserved_capacity: Some(false),
+            ..Default::default()
+        }),
+    };
+    let run = run_deciding(&world, &deciding, |_| {});
+    assert_eq!(
+        run.status(&under_used),
+        Status::Replaced,
+        "{:#?}",
+        run.outcomes
+    );
+    assert_eq!(instance_types_launched(&world), ["c6a.large"]);
+    let templates = world.cloud.templates.borrow();
+    let requests = world.cloud.fleet_requests.borrow();
+    let template = &templates[&requests[0].configs[0].0];
+    assert_eq!(template.reservation_preference(), None);
+    assert_eq!(world.cloud.reservations.borrow()[0].available, 1);
 }
