@@ -394,7 +394,7 @@ _arguments "${_arguments_options[@]}" : \
 '--catalog=[Replace the instance-type catalog (JSON or YAML)]:FILE:_default' \
 '--min-values-policy=[What an unmet NodePool minValues does, as the controller'\''s --min-values-policy / MIN_VALUES_POLICY\: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller'\''s setting is the default]:POLICY:(Strict BestEffort)' \
 '--preference-policy=[Whether pods'\'' preferences (preferred node and pod affinity and anti-affinity, ScheduleAnyway topology spreads) count, as the controller'\''s --preference-policy / PREFERENCE_POLICY\: Respect (required until relaxed) or Ignore. Live, the running controller'\''s setting is the default]:POLICY:(Respect Ignore)' \
-'--feature-gates=[Feature gates, as the controller'\''s FEATURE_GATES (\`CapacityBuffer=true\`\: the buffers'\'' virtual pods take their room when replacements are planned). Default\: the controller'\''s]:GATES:_default' \
+'--feature-gates=[Feature gates, as the controller'\''s FEATURE_GATES (\`CapacityBuffer=true\`\: the buffers'\'' virtual pods take their room when replacements are planned; \`ReservedCapacity=false\`\: replacements target no capacity reservation). Default\: the controller'\''s]:GATES:_default' \
 '--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m; \`forever\`\: a standby replica in a pod)]::DURATION:_default' \
 '--lease-namespace=[Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)]:NAMESPACE:_default' \
 '--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \

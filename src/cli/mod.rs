@@ -584,7 +584,8 @@ pub struct DriftReplaceArgs {
     #[command(flatten)]
     pub policies: SchedulingPolicyArgs,
     /// Feature gates, as the controller's FEATURE_GATES (`CapacityBuffer=true`: the buffers'
-    /// virtual pods take their room when replacements are planned). Default: the controller's.
+    /// virtual pods take their room when replacements are planned; `ReservedCapacity=false`:
+    /// replacements target no capacity reservation). Default: the controller's.
     #[arg(long = "feature-gates", value_name = "GATES")]
     pub feature_gates: Option<String>,
     #[command(flatten)]

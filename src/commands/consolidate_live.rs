@@ -123,6 +123,8 @@ fn once(
             .as_ref()
             .and_then(|c| c.reserved_capacity),
     );
+    // The pipeline's re-plans size types with the controller's settings, as the decision does.
+    session.type_settings = live::type_settings(deciding.controller.as_ref());
     // The pipeline's re-plans read the buffers the decision reads.
     settings.capacity_buffers = consolidate::buffer_gate(config, deciding.controller.as_ref());
     let machine = matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml);

@@ -9,10 +9,12 @@ use crate::cli::health::Health;
 use crate::cli::render::io_error as io;
 use crate::cli::render::replace::{self as render, ReplacePrinter};
 use crate::cli::{DriftReplaceArgs, OutputFormat};
+use crate::cloud::types::LaunchMode;
 use crate::drift;
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::usecases::clock::SystemClock;
 use crate::usecases::drift_check::{self as drift_cmd, Config as CheckConfig};
+use crate::usecases::provisioning::{buffers, RESERVED_CAPACITY_GATE};
 use crate::usecases::replace::watch::Passes;
 use crate::usecases::replace::{self, pipeline, select, via_controller, NodeOutcome, Settings};
 
@@ -32,7 +34,9 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
     if args.max_parallel == 0 {
         return Err(CommandError::input("--max-parallel must be at least 1"));
     }
-    super::decision_gates_flag(args.feature_gates.as_deref())?; // bad input before anything
+    // Bad input before anything.
+    super::gate_flag(args.feature_gates.as_deref(), buffers::GATE)?;
+    super::gate_flag(args.feature_gates.as_deref(), RESERVED_CAPACITY_GATE)?;
     let mut settings = Settings {
         max_parallel: args.max_parallel,
         force: args.force,
@@ -130,14 +134,22 @@ fn once(
     settings.attempt = crate::model::time::format_rfc3339(unix_now().max(0));
     let guard = (!args.dry_run && !args.via_controller).then_some(("drift replace", args.force));
     let connection = live::connect(ctx, args.catalog.as_deref(), guard, lease)?;
-    let (policies, controller_buffers) =
-        live::controller_policies(ctx, &connection, &args.policies)?;
+    let (policies, controller) = live::controller_policies(ctx, &connection, &args.policies)?;
     settings.policies = policies;
-    // `--feature-gates CapacityBuffer=…` wins over the controller's gate.
-    let (_, buffer_flag) = super::decision_gates_flag(args.feature_gates.as_deref())?;
-    settings.capacity_buffers = buffer_flag.unwrap_or(controller_buffers);
+    // `--feature-gates` wins over the controller's gates; its type settings size the re-plans.
+    let gate = |name| -> Result<Option<bool>, CommandError> {
+        let flag = super::gate_flag(args.feature_gates.as_deref(), name)?;
+        Ok(flag.or(controller.as_ref().and_then(|c| match name {
+            RESERVED_CAPACITY_GATE => c.reserved_capacity,
+            _ => c.capacity_buffer,
+        })))
+    };
+    settings.capacity_buffers = gate(buffers::GATE)? == Some(true);
+    let reserved_capacity = gate(RESERVED_CAPACITY_GATE)?;
     let clock = SystemClock::new();
     let mut session = connection.live(&clock);
+    session.launch_mode = LaunchMode::of_gate(reserved_capacity);
+    session.type_settings = live::type_settings(controller.as_ref());
     let (manifests, buffer_lines) =
         replace::read_cluster_with_buffers(session.cluster, settings.capacity_buffers, unix_now())?;
     for line in &buffer_lines {

@@ -54,23 +54,29 @@ pub(crate) fn now_flag(text: Option<&str>) -> Result<i64, crate::error::CommandE
     }
 }
 
-/// `--feature-gates`: the gates `consolidate` and `nodes` decide with (`SpotToSpotConsolidation`,
-/// `CapacityBuffer`; unset: the controller's), as the controller's `FEATURE_GATES` reads them;
-/// a value that is not a Go boolean is an input error naming the gate.
-pub(crate) fn decision_gates_flag(
+/// `--feature-gates`: the gate `name`, if the flag names it, as the controller's
+/// `FEATURE_GATES` reads it; a value that is not a Go boolean is an input error naming the gate.
+pub(crate) fn gate_flag(
     text: Option<&str>,
-) -> Result<(Option<bool>, Option<bool>), crate::error::CommandError> {
-    let gates = crate::karpenter_install::gates::FeatureGates::new(text);
-    let gate = |name: &str| match gates.get(name) {
+    name: &str,
+) -> Result<Option<bool>, crate::error::CommandError> {
+    match crate::karpenter_install::gates::FeatureGates::new(text).get(name) {
         Some(Ok(on)) => Ok(Some(on)),
         Some(Err(raw)) => Err(crate::error::CommandError::input(format!(
             "--feature-gates {name}={raw}: expected true or false"
         ))),
         None => Ok(None),
-    };
+    }
+}
+
+/// `--feature-gates`: the gates `consolidate` and `nodes` decide with (`SpotToSpotConsolidation`,
+/// `CapacityBuffer`; unset: the controller's), as [`gate_flag`] reads them.
+pub(crate) fn decision_gates_flag(
+    text: Option<&str>,
+) -> Result<(Option<bool>, Option<bool>), crate::error::CommandError> {
     Ok((
-        gate("SpotToSpotConsolidation")?,
-        gate(crate::usecases::provisioning::buffers::GATE)?,
+        gate_flag(text, "SpotToSpotConsolidation")?,
+        gate_flag(text, crate::usecases::provisioning::buffers::GATE)?,
     ))
 }
 

@@ -68,6 +68,20 @@ pub struct Live<'a, C, P, K: ?Sized> {
     /// The launch templates' mode: open with the `ReservedCapacity` gate off
     /// (`Selection::reserved_capacity_gate`), else targeted.
     pub launch_mode: LaunchMode,
+    /// The AWS controller's instance-type settings the replace pipeline's re-plans size with,
+    /// as the decisions do (`None`: the controller's defaults).
+    pub type_settings: TypeSettings,
+}
+
+/// The AWS controller's `VM_MEMORY_OVERHEAD_PERCENT` and `RESERVED_ENIS` (`aws v1.14.1:
+/// pkg/operator/options/options.go`; `Selection::vm_memory_overhead_percent`,
+/// `Selection::reserved_enis`), `None` where the controller sets neither.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TypeSettings {
+    /// `VM_MEMORY_OVERHEAD_PERCENT`.
+    pub vm_memory_overhead_percent: Option<f64>,
+    /// `RESERVED_ENIS`.
+    pub reserved_enis: Option<i64>,
 }
 
 /// How long a reservation marked unavailable stays so: Karpenter caches each reservation query
@@ -120,6 +134,7 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             dns_read: false,
             subnet_zones: RefCell::new(BTreeMap::new()),
             launch_mode: LaunchMode::Targeted,
+            type_settings: TypeSettings::default(),
         }
     }
 

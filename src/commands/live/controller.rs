@@ -14,15 +14,22 @@ use crate::usecases::provisioning::Selection;
 /// (`--min-values-policy` / `MIN_VALUES_POLICY`, `--preference-policy` / `PREFERENCE_POLICY`
 /// in its container), else Karpenter's default. A value Karpenter would refuse is bad input; a
 /// controller that cannot be read leaves the defaults, said on stderr.
-/// The second value: the controller's `CapacityBuffer` gate (off when none is read).
+/// The second value: the controller read (its gates and instance-type settings), if any.
 pub fn controller_policies(
     ctx: &mut Context<'_>,
     connection: &Connection,
     flags: &SchedulingPolicyArgs,
-) -> Result<(Policies, bool), CommandError> {
+) -> Result<(Policies, Option<Controller>), CommandError> {
     let controller = controller_settings(ctx, connection, flags)?;
-    let buffers = controller.as_ref().and_then(|c| c.capacity_buffer) == Some(true);
-    Ok((follow_policies(ctx, controller.as_ref(), flags), buffers))
+    Ok((follow_policies(ctx, controller.as_ref(), flags), controller))
+}
+
+/// The controller's instance-type settings, for a session's re-plans.
+pub fn type_settings(controller: Option<&Controller>) -> crate::usecases::live::TypeSettings {
+    crate::usecases::live::TypeSettings {
+        vm_memory_overhead_percent: controller.and_then(|c| c.vm_memory_overhead_percent),
+        reserved_enis: controller.and_then(|c| c.reserved_enis),
+    }
 }
 
 /// Fills `selection` with what the controller decides: its policies where no flag gave one,

@@ -450,8 +450,11 @@ fn solve<C: Cluster, P: Compute, K: Clock + ?Sized>(
         max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
         min_values_policy: policies.min_values,
         preference_policy: policies.preferences,
-        // The session's launch mode is the controller's `ReservedCapacity` gate.
+        // The session's launch mode is the controller's `ReservedCapacity` gate, its type
+        // settings the controller's.
         reserved_capacity_gate: live.reserved_capacity_gate(),
+        vm_memory_overhead_percent: live.type_settings.vm_memory_overhead_percent,
+        reserved_enis: live.type_settings.reserved_enis,
         ..Selection::default()
     };
     live.plan_with_instances(manifests, &BTreeSet::new(), &[], &selection)

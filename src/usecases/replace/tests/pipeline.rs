@@ -1151,3 +1151,32 @@ fn a_terminating_pod_needs_no_place_unless_a_statefulset_owns_it() {
     assert_eq!(o.status, Status::Blocked, "{:?}", o.detail);
     assert!(matches!(&o.detail, Detail::Unplaceable(pods) if pods[0].starts_with("default/p0: ")));
 }
+
+/// The session's type settings (the controller's `VM_MEMORY_OVERHEAD_PERCENT`, `aws v1.14.1:
+/// pkg/providers/instancetype/types.go` `memory`) size the replacement as they size
+/// `provision`'s plans: at 30 % a c6a.large (4 GiB) no longer holds the 2500Mi pod.
+#[test]
+fn the_replacement_is_sized_with_the_controllers_type_settings() {
+    for (overhead, launched) in [(None, "c6a.large"), (Some(0.3), "c6a.xlarge")] {
+        let world = world();
+        let old = drifted(&world, 1);
+        world
+            .cluster
+            .update("v1", "Pod", Some("default"), "p0", |p| {
+                p["spec"]["containers"][0]["resources"]["requests"]["memory"] = json!("2500Mi");
+            });
+        let (m, actions) = actions(&world, &old);
+        let mut live = world.live();
+        live.type_settings.vm_memory_overhead_percent = overhead;
+        let preview = replace_pipeline::preview(&live, &m, actions, &settings()).unwrap();
+        let outcomes =
+            replace_pipeline::run(&mut live, preview, &settings(), &mut |_: Event| {}).unwrap();
+        assert_eq!(outcomes[0].status, Status::Replaced, "{overhead:?}");
+        let types: Vec<String> = world
+            .running()
+            .into_iter()
+            .map(|i| i.instance_type)
+            .collect();
+        assert_eq!(types, [launched], "{overhead:?}");
+    }
+}

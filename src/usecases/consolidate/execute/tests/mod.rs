@@ -97,6 +97,12 @@ fn run_deciding(world: &World, deciding: &Deciding, mut between: impl FnMut(&Wor
         .as_ref()
         .and_then(|c| c.reserved_capacity);
     live.launch_mode = crate::cloud::types::LaunchMode::of_gate(gate);
+    // As `consolidate --yes` does: the re-plans size types with the controller's settings.
+    let controller = deciding.controller.as_ref();
+    live.type_settings = crate::usecases::live::TypeSettings {
+        vm_memory_overhead_percent: controller.and_then(|c| c.vm_memory_overhead_percent),
+        reserved_enis: controller.and_then(|c| c.reserved_enis),
+    };
     let events: Rc<RefCell<Vec<Event>>> = Rc::default();
     let keep = events.clone();
     let mut sink = move |e| keep.borrow_mut().push(e);
@@ -673,4 +679,33 @@ fn with_the_reserved_capacity_gate_off_the_replacement_ignores_the_reservation()
     let template = &templates[&requests[0].configs[0].0];
     assert_eq!(template.reservation_preference(), None);
     assert_eq!(world.cloud.reservations.borrow()[0].available, 1);
+}
+
+/// The controller's `VM_MEMORY_OVERHEAD_PERCENT` sizes the replacement the pipeline re-plans as
+/// it sizes the decision's (`aws v1.14.1: pkg/providers/instancetype/types.go` `memory`): at
+/// 30 % a c6a.large (4 GiB) no longer holds the 2500Mi pod, so both choose the c6a.xlarge.
+#[test]
+fn the_replacement_re_plan_sizes_types_with_the_controllers_settings() {
+    let world = world(1, json!([{"nodes": "100%"}]));
+    let under_used = managed(&world, "c6a.2xlarge", &["p0"]);
+    world
+        .cluster
+        .update("v1", "Pod", Some("default"), "p0", |p| {
+            p["spec"]["containers"][0]["resources"]["requests"]["memory"] = json!("2500Mi");
+        });
+    let deciding = Deciding {
+        config: Config::default(),
+        controller: Some(crate::usecases::consolidate::Controller {
+            vm_memory_overhead_percent: Some(0.3),
+            ..Default::default()
+        }),
+    };
+    let run = run_deciding(&world, &deciding, |_| {});
+    assert_eq!(
+        run.status(&under_used),
+        Status::Replaced,
+        "{:#?}",
+        run.outcomes
+    );
+    assert_eq!(instance_types_launched(&world), ["c6a.xlarge"]);
 }
