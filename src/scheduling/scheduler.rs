@@ -272,6 +272,12 @@ pub(super) fn domain_universe(
                     && (!p.node_selector.is_empty() || !p.required_node_affinity.is_empty()))
         })
     });
+    // Inverse anti-affinity groups read the pools' domains with their taints too.
+    let anti_affinity = input.pods.iter().any(|p| !p.pod_anti_affinity.is_empty())
+        || index
+            .anti_affinity_pods(&input.existing_nodes)
+            .next()
+            .is_some();
     let mut sources = DomainSources::default();
     if filtered {
         sources.nodes = input
@@ -279,6 +285,10 @@ pub(super) fn domain_universe(
             .iter()
             .zip(facts)
             .map(|(n, f)| (f.clone(), n.node.taints.clone()))
+            .collect();
+        sources.removed = (input.existing_nodes.iter().enumerate())
+            .filter(|(_, n)| n.node.deleting)
+            .map(|(i, _)| i)
             .collect();
     }
     let mut keys: BTreeSet<String> = BTreeSet::new();
@@ -317,23 +327,53 @@ pub(super) fn domain_universe(
                 &mut fresh
             }
         };
-        // Nodes only join and their labels do not change (a tracking memo's promise): read
+        // Nodes only join and their labels do not change (a tracking memo's promise): index
         // the nodes not seen yet.
-        let nodes = &input.existing_nodes[known.nodes_seen.min(input.existing_nodes.len())..];
-        for n in nodes {
-            if let Some(v) = n.node.labels.get(key) {
-                known.nodes.insert(v.clone());
-            }
+        let seen = known.node_value.len().min(input.existing_nodes.len());
+        known.node_value.truncate(seen);
+        for n in &input.existing_nodes[seen..] {
+            // Every existing node registers `StateNode.HostName()`: its hostname label, else its
+            // name (`existingnode.go` l.72).
+            let label = match n.node.labels.get(key) {
+                None if key == HOSTNAME => Some(&n.node.name),
+                label => label,
+            };
+            let value = label.map(|v| match known.value_index.get(v) {
+                Some(&i) => i,
+                None => {
+                    known.node_values.push(v.clone());
+                    let i = (known.node_values.len() - 1) as u32;
+                    known.value_index.insert(v.clone(), i);
+                    i
+                }
+            });
+            known.node_value.push(value);
         }
-        known.nodes_seen = input.existing_nodes.len();
         let set = domains.entry(key.clone()).or_default();
         for (v, taints) in &known.pools {
             set.insert(v.clone());
-            if filtered {
+            if filtered || anti_affinity {
                 sources.insert_pool_domain(key, v, taints);
             }
         }
-        set.extend(known.nodes.iter().cloned());
+        // Only the nodes the scheduler is given register their domains (`countDomains` walks
+        // `stateNodes`: `nodes.Active()` when provisioning, minus the candidates in a
+        // consolidation simulation, `disruption/helpers.go SimulateScheduling`); a node being
+        // removed still brings its domain when a pod counted there is recorded.
+        let mut present = vec![false; known.node_values.len()];
+        for (n, v) in input.existing_nodes.iter().zip(&known.node_value) {
+            if let (Some(v), false) = (v, n.node.deleting) {
+                present[*v as usize] = true;
+            }
+        }
+        set.extend(
+            known
+                .node_values
+                .iter()
+                .zip(&present)
+                .filter(|(_, p)| **p)
+                .map(|(v, _)| v.clone()),
+        );
     }
     (domains, sources)
 }
