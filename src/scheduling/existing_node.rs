@@ -23,7 +23,7 @@ use super::node_claim::host_port_conflict;
 use super::node_claim_template::PreparedPool;
 use super::podreqs::PodState;
 use super::scheduler::{Fail, Solver, HOSTNAME};
-use super::topology::{KeptUniverse, PodIndex};
+use super::topology::{KeptUniverse, KeyValues, PodIndex};
 use super::topology_group::UniverseKey;
 use super::volumes::{bound_usage, exceeded_limit};
 use super::{ExistingNode, Input};
@@ -219,13 +219,9 @@ impl DomainClasses {
 pub(super) struct KeyDomains {
     /// What the usable pools' types provide, with each pool's taints, in the order found.
     pub(super) pools: Vec<(String, Vec<Taint>)>,
-    /// The distinct label values of the nodes seen so far.
-    pub(super) node_values: Vec<String>,
-    /// Per node seen so far, by position: its value's index in `node_values` (`None`: no label).
-    /// A solve counts only the nodes not being removed (`deleting`, read afresh each solve).
-    pub(super) node_value: Vec<Option<u32>>,
-    /// `node_values` by value, to index nodes as they join.
-    pub(super) value_index: FxHashMap<String, u32>,
+    /// The values of the nodes seen so far, by node position. A solve counts only the nodes not
+    /// being removed (`deleting`, read afresh each solve).
+    pub(super) nodes: KeyValues,
 }
 
 /// What a node's pods add up to (the non-terminal ones), what its DaemonSet pods among them

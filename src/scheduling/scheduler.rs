@@ -185,17 +185,29 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
     let mut fresh_index = PodIndex::default();
     let mut tracked = memo.tracked();
     let existing = prepare_existing(input, &facts, tracked.as_deref_mut());
+    // The nodes the scheduler is not given (`deleting`: being deleted or simulated away), read
+    // off the prepared ones rather than walking every node again.
+    let mut active = vec![false; input.existing_nodes.len()];
+    existing.iter().for_each(|e| active[e.position] = true);
+    let removed: Vec<usize> = (0..active.len()).filter(|&i| !active[i]).collect();
     let (domains, sources, universes, compat, domain_classes) = match tracked {
         Some(t) => {
             t.pods.update(&input.existing_nodes);
-            let (d, s) = domain_universe(input, &pools, &facts, &t.pods, Some(&mut t.domains));
+            let (d, s) = domain_universe(
+                input,
+                &pools,
+                &facts,
+                &t.pods,
+                &removed,
+                Some(&mut t.domains),
+            );
             let compat = std::mem::take(&mut t.compat);
             let classes = std::mem::take(&mut t.domain_classes);
             (d, s, std::mem::take(&mut t.universes), compat, classes)
         }
         None => {
             fresh_index.update(&input.existing_nodes);
-            let (d, s) = domain_universe(input, &pools, &facts, &fresh_index, None);
+            let (d, s) = domain_universe(input, &pools, &facts, &fresh_index, &removed, None);
             let fresh = (FxHashMap::default(), CompatCache::default());
             (d, s, fresh.0, fresh.1, DomainClasses::default())
         }
@@ -263,6 +275,7 @@ pub(super) fn domain_universe(
     pools: &[Pool<'_>],
     facts: &[Arc<NodeFacts>],
     index: &PodIndex,
+    removed: &[usize],
     mut kept: Option<&mut FxHashMap<String, KeyDomains>>,
 ) -> (FxHashMap<String, BTreeSet<String>>, DomainSources) {
     let filtered = input.pods.iter().any(|p| {
@@ -286,10 +299,7 @@ pub(super) fn domain_universe(
             .zip(facts)
             .map(|(n, f)| (f.clone(), n.node.taints.clone()))
             .collect();
-        sources.removed = (input.existing_nodes.iter().enumerate())
-            .filter(|(_, n)| n.node.deleting)
-            .map(|(i, _)| i)
-            .collect();
+        sources.removed = removed.to_vec();
     }
     let mut keys: BTreeSet<String> = BTreeSet::new();
     for pod in &input.pods {
@@ -328,26 +338,14 @@ pub(super) fn domain_universe(
             }
         };
         // Nodes only join and their labels do not change (a tracking memo's promise): index
-        // the nodes not seen yet.
-        let seen = known.node_value.len().min(input.existing_nodes.len());
-        known.node_value.truncate(seen);
+        // the nodes not seen yet. Every existing node registers `StateNode.HostName()`: its
+        // hostname label, else its name (`existingnode.go` l.72).
+        let seen = known.nodes.seen(input.existing_nodes.len());
         for n in &input.existing_nodes[seen..] {
-            // Every existing node registers `StateNode.HostName()`: its hostname label, else its
-            // name (`existingnode.go` l.72).
-            let label = match n.node.labels.get(key) {
+            known.nodes.push(match n.node.labels.get(key) {
                 None if key == HOSTNAME => Some(&n.node.name),
                 label => label,
-            };
-            let value = label.map(|v| match known.value_index.get(v) {
-                Some(&i) => i,
-                None => {
-                    known.node_values.push(v.clone());
-                    let i = (known.node_values.len() - 1) as u32;
-                    known.value_index.insert(v.clone(), i);
-                    i
-                }
             });
-            known.node_value.push(value);
         }
         let set = domains.entry(key.clone()).or_default();
         for (v, taints) in &known.pools {
@@ -360,20 +358,7 @@ pub(super) fn domain_universe(
         // `stateNodes`: `nodes.Active()` when provisioning, minus the candidates in a
         // consolidation simulation, `disruption/helpers.go SimulateScheduling`); a node being
         // removed still brings its domain when a pod counted there is recorded.
-        let mut present = vec![false; known.node_values.len()];
-        for (n, v) in input.existing_nodes.iter().zip(&known.node_value) {
-            if let (Some(v), false) = (v, n.node.deleting) {
-                present[*v as usize] = true;
-            }
-        }
-        set.extend(
-            known
-                .node_values
-                .iter()
-                .zip(&present)
-                .filter(|(_, p)| **p)
-                .map(|(v, _)| v.clone()),
-        );
+        known.nodes.extend_present(removed, set);
     }
     (domains, sources)
 }

@@ -224,14 +224,66 @@ pub(crate) struct DomainSources {
     pub removed: Vec<usize>,
 }
 
-/// A node-filtering spread's universe over the first `seen` nodes, kept by a tracking memo
-/// (nodes only join): the pools' domains, and per domain how many of those nodes the filter
-/// lets count. A solve takes out the nodes it removes.
+/// A node-filtering spread's universe, kept by a tracking memo (nodes only join): the pools'
+/// domains, and the domains of the nodes seen so far that the filter lets count. A solve takes
+/// out the nodes it removes.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct KeptUniverse {
-    seen: usize,
     pools: BTreeSet<String>,
-    nodes: BTreeMap<String, u32>,
+    nodes: KeyValues,
+}
+
+/// One key's values on the nodes seen so far, by node position, with how many nodes carry each:
+/// what is left once some nodes are taken out is read without walking every node.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KeyValues {
+    values: Vec<String>,
+    carriers: Vec<u32>,
+    by_node: Vec<Option<u32>>,
+    index: FxHashMap<String, u32>,
+}
+
+impl KeyValues {
+    /// How many nodes are indexed (a memo that saw more nodes than the input has starts over).
+    pub fn seen(&mut self, nodes: usize) -> usize {
+        if self.by_node.len() > nodes {
+            *self = KeyValues::default();
+        }
+        self.by_node.len()
+    }
+
+    /// Indexes the next node, with its value (`None`: no label, or it does not count).
+    pub fn push(&mut self, value: Option<&String>) {
+        let at = value.map(|v| match self.index.get(v) {
+            Some(&i) => i,
+            None => {
+                self.values.push(v.clone());
+                self.carriers.push(0);
+                let i = (self.values.len() - 1) as u32;
+                self.index.insert(v.clone(), i);
+                i
+            }
+        });
+        if let Some(i) = at {
+            self.carriers[i as usize] += 1;
+        }
+        self.by_node.push(at);
+    }
+
+    /// Adds to `out` the values some node not in `removed` (positions) carries.
+    pub fn extend_present(&self, removed: &[usize], out: &mut BTreeSet<String>) {
+        let mut carriers = Cow::Borrowed(&self.carriers);
+        for &n in removed {
+            if let Some(Some(v)) = self.by_node.get(n) {
+                carriers.to_mut()[*v as usize] -= 1;
+            }
+        }
+        for (v, &c) in self.values.iter().zip(carriers.iter()) {
+            if c > 0 && !out.contains(v) {
+                out.insert(v.clone());
+            }
+        }
+    }
 }
 
 impl DomainSources {
@@ -407,29 +459,13 @@ impl Topology {
                     ..KeptUniverse::default()
                 });
             let nodes = &self.sources.nodes;
-            for (facts, taints) in &nodes[kept.seen.min(nodes.len())..] {
-                if let Some(v) = facts.labels().get(&id.key) {
-                    if id.node_matches(&facts.label_reqs, taints) {
-                        *kept.nodes.entry(v.clone()).or_default() += 1;
-                    }
-                }
-            }
-            kept.seen = nodes.len();
-            let mut removed: BTreeMap<&str, u32> = BTreeMap::new();
-            for &i in &self.sources.removed {
-                let (facts, taints) = &nodes[i];
-                if let Some(v) = facts.labels().get(&id.key) {
-                    if id.node_matches(&facts.label_reqs, taints) {
-                        *removed.entry(v.as_str()).or_default() += 1;
-                    }
-                }
+            for (facts, taints) in &nodes[kept.nodes.seen(nodes.len())..] {
+                let value = facts.labels().get(&id.key);
+                let counts = value.is_some() && id.node_matches(&facts.label_reqs, taints);
+                kept.nodes.push(value.filter(|_| counts));
             }
             let mut out = kept.pools.clone();
-            for (v, &n) in &kept.nodes {
-                if n > removed.get(v.as_str()).copied().unwrap_or(0) {
-                    out.insert(v.clone());
-                }
-            }
+            kept.nodes.extend_present(&self.sources.removed, &mut out);
             self.universes.insert(kept_key, kept);
             return Cow::Owned(out);
         }
