@@ -23,7 +23,7 @@ use super::node_claim::host_port_conflict;
 use super::node_claim_template::PreparedPool;
 use super::podreqs::PodState;
 use super::scheduler::{Fail, Solver, HOSTNAME};
-use super::topology::PodIndex;
+use super::topology::{KeptUniverse, KeyValues, PodIndex};
 use super::topology_group::UniverseKey;
 use super::volumes::{bound_usage, exceeded_limit};
 use super::{ExistingNode, Input};
@@ -119,7 +119,7 @@ pub(super) struct Tracked {
     /// Per topology key: the domains the pools provide and those of the nodes seen so far.
     pub(super) domains: FxHashMap<String, KeyDomains>,
     /// Per spread group that filters nodes: its domain universe over the nodes seen so far.
-    pub(super) universes: FxHashMap<UniverseKey, (usize, BTreeSet<String>)>,
+    pub(super) universes: FxHashMap<UniverseKey, KeptUniverse>,
     /// Which nodes admit which pod requirements (a node's labels do not change).
     pub(super) compat: CompatCache,
     /// Which nodes share their domains of a list of topology keys (labels do not change).
@@ -219,9 +219,9 @@ impl DomainClasses {
 pub(super) struct KeyDomains {
     /// What the usable pools' types provide, with each pool's taints, in the order found.
     pub(super) pools: Vec<(String, Vec<Taint>)>,
-    /// The labels of the nodes seen so far, and how many nodes that is.
-    pub(super) nodes: BTreeSet<String>,
-    pub(super) nodes_seen: usize,
+    /// The values of the nodes seen so far, by node position. A solve counts only the nodes not
+    /// being removed (`deleting`, read afresh each solve).
+    pub(super) nodes: KeyValues,
 }
 
 /// What a node's pods add up to (the non-terminal ones), what its DaemonSet pods among them

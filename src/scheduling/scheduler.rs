@@ -185,17 +185,29 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
     let mut fresh_index = PodIndex::default();
     let mut tracked = memo.tracked();
     let existing = prepare_existing(input, &facts, tracked.as_deref_mut());
+    // The nodes the scheduler is not given (`deleting`: being deleted or simulated away), read
+    // off the prepared ones rather than walking every node again.
+    let mut active = vec![false; input.existing_nodes.len()];
+    existing.iter().for_each(|e| active[e.position] = true);
+    let removed: Vec<usize> = (0..active.len()).filter(|&i| !active[i]).collect();
     let (domains, sources, universes, compat, domain_classes) = match tracked {
         Some(t) => {
             t.pods.update(&input.existing_nodes);
-            let (d, s) = domain_universe(input, &pools, &facts, &t.pods, Some(&mut t.domains));
+            let (d, s) = domain_universe(
+                input,
+                &pools,
+                &facts,
+                &t.pods,
+                &removed,
+                Some(&mut t.domains),
+            );
             let compat = std::mem::take(&mut t.compat);
             let classes = std::mem::take(&mut t.domain_classes);
             (d, s, std::mem::take(&mut t.universes), compat, classes)
         }
         None => {
             fresh_index.update(&input.existing_nodes);
-            let (d, s) = domain_universe(input, &pools, &facts, &fresh_index, None);
+            let (d, s) = domain_universe(input, &pools, &facts, &fresh_index, &removed, None);
             let fresh = (FxHashMap::default(), CompatCache::default());
             (d, s, fresh.0, fresh.1, DomainClasses::default())
         }
@@ -263,6 +275,7 @@ pub(super) fn domain_universe(
     pools: &[Pool<'_>],
     facts: &[Arc<NodeFacts>],
     index: &PodIndex,
+    removed: &[usize],
     mut kept: Option<&mut FxHashMap<String, KeyDomains>>,
 ) -> (FxHashMap<String, BTreeSet<String>>, DomainSources) {
     let filtered = input.pods.iter().any(|p| {
@@ -272,6 +285,12 @@ pub(super) fn domain_universe(
                     && (!p.node_selector.is_empty() || !p.required_node_affinity.is_empty()))
         })
     });
+    // Inverse anti-affinity groups read the pools' domains with their taints too.
+    let anti_affinity = input.pods.iter().any(|p| !p.pod_anti_affinity.is_empty())
+        || index
+            .anti_affinity_pods(&input.existing_nodes)
+            .next()
+            .is_some();
     let mut sources = DomainSources::default();
     if filtered {
         sources.nodes = input
@@ -280,6 +299,7 @@ pub(super) fn domain_universe(
             .zip(facts)
             .map(|(n, f)| (f.clone(), n.node.taints.clone()))
             .collect();
+        sources.removed = removed.to_vec();
     }
     let mut keys: BTreeSet<String> = BTreeSet::new();
     for pod in &input.pods {
@@ -317,23 +337,28 @@ pub(super) fn domain_universe(
                 &mut fresh
             }
         };
-        // Nodes only join and their labels do not change (a tracking memo's promise): read
-        // the nodes not seen yet.
-        let nodes = &input.existing_nodes[known.nodes_seen.min(input.existing_nodes.len())..];
-        for n in nodes {
-            if let Some(v) = n.node.labels.get(key) {
-                known.nodes.insert(v.clone());
-            }
+        // Nodes only join and their labels do not change (a tracking memo's promise): index
+        // the nodes not seen yet. Every existing node registers `StateNode.HostName()`: its
+        // hostname label, else its name (`existingnode.go` l.72).
+        let seen = known.nodes.seen(input.existing_nodes.len());
+        for n in &input.existing_nodes[seen..] {
+            known.nodes.push(match n.node.labels.get(key) {
+                None if key == HOSTNAME => Some(&n.node.name),
+                label => label,
+            });
         }
-        known.nodes_seen = input.existing_nodes.len();
         let set = domains.entry(key.clone()).or_default();
         for (v, taints) in &known.pools {
             set.insert(v.clone());
-            if filtered {
+            if filtered || anti_affinity {
                 sources.insert_pool_domain(key, v, taints);
             }
         }
-        set.extend(known.nodes.iter().cloned());
+        // Only the nodes the scheduler is given register their domains (`countDomains` walks
+        // `stateNodes`: `nodes.Active()` when provisioning, minus the candidates in a
+        // consolidation simulation, `disruption/helpers.go SimulateScheduling`); a node being
+        // removed still brings its domain when a pod counted there is recorded.
+        known.nodes.extend_present(removed, set);
     }
     (domains, sources)
 }

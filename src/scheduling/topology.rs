@@ -46,7 +46,7 @@ pub(crate) struct Topology {
     owned: FxHashMap<usize, Vec<usize>>,
     /// Universes of node-filtering spread groups, over the first `n` nodes of `sources`: kept
     /// by a tracking memo between solves (`SolveMemo`), since nodes only join.
-    pub(super) universes: FxHashMap<UniverseKey, (usize, BTreeSet<String>)>,
+    pub(super) universes: FxHashMap<UniverseKey, KeptUniverse>,
     /// Moves on with every change to the groups (a count, an owner, a domain): what
     /// [`Topology::requirements_for`] answers is fixed for one pod between two moves.
     generation: u64,
@@ -218,6 +218,72 @@ pub(crate) struct DomainSources {
     pub pools: FxHashMap<String, BTreeMap<String, Vec<Vec<Taint>>>>,
     /// Existing nodes: their labels as requirements, and their taints (`Node.spec.taints`).
     pub nodes: Vec<(Arc<NodeFacts>, Vec<Taint>)>,
+    /// The positions, ascending, of the nodes being removed (`deleting`: a simulation's
+    /// candidates and deleting nodes): the scheduler is not given them, so they register no
+    /// domain (`countDomains` walks `stateNodes` only).
+    pub removed: Vec<usize>,
+}
+
+/// A node-filtering spread's universe, kept by a tracking memo (nodes only join): the pools'
+/// domains, and the domains of the nodes seen so far that the filter lets count. A solve takes
+/// out the nodes it removes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KeptUniverse {
+    pools: BTreeSet<String>,
+    nodes: KeyValues,
+}
+
+/// One key's values on the nodes seen so far, by node position, with how many nodes carry each:
+/// what is left once some nodes are taken out is read without walking every node.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KeyValues {
+    values: Vec<String>,
+    carriers: Vec<u32>,
+    by_node: Vec<Option<u32>>,
+    index: FxHashMap<String, u32>,
+}
+
+impl KeyValues {
+    /// How many nodes are indexed (a memo that saw more nodes than the input has starts over).
+    pub fn seen(&mut self, nodes: usize) -> usize {
+        if self.by_node.len() > nodes {
+            *self = KeyValues::default();
+        }
+        self.by_node.len()
+    }
+
+    /// Indexes the next node, with its value (`None`: no label, or it does not count).
+    pub fn push(&mut self, value: Option<&String>) {
+        let at = value.map(|v| match self.index.get(v) {
+            Some(&i) => i,
+            None => {
+                self.values.push(v.clone());
+                self.carriers.push(0);
+                let i = (self.values.len() - 1) as u32;
+                self.index.insert(v.clone(), i);
+                i
+            }
+        });
+        if let Some(i) = at {
+            self.carriers[i as usize] += 1;
+        }
+        self.by_node.push(at);
+    }
+
+    /// Adds to `out` the values some node not in `removed` (positions) carries.
+    pub fn extend_present(&self, removed: &[usize], out: &mut BTreeSet<String>) {
+        let mut carriers = Cow::Borrowed(&self.carriers);
+        for &n in removed {
+            if let Some(Some(v)) = self.by_node.get(n) {
+                carriers.to_mut()[*v as usize] -= 1;
+            }
+        }
+        for (v, &c) in self.values.iter().zip(carriers.iter()) {
+            if c > 0 && !out.contains(v) {
+                out.insert(v.clone());
+            }
+        }
+    }
 }
 
 impl DomainSources {
@@ -246,7 +312,7 @@ impl Topology {
         pods: &[Pod],
         states: &[PodState],
         bound: BoundPods<'_>,
-        universes: FxHashMap<UniverseKey, (usize, BTreeSet<String>)>,
+        universes: FxHashMap<UniverseKey, KeptUniverse>,
     ) -> Self {
         let mut t = Topology {
             domains,
@@ -290,8 +356,18 @@ impl Topology {
         if let Some(&i) = self.inverse_index.get(&id) {
             return i;
         }
-        let universe = self.domains.get(&id.key);
-        self.inverse.push(Group::new(id.clone(), universe));
+        // An inverse group knows the domains of the NodePools whose taints its owner tolerates
+        // (`updateInverseAntiAffinity` builds it from `t.domainGroups[key]`; an affinity
+        // group's zero node filter has no `Ignore` taint policy, so `ForEachDomain` honours
+        // taints) and, on hostnames, every node's (`Topology.Register`); `countDomains` never
+        // adds the nodes' other domains to it. A pod it selects may go only to its empty ones.
+        let group = if id.key == labels::HOSTNAME {
+            Group::new(id.clone(), self.domains.get(&id.key))
+        } else {
+            let tolerated = self.pool_domains_for(&id.key, Some(&pod.tolerations));
+            Group::new(id.clone(), Some(&tolerated))
+        };
+        self.inverse.push(group);
         self.inverse_index.insert(id, self.inverse.len() - 1);
         self.inverse.len() - 1
     }
@@ -362,7 +438,7 @@ impl Topology {
     /// (a new node is always a new hostname), know every domain; a spread on any other key knows
     /// the domains of the NodePools and nodes its node filter lets count
     /// (`TopologyDomainGroup.ForEachDomain` with `nodeTaintsPolicy`, and `countDomains`
-    /// registering the existing nodes that match `TopologyNodeFilter`).
+    /// registering the existing nodes that match `TopologyNodeFilter`, but for those being removed).
     fn universe_for(&mut self, id: &GroupKey) -> Cow<'_, BTreeSet<String>> {
         if id.kind != GroupKind::Spread || id.key == labels::HOSTNAME || id.filters_nothing() {
             return match self.domains.get(&id.key) {
@@ -370,28 +446,34 @@ impl Topology {
                 None => Cow::Owned(BTreeSet::new()),
             };
         }
-        // Without a taint filter the universe only grows as nodes join (the pools and a node's
-        // labels do not change): extend the kept one with the nodes seen since. It depends on
-        // the key and node filter only, so groups of many selectors share it.
+        // Without a taint filter the nodes' part only grows as nodes join (the pools and a
+        // node's labels do not change): extend the kept one with the nodes seen since. It
+        // depends on the key and node filter only, so groups of many selectors share it.
         if id.taint_filter.is_none() {
-            let kept = UniverseKey::of(id);
-            let (seen, mut out) = self
+            let kept_key = UniverseKey::of(id);
+            let mut kept = self
                 .universes
-                .remove(&kept)
-                .unwrap_or_else(|| (0, self.pool_universe(id)));
-            for (facts, taints) in &self.sources.nodes[seen.min(self.sources.nodes.len())..] {
-                if let Some(v) = facts.labels().get(&id.key) {
-                    if id.node_matches(&facts.label_reqs, taints) {
-                        out.insert(v.clone());
-                    }
-                }
+                .remove(&kept_key)
+                .unwrap_or_else(|| KeptUniverse {
+                    pools: self.pool_universe(id),
+                    ..KeptUniverse::default()
+                });
+            let nodes = &self.sources.nodes;
+            for (facts, taints) in &nodes[kept.nodes.seen(nodes.len())..] {
+                let value = facts.labels().get(&id.key);
+                let counts = value.is_some() && id.node_matches(&facts.label_reqs, taints);
+                kept.nodes.push(value.filter(|_| counts));
             }
-            self.universes
-                .insert(kept, (self.sources.nodes.len(), out.clone()));
+            let mut out = kept.pools.clone();
+            kept.nodes.extend_present(&self.sources.removed, &mut out);
+            self.universes.insert(kept_key, kept);
             return Cow::Owned(out);
         }
         let mut out = self.pool_universe(id);
-        for (facts, taints) in &self.sources.nodes {
+        for (i, (facts, taints)) in self.sources.nodes.iter().enumerate() {
+            if self.sources.removed.binary_search(&i).is_ok() {
+                continue;
+            }
             if let Some(v) = facts.labels().get(&id.key) {
                 if id.node_matches(&facts.label_reqs, taints) {
                     out.insert(v.clone());
@@ -403,10 +485,16 @@ impl Topology {
 
     /// The domains the NodePools give a filtering spread group (`TopologyDomainGroup.ForEachDomain`).
     fn pool_universe(&self, id: &GroupKey) -> BTreeSet<String> {
+        self.pool_domains_for(&id.key, id.taint_filter.as_deref())
+    }
+
+    /// The domains of `key` the NodePools provide, those of pools whose taints `tolerations`
+    /// tolerate when given (`TopologyDomainGroup.ForEachDomain`).
+    fn pool_domains_for(&self, key: &str, tolerations: Option<&[Toleration]>) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
-        if let Some(pool_domains) = self.sources.pools.get(&id.key) {
+        if let Some(pool_domains) = self.sources.pools.get(key) {
             for (domain, taint_sets) in pool_domains {
-                let tolerated = match &id.taint_filter {
+                let tolerated = match tolerations {
                     None => true,
                     Some(tolerations) => taint_sets
                         .iter()

@@ -50,6 +50,7 @@ mod public_configs8;
 mod public_configs9;
 mod reservations;
 mod scheduling;
+mod scheduling_line_by_line;
 mod secrets;
 mod static_drift;
 mod support;

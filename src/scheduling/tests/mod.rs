@@ -16,6 +16,7 @@ mod existing_nodes;
 mod inflight;
 mod inflight_order;
 mod launch;
+mod line_by_line;
 mod min_values_policy;
 mod nodeclaims;
 mod overlay;

@@ -182,7 +182,10 @@ fn a_simulation_marks_only_the_pods_it_places_and_unmarks_them() {
 /// on). The NodePool offers zone 1 only. `going` (deleting, zone 1) holds `s`, anti-affine by
 /// zone to `x` on `a` (zone 1): `s` fits nowhere while `x` is there (`b` in zone 2 has no room
 /// for it). Simulating `a` away, `s` goes to `fresh` (zone 1, not initialized) and `x` to `b`:
-/// `a` is deleted. We failed the simulation on `s` and kept `a`.
+/// `a` is deleted. We failed the simulation on `s` and kept `a`. The pool's requirement
+/// `zone In [zone 1, zone 2]` (its types offer zone 1 only) makes zone 2 a domain of `s`'s
+/// inverse anti-affinity group, which knows only the pools' domains (`topology.go`
+/// `updateInverseAntiAffinity`, session 27): without it `x` could not go to `b`.
 #[test]
 fn a_deleting_nodes_pod_may_land_on_an_uninitialized_node() {
     let s = PodBuilder::new("s")
@@ -204,7 +207,17 @@ fn a_deleting_nodes_pod_may_land_on_an_uninitialized_node() {
         vec![pod("fill", "6500m")],
     );
     let x = PodBuilder::new("x").cpu("500m").label("app", "x").build();
-    let r = evaluate(input(vec![going, node("a", "large", vec![x]), b, fresh]));
+    let mut p = pool();
+    p.requirements
+        .push(crate::model::requirements::NodeSelectorRequirement::new(
+            crate::model::labels::ZONE,
+            crate::model::requirements::Operator::In,
+            &[ZONE, Z2],
+        ));
+    let r = evaluate(with_pool(
+        p,
+        vec![going, node("a", "large", vec![x]), b, fresh],
+    ));
     let deleted: Vec<&str> = r
         .actions
         .iter()
@@ -212,4 +225,32 @@ fn a_deleting_nodes_pod_may_land_on_an_uninitialized_node() {
         .flat_map(|a| a.nodes.iter().map(String::as_str))
         .collect();
     assert!(deleted.contains(&"a"), "{:#?}", r.nodes);
+}
+
+/// No upstream test; rule from helpers.go `SimulateScheduling` l.59 (the scheduler gets
+/// `nodes.Active()` minus the candidates) with scheduling/topology.go `countDomains` (only those
+/// nodes register their domains; `excludedPods` are not counted): candidate `a` is the only node
+/// in zone 3, which no NodePool offers, and holds `web-3` of an `app=web` zone spread
+/// (`maxSkew: 1`) with `web-1` in zone 1 and `web-2` in zone 2. Simulating `a` away, zone 3 is
+/// no domain, the minimum is 1 and `web-3` joins zone 1 or 2: `a` is deleted. We kept zone 3 in
+/// the universe (empty, minimum 0): `web-3` fitted nowhere and `a` stayed.
+#[test]
+fn a_candidates_zone_leaves_the_spread_universe() {
+    let held = |name: &str, zone: &str, pods: Vec<Pod>| {
+        let mut n = large_in(name, zone, pods);
+        n.node
+            .annotations
+            .insert("karpenter.sh/do-not-disrupt".into(), "true".into());
+        n
+    };
+    let r = evaluate(two_zones(vec![
+        held("r1", ZONE, vec![pod("busy", "4"), spread_web("web-1")]),
+        held("r2", Z2, vec![spread_web("web-2")]),
+        large_in("a", "test-zone-3", vec![spread_web("web-3")]),
+    ]));
+    assert_eq!(r.actions.len(), 1, "{:#?}", r.nodes);
+    assert_eq!(
+        (r.actions[0].decision, r.actions[0].nodes.as_slice()),
+        (Decision::Delete, &["a".to_string()][..])
+    );
 }
