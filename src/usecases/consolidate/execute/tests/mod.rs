@@ -659,19 +659,13 @@ fn an_under_used_node_is_replaced_into_a_capacity_reservation() {
 #[test]
 fn with_the_reserved_capacity_gate_off_the_replacement_ignores_the_reservation() {
     let (world, under_used) = under_used_beside_a_reservation();
-    let deciding = Deciding {
-        config: Config::default(),
-        controller: Some(crate::usecases::consolidate::Controller {
+    replaced_under(
+        &world,
+        &under_used,
+        crate::usecases::consolidate::Controller {
             reserved_capacity: Some(false),
             ..Default::default()
-        }),
-    };
-    let run = run_deciding(&world, &deciding, |_| {});
-    assert_eq!(
-        run.status(&under_used),
-        Status::Replaced,
-        "{:#?}",
-        run.outcomes
+        },
     );
     assert_eq!(instance_types_launched(&world), ["c6a.large"]);
     let templates = world.cloud.templates.borrow();
@@ -693,19 +687,24 @@ fn the_replacement_re_plan_sizes_types_with_the_controllers_settings() {
         .update("v1", "Pod", Some("default"), "p0", |p| {
             p["spec"]["containers"][0]["resources"]["requests"]["memory"] = json!("2500Mi");
         });
-    let deciding = Deciding {
-        config: Config::default(),
-        controller: Some(crate::usecases::consolidate::Controller {
+    replaced_under(
+        &world,
+        &under_used,
+        crate::usecases::consolidate::Controller {
             vm_memory_overhead_percent: Some(0.3),
             ..Default::default()
-        }),
-    };
-    let run = run_deciding(&world, &deciding, |_| {});
-    assert_eq!(
-        run.status(&under_used),
-        Status::Replaced,
-        "{:#?}",
-        run.outcomes
+        },
     );
     assert_eq!(instance_types_launched(&world), ["c6a.xlarge"]);
+}
+
+/// Runs `consolidate --yes` under a running `controller` (the default configuration) and
+/// checks `node` was replaced.
+fn replaced_under(world: &World, node: &str, controller: crate::usecases::consolidate::Controller) {
+    let deciding = Deciding {
+        config: Config::default(),
+        controller: Some(controller),
+    };
+    let run = run_deciding(world, &deciding, |_| {});
+    assert_eq!(run.status(node), Status::Replaced, "{:#?}", run.outcomes);
 }
