@@ -81,6 +81,18 @@ fn capacity(resources: Value) -> Value {
 /// A pod pinned by `selector` (label → value) and requesting `requests` (extended resources
 /// as requests and limits).
 fn pod(name: &str, selector: &[(&str, &str)], requests: Value) -> Value {
+    // The API server refuses hugepages without cpu or memory (`ValidateResourceRequirements`):
+    // such a pod asks 1Mi of memory beside them.
+    let mut requests = requests;
+    let asks = |k: &str| requests.get(k).is_some();
+    if requests
+        .as_object()
+        .is_some_and(|r| r.keys().any(|k| k.starts_with("hugepages-")))
+        && !asks("cpu")
+        && !asks("memory")
+    {
+        requests["memory"] = json!("1Mi");
+    }
     let selector: serde_json::Map<String, Value> = selector
         .iter()
         .map(|(k, v)| (k.to_string(), json!(v)))
@@ -663,9 +675,11 @@ fn capacity_overlays_conflict_only_at_one_weight_on_one_resource() {
 }
 
 /// "should fail with conflicting capacity overlays with multiple overlays": weight 10 all,
-/// processed `good-overlay-1` (fuse 1 on default), `conflicting-overlay-2` (hugepage-1Gi 3Gi on
-/// default: not the last overlay's resource, valid), `conflicting-overlay-1` (hugepage-1Gi 2Gi on
-/// default and small: Conflict, and small gets nothing).
+/// processed `good-overlay-1` (fuse 1 on default), `conflicting-overlay-2` (hugepages 3Gi on
+/// default: not the last overlay's resource, valid), `conflicting-overlay-1` (hugepages 2Gi on
+/// default and small: Conflict, and small gets nothing). Upstream names the resource
+/// `hugepage-1Gi`, which no pod may request (the API server refuses a name without a domain
+/// that is not a standard one): `hugepages-1Gi` here, the same conflict.
 #[test]
 fn capacity_conflict_is_with_the_last_overlay_of_the_type() {
     let d = "default-instance-type";
@@ -676,7 +690,7 @@ fn capacity_conflict_is_with_the_last_overlay_of_the_type() {
                 "conflicting-overlay-1",
                 10,
                 types(&[d, "small-instance-type"]),
-                capacity(json!({"hugepage-1Gi": "2Gi"})),
+                capacity(json!({"hugepages-1Gi": "2Gi"})),
             ),
             overlay(
                 "good-overlay-1",
@@ -688,16 +702,16 @@ fn capacity_conflict_is_with_the_last_overlay_of_the_type() {
                 "conflicting-overlay-2",
                 10,
                 types(&[d]),
-                capacity(json!({"hugepage-1Gi": "3Gi"})),
+                capacity(json!({"hugepages-1Gi": "3Gi"})),
             ),
         ],
         vec![
             pod(
                 "default",
                 &[(INSTANCE_TYPE, d)],
-                json!({FUSE: "1", "hugepage-1Gi": "3Gi"}),
+                json!({FUSE: "1", "hugepages-1Gi": "3Gi"}),
             ),
-            wants("small", "small-instance-type", "hugepage-1Gi", "1Gi"),
+            wants("small", "small-instance-type", "hugepages-1Gi", "1Gi"),
         ],
     );
     assert_eq!(out.conflicts(), ["conflicting-overlay-1"]);
