@@ -354,7 +354,7 @@ impl Manifests {
 /// `CapacityTypeSpot`/`OnDemand`/`Reserved`), so a pool of `In [on_demand]` launches nothing.
 fn unknown_capacity_types(pools: &[crate::model::nodepool::NodePool]) -> Vec<String> {
     use crate::model::labels::CAPACITY_TYPE;
-    const KNOWN: [&str; 3] = ["spot", "on-demand", "reserved"];
+    let known = super::validate::known_values(CAPACITY_TYPE).unwrap_or_default();
     let mut out = Vec::new();
     for pool in pools {
         let odd: Vec<&str> = pool
@@ -364,7 +364,7 @@ fn unknown_capacity_types(pools: &[crate::model::nodepool::NodePool]) -> Vec<Str
                 r.key == CAPACITY_TYPE && r.operator == crate::model::requirements::Operator::In
             })
             .flat_map(|r| r.values.iter().map(String::as_str))
-            .filter(|v| !KNOWN.contains(v))
+            .filter(|v| !known.contains(v))
             .collect();
         if !odd.is_empty() {
             out.push(format!(

@@ -368,6 +368,22 @@ pub struct ProvisionArgs {
     pub health: HealthArgs,
 }
 
+/// `--feature-gates` (any command): the gate `name`, if the flag names it, as the controller's
+/// `FEATURE_GATES` reads it; a value that is not a Go boolean is bad input naming the gate.
+pub fn gate_flag(
+    feature_gates: Option<&str>,
+    name: &str,
+) -> Result<Option<bool>, crate::error::CommandError> {
+    crate::karpenter_install::gates::FeatureGates::new(feature_gates)
+        .get(name)
+        .transpose()
+        .map_err(|raw| {
+            crate::error::CommandError::input(format!(
+                "--feature-gates {name}={raw}: expected true or false"
+            ))
+        })
+}
+
 impl ProvisionArgs {
     /// The `CapacityBuffer` gate `--feature-gates` sets, if it names it; a value Karpenter
     /// would refuse to start with is bad input.
@@ -383,13 +399,7 @@ impl ProvisionArgs {
 
     /// The gate `name` in `--feature-gates`, if it names it.
     fn gate(&self, gate: &str) -> Result<Option<bool>, crate::error::CommandError> {
-        let gates =
-            crate::karpenter_install::gates::FeatureGates::new(self.feature_gates.as_deref());
-        gates.get(gate).transpose().map_err(|raw| {
-            crate::error::CommandError::input(format!(
-                "--feature-gates: {gate}={raw:?} is not a boolean (true or false)"
-            ))
-        })
+        gate_flag(self.feature_gates.as_deref(), gate)
     }
 
     /// `--nodepool`, `--max-instance-types`, `--min-values-policy` (default Strict) and

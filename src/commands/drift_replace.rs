@@ -5,6 +5,7 @@
 
 use super::live::{self, OperatorLease};
 use super::{unix_now, Context};
+use crate::cli::gate_flag;
 use crate::cli::health::Health;
 use crate::cli::render::io_error as io;
 use crate::cli::render::replace::{self as render, ReplacePrinter};
@@ -14,6 +15,7 @@ use crate::drift;
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::usecases::clock::SystemClock;
 use crate::usecases::drift_check::{self as drift_cmd, Config as CheckConfig};
+use crate::usecases::live::TypeSettings;
 use crate::usecases::provisioning::{buffers, RESERVED_CAPACITY_GATE};
 use crate::usecases::replace::watch::Passes;
 use crate::usecases::replace::{self, pipeline, select, via_controller, NodeOutcome, Settings};
@@ -29,14 +31,24 @@ enum Consent {
     Declined,
 }
 
+/// What `--feature-gates` says of the gates `drift replace` follows (unset: the controller's).
+#[derive(Debug, Clone, Copy)]
+struct GateFlags {
+    /// `CapacityBuffer`: the buffers' virtual pods take their room in the re-plans.
+    capacity_buffer: Option<bool>,
+    /// `ReservedCapacity`: off, replacements target no capacity reservation.
+    reserved_capacity: Option<bool>,
+}
+
 /// Runs `drift replace`.
 pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
     if args.max_parallel == 0 {
         return Err(CommandError::input("--max-parallel must be at least 1"));
     }
-    // Bad input before anything.
-    super::gate_flag(args.feature_gates.as_deref(), buffers::GATE)?;
-    super::gate_flag(args.feature_gates.as_deref(), RESERVED_CAPACITY_GATE)?;
+    let gates = GateFlags {
+        capacity_buffer: gate_flag(args.feature_gates.as_deref(), buffers::GATE)?,
+        reserved_capacity: gate_flag(args.feature_gates.as_deref(), RESERVED_CAPACITY_GATE)?,
+    };
     let mut settings = Settings {
         max_parallel: args.max_parallel,
         force: args.force,
@@ -73,6 +85,7 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
             |ctx| Watching {
                 ctx,
                 args,
+                gates,
                 check: &check,
                 settings: &mut settings,
                 lease,
@@ -84,7 +97,7 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
     } else {
         Consent::Ask
     };
-    let outcomes = once(ctx, args, &check, &mut settings, &mut consent, lease)?;
+    let outcomes = once(ctx, args, gates, &check, &mut settings, &mut consent, lease)?;
     if consent == Consent::Declined {
         writeln!(ctx.err, "Nothing changed.").map_err(io)?;
         return Ok(Exit::Ok);
@@ -96,6 +109,7 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
 struct Watching<'w, 'c> {
     ctx: &'w mut Context<'c>,
     args: &'w DriftReplaceArgs,
+    gates: GateFlags,
     check: &'w CheckConfig,
     settings: &'w mut Settings,
     lease: Option<&'w OperatorLease>,
@@ -107,6 +121,7 @@ impl Passes for Watching<'_, '_> {
             once(
                 self.ctx,
                 self.args,
+                self.gates,
                 self.check,
                 self.settings,
                 &mut Consent::Given,
@@ -126,6 +141,7 @@ impl Passes for Watching<'_, '_> {
 fn once(
     ctx: &mut Context<'_>,
     args: &DriftReplaceArgs,
+    gates: GateFlags,
     check: &CheckConfig,
     settings: &mut Settings,
     consent: &mut Consent,
@@ -137,19 +153,18 @@ fn once(
     let (policies, controller) = live::controller_policies(ctx, &connection, &args.policies)?;
     settings.policies = policies;
     // `--feature-gates` wins over the controller's gates; its type settings size the re-plans.
-    let gate = |name| -> Result<Option<bool>, CommandError> {
-        let flag = super::gate_flag(args.feature_gates.as_deref(), name)?;
-        Ok(flag.or(controller.as_ref().and_then(|c| match name {
-            RESERVED_CAPACITY_GATE => c.reserved_capacity,
-            _ => c.capacity_buffer,
-        })))
-    };
-    settings.capacity_buffers = gate(buffers::GATE)? == Some(true);
-    let reserved_capacity = gate(RESERVED_CAPACITY_GATE)?;
+    let controller = controller.as_ref();
+    settings.capacity_buffers = gates
+        .capacity_buffer
+        .or(controller.and_then(|c| c.capacity_buffer))
+        == Some(true);
+    let reserved_capacity = gates
+        .reserved_capacity
+        .or(controller.and_then(|c| c.reserved_capacity));
     let clock = SystemClock::new();
     let mut session = connection.live(&clock);
     session.launch_mode = LaunchMode::of_gate(reserved_capacity);
-    session.type_settings = live::type_settings(controller.as_ref());
+    session.type_settings = TypeSettings::of(controller);
     let (manifests, buffer_lines) =
         replace::read_cluster_with_buffers(session.cluster, settings.capacity_buffers, unix_now())?;
     for line in &buffer_lines {

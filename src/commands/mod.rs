@@ -54,29 +54,14 @@ pub(crate) fn now_flag(text: Option<&str>) -> Result<i64, crate::error::CommandE
     }
 }
 
-/// `--feature-gates`: the gate `name`, if the flag names it, as the controller's
-/// `FEATURE_GATES` reads it; a value that is not a Go boolean is an input error naming the gate.
-pub(crate) fn gate_flag(
-    text: Option<&str>,
-    name: &str,
-) -> Result<Option<bool>, crate::error::CommandError> {
-    match crate::karpenter_install::gates::FeatureGates::new(text).get(name) {
-        Some(Ok(on)) => Ok(Some(on)),
-        Some(Err(raw)) => Err(crate::error::CommandError::input(format!(
-            "--feature-gates {name}={raw}: expected true or false"
-        ))),
-        None => Ok(None),
-    }
-}
-
 /// `--feature-gates`: the gates `consolidate` and `nodes` decide with (`SpotToSpotConsolidation`,
-/// `CapacityBuffer`; unset: the controller's), as [`gate_flag`] reads them.
+/// `CapacityBuffer`; unset: the controller's), as [`gate_flag`](crate::cli::gate_flag) reads them.
 pub(crate) fn decision_gates_flag(
     text: Option<&str>,
 ) -> Result<(Option<bool>, Option<bool>), crate::error::CommandError> {
     Ok((
-        gate_flag(text, "SpotToSpotConsolidation")?,
-        gate_flag(text, crate::usecases::provisioning::buffers::GATE)?,
+        crate::cli::gate_flag(text, "SpotToSpotConsolidation")?,
+        crate::cli::gate_flag(text, crate::usecases::provisioning::buffers::GATE)?,
     ))
 }
 

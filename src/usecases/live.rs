@@ -84,6 +84,16 @@ pub struct TypeSettings {
     pub reserved_enis: Option<i64>,
 }
 
+impl TypeSettings {
+    /// The running `controller`'s (none read: the defaults).
+    pub fn of(controller: Option<&crate::usecases::consolidate::Controller>) -> Self {
+        TypeSettings {
+            vm_memory_overhead_percent: controller.and_then(|c| c.vm_memory_overhead_percent),
+            reserved_enis: controller.and_then(|c| c.reserved_enis),
+        }
+    }
+}
+
 /// How long a reservation marked unavailable stays so: Karpenter caches each reservation query
 /// for a minute (`aws v1.14.1: pkg/operator/operator.go`, `awscache.DefaultTTL`) and the next
 /// DescribeCapacityReservations overwrites the count (`provider.go` `syncAvailability`).

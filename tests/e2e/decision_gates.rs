@@ -55,3 +55,17 @@ fn the_nodes_column_follows_the_feature_gates_as_consolidate_does() {
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(run.stderr.contains("CapacityBuffer=yes"), "{}", run.stderr);
 }
+
+/// `drift replace --feature-gates` is read before anything else: a value that is not a Go
+/// boolean is bad input naming the gate, with no cluster asked (none is configured here).
+#[test]
+fn drift_replace_refuses_a_gate_that_is_not_a_boolean_before_connecting() {
+    for gates in ["ReservedCapacity=maybe", "CapacityBuffer=1x"] {
+        let run = karpenter(
+            &["drift", "replace", "--dry-run", "--feature-gates", gates],
+            b"",
+        );
+        assert_eq!(run.code, 2, "{gates}: {}", run.stderr);
+        assert!(run.stderr.contains(gates), "{gates}: {}", run.stderr);
+    }
+}

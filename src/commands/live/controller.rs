@@ -24,14 +24,6 @@ pub fn controller_policies(
     Ok((follow_policies(ctx, controller.as_ref(), flags), controller))
 }
 
-/// The controller's instance-type settings, for a session's re-plans.
-pub fn type_settings(controller: Option<&Controller>) -> crate::usecases::live::TypeSettings {
-    crate::usecases::live::TypeSettings {
-        vm_memory_overhead_percent: controller.and_then(|c| c.vm_memory_overhead_percent),
-        reserved_enis: controller.and_then(|c| c.reserved_enis),
-    }
-}
-
 /// Fills `selection` with what the controller decides: its policies where no flag gave one,
 /// its `NodeOverlay` and `StaticCapacity` gates (Karpenter applies overlays, and keeps static
 /// pools, only behind them), and its `CapacityBuffer` and `ReservedCapacity` gates where

@@ -20,7 +20,7 @@ mod controller;
 pub mod drift;
 
 pub use super::lease::{take_lease, OperatorLease};
-pub use controller::{controller_policies, follow_controller, type_settings};
+pub use controller::{controller_policies, follow_controller};
 
 pub use crate::usecases::live::aws_error;
 

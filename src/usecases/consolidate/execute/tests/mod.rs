@@ -98,11 +98,7 @@ fn run_deciding(world: &World, deciding: &Deciding, mut between: impl FnMut(&Wor
         .and_then(|c| c.reserved_capacity);
     live.launch_mode = crate::cloud::types::LaunchMode::of_gate(gate);
     // As `consolidate --yes` does: the re-plans size types with the controller's settings.
-    let controller = deciding.controller.as_ref();
-    live.type_settings = crate::usecases::live::TypeSettings {
-        vm_memory_overhead_percent: controller.and_then(|c| c.vm_memory_overhead_percent),
-        reserved_enis: controller.and_then(|c| c.reserved_enis),
-    };
+    live.type_settings = crate::usecases::live::TypeSettings::of(deciding.controller.as_ref());
     let events: Rc<RefCell<Vec<Event>>> = Rc::default();
     let keep = events.clone();
     let mut sink = move |e| keep.borrow_mut().push(e);
@@ -675,9 +671,10 @@ fn with_the_reserved_capacity_gate_off_the_replacement_ignores_the_reservation()
     assert_eq!(world.cloud.reservations.borrow()[0].available, 1);
 }
 
-/// The controller's `VM_MEMORY_OVERHEAD_PERCENT` sizes the replacement the pipeline re-plans as
-/// it sizes the decision's (`aws v1.14.1: pkg/providers/instancetype/types.go` `memory`): at
-/// 30 % a c6a.large (4 GiB) no longer holds the 2500Mi pod, so both choose the c6a.xlarge.
+/// Under a controller with `VM_MEMORY_OVERHEAD_PERCENT` at 30 % (`aws v1.14.1:
+/// pkg/providers/instancetype/types.go` `memory`) a c6a.large (4 GiB) no longer holds the 2500Mi
+/// pod: the decision chooses the c6a.xlarge and the pipeline carries that choice out (the
+/// re-plan's own sizing is shown by `replace::tests::pipeline::the_replacement_is_sized_with_the_controllers_type_settings`).
 #[test]
 fn the_replacement_re_plan_sizes_types_with_the_controllers_settings() {
     let world = world(1, json!([{"nodes": "100%"}]));
