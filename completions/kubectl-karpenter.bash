@@ -379,7 +379,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__consolidate)
-            opts="-f -y -n -o -v -q -h -V --filename --nodepool --catalog --now --feature-gates --min-values-policy --preference-policy --dry-run --yes --watch --force --timeout --ready-timeout --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-f -y -n -o -v -q -h -V --filename --nodepool --catalog --now --feature-gates --min-values-policy --preference-policy --vm-memory-overhead-percent --reserved-enis --dry-run --yes --watch --force --timeout --ready-timeout --wait-for-lease --lease-namespace --health-addr --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -415,6 +415,14 @@ _kubectl__karpenter() {
                     ;;
                 --preference-policy)
                     COMPREPLY=($(compgen -W "Respect Ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --vm-memory-overhead-percent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reserved-enis)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --timeout)
@@ -965,7 +973,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__drift__subcmd__replace)
-            opts="-l -y -n -o -v -q -h -V --nodepool --selector --max-parallel --timeout --ready-timeout --dry-run --watch --yes --via-controller --force --catalog --min-values-policy --preference-policy --feature-gates --wait-for-lease --lease-namespace --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-l -y -n -o -v -q -h -V --nodepool --selector --max-parallel --timeout --ready-timeout --dry-run --watch --yes --via-controller --force --catalog --min-values-policy --preference-policy --feature-gates --vm-memory-overhead-percent --reserved-enis --wait-for-lease --lease-namespace --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1008,6 +1016,14 @@ _kubectl__karpenter() {
                     return 0
                     ;;
                 --feature-gates)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vm-memory-overhead-percent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reserved-enis)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1389,7 +1405,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__nodes)
-            opts="-f -l -n -o -v -q -h -V --filename --now --nodepool --selector --catalog --no-aws --no-decision --feature-gates --min-values-policy --preference-policy --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-f -l -n -o -v -q -h -V --filename --now --nodepool --selector --catalog --no-aws --no-decision --feature-gates --min-values-policy --preference-policy --vm-memory-overhead-percent --reserved-enis --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1433,6 +1449,14 @@ _kubectl__karpenter() {
                     ;;
                 --preference-policy)
                     COMPREPLY=($(compgen -W "Respect Ignore" -- "${cur}"))
+                    return 0
+                    ;;
+                --vm-memory-overhead-percent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reserved-enis)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --kubeconfig)

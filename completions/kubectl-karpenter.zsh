@@ -231,9 +231,11 @@ _arguments "${_arguments_options[@]}" : \
 '-l+[Only nodes matching this label selector (\`k=v,k!=v,k in (a,b),k notin (a),k,!k\`)]:SELECTOR:_default' \
 '--selector=[Only nodes matching this label selector (\`k=v,k!=v,k in (a,b),k notin (a),k,!k\`)]:SELECTOR:_default' \
 '--catalog=[Replace the instance-type catalog used for prices (JSON or YAML, see the README)]:FILE:_default' \
-'--feature-gates=[Feature gates the CONSOLIDATION column decides with, as the controller'\''s FEATURE_GATES (\`SpotToSpotConsolidation=true\`, \`CapacityBuffer=true\`). Live, the running controller'\''s gates are the default]:GATES:_default' \
+'--feature-gates=[Feature gates the CONSOLIDATION column decides with, as the controller'\''s FEATURE_GATES (\`SpotToSpotConsolidation=true\`, \`CapacityBuffer=true\`, \`ReservedCapacity=false\`). Live, the running controller'\''s gates are the default]:GATES:_default' \
 '--min-values-policy=[What an unmet NodePool minValues does, as the controller'\''s --min-values-policy / MIN_VALUES_POLICY\: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller'\''s setting is the default]:POLICY:(Strict BestEffort)' \
 '--preference-policy=[Whether pods'\'' preferences (preferred node and pod affinity and anti-affinity, ScheduleAnyway topology spreads) count, as the controller'\''s --preference-policy / PREFERENCE_POLICY\: Respect (required until relaxed) or Ignore. Live, the running controller'\''s setting is the default]:POLICY:(Respect Ignore)' \
+'--vm-memory-overhead-percent=[The AWS controller'\''s VM_MEMORY_OVERHEAD_PERCENT (default 0.075)\: the memory share each instance type'\''s capacity loses. Live, the running controller'\''s is the default]:FRACTION:_default' \
+'--reserved-enis=[The AWS controller'\''s RESERVED_ENIS (default 0)\: ENIs that give no pods. Live, the running controller'\''s is the default]:N:_default' \
 '--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
 '--context=[The kubeconfig context to use]:CONTEXT:_default' \
 '--cluster=[The kubeconfig cluster to use]:CLUSTER:_default' \
@@ -395,6 +397,8 @@ _arguments "${_arguments_options[@]}" : \
 '--min-values-policy=[What an unmet NodePool minValues does, as the controller'\''s --min-values-policy / MIN_VALUES_POLICY\: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller'\''s setting is the default]:POLICY:(Strict BestEffort)' \
 '--preference-policy=[Whether pods'\'' preferences (preferred node and pod affinity and anti-affinity, ScheduleAnyway topology spreads) count, as the controller'\''s --preference-policy / PREFERENCE_POLICY\: Respect (required until relaxed) or Ignore. Live, the running controller'\''s setting is the default]:POLICY:(Respect Ignore)' \
 '--feature-gates=[Feature gates, as the controller'\''s FEATURE_GATES (\`CapacityBuffer=true\`\: the buffers'\'' virtual pods take their room when replacements are planned; \`ReservedCapacity=false\`\: replacements target no capacity reservation). Default\: the controller'\''s]:GATES:_default' \
+'--vm-memory-overhead-percent=[The AWS controller'\''s VM_MEMORY_OVERHEAD_PERCENT (default 0.075)\: the memory share each instance type'\''s capacity loses. Live, the running controller'\''s is the default]:FRACTION:_default' \
+'--reserved-enis=[The AWS controller'\''s RESERVED_ENIS (default 0)\: ENIs that give no pods. Live, the running controller'\''s is the default]:N:_default' \
 '--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m; \`forever\`\: a standby replica in a pod)]::DURATION:_default' \
 '--lease-namespace=[Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter)]:NAMESPACE:_default' \
 '--kubeconfig=[Path to the kubeconfig file]:PATH:_default' \
@@ -485,9 +489,11 @@ _arguments "${_arguments_options[@]}" : \
 '*--nodepool=[Only nodes of these NodePools (or Provisioners) in the report]:NAME:_default' \
 '--catalog=[Replace the instance-type catalog (JSON or YAML)]:FILE:_default' \
 '--now=[The instant evaluated, RFC 3339 (default\: now)]:RFC3339:_default' \
-'--feature-gates=[Feature gates, as the controller'\''s FEATURE_GATES (\`SpotToSpotConsolidation=true\`)]:GATES:_default' \
+'--feature-gates=[Feature gates, as the controller'\''s FEATURE_GATES (\`SpotToSpotConsolidation=true\`, \`CapacityBuffer=true\`, \`ReservedCapacity=false\`). Live, the running controller'\''s gates are the default]:GATES:_default' \
 '--min-values-policy=[What an unmet NodePool minValues does, as the controller'\''s --min-values-policy / MIN_VALUES_POLICY\: Strict (the pod waits) or BestEffort (minValues relaxed, the NodeClaim annotated). Live, the running controller'\''s setting is the default]:POLICY:(Strict BestEffort)' \
 '--preference-policy=[Whether pods'\'' preferences (preferred node and pod affinity and anti-affinity, ScheduleAnyway topology spreads) count, as the controller'\''s --preference-policy / PREFERENCE_POLICY\: Respect (required until relaxed) or Ignore. Live, the running controller'\''s setting is the default]:POLICY:(Respect Ignore)' \
+'--vm-memory-overhead-percent=[The AWS controller'\''s VM_MEMORY_OVERHEAD_PERCENT (default 0.075)\: the memory share each instance type'\''s capacity loses. Live, the running controller'\''s is the default]:FRACTION:_default' \
+'--reserved-enis=[The AWS controller'\''s RESERVED_ENIS (default 0)\: ENIs that give no pods. Live, the running controller'\''s is the default]:N:_default' \
 '--timeout=[How long a node'\''s drain may take (also how long a PDB at zero is waited for)]:DURATION:_default' \
 '--ready-timeout=[How long a replacement may take to be Ready before the node is rolled back]:DURATION:_default' \
 '--wait-for-lease=[Wait this long for another run'\''s operator lease instead of refusing (default 10m; \`forever\`\: a standby replica in a pod)]::DURATION:_default' \

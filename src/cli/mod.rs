@@ -339,14 +339,8 @@ pub struct ProvisionArgs {
     /// reservations). Live, the running controller's gates are the default.
     #[arg(long = "feature-gates", value_name = "GATES")]
     pub feature_gates: Option<String>,
-    /// The AWS controller's VM_MEMORY_OVERHEAD_PERCENT (default 0.075): the memory share each
-    /// instance type's capacity loses. Live, the running controller's is the default.
-    #[arg(long, value_name = "FRACTION", value_parser = parse_overhead_percent)]
-    pub vm_memory_overhead_percent: Option<f64>,
-    /// The AWS controller's RESERVED_ENIS (default 0): ENIs that give no pods. Live, the running
-    /// controller's is the default.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32))]
-    pub reserved_enis: Option<u32>,
+    #[command(flatten)]
+    pub type_settings: TypeSettingsArgs,
     /// Launch without asking (live mode).
     #[arg(short = 'y', long)]
     pub yes: bool,
@@ -414,9 +408,33 @@ impl ProvisionArgs {
             static_capacity_gate: None,
             capacity_buffer_gate: None,
             reserved_capacity_gate: None,
+            vm_memory_overhead_percent: self.type_settings.vm_memory_overhead_percent,
+            reserved_enis: self.type_settings.reserved_enis.map(i64::from),
+            keep_not_ready: false,
+        }
+    }
+}
+
+/// The AWS controller's instance-type settings (`aws v1.14.1: pkg/operator/options/options.go`),
+/// for the commands that size instance types as it does.
+#[derive(Debug, Args, Clone, Copy, Default)]
+pub struct TypeSettingsArgs {
+    /// The AWS controller's VM_MEMORY_OVERHEAD_PERCENT (default 0.075): the memory share each
+    /// instance type's capacity loses. Live, the running controller's is the default.
+    #[arg(long, value_name = "FRACTION", value_parser = parse_overhead_percent)]
+    pub vm_memory_overhead_percent: Option<f64>,
+    /// The AWS controller's RESERVED_ENIS (default 0): ENIs that give no pods. Live, the running
+    /// controller's is the default.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32))]
+    pub reserved_enis: Option<u32>,
+}
+
+impl TypeSettingsArgs {
+    /// The settings the flags give (`None` where a flag is not given).
+    pub fn settings(&self) -> crate::usecases::live::TypeSettings {
+        crate::usecases::live::TypeSettings {
             vm_memory_overhead_percent: self.vm_memory_overhead_percent,
             reserved_enis: self.reserved_enis.map(i64::from),
-            keep_not_ready: false,
         }
     }
 }
@@ -599,6 +617,8 @@ pub struct DriftReplaceArgs {
     #[arg(long = "feature-gates", value_name = "GATES")]
     pub feature_gates: Option<String>,
     #[command(flatten)]
+    pub type_settings: TypeSettingsArgs,
+    #[command(flatten)]
     pub lease: LeaseArgs,
 }
 
@@ -698,11 +718,15 @@ pub struct ConsolidateArgs {
     /// The instant evaluated, RFC 3339 (default: now).
     #[arg(long, value_name = "RFC3339")]
     pub now: Option<String>,
-    /// Feature gates, as the controller's FEATURE_GATES (`SpotToSpotConsolidation=true`).
+    /// Feature gates, as the controller's FEATURE_GATES (`SpotToSpotConsolidation=true`,
+    /// `CapacityBuffer=true`, `ReservedCapacity=false`). Live, the running controller's gates
+    /// are the default.
     #[arg(long = "feature-gates", value_name = "GATES")]
     pub feature_gates: Option<String>,
     #[command(flatten)]
     pub policies: SchedulingPolicyArgs,
+    #[command(flatten)]
+    pub type_settings: TypeSettingsArgs,
     /// Show what --yes would do now (the first action, node by node) and change nothing (live).
     #[arg(long)]
     pub dry_run: bool,
@@ -856,10 +880,12 @@ pub struct NodesArgs {
     #[arg(long)]
     pub no_decision: bool,
     /// Feature gates the CONSOLIDATION column decides with, as the controller's FEATURE_GATES
-    /// (`SpotToSpotConsolidation=true`, `CapacityBuffer=true`). Live, the running controller's
-    /// gates are the default.
+    /// (`SpotToSpotConsolidation=true`, `CapacityBuffer=true`, `ReservedCapacity=false`). Live,
+    /// the running controller's gates are the default.
     #[arg(long = "feature-gates", value_name = "GATES")]
     pub feature_gates: Option<String>,
     #[command(flatten)]
     pub policies: SchedulingPolicyArgs,
+    #[command(flatten)]
+    pub type_settings: TypeSettingsArgs,
 }

@@ -17,16 +17,13 @@ use crate::usecases::provisioning::input::CatalogSizing;
 /// The use case's configuration from the flags.
 pub fn config(args: &ConsolidateArgs) -> Result<Config, CommandError> {
     let now = super::now_flag(args.now.as_deref())?;
-    let (spot_to_spot, capacity_buffer) =
-        super::decision_gates_flag(args.feature_gates.as_deref())?;
+    let gates = args.feature_gates.as_deref();
     Ok(Config {
         nodes: args.nodes.clone(),
         nodepools: args.nodepools.clone(),
-        now,
-        spot_to_spot,
-        capacity_buffer,
         min_values_policy: args.policies.min_values(),
         preference_policy: args.policies.preferences(),
+        ..super::decision_config(gates, &args.type_settings, now)?
     })
 }
 
@@ -78,6 +75,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs) -> CommandResult {
                     catalog,
                     &manifests.node_classes,
                     config.now,
+                    consolidate::reserved_capacity_gate(&config, controller.as_ref()),
                 )?;
                 for warning in &warnings {
                     ctx.warn(warning);

@@ -14,7 +14,6 @@ use crate::cli::{ConsolidateArgs, OutputFormat};
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::usecases::consolidate::execute::{self, Deciding, Round};
 use crate::usecases::consolidate::{self, Config};
-use crate::usecases::live::TypeSettings;
 use crate::usecases::replace::pipeline::{self, Preview};
 use crate::usecases::replace::watch::Passes;
 use crate::usecases::replace::{self, NodeOutcome, Settings};
@@ -117,15 +116,7 @@ fn once(
         config: config.clone(),
         controller: consolidate::controller(session.cluster)?,
     };
-    // The controller's `ReservedCapacity` gate off: open launch mode (no reservation preference).
-    session.launch_mode = crate::cloud::types::LaunchMode::of_gate(
-        deciding
-            .controller
-            .as_ref()
-            .and_then(|c| c.reserved_capacity),
-    );
-    // The pipeline's re-plans size types with the controller's settings, as the decision does.
-    session.type_settings = TypeSettings::of(deciding.controller.as_ref());
+    deciding.prepare(&mut session);
     // The pipeline's re-plans read the buffers the decision reads.
     settings.capacity_buffers = consolidate::buffer_gate(config, deciding.controller.as_ref());
     let machine = matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml);

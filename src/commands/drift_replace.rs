@@ -31,13 +31,16 @@ enum Consent {
     Declined,
 }
 
-/// What `--feature-gates` says of the gates `drift replace` follows (unset: the controller's).
+/// What `--feature-gates` says of the gates `drift replace` follows, and the type settings
+/// (unset: the controller's).
 #[derive(Debug, Clone, Copy)]
 struct GateFlags {
     /// `CapacityBuffer`: the buffers' virtual pods take their room in the re-plans.
     capacity_buffer: Option<bool>,
     /// `ReservedCapacity`: off, replacements target no capacity reservation.
     reserved_capacity: Option<bool>,
+    /// `--vm-memory-overhead-percent`, `--reserved-enis`: they size the re-plans' types.
+    type_settings: TypeSettings,
 }
 
 /// Runs `drift replace`.
@@ -48,6 +51,7 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
     let gates = GateFlags {
         capacity_buffer: gate_flag(args.feature_gates.as_deref(), buffers::GATE)?,
         reserved_capacity: gate_flag(args.feature_gates.as_deref(), RESERVED_CAPACITY_GATE)?,
+        type_settings: args.type_settings.settings(),
     };
     let mut settings = Settings {
         max_parallel: args.max_parallel,
@@ -164,7 +168,7 @@ fn once(
     let clock = SystemClock::new();
     let mut session = connection.live(&clock);
     session.launch_mode = LaunchMode::of_gate(reserved_capacity);
-    session.type_settings = TypeSettings::of(controller);
+    session.type_settings = gates.type_settings.or(TypeSettings::of(controller));
     let (manifests, buffer_lines) =
         replace::read_cluster_with_buffers(session.cluster, settings.capacity_buffers, unix_now())?;
     for line in &buffer_lines {

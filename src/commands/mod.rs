@@ -54,15 +54,27 @@ pub(crate) fn now_flag(text: Option<&str>) -> Result<i64, crate::error::CommandE
     }
 }
 
-/// `--feature-gates`: the gates `consolidate` and `nodes` decide with (`SpotToSpotConsolidation`,
-/// `CapacityBuffer`; unset: the controller's), as [`gate_flag`](crate::cli::gate_flag) reads them.
-pub(crate) fn decision_gates_flag(
-    text: Option<&str>,
-) -> Result<(Option<bool>, Option<bool>), crate::error::CommandError> {
-    Ok((
-        crate::cli::gate_flag(text, "SpotToSpotConsolidation")?,
-        crate::cli::gate_flag(text, crate::usecases::provisioning::buffers::GATE)?,
-    ))
+/// The flags `consolidate` and `nodes` decide with, as the disruption controller would: the
+/// `--feature-gates` it reads (`SpotToSpotConsolidation`, `CapacityBuffer`, `ReservedCapacity`,
+/// as [`gate_flag`](crate::cli::gate_flag) reads them), the AWS instance-type settings and the
+/// clock; each unset one is the running controller's, else Karpenter's default.
+pub(crate) fn decision_config(
+    feature_gates: Option<&str>,
+    type_settings: &crate::cli::TypeSettingsArgs,
+    now: i64,
+) -> Result<crate::usecases::consolidate::Config, crate::error::CommandError> {
+    use crate::cli::gate_flag;
+    Ok(crate::usecases::consolidate::Config {
+        now,
+        spot_to_spot: gate_flag(feature_gates, "SpotToSpotConsolidation")?,
+        capacity_buffer: gate_flag(feature_gates, crate::usecases::provisioning::buffers::GATE)?,
+        reserved_capacity: gate_flag(
+            feature_gates,
+            crate::usecases::provisioning::RESERVED_CAPACITY_GATE,
+        )?,
+        type_settings: type_settings.settings(),
+        ..Default::default()
+    })
 }
 
 /// `-l`: a kubectl label selector; a bad one is an input error naming the term.

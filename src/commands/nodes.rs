@@ -18,14 +18,7 @@ use crate::usecases::provisioning::buffers;
 pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
     let selector = super::selector_flag(args.selector.as_deref())?;
     let now = super::now_flag(args.now.as_deref())?;
-    let (spot_to_spot, capacity_buffer) =
-        super::decision_gates_flag(args.feature_gates.as_deref())?;
-    let config = consolidate::Config {
-        now,
-        spot_to_spot,
-        capacity_buffer,
-        ..Default::default()
-    };
+    let config = super::decision_config(args.feature_gates.as_deref(), &args.type_settings, now)?;
     let offline = !args.filenames.is_empty();
     let cluster = if offline {
         None
@@ -98,7 +91,9 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         (base, Vec::new())
     } else {
         let (global, err) = (ctx.global, &mut *ctx.err);
-        nodes::decision_catalog(&ec2, base, &manifests.node_classes, now, &mut |note| {
+        let gate = consolidate::reserved_capacity_gate(&config, controller.as_ref());
+        let classes = &manifests.node_classes;
+        nodes::decision_catalog(&ec2, base, classes, now, gate, &mut |note| {
             render::nodes::tell(global, err, &note)
         })
     };

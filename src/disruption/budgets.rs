@@ -137,6 +137,23 @@ impl ParsedBudget {
     }
 }
 
+/// A budget's window for people (`"0 9 * * *" for 1h`), saying when its schedule never comes
+/// round: Karpenter then treats the budget as always active (core v1.14.1
+/// `pkg/apis/v1/nodepool.go` `IsActive` on robfig's zero time), which the window alone would
+/// hide.
+pub fn window_text(budget: &Budget, now: i64) -> Option<String> {
+    let text = budget.window()?;
+    let never = budget
+        .schedule
+        .as_deref()
+        .and_then(|s| Schedule::parse(s).ok())
+        .is_some_and(|s| !s.comes_round(now));
+    Some(match never {
+        true => format!("{text} (a schedule that never comes round: always active)"),
+        false => text,
+    })
+}
+
 /// How many nodes of a pool may be disrupted now for one reason, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Allowance {
@@ -534,6 +551,15 @@ mod tests {
             let a = allowed_disruptions(&p, &nodes(5), DisruptionReason::Empty, at(now));
             assert_eq!(a.allowed, Some(5), "{now}");
         }
+        // Said so where the window is shown: "in its window … for 1h" alone reads as one hour.
+        let now = at("2024-06-05T02:00:00Z");
+        assert_eq!(
+            window_text(&p.disruption.budgets[0], now).unwrap(),
+            "\"* * 31 2 *\" for 1h (a schedule that never comes round: always active)"
+        );
+        let daily = budget("0", Some("0 9 * * *"), Some("1h"), &[]);
+        assert_eq!(window_text(&daily, now).unwrap(), "\"0 9 * * *\" for 1h");
+        assert_eq!(window_text(&budget("0", None, None, &[]), now), None);
     }
 
     /// core v1.14.1 `pkg/apis/v1/nodepool_budgets_test.go`, its `BeforeEach` budgets on 100

@@ -193,6 +193,12 @@ impl Schedule {
         self.next_after(start).is_none_or(|hit| hit <= now)
     }
 
+    /// Whether the schedule fires at all within robfig's five-year horizon from `now`: one
+    /// that does not (`* * 31 2 *`) makes its budget always active ([`Schedule::active`]).
+    pub fn comes_round(&self, now: i64) -> bool {
+        self.next_after(now).is_some()
+    }
+
     /// robfig/cron v3 `SpecSchedule.Next` in UTC: the first hit (a whole minute) strictly after
     /// `t`, or `None` (Go's zero time) when none comes by the end of the year five years after
     /// `t + 1s`'s (`yearLimit`).

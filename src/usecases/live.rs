@@ -92,6 +92,16 @@ impl TypeSettings {
             reserved_enis: controller.and_then(|c| c.reserved_enis),
         }
     }
+
+    /// Each setting of `self` (a flag's), else `fallback`'s (the controller's).
+    pub fn or(self, fallback: TypeSettings) -> Self {
+        TypeSettings {
+            vm_memory_overhead_percent: self
+                .vm_memory_overhead_percent
+                .or(fallback.vm_memory_overhead_percent),
+            reserved_enis: self.reserved_enis.or(fallback.reserved_enis),
+        }
+    }
 }
 
 /// How long a reservation marked unavailable stays so: Karpenter caches each reservation query

@@ -313,12 +313,14 @@ pub fn decisions(
 /// reservations the node classes select, read through EC2 when it is connected, so a reserved
 /// offering changes the column as it changes `consolidate`'s decision. AWS is optional here: a
 /// failed read is a note, and the decision is made without reservations (`consolidate` fails
-/// instead). Every note is `told`; those for the document are returned, for the view.
+/// instead); with the `ReservedCapacity` `gate` off none is read. Every note is `told`; those
+/// for the document are returned, for the view.
 pub fn decision_catalog<C: Compute>(
     ec2: &Ec2<'_, C>,
     base: Catalog,
     classes: &[crate::model::nodepool::NodeClass],
     now: i64,
+    gate: Option<bool>,
     told: &mut impl Sink<Note>,
 ) -> (Catalog, Vec<Note>) {
     let cloud = match ec2 {
@@ -326,7 +328,7 @@ pub fn decision_catalog<C: Compute>(
         _ => None,
     };
     let fallback = base.clone();
-    match crate::usecases::consolidate::decision_catalog(cloud, base, classes, now) {
+    match crate::usecases::consolidate::decision_catalog(cloud, base, classes, now, gate) {
         Ok((catalog, warnings)) => {
             for w in warnings {
                 told.emit(Note::Reservations(w));

@@ -405,7 +405,8 @@ impl<S: Simulator> Engine<S> {
                             total: NodesValue::parse(&budget.nodes)
                                 .map_or(0, |v| v.scaled(counted[p])),
                             nodes: budget.nodes.as_str().into(),
-                            window: budget.window().map(Into::into),
+                            window: crate::disruption::budgets::window_text(budget, self.c.now)
+                                .map(Into::into),
                             counted: counted[p],
                             disrupting: disrupting[p],
                         }

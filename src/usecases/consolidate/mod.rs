@@ -41,7 +41,7 @@ use crate::model::pod::Pod;
 use crate::model::time::parse_rfc3339;
 use crate::scheduling::{MinValuesPolicy, Policies, PreferencePolicy, DEFAULT_MAX_INSTANCE_TYPES};
 use crate::usecases::drift_gate;
-use crate::usecases::live::{aws_error, catalog_with_reservations};
+use crate::usecases::live::{aws_error, catalog_with_reservations, TypeSettings};
 use crate::usecases::provisioning::buffers;
 use crate::usecases::provisioning::input::{build_input as solver_input, CatalogSizing};
 use crate::usecases::provisioning::Selection;
@@ -59,6 +59,10 @@ pub struct Config {
     pub spot_to_spot: Option<bool>,
     /// `--feature-gates CapacityBuffer=…`: wins over the controller's (default off).
     pub capacity_buffer: Option<bool>,
+    /// `--feature-gates ReservedCapacity=…`: wins over the controller's (default on).
+    pub reserved_capacity: Option<bool>,
+    /// `--vm-memory-overhead-percent` / `--reserved-enis`: each wins over the controller's.
+    pub type_settings: TypeSettings,
     /// `--min-values-policy`: wins over the controller's.
     pub min_values_policy: Option<MinValuesPolicy>,
     /// `--preference-policy`: wins over the controller's.
@@ -101,6 +105,20 @@ pub fn release_of(version: Version) -> Release {
         (0, _) => Release::V0_37,
         _ => Release::V1_14,
     }
+}
+
+/// The `ReservedCapacity` gate a decision follows: `--feature-gates`, else the controller's;
+/// `None`: the default (on).
+pub fn reserved_capacity_gate(config: &Config, controller: Option<&Controller>) -> Option<bool> {
+    config
+        .reserved_capacity
+        .or(controller.and_then(|c| c.reserved_capacity))
+}
+
+/// The AWS instance-type settings a decision sizes types with: each flag, else the
+/// controller's (`None`: Karpenter's default).
+pub fn type_settings(config: &Config, controller: Option<&Controller>) -> TypeSettings {
+    config.type_settings.or(TypeSettings::of(controller))
 }
 
 /// Reads the cluster: the snapshot with pods and PDBs, and the controller when one runs.
@@ -275,16 +293,21 @@ pub fn read_with_pdbs(cluster: &dyn Cluster) -> Result<Manifests, CommandError> 
 /// catalog, `--catalog`, or the embedded snapshot) with the capacity reservations the node
 /// classes select, read now through `cloud` ([`catalog_with_reservations`]: a reserved node's
 /// price and a replacement into a reservation are Karpenter's). Without `cloud` (AWS left out
-/// or unreachable), `base` as it is. The second value: warnings.
+/// or unreachable), or with the `ReservedCapacity` `gate` off (no reservation is read: aws
+/// v1.14.1 `nodeclass/controller.go` runs no capacity-reservation reconciler), `base` as it is.
+/// The second value: warnings.
 pub fn decision_catalog<P: Compute>(
     cloud: Option<&P>,
     base: Catalog,
     classes: &[NodeClass],
     now: i64,
+    gate: Option<bool>,
 ) -> Result<(Catalog, Vec<String>), CommandError> {
     match cloud {
-        Some(cloud) => catalog_with_reservations(cloud, &base, classes, now, []),
-        None => Ok((base, Vec::new())),
+        Some(cloud) if gate != Some(false) => {
+            catalog_with_reservations(cloud, &base, classes, now, [])
+        }
+        _ => Ok((base, Vec::new())),
     }
 }
 
@@ -373,16 +396,17 @@ pub fn build_input(
     let buffer_warnings =
         buffers::apply_gate(manifests, buffer_gate(config, controller), config.now);
     manifests.warnings.extend(buffer_warnings);
+    let settings = type_settings(config, controller);
     let mut solver = solver_input(
         manifests,
         &Selection {
             max_instance_types: DEFAULT_MAX_INSTANCE_TYPES,
             node_overlay_gate: controller.and_then(|c| c.node_overlay),
-            // The controller's `ReservedCapacity` gate and AWS instance-type settings size the
-            // replacements as its provisioner would (s27-lineaws).
-            reserved_capacity_gate: controller.and_then(|c| c.reserved_capacity),
-            vm_memory_overhead_percent: controller.and_then(|c| c.vm_memory_overhead_percent),
-            reserved_enis: controller.and_then(|c| c.reserved_enis),
+            // The `ReservedCapacity` gate and AWS instance-type settings (the flags', else the
+            // controller's) size the replacements as its provisioner would (s27-lineaws).
+            reserved_capacity_gate: reserved_capacity_gate(config, controller),
+            vm_memory_overhead_percent: settings.vm_memory_overhead_percent,
+            reserved_enis: settings.reserved_enis,
             keep_not_ready: true,
             ..Selection::default()
         },

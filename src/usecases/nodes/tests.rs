@@ -516,6 +516,7 @@ fn a_capacity_reservation_changes_the_column_as_it_changes_consolidate() {
             world.catalog.clone(),
             &manifests.node_classes,
             START,
+            None,
             &mut |n| told.push(n),
         );
         assert!(notes.is_empty() && told.is_empty(), "{told:?}");
@@ -536,6 +537,7 @@ fn a_capacity_reservation_changes_the_column_as_it_changes_consolidate() {
             world.catalog.clone(),
             &manifests.node_classes,
             START,
+            None,
         )
         .unwrap();
         let config = Config {

@@ -95,6 +95,18 @@ pub struct Deciding {
     pub controller: Option<Controller>,
 }
 
+impl Deciding {
+    /// Sets `live` up as the decision is made: the `ReservedCapacity` gate off (the flag's, else
+    /// the controller's) launches in the open mode, and the pipeline's re-plans size types with
+    /// the settings the decision uses.
+    pub fn prepare<C: Cluster, P: Compute, K: Clock + ?Sized>(&self, live: &mut Live<'_, C, P, K>) {
+        let controller = self.controller.as_ref();
+        let gate = super::reserved_capacity_gate(&self.config, controller);
+        live.launch_mode = crate::cloud::types::LaunchMode::of_gate(gate);
+        live.type_settings = super::type_settings(&self.config, controller);
+    }
+}
+
 /// Reads the cluster and decides the first round: a node named or a NodePool given that does
 /// not exist is bad input.
 pub fn decide<C: Cluster, P: Compute, K: Clock + ?Sized>(
@@ -140,8 +152,11 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
     // Replacements are offered in the zones of their class's subnets, as the provisioner's (a
     // class whose subnets cannot be read keeps its status: its launch names what failed).
     let _unread = live.with_subnet_zones(&mut copy.node_classes, &copy.node_pools);
-    // Reservations as the provisioner reads them: a reserved node's price, reserved replacements.
-    let (catalog, _) = live.planning_catalog(&manifests.node_classes)?;
+    // Reservations as the provisioner reads them: a reserved node's price, reserved replacements
+    // (none read with the `ReservedCapacity` gate off: `build_input` drops the terms anyway).
+    let gate = super::reserved_capacity_gate(config, deciding.controller.as_ref());
+    crate::usecases::provisioning::input::drop_reservation_terms(&mut copy, gate);
+    let (catalog, _) = live.planning_catalog(&copy.node_classes)?;
     let mut sizing = CatalogSizing::new(&catalog, &region);
     // Decided at the clock's now, every round.
     let now = Config {

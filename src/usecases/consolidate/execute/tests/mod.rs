@@ -92,13 +92,7 @@ fn run_with(world: &World, config: &Config, between: impl FnMut(&World)) -> Run 
 /// [`run_with`], deciding as `deciding` says (a running controller's gates).
 fn run_deciding(world: &World, deciding: &Deciding, mut between: impl FnMut(&World)) -> Run {
     let mut live = world.live();
-    let gate = deciding
-        .controller
-        .as_ref()
-        .and_then(|c| c.reserved_capacity);
-    live.launch_mode = crate::cloud::types::LaunchMode::of_gate(gate);
-    // As `consolidate --yes` does: the re-plans size types with the controller's settings.
-    live.type_settings = crate::usecases::live::TypeSettings::of(deciding.controller.as_ref());
+    deciding.prepare(&mut live);
     let events: Rc<RefCell<Vec<Event>>> = Rc::default();
     let keep = events.clone();
     let mut sink = move |e| keep.borrow_mut().push(e);
@@ -677,13 +671,7 @@ fn with_the_reserved_capacity_gate_off_the_replacement_ignores_the_reservation()
 /// re-plan's own sizing is shown by `replace::tests::pipeline::the_replacement_is_sized_with_the_controllers_type_settings`).
 #[test]
 fn the_replacement_re_plan_sizes_types_with_the_controllers_settings() {
-    let world = world(1, json!([{"nodes": "100%"}]));
-    let under_used = managed(&world, "c6a.2xlarge", &["p0"]);
-    world
-        .cluster
-        .update("v1", "Pod", Some("default"), "p0", |p| {
-            p["spec"]["containers"][0]["resources"]["requests"]["memory"] = json!("2500Mi");
-        });
+    let (world, under_used) = under_used_with_a_2500mi_pod();
     replaced_under(
         &world,
         &under_used,
@@ -695,11 +683,68 @@ fn the_replacement_re_plan_sizes_types_with_the_controllers_settings() {
     assert_eq!(instance_types_launched(&world), ["c6a.xlarge"]);
 }
 
+/// The flags win over the running controller: `--feature-gates ReservedCapacity=false` beside
+/// a controller with the gate on launches in the open mode past the reservation, and
+/// `--vm-memory-overhead-percent 0.3` beside one with the default sizes the replacement for the
+/// 2500Mi pod as a controller started with it would (aws v1.14.1 `pkg/operator/options/
+/// options.go`; the two tests above, by the flag).
+#[test]
+fn the_flags_win_over_the_controllers_reserved_capacity_gate_and_type_settings() {
+    let (reserved, under_used) = under_used_beside_a_reservation();
+    let config = Config {
+        reserved_capacity: Some(false),
+        ..Config::default()
+    };
+    let gate_on = crate::usecases::consolidate::Controller {
+        reserved_capacity: Some(true),
+        ..Default::default()
+    };
+    replaced_deciding(&reserved, &under_used, config, gate_on);
+    assert_eq!(instance_types_launched(&reserved), ["c6a.large"]);
+    assert_eq!(reserved.cloud.reservations.borrow()[0].available, 1);
+    assert_eq!(calls(&reserved, "DescribeCapacityReservations"), 0);
+
+    let (sized, under_used) = under_used_with_a_2500mi_pod();
+    let config = Config {
+        type_settings: crate::usecases::live::TypeSettings {
+            vm_memory_overhead_percent: Some(0.3),
+            reserved_enis: None,
+        },
+        ..Config::default()
+    };
+    replaced_deciding(&sized, &under_used, config, Default::default());
+    assert_eq!(instance_types_launched(&sized), ["c6a.xlarge"]);
+}
+
+/// A c6a.2xlarge holding one 2500Mi pod: a c6a.large replaces it at the default memory
+/// overhead, a c6a.xlarge at 30 %.
+fn under_used_with_a_2500mi_pod() -> (World, String) {
+    let world = world(1, json!([{"nodes": "100%"}]));
+    let under_used = managed(&world, "c6a.2xlarge", &["p0"]);
+    world
+        .cluster
+        .update("v1", "Pod", Some("default"), "p0", |p| {
+            p["spec"]["containers"][0]["resources"]["requests"]["memory"] = json!("2500Mi");
+        });
+    (world, under_used)
+}
+
 /// Runs `consolidate --yes` under a running `controller` (the default configuration) and
 /// checks `node` was replaced.
 fn replaced_under(world: &World, node: &str, controller: crate::usecases::consolidate::Controller) {
+    replaced_deciding(world, node, Config::default(), controller);
+}
+
+/// Runs `consolidate --yes` with `config` under a running `controller` and checks `node` was
+/// replaced.
+fn replaced_deciding(
+    world: &World,
+    node: &str,
+    config: Config,
+    controller: crate::usecases::consolidate::Controller,
+) {
     let deciding = Deciding {
-        config: Config::default(),
+        config,
         controller: Some(controller),
     };
     let run = run_deciding(world, &deciding, |_| {});
