@@ -130,20 +130,27 @@ pub fn empty_ttl(pool: &NodePool) -> Option<i64> {
 /// `pods` (those bound to a node, and pending ones for nominations) as read now, at `now`
 /// (epoch seconds). Nodes of other pools, unmanaged nodes and nodes without an instance are
 /// left out. `buffer_nodes`: the nodes the last provisioning pass placed CapacityBuffer virtual
-/// pods on, held ([`Hold::BufferPods`]). `pdbs`: the PodDisruptionBudgets, which hold a node a
-/// pod of which they keep from eviction ([`Hold::Pdb`]; the caller may read them only when
-/// some node would go).
+/// pods on, held ([`Hold::BufferPods`]). `planned`: the nodes a provisioning plan of the last
+/// nomination window placed a pending pod on (node → the pod), nominated as Karpenter's
+/// provisioner nominates them (`provisioning/scheduling/scheduler.go Results.Record` →
+/// `NominateNodeForPod`; `statenode.go ValidateNodeDisruptable` refuses a nominated node).
+/// `pdbs`: the PodDisruptionBudgets, which hold a node a pod of which they keep from eviction
+/// ([`Hold::Pdb`]; the caller may read them only when some node would go).
 pub fn decide<'a>(
     nodes: &'a [Node],
     pods: &[Pod],
     pools: &[NodePool],
     buffer_nodes: &BTreeSet<String>,
+    planned: &BTreeMap<String, String>,
     pdbs: &[PdbInput],
     now: i64,
 ) -> Vec<(&'a Node, Emptiness)> {
     let pdbs = held_by_pdbs(pdbs, pods);
     let mut busy: BTreeSet<&str> = BTreeSet::new();
-    let mut blocking_pod: BTreeMap<&str, Hold> = BTreeMap::new();
+    let mut blocking_pod: BTreeMap<&str, Hold> = planned
+        .iter()
+        .map(|(node, pod)| (node.as_str(), Hold::Nominated(pod.clone())))
+        .collect();
     for p in pods {
         let Some(node) = p.node_name.as_deref().or(p.nominated_node_name.as_deref()) else {
             continue;

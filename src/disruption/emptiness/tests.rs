@@ -47,10 +47,18 @@ fn node(name: &str, pool: &str, empty_for: Option<i64>) -> Node {
 }
 
 fn decisions(nodes: &[Node], pods: &[Pod], pools: &[NodePool]) -> Vec<(String, Emptiness)> {
-    decide(nodes, pods, pools, &BTreeSet::new(), &[], NOW)
-        .into_iter()
-        .map(|(n, e)| (n.name.clone(), e))
-        .collect()
+    decide(
+        nodes,
+        pods,
+        pools,
+        &BTreeSet::new(),
+        &BTreeMap::new(),
+        &[],
+        NOW,
+    )
+    .into_iter()
+    .map(|(n, e)| (n.name.clone(), e))
+    .collect()
 }
 
 fn one(n: Node, pods: &[Pod]) -> Emptiness {
@@ -284,7 +292,7 @@ fn nodes_hosting_buffer_pods_are_held() {
     ];
     let pools = [pool("default", "30s", "10")];
     let buffers: BTreeSet<String> = ["a".to_string()].into();
-    let got: Vec<_> = decide(&nodes, &[], &pools, &buffers, &[], NOW)
+    let got: Vec<_> = decide(&nodes, &[], &pools, &buffers, &BTreeMap::new(), &[], NOW)
         .into_iter()
         .map(|(n, e)| (n.name.clone(), e))
         .collect();
@@ -345,6 +353,7 @@ fn a_pod_its_pdb_keeps_from_eviction_holds_the_empty_node() {
             std::slice::from_ref(pod),
             &pools,
             &BTreeSet::new(),
+            &BTreeMap::new(),
             pdbs,
             NOW,
         )
@@ -398,4 +407,40 @@ fn held_text(e: &Emptiness) -> String {
         Emptiness::Held(h) => h.to_string(),
         other => panic!("not held: {other:?}"),
     }
+}
+
+/// core v1.14.1 `provisioning/scheduling/scheduler.go Results.Record` nominates every existing
+/// node a provisioning pass places a pending pod on (`NominateNodeForPod`, for max(2 ×
+/// `BATCH_MAX_DURATION`, 10 s)), and `statenode.go ValidateNodeDisruptable` refuses a nominated
+/// node as a candidate: an empty node the watch's last plan put a pending pod on stays, the
+/// budget untouched for the others. `--watch` removed it under the pod about to bind.
+#[test]
+fn a_node_the_last_plan_put_a_pending_pod_on_is_nominated_and_stays() {
+    let nodes = [
+        node("a", "default", Some(60)),
+        node("b", "default", Some(60)),
+    ];
+    let planned: BTreeMap<String, String> = [("a".to_string(), "default/web".to_string())].into();
+    let got: Vec<_> = decide(
+        &nodes,
+        &[],
+        &[pool("default", "30s", "1")],
+        &BTreeSet::new(),
+        &planned,
+        &[],
+        NOW,
+    )
+    .into_iter()
+    .map(|(n, e)| (n.name.clone(), e))
+    .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "a".into(),
+                Emptiness::Held(Hold::Nominated("default/web".into()))
+            ),
+            ("b".into(), Emptiness::Remove { empty_for: 60 }),
+        ]
+    );
 }

@@ -39,6 +39,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         &self,
         holds: &mut Holds,
         buffer_nodes: &BTreeSet<String>,
+        planned: &BTreeMap<String, String>,
         events: &mut dyn Sink<Event>,
     ) -> Result<(), CommandError> {
         let snapshot = snapshot::read(self.cluster, Scope::PODS)?;
@@ -48,8 +49,18 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         let mut pods = m.bound_pods.clone();
         pods.extend(m.pods.iter().cloned());
         let mut still_held = Holds::new();
-        let mut decisions =
-            emptiness::decide(&m.nodes, &pods, &m.node_pools, buffer_nodes, &[], now);
+        let decide = |pdbs: &[PdbInput]| {
+            emptiness::decide(
+                &m.nodes,
+                &pods,
+                &m.node_pools,
+                buffer_nodes,
+                planned,
+                pdbs,
+                now,
+            )
+        };
+        let mut decisions = decide(&[]);
         // PDBs only when a node would go: a pod of it they keep from eviction holds it, as
         // Karpenter's candidacy check does (core v1.14.1 `statenode.go ValidatePodsDisruptable`).
         if decisions
@@ -58,8 +69,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         {
             let pdbs = self.read_pdbs_for_emptiness(events)?;
             if !pdbs.is_empty() {
-                decisions =
-                    emptiness::decide(&m.nodes, &pods, &m.node_pools, buffer_nodes, &pdbs, now);
+                decisions = decide(&pdbs);
             }
         }
         for (node, decision) in decisions {

@@ -989,6 +989,28 @@ fn an_empty_node_whose_daemon_pod_a_pdb_holds_stays_and_pdbs_are_read_only_when_
     assert_eq!(pdb_reads, 5);
 }
 
+/// core v1.14.1 `scheduler.go Results.Record` → `NominateNodeForPod` (the nomination window,
+/// `statenode.go nominationWindow`, renewed by every pass) and `ValidateNodeDisruptable`: an
+/// empty node each plan puts a pending pod on stays nominated, so emptiness leaves it; nothing is
+/// launched for the pod either. `--watch` removed it at 30 s and the pod then needed a launch.
+#[test]
+fn an_empty_node_the_plan_puts_a_pending_pod_on_is_nominated_and_stays() {
+    let world = World::new();
+    let node = world.registered_node("default", "c6a.large");
+    world.pending("web", "1");
+    let held = holds_over_40s(&world);
+    assert_eq!(
+        held,
+        [Event::NodeHeld {
+            node: node.clone(),
+            hold: crate::disruption::emptiness::Hold::Nominated("default/web".into()),
+        }]
+    );
+    assert_eq!(calls(&world, "EC2.TerminateInstances"), 0);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0, "the pod has its place");
+    assert_eq!(world.running().len(), 1);
+}
+
 #[test]
 fn a_pod_that_binds_after_the_taint_keeps_the_node_and_takes_the_taint_off() {
     let world = World::new();
