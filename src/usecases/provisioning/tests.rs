@@ -987,6 +987,28 @@ fn an_empty_node_whose_daemon_pod_a_pdb_holds_stays_and_pdbs_are_read_only_when_
         .filter(|r| r.path.starts_with("/apis/policy/v1/poddisruptionbudgets"))
         .count();
     assert_eq!(pdb_reads, 5);
+
+    // Without the permission to list them: said once, and the node goes as before.
+    let world = World::new();
+    let node = world.registered_node("default", "c6a.large");
+    put_daemon_pod(&world, "agent-1", &node, false);
+    world.cluster.fail(crate::k8s::fake::Fault {
+        method: None,
+        path: "/apis/policy/v1/poddisruptionbudgets".into(),
+        times: 1,
+        answer: crate::k8s::fake::FaultAnswer::Status(403, "forbidden".into()),
+    });
+    world.clock.stop_after(Duration::from_secs(40));
+    let (log, mut sink) = recorder(&world);
+    world.live().watch(&all(), &mut sink).unwrap();
+    let warned = events(&log)
+        .into_iter()
+        .filter(
+            |e| matches!(e, Event::Warning(w) if w.starts_with("cannot list poddisruptionbudgets")),
+        )
+        .count();
+    assert_eq!(warned, 1);
+    assert_eq!(calls(&world, "EC2.TerminateInstances"), 1);
 }
 
 /// core v1.14.1 `scheduler.go Results.Record` → `NominateNodeForPod` (the nomination window,
