@@ -22,7 +22,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::budgets::{allowed_for_counts, DisruptionReason};
-use super::drain::do_not_disrupt_active;
+use super::consolidation::{evaluate_pdbs, first_eviction_refused, Pdb, PdbBlock, PdbInput};
+use super::drain::{disruption_taint, do_not_disrupt_active};
 use crate::model::labels::{DO_NOT_DISRUPT, EMPTY_SINCE};
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
@@ -63,6 +64,15 @@ pub enum Hold {
     /// The provisioner's last pass placed CapacityBuffer virtual pods on it (core v1.14.1
     /// `emptiness.go` `ShouldDisrupt` → `cluster.go` `HasBufferPods`, event "has buffer pods").
     BufferPods,
+    /// A pod of the node that would be evicted (a DaemonSet's too) is held by its
+    /// PodDisruptionBudget at zero disruptions, or covered by several (core v1.14.1
+    /// `statenode.go ValidatePodsDisruptable` → `pdb.go CanEvictPods`).
+    Pdb {
+        /// The pod (`namespace/name`).
+        pod: String,
+        /// The PDB at zero (one), or the PDBs covering the pod (several).
+        pdbs: Vec<String>,
+    },
 }
 
 impl std::fmt::Display for Hold {
@@ -74,6 +84,16 @@ impl std::fmt::Display for Hold {
             Hold::PodDoNotDisrupt(p) => write!(f, "pod {p} annotated {DO_NOT_DISRUPT}"),
             Hold::Nominated(p) => write!(f, "pending pod {p} is nominated to it"),
             Hold::BufferPods => f.write_str("it holds CapacityBuffer virtual pods"),
+            Hold::Pdb { pod, pdbs } if pdbs.len() == 1 => write!(
+                f,
+                "PodDisruptionBudget {} allows no disruption of pod {pod}",
+                pdbs[0]
+            ),
+            Hold::Pdb { pod, pdbs } => write!(
+                f,
+                "pod {pod} is covered by several PodDisruptionBudgets ({}), which eviction refuses",
+                pdbs.join(", ")
+            ),
             Hold::Budget { pool, allowed } => {
                 write!(
                     f,
@@ -85,7 +105,9 @@ impl std::fmt::Display for Hold {
 }
 
 /// How long a pool's empty nodes may stay, in seconds: `None` when emptiness never removes
-/// them (a policy without emptiness, `consolidateAfter: Never`, a static pool).
+/// them (a policy without emptiness, `consolidateAfter: Never`, a static pool). Every v1
+/// policy has emptiness, `Balanced` included (core v1.14.1 `disruption/controller.go
+/// NewMethods`, `emptiness.go ShouldDisrupt` reads no policy).
 pub fn empty_ttl(pool: &NodePool) -> Option<i64> {
     if pool.replicas.is_some() {
         return None;
@@ -93,7 +115,7 @@ pub fn empty_ttl(pool: &NodePool) -> Option<i64> {
     let policy = pool.disruption.consolidation_policy.as_str();
     if !matches!(
         policy,
-        "WhenEmpty" | "WhenEmptyOrUnderutilized" | "WhenUnderutilized"
+        "WhenEmpty" | "WhenEmptyOrUnderutilized" | "Balanced" | "WhenUnderutilized"
     ) {
         return None;
     }
@@ -108,16 +130,27 @@ pub fn empty_ttl(pool: &NodePool) -> Option<i64> {
 /// `pods` (those bound to a node, and pending ones for nominations) as read now, at `now`
 /// (epoch seconds). Nodes of other pools, unmanaged nodes and nodes without an instance are
 /// left out. `buffer_nodes`: the nodes the last provisioning pass placed CapacityBuffer virtual
-/// pods on, held ([`Hold::BufferPods`]).
+/// pods on, held ([`Hold::BufferPods`]). `planned`: the nodes a provisioning plan of the last
+/// nomination window placed a pending pod on (node → the pod), nominated as Karpenter's
+/// provisioner nominates them (`provisioning/scheduling/scheduler.go Results.Record` →
+/// `NominateNodeForPod`; `statenode.go ValidateNodeDisruptable` refuses a nominated node).
+/// `pdbs`: the PodDisruptionBudgets, which hold a node a pod of which they keep from eviction
+/// ([`Hold::Pdb`]; the caller may read them only when some node would go).
 pub fn decide<'a>(
     nodes: &'a [Node],
     pods: &[Pod],
     pools: &[NodePool],
     buffer_nodes: &BTreeSet<String>,
+    planned: &BTreeMap<String, String>,
+    pdbs: &[PdbInput],
     now: i64,
 ) -> Vec<(&'a Node, Emptiness)> {
+    let pdbs = held_by_pdbs(pdbs, pods);
     let mut busy: BTreeSet<&str> = BTreeSet::new();
-    let mut blocking_pod: BTreeMap<&str, Hold> = BTreeMap::new();
+    let mut blocking_pod: BTreeMap<&str, Hold> = planned
+        .iter()
+        .map(|(node, pod)| (node.as_str(), Hold::Nominated(pod.clone())))
+        .collect();
     for p in pods {
         let Some(node) = p.node_name.as_deref().or(p.nominated_node_name.as_deref()) else {
             continue;
@@ -187,7 +220,10 @@ pub fn decide<'a>(
         } else if buffer_nodes.contains(&node.name) {
             Some(Hold::BufferPods)
         } else {
-            blocking_pod.get(node.name.as_str()).cloned()
+            blocking_pod
+                .get(node.name.as_str())
+                .cloned()
+                .or_else(|| pdbs.hold(node, pool, pods, now))
         };
         if let Some(hold) = hold {
             out.push((node, Emptiness::Held(hold)));
@@ -214,6 +250,40 @@ pub fn decide<'a>(
         }
     }
     out
+}
+
+/// The PDBs with their allowance (`status.disruptionsAllowed`, else worked out from `pods`).
+struct HeldByPdbs(Vec<Pdb>);
+
+fn held_by_pdbs(pdbs: &[PdbInput], pods: &[Pod]) -> HeldByPdbs {
+    if pdbs.is_empty() {
+        return HeldByPdbs(Vec::new());
+    }
+    let health: Vec<(&Pod, bool)> = pods
+        .iter()
+        .map(|p| (p, p.node_name.is_some() && !p.not_ready && !p.terminating))
+        .collect();
+    HeldByPdbs(evaluate_pdbs(pdbs.to_vec(), &health))
+}
+
+impl HeldByPdbs {
+    /// Whether a pod bound to `node` is one the PDBs keep from eviction.
+    fn hold(&self, node: &Node, pool: &NodePool, pods: &[Pod], now: i64) -> Option<Hold> {
+        if self.0.is_empty() {
+            return None;
+        }
+        let on_node = pods
+            .iter()
+            .filter(|p| p.node_name.as_deref() == Some(node.name.as_str()));
+        let taint = disruption_taint(pool.generation);
+        first_eviction_refused(&self.0, on_node, &taint, now).map(|(pod, block)| Hold::Pdb {
+            pod,
+            pdbs: match block {
+                PdbBlock::Zero { pdb, .. } => vec![pdb],
+                PdbBlock::Several { pdbs } => pdbs,
+            },
+        })
+    }
 }
 
 /// The pool's `Empty` budget at `now` (`None`: unlimited), counting its nodes that are up as

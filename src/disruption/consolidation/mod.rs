@@ -36,6 +36,7 @@ pub use input::{
     PdbInput, Release,
 };
 pub use pdb::currently_reschedulable;
+pub(crate) use pdb::{evaluate as evaluate_pdbs, first_eviction_refused, Pdb, PdbBlock};
 pub use reason::Reason;
 pub use report::{
     Action, ConsolidationReport, Decision, Method, NodeDecision, NodeReport, Replacement,

@@ -122,6 +122,31 @@ pub(crate) fn blocks(
         })
 }
 
+/// The first of a node's `pods` (in key order) whose eviction the PDBs refuse now, the
+/// candidacy check every disruption method makes, emptiness included (`core v1.14.1:
+/// pkg/controllers/state/statenode.go ValidatePodsDisruptable` → `pkg/utils/pdb/pdb.go
+/// CanEvictPods`, `isEvictable` with `zeroDisruptions`): only a pod that would be evicted counts
+/// (`IsEvictable`: active, not a mirror pod, not tolerating the disruption taint `taint`, no
+/// active `karpenter.sh/do-not-disrupt`) — a DaemonSet's pod too. With its key.
+pub(crate) fn first_eviction_refused<'p>(
+    pdbs: &[Pdb],
+    pods: impl IntoIterator<Item = &'p Pod>,
+    taint: &crate::model::taints::Taint,
+    now: i64,
+) -> Option<(String, PdbBlock)> {
+    let covering: Vec<&Pdb> = pdbs.iter().collect();
+    let mut pods: Vec<&Pod> = pods.into_iter().collect();
+    pods.sort_by_key(|p| p.key());
+    pods.into_iter()
+        .filter(|p| {
+            p.is_active()
+                && !p.is_mirror()
+                && !p.tolerations.iter().any(|t| t.tolerates(taint))
+                && !drain::do_not_disrupt_active(p, now)
+        })
+        .find_map(|p| blocks(&covering, p, p.not_ready, Release::V1_14).map(|b| (p.key(), b)))
+}
+
 /// Whether a PDB fully blocks the pod, so Karpenter leaves it out of simulations (v1:
 /// `IsCurrentlyReschedulable`).
 pub(crate) fn fully_blocks(pdbs: &[&Pdb], pod: &Pod, not_ready: bool) -> bool {

@@ -47,10 +47,18 @@ fn node(name: &str, pool: &str, empty_for: Option<i64>) -> Node {
 }
 
 fn decisions(nodes: &[Node], pods: &[Pod], pools: &[NodePool]) -> Vec<(String, Emptiness)> {
-    decide(nodes, pods, pools, &BTreeSet::new(), NOW)
-        .into_iter()
-        .map(|(n, e)| (n.name.clone(), e))
-        .collect()
+    decide(
+        nodes,
+        pods,
+        pools,
+        &BTreeSet::new(),
+        &BTreeMap::new(),
+        &[],
+        NOW,
+    )
+    .into_iter()
+    .map(|(n, e)| (n.name.clone(), e))
+    .collect()
 }
 
 fn one(n: Node, pods: &[Pod]) -> Emptiness {
@@ -284,7 +292,7 @@ fn nodes_hosting_buffer_pods_are_held() {
     ];
     let pools = [pool("default", "30s", "10")];
     let buffers: BTreeSet<String> = ["a".to_string()].into();
-    let got: Vec<_> = decide(&nodes, &[], &pools, &buffers, NOW)
+    let got: Vec<_> = decide(&nodes, &[], &pools, &buffers, &BTreeMap::new(), &[], NOW)
         .into_iter()
         .map(|(n, e)| (n.name.clone(), e))
         .collect();
@@ -294,4 +302,145 @@ fn nodes_hosting_buffer_pods_are_held() {
         decisions(&nodes[..1], &[], &pools)[0].1,
         Emptiness::Remove { .. }
     ));
+}
+
+/// core v1.14.1 `disruption/controller.go NewMethods` ("Delete empty nodes across all
+/// consolidation policies (WhenEmpty, WhenEmptyOrUnderutilized, Balanced)") and
+/// `emptiness.go ShouldDisrupt`, which reads no policy: a `Balanced` pool's empty node goes
+/// like any other once `consolidateAfter` has passed.
+#[test]
+fn a_balanced_pools_empty_node_is_removed_as_any_other() {
+    let mut balanced = pool("default", "30s", "10");
+    balanced.disruption.consolidation_policy = "Balanced".into();
+    let got = decisions(&[node("a", "default", Some(60))], &[], &[balanced.clone()]);
+    assert_eq!(got, vec![("a".into(), Emptiness::Remove { empty_for: 60 })]);
+    assert_eq!(empty_ttl(&balanced), Some(30));
+}
+
+/// A PDB over `app=agent` in `kube-system`, allowing `allowed` disruptions.
+fn agent_pdb(name: &str, allowed: i32) -> PdbInput {
+    PdbInput {
+        namespace: "kube-system".into(),
+        name: name.into(),
+        selector: Some(crate::model::selector::LabelSelector::eq(&[(
+            "app", "agent",
+        )])),
+        min_available: None,
+        max_unavailable: Some(crate::disruption::consolidation::IntOrPercent::Int(1)),
+        always_allow_unhealthy: false,
+        disruptions_allowed: Some(allowed),
+    }
+}
+
+/// core v1.14.1 `statenode.go ValidatePodsDisruptable` → `pdb.go CanEvictPods` (`isEvictable`,
+/// `zeroDisruptions`), which `NewCandidate` asks before emptiness sees a node: a pod that would
+/// be evicted — a DaemonSet's too — held by its PDB at zero disruptions, or covered by two
+/// PDBs, keeps the empty node; a pod tolerating the disruption taint, or a not-Ready pod under
+/// `unhealthyPodEvictionPolicy: AlwaysAllow`, is no obstacle. `--watch` removed the node.
+#[test]
+fn a_pod_its_pdb_keeps_from_eviction_holds_the_empty_node() {
+    let agent = PodBuilder::new("agent-1")
+        .namespace("kube-system")
+        .label("app", "agent")
+        .daemonset("agent")
+        .on_node("a")
+        .build();
+    let nodes = [node("a", "default", Some(60))];
+    let pools = [pool("default", "30s", "10")];
+    let run = |pod: &Pod, pdbs: &[PdbInput]| {
+        decide(
+            &nodes,
+            std::slice::from_ref(pod),
+            &pools,
+            &BTreeSet::new(),
+            &BTreeMap::new(),
+            pdbs,
+            NOW,
+        )
+        .pop()
+        .unwrap()
+        .1
+    };
+    let held = Emptiness::Held(Hold::Pdb {
+        pod: "kube-system/agent-1".into(),
+        pdbs: vec!["kube-system/agent".into()],
+    });
+    assert_eq!(run(&agent, &[agent_pdb("agent", 0)]), held);
+    assert_eq!(
+        held_text(&held),
+        "PodDisruptionBudget kube-system/agent allows no disruption of pod kube-system/agent-1"
+    );
+    assert_eq!(
+        run(&agent, &[agent_pdb("agent", 1)]),
+        Emptiness::Remove { empty_for: 60 }
+    );
+    assert_eq!(
+        run(&agent, &[agent_pdb("agent", 1), agent_pdb("agent-b", 1)]),
+        Emptiness::Held(Hold::Pdb {
+            pod: "kube-system/agent-1".into(),
+            pdbs: vec!["kube-system/agent".into(), "kube-system/agent-b".into()],
+        })
+    );
+    let mut tolerating = agent.clone();
+    tolerating
+        .tolerations
+        .push(crate::model::taints::Toleration {
+            exists: true,
+            ..Default::default()
+        });
+    assert_eq!(
+        run(&tolerating, &[agent_pdb("agent", 0)]),
+        Emptiness::Remove { empty_for: 60 }
+    );
+    let mut unhealthy = agent.clone();
+    unhealthy.not_ready = true;
+    let mut always = agent_pdb("agent", 0);
+    always.always_allow_unhealthy = true;
+    assert_eq!(
+        run(&unhealthy, &[always]),
+        Emptiness::Remove { empty_for: 60 }
+    );
+}
+
+fn held_text(e: &Emptiness) -> String {
+    match e {
+        Emptiness::Held(h) => h.to_string(),
+        other => panic!("not held: {other:?}"),
+    }
+}
+
+/// core v1.14.1 `provisioning/scheduling/scheduler.go Results.Record` nominates every existing
+/// node a provisioning pass places a pending pod on (`NominateNodeForPod`, for max(2 ×
+/// `BATCH_MAX_DURATION`, 10 s)), and `statenode.go ValidateNodeDisruptable` refuses a nominated
+/// node as a candidate: an empty node the watch's last plan put a pending pod on stays, the
+/// budget untouched for the others. `--watch` removed it under the pod about to bind.
+#[test]
+fn a_node_the_last_plan_put_a_pending_pod_on_is_nominated_and_stays() {
+    let nodes = [
+        node("a", "default", Some(60)),
+        node("b", "default", Some(60)),
+    ];
+    let planned: BTreeMap<String, String> = [("a".to_string(), "default/web".to_string())].into();
+    let got: Vec<_> = decide(
+        &nodes,
+        &[],
+        &[pool("default", "30s", "1")],
+        &BTreeSet::new(),
+        &planned,
+        &[],
+        NOW,
+    )
+    .into_iter()
+    .map(|(n, e)| (n.name.clone(), e))
+    .collect();
+    assert_eq!(
+        got,
+        vec![
+            (
+                "a".into(),
+                Emptiness::Held(Hold::Nominated("default/web".into()))
+            ),
+            ("b".into(), Emptiness::Remove { empty_for: 60 }),
+        ]
+    );
 }

@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 use super::Event;
 use crate::cloud::launch;
 use crate::cloud::types::Compute;
+use crate::disruption::consolidation::PdbInput;
 use crate::disruption::drain::disruption_taint;
 use crate::disruption::emptiness::{self, keeps_node, Emptiness, Hold};
 use crate::error::CommandError;
@@ -38,6 +39,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         &self,
         holds: &mut Holds,
         buffer_nodes: &BTreeSet<String>,
+        planned: &BTreeMap<String, String>,
         events: &mut dyn Sink<Event>,
     ) -> Result<(), CommandError> {
         let snapshot = snapshot::read(self.cluster, Scope::PODS)?;
@@ -47,8 +49,30 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         let mut pods = m.bound_pods.clone();
         pods.extend(m.pods.iter().cloned());
         let mut still_held = Holds::new();
-        for (node, decision) in emptiness::decide(&m.nodes, &pods, &m.node_pools, buffer_nodes, now)
+        let decide = |pdbs: &[PdbInput]| {
+            emptiness::decide(
+                &m.nodes,
+                &pods,
+                &m.node_pools,
+                buffer_nodes,
+                planned,
+                pdbs,
+                now,
+            )
+        };
+        let mut decisions = decide(&[]);
+        // PDBs only when a node would go: a pod of it they keep from eviction holds it, as
+        // Karpenter's candidacy check does (core v1.14.1 `statenode.go ValidatePodsDisruptable`).
+        if decisions
+            .iter()
+            .any(|(_, d)| matches!(d, Emptiness::Remove { .. }))
         {
+            let pdbs = self.read_pdbs_for_emptiness(events)?;
+            if !pdbs.is_empty() {
+                decisions = decide(&pdbs);
+            }
+        }
+        for (node, decision) in decisions {
             match decision {
                 Emptiness::Busy if node.annotations.contains_key(EMPTY_SINCE) => {
                     set_annotation(self.cluster, &node.name, EMPTY_SINCE, Value::Null)?;
@@ -103,6 +127,27 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         }
         *holds = still_held;
         Ok(())
+    }
+
+    /// The PodDisruptionBudgets, read as consolidation reads them; without permission to list
+    /// them, said so and none (the node goes as if no PDB held its pods).
+    fn read_pdbs_for_emptiness(
+        &self,
+        events: &mut dyn Sink<Event>,
+    ) -> Result<Vec<PdbInput>, CommandError> {
+        match snapshot::read_pdbs(self.cluster) {
+            Ok(pdbs) => pdbs
+                .iter()
+                .map(crate::usecases::consolidate::pdb_input)
+                .collect(),
+            Err(e) if e.is_forbidden() => {
+                events.emit(Event::Warning(format!(
+                    "cannot list poddisruptionbudgets ({e}): empty nodes are removed as if no PodDisruptionBudget held their pods"
+                )));
+                Ok(Vec::new())
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Removes an empty node: taints and cordons it as read now (resourceVersion), reads its

@@ -116,7 +116,12 @@ fn run(seed: u64) -> Counts {
             world.clock.advance(Duration::from_secs(10));
             world
                 .live()
-                .remove_empty_nodes(&mut holds, &Default::default(), &mut |_| {})
+                .remove_empty_nodes(
+                    &mut holds,
+                    &Default::default(),
+                    &Default::default(),
+                    &mut |_| {},
+                )
                 .expect("empty-node removal");
         }
     }

@@ -800,6 +800,23 @@ fn nodes_of_a_pool_that_never_removes_empty_nodes_stay() {
     assert_eq!(calls(&world, "EC2.TerminateInstances"), 0);
 }
 
+/// core v1.14.1 `disruption/controller.go NewMethods`: emptiness runs "across all consolidation
+/// policies (WhenEmpty, WhenEmptyOrUnderutilized, Balanced)" — `--watch` removed no empty node
+/// of a `Balanced` pool.
+#[test]
+fn a_balanced_pools_empty_node_is_removed_after_consolidate_after() {
+    let world = World::new();
+    world.cluster.put(node_pool(
+        "default",
+        json!({"disruption": {"consolidationPolicy": "Balanced", "consolidateAfter": "30s"}}),
+    ));
+    let node = world.registered_node("default", "c6a.large");
+    world.clock.stop_after(Duration::from_secs(40));
+    world.live().watch(&all(), &mut |_| {}).unwrap();
+    assert_eq!(calls(&world, "EC2.TerminateInstances"), 1);
+    assert!(world.nodes().is_empty(), "{node} removed");
+}
+
 #[test]
 fn emptiness_follows_the_pool_policy() {
     let pool = |policy: &str, after: Option<&str>| {
@@ -856,7 +873,19 @@ fn a_running_karpenter_controller_refuses_unless_forced() {
     assert!(cluster.writes().is_empty());
 }
 
-/// Puts a DaemonSet pod bound to `node`, annotated do-not-disrupt when `guarded`.
+/// Runs the watch for 40 s (an empty node's time is up at 30 s) and returns what it said held
+/// an empty node.
+fn holds_over_40s(world: &World) -> Vec<Event> {
+    world.clock.stop_after(Duration::from_secs(40));
+    let (log, mut sink) = recorder(world);
+    world.live().watch(&all(), &mut sink).unwrap();
+    events(&log)
+        .into_iter()
+        .filter(|e| matches!(e, Event::NodeHeld { .. }))
+        .collect()
+}
+
+/// Puts a DaemonSet pod (`app: agent`) bound to `node`, annotated do-not-disrupt when `guarded`.
 fn put_daemon_pod(world: &World, name: &str, node: &str, guarded: bool) {
     let mut annotations = json!({});
     if guarded {
@@ -865,6 +894,7 @@ fn put_daemon_pod(world: &World, name: &str, node: &str, guarded: bool) {
     world.cluster.put(json!({
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {"name": name, "namespace": "kube-system", "annotations": annotations,
+            "labels": {"app": "agent"},
             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent",
                 "uid": "ds-1", "controller": true}]},
         "spec": {"nodeName": node, "containers": [{"name": "c", "image": "agent"}]},
@@ -909,13 +939,7 @@ fn an_empty_node_held_by_a_do_not_disrupt_daemon_pod_stays_and_says_so_once() {
     let world = World::new();
     let node = world.registered_node("default", "c6a.large");
     put_daemon_pod(&world, "agent-1", &node, true);
-    world.clock.stop_after(Duration::from_secs(40));
-    let (log, mut sink) = recorder(&world);
-    world.live().watch(&all(), &mut sink).unwrap();
-    let held: Vec<Event> = events(&log)
-        .into_iter()
-        .filter(|e| matches!(e, Event::NodeHeld { .. }))
-        .collect();
+    let held = holds_over_40s(&world);
     assert_eq!(
         held,
         [Event::NodeHeld {
@@ -924,6 +948,88 @@ fn an_empty_node_held_by_a_do_not_disrupt_daemon_pod_stays_and_says_so_once() {
         }]
     );
     assert_eq!(calls(&world, "EC2.TerminateInstances"), 0);
+    assert_eq!(world.running().len(), 1);
+}
+
+/// core v1.14.1 `statenode.go ValidatePodsDisruptable` → `pdb.go CanEvictPods`: an empty
+/// node's DaemonSet pod (it does not tolerate the disruption taint, so it would be evicted)
+/// held by its PDB at zero keeps the node, said once. PDBs are read only at the checks where a
+/// node would go, not while it waits out `consolidateAfter`.
+#[test]
+fn an_empty_node_whose_daemon_pod_a_pdb_holds_stays_and_pdbs_are_read_only_when_it_would_go() {
+    let world = World::new();
+    let node = world.registered_node("default", "c6a.large");
+    put_daemon_pod(&world, "agent-1", &node, false);
+    world.cluster.put(json!({
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+        "metadata": {"name": "agent", "namespace": "kube-system"},
+        "spec": {"maxUnavailable": 1, "selector": {"matchLabels": {"app": "agent"}}},
+        "status": {"disruptionsAllowed": 0},
+    }));
+    let held = holds_over_40s(&world);
+    assert_eq!(
+        held,
+        [Event::NodeHeld {
+            node: node.clone(),
+            hold: crate::disruption::emptiness::Hold::Pdb {
+                pod: "kube-system/agent-1".into(),
+                pdbs: vec!["kube-system/agent".into()],
+            },
+        }]
+    );
+    assert_eq!(calls(&world, "EC2.TerminateInstances"), 0);
+    assert_eq!(world.running().len(), 1);
+    // Checked every 2 s, from 30 s (its time up) until the clock stops: five reads, none before.
+    let pdb_reads = world
+        .cluster
+        .requests()
+        .iter()
+        .filter(|r| r.path.starts_with("/apis/policy/v1/poddisruptionbudgets"))
+        .count();
+    assert_eq!(pdb_reads, 5);
+
+    // Without the permission to list them: said once, and the node goes as before.
+    let world = World::new();
+    let node = world.registered_node("default", "c6a.large");
+    put_daemon_pod(&world, "agent-1", &node, false);
+    world.cluster.fail(crate::k8s::fake::Fault {
+        method: None,
+        path: "/apis/policy/v1/poddisruptionbudgets".into(),
+        times: 1,
+        answer: crate::k8s::fake::FaultAnswer::Status(403, "forbidden".into()),
+    });
+    world.clock.stop_after(Duration::from_secs(40));
+    let (log, mut sink) = recorder(&world);
+    world.live().watch(&all(), &mut sink).unwrap();
+    let warned = events(&log)
+        .into_iter()
+        .filter(
+            |e| matches!(e, Event::Warning(w) if w.starts_with("cannot list poddisruptionbudgets")),
+        )
+        .count();
+    assert_eq!(warned, 1);
+    assert_eq!(calls(&world, "EC2.TerminateInstances"), 1);
+}
+
+/// core v1.14.1 `scheduler.go Results.Record` → `NominateNodeForPod` (the nomination window,
+/// `statenode.go nominationWindow`, renewed by every pass) and `ValidateNodeDisruptable`: an
+/// empty node each plan puts a pending pod on stays nominated, so emptiness leaves it; nothing is
+/// launched for the pod either. `--watch` removed it at 30 s and the pod then needed a launch.
+#[test]
+fn an_empty_node_the_plan_puts_a_pending_pod_on_is_nominated_and_stays() {
+    let world = World::new();
+    let node = world.registered_node("default", "c6a.large");
+    world.pending("web", "1");
+    let held = holds_over_40s(&world);
+    assert_eq!(
+        held,
+        [Event::NodeHeld {
+            node: node.clone(),
+            hold: crate::disruption::emptiness::Hold::Nominated("default/web".into()),
+        }]
+    );
+    assert_eq!(calls(&world, "EC2.TerminateInstances"), 0);
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0, "the pod has its place");
     assert_eq!(world.running().len(), 1);
 }
 

@@ -3,7 +3,7 @@
 //! is planned and launched for; nodes launched register and are labelled; nodes that stay empty
 //! are removed ([`super::empty`]).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use super::{Event, Launch, Selection};
@@ -44,7 +44,15 @@ struct WatchState {
     /// The nodes the last plan placed CapacityBuffer virtual pods on (`buffers.go`
     /// `bufferPodCountsFromResults`): emptiness keeps them.
     buffer_nodes: BTreeSet<String>,
+    /// The existing nodes plans placed pending pods on: node → (a pod, nominated until this
+    /// monotonic time). Emptiness keeps them meanwhile.
+    nominated: BTreeMap<String, (String, Duration)>,
 }
+
+/// How long a node a plan placed a pending pod on stays nominated: Karpenter's
+/// `nominationWindow`, max(2 × `BATCH_MAX_DURATION`, 10 s) (core v1.14.1
+/// `state/statenode.go`), renewed by every plan that places a pod there again.
+const NOMINATION: Duration = Duration::from_secs(2 * BATCH_MAX.as_secs());
 
 /// A caveat about the cluster (a class selecting reservations, a pool left out) holds for every
 /// batch: a watch tells each warning once, not once per batch.
@@ -132,6 +140,16 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             state.last_buffer_check = Some(self.clock.monotonic());
             let round = self.plan_pending(selection, events)?;
             state.buffer_nodes = round.as_ref().map(buffer_nodes).unwrap_or_default();
+            if let Some(round) = &round {
+                let until = self.clock.monotonic() + NOMINATION;
+                for placed in &round.plan.existing_nodes {
+                    if let Some(pod) = placed.pods.first() {
+                        state
+                            .nominated
+                            .insert(placed.node.clone(), (pod.clone(), until));
+                    }
+                }
+            }
             if let Some(round) = round {
                 if !round.plan.node_claims.is_empty() {
                     // One batch launches the first round; the pods the NodePool limits left
@@ -167,7 +185,13 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             .is_none_or(|last| now - last >= NODE_CHECK)
         {
             self.label_new_nodes(&mut state.awaiting)?;
-            self.remove_empty_nodes(&mut state.holds, &state.buffer_nodes, events)?;
+            state.nominated.retain(|_, (_, until)| *until > now);
+            let planned: BTreeMap<String, String> = state
+                .nominated
+                .iter()
+                .map(|(node, (pod, _))| (node.clone(), pod.clone()))
+                .collect();
+            self.remove_empty_nodes(&mut state.holds, &state.buffer_nodes, &planned, events)?;
             state.last_node_check = Some(self.clock.monotonic());
         }
         if state
