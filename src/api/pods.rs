@@ -305,6 +305,7 @@ fn owner_of(meta: &ObjectMeta) -> Option<Owner> {
     Some(Owner {
         kind: o.kind.clone().unwrap_or_default(),
         name: o.name.clone().unwrap_or_default(),
+        api_version: o.api_version.clone().unwrap_or_default(),
     })
 }
 

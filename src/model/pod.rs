@@ -161,6 +161,32 @@ pub struct Owner {
     pub kind: String,
     /// Owner name.
     pub name: String,
+    /// The owner reference's `apiVersion` (`apps/v1`, `v1`, `apps.kruise.io/v1alpha1`, …).
+    pub api_version: String,
+}
+
+impl Owner {
+    /// An owner of a built-in kind, with the `apiVersion` Kubernetes writes for it (`apps/v1`
+    /// for the workloads, `batch/v1` for Jobs, `v1` for Nodes and ReplicationControllers).
+    pub fn of(kind: &str, name: impl Into<String>) -> Owner {
+        let api_version = match kind {
+            "Job" | "CronJob" => "batch/v1",
+            "Node" | "ReplicationController" => "v1",
+            _ => "apps/v1",
+        };
+        Owner {
+            kind: kind.to_string(),
+            name: name.into(),
+            api_version: api_version.to_string(),
+        }
+    }
+
+    /// Karpenter's `IsOwnedBy` (core v1.14.1 `pkg/utils/pod/scheduling.go`): the reference's
+    /// `apiVersion` and `kind` both match, so a look-alike of another group (OpenKruise's
+    /// `apps.kruise.io` DaemonSet or StatefulSet) is not the built-in kind.
+    fn is(&self, api_version: &str, kind: &str) -> bool {
+        self.api_version == api_version && self.kind == kind
+    }
 }
 
 /// The slim pod: its name and UID, and everything else in [`PodFields`] behind an `Arc`
@@ -354,20 +380,27 @@ pub struct PodFields {
 }
 
 impl PodFields {
-    /// Owned by a DaemonSet.
+    /// Owned by an `apps/v1` DaemonSet (`IsOwnedByDaemonSet`; a DaemonSet of another group,
+    /// such as OpenKruise's Advanced DaemonSet, is an ordinary owner to Karpenter: its pods
+    /// need a place when their node goes, and a node holding one is not empty).
     pub fn is_daemonset_pod(&self) -> bool {
-        self.owner.as_ref().is_some_and(|o| o.kind == "DaemonSet")
+        self.owner
+            .as_ref()
+            .is_some_and(|o| o.is("apps/v1", "DaemonSet"))
     }
 
     /// Owned by a StatefulSet (whose terminating pods Karpenter still counts as needing a place:
     /// their replacement cannot start until they are gone).
+    /// `apps/v1` only (`IsOwnedByStatefulSet`).
     pub fn is_statefulset_pod(&self) -> bool {
-        self.owner.as_ref().is_some_and(|o| o.kind == "StatefulSet")
+        self.owner
+            .as_ref()
+            .is_some_and(|o| o.is("apps/v1", "StatefulSet"))
     }
 
-    /// A static (mirror) pod, owned by its Node.
+    /// A static (mirror) pod, owned by its Node (`IsOwnedByNode`: `apiVersion: v1`).
     pub fn is_mirror(&self) -> bool {
-        self.owner.as_ref().is_some_and(|o| o.kind == "Node")
+        self.owner.as_ref().is_some_and(|o| o.is("v1", "Node"))
     }
 
     /// Succeeded or Failed.

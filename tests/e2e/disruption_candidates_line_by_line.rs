@@ -1,0 +1,49 @@
+//! Disruption candidates, budgets and cost read line by line against core v1.14.1
+//! (`pkg/controllers/disruption/types.go`, `helpers.go`, `state/statenode.go`,
+//! `utils/pod/scheduling.go`, `utils/pdb/pdb.go`, `utils/disruption/disruption.go`;
+//! docs/upstream-tests.md "Disruption candidates, budgets and cost, line by line
+//! (s28-linecand)"), replayed through the binary. Fixtures in
+//! `tests/fixtures/disruption-candidates-line-by-line/` (our own manifests, the embedded
+//! catalog in us-east-1).
+
+use serde_json::Value;
+
+use crate::support::consolidate_fixture;
+
+const NOW: &str = "2024-06-24T12:00:00Z";
+
+/// `consolidate -f FIXTURE --region us-east-1 --now NOW -o json`.
+fn consolidate(name: &str) -> Value {
+    consolidate_fixture(&format!("disruption-candidates-line-by-line/{name}"), NOW)
+}
+
+/// (method, nodes) of each action.
+fn actions(doc: &Value) -> Vec<(String, Vec<String>)> {
+    (doc["actions"].as_array().unwrap().iter())
+        .map(|a| {
+            let nodes = a["nodes"].as_array().unwrap();
+            (
+                a["method"].as_str().unwrap_or("").to_string(),
+                nodes
+                    .iter()
+                    .map(|n| n.as_str().unwrap().to_string())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// No upstream test; `utils/pod/scheduling.go IsOwnedBy` compares `apiVersion` and `kind`, so
+/// the pod of an OpenKruise Advanced DaemonSet (`apps.kruise.io/v1alpha1`) on `a` is
+/// reschedulable (`IsReschedulable`) and `a` is not empty (`types.go IsEmpty`): it stays (its
+/// pod needs a place and no cheaper type exists), while `b`, holding an `apps/v1` DaemonSet's
+/// pod, goes for emptiness. Before s28-linecand both were deleted as empty.
+#[test]
+fn a_daemonset_of_another_api_group_keeps_its_node_from_being_empty() {
+    let doc = consolidate("foreign-daemonset-owner.yaml");
+    assert_eq!(
+        actions(&doc),
+        [("emptiness".to_string(), vec!["b".to_string()])],
+        "{doc:#}"
+    );
+}
