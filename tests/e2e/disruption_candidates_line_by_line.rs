@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use crate::support::consolidate_fixture;
+use crate::support::{consolidate_fixture, fixture, karpenter};
 
 const NOW: &str = "2024-06-24T12:00:00Z";
 
@@ -45,5 +45,35 @@ fn a_daemonset_of_another_api_group_keeps_its_node_from_being_empty() {
         actions(&doc),
         [("emptiness".to_string(), vec!["b".to_string()])],
         "{doc:#}"
+    );
+}
+
+/// No upstream test; `k8s.io/kubernetes pkg/apis/core/validation ValidatePodSpecificAnnotations`
+/// refuses a pod whose `controller.kubernetes.io/pod-deletion-cost` is not a plain int32, so
+/// Karpenter's `EvictionCost` (`utils/disruption/disruption.go`) never reads `"1.5"`. Before
+/// s28-linecand the manifest was read and the pod's eviction cost took the fraction.
+#[test]
+fn a_pod_deletion_cost_that_is_no_int32_is_refused() {
+    let file = fixture("disruption-candidates-line-by-line/fractional-deletion-cost.yaml");
+    let run = karpenter(
+        &[
+            "consolidate",
+            "-f",
+            &file.to_string_lossy(),
+            "--region",
+            "us-east-1",
+            "--now",
+            NOW,
+        ],
+        b"",
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Pod/p")
+            && run.stderr.contains(
+                "metadata.annotations[controller.kubernetes.io/pod-deletion-cost]: invalid value \"1.5\": must be a 32bit integer"
+            ),
+        "{}",
+        run.stderr
     );
 }
