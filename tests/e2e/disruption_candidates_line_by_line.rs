@@ -77,3 +77,15 @@ fn a_pod_deletion_cost_that_is_no_int32_is_refused() {
         run.stderr
     );
 }
+
+/// No upstream test; `utils/disruption/disruption.go EvictionCost` reads `spec.priority`, which
+/// admission fills from `priorityClassName`: `coredns` on `a` (`system-cluster-critical`, written
+/// without `spec.priority`) costs 10, `web` on `b` costs 1, so `consolidation.go sortCandidates`
+/// (price ÷ `RescheduleDisruptionCost`, highest first) tries `b` first and its pod takes the one
+/// place on `c`. Before s28-linecand both cost 1, the tie went by name and `a` was deleted.
+#[test]
+fn a_system_critical_pod_makes_its_node_the_last_to_consolidate() {
+    let doc = consolidate("system-priority-class.yaml");
+    let deleted: Vec<String> = actions(&doc).into_iter().flat_map(|(_, n)| n).collect();
+    assert_eq!(deleted, ["b"], "{doc:#}");
+}
