@@ -319,11 +319,11 @@ fn owner_of(meta: &ObjectMeta) -> Option<Owner> {
         .iter()
         .find(|o| o.controller == Some(true))
         .or_else(|| owners.first())?;
-    Some(Owner {
-        kind: o.kind.clone().unwrap_or_default(),
-        name: o.name.clone().unwrap_or_default(),
-        api_version: o.api_version.clone().unwrap_or_default(),
-    })
+    Some(Owner::from_reference(
+        o.kind.as_deref().unwrap_or_default(),
+        o.name.clone().unwrap_or_default(),
+        o.api_version.as_deref().unwrap_or_default(),
+    ))
 }
 
 fn do_not_disrupt(annotations: Option<&BTreeMap<String, String>>) -> Option<String> {

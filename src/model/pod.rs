@@ -161,31 +161,46 @@ pub struct Owner {
     pub kind: String,
     /// Owner name.
     pub name: String,
-    /// The owner reference's `apiVersion` (`apps/v1`, `v1`, `apps.kruise.io/v1alpha1`, …).
-    pub api_version: String,
+    /// The reference's `apiVersion` is the one Kubernetes serves the kind at (`apps/v1` for
+    /// the workloads, `batch/v1` for Jobs, `v1` for Nodes and ReplicationControllers): not a
+    /// look-alike of another group such as OpenKruise's `apps.kruise.io` DaemonSet. A flag, not
+    /// the text: one per pod, and nothing else reads the version.
+    pub builtin: bool,
 }
 
 impl Owner {
-    /// An owner of a built-in kind, with the `apiVersion` Kubernetes writes for it (`apps/v1`
-    /// for the workloads, `batch/v1` for Jobs, `v1` for Nodes and ReplicationControllers).
-    pub fn of(kind: &str, name: impl Into<String>) -> Owner {
-        let api_version = match kind {
-            "Job" | "CronJob" => "batch/v1",
-            "Node" | "ReplicationController" => "v1",
-            _ => "apps/v1",
-        };
-        Owner {
-            kind: kind.to_string(),
-            name: name.into(),
-            api_version: api_version.to_string(),
+    /// The `apiVersion` Kubernetes serves a built-in owner kind at.
+    fn builtin_api_version(kind: &str) -> Option<&'static str> {
+        match kind {
+            "DaemonSet" | "StatefulSet" | "ReplicaSet" | "Deployment" => Some("apps/v1"),
+            "Job" | "CronJob" => Some("batch/v1"),
+            "Node" | "ReplicationController" => Some("v1"),
+            _ => None,
         }
     }
 
-    /// Karpenter's `IsOwnedBy` (core v1.14.1 `pkg/utils/pod/scheduling.go`): the reference's
-    /// `apiVersion` and `kind` both match, so a look-alike of another group (OpenKruise's
-    /// `apps.kruise.io` DaemonSet or StatefulSet) is not the built-in kind.
-    fn is(&self, api_version: &str, kind: &str) -> bool {
-        self.api_version == api_version && self.kind == kind
+    /// An owner of a built-in kind at Kubernetes' own `apiVersion`.
+    pub fn of(kind: &str, name: impl Into<String>) -> Owner {
+        Owner {
+            kind: kind.to_string(),
+            name: name.into(),
+            builtin: Owner::builtin_api_version(kind).is_some(),
+        }
+    }
+
+    /// An owner reference as written.
+    pub fn from_reference(kind: &str, name: impl Into<String>, api_version: &str) -> Owner {
+        Owner {
+            kind: kind.to_string(),
+            name: name.into(),
+            builtin: Owner::builtin_api_version(kind) == Some(api_version),
+        }
+    }
+
+    /// Karpenter's `IsOwnedBy` (core v1.14.1 `pkg/utils/pod/scheduling.go`; v0.37.7 and
+    /// v0.31.4 alike): the reference's `apiVersion` and `kind` both match the built-in kind's.
+    fn is(&self, kind: &str) -> bool {
+        self.builtin && self.kind == kind
     }
 }
 
@@ -384,23 +399,19 @@ impl PodFields {
     /// such as OpenKruise's Advanced DaemonSet, is an ordinary owner to Karpenter: its pods
     /// need a place when their node goes, and a node holding one is not empty).
     pub fn is_daemonset_pod(&self) -> bool {
-        self.owner
-            .as_ref()
-            .is_some_and(|o| o.is("apps/v1", "DaemonSet"))
+        self.owner.as_ref().is_some_and(|o| o.is("DaemonSet"))
     }
 
     /// Owned by a StatefulSet (whose terminating pods Karpenter still counts as needing a place:
     /// their replacement cannot start until they are gone).
     /// `apps/v1` only (`IsOwnedByStatefulSet`).
     pub fn is_statefulset_pod(&self) -> bool {
-        self.owner
-            .as_ref()
-            .is_some_and(|o| o.is("apps/v1", "StatefulSet"))
+        self.owner.as_ref().is_some_and(|o| o.is("StatefulSet"))
     }
 
     /// A static (mirror) pod, owned by its Node (`IsOwnedByNode`: `apiVersion: v1`).
     pub fn is_mirror(&self) -> bool {
-        self.owner.as_ref().is_some_and(|o| o.is("v1", "Node"))
+        self.owner.as_ref().is_some_and(|o| o.is("Node"))
     }
 
     /// Succeeded or Failed.

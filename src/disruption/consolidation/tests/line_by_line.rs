@@ -22,10 +22,7 @@ fn owned_pod(name: &str, owner: Owner) -> Pod {
 /// no cheaper one exists — while `b` goes for emptiness. Before s28-linecand both went.
 #[test]
 fn a_daemonset_of_another_api_group_is_an_ordinary_owner() {
-    let foreign = Owner {
-        api_version: "apps.kruise.io/v1alpha1".into(),
-        ..Owner::of("DaemonSet", "kruise-agent")
-    };
+    let foreign = Owner::from_reference("DaemonSet", "kruise-agent", "apps.kruise.io/v1alpha1");
     let r = evaluate(input(vec![
         node("a", "small", vec![owned_pod("kruise-agent-a", foreign)]),
         node(
@@ -51,10 +48,7 @@ fn a_daemonset_of_another_api_group_is_an_ordinary_owner() {
 fn the_owner_predicates_compare_the_api_version_too() {
     let with = |kind: &str, api_version: &str| {
         let mut p = pod("p", "100m");
-        p.owner = Some(Owner {
-            api_version: api_version.into(),
-            ..Owner::of(kind, "o")
-        });
+        p.owner = Some(Owner::from_reference(kind, "o", api_version));
         p
     };
     assert!(with("DaemonSet", "apps/v1").is_daemonset_pod());
