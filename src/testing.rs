@@ -359,10 +359,7 @@ impl PodBuilder {
     }
     /// Owned by a DaemonSet.
     pub fn daemonset(mut self, name: &str) -> Self {
-        self.pod.owner = Some(Owner {
-            kind: "DaemonSet".into(),
-            name: name.to_string(),
-        });
+        self.pod.owner = Some(Owner::of("DaemonSet", name.to_string()));
         self
     }
     /// Binds the pod to a node.

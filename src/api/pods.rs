@@ -269,9 +269,13 @@ pub(crate) fn convert_spec(
     pod.priority_class_name = spec.priority_class_name.clone();
     pod.termination_grace_period_seconds = spec.termination_grace_period_seconds;
     // Kubernetes keeps priorities within int32 (`[-2147483648, 1000000000]`); clamp anyway.
+    // Without `spec.priority` (a manifest as written), the Priority admission plugin fills it
+    // from the class: the two built-in ones are known here; a class of the cluster's own is not
+    // read (docs/upstream-tests.md s28-linecand).
     pod.priority = spec
         .priority
-        .map(|p| p.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32);
+        .map(|p| p.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32)
+        .or_else(|| system_priority(spec.priority_class_name.as_deref()));
     pod.unsupported = unsupported;
     pod.dra = has_dra_requirements(spec);
     Ok(pod)
@@ -295,6 +299,19 @@ fn has_dra_requirements(spec: &PodSpec) -> bool {
             })
 }
 
+/// The value of a built-in PriorityClass (`k8s.io/kubernetes pkg/apis/scheduling`
+/// `SystemPriorityClasses`: `system-node-critical` = `SystemCriticalPriority` + 1000,
+/// `system-cluster-critical` = `SystemCriticalPriority`, 2000000000), which admission writes
+/// into `spec.priority`; Karpenter's `EvictionCost` (core v1.14.1
+/// `pkg/utils/disruption/disruption.go`) reads that field.
+fn system_priority(class: Option<&str>) -> Option<i32> {
+    match class? {
+        "system-node-critical" => Some(2_000_001_000),
+        "system-cluster-critical" => Some(2_000_000_000),
+        _ => None,
+    }
+}
+
 /// The managing owner of a pod: the controller reference, else the first owner.
 fn owner_of(meta: &ObjectMeta) -> Option<Owner> {
     let owners = meta.owner_references.as_deref().unwrap_or_default();
@@ -302,10 +319,11 @@ fn owner_of(meta: &ObjectMeta) -> Option<Owner> {
         .iter()
         .find(|o| o.controller == Some(true))
         .or_else(|| owners.first())?;
-    Some(Owner {
-        kind: o.kind.clone().unwrap_or_default(),
-        name: o.name.clone().unwrap_or_default(),
-    })
+    Some(Owner::from_reference(
+        o.kind.as_deref().unwrap_or_default(),
+        o.name.clone().unwrap_or_default(),
+        o.api_version.as_deref().unwrap_or_default(),
+    ))
 }
 
 fn do_not_disrupt(annotations: Option<&BTreeMap<String, String>>) -> Option<String> {

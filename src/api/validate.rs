@@ -129,7 +129,32 @@ pub(crate) fn object_meta_problem(kind: &str, meta: &ObjectMeta) -> Option<(Stri
             })
         })
     };
-    name.or_else(labels).or_else(annotations)
+    // `ValidatePodSpecificAnnotations` (a Pod's and a pod template's): the deletion cost must be
+    // an int32 written plainly, so Karpenter's `EvictionCost` only ever parses one of those.
+    let deletion_cost = || {
+        let v = meta.annotations.as_ref()?.get(labels::POD_DELETION_COST)?;
+        (kind == "Pod" && !is_valid_deletion_cost(v)).then(|| {
+            (
+                key_path("metadata.annotations", labels::POD_DELETION_COST),
+                format!("invalid value {v:?}: must be a 32bit integer"),
+            )
+        })
+    };
+    name.or_else(labels)
+        .or_else(annotations)
+        .or_else(deletion_cost)
+}
+
+/// `k8s.io/kubernetes pkg/apis/core/helper GetDeletionCostFromPodAnnotations`: no leading `+`
+/// nor leading zero (`0` alone is fine), and an `int32`.
+fn is_valid_deletion_cost(v: &str) -> bool {
+    let first_ok = match v.as_bytes().first() {
+        Some(b'-') => true,
+        Some(b'0') => v == "0",
+        Some(c) => c.is_ascii_digit(),
+        None => false,
+    };
+    first_ok && v.parse::<i32>().is_ok()
 }
 
 /// A required node selector needs a term (`k8s.io/kubernetes pkg/apis/core/validation`

@@ -431,10 +431,7 @@ mod tests {
                 labels: [("app".to_string(), name.to_string())]
                     .into_iter()
                     .collect(),
-                owner: Some(Owner {
-                    kind: "ReplicaSet".into(),
-                    name: format!("{name}-rs"),
-                }),
+                owner: Some(Owner::of("ReplicaSet", format!("{name}-rs"))),
                 phase: Some("Running".into()),
                 ..PodFields::default()
             },
@@ -443,10 +440,7 @@ mod tests {
 
     fn ds(name: &str) -> Pod {
         let mut p = pod(name);
-        p.owner = Some(Owner {
-            kind: "DaemonSet".into(),
-            name: name.into(),
-        });
+        p.owner = Some(Owner::of("DaemonSet", name));
         p
     }
 
@@ -517,10 +511,7 @@ mod tests {
         let mut done = pod("done");
         done.phase = Some("Succeeded".into());
         let mut mirror = pod("etcd");
-        mirror.owner = Some(Owner {
-            kind: "Node".into(),
-            name: "n1".into(),
-        });
+        mirror.owner = Some(Owner::of("Node", "n1"));
         let mut stuck = pod("stuck");
         stuck.terminating = true;
         let mut leaving = pod("leaving");

@@ -161,6 +161,47 @@ pub struct Owner {
     pub kind: String,
     /// Owner name.
     pub name: String,
+    /// The reference's `apiVersion` is the one Kubernetes serves the kind at (`apps/v1` for
+    /// the workloads, `batch/v1` for Jobs, `v1` for Nodes and ReplicationControllers): not a
+    /// look-alike of another group such as OpenKruise's `apps.kruise.io` DaemonSet. A flag, not
+    /// the text: one per pod, and nothing else reads the version.
+    pub builtin: bool,
+}
+
+impl Owner {
+    /// The `apiVersion` Kubernetes serves a built-in owner kind at.
+    fn builtin_api_version(kind: &str) -> Option<&'static str> {
+        match kind {
+            "DaemonSet" | "StatefulSet" | "ReplicaSet" | "Deployment" => Some("apps/v1"),
+            "Job" | "CronJob" => Some("batch/v1"),
+            "Node" | "ReplicationController" => Some("v1"),
+            _ => None,
+        }
+    }
+
+    /// An owner of a built-in kind at Kubernetes' own `apiVersion`.
+    pub fn of(kind: &str, name: impl Into<String>) -> Owner {
+        Owner {
+            kind: kind.to_string(),
+            name: name.into(),
+            builtin: Owner::builtin_api_version(kind).is_some(),
+        }
+    }
+
+    /// An owner reference as written.
+    pub fn from_reference(kind: &str, name: impl Into<String>, api_version: &str) -> Owner {
+        Owner {
+            kind: kind.to_string(),
+            name: name.into(),
+            builtin: Owner::builtin_api_version(kind) == Some(api_version),
+        }
+    }
+
+    /// Karpenter's `IsOwnedBy` (core v1.14.1 `pkg/utils/pod/scheduling.go`; v0.37.7 and
+    /// v0.31.4 alike): the reference's `apiVersion` and `kind` both match the built-in kind's.
+    fn is(&self, kind: &str) -> bool {
+        self.builtin && self.kind == kind
+    }
 }
 
 /// The slim pod: its name and UID, and everything else in [`PodFields`] behind an `Arc`
@@ -354,20 +395,23 @@ pub struct PodFields {
 }
 
 impl PodFields {
-    /// Owned by a DaemonSet.
+    /// Owned by an `apps/v1` DaemonSet (`IsOwnedByDaemonSet`; a DaemonSet of another group,
+    /// such as OpenKruise's Advanced DaemonSet, is an ordinary owner to Karpenter: its pods
+    /// need a place when their node goes, and a node holding one is not empty).
     pub fn is_daemonset_pod(&self) -> bool {
-        self.owner.as_ref().is_some_and(|o| o.kind == "DaemonSet")
+        self.owner.as_ref().is_some_and(|o| o.is("DaemonSet"))
     }
 
     /// Owned by a StatefulSet (whose terminating pods Karpenter still counts as needing a place:
     /// their replacement cannot start until they are gone).
+    /// `apps/v1` only (`IsOwnedByStatefulSet`).
     pub fn is_statefulset_pod(&self) -> bool {
-        self.owner.as_ref().is_some_and(|o| o.kind == "StatefulSet")
+        self.owner.as_ref().is_some_and(|o| o.is("StatefulSet"))
     }
 
-    /// A static (mirror) pod, owned by its Node.
+    /// A static (mirror) pod, owned by its Node (`IsOwnedByNode`: `apiVersion: v1`).
     pub fn is_mirror(&self) -> bool {
-        self.owner.as_ref().is_some_and(|o| o.kind == "Node")
+        self.owner.as_ref().is_some_and(|o| o.is("Node"))
     }
 
     /// Succeeded or Failed.

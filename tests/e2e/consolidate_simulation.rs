@@ -7,28 +7,13 @@
 
 use serde_json::Value;
 
-use crate::support::{fixture, karpenter};
+use crate::support::consolidate_fixture;
 
 const NOW: &str = "2024-06-24T12:00:00Z";
 
 /// `consolidate -f FIXTURE --now NOW -o json`: the report.
 fn report(name: &str) -> Value {
-    let file = fixture(&format!("consolidate-simulation/{name}"));
-    let run = karpenter(
-        &[
-            "consolidate",
-            "-f",
-            &file.to_string_lossy(),
-            "--region",
-            "us-east-1",
-            "--now",
-            NOW,
-            "-o",
-            "json",
-        ],
-        b"",
-    );
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stderr))
+    consolidate_fixture(&format!("consolidate-simulation/{name}"), NOW)
 }
 
 /// (decision, nodes, replacement zones) of each action.

@@ -23,6 +23,7 @@ mod consolidate_commands;
 mod consolidate_simulation;
 mod convert;
 mod decision_gates;
+mod disruption_candidates_line_by_line;
 mod disruption_methods_line_by_line;
 mod drift;
 mod drift_gate;

@@ -65,6 +65,26 @@ pub fn karpenter(args: &[&str], stdin: &[u8]) -> Run {
     Run::from(child.wait_with_output().unwrap())
 }
 
+/// `consolidate -f tests/fixtures/FIXTURE --region us-east-1 --now NOW -o json`: the report
+/// (offline, the embedded catalog).
+pub fn consolidate_fixture(fixture_path: &str, now: &str) -> serde_json::Value {
+    let file = fixture(fixture_path);
+    let file = file.to_string_lossy();
+    let args = [
+        "consolidate",
+        "-f",
+        &file,
+        "--region",
+        "us-east-1",
+        "--now",
+        now,
+        "-o",
+        "json",
+    ];
+    let run = karpenter(&args, b"");
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stderr))
+}
+
 /// Objects as one multi-document manifest stream (JSON documents, `---` between them), for `-f -`.
 pub fn manifest_stream(objects: &[serde_json::Value]) -> String {
     objects

@@ -120,10 +120,7 @@ pub(crate) fn expand(
         "DaemonSet" => {
             proto.name = name.clone();
             proto.uid = synthetic_uid(&format!("DaemonSet/{namespace}/{name}"));
-            proto.owner = Some(Owner {
-                kind: "DaemonSet".into(),
-                name,
-            });
+            proto.owner = Some(Owner::of("DaemonSet", name));
             return Ok(Expansion::Daemon(Box::new(proto)));
         }
         "Job" => {
@@ -150,10 +147,7 @@ pub(crate) fn expand(
         ));
     }
     *budget -= replicas;
-    proto.owner = Some(Owner {
-        kind: owner_kind.into(),
-        name: name.clone(),
-    });
+    proto.owner = Some(Owner::of(owner_kind, name.clone()));
     proto.scheduled_condition = Some(offline_scheduled_condition(&proto));
     proto.phase = Some("Pending".into());
     let pods = (0..replicas)

@@ -274,10 +274,7 @@ fn a_daemonset_is_its_newest_pod() {
     let owned = |ns: &str, ds: &str, cpu: &str, created: &str| {
         let mut p = Pod::default();
         p.namespace = ns.into();
-        p.owner = Some(Owner {
-            kind: "DaemonSet".into(),
-            name: ds.into(),
-        });
+        p.owner = Some(Owner::of("DaemonSet", ds));
         p.creation_timestamp = Some(created.into());
         p.requests = Resources::from_pairs(&[("cpu", cpu), ("pods", "1")]);
         p

@@ -388,6 +388,44 @@ status:
     );
 }
 
+/// The Priority admission plugin fills `spec.priority` from a pod's `priorityClassName`; for the
+/// two built-in classes (`k8s.io/kubernetes pkg/apis/scheduling SystemPriorityClasses`) the
+/// value is known without a PriorityClass object, so a manifest's `coredns` (written with
+/// `priorityClassName: system-cluster-critical` only) costs Karpenter's `EvictionCost` its
+/// clamped 10, as it does live (core v1.14.1 `pkg/utils/disruption/disruption.go`). Before
+/// s28-linecand it read no priority. A written `spec.priority` wins; another class is unknown.
+#[test]
+fn a_built_in_priority_class_gives_its_priority() {
+    let pod = |name: &str, spec: &str| {
+        format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec: {{nodeName: n1, {spec}containers: [{{name: a}}]}}\n")
+    };
+    let text = [
+        pod("node", "priorityClassName: system-node-critical, "),
+        pod("cluster", "priorityClassName: system-cluster-critical, "),
+        pod(
+            "written",
+            "priorityClassName: system-cluster-critical, priority: 7, ",
+        ),
+        pod("own", "priorityClassName: high, "),
+    ]
+    .join("---\n");
+    let m = load_str("pods.yaml", &text).unwrap();
+    let got: Vec<(&str, Option<i32>)> = m
+        .bound_pods
+        .iter()
+        .map(|p| (p.name.as_str(), p.priority))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("node", Some(2_000_001_000)),
+            ("cluster", Some(2_000_000_000)),
+            ("written", Some(7)),
+            ("own", None),
+        ]
+    );
+}
+
 /// A Node written without `status.allocatable`: the API server defaults it to the capacity
 /// (`k8s.io/kubernetes pkg/apis/core/v1/defaults.go` `SetDefaults_NodeStatus`), and Karpenter
 /// fits pods to an initialized node's allocatable (`core v1.14.1 pkg/controllers/state/statenode.go`

@@ -1374,12 +1374,7 @@ fn random_cluster(seed: u64) -> ConsolidationInput {
         match rng.below(25) {
             0 => p.phase = Some("Succeeded".into()),
             1 => p.do_not_disrupt = Some("true".into()),
-            2 => {
-                p.owner = Some(crate::model::pod::Owner {
-                    kind: "DaemonSet".into(),
-                    name: "logs".into(),
-                })
-            }
+            2 => p.owner = Some(crate::model::pod::Owner::of("DaemonSet", "logs")),
             _ => {}
         }
         p
@@ -1424,10 +1419,7 @@ fn random_cluster(seed: u64) -> ConsolidationInput {
     }
     if rng.below(3) == 0 {
         let mut d = PodBuilder::new("logs").cpu("100m").build();
-        d.owner = Some(crate::model::pod::Owner {
-            kind: "DaemonSet".into(),
-            name: "logs".into(),
-        });
+        d.owner = Some(crate::model::pod::Owner::of("DaemonSet", "logs"));
         input.daemonsets.push(d);
     }
     input
@@ -1640,10 +1632,7 @@ fn candidate_filter_table() {
     use crate::model::pod::Owner;
     type Edit = fn(&mut NodeInput);
     fn owned(n: &mut NodeInput, kind: &str) {
-        n.pods[0].pod.owner = Some(Owner {
-            kind: kind.into(),
-            name: "owner".into(),
-        });
+        n.pods[0].pod.owner = Some(Owner::of(kind, "owner"));
     }
     fn dnd(n: &mut NodeInput) {
         n.pods[0].pod.do_not_disrupt = Some("true".into());
@@ -2137,10 +2126,7 @@ fn emptiness_ignores_daemonset_and_terminating_pods_but_not_a_terminating_statef
     use crate::model::pod::Owner;
     let with_owner = |name: &str, kind: &str, terminating: bool| {
         let mut p = pod(name, "100m");
-        p.owner = Some(Owner {
-            kind: kind.into(),
-            name: format!("{name}-owner"),
-        });
+        p.owner = Some(Owner::of(kind, format!("{name}-owner")));
         p.terminating = terminating;
         p
     };
@@ -2502,4 +2488,5 @@ fn buffer_pods_do_not_stop_consolidation_of_a_used_node() {
     assert_eq!(r.actions[0].nodes, ["used"]);
 }
 
+mod line_by_line;
 mod simulation;

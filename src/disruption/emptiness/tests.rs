@@ -98,10 +98,7 @@ fn only_reschedulable_pods_make_a_node_busy() {
         .on_node("a")
         .build();
     let mut mirror = PodBuilder::new("static").on_node("a").build();
-    mirror.owner = Some(Owner {
-        kind: "Node".into(),
-        name: "a".into(),
-    });
+    mirror.owner = Some(Owner::of("Node", "a"));
     let mut done = PodBuilder::new("job").on_node("a").build();
     done.phase = Some("Succeeded".into());
     let mut leaving = PodBuilder::new("old").on_node("a").build();
@@ -114,10 +111,7 @@ fn only_reschedulable_pods_make_a_node_busy() {
     // A terminating StatefulSet pod still needs its place (IsReschedulable).
     let mut sts = PodBuilder::new("db-0").on_node("a").build();
     sts.terminating = true;
-    sts.owner = Some(Owner {
-        kind: "StatefulSet".into(),
-        name: "db".into(),
-    });
+    sts.owner = Some(Owner::of("StatefulSet", "db"));
     assert_eq!(one(node("a", "default", Some(60)), &[sts]), Emptiness::Busy);
 }
 

@@ -50,10 +50,7 @@ fn pod(name: &str, namespace: &str, owner: Option<&str>, dnd: Option<&str>) -> P
         "",
         PodFields {
             namespace: namespace.into(),
-            owner: owner.map(|kind| Owner {
-                kind: kind.into(),
-                name: format!("{name}-owner"),
-            }),
+            owner: owner.map(|kind| Owner::of(kind, format!("{name}-owner"))),
             do_not_disrupt: dnd.map(str::to_string),
             phase: Some("Running".into()),
             ..PodFields::default()

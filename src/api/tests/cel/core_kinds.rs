@@ -64,6 +64,32 @@ fn object_meta_labels_and_annotations() {
     );
 }
 
+/// `ValidatePodSpecificAnnotations`: `controller.kubernetes.io/pod-deletion-cost` must be a
+/// 32bit integer written plainly (`pkg/apis/core/helper GetDeletionCostFromPodAnnotations`),
+/// on a Pod and on a workload's template; Karpenter's `EvictionCost` (core v1.14.1
+/// `pkg/utils/disruption/disruption.go`) only ever reads such a value (s28-linecand).
+#[test]
+fn pod_deletion_cost_is_a_32bit_integer() {
+    let at = Refused("metadata.annotations[controller.kubernetes.io/pod-deletion-cost]");
+    let cost = |v: &str| {
+        format!(
+            "{{metadata: {{annotations: {{controller.kubernetes.io/pod-deletion-cost: '{v}'}}}}}}"
+        )
+    };
+    let owned: Vec<(String, String, super::Want)> = vec![
+        ("a fraction".into(), cost("1.5"), at),
+        ("a leading plus".into(), cost("+10"), at),
+        ("a leading zero".into(), cost("008"), at),
+        ("beyond int32".into(), cost("2147483648"), at),
+        ("not a number".into(), cost("high"), at),
+        ("empty".into(), cost(""), at),
+        ("zero".into(), cost("0"), Accepted),
+        ("negative".into(), cost("-100"), Accepted),
+        ("int32 maximum".into(), cost("2147483647"), Accepted),
+    ];
+    check(POD, &super::borrowed(&owned));
+}
+
 /// `ValidateTolerations`, `ValidateTopologySpreadConstraints` (`ValidateSpreadConstraintNotRepeat`,
 /// `validateMinDomains`, `ValidateTopologyKey`), `validatePodAffinityTerm`, `ValidateNodeSelector`,
 /// `ValidateLabelSelector`.
