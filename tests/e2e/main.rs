@@ -25,6 +25,7 @@ mod convert;
 mod decision_gates;
 mod drift;
 mod drift_gate;
+mod drift_line_by_line;
 mod drift_live;
 mod drift_more;
 mod embedded_catalog_types;
