@@ -376,9 +376,10 @@ struct AmiCheckFails {
 }
 
 /// The node's instance type is not among `GetInstanceTypes(nodePool)` ("finding node instance
-/// type"; core's `InstanceTypeNotFound` judges that only after an hour), or the class resolves no
-/// AMI (`len(nodeClass.Status.AMIs) == 0`, "no amis exist given constraints"). Unknown facts are
-/// neither: each check says so itself. A class with a `launchTemplate` (v1alpha5) never gets here.
+/// type"; core's `InstanceTypeNotFound` judges that only after an hour), the class resolves no
+/// AMI (`len(nodeClass.Status.AMIs) == 0`, "no amis exist given constraints"), or a v1 NodeClaim
+/// has no `status.imageID` and nothing else tells the node's image. Unknown facts are none of
+/// these: each check says so itself. A class with a `launchTemplate` (v1alpha5) never gets here.
 fn ami_check_fails(
     snap: &DriftSnapshot,
     mn: &ManagedNode,
@@ -409,13 +410,21 @@ fn ami_check_fails(
             });
         }
     }
-    match facts.map(|f| &f.images) {
-        Some(Fact::Known(images)) if images.is_empty() => Some(AmiCheckFails {
-            cause: format!("{} {} resolves no AMI", class.kind, class.name),
-            ami: None,
-        }),
-        _ => None,
+    if let Some(Fact::Known(images)) = facts.map(|f| &f.images) {
+        if images.is_empty() {
+            return Some(AmiCheckFails {
+                cause: format!("{} {} resolves no AMI", class.kind, class.name),
+                ami: None,
+            });
+        }
     }
+    // "no ami ID found in nodeClaim status" (v1): nothing else tells the node's image either.
+    let claim = mn.node_claim.as_ref()?;
+    (pool.generation == Some(ApiGeneration::V1) && mn.drift_image_id(pool.generation).is_none())
+        .then(|| AmiCheckFails {
+            cause: format!("NodeClaim {} has no status.imageID", claim.name),
+            ami: None,
+        })
 }
 
 /// The pool by name; a Provisioner and a NodePool may share a name, so the node's own label

@@ -1477,3 +1477,32 @@ fn a_node_class_being_deleted_is_not_found() {
     drift_requirements(&mut s);
     assert_eq!(reason(&s), Some(DriftReason::RequirementsDrifted));
 }
+
+/// aws v1.14.1 `pkg/cloudprovider/drift.go` `isAMIDrifted` fails on a NodeClaim without
+/// `status.imageID` ("no ami ID found in nodeClaim status") before the security-group check.
+/// Differed: with nothing else telling the image, we went on and said `SecurityGroupDrift`. (With
+/// the instance's `ImageId` known we still judge the AMI, docs/drift.md.)
+#[test]
+fn a_nodeclaim_without_an_image_gets_no_later_provider_verdict() {
+    let mut s = world();
+    drift_sg(&mut s);
+    s.nodes[0].instance.as_mut().unwrap().image_id = String::new();
+    s.nodes[0].node_claim = Some(NodeClaim {
+        name: "default-abc".into(),
+        ..Default::default()
+    });
+    let v = verdict(&s);
+    assert_eq!((v.status, v.reason), (Status::Unknown, None), "{v:?}");
+    assert!(v
+        .detail
+        .starts_with("AMI drift not checked: the node's image is unknown"));
+    assert_eq!(
+        v.not_checked.last().unwrap(),
+        "security-group, subnet, capacity-reservation and placement-group drift not evaluated: \
+         NodeClaim default-abc has no status.imageID (Karpenter's drift check fails at its AMI \
+         check then)"
+    );
+    // The instance's image known: judged as before.
+    s.nodes[0].instance.as_mut().unwrap().image_id = "ami-0bb".into();
+    assert_eq!(reason(&s), Some(DriftReason::SecurityGroupDrift));
+}
