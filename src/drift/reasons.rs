@@ -285,12 +285,31 @@ fn checks<'a>(
         // A class being deleted is not found for the provider (aws v1.14.1
         // `cloudprovider.go resolveNodeClassFromNodePool`): no types, no provider reason.
         let deleting = class.filter(|c| c.deleting);
+        let mut stopped = false;
         if pool.generation == Some(ApiGeneration::V1) {
-            list.push(Box::new(move || {
-                instance_type_drift(snap, mn, pool, deleting, age)
-            }));
+            // Older than an hour, a class whose types cannot be listed ends the check here
+            // (core `isDrifted` returns `GetInstanceTypes`' error before the provider's).
+            let unlisted = class
+                .filter(|c| !c.deleting)
+                .and_then(|c| types_unlisted(pool, c, facts));
+            if let (Some(why), true) = (unlisted, age.is_some_and(old_enough)) {
+                let rest = format!(
+                    "node-class, AMI, security-group, subnet, capacity-reservation and \
+                     placement-group drift not evaluated: {why} (Karpenter's drift check fails at \
+                     its instance-type check then)"
+                );
+                let why = format!("InstanceTypeNotFound not evaluated: {why}");
+                list.push(Box::new(move || not_checked(why.clone(), false)));
+                list.push(Box::new(move || not_checked(rest.clone(), false)));
+                stopped = true;
+            } else {
+                list.push(Box::new(move || {
+                    instance_type_drift(snap, mn, pool, deleting, age)
+                }));
+            }
         }
         match class {
+            _ if stopped => {}
             None => list.push(Box::new(missing_class)),
             Some(c) if c.deleting => list.push(Box::new(move || {
                 not_checked(
@@ -390,6 +409,12 @@ fn ami_check_fails(
     if class.launch_template.is_some() {
         return None;
     }
+    if let Some(why) = types_unlisted(pool, class, facts) {
+        return Some(AmiCheckFails {
+            ami: Some(format!("AMI drift not checked: {why}")),
+            cause: why,
+        });
+    }
     if let Some(offered) = snap.instance_types.get(&pool.name) {
         let t = mn.instance_type();
         if !t.is_some_and(|t| offered.contains(t)) {
@@ -425,6 +450,28 @@ fn ami_check_fails(
             cause: format!("NodeClaim {} has no status.imageID", claim.name),
             ami: None,
         })
+}
+
+/// Why `GetInstanceTypes(nodePool)` errs for a v1 pool: its class resolves no subnet (aws v1.14.1
+/// `providers/instancetype/instancetype.go List`, "no subnets found": `ZoneInfo` reads
+/// `status.subnets`). Unknown subnets are not empty: the subnet check says so itself.
+fn types_unlisted(
+    pool: &NodePool,
+    class: &NodeClass,
+    facts: Option<&ClassFacts>,
+) -> Option<String> {
+    let empty = matches!(facts.map(|f| &f.subnets), Some(Fact::Known(set)) if set.ids.is_empty());
+    (pool.generation == Some(ApiGeneration::V1) && empty).then(|| {
+        format!(
+            "{} {} resolves no subnet: Karpenter lists no instance type for NodePool {} (\"no subnets found\")",
+            class.kind, class.name, pool.name
+        )
+    })
+}
+
+/// Old enough for `InstanceTypeNotFound` (core v1.14.1 `nodeclaim/disruption/drift.go isDrifted`).
+fn old_enough(age: i64) -> bool {
+    age >= INSTANCE_TYPE_MIN_AGE_SECONDS
 }
 
 /// The pool by name; a Provisioner and a NodePool may share a name, so the node's own label
@@ -525,7 +572,7 @@ fn instance_type_drift(
         }
     };
     match age {
-        Some(a) if a >= INSTANCE_TYPE_MIN_AGE_SECONDS => {}
+        Some(a) if old_enough(a) => {}
         Some(_) => return Outcome::Clean,
         None => {
             return not_checked(

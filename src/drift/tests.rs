@@ -1182,10 +1182,18 @@ fn an_empty_security_group_or_subnet_selection_stops_the_provider_checks() {
     s.node_pools[0].generation = Some(ApiGeneration::V1Beta1);
     s.node_classes[0].generation = Some(ApiGeneration::V1Beta1);
     assert_eq!(verdict(&s).status, Status::Ok);
-    // No subnet: the same.
+    // No subnet: the same, and sooner on v1 (no instance types either,
+    // `a_class_resolving_no_subnet_lists_no_instance_type`).
     let mut s = world();
     drift_sg(&mut s);
     s.class_facts.values_mut().for_each(|f| f.subnets = empty());
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Ok, "{v:?}");
+    assert!(v.not_checked[0].starts_with(
+        "InstanceTypeNotFound not evaluated: EC2NodeClass newnode resolves no subnet"
+    ));
+    s.node_pools[0].generation = Some(ApiGeneration::V1Beta1);
+    s.node_classes[0].generation = Some(ApiGeneration::V1Beta1);
     let v = verdict(&s);
     assert_eq!(v.status, Status::Ok, "{v:?}");
     assert!(v.not_checked[0].ends_with("resolves no subnet (Karpenter's drift check fails then)"));
@@ -1505,4 +1513,57 @@ fn a_nodeclaim_without_an_image_gets_no_later_provider_verdict() {
     // The instance's image known: judged as before.
     s.nodes[0].instance.as_mut().unwrap().image_id = "ami-0bb".into();
     assert_eq!(reason(&s), Some(DriftReason::SecurityGroupDrift));
+}
+
+/// aws v1.14.1 `providers/instancetype/instancetype.go` `List` errs ("no subnets found") when the
+/// class's `status.subnets` is empty (`ZoneInfo`), so `GetInstanceTypes` errs: for a NodeClaim
+/// older than an hour core's `instanceTypeNotFound` step (`nodeclaim/disruption/drift.go
+/// isDrifted`) returns that error before any provider check; for a younger one `isAMIDrifted`
+/// does, after `NodeClassDrift`. Differed: we judged `InstanceTypeNotFound`, `NodeClassDrift`
+/// and `AMIDrift` there.
+#[test]
+fn a_class_resolving_no_subnet_lists_no_instance_type() {
+    let no_subnet = |created: &str| {
+        let mut s = world();
+        s.nodes[0].node.creation_timestamp = Some(created.into());
+        s.class_facts.values_mut().for_each(|f| {
+            f.subnets = Fact::Known(IdSet {
+                ids: BTreeSet::new(),
+                source: "DescribeSubnets".into(),
+            })
+        });
+        drift_ami(&mut s);
+        s
+    };
+    let why = "EC2NodeClass newnode resolves no subnet: Karpenter lists no instance type for \
+               NodePool default (\"no subnets found\")";
+    let old = "2024-06-24T10:00:00Z";
+    for edit in [drift_nodeclass, drift_instance_type] {
+        let mut s = no_subnet(old);
+        edit(&mut s);
+        let v = verdict(&s);
+        assert_eq!((v.status, v.reason), (Status::Ok, None), "{v:?}");
+        assert_eq!(
+            v.not_checked,
+            [
+                format!("InstanceTypeNotFound not evaluated: {why}"),
+                format!(
+                    "node-class, AMI, security-group, subnet, capacity-reservation and \
+                     placement-group drift not evaluated: {why} (Karpenter's drift check fails \
+                     at its instance-type check then)"
+                ),
+            ]
+        );
+    }
+    let mut s = no_subnet(old);
+    drift_requirements(&mut s);
+    assert_eq!(reason(&s), Some(DriftReason::RequirementsDrifted));
+    // Younger than an hour: NodeClassDrift is judged, the AMI check fails.
+    let young = "2024-06-24T11:30:00Z";
+    let v = verdict(&no_subnet(young));
+    assert_eq!((v.status, v.reason), (Status::Ok, None), "{v:?}");
+    assert_eq!(v.not_checked[0], format!("AMI drift not checked: {why}"));
+    let mut s = no_subnet(young);
+    drift_nodeclass(&mut s);
+    assert_eq!(reason(&s), Some(DriftReason::NodeClassDrift));
 }
