@@ -282,11 +282,46 @@ fn checks<'a>(
     } else {
         list.push(Box::new(move || nodepool_drift(mn, pool)));
         list.push(Box::new(move || requirements_drift(mn, pool)));
+        // A class being deleted is not found for the provider (aws v1.14.1
+        // `cloudprovider.go resolveNodeClassFromNodePool`): no types, no provider reason.
+        let deleting = class.filter(|c| c.deleting);
+        let mut stopped = false;
         if pool.generation == Some(ApiGeneration::V1) {
-            list.push(Box::new(move || instance_type_drift(snap, mn, pool, age)));
+            // Older than an hour, a class whose types cannot be listed ends the check here
+            // (core `isDrifted` returns `GetInstanceTypes`' error before the provider's).
+            let unlisted = class
+                .filter(|c| !c.deleting)
+                .and_then(|c| types_unlisted(pool, c, facts));
+            if let (Some(why), true) = (unlisted, age.is_some_and(old_enough)) {
+                let rest = format!(
+                    "node-class, AMI, security-group, subnet, capacity-reservation and \
+                     placement-group drift not evaluated: {why} (Karpenter's drift check fails at \
+                     its instance-type check then)"
+                );
+                let why = format!("InstanceTypeNotFound not evaluated: {why}");
+                list.push(Box::new(move || not_checked(why.clone(), false)));
+                list.push(Box::new(move || not_checked(rest.clone(), false)));
+                stopped = true;
+            } else {
+                list.push(Box::new(move || {
+                    instance_type_drift(snap, mn, pool, deleting, age)
+                }));
+            }
         }
         match class {
+            _ if stopped => {}
             None => list.push(Box::new(missing_class)),
+            Some(c) if c.deleting => list.push(Box::new(move || {
+                not_checked(
+                    format!(
+                        "node-class, AMI, security-group, subnet, capacity-reservation and \
+                         placement-group drift not evaluated: {} {} is being deleted (Karpenter \
+                         resolves it as not found)",
+                        c.kind, c.name
+                    ),
+                    false,
+                )
+            })),
             Some(c) => {
                 list.push(Box::new(move || static_hash::node_class_drift(mn, c, ca)));
                 // An empty security-group or subnet selection makes the provider's drift check
@@ -296,6 +331,18 @@ fn checks<'a>(
                 let beta = pool.generation == Some(ApiGeneration::V1Beta1);
                 if let (Some(why), true) = (empty.clone(), beta) {
                     list.push(Box::new(move || not_checked(why.clone(), false)));
+                } else if let Some(fails) = ami_check_fails(snap, mn, pool, c, facts) {
+                    // The provider's AMI check errs: no provider reason at all (s28-linedrift).
+                    let rest = format!(
+                        "security-group, subnet, capacity-reservation and placement-group drift \
+                         not evaluated: {} (Karpenter's drift check fails at its AMI check then)",
+                        fails.cause
+                    );
+                    match fails.ami {
+                        Some(why) => list.push(Box::new(move || not_checked(why.clone(), false))),
+                        None => list.push(Box::new(move || ami_drift(snap, mn, c, facts))),
+                    }
+                    list.push(Box::new(move || not_checked(rest.clone(), false)));
                 } else {
                     list.push(Box::new(move || ami_drift(snap, mn, c, facts)));
                     match empty {
@@ -335,6 +382,96 @@ fn empty_selection(class: &NodeClass, facts: Option<&ClassFacts>) -> Option<Stri
         "security-group, subnet and capacity-reservation drift not evaluated: {} {} resolves {what} (Karpenter's drift check fails then)",
         class.kind, class.name
     ))
+}
+
+/// Why the provider's AMI check fails for the node, which ends its drift check with an error
+/// before any later provider reason (aws v1.14.1 `pkg/cloudprovider/drift.go` `isAMIDrifted`,
+/// v0.37 alike).
+struct AmiCheckFails {
+    /// What failed, for the later checks' note.
+    cause: String,
+    /// The AMI check's own note, when [`ami_drift`] would not say it.
+    ami: Option<String>,
+}
+
+/// The node's instance type is not among `GetInstanceTypes(nodePool)` ("finding node instance
+/// type"; core's `InstanceTypeNotFound` judges that only after an hour), the class resolves no
+/// AMI (`len(nodeClass.Status.AMIs) == 0`, "no amis exist given constraints"), or a v1 NodeClaim
+/// has no `status.imageID` and nothing else tells the node's image. Unknown facts are none of
+/// these: each check says so itself. A class with a `launchTemplate` (v1alpha5) never gets here.
+fn ami_check_fails(
+    snap: &DriftSnapshot,
+    mn: &ManagedNode,
+    pool: &NodePool,
+    class: &NodeClass,
+    facts: Option<&ClassFacts>,
+) -> Option<AmiCheckFails> {
+    if class.launch_template.is_some() {
+        return None;
+    }
+    if let Some(why) = types_unlisted(pool, class, facts) {
+        return Some(AmiCheckFails {
+            ami: Some(format!("AMI drift not checked: {why}")),
+            cause: why,
+        });
+    }
+    if let Some(offered) = snap.instance_types.get(&pool.name) {
+        let t = mn.instance_type();
+        if !t.is_some_and(|t| offered.contains(t)) {
+            let cause = match t {
+                Some(t) => format!(
+                    "instance type {t} is not among NodePool {}'s instance types now",
+                    pool.name
+                ),
+                None => format!("the node has no {} label", labels::INSTANCE_TYPE),
+            };
+            let ami = format!(
+                "AMI drift not checked: {cause} (Karpenter's drift check fails then; \
+                 InstanceTypeNotFound judges the node once it is an hour old)"
+            );
+            return Some(AmiCheckFails {
+                cause,
+                ami: Some(ami),
+            });
+        }
+    }
+    if let Some(Fact::Known(images)) = facts.map(|f| &f.images) {
+        if images.is_empty() {
+            return Some(AmiCheckFails {
+                cause: format!("{} {} resolves no AMI", class.kind, class.name),
+                ami: None,
+            });
+        }
+    }
+    // "no ami ID found in nodeClaim status" (v1): nothing else tells the node's image either.
+    let claim = mn.node_claim.as_ref()?;
+    (pool.generation == Some(ApiGeneration::V1) && mn.drift_image_id(pool.generation).is_none())
+        .then(|| AmiCheckFails {
+            cause: format!("NodeClaim {} has no status.imageID", claim.name),
+            ami: None,
+        })
+}
+
+/// Why `GetInstanceTypes(nodePool)` errs for a v1 pool: its class resolves no subnet (aws v1.14.1
+/// `providers/instancetype/instancetype.go List`, "no subnets found": `ZoneInfo` reads
+/// `status.subnets`). Unknown subnets are not empty: the subnet check says so itself.
+fn types_unlisted(
+    pool: &NodePool,
+    class: &NodeClass,
+    facts: Option<&ClassFacts>,
+) -> Option<String> {
+    let empty = matches!(facts.map(|f| &f.subnets), Some(Fact::Known(set)) if set.ids.is_empty());
+    (pool.generation == Some(ApiGeneration::V1) && empty).then(|| {
+        format!(
+            "{} {} resolves no subnet: Karpenter lists no instance type for NodePool {} (\"no subnets found\")",
+            class.kind, class.name, pool.name
+        )
+    })
+}
+
+/// Old enough for `InstanceTypeNotFound` (core v1.14.1 `nodeclaim/disruption/drift.go isDrifted`).
+fn old_enough(age: i64) -> bool {
+    age >= INSTANCE_TYPE_MIN_AGE_SECONDS
 }
 
 /// The pool by name; a Provisioner and a NodePool may share a name, so the node's own label
@@ -411,24 +548,31 @@ fn requirements_drift(mn: &ManagedNode, pool: &NodePool) -> Outcome {
     ))
 }
 
-/// Step 3, `InstanceTypeNotFound` (v1.1+): only NodeClaims older than an hour.
+/// Step 3, `InstanceTypeNotFound` (v1.1+): only NodeClaims older than an hour. A class being
+/// deleted lists no type (aws v1.14.1 `cloudprovider.go GetInstanceTypes` returns none for a
+/// class it resolves as not found), so every such NodeClaim is drifted.
 fn instance_type_drift(
     snap: &DriftSnapshot,
     mn: &ManagedNode,
     pool: &NodePool,
+    deleting_class: Option<&NodeClass>,
     age: Option<i64>,
 ) -> Outcome {
-    let Some(offered) = snap.instance_types.get(&pool.name) else {
-        return not_checked(
-            format!(
-                "InstanceTypeNotFound: instance types of NodePool {} unknown",
-                pool.name
-            ),
-            false,
-        );
+    let offered = match (deleting_class, snap.instance_types.get(&pool.name)) {
+        (Some(c), _) => Err(c),
+        (None, Some(offered)) => Ok(offered),
+        (None, None) => {
+            return not_checked(
+                format!(
+                    "InstanceTypeNotFound: instance types of NodePool {} unknown",
+                    pool.name
+                ),
+                false,
+            )
+        }
     };
     match age {
-        Some(a) if a >= INSTANCE_TYPE_MIN_AGE_SECONDS => {}
+        Some(a) if old_enough(a) => {}
         Some(_) => return Outcome::Clean,
         None => {
             return not_checked(
@@ -437,6 +581,19 @@ fn instance_type_drift(
             )
         }
     }
+    let offered = match offered {
+        Ok(offered) => offered,
+        Err(c) => {
+            return Outcome::Drifted(Finding::new(
+                DriftReason::InstanceTypeNotFound,
+                format!(
+                    "{} {} is being deleted: Karpenter lists no instance type for NodePool {}",
+                    c.kind, c.name, pool.name
+                ),
+                vec![],
+            ))
+        }
+    };
     let Some(t) = mn.instance_type() else {
         return Outcome::Drifted(Finding::new(
             DriftReason::InstanceTypeNotFound,

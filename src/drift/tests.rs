@@ -1182,10 +1182,18 @@ fn an_empty_security_group_or_subnet_selection_stops_the_provider_checks() {
     s.node_pools[0].generation = Some(ApiGeneration::V1Beta1);
     s.node_classes[0].generation = Some(ApiGeneration::V1Beta1);
     assert_eq!(verdict(&s).status, Status::Ok);
-    // No subnet: the same.
+    // No subnet: the same, and sooner on v1 (no instance types either,
+    // `a_class_resolving_no_subnet_lists_no_instance_type`).
     let mut s = world();
     drift_sg(&mut s);
     s.class_facts.values_mut().for_each(|f| f.subnets = empty());
+    let v = verdict(&s);
+    assert_eq!(v.status, Status::Ok, "{v:?}");
+    assert!(v.not_checked[0].starts_with(
+        "InstanceTypeNotFound not evaluated: EC2NodeClass newnode resolves no subnet"
+    ));
+    s.node_pools[0].generation = Some(ApiGeneration::V1Beta1);
+    s.node_classes[0].generation = Some(ApiGeneration::V1Beta1);
     let v = verdict(&s);
     assert_eq!(v.status, Status::Ok, "{v:?}");
     assert!(v.not_checked[0].ends_with("resolves no subnet (Karpenter's drift check fails then)"));
@@ -1353,4 +1361,209 @@ fn unlaunched_and_unmanaged_claims_are_not_judged_and_offerings_must_fit() {
         with("reserved", vec![offered("us-east-1a", "spot")]),
         Some(DriftReason::InstanceTypeNotFound)
     );
+}
+
+/// aws v1.14.1 `pkg/cloudprovider/drift.go` `isAMIDrifted` fails when the class's `status.amis`
+/// is empty ("no amis exist given constraints"; `controllers/nodeclass/ami.go` writes nil when the
+/// selection matches nothing) and `isNodeClassDrifted` returns that error before the
+/// security-group, subnet, capacity-reservation and placement-group checks: no verdict (v0.37's
+/// `isAMIDrifted` fails the same way before its security-group and subnet checks). Differed: we
+/// went on and said `SecurityGroupDrift`.
+#[test]
+fn a_class_resolving_no_ami_stops_the_provider_checks() {
+    let no_ami = |generation: ApiGeneration| {
+        let mut s = world();
+        s.node_pools[0].generation = Some(generation);
+        s.node_classes[0].generation = Some(generation);
+        drift_sg(&mut s);
+        drift_subnet(&mut s);
+        drift_reservation(&mut s);
+        s.class_facts
+            .values_mut()
+            .for_each(|f| f.images = Fact::Known(vec![]));
+        s
+    };
+    for generation in [ApiGeneration::V1, ApiGeneration::V1Beta1] {
+        let v = verdict(&no_ami(generation));
+        assert_eq!((v.status, v.reason), (Status::Unknown, None), "{v:?}");
+        assert_eq!(
+            v.detail,
+            "AMI drift not checked: EC2NodeClass newnode resolves no AMI"
+        );
+        assert_eq!(
+            v.not_checked.last().unwrap(),
+            "security-group, subnet, capacity-reservation and placement-group drift not evaluated: \
+             EC2NodeClass newnode resolves no AMI (Karpenter's drift check fails at its AMI check then)"
+        );
+    }
+    // The checks before the provider's still decide.
+    let mut s = no_ami(ApiGeneration::V1);
+    drift_requirements(&mut s);
+    assert_eq!(reason(&s), Some(DriftReason::RequirementsDrifted));
+}
+
+/// aws v1.14.1 `pkg/cloudprovider/drift.go` `isAMIDrifted` looks the NodeClaim's instance type up
+/// in `GetInstanceTypes(nodePool)` and fails when it is not there ("finding node instance type"),
+/// before every later provider check. Core's `InstanceTypeNotFound` (`nodeclaim/disruption/
+/// drift.go isDrifted`) only judges NodeClaims older than an hour, so a younger node whose type
+/// the class no longer offers gets no verdict at all. Differed: we judged its AMI and security
+/// groups.
+#[test]
+fn a_young_node_whose_type_is_no_longer_offered_gets_no_provider_verdict() {
+    let young = || {
+        let mut s = world();
+        s.nodes[0].node.creation_timestamp = Some("2024-06-24T11:30:00Z".into());
+        drift_ami(&mut s);
+        drift_sg(&mut s);
+        s
+    };
+    assert_eq!(reason(&young()), Some(DriftReason::AmiDrift), "offered");
+    let mut s = young();
+    drift_instance_type(&mut s);
+    let v = verdict(&s);
+    // Not judged, as an empty security-group selection: OK with the checks listed.
+    assert_eq!((v.status, v.reason), (Status::Ok, None), "{v:?}");
+    assert_eq!(
+        v.not_checked[0],
+        "AMI drift not checked: instance type c6a.2xlarge is not among NodePool default's \
+         instance types now (Karpenter's drift check fails then; InstanceTypeNotFound judges \
+         the node once it is an hour old)"
+    );
+    assert_eq!(
+        v.not_checked.last().unwrap(),
+        "security-group, subnet, capacity-reservation and placement-group drift not evaluated: \
+         instance type c6a.2xlarge is not among NodePool default's instance types now \
+         (Karpenter's drift check fails at its AMI check then)"
+    );
+    // An hour old: InstanceTypeNotFound, as before.
+    s.nodes[0].node.creation_timestamp = Some("2024-06-24T10:59:00Z".into());
+    assert_eq!(reason(&s), Some(DriftReason::InstanceTypeNotFound));
+    // The pool's types unknown: nothing to say, the checks run.
+    let mut s = young();
+    s.instance_types.clear();
+    assert_eq!(reason(&s), Some(DriftReason::AmiDrift));
+}
+
+/// aws v1.14.1 `pkg/cloudprovider/cloudprovider.go` `resolveNodeClassFromNodePool` treats a
+/// class being deleted as not found: `IsDrifted` returns no reason (no `NodeClassDrift`, AMI,
+/// security-group, subnet, reservation or placement-group drift; v0.37 alike) and
+/// `GetInstanceTypes` returns no types, so core's `instanceTypeNotFound`
+/// (`nodeclaim/disruption/drift.go`) finds the NodeClaim's type missing once it is an hour old.
+/// Differed: we judged the deleting class like any other (`AMIDrift` here, never
+/// `InstanceTypeNotFound`).
+#[test]
+fn a_node_class_being_deleted_is_not_found() {
+    let deleting = |created: &str, generation: ApiGeneration| {
+        let mut s = world();
+        s.node_pools[0].generation = Some(generation);
+        s.node_classes[0].generation = Some(generation);
+        s.node_classes[0].deleting = true;
+        s.nodes[0].node.creation_timestamp = Some(created.into());
+        drift_ami(&mut s);
+        drift_nodeclass(&mut s);
+        s
+    };
+    let v = verdict(&deleting("2024-06-24T10:00:00Z", ApiGeneration::V1));
+    assert_eq!(v.reason, Some(DriftReason::InstanceTypeNotFound), "{v:?}");
+    assert_eq!(
+        v.detail,
+        "EC2NodeClass newnode is being deleted: Karpenter lists no instance type for NodePool default"
+    );
+    let note = "node-class, AMI, security-group, subnet, capacity-reservation and placement-group \
+                drift not evaluated: EC2NodeClass newnode is being deleted (Karpenter resolves it \
+                as not found)";
+    for (created, generation) in [
+        ("2024-06-24T11:30:00Z", ApiGeneration::V1),
+        ("2024-06-24T10:00:00Z", ApiGeneration::V1Beta1),
+    ] {
+        let v = verdict(&deleting(created, generation));
+        assert_eq!((v.status, v.reason), (Status::Ok, None), "{v:?}");
+        assert_eq!(v.not_checked, [note]);
+    }
+    // The NodePool's own checks still decide.
+    let mut s = deleting("2024-06-24T11:30:00Z", ApiGeneration::V1);
+    drift_requirements(&mut s);
+    assert_eq!(reason(&s), Some(DriftReason::RequirementsDrifted));
+}
+
+/// aws v1.14.1 `pkg/cloudprovider/drift.go` `isAMIDrifted` fails on a NodeClaim without
+/// `status.imageID` ("no ami ID found in nodeClaim status") before the security-group check.
+/// Differed: with nothing else telling the image, we went on and said `SecurityGroupDrift`. (With
+/// the instance's `ImageId` known we still judge the AMI, docs/drift.md.)
+#[test]
+fn a_nodeclaim_without_an_image_gets_no_later_provider_verdict() {
+    let mut s = world();
+    drift_sg(&mut s);
+    s.nodes[0].instance.as_mut().unwrap().image_id = String::new();
+    s.nodes[0].node_claim = Some(NodeClaim {
+        name: "default-abc".into(),
+        ..Default::default()
+    });
+    let v = verdict(&s);
+    assert_eq!((v.status, v.reason), (Status::Unknown, None), "{v:?}");
+    assert!(v
+        .detail
+        .starts_with("AMI drift not checked: the node's image is unknown"));
+    assert_eq!(
+        v.not_checked.last().unwrap(),
+        "security-group, subnet, capacity-reservation and placement-group drift not evaluated: \
+         NodeClaim default-abc has no status.imageID (Karpenter's drift check fails at its AMI \
+         check then)"
+    );
+    // The instance's image known: judged as before.
+    s.nodes[0].instance.as_mut().unwrap().image_id = "ami-0bb".into();
+    assert_eq!(reason(&s), Some(DriftReason::SecurityGroupDrift));
+}
+
+/// aws v1.14.1 `providers/instancetype/instancetype.go` `List` errs ("no subnets found") when the
+/// class's `status.subnets` is empty (`ZoneInfo`), so `GetInstanceTypes` errs: for a NodeClaim
+/// older than an hour core's `instanceTypeNotFound` step (`nodeclaim/disruption/drift.go
+/// isDrifted`) returns that error before any provider check; for a younger one `isAMIDrifted`
+/// does, after `NodeClassDrift`. Differed: we judged `InstanceTypeNotFound`, `NodeClassDrift`
+/// and `AMIDrift` there.
+#[test]
+fn a_class_resolving_no_subnet_lists_no_instance_type() {
+    let no_subnet = |created: &str| {
+        let mut s = world();
+        s.nodes[0].node.creation_timestamp = Some(created.into());
+        s.class_facts.values_mut().for_each(|f| {
+            f.subnets = Fact::Known(IdSet {
+                ids: BTreeSet::new(),
+                source: "DescribeSubnets".into(),
+            })
+        });
+        drift_ami(&mut s);
+        s
+    };
+    let why = "EC2NodeClass newnode resolves no subnet: Karpenter lists no instance type for \
+               NodePool default (\"no subnets found\")";
+    let old = "2024-06-24T10:00:00Z";
+    for edit in [drift_nodeclass, drift_instance_type] {
+        let mut s = no_subnet(old);
+        edit(&mut s);
+        let v = verdict(&s);
+        assert_eq!((v.status, v.reason), (Status::Ok, None), "{v:?}");
+        assert_eq!(
+            v.not_checked,
+            [
+                format!("InstanceTypeNotFound not evaluated: {why}"),
+                format!(
+                    "node-class, AMI, security-group, subnet, capacity-reservation and \
+                     placement-group drift not evaluated: {why} (Karpenter's drift check fails \
+                     at its instance-type check then)"
+                ),
+            ]
+        );
+    }
+    let mut s = no_subnet(old);
+    drift_requirements(&mut s);
+    assert_eq!(reason(&s), Some(DriftReason::RequirementsDrifted));
+    // Younger than an hour: NodeClassDrift is judged, the AMI check fails.
+    let young = "2024-06-24T11:30:00Z";
+    let v = verdict(&no_subnet(young));
+    assert_eq!((v.status, v.reason), (Status::Ok, None), "{v:?}");
+    assert_eq!(v.not_checked[0], format!("AMI drift not checked: {why}"));
+    let mut s = no_subnet(young);
+    drift_nodeclass(&mut s);
+    assert_eq!(reason(&s), Some(DriftReason::NodeClassDrift));
 }

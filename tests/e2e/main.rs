@@ -27,6 +27,7 @@ mod disruption_candidates_line_by_line;
 mod disruption_methods_line_by_line;
 mod drift;
 mod drift_gate;
+mod drift_line_by_line;
 mod drift_live;
 mod drift_more;
 mod embedded_catalog_types;

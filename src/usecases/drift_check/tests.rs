@@ -646,3 +646,24 @@ fn the_rollout_leaves_out_a_node_whose_instance_is_terminating() {
     assert_eq!(rollout_with("True"), (9, Some(5)));
     assert_eq!(rollout_with("False"), (10, Some(4)));
 }
+
+/// Live, a class whose subnet selection finds nothing in EC2 (aws v1.14.1
+/// `providers/instancetype/instancetype.go List` "no subnets found": `GetInstanceTypes` errs, and
+/// core's drift check with it, s28-linedrift): the node on the old AMI gets no reason, the checks
+/// listed. Before, `AMIDrift`.
+#[test]
+fn live_a_class_finding_no_subnet_gets_no_provider_verdict() {
+    let mut cloud = cloud();
+    cloud.subnets.clear();
+    let (snapshot, _) = gather_live(&v1_cluster(), &cloud);
+    let report = check(&Config::default(), snapshot, Mode::Live, Some(VERSION)).unwrap();
+    assert_eq!(
+        verdicts(&report),
+        [("new", Status::Ok, None), ("old", Status::Ok, None)]
+    );
+    assert_eq!(
+        report.evaluation.nodes[1].not_checked[0],
+        "InstanceTypeNotFound not evaluated: EC2NodeClass default resolves no subnet: Karpenter \
+         lists no instance type for NodePool default (\"no subnets found\")"
+    );
+}
