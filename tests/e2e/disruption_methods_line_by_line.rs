@@ -2,10 +2,10 @@
 //! methods and validation, line by line (s28-linemethods)"): the differences visible through the
 //! binary. Fixtures in `tests/fixtures/disruption-methods-line-by-line/` (our own manifests).
 
-use std::process::{Child, Command};
+use std::process::Command;
 
 use crate::drift_live::team_nodes;
-use crate::provision_live::Walk;
+use crate::provision_live::{Walk, Watching};
 use crate::support::fixture;
 
 /// core v1.14.1 `pkg/controllers/disruption/controller.go NewMethods` ("Delete empty nodes
@@ -46,17 +46,4 @@ fn provision_watch_removes_a_balanced_pools_empty_node() {
         Some(0),
         "clean stop on SIGINT"
     );
-}
-
-/// A `--watch` run, killed if the test ends before stopping it (a failed wait must not leave it
-/// polling a cluster that is gone).
-struct Watching(Child);
-
-impl Drop for Watching {
-    fn drop(&mut self) {
-        if let Ok(None) = self.0.try_wait() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
 }

@@ -26,7 +26,7 @@ use crate::drift_live::{
     image_of, install_controller, node_template, old_node, settle_team_nodes, stand_in_controller,
     switch_to_new, team_nodes, tool_instances, AMI_124, AMI_125, PROVISIONER_AND_INFLATE,
 };
-use crate::provision_live::{running_on, Walk};
+use crate::provision_live::{running_on, Walk, Watching};
 
 /// The instance profile `provision` needs for v1alpha5 when no controller is installed.
 const PROFILE: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: karpenter\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: karpenter-global-settings\n  namespace: karpenter\ndata:\n  aws.defaultInstanceProfile: KarpenterNodeInstanceProfile-my-cluster\n";
@@ -399,7 +399,9 @@ fn replace_watch_replaces_a_node_that_drifts_and_stops_on_ctrl_c() {
         .unwrap()
         .to_string();
 
-    let mut watch = walk.spawn(&["karpenter", "drift", "replace", "--watch", "--yes", "-v"]);
+    let mut guard =
+        Watching(walk.spawn(&["karpenter", "drift", "replace", "--watch", "--yes", "-v"]));
+    let watch = &mut guard.0;
     let stderr = watch.stderr.take().unwrap();
     let lines = Arc::new(Mutex::new(Vec::<String>::new()));
     let reader = {
@@ -461,7 +463,7 @@ fn replace_watch_replaces_a_node_that_drifts_and_stops_on_ctrl_c() {
             .then_some(())
     });
 
-    let (code, took) = interrupt(&mut watch, 20);
+    let (code, took) = interrupt(watch, 20);
     reader.join().unwrap();
     let stdout = stdout.join().unwrap();
     let stderr = lines.lock().unwrap().join("\n");

@@ -324,7 +324,7 @@ fn walkthrough_001_provision_limit_and_watch_removes_the_empty_node() {
     // 0 replicas: `--watch` removes the empty nodes once consolidateAfter (30s) has passed.
     walk.ok(&["scale", "deployment", "inflate", "--replicas", "0"]);
     let started = Instant::now();
-    let mut watch = walk.spawn(&["karpenter", "provision", "--watch", "--yes"]);
+    let mut watch = Watching(walk.spawn(&["karpenter", "provision", "--watch", "--yes"]));
     walk.eventually(120, "the empty nodes removed", || {
         walk.items(&["get", "nodes", "-l", "eks-immersion-team=my-team"])
             .is_empty()
@@ -350,10 +350,10 @@ fn walkthrough_001_provision_limit_and_watch_removes_the_empty_node() {
     assert_eq!(walk.launched().len(), 1, "one node for the batch");
     // Ctrl-C stops the watch cleanly.
     Command::new("kill")
-        .args(["-INT", &watch.id().to_string()])
+        .args(["-INT", &watch.0.id().to_string()])
         .status()
         .unwrap();
-    let status = watch.wait().unwrap();
+    let status = watch.0.wait().unwrap();
     assert_eq!(status.code(), Some(0), "clean stop on SIGINT");
 }
 
@@ -871,4 +871,17 @@ spec:
     assert_eq!(pod["spec"]["nodeName"], busy.as_str());
     let again = walk.json(&["karpenter", "provision", "--dry-run", "-o", "json"]);
     assert!(again.get("staticScaleDown").is_none(), "{again:#}");
+}
+
+/// A `--watch` run, killed if the test ends before stopping it (a failed wait must not leave it
+/// polling a cluster that is gone).
+pub(crate) struct Watching(pub(crate) Child);
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
 }
