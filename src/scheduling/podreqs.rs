@@ -160,9 +160,19 @@ impl PodState {
 /// pkg/apis/v1alpha5/labels.go` `WellKnownLabels`) and requiring it `DoesNotExist` opts the pod
 /// out (`provisioner.go` `validateProvisionerNameCanExist`); v1.14.1 knows only
 /// `karpenter.sh/nodepool` and refuses the old key as restricted.
+///
+/// A bound pod — on a node being deleted, or a consolidation candidate's — is not validated:
+/// `GetPendingPods` validates the pending pods only, and the others join the scheduler as they
+/// are (`provisioner.go` `Schedule`, `disruption/helpers.go` `SimulateScheduling`); only the
+/// scheduler's own refusals apply to them.
 pub(crate) fn validation_error(pod: &Pod, provisioners: bool) -> Option<Reason> {
     if let Some(why) = &pod.unsupported {
         return Some(Reason::Unsupported(why.clone()));
+    }
+    if pod.node_name.is_some() {
+        return pod
+            .dra
+            .then(|| Reason::Unsupported(DRA_REFUSAL.to_string()));
     }
     // Opting out is read off the requirements the scheduler starts from — the node selector, the
     // heaviest preference and the first required term, intersected (core v1.14.1

@@ -45,6 +45,29 @@ fn a_heaviest_preference_for_no_nodepool_opts_the_pod_out() {
     assert_eq!(plan.node_claims.len(), 1, "{plan:#?}");
 }
 
+/// As above, for a pod of a node being deleted (or of a consolidation candidate): `Schedule`
+/// adds those pods after `GetPendingPods` validated the pending ones, so they are not
+/// validated: the heaviest preference for no nodepool is relaxed and the pod gets a NodeClaim.
+/// (Before this session's fix neither was refused; with the fix alone, both were.)
+#[test]
+fn a_deleting_nodes_pod_is_not_validated() {
+    let pod = |name: &str| {
+        PodBuilder::new(name)
+            .cpu("1")
+            .preferred_term(10, &[(NODEPOOL, DoesNotExist, &[])])
+    };
+    let plan = solve(&one_pool(vec![
+        pod("moving").on_node("gone").build(),
+        pod("pending").build(),
+    ]));
+    assert_eq!(plan.node_claims.len(), 1, "{plan:#?}");
+    assert_eq!(plan.node_claims[0].pods, ["default/moving"]);
+    assert_eq!(
+        refusal(&plan, "pending"),
+        Some(ReasonCode::OptsOutOfKarpenter)
+    );
+}
+
 /// As above: only the first required term is read for opting out; `validateAffinity` checks
 /// every term with `ValidateRequirement`, which allows the well-known `karpenter.sh/nodepool`.
 /// A pod whose second OR term is `karpenter.sh/nodepool DoesNotExist` is planned by its first
