@@ -91,3 +91,16 @@ fn schedule_anyway_spreads_are_dropped_in_gos_order() {
     assert_eq!(claims(&doc), []);
     assert_eq!(refused(&doc), []);
 }
+
+/// No upstream test; `pkg/utils/pod/scheduling.go` `IsOwnedBy` compares the owner's
+/// `apiVersion` and kind: `kruise-agent-x1`, a pending pod of OpenKruise's Advanced DaemonSet
+/// (`apps.kruise.io/v1alpha1`), is provisionable and gets a NodeClaim; `logs-x1` (an `apps/v1`
+/// DaemonSet's) is set aside. The owner predicates came to main with s28-linecand; this is the
+/// provisioning side, through the binary (before them, both pods were set aside).
+#[test]
+fn a_daemonset_of_another_api_group_is_provisioned_for() {
+    let doc = plan_fixture("provisioner-line-by-line/other-group-daemonset.yaml");
+    let pods: Vec<String> = claims(&doc).into_iter().flat_map(|(_, p)| p).collect();
+    assert_eq!(pods, ["default/kruise-agent-x1"]);
+    assert_eq!(refused(&doc), []);
+}
