@@ -354,7 +354,7 @@ impl Manifests {
 /// `CapacityTypeSpot`/`OnDemand`/`Reserved`), so a pool of `In [on_demand]` launches nothing.
 fn unknown_capacity_types(pools: &[crate::model::nodepool::NodePool]) -> Vec<String> {
     use crate::model::labels::CAPACITY_TYPE;
-    let known = super::validate::known_values(CAPACITY_TYPE).unwrap_or_default();
+    let known = crate::model::labels::known_values(CAPACITY_TYPE).unwrap_or_default();
     let mut out = Vec::new();
     for pool in pools {
         let odd: Vec<&str> = pool

@@ -10,12 +10,12 @@ use super::meta::{
     BudgetSpec, IntOrString, KubeletConfiguration, ObjectMeta, RequirementSpec, ResourceList,
     StringMap, TaintSpec,
 };
+use crate::model::labels;
 use crate::model::nodepool::{Budget, KubeletConfig};
 use crate::model::quantity::parse_milli;
 use crate::model::requirements::{NodeSelectorRequirement, Operator};
 use crate::model::resources::Resources;
 use crate::model::taints::{Effect, Taint};
-use crate::model::{instance_type, labels};
 
 /// The operators an API accepts, in the order the API documents them.
 pub(crate) const NODEPOOL_OPERATORS_V1: &[Operator] = &[
@@ -272,21 +272,6 @@ pub(crate) fn requirements(
     Ok(out)
 }
 
-/// The values the NodePool validation controller knows for a key (`core v1.14.1:
-/// pkg/apis/v1/labels.go` `WellKnownValuesForRequirements`; aws v1.14.1 `pkg/apis/v1/labels.go`
-/// adds `instance-tenancy`).
-pub(crate) fn known_values(key: &str) -> Option<&'static [&'static str]> {
-    match key {
-        labels::CAPACITY_TYPE => Some(&[
-            instance_type::ON_DEMAND,
-            instance_type::SPOT,
-            instance_type::RESERVED,
-        ]),
-        labels::INSTANCE_TENANCY => Some(&["dedicated", "default"]),
-        _ => None,
-    }
-}
-
 /// `RuntimeValidate`'s well-known values (`core v1.14.1: pkg/apis/v1/nodeclaim_validation.go`
 /// `validateWellKnownValues`; `pkg/controllers/nodepool/validation/suite_test.go`): an `In` on a
 /// key with known values that names none of them, or fewer than its `minValues`, leaves the
@@ -298,7 +283,7 @@ pub(crate) fn well_known_values(
     reqs: &[NodeSelectorRequirement],
 ) -> Result<(), InputError> {
     for (i, r) in reqs.iter().enumerate() {
-        let Some(known) = known_values(&r.key) else {
+        let Some(known) = labels::known_values(&r.key) else {
             continue;
         };
         if r.operator != Operator::In {

@@ -166,6 +166,19 @@ pub const DRIFTED_LABEL: &str = "kubectl-karpenter.io/drifted";
 /// The annotation linking a drifted node and its replacement.
 pub const REPLACEMENT: &str = "kubectl-karpenter.io/replacement";
 
+/// The values the NodePool validation controller knows for a key (`core v1.14.1:
+/// pkg/apis/v1/labels.go` `WellKnownValuesForRequirements`; aws v1.14.1 `pkg/apis/v1/labels.go`
+/// adds `instance-tenancy`). `ValidateRequirement` refuses an `In` naming none of them, on a
+/// NodePool and on a pending pod alike.
+pub fn known_values(key: &str) -> Option<&'static [&'static str]> {
+    use super::instance_type::{ON_DEMAND, RESERVED, SPOT};
+    match key {
+        CAPACITY_TYPE => Some(&[ON_DEMAND, SPOT, RESERVED]),
+        INSTANCE_TENANCY => Some(&["dedicated", "default"]),
+        _ => None,
+    }
+}
+
 /// The AWS provider's well-known instance labels (docs/karpenter.md §2.2), allowed to be undefined on
 /// the node side when scheduling.
 pub const AWS_WELL_KNOWN: &[&str] = &[

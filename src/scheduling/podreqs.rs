@@ -113,8 +113,8 @@ impl PodState {
     }
 
     /// Drops one preference, in Karpenter's order; returns what was relaxed, or `None` when
-    /// nothing is left to relax. `pools_prefer_no_schedule`: whether any pool (or node) has a
-    /// PreferNoSchedule taint, which is only worth tolerating then.
+    /// nothing is left to relax. `pools_prefer_no_schedule`: whether any pool has a
+    /// PreferNoSchedule taint, which is only tolerated then.
     pub fn relax(&mut self, pod: &Pod, pools_prefer_no_schedule: bool) -> Option<String> {
         let what = if pod.required_node_affinity.len() > self.first_required_term + 1 {
             self.first_required_term += 1;
@@ -131,7 +131,9 @@ impl PodState {
         } else if let Some(pos) = self.spreads.iter().position(|&i| {
             pod.topology_spread[i].when_unsatisfiable == WhenUnsatisfiable::ScheduleAnyway
         }) {
-            self.spreads.remove(pos);
+            // Go removes it by moving the last constraint into its place (core v1.14.1
+            // `preferences.go` `removeTopologySpreadScheduleAnyway`), which decides the next one.
+            self.spreads.swap_remove(pos);
             "dropped a ScheduleAnyway topology spread".to_string()
         } else if pools_prefer_no_schedule
             && !self
@@ -158,36 +160,73 @@ impl PodState {
 /// pkg/apis/v1alpha5/labels.go` `WellKnownLabels`) and requiring it `DoesNotExist` opts the pod
 /// out (`provisioner.go` `validateProvisionerNameCanExist`); v1.14.1 knows only
 /// `karpenter.sh/nodepool` and refuses the old key as restricted.
+///
+/// A bound pod — on a node being deleted, or a consolidation candidate's — is not validated:
+/// `GetPendingPods` validates the pending pods only, and the others join the scheduler as they
+/// are (`provisioner.go` `Schedule`, `disruption/helpers.go` `SimulateScheduling`); only the
+/// scheduler's own refusals apply to them.
 pub(crate) fn validation_error(pod: &Pod, provisioners: bool) -> Option<Reason> {
     if let Some(why) = &pod.unsupported {
         return Some(Reason::Unsupported(why.clone()));
     }
-    let check_key = |key: &str, op: Operator| -> Option<Reason> {
+    if pod.node_name.is_some() {
+        return pod
+            .dra
+            .then(|| Reason::Unsupported(DRA_REFUSAL.to_string()));
+    }
+    // Opting out is read off the requirements the scheduler starts from — the node selector, the
+    // heaviest preference and the first required term, intersected (core v1.14.1
+    // `provisioner.go` `validateKarpenterManagedLabelCanExist` over `NewPodRequirements`): a
+    // preferred `DoesNotExist` opts out too, a later OR term does not.
+    let merged = first_requirements(pod);
+    for key in [labels::NODEPOOL, labels::PROVISIONER_NAME] {
+        let owner = key == labels::NODEPOOL || provisioners;
+        if owner
+            && merged
+                .get_ref(key)
+                .is_some_and(|r| r.operator() == Operator::DoesNotExist)
+        {
+            return Some(Reason::OptsOutOfKarpenter {
+                key: key.to_string(),
+            });
+        }
+    }
+    // `validateNodeSelector` / `validateAffinity`: `ValidateRequirement` on the node selector
+    // and every required term (`nodeclaim_validation.go`).
+    let check_key = |key: &str, op: Operator, values: &[String]| -> Option<Reason> {
         let key = labels::normalize_key(key).to_string();
         let owner = key == labels::NODEPOOL || (provisioners && key == labels::PROVISIONER_NAME);
-        if owner && op == Operator::DoesNotExist {
-            return Some(Reason::OptsOutOfKarpenter { key });
-        }
         if key == labels::HOSTNAME {
             return Some(Reason::SelectsSpecificNode { key });
         }
-        if !owner && key != labels::CAPACITY_TYPE {
+        if !owner {
+            // `IsRestrictedLabel`: the `karpenter.sh` domain and, with the AWS provider,
+            // `karpenter.k8s.aws`, subdomains included, unless the key is well known.
             if let Some(why) = labels::restricted_reason(&key) {
-                if key.starts_with("karpenter.sh/") {
-                    return Some(Reason::RestrictedLabel { key, why });
-                }
+                return Some(Reason::RestrictedLabel { key, why });
+            }
+        }
+        // `validateWellKnownValues` (v1 only): an `In` naming none of the key's known values.
+        let known = labels::known_values(&key).filter(|_| !provisioners);
+        if let Some(known) = known.filter(|_| op == Operator::In) {
+            if !values.iter().any(|v| known.contains(&v.as_str())) {
+                return Some(Reason::InvalidRequirement(format!(
+                    "no valid values found in [{}] for {key}, expected one of: {}",
+                    values.join(", "),
+                    known.join(", ")
+                )));
             }
         }
         None
     };
-    for k in pod.node_selector.keys() {
-        if let Some(e) = check_key(k, Operator::In) {
+    for (k, v) in &pod.node_selector {
+        if let Some(e) = check_key(k, Operator::In, std::slice::from_ref(v)) {
             return Some(e);
         }
     }
     for term in &pod.required_node_affinity {
         for r in term {
-            if let Some(e) = check_key(&r.key, r.operator) {
+            if let Some(e) = check_key(&r.key, r.operator, &r.values) {
                 return Some(e);
             }
             if let Err(e) = r.validate() {
@@ -202,6 +241,22 @@ pub(crate) fn validation_error(pod: &Pod, provisioners: bool) -> Option<Reason> 
         return Some(Reason::Unsupported(DRA_REFUSAL.to_string()));
     }
     None
+}
+
+/// The requirements a pod is first tried with: its node selector, its heaviest preferred term
+/// (in Go's order) and its first required term (`NewPodRequirements`).
+fn first_requirements(pod: &Pod) -> Requirements {
+    let mut merged = Requirements::from_labels(pod.node_selector.iter());
+    let weights = pod.preferred_node_affinity.iter().map(|w| w.weight);
+    if let Some(&heaviest) = node_terms_by_weight(weights).first() {
+        merged.add_all(&term_requirements(
+            &pod.preferred_node_affinity[heaviest].term,
+        ));
+    }
+    if let Some(first) = pod.required_node_affinity.first() {
+        merged.add_all(&term_requirements(first));
+    }
+    merged
 }
 
 /// Karpenter's message for a pod refused for its Dynamic Resource Allocation claims.

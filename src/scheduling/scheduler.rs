@@ -227,16 +227,17 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
         universes,
     );
     topology.every_admissible_domain = input.options.possibility;
+    // Only the taints of the pools the scheduler is given (not static, not another
+    // provisioner's, Ready; a pool without instance types still counts) make the
+    // PreferNoSchedule toleration a relaxation step — an existing node's do not (core v1.14.1
+    // `scheduler.go` `NewScheduler`: `toleratePreferNoSchedule` from the templates' taints;
+    // `provisioner.go NewScheduler` filters the pools).
     let any_prefer_no_schedule = pools.iter().any(|p| {
-        p.input
-            .pool
-            .taints
-            .iter()
-            .any(|t| t.effect == Effect::PreferNoSchedule)
-    }) || existing.iter().any(|e| {
-        e.taints
-            .iter()
-            .any(|t| t.effect == Effect::PreferNoSchedule)
+        let given = !matches!(
+            p.unusable,
+            Some(PoolCause::Static | PoolCause::AutoMode { .. } | PoolCause::NotReady(_))
+        );
+        given && (p.input.pool.taints.iter()).any(|t| t.effect == Effect::PreferNoSchedule)
     });
     let mut solver = Solver {
         input,

@@ -46,6 +46,7 @@ mod placement_groups;
 mod plans;
 mod pricing;
 mod provision_live;
+mod provisioner_line_by_line;
 mod public_configs10;
 mod public_configs11;
 mod public_configs12;

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::support::{fixture, karpenter};
+use crate::support::{claim_zones as claims, fixture, karpenter, names};
 
 const NOW: &str = "2024-06-24T12:00:00Z";
 
@@ -21,25 +21,6 @@ fn run(command: &str, name: &str) -> Value {
     }
     let run = karpenter(&args, b"");
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stderr))
-}
-
-fn names(v: &Value) -> Vec<String> {
-    v.as_array()
-        .map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect())
-        .unwrap_or_default()
-}
-
-/// (NodeClaim zone label, pods) of each planned NodeClaim.
-fn claims(plan: &Value) -> Vec<(String, Vec<String>)> {
-    plan["nodeClaims"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            let zone = c["labels"]["topology.kubernetes.io/zone"].as_str();
-            (zone.unwrap_or("").to_string(), names(&c["pods"]))
-        })
-        .collect()
 }
 
 /// No upstream test; helpers.go `SimulateScheduling` l.59 (the scheduler gets the active nodes

@@ -127,3 +127,39 @@ pub fn provision_json(extra: &[&str], items: Vec<serde_json::Value>) -> (i32, se
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", run.stdout, run.stderr));
     (run.code, json)
 }
+
+/// `provision --dry-run -f FIXTURE --region us-east-1 -o json` (`path` under tests/fixtures):
+/// the plan document.
+pub fn plan_fixture(path: &str) -> serde_json::Value {
+    let file = fixture(path);
+    let file = file.to_string_lossy();
+    let args = [
+        "provision",
+        "--dry-run",
+        "-f",
+        &file,
+        "--region",
+        "us-east-1",
+        "-o",
+        "json",
+    ];
+    let run = karpenter(&args, b"");
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stderr))
+}
+
+/// The strings of a JSON array (none when it is not one).
+pub fn names(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// (zone label, pods) of each NodeClaim of a plan.
+pub fn claim_zones(plan: &serde_json::Value) -> Vec<(String, Vec<String>)> {
+    (plan["nodeClaims"].as_array().unwrap().iter())
+        .map(|c| {
+            let zone = c["labels"]["topology.kubernetes.io/zone"].as_str();
+            (zone.unwrap_or("").to_string(), names(&c["pods"]))
+        })
+        .collect()
+}

@@ -5,7 +5,7 @@ use super::super::meta::NodeClassRefSpec;
 use super::super::objects::Object;
 use super::super::v1alpha5::{group_of, AWS_GROUP};
 use super::super::yaml::Value;
-use super::super::{v1, v1beta1, validate};
+use super::super::{v1, v1beta1};
 use super::kubelet::{strip_runtime, KubeletUse};
 use super::metadata::{clean_metadata, unknown_fields};
 use super::provisioner::forceful_expiry;
@@ -54,7 +54,7 @@ impl Converter<'_> {
 
         for (i, r) in tspec.requirements.iter().flatten().enumerate() {
             let key = r.key.as_deref().unwrap_or_default();
-            let Some(known) = validate::known_values(key) else {
+            let Some(known) = crate::model::labels::known_values(key) else {
                 continue;
             };
             let values = r.values.as_deref().unwrap_or_default();

@@ -8,7 +8,7 @@ use super::super::meta::{
 use super::super::objects::Object;
 use super::super::v1alpha5::AWS_GROUP;
 use super::super::yaml::Value;
-use super::super::{v1, v1alpha5, validate};
+use super::super::{v1, v1alpha5};
 use super::kubelet::{strip_runtime, KubeletUse};
 use super::metadata::{clean_metadata, unknown_fields};
 use super::{Body, Converter, Notes, NODEPOOL_API_VERSION};
@@ -47,7 +47,7 @@ impl Converter<'_> {
 
         // Requirements, with the AWS webhook's defaults made explicit.
         let mut requirements = spec.requirements.clone().unwrap_or_default();
-        let known = validate::known_values(labels::CAPACITY_TYPE).unwrap_or_default();
+        let known = labels::known_values(labels::CAPACITY_TYPE).unwrap_or_default();
         for (i, r) in requirements.iter().enumerate() {
             let odd: Vec<&String> = match (r.key.as_deref(), r.operator.as_deref()) {
                 (Some(labels::CAPACITY_TYPE), Some("In")) => r

@@ -22,6 +22,7 @@ mod nodeclaims;
 mod overlay;
 mod performance_suites;
 mod possibility;
+mod provisioner_lines;
 mod reserved;
 mod rounds;
 mod selection;

@@ -265,12 +265,12 @@ fn pending_keys(c: &dyn Cluster) -> Result<BTreeSet<String>, CommandError> {
                     && c.status.as_deref() == Some("False")
                     && c.reason.as_deref() == Some("Unschedulable")
             });
-            let owned_by_daemonset = p
-                .metadata
-                .owner_references
-                .iter()
-                .flatten()
-                .any(|o| o.kind.as_deref() == Some("DaemonSet") && o.controller == Some(true));
+            let owned_by_daemonset = p.metadata.owner_references.iter().flatten().any(|o| {
+                // `IsOwnedByDaemonSet` compares the apiVersion too (`Owner::is`).
+                o.api_version.as_deref() == Some("apps/v1")
+                    && o.kind.as_deref() == Some("DaemonSet")
+                    && o.controller == Some(true)
+            });
             if unschedulable
                 && !owned_by_daemonset
                 && status.nominated_node_name.is_none_or(|n| n.is_empty())
