@@ -202,6 +202,11 @@ impl Owner {
     fn is(&self, kind: &str) -> bool {
         self.builtin && self.kind == kind
     }
+
+    /// An `apps/v1` DaemonSet (`IsOwnedByDaemonSet`).
+    pub fn is_daemonset(&self) -> bool {
+        self.is("DaemonSet")
+    }
 }
 
 /// The slim pod: its name and UID, and everything else in [`PodFields`] behind an `Arc`
@@ -399,7 +404,7 @@ impl PodFields {
     /// such as OpenKruise's Advanced DaemonSet, is an ordinary owner to Karpenter: its pods
     /// need a place when their node goes, and a node holding one is not empty).
     pub fn is_daemonset_pod(&self) -> bool {
-        self.owner.as_ref().is_some_and(|o| o.is("DaemonSet"))
+        self.owner.as_ref().is_some_and(Owner::is_daemonset)
     }
 
     /// Owned by a StatefulSet (whose terminating pods Karpenter still counts as needing a place:

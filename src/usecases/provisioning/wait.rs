@@ -10,6 +10,7 @@ use crate::api::{core, Location};
 use crate::cloud::types::Compute;
 use crate::error::CommandError;
 use crate::k8s::{ops, Cluster};
+use crate::model::pod::Owner;
 use crate::usecases::clock::Clock;
 use crate::usecases::live::Live;
 use crate::usecases::Sink;
@@ -169,12 +170,12 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                     ..Default::default()
                 },
                 |p: core::Pod| {
-                    let daemon = p
-                        .metadata
-                        .owner_references
-                        .iter()
-                        .flatten()
-                        .any(|o| o.kind.as_deref() == Some("DaemonSet"));
+                    let daemon = p.metadata.owner_references.iter().flatten().any(|o| {
+                        // An `apps/v1` DaemonSet's pod, as `is_daemonset_pod` reads it.
+                        let (kind, version) = (o.kind.as_deref(), o.api_version.as_deref());
+                        kind.zip(version)
+                            .is_some_and(|(k, v)| Owner::from_reference(k, "", v).is_daemonset())
+                    });
                     if !daemon {
                         on_new_nodes += 1;
                     }
