@@ -19,7 +19,8 @@ use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
 use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::time::parse_rfc3339;
 
-/// `InstanceTypeNotFound` only judges NodeClaims older than this (docs/karpenter.md §4.2 step 3).
+/// `InstanceTypeNotFound` only judges NodeClaims older than this, strictly (docs/karpenter.md §4.2
+/// step 3).
 const INSTANCE_TYPE_MIN_AGE_SECONDS: i64 = 3600;
 
 /// A reason found.
@@ -469,9 +470,10 @@ fn types_unlisted(
     })
 }
 
-/// Old enough for `InstanceTypeNotFound` (core v1.14.1 `nodeclaim/disruption/drift.go isDrifted`).
+/// Old enough for `InstanceTypeNotFound` (core v1.14.1 `nodeclaim/disruption/drift.go isDrifted`:
+/// `clock.Since(creation) > time.Hour`, so a NodeClaim exactly an hour old at `--now` is not yet).
 fn old_enough(age: i64) -> bool {
-    age >= INSTANCE_TYPE_MIN_AGE_SECONDS
+    age > INSTANCE_TYPE_MIN_AGE_SECONDS
 }
 
 /// The pool by name; a Provisioner and a NodePool may share a name, so the node's own label

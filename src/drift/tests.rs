@@ -516,6 +516,11 @@ fn instance_type_not_found_waits_an_hour_and_is_v1_only() {
     );
     s.nodes[0].node.creation_timestamp = Some("2024-06-24T11:30:00Z".into());
     assert_eq!(verdict(&s).status, Status::Ok, "younger than an hour");
+    // `clock.Since(creation) > time.Hour` (drift.go l.95): exactly an hour is not yet.
+    s.nodes[0].node.creation_timestamp = Some("2024-06-24T11:00:00Z".into());
+    assert_eq!(verdict(&s).status, Status::Ok, "exactly an hour old");
+    s.nodes[0].node.creation_timestamp = Some("2024-06-24T10:59:59Z".into());
+    assert_eq!(verdict(&s).status, Status::Drifted, "an hour and a second");
     let mut s = world();
     drift_instance_type(&mut s);
     s.node_pools[0].generation = Some(ApiGeneration::V1Beta1);
