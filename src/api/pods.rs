@@ -195,6 +195,7 @@ pub(crate) fn convert_spec(
         .as_ref()
         .is_some_and(|g| !g.is_empty());
     let mut unsupported: Option<String> = None;
+    let mut invalid: Option<String> = None;
     if let Some(sel) = &spec.node_selector {
         validate::label_map(ctx, &format!("{path}.nodeSelector"), sel, false)?;
         pod.node_selector = sel.clone();
@@ -208,7 +209,14 @@ pub(crate) fn convert_spec(
                 format!("{npath}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
             validate::node_selector_terms(ctx, &rpath, req.node_selector_terms.as_deref())?;
             for (i, t) in req.node_selector_terms.iter().flatten().enumerate() {
-                match node_term(ctx, &format!("{rpath}[{i}]"), t)? {
+                let at = format!("{rpath}[{i}]");
+                if let Some(why) = terms::karpenter_invalid(t) {
+                    // The API server's own checks still hold (key, operator, how many values).
+                    let _checked = node_term(ctx, &at, &terms::with_placeholder_values(t))?;
+                    invalid.get_or_insert(why);
+                    continue;
+                }
+                match node_term(ctx, &at, t)? {
                     Ok(term) => pod.required_node_affinity.push(term),
                     Err(why) => {
                         unsupported.get_or_insert(why);
@@ -277,6 +285,7 @@ pub(crate) fn convert_spec(
         .map(|p| p.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32)
         .or_else(|| system_priority(spec.priority_class_name.as_deref()));
     pod.unsupported = unsupported;
+    pod.invalid_requirement = invalid;
     pod.dra = has_dra_requirements(spec);
     Ok(pod)
 }

@@ -387,6 +387,11 @@ pub struct PodFields {
     /// Why Karpenter cannot consider this pod at all (e.g. node affinity with `matchFields`),
     /// set by the manifest/API adapters; the planner reports it as the unschedulable reason.
     pub unsupported: Option<String>,
+    /// A required node-affinity term the API server takes but Karpenter's `ValidateRequirement`
+    /// refuses (a value that is no label value, a `Gt`/`Lt` value that is no non-negative
+    /// integer): a pending pod with one is ignored (core v1.14.1 `provisioner.go`
+    /// `validateAffinity`), reported with the reason.
+    pub invalid_requirement: Option<String>,
     /// The pod has Dynamic Resource Allocation requirements: a pod-level `spec.resourceClaims`
     /// entry or a container's / init container's `resources.claims` (`core v1.14.1:
     /// pkg/utils/pod/scheduling.go` `HasDRARequirements`). With Karpenter's default

@@ -174,6 +174,10 @@ pub(crate) fn validation_error(pod: &Pod, provisioners: bool) -> Option<Reason> 
             .dra
             .then(|| Reason::Unsupported(DRA_REFUSAL.to_string()));
     }
+    // `validateAffinity`: a required term Karpenter's `ValidateRequirement` refuses.
+    if let Some(why) = &pod.invalid_requirement {
+        return Some(Reason::InvalidRequirement(why.clone()));
+    }
     // Opting out is read off the requirements the scheduler starts from — the node selector, the
     // heaviest preference and the first required term, intersected (core v1.14.1
     // `provisioner.go` `validateKarpenterManagedLabelCanExist` over `NewPodRequirements`): a

@@ -104,3 +104,20 @@ fn a_daemonset_of_another_api_group_is_provisioned_for() {
     assert_eq!(pods, ["default/kruise-agent-x1"]);
     assert_eq!(refused(&doc), []);
 }
+
+/// No upstream test; `provisioner.go validateAffinity` → `ValidateRequirement`: `Gt [-1]` is no
+/// label value and no non-negative integer, so the pending pod is ignored, while the API server
+/// (which checks only the key, the operator and one value) takes it. `fine` is planned. Main
+/// refused the whole input (exit 2, "invalid label value").
+#[test]
+fn a_pod_whose_required_term_karpenter_refuses_is_ignored_not_the_input() {
+    let doc = plan_fixture("provisioner-line-by-line/invalid-term.yaml");
+    assert_eq!(
+        claims(&doc),
+        [("us-east-1a".into(), vec!["default/fine".into()])]
+    );
+    assert_eq!(
+        refused(&doc),
+        [("default/negative-gt".into(), "InvalidRequirement".into())]
+    );
+}

@@ -81,6 +81,41 @@ pub(crate) fn label_selector(
     })
 }
 
+/// Why Karpenter's `ValidateRequirement` (core v1.14.1 `pkg/apis/v1/nodeclaim_validation.go`)
+/// refuses a node selector term the API server takes: it checks only the key, the operator and
+/// the number of values (`k8s.io/kubernetes pkg/apis/core/validation`
+/// `ValidateNodeSelectorRequirement`), Karpenter also that every value is a label value and that a
+/// `Gt`/`Lt` value is a non-negative integer. `None`: nothing of that kind.
+pub(super) fn karpenter_invalid(t: &NodeSelectorTermSpec) -> Option<String> {
+    t.match_expressions.iter().flatten().find_map(|e| {
+        let key = e.key.as_deref().unwrap_or_default();
+        let op = e.operator.as_deref().unwrap_or_default();
+        let values = e.values.as_deref().unwrap_or_default();
+        if let Some(problem) = values.iter().find_map(|v| validate::label_value_problem(v)) {
+            return Some(format!("key {key}: {problem}"));
+        }
+        let integer = |v: &String| v.parse::<i64>().is_ok_and(|n| n >= 0);
+        match values {
+            [v] if matches!(op, "Gt" | "Lt") && !integer(v) => Some(format!(
+                "key {key} with operator {op} must have a single positive integer value, got {v:?}"
+            )),
+            _ => None,
+        }
+    })
+}
+
+/// `t` with every value replaced by one valid for any operator, for the API server's own checks
+/// of a term [`karpenter_invalid`] refuses.
+pub(super) fn with_placeholder_values(t: &NodeSelectorTermSpec) -> NodeSelectorTermSpec {
+    let mut t = t.clone();
+    for e in t.match_expressions.iter_mut().flatten() {
+        for v in e.values.iter_mut().flatten() {
+            *v = "0".into();
+        }
+    }
+    t
+}
+
 /// Converts one node selector term; `None` when the term cannot be honoured (matchFields, or
 /// empty, which matches no node), with the reason.
 pub(super) fn node_term(

@@ -1104,3 +1104,69 @@ spec:
         .iter()
         .any(|w| w.starts_with("assuming: Windows IPAM is on") && w.ends_with("(2 object(s))")));
 }
+
+/// The API server checks a node-affinity requirement's key, operator and number of values only
+/// (`k8s.io/kubernetes pkg/apis/core/validation` `ValidateNodeSelectorRequirement`); Karpenter's
+/// `ValidateRequirement` (core v1.14.1 `pkg/apis/v1/nodeclaim_validation.go`) also wants label
+/// values and a non-negative `Gt`/`Lt` integer, and `provisioner.go validateAffinity` ignores a
+/// pending pod whose required term fails it. Such a pod loads and carries the reason; the API
+/// server's own errors still refuse the input.
+#[test]
+fn a_required_term_only_karpenter_refuses_loads_and_says_why() {
+    let pod = |name: &str, exprs: &str| {
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec:\n  containers: [{{name: a}}]\n  affinity: {{nodeAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: {{nodeSelectorTerms: [{{matchExpressions: [{exprs}]}}]}}}}}}\n"
+        )
+    };
+    let text = [
+        pod(
+            "negative",
+            "{key: example.com/gen, operator: Gt, values: [\"-1\"]}",
+        ),
+        pod(
+            "word",
+            "{key: example.com/gen, operator: Lt, values: [ten]}",
+        ),
+        pod(
+            "spaced",
+            "{key: example.com/team, operator: In, values: [\"a b\"]}",
+        ),
+        pod(
+            "fine",
+            "{key: example.com/gen, operator: Gt, values: [\"3\"]}",
+        ),
+    ]
+    .join("---\n");
+    let m = load_str("pods.yaml", &text).unwrap();
+    let got: Vec<(&str, Option<&str>)> = m
+        .pods
+        .iter()
+        .map(|p| (p.name.as_str(), p.invalid_requirement.as_deref()))
+        .collect();
+    assert_eq!(got.len(), 4);
+    // "-1" is no label value either (it may not start with '-'): Karpenter says both.
+    assert!(
+        got[0].1.unwrap().contains("invalid label value \"-1\""),
+        "{got:?}"
+    );
+    assert!(
+        got[1]
+            .1
+            .unwrap()
+            .contains("Lt must have a single positive integer value, got \"ten\""),
+        "{got:?}"
+    );
+    assert!(
+        got[2].1.unwrap().contains("invalid label value \"a b\""),
+        "{got:?}"
+    );
+    assert_eq!(got[3].1, None);
+    // A bad key beside a bad value: the API server's error, exit 2.
+    let bad_key = pod("k", "{key: \"bad key\", operator: Gt, values: [\"-1\"]}");
+    assert!(load_str("pods.yaml", &bad_key).is_err());
+    let two_values = pod(
+        "k",
+        "{key: example.com/gen, operator: Gt, values: [\"-1\", \"2\"]}",
+    );
+    assert!(load_str("pods.yaml", &two_values).is_err());
+}
