@@ -17,7 +17,7 @@ use super::error::{object_name, Ctx, InputError, Location};
 use super::meta::ObjectMeta;
 use super::validate;
 use crate::model::labels;
-use crate::model::pod::{ClaimSource, HostPort, Owner, Pod, PodVolume, Weighted};
+use crate::model::pod::{ClaimSource, HostPort, Owner, Pod, PodRefusal, PodVolume, Weighted};
 
 mod admission;
 mod containers;
@@ -284,8 +284,9 @@ pub(crate) fn convert_spec(
         .priority
         .map(|p| p.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32)
         .or_else(|| system_priority(spec.priority_class_name.as_deref()));
-    pod.unsupported = unsupported;
-    pod.invalid_requirement = invalid;
+    pod.refusal = (unsupported.map(PodRefusal::Unsupported))
+        .or(invalid.map(PodRefusal::InvalidRequirement))
+        .map(Box::new);
     pod.dra = has_dra_requirements(spec);
     Ok(pod)
 }

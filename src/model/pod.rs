@@ -279,6 +279,22 @@ pub fn ignore_preferences<'a>(pods: impl IntoIterator<Item = &'a mut Pod>) {
 }
 
 impl PodFields {
+    /// Why Karpenter cannot consider this pod at all ([`PodRefusal::Unsupported`]).
+    pub fn unsupported(&self) -> Option<&str> {
+        match self.refusal.as_deref() {
+            Some(PodRefusal::Unsupported(why)) => Some(why),
+            _ => None,
+        }
+    }
+
+    /// The required term Karpenter refuses ([`PodRefusal::InvalidRequirement`]).
+    pub fn invalid_requirement(&self) -> Option<&str> {
+        match self.refusal.as_deref() {
+            Some(PodRefusal::InvalidRequirement(why)) => Some(why),
+            _ => None,
+        }
+    }
+
     /// Whether the pod states a preference the scheduler may ignore.
     fn has_preferences(&self) -> bool {
         !self.preferred_node_affinity.is_empty()
@@ -310,6 +326,18 @@ impl DerefMut for Pod {
     fn deref_mut(&mut self) -> &mut PodFields {
         Arc::make_mut(&mut self.fields)
     }
+}
+
+/// Why Karpenter would not consider a pod, as read from its spec.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PodRefusal {
+    /// Karpenter cannot consider it at all (e.g. node affinity with `matchFields`).
+    Unsupported(String),
+    /// A required node-affinity term the API server takes but Karpenter's `ValidateRequirement`
+    /// refuses (a value that is no label value, a `Gt`/`Lt` value that is no non-negative
+    /// integer): a pending pod with one is ignored (core v1.14.1 `provisioner.go`
+    /// `validateAffinity`).
+    InvalidRequirement(String),
 }
 
 /// Everything about a pod but its name and UID.
@@ -384,14 +412,10 @@ pub struct PodFields {
     /// `unhealthyPodEvictionPolicy: AlwaysAllow` lets such a pod go (`core: pkg/utils/pdb/pdb.go
     /// isEvictable`).
     pub not_ready: bool,
-    /// Why Karpenter cannot consider this pod at all (e.g. node affinity with `matchFields`),
-    /// set by the manifest/API adapters; the planner reports it as the unschedulable reason.
-    pub unsupported: Option<String>,
-    /// A required node-affinity term the API server takes but Karpenter's `ValidateRequirement`
-    /// refuses (a value that is no label value, a `Gt`/`Lt` value that is no non-negative
-    /// integer): a pending pod with one is ignored (core v1.14.1 `provisioner.go`
-    /// `validateAffinity`), reported with the reason.
-    pub invalid_requirement: Option<String>,
+    /// Why Karpenter would not consider this pod, set by the manifest/API adapters (rare, so
+    /// boxed: every pod's fields carry the slot); the planner reports it as the unschedulable
+    /// reason. Read through [`PodFields::unsupported`] and [`PodFields::invalid_requirement`].
+    pub refusal: Option<Box<PodRefusal>>,
     /// The pod has Dynamic Resource Allocation requirements: a pod-level `spec.resourceClaims`
     /// entry or a container's / init container's `resources.claims` (`core v1.14.1:
     /// pkg/utils/pod/scheduling.go` `HasDRARequirements`). With Karpenter's default

@@ -166,8 +166,8 @@ impl PodState {
 /// are (`provisioner.go` `Schedule`, `disruption/helpers.go` `SimulateScheduling`); only the
 /// scheduler's own refusals apply to them.
 pub(crate) fn validation_error(pod: &Pod, provisioners: bool) -> Option<Reason> {
-    if let Some(why) = &pod.unsupported {
-        return Some(Reason::Unsupported(why.clone()));
+    if let Some(why) = pod.unsupported() {
+        return Some(Reason::Unsupported(why.to_string()));
     }
     if pod.node_name.is_some() {
         return pod
@@ -175,8 +175,8 @@ pub(crate) fn validation_error(pod: &Pod, provisioners: bool) -> Option<Reason> 
             .then(|| Reason::Unsupported(DRA_REFUSAL.to_string()));
     }
     // `validateAffinity`: a required term Karpenter's `ValidateRequirement` refuses.
-    if let Some(why) = &pod.invalid_requirement {
-        return Some(Reason::InvalidRequirement(why.clone()));
+    if let Some(why) = pod.invalid_requirement() {
+        return Some(Reason::InvalidRequirement(why.to_string()));
     }
     // Opting out is read off the requirements the scheduler starts from — the node selector, the
     // heaviest preference and the first required term, intersected (core v1.14.1

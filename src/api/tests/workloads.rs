@@ -160,7 +160,7 @@ fn a_statefulset_expands_with_every_scheduling_constraint() {
             },
         ]
     );
-    assert!(p.unsupported.is_none());
+    assert!(p.unsupported().is_none());
     assert!(p.is_provisionable());
 }
 
@@ -178,7 +178,7 @@ fn match_fields_marks_the_pod_instead_of_failing_the_load() {
         "the matchFields term is left out"
     );
     assert_eq!(
-        p.unsupported.as_deref(),
+        p.unsupported(),
         Some("spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[1].matchFields is not supported by Karpenter (use matchExpressions on node labels)")
     );
     let bad_op = RICH.replace(
@@ -1141,7 +1141,7 @@ fn a_required_term_only_karpenter_refuses_loads_and_says_why() {
     let got: Vec<(&str, Option<&str>)> = m
         .pods
         .iter()
-        .map(|p| (p.name.as_str(), p.invalid_requirement.as_deref()))
+        .map(|p| (p.name.as_str(), p.invalid_requirement()))
         .collect();
     assert_eq!(got.len(), 4);
     // "-1" is no label value either (it may not start with '-'): Karpenter says both.

@@ -117,7 +117,7 @@ fn eligible(pod: &Pod) -> bool {
         && pod.preferred_pod_anti_affinity.is_empty()
         && pod.host_ports.is_empty()
         && pod.volumes.is_empty()
-        && pod.unsupported.is_none()
+        && pod.unsupported().is_none()
         && !pod.dra
 }
 

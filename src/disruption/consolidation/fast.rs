@@ -191,7 +191,7 @@ impl Fast {
             && pod.required_node_affinity.len() <= 1
             && pod.host_ports.is_empty()
             && pod.volumes.is_empty()
-            && pod.unsupported.is_none()
+            && pod.unsupported().is_none()
             && !pod.dra
             && !pod
                 .node_selector

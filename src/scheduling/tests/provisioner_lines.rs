@@ -133,13 +133,15 @@ fn a_pod_naming_no_known_capacity_type_is_refused_as_invalid() {
 }
 
 /// Session 28 (lead), the "left" row of s28-lineprov: a required term the API server takes but
-/// `ValidateRequirement` refuses (`Gt [-1]`, loaded into `invalid_requirement`) makes
+/// `ValidateRequirement` refuses (`Gt [-1]`, loaded as `PodRefusal::InvalidRequirement`) makes
 /// `validateAffinity` ignore the pending pod; the rest of the input is planned (we refused the
 /// whole input, exit 2).
 #[test]
 fn a_pending_pod_with_a_term_karpenter_refuses_is_ignored_as_invalid() {
     let mut bad = PodBuilder::new("negative").cpu("1").build();
-    bad.invalid_requirement = Some("key example.com/gen with operator Gt must have a single positive integer value, got \"-1\"".into());
+    bad.refusal = Some(Box::new(crate::model::pod::PodRefusal::InvalidRequirement(
+        "key example.com/gen with operator Gt must have a single positive integer value, got \"-1\"".into(),
+    )));
     let plan = solve(&one_pool(vec![
         bad,
         PodBuilder::new("fine").cpu("1").build(),
