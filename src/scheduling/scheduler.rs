@@ -304,26 +304,18 @@ pub(super) fn domain_universe(
     }
     let mut keys: BTreeSet<String> = BTreeSet::new();
     for pod in &input.pods {
-        keys.extend(
-            pod.topology_spread
-                .iter()
-                .map(|c| labels::normalize_key(&c.topology_key).to_string()),
-        );
+        keys.extend(pod.topology_spread.iter().map(|c| c.topology_key.clone()));
         let terms = pod
             .pod_affinity
             .iter()
             .chain(&pod.pod_anti_affinity)
             .chain(pod.preferred_pod_affinity.iter().map(|w| &w.term))
             .chain(pod.preferred_pod_anti_affinity.iter().map(|w| &w.term));
-        keys.extend(terms.map(|t| labels::normalize_key(&t.topology_key).to_string()));
+        keys.extend(terms.map(|t| t.topology_key.clone()));
     }
     // Every existing pod's required anti-affinity, on any node (deleting ones included).
     for pod in index.anti_affinity_pods(&input.existing_nodes) {
-        keys.extend(
-            pod.pod_anti_affinity
-                .iter()
-                .map(|t| labels::normalize_key(&t.topology_key).to_string()),
-        );
+        keys.extend(pod.pod_anti_affinity.iter().map(|t| t.topology_key.clone()));
     }
     let mut domains: FxHashMap<String, BTreeSet<String>> = FxHashMap::default();
     for key in &keys {

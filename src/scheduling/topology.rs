@@ -395,7 +395,7 @@ impl Topology {
     fn affinity_key(&self, kind: GroupKind, pod: &Pod, term: &PodAffinityTerm) -> GroupKey {
         GroupKey {
             kind,
-            key: labels::normalize_key(&term.topology_key).to_string(),
+            key: term.topology_key.clone(),
             namespaces: self.namespaces_for(pod, term),
             selector: term.label_selector.clone(),
             max_skew: i32::MAX,
@@ -420,7 +420,7 @@ impl Topology {
         }
         GroupKey {
             kind: GroupKind::Spread,
-            key: labels::normalize_key(&c.topology_key).to_string(),
+            key: c.topology_key.clone(),
             namespaces: Some([pod.namespace.clone()].into_iter().collect()),
             selector,
             max_skew: c.max_skew,

@@ -296,13 +296,27 @@ impl Group {
             .as_ref()
             .map(describe_selector)
             .unwrap_or_else(|| "<none>".to_string());
+        let key = key_text(&self.id.key);
         match self.id.kind {
             GroupKind::Spread => format!(
-                "topology spread on {} (maxSkew {}, pods {sel})",
-                self.id.key, self.id.max_skew
+                "topology spread on {key} (maxSkew {}, pods {sel})",
+                self.id.max_skew
             ),
-            kind => format!("{} on {} (pods {sel})", kind.describe(), self.id.key),
+            kind => format!("{} on {key} (pods {sel})", kind.describe()),
         }
+    }
+}
+
+/// A topology key as reasons name it. Karpenter translates an alias (`failure-domain.beta.
+/// kubernetes.io/zone`, the EBS CSI zone key) in requirements but not in a topology term, whose
+/// domains are then only the nodes carrying that very label (docs/karpenter.md §3.6): said, so
+/// the user knows the cure.
+fn key_text(key: &str) -> String {
+    match labels::normalize_key(key) {
+        canonical if canonical != key => format!(
+            "{key} (an alias of {canonical} that Karpenter does not translate in topology: only nodes labelled {key} are its domains)"
+        ),
+        _ => key.to_string(),
     }
 }
 

@@ -79,3 +79,26 @@ fn an_existing_pods_anti_affinity_knows_only_the_pools_zones() {
         "{plan:#}"
     );
 }
+
+/// No upstream test; core v1.14.1 `topology.go` keys a spread by `TopologyKey` as written while
+/// `buildDomainGroups` knows only translated keys (`requirement.go` `NormalizedLabels`): with the
+/// beta zone key and no node carrying it, no domain is known and every replica stays pending,
+/// the reason naming the alias (s29, lead; docs/karpenter.md §6.5). Before s29 we translated the
+/// key and spread the replicas over us-east-1a and us-east-1b.
+#[test]
+fn a_spread_on_the_beta_zone_key_knows_no_domain_offline() {
+    let plan = run("provision", "beta-zone-spread.yaml");
+    assert_eq!(
+        plan["nodeClaims"].as_array().map(Vec::len),
+        Some(0),
+        "{plan:#}"
+    );
+    let pending = plan["unschedulable"].as_array().unwrap();
+    assert_eq!(pending.len(), 3);
+    assert_eq!(pending[0]["reasonCode"], "NoTopologyDomains", "{plan:#}");
+    let message = pending[0]["reason"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("an alias of topology.kubernetes.io/zone"),
+        "{message}"
+    );
+}

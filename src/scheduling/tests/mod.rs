@@ -31,6 +31,7 @@ mod spread;
 mod statics;
 mod tenancy;
 mod topology;
+mod topology_aliases;
 mod topology_combined;
 mod topology_suite;
 mod volumes;
