@@ -212,9 +212,16 @@ pub fn check(c: &dyn Cluster, command: &str, force: bool) -> Result<Option<Strin
         first.image
     );
     if force {
-        return Ok(Some(format!(
-            "{what}: --force given, {command} goes ahead anyway"
-        )));
+        let mut warning = format!("{what}: --force given, {command} goes ahead anyway");
+        if collects_claimless_instances(first) {
+            warning.push_str(&format!(
+                "; but the controller's instance garbage collection terminates, about 30 s after \
+                 launch, every instance tagged for this cluster's NodePools that no NodeClaim \
+                 names, and deletes its Node: the instances {command} launches (it creates no \
+                 NodeClaim) will not last while it runs"
+            ));
+        }
+        return Ok(Some(warning));
     }
     Err(CommandError::refused(format!(
         "{what}: {command} would fight it over the same NodePools"
@@ -223,6 +230,29 @@ pub fn check(c: &dyn Cluster, command: &str, force: bool) -> Result<Option<Strin
         "drift replace" => "use `drift replace --via-controller` to pace the controller's own replacements, scale the controller to 0, or pass --force",
         _ => "scale the controller to 0 first, or pass --force if you know they manage different NodePools",
     }))
+}
+
+/// Whether `controller` terminates the instances this tool launches (they carry Karpenter's tags
+/// but no NodeClaim or Machine names them): aws v1.14.1
+/// `pkg/controllers/nodeclaim/garbagecollection/controller.go Reconcile` deletes every instance
+/// `cloudProvider.List` returns (`instance.go List`: tag-keys `karpenter.sh/nodepool` and
+/// `karpenter.k8s.aws/ec2nodeclass`, `eks:eks-cluster-name=<cluster>`, all on this tool's
+/// launches) whose provider id no NodeClaim has, 30 s after its launch, and its Node; v0.27's
+/// `machine/garbagecollect` and v0.32–v0.37's did the same by `karpenter.sh/provisioner-name` /
+/// `karpenter.sh/nodepool` and `kubernetes.io/cluster/<cluster>`. Releases before v0.27 had no
+/// such controller; an unknown version is taken to have it.
+fn collects_claimless_instances(controller: &Controller) -> bool {
+    use crate::karpenter_install::release::{parse_version, Version};
+    let since = Version {
+        major: 0,
+        minor: 27,
+        patch: 0,
+    };
+    controller
+        .version
+        .as_deref()
+        .and_then(parse_version)
+        .is_none_or(|v| v >= since)
 }
 
 #[cfg(test)]
@@ -251,5 +281,41 @@ mod tests {
             Some("v0.27.6")
         );
         assert_eq!(image_tag("localhost:5000/karpenter/controller"), None);
+    }
+
+    /// aws v1.14.1 `pkg/controllers/nodeclaim/garbagecollection/suite_test.go` "should delete an
+    /// instance if there is no NodeClaim owner" (`Reconcile`: 30 s after launch): the instances
+    /// this tool launches carry the tags `instance.go List` filters on and no NodeClaim names
+    /// them, so a running controller terminates them. **Differed, fixed (s29)**: `--force` said
+    /// only "goes ahead anyway" (and docs/commands.md that scaling the controller back "hands the
+    /// NodePools back"); now the warning names the consequence, for every release since v0.27
+    /// (`machine/garbagecollect`), not for older ones.
+    #[test]
+    fn forcing_past_a_controller_warns_that_it_terminates_the_instances_launched_here() {
+        let cluster = crate::k8s::fake::FakeCluster::new();
+        for (image, collects) in [
+            ("public.ecr.aws/karpenter/controller:1.14.1", true),
+            ("public.ecr.aws/karpenter/controller:v0.27.6", true),
+            ("public.ecr.aws/karpenter/controller:latest", true),
+            ("public.ecr.aws/karpenter/controller:v0.26.1", false),
+        ] {
+            cluster.put(serde_json::json!({
+                "apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "karpenter", "namespace": "karpenter"},
+                "spec": {"template": {"spec": {"containers": [{"name": "controller",
+                    "image": image}]}}},
+                "status": {"readyReplicas": 1}
+            }));
+            let warning = check(&cluster, "provision", true).unwrap().unwrap();
+            assert!(warning.contains("--force given"), "{warning}");
+            assert_eq!(
+                warning.contains(
+                    "instance garbage collection terminates, about 30 s after launch, every \
+                     instance tagged for this cluster's NodePools that no NodeClaim names"
+                ),
+                collects,
+                "{image}: {warning}"
+            );
+        }
     }
 }

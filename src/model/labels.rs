@@ -141,6 +141,9 @@ pub const DISRUPTION_TAINT: &str = "karpenter.sh/disruption";
 pub const DISRUPTION_TAINT_VALUE: &str = "disrupting";
 /// The cordon taint.
 pub const UNSCHEDULABLE_TAINT: &str = "node.kubernetes.io/unschedulable";
+/// The taint (`NoExecute`) a v1 node registers with and Karpenter's registration removes
+/// (`core v1.14.1: pkg/apis/v1/taints.go` `UnregisteredNoExecuteTaint`).
+pub const UNREGISTERED_TAINT: &str = "karpenter.sh/unregistered";
 /// Karpenter's finalizer on NodeClaims and nodes.
 pub const TERMINATION_FINALIZER: &str = "karpenter.sh/termination";
 

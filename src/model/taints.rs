@@ -74,7 +74,7 @@ pub const KNOWN_EPHEMERAL_TAINTS: [(&str, Effect); 5] = [
         "node.cloudprovider.kubernetes.io/uninitialized",
         Effect::NoSchedule,
     ),
-    ("karpenter.sh/unregistered", Effect::NoExecute),
+    (super::labels::UNREGISTERED_TAINT, Effect::NoExecute),
 ];
 
 /// `KnownEphemeralTaintKeyPrefixes`.

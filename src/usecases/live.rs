@@ -30,6 +30,7 @@ use crate::model::node::{ghost_instances, Listing, Node};
 use crate::model::nodepool::{NodeClass, NodePool, StatusSubnet};
 use crate::model::placement_group::{PlacementGroup, PlacementGroupSelector};
 use crate::model::reservation::RESERVATION_LABELS;
+use crate::model::taints::Effect;
 
 /// A live run's environment (see the module documentation).
 pub struct Live<'a, C, P, K: ?Sized> {
@@ -341,8 +342,10 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
     /// the startupTaints to the Node when the startupTaints are removed". Once `initialized`
     /// ([`Node::initialization`], decided by the caller with the NodeClaim's startup taints and
     /// requests), `karpenter.sh/initialized` (`initialization.go`), so budgets, drift and later
-    /// commands treat it like any managed node. `Ok(true)` when taints were put on the Node: it
-    /// is not initialized this time, whatever `initialized` said.
+    /// commands treat it like any managed node. At registration too, `karpenter.sh/unregistered:NoExecute`
+    /// comes off, whatever `do-not-sync-taints` says (`registration.go Reconcile`). `Ok(true)` when
+    /// taints were put on the Node or taken off: it is not initialized this time, whatever
+    /// `initialized` said.
     pub fn sync_registered(
         &self,
         node: &Node,
@@ -363,6 +366,22 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
                 }
             }
         }
+        // The race-protecting `karpenter.sh/unregistered:NoExecute` a kubelet registered with
+        // (a Custom class's userData, as `convert` advises) comes off at registration, whatever
+        // `do-not-sync-taints` says (`core v1.14.1: pkg/controllers/nodeclaim/lifecycle/
+        // registration.go Reconcile`, `lo.Reject(… MatchTaint(&v1.UnregisteredNoExecuteTaint))`;
+        // `registration_test.go` "should sync the karpenter.sh/registered label to the Node and
+        // remove the karpenter.sh/unregistered taint when the Node comes online"). Before s29 it
+        // stayed: a known ephemeral taint, so the node was never initialized here.
+        let unregistered: Vec<usize> = node
+            .taints
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| {
+                register && t.key == labels::UNREGISTERED_TAINT && t.effect == Effect::NoExecute
+            })
+            .map(|(i, _)| i)
+            .collect();
         let mut node_labels = BTreeMap::new();
         if register {
             node_labels = type_labels();
@@ -390,7 +409,7 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             return Ok(false);
         }
         let path = format!("/api/v1/nodes/{}", node.name);
-        if !missing.is_empty() {
+        if !missing.is_empty() || !unregistered.is_empty() {
             // Appended with a JSON patch (no read, no `get nodes` permission, and taints a
             // kubelet or agent changes meanwhile stay); the labels follow once it went
             // through, so a node is registered only with its taints on. The model's taints
@@ -405,13 +424,26 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
                 }
                 v
             };
-            let ops_list: Vec<serde_json::Value> = if node
-                .taints
+            // The unregistered taints go first, last index first, each checked to be still
+            // there (the model's taints are the Node's in order, the implied one after them).
+            let mut ops_list: Vec<serde_json::Value> = unregistered
                 .iter()
-                .filter(|t| !implied(t))
-                .count()
-                == 0
-            {
+                .rev()
+                .flat_map(|i| {
+                    let at = format!("/spec/taints/{i}");
+                    [
+                        serde_json::json!({"op": "test", "path": format!("{at}/key"),
+                            "value": labels::UNREGISTERED_TAINT}),
+                        serde_json::json!({"op": "test", "path": format!("{at}/effect"),
+                            "value": Effect::NoExecute.as_str()}),
+                        serde_json::json!({"op": "remove", "path": at}),
+                    ]
+                })
+                .collect();
+            let kept = node.taints.iter().filter(|t| !implied(t)).count() - unregistered.len();
+            ops_list.extend(if missing.is_empty() {
+                Vec::new()
+            } else if kept == 0 {
                 vec![serde_json::json!({"op": "add", "path": "/spec/taints",
                     "value": missing.iter().map(|t| json(t)).collect::<Vec<_>>()})]
             } else {
@@ -419,7 +451,7 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
                     .iter()
                     .map(|t| serde_json::json!({"op": "add", "path": "/spec/taints/-", "value": json(t)}))
                     .collect()
-            };
+            });
             match ops::json_patch(self.cluster, &path, &serde_json::json!(ops_list)) {
                 Ok(_) => {}
                 // Gone, or its taints changed shape meanwhile: registered on the next look.
@@ -434,7 +466,7 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
             patch["metadata"]["annotations"] = serde_json::json!(annotations);
         }
         ops::merge_patch(self.cluster, &path, &patch)?;
-        Ok(!missing.is_empty())
+        Ok(!missing.is_empty() || !unregistered.is_empty())
     }
 
     /// `Placement.PartitionNumber` of `node`'s instance (DescribeInstances by id).

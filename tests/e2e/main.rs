@@ -39,6 +39,7 @@ mod injection;
 mod krew;
 mod lease;
 mod least_privilege;
+mod life_line_by_line;
 mod moto;
 mod nodes;
 mod pipes;

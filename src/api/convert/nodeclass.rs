@@ -299,7 +299,7 @@ impl Converter<'_> {
 fn custom_family_note(notes: &mut Notes, field: &str) {
     notes.add(
         field,
-        "Custom: v1 expects nodes to register with the karpenter.sh/unregistered:NoExecute taint (Karpenter removes it once the node is initialized); your userData must add it, e.g. kubelet --register-with-taints=karpenter.sh/unregistered:NoExecute",
+        "Custom: v1 expects nodes to register with the karpenter.sh/unregistered:NoExecute taint (Karpenter, and provision --wait here, removes it when the node registers); your userData must add it, e.g. kubelet --register-with-taints=karpenter.sh/unregistered:NoExecute",
     );
 }
 

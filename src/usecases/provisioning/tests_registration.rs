@@ -65,13 +65,7 @@ fn registered(label: Option<&str>, first: Duration) -> (World, String, Waited, W
                 json!([{"key": DEDICATED, "operator": "Exists", "effect": "NoSchedule"}]);
         });
     let mut live = world.live();
-    let round = live
-        .plan_pending(&all(), &mut |_| {})
-        .unwrap()
-        .expect("pods pending");
-    let launches = live
-        .launch_all(&round.classes, &round.plan, &round.input, &mut |_| {})
-        .unwrap();
+    let launches = launch_pending(&mut live);
     let node = node_name(&launches.launched[0].instance_id);
     let early = live.wait(&launches.launched, first, &mut |_| {}).unwrap();
     let late = live
@@ -79,6 +73,16 @@ fn registered(label: Option<&str>, first: Duration) -> (World, String, Waited, W
         .unwrap();
     drop(live);
     (world, node, early, late)
+}
+
+/// Plans the pending pods and launches the plan.
+fn launch_pending(live: &mut crate::usecases::testing::TestLive<'_>) -> Launches {
+    let round = live
+        .plan_pending(&all(), &mut |_| {})
+        .unwrap()
+        .expect("pods pending");
+    live.launch_all(&round.classes, &round.plan, &round.input, &mut |_| {})
+        .unwrap()
 }
 
 fn taints_of(world: &World, node: &str) -> Vec<String> {
@@ -237,4 +241,86 @@ fn registration_fills_the_partition_label_from_the_instance() {
         registered["metadata"]["labels"]["karpenter.sh/registered"],
         "true"
     );
+}
+
+/// A kubelet registering with `karpenter.sh/unregistered:NoExecute` — a Custom class's userData
+/// that follows `convert`'s advice (`--register-with-taints=karpenter.sh/unregistered:NoExecute`)
+/// — with or without `karpenter.sh/do-not-sync-taints=true`: `--wait`'s outcome, the Node's
+/// taints and labels at the end, and the JSON patches it got.
+fn registered_with_the_unregistered_taint(
+    do_not_sync: bool,
+) -> (Waited, Vec<String>, Value, Vec<Value>) {
+    let world = World::new();
+    world.kubelet(Duration::from_secs(20));
+    let cluster = world.cluster.clone();
+    let mut tainted = std::collections::BTreeSet::new();
+    world.clock.on_tick(move |_| {
+        for mut n in cluster.list("v1", "Node") {
+            let name = n["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            if !tainted.insert(name) {
+                continue;
+            }
+            n["spec"]["taints"] =
+                json!([{"key": "karpenter.sh/unregistered", "effect": "NoExecute"}]);
+            if do_not_sync {
+                n["metadata"]["labels"]["karpenter.sh/do-not-sync-taints"] = json!("true");
+            }
+            cluster.put(n);
+        }
+    });
+    world.scheduler();
+    world.pending("a", "1");
+    let mut live = world.live();
+    let launches = launch_pending(&mut live);
+    let node = node_name(&launches.launched[0].instance_id);
+    let waited = live
+        .wait(&launches.launched, Duration::from_secs(300), &mut |_| {})
+        .unwrap();
+    drop(live);
+    let node_path = format!("/api/v1/nodes/{node}");
+    let json_patches = world
+        .cluster
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == crate::k8s::Method::Patch && r.path == node_path)
+        .map(|r| r.body)
+        .filter(Value::is_array)
+        .collect();
+    (
+        waited,
+        taints_of(&world, &node),
+        labels_of(&world, &node),
+        json_patches,
+    )
+}
+
+/// "should sync the karpenter.sh/registered label to the Node and remove the
+/// karpenter.sh/unregistered taint when the Node comes online" (`core v1.14.1:
+/// pkg/controllers/nodeclaim/lifecycle/registration_test.go`; `registration.go Reconcile`
+/// removes it whatever `do-not-sync-taints` says). **Differed, fixed (s29)**: the taint stayed,
+/// and being a known ephemeral taint it kept the node uninitialized — `--wait` timed out on a
+/// node that had joined.
+#[test]
+fn registration_takes_the_unregistered_taint_off_and_the_node_initializes() {
+    for do_not_sync in [false, true] {
+        let (waited, taints, labels, patches) = registered_with_the_unregistered_taint(do_not_sync);
+        assert!(
+            matches!(waited, Waited::Ready(_)),
+            "{do_not_sync}: {waited:?}"
+        );
+        assert!(taints.is_empty(), "{do_not_sync}: {taints:?}");
+        assert_eq!(labels["karpenter.sh/registered"], "true");
+        assert_eq!(labels["karpenter.sh/initialized"], "true");
+        assert_eq!(
+            patches,
+            [json!([
+                {"op": "test", "path": "/spec/taints/0/key", "value": "karpenter.sh/unregistered"},
+                {"op": "test", "path": "/spec/taints/0/effect", "value": "NoExecute"},
+                {"op": "remove", "path": "/spec/taints/0"}])],
+            "{do_not_sync}"
+        );
+    }
 }
