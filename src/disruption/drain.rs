@@ -306,6 +306,19 @@ pub fn skip_reason(
     if pod.is_terminal() {
         return Some(SkipReason::Finished);
     }
+    undrainable(pod, deletion_timestamp, now, options)
+}
+
+/// Why the drain never removes the pod, finished or not — Karpenter's `!IsDrainable` (`core
+/// v1.14.1: pkg/utils/pod/scheduling.go IsDrainable`: a mirror pod, one stuck terminating, one
+/// tolerating the disruption taint), plus, ours only, a DaemonSet pod the drain leaves. A
+/// finished pod is drainable there: [`skip_reason`] says `Finished` first, this does not.
+pub fn undrainable(
+    pod: &Pod,
+    deletion_timestamp: Option<i64>,
+    now: i64,
+    options: &DrainOptions,
+) -> Option<SkipReason> {
     if pod.is_mirror() {
         return Some(SkipReason::Mirror);
     }
@@ -545,6 +558,34 @@ mod tests {
             "a recently terminating pod is neither"
         );
         assert!(!plan.is_blocked());
+    }
+
+    /// `filterVolumeAttachments` (`node/termination/controller.go`) keeps the attachments of
+    /// drainable pods only, and `IsDrainable` does not look at the phase: a finished pod that
+    /// tolerates the disruption taint (or is a mirror pod) is undrainable, a plain finished one
+    /// drainable.
+    #[test]
+    fn a_finished_pod_is_undrainable_only_for_the_reasons_a_running_one_is() {
+        let mut done = pod("done");
+        done.phase = Some("Succeeded".into());
+        let mut tolerant_done = done.clone();
+        tolerant_done.tolerations = vec![Toleration::exists("", None)];
+        let mut mirror_done = done.clone();
+        mirror_done.owner = Some(Owner::of("Node", "n1"));
+        let o = DrainOptions::default();
+        assert_eq!(undrainable(&done, None, NOW, &o), None);
+        assert_eq!(
+            skip_reason(&done, None, NOW, &o),
+            Some(SkipReason::Finished)
+        );
+        assert_eq!(
+            undrainable(&tolerant_done, None, NOW, &o),
+            Some(SkipReason::ToleratesDisruptionTaint)
+        );
+        assert_eq!(
+            undrainable(&mirror_done, None, NOW, &o),
+            Some(SkipReason::Mirror)
+        );
     }
 
     #[test]

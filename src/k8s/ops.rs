@@ -196,6 +196,9 @@ pub enum Eviction {
     Gone,
     /// 429: a PodDisruptionBudget does not allow it now (the server's message names it).
     Blocked(String),
+    /// 403 with the `NamespaceTerminating` cause: the pod's namespace is being deleted (the
+    /// NamespaceLifecycle admission refuses every create there); its pods go with it.
+    NamespaceTerminating(String),
 }
 
 /// Evicts a pod through `pods/eviction` (policy/v1), with the pod's UID as a precondition and
@@ -227,8 +230,28 @@ pub fn evict(
             ClusterError::Api { message, .. } => Ok(Eviction::Blocked(message)),
             other => Err(other),
         },
+        403 if namespace_terminating(&response.body) => {
+            match ClusterError::from_response(Method::Post, &path, &response) {
+                ClusterError::Api { message, .. } => Ok(Eviction::NamespaceTerminating(message)),
+                other => Err(other),
+            }
+        }
         _ => Err(ClusterError::from_response(Method::Post, &path, &response)),
     }
+}
+
+/// Whether a `Status` body names the `NamespaceTerminating` cause (`k8s.io/api/core/v1
+/// NamespaceTerminatingCause`, the one `kubectl drain` retries: `pkg/drain/drain.go`).
+fn namespace_terminating(body: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .ok()
+        .and_then(|s| s.pointer("/details/causes").cloned())
+        .and_then(|c| c.as_array().cloned())
+        .is_some_and(|causes| {
+            causes.iter().any(|c| {
+                c.get("reason").and_then(serde_json::Value::as_str) == Some("NamespaceTerminating")
+            })
+        })
 }
 
 /// The API server's `gitVersion` (`v1.29.3-eks-1234`).

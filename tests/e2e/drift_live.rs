@@ -664,6 +664,21 @@ fn provision_one_pod_per_node(walk: &Walk, budget: &str, replicas: usize) {
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
 }
 
+/// A walk (`test`) with one node provisioned by [`one_pod_per_node`] (budget `1`), settled: the
+/// walk, the node's name and its instance id.
+pub(crate) fn one_provisioned_node(test: &str) -> (Walk, String, String) {
+    let walk = Walk::new_v1beta1(test);
+    provision_one_pod_per_node(&walk, "1", 1);
+    let nodes = settle_team_nodes(&walk, 1);
+    let name = nodes[0]["metadata"]["name"].as_str().unwrap().to_string();
+    let instance = nodes[0]["spec"]["providerID"]
+        .as_str()
+        .and_then(|p| p.rsplit('/').next())
+        .unwrap()
+        .to_string();
+    (walk, name, instance)
+}
+
 /// docs/performance.md B6: four drifted nodes, a budget of `nodes: "2"` and `--max-parallel 10`: two at
 /// a time, the next starting as one finishes — the budget kept full, never exceeded.
 #[test]
@@ -1021,15 +1036,7 @@ fn a_pdb_at_zero_during_the_rollout_is_waited_for_not_violated() {
 /// attachment is there; once it is deleted the instance terminates and the node goes.
 #[test]
 fn drift_replace_terminates_the_old_instance_only_once_its_volume_attachment_is_gone() {
-    let walk = Walk::new_v1beta1("replace-volume-detach");
-    provision_one_pod_per_node(&walk, "1", 1);
-    let nodes = settle_team_nodes(&walk, 1);
-    let old = nodes[0]["metadata"]["name"].as_str().unwrap().to_string();
-    let instance = nodes[0]["spec"]["providerID"]
-        .as_str()
-        .and_then(|p| p.rsplit('/').next())
-        .unwrap()
-        .to_string();
+    let (walk, old, instance) = one_provisioned_node("replace-volume-detach");
     walk.apply(
         "attachment.yaml",
         &format!(

@@ -59,6 +59,7 @@ mod scheduling_line_by_line;
 mod secrets;
 mod static_drift;
 mod support;
+mod term_line_by_line;
 mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;

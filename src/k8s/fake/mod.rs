@@ -716,6 +716,33 @@ impl State {
         let Some(pod) = self.objects.get(&k).cloned() else {
             return not_found(&pod_target);
         };
+        // The NamespaceLifecycle admission plugin refuses every create in a namespace being
+        // deleted, evictions included: 403 with the `NamespaceTerminating` cause.
+        let namespace = k.namespace.clone().unwrap_or_default();
+        let ns_key = Key {
+            prefix: "/api/v1".into(),
+            resource: "namespaces".into(),
+            namespace: None,
+            name: namespace.clone(),
+        };
+        if self
+            .objects
+            .get(&ns_key)
+            .is_some_and(|ns| ns.pointer("/metadata/deletionTimestamp").is_some())
+        {
+            let body = json!({
+                "kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 403,
+                "reason": "Forbidden",
+                "message": format!("pods \"{}\" is forbidden: unable to create new content in namespace {namespace} because it is being terminated", k.name),
+                "details": {"name": k.name, "kind": "pods", "causes": [{"reason": "NamespaceTerminating",
+                    "message": format!("namespace {namespace} is being terminated"),
+                    "field": "metadata.namespace"}]},
+            });
+            return Response {
+                status: 403,
+                body: body.to_string().into_bytes(),
+            };
+        }
         if let Some(uid) = body
             .pointer("/deleteOptions/preconditions/uid")
             .and_then(Value::as_str)

@@ -68,6 +68,12 @@ pub fn pass(
             Ok(ops::Eviction::Evicted) => Eviction::Evicted,
             Ok(ops::Eviction::Gone) => Eviction::Gone,
             Ok(ops::Eviction::Blocked(message)) => Eviction::Refused(message),
+            // The pod's namespace is being deleted: its pods go with it (the next pass finds it
+            // terminating and waits), so the 403 is retried, not the run's end — `core
+            // v1.14.1: terminator/eviction.go Reconcile` requeues every answer but 404/409, and
+            // `kubectl drain` retries this cause (docs/conventions.md §2.3). Before s29 it ended
+            // the run like a missing permission.
+            Ok(ops::Eviction::NamespaceTerminating(message)) => Eviction::Refused(message),
             // A 5xx — the server's "more than one PodDisruptionBudget" (500), a webhook or
             // etcd failing for a moment — is retried with the drain's backoff like a 429, and
             // named if the drain times out: `core v1.14.1: pkg/controllers/node/termination/

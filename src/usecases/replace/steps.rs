@@ -13,7 +13,7 @@ use crate::api::{core, Manifests};
 use crate::cloud::launch;
 use crate::cloud::types::Compute;
 use crate::disruption::consolidation::PdbInput;
-use crate::disruption::drain::{self, DrainOptions, Pdb, SkipReason};
+use crate::disruption::drain::{self, DrainOptions, Pdb};
 use crate::disruption::replace::machine::Attachment;
 use crate::disruption::replace::{Record, REPLACEMENT, TERMINATION_FINALIZER};
 use crate::error::CommandError;
@@ -230,22 +230,23 @@ struct LiveClaimSpec {
     volume_name: Option<String>,
 }
 
-/// The PersistentVolumes that the pods a drain leaves on `node` use (`pods` and their drain
-/// `plan` read now): their attachments stay to the end and are not waited for — `core
-/// v1.14.1: node/termination/controller.go filterVolumeAttachments` (Pod → claim → volume).
-/// A finished pod is drainable there (its volumes are waited for). A claim not found (or
-/// claims this identity may not list) holds nothing, as upstream skips a claim not found.
+/// The PersistentVolumes that the pods a drain leaves on `node` use (`pods` read now, with the
+/// deletion time of those terminating): their attachments stay to the end and are not waited
+/// for — `core v1.14.1: node/termination/controller.go filterVolumeAttachments` (Pod → claim →
+/// volume) over the pods `!IsDrainable` ([`drain::undrainable`]), whatever their phase: a plain
+/// finished pod is drainable there (its volumes are waited for), a finished one tolerating the
+/// disruption taint is not. A claim not found (or claims this identity may not list) holds
+/// nothing, as upstream skips a claim not found.
 pub fn held_volumes(
     cluster: &dyn Cluster,
     pods: &[Pod],
-    skipped: &[(String, SkipReason)],
+    deleting: &BTreeMap<String, i64>,
+    now: i64,
+    options: &DrainOptions,
 ) -> Result<BTreeSet<String>, CommandError> {
     let mut wanted: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for p in pods {
-        let held = skipped
-            .iter()
-            .any(|(k, why)| *k == p.key() && *why != SkipReason::Finished);
-        if held {
+        if drain::undrainable(p, deleting.get(&p.key()).copied(), now, options).is_some() {
             for v in &p.volumes {
                 wanted
                     .entry(p.namespace.clone())

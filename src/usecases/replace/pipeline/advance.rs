@@ -264,15 +264,8 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     Ok(attachments) => {
                         let (pods, deleting) = steps::pods_on(cluster, &job.node.name)?;
                         let options = steps::drain_options(&job.pool, self.settings.force);
-                        let plan = crate::disruption::drain::plan_drain(
-                            &job.node,
-                            &pods,
-                            &[],
-                            &deleting,
-                            self.live.clock.now(),
-                            &options,
-                        );
-                        let held = steps::held_volumes(cluster, &pods, &plan.skipped)?;
+                        let now = self.live.clock.now();
+                        let held = steps::held_volumes(cluster, &pods, &deleting, now, &options)?;
                         blocking_attachments(&attachments, &held)
                     }
                 };

@@ -204,6 +204,54 @@ fn an_eviction_answered_403_ends_the_run() {
     assert_eq!(evictions(&world), 1);
 }
 
+/// The pod's namespace is being deleted: the Eviction API answers 403 with the
+/// `NamespaceTerminating` cause (the NamespaceLifecycle admission) until the namespace
+/// controller deletes the pod. Karpenter requeues every answer but 404/409 (`core v1.14.1:
+/// terminator/eviction.go Reconcile`) and `kubectl drain` retries this one: the drain goes on
+/// and the node is replaced once the pod is gone. **Differed, fixed (s29)**: the 403 ended the
+/// whole run, as a missing permission does.
+#[test]
+fn an_eviction_refused_because_the_namespace_is_terminating_is_retried() {
+    let world = world();
+    let old = drifted(&world, 1);
+    world.cluster.put(json!({
+        "apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": "default", "deletionTimestamp": "2024-06-24T12:00:00Z",
+            "finalizers": ["kubernetes"]},
+        "status": {"phase": "Terminating"},
+    }));
+    let cluster = world.cluster.clone();
+    world.clock.on_tick(move |_| {
+        let refused = cluster
+            .requests()
+            .iter()
+            .any(|r| r.path.ends_with("/eviction"));
+        if refused {
+            cluster.remove("v1", "Pod", Some("default"), "p0");
+        }
+    });
+    let run = replace(&world, &old, &settings());
+    assert_eq!(
+        run.outcome(&old[0]).status,
+        Status::Replaced,
+        "{:?}",
+        run.outcome(&old[0]).detail
+    );
+    let refusals: Vec<String> = run
+        .steps(&old[0])
+        .into_iter()
+        .filter_map(|s| match s {
+            NodeStep::EvictionRefused { message, .. } => Some(message),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refusals.len(), 1, "{refusals:?}");
+    assert!(
+        refusals[0].contains("because it is being terminated"),
+        "{refusals:?}"
+    );
+}
+
 /// `terminator/suite_test.go` "should succeed with no event when the pod is not found" and "…
 /// when the pod UID conflicts": a 404 or a 409 (the UID precondition: another pod of that name
 /// now) is no refusal — nothing is reported, and the pod as read again next pass is evicted.
@@ -299,6 +347,25 @@ fn the_instance_terminates_only_once_the_nodes_volume_attachments_are_gone() {
     );
 }
 
+/// `old` replaced, its instance terminated without awaiting any attachment.
+fn replaced_without_awaiting_detachment(world: &World, old: &[String]) -> Run {
+    let run = replace(world, old, &settings());
+    assert_eq!(
+        run.outcome(&old[0]).status,
+        Status::Replaced,
+        "{:?}",
+        run.outcome(&old[0]).detail
+    );
+    assert!(
+        !run.steps(&old[0])
+            .iter()
+            .any(|s| matches!(s, NodeStep::AwaitingDetachment { .. })),
+        "{:?}",
+        run.steps(&old[0])
+    );
+    run
+}
+
 /// "should only wait for volume attachments associated with drainable pods": a pod tolerating
 /// the disruption taint stays on the node (never evicted), so its volume's attachment stays to
 /// the end and is not waited for; nor is an inline volume's. Terminated at once after the drain.
@@ -334,23 +401,40 @@ fn the_attachments_of_pods_the_drain_leaves_and_of_inline_volumes_are_not_waited
     }));
     attachment(&world, "csi-agent", &old[0], Some("pv-agent"));
     attachment(&world, "csi-inline", &old[0], None);
-    let run = replace(&world, &old, &settings());
-    assert_eq!(
-        run.outcome(&old[0]).status,
-        Status::Replaced,
-        "{:?}",
-        run.outcome(&old[0]).detail
-    );
-    assert!(
-        !run.steps(&old[0])
-            .iter()
-            .any(|s| matches!(s, NodeStep::AwaitingDetachment { .. })),
-        "{:?}",
-        run.steps(&old[0])
-    );
+    let run = replaced_without_awaiting_detachment(&world, &old);
     let drained = run.when(&old[0], |s| matches!(s, NodeStep::Drained { .. }));
     let deleted = run.when(&old[0], |s| matches!(s, NodeStep::Deleted { .. }));
     assert!(deleted - drained <= secs(1), "{drained:?} → {deleted:?}");
+}
+
+/// A finished pod (a Job's, `Succeeded`) that tolerates every taint keeps a claim whose
+/// attachment stays: Karpenter's `filterVolumeAttachments` leaves out the volumes of pods
+/// `!IsDrainable` — tolerating the disruption taint — whatever their phase (`core v1.14.1:
+/// node/termination/controller.go`, `pkg/utils/pod/scheduling.go IsDrainable`), so the instance
+/// terminates at once. **Differed, fixed (s29)**: ours named the pod `Finished` first and so
+/// waited for its attachment until `--timeout`.
+#[test]
+fn a_finished_pod_tolerating_the_disruption_taint_holds_its_volume_and_is_not_waited_for() {
+    let world = world();
+    let old = drifted(&world, 1);
+    put_bound(&world.cluster, "setup", &old[0]);
+    world
+        .cluster
+        .update("v1", "Pod", Some("default"), "setup", |p| {
+            p["spec"]["tolerations"] = json!([{"operator": "Exists"}]);
+            p["spec"]["volumes"] = json!([{"name": "state",
+                "persistentVolumeClaim": {"claimName": "setup-state"}}]);
+            p["status"]["phase"] = json!("Succeeded");
+        });
+    world.cluster.put(json!({
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+        "metadata": {"name": "setup-state", "namespace": "default"},
+        "spec": {"volumeName": "pv-setup", "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "1Gi"}}},
+        "status": {"phase": "Bound"},
+    }));
+    attachment(&world, "csi-setup", &old[0], Some("pv-setup"));
+    replaced_without_awaiting_detachment(&world, &old);
 }
 
 /// "should wait for volume attachments until the nodeclaim's termination grace period
