@@ -107,10 +107,33 @@ pub struct Toleration {
     pub key: String,
     /// `Exists` (true) or `Equal` (false, the default).
     pub exists: bool,
-    /// Value compared under `Equal`.
+    /// `Lt` / `Gt`: the taint's value compared with `value` as integers (instead of `Equal`).
+    pub comparison: Option<Comparison>,
+    /// Value compared under `Equal`, `Lt` and `Gt`.
     pub value: String,
     /// Restricts the effect tolerated; `None` tolerates all effects.
     pub effect: Option<Effect>,
+}
+
+/// The numeric toleration operators (Kubernetes 1.35, `TaintTolerationComparisonOperators`),
+/// which Karpenter v1.14.1 honours: `pkg/scheduling/taints.go Tolerates` passes
+/// `enableComparisonOperators = true` to `ToleratesTaint`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Comparison {
+    /// Tolerates a taint whose value is less than the toleration's.
+    Lt,
+    /// Tolerates a taint whose value is greater than the toleration's.
+    Gt,
+}
+
+/// An integer written as `k8s.io/apimachinery` `content.IsDecimalInteger` wants it — `0`, or an
+/// optional `-` and digits not starting with 0 — within `int64`; `None` otherwise.
+pub fn decimal_integer(text: &str) -> Option<i64> {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let canonical = !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (!digits.starts_with('0') || text == "0");
+    canonical.then(|| text.parse().ok()).flatten()
 }
 
 impl Toleration {
@@ -119,6 +142,7 @@ impl Toleration {
         Self {
             key: key.to_string(),
             exists: false,
+            comparison: None,
             value: value.to_string(),
             effect,
         }
@@ -128,6 +152,7 @@ impl Toleration {
         Self {
             key: key.to_string(),
             exists: true,
+            comparison: None,
             value: String::new(),
             effect,
         }
@@ -141,7 +166,19 @@ impl Toleration {
         if !self.key.is_empty() && self.key != taint.key {
             return false;
         }
-        self.exists || self.value == taint.value
+        match self.comparison {
+            // `k8s.io/api v0.35 core/v1 toleration.go compareNumericValues`: both values
+            // canonical integers, else no match.
+            Some(comparison) => match (decimal_integer(&self.value), decimal_integer(&taint.value))
+            {
+                (Some(tolerated), Some(tainted)) => match comparison {
+                    Comparison::Lt => tainted < tolerated,
+                    Comparison::Gt => tainted > tolerated,
+                },
+                _ => false,
+            },
+            None => self.exists || self.value == taint.value,
+        }
     }
 }
 
@@ -155,6 +192,39 @@ pub fn first_untolerated<'a>(taints: &'a [Taint], tolerations: &[Toleration]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `k8s.io/api v0.35 core/v1 toleration.go ToleratesTaint` with comparison operators on
+    /// (as Karpenter v1.14.1 calls it): `Lt` tolerates a smaller taint value, `Gt` a larger one,
+    /// both only for canonical integers.
+    #[test]
+    fn numeric_tolerations_compare_the_taints_value() {
+        let sla = |v: &str| Taint::new("sla", v, Effect::NoSchedule);
+        let tol = |comparison, v: &str| Toleration {
+            key: "sla".into(),
+            comparison: Some(comparison),
+            value: v.into(),
+            ..Toleration::default()
+        };
+        assert!(tol(Comparison::Gt, "900").tolerates(&sla("950")));
+        assert!(!tol(Comparison::Gt, "900").tolerates(&sla("900")));
+        assert!(!tol(Comparison::Gt, "900").tolerates(&sla("850")));
+        assert!(tol(Comparison::Lt, "900").tolerates(&sla("-5")));
+        assert!(!tol(Comparison::Lt, "900").tolerates(&sla("900")));
+        for odd in [
+            "0950",
+            "+950",
+            "9.5",
+            "",
+            "high",
+            "-0",
+            "99999999999999999999",
+        ] {
+            assert!(!tol(Comparison::Gt, "900").tolerates(&sla(odd)), "{odd:?}");
+        }
+        assert_eq!(decimal_integer("0"), Some(0));
+        assert_eq!(decimal_integer("-42"), Some(-42));
+        assert_eq!(decimal_integer("042"), None);
+    }
 
     #[test]
     fn toleration_matching() {

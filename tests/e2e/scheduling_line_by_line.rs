@@ -102,3 +102,25 @@ fn a_spread_on_the_beta_zone_key_knows_no_domain_offline() {
         "{message}"
     );
 }
+
+/// No upstream test; core v1.14.1 `pkg/scheduling/taints.go Tolerates` calls `ToleratesTaint`
+/// with comparison operators on (k8s.io/api v0.35: `Gt` tolerates a taint whose value is
+/// greater): `Gt 900` lands on the `sla=950` pool, `Gt 960` stays pending on the taint (s29,
+/// lead). Before s29 the `Gt` operator was refused as unknown (exit 2).
+#[test]
+fn numeric_tolerations_compare_the_taints_value() {
+    let plan = run("provision", "numeric-toleration.yaml");
+    let placed: Vec<String> = claims(&plan).into_iter().flat_map(|(_, p)| p).collect();
+    assert_eq!(placed.len(), 1, "{plan:#}");
+    assert!(placed[0].starts_with("default/silver-ok-"), "{placed:?}");
+    let pending = plan["unschedulable"].as_array().unwrap();
+    assert_eq!(pending.len(), 1, "{plan:#}");
+    assert!(pending[0]["pod"]
+        .as_str()
+        .unwrap()
+        .starts_with("default/platinum-only-"));
+    assert!(pending[0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("sla=950:NoSchedule"));
+}

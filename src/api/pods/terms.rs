@@ -14,7 +14,7 @@ use crate::model::pod::{
     NodeSelectorTerm, PodAffinityTerm, TopologySpread, Weighted, WhenUnsatisfiable,
 };
 use crate::model::selector::{LabelSelector, SelectorExpr, SelectorOp};
-use crate::model::taints::{Effect, Toleration};
+use crate::model::taints::{Comparison, Effect, Toleration};
 
 pub(crate) fn label_selector(
     ctx: &Ctx,
@@ -360,9 +360,38 @@ fn toleration(ctx: &Ctx, path: &str, t: &TolerationSpec) -> Result<Toleration, I
             }
             Ok(Toleration::exists(&key, effect))
         }
+        // Kubernetes 1.35's numeric operators (alpha, `TaintTolerationComparisonOperators`):
+        // the API server wants a key and a canonical integer (`validateTolerations`,
+        // `content.IsDecimalInteger`); Karpenter v1.14.1 honours them.
+        Some(op @ ("Lt" | "Gt")) => {
+            if key.is_empty() {
+                return Err(ctx.invalid(
+                    format!("{path}.operator"),
+                    "must be Exists when key is empty",
+                ));
+            }
+            let value = t.value.as_deref().unwrap_or("");
+            if crate::model::taints::decimal_integer(value).is_none() {
+                return Err(ctx.invalid(
+                    format!("{path}.value"),
+                    format!("must be a valid decimal integer in canonical form for operator {op}, got {value:?}"),
+                ));
+            }
+            let comparison = match op {
+                "Lt" => Comparison::Lt,
+                _ => Comparison::Gt,
+            };
+            Ok(Toleration {
+                key,
+                comparison: Some(comparison),
+                value: value.to_string(),
+                effect,
+                ..Toleration::default()
+            })
+        }
         Some(op) => Err(ctx.invalid(
             format!("{path}.operator"),
-            format!("unknown operator {op:?} (expected Equal or Exists)"),
+            format!("unknown operator {op:?} (expected Equal, Exists, Lt or Gt)"),
         )),
     }
 }

@@ -289,6 +289,7 @@ fn a_daemonset_is_its_newest_pod() {
         exists: true,
         value: String::new(),
         effect: Some(Effect::NoSchedule),
+        comparison: None,
     }];
     let pods = vec![
         owned("kube-system", "logs", "50m", "2024-06-01T00:00:00Z"),

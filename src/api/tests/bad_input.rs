@@ -407,8 +407,21 @@ fn bad_taints_and_tolerations() {
     );
     assert_eq!(
         error_of("web.yaml", &toleration),
-        "web.yaml: Deployment/web: spec.template.spec.tolerations[0].operator: unknown operator \"Exist\" (expected Equal or Exists)"
+        "web.yaml: Deployment/web: spec.template.spec.tolerations[0].operator: unknown operator \"Exist\" (expected Equal, Exists, Lt or Gt)"
     );
+    // Kubernetes 1.35's numeric operators: a canonical integer value, and a key.
+    let numeric = |t: &str| {
+        DEPLOYMENT.replace(
+            "      containers:",
+            &format!("      tolerations: [{t}]\n      containers:"),
+        )
+    };
+    assert_eq!(
+        error_of("web.yaml", &numeric("{key: sla, operator: Gt, value: '0950'}")),
+        "web.yaml: Deployment/web: spec.template.spec.tolerations[0].value: must be a valid decimal integer in canonical form for operator Gt, got \"0950\""
+    );
+    assert!(error_of("web.yaml", &numeric("{operator: Lt, value: '5'}"))
+        .ends_with("tolerations[0].operator: must be Exists when key is empty"));
     let effect = DEPLOYMENT.replace(
         "      containers:",
         "      tolerations: [{key: gpu, effect: NoExec}]\n      containers:",

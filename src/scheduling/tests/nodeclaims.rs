@@ -204,6 +204,7 @@ fn every_form_of_toleration_is_honoured() {
         exists: true,
         value: String::new(),
         effect,
+        comparison: None,
     };
     let tolerations = [
         Toleration::equal("nvidia.com/gpu", "true", Some(Effect::NoSchedule)),
