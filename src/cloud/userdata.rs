@@ -18,6 +18,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+mod bottlerocket;
 mod kubelet;
 
 pub use kubelet::KubeletArgs;
@@ -191,10 +192,15 @@ fn labels_arg(labels: &BTreeMap<String, String>) -> String {
         .join(",")
 }
 
+/// Taints as `corev1.Taint.ToString` prints them: `key=value:Effect`, `key:Effect` without a
+/// value (`aws v1.14.1: pkg/providers/amifamily/bootstrap/bootstrap.go` `nodeTaintArg`).
 fn taints_arg(taints: &[Taint]) -> String {
     taints
         .iter()
-        .map(|t| format!("{}={}:{}", t.key, t.value, t.effect.as_str()))
+        .map(|t| match t.value.as_str() {
+            "" => format!("{}:{}", t.key, t.effect.as_str()),
+            value => format!("{}={value}:{}", t.key, t.effect.as_str()),
+        })
         .collect::<Vec<_>>()
         .join(",")
 }
@@ -344,9 +350,51 @@ fn register_with_taints(taints: &[Taint]) -> String {
     out
 }
 
+/// A MIME part: its headers (keys as Go's `textproto` canonicalises them, in the order read)
+/// and its body.
+type Part = (Vec<(String, String)>, String);
+
+const CONTENT_TYPE: &str = "Content-Type";
+
+/// `textproto.CanonicalMIMEHeaderKey`: `content-transfer-encoding` → `Content-Transfer-Encoding`.
+fn canonical_header_key(key: &str) -> String {
+    let mut upper = true;
+    key.trim()
+        .chars()
+        .map(|c| {
+            let c = if upper {
+                c.to_ascii_uppercase()
+            } else {
+                c.to_ascii_lowercase()
+            };
+            upper = c == '-';
+            c
+        })
+        .collect()
+}
+
+fn content_type(headers: &[(String, String)]) -> Option<&str> {
+    headers
+        .iter()
+        .find(|(k, _)| k == CONTENT_TYPE)
+        .map(|(_, v)| v.as_str())
+}
+
 /// The MIME parts of a class's user data: its parts if it is MIME multipart, else itself as one
-/// part (a shell script, or a NodeConfig if it looks like one).
+/// part (a shell script, or a NodeConfig if it looks like one); each as its `Content-Type`
+/// (`text/plain` when it has none) and body.
 pub fn mime_parts(custom: &str) -> Vec<(String, String)> {
+    mime_archive(custom)
+        .into_iter()
+        .map(|(headers, body)| {
+            let kind = content_type(&headers).unwrap_or("text/plain").to_string();
+            (kind, body)
+        })
+        .collect()
+}
+
+/// [`mime_parts`] with every header of each part.
+fn mime_archive(custom: &str) -> Vec<Part> {
     let boundary = custom.lines().find_map(|l| {
         let l = l.trim();
         let lower = l.to_ascii_lowercase();
@@ -362,7 +410,10 @@ pub fn mime_parts(custom: &str) -> Vec<(String, String)> {
         } else {
             "text/x-shellscript; charset=\"us-ascii\""
         };
-        return vec![(kind.to_string(), custom.to_string())];
+        return vec![(
+            vec![(CONTENT_TYPE.to_string(), kind.to_string())],
+            custom.to_string(),
+        )];
     };
     let delimiter = format!("--{boundary}");
     let mut parts = Vec::new();
@@ -378,21 +429,19 @@ pub fn mime_parts(custom: &str) -> Vec<(String, String)> {
                 None => continue,
             },
         };
-        let kind = headers
+        let headers = headers
             .lines()
-            .find_map(|h| {
+            .filter_map(|h| {
                 let (k, v) = h.split_once(':')?;
-                k.trim()
-                    .eq_ignore_ascii_case("content-type")
-                    .then(|| v.trim().to_string())
+                Some((canonical_header_key(k), v.trim().to_string()))
             })
-            .unwrap_or_else(|| "text/plain".into());
+            .collect();
         // The line break before the next delimiter is the delimiter's (Go's `multipart`).
         let body = body
             .strip_suffix("\r\n")
             .or_else(|| body.strip_suffix('\n'))
             .unwrap_or(body);
-        parts.push((kind, body.to_string()));
+        parts.push((headers, body.to_string()));
     }
     parts
 }
@@ -403,10 +452,23 @@ pub fn mime_parts(custom: &str) -> Vec<(String, String)> {
 /// AL2023 (`nodeadm`) a NodeConfig when it reads as a YAML mapping (or as nothing: Go's
 /// `yaml.Unmarshal` into a map accepts a null document), else a shell script (`nodeadm.go`
 /// `parseUserData`).
-fn class_parts(custom: &str, nodeadm: bool) -> Vec<(String, String)> {
+///
+/// An archive's parts keep every header on AL2 (`eksbootstrap.go` `copyCustomUserDataParts`:
+/// `writer.CreatePart(p.Header)`, so a `Content-Transfer-Encoding: base64` part stays decodable)
+/// and only their `Content-Type` on AL2023 (`mime/mime.go` `NewArchive`: an `Entry` is a
+/// content type and a content; a part without one gets an empty `Content-Type`).
+fn class_parts(custom: &str, nodeadm: bool) -> Vec<Part> {
+    let one = |kind: &str| vec![(CONTENT_TYPE.to_string(), kind.to_string())];
     let head = custom.trim_start();
     if head.starts_with("MIME-Version:") || head.starts_with("Content-Type:") {
-        return mime_parts(custom);
+        let parts = mime_archive(custom);
+        if !nodeadm {
+            return parts;
+        }
+        return parts
+            .into_iter()
+            .map(|(headers, body)| (one(content_type(&headers).unwrap_or("")), body))
+            .collect();
     }
     let node_config = nodeadm
         && serde_saphyr::from_str::<serde_json::Value>(custom)
@@ -416,20 +478,34 @@ fn class_parts(custom: &str, nodeadm: bool) -> Vec<(String, String)> {
     } else {
         "text/x-shellscript; charset=\"us-ascii\""
     };
-    vec![(kind.to_string(), custom.to_string())]
+    vec![(one(kind), custom.to_string())]
 }
 
-/// A MIME multipart: the class's parts first ([`class_parts`]), then Karpenter's.
+/// A MIME multipart: the class's parts first ([`class_parts`]), then Karpenter's. Each part's
+/// headers are written sorted by key, as Go's `multipart.Writer.CreatePart` writes them.
 fn mime(custom: Option<&str>, kind: &str, body: &str) -> String {
     let nodeadm = kind == "application/node.eks.aws";
-    let mut parts = custom.map(|c| class_parts(c, nodeadm)).unwrap_or_default();
+    // An empty `userData` adds no part (`eksbootstrap.go` `Script`: `lo.Compact`; `nodeadm.go`
+    // `parseUserData`: `userData == ""`).
+    let mut parts = custom
+        .filter(|c| !c.is_empty())
+        .map(|c| class_parts(c, nodeadm))
+        .unwrap_or_default();
     // The class's parts verbatim, each followed by the delimiter's line break (Go's
     // `multipart.Writer`, `mime.Archive.Serialize`); Karpenter's ends in one line break.
-    parts.push((kind.to_string(), format!("{}\n", body.trim_end())));
+    parts.push((
+        vec![(CONTENT_TYPE.to_string(), kind.to_string())],
+        format!("{}\n", body.trim_end()),
+    ));
     let mut s =
         format!("MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"{BOUNDARY}\"\n\n");
-    for (kind, body) in parts {
-        let _ = write!(s, "--{BOUNDARY}\nContent-Type: {kind}\n\n{body}\n");
+    for (mut headers, body) in parts {
+        headers.sort_by(|a, b| a.0.cmp(&b.0));
+        let _ = writeln!(s, "--{BOUNDARY}");
+        for (k, v) in headers {
+            let _ = writeln!(s, "{k}: {v}");
+        }
+        let _ = write!(s, "\n{body}\n");
     }
     let _ = writeln!(s, "--{BOUNDARY}--");
     s
@@ -501,8 +577,22 @@ fn parse_toml(text: &str) -> Result<TomlDoc, UserDataError> {
 
 /// Bottlerocket settings TOML, merged over the class's.
 pub fn bottlerocket(b: &Bootstrap) -> Result<String, UserDataError> {
+    let kl = &b.kubelet;
+    // The class's kubelet maps replace the user's tables whole (`bottlerocket.go` `Script`).
+    let maps = [
+        ("system-reserved", &kl.system_reserved),
+        ("kube-reserved", &kl.kube_reserved),
+        ("eviction-hard", &kl.eviction_hard),
+        ("eviction-soft", &kl.eviction_soft),
+        ("eviction-soft-grace-period", &kl.eviction_soft_grace_period),
+    ];
+    let replaced: Vec<&str> = maps
+        .iter()
+        .filter(|(_, m)| !m.is_empty())
+        .map(|(table, _)| *table)
+        .collect();
     let mut doc = match &b.custom {
-        Some(c) => parse_toml(c)?,
+        Some(c) => bottlerocket::as_karpenter_reads_it(parse_toml(c)?, &replaced),
         None => Vec::new(),
     };
     let k8s = "settings.kubernetes";
@@ -521,14 +611,7 @@ pub fn bottlerocket(b: &Bootstrap) -> Result<String, UserDataError> {
         toml_set(&mut doc, k8s, "max-pods", n.to_string());
     }
     // The class's kubelet settings (`bottlerocket.go` `Script`; no pods-per-core there).
-    let kl = &b.kubelet;
-    for (table, map) in [
-        ("system-reserved", &kl.system_reserved),
-        ("kube-reserved", &kl.kube_reserved),
-        ("eviction-hard", &kl.eviction_hard),
-        ("eviction-soft", &kl.eviction_soft),
-        ("eviction-soft-grace-period", &kl.eviction_soft_grace_period),
-    ] {
+    for (table, map) in maps {
         for (k, v) in map {
             let table = format!("{k8s}.{table}");
             toml_set(&mut doc, &table, &toml_string(k), toml_string(v));
@@ -659,6 +742,9 @@ pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod line_by_line;
 
 #[cfg(test)]
 mod tests {
@@ -799,12 +885,18 @@ mod tests {
         ] {
             assert_eq!(
                 class_parts(custom, true),
-                [(al2023.to_string(), custom.to_string())],
+                [(
+                    vec![(CONTENT_TYPE.to_string(), al2023.to_string())],
+                    custom.to_string()
+                )],
                 "{custom}"
             );
             assert_eq!(
                 class_parts(custom, false),
-                [(shell.to_string(), custom.to_string())],
+                [(
+                    vec![(CONTENT_TYPE.to_string(), shell.to_string())],
+                    custom.to_string()
+                )],
                 "{custom}"
             );
         }

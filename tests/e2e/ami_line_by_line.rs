@@ -1,0 +1,58 @@
+//! AMI families, user data, subnets and security groups, line by line (session 29,
+//! docs/upstream-tests.md "… line by line (s29-lineami)"): what `provision --yes` writes into the
+//! launch template moto stores, against `aws v1.14.1: pkg/providers/amifamily/bootstrap/`.
+
+use crate::aws_launch::all_template_data;
+use crate::provision_live::Walk;
+use crate::support::root;
+
+/// The user data of every launch template moto holds, base64-decoded.
+fn template_user_data(walk: &Walk) -> Vec<String> {
+    all_template_data(&walk.moto)
+        .iter()
+        .map(|d| {
+            let encoded = d["UserData"].as_str().expect("UserData");
+            let bytes = kubectl_karpenter::cloud::userdata::base64_decode(encoded).expect("base64");
+            String::from_utf8(bytes).expect("utf-8")
+        })
+        .collect()
+}
+
+/// `bottlerocketsettings.go` `UnmarshalTOML`/`MarshalTOML` and `bottlerocket.go` `Script`
+/// (launchtemplate/suite_test.go "Bottlerocket" › "should merge in custom user data",
+/// `testdata/br_userdata_{input,merged}.golden`; "should override kube reserved values in user
+/// data"): the class's own `node-taints` entry, its `kube-reserved` table (the class sets
+/// `kubelet.kubeReserved`), an unknown `settings.kubernetes` key and a table outside `settings`
+/// do not reach the node; `settings.ntp` does. Before: all were kept, so the node registered
+/// with a taint Karpenter's would not carry.
+#[test]
+fn bottlerocket_user_data_keeps_what_karpenter_keeps() {
+    let walk = Walk::with("ami-line-by-line-br", false, "crds/v1", |_| Vec::new());
+    let manifest = std::fs::read_to_string(
+        root().join("tests/fixtures/ami-line-by-line/bottlerocket-userdata.yaml"),
+    )
+    .unwrap();
+    walk.apply("bottlerocket.yaml", &manifest);
+    walk.wait_unschedulable(1);
+    let out = walk.run(&["karpenter", "provision", "--yes"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let user_data = template_user_data(&walk);
+    assert!(!user_data.is_empty(), "no launch template");
+    for ud in &user_data {
+        for kept in [
+            "[settings.ntp]",
+            "[settings.kubernetes.kube-reserved]\n\"cpu\" = \"200m\"",
+            "[settings.kubernetes.node-labels]",
+        ] {
+            assert!(ud.contains(kept), "{kept:?} missing:\n{ud}");
+        }
+        for dropped in [
+            "users-own",
+            "unknown-setting",
+            "memory = \"1Gi\"",
+            "[outside]",
+        ] {
+            assert!(!ud.contains(dropped), "{dropped:?} kept:\n{ud}");
+        }
+    }
+}
