@@ -170,16 +170,17 @@ pub enum UserDataError {
     CustomWithoutUserData,
 }
 
-/// Whether the kubelet may set this label itself (`--node-labels`): the kubelet refuses labels
-/// in the `kubernetes.io` / `k8s.io` namespaces except `node-restriction.kubernetes.io/`-style
-/// exemptions; well-known ones (zone, instance type, arch) are set by the kubelet/cloud anyway.
+/// Whether a label goes into the user data (`--node-labels` and the like): not one in the
+/// `kubernetes.io` / `k8s.io` domains or their subdomains, `node-restriction.kubernetes.io`
+/// included — the NodeRestriction admission refuses those from a kubelet (`aws v1.14.1:
+/// pkg/providers/amifamily/resolver.go` `RejectForbiddenLabels`, `isRestrictedLabel`;
+/// launchtemplate/suite_test.go DescribeTable "should not pass any labels in restricted
+/// domains"). Registration puts them on the Node; well-known ones (zone, instance type, arch)
+/// the kubelet and the cloud set anyway.
 pub fn kubelet_may_set(key: &str) -> bool {
     let Some((prefix, _)) = key.split_once('/') else {
         return true;
     };
-    if prefix == "node-restriction.kubernetes.io" {
-        return true;
-    }
     let restricted = |d: &str| prefix == d || prefix.ends_with(&format!(".{d}"));
     !(restricted("kubernetes.io") || restricted("k8s.io"))
 }
@@ -1190,7 +1191,7 @@ mod tests {
         assert!(kubelet_may_set("team"));
         assert!(!kubelet_may_set("topology.kubernetes.io/zone"));
         assert!(!kubelet_may_set("node.kubernetes.io/instance-type"));
-        assert!(kubelet_may_set("node-restriction.kubernetes.io/x"));
+        assert!(!kubelet_may_set("node-restriction.kubernetes.io/x"));
         assert_eq!(Family::from_alias("al2023@latest"), Some(Family::Al2023));
         assert_eq!(Family::parse("Bottlerocket"), Some(Family::Bottlerocket));
     }

@@ -18,6 +18,26 @@ fn template_user_data(walk: &Walk) -> Vec<String> {
         .collect()
 }
 
+/// `provision --yes` of a fixture (one pending pod), then every launch template's user data.
+fn provisioned_user_data(test: &str, fixture: &str) -> Vec<String> {
+    let walk = Walk::with(
+        &format!("ami-line-by-line-{test}"),
+        false,
+        "crds/v1",
+        |_| Vec::new(),
+    );
+    let manifest =
+        std::fs::read_to_string(root().join("tests/fixtures/ami-line-by-line").join(fixture))
+            .unwrap();
+    walk.apply(fixture, &manifest);
+    walk.wait_unschedulable(1);
+    let out = walk.run(&["karpenter", "provision", "--yes"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let user_data = template_user_data(&walk);
+    assert!(!user_data.is_empty(), "no launch template");
+    user_data
+}
+
 /// `bottlerocketsettings.go` `UnmarshalTOML`/`MarshalTOML` and `bottlerocket.go` `Script`
 /// (launchtemplate/suite_test.go "Bottlerocket" › "should merge in custom user data",
 /// `testdata/br_userdata_{input,merged}.golden`; "should override kube reserved values in user
@@ -27,17 +47,7 @@ fn template_user_data(walk: &Walk) -> Vec<String> {
 /// with a taint Karpenter's would not carry.
 #[test]
 fn bottlerocket_user_data_keeps_what_karpenter_keeps() {
-    let walk = Walk::with("ami-line-by-line-br", false, "crds/v1", |_| Vec::new());
-    let manifest = std::fs::read_to_string(
-        root().join("tests/fixtures/ami-line-by-line/bottlerocket-userdata.yaml"),
-    )
-    .unwrap();
-    walk.apply("bottlerocket.yaml", &manifest);
-    walk.wait_unschedulable(1);
-    let out = walk.run(&["karpenter", "provision", "--yes"]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
-    let user_data = template_user_data(&walk);
-    assert!(!user_data.is_empty(), "no launch template");
+    let user_data = provisioned_user_data("br", "bottlerocket-userdata.yaml");
     for ud in &user_data {
         for kept in [
             "[settings.ntp]",
@@ -54,5 +64,18 @@ fn bottlerocket_user_data_keeps_what_karpenter_keeps() {
         ] {
             assert!(!ud.contains(dropped), "{dropped:?} kept:\n{ud}");
         }
+    }
+}
+
+/// aws v1.14.1 `amifamily/resolver.go` `RejectForbiddenLabels` (launchtemplate/suite_test.go
+/// DescribeTable "should not pass any labels in restricted domains", Entry
+/// `node-restriction.kubernetes.io`): a pool's `node-restriction.kubernetes.io/team` label is
+/// not in the NodeConfig's `--node-labels` (a kubelet may not set it: NodeRestriction refuses
+/// the Node); its other label is. Before: it was passed, and the node could not register.
+#[test]
+fn a_node_restriction_label_is_not_passed_to_the_kubelet() {
+    for ud in provisioned_user_data("restricted", "restricted-label.yaml") {
+        assert!(ud.contains("eks-immersion-team=my-team"), "{ud}");
+        assert!(!ud.contains("node-restriction.kubernetes.io"), "{ud}");
     }
 }

@@ -142,3 +142,29 @@ fn al2_keeps_every_header_of_the_class_parts_and_al2023_only_the_content_type() 
         "{al2023}"
     );
 }
+
+/// aws v1.14.1 `resolver.go` `RejectForbiddenLabels` (launchtemplate/suite_test.go DescribeTable
+/// "should not pass any labels in restricted domains", its 6 Entries): no label of the
+/// `node-restriction.kubernetes.io`, `kubernetes.io` or `k8s.io` domains, nor of their
+/// subdomains, reaches the user data; others do.
+#[test]
+fn labels_in_restricted_domains_are_not_passed_to_the_kubelet() {
+    for restricted in [
+        "node-restriction.kubernetes.io/bar",
+        "kubernetes.io/bar",
+        "k8s.io/bar",
+        "foo.node-restriction.kubernetes.io/bar",
+        "foo.kubernetes.io/bar",
+        "foo.k8s.io/bar",
+    ] {
+        assert!(!kubelet_may_set(restricted), "{restricted}");
+    }
+    for allowed in [
+        "team",
+        "example.com/bar",
+        "karpenter.sh/nodepool",
+        "kubernetes.iox/bar",
+    ] {
+        assert!(kubelet_may_set(allowed), "{allowed}");
+    }
+}
