@@ -133,17 +133,19 @@ pub enum Family {
     Bottlerocket,
     /// Custom: the class's user data only.
     Custom,
+    /// Windows Server 2019/2022/2025: PowerShell running `Start-EKSBootstrap.ps1`.
+    Windows,
 }
 
 impl Family {
-    /// From a class's `amiFamily` (`AL2`, `AL2023`, `Bottlerocket`, `Custom`, …); Windows is not
-    /// supported by launch.
+    /// From a class's `amiFamily` (`AL2`, `AL2023`, `Bottlerocket`, `Custom`, `Windows2022`, …).
     pub fn parse(text: &str) -> Option<Family> {
         match text.to_ascii_lowercase().as_str() {
             "al2" | "ubuntu" => Some(Family::Al2),
             "al2023" => Some(Family::Al2023),
             "bottlerocket" => Some(Family::Bottlerocket),
             "custom" => Some(Family::Custom),
+            "windows2019" | "windows2022" | "windows2025" => Some(Family::Windows),
             _ => None,
         }
     }
@@ -232,7 +234,53 @@ pub fn render(family: Family, b: &Bootstrap) -> Result<String, UserDataError> {
         )),
         Family::Bottlerocket => bottlerocket(b),
         Family::Custom => b.custom.clone().ok_or(UserDataError::CustomWithoutUserData),
+        Family::Windows => Ok(windows_script(b)),
     }
+}
+
+/// The Windows bootstrap (`aws v1.14.1: pkg/providers/amifamily/bootstrap/windows.go` `Script`):
+/// PowerShell, the class's user data first, then `Start-EKSBootstrap.ps1` with the kubelet
+/// arguments AL2 passes (`-KubeletExtraArgs`) and the first cluster DNS address.
+pub fn windows_script(b: &Bootstrap) -> String {
+    let mut s = String::from("<powershell>\n");
+    if let Some(custom) = b.custom.as_deref().filter(|c| !c.is_empty()) {
+        let _ = writeln!(s, "{custom}");
+    }
+    s.push_str(
+        "[string]$EKSBootstrapScriptFile = \"$env:ProgramFiles\\Amazon\\EKS\\Start-EKSBootstrap.ps1\"\n",
+    );
+    let _ = write!(
+        s,
+        "& $EKSBootstrapScriptFile -EKSClusterName '{}' -APIServerEndpoint '{}' -Base64ClusterCA '{}'",
+        b.cluster_name, b.endpoint, b.ca_bundle
+    );
+    let args = kubelet_extra_args(b);
+    if !args.is_empty() {
+        let _ = write!(s, " -KubeletExtraArgs '{}'", args.join(" "));
+    }
+    if let Some(dns) = b.cluster_dns.first() {
+        let _ = write!(s, " -DNSClusterIP '{dns}'");
+    }
+    s.push_str("\n</powershell>");
+    s
+}
+
+/// The kubelet flags AL2's `--kubelet-extra-args` and Windows' `-KubeletExtraArgs` carry, in
+/// `bootstrap.go` `kubeletExtraArgs`' order: labels and taints (quoted as Go's `%q`),
+/// `--max-pods`, then the class's other kubelet settings.
+fn kubelet_extra_args(b: &Bootstrap) -> Vec<String> {
+    let mut extra = kubelet_flags(b)
+        .into_iter()
+        .map(|f| match f.split_once('=') {
+            Some((k, v)) => format!("{k}=\"{v}\""),
+            None => f,
+        })
+        .collect::<Vec<_>>();
+    if let Some(n) = b.max_pods {
+        extra.push(format!("--max-pods={n}"));
+    }
+    extra.extend(b.kubelet.al2_flags());
+    extra
 }
 
 /// Whether a cluster DNS address is IPv4; anything else makes AL2's bootstrap IPv6 (`aws v1.14.1:
@@ -261,18 +309,10 @@ pub fn al2_script(b: &Bootstrap) -> String {
         }
         let _ = write!(s, " \\\n--dns-cluster-ip '{dns}'");
     }
-    let mut extra = kubelet_flags(b)
-        .into_iter()
-        .map(|f| match f.split_once('=') {
-            Some((k, v)) => format!("{k}=\"{v}\""),
-            None => f,
-        })
-        .collect::<Vec<_>>();
-    if let Some(n) = b.max_pods {
+    if b.max_pods.is_some() {
         s.push_str(" \\\n--use-max-pods false");
-        extra.push(format!("--max-pods={n}"));
     }
-    extra.extend(b.kubelet.al2_flags());
+    let extra = kubelet_extra_args(b);
     if !extra.is_empty() {
         let _ = write!(s, " \\\n--kubelet-extra-args '{}'", extra.join(" "));
     }

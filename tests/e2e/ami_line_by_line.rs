@@ -79,3 +79,15 @@ fn a_node_restriction_label_is_not_passed_to_the_kubelet() {
         assert!(!ud.contains("node-restriction.kubernetes.io"), "{ud}");
     }
 }
+
+/// aws v1.14.1 `bootstrap/windows.go` `Script` (launchtemplate/suite_test.go "Windows" ›
+/// "should bootstrap when custom user data is empty"): a `windows2022@latest` class launches
+/// with the PowerShell bootstrap. Before: AL2's bash script, which a Windows AMI does not run.
+#[test]
+fn a_windows_class_launches_with_the_powershell_bootstrap() {
+    for ud in provisioned_user_data("windows", "windows.yaml") {
+        assert!(ud.starts_with("<powershell>\n"), "{ud}");
+        assert!(ud.contains("Start-EKSBootstrap.ps1"), "{ud}");
+        assert!(!ud.contains("/etc/eks/bootstrap.sh"), "{ud}");
+    }
+}

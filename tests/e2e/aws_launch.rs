@@ -310,7 +310,7 @@ fn check_launch(
             assert!(ud.contains("\"karpenter.sh/nodepool\" = \"default\""));
             assert!(ud.contains("\"dedicated\" = [\"gpu:NoSchedule\"]"));
         }
-        Family::Custom => unreachable!(),
+        Family::Custom | Family::Windows => unreachable!(),
     }
     assert_eq!(tagged(&cloud, claim_name), vec![i.id.clone()]);
     let counts = cloud.call_counts();

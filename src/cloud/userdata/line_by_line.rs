@@ -168,3 +168,36 @@ fn labels_in_restricted_domains_are_not_passed_to_the_kubelet() {
         assert!(kubelet_may_set(allowed), "{allowed}");
     }
 }
+
+/// aws v1.14.1 `bootstrap/windows.go` `Script` (launchtemplate/suite_test.go "Windows" ›
+/// "should merge and bootstrap with custom user data", "should bootstrap when custom user data
+/// is empty": `testdata/windows_userdata_{unmerged,merged}.golden`): a Windows class gets the
+/// PowerShell bootstrap — before, it fell back to AL2's bash script, which a Windows AMI does
+/// not run. The family comes from `amiFamily` or the alias.
+#[test]
+fn windows_classes_get_the_powershell_bootstrap() {
+    let mut b = bootstrap();
+    b.taints = vec![Taint::new(
+        "karpenter.sh/unregistered",
+        "",
+        Effect::NoExecute,
+    )];
+    let head = "<powershell>\n";
+    let tail = "[string]$EKSBootstrapScriptFile = \"$env:ProgramFiles\\Amazon\\EKS\\Start-EKSBootstrap.ps1\"\n& $EKSBootstrapScriptFile -EKSClusterName 'test-cluster' -APIServerEndpoint 'https://test-cluster' -Base64ClusterCA 'Y2E=' -KubeletExtraArgs '--node-labels=\"karpenter.sh/nodepool=default\" --register-with-taints=\"karpenter.sh/unregistered:NoExecute\" --max-pods=110' -DNSClusterIP '10.0.100.10'\n</powershell>";
+    assert_eq!(
+        render(Family::Windows, &b).unwrap(),
+        format!("{head}{tail}")
+    );
+    b.custom = Some("Write-Host \"custom\"".into());
+    assert_eq!(
+        render(Family::Windows, &b).unwrap(),
+        format!("{head}Write-Host \"custom\"\n{tail}")
+    );
+    for family in ["Windows2019", "Windows2022", "Windows2025"] {
+        assert_eq!(Family::parse(family), Some(Family::Windows), "{family}");
+    }
+    assert_eq!(
+        Family::from_alias("windows2022@latest"),
+        Some(Family::Windows)
+    );
+}
