@@ -18,6 +18,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+mod bottlerocket;
 mod kubelet;
 
 pub use kubelet::KubeletArgs;
@@ -132,17 +133,19 @@ pub enum Family {
     Bottlerocket,
     /// Custom: the class's user data only.
     Custom,
+    /// Windows Server 2019/2022/2025: PowerShell running `Start-EKSBootstrap.ps1`.
+    Windows,
 }
 
 impl Family {
-    /// From a class's `amiFamily` (`AL2`, `AL2023`, `Bottlerocket`, `Custom`, …); Windows is not
-    /// supported by launch.
+    /// From a class's `amiFamily` (`AL2`, `AL2023`, `Bottlerocket`, `Custom`, `Windows2022`, …).
     pub fn parse(text: &str) -> Option<Family> {
         match text.to_ascii_lowercase().as_str() {
             "al2" | "ubuntu" => Some(Family::Al2),
             "al2023" => Some(Family::Al2023),
             "bottlerocket" => Some(Family::Bottlerocket),
             "custom" => Some(Family::Custom),
+            "windows2019" | "windows2022" | "windows2025" => Some(Family::Windows),
             _ => None,
         }
     }
@@ -169,16 +172,17 @@ pub enum UserDataError {
     CustomWithoutUserData,
 }
 
-/// Whether the kubelet may set this label itself (`--node-labels`): the kubelet refuses labels
-/// in the `kubernetes.io` / `k8s.io` namespaces except `node-restriction.kubernetes.io/`-style
-/// exemptions; well-known ones (zone, instance type, arch) are set by the kubelet/cloud anyway.
+/// Whether a label goes into the user data (`--node-labels` and the like): not one in the
+/// `kubernetes.io` / `k8s.io` domains or their subdomains, `node-restriction.kubernetes.io`
+/// included — the NodeRestriction admission refuses those from a kubelet (`aws v1.14.1:
+/// pkg/providers/amifamily/resolver.go` `RejectForbiddenLabels`, `isRestrictedLabel`;
+/// launchtemplate/suite_test.go DescribeTable "should not pass any labels in restricted
+/// domains"). Registration puts them on the Node; well-known ones (zone, instance type, arch)
+/// the kubelet and the cloud set anyway.
 pub fn kubelet_may_set(key: &str) -> bool {
     let Some((prefix, _)) = key.split_once('/') else {
         return true;
     };
-    if prefix == "node-restriction.kubernetes.io" {
-        return true;
-    }
     let restricted = |d: &str| prefix == d || prefix.ends_with(&format!(".{d}"));
     !(restricted("kubernetes.io") || restricted("k8s.io"))
 }
@@ -191,10 +195,15 @@ fn labels_arg(labels: &BTreeMap<String, String>) -> String {
         .join(",")
 }
 
+/// Taints as `corev1.Taint.ToString` prints them: `key=value:Effect`, `key:Effect` without a
+/// value (`aws v1.14.1: pkg/providers/amifamily/bootstrap/bootstrap.go` `nodeTaintArg`).
 fn taints_arg(taints: &[Taint]) -> String {
     taints
         .iter()
-        .map(|t| format!("{}={}:{}", t.key, t.value, t.effect.as_str()))
+        .map(|t| match t.value.as_str() {
+            "" => format!("{}:{}", t.key, t.effect.as_str()),
+            value => format!("{}={value}:{}", t.key, t.effect.as_str()),
+        })
         .collect::<Vec<_>>()
         .join(",")
 }
@@ -225,7 +234,53 @@ pub fn render(family: Family, b: &Bootstrap) -> Result<String, UserDataError> {
         )),
         Family::Bottlerocket => bottlerocket(b),
         Family::Custom => b.custom.clone().ok_or(UserDataError::CustomWithoutUserData),
+        Family::Windows => Ok(windows_script(b)),
     }
+}
+
+/// The Windows bootstrap (`aws v1.14.1: pkg/providers/amifamily/bootstrap/windows.go` `Script`):
+/// PowerShell, the class's user data first, then `Start-EKSBootstrap.ps1` with the kubelet
+/// arguments AL2 passes (`-KubeletExtraArgs`) and the first cluster DNS address.
+pub fn windows_script(b: &Bootstrap) -> String {
+    let mut s = String::from("<powershell>\n");
+    if let Some(custom) = b.custom.as_deref().filter(|c| !c.is_empty()) {
+        let _ = writeln!(s, "{custom}");
+    }
+    s.push_str(
+        "[string]$EKSBootstrapScriptFile = \"$env:ProgramFiles\\Amazon\\EKS\\Start-EKSBootstrap.ps1\"\n",
+    );
+    let _ = write!(
+        s,
+        "& $EKSBootstrapScriptFile -EKSClusterName '{}' -APIServerEndpoint '{}' -Base64ClusterCA '{}'",
+        b.cluster_name, b.endpoint, b.ca_bundle
+    );
+    let args = kubelet_extra_args(b);
+    if !args.is_empty() {
+        let _ = write!(s, " -KubeletExtraArgs '{}'", args.join(" "));
+    }
+    if let Some(dns) = b.cluster_dns.first() {
+        let _ = write!(s, " -DNSClusterIP '{dns}'");
+    }
+    s.push_str("\n</powershell>");
+    s
+}
+
+/// The kubelet flags AL2's `--kubelet-extra-args` and Windows' `-KubeletExtraArgs` carry, in
+/// `bootstrap.go` `kubeletExtraArgs`' order: labels and taints (quoted as Go's `%q`),
+/// `--max-pods`, then the class's other kubelet settings.
+fn kubelet_extra_args(b: &Bootstrap) -> Vec<String> {
+    let mut extra = kubelet_flags(b)
+        .into_iter()
+        .map(|f| match f.split_once('=') {
+            Some((k, v)) => format!("{k}=\"{v}\""),
+            None => f,
+        })
+        .collect::<Vec<_>>();
+    if let Some(n) = b.max_pods {
+        extra.push(format!("--max-pods={n}"));
+    }
+    extra.extend(b.kubelet.al2_flags());
+    extra
 }
 
 /// Whether a cluster DNS address is IPv4; anything else makes AL2's bootstrap IPv6 (`aws v1.14.1:
@@ -254,18 +309,10 @@ pub fn al2_script(b: &Bootstrap) -> String {
         }
         let _ = write!(s, " \\\n--dns-cluster-ip '{dns}'");
     }
-    let mut extra = kubelet_flags(b)
-        .into_iter()
-        .map(|f| match f.split_once('=') {
-            Some((k, v)) => format!("{k}=\"{v}\""),
-            None => f,
-        })
-        .collect::<Vec<_>>();
-    if let Some(n) = b.max_pods {
+    if b.max_pods.is_some() {
         s.push_str(" \\\n--use-max-pods false");
-        extra.push(format!("--max-pods={n}"));
     }
-    extra.extend(b.kubelet.al2_flags());
+    let extra = kubelet_extra_args(b);
     if !extra.is_empty() {
         let _ = write!(s, " \\\n--kubelet-extra-args '{}'", extra.join(" "));
     }
@@ -344,9 +391,51 @@ fn register_with_taints(taints: &[Taint]) -> String {
     out
 }
 
+/// A MIME part: its headers (keys as Go's `textproto` canonicalises them, in the order read)
+/// and its body.
+type Part = (Vec<(String, String)>, String);
+
+const CONTENT_TYPE: &str = "Content-Type";
+
+/// `textproto.CanonicalMIMEHeaderKey`: `content-transfer-encoding` → `Content-Transfer-Encoding`.
+fn canonical_header_key(key: &str) -> String {
+    let mut upper = true;
+    key.trim()
+        .chars()
+        .map(|c| {
+            let c = if upper {
+                c.to_ascii_uppercase()
+            } else {
+                c.to_ascii_lowercase()
+            };
+            upper = c == '-';
+            c
+        })
+        .collect()
+}
+
+fn content_type(headers: &[(String, String)]) -> Option<&str> {
+    headers
+        .iter()
+        .find(|(k, _)| k == CONTENT_TYPE)
+        .map(|(_, v)| v.as_str())
+}
+
 /// The MIME parts of a class's user data: its parts if it is MIME multipart, else itself as one
-/// part (a shell script, or a NodeConfig if it looks like one).
+/// part (a shell script, or a NodeConfig if it looks like one); each as its `Content-Type`
+/// (`text/plain` when it has none) and body.
 pub fn mime_parts(custom: &str) -> Vec<(String, String)> {
+    mime_archive(custom)
+        .into_iter()
+        .map(|(headers, body)| {
+            let kind = content_type(&headers).unwrap_or("text/plain").to_string();
+            (kind, body)
+        })
+        .collect()
+}
+
+/// [`mime_parts`] with every header of each part.
+fn mime_archive(custom: &str) -> Vec<Part> {
     let boundary = custom.lines().find_map(|l| {
         let l = l.trim();
         let lower = l.to_ascii_lowercase();
@@ -362,7 +451,10 @@ pub fn mime_parts(custom: &str) -> Vec<(String, String)> {
         } else {
             "text/x-shellscript; charset=\"us-ascii\""
         };
-        return vec![(kind.to_string(), custom.to_string())];
+        return vec![(
+            vec![(CONTENT_TYPE.to_string(), kind.to_string())],
+            custom.to_string(),
+        )];
     };
     let delimiter = format!("--{boundary}");
     let mut parts = Vec::new();
@@ -378,21 +470,19 @@ pub fn mime_parts(custom: &str) -> Vec<(String, String)> {
                 None => continue,
             },
         };
-        let kind = headers
+        let headers = headers
             .lines()
-            .find_map(|h| {
+            .filter_map(|h| {
                 let (k, v) = h.split_once(':')?;
-                k.trim()
-                    .eq_ignore_ascii_case("content-type")
-                    .then(|| v.trim().to_string())
+                Some((canonical_header_key(k), v.trim().to_string()))
             })
-            .unwrap_or_else(|| "text/plain".into());
+            .collect();
         // The line break before the next delimiter is the delimiter's (Go's `multipart`).
         let body = body
             .strip_suffix("\r\n")
             .or_else(|| body.strip_suffix('\n'))
             .unwrap_or(body);
-        parts.push((kind, body.to_string()));
+        parts.push((headers, body.to_string()));
     }
     parts
 }
@@ -403,10 +493,23 @@ pub fn mime_parts(custom: &str) -> Vec<(String, String)> {
 /// AL2023 (`nodeadm`) a NodeConfig when it reads as a YAML mapping (or as nothing: Go's
 /// `yaml.Unmarshal` into a map accepts a null document), else a shell script (`nodeadm.go`
 /// `parseUserData`).
-fn class_parts(custom: &str, nodeadm: bool) -> Vec<(String, String)> {
+///
+/// An archive's parts keep every header on AL2 (`eksbootstrap.go` `copyCustomUserDataParts`:
+/// `writer.CreatePart(p.Header)`, so a `Content-Transfer-Encoding: base64` part stays decodable)
+/// and only their `Content-Type` on AL2023 (`mime/mime.go` `NewArchive`: an `Entry` is a
+/// content type and a content; a part without one gets an empty `Content-Type`).
+fn class_parts(custom: &str, nodeadm: bool) -> Vec<Part> {
+    let one = |kind: &str| vec![(CONTENT_TYPE.to_string(), kind.to_string())];
     let head = custom.trim_start();
     if head.starts_with("MIME-Version:") || head.starts_with("Content-Type:") {
-        return mime_parts(custom);
+        let parts = mime_archive(custom);
+        if !nodeadm {
+            return parts;
+        }
+        return parts
+            .into_iter()
+            .map(|(headers, body)| (one(content_type(&headers).unwrap_or("")), body))
+            .collect();
     }
     let node_config = nodeadm
         && serde_saphyr::from_str::<serde_json::Value>(custom)
@@ -416,20 +519,34 @@ fn class_parts(custom: &str, nodeadm: bool) -> Vec<(String, String)> {
     } else {
         "text/x-shellscript; charset=\"us-ascii\""
     };
-    vec![(kind.to_string(), custom.to_string())]
+    vec![(one(kind), custom.to_string())]
 }
 
-/// A MIME multipart: the class's parts first ([`class_parts`]), then Karpenter's.
+/// A MIME multipart: the class's parts first ([`class_parts`]), then Karpenter's. Each part's
+/// headers are written sorted by key, as Go's `multipart.Writer.CreatePart` writes them.
 fn mime(custom: Option<&str>, kind: &str, body: &str) -> String {
     let nodeadm = kind == "application/node.eks.aws";
-    let mut parts = custom.map(|c| class_parts(c, nodeadm)).unwrap_or_default();
+    // An empty `userData` adds no part (`eksbootstrap.go` `Script`: `lo.Compact`; `nodeadm.go`
+    // `parseUserData`: `userData == ""`).
+    let mut parts = custom
+        .filter(|c| !c.is_empty())
+        .map(|c| class_parts(c, nodeadm))
+        .unwrap_or_default();
     // The class's parts verbatim, each followed by the delimiter's line break (Go's
     // `multipart.Writer`, `mime.Archive.Serialize`); Karpenter's ends in one line break.
-    parts.push((kind.to_string(), format!("{}\n", body.trim_end())));
+    parts.push((
+        vec![(CONTENT_TYPE.to_string(), kind.to_string())],
+        format!("{}\n", body.trim_end()),
+    ));
     let mut s =
         format!("MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"{BOUNDARY}\"\n\n");
-    for (kind, body) in parts {
-        let _ = write!(s, "--{BOUNDARY}\nContent-Type: {kind}\n\n{body}\n");
+    for (mut headers, body) in parts {
+        headers.sort_by(|a, b| a.0.cmp(&b.0));
+        let _ = writeln!(s, "--{BOUNDARY}");
+        for (k, v) in headers {
+            let _ = writeln!(s, "{k}: {v}");
+        }
+        let _ = write!(s, "\n{body}\n");
     }
     let _ = writeln!(s, "--{BOUNDARY}--");
     s
@@ -501,8 +618,22 @@ fn parse_toml(text: &str) -> Result<TomlDoc, UserDataError> {
 
 /// Bottlerocket settings TOML, merged over the class's.
 pub fn bottlerocket(b: &Bootstrap) -> Result<String, UserDataError> {
+    let kl = &b.kubelet;
+    // The class's kubelet maps replace the user's tables whole (`bottlerocket.go` `Script`).
+    let maps = [
+        ("system-reserved", &kl.system_reserved),
+        ("kube-reserved", &kl.kube_reserved),
+        ("eviction-hard", &kl.eviction_hard),
+        ("eviction-soft", &kl.eviction_soft),
+        ("eviction-soft-grace-period", &kl.eviction_soft_grace_period),
+    ];
+    let replaced: Vec<&str> = maps
+        .iter()
+        .filter(|(_, m)| !m.is_empty())
+        .map(|(table, _)| *table)
+        .collect();
     let mut doc = match &b.custom {
-        Some(c) => parse_toml(c)?,
+        Some(c) => bottlerocket::as_karpenter_reads_it(parse_toml(c)?, &replaced),
         None => Vec::new(),
     };
     let k8s = "settings.kubernetes";
@@ -521,14 +652,7 @@ pub fn bottlerocket(b: &Bootstrap) -> Result<String, UserDataError> {
         toml_set(&mut doc, k8s, "max-pods", n.to_string());
     }
     // The class's kubelet settings (`bottlerocket.go` `Script`; no pods-per-core there).
-    let kl = &b.kubelet;
-    for (table, map) in [
-        ("system-reserved", &kl.system_reserved),
-        ("kube-reserved", &kl.kube_reserved),
-        ("eviction-hard", &kl.eviction_hard),
-        ("eviction-soft", &kl.eviction_soft),
-        ("eviction-soft-grace-period", &kl.eviction_soft_grace_period),
-    ] {
+    for (table, map) in maps {
         for (k, v) in map {
             let table = format!("{k8s}.{table}");
             toml_set(&mut doc, &table, &toml_string(k), toml_string(v));
@@ -659,6 +783,9 @@ pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod line_by_line;
 
 #[cfg(test)]
 mod tests {
@@ -799,12 +926,18 @@ mod tests {
         ] {
             assert_eq!(
                 class_parts(custom, true),
-                [(al2023.to_string(), custom.to_string())],
+                [(
+                    vec![(CONTENT_TYPE.to_string(), al2023.to_string())],
+                    custom.to_string()
+                )],
                 "{custom}"
             );
             assert_eq!(
                 class_parts(custom, false),
-                [(shell.to_string(), custom.to_string())],
+                [(
+                    vec![(CONTENT_TYPE.to_string(), shell.to_string())],
+                    custom.to_string()
+                )],
                 "{custom}"
             );
         }
@@ -1098,7 +1231,7 @@ mod tests {
         assert!(kubelet_may_set("team"));
         assert!(!kubelet_may_set("topology.kubernetes.io/zone"));
         assert!(!kubelet_may_set("node.kubernetes.io/instance-type"));
-        assert!(kubelet_may_set("node-restriction.kubernetes.io/x"));
+        assert!(!kubelet_may_set("node-restriction.kubernetes.io/x"));
         assert_eq!(Family::from_alias("al2023@latest"), Some(Family::Al2023));
         assert_eq!(Family::parse("Bottlerocket"), Some(Family::Bottlerocket));
     }

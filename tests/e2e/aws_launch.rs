@@ -287,7 +287,7 @@ fn check_launch(
                 "--node-labels=\"karpenter.sh/capacity-type=on-demand,karpenter.sh/do-not-sync-taints=true,karpenter.sh/nodepool=default,team=a\""
             ));
             assert!(ud.contains(
-                "--register-with-taints=\"dedicated=gpu:NoSchedule,example.com/init=:NoExecute\""
+                "--register-with-taints=\"dedicated=gpu:NoSchedule,example.com/init:NoExecute\""
             ));
         }
         Family::Al2023 => {
@@ -310,7 +310,7 @@ fn check_launch(
             assert!(ud.contains("\"karpenter.sh/nodepool\" = \"default\""));
             assert!(ud.contains("\"dedicated\" = [\"gpu:NoSchedule\"]"));
         }
-        Family::Custom => unreachable!(),
+        Family::Custom | Family::Windows => unreachable!(),
     }
     assert_eq!(tagged(&cloud, claim_name), vec![i.id.clone()]);
     let counts = cloud.call_counts();
@@ -467,12 +467,28 @@ fn launch_private_class_template_interface_has_no_public_ip_and_tagged_interface
 
 /// `LaunchTemplateData` of a template's latest version, as moto returns it (boto3).
 pub(crate) fn template_data(moto: &Moto, name: &str) -> serde_json::Value {
+    templates_data(moto, Some(name))
+}
+
+/// `LaunchTemplateData` of every template's latest version moto holds.
+pub(crate) fn all_template_data(moto: &Moto) -> Vec<serde_json::Value> {
+    match templates_data(moto, None) {
+        serde_json::Value::Array(all) => all,
+        other => panic!("not a list: {other}"),
+    }
+}
+
+/// One template's data (`name`), or the list of every template's.
+fn templates_data(moto: &Moto, name: Option<&str>) -> serde_json::Value {
     let script = "import boto3, json, sys\n\
 ec2 = boto3.client('ec2', endpoint_url=sys.argv[1], region_name=sys.argv[2], aws_access_key_id='testing', aws_secret_access_key='testing')\n\
-v = ec2.describe_launch_template_versions(LaunchTemplateName=sys.argv[3], Versions=['$Latest'])\n\
-print(json.dumps(v['LaunchTemplateVersions'][0]['LaunchTemplateData'], default=str))\n";
+data = lambda n: ec2.describe_launch_template_versions(LaunchTemplateName=n, Versions=['$Latest'])['LaunchTemplateVersions'][0]['LaunchTemplateData']\n\
+names = sys.argv[3:] or [t['LaunchTemplateName'] for t in ec2.describe_launch_templates()['LaunchTemplates']]\n\
+print(json.dumps(data(names[0]) if sys.argv[3:] else [data(n) for n in names], default=str))\n";
+    let mut args = vec!["-c", script, &moto.url, moto.region()];
+    args.extend(name);
     let out = std::process::Command::new(crate::support::python())
-        .args(["-c", script, &moto.url, moto.region(), name])
+        .args(args)
         .output()
         .expect("run python");
     assert!(

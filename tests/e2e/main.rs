@@ -4,6 +4,7 @@
 //! artefacts being fresh (catalog snapshot), krew packaging, and the AWS adapter against moto
 //! (`moto` starts the launcher; `aws_ami`, `aws_network` are the scenarios).
 
+mod ami_line_by_line;
 mod architecture;
 mod aws_ami;
 mod aws_catalog;

@@ -3,16 +3,17 @@
 
 use super::*;
 
-/// Per zone, the subnet with the most free IPs (ties: lowest id).
+/// Per zone, the subnet with the most free IPs; on a tie the earlier one, `subnets` being in
+/// the class status's order (free IPs when read, then id: `Network::subnets`, which
+/// [`InflightIps::apply`] keeps) — `aws v1.14.1: pkg/providers/subnet/subnet.go`
+/// `ZonalSubnetsForLaunch` walks `status.subnets` and replaces a zone's pick only on strictly
+/// more IPs (`currentZonalSubnetIPAddressCount >= newZonalSubnetIPAddressCount`: `continue`).
 pub fn subnet_per_zone(subnets: &[Subnet]) -> BTreeMap<String, &Subnet> {
     let mut out: BTreeMap<String, &Subnet> = BTreeMap::new();
     for s in subnets {
         let better = match out.get(&s.zone) {
             None => true,
-            Some(cur) => {
-                (s.available_ips, std::cmp::Reverse(&s.id))
-                    > (cur.available_ips, std::cmp::Reverse(&cur.id))
-            }
+            Some(cur) => s.available_ips > cur.available_ips,
         };
         if better {
             out.insert(s.zone.clone(), s);
@@ -44,17 +45,25 @@ pub struct InflightIps {
 }
 
 impl InflightIps {
-    /// `subnets` with each one's free IPs after this run's launches; the subnets of a zone
-    /// whose every subnet was found full are left out.
+    /// `subnets` with each one's free IPs after this run's launches, in the status's order
+    /// (free IPs when read, then id; `pkg/controllers/nodeclass/subnet.go` sorts
+    /// `status.subnets` so), which breaks [`subnet_per_zone`]'s ties; the subnets of a zone whose
+    /// every subnet was found full are left out.
     pub fn apply(&self, subnets: &[Subnet]) -> Vec<Subnet> {
+        let mut ordered: Vec<&Subnet> = subnets.iter().collect();
+        ordered.sort_by(|a, b| {
+            b.available_ips
+                .cmp(&a.available_ips)
+                .then_with(|| a.id.cmp(&b.id))
+        });
         let zone_full = |zone: &str| {
             subnets
                 .iter()
                 .filter(|s| s.zone == zone)
                 .all(|s| self.full.contains(&s.id))
         };
-        subnets
-            .iter()
+        ordered
+            .into_iter()
             .filter(|s| !zone_full(&s.zone))
             .map(|s| Subnet {
                 available_ips: self.free.get(&s.id).copied().unwrap_or(s.available_ips),
