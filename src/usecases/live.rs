@@ -180,7 +180,8 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
     /// address makes the launch templates' interfaces IPv6 (`launchtemplate.go`
     /// `ClusterIPFamily`) and AL2's bootstrap `--ip-family ipv6`. No Service (or no IP in it):
     /// none, IPv4, as Karpenter. A Service that cannot be read is the same, and the returned
-    /// warning says so (Karpenter only logs it).
+    /// warning says so (Karpenter only logs it). The service CIDR an AL2023 `NodeConfig` needs
+    /// is derived from the same address ([`crate::cloud::launch::service_cidr_of_dns`]).
     pub fn read_cluster_dns(&mut self) -> Option<String> {
         if std::mem::replace(&mut self.dns_read, true) || self.info.cluster_dns.is_some() {
             return None;
@@ -188,10 +189,13 @@ impl<'a, C: Cluster, P: Compute, K: Clock + ?Sized> Live<'a, C, P, K> {
         match ops::kube_dns_ip(self.cluster) {
             Ok(ip) => {
                 self.info.cluster_dns = ip.map(|ip| ip.to_string());
+                if self.info.service_cidr.is_none() {
+                    self.info.service_cidr = ip.and_then(crate::cloud::launch::service_cidr_of_dns);
+                }
                 None
             }
             Err(e) => Some(format!(
-                "the cluster DNS service kube-system/kube-dns could not be read ({e}): the nodes launched get their AMI's default cluster DNS and IPv4 network interfaces"
+                "the cluster DNS service kube-system/kube-dns could not be read ({e}): the nodes launched get their AMI's default cluster DNS and IPv4 network interfaces, and AL2023 nodes no service CIDR, without which nodeadm does not join them"
             )),
         }
     }

@@ -103,6 +103,29 @@ pub struct ClusterInfo {
     pub cluster_dns: Option<String>,
 }
 
+/// The cluster's service CIDR, derived from its DNS Service's ClusterIP: EKS gives `kube-dns`
+/// the tenth address of the service range (`10.100.0.10`, `172.20.0.10`, `<prefix>::a`). An
+/// AL2023 node's `NodeConfig` must carry a CIDR — nodeadm refuses one without ("CIDR is missing
+/// in cluster configuration") — and reads only its address (the IP family, and the DNS default
+/// `.10` that the user data sets explicitly anyway). Karpenter asks EKS instead (`aws v1.14.1:
+/// pkg/providers/launchtemplate/launchtemplate.go ResolveClusterCIDR`, `DescribeCluster`'s
+/// `serviceIpv4Cidr`/`serviceIpv6Cidr`); this needs no EKS permission. The prefix is EKS's
+/// default size (/16, IPv6 /108), /24 when the range does not start at a /16 boundary.
+pub fn service_cidr_of_dns(dns: std::net::IpAddr) -> Option<String> {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    match dns {
+        IpAddr::V4(ip) => {
+            let network = u32::from(ip).checked_sub(10)?;
+            let prefix = if network & 0xffff == 0 { 16 } else { 24 };
+            Some(format!("{}/{prefix}", Ipv4Addr::from(network)))
+        }
+        IpAddr::V6(ip) => {
+            let network = u128::from(ip).checked_sub(10)?;
+            Some(format!("{}/108", Ipv6Addr::from(network)))
+        }
+    }
+}
+
 /// What launch needs of an instance type beyond the solver's name and price.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TypeFacts {

@@ -1574,3 +1574,21 @@ fn the_open_launch_mode_says_no_capacity_reservation_preference() {
         }
     }
 }
+
+/// An AL2023 node's `NodeConfig` needs the service CIDR (nodeadm: "CIDR is missing in cluster
+/// configuration"); Karpenter asks EKS (`launchtemplate.go ResolveClusterCIDR`), we derive it
+/// from kube-dns's ClusterIP, the range's tenth address on EKS. **Differed, fixed (s29)**:
+/// `ClusterInfo.service_cidr` was never filled, so every AL2023 launch wrote a `NodeConfig`
+/// without `cidr`, which nodeadm refuses.
+#[test]
+fn the_service_cidr_is_the_range_kube_dns_is_the_tenth_address_of() {
+    let of = |ip: &str| service_cidr_of_dns(ip.parse().unwrap());
+    assert_eq!(of("10.100.0.10").as_deref(), Some("10.100.0.0/16"));
+    assert_eq!(of("172.20.0.10").as_deref(), Some("172.20.0.0/16"));
+    assert_eq!(of("10.96.16.10").as_deref(), Some("10.96.16.0/24"));
+    assert_eq!(
+        of("fd01:99f0:d47b::a").as_deref(),
+        Some("fd01:99f0:d47b::/108")
+    );
+    assert_eq!(of("0.0.0.5"), None);
+}

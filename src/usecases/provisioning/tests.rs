@@ -2000,6 +2000,7 @@ fn an_ipv6_kube_dns_makes_the_launches_ipv6() {
         assert!(t
             .user_data
             .contains("      clusterDNS:\n      - fd01:99f0:d47b::a\n"));
+        assert!(t.user_data.contains("    cidr: fd01:99f0:d47b::/108\n"));
     }
     let reads = world
         .cluster
@@ -2034,6 +2035,12 @@ fn an_ipv4_absent_or_unreadable_kube_dns_launches_ipv4() {
         assert!(t
             .user_data
             .contains("      clusterDNS:\n      - 10.100.0.10\n"));
+        // nodeadm refuses a NodeConfig without the service CIDR (s29: derived from kube-dns).
+        assert!(
+            t.user_data.contains("    cidr: 10.100.0.0/16\n"),
+            "{}",
+            t.user_data
+        );
     }
 
     let world = World::new();
