@@ -574,7 +574,12 @@ pub(crate) fn legacy_ami_terms(sel: &StringMap) -> Vec<AmiSelectorTerm> {
             })
             .collect();
     }
-    let name = sel.get("aws::name").cloned();
+    // One term per `aws::name` entry: v0.31/v0.32 split it at commas (`aws v0.32.10:
+    // pkg/utils/nodeclass/nodeclass.go NewAMISelectorTerms`).
+    let names: Vec<Option<String>> = match sel.get("aws::name").map(|n| split_list(n)) {
+        Some(n) if !n.is_empty() => n.into_iter().map(Some).collect(),
+        _ => vec![None],
+    };
     let tags: BTreeMap<String, String> = sel
         .iter()
         .filter(|(k, _)| !k.starts_with("aws::"))
@@ -584,23 +589,23 @@ pub(crate) fn legacy_ami_terms(sel: &StringMap) -> Vec<AmiSelectorTerm> {
         .get("aws::owners")
         .map(|o| split_list(o))
         .unwrap_or_default();
-    if owners.is_empty() {
-        if name.is_none() && tags.is_empty() {
+    let owners: Vec<Option<String>> = if owners.is_empty() {
+        if names == [None] && tags.is_empty() {
             return vec![];
         }
-        return vec![AmiSelectorTerm {
-            name,
-            tags,
-            ..AmiSelectorTerm::default()
-        }];
-    }
+        vec![None]
+    } else {
+        owners.into_iter().map(Some).collect()
+    };
     owners
-        .into_iter()
-        .map(|owner| AmiSelectorTerm {
-            name: name.clone(),
-            owner: Some(owner),
-            tags: tags.clone(),
-            ..AmiSelectorTerm::default()
+        .iter()
+        .flat_map(|owner| {
+            names.iter().map(|name| AmiSelectorTerm {
+                name: name.clone(),
+                owner: owner.clone(),
+                tags: tags.clone(),
+                ..AmiSelectorTerm::default()
+            })
         })
         .collect()
 }
@@ -657,6 +662,25 @@ mod tests {
         assert!(owned
             .iter()
             .all(|t| t.name.as_deref() == Some("eks-*") && t.tags["team"] == "*"));
+        // A comma list of names: one term per name and owner (aws v0.32.10
+        // pkg/utils/nodeclass/nodeclass.go NewAMISelectorTerms).
+        let names = legacy_ami_terms(&map(&[
+            ("aws::owners", "self,amazon"),
+            ("aws::name", "eks-a-*, eks-b-*"),
+        ]));
+        let got: Vec<(Option<&str>, Option<&str>)> = names
+            .iter()
+            .map(|t| (t.owner.as_deref(), t.name.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some("self"), Some("eks-a-*")),
+                (Some("self"), Some("eks-b-*")),
+                (Some("amazon"), Some("eks-a-*")),
+                (Some("amazon"), Some("eks-b-*")),
+            ]
+        );
         let tags = legacy_ami_terms(&map(&[("team", "a")]));
         assert_eq!(tags.len(), 1);
         assert_eq!(tags[0].owner, None);

@@ -441,7 +441,9 @@ pub fn legacy_query(selector: &BTreeMap<String, String>) -> ImageQuery {
         } else if k == "aws::owners" {
             owners = split_list(v);
         } else if k == "aws::name" {
-            filters.push(Filter::new("name", [v.clone()]));
+            // v0.31/v0.32 split the name at commas, one term per name (`aws v0.32.10:
+            // pkg/utils/nodeclass/nodeclass.go NewAMISelectorTerms`): the filter's values OR them.
+            filters.push(Filter::new("name", split_list(v)));
         } else {
             tags.insert(k.clone(), v.clone());
         }

@@ -22,6 +22,7 @@ mod completion;
 mod consolidate;
 mod consolidate_commands;
 mod consolidate_simulation;
+mod conv_line_by_line;
 mod convert;
 mod decision_gates;
 mod disruption_candidates_line_by_line;

@@ -27,7 +27,8 @@
 //! [`nodepool`] (v1beta1 NodePool), [`nodeclass`] (AWSNodeTemplate, inline provider and v1beta1
 //! EC2NodeClass → EC2NodeClass, with [`ubuntu`] for the family v1 dropped), [`selectors`]
 //! (v1alpha1 selector maps → v1 terms), [`kubelet`] (kubelet settings move to the node class),
-//! [`metadata`] (what is kept of `metadata`, fields the tool does not know), [`notes`] and
+//! [`metadata`] (what is kept of `metadata`, fields the tool does not know), [`roundtrip`]
+//! (annotations Karpenter v1.0 left on v1 objects), [`notes`] and
 //! [`result`] (the documents and their rendering).
 
 mod kubelet;
@@ -37,6 +38,7 @@ mod nodepool;
 mod notes;
 mod provisioner;
 mod result;
+mod roundtrip;
 mod selectors;
 mod ubuntu;
 
@@ -173,16 +175,19 @@ fn convert_objects(
             ApiObject::Ec2NodeClassV1Beta1(n) => c.node_class_v1beta1(o, n, r),
             ApiObject::NodePoolV1(p) => {
                 let value = passthrough(r, p.as_ref());
-                c.push_unchanged(o, "NodePool", NODEPOOL_API_VERSION, value);
+                let notes = roundtrip::node_pool_notes(o, &p.metadata);
+                c.push_unchanged(o, "NodePool", NODEPOOL_API_VERSION, value, notes);
             }
             ApiObject::Ec2NodeClassV1(n) => {
                 let value = passthrough(r, n.as_ref());
-                c.push_unchanged(o, "EC2NodeClass", NODECLASS_API_VERSION, value);
+                let notes = roundtrip::node_class_notes(o, &n.metadata);
+                c.push_unchanged(o, "EC2NodeClass", NODECLASS_API_VERSION, value, notes);
             }
             // NodeOverlay has one version: it goes along with the pools it prices.
             ApiObject::NodeOverlay(n) => {
                 let value = passthrough(r, n.as_ref());
-                c.push_unchanged(o, "NodeOverlay", "karpenter.sh/v1alpha1", value);
+                let notes = Notes::new(o);
+                c.push_unchanged(o, "NodeOverlay", "karpenter.sh/v1alpha1", value, notes);
             }
             ApiObject::Machine(_) | ApiObject::NodeClaimV1Beta1(_) | ApiObject::NodeClaimV1(_) => c
                 .result
@@ -271,7 +276,14 @@ impl Converter<'_> {
         self.outs.len() - 1
     }
 
-    fn push_unchanged(&mut self, o: &Object, kind: &'static str, api_version: &str, value: Value) {
+    fn push_unchanged(
+        &mut self,
+        o: &Object,
+        kind: &'static str,
+        api_version: &str,
+        value: Value,
+        notes: Notes,
+    ) {
         let name = value
             .get("metadata")
             .and_then(|m| m.get("name"))
@@ -284,7 +296,7 @@ impl Converter<'_> {
             name,
             format!("{api_version} {}", o.name),
             Body::Raw(value),
-            Notes::new(o),
+            notes,
         );
     }
 

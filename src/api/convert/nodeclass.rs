@@ -243,12 +243,10 @@ impl Converter<'_> {
                 out.ami_selector_terms = Some(t);
             }
             (family, None) => {
-                out.ami_selector_terms = Some(alias_terms(
-                    &mut notes,
-                    "spec.amiSelectorTerms",
-                    family,
-                    "v1beta1",
-                ));
+                out.ami_selector_terms = Some(match pinned_alias_version(&c.metadata) {
+                    Some(version) => pinned_alias_terms(&mut notes, family, version),
+                    None => alias_terms(&mut notes, "spec.amiSelectorTerms", family, "v1beta1"),
+                });
             }
         }
         if family == "Custom" {
@@ -337,6 +335,35 @@ fn alias_terms(
     }]
 }
 
+/// What Karpenter v1.0 wrote on a v1 class with a pinned alias when it served it as v1beta1.
+const ALIAS_VERSION_ANNOTATION: &str = "compatibility.karpenter.k8s.aws/v1-alias-version";
+
+/// The alias version a v1beta1 object carries from a v1 round trip (`aws v1.0.8:
+/// pkg/apis/v1/ec2nodeclass_conversion.go ConvertFrom`, `lo.ValueOr(annotations,
+/// AnnotationAliasVersionCompatibilityKey, "latest")`).
+fn pinned_alias_version(m: &ObjectMeta) -> Option<&str> {
+    m.annotations
+        .as_ref()?
+        .get(ALIAS_VERSION_ANNOTATION)
+        .map(String::as_str)
+        .filter(|v| !v.trim().is_empty())
+}
+
+/// `{alias: <family>@<version>}` for a v1beta1 class that came from a v1 class with a pinned
+/// alias (`aws v1.0.8: ec2nodeclass_conversion_test.go` "should convert v1beta1 ec2nodeclass
+/// ami family (alias version annotation)").
+fn pinned_alias_terms(notes: &mut Notes, family: &str, version: &str) -> Vec<AmiSelectorTermSpec> {
+    let alias = format!("{}@{version}", family.to_ascii_lowercase());
+    notes.add(
+        "spec.amiSelectorTerms",
+        format!("absent: wrote amiSelectorTerms [{{alias: {alias}}}] from the {ALIAS_VERSION_ANNOTATION} annotation, which Karpenter v1.0 writes when it serves a v1 EC2NodeClass with a pinned alias as v1beta1; Karpenter's own conversion restores the same pin"),
+    );
+    vec![AmiSelectorTermSpec {
+        alias: Some(alias),
+        ..AmiSelectorTermSpec::default()
+    }]
+}
+
 /// Restricted tags dropped (noted).
 fn carry_tags(notes: &mut Notes, field: &str, tags: Option<&StringMap>) -> Option<StringMap> {
     let tags = tags?;
@@ -377,6 +404,36 @@ fn default_metadata_options() -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::super::tests::*;
+
+    /// aws v1.0.8 `pkg/apis/v1/ec2nodeclass_conversion_test.go` "should convert v1beta1
+    /// ec2nodeclass ami family (alias version annotation)": a v1beta1 class read from a v1.0
+    /// cluster carries the v1 pin in an annotation, and the conversion restores the pin.
+    #[test]
+    fn a_v1beta1_class_carrying_a_pinned_alias_version_converts_to_that_pin() {
+        let class = "apiVersion: karpenter.k8s.aws/v1beta1\nkind: EC2NodeClass\nmetadata:\n  name: c\n  annotations:\n    compatibility.karpenter.k8s.aws/v1-alias-version: v20240625\nspec:\n  amiFamily: AL2023\n  role: R\n  subnetSelectorTerms: [{id: subnet-1}]\n  securityGroupSelectorTerms: [{id: sg-1}]\n";
+        let c = conv(class);
+        let d = doc(&c, "EC2NodeClass", "c");
+        assert_eq!(
+            text(&d.value, "spec.amiSelectorTerms[0].alias"),
+            "al2023@v20240625"
+        );
+        note(d, "spec.amiSelectorTerms", "v1-alias-version");
+        // The annotation itself is Karpenter's and is not carried over.
+        assert!(!has(&d.value, "metadata.annotations"));
+        load_str("out.yaml", &c.to_yaml()).unwrap();
+        // With selector terms the pin has nothing to apply to (upstream keeps the terms).
+        let c = conv(&format!("{class}  amiSelectorTerms: [{{id: ami-1}}]\n"));
+        let d = doc(&c, "EC2NodeClass", "c");
+        assert_eq!(text(&d.value, "spec.amiSelectorTerms[0].id"), "ami-1");
+        assert_eq!(text(&d.value, "spec.amiFamily"), "AL2023");
+        // Without the annotation: latest, as before.
+        let c = conv(&class.replace("v1-alias-version", "other"));
+        let d = doc(&c, "EC2NodeClass", "c");
+        assert_eq!(
+            text(&d.value, "spec.amiSelectorTerms[0].alias"),
+            "al2023@latest"
+        );
+    }
 
     #[test]
     fn inline_provider_becomes_a_class_named_after_the_provisioner() {

@@ -80,6 +80,16 @@ impl Converter<'_> {
                 Some(d.consolidate_after.clone().unwrap_or_else(|| "0s".into())),
             ),
         };
+        // v1beta1 allowed `consolidateAfter: Never` beside WhenUnderutilized and then never
+        // consolidated (core v0.37.7 `disruption/consolidation.go ShouldDisrupt`, "has
+        // consolidation disabled"); Karpenter's conversion always writes 0s for WhenUnderutilized
+        // (core v1.0.8 `nodepool_conversion.go Disruption.convertFrom`), which turns it on.
+        if policy == "WhenEmptyOrUnderutilized" && after.as_deref() == Some("Never") {
+            notes.add(
+                "spec.disruption.consolidateAfter",
+                "kept Never: v1beta1 never consolidated this pool (consolidation disabled), and v1 WhenEmptyOrUnderutilized with Never does the same; Karpenter's own v1 conversion writes 0s here instead, which would start removing and replacing its nodes",
+            );
+        }
         let expire_after = d.expire_after.clone().unwrap_or_else(|| "720h".into());
         if expire_after != "Never" {
             let default = if d.expire_after.is_none() {
@@ -186,6 +196,34 @@ mod tests {
             "{:?}",
             a.notes
         );
+    }
+
+    /// core v1.0.8 `pkg/apis/v1/nodepool_conversion.go` `Disruption.convertFrom` writes 0s for
+    /// every WhenUnderutilized pool; v0.37.7 `disruption/consolidation.go ShouldDisrupt` never
+    /// consolidated one with `consolidateAfter: Never`. Ours keeps Never, and says why.
+    #[test]
+    fn a_v1beta1_pool_with_consolidation_disabled_stays_disabled_and_says_karpenter_differs() {
+        let pool = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  disruption: {consolidationPolicy: WhenUnderutilized, consolidateAfter: Never}\n  template:\n    spec:\n      nodeClassRef: {name: c}\n";
+        let c = conv(pool);
+        let a = doc(&c, "NodePool", "p");
+        assert_eq!(
+            text(&a.value, "spec.disruption.consolidationPolicy"),
+            "WhenEmptyOrUnderutilized"
+        );
+        assert_eq!(text(&a.value, "spec.disruption.consolidateAfter"), "Never");
+        note(
+            a,
+            "spec.disruption.consolidateAfter",
+            "writes 0s here instead",
+        );
+        // The ordinary case has no such note.
+        let c = conv(&pool.replace(", consolidateAfter: Never", ""));
+        let a = doc(&c, "NodePool", "p");
+        assert_eq!(text(&a.value, "spec.disruption.consolidateAfter"), "0s");
+        assert!(a
+            .notes
+            .iter()
+            .all(|n| n.field != "spec.disruption.consolidateAfter"));
     }
 
     #[test]

@@ -130,7 +130,23 @@ pub(super) fn legacy_ami_terms(
             ),
         );
     }
-    let mut name = sel.get("aws::name").cloned();
+    // v0.31/v0.32 split `aws::name` at commas into one term per name (`aws v0.32.10:
+    // pkg/utils/nodeclass/nodeclass.go NewAMISelectorTerms`, which karpenter-convert used); an AMI
+    // name has no commas, so a comma always separated names.
+    let mut names: Vec<Option<String>> = match sel.get("aws::name").map(|n| split_list(n)) {
+        Some(n) if !n.is_empty() => n.into_iter().map(Some).collect(),
+        _ => vec![None],
+    };
+    if names.len() > 1 {
+        notes.add(
+            key_path(field, "aws::name"),
+            format!(
+                "{:?} became one term per name: v1alpha1 split it at commas, v1 takes a name literally",
+                sel["aws::name"]
+            ),
+        );
+    }
+    let named = names.iter().any(Option::is_some);
     let tags: StringMap = sel
         .iter()
         .filter(|(k, _)| !k.starts_with("aws::"))
@@ -139,7 +155,7 @@ pub(super) fn legacy_ami_terms(
     let owners: Vec<Option<String>> = match sel.get("aws::owners").map(|o| split_list(o)) {
         Some(o) if !o.is_empty() => o.into_iter().map(Some).collect(),
         // v1 defaults the owners of a term with a name to self and amazon, as v1alpha1 did.
-        _ if name.is_some() => vec![None],
+        _ if named => vec![None],
         _ => {
             notes.add(
                 field,
@@ -148,9 +164,9 @@ pub(super) fn legacy_ami_terms(
             vec![Some("self".into()), Some("amazon".into())]
         }
     };
-    if name.is_none() && tags.is_empty() {
+    if !named && tags.is_empty() {
         // v1 needs tags, a name, an id or an alias in each term: name `*` matches any name.
-        name = Some("*".into());
+        names = vec![Some("*".into())];
         notes.add(
             field,
             "only aws::owners: wrote name: * in each term, because a v1 term needs a name, tags or an id",
@@ -159,13 +175,15 @@ pub(super) fn legacy_ami_terms(
     let tag_sets = tag_combinations(notes, field, &tags);
     let mut terms = Vec::new();
     for owner in &owners {
-        for t in &tag_sets {
-            terms.push(AmiSelectorTermSpec {
-                name: name.clone(),
-                owner: owner.clone(),
-                tags: (!t.is_empty()).then(|| t.clone()),
-                ..AmiSelectorTermSpec::default()
-            });
+        for name in &names {
+            for t in &tag_sets {
+                terms.push(AmiSelectorTermSpec {
+                    name: name.clone(),
+                    owner: owner.clone(),
+                    tags: (!t.is_empty()).then(|| t.clone()),
+                    ..AmiSelectorTermSpec::default()
+                });
+            }
         }
     }
     terms
@@ -266,6 +284,29 @@ mod tests {
         let d = class("    aws::owners: self\n    a: x,y\n    b: p,q\n");
         assert_eq!(terms(&d).as_sequence().unwrap().len(), 4);
         note(&d, "spec.amiSelector", "cross product");
+
+        // A comma list in aws::name: one term per name, as v0.31/v0.32 split it
+        // (aws v0.32.10 pkg/utils/nodeclass/nodeclass.go NewAMISelectorTerms).
+        let d = class("    aws::name: eks-a-*, eks-b-*\n    aws::owners: self,amazon\n");
+        let t = terms(&d);
+        let got: Vec<(String, String)> = t
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|v| (text(v, "owner"), text(v, "name")))
+            .collect();
+        let want = [
+            ("self", "eks-a-*"),
+            ("self", "eks-b-*"),
+            ("amazon", "eks-a-*"),
+            ("amazon", "eks-b-*"),
+        ];
+        assert_eq!(
+            got,
+            want.map(|(o, n)| (o.to_string(), n.to_string())),
+            "{t:?}"
+        );
+        note(&d, "spec.amiSelector[aws::name]", "one term per name");
 
         // Owners only: a v1 term needs a name, tags or id.
         let d = class("    aws::owners: self\n");

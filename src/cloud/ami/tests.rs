@@ -311,6 +311,13 @@ fn v1alpha1_ami_selector_is_one_query_with_comma_lists() {
             Filter::new("state", ["available"]),
         ]
     );
+    // v0.31/v0.32 split aws::name at commas, one term per name (aws v0.32.10
+    // pkg/utils/nodeclass/nodeclass.go NewAMISelectorTerms): one filter ORing the names.
+    let names = legacy_query(&map(&[("aws::name", "eks-a-*, eks-b-*")]));
+    assert_eq!(
+        names.filters[0],
+        Filter::new("name", ["eks-a-*", "eks-b-*"])
+    );
     let owners = legacy_query(&map(&[
         ("aws::owners", "self, 0123456789"),
         ("aws::name", "x"),
