@@ -1,0 +1,38 @@
+//! Cluster state, in-flight capacity and the pods Karpenter sees, read line by line against core
+//! v1.14.1 (`pkg/controllers/state/{cluster,statenode}.go`, `state/informer/`,
+//! `provisioning/provisioner.go`, `utils/pod/scheduling.go`, `utils/disruption/disruption.go`;
+//! docs/upstream-tests.md "Cluster state and in-flight capacity, line by line
+//! (s29-linestate)"), replayed through the binary. Fixtures in `tests/fixtures/state-line-by-line/`
+//! (our own manifests, the embedded catalog in us-east-1).
+
+use crate::support::consolidate_fixture;
+
+const NOW: &str = "2024-06-24T12:00:00Z";
+
+/// The nodes `consolidate -f FIXTURE --region us-east-1 --now NOW -o json` removes, in order.
+fn deleted(name: &str) -> Vec<String> {
+    let doc = consolidate_fixture(&format!("state-line-by-line/{name}"), NOW);
+    (doc["actions"].as_array().unwrap().iter())
+        .flat_map(|a| a["nodes"].as_array().unwrap().iter())
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// No upstream test; Karpenter never reads a PriorityClass: `EvictionCost`
+/// (`utils/disruption/disruption.go`) reads `spec.priority`, which the Priority admission plugin
+/// fills from the class the pod names. `coredns` on `a` names the input's own class
+/// `cluster-dns` (value 1e9) and costs 10 (clamped), `web` on `b` costs 1, so
+/// `consolidation.go sortCandidates` tries `b` first and its pod takes the one place on `c`.
+/// Before s29-linestate the class was skipped, both cost 1, the tie went by name and `a` went.
+#[test]
+fn a_pod_of_the_inputs_own_priority_class_makes_its_node_the_last_to_consolidate() {
+    assert_eq!(deleted("own-priority-class.yaml"), ["b"]);
+}
+
+/// No upstream test; as above, with `coredns` naming no class under a `globalDefault` class of
+/// value 1e9 (admission's `getDefaultPriorityClass`) and `web` naming `batch` (value 0): `b`
+/// goes first. Before s29-linestate `a` was deleted.
+#[test]
+fn a_global_default_priority_class_gives_its_value_to_pods_naming_none() {
+    assert_eq!(deleted("global-default-priority-class.yaml"), ["b"]);
+}
