@@ -36,3 +36,13 @@ fn a_pod_of_the_inputs_own_priority_class_makes_its_node_the_last_to_consolidate
 fn a_global_default_priority_class_gives_its_value_to_pods_naming_none() {
     assert_eq!(deleted("global-default-priority-class.yaml"), ["b"]);
 }
+
+/// No upstream test; `state/informer/nodeclaim.go` keeps only the NodeClaims
+/// `nodeclaimutils.IsManaged` accepts (aws: `EC2NodeClass`), so node `c`, whose NodeClaim names
+/// EKS Auto Mode's `NodeClass`, is a Node without a NodeClaim: capacity, never a candidate
+/// (`statenode.go ValidateNodeDisruptable`). `a` and `b` are `do-not-disrupt`. Before
+/// s29-linestate `c` was deleted (its pod fits on `b`).
+#[test]
+fn an_eks_auto_mode_node_is_never_a_candidate() {
+    assert!(deleted("auto-mode-node.yaml").is_empty());
+}

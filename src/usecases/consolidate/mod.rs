@@ -385,11 +385,12 @@ pub fn build_input(
     // `state/informer/nodeclaim.go` and the expiration and nodeclaim disruption controllers skip
     // what `nodeclaimutils.IsManaged` rejects): its Node is capacity, not a candidate, and it
     // never expires here (expiration/suite_test.go "should ignore expired NodeClaims that are
-    // not managed by this Karpenter instance").
+    // not managed by this Karpenter instance"). EKS Auto Mode's `NodeClass` is not the AWS
+    // provider's either: EKS disrupts its nodes (s29-linestate).
     claims.retain(|c| {
         c.node_class_ref
             .as_ref()
-            .is_none_or(|r| !crate::drift::of_another_provider(r))
+            .is_none_or(|r| !crate::drift::of_another_provider(r) && !r.is_eks_auto_mode())
     });
     let registered = manifests.nodes.len();
     // The simulations schedule the buffers' virtual pods with the pending pods (the gate on).
