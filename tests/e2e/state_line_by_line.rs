@@ -5,7 +5,7 @@
 //! (s29-linestate)"), replayed through the binary. Fixtures in `tests/fixtures/state-line-by-line/`
 //! (our own manifests, the embedded catalog in us-east-1).
 
-use crate::support::consolidate_fixture;
+use crate::support::{consolidate_fixture, plan_fixture};
 
 const NOW: &str = "2024-06-24T12:00:00Z";
 
@@ -45,4 +45,26 @@ fn a_global_default_priority_class_gives_its_value_to_pods_naming_none() {
 #[test]
 fn an_eks_auto_mode_node_is_never_a_candidate() {
     assert!(deleted("auto-mode-node.yaml").is_empty());
+}
+
+/// No upstream test; `scheduling/topology.go countDomains` l.378-382 skips state nodes without a
+/// Node: NodeClaim `flight`, launched in us-east-1c (which the pool, narrowed to 1a/1b, no longer
+/// offers) and not registered, is no zone domain. `web-0` runs in 1a; `web-1` and `web-2` (zone
+/// spread, `maxSkew: 1`) get a NodeClaim in 1b and `one`. Before s29-linestate 1c was an empty
+/// domain and `web-2` went onto `flight`.
+#[test]
+fn an_in_flight_nodeclaims_zone_is_no_spread_domain() {
+    let p = plan_fixture("state-line-by-line/in-flight-zone-spread.yaml");
+    assert_eq!(
+        p["unschedulable"].as_array().map(Vec::len),
+        Some(0),
+        "{p:#}"
+    );
+    let on = |name: &str| -> usize {
+        (p["existingNodes"].as_array().into_iter().flatten())
+            .filter(|e| e["name"] == name)
+            .map(|e| e["pods"].as_array().map_or(0, Vec::len))
+            .sum()
+    };
+    assert_eq!((on("flight"), on("one")), (0, 1), "{p:#}");
 }

@@ -191,6 +191,7 @@ pub(super) fn in_flight_claims(manifests: &Manifests) -> Vec<ExistingNode> {
                     capacity: c.capacity.clone(),
                     allocatable: c.allocatable.clone(),
                     provider_id: c.provider_id.clone(),
+                    in_flight: true,
                     ..Default::default()
                 },
                 pods: Vec::new(),
