@@ -36,7 +36,7 @@ use crate::karpenter_install::{
 use crate::model::labels;
 use crate::model::node::{gone_nodes, managed_instance_ids, GoneInstance, Node};
 use crate::model::nodeclaim::NodeClaim;
-use crate::model::nodepool::NodeClass;
+use crate::model::nodepool::{NodeClass, NodeClassRef};
 use crate::model::pod::Pod;
 use crate::model::time::parse_rfc3339;
 use crate::scheduling::{MinValuesPolicy, Policies, PreferencePolicy, DEFAULT_MAX_INSTANCE_TYPES};
@@ -390,7 +390,7 @@ pub fn build_input(
     claims.retain(|c| {
         c.node_class_ref
             .as_ref()
-            .is_none_or(|r| !crate::drift::of_another_provider(r) && !r.is_eks_auto_mode())
+            .is_none_or(NodeClassRef::is_managed_here)
     });
     let registered = manifests.nodes.len();
     // The simulations schedule the buffers' virtual pods with the pending pods (the gate on).
