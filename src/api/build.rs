@@ -38,6 +38,8 @@ pub(super) struct Builder {
     /// Namespace → the requests LimitRange admission gives containers that set none
     /// ([`pods::admit_limit_range`]), from the LimitRanges read so far.
     limit_ranges: BTreeMap<String, ResourceList>,
+    /// The PriorityClasses read, applied to every pod at the end ([`pods::PriorityClasses`]).
+    priority_classes: pods::PriorityClasses,
     /// DaemonSet pods not bound yet: never planned, but the newest pod of a DaemonSet stands
     /// for it whether bound or not ([`pods::daemonsets_as_their_newest_pods`]).
     unbound_daemon_pods: Vec<Pod>,
@@ -62,6 +64,7 @@ impl Builder {
             invalid: None,
             waiting: Vec::new(),
             limit_ranges: BTreeMap::new(),
+            priority_classes: pods::PriorityClasses::default(),
             unbound_daemon_pods: Vec::new(),
             windows_ipam: 0,
             buffers: BufferSources::default(),
@@ -152,6 +155,17 @@ impl Builder {
         // what `Node::counts_as_initialized` reads). Here, where the nodes meet their claims,
         // and not in the core, which never sees the objects apart.
         crate::model::node::mark_claimless(&mut m.nodes, &m.node_claims);
+        // Every pod, whatever the order of the input: admission refuses a pod naming a class
+        // that does not exist yet, so in a cluster the classes came first.
+        let classes = &self.priority_classes;
+        for pod in m
+            .pods
+            .iter_mut()
+            .chain(&mut m.bound_pods)
+            .chain(&mut m.daemonsets)
+        {
+            classes.admit(pod);
+        }
         let daemon_pods = m.bound_pods.iter().chain(&self.unbound_daemon_pods);
         pods::daemonsets_as_their_newest_pods(&mut m.daemonsets, daemon_pods);
         Ok(m)
@@ -183,6 +197,7 @@ impl Builder {
             pod_names,
             sources,
             limit_ranges,
+            priority_classes,
             unbound_daemon_pods,
             windows_ipam,
             buffers,
@@ -218,6 +233,9 @@ impl Builder {
                     .insert(name, ns.metadata.labels.clone().unwrap_or_default());
             }
             ApiObject::RuntimeClass(_) => {}
+            ApiObject::PriorityClass(pc) => {
+                priority_classes.insert(&Ctx::new(at, o.name.clone()), &pc)?;
+            }
             ApiObject::LimitRange(lr) => {
                 // Admission applies a LimitRange to pods created after it: here, to the pods
                 // read after it. Pods of its namespace read before it are said.
@@ -394,6 +412,7 @@ fn family(object: &ApiObject) -> &'static str {
         ApiObject::Namespace(_) => "Namespace",
         ApiObject::RuntimeClass(_) => "RuntimeClass",
         ApiObject::LimitRange(_) => "LimitRange",
+        ApiObject::PriorityClass(_) => "PriorityClass",
         ApiObject::StorageClass(_) => "StorageClass",
         ApiObject::PersistentVolumeClaim(_) => "PersistentVolumeClaim",
         ApiObject::PersistentVolume(_) => "PersistentVolume",

@@ -610,6 +610,28 @@ pub struct RuntimeClass {
     pub scheduling: Option<RuntimeClassScheduling>,
 }
 
+/// A PriorityClass (`scheduling.k8s.io/v1`): the Priority admission plugin writes its `value`
+/// into the `spec.priority` of pods naming it, and a `globalDefault` one's into pods naming none.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PriorityClass {
+    /// `scheduling.k8s.io/v1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// `PriorityClass`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Metadata.
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    /// `value` (required by the API server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<i64>,
+    /// `globalDefault`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub global_default: Option<bool>,
+}
+
 /// A LimitRange (`v1`): admission's `LimitRanger` fills the requests a container of its
 /// namespace leaves unset.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

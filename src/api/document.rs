@@ -304,6 +304,7 @@ fn typed<'de, D: Deserializer<'de>>(kind: Kind, d: D) -> Result<ApiObject, D::Er
         Kind::Namespace => ApiObject::Namespace(Deserialize::deserialize(d)?),
         Kind::RuntimeClass => ApiObject::RuntimeClass(Deserialize::deserialize(d)?),
         Kind::LimitRange => ApiObject::LimitRange(Deserialize::deserialize(d)?),
+        Kind::PriorityClass => ApiObject::PriorityClass(Deserialize::deserialize(d)?),
         Kind::StorageClass => ApiObject::StorageClass(Deserialize::deserialize(d)?),
         Kind::PersistentVolumeClaim => {
             ApiObject::PersistentVolumeClaim(Deserialize::deserialize(d)?)

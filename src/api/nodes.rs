@@ -65,6 +65,7 @@ pub fn convert_node(node: &core::Node, at: &Location) -> Result<Node, InputError
         initialized,
         claimless: false,
         deleting: meta.deletion_timestamp.is_some(),
+        in_flight: false,
         creation_timestamp: meta.creation_timestamp.clone(),
     })
 }

@@ -49,6 +49,8 @@ pub enum ApiObject {
     RuntimeClass(Box<core::RuntimeClass>),
     /// A LimitRange.
     LimitRange(Box<core::LimitRange>),
+    /// A PriorityClass.
+    PriorityClass(Box<core::PriorityClass>),
     /// A StorageClass.
     StorageClass(Box<core::StorageClass>),
     /// A PersistentVolumeClaim.
@@ -111,6 +113,7 @@ impl ApiObject {
             ApiObject::Namespace(o) => &o.metadata,
             ApiObject::RuntimeClass(o) => &o.metadata,
             ApiObject::LimitRange(o) => &o.metadata,
+            ApiObject::PriorityClass(o) => &o.metadata,
             ApiObject::StorageClass(o) => &o.metadata,
             ApiObject::PersistentVolumeClaim(o) => &o.metadata,
             ApiObject::PersistentVolume(o) => &o.metadata,

@@ -33,6 +33,7 @@ use terms::{node_term, pod_affinity, spreads, tolerations, weight};
 pub use admission::RuntimeClassAdmissions;
 pub(crate) use admission::{
     admit_limit_range, admit_windows_ipam, limit_range_default_requests, runtime_class,
+    PriorityClasses,
 };
 pub(crate) use expansion::{daemonsets_as_their_newest_pods, expand, Expansion};
 pub(crate) use terms::label_selector;
@@ -278,8 +279,8 @@ pub(crate) fn convert_spec(
     pod.termination_grace_period_seconds = spec.termination_grace_period_seconds;
     // Kubernetes keeps priorities within int32 (`[-2147483648, 1000000000]`); clamp anyway.
     // Without `spec.priority` (a manifest as written), the Priority admission plugin fills it
-    // from the class: the two built-in ones are known here; a class of the cluster's own is not
-    // read (docs/upstream-tests.md s28-linecand).
+    // from the class: the two built-in ones are known here; the input's own PriorityClasses
+    // (and a `globalDefault` one) once the whole input is read (`PriorityClasses::admit`).
     pod.priority = spec
         .priority
         .map(|p| p.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32)

@@ -212,9 +212,7 @@ fn offerings_fit(mn: &ManagedNode, offerings: &[Requirements]) -> bool {
 /// An empty group (v1beta1 `apiVersion`-less refs, hand-written manifests) and EKS Auto Mode's
 /// `NodeClass` count as this provider's.
 pub fn of_another_provider(r: &crate::model::nodepool::NodeClassRef) -> bool {
-    !(r.group.is_empty()
-        || r.group == "karpenter.k8s.aws"
-        || r.group == crate::model::nodepool::NodeClassRef::EKS_AUTO_MODE_GROUP)
+    !(r.is_managed_here() || r.is_eks_auto_mode())
 }
 
 /// Why Karpenter does not judge the node's NodeClaim for drift at all, if it does not:

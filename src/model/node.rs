@@ -39,6 +39,10 @@ pub struct Node {
     pub claimless: bool,
     /// `metadata.deletionTimestamp` is set.
     pub deleting: bool,
+    /// A NodeClaim launched whose Node has not registered: it registers no topology domain but
+    /// its hostname (`core v1.14.1 topology.go countDomains` skips state nodes without a Node;
+    /// `existingnode.go NewExistingNode` registers every state node's `HostName()`).
+    pub in_flight: bool,
     /// RFC 3339 creation time.
     pub creation_timestamp: Option<String>,
 }

@@ -67,6 +67,15 @@ impl NodeClassRef {
     pub fn is_eks_auto_mode(&self) -> bool {
         self.group == Self::EKS_AUTO_MODE_GROUP
     }
+
+    /// Whether the AWS provider's Karpenter manages a NodeClaim naming this class (core v1.14.1
+    /// `pkg/utils/nodeclaim/nodeclaim.go` `IsManaged`: aws `GetSupportedNodeClasses` is
+    /// `EC2NodeClass`; `state/informer/nodeclaim.go` keeps no other): `karpenter.k8s.aws`, or an
+    /// empty group (v1beta1 `apiVersion`-less refs, hand-written manifests). Not EKS Auto Mode's
+    /// `NodeClass`, whose nodes EKS provisions and disrupts.
+    pub fn is_managed_here(&self) -> bool {
+        self.group.is_empty() || self.group == "karpenter.k8s.aws"
+    }
 }
 
 /// Kubelet settings that change capacity or that drift compares.

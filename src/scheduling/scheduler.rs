@@ -190,6 +190,25 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
     let mut active = vec![false; input.existing_nodes.len()];
     existing.iter().for_each(|e| active[e.position] = true);
     let removed: Vec<usize> = (0..active.len()).filter(|&i| !active[i]).collect();
+    // Nodes that register no domain but their hostname: the removed ones and the NodeClaims
+    // without a Node (`countDomains` l.378-382 skips `n.Node == nil`).
+    let no_domain = {
+        let mut v: Vec<usize> = (existing.iter())
+            .map(|e| e.position)
+            .filter(|&i| input.existing_nodes[i].node.in_flight)
+            .collect();
+        if v.is_empty() {
+            removed.clone()
+        } else {
+            v.extend(&removed);
+            v.sort_unstable();
+            v
+        }
+    };
+    let removed = Removed {
+        all: &removed,
+        no_domain: &no_domain,
+    };
     let (domains, sources, universes, compat, domain_classes) = match tracked {
         Some(t) => {
             t.pods.update(&input.existing_nodes);
@@ -198,7 +217,7 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
                 &pools,
                 &facts,
                 &t.pods,
-                &removed,
+                removed,
                 Some(&mut t.domains),
             );
             let compat = std::mem::take(&mut t.compat);
@@ -207,7 +226,7 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
         }
         None => {
             fresh_index.update(&input.existing_nodes);
-            let (d, s) = domain_universe(input, &pools, &facts, &fresh_index, &removed, None);
+            let (d, s) = domain_universe(input, &pools, &facts, &fresh_index, removed, None);
             let fresh = (FxHashMap::default(), CompatCache::default());
             (d, s, fresh.0, fresh.1, DomainClasses::default())
         }
@@ -267,6 +286,15 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
     solver.finish(failures, unschedulable)
 }
 
+/// Positions of the existing nodes that bring no domain: `all` the scheduler is not given
+/// (ascending), and `no_domain`, those plus the NodeClaims without a Node (ascending), which
+/// bring their hostname only.
+#[derive(Clone, Copy)]
+pub(super) struct Removed<'a> {
+    pub all: &'a [usize],
+    pub no_domain: &'a [usize],
+}
+
 /// The known values of every topology key: pool requirements narrowed by each instance type,
 /// and the labels of existing nodes (Karpenter's "universe of domains", `buildDomainGroups`);
 /// with where each came from when a topology spread filters nodes (`nodeTaintsPolicy: Honor`, or
@@ -276,7 +304,7 @@ pub(super) fn domain_universe(
     pools: &[Pool<'_>],
     facts: &[Arc<NodeFacts>],
     index: &PodIndex,
-    removed: &[usize],
+    removed: Removed<'_>,
     mut kept: Option<&mut FxHashMap<String, KeyDomains>>,
 ) -> (FxHashMap<String, BTreeSet<String>>, DomainSources) {
     let filtered = input.pods.iter().any(|p| {
@@ -300,7 +328,8 @@ pub(super) fn domain_universe(
             .zip(facts)
             .map(|(n, f)| (f.clone(), n.node.taints.clone()))
             .collect();
-        sources.removed = removed.to_vec();
+        // A filtering spread is never on hostnames (`universe_for`).
+        sources.removed = removed.no_domain.to_vec();
     }
     let mut keys: BTreeSet<String> = BTreeSet::new();
     for pod in &input.pods {
@@ -351,7 +380,12 @@ pub(super) fn domain_universe(
         // `stateNodes`: `nodes.Active()` when provisioning, minus the candidates in a
         // consolidation simulation, `disruption/helpers.go SimulateScheduling`); a node being
         // removed still brings its domain when a pod counted there is recorded.
-        known.nodes.extend_present(removed, set);
+        let skip = if *key == HOSTNAME {
+            removed.all
+        } else {
+            removed.no_domain
+        };
+        known.nodes.extend_present(skip, set);
     }
     (domains, sources)
 }

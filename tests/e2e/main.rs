@@ -59,6 +59,7 @@ mod reservations;
 mod scheduling;
 mod scheduling_line_by_line;
 mod secrets;
+mod state_line_by_line;
 mod static_drift;
 mod support;
 mod term_line_by_line;

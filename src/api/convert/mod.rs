@@ -200,6 +200,7 @@ fn convert_objects(
             | ApiObject::Namespace(_)
             | ApiObject::RuntimeClass(_)
             | ApiObject::LimitRange(_)
+            | ApiObject::PriorityClass(_)
             | ApiObject::StorageClass(_)
             | ApiObject::PersistentVolumeClaim(_)
             | ApiObject::PersistentVolume(_)

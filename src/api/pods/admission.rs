@@ -170,3 +170,46 @@ pub(super) fn admit_runtime_class_scheduling(
     }
     Ok(())
 }
+
+/// The PriorityClasses of the input, for the Priority admission plugin's share of a pod
+/// (`k8s.io/kubernetes plugin/pkg/admission/priority/admission.go` `admitPod`): a pod naming a
+/// class gets its `value` as `spec.priority`; a pod naming none gets the `globalDefault` class's
+/// (of several, the lowest value, `getDefaultPriorityClass`), else none. Karpenter reads only
+/// `spec.priority` (core v1.14.1 `pkg/utils/disruption/disruption.go` `EvictionCost`), never a
+/// PriorityClass: a manifest as written has no `spec.priority` until admission fills it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PriorityClasses {
+    values: BTreeMap<String, i32>,
+    global_default: Option<i32>,
+}
+
+impl PriorityClasses {
+    /// Reads one PriorityClass; `value` is required (the API server refuses a class without).
+    pub(crate) fn insert(
+        &mut self,
+        ctx: &Ctx,
+        pc: &crate::api::core::PriorityClass,
+    ) -> Result<(), InputError> {
+        let value = pc.value.ok_or_else(|| ctx.invalid("value", "required"))?;
+        let value = value.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
+        let name = pc.metadata.name.clone().unwrap_or_default();
+        self.values.insert(name, value);
+        if pc.global_default == Some(true) {
+            self.global_default = Some(self.global_default.map_or(value, |v| v.min(value)));
+        }
+        Ok(())
+    }
+
+    /// Fills `pod.priority` as admission would when the pod was written without one. A class
+    /// the input does not hold leaves it unset (the cluster may have it; admission would refuse
+    /// a pod naming a class that does not exist).
+    pub(crate) fn admit(&self, pod: &mut Pod) {
+        if pod.priority.is_some() || (self.values.is_empty() && self.global_default.is_none()) {
+            return;
+        }
+        pod.priority = match pod.priority_class_name.as_deref() {
+            Some(name) if !name.is_empty() => self.values.get(name).copied(),
+            _ => self.global_default,
+        };
+    }
+}

@@ -426,6 +426,63 @@ fn a_built_in_priority_class_gives_its_priority() {
     );
 }
 
+/// The input's own PriorityClasses give their value to the pods naming them, and a
+/// `globalDefault` one (of two, the lower value) to pods naming none, as the Priority admission
+/// plugin writes `spec.priority` (`k8s.io/kubernetes plugin/pkg/admission/priority/admission.go`
+/// `admitPod`, `getDefaultPriorityClass`), which is what Karpenter reads (core v1.14.1
+/// `pkg/utils/disruption/disruption.go` `EvictionCost`). **Differed, fixed** (s29-linestate):
+/// PriorityClass objects were skipped, so `own` had no priority. The classes may come after
+/// the pods; a written `spec.priority` wins; a class the input lacks leaves none.
+#[test]
+fn the_inputs_priority_classes_give_pods_their_priority() {
+    let pod = |name: &str, spec: &str| {
+        format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec: {{nodeName: n1, {spec}containers: [{{name: a}}]}}\n")
+    };
+    let class = |name: &str, rest: &str| {
+        format!("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {{name: {name}}}\n{rest}\n")
+    };
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {priorityClassName: high, containers: [{name: a}]}\n";
+    let text = [
+        pod("own", "priorityClassName: high, "),
+        pod("defaulted", ""),
+        pod("written", "priorityClassName: high, priority: 7, "),
+        pod("unknown", "priorityClassName: elsewhere, "),
+        pod("builtin", "priorityClassName: system-node-critical, "),
+        deployment.to_string(),
+        class("high", "value: 1000000"),
+        class("fallback", "value: 10\nglobalDefault: true"),
+        class("lowest-default", "value: 5\nglobalDefault: true"),
+    ]
+    .join("---\n");
+    let m = load_str("pods.yaml", &text).unwrap();
+    let got: Vec<(&str, Option<i32>)> = (m.bound_pods.iter().chain(&m.pods))
+        .map(|p| (p.name.as_str(), p.priority))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("own", Some(1_000_000)),
+            ("defaulted", Some(5)),
+            ("written", Some(7)),
+            ("unknown", None),
+            ("builtin", Some(2_000_001_000)),
+            (m.pods[0].name.as_str(), Some(1_000_000)),
+        ]
+    );
+    // Without a globalDefault class, a pod naming none keeps none.
+    let m = load_str(
+        "pods.yaml",
+        &[pod("plain", ""), class("high", "value: 1")].join("---\n"),
+    )
+    .unwrap();
+    assert_eq!(m.bound_pods[0].priority, None);
+    // The API server refuses a class without a value.
+    let err = load_str("pc.yaml", &class("broken", "description: x"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("value") && err.contains("broken"), "{err}");
+}
+
 /// A Node written without `status.allocatable`: the API server defaults it to the capacity
 /// (`k8s.io/kubernetes pkg/apis/core/v1/defaults.go` `SetDefaults_NodeStatus`), and Karpenter
 /// fits pods to an initialized node's allocatable (`core v1.14.1 pkg/controllers/state/statenode.go`

@@ -30,6 +30,15 @@ fn node_in(name: &str, zone: &str, pods: Vec<crate::model::pod::Pod>) -> Existin
 fn deleting_node_in_an_unoffered_zone(
     f: impl Fn(PodBuilder) -> PodBuilder,
 ) -> (Input, impl Fn(&Plan)) {
+    node_in_an_unoffered_zone(f, |n| n.deleting = true)
+}
+
+/// As [`deleting_node_in_an_unoffered_zone`], the zone-3 node marked by `mark` (deleting, or a
+/// NodeClaim without a Node) instead.
+fn node_in_an_unoffered_zone(
+    f: impl Fn(PodBuilder) -> PodBuilder,
+    mark: impl Fn(&mut crate::model::node::Node),
+) -> (Input, impl Fn(&Plan)) {
     let web = |name: &str| {
         f(PodBuilder::new(name).cpu("1").label("app", "web").spread(
             ZONE,
@@ -44,7 +53,7 @@ fn deleting_node_in_an_unoffered_zone(
         vec![pool_input(node_pool("default"), two_zone_catalog())],
     );
     let mut gone = node_in("gone", Z3, vec![]);
-    gone.node.deleting = true;
+    mark(&mut gone.node);
     inp.existing_nodes = vec![node_in("one", Z1, vec![web("web-0")]), gone];
     let check = |plan: &Plan| {
         assert!(plan.unschedulable.is_empty(), "{:#?}", plan.unschedulable);
@@ -87,6 +96,52 @@ fn a_deleting_nodes_zone_is_no_domain_of_a_node_filtering_spread() {
 fn a_deleting_nodes_zone_is_no_domain_of_a_taint_honouring_spread() {
     let (inp, check) = deleting_node_in_an_unoffered_zone(|b| b.spread_policies(true, None));
     check(&solve(&inp));
+}
+
+/// No upstream test; core v1.14.1 `scheduling/topology.go` `countDomains` l.378-382 ("ignore
+/// state nodes which are tracking in-flight NodeClaims": `n.Node == nil`): a NodeClaim launched in
+/// zone 3, which no pool offers (a static pool's, or its pool narrowed since), with room and no
+/// Node yet, brings no domain, so `web-1` goes to zone 2 and `web-2` to `one`, none to the
+/// claim. **Differed, fixed** (s29-linestate): zone 3 was an empty domain and `web-2` went onto
+/// the in-flight claim. Plain, node-filtering and taint-honouring spreads.
+#[test]
+fn an_in_flight_nodeclaims_zone_is_no_spread_domain() {
+    let in_flight = |n: &mut crate::model::node::Node| n.in_flight = true;
+    let (inp, check) = node_in_an_unoffered_zone(|b| b, in_flight);
+    check(&solve(&inp));
+    let (inp, check) =
+        node_in_an_unoffered_zone(|b| b.required_term(&[(ZONE, In, &[Z1, Z2, Z3])]), in_flight);
+    check(&solve(&inp));
+    let (inp, check) = node_in_an_unoffered_zone(|b| b.spread_policies(true, None), in_flight);
+    check(&solve(&inp));
+}
+
+/// An in-flight NodeClaim still registers its hostname (`existingnode.go NewExistingNode`
+/// l.72): a pod spreading over hostnames (`maxSkew: 1`) beside one matching pod on `one` goes
+/// to the empty in-flight claim, not to a new node.
+#[test]
+fn an_in_flight_nodeclaim_keeps_its_hostname_domain() {
+    let web = |name: &str| {
+        PodBuilder::new(name)
+            .cpu("1")
+            .label("app", "web")
+            .spread(HOSTNAME, 1, true, &[("app", "web")])
+            .build()
+    };
+    let mut inp = input(
+        vec![web("web-1")],
+        vec![pool_input(node_pool("default"), two_zone_catalog())],
+    );
+    let mut flight = node_in("flight", Z3, vec![]);
+    flight.node.in_flight = true;
+    inp.existing_nodes = vec![node_in("one", Z1, vec![web("web-0")]), flight];
+    let plan = solve(&inp);
+    assert!(plan.node_claims.is_empty(), "{plan:#?}");
+    let on_flight: usize = (plan.existing_nodes.iter())
+        .filter(|e| e.node == "flight")
+        .map(|e| e.pods.len())
+        .sum();
+    assert_eq!(on_flight, 1, "{plan:#?}");
 }
 
 /// A tracking memo (consolidation's) follows the `deleting` flag a simulation toggles: the zone

@@ -36,7 +36,7 @@ use crate::karpenter_install::{
 use crate::model::labels;
 use crate::model::node::{gone_nodes, managed_instance_ids, GoneInstance, Node};
 use crate::model::nodeclaim::NodeClaim;
-use crate::model::nodepool::NodeClass;
+use crate::model::nodepool::{NodeClass, NodeClassRef};
 use crate::model::pod::Pod;
 use crate::model::time::parse_rfc3339;
 use crate::scheduling::{MinValuesPolicy, Policies, PreferencePolicy, DEFAULT_MAX_INSTANCE_TYPES};
@@ -385,11 +385,12 @@ pub fn build_input(
     // `state/informer/nodeclaim.go` and the expiration and nodeclaim disruption controllers skip
     // what `nodeclaimutils.IsManaged` rejects): its Node is capacity, not a candidate, and it
     // never expires here (expiration/suite_test.go "should ignore expired NodeClaims that are
-    // not managed by this Karpenter instance").
+    // not managed by this Karpenter instance"). EKS Auto Mode's `NodeClass` is not the AWS
+    // provider's either: EKS disrupts its nodes (s29-linestate).
     claims.retain(|c| {
         c.node_class_ref
             .as_ref()
-            .is_none_or(|r| !crate::drift::of_another_provider(r))
+            .is_none_or(NodeClassRef::is_managed_here)
     });
     let registered = manifests.nodes.len();
     // The simulations schedule the buffers' virtual pods with the pending pods (the gate on).

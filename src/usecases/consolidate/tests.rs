@@ -928,3 +928,37 @@ fn live_buffers_decide_as_the_manifests_do_only_behind_the_gate() {
         (NodeDecision::Delete, Some(Method::Emptiness))
     );
 }
+
+/// `core v1.14.1: pkg/controllers/state/informer/nodeclaim.go` keeps only the NodeClaims
+/// `nodeclaimutils.IsManaged` accepts (the provider's `GetSupportedNodeClasses`, aws:
+/// `EC2NodeClass`), so a Node whose NodeClaim names EKS Auto Mode's `NodeClass`
+/// (`eks.amazonaws.com`) is a state node without a NodeClaim: capacity, never a candidate
+/// (`statenode.go ValidateNodeDisruptable`: "node isn't managed by karpenter"). **Differed,
+/// fixed** (s29-linestate) — scenario: an empty Auto Mode node `auto` beside the `default`
+/// pool's nodes → upstream leaves it to EKS; we deleted it by emptiness.
+#[test]
+fn an_eks_auto_mode_node_is_capacity_not_a_candidate() {
+    let mut objects = objects();
+    objects.push(json!({"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": "general-purpose"},
+        "spec": {"disruption": {"consolidationPolicy": "WhenEmptyOrUnderutilized", "consolidateAfter": "0s",
+                                "budgets": [{"nodes": "100%"}]},
+                 "template": {"spec": {"nodeClassRef": {"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "default"},
+                                       "requirements": []}}}}));
+    let mut auto = node("auto");
+    auto["metadata"]["labels"]["karpenter.sh/nodepool"] = json!("general-purpose");
+    let mut auto_claim = claim("auto", initialized());
+    auto_claim["metadata"]["labels"]["karpenter.sh/nodepool"] = json!("general-purpose");
+    auto_claim["spec"]["nodeClassRef"] =
+        json!({"group": "eks.amazonaws.com", "kind": "NodeClass", "name": "default"});
+    objects.extend([auto, auto_claim]);
+    let r = report_of(manifests(&objects), &config(), None);
+    let disrupted: Vec<&str> = (r.actions.iter())
+        .flat_map(|a| a.nodes.iter().map(String::as_str))
+        .collect();
+    assert!(!disrupted.contains(&"auto"), "{r:#?}");
+    assert!(r.nodes.iter().all(|n| n.name != "auto"), "{r:#?}");
+    assert_eq!(
+        decision(&r, "empty"),
+        (NodeDecision::Delete, Some(Method::Emptiness))
+    );
+}

@@ -456,6 +456,7 @@ fn in_flight(
                 capacity: t.capacity.clone(),
                 allocatable: t.allocatable(),
                 provider_id: Some(format!("aws:///{}/{}", instance.zone, instance.id)),
+                in_flight: true,
                 ..Node::default()
             },
             pods: Vec::new(),

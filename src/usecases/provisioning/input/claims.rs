@@ -9,6 +9,7 @@ use crate::error::CommandError;
 use crate::model::labels;
 use crate::model::node::Node;
 use crate::model::nodeclaim::NodeClaim;
+use crate::model::nodepool::NodeClassRef;
 use crate::model::pod::Pod;
 use crate::model::requirements::Requirements;
 use crate::scheduling::{ExistingNode, ExistingPlacement, Input};
@@ -168,6 +169,13 @@ pub(super) fn in_flight_claims(manifests: &Manifests) -> Vec<ExistingNode> {
         .node_claims
         .iter()
         .filter(|c| !c.deleting)
+        // A NodeClaim of another provider's class or EKS Auto Mode's is not in Karpenter's state
+        // (`state/informer/nodeclaim.go`, `IsManaged`): no in-flight capacity (s29-linestate).
+        .filter(|c| {
+            c.node_class_ref
+                .as_ref()
+                .is_none_or(NodeClassRef::is_managed_here)
+        })
         // A launched NodeClaim that reports no allocatable yet takes no pod, but a static pool's
         // still counts toward its replicas: Karpenter's state tracks it (`state/statenodepool.go`
         // `GetNodeCount`; `static/provisioning/suite_test.go` "should not create additional
@@ -191,6 +199,7 @@ pub(super) fn in_flight_claims(manifests: &Manifests) -> Vec<ExistingNode> {
                     capacity: c.capacity.clone(),
                     allocatable: c.allocatable.clone(),
                     provider_id: c.provider_id.clone(),
+                    in_flight: true,
                     ..Default::default()
                 },
                 pods: Vec::new(),

@@ -1189,3 +1189,25 @@ fn the_controllers_reserved_enis_and_vm_memory_overhead_size_the_types() {
     });
     assert_eq!(no_overhead.1, 8192);
 }
+
+/// `core v1.14.1: state/informer/nodeclaim.go` keeps only NodeClaims `nodeclaimutils.IsManaged`
+/// accepts (aws: `EC2NodeClass`), so a NodeClaim launched from EKS Auto Mode's `NodeClass` (or
+/// another provider's class), with room and no Node yet, is no in-flight capacity: the pending
+/// pod gets a NodeClaim of pool `a`. **Differed, fixed** (s29-linestate): the pod went onto the
+/// Auto Mode claim. An `EC2NodeClass` claim takes it, as before.
+#[test]
+fn only_this_providers_nodeclaims_are_in_flight_capacity() {
+    let claim = |group: &str, kind: &str| {
+        format!("---\napiVersion: karpenter.sh/v1\nkind: NodeClaim\nmetadata:\n  name: flight\n  labels: {{karpenter.sh/nodepool: general-purpose, topology.kubernetes.io/zone: us-east-1a, node.kubernetes.io/instance-type: m5.large, kubernetes.io/arch: amd64, kubernetes.io/os: linux, karpenter.sh/capacity-type: on-demand}}\nspec:\n  nodeClassRef: {{group: {group}, kind: {kind}, name: default}}\n  requirements: []\nstatus: {{providerID: aws:///us-east-1a/i-flight, capacity: {{cpu: \"2\", memory: 8Gi, pods: \"29\"}}, allocatable: {{cpu: 1930m, memory: 7Gi, pods: \"29\"}}}}\n")
+    };
+    let base = format!("{}{V1_CLASS}{POD}", pool_of("m5.large"));
+    for (group, kind, launched) in [
+        ("eks.amazonaws.com", "NodeClass", 1),
+        ("karpenter.test.sh", "UnmanagedNodeClass", 1),
+        ("karpenter.k8s.aws", "EC2NodeClass", 0),
+    ] {
+        let plan = offline_plan(format!("{base}{}", claim(group, kind)));
+        assert!(plan.unschedulable.is_empty(), "{group}: {plan:#?}");
+        assert_eq!(plan.node_claims.len(), launched, "{group}: {plan:#?}");
+    }
+}
