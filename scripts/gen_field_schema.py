@@ -39,6 +39,7 @@ CORE_ROOTS = {
     "StorageClass": "api::storage::v1::StorageClass",
     "CSINode": "api::storage::v1::CSINode",
     "PodTemplate": "api::core::v1::PodTemplate",
+    "PriorityClass": "api::scheduling::v1::PriorityClass",
 }
 
 

@@ -1282,3 +1282,15 @@ fn null_launch_options_are_pruned_and_defaulted_as_the_api_server_does() {
     )
     .contains("spec.networkInterfaces[0].interfaceType: required"));
 }
+
+/// PriorityClasses are read offline since s29 (a pod's `priorityClassName`, `globalDefault`):
+/// their fields are checked like every kind's (`scripts/gen_field_schema.py`), so a typo in
+/// `globalDefault` is refused, not silently a class that is no default.
+#[test]
+fn a_priority_class_with_an_unknown_field_is_refused() {
+    let class = "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: high}\nvalue: 1000\nglobalDefaut: true\n";
+    assert_eq!(
+        error_of("pc.yaml", class),
+        "pc.yaml: PriorityClass/high: globalDefaut: unknown field (did you mean globalDefault?) (--validate=warn or =ignore reads on)"
+    );
+}
