@@ -50,16 +50,19 @@ fn host_ports(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<Vec<HostPort>, In
         .iter()
         .flatten()
         .enumerate()
-        .map(|(i, c)| (format!("{path}.containers[{i}]"), c));
+        .map(|(i, c)| (format!("{path}.containers[{i}]"), c, true));
+    // A sidecar's host ports are checked as the API server checks them, but not used: Karpenter
+    // reads the app containers' only (`core v1.14.1: pkg/scheduling/hostportusage.go
+    // GetHostPorts` ranges over `pod.Spec.Containers`).
     let sidecars = spec
         .init_containers
         .iter()
         .flatten()
         .enumerate()
         .filter(|(_, c)| is_sidecar(c))
-        .map(|(i, c)| (format!("{path}.initContainers[{i}]"), c));
+        .map(|(i, c)| (format!("{path}.initContainers[{i}]"), c, false));
     let mut out = Vec::new();
-    for (cpath, c) in app.chain(sidecars) {
+    for (cpath, c, used) in app.chain(sidecars) {
         for (j, p) in c.ports.iter().flatten().enumerate() {
             // With host networking the API server defaults hostPort to containerPort.
             let port = match (p.host_port, host_network) {
@@ -85,11 +88,13 @@ fn host_ports(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<Vec<HostPort>, In
                 .clone()
                 .filter(|ip| !ip.is_empty())
                 .unwrap_or_else(|| "0.0.0.0".into());
-            out.push(HostPort {
-                ip,
-                port: port as i32,
-                protocol,
-            });
+            if used {
+                out.push(HostPort {
+                    ip,
+                    port: port as i32,
+                    protocol,
+                });
+            }
         }
     }
     out.sort();

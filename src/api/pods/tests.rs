@@ -332,3 +332,29 @@ fn synthetic_uids_are_stable_and_distinct() {
     );
     assert_eq!(synthetic_uid("a").len(), 36);
 }
+
+/// `core v1.14.1: pkg/scheduling/hostportusage.go GetHostPorts` ranges over the app containers
+/// only: a sidecar's host port (still checked like the API server checks it) takes no port on
+/// the node. **Differed, fixed (s29, lead)**: we counted sidecars' host ports, so two pods with
+/// one on the same port needed two nodes where Karpenter plans one.
+#[test]
+fn a_sidecars_host_port_is_checked_but_takes_no_port() {
+    let ports = |yaml: &str| {
+        let spec: PodSpec = serde_saphyr::from_str(yaml).unwrap();
+        let ctx = Ctx::new(&Location::file("p.yaml"), "Pod/p".into());
+        host_ports(&ctx, "spec", &spec).map(|p| p.len())
+    };
+    let sidecar = "initContainers:\n- name: proxy\n  restartPolicy: Always\n  ports: [{containerPort: 15001, hostPort: PORT}]\ncontainers:\n- name: app\n  ports: [{containerPort: 80, hostPort: 8080}]\n";
+    assert_eq!(
+        ports(&sidecar.replace("PORT", "15001")),
+        Ok(1),
+        "the app's only"
+    );
+    let bad = ports(&sidecar.replace("PORT", "70000"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        bad.contains("initContainers[0].ports[0].hostPort: must be between 1 and 65535"),
+        "{bad}"
+    );
+}
