@@ -39,6 +39,8 @@ const IGNORABLE_KINDS: &[&str] = &[
     "VolumeSnapshotClass",
 ];
 
+/// Dynamic Resource Allocation's API group (`ResourceClaim`, `DeviceClass`, …).
+const DRA_GROUP: &str = "resource.k8s.io";
 const KARPENTER_GROUP: &str = "karpenter.sh";
 /// EKS Auto Mode's API group (`NodeClass`, …): EKS runs the Karpenter that reads them, so they
 /// cannot change a plan of this tool; a NodePool naming one is reported as Auto Mode's.
@@ -172,6 +174,16 @@ pub(crate) fn classify(api_version: &str, kind: &str) -> Class {
         "PersistentVolumeClaim" => core_kind(&[""], Kind::PersistentVolumeClaim, "v1"),
         "PersistentVolume" => core_kind(&[""], Kind::PersistentVolume, "v1"),
         "PodTemplate" => core_kind(&[""], Kind::PodTemplate, "v1"),
+        // Dynamic Resource Allocation: Karpenter v1.14.1 reads slices and allocated claims only
+        // with `--ignore-dra-requests=false` (core `provisioner.go` `NewScheduler`, under
+        // `!IgnoreDRARequests`); under the default it refuses the pods that claim devices (ours:
+        // `Pod.dra`), so these objects cannot change a plan.
+        "ResourceClaim" | "ResourceClaimTemplate" | "DeviceClass" | "ResourceSlice"
+        | "DeviceTaintRule"
+            if group == DRA_GROUP =>
+        {
+            Class::Ignored
+        }
         k if IGNORABLE_KINDS.contains(&k) => Class::Ignored,
         k if k.ends_with("List") && k.len() > 4 => Class::List,
         _ => Class::Unsupported(

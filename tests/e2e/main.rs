@@ -62,6 +62,7 @@ mod secrets;
 mod state_line_by_line;
 mod static_drift;
 mod support;
+mod sweep14;
 mod term_line_by_line;
 mod terminal;
 #[path = "../cluster/mod.rs"]

@@ -220,6 +220,36 @@ fn ordinary_kinds_are_ignored_but_counted() {
     assert_eq!(m.namespace_labels["team"]["tier"], "gold");
 }
 
+/// Dynamic Resource Allocation objects (`resource.k8s.io`) sit beside the workloads that claim
+/// devices (sweep 14: a GPU walkthrough's `ResourceClaimTemplate` and the Deployment naming it,
+/// index id `34555380557`). Karpenter v1.14.1 reads them only with `--ignore-dra-requests=false`
+/// (core `provisioner.go` `NewScheduler`: `gatherResourceSlices`/`gatherAllocatedDevices` under
+/// `!IgnoreDRARequests`); under the default it refuses the claiming pods, as we do (`Pod.dra`).
+/// So they are skipped and listed like a Service, not refused: before, the whole input exited 2.
+#[test]
+fn dra_objects_are_ignored_but_counted() {
+    let text = format!(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {{name: gpu-claim-template, namespace: default}}\nspec: {{spec: {{devices: {{requests: [{{name: g, exactly: {{deviceClassName: gpu.nvidia.com}}}}]}}}}}}\n---\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {{name: gpu.nvidia.com}}\nspec: {{selectors: [{{cel: {{expression: 'device.driver == \"gpu.nvidia.com\"'}}}}]}}\n---\napiVersion: resource.k8s.io/v1beta1\nkind: ResourceClaim\nmetadata: {{name: shared, namespace: default}}\n---\napiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {{name: node-1-gpu}}\n---\n{DEPLOYMENT}"
+    );
+    let m = load_str("dra.yaml", &text).unwrap();
+    assert_eq!(
+        m.ignored,
+        [
+            "ResourceClaimTemplate/gpu-claim-template (dra.yaml (document 1))",
+            "DeviceClass/gpu.nvidia.com (dra.yaml (document 2))",
+            "ResourceClaim/shared (dra.yaml (document 3))",
+            "ResourceSlice/node-1-gpu (dra.yaml (document 4))",
+        ]
+    );
+    assert_eq!(m.pods.len(), 2);
+    // Another group's kind of the same name is still refused.
+    let e = error_of(
+        "x.yaml",
+        "apiVersion: example.com/v1\nkind: DeviceClass\nmetadata: {name: d}\n",
+    );
+    assert!(e.contains("unsupported kind (example.com/v1)"), "{e}");
+}
+
 /// core designs/capacity-buffers.md Example 3 (a PodTemplate and an active `CapacityBuffer` of 5
 /// replicas): read and resolved as Karpenter v1.14.1's buffer controller does (`pkg/controllers/
 /// capacitybuffer/controller.go`: ReadyForProvisioning, `status.replicas` 5), whatever the gate —

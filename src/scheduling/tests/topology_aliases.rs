@@ -145,3 +145,39 @@ fn a_running_pods_anti_affinity_on_the_beta_zone_key_keeps_the_pods_it_selects_o
         }
     }
 }
+
+/// Nodes labelled with the alias are the domains of a preferred anti-affinity on it, but placing
+/// a replica on one records nothing: an existing node's requirements are its labels with the keys
+/// translated (`existingnode.go` `NewLabelRequirements(n.Labels())`, `requirement.go`
+/// `NewRequirementWithFlexibility`), so `Record` finds no requirement on the alias (`Get` answers
+/// `Exists`, no values) and both domains stay empty for every replica — they all go to the first
+/// node with room, as with no preference. Sweep 14 (a 6-replica Deployment preferring
+/// anti-affinity on the beta zone key, index id `62804584291`, on EKS nodes carrying both labels).
+#[test]
+fn a_preferred_anti_affinity_on_the_beta_zone_key_records_nothing_on_nodes_labelled_with_it() {
+    let pods = (0..3)
+        .map(|i| {
+            web(&format!("web-{i}"))
+                .preferred_anti_affinity(100, BETA_ZONE, &[("app", "web")])
+                .build()
+        })
+        .collect();
+    let mut inp = input(pods, vec![pool()]);
+    let roomy = |name: &str, zone: &str| {
+        let mut node = roomy_node(name);
+        node.labels.insert(ZONE.into(), zone.into());
+        node.labels.insert(BETA_ZONE.into(), zone.into());
+        ExistingNode { node, pods: vec![] }
+    };
+    inp.existing_nodes = vec![roomy("n1", ZONES[0]), roomy("n2", ZONES[1])];
+    let plan = solve(&inp);
+    assert!(plan.unschedulable.is_empty(), "{:#?}", plan.unschedulable);
+    assert!(plan.node_claims.is_empty(), "{plan:#?}");
+    let on = |node: &str| {
+        plan.existing_nodes
+            .iter()
+            .find(|p| p.node == node)
+            .map_or(0, |p| p.pods.len())
+    };
+    assert_eq!((on("n1"), on("n2")), (3, 0), "{:#?}", plan.existing_nodes);
+}
