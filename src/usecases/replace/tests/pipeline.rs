@@ -389,6 +389,47 @@ fn replacements_never_ready_are_terminated_and_the_nodes_rolled_back_as_they_wer
     assert_eq!(calls(&world, "EC2.TerminateInstances"), 2);
 }
 
+/// A replacement whose instance goes (a spot reclaim, a failed boot) before its node serves
+/// rolls the node back at once, not after `--ready-timeout`: `core v1.14.1:
+/// pkg/controllers/disruption/queue.go waitOrTerminate` — a replacement NodeClaim that is gone
+/// is an `UnrecoverableError` ("replacement was deleted"): the command fails and `Reconcile`
+/// untaints its candidates, without waiting out the command's timeout.
+#[test]
+fn a_replacement_whose_instance_goes_before_it_serves_rolls_the_node_back_at_once() {
+    // No kubelet: the replacement never registers.
+    let world = World::new();
+    let old = drifted(&world, 1);
+    let originals: Vec<String> = world
+        .cloud
+        .instances
+        .borrow()
+        .iter()
+        .map(|i| i.id.clone())
+        .collect();
+    let cloud = world.cloud.clone();
+    world.clock.on_tick(move |now| {
+        if now >= secs(20) {
+            for i in cloud.instances.borrow_mut().iter_mut() {
+                if !originals.contains(&i.id) {
+                    i.state = "terminated".into();
+                }
+            }
+        }
+    });
+    let run = replace(&world, &old, &settings());
+    let o = run.outcome(&old[0]);
+    assert_eq!(o.status, Status::RolledBack, "{o:?}");
+    assert!(
+        matches!(&o.detail, Detail::ReplacementGone(ids) if ids.len() == 1),
+        "{o:?}"
+    );
+    let rolled = run.when(&old[0], |s| matches!(s, NodeStep::RolledBack { .. }));
+    assert!(rolled >= secs(20) && rolled < secs(30), "{rolled:?}");
+    let node = node_json(&world, &old[0]).unwrap();
+    assert_eq!(node["spec"]["unschedulable"], false);
+    assert!(record_of(&world, &old[0]).is_none());
+}
+
 #[test]
 fn an_eviction_a_pdb_refuses_is_retried_with_backoff_until_it_goes_through() {
     let world = world();
