@@ -21,7 +21,8 @@ use std::time::Duration;
 
 use super::steps::{self, Claim};
 use super::{Event, NodeOutcome, NodeStep, Settings};
-use crate::cloud::types::{Compute, Filter, InstanceQuery, INSTANCE_BATCH};
+use crate::cloud::launch;
+use crate::cloud::types::Compute;
 use crate::disruption::budgets::TerminatingInstances;
 use crate::disruption::replace::budget::{free_slots_for, method_of, pick, pools_of};
 use crate::disruption::replace::machine::{Ending, Failures, Replacement, State};
@@ -237,7 +238,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             .filter(|n| n.ready)
             .filter_map(Node::instance_id)
             .collect();
-        let awaited: Vec<&str> = self
+        let awaited: Vec<String> = self
             .active
             .iter()
             .filter_map(|j| match &j.state {
@@ -249,22 +250,22 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             .filter(|id| !ready.contains(id) && !self.gone_replacements.contains(*id))
             .collect::<BTreeSet<&str>>()
             .into_iter()
+            .map(str::to_string)
             .collect();
         if awaited.is_empty() {
             return;
         }
         self.replacements_looked = Some(now);
-        let mut gone = Vec::new();
-        for ids in awaited.chunks(INSTANCE_BATCH) {
-            let query = InstanceQuery::Filters(vec![
-                Filter::new("instance-id", ids.iter().copied()),
-                Filter::new("instance-state-name", ["shutting-down", "terminated"]),
-            ]);
-            if let Ok(found) = self.live.cloud.describe_instances(&query) {
-                gone.extend(found.into_iter().map(|i| i.id));
-            }
+        // An instance not described (EC2 is eventually consistent just after a launch) is not
+        // taken as gone: only the states say so.
+        if let Ok(found) = launch::describe_by_filter(self.live.cloud, &awaited) {
+            self.gone_replacements.extend(
+                found
+                    .into_iter()
+                    .filter(|i| matches!(i.state.as_str(), "shutting-down" | "terminated"))
+                    .map(|i| i.id),
+            );
         }
-        self.gone_replacements.extend(gone);
     }
 
     /// Takes the finished nodes out, their endings into the outcomes and the failure count.
