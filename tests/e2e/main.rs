@@ -25,6 +25,7 @@ mod consolidate_simulation;
 mod conv_line_by_line;
 mod convert;
 mod decision_gates;
+mod disr_line_by_line;
 mod disruption_candidates_line_by_line;
 mod disruption_methods_line_by_line;
 mod drift;

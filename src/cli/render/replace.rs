@@ -57,6 +57,11 @@ impl fmt::Display for Detail {
             Detail::InstanceCollision => f.write_str(
                 "a replacement resolved to the instance of a node being replaced; the node is serving again",
             ),
+            Detail::ReplacementGone(instances) => write!(
+                f,
+                "replacement instance {} terminated before it served; the node is serving again",
+                instances.join(", ")
+            ),
             Detail::NotReady { after } => write!(
                 f,
                 "replacement not Ready after {}s; the node is serving again",

@@ -187,17 +187,24 @@ pub enum LaunchingNext {
     Wait,
     /// All Ready: drain.
     Drain,
-    /// Not all Ready after the ready timeout: roll back.
+    /// Not all Ready after the ready timeout, or one gone: roll back.
     RollBack(Detail),
 }
 
-/// Decides from the replacements' readiness and how long they have been awaited.
+/// Decides from the replacements' readiness, the instances of those not Ready that are gone
+/// (`gone`: shutting down or terminated — they never will be), and how long they have been
+/// awaited. A replacement gone fails the node at once, as Karpenter fails a command whose
+/// replacement NodeClaim was deleted (`core v1.14.1: pkg/controllers/disruption/queue.go
+/// waitOrTerminate`, "replacement was deleted" is an `UnrecoverableError`).
 pub fn launching_next(
     replacements: &[Readiness],
+    gone: &[String],
     waited: Duration,
     ready_timeout: Duration,
 ) -> LaunchingNext {
-    if replacements.iter().all(|r| *r == Readiness::Ready) {
+    if !gone.is_empty() {
+        LaunchingNext::RollBack(Detail::ReplacementGone(gone.to_vec()))
+    } else if replacements.iter().all(|r| *r == Readiness::Ready) {
         LaunchingNext::Drain
     } else if waited >= ready_timeout {
         LaunchingNext::RollBack(Detail::NotReady {

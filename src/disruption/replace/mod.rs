@@ -334,6 +334,10 @@ pub enum Detail {
     LaunchFailed(String),
     /// Rolled back: a replacement resolved to the instance of a node being replaced.
     InstanceCollision,
+    /// Rolled back: the instances of these replacements went (shutting down or terminated: a
+    /// spot reclaim, a failed boot) before their nodes served (`core v1.14.1:
+    /// pkg/controllers/disruption/queue.go waitOrTerminate`, "replacement was deleted").
+    ReplacementGone(Vec<String>),
     /// Rolled back: the replacements were not Ready in time.
     NotReady {
         /// The ready timeout.

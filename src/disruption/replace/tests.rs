@@ -450,18 +450,27 @@ fn replacements_must_be_ready_and_initialized_in_time() {
     let timeout = secs(600);
     let both = [Readiness::Ready, Readiness::Initializing];
     assert_eq!(
-        launching_next(&both, secs(599), timeout),
+        launching_next(&both, &[], secs(599), timeout),
         LaunchingNext::Wait
     );
     assert_eq!(
-        launching_next(&both, secs(600), timeout),
+        launching_next(&both, &[], secs(600), timeout),
         LaunchingNext::RollBack(Detail::NotReady { after: timeout })
     );
     assert_eq!(
-        launching_next(&[Readiness::Ready; 2], secs(600), timeout),
+        launching_next(&[Readiness::Ready; 2], &[], secs(600), timeout),
         LaunchingNext::Drain
     );
-    assert_eq!(launching_next(&[], secs(0), timeout), LaunchingNext::Drain);
+    assert_eq!(
+        launching_next(&[], &[], secs(0), timeout),
+        LaunchingNext::Drain
+    );
+    // A replacement's instance gone: rolled back at once, long before the timeout.
+    let gone = vec!["i-2".to_string()];
+    assert_eq!(
+        launching_next(&both, &gone, secs(5), timeout),
+        LaunchingNext::RollBack(Detail::ReplacementGone(gone.clone()))
+    );
 }
 
 fn plan_evicting(pods: &[&str]) -> DrainPlan {

@@ -244,6 +244,13 @@ impl<'a> Planner<'a> {
             return self.template(live, nodes[0], pool, attempt, recorded, excluded);
         }
         if moving.is_empty() {
+            // No pod to move now: a chosen replacement is no longer needed.
+            if let (false, Err(why)) = (resuming, within(intent, &mut [])) {
+                return Ok(NodePlan::Blocked {
+                    why,
+                    pdb_only: false,
+                });
+            }
             self.excluded = excluded;
             return Ok(NodePlan::Replace {
                 claims: Vec::new(),
@@ -392,6 +399,12 @@ fn within(intent: Intent<'_>, claims: &mut [PlannedNodeClaim]) -> Result<(), Det
         Intent::Delete => Err(Detail::NoLongerFits {
             would_launch: types(claims),
         }),
+        // `core v1.14.1: disruption/validation.go validateCommand`: a replace whose pods now
+        // need no new NodeClaim is refused ("scheduling simulation produced new results") and
+        // decided again — a delete then, under its own budget reason.
+        Intent::Chosen(_) if claims.is_empty() => Err(Detail::DecisionChanged(
+            "its pods now fit on the other nodes: no replacement is needed".into(),
+        )),
         Intent::Chosen(chosen) => {
             let [claim] = claims else {
                 return Err(Detail::DecisionChanged(format!(

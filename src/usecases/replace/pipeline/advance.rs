@@ -176,8 +176,14 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     }
                     seen.push(state);
                 }
+                let gone: Vec<String> = replacements
+                    .iter()
+                    .map(|r| &r.instance_id)
+                    .filter(|id| self.gone_replacements.contains(*id))
+                    .cloned()
+                    .collect();
                 let waited = mono.saturating_sub(*since);
-                match launching_next(&seen, waited, self.settings.ready_timeout) {
+                match launching_next(&seen, &gone, waited, self.settings.ready_timeout) {
                     LaunchingNext::Wait => None,
                     LaunchingNext::Drain => {
                         steps::exclude_from_load_balancers(cluster, &job.node)?;

@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use super::steps::{self, Claim};
 use super::{Event, NodeOutcome, NodeStep, Settings};
+use crate::cloud::launch;
 use crate::cloud::types::Compute;
 use crate::disruption::budgets::TerminatingInstances;
 use crate::disruption::replace::budget::{free_slots_for, method_of, pick, pools_of};
@@ -48,6 +49,11 @@ pub const PDB_RETRY: Duration = Duration::from_secs(2);
 /// How often the Nodes are listed at most, unless a node finished or started.
 const NODE_POLL: Duration = Duration::from_secs(1);
 
+/// How often the instances of the replacements not Ready yet are looked up, to stop waiting
+/// for one that is gone (Karpenter polls its replacement NodeClaims every second, from its
+/// cache; this is a DescribeInstances call).
+const REPLACEMENT_POLL: Duration = Duration::from_secs(5);
+
 /// Replaces the nodes of `preview` (in order); returns every node's outcome when every node is
 /// done, or when none is in progress and the budgets let no other start. Ctrl-C (the clock's
 /// stop): the nodes in progress finish, no other starts.
@@ -72,6 +78,8 @@ pub fn run<C: Cluster, P: Compute, K: Clock + ?Sized>(
         replaced_into: settings.gone_instances.clone(),
         failures: Failures::default(),
         attachments_unreadable: false,
+        gone_replacements: BTreeSet::new(),
+        replacements_looked: None,
     };
     pipeline.run(queue)?;
     Ok(pipeline.outcomes)
@@ -134,6 +142,10 @@ struct Pipeline<'p, 'a, C, P, K: ?Sized> {
     attachments_unreadable: bool,
     /// The nodes left out of the budgets ([`Preview`]'s).
     terminating: TerminatingInstances,
+    /// Instances of awaited replacements seen shutting down or terminated.
+    gone_replacements: BTreeSet<String>,
+    /// When they were last looked up.
+    replacements_looked: Option<Duration>,
 }
 
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
@@ -155,6 +167,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                 listed = self.monotonic();
             }
             let before = self.active.len();
+            self.look_for_gone_replacements(&nodes);
             // The PDBs, read at most once a tick, by the first drain pass that needs them.
             let mut pdbs: Option<steps::Pdbs> = None;
             for i in 0..self.active.len() {
@@ -205,6 +218,53 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                 return Ok(());
             }
             self.live.clock.pause(TICK);
+        }
+    }
+
+    /// Looks up (every [`REPLACEMENT_POLL`]) the instances of the awaited replacements whose
+    /// Node is not Ready, and keeps those shutting down or terminated: their nodes roll back
+    /// at once (`machine::launching_next`). An unreadable answer is let go: the ready timeout
+    /// still bounds the wait.
+    fn look_for_gone_replacements(&mut self, nodes: &[Node]) {
+        let now = self.monotonic();
+        if self
+            .replacements_looked
+            .is_some_and(|t| now.saturating_sub(t) < REPLACEMENT_POLL)
+        {
+            return;
+        }
+        let ready: BTreeSet<&str> = nodes
+            .iter()
+            .filter(|n| n.ready)
+            .filter_map(Node::instance_id)
+            .collect();
+        let awaited: Vec<String> = self
+            .active
+            .iter()
+            .filter_map(|j| match &j.state {
+                State::Launching { replacements, .. } => Some(replacements),
+                _ => None,
+            })
+            .flatten()
+            .map(|r| r.instance_id.as_str())
+            .filter(|id| !ready.contains(id) && !self.gone_replacements.contains(*id))
+            .collect::<BTreeSet<&str>>()
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        if awaited.is_empty() {
+            return;
+        }
+        self.replacements_looked = Some(now);
+        // An instance not described (EC2 is eventually consistent just after a launch) is not
+        // taken as gone: only the states say so.
+        if let Ok(found) = launch::describe_by_filter(self.live.cloud, &awaited) {
+            self.gone_replacements.extend(
+                found
+                    .into_iter()
+                    .filter(|i| matches!(i.state.as_str(), "shutting-down" | "terminated"))
+                    .map(|i| i.id),
+            );
         }
     }
 

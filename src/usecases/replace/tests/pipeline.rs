@@ -389,6 +389,87 @@ fn replacements_never_ready_are_terminated_and_the_nodes_rolled_back_as_they_wer
     assert_eq!(calls(&world, "EC2.TerminateInstances"), 2);
 }
 
+/// A replacement whose instance goes (a spot reclaim, a failed boot) before its node serves
+/// rolls the node back at once, not after `--ready-timeout`: `core v1.14.1:
+/// pkg/controllers/disruption/queue.go waitOrTerminate` — a replacement NodeClaim that is gone
+/// is an `UnrecoverableError` ("replacement was deleted"): the command fails and `Reconcile`
+/// untaints its candidates, without waiting out the command's timeout.
+#[test]
+fn a_replacement_whose_instance_goes_before_it_serves_rolls_the_node_back_at_once() {
+    // No kubelet: the replacement never registers.
+    let world = World::new();
+    let old = drifted(&world, 1);
+    let originals: Vec<String> = world
+        .cloud
+        .instances
+        .borrow()
+        .iter()
+        .map(|i| i.id.clone())
+        .collect();
+    let cloud = world.cloud.clone();
+    world.clock.on_tick(move |now| {
+        if now >= secs(20) {
+            for i in cloud.instances.borrow_mut().iter_mut() {
+                if !originals.contains(&i.id) {
+                    i.state = "terminated".into();
+                }
+            }
+        }
+    });
+    let run = replace(&world, &old, &settings());
+    let o = run.outcome(&old[0]);
+    assert_eq!(o.status, Status::RolledBack, "{o:?}");
+    assert!(
+        matches!(&o.detail, Detail::ReplacementGone(ids) if ids.len() == 1),
+        "{o:?}"
+    );
+    let rolled = run.when(&old[0], |s| matches!(s, NodeStep::RolledBack { .. }));
+    assert!(rolled >= secs(20) && rolled < secs(30), "{rolled:?}");
+    let node = node_json(&world, &old[0]).unwrap();
+    assert_eq!(node["spec"]["unschedulable"], false);
+    assert!(record_of(&world, &old[0]).is_none());
+}
+
+/// A consolidation replace whose node's pods now fit without the chosen NodeClaim (here: its
+/// pods are gone) is refused and decided again, not carried out as a delete under the replace's
+/// reason: `core v1.14.1: pkg/controllers/disruption/validation.go validateCommand` — no new
+/// NodeClaim while the command has a replacement is "scheduling simulation produced new
+/// results".
+#[test]
+fn a_chosen_replacement_no_longer_needed_is_decided_again() {
+    let world = world();
+    let name = world.registered_node("default", "c6a.xlarge");
+    world.cluster.update("v1", "Node", None, &name, |n| {
+        n["metadata"]["labels"]["karpenter.sh/initialized"] = json!("true");
+    });
+    let (m, mut actions) = actions(&world, std::slice::from_ref(&name));
+    actions[0].method = Method::ConsolidationReplace;
+    actions[0].reason = "single: replace with c6a.large".into();
+    actions[0].chosen = Some(crate::disruption::replace::Chosen {
+        node_pool: "default".into(),
+        instance_types: vec!["c6a.large".into()],
+        capacity_type: "on-demand".into(),
+        zones: vec!["us-east-1a".into(), "us-east-1b".into()],
+    });
+    let mut live = world.live();
+    let preview = replace_pipeline::preview(&live, &m, actions, &settings()).unwrap();
+    let outcomes = replace_pipeline::run(&mut live, preview, &settings(), &mut |_| {}).unwrap();
+    let o = &outcomes[0];
+    assert_eq!(o.status, Status::Blocked, "{o:?}");
+    assert_eq!(
+        o.detail,
+        Detail::DecisionChanged(
+            "its pods now fit on the other nodes: no replacement is needed".into()
+        )
+    );
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 0);
+    assert!(record_of(&world, &name).is_none(), "the node is not marked");
+    assert_eq!(
+        node_json(&world, &name).unwrap()["spec"]["unschedulable"],
+        Value::Null
+    );
+}
+
 #[test]
 fn an_eviction_a_pdb_refuses_is_retried_with_backoff_until_it_goes_through() {
     let world = world();
