@@ -22,6 +22,7 @@ mod consolidate;
 mod consolidate_commands;
 mod consolidate_simulation;
 mod convert;
+mod crd_line_by_line;
 mod decision_gates;
 mod disruption_candidates_line_by_line;
 mod disruption_methods_line_by_line;
