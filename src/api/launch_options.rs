@@ -138,14 +138,28 @@ pub(crate) fn metadata_options(
     }))
 }
 
-/// `networkInterfaces`, `connectionTracking` and `cpuOptions` (v1).
+/// `networkInterfaces`, `connectionTracking`, `cpuOptions`, `placementGroupSelector` and
+/// `ipPrefixCount` (v1).
 pub(crate) fn v1(
     ctx: &Ctx,
     network_interfaces: Option<&Value>,
     connection_tracking: Option<&Value>,
     cpu_options: Option<&Value>,
     placement_group_selector: Option<&Value>,
+    ip_prefix_count: Option<&Value>,
 ) -> Result<(), InputError> {
+    // `ipPrefixCount`: `minimum: 0`, `format: int32`.
+    if let Some(v) = ip_prefix_count.filter(|v| !v.is_null()) {
+        if !v
+            .as_i64()
+            .is_some_and(|n| (0..=i64::from(i32::MAX)).contains(&n))
+        {
+            return Err(ctx.invalid(
+                "spec.ipPrefixCount",
+                format!("invalid value {v} (expected an integer from 0 to 2147483647)"),
+            ));
+        }
+    }
     if let Some(value) = placement_group_selector {
         self::placement_group_selector(ctx, value)?;
     }

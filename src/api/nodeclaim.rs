@@ -2,7 +2,10 @@
 //! [`NodeClaim`].
 
 use super::error::{object_name, Ctx, InputError, Location};
-use super::meta::{NodeClaimStatusSpec, NodeClassRefSpec, ObjectMeta, RequirementSpec, TaintSpec};
+use super::meta::{
+    NodeClaimStatusSpec, NodeClassRefSpec, ObjectMeta, RequirementSpec, ResourceRequirementsSpec,
+    TaintSpec,
+};
 use super::v1alpha5::{group_of, AWS_GROUP};
 use super::validate::{self, NODEPOOL_OPERATORS_V1};
 use super::{v1, v1alpha5, v1beta1};
@@ -38,8 +41,7 @@ fn convert(at: &Location, origin: &Origin, p: Parts<'_>) -> Result<NodeClaim, In
         "spec.requirements",
         p.requirements.unwrap_or_default(),
         NODEPOOL_OPERATORS_V1,
-        false,
-        true,
+        validate::RequirementRules::Claim { min_values: true },
     )?;
     let node_class_ref = p.class_ref.and_then(|r| {
         let name = r.name.clone().filter(|n| !n.is_empty())?;
@@ -104,12 +106,41 @@ fn convert(at: &Location, origin: &Origin, p: Parts<'_>) -> Result<NodeClaim, In
     })
 }
 
-/// What the NodeClaim CRDs (v1beta1, v1) check of the requirements beyond what every
-/// generation's conversion does: at most 100, and their key rules ([`validate::claim_keys`]).
-fn claim_crd_rules(ctx: &Ctx, requirements: Option<&[RequirementSpec]>) -> Result<(), InputError> {
-    let specs = requirements.unwrap_or_default();
+/// What the NodeClaim CRDs (v1beta1, v1) check beyond what every generation's conversion does:
+/// `requirements` and `nodeClassRef` required (`required: [nodeClassRef, requirements]`), at
+/// most 100 requirements and their key rules ([`validate::claim_keys`]); the reference's
+/// `name` required, in v1 its `group` and `kind` too, none of them empty (the CEL rules
+/// `self != ''`); `resources.requests` quantities (the CRD's quantity pattern).
+fn claim_crd_rules(
+    ctx: &Ctx,
+    (requirements, class_ref): (Option<&[RequirementSpec]>, Option<&NodeClassRefSpec>),
+    resources: Option<&ResourceRequirementsSpec>,
+    v1: bool,
+) -> Result<(), InputError> {
+    let specs = requirements
+        .ok_or_else(|| ctx.invalid("spec.requirements", "required (an empty list is allowed)"))?;
     validate::max_items(ctx, "spec.requirements", specs.len(), 100, "requirements")?;
-    validate::claim_keys(ctx, "spec.requirements", specs)
+    validate::claim_keys(ctx, "spec.requirements", specs)?;
+    let class_ref = class_ref.ok_or_else(|| ctx.invalid("spec.nodeClassRef", "required"))?;
+    let mut fields = vec![("name", class_ref.name.as_deref())];
+    if v1 {
+        fields.extend([
+            ("group", class_ref.group.as_deref()),
+            ("kind", class_ref.kind.as_deref()),
+        ]);
+    }
+    for (field, value) in fields {
+        if value.is_none_or(str::is_empty) {
+            return Err(ctx.invalid(
+                format!("spec.nodeClassRef.{field}"),
+                "required, and may not be empty",
+            ));
+        }
+    }
+    if let Some(requests) = resources.and_then(|r| r.requests.as_ref()) {
+        validate::milli_map(ctx, "spec.resources.requests", requests)?;
+    }
+    Ok(())
 }
 
 impl v1::NodeClaim {
@@ -118,7 +149,8 @@ impl v1::NodeClaim {
         let spec = self.spec.clone().unwrap_or_default();
         let name = self.metadata.name.as_deref();
         let ctx = Ctx::new(at, object_name("NodeClaim", None, name));
-        claim_crd_rules(&ctx, spec.requirements.as_deref())?;
+        let parts = (spec.requirements.as_deref(), spec.node_class_ref.as_ref());
+        claim_crd_rules(&ctx, parts, spec.resources.as_ref(), true)?;
         // The v1 CRD (core v1.14.1: pkg/apis/crds/karpenter.sh_nodeclaims.yaml): a group is no
         // apiVersion (`^[^/]*$`); expireAfter and terminationGracePeriod have the NodePool's
         // patterns (nodeclaim_validation_cel_test.go "should fail for invalid group", "should
@@ -177,7 +209,8 @@ impl v1beta1::NodeClaim {
             at,
             object_name("NodeClaim", None, self.metadata.name.as_deref()),
         );
-        claim_crd_rules(&ctx, spec.requirements.as_deref())?;
+        let parts = (spec.requirements.as_deref(), spec.node_class_ref.as_ref());
+        claim_crd_rules(&ctx, parts, spec.resources.as_ref(), false)?;
         convert(
             at,
             origin,

@@ -278,6 +278,13 @@ pub(crate) fn ami_terms(
                     "aliases exist only in karpenter.k8s.aws/v1",
                 ));
             }
+            // The CRD's `maxLength: 30` on `alias`.
+            if alias.len() > 30 {
+                return Err(ctx.invalid(
+                    format!("{at}.alias"),
+                    format!("{alias:?} is longer than 30 characters"),
+                ));
+            }
             let (family, version) = alias.split_once('@').unwrap_or((alias, ""));
             if version.is_empty() || family.is_empty() {
                 return Err(ctx.invalid(
@@ -400,8 +407,7 @@ pub(crate) fn status(
                     &format!("{path}.amis[{i}].requirements"),
                     a.requirements.as_deref().unwrap_or_default(),
                     NODEPOOL_OPERATORS_V1,
-                    false,
-                    false,
+                    validate::RequirementRules::Core,
                 )?,
                 deprecated: a.deprecated.unwrap_or(false),
             })

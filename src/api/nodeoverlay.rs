@@ -66,7 +66,10 @@ impl NodeOverlay {
             .spec
             .as_ref()
             .ok_or_else(|| ctx.invalid("spec", "required"))?;
-        let specs = spec.requirements.as_deref().unwrap_or_default();
+        // The CRD's `required: [requirements]` (an empty list is allowed).
+        let specs = spec.requirements.as_deref().ok_or_else(|| {
+            ctx.invalid("spec.requirements", "required (an empty list is allowed)")
+        })?;
         validate::max_items(&ctx, "spec.requirements", specs.len(), 100, "requirements")?;
         validate::claim_keys(&ctx, "spec.requirements", specs)?;
         // The CRD's rule "requirements with operator 'NotIn' must have a value defined"
@@ -84,8 +87,7 @@ impl NodeOverlay {
             "spec.requirements",
             specs,
             NODEPOOL_OPERATORS_V1,
-            false,
-            false,
+            validate::RequirementRules::Claim { min_values: false },
         )?;
         let price = match (spec.price.as_deref(), spec.price_adjustment.as_deref()) {
             (Some(_), Some(_)) => {

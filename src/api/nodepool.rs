@@ -34,8 +34,11 @@ pub(crate) fn template(
     operators: &[Operator],
     well_known: bool,
 ) -> Result<Template, InputError> {
-    // The CRDs' `maxItems: 100` (v1beta1 and v1).
-    let count = requirements.map_or(0, <[_]>::len);
+    // The CRDs' `maxItems: 100` (v1beta1 and v1). (They also require the list — `required:
+    // [nodeClassRef, requirements]` — read here as empty when absent: docs/upstream-tests.md
+    // "CRD schemas and CEL rules, line by line", differs, left.)
+    let requirements = requirements.unwrap_or_default();
+    let count = requirements.len();
     validate::max_items(
         ctx,
         "spec.template.spec.requirements",
@@ -45,28 +48,31 @@ pub(crate) fn template(
     )?;
     let labels = metadata.and_then(|m| m.labels.clone()).unwrap_or_default();
     validate::label_map(ctx, "spec.template.metadata.labels", &labels, true)?;
+    validate::cel_label_domains(ctx, "spec.template.metadata.labels", &labels)?;
     let requirements = validate::requirements(
         ctx,
         "spec.template.spec.requirements",
-        requirements.unwrap_or_default(),
+        requirements,
         operators,
-        true,
-        true,
+        validate::RequirementRules::NodePool,
     )?;
     if well_known {
         validate::well_known_values(ctx, "spec.template.spec.requirements", &requirements)?;
     }
+    let taints = validate::taints(ctx, "spec.template.spec.taints", taints.unwrap_or_default())?;
+    let startup_taints = validate::taints(
+        ctx,
+        "spec.template.spec.startupTaints",
+        startup_taints.unwrap_or_default(),
+    )?;
+    validate::unique_taints(ctx, &taints, &startup_taints)?;
     Ok(Template {
         labels,
         annotations: metadata
             .and_then(|m| m.annotations.clone())
             .unwrap_or_default(),
-        taints: validate::taints(ctx, "spec.template.spec.taints", taints.unwrap_or_default())?,
-        startup_taints: validate::taints(
-            ctx,
-            "spec.template.spec.startupTaints",
-            startup_taints.unwrap_or_default(),
-        )?,
+        taints,
+        startup_taints,
         requirements,
     })
 }

@@ -176,8 +176,7 @@ fn node_selector_term(
         &format!("{path}.matchExpressions"),
         t.match_expressions.as_deref().unwrap_or_default(),
         CLASSIC_OPERATORS,
-        false,
-        false,
+        validate::RequirementRules::Core,
     )
 }
 

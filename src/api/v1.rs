@@ -332,7 +332,8 @@ impl NodePool {
                 format!("unknown policy {policy:?} (expected WhenEmpty, WhenEmptyOrUnderutilized or Balanced)"),
             ));
         }
-        let budgets = validate::budgets(&ctx, "spec.disruption.budgets", d.budgets.as_deref())?;
+        let budgets =
+            validate::budgets(&ctx, "spec.disruption.budgets", d.budgets.as_deref(), true)?;
         // Checked after the fields written, whose errors come first. The CRD defaults
         // `disruption` to `{consolidateAfter: 0s}` only when it is absent; a
         // written `disruption` must name `consolidateAfter` (`required: [consolidateAfter]`,
@@ -473,6 +474,7 @@ impl Ec2NodeClass {
             spec.connection_tracking.as_ref(),
             spec.cpu_options.as_ref(),
             spec.placement_group_selector.as_ref(),
+            spec.ip_prefix_count.as_ref(),
         )?;
         Ok(NodeClass {
             name,

@@ -317,8 +317,7 @@ impl Provisioner {
             "spec.requirements",
             spec.requirements.as_deref().unwrap_or_default(),
             CLASSIC_OPERATORS,
-            true,
-            false,
+            validate::RequirementRules::Provisioner,
         )?;
         let requirements = with_webhook_defaults(written, &labels_);
         let taints = validate::taints(

@@ -306,7 +306,8 @@ impl NodePool {
             d.expire_after.as_deref().unwrap_or(DEFAULT_EXPIRE_AFTER),
             true,
         )?;
-        let budgets = validate::budgets(&ctx, "spec.disruption.budgets", d.budgets.as_deref())?;
+        let budgets =
+            validate::budgets(&ctx, "spec.disruption.budgets", d.budgets.as_deref(), false)?;
         let limits = match &spec.limits {
             Some(l) => validate::milli_map(&ctx, "spec.limits", l)?,
             None => Default::default(),

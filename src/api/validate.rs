@@ -203,19 +203,50 @@ pub(crate) fn label_value_problem(value: &str) -> Option<String> {
     }
 }
 
-/// Converts and checks a requirement list (`path` is the list's field path).
-///
-/// `restricted` applies the NodePool label restrictions (docs/karpenter.md §1.5); `min_values` says
-/// whether the generation has `minValues` (v1alpha5 does not, so it is ignored there as the API
-/// server would prune it).
+/// Whose rules a requirement list follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RequirementRules {
+    /// Kubernetes' node selector rules (a PersistentVolume's node affinity; `ValidateNodeSelectorRequirement`:
+    /// `Exists`/`DoesNotExist` take no values) and lists Karpenter writes itself (an
+    /// EC2NodeClass's status): no label restrictions, no `minValues`.
+    Core,
+    /// A v1alpha5 Provisioner's: its webhook's label restrictions (docs/karpenter.md §1.5), no
+    /// `minValues` (the API server would prune it).
+    Provisioner,
+    /// A v1beta1 or v1 NodePool's: the label restrictions with the CRD's CEL domain rule, and
+    /// `minValues`.
+    NodePool,
+    /// A NodeClaim's or NodeOverlay's (their keys are checked by [`claim_keys`]); `min_values`:
+    /// whether the kind has the field.
+    Claim { min_values: bool },
+}
+
+impl RequirementRules {
+    /// Whether `Exists`/`DoesNotExist` may carry values. Karpenter's CRDs have no such rule and
+    /// its `ValidateRequirement` (`core v1.14.1: pkg/apis/v1/nodeclaim_validation.go`) has none
+    /// either; the values are ignored (`scheduling.NewRequirement`). Kubernetes refuses them on
+    /// its own kinds.
+    fn values_on_exists(self) -> bool {
+        matches!(self, Self::NodePool | Self::Claim { .. })
+    }
+}
+
+/// Converts and checks a requirement list (`path` is the list's field path) by `rules`.
 pub(crate) fn requirements(
     ctx: &Ctx,
     path: &str,
     specs: &[RequirementSpec],
     allowed: &[Operator],
-    restricted: bool,
-    min_values: bool,
+    rules: RequirementRules,
 ) -> Result<Vec<NodeSelectorRequirement>, InputError> {
+    let restricted = matches!(
+        rules,
+        RequirementRules::Provisioner | RequirementRules::NodePool
+    );
+    let min_values = matches!(
+        rules,
+        RequirementRules::NodePool | RequirementRules::Claim { min_values: true }
+    );
     let mut out = Vec::with_capacity(specs.len());
     for (i, spec) in specs.iter().enumerate() {
         let at = format!("{path}[{i}]");
@@ -227,7 +258,10 @@ pub(crate) fn requirements(
             return Err(ctx.invalid(format!("{at}.key"), problem));
         }
         if restricted {
-            if let Some(why) = labels::restricted_reason(key) {
+            let cel = (rules == RequirementRules::NodePool)
+                .then(|| labels::cel_domain_reason(key))
+                .flatten();
+            if let Some(why) = labels::restricted_reason(key).or(cel) {
                 return Err(ctx.invalid(
                     format!("{at}.key"),
                     format!("label {key:?} is restricted: {why}"),
@@ -266,7 +300,19 @@ pub(crate) fn requirements(
             values,
             min_values: min,
         };
-        req.validate().map_err(|e| ctx.invalid(at.clone(), e))?;
+        let checked = if rules.values_on_exists()
+            && !req.values.is_empty()
+            && matches!(req.operator, Operator::Exists | Operator::DoesNotExist)
+        {
+            NodeSelectorRequirement {
+                values: Vec::new(),
+                ..req.clone()
+            }
+            .validate()
+        } else {
+            req.validate()
+        };
+        checked.map_err(|e| ctx.invalid(at.clone(), e))?;
         out.push(req);
     }
     Ok(out)
@@ -329,7 +375,8 @@ pub(crate) fn claim_keys(
         let Some(key) = spec.key.as_deref().filter(|k| *k != labels::NODEPOOL) else {
             continue;
         };
-        if let Some(why) = labels::restricted_reason(key) {
+        if let Some(why) = labels::restricted_reason(key).or_else(|| labels::cel_domain_reason(key))
+        {
             return Err(ctx.invalid(
                 format!("{path}[{i}].key"),
                 format!("label {key:?} is restricted: {why}"),
@@ -395,6 +442,53 @@ pub(crate) fn label_map(
     Ok(())
 }
 
+/// The CRDs' CEL domain rule on a NodePool template's label keys ([`labels::cel_domain_reason`]).
+pub(crate) fn cel_label_domains(ctx: &Ctx, path: &str, map: &StringMap) -> Result<(), InputError> {
+    for k in map.keys() {
+        if let Some(why) = labels::cel_domain_reason(k) {
+            return Err(ctx.invalid(
+                key_path(path, k),
+                format!("label {k:?} is restricted: {why}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A NodePool's taints and startup taints share no key/effect pair (`core v1.14.1:
+/// pkg/apis/v1/nodeclaim_validation.go validateTaints`, one set over both lists, part of
+/// `RuntimeValidate`: such a NodePool is never ready). Named at the repeat.
+pub(crate) fn unique_taints(
+    ctx: &Ctx,
+    taints: &[Taint],
+    startup: &[Taint],
+) -> Result<(), InputError> {
+    let all = taints
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (format!("spec.template.spec.taints[{i}]"), t))
+        .chain(
+            startup
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (format!("spec.template.spec.startupTaints[{i}]"), t)),
+        );
+    let mut seen = std::collections::HashSet::new();
+    for (at, t) in all {
+        if !seen.insert((t.key.as_str(), t.effect)) {
+            return Err(ctx.invalid(
+                at,
+                format!(
+                    "duplicate taint Key/Effect pair {}={}",
+                    t.key,
+                    t.effect.as_str()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Parses a taint effect strictly.
 pub(crate) fn effect(ctx: &Ctx, path: &str, text: Option<&str>) -> Result<Effect, InputError> {
     const EXPECTED: &str = "expected NoSchedule, PreferNoSchedule or NoExecute";
@@ -436,6 +530,17 @@ pub(crate) fn taints(ctx: &Ctx, path: &str, specs: &[TaintSpec]) -> Result<Vec<T
                 ));
             }
             let effect = effect(ctx, &format!("{at}.effect"), t.effect.as_deref())?;
+            // `timeAdded` is a `date-time` (the CRDs' `format`; a Node's is a `metav1.Time`).
+            if let Some(time) = t
+                .time_added
+                .as_deref()
+                .filter(|s| crate::model::time::parse_rfc3339(s).is_none())
+            {
+                return Err(ctx.invalid(
+                    format!("{at}.timeAdded"),
+                    format!("invalid date-time {time:?} (RFC 3339, such as 2024-01-01T00:00:00Z)"),
+                ));
+            }
             Ok(Taint::new(key, value, effect))
         })
         .collect()
@@ -772,11 +877,13 @@ fn is_budget_schedule(text: &str) -> bool {
     separators == 4 && since > 0
 }
 
-/// Converts budgets; an absent list gets the API default `[{nodes: 10%}]`.
+/// Converts budgets; an absent list gets the API default `[{nodes: 10%}]`. `reasons_are_a_set`:
+/// the v1 CRD's `reasons` is `x-kubernetes-list-type: set`, a repeated reason is refused.
 pub(crate) fn budgets(
     ctx: &Ctx,
     path: &str,
     specs: Option<&[BudgetSpec]>,
+    reasons_are_a_set: bool,
 ) -> Result<Vec<Budget>, InputError> {
     let Some(specs) = specs else {
         return Ok(vec![Budget {
@@ -811,6 +918,10 @@ pub(crate) fn budgets(
             for (j, r) in reasons.iter().enumerate() {
                 if !matches!(r.as_str(), "Underutilized" | "Empty" | "Drifted") {
                     return Err(ctx.invalid(format!("{at}.reasons[{j}]"), format!("unknown reason {r:?} (expected Underutilized, Empty or Drifted)")));
+                }
+                // The v1 CRD's `x-kubernetes-list-type: set` (not in v1beta1's).
+                if reasons_are_a_set && reasons[..j].contains(r) {
+                    return Err(ctx.invalid(format!("{at}.reasons[{j}]"), format!("duplicate value {r:?}")));
                 }
             }
             // `reasons: []` is kept by the API server and decoded as an empty, non-nil slice;
@@ -872,7 +983,7 @@ mod tests {
         for bad in ["101%", "%", "ten", "1000%", "-1"] {
             assert!(!is_budget_nodes(bad), "{bad}");
         }
-        assert_eq!(budgets(&c, "b", None).unwrap()[0].nodes, "10%");
+        assert_eq!(budgets(&c, "b", None, true).unwrap()[0].nodes, "10%");
         // The budget's own patterns (v1 and v1beta1 CRDs), beyond a Go duration and a cron.
         for ok in ["8h", "30m", "1h30m", "10m0s", "1h0s", "24h"] {
             assert!(is_budget_duration(ok), "{ok}");
@@ -906,10 +1017,10 @@ mod tests {
             reasons,
             ..BudgetSpec::default()
         };
-        let got = budgets(&c, "b", Some(&[spec(Some(vec![])), spec(None)])).unwrap();
+        let got = budgets(&c, "b", Some(&[spec(Some(vec![])), spec(None)]), true).unwrap();
         assert_eq!(got.len(), 1, "{got:?}");
         assert!(got[0].reasons.is_empty(), "{got:?}");
-        let only = budgets(&c, "b", Some(&[spec(Some(vec![]))])).unwrap();
+        let only = budgets(&c, "b", Some(&[spec(Some(vec![]))]), true).unwrap();
         assert!(
             only.is_empty(),
             "no budget left, as `budgets: []`: {only:?}"
@@ -930,8 +1041,7 @@ mod tests {
             "spec.r",
             &[spec("In", &["amd64"]), spec("Inn", &["x"])],
             NODEPOOL_OPERATORS_V1,
-            true,
-            true,
+            RequirementRules::NodePool,
         )
         .unwrap_err()
         .to_string();
@@ -944,8 +1054,7 @@ mod tests {
             "spec.r",
             &[spec("Gte", &["1"])],
             CLASSIC_OPERATORS,
-            true,
-            true,
+            RequirementRules::NodePool,
         )
         .unwrap_err()
         .to_string();
@@ -960,8 +1069,7 @@ mod tests {
             "spec.r",
             &[spec("In", &[])],
             CLASSIC_OPERATORS,
-            true,
-            true,
+            RequirementRules::NodePool,
         )
         .unwrap_err()
         .to_string();
@@ -976,8 +1084,7 @@ mod tests {
             "spec.r",
             &[spec("Gt", &["x"])],
             CLASSIC_OPERATORS,
-            true,
-            true,
+            RequirementRules::NodePool,
         )
         .unwrap_err()
         .to_string();
@@ -987,9 +1094,15 @@ mod tests {
         );
         let mut host = spec("In", &["a"]);
         host.key = Some("kubernetes.io/hostname".into());
-        let e = requirements(&c, "spec.r", &[host], CLASSIC_OPERATORS, true, true)
-            .unwrap_err()
-            .to_string();
+        let e = requirements(
+            &c,
+            "spec.r",
+            &[host],
+            CLASSIC_OPERATORS,
+            RequirementRules::NodePool,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             e.contains("spec.r[0].key: label \"kubernetes.io/hostname\" is restricted"),
             "{e}"

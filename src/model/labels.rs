@@ -300,6 +300,29 @@ pub fn restricted_reason(key: &str) -> Option<&'static str> {
     None
 }
 
+/// Why the v1beta1 and v1 CRDs' CEL form of the domain rule refuses `key` where
+/// [`restricted_reason`] does not. The rule (`core v1.14.1: pkg/apis/crds/karpenter.sh_nodepools.yaml`,
+/// `karpenter.sh_nodeclaims.yaml`, `karpenter.sh_nodeoverlays.yaml`, on labels and requirement
+/// keys: `!x.find("^([^/]+)").endsWith("karpenter.sh")`, the same for `karpenter.k8s.aws`) tests
+/// a plain suffix of the text before the first `/` — the whole key when it has none — so
+/// `mykarpenter.sh/team` and a bare `karpenter.sh` are refused by the API server, though the
+/// runtime rule (`labels.go IsRestrictedLabel`: the domain or a `.`-subdomain) lets them through.
+/// The exceptions the rule lists are all in the domains proper, left to [`restricted_reason`].
+pub fn cel_domain_reason(key: &str) -> Option<&'static str> {
+    let (head, proper_domain) = match key.split_once('/') {
+        Some((head, _)) => (head, true),
+        None => (key, false),
+    };
+    let in_domain = |d: &str| proper_domain && (head == d || head.ends_with(&format!(".{d}")));
+    if head.ends_with("karpenter.sh") && !in_domain("karpenter.sh") {
+        return Some("the API server refuses a key whose domain ends with karpenter.sh (the CRD's rule is a plain suffix test)");
+    }
+    if head.ends_with("karpenter.k8s.aws") && !in_domain("karpenter.k8s.aws") {
+        return Some("the API server refuses a key whose domain ends with karpenter.k8s.aws (the CRD's rule is a plain suffix test)");
+    }
+    None
+}
+
 /// Whether `key` is in the `kubernetes.io` / `k8s.io` domains that Karpenter ≤ v1.8 reserved
 /// (except `kops.k8s.io`, `node.kubernetes.io`, `node-restriction.kubernetes.io`): labels there
 /// on a node were put by Kubernetes or its tools, not by a template of those versions.

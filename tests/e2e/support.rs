@@ -42,6 +42,17 @@ impl Run {
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         }
     }
+
+    /// Asserts an input error: exit 2 and one stderr line containing `want` (`what` names the
+    /// scenario in the failure).
+    pub fn assert_refused_in_one_line(&self, what: &str, want: &str) {
+        let line = self.stderr.trim_end();
+        assert_eq!(self.code, 2, "{what}: {}", self.stderr);
+        assert!(
+            line.lines().count() == 1 && line.contains(want),
+            "{what}: want {want:?}\n got {line}"
+        );
+    }
 }
 
 /// Runs `kubectl-karpenter ARGS` with `stdin`, in a clean environment for AWS variables.

@@ -80,12 +80,6 @@ fn what_the_api_server_refuses_is_refused_in_one_line() {
     for (what, from, to, want) in cases {
         let text = accepted();
         assert!(text.contains(from), "{what}: the fixture lost {from:?}");
-        let run = provision(&text.replacen(from, to, 1));
-        let line = run.stderr.trim_end();
-        assert_eq!(run.code, 2, "{what}: {}", run.stderr);
-        assert!(
-            line.lines().count() == 1 && line.contains(want),
-            "{what}: want {want:?}\n got {line}"
-        );
+        provision(&text.replacen(from, to, 1)).assert_refused_in_one_line(what, want);
     }
 }

@@ -552,7 +552,7 @@ fn node_overlay_capacity_adds_extended_resources_only() {
     );
     let memory = overlay(
         "default",
-        json!({"priceAdjustment": "-10%", "capacity": {"memory": "10Mi"}}),
+        json!({"requirements": [], "priceAdjustment": "-10%", "capacity": {"memory": "10Mi"}}),
     );
     let list = json!({"apiVersion": "v1", "kind": "List", "items": [pool(), memory, class()]});
     let run = karpenter(

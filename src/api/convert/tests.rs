@@ -407,7 +407,7 @@ fn v1_objects_pass_through_exactly_and_kubelet_is_not_forced_into_them() {
 /// A NodeOverlay (one version, v1alpha1) goes along unchanged with the pools it prices.
 #[test]
 fn node_overlays_pass_through_unchanged() {
-    let overlay = "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata:\n  name: d\nspec:\n  weight: 5\n  price: \"0.5\"\n";
+    let overlay = "apiVersion: karpenter.sh/v1alpha1\nkind: NodeOverlay\nmetadata:\n  name: d\nspec:\n  requirements: []\n  weight: 5\n  price: \"0.5\"\n";
     let c = conv(overlay);
     let o = doc(&c, "NodeOverlay", "d");
     assert!(o.unchanged);

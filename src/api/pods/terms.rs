@@ -135,8 +135,7 @@ pub(super) fn node_term(
         &format!("{path}.matchExpressions"),
         exprs,
         CLASSIC_OPERATORS,
-        false,
-        false,
+        validate::RequirementRules::Core,
     )?))
 }
 

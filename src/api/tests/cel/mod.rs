@@ -6,6 +6,7 @@
 
 mod core_kinds;
 mod ec2nodeclass;
+mod line_by_line;
 mod nodeclaim;
 mod nodeoverlay;
 mod nodepool;
