@@ -493,12 +493,81 @@ fn with_selection_readiness(
             message: message.into(),
             observed_generation: None,
         });
+    } else if let Some(ready) = root_from_dependents(&conditions) {
+        conditions.push(ready);
     }
     conditions
 }
 
+/// The `Ready` operatorpkg derives from the class's dependent conditions when the manifest lists
+/// some but not `Ready` itself (aws v1.14.1 `pkg/apis/v1/ec2nodeclass_status.go`
+/// `StatusConditions`; operatorpkg `ConditionSet.recomputeRootCondition`): any dependent False
+/// makes it False "UnhealthyDependents", else any Unknown makes it Unknown
+/// "ReconcilingDependents"; the message lists the unhealthy ones, `Type=Status`, in status order.
+/// All True (or none listed) says nothing: an offline class stays ready by default.
+fn root_from_dependents(
+    conditions: &[crate::model::nodepool::Condition],
+) -> Option<crate::model::nodepool::Condition> {
+    use crate::model::nodepool::ConditionStatus;
+    const DEPENDENTS: [&str; 7] = [
+        "AMIsReady",
+        "SubnetsReady",
+        "SecurityGroupsReady",
+        "InstanceProfileReady",
+        "ValidationSucceeded",
+        "PlacementGroupReady",
+        "CapacityReservationsReady",
+    ];
+    let unhealthy: Vec<_> = conditions
+        .iter()
+        .filter(|c| DEPENDENTS.contains(&c.type_.as_str()) && c.status != ConditionStatus::True)
+        .collect();
+    if unhealthy.is_empty() {
+        return None;
+    }
+    let any_false = unhealthy.iter().any(|c| c.status == ConditionStatus::False);
+    let message = unhealthy
+        .iter()
+        .map(|c| format!("{}={:?}", c.type_, c.status))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(crate::model::nodepool::Condition {
+        type_: "Ready".into(),
+        status: if any_false {
+            ConditionStatus::False
+        } else {
+            ConditionStatus::Unknown
+        },
+        reason: if any_false {
+            "UnhealthyDependents"
+        } else {
+            "ReconcilingDependents"
+        }
+        .into(),
+        message,
+        observed_generation: None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
+    /// The `Ready` condition read from a class with the given `status` (YAML flow), as
+    /// "Status Reason Message".
+    fn ready_of(status: &str) -> Option<String> {
+        let text = format!(
+            "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {{name: c}}\nspec:\n  role: r\n  \
+             amiSelectorTerms: [{{alias: al2023@latest}}]\n  subnetSelectorTerms: [{{tags: {{a: b}}}}]\n  \
+             securityGroupSelectorTerms: [{{tags: {{a: b}}}}]\nstatus: {status}\n"
+        );
+        let m = crate::api::load_str("in.yaml", &text).unwrap();
+        m.node_classes[0]
+            .status
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "Ready")
+            .map(|c| format!("{:?} {} {}", c.status, c.reason, c.message))
+    }
+
     /// aws: cloudprovider/suite_test.go "should launch instances with an alternate NodePool when a
     /// NodeClass selects 0 subnets, security groups, or amis": an empty list in the status reads
     /// as the controller's `Ready=False` (its reason), unless the manifest states `Ready`; an
@@ -506,18 +575,7 @@ mod tests {
     #[test]
     fn a_status_selecting_nothing_reads_as_not_ready() {
         let ready = |status: &str| {
-            let text = format!(
-                "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {{name: c}}\nspec:\n  role: r\n  \
-                 amiSelectorTerms: [{{alias: al2023@latest}}]\n  subnetSelectorTerms: [{{tags: {{a: b}}}}]\n  \
-                 securityGroupSelectorTerms: [{{tags: {{a: b}}}}]\nstatus: {status}\n"
-            );
-            let m = crate::api::load_str("in.yaml", &text).unwrap();
-            m.node_classes[0]
-                .status
-                .conditions
-                .iter()
-                .find(|c| c.type_ == "Ready")
-                .map(|c| format!("{:?} {}", c.status, c.reason))
+            ready_of(status).map(|r| r.splitn(3, ' ').take(2).collect::<Vec<_>>().join(" "))
         };
         let sn = "{id: subnet-a, zone: us-east-1a}";
         let sg = "{id: sg-a}";
@@ -547,6 +605,37 @@ mod tests {
         assert_eq!(
             ready("{subnets: [], conditions: [{type: Ready, status: \"True\"}]}").as_deref(),
             Some("True ")
+        );
+    }
+
+    /// aws v1.14.1 `pkg/apis/v1/ec2nodeclass_status.go` `StatusConditions`: `Ready` is the root
+    /// of AMIsReady, SubnetsReady, SecurityGroupsReady, InstanceProfileReady,
+    /// ValidationSucceeded, PlacementGroupReady (and CapacityReservationsReady), recomputed by
+    /// operatorpkg's `recomputeRootCondition` on every `Set`: a status that lists a dependent
+    /// False (Unknown) without `Ready` reads as `Ready=False` (`Unknown`), "UnhealthyDependents".
+    #[test]
+    fn a_status_with_a_dependent_condition_not_true_and_no_ready_reads_as_not_ready() {
+        let ready = |conditions: &str| ready_of(&format!("{{conditions: {conditions}}}"));
+        assert_eq!(
+            ready("[{type: SubnetsReady, status: \"True\"}, {type: InstanceProfileReady, status: \"False\", reason: InstanceProfileNotFound}]").as_deref(),
+            Some("False UnhealthyDependents InstanceProfileReady=False")
+        );
+        assert_eq!(
+            ready("[{type: ValidationSucceeded, status: Unknown}]").as_deref(),
+            Some("Unknown ReconcilingDependents ValidationSucceeded=Unknown")
+        );
+        assert_eq!(
+            ready("[{type: AMIsReady, status: Unknown}, {type: PlacementGroupReady, status: \"False\"}]").as_deref(),
+            Some("False UnhealthyDependents AMIsReady=Unknown, PlacementGroupReady=False")
+        );
+        // all dependents listed True, or none listed: nothing is said (an offline manifest).
+        assert_eq!(ready("[{type: SubnetsReady, status: \"True\"}]"), None);
+        assert_eq!(ready("[{type: Foo, status: \"False\"}]"), None);
+        // the manifest's own Ready wins.
+        assert_eq!(
+            ready("[{type: Ready, status: \"True\"}, {type: AMIsReady, status: \"False\"}]")
+                .as_deref(),
+            Some("True  ")
         );
     }
 }

@@ -63,6 +63,7 @@ mod scheduling_line_by_line;
 mod secrets;
 mod state_line_by_line;
 mod static_drift;
+mod status_line_by_line;
 mod support;
 mod sweep14;
 mod term_line_by_line;
