@@ -211,7 +211,12 @@ impl v1beta1::NodeClaim {
         );
         let parts = (spec.requirements.as_deref(), spec.node_class_ref.as_ref());
         claim_crd_rules(&ctx, parts, spec.resources.as_ref(), false)?;
-        convert(
+        // The v1beta1 NodeClaim CRD's kubelet rules, and its webhook's taint pairs (`core
+        // v0.37.7: pkg/apis/v1beta1/nodeclaim_validation.go` `NodeClaimSpec.validate`).
+        if let Some(k) = &spec.kubelet {
+            validate::kubelet_crd_rules(&ctx, "spec.kubelet", k, false)?;
+        }
+        let claim = convert(
             at,
             origin,
             Parts {
@@ -225,7 +230,9 @@ impl v1beta1::NodeClaim {
                 default_class_kind: "EC2NodeClass",
                 status: self.status.as_ref(),
             },
-        )
+        )?;
+        validate::unique_taints(&ctx, "spec", &claim.taints, &claim.startup_taints)?;
+        Ok(claim)
     }
 }
 

@@ -65,7 +65,7 @@ pub(crate) fn template(
         "spec.template.spec.startupTaints",
         startup_taints.unwrap_or_default(),
     )?;
-    validate::unique_taints(ctx, &taints, &startup_taints)?;
+    validate::unique_taints(ctx, "spec.template.spec", &taints, &startup_taints)?;
     Ok(Template {
         labels,
         annotations: metadata

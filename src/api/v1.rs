@@ -519,7 +519,7 @@ impl Ec2NodeClass {
                 .kubelet
                 .as_ref()
                 .map(|k| {
-                    validate::kubelet_crd_rules(&ctx, "spec.kubelet", k)?;
+                    validate::kubelet_crd_rules(&ctx, "spec.kubelet", k, false)?;
                     validate::kubelet(&ctx, "spec.kubelet", k)
                 })
                 .transpose()?,

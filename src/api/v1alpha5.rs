@@ -330,10 +330,14 @@ impl Provisioner {
             "spec.startupTaints",
             spec.startup_taints.as_deref().unwrap_or_default(),
         )?;
+        validate::unique_taints(&ctx, "spec", &taints, &startup_taints)?;
         let kubelet = spec
             .kubelet_configuration
             .as_ref()
-            .map(|k| validate::kubelet(&ctx, "spec.kubeletConfiguration", k))
+            .map(|k| {
+                validate::kubelet_crd_rules(&ctx, "spec.kubeletConfiguration", k, true)?;
+                validate::kubelet(&ctx, "spec.kubeletConfiguration", k)
+            })
             .transpose()?;
         let limits = match spec.limits.as_ref().and_then(|l| l.resources.as_ref()) {
             Some(list) => validate::milli_map(&ctx, "spec.limits.resources", list)?,

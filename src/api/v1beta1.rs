@@ -17,6 +17,7 @@ use super::meta::{
 };
 use super::validate::{self, CLASSIC_OPERATORS};
 use super::{nodeclass, nodepool};
+use crate::disruption::time::Schedule;
 use crate::model::labels;
 use crate::model::nodepool::{ApiGeneration, Disruption, NodeClass, Origin, DEFAULT_EXPIRE_AFTER};
 
@@ -264,7 +265,7 @@ impl NodePool {
             .kubelet
             .as_ref()
             .map(|k| {
-                validate::kubelet_crd_rules(&ctx, "spec.template.spec.kubelet", k)?;
+                validate::kubelet_crd_rules(&ctx, "spec.template.spec.kubelet", k, false)?;
                 validate::kubelet(&ctx, "spec.template.spec.kubelet", k)
             })
             .transpose()?;
@@ -308,6 +309,21 @@ impl NodePool {
         )?;
         let budgets =
             validate::budgets(&ctx, "spec.disruption.budgets", d.budgets.as_deref(), false)?;
+        // The v1beta1 webhook parses each schedule (`core v0.37.7: pkg/apis/v1beta1/
+        // nodepool_validation.go` `Budget.validate`, `cron.ParseStandard`): `@dailyfoo`, six
+        // fields or a minute of 61 pass the CRD's pattern and are refused there. A `TZ=` or
+        // `CRON_TZ=` prefix, which robfig reads and `disruption::time` does not, is left to it.
+        for (i, b) in d.budgets.iter().flatten().enumerate() {
+            let zoned = |t: &str| t.starts_with("TZ=") || t.starts_with("CRON_TZ=");
+            if let Some(text) = b.schedule.as_deref().filter(|t| !zoned(t)) {
+                Schedule::parse(text).map_err(|e| {
+                    ctx.invalid(
+                        format!("spec.disruption.budgets[{i}].schedule"),
+                        e.to_string(),
+                    )
+                })?;
+            }
+        }
         let limits = match &spec.limits {
             Some(l) => validate::milli_map(&ctx, "spec.limits", l)?,
             None => Default::default(),

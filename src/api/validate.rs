@@ -457,21 +457,25 @@ pub(crate) fn cel_label_domains(ctx: &Ctx, path: &str, map: &StringMap) -> Resul
 
 /// A NodePool's taints and startup taints share no key/effect pair (`core v1.14.1:
 /// pkg/apis/v1/nodeclaim_validation.go validateTaints`, one set over both lists, part of
-/// `RuntimeValidate`: such a NodePool is never ready). Named at the repeat.
+/// `RuntimeValidate`: such a NodePool is never ready; the v1beta1 and v1alpha5 webhooks refuse
+/// it on NodePools, NodeClaims and Provisioners, `core v0.37.7: pkg/apis/v1beta1/
+/// nodeclaim_validation.go`, `v0.31.5: pkg/apis/v1alpha5/provisioner_validation.go`
+/// `validateTaints`). Named at the repeat; `path` holds both lists.
 pub(crate) fn unique_taints(
     ctx: &Ctx,
+    path: &str,
     taints: &[Taint],
     startup: &[Taint],
 ) -> Result<(), InputError> {
     let all = taints
         .iter()
         .enumerate()
-        .map(|(i, t)| (format!("spec.template.spec.taints[{i}]"), t))
+        .map(|(i, t)| (format!("{path}.taints[{i}]"), t))
         .chain(
             startup
                 .iter()
                 .enumerate()
-                .map(|(i, t)| (format!("spec.template.spec.startupTaints[{i}]"), t)),
+                .map(|(i, t)| (format!("{path}.startupTaints[{i}]"), t)),
         );
     let mut seen = std::collections::HashSet::new();
     for (at, t) in all {
@@ -664,11 +668,17 @@ pub(crate) fn kubelet(
 /// the kubelet knows, threshold values a percentage (at most `100%`) or a quantity (or empty),
 /// the image GC percentages within 0–100 and `imageGCHighThresholdPercent` above
 /// `imageGCLowThresholdPercent`, and `evictionSoft` /
-/// `evictionSoftGracePeriod` with the same keys.
+/// `evictionSoftGracePeriod` with the same keys. `webhook` reads instead the v1alpha5
+/// Provisioner's webhook (`core v0.31.5: pkg/apis/v1alpha5/provisioner_validation.go`
+/// `validateKubeletConfiguration`), which differs in three ways: reservations may be numbers
+/// (`v1.ResourceList`), a percentage is any number from 0 to 100 (`strconv.ParseFloat`) and an
+/// empty threshold is not a quantity, and `imageGCHighThresholdPercent` equal to the low one passes
+/// (only `high < low` fails); its CRD keeps the 0–100 range.
 pub(crate) fn kubelet_crd_rules(
     ctx: &Ctx,
     path: &str,
     k: &KubeletConfiguration,
+    webhook: bool,
 ) -> Result<(), InputError> {
     const SIGNALS: [&str; 6] = [
         "memory.available",
@@ -685,7 +695,7 @@ pub(crate) fn kubelet_crd_rules(
         ("kubeReserved", &k.kube_reserved),
         ("systemReserved", &k.system_reserved),
     ] {
-        for (key, value) in map.iter().flatten() {
+        for (key, value) in map.iter().flatten().filter(|_| !webhook) {
             if let IntOrString::Int(n) = value {
                 return Err(ctx.invalid(
                     key_path(&format!("{path}.{field}"), key),
@@ -712,7 +722,12 @@ pub(crate) fn kubelet_crd_rules(
                     format!("valid keys for {field} are {}", SIGNALS.join(", ")),
                 ));
             }
-            if thresholds && !is_threshold(value) {
+            let valid = if webhook {
+                is_webhook_threshold(value)
+            } else {
+                is_threshold(value)
+            };
+            if thresholds && !valid {
                 return Err(ctx.invalid(
                     at,
                     format!("invalid threshold {value:?} (expected a percentage up to 100% or a quantity)"),
@@ -743,7 +758,7 @@ pub(crate) fn kubelet_crd_rules(
         k.image_gc_high_threshold_percent,
         k.image_gc_low_threshold_percent,
     ) {
-        if high <= low {
+        if high < low || (high == low && !webhook) {
             return Err(ctx.invalid(
                 path,
                 "imageGCHighThresholdPercent must be greater than imageGCLowThresholdPercent",
@@ -788,6 +803,19 @@ fn is_threshold(value: &str) -> bool {
         return frac_ok && frac.chars().all(|c| c == '0');
     }
     (1..=2).contains(&int.len()) && digits(int) && frac_ok
+}
+
+/// The v1alpha5 webhook's threshold (`validateEvictionThresholds`): a `%` suffix on a number
+/// from 0 to 100 (Go's `ParseFloat`, so `5.555%` and `1e1%` pass, and `NaN%`, neither below 0
+/// nor above 100), else a quantity.
+fn is_webhook_threshold(value: &str) -> bool {
+    match value.strip_suffix('%') {
+        Some(pct) => pct
+            .trim_matches('%')
+            .parse::<f64>()
+            .is_ok_and(|p| p.is_nan() || (0.0..=100.0).contains(&p)),
+        None => parse_milli(value).is_ok(),
+    }
 }
 
 /// `kubeReserved` / `systemReserved`: the CRDs' rules (`aws: pkg/apis/v1/ec2nodeclass.go`

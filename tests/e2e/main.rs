@@ -24,6 +24,7 @@ mod consolidate_commands;
 mod consolidate_simulation;
 mod conv_line_by_line;
 mod convert;
+mod crd2_line_by_line;
 mod crd_line_by_line;
 mod decision_gates;
 mod disr_line_by_line;

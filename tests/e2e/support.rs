@@ -55,6 +55,24 @@ impl Run {
     }
 }
 
+/// `provision --dry-run --region us-east-1` of a fixture, and of each edit of it: the fixture
+/// plans with exit 0 placing all pods, and each `(what, from, to, want)` (the first `from`
+/// replaced by `to`) is refused with exit 2 and one line containing `want`.
+pub fn assert_edits_refused(fixture_path: &str, edits: &[(&str, &str, &str, &str)]) {
+    let provision = |text: &str| {
+        let args = ["provision", "--dry-run", "--region", "us-east-1", "-f", "-"];
+        karpenter(&args, text.as_bytes())
+    };
+    let text = std::fs::read_to_string(fixture(fixture_path)).unwrap();
+    let run = provision(&text);
+    assert_eq!(run.code, 0, "{fixture_path}: {}", run.stderr);
+    assert!(run.stdout.contains(" 0 unschedulable"), "{}", run.stdout);
+    for (what, from, to, want) in edits {
+        assert!(text.contains(from), "{what}: the fixture lost {from:?}");
+        provision(&text.replacen(from, to, 1)).assert_refused_in_one_line(what, want);
+    }
+}
+
 /// Runs `kubectl-karpenter ARGS` with `stdin`, in a clean environment for AWS variables.
 pub fn karpenter(args: &[&str], stdin: &[u8]) -> Run {
     let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-karpenter"))

@@ -7,6 +7,7 @@
 mod core_kinds;
 mod ec2nodeclass;
 mod line_by_line;
+mod line_by_line_older;
 mod nodeclaim;
 mod nodeoverlay;
 mod nodepool;
