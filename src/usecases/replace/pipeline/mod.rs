@@ -29,7 +29,7 @@ use crate::disruption::replace::machine::{Ending, Failures, Replacement, State};
 use crate::disruption::replace::{Queued, Record, Status};
 use crate::error::CommandError;
 use crate::k8s::Cluster;
-use crate::model::node::Node;
+use crate::model::node::{InstanceGone, Node};
 use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
 use crate::scheduling::{Input, PlannedNodeClaim};
@@ -262,7 +262,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             self.gone_replacements.extend(
                 found
                     .into_iter()
-                    .filter(|i| matches!(i.state.as_str(), "shutting-down" | "terminated"))
+                    .filter(|i| InstanceGone::of_state(&i.state).is_some())
                     .map(|i| i.id),
             );
         }
