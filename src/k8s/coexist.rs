@@ -223,13 +223,17 @@ pub fn check(c: &dyn Cluster, command: &str, force: bool) -> Result<Option<Strin
         }
         return Ok(Some(warning));
     }
+    // From v0.27 on the controller's instance GC terminates this tool's launches in any pool, so
+    // "they manage different NodePools" is no way out there.
+    let hint = match (command, collects_claimless_instances(first)) {
+        ("drift replace", _) => "use `drift replace --via-controller` to pace the controller's own replacements, scale the controller to 0, or pass --force",
+        (_, true) => "scale the controller to 0 first: its instance garbage collection terminates, in any NodePool, the instances this tool launches (no NodeClaim names them)",
+        (_, false) => "scale the controller to 0 first, or pass --force if you know they manage different NodePools",
+    };
     Err(CommandError::refused(format!(
         "{what}: {command} would fight it over the same NodePools"
     ))
-    .with_hint(match command {
-        "drift replace" => "use `drift replace --via-controller` to pace the controller's own replacements, scale the controller to 0, or pass --force",
-        _ => "scale the controller to 0 first, or pass --force if you know they manage different NodePools",
-    }))
+    .with_hint(hint))
 }
 
 /// Whether `controller` terminates the instances this tool launches (they carry Karpenter's tags
@@ -317,5 +321,39 @@ mod tests {
                 "{image}: {warning}"
             );
         }
+    }
+
+    /// The refusal's hint offered "pass --force if you know they manage different NodePools",
+    /// which from v0.27 on is no way out: the instance GC (above) terminates this tool's
+    /// launches whatever their pool. **Differed, fixed (s30)**: the hint says so there.
+    #[test]
+    fn the_refusal_offers_separate_nodepools_only_where_the_controller_spares_them() {
+        let cluster = crate::k8s::fake::FakeCluster::new();
+        for (image, spares) in [
+            ("public.ecr.aws/karpenter/controller:1.14.1", false),
+            ("public.ecr.aws/karpenter/controller:v0.26.1", true),
+        ] {
+            cluster.put(serde_json::json!({
+                "apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "karpenter", "namespace": "karpenter"},
+                "spec": {"template": {"spec": {"containers": [{"name": "controller",
+                    "image": image}]}}},
+                "status": {"readyReplicas": 1}
+            }));
+            let hint = check(&cluster, "provision", false)
+                .unwrap_err()
+                .hint
+                .unwrap();
+            assert_eq!(
+                hint.contains("manage different NodePools"),
+                spares,
+                "{image}: {hint}"
+            );
+        }
+        let hint = check(&cluster, "drift replace", false)
+            .unwrap_err()
+            .hint
+            .unwrap();
+        assert!(hint.contains("--via-controller"), "{hint}");
     }
 }
