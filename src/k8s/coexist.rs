@@ -227,7 +227,7 @@ pub fn check(c: &dyn Cluster, command: &str, force: bool) -> Result<Option<Strin
     // "they manage different NodePools" is no way out there.
     let hint = match (command, collects_claimless_instances(first)) {
         ("drift replace", _) => "use `drift replace --via-controller` to pace the controller's own replacements, scale the controller to 0, or pass --force",
-        (_, true) => "scale the controller to 0 first: its instance garbage collection terminates, in any NodePool, the instances this tool launches (no NodeClaim names them)",
+        (_, true) => "scale the controller to 0 first (its instance garbage collection terminates, in any NodePool, the instances this tool launches: no NodeClaim names them), or pass --force while it is being scaled down",
         (_, false) => "scale the controller to 0 first, or pass --force if you know they manage different NodePools",
     };
     Err(CommandError::refused(format!(

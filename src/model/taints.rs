@@ -103,26 +103,30 @@ impl fmt::Display for Taint {
 /// A pod toleration.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Toleration {
-    /// Key; empty with `exists` tolerates every taint.
+    /// Key; empty with `Exists` tolerates every taint.
     pub key: String,
-    /// `Exists` (true) or `Equal` (false, the default).
-    pub exists: bool,
-    /// `Lt` / `Gt`: the taint's value compared with `value` as integers (instead of `Equal`).
-    pub comparison: Option<Comparison>,
+    /// How the taint's value is matched.
+    pub operator: TolerationOperator,
     /// Value compared under `Equal`, `Lt` and `Gt`.
     pub value: String,
     /// Restricts the effect tolerated; `None` tolerates all effects.
     pub effect: Option<Effect>,
 }
 
-/// The numeric toleration operators (Kubernetes 1.35, `TaintTolerationComparisonOperators`),
-/// which Karpenter v1.14.1 honours: `pkg/scheduling/taints.go Tolerates` passes
-/// `enableComparisonOperators = true` to `ToleratesTaint`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Comparison {
-    /// Tolerates a taint whose value is less than the toleration's.
+/// A toleration's operator. `Lt` / `Gt` are Kubernetes 1.35's numeric operators
+/// (`TaintTolerationComparisonOperators`), which Karpenter v1.14.1 honours:
+/// `pkg/scheduling/taints.go Tolerates` passes `enableComparisonOperators = true` to
+/// `ToleratesTaint`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TolerationOperator {
+    /// The taint's value equals the toleration's (the default).
+    #[default]
+    Equal,
+    /// Any value.
+    Exists,
+    /// The taint's value, an integer, is less than the toleration's.
     Lt,
-    /// Tolerates a taint whose value is greater than the toleration's.
+    /// The taint's value, an integer, is greater than the toleration's.
     Gt,
 }
 
@@ -141,8 +145,7 @@ impl Toleration {
     pub fn equal(key: &str, value: &str, effect: Option<Effect>) -> Self {
         Self {
             key: key.to_string(),
-            exists: false,
-            comparison: None,
+            operator: TolerationOperator::Equal,
             value: value.to_string(),
             effect,
         }
@@ -151,8 +154,7 @@ impl Toleration {
     pub fn exists(key: &str, effect: Option<Effect>) -> Self {
         Self {
             key: key.to_string(),
-            exists: true,
-            comparison: None,
+            operator: TolerationOperator::Exists,
             value: String::new(),
             effect,
         }
@@ -166,18 +168,18 @@ impl Toleration {
         if !self.key.is_empty() && self.key != taint.key {
             return false;
         }
-        match self.comparison {
-            // `k8s.io/api v0.35 core/v1 toleration.go compareNumericValues`: both values
-            // canonical integers, else no match.
-            Some(comparison) => match (decimal_integer(&self.value), decimal_integer(&taint.value))
-            {
-                (Some(tolerated), Some(tainted)) => match comparison {
-                    Comparison::Lt => tainted < tolerated,
-                    Comparison::Gt => tainted > tolerated,
-                },
-                _ => false,
-            },
-            None => self.exists || self.value == taint.value,
+        // `k8s.io/api v0.35 core/v1 toleration.go compareNumericValues`: both values canonical
+        // integers, else no match.
+        let numeric = || decimal_integer(&self.value).zip(decimal_integer(&taint.value));
+        match self.operator {
+            TolerationOperator::Equal => self.value == taint.value,
+            TolerationOperator::Exists => true,
+            TolerationOperator::Lt => {
+                numeric().is_some_and(|(tolerated, tainted)| tainted < tolerated)
+            }
+            TolerationOperator::Gt => {
+                numeric().is_some_and(|(tolerated, tainted)| tainted > tolerated)
+            }
         }
     }
 }
@@ -199,17 +201,17 @@ mod tests {
     #[test]
     fn numeric_tolerations_compare_the_taints_value() {
         let sla = |v: &str| Taint::new("sla", v, Effect::NoSchedule);
-        let tol = |comparison, v: &str| Toleration {
+        let tol = |operator, v: &str| Toleration {
             key: "sla".into(),
-            comparison: Some(comparison),
+            operator,
             value: v.into(),
             ..Toleration::default()
         };
-        assert!(tol(Comparison::Gt, "900").tolerates(&sla("950")));
-        assert!(!tol(Comparison::Gt, "900").tolerates(&sla("900")));
-        assert!(!tol(Comparison::Gt, "900").tolerates(&sla("850")));
-        assert!(tol(Comparison::Lt, "900").tolerates(&sla("-5")));
-        assert!(!tol(Comparison::Lt, "900").tolerates(&sla("900")));
+        assert!(tol(TolerationOperator::Gt, "900").tolerates(&sla("950")));
+        assert!(!tol(TolerationOperator::Gt, "900").tolerates(&sla("900")));
+        assert!(!tol(TolerationOperator::Gt, "900").tolerates(&sla("850")));
+        assert!(tol(TolerationOperator::Lt, "900").tolerates(&sla("-5")));
+        assert!(!tol(TolerationOperator::Lt, "900").tolerates(&sla("900")));
         for odd in [
             "0950",
             "+950",
@@ -219,7 +221,10 @@ mod tests {
             "-0",
             "99999999999999999999",
         ] {
-            assert!(!tol(Comparison::Gt, "900").tolerates(&sla(odd)), "{odd:?}");
+            assert!(
+                !tol(TolerationOperator::Gt, "900").tolerates(&sla(odd)),
+                "{odd:?}"
+            );
         }
         assert_eq!(decimal_integer("0"), Some(0));
         assert_eq!(decimal_integer("-42"), Some(-42));

@@ -7,7 +7,7 @@ use crate::model::go_sort;
 use crate::model::labels;
 use crate::model::pod::{NodeSelectorTerm, Pod, WhenUnsatisfiable};
 use crate::model::requirements::{Operator, Requirements};
-use crate::model::taints::{Effect, Toleration};
+use crate::model::taints::{Effect, Toleration, TolerationOperator};
 
 use super::reason::Reason;
 
@@ -136,10 +136,11 @@ impl PodState {
             self.spreads.swap_remove(pos);
             "dropped a ScheduleAnyway topology spread".to_string()
         } else if pools_prefer_no_schedule
-            && !self
-                .tolerations
-                .iter()
-                .any(|t| t.exists && t.key.is_empty() && t.effect == Some(Effect::PreferNoSchedule))
+            && !self.tolerations.iter().any(|t| {
+                t.operator == TolerationOperator::Exists
+                    && t.key.is_empty()
+                    && t.effect == Some(Effect::PreferNoSchedule)
+            })
         {
             Arc::make_mut(&mut self.tolerations)
                 .push(Toleration::exists("", Some(Effect::PreferNoSchedule)));

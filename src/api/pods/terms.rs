@@ -14,7 +14,7 @@ use crate::model::pod::{
     NodeSelectorTerm, PodAffinityTerm, TopologySpread, Weighted, WhenUnsatisfiable,
 };
 use crate::model::selector::{LabelSelector, SelectorExpr, SelectorOp};
-use crate::model::taints::{Comparison, Effect, Toleration};
+use crate::model::taints::{Effect, Toleration, TolerationOperator};
 
 pub(crate) fn label_selector(
     ctx: &Ctx,
@@ -376,16 +376,15 @@ fn toleration(ctx: &Ctx, path: &str, t: &TolerationSpec) -> Result<Toleration, I
                     format!("must be a valid decimal integer in canonical form for operator {op}, got {value:?}"),
                 ));
             }
-            let comparison = match op {
-                "Lt" => Comparison::Lt,
-                _ => Comparison::Gt,
+            let operator = match op {
+                "Lt" => TolerationOperator::Lt,
+                _ => TolerationOperator::Gt,
             };
             Ok(Toleration {
                 key,
-                comparison: Some(comparison),
+                operator,
                 value: value.to_string(),
                 effect,
-                ..Toleration::default()
             })
         }
         Some(op) => Err(ctx.invalid(

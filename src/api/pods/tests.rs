@@ -284,13 +284,10 @@ fn a_daemonset_is_its_newest_pod() {
         owned("kube-system", "absent", "250m", "2024-01-01T00:00:00Z"),
     ];
     let mut newest = owned("kube-system", "logs", "100m", "2024-06-02T00:00:00Z");
-    newest.tolerations = vec![Toleration {
-        key: "node.kubernetes.io/unschedulable".into(),
-        exists: true,
-        value: String::new(),
-        effect: Some(Effect::NoSchedule),
-        comparison: None,
-    }];
+    newest.tolerations = vec![Toleration::exists(
+        "node.kubernetes.io/unschedulable",
+        Some(Effect::NoSchedule),
+    )];
     let pods = vec![
         owned("kube-system", "logs", "50m", "2024-06-01T00:00:00Z"),
         newest.clone(),

@@ -378,10 +378,7 @@ fn a_pod_its_pdb_keeps_from_eviction_holds_the_empty_node() {
     let mut tolerating = agent.clone();
     tolerating
         .tolerations
-        .push(crate::model::taints::Toleration {
-            exists: true,
-            ..Default::default()
-        });
+        .push(crate::model::taints::Toleration::exists("", None));
     assert_eq!(
         run(&tolerating, &[agent_pdb("agent", 0)]),
         Emptiness::Remove { empty_for: 60 }

@@ -199,13 +199,7 @@ fn every_form_of_toleration_is_honoured() {
     let mut pool = node_pool("default");
     pool.taints
         .push(taint("nvidia.com/gpu", "true", Effect::NoSchedule));
-    let exists = |key: &str, effect: Option<Effect>| Toleration {
-        key: key.into(),
-        exists: true,
-        value: String::new(),
-        effect,
-        comparison: None,
-    };
+    let exists = |key: &str, effect: Option<Effect>| Toleration::exists(key, effect);
     let tolerations = [
         Toleration::equal("nvidia.com/gpu", "true", Some(Effect::NoSchedule)),
         exists("nvidia.com/gpu", Some(Effect::NoSchedule)),
