@@ -222,7 +222,22 @@ impl Builder {
             ApiObject::Machine(c) => m.node_claims.push(c.to_model(at, origin)?),
             ApiObject::NodeClaimV1Beta1(c) => m.node_claims.push(c.to_model(at, origin)?),
             ApiObject::NodeClaimV1(c) => m.node_claims.push(c.to_model(at, origin)?),
-            ApiObject::Node(n) => m.nodes.push(convert_node(&n, at)?),
+            ApiObject::Node(n) => {
+                let node = convert_node(&n, at)?;
+                // Said, because such a node silently changes the decisions: it has no room
+                // (an initialized node's room is its own status, `statenode.go Allocatable`).
+                let status = n.status.as_ref();
+                if node.initialized
+                    && status.is_none_or(|s| s.allocatable.is_none() && s.capacity.is_none())
+                {
+                    m.warnings.push(format!(
+                        "{at}: Node/{} has neither status.allocatable nor status.capacity: it is \
+                         taken as having no room (nothing can move onto it)",
+                        node.name
+                    ));
+                }
+                m.nodes.push(node);
+            }
             ApiObject::PodDisruptionBudget(p) => {
                 super::pdb::check(&p, at)?;
                 m.pdbs.push(*p);

@@ -1227,3 +1227,24 @@ fn a_required_term_only_karpenter_refuses_loads_and_says_why() {
     );
     assert!(load_str("pods.yaml", &two_values).is_err());
 }
+
+/// A Node with neither `status.allocatable` nor `status.capacity` has no room, which silently
+/// turns a consolidation "delete" into a "replace" (found by s30-sweep15 building offline
+/// worlds): it is said. A managed node not yet initialized is not: its NodeClaim's allocatable
+/// stands in (`statenode.go Allocatable`).
+#[test]
+fn a_node_without_allocatable_or_capacity_is_said_to_have_no_room() {
+    let m = load_str(
+        "nodes.yaml",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: bare}\n---\n\
+         apiVersion: v1\nkind: Node\nmetadata: {name: sized}\nstatus: {capacity: {cpu: '2'}}\n---\n\
+         apiVersion: v1\nkind: Node\nmetadata: {name: joining, labels: {karpenter.sh/nodepool: p}}\n",
+    )
+    .unwrap();
+    assert_eq!(
+        m.warnings,
+        vec!["nodes.yaml (document 1): Node/bare has neither status.allocatable nor status.capacity: it is \
+              taken as having no room (nothing can move onto it)"
+            .to_string()]
+    );
+}
