@@ -29,3 +29,23 @@ fn a_pool_whose_node_class_ref_names_group_karpenter_sh_takes_no_pod() {
     let reason = unschedulable[0]["reason"].as_str().unwrap_or_default();
     assert!(reason.contains("\"karpenter.sh\""), "{reason}");
 }
+
+/// An EC2NodeClass with `capacityReservationSelectorTerms: []` (a Terraform accelerator module,
+/// index id 62509974129, omits the key for that reason): the aws v1.14.1 CRD's rule
+/// `!self.all(x, has(x.id) && (...))` is false for an empty list, so the API server refuses the
+/// class. We read it as no terms and planned.
+#[test]
+fn an_empty_list_of_reservation_terms_is_refused_as_the_crd_refuses_it() {
+    let file = fixture("sweep16/empty-reservation-terms.yaml");
+    let file = file.to_string_lossy();
+    let run = karpenter(&["provision", "--dry-run", "-f", &file], b"");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("EC2NodeClass/p5-spot")
+            && run
+                .stderr
+                .contains("spec.capacityReservationSelectorTerms: 'id' is mutually exclusive"),
+        "{}",
+        run.stderr
+    );
+}
