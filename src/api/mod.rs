@@ -182,6 +182,11 @@ impl Manifests {
             if r.is_eks_auto_mode() {
                 continue;
             }
+            // Nor is one naming another group's class (`PoolCause::NotManaged`): Karpenter
+            // never looks the class up (core v1.14.1 `nodepool.go` `IsManaged`).
+            if r.is_another_providers() {
+                continue;
+            }
             let found = self
                 .node_classes
                 .iter()

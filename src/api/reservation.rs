@@ -117,12 +117,13 @@ pub(crate) fn terms(
     // The CRD's second CEL rule, as written upstream (`!self.all(x, has(x.id) && (...))`): it
     // only refuses a list in which *every* term combines `id` with something else. A single such
     // term among others is accepted by the API server, and selects by both (see
-    // `CapacityReservationTerm::selects`).
+    // `CapacityReservationTerm::selects`). `all` of an empty list is true, so `[]` is refused too
+    // (aws v1.14.1 `karpenter.k8s.aws_ec2nodeclasses.yaml`; session 30 sweep).
     let mixed = |t: &CapacityReservationTerm| {
         t.id.is_some()
             && (!t.tags.is_empty() || t.owner_id.is_some() || t.instance_match_criteria.is_some())
     };
-    if !out.is_empty() && out.iter().all(mixed) {
+    if out.iter().all(mixed) {
         return Err(ctx.invalid(
             path,
             "'id' is mutually exclusive, cannot be set along with other fields in a capacity reservation selector term",
@@ -229,5 +230,23 @@ mod tests {
             &class("[{id: cr-1, tags: {a: b}}, {id: cr-2}]", ""),
         )
         .unwrap();
+    }
+
+    /// The second CEL rule, `!self.all(x, has(x.id) && (...))`, is false for an empty list (`all`
+    /// of nothing is true), so the API server refuses `capacityReservationSelectorTerms: []` with
+    /// the rule's message, as a Terraform source that merges the key in only for reserved pools
+    /// says (session 30 sweep, index id 62509974129: "Karpenter v1 CRD validation rejects an
+    /// empty [] ('id' is mutually exclusive)"). We read it as no terms.
+    #[test]
+    fn an_empty_list_of_reservation_terms_is_refused_as_the_crd_refuses_it() {
+        let err = load_str("gpu.yaml", &class("[]", ""))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("spec.capacityReservationSelectorTerms: 'id' is mutually exclusive"),
+            "{err}"
+        );
+        // Absent or null (the API server drops a null): no terms, no error.
+        load_str("gpu.yaml", &class("null", "")).unwrap();
     }
 }

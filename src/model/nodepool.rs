@@ -76,6 +76,14 @@ impl NodeClassRef {
     pub fn is_managed_here(&self) -> bool {
         self.group.is_empty() || self.group == "karpenter.k8s.aws"
     }
+
+    /// Whether it names a class of neither the AWS provider nor EKS Auto Mode (e.g. `group:
+    /// karpenter.sh`): core v1.14.1 `pkg/utils/nodepool/nodepool.go` `IsManaged` finds its group
+    /// among no provider's `GetSupportedNodeClasses`, so Karpenter passes over the pool
+    /// (`provisioner.go` `NewScheduler`, `static/provisioning/controller.go` `Reconcile`).
+    pub fn is_another_providers(&self) -> bool {
+        !self.is_managed_here() && !self.is_eks_auto_mode()
+    }
 }
 
 /// Kubelet settings that change capacity or that drift compares.

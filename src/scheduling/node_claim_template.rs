@@ -248,6 +248,14 @@ fn prepare(input: &Input) -> Vec<PreparedPool> {
                 Some(PoolCause::AutoMode {
                     class: r.name.clone(),
                 })
+            } else if let Some(r) =
+                (pi.pool.node_class_ref.as_ref()).filter(|r| r.is_another_providers())
+            {
+                Some(PoolCause::NotManaged {
+                    group: r.group.clone(),
+                    kind: r.kind.clone(),
+                    class: r.name.clone(),
+                })
             } else if let Some(why) = &pi.not_ready {
                 Some(PoolCause::NotReady(why.clone()))
             } else if types.is_empty() {

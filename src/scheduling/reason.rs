@@ -24,6 +24,7 @@ use crate::model::taints::Taint;
 /// | `StaticNodePool` | the NodePool is static (`spec.replicas`) and not used for provisioning |
 /// | `NodePoolNotReady` | the NodePool is not Ready (its own or its node class's status): nothing is launched for it |
 /// | `AutoModeNodePool` | the NodePool uses an EKS Auto Mode `NodeClass` (`eks.amazonaws.com`): EKS provisions for it |
+/// | `NodePoolNotManaged` | the NodePool's `nodeClassRef` names a group that is not the AWS provider's (`karpenter.k8s.aws`): Karpenter passes over it |
 /// | `NodePoolHasNoInstanceTypes` | no instance type is compatible with the NodePool's requirements |
 /// | `LimitReached` | the NodePool's `limits` leave no room for another node |
 /// | `TaintNotTolerated` | the pod does not tolerate a taint of the NodePool |
@@ -64,6 +65,8 @@ pub enum ReasonCode {
     NodePoolNotReady,
     /// See the table above.
     AutoModeNodePool,
+    /// See the table above.
+    NodePoolNotManaged,
     /// See the table above.
     NodePoolHasNoInstanceTypes,
     /// See the table above.
@@ -111,6 +114,7 @@ impl ReasonCode {
             ReasonCode::StaticNodePool => "StaticNodePool",
             ReasonCode::NodePoolNotReady => "NodePoolNotReady",
             ReasonCode::AutoModeNodePool => "AutoModeNodePool",
+            ReasonCode::NodePoolNotManaged => "NodePoolNotManaged",
             ReasonCode::NodePoolHasNoInstanceTypes => "NodePoolHasNoInstanceTypes",
             ReasonCode::LimitReached => "LimitReached",
             ReasonCode::TaintNotTolerated => "TaintNotTolerated",
@@ -279,6 +283,7 @@ impl fmt::Display for PoolRefusal {
             // A pool unusable as a whole is the subject of the sentence (always a NodePool).
             PoolCause::Static
             | PoolCause::AutoMode { .. }
+            | PoolCause::NotManaged { .. }
             | PoolCause::NotReady(_)
             | PoolCause::NoInstanceTypes { .. } => {
                 write!(f, "NodePool {name} {cause}")
@@ -300,6 +305,17 @@ pub enum PoolCause {
     /// Karpenter that provisions for it, not the user, so this tool neither plans nor launches it.
     AutoMode {
         /// The node class's name.
+        class: String,
+    },
+    /// The pool's `nodeClassRef` names a group that is neither the AWS provider's
+    /// (`karpenter.k8s.aws`) nor EKS Auto Mode's: Karpenter passes over the pool (core v1.14.1
+    /// `nodepool.go` `IsManaged`).
+    NotManaged {
+        /// The ref's group, kind and name as written.
+        group: String,
+        /// Its kind.
+        kind: String,
+        /// Its name.
         class: String,
     },
     /// No instance type is compatible with the pool's requirements.
@@ -373,6 +389,7 @@ impl PoolCause {
             PoolCause::Static => ReasonCode::StaticNodePool,
             PoolCause::NotReady(_) => ReasonCode::NodePoolNotReady,
             PoolCause::AutoMode { .. } => ReasonCode::AutoModeNodePool,
+            PoolCause::NotManaged { .. } => ReasonCode::NodePoolNotManaged,
             PoolCause::NoInstanceTypes { .. } => ReasonCode::NodePoolHasNoInstanceTypes,
             PoolCause::LimitReached(_) => ReasonCode::LimitReached,
             PoolCause::TaintNotTolerated(_) => ReasonCode::TaintNotTolerated,
@@ -416,6 +433,10 @@ impl fmt::Display for PoolCause {
             PoolCause::AutoMode { class } => write!(
                 f,
                 "uses EKS Auto Mode NodeClass {class:?} (eks.amazonaws.com): Auto Mode is managed by EKS, which provisions its nodes itself"
+            ),
+            PoolCause::NotManaged { group, kind, class } => write!(
+                f,
+                "names node class {kind} {class:?} of group {group:?}, not the AWS provider's (karpenter.k8s.aws): Karpenter passes over it"
             ),
             PoolCause::NoInstanceTypes { requirements } => write!(
                 f,

@@ -254,7 +254,12 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
     let any_prefer_no_schedule = pools.iter().any(|p| {
         let given = !matches!(
             p.unusable,
-            Some(PoolCause::Static | PoolCause::AutoMode { .. } | PoolCause::NotReady(_))
+            Some(
+                PoolCause::Static
+                    | PoolCause::AutoMode { .. }
+                    | PoolCause::NotManaged { .. }
+                    | PoolCause::NotReady(_)
+            )
         );
         given && (p.input.pool.taints.iter()).any(|t| t.effect == Effect::PreferNoSchedule)
     });
@@ -412,7 +417,12 @@ fn pool_domains(pools: &[Pool<'_>], key: &str) -> Vec<(String, Vec<Taint>)> {
     let scheduled = |p: &&Pool<'_>| {
         !matches!(
             p.unusable,
-            Some(PoolCause::Static | PoolCause::AutoMode { .. } | PoolCause::NotReady(_))
+            Some(
+                PoolCause::Static
+                    | PoolCause::AutoMode { .. }
+                    | PoolCause::NotManaged { .. }
+                    | PoolCause::NotReady(_)
+            )
         ) && !p.input.instance_types.is_empty()
     };
     for pool in pools.iter().filter(scheduled) {

@@ -73,11 +73,12 @@ pub(super) fn static_claims(input: &Input) -> Vec<PlannedNodeClaim> {
 fn missing_replicas(input: &Input, pool: &Pool<'_>, replicas: i64) -> i64 {
     let np = &pool.input.pool;
     // `Reconcile` skips a pool that is not the provider's (`nodepoolutils.IsManaged`): an
-    // EKS Auto Mode pool's replicas are EKS's to launch, as its pending pods are.
+    // EKS Auto Mode pool's replicas are EKS's to launch, as its pending pods are; a pool naming
+    // another group's class (`group: karpenter.sh`) is nobody's.
     if np
         .node_class_ref
         .as_ref()
-        .is_some_and(|r| r.is_eks_auto_mode())
+        .is_some_and(|r| r.is_eks_auto_mode() || r.is_another_providers())
     {
         return 0;
     }

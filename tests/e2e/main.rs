@@ -67,6 +67,7 @@ mod static_drift;
 mod status_line_by_line;
 mod support;
 mod sweep14;
+mod sweep16;
 mod term_line_by_line;
 mod terminal;
 #[path = "../cluster/mod.rs"]

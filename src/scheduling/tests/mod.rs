@@ -17,6 +17,7 @@ mod inflight;
 mod inflight_order;
 mod launch;
 mod line_by_line;
+mod managed;
 mod min_values_policy;
 mod nodeclaims;
 mod overlay;
