@@ -113,6 +113,24 @@ pub fn parse_milli(text: &str) -> Result<i64, QuantityError> {
     Ok(i64::try_from(value).unwrap_or(if negative { i64::MIN } else { i64::MAX }))
 }
 
+/// [`format_milli`] for people: a byte quantity that is no whole number of binary units
+/// (`2791728742`, an instance type's ephemeral storage after reservations) gets its rough size
+/// beside it (`2791728742 (~2.6Gi)`); anything else is unchanged.
+pub fn format_milli_readable(resource: &str, milli: i64) -> String {
+    let exact = format_milli(resource, milli);
+    let units = milli / 1000;
+    let whole = exact.ends_with('i') || exact.starts_with("over");
+    if !is_byte_resource(resource) || whole || units < 1 << 20 {
+        return exact;
+    }
+    let (suffix, shift) = [("Ei", 60), ("Pi", 50), ("Ti", 40), ("Gi", 30), ("Mi", 20)]
+        .into_iter()
+        .find(|(_, shift)| units >= 1i64 << shift)
+        .unwrap_or(("Mi", 20));
+    let size = units as f64 / (1i64 << shift) as f64;
+    format!("{exact} (~{size:.1}{suffix})")
+}
+
 /// Formats milli-units the way a person reads the resource: CPU as cores or millicores, byte
 /// resources with the largest exact binary suffix, counts as integers.
 pub fn format_milli(resource: &str, milli: i64) -> String {
@@ -186,6 +204,19 @@ pub const GIB: i64 = 1000 << 30;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reason said "largest available after overhead: 2791728742" (s30-sweep16): the exact
+    /// quantity stays, its rough size joins it; whole binary units and other resources as before.
+    #[test]
+    fn an_odd_byte_quantity_is_said_with_its_rough_size() {
+        let f = |r, units: i64| format_milli_readable(r, units * 1000);
+        assert_eq!(f("ephemeral-storage", 2791728742), "2791728742 (~2.6Gi)");
+        assert_eq!(f("memory", 3 << 30), "3Gi");
+        assert_eq!(f("memory", 1000), "1000");
+        assert_eq!(f("memory", (5 << 20) + 1), "5242881 (~5.0Mi)");
+        assert_eq!(f("cpu", 2791728742), "2791728742");
+        assert_eq!(format_milli_readable("memory", i64::MAX), "over 8Pi");
+    }
 
     #[test]
     fn parses_every_suffix_exactly() {

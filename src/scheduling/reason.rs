@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::model::quantity::format_milli;
+use crate::model::quantity::{format_milli, format_milli_readable};
 use crate::model::requirements::Requirements;
 use crate::model::resources::Resources;
 use crate::model::taints::Taint;
@@ -567,8 +567,8 @@ impl fmt::Display for Shortfall {
         write!(
             f,
             "{r} {} (largest available after overhead: {})",
-            format_milli(r, self.requested),
-            format_milli(r, self.largest)
+            format_milli_readable(r, self.requested),
+            format_milli_readable(r, self.largest)
         )
     }
 }
