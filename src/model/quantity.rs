@@ -119,7 +119,8 @@ pub fn parse_milli(text: &str) -> Result<i64, QuantityError> {
 pub fn format_milli_readable(resource: &str, milli: i64) -> String {
     let exact = format_milli(resource, milli);
     let units = milli / 1000;
-    let whole = exact.ends_with('i') || exact.starts_with("over");
+    // A suffix (`Gi`, `G`, `over 8Pi`) means it already reads as a size.
+    let whole = exact.ends_with(|c: char| c.is_ascii_alphabetic());
     if !is_byte_resource(resource) || whole || units < 1 << 20 {
         return exact;
     }
@@ -147,18 +148,37 @@ pub fn format_milli(resource: &str, milli: i64) -> String {
     }
     let units = milli / 1000;
     if is_byte_resource(resource) && units != 0 {
-        for (suffix, shift) in [
+        let binary = [
             ("Ei", 60),
             ("Pi", 50),
             ("Ti", 40),
             ("Gi", 30),
             ("Mi", 20),
             ("Ki", 10),
-        ] {
-            let div = 1i64 << shift;
-            if units % div == 0 {
+        ]
+        .into_iter()
+        .map(|(suffix, shift)| (suffix, 1i64 << shift))
+        .find(|(_, div)| units % div == 0);
+        // A size written with a decimal suffix (`100G`, `2G`, `500M`: common in requests and
+        // volume sizes) reads back in it, not as `97656250Ki`: the decimal form when it is the
+        // shorter one, from `M` up (`1000` bytes stays `1000`, `1000Mi` stays `1000Mi`).
+        let decimal = [
+            ("E", 1_000_000_000_000_000_000i64),
+            ("P", 1_000_000_000_000_000),
+            ("T", 1_000_000_000_000),
+            ("G", 1_000_000_000),
+            ("M", 1_000_000),
+        ]
+        .into_iter()
+        .find(|(_, div)| units % div == 0);
+        match (binary, decimal) {
+            (Some((_, bd)), Some((d, dd))) if units / dd < units / bd => {
+                return format!("{}{d}", units / dd);
+            }
+            (Some((suffix, div)), _) | (None, Some((suffix, div))) => {
                 return format!("{}{suffix}", units / div);
             }
+            (None, None) => {}
         }
     }
     units.to_string()
@@ -215,6 +235,7 @@ mod tests {
         assert_eq!(f("memory", 1000), "1000");
         assert_eq!(f("memory", (5 << 20) + 1), "5242881 (~5.0Mi)");
         assert_eq!(f("cpu", 2791728742), "2791728742");
+        assert_eq!(f("ephemeral-storage", 100_000_000_000), "100G");
         assert_eq!(format_milli_readable("memory", i64::MAX), "over 8Pi");
     }
 
@@ -304,6 +325,26 @@ mod tests {
         assert_eq!(format_milli("memory", GIB * 16), "16Gi");
         assert_eq!(format_milli("memory", MIB * 893), "893Mi");
         assert_eq!(format_milli("memory", 1000 * 1000), "1000");
+    }
+
+    /// aws#2298 / aws#2797: a pod requesting `ephemeral-storage: 100G` was told of
+    /// `97656250Ki`; a size written with a decimal suffix reads back in it when that is the
+    /// shorter form, and binary sizes keep theirs.
+    #[test]
+    fn a_decimal_size_reads_back_with_its_decimal_suffix() {
+        let bytes = |n: i64| n * 1000;
+        assert_eq!(
+            format_milli("ephemeral-storage", bytes(100_000_000_000)),
+            "100G"
+        );
+        assert_eq!(format_milli("memory", bytes(2_000_000_000)), "2G");
+        assert_eq!(format_milli("memory", bytes(500_000_000)), "500M");
+        assert_eq!(format_milli("memory", bytes(3_000_000)), "3M");
+        assert_eq!(format_milli("memory", MIB * 1000), "1000Mi");
+        assert_eq!(format_milli("memory", GIB * 16), "16Gi");
+        assert_eq!(format_milli("memory", bytes(1_000_000_000_000)), "1T");
+        assert_eq!(format_milli("memory", bytes(1_500_000)), "1500000");
+        assert_eq!(format_milli("cpu", 100_000_000_000_000), "100000000000");
         assert_eq!(format_milli("pods", 58_000), "58");
         assert_eq!(Quantity(1500).value_ceil(), 2);
         assert_eq!(Quantity(-1500).value_ceil(), -1);

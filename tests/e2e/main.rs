@@ -72,6 +72,7 @@ mod term_line_by_line;
 mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;
+mod threads7;
 mod upstream_audit_apis_binary;
 mod upstream_audit_aws_binary;
 mod upstream_audit_disr_binary;

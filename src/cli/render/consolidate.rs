@@ -72,7 +72,7 @@ fn row(n: &NodeReport) -> Vec<String> {
         (NodeDecision::Delete, _) => "delete".into(),
         (NodeDecision::None, _) => "none".into(),
     };
-    let reason = match (&n.reason, n.pass) {
+    let mut reason = match (&n.reason, n.pass) {
         (Some(r), _) => r.to_string(),
         (None, Some(pass)) if !n.drain_waits_for.is_empty() => format!(
             "pass {pass}; the drain waits for {}",
@@ -81,6 +81,16 @@ fn row(n: &NodeReport) -> Vec<String> {
         (None, Some(pass)) => format!("pass {pass}"),
         (None, None) => "-".into(),
     };
+    if let Some(u) = &n.unlimited_budget {
+        let of = u
+            .reason
+            .as_deref()
+            .map_or(String::new(), |r| format!(" for {r}"));
+        reason.push_str(&format!(
+            "; no budget{of} is in its window now ({}), so none limits it",
+            u.closed_windows.join(", ")
+        ));
+    }
     vec![
         n.name.clone(),
         n.node_pool.clone(),

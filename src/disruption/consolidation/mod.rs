@@ -40,6 +40,7 @@ pub(crate) use pdb::{evaluate as evaluate_pdbs, first_eviction_refused, Pdb, Pdb
 pub use reason::Reason;
 pub use report::{
     Action, ConsolidationReport, Decision, Method, NodeDecision, NodeReport, Replacement,
+    UnlimitedBudget,
 };
 
 /// Evaluates the cluster: every action Karpenter would start, pass by pass, and every managed

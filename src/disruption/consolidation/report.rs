@@ -142,6 +142,25 @@ pub struct NodeReport {
     /// `terminationGracePeriod` ends (`namespace/name`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub drain_waits_for: Vec<String>,
+    /// For an action of a pool whose budgets for its reason are all scheduled and all out of
+    /// their windows now: nothing limits it (an inactive budget allows any number).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unlimited_budget: Option<UnlimitedBudget>,
+}
+
+/// Why no budget limits an action: the pool's budgets for its reason are scheduled and none is
+/// in its window now — core v1.14.1 `pkg/apis/v1/nodepool.go` `GetAllowedDisruptions` returns
+/// `MaxInt32` for an inactive budget, and `GetAllowedDisruptionsByReason` takes the minimum
+/// (aws#8247, core#1719: nodes consolidated outside a budget's window).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnlimitedBudget {
+    /// The reason its budgets are for (`Empty`, `Drifted`, `Underutilized`); `None` for a
+    /// release whose budgets have no reasons.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The windows of those budgets (`"30 18 * * 6,0" for 7h`), all closed now.
+    pub closed_windows: Vec<String>,
 }
 
 /// docs/spec.md §9 `ConsolidationReport`.

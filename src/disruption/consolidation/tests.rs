@@ -521,6 +521,55 @@ fn scheduled_budgets_apply_only_in_their_window_and_to_their_reasons() {
     assert_eq!(later.actions[0].nodes.len(), 2);
 }
 
+/// core#1719, aws#8247 (threads7): a pool whose only `Underutilized` budget is scheduled is
+/// consolidated outside its window without limit (core v1.14.1 `pkg/apis/v1/nodepool.go`
+/// `GetAllowedDisruptions`: an inactive budget allows `MaxInt32`), and the action says so; an
+/// active budget, a pool without budgets for the reason, or another reason's budget says
+/// nothing.
+#[test]
+fn an_action_outside_every_budget_window_for_its_reason_says_none_limits_it() {
+    let weekend = Budget {
+        nodes: "20%".into(),
+        schedule: Some("30 18 * * 6,0".into()),
+        duration: Some("7h".into()),
+        reasons: vec!["Underutilized".into()],
+    };
+    let mut p = pool();
+    p.disruption.budgets = vec![weekend.clone()];
+    let nodes = || {
+        vec![
+            node("empty", "large", vec![]),
+            node("a", "large", vec![pod("w1", "1")]),
+            node("b", "large", vec![pod("w2", "1")]),
+        ]
+    };
+    // Monday noon: the weekend window is closed.
+    let r = evaluate(with_pool(p.clone(), nodes()));
+    let acted = r
+        .nodes
+        .iter()
+        .find(|n| matches!(n.method, Some(Method::Single | Method::Multi)))
+        .unwrap_or_else(|| panic!("no consolidation: {:#?}", r.nodes));
+    assert_eq!(
+        acted.unlimited_budget,
+        Some(UnlimitedBudget {
+            reason: Some("Underutilized".into()),
+            closed_windows: vec!["\"30 18 * * 6,0\" for 7h".into()],
+        })
+    );
+    // The empty node's reason (Empty) has no budget at all: nothing to say.
+    assert_eq!(find(&r, "empty").unlimited_budget, None);
+    // Saturday 20:00, inside the window: the budget binds, no note.
+    let mut inside = with_pool(p.clone(), nodes());
+    inside.now = NOW + 5 * 86_400 + 8 * 3600;
+    let inside = evaluate(inside);
+    assert!(inside.nodes.iter().all(|n| n.unlimited_budget.is_none()));
+    // An unscheduled budget for the reason as well: it is always active, no note.
+    p.disruption.budgets.push(budget("100%"));
+    let r = evaluate(with_pool(p, nodes()));
+    assert!(r.nodes.iter().all(|n| n.unlimited_budget.is_none()));
+}
+
 // ------------------------------------------------------------------------- multi-node
 
 /// consolidation_test.go "can merge 3 nodes into 1" (the delete case) and budgets

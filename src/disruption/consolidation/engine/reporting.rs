@@ -1,8 +1,10 @@
 //! The report: every action in order, and one decision per node with its most telling reason.
 
 use super::Engine;
+use crate::disruption::budgets::{window_text, DisruptionReason, ParsedBudget};
+use crate::disruption::consolidation::input::Release;
 use crate::disruption::consolidation::report::{
-    Action, ConsolidationReport, Decision, NodeDecision, NodeReport,
+    Action, ConsolidationReport, Decision, Method, NodeDecision, NodeReport, UnlimitedBudget,
 };
 use crate::disruption::consolidation::sim::Simulator;
 use crate::model::time::format_rfc3339;
@@ -56,6 +58,7 @@ impl<S: Simulator> Engine<S> {
                 pass: None,
                 reason: None,
                 drain_waits_for: Vec::new(),
+                unlimited_budget: None,
             };
             match self.decided[i] {
                 Some(a) => {
@@ -71,6 +74,7 @@ impl<S: Simulator> Engine<S> {
                     entry.method = Some(action.method);
                     entry.pass = Some(action.pass);
                     entry.drain_waits_for = self.drain_waits.remove(&i).unwrap_or_default();
+                    entry.unlimited_budget = self.unlimited_budget(i, action.method);
                 }
                 None => {
                     entry.reason = self.notes[i].take_first();
@@ -87,5 +91,40 @@ impl<S: Simulator> Engine<S> {
             actions,
             nodes,
         }
+    }
+}
+
+impl<S: Simulator> Engine<S> {
+    /// Whether node `i`'s action is unlimited only because every budget of its pool for the
+    /// method's reason is scheduled and out of its window now (core v1.14.1
+    /// `pkg/apis/v1/nodepool.go` `GetAllowedDisruptions`: an inactive budget allows
+    /// `MaxInt32`). A pool without budgets for the reason, or with one active, says nothing.
+    fn unlimited_budget(&self, i: usize, method: Method) -> Option<UnlimitedBudget> {
+        let reason = match method {
+            Method::Emptiness => DisruptionReason::Empty,
+            Method::Drift => DisruptionReason::Drifted,
+            Method::Multi | Method::Single => DisruptionReason::Underutilized,
+            Method::Expiration | Method::StaticDrift => return None,
+        };
+        if self.c.release == Release::V0_31 {
+            return None;
+        }
+        let reason = (self.c.release == Release::V1_14).then_some(reason);
+        let pool = self.c.pool(self.c.nodes[i].pool?);
+        let mut closed_windows = Vec::new();
+        for budget in &pool.disruption.budgets {
+            let parsed = ParsedBudget::parse(budget).ok()?;
+            if reason.is_some_and(|r| !parsed.applies_to(r)) {
+                continue;
+            }
+            if parsed.active(self.c.now) {
+                return None;
+            }
+            closed_windows.extend(window_text(budget, self.c.now));
+        }
+        (!closed_windows.is_empty()).then(|| UnlimitedBudget {
+            reason: reason.map(|r| r.as_str().to_string()),
+            closed_windows,
+        })
     }
 }
