@@ -17,6 +17,7 @@ use crate::model::instance_type::{zone_id_admits, InstanceType, Offering};
 use crate::model::labels;
 use crate::model::pod::{HostPort, Pod};
 use crate::model::requirements::{Operator, Requirement, Requirements};
+use crate::model::reservation::ReservationType;
 use crate::model::resources::Resources;
 use crate::model::taints::{first_untolerated, Effect};
 
@@ -58,6 +59,9 @@ pub(super) struct Pool<'a> {
     pub(super) slots: Arc<[(String, String)]>,
     /// Per slot: the capacity reservation of a reserved slot.
     pub(super) slot_reservations: Arc<[Option<String>]>,
+    /// Per slot: a reserved slot's reservation type and interruptibility (its offerings'
+    /// `karpenter.k8s.aws/capacity-reservation-type` / `-interruptible`).
+    pub(super) slot_kinds: Arc<[Option<(ReservationType, bool)>]>,
     /// Per slot: its offerings' zone id (`topology.k8s.aws/zone-id`), when known.
     pub(super) slot_zone_ids: Arc<[Option<String>]>,
     /// Per type: available offerings as (slot, index into `offerings`), cheapest first.
@@ -132,6 +136,7 @@ pub(crate) struct PreparedPool {
     min_values: Vec<(String, u32)>,
     slots: Arc<[(String, String)]>,
     slot_reservations: Arc<[Option<String>]>,
+    slot_kinds: Arc<[Option<(ReservationType, bool)>]>,
     slot_zone_ids: Arc<[Option<String>]>,
     offers: Arc<[Vec<(usize, usize)>]>,
     unusable: Option<PoolCause>,
@@ -187,6 +192,7 @@ pub(super) fn prepare_pools_with<'a>(
                 claims_created: 0,
                 slots: p.slots.clone(),
                 slot_reservations: p.slot_reservations.clone(),
+                slot_kinds: p.slot_kinds.clone(),
                 slot_zone_ids: p.slot_zone_ids.clone(),
                 offers: p.offers.clone(),
                 unusable: p.unusable.clone(),
@@ -269,6 +275,7 @@ fn prepare(input: &Input) -> Vec<PreparedPool> {
                 slots,
                 offers,
                 reservations: slot_reservations,
+                kinds: slot_kinds,
                 zone_ids: slot_zone_ids,
             } = offering_slots(&types);
             let names: Vec<Arc<str>> = types.iter().map(|it| Arc::from(it.name.as_str())).collect();
@@ -304,6 +311,7 @@ fn prepare(input: &Input) -> Vec<PreparedPool> {
                 min_values,
                 slots: slots.into(),
                 slot_reservations: slot_reservations.into(),
+                slot_kinds: slot_kinds.into(),
                 slot_zone_ids: slot_zone_ids.into(),
                 offers: offers.into(),
                 unusable,
@@ -335,6 +343,8 @@ pub(super) struct OfferingSlots {
     pub(super) offers: Vec<Vec<(usize, usize)>>,
     /// Per slot: the capacity reservation of a reserved slot.
     pub(super) reservations: Vec<Option<String>>,
+    /// Per slot: a reserved slot's reservation type and interruptibility.
+    pub(super) kinds: Vec<Option<(ReservationType, bool)>>,
     /// Per slot: the zone id, when known.
     pub(super) zone_ids: Vec<Option<String>>,
 }
@@ -345,6 +355,7 @@ pub(super) struct OfferingSlots {
 pub(super) fn offering_slots(types: &[&InstanceType]) -> OfferingSlots {
     let mut slots: Vec<(String, String)> = Vec::new();
     let mut reservations: Vec<Option<String>> = Vec::new();
+    let mut kinds: Vec<Option<(ReservationType, bool)>> = Vec::new();
     let mut zone_ids: Vec<Option<String>> = Vec::new();
     // Keyed by the offerings' own strings: a slot's key is copied once, not once per offering.
     type Key<'k> = (&'k str, &'k str, Option<&'k str>, Option<&'k str>);
@@ -367,6 +378,11 @@ pub(super) fn offering_slots(types: &[&InstanceType]) -> OfferingSlots {
                     let slot = *index.entry(key).or_insert_with(|| {
                         slots.push((o.zone.clone(), o.capacity_type.clone()));
                         reservations.push(key.2.map(str::to_string));
+                        kinds.push(
+                            o.reservation
+                                .as_ref()
+                                .map(|c| (c.reservation_type, c.interruptible)),
+                        );
                         zone_ids.push(o.zone_id.clone());
                         slots.len() - 1
                     });
@@ -387,29 +403,28 @@ pub(super) fn offering_slots(types: &[&InstanceType]) -> OfferingSlots {
         slots,
         offers,
         reservations,
+        kinds,
         zone_ids,
     }
 }
 
 /// Which of a pool's offering slots a NodeClaim's requirements admit: zone, zone id (of a slot
-/// that has one), capacity type and, when the requirements name one, the capacity reservation (an on-demand or spot offering has
-/// no reservation id: only `NotIn`/`DoesNotExist` admit it, as upstream's `DoesNotExist`
-/// offering requirement).
+/// that has one), capacity type and, when the requirements name them, the capacity reservation,
+/// its type and interruptibility (an on-demand or spot offering has none of the three labels:
+/// only `NotIn`/`DoesNotExist` admit it, as upstream's `DoesNotExist` offering requirements,
+/// `aws v1.14.1: pkg/providers/instancetype/offering/base_resolver.go`).
 pub(super) fn admitted_slots(pool: &Pool<'_>, reqs: &Requirements) -> Vec<bool> {
     let filter = OfferingFilter::new(reqs);
-    let reservation = reqs.get_ref(labels::CAPACITY_RESERVATION_ID);
     pool.slots
         .iter()
         .zip(pool.slot_reservations.iter())
+        .zip(pool.slot_kinds.iter())
         .zip(pool.slot_zone_ids.iter())
-        .map(|(((zone, ct), id), zone_id)| {
+        .map(|((((zone, ct), id), kind), zone_id)| {
             filter.zone.is_none_or(|z| z.has(zone))
                 && zone_id_admits(filter.zone_id, zone_id.as_deref())
                 && filter.capacity_type.is_none_or(|c| c.has(ct))
-                && reservation.is_none_or(|r| match id {
-                    Some(id) => r.has(id),
-                    None => matches!(r.operator(), Operator::NotIn | Operator::DoesNotExist),
-                })
+                && filter.reservation_admits(id.as_deref().zip(*kind))
         })
         .collect()
 }
@@ -433,12 +448,16 @@ pub(super) fn has_offering(it: &InstanceType, reqs: &Requirements) -> bool {
     it.offerings.iter().any(|o| o.available && filter.admits(o))
 }
 
-/// The zone, zone-id and capacity-type requirements of a NodeClaim, looked up once.
+/// The zone, zone-id, capacity-type and capacity-reservation requirements of a NodeClaim,
+/// looked up once.
 #[derive(Clone, Copy)]
 pub(super) struct OfferingFilter<'r> {
     pub(super) zone: Option<&'r Requirement>,
     pub(super) zone_id: Option<&'r Requirement>,
     pub(super) capacity_type: Option<&'r Requirement>,
+    reservation_id: Option<&'r Requirement>,
+    reservation_type: Option<&'r Requirement>,
+    interruptible: Option<&'r Requirement>,
 }
 
 impl<'r> OfferingFilter<'r> {
@@ -447,12 +466,42 @@ impl<'r> OfferingFilter<'r> {
             zone: reqs.get_ref(labels::ZONE),
             zone_id: reqs.get_ref(labels::ZONE_ID),
             capacity_type: reqs.get_ref(labels::CAPACITY_TYPE),
+            reservation_id: reqs.get_ref(labels::CAPACITY_RESERVATION_ID),
+            reservation_type: reqs.get_ref(labels::CAPACITY_RESERVATION_TYPE),
+            interruptible: reqs.get_ref(labels::CAPACITY_RESERVATION_INTERRUPTIBLE),
         }
     }
     pub(super) fn admits(&self, o: &Offering) -> bool {
         self.zone.is_none_or(|z| z.has(&o.zone))
             && o.zone_id_admitted(self.zone_id)
             && self.capacity_type.is_none_or(|c| c.has(&o.capacity_type))
+            && self.reservation_admits(
+                o.reservation
+                    .as_ref()
+                    .map(|c| (c.id.as_str(), (c.reservation_type, c.interruptible))),
+            )
+    }
+
+    /// Whether the reservation labels admit an offering of `reservation` (id, type,
+    /// interruptibility; `None`: on-demand or spot, whose offerings require the three labels
+    /// `DoesNotExist`, so only `NotIn` / `DoesNotExist` admit them — `Requirements.IsCompatible`).
+    pub(super) fn reservation_admits(
+        &self,
+        reservation: Option<(&str, (ReservationType, bool))>,
+    ) -> bool {
+        let admit = |r: Option<&Requirement>, value: Option<&str>| {
+            r.is_none_or(|r| match value {
+                Some(v) => r.has(v),
+                None => matches!(r.operator(), Operator::NotIn | Operator::DoesNotExist),
+            })
+        };
+        let (id, kind) = reservation.unzip();
+        admit(self.reservation_id, id)
+            && admit(self.reservation_type, kind.map(|(t, _)| t.as_str()))
+            && admit(
+                self.interruptible,
+                kind.map(|(_, i)| if i { "true" } else { "false" }),
+            )
     }
 }
 

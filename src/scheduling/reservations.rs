@@ -19,9 +19,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::model::instance_type::RESERVED;
-use crate::model::labels;
 use crate::model::requirements::Requirements;
-use crate::model::reservation::ReservedCapacity;
 
 use super::node_claim::{Claim, ClaimUpdate};
 use super::node_claim_template::{admitted_slots, Pool};
@@ -138,21 +136,13 @@ impl Reservations {
         let mut compatible: Vec<String> = Vec::new();
         let mut next: Vec<String> = Vec::new();
         for &t in types {
-            for &(slot, i) in &pool.offers[t as usize] {
+            for &(slot, _) in &pool.offers[t as usize] {
                 let Some(id) = &pool.slot_reservations[slot] else {
                     continue;
                 };
+                // `admitted_slots` checks the offering's reservation labels too (a pod may
+                // require a reservation type, or (non-)interruptible capacity).
                 if !admitted[slot] || pool.slots[slot].1 != RESERVED || compatible.contains(id) {
-                    continue;
-                }
-                // The offering's other labels: a pod may require a reservation type, or
-                // (non-)interruptible capacity.
-                let offering = &pool.types[t as usize].offerings[i];
-                if !offering
-                    .reservation
-                    .as_ref()
-                    .is_some_and(|c| labels_admit(reqs, c))
-                {
                     continue;
                 }
                 compatible.push(id.clone());
@@ -175,16 +165,6 @@ impl Reservations {
         }
         Ok(Some(next))
     }
-}
-
-/// Whether `reqs` admit the reservation's type and interruptibility labels.
-fn labels_admit(reqs: &Requirements, c: &ReservedCapacity) -> bool {
-    let interruptible = if c.interruptible { "true" } else { "false" };
-    reqs.get_ref(labels::CAPACITY_RESERVATION_TYPE)
-        .is_none_or(|r| r.has(c.reservation_type.as_str()))
-        && reqs
-            .get_ref(labels::CAPACITY_RESERVATION_INTERRUPTIBLE)
-            .is_none_or(|r| r.has(interruptible))
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ mod aws_network;
 mod aws_profile;
 mod capacity_buffer;
 mod capacity_buffer_live;
+mod capres_line_by_line;
 mod catalog;
 mod cli;
 mod cluster;

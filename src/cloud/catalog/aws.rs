@@ -180,7 +180,7 @@ pub(super) fn compatible_with_node_class(facts: &InstanceFacts, ctx: &InstanceTy
     if ctx.generation.is_some_and(|g| g != ApiGeneration::V1) {
         return true;
     }
-    if ctx.family() == AmiFamily::Al2023 && facts.name.starts_with("a1.") {
+    if a1_on_al2023(&facts.name, ctx.family()) {
         return false;
     }
     if ctx.nested_virtualization
@@ -201,6 +201,12 @@ pub(super) fn compatible_with_node_class(facts: &InstanceFacts, ctx: &InstanceTy
     }
     ctx.network_interfaces
         .is_none_or(|nis| network_interfaces_fit(&facts.network(), nis))
+}
+
+/// `amiFamilyCheck` (`aws v1.14.1: pkg/providers/instancetype/compatibility/compatibility.go`):
+/// AL2023 does not run on `a1.*` types.
+pub(super) fn a1_on_al2023(instance_type: &str, family: AmiFamily) -> bool {
+    family == AmiFamily::Al2023 && instance_type.starts_with("a1.")
 }
 
 /// What the `networkInterfaces` check reads of a type (from a snapshot or a custom catalog).
@@ -550,7 +556,8 @@ pub(super) fn reservation_requirements(r: &mut Requirements, offerings: &[Offeri
 /// types they are for, as `aws v1.14.1: pkg/providers/instancetype/offering/
 /// reserved_capacity_resolver.go` does: priced at the on-demand price divided by
 /// [`RESERVED_PRICE_DIVISOR`], available while the reservation has instances left, is in one of
-/// the type's zones and is not expiring; the type's requirements then admit capacity type
+/// the type's zones, is not expiring and the class can run the type
+/// ([`compatible_with_node_class`]); the type's requirements then admit capacity type
 /// `reserved` and name the reservations (`computeRequirements`). A reservation for a type the
 /// class does not see (not offered in its zones) adds nothing.
 pub(super) fn add_reserved_offerings(
@@ -571,18 +578,25 @@ pub(super) fn add_reserved_offerings(
         if mine.is_empty() {
             continue;
         }
-        let on_demand = facts
+        let info = facts
             .instance_types
             .binary_search_by(|f| f.name.as_str().cmp(&t.name))
             .ok()
-            .and_then(|i| facts.instance_types[i].on_demand_price);
+            .map(|i| &facts.instance_types[i]);
+        let on_demand = info.and_then(|f| f.on_demand_price);
+        // `ResolveOfferings` ANDs `IsCompatibleWithNodeClass` into a reserved offering's
+        // `Available` as the base offerings' (an AL2023 class and an `a1.*` reservation).
+        let compatible = info.is_none_or(|f| compatible_with_node_class(f, ctx));
         let zones: BTreeSet<String> = t.offerings.iter().map(|o| o.zone.clone()).collect();
         for r in mine {
             t.offerings.push(Offering {
                 zone: r.zone.clone(),
                 capacity_type: RESERVED.to_string(),
                 price: on_demand.map_or(0.0, |p| p / RESERVED_PRICE_DIVISOR),
-                available: r.capacity.count > 0 && zones.contains(&r.zone) && !r.expiring,
+                available: compatible
+                    && r.capacity.count > 0
+                    && zones.contains(&r.zone)
+                    && !r.expiring,
                 reservation: Some(r.capacity.clone()),
                 zone_id: None,
             });

@@ -19,7 +19,9 @@ use crate::model::reservation::{
 };
 use crate::model::resources::{Resources, PODS};
 
-use super::aws::{network_interfaces_fit, put, put_opt, reservation_requirements, NetworkFacts};
+use super::aws::{
+    a1_on_al2023, network_interfaces_fit, put, put_opt, reservation_requirements, NetworkFacts,
+};
 use super::names::labels_from_name;
 use super::snapshot::EnaSupport;
 use super::{one_line, CatalogError, InstanceTypeContext, Result};
@@ -252,11 +254,18 @@ impl CustomCatalog {
                 // `compatible_with_node_class`): a type that cannot take them keeps its
                 // offerings, all unavailable.
                 let v1 = ctx.generation.is_none_or(|g| g == ApiGeneration::V1);
-                if let (true, Some(nis), Some(network)) = (v1, ctx.network_interfaces, &t.network) {
-                    if !network_interfaces_fit(&network.facts(), nis) {
-                        for o in &mut offerings {
-                            o.available = false;
-                        }
+                let network_fits = match (v1, ctx.network_interfaces, &t.network) {
+                    (true, Some(nis), Some(network)) => {
+                        network_interfaces_fit(&network.facts(), nis)
+                    }
+                    _ => true,
+                };
+                // `amiFamilyCheck` (`compatibility.go`): no `a1.*` type on AL2023 — its
+                // reserved offerings included (`reserved_capacity_resolver.go`).
+                let family_fits = !(v1 && a1_on_al2023(&t.name, family));
+                if !(network_fits && family_fits) {
+                    for o in &mut offerings {
+                        o.available = false;
                     }
                 }
                 let overhead = match &t.overhead {

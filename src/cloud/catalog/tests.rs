@@ -1040,6 +1040,57 @@ fn live_reservations_become_reserved_offerings_of_the_classes_that_select_them()
         .all(|o| o.capacity_type != RESERVED));
 }
 
+/// A reserved offering of a type the node class cannot run is listed but not available, as its
+/// on-demand and spot offerings: `aws v1.14.1: pkg/providers/instancetype/offering/
+/// reserved_capacity_resolver.go` `ResolveOfferings` ANDs `compatibility.IsCompatibleWithNodeClass`
+/// into `Available` as `base_resolver.go` does (here an AL2023 class and an `a1.large`
+/// reservation, `amiFamilyCheck`; a Bottlerocket class may use it).
+#[test]
+fn a_reservation_for_a_type_the_class_cannot_run_is_not_available() {
+    use crate::cloud::fake::FakeCloud;
+    use crate::cloud::reservations;
+    use crate::cloud::types::CapacityReservation;
+    use crate::model::instance_type::RESERVED;
+    use crate::model::reservation::CapacityReservationTerm;
+
+    let cloud = FakeCloud::new();
+    *cloud.reservations.borrow_mut() = vec![CapacityReservation {
+        id: "cr-a1".into(),
+        instance_type: "a1.large".into(),
+        zone: "us-east-1a".into(),
+        owner_id: "123456789012".into(),
+        instance_match_criteria: "targeted".into(),
+        reservation_type: "default".into(),
+        available: 2,
+        state: "active".into(),
+        ..CapacityReservation::default()
+    }];
+    let terms = vec![CapacityReservationTerm {
+        id: Some("cr-a1".into()),
+        ..CapacityReservationTerm::default()
+    }];
+    let found = reservations::list(&cloud, &[&terms], 1_000).unwrap();
+    let catalog = Catalog::embedded().unwrap().with_reservations(found);
+    let reserved = |family: &str| -> Vec<(String, bool)> {
+        let mut ctx = InstanceTypeContext::new("us-east-1", family);
+        ctx.capacity_reservations = &terms;
+        let types = catalog.instance_types(&ctx).unwrap();
+        find(&types, "a1.large")
+            .offerings
+            .iter()
+            .filter(|o| o.capacity_type == RESERVED)
+            .map(|o| {
+                (
+                    o.reservation_id().unwrap_or_default().to_string(),
+                    o.available,
+                )
+            })
+            .collect()
+    };
+    assert_eq!(reserved("AL2023"), [("cr-a1".to_string(), false)]);
+    assert_eq!(reserved("Bottlerocket"), [("cr-a1".to_string(), true)]);
+}
+
 /// `aws v1.14.1: pkg/providers/instancetype/offering/base_resolver.go` `ResolveOfferings` (an
 /// offering whose zone has zone info requires `topology.k8s.aws/zone-id In [id]`) and
 /// `types.go` `computeRequirements` (the type requires the ids of its available zones; none

@@ -507,3 +507,72 @@ fn fallback_mode_sends_the_next_pod_to_on_demand_at_once() {
         ])
     );
 }
+
+/// No upstream test; `aws v1.14.1: pkg/providers/instancetype/offering/base_resolver.go` gives
+/// on-demand and spot offerings `karpenter.k8s.aws/capacity-reservation-type` (and `-id`,
+/// `-interruptible`) `DoesNotExist`, and core `filterInstanceTypesByRequirements` keeps a type
+/// only with an available offering `IsCompatible` with the NodeClaim: pods requiring
+/// `capacity-reservation-type: default` take `cr-small` and `cr-medium` while they last (one
+/// NodeClaim holds both, so the second pod waits a round), then nothing — the third pod stays
+/// pending rather than going on-demand. Before s30-linecapres it went on-demand `small` in the
+/// third round (only the reservation id was checked against on-demand offerings).
+#[test]
+fn a_pod_requiring_a_reservation_type_never_falls_back_to_on_demand() {
+    let pods = pods(3, |i| {
+        PodBuilder::new(&format!("p{i}"))
+            .cpu("500m")
+            .label("app", "test")
+            .anti_affinity(HOSTNAME, &[("app", "test")])
+            .node_selector(crate::model::labels::CAPACITY_RESERVATION_TYPE, "default")
+    });
+    let plan = solve_rounds(&input(
+        pods,
+        vec![pool_input(node_pool("default"), catalog(vec![]))],
+    ));
+    assert_eq!(
+        launches(&plan),
+        want(&[
+            (1, "small", "reserved", Some("cr-small")),
+            (2, "medium", "reserved", Some("cr-medium")),
+        ])
+    );
+    assert_eq!(plan.unschedulable.len(), 1, "{:?}", plan.unschedulable);
+}
+
+/// As above for `karpenter.k8s.aws/capacity-reservation-interruptible`: a pod requiring `"false"`
+/// is reserved capacity only, while `NotIn ["true"]` (which an absent label satisfies) also
+/// admits on-demand (`Requirements.IsCompatible` against the offerings' `DoesNotExist`).
+#[test]
+fn a_pod_requiring_non_interruptible_capacity_is_reserved_capacity_only() {
+    let only_reserved = pods(1, |_| {
+        PodBuilder::new("p")
+            .cpu("500m")
+            .node_selector(crate::model::labels::INSTANCE_TYPE, "large")
+            .node_selector(
+                crate::model::labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
+                "false",
+            )
+    });
+    let plan = solve_rounds(&input(
+        only_reserved,
+        vec![pool_input(node_pool("default"), catalog(vec![]))],
+    ));
+    assert!(launches(&plan).is_empty(), "{:?}", launches(&plan));
+    assert_eq!(plan.unschedulable.len(), 1);
+
+    let not_interruptible = pods(1, |_| {
+        PodBuilder::new("p")
+            .cpu("500m")
+            .node_selector(crate::model::labels::INSTANCE_TYPE, "large")
+            .required_term(&[(
+                crate::model::labels::CAPACITY_RESERVATION_INTERRUPTIBLE,
+                NotIn,
+                &["true"],
+            )])
+    });
+    let plan = solve_rounds(&input(
+        not_interruptible,
+        vec![pool_input(node_pool("default"), catalog(vec![]))],
+    ));
+    assert_eq!(launches(&plan), want(&[(1, "large", "on-demand", None)]));
+}
