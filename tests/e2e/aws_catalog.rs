@@ -114,9 +114,11 @@ fn live_catalog_matches_the_embedded_one_in_a_few_paginated_calls() {
         e.offerings.len(),
         "zones × capacity types"
     );
+    // The type's own zones: its offerings in the region's other zones are unavailable.
     let zones: Vec<&str> = l
         .offerings
         .iter()
+        .filter(|o| o.available)
         .map(|o| o.zone.as_str())
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()

@@ -48,6 +48,7 @@ mod least_privilege;
 mod life_line_by_line;
 mod moto;
 mod nodes;
+mod offer_line_by_line;
 mod pipes;
 mod placement_groups;
 mod plans;

@@ -48,8 +48,10 @@ pub(super) const CAPACITY_RESERVATION_TYPE: &str = "karpenter.k8s.aws/capacity-r
 
 /// Builds every instance type of the snapshot for `ctx`.
 ///
-/// Offerings: one per allowed offered zone and capacity type (`SupportedUsageClasses`
-/// ∩ {on-demand, spot}).
+/// Offerings: one per zone of the region and capacity type (`SupportedUsageClasses`
+/// ∩ {on-demand, spot}), available only in the type's zones — offered there, and reached by
+/// the class's subnets (`offering/base_resolver.go` `ResolveOfferings`: `allZones`,
+/// `itZones.Has(zone)`); the others keep their price, which prices a node running there.
 /// * **On-demand prices** are the snapshot's: the us-east-1 list prices, used as the estimate in
 ///   every region; in a live catalog, the region's from the Pricing API where it priced the type.
 /// * **Spot** offerings take the region's spot price of their (type, zone)
@@ -120,6 +122,7 @@ pub(super) fn aws_instance_types(
         }
         let offers = OfferingFacts {
             zones: &zones,
+            region_zones: &region.zones,
             capacity_types: &capacity_types,
             spot_prices: region.spot_prices.get(&facts.name),
             spot_priced_region: !region.spot_prices.is_empty(),
@@ -148,6 +151,9 @@ pub(super) fn aws_instance_types(
 pub(super) struct OfferingFacts<'a> {
     /// The allowed zones offering the type.
     pub(super) zones: &'a BTreeSet<&'a str>,
+    /// Every zone of the region (`allZones`: the zones any type is offered in): the type has an
+    /// on-demand and a spot offering in each, available only in `zones`.
+    pub(super) region_zones: &'a [String],
     /// `on-demand` and/or `spot`.
     pub(super) capacity_types: &'a [&'a str],
     /// The region's spot prices of the type, by zone.
@@ -275,6 +281,7 @@ pub(super) fn aws_instance_type(
 ) -> InstanceType {
     let OfferingFacts {
         zones,
+        region_zones,
         capacity_types,
         spot_prices,
         spot_priced_region,
@@ -296,14 +303,25 @@ pub(super) fn aws_instance_type(
     }
 
     let on_demand = facts.on_demand_price;
-    let offerings = zones
-        .iter()
+    // `base_resolver.go ResolveOfferings` l.96: an offering in every zone of `allZones`, available
+    // only in the type's zones (`itZones.Has(zone)`, the offered zones the subnets reach); the
+    // others still carry their price, which prices a node running there (`disruption/types.go
+    // resolveNodePrice`) and keeps it from `InstanceTypeNotFound` drift (`HasCompatible`).
+    let all_zones = region_zones.iter().map(String::as_str).chain(
+        // A snapshot whose `zones` miss an offered zone (a custom-written one): still offered.
+        zones
+            .iter()
+            .copied()
+            .filter(|z| !region_zones.iter().any(|r| r == z)),
+    );
+    let offerings = all_zones
         .flat_map(|zone| {
+            let offered = zones.contains(zone);
             capacity_types.iter().map(move |ct| {
                 // Spot: the zone's spot price once the region has spot prices, else the
                 // on-demand stand-in; without a price, a NodeOverlay's (`GetOverlayPrice`).
                 let price = match *ct {
-                    SPOT if spot_priced_region => spot_prices.and_then(|p| p.get(*zone).copied()),
+                    SPOT if spot_priced_region => spot_prices.and_then(|p| p.get(zone).copied()),
                     _ => on_demand,
                 }
                 .or(overlay_price);
@@ -311,7 +329,7 @@ pub(super) fn aws_instance_type(
                     zone: zone.to_string(),
                     capacity_type: ct.to_string(),
                     price: price.unwrap_or(0.0),
-                    available: compatible && price.is_some(),
+                    available: compatible && offered && price.is_some(),
                     reservation: None,
                     zone_id: None,
                 }
@@ -555,9 +573,9 @@ pub(super) fn reservation_requirements(r: &mut Requirements, offerings: &[Offeri
 /// The reserved offerings of the live reservations `ctx`'s selector terms select, added to the
 /// types they are for, as `aws v1.14.1: pkg/providers/instancetype/offering/
 /// reserved_capacity_resolver.go` does: priced at the on-demand price divided by
-/// [`RESERVED_PRICE_DIVISOR`], available while the reservation has instances left, is in one of
-/// the type's zones, is not expiring and the class can run the type
-/// ([`compatible_with_node_class`]); the type's requirements then admit capacity type
+/// [`RESERVED_PRICE_DIVISOR`], available while the class can run the type
+/// ([`compatible_with_node_class`]), the reservation has instances left, is in one of the type's
+/// zones and is not expiring; the type's requirements then admit capacity type
 /// `reserved` and name the reservations (`computeRequirements`). A reservation for a type the
 /// class does not see (not offered in its zones) adds nothing.
 pub(super) fn add_reserved_offerings(
@@ -584,19 +602,16 @@ pub(super) fn add_reserved_offerings(
             .ok()
             .map(|i| &facts.instance_types[i]);
         let on_demand = info.and_then(|f| f.on_demand_price);
-        // `ResolveOfferings` ANDs `IsCompatibleWithNodeClass` into a reserved offering's
-        // `Available` as the base offerings' (an AL2023 class and an `a1.*` reservation).
+        // `reserved_capacity_resolver.go` l.85: `isCompatibleWithNodeClass && …`.
         let compatible = info.is_none_or(|f| compatible_with_node_class(f, ctx));
-        let zones: BTreeSet<String> = t.offerings.iter().map(|o| o.zone.clone()).collect();
+        // `itZones`: the type's zones (its offerings also cover the region's other zones).
+        let zones = t.requirements.get(labels::ZONE);
         for r in mine {
             t.offerings.push(Offering {
                 zone: r.zone.clone(),
                 capacity_type: RESERVED.to_string(),
                 price: on_demand.map_or(0.0, |p| p / RESERVED_PRICE_DIVISOR),
-                available: compatible
-                    && r.capacity.count > 0
-                    && zones.contains(&r.zone)
-                    && !r.expiring,
+                available: compatible && r.capacity.count > 0 && zones.has(&r.zone) && !r.expiring,
                 reservation: Some(r.capacity.clone()),
                 zone_id: None,
             });

@@ -228,18 +228,24 @@ impl CustomCatalog {
                 }
                 // A reserved offering exists only for a reservation the node class selects
                 // (`status.capacityReservations` upstream, here resolved against the catalog).
+                // One in a zone the class's subnets do not reach is kept, unavailable, as the
+                // AWS provider lists it (`base_resolver.go` / `reserved_capacity_resolver.go`:
+                // `itZones.Has(zone)`), so a node running there keeps its price.
                 let mut offerings: Vec<Offering> = t
                     .offerings
                     .iter()
                     .zip(&t.reservations)
-                    .filter(|(o, r)| {
-                        ctx.zone_allowed(&o.zone)
-                            && r.as_ref()
-                                .is_none_or(|r| selected(ctx.capacity_reservations, r))
+                    .filter(|(_, r)| {
+                        r.as_ref()
+                            .is_none_or(|r| selected(ctx.capacity_reservations, r))
                     })
-                    .map(|(o, _)| o.clone())
+                    .map(|(o, _)| {
+                        let mut o = o.clone();
+                        o.available &= ctx.zone_allowed(&o.zone);
+                        o
+                    })
                     .collect();
-                if offerings.is_empty() {
+                if !offerings.iter().any(|o| ctx.zone_allowed(&o.zone)) {
                     return None;
                 }
                 let mut capacity = t.capacity.clone();
@@ -277,7 +283,7 @@ impl CustomCatalog {
                 };
                 Some(InstanceType {
                     name: t.name.clone(),
-                    requirements: t.requirements(family, &offerings),
+                    requirements: t.requirements(family, &offerings, ctx),
                     capacity,
                     overhead,
                     offerings,
@@ -291,7 +297,12 @@ impl CustomType {
     /// Labels as `In [value]`, zone and capacity type from the offerings, and — as for AWS
     /// types — `DoesNotExist` for GPU/accelerator counts the type does not have, so AMI
     /// variants and pods that avoid accelerators still match.
-    pub(super) fn requirements(&self, family: AmiFamily, offerings: &[Offering]) -> Requirements {
+    pub(super) fn requirements(
+        &self,
+        family: AmiFamily,
+        offerings: &[Offering],
+        ctx: &InstanceTypeContext,
+    ) -> Requirements {
         let mut r = Requirements::new();
         for (k, v) in &self.labels {
             if family.is_windows() && k == labels::OS && !self.explicit_os {
@@ -303,10 +314,13 @@ impl CustomType {
         if !self.labels.contains_key(labels::WINDOWS_BUILD) {
             put_opt(&mut r, labels::WINDOWS_BUILD, family.windows_build());
         }
+        // The zones the class's subnets reach (`types.go computeRequirements` `availableZones`).
         r.add(Requirement::new(
             labels::ZONE,
             Operator::In,
-            offerings.iter().map(|o| o.zone.clone()),
+            (offerings.iter())
+                .filter(|o| ctx.zone_allowed(&o.zone))
+                .map(|o| o.zone.clone()),
         ));
         r.add(Requirement::new(
             labels::CAPACITY_TYPE,
@@ -857,6 +871,34 @@ instanceTypes:
   - {zone: us-east-1a, capacityType: spot, price: 0.03}
   - {zone: us-east-1b, capacityType: on-demand, price: "0.077", available: false}
 "#;
+
+    /// As the live catalog (`aws v1.14.1: offering/base_resolver.go ResolveOfferings`:
+    /// `Available` needs `itZones.Has(zone)`): an offering in a zone the class's subnets do
+    /// not reach stays listed, unavailable and priced, and the type's zones are the reached
+    /// ones; a type with no offering in a reached zone is left out (s30-lineoffer; before, the
+    /// offering was dropped and a node running there was priced 0).
+    #[test]
+    fn an_offering_outside_the_subnet_zones_stays_listed_unavailable() {
+        let catalog = Catalog::from_custom_text("catalog.yaml", SPEC_EXAMPLE).unwrap();
+        let zones = vec!["us-east-1a".to_string()];
+        let mut ctx = InstanceTypeContext::new("anywhere", "AL2023");
+        ctx.zones = Some(&zones);
+        let types = catalog.instance_types(&ctx).unwrap();
+        let g = find(&types, "m6g.large");
+        assert_eq!(values(g, labels::ZONE), ["us-east-1a"]);
+        assert_eq!(values(g, labels::CAPACITY_TYPE), ["on-demand", "spot"]);
+        let b = g.offerings.iter().find(|o| o.zone == "us-east-1b").unwrap();
+        assert!(!b.available);
+        assert_eq!(b.price, 0.077);
+        let zones = vec!["us-east-1b".to_string()];
+        ctx.zones = Some(&zones);
+        let types = catalog.instance_types(&ctx).unwrap();
+        assert_eq!(
+            types.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            ["m6g.large"],
+            "c6a.2xlarge has no offering in us-east-1b"
+        );
+    }
 
     #[test]
     fn custom_catalog_in_the_spec_format_loads() {

@@ -197,16 +197,25 @@ impl<'a> InstanceTypeContext<'a> {
 /// `zone-id In [id]` on an offering whose zone has zone info; `types.go` `computeRequirements`:
 /// the ids of the type's available zones, and no requirement at all when there are none). A zone
 /// the subnets give no id while others have one gets the empty id, as upstream's `ZoneInfo`
-/// groups it (so a pod selecting a zone id never lands there).
-fn add_zone_ids(types: &mut [InstanceType], zone_ids: &BTreeMap<String, String>) {
+/// groups it (so a pod selecting a zone id never lands there). An offering in a zone the
+/// subnets do not reach has no zone id (`zonefound` false), and only the type's own zones
+/// (`availableZones`: offered and reached) bring their ids to its requirement.
+fn add_zone_ids(types: &mut [InstanceType], ctx: &InstanceTypeContext) {
+    let zone_ids = ctx.zone_ids;
     if zone_ids.is_empty() {
         return;
     }
     for t in types.iter_mut() {
         let mut ids = BTreeSet::new();
+        let zones = t.requirements.get(labels::ZONE);
         for o in &mut t.offerings {
+            if !ctx.zone_allowed(&o.zone) {
+                continue;
+            }
             let id = zone_ids.get(&o.zone).cloned().unwrap_or_default();
-            ids.insert(id.clone());
+            if zones.has(&o.zone) {
+                ids.insert(id.clone());
+            }
             o.zone_id = Some(id);
         }
         if !ids.is_empty() {
@@ -377,7 +386,7 @@ impl Catalog {
             }
             Source::Custom(custom) => custom.instance_types(ctx),
         };
-        add_zone_ids(&mut out, ctx.zone_ids);
+        add_zone_ids(&mut out, ctx);
         // `offering.go` `InjectOfferings`: the resolved group's id and partitions join every
         // type's requirements. Offerings are not expanded one per partition
         // (`placement_group_resolver.go`): each copy keeps its offering's price and

@@ -14,6 +14,13 @@ fn embedded_types(ctx: &InstanceTypeContext) -> Vec<InstanceType> {
         .expect("known region")
 }
 
+/// The offerings in the type's own zones (`itZones`): the others are listed unavailable
+/// (`base_resolver.go`: an offering in every zone of `allZones`).
+fn own(t: &InstanceType) -> Vec<&crate::model::instance_type::Offering> {
+    let zones = t.requirements.get(labels::ZONE);
+    t.offerings.iter().filter(|o| zones.has(&o.zone)).collect()
+}
+
 pub(super) fn find<'a>(types: &'a [InstanceType], name: &str) -> &'a InstanceType {
     types
         .iter()
@@ -80,7 +87,11 @@ fn c6a_2xlarge_in_us_east_1_on_al2() {
             "spot stands in at the on-demand price"
         );
     }
-    assert_eq!(t.offerings.len(), zones.len() * 2);
+    assert_eq!(own(t).len(), zones.len() * 2);
+    assert!(t
+        .offerings
+        .iter()
+        .all(|o| o.available == zones.contains(&o.zone)));
 }
 
 #[test]
@@ -342,7 +353,10 @@ fn zones_region_and_prices() {
     );
     let t = find(&types, "c6a.2xlarge");
     assert_eq!(values(t, labels::ZONE), subnets);
-    assert!(t.offerings.iter().all(|o| subnets.contains(&o.zone)));
+    assert!(t
+        .offerings
+        .iter()
+        .all(|o| o.available == subnets.contains(&o.zone)));
 
     let other = embedded_types(&InstanceTypeContext::new("us-west-2", "AL2023"));
     let t = find(&other, "c6a.2xlarge");
@@ -646,11 +660,11 @@ fn local_zones_are_offered_where_the_subnets_are() {
         "only the type offered in the local zone"
     );
     assert_eq!(values(&types[0], labels::ZONE), subnets);
-    assert_eq!(types[0].offerings.len(), 2);
+    assert_eq!(own(&types[0]).len(), 2);
     assert!(types[0]
         .offerings
         .iter()
-        .all(|o| o.available && o.zone == "us-east-1-bos-1a"));
+        .all(|o| o.available == (o.zone == "us-east-1-bos-1a")));
 }
 
 /// "Instance Type and NodeClass Compatibility › AMI Compatibility › should mark availability of
@@ -665,7 +679,7 @@ fn a1_types_are_unavailable_under_al2023() {
         let types = embedded_types(&ctx);
         let t = find(&types, "a1.medium").clone();
         assert!(!t.offerings.is_empty(), "{family}: offerings listed");
-        t.offerings.iter().map(|o| o.available).collect::<Vec<_>>()
+        own(&t).iter().map(|o| o.available).collect::<Vec<_>>()
     };
     assert!(a1("AL2023", None).iter().all(|a| !a), "AL2023");
     assert!(a1("AL2023", Some(ApiGeneration::V1)).iter().all(|a| !a));
@@ -674,10 +688,7 @@ fn a1_types_are_unavailable_under_al2023() {
         .iter()
         .all(|a| *a));
     let types = embedded_types(&InstanceTypeContext::new("us-east-1", "AL2023"));
-    assert!(find(&types, "m6g.medium")
-        .offerings
-        .iter()
-        .all(|o| o.available));
+    assert!(own(find(&types, "m6g.medium")).iter().all(|o| o.available));
 }
 
 /// "NodeOverlay Preview Instance Pricing": "should mark offerings as available when a NodeOverlay
@@ -698,7 +709,7 @@ fn an_overlay_price_makes_an_unpriced_type_available() {
     let types = catalog.instance_types(&ctx).unwrap();
     let m5 = find(&types, "m5.large");
     assert!(m5.offerings.iter().any(|o| o.capacity_type == SPOT));
-    assert!(m5.offerings.iter().all(|o| o.available && o.price == 98.32));
+    assert!(own(m5).iter().all(|o| o.available && o.price == 98.32));
     // A priced type keeps its own price.
     let prices = BTreeMap::from([("c6a.2xlarge".to_string(), 98.32)]);
     ctx.overlay_prices = &prices;
@@ -731,7 +742,7 @@ fn network_interfaces_decide_efa_capacity_max_pods_and_availability() {
     let unset = m6idn(None);
     assert_eq!(unset.capacity.pods, 394 * ONE);
     assert_eq!(unset.capacity.get(overhead::EFA), 2 * ONE);
-    assert!(unset.offerings.iter().all(|o| o.available));
+    assert!(own(&unset).iter().all(|o| o.available));
 
     let efa_on_card_1 = [ni(0, 0, false), ni(1, 0, true)];
     let t = m6idn(Some(&efa_on_card_1));
@@ -749,7 +760,7 @@ fn network_interfaces_decide_efa_capacity_max_pods_and_availability() {
     let efa_on_card_0 = [ni(0, 0, false), ni(0, 1, true)];
     let t = m6idn(Some(&efa_on_card_0));
     assert_eq!(t.capacity.pods, 345 * ONE);
-    assert!(t.offerings.iter().all(|o| o.available), "supported");
+    assert!(own(&t).iter().all(|o| o.available), "supported");
 
     let too_many_efas = [
         ni(0, 0, false),
@@ -1040,13 +1051,115 @@ fn live_reservations_become_reserved_offerings_of_the_classes_that_select_them()
         .all(|o| o.capacity_type != RESERVED));
 }
 
+/// `aws v1.14.1: pkg/providers/instancetype/offering/base_resolver.go` `ResolveOfferings`
+/// l.96-150: every type has an on-demand and a spot offering in each zone of `allZones` (the
+/// region's offered zones), priced, and available only in its own zones (`itZones.Has(zone)`:
+/// offered, and reached by the class's subnets); only zones with zone info (the subnets') carry
+/// a zone id, and the type's zone-id requirement lists its own zones' ids (`types.go`
+/// `computeRequirements`). Before s30-lineoffer the other zones had no offering, so a node
+/// running there was priced 0 (`disruption/types.go resolveNodePrice`) and never replaced.
+#[test]
+fn a_type_is_offered_unavailable_in_the_regions_other_zones_at_its_price() {
+    let zones = vec!["us-east-1a".to_string(), "us-east-1b".to_string()];
+    let ids: BTreeMap<String, String> = [("us-east-1a", "use1-az4"), ("us-east-1b", "use1-az6")]
+        .iter()
+        .map(|(z, id)| (z.to_string(), id.to_string()))
+        .collect();
+    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    ctx.zones = Some(&zones);
+    ctx.zone_ids = &ids;
+    let types = Catalog::embedded().unwrap().instance_types(&ctx).unwrap();
+    let m5 = find(&types, "m5.xlarge");
+    let on_demand: Vec<(&str, bool, f64, Option<&str>)> = (m5.offerings.iter())
+        .filter(|o| o.capacity_type == "on-demand")
+        .map(|o| (o.zone.as_str(), o.available, o.price, o.zone_id.as_deref()))
+        .collect();
+    assert_eq!(
+        on_demand,
+        [
+            ("us-east-1a", true, 0.192, Some("use1-az4")),
+            ("us-east-1b", true, 0.192, Some("use1-az6")),
+            ("us-east-1c", false, 0.192, None),
+            ("us-east-1d", false, 0.192, None),
+            ("us-east-1e", false, 0.192, None),
+            ("us-east-1f", false, 0.192, None),
+        ],
+        "m5.xlarge is offered in a, b, c, d and f; the subnets reach a and b"
+    );
+    assert_eq!(values(m5, labels::ZONE), ["us-east-1a", "us-east-1b"]);
+    assert_eq!(values(m5, labels::ZONE_ID), ["use1-az4", "use1-az6"]);
+    assert_eq!(
+        m5.offerings
+            .iter()
+            .filter(|o| o.capacity_type == "spot")
+            .count(),
+        6
+    );
+}
+
+/// `aws v1.14.1: pkg/providers/instancetype/offering/reserved_capacity_resolver.go`
+/// `ResolveOfferings`: a reserved offering is `Available` only when
+/// `compatibility.IsCompatibleWithNodeClass` holds, as the base offerings are. A class with
+/// `connectionTracking` cannot run the xen `m4.large`: its reservation is listed, not available
+/// (s30-lineoffer; before, the reservation stayed available and a plan launched into it).
+#[test]
+fn a_reservation_for_a_type_the_class_cannot_run_is_not_available() {
+    use crate::cloud::fake::FakeCloud;
+    use crate::cloud::reservations;
+    use crate::cloud::types::CapacityReservation;
+    use crate::model::instance_type::RESERVED;
+    use crate::model::reservation::CapacityReservationTerm;
+
+    let cloud = FakeCloud::new();
+    *cloud.reservations.borrow_mut() = ["m4.large", "m5.large"]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| CapacityReservation {
+            id: format!("cr-{i}"),
+            instance_type: t.to_string(),
+            zone: "us-east-1a".into(),
+            owner_id: "123456789012".into(),
+            instance_match_criteria: "targeted".into(),
+            reservation_type: "default".into(),
+            available: 2,
+            state: "active".into(),
+            ..CapacityReservation::default()
+        })
+        .collect();
+    let terms = vec![
+        CapacityReservationTerm {
+            id: Some("cr-0".into()),
+            ..CapacityReservationTerm::default()
+        },
+        CapacityReservationTerm {
+            id: Some("cr-1".into()),
+            ..CapacityReservationTerm::default()
+        },
+    ];
+    let found = reservations::list(&cloud, &[&terms], 1_000).unwrap();
+    let catalog = Catalog::embedded().unwrap().with_reservations(found);
+    let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
+    ctx.capacity_reservations = &terms;
+    let reserved = |ctx: &InstanceTypeContext, name: &str| -> Vec<bool> {
+        let types = catalog.instance_types(ctx).unwrap();
+        (find(&types, name).offerings.iter())
+            .filter(|o| o.capacity_type == RESERVED)
+            .map(|o| o.available)
+            .collect()
+    };
+    assert_eq!(reserved(&ctx, "m4.large"), [true]);
+    ctx.connection_tracking = true;
+    assert_eq!(reserved(&ctx, "m4.large"), [false], "xen: not compatible");
+    assert_eq!(reserved(&ctx, "m5.large"), [true], "nitro: compatible");
+}
+
 /// A reserved offering of a type the node class cannot run is listed but not available, as its
 /// on-demand and spot offerings: `aws v1.14.1: pkg/providers/instancetype/offering/
 /// reserved_capacity_resolver.go` `ResolveOfferings` ANDs `compatibility.IsCompatibleWithNodeClass`
 /// into `Available` as `base_resolver.go` does (here an AL2023 class and an `a1.large`
 /// reservation, `amiFamilyCheck`; a Bottlerocket class may use it).
 #[test]
-fn a_reservation_for_a_type_the_class_cannot_run_is_not_available() {
+fn an_a1_reservation_is_not_available_to_an_al2023_class() {
     use crate::cloud::fake::FakeCloud;
     use crate::cloud::reservations;
     use crate::cloud::types::CapacityReservation;
