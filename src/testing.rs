@@ -488,6 +488,7 @@ pub fn b1_input(count: usize) -> crate::scheduling::Input {
             claim_annotations: Default::default(),
             images: Vec::new(),
             not_ready: None,
+            unlaunched: Default::default(),
         }],
         ..Default::default()
     }
@@ -574,6 +575,7 @@ pub fn consolidation_input(
             claim_annotations: Default::default(),
             images: Vec::new(),
             not_ready: None,
+            unlaunched: Default::default(),
         })
         .collect();
     let release = Release::for_pools(&pools);

@@ -76,6 +76,21 @@ pub struct PoolInput {
     /// Why the pool is not Ready, when it is kept for its nodes only
     /// ([`PoolCause::NotReady`]): no NodeClaim is created for it.
     pub not_ready: Option<String>,
+    /// Its NodeClaims not launched yet (no provider id, so neither a node nor capacity in flight),
+    /// which a static pool's replicas count nonetheless.
+    pub unlaunched: Unlaunched,
+}
+
+/// A pool's NodeClaims without a provider id: Karpenter's cluster state counts each from its
+/// creation (`core v1.14.1: pkg/controllers/state/cluster.go` `UpdateNodeClaim` →
+/// `statenodepool.go` `UpdateNodeClaim`), so the static provisioner neither launches another for
+/// it nor exceeds `limits.nodes` while it resolves.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unlaunched {
+    /// Not being deleted: active.
+    pub active: i64,
+    /// Being deleted: counted against `limits.nodes` only.
+    pub deleting: i64,
 }
 
 /// One of a node class's AMIs and what it runs on (`status.amis[]`). A launch maps each type to

@@ -15,7 +15,9 @@
 //!   priced; capacity adds each extended resource no heavier overlay has set;
 //! - an overlay of the same weight as one that already changed the same offering's price, or the
 //!   same resource of the same type, conflicts and is not applied at all, in any pool (the
-//!   upstream `ValidationSucceeded=False` "Conflict").
+//!   upstream `ValidationSucceeded=False` "Conflict");
+//! - a static pool's types (`spec.replicas`) count for conflicts but are left unchanged: its
+//!   NodeClaims launch through `Create`, which the overlay store does not decorate.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -48,6 +50,14 @@ pub fn apply_overlays(pools: &mut [PoolInput], overlays: &[NodeOverlay]) -> Vec<
     let (updates, conflicts) = resolve(&view, overlays);
     for ((p, t), update) in updates {
         let pool = &mut pools[p];
+        // A static pool's NodeClaim is the bare template: `ToNodeClaim` adds no overlay-ordered
+        // type list nor overlay annotation to it (`core v1.14.1: scheduling/nodeclaimtemplate.go`)
+        // and `Create` is not the overlay store's (`cloudprovider/overlay/cloudprovider.go`
+        // decorates `GetInstanceTypes` only), so it launches at EC2's prices with the types'
+        // own capacity. Its types still count for conflicts (`resolve`), as the controller's.
+        if pool.pool.replicas.is_some() {
+            continue;
+        }
         let it = &mut pool.instance_types[t];
         // Recorded for the NodeClaims' `…-overlay-applied` annotations (`ClaimAnnotations`).
         if !update.prices.is_empty() {

@@ -82,27 +82,33 @@ fn missing_replicas(input: &Input, pool: &Pool<'_>, replicas: i64) -> i64 {
     {
         return 0;
     }
-    let (mut active, mut pending_disruption) = (0i64, 0i64);
+    let (mut active, mut pending_disruption, mut deleting) = (0i64, 0i64, 0i64);
     for n in input
         .existing_nodes
         .iter()
-        .filter(|n| !n.node.deleting)
         .filter(|n| n.node.labels.get(np.owner_label()) == Some(&np.name))
     {
-        if is_pending_disruption(&n.node) {
+        if n.node.deleting {
+            deleting += 1;
+        } else if is_pending_disruption(&n.node) {
             pending_disruption += 1;
         } else {
             active += 1;
         }
     }
+    // NodeClaims not launched yet are active (or deleting) too: no node stands for them.
+    active += pool.input.unlaunched.active;
+    deleting += pool.input.unlaunched.deleting;
     // `GetNodeCount`: nodes pending disruption count toward the replicas (their
     // replacements are on the way), but what is launched is counted from the active ones.
     if active + pending_disruption >= replicas {
         return 0;
     }
     let mut missing = replicas - active;
+    // `ReserveNodeCount`: the limit less every NodeClaim of the pool, deleting ones included
+    // (the pool's `usage` leaves those out, as the scheduler's `NodePoolResourcesFor` does).
     if let Some(limit) = np.limits.get("nodes") {
-        let left = (limit - pool.input.usage.get("nodes")) / 1000;
+        let left = limit / 1000 - (active + pending_disruption + deleting);
         missing = missing.min(left);
     }
     missing.max(0)

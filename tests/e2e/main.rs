@@ -66,6 +66,7 @@ mod scheduling_line_by_line;
 mod secrets;
 mod state_line_by_line;
 mod static_drift;
+mod static_line_by_line;
 mod status_line_by_line;
 mod support;
 mod sweep14;

@@ -78,6 +78,7 @@ fn pool_input(
         claim_annotations: Default::default(),
         images: Vec::new(),
         not_ready: None,
+        unlaunched: Default::default(),
     }
 }
 

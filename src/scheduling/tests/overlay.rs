@@ -417,3 +417,48 @@ fn an_overlay_selects_offerings_by_every_label_of_the_offering() {
         "zone and capacity type, as before"
     );
 }
+
+/// No upstream It; `core v1.14.1: pkg/cloudprovider/overlay/cloudprovider.go` decorates
+/// `GetInstanceTypes` only, and `scheduling/nodeclaimtemplate.go ToNodeClaim` gives a static
+/// NodeClaim neither the overlay-ordered types nor `karpenter.sh/price-overlay-applied`: the AWS
+/// provider's `Create` launches it at EC2's prices (`lowest-price`). A static pool's types keep
+/// their prices and capacity, while still counting for conflicts: an overlay of the same weight
+/// on the same offering is left out in the dynamic pool too. Before s30-linestatic the static
+/// pool's types were overlaid and its replica planned on the overlay's cheaper type.
+#[test]
+fn a_static_pools_types_are_not_overlaid_but_count_for_conflicts() {
+    let mut fixed = three_offerings().remove(0);
+    fixed.pool = node_pool("fixed");
+    fixed.pool.replicas = Some(1);
+    let mut pools = vec![fixed, three_offerings().remove(0)];
+    let mut capacity = overlay("capacity", 10, &[]);
+    capacity.capacity = Resources::from_pairs(&[("example.com/fuse", "4")]);
+    let conflicts = apply_overlays(
+        &mut pools,
+        &[
+            priced(overlay("cheap", 10, &[]), PriceChange::Set(0.5)),
+            capacity,
+        ],
+    );
+    assert!(conflicts.is_empty());
+    assert_eq!(prices(&pools), [1.02, 2.02, 4.02], "static: unchanged");
+    assert_eq!(
+        pools[0].instance_types[0].capacity.get("example.com/fuse"),
+        0
+    );
+    assert_eq!(prices(&pools[1..]), [0.5, 0.5, 0.5], "dynamic: overlaid");
+    assert!(pools[1].instance_types[0].capacity.get("example.com/fuse") > 0);
+
+    // Only the static pool has the type an overlay of weight 10 prices twice: still a conflict.
+    let mut fixed = three_offerings().remove(0);
+    fixed.pool.replicas = Some(1);
+    let mut pools = vec![fixed];
+    let conflicts = apply_overlays(
+        &mut pools,
+        &[
+            priced(overlay("a", 10, &[]), PriceChange::Set(0.5)),
+            priced(overlay("b", 10, &[]), PriceChange::Set(0.7)),
+        ],
+    );
+    assert_eq!(conflicts, ["a"]);
+}

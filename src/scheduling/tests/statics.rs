@@ -128,7 +128,9 @@ fn launches(replicas: i64, limit: Option<i64>, nodes: Vec<ExistingNode>) -> usiz
         pool.limits.insert("nodes".into(), l * 1000);
     }
     let mut pi = pool_input(pool, small_catalog());
-    pi.usage.set("nodes", nodes.len() as i64 * 1000);
+    // As `usecases/provisioning/input.rs pool_usage` sums it: deleting nodes left out.
+    let counted = nodes.iter().filter(|n| !n.node.deleting).count();
+    pi.usage.set("nodes", counted as i64 * 1000);
     let mut inp = input(vec![], vec![pi]);
     inp.existing_nodes = nodes;
     solve_rounds(&inp).node_claims.len()
@@ -279,5 +281,43 @@ fn reserve_node_count_grants_what_the_limit_leaves() {
     ];
     for (name, replicas, limit, nodes, granted) in cases {
         assert_eq!(launches(replicas, Some(limit), nodes), granted, "{name}");
+    }
+}
+
+/// `core v1.14.1: pkg/controllers/state/cluster.go` `UpdateNodeClaim` counts a NodeClaim in
+/// `NodePoolState` from its creation, provider id or not, and `static/provisioning/controller.go`
+/// `Reconcile` waits on `Synced` only before the first sync: a NodeClaim not launched yet is an
+/// active replica (and a deleting one counts against `limits.nodes`, `ReserveNodeCount`).
+/// Before s30-linestatic neither was counted: a static pool got a second NodeClaim for it.
+#[test]
+fn a_nodeclaim_not_launched_yet_is_a_static_pools_replica() {
+    let count = |replicas: i64, limit: Option<i64>, unlaunched: Unlaunched| {
+        let mut pool = static_pool("fixed", replicas);
+        if let Some(l) = limit {
+            pool.limits.insert("nodes".into(), l * 1000);
+        }
+        let mut pi = pool_input(pool, small_catalog());
+        pi.unlaunched = unlaunched;
+        let mut inp = input(vec![], vec![pi]);
+        inp.existing_nodes = vec![node_of("fixed", "a")];
+        solve_rounds(&inp).node_claims.len()
+    };
+    let u = |active, deleting| Unlaunched { active, deleting };
+    // (what, replicas, limit, unlaunched, launched)
+    let cases = [
+        ("none: 3 − 1", 3, None, u(0, 0), 2),
+        ("one launching: 3 − 2", 3, None, u(1, 0), 1),
+        ("two launching: none", 3, None, u(2, 0), 0),
+        ("a deleting one is no replica", 3, None, u(0, 1), 2),
+        (
+            "a deleting one takes a place under the limit",
+            3,
+            Some(3),
+            u(0, 1),
+            1,
+        ),
+    ];
+    for (name, replicas, limit, unlaunched, launched) in cases {
+        assert_eq!(count(replicas, limit, unlaunched), launched, "{name}");
     }
 }

@@ -13,11 +13,13 @@ use crate::api::Manifests;
 use crate::error::CommandError;
 use crate::model::instance_type::InstanceType;
 use crate::model::labels;
+use crate::model::nodeclaim::NodeClaim;
 use crate::model::nodepool::{ApiGeneration, NodeClass, NodePool};
 use crate::model::pod::Pod;
 use crate::model::resources::Resources;
 use crate::scheduling::{
     apply_overlays, overlay_conflicts, ClaimAnnotations, ExistingNode, Input, Options, PoolInput,
+    Unlaunched,
 };
 
 mod claims;
@@ -341,6 +343,7 @@ pub fn assemble(
             },
             images: class_images(&pool, &manifests.node_classes),
             not_ready: None,
+            unlaunched: unlaunched(&pool, &manifests.node_claims, &existing_nodes),
             pool,
         })
         .collect();
@@ -378,6 +381,32 @@ fn pool_usage<'n>(pool: &NodePool, nodes: impl Iterator<Item = &'n ExistingNode>
     } else {
         usage.max(&pool.status_resources)
     }
+}
+
+/// `pool`'s NodeClaims without a provider id that no node of the input stands for (this tool's
+/// own launch in flight is one, named by its NodeClaim): a static pool's replicas count them
+/// (`core v1.14.1: pkg/controllers/state/cluster.go` `UpdateNodeClaim`; the static provisioner
+/// does not wait for them to resolve, `static/provisioning/controller.go` `Reconcile` checks
+/// `Synced` only before the first sync).
+fn unlaunched(pool: &NodePool, claims: &[NodeClaim], nodes: &[ExistingNode]) -> Unlaunched {
+    let stands_for = |c: &NodeClaim| {
+        nodes
+            .iter()
+            .any(|e| e.node.name == c.name || e.node.labels.get(labels::HOSTNAME) == Some(&c.name))
+    };
+    claims
+        .iter()
+        .filter(|c| c.nodepool.as_deref() == Some(pool.name.as_str()))
+        .filter(|c| c.provider_id.as_deref().is_none_or(str::is_empty))
+        .filter(|c| !stands_for(c))
+        .fold(Unlaunched::default(), |mut u, c| {
+            if c.deleting {
+                u.deleting += 1;
+            } else {
+                u.active += 1;
+            }
+            u
+        })
 }
 
 /// A node's capacity plus `nodes: 1`, for `limits.nodes`.
