@@ -81,6 +81,7 @@ pub fn region_hint(global: &GlobalArgs) -> Option<String> {
     let path = global
         .kubeconfig
         .as_ref()
+        .filter(|p| !p.is_empty())
         .map(PathBuf::from)
         .or_else(|| {
             std::env::var_os("KUBECONFIG")
@@ -89,7 +90,8 @@ pub fn region_hint(global: &GlobalArgs) -> Option<String> {
         })
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".kube/config")))?;
     let text = std::fs::read_to_string(path).ok()?;
-    eks_region(&text, global.context.as_deref())
+    // An empty flag is one not given, as kubectl takes it (src/k8s/config.rs `without_empty`).
+    eks_region(&text, global.context.as_deref().filter(|c| !c.is_empty()))
         .map(|r| format!("the kubeconfig's EKS cluster is in {r}: --region {r}"))
 }
 

@@ -26,6 +26,7 @@ pub struct KubeClient {
     retry: ReadRetry,
     server: String,
     credential_plugin: Option<String>,
+    install_hint: Option<String>,
     requests: AtomicU64,
     gate: Option<WriteGate>,
     last_read: Option<LastRead>,
@@ -57,6 +58,12 @@ impl KubeClient {
             ))
             .map_err(|e| ClusterError::Config(one_line(&e)))?;
         config.default_namespace = target.namespace.clone();
+        // kubectl's proxy choice, not kube-rs's (src/k8s/proxy.rs).
+        config.proxy_url = match target.proxy.as_deref().map(str::parse::<http::Uri>) {
+            None => None,
+            Some(Ok(uri)) => Some(uri),
+            Some(Err(e)) => return Err(ClusterError::Config(format!("proxy: {e}"))),
+        };
         config.read_timeout = target.request_timeout;
         if target.request_timeout.is_some() {
             config.reset_reader_on_write = true;
@@ -68,7 +75,7 @@ impl KubeClient {
             let _guard = runtime.enter();
             kube::Client::try_from(config).map_err(|e| ClusterError::Transport {
                 server: server.clone(),
-                message: describe(&e, target.credential_plugin.as_deref()),
+                message: describe(&e, &target.plugin()),
             })?
         };
         Ok(KubeClient {
@@ -77,6 +84,7 @@ impl KubeClient {
             retry: ReadRetry::DEFAULT,
             server,
             credential_plugin: target.credential_plugin.clone(),
+            install_hint: target.install_hint.clone(),
             requests: AtomicU64::new(0),
             gate: None,
             last_read: None,
@@ -155,7 +163,11 @@ impl KubeClient {
         // A credential plugin that fails is the kubeconfig's problem, not the network's: told
         // as such, and never retried (running it again would fail the same way).
         let transport = |e: kube::Error| {
-            let message = describe(&e, self.credential_plugin.as_deref());
+            let plugin = Plugin {
+                command: self.credential_plugin.as_deref(),
+                install_hint: self.install_hint.as_deref(),
+            };
+            let message = describe(&e, &plugin);
             if auth_error(&e).is_some() {
                 ClusterError::Config(message)
             } else {
@@ -292,7 +304,7 @@ pub(crate) fn one_line(e: &dyn std::error::Error) -> String {
 /// A kube error on one line. A credential plugin's failure is told by its command and exit
 /// status only: kube-rs's own message quotes the plugin's environment and arguments and
 /// everything it printed — the token too.
-fn describe(e: &kube::Error, plugin: Option<&str>) -> String {
+fn describe(e: &kube::Error, plugin: &Plugin) -> String {
     match auth_error(e) {
         Some(auth) => credential_error(auth, plugin),
         None => one_line(e),
@@ -311,8 +323,27 @@ fn auth_error(e: &kube::Error) -> Option<&AuthError> {
     None
 }
 
-fn credential_error(e: &AuthError, plugin: Option<&str>) -> String {
-    let plugin = plugin.map_or_else(
+/// The kubeconfig user's exec credential plugin, as its errors name it.
+#[derive(Default)]
+pub(crate) struct Plugin<'a> {
+    /// `exec.command`.
+    pub command: Option<&'a str>,
+    /// `exec.installHint`.
+    pub install_hint: Option<&'a str>,
+}
+
+impl ClusterTarget {
+    fn plugin(&self) -> Plugin<'_> {
+        Plugin {
+            command: self.credential_plugin.as_deref(),
+            install_hint: self.install_hint.as_deref(),
+        }
+    }
+}
+
+fn credential_error(e: &AuthError, plugin: &Plugin) -> String {
+    let hint = plugin.install_hint;
+    let plugin = plugin.command.map_or_else(
         || "the kubeconfig's credential plugin".to_string(),
         |command| format!("credential plugin {command:?}"),
     );
@@ -322,7 +353,24 @@ fn credential_error(e: &AuthError, plugin: Option<&str>) -> String {
         AuthError::AuthExecRun { out, .. } => {
             format!("{plugin} failed ({}); {UNSHOWN}", out.status)
         }
-        AuthError::AuthExecStart(io) => format!("cannot run {plugin}: {io}"),
+        // Not installed: the kubeconfig's `installHint` says how to get it, as kubectl shows it
+        // (client-go `plugin/pkg/client/auth/exec/exec.go` `refreshCredsLocked`: on
+        // `exec.ErrNotFound` the hint follows; `cleanANSIEscapeCodes` — here every control
+        // character and line break becomes a space). The hint is the kubeconfig author's text,
+        // not a credential.
+        AuthError::AuthExecStart(io) => {
+            match hint.filter(|_| io.kind() == std::io::ErrorKind::NotFound) {
+                Some(hint) => {
+                    let hint: String = hint
+                        .chars()
+                        .map(|c| if c.is_control() { ' ' } else { c })
+                        .collect();
+                    let hint = hint.split_whitespace().collect::<Vec<_>>().join(" ");
+                    format!("cannot run {plugin}: {io}; {hint}")
+                }
+                None => format!("cannot run {plugin}: {io}"),
+            }
+        }
         AuthError::AuthExecParse(_) | AuthError::ExecPluginFailed => {
             format!("{plugin} printed no usable ExecCredential; {UNSHOWN}")
         }
@@ -541,7 +589,11 @@ mod tests {
             auth_error(&e).is_some(),
             "told as the kubeconfig's, never retried"
         );
-        let got = describe(&e, Some("aws"));
+        let aws = Plugin {
+            command: Some("aws"),
+            install_hint: Some("planted hint"),
+        };
+        let got = describe(&e, &aws);
         assert_eq!(
             got,
             format!("credential plugin \"aws\" failed (exit status: 3); what it printed is not shown, as it may hold credentials: run it yourself to see why")
@@ -550,8 +602,33 @@ mod tests {
             std::io::ErrorKind::NotFound,
         )));
         assert_eq!(
-            describe(&missing, None),
+            describe(&missing, &Plugin::default()),
             "cannot run the kubeconfig's credential plugin: entity not found"
+        );
+    }
+
+    #[test]
+    fn a_credential_plugin_that_is_not_installed_is_told_with_its_install_hint() {
+        // client-go exec.go `refreshCredsLocked`: on exec.ErrNotFound the installHint follows.
+        let missing = || {
+            kube::Error::Auth(AuthError::AuthExecStart(std::io::Error::from(
+                std::io::ErrorKind::NotFound,
+            )))
+        };
+        let plugin = Plugin {
+            command: Some("aws-iam-authenticator"),
+            install_hint: Some("\u{1b}[1mInstall it:\n  brew install aws-iam-authenticator\n"),
+        };
+        assert_eq!(
+            describe(&missing(), &plugin),
+            "cannot run credential plugin \"aws-iam-authenticator\": entity not found; [1mInstall it: brew install aws-iam-authenticator"
+        );
+        let denied = kube::Error::Auth(AuthError::AuthExecStart(std::io::Error::from(
+            std::io::ErrorKind::PermissionDenied,
+        )));
+        assert!(
+            !describe(&denied, &plugin).contains("brew"),
+            "only when it is missing"
         );
     }
 }

@@ -19,11 +19,12 @@ use kube::config::{
     NamedContext,
 };
 
+use super::proxy::{self, ProxyEnv};
 use super::ClusterError;
 use crate::cloud::launch::ClusterInfo;
 use crate::cloud::userdata::base64_encode;
-use crate::disruption::time::parse_duration_flag;
 use crate::error::redact;
+use crate::model::time::parse_go_duration;
 
 /// The API request timeout when `--request-timeout` is not given: a request that receives
 /// nothing for this long fails (and is retried when it was a read).
@@ -50,6 +51,26 @@ pub struct KubeFlags {
     pub cluster_endpoint: Option<String>,
 }
 
+impl KubeFlags {
+    /// The flags with every empty value taken as not given: kubectl (client-go's
+    /// `DirectClientConfig.getContextName`/`getClusterName`/`getAuthInfoName`, `Namespace`, and
+    /// `ClientConfigLoadingRules.ExplicitPath`) tests each with `len(…) != 0`, so
+    /// `--context "$UNSET"` means the current context, not a context named "".
+    pub fn without_empty(&self) -> KubeFlags {
+        let given = |v: &Option<String>| v.clone().filter(|v| !v.is_empty());
+        KubeFlags {
+            kubeconfig: given(&self.kubeconfig),
+            context: given(&self.context),
+            cluster: given(&self.cluster),
+            user: given(&self.user),
+            namespace: given(&self.namespace),
+            request_timeout: given(&self.request_timeout),
+            cluster_name: given(&self.cluster_name),
+            cluster_endpoint: given(&self.cluster_endpoint),
+        }
+    }
+}
+
 /// Where the ServiceAccount's `token`, `ca.crt` and `namespace` are mounted in every pod.
 pub const IN_CLUSTER_DIR: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 /// The variable that points elsewhere than [`IN_CLUSTER_DIR`] (tests run the binary with a
@@ -71,6 +92,8 @@ pub struct Environment {
     pub service_port: Option<String>,
     /// The mounted ServiceAccount ([`SERVICE_ACCOUNT_DIR`], else [`IN_CLUSTER_DIR`]).
     pub service_account_dir: std::path::PathBuf,
+    /// `HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`.
+    pub proxy: ProxyEnv,
 }
 
 impl Environment {
@@ -85,6 +108,7 @@ impl Environment {
             service_account_dir: std::env::var_os(SERVICE_ACCOUNT_DIR)
                 .filter(|v| !v.is_empty())
                 .map_or_else(|| IN_CLUSTER_DIR.into(), std::path::PathBuf::from),
+            proxy: ProxyEnv::current(),
         }
     }
 }
@@ -113,7 +137,7 @@ pub enum Source {
 impl Source {
     /// The source `flags` and `env` select; an error when there is none.
     pub fn choose(flags: &KubeFlags, env: &Environment) -> Result<Source, ClusterError> {
-        if let Some(path) = &flags.kubeconfig {
+        if let Some(path) = flags.kubeconfig.as_ref().filter(|p| !p.is_empty()) {
             return Ok(Source::Flag(path.into()));
         }
         if let Some(value) = &env.kubeconfig {
@@ -169,6 +193,11 @@ pub struct ClusterTarget {
     pub context: String,
     /// The user's exec credential plugin (`aws`, `aws-iam-authenticator`, …), if it has one.
     pub credential_plugin: Option<String>,
+    /// The plugin's `installHint`, told when the plugin is not installed (client-go
+    /// `plugin/pkg/client/auth/exec` `Authenticator.refreshCredsLocked`, `exec.ErrNotFound`).
+    pub install_hint: Option<String>,
+    /// The proxy the API server is reached through, as kubectl chooses it ([`proxy::choose`]).
+    pub proxy: Option<String>,
     /// The cluster's identity for node bootstrap.
     pub info: ClusterInfo,
 }
@@ -185,6 +214,7 @@ impl ClusterTarget {
         global: &KubeFlags,
         env: &Environment,
     ) -> Result<ClusterTarget, ClusterError> {
+        let global = &global.without_empty();
         let source = Source::choose(global, env)?;
         let kubeconfig = source.load(global)?;
         remember_credentials(&kubeconfig);
@@ -216,11 +246,22 @@ impl ClusterTarget {
                     "cluster {cluster_entry:?} is not in the kubeconfig"
                 ))
             })?;
-        let exec = user_entry
+        // `--user` names an entry that must exist (client-go `getAuthInfo`: "auth info %q does
+        // not exist" when the name is an override); kube-rs would connect anonymously instead.
+        // A context's own user may be missing: then no credentials, in both.
+        if let Some(user) = &global.user {
+            if !kubeconfig.auth_infos.iter().any(|a| &a.name == user) {
+                return Err(ClusterError::Config(format!(
+                    "user {user:?} (--user) is not in the kubeconfig"
+                )));
+            }
+        }
+        let auth = user_entry
             .as_ref()
             .and_then(|u| kubeconfig.auth_infos.iter().find(|a| &a.name == u))
-            .and_then(|a| a.auth_info.as_ref())
-            .and_then(|a| a.exec.as_ref());
+            .and_then(|a| a.auth_info.as_ref());
+        let exec = auth.and_then(|a| a.exec.as_ref());
+        let install_hint = exec.and_then(|e| e.install_hint.clone());
         let exec_args: Vec<String> = exec.and_then(|e| e.args.clone()).unwrap_or_default();
         let credential_plugin = exec.and_then(|e| e.command.clone());
         let name = global
@@ -242,11 +283,24 @@ impl ClusterTarget {
                 .map_err(|e| ClusterError::Config(format!("certificate-authority {path}: {e}")))?,
             (None, None) => String::new(),
         };
+        let server = cluster.server.clone().unwrap_or_default();
+        let proxy = proxy::choose(&server, cluster.proxy_url.as_deref(), &env.proxy)
+            .map_err(|e| ClusterError::Config(format!("cluster {cluster_entry:?}: {e}")))?;
+        if let Some(password) = proxy
+            .as_deref()
+            .and_then(|p| p.split_once("://"))
+            .and_then(|(_, rest)| rest.split('/').next()?.rsplit_once('@'))
+            .and_then(|(userinfo, _)| userinfo.split_once(':'))
+            .map(|(_, password)| password)
+            .filter(|p| !p.is_empty())
+        {
+            redact::remember(password);
+        }
         let request_timeout = match &global.request_timeout {
             // Without a limit a stalled API server hangs a `--watch` loop (and its lease renewals)
             // for ever; unlike kubectl we default to one (docs/conventions.md §1.5).
             None => Some(DEFAULT_REQUEST_TIMEOUT),
-            Some(text) => match parse_duration_flag(text) {
+            Some(text) => match parse_request_timeout(text) {
                 Some(d) if d.is_zero() => None,
                 Some(d) => Some(d),
                 None => {
@@ -260,7 +314,9 @@ impl ClusterTarget {
             namespace: global
                 .namespace
                 .clone()
-                .or(named.namespace.clone())
+                // An empty context namespace is none (client-go `DirectClientConfig.Namespace`:
+                // `len(configContext.Namespace) == 0` → "default").
+                .or(named.namespace.clone().filter(|n| !n.is_empty()))
                 .unwrap_or_else(|| "default".to_string()),
             options: KubeConfigOptions {
                 context: Some(context.clone()),
@@ -278,8 +334,24 @@ impl ClusterTarget {
             request_timeout,
             context,
             credential_plugin,
+            install_hint,
+            proxy,
         })
     }
+}
+
+/// `--request-timeout` as kubectl reads it (client-go `tools/clientcmd/helpers.go` `ParseTimeout`):
+/// a non-negative whole number is seconds, else a Go duration to the nanosecond (`500ms` is half
+/// a second, not zero — which would mean no timeout at all). A negative duration is refused.
+pub fn parse_request_timeout(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    if let Ok(seconds) = text.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    parse_go_duration(text)
+        .ok()
+        .and_then(|nanos| u64::try_from(nanos).ok())
+        .map(Duration::from_nanos)
 }
 
 /// Every credential the kubeconfig holds — tokens (also in `tokenFile`s), passwords, client
@@ -336,7 +408,11 @@ fn read(path: &Path) -> Result<Kubeconfig, ClusterError> {
 fn read_variable(value: &std::ffi::OsStr) -> Result<Kubeconfig, ClusterError> {
     let mut merged: Option<Kubeconfig> = None;
     for path in std::env::split_paths(value).filter(|p| p.exists()) {
-        let next = read(&path)?;
+        let mut next = read(&path)?;
+        // The first file to set `current-context` to something wins; `current-context: ""`
+        // (what `kubectl config` writes in a new file) sets nothing (client-go
+        // `ClientConfigLoadingRules.Load` merges with mergo, which skips empty values).
+        next.current_context = next.current_context.filter(|c| !c.is_empty());
         merged = Some(match merged {
             None => next,
             Some(m) => m
@@ -514,6 +590,7 @@ mod tests {
             service_host: Some("10.100.0.1".into()),
             service_port: Some("443".into()),
             service_account_dir: sa,
+            proxy: ProxyEnv::default(),
         }
     }
 
@@ -701,5 +778,169 @@ mod tests {
         assert_eq!(timeout(Some("5s")).unwrap(), Some(Duration::from_secs(5)));
         assert_eq!(timeout(Some("0")).unwrap(), None);
         assert!(timeout(Some("soon")).is_err());
+    }
+
+    /// A kubeconfig with contexts `a` (cluster `a`, user `a`, namespace `team-a`) and `b`
+    /// (namespace `""`), users `a` and `b`, written to `dir/name`; `current` as current-context.
+    fn two_contexts(dir: &Path, name: &str, current: &str, server: &str) -> std::path::PathBuf {
+        let path = dir.join(name);
+        std::fs::write(
+            &path,
+            format!(
+                "apiVersion: v1\nkind: Config\ncurrent-context: \"{current}\"\ncontexts:\n- name: a\n  context: {{cluster: a, user: a, namespace: team-a}}\n- name: b\n  context: {{cluster: a, user: b, namespace: \"\"}}\nclusters:\n- name: a\n  cluster: {{server: \"{server}\"}}\nusers:\n- name: a\n  user: {{token: planted-a}}\n- name: b\n  user: {{}}\n"
+            ),
+        )
+        .unwrap();
+        path
+    }
+
+    fn with_kubeconfig(path: &Path) -> KubeFlags {
+        KubeFlags {
+            kubeconfig: Some(path.to_string_lossy().into_owned()),
+            ..KubeFlags::default()
+        }
+    }
+
+    #[test]
+    fn an_empty_flag_is_a_flag_not_given_as_kubectl_takes_it() {
+        // client-go DirectClientConfig.getContextName/getAuthInfoName/getClusterName and
+        // Namespace test `len(…) != 0`; ClientConfigLoadingRules.Load an empty ExplicitPath.
+        let dir = scratch("empty-flags");
+        let path = two_contexts(&dir, "config", "a", "https://127.0.0.1:6443");
+        let env = Environment {
+            kubeconfig: Some(path.clone().into_os_string()),
+            ..Environment::default()
+        };
+        let empty = KubeFlags {
+            kubeconfig: Some(String::new()),
+            context: Some(String::new()),
+            cluster: Some(String::new()),
+            user: Some(String::new()),
+            namespace: Some(String::new()),
+            request_timeout: Some(String::new()),
+            ..KubeFlags::default()
+        };
+        let target = ClusterTarget::from_flags_in(&empty, &env).unwrap();
+        assert_eq!(target.context, "a", "the current context");
+        assert_eq!(target.namespace, "team-a", "the context's namespace");
+        assert_eq!(target.options.cluster, None);
+        assert_eq!(target.options.user, None);
+        assert_eq!(target.request_timeout, Some(DEFAULT_REQUEST_TIMEOUT));
+    }
+
+    #[test]
+    fn a_user_flag_naming_no_user_is_refused_but_a_contexts_missing_user_is_anonymous() {
+        // client-go DirectClientConfig.getAuthInfo: `auth info %q does not exist` when the name
+        // is an override (required); a context's own missing user is an empty AuthInfo.
+        let dir = scratch("user");
+        let path = two_contexts(&dir, "config", "a", "https://127.0.0.1:6443");
+        let flags = KubeFlags {
+            user: Some("typo".into()),
+            ..with_kubeconfig(&path)
+        };
+        let err = ClusterTarget::from_flags_in(&flags, &Environment::default())
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            err.contains("user \"typo\" (--user) is not in the kubeconfig"),
+            "{err}"
+        );
+        let flags = KubeFlags {
+            user: Some("b".into()),
+            ..with_kubeconfig(&path)
+        };
+        let target = ClusterTarget::from_flags_in(&flags, &Environment::default()).unwrap();
+        assert_eq!(target.options.user.as_deref(), Some("b"));
+        let text = std::fs::read_to_string(&path).unwrap().replace(
+            "{cluster: a, user: a, namespace: team-a}",
+            "{cluster: a, user: gone}",
+        );
+        std::fs::write(&path, text).unwrap();
+        assert!(
+            ClusterTarget::from_flags_in(&with_kubeconfig(&path), &Environment::default()).is_ok()
+        );
+    }
+
+    #[test]
+    fn an_empty_current_context_in_the_first_kubeconfig_does_not_hide_the_next_ones() {
+        // client-go ClientConfigLoadingRules.Load: the first file to *set* a value wins (mergo
+        // skips empty values); kube-rs's merge keeps the first `Some("")`.
+        let dir = scratch("merge");
+        let first = two_contexts(&dir, "first", "", "https://127.0.0.1:6443");
+        let second = two_contexts(&dir, "second", "b", "https://127.0.0.1:7443");
+        let env = Environment {
+            kubeconfig: Some(
+                std::env::join_paths([&first, &dir.join("missing"), &second]).unwrap(),
+            ),
+            ..Environment::default()
+        };
+        let target = ClusterTarget::from_flags_in(&KubeFlags::default(), &env).unwrap();
+        assert_eq!(target.context, "b");
+        assert_eq!(
+            target.info.endpoint, "https://127.0.0.1:6443",
+            "the first file's cluster `a` wins"
+        );
+        assert_eq!(
+            target.namespace, "default",
+            "an empty context namespace is none"
+        );
+    }
+
+    #[test]
+    fn a_request_timeout_is_read_to_the_nanosecond_as_kubectl_reads_it() {
+        // client-go tools/clientcmd/helpers.go ParseTimeout.
+        let t = parse_request_timeout;
+        assert_eq!(t("500ms"), Some(Duration::from_millis(500)), "not 0 = none");
+        assert_eq!(t("1.5s"), Some(Duration::from_millis(1500)));
+        assert_eq!(t("90"), Some(Duration::from_secs(90)));
+        assert_eq!(t("1m30s"), Some(Duration::from_secs(90)));
+        assert_eq!(t("0"), Some(Duration::ZERO));
+        assert_eq!(t("-1s"), None);
+        assert_eq!(t("1.5"), None, "a number with a fraction needs a unit");
+        assert_eq!(t("soon"), None);
+    }
+
+    #[test]
+    fn the_proxy_is_kubectls_choice() {
+        let dir = scratch("proxy");
+        let corp = ProxyEnv {
+            https: Some("http://alice:planted-proxy-pass@corp:3128".into()),
+            ..ProxyEnv::default()
+        };
+        let env = Environment {
+            proxy: corp.clone(),
+            ..Environment::default()
+        };
+        let local = two_contexts(&dir, "local", "a", "https://127.0.0.1:6443");
+        let target = ClusterTarget::from_flags_in(&with_kubeconfig(&local), &env).unwrap();
+        assert_eq!(target.proxy, None, "loopback is never proxied");
+        let remote = two_contexts(&dir, "remote", "a", "https://k8s.example.com");
+        let target = ClusterTarget::from_flags_in(&with_kubeconfig(&remote), &env).unwrap();
+        assert_eq!(target.proxy, corp.https);
+        assert_eq!(
+            crate::error::redact::redact("via planted-proxy-pass"),
+            "via [redacted]",
+            "the proxy's password is remembered for redaction"
+        );
+        let exempt = Environment {
+            proxy: ProxyEnv {
+                no_proxy: Some("example.com".into()),
+                ..corp
+            },
+            ..Environment::default()
+        };
+        let target = ClusterTarget::from_flags_in(&with_kubeconfig(&remote), &exempt).unwrap();
+        assert_eq!(target.proxy, None, "NO_PROXY names the server");
+        let text = std::fs::read_to_string(&remote).unwrap().replace(
+            "server: \"https://k8s.example.com\"",
+            "server: \"https://k8s.example.com\", proxy-url: \"ftp://jump\"",
+        );
+        std::fs::write(&remote, text).unwrap();
+        let err = ClusterTarget::from_flags_in(&with_kubeconfig(&remote), &exempt)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(err.contains("unsupported scheme \"ftp\""), "{err}");
     }
 }

@@ -15,6 +15,7 @@ pub mod config;
 #[doc(hidden)]
 pub mod fake;
 pub mod ops;
+pub mod proxy;
 pub mod snapshot;
 
 use std::fmt;

@@ -42,6 +42,7 @@ mod faults;
 mod ice_memory;
 mod in_cluster;
 mod injection;
+mod kcfg_line_by_line;
 mod krew;
 mod lease;
 mod least_privilege;

@@ -10,14 +10,15 @@ use serde_json::Value;
 use crate::support::{fixture, Run};
 use crate::test_cluster::{Config, TestCluster};
 
-struct Kube {
+/// A loopback cluster and its kubeconfig (also `kcfg_line_by_line`'s).
+pub(crate) struct Kube {
     _cluster: TestCluster,
-    dir: PathBuf,
-    kubeconfig: PathBuf,
+    pub(crate) dir: PathBuf,
+    pub(crate) kubeconfig: PathBuf,
 }
 
 impl Kube {
-    fn start(test: &str) -> Kube {
+    pub(crate) fn start(test: &str) -> Kube {
         let cluster = TestCluster::start(Config::default()).expect("start test cluster");
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
             .join("nodes")
@@ -33,7 +34,7 @@ impl Kube {
         }
     }
 
-    fn kubectl(&self, args: &[&str]) -> String {
+    pub(crate) fn kubectl(&self, args: &[&str]) -> String {
         let out = Command::new(std::env::var("KUBECTL").unwrap_or_else(|_| "kubectl".into()))
             .args(args)
             .env("KUBECONFIG", &self.kubeconfig)
