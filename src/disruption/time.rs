@@ -39,13 +39,18 @@ pub fn parse_duration(text: &str) -> Result<i64, TimeError> {
         .map_err(|_| TimeError::Duration(text.to_string()))
 }
 
-/// A duration flag (`--timeout`, `--request-timeout`): a Go duration (`10m`, `1h30m`) or a
-/// plain number of seconds.
+/// A duration flag (`--timeout`, `--wait-for-lease`): a Go duration (`10m`, `1h30m`,
+/// `500ms`, read to the nanosecond as kubectl reads its own duration flags — `500ms` is not
+/// rounded down to 0) or a plain number of seconds; never negative.
 pub fn parse_duration_flag(text: &str) -> Option<Duration> {
-    parse_duration(text)
+    let s = text.trim();
+    if s.starts_with('-') {
+        return None;
+    }
+    crate::model::time::parse_go_duration(s)
         .ok()
-        .or_else(|| text.trim().parse::<i64>().ok().filter(|n| *n >= 0))
-        .map(|secs| Duration::from_secs(secs.unsigned_abs()))
+        .map(|nanos| Duration::from_nanos(nanos.unsigned_abs()))
+        .or_else(|| s.parse::<u64>().ok().map(Duration::from_secs))
 }
 
 /// A parsed five-field schedule: one bit per allowed value.
@@ -282,6 +287,16 @@ mod tests {
                 "{text:?}"
             );
         }
+        // Sub-second flags are kept, not rounded down to 0 (`--timeout 500ms` is no "none";
+        // noticed by s30-linekcfg beside `--request-timeout`).
+        assert_eq!(
+            parse_duration_flag("500ms"),
+            Some(Duration::from_millis(500))
+        );
+        assert_eq!(
+            parse_duration_flag("1.5s"),
+            Some(Duration::from_millis(1500))
+        );
     }
 
     #[test]
