@@ -250,9 +250,12 @@ pub fn kube_reserved_cpu_milli(cpu: i64) -> i64 {
         .sum()
 }
 
-/// kube-reserved memory for `pods` pods: `11 × pods + 255` MiB, in milli-bytes.
+/// kube-reserved memory for `pods` pods: `11 × pods + 255` MiB, in milli-bytes (saturating: a
+/// custom catalog may declare a pod capacity no node has, and that must not panic or wrap).
 pub fn kube_reserved_memory(pods: i64) -> i64 {
-    (11 * pods + 255) * MIB
+    pods.saturating_mul(11)
+        .saturating_add(255)
+        .saturating_mul(MIB)
 }
 
 /// The pod count that sizes kube-reserved memory: the ENI-limited count (ignoring `maxPods` and
@@ -363,7 +366,7 @@ pub fn eviction_signal(capacity: i64, value: &str) -> Option<i64> {
             .filter(|p: &f64| p.is_finite())?;
         let p = if p == 100.0 { 0.0 } else { p };
         let capacity_units = capacity as f64 / ONE as f64;
-        return Some((capacity_units / 100.0 * p).ceil() as i64 * ONE);
+        return Some(((capacity_units / 100.0 * p).ceil() as i64).saturating_mul(ONE));
     }
     parse_milli(value).ok()
 }
@@ -754,6 +757,22 @@ mod tests {
             ephemeral_storage(Custom, &[bdm("/dev/sdb", false, None)], None, 0),
             20 * GIB
         );
+    }
+
+    /// Found by the input fuzzer (s30-fuzz): a `--catalog` entry with `pods: "1e18"` made
+    /// `11 × pods` overflow (a panic in debug builds, a wrapped negative reservation in release).
+    #[test]
+    fn an_absurd_pod_capacity_in_a_custom_catalog_saturates_the_reservation_instead_of_overflowing()
+    {
+        let mut capacity = Resources::new();
+        capacity.set(CPU, 4 * ONE);
+        capacity.set(MEMORY, 8 * GIB);
+        capacity.set(PODS, i64::MAX);
+        let overhead = overhead_for_capacity(&capacity, None);
+        assert_eq!(overhead.kube_reserved.memory, i64::MAX);
+        assert_eq!(kube_reserved_memory(110), (11 * 110 + 255) * MIB);
+        // A percentage far beyond 100 % saturates too.
+        assert_eq!(eviction_signal(8 * GIB, "1e300%"), Some(i64::MAX));
     }
 
     #[test]

@@ -147,10 +147,12 @@ impl Usage {
         }
     }
 
+    /// Saturating, like [`crate::model::resources::Resources::add_assign`]: a quantity as large as the API server takes
+    /// (held as `i64::MAX`) on two nodes stays "more than anything" in the totals.
     fn add(&mut self, other: &Usage) {
-        self.cpu += other.cpu;
-        self.memory += other.memory;
-        self.pods += other.pods;
+        self.cpu = self.cpu.saturating_add(other.cpu);
+        self.memory = self.memory.saturating_add(other.memory);
+        self.pods = self.pods.saturating_add(other.pods);
     }
 }
 

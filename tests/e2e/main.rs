@@ -39,6 +39,7 @@ mod drift_more;
 mod embedded_catalog_types;
 mod fault_soak;
 mod faults;
+mod fuzz_inputs;
 mod ice_memory;
 mod in_cluster;
 mod injection;

@@ -49,6 +49,23 @@ fn pod(name: &str, node: &str, cpu: &str, phase: &str) -> Pod {
     )
 }
 
+/// Found by the input fuzzer (s30-fuzz): two nodes of one pool with an allocatable as large as
+/// the API server takes made the pool's totals overflow (`nodes -f`: a panic in a debug build).
+#[test]
+fn pool_totals_saturate_where_two_nodes_hold_the_largest_quantity() {
+    let mut total = Usage::default();
+    let huge = Usage {
+        cpu: i64::MAX,
+        memory: i64::MAX,
+        pods: i64::MAX,
+    };
+    total.add(&huge);
+    total.add(&huge);
+    assert_eq!(total.cpu, i64::MAX);
+    assert_eq!(total.memory, i64::MAX);
+    assert_eq!(total.pods, i64::MAX);
+}
+
 #[test]
 fn entries_count_pods_price_nodes_and_sort_by_pool_then_name() {
     let now = crate::model::time::parse_rfc3339("2024-01-02T00:00:00Z").unwrap();
