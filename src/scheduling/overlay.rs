@@ -16,8 +16,9 @@
 //! - an overlay of the same weight as one that already changed the same offering's price, or the
 //!   same resource of the same type, conflicts and is not applied at all, in any pool (the
 //!   upstream `ValidationSucceeded=False` "Conflict");
-//! - a static pool's types (`spec.replicas`) count for conflicts but are left unchanged: its
-//!   NodeClaims launch through `Create`, which the overlay store does not decorate.
+//! - a static pool's types (`spec.replicas`) count for conflicts and get the added capacity but
+//!   keep their prices: its NodeClaims carry no `price-overlay-applied`, so EC2 picks among
+//!   them at its own prices.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -51,27 +52,31 @@ pub fn apply_overlays(pools: &mut [PoolInput], overlays: &[NodeOverlay]) -> Vec<
     for ((p, t), update) in updates {
         let pool = &mut pools[p];
         // A static pool's NodeClaim is the bare template: `ToNodeClaim` adds no overlay-ordered
-        // type list nor overlay annotation to it (`core v1.14.1: scheduling/nodeclaimtemplate.go`)
-        // and `Create` is not the overlay store's (`cloudprovider/overlay/cloudprovider.go`
-        // decorates `GetInstanceTypes` only), so it launches at EC2's prices with the types'
-        // own capacity. Its types still count for conflicts (`resolve`), as the controller's.
-        if pool.pool.replicas.is_some() {
-            continue;
-        }
+        // type list nor overlay annotation to it (`core v1.14.1: scheduling/nodeclaimtemplate.go`),
+        // so the AWS provider's `Create` launches it `lowest-price` at EC2's own prices
+        // (`aws v1.14.1: pkg/providers/instance/instance.go` l.376: prioritized only with
+        // `price-overlay-applied`). `Create` does apply the overlays to the types it launches
+        // from (`pkg/cloudprovider/cloudprovider.go` l.131: any NodeClaim with a NodePool
+        // label), and `instanceToNodeClaim` writes the overlaid capacity into the NodeClaim's
+        // status: a static pool keeps its prices and gets the added capacity, unannotated. Its
+        // types count for conflicts (`resolve`) either way, as the controller's.
+        let is_static = pool.pool.replicas.is_some();
         let it = &mut pool.instance_types[t];
         // Recorded for the NodeClaims' `…-overlay-applied` annotations (`ClaimAnnotations`).
-        if !update.prices.is_empty() {
+        if !update.prices.is_empty() && !is_static {
             pool.claim_annotations
                 .price_overlaid
                 .insert(it.name.clone());
         }
-        if !update.capacity.is_empty() {
+        if !update.capacity.is_empty() && !is_static {
             pool.claim_annotations
                 .capacity_overlaid
                 .insert(it.name.clone());
         }
-        for (o, (change, _)) in update.prices {
-            it.offerings[o].price = change.apply(it.offerings[o].price);
+        if !is_static {
+            for (o, (change, _)) in update.prices {
+                it.offerings[o].price = change.apply(it.offerings[o].price);
+            }
         }
         for (name, quantity) in update.capacity.iter() {
             it.capacity.set(name, quantity);
