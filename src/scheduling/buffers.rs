@@ -184,6 +184,7 @@ mod tests {
             taints: Vec::new(),
             startup_taints: Vec::new(),
             round: 1,
+            joined_before_weights: None,
         }
     }
 

@@ -24,8 +24,8 @@ use super::node_claim_template::{admitted_slots, cheapest_offer, Pool};
 use super::reason::{PoolCause, PoolRefusal, Reason};
 use super::scheduler::{Solver, HOSTNAME};
 use super::{
-    ExistingPlacement, Input, InstanceTypeOption, InstanceTypeRequirement, LaunchChoice,
-    LaunchOffering, Plan, PlannedNodeClaim, UnschedulablePod,
+    ExistingPlacement, Input, InstanceTypeOption, InstanceTypeRequirement, JoinedBeforeWeights,
+    LaunchChoice, LaunchOffering, Plan, PlannedNodeClaim, UnschedulablePod,
 };
 
 /// `v1.WellKnownExoticResources` (`aws v1.14.1: pkg/apis/v1/labels.go`): a type with any of them
@@ -360,6 +360,7 @@ fn finalize_shape(
         taints: np.taints.clone(),
         startup_taints: np.startup_taints.clone(),
         round: 1,
+        joined_before_weights: None,
     };
     Ok((planned, min_overhead))
 }
@@ -619,7 +620,7 @@ impl<'a> Solver<'a> {
         let mut per_pool_index: BTreeMap<String, usize> = BTreeMap::new();
         let mut shared: Vec<SharedLists> =
             self.pools.iter().map(|_| SharedLists::default()).collect();
-        for claim in &self.claims {
+        for (c, claim) in self.claims.iter().enumerate() {
             let pool = &self.pools[claim.pool];
             let pods = claim.pods.iter().map(|&s| self.pod(s).key()).collect();
             match finalize(self.input, pool, claim, pods, &mut shared[claim.pool]) {
@@ -629,6 +630,7 @@ impl<'a> Solver<'a> {
                         .or_insert(0);
                     *n += 1;
                     planned.name = format!("{}-{}", pool.input.pool.name, n);
+                    planned.joined_before_weights = self.joined_before_weights(c);
                     plan.node_claims.push(planned);
                 }
                 Err(refusal) => {
@@ -659,6 +661,22 @@ impl<'a> Solver<'a> {
 }
 
 /// Orders names the way people count: `inflate-2` before `inflate-10`.
+impl Solver<'_> {
+    /// The note of NodeClaim `c` from [`Solver::joined_open`] (aws#6883).
+    fn joined_before_weights(&self, c: usize) -> Option<JoinedBeforeWeights> {
+        let mut joined = self.joined_open.iter().filter(|j| j.0 == c).peekable();
+        let q = joined.peek()?.2;
+        let pods = joined.map(|&(_, s, _)| self.pod(s).key()).collect();
+        let higher = &self.pools[q].input.pool;
+        Some(JoinedBeforeWeights {
+            pods,
+            weight: self.pools[self.claims[c].pool].input.pool.weight,
+            higher_node_pool: higher.name.clone(),
+            higher_weight: higher.weight,
+        })
+    }
+}
+
 pub(super) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     pub(super) fn chunks(s: &str) -> Vec<(bool, &str)> {
         let mut out = Vec::new();

@@ -452,6 +452,24 @@ pub struct PlannedNodeClaim {
     /// The scheduling round that creates it (1 = the first batch; later rounds place what the
     /// NodePool limits left over once the earlier rounds' NodeClaims are launched).
     pub round: usize,
+    /// Pods that joined it, opened earlier in the round, though a higher-weight NodePool takes
+    /// them too (Karpenter fills open NodeClaims before opening new ones by weight; aws#6883).
+    pub joined_before_weights: Option<JoinedBeforeWeights>,
+}
+
+/// Why a lower-weight NodePool's NodeClaim holds pods a higher-weight one also takes: core
+/// v1.14.1 `scheduling/scheduler.go` `add` tries existing nodes, then the NodeClaims opened
+/// earlier in the round, then new NodeClaims by pool weight.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JoinedBeforeWeights {
+    /// Those pods, `namespace/name`.
+    pub pods: Vec<String>,
+    /// The NodeClaim's NodePool weight.
+    pub weight: i32,
+    /// The heaviest NodePool whose template also takes the first of them, and its weight.
+    pub higher_node_pool: String,
+    /// Its weight.
+    pub higher_weight: i32,
 }
 
 /// A planned NodeClaim's `node.kubernetes.io/instance-type In [...]` requirement.

@@ -15,7 +15,7 @@ use crate::model::nodepool::ApiGeneration;
 use crate::model::pod::Pod;
 use crate::model::requirements::{Operator, Requirement, Requirements};
 use crate::model::resources::Resources;
-use crate::model::taints::{Effect, Taint};
+use crate::model::taints::{first_untolerated, Effect, Taint};
 
 use super::existing_node::{
     prepare_existing, CompatCache, DomainClasses, Existing, KeyDomains, NodeFacts, SolveMemo,
@@ -121,6 +121,9 @@ pub(super) struct Solver<'a> {
     pub(super) deferred: FxHashMap<usize, Vec<Deferred>>,
     /// Which existing nodes share their topology domains (kept by a tracking memo).
     pub(super) domain_classes: RefCell<DomainClasses>,
+    /// (claim, pod, pool): a pod that joined a NodeClaim opened earlier in the round though a
+    /// higher-weight pool's template takes it too (aws#6883), for the plan's note.
+    pub(super) joined_open: Vec<(usize, usize, usize)>,
 }
 
 /// Places the input's pods. See the module documentation.
@@ -280,6 +283,7 @@ pub fn solve_with(input: &Input, memo: &mut SolveMemo) -> Plan {
         topology_verdicts: RefCell::default(),
         domain_classes: RefCell::new(domain_classes),
         deferred: FxHashMap::default(),
+        joined_open: Vec::new(),
     };
     solver.reservations = Reservations::new(&solver.pools);
     let failures = solver.run();
@@ -607,6 +611,7 @@ impl<'a> Solver<'a> {
         };
         if let Some((key, update)) = found {
             let c = key.1;
+            self.note_joined_open(c, s);
             self.commit(c, s, update);
             let pin = zone_pin(&self.claims[c].reqs);
             self.claim_order.bump(key, pin);
@@ -676,6 +681,27 @@ impl<'a> Solver<'a> {
             self.shapes.get_mut(id).nowhere = Some((self.claims.len(), reason.clone()));
         }
         Err(reason)
+    }
+
+    /// core v1.14.1 `scheduling/scheduler.go` `add`: a pod tries the NodeClaims already opened
+    /// this round before any new one by pool weight, so it may join a lower-weight pool's
+    /// NodeClaim that a higher-weight pool's template would also take (aws#6883: read as
+    /// "weights ignored"). Recorded to say so; a template check only (taints, requirements), no
+    /// solve, and only for pods joining a NodeClaim of a pool below a heavier one.
+    fn note_joined_open(&mut self, c: usize, s: usize) {
+        let own = self.claims[c].pool;
+        let weight = self.pools[own].input.pool.weight;
+        let state = &self.states[s];
+        let heavier = self.pools[..own].iter().position(|p| {
+            p.input.pool.weight > weight
+                && p.unusable.is_none()
+                && first_untolerated(&p.input.pool.taints, &state.tolerations).is_none()
+                && p.reqs
+                    .is_compatible(&state.requirements, labels::is_well_known)
+        });
+        if let Some(q) = heavier {
+            self.joined_open.push((c, s, q));
+        }
     }
 
     pub(super) fn commit(&mut self, c: usize, s: usize, update: ClaimUpdate) {

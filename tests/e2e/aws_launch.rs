@@ -96,6 +96,7 @@ fn claim(name: &str, types: &[(&str, f64)], zones: &[&str]) -> PlannedNodeClaim 
         taints: vec![Taint::new("dedicated", "gpu", Effect::NoSchedule)],
         startup_taints: vec![Taint::new("example.com/init", "", Effect::NoExecute)],
         round: 1,
+        joined_before_weights: None,
     }
 }
 

@@ -10,7 +10,9 @@ use serde::Serialize;
 use super::io_error;
 use crate::cli::output::{price, write_document, Table, API_VERSION};
 use crate::cli::{GlobalArgs, OutputFormat};
-use crate::disruption::consolidation::{ConsolidationReport, NodeDecision, NodeReport};
+use crate::disruption::consolidation::{
+    held_back_text, ConsolidationReport, NodeDecision, NodeReport,
+};
 use crate::error::CommandError;
 
 /// The report as a table, names or document.
@@ -81,6 +83,12 @@ fn row(n: &NodeReport) -> Vec<String> {
         (None, Some(pass)) => format!("pass {pass}"),
         (None, None) => "-".into(),
     };
+    let held_back: Vec<(String, i64)> = n
+        .held_back_destinations
+        .iter()
+        .map(|h| (h.node.clone(), h.consolidate_after_left_seconds))
+        .collect();
+    reason.push_str(&held_back_text(&held_back, "its pods"));
     if let Some(u) = &n.unlimited_budget {
         let of = u
             .reason

@@ -16,7 +16,9 @@ use crate::cli::{GlobalArgs, OutputFormat};
 use crate::disruption::static_scale_down::Why;
 use crate::model::labels;
 use crate::model::requirements::{Operator, Requirement};
-use crate::scheduling::{ExistingPlacement, InstanceTypeOption, Plan, PlannedNodeClaim};
+use crate::scheduling::{
+    ExistingPlacement, InstanceTypeOption, JoinedBeforeWeights, Plan, PlannedNodeClaim,
+};
 use crate::usecases::provisioning::{Event, Launch, Launches, WaitReport, WaitStatus};
 use crate::usecases::replace::NodeOutcome;
 use crate::usecases::Sink;
@@ -266,6 +268,37 @@ struct NodeClaimDoc<'a> {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     taints: Vec<TaintDoc<'a>>,
     requirements: Requirements<'a>,
+    /// Pods that joined it though a higher-weight NodePool takes them too (docs/commands.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    joined_before_weights: Option<JoinedDoc<'a>>,
+}
+
+/// [`JoinedBeforeWeights`] in the document.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JoinedDoc<'a> {
+    pods: &'a [String],
+    weight: i32,
+    higher_node_pool: &'a str,
+    higher_weight: i32,
+    why: &'static str,
+}
+
+/// Karpenter's order, said once for the text note and the document.
+const JOINED_WHY: &str =
+    "Karpenter fills the NodeClaims opened earlier in the round before opening new ones by weight";
+
+/// The text note of a NodeClaim that pods joined before weights were considered (aws#6883).
+fn joined_note(c: &PlannedNodeClaim, j: &JoinedBeforeWeights) -> String {
+    let (more, them) = match j.pods.len() {
+        1 => (String::new(), "it"),
+        n => (format!(" and {} more pod(s)", n - 1), "them"),
+    };
+    format!(
+        "note: {}{more} joined NodeClaim {} (NodePool {}, weight {}) though NodePool {} (weight {}) \
+         takes {them} too: {JOINED_WHY}",
+        j.pods[0], c.name, c.node_pool, j.weight, j.higher_node_pool, j.higher_weight
+    )
 }
 
 impl<'a> NodeClaimDoc<'a> {
@@ -296,6 +329,13 @@ impl<'a> NodeClaimDoc<'a> {
                 })
                 .collect(),
             requirements: Requirements(c),
+            joined_before_weights: c.joined_before_weights.as_ref().map(|j| JoinedDoc {
+                pods: &j.pods,
+                weight: j.weight,
+                higher_node_pool: &j.higher_node_pool,
+                higher_weight: j.higher_weight,
+                why: JOINED_WHY,
+            }),
         }
     }
 }
@@ -506,6 +546,11 @@ pub fn plan(out: &mut dyn Write, global: &GlobalArgs, plan: &Plan, region: &str)
             }
             if !plan.node_claims.is_empty() {
                 table.write(out, headers)?;
+            }
+            for c in &plan.node_claims {
+                if let Some(j) = &c.joined_before_weights {
+                    writeln!(out, "{}", joined_note(c, j))?;
+                }
             }
             if !plan.existing_nodes.is_empty() {
                 if !plan.node_claims.is_empty() {

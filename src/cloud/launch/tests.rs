@@ -90,6 +90,7 @@ fn claim(name: &str, types: &[(&str, f64)], zones: &[&str]) -> PlannedNodeClaim 
         taints: vec![Taint::new("t", "v", Effect::NoSchedule)],
         startup_taints: vec![],
         round: 1,
+        joined_before_weights: None,
     }
 }
 

@@ -367,18 +367,47 @@ impl Cluster {
     /// addToExistingNode`, `utils/disruption IsUnderConsolidateAfter`; test "should not
     /// consolidate pods onto a destination node that is under its consolidateAfter window").
     pub fn under_consolidate_after(&self, i: usize) -> bool {
+        self.consolidate_after_left(i).is_some()
+    }
+
+    /// How long node `i` stays within its own `consolidateAfter` (seconds), when it is.
+    pub fn consolidate_after_left(&self, i: usize) -> Option<i64> {
         if self.release != Release::V1_14 {
-            return false;
+            return None;
         }
         let (Some(claim), Some(pool)) = (&self.nodes[i].claim, self.nodes[i].pool) else {
-            return false;
+            return None;
         };
         let (After::Seconds(after), Some(initialized)) =
             (self.pools[pool].consolidate_after, claim.initialized_at)
         else {
-            return false;
+            return None;
         };
-        after > 0 && self.now - claim.last_pod_event.unwrap_or(initialized) < after
+        let left = after - (self.now - claim.last_pod_event.unwrap_or(initialized));
+        (after > 0 && left > 0).then_some(left)
+    }
+
+    /// The active nodes other than `except` that have room for `requests` but take no pods from
+    /// consolidation because they are within their own `consolidateAfter` (core#3225; see
+    /// [`Cluster::under_consolidate_after`]), with the seconds left: what explains a replacement
+    /// (or no action) where a delete was expected. A resource check only, to say why, not decide.
+    pub fn held_back_destinations(
+        &self,
+        except: &[usize],
+        requests: &Resources,
+    ) -> Vec<(String, i64)> {
+        (0..self.nodes.len())
+            .filter(|i| !except.contains(i) && self.nodes[*i].status == Status::Active)
+            .filter_map(|i| Some((i, self.consolidate_after_left(i)?)))
+            .filter(|&(i, _)| {
+                let used = self
+                    .pods(i)
+                    .iter()
+                    .fold(Resources::new(), |acc, p| acc.add(&p.requests));
+                requests.fits_in(&self.node(i).allocatable.sub(&used))
+            })
+            .map(|(i, left)| (self.node(i).name.clone(), left))
+            .collect()
     }
 
     /// The usage the solver reads: that of the pools with limits (the only ones whose

@@ -113,6 +113,8 @@ struct Record {
     moved: Vec<String>,
     left_pending: Vec<String>,
     replacements: Vec<Replacement>,
+    /// Destinations held back by their own `consolidateAfter` that had room (core#3225).
+    held_back: Vec<(String, i64)>,
 }
 
 /// What a consolidation attempt found.

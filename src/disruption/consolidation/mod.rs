@@ -37,10 +37,10 @@ pub use input::{
 };
 pub use pdb::currently_reschedulable;
 pub(crate) use pdb::{evaluate as evaluate_pdbs, first_eviction_refused, Pdb, PdbBlock};
-pub use reason::Reason;
+pub use reason::{held_back_text, Reason};
 pub use report::{
-    Action, ConsolidationReport, Decision, Method, NodeDecision, NodeReport, Replacement,
-    UnlimitedBudget,
+    Action, ConsolidationReport, Decision, HeldBackDestination, Method, NodeDecision, NodeReport,
+    Replacement, UnlimitedBudget,
 };
 
 /// Evaluates the cluster: every action Karpenter would start, pass by pass, and every managed

@@ -19,10 +19,11 @@ use super::cluster::Cluster;
 use super::input::Release;
 use super::reason::Reason;
 use super::report::Replacement;
-use super::sim::Claim;
+use super::sim::{Claim, PodRef};
 use crate::model::instance_type::{InstanceType, Offering, ON_DEMAND, RESERVED, SPOT};
 use crate::model::labels;
 use crate::model::requirements::{Operator, Requirement, Requirements};
+use crate::model::resources::Resources;
 
 /// `MinInstanceTypesForSpotToSpotConsolidation`.
 pub(crate) const SPOT_TO_SPOT_MIN_TYPES: usize = 15;
@@ -283,10 +284,14 @@ fn not_cheaper(cluster: &Cluster, before: &Choice, price: f64, claim: &Claim) ->
         })
         .filter(|(_, p)| *p < f64::MAX)
         .min_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
-    let pods = claim
+    let moving: Vec<PodRef> = claim
         .pods
         .iter()
+        .copied()
         .filter(|p| !p.is_pending())
+        .collect();
+    let pods = moving
+        .iter()
         .take(3)
         .map(|p| {
             let pod = p.pod(cluster);
@@ -297,7 +302,24 @@ fn not_cheaper(cluster: &Cluster, before: &Choice, price: f64, claim: &Claim) ->
         pods,
         price,
         cheapest,
+        held_back: held_back(cluster, &moving),
     }
+}
+
+/// The destinations with room for `moving` that their own `consolidateAfter` holds back
+/// (core#3225), for the reason text; only worked out when some node is within it.
+pub(crate) fn held_back(cluster: &Cluster, moving: &[PodRef]) -> Vec<(String, i64)> {
+    let sources: Vec<usize> = moving
+        .iter()
+        .filter_map(|p| match p {
+            PodRef::Bound { node, .. } => Some(*node),
+            _ => None,
+        })
+        .collect();
+    let requests = moving
+        .iter()
+        .fold(Resources::new(), |acc, p| acc.add(&p.pod(cluster).requests));
+    cluster.held_back_destinations(&sources, &requests)
 }
 
 /// The candidates' summed price (v1: unknown prices count 0; before v1 Karpenter errors).

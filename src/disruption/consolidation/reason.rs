@@ -189,6 +189,9 @@ pub enum Reason {
         /// The cheapest type that holds them, at the price Karpenter compares (its worst
         /// launch price).
         cheapest: Option<(String, f64)>,
+        /// v1.14: nodes with room for those pods that take none because they are within their
+        /// own `consolidateAfter` (core#3225), with the seconds left.
+        held_back: Vec<(String, i64)>,
     },
     /// Filtering the replacement's types by price leaves too few for `minValues`.
     MinValues {
@@ -256,6 +259,22 @@ impl Reason {
             Reason::BalancedScore { .. } => "balanced-score",
         }
     }
+}
+
+/// "; ip-b has room for them but is itself within consolidateAfter for 3m" (core#3225), or
+/// nothing; `what` names the pods ("them", "its pods").
+pub fn held_back_text(held_back: &[(String, i64)], what: &str) -> String {
+    let Some((node, left)) = held_back.first() else {
+        return String::new();
+    };
+    let more = match held_back.len() {
+        1 => String::new(),
+        n => format!(" (and {} more node(s))", n - 1),
+    };
+    format!(
+        "; {node}{more} has room for {what} but is itself within consolidateAfter for {}",
+        duration(*left)
+    )
 }
 
 fn duration(seconds: i64) -> String {
@@ -417,6 +436,7 @@ impl fmt::Display for Reason {
                 pods,
                 price,
                 cheapest,
+                held_back,
             } => {
                 if let Some((pod, requests)) = pods.first() {
                     write!(f, "pod {pod} ({requests})")?;
@@ -429,10 +449,10 @@ impl fmt::Display for Reason {
                     f,
                     "no type cheaper than ${price:.4}/h holds the node's pods"
                 )?;
-                match cheapest {
-                    Some((t, p)) => write!(f, " (cheapest: {t} at ${p:.4}/h)"),
-                    None => Ok(()),
+                if let Some((t, p)) = cheapest {
+                    write!(f, " (cheapest: {t} at ${p:.4}/h)")?;
                 }
+                f.write_str(&held_back_text(held_back, "them"))
             }
             Reason::MinValues { detail } => {
                 write!(f, "the cheaper types left do not meet minValues: {detail}")
@@ -513,10 +533,15 @@ mod tests {
                 pods: vec![("default/web-3".into(), "cpu 2".into())],
                 price: 0.085,
                 cheapest: Some(("m5.large".into(), 0.096)),
+                held_back: Vec::new(),
             }
             .to_string(),
             "pod default/web-3 (cpu 2) fit on no other node and no type cheaper than $0.0850/h \
              holds the node's pods (cheapest: m5.large at $0.0960/h)"
+        );
+        assert_eq!(
+            held_back_text(&[("ip-b".into(), 180)], "them"),
+            "; ip-b has room for them but is itself within consolidateAfter for 3m"
         );
         assert_eq!(duration(3725), "1h2m5s");
         assert_eq!(

@@ -146,6 +146,21 @@ pub struct NodeReport {
     /// their windows now: nothing limits it (an inactive budget allows any number).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unlimited_budget: Option<UnlimitedBudget>,
+    /// v1.14, for a consolidation `replace`: nodes with room for the pods the replacement takes
+    /// that take none because they are within their own `consolidateAfter` (core#3225).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub held_back_destinations: Vec<HeldBackDestination>,
+}
+
+/// A destination node held back by its own `consolidateAfter` (core v1.14.1
+/// `scheduling/scheduler.go` `addToExistingNode`, `IsUnderConsolidateAfter`; core#3225).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldBackDestination {
+    /// Node name.
+    pub node: String,
+    /// Seconds until its `consolidateAfter` has passed.
+    pub consolidate_after_left_seconds: i64,
 }
 
 /// Why no budget limits an action: the pool's budgets for its reason are scheduled and none is

@@ -670,6 +670,7 @@ fn no_replacement_when_no_cheaper_type_holds_the_pods() {
             pods: vec![("default/web".into(), "cpu=1500m,pods=1".into())],
             price: 0.10,
             cheapest: Some(("small".into(), 0.10)),
+            held_back: Vec::new(),
         }
     );
 }
@@ -991,6 +992,52 @@ fn candidate_pods_do_not_go_to_nodes_under_consolidate_after() {
     dest.claim.as_mut().unwrap().last_pod_event = Some(NOW - 600);
     let r = evaluate(with_pool(p, vec![dest, src]));
     assert_eq!(r.actions[0].decision, Decision::Delete);
+}
+
+/// core#3225 (v1.14 `consolidateAfter` applies to destinations too; "should not consolidate
+/// pods onto a destination node that is under its consolidateAfter window"): a node kept
+/// because the node its pods would move to is within its own window says so, with the time left.
+#[test]
+fn a_kept_node_names_the_destination_its_consolidate_after_holds_back() {
+    let mut p = pool();
+    p.disruption.consolidate_after = Some("1m".into());
+    let mut dest = node("dest", "small", vec![pod("d", "100m")]);
+    dest.claim.as_mut().unwrap().last_pod_event = Some(NOW - 10);
+    let src = node("src", "small", vec![pod("s", "100m")]);
+    let r = evaluate(with_pool(p, vec![dest, src]));
+    let Reason::NotCheaper { held_back, .. } = reason(&r, "src") else {
+        panic!("{:#?}", r.nodes);
+    };
+    assert_eq!(held_back, &[("dest".to_string(), 50)]);
+    assert!(
+        reason(&r, "src")
+            .to_string()
+            .ends_with("; dest has room for them but is itself within consolidateAfter for 50s"),
+        "{}",
+        reason(&r, "src")
+    );
+}
+
+/// core#3225: a node replaced rather than deleted because the node that has room for its pods
+/// is within its own `consolidateAfter` names that node and the time left.
+#[test]
+fn a_replaced_node_names_the_destination_its_consolidate_after_holds_back() {
+    let mut p = pool();
+    p.disruption.consolidate_after = Some("1m".into());
+    let mut dest = node("dest", "medium", vec![pod("d", "100m")]);
+    dest.claim.as_mut().unwrap().last_pod_event = Some(NOW - 20);
+    let src = node("src", "large", vec![pod("s", "500m")]);
+    let r = evaluate(with_pool(p, vec![dest, src]));
+    let s = find(&r, "src");
+    assert_eq!(s.decision, NodeDecision::Replace, "{:#?}", r.nodes);
+    assert_eq!(
+        s.held_back_destinations,
+        [HeldBackDestination {
+            node: "dest".into(),
+            consolidate_after_left_seconds: 40
+        }]
+    );
+    assert!(find(&r, "dest").held_back_destinations.is_empty());
 }
 
 // ------------------------------------------------------------------------- drift

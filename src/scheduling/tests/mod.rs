@@ -221,6 +221,52 @@ fn pools_are_tried_by_weight_then_name_descending() {
     );
 }
 
+/// aws#6883 (core v1.14.1 `scheduling/scheduler.go` `add`: existing nodes, then NodeClaims
+/// opened this round, then new ones by weight): an unselective pod joins the light pool's
+/// NodeClaim a selective pod opened, though the heavy pool takes it too — and the plan says so.
+#[test]
+fn a_pod_joining_a_lighter_pools_open_nodeclaim_is_noted() {
+    let mut heavy = node_pool("heavy");
+    heavy.weight = 100;
+    let mut light = node_pool("light");
+    light.weight = 10;
+    light.labels = labels_of(&[("team", "light")]);
+    let plan = solve(&input(
+        vec![
+            PodBuilder::new("selective")
+                .cpu("1")
+                .node_selector("team", "light")
+                .build(),
+            PodBuilder::new("any").cpu("500m").build(),
+        ],
+        vec![
+            pool_input(light, small_catalog()),
+            pool_input(heavy, small_catalog()),
+        ],
+    ));
+    assert_eq!(plan.node_claims.len(), 1, "{:#?}", plan.node_claims);
+    let claim = &plan.node_claims[0];
+    assert_eq!(claim.node_pool, "light");
+    assert_eq!(
+        claim.joined_before_weights,
+        Some(JoinedBeforeWeights {
+            pods: vec!["default/any".into()],
+            weight: 10,
+            higher_node_pool: "heavy".into(),
+            higher_weight: 100,
+        })
+    );
+    // A pod only the light pool takes, or one pool alone: no note.
+    let plan = solve(&input(
+        pods(2, |i| PodBuilder::new(&format!("p{i}")).cpu("1")),
+        vec![pool_input(node_pool("only"), small_catalog())],
+    ));
+    assert!(plan
+        .node_claims
+        .iter()
+        .all(|c| c.joined_before_weights.is_none()));
+}
+
 #[test]
 fn limits_are_enforced_pessimistically_and_named() {
     let mut pool = node_pool("default");

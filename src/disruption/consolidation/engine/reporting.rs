@@ -4,7 +4,8 @@ use super::Engine;
 use crate::disruption::budgets::{window_text, DisruptionReason, ParsedBudget};
 use crate::disruption::consolidation::input::Release;
 use crate::disruption::consolidation::report::{
-    Action, ConsolidationReport, Decision, Method, NodeDecision, NodeReport, UnlimitedBudget,
+    Action, ConsolidationReport, Decision, HeldBackDestination, Method, NodeDecision, NodeReport,
+    UnlimitedBudget,
 };
 use crate::disruption::consolidation::sim::Simulator;
 use crate::model::time::format_rfc3339;
@@ -59,6 +60,7 @@ impl<S: Simulator> Engine<S> {
                 reason: None,
                 drain_waits_for: Vec::new(),
                 unlimited_budget: None,
+                held_back_destinations: Vec::new(),
             };
             match self.decided[i] {
                 Some(a) => {
@@ -75,6 +77,14 @@ impl<S: Simulator> Engine<S> {
                     entry.pass = Some(action.pass);
                     entry.drain_waits_for = self.drain_waits.remove(&i).unwrap_or_default();
                     entry.unlimited_budget = self.unlimited_budget(i, action.method);
+                    entry.held_back_destinations = self.records[a]
+                        .held_back
+                        .iter()
+                        .map(|(node, left)| HeldBackDestination {
+                            node: node.clone(),
+                            consolidate_after_left_seconds: *left,
+                        })
+                        .collect();
                 }
                 None => {
                     entry.reason = self.notes[i].take_first();

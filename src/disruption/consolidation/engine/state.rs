@@ -5,7 +5,7 @@
 use super::{Engine, Notes, Record};
 use crate::disruption::consolidation::cluster::{PodExtra, Status};
 use crate::disruption::consolidation::input::{ClaimFacts, Release};
-use crate::disruption::consolidation::price::Choice;
+use crate::disruption::consolidation::price::{held_back, Choice};
 use crate::disruption::consolidation::report::Method;
 use crate::disruption::consolidation::sim::{PodRef, SimRequest, SimResult, Simulator};
 use crate::model::labels;
@@ -195,16 +195,31 @@ impl<S: Simulator> Engine<S> {
                 p
             })
             .collect();
+        let replace = !choices.is_empty() && !forceful;
+        // core#3225: a replacement where a node held back by its own consolidateAfter had room.
+        let held_back = match &result {
+            Some(r) if replace && matches!(method, Method::Single | Method::Multi) => {
+                let launched: Vec<PodRef> = r
+                    .claims
+                    .iter()
+                    .flat_map(|c| c.pods.iter().copied())
+                    .filter(|p| !p.is_pending())
+                    .collect();
+                held_back(&self.c, &launched)
+            }
+            _ => Vec::new(),
+        };
         self.records.push(Record {
             pass: self.pass,
             method,
             nodes: nodes.to_vec(),
             // v1 expiration is forceful: deleted first, the provisioner launches afterwards.
-            replace: !choices.is_empty() && !forceful,
+            replace,
             savings,
             moved,
             left_pending: pending_names,
             replacements,
+            held_back,
         });
         if let Some(r) = &result {
             self.commit(r, Some(a));
