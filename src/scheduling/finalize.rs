@@ -620,6 +620,10 @@ impl<'a> Solver<'a> {
         let mut per_pool_index: BTreeMap<String, usize> = BTreeMap::new();
         let mut shared: Vec<SharedLists> =
             self.pools.iter().map(|_| SharedLists::default()).collect();
+        let mut joined: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+        for &(c, s, q) in &self.joined_open {
+            joined.entry(c).or_default().push((s, q));
+        }
         for (c, claim) in self.claims.iter().enumerate() {
             let pool = &self.pools[claim.pool];
             let pods = claim.pods.iter().map(|&s| self.pod(s).key()).collect();
@@ -630,7 +634,9 @@ impl<'a> Solver<'a> {
                         .or_insert(0);
                     *n += 1;
                     planned.name = format!("{}-{}", pool.input.pool.name, n);
-                    planned.joined_before_weights = self.joined_before_weights(c);
+                    planned.joined_before_weights = joined
+                        .get(&c)
+                        .and_then(|j| self.joined_before_weights(c, j));
                     plan.node_claims.push(planned);
                 }
                 Err(refusal) => {
@@ -660,13 +666,16 @@ impl<'a> Solver<'a> {
     }
 }
 
-/// Orders names the way people count: `inflate-2` before `inflate-10`.
 impl Solver<'_> {
-    /// The note of NodeClaim `c` from [`Solver::joined_open`] (aws#6883).
-    fn joined_before_weights(&self, c: usize) -> Option<JoinedBeforeWeights> {
-        let mut joined = self.joined_open.iter().filter(|j| j.0 == c).peekable();
-        let q = joined.peek()?.2;
-        let pods = joined.map(|&(_, s, _)| self.pod(s).key()).collect();
+    /// The note of NodeClaim `c` from its entries of [`Solver::joined_open`] (aws#6883), given
+    /// as (pod, heavier pool) pairs grouped once per plan, not searched once per NodeClaim.
+    fn joined_before_weights(
+        &self,
+        c: usize,
+        joined: &[(usize, usize)],
+    ) -> Option<JoinedBeforeWeights> {
+        let q = joined.first()?.1;
+        let pods = joined.iter().map(|&(s, _)| self.pod(s).key()).collect();
         let higher = &self.pools[q].input.pool;
         Some(JoinedBeforeWeights {
             pods,
@@ -677,6 +686,7 @@ impl Solver<'_> {
     }
 }
 
+/// Orders names the way people count: `inflate-2` before `inflate-10`.
 pub(super) fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     pub(super) fn chunks(s: &str) -> Vec<(bool, &str)> {
         let mut out = Vec::new();
