@@ -31,6 +31,7 @@ mod decision_gates;
 mod disr_line_by_line;
 mod disruption_candidates_line_by_line;
 mod disruption_methods_line_by_line;
+mod docs_examples;
 mod drift;
 mod drift_gate;
 mod drift_line_by_line;
