@@ -536,7 +536,16 @@ fn requirements_drift(mn: &ManagedNode, pool: &NodePool) -> Outcome {
     if v.is_empty() {
         return Outcome::Clean;
     }
-    let detail = v.iter().map(|x| x.explain()).collect::<Vec<_>>().join("; ");
+    // Whose labels `ManagedNode::labels` read: the NodeClaim's when it has any.
+    let holder = match &mn.node_claim {
+        Some(c) if !c.labels.is_empty() => "its NodeClaim",
+        _ => "node",
+    };
+    let detail = v
+        .iter()
+        .map(|x| x.explain(holder))
+        .collect::<Vec<_>>()
+        .join("; ");
     let changes = v
         .iter()
         .map(|x| change(&x.key, x.node_value.clone(), Some(x.requirement.clone())))

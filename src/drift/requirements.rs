@@ -31,15 +31,17 @@ pub struct RequirementViolation {
 }
 
 impl RequirementViolation {
-    /// People's text: `karpenter.k8s.aws/instance-category=r is not in In [c,m]`.
-    pub fn explain(&self) -> String {
+    /// People's text: `karpenter.k8s.aws/instance-category=r is not in In [c,m]`; `holder` names
+    /// whose labels were read (`NodeClaim` or `node`), so a missing label is looked for where it
+    /// is missing — Karpenter reads the NodeClaim's (`drift.go areRequirementsDrifted`).
+    pub fn explain(&self, holder: &str) -> String {
         match &self.node_value {
             Some(v) => format!(
                 "{}={v} no longer matches {} {}",
                 self.key, self.key, self.requirement
             ),
             None => format!(
-                "node has no {} label but the NodePool now requires {} {}",
+                "{holder} has no {} label but the NodePool now requires {} {}",
                 self.key, self.key, self.requirement
             ),
         }

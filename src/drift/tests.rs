@@ -436,6 +436,20 @@ fn requirement_drift_names_the_key_and_the_new_rule() {
 kubernetes.io/arch=amd64 no longer matches kubernetes.io/arch In [arm64]"
     );
     assert_eq!(v.changes[1].old.as_deref(), Some("amd64"));
+    // Labels read from the NodeClaim (Karpenter's source) are said to be missing there, not on
+    // a Node that may well carry them (found by s30-docex).
+    s.nodes[0].node_claim = Some(NodeClaim {
+        name: "default-x7k2p".into(),
+        labels: map(&[(labels::ARCH, "amd64")]),
+        ..Default::default()
+    });
+    assert!(
+        verdict(&s).detail.starts_with(
+            "its NodeClaim has no karpenter.sh/capacity-type label but the NodePool now requires"
+        ),
+        "{}",
+        verdict(&s).detail
+    );
 }
 
 #[test]
