@@ -488,9 +488,11 @@ pub fn capacity_and_overhead(
     );
 
     let mut capacity = Resources::new();
-    capacity.set(CPU, shape.vcpu * ONE);
+    // Saturating: a `maxPods: 9223372036854775807` (or a custom catalog's vcpu) is "more than
+    // anything", not an overflow (found by the fuzzer, s30-fuzz2).
+    capacity.set(CPU, shape.vcpu.saturating_mul(ONE));
     capacity.set(MEMORY, memory);
-    capacity.set(PODS, pod_count * ONE);
+    capacity.set(PODS, pod_count.saturating_mul(ONE));
     capacity.set(EPHEMERAL_STORAGE, storage);
 
     let memory_pods = kube_reserved_memory_pods(
@@ -834,6 +836,22 @@ mod tests {
         assert_eq!(alloc.memory, 6903 * MIB, "7577 − 574 − 100");
         assert_eq!(alloc.pods, 29 * ONE);
         assert_eq!(alloc.ephemeral_storage, 17 * GIB, "20Gi − 1Gi − 2Gi");
+    }
+
+    /// Found by the fuzzer (s30-fuzz2): `kubelet.maxPods: 9223372036854775807` overflowed the pod
+    /// capacity in millis (a panic in a debug build).
+    #[test]
+    fn a_max_pods_of_the_largest_integer_saturates_the_pod_capacity_instead_of_overflowing() {
+        let kubelet = KubeletConfig {
+            max_pods: Some(i64::MAX),
+            ..KubeletConfig::default()
+        };
+        let settings = NodeSettings {
+            kubelet: Some(&kubelet),
+            ..NodeSettings::new(AmiFamily::Al2023)
+        };
+        let (capacity, _) = capacity_and_overhead(&shape(2, 8192, 3, 10), &settings);
+        assert_eq!(capacity.pods, i64::MAX);
     }
 
     #[test]

@@ -355,6 +355,97 @@ fn perturb(rng: &mut Rng, old: &str, raw: bool) -> Y {
     }
 }
 
+/// Odd values for the keys the consolidation, drift and conversion decisions read (`=` marks a
+/// raw YAML scalar).
+fn odd_for(key: &str) -> Option<&'static [&'static str]> {
+    const TIMES: &[&str] = &[
+        "0001-01-01T00:00:00Z",
+        "9999-12-31T23:59:59Z",
+        "2262-04-12T00:00:00Z",
+        "1677-09-21T00:12:43Z",
+        "2026-01-01T00:00:00.999999999+14:00",
+        "2026-01-01",
+        "yesterday",
+        "=0",
+    ];
+    const DURATIONS: &[&str] = &[
+        "Never",
+        "never",
+        "0s",
+        "-1s",
+        "1ns",
+        "2562047h47m16s",
+        "2562048h",
+        "1d",
+        "1.5h",
+        "1h-1m",
+        "",
+        "=0",
+        "=-1",
+        "=1e308",
+        "=null",
+    ];
+    const BUDGET: &[&str] = &[
+        "0",
+        "1",
+        "-1",
+        "0%",
+        "100%",
+        "101%",
+        "-1%",
+        "1.5%",
+        "50%%",
+        "=3",
+        "9223372036854775808",
+    ];
+    const PDB: &[&str] = &[
+        "=0",
+        "=-1",
+        "=2147483648",
+        "=1.5",
+        "0%",
+        "100%",
+        "101%",
+        "-5%",
+        "1.5%",
+        "50",
+        "abc",
+    ];
+    const BOOLS: &[&str] = &["true", "false", "True", "=1", "", "yes", "=null"];
+    const SECONDS: &[&str] = &["=0", "=-1", "=9223372036854775807", "=1e308", "30", "=1.5"];
+    const STATUSES: &[&str] = &["True", "False", "Unknown", "true", "", "=null"];
+    const CONDITIONS: &[&str] = &[
+        "Drifted",
+        "Ready",
+        "Launched",
+        "Registered",
+        "Initialized",
+        "Empty",
+        "Consolidatable",
+        "Disrupting",
+        "ConsistentStateFound",
+        "",
+    ];
+    const HASHES: &[&str] = &["", "0", "=1", "abc", "v1", "=null", "18446744073709551616"];
+    Some(match key {
+        "lastTransitionTime" | "creationTimestamp" | "deletionTimestamp" | "lastPodEventTime" => {
+            TIMES
+        }
+        "expireAfter" | "consolidateAfter" | "terminationGracePeriod" | "duration" => DURATIONS,
+        "nodes" => BUDGET,
+        "minAvailable" | "maxUnavailable" => PDB,
+        "karpenter.sh/do-not-disrupt" | "karpenter.sh/do-not-evict" | "enabled" => BOOLS,
+        "ttlSecondsAfterEmpty" | "ttlSecondsUntilExpired" | "weight" => SECONDS,
+        "status" => STATUSES,
+        "type" => CONDITIONS,
+        "karpenter.sh/nodepool-hash"
+        | "karpenter.sh/nodepool-hash-version"
+        | "karpenter.k8s.aws/ec2nodeclass-hash"
+        | "karpenter.k8s.aws/ec2nodeclass-hash-version" => HASHES,
+        _ => return None,
+    })
+}
+
 /// One structure-aware mutation of a parsed document set.
 fn mutate_tree(rng: &mut Rng, docs: &mut Vec<Y>) {
     if docs.is_empty() {
@@ -364,7 +455,33 @@ fn mutate_tree(rng: &mut Rng, docs: &mut Vec<Y>) {
     let mut all = Vec::new();
     docs[d].paths(&mut Vec::new(), &mut all);
     let path = rng.pick(&all).clone();
-    match rng.below(16) {
+    match rng.below(18) {
+        16 | 17 => {
+            // The disruption and conversion worlds: a value under a key the decisions read.
+            let keyed: Vec<_> = all
+                .iter()
+                .filter(|p| matches!(docs[d].at(p), Y::Map(e) if e.iter().any(|(k, _)| odd_for(k).is_some())))
+                .cloned()
+                .collect();
+            if keyed.is_empty() {
+                return;
+            }
+            let p = rng.pick(&keyed).clone();
+            let Y::Map(e) = docs[d].at(&p) else {
+                return;
+            };
+            for (k, v) in e.iter_mut() {
+                if let Some(odd) = odd_for(k) {
+                    if rng.below(2) == 0 {
+                        let o = *rng.pick(odd);
+                        *v = match o.strip_prefix('=') {
+                            Some(raw) => Y::Raw(raw.to_string()),
+                            None => Y::Str(o.to_string()),
+                        };
+                    }
+                }
+            }
+        }
         12..=15 => {
             // Up to eight scalars of the document, each to an extreme of its kind.
             let scalars: Vec<_> = all
@@ -473,7 +590,7 @@ fn mutate_tree(rng: &mut Rng, docs: &mut Vec<Y>) {
                     if e.iter().any(|(k, _)| {
                         matches!(
                             k.as_str(),
-                            "operator" | "values" | "minValues" | "nodes" | "schedule"
+                            "operator" | "values" | "minValues" | "nodes" | "schedule" | "duration"
                         )
                     }) {
                         maps.push(p.clone());
@@ -673,6 +790,14 @@ const NOWS: &[&str] = &[
     "1970-01-01T00:00:00Z",
     "2024-02-30T25:61:00Z",
     "1969-12-31T23:59:59Z",
+    "2262-04-12T00:00:00Z",
+    "1677-09-21T00:12:43Z",
+    "2026-01-01T00:00:00.999999999+14:00",
+    "2026-01-01T00:00:00-12:00",
+    "2026-01-01",
+    "+10000-01-01T00:00:00Z",
+    "now",
+    "",
 ];
 
 /// The argument lists each input runs with (`{}` is the mutated file).
