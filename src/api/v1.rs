@@ -360,6 +360,15 @@ impl NodePool {
             if r < 0 {
                 return Err(ctx.invalid("spec.replicas", format!("must not be negative, got {r}")));
             }
+            if r > super::MAX_STATIC_REPLICAS {
+                return Err(ctx.invalid(
+                    "spec.replicas",
+                    format!(
+                        "{r} NodeClaims is more than this tool plans for one static NodePool ({})",
+                        super::MAX_STATIC_REPLICAS
+                    ),
+                ));
+            }
             if spec.weight.is_some() {
                 return Err(ctx.invalid(
                     "spec.weight",

@@ -716,6 +716,21 @@ fn absurd_replica_counts_fail_fast() {
     );
 }
 
+/// A static pool asking for a million NodeClaims planned for minutes and took 17 GB (s30-fuzz2):
+/// refused like an absurd Deployment, naming the field; 100,000 is still planned.
+#[test]
+fn absurd_static_replica_counts_fail_fast() {
+    let pool = |n: &str| {
+        NODEPOOL_V1.replace(
+            "spec:\n  template:",
+            &format!("spec:\n  replicas: {n}\n  template:"),
+        )
+    };
+    let e = error_of("pool.yaml", &pool("1000000"));
+    assert_eq!(e, "pool.yaml: NodePool/default: spec.replicas: 1000000 NodeClaims is more than this tool plans for one static NodePool (100000)");
+    load_str("pool.yaml", &pool("100000")).unwrap();
+}
+
 #[test]
 fn commands_that_need_no_pods_do_not_expand_workloads() {
     // A Deployment this tool would refuse to expand: drift check and convert never look at
