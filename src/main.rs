@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use kubectl_karpenter::cli::logging::JsonLines;
 use kubectl_karpenter::cli::output::{one_line, output_closed, PipeWatch, TerminalSafe};
-use kubectl_karpenter::cli::{Cli, Command, DriftCommand, LogFormat};
+use kubectl_karpenter::cli::{Cli, LogFormat};
 use kubectl_karpenter::commands::{self, Context};
 use kubectl_karpenter::error::{redact, Exit};
 
@@ -61,22 +61,7 @@ fn main() -> ExitCode {
         out: &mut *out,
         err: &mut *err,
     };
-    let result = match &cli.command {
-        Command::Provision(args) => commands::provision::run(&mut ctx, args),
-        Command::Ami(args) => commands::ami::run(&mut ctx, args),
-        Command::Convert(args) => commands::convert::run(&mut ctx, args),
-        Command::Nodes(args) => commands::nodes::run(&mut ctx, args),
-        Command::Drift(args) => match &args.command {
-            DriftCommand::Check(check) => commands::drift::check(&mut ctx, check),
-            DriftCommand::Replace(replace) => commands::drift_replace::run(&mut ctx, replace),
-        },
-        Command::Consolidate(args) => commands::consolidate::run(&mut ctx, args),
-        Command::EnableDrift(args) => commands::drift_gate::enable(&mut ctx, args),
-        Command::DisableDrift(args) => commands::drift_gate::disable(&mut ctx, args),
-        Command::Version => commands::version::run(&mut ctx),
-        Command::Completion(args) => commands::completion::run(&mut ctx, args),
-        Command::Complete(args) => commands::completion::complete(&mut ctx, args),
-    };
+    let result = commands::run(&mut ctx, &cli.command);
     let _ = ctx.out.flush();
     // The reader has what it wanted; whatever failed after that is the closed pipe itself.
     if output_closed() {

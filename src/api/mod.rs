@@ -55,7 +55,7 @@ pub use error::{InputError, Location};
 pub use nodeoverlay::NodeOverlay;
 pub use nodes::convert_node;
 pub use objects::{read_objects, read_str, ApiObject, Object, Objects};
-pub use pods::{convert_pod, RuntimeClassAdmissions, MAX_EXPANDED_PODS, MAX_STATIC_REPLICAS};
+pub use pods::{convert_pod, RuntimeClassAdmissions, MAX_EXPANDED_PODS};
 pub use storage::{convert_claim, convert_csi_node, convert_storage_class, convert_volume};
 
 use crate::model::node::Node;

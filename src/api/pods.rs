@@ -43,11 +43,6 @@ pub(crate) use terms::label_selector;
 /// the machine's memory.
 pub const MAX_EXPANDED_PODS: i64 = 1_000_000;
 
-/// Most NodeClaims one static NodePool's `spec.replicas` may ask for: far above any real cluster,
-/// low enough that a typo like `replicas: 1000000` fails fast (s30-fuzz2: a million static
-/// replicas planned for minutes and took 17 GB) instead of eating the machine's memory.
-pub const MAX_STATIC_REPLICAS: i64 = 100_000;
-
 fn host_ports(ctx: &Ctx, path: &str, spec: &PodSpec) -> Result<Vec<HostPort>, InputError> {
     let host_network = spec.host_network == Some(true);
     let app = spec

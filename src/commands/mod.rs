@@ -19,6 +19,28 @@ use std::io::Write;
 
 use crate::cli::GlobalArgs;
 
+/// Runs the parsed command: the one dispatch the binary (`main.rs`) and the input fuzzer
+/// (`tests/e2e/fuzz_inputs.rs`) share.
+pub fn run(ctx: &mut Context<'_>, command: &crate::cli::Command) -> crate::error::CommandResult {
+    use crate::cli::{Command, DriftCommand};
+    match command {
+        Command::Provision(args) => provision::run(ctx, args),
+        Command::Ami(args) => ami::run(ctx, args),
+        Command::Convert(args) => convert::run(ctx, args),
+        Command::Nodes(args) => nodes::run(ctx, args),
+        Command::Drift(args) => match &args.command {
+            DriftCommand::Check(check) => drift::check(ctx, check),
+            DriftCommand::Replace(replace) => drift_replace::run(ctx, replace),
+        },
+        Command::Consolidate(args) => consolidate::run(ctx, args),
+        Command::EnableDrift(args) => drift_gate::enable(ctx, args),
+        Command::DisableDrift(args) => drift_gate::disable(ctx, args),
+        Command::Version => version::run(ctx),
+        Command::Completion(args) => completion::run(ctx, args),
+        Command::Complete(args) => completion::complete(ctx, args),
+    }
+}
+
 /// Seconds since the Unix epoch (0 if the clock is before it).
 pub(crate) fn unix_now() -> i64 {
     std::time::SystemTime::now()

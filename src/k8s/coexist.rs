@@ -287,6 +287,17 @@ mod tests {
         assert_eq!(image_tag("localhost:5000/karpenter/controller"), None);
     }
 
+    /// A ready controller Deployment `karpenter/karpenter` running `image`.
+    fn put_running_controller(cluster: &crate::k8s::fake::FakeCluster, image: &str) {
+        cluster.put(serde_json::json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "karpenter", "namespace": "karpenter"},
+            "spec": {"template": {"spec": {"containers": [{"name": "controller",
+                "image": image}]}}},
+            "status": {"readyReplicas": 1}
+        }));
+    }
+
     /// aws v1.14.1 `pkg/controllers/nodeclaim/garbagecollection/suite_test.go` "should delete an
     /// instance if there is no NodeClaim owner" (`Reconcile`: 30 s after launch): the instances
     /// this tool launches carry the tags `instance.go List` filters on and no NodeClaim names
@@ -303,13 +314,7 @@ mod tests {
             ("public.ecr.aws/karpenter/controller:latest", true),
             ("public.ecr.aws/karpenter/controller:v0.26.1", false),
         ] {
-            cluster.put(serde_json::json!({
-                "apiVersion": "apps/v1", "kind": "Deployment",
-                "metadata": {"name": "karpenter", "namespace": "karpenter"},
-                "spec": {"template": {"spec": {"containers": [{"name": "controller",
-                    "image": image}]}}},
-                "status": {"readyReplicas": 1}
-            }));
+            put_running_controller(&cluster, image);
             let warning = check(&cluster, "provision", true).unwrap().unwrap();
             assert!(warning.contains("--force given"), "{warning}");
             assert_eq!(
@@ -333,13 +338,7 @@ mod tests {
             ("public.ecr.aws/karpenter/controller:1.14.1", false),
             ("public.ecr.aws/karpenter/controller:v0.26.1", true),
         ] {
-            cluster.put(serde_json::json!({
-                "apiVersion": "apps/v1", "kind": "Deployment",
-                "metadata": {"name": "karpenter", "namespace": "karpenter"},
-                "spec": {"template": {"spec": {"containers": [{"name": "controller",
-                    "image": image}]}}},
-                "status": {"readyReplicas": 1}
-            }));
+            put_running_controller(&cluster, image);
             let hint = check(&cluster, "provision", false)
                 .unwrap_err()
                 .hint

@@ -60,26 +60,26 @@ pub fn apply_overlays(pools: &mut [PoolInput], overlays: &[NodeOverlay]) -> Vec<
         // label), and `instanceToNodeClaim` writes the overlaid capacity into the NodeClaim's
         // status: a static pool keeps its prices and gets the added capacity, unannotated. Its
         // types count for conflicts (`resolve`) either way, as the controller's.
-        let is_static = pool.pool.replicas.is_some();
         let it = &mut pool.instance_types[t];
+        for (name, quantity) in update.capacity.iter() {
+            it.capacity.set(name, quantity);
+        }
+        if pool.pool.replicas.is_some() {
+            continue;
+        }
+        for (o, (change, _)) in &update.prices {
+            it.offerings[*o].price = change.apply(it.offerings[*o].price);
+        }
         // Recorded for the NodeClaims' `…-overlay-applied` annotations (`ClaimAnnotations`).
-        if !update.prices.is_empty() && !is_static {
+        if !update.prices.is_empty() {
             pool.claim_annotations
                 .price_overlaid
                 .insert(it.name.clone());
         }
-        if !update.capacity.is_empty() && !is_static {
+        if !update.capacity.is_empty() {
             pool.claim_annotations
                 .capacity_overlaid
                 .insert(it.name.clone());
-        }
-        if !is_static {
-            for (o, (change, _)) in update.prices {
-                it.offerings[o].price = change.apply(it.offerings[o].price);
-            }
-        }
-        for (name, quantity) in update.capacity.iter() {
-            it.capacity.set(name, quantity);
         }
     }
     conflicts

@@ -7,27 +7,15 @@
 
 use serde_json::Value;
 
-use crate::support::{fixture, karpenter};
+use crate::support::{fixture, plan_fixture_with};
 
 /// `provision --dry-run -f FIXTURE --catalog catalog.yaml --region us-east-1 -o json`.
 fn plan(name: &str) -> Value {
-    let file = fixture(&format!("capres-line-by-line/{name}"));
     let catalog = fixture("capres-line-by-line/catalog.yaml");
-    let (file, catalog) = (file.to_string_lossy(), catalog.to_string_lossy());
-    let args = [
-        "provision",
-        "--dry-run",
-        "-f",
-        &file,
-        "--catalog",
-        &catalog,
-        "--region",
-        "us-east-1",
-        "-o",
-        "json",
-    ];
-    let run = karpenter(&args, b"");
-    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stderr))
+    plan_fixture_with(
+        &format!("capres-line-by-line/{name}"),
+        &["--catalog", &catalog.to_string_lossy()],
+    )
 }
 
 /// (round, instance type, capacity type, reservation) of each planned NodeClaim.

@@ -19,7 +19,7 @@ use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use kubectl_karpenter::cli::{Cli, Command, DriftCommand};
+use kubectl_karpenter::cli::Cli;
 use kubectl_karpenter::commands::{self, Context};
 
 /// Where the last panic was (set by the quiet run's hook).
@@ -850,17 +850,7 @@ fn run_in_process(args: &[String]) -> Result<(u8, String), String> {
             out: &mut out,
             err: &mut err,
         };
-        match &cli.command {
-            Command::Provision(a) => commands::provision::run(&mut ctx, a),
-            Command::Convert(a) => commands::convert::run(&mut ctx, a),
-            Command::Nodes(a) => commands::nodes::run(&mut ctx, a),
-            Command::Consolidate(a) => commands::consolidate::run(&mut ctx, a),
-            Command::Drift(d) => match &d.command {
-                DriftCommand::Check(c) => commands::drift::check(&mut ctx, c),
-                DriftCommand::Replace(_) => unreachable!(),
-            },
-            _ => unreachable!(),
-        }
+        commands::run(&mut ctx, &cli.command)
     }));
     match result {
         Ok(Ok(exit)) => Ok((exit as u8, String::new())),

@@ -160,9 +160,14 @@ pub fn provision_json(extra: &[&str], items: Vec<serde_json::Value>) -> (i32, se
 /// `provision --dry-run -f FIXTURE --region us-east-1 -o json` (`path` under tests/fixtures):
 /// the plan document.
 pub fn plan_fixture(path: &str) -> serde_json::Value {
+    plan_fixture_with(path, &[])
+}
+
+/// [`plan_fixture`] with more arguments (e.g. `["--catalog", FILE]`).
+pub fn plan_fixture_with(path: &str, more: &[&str]) -> serde_json::Value {
     let file = fixture(path);
     let file = file.to_string_lossy();
-    let args = [
+    let mut args = vec![
         "provision",
         "--dry-run",
         "-f",
@@ -172,6 +177,7 @@ pub fn plan_fixture(path: &str) -> serde_json::Value {
         "-o",
         "json",
     ];
+    args.extend_from_slice(more);
     let run = karpenter(&args, b"");
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stderr))
 }

@@ -1097,23 +1097,22 @@ fn a_type_is_offered_unavailable_in_the_regions_other_zones_at_its_price() {
     );
 }
 
-/// `aws v1.14.1: pkg/providers/instancetype/offering/reserved_capacity_resolver.go`
-/// `ResolveOfferings`: a reserved offering is `Available` only when
-/// `compatibility.IsCompatibleWithNodeClass` holds, as the base offerings are. A class with
-/// `connectionTracking` cannot run the xen `m4.large`: its reservation is listed, not available
-/// (s30-lineoffer; before, the reservation stayed available and a plan launched into it).
-#[test]
-fn a_reservation_for_a_type_the_class_cannot_run_is_not_available() {
+/// The embedded catalog with one targeted, active reservation `cr-{i}` (2 instances, us-east-1a)
+/// per type of `types`, read through `reservations::list` as a live run reads them, and the
+/// selector terms that select them by id.
+fn with_reservations_for(
+    types: &[&str],
+) -> (
+    Catalog,
+    Vec<crate::model::reservation::CapacityReservationTerm>,
+) {
     use crate::cloud::fake::FakeCloud;
     use crate::cloud::reservations;
     use crate::cloud::types::CapacityReservation;
-    use crate::model::instance_type::RESERVED;
     use crate::model::reservation::CapacityReservationTerm;
 
     let cloud = FakeCloud::new();
-    *cloud.reservations.borrow_mut() = ["m4.large", "m5.large"]
-        .iter()
-        .enumerate()
+    *cloud.reservations.borrow_mut() = (types.iter().enumerate())
         .map(|(i, t)| CapacityReservation {
             id: format!("cr-{i}"),
             instance_type: t.to_string(),
@@ -1126,18 +1125,26 @@ fn a_reservation_for_a_type_the_class_cannot_run_is_not_available() {
             ..CapacityReservation::default()
         })
         .collect();
-    let terms = vec![
-        CapacityReservationTerm {
-            id: Some("cr-0".into()),
+    let terms: Vec<CapacityReservationTerm> = (0..types.len())
+        .map(|i| CapacityReservationTerm {
+            id: Some(format!("cr-{i}")),
             ..CapacityReservationTerm::default()
-        },
-        CapacityReservationTerm {
-            id: Some("cr-1".into()),
-            ..CapacityReservationTerm::default()
-        },
-    ];
+        })
+        .collect();
     let found = reservations::list(&cloud, &[&terms], 1_000).unwrap();
-    let catalog = Catalog::embedded().unwrap().with_reservations(found);
+    (Catalog::embedded().unwrap().with_reservations(found), terms)
+}
+
+/// `aws v1.14.1: pkg/providers/instancetype/offering/reserved_capacity_resolver.go`
+/// `ResolveOfferings`: a reserved offering is `Available` only when
+/// `compatibility.IsCompatibleWithNodeClass` holds, as the base offerings are. A class with
+/// `connectionTracking` cannot run the xen `m4.large`: its reservation is listed, not available
+/// (s30-lineoffer; before, the reservation stayed available and a plan launched into it).
+#[test]
+fn a_reservation_for_a_type_the_class_cannot_run_is_not_available() {
+    use crate::model::instance_type::RESERVED;
+
+    let (catalog, terms) = with_reservations_for(&["m4.large", "m5.large"]);
     let mut ctx = InstanceTypeContext::new("us-east-1", "AL2023");
     ctx.capacity_reservations = &terms;
     let reserved = |ctx: &InstanceTypeContext, name: &str| -> Vec<bool> {
@@ -1160,30 +1167,9 @@ fn a_reservation_for_a_type_the_class_cannot_run_is_not_available() {
 /// reservation, `amiFamilyCheck`; a Bottlerocket class may use it).
 #[test]
 fn an_a1_reservation_is_not_available_to_an_al2023_class() {
-    use crate::cloud::fake::FakeCloud;
-    use crate::cloud::reservations;
-    use crate::cloud::types::CapacityReservation;
     use crate::model::instance_type::RESERVED;
-    use crate::model::reservation::CapacityReservationTerm;
 
-    let cloud = FakeCloud::new();
-    *cloud.reservations.borrow_mut() = vec![CapacityReservation {
-        id: "cr-a1".into(),
-        instance_type: "a1.large".into(),
-        zone: "us-east-1a".into(),
-        owner_id: "123456789012".into(),
-        instance_match_criteria: "targeted".into(),
-        reservation_type: "default".into(),
-        available: 2,
-        state: "active".into(),
-        ..CapacityReservation::default()
-    }];
-    let terms = vec![CapacityReservationTerm {
-        id: Some("cr-a1".into()),
-        ..CapacityReservationTerm::default()
-    }];
-    let found = reservations::list(&cloud, &[&terms], 1_000).unwrap();
-    let catalog = Catalog::embedded().unwrap().with_reservations(found);
+    let (catalog, terms) = with_reservations_for(&["a1.large"]);
     let reserved = |family: &str| -> Vec<(String, bool)> {
         let mut ctx = InstanceTypeContext::new("us-east-1", family);
         ctx.capacity_reservations = &terms;
@@ -1200,8 +1186,8 @@ fn an_a1_reservation_is_not_available_to_an_al2023_class() {
             })
             .collect()
     };
-    assert_eq!(reserved("AL2023"), [("cr-a1".to_string(), false)]);
-    assert_eq!(reserved("Bottlerocket"), [("cr-a1".to_string(), true)]);
+    assert_eq!(reserved("AL2023"), [("cr-0".to_string(), false)]);
+    assert_eq!(reserved("Bottlerocket"), [("cr-0".to_string(), true)]);
 }
 
 /// `aws v1.14.1: pkg/providers/instancetype/offering/base_resolver.go` `ResolveOfferings` (an
