@@ -140,9 +140,10 @@ pub fn check_user(name: &str, auth: &AuthInfo) -> Result<(), String> {
 ///   `UpdateTransportConfig` returns early on `HasCertAuth`, as on a token or basic auth, which
 ///   kube-rs already prefers to the plugin);
 /// - the plugin's `interactiveMode` (`isInteractive`): unset is `IfAvailable` for v1beta1 and
-///   v1alpha1; `Always` with a standard input that is no terminal is refused; `IfAvailable`
-///   without one runs the plugin as `Never` — no standard input, `spec.interactive: false` —
-///   where kube-rs would hand it ours.
+///   v1alpha1; `Always` with a standard input that is no terminal is refused. `IfAvailable`
+///   without a terminal stays as it is: client-go would give the plugin no standard input, but
+///   kube-rs's only way to do that (`Never`) also swallows the plugin's error output, which
+///   kubectl always shows — and "Unable to locate credentials" is what a CI log needs.
 pub fn arrange_user(name: &str, auth: &mut AuthInfo, stdin_terminal: bool) -> Result<(), String> {
     let (token, password, key_data) = secrets_set(auth);
     if token {
@@ -176,10 +177,6 @@ pub fn arrange_user(name: &str, auth: &mut AuthInfo, stdin_terminal: bool) -> Re
         Some(ExecInteractiveMode::Always) => Err(format!(
             "user {name:?}: exec.interactiveMode is Always, but standard input is not a terminal (kubectl refuses it too)"
         )),
-        Some(ExecInteractiveMode::IfAvailable) => {
-            exec.interactive_mode = Some(ExecInteractiveMode::Never);
-            Ok(())
-        }
         _ => Ok(()),
     }
 }
@@ -298,14 +295,15 @@ mod tests {
     }
 
     #[test]
-    fn the_plugin_gets_standard_input_only_where_kubectl_gives_it() {
-        // exec.go isInteractive: IfAvailable is interactive only on a terminal; Always without
-        // one is refused; unset is IfAvailable for v1beta1 (defaults.go SetDefaults_ExecConfig).
+    fn a_plugin_that_must_prompt_without_a_terminal_is_refused() {
+        // exec.go isInteractive: Always without a terminal is refused; unset is IfAvailable for
+        // v1beta1 (defaults.go SetDefaults_ExecConfig). IfAvailable without a terminal keeps
+        // kube-rs's inherited stdin and stderr (arrange_user: the plugin's errors stay visible).
         use ExecInteractiveMode::*;
         for (given, terminal, now) in [
-            ("", false, Some(Never)),
+            ("", false, Some(IfAvailable)),
             ("", true, Some(IfAvailable)),
-            (", interactiveMode: IfAvailable", false, Some(Never)),
+            (", interactiveMode: IfAvailable", false, Some(IfAvailable)),
             (", interactiveMode: IfAvailable", true, Some(IfAvailable)),
             (", interactiveMode: Never", true, Some(Never)),
             (", interactiveMode: Always", true, Some(Always)),
