@@ -20,6 +20,7 @@ use kube::config::{
 };
 
 use super::proxy::{self, ProxyEnv};
+use super::validation;
 use super::ClusterError;
 use crate::cloud::launch::ClusterInfo;
 use crate::cloud::userdata::base64_encode;
@@ -94,6 +95,10 @@ pub struct Environment {
     pub service_account_dir: std::path::PathBuf,
     /// `HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`.
     pub proxy: ProxyEnv,
+    /// `POD_NAMESPACE` (the Downward API's; in a pod it comes before the mounted namespace).
+    pub pod_namespace: Option<String>,
+    /// Whether standard input is a terminal (an exec plugin's `interactiveMode` depends on it).
+    pub stdin_terminal: bool,
 }
 
 impl Environment {
@@ -109,6 +114,8 @@ impl Environment {
                 .filter(|v| !v.is_empty())
                 .map_or_else(|| IN_CLUSTER_DIR.into(), std::path::PathBuf::from),
             proxy: ProxyEnv::current(),
+            pod_namespace: text("POD_NAMESPACE").map(|n| n.trim().to_string()),
+            stdin_terminal: std::io::IsTerminal::is_terminal(&std::io::stdin()),
         }
     }
 }
@@ -147,17 +154,8 @@ impl Source {
         if let Some(path) = home.as_ref().filter(|p| p.exists()) {
             return Ok(Source::Home(path.clone()));
         }
-        if let (Some(host), Some(port)) = (&env.service_host, &env.service_port) {
-            // An IPv6 service address needs brackets in a URL (net.JoinHostPort).
-            let host = if host.contains(':') && !host.starts_with('[') {
-                format!("[{host}]")
-            } else {
-                host.clone()
-            };
-            return Ok(Source::InCluster {
-                server: format!("https://{host}:{port}"),
-                dir: env.service_account_dir.clone(),
-            });
+        if let Some(pod) = Source::pod(env) {
+            return Ok(pod);
         }
         Err(ClusterError::Config(match home {
             Some(path) => format!(
@@ -168,15 +166,88 @@ impl Source {
         }))
     }
 
-    /// The kubeconfig to connect with (in a pod: one made from the ServiceAccount).
-    fn load(&self, flags: &KubeFlags) -> Result<Kubeconfig, ClusterError> {
+    /// The pod's ServiceAccount, when `KUBERNETES_SERVICE_HOST`/`_PORT` are set.
+    fn pod(env: &Environment) -> Option<Source> {
+        let (Some(host), Some(port)) = (&env.service_host, &env.service_port) else {
+            return None;
+        };
+        // An IPv6 service address needs brackets in a URL (net.JoinHostPort).
+        let host = if host.contains(':') && !host.starts_with('[') {
+            format!("[{host}]")
+        } else {
+            host.clone()
+        };
+        Some(Source::InCluster {
+            server: format!("https://{host}:{port}"),
+            dir: env.service_account_dir.clone(),
+        })
+    }
+
+    /// The pod's ServiceAccount in place of a kubeconfig that names no cluster: client-go's
+    /// `DeferredLoadingClientConfig.ClientConfig` falls back to in-cluster on `ErrEmptyConfig`
+    /// when `inClusterClientConfig.Possible()` (the service variables set, the token a file).
+    /// Flags naming kubeconfig entries are lookups that must succeed: no fallback then.
+    fn instead_of_empty(&self, flags: &KubeFlags, env: &Environment) -> Option<Source> {
+        let named = flags.context.is_some() || flags.cluster.is_some() || flags.user.is_some();
+        if named || matches!(self, Source::InCluster { .. }) {
+            return None;
+        }
+        Source::pod(env).filter(|_| env.service_account_dir.join("token").is_file())
+    }
+
+    /// Whether this is a `KUBECONFIG` none of whose paths exists (client-go: an empty config).
+    fn names_no_file(&self) -> bool {
+        matches!(self, Source::Variable(value) if !std::env::split_paths(value).any(|p| p.exists()))
+    }
+
+    /// The kubeconfig to connect with (in a pod: one made from the ServiceAccount; `why` says
+    /// why in its errors).
+    fn load(
+        &self,
+        flags: &KubeFlags,
+        env: &Environment,
+        why: &str,
+    ) -> Result<Kubeconfig, ClusterError> {
         match self {
             Source::Flag(path) | Source::Home(path) => read(path),
             Source::Variable(value) => read_variable(value),
-            Source::InCluster { server, dir } => in_cluster(server, dir, flags),
+            Source::InCluster { server, dir } => {
+                in_cluster(server, dir, flags, env.pod_namespace.as_deref(), why)
+            }
         }
     }
 }
+
+/// Whether `kubeconfig` names no cluster for the context in use (client-go `ConfirmUsable`:
+/// `ErrEmptyCluster` alone is `ErrEmptyConfig`): no current context, or one whose cluster entry
+/// is missing or empty. A current context that is not there is an error, not emptiness.
+fn holds_no_cluster(kubeconfig: &Kubeconfig) -> bool {
+    let Some(name) = kubeconfig
+        .current_context
+        .as_deref()
+        .filter(|c| !c.is_empty())
+    else {
+        return true;
+    };
+    let Some(context) = kubeconfig.contexts.iter().find(|c| c.name == name) else {
+        return false;
+    };
+    let cluster = context.context.as_ref().map_or("", |c| c.cluster.as_str());
+    let empty = serde_json::to_value(Cluster::default()).ok();
+    kubeconfig
+        .clusters
+        .iter()
+        .find(|c| c.name == cluster)
+        .and_then(|c| c.cluster.as_ref())
+        .is_none_or(|c| serde_json::to_value(c).ok() == empty)
+}
+
+/// The in-cluster errors' reason when there is no kubeconfig at all.
+const NO_KUBECONFIG: &str = "KUBERNETES_SERVICE_HOST is set, no kubeconfig";
+/// … and when the kubeconfig names no cluster.
+const EMPTY_KUBECONFIG: &str = "KUBERNETES_SERVICE_HOST is set, the kubeconfig names no cluster";
+/// The context a connection without one is shown under (`--cluster` given, no current context).
+pub const NO_CONTEXT: &str = "(none)";
 
 /// Everything needed to connect, resolved from flags and the kubeconfig.
 #[derive(Clone)]
@@ -216,16 +287,32 @@ impl ClusterTarget {
     ) -> Result<ClusterTarget, ClusterError> {
         let global = &global.without_empty();
         let source = Source::choose(global, env)?;
-        let kubeconfig = source.load(global)?;
+        let loaded = source.load(global, env, NO_KUBECONFIG);
+        let empty = match &loaded {
+            Ok(k) => holds_no_cluster(k),
+            Err(_) => source.names_no_file(),
+        };
+        let mut kubeconfig = match source.instead_of_empty(global, env).filter(|_| empty) {
+            Some(pod) => pod.load(global, env, EMPTY_KUBECONFIG)?,
+            None => loaded?,
+        };
         remember_credentials(&kubeconfig);
-        let context = global
+        let context = match global
             .context
             .clone()
             .or_else(|| kubeconfig.current_context.clone())
             .filter(|c| !c.is_empty())
-            .ok_or_else(|| {
-                ClusterError::Config("no current context (pass --context)".to_string())
-            })?;
+        {
+            Some(context) => context,
+            // No context, but the cluster (and user) named: client-go `getContext` requires
+            // none, and connects with an empty context plus the flags.
+            None if global.cluster.is_some() => without_context(&mut kubeconfig),
+            None => {
+                return Err(ClusterError::Config(
+                    "no current context (pass --context, or --cluster and --user)".to_string(),
+                ))
+            }
+        };
         let named = kubeconfig
             .contexts
             .iter()
@@ -254,6 +341,21 @@ impl ClusterTarget {
                 return Err(ClusterError::Config(format!(
                     "user {user:?} (--user) is not in the kubeconfig"
                 )));
+            }
+        }
+        // What kubectl refuses in the cluster and user in use, and the credential it would send
+        // (src/k8s/validation.rs).
+        validation::check_cluster(&cluster_entry, &cluster).map_err(ClusterError::Config)?;
+        if let Some(user) = &user_entry {
+            if let Some(auth) = kubeconfig
+                .auth_infos
+                .iter_mut()
+                .find(|a| &a.name == user)
+                .and_then(|a| a.auth_info.as_mut())
+            {
+                validation::check_user(user, auth).map_err(ClusterError::Config)?;
+                validation::arrange_user(user, auth, env.stdin_terminal)
+                    .map_err(ClusterError::Config)?;
             }
         }
         let auth = user_entry
@@ -434,10 +536,16 @@ fn read_variable(value: &std::ffi::OsStr) -> Result<Kubeconfig, ClusterError> {
 /// is no kubeconfig to name the cluster: `--cluster-name` and `--cluster-endpoint` are needed,
 /// as Karpenter's controller needs `CLUSTER_NAME` and resolves `CLUSTER_ENDPOINT`
 /// (karpenter-provider-aws `pkg/operator/operator.go` `ResolveClusterEndpoint`).
-fn in_cluster(server: &str, dir: &Path, flags: &KubeFlags) -> Result<Kubeconfig, ClusterError> {
+fn in_cluster(
+    server: &str,
+    dir: &Path,
+    flags: &KubeFlags,
+    pod_namespace: Option<&str>,
+    why: &str,
+) -> Result<Kubeconfig, ClusterError> {
     let config = |message: String| {
         Err(ClusterError::Config(format!(
-            "in-cluster (KUBERNETES_SERVICE_HOST is set, no kubeconfig): {message}"
+            "in-cluster ({why}): {message}"
         )))
     };
     for (flag, given) in [
@@ -464,10 +572,13 @@ fn in_cluster(server: &str, dir: &Path, flags: &KubeFlags) -> Result<Kubeconfig,
             return config(format!("{}: {e}", file.display()));
         }
     }
-    let namespace = std::fs::read_to_string(dir.join("namespace"))
-        .ok()
-        .map(|n| n.trim().to_string())
-        .filter(|n| !n.is_empty());
+    // client-go `inClusterClientConfig.Namespace`: `POD_NAMESPACE`, else the mounted one.
+    let namespace = pod_namespace.map(str::to_string).or_else(|| {
+        std::fs::read_to_string(dir.join("namespace"))
+            .ok()
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+    });
     let path = |p: &Path| p.to_string_lossy().into_owned();
     Ok(Kubeconfig {
         clusters: vec![NamedCluster {
@@ -500,6 +611,21 @@ fn in_cluster(server: &str, dir: &Path, flags: &KubeFlags) -> Result<Kubeconfig,
         current_context: Some(IN_CLUSTER.into()),
         ..Kubeconfig::default()
     })
+}
+
+/// Adds an empty context for a connection by `--cluster`/`--user` alone (kube-rs needs a named
+/// one; the flags fill it) under a name no context has, and returns that name.
+fn without_context(kubeconfig: &mut Kubeconfig) -> String {
+    let mut name = NO_CONTEXT.to_string();
+    while kubeconfig.contexts.iter().any(|c| c.name == name) {
+        name.push('\'');
+    }
+    kubeconfig.contexts.push(NamedContext {
+        name: name.clone(),
+        context: Some(Context::default()),
+        ..NamedContext::default()
+    });
+    name
 }
 
 /// The EKS cluster name: the `cluster/<name>` of an EKS ARN (context, then cluster entry), the
@@ -591,6 +717,8 @@ mod tests {
             service_port: Some("443".into()),
             service_account_dir: sa,
             proxy: ProxyEnv::default(),
+            pod_namespace: None,
+            stdin_terminal: false,
         }
     }
 
@@ -942,5 +1070,172 @@ mod tests {
             .expect("refused")
             .to_string();
         assert!(err.contains("unsupported scheme \"ftp\""), "{err}");
+    }
+
+    #[test]
+    fn in_a_pod_a_kubeconfig_naming_no_cluster_gives_way_to_the_service_account() {
+        // client-go DeferredLoadingClientConfig.ClientConfig: ErrEmptyConfig falls back to
+        // inClusterClientConfig when Possible() (service variables set, the token a file).
+        let dir = scratch("fallback");
+        let env = pod(&dir);
+        let in_cluster = |flags: &KubeFlags, env: &Environment| {
+            ClusterTarget::from_flags_in(flags, env).map(|t| t.context)
+        };
+        let missing = Environment {
+            kubeconfig: Some(dir.join("missing").into_os_string()),
+            ..env.clone()
+        };
+        assert_eq!(in_cluster(&in_pod_flags(), &missing).unwrap(), IN_CLUSTER);
+        let empty = dir.join("empty");
+        std::fs::write(&empty, "").unwrap();
+        let flags = KubeFlags {
+            kubeconfig: Some(empty.to_string_lossy().into_owned()),
+            ..in_pod_flags()
+        };
+        assert_eq!(in_cluster(&flags, &env).unwrap(), IN_CLUSTER);
+        let no_current = two_contexts(&dir, "no-current", "", "https://127.0.0.1:6443");
+        let flags = KubeFlags {
+            kubeconfig: Some(no_current.to_string_lossy().into_owned()),
+            ..in_pod_flags()
+        };
+        assert_eq!(in_cluster(&flags, &env).unwrap(), IN_CLUSTER);
+        // A context named by a flag must be there: no fallback.
+        let flags = KubeFlags {
+            context: Some("gone".into()),
+            ..flags
+        };
+        let err = in_cluster(&flags, &env).unwrap_err().to_string();
+        assert!(
+            err.contains("context \"gone\" is not in the kubeconfig"),
+            "{err}"
+        );
+        // A usable kubeconfig wins.
+        let usable = two_contexts(&dir, "usable", "a", "https://127.0.0.1:6443");
+        let flags = KubeFlags {
+            kubeconfig: Some(usable.to_string_lossy().into_owned()),
+            ..in_pod_flags()
+        };
+        assert_eq!(in_cluster(&flags, &env).unwrap(), "a");
+        // What the pod lacks is told with why the kubeconfig was passed over.
+        let err = in_cluster(&KubeFlags::default(), &missing)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("in-cluster (KUBERNETES_SERVICE_HOST is set, the kubeconfig names no cluster): pass --cluster-name"),
+            "{err}"
+        );
+        // Without a mounted token in-cluster is not possible: the kubeconfig's own error.
+        std::fs::remove_file(env.service_account_dir.join("token")).unwrap();
+        let err = in_cluster(&in_pod_flags(), &missing)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("none of the KUBECONFIG paths exists"), "{err}");
+    }
+
+    #[test]
+    fn in_a_pod_pod_namespace_comes_before_the_mounted_namespace() {
+        // client-go inClusterClientConfig.Namespace: POD_NAMESPACE, the mounted file, default.
+        let dir = scratch("pod-namespace");
+        let env = Environment {
+            pod_namespace: Some("from-downward-api".into()),
+            ..pod(&dir)
+        };
+        let target = ClusterTarget::from_flags_in(&in_pod_flags(), &env).unwrap();
+        assert_eq!(target.namespace, "from-downward-api");
+        let flags = KubeFlags {
+            namespace: Some("ops".into()),
+            ..in_pod_flags()
+        };
+        let target = ClusterTarget::from_flags_in(&flags, &env).unwrap();
+        assert_eq!(target.namespace, "ops", "-n first");
+        std::fs::remove_file(env.service_account_dir.join("namespace")).unwrap();
+        let bare = Environment {
+            pod_namespace: None,
+            ..env
+        };
+        let target = ClusterTarget::from_flags_in(&in_pod_flags(), &bare).unwrap();
+        assert_eq!(target.namespace, "default");
+    }
+
+    #[test]
+    fn without_a_current_context_the_cluster_and_user_flags_connect() {
+        // client-go DirectClientConfig.getContext: the context is required only when named by
+        // --context; an empty one plus the --cluster/--user overrides connects.
+        let dir = scratch("no-context");
+        let path = two_contexts(&dir, "config", "", "https://127.0.0.1:6443");
+        let flags = KubeFlags {
+            cluster: Some("a".into()),
+            user: Some("a".into()),
+            ..with_kubeconfig(&path)
+        };
+        let target = ClusterTarget::from_flags_in(&flags, &Environment::default()).unwrap();
+        assert_eq!(target.context, NO_CONTEXT);
+        assert_eq!(target.namespace, "default");
+        assert_eq!(target.info.endpoint, "https://127.0.0.1:6443");
+        assert_eq!(target.options.context.as_deref(), Some(NO_CONTEXT));
+        assert_eq!(target.options.user.as_deref(), Some("a"));
+        let loader = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(kube::Config::from_custom_kubeconfig(
+                target.kubeconfig.clone(),
+                &target.options,
+            ))
+            .expect("kube-rs loads it");
+        assert_eq!(loader.cluster_url.to_string(), "https://127.0.0.1:6443/");
+        let err = ClusterTarget::from_flags_in(&with_kubeconfig(&path), &Environment::default())
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            err.contains("no current context (pass --context, or --cluster and --user)"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_cluster_and_user_in_use_are_checked_as_kubectl_checks_them() {
+        // client-go DirectClientConfig.ConfirmUsable: validateAuthInfo and validateClusterInfo
+        // for the context in use only.
+        let dir = scratch("confirm");
+        let path = two_contexts(&dir, "config", "b", "https://127.0.0.1:6443");
+        let broken = std::fs::read_to_string(&path).unwrap().replace(
+            "user: {token: planted-a}",
+            "user: {token: planted-a, password: planted-pw}",
+        );
+        std::fs::write(&path, broken).unwrap();
+        let env = Environment::default();
+        assert!(
+            ClusterTarget::from_flags_in(&with_kubeconfig(&path), &env).is_ok(),
+            "user a is not in use"
+        );
+        let flags = KubeFlags {
+            context: Some("a".into()),
+            ..with_kubeconfig(&path)
+        };
+        let err = ClusterTarget::from_flags_in(&flags, &env)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            err.contains("user \"a\": token and username/password are both set"),
+            "{err}"
+        );
+        assert!(!err.contains("planted"), "{err}");
+        let both_cas = std::fs::read_to_string(&path).unwrap().replace(
+            "server: \"https://127.0.0.1:6443\"",
+            "server: \"https://127.0.0.1:6443\", certificate-authority: /ca.crt, certificate-authority-data: Q0E=",
+        );
+        std::fs::write(&path, both_cas).unwrap();
+        let err = ClusterTarget::from_flags_in(&with_kubeconfig(&path), &env)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            err.contains(
+                "cluster \"a\": certificate-authority and certificate-authority-data are both set"
+            ),
+            "{err}"
+        );
     }
 }

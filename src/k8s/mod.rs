@@ -17,6 +17,7 @@ pub mod fake;
 pub mod ops;
 pub mod proxy;
 pub mod snapshot;
+pub mod validation;
 
 use std::fmt;
 use std::sync::{Arc, Mutex};

@@ -45,6 +45,7 @@ mod fuzz_inputs;
 mod ice_memory;
 mod in_cluster;
 mod injection;
+mod kcfg2_line_by_line;
 mod kcfg_line_by_line;
 mod krew;
 mod lease;
