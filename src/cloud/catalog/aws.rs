@@ -19,6 +19,7 @@ use crate::model::reservation::ReservedCapacity;
 
 use super::custom::RESERVED_PRICE_DIVISOR;
 use super::names::category_and_generation;
+use super::network_bandwidth::network_bandwidth_mbps;
 use super::snapshot::{AwsSnapshot, EnaSupport, InstanceFacts};
 use super::vpc_limits::vpc_limits;
 use super::{CatalogError, InstanceTypeContext, Result};
@@ -447,11 +448,12 @@ pub(super) fn aws_requirements(
         INSTANCE_EBS_BANDWIDTH,
         facts.ebs_bandwidth_mbps.map(|v| v.to_string()).as_deref(),
     );
+    // The provider's compiled table, not EC2's figures (`types.go` l.267:
+    // `InstanceTypeBandwidthMegabits[name]`): a type it does not list has no label.
     put_opt(
         &mut r,
         INSTANCE_NETWORK_BANDWIDTH,
-        facts
-            .network_bandwidth_mbps
+        network_bandwidth_mbps(&facts.name)
             .map(|v| v.to_string())
             .as_deref(),
     );

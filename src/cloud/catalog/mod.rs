@@ -32,6 +32,7 @@ use crate::model::reservation::CapacityReservationTerm;
 mod aws;
 mod custom;
 mod names;
+mod network_bandwidth;
 mod snapshot;
 pub(crate) mod vpc_limits;
 

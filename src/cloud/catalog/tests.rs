@@ -1468,3 +1468,36 @@ fn supplement_types_size_like_the_providers_fake() {
         .filter(|t| t.name == "dl1.24xlarge")
         .all(|t| t.offerings.is_empty()));
 }
+
+/// `instance-network-bandwidth` is the provider's compiled table, not DescribeInstanceTypes
+/// (aws v1.14.1 `pkg/providers/instancetype/types.go` `computeRequirements`:
+/// `InstanceTypeBandwidthMegabits[name]`, `zz_generated.bandwidth.go`): a type the table lists
+/// only as "vague" (m4.large: "Moderate") or not at all (r9g.large, newer than the table) has no
+/// label, and where EC2's per-card baselines differ from the table the table wins.
+#[test]
+fn network_bandwidth_comes_from_the_providers_table() {
+    let types = embedded_types(&InstanceTypeContext::new("us-east-1", "AL2023"));
+    let bandwidth = |name: &str| {
+        let r = find(&types, name)
+            .requirements
+            .get(labels::INSTANCE_NETWORK_BANDWIDTH);
+        match r.operator() {
+            Operator::DoesNotExist => None,
+            _ => r.values().iter().next().cloned(),
+        }
+    };
+    let cases = [
+        ("m5.large", Some("750")),
+        ("g4dn.8xlarge", Some("50000")),
+        ("m4.large", None),
+        ("c4.xlarge", None),
+        ("r9g.large", None),
+        ("g7.2xlarge", Some("60000")),
+        ("i7ie.48xlarge", Some("100000")),
+        ("i7i.12xlarge", Some("28120")),
+    ];
+    for (name, want) in cases {
+        assert_eq!(bandwidth(name).as_deref(), want, "{name}");
+    }
+}
+
