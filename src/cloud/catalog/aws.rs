@@ -97,6 +97,7 @@ pub(super) fn aws_instance_types(
             .iter()
             .filter(|n| n.network_card_index == 0 && n.efa_only)
             .count() as i64,
+        eviction_soft: ctx.counts_eviction_soft(),
     };
     let mut out = Vec::new();
     for facts in &snapshot.instance_types {

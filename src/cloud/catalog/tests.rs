@@ -1501,3 +1501,61 @@ fn network_bandwidth_comes_from_the_providers_table() {
     }
 }
 
+/// The controllers of the older generations (aws v0.31.5, v0.32.10, v0.37.7; until v1.8)
+/// count `evictionSoft` too: `types.go` `evictionThreshold` takes, per signal, the larger of the
+/// hard and the soft value (`resources.MaxResources`), the soft one only where the family's
+/// `EvictionSoftEnabled` (not Bottlerocket); a signal neither map names keeps its default.
+/// v1.14.1 (a v1 NodePool) reads `evictionHard` only ("should use only evictionHard for
+/// overhead, ignoring evictionSoft").
+#[test]
+fn older_generations_count_eviction_soft_as_their_controllers_did() {
+    let map = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    let kubelet = KubeletConfig {
+        eviction_hard: map(&[("memory.available", "1Gi")]),
+        eviction_soft: map(&[("memory.available", "2Gi"), ("nodefs.available", "15%")]),
+        ..KubeletConfig::default()
+    };
+    let soft_only = KubeletConfig {
+        eviction_soft: map(&[("memory.available", "50Mi")]),
+        ..KubeletConfig::default()
+    };
+    let threshold = |family: &str, generation: Option<ApiGeneration>, k: &KubeletConfig| {
+        let mut ctx = InstanceTypeContext::new("us-east-1", family);
+        ctx.generation = generation;
+        ctx.kubelet = Some(k);
+        let t = find(&embedded_types(&ctx), "m5.large").clone();
+        (
+            t.overhead.eviction_threshold.memory,
+            t.overhead.eviction_threshold.ephemeral_storage,
+        )
+    };
+    let ten = 2 * GIB; // 10 % of the 20Gi root volume
+    let fifteen = 3_221_225_472 * ONE; // ceil(21474836480 / 100 × 15)
+    for generation in [ApiGeneration::V1Beta1, ApiGeneration::V1Alpha5] {
+        assert_eq!(
+            threshold("AL2", Some(generation), &kubelet),
+            (2 * GIB, fifteen),
+            "{generation}: the larger of hard and soft"
+        );
+        assert_eq!(
+            threshold("AL2", Some(generation), &soft_only).0,
+            50 * MIB,
+            "{generation}: a soft value replaces the default"
+        );
+        assert_eq!(
+            threshold("Bottlerocket", Some(generation), &kubelet),
+            (GIB, ten),
+            "{generation}: not on Bottlerocket"
+        );
+    }
+    assert_eq!(threshold("AL2", None, &kubelet), (GIB, ten), "v1.14.1");
+    assert_eq!(
+        threshold("AL2", Some(ApiGeneration::V1), &soft_only).0,
+        100 * MIB
+    );
+}
