@@ -25,15 +25,14 @@ PATH is a clone (bare or not) of https://github.com/aws/karpenter-provider-aws.
 
 from __future__ import annotations
 
-import argparse
 import re
-import subprocess
 import sys
 from pathlib import Path
 
+from gen_vpc_limits import DEFAULT_TAG, run_generator
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = REPO_ROOT / "catalog" / "network-bandwidth.tsv"
-DEFAULT_TAG = "v1.14.1"
 SOURCE_FILE = "pkg/providers/instancetype/zz_generated.bandwidth.go"
 
 MAP_START = "InstanceTypeBandwidthMegabits = map[string]int64{"
@@ -76,29 +75,10 @@ def render(tag: str, rows: list[tuple[str, int]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repo", required=True, type=Path,
-                        help="a clone of aws/karpenter-provider-aws (bare or not)")
-    parser.add_argument("--tag", default=DEFAULT_TAG)
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
-    parser.add_argument("--check", action="store_true", help="exit 1 if the output is stale")
-    args = parser.parse_args()
-    go = subprocess.run(
-        ["git", "-C", str(args.repo), "show", f"{args.tag}:{SOURCE_FILE}"],
-        check=True, capture_output=True, text=True,
-    ).stdout
+def make_text(go: str, tag: str) -> tuple[str, str]:
     rows = parse(go)
-    text = render(args.tag, rows)
-    if args.check:
-        if args.output.read_text() != text:
-            print(f"{args.output} is stale: run scripts/gen_network_bandwidth.py", file=sys.stderr)
-            return 1
-        return 0
-    args.output.write_text(text)
-    print(f"wrote {args.output}: {len(rows)} types", file=sys.stderr)
-    return 0
+    return render(tag, rows), f"{len(rows)} types"
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_generator(__doc__, SOURCE_FILE, DEFAULT_OUTPUT, "gen_network_bandwidth.py", make_text))

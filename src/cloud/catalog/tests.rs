@@ -1509,19 +1509,17 @@ fn network_bandwidth_comes_from_the_providers_table() {
 /// overhead, ignoring evictionSoft").
 #[test]
 fn older_generations_count_eviction_soft_as_their_controllers_did() {
-    let map = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    };
+    let signal = |k: &str, v: &str| (k.to_string(), v.to_string());
     let kubelet = KubeletConfig {
-        eviction_hard: map(&[("memory.available", "1Gi")]),
-        eviction_soft: map(&[("memory.available", "2Gi"), ("nodefs.available", "15%")]),
+        eviction_hard: BTreeMap::from([signal("memory.available", "1Gi")]),
+        eviction_soft: BTreeMap::from([
+            signal("memory.available", "2Gi"),
+            signal("nodefs.available", "15%"),
+        ]),
         ..KubeletConfig::default()
     };
     let soft_only = KubeletConfig {
-        eviction_soft: map(&[("memory.available", "50Mi")]),
+        eviction_soft: BTreeMap::from([signal("memory.available", "50Mi")]),
         ..KubeletConfig::default()
     };
     let threshold = |family: &str, generation: Option<ApiGeneration>, k: &KubeletConfig| {
