@@ -34,6 +34,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = REPO_ROOT / "catalog" / "vpc-limits.tsv"
@@ -86,30 +87,38 @@ def render(tag: str, generated: str, rows: list[tuple[str, int, int]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def run_generator(doc: str, source_file: str, default_output: Path, script: str,
+                  make_text: Callable[[str, str], tuple[str, str]]) -> int:
+    """The command line of a generator of a table read from one file of the aws provider
+    (`--repo PATH [--tag T] [--output F] [--check]`): `make_text(go source, tag)` gives the
+    table's text and a one-line summary. Shared with scripts/gen_network_bandwidth.py."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--repo", required=True, type=Path,
                         help="a clone of aws/karpenter-provider-aws (bare or not)")
     parser.add_argument("--tag", default=DEFAULT_TAG)
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
+    parser.add_argument("--output", type=Path, default=default_output)
     parser.add_argument("--check", action="store_true", help="exit 1 if the output is stale")
     args = parser.parse_args()
     go = subprocess.run(
-        ["git", "-C", str(args.repo), "show", f"{args.tag}:{SOURCE_FILE}"],
+        ["git", "-C", str(args.repo), "show", f"{args.tag}:{source_file}"],
         check=True, capture_output=True, text=True,
     ).stdout
-    generated, rows = parse(go)
-    text = render(args.tag, generated, rows)
+    text, summary = make_text(go, args.tag)
     if args.check:
         if args.output.read_text() != text:
-            print(f"{args.output} is stale: run scripts/gen_vpc_limits.py", file=sys.stderr)
+            print(f"{args.output} is stale: run scripts/{script}", file=sys.stderr)
             return 1
         return 0
     args.output.write_text(text)
-    print(f"wrote {args.output}: {len(rows)} types, "
-          f"{sum(1 for r in rows if r[1] > 0)} trunking-compatible", file=sys.stderr)
+    print(f"wrote {args.output}: {summary}", file=sys.stderr)
     return 0
 
 
+def make_text(go: str, tag: str) -> tuple[str, str]:
+    generated, rows = parse(go)
+    return (render(tag, generated, rows),
+            f"{len(rows)} types, {sum(1 for r in rows if r[1] > 0)} trunking-compatible")
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_generator(__doc__, SOURCE_FILE, DEFAULT_OUTPUT, "gen_vpc_limits.py", make_text))

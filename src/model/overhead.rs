@@ -149,6 +149,12 @@ impl AmiFamily {
         )
     }
 
+    /// `EvictionSoftEnabled` of the controllers that read it (aws v0.31.5 … v1.8): Bottlerocket's
+    /// settings have no soft eviction, so its `evictionSoft` is not counted.
+    pub fn eviction_soft_counted(self) -> bool {
+        self != AmiFamily::Bottlerocket
+    }
+
     /// The device the kubelet's filesystem lives on (`EphemeralBlockDevice`); none for Custom.
     pub fn ephemeral_block_device(self) -> Option<&'static str> {
         match self {
@@ -373,28 +379,33 @@ pub fn eviction_signal(capacity: i64, value: &str) -> Option<i64> {
 
 /// Hard eviction thresholds: memory 100Mi and ephemeral storage `ceil(10% of storage)`, each
 /// replaced by `evictionHard["memory.available"]` / `["nodefs.available"]` when set.
-/// `evictionSoft` is ignored: it only warns and does not lower allocatable.
+///
+/// `eviction_soft`: the `evictionSoft` map where the controller counts it — the older
+/// generations' (aws v0.31.5 … v1.8: `types.go` `evictionThreshold` appends it to the signals
+/// when the family's `EvictionSoftEnabled`, and takes per signal the larger of the two values,
+/// `resources.MaxResources`). v1.14.1 passes `None`: soft thresholds only warn and do not lower
+/// allocatable ("should use only evictionHard for overhead, ignoring evictionSoft").
 pub fn eviction_threshold(
     memory: i64,
     storage: i64,
     eviction_hard: &BTreeMap<String, String>,
+    eviction_soft: Option<&BTreeMap<String, String>>,
 ) -> Resources {
     let mut out = Resources::new();
     // ceil(bytes / 10) in exact integers (Go: ceil(float(bytes) / 100 * 10)).
     let storage_bytes = storage / ONE;
     out.set(MEMORY, DEFAULT_EVICTION_MEMORY);
     out.set(EPHEMERAL_STORAGE, (storage_bytes + 9).div_euclid(10) * ONE);
-    if let Some(v) = eviction_hard
-        .get(MEMORY_AVAILABLE)
-        .and_then(|v| eviction_signal(memory, v))
-    {
-        out.set(MEMORY, v);
-    }
-    if let Some(v) = eviction_hard
-        .get(NODEFS_AVAILABLE)
-        .and_then(|v| eviction_signal(storage, v))
-    {
-        out.set(EPHEMERAL_STORAGE, v);
+    for (name, key, capacity) in [
+        (MEMORY, MEMORY_AVAILABLE, memory),
+        (EPHEMERAL_STORAGE, NODEFS_AVAILABLE, storage),
+    ] {
+        let values = std::iter::once(eviction_hard)
+            .chain(eviction_soft)
+            .filter_map(|signals| eviction_signal(capacity, signals.get(key)?));
+        if let Some(v) = values.max() {
+            out.set(name, v);
+        }
     }
     out
 }
@@ -435,6 +446,10 @@ pub struct NodeSettings<'a> {
     /// for the pod capacity and for the ENI-limited kube-reserved memory alike (`types.go`
     /// `ENILimitedPods` counts them whatever `reservedENIs` it is given).
     pub efa_only_enis: i64,
+    /// Whether `evictionSoft` lowers allocatable like `evictionHard` ([`eviction_threshold`]):
+    /// the older generations' controllers, on families other than Bottlerocket
+    /// ([`AmiFamily::eviction_soft_counted`]).
+    pub eviction_soft: bool,
 }
 
 impl<'a> NodeSettings<'a> {
@@ -448,6 +463,7 @@ impl<'a> NodeSettings<'a> {
             vm_memory_overhead_percent: DEFAULT_VM_MEMORY_OVERHEAD_PERCENT,
             reserved_enis: 0,
             efa_only_enis: 0,
+            eviction_soft: false,
         }
     }
 }
@@ -502,7 +518,14 @@ pub fn capacity_and_overhead(
         eni_limited_pods(shape.max_enis, shape.ipv4_per_eni, settings.efa_only_enis),
         pod_count,
     );
-    let overhead = reservations(shape.vcpu * ONE, memory_pods, memory, storage, kubelet);
+    let overhead = reservations(
+        shape.vcpu * ONE,
+        memory_pods,
+        memory,
+        storage,
+        kubelet,
+        settings.eviction_soft,
+    );
     (capacity, overhead)
 }
 
@@ -510,7 +533,12 @@ pub fn capacity_and_overhead(
 /// from the CPU and the pod count, the user's reservations, and eviction thresholds from memory
 /// and storage. Only resources present in `capacity` are reserved, so a catalog entry without,
 /// say, `ephemeral-storage` is not made unschedulable by a negative allocatable.
-pub fn overhead_for_capacity(capacity: &Resources, kubelet: Option<&KubeletConfig>) -> Overhead {
+/// `eviction_soft` as [`NodeSettings::eviction_soft`].
+pub fn overhead_for_capacity(
+    capacity: &Resources,
+    kubelet: Option<&KubeletConfig>,
+    eviction_soft: bool,
+) -> Overhead {
     let pod_count = capacity.pods.div_euclid(ONE);
     let mut overhead = reservations(
         capacity.cpu,
@@ -518,6 +546,7 @@ pub fn overhead_for_capacity(capacity: &Resources, kubelet: Option<&KubeletConfi
         capacity.memory,
         capacity.ephemeral_storage,
         kubelet,
+        eviction_soft,
     );
     for part in [
         &mut overhead.kube_reserved,
@@ -542,6 +571,7 @@ fn reservations(
     memory: i64,
     storage: i64,
     kubelet: Option<&KubeletConfig>,
+    eviction_soft: bool,
 ) -> Overhead {
     let empty = BTreeMap::new();
     let no_resources = Resources::new();
@@ -557,6 +587,7 @@ fn reservations(
             memory,
             storage,
             kubelet.map_or(&empty, |k| &k.eviction_hard),
+            kubelet.filter(|_| eviction_soft).map(|k| &k.eviction_soft),
         ),
     }
 }
@@ -770,22 +801,56 @@ mod tests {
         capacity.set(CPU, 4 * ONE);
         capacity.set(MEMORY, 8 * GIB);
         capacity.set(PODS, i64::MAX);
-        let overhead = overhead_for_capacity(&capacity, None);
+        let overhead = overhead_for_capacity(&capacity, None, false);
         assert_eq!(overhead.kube_reserved.memory, i64::MAX);
         assert_eq!(kube_reserved_memory(110), (11 * 110 + 255) * MIB);
         // A percentage far beyond 100 % saturates too.
         assert_eq!(eviction_signal(8 * GIB, "1e300%"), Some(i64::MAX));
     }
 
+    /// aws v0.37.7 `pkg/providers/instancetype/types.go` `evictionThreshold` (the older
+    /// generations' controllers; suite_test.go "should take the greater of evictionHard and
+    /// evictionSoft for overhead as a value" / "… with mixed percentage/value"): per signal the larger of the hard and the soft value; a soft
+    /// value alone replaces the default; `100%` is 0 on either side.
+    #[test]
+    fn the_older_controllers_take_the_larger_of_hard_and_soft() {
+        let map = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let hard = map(&[(MEMORY_AVAILABLE, "500Mi"), (NODEFS_AVAILABLE, "100%")]);
+        let soft = map(&[(MEMORY_AVAILABLE, "10%"), (NODEFS_AVAILABLE, "1Gi")]);
+        let e = eviction_threshold(1000 * MIB, 20 * GIB, &hard, Some(&soft));
+        assert_eq!(e.memory, 500 * MIB, "500Mi over 10 % of 1000Mi");
+        assert_eq!(
+            e.ephemeral_storage, GIB,
+            "1Gi over a disabled hard threshold"
+        );
+        let e = eviction_threshold(1000 * MIB, 20 * GIB, &BTreeMap::new(), Some(&soft));
+        assert_eq!(e.memory, 100 * MIB, "10 % of 1000Mi");
+        let small = map(&[(MEMORY_AVAILABLE, "50Mi")]);
+        let e = eviction_threshold(1000 * MIB, 20 * GIB, &BTreeMap::new(), Some(&small));
+        assert_eq!(e.memory, 50 * MIB, "below the 100Mi default, still taken");
+        assert_eq!(
+            e.ephemeral_storage,
+            2 * GIB,
+            "a signal neither names keeps its default"
+        );
+        assert!(!AmiFamily::Bottlerocket.eviction_soft_counted());
+        assert!(AmiFamily::Windows2019.eviction_soft_counted());
+    }
+
     #[test]
     fn eviction_thresholds_and_overrides() {
         let none = BTreeMap::new();
-        let e = eviction_threshold(7577 * MIB, 20 * GIB, &none);
+        let e = eviction_threshold(7577 * MIB, 20 * GIB, &none, None);
         assert_eq!(e.memory, 100 * MIB);
         assert_eq!(e.ephemeral_storage, 2 * GIB);
         // 10% of 21 bytes rounds up to 3 bytes.
         assert_eq!(
-            eviction_threshold(0, 21 * ONE, &none).ephemeral_storage,
+            eviction_threshold(0, 21 * ONE, &none, None).ephemeral_storage,
             3 * ONE
         );
 
@@ -795,20 +860,20 @@ mod tests {
             ("nodefs.inodesFree".to_string(), "5%".to_string()),
         ]
         .into();
-        let e = eviction_threshold(1000 * MIB, 20 * GIB, &hard);
+        let e = eviction_threshold(1000 * MIB, 20 * GIB, &hard, None);
         assert_eq!(e.memory, 50 * MIB, "percent of capacity");
         assert_eq!(e.ephemeral_storage, 0, "100% disables the threshold");
 
         let abs: BTreeMap<String, String> =
             [(MEMORY_AVAILABLE.to_string(), "500Mi".to_string())].into();
         assert_eq!(
-            eviction_threshold(1000 * MIB, 20 * GIB, &abs).memory,
+            eviction_threshold(1000 * MIB, 20 * GIB, &abs, None).memory,
             500 * MIB
         );
         let junk: BTreeMap<String, String> =
             [(MEMORY_AVAILABLE.to_string(), "lots".to_string())].into();
         assert_eq!(
-            eviction_threshold(1000 * MIB, 20 * GIB, &junk).memory,
+            eviction_threshold(1000 * MIB, 20 * GIB, &junk, None).memory,
             100 * MIB,
             "unparsable keeps the default"
         );
@@ -900,7 +965,7 @@ mod tests {
     #[test]
     fn overhead_for_custom_capacity_reserves_only_present_resources() {
         let capacity = Resources::from_pairs(&[("cpu", "8"), ("memory", "16Gi"), ("pods", "58")]);
-        let o = overhead_for_capacity(&capacity, None);
+        let o = overhead_for_capacity(&capacity, None, false);
         assert_eq!(o.kube_reserved.cpu, 90);
         assert_eq!(o.kube_reserved.memory, (11 * 58 + 255) * MIB);
         assert_eq!(

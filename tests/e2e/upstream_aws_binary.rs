@@ -21,22 +21,22 @@ use serde_json::{json, Value};
 
 use crate::support::{merge, provision_json};
 
-const MI: i64 = 1 << 20;
-const GI: i64 = 1 << 30;
+pub(crate) const MI: i64 = 1 << 20;
+pub(crate) const GI: i64 = 1 << 30;
 
 /// Capacity memory of a type of `mib` MiB: less the VM overhead (`ceil(mib × 0.075)` MiB; aws:
 /// `pkg/providers/instancetype/types.go` `memory`).
-fn capacity_mib(mib: i64) -> i64 {
+pub(crate) fn capacity_mib(mib: i64) -> i64 {
     mib - (mib as f64 * 0.075).ceil() as i64
 }
 
 /// An eviction threshold given as a percentage of `capacity` bytes (aws: `computeEvictionSignal`).
-fn percent(capacity: i64, p: f64) -> i64 {
+pub(crate) fn percent(capacity: i64, p: f64) -> i64 {
     (capacity as f64 / 100.0 * p).ceil() as i64
 }
 
 /// Upstream's 10 % `nodefs.available` default on a root volume of `bytes`.
-fn nodefs(bytes: i64) -> i64 {
+pub(crate) fn nodefs(bytes: i64) -> i64 {
     percent(bytes, 10.0)
 }
 
@@ -57,7 +57,7 @@ enum Alloc {
 
 /// One It (or Entry) as a scenario: an EC2NodeClass and a NodePool named `name`, pinned to
 /// `instance_type`.
-struct Probe {
+pub(crate) struct Probe {
     name: &'static str,
     /// Merged into the base EC2NodeClass `spec` (al2023@latest, no kubelet).
     class: Value,
@@ -67,7 +67,7 @@ struct Probe {
     pods: Option<usize>,
 }
 
-fn probe(name: &'static str, instance_type: &'static str, class: Value) -> Probe {
+pub(crate) fn probe(name: &'static str, instance_type: &'static str, class: Value) -> Probe {
     Probe {
         name,
         class,
@@ -78,7 +78,7 @@ fn probe(name: &'static str, instance_type: &'static str, class: Value) -> Probe
 }
 
 impl Probe {
-    fn alloc(mut self, cpu_milli: i64, memory: i64, ephemeral: i64) -> Probe {
+    pub(crate) fn alloc(mut self, cpu_milli: i64, memory: i64, ephemeral: i64) -> Probe {
         self.alloc = Alloc::Exact(cpu_milli, memory, ephemeral);
         self
     }
@@ -88,12 +88,12 @@ impl Probe {
         self
     }
 
-    fn nothing_fits(mut self) -> Probe {
+    pub(crate) fn nothing_fits(mut self) -> Probe {
         self.alloc = Alloc::Nothing;
         self
     }
 
-    fn pods(mut self, n: usize) -> Probe {
+    pub(crate) fn pods(mut self, n: usize) -> Probe {
         self.pods = Some(n);
         self
     }
@@ -238,7 +238,12 @@ impl Probe {
 
 /// Plans every probe in one binary call and asserts each one's It.
 fn run(probes: &[Probe]) {
-    let plan = plan_items(probes.iter().flat_map(Probe::objects).collect());
+    run_with(probes, &[]);
+}
+
+/// [`run`] with more `provision` flags (`--reserved-enis N`, …).
+pub(crate) fn run_with(probes: &[Probe], flags: &[&str]) {
+    let plan = plan_items_with(probes.iter().flat_map(Probe::objects).collect(), flags);
     let mut failures = Vec::new();
     for p in probes {
         p.check(&plan, &mut failures);
@@ -246,15 +251,15 @@ fn run(probes: &[Probe]) {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-fn kubelet(k: Value) -> Value {
+pub(crate) fn kubelet(k: Value) -> Value {
     json!({ "kubelet": k })
 }
 
 // m5.xlarge: 4 vCPUs, 16384 MiB, 4 ENIs × 15 IPv4 → 58 pods; default kube-reserved CPU 80m
 // (6 % of the first core, 1 % of the second, 0.5 % of the next two), memory 11 × 58 + 255 =
 // 893Mi, ephemeral 1Gi; eviction 100Mi memory and 10 % of the 20Gi root volume.
-const M5X_CPU: i64 = 4000;
-fn m5x_mem() -> i64 {
+pub(crate) const M5X_CPU: i64 = 4000;
+pub(crate) fn m5x_mem() -> i64 {
     capacity_mib(16384) * MI
 }
 // m5.4xlarge (for the Its whose 20Gi reservations exceed an m5.xlarge): 16 vCPUs, 65536 MiB,
@@ -263,7 +268,7 @@ const M54X_CPU: i64 = 16000;
 fn m54x_mem() -> i64 {
     capacity_mib(65536) * MI
 }
-const ROOT: i64 = 20 * GI;
+pub(crate) const ROOT: i64 = 20 * GI;
 
 /// aws: suite_test.go › Overhead › System Reserved / Kube Reserved Resources, and "should take
 /// the default eviction threshold when none is specified".
@@ -384,7 +389,7 @@ fn overhead_bottlerocket_eviction_through_the_binary() {
     )]);
 }
 
-fn alias(alias: &str, k: Value) -> Value {
+pub(crate) fn alias(alias: &str, k: Value) -> Value {
     json!({"amiSelectorTerms": [{"alias": alias}], "kubelet": k})
 }
 
@@ -394,10 +399,10 @@ fn custom(k: Value) -> Value {
 }
 
 // t3.large: 2 vCPUs (kube-reserved CPU 70m), 8192 MiB, 3 ENIs × 12 IPv4 → 35 pods.
-fn t3l_mem() -> i64 {
+pub(crate) fn t3l_mem() -> i64 {
     capacity_mib(8192) * MI
 }
-const WINDOWS_ROOT: i64 = 50 * GI;
+pub(crate) const WINDOWS_ROOT: i64 = 50 * GI;
 
 /// aws: suite_test.go › Overhead › DescribeTable "should set max-pods to user-defined value if
 /// specified" (t3.large, maxPods 10): the pod capacity is 10 for every family, and kube-reserved
@@ -485,7 +490,7 @@ fn max_pods_and_pods_per_core_through_the_binary() {
 
 // m5.large: 2 vCPUs, 8192 MiB, 3 ENIs × 10 IPv4 → 29 pods; kube-reserved 1930m left, 11 × 29 +
 // 255 = 574Mi.
-fn m5l(eph: i64) -> (i64, i64, i64) {
+pub(crate) fn m5l(eph: i64) -> (i64, i64, i64) {
     (
         1930,
         t3l_mem() - 574 * MI - 100 * MI,
@@ -984,7 +989,13 @@ fn instance_type_labels_through_the_binary() {
 
 /// Plans `items` offline in us-east-1 (exit 0, or 1 with pods left pending).
 pub(crate) fn plan_items(items: Vec<Value>) -> Value {
-    let (code, plan) = provision_json(&["--region", "us-east-1"], items);
+    plan_items_with(items, &[])
+}
+
+/// [`plan_items`] with more `provision` flags.
+pub(crate) fn plan_items_with(items: Vec<Value>, flags: &[&str]) -> Value {
+    let args = [&["--region", "us-east-1"][..], flags].concat();
+    let (code, plan) = provision_json(&args, items);
     assert!(code == 0 || code == 1, "exit {code}: {plan:#}");
     plan
 }

@@ -19,6 +19,7 @@ use crate::model::reservation::ReservedCapacity;
 
 use super::custom::RESERVED_PRICE_DIVISOR;
 use super::names::category_and_generation;
+use super::network_bandwidth::network_bandwidth_mbps;
 use super::snapshot::{AwsSnapshot, EnaSupport, InstanceFacts};
 use super::vpc_limits::vpc_limits;
 use super::{CatalogError, InstanceTypeContext, Result};
@@ -96,6 +97,7 @@ pub(super) fn aws_instance_types(
             .iter()
             .filter(|n| n.network_card_index == 0 && n.efa_only)
             .count() as i64,
+        eviction_soft: ctx.counts_eviction_soft(),
     };
     let mut out = Vec::new();
     for facts in &snapshot.instance_types {
@@ -447,11 +449,12 @@ pub(super) fn aws_requirements(
         INSTANCE_EBS_BANDWIDTH,
         facts.ebs_bandwidth_mbps.map(|v| v.to_string()).as_deref(),
     );
+    // The provider's compiled table, not EC2's figures (`types.go` l.267:
+    // `InstanceTypeBandwidthMegabits[name]`): a type it does not list has no label.
     put_opt(
         &mut r,
         INSTANCE_NETWORK_BANDWIDTH,
-        facts
-            .network_bandwidth_mbps
+        network_bandwidth_mbps(&facts.name)
             .map(|v| v.to_string())
             .as_deref(),
     );

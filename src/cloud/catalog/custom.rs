@@ -279,7 +279,11 @@ impl CustomCatalog {
                         kube_reserved: total.clone(),
                         ..Overhead::default()
                     },
-                    None => overhead::overhead_for_capacity(&capacity, ctx.kubelet),
+                    None => overhead::overhead_for_capacity(
+                        &capacity,
+                        ctx.kubelet,
+                        ctx.counts_eviction_soft(),
+                    ),
                 };
                 Some(InstanceType {
                     name: t.name.clone(),

@@ -32,6 +32,7 @@ use crate::model::reservation::CapacityReservationTerm;
 mod aws;
 mod custom;
 mod names;
+mod network_bandwidth;
 mod snapshot;
 pub(crate) mod vpc_limits;
 
@@ -183,6 +184,14 @@ impl<'a> InstanceTypeContext<'a> {
 
     pub(super) fn family(&self) -> AmiFamily {
         AmiFamily::parse_or_default(self.ami_family)
+    }
+
+    /// Whether the controller of the pool's generation counts `evictionSoft` in the eviction
+    /// threshold: those of the older generations (aws v0.31.5, v0.32.10, v0.37.7) did, except on
+    /// Bottlerocket (`EvictionSoftEnabled`); v1.14.1 does not (`types.go` `evictionThreshold`).
+    pub(super) fn counts_eviction_soft(&self) -> bool {
+        self.generation.is_some_and(|g| g != ApiGeneration::V1)
+            && self.family().eviction_soft_counted()
     }
 
     pub(super) fn zone_allowed(&self, zone: &str) -> bool {

@@ -102,7 +102,9 @@ pub struct InstanceFacts {
     /// Maximum EBS bandwidth (only when EBS-optimized by default).
     #[serde(default)]
     pub ebs_bandwidth_mbps: Option<i64>,
-    /// Baseline network bandwidth.
+    /// EC2's baseline network bandwidth (the per-card baselines, or the fixed total its
+    /// `NetworkPerformance` states). Not a label source: Karpenter's
+    /// `instance-network-bandwidth` is its compiled table's (`network_bandwidth.rs`).
     #[serde(default)]
     pub network_bandwidth_mbps: Option<i64>,
     /// `EncryptionInTransitSupported`.

@@ -1468,3 +1468,92 @@ fn supplement_types_size_like_the_providers_fake() {
         .filter(|t| t.name == "dl1.24xlarge")
         .all(|t| t.offerings.is_empty()));
 }
+
+/// `instance-network-bandwidth` is the provider's compiled table, not DescribeInstanceTypes
+/// (aws v1.14.1 `pkg/providers/instancetype/types.go` `computeRequirements`:
+/// `InstanceTypeBandwidthMegabits[name]`, `zz_generated.bandwidth.go`): a type the table lists
+/// only as "vague" (m4.large: "Moderate") or not at all (r9g.large, newer than the table) has no
+/// label, and where EC2's per-card baselines differ from the table the table wins.
+#[test]
+fn network_bandwidth_comes_from_the_providers_table() {
+    let types = embedded_types(&InstanceTypeContext::new("us-east-1", "AL2023"));
+    let bandwidth = |name: &str| {
+        let r = find(&types, name)
+            .requirements
+            .get(labels::INSTANCE_NETWORK_BANDWIDTH);
+        match r.operator() {
+            Operator::DoesNotExist => None,
+            _ => r.values().iter().next().cloned(),
+        }
+    };
+    let cases = [
+        ("m5.large", Some("750")),
+        ("g4dn.8xlarge", Some("50000")),
+        ("m4.large", None),
+        ("c4.xlarge", None),
+        ("r9g.large", None),
+        ("g7.2xlarge", Some("60000")),
+        ("i7ie.48xlarge", Some("100000")),
+        ("i7i.12xlarge", Some("28120")),
+    ];
+    for (name, want) in cases {
+        assert_eq!(bandwidth(name).as_deref(), want, "{name}");
+    }
+}
+
+/// The controllers of the older generations (aws v0.31.5, v0.32.10, v0.37.7; until v1.8)
+/// count `evictionSoft` too: `types.go` `evictionThreshold` takes, per signal, the larger of the
+/// hard and the soft value (`resources.MaxResources`), the soft one only where the family's
+/// `EvictionSoftEnabled` (not Bottlerocket); a signal neither map names keeps its default.
+/// v1.14.1 (a v1 NodePool) reads `evictionHard` only ("should use only evictionHard for
+/// overhead, ignoring evictionSoft").
+#[test]
+fn older_generations_count_eviction_soft_as_their_controllers_did() {
+    let signal = |k: &str, v: &str| (k.to_string(), v.to_string());
+    let kubelet = KubeletConfig {
+        eviction_hard: BTreeMap::from([signal("memory.available", "1Gi")]),
+        eviction_soft: BTreeMap::from([
+            signal("memory.available", "2Gi"),
+            signal("nodefs.available", "15%"),
+        ]),
+        ..KubeletConfig::default()
+    };
+    let soft_only = KubeletConfig {
+        eviction_soft: BTreeMap::from([signal("memory.available", "50Mi")]),
+        ..KubeletConfig::default()
+    };
+    let threshold = |family: &str, generation: Option<ApiGeneration>, k: &KubeletConfig| {
+        let mut ctx = InstanceTypeContext::new("us-east-1", family);
+        ctx.generation = generation;
+        ctx.kubelet = Some(k);
+        let t = find(&embedded_types(&ctx), "m5.large").clone();
+        (
+            t.overhead.eviction_threshold.memory,
+            t.overhead.eviction_threshold.ephemeral_storage,
+        )
+    };
+    let ten = 2 * GIB; // 10 % of the 20Gi root volume
+    let fifteen = 3_221_225_472 * ONE; // ceil(21474836480 / 100 × 15)
+    for generation in [ApiGeneration::V1Beta1, ApiGeneration::V1Alpha5] {
+        assert_eq!(
+            threshold("AL2", Some(generation), &kubelet),
+            (2 * GIB, fifteen),
+            "{generation}: the larger of hard and soft"
+        );
+        assert_eq!(
+            threshold("AL2", Some(generation), &soft_only).0,
+            50 * MIB,
+            "{generation}: a soft value replaces the default"
+        );
+        assert_eq!(
+            threshold("Bottlerocket", Some(generation), &kubelet),
+            (GIB, ten),
+            "{generation}: not on Bottlerocket"
+        );
+    }
+    assert_eq!(threshold("AL2", None, &kubelet), (GIB, ten), "v1.14.1");
+    assert_eq!(
+        threshold("AL2", Some(ApiGeneration::V1), &soft_only).0,
+        100 * MIB
+    );
+}
