@@ -120,7 +120,8 @@ fn claim_crd_rules(
     let specs = requirements
         .ok_or_else(|| ctx.invalid("spec.requirements", "required (an empty list is allowed)"))?;
     validate::max_items(ctx, "spec.requirements", specs.len(), 100, "requirements")?;
-    validate::claim_keys(ctx, "spec.requirements", specs)?;
+    let allowed: &[&str] = if v1 { &[labels::EC2NODECLASS] } else { &[] };
+    validate::claim_keys(ctx, "spec.requirements", specs, allowed)?;
     let class_ref = class_ref.ok_or_else(|| ctx.invalid("spec.nodeClassRef", "required"))?;
     let mut fields = vec![("name", class_ref.name.as_deref())];
     if v1 {

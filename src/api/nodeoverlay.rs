@@ -71,7 +71,9 @@ impl NodeOverlay {
             ctx.invalid("spec.requirements", "required (an empty list is allowed)")
         })?;
         validate::max_items(&ctx, "spec.requirements", specs.len(), 100, "requirements")?;
-        validate::claim_keys(&ctx, "spec.requirements", specs)?;
+        // The CRD lets the node class label through, `ValidateRequirement` does not
+        // (`nodeoverlay_validation.go RuntimeValidate`).
+        validate::claim_keys(&ctx, "spec.requirements", specs, &[])?;
         // The CRD's rule "requirements with operator 'NotIn' must have a value defined"
         // (nodeoverlay_validation_test.go "should fail for no values for NotIn operator").
         if let Some(i) = specs.iter().position(|r| {

@@ -363,16 +363,22 @@ pub(crate) fn well_known_values(
 /// The key rules of the NodeClaim and NodeOverlay CRDs (`core v1.14.1:
 /// pkg/apis/crds/karpenter.sh_nodeclaims.yaml`, `karpenter.sh_nodeoverlays.yaml`; v1beta1's
 /// NodeClaim has the same, its `karpenter.k8s.aws` list a subset): a NodePool's restrictions
-/// but for `karpenter.sh/nodepool`, which Karpenter writes into every NodeClaim it creates.
+/// but for `karpenter.sh/nodepool`, which Karpenter writes into every NodeClaim it creates, and
+/// the keys in `allowed` (a v1 NodeClaim's: [`labels::EC2NODECLASS`], which v1 Karpenter writes
+/// too — the template's labels become requirements, `nodeclaimtemplate.go
+/// NewNodeClaimTemplate` — and only the v1 CRD's list names).
 /// Tests: `nodeclaim_validation_cel_test.go` / `nodeoverlay_validation_test.go` "should fail
 /// for restricted domains".
 pub(crate) fn claim_keys(
     ctx: &Ctx,
     path: &str,
     specs: &[RequirementSpec],
+    allowed: &[&str],
 ) -> Result<(), InputError> {
     for (i, spec) in specs.iter().enumerate() {
-        let Some(key) = spec.key.as_deref().filter(|k| *k != labels::NODEPOOL) else {
+        let Some(key) =
+            (spec.key.as_deref()).filter(|k| *k != labels::NODEPOOL && !allowed.contains(k))
+        else {
             continue;
         };
         if let Some(why) = labels::restricted_reason(key).or_else(|| labels::cel_domain_reason(key))

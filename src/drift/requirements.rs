@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 
 use crate::model::labels::normalize_key;
-use crate::model::requirements::{NodeSelectorRequirement, Operator, Requirement, Requirements};
+use crate::model::requirements::{NodeSelectorRequirement, Operator, Requirements};
 
 /// One requirement the node no longer satisfies.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,18 +48,19 @@ impl RequirementViolation {
     }
 }
 
-/// The operator and values of a requirement, in manifest form (`In [c,m]`, `Gte 3`,
-/// `Gte 3, Lte 8`, `DoesNotExist`; bounds as Karpenter writes them back, inclusive).
-fn shown(req: &Requirement) -> String {
-    let parts: Vec<String> = req
-        .to_selectors()
-        .into_iter()
-        .map(|sel| match sel.values.as_slice() {
-            [] => sel.operator.to_string(),
-            [one] if matches!(sel.operator, Operator::Gte | Operator::Lte) => {
+/// The pool's requirements on `key` as it writes them (`Gt 6`, `In [c,m]`, `DoesNotExist`;
+/// several joined by `, `, aliases of the key included), not as the algebra keeps them (`Gt 6`
+/// is `Gte 7` there, `core v1.14.1: pkg/scheduling/requirement.go`).
+fn written(key: &str, pool_requirements: &[NodeSelectorRequirement]) -> String {
+    let parts: Vec<String> = pool_requirements
+        .iter()
+        .filter(|sel| normalize_key(&sel.key) == key)
+        .map(|sel| match (sel.operator, sel.values.as_slice()) {
+            (Operator::Exists | Operator::DoesNotExist, _) => sel.operator.to_string(),
+            (Operator::Gt | Operator::Lt | Operator::Gte | Operator::Lte, [one]) => {
                 format!("{} {one}", sel.operator)
             }
-            values => format!("{} [{}]", sel.operator, values.join(",")),
+            (op, values) => format!("{op} [{}]", values.join(",")),
         })
         .collect();
     parts.join(", ")
@@ -86,7 +87,7 @@ pub fn violations(
             out.push(RequirementViolation {
                 key: req.key.clone(),
                 node_value: value.map(str::to_string),
-                requirement: shown(req),
+                requirement: written(&req.key, pool_requirements),
             });
         }
     }

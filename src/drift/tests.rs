@@ -452,6 +452,58 @@ kubernetes.io/arch=amd64 no longer matches kubernetes.io/arch In [arm64]"
     );
 }
 
+/// The rule a drifted label no longer meets is said as the NodePool writes it: `Gt 6`, not the
+/// `Gte 7` Karpenter's algebra canonicalises it to (`core v1.14.1: pkg/scheduling/requirement.go
+/// NewRequirementWithFlexibility`: "canonicalize GT N to GTE N+1"); two requirements on one key
+/// (aliases included) are both named, in the pool's order. Found by s27-linesched, left; fixed by
+/// s31-linereq.
+#[test]
+fn requirement_drift_says_the_rule_as_written() {
+    use Operator::*;
+    let generation = "karpenter.k8s.aws/instance-generation";
+    type Written<'a> = &'a [(&'a str, Operator, &'a [&'a str])];
+    let cases: &[(Written, &str)] = &[
+        (&[(generation, Gt, &["6"])], "Gt 6"),
+        (&[(generation, Lt, &["5"])], "Lt 5"),
+        (&[(generation, Gte, &["7"])], "Gte 7"),
+        (
+            &[(generation, Gt, &["2"]), (generation, Lt, &["6"])],
+            "Gt 2, Lt 6",
+        ),
+        (
+            &[(generation, In, &["7", "8"]), (generation, NotIn, &["8"])],
+            "In [7,8], NotIn [8]",
+        ),
+        (&[(generation, DoesNotExist, &[])], "DoesNotExist"),
+    ];
+    let labels_ = map(&[(generation, "6"), (labels::ZONE, "us-east-1a")]);
+    for (written, rule) in cases {
+        let reqs: Vec<NodeSelectorRequirement> = written
+            .iter()
+            .map(|(k, op, values)| req(k, *op, values))
+            .collect();
+        let v = violations(&labels_, &reqs);
+        assert_eq!(v.len(), 1, "{written:?}");
+        assert_eq!(v[0].requirement, *rule, "{written:?}");
+        assert_eq!(
+            v[0].explain("node"),
+            format!("{generation}=6 no longer matches {generation} {rule}")
+        );
+    }
+    // A beta alias is the same key: both spellings are named.
+    let reqs = vec![
+        req(
+            "failure-domain.beta.kubernetes.io/zone",
+            In,
+            &["us-east-1b"],
+        ),
+        req(labels::ZONE, NotIn, &["us-east-1c"]),
+    ];
+    let v = violations(&labels_, &reqs);
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].requirement, "In [us-east-1b], NotIn [us-east-1c]");
+}
+
 #[test]
 fn nodepool_hash_drift_is_version_aware() {
     let mut s = world();

@@ -183,13 +183,15 @@ pub fn known_values(key: &str) -> Option<&'static [&'static str]> {
 }
 
 /// The AWS provider's well-known instance labels (docs/karpenter.md §2.2), allowed to be undefined on
-/// the node side when scheduling.
+/// the node side when scheduling (`aws v1.14.1: pkg/apis/v1/labels.go` `init`, less the zone ID
+/// and `windows-build`, listed in [`well_known`]). [`EC2NODECLASS`] is not one: Karpenter puts it
+/// on every node, but `IsRestrictedLabel` refuses it in a pod's selector, a NodePool's labels and
+/// requirements, and a NodeOverlay's requirements (only the CRDs' CEL lists let it through).
 pub const AWS_WELL_KNOWN: &[&str] = &[
     INSTANCE_TENANCY,
     CAPACITY_RESERVATION_ID,
     CAPACITY_RESERVATION_TYPE,
     CAPACITY_RESERVATION_INTERRUPTIBLE,
-    EC2NODECLASS,
     INSTANCE_ENCRYPTION_IN_TRANSIT_SUPPORTED,
     INSTANCE_CATEGORY,
     INSTANCE_HYPERVISOR,
@@ -284,6 +286,9 @@ pub fn restricted_reason(key: &str) -> Option<&'static str> {
     if key == NODEPOOL || key == PROVISIONER_NAME {
         return Some("the owning NodePool label is set by Karpenter");
     }
+    if key == EC2NODECLASS {
+        return Some("the node class label is set by Karpenter from the NodePool's nodeClassRef");
+    }
     if is_well_known(key) {
         return None;
     }
@@ -365,5 +370,60 @@ mod tests {
         // The ordered list and the membership test are the same set.
         assert!(well_known().all(is_well_known));
         assert_eq!(well_known().count(), 9 + AWS_WELL_KNOWN.len());
+    }
+
+    /// `v1.WellKnownLabels` once the AWS provider's `init` ran (core v1.14.1
+    /// `pkg/apis/v1/labels.go`, aws v1.14.1 `pkg/apis/v1/labels.go`), spelled out: 36 keys. The
+    /// node class label is not among them (it was ours until s31-linereq), so `IsRestrictedLabel`
+    /// refuses it: the `karpenter.k8s.aws` domain is restricted.
+    #[test]
+    fn well_known_labels_are_the_providers() {
+        let upstream = [
+            "karpenter.sh/nodepool",
+            "topology.kubernetes.io/zone",
+            "topology.kubernetes.io/region",
+            "node.kubernetes.io/instance-type",
+            "kubernetes.io/arch",
+            "kubernetes.io/os",
+            "karpenter.sh/capacity-type",
+            "node.kubernetes.io/windows-build",
+            "karpenter.k8s.aws/capacity-reservation-id",
+            "karpenter.k8s.aws/capacity-reservation-type",
+            "karpenter.k8s.aws/capacity-reservation-interruptible",
+            "karpenter.k8s.aws/instance-hypervisor",
+            "karpenter.k8s.aws/instance-encryption-in-transit-supported",
+            "karpenter.k8s.aws/instance-category",
+            "karpenter.k8s.aws/instance-capability-flex",
+            "karpenter.k8s.aws/instance-family",
+            "karpenter.k8s.aws/instance-generation",
+            "karpenter.k8s.aws/instance-size",
+            "karpenter.k8s.aws/instance-local-nvme",
+            "karpenter.k8s.aws/instance-cpu",
+            "karpenter.k8s.aws/instance-cpu-manufacturer",
+            "karpenter.k8s.aws/instance-cpu-sustained-clock-speed-mhz",
+            "karpenter.k8s.aws/instance-memory",
+            "karpenter.k8s.aws/instance-ebs-bandwidth",
+            "karpenter.k8s.aws/instance-network-bandwidth",
+            "karpenter.k8s.aws/instance-gpu-name",
+            "karpenter.k8s.aws/instance-gpu-manufacturer",
+            "karpenter.k8s.aws/instance-gpu-count",
+            "karpenter.k8s.aws/instance-gpu-memory",
+            "karpenter.k8s.aws/instance-accelerator-name",
+            "karpenter.k8s.aws/instance-accelerator-manufacturer",
+            "karpenter.k8s.aws/instance-accelerator-count",
+            "topology.k8s.aws/zone-id",
+            "karpenter.k8s.aws/instance-tenancy",
+            "karpenter.k8s.aws/placement-group-id",
+            "karpenter.k8s.aws/placement-group-partition",
+        ];
+        let ours: std::collections::BTreeSet<&str> = well_known().collect();
+        let theirs: std::collections::BTreeSet<&str> = upstream.into_iter().collect();
+        assert_eq!(ours, theirs);
+        assert_eq!(ours.len(), 36);
+        assert!(upstream.iter().all(|k| is_well_known(k)));
+        // The rest of the provider's domain is restricted, the node class label included.
+        assert!(!is_well_known(EC2NODECLASS));
+        assert!(restricted_reason(EC2NODECLASS).is_some());
+        assert!(restricted_reason("karpenter.k8s.aws/instance-pods").is_some());
     }
 }

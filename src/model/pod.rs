@@ -83,7 +83,8 @@ impl HostPort {
     /// Whether two bindings collide (Karpenter's `HostPort.Matches`, `core v1.14.1:
     /// pkg/scheduling/hostportusage.go`): same port and protocol, and the same address or either
     /// unspecified (`0.0.0.0` or `::`). Addresses compare as Go's `net.IP.Equal`: an
-    /// IPv4-mapped IPv6 address is its IPv4 address; text that is no address compares as text.
+    /// IPv4-mapped IPv6 address is its IPv4 address; text that is no address is Go's nil `IP`,
+    /// equal to any other such text.
     pub fn conflicts(&self, other: &HostPort) -> bool {
         if self.port != other.port || self.protocol != other.protocol {
             return false;
@@ -92,7 +93,8 @@ impl HostPort {
             (Some(a), Some(b)) => a == b || a.is_unspecified() || b.is_unspecified(),
             (Some(a), None) => a.is_unspecified(),
             (None, Some(b)) => b.is_unspecified(),
-            (None, None) => self.ip == other.ip,
+            // Go's `net.IP.Equal` of two nil addresses.
+            (None, None) => true,
         }
     }
 }

@@ -538,9 +538,8 @@ pub fn plan(input: &LaunchInput<'_>) -> Result<LaunchPlan, LaunchError> {
         .filter(|(k, _)| {
             // The zone id is the planned offering's zone's: like the zone, the fleet may launch
             // elsewhere unless the NodeClaim pins it.
-            *k == crate::model::labels::EC2NODECLASS
-                || (!crate::model::labels::AWS_WELL_KNOWN.contains(&k.as_str())
-                    && *k != crate::model::labels::ZONE_ID)
+            (!crate::model::labels::AWS_WELL_KNOWN.contains(&k.as_str())
+                && *k != crate::model::labels::ZONE_ID)
                 || pinned.contains_key(*k)
         })
         .map(|(k, v)| (k.clone(), v.clone()))

@@ -59,3 +59,24 @@ fn hostportusage_test_matches() {
         assert_eq!(other.conflicts(&base), want, "{case}, reversed");
     }
 }
+
+/// `HostPort.Matches` on addresses Go's `net.ParseIP` cannot read (`GetHostPorts` keeps its nil
+/// `IP`): two nil addresses are `Equal`, so two such bindings of one port collide whatever their
+/// text; one against a real address collides only if that one is unspecified. The API server
+/// refuses such a `hostIP`; an offline manifest can carry one. Found by s31-linereq (we compared
+/// the text).
+#[test]
+fn hostportusage_unreadable_addresses_match_as_go_nil() {
+    let table: [(&str, &str, bool); 5] = [
+        ("not-an-ip", "also-not", true),
+        ("not-an-ip", "not-an-ip", true),
+        ("not-an-ip", "10.0.0.1", false),
+        ("not-an-ip", "0.0.0.0", true),
+        ("010.0.0.1", "10.0.0.1", false),
+    ];
+    for (a, b, want) in table {
+        let (a, b) = (port(a, 80, "TCP"), port(b, 80, "TCP"));
+        assert_eq!(a.conflicts(&b), want, "{a} vs {b}");
+        assert_eq!(b.conflicts(&a), want, "{b} vs {a}");
+    }
+}

@@ -3,6 +3,7 @@
 //! docs/upstream-tests.md § "Requirement algebra, taints, host ports".
 
 mod host_ports;
+mod line_by_line;
 mod preferences;
 mod requirement;
 mod requirements;

@@ -24,6 +24,7 @@ mod overlay;
 mod performance_suites;
 mod possibility;
 mod provisioner_lines;
+mod req_lines;
 mod reserved;
 mod rounds;
 mod selection;

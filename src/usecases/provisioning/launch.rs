@@ -76,7 +76,6 @@ pub fn registration_labels(
         .filter(|(k, _)| !KUBELET_OWNED.contains(&k.as_str()))
         .filter(|(k, _)| {
             !labels::AWS_WELL_KNOWN.contains(&k.as_str())
-                || *k == labels::EC2NODECLASS
                 || *k == labels::PLACEMENT_GROUP_ID
                 || *k == labels::PLACEMENT_GROUP_PARTITION
                 || pinned.contains_key(*k)
