@@ -5,18 +5,12 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::decode::{decode, decode_list};
 use super::{Cluster, ClusterError, Method, Request, Response};
 
 /// Items per LIST page: big enough to keep round trips few, small enough that one page of
 /// decoded JSON never dominates memory (docs/performance.md B4).
 pub const PAGE_SIZE: usize = 500;
-
-fn decode<T: DeserializeOwned>(path: &str, body: &[u8]) -> Result<T, ClusterError> {
-    serde_json::from_slice(body).map_err(|e| ClusterError::Decode {
-        path: path.split('?').next().unwrap_or(path).to_string(),
-        message: e.to_string(),
-    })
-}
 
 fn checked(method: Method, path: &str, response: Response) -> Result<Response, ClusterError> {
     if response.ok() {
@@ -87,7 +81,7 @@ pub fn list<T: DeserializeOwned>(
             url.push_str(&encode(token));
         }
         let response = checked(Method::Get, &url, c.send(Request::get(&url))?)?;
-        let page: Page<T> = decode(&url, &response.body)?;
+        let page: Page<T> = decode_list::<_, T>(&url, &response.body)?;
         drop(response);
         count += page.items.len();
         page.items.into_iter().for_each(&mut each);
