@@ -193,7 +193,7 @@ fn sweep(seed: u64, count: usize, only: &str, tell: &mpsc::Sender<String>) -> Fi
                 baselines.insert((plan.story, plan.variant, true), *exit);
             }
             if !message.is_empty() {
-                let head: String = message.chars().take(100).collect();
+                let head: String = message.chars().take(200).collect();
                 *findings.errors.entry(head).or_default() += 1;
             }
         }
@@ -203,9 +203,15 @@ fn sweep(seed: u64, count: usize, only: &str, tell: &mpsc::Sender<String>) -> Fi
             entry.1 += 1;
         }
         for f in failures {
+            // One entry per kind of failure: the counts and names in it vary.
+            let key: String = f
+                .chars()
+                .take(120)
+                .map(|c| if c.is_ascii_digit() { '#' } else { c })
+                .collect();
             findings
                 .failures
-                .entry(f)
+                .entry(key)
                 .or_insert_with(|| format!("{plan:?} {:?}", ran.done));
         }
         if ran.took > findings.slowest.0 {
