@@ -65,7 +65,14 @@ fn without_nulls(body: &[u8]) -> Option<String> {
                 }
                 changed
             }
-            Value::Array(a) => a.iter_mut().fold(false, |changed, v| strip(v) || changed),
+            Value::Array(a) => {
+                // Every element, not only up to the first changed one.
+                let mut changed = false;
+                for v in a.iter_mut() {
+                    changed |= strip(v);
+                }
+                changed
+            }
             _ => false,
         }
     }

@@ -221,7 +221,7 @@ pub fn run(story: Story, w: &World, c: &Mutating, json: bool, p: &mut Printed) -
     };
     match story {
         Story::Provision => {
-            let controller = consolidate::controller(c)?;
+            let controller = settings_followed(c)?;
             let selection = Selection {
                 max_instance_types: 60,
                 node_overlay_gate: controller.as_ref().and_then(|c| c.node_overlay),
@@ -332,7 +332,7 @@ pub fn run(story: Story, w: &World, c: &Mutating, json: bool, p: &mut Printed) -
             })
         }
         Story::DriftReplace => {
-            let controller = consolidate::controller(c)?;
+            let controller = settings_followed(c)?;
             let mut settings = settings();
             settings.policies = consolidate::policies(&config, controller.as_ref());
             let (manifests, _) = replace::read_cluster_with_buffers(c, false, START)?;
@@ -378,6 +378,16 @@ fn gather(w: &World, c: &Mutating) -> Result<crate::drift::DriftSnapshot, Comman
         })?;
     snapshot.ca_bundle = drift_check::ca_bundle(c).ok().flatten();
     Ok(snapshot)
+}
+
+/// `commands::live::controller_policies` without policy flags: the running controller's
+/// settings, none when they cannot be read (a note), a policy Karpenter refuses an error.
+fn settings_followed(c: &Mutating) -> Result<Option<consolidate::Controller>, CommandError> {
+    match consolidate::controller(c) {
+        Ok(controller) => Ok(controller),
+        Err(e) if e.exit == Exit::Input => Err(e),
+        Err(_) => Ok(None),
+    }
 }
 
 /// `drift replace`'s and `consolidate`'s defaults.
