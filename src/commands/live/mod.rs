@@ -18,8 +18,6 @@ use crate::usecases::live::Live;
 
 mod controller;
 pub mod drift;
-#[cfg(test)]
-mod fuzz;
 
 pub use super::lease::{take_lease, OperatorLease};
 pub use controller::{controller_policies, follow_controller};

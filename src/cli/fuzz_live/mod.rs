@@ -16,8 +16,8 @@
 //! hang (no run finished in `FUZZ_WATCHDOG` seconds, default 600): no timed assertion.
 //!
 //! ```sh
-//! cargo test --lib commands::live::fuzz                       # the short fixed-seed run
-//! FUZZ_SEED=7 FUZZ_COUNT=3000 cargo test --lib commands::live::fuzz -- --ignored --nocapture
+//! cargo test --lib cli::fuzz_live                       # the short fixed-seed run
+//! FUZZ_SEED=7 FUZZ_COUNT=3000 cargo test --lib cli::fuzz_live -- --ignored --nocapture
 //! FUZZ_ONLY=huge ...                                          # one mutation class
 //! ```
 
