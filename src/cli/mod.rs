@@ -10,6 +10,10 @@ pub mod output;
 pub mod progress;
 pub mod render;
 pub mod style;
+// The live read paths fuzzed: the cluster's answers mutated between the in-memory cluster and
+// the use cases the read-only commands call (docs/testing.md).
+#[cfg(test)]
+mod fuzz_live;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 

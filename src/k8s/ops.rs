@@ -5,18 +5,12 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::decode::{decode, decode_list};
 use super::{Cluster, ClusterError, Method, Request, Response};
 
 /// Items per LIST page: big enough to keep round trips few, small enough that one page of
 /// decoded JSON never dominates memory (docs/performance.md B4).
 pub const PAGE_SIZE: usize = 500;
-
-fn decode<T: DeserializeOwned>(path: &str, body: &[u8]) -> Result<T, ClusterError> {
-    serde_json::from_slice(body).map_err(|e| ClusterError::Decode {
-        path: path.split('?').next().unwrap_or(path).to_string(),
-        message: e.to_string(),
-    })
-}
 
 fn checked(method: Method, path: &str, response: Response) -> Result<Response, ClusterError> {
     if response.ok() {
@@ -68,6 +62,9 @@ pub fn list<T: DeserializeOwned>(
     mut each: impl FnMut(T),
 ) -> Result<usize, ClusterError> {
     let mut continue_token: Option<String> = None;
+    // Every token followed: an answer naming one again would restart the list forever (a
+    // server or proxy that loops; the API server's tokens only move forward).
+    let mut followed = std::collections::BTreeSet::new();
     let mut count = 0;
     loop {
         let mut url = format!("{path}?limit={PAGE_SIZE}");
@@ -84,13 +81,23 @@ pub fn list<T: DeserializeOwned>(
             url.push_str(&encode(token));
         }
         let response = checked(Method::Get, &url, c.send(Request::get(&url))?)?;
-        let page: Page<T> = decode(&url, &response.body)?;
+        let page: Page<T> = decode_list::<_, T>(&url, &response.body)?;
         drop(response);
         count += page.items.len();
         page.items.into_iter().for_each(&mut each);
         continue_token = page.metadata.continue_token.filter(|t| !t.is_empty());
-        if continue_token.is_none() {
+        let Some(token) = &continue_token else {
             return Ok(count);
+        };
+        if !followed.insert(token.clone()) {
+            return Err(ClusterError::Decode {
+                path: path.to_string(),
+                message: format!(
+                    "the list never ends: page {} names continue token {:?} again",
+                    followed.len() + 1,
+                    token.chars().take(40).collect::<String>()
+                ),
+            });
         }
     }
 }
@@ -389,6 +396,36 @@ mod tests {
             "/api/v1/nodes?limit=500&labelSelector=karpenter.sh%2Fnodepool%20in%20%28a%2Cb%29"
         ));
         assert!(asked[1].ends_with("&continue=2"));
+    }
+
+    /// Found by the live fuzzer (docs/upstream-tests.md "The cluster's answers fuzzed"): a
+    /// server (or proxy) whose pages name a continue token already followed restarts the list
+    /// forever — `provision --dry-run` read the same page 10,000 times and held every copy.
+    /// The list fails at the repeated token, naming the resource.
+    #[test]
+    fn a_continue_token_named_again_fails_the_list_instead_of_looping() {
+        struct Looping(RefCell<usize>);
+        impl Cluster for Looping {
+            fn send(&self, _: Request) -> Result<Response, ClusterError> {
+                *self.0.borrow_mut() += 1;
+                let body = br#"{"items":[{"metadata":{"name":"a"}}],"metadata":{"continue":"t"}}"#;
+                Ok(Response {
+                    status: 200,
+                    body: body.to_vec(),
+                })
+            }
+            fn request_count(&self) -> u64 {
+                *self.0.borrow() as u64
+            }
+        }
+        let c = Looping(RefCell::new(0));
+        let mut n = 0;
+        let e = list(&c, "/api/v1/pods", &ListQuery::default(), |_: Named| n += 1).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unexpected answer from /api/v1/pods: the list never ends: page 2 names continue token \"t\" again"
+        );
+        assert_eq!((c.request_count(), n), (2, 2));
     }
 
     #[test]

@@ -360,7 +360,7 @@ pub fn select_controller(
             let message = match (namespace, all.is_empty()) {
                 (Some(ns), false) => format!(
                     "no Karpenter controller Deployment in namespace {ns} (found: {})",
-                    all.join(", ")
+                    some_of(&all)
                 ),
                 (Some(ns), true) => {
                     format!("no Karpenter controller Deployment in namespace {ns}")
@@ -374,13 +374,19 @@ pub fn select_controller(
         _ => Err(CommandError::input(format!(
             "{} Karpenter controller Deployments: {}",
             candidates.len(),
-            candidates
-                .iter()
-                .map(Controller::key)
-                .collect::<Vec<_>>()
-                .join(", ")
+            some_of(&candidates.iter().map(Controller::key).collect::<Vec<_>>())
         ))
         .with_hint("pick one with --karpenter-namespace NS")),
+    }
+}
+
+/// The first few `names`, and how many more: one line however many the cluster answered with
+/// (the live fuzzer's thousands of Deployments made a line of 70,000 characters).
+fn some_of(names: &[String]) -> String {
+    const SHOWN: usize = 5;
+    match names.len().checked_sub(SHOWN) {
+        Some(more) if more > 0 => format!("{} and {more} more", names[..SHOWN].join(", ")),
+        _ => names.join(", "),
     }
 }
 

@@ -798,6 +798,16 @@ fn controller_selection() {
         select_controller(two(), Some("b")).unwrap().key(),
         "b/karpenter"
     );
+    // Found by the live fuzzer: thousands of them (a proxy repeating a LIST) made one line of
+    // tens of thousands of characters.
+    let many: Vec<_> = (0..1200)
+        .map(|i| found(&format!("ns{i}"), "karpenter"))
+        .collect();
+    let err = select_controller(many, None).unwrap_err();
+    assert_eq!(
+        err.message,
+        "1200 Karpenter controller Deployments: ns0/karpenter, ns1/karpenter, ns2/karpenter, ns3/karpenter, ns4/karpenter and 1195 more"
+    );
     let err = select_controller(two(), Some("c")).unwrap_err();
     assert_eq!(err.exit, Exit::Remote);
     assert_eq!(
