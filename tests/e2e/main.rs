@@ -64,6 +64,7 @@ mod public_configs11;
 mod public_configs12;
 mod public_configs8;
 mod public_configs9;
+mod required_fields;
 mod reservations;
 mod scheduling;
 mod scheduling_line_by_line;

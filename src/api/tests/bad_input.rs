@@ -386,7 +386,7 @@ fn restricted_labels_and_keys() {
         error_of("np.yaml", &label),
         "np.yaml: NodePool/default: spec.template.metadata.labels[karpenter.sh/team]: label \"karpenter.sh/team\" is restricted: the karpenter.sh domain is reserved for Karpenter"
     );
-    let provisioner = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  labels: {karpenter.sh/provisioner-name: x}\n";
+    let provisioner = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  providerRef: {name: t}\n  labels: {karpenter.sh/provisioner-name: x}\n";
     assert!(error_of("p.yaml", provisioner).starts_with("p.yaml: Provisioner/p: spec.labels[karpenter.sh/provisioner-name]: label \"karpenter.sh/provisioner-name\" is restricted"));
     let bad_key = NODEPOOL_V1.replace(
         "  template:\n",
@@ -419,7 +419,7 @@ fn bad_quantities() {
     let node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  capacity: {cpu: \"4\", memory: 16GiB}\n";
     assert!(error_of("nodes.yaml", node)
         .starts_with("nodes.yaml: Node/n1: status.capacity.memory: invalid quantity \"16GiB\""));
-    let provisioner = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  limits: {resources: {memory: lots}}\n";
+    let provisioner = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  providerRef: {name: t}\n  limits: {resources: {memory: lots}}\n";
     assert!(error_of("p.yaml", provisioner).starts_with(
         "p.yaml: Provisioner/p: spec.limits.resources.memory: invalid quantity \"lots\""
     ));
