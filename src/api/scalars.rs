@@ -28,6 +28,71 @@ use super::schema::{self, Track};
 /// a place in a Karpenter object's schema (`None`: a Kubernetes kind, or a place without one).
 pub(crate) struct Strict<D>(pub D, pub Option<Track>);
 
+/// Deserializer methods that hand the reader `$wrap(visitor, self.1)` for the same method.
+macro_rules! forward_wrapped {
+    ($wrap:ident; $($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+            self.0.$method($wrap(visitor, self.1))
+        }
+    )*};
+}
+
+/// The deserializer methods with a name, a length or fields, handing the reader
+/// `$wrap(visitor, self.1)`.
+macro_rules! forward_wrapped_compound {
+    ($wrap:ident) => {
+        fn deserialize_unit_struct<V: Visitor<'de>>(
+            self,
+            name: &'static str,
+            visitor: V,
+        ) -> Result<V::Value, D::Error> {
+            self.0.deserialize_unit_struct(name, $wrap(visitor, self.1))
+        }
+        fn deserialize_newtype_struct<V: Visitor<'de>>(
+            self,
+            name: &'static str,
+            visitor: V,
+        ) -> Result<V::Value, D::Error> {
+            self.0
+                .deserialize_newtype_struct(name, $wrap(visitor, self.1))
+        }
+        fn deserialize_tuple<V: Visitor<'de>>(
+            self,
+            len: usize,
+            visitor: V,
+        ) -> Result<V::Value, D::Error> {
+            self.0.deserialize_tuple(len, $wrap(visitor, self.1))
+        }
+        fn deserialize_tuple_struct<V: Visitor<'de>>(
+            self,
+            name: &'static str,
+            len: usize,
+            visitor: V,
+        ) -> Result<V::Value, D::Error> {
+            self.0
+                .deserialize_tuple_struct(name, len, $wrap(visitor, self.1))
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            name: &'static str,
+            fields: &'static [&'static str],
+            visitor: V,
+        ) -> Result<V::Value, D::Error> {
+            self.0
+                .deserialize_struct(name, fields, $wrap(visitor, self.1))
+        }
+        fn deserialize_enum<V: Visitor<'de>>(
+            self,
+            name: &'static str,
+            variants: &'static [&'static str],
+            visitor: V,
+        ) -> Result<V::Value, D::Error> {
+            self.0
+                .deserialize_enum(name, variants, $wrap(visitor, self.1))
+        }
+    };
+}
+
 macro_rules! as_written {
     ($($method:ident)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
@@ -46,73 +111,11 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Strict<D> {
         deserialize_f32 deserialize_f64 deserialize_char deserialize_str deserialize_string
     }
 
-    fn deserialize_bytes<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.0.deserialize_bytes(Wrap(visitor, self.1))
+    forward_wrapped! {
+        Wrap; deserialize_bytes deserialize_byte_buf deserialize_option deserialize_unit
+        deserialize_seq deserialize_map
     }
-    fn deserialize_byte_buf<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.0.deserialize_byte_buf(Wrap(visitor, self.1))
-    }
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.0.deserialize_option(Wrap(visitor, self.1))
-    }
-    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.0.deserialize_unit(Wrap(visitor, self.1))
-    }
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        self.0.deserialize_unit_struct(name, Wrap(visitor, self.1))
-    }
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        self.0
-            .deserialize_newtype_struct(name, Wrap(visitor, self.1))
-    }
-    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.0.deserialize_seq(Wrap(visitor, self.1))
-    }
-    fn deserialize_tuple<V: Visitor<'de>>(
-        self,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        self.0.deserialize_tuple(len, Wrap(visitor, self.1))
-    }
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        self.0
-            .deserialize_tuple_struct(name, len, Wrap(visitor, self.1))
-    }
-    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.0.deserialize_map(Wrap(visitor, self.1))
-    }
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        self.0
-            .deserialize_struct(name, fields, Wrap(visitor, self.1))
-    }
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        self.0
-            .deserialize_enum(name, variants, Wrap(visitor, self.1))
-    }
+    forward_wrapped_compound!(Wrap);
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
         self.0.deserialize_identifier(visitor)
     }
@@ -283,17 +286,10 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, S> {
 /// A key's deserializer whose visitor keeps the key's text.
 struct Key<'k, D>(D, &'k mut Option<String>);
 
-macro_rules! key_forward {
-    ($($method:ident)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-            self.0.$method(KeyText(visitor, self.1))
-        }
-    )*};
-}
-
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for Key<'_, D> {
     type Error = D::Error;
-    key_forward! {
+    forward_wrapped! {
+        KeyText;
         deserialize_any deserialize_bool
         deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
         deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
@@ -301,56 +297,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Key<'_, D> {
         deserialize_bytes deserialize_byte_buf deserialize_option deserialize_unit
         deserialize_seq deserialize_map deserialize_identifier deserialize_ignored_any
     }
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        self.0
-            .deserialize_unit_struct(name, KeyText(visitor, self.1))
-    }
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        self.0
-            .deserialize_newtype_struct(name, KeyText(visitor, self.1))
-    }
-    fn deserialize_tuple<V: Visitor<'de>>(
-        self,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        self.0.deserialize_tuple(len, KeyText(visitor, self.1))
-    }
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        self.0
-            .deserialize_tuple_struct(name, len, KeyText(visitor, self.1))
-    }
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        self.0
-            .deserialize_struct(name, fields, KeyText(visitor, self.1))
-    }
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        self.0
-            .deserialize_enum(name, variants, KeyText(visitor, self.1))
-    }
+    forward_wrapped_compound!(KeyText);
     fn is_human_readable(&self) -> bool {
         self.0.is_human_readable()
     }
