@@ -8,6 +8,11 @@ Sources:
   Kubernetes OpenAPI spec), newest Kubernetes version it carries, from the cargo registry.
 - Karpenter kinds: the CRDs vendored in tests/fixtures/crds (their openAPIV3Schema).
 
+The Karpenter kinds' `required` lists come along (REQUIRED): what the API server refuses an
+object without on create — outside `status` (dropped on create: every vendored CRD has a status
+subresource) and without the fields a `default` fills first (defaulting runs before
+validation). The Kubernetes kinds' are left out on purpose (docs/commands.md "Input").
+
 Run: .venv/bin/python scripts/gen_field_schema.py   (needs PyYAML, which moto brings)
 """
 import glob
@@ -56,17 +61,20 @@ def k8s_openapi_dir():
 
 
 class Types:
-    """Interned object types: a type is a sorted tuple of (field, shape, child type id)."""
+    """Interned object types: a type is a sorted tuple of (field, shape, child type id), and the
+    sorted names of its required fields."""
 
     def __init__(self):
         self.ids = {}
         self.table = []
+        self.required = []
 
-    def intern(self, fields):
-        key = tuple(sorted(fields))
+    def intern(self, fields, required=()):
+        key = (tuple(sorted(fields)), tuple(sorted(required)))
         if key not in self.ids:
             self.ids[key] = len(self.table)
-            self.table.append(key)
+            self.table.append(key[0])
+            self.required.append(key[1])
         return self.ids[key]
 
 
@@ -127,7 +135,7 @@ def core_types(types, structs):
 def crd_types(types):
     roots = {}
 
-    def type_id(schema):
+    def type_id(schema, enforced=True):
         if schema.get("x-kubernetes-preserve-unknown-fields"):
             return None
         props = schema.get("properties")
@@ -140,9 +148,15 @@ def crd_types(types):
                 shape, inner = "List", sub["items"]
             elif sub.get("type") == "object" and isinstance(sub.get("additionalProperties"), dict):
                 shape, inner = "Map", sub["additionalProperties"]
-            child = type_id(inner)
+            # Nothing under the root's `status` is required on create (the API server drops it).
+            child = type_id(inner, enforced and not (schema is root_schema and name == "status"))
             fields.append((name, shape if child is not None else "Leaf", child))
-        return types.intern(fields)
+        required = []
+        if enforced:
+            required = [r for r in schema.get("required", []) if "default" not in props.get(r, {})]
+        return types.intern(fields, required)
+
+    root_schema = None
 
     for path in sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "crds", "*", "*.yaml"))):
         for doc in yaml.safe_load_all(open(path, encoding="utf-8")):
@@ -160,6 +174,7 @@ def crd_types(types):
                 own = os.path.basename(os.path.dirname(path)) == v["name"]
                 if key in roots and not own:
                     continue
+                root_schema = schema
                 roots[key] = (type_id(schema), os.path.relpath(path, ROOT))
     return roots
 
@@ -177,7 +192,7 @@ def main():
         fields = [
             (n, ("One", meta_id) if n == "metadata" else (s, c)) for n, s, c in types.table[tid]
         ]
-        return types.intern([(n, s, c) for n, (s, c) in fields])
+        return types.intern([(n, s, c) for n, (s, c) in fields], types.required[tid])
 
     crds = {k: (patched(tid), src) for k, (tid, src) in crds.items()}
 
@@ -205,6 +220,15 @@ def main():
         for name, shape, child in fields:
             parts.append(f'Field("{name}", {shape}, {child if child is not None else 0})')
         out.append(f"    /* {tid} */ &[{', '.join(parts)}],")
+    out.append("];")
+    out.append("")
+    out.append("/// The required fields of the types that have any (Karpenter kinds only, not under")
+    out.append("/// `status`, without the ones a `default` fills), by type id.")
+    out.append("pub(super) const REQUIRED: &[(u16, &[&str])] = &[")
+    for tid, required in enumerate(types.required):
+        if required:
+            names = ", ".join(f'"{r}"' for r in required)
+            out.append(f"    ({tid}, &[{names}]),")
     out.append("];")
     with open(OUT, "w", encoding="utf-8") as f:
         f.write("\n".join(out) + "\n")

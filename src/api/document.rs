@@ -49,8 +49,9 @@ pub(crate) enum Doc {
 /// The part of an object read after its `apiVersion` and `kind`.
 #[derive(Debug)]
 pub(crate) enum Body {
-    /// A kind the tool reads, typed, and the fields it had that the API server does not know.
-    Typed(ApiObject, Vec<UnknownField>),
+    /// A kind the tool reads, typed; the fields it had that the API server does not know, and
+    /// the paths of the required fields it lacked (Karpenter kinds).
+    Typed(ApiObject, Vec<UnknownField>, Vec<String>),
     /// A List's items; `Err` names what `items` held instead of a list.
     List(Result<Vec<Doc>, &'static str>),
     /// A kind the tool reads whose keys written before `apiVersion` and `kind` do not fit its
@@ -180,20 +181,27 @@ fn read_body<'de, A: MapAccess<'de>>(
                 schema::Validation::Ignore => None,
                 _ => schema::root(api_version, kind),
             };
+            // Required fields are the API server's on create, whatever `--validate` says.
+            let track = schema::Track::root(api_version, kind);
             schema::take_found();
+            schema::take_missing();
             let read = match root {
                 Some(root) => {
                     let mut note = |path: serde_ignored::Path<'_>| {
                         schema::note(root, kind, &schema::steps(&path));
                     };
                     let d = MapAccessDeserializer::new(&mut replay);
-                    typed(k, Strict(serde_ignored::Deserializer::new(d, &mut note)))
+                    typed(
+                        k,
+                        Strict(serde_ignored::Deserializer::new(d, &mut note), track),
+                    )
                 }
-                None => typed(k, Strict(MapAccessDeserializer::new(&mut replay))),
+                None => typed(k, Strict(MapAccessDeserializer::new(&mut replay), track)),
             };
             let unknown = schema::take_found();
+            let missing = schema::take_missing();
             match read {
-                Ok(object) => Ok(Body::Typed(object, unknown)),
+                Ok(object) => Ok(Body::Typed(object, unknown, missing)),
                 Err(e) => match replay.failed.take() {
                     // A replayed value failed: the stream is intact (the parser is still where
                     // the replay left it), so the error is the document's, with its path.

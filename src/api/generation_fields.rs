@@ -114,7 +114,7 @@ mod tests {
     /// has no budget `reasons` (`karpenter.sh_nodepools.yaml`, the `v1beta1` version), so
     /// `kubectl apply` refuses the field and a non-strict apply stores the pool without it —
     /// the `0` budget then limits every disruption. We read it as a v1 budget of Underutilized only.
-    const V1BETA1_POOL: &str = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: ml-training}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: training-nodes}\n  disruption:\n    consolidationPolicy: WhenEmpty\n    consolidateAfter: 300s\n    budgets:\n    - {nodes: \"0\", reasons: [Underutilized]}\n";
+    const V1BETA1_POOL: &str = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: ml-training}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: training-nodes}\n      requirements: []\n  disruption:\n    consolidationPolicy: WhenEmpty\n    consolidateAfter: 300s\n    budgets:\n    - {nodes: \"0\", reasons: [Underutilized]}\n";
 
     #[test]
     fn v1beta1_budget_reasons_are_refused_and_pruned_like_the_api_server_does() {
@@ -157,7 +157,10 @@ mod tests {
         );
         let v1 = v1
             .replace("apiVersion: karpenter.k8s.aws/v1, ", "")
-            .replace("requirements: []", "resources: {requests: {cpu: \"1\"}}");
+            .replace(
+                "requirements: []",
+                "requirements: []\n      resources: {requests: {cpu: \"1\"}}",
+            );
         let error = load_str("p.yaml", &v1).unwrap_err().to_string();
         assert!(
             error.contains("spec.template.spec.resources: unknown field"),

@@ -153,7 +153,7 @@ fn read_document(
         Doc::Null => return Err(not_an_object(location, "nothing")),
     };
     match body {
-        Body::Typed(mut object, mut unknown) => {
+        Body::Typed(mut object, mut unknown, missing) => {
             // Pruned whatever the validation, as the API server stores the object without them.
             let other_generation =
                 super::generation_fields::prune_other_generation_fields(&mut object);
@@ -186,6 +186,16 @@ fn read_document(
                     object: name,
                     field: "metadata.name".into(),
                     message: "required (generateName is not supported in offline input)".into(),
+                });
+            }
+            // The CRD's `required:` lists: the API server refuses such an object on create
+            // whatever kubectl's `--validate` (docs/commands.md "Input").
+            if let Some(path) = missing.first() {
+                return Err(InputError::Invalid {
+                    at: location,
+                    object: name,
+                    message: super::schema::required_message(&kind, path),
+                    field: path.clone(),
                 });
             }
             let invalid_meta = super::validate::object_meta_problem(&kind, meta);

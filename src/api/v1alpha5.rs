@@ -420,7 +420,13 @@ impl Provisioner {
                 name: name.clone(),
             })
         } else {
-            None
+            // The v0.31 webhook's `validateProvider` (core v0.31.4
+            // pkg/apis/v1alpha5/provisioner_validation.go): `ErrMissingOneOf`, so such a
+            // Provisioner was never in a cluster.
+            return Err(ctx.invalid(
+                "spec.providerRef",
+                "expected exactly one, got neither: spec.provider, spec.providerRef (name an AWSNodeTemplate, e.g. providerRef: {name: default})",
+            ));
         };
 
         let status_resources = validate::resources(

@@ -251,6 +251,20 @@ impl NodePool {
             .as_ref()
             .ok_or_else(|| ctx.invalid("spec.template", "required"))?;
         let tspec = template.spec.clone().unwrap_or_default();
+        // The v1beta1 CRD's `resources: {maxProperties: 0}` (core v0.37.7
+        // pkg/apis/crds/karpenter.sh_nodepools.yaml; the webhook's `NodeClaimTemplate.validate`
+        // refuses it too, `ErrDisallowedFields`): such a pool was never in a cluster. Fields the
+        // CRD does not know (`limits`) are pruned before the count, as the API server does.
+        if tspec
+            .resources
+            .as_ref()
+            .is_some_and(|r| r.requests.is_some())
+        {
+            return Err(ctx.invalid(
+                "spec.template.spec.resources",
+                "Too many: 1: must have at most 0 items (a v1beta1 NodePool's template takes no resources)",
+            ));
+        }
         let t = nodepool::template(
             &ctx,
             template.metadata.as_ref(),

@@ -383,7 +383,8 @@ fn bad_input_is_one_line_and_exit_2() {
             "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    image: x\n    resources: {requests: {cpu: 1x5}}\n".into(),
             &["Pod/p", "cpu", "1x5"],
         ),
-        ("missing nodeClassRef target", pool(""), &["NodePool/broken", "default"]),
+        ("missing nodeClassRef target", pool("      requirements: []\n"), &["NodePool/broken", "default"]),
+        ("missing requirements (the CRD requires them)", pool("") + class, &["input.yaml", "NodePool/broken", "spec.template.spec.requirements: Required value"]),
         (
             "number where the API types a string",
             pool("      requirements: []\n").replace("  template:\n", "  template:\n    metadata: {labels: {tier: 1}}\n") + class,

@@ -269,7 +269,7 @@ fn requirement_narrowing_and_a_custom_catalog() {
 fn capacity_reservation_drift_names_the_reservation() {
     let class = |status: &str| {
         format!(
-            "---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: default\nspec:\n  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\n---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: default\nspec:\n  role: r\n  amiFamily: AL2023\n  amiSelectorTerms: [{{id: ami-1}}]\n  subnetSelectorTerms: [{{id: subnet-a}}]\n  securityGroupSelectorTerms: [{{id: sg-a}}]\n  capacityReservationSelectorTerms: [{{id: cr-0new}}]\n{status}"
+            "---\napiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: default\nspec:\n  template:\n    spec:\n      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}\n      requirements: []\n---\napiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: default\nspec:\n  role: r\n  amiFamily: AL2023\n  amiSelectorTerms: [{{id: ami-1}}]\n  subnetSelectorTerms: [{{id: subnet-a}}]\n  securityGroupSelectorTerms: [{{id: sg-a}}]\n  capacityReservationSelectorTerms: [{{id: cr-0new}}]\n{status}"
         )
     };
     let reserved = |id: &'static str| {
@@ -544,7 +544,7 @@ fn bad_input_exits_2_with_one_line() {
     assert_eq!(run.code, 3, "{}", run.stderr);
     assert!(run.stderr.contains("kubeconfig"), "{}", run.stderr);
     let no_nodes =
-        "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: x}\nspec: {}\n";
+        "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: x}\nspec: {providerRef: {name: t}}\n";
     // Files without nodes are a what-if against the cluster: its nodes, their pools.
     let run = karpenter(
         &[

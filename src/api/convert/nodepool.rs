@@ -203,7 +203,7 @@ mod tests {
     /// consolidated one with `consolidateAfter: Never`. Ours keeps Never, and says why.
     #[test]
     fn a_v1beta1_pool_with_consolidation_disabled_stays_disabled_and_says_karpenter_differs() {
-        let pool = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  disruption: {consolidationPolicy: WhenUnderutilized, consolidateAfter: Never}\n  template:\n    spec:\n      nodeClassRef: {name: c}\n";
+        let pool = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  disruption: {consolidationPolicy: WhenUnderutilized, consolidateAfter: Never}\n  template:\n    spec:\n      nodeClassRef: {name: c}\n      requirements: []\n";
         let c = conv(pool);
         let a = doc(&c, "NodePool", "p");
         assert_eq!(

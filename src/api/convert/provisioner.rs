@@ -35,6 +35,8 @@ impl Converter<'_> {
         let (class_name, inline) = match (&spec.provider_ref, &spec.provider) {
             (Some(r), _) => (r.name.clone().unwrap_or_default(), None),
             (None, Some(provider)) => (name.clone(), Some(provider)),
+            // The loader refuses it first (v1alpha5 `validateProvider`); kept for a caller
+            // that converts objects it did not load.
             (None, None) => {
                 return Err(InputError::Invalid {
                     at: o.location.clone(),

@@ -324,9 +324,7 @@ spec:
         - key: karpenter.k8s.aws/instance-family
           operator: Exists
           minValues: 3
-      resources:
-        requests:
-          cpu: 1
+      resources: {}
       kubelet:
         maxPods: 30
       nodeClassRef:
@@ -349,6 +347,7 @@ metadata:
 spec:
   template:
     spec:
+      requirements: []
       kubelet:
         maxPods: 60
       nodeClassRef:
@@ -364,6 +363,7 @@ metadata:
 spec:
   template:
     spec:
+      requirements: []
       nodeClassRef:
         name: shared
 ---
@@ -391,7 +391,7 @@ spec:
 #[test]
 fn v1_objects_pass_through_exactly_and_kubelet_is_not_forced_into_them() {
     let v1 = "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata:\n  name: k\nspec:\n  amiSelectorTerms:\n    - alias: al2023@latest\n  role: r\n  subnetSelectorTerms:\n    - id: subnet-1\n  securityGroupSelectorTerms:\n    - id: sg-1\n  futureField: kept\n";
-    let pool = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata:\n  name: p\nspec:\n  template:\n    spec:\n      kubelet:\n        maxPods: 10\n      nodeClassRef:\n        name: k\n";
+    let pool = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata:\n  name: p\nspec:\n  template:\n    spec:\n      kubelet:\n        maxPods: 10\n      nodeClassRef:\n        name: k\n      requirements: []\n";
     let c = conv(&format!("{v1}---\n{pool}"));
     let class = doc(&c, "EC2NodeClass", "k");
     assert!(class.unchanged);
@@ -468,7 +468,7 @@ fn bad_input_is_the_loaders_error_and_name_clashes_are_refused() {
     // A Provisioner and a v1beta1 NodePool with the same name both become NodePool/default.
     let e = convert_str(
         "c.yaml",
-        "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata:\n  name: default\nspec:\n  providerRef:\n    name: t\n---\napiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata:\n  name: default\nspec:\n  template:\n    spec:\n      nodeClassRef:\n        name: t\n",
+        "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata:\n  name: default\nspec:\n  providerRef:\n    name: t\n---\napiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata:\n  name: default\nspec:\n  template:\n    spec:\n      nodeClassRef:\n        name: t\n      requirements: []\n",
         &options(),
     )
     .unwrap_err()
@@ -477,7 +477,8 @@ fn bad_input_is_the_loaders_error_and_name_clashes_are_refused() {
         e.contains("converts to NodePool/default, as Provisioner/default"),
         "{e}"
     );
-    // A Provisioner without any node class cannot become a v1 NodePool.
+    // A Provisioner without any node class: the loader refuses it, as the v0.31 webhook did
+    // (`validateProvider`), before a conversion starts.
     let e = convert_str(
         "d.yaml",
         "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata:\n  name: p\nspec: {}\n",
@@ -486,7 +487,7 @@ fn bad_input_is_the_loaders_error_and_name_clashes_are_refused() {
     .unwrap_err()
     .to_string();
     assert!(
-        e.starts_with("d.yaml: Provisioner/p: spec.providerRef: required to convert"),
+        e.starts_with("d.yaml: Provisioner/p: spec.providerRef: expected exactly one, got neither"),
         "{e}"
     );
 }
@@ -501,7 +502,7 @@ fn workloads_are_not_expanded_to_convert() {
 
 #[test]
 fn lists_and_json_convert_like_yaml() {
-    let list = r#"{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"karpenter.sh/v1beta1","kind":"NodePool","metadata":{"name":"j"},"spec":{"template":{"spec":{"nodeClassRef":{"name":"x"}}}}}]}"#;
+    let list = r#"{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"karpenter.sh/v1beta1","kind":"NodePool","metadata":{"name":"j"},"spec":{"template":{"spec":{"nodeClassRef":{"name":"x"},"requirements":[]}}}}]}"#;
     let c = convert_str("l.json", list, &options()).unwrap();
     let d = doc(&c, "NodePool", "j");
     assert_eq!(text(&d.value, "spec.template.spec.nodeClassRef.name"), "x");

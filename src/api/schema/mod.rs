@@ -11,6 +11,11 @@
 
 #[rustfmt::skip] // generated: one line per type
 mod generated;
+mod required;
+
+#[cfg(test)]
+pub(crate) use required::required_paths;
+pub(crate) use required::{required_message, take_missing, Seen, Track};
 
 use std::cell::{Cell, RefCell};
 use std::fmt;
@@ -296,6 +301,7 @@ impl Walk {
             place: &Place::Top(""),
             kind: "",
             top: true,
+            unknown: true,
         }
     }
 }
@@ -351,12 +357,15 @@ impl Place<'_> {
 
 /// A value inside an unread known field: an object of type `ty` (or, `list`, a list of them);
 /// `None` reads past anything. `top`: the unread field itself, whose type [`note`] left.
+/// Missing required fields are noted ([`required`]); unknown ones when `unknown` (not in a
+/// walk for the required fields alone, `--validate=ignore`).
 pub(crate) struct Inside<'a> {
     ty: Option<u16>,
     list: bool,
     place: &'a Place<'a>,
     kind: &'a str,
     top: bool,
+    unknown: bool,
 }
 
 impl Inside<'_> {
@@ -380,6 +389,7 @@ fn with_pending<R>(walk: impl FnOnce(Inside<'_>) -> R) -> R {
                 place: &place,
                 kind,
                 top: false,
+                unknown: true,
             })
         }
         None => walk(Inside {
@@ -388,6 +398,7 @@ fn with_pending<R>(walk: impl FnOnce(Inside<'_>) -> R) -> R {
             place: &Place::Top(""),
             kind: "",
             top: false,
+            unknown: true,
         }),
     }
 }
@@ -431,6 +442,7 @@ impl<'de> Visitor<'de> for Inside<'_> {
                 place: &place,
                 kind: self.kind,
                 top: false,
+                unknown: self.unknown,
             };
             if seq.next_element_seed(item)?.is_none() {
                 break;
@@ -447,7 +459,11 @@ impl<'de> Visitor<'de> for Inside<'_> {
             return Ok(());
         };
         let fields = generated::TYPES[usize::from(ty)];
+        let mut seen = required::Seen::of(ty);
         while let Some(key) = map.next_key_seed(KeyOf(fields))? {
+            if let Key::Known(field) = &key {
+                seen.saw(field.0);
+            }
             match key {
                 Key::Known(Field(name, shape @ (Shape::One | Shape::List), child)) => {
                     let place = Place::Field(self.place, name);
@@ -458,10 +474,14 @@ impl<'de> Visitor<'de> for Inside<'_> {
                         place: &place,
                         kind: self.kind,
                         top: false,
+                        unknown: self.unknown,
                     };
                     map.next_value_seed(inner)?;
                 }
                 Key::Known(_) => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+                Key::Unknown(_) if !self.unknown => {
                     map.next_value::<IgnoredAny>()?;
                 }
                 Key::Unknown(key) => {
@@ -475,8 +495,35 @@ impl<'de> Visitor<'de> for Inside<'_> {
                 }
             }
         }
+        seen.note_missing(|| {
+            let mut path = String::new();
+            self.place.render(&mut path);
+            path
+        });
         Ok(())
     }
+}
+
+/// Reads past an unread value at `track` (found by [`Track`], not by `serde_ignored`: under
+/// `--validate=ignore`), noting the required fields missing inside it and nothing else.
+pub(crate) fn walk_required<'de, D: Deserializer<'de>>(
+    d: D,
+    track: &Track,
+) -> Result<(), D::Error> {
+    let place = Place::Top(track.path());
+    d.deserialize_ignored_any(Inside {
+        ty: Some(track.ty()),
+        list: track.list(),
+        place: &place,
+        kind: "",
+        top: false,
+        unknown: false,
+    })
+}
+
+/// Whether [`note`] left the type of an unread field to walk ([`Walk::pending`]).
+pub(crate) fn pending_walk() -> bool {
+    PENDING.with(|p| p.borrow().is_some())
 }
 
 /// A mapping key looked up in an object type's fields: text only when it is unknown (kubectl

@@ -365,7 +365,8 @@ fn bad_requirements() {
         "b.yaml: NodePool/a: spec.template.spec.requirements[0].operator: unknown operator \"Gte\" (expected In, NotIn, Exists, DoesNotExist, Gt, Lt)"
     );
     let missing_op = NODEPOOL_V1.replace("operator: In, values: [amd64]", "values: [amd64]");
-    assert!(error_of("np.yaml", &missing_op).ends_with("spec.template.spec.requirements[0].operator: required (expected In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte)"));
+    assert!(error_of("np.yaml", &missing_op)
+        .ends_with("spec.template.spec.requirements[0].operator: Required value"));
     let min = NODEPOOL_V1.replace("values: [spot]}", "values: [spot], minValues: 3}");
     assert!(error_of("np.yaml", &min).ends_with("spec.template.spec.requirements[1]: requirement karpenter.sh/capacity-type: minValues 3 is more than the 1 values given"));
 }
@@ -385,7 +386,7 @@ fn restricted_labels_and_keys() {
         error_of("np.yaml", &label),
         "np.yaml: NodePool/default: spec.template.metadata.labels[karpenter.sh/team]: label \"karpenter.sh/team\" is restricted: the karpenter.sh domain is reserved for Karpenter"
     );
-    let provisioner = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  labels: {karpenter.sh/provisioner-name: x}\n";
+    let provisioner = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  providerRef: {name: t}\n  labels: {karpenter.sh/provisioner-name: x}\n";
     assert!(error_of("p.yaml", provisioner).starts_with("p.yaml: Provisioner/p: spec.labels[karpenter.sh/provisioner-name]: label \"karpenter.sh/provisioner-name\" is restricted"));
     let bad_key = NODEPOOL_V1.replace(
         "  template:\n",
@@ -418,7 +419,7 @@ fn bad_quantities() {
     let node = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  capacity: {cpu: \"4\", memory: 16GiB}\n";
     assert!(error_of("nodes.yaml", node)
         .starts_with("nodes.yaml: Node/n1: status.capacity.memory: invalid quantity \"16GiB\""));
-    let provisioner = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  limits: {resources: {memory: lots}}\n";
+    let provisioner = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  providerRef: {name: t}\n  limits: {resources: {memory: lots}}\n";
     assert!(error_of("p.yaml", provisioner).starts_with(
         "p.yaml: Provisioner/p: spec.limits.resources.memory: invalid quantity \"lots\""
     ));
@@ -432,7 +433,7 @@ fn bad_taints_and_tolerations() {
         "np.yaml: NodePool/default: spec.template.spec.taints[0].effect: unknown taint effect \"NoSchedul\" (expected NoSchedule, PreferNoSchedule or NoExecute)"
     );
     let no_effect = taint.replace(", effect: NoSchedul", "");
-    assert!(error_of("np.yaml", &no_effect).ends_with("spec.template.spec.taints[0].effect: required (expected NoSchedule, PreferNoSchedule or NoExecute)"));
+    assert!(error_of("np.yaml", &no_effect).ends_with("spec.template.spec.taints[0].effect: Required value (expected NoSchedule, PreferNoSchedule or NoExecute)"));
     let toleration = DEPLOYMENT.replace(
         "      containers:",
         "      tolerations: [{key: gpu, operator: Exist}]\n      containers:",
@@ -469,15 +470,14 @@ fn missing_and_dangling_node_class_references() {
         "",
     );
     assert!(error_of("np.yaml", &no_ref).starts_with(
-        "np.yaml: NodePool/default: spec.template.spec.nodeClassRef: required: a NodePool must name its node class"
+        "np.yaml: NodePool/default: spec.template.spec.nodeClassRef: Required value: a NodePool must name its node class"
     ));
     let v1beta1 = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      requirements: []\n";
     assert!(error_of("b.yaml", v1beta1)
-        .starts_with("b.yaml: NodePool/a: spec.template.spec.nodeClassRef: required"));
+        .starts_with("b.yaml: NodePool/a: spec.template.spec.nodeClassRef: Required value"));
     let nameless = NODEPOOL_V1.replace(", name: default}", "}");
-    assert!(
-        error_of("np.yaml", &nameless).ends_with("spec.template.spec.nodeClassRef.name: required")
-    );
+    assert!(error_of("np.yaml", &nameless)
+        .ends_with("spec.template.spec.nodeClassRef.name: Required value"));
     // Present but pointing at a class that is not loaded.
     let m = load_str("np.yaml", NODEPOOL_V1).unwrap();
     assert_eq!(
@@ -502,7 +502,7 @@ fn duplicates() {
         "np.yaml (document 2): NodePool/default: defined twice (first in np.yaml (document 1))"
     );
     // The same NodePool at two API versions is still one object.
-    let beta = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: default}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\n";
+    let beta = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: default}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\n      requirements: []\n";
     assert!(error_of("np.yaml", &format!("{beta}---\n{NODEPOOL_V1}"))
         .contains("NodePool/default: defined twice"));
     // Same name, different namespaces: fine. Same namespace: not.
@@ -622,9 +622,9 @@ fn generation_rules() {
         error_of("p.yaml", both),
         "p.yaml: Provisioner/p: spec.provider: cannot be set together with spec.providerRef (use one of them)"
     );
-    let ttl = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  ttlSecondsAfterEmpty: 30\n  consolidation: {enabled: true}\n";
+    let ttl = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: p}\nspec:\n  providerRef: {name: a}\n  ttlSecondsAfterEmpty: 30\n  consolidation: {enabled: true}\n";
     assert!(error_of("p.yaml", ttl).starts_with("p.yaml: Provisioner/p: spec.ttlSecondsAfterEmpty: cannot be combined with consolidation.enabled: true"));
-    let beta = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  disruption: {consolidationPolicy: WhenUnderutilized, consolidateAfter: 30s}\n  template:\n    spec:\n      nodeClassRef: {name: default}\n";
+    let beta = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  disruption: {consolidationPolicy: WhenUnderutilized, consolidateAfter: 30s}\n  template:\n    spec:\n      nodeClassRef: {name: default}\n      requirements: []\n";
     assert_eq!(
         error_of("b.yaml", beta),
         "b.yaml: NodePool/a: spec.disruption.consolidateAfter: cannot be combined with consolidationPolicy: WhenUnderutilized"
@@ -638,7 +638,7 @@ fn generation_rules() {
     ));
     let policy = NODEPOOL_V1.replace(
         "spec:\n  template:",
-        "spec:\n  disruption: {consolidationPolicy: WhenUnderutilized}\n  template:",
+        "spec:\n  disruption: {consolidationPolicy: WhenUnderutilized, consolidateAfter: 0s}\n  template:",
     );
     assert!(error_of("np.yaml", &policy).ends_with("spec.disruption.consolidationPolicy: unknown policy \"WhenUnderutilized\" (expected WhenEmpty, WhenEmptyOrUnderutilized or Balanced)"));
     let duration = NODEPOOL_V1.replace(
@@ -648,7 +648,7 @@ fn generation_rules() {
     assert!(error_of("np.yaml", &duration).ends_with("spec.template.spec.expireAfter: invalid duration \"30d\" (expected a duration such as 30s, 10m, 720h or 1h30m, or Never)"));
     let budget = NODEPOOL_V1.replace(
         "spec:\n  template:",
-        "spec:\n  disruption: {budgets: [{nodes: \"110%\"}]}\n  template:",
+        "spec:\n  disruption: {consolidateAfter: 0s, budgets: [{nodes: \"110%\"}]}\n  template:",
     );
     assert!(error_of("np.yaml", &budget)
         .contains("spec.disruption.budgets[0].nodes: invalid value \"110%\""));
@@ -657,7 +657,7 @@ fn generation_rules() {
 
     let no_terms = EC2NODECLASS_V1.replace("  amiSelectorTerms: [{alias: al2023@latest}]\n", "");
     assert!(error_of("c.yaml", &no_terms).starts_with(
-        "c.yaml: EC2NodeClass/default: spec.amiSelectorTerms: required: at least one term"
+        "c.yaml: EC2NodeClass/default: spec.amiSelectorTerms: Required value (e.g. - alias: al2023@latest)"
     ));
     let bad_alias = EC2NODECLASS_V1.replace("al2023@latest", "ubuntu@latest");
     assert!(error_of("c.yaml", &bad_alias)
@@ -928,8 +928,8 @@ fn what_the_api_server_refuses_is_refused() {
             "Deployment/web: spec.template.metadata.labels: the workload's spec.selector does not match its template's labels",
         ),
         (
-            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\n".into(),
-            "NodePool/p: spec.template.spec.nodeClassRef.group: required in karpenter.sh/v1",
+            "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\n      requirements: []\n".into(),
+            "NodePool/p: spec.template.spec.nodeClassRef.group: Required value",
         ),
         (
             "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {name: c}\nspec:\n  amiSelectorTerms: [{alias: al2023@latest}]\n  role: r\n  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n  kubelet: {kubeReserved: {cpu: \"-1\"}}\n".into(),
@@ -1070,7 +1070,7 @@ fn kubelet_and_labels_follow_the_v1_14_1_crds() {
         let error = error_of("c.yaml", &class(kubelet));
         assert!(error.contains(want), "{error}\n  wanted: {want}");
     }
-    let v1beta1 = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\n      kubelet: {evictionHard: {memory.free: 5%}}\n";
+    let v1beta1 = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\n      requirements: []\n      kubelet: {evictionHard: {memory.free: 5%}}\n";
     assert!(error_of("p.yaml", v1beta1).contains(
         "spec.template.spec.kubelet.evictionHard[memory.free]: valid keys for evictionHard"
     ));
@@ -1091,7 +1091,7 @@ fn kubelet_and_labels_follow_the_v1_14_1_crds() {
 /// type reads the field, so the unknown-field walk never saw it).
 #[test]
 fn container_runtime_is_refused_outside_v1alpha5() {
-    let v1beta1 = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\n      kubelet: {containerRuntime: containerd, maxPods: 50}\n";
+    let v1beta1 = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: p}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\n      requirements: []\n      kubelet: {containerRuntime: containerd, maxPods: 50}\n";
     let e = error_of("p.yaml", v1beta1);
     assert!(
         e.contains("spec.template.spec.kubelet.containerRuntime: unknown field"),

@@ -272,7 +272,7 @@ fn karpenter_objects_survive_a_serde_round_trip() {
 #[test]
 fn an_unknown_capacity_type_is_said() {
     let text = "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: old}\n\
-        spec:\n  requirements:\n  - {key: karpenter.sh/capacity-type, operator: In, values: [spot, on_demand]}\n\
+        spec:\n  providerRef: {name: default}\n  requirements:\n  - {key: karpenter.sh/capacity-type, operator: In, values: [spot, on_demand]}\n\
         \x20 - {key: karpenter.sh/capacity-type, operator: NotIn, values: [Spot]}\n---\n\
         apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: fine}\nspec:\n  template:\n    spec:\n\
         \x20     nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n\

@@ -843,10 +843,12 @@ fn emptiness_follows_the_pool_policy() {
             .remove(0)
     };
     assert_eq!(
-        empty_ttl(&provisioner("{ttlSecondsAfterEmpty: 45}")),
+        empty_ttl(&provisioner(
+            "{providerRef: {name: t}, ttlSecondsAfterEmpty: 45}"
+        )),
         Some(45)
     );
-    assert_eq!(empty_ttl(&provisioner("{}")), None);
+    assert_eq!(empty_ttl(&provisioner("{providerRef: {name: t}}")), None);
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod line_by_line_older;
 mod nodeclaim;
 mod nodeoverlay;
 mod nodepool;
+mod required;
 
 use serde_json::Value;
 

@@ -21,7 +21,7 @@ fn requirement(r: &str) -> String {
 fn taints_and_node_class_ref() {
     let cases: &[Case] = &[
         ("should succeed for valid taints", "{spec: {taints: [{key: a, value: b, effect: NoSchedule}, {key: c, value: d, effect: NoExecute}, {key: e, value: f, effect: PreferNoSchedule}, {key: key-only, effect: NoExecute}]}}", Accepted),
-        ("should fail for invalid taint keys", "{spec: {taints: [{key: '???'}]}}", Refused("spec.taints[0].key")),
+        ("should fail for invalid taint keys", "{spec: {taints: [{key: '???', effect: NoSchedule}]}}", Refused("spec.taints[0].key")),
         ("should fail for missing taint key", "{spec: {taints: [{effect: NoSchedule}]}}", Refused("spec.taints[0].key")),
         ("should fail for invalid taint value", "{spec: {taints: [{key: invalid-value, effect: NoSchedule, value: '???'}]}}", Refused("spec.taints[0].value")),
         ("should fail for invalid taint effect", "{spec: {taints: [{key: invalid-effect, effect: '???'}]}}", Refused("spec.taints[0].effect")),

@@ -4,7 +4,7 @@ use crate::model::node::Node;
 use crate::model::taints::Effect;
 use crate::scheduling::PreferencePolicy;
 
-const POOL: &str = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      startupTaints: [{key: pool.example/agent, effect: NoSchedule}]\n";
+const POOL: &str = "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: default}\nspec:\n  template:\n    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: []\n      startupTaints: [{key: pool.example/agent, effect: NoSchedule}]\n";
 
 fn node(labels: &str, taints: &str) -> String {
     format!(
@@ -805,7 +805,7 @@ fn v1beta1_status_subnets_carry_the_zone_id() {
 /// no readiness filter.
 #[test]
 fn older_generations_have_no_readiness_filter() {
-    let text = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\nstatus:\n  conditions:\n  - {type: Ready, status: \"False\"}\n";
+    let text = "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n      nodeClassRef: {name: default}\n      requirements: []\nstatus:\n  conditions:\n  - {type: Ready, status: \"False\"}\n";
     let m = crate::api::load_str("in.yaml", text).unwrap();
     assert_eq!(not_ready(&m.node_pools[0], None), None);
 }
