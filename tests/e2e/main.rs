@@ -66,7 +66,6 @@ mod public_configs12;
 mod public_configs8;
 mod public_configs9;
 mod req_line_by_line;
-
 mod required_fields;
 mod reservations;
 mod scheduling;
