@@ -170,6 +170,9 @@ pub(crate) fn required_message(kind: &str, path: &str) -> String {
             " (the AWS provider's: group: karpenter.k8s.aws, kind: EC2NodeClass)"
         }
         "consolidateAfter" => " (a duration such as 30s, or Never)",
+        "operator" if path.contains("equirements[") => {
+            " (e.g. In, NotIn, Exists, DoesNotExist, Gt or Lt)"
+        }
         "amiSelectorTerms" => " (e.g. - alias: al2023@latest)",
         "subnetSelectorTerms" | "securityGroupSelectorTerms" => {
             " (e.g. - tags: {karpenter.sh/discovery: my-cluster})"

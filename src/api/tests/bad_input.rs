@@ -366,7 +366,7 @@ fn bad_requirements() {
     );
     let missing_op = NODEPOOL_V1.replace("operator: In, values: [amd64]", "values: [amd64]");
     assert!(error_of("np.yaml", &missing_op)
-        .ends_with("spec.template.spec.requirements[0].operator: Required value"));
+        .ends_with("spec.template.spec.requirements[0].operator: Required value (e.g. In, NotIn, Exists, DoesNotExist, Gt or Lt)"));
     let min = NODEPOOL_V1.replace("values: [spot]}", "values: [spot], minValues: 3}");
     assert!(error_of("np.yaml", &min).ends_with("spec.template.spec.requirements[1]: requirement karpenter.sh/capacity-type: minValues 3 is more than the 1 values given"));
 }
