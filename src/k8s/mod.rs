@@ -12,6 +12,7 @@ pub mod buffers;
 pub mod client;
 pub mod coexist;
 pub mod config;
+pub mod exec_credential;
 #[doc(hidden)]
 pub mod fake;
 pub mod ops;
