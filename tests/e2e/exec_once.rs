@@ -6,9 +6,7 @@
 //! plugin gets no standard input when ours is a pipe, `interactive: false`, and what it writes to
 //! its standard error reaches ours; the token it prints is what the server sees.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use crate::nodes::Kube;
 use crate::provision_live::Walk;
@@ -60,30 +58,16 @@ fn with_plugin(kubeconfig: &Path, plugin: &Path) {
 
 /// `kubectl-karpenter nodes --no-aws --kubeconfig PATH` with standard input a pipe (not a
 /// terminal) that has something in it.
-fn nodes(home: &Path, kubeconfig: &Path) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_kubectl-karpenter"))
-        .args(["nodes", "--no-aws", "--kubeconfig"])
-        .arg(kubeconfig)
-        .env("HOME", home)
-        .env("NO_COLOR", "1")
-        .env("AWS_REGION", "us-east-1")
-        .env_remove("KUBECONFIG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run kubectl-karpenter");
-    let _ = child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"not for the plugin\n");
-    let out = child.wait_with_output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+fn nodes(kubeconfig: &Path) -> Run {
+    crate::support::karpenter(
+        &[
+            "nodes",
+            "--no-aws",
+            "--kubeconfig",
+            kubeconfig.to_str().unwrap(),
+        ],
+        b"not for the plugin\n",
+    )
 }
 
 #[test]
@@ -91,7 +75,7 @@ fn a_read_only_command_runs_the_plugin_once_without_stdin_and_shows_its_stderr()
     let k = Kube::start("exec-once");
     let plugin = counting_plugin(&k.dir, "exec-once-token", Some("2099-01-01T00:00:00Z"));
     with_plugin(&k.kubeconfig, &plugin);
-    let run = nodes(&k.dir, &k.kubeconfig);
+    let run = nodes(&k.kubeconfig);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(runs(&k.dir), 1, "kube-rs ran it three times per client");
     // isInteractive: IfAvailable, stdin not a terminal → not interactive: the null device.
@@ -118,7 +102,7 @@ fn an_expired_token_runs_the_plugin_again() {
     let k = Kube::start("exec-expired");
     let plugin = counting_plugin(&k.dir, "exec-expired-token", Some("2000-01-01T00:00:00Z"));
     with_plugin(&k.kubeconfig, &plugin);
-    let run = nodes(&k.dir, &k.kubeconfig);
+    let run = nodes(&k.kubeconfig);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
         runs(&k.dir) >= 2,
@@ -143,7 +127,7 @@ fn the_plugins_token_is_what_the_server_sees() {
     cluster.write_kubeconfig(&kubeconfig).unwrap();
     let plugin = counting_plugin(&dir, "exec-once-unknown-token", None);
     with_plugin(&kubeconfig, &plugin);
-    let run = nodes(&dir, &kubeconfig);
+    let run = nodes(&kubeconfig);
     assert_ne!(run.code, 0, "{}", run.stderr);
     assert!(
         run.stderr.contains("401") || run.stderr.contains("Unauthorized"),
