@@ -690,6 +690,69 @@ mod tests {
         );
     }
 
+    /// A throwaway P-256 key and its self-signed certificate (also tests/e2e/secrets.rs's).
+    const CLIENT_KEY: &str = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgs9CzD3VPw4nzIRYB\nr1bE2te4kFZvabNo1fNdyWRdZWihRANCAATl2d3T1Yaf6VhCi//dV3GDH0NfMqfD\nfvLWGY7DUX+gPA/hckmNHqFmgOW1yqvAMT/R3kM9XphsGjWlWcPv5EQk\n-----END PRIVATE KEY-----\n";
+    const CLIENT_CERT: &str = "-----BEGIN CERTIFICATE-----\nMIIBcjCCARigAwIBAgITX9xR0Hqn9j5LZfZrtE8kq1+XDzAKBggqhkjOPQQDAjAP\nMQ0wCwYDVQQDDAR0ZXN0MB4XDTI2MTIwMzExMzkxM1oXDTM2MTEzMDExMzkxM1ow\nDzENMAsGA1UEAwwEdGVzdDBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABOXZ3dPV\nhp/pWEKL/91XcYMfQ18yp8N+8tYZjsNRf6A8D+FySY0eoWaA5bXKq8AxP9HeQz1e\nmGwaNaVZw+/kRCSjUzBRMB0GA1UdDgQWBBSe9izojWg4G66pVavCJFPLNTzwFTAf\nBgNVHSMEGDAWgBSe9izojWg4G66pVavCJFPLNTzwFTAPBgNVHRMBAf8EBTADAQH/\nMAoGCCqGSM49BAMCA0gAMEUCIBm5QVjoovhxv3Hdb13+/Q6znRe2AYUjT+4umNut\n49uQAiEAirwLkjGVWnmcV7BFZzatkhAA18GQy1FTSsupfMVccXc=\n-----END CERTIFICATE-----\n";
+
+    /// A kube-rs config whose user runs a plugin printing `status` (JSON).
+    fn config_with_plugin(test: &str, status: &str) -> kube::Config {
+        let dir = std::env::temp_dir().join(format!(
+            "kubectl-karpenter-take-exec-{}-{test}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let plugin = dir.join("plugin.sh");
+        let printed = serde_json::json!({
+            "apiVersion": "client.authentication.k8s.io/v1beta1",
+            "kind": "ExecCredential",
+            "status": serde_json::from_str::<serde_json::Value>(status).unwrap(),
+        });
+        std::fs::write(&plugin, format!("#!/bin/sh\ncat <<'EOF'\n{printed}\nEOF\n")).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&plugin, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let mut config = kube::Config::new("https://127.0.0.1:6443".parse().unwrap());
+        config.auth_info = serde_saphyr::from_str(&format!(
+            "exec: {{apiVersion: client.authentication.k8s.io/v1beta1, command: {}, interactiveMode: Never}}\n",
+            plugin.display()
+        ))
+        .unwrap();
+        config
+    }
+
+    #[test]
+    fn kube_rs_gets_the_plugins_token_through_the_layer_or_its_certificate_as_data() {
+        use kube::client::ConfigExt;
+        let mut token = config_with_plugin("token", r#"{"token":"tok"}"#);
+        let source = take_exec(&mut token).unwrap().expect("a token: the layer");
+        assert!(token.auth_info.exec.is_none(), "kube-rs never runs it");
+        assert_eq!(source.runs(), 1);
+        let json =
+            serde_json::json!({"clientCertificateData": CLIENT_CERT, "clientKeyData": CLIENT_KEY});
+        let mut cert = config_with_plugin("cert", &json.to_string());
+        assert!(
+            take_exec(&mut cert).unwrap().is_none(),
+            "no token: no layer"
+        );
+        assert!(cert.auth_info.exec.is_none());
+        assert_eq!(
+            cert.auth_info.client_certificate_data.as_deref(),
+            Some(crate::cloud::userdata::base64_encode(CLIENT_CERT.as_bytes()).as_str())
+        );
+        cert.rustls_client_config()
+            .expect("kube-rs takes the certificate and key for its TLS identity");
+        // A token already there: client-go never runs the plugin (HasTokenAuth).
+        let mut both = config_with_plugin("with-token", r#"{"token":"tok"}"#);
+        both.auth_info.token = Some("kubeconfig-token".to_string().into());
+        assert!(take_exec(&mut both).unwrap().is_none());
+        assert!(
+            both.auth_info.exec.is_some(),
+            "left to kube-rs, which prefers the token"
+        );
+    }
+
     #[test]
     fn our_runners_failures_are_worded_as_kube_rs_ones_were() {
         let aws = Plugin {
