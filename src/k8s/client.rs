@@ -14,9 +14,12 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use kube::client::AuthError;
 
 use super::config::ClusterTarget;
+use super::exec_credential::{BearerLayer, ExecError, ExecSource};
 use super::{Cluster, ClusterError, LastRead, Method, Request, Response, WriteGate};
 
 /// A connected cluster.
@@ -44,8 +47,8 @@ pub fn sleep_through(d: Duration) -> bool {
 }
 
 impl KubeClient {
-    /// Builds the clients (no request is sent yet; an exec credential plugin runs now, and again
-    /// when its token expires).
+    /// Builds the clients (no request is sent yet; an exec credential plugin runs now unless this
+    /// process already holds its credential — [`take_exec`] —, and again when its token expires).
     pub fn connect(target: &ClusterTarget) -> Result<KubeClient, ClusterError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -70,13 +73,23 @@ impl KubeClient {
         }
         let server = config.cluster_url.to_string();
         config.default_retry = false;
+        let bearer = take_exec(&mut config).map_err(|e| ClusterError::Transport {
+            server: server.clone(),
+            message: credential_error(&e, &target.plugin()),
+        })?;
         let client = {
             // kube's Client spawns its connection tasks on the current runtime.
             let _guard = runtime.enter();
-            kube::Client::try_from(config).map_err(|e| ClusterError::Transport {
-                server: server.clone(),
-                message: describe(&e, &target.plugin()),
-            })?
+            let builder = kube::client::ClientBuilder::try_from(config).map_err(|e| {
+                ClusterError::Transport {
+                    server: server.clone(),
+                    message: describe(&e, &target.plugin()),
+                }
+            })?;
+            match bearer {
+                Some(source) => builder.with_layer(&BearerLayer(source)).build(),
+                None => builder.build(),
+            }
         };
         Ok(KubeClient {
             runtime,
@@ -296,6 +309,43 @@ fn retry_after(body: &[u8]) -> Option<Duration> {
     (seconds > 0).then(|| Duration::from_secs(seconds))
 }
 
+/// The user's exec credential plugin, run by us (src/k8s/exec_credential.rs) when client-go
+/// would run it (`validation::runs_exec`), so that kube-rs never runs it — it would run it three
+/// times per client. The process's shared source runs it once (or not at all, when another
+/// client of this process already holds its credential); kube-rs gets the config without
+/// `exec`, and:
+///
+/// - a token: `Some(source)`, for the [`BearerLayer`] that sends it and runs the plugin again
+///   when it expires or after a 401;
+/// - a client certificate and key: handed to kube-rs as `client-certificate-data` and
+///   `client-key-data` for the TLS handshake — what kube-rs made of the plugin's certificate too;
+///   like kube-rs's, a client keeps its certificate until it ends (client-go's `GetCert`
+///   callback would take a fresh one for new connections after expiry).
+fn take_exec(config: &mut kube::Config) -> Result<Option<Arc<ExecSource>>, ExecError> {
+    if !super::validation::runs_exec(&config.auth_info) {
+        return Ok(None);
+    }
+    let Some(exec) = config.auth_info.exec.take() else {
+        return Ok(None);
+    };
+    let source = ExecSource::shared(&exec)?;
+    let credential = source.credential()?;
+    if let (Some(cert), Some(key)) = (
+        &credential.client_certificate_data,
+        &credential.client_key_data,
+    ) {
+        let encode = |pem: &str| crate::cloud::userdata::base64_encode(pem.as_bytes());
+        let identity: kube::config::AuthInfo = serde_json::from_value(serde_json::json!({
+            "client-certificate-data": encode(cert),
+            "client-key-data": encode(key),
+        }))
+        .map_err(|_| ExecError::Unusable)?;
+        config.auth_info.client_certificate_data = identity.client_certificate_data;
+        config.auth_info.client_key_data = identity.client_key_data;
+    }
+    Ok(credential.token.is_some().then_some(source))
+}
+
 /// An error and its sources on one line.
 pub(crate) fn one_line(e: &dyn std::error::Error) -> String {
     crate::error::error_chain(e).replace('\n', " ")
@@ -306,17 +356,27 @@ pub(crate) fn one_line(e: &dyn std::error::Error) -> String {
 /// everything it printed — the token too.
 fn describe(e: &kube::Error, plugin: &Plugin) -> String {
     match auth_error(e) {
-        Some(auth) => credential_error(auth, plugin),
+        Some(AuthFailure::Exec(exec)) => credential_error(exec, plugin),
+        Some(AuthFailure::Kube(auth)) => kube_credential_error(auth, plugin),
         None => one_line(e),
     }
 }
 
-/// The credential plugin's failure in `e`'s chain, if that is what `e` is.
-fn auth_error(e: &kube::Error) -> Option<&AuthError> {
+/// A credential failure: our exec runner's, or kube-rs's.
+enum AuthFailure<'e> {
+    Exec(&'e ExecError),
+    Kube(&'e AuthError),
+}
+
+/// The credential failure in `e`'s chain, if that is what `e` is.
+fn auth_error(e: &kube::Error) -> Option<AuthFailure<'_>> {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(s) = source {
+        if let Some(exec) = s.downcast_ref::<ExecError>() {
+            return Some(AuthFailure::Exec(exec));
+        }
         if let Some(auth) = s.downcast_ref::<AuthError>() {
-            return Some(auth);
+            return Some(AuthFailure::Kube(auth));
         }
         source = s.source();
     }
@@ -332,6 +392,16 @@ pub(crate) struct Plugin<'a> {
     pub install_hint: Option<&'a str>,
 }
 
+impl Plugin<'_> {
+    /// `credential plugin "aws"`.
+    fn name(&self) -> String {
+        self.command.map_or_else(
+            || "the kubeconfig's credential plugin".to_string(),
+            |command| format!("credential plugin {command:?}"),
+        )
+    }
+}
+
 impl ClusterTarget {
     fn plugin(&self) -> Plugin<'_> {
         Plugin {
@@ -341,44 +411,57 @@ impl ClusterTarget {
     }
 }
 
-fn credential_error(e: &AuthError, plugin: &Plugin) -> String {
+const UNSHOWN: &str =
+    "what it printed is not shown, as it may hold credentials: run it yourself to see why";
+
+fn credential_error(e: &ExecError, plugin: &Plugin) -> String {
     let hint = plugin.install_hint;
-    let plugin = plugin.command.map_or_else(
-        || "the kubeconfig's credential plugin".to_string(),
-        |command| format!("credential plugin {command:?}"),
-    );
-    const UNSHOWN: &str =
-        "what it printed is not shown, as it may hold credentials: run it yourself to see why";
+    let plugin = plugin.name();
     match e {
-        AuthError::AuthExecRun { out, .. } => {
-            format!("{plugin} failed ({}); {UNSHOWN}", out.status)
-        }
+        ExecError::Exit(status) => format!("{plugin} failed ({status}); {UNSHOWN}"),
         // Not installed: the kubeconfig's `installHint` says how to get it, as kubectl shows it
         // (client-go `plugin/pkg/client/auth/exec/exec.go` `refreshCredsLocked`: on
         // `exec.ErrNotFound` the hint follows; `cleanANSIEscapeCodes` — here every control
         // character and line break becomes a space). The hint is the kubeconfig author's text,
         // not a credential.
-        AuthError::AuthExecStart(io) => {
-            match hint.filter(|_| io.kind() == std::io::ErrorKind::NotFound) {
+        ExecError::Start { kind, message } => {
+            match hint.filter(|_| *kind == std::io::ErrorKind::NotFound) {
                 Some(hint) => {
                     let hint: String = hint
                         .chars()
                         .map(|c| if c.is_control() { ' ' } else { c })
                         .collect();
                     let hint = hint.split_whitespace().collect::<Vec<_>>().join(" ");
-                    format!("cannot run {plugin}: {io}; {hint}")
+                    format!("cannot run {plugin}: {message}; {hint}")
                 }
-                None => format!("cannot run {plugin}: {io}"),
+                None => format!("cannot run {plugin}: {message}"),
             }
         }
-        AuthError::AuthExecParse(_) | AuthError::ExecPluginFailed => {
-            format!("{plugin} printed no usable ExecCredential; {UNSHOWN}")
-        }
-        AuthError::AuthExec(_) | AuthError::AuthExecSerialize(_) => {
-            format!("{plugin} failed; {UNSHOWN}")
-        }
-        other => one_line(other),
+        ExecError::Unusable => format!("{plugin} printed no usable ExecCredential; {UNSHOWN}"),
+        // "exec plugin is configured to use API version %s, plugin returned version %s"
+        ExecError::OtherApiVersion(configured) => format!(
+            "{plugin} printed an ExecCredential of another apiVersion than its exec.apiVersion {configured} (kubectl refuses it too); {UNSHOWN}"
+        ),
+        ExecError::UnsupportedApiVersion(_) => format!("{plugin}: {e}"),
     }
+}
+
+/// kube-rs's own credential failures (an auth-provider, a token file; kube-rs no longer runs
+/// exec plugins: [`take_exec`]), its exec ones worded as ours.
+fn kube_credential_error(e: &AuthError, plugin: &Plugin) -> String {
+    let ours = match e {
+        AuthError::AuthExecRun { out, .. } => ExecError::Exit(out.status),
+        AuthError::AuthExecStart(io) => ExecError::Start {
+            kind: io.kind(),
+            message: io.to_string(),
+        },
+        AuthError::AuthExecParse(_) | AuthError::ExecPluginFailed => ExecError::Unusable,
+        AuthError::AuthExec(_) | AuthError::AuthExecSerialize(_) => {
+            return format!("{} failed; {UNSHOWN}", plugin.name());
+        }
+        other => return one_line(other),
+    };
+    credential_error(&ours, plugin)
 }
 
 #[cfg(test)]
@@ -605,6 +688,100 @@ mod tests {
             describe(&missing, &Plugin::default()),
             "cannot run the kubeconfig's credential plugin: entity not found"
         );
+    }
+
+    /// A throwaway P-256 key and its self-signed certificate (also tests/e2e/secrets.rs's).
+    const CLIENT_KEY: &str = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgs9CzD3VPw4nzIRYB\nr1bE2te4kFZvabNo1fNdyWRdZWihRANCAATl2d3T1Yaf6VhCi//dV3GDH0NfMqfD\nfvLWGY7DUX+gPA/hckmNHqFmgOW1yqvAMT/R3kM9XphsGjWlWcPv5EQk\n-----END PRIVATE KEY-----\n";
+    const CLIENT_CERT: &str = "-----BEGIN CERTIFICATE-----\nMIIBcjCCARigAwIBAgITX9xR0Hqn9j5LZfZrtE8kq1+XDzAKBggqhkjOPQQDAjAP\nMQ0wCwYDVQQDDAR0ZXN0MB4XDTI2MTIwMzExMzkxM1oXDTM2MTEzMDExMzkxM1ow\nDzENMAsGA1UEAwwEdGVzdDBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABOXZ3dPV\nhp/pWEKL/91XcYMfQ18yp8N+8tYZjsNRf6A8D+FySY0eoWaA5bXKq8AxP9HeQz1e\nmGwaNaVZw+/kRCSjUzBRMB0GA1UdDgQWBBSe9izojWg4G66pVavCJFPLNTzwFTAf\nBgNVHSMEGDAWgBSe9izojWg4G66pVavCJFPLNTzwFTAPBgNVHRMBAf8EBTADAQH/\nMAoGCCqGSM49BAMCA0gAMEUCIBm5QVjoovhxv3Hdb13+/Q6znRe2AYUjT+4umNut\n49uQAiEAirwLkjGVWnmcV7BFZzatkhAA18GQy1FTSsupfMVccXc=\n-----END CERTIFICATE-----\n";
+
+    /// A kube-rs config whose user runs a plugin printing `status` (JSON).
+    fn config_with_plugin(test: &str, status: &str) -> kube::Config {
+        let dir = std::env::temp_dir().join(format!(
+            "kubectl-karpenter-take-exec-{}-{test}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let plugin = dir.join("plugin.sh");
+        let printed = serde_json::json!({
+            "apiVersion": "client.authentication.k8s.io/v1beta1",
+            "kind": "ExecCredential",
+            "status": serde_json::from_str::<serde_json::Value>(status).unwrap(),
+        });
+        std::fs::write(&plugin, format!("#!/bin/sh\ncat <<'EOF'\n{printed}\nEOF\n")).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&plugin, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let mut config = kube::Config::new("https://127.0.0.1:6443".parse().unwrap());
+        config.auth_info = serde_saphyr::from_str(&format!(
+            "exec: {{apiVersion: client.authentication.k8s.io/v1beta1, command: {}, interactiveMode: Never}}\n",
+            plugin.display()
+        ))
+        .unwrap();
+        config
+    }
+
+    #[test]
+    fn kube_rs_gets_the_plugins_token_through_the_layer_or_its_certificate_as_data() {
+        use kube::client::ConfigExt;
+        let mut token = config_with_plugin("token", r#"{"token":"tok"}"#);
+        let source = take_exec(&mut token).unwrap().expect("a token: the layer");
+        assert!(token.auth_info.exec.is_none(), "kube-rs never runs it");
+        assert_eq!(source.runs(), 1);
+        let json =
+            serde_json::json!({"clientCertificateData": CLIENT_CERT, "clientKeyData": CLIENT_KEY});
+        let mut cert = config_with_plugin("cert", &json.to_string());
+        assert!(
+            take_exec(&mut cert).unwrap().is_none(),
+            "no token: no layer"
+        );
+        assert!(cert.auth_info.exec.is_none());
+        assert_eq!(
+            cert.auth_info.client_certificate_data.as_deref(),
+            Some(crate::cloud::userdata::base64_encode(CLIENT_CERT.as_bytes()).as_str())
+        );
+        cert.rustls_client_config()
+            .expect("kube-rs takes the certificate and key for its TLS identity");
+        // A token already there: client-go never runs the plugin (HasTokenAuth).
+        let mut both = config_with_plugin("with-token", r#"{"token":"tok"}"#);
+        both.auth_info.token = Some("kubeconfig-token".to_string().into());
+        assert!(take_exec(&mut both).unwrap().is_none());
+        assert!(
+            both.auth_info.exec.is_some(),
+            "left to kube-rs, which prefers the token"
+        );
+    }
+
+    #[test]
+    fn our_runners_failures_are_worded_as_kube_rs_ones_were() {
+        let aws = Plugin {
+            command: Some("aws"),
+            install_hint: Some("brew install awscli"),
+        };
+        let status = std::process::Command::new("sh")
+            .args(["-c", "exit 255"])
+            .status()
+            .unwrap();
+        // As the bearer layer reports it: a request's error, told as the kubeconfig's.
+        let failed = kube::Error::Service(Box::new(ExecError::Exit(status)));
+        assert!(matches!(auth_error(&failed), Some(AuthFailure::Exec(_))));
+        assert_eq!(
+            describe(&failed, &aws),
+            "credential plugin \"aws\" failed (exit status: 255); what it printed is not shown, as it may hold credentials: run it yourself to see why"
+        );
+        let missing = ExecError::Start {
+            kind: std::io::ErrorKind::NotFound,
+            message: "No such file or directory (os error 2)".into(),
+        };
+        assert_eq!(
+            credential_error(&missing, &aws),
+            "cannot run credential plugin \"aws\": No such file or directory (os error 2); brew install awscli"
+        );
+        let other = ExecError::OtherApiVersion("client.authentication.k8s.io/v1beta1".into());
+        assert!(credential_error(&other, &aws).starts_with(
+            "credential plugin \"aws\" printed an ExecCredential of another apiVersion than its exec.apiVersion client.authentication.k8s.io/v1beta1 (kubectl refuses it too)"
+        ));
     }
 
     #[test]

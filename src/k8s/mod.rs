@@ -13,6 +13,7 @@ pub mod client;
 pub mod coexist;
 pub mod config;
 mod decode;
+pub mod exec_credential;
 #[doc(hidden)]
 pub mod fake;
 pub mod ops;

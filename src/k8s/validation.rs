@@ -114,6 +114,13 @@ pub fn check_user(name: &str, auth: &AuthInfo) -> Result<(), String> {
                 "{entry}: exec.interactiveMode is not set (Never, IfAvailable or Always; required for exec.apiVersion {api_version})"
             ));
         }
+        // exec.go newAuthenticator: "exec plugin: invalid apiVersion %q" (v1alpha1 is gone
+        // since Kubernetes 1.24) — client-go builds the authenticator whenever exec is set.
+        if !super::exec_credential::API_VERSIONS.contains(&api_version) {
+            return Err(format!(
+                "{entry}: exec.apiVersion {api_version} is not supported (client.authentication.k8s.io/v1 or v1beta1; kubectl refuses it too)"
+            ));
+        }
     }
     let impersonating = set(auth.impersonate_uid.as_deref())
         || auth
@@ -140,12 +147,12 @@ pub fn check_user(name: &str, auth: &AuthInfo) -> Result<(), String> {
 ///   `UpdateTransportConfig` returns early on `HasCertAuth`, as on a token or basic auth, which
 ///   kube-rs already prefers to the plugin);
 /// - the plugin's `interactiveMode` (`isInteractive`): unset is `IfAvailable` for v1beta1 and
-///   v1alpha1; `Always` with a standard input that is no terminal is refused. `IfAvailable`
-///   without a terminal stays as it is: client-go would give the plugin no standard input, but
-///   kube-rs's only way to do that (`Never`) also swallows the plugin's error output, which
-///   kubectl always shows — and "Unable to locate credentials" is what a CI log needs.
+///   v1alpha1; `Always` with a standard input that is no terminal is refused; `IfAvailable`
+///   without a terminal becomes `Never` — not interactive: our runner
+///   (src/k8s/exec_credential.rs) gives the plugin no standard input and `interactive: false`,
+///   and its error output reaches our stderr in every mode, as under kubectl.
 pub fn arrange_user(name: &str, auth: &mut AuthInfo, stdin_terminal: bool) -> Result<(), String> {
-    let (token, password, key_data) = secrets_set(auth);
+    let (token, _, key_data) = secrets_set(auth);
     if token {
         if let Some(file) = auth.token_file.as_deref().filter(|f| !f.is_empty()) {
             if std::fs::read(file).is_ok() {
@@ -159,11 +166,7 @@ pub fn arrange_user(name: &str, auth: &mut AuthInfo, stdin_terminal: bool) -> Re
     if cert && key {
         auth.exec = None;
     }
-    let other = token
-        || set(auth.token_file.as_deref())
-        || set(auth.username.as_deref())
-        || password
-        || auth.auth_provider.is_some();
+    let other = !runs_exec(auth);
     let Some(exec) = auth.exec.as_mut() else {
         return Ok(());
     };
@@ -177,8 +180,28 @@ pub fn arrange_user(name: &str, auth: &mut AuthInfo, stdin_terminal: bool) -> Re
         Some(ExecInteractiveMode::Always) => Err(format!(
             "user {name:?}: exec.interactiveMode is Always, but standard input is not a terminal (kubectl refuses it too)"
         )),
-        _ => Ok(()),
+        _ => {
+            exec.interactive_mode = Some(ExecInteractiveMode::Never);
+            Ok(())
+        }
     }
+}
+
+/// Whether the user's exec plugin is what client-go runs for a credential: it has one, and no
+/// token, token file, basic auth, auth-provider or client certificate comes first (exec
+/// `UpdateTransportConfig` returns early on `HasTokenAuth`, `HasBasicAuth`, `HasCertAuth`).
+pub fn runs_exec(auth: &AuthInfo) -> bool {
+    let (token, password, key_data) = secrets_set(auth);
+    let cert =
+        set(auth.client_certificate.as_deref()) || set(auth.client_certificate_data.as_deref());
+    let key = set(auth.client_key.as_deref()) || key_data;
+    auth.exec.is_some()
+        && !(token
+            || set(auth.token_file.as_deref())
+            || set(auth.username.as_deref())
+            || password
+            || auth.auth_provider.is_some()
+            || (cert && key))
 }
 
 #[cfg(test)]
@@ -262,6 +285,10 @@ mod tests {
                 "exec and auth-provider are both set",
             ),
             ("as-groups: [admins]\n", "as-uid, as-groups or as-user-extra without as"),
+            (
+                "exec: {apiVersion: client.authentication.k8s.io/v1alpha1, command: aws}\n",
+                "exec.apiVersion client.authentication.k8s.io/v1alpha1 is not supported",
+            ),
         ];
         for (yaml, expected) in refused {
             let err = check_user("u", &user(yaml)).expect_err(yaml);
@@ -297,13 +324,13 @@ mod tests {
     #[test]
     fn a_plugin_that_must_prompt_without_a_terminal_is_refused() {
         // exec.go isInteractive: Always without a terminal is refused; unset is IfAvailable for
-        // v1beta1 (defaults.go SetDefaults_ExecConfig). IfAvailable without a terminal keeps
-        // kube-rs's inherited stdin and stderr (arrange_user: the plugin's errors stay visible).
+        // v1beta1 (defaults.go SetDefaults_ExecConfig). IfAvailable without a terminal is not
+        // interactive (isInteractive false): Never, no stdin for the plugin, our stderr.
         use ExecInteractiveMode::*;
         for (given, terminal, now) in [
-            ("", false, Some(IfAvailable)),
+            ("", false, Some(Never)),
             ("", true, Some(IfAvailable)),
-            (", interactiveMode: IfAvailable", false, Some(IfAvailable)),
+            (", interactiveMode: IfAvailable", false, Some(Never)),
             (", interactiveMode: IfAvailable", true, Some(IfAvailable)),
             (", interactiveMode: Never", true, Some(Never)),
             (", interactiveMode: Always", true, Some(Always)),
@@ -323,6 +350,8 @@ mod tests {
         // The plugin is not run at all when a token is there (exec UpdateTransportConfig).
         let mut with_token = user("token: planted-tok\nexec: {apiVersion: client.authentication.k8s.io/v1beta1, command: p, interactiveMode: Always}\n");
         assert_eq!(arrange_user("u", &mut with_token, false), Ok(()));
+        assert!(!runs_exec(&with_token));
+        assert!(runs_exec(&exec_user("")));
     }
 
     #[test]

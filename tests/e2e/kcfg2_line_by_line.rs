@@ -184,8 +184,8 @@ fn recording_plugin(dir: &Path) -> PathBuf {
 #[test]
 fn an_exec_plugin_that_must_prompt_without_a_terminal_is_refused() {
     // client-go exec.go isInteractive: Always without a terminal is refused. IfAvailable (the
-    // v1beta1 default) runs, with the plugin's error output on our stderr as under kubectl
-    // (validation.rs arrange_user says why its standard input is not taken away).
+    // v1beta1 default) runs without our standard input, its error output on our stderr as under
+    // kubectl (src/k8s/exec_credential.rs; tests/e2e/exec_once.rs checks both).
     let k = cluster("exec");
     let plugin = recording_plugin(&k.dir);
     let exec = |mode: &str| {

@@ -38,6 +38,7 @@ mod drift_line_by_line;
 mod drift_live;
 mod drift_more;
 mod embedded_catalog_types;
+mod exec_once;
 mod explain_line_by_line;
 mod fault_soak;
 mod faults;
