@@ -467,7 +467,7 @@ mod tests {
         );
     }
 
-    /// Found by the planting sweep (tests/e2e/fuzz_planted.rs): a zero-width space or a BOM in
+    /// Found writing the planting sweep (tests/e2e/fuzz_planted.rs): a zero-width space or a BOM in
     /// a name was shown raw (`def\u{200b}ault` looks like `default` in an error line).
     #[test]
     fn zero_width_characters_and_line_separators_are_escaped() {
@@ -482,7 +482,7 @@ mod tests {
         assert!(matches!(shown("naïve-ünïcødé-日本"), Cow::Borrowed(_)));
     }
 
-    /// Found by the planting sweep: `-o json` wrote DEL and U+009B (a CSI to some terminals)
+    /// Found writing the planting sweep: `-o json` wrote DEL and U+009B (a CSI to some terminals)
     /// raw — valid JSON, but not what a terminal should be sent. Now escaped, even split across
     /// writes, and the document reads back the same.
     #[test]

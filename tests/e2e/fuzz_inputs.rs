@@ -756,6 +756,17 @@ pub(crate) fn seeds() -> Vec<Seed> {
         .collect()
 }
 
+/// Documents as one multi-document YAML text.
+pub(crate) fn emit_all(docs: &[Y]) -> String {
+    let mut out = String::new();
+    for d in docs {
+        out.push_str("---\n");
+        d.emit(&mut out);
+        out.push('\n');
+    }
+    out
+}
+
 /// One mutated input: the text, and a `--now` to decide at.
 fn mutant(rng: &mut Rng, seed: &Seed) -> String {
     match (&seed.docs, rng.below(4)) {
@@ -764,13 +775,7 @@ fn mutant(rng: &mut Rng, seed: &Seed) -> String {
             for _ in 0..1 + rng.below(3) {
                 mutate_tree(rng, &mut docs);
             }
-            let mut out = String::new();
-            for d in &docs {
-                out.push_str("---\n");
-                d.emit(&mut out);
-                out.push('\n');
-            }
-            out
+            emit_all(&docs)
         }
         _ => {
             let mut text = seed.text.clone();

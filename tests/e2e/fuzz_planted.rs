@@ -39,7 +39,7 @@ use kubectl_karpenter::cli::output::{one_line, TerminalSafe, MAX_LINE};
 use kubectl_karpenter::cli::Cli;
 use kubectl_karpenter::commands::{self, Context};
 
-use crate::fuzz_inputs::{seeds, Rng, Seed, Y};
+use crate::fuzz_inputs::{emit_all, seeds, Rng, Seed, Y};
 
 /// An escape sequence, a newline and a line that would pass for the tool's own error.
 const EVIL: &str = "evil\u{1b}[31mred\nerror: forged line";
@@ -91,7 +91,8 @@ struct Site {
 
 /// Characters no table, name or error line may hold raw: control characters (C0, DEL, C1) and
 /// the invisible marks that reorder or hide text (bidi marks and overrides, zero-width
-/// characters, line and paragraph separators).
+/// characters, line and paragraph separators). The oracle, written apart from the set
+/// `cli::output` escapes (docs/security.md), on purpose.
 fn unsafe_in_text(c: char) -> bool {
     c.is_control()
         || matches!(
@@ -198,13 +199,7 @@ fn planted(docs: &[Y], site: &Site, payload: &str) -> String {
         (None, node) => *node = Y::Str(payload.to_string()),
         _ => unreachable!("a key site is a map"),
     }
-    let mut out = String::new();
-    for d in &docs {
-        out.push_str("---\n");
-        d.emit(&mut out);
-        out.push('\n');
-    }
-    out
+    emit_all(&docs)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -674,17 +669,17 @@ fn every_string_planted_everywhere_is_shown_escaped_and_cut() {
     assert!(findings.leaks.is_empty(), "{}", findings.report());
 }
 
-/// A fixed sample: a few hundred plantings, one command each.
+/// A fixed sample: 200 plantings, one command each (≈ 30 s of CPU in a debug build).
 #[test]
 fn a_sample_of_planted_strings_is_shown_escaped_and_cut() {
     let findings = sweep_on_a_big_stack(Scope {
         distinct: true,
-        count: Some(300),
+        count: Some(200),
         every_command: false,
         seed: 31,
         binary_every: 100,
     });
-    assert!(findings.runs >= 300, "{}", findings.report());
+    assert!(findings.runs >= 200, "{}", findings.report());
     assert!(findings.leaks.is_empty(), "{}", findings.report());
 }
 
