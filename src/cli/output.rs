@@ -19,10 +19,21 @@ pub const MAX_SHOWN: usize = 200;
 /// Messages longer than this many characters are cut the same way.
 pub const MAX_LINE: usize = 4096;
 
-/// Control characters (C0, DEL, C1) and the invisible marks that reorder text on screen.
+/// Control characters (C0, DEL, C1), the invisible marks that reorder text on screen (bidi
+/// marks, embeddings, overrides and isolates), the zero-width characters that hide inside a
+/// name (`def\u{200b}ault` looks like `default`), and the line and paragraph separators some
+/// viewers break lines at.
 fn unsafe_char(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(
+            c,
+            '\u{061c}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{2028}'..='\u{202e}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{feff}'
+        )
 }
 
 /// Appends `c` as it is shown: `\n`, `\r`, `\t`, else `\u{…}` for an unsafe character.
@@ -272,11 +283,77 @@ pub fn write_document<T: Serialize>(
         _ => {
             // serde_json writes token by token; through a buffer of its own type each write is
             // an inlined copy instead of a call through `dyn Write` (a big plan is ~86 MB).
-            let mut buffered = io::BufWriter::with_capacity(64 * 1024, &mut *out);
+            // DEL and the C1 controls are escaped too (serde_json writes them raw: valid JSON,
+            // but U+009B is a CSI to some terminals).
+            let mut buffered =
+                io::BufWriter::with_capacity(64 * 1024, JsonControls::new(&mut *out));
             serde_json::to_writer_pretty(&mut buffered, doc).map_err(io::Error::other)?;
             writeln!(buffered)?;
             buffered.flush()
         }
+    }
+}
+
+/// Passes JSON text through with DEL and the C1 controls (U+0080–U+009F) written as `\u007f`,
+/// `\u009b`: serde_json escapes only C0. Outside strings JSON text is ASCII, so every such
+/// character is inside a string, where the escape reads back as the same character.
+struct JsonControls<W: Write> {
+    inner: W,
+    /// The first byte of a two-byte UTF-8 character (0xC2: U+0080–U+00BF) ended the last write.
+    pending: bool,
+}
+
+impl<W: Write> JsonControls<W> {
+    fn new(inner: W) -> Self {
+        JsonControls {
+            inner,
+            pending: false,
+        }
+    }
+}
+
+impl<W: Write> Write for JsonControls<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut start = 0;
+        if std::mem::take(&mut self.pending) {
+            match buf.first() {
+                Some(&b @ 0x80..=0x9f) => {
+                    write!(self.inner, "\\u{b:04x}")?;
+                    start = 1;
+                }
+                _ => self.inner.write_all(&[0xc2])?,
+            }
+        }
+        let mut i = start;
+        while let Some(at) = memchr::memchr2(0x7f, 0xc2, &buf[i..]) {
+            let at = i + at;
+            let (code, len) = match (buf[at], buf.get(at + 1)) {
+                (0x7f, _) => (0x7f, 1),
+                (_, Some(&b @ 0x80..=0x9f)) => (b, 2),
+                (_, Some(_)) => {
+                    i = at + 1;
+                    continue;
+                }
+                (_, None) => {
+                    self.inner.write_all(&buf[start..at])?;
+                    self.pending = true;
+                    return Ok(buf.len());
+                }
+            };
+            self.inner.write_all(&buf[start..at])?;
+            write!(self.inner, "\\u{code:04x}")?;
+            i = at + len;
+            start = i;
+        }
+        self.inner.write_all(&buf[start..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if std::mem::take(&mut self.pending) {
+            self.inner.write_all(&[0xc2])?;
+        }
+        self.inner.flush()
     }
 }
 
@@ -388,6 +465,64 @@ mod tests {
             got.ends_with(&format!("…({} characters)", 2 * MAX_LINE)),
             "{got}"
         );
+    }
+
+    /// Found writing the planting sweep (tests/e2e/fuzz_planted.rs): a zero-width space or a BOM in
+    /// a name was shown raw (`def\u{200b}ault` looks like `default` in an error line).
+    #[test]
+    fn zero_width_characters_and_line_separators_are_escaped() {
+        assert_eq!(
+            one_line("def\u{200b}ault\u{200d}\u{2060}\u{feff} a\u{2028}error: forged"),
+            "def\\u{200b}ault\\u{200d}\\u{2060}\\u{feff} a\\u{2028}error: forged"
+        );
+        let mut out = TerminalSafe(Vec::new());
+        write!(out, "name \u{200b}x").unwrap();
+        assert_eq!(String::from_utf8(out.0).unwrap(), "name \\u{200b}x");
+        // Letters of any script are shown as they are.
+        assert!(matches!(shown("naïve-ünïcødé-日本"), Cow::Borrowed(_)));
+    }
+
+    /// Found writing the planting sweep: `-o json` wrote DEL and U+009B (a CSI to some terminals)
+    /// raw — valid JSON, but not what a terminal should be sent. Now escaped, even split across
+    /// writes, and the document reads back the same.
+    #[test]
+    fn json_documents_escape_del_and_c1_controls() {
+        let value = "a\u{7f}b\u{9b}31mc\u{85}d\u{a0}é\u{202e}\n";
+        let mut out = Vec::new();
+        write_document(
+            &mut out,
+            OutputFormat::Json,
+            &serde_json::json!({ "name": value }),
+        )
+        .unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("\"a\\u007fb\\u009b31mc\\u0085d\u{a0}é\u{202e}\\n\""),
+            "{text}"
+        );
+        assert!(
+            !text.chars().any(|c| c != '\n' && c.is_control()),
+            "{text:?}"
+        );
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back["name"], value);
+        // A two-byte character split across writes.
+        let mut out = JsonControls::new(Vec::new());
+        for chunk in [
+            "\"x".as_bytes(),
+            &[0xc2],
+            &[0x9b],
+            b"y",
+            &[0xc2],
+            &[0xa0],
+            b"\"",
+        ] {
+            out.write_all(chunk).unwrap();
+        }
+        out.write_all(&[0xc2]).unwrap();
+        out.write_all(&[0x80]).unwrap();
+        out.flush().unwrap();
+        assert_eq!(out.inner, "\"x\\u009by\u{a0}\"\\u0080".as_bytes());
     }
 
     #[test]

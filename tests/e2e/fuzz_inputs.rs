@@ -26,13 +26,13 @@ use kubectl_karpenter::commands::{self, Context};
 static PANIC_AT: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
 
 /// xorshift64*: small, fixed, the same on every machine.
-struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    fn new(seed: u64) -> Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
     }
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -40,21 +40,21 @@ impl Rng {
         self.0 = x;
         x.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         if n == 0 {
             0
         } else {
             (self.next() % n as u64) as usize
         }
     }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
     }
 }
 
 /// A YAML tree we can mutate and print: raw scalars (`.inf`, `1e308`, `*a`) are written as is.
 #[derive(Clone, Debug)]
-enum Y {
+pub(crate) enum Y {
     Map(Vec<(String, Y)>),
     Seq(Vec<Y>),
     Str(String),
@@ -79,7 +79,7 @@ impl Y {
         }
     }
 
-    fn emit(&self, out: &mut String) {
+    pub(crate) fn emit(&self, out: &mut String) {
         match self {
             Y::Map(entries) => {
                 out.push('{');
@@ -119,7 +119,7 @@ impl Y {
     }
 
     /// Every node, depth first, as a path of child indexes.
-    fn paths(&self, here: &mut Vec<usize>, all: &mut Vec<Vec<usize>>) {
+    pub(crate) fn paths(&self, here: &mut Vec<usize>, all: &mut Vec<Vec<usize>>) {
         all.push(here.clone());
         let children: Vec<&Y> = match self {
             Y::Map(e) => e.iter().map(|(_, v)| v).collect(),
@@ -134,7 +134,7 @@ impl Y {
         }
     }
 
-    fn at(&mut self, path: &[usize]) -> &mut Y {
+    pub(crate) fn at(&mut self, path: &[usize]) -> &mut Y {
         let Some((first, rest)) = path.split_first() else {
             return self;
         };
@@ -695,19 +695,19 @@ fn mutate_bytes(rng: &mut Rng, text: &str) -> String {
     out
 }
 
-struct Seed {
-    name: String,
-    text: String,
-    docs: Option<Vec<Y>>,
+pub(crate) struct Seed {
+    pub(crate) name: String,
+    pub(crate) text: String,
+    pub(crate) docs: Option<Vec<Y>>,
     /// For a `--catalog` seed, the manifest planned with it.
-    manifest: Option<PathBuf>,
+    pub(crate) manifest: Option<PathBuf>,
 }
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn seeds() -> Vec<Seed> {
+pub(crate) fn seeds() -> Vec<Seed> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
@@ -756,6 +756,17 @@ fn seeds() -> Vec<Seed> {
         .collect()
 }
 
+/// Documents as one multi-document YAML text.
+pub(crate) fn emit_all(docs: &[Y]) -> String {
+    let mut out = String::new();
+    for d in docs {
+        out.push_str("---\n");
+        d.emit(&mut out);
+        out.push('\n');
+    }
+    out
+}
+
 /// One mutated input: the text, and a `--now` to decide at.
 fn mutant(rng: &mut Rng, seed: &Seed) -> String {
     match (&seed.docs, rng.below(4)) {
@@ -764,13 +775,7 @@ fn mutant(rng: &mut Rng, seed: &Seed) -> String {
             for _ in 0..1 + rng.below(3) {
                 mutate_tree(rng, &mut docs);
             }
-            let mut out = String::new();
-            for d in &docs {
-                out.push_str("---\n");
-                d.emit(&mut out);
-                out.push('\n');
-            }
-            out
+            emit_all(&docs)
         }
         _ => {
             let mut text = seed.text.clone();

@@ -43,6 +43,7 @@ mod explain_line_by_line;
 mod fault_soak;
 mod faults;
 mod fuzz_inputs;
+mod fuzz_planted;
 mod ice_memory;
 mod in_cluster;
 mod injection;

@@ -119,7 +119,21 @@ impl Conversion {
     }
 }
 
-/// `# text\n`, keeping a comment on one line whatever the text holds.
-fn comment(text: &str) -> String {
-    format!("# {}\n", text.replace(['\n', '\r'], " "))
+/// `# text\n`, keeping a comment on one line whatever the text holds: its control and invisible
+/// characters (a name's newline, escape sequence, bidi override, zero-width space) escaped as
+/// Rust's `{:?}` escapes them (`\n`, `\u{1b}`, `\u{202e}`), so the YAML still reads and the
+/// terminal shows what is there (docs/security.md).
+pub(super) fn comment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 3);
+    out.push_str("# ");
+    for c in text.chars() {
+        let escaped = c.escape_debug();
+        if escaped.len() > 1 && !matches!(c, '\\' | '\'' | '"') {
+            out.extend(escaped);
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('\n');
+    out
 }

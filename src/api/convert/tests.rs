@@ -404,6 +404,36 @@ fn v1_objects_pass_through_exactly_and_kubelet_is_not_forced_into_them() {
         .starts_with("# unchanged: karpenter.k8s.aws/v1 EC2NodeClass/k"));
 }
 
+/// Found by the planting sweep (tests/e2e/fuzz_planted.rs): `convert` wrote the names its
+/// `# converted from …` and `# note: …` comments quote with their control characters raw (a
+/// BEL, an escape sequence; a newline only became a space), so the terminal obeyed them and
+/// the YAML no longer read. Escaped now, as in error lines.
+#[test]
+fn comments_escape_what_the_names_they_quote_hold() {
+    let line = super::result::comment("EC2NodeClass/evil\u{1b}[31m\nerror: forged\r\u{7}\u{7f}\u{9b}\u{202e}\u{200b}\u{feff} \"q\" é");
+    assert_eq!(
+        line,
+        "# EC2NodeClass/evil\\u{1b}[31m\\nerror: forged\\r\\u{7}\\u{7f}\\u{9b}\\u{202e}\\u{200b}\\u{feff} \"q\" é\n"
+    );
+    let pool = V1BETA1.replacen(
+        "metadata:\n  name: a\n",
+        "metadata:\n  name: \"odd\\rcr\\abel\\e[31m\"\n",
+        1,
+    );
+    assert_ne!(pool, V1BETA1);
+    let yaml = conv(&pool).to_yaml();
+    assert!(
+        yaml.contains("NodePool/odd\\rcr\\u{7}bel\\u{1b}[31m by kubectl"),
+        "{yaml}"
+    );
+    assert!(
+        !yaml.chars().any(|c| c != '\n' && c.is_control()),
+        "{yaml:?}"
+    );
+    let docs: Vec<serde_json::Value> = serde_saphyr::from_multiple(&yaml).unwrap();
+    assert_eq!(docs[0]["metadata"]["name"], "odd\rcr\u{7}bel\u{1b}[31m");
+}
+
 /// A NodeOverlay (one version, v1alpha1) goes along unchanged with the pools it prices.
 #[test]
 fn node_overlays_pass_through_unchanged() {
