@@ -12,9 +12,8 @@
 //! not retried and its last answer returned, so the command ends at once and releases its lease.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
-
 use std::sync::Arc;
+use std::time::Duration;
 
 use kube::client::AuthError;
 

@@ -94,8 +94,8 @@ impl std::fmt::Debug for Credential {
     }
 }
 
-/// How to run the plugin.
-#[derive(Debug, Clone)]
+/// How to run the plugin. No `Debug`: its `env` values and `args` may hold secrets.
+#[derive(Clone)]
 struct Plugin {
     command: String,
     args: Vec<String>,
