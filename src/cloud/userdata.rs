@@ -18,6 +18,10 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use base64::prelude::{Engine as _, BASE64_STANDARD};
+
 mod bottlerocket;
 mod kubelet;
 
@@ -744,44 +748,22 @@ pub fn bottlerocket(b: &Bootstrap) -> Result<String, UserDataError> {
     Ok(s)
 }
 
-const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 /// Standard base64 with padding (EC2 user data).
 pub fn base64_encode(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let n = (u32::from(chunk[0]) << 16)
-            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*chunk.get(2).unwrap_or(&0));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(B64[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    BASE64_STANDARD.encode(data)
 }
 
-/// Standard base64 decoding (whitespace ignored); `None` on bad input.
+/// Standard base64 decoding as EC2 hands user data back: whitespace ignored, padding optional;
+/// `None` on bad input.
 pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    let (mut acc, mut bits) = (0u32, 0);
-    for c in text.bytes().filter(|c| !c.is_ascii_whitespace()) {
-        if c == b'=' {
-            break;
-        }
-        let v = B64.iter().position(|&b| b == c)? as u32;
-        acc = (acc << 6) | v;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+            .with_decode_allow_trailing_bits(true),
+    );
+    let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+    LENIENT.decode(compact).ok()
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use base64::prelude::{Engine as _, BASE64_STANDARD};
 use kube::client::AuthError;
 
 use super::config::ClusterTarget;
@@ -333,7 +334,7 @@ fn take_exec(config: &mut kube::Config) -> Result<Option<Arc<ExecSource>>, ExecE
         &credential.client_certificate_data,
         &credential.client_key_data,
     ) {
-        let encode = |pem: &str| crate::cloud::userdata::base64_encode(pem.as_bytes());
+        let encode = |pem: &str| BASE64_STANDARD.encode(pem.as_bytes());
         let identity: kube::config::AuthInfo = serde_json::from_value(serde_json::json!({
             "client-certificate-data": encode(cert),
             "client-key-data": encode(key),
@@ -738,7 +739,7 @@ mod tests {
         assert!(cert.auth_info.exec.is_none());
         assert_eq!(
             cert.auth_info.client_certificate_data.as_deref(),
-            Some(crate::cloud::userdata::base64_encode(CLIENT_CERT.as_bytes()).as_str())
+            Some(BASE64_STANDARD.encode(CLIENT_CERT.as_bytes()).as_str())
         );
         cert.rustls_client_config()
             .expect("kube-rs takes the certificate and key for its TLS identity");

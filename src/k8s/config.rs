@@ -14,6 +14,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use base64::prelude::{Engine as _, BASE64_STANDARD};
 use kube::config::{
     AuthInfo, Cluster, Context, KubeConfigOptions, Kubeconfig, NamedAuthInfo, NamedCluster,
     NamedContext,
@@ -23,7 +24,6 @@ use super::proxy::{self, ProxyEnv};
 use super::validation;
 use super::ClusterError;
 use crate::cloud::launch::ClusterInfo;
-use crate::cloud::userdata::base64_encode;
 use crate::error::redact;
 use crate::model::time::parse_go_duration;
 
@@ -381,7 +381,7 @@ impl ClusterTarget {
         ) {
             (Some(data), _) => data.clone(),
             (None, Some(path)) => std::fs::read(path)
-                .map(|pem| base64_encode(&pem))
+                .map(|pem| BASE64_STANDARD.encode(&pem))
                 .map_err(|e| ClusterError::Config(format!("certificate-authority {path}: {e}")))?,
             (None, None) => String::new(),
         };
@@ -799,7 +799,7 @@ mod tests {
         );
         assert_eq!(
             target.info.ca_bundle,
-            base64_encode(&std::fs::read(env.service_account_dir.join("ca.crt")).unwrap()),
+            BASE64_STANDARD.encode(std::fs::read(env.service_account_dir.join("ca.crt")).unwrap()),
             "the mounted CA is the cluster's"
         );
         let cluster = target.kubeconfig.clusters[0].cluster.clone().unwrap();

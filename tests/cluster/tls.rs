@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use base64::prelude::{Engine as _, BASE64_STANDARD};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio_rustls::TlsAcceptor;
@@ -44,5 +45,5 @@ pub fn acceptor() -> std::io::Result<TlsAcceptor> {
 
 /// The CA as a kubeconfig's `certificate-authority-data`.
 pub fn ca_data() -> String {
-    kubectl_karpenter::cloud::userdata::base64_encode(CA_PEM.as_bytes())
+    BASE64_STANDARD.encode(CA_PEM.as_bytes())
 }

@@ -6,12 +6,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use base64::prelude::{Engine as _, BASE64_STANDARD};
+
 use crate::api::Manifests;
 use crate::cloud::ami::{self, KubeVersion};
 use crate::cloud::network::NetworkResolver;
 use crate::cloud::reservations;
 use crate::cloud::types::{Cloud, Compute, Filter, ImageQuery};
-use crate::cloud::userdata::base64_encode;
 use crate::cloud::{launch, Catalog, InstanceTypeContext};
 use crate::drift::facts::{self, ClassFacts, Fact, IdSet};
 use crate::drift::{self, DriftSnapshot};
@@ -88,7 +89,7 @@ pub fn ca_bundle(cluster: &dyn Cluster) -> Result<Option<String>, String> {
     Ok(config_map
         .pointer("/data/ca.crt")
         .and_then(|v| v.as_str())
-        .map(|ca| base64_encode(ca.as_bytes())))
+        .map(|ca| BASE64_STANDARD.encode(ca.as_bytes())))
 }
 
 /// What the classes some managed node's pool uses resolve to now (only those are resolved).
