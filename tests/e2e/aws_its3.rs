@@ -312,3 +312,55 @@ fn ephemeral_storage_packs_as_upstream() {
         "the DaemonSet's ephemeral storage counts: {ds:#}"
     );
 }
+
+/// aws v1.14.1 pkg/cloudprovider/suite_test.go › MinValues, on the fixture catalog of
+/// `upstream_aws_binary2` (t3.small: 1 CPU; m5.xlarge: 4; c5.2xlarge: 8; two 0.9-CPU pods per pool):
+/// It: "CreateFleet input should respect minValues for Exists Operator in requirement from NodePool"
+/// (`instance-type Exists` minValues 2 beside `In [t3.small, c5.2xlarge]` minValues 1: two NodeClaims, each listing both),
+/// It: "CreateFleet input should respect minValues from multiple keys in NodePool"
+/// (`instance-type` minValues 2 and `instance-family` minValues 3 over three families: two NodeClaims, each listing all three).
+#[test]
+fn min_values_of_exists_and_of_several_keys_keep_every_type() {
+    let both = json!({"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["spot", "on-demand"]});
+    let types = |values: &[&str], min: i64| json!({"key": "node.kubernetes.io/instance-type", "operator": "In", "values": values, "minValues": min});
+    let cpu = requests(json!({"cpu": "900m"}));
+    let mut items = lone(
+        "exists",
+        vec![
+            both.clone(),
+            json!({"key": "node.kubernetes.io/instance-type", "operator": "Exists", "minValues": 2}),
+            types(&["t3.small", "c5.2xlarge"], 1),
+        ],
+        json!({}),
+        cpu.clone(),
+    );
+    items.extend(more_pods("exists", &[json!({"cpu": "900m"})]));
+    items.extend(lone(
+        "keys",
+        vec![
+            both,
+            types(&["t3.small", "m5.xlarge", "c5.2xlarge"], 2),
+            json!({"key": "karpenter.k8s.aws/instance-family", "operator": "In",
+                "values": ["t3", "m5", "c5"], "minValues": 3}),
+        ],
+        json!({}),
+        cpu,
+    ));
+    items.extend(more_pods("keys", &[json!({"cpu": "900m"})]));
+    let plan = crate::upstream_aws_binary2::plan_catalog(items);
+    for (pool, want) in [
+        ("exists", vec!["c5.2xlarge", "t3.small"]),
+        ("keys", vec!["c5.2xlarge", "m5.xlarge", "t3.small"]),
+    ] {
+        let a = claim_of(&plan, pool).unwrap_or_else(|| panic!("{pool}: {plan:#}"));
+        let b = claim_of(&plan, &format!("{pool}-0")).unwrap_or_else(|| panic!("{pool}: {plan:#}"));
+        assert_ne!(a["name"], b["name"], "{pool}: one NodeClaim {plan:#}");
+        for c in [a, b] {
+            let mut got: Vec<&str> = (c["instanceTypes"].as_array().unwrap().iter())
+                .map(|t| t.as_str().unwrap())
+                .collect();
+            got.sort_unstable();
+            assert_eq!(got, want, "{pool}: {c:#}");
+        }
+    }
+}
