@@ -767,6 +767,8 @@ pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
 }
 
 #[cfg(test)]
+mod its3;
+#[cfg(test)]
 mod line_by_line;
 
 #[cfg(test)]
@@ -1006,30 +1008,7 @@ mod tests {
     /// placeholders filled with a class and a pool name): the same bytes.
     #[test]
     fn al2023_matches_upstreams_unmerged_golden() {
-        let b = Bootstrap {
-            cluster_name: "test-cluster".into(),
-            endpoint: "https://test-cluster".into(),
-            ca_bundle: "Y2EtYnVuZGxlCg==".into(),
-            service_cidr: Some("10.100.0.0/16".into()),
-            cluster_dns: vec!["10.0.100.10".into()],
-            labels: [
-                ("karpenter.k8s.aws/ec2nodeclass", "default"),
-                ("karpenter.sh/capacity-type", "on-demand"),
-                ("karpenter.sh/do-not-sync-taints", "true"),
-                ("karpenter.sh/nodepool", "default"),
-                ("testing/cluster", "unspecified"),
-            ]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-            taints: vec![Taint::new(
-                "karpenter.sh/unregistered",
-                "",
-                Effect::NoExecute,
-            )],
-            max_pods: Some(110),
-            ..Bootstrap::default()
-        };
+        let b = super::its3::suite_world();
         let want = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: application/node.eks.aws\n\n# Karpenter Generated NodeConfig\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nmetadata: {}\nspec:\n  cluster:\n    apiServerEndpoint: https://test-cluster\n    certificateAuthority: Y2EtYnVuZGxlCg==\n    cidr: 10.100.0.0/16\n    name: test-cluster\n  containerd: {}\n  instance:\n    localStorage: {}\n  kubelet:\n    config:\n      clusterDNS:\n      - 10.0.100.10\n      maxPods: 110\n      registerWithTaints:\n      - effect: NoExecute\n        key: karpenter.sh/unregistered\n    flags:\n    - --node-labels=\"karpenter.k8s.aws/ec2nodeclass=default,karpenter.sh/capacity-type=on-demand,karpenter.sh/do-not-sync-taints=true,karpenter.sh/nodepool=default,testing/cluster=unspecified\"\n\n--//--\n";
         assert_eq!(render(Family::Al2023, &b).unwrap(), want);
     }

@@ -7,7 +7,7 @@ use crate::provision_live::Walk;
 use crate::support::root;
 
 /// The user data of every launch template moto holds, base64-decoded.
-fn template_user_data(walk: &Walk) -> Vec<String> {
+pub(crate) fn template_user_data(walk: &Walk) -> Vec<String> {
     all_template_data(&walk.moto)
         .iter()
         .map(|d| {

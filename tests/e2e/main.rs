@@ -8,6 +8,7 @@ mod ami_line_by_line;
 mod architecture;
 mod aws_ami;
 mod aws_catalog;
+mod aws_its3;
 mod aws_launch;
 mod aws_line_by_line;
 mod aws_network;

@@ -24,7 +24,7 @@ fn catalog() -> String {
 }
 
 /// Plans `items` offline in us-east-1 against the fixture catalog.
-fn plan_catalog(items: Vec<Value>) -> Value {
+pub(crate) fn plan_catalog(items: Vec<Value>) -> Value {
     let cat = catalog();
     let (code, plan) = provision_json(&["--region", "us-east-1", "--catalog", &cat], items);
     assert!(code == 0 || code == 1, "exit {code}: {plan:#}");
