@@ -288,6 +288,8 @@ mod tests {
         );
     }
 
+    /// Upstream It: "should return the maximum of each resource across multiple lists".
+    /// Upstream It: "should return the minimum of each resource across multiple lists".
     #[test]
     fn arithmetic_and_fit() {
         let a = Resources::from_pairs(&[("cpu", "1"), ("memory", "1Gi"), ("nvidia.com/gpu", "1")]);

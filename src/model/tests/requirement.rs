@@ -191,6 +191,7 @@ fn requirement_test_operator_and_len() {
 /// `Context("Any")` › "should return any", and "Gte and Lte Operators" › "should return valid
 /// value from Any() for Gte / Lte". Upstream picks at random among what is admitted; ours picks
 /// the smallest (deterministic plans), which satisfies every upstream expectation.
+/// Upstream It: "should return valid value from Any() for Lte".
 #[test]
 fn requirement_test_any() {
     let any = |name: &str| named(name).any();
@@ -330,6 +331,9 @@ fn requirement_test_gte_and_lte_operators() {
 /// Integer edge cases beyond upstream's tables (docs/karpenter.md §1.6): the bounds never
 /// overflow into "everything", a non-integer never satisfies a bound, an empty range is
 /// `DoesNotExist`, and `NotIn` without values is `Exists` while `DoesNotExist` admits nothing.
+/// Upstream It: "should treat Lte as inclusive upper bound".
+/// Upstream It: "should keep Gt when Gt is more restrictive".
+/// Upstream It: "should keep Lt when Lt is more restrictive".
 #[test]
 fn requirement_integer_edges() {
     let r = |op, v: &str| Requirement::new("key", op, [v]);
