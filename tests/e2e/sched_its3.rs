@@ -11,12 +11,17 @@ use serde_json::{json, Value};
 
 use crate::support::{fixture, karpenter, Run};
 use crate::upstream_scheduling_binary::{
-    any_capacity, class, deployment, pod, pool, preferred, req, sched, sized, Plan, ARCH,
-    CAPACITY_TYPE, HOSTNAME, INSTANCE_TYPE, ZONE,
+    any_capacity, class, deployment, pod, pool, preferred, req, required, sched, sized, spread,
+    Plan, ARCH, CAPACITY_TYPE, HOSTNAME, INSTANCE_TYPE, ZONE,
 };
 
 /// `provision --dry-run -q -f - -o json --catalog FAKE` of `objects` and the default class.
-fn run(mut objects: Vec<Value>) -> Run {
+fn run(objects: Vec<Value>) -> Run {
+    run_with(&[], objects)
+}
+
+/// [`run`] with more flags.
+fn run_with(extra: &[&str], mut objects: Vec<Value>) -> Run {
     objects.push(class());
     let list = json!({"apiVersion": "v1", "kind": "List", "items": objects});
     let catalog = fixture("s19-bsched/fake-catalog.yaml");
@@ -24,12 +29,18 @@ fn run(mut objects: Vec<Value>) -> Run {
         .split(' ')
         .collect();
     args.push(catalog.to_str().unwrap());
+    args.extend_from_slice(extra);
     karpenter(&args, list.to_string().as_bytes())
 }
 
 /// [`run`] parsed as a plan.
 fn planned(objects: Vec<Value>) -> Plan {
-    let r = run(objects);
+    planned_with(&[], objects)
+}
+
+/// [`run_with`] parsed as a plan.
+fn planned_with(extra: &[&str], objects: Vec<Value>) -> Plan {
+    let r = run_with(extra, objects);
     let json = serde_json::from_str(&r.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", r.stdout, r.stderr));
     Plan { code: r.code, json }
@@ -159,7 +170,7 @@ fn daemonset_host_ports_count_per_instance_type() {
         let mut p = sized(
             name,
             json!({"cpu": "100m"}),
-            crate::upstream_scheduling_binary::required(vec![req(ARCH, "In", &[arch])]),
+            required(vec![req(ARCH, "In", &[arch])]),
         );
         p["spec"]["containers"][0]["ports"] = json!([{"containerPort": port, "hostPort": port}]);
         p
@@ -417,6 +428,63 @@ fn every_preferred_node_affinity_term_is_relaxed() {
     let p = sched(json!({}), vec![pod("p", patch)]);
     p.assert_pending(&[]);
     assert_eq!(p.claims().len(), 1, "{:#}", p.json);
+}
+
+/// Upstream It: "should ignore node affinity preferences".
+/// Under `--preference-policy Ignore` (the It's `PreferencePolicy: Ignore`): a 2-CPU pod selecting
+/// test-zone-1, two 3-CPU pods selecting test-zone-2, and a 1-CPU pod preferring test-zone-2 —
+/// the last joins the test-zone-1 pod's NodeClaim, not a test-zone-2 one.
+#[test]
+fn ignored_node_affinity_preferences_do_not_steer_the_pod() {
+    let zone = |name: &str, cpu: &str, z: &str| {
+        sized(
+            name,
+            json!({"cpu": cpu}),
+            json!({"spec": {"nodeSelector": {ZONE: z}}}),
+        )
+    };
+    let prefers = sized(
+        "prefers",
+        json!({"cpu": "1"}),
+        preferred(vec![req(ZONE, "In", &["test-zone-2"])]),
+    );
+    let p = planned_with(
+        &["--preference-policy", "Ignore"],
+        vec![
+            pool("default", vec![], json!({})),
+            zone("zone1", "2", "test-zone-1"),
+            zone("zone2-a", "3", "test-zone-2"),
+            zone("zone2-b", "3", "test-zone-2"),
+            prefers,
+        ],
+    );
+    p.assert_pending(&[]);
+    assert_eq!(
+        p.claim("prefers")["name"],
+        p.claim("zone1")["name"],
+        "{:#}",
+        p.json
+    );
+    assert_ne!(p.claim("prefers")["name"], p.claim("zone2-a")["name"]);
+}
+
+// ---- pkg/controllers/provisioning/scheduling/topology_test.go › Zonal ----
+
+/// Upstream It: "should limit spread options by node requirements".
+/// Ten pods spreading on the zone (maxSkew 1) and requiring test-zone-1 or test-zone-2 → 5, 5.
+#[test]
+fn a_spread_is_limited_to_the_zones_the_pods_require() {
+    let pods: Vec<Value> = (0..10)
+        .map(|i| {
+            let mut patch = required(vec![req(ZONE, "In", &["test-zone-1", "test-zone-2"])]);
+            patch["metadata"] = json!({"labels": {"test": "test"}});
+            patch["spec"]["topologySpreadConstraints"] = json!([spread(ZONE, 1)]);
+            pod(&format!("p-{i}"), patch)
+        })
+        .collect();
+    let p = sched(json!({}), pods);
+    p.assert_pending(&[]);
+    assert_eq!(p.skew(ZONE), [5, 5], "{:#}", p.json);
 }
 
 // ---- pkg/controllers/provisioning/scheduling/suite_test.go › Deleting Nodes ----

@@ -570,7 +570,7 @@ fn test_key_pool() -> Vec<Value> {
     vec![req("test-key", "In", &["test-value"])]
 }
 
-/// "should not schedule pods with nodePool which is not ready".
+/// "should not schedule pods with nodePool which is not ready " (sic: the title ends in a space).
 #[test]
 fn a_pool_that_is_not_ready_takes_no_pod() {
     let mut np = pool("default", vec![any_capacity()], json!({}));
@@ -2386,9 +2386,6 @@ fn container(name: &str, cpu: &str, memory: &str, sidecar: bool) -> Value {
 /// "… bigger than container resources" (the 11 CPU / 5Gi type each time), "should schedule
 /// based on the pod level resources requests" (the 10 CPU / 4Gi type).
 /// Upstream It: "should schedule based on the pod level resources requests".
-/// Upstream It: "should calculate resource requests when the pod level resources is specified".
-/// Upstream It: "should calculate resource requests when only the pod level resources request is specified".
-/// Upstream It: "should calculate resource requests when the pod level resources requests is defaulted from limits".
 #[test]
 fn sidecars_and_pod_level_resources_size_the_pod() {
     let catalog = catalog_with_three_close_sizes();

@@ -285,6 +285,9 @@ fn requirement_test_node_selector_requirement_conversion() {
 
 /// `Context("Gte and Lte Operators")` (13 It; the two `Any()` Its are in
 /// [`requirement_test_any`]).
+/// Upstream It: "should treat Lte as inclusive upper bound".
+/// Upstream It: "should keep Gt when Gt is more restrictive".
+/// Upstream It: "should keep Lt when Lt is more restrictive".
 #[test]
 fn requirement_test_gte_and_lte_operators() {
     let r = |op, v: &str| Requirement::new("key", op, [v]);
@@ -331,9 +334,6 @@ fn requirement_test_gte_and_lte_operators() {
 /// Integer edge cases beyond upstream's tables (docs/karpenter.md §1.6): the bounds never
 /// overflow into "everything", a non-integer never satisfies a bound, an empty range is
 /// `DoesNotExist`, and `NotIn` without values is `Exists` while `DoesNotExist` admits nothing.
-/// Upstream It: "should treat Lte as inclusive upper bound".
-/// Upstream It: "should keep Gt when Gt is more restrictive".
-/// Upstream It: "should keep Lt when Lt is more restrictive".
 #[test]
 fn requirement_integer_edges() {
     let r = |op, v: &str| Requirement::new("key", op, [v]);
