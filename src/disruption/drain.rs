@@ -982,6 +982,7 @@ mod tests {
                 None,
                 true,
             ),
+            // Upstream It: "should be disruptable for active pod with expired duration and not emit invalid annotation event" (the verdict; events are not modelled).
             (
                 "should be disruptable for active pod with expired duration",
                 Some("5m"),

@@ -250,6 +250,8 @@ mod tests {
     /// `core v1.14.1 pkg/utils/resources/suite_test.go` "MaxResources" and "MinResources" (8 It):
     /// `max` per resource over the lists (a resource in some lists only is kept), `min_each` over
     /// the resources present in every list (absent and zero are one here, as in `Fits`).
+    /// Upstream It: "should return the maximum of each resource across multiple lists".
+    /// Upstream It: "should return the minimum of each resource across multiple lists".
     #[test]
     fn max_resources_and_min_resources_as_upstream() {
         let r = |pairs: &[(&str, &str)]| Resources::from_pairs(pairs);

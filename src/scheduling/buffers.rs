@@ -196,6 +196,10 @@ mod tests {
     /// from …", "should drop keys entirely when only virtual pods remain"), and
     /// "computeProvisioningCondition" ("should return True/FitsExistingCapacity when all pods
     /// fit", "should return False/RequiresNewCapacity when new nodes are needed").
+    /// Upstream It: "should bucket virtual pods by buffer namespace/name across existing and new nodes".
+    /// Upstream It: "should return True/FitsExistingCapacity when all pods fit".
+    /// Upstream It: "should count virtual pods per providerID on existing nodes".
+    /// Upstream It: "should remove virtual pods from pod slices".
     #[test]
     fn virtual_pods_are_summed_per_buffer_and_left_out_of_the_pod_lists() {
         let pods = vec![
@@ -249,6 +253,7 @@ mod tests {
     /// "computeProvisioningCondition": a virtual pod that fits nowhere (a pod error) makes it
     /// `RequiresNewCapacity`; `filterVirtualPodErrors` "should remove virtual pods from error
     /// map" keeps real pods' errors (and with them the exit status).
+    /// Upstream It: "should remove virtual pods from error map".
     #[test]
     fn an_unschedulable_virtual_pod_is_the_buffers_not_the_plans() {
         let pods = vec![real("web"), virtual_pod("a", "cb", 1)];

@@ -71,6 +71,7 @@ mod public_configs9;
 mod req_line_by_line;
 mod required_fields;
 mod reservations;
+mod sched_its3;
 mod scheduling;
 mod scheduling_line_by_line;
 mod secrets;

@@ -728,6 +728,8 @@ fn a_pool_whose_registrations_failed_still_provisions() {
 /// container sets only a 1Gi memory limit, one Deployment pod requesting 4 bytes of memory: the
 /// DaemonSet's pods and the Deployment's pod are admitted with 2 CPU each, and one node is
 /// launched for both ("Eventually expect a single node … both … schedule to it").
+/// Upstream It: "should account for LimitRange Default on daemonSet pods for resources".
+/// Upstream It: "should account for LimitRange DefaultRequest on daemonSet pods for resources".
 #[test]
 fn limit_range_defaults_count_in_daemonset_overhead() {
     for item in ["default", "defaultRequest"] {

@@ -1080,6 +1080,7 @@ fn core_static_capacity_scale_down() {
 /// static pool (replicas 10) — "should replace drifted nodes" (budget 100%: all ten), "should
 /// handle drift with node limits when budget allows" (budget 4, `limits.nodes` 12: room for two
 /// replacements, two at a time) and "… when budget restricts" (budget 2, limit 15: two).
+/// Upstream It: "should handle drift with node limits when budget restricts".
 #[test]
 fn core_static_capacity_drift_within_budget_and_node_limit() {
     let cases = [

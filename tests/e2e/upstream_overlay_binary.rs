@@ -582,6 +582,9 @@ fn wants(name: &str, it: &str, resource: &str, n: &str) -> Value {
 /// capacity overlays with mutually exclusive requirements" (In / NotIn), "… with mutually
 /// exclusive weights" (55 at 10, 5 at 20: 5 wins), "should pass with non conflicting capacity
 /// overlays with overlapping requirements" (fuse 55 at 10, buz 5 at 20: both).
+/// Upstream It: "should pass with conflicting capacity overlays with mutually exclusive requirements".
+/// Upstream It: "should pass with conflicting capacity overlays with mutually exclusive weights".
+/// Upstream It: "should pass with non conflicting capacity overlays with overlapping requirements".
 #[test]
 fn capacity_overlays_conflict_only_at_one_weight_on_one_resource() {
     let d = "default-instance-type";
@@ -1017,6 +1020,7 @@ fn price_no_partial_application_across_pools() {
 /// (fuse on one pool, `dumb-devices/bar: 2` on the other), "should only apply price adjustments
 /// for nodeclaim spec labels that defined in the overlay requirements" (capacity by
 /// `test-label`).
+/// Upstream It: "should only apply price adjustments for nodeclaim spec labels that defined in the overlay requirements".
 #[test]
 fn capacity_updates_select_pools_by_name_and_template_labels() {
     let fuse = || capacity(json!({FUSE: "1"}));
@@ -1076,6 +1080,7 @@ fn capacity_updates_select_pools_by_name_and_template_labels() {
 /// from two overlays on the same instance type" (`+1000.0` and fuse 1, weight 10: both), "should
 /// not return instance type requirements with nodepool, nodeclass, and custom nodepool labels"
 /// (the pool's template label still labels the node, the overlay applied).
+/// Upstream It: "should apply capacity adjustments for instances types".
 #[test]
 fn capacity_updates_apply_to_the_types_selected() {
     let fuse_pod = || pod("p", &[], json!({FUSE: "1"}));
@@ -1137,6 +1142,8 @@ fn capacity_updates_apply_to_the_types_selected() {
 /// weight 10: different resources, both), "should update price offerings instance types from
 /// multiple overlays with different weights" (fuse at 20 on zone 2, hugepages at 10 on zones 2
 /// and 4).
+/// Upstream It: "should update capacity for one instance types from multiple overlays".
+/// Upstream It: "should update price offerings instance types from multiple overlays with different weights".
 #[test]
 fn capacity_updates_from_several_overlays() {
     let hp = || capacity(json!({"hugepages-1Gi": "2Gi"}));
@@ -1221,6 +1228,7 @@ fn capacity_the_heavier_overlay_wins() {
 /// "… for nodepools" (`overlay-a` on [default, small]; pools allowing [default, gpu-vendor,
 /// gpu-vendor-b] and [gpu-vendor-b]: the conflict at small, which neither allows, still keeps
 /// `overlay-a` off default).
+/// Upstream It: "should that there is not a partial application for nodepools".
 #[test]
 fn capacity_no_partial_application() {
     let buz = |n: &str| capacity(json!({"smarter-devices/buz": n}));
@@ -1393,6 +1401,7 @@ fn static_claims(out: &Out) -> Vec<&Value> {
 /// early if nodepool replicas is nil", "… is being deleted", "… root condition is not true"
 /// (`ValidationSucceeded=False`: left out with a warning), "should handle large replica counts"
 /// (1000).
+/// Upstream It: "should return early if nodepool root condition is not true".
 #[test]
 fn static_pools_get_their_replicas_from_the_template() {
     let out = run(FAKE, vec![static_pool(Some(2), json!({}))]);

@@ -343,6 +343,9 @@ fn well_known_in_picks_the_zone() {
 /// "should schedule compatible requirements with Operator=Gt / Lt / Gte / Lte" (the fake's
 /// `integer` label is the instance-cpu label here: Gt 8 and Gte 16 → the 16-CPU type, Lt 8 and
 /// Lte 2 → the 2-CPU type).
+/// Upstream It: "should schedule compatible requirements with Operator=Lt".
+/// Upstream It: "should schedule compatible requirements with Operator=Gte".
+/// Upstream It: "should schedule compatible requirements with Operator=Lte".
 #[test]
 fn well_known_numeric_operators_pick_the_type() {
     for (op, value, cpus) in [
@@ -567,7 +570,7 @@ fn test_key_pool() -> Vec<Value> {
     vec![req("test-key", "In", &["test-value"])]
 }
 
-/// "should not schedule pods with nodePool which is not ready".
+/// "should not schedule pods with nodePool which is not ready " (sic: the title ends in a space).
 #[test]
 fn a_pool_that_is_not_ready_takes_no_pod() {
     let mut np = pool("default", vec![any_capacity()], json!({}));
@@ -639,6 +642,7 @@ fn operators_on_a_key_the_pool_defines() {
 
 /// "should schedule compatible pods to the same node" and "should schedule incompatible pods to
 /// the different node".
+/// Upstream It: "should schedule incompatible pods to the different node".
 #[test]
 fn compatible_pods_share_a_node_incompatible_ones_do_not() {
     let two = vec![req("test-key", "In", &["test-value", "another-value"])];
@@ -802,6 +806,8 @@ fn more_cpu_than_any_type_stays_pending() {
 /// "should launch pods with different archs on different instances", "… different instance type
 /// node selectors …" (the deprecated `beta.kubernetes.io/instance-type` key for one), "…
 /// different zone selectors …".
+/// Upstream It: "should launch pods with different instance type node selectors on different instances".
+/// Upstream It: "should launch pods with different zone selectors on different instances".
 #[test]
 fn different_arch_type_or_zone_selectors_get_different_nodes() {
     for (a, b) in [
@@ -847,6 +853,7 @@ fn a_pool_limited_to_amd64_excludes_the_arm_type() {
 
 /// "should schedule a small pod on the smallest instance" (100M) and "… on the smallest
 /// possible instance type" (2000M).
+/// Upstream It: "should schedule a small pod on the smallest possible instance type".
 #[test]
 fn a_small_pod_gets_the_smallest_type() {
     for memory in ["100M", "2000M"] {
@@ -943,6 +950,7 @@ fn nodes_at_capacity_get_new_nodes_and_small_pods_fill_the_gaps() {
 
 /// "should handle zero-quantity resource requests" and "should not schedule pods that exceed
 /// every instance type's capacity" (2Ti).
+/// Upstream It: "should not schedule pods that exceed every instance type's capacity".
 #[test]
 fn zero_quantities_are_free_and_two_terabytes_fit_nowhere() {
     let p = sched(
@@ -984,6 +992,7 @@ fn the_pods_capacity_caps_each_node() {
 /// "should take into account initContainer resource requests when binpacking" and "should not
 /// schedule pods when initContainer resource requests are greater than available instance
 /// types".
+/// Upstream It: "should not schedule pods when initContainer resource requests are greater than available instance types".
 #[test]
 fn init_containers_size_the_pod() {
     let init = |memory: &str| {
@@ -1067,6 +1076,7 @@ fn topology_a_spread_without_selector_does_not_spread() {
 
 /// Zonal: "should balance pods across zones (match labels)", "(match expressions)", "should
 /// respect NodePool zonal constraints": 4 pods → 1, 1, 2.
+/// Upstream It: "should balance pods across zones (match expressions)".
 #[test]
 fn topology_zonal_spread_balances_four_pods() {
     let expr = json!({"topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule", "maxSkew": 1,
@@ -1215,6 +1225,8 @@ fn topology_interdependent_selectors_pack_onto_one_node() {
 /// Zonal: "should respect minDomains constraints" (two zones for minDomains 3: 1, 1 and one
 /// pending), "satisfied minDomains constraints (equal)" and "(greater than minimum)" (11 pods
 /// → 4, 4, 3).
+/// Upstream It: "satisfied minDomains constraints (equal) should allow expected pod scheduling".
+/// Upstream It: "satisfied minDomains constraints (greater than minimum) should allow expected pod scheduling".
 #[test]
 fn topology_min_domains() {
     let with_min = |min: u32| {
@@ -1297,6 +1309,7 @@ fn topology_two_deployments_spread_by_hostname() {
 
 /// CapacityType: "should balance pods across capacity types" and "should respect NodePool
 /// capacity type constraints" (2, 2).
+/// Upstream It: "should respect NodePool capacity type constraints".
 #[test]
 fn topology_capacity_type_spread() {
     for reqs in [
@@ -1435,6 +1448,7 @@ fn anti_affinity_on_hostname_and_zone() {
 /// constraints" (Exists and Equal tolerate; none, another key, a value mismatch do not),
 /// "should provision nodes with taints and schedule pods if the taint is only a startup
 /// taint", "should not generate taints for OpExists".
+/// Upstream It: "should schedule pods that tolerate NodePool constraints".
 #[test]
 fn taints_and_tolerations_from_the_manifest() {
     let taint =
@@ -1521,6 +1535,8 @@ fn cpus_of(p: &Plan, pod: &str) -> String {
 
 /// Daemonsets: "should account for daemonsets", "… (with startup taint)", "should be able to
 /// schedule pods if resource requests and limits are not defined".
+/// Upstream It: "should account for daemonsets (with startup taint)".
+/// Upstream It: "should be able to schedule pods if resource requests and limits are not defined".
 #[test]
 fn daemonsets_from_the_manifest_are_overhead() {
     let ds = daemonset("ds", cpu_mem("2", "2Gi"), json!({}));
@@ -1562,6 +1578,9 @@ fn daemonset_host_ports_block_the_pod() {
 /// Daemonsets: "should not schedule if daemonset overhead is too large", "… if resource
 /// requests are not defined and limits (requests) are too large", "… if combined max resources
 /// are too large for any node", "… if initContainer resources are too large".
+/// Upstream It: "should not schedule if resource requests are not defined and limits (requests) are too large".
+/// Upstream It: "should not schedule if combined max resources are too large for any node".
+/// Upstream It: "should not schedule if initContainer resources are too large".
 #[test]
 fn daemonsets_too_large_for_any_node_keep_pods_pending() {
     let huge = cpu_mem("10000", "10000Gi");
@@ -1749,6 +1768,7 @@ fn a_daemonsets_running_pod_is_its_overhead() {
 
 /// Annotations: "should annotate nodes"; Labels: "should label nodes" (template labels and
 /// every requirement operator), "… with labels in the kubernetes domains".
+/// Upstream It: "should label nodes with labels in the subdomain from kubernetes domains".
 #[test]
 fn the_templates_labels_annotations_and_requirements_reach_the_node() {
     let reqs = vec![
@@ -1836,6 +1856,8 @@ fn nodeclaim_requests_hold_the_pods_and_the_daemon_overhead_once() {
 /// by labels", "should not match NodePool with PreferNoSchedule taint when other NodePool
 /// match"; Weighted: "… to the nodepool with the highest priority always", "… to explicitly
 /// selected nodepool even if other nodePools are higher priority".
+/// Upstream It: "should schedule to a NodePool by labels".
+/// Upstream It: "should schedule to the nodepool with the highest priority always".
 #[test]
 fn multiple_and_weighted_nodepools() {
     let p = plan(vec![
@@ -1881,6 +1903,7 @@ fn multiple_and_weighted_nodepools() {
 /// Resource Limits: "should schedule if limits would be met" (1.75 CPU under `cpu: 2`), "should
 /// not schedule if limits would be exceeded" (2.1), "should partially schedule if limits would
 /// be exceeded" (two anti-affine 1.5 CPU pods under `cpu: 3`: one), "… (GPU)" (`pods: 1`).
+/// Upstream It: "should not schedule if limits would be exceeded (GPU)".
 #[test]
 fn nodepool_limits_from_the_manifest() {
     let limited =
@@ -2040,6 +2063,20 @@ type SelectionCase = (Option<Vec<Value>>, Value, Vec<&'static str>);
 /// pod ct = spot, pod zone = test-zone-1; prov ct = spot, pod zone = test-zone-2; prov =
 /// spot/test-zone-2, pod = amd64/linux; pod ct = spot/test-zone-2/amd64/linux): the launched
 /// type is the catalog's cheapest and every option admits the constraints.
+/// Upstream It: "should schedule on one of the cheapest instances (pod arch = amd64)".
+/// Upstream It: "should schedule on one of the cheapest instances (pod arch = arm64)".
+/// Upstream It: "should schedule on one of the cheapest instances (prov arch = amd64)".
+/// Upstream It: "should schedule on one of the cheapest instances (prov arch = arm64)".
+/// Upstream It: "should schedule on one of the cheapest instances (pod os = linux)".
+/// Upstream It: "should schedule on one of the cheapest instances (prov zone = test-zone-2)".
+/// Upstream It: "should schedule on one of the cheapest instances (pod zone = test-zone-2)".
+/// Upstream It: "should schedule on one of the cheapest instances (prov ct = spot)".
+/// Upstream It: "should schedule on one of the cheapest instances (pod ct = spot)".
+/// Upstream It: "should schedule on one of the cheapest instances (prov ct = ondemand, prov zone = test-zone-1)".
+/// Upstream It: "should schedule on one of the cheapest instances (pod ct = spot, pod zone = test-zone-1)".
+/// Upstream It: "should schedule on one of the cheapest instances (prov ct = spot, pod zone = test-zone-2)".
+/// Upstream It: "should schedule on one of the cheapest instances (prov = spot/test-zone-2, pod = amd64/linux)".
+/// Upstream It: "should schedule on one of the cheapest instances (pod ct = spot/test-zone-2/amd64/linux)".
 #[test]
 fn selection_the_cheapest_admitted_type_and_only_admitted_options() {
     let catalog = assorted_catalog("assorted.json", |_| true);
@@ -2153,6 +2190,7 @@ fn selection_the_cheapest_admitted_type_and_only_admitted_options() {
 
 /// "should not schedule if no instance type matches selector (pod arch = arm)", "(pod arch =
 /// arm zone=test-zone-2)", "(prov arch = arm / pod zone=test-zone-2)".
+/// Upstream It: "should not schedule if no instance type matches selector (prov arch = arm / pod zone=test-zone-2)".
 #[test]
 fn selection_no_type_matching_the_selector() {
     let amd = assorted_catalog("assorted-amd64.json", |t| t.arch == "amd64");
@@ -2347,6 +2385,7 @@ fn container(name: &str, cpu: &str, memory: &str, sidecar: bool) -> Value {
 /// container comes first and init container resources are smaller than container resources",
 /// "… bigger than container resources" (the 11 CPU / 5Gi type each time), "should schedule
 /// based on the pod level resources requests" (the 10 CPU / 4Gi type).
+/// Upstream It: "should schedule based on the pod level resources requests".
 #[test]
 fn sidecars_and_pod_level_resources_size_the_pod() {
     let catalog = catalog_with_three_close_sizes();
@@ -2450,6 +2489,7 @@ fn provisioning_basics_from_the_manifest() {
 /// node affinities": the nodepool, zone, instance type, arch and os selectors schedule; another
 /// nodepool, an unknown zone, instance type, arch, os or capacity type, and an undefined label
 /// do not.
+/// Upstream It: "should provision nodes for pods with supported node affinities".
 #[test]
 fn supported_and_unsupported_selectors_and_affinities() {
     let good = [
@@ -2502,6 +2542,7 @@ fn supported_and_unsupported_selectors_and_affinities() {
 /// taint only after trying to relax Affinity terms" (the only pool's PreferNoSchedule taint is
 /// on the node) and the table "should ignore node preferredDuringSchedulingIgnoredDuringExecution
 /// affinity" (zone, hostname: a pod preferring `value-1` still shares the 2 CPU pod's node).
+/// Upstream It: "should tolerate PreferNoSchedule taint only after trying to relax Affinity terms".
 #[test]
 fn preferences_are_relaxed_before_prefer_no_schedule_and_do_not_split_nodes() {
     let taint = json!({"key": "foo", "value": "bar", "effect": "PreferNoSchedule"});
@@ -2545,6 +2586,7 @@ fn preferences_are_relaxed_before_prefer_no_schedule_and_do_not_split_nodes() {
 /// volume does not exist" (+ "(ephemeral volume)": test-zone-3, the only zone both allow) and
 /// "should not schedule if storage class zones are incompatible" (+ "(ephemeral volume)"), with
 /// the suite's WaitForFirstConsumer class allowing test-zone-2 and test-zone-3.
+/// Upstream It: "should not schedule if storage class zones are incompatible (ephemeral volume)".
 #[test]
 fn storage_class_zones_from_the_manifest() {
     let class = json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "zonal"},

@@ -215,6 +215,7 @@ fn sched_with(objects: Vec<Value>) -> Plan {
 /// "should launch a second node if a pod won't fit on the existingNodes node" (1001m bound,
 /// then 1 CPU on the 2-CPU type), "… isn't compatible with the existingNodes node (node
 /// selector)" (arm64).
+/// Upstream It: "should launch a second node if a pod isn't compatible with the existingNodes node (node selector)".
 #[test]
 fn in_flight_nodes_take_what_fits_and_matches() {
     let mut objects = plain("n1", &SMALL, "test-zone-2", Stage::Registered);
@@ -286,6 +287,7 @@ fn a_nodeclaim_without_a_node_takes_the_pod() {
 /// In-Flight Nodes › Topology "should balance pods across zones with in-flight nodes" (round 1's
 /// 1/1/2 on three in-flight nodes; 5 more pods go 3/3/3 with no new node) and "… across
 /// hostnames …" (4 in-flight nodes with 1 pod each; 5 more pods get 5 new nodes).
+/// Upstream It: "should balance pods across hostnames with in-flight nodes".
 #[test]
 fn in_flight_nodes_count_in_spreads() {
     let labels = json!({"test": "test"});
@@ -428,6 +430,7 @@ fn in_flight_taints_from_the_manifest() {
 /// unexpected daemonset pods binding to the node": a DaemonSet selecting `my-node-label`,
 /// which appeared on the node, runs its pod there (1 CPU); a 15.5-CPU pod does not fit what is
 /// left and gets a new node.
+/// Upstream It: "should handle unexpected daemonset pods binding to the node".
 #[test]
 fn in_flight_daemonset_pods_are_counted_once() {
     let ds_owner = |ds: &str| {
@@ -749,6 +752,10 @@ fn every_valid_type_is_an_option_and_the_cheapest_launches() {
 /// does not exist (three pods), `arch In [amd64]` and `arch In [arm64]` together, zones that do
 /// not exist → every pod pending with "nodepool requirements filtered out all available
 /// instance types".
+/// Upstream It: "should return appropriate pod error when no available instance types exist".
+/// Upstream It: "should handle multiple pods when requirements filter out all instance types".
+/// Upstream It: "should handle conflicting requirements that eliminate all instance types".
+/// Upstream It: "should handle zone requirements that filter out all instance types".
 #[test]
 fn nodepool_requirements_that_filter_out_every_type() {
     let cases: Vec<(&str, Vec<Value>, usize)> = vec![
@@ -806,6 +813,7 @@ fn nodepool_requirements_that_filter_out_every_type() {
 /// docs/karpenter.md §6.11): a plan is the static controller's replicas, then the provisioner
 /// with those as in-flight nodes, so the pod is placed on replica `static-1`; upstream's Its run
 /// the provisioner alone (no static controller), leaving the pod pending / on a dynamic node.
+/// Upstream It: "should mark pod as unschedulable if there are no valid nodepools".
 #[test]
 fn deleting_and_static_pools_take_no_pod() {
     let deleting = json!({"metadata": {"deletionTimestamp": "2026-12-01T00:00:00Z",
@@ -936,6 +944,10 @@ fn values(r: Option<&Value>) -> Vec<String> {
 /// type of the catalog, the pool's name), "… with additional expected requirements" (two custom
 /// keys), "… restricting instance types on architecture" (arm64 → the arm type), "… based on pod
 /// resource requests" (vendor-a → its GPU type), "… propagating the nodeClass reference".
+/// Upstream It: "should create a nodeclaim request with additional expected requirements".
+/// Upstream It: "should create a nodeclaim request restricting instance types on architecture".
+/// Upstream It: "should create a nodeclaim request restricting instance types based on pod resource requests".
+/// Upstream It: "should create a nodeclaim request propagating the nodeClass reference".
 #[test]
 fn nodeclaim_requirements_from_the_manifest() {
     let p = prov(json!({}), vec![pod("p", json!({}))]);
@@ -1040,6 +1052,9 @@ fn min_values_catalog(one_type_two_zones: bool) -> std::path::PathBuf {
 /// is not used), "should choose nodepool with higher weight when relaxing minValues"; with zone
 /// requirements: Strict pending, BestEffort scheduled in zone 1 or 2 with zone minValues 2;
 /// with both: BestEffort instance-type minValues 1, zone 2.
+/// Upstream It: "should not schedule when minValues requirement is not met".
+/// Upstream It: "should not schedule when zone minValues requirement is not met".
+/// Upstream It: "should schedule when minValues requirement is not met".
 #[test]
 fn min_values_policy_from_the_flag() {
     let types = min_values_catalog(false);
@@ -1232,6 +1247,15 @@ fn ephemeral(class: &str) -> Value {
 /// name)", "should schedule to volume zones if volume already bound" (+ ephemeral), "should not
 /// schedule if volume zones are incompatible" (+ ephemeral), "should not relax an added volume
 /// topology zone node-selector away".
+/// Upstream It: "should schedule with an empty storage class if the pvc is bound".
+/// Upstream It: "should not schedule with an empty storage class if the pvc is not bound".
+/// Upstream It: "should not schedule with a missing storage class if the pvc is not bound".
+/// Upstream It: "should schedule valid pods when a pod with an invalid pvc is encountered (pvc)".
+/// Upstream It: "should schedule valid pods when a pod with an invalid pvc is encountered (storage class)".
+/// Upstream It: "should schedule valid pods when a pod with an invalid pvc is encountered (volume name)".
+/// Upstream It: "should schedule to volume zones if volume already bound (ephemeral volume)".
+/// Upstream It: "should not schedule if volume zones are incompatible".
+/// Upstream It: "should not schedule if volume zones are incompatible (ephemeral volume)".
 #[test]
 fn volume_topology_from_the_manifest() {
     let zonal: &[&[(&str, &[&str])]] = &[&[(ZONE, &["test-zone-2", "test-zone-3"])]];
@@ -1321,6 +1345,7 @@ fn volume_topology_from_the_manifest() {
 /// hostPath, + the ephemeral table) and "should not ignore hostname affinity when using
 /// non-local path volumes"; VolumeUsage "should preserve unconstrained PV alternatives after
 /// ignoring hostname affinity" (local and hostPath: a hostname term or an invalid zone).
+/// Upstream It: "should not ignore hostname affinity when using non-local path volumes".
 #[test]
 fn hostname_affinity_of_local_volumes_is_ignored() {
     let host: &[(&str, &[&str])] = &[(HOSTNAME, &["some-random-node"])];
@@ -1379,6 +1404,7 @@ fn hostname_affinity_of_local_volumes_is_ignored() {
 /// pods land in test-zone-1 and test-zone-2, one each. "should not fail for NFS volumes" (5
 /// pods mounting one NFS claim twice: one node) and "should launch a single node if all pods
 /// use the same PVC" (100 pods of one claim bound to a zone-1 volume: one node).
+/// Upstream It: "should schedule pods using a StorageClass with multiple zones in AllowedTopologies".
 #[test]
 fn multi_zone_volumes_and_shared_claims() {
     let anti = |app: &str| anti_affine(app, ZONE);
@@ -1721,6 +1747,11 @@ fn with_min_op(key: &str, op: &str, values: &[&str], min: u32) -> Value {
 /// `Exists` minValues 2 over an arm64 and an amd64 type), "schedule should fail if minimum
 /// number of InstanceTypes is not met … after truncation" (`--max-instance-types 1` for
 /// `MaxInstanceTypes = 1`): two 0.9-CPU pods on two NodeClaims of ≥ 2 options, or both pending.
+/// Upstream It: "should schedule respecting the minValues in Lt operator".
+/// Upstream It: "scheduler should fail if the minValues in Lt operator is not satisfied".
+/// Upstream It: "should schedule considering the max of the minValues of In and NotIn operators in the instance-type requirements".
+/// Upstream It: "should schedule considering the max of the minValues of Gt and Lt operators.".
+/// Upstream It: "should schedule and pick the max of minValues of InstanceTypes if multiple operators are used for the same requirement.".
 #[test]
 fn min_values_over_operators_and_keys() {
     const NUM: &str = "karpenter/numerical-value";
@@ -1859,6 +1890,7 @@ fn in_flight_nodes_without_binding() {
 /// default classes, the newer one's driver counts): the in-flight node's CSINode allows one
 /// volume of `fake.csi.provider` (ten of `other-provider`), its pod's ephemeral claim uses it, so
 /// the next pod's ephemeral volume of the same driver needs a new node.
+/// Upstream It: "should launch nodes for pods with ephemeral volume using a default storage class".
 #[test]
 fn ephemeral_volumes_count_against_the_csinode_limit() {
     let default_class = |name: &str, provisioner: &str, created: &str| {
@@ -1955,6 +1987,10 @@ fn ephemeral_named(class: Option<&str>) -> Value {
 /// volumeName" (bind-completed missing: pending; present: scheduled), "should launch nodes for
 /// pods with ephemeral volume without a storage class when the PVC is bound" (non-existent and
 /// empty class) and "should not launch nodes … when the PVC is unbound" (both).
+/// Upstream It: "should not launch nodes for pod with unbound volume for volumeBindingMode immediate".
+/// Upstream It: "should not launch nodes for pod with deleting persistentVolumeClaim".
+/// Upstream It: "should not launch nodes for pod with bound persistentVolume that is marked for deletion".
+/// Upstream It: "should not launch nodes for pod with Lost persistentVolumeClaim".
 #[test]
 fn volume_claims_that_block_or_allow_a_launch() {
     let zone_1: &[&[(&str, &[&str])]] = &[&[(ZONE, &["test-zone-1"])]];
@@ -2165,6 +2201,8 @@ fn reservations_per_class_weights_and_preferences() {
 /// migrated PVC/PV" and "… with ephemeral volume using a migrated PVC/PV": the default class's
 /// in-tree provisioner `kubernetes.io/aws-ebs` counts as `ebs.csi.aws.com`, whose CSINode
 /// allows one volume on the in-flight node, used by its pod; the next pod needs a new node.
+/// Upstream It: "should launch nodes for pods with non-dynamic PVC using a migrated PVC/PV".
+/// Upstream It: "should launch nodes for pods with ephemeral volume using a migrated PVC/PV".
 #[test]
 fn in_tree_ebs_volumes_count_as_the_csi_driver() {
     for ephemeral_volume in [false, true] {

@@ -430,6 +430,7 @@ fn zonal_new_pods_go_to_the_minimum_domains_first() {
 /// "should not violate max-skew when unsat = do not schedule" and "… (discover domains)" (the
 /// first pod without the spread): one pod in test-zone-1, then zones 2 and 3 only and ten pods →
 /// 1, 2, 2.
+/// Upstream It: "should not violate max-skew when unsat = do not schedule (discover domains)".
 #[test]
 fn zonal_do_not_schedule_keeps_the_max_skew() {
     for first_spreads in [true, false] {
@@ -786,6 +787,7 @@ fn fake_label_counts(
 /// "should balance pods across a label (NodeTaintsPolicy=ignore)" (→ 1) and "(…=honor)" (→ 5):
 /// the pool labels `fake-label: baz`, two tainted 100m nodes hold `foo` and `bar`; five 1-CPU
 /// pods.
+/// Upstream It: "should balance pods across a label (NodeTaintsPolicy=honor)".
 #[test]
 fn node_taints_policy_on_existing_tainted_nodes() {
     for (policy, want) in [("Ignore", vec![1]), ("Honor", vec![5])] {
@@ -875,6 +877,7 @@ fn node_taints_policy_pools_sharing_a_domain() {
 /// "should balance pods across a label (NodeAffinityPolicy=ignore)" (→ 1) and "(…=honor)" (→
 /// 5): the pool labels `fake-label: baz, selector: value`, two 100m nodes hold foo and bar with
 /// `selector: mismatch`; five 1-CPU pods select `selector: value`.
+/// Upstream It: "should balance pods across a label (NodeAffinityPolicy=honor)".
 #[test]
 fn node_affinity_policy_on_nodes_the_pod_does_not_select() {
     for (policy, want) in [("Ignore", vec![1]), ("Honor", vec![5])] {
@@ -943,6 +946,7 @@ fn zone_and_capacity_type_spread_over_four_batches() {
 /// Combined Hostname, Zonal, and Capacity Type › "should spread pods while respecting all
 /// constraints": on `InstanceTypesAssorted()`, batches of 1 … 14 pods, each scheduled, max skew
 /// at most 1 (capacity type), 2 (zone), 3 (hostname) after each.
+/// Upstream It: "should spread pods while respecting all constraints".
 #[test]
 fn hostname_zone_and_capacity_type_spread_over_fourteen_batches() {
     let catalog = assorted_catalog("s21-btopo-assorted.json", |_| true);
@@ -1204,6 +1208,7 @@ fn self_affinity_to_a_pod_in_a_zone_the_pods_exclude() {
 
 /// "should respect self pod affinity (zone)" (three pods, one node) and "(zone w/ constraint)"
 /// (required in test-zone-3: one node there).
+/// Upstream It: "should respect self pod affinity (zone w/ constraint)".
 #[test]
 fn self_affinity_on_zone() {
     for zone in [None, Some("test-zone-3")] {
@@ -1445,6 +1450,7 @@ fn self_anti_affinity_on_zone_over_batches() {
 
 /// "should not schedule pods with affinity to a non-existent pod" (ten pods, zone) and "should
 /// fail to schedule pods with unsatisfiable dependencies" (one pod, hostname).
+/// Upstream It: "should fail to schedule pods with unsatisfiable dependencies".
 #[test]
 fn affinity_to_a_missing_pod_stays_pending() {
     let (p, _) = once_with(
@@ -1550,6 +1556,8 @@ fn a_chain_of_dependent_affinities_schedules() {
 /// "should filter pod affinity topologies by namespace, no matching pods" (the target in
 /// another namespace: pending), "… matching pods namespace list" (`namespaces: [other-ns-list]`:
 /// same node), "… empty namespace selector" (`namespaceSelector: {}`: same node).
+/// Upstream It: "should filter pod affinity topologies by namespace, matching pods namespace list".
+/// Upstream It: "should filter pod affinity topologies by namespace, empty namespace selector".
 #[test]
 fn pod_affinity_namespaces() {
     for (ns, extra, same_node) in [

@@ -113,6 +113,14 @@ fn a_running_pod_counts_what_the_kubelet_holds_during_a_resize() {
 /// `core v1.14.1: pkg/utils/resources/suite_test.go` › "Resource Calculations" (sidecars,
 /// init containers, overhead; KEP-753), a row per `It` with its containers, init containers
 /// (`s` = a sidecar), overhead and the expected CPU — agree.
+/// Upstream It: "should calculate resource requests based off of the sum of containers and sidecarContainers".
+/// Upstream It: "should calculate resource requests based off of containers, sidecarContainers, initContainers, and overhead".
+/// Upstream It: "should calculate resource requests when there is an initContainer after a sidecarContainer that exceeds container resource requests".
+/// Upstream It: "should calculate resource requests when there is an initContainer after a sidecarContainer that doesn't exceed container resource requests".
+/// Upstream It: "should calculate resource requests when there is an initContainer after multiple sidecarContainers that exceeds container resource requests".
+/// Upstream It: "should calculate resource requests when there is an initContainer after multiple sidecarContainers that doesn't exceed container resource requests".
+/// Upstream It: "should calculate resource requests with multiple sidecarContainers when the first initContainer exceeds the sum of all sidecarContainers and container resource requests".
+/// Upstream It: "should calculate resource requests with multiple interspersed sidecarContainers and initContainers".
 #[test]
 fn resource_calculations_as_upstream() {
     // (It, app containers' CPU, init containers (sidecar?, CPU), overhead, expected CPU)

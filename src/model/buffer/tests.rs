@@ -284,6 +284,11 @@ fn upstream_replica_calculation() {
 /// unsupported kind" / "… API group", "should not touch the cache when a buffer has neither ref
 /// set" (`ResolutionFailed`, "Neither podTemplateRef nor scalableRef is set"); and a percentage
 /// on a podTemplateRef buffer counts for nothing (`resolveAndUpdateStatus`).
+/// Upstream It: "should include scalableRef buffers without Status.PodTemplateRef".
+/// Upstream It: "should exclude buffers with neither PodTemplateRef nor ScalableRef".
+/// Upstream It: "should exclude buffers with zero replicas".
+/// Upstream It: "should exclude buffers without ReadyForProvisioning condition".
+/// Upstream It: "should include podTemplateRef buffers with Status.PodTemplateRef set".
 #[test]
 fn upstream_unresolved_buffers_are_not_ready() {
     let pt = buffer(BufferRef::PodTemplate("pt".into()));
@@ -319,6 +324,11 @@ fn upstream_unresolved_buffers_are_not_ready() {
 /// pods with expected metadata", "should produce deterministic UIDs across calls", "should
 /// return nil for zero replicas", "should drop PVC volumes and their mounts" / "ephemeral" /
 /// "both", "should preserve tolerations, nodeSelector, and affinity".
+/// Upstream It: "should create the correct number of pods with expected metadata".
+/// Upstream It: "should return nil for zero replicas".
+/// Upstream It: "should drop ephemeral volumes and their mounts".
+/// Upstream It: "should drop both PVC and ephemeral volumes together".
+/// Upstream It: "should create pods with expected metadata for scalableRef buffers".
 #[test]
 fn upstream_build_virtual_pods() {
     let b = buffer(BufferRef::PodTemplate("pt".into()));

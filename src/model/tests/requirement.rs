@@ -191,6 +191,7 @@ fn requirement_test_operator_and_len() {
 /// `Context("Any")` › "should return any", and "Gte and Lte Operators" › "should return valid
 /// value from Any() for Gte / Lte". Upstream picks at random among what is admitted; ours picks
 /// the smallest (deterministic plans), which satisfies every upstream expectation.
+/// Upstream It: "should return valid value from Any() for Lte".
 #[test]
 fn requirement_test_any() {
     let any = |name: &str| named(name).any();
@@ -284,6 +285,9 @@ fn requirement_test_node_selector_requirement_conversion() {
 
 /// `Context("Gte and Lte Operators")` (13 It; the two `Any()` Its are in
 /// [`requirement_test_any`]).
+/// Upstream It: "should treat Lte as inclusive upper bound".
+/// Upstream It: "should keep Gt when Gt is more restrictive".
+/// Upstream It: "should keep Lt when Lt is more restrictive".
 #[test]
 fn requirement_test_gte_and_lte_operators() {
     let r = |op, v: &str| Requirement::new("key", op, [v]);

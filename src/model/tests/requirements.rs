@@ -219,6 +219,7 @@ fn conversion_cases() -> Vec<ConversionCase> {
 
 /// "should convert combinations of labels to expected NodeSelectorRequirements", "… with
 /// flexiblity …", "should return both Gte and Lte requirements when both bounds exist".
+/// Upstream It: "should convert combinations of labels with flexiblity to expected NodeSelectorRequirements".
 #[test]
 fn requirements_test_node_selector_requirements_conversion() {
     for flexible in [false, true] {
