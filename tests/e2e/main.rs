@@ -29,6 +29,7 @@ mod convert;
 mod crd2_line_by_line;
 mod crd_line_by_line;
 mod decision_gates;
+mod disr_its3;
 mod disr_line_by_line;
 mod disruption_candidates_line_by_line;
 mod disruption_methods_line_by_line;

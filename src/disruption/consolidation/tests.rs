@@ -2584,5 +2584,44 @@ fn buffer_pods_do_not_stop_consolidation_of_a_used_node() {
     assert_eq!(r.actions[0].nodes, ["used"]);
 }
 
+/// A node an action's simulation gives only CapacityBuffer virtual pods is not nominated (core
+/// v1.14.1 `scheduling/scheduler.go` `Results.Record`: "Nominate nodes only for real pods …
+/// Nomination blocks ALL disruption (drift, expiry)"), so drift_test.go "should drift one
+/// non-empty node at a time, starting with the earliest drift" goes on to the second drifted
+/// node in pass 2. Before, the virtual pod nominated it ("receives pods from early (pass 1)").
+#[test]
+fn a_node_given_only_virtual_buffer_pods_is_not_nominated() {
+    let with_pending = |pending: Pod| {
+        let mut p = pool();
+        p.disruption.consolidate_after = Some("Never".into());
+        p.disruption.budgets = vec![budget("100%")];
+        let mut i = with_pool(
+            p,
+            vec![
+                drifted(node("early", "small", vec![pod("e", "1800m")]), NOW - 600),
+                drifted(node("late", "large", vec![pod("l", "6500m")]), NOW - 60),
+            ],
+        );
+        i.pending_pods = vec![pending];
+        evaluate(i)
+    };
+    let mut virtual_pod = pod("capacity-buffer-spare-0", "100m");
+    virtual_pod.buffer = Some("default/spare".into());
+    let r = with_pending(virtual_pod);
+    let order: Vec<(u32, &str)> = r
+        .actions
+        .iter()
+        .map(|a| (a.pass, a.nodes[0].as_str()))
+        .collect();
+    assert_eq!(order, [(1, "early"), (2, "late")], "{:#?}", r.nodes);
+    // A real pending pod placed there still nominates it (`NominateNodeForPod`).
+    let r = with_pending(pod("waiting", "100m"));
+    assert_eq!(r.actions.len(), 1, "{:#?}", r.actions);
+    assert!(matches!(
+        reason(&r, "late"),
+        Reason::ReceivesPods { pass: 1, .. }
+    ));
+}
+
 mod line_by_line;
 mod simulation;

@@ -67,12 +67,18 @@ impl<S: Simulator> Engine<S> {
     /// Moves the simulated pods that are not pending onto their existing destinations.
     fn commit(&mut self, result: &SimResult, action: Option<usize>) {
         for (node, pods) in &result.placements {
+            // Only real pods nominate their node; CapacityBuffer virtual pods never do (core
+            // v1.14.1 `scheduling/scheduler.go` `Results.Record`, `isVirtualBufferPod`).
+            let real = pods.iter().any(|&r| match r {
+                PodRef::Pending(i) => self.c.pending[i].buffer.is_none(),
+                PodRef::Bound { .. } | PodRef::Stuck(_) => true,
+            });
             for &r in pods {
                 if let Some((pod, extra)) = self.moved_pod(r) {
                     self.c.add_pod(*node, pod, extra);
                 }
             }
-            if self.c.release != Release::V0_31 {
+            if real && self.c.release != Release::V0_31 {
                 if let Some(a) = action {
                     self.c.nodes[*node].receives_from = Some(a);
                 }
