@@ -315,3 +315,34 @@ fn a_hostname_spread_under_a_cpu_limit_of_twenty_leaves_two_pods() {
     assert_eq!(unschedulable(&plan).len(), 2);
     assert_eq!(plan["unschedulable"][0]["reasonCode"], "LimitReached");
 }
+
+/// CMS-Enterprise/eks-core's v1beta1 charts: the class template writes `kmsKeyId` (the CRD's
+/// field is `kmsKeyID`), refused by strict validation with the right spelling suggested; read on
+/// with `--validate=ignore`, its default `volumeSize: 300G` gives 279.4Gi less the kubelet's
+/// reservations (aws `types.go` `ephemeralStorage`, core `computeAllocatable`): 250Gi fits,
+/// 290Gi waits, and the reason says the size readably (it printed `262623299Ki` alone).
+#[test]
+fn a_kms_key_id_typo_and_a_300g_root_volume_from_a_v1beta1_chart() {
+    let file = path("cms-eks-core-v1beta1.yaml");
+    let run = karpenter(&["provision", "--dry-run", "-f", &file], b"");
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "spec.blockDeviceMappings[0].ebs.kmsKeyId: unknown field (did you mean kmsKeyID?)"
+        ),
+        "{}",
+        run.stderr
+    );
+    let (run, plan) = json_of(
+        &["provision", "--dry-run", "--validate=ignore"],
+        "cms-eks-core-v1beta1.yaml",
+    );
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert_eq!(claims(&plan), [("default".into(), "c5.xlarge".into(), 1)]);
+    let pending = unschedulable(&plan);
+    assert_eq!(pending[0].0, "default/scratch-290");
+    assert!(
+        pending[0].1.contains("262623299Ki (~250.5Gi)"),
+        "{pending:?}"
+    );
+}
