@@ -119,8 +119,10 @@ pub fn parse_milli(text: &str) -> Result<i64, QuantityError> {
 pub fn format_milli_readable(resource: &str, milli: i64) -> String {
     let exact = format_milli(resource, milli);
     let units = milli / 1000;
-    // A suffix (`Gi`, `G`, `over 8Pi`) means it already reads as a size.
-    let whole = exact.ends_with(|c: char| c.is_ascii_alphabetic());
+    // A suffix (`Gi`, `G`, `over 8Pi`) means it already reads as a size; `Ki` and `k` do not
+    // when the number is large ("262623299Ki", session 32's 300G root volume).
+    let small_suffix = exact.ends_with("Ki") || exact.ends_with('k');
+    let whole = exact.ends_with(|c: char| c.is_ascii_alphabetic()) && !small_suffix;
     if !is_byte_resource(resource) || whole || units < 1 << 20 {
         return exact;
     }
@@ -237,6 +239,12 @@ mod tests {
         assert_eq!(f("cpu", 2791728742), "2791728742");
         assert_eq!(f("ephemeral-storage", 100_000_000_000), "100G");
         assert_eq!(format_milli_readable("memory", i64::MAX), "over 8Pi");
+        // A 300G root volume less Karpenter's overhead (session 32, CMS-Enterprise/eks-core).
+        assert_eq!(
+            f("ephemeral-storage", 262_623_299 * 1024),
+            "262623299Ki (~250.5Gi)"
+        );
+        assert_eq!(f("ephemeral-storage", 1024), "1Ki");
     }
 
     #[test]

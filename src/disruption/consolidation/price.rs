@@ -300,6 +300,7 @@ fn not_cheaper(cluster: &Cluster, before: &Choice, price: f64, claim: &Claim) ->
         .collect();
     Reason::NotCheaper {
         pods,
+        moving: moving.len(),
         price,
         cheapest,
         held_back: held_back(cluster, &moving),

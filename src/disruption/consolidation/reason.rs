@@ -184,6 +184,8 @@ pub enum Reason {
     NotCheaper {
         /// Pods that fit on no other node (the first few), with their requests.
         pods: Vec<(String, String)>,
+        /// How many pods fit on no other node: `pods` holds only the first few.
+        moving: usize,
         /// The price of the node(s) (USD/h).
         price: f64,
         /// The cheapest type that holds them, at the price Karpenter compares (its worst
@@ -434,14 +436,16 @@ impl fmt::Display for Reason {
             }
             Reason::NotCheaper {
                 pods,
+                moving,
                 price,
                 cheapest,
                 held_back,
             } => {
                 if let Some((pod, requests)) = pods.first() {
                     write!(f, "pod {pod} ({requests})")?;
-                    if pods.len() > 1 {
-                        write!(f, " and {} more", pods.len() - 1)?;
+                    let moving = (*moving).max(pods.len());
+                    if moving > 1 {
+                        write!(f, " and {} more", moving - 1)?;
                     }
                     f.write_str(" fit on no other node and ")?;
                 }
@@ -531,6 +535,7 @@ mod tests {
         assert_eq!(
             Reason::NotCheaper {
                 pods: vec![("default/web-3".into(), "cpu 2".into())],
+                moving: 1,
                 price: 0.085,
                 cheapest: Some(("m5.large".into(), 0.096)),
                 held_back: Vec::new(),

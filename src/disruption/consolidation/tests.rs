@@ -668,11 +668,29 @@ fn no_replacement_when_no_cheaper_type_holds_the_pods() {
         reason(&r, "small"),
         &Reason::NotCheaper {
             pods: vec![("default/web".into(), "cpu=1500m,pods=1".into())],
+            moving: 1,
             price: 0.10,
             cheapest: Some(("small".into(), 0.10)),
             held_back: Vec::new(),
         }
     );
+}
+
+/// The "not cheaper" text counts every pod that fits on no other node, though it names only
+/// the first (a public tensor-fusion configuration's nodes, four pods each without room
+/// elsewhere, read "and 2 more", session 32). Same rule as consolidation_test.go "won't
+/// replace on-demand node if on-demand replacement is more expensive"; the count is ours.
+#[test]
+fn the_not_cheaper_text_counts_every_pod_that_fits_nowhere() {
+    let pods = (0..5).map(|i| pod(&format!("w{i}"), "300m")).collect();
+    let r = evaluate(input(vec![node("small", "small", pods)]));
+    assert!(r.actions.is_empty());
+    let Reason::NotCheaper { pods, moving, .. } = reason(&r, "small") else {
+        panic!("{:?}", reason(&r, "small"));
+    };
+    assert_eq!((pods.len(), *moving), (3, 5));
+    let text = reason(&r, "small").to_string();
+    assert!(text.contains(" and 4 more fit on no other node"), "{text}");
 }
 
 /// consolidation_test.go "won't replace node if any spot replacement is more expensive": the
