@@ -73,6 +73,7 @@ mod reservations;
 mod scheduling;
 mod scheduling_line_by_line;
 mod secrets;
+mod spec_line_by_line;
 mod state_line_by_line;
 mod static_drift;
 mod static_line_by_line;
