@@ -803,7 +803,7 @@ _kubectl__karpenter() {
             return 0
             ;;
         kubectl__karpenter__subcmd__drift__subcmd__check)
-            opts="-f -l -n -o -v -q -h -V --filename --nodepool --selector --ssm-param --catalog --mark --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
+            opts="-f -l -n -o -v -q -h -V --filename --nodepool --selector --ssm-param --catalog --mark --dry-run --kubeconfig --context --cluster --user --namespace --request-timeout --kubernetes-version --region --profile --cluster-name --instance-profile --cluster-endpoint --output --no-headers --color --verbose --quiet --log-format --validate --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -286,6 +286,7 @@ complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drif
 warn\t'Warn on stderr and read on'
 ignore\t'Read on silently'"
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l mark -d 'Write the result to the cluster (needs a cluster)'
+complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l dry-run -d 'With --mark: say which nodes\' markers would change and write nothing (drift check itself changes nothing)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -l no-headers -d 'Omit table headers'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -s v -l verbose -d 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)'
 complete -c kubectl-karpenter -n "__fish_kubectl_karpenter_using_subcommand drift; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Only errors on stderr'

@@ -280,6 +280,7 @@ Register-ArgumentCompleter -Native -CommandName 'kubectl-karpenter' -ScriptBlock
             [CompletionResult]::new('--log-format', '--log-format', [CompletionResultType]::ParameterName, 'Stderr as text, or as one JSON object per line for log collectors')
             [CompletionResult]::new('--validate', '--validate', [CompletionResultType]::ParameterName, 'Fields of -f manifests the API server does not know: strict refuses them (=true), warn reads on with a warning, ignore (=false) reads on silently')
             [CompletionResult]::new('--mark', '--mark', [CompletionResultType]::ParameterName, 'Write the result to the cluster (needs a cluster)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'With --mark: say which nodes'' markers would change and write nothing (drift check itself changes nothing)')
             [CompletionResult]::new('--no-headers', '--no-headers', [CompletionResultType]::ParameterName, 'Omit table headers')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)')
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'More logging on stderr (repeatable: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)')

@@ -373,6 +373,7 @@ json\:"For log collectors\: one JSON object per line (timestamp, level, target, 
 warn\:"Warn on stderr and read on"
 ignore\:"Read on silently"))' \
 '--mark[Write the result to the cluster (needs a cluster)]' \
+'--dry-run[With --mark\: say which nodes'\'' markers would change and write nothing (drift check itself changes nothing)]' \
 '--no-headers[Omit table headers]' \
 '*-v[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \
 '*--verbose[More logging on stderr (repeatable\: -v info, -vv debug; KUBECTL_KARPENTER_LOG overrides)]' \

@@ -261,6 +261,7 @@ pub enum Command {
     #[command(name = "disable-drift", after_help = DISABLE_DRIFT_EXAMPLES)]
     DisableDrift(DriftGateArgs),
     /// Print the version.
+    #[command(after_help = "Exit codes: 0 printed, 2 usage error.")]
     Version,
     /// Print a shell completion script (bash, zsh, fish, powershell).
     #[command(after_help = COMPLETION_EXAMPLES)]
@@ -276,7 +277,9 @@ Examples:
   # bash, for this session
   source <(kubectl karpenter completion bash)
   # kubectl >= 1.26 completes `kubectl karpenter ...` through kubectl_complete-karpenter
-  cp completions/kubectl_complete-karpenter ~/.local/bin/";
+  cp completions/kubectl_complete-karpenter ~/.local/bin/
+
+Exit codes: 0 printed, 2 usage error (an unknown shell).";
 
 /// `completion` arguments.
 #[derive(Debug, Args, Clone)]
@@ -316,7 +319,9 @@ Exit codes: 0 every pod placed, 1 pods left unschedulable, 2 bad input, 3 cluste
 const CONVERT_EXAMPLES: &str = "\
 Examples:
   # v1alpha5 Provisioner + AWSNodeTemplate, or v1beta1 NodePool + EC2NodeClass, to v1
-  kubectl karpenter convert -f provisioner.yaml -f nodetemplate.yaml > v1.yaml";
+  kubectl karpenter convert -f provisioner.yaml -f nodetemplate.yaml > v1.yaml
+
+Exit codes: 0 converted (notes on stderr), 2 bad input (nothing printed).";
 
 /// `provision` flags.
 #[derive(Debug, Args, Clone, Default)]
@@ -645,7 +650,7 @@ pub struct HealthArgs {
 pub struct LeaseArgs {
     /// Wait this long for another run's operator lease instead of refusing (default 10m;
     /// `forever`: a standby replica in a pod).
-    #[arg(long, value_name = "DURATION", num_args = 0..=1, default_missing_value = "10m", help_heading = "Operator lease")]
+    #[arg(long, value_name = "DURATION", num_args = 0..=1, default_missing_value = "10m", value_parser = lease_wait_flag, help_heading = "Operator lease")]
     pub wait_for_lease: Option<String>,
     /// Namespace of the operator lease (a coordination.k8s.io Lease named kubectl-karpenter).
     #[arg(
@@ -655,6 +660,16 @@ pub struct LeaseArgs {
         help_heading = "Operator lease"
     )]
     pub lease_namespace: String,
+}
+
+/// `--wait-for-lease`: a duration or `forever`, checked when the flags are read (exit 2 on every
+/// path, a dry run's too, which never takes the lease).
+fn lease_wait_flag(raw: &str) -> Result<String, String> {
+    if raw == "forever" || crate::disruption::time::parse_duration_flag(raw).is_some() {
+        Ok(raw.to_string())
+    } else {
+        Err("expected a duration such as 5m, or forever".to_string())
+    }
 }
 
 const DRIFT_CHECK_EXAMPLES: &str = "\
@@ -673,7 +688,7 @@ Offline, a node's current AMI is its NodeClaim's status.imageID or the node anno
 kubectl-karpenter.io/image-id; its subnet and security groups the annotations
 kubectl-karpenter.io/subnet-id and kubectl-karpenter.io/security-group-ids.
 
-Exit codes: 0 nothing drifted, 1 drift found, 2 bad input.";
+Exit codes: 0 nothing drifted, 1 drift found, 2 bad input, 3 cluster or AWS error (live, --mark).";
 
 const CONSOLIDATE_EXAMPLES: &str = "\
 Examples:
@@ -780,6 +795,10 @@ pub struct DriftCheckArgs {
     /// Write the result to the cluster (needs a cluster).
     #[arg(long)]
     pub mark: bool,
+    /// With --mark: say which nodes' markers would change and write nothing (drift check
+    /// itself changes nothing).
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 const ENABLE_DRIFT_EXAMPLES: &str = "\

@@ -10,7 +10,7 @@ use crate::cli::health::Health;
 use crate::cli::render::consolidate as render;
 use crate::cli::render::io_error as io;
 use crate::cli::render::replace::{self as replace_render, ReplacePrinter};
-use crate::cli::{ConsolidateArgs, OutputFormat};
+use crate::cli::ConsolidateArgs;
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::usecases::consolidate::execute::{self, Deciding, Round};
 use crate::usecases::consolidate::{self, Config};
@@ -119,7 +119,7 @@ fn once(
     deciding.prepare(&mut session);
     // The pipeline's re-plans read the buffers the decision reads.
     settings.capacity_buffers = consolidate::buffer_gate(config, deciding.controller.as_ref());
-    let machine = matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml);
+    let machine = !replace_render::tables(ctx.global);
     let headers = !ctx.global.no_headers;
     if args.dry_run {
         let round = execute::decide(&session, &deciding)?;

@@ -7,8 +7,8 @@
 
 use super::Context;
 use crate::api::convert::{self, Options};
-use crate::cli::output::one_line;
-use crate::cli::ConvertArgs;
+use crate::cli::output::{one_line, shown, write_document};
+use crate::cli::{ConvertArgs, OutputFormat};
 use crate::error::{CommandError, CommandResult, Exit};
 
 /// Runs the command.
@@ -24,9 +24,25 @@ pub fn run(ctx: &mut Context<'_>, args: &ConvertArgs) -> CommandResult {
     };
     let conversion =
         convert::convert_paths(&args.filenames, &mut std::io::stdin().lock(), &options)?;
-    ctx.out
-        .write_all(conversion.to_yaml().as_bytes())
-        .map_err(|e| CommandError::input(format!("cannot write the output: {e}")))?;
+    let written = match ctx.global.output {
+        // As `kubectl get -o json` prints several objects: one `List`.
+        OutputFormat::Json => write_document(
+            ctx.out,
+            OutputFormat::Json,
+            &List {
+                api_version: "v1",
+                kind: "List",
+                items: conversion.documents.iter().map(|d| &d.value).collect(),
+            },
+        ),
+        OutputFormat::Name => conversion
+            .documents
+            .iter()
+            .try_for_each(|d| writeln!(ctx.out, "{}", shown(&kubectl_name(&d.kind, &d.name)))),
+        // Table, wide and YAML: the commented multi-document YAML.
+        _ => ctx.out.write_all(conversion.to_yaml().as_bytes()),
+    };
+    written.map_err(|e| CommandError::input(format!("cannot write the output: {e}")))?;
     if !ctx.global.quiet {
         for note in conversion.notes() {
             let _ = writeln!(ctx.err, "note: {}", one_line(&note.to_string()));
@@ -36,4 +52,23 @@ pub fn run(ctx: &mut Context<'_>, args: &ConvertArgs) -> CommandResult {
         }
     }
     Ok(Exit::Ok)
+}
+
+/// `-o json`: the converted objects as one `v1` `List`.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct List<'a> {
+    api_version: &'static str,
+    kind: &'static str,
+    items: Vec<&'a crate::api::yaml::Value>,
+}
+
+/// `-o name`: `kind.group/name`, as `kubectl get -o name` prints a Karpenter object
+/// (`nodepool.karpenter.sh/default`, `ec2nodeclass.karpenter.k8s.aws/default`).
+fn kubectl_name(kind: &str, name: &str) -> String {
+    let group = match kind {
+        "EC2NodeClass" => "karpenter.k8s.aws",
+        _ => "karpenter.sh",
+    };
+    format!("{}.{group}/{name}", kind.to_ascii_lowercase())
 }

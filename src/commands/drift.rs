@@ -56,8 +56,12 @@ pub fn check(ctx: &mut Context<'_>, args: &DriftCheckArgs) -> CommandResult {
         if config.mark {
             let mut selected = snapshot.clone();
             drift_check::select_nodes(&config, &mut selected)?;
-            let updated = drift_check::mark(&client, &selected)?;
-            ctx.note(&format!("--mark: {} node(s) updated", updated.len()));
+            let updated = drift_check::mark(&client, &selected, args.dry_run)?;
+            if args.dry_run {
+                render::status(ctx.global, ctx.err, &render::drift::mark_preview(&updated));
+            } else {
+                ctx.note(&format!("--mark: {} node(s) updated", updated.len()));
+            }
         }
         (snapshot, Mode::Live, Some(version))
     } else {

@@ -9,7 +9,7 @@ use crate::cli::gate_flag;
 use crate::cli::health::Health;
 use crate::cli::render::io_error as io;
 use crate::cli::render::replace::{self as render, ReplacePrinter};
-use crate::cli::{DriftReplaceArgs, OutputFormat};
+use crate::cli::DriftReplaceArgs;
 use crate::cloud::types::LaunchMode;
 use crate::drift;
 use crate::error::{CommandError, CommandResult, Exit};
@@ -189,7 +189,7 @@ fn once(
         &args.nodes,
         &mut printer,
     );
-    let machine = matches!(ctx.global.output, OutputFormat::Json | OutputFormat::Yaml);
+    let machine = !render::tables(ctx.global);
     let headers = !ctx.global.no_headers;
     if args.via_controller {
         let handover =

@@ -23,6 +23,7 @@ use crate::cli::GlobalArgs;
 /// (`tests/e2e/fuzz_inputs.rs`) share.
 pub fn run(ctx: &mut Context<'_>, command: &crate::cli::Command) -> crate::error::CommandResult {
     use crate::cli::{Command, DriftCommand};
+    global_flags(ctx.global)?;
     match command {
         Command::Provision(args) => provision::run(ctx, args),
         Command::Ami(args) => ami::run(ctx, args),
@@ -39,6 +40,30 @@ pub fn run(ctx: &mut Context<'_>, command: &crate::cli::Command) -> crate::error
         Command::Completion(args) => completion::run(ctx, args),
         Command::Complete(args) => completion::complete(ctx, args),
     }
+}
+
+/// The global flags whose values are read later, on some paths only, checked before anything
+/// runs: a malformed one is a usage error (exit 2, docs/spec.md §2) on every path — offline,
+/// where it went unread and the run succeeded, and live, where `--request-timeout` failed as a
+/// kubeconfig error (exit 3). An empty value is a flag not given (as kubectl takes it).
+pub(crate) fn global_flags(global: &GlobalArgs) -> Result<(), crate::error::CommandError> {
+    use crate::error::CommandError;
+    if let Some(v) = global
+        .kubernetes_version
+        .as_deref()
+        .filter(|v| !v.is_empty())
+    {
+        crate::cloud::ami::KubeVersion::parse(v)
+            .map_err(|e| CommandError::input(format!("--kubernetes-version: {e}")))?;
+    }
+    if let Some(t) = global.request_timeout.as_deref().filter(|t| !t.is_empty()) {
+        if crate::k8s::config::parse_request_timeout(t).is_none() {
+            return Err(CommandError::input(format!(
+                "--request-timeout {t:?}: expected a duration such as 30s or 1m"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Seconds since the Unix epoch (0 if the clock is before it).

@@ -364,16 +364,7 @@ fn blocked_by_pdb_and_do_not_evict_then_killed_after_launch_resumes() {
     };
 
     // A PDB that allows no disruption: blocked, named, nothing changed.
-    walk.apply(
-        "pdb.yaml",
-        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: inflate-pdb\nspec:\n  maxUnavailable: 0\n  selector:\n    matchLabels: {app: inflate}\n",
-    );
-    walk.eventually(30, "the PDB's status", || {
-        let p = walk.json(&["get", "pdb", "inflate-pdb", "-o", "json"]);
-        (p["status"]["disruptionsAllowed"].as_i64() == Some(0)
-            && p["status"]["expectedPods"].as_i64() == Some(1))
-        .then_some(())
-    });
+    inflate_pdb_at_zero(&walk);
     let out = walk.run(&["karpenter", "drift", "replace", "--yes"]);
     assert_eq!(out.code, 1, "blocked: {}\n{}", out.stdout, out.stderr);
     assert!(
@@ -419,6 +410,21 @@ fn blocked_by_pdb_and_do_not_evict_then_killed_after_launch_resumes() {
     // Killed right after launching the replacement: the re-run finds it (registered by now, or
     // in flight), launches nothing more, and finishes the replacement.
     kill_at_and_resume(&walk, &old_name, "launched NodeClaim");
+}
+
+/// A PodDisruptionBudget `inflate-pdb` over the one `inflate` pod that allows no disruption,
+/// once the cluster's disruption controller has counted it.
+pub(crate) fn inflate_pdb_at_zero(walk: &Walk) {
+    walk.apply(
+        "pdb.yaml",
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: inflate-pdb\nspec:\n  maxUnavailable: 0\n  selector:\n    matchLabels: {app: inflate}\n",
+    );
+    walk.eventually(30, "the PDB's status", || {
+        let p = walk.json(&["get", "pdb", "inflate-pdb", "-o", "json"]);
+        (p["status"]["disruptionsAllowed"].as_i64() == Some(0)
+            && p["status"]["expectedPods"].as_i64() == Some(1))
+        .then_some(())
+    });
 }
 
 /// Runs `args`, SIGKILLs it when its progress (stderr) prints `milestone`.

@@ -77,6 +77,7 @@ mod sched_its3;
 mod scheduling;
 mod scheduling_line_by_line;
 mod secrets;
+mod spec_line_by_line;
 mod state_line_by_line;
 mod static_drift;
 mod static_line_by_line;

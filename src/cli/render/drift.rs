@@ -156,3 +156,16 @@ fn rollout_line(r: &PoolRollout) -> String {
         r.node_pool, r.drifted, r.nodes
     )
 }
+
+/// `drift check --mark --dry-run`: the nodes whose drift marker would change.
+pub fn mark_preview(nodes: &[String]) -> String {
+    if nodes.is_empty() {
+        "--mark --dry-run: no node's drift marker would change".to_string()
+    } else {
+        format!(
+            "--mark --dry-run: would update the drift marker of {} node(s): {} (nothing written)",
+            nodes.len(),
+            nodes.join(", ")
+        )
+    }
+}

@@ -232,13 +232,29 @@ fn scale_down_table(plan: &Plan) -> Table {
     t
 }
 
-/// The NodeClaims, each rendered as it is written.
-struct NodeClaimDocs<'a>(&'a [PlannedNodeClaim]);
+/// The NodeClaims, each rendered as it is written; after a live launch with the instance each
+/// became (`launched`, matched by NodeClaim name).
+struct NodeClaimDocs<'a> {
+    claims: &'a [PlannedNodeClaim],
+    launched: &'a [Launch],
+}
 
 impl Serialize for NodeClaimDocs<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.0.iter().map(NodeClaimDoc::of))
+        s.collect_seq(self.claims.iter().map(|c| {
+            let mut doc = NodeClaimDoc::of(c);
+            if let Some(l) = self.launched.iter().find(|l| l.node_claim == c.name) {
+                doc.instance_id = Some(&l.instance_id);
+                doc.provider_id = Some(provider_id(l));
+            }
+            doc
+        }))
     }
+}
+
+/// A launched instance's `spec.providerID`, as the AWS provider writes it (`aws:///<zone>/<id>`).
+fn provider_id(l: &Launch) -> String {
+    format!("aws:///{}/{}", l.zone, l.instance_id)
 }
 
 #[derive(Serialize)]
@@ -246,7 +262,7 @@ impl Serialize for NodeClaimDocs<'_> {
 struct NodeClaimDoc<'a> {
     name: &'a str,
     node_pool: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// docs/spec.md §5.6 names it: present, null when the pool names no class.
     node_class: Option<&'a str>,
     instance_type: &'a str,
     instance_types: Names<'a>,
@@ -265,12 +281,18 @@ struct NodeClaimDoc<'a> {
     /// The template's annotations (docs/spec.md §5.6).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     annotations: &'a BTreeMap<String, String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// docs/spec.md §5.6 names it: present, `[]` when the NodeClaim has none.
     taints: Vec<TaintDoc<'a>>,
     requirements: Requirements<'a>,
     /// Pods that joined it though a higher-weight NodePool takes them too (docs/commands.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     joined_before_weights: Option<JoinedDoc<'a>>,
+    /// After a live launch: the instance it became (docs/spec.md §5.6).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instance_id: Option<&'a str>,
+    /// After a live launch: `aws:///<zone>/<instance>` (docs/spec.md §5.6 spells it `providerID`).
+    #[serde(rename = "providerID", skip_serializing_if = "Option::is_none")]
+    provider_id: Option<String>,
 }
 
 /// [`JoinedBeforeWeights`] in the document.
@@ -336,6 +358,8 @@ impl<'a> NodeClaimDoc<'a> {
                 higher_weight: j.higher_weight,
                 why: JOINED_WHY,
             }),
+            instance_id: None,
+            provider_id: None,
         }
     }
 }
@@ -468,11 +492,20 @@ struct UnschedulableDoc<'a> {
 
 /// Builds the machine-readable plan.
 pub fn plan_document<'a>(plan: &'a Plan, region: &str) -> PlanDoc<'a> {
+    launched_plan_document(plan, region, &[])
+}
+
+/// The `ProvisioningPlan` document after a live launch: each NodeClaim launched carries its
+/// `instanceId` and `providerID` (docs/spec.md §5.6).
+fn launched_plan_document<'a>(plan: &'a Plan, region: &str, launched: &'a [Launch]) -> PlanDoc<'a> {
     PlanDoc {
         api_version: API_VERSION,
         kind: "ProvisioningPlan",
         region: region.to_string(),
-        node_claims: NodeClaimDocs(&plan.node_claims),
+        node_claims: NodeClaimDocs {
+            claims: &plan.node_claims,
+            launched,
+        },
         existing_nodes: places(&plan.existing_nodes),
         unschedulable: plan.unschedulable.iter().map(unschedulable_doc).collect(),
         price_per_hour: (plan.price_per_hour() * 1e6).round() / 1e6,
@@ -720,6 +753,8 @@ struct LaunchDoc<'a> {
     node_claim: &'a str,
     node_pool: &'a str,
     instance_id: &'a str,
+    #[serde(rename = "providerID")]
+    provider_id: String,
     instance_type: &'a str,
     zone: &'a str,
     capacity_type: &'a str,
@@ -739,6 +774,7 @@ impl<'a> From<&'a Launch> for LaunchDoc<'a> {
             node_claim: &l.node_claim,
             node_pool: &l.node_pool,
             instance_id: &l.instance_id,
+            provider_id: provider_id(l),
             instance_type: &l.instance_type,
             zone: &l.zone,
             capacity_type: &l.capacity_type,
@@ -786,7 +822,7 @@ pub fn result(
     let doc = ResultDoc {
         api_version: API_VERSION,
         kind: "ProvisioningResult",
-        plan: plan_document(plan, region),
+        plan: launched_plan_document(plan, region, &launches.launched),
         launched: launches.launched.iter().map(LaunchDoc::from).collect(),
         failed: launches
             .failed

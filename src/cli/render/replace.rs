@@ -10,10 +10,10 @@ use serde::Serialize;
 
 use super::plan::EventPrinter;
 use super::{status, warn};
-use crate::cli::output::{write_document, Table, API_VERSION};
+use crate::cli::output::{shown, write_document, Table, API_VERSION};
 use crate::cli::{GlobalArgs, OutputFormat};
-use crate::disruption::replace::{Holding, REPLACEMENT, TERMINATION_FINALIZER};
-use crate::usecases::replace::{Detail, Event, NodeOutcome, NodeStep, Resume};
+use crate::disruption::replace::{Holding, Outcome, REPLACEMENT, TERMINATION_FINALIZER};
+use crate::usecases::replace::{Detail, Event, NodeOutcome, NodeStep, Resume, Status};
 use crate::usecases::Sink;
 
 impl fmt::Display for Detail {
@@ -197,6 +197,12 @@ impl Sink<Event> for ReplacePrinter<'_> {
     }
 }
 
+/// Whether the plan is shown as a table before the run (`-o table|wide`); the documents and
+/// `-o name` come at the end only.
+pub fn tables(global: &GlobalArgs) -> bool {
+    matches!(global.output, OutputFormat::Table | OutputFormat::Wide)
+}
+
 /// The plan (and, after a run, the outcome) as a table; a line when there is nothing.
 pub fn table(out: &mut dyn Write, headers: bool, outcomes: &[NodeOutcome]) -> io::Result<()> {
     if outcomes.is_empty() {
@@ -243,10 +249,17 @@ struct Report {
     summary: BTreeMap<&'static str, usize>,
 }
 
-/// One node's outcome in a document (`ReplacementReport.nodes`, `ProvisioningResult.scaledDown`).
+/// One node's outcome in a document (`ReplacementReport.nodes`, `ProvisioningResult.scaledDown`):
+/// docs/spec.md §5.6's fields (`name`, `outcome`, `blockedBy`, `replacements[]`, `evicted[]`,
+/// `durationSeconds`) and ours beside them (`node` = `name`, the finer `status` and its
+/// `detail`, `pods`, `seconds` = `durationSeconds`, kept for the scripts written against them).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct NodeDoc {
+    name: String,
+    outcome: &'static str,
+    /// What holds it (the blocking object named), when `outcome` is `blocked`; else null.
+    blocked_by: Option<String>,
     node: String,
     node_pool: String,
     reason: String,
@@ -255,21 +268,28 @@ pub(crate) struct NodeDoc {
     detail: String,
     replacements: Vec<String>,
     pods: usize,
-    evicted: usize,
+    evicted: Vec<String>,
+    duration_seconds: f64,
     seconds: f64,
 }
 
 impl From<&NodeOutcome> for NodeDoc {
     fn from(o: &NodeOutcome) -> Self {
+        let outcome = o.status.outcome();
+        let detail = o.detail.to_string();
         NodeDoc {
+            name: o.node.clone(),
+            outcome: outcome.as_str(),
+            blocked_by: (outcome == Outcome::Blocked && !detail.is_empty()).then(|| detail.clone()),
             node: o.node.clone(),
             node_pool: o.node_pool.clone(),
             reason: o.reason.clone(),
             status: o.status.as_str(),
-            detail: o.detail.to_string(),
+            detail,
             replacements: o.replacements.clone(),
             pods: o.pods,
-            evicted: o.evicted,
+            evicted: o.evicted.clone(),
+            duration_seconds: o.seconds,
             seconds: o.seconds,
         }
     }
@@ -292,6 +312,17 @@ pub fn report(
     outcomes: &[NodeOutcome],
     dry_run: bool,
 ) -> io::Result<()> {
+    if global.output == OutputFormat::Name {
+        // `node/<name>` of each node replaced (a dry run: that would be), for `xargs`.
+        let acted = |o: &&NodeOutcome| match dry_run {
+            true => matches!(o.status, Status::Planned | Status::Queued),
+            false => o.status.outcome() == Outcome::Replaced,
+        };
+        for o in outcomes.iter().filter(acted) {
+            writeln!(out, "node/{}", shown(&o.node))?;
+        }
+        return Ok(());
+    }
     if matches!(global.output, OutputFormat::Json | OutputFormat::Yaml) {
         let doc = Report {
             api_version: API_VERSION,

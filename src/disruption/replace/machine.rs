@@ -227,7 +227,8 @@ pub const TERMINATING_POLL: Duration = Duration::from_secs(1);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Drain {
     started: Duration,
-    evicted: usize,
+    /// The pods evicted so far (`namespace/name`, in eviction order).
+    evicted: Vec<String>,
     backoff: Duration,
     next_pass: Duration,
     last_refusal: String,
@@ -276,7 +277,7 @@ impl Drain {
     pub fn new(now: Duration) -> Drain {
         Drain {
             started: now,
-            evicted: 0,
+            evicted: Vec::new(),
             backoff: FIRST_BACKOFF,
             next_pass: now,
             last_refusal: String::new(),
@@ -293,9 +294,9 @@ impl Drain {
         self.started
     }
 
-    /// Pods evicted so far.
-    pub fn evicted(&self) -> usize {
-        self.evicted
+    /// Pods evicted so far (`namespace/name`): the `evicted[]` of the `ReplacementReport`.
+    pub fn evicted(&self) -> &[String] {
+        &self.evicted
     }
 
     /// What this pass does: the node's `pods` and their drain `plan`, read now.
@@ -317,12 +318,12 @@ impl Drain {
         }
     }
 
-    /// Counts one eviction's answer; `true` for a refusal whose message is new (worth
-    /// reporting: the same PDB refusing again is not).
-    pub fn answered(&mut self, answer: &Eviction) -> bool {
+    /// Records the answer to `pod`'s eviction; `true` for a refusal whose message is new
+    /// (worth reporting: the same PDB refusing again is not).
+    pub fn answered(&mut self, pod: &str, answer: &Eviction) -> bool {
         match answer {
             Eviction::Evicted => {
-                self.evicted += 1;
+                self.evicted.push(pod.to_string());
                 false
             }
             Eviction::Gone => false,

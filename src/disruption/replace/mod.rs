@@ -273,6 +273,44 @@ impl Status {
     pub fn is_failure(self) -> bool {
         matches!(self, Status::RolledBack | Status::Failed)
     }
+
+    /// The `outcome` of the `ReplacementReport` (docs/spec.md §5.6: replaced | blocked |
+    /// skipped | failed), the coarse class of the status: gone (replaced or deleted), held
+    /// (blocked, or no budget now), not acted on (planned or queued — a dry run changes
+    /// nothing —, or the node left the cluster first), undone or stopped midway.
+    pub fn outcome(self) -> Outcome {
+        match self {
+            Status::Replaced | Status::Deleted => Outcome::Replaced,
+            Status::Blocked | Status::WaitingBudget => Outcome::Blocked,
+            Status::Planned | Status::Queued | Status::Gone => Outcome::Skipped,
+            Status::RolledBack | Status::Failed => Outcome::Failed,
+        }
+    }
+}
+
+/// A node's outcome as the `ReplacementReport` names it (docs/spec.md §5.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Replaced (or deleted): it is gone, its pods served elsewhere.
+    Replaced,
+    /// Held: `blockedBy` names what holds it.
+    Blocked,
+    /// Not acted on.
+    Skipped,
+    /// Rolled back or stopped midway.
+    Failed,
+}
+
+impl Outcome {
+    /// `replaced`, `blocked`, `skipped`, `failed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Replaced => "replaced",
+            Outcome::Blocked => "blocked",
+            Outcome::Skipped => "skipped",
+            Outcome::Failed => "failed",
+        }
+    }
 }
 
 /// What a node's status says more (the report's `detail`). The words are the renderer's.

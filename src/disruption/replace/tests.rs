@@ -491,17 +491,17 @@ fn a_drain_paces_its_passes_and_names_what_holds_it_at_the_timeout() {
     let plan = plan_evicting(&["default/a"]);
     let pass = Drain::pass(&plan, &[]);
     assert!(!pass.drained());
-    assert!(!drain.answered(&Eviction::Evicted));
+    assert!(!drain.answered("default/a", &Eviction::Evicted));
     drain
         .end_pass(&pass, &plan, &[Eviction::Evicted], secs(0), timeout)
         .unwrap();
-    assert_eq!(drain.evicted(), 1);
+    assert_eq!(drain.evicted(), ["default/a"]);
     assert!(!drain.due(secs(0)) && drain.due(FIRST_BACKOFF));
     // A PDB refuses: reported once, then backed off exponentially up to the maximum.
     let refusal = Eviction::Refused("The disruption budget pdb needs more healthy pods".into());
-    assert!(drain.answered(&refusal));
+    assert!(drain.answered("default/a", &refusal));
     assert!(
-        !drain.answered(&refusal),
+        !drain.answered("default/a", &refusal),
         "the same refusal is not reported again"
     );
     let mut now = secs(1);
@@ -726,4 +726,29 @@ fn detaching_waits_for_the_attachments_of_drainable_volumes_only() {
         detach_next(&graced, left(), s(60), s(100)),
         DetachNext::GraceElapsed(left())
     );
+}
+
+/// docs/spec.md §5.6: the `ReplacementReport`'s `outcome` is one of four words, every status
+/// mapped — the finer status stays beside it.
+#[test]
+fn every_status_has_one_of_the_four_outcomes_the_contract_names() {
+    let table = [
+        (Status::Planned, "skipped"),
+        (Status::Queued, "skipped"),
+        (Status::Blocked, "blocked"),
+        (Status::WaitingBudget, "blocked"),
+        (Status::Replaced, "replaced"),
+        (Status::Deleted, "replaced"),
+        (Status::RolledBack, "failed"),
+        (Status::Failed, "failed"),
+        (Status::Gone, "skipped"),
+    ];
+    for (status, want) in table {
+        assert_eq!(status.outcome().as_str(), want, "{status:?}");
+        assert_eq!(
+            status.is_failure(),
+            want == "failed",
+            "{status:?}: a failure is the failed outcome"
+        );
+    }
 }

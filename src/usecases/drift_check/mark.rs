@@ -15,8 +15,13 @@ use crate::model::labels;
 use crate::model::labels::{DRIFTED_LABEL, VOLUNTARY_DISRUPTION};
 
 /// Writes (and clears) the drift markers on the nodes of `snapshot` (the selected ones);
-/// returns the nodes updated, by name.
-pub fn mark(cluster: &dyn Cluster, snapshot: &DriftSnapshot) -> Result<Vec<String>, CommandError> {
+/// returns the nodes updated, by name. `dry_run` (`drift check --mark --dry-run`, docs/spec.md
+/// §6 "`--dry-run` everywhere"): the nodes that would be updated, nothing written.
+pub fn mark(
+    cluster: &dyn Cluster,
+    snapshot: &DriftSnapshot,
+    dry_run: bool,
+) -> Result<Vec<String>, CommandError> {
     let evaluation = drift::evaluate(snapshot);
     let by_name: BTreeMap<&str, &ManagedNode> = snapshot
         .nodes
@@ -31,8 +36,10 @@ pub fn mark(cluster: &dyn Cluster, snapshot: &DriftSnapshot) -> Result<Vec<Strin
         let drifted = verdict.status == Status::Drifted;
         let reason = verdict.reason.map(|r| r.as_str()).filter(|_| drifted);
         if let Some(patch) = marker_patch(managed, reason) {
-            let path = format!("/api/v1/nodes/{}", managed.node.name);
-            ops::merge_patch(cluster, &path, &patch)?;
+            if !dry_run {
+                let path = format!("/api/v1/nodes/{}", managed.node.name);
+                ops::merge_patch(cluster, &path, &patch)?;
+            }
             updated.push(managed.node.name.clone());
         }
     }

@@ -400,7 +400,11 @@ fn mark_labels_v1_nodes_with_the_reason_and_takes_it_back() {
     let cluster = v1_cluster();
     let (snapshot, _) = gather_live(&cluster, &cloud());
     cluster.clear_requests();
-    assert_eq!(mark(&cluster, &snapshot).unwrap(), ["old"]);
+    // docs/spec.md §6 "`--dry-run` everywhere": `--mark --dry-run` names the node, writes nothing.
+    assert_eq!(mark(&cluster, &snapshot, true).unwrap(), ["old"]);
+    assert!(cluster.writes().is_empty(), "{:?}", cluster.writes());
+    assert_eq!(marker(&cluster, "old"), (Value::Null, Value::Null));
+    assert_eq!(mark(&cluster, &snapshot, false).unwrap(), ["old"]);
     assert_eq!(cluster.writes(), ["PATCH /api/v1/nodes/old"]);
     assert_eq!(
         cluster.requests()[0].body,
@@ -413,7 +417,7 @@ fn mark_labels_v1_nodes_with_the_reason_and_takes_it_back() {
     cluster.clear_requests();
     let (snapshot, _) = gather_live(&cluster, &cloud());
     cluster.clear_requests();
-    assert!(mark(&cluster, &snapshot).unwrap().is_empty());
+    assert!(mark(&cluster, &snapshot, false).unwrap().is_empty());
     assert!(cluster.writes().is_empty());
 
     // The drift undone (the node runs the class's AMI now): the label goes.
@@ -421,7 +425,7 @@ fn mark_labels_v1_nodes_with_the_reason_and_takes_it_back() {
     undone.instances.borrow_mut()[0].image_id = "ami-new".into();
     let (snapshot, _) = gather_live(&cluster, &undone);
     cluster.clear_requests();
-    assert_eq!(mark(&cluster, &snapshot).unwrap(), ["old"]);
+    assert_eq!(mark(&cluster, &snapshot, false).unwrap(), ["old"]);
     assert_eq!(
         cluster.requests()[0].body,
         json!({"metadata": {"labels": {DRIFTED_LABEL: null}}})
@@ -434,7 +438,7 @@ fn mark_annotates_v1alpha5_nodes_and_leaves_karpenter_s_other_markers() {
     let cluster = v1alpha5_cluster();
     let (snapshot, _) = gather_live(&cluster, &cloud());
     cluster.clear_requests();
-    assert_eq!(mark(&cluster, &snapshot).unwrap(), ["old"]);
+    assert_eq!(mark(&cluster, &snapshot, false).unwrap(), ["old"]);
     assert_eq!(
         cluster.requests()[0].body,
         json!({"metadata": {"annotations": {VOLUNTARY_DISRUPTION: "drifted"}}})
@@ -445,7 +449,7 @@ fn mark_annotates_v1alpha5_nodes_and_leaves_karpenter_s_other_markers() {
     undone.instances.borrow_mut()[0].image_id = "ami-new".into();
     let (snapshot, _) = gather_live(&cluster, &undone);
     cluster.clear_requests();
-    assert_eq!(mark(&cluster, &snapshot).unwrap(), ["old"]);
+    assert_eq!(mark(&cluster, &snapshot, false).unwrap(), ["old"]);
     assert_eq!(marker(&cluster, "old"), (Value::Null, Value::Null));
 
     // Karpenter's own `expired` marker on a drifted node stays as it is.
@@ -454,7 +458,7 @@ fn mark_annotates_v1alpha5_nodes_and_leaves_karpenter_s_other_markers() {
     });
     let (snapshot, _) = gather_live(&cluster, &cloud());
     cluster.clear_requests();
-    assert!(mark(&cluster, &snapshot).unwrap().is_empty());
+    assert!(mark(&cluster, &snapshot, false).unwrap().is_empty());
     assert_eq!(marker(&cluster, "old"), (Value::Null, json!("expired")));
 }
 

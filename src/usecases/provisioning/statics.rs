@@ -202,7 +202,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
                             detail: Detail::None,
                             replacements: Vec::new(),
                             pods: 0,
-                            evicted: 0,
+                            evicted: Vec::new(),
                             seconds: 0.0,
                         });
                     }

@@ -52,7 +52,7 @@ pub fn pass(
         events.emit(Event::node(
             &node.name,
             NodeStep::Drained {
-                evicted: drain.evicted(),
+                evicted: drain.evicted().len(),
             },
         ));
         return Ok(Passed::Drained);
@@ -89,7 +89,7 @@ pub fn pass(
             }),
             Err(e) => return Err(e.into()),
         };
-        let new_refusal = drain.answered(&answer);
+        let new_refusal = drain.answered(key, &answer);
         match &answer {
             Eviction::Evicted => events.emit(Event::node(
                 &node.name,

@@ -118,8 +118,8 @@ pub struct NodeOutcome {
     pub replacements: Vec<String>,
     /// Its pods that move.
     pub pods: usize,
-    /// Pods evicted.
-    pub evicted: usize,
+    /// Pods evicted (`namespace/name`).
+    pub evicted: Vec<String>,
     /// How long its replacement took, to a tenth of a second.
     pub seconds: f64,
 }
@@ -135,7 +135,7 @@ impl NodeOutcome {
             detail: Detail::None,
             replacements: Vec::new(),
             pods,
-            evicted: 0,
+            evicted: Vec::new(),
             seconds: 0.0,
         }
     }

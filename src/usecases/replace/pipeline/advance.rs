@@ -234,7 +234,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                 match passed {
                     Passed::Draining => None,
                     Passed::Drained => {
-                        self.outcomes[job.outcome].evicted = progress.evicted();
+                        self.outcomes[job.outcome].evicted = progress.evicted().to_vec();
                         let grace = job.claim.as_ref().and_then(|c| c.termination_grace_period);
                         Some(State::Detaching(Detaching::new(
                             mono,

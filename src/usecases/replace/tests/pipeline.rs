@@ -20,7 +20,7 @@ fn a_drifted_node_is_marked_replaced_drained_and_deleted_in_that_order() {
 
     let o = run.outcome(&old[0]);
     assert_eq!(o.status, Status::Replaced, "{o:?}");
-    assert_eq!((o.pods, o.evicted), (1, 1));
+    assert_eq!((o.pods, o.evicted.len()), (1, 1));
     let new_instance = world.running()[0].id.clone();
     let new_node = crate::usecases::testing::node_name(&new_instance);
     assert_eq!(o.replacements, [format!("{claim} ({new_instance})")]);
