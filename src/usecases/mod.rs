@@ -11,6 +11,8 @@ pub mod clock;
 pub mod consolidate;
 pub mod drift_check;
 pub mod drift_gate;
+#[cfg(test)]
+mod fuzz_mutating;
 pub mod lease;
 pub mod live;
 pub mod nodes;

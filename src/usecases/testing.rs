@@ -87,8 +87,17 @@ impl World {
 
     /// The use cases' environment.
     pub fn live(&self) -> TestLive<'_> {
+        self.live_over(&self.cluster)
+    }
+
+    /// The use cases' environment talking to the cluster through `cluster` (a wrapper of
+    /// [`World::cluster`] that fails or stops requests, as the mutating fuzzer's does).
+    pub fn live_over<'w, C: crate::k8s::Cluster>(
+        &'w self,
+        cluster: &'w C,
+    ) -> Live<'w, C, FakeCloud, FakeClock> {
         Live::new(
-            &self.cluster,
+            cluster,
             &*self.cloud,
             &self.clock,
             ClusterInfo {
@@ -151,8 +160,8 @@ impl World {
         });
     }
 
-    /// Plays kube-scheduler: binds each unbound pod to the first Ready, schedulable node with
-    /// enough CPU left.
+    /// Plays kube-scheduler: binds each unbound pod to the first Ready, schedulable, untainted
+    /// (NoSchedule/NoExecute) node with enough CPU left.
     pub fn scheduler(&self) {
         let cluster = self.cluster.clone();
         self.clock.on_tick(move |_| bind_pending(&cluster));
@@ -350,7 +359,7 @@ pub fn pending_pod(name: &str, cpu: &str) -> Value {
 
 /// A Ready Node for an instance, labelled as the kubelet and the user data would (pool from the
 /// instance's tag); capacity from the catalog's facts.
-fn node_of(i: &Instance) -> Value {
+pub fn node_of(i: &Instance) -> Value {
     let facts = types()
         .into_iter()
         .find(|t| t.name == i.instance_type)
@@ -397,6 +406,15 @@ fn bind_pending(cluster: &FakeCluster) {
         .iter()
         .filter(|n| {
             n["spec"]["unschedulable"] != true && n["metadata"]["deletionTimestamp"].is_null()
+        })
+        // The pods here tolerate nothing: kube-scheduler's TaintToleration filter keeps them
+        // off a node with a NoSchedule or NoExecute taint (a disruption taint, a startup taint).
+        .filter(|n| {
+            !n["spec"]["taints"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|t| t["effect"] == "NoSchedule" || t["effect"] == "NoExecute")
         })
         .filter(|n| {
             n["status"]["conditions"]

@@ -57,6 +57,10 @@ pub enum FaultAnswer {
     Status(u16, String),
     /// No answer at all (a timeout, a reset connection).
     NoAnswer(String),
+    /// The request is served — a write takes effect — but its answer is lost (a connection
+    /// reset after the API server applied it): the client cannot tell this from
+    /// [`FaultAnswer::NoAnswer`], and must read again rather than assume either.
+    LostAnswer(String),
 }
 
 /// A scripted fault: the next `times` requests matching `method` and whose path contains
@@ -383,14 +387,19 @@ impl Cluster for FakeCluster {
             body: body.clone(),
             content_type: request.content_type,
         });
-        if let Some(answer) = st.take_fault(request.method, &path) {
-            return match answer {
-                FaultAnswer::Status(status, message) => Ok(status_response(status, &message)),
-                FaultAnswer::NoAnswer(message) => Err(ClusterError::Transport {
+        let mut lost = None;
+        match st.take_fault(request.method, &path) {
+            Some(FaultAnswer::Status(status, message)) => {
+                return Ok(status_response(status, &message))
+            }
+            Some(FaultAnswer::NoAnswer(message)) => {
+                return Err(ClusterError::Transport {
                     server: "fake".into(),
                     message,
-                }),
-            };
+                })
+            }
+            Some(FaultAnswer::LostAnswer(message)) => lost = Some(message),
+            None => {}
         }
         let response = st.serve(request.method, &path, &query, body, request.content_type);
         drop(st);
@@ -404,7 +413,13 @@ impl Cluster for FakeCluster {
         if let Some(hook) = hook {
             (hook.run)(self);
         }
-        Ok(response)
+        match lost {
+            Some(message) => Err(ClusterError::Transport {
+                server: "fake".into(),
+                message,
+            }),
+            None => Ok(response),
+        }
     }
 
     fn request_count(&self) -> u64 {

@@ -179,6 +179,27 @@ fn scripted_faults_answer_instead_of_the_store_then_are_spent() {
 }
 
 #[test]
+fn a_lost_answer_is_no_answer_to_the_client_but_the_write_took_effect() {
+    let c = FakeCluster::new();
+    c.put(node("a", json!({})));
+    c.fail(Fault {
+        method: Some(Method::Patch),
+        path: "/api/v1/nodes/a".into(),
+        times: 1,
+        answer: FaultAnswer::LostAnswer("connection reset".into()),
+    });
+    let patch = json!({"spec": {"unschedulable": true}});
+    assert!(matches!(
+        ops::merge_patch(&c, "/api/v1/nodes/a", &patch),
+        Err(ClusterError::Transport { .. })
+    ));
+    assert_eq!(
+        c.get("v1", "Node", None, "a").unwrap()["spec"]["unschedulable"],
+        true
+    );
+}
+
+#[test]
 fn create_names_from_generate_name_and_refuses_duplicates() {
     let c = FakeCluster::new();
     let made = ops::create(
