@@ -64,7 +64,9 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         }
     };
     let cloud;
-    let ec2 = if args.no_aws || offline {
+    let ec2 = if offline {
+        Ec2::Manifests
+    } else if args.no_aws {
         Ec2::Off
     } else if nodes::instance_ids(&manifests).is_empty() {
         Ec2::NothingToAsk
@@ -104,10 +106,14 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
             ctx.global.output,
             OutputFormat::Wide | OutputFormat::Json | OutputFormat::Yaml
         ),
-        kubernetes_version: cluster
-            .as_ref()
-            .and_then(|c| live::kubernetes_version(ctx, c).ok())
-            .unwrap_or(ASSUMED_KUBERNETES_VERSION),
+        // `--kubernetes-version` offline too (it was read live only: `-f` said 1.32's SSM paths).
+        kubernetes_version: match (live::kubernetes_version_flag(ctx)?, cluster.as_ref()) {
+            (Some(v), _) => v,
+            (None, Some(c)) => {
+                live::kubernetes_version(ctx, c).unwrap_or(ASSUMED_KUBERNETES_VERSION)
+            }
+            (None, None) => ASSUMED_KUBERNETES_VERSION,
+        },
         now,
     };
     let (global, err) = (ctx.global, &mut *ctx.err);

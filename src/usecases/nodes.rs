@@ -74,6 +74,8 @@ pub struct Request {
 pub enum Ec2<'a, C> {
     /// `--no-aws`: not asked.
     Off,
+    /// `-f`: the world is the manifests; not asked, every instance taken as running.
+    Manifests,
     /// No node names an instance: nothing to ask.
     NothingToAsk,
     /// Not reachable (why): the cluster's facts are used.
@@ -87,6 +89,9 @@ pub enum Ec2<'a, C> {
 pub enum Note {
     /// `--no-aws`: instance facts come from the cluster only.
     NoAws,
+    /// `-f`: instance facts come from the manifests only (AWS is not asked; every instance is
+    /// taken as running).
+    Manifests,
     /// AWS could not be reached (why): instance facts come from the cluster only.
     AwsUnavailable(String),
     /// Nodes neither Karpenter nor this tool manages are not shown.
@@ -118,6 +123,7 @@ impl Note {
         matches!(
             self,
             Note::NoAws
+                | Note::Manifests
                 | Note::AwsUnavailable(_)
                 | Note::EstimatedPrices(_)
                 | Note::NoSpotPrices
@@ -457,6 +463,7 @@ pub fn view<C: Compute>(
     let mut gone = BTreeMap::new();
     match ec2 {
         Ec2::Off => note(Note::NoAws),
+        Ec2::Manifests => note(Note::Manifests),
         Ec2::NothingToAsk => {}
         Ec2::Unreachable(why) => note(Note::AwsUnavailable(why)),
         Ec2::Connected(c) => match describe_by_filter(c, &instance_ids(m)) {

@@ -58,6 +58,7 @@ mod life_line_by_line;
 mod moto;
 mod nodes;
 mod offer_line_by_line;
+mod offline_live;
 mod pipes;
 mod placement_groups;
 mod plans;

@@ -36,6 +36,10 @@ pub fn tell(global: &GlobalArgs, err: &mut dyn Write, n: &Note) {
 fn text(n: &Note) -> String {
     match n {
         Note::NoAws => "--no-aws: instance facts from the cluster only".into(),
+        Note::Manifests => {
+            "-f: instance facts from the manifests only (AWS not asked; every instance taken as running)"
+                .into()
+        }
         Note::AwsUnavailable(why) => {
             format!("AWS unavailable ({why}): AMIs and instance facts from the cluster only")
         }

@@ -325,6 +325,10 @@ fn without_ec2_the_cluster_s_facts_are_shown_and_the_document_says_why() {
     let view = view.unwrap();
     assert_eq!(view.notes, [Note::NoAws]);
     assert_eq!(told, [Note::NoAws, Note::Unmanaged(1)]);
+    // From manifests (`-f`) the note says so, not `--no-aws` (s32-offlive: the offline and
+    // live documents of one world differ only by this documented assumption).
+    let (from_manifests, _) = run(Ec2::Manifests, &request());
+    assert_eq!(from_manifests.unwrap().notes, [Note::Manifests]);
     assert_eq!(
         view.nodes.len(),
         1,
