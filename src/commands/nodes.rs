@@ -11,7 +11,7 @@ use crate::error::{CommandResult, Exit};
 use crate::k8s::snapshot::{self, Scope};
 use crate::usecases::ami::ASSUMED_KUBERNETES_VERSION;
 use crate::usecases::consolidate;
-use crate::usecases::nodes::{self, Ec2, Request};
+use crate::usecases::nodes::{self, Ec2, Note, Request};
 use crate::usecases::provisioning::buffers;
 
 /// Runs `nodes`.
@@ -99,6 +99,7 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
             render::nodes::tell(global, err, &note)
         })
     };
+    let mut version_note = None;
     let request = Request {
         nodepools: args.nodepools.clone(),
         selector,
@@ -109,9 +110,11 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         // `--kubernetes-version` offline too (it was read live only: `-f` said 1.32's SSM paths).
         kubernetes_version: match (live::kubernetes_version_flag(ctx)?, cluster.as_ref()) {
             (Some(v), _) => v,
-            (None, Some(c)) => {
-                live::kubernetes_version(ctx, c).unwrap_or(ASSUMED_KUBERNETES_VERSION)
-            }
+            // Said, not swallowed: the DRIFT column's aliases follow the assumed version.
+            (None, Some(c)) => live::kubernetes_version(ctx, c).unwrap_or_else(|e| {
+                version_note = Some(Note::VersionUnavailable(e.message));
+                ASSUMED_KUBERNETES_VERSION
+            }),
             (None, None) => ASSUMED_KUBERNETES_VERSION,
         },
         now,
@@ -121,6 +124,10 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         render::nodes::tell(global, err, &note)
     })?;
     view.notes.extend(catalog_notes);
+    if let Some(note) = version_note {
+        render::nodes::tell(ctx.global, ctx.err, &note);
+        view.notes.push(note);
+    }
     if !args.no_decision {
         // The nodes' own region (their zones tell), else the flags'.
         let region = match view.nodes.iter().find_map(|n| n.region.clone()) {

@@ -98,6 +98,9 @@ pub enum Note {
     Unmanaged(usize),
     /// From the drift evaluation (stale node-class status, …).
     Drift(String),
+    /// The API server's `/version` could not be read (why): AMI aliases resolve for the
+    /// assumed version.
+    VersionUnavailable(String),
     /// DescribeImages failed (why): AMI names are missing.
     AmiNamesUnavailable(String),
     /// Prices in these regions are us-east-1's list prices.
@@ -125,6 +128,7 @@ impl Note {
             Note::NoAws
                 | Note::Manifests
                 | Note::AwsUnavailable(_)
+                | Note::VersionUnavailable(_)
                 | Note::EstimatedPrices(_)
                 | Note::NoSpotPrices
                 | Note::ReservationsUnavailable(_)

@@ -26,6 +26,7 @@ const BAR_CELLS: usize = 8;
 pub fn tell(global: &GlobalArgs, err: &mut dyn Write, n: &Note) {
     match n {
         Note::AwsUnavailable(_)
+        | Note::VersionUnavailable(_)
         | Note::ReservationsUnavailable(_)
         | Note::Reservations(_)
         | Note::DecisionSkipped { .. } => warn(global, err, &text(n)),
@@ -47,6 +48,10 @@ fn text(n: &Note) -> String {
             "{count} nodes are not managed by Karpenter or this tool and are not shown"
         ),
         Note::Drift(text) => text.clone(),
+        Note::VersionUnavailable(why) => format!(
+            "the API server's version unavailable ({why}): AMI aliases resolved for Kubernetes {}; pass --kubernetes-version X.Y",
+            crate::usecases::ami::ASSUMED_KUBERNETES_VERSION
+        ),
         Note::AmiNamesUnavailable(why) => format!("AMI names unavailable: {why}"),
         Note::EstimatedPrices(regions) => format!(
             "prices in {} are estimated with {} on-demand list prices",
@@ -343,6 +348,24 @@ struct NodeList<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unread_server_version_is_a_warning_naming_the_assumed_version() {
+        let note = Note::VersionUnavailable("GET /version: 503".into());
+        let mut err = Vec::new();
+        tell(&GlobalArgs::default(), &mut err, &note);
+        assert_eq!(
+            String::from_utf8(err).unwrap(),
+            "warning: the API server's version unavailable (GET /version: 503): AMI aliases resolved for Kubernetes 1.32; pass --kubernetes-version X.Y\n"
+        );
+        let quiet = GlobalArgs {
+            quiet: true,
+            ..GlobalArgs::default()
+        };
+        let mut err = Vec::new();
+        tell(&quiet, &mut err, &note);
+        assert!(err.is_empty(), "-q hides it");
+    }
 
     #[test]
     fn bars_fill_round_and_cap() {
