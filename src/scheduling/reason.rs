@@ -559,10 +559,11 @@ pub struct Shortfall {
     pub requested: i64,
     /// The largest allocatable (after overhead) among the compatible types.
     pub largest: i64,
-    /// The most the pool's DaemonSets request of it on one of those types (0: none). Karpenter's
-    /// own message prints the `daemonset overhead` (core v1.14.1 `scheduler.go`
-    /// `NodePoolsForPodError`); aws#6507 asked why a GPU pod did not fit a p5.48xlarge when a
-    /// DaemonSet requested its GPUs.
+    /// The most the pool's DaemonSets request of it on one of those types (0: none): core v1.14.1
+    /// `scheduler.go` `buildDaemonOverheadGroups`, added to the pod's requests in `nodeclaim.go`
+    /// `filterInstanceTypesByRequirements`. aws#6507 asked why a GPU pod did not fit a
+    /// p5.48xlarge when a DaemonSet requested its GPUs (the thread's release printed
+    /// `daemonset overhead=`; v1.14.1's error no longer does).
     pub daemon_overhead: i64,
 }
 

@@ -113,8 +113,8 @@ fn a_pending_daemon_set_pod_is_named_not_provisioned_for() {
 }
 
 /// aws#6507: a DaemonSet that requests a p5.48xlarge's 8 GPUs leaves none for an 8-GPU pod
-/// (core v1.14.1 `scheduler.go`: the DaemonSet overhead is added to the pod's requests, and
-/// Karpenter's error prints `daemonset overhead={… "nvidia.com/gpu":"8" …}`). The reason said
+/// (core v1.14.1 `scheduler.go` `buildDaemonOverheadGroups`, added to the pod's requests in
+/// `nodeclaim.go` `filterInstanceTypesByRequirements`). The reason said
 /// "largest available after overhead: 0" without saying whose overhead; it now says the
 /// DaemonSets request 8.
 #[test]
