@@ -370,6 +370,13 @@ impl Manifests {
                 GATED.to_string()
             }
             (Some(n), _) => format!("nominated to node {n} by the scheduler"),
+            (None, Some(o)) if o.kind == "DaemonSet" => {
+                self.daemon_set_pods.push(pod.key());
+                format!(
+                    "owned by DaemonSet {}, which Karpenter does not provision for",
+                    o.name
+                )
+            }
             (None, Some(o)) => format!(
                 "owned by {} {}, which Karpenter does not provision for",
                 o.kind, o.name

@@ -559,6 +559,12 @@ pub struct Shortfall {
     pub requested: i64,
     /// The largest allocatable (after overhead) among the compatible types.
     pub largest: i64,
+    /// The most the pool's DaemonSets request of it on one of those types (0: none): core v1.14.1
+    /// `scheduler.go` `buildDaemonOverheadGroups`, added to the pod's requests in `nodeclaim.go`
+    /// `filterInstanceTypesByRequirements`. aws#6507 asked why a GPU pod did not fit a
+    /// p5.48xlarge when a DaemonSet requested its GPUs (the thread's release printed
+    /// `daemonset overhead=`; v1.14.1's error no longer does).
+    pub daemon_overhead: i64,
 }
 
 impl fmt::Display for Shortfall {
@@ -566,10 +572,18 @@ impl fmt::Display for Shortfall {
         let r = &self.resource;
         write!(
             f,
-            "{r} {} (largest available after overhead: {})",
+            "{r} {} (largest available after overhead: {}",
             format_milli_readable(r, self.requested),
             format_milli_readable(r, self.largest)
-        )
+        )?;
+        if self.daemon_overhead > 0 {
+            write!(
+                f,
+                "; the NodePool's DaemonSets request {} of it",
+                format_milli_readable(r, self.daemon_overhead)
+            )?;
+        }
+        f.write_str(")")
     }
 }
 
@@ -607,6 +621,7 @@ mod tests {
             resource: "cpu".into(),
             requested,
             largest,
+            daemon_overhead: 0,
         };
         let cases: Vec<(Reason, ReasonCode, &str)> = vec![
             (
@@ -776,6 +791,24 @@ mod tests {
                 "NodePool default: no instance type within its remaining limits has cpu 96 \
                  (largest available after overhead: 7900m), cpu 1m (largest available after \
                  overhead: 0)",
+            ),
+            // aws#6507: a DaemonSet takes the GPUs the pod asks for.
+            (
+                Reason::NotLaunchable(refusal(
+                    "NodePool",
+                    PoolCause::RequestsExceedInstanceTypes {
+                        within_limits: false,
+                        shortfalls: vec![Shortfall {
+                            resource: "nvidia.com/gpu".into(),
+                            requested: 8000,
+                            largest: 0,
+                            daemon_overhead: 8000,
+                        }],
+                    },
+                )),
+                ReasonCode::NoInstanceTypeFits,
+                "NodePool default: no instance type has nvidia.com/gpu 8 (largest available \
+                 after overhead: 0; the NodePool's DaemonSets request 8 of it)",
             ),
             (
                 Reason::NotLaunchable(refusal(

@@ -902,6 +902,11 @@ impl<'a> Solver<'a> {
             .map(|r| Shortfall {
                 requested: pod.requests.get(&r),
                 largest: largest.get(&r),
+                daemon_overhead: compatible
+                    .iter()
+                    .map(|&t| pool.daemon_overhead[t as usize].get(&r))
+                    .max()
+                    .unwrap_or(0),
                 resource: r,
             })
             .collect();

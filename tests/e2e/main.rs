@@ -91,6 +91,7 @@ mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;
 mod threads7;
+mod threads8;
 mod types_line_by_line;
 mod upstream_audit_apis_binary;
 mod upstream_audit_aws_binary;

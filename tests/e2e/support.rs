@@ -94,6 +94,15 @@ pub fn karpenter(args: &[&str], stdin: &[u8]) -> Run {
     Run::from(child.wait_with_output().unwrap())
 }
 
+/// `kubectl-karpenter ARGS -f tests/fixtures/FIXTURE --region us-east-1` (offline).
+pub fn run_fixture(fixture_path: &str, args: &[&str]) -> Run {
+    let file = fixture(fixture_path);
+    let file = file.to_string_lossy().into_owned();
+    let mut all = args.to_vec();
+    all.extend(["-f", file.as_str(), "--region", "us-east-1"]);
+    karpenter(&all, b"")
+}
+
 /// `consolidate -f tests/fixtures/FIXTURE --region us-east-1 --now NOW -o json`: the report
 /// (offline, the embedded catalog).
 pub fn consolidate_fixture(fixture_path: &str, now: &str) -> serde_json::Value {

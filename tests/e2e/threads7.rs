@@ -5,15 +5,11 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{consolidate_fixture, fixture, karpenter, Run};
+use crate::support::{consolidate_fixture, run_fixture, Run};
 
 /// `kubectl-karpenter ARGS -f threads7/NAME --region us-east-1`, as a table.
 fn table(name: &str, args: &[&str]) -> Run {
-    let file = fixture(&format!("threads7/{name}"));
-    let file = file.to_string_lossy().into_owned();
-    let mut all = args.to_vec();
-    all.extend(["-f", file.as_str(), "--region", "us-east-1"]);
-    karpenter(&all, b"")
+    run_fixture(&format!("threads7/{name}"), args)
 }
 
 /// Each of `lines` is in the table.

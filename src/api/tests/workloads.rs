@@ -342,6 +342,9 @@ status: {nominatedNodeName: ip-10-0-0-2}
             "Pod/nominated (pods.yaml (document 4)): nominated to node ip-10-0-0-2 by the scheduler",
         ]
     );
+    // aws#1649: the pending DaemonSet pod is named for `provision`'s warning (core v1.14.1
+    // pkg/utils/pod/scheduling.go IsProvisionable: !IsOwnedByDaemonSet).
+    assert_eq!(m.daemon_set_pods, ["default/ds-pod"]);
 }
 
 /// What disruption reads of a bound pod beyond scheduling: `spec.priority` and

@@ -69,7 +69,12 @@ pub fn report(
 
 fn row(n: &NodeReport) -> Vec<String> {
     let decision = match (n.decision, &n.replacement_type) {
-        (NodeDecision::Replace, Some(t)) => format!("replace → {t}"),
+        // Another capacity type is the point of a same-type replacement (aws#7979:
+        // on-demand → reserved); say it.
+        (NodeDecision::Replace, Some(t)) => match &n.replacement_capacity_type {
+            Some(ct) if *ct != n.capacity_type => format!("replace → {t} ({ct})"),
+            _ => format!("replace → {t}"),
+        },
         (NodeDecision::Replace, None) => "replace".into(),
         (NodeDecision::Delete, _) => "delete".into(),
         (NodeDecision::None, _) => "none".into(),

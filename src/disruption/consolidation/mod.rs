@@ -37,7 +37,7 @@ pub use input::{
 };
 pub use pdb::currently_reschedulable;
 pub(crate) use pdb::{evaluate as evaluate_pdbs, first_eviction_refused, Pdb, PdbBlock};
-pub use reason::{held_back_text, Reason};
+pub use reason::{held_back_text, Reason, WindowStart};
 pub use report::{
     Action, ConsolidationReport, Decision, HeldBackDestination, Method, NodeDecision, NodeReport,
     Replacement, UnlimitedBudget,

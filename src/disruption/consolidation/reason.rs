@@ -8,6 +8,45 @@ use serde::{Serialize, Serializer};
 use crate::disruption::budgets::DisruptionReason;
 use crate::model::node::InstanceGone;
 
+/// What a NodeClaim's `consolidateAfter` window counts from (core v1.14.1
+/// `pkg/controllers/nodeclaim/disruption/consolidation.go` `Reconcile`: `lastPodEventTime`, else
+/// the `Initialized` condition's transition; its log names `lastPodEventTime`). Epoch seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowStart {
+    /// `status.lastPodEventTime`: a pod bound to or left the node.
+    LastPodEvent(i64),
+    /// The `Initialized` condition's transition (no pod event yet).
+    Initialized(i64),
+    /// The NodeClaim's creation (the input has neither).
+    Created(i64),
+}
+
+impl WindowStart {
+    /// When the window started.
+    pub fn at(self) -> i64 {
+        match self {
+            WindowStart::LastPodEvent(t)
+            | WindowStart::Initialized(t)
+            | WindowStart::Created(t) => t,
+        }
+    }
+}
+
+impl fmt::Display for WindowStart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self {
+            WindowStart::LastPodEvent(_) => "the last pod event",
+            WindowStart::Initialized(_) => "its initialization",
+            WindowStart::Created(_) => "its creation",
+        };
+        write!(
+            f,
+            "{what} at {}",
+            crate::model::time::format_rfc3339(self.at())
+        )
+    }
+}
+
 /// Why Karpenter would leave a node alone.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reason {
@@ -115,6 +154,9 @@ pub enum Reason {
         after: i64,
         /// Seconds left.
         left: i64,
+        /// What the window counts from, and when (aws#9207: a pool whose pods churn faster
+        /// than its `consolidateAfter` is never consolidated; the reason names the event).
+        since: WindowStart,
     },
     /// v1: the NodeClaim's `Consolidatable` condition is False.
     NotConsolidatable {
@@ -377,9 +419,9 @@ impl fmt::Display for Reason {
             Reason::NotConsolidatable { claim } => {
                 write!(f, "NodeClaim {claim} has condition Consolidatable=False")
             }
-            Reason::ConsolidateAfter { after, left } => write!(
+            Reason::ConsolidateAfter { after, left, since } => write!(
                 f,
-                "consolidateAfter {} not reached ({} left)",
+                "consolidateAfter {} not reached ({} left), counted from {since}",
                 duration(*after),
                 duration(*left)
             ),
@@ -519,10 +561,12 @@ mod tests {
         assert_eq!(
             Reason::ConsolidateAfter {
                 after: 30,
-                left: 12
+                left: 12,
+                since: WindowStart::LastPodEvent(1_780_401_582)
             }
             .to_string(),
-            "consolidateAfter 30s not reached (12s left)"
+            "consolidateAfter 30s not reached (12s left), counted from the last pod event at \
+             2026-06-02T11:59:42Z"
         );
         assert_eq!(
             Reason::SpotToSpotTooFew {

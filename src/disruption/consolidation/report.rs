@@ -129,6 +129,11 @@ pub struct NodeReport {
     /// The replacement's cheapest type, for `replace`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replacement_type: Option<String>,
+    /// The replacement's capacity type, for `replace` (`reserved` when it launches into a
+    /// capacity reservation, priced at on-demand / 10,000,000: aws#7979, a c5.xlarge
+    /// replaced by a c5.xlarge).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replacement_capacity_type: Option<String>,
     /// The method, unless `none`.
     pub method: Option<Method>,
     /// The pass of its action.

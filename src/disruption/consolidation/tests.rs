@@ -165,18 +165,23 @@ fn consolidate_after_counts_from_the_last_pod_event_else_initialization() {
         reason(&r, "recent"),
         &Reason::ConsolidateAfter {
             after: 3600,
-            left: 3000
+            left: 3000,
+            since: WindowStart::LastPodEvent(NOW - 600)
         }
     );
-    assert_eq!(
-        reason(&r, "recent").to_string(),
-        "consolidateAfter 1h not reached (50m left)"
+    assert!(
+        reason(&r, "recent").to_string().starts_with(
+            "consolidateAfter 1h not reached (50m left), counted from the last pod event at "
+        ),
+        "{}",
+        reason(&r, "recent")
     );
     assert_eq!(
         reason(&r, "fresh-empty"),
         &Reason::ConsolidateAfter {
             after: 3600,
-            left: 600
+            left: 600,
+            since: WindowStart::Initialized(NOW - 3000)
         }
     );
 }

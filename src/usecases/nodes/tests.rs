@@ -570,6 +570,10 @@ fn a_capacity_reservation_changes_the_column_as_it_changes_consolidate() {
         let input = consolidate::build_input(&mut manifests, &mut sizing, &config, None).unwrap();
         let report = consolidate::evaluate(&config, input).unwrap();
         let node = report.nodes.iter().find(|n| n.name == under_used).unwrap();
+        // aws#7979: the row says the replacement's capacity type (reserved: a same-priced type
+        // is cheaper there, aws v1.14.1 offering price on-demand / 10,000,000).
+        let expected = if reserved { "reserved" } else { "on-demand" };
+        assert_eq!(node.replacement_capacity_type.as_deref(), Some(expected));
         let decided = Consolidation::from(node.clone());
         assert_eq!(column, decided, "the column is consolidate's decision");
         column

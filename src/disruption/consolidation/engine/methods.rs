@@ -9,7 +9,7 @@ use crate::disruption::consolidation::candidate::{self, Candidate, Class};
 use crate::disruption::consolidation::cluster::{After, Status};
 use crate::disruption::consolidation::input::Release;
 use crate::disruption::consolidation::price::Choice;
-use crate::disruption::consolidation::reason::Reason;
+use crate::disruption::consolidation::reason::{Reason, WindowStart};
 use crate::disruption::consolidation::report::Method;
 use crate::disruption::consolidation::sim::{PodRef, SimRequest, Simulator};
 use crate::model::labels;
@@ -36,13 +36,14 @@ impl<S: Simulator> Engine<S> {
                 claim: claim.name.clone(),
             });
         }
-        let since = claim
-            .last_pod_event
-            .or(claim.initialized_at)
-            .unwrap_or(claim.created);
-        let left = after - (self.c.now - since);
+        let since = match (claim.last_pod_event, claim.initialized_at) {
+            (Some(t), _) => WindowStart::LastPodEvent(t),
+            (None, Some(t)) => WindowStart::Initialized(t),
+            (None, None) => WindowStart::Created(claim.created),
+        };
+        let left = after - (self.c.now - since.at());
         if after > 0 && left > 0 {
-            return Err(Reason::ConsolidateAfter { after, left });
+            return Err(Reason::ConsolidateAfter { after, left, since });
         }
         Ok(())
     }

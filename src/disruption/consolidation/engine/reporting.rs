@@ -55,6 +55,7 @@ impl<S: Simulator> Engine<S> {
                 price_per_hour: self.node_price(i),
                 decision: NodeDecision::None,
                 replacement_type: None,
+                replacement_capacity_type: None,
                 method: None,
                 pass: None,
                 reason: None,
@@ -69,9 +70,9 @@ impl<S: Simulator> Engine<S> {
                         Decision::Delete => NodeDecision::Delete,
                         Decision::Replace => NodeDecision::Replace,
                     };
-                    if action.decision == Decision::Replace {
-                        entry.replacement_type =
-                            action.replacement.as_ref().map(|r| r.instance_type.clone());
+                    if let (Decision::Replace, Some(r)) = (action.decision, &action.replacement) {
+                        entry.replacement_type = Some(r.instance_type.clone());
+                        entry.replacement_capacity_type = Some(r.capacity_type.clone());
                     }
                     entry.method = Some(action.method);
                     entry.pass = Some(action.pass);
