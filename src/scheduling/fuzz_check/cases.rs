@@ -6,7 +6,8 @@ use crate::model::instance_type::{Offering, ON_DEMAND, SPOT};
 use crate::model::labels::ZONE;
 use crate::model::requirements::NodeSelectorRequirement;
 use crate::model::requirements::Operator::*;
-use crate::scheduling::{solve_rounds, Input, PoolInput};
+use crate::scheduling::tests::pool_input as pool_of;
+use crate::scheduling::{solve_rounds, Input};
 use crate::testing::*;
 
 /// Offerings `zone/capacity type/price`, available unless the price is negative.
@@ -23,20 +24,17 @@ fn offers(list: &[(&str, &str, f64)]) -> Vec<Offering> {
         .collect()
 }
 
-fn pool_of(
-    pool: crate::model::nodepool::NodePool,
-    types: Vec<crate::model::instance_type::InstanceType>,
-) -> PoolInput {
-    PoolInput {
-        pool,
-        node_class: Some("default".into()),
-        instance_types: types,
-        usage: Default::default(),
-        claim_annotations: Default::default(),
-        images: Vec::new(),
-        not_ready: None,
-        unlaunched: Default::default(),
-    }
+/// One pool of one 8-CPU type in one zone, the pod planned and the plan checked.
+fn planned_and_checked(pod: crate::model::pod::Pod) -> crate::scheduling::Plan {
+    let it = instance_type("t", "8", "32Gi", "16", offers(&[("z-b", ON_DEMAND, 0.35)]));
+    let input = Input {
+        pods: vec![pod],
+        pools: vec![pool_of(node_pool("p0"), vec![it])],
+        ..Default::default()
+    };
+    let plan = solve_rounds(&input);
+    assert_eq!(check_plan(&input, &plan), vec![], "{plan:#?}");
+    plan
 }
 
 /// Seed 1359, minimised: a pool with `minValues: 2` on the instance type and a zone
@@ -121,22 +119,7 @@ fn a_term_naming_a_custom_key_twice_is_intersected_not_overwritten() {
             ("example.com/tier", Exists, &[]),
         ])
         .build();
-    let input = Input {
-        pods: vec![pod],
-        pools: vec![pool_of(
-            node_pool("p0"),
-            vec![instance_type(
-                "t",
-                "8",
-                "32Gi",
-                "16",
-                offers(&[("z-b", ON_DEMAND, 0.35)]),
-            )],
-        )],
-        ..Default::default()
-    };
-    let plan = solve_rounds(&input);
-    assert_eq!(check_plan(&input, &plan), vec![], "{plan:#?}");
+    let plan = planned_and_checked(pod);
     assert_eq!(plan.unschedulable.len(), 1, "{plan:#?}");
 }
 
@@ -163,22 +146,7 @@ fn a_preference_contradicting_the_required_term_collapses_it_to_does_not_exist_a
         )
         .build();
     pod.labels.clear();
-    let input = Input {
-        pods: vec![pod],
-        pools: vec![pool_of(
-            node_pool("p0"),
-            vec![instance_type(
-                "t",
-                "8",
-                "32Gi",
-                "16",
-                offers(&[("z-b", ON_DEMAND, 0.35)]),
-            )],
-        )],
-        ..Default::default()
-    };
-    let plan = solve_rounds(&input);
-    assert_eq!(check_plan(&input, &plan), vec![], "{plan:#?}");
+    let plan = planned_and_checked(pod);
     assert!(plan.unschedulable.is_empty(), "{plan:#?}");
     let tier = plan.node_claims[0]
         .requirements
