@@ -584,4 +584,6 @@ impl Plan {
 }
 
 #[cfg(test)]
+mod fuzz_check;
+#[cfg(test)]
 mod tests;

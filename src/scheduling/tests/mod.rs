@@ -67,7 +67,7 @@ fn small_catalog() -> Vec<crate::model::instance_type::InstanceType> {
     ]
 }
 
-fn pool_input(
+pub(super) fn pool_input(
     pool: crate::model::nodepool::NodePool,
     types: Vec<crate::model::instance_type::InstanceType>,
 ) -> PoolInput {
