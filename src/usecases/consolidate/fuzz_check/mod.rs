@@ -114,16 +114,18 @@ fn consolidation_reports_keep_their_own_rules() {
     assert!(failures.is_empty(), "{}", describe(&failures));
 }
 
+/// A number from the environment, else `default`.
+fn env(key: &str, default: u64) -> u64 {
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// The long sweep: `FUZZ_CONS_SEED` (default 1), `FUZZ_CONS_N` clusters (default 10,000).
 #[test]
 #[ignore = "long: run with --ignored"]
 fn sweep_many() {
-    let env = |k: &str, d: u64| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(d)
-    };
     let (seed, n) = (env("FUZZ_CONS_SEED", 1), env("FUZZ_CONS_N", 10_000));
     let failures = sweep(seed, n);
     eprintln!("{n} clusters from seed {seed}: {} failing", failures.len());
@@ -134,10 +136,7 @@ fn sweep_many() {
 #[test]
 #[ignore = "a debugging aid"]
 fn show_one() {
-    let seed = std::env::var("FUZZ_CONS_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
+    let seed = env("FUZZ_CONS_SEED", 1);
     let mut r = gen::Rng::new(seed);
     let spec = gen::generate(&mut r);
     let objects = manifests::objects(&spec);
@@ -160,12 +159,6 @@ fn serde_yaml_like(o: &Value) -> String {
 #[test]
 #[ignore = "a debugging aid"]
 fn tally() {
-    let env = |k: &str, d: u64| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(d)
-    };
     let (seed, n) = (env("FUZZ_CONS_SEED", 1), env("FUZZ_CONS_N", 500));
     let mut counts = std::collections::BTreeMap::new();
     for s in seed..seed + n {
