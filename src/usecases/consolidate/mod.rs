@@ -689,6 +689,8 @@ pub(crate) fn pdb_input(pdb: &PodDisruptionBudget) -> Result<PdbInput, CommandEr
 }
 
 #[cfg(test)]
+mod fuzz_check;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_controller_settings;

@@ -1,0 +1,221 @@
+//! The fuzzer's findings, minimised into named cases: each one a report the first checker
+//! called a violation, decided against Karpenter's source (docs/upstream-tests/fuzzing.md
+//! "Consolidation reports checked against their own rules (s32-fuzzcons)").
+
+use super::gen::{Budget, Gen, NodeSpec, Owner, PodSpec, Policy, Pool, Rng, Spec};
+use super::{check, manifests, report};
+use crate::disruption::consolidation::{ConsolidationReport, Decision, Method, NodeDecision};
+
+fn pool(policy: Policy, expire_after: Option<i64>) -> Pool {
+    Pool {
+        name: "pool-0".into(),
+        policy,
+        consolidate_after: Some(0),
+        budgets: vec![Budget {
+            percent: true,
+            value: 100,
+            reasons: Vec::new(),
+            window: None,
+        }],
+        expire_after,
+        types: vec!["m5.large", "m5.xlarge"],
+        capacity_types: vec!["on-demand"],
+        tainted: false,
+    }
+}
+
+fn node(name: &str, itype: &'static str, age: i64, pods: Vec<PodSpec>) -> NodeSpec {
+    NodeSpec {
+        name: name.into(),
+        pool: 0,
+        itype,
+        capacity_type: "on-demand",
+        zone: "us-east-1a",
+        initialized: true,
+        ready: true,
+        age,
+        last_pod_event_age: None,
+        drifted: false,
+        do_not_disrupt: false,
+        pods,
+    }
+}
+
+fn pod(name: &str, app: &str, cpu_m: u64) -> PodSpec {
+    PodSpec {
+        name: name.into(),
+        app: app.into(),
+        cpu_m,
+        mem_mi: 128,
+        owner: Owner::ReplicaSet,
+        do_not_disrupt: false,
+        tolerates: false,
+        zone_selector: None,
+        high_priority: false,
+        spread: false,
+        anti_affinity: false,
+    }
+}
+
+/// A v1 cluster of `nodes` in one pool, the catalog of seed 1.
+fn spec(pool: Pool, nodes: Vec<NodeSpec>) -> Spec {
+    let mut s = super::gen::generate(&mut Rng::new(1));
+    s.gen = Gen::V1;
+    s.spot_to_spot = false;
+    s.pools = vec![pool];
+    s.nodes = nodes;
+    s.pdbs = Vec::new();
+    s
+}
+
+fn run(s: &Spec) -> ConsolidationReport {
+    let r = report(
+        &manifests::objects(s),
+        &manifests::catalog(s),
+        s.spot_to_spot,
+    )
+    .unwrap();
+    assert_eq!(check::check(s, &r), Vec::<String>::new(), "{r:#?}");
+    r
+}
+
+fn row<'a>(
+    r: &'a ConsolidationReport,
+    name: &str,
+) -> &'a crate::disruption::consolidation::NodeReport {
+    r.nodes.iter().find(|n| n.name == name).unwrap()
+}
+
+/// Seeds 43, 134, 188, 301, 321 (v1alpha5, v1beta1): a PDB allowing 0 disruptions does not hold
+/// a pod that tolerates every taint — it tolerates `karpenter.sh/disrupted:NoSchedule`, so it is
+/// never evicted (core v1.14.1 `utils/pdb/pdb.go` `isEvictable` → `utils/pod/scheduling.go`
+/// `IsEvictable`; v0.37.7 and v0.31.4 the same). The checker had counted it.
+#[test]
+fn a_pdb_at_zero_does_not_hold_a_pod_tolerating_the_disrupted_taint() {
+    let mut tolerant = pod("p0", "app-0", 100);
+    tolerant.tolerates = true;
+    // node-b stays (its pod is do-not-disrupt) and has room for p0.
+    let mut stays = pod("p1", "app-1", 1000);
+    stays.do_not_disrupt = true;
+    let mut s = spec(
+        pool(Policy::Underutilized, None),
+        vec![
+            node("node-a", "m5.large", 90_000, vec![tolerant]),
+            node("node-b", "m5.xlarge", 90_000, vec![stays]),
+        ],
+    );
+    s.pdbs = vec![super::gen::Pdb {
+        app: "app-0".into(),
+        min_available: false,
+        percent: false,
+        value: 0,
+    }];
+    let r = run(&s);
+    assert_ne!(row(&r, "node-a").decision, NodeDecision::None, "{r:#?}");
+    // Without the toleration the same PDB holds the node.
+    s.nodes[0].pods[0].tolerates = false;
+    let r = run(&s);
+    let reason = row(&r, "node-a").reason.as_ref().map(ToString::to_string);
+    assert!(
+        reason
+            .as_deref()
+            .is_some_and(|t| t.contains("default/pdb-0")),
+        "{r:#?}"
+    );
+}
+
+/// Seeds 31, 32, 35: v1 expiration deletes the NodeClaim (forceful) and the provisioner launches
+/// for its pods: the action is a `delete` naming that launch, and the drain waits for a
+/// do-not-disrupt pod instead of moving it (core v1.14.1 `nodeclaim/expiration/controller.go`;
+/// `node/termination/terminator`; docs/spec.md §9 `drainWaitsFor`). The checker had required
+/// a `replace` for a launch and every pod moved.
+#[test]
+fn v1_expiration_is_a_delete_naming_the_launch_and_waits_for_do_not_disrupt() {
+    let mut held = pod("p1", "app-1", 100);
+    held.do_not_disrupt = true;
+    let s = spec(
+        pool(Policy::WhenEmpty, Some(3600)),
+        vec![node(
+            "node-a",
+            "m5.large",
+            90_000,
+            vec![pod("p0", "app-0", 1500), held],
+        )],
+    );
+    let r = run(&s);
+    let a = &r.actions[0];
+    assert_eq!(
+        (a.method, a.decision),
+        (Method::Expiration, Decision::Delete),
+        "{r:#?}"
+    );
+    assert!(a.replacement.is_some(), "{r:#?}");
+    assert_eq!(
+        row(&r, "node-a").drain_waits_for,
+        vec!["default/p1".to_string()]
+    );
+}
+
+/// Seed 305 (v1alpha5): Karpenter v0.31.4 finishes each action before its next pass, so a
+/// replacement launched in pass 2 is an initialized node in pass 3 and may be consolidated
+/// (docs/spec.md §9 Passes; engine `Release::V0_31`). The checker had called it a node not in
+/// the input.
+#[test]
+fn v0_31_a_replacement_from_an_earlier_pass_is_a_candidate() {
+    let r = run_seed(305);
+    assert!(
+        r.actions
+            .iter()
+            .any(|a| a.nodes.iter().any(|n| n.contains("-replacement-"))),
+        "{r:#?}"
+    );
+}
+
+fn run_seed(seed: u64) -> ConsolidationReport {
+    assert_eq!(super::run_one(seed), Vec::<String>::new());
+    let s = super::gen::generate(&mut Rng::new(seed));
+    report(
+        &manifests::objects(&s),
+        &manifests::catalog(&s),
+        s.spot_to_spot,
+    )
+    .unwrap()
+}
+
+/// The checker is not blind: errors planted in a consistent report are each reported.
+#[test]
+fn the_checker_reports_errors_planted_in_a_report() {
+    let mut held = pod("p0", "app-0", 100);
+    held.do_not_disrupt = true;
+    let s = spec(
+        pool(Policy::WhenEmpty, None),
+        vec![
+            node("node-a", "m5.large", 90_000, vec![held]),
+            node("node-b", "m5.large", 90_000, vec![]),
+        ],
+    );
+    let r = run(&s);
+    assert_eq!(r.actions.len(), 1, "{r:#?}");
+    let planted = |edit: &dyn Fn(&mut ConsolidationReport)| {
+        let mut bad = r.clone();
+        edit(&mut bad);
+        check::check(&s, &bad)
+    };
+    let expect = |found: Vec<String>, what: &str| {
+        assert!(found.iter().any(|v| v.contains(what)), "{what}: {found:?}");
+    };
+    expect(planted(&|b| b.savings_per_hour += 1.0), "savingsPerHour");
+    expect(planted(&|b| b.nodes[0].reason = None), "without a reason");
+    expect(
+        planted(&|b| b.actions[0].nodes = vec!["node-a".into()]),
+        "do-not-disrupt pod",
+    );
+    expect(
+        planted(&|b| b.actions[0].method = Method::Single),
+        "WhenEmpty pool",
+    );
+    expect(
+        planted(&|b| b.actions[0].pods.push("default/p9".into())),
+        "unknown pod",
+    );
+}
