@@ -676,3 +676,17 @@ pub fn b7_input(
     }
     consolidation_input(now, pool_inputs, out)
 }
+
+/// A number from the environment, else `default`: the seeds and counts of the ignored fuzz runs
+/// in the pure core (`scheduling::fuzz_check`), whose layer may not read the environment itself.
+pub fn env_number(key: &str, default: u64) -> u64 {
+    std::env::var(key)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A string from the environment, for the same ignored runs.
+pub fn env_text(key: &str) -> Option<String> {
+    std::env::var(key).ok()
+}

@@ -89,12 +89,7 @@ fn sampled_worlds_plan_within_their_constraints() {
 #[test]
 #[ignore]
 fn many() {
-    let env = |k: &str, d: u64| {
-        std::env::var(k)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(d)
-    };
+    let env = crate::testing::env_number;
     let (first, count) = (env("FUZZPLAN_SEED", 1), env("FUZZPLAN_WORLDS", 20_000));
     let bad = run(first, count);
     let seeds: Vec<u64> = bad.iter().map(|(s, _)| *s).collect();
@@ -110,12 +105,9 @@ fn many() {
 #[test]
 #[ignore]
 fn show() {
-    let seed = std::env::var("FUZZPLAN_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
+    let seed = crate::testing::env_number("FUZZPLAN_SEED", 1);
     let mut input = world_of(seed);
-    if let Ok(rule) = std::env::var("FUZZPLAN_RULE") {
+    if let Some(rule) = crate::testing::env_text("FUZZPLAN_RULE") {
         input = minimise::minimise(input, &rule);
     }
     let plan = solve_rounds(&input);
