@@ -193,6 +193,7 @@ pub(crate) fn validation_error(pod: &Pod, provisioners: bool) -> Option<Reason> 
         {
             return Some(Reason::OptsOutOfKarpenter {
                 key: key.to_string(),
+                preferred_weight: opt_out_preference(pod, key),
             });
         }
     }
@@ -262,6 +263,28 @@ fn first_requirements(pod: &Pod) -> Requirements {
         merged.add_all(&term_requirements(first));
     }
     merged
+}
+
+/// The weight of the heaviest preferred node-affinity term when it alone makes the pod opt out
+/// of `key` (neither the node selector nor the first required term says `DoesNotExist`): the
+/// reporter of kubernetes-sigs/karpenter#1334 asked why a *soft* affinity made Karpenter ignore
+/// the pod (core v1.14.1 `scheduling/requirements.go` `newPodRequirements` adds the heaviest
+/// preference, and `provisioner.go` `validateKarpenterManagedLabelCanExist` reads those).
+fn opt_out_preference(pod: &Pod, key: &str) -> Option<i32> {
+    let mut required = Requirements::from_labels(pod.node_selector.iter());
+    if let Some(first) = pod.required_node_affinity.first() {
+        required.add_all(&term_requirements(first));
+    }
+    let opts_out = |r: &Requirements| {
+        r.get_ref(key)
+            .is_some_and(|q| q.operator() == Operator::DoesNotExist)
+    };
+    if opts_out(&required) {
+        return None;
+    }
+    let weights = pod.preferred_node_affinity.iter().map(|w| w.weight);
+    let heaviest = *node_terms_by_weight(weights).first()?;
+    Some(pod.preferred_node_affinity[heaviest].weight)
 }
 
 /// Karpenter's message for a pod refused for its Dynamic Resource Allocation claims.

@@ -159,6 +159,9 @@ pub enum Reason {
     OptsOutOfKarpenter {
         /// The label key.
         key: String,
+        /// The weight of the preferred node-affinity term that says so, when only a preference
+        /// does (Karpenter reads the heaviest preference as required here).
+        preferred_weight: Option<i32>,
     },
     /// The pod selects a node by hostname.
     SelectsSpecificNode {
@@ -231,9 +234,21 @@ impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Reason::Unsupported(why) => f.write_str(why),
-            Reason::OptsOutOfKarpenter { key } => {
+            Reason::OptsOutOfKarpenter {
+                key,
+                preferred_weight: None,
+            } => {
                 write!(f, "opts out of Karpenter nodes ({key} DoesNotExist)")
             }
+            Reason::OptsOutOfKarpenter {
+                key,
+                preferred_weight: Some(weight),
+            } => write!(
+                f,
+                "opts out of Karpenter nodes ({key} DoesNotExist in its heaviest preferred node \
+                 affinity term, weight {weight}: Karpenter reads that preference as required and \
+                 ignores the pod)"
+            ),
             Reason::SelectsSpecificNode { key } => write!(
                 f,
                 "selects a specific node by {key}, which Karpenter cannot create"
@@ -632,9 +647,20 @@ mod tests {
             (
                 Reason::OptsOutOfKarpenter {
                     key: "karpenter.sh/nodepool".into(),
+                    preferred_weight: None,
                 },
                 ReasonCode::OptsOutOfKarpenter,
                 "opts out of Karpenter nodes (karpenter.sh/nodepool DoesNotExist)",
+            ),
+            (
+                Reason::OptsOutOfKarpenter {
+                    key: "karpenter.sh/nodepool".into(),
+                    preferred_weight: Some(100),
+                },
+                ReasonCode::OptsOutOfKarpenter,
+                "opts out of Karpenter nodes (karpenter.sh/nodepool DoesNotExist in its heaviest \
+                 preferred node affinity term, weight 100: Karpenter reads that preference as \
+                 required and ignores the pod)",
             ),
             (
                 Reason::SelectsSpecificNode {

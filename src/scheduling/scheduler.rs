@@ -830,6 +830,14 @@ impl<'a> Solver<'a> {
                     .iter()
                     .find_map(|alt| base.compatible(alt, labels::is_well_known).err())
                     .map_or_else(String::new, |inc| match base.get_ref(&inc.key) {
+                        // A non-local volume's hostname pins the pod to that node: a new node
+                        // gets a hostname of its own (core v1.14.1 `volumetopology.go`
+                        // `getPersistentVolumeRequirements` drops it for Local/HostPath only).
+                        Some(_) if inc.key == labels::HOSTNAME => {
+                            "; a new node has a hostname of its own, so only that node can take \
+                             the pod"
+                                .to_string()
+                        }
                         Some(allowed) => format!("; the pod and the NodePool allow {allowed}"),
                         None => format!("; the NodePool's nodes have no {} label", inc.key),
                     });

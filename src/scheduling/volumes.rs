@@ -329,6 +329,10 @@ pub(crate) fn exceeded_limit<'a>(
 }
 
 /// Volume requirements as text, for reasons: `zone In [a] or zone In [b]`.
+///
+/// Every key is written, `kubernetes.io/hostname` included: a requirements' `Display` leaves the
+/// hostname out (a NodeClaim's is a placeholder), but a volume's hostname is a real node's name —
+/// the node a non-local volume pins the pod to (thread aws/karpenter-provider-aws#6540).
 pub(crate) fn describe(alternatives: &[Requirements]) -> String {
     let parts: Vec<String> = alternatives
         .iter()
@@ -336,7 +340,8 @@ pub(crate) fn describe(alternatives: &[Requirements]) -> String {
             if r.is_empty() {
                 "anywhere".to_string()
             } else {
-                r.to_string()
+                let each: Vec<String> = r.iter().map(ToString::to_string).collect();
+                each.join(", ")
             }
         })
         .collect();

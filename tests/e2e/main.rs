@@ -92,6 +92,7 @@ mod terminal;
 mod test_cluster;
 mod threads7;
 mod threads8;
+mod threads9;
 mod types_line_by_line;
 mod upstream_audit_apis_binary;
 mod upstream_audit_aws_binary;

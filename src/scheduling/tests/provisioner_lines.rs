@@ -36,6 +36,24 @@ fn a_heaviest_preference_for_no_nodepool_opts_the_pod_out() {
         .build()]));
     assert!(plan.node_claims.is_empty(), "{plan:#?}");
     assert_eq!(refusal(&plan, "p"), Some(ReasonCode::OptsOutOfKarpenter));
+    // The reason says a preference did it, and which (thread kubernetes-sigs/karpenter#1334:
+    // "soft node affinity ... DoesNotExist ... getting ignored").
+    assert_eq!(
+        plan.unschedulable[0].reason.to_string(),
+        "opts out of Karpenter nodes (karpenter.sh/nodepool DoesNotExist in its heaviest \
+         preferred node affinity term, weight 10: Karpenter reads that preference as required \
+         and ignores the pod)"
+    );
+    // A required opt-out says no more than before.
+    let plan = solve(&one_pool(vec![PodBuilder::new("p")
+        .cpu("1")
+        .preferred_term(10, &[(NODEPOOL, DoesNotExist, &[])])
+        .required_term(&[(NODEPOOL, DoesNotExist, &[])])
+        .build()]));
+    assert_eq!(
+        plan.unschedulable[0].reason.to_string(),
+        "opts out of Karpenter nodes (karpenter.sh/nodepool DoesNotExist)"
+    );
     // A lighter such preference is not read: the pod is planned (the preference relaxed).
     let plan = solve(&one_pool(vec![PodBuilder::new("p")
         .cpu("1")

@@ -291,6 +291,14 @@ fn a_local_volumes_hostname_is_ignored_any_other_holds() {
         .claim(claim("data", Some("sc"), Some("pv")))
         .solve(vec![pod()]);
     assert_eq!(only_code(&plan), ReasonCode::VolumeTopologyConflict);
+    // The reason names the node the volume pins the pod to (thread
+    // aws/karpenter-provider-aws#6540: it printed "the pod's volumes need ; the pod and the
+    // NodePool allow kubernetes.io/hostname In [hostname-placeholder-…]").
+    assert_eq!(
+        plan.unschedulable[0].reason.to_string(),
+        "NodePool default: volume topology: the pod's volumes need kubernetes.io/hostname In \
+         [gone]; a new node has a hostname of its own, so only that node can take the pod"
+    );
 }
 
 /// Karpenter's `ValidatePersistentVolumeClaims`: "should not schedule if invalid pvc", "... with
