@@ -28,6 +28,13 @@ pub fn run(ctx: &mut Context<'_>) -> CommandResult {
             };
             write_document(ctx.out, ctx.global.output, &doc).map_err(io)?;
         }
+        // kubectl's `-o name` prints `resource/name` of each object a command acts on; version
+        // acts on none, and `kubectl version -o name` is refused too (docs/commands.md).
+        OutputFormat::Name => {
+            return Err(crate::error::CommandError::input(
+                "version: -o name prints the objects a command acts on, and version acts on none: use -o json or -o yaml for a document",
+            ))
+        }
         _ => writeln!(ctx.out, "kubectl-karpenter v{version}").map_err(io)?,
     }
     Ok(Exit::Ok)

@@ -11,15 +11,15 @@ use serde_json::Value;
 use crate::support::{fixture, karpenter, Run};
 use crate::test_cluster::{Config, TestCluster};
 
-/// A test cluster with a Ready node and a kubeconfig.
-struct Kube {
+/// A test cluster with a Ready node and a kubeconfig (also docs_run's).
+pub(crate) struct Kube {
     _cluster: TestCluster,
     dir: PathBuf,
-    kubeconfig: PathBuf,
+    pub(crate) kubeconfig: PathBuf,
 }
 
 impl Kube {
-    fn new(test: &str) -> Kube {
+    pub(crate) fn new(test: &str) -> Kube {
         let cluster = TestCluster::start(Config {
             kubernetes_version: "1.25".into(),
             max_grace: Some(Duration::from_secs(0)),
@@ -46,7 +46,7 @@ impl Kube {
     }
 
     /// Runs kubectl; panics unless it succeeds.
-    fn kubectl(&self, args: &[&str]) -> String {
+    pub(crate) fn kubectl(&self, args: &[&str]) -> String {
         let out = Command::new(std::env::var("KUBECTL").unwrap_or_else(|_| "kubectl".into()))
             .args(args)
             .env("KUBECONFIG", &self.kubeconfig)
@@ -63,7 +63,7 @@ impl Kube {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn apply(&self, name: &str, yaml: &str) {
+    pub(crate) fn apply(&self, name: &str, yaml: &str) {
         let path = self.dir.join(name);
         std::fs::write(&path, yaml).unwrap();
         self.kubectl(&["apply", "-f", path.to_str().unwrap()]);
@@ -76,7 +76,7 @@ impl Kube {
     }
 
     /// Runs the plugin with `--kubeconfig` (stdin is not a terminal).
-    fn karpenter(&self, args: &[&str]) -> Run {
+    pub(crate) fn karpenter(&self, args: &[&str]) -> Run {
         let mut all = args.to_vec();
         all.extend(["--kubeconfig", self.kubeconfig.to_str().unwrap()]);
         karpenter(&all, b"")

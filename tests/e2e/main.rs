@@ -34,6 +34,7 @@ mod disr_line_by_line;
 mod disruption_candidates_line_by_line;
 mod disruption_methods_line_by_line;
 mod docs_examples;
+mod docs_run;
 mod drift;
 mod drift_gate;
 mod drift_line_by_line;

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::{io_error, machine, status, warn};
 use crate::cli::output::{one_line, write_document, Table, API_VERSION};
 use crate::cli::progress::Progress;
-use crate::cli::GlobalArgs;
+use crate::cli::{GlobalArgs, OutputFormat};
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::karpenter_install::{
     Change, DetectedBy, Mechanism, DRIFT_GATE, DRIFT_KEY, FEATURE_GATES_ENV, RESTARTED_AT,
@@ -52,7 +52,7 @@ impl<'a> Console<'a> {
 
     /// A line on stdout in table mode, on one line whatever it quotes.
     fn say(&mut self, text: &str) -> Result<(), CommandError> {
-        if !machine(self.global) {
+        if !scripted(self.global) {
             writeln!(self.out, "{}", one_line(text)).map_err(io_error)?;
         }
         Ok(())
@@ -92,7 +92,7 @@ impl<'a> Console<'a> {
                     "Drift is already {state}: {DRIFT_KEY} is {value}; nothing changed."
                 ))?;
                 let text = format!("if {DRIFT_KEY} was edited without restarting the controller, restart it: {restart_command}");
-                if !machine(self.global) {
+                if !scripted(self.global) {
                     status(self.global, self.err, &format!("note: {text}"));
                 }
                 note = Some(text);
@@ -135,7 +135,16 @@ impl<'a> Console<'a> {
                 self.say(&text)?;
             }
         }
-        if machine(self.global) {
+        if self.global.output == OutputFormat::Name {
+            // kubectl's `-o name`: each object written (a dry run: that would be), once.
+            if matches!(outcome.done, Done::DryRun | Done::Applied { .. }) {
+                let mut names: Vec<String> = outcome.changes.iter().map(name_of).collect();
+                names.dedup();
+                for name in names {
+                    writeln!(self.out, "{name}").map_err(io_error)?;
+                }
+            }
+        } else if machine(self.global) {
             let doc = GateDoc {
                 api_version: API_VERSION,
                 kind: "DriftGateChange",
@@ -186,7 +195,7 @@ impl<'a> Console<'a> {
         };
         if pools.is_empty() {
             self.say("No NodePools.")?;
-        } else if !machine(self.global) {
+        } else if !scripted(self.global) {
             self.say("Drift replacements are paced by each NodePool's disruption budgets that apply to Drifted:")?;
             let mut table = Table::new(&[
                 "NODEPOOL", "NODES", "SCHEDULE", "DURATION", "REASONS", "ACTIVE",
@@ -288,7 +297,7 @@ impl Operator for Console<'_> {
     fn confirm(&mut self, question: &Question<'_>) -> Result<bool, CommandError> {
         self.out.flush().map_err(io_error)?;
         // Scripts asked on stderr see the diff there (stdout holds the document).
-        if machine(self.global) && !self.yes {
+        if scripted(self.global) && !self.yes {
             for change in question.changes {
                 let _ = writeln!(self.err, "{}", one_line(&line(change)));
             }
@@ -308,6 +317,27 @@ impl Operator for Console<'_> {
         );
         crate::cli::confirm::confirm(&text, self.yes)
     }
+}
+
+/// Whether stdout holds something for a script (`-o json|yaml|name`): the text goes, the diff
+/// a question needs goes to stderr.
+fn scripted(global: &GlobalArgs) -> bool {
+    machine(global) || global.output == OutputFormat::Name
+}
+
+/// A changed object as kubectl's `-o name` prints it: `configmap/karpenter-global-settings`,
+/// `deployment.apps/karpenter` (kind in lower case with its API group, no namespace).
+pub fn name_of(change: &Change) -> String {
+    let (kind, key) = change
+        .object
+        .split_once(' ')
+        .unwrap_or(("", change.object.as_str()));
+    let name = key.rsplit('/').next().unwrap_or(key);
+    let resource = match kind {
+        "Deployment" => "deployment.apps".to_string(),
+        other => other.to_ascii_lowercase(),
+    };
+    format!("{resource}/{name}")
 }
 
 /// A change as the diff shows it:
@@ -387,5 +417,15 @@ mod tests {
             line(&c),
             "Deployment karpenter/karpenter: rollout restart (kubectl.kubernetes.io/restartedAt: (unset) → \"2024-01-01T00:00:00Z\")"
         );
+    }
+
+    #[test]
+    fn names_are_kubectls_resource_slash_name() {
+        let mut data = std::collections::BTreeMap::new();
+        data.insert(DRIFT_KEY.to_string(), "false".to_string());
+        let c = settings_change("karpenter", &data, true).unwrap();
+        assert_eq!(name_of(&c), "configmap/karpenter-global-settings");
+        let c = restart_change("karpenter/karpenter", None, "2024-01-01T00:00:00Z");
+        assert_eq!(name_of(&c), "deployment.apps/karpenter");
     }
 }
