@@ -362,14 +362,16 @@ pub fn family_default_lookups(family: &str, k: KubeVersion) -> Result<Vec<SsmLoo
             lookup(format!("{eks}/amazon-linux-2-gpu/recommended/image_id"), sets(&[Nvidia, Neuron])),
             lookup(format!("{eks}/amazon-linux-2-arm64/recommended/image_id"), sets(&[Standard])),
         ],
+        // v0.33–v0.37 attach the architecture only (v0.37.7 `al2023.go` `DefaultAMIs`): GPU and
+        // accelerator types run the standard image too.
         "AL2023" => vec![
             lookup(
                 format!("{eks}/amazon-linux-2023/x86_64/standard/recommended/image_id"),
-                sets(&[Standard]),
+                vec![vec![]],
             ),
             lookup(
                 format!("{eks}/amazon-linux-2023/arm64/standard/recommended/image_id"),
-                sets(&[Standard]),
+                vec![vec![]],
             ),
         ],
         "Bottlerocket" => {

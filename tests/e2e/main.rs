@@ -70,6 +70,7 @@ mod public_configs10;
 mod public_configs11;
 mod public_configs12;
 mod public_configs13;
+mod public_configs14;
 mod public_configs8;
 mod public_configs9;
 mod req_line_by_line;

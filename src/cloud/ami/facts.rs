@@ -231,6 +231,35 @@ pub fn offline_images(
     ))
 }
 
+/// What the images of a class whose AMI terms are an alias or a pre-v1 family default run on,
+/// without resolving them (offline, no SSM value, no `status.amis`): one `(parameter, requirement
+/// set)` per image requirement set the family publishes, the architecture from the parameter's
+/// path — aws v1.14.1 `amifamily/{al2,al2023,bottlerocket,windows}.go` `DescribeImageQuery`
+/// (`KnownRequirements` + DescribeImages' architecture), v0.37.7 `DefaultAMIs`. Which parameters a
+/// family publishes and what their images run on do not depend on the Kubernetes version (only
+/// the version guards do: AL2 ends at 1.32, Windows 2025 starts at 1.35, so the first version a
+/// plan accepts is used). `None` when a term is an id, an `ssmParameter` or a query (those
+/// images' requirements come from DescribeImages) or the alias is refused.
+pub fn family_image_requirements(
+    class: &NodeClass,
+) -> Option<Vec<(String, Vec<NodeSelectorRequirement>)>> {
+    let plan = [KubeVersion::new(1, 32), KubeVersion::new(1, 35)]
+        .into_iter()
+        .find_map(|k| plan(class, k).ok())?;
+    let mut out = Vec::new();
+    for term in &plan.terms {
+        let TermSource::Ssm(lookups) = &term.source else {
+            return None;
+        };
+        for l in lookups {
+            for set in &l.sets {
+                out.push((l.path.clone(), with_arch(set, arch_of_path(&l.path))));
+            }
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
 /// All offline facts of a class.
 pub fn offline_class_facts(
     class: &NodeClass,
@@ -252,6 +281,62 @@ mod tests {
     use crate::model::nodepool::{AmiSelectorTerm, AmiStatus};
 
     const SSM_125: &str = "/aws/service/eks/optimized-ami/1.25/amazon-linux-2/recommended/image_id";
+
+    /// aws v1.14.1 `amifamily/al2.go` `DescribeImageQuery`: of AL2's three parameters only
+    /// `amazon-linux-2-gpu` (x86_64) carries the nvidia/neuron sets; v0.37.7 `al2023.go`
+    /// `DefaultAMIs`: a pre-v1 AL2023 default attaches the architecture only; an id term's
+    /// requirements come from DescribeImages, so none are known offline.
+    #[test]
+    fn family_image_requirements_by_architecture() {
+        let class = |generation, family: Option<&str>, terms: Vec<AmiSelectorTerm>| NodeClass {
+            name: "c".into(),
+            kind: "EC2NodeClass".into(),
+            generation: Some(generation),
+            ami_family: family.map(str::to_string),
+            ami_selector_terms: terms,
+            ..NodeClass::default()
+        };
+        let alias = |a: &str| AmiSelectorTerm {
+            alias: Some(a.into()),
+            ..AmiSelectorTerm::default()
+        };
+        let shown = |c: &NodeClass| -> Vec<String> {
+            family_image_requirements(c)
+                .unwrap()
+                .iter()
+                .map(|(_, set)| {
+                    let mut s: Vec<String> = set
+                        .iter()
+                        .map(|r| format!("{} {:?} {}", r.key, r.operator, r.values.join(",")))
+                        .collect();
+                    s.sort();
+                    s.join("; ")
+                })
+                .collect()
+        };
+        let al2 = shown(&class(ApiGeneration::V1, None, vec![alias("al2@latest")]));
+        assert_eq!(al2.len(), 4, "{al2:?}");
+        let gpu: Vec<&String> = al2
+            .iter()
+            .filter(|s| s.contains("gpu-count Exists"))
+            .collect();
+        assert_eq!(gpu.len(), 1, "{al2:?}");
+        assert!(gpu[0].contains("kubernetes.io/arch In amd64"), "{gpu:?}");
+        let al2023 = shown(&class(ApiGeneration::V1Beta1, Some("AL2023"), vec![]));
+        assert_eq!(
+            al2023,
+            ["kubernetes.io/arch In amd64", "kubernetes.io/arch In arm64"]
+        );
+        let by_id = class(
+            ApiGeneration::V1,
+            None,
+            vec![AmiSelectorTerm {
+                id: Some("ami-1".into()),
+                ..AmiSelectorTerm::default()
+            }],
+        );
+        assert_eq!(family_image_requirements(&by_id), None);
+    }
 
     #[test]
     fn offline_images_from_ssm_values_ids_and_status() {

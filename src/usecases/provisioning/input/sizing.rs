@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::api::Manifests;
+use crate::cloud::ami::facts::family_image_requirements;
 use crate::cloud::{Catalog, CatalogError, InstanceTypeContext};
 use crate::model::instance_type::InstanceType;
 use crate::model::labels;
@@ -221,9 +222,11 @@ impl<'c> CatalogSizing<'c> {
     }
 }
 
-/// The AMIs `pool`'s node class lists in its status, in order (empty when it lists none: offline
-/// without a status every type is assumed to have one, as the family's aliases cover both
-/// architectures).
+/// The AMIs `pool`'s node class lists in its status, in order. A class without a status whose
+/// terms are an alias or a family default gets its family's images by what they run on (their
+/// SSM parameter standing for the id): AL2 publishes no arm64 GPU image, so a g5g gets no launch
+/// template (aws v1.14.1 `amifamily/al2.go` `DescribeImageQuery`, `resolver.go` `Resolve` →
+/// `MapToInstanceTypes`). Empty otherwise: offline every type is then assumed to have one.
 pub(super) fn class_images(pool: &NodePool, classes: &[NodeClass]) -> Vec<PoolImage> {
     let Some(class_ref) = pool.node_class_ref.as_ref() else {
         return Vec::new();
@@ -234,6 +237,16 @@ pub(super) fn class_images(pool: &NodePool, classes: &[NodeClass]) -> Vec<PoolIm
             c.name == class_ref.name && (class_ref.kind.is_empty() || c.kind == class_ref.kind)
         })
         .map(|class| {
+            if class.status.amis.is_empty() {
+                return family_image_requirements(class)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(parameter, requirements)| PoolImage {
+                        id: parameter,
+                        requirements: Requirements::from_selectors(&requirements),
+                    })
+                    .collect();
+            }
             class
                 .status
                 .amis

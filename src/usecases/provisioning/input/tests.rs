@@ -563,6 +563,45 @@ fn a_launch_asks_only_for_types_an_ami_of_the_class_runs_on() {
     );
 }
 
+/// A GPU pod on a pool of g5g (arm64) and g4dn (amd64) types whose AL2 class has no
+/// `status.amis` yet: AL2 publishes no arm64 GPU image (aws v1.14.1 `amifamily/al2.go`
+/// `DescribeImageQuery`: `amazon-linux-2-gpu` is x86_64, nvidia/neuron; `amazon-linux-2-arm64`
+/// standard only), so a launch leaves the g5g options out (`resolver.go` `Resolve` →
+/// `MapToInstanceTypes`; launchtemplate suite "should fail if no instanceType matches ami
+/// requirements."); with only g5g allowed the launch fails. AL2023 publishes an arm64 nvidia
+/// image, so there the g5g stays. Swept from SebastianScherer88/bettmensch.ai (session 33).
+#[test]
+fn an_al2_class_without_status_launches_no_arm64_gpu_type() {
+    let pool = |types: &str| {
+        V1_POOL.replace(
+            "requirements: []",
+            &format!("requirements: [{{key: node.kubernetes.io/instance-type, operator: In, values: [{types}]}}, {{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}}]"),
+        )
+    };
+    let al2 = V1_CLASS.replace("al2023@latest", "al2@latest");
+    let gpu = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: g, namespace: default}\nspec:\n  containers: [{name: c, image: i, resources: {limits: {nvidia.com/gpu: 1}}}]\n";
+    let both = offline_plan(format!("{}{al2}{gpu}", pool("g5g.xlarge, g4dn.xlarge")));
+    assert_eq!(both.node_claims.len(), 1, "{:?}", both.unschedulable);
+    assert_eq!(both.node_claims[0].launch.instance_type, "g4dn.xlarge");
+    let arm_only = offline_plan(format!("{}{al2}{gpu}", pool("g5g.xlarge")));
+    assert!(
+        arm_only.node_claims.is_empty(),
+        "{:?}",
+        arm_only.node_claims
+    );
+    assert_eq!(
+        arm_only.unschedulable[0].reason.code(),
+        crate::scheduling::ReasonCode::NoImage
+    );
+    let al2023 = offline_plan(format!("{}{V1_CLASS}{gpu}", pool("g5g.xlarge")));
+    assert_eq!(al2023.node_claims[0].launch.instance_type, "g5g.xlarge");
+    // A pre-v1 AL2023 default attaches the architecture only (v0.37.7 `al2023.go`
+    // `DefaultAMIs`): GPU types run its standard image.
+    let v1beta1 = "---\napiVersion: karpenter.k8s.aws/v1beta1\nkind: EC2NodeClass\nmetadata: {name: default}\nspec:\n  amiFamily: AL2023\n  role: r\n  subnetSelectorTerms: [{tags: {a: b}}]\n  securityGroupSelectorTerms: [{tags: {a: b}}]\n";
+    let v1beta1 = offline_plan(format!("{}{v1beta1}{gpu}", pool("g5g.xlarge")));
+    assert_eq!(v1beta1.node_claims.len(), 1, "{:?}", v1beta1.unschedulable);
+}
+
 /// A class whose `status.amis` are upstream's capacity suite's `nvidiaAMI` (GPU types) then
 /// `standardAMI` (`ami_order` reverses them), a registered t3.medium node reporting
 /// `memory` and its NodeClaim launched from `image`.
