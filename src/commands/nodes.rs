@@ -108,7 +108,10 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
             OutputFormat::Wide | OutputFormat::Json | OutputFormat::Yaml
         ),
         // `--kubernetes-version` offline too (it was read live only: `-f` said 1.32's SSM paths).
-        kubernetes_version: match (live::kubernetes_version_flag(ctx)?, cluster.as_ref()) {
+        kubernetes_version: match (
+            super::kubernetes_version_flag(ctx.global)?,
+            cluster.as_ref(),
+        ) {
             (Some(v), _) => v,
             // Said, not swallowed: the DRIFT column's aliases follow the assumed version.
             (None, Some(c)) => live::kubernetes_version(ctx, c).unwrap_or_else(|e| {

@@ -47,22 +47,12 @@ pub fn connect_cluster(ctx: &mut Context<'_>) -> Result<LiveCluster, CommandErro
     Ok(LiveCluster { target, client })
 }
 
-/// `--kubernetes-version`, when given (a bad one is bad input).
-pub fn kubernetes_version_flag(ctx: &Context<'_>) -> Result<Option<KubeVersion>, CommandError> {
-    let Some(v) = &ctx.global.kubernetes_version else {
-        return Ok(None);
-    };
-    KubeVersion::parse(v)
-        .map(Some)
-        .map_err(|e| CommandError::input(format!("--kubernetes-version: {e}")))
-}
-
 /// `--kubernetes-version`, else the API server's `/version`.
 pub fn kubernetes_version(
     ctx: &Context<'_>,
     cluster: &LiveCluster,
 ) -> Result<KubeVersion, CommandError> {
-    if let Some(v) = kubernetes_version_flag(ctx)? {
+    if let Some(v) = super::kubernetes_version_flag(ctx.global)? {
         return Ok(v);
     }
     let text = ops::server_version(&cluster.client)?;
