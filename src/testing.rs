@@ -678,7 +678,8 @@ pub fn b7_input(
 }
 
 /// A number from the environment, else `default`: the seeds and counts of the ignored fuzz runs
-/// in the pure core (`scheduling::fuzz_check`), whose layer may not read the environment itself.
+/// (`scheduling::fuzz_check`, whose pure layer may not read the environment itself;
+/// `usecases::consolidate::fuzz_check`; `usecases::fuzz_mutating`).
 pub fn env_number(key: &str, default: u64) -> u64 {
     std::env::var(key)
         .ok()
