@@ -691,3 +691,33 @@ pub fn env_number(key: &str, default: u64) -> u64 {
 pub fn env_text(key: &str) -> Option<String> {
     std::env::var(key).ok()
 }
+
+/// The panic hook taken by [`quiet_panics`], put back when dropped.
+pub struct QuietPanics(Option<PanicHook>);
+
+type PanicHook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
+
+/// For the long fuzz runs (`cli::fuzz_live`, the e2e `fuzz_inputs`), when `quiet`: panics are
+/// recorded, not printed — each one's location (` at FILE:LINE`) goes to `at` for the run that
+/// caught it. The hook is process-wide, so only a long run alone in its process asks for it;
+/// the previous hook is back when the returned guard drops.
+pub fn quiet_panics(quiet: bool, at: &'static std::sync::Mutex<String>) -> QuietPanics {
+    QuietPanics(quiet.then(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if let Some(l) = info.location() {
+                *at.lock().unwrap_or_else(|e| e.into_inner()) =
+                    format!(" at {}:{}", l.file(), l.line());
+            }
+        }));
+        previous
+    }))
+}
+
+impl Drop for QuietPanics {
+    fn drop(&mut self) {
+        if let Some(previous) = self.0.take() {
+            std::panic::set_hook(previous);
+        }
+    }
+}
