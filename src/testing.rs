@@ -678,7 +678,8 @@ pub fn b7_input(
 }
 
 /// A number from the environment, else `default`: the seeds and counts of the ignored fuzz runs
-/// in the pure core (`scheduling::fuzz_check`), whose layer may not read the environment itself.
+/// (`scheduling::fuzz_check`, whose pure layer may not read the environment itself;
+/// `usecases::consolidate::fuzz_check`; `usecases::fuzz_mutating`).
 pub fn env_number(key: &str, default: u64) -> u64 {
     std::env::var(key)
         .ok()
@@ -689,4 +690,34 @@ pub fn env_number(key: &str, default: u64) -> u64 {
 /// A string from the environment, for the same ignored runs.
 pub fn env_text(key: &str) -> Option<String> {
     std::env::var(key).ok()
+}
+
+/// The panic hook taken by [`quiet_panics`], put back when dropped.
+pub struct QuietPanics(Option<PanicHook>);
+
+type PanicHook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
+
+/// For the long fuzz runs (`cli::fuzz_live`, the e2e `fuzz_inputs`), when `quiet`: panics are
+/// recorded, not printed — each one's location (` at FILE:LINE`) goes to `at` for the run that
+/// caught it. The hook is process-wide, so only a long run alone in its process asks for it;
+/// the previous hook is back when the returned guard drops.
+pub fn quiet_panics(quiet: bool, at: &'static std::sync::Mutex<String>) -> QuietPanics {
+    QuietPanics(quiet.then(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if let Some(l) = info.location() {
+                *at.lock().unwrap_or_else(|e| e.into_inner()) =
+                    format!(" at {}:{}", l.file(), l.line());
+            }
+        }));
+        previous
+    }))
+}
+
+impl Drop for QuietPanics {
+    fn drop(&mut self) {
+        if let Some(previous) = self.0.take() {
+            std::panic::set_hook(previous);
+        }
+    }
 }

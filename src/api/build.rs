@@ -168,6 +168,7 @@ impl Builder {
         }
         let daemon_pods = m.bound_pods.iter().chain(&self.unbound_daemon_pods);
         pods::daemonsets_as_their_newest_pods(&mut m.daemonsets, daemon_pods);
+        m.unbound_daemon_pods = self.unbound_daemon_pods;
         Ok(m)
     }
 
@@ -300,8 +301,11 @@ impl Builder {
                 *windows_ipam += usize::from(admitted);
                 let mut pod = convert_pod(&p, at, runtime)?;
                 claim(&pod, at, &o.name)?;
-                if pod.node_name.is_none() && pod.is_daemonset_pod() {
-                    unbound_daemon_pods.push(pod.clone());
+                if pod.node_name.is_none() {
+                    pod.scheduled_condition = Some(pods::offline_scheduled_condition(&pod));
+                    if pod.is_daemonset_pod() {
+                        unbound_daemon_pods.push(pod.clone());
+                    }
                 }
                 m.classify_bare_pod(&mut pod, &o.name, at);
             }
@@ -370,13 +374,10 @@ impl Manifests {
                 GATED.to_string()
             }
             (Some(n), _) => format!("nominated to node {n} by the scheduler"),
-            (None, Some(o)) if o.kind == "DaemonSet" => {
-                self.daemon_set_pods.push(pod.key());
-                format!(
-                    "owned by DaemonSet {}, which Karpenter does not provision for",
-                    o.name
-                )
-            }
+            (None, Some(o)) if o.kind == "DaemonSet" => format!(
+                "owned by DaemonSet {}, which Karpenter does not provision for",
+                o.name
+            ),
             (None, Some(o)) => format!(
                 "owned by {} {}, which Karpenter does not provision for",
                 o.kind, o.name

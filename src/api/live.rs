@@ -146,6 +146,7 @@ impl LiveBuilder {
         m.daemonsets = self.daemonsets;
         let daemon_pods = m.bound_pods.iter().chain(&self.unbound_daemon_pods);
         pods::daemonsets_as_their_newest_pods(&mut m.daemonsets, daemon_pods);
+        m.unbound_daemon_pods = self.unbound_daemon_pods;
         // A live claim exists or it does not: Karpenter waits for the controllers to create it.
         m.storage = self.storage;
         Ok(m)

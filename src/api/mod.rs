@@ -98,10 +98,11 @@ pub struct Manifests {
     /// Pending pods set aside because `spec.schedulingGates` holds them back (each is also in
     /// `ignored`); `provision` says so by default, or "no pending pods" would be all it says.
     pub gated_pods: usize,
-    /// Pending pods owned by a DaemonSet (each also in `ignored`): Karpenter provisions for none
-    /// (core v1.14.1 `pkg/utils/pod/scheduling.go` `IsProvisionable`: `!IsOwnedByDaemonSet`), so
-    /// `provision` names them by default rather than say only "no pending pods" (aws#1649).
-    pub daemon_set_pods: Vec<String>,
+    /// DaemonSet pods not bound to a node (offline, each also in `ignored`): Karpenter provisions
+    /// for none (core v1.14.1 `pkg/utils/pod/scheduling.go` `IsProvisionable`:
+    /// `!IsOwnedByDaemonSet`); provisioning names the pending ones
+    /// (`usecases::provisioning::set_aside`, aws#1649).
+    pub unbound_daemon_pods: Vec<Pod>,
     /// CapacityBuffers (`autoscaling.x-k8s.io/v1beta1`) with the status Karpenter's buffer
     /// controller would write; used only behind the `CapacityBuffer` gate (docs/karpenter.md §6.13).
     pub buffers: Vec<ResolvedBuffer>,

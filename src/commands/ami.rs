@@ -6,18 +6,13 @@ use super::live;
 use super::Context;
 use crate::cli::render;
 use crate::cli::AmiArgs;
-use crate::cloud::ami::KubeVersion;
-use crate::error::{CommandError, CommandResult, Exit};
+use crate::error::{CommandResult, Exit};
 use crate::usecases::ami::{self, VersionSource, ASSUMED_KUBERNETES_VERSION};
 
 /// Runs the command.
 pub fn run(ctx: &mut Context<'_>, args: &AmiArgs) -> CommandResult {
-    let mut version = match &ctx.global.kubernetes_version {
-        Some(v) => (
-            KubeVersion::parse(v)
-                .map_err(|e| CommandError::input(format!("--kubernetes-version: {e}")))?,
-            VersionSource::Flag,
-        ),
+    let mut version = match super::kubernetes_version_flag(ctx.global)? {
+        Some(v) => (v, VersionSource::Flag),
         None => (ASSUMED_KUBERNETES_VERSION, VersionSource::Assumed),
     };
     let manifests = if args.filenames.is_empty() {

@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use super::{live, Context};
 use crate::cli::render;
 use crate::cli::DriftCheckArgs;
-use crate::cloud::ami::KubeVersion;
 use crate::cloud::Catalog;
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::usecases::ami::VersionSource;
@@ -29,14 +28,8 @@ pub fn config(ctx: &Context<'_>, args: &DriftCheckArgs) -> Result<Config, Comman
         ssm_params.insert(name.to_string(), value.to_string());
     }
     let selector = super::selector_flag(args.selector.as_deref())?;
-    let kubernetes_version = match &ctx.global.kubernetes_version {
-        Some(v) => Some((
-            KubeVersion::parse(v)
-                .map_err(|e| CommandError::input(format!("--kubernetes-version: {e}")))?,
-            VersionSource::Flag,
-        )),
-        None => None,
-    };
+    let kubernetes_version =
+        super::kubernetes_version_flag(ctx.global)?.map(|v| (v, VersionSource::Flag));
     Ok(Config {
         nodes: args.nodes.clone(),
         nodepools: args.nodepools.clone(),

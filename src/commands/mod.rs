@@ -48,13 +48,12 @@ pub fn run(ctx: &mut Context<'_>, command: &crate::cli::Command) -> crate::error
 /// kubeconfig error (exit 3). An empty value is a flag not given (as kubectl takes it).
 pub(crate) fn global_flags(global: &GlobalArgs) -> Result<(), crate::error::CommandError> {
     use crate::error::CommandError;
-    if let Some(v) = global
+    if global
         .kubernetes_version
         .as_deref()
-        .filter(|v| !v.is_empty())
+        .is_some_and(|v| !v.is_empty())
     {
-        crate::cloud::ami::KubeVersion::parse(v)
-            .map_err(|e| CommandError::input(format!("--kubernetes-version: {e}")))?;
+        kubernetes_version_flag(global)?;
     }
     if let Some(t) = global.request_timeout.as_deref().filter(|t| !t.is_empty()) {
         if crate::k8s::config::parse_request_timeout(t).is_none() {
@@ -64,6 +63,22 @@ pub(crate) fn global_flags(global: &GlobalArgs) -> Result<(), crate::error::Comm
         }
     }
     Ok(())
+}
+
+/// `--kubernetes-version`, when given: the one parse every command reads it through (a malformed
+/// value, an empty one included, is bad input, exit 2).
+pub(crate) fn kubernetes_version_flag(
+    global: &GlobalArgs,
+) -> Result<Option<crate::cloud::ami::KubeVersion>, crate::error::CommandError> {
+    global
+        .kubernetes_version
+        .as_deref()
+        .map(|v| {
+            crate::cloud::ami::KubeVersion::parse(v).map_err(|e| {
+                crate::error::CommandError::input(format!("--kubernetes-version: {e}"))
+            })
+        })
+        .transpose()
 }
 
 /// Seconds since the Unix epoch (0 if the clock is before it).

@@ -9,9 +9,8 @@ use crate::cli::{NodesArgs, OutputFormat};
 use crate::cloud::Catalog;
 use crate::error::{CommandResult, Exit};
 use crate::k8s::snapshot::{self, Scope};
-use crate::usecases::ami::ASSUMED_KUBERNETES_VERSION;
 use crate::usecases::consolidate;
-use crate::usecases::nodes::{self, Ec2, Note, Request};
+use crate::usecases::nodes::{self, Ec2, Request};
 use crate::usecases::provisioning::buffers;
 
 /// Runs `nodes`.
@@ -99,7 +98,11 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
             render::nodes::tell(global, err, &note)
         })
     };
-    let mut version_note = None;
+    let flag = super::kubernetes_version_flag(ctx.global)?;
+    let client = cluster
+        .as_ref()
+        .map(|c| &c.client as &dyn crate::k8s::Cluster);
+    let (kubernetes_version, version_note) = nodes::kubernetes_version(flag, client);
     let request = Request {
         nodepools: args.nodepools.clone(),
         selector,
@@ -107,16 +110,7 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
             ctx.global.output,
             OutputFormat::Wide | OutputFormat::Json | OutputFormat::Yaml
         ),
-        // `--kubernetes-version` offline too (it was read live only: `-f` said 1.32's SSM paths).
-        kubernetes_version: match (live::kubernetes_version_flag(ctx)?, cluster.as_ref()) {
-            (Some(v), _) => v,
-            // Said, not swallowed: the DRIFT column's aliases follow the assumed version.
-            (None, Some(c)) => live::kubernetes_version(ctx, c).unwrap_or_else(|e| {
-                version_note = Some(Note::VersionUnavailable(e.message));
-                ASSUMED_KUBERNETES_VERSION
-            }),
-            (None, None) => ASSUMED_KUBERNETES_VERSION,
-        },
+        kubernetes_version,
         now,
     };
     let (global, err) = (ctx.global, &mut *ctx.err);

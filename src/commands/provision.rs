@@ -13,8 +13,8 @@ use crate::cloud::Catalog;
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::scheduling;
 use crate::usecases::provisioning::input::{build_input, reschedule_deleting, CatalogSizing};
-use crate::usecases::provisioning::statics;
 use crate::usecases::provisioning::{assumptions, buffers};
+use crate::usecases::provisioning::{set_aside, statics};
 
 /// Runs the command.
 pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
@@ -58,7 +58,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
             "{n} {pods} held back by spec.schedulingGates: Karpenter provisions nothing for them until their gates are removed (-v names them)"
         ));
     }
-    if let Some(line) = daemon_set_pods_line(&manifests.daemon_set_pods) {
+    if let Some(line) = set_aside::daemon_set_pods(&manifests) {
         ctx.warn(&line);
     }
     if let Some(groups) = catalog.placement_groups() {
@@ -108,23 +108,4 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     } else {
         Exit::Finding
     })
-}
-
-/// Pending DaemonSet pods, named: Karpenter launches nothing for them (core v1.14.1
-/// `pkg/utils/pod/scheduling.go` `IsProvisionable`); aws#1649.
-fn daemon_set_pods_line(pods: &[String]) -> Option<String> {
-    let (first, rest) = pods.split_first()?;
-    let more = match rest.len() {
-        0 => String::new(),
-        n => format!(" and {n} more"),
-    };
-    let (is, pronoun) = if rest.is_empty() {
-        ("pending pod is", "it")
-    } else {
-        ("pending pods are", "them")
-    };
-    Some(format!(
-        "{n} {is} owned by a DaemonSet ({first}{more}): Karpenter provisions no capacity for {pronoun}; a DaemonSet pod runs on nodes launched for other pods, which are sized with its requests",
-        n = pods.len()
-    ))
 }

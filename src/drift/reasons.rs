@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use super::facts::{class_key, ClassFacts, ExpectedImage, Fact};
+use super::facts::{class_key, ClassFacts, ExpectedImage, Fact, IdSet};
 use super::hash::CaTerm;
 use super::record::TemplateRecord;
 use super::requirements::violations;
@@ -369,7 +369,7 @@ fn checks<'a>(
 /// one of them alone would be. Unknown facts are not empty: each check says so itself.
 fn empty_selection(class: &NodeClass, facts: Option<&ClassFacts>) -> Option<String> {
     let facts = facts?;
-    let empty = |f: &Fact<super::facts::IdSet>| matches!(f, Fact::Known(set) if set.ids.is_empty());
+    let empty = |f: &Fact<IdSet>| matches!(f, Fact::Known(set) if set.ids.is_empty());
     let what = if class.launch_template.is_none() && empty(&facts.security_groups) {
         "no security group"
     } else if empty(&facts.subnets) {
@@ -828,6 +828,23 @@ fn node_subnet(mn: &ManagedNode) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
+/// The subnets or security groups `class` selects (its status, or resolved), for `reason`'s
+/// check (`SubnetDrift`, `SecurityGroupDrift`); not checked when unknown or when it selects none.
+fn selected<'f>(
+    fact: Option<&'f Fact<IdSet>>,
+    class: &NodeClass,
+    (reason, what): (&str, &str),
+) -> Result<&'f IdSet, Outcome> {
+    match fact {
+        Some(Fact::Known(set)) if !set.ids.is_empty() => Ok(set),
+        Some(Fact::Unknown(why)) => Err(not_checked(format!("{reason}: {why}"), false)),
+        _ => Err(not_checked(
+            format!("{reason}: {} {} resolves no {what}", class.kind, class.name),
+            false,
+        )),
+    }
+}
+
 /// Step 4.3, `SecurityGroupDrift`: set inequality, extra or missing groups both drift.
 fn security_group_drift(
     mn: &ManagedNode,
@@ -840,20 +857,13 @@ fn security_group_drift(
             false,
         );
     }
-    let want = match facts.map(|f| &f.security_groups) {
-        Some(Fact::Known(set)) if !set.ids.is_empty() => set,
-        Some(Fact::Unknown(why)) => {
-            return not_checked(format!("SecurityGroupDrift: {why}"), false)
-        }
-        _ => {
-            return not_checked(
-                format!(
-                    "SecurityGroupDrift: {} {} resolves no security group",
-                    class.kind, class.name
-                ),
-                false,
-            )
-        }
+    let want = match selected(
+        facts.map(|f| &f.security_groups),
+        class,
+        ("SecurityGroupDrift", "security group"),
+    ) {
+        Ok(set) => set,
+        Err(outcome) => return outcome,
     };
     let Some(have) = node_security_groups(mn) else {
         return not_checked(
@@ -893,18 +903,9 @@ fn security_group_drift(
 
 /// Step 4.4, `SubnetDrift`: the instance's subnet is not in the selection.
 fn subnet_drift(mn: &ManagedNode, class: &NodeClass, facts: Option<&ClassFacts>) -> Outcome {
-    let want = match facts.map(|f| &f.subnets) {
-        Some(Fact::Known(set)) if !set.ids.is_empty() => set,
-        Some(Fact::Unknown(why)) => return not_checked(format!("SubnetDrift: {why}"), false),
-        _ => {
-            return not_checked(
-                format!(
-                    "SubnetDrift: {} {} resolves no subnet",
-                    class.kind, class.name
-                ),
-                false,
-            )
-        }
+    let want = match selected(facts.map(|f| &f.subnets), class, ("SubnetDrift", "subnet")) {
+        Ok(set) => set,
+        Err(outcome) => return outcome,
     };
     let Some(have) = node_subnet(mn) else {
         return not_checked(

@@ -472,14 +472,17 @@ impl PodFields {
     /// Karpenter's "provisionable" predicate (docs/karpenter.md §5.6): marked unschedulable by the
     /// scheduler, not bound, not nominated, not DaemonSet- or Node-owned.
     pub fn is_provisionable(&self) -> bool {
+        self.waits_for_capacity() && !self.is_daemonset_pod() && !self.is_mirror()
+    }
+
+    /// The provisionable predicate but for its owner clauses (`IsProvisionable` without
+    /// `!IsOwnedByDaemonSet` and `!IsOwnedByNode`): marked unschedulable by the scheduler
+    /// (`FailedToSchedule`), not bound, not nominated.
+    pub fn waits_for_capacity(&self) -> bool {
         let unschedulable = self
             .scheduled_condition
             .as_ref()
             .is_some_and(|(status, reason)| status == "False" && reason == "Unschedulable");
-        unschedulable
-            && self.node_name.is_none()
-            && self.nominated_node_name.is_none()
-            && !self.is_daemonset_pod()
-            && !self.is_mirror()
+        unschedulable && self.node_name.is_none() && self.nominated_node_name.is_none()
     }
 }

@@ -29,6 +29,16 @@ pub enum VersionSource {
     Assumed,
 }
 
+/// The API server's version (`/version`, trailing `+` stripped), for the node classes' AMI
+/// aliases; unreadable is the API's error, malformed a remote error naming the text.
+pub fn server_version(cluster: &dyn Cluster) -> Result<KubeVersion, CommandError> {
+    let text = crate::k8s::ops::server_version(cluster)?;
+    KubeVersion::parse(&text).map_err(|e| {
+        CommandError::remote(format!("the API server's version {text:?}: {e}"))
+            .with_hint("pass --kubernetes-version X.Y")
+    })
+}
+
 /// The node classes of every installed generation in the cluster; an error when there are none.
 pub fn cluster_classes(cluster: &dyn Cluster) -> Result<Manifests, CommandError> {
     let read = snapshot::read(cluster, Scope::default())?;

@@ -70,6 +70,26 @@ pub struct Request {
     pub now: i64,
 }
 
+/// The Kubernetes version node-class AMI aliases are read for: `flag` (`--kubernetes-version`,
+/// offline too), else the cluster's `/version`; unreadable, the assumed version with
+/// [`Note::VersionUnavailable`] — said, not swallowed: the DRIFT column's aliases follow it.
+pub fn kubernetes_version(
+    flag: Option<KubeVersion>,
+    cluster: Option<&dyn crate::k8s::Cluster>,
+) -> (KubeVersion, Option<Note>) {
+    match (flag, cluster) {
+        (Some(v), _) => (v, None),
+        (None, Some(c)) => match super::ami::server_version(c) {
+            Ok(v) => (v, None),
+            Err(e) => (
+                super::ami::ASSUMED_KUBERNETES_VERSION,
+                Some(Note::VersionUnavailable(e.message)),
+            ),
+        },
+        (None, None) => (super::ami::ASSUMED_KUBERNETES_VERSION, None),
+    }
+}
+
 /// What EC2 can tell, as the caller found it.
 pub enum Ec2<'a, C> {
     /// `--no-aws`: not asked.

@@ -1229,27 +1229,6 @@ fn watches_stream_changes_from_a_resource_version() {
     );
 }
 
-/// Runs a boto3 snippet against moto (`EP` and `REGION` are set) with the test Python.
-pub(crate) fn boto3(moto: &crate::moto::Moto, code: &str) -> String {
-    let out = Command::new(crate::support::python())
-        .arg("-c")
-        .arg(format!(
-            "import boto3\nEP={:?}\nREGION={:?}\nec2=boto3.client('ec2', endpoint_url=EP, region_name=REGION)\n{code}",
-            moto.url,
-            moto.region()
-        ))
-        .env("AWS_ACCESS_KEY_ID", "testing")
-        .env("AWS_SECRET_ACCESS_KEY", "testing")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
 #[test]
 fn ec2_kubelet_registers_a_node_per_running_instance_from_its_user_data() {
     let moto = crate::moto::Moto::start(&[]);
@@ -1263,7 +1242,7 @@ fn ec2_kubelet_registers_a_node_per_running_instance_from_its_user_data() {
         },
     );
     let user_data = "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"//\"\n\n--//\nContent-Type: application/node.eks.aws\n\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  cluster:\n    name: test-cluster\n  kubelet:\n    flags:\n    - --node-labels=eks-immersion-team=my-team,karpenter.sh/nodepool=default\n    - --register-with-taints=dedicated=batch:NoSchedule\n--//--\n";
-    let id = boto3(
+    let id = crate::support::boto3(
         &moto,
         &format!(
             "img = ec2.describe_images(Owners=['amazon'])['Images'][0]['ImageId']\nr = ec2.run_instances(ImageId=img, MinCount=1, MaxCount=1, InstanceType='m5.large', UserData={user_data:?})\nprint(r['Instances'][0]['InstanceId'])"
@@ -1313,7 +1292,7 @@ fn ec2_kubelet_registers_a_node_per_running_instance_from_its_user_data() {
         rows(&table)[1][1..],
         ["Ready", "<none>", rows(&table)[1][3].as_str(), "v1.29.0"]
     );
-    boto3(
+    crate::support::boto3(
         &moto,
         &format!("ec2.terminate_instances(InstanceIds=[{id:?}])"),
     );

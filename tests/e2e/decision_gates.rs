@@ -11,24 +11,7 @@ use crate::upstream_disruption_binary::{Sc, MOST_SPOT};
 
 /// `nodes -f - … -o json` with `gates`: the node's decision.
 fn nodes_decision(sc: &Sc, gates: &str) -> String {
-    let catalog = sc.catalog_path("gates");
-    let catalog = catalog.to_string_lossy();
-    let args = [
-        "nodes",
-        "-f",
-        "-",
-        "--now",
-        &sc.now,
-        "-o",
-        "json",
-        "--catalog",
-        &catalog,
-        "--feature-gates",
-        gates,
-    ];
-    let run = karpenter(&args, sc.yaml().as_bytes());
-    assert_eq!(run.code, 0, "{gates}: {}", run.stderr);
-    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    let doc = sc.nodes_doc("gates", &["--feature-gates", gates]);
     let node = doc["nodes"].as_array().unwrap()[0].clone();
     node["consolidation"]["decision"]
         .as_str()

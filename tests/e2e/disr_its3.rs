@@ -10,9 +10,9 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{fixture, karpenter, merge, provision_json};
+use crate::support::{fixture, merge, provision_json};
 use crate::upstream_disruption_binary::{
-    assorted_path, drift_pool, when_empty, Report, Sc, LEAST_SPOT, MOST, NOW,
+    drift_pool, when_empty, Report, Sc, LEAST_SPOT, MOST, NOW,
 };
 use crate::upstream_scheduling_binary::{any_capacity, daemonset, plan, pool, sized};
 
@@ -261,23 +261,7 @@ fn a_node_can_be_drifted_and_consolidatable_at_once() {
     sc.disruption("default")["consolidateAfter"] = json!("30s");
     sc.drop_condition("n0", "Consolidatable");
     sc.condition("n0", "Drifted", "True", NOW);
-    let catalog = assorted_path();
-    let run = karpenter(
-        &[
-            "nodes",
-            "-f",
-            "-",
-            "--now",
-            NOW,
-            "-o",
-            "json",
-            "--catalog",
-            catalog.to_str().unwrap(),
-        ],
-        sc.yaml().as_bytes(),
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    let doc = sc.nodes_doc("s33-drifted-consolidatable", &[]);
     let n0 = &doc["nodes"][0];
     assert_eq!(n0["drift"]["status"], "Drifted", "{doc:#}");
     assert_eq!(n0["consolidation"]["decision"], "delete", "{doc:#}");

@@ -976,15 +976,7 @@ fn fuzz_here(seed: u64, count: usize, binary: usize, quiet: bool) -> Findings {
         .checked_div(binary)
         .map_or(usize::MAX, |n| n.max(1));
     // Panics are recorded, not printed (the hook is process-wide: only for the long run).
-    let previous = quiet.then(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(|info| {
-            if let Some(l) = info.location() {
-                *PANIC_AT.lock().unwrap() = format!(" at {}:{}", l.file(), l.line());
-            }
-        }));
-        previous
-    });
+    let quiet = kubectl_karpenter::testing::quiet_panics(quiet, &PANIC_AT);
     for _ in 0..count {
         let s = rng.pick(&seeds);
         let text = mutant(&mut rng, s);
@@ -1033,9 +1025,7 @@ fn fuzz_here(seed: u64, count: usize, binary: usize, quiet: bool) -> Findings {
             }
         }
     }
-    if let Some(previous) = previous {
-        std::panic::set_hook(previous);
-    }
+    drop(quiet);
     if findings.failures.is_empty() {
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -871,7 +871,7 @@ fn terminate_conditions_scope(proof: &mut Proof) {
             .iter()
             .map(|(k, v)| json!({"Key": k, "Value": v}))
             .collect();
-        crate::cluster::boto3(
+        crate::support::boto3(
             &proof.walk.moto,
             &format!(
                 "import json\nimage = ec2.describe_images(Owners=['amazon'])['Images'][0]['ImageId']\nr = ec2.run_instances(ImageId=image, MinCount=1, MaxCount=1, InstanceType='m5.large', TagSpecifications=[{{'ResourceType': 'instance', 'Tags': json.loads({:?})}}])\nprint(r['Instances'][0]['InstanceId'])",

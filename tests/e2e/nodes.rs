@@ -447,27 +447,6 @@ fn unreachable_aws_is_one_warning_and_cluster_facts() {
     );
 }
 
-/// Runs a boto3 snippet against moto (`ec2` is a client for it).
-fn boto3(moto: &crate::moto::Moto, code: &str) -> String {
-    let out = Command::new(crate::support::python())
-        .arg("-c")
-        .arg(format!(
-            "import boto3\nec2=boto3.client('ec2', endpoint_url={:?}, region_name={:?})\n{code}",
-            moto.url,
-            moto.region()
-        ))
-        .env("AWS_ACCESS_KEY_ID", "testing")
-        .env("AWS_SECRET_ACCESS_KEY", "testing")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
 #[test]
 fn ec2_facts_name_the_ami_and_find_nodes_this_tool_launched() {
     let moto = crate::moto::Moto::start(&[]);
@@ -490,7 +469,7 @@ fn ec2_facts_name_the_ami_and_find_nodes_this_tool_launched() {
     };
     // Labelled by its pool; unlabelled but tagged by this tool; neither (not managed).
     let launch = |labels: &str, tags: &str| {
-        boto3(
+        crate::support::boto3(
             &moto,
             &format!(
                 "img = ec2.describe_images(Owners=['amazon'])['Images'][0]\nr = ec2.run_instances(ImageId=img['ImageId'], MinCount=1, MaxCount=1, InstanceType='m5.large', UserData={:?}, TagSpecifications=[{{'ResourceType': 'instance', 'Tags': [{tags}]}}])\nprint(r['Instances'][0]['InstanceId'], img['ImageId'], img['Name'])",

@@ -141,21 +141,12 @@ fn same_world(walk: &Walk, d: &mut Value) {
             .and_then(|i| i["id"].as_str())
             .unwrap()
             .to_string();
-        let script = format!(
-            "import boto3\nec2 = boto3.client('ec2', endpoint_url='{}', region_name='{}', aws_access_key_id='testing', aws_secret_access_key='testing')\nr = ec2.run_instances(ImageId='{image}', InstanceType='{itype}', MinCount=1, MaxCount=1, Placement={{'AvailabilityZone': '{zone}'}})\nprint(r['Instances'][0]['InstanceId'])",
-            walk.moto.url,
-            walk.moto.region()
+        let id = crate::support::boto3(
+            &walk.moto,
+            &format!(
+                "r = ec2.run_instances(ImageId='{image}', InstanceType='{itype}', MinCount=1, MaxCount=1, Placement={{'AvailabilityZone': '{zone}'}})\nprint(r['Instances'][0]['InstanceId'])"
+            ),
         );
-        let out = std::process::Command::new(crate::support::python())
-            .args(["-c", &script])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let id = String::from_utf8_lossy(&out.stdout).trim().to_string();
         d["spec"]["providerID"] = Value::String(format!("aws:///{zone}/{id}"));
     }
     if let Some(meta) = d["metadata"].as_object_mut() {

@@ -27,6 +27,28 @@ pub fn python() -> PathBuf {
     venv
 }
 
+/// Runs a boto3 snippet against moto with the test Python: `ec2` is a client for it, `EP` and
+/// `REGION` are set.
+pub fn boto3(moto: &crate::moto::Moto, code: &str) -> String {
+    let out = Command::new(python())
+        .arg("-c")
+        .arg(format!(
+            "import boto3\nEP={:?}\nREGION={:?}\nec2=boto3.client('ec2', endpoint_url=EP, region_name=REGION)\n{code}",
+            moto.url,
+            moto.region()
+        ))
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
 /// What running the binary produced.
 pub struct Run {
     pub code: i32,

@@ -333,6 +333,29 @@ impl Sc {
         }
     }
 
+    /// `nodes -f - --now NOW --catalog … -o json` and `flags` (exit 0): the view of the same
+    /// scenario, its CONSOLIDATION column deciding as `consolidate -f` does.
+    pub(crate) fn nodes_doc(&self, tag: &str, flags: &[&str]) -> Value {
+        let catalog = self.catalog_path(tag);
+        let catalog = catalog.to_string_lossy();
+        let mut args = vec![
+            "nodes",
+            "-f",
+            "-",
+            "--now",
+            &self.now,
+            "--catalog",
+            &catalog,
+            "-o",
+            "json",
+        ];
+        args.extend(flags);
+        let run = karpenter(&args, self.yaml().as_bytes());
+        assert_eq!(run.code, 0, "{tag} {flags:?}: {}", run.stderr);
+        serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("{tag}: not JSON ({e}): {}\n{}", run.stdout, run.stderr))
+    }
+
     /// `consolidate -f - --now NOW -o json --catalog …` (exit 0 or 1).
     pub(crate) fn run(&self, tag: &str) -> Report {
         let catalog = self.catalog_path(tag);
@@ -2075,24 +2098,7 @@ fn nodes_from_manifests_shows_the_same_decisions() {
         .push(pdb("pdb", "default", true));
     sc.node("n2", LEAST);
     let report = sc.run("nodes-col");
-    let catalog = assorted_path();
-    let catalog = catalog.to_string_lossy();
-    let run = karpenter(
-        &[
-            "nodes",
-            "-f",
-            "-",
-            "--now",
-            NOW,
-            "--catalog",
-            &catalog,
-            "-o",
-            "json",
-        ],
-        sc.yaml().as_bytes(),
-    );
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let doc: Value = serde_json::from_str(&run.stdout).unwrap();
+    let doc = sc.nodes_doc("nodes-col", &[]);
     for n in ["n0", "n1", "n2"] {
         let item = doc["nodes"]
             .as_array()

@@ -342,9 +342,11 @@ status: {nominatedNodeName: ip-10-0-0-2}
             "Pod/nominated (pods.yaml (document 4)): nominated to node ip-10-0-0-2 by the scheduler",
         ]
     );
-    // aws#1649: the pending DaemonSet pod is named for `provision`'s warning (core v1.14.1
+    // aws#1649: the pending DaemonSet pod is kept for `provision`'s warning (core v1.14.1
     // pkg/utils/pod/scheduling.go IsProvisionable: !IsOwnedByDaemonSet).
-    assert_eq!(m.daemon_set_pods, ["default/ds-pod"]);
+    let unbound: Vec<String> = m.unbound_daemon_pods.iter().map(|p| p.key()).collect();
+    assert_eq!(unbound, ["default/ds-pod"]);
+    assert!(m.unbound_daemon_pods[0].waits_for_capacity());
 }
 
 /// What disruption reads of a bound pod beyond scheduling: `spec.priority` and

@@ -226,15 +226,7 @@ fn sweep(seed: u64, count: usize, only: &str, tell: &mpsc::Sender<String>) -> Fi
 fn watched(seed: u64, count: usize, only: String, quiet: bool, watchdog: Duration) -> Findings {
     let (tell, heard) = mpsc::channel::<String>();
     let (done, result) = mpsc::channel::<Findings>();
-    let previous = quiet.then(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(|info| {
-            if let Some(l) = info.location() {
-                *PANIC_AT.lock().unwrap() = format!(" at {}:{}", l.file(), l.line());
-            }
-        }));
-        previous
-    });
+    let quiet = crate::testing::quiet_panics(quiet, &PANIC_AT);
     std::thread::Builder::new()
         .stack_size(8 << 20)
         .spawn(move || {
@@ -257,9 +249,7 @@ fn watched(seed: u64, count: usize, only: String, quiet: bool, watchdog: Duratio
             }
         }
     };
-    if let Some(previous) = previous {
-        std::panic::set_hook(previous);
-    }
+    drop(quiet);
     findings
 }
 

@@ -11,8 +11,8 @@ use crate::cloud::types::Cloud;
 use crate::cloud::Catalog;
 use crate::error::CommandError;
 use crate::k8s::client::KubeClient;
+use crate::k8s::coexist;
 use crate::k8s::config::ClusterTarget;
-use crate::k8s::{coexist, ops};
 use crate::usecases::clock::{Clock, SystemClock};
 use crate::usecases::live::Live;
 
@@ -47,29 +47,15 @@ pub fn connect_cluster(ctx: &mut Context<'_>) -> Result<LiveCluster, CommandErro
     Ok(LiveCluster { target, client })
 }
 
-/// `--kubernetes-version`, when given (a bad one is bad input).
-pub fn kubernetes_version_flag(ctx: &Context<'_>) -> Result<Option<KubeVersion>, CommandError> {
-    let Some(v) = &ctx.global.kubernetes_version else {
-        return Ok(None);
-    };
-    KubeVersion::parse(v)
-        .map(Some)
-        .map_err(|e| CommandError::input(format!("--kubernetes-version: {e}")))
-}
-
 /// `--kubernetes-version`, else the API server's `/version`.
 pub fn kubernetes_version(
     ctx: &Context<'_>,
     cluster: &LiveCluster,
 ) -> Result<KubeVersion, CommandError> {
-    if let Some(v) = kubernetes_version_flag(ctx)? {
+    if let Some(v) = super::kubernetes_version_flag(ctx.global)? {
         return Ok(v);
     }
-    let text = ops::server_version(&cluster.client)?;
-    KubeVersion::parse(&text).map_err(|e| {
-        CommandError::remote(format!("the API server's version {text:?}: {e}"))
-            .with_hint("pass --kubernetes-version X.Y")
-    })
+    crate::usecases::ami::server_version(&cluster.client)
 }
 
 /// Connects to AWS (region from `--region`, the AWS chain, else a hint from the kubeconfig).

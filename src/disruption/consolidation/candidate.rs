@@ -233,6 +233,25 @@ fn lifetime_remaining(cluster: &Cluster, i: usize, pool: usize) -> f64 {
     }
 }
 
+/// The labels a node's offering is priced by, capacity type first (core v1.14.1
+/// `pkg/controllers/disruption/consolidation.go` `ShouldDisrupt`: "Node does not have label …").
+pub(crate) fn offering_labels_present(
+    zone: Option<&str>,
+    capacity_type: Option<&str>,
+) -> Result<(), Reason> {
+    if capacity_type.is_none() {
+        return Err(Reason::MissingLabel {
+            label: labels::CAPACITY_TYPE,
+        });
+    }
+    if zone.is_none() {
+        return Err(Reason::MissingLabel {
+            label: labels::ZONE,
+        });
+    }
+    Ok(())
+}
+
 /// Why node `i` is not a candidate of `class`, or the candidate. `facts` are its pods' facts.
 /// The checks run in the release's order, so the first obstacle is Karpenter's.
 pub(crate) fn candidate(
@@ -275,19 +294,6 @@ pub(crate) fn candidate(
     };
     let instance_type =
         |pool: usize| it_label.and_then(|t| cluster.pools[pool].types.get(t).copied());
-    let labels_present = || {
-        if ct.is_none() {
-            return Err(Reason::MissingLabel {
-                label: labels::CAPACITY_TYPE,
-            });
-        }
-        if zone.is_none() {
-            return Err(Reason::MissingLabel {
-                label: labels::ZONE,
-            });
-        }
-        Ok(())
-    };
     let pod_blocks = |class: Class| {
         let tgp = state
             .claim
@@ -331,7 +337,7 @@ pub(crate) fn candidate(
             if let Some(v) = dnd {
                 return Err(Reason::NodeDoNotDisrupt { value: v.clone() });
             }
-            labels_present()?;
+            offering_labels_present(zone, ct)?;
             let pool = pool()?;
             if instance_type(pool).is_none() {
                 return Err(Reason::UnknownInstanceType {

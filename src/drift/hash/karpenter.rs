@@ -172,18 +172,25 @@ fn taint(t: &Obj, at: &str) -> Result<GoValue, BuildError> {
         .build())
 }
 
-/// `karpenter.sh/v1` `NodeClaimTemplate` (NodePool hash version `v3`, Karpenter v1.0–v1.14)
-/// from `spec.template`. Expects CRD defaults applied ([`default_v1_template`]).
-pub fn v1_node_claim_template(template: &Obj) -> Result<GoValue, BuildError> {
+/// `spec.template.metadata` as the template's `ObjectMeta`: only its labels and annotations
+/// are hashed (both generations' `NodeClaimTemplate`).
+fn template_object_meta(template: &Obj) -> Result<StructBuilder, BuildError> {
     let at = "spec.template";
-    let meta = obj(template, "metadata", at)?;
     let mut object_meta = StructBuilder::new("ObjectMeta");
-    if let Some(m) = meta {
+    if let Some(m) = obj(template, "metadata", at)? {
         let here = format!("{at}.metadata");
         object_meta = object_meta
             .field("Labels", string_map(m, "labels", &here)?)
             .field("Annotations", string_map(m, "annotations", &here)?);
     }
+    Ok(object_meta)
+}
+
+/// `karpenter.sh/v1` `NodeClaimTemplate` (NodePool hash version `v3`, Karpenter v1.0–v1.14)
+/// from `spec.template`. Expects CRD defaults applied ([`default_v1_template`]).
+pub fn v1_node_claim_template(template: &Obj) -> Result<GoValue, BuildError> {
+    let at = "spec.template";
+    let object_meta = template_object_meta(template)?;
     let empty = Obj::new();
     let spec = obj(template, "spec", at)?.unwrap_or(&empty);
     let here = format!("{at}.spec");
@@ -240,14 +247,7 @@ pub fn v1beta1_node_claim_template(
     version_v1: bool,
 ) -> Result<GoValue, BuildError> {
     let at = "spec.template";
-    let meta = obj(template, "metadata", at)?;
-    let mut object_meta = StructBuilder::new("ObjectMeta");
-    if let Some(m) = meta {
-        let here = format!("{at}.metadata");
-        object_meta = object_meta
-            .field("Labels", string_map(m, "labels", &here)?)
-            .field("Annotations", string_map(m, "annotations", &here)?);
-    }
+    let object_meta = template_object_meta(template)?;
     let empty = Obj::new();
     let spec = obj(template, "spec", at)?.unwrap_or(&empty);
     let here = format!("{at}.spec");

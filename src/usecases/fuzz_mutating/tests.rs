@@ -46,7 +46,7 @@ fn a_fixed_sample_of_faulty_runs_and_clean_reruns_keeps_every_invariant() {
 #[test]
 #[ignore = "the long sweep, run by hand (docs/testing.md)"]
 fn sweep() {
-    let range = std::env::var("FUZZ_MUT_SEEDS").unwrap_or_else(|_| "0..1000".into());
+    let range = crate::testing::env_text("FUZZ_MUT_SEEDS").unwrap_or_else(|| "0..1000".into());
     let (from, to) = range.split_once("..").expect("FROM..TO");
     let (from, to): (u64, u64) = (from.parse().unwrap(), to.parse().unwrap());
     let started = std::time::Instant::now();

@@ -596,3 +596,43 @@ fn at(now: i64) -> crate::usecases::consolidate::Config {
         ..Default::default()
     }
 }
+
+/// Live `nodes` when the API server's `/version` cannot be read: the view goes on with the
+/// assumed version (the DRIFT column's AMI aliases follow it) and says why in a note; a
+/// readable one is the cluster's, `--kubernetes-version` wins over both, and offline without
+/// the flag the version is assumed silently.
+#[test]
+fn an_unreadable_version_is_assumed_and_said() {
+    let fake = FakeCluster::new()
+        .karpenter_v1()
+        .with_version("v1.30.4-eks-1234");
+    let cluster: &dyn crate::k8s::Cluster = &fake;
+    let read = kubernetes_version(None, Some(cluster));
+    assert_eq!(read, (KubeVersion::new(1, 30), None));
+    let flag = Some(KubeVersion::new(1, 29));
+    assert_eq!(
+        kubernetes_version(flag, Some(cluster)),
+        (KubeVersion::new(1, 29), None)
+    );
+    fake.fail_with(
+        crate::k8s::Method::Get,
+        "/version",
+        5,
+        503,
+        "etcdserver: leader changed",
+    );
+    let (version, note) = kubernetes_version(None, Some(cluster));
+    assert_eq!(version, crate::usecases::ami::ASSUMED_KUBERNETES_VERSION);
+    match note {
+        Some(Note::VersionUnavailable(why)) => {
+            assert!(why.starts_with("GET /version: 503"), "{why}")
+        }
+        other => panic!("expected the version note, got {other:?}"),
+    }
+    // The note goes into the `-o json|yaml` document too, not only to stderr.
+    assert!(Note::VersionUnavailable(String::new()).documented());
+    assert_eq!(
+        kubernetes_version(None, None),
+        (crate::usecases::ami::ASSUMED_KUBERNETES_VERSION, None)
+    );
+}

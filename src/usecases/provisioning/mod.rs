@@ -27,6 +27,7 @@ pub mod empty;
 pub mod input;
 pub mod launch;
 pub mod plan;
+pub mod set_aside;
 pub mod statics;
 pub mod wait;
 pub mod watch;

@@ -126,6 +126,9 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             .manifests
             .warnings
             .extend(unread.into_iter().chain(unresolved));
+        // Pending DaemonSet pods get nothing: said even when nothing else is pending (aws#1649).
+        let daemon_set_pods = super::set_aside::daemon_set_pods(&snapshot.manifests);
+        snapshot.manifests.warnings.extend(daemon_set_pods);
         let warned = snapshot.manifests.warnings.len();
         for warning in &snapshot.manifests.warnings {
             events.emit(Event::Warning(warning.clone()));

@@ -77,6 +77,35 @@ fn nothing_pending_plans_nothing_and_calls_nothing() {
     assert!(log.borrow().is_empty());
 }
 
+/// aws#1649: a DaemonSet pod the scheduler marked unschedulable gets no capacity (core v1.14.1
+/// `pkg/utils/pod/scheduling.go` `IsProvisionable`: `!IsOwnedByDaemonSet`, and `FailedToSchedule`
+/// for the scheduler's mark): live planning names it by default, even with nothing else
+/// pending; one the scheduler has not tried yet is not named.
+#[test]
+fn a_pending_daemon_set_pod_is_named_live_and_not_planned() {
+    let world = World::new();
+    let mut unschedulable = crate::usecases::testing::pending_pod("agent-x", "1");
+    unschedulable["metadata"]["namespace"] = json!("kube-system");
+    unschedulable["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1",
+        "kind": "DaemonSet", "name": "agent", "uid": "ds-1", "controller": true}]);
+    let mut untried = unschedulable.clone();
+    untried["metadata"]["name"] = json!("agent-y");
+    untried["status"] = json!({"phase": "Pending"});
+    world.cluster.put(unschedulable);
+    world.cluster.put(untried);
+    let (log, mut sink) = recorder(&world);
+    let round = world.live().plan_pending(&all(), &mut sink).unwrap();
+    assert!(round.is_none(), "nothing to launch for");
+    assert_eq!(
+        events(&log),
+        [Event::Warning(
+            "1 pending pod is owned by a DaemonSet (kube-system/agent-x): Karpenter provisions no capacity for it; a DaemonSet pod runs on nodes launched for other pods, which are sized with its requests".into()
+        )]
+    );
+    assert!(world.cluster.writes().is_empty());
+    assert_eq!(world.cloud.call_counts().total(), 0);
+}
+
 #[test]
 fn without_karpenter_crds_there_is_nothing_to_launch_for() {
     let world = World {

@@ -12,7 +12,6 @@ use crate::disruption::consolidation::price::Choice;
 use crate::disruption::consolidation::reason::{Reason, WindowStart};
 use crate::disruption::consolidation::report::Method;
 use crate::disruption::consolidation::sim::{PodRef, SimRequest, Simulator};
-use crate::model::labels;
 
 impl<S: Simulator> Engine<S> {
     /// The candidate's pool's `consolidateAfter` in seconds (0 when unset); `Never` disables it.
@@ -319,16 +318,7 @@ impl<S: Simulator> Engine<S> {
                         instance_type: it.unwrap_or_default().to_string(),
                     });
                 }
-                if ct.is_none() {
-                    return Err(Reason::MissingLabel {
-                        label: labels::CAPACITY_TYPE,
-                    });
-                }
-                if zone.is_none() {
-                    return Err(Reason::MissingLabel {
-                        label: labels::ZONE,
-                    });
-                }
+                candidate::offering_labels_present(zone, ct)?;
                 if self.c.pools[c.pool].consolidate_after == After::Never {
                     return Err(Reason::ConsolidationDisabled { pool });
                 }

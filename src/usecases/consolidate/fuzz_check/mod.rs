@@ -21,6 +21,7 @@ use serde_json::Value;
 use super::{build_input, evaluate, Config};
 use crate::cloud::Catalog;
 use crate::disruption::consolidation::ConsolidationReport;
+use crate::testing::env_number as env;
 use crate::usecases::provisioning::input::CatalogSizing;
 
 /// The offline `consolidate -f FILE --catalog CATALOG --now NOW` path on these objects.
@@ -112,14 +113,6 @@ fn describe(failures: &[(u64, Vec<String>)]) -> String {
 fn consolidation_reports_keep_their_own_rules() {
     let failures = sweep(1, 120);
     assert!(failures.is_empty(), "{}", describe(&failures));
-}
-
-/// A number from the environment, else `default`.
-fn env(key: &str, default: u64) -> u64 {
-    std::env::var(key)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 /// The long sweep: `FUZZ_CONS_SEED` (default 1), `FUZZ_CONS_N` clusters (default 10,000).
