@@ -90,6 +90,15 @@ fn same_group(p: &Pod, q: &Pod, selector: Option<&crate::model::selector::LabelS
     p.namespace == q.namespace && selects(selector, &q.labels)
 }
 
+/// The pods spread `c` of `p` counts: its selector's, with `p`'s own value of each
+/// `matchLabelKeys` key it has (`topology.go` `newForTopologies` adds `key In [value]`).
+fn spread_group(p: &Pod, q: &Pod, c: &TopologySpread) -> bool {
+    same_group(p, q, c.label_selector.as_ref())
+        && c.match_label_keys
+            .iter()
+            .all(|k| p.labels.get(k).is_none_or(|v| q.labels.get(k) == Some(v)))
+}
+
 /// `DoNotSchedule` spread: where a pending pod went, its domain's count less the minimum over
 /// the domains it may use is at most `maxSkew` (min 0 for hostname, or below `minDomains`).
 pub(super) fn check_spread(input: &Input, slots: &[Slot<'_>], out: &mut Vec<Violation>) {
@@ -146,11 +155,16 @@ pub(super) fn check_spread(input: &Input, slots: &[Slot<'_>], out: &mut Vec<Viol
                             } else {
                                 t.domain_of(*j, key)
                             };
-                            seen && at.as_deref() == Some(d)
+                            // A pod an earlier round put on an existing node is bound by
+                            // the next (`rounds.rs`), counted by the node's own taints.
+                            // A later round's pods did not exist when this one was placed;
+                            // an earlier round's pods on a node are pending still in the next
+                            // batch, placed again and recorded as then (`seen`), not bound.
+                            t.round_of(*j) <= s.round_of(i) && seen && at.as_deref() == Some(d)
                         });
                         n += bound
                             .chain(new.map(|(_, q)| q))
-                            .filter(|q| same_group(p, q, c.label_selector.as_ref()))
+                            .filter(|q| spread_group(p, q, c))
                             .count() as i64;
                     }
                     n
@@ -220,6 +234,33 @@ pub(super) fn check_affinity(slots: &[Slot<'_>], out: &mut Vec<Violation>) {
             }
             for t in &p.pod_affinity {
                 check_one_affinity(slots, s, i, t, out);
+            }
+            check_inverse(slots, s, i, out);
+        }
+    }
+}
+
+/// A bound pod's required anti-affinity repels pending pods it selects from its node's domain
+/// (`topology.go` `updateInverseAffinities`: tracked from the cluster's pods).
+fn check_inverse(slots: &[Slot<'_>], s: &Slot<'_>, i: usize, out: &mut Vec<Violation>) {
+    let p = s.new[i];
+    for o in slots {
+        for q in &o.bound {
+            for t in &q.pod_anti_affinity {
+                let key = &t.topology_key;
+                let theirs = o.seen_by(0, key);
+                if same_group(q, p, t.label_selector.as_ref())
+                    && !theirs.is_empty()
+                    && !s.seen_by(s.round_of(i), key).is_disjoint(&theirs)
+                {
+                    out.push(violation(
+                        "inverse anti-affinity",
+                        format!(
+                            "{} on {} near {} on {} ({key})",
+                            p.name, s.name, q.name, o.name
+                        ),
+                    ));
+                }
             }
         }
     }
@@ -370,7 +411,12 @@ pub(super) fn check_single(
                 .any(|q| same_group(p, q, t.label_selector.as_ref()))
         })
     };
-    if p.pod_anti_affinity.iter().any(selected) || !p.host_ports.is_empty() {
+    let repelled = slots.iter().flat_map(|s| &s.bound).any(|q| {
+        q.pod_anti_affinity
+            .iter()
+            .any(|t| same_group(q, p, t.label_selector.as_ref()))
+    });
+    if p.pod_anti_affinity.iter().any(selected) || repelled || !p.host_ports.is_empty() {
         return;
     }
     let zones = volume_zones(input, p);
