@@ -38,6 +38,13 @@ use super::{solve, ExistingNode, ExistingPlacement, Input, Plan, PlannedNodeClai
 /// exist, which the pods may use). NodeClaims are numbered per pool across rounds and carry
 /// their `round`.
 pub fn solve_rounds(input: &Input) -> Plan {
+    solve_rounds_traced(input, &mut |_, _| {})
+}
+
+/// [`solve_rounds`], showing `each_round` every round's own plan (pods named as placed in that
+/// round) before it is merged: the plan checker (`fuzz_check`) learns from it the round each pod
+/// was placed in, which the merged plan does not say.
+pub(super) fn solve_rounds_traced(input: &Input, each_round: &mut dyn FnMut(usize, &Plan)) -> Plan {
     let statics = static_claims(input);
     let mut total = Plan {
         node_claims: statics,
@@ -55,6 +62,7 @@ pub fn solve_rounds(input: &Input) -> Plan {
         round += 1;
         let mut step = solve(&current);
         not_counting_round_nodes(&mut step, round_nodes);
+        each_round(round, &step);
         let placed = !step.node_claims.is_empty() || !step.existing_nodes.is_empty();
         if round > 1 && !placed {
             total.unschedulable = step.unschedulable;

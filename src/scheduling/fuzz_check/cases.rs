@@ -1,13 +1,14 @@
 //! The fuzzer's findings, minimised to named cases (docs/upstream-tests/fuzzing.md,
 //! "Plans checked against their own constraints (s32-fuzzplan)").
 
-use super::check_plan;
+use super::world::TIER;
+use super::{check_plan, planned};
 use crate::model::instance_type::{Offering, ON_DEMAND, SPOT};
-use crate::model::labels::ZONE;
+use crate::model::labels::{CAPACITY_TYPE, HOSTNAME, NODEPOOL, ZONE};
 use crate::model::requirements::NodeSelectorRequirement;
 use crate::model::requirements::Operator::*;
 use crate::scheduling::tests::pool_input as pool_of;
-use crate::scheduling::{solve_rounds, Input};
+use crate::scheduling::{ExistingNode, Input};
 use crate::testing::*;
 
 /// Offerings `zone/capacity type/price`, available unless the price is negative.
@@ -32,9 +33,9 @@ fn planned_and_checked(pod: crate::model::pod::Pod) -> crate::scheduling::Plan {
         pools: vec![pool_of(node_pool("p0"), vec![it])],
         ..Default::default()
     };
-    let plan = solve_rounds(&input);
-    assert_eq!(check_plan(&input, &plan), vec![], "{plan:#?}");
-    plan
+    let planned = planned(&input);
+    assert_eq!(check_plan(&input, &planned), vec![], "{:#?}", planned.plan);
+    planned.plan
 }
 
 /// Seed 1359, minimised: a pool with `minValues: 2` on the instance type and a zone
@@ -88,8 +89,9 @@ fn a_pod_a_nodeclaims_options_cannot_all_hold_joins_it_as_launched_in_the_next_r
         pools: vec![pool_of(pool, vec![small, large])],
         ..Default::default()
     };
-    let plan = solve_rounds(&input);
-    assert_eq!(check_plan(&input, &plan), vec![], "{plan:#?}");
+    let planned = planned(&input);
+    let plan = &planned.plan;
+    assert_eq!(check_plan(&input, &planned), vec![], "{plan:#?}");
     let [claim] = plan.node_claims.as_slice() else {
         panic!("{plan:#?}")
     };
@@ -194,11 +196,216 @@ fn spread_counts_only_the_domains_of_the_first_required_term() {
         pools: vec![pool_of(node_pool("p0"), vec![it])],
         ..Default::default()
     };
-    let plan = solve_rounds(&input);
-    assert_eq!(check_plan(&input, &plan), vec![], "{plan:#?}");
+    let planned = planned(&input);
+    let plan = &planned.plan;
+    assert_eq!(check_plan(&input, &planned), vec![], "{plan:#?}");
     let [claim] = plan.node_claims.as_slice() else {
         panic!("{plan:#?}")
     };
     assert_eq!(claim.capacity_types, [SPOT]);
     assert_eq!(claim.pods.len(), 2);
+}
+
+/// An initialized on-demand node `name` in `zone` of one 1-CPU type, holding `bound`.
+fn node_in(name: &str, zone: &str, bound: Vec<crate::model::pod::Pod>) -> ExistingNode {
+    let it = instance_type(name, "1", "4Gi", "8", offers(&[(zone, ON_DEMAND, 0.05)]));
+    let node = crate::model::node::Node {
+        name: name.into(),
+        labels: labels_of(&[
+            (ZONE, zone),
+            (CAPACITY_TYPE, ON_DEMAND),
+            (HOSTNAME, name),
+            (NODEPOOL, "p0"),
+        ]),
+        capacity: it.capacity.clone(),
+        allocatable: it.allocatable(),
+        ready: true,
+        initialized: true,
+        ..Default::default()
+    };
+    let pods = bound
+        .into_iter()
+        .map(|p| PodBuilder::from_pod(p).on_node(name).build())
+        .collect();
+    ExistingNode { node, pods }
+}
+
+/// One pool `p0` of `types`, `pods` pending, `nodes` existing: planned, checked, returned.
+fn checked(
+    pods: Vec<crate::model::pod::Pod>,
+    nodes: Vec<ExistingNode>,
+    types: Vec<crate::model::instance_type::InstanceType>,
+) -> super::Planned {
+    let input = Input {
+        pods,
+        existing_nodes: nodes,
+        pools: vec![pool_of(node_pool("p0"), types)],
+        ..Default::default()
+    };
+    let planned = planned(&input);
+    assert_eq!(check_plan(&input, &planned), vec![], "{:#?}", planned.plan);
+    planned
+}
+
+/// Seed 2250, minimised: a pod of app `a` with required zone affinity to app `a` and a required
+/// term `zone NotIn [z-a]`; the only pod of `a` runs in z-a. Karpenter bootstraps the group
+/// anew: no domain with a selected pod is among the pod's own domains (core v1.14.1
+/// `scheduling/topologygroup.go` `nextDomainAffinity` → `anyCompatiblePodDomain`), so a
+/// self-selecting pod may pick a domain of its own (`topology_test.go` "should allow two nodes
+/// to be created when two pods with matching affinities have incompatible selectors").
+/// kube-scheduler would not bind it there; the planner matches Karpenter; the checker's first
+/// reading (a selected pod must share the domain) was the mistake.
+#[test]
+fn a_self_affine_pod_whose_terms_exclude_every_selected_pods_zone_bootstraps_its_own() {
+    let app = || PodBuilder::new("a").label("app", "a").cpu("100m");
+    let pod = app()
+        .required_term(&[(ZONE, NotIn, &["z-a"])])
+        .affinity(ZONE, &[("app", "a")])
+        .build();
+    let bound = app().build();
+    let it = instance_type(
+        "t",
+        "2",
+        "8Gi",
+        "16",
+        offers(&[
+            ("z-a", SPOT, -0.04),
+            ("z-b", ON_DEMAND, 0.1),
+            ("z-c", SPOT, 0.04),
+        ]),
+    );
+    let planned = checked(vec![pod], vec![node_in("n1", "z-a", vec![bound])], vec![it]);
+    let [claim] = planned.plan.node_claims.as_slice() else {
+        panic!("{:#?}", planned.plan)
+    };
+    assert_eq!(claim.zones.len(), 1, "{claim:#?}");
+    assert_ne!(claim.zones[0], "z-a");
+}
+
+/// Seed 2941, minimised: app `a` runs in z-a and z-c; a pending pod of `a` with required zone
+/// affinity fits neither node. Every domain that holds a selected pod and the NodeClaim allows
+/// is an option (`nextDomainAffinity`), so the NodeClaim keeps z-a and z-c: wherever it
+/// launches, a pod of `a` is there. `Record` counts affinity only for a single domain, so the
+/// pod is not counted yet. The checker asked for one domain; it now asks that each holds one.
+#[test]
+fn a_self_affine_pod_keeps_every_zone_its_group_already_holds() {
+    let app = |name: &str, cpu: &str| PodBuilder::new(name).label("app", "a").cpu(cpu);
+    let pod = app("a-big", "3").affinity(ZONE, &[("app", "a")]).build();
+    let nodes = vec![
+        node_in("n0", "z-a", vec![app("a-0", "100m").build()]),
+        node_in("n1", "z-c", vec![app("a-1", "100m").build()]),
+    ];
+    let it = instance_type(
+        "t",
+        "16",
+        "64Gi",
+        "3",
+        offers(&[
+            ("z-a", ON_DEMAND, 0.736),
+            ("z-b", SPOT, 0.381),
+            ("z-c", ON_DEMAND, 0.672),
+            ("z-c", SPOT, 0.269),
+        ]),
+    );
+    let planned = checked(vec![pod], nodes, vec![it]);
+    let [claim] = planned.plan.node_claims.as_slice() else {
+        panic!("{:#?}", planned.plan)
+    };
+    assert_eq!(claim.zones, ["z-a", "z-c"]);
+}
+
+/// Seed 4635 (s32-fuzzplan's open anti-affinity seed), minimised: app `b` has required zone
+/// anti-affinity and a capacity-type spread, app `a` hostname anti-affinity. In the first round
+/// `b-1` joins a NodeClaim whose zone requirement still names z-b and z-c (`topology.go`
+/// `Record` blocks every zone it may land in; its spread then leaves on-demand, offered in z-b
+/// only), so `b-3` has no zone left and waits. The next batch sees that NodeClaim launched in
+/// z-b only (`provisioner.go`: a later batch's in-flight nodes; `rounds.rs`) and `b-3` joins
+/// the in-flight node of `a-2`'s NodeClaim, launched in z-c, though that NodeClaim still names
+/// both zones. The checker, not knowing the pod's round, compared the planned zone sets; it
+/// now reads each pod's round (`fuzz_check::planned`).
+#[test]
+fn a_zone_anti_affine_pod_of_a_later_round_sees_the_earlier_nodeclaims_as_launched() {
+    let a = |name: &str| {
+        PodBuilder::new(name)
+            .label("app", "a")
+            .cpu("1500m")
+            .memory("128Mi")
+            .anti_affinity(HOSTNAME, &[("app", "a")])
+            .build()
+    };
+    let b = |name: &str| {
+        PodBuilder::new(name)
+            .label("app", "b")
+            .cpu("3")
+            .memory("1Gi")
+            .spread(CAPACITY_TYPE, 1, true, &[("app", "b")])
+            .anti_affinity(ZONE, &[("app", "b")])
+            .build()
+    };
+    let it = instance_type(
+        "t",
+        "8",
+        "16Gi",
+        "16",
+        offers(&[
+            ("z-b", ON_DEMAND, 0.432),
+            ("z-b", SPOT, 0.186),
+            ("z-c", SPOT, 0.136),
+        ]),
+    );
+    let planned = checked(
+        vec![a("a-0"), b("b-1"), a("a-2"), b("b-3")],
+        vec![],
+        vec![it],
+    );
+    assert_eq!(
+        planned.rounds.get("default/b-3"),
+        Some(&2),
+        "{:#?}",
+        planned.plan
+    );
+}
+
+/// Seed 1314 (s32-fuzzplan's open spread seed), minimised: two pods spread on the capacity type
+/// (`maxSkew: 1`, `DoNotSchedule`, `nodeAffinityPolicy: Honor`) whose required term is
+/// `tier In [gold]` ∧ `tier Exists`, preferring `tier DoesNotExist` ∧ `tier In [gold]`: the
+/// preference collapses the term to `tier DoesNotExist`, and the pool has no `tier` (the case
+/// above, `a_preference_contradicting_…`). Each pod lands on a NodeClaim its own spread filter
+/// refuses (`topologynodefilter.go` `Matches`: `tier In [gold]` against the NodeClaim's
+/// `DoesNotExist`), so `Record` does not count it (`topology.go` `Record` → `Counts`) and both
+/// go on-demand. The checker counted pods on NodeClaims without the filter.
+#[test]
+fn a_pod_on_a_nodeclaim_its_own_spread_filter_refuses_is_not_counted() {
+    let pods = (1..=2)
+        .map(|i| {
+            PodBuilder::new(&format!("a-{i}"))
+                .label("app", "a")
+                .cpu("1500m")
+                .memory("3Gi")
+                .required_term(&[(TIER, In, &["gold"]), (TIER, Exists, &[])])
+                .preferred_term(2, &[(TIER, DoesNotExist, &[]), (TIER, In, &["gold"])])
+                .spread(CAPACITY_TYPE, 1, true, &[("app", "a")])
+                .build()
+        })
+        .collect();
+    let it = instance_type(
+        "t",
+        "2",
+        "8Gi",
+        "8",
+        offers(&[
+            ("z-a", ON_DEMAND, 0.103),
+            ("z-a", SPOT, -0.047),
+            ("z-b", ON_DEMAND, 0.106),
+            ("z-c", SPOT, 0.041),
+        ]),
+    );
+    let planned = checked(pods, vec![], vec![it]);
+    let cts: Vec<&str> = planned
+        .plan
+        .node_claims
+        .iter()
+        .map(|c| c.launch.capacity_type.as_str())
+        .collect();
+    assert_eq!(cts, [ON_DEMAND, ON_DEMAND], "{:#?}", planned.plan);
 }

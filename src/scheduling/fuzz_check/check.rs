@@ -9,12 +9,13 @@ use super::labels::{
     fits_terms, from_requirement, node_terms, pod_fits_labels, untolerated, Label,
 };
 use super::node::{allocatable, daemons_for, over, sum, type_labels, volume_zones};
+use super::Planned;
 use crate::model::instance_type::InstanceType;
 use crate::model::labels::{CAPACITY_TYPE, HOSTNAME, ZONE};
 use crate::model::node::Node;
 use crate::model::pod::Pod;
 use crate::model::taints::{is_known_ephemeral, Taint};
-use crate::scheduling::{Input, Plan, PlannedNodeClaim, PoolInput};
+use crate::scheduling::{ExistingPlacement, Input, PlannedNodeClaim, PoolInput};
 
 /// A broken rule: which, and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,11 +41,12 @@ pub(super) struct Slot<'a> {
     pub round: usize,
     /// The labels of the launch the plan picks (a later round sees the NodeClaim launched so).
     pub launched: BTreeMap<String, String>,
+    /// The round each pod of `new` was placed in.
+    pub rounds: Vec<usize>,
     /// Where in `new` the pods a later round placed on the NodeClaim as launched begin
     /// (`rounds.rs`: Karpenter's next batch binds to the in-flight node, of the type, zone and
-    /// capacity type the launch picked; the NodeClaim keeps the options it was created with).
-    /// Not recorded in the plan: the longest prefix of `pods` every option holds is taken for
-    /// the NodeClaim's own round (`merge` appends later rounds' pods).
+    /// capacity type the launch picked; the NodeClaim keeps the options it was created with;
+    /// `merge` appends later rounds' pods).
     pub later: usize,
     /// The index in `options` of the launch the plan picks.
     pub launch: Option<usize>,
@@ -72,17 +74,12 @@ impl Slot<'_> {
         }
     }
 
-    /// The domain of `key` pending pod `i` lands in: the one its options share, else (a later
-    /// round's pod, or one of several whose round is not known) the launched one; `None` for a
-    /// NodeClaim's only pod whose options differ (surely its own round).
+    /// The domain of `key` pending pod `i` lands in: the one its options share, or for a later
+    /// round's pod the launched one; `None` for a pod of the NodeClaim's own round whose options
+    /// differ.
     pub fn domain_of(&self, i: usize, key: &str) -> Option<String> {
         if i < self.later {
-            if let Some(d) = self.domain(key) {
-                return Some(d);
-            }
-            if self.new.len() == 1 {
-                return None;
-            }
+            return self.domain(key);
         }
         self.launched.get(key).cloned()
     }
@@ -95,6 +92,11 @@ impl Slot<'_> {
             [Some(v)] => Some((*v).clone()),
             _ => None,
         }
+    }
+
+    /// The round pod `i` of `new` was placed in.
+    pub fn round_of(&self, i: usize) -> usize {
+        self.rounds.get(i).copied().unwrap_or(self.round)
     }
 
     /// The values of `key` a pod placed in round `round` sees here: a NodeClaim of an earlier
@@ -119,9 +121,15 @@ impl Slot<'_> {
 /// The slots of the plan: existing nodes (with what was placed on them) and NodeClaims.
 pub(super) fn slots<'a>(
     input: &'a Input,
-    plan: &'a Plan,
+    planned: &'a Planned,
     out: &mut Vec<Violation>,
 ) -> Vec<Slot<'a>> {
+    let plan = &planned.plan;
+    let round_of = |keys: &[String]| -> Vec<usize> {
+        keys.iter()
+            .map(|k| planned.rounds.get(k).copied().unwrap_or(0))
+            .collect()
+    };
     let by_key: BTreeMap<String, &Pod> = input.pods.iter().map(|p| (p.key(), p)).collect();
     let placed = |keys: &[String], out: &mut Vec<Violation>| -> Vec<&'a Pod> {
         keys.iter()
@@ -136,14 +144,19 @@ pub(super) fn slots<'a>(
     };
     let mut slots = Vec::new();
     for e in &input.existing_nodes {
-        let new = plan.existing_nodes.iter().filter(|p| p.node == e.node.name);
-        let new: Vec<&Pod> = new.flat_map(|p| placed(&p.pods, out)).collect();
+        let here: Vec<&ExistingPlacement> = plan
+            .existing_nodes
+            .iter()
+            .filter(|p| p.node == e.node.name)
+            .collect();
+        let new: Vec<&Pod> = here.iter().flat_map(|p| placed(&p.pods, out)).collect();
         slots.push(Slot {
             name: e.node.name.clone(),
             pool: None,
             node: Some(&e.node),
             claim: None,
             bound: e.pods.iter().collect(),
+            rounds: here.iter().flat_map(|p| round_of(&p.pods)).collect(),
             later: new.len(),
             launch: Some(0),
             new,
@@ -196,31 +209,15 @@ pub(super) fn slots<'a>(
             }
         }
         let new = placed(&c.pods, out);
-        let later = (0..=new.len())
-            .take_while(|&k| {
-                let pods = &new[..k];
-                let need = sum(pods.iter().copied());
-                options.iter().all(|(it, l)| {
-                    let it = it.expect("a claim's option has a type");
-                    let label = |key: &str| match l.get(key) {
-                        Some(v) => Label::Is(v.clone()),
-                        None => from_requirement(c.requirements.get_ref(key)),
-                    };
-                    let daemons = sum(daemons_for(input, pool, it));
-                    let mut all = need.clone();
-                    for (k, v) in daemons {
-                        *all.entry(k).or_default() += v;
-                    }
-                    over(&all, &allocatable(it)).is_empty()
-                        && pods.iter().all(|p| {
-                            fits_terms(&node_terms(p, true), &label, false)
-                                && volume_zones(input, p)
-                                    .is_none_or(|z| l.get(ZONE).is_some_and(|v| z.contains(v)))
-                        })
-                })
-            })
-            .last()
-            .unwrap_or(0);
+        let rounds = round_of(&c.pods);
+        // `merge` appends a later round's pods after the NodeClaim's own round's.
+        let later = rounds.iter().take_while(|r| **r == c.round).count();
+        if rounds[later..].iter().any(|r| *r <= c.round) {
+            out.push(violation(
+                "pod rounds out of order",
+                format!("{}: {rounds:?} (created in round {})", c.name, c.round),
+            ));
+        }
         slots.push(Slot {
             name: c.name.clone(),
             pool: Some(pool),
@@ -228,6 +225,7 @@ pub(super) fn slots<'a>(
             claim: Some(c),
             bound: Vec::new(),
             new,
+            rounds,
             later,
             launch,
             round: c.round,
@@ -321,8 +319,8 @@ pub(super) fn check_slot(input: &Input, s: &Slot<'_>, out: &mut Vec<Violation>) 
     if let (Some(pool), Some(c)) = (s.pool, s.claim) {
         // A later round places pods on the NodeClaim as launched (`rounds.rs`: Karpenter's next
         // batch binds to the in-flight node, whose type the launch picked; the NodeClaim keeps
-        // the options it was created with). Those pods come after the first round's in `pods`:
-        // every option holds the longest prefix that fits them all, the launched type all pods.
+        // the options it was created with): every option holds its own round's pods, the
+        // launched type all pods.
         let mut types: Vec<&InstanceType> = Vec::new();
         for (it, _) in &s.options {
             let it = it.expect("a claim's option has a type");
@@ -337,11 +335,15 @@ pub(super) fn check_slot(input: &Input, s: &Slot<'_>, out: &mut Vec<Violation>) 
                 &allocatable(it),
             )
         };
-        if s.later == 0 && !s.new.is_empty() {
-            out.push(violation(
-                "claim's first pod",
-                format!("{}: not every option holds {}", s.name, s.new[0].name),
-            ));
+        // The NodeClaim's own round's pods: every option holds them.
+        for it in &types {
+            let left = fits(it, &s.new[..s.later]);
+            if !left.is_empty() {
+                out.push(violation(
+                    "claim option over allocatable",
+                    format!("{} as {}: {left:?}", s.name, it.name),
+                ));
+            }
         }
         if s.later < s.new.len() {
             let launched = types.iter().find(|t| t.name == c.launch.instance_type);

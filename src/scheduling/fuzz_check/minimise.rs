@@ -1,12 +1,11 @@
 //! Greedy shrinking of a failing world: drop pods, nodes, pools, DaemonSets, types and
 //! constraints one at a time while the same rule still breaks (to write a small table test).
 
-use super::{check_plan, Input};
+use super::{check_plan, planned, Input};
 use crate::model::pod::Pod;
-use crate::scheduling::solve_rounds;
 
 fn breaks(input: &Input, rule: &str) -> bool {
-    check_plan(input, &solve_rounds(input))
+    check_plan(input, &planned(input))
         .iter()
         .any(|v| v.rule == rule)
 }

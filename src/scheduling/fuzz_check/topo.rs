@@ -90,6 +90,15 @@ fn same_group(p: &Pod, q: &Pod, selector: Option<&crate::model::selector::LabelS
     p.namespace == q.namespace && selects(selector, &q.labels)
 }
 
+/// The pods spread `c` of `p` counts: its selector's, with `p`'s own value of each
+/// `matchLabelKeys` key it has (`topology.go` `newForTopologies` adds `key In [value]`).
+fn spread_group(p: &Pod, q: &Pod, c: &TopologySpread) -> bool {
+    same_group(p, q, c.label_selector.as_ref())
+        && c.match_label_keys
+            .iter()
+            .all(|k| p.labels.get(k).is_none_or(|v| q.labels.get(k) == Some(v)))
+}
+
 /// `DoNotSchedule` spread: where a pending pod went, its domain's count less the minimum over
 /// the domains it may use is at most `maxSkew` (min 0 for hostname, or below `minDomains`).
 pub(super) fn check_spread(input: &Input, slots: &[Slot<'_>], out: &mut Vec<Violation>) {
@@ -114,32 +123,48 @@ pub(super) fn check_spread(input: &Input, slots: &[Slot<'_>], out: &mut Vec<Viol
                         // Bound pods count where the node's own taints pass the filter
                         // (`topology.go` `countDomains`: `Node.Spec.Taints`); pods placed now
                         // where the taints scheduling sees do (`Record` with the existing node's
-                        // `cachedTaints`: no startup or ephemeral taint before initialization).
-                        let (raw, seen) = match t.node {
-                            Some(node) => {
+                        // `cachedTaints`: no startup or ephemeral taint before initialization),
+                        // on a NodeClaim where its taints and requirements do (`Record` →
+                        // `Counts` → `nodeFilter.Matches`: a pod whose required term collapsed
+                        // to `DoesNotExist` lands on a NodeClaim its own filter refuses, and is
+                        // not counted; see the case
+                        // `a_pod_on_a_nodeclaim_its_own_spread_filter_refuses_is_not_counted`).
+                        let (raw, seen) = match (t.node, t.claim) {
+                            (Some(node), _) => {
                                 let label = |k: &str| t.label(0, k);
                                 (
                                     node_filter(p, c, &node.taints, &label),
                                     node_filter(p, c, &node_taints(node), &label),
                                 )
                             }
-                            None => (true, true),
+                            (None, Some(claim)) => {
+                                let counts = (0..t.options.len()).any(|o| {
+                                    node_filter(p, c, &claim.taints, &|k: &str| t.label(o, k))
+                                });
+                                (counts, counts)
+                            }
+                            (None, None) => (true, true),
                         };
                         let bound = t
                             .bound
                             .iter()
                             .filter(|_| raw && t.launched.get(key).map(String::as_str) == Some(d));
                         let new = t.new.iter().enumerate().filter(|(j, _)| {
-                            let at = if t.round > 0 && t.round < s.round {
+                            let at = if t.round > 0 && t.round < s.round_of(i).max(t.round_of(*j)) {
                                 t.launched.get(key).cloned()
                             } else {
                                 t.domain_of(*j, key)
                             };
-                            seen && at.as_deref() == Some(d)
+                            // A pod an earlier round put on an existing node is bound by
+                            // the next (`rounds.rs`), counted by the node's own taints.
+                            // A later round's pods did not exist when this one was placed;
+                            // an earlier round's pods on a node are pending still in the next
+                            // batch, placed again and recorded as then (`seen`), not bound.
+                            t.round_of(*j) <= s.round_of(i) && seen && at.as_deref() == Some(d)
                         });
                         n += bound
                             .chain(new.map(|(_, q)| q))
-                            .filter(|q| same_group(p, q, c.label_selector.as_ref()))
+                            .filter(|q| spread_group(p, q, c))
                             .count() as i64;
                     }
                     n
@@ -181,58 +206,186 @@ pub(super) fn check_spread(input: &Input, slots: &[Slot<'_>], out: &mut Vec<Viol
     }
 }
 
-/// Required pod anti-affinity: no other selected pod may share (possibly) a domain; required
-/// pod affinity: a selected pod shares it, unless the pod is the first of its kind.
+/// Required pod anti-affinity: no other selected pod may share (possibly) a domain, each pod's
+/// domains as seen in the later of the two pods' rounds (`topology.go` `Record` blocks every
+/// domain a pod may land in; a later round sees an earlier NodeClaim as launched).
 pub(super) fn check_affinity(slots: &[Slot<'_>], out: &mut Vec<Violation>) {
     for s in slots {
         for (i, p) in s.new.iter().enumerate() {
             for t in &p.pod_anti_affinity {
+                let key = &t.topology_key;
                 for o in slots {
-                    let key = &t.topology_key;
-                    let shared = !s
-                        .seen_by(o.round, key)
-                        .is_disjoint(&o.seen_by(s.round, key));
-                    let q = o.pods().find(|q| {
-                        !std::ptr::eq(*q, *p) && same_group(p, q, t.label_selector.as_ref())
+                    let hit = placed(o).find(|(j, q)| {
+                        let round = s.round_of(i).max(j.map_or(0, |j| o.round_of(j)));
+                        !std::ptr::eq(*q, *p)
+                            && same_group(p, q, t.label_selector.as_ref())
+                            && !s.seen_by(round, key).is_disjoint(&o.seen_by(round, key))
                     });
-                    if let (true, Some(q)) = (shared, q) {
+                    if let Some((_, q)) = hit {
                         out.push(violation(
                             "anti-affinity",
                             format!(
-                                "{} on {} with {} on {} ({})",
-                                p.name, s.name, q.name, o.name, t.topology_key
+                                "{} on {} with {} on {} ({key})",
+                                p.name, s.name, q.name, o.name
                             ),
                         ));
                     }
                 }
             }
             for t in &p.pod_affinity {
+                check_one_affinity(slots, s, i, t, out);
+            }
+            check_inverse(slots, s, i, out);
+        }
+    }
+}
+
+/// A bound pod's required anti-affinity repels pending pods it selects from its node's domain
+/// (`topology.go` `updateInverseAffinities`: tracked from the cluster's pods).
+fn check_inverse(slots: &[Slot<'_>], s: &Slot<'_>, i: usize, out: &mut Vec<Violation>) {
+    let p = s.new[i];
+    for o in slots {
+        for q in &o.bound {
+            for t in &q.pod_anti_affinity {
                 let key = &t.topology_key;
-                let others = || {
-                    slots
-                        .iter()
-                        .flat_map(|o| o.pods().map(move |q| (o, q)))
-                        .filter(|(_, q)| {
-                            !std::ptr::eq(*q, *p) && same_group(p, q, t.label_selector.as_ref())
-                        })
-                };
-                if others().next().is_none() {
-                    continue;
-                }
-                let Some(d) = s.domain_of(i, key) else {
+                let theirs = o.seen_by(0, key);
+                if same_group(q, p, t.label_selector.as_ref())
+                    && !theirs.is_empty()
+                    && !s.seen_by(s.round_of(i), key).is_disjoint(&theirs)
+                {
                     out.push(violation(
-                        "affinity domain undetermined",
-                        format!("{} on {} ({key})", p.name, s.name),
-                    ));
-                    continue;
-                };
-                if !others().any(|(o, _)| o.seen_by(s.round, key).contains(&d)) {
-                    out.push(violation(
-                        "affinity",
-                        format!("{} on {} ({key}={d}) alone", p.name, s.name),
+                        "inverse anti-affinity",
+                        format!(
+                            "{} on {} near {} on {} ({key})",
+                            p.name, s.name, q.name, o.name
+                        ),
                     ));
                 }
             }
+        }
+    }
+}
+
+/// Every pod of a slot with the index of a pending one (bound pods: `None`, round 0).
+fn placed<'s, 'a>(s: &'s Slot<'a>) -> impl Iterator<Item = (Option<usize>, &'a Pod)> + 's {
+    let bound = s.bound.iter().map(|q| (None, *q));
+    bound.chain(s.new.iter().enumerate().map(|(j, q)| (Some(j), *q)))
+}
+
+/// A pod of the group of an affinity term, in one domain Karpenter has recorded it in.
+struct Member<'a> {
+    pod: &'a Pod,
+    round: usize,
+    domain: String,
+}
+
+/// The pods `term` of `p` selects (not `p`) whose domain is known to a pod placed in round
+/// `round`: bound pods on nodes with the key, pods of that round or earlier on a node, on an
+/// earlier round's NodeClaim (as launched) or on a NodeClaim of one domain (`Record` counts
+/// affinity only where a pod's domain is a single one).
+fn members<'a>(
+    slots: &[Slot<'a>],
+    p: &Pod,
+    term: &PodAffinityTerm,
+    round: usize,
+) -> Vec<Member<'a>> {
+    let key = &term.topology_key;
+    let mut out = Vec::new();
+    for o in slots {
+        for (j, q) in placed(o) {
+            let r = j.map_or(0, |j| o.round_of(j));
+            if std::ptr::eq(q, p) || r > round || !same_group(p, q, term.label_selector.as_ref()) {
+                continue;
+            }
+            if let [d] = o
+                .seen_by(round, key)
+                .into_iter()
+                .collect::<Vec<_>>()
+                .as_slice()
+            {
+                out.push(Member {
+                    pod: q,
+                    round: r,
+                    domain: d.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Whether every required term of `p` allows `value` under `key` (the pod's domains,
+/// `podDomains`: its strict requirements; every term, as relaxation may have left any).
+fn allows(p: &Pod, key: &str, value: &str) -> bool {
+    node_terms(p, false)
+        .iter()
+        .all(|t| term_allows(t, key, value))
+}
+
+/// Required pod affinity (`topologygroup.go` `nextDomainAffinity`): every domain pod `i` of `s`
+/// may land in holds a selected pod; or the pod bootstraps its group: it selects itself and no
+/// selected pod recorded before it sits in a domain it allows (`anyCompatiblePodDomain`;
+/// `topology_test.go` "should allow two nodes to be created when two pods with matching
+/// affinities have incompatible selectors"). Two pods of one round that bootstrapped apart
+/// while each allows the other's domain cannot both have come first.
+fn check_one_affinity(
+    slots: &[Slot<'_>],
+    s: &Slot<'_>,
+    i: usize,
+    term: &PodAffinityTerm,
+    out: &mut Vec<Violation>,
+) {
+    let p = s.new[i];
+    let key = &term.topology_key;
+    let round = s.round_of(i);
+    let mine = s.seen_by(round, key);
+    let members = members(slots, p, term, round);
+    if members.is_empty()
+        && !slots
+            .iter()
+            .flat_map(placed)
+            .any(|(_, q)| !std::ptr::eq(q, p) && same_group(p, q, term.label_selector.as_ref()))
+    {
+        return;
+    }
+    let joined = !mine.is_empty() && mine.iter().all(|d| members.iter().any(|m| m.domain == *d));
+    if joined {
+        return;
+    }
+    let self_selecting = same_group(p, p, term.label_selector.as_ref());
+    let before = members
+        .iter()
+        .find(|m| m.round < round.max(1) && allows(p, key, &m.domain));
+    let detail = |why: String| format!("{} on {} ({key}={mine:?}): {why}", p.name, s.name);
+    if !self_selecting {
+        out.push(violation(
+            "affinity",
+            detail("no selected pod there".into()),
+        ));
+    } else if let Some(m) = before {
+        out.push(violation(
+            "affinity",
+            detail(format!("{} was already in {}", m.pod.name, m.domain)),
+        ));
+    } else if let [d] = mine.iter().collect::<Vec<_>>().as_slice() {
+        // A pod of the same round that bootstrapped too, elsewhere, each allowing the other's.
+        let rival = members.iter().find(|m| {
+            m.round == round
+                && m.domain != **d
+                && allows(p, key, &m.domain)
+                && allows(m.pod, key, d)
+                && !members
+                    .iter()
+                    .any(|n| !std::ptr::eq(n.pod, m.pod) && n.domain == m.domain)
+        });
+        if let Some(m) = rival {
+            out.push(violation(
+                "affinity",
+                detail(format!(
+                    "{} bootstrapped {} in the same round",
+                    m.pod.name, m.domain
+                )),
+            ));
         }
     }
 }
@@ -258,7 +411,12 @@ pub(super) fn check_single(
                 .any(|q| same_group(p, q, t.label_selector.as_ref()))
         })
     };
-    if p.pod_anti_affinity.iter().any(selected) || !p.host_ports.is_empty() {
+    let repelled = slots.iter().flat_map(|s| &s.bound).any(|q| {
+        q.pod_anti_affinity
+            .iter()
+            .any(|t| same_group(q, p, t.label_selector.as_ref()))
+    });
+    if p.pod_anti_affinity.iter().any(selected) || repelled || !p.host_ports.is_empty() {
         return;
     }
     let zones = volume_zones(input, p);

@@ -397,12 +397,58 @@ fn daemonsets(rng: &mut Rng) -> Vec<Pod> {
         .collect()
 }
 
+/// Round 2's additions (s33-fuzzplan2), drawn from a second stream so the first round's worlds
+/// keep their shape: spreads with `matchLabelKeys: [rev]` over pods of two revisions, more
+/// `minDomains` (up to 4, more than the zones), more volumes, and bound pods with required
+/// anti-affinity to their own app (the inverse anti-affinity Karpenter tracks from the cluster).
+struct Widen {
+    rng: Rng,
+}
+
+impl Widen {
+    fn app(&mut self, pod: &Pod) -> (bool, Option<i32>, bool) {
+        let spread = !pod.topology_spread.is_empty();
+        let keys = spread && chance(&mut self.rng, 40);
+        let min = (spread && chance(&mut self.rng, 25)).then(|| 2 + self.rng.below(3) as i32);
+        (keys, min, chance(&mut self.rng, 15))
+    }
+
+    fn pod(&mut self, pod: &mut Pod, (keys, min, _): (bool, Option<i32>, bool)) {
+        pod.labels
+            .insert("rev".into(), format!("r{}", self.rng.below(2)));
+        for c in &mut pod.topology_spread {
+            if keys {
+                c.match_label_keys = vec!["rev".into()];
+            }
+            if min.is_some() {
+                c.min_domains = min;
+            }
+        }
+    }
+
+    fn bound(&mut self, nodes: &mut [ExistingNode]) {
+        for pod in nodes.iter_mut().flat_map(|n| n.pods.iter_mut()) {
+            if chance(&mut self.rng, 12) {
+                let app = pod.labels.get("app").cloned().unwrap_or_default();
+                let key = *self.rng.pick(&[ZONE, HOSTNAME]);
+                *pod = PodBuilder::from_pod(pod.clone())
+                    .anti_affinity(key, &[("app", &app)])
+                    .build();
+            }
+        }
+    }
+}
+
 /// The world of `seed`, with at most `max_pending` pending pods.
 pub(super) fn world(seed: u64, max_pending: usize) -> Input {
     let mut rng = Rng::new(seed);
+    let mut widen = Widen {
+        rng: Rng::new(seed ^ 0x5eed_0033),
+    };
     let types = instance_types(&mut rng);
     let mut pools = pools(&mut rng, &types);
-    let existing_nodes = existing_nodes(&mut rng, &mut pools);
+    let mut existing_nodes = existing_nodes(&mut rng, &mut pools);
+    widen.bound(&mut existing_nodes);
     let daemonsets = daemonsets(&mut rng);
     let mut storage = storage(&mut rng);
     let apps: Vec<String> = (0..1 + rng.below(3)).map(|a| format!("a{a}")).collect();
@@ -411,14 +457,21 @@ pub(super) fn world(seed: u64, max_pending: usize) -> Input {
         .map(|a| app_template(&mut rng, a, &pools))
         .collect();
     let with_claims: Vec<bool> = apps.iter().map(|_| chance(&mut rng, 10)).collect();
+    let widened: Vec<(bool, Option<i32>, bool)> = templates
+        .iter()
+        .map(|t| widen.app(&t.clone().build()))
+        .collect();
     let mut pods = Vec::new();
     for i in 0..1 + rng.below(max_pending) {
         let a = rng.below(apps.len());
         let mut pod = templates[a].clone().build();
         pod.name = format!("{}-{i}", apps[a]);
         pod.uid = format!("uid-{}", pod.name);
+        widen.pod(&mut pod, widened[a]);
         if with_claims[a] {
             add_claim(&mut rng, &mut storage, &mut pod);
+        } else if widened[a].2 {
+            add_claim(&mut widen.rng, &mut storage, &mut pod);
         }
         pods.push(pod);
     }
