@@ -37,6 +37,7 @@ pub struct Killable {
     left: Rc<Cell<Option<u64>>>,
     sent: Rc<Cell<u64>>,
     armed: Rc<RefCell<Vec<(u64, Fault)>>>,
+    pick: Rc<Cell<Option<(u64, u64)>>>,
 }
 
 impl Killable {
@@ -48,6 +49,7 @@ impl Killable {
             left: Rc::new(Cell::new(after)),
             sent: Rc::default(),
             armed: Rc::default(),
+            pick: Rc::default(),
         }
     }
 
@@ -58,6 +60,18 @@ impl Killable {
             let at = rng.below(150) as u64;
             self.armed.borrow_mut().push((at, fault(rng)));
         }
+    }
+
+    /// Arms one fault on request number `at` (counted from 0), whatever it is: a write
+    /// refused with 409 (its resourceVersion moved on), 500, or applied with its answer lost;
+    /// an eviction refused with 429 (a PDB) or 500; a read answered 500, 503 or nothing.
+    pub fn fail_at(&self, at: u64, rng: &mut Rng) {
+        self.pick.set(Some((at, rng.next_u64())));
+    }
+
+    /// The requests sent so far (shared: it goes on counting).
+    pub fn sent(&self) -> Rc<Cell<u64>> {
+        self.sent.clone()
     }
 
     /// Whether the kill happened.
@@ -94,6 +108,9 @@ impl Cluster for Killable {
         }
         let sent = self.sent.get();
         self.sent.set(sent + 1);
+        if let Some((_, draw)) = self.pick.get().filter(|(at, _)| *at == sent) {
+            self.inner.fail(fault_on(&request, draw));
+        }
         self.armed.borrow_mut().retain(|(at, f)| {
             if *at <= sent {
                 self.inner.fail(f.clone());
@@ -142,6 +159,42 @@ fn fault(rng: &mut Rng) -> Fault {
         path: path.into(),
         times: 1 + rng.below(3) as u32,
         answer,
+    }
+}
+
+/// A fault on `request` itself, once (see [`Killable::fail_at`]); `draw` picks which.
+fn fault_on(request: &Request, draw: u64) -> Fault {
+    let status = |code: u16, why: &str| FaultAnswer::Status(code, why.into());
+    let evicting = request.path.ends_with("/eviction");
+    let answers = match request.method {
+        Method::Get => vec![
+            status(500, "internal error"),
+            status(503, "unavailable"),
+            FaultAnswer::NoAnswer("timeout".into()),
+        ],
+        _ if evicting => vec![
+            status(
+                429,
+                "Cannot evict pod as it would violate the pod's disruption budget",
+            ),
+            status(500, "internal error"),
+            FaultAnswer::LostAnswer("connection reset after the write".into()),
+        ],
+        _ => vec![
+            status(
+                409,
+                "the object has been modified; please apply your changes to the latest version",
+            ),
+            status(500, "internal error"),
+            FaultAnswer::LostAnswer("connection reset after the write".into()),
+        ],
+    };
+    let path = request.path.split('?').next().unwrap_or_default();
+    Fault {
+        method: Some(request.method),
+        path: path.into(),
+        times: 1,
+        answer: answers[(draw % answers.len() as u64) as usize].clone(),
     }
 }
 

@@ -64,7 +64,14 @@ pub fn watch(world: &World, made: &Made, found: &Violations) {
             .iter()
             .filter(|n| n["metadata"]["labels"]["karpenter.sh/nodepool"] == "default")
             .collect();
-        let busy = pool.iter().filter(|n| disrupting(n)).count();
+        // A v1 NodeClaim past its expireAfter goes whatever the budget (forceful: core v1.14.1
+        // `nodeclaim/expiration/controller.go`): only the others are held to it.
+        let expired = |n: &Value| {
+            made.expires
+                .get(&name(n))
+                .is_some_and(|at| *at <= now.as_secs() as i64)
+        };
+        let busy = pool.iter().filter(|n| disrupting(n) && !expired(n)).count();
         let may = allowed(made.budget.as_deref(), pool.len());
         let mut found = found.borrow_mut();
         if busy > may && found.iter().all(|f| !f.starts_with("budget")) {
@@ -152,7 +159,8 @@ pub fn check(world: &World, made: &Made, outcomes: &[NodeOutcome], lost: i64, fo
         }
         if r.method == Method::Delete {
             if let Some(n) = r.path.strip_prefix("/api/v1/nodes/") {
-                if made.keep_nodes.contains(n) {
+                // An expired node goes whatever its do-not-disrupt (forceful).
+                if made.keep_nodes.contains(n) && !made.expires.contains_key(n) {
                     out.push(format!("do-not-disrupt: node {n} was deleted"));
                 }
             }

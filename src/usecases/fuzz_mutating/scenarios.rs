@@ -6,10 +6,12 @@ use std::time::Duration;
 
 use super::faults::Killable;
 use super::world::Made;
+use crate::drift::{DriftReason, DriftSnapshot, Evaluation, NodeDrift, Status as Verdict};
 use crate::error::CommandError;
 use crate::usecases::clock::Clock;
 use crate::usecases::consolidate::execute::{execute, Deciding};
 use crate::usecases::provisioning::Selection;
+use crate::usecases::replace::select::select;
 use crate::usecases::replace::{
     pipeline, read_cluster, via_controller, Action, Method, NodeOutcome, Settings,
 };
@@ -30,6 +32,20 @@ pub enum UseCase {
     Consolidate,
     /// The operator lease, two operators.
     Lease,
+    /// Round 2: `drift replace --watch` of some nodes (a pass: the nodes selected as
+    /// drifted, `select`'s method) while the cluster changes under it.
+    ReplaceWatch,
+    /// Round 2: `consolidate --watch` while the cluster changes under it.
+    ConsolidateWatch,
+    /// Round 2: `consolidate --yes` with expired NodeClaims (forceful in v1), some with a
+    /// `terminationGracePeriod`.
+    Expiration,
+    /// Round 2: `drift replace` of a static pool's nodes (`static-drift`).
+    StaticDrift,
+    /// Round 2: `consolidate --yes` over a static pool (never consolidated).
+    StaticConsolidate,
+    /// Round 2: `consolidate --yes` over several nearly empty nodes (multi-node).
+    MultiNode,
 }
 
 /// Every use case, in the order cases cycle through them.
@@ -87,6 +103,9 @@ pub fn run(
             world.live_over(cluster).watch(&selection(), &mut |_| {})?;
             Ok(Vec::new())
         }
+        UseCase::ReplaceWatch | UseCase::StaticDrift => {
+            drift_pass(world, cluster, chosen, settings)
+        }
         UseCase::Replace | UseCase::ViaController => {
             let m = read_cluster(cluster)?;
             let actions: Vec<Action> = chosen
@@ -109,7 +128,11 @@ pub fn run(
             let preview = pipeline::preview(&live, &m, actions, settings)?;
             pipeline::run(&mut live, preview, settings, &mut |_| {})
         }
-        UseCase::Consolidate => {
+        UseCase::Consolidate
+        | UseCase::ConsolidateWatch
+        | UseCase::Expiration
+        | UseCase::StaticConsolidate
+        | UseCase::MultiNode => {
             let _ = made;
             let mut live = world.live_over(cluster);
             let deciding = Deciding::default();
@@ -118,6 +141,57 @@ pub fn run(
             execute(&mut live, &deciding, settings, &mut |_| {}, &mut proceed)
         }
         UseCase::Lease => Ok(Vec::new()),
+    }
+}
+
+/// One `drift replace` of the `chosen` nodes still there, judged drifted, as the command
+/// selects them (`select`: a static pool's node gets `static-drift`).
+fn drift_pass(
+    world: &World,
+    cluster: &Killable,
+    chosen: &[String],
+    settings: &Settings,
+) -> Result<Vec<NodeOutcome>, CommandError> {
+    let m = read_cluster(cluster)?;
+    let evaluation = Evaluation {
+        nodes: m
+            .nodes
+            .iter()
+            .filter(|n| chosen.contains(&n.name))
+            .map(|n| drifted(&n.name))
+            .collect(),
+        ..Evaluation::default()
+    };
+    let actions = select(&m, &DriftSnapshot::default(), &evaluation, &[], &mut |_| {});
+    if actions.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut live = world.live_over(cluster);
+    let preview = pipeline::preview(&live, &m, actions, settings)?;
+    pipeline::run(&mut live, preview, settings, &mut |_| {})
+}
+
+/// `drift check`'s verdict on a node of pool `default`: drifted, its AMI.
+fn drifted(name: &str) -> NodeDrift {
+    NodeDrift {
+        name: name.into(),
+        node_pool: Some("default".into()),
+        node_class: None,
+        node_claim: None,
+        instance_id: None,
+        instance_type: None,
+        zone: None,
+        created: None,
+        age_seconds: None,
+        launched_by: "kubectl-karpenter",
+        status: Verdict::Drifted,
+        drifted: true,
+        reason: Some(DriftReason::AmiDrift),
+        detail: String::new(),
+        image_id: None,
+        expected_image_ids: Vec::new(),
+        changes: Vec::new(),
+        not_checked: Vec::new(),
     }
 }
 

@@ -5,6 +5,30 @@ use std::collections::BTreeMap;
 
 use super::*;
 
+/// Counts case `c` (labelled `label`) into `per` and its violations into `violations`.
+fn tally(
+    per: &mut BTreeMap<String, [usize; 6]>,
+    violations: &mut Vec<String>,
+    label: &str,
+    c: &Case,
+    tell: bool,
+) {
+    let row = per.entry(format!("{:?}", c.use_case)).or_default();
+    row[0] += 1;
+    row[1] += usize::from(c.failed);
+    row[2] += usize::from(c.killed);
+    row[3] += usize::from(!c.violations.is_empty());
+    row[4] += c.writes;
+    row[5] += c.done;
+    for v in &c.violations {
+        let line = format!("{label} ({:?}): {v}", c.use_case);
+        if tell {
+            println!("{line}");
+        }
+        violations.push(line);
+    }
+}
+
 /// Runs `seeds`; the violations, one line each, and the count of cases per use case. `tell`:
 /// each violation printed as found, and a line every 100 cases.
 fn sweep_of(
@@ -14,21 +38,13 @@ fn sweep_of(
     let mut violations = Vec::new();
     let mut per: BTreeMap<String, [usize; 6]> = BTreeMap::new();
     for seed in seeds {
-        let c = case(seed);
-        let row = per.entry(format!("{:?}", c.use_case)).or_default();
-        row[0] += 1;
-        row[1] += usize::from(c.failed);
-        row[2] += usize::from(c.killed);
-        row[3] += usize::from(!c.violations.is_empty());
-        row[4] += c.writes;
-        row[5] += c.done;
-        for v in &c.violations {
-            let line = format!("seed {seed} ({:?}): {v}", c.use_case);
-            if tell {
-                println!("{line}");
-            }
-            violations.push(line);
-        }
+        tally(
+            &mut per,
+            &mut violations,
+            &format!("seed {seed}"),
+            &case(seed),
+            tell,
+        );
         if tell && seed % 100 == 99 {
             println!("… seed {seed} done, {} violations so far", violations.len());
         }
@@ -59,4 +75,126 @@ fn sweep() {
         println!("  {use_case}: {cases} cases, {failed} faulty runs failed, {killed} killed, {writes} writes, {done} nodes replaced or deleted by clean re-runs, {bad} with violations");
     }
     assert!(violations.is_empty(), "{} violations", violations.len());
+}
+
+/// Runs round 2's `seeds` (`step`: each case's every request faulted then killed, in turn).
+fn sweep2_of(
+    seeds: std::ops::Range<u64>,
+    steps: bool,
+    tell: bool,
+) -> (Vec<String>, BTreeMap<String, [usize; 6]>) {
+    let mut violations = Vec::new();
+    let mut per: BTreeMap<String, [usize; 6]> = BTreeMap::new();
+    for seed in seeds {
+        let cases: Vec<(String, Case)> = match steps {
+            false => vec![(format!("seed {seed}"), round2::case2(seed))],
+            true => (0..round2::step_count(seed))
+                .map(|s| (format!("seed {seed} step {s}"), round2::step_case(seed, s)))
+                .collect(),
+        };
+        for (label, c) in cases {
+            tally(&mut per, &mut violations, &label, &c, tell);
+        }
+        if tell && seed % 50 == 49 {
+            println!("… seed {seed} done, {} violations so far", violations.len());
+        }
+    }
+    (violations, per)
+}
+
+#[test]
+fn round_2_a_fixed_sample_keeps_every_invariant() {
+    let (violations, _) = sweep2_of(0..12, false, false);
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+/// `FUZZ_MUT2_SEEDS=0..1000 [FUZZ_MUT2_STEPS=1] cargo test --lib
+/// fuzz_mutating::tests::sweep2 -- --ignored --nocapture`
+#[test]
+#[ignore = "the long sweep, run by hand (docs/testing.md)"]
+fn sweep2() {
+    let range = std::env::var("FUZZ_MUT2_SEEDS").unwrap_or_else(|_| "0..300".into());
+    let steps = std::env::var("FUZZ_MUT2_STEPS").is_ok_and(|s| s == "1");
+    let (from, to) = range.split_once("..").expect("FROM..TO");
+    let (from, to): (u64, u64) = (from.parse().unwrap(), to.parse().unwrap());
+    let started = std::time::Instant::now();
+    let (violations, per) = sweep2_of(from..to, steps, true);
+    println!(
+        "fuzz_mutating round 2{}: seeds {from}..{to}, {:.0} s",
+        if steps { " (every step)" } else { "" },
+        started.elapsed().as_secs_f64()
+    );
+    for (use_case, [cases, failed, killed, bad, writes, done]) in &per {
+        println!("  {use_case}: {cases} cases, {failed} faulty runs failed, {killed} killed, {writes} writes, {done} nodes replaced or deleted by clean re-runs, {bad} with violations");
+    }
+    assert!(violations.is_empty(), "{} violations", violations.len());
+}
+
+/// Seeds 3, 69, 81, 112, 114 of round 2 (first sweep): pods pending in a static pool's world
+/// read as "pods lost" — a static pool launches nothing for them (core v1.14.1
+/// `provisioning/provisioner.go` `NewScheduler` leaves static NodePools out; a drifted node's
+/// bare replica, `disruption/staticdrift.go`, takes what fits). The checker's mistake, fixed.
+#[test]
+fn round_2_pods_pending_in_a_static_pools_world_are_not_pods_lost() {
+    for seed in [3, 69, 81, 112, 114] {
+        let c = round2::case2(seed);
+        assert!(c.violations.is_empty(), "seed {seed}: {:#?}", c.violations);
+    }
+}
+
+/// Seeds 1 and 73 of round 2 (first sweep): an expired NodeClaim with a 2m
+/// `terminationGracePeriod` still there after the clean re-run, cordoned and Failed — each held
+/// by a do-not-disrupt pod or a PodDisruptionBudget. Karpenter deletes such pods once the grace
+/// period runs out (core v1.14.1 `terminator.go` `DeleteExpiringPods`); this tool never
+/// deletes around them (docs/karpenter.md §5.5 "Not followed"): a difference left on purpose,
+/// which the invariant now allows (nothing else may hold the node).
+#[test]
+fn round_2_an_expired_node_held_by_do_not_disrupt_or_a_pdb_stays_cordoned_past_its_grace_period() {
+    for seed in [1, 73] {
+        let c = round2::case2(seed);
+        assert!(c.violations.is_empty(), "seed {seed}: {:#?}", c.violations);
+    }
+}
+
+/// Seeds 187, 312, 415, 487, 577, 793, 913, 979, 984 of round 2: a node left cordoned with a
+/// record after the clean re-run of a watch — the harness's second operator ran again in the
+/// clean re-run and its kill failed EC2 for ours (a clean re-run's failing passes were hidden too). The checker's
+/// mistakes, fixed: the second operator acts in the faulty run only, the same command as ours.
+#[test]
+fn round_2_a_second_operators_killed_run_is_resumed_by_the_watch() {
+    for seed in [187, 312, 415, 487, 577, 793, 913, 979, 984] {
+        let c = round2::case2(seed);
+        assert!(c.violations.is_empty(), "seed {seed}: {:#?}", c.violations);
+    }
+}
+
+/// Seeds 614, 1148, 1256 (`consolidate --yes`) and 673 (`--watch`) of round 2, NodeClaims
+/// expired and drained in parallel, a PDB `maxUnavailable: 1` over `db`: two `db` pods
+/// unavailable at once (seed 1256: at 0.4 s). Open, and most likely the fake's: `FakeCluster`
+/// computes a PDB's expected pods from the pods present, so the first eviction (the pod gone at
+/// once) lowers it and allows a second; the disruption controller counts the owner's scale
+/// and the API server the evicted pods (`status.disruptedPods`) (kubernetes
+/// `pkg/controller/disruption/disruption.go` `getExpectedPodCount`,
+/// `pkg/registry/core/pod/storage/eviction.go`).
+#[test]
+#[ignore = "open finding, seeds 614, 673, 1148, 1256 (docs/upstream-tests/fuzzing.md, round 2)"]
+fn round_2_expired_nodes_never_take_a_pdbs_pods_below_its_budget() {
+    for seed in [614, 673, 1148, 1256] {
+        let c = round2::case2(seed);
+        assert!(c.violations.is_empty(), "seed {seed}: {:#?}", c.violations);
+    }
+}
+
+/// Seeds 620 and 794 of round 2 (`consolidate --yes`, sparse worlds, several NodeClaims
+/// expired an half-hour ago, one with a 2m `terminationGracePeriod`): after the clean re-run
+/// that node is still there with no record and nothing holding it — expiration never started
+/// on it (v1: forceful, core v1.14.1 `nodeclaim/expiration/controller.go`). Open: not yet
+/// explained (a node held back after a rollback earlier in the same run is the suspect).
+#[test]
+#[ignore = "open finding, seeds 620 and 794 (docs/upstream-tests/fuzzing.md, round 2)"]
+fn round_2_every_expired_node_goes_in_the_clean_rerun() {
+    for seed in [620, 794] {
+        let c = round2::case2(seed);
+        assert!(c.violations.is_empty(), "seed {seed}: {:#?}", c.violations);
+    }
 }

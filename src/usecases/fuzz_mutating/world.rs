@@ -38,10 +38,36 @@ pub struct Made {
     pub db_max_unavailable: Option<i64>,
     /// Replicas per ReplicaSet.
     pub replicas: BTreeMap<String, usize>,
+    /// Nodes whose NodeClaim has an `expireAfter`: when it runs out, in seconds from the
+    /// clock's start (negative: expired before the case began).
+    pub expires: BTreeMap<String, i64>,
+    /// Nodes whose NodeClaim has a `terminationGracePeriod`, in seconds.
+    pub grace: BTreeMap<String, i64>,
+    /// `spec.replicas` of the pool when it is static.
+    pub static_replicas: Option<usize>,
+}
+
+/// What a round-2 world adds to round 1's (`Shape::default()`: round 1's worlds, drawn from the
+/// same random numbers).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Shape {
+    /// Two to four large nodes, at most one pod each: several to consolidate into one.
+    pub sparse: bool,
+    /// The pool static (`spec.replicas` = its nodes; core v1.14.1
+    /// `pkg/controllers/static/`): never consolidated, replaced on drift.
+    pub statik: bool,
+    /// Some NodeClaims with `expireAfter` (expired or expiring within the case) and some with
+    /// `terminationGracePeriod`.
+    pub expiring: bool,
 }
 
 /// A world for one case, with the ticks installed.
 pub fn make(rng: &mut Rng) -> (World, Made) {
+    make_with(rng, Shape::default())
+}
+
+/// A world for one case of `shape`, with the ticks installed.
+pub fn make_with(rng: &mut Rng, shape: Shape) -> (World, Made) {
     let mut world = World::new();
     // Long enough for every drain and ready timeout of a few nodes, short enough to end a loop.
     world.clock = FakeClock::at(START).with_limit(Duration::from_secs(6 * 3600));
@@ -64,8 +90,15 @@ pub fn make(rng: &mut Rng) -> (World, Made) {
         .put(node_pool("default", json!({"disruption": disruption})));
     let types = ["c6a.large", "c6a.xlarge", "c6a.2xlarge"];
     let mut next = 0usize;
-    for _ in 0..1 + rng.below(4) {
-        let t = *rng.pick(&types);
+    let count = match shape.sparse {
+        true => 2 + rng.below(3),
+        false => 1 + rng.below(4),
+    };
+    for _ in 0..count {
+        let t = match shape.sparse {
+            true => *rng.pick(&types[1..]),
+            false => *rng.pick(&types),
+        };
         let name = world.managed_node(t, &[]);
         // Karpenter's NodeClaims carry its termination finalizer.
         let claim = format!("claim-{name}");
@@ -74,9 +107,10 @@ pub fn make(rng: &mut Rng) -> (World, Made) {
             .update("karpenter.sh/v1", "NodeClaim", None, &claim, |c| {
                 c["metadata"]["finalizers"] = json!(["karpenter.sh/termination"]);
             });
-        let room = match t {
-            "c6a.large" => 1,
-            "c6a.xlarge" => 3,
+        let room = match (shape.sparse, t) {
+            (true, _) => 1,
+            (_, "c6a.large") => 1,
+            (_, "c6a.xlarge") => 3,
             _ => 4,
         };
         for _ in 0..rng.below(room + 1) {
@@ -96,7 +130,23 @@ pub fn make(rng: &mut Rng) -> (World, Made) {
             });
             made.keep_nodes.insert(name.clone());
         }
+        if shape.expiring {
+            expiring(&world, rng, &claim, &name, &mut made);
+        }
         made.nodes.push(name);
+    }
+    if shape.statik {
+        // Static pools take only `limits.nodes` and no consolidation (core v1.14.1 NodePool
+        // CEL rules); the replicas are the nodes it runs.
+        let replicas = made.nodes.len();
+        world
+            .cluster
+            .update("karpenter.sh/v1", "NodePool", None, "default", |p| {
+                p["spec"]["replicas"] = json!(replicas);
+                p["spec"]["limits"] = json!({});
+                p["spec"]["disruption"]["consolidationPolicy"] = json!("WhenEmpty");
+            });
+        made.static_replicas = Some(replicas);
     }
     if rng.below(2) == 0 {
         let max = rng.below(2) as i64;
@@ -115,6 +165,38 @@ pub fn make(rng: &mut Rng) -> (World, Made) {
     world.scheduler();
     replica_sets(&world, made.replicas.clone());
     (world, made)
+}
+
+/// Perhaps an `expireAfter` on `claim` (expired an half-hour ago, or expiring half an hour
+/// into the case: its NodeClaim was created an hour before the start), perhaps a
+/// `terminationGracePeriod`.
+fn expiring(world: &World, rng: &mut Rng, claim: &str, node: &str, made: &mut Made) {
+    let expire = match rng.below(3) {
+        0 => None,
+        1 => Some(("30m", -1800)),
+        _ => Some(("90m", 1800)),
+    };
+    let grace = match rng.below(3) {
+        0 => Some(("2m", 120)),
+        1 => Some(("1h", 3600)),
+        _ => None,
+    };
+    world
+        .cluster
+        .update("karpenter.sh/v1", "NodeClaim", None, claim, |c| {
+            if let Some((after, _)) = expire {
+                c["spec"]["expireAfter"] = json!(after);
+            }
+            if let Some((g, _)) = grace {
+                c["spec"]["terminationGracePeriod"] = json!(g);
+            }
+        });
+    if let Some((_, at)) = expire {
+        made.expires.insert(node.to_string(), at);
+    }
+    if let Some((_, seconds)) = grace {
+        made.grace.insert(node.to_string(), seconds);
+    }
 }
 
 /// A Running pod of ReplicaSet `group` (1 CPU) bound to `node`.
