@@ -151,7 +151,7 @@ impl<'a> BoundPods<'a> {
             node: n as usize,
             node_name: &node.node.name,
             node_labels: &node.node.labels,
-            node_taints: &node.node.taints,
+            node_taints: counted_taints(pod, node),
         })
     }
 
@@ -190,6 +190,20 @@ impl<'a> BoundPods<'a> {
     }
 }
 
+/// The node taints a pod on `node` is counted under. A bound pod: the Node's own taints
+/// (`countDomains` reads `Node.spec.taints`). A pod an earlier scheduling round placed there
+/// (still pending, no node name): the taints scheduling sees, since Karpenter's next batch
+/// places it again and records it with the node's `cachedTaints` — no startup or known
+/// ephemeral taint before initialization (core v1.14.1 `existingnode.go` `Add` → `Record`;
+/// `rounds.rs`).
+fn counted_taints<'a>(pod: &Pod, node: &'a ExistingNode) -> Cow<'a, [Taint]> {
+    if pod.node_name.is_none() && !node.node.initialized {
+        Cow::Owned(node.node.scheduling_taints())
+    } else {
+        Cow::Borrowed(&node.node.taints)
+    }
+}
+
 /// What a bound pod is read for: the two differ on terminating pods.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Counted {
@@ -206,7 +220,7 @@ pub(crate) struct BoundPod<'a> {
     pub node: usize,
     pub node_name: &'a str,
     pub node_labels: &'a BTreeMap<String, String>,
-    pub node_taints: &'a [Taint],
+    pub node_taints: Cow<'a, [Taint]>,
 }
 
 /// The origins of the domains (`TopologyDomainGroup` and the existing nodes `countDomains`
@@ -580,7 +594,7 @@ impl Topology {
                             derived = Requirements::from_labels(b.node_labels.iter());
                             &derived
                         };
-                        if g.id.node_matches(node_reqs, b.node_taints) {
+                        if g.id.node_matches(node_reqs, &b.node_taints) {
                             g.record(&d);
                         }
                     }

@@ -409,3 +409,58 @@ fn a_pod_on_a_nodeclaim_its_own_spread_filter_refuses_is_not_counted() {
         .collect();
     assert_eq!(cts, [ON_DEMAND, ON_DEMAND], "{:#?}", planned.plan);
 }
+
+/// Seed 1641, minimised — a planner difference, mended: five pods with a zone spread
+/// (`maxSkew: 1`, `minDomains: 4`, `nodeTaintsPolicy: Honor`); one zone's only node is
+/// uninitialized and carries `node.kubernetes.io/not-ready`. Round 1 puts one pod in each zone,
+/// one of them on that node, and leaves two pending. Karpenter's next batch places that pod again
+/// and records it with the node's `cachedTaints`, which hide the not-ready taint before
+/// initialization (core v1.14.1 `scheduling/existingnode.go` `Add` → `topology.go` `Record`), so
+/// the zone counts one pod and the two stay pending. The planner's round 2 counted it as bound,
+/// by the Node's own taints (`countDomains`), left it out under `Honor` and put a second pod in
+/// that zone (skew 2 against a minimum of 0). Now a pod an earlier round placed is counted by
+/// the taints scheduling sees (`topology.rs` `counted_taints`).
+#[test]
+fn a_pod_an_earlier_round_placed_on_an_uninitialized_node_counts_for_its_spread() {
+    let pods = (1..=5)
+        .map(|i| {
+            PodBuilder::new(&format!("a-{i}"))
+                .label("app", "a")
+                .cpu("100m")
+                .spread(ZONE, 1, true, &[("app", "a")])
+                .spread_policies(true, None)
+                .min_domains(Some(4))
+                .build()
+        })
+        .collect();
+    let mut warming = node_in("warming", "z-c", vec![]);
+    warming.node.initialized = false;
+    warming.node.taints = vec![taint(
+        "node.kubernetes.io/not-ready",
+        "",
+        crate::model::taints::Effect::NoSchedule,
+    )];
+    let nodes = vec![node_in("ready", "z-a", vec![]), warming];
+    let it = instance_type(
+        "t",
+        "4",
+        "16Gi",
+        "32",
+        offers(&[
+            ("z-a", ON_DEMAND, 0.16),
+            ("z-b", ON_DEMAND, 0.16),
+            ("z-c", ON_DEMAND, 0.16),
+        ]),
+    );
+    let planned = checked(pods, nodes, vec![it]);
+    let plan = &planned.plan;
+    let on_warming: usize = (plan.existing_nodes.iter())
+        .filter(|e| e.node == "warming")
+        .map(|e| e.pods.len())
+        .sum();
+    let claims_in_z_c = (plan.node_claims.iter())
+        .filter(|c| c.launch.zone == "z-c")
+        .count();
+    assert_eq!((on_warming, claims_in_z_c), (1, 0), "{plan:#?}");
+    assert_eq!(plan.unschedulable.len(), 2, "{plan:#?}");
+}
