@@ -821,6 +821,44 @@ impl State {
         }
     }
 
+    /// How many pods a PDB expects, as the disruption controller counts them
+    /// (`k8s.io/kubernetes pkg/controller/disruption/disruption.go` `getExpectedPodCount` →
+    /// `getExpectedScale`): each controller of the selected pods counted once at its
+    /// `spec.replicas`, so a pod just evicted and not yet made again is still expected (and
+    /// unhealthy). A pod whose controller the fake does not hold counts for itself.
+    fn expected_pods(&self, namespace: Option<&str>, selected: &[&Value]) -> i64 {
+        let mut controllers = BTreeSet::new();
+        let mut expected = 0i64;
+        for pod in selected {
+            let owner = pod
+                .pointer("/metadata/ownerReferences")
+                .and_then(Value::as_array)
+                .and_then(|refs| refs.iter().find(|r| r["controller"] == true));
+            let scale = owner.and_then(|r| {
+                let (api_version, kind) = (r["apiVersion"].as_str()?, r["kind"].as_str()?);
+                let name = r["name"].as_str()?;
+                let key = Key {
+                    prefix: prefix_of(api_version),
+                    resource: plural(kind),
+                    namespace: namespace.map(str::to_string),
+                    name: name.into(),
+                };
+                let object = self.objects.get(&key)?;
+                let replicas = object.pointer("/spec/replicas").and_then(Value::as_i64)?;
+                Some(((kind.to_string(), name.to_string()), replicas))
+            });
+            match scale {
+                Some((controller, replicas)) => {
+                    if controllers.insert(controller) {
+                        expected += replicas;
+                    }
+                }
+                None => expected += 1,
+            }
+        }
+        expected
+    }
+
     /// `status.disruptionsAllowed` when the PDB has a status, else computed from its spec and
     /// the healthy (Running, not terminating) pods it selects.
     fn disruptions_allowed(&self, pdb: &Value) -> i64 {
@@ -839,7 +877,7 @@ impl State {
             })
             .map(|(_, p)| p)
             .collect();
-        let expected = selected.len() as i64;
+        let expected = self.expected_pods(namespace, &selected);
         let healthy = selected
             .iter()
             .filter(|p| {

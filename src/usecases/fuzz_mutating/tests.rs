@@ -113,8 +113,8 @@ fn round_2_a_fixed_sample_keeps_every_invariant() {
 #[test]
 #[ignore = "the long sweep, run by hand (docs/testing.md)"]
 fn sweep2() {
-    let range = std::env::var("FUZZ_MUT2_SEEDS").unwrap_or_else(|_| "0..300".into());
-    let steps = std::env::var("FUZZ_MUT2_STEPS").is_ok_and(|s| s == "1");
+    let range = crate::testing::env_text("FUZZ_MUT2_SEEDS").unwrap_or_else(|| "0..300".into());
+    let steps = crate::testing::env_text("FUZZ_MUT2_STEPS").is_some_and(|s| s == "1");
     let (from, to) = range.split_once("..").expect("FROM..TO");
     let (from, to): (u64, u64) = (from.parse().unwrap(), to.parse().unwrap());
     let started = std::time::Instant::now();
@@ -170,14 +170,12 @@ fn round_2_a_second_operators_killed_run_is_resumed_by_the_watch() {
 
 /// Seeds 614, 1148, 1256 (`consolidate --yes`) and 673 (`--watch`) of round 2, NodeClaims
 /// expired and drained in parallel, a PDB `maxUnavailable: 1` over `db`: two `db` pods
-/// unavailable at once (seed 1256: at 0.4 s). Open, and most likely the fake's: `FakeCluster`
-/// computes a PDB's expected pods from the pods present, so the first eviction (the pod gone at
-/// once) lowers it and allows a second; the disruption controller counts the owner's scale
-/// and the API server the evicted pods (`status.disruptedPods`) (kubernetes
-/// `pkg/controller/disruption/disruption.go` `getExpectedPodCount`,
-/// `pkg/registry/core/pod/storage/eviction.go`).
+/// unavailable at once (seed 1256: at 0.4 s). The fake's flaw, mended: `FakeCluster` computed a
+/// PDB's expected pods from the pods present, so the first eviction (the pod gone at once)
+/// lowered it and allowed a second; the disruption controller counts the owner's scale
+/// (kubernetes `pkg/controller/disruption/disruption.go` `getExpectedPodCount`), which the fake
+/// now does (`expected_pods`, the world's ReplicaSets put in the cluster).
 #[test]
-#[ignore = "open finding, seeds 614, 673, 1148, 1256 (docs/upstream-tests/fuzzing.md, round 2)"]
 fn round_2_expired_nodes_never_take_a_pdbs_pods_below_its_budget() {
     for seed in [614, 673, 1148, 1256] {
         let c = round2::case2(seed);
@@ -188,10 +186,11 @@ fn round_2_expired_nodes_never_take_a_pdbs_pods_below_its_budget() {
 /// Seeds 620 and 794 of round 2 (`consolidate --yes`, sparse worlds, several NodeClaims
 /// expired an half-hour ago, one with a 2m `terminationGracePeriod`): after the clean re-run
 /// that node is still there with no record and nothing holding it — expiration never started
-/// on it (v1: forceful, core v1.14.1 `nodeclaim/expiration/controller.go`). Open: not yet
-/// explained (a node held back after a rollback earlier in the same run is the suspect).
+/// on it (v1: forceful, core v1.14.1 `nodeclaim/expiration/controller.go`). Explained and
+/// mended: the re-run resumed another expired node first, whose drain a PDB held; its failure
+/// ended the run before the next round (`consolidate::execute`: after a failure, expiration
+/// goes on; `a_resumed_expiration_a_pdb_holds_does_not_keep_the_next_expired_node`).
 #[test]
-#[ignore = "open finding, seeds 620 and 794 (docs/upstream-tests/fuzzing.md, round 2)"]
 fn round_2_every_expired_node_goes_in_the_clean_rerun() {
     for seed in [620, 794] {
         let c = round2::case2(seed);

@@ -204,6 +204,9 @@ fn bound_pod(name: &str, group: &str, node: &str, keep: bool) -> Value {
     let mut pod = pending_pod(name, "1");
     pod["metadata"]["labels"] = json!({"app": group});
     pod["metadata"]["ownerReferences"][0]["name"] = json!(group);
+    pod["metadata"]["ownerReferences"][0]["apiVersion"] = json!("apps/v1");
+    pod["metadata"]["ownerReferences"][0]["kind"] = json!("ReplicaSet");
+    pod["metadata"]["ownerReferences"][0]["controller"] = json!(true);
     pod["metadata"]["ownerReferences"][0]["uid"] = json!(format!("rs-{group}"));
     if keep {
         pod["metadata"]["annotations"] = json!({DO_NOT_DISRUPT: "true"});
@@ -256,6 +259,13 @@ fn kubelet(world: &World) {
 /// The ReplicaSets: a group with fewer pods than its replicas gets new pending ones.
 fn replica_sets(world: &World, replicas: BTreeMap<String, usize>) {
     let cluster = world.cluster.clone();
+    // The ReplicaSets themselves, whose scale a PodDisruptionBudget expects (the fake's
+    // `expected_pods`): a pod evicted and not yet made again still counts, unhealthy.
+    for (group, want) in &replicas {
+        cluster.put(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": group, "namespace": "default", "uid": format!("rs-{group}")},
+            "spec": {"replicas": want, "selector": {"matchLabels": {"app": group}}}}));
+    }
     let next = Rc::new(RefCell::new(0usize));
     world.clock.on_tick(move |_| {
         let pods = cluster.list("v1", "Pod");

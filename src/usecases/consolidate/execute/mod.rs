@@ -213,6 +213,10 @@ pub fn execute<C: Cluster, P: Compute, K: Clock + ?Sized>(
 ) -> Result<Vec<NodeOutcome>, CommandError> {
     let mut outcomes: Vec<NodeOutcome> = Vec::new();
     let mut held_back = BTreeSet::new();
+    // After a node failed, only expiration goes on: each expired NodeClaim goes by itself in
+    // Karpenter (core v1.14.1 `nodeclaim/expiration/controller.go` deletes every one, whatever
+    // another's drain does), while consolidation stops rather than churn.
+    let mut failed_before = false;
     let mut rounds = 0usize;
     let mut told = BTreeSet::new();
     loop {
@@ -227,6 +231,9 @@ pub fn execute<C: Cluster, P: Compute, K: Clock + ?Sized>(
             }
         }
         if round.actions.is_empty() {
+            return Ok(outcomes);
+        }
+        if failed_before && round.actions.iter().any(|a| a.method != Method::Expiration) {
             return Ok(outcomes);
         }
         // Every round removes a node or holds one back: this ends.
@@ -245,12 +252,11 @@ pub fn execute<C: Cluster, P: Compute, K: Clock + ?Sized>(
         } else {
             pipeline::run(live, preview, settings, events)?
         };
-        let mut failed = false;
         for o in &done {
             match o.status {
                 Status::Replaced | Status::Deleted | Status::Gone => {}
                 Status::RolledBack | Status::Failed => {
-                    failed = true;
+                    failed_before = true;
                     held_back.insert(o.node.clone());
                 }
                 _ => {
@@ -259,9 +265,6 @@ pub fn execute<C: Cluster, P: Compute, K: Clock + ?Sized>(
             }
         }
         outcomes.extend(done);
-        if failed {
-            return Ok(outcomes);
-        }
     }
 }
 

@@ -334,3 +334,43 @@ fn a_v1_expired_node_launches_only_for_its_currently_reschedulable_pods() {
         run.events
     );
 }
+
+/// Each expired v1 NodeClaim goes by itself (core v1.14.1 `nodeclaim/expiration/controller.go`
+/// deletes every one; their drains run side by side): one whose drain a PDB at zero holds fails
+/// its drain and stays cordoned, and the run still carries out the other's expiration. The
+/// held one is resumed from a killed run's record, so it goes in a round of its own first
+/// (found by the mutating fuzzer, round 2, seeds 620 and 794: the run stopped at its failure).
+#[test]
+fn a_resumed_expiration_a_pdb_holds_does_not_keep_the_next_expired_node() {
+    let world = expiring_world();
+    let held = managed(&world, "c6a.2xlarge", &["p0"]);
+    let free = managed(&world, "c6a.2xlarge", &["p1"]);
+    world
+        .cluster
+        .update("v1", "Pod", Some("default"), "p0", |p| {
+            p["metadata"]["labels"]["hold"] = json!("yes")
+        });
+    expire_after(&world, &held, "30m");
+    expire_after(&world, &free, "30m");
+    pdb_at_zero(
+        &world,
+        "hold",
+        json!({"minAvailable": 1, "selector": {"matchLabels": {"hold": "yes"}}}),
+    );
+    killed_at(
+        &world,
+        &held,
+        &record(Step::Marked, Method::Expiration, &[], &[]),
+    );
+
+    let run = run(&world);
+    assert_eq!(run.rounds.len(), 2, "{:?}", run.rounds);
+    assert_eq!(run.status(&held), Status::Failed, "{:#?}", run.outcomes);
+    assert_eq!(run.status(&free), Status::Replaced, "{:#?}", run.outcomes);
+    assert!(!present(&world.cluster, &free));
+    let node = world.cluster.get("v1", "Node", None, &held).unwrap();
+    assert_eq!(
+        node["spec"]["unschedulable"], true,
+        "held, cordoned, resumable"
+    );
+}
