@@ -21,6 +21,7 @@ fn pool(policy: Policy, expire_after: Option<i64>) -> Pool {
         types: vec!["m5.large", "m5.xlarge"],
         capacity_types: vec!["on-demand"],
         tainted: false,
+        min_values: None,
     }
 }
 
@@ -31,6 +32,7 @@ fn node(name: &str, itype: &'static str, age: i64, pods: Vec<PodSpec>) -> NodeSp
         itype,
         capacity_type: "on-demand",
         zone: "us-east-1a",
+        reservation: None,
         initialized: true,
         ready: true,
         age,
@@ -62,6 +64,7 @@ fn spec(pool: Pool, nodes: Vec<NodeSpec>) -> Spec {
     let mut s = super::gen::generate(&mut Rng::new(1));
     s.gen = Gen::V1;
     s.spot_to_spot = false;
+    s.reservations = Vec::new();
     s.pools = vec![pool];
     s.nodes = nodes;
     s.pdbs = Vec::new();
@@ -73,6 +76,7 @@ fn run(s: &Spec) -> ConsolidationReport {
         &manifests::objects(s),
         &manifests::catalog(s),
         s.spot_to_spot,
+        s.reserved_gate,
     )
     .unwrap();
     assert_eq!(check::check(s, &r), Vec::<String>::new(), "{r:#?}");
@@ -178,6 +182,7 @@ fn run_seed(seed: u64) -> ConsolidationReport {
         &manifests::objects(&s),
         &manifests::catalog(&s),
         s.spot_to_spot,
+        s.reserved_gate,
     )
     .unwrap()
 }
@@ -217,5 +222,23 @@ fn the_checker_reports_errors_planted_in_a_report() {
     expect(
         planted(&|b| b.actions[0].pods.push("default/p9".into())),
         "unknown pod",
+    );
+}
+
+/// Seed 30222 (round 2, s33-fuzzcons2): a node whose replacement has no type cheaper than it,
+/// in a pool asking `instance-family` `minValues: 2`, was explained as "the cheaper types left
+/// do not meet minValues: … needs 2, 0 left". Karpenter's `SatisfiesMinValues` runs over no
+/// option and returns no error, so the node is "Can't replace with a cheaper node" (core v1.14.1
+/// `cloudprovider/types.go`, `consolidation.go` `computeConsolidation`). An engine bug, fixed in
+/// `disruption/consolidation/price.rs` (table test
+/// `nothing_cheaper_is_not_cheaper_even_with_min_values`).
+#[test]
+fn an_empty_price_filter_is_not_cheaper_not_a_min_values_shortfall() {
+    let r = run_seed(30222);
+    let row = row(&r, "node-4");
+    assert_eq!(
+        row.reason.as_ref().map(|x| x.kind()),
+        Some("not-cheaper"),
+        "{r:#?}"
     );
 }
