@@ -242,3 +242,137 @@ fn an_empty_price_filter_is_not_cheaper_not_a_min_values_shortfall() {
         "{r:#?}"
     );
 }
+
+fn rep_of(b: &mut ConsolidationReport) -> &mut crate::disruption::consolidation::Replacement {
+    b.actions[0].replacement.as_mut().unwrap()
+}
+
+/// A broad spot pool with the gate on and one spot m5.2xlarge (its spot made dear) holding a
+/// small pod: replaced spot-to-spot by the 15 cheapest options (consolidation_test.go "Spot to
+/// Spot" "spot to spot consolidation should order the instance types by price before enforcing
+/// minimum flexibility.").
+fn spot_to_spot_spec() -> Spec {
+    let mut p = pool(Policy::Underutilized, None);
+    p.types = Vec::new();
+    p.capacity_types = vec!["spot"];
+    let mut n = node(
+        "node-a",
+        "m5.2xlarge",
+        90_000,
+        vec![pod("p0", "app-0", 500)],
+    );
+    n.capacity_type = "spot";
+    let mut s = spec(p, vec![n]);
+    s.spot_to_spot = true;
+    for t in s.catalog.iter_mut().filter(|t| t.0 == "m5.2xlarge") {
+        for o in t.3.iter_mut().filter(|o| o.1 == "spot") {
+            o.2 = 1.0;
+        }
+    }
+    s
+}
+
+/// The round-2 rules are not blind: a spot-to-spot replacement and a launch into a capacity
+/// reservation, each consistent, then with one error planted at a time.
+#[test]
+fn the_checker_reports_round_two_errors_planted_in_a_report() {
+    let s = spot_to_spot_spec();
+    let r = run(&s);
+    let rep = r.actions[0]
+        .replacement
+        .clone()
+        .expect("a spot-to-spot replace");
+    assert_eq!(
+        (rep.capacity_type.as_str(), rep.instance_types.len()),
+        ("spot", 15),
+        "{r:#?}"
+    );
+    let planted = |edit: &dyn Fn(&mut ConsolidationReport)| {
+        let mut bad = r.clone();
+        edit(&mut bad);
+        check::check(&s, &bad)
+    };
+    let expect = |found: Vec<String>, what: &str| {
+        assert!(found.iter().any(|v| v.contains(what)), "{what}: {found:?}");
+    };
+    expect(
+        planted(&|b| {
+            rep_of(b).instance_types.pop();
+        }),
+        "keeps 14 options",
+    );
+    expect(
+        planted(&|b| rep_of(b).instance_types.reverse()),
+        "not cheapest first",
+    );
+    expect(
+        planted(&|b| rep_of(b).instance_types[14] = "m5.2xlarge".into()),
+        "launches at up to",
+    );
+    expect(
+        planted(&|b| rep_of(b).capacity_reservation_id = Some("cr-00009".into())),
+        "names a reservation",
+    );
+    expect(
+        planted(&|b| {
+            b.actions.clear();
+            b.savings_per_hour = 0.0;
+            let row = b.nodes.iter_mut().find(|n| n.name == "node-a").unwrap();
+            row.decision = NodeDecision::None;
+            (
+                row.method,
+                row.pass,
+                row.replacement_type,
+                row.replacement_capacity_type,
+            ) = (None, None, None, None);
+            row.reason = Some(crate::disruption::consolidation::Reason::SpotToSpotTooFew {
+                found: 3,
+                needed: 15,
+            });
+        }),
+        "cheaper spot types that hold its pods",
+    );
+
+    // An on-demand node next to a cheap selected reservation: replaced into it
+    // (consolidation_test.go "Reserved Capacity" "can consolidate into reserved capacity",
+    // from on-demand).
+    let mut p = pool(Policy::Underutilized, None);
+    p.capacity_types = vec!["reserved", "on-demand"];
+    p.types = vec!["m5.2xlarge", "c5.large"];
+    let mut s = spec(
+        p,
+        vec![node(
+            "node-a",
+            "m5.2xlarge",
+            90_000,
+            vec![pod("p0", "app-0", 500)],
+        )],
+    );
+    s.reserved_gate = true;
+    s.reservations = vec![super::gen::Reservation {
+        id: "cr-00009".into(),
+        itype: "c5.large",
+        zone: "us-east-1a",
+        count: 1,
+        selected: true,
+    }];
+    let r = run(&s);
+    let rep = r.actions[0]
+        .replacement
+        .as_ref()
+        .expect("a reserved replace");
+    assert_eq!(
+        (
+            rep.capacity_type.as_str(),
+            rep.capacity_reservation_id.as_deref()
+        ),
+        ("reserved", Some("cr-00009")),
+        "{r:#?}"
+    );
+    let mut none_left = s.clone();
+    none_left.reservations[0].count = 0;
+    expect(check::check(&none_left, &r), "which has 0 left");
+    let mut gate_off = s.clone();
+    gate_off.reserved_gate = false;
+    expect(check::check(&gate_off, &r), "gate off");
+}
