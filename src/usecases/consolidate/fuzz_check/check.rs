@@ -205,11 +205,12 @@ fn replace_rules(s: &Spec, r: &ConsolidationReport, a: &Action, v: &mut Vec<Stri
             ));
         }
     }
-    if rows.iter().all(|n| n.capacity_type == "spot") && rep.capacity_type == "spot" {
-        if !s.spot_to_spot {
-            v.push(format!("{:?}: spot-to-spot without the gate", a.nodes));
-        }
-        // How many options a single spot-to-spot keeps: check2 (minValues can raise the 15).
+    // How many options a single spot-to-spot keeps: check2 (minValues can raise the 15).
+    if rows.iter().all(|n| n.capacity_type == "spot")
+        && rep.capacity_type == "spot"
+        && !s.spot_to_spot
+    {
+        v.push(format!("{:?}: spot-to-spot without the gate", a.nodes));
     }
 }
 

@@ -371,7 +371,7 @@ pub fn generate(r: &mut Rng) -> Spec {
             .map(|i| Reservation {
                 id: format!("cr-0000{i}"),
                 itype: x.pick(TYPES).0,
-                zone: *x.pick(ZONES),
+                zone: ZONES[x.below(ZONES.len())],
                 count: x.below(3) as u32,
                 selected: x.chance(80),
             })
@@ -475,6 +475,9 @@ pub fn generate(r: &mut Rng) -> Spec {
     spec
 }
 
+/// The types a steered cluster's reservation is of: cheaper than the nodes steered beside it.
+const CHEAP: [&str; 4] = ["c5.large", "t3.medium", "m5.large", "c5.xlarge"];
+
 /// Steers a cluster toward a round-2 path: pool-0 broad, consolidating at once, no budget in
 /// the way, its nodes initialized, the biggest of [`TYPES`] and `spot` (spot-to-spot,
 /// consolidation.go "Spot to Spot"), or on-demand/spot next to a cheap selected reservation
@@ -510,8 +513,8 @@ fn toward(s: &mut Spec, x: &mut Rng, path: &str) {
         s.reserved_gate = x.chance(85);
         s.reservations.push(Reservation {
             id: "cr-00009".into(),
-            itype: *x.pick(&["c5.large", "t3.medium", "m5.large", "c5.xlarge"]),
-            zone: *x.pick(ZONES),
+            itype: CHEAP[x.below(CHEAP.len())],
+            zone: ZONES[x.below(ZONES.len())],
             count: 1 + x.below(2) as u32,
             selected: true,
         });

@@ -130,7 +130,18 @@ fn env(key: &str, default: u64) -> u64 {
 #[ignore = "long: run with --ignored"]
 fn sweep_many() {
     let (seed, n) = (env("FUZZ_CONS_SEED", 1), env("FUZZ_CONS_N", 10_000));
-    let failures = sweep(seed, n);
+    // Progress and each failure as they come, so a run cut short still says how far it got.
+    let mut failures = Vec::new();
+    for s in seed..seed + n {
+        let v = run_one(s);
+        if !v.is_empty() {
+            eprintln!("seed {s}:\n  {}", v.join("\n  "));
+            failures.push((s, v));
+        }
+        if (s - seed + 1) % 100 == 0 {
+            eprintln!("checked seeds {seed}..={s}: {} failing", failures.len());
+        }
+    }
     eprintln!("{n} clusters from seed {seed}: {} failing", failures.len());
     assert!(failures.is_empty(), "{}", describe(&failures));
 }
