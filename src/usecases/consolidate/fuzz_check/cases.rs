@@ -376,3 +376,21 @@ fn the_checker_reports_round_two_errors_planted_in_a_report() {
     gate_off.reserved_gate = false;
     expect(check::check(&gate_off, &r), "gate off");
 }
+
+/// Seed 2121 (round 2): node-0's pool asks no `minValues`, yet it is left alone for
+/// "karpenter.k8s.aws/instance-family needs 9, 3 left": the replacement is planned from
+/// another pool, the heaviest that takes its pods, and that pool asks it (core v1.14.1
+/// `disruption/helpers.go` `SimulateScheduling` plans with every pool). The checker had looked
+/// at the node's own pool.
+#[test]
+fn a_min_values_shortfall_is_the_replacement_pools_not_the_nodes() {
+    let r = run_seed(2121);
+    let s = super::gen::generate(&mut Rng::new(2121));
+    let n = s.nodes.iter().find(|n| n.name == "node-0").unwrap();
+    assert!(s.pools[n.pool].min_values.is_none());
+    assert_eq!(
+        row(&r, "node-0").reason.as_ref().map(|x| x.kind()),
+        Some("min-values"),
+        "{r:#?}"
+    );
+}

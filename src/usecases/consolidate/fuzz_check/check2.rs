@@ -425,18 +425,19 @@ fn explanation(s: &Spec, n: &NodeSpec, row: &NodeReport, v: &mut Vec<String>) {
             }
         }
         "min-values" => {
-            let Some((key, min)) = s.pools[n.pool].min_values else {
-                return bad("the pool has no minValues".into());
-            };
+            // The replacement may come from another pool than the node's (the heaviest that
+            // takes the pods): some pool asks this key and minimum.
             let needs = number_after(&text, "needs");
             let left = number_after(&text, ",");
-            // An empty list meets minValues (`SatisfiesMinValues` loops over nothing): that is "not
-            // cheaper", never "0 left".
-            if !text.contains(key.label())
-                || needs != Some(min as usize)
-                || left.is_none_or(|l| l == 0 || l >= min as usize)
-            {
-                bad(format!("the pool's minValues is {} {min}", key.label()));
+            let asked = s
+                .pools
+                .iter()
+                .filter_map(|p| p.min_values)
+                .any(|(key, min)| text.contains(key.label()) && needs == Some(min as usize));
+            // An empty list meets minValues (`SatisfiesMinValues` loops over nothing): that is
+            // "not cheaper", never "0 left".
+            if !asked || left.is_none_or(|l| l == 0 || Some(l) >= needs) {
+                bad("no pool asks that minValues, or the count left is 0 or not below it".into());
             }
         }
         _ => {}
