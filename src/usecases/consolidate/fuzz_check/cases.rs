@@ -187,6 +187,22 @@ fn run_seed(seed: u64) -> ConsolidationReport {
     .unwrap()
 }
 
+/// The checker's findings on `r` with one error planted by `edit`.
+fn plant(
+    s: &Spec,
+    r: &ConsolidationReport,
+    edit: &dyn Fn(&mut ConsolidationReport),
+) -> Vec<String> {
+    let mut bad = r.clone();
+    edit(&mut bad);
+    check::check(s, &bad)
+}
+
+/// Some finding says `what`.
+fn expect(found: Vec<String>, what: &str) {
+    assert!(found.iter().any(|v| v.contains(what)), "{what}: {found:?}");
+}
+
 /// The checker is not blind: errors planted in a consistent report are each reported.
 #[test]
 fn the_checker_reports_errors_planted_in_a_report() {
@@ -201,14 +217,7 @@ fn the_checker_reports_errors_planted_in_a_report() {
     );
     let r = run(&s);
     assert_eq!(r.actions.len(), 1, "{r:#?}");
-    let planted = |edit: &dyn Fn(&mut ConsolidationReport)| {
-        let mut bad = r.clone();
-        edit(&mut bad);
-        check::check(&s, &bad)
-    };
-    let expect = |found: Vec<String>, what: &str| {
-        assert!(found.iter().any(|v| v.contains(what)), "{what}: {found:?}");
-    };
+    let planted = |edit: &dyn Fn(&mut ConsolidationReport)| plant(&s, &r, edit);
     expect(planted(&|b| b.savings_per_hour += 1.0), "savingsPerHour");
     expect(planted(&|b| b.nodes[0].reason = None), "without a reason");
     expect(
@@ -287,14 +296,7 @@ fn the_checker_reports_round_two_errors_planted_in_a_report() {
         ("spot", 15),
         "{r:#?}"
     );
-    let planted = |edit: &dyn Fn(&mut ConsolidationReport)| {
-        let mut bad = r.clone();
-        edit(&mut bad);
-        check::check(&s, &bad)
-    };
-    let expect = |found: Vec<String>, what: &str| {
-        assert!(found.iter().any(|v| v.contains(what)), "{what}: {found:?}");
-    };
+    let planted = |edit: &dyn Fn(&mut ConsolidationReport)| plant(&s, &r, edit);
     expect(
         planted(&|b| {
             rep_of(b).instance_types.pop();
