@@ -396,3 +396,28 @@ fn a_min_values_shortfall_is_the_replacement_pools_not_the_nodes() {
         "{r:#?}"
     );
 }
+
+/// Seeds 3905, 4321, 8366 (round 2): a pass-1 action (drift, in 3905) launched into a
+/// reservation with one instance left, and a pass-2 consolidation launched into it again. The
+/// provider counts each launch (aws v1.14.1 `providers/capacityreservation` `MarkLaunched`), so
+/// the next disruption loop's offering has none left and is unavailable
+/// (`reserved_capacity_resolver.go`; core v1.14.1 consolidation_test.go "Reserved Capacity"
+/// "can consolidate from one reserved offering to another" launches into the one with
+/// instances). An engine bug, fixed in `disruption/consolidation/cluster.rs`
+/// `use_reservation` (each launch takes one instance for the passes after it).
+#[test]
+fn a_reservation_with_one_instance_left_takes_one_launch_across_passes() {
+    for seed in [3905, 4321, 8366] {
+        let r = run_seed(seed);
+        let s = super::gen::generate(&mut Rng::new(seed));
+        for res in &s.reservations {
+            let into = r
+                .actions
+                .iter()
+                .flat_map(|a| a.replacement.iter().chain(&a.additional_replacements))
+                .filter(|rep| rep.capacity_reservation_id.as_deref() == Some(res.id.as_str()))
+                .count();
+            assert!(into as u32 <= res.count, "seed {seed} {}: {r:#?}", res.id);
+        }
+    }
+}
