@@ -225,10 +225,13 @@ fn order_by_price(cluster: &Cluster, pool: usize, options: &mut [usize], filter:
 }
 
 /// `SatisfiesMinValues` against the replacement's `minValues`: how many options (from the
-/// first) it takes, or which key falls short.
+/// first) it takes, or which key falls short. No option at all is no shortfall — Karpenter's
+/// loop runs over nothing and returns no error, so an empty price filter reads "Can't replace
+/// with a cheaper node" (core v1.14.1 `cloudprovider/types.go` `SatisfiesMinValues`,
+/// `consolidation.go` `computeConsolidation`; found by the consolidation fuzzer, s33).
 fn min_values_needed(cluster: &Cluster, choice: &Choice) -> Result<usize, String> {
     let mins = &choice.min_values;
-    if mins.is_empty() {
+    if mins.is_empty() || choice.options.is_empty() {
         return Ok(0);
     }
     let types = &cluster.sched.pools[choice.pool].instance_types;

@@ -1990,6 +1990,22 @@ fn consolidation_fails_when_the_price_filter_breaks_min_values() {
     }
 }
 
+/// No type cheaper than the node, while the pricier ones meet `minValues`: the price filter
+/// leaves nothing, which `SatisfiesMinValues` does not call a shortfall (it loops over no
+/// option), so the node is left "not cheaper" — consolidation_test.go "won't replace on-demand
+/// node if on-demand replacement is more expensive" with the pool's `minValues` (core v1.14.1
+/// `cloudprovider/types.go` `SatisfiesMinValues`, `consolidation.go` `computeConsolidation`
+/// "Can't replace with a cheaper node"). Seed 30222 of the consolidation fuzzer had read
+/// "minValues: … needs 2, 0 left".
+#[test]
+fn nothing_cheaper_is_not_cheaper_even_with_min_values() {
+    for ct in [ON_DEMAND, SPOT] {
+        let r = min_values_cluster(0, 10, 2, ct);
+        assert!(r.actions.is_empty(), "{ct}: {:#?}", r.actions);
+        assert_reason(&r, "n", |x| matches!(x, Reason::NotCheaper { .. }));
+    }
+}
+
 /// small, medium and large on-demand in `test-zone-1` and `test-zone-2`; the pool asks
 /// `key In values` with `minValues: min`; node `n` (large, test-zone-1) holds a 1-cpu pod.
 fn min_values_policy_cluster(

@@ -8,6 +8,7 @@ use crate::disruption::consolidation::input::{ClaimFacts, Release};
 use crate::disruption::consolidation::price::{held_back, Choice};
 use crate::disruption::consolidation::report::Method;
 use crate::disruption::consolidation::sim::{PodRef, SimRequest, SimResult, Simulator};
+use crate::model::instance_type::{InstanceType, Offering};
 use crate::model::labels;
 use crate::model::node::Node;
 
@@ -59,7 +60,8 @@ impl<S: Simulator> Engine<S> {
         }
         for (k, claim) in result.claims.iter().enumerate() {
             let choice = Choice::from_claim(&self.c, claim, k);
-            self.launch(&choice, &result, None);
+            let offer = self.take_offer(&choice);
+            self.launch(&choice, &result, None, offer);
         }
         self.c.stuck = stuck.iter().map(|r| r.pod(&self.c).clone()).collect();
     }
@@ -104,12 +106,32 @@ impl<S: Simulator> Engine<S> {
         }
     }
 
-    /// Adds a replacement NodeClaim as a node holding the pods its simulation gave it.
-    pub(super) fn launch(&mut self, choice: &Choice, result: &SimResult, action: Option<usize>) {
+    /// What `choice` launches, taking an instance of its reservation when it launches into one
+    /// (so the next NodeClaim of the same action, and later passes, see one fewer).
+    fn take_offer(&mut self, choice: &Choice) -> Option<(InstanceType, Offering)> {
+        let offer = choice
+            .launch(&self.c)
+            .map(|(it, o)| (it.clone(), o.clone()));
+        if let Some(r) = offer.as_ref().and_then(|(_, o)| o.reservation.as_ref()) {
+            let id = r.id.clone();
+            self.c.use_reservation(&id);
+        }
+        offer
+    }
+
+    /// Adds a replacement NodeClaim as a node holding the pods its simulation gave it, launched
+    /// on `offer` (its type and offering; `None`: the first option, no offering).
+    pub(super) fn launch(
+        &mut self,
+        choice: &Choice,
+        result: &SimResult,
+        action: Option<usize>,
+        offer: Option<(InstanceType, Offering)>,
+    ) {
         let claim = &result.claims[choice.claim];
         let finished = self.c.release == Release::V0_31;
-        let (it, offering) = match choice.launch(&self.c) {
-            Some((it, o)) => (it.clone(), Some(o.clone())),
+        let (it, offering) = match offer {
+            Some((it, o)) => (it, Some(o)),
             None => (
                 self.c.sched.pools[choice.pool].instance_types[choice.options[0]].clone(),
                 None,
@@ -178,8 +200,18 @@ impl<S: Simulator> Engine<S> {
             .iter()
             .map(|&i| self.node_price(i).unwrap_or(0.0))
             .sum();
-        let replacements: Vec<_> = choices.iter().map(|c| c.report(&self.c)).collect();
-        let savings = source - choices.iter().map(|c| c.price(&self.c)).sum::<f64>();
+        // Each NodeClaim in turn: one that launches into a reservation takes an instance of it
+        // before the next is priced (aws v1.14.1 `capacityreservation` `MarkLaunched`; core
+        // `ReservationManager`: one simulation never plans more on a reservation than it has).
+        let mut replacements = Vec::new();
+        let mut offers = Vec::new();
+        let mut launched_price = 0.0;
+        for c in &choices {
+            replacements.push(c.report(&self.c));
+            launched_price += c.price(&self.c);
+            offers.push(self.take_offer(c));
+        }
+        let savings = source - launched_price;
         let mut moved: Vec<String> = Vec::new();
         if let Some(r) = &result {
             let placed = r.placements.iter().flat_map(|(_, pods)| pods);
@@ -229,8 +261,8 @@ impl<S: Simulator> Engine<S> {
         });
         if let Some(r) = &result {
             self.commit(r, Some(a));
-            for choice in &choices {
-                self.launch(choice, r, Some(a));
+            for (choice, offer) in choices.iter().zip(offers) {
+                self.launch(choice, r, Some(a), offer);
             }
             // Every stuck pod had to find a place for the action to be possible.
             if r.failures.is_empty() && !self.c.stuck.is_empty() {

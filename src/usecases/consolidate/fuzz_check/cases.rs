@@ -21,6 +21,7 @@ fn pool(policy: Policy, expire_after: Option<i64>) -> Pool {
         types: vec!["m5.large", "m5.xlarge"],
         capacity_types: vec!["on-demand"],
         tainted: false,
+        min_values: None,
     }
 }
 
@@ -31,6 +32,7 @@ fn node(name: &str, itype: &'static str, age: i64, pods: Vec<PodSpec>) -> NodeSp
         itype,
         capacity_type: "on-demand",
         zone: "us-east-1a",
+        reservation: None,
         initialized: true,
         ready: true,
         age,
@@ -62,6 +64,7 @@ fn spec(pool: Pool, nodes: Vec<NodeSpec>) -> Spec {
     let mut s = super::gen::generate(&mut Rng::new(1));
     s.gen = Gen::V1;
     s.spot_to_spot = false;
+    s.reservations = Vec::new();
     s.pools = vec![pool];
     s.nodes = nodes;
     s.pdbs = Vec::new();
@@ -73,6 +76,7 @@ fn run(s: &Spec) -> ConsolidationReport {
         &manifests::objects(s),
         &manifests::catalog(s),
         s.spot_to_spot,
+        s.reserved_gate,
     )
     .unwrap();
     assert_eq!(check::check(s, &r), Vec::<String>::new(), "{r:#?}");
@@ -178,8 +182,25 @@ fn run_seed(seed: u64) -> ConsolidationReport {
         &manifests::objects(&s),
         &manifests::catalog(&s),
         s.spot_to_spot,
+        s.reserved_gate,
     )
     .unwrap()
+}
+
+/// The checker's findings on `r` with one error planted by `edit`.
+fn plant(
+    s: &Spec,
+    r: &ConsolidationReport,
+    edit: &dyn Fn(&mut ConsolidationReport),
+) -> Vec<String> {
+    let mut bad = r.clone();
+    edit(&mut bad);
+    check::check(s, &bad)
+}
+
+/// Some finding says `what`.
+fn expect(found: Vec<String>, what: &str) {
+    assert!(found.iter().any(|v| v.contains(what)), "{what}: {found:?}");
 }
 
 /// The checker is not blind: errors planted in a consistent report are each reported.
@@ -196,14 +217,7 @@ fn the_checker_reports_errors_planted_in_a_report() {
     );
     let r = run(&s);
     assert_eq!(r.actions.len(), 1, "{r:#?}");
-    let planted = |edit: &dyn Fn(&mut ConsolidationReport)| {
-        let mut bad = r.clone();
-        edit(&mut bad);
-        check::check(&s, &bad)
-    };
-    let expect = |found: Vec<String>, what: &str| {
-        assert!(found.iter().any(|v| v.contains(what)), "{what}: {found:?}");
-    };
+    let planted = |edit: &dyn Fn(&mut ConsolidationReport)| plant(&s, &r, edit);
     expect(planted(&|b| b.savings_per_hour += 1.0), "savingsPerHour");
     expect(planted(&|b| b.nodes[0].reason = None), "without a reason");
     expect(
@@ -218,4 +232,192 @@ fn the_checker_reports_errors_planted_in_a_report() {
         planted(&|b| b.actions[0].pods.push("default/p9".into())),
         "unknown pod",
     );
+}
+
+/// Seed 30222 (round 2, s33-fuzzcons2): a node whose replacement has no type cheaper than it,
+/// in a pool asking `instance-family` `minValues: 2`, was explained as "the cheaper types left
+/// do not meet minValues: … needs 2, 0 left". Karpenter's `SatisfiesMinValues` runs over no
+/// option and returns no error, so the node is "Can't replace with a cheaper node" (core v1.14.1
+/// `cloudprovider/types.go`, `consolidation.go` `computeConsolidation`). An engine bug, fixed in
+/// `disruption/consolidation/price.rs` (table test
+/// `nothing_cheaper_is_not_cheaper_even_with_min_values`).
+#[test]
+fn an_empty_price_filter_is_not_cheaper_not_a_min_values_shortfall() {
+    let r = run_seed(30222);
+    let row = row(&r, "node-4");
+    assert_eq!(
+        row.reason.as_ref().map(|x| x.kind()),
+        Some("not-cheaper"),
+        "{r:#?}"
+    );
+}
+
+fn rep_of(b: &mut ConsolidationReport) -> &mut crate::disruption::consolidation::Replacement {
+    b.actions[0].replacement.as_mut().unwrap()
+}
+
+/// A broad spot pool with the gate on and one spot m5.2xlarge (its spot made dear) holding a
+/// small pod: replaced spot-to-spot by the 15 cheapest options (consolidation_test.go "Spot to
+/// Spot" "spot to spot consolidation should order the instance types by price before enforcing
+/// minimum flexibility.").
+fn spot_to_spot_spec() -> Spec {
+    let mut p = pool(Policy::Underutilized, None);
+    p.types = Vec::new();
+    p.capacity_types = vec!["spot"];
+    let mut n = node(
+        "node-a",
+        "m5.2xlarge",
+        90_000,
+        vec![pod("p0", "app-0", 500)],
+    );
+    n.capacity_type = "spot";
+    let mut s = spec(p, vec![n]);
+    s.spot_to_spot = true;
+    for t in s.catalog.iter_mut().filter(|t| t.0 == "m5.2xlarge") {
+        for o in t.3.iter_mut().filter(|o| o.1 == "spot") {
+            o.2 = 1.0;
+        }
+    }
+    s
+}
+
+/// The round-2 rules are not blind: a spot-to-spot replacement and a launch into a capacity
+/// reservation, each consistent, then with one error planted at a time.
+#[test]
+fn the_checker_reports_round_two_errors_planted_in_a_report() {
+    let s = spot_to_spot_spec();
+    let r = run(&s);
+    let rep = r.actions[0]
+        .replacement
+        .clone()
+        .expect("a spot-to-spot replace");
+    assert_eq!(
+        (rep.capacity_type.as_str(), rep.instance_types.len()),
+        ("spot", 15),
+        "{r:#?}"
+    );
+    let planted = |edit: &dyn Fn(&mut ConsolidationReport)| plant(&s, &r, edit);
+    expect(
+        planted(&|b| {
+            rep_of(b).instance_types.pop();
+        }),
+        "keeps 14 options",
+    );
+    expect(
+        planted(&|b| rep_of(b).instance_types.reverse()),
+        "not cheapest first",
+    );
+    expect(
+        planted(&|b| rep_of(b).instance_types[14] = "m5.2xlarge".into()),
+        "launches at up to",
+    );
+    expect(
+        planted(&|b| rep_of(b).capacity_reservation_id = Some("cr-00009".into())),
+        "names a reservation",
+    );
+    expect(
+        planted(&|b| {
+            b.actions.clear();
+            b.savings_per_hour = 0.0;
+            let row = b.nodes.iter_mut().find(|n| n.name == "node-a").unwrap();
+            row.decision = NodeDecision::None;
+            (
+                row.method,
+                row.pass,
+                row.replacement_type,
+                row.replacement_capacity_type,
+            ) = (None, None, None, None);
+            row.reason = Some(crate::disruption::consolidation::Reason::SpotToSpotTooFew {
+                found: 3,
+                needed: 15,
+            });
+        }),
+        "cheaper spot types that hold its pods",
+    );
+
+    // An on-demand node next to a cheap selected reservation: replaced into it
+    // (consolidation_test.go "Reserved Capacity" "can consolidate into reserved capacity",
+    // from on-demand).
+    let mut p = pool(Policy::Underutilized, None);
+    p.capacity_types = vec!["reserved", "on-demand"];
+    p.types = vec!["m5.2xlarge", "c5.large"];
+    let mut s = spec(
+        p,
+        vec![node(
+            "node-a",
+            "m5.2xlarge",
+            90_000,
+            vec![pod("p0", "app-0", 500)],
+        )],
+    );
+    s.reserved_gate = true;
+    s.reservations = vec![super::gen::Reservation {
+        id: "cr-00009".into(),
+        itype: "c5.large",
+        zone: "us-east-1a",
+        count: 1,
+        selected: true,
+    }];
+    let r = run(&s);
+    let rep = r.actions[0]
+        .replacement
+        .as_ref()
+        .expect("a reserved replace");
+    assert_eq!(
+        (
+            rep.capacity_type.as_str(),
+            rep.capacity_reservation_id.as_deref()
+        ),
+        ("reserved", Some("cr-00009")),
+        "{r:#?}"
+    );
+    let mut none_left = s.clone();
+    none_left.reservations[0].count = 0;
+    expect(check::check(&none_left, &r), "which has 0 left");
+    let mut gate_off = s.clone();
+    gate_off.reserved_gate = false;
+    expect(check::check(&gate_off, &r), "gate off");
+}
+
+/// Seed 2121 (round 2): node-0's pool asks no `minValues`, yet it is left alone for
+/// "karpenter.k8s.aws/instance-family needs 9, 3 left": the replacement is planned from
+/// another pool, the heaviest that takes its pods, and that pool asks it (core v1.14.1
+/// `disruption/helpers.go` `SimulateScheduling` plans with every pool). The checker had looked
+/// at the node's own pool.
+#[test]
+fn a_min_values_shortfall_is_the_replacement_pools_not_the_nodes() {
+    let r = run_seed(2121);
+    let s = super::gen::generate(&mut Rng::new(2121));
+    let n = s.nodes.iter().find(|n| n.name == "node-0").unwrap();
+    assert!(s.pools[n.pool].min_values.is_none());
+    assert_eq!(
+        row(&r, "node-0").reason.as_ref().map(|x| x.kind()),
+        Some("min-values"),
+        "{r:#?}"
+    );
+}
+
+/// Seeds 3905, 4321, 8366 (round 2): a pass-1 action (drift, in 3905) launched into a
+/// reservation with one instance left, and a pass-2 consolidation launched into it again. The
+/// provider counts each launch (aws v1.14.1 `providers/capacityreservation` `MarkLaunched`), so
+/// the next disruption loop's offering has none left and is unavailable
+/// (`reserved_capacity_resolver.go`; core v1.14.1 consolidation_test.go "Reserved Capacity"
+/// "can consolidate from one reserved offering to another" launches into the one with
+/// instances). An engine bug, fixed in `disruption/consolidation/cluster.rs`
+/// `use_reservation` (each launch takes one instance for the passes after it).
+#[test]
+fn a_reservation_with_one_instance_left_takes_one_launch_across_passes() {
+    for seed in [3905, 4321, 8366] {
+        let r = run_seed(seed);
+        let s = super::gen::generate(&mut Rng::new(seed));
+        for res in &s.reservations {
+            let into = r
+                .actions
+                .iter()
+                .flat_map(|a| a.replacement.iter().chain(&a.additional_replacements))
+                .filter(|rep| rep.capacity_reservation_id.as_deref() == Some(res.id.as_str()))
+                .count();
+            assert!(into as u32 <= res.count, "seed {seed} {}: {r:#?}", res.id);
+        }
+    }
 }

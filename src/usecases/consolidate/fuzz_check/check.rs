@@ -7,10 +7,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::gen::{Gen, NodeSpec, Owner, Policy, Spec, NOW, TYPES, WINDOWS};
 use crate::disruption::consolidation::{Action, ConsolidationReport, Method};
 
-/// Spot-to-spot single-node replacements keep exactly this many options (core v1.14.1
-/// `disruption/consolidation.go` `MinInstanceTypesForSpotToSpotConsolidation`).
-const SPOT_TO_SPOT_OPTIONS: usize = 15;
-
 /// Node-level PDB blocks: a pod selected by a PDB whose allowed disruptions are ≤ 0 (every
 /// generated pod is Running and Ready; `policy/v1` rounds percentages up). A pod that
 /// tolerates every taint tolerates `karpenter.sh/disrupted:NoSchedule`, so it is never evicted
@@ -79,6 +75,7 @@ fn allowed(s: &Spec, pool: usize, reason: &str, num_nodes: u64) -> u64 {
 pub fn check(s: &Spec, report: &ConsolidationReport) -> Vec<String> {
     let mut v = Vec::new();
     super::rows::totals(s, report, &mut v);
+    super::check2::check(s, report, &mut v);
     let by_name: BTreeMap<&str, &NodeSpec> = s.nodes.iter().map(|n| (n.name.as_str(), n)).collect();
     let mut earlier: Vec<&Action> = Vec::new();
     for (k, a) in report.actions.iter().enumerate() {
@@ -208,17 +205,12 @@ fn replace_rules(s: &Spec, r: &ConsolidationReport, a: &Action, v: &mut Vec<Stri
             ));
         }
     }
-    if rows.iter().all(|n| n.capacity_type == "spot") && rep.capacity_type == "spot" {
-        if !s.spot_to_spot {
-            v.push(format!("{:?}: spot-to-spot without the gate", a.nodes));
-        }
-        if rows.len() == 1 && rep.instance_types.len() != SPOT_TO_SPOT_OPTIONS {
-            v.push(format!(
-                "{:?}: single spot-to-spot with {} options",
-                a.nodes,
-                rep.instance_types.len()
-            ));
-        }
+    // How many options a single spot-to-spot keeps: check2 (minValues can raise the 15).
+    if rows.iter().all(|n| n.capacity_type == "spot")
+        && rep.capacity_type == "spot"
+        && !s.spot_to_spot
+    {
+        v.push(format!("{:?}: spot-to-spot without the gate", a.nodes));
     }
 }
 

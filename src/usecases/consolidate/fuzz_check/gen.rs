@@ -67,6 +67,25 @@ const MORE_TYPES: &[(&str, u32, u32)] = &[
     ("r6i.large", 2, 16),
     ("r5.xlarge", 4, 32),
     ("c5.2xlarge", 8, 16),
+    // Round 2 (s33-fuzzcons2): enough `c`/`m`/`r` types that a broad pool has 15 spot types
+    // cheaper than a bigger spot node (core v1.14.1 `consolidation.go`
+    // `MinInstanceTypesForSpotToSpotConsolidation`).
+    ("m6a.large", 2, 8),
+    ("m6a.xlarge", 4, 16),
+    ("c6a.large", 2, 4),
+    ("c6a.xlarge", 4, 8),
+    ("r6a.large", 2, 16),
+    ("m7i.large", 2, 8),
+    ("m7i.xlarge", 4, 16),
+    ("c7i.large", 2, 4),
+    ("c7i.xlarge", 4, 8),
+    ("r7i.large", 2, 16),
+    ("m5n.large", 2, 8),
+    ("c5n.large", 2, 5),
+    ("r5n.large", 2, 16),
+    ("m5d.large", 2, 8),
+    ("c5d.large", 2, 4),
+    ("r5d.large", 2, 16),
 ];
 pub const ZONES: &[&str] = &["us-east-1a", "us-east-1b", "us-east-1c"];
 
@@ -113,6 +132,44 @@ pub struct Pool {
     pub types: Vec<&'static str>,
     pub capacity_types: Vec<&'static str>,
     pub tainted: bool,
+    /// `minValues` on one requirement (v1, v1beta1).
+    pub min_values: Option<(MinKey, u32)>,
+}
+
+/// The requirement a pool's `minValues` is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MinKey {
+    /// `node.kubernetes.io/instance-type` (the pool's `In` list, or `Exists` for a broad pool).
+    InstanceType,
+    /// `karpenter.k8s.aws/instance-family` `Exists`.
+    Family,
+}
+
+impl MinKey {
+    pub fn label(self) -> &'static str {
+        match self {
+            MinKey::InstanceType => "node.kubernetes.io/instance-type",
+            MinKey::Family => "karpenter.k8s.aws/instance-family",
+        }
+    }
+    /// A type's value for the key.
+    pub fn value(self, itype: &str) -> &str {
+        match self {
+            MinKey::InstanceType => itype,
+            MinKey::Family => itype.split('.').next().unwrap_or(itype),
+        }
+    }
+}
+
+/// A capacity reservation of the catalog (v1): its type, zone and instances left; `selected`
+/// when the node class's `capacityReservationSelectorTerms` name it.
+#[derive(Debug, Clone)]
+pub struct Reservation {
+    pub id: String,
+    pub itype: &'static str,
+    pub zone: &'static str,
+    pub count: u32,
+    pub selected: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,6 +202,8 @@ pub struct NodeSpec {
     pub itype: &'static str,
     pub capacity_type: &'static str,
     pub zone: &'static str,
+    /// `karpenter.k8s.aws/capacity-reservation-id` of a `reserved` node.
+    pub reservation: Option<String>,
     pub initialized: bool,
     pub ready: bool,
     /// Seconds since creation.
@@ -188,12 +247,16 @@ pub struct Spec {
     pub catalog: Vec<(&'static str, u32, u32, Vec<Offering>)>,
     pub gen: Gen,
     pub spot_to_spot: bool,
+    /// The `ReservedCapacity` gate (`--feature-gates`).
+    pub reserved_gate: bool,
+    pub reservations: Vec<Reservation>,
     pub pools: Vec<Pool>,
     pub nodes: Vec<NodeSpec>,
     pub pdbs: Vec<Pdb>,
 }
 
-fn pool(r: &mut Rng, gen: Gen, i: usize) -> Pool {
+/// One pool. `x` draws what round 2 added, so the draws of round 1 stay as they were.
+fn pool(r: &mut Rng, x: &mut Rng, gen: Gen, i: usize) -> Pool {
     let policy = match (gen, r.below(3)) {
         (_, 0) => Policy::WhenEmpty,
         (Gen::V1, 2) => Policy::Balanced,
@@ -226,16 +289,32 @@ fn pool(r: &mut Rng, gen: Gen, i: usize) -> Pool {
             window: r.chance(35).then(|| r.below(WINDOWS.len())),
         })
         .collect();
-    let types = if r.chance(15) {
+    let mut types: Vec<&'static str> = if r.chance(15) {
         Vec::new()
     } else {
         TYPES.iter().map(|t| t.0).filter(|_| r.chance(60)).collect()
     };
-    let capacity_types = match r.below(4) {
+    if gen != Gen::V1Alpha5 && x.chance(25) {
+        types.clear();
+    }
+    let mut capacity_types = match r.below(4) {
         0 => vec!["spot"],
         1 => vec!["spot", "on-demand"],
         _ => vec!["on-demand"],
     };
+    if gen == Gen::V1 && x.chance(30) {
+        capacity_types.insert(0, "reserved");
+    }
+    let min_values = (gen != Gen::V1Alpha5 && x.chance(30)).then(|| {
+        // The CRD refuses more than an `In` list gives; a broad pool's key is `Exists`.
+        if !types.is_empty() && x.chance(50) {
+            (MinKey::InstanceType, 1 + x.below(types.len()) as u32)
+        } else if types.is_empty() && x.chance(50) {
+            (MinKey::InstanceType, *x.pick(&[2, 5, 12, 18]))
+        } else {
+            (MinKey::Family, *x.pick(&[2, 3, 6, 9]))
+        }
+    });
     Pool {
         name: format!("pool-{i}"),
         policy,
@@ -245,6 +324,7 @@ fn pool(r: &mut Rng, gen: Gen, i: usize) -> Pool {
         types,
         capacity_types,
         tainted: r.chance(15),
+        min_values,
     }
 }
 
@@ -282,28 +362,56 @@ pub fn generate(r: &mut Rng) -> Spec {
         1 | 2 => Gen::V1Beta1,
         _ => Gen::V1,
     };
-    let pools: Vec<Pool> = (0..1 + r.below(3)).map(|i| pool(r, gen, i)).collect();
+    let mut x = Rng(r.0.rotate_left(17) | 1);
+    let pools: Vec<Pool> = (0..1 + r.below(3))
+        .map(|i| pool(r, &mut x, gen, i))
+        .collect();
+    let reservations: Vec<Reservation> = if gen == Gen::V1 {
+        (0..x.below(4))
+            .map(|i| Reservation {
+                id: format!("cr-0000{i}"),
+                itype: x.pick(TYPES).0,
+                zone: ZONES[x.below(ZONES.len())],
+                count: x.below(3) as u32,
+                selected: x.chance(80),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let mut nodes = Vec::new();
     for n in 0..1 + r.below(7) {
         let p = r.below(pools.len());
-        let itype = if pools[p].types.is_empty() || r.chance(10) {
+        let mut itype = if pools[p].types.is_empty() || r.chance(10) {
             r.pick(TYPES).0
         } else {
             *r.pick(&pools[p].types)
         };
-        let zone = *r.pick(ZONES);
+        let mut zone = *r.pick(ZONES);
         // The same draws as `r.pick`, only when not reserved.
-        let capacity_type = if r.chance(3) {
+        let capacity_type = if r.chance(3) || (!reservations.is_empty() && x.chance(10)) {
             "reserved"
         } else {
             pools[p].capacity_types[r.below(pools[p].capacity_types.len())]
         };
+        // A reserved node runs in a reservation of the catalog, or (round 1) one it lacks.
+        let reservation = (capacity_type == "reserved").then(|| {
+            match (!reservations.is_empty() && x.chance(75)).then(|| x.pick(&reservations)) {
+                Some(res) => {
+                    itype = res.itype;
+                    zone = res.zone;
+                    res.id.clone()
+                }
+                None => "cr-0123".to_string(),
+            }
+        });
         let mut node = NodeSpec {
             name: format!("node-{n}"),
             pool: p,
             itype,
             capacity_type,
             zone,
+            reservation,
             initialized: r.chance(90),
             ready: r.chance(93),
             age: *r.pick(&[120, 1800, 7200, 90_000, 40 * 86_400]),
@@ -346,13 +454,95 @@ pub fn generate(r: &mut Rng) -> Spec {
             (name, cpu, gib, offerings)
         })
         .collect();
-    Spec {
+    let spot_to_spot = r.chance(30) || x.chance(30);
+    let mut spec = Spec {
         catalog,
         gen,
-        spot_to_spot: r.chance(30),
+        spot_to_spot,
+        reserved_gate: x.chance(80),
+        reservations,
         pools,
         nodes,
         pdbs,
+    };
+    if gen != Gen::V1Alpha5 {
+        match x.below(100) {
+            0..15 => toward(&mut spec, &mut x, "spot"),
+            15..25 if gen == Gen::V1 => toward(&mut spec, &mut x, "reserved"),
+            _ => {}
+        }
+    }
+    spec
+}
+
+/// The types a steered cluster's reservation is of: cheaper than the nodes steered beside it.
+const CHEAP: [&str; 4] = ["c5.large", "t3.medium", "m5.large", "c5.xlarge"];
+
+/// Steers a cluster toward a round-2 path: pool-0 broad, consolidating at once, no budget in
+/// the way, its nodes initialized, the biggest of [`TYPES`] and `spot` (spot-to-spot,
+/// consolidation.go "Spot to Spot"), or on-demand/spot next to a cheap selected reservation
+/// (consolidation_test.go "Reserved Capacity": "can consolidate into reserved capacity").
+fn toward(s: &mut Spec, x: &mut Rng, path: &str) {
+    let p = &mut s.pools[0];
+    p.types.clear();
+    p.policy = Policy::Underutilized;
+    p.consolidate_after = Some(0);
+    p.budgets = vec![Budget {
+        percent: true,
+        value: 100,
+        reasons: Vec::new(),
+        window: None,
+    }];
+    p.tainted = false;
+    if let Some((MinKey::InstanceType, m)) = p.min_values {
+        p.min_values = Some((MinKey::InstanceType, m.min(18)));
+    }
+    if path == "spot" {
+        p.capacity_types = if x.chance(70) {
+            vec!["spot"]
+        } else {
+            vec!["spot", "on-demand"]
+        };
+        s.spot_to_spot = x.chance(80);
+    } else {
+        p.capacity_types = if x.chance(40) {
+            vec!["reserved", "spot", "on-demand"]
+        } else {
+            vec!["reserved", "on-demand"]
+        };
+        s.reserved_gate = x.chance(85);
+        s.reservations.push(Reservation {
+            id: "cr-00009".into(),
+            itype: CHEAP[x.below(CHEAP.len())],
+            zone: ZONES[x.below(ZONES.len())],
+            count: 1 + x.below(2) as u32,
+            selected: true,
+        });
+    }
+    let spot_ok = s.pools[0].capacity_types.contains(&"spot");
+    for n in s.nodes.iter_mut().filter(|n| n.pool == 0) {
+        n.initialized = true;
+        n.ready = true;
+        n.do_not_disrupt = false;
+        if n.reservation.is_some() {
+            continue;
+        }
+        // A type that still holds the node's pods (m5.2xlarge holds any).
+        let (cpu, mem) = n
+            .pods
+            .iter()
+            .fold((0, 0), |(c, m), p| (c + p.cpu_m, m + p.mem_mi));
+        let pick = *x.pick(&["m5.2xlarge", "m5.xlarge", "r5.large"]);
+        n.itype = pick;
+        let (c, m) = n.allocatable();
+        if c < cpu || m < mem {
+            n.itype = "m5.2xlarge";
+        }
+        n.capacity_type = if spot_ok && (path == "spot" || x.chance(40)) {
+            "spot"
+        } else {
+            "on-demand"
+        };
     }
 }
 

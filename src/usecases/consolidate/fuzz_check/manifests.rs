@@ -39,6 +39,12 @@ fn requirements(p: &Pool) -> Value {
             json!({"key": "node.kubernetes.io/instance-type", "operator": "In", "values": p.types}),
         );
     }
+    if let Some((key, min)) = p.min_values {
+        match reqs.iter_mut().find(|r| r["key"] == key.label()) {
+            Some(r) => r["minValues"] = json!(min),
+            None => reqs.push(json!({"key": key.label(), "operator": "Exists", "minValues": min})),
+        }
+    }
     json!(reqs)
 }
 
@@ -107,12 +113,22 @@ fn pool_object(gen: Gen, p: &Pool) -> Value {
     }
 }
 
-fn node_class(gen: Gen) -> Value {
-    match gen {
+fn node_class(s: &Spec) -> Value {
+    match s.gen {
         Gen::V1 => {
-            json!({"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
+            let mut class = json!({"apiVersion": "karpenter.k8s.aws/v1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
             "spec": {"role": "KarpenterNodeRole", "amiSelectorTerms": [{"alias": "al2023@latest"}],
-                     "subnetSelectorTerms": [{"id": "subnet-a"}], "securityGroupSelectorTerms": [{"id": "sg-a"}]}})
+                     "subnetSelectorTerms": [{"id": "subnet-a"}], "securityGroupSelectorTerms": [{"id": "sg-a"}]}});
+            let terms: Vec<Value> = s
+                .reservations
+                .iter()
+                .filter(|r| r.selected)
+                .map(|r| json!({"id": r.id}))
+                .collect();
+            if !terms.is_empty() {
+                class["spec"]["capacityReservationSelectorTerms"] = json!(terms);
+            }
+            class
         }
         Gen::V1Beta1 => {
             json!({"apiVersion": "karpenter.k8s.aws/v1beta1", "kind": "EC2NodeClass", "metadata": {"name": "default"},
@@ -173,7 +189,7 @@ fn pod_object(gen: Gen, p: &PodSpec, node: &str, created: i64) -> Value {
 pub fn objects(s: &Spec) -> Vec<Value> {
     let gen = s.gen;
     let mut out: Vec<Value> = s.pools.iter().map(|p| pool_object(gen, p)).collect();
-    out.push(node_class(gen));
+    out.push(node_class(s));
     out.push(
         json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
                     "metadata": {"name": "high"}, "value": 1000}),
@@ -207,8 +223,8 @@ pub fn objects(s: &Spec) -> Vec<Value> {
         if n.initialized {
             labels["karpenter.sh/initialized"] = json!("true");
         }
-        if n.capacity_type == "reserved" {
-            labels["karpenter.k8s.aws/capacity-reservation-id"] = json!("cr-0123");
+        if let Some(id) = &n.reservation {
+            labels["karpenter.k8s.aws/capacity-reservation-id"] = json!(id);
         }
         let mut node = json!({"apiVersion": "v1", "kind": "Node",
             "metadata": {"name": n.name, "creationTimestamp": time(created), "labels": labels},
@@ -277,11 +293,15 @@ pub fn catalog(s: &Spec) -> String {
         .catalog
         .iter()
         .map(|(name, cpu, gib, offerings)| {
+            let reserved = s.reservations.iter().filter(|r| r.itype == *name).map(
+                |r| json!({"zone": r.zone, "capacityType": "reserved", "reservationId": r.id, "count": r.count}),
+            );
             let offerings: Vec<Value> = offerings
                 .iter()
                 .map(|(zone, ct, price, available)| {
                     json!({"zone": zone, "capacityType": ct, "price": price, "available": available})
                 })
+                .chain(reserved)
                 .collect();
             json!({"name": name, "capacity": {"cpu": cpu.to_string(), "memory": format!("{gib}Gi"), "pods": "58"},
                    "labels": {"kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux"},

@@ -10,6 +10,7 @@
 
 mod cases;
 mod check;
+mod check2;
 mod gen;
 mod manifests;
 mod rows;
@@ -29,6 +30,7 @@ fn report(
     objects: &[Value],
     catalog: &str,
     spot_to_spot: bool,
+    reserved_gate: bool,
 ) -> Result<ConsolidationReport, String> {
     let catalog = Catalog::from_custom_text("catalog.json", catalog).map_err(|e| e.to_string())?;
     let text: Vec<String> = objects
@@ -41,6 +43,7 @@ fn report(
     let config = Config {
         now: gen::NOW,
         spot_to_spot: Some(spot_to_spot),
+        reserved_capacity: Some(reserved_gate),
         ..Config::default()
     };
     let mut sizing = CatalogSizing::new(&catalog, "us-east-1");
@@ -67,18 +70,18 @@ pub fn run_one(seed: u64) -> Vec<String> {
     let spec = gen::generate(&mut r);
     let objects = manifests::objects(&spec);
     let catalog = manifests::catalog(&spec);
-    let first = match report(&objects, &catalog, spec.spot_to_spot) {
+    let first = match report(&objects, &catalog, spec.spot_to_spot, spec.reserved_gate) {
         Ok(first) => first,
         Err(e) => return vec![format!("refused: {e}")],
     };
     let mut v = check::check(&spec, &first);
-    let again = report(&objects, &catalog, spec.spot_to_spot).unwrap();
+    let again = report(&objects, &catalog, spec.spot_to_spot, spec.reserved_gate).unwrap();
     if serde_json::to_string(&first).unwrap() != serde_json::to_string(&again).unwrap() {
         v.push("the same input twice gave different bytes".into());
     }
     let mut shuffled = objects.clone();
     r.shuffle(&mut shuffled);
-    match report(&shuffled, &catalog, spec.spot_to_spot) {
+    match report(&shuffled, &catalog, spec.spot_to_spot, spec.reserved_gate) {
         Ok(other) if decisions(&other) != decisions(&first) => v.push(format!(
             "objects reordered, decisions differ: {:?}",
             decisions(&first)
@@ -120,7 +123,18 @@ fn consolidation_reports_keep_their_own_rules() {
 #[ignore = "long: run with --ignored"]
 fn sweep_many() {
     let (seed, n) = (env("FUZZ_CONS_SEED", 1), env("FUZZ_CONS_N", 10_000));
-    let failures = sweep(seed, n);
+    // Progress and each failure as they come, so a run cut short still says how far it got.
+    let mut failures = Vec::new();
+    for s in seed..seed + n {
+        let v = run_one(s);
+        if !v.is_empty() {
+            eprintln!("seed {s}:\n  {}", v.join("\n  "));
+            failures.push((s, v));
+        }
+        if (s - seed + 1) % 100 == 0 {
+            eprintln!("checked seeds {seed}..={s}: {} failing", failures.len());
+        }
+    }
     eprintln!("{n} clusters from seed {seed}: {} failing", failures.len());
     assert!(failures.is_empty(), "{}", describe(&failures));
 }
@@ -138,7 +152,7 @@ fn show_one() {
     }
     let catalog = manifests::catalog(&spec);
     eprintln!("catalog: {catalog}");
-    let rep = report(&objects, &catalog, spec.spot_to_spot).unwrap();
+    let rep = report(&objects, &catalog, spec.spot_to_spot, spec.reserved_gate).unwrap();
     eprintln!("{}", serde_json::to_string_pretty(&rep).unwrap());
     eprintln!("{:#?}", run_one(seed));
 }
@@ -160,6 +174,7 @@ fn tally() {
             &manifests::objects(&spec),
             &manifests::catalog(&spec),
             spec.spot_to_spot,
+            spec.reserved_gate,
         )
         .unwrap();
         *counts
@@ -169,10 +184,68 @@ fn tally() {
             *counts
                 .entry(format!("{:?} {} {:?}", spec.gen, a.method, a.decision))
                 .or_insert(0) += 1;
+            for kind in round_two_paths(&spec, &r, a) {
+                *counts.entry(kind.to_string()).or_insert(0) += 1;
+            }
         }
         for row in r.nodes.iter().filter_map(|n| n.reason.as_ref()) {
             *counts.entry(format!("reason {}", row.kind())).or_insert(0) += 1;
         }
     }
     eprintln!("{counts:#?}");
+}
+
+/// The round-2 paths an action took (for [`tally`]).
+fn round_two_paths(
+    spec: &gen::Spec,
+    r: &ConsolidationReport,
+    a: &crate::disruption::consolidation::Action,
+) -> Vec<&'static str> {
+    use crate::disruption::consolidation::Method;
+    let mut out = Vec::new();
+    let consolidation = matches!(a.method, Method::Single | Method::Multi);
+    let all_spot = r
+        .nodes
+        .iter()
+        .filter(|n| a.nodes.contains(&n.name))
+        .all(|n| n.capacity_type == "spot");
+    for rep in a.replacement.iter().chain(&a.additional_replacements) {
+        if consolidation && all_spot && rep.capacity_type == "spot" {
+            out.push(if a.nodes.len() == 1 {
+                "path spot-to-spot single"
+            } else {
+                "path spot-to-spot multi"
+            });
+        }
+        if rep.capacity_type == "reserved" {
+            out.push(if consolidation {
+                "path reserved launch (consolidation)"
+            } else {
+                "path reserved launch (drift/expiration)"
+            });
+        }
+        if spec
+            .pools
+            .iter()
+            .any(|p| p.name == rep.node_pool && p.min_values.is_some())
+        {
+            out.push(if consolidation {
+                "path minValues replacement (consolidation)"
+            } else {
+                "path minValues replacement (drift/expiration)"
+            });
+        }
+    }
+    let reserved_nodes = r
+        .nodes
+        .iter()
+        .filter(|n| a.nodes.contains(&n.name) && n.capacity_type == "reserved")
+        .count();
+    if consolidation && reserved_nodes > 0 {
+        out.push("path reserved node consolidated");
+    }
+    if a.method == Method::Multi && a.replacement.is_some() {
+        out.push("path multi-node replace");
+    }
+    out
 }
