@@ -7,7 +7,7 @@
 //! `filterByRemainingResources` and `subtractMax`.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -267,6 +267,7 @@ fn prepare(input: &Input) -> Vec<PreparedPool> {
             } else if types.is_empty() {
                 Some(PoolCause::NoInstanceTypes {
                     requirements: reqs.clone(),
+                    offered_zones: zones_ruled_out(&pi.instance_types, &reqs),
                 })
             } else {
                 None
@@ -441,6 +442,23 @@ pub(super) fn cheapest_offer<'p>(
         .iter()
         .find(|(slot, _)| admitted[*slot] && capacity_type.is_none_or(|c| pool.slots[*slot].1 == c))
         .map(|&(_, i)| &it.offerings[i])
+}
+
+/// The zones `types` are offered in when the pool's zone requirement allows none of them —
+/// the pool asks for zones its node class has no subnets in (aws#3211; Karpenter's
+/// "no instance type met the scheduling requirements or had a required offering") — else none.
+fn zones_ruled_out(types: &[InstanceType], reqs: &Requirements) -> Vec<String> {
+    let Some(wanted) = reqs.get_ref(labels::ZONE) else {
+        return Vec::new();
+    };
+    let offered: BTreeSet<&str> = types
+        .iter()
+        .flat_map(|it| it.offerings.iter().map(|o| o.zone.as_str()))
+        .collect();
+    if offered.is_empty() || offered.iter().any(|z| wanted.has(z)) {
+        return Vec::new();
+    }
+    offered.into_iter().map(str::to_string).collect()
 }
 
 pub(super) fn has_offering(it: &InstanceType, reqs: &Requirements) -> bool {

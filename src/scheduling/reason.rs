@@ -337,6 +337,9 @@ pub enum PoolCause {
     NoInstanceTypes {
         /// The pool's requirements.
         requirements: Requirements,
+        /// When the pool's zone requirement is the cause: the zones its instance types are
+        /// offered in (the node class's subnets' zones), none of which it allows. Empty otherwise.
+        offered_zones: Vec<String>,
     },
     /// Every instance type would exceed the pool's remaining limits; the limits the smallest
     /// type no longer fits (empty when only the combination is exceeded).
@@ -453,11 +456,24 @@ impl fmt::Display for PoolCause {
                 f,
                 "names node class {kind} {class:?} of group {group:?}, not the AWS provider's (karpenter.k8s.aws): Karpenter passes over it"
             ),
-            PoolCause::NoInstanceTypes { requirements } => write!(
-                f,
-                "has no instance type compatible with its requirements ({})",
-                describe_requirements(requirements)
-            ),
+            PoolCause::NoInstanceTypes {
+                requirements,
+                offered_zones,
+            } => {
+                write!(
+                    f,
+                    "has no instance type compatible with its requirements ({})",
+                    describe_requirements(requirements)
+                )?;
+                if !offered_zones.is_empty() {
+                    write!(
+                        f,
+                        ": its instance types are offered only in zones [{}] (its node class's subnets), none of which it allows",
+                        offered_zones.join(" ")
+                    )?;
+                }
+                Ok(())
+            }
             PoolCause::LimitReached(limits) if limits.is_empty() => {
                 f.write_str("every instance type exceeds the remaining limits")
             }
@@ -726,10 +742,22 @@ mod tests {
                     "NodePool",
                     PoolCause::NoInstanceTypes {
                         requirements: Requirements::new(),
+                        offered_zones: vec![],
                     },
                 )),
                 ReasonCode::NodePoolHasNoInstanceTypes,
                 "NodePool default has no instance type compatible with its requirements (none)",
+            ),
+            (
+                Reason::NotLaunchable(refusal(
+                    "NodePool",
+                    PoolCause::NoInstanceTypes {
+                        requirements: Requirements::new(),
+                        offered_zones: vec!["us-east-1a".into(), "us-east-1c".into()],
+                    },
+                )),
+                ReasonCode::NodePoolHasNoInstanceTypes,
+                "NodePool default has no instance type compatible with its requirements (none): its instance types are offered only in zones [us-east-1a us-east-1c] (its node class's subnets), none of which it allows",
             ),
             (
                 Reason::NotLaunchable(refusal(

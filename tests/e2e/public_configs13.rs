@@ -2,7 +2,7 @@
 //! swept (session 32)"), through the binary. Fixtures: `tests/fixtures/public/s32/`, each with
 //! its source in its first comment.
 
-use crate::support::{fixture, karpenter, Run};
+use crate::support::{claims_launched as claims, fixture, fixture_json, karpenter, Run};
 use serde_json::Value;
 
 fn path(file: &str) -> String {
@@ -12,12 +12,7 @@ fn path(file: &str) -> String {
 }
 
 fn json_of(args: &[&str], file: &str) -> (Run, Value) {
-    let file = path(file);
-    let mut all = args.to_vec();
-    all.extend(["-f", &file, "-o", "json"]);
-    let run = karpenter(&all, b"");
-    let doc = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
-    (run, doc)
+    fixture_json(args, &format!("public/s32/{file}"))
 }
 
 fn plan_of(file: &str) -> (Run, Value) {
@@ -26,21 +21,6 @@ fn plan_of(file: &str) -> (Run, Value) {
 
 fn consolidate_of(file: &str) -> (Run, Value) {
     json_of(&["consolidate", "--now", "2024-06-03T12:00:00Z"], file)
-}
-
-fn claims(plan: &Value) -> Vec<(String, String, usize)> {
-    plan["nodeClaims"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["nodePool"].as_str().unwrap().to_string(),
-                c["instanceType"].as_str().unwrap().to_string(),
-                c["pods"].as_array().unwrap().len(),
-            )
-        })
-        .collect()
 }
 
 /// The unschedulable pods and their reasons.

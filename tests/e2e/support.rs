@@ -116,6 +116,33 @@ pub fn karpenter(args: &[&str], stdin: &[u8]) -> Run {
     Run::from(child.wait_with_output().unwrap())
 }
 
+/// `kubectl-karpenter ARGS -f tests/fixtures/FIXTURE -o json`: the run and its document
+/// (null when stdout is not JSON).
+pub fn fixture_json(args: &[&str], fixture_path: &str) -> (Run, serde_json::Value) {
+    let file = fixture(fixture_path).to_string_lossy().into_owned();
+    let mut all = args.to_vec();
+    all.extend(["-f", &file, "-o", "json"]);
+    let run = karpenter(&all, b"");
+    let doc = serde_json::from_str(&run.stdout).unwrap_or(serde_json::Value::Null);
+    (run, doc)
+}
+
+/// (pool, launched type, pods) of each NodeClaim of a `ProvisioningPlan`.
+pub fn claims_launched(plan: &serde_json::Value) -> Vec<(String, String, usize)> {
+    plan["nodeClaims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["nodePool"].as_str().unwrap().to_string(),
+                c["instanceType"].as_str().unwrap().to_string(),
+                c["pods"].as_array().unwrap().len(),
+            )
+        })
+        .collect()
+}
+
 /// `kubectl-karpenter ARGS -f tests/fixtures/FIXTURE --region us-east-1` (offline).
 pub fn run_fixture(fixture_path: &str, args: &[&str]) -> Run {
     let file = fixture(fixture_path);

@@ -320,3 +320,39 @@ fn schedule_anyway_spreads_are_dropped_in_gos_order() {
         .collect();
     assert_eq!(placed, [("n1", 1), ("n2", 1)], "{plan:#?}");
 }
+
+/// A pool that requires zones its instance types are not offered in (its node class's subnets
+/// are elsewhere): Karpenter has no instance type for it ("no instance type met the scheduling
+/// requirements or had a required offering", aws#3211); the reason names the zones the types
+/// are offered in, which the pool's requirement rules out.
+#[test]
+fn a_pool_requiring_zones_its_types_are_not_offered_in_names_the_offered_zones() {
+    let pool = with_requirement(node_pool("default"), ZONE, In, &["elsewhere-1"]);
+    let plan = solve(&input(
+        vec![PodBuilder::new("p").cpu("1").build()],
+        vec![pool_input(pool, small_catalog())],
+    ));
+    assert_eq!(
+        refusal(&plan, "p"),
+        Some(ReasonCode::NodePoolHasNoInstanceTypes)
+    );
+    let text = plan.unschedulable[0].reason.to_string();
+    assert!(
+        text.contains("offered only in zones [test-zone-1 test-zone-2 test-zone-3]"),
+        "{text}"
+    );
+    // A pool whose zones are offered, but whose other requirements rule every type out, says
+    // nothing of zones.
+    let pool = with_requirement(
+        node_pool("default"),
+        "node.kubernetes.io/instance-type",
+        In,
+        &["none"],
+    );
+    let plan = solve(&input(
+        vec![PodBuilder::new("p").cpu("1").build()],
+        vec![pool_input(pool, small_catalog())],
+    ));
+    let text = plan.unschedulable[0].reason.to_string();
+    assert!(!text.contains("offered only"), "{text}");
+}
