@@ -56,6 +56,20 @@ pub struct Case {
     pub violations: Vec<String>,
 }
 
+impl Case {
+    /// A case of `use_case` that has not run yet.
+    fn new(use_case: UseCase) -> Case {
+        Case {
+            use_case,
+            failed: false,
+            killed: false,
+            writes: 0,
+            done: 0,
+            violations: Vec::new(),
+        }
+    }
+}
+
 /// A running Karpenter controller Deployment, and its termination controller: a NodeClaim
 /// being deleted has its node's pods evicted (through the Eviction API: PDBs hold), then its
 /// instance terminated, Node and NodeClaim removed (core v1.14.1
@@ -121,14 +135,7 @@ fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
 pub fn case(seed: u64) -> Case {
     let mut rng = Rng::new(seed);
     let use_case = scenarios::ALL[(seed % scenarios::ALL.len() as u64) as usize];
-    let mut out = Case {
-        use_case,
-        failed: false,
-        killed: false,
-        writes: 0,
-        done: 0,
-        violations: Vec::new(),
-    };
+    let mut out = Case::new(use_case);
     if use_case == UseCase::Lease {
         out.violations = lease::case(&mut rng);
         return out;

@@ -288,14 +288,7 @@ fn case_with(seed: u64, step: Option<u64>) -> Case {
     let use_case = ROUND2[(seed % ROUND2.len() as u64) as usize];
     let shape = shape(use_case, &mut rng);
     let (world, made) = world::make_with(&mut rng, shape);
-    let out = Case {
-        use_case,
-        failed: false,
-        killed: false,
-        writes: 0,
-        done: 0,
-        violations: Vec::new(),
-    };
+    let out = Case::new(use_case);
     let found: invariants::Violations = Rc::default();
     invariants::watch(&world, &made, &found);
     let before = scenarios::unplaceable(&world);
