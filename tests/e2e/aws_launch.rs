@@ -692,10 +692,24 @@ fn launch_fleet_errors_are_reported_per_pool_and_next_pools_tried() {
     );
 }
 
+/// 1,001 instances: a full batch of 1,000 ids and the remainder, each way (CI's share; moto's
+/// answers for thousands of instances are most of the time).
 #[test]
+fn describe_and_terminate_in_batches_of_a_thousand() {
+    describe_and_terminate_in_batches(1_001);
+}
+
+/// docs/performance.md B3 at full size: 5,000 instances within the 12-call budget.
+#[test]
+#[ignore = "B3 at full size (≈ 30 s seeding moto): --ignored"]
 fn describe_and_terminate_in_batches_within_the_b3_call_budget() {
+    describe_and_terminate_in_batches(5_000);
+}
+
+fn describe_and_terminate_in_batches(n: usize) {
+    let batches = n.div_ceil(1000) as u64;
     let started = Clock::now();
-    let moto = Moto::start(&["--instances", "5000"]);
+    let moto = Moto::start(&["--instances", &n.to_string()]);
     let seeded = started.elapsed();
     let ids: Vec<String> = moto.seed["bulkInstances"]
         .as_array()
@@ -703,7 +717,7 @@ fn describe_and_terminate_in_batches_within_the_b3_call_budget() {
         .iter()
         .map(|v| v.as_str().unwrap().to_string())
         .collect();
-    assert_eq!(ids.len(), 5000);
+    assert_eq!(ids.len(), n);
     let cloud = moto.cloud();
     let classes = [
         class("al2023", "al2023@latest", "AL2023"),
@@ -723,22 +737,22 @@ fn describe_and_terminate_in_batches_within_the_b3_call_budget() {
     let t = Clock::now();
     let described = launch::describe_all(&cloud, &ids).unwrap();
     let describe_time = t.elapsed();
-    assert_eq!(described.len(), 5000);
+    assert_eq!(described.len(), n);
     let counts = cloud.call_counts();
-    assert_eq!(counts.get("EC2.DescribeInstances"), 5);
+    assert_eq!(counts.get("EC2.DescribeInstances"), batches);
     assert!(
-        counts.total() <= 12,
-        "docs/performance.md B3 budget: {}",
+        counts.total() <= batches + 7,
+        "docs/performance.md B3 budget (12 calls for 5,000): {}",
         counts.summary()
     );
     let t = Clock::now();
     let terminated = launch::terminate_all(&cloud, &ids).unwrap();
-    assert_eq!(terminated.len(), 5000);
-    assert_eq!(cloud.call_counts().get("EC2.TerminateInstances"), 5);
+    assert_eq!(terminated.len(), n);
+    assert_eq!(cloud.call_counts().get("EC2.TerminateInstances"), batches);
     let after = launch::describe_all(&cloud, &ids[..1000]).unwrap();
     assert!(after.iter().all(|i| i.state != "running"));
     eprintln!(
-        "B3: seeded 5000 instances in {seeded:?}, described in {describe_time:?}, terminated in {:?}; {}",
+        "B3: seeded {n} instances in {seeded:?}, described in {describe_time:?}, terminated in {:?}; {}",
         t.elapsed(),
         counts.summary()
     );

@@ -498,26 +498,23 @@ pub(crate) fn kill_at_and_resume(walk: &Walk, old_name: &str, milestone: &str) {
     );
 }
 
-/// The run killed at each other step of a replacement (marked, a pod evicted, drained), then
-/// re-run: no double launch, no lost pod, no orphaned instance.
+/// The run killed once its old node is drained, then re-run: no double launch, no lost pod, no
+/// orphaned instance. Killed after the launch: `blocked_by_pdb_and_do_not_evict_then_killed_after_launch_resumes`;
+/// every other recorded step is resumed against the fakes (`usecases::replace::tests::resume`)
+/// and killed at random in `fault_soak`.
 #[test]
-fn killed_at_each_step_resumes_without_a_second_replacement() {
-    for (i, milestone) in ["drained (", "tainted and cordoned", "evicted default/"]
-        .into_iter()
-        .enumerate()
-    {
-        let walk = Walk::with(&format!("replace-kill-{i}"), true, "crds/v1alpha5", |_| {
-            Vec::new()
-        });
-        let (old, new) = (walk.moto.param(AMI_124), walk.moto.param(AMI_125));
-        walk.apply(
-            "profile.yaml",
-            "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: karpenter\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: karpenter-global-settings\n  namespace: karpenter\ndata:\n  aws.defaultInstanceProfile: KarpenterNodeInstanceProfile-my-cluster\n",
-        );
-        let old_name = old_node(&walk, &old);
-        switch_to_new(&walk, &new);
-        kill_at_and_resume(&walk, &old_name, milestone);
-    }
+fn killed_once_drained_resumes_without_a_second_replacement() {
+    let walk = Walk::with("replace-kill-drained", true, "crds/v1alpha5", |_| {
+        Vec::new()
+    });
+    let (old, new) = (walk.moto.param(AMI_124), walk.moto.param(AMI_125));
+    walk.apply(
+        "profile.yaml",
+        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: karpenter\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: karpenter-global-settings\n  namespace: karpenter\ndata:\n  aws.defaultInstanceProfile: KarpenterNodeInstanceProfile-my-cluster\n",
+    );
+    let old_name = old_node(&walk, &old);
+    switch_to_new(&walk, &new);
+    kill_at_and_resume(&walk, &old_name, "drained (");
 }
 
 #[test]

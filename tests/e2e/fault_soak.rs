@@ -848,12 +848,12 @@ fn soak_provision_two_operators() {
     );
 }
 
-/// CI's slice: four seeded runs of `provision --watch` (about a minute).
+/// CI's slice: two seeded runs of `provision --watch` (about 30 s).
 #[test]
 fn a_seeded_slice_of_provision_watch() {
     report(
         "provision --watch",
-        &watch_soak("soak-slice-watch", runs(4)),
+        &watch_soak("soak-slice-watch", runs(2)),
     );
 }
 
