@@ -268,6 +268,14 @@ pub enum CloudError {
         /// What went wrong, one line.
         message: String,
     },
+    /// Not sent: this run may no longer write (its operator lease was lost).
+    #[error("{reason}: EC2 {operation} not sent (another run may be changing the cluster)")]
+    WritesStopped {
+        /// `CreateFleet`, `TerminateInstances`, …
+        operation: String,
+        /// Why (the lease keeper's words).
+        reason: String,
+    },
 }
 
 /// Whether an AWS error code says the identity lacks a permission.
@@ -325,6 +333,7 @@ impl CloudError {
             _ if self.is_throttled() => "Throttled",
             CloudError::Api { .. } => "AWSError",
             CloudError::Transport { .. } => "AWSUnreachable",
+            CloudError::WritesStopped { .. } => "WritesStopped",
         }
     }
 }

@@ -81,19 +81,51 @@ pub fn take_lease(
     })
 }
 
-/// Whether `holder` (`user@host pid N`) was a process of this machine that no longer runs —
-/// a run killed and resumed at once need not wait for its own lease to expire. Only where
+/// Whether `holder` (`user@host pid N [machine]`) was a process of this machine that no longer
+/// runs — a run killed and resumed at once need not wait for its own lease to expire. Only where
 /// `/proc` tells (Linux); elsewhere the lease expires as usual.
 fn ended_here(holder: &str) -> bool {
-    let Some((who, pid)) = holder.rsplit_once(" pid ") else {
+    let proc = std::path::Path::new("/proc");
+    proc.join("self").exists()
+        && ended_on(holder, &host_name(), machine().as_deref(), &|pid| {
+            proc.join(pid).exists()
+        })
+}
+
+/// [`ended_here`]'s rule: the holder names this host and this machine key (boot and PID
+/// namespace: a pid means nothing elsewhere) and its pid does not run. A host name alone is not
+/// enough — two machines may share one (`localhost.localdomain`, a container's), and taking a
+/// live run's lease because its pid is not ours would put two operators on the cluster (issue
+/// 13); client-go tells holders apart by a UUID per process for the same reason
+/// (`tools/leaderelection/resourcelock` identities are `hostname_uuid`).
+fn ended_on(holder: &str, host: &str, machine: Option<&str>, runs: &dyn Fn(&str) -> bool) -> bool {
+    let Some((who, key)) = holder.strip_suffix(']').and_then(|h| h.rsplit_once(" [")) else {
         return false;
     };
-    let same_host = who.split_once('@').map(|(_, host)| host) == Some(host_name().as_str());
-    let proc = std::path::Path::new("/proc");
-    same_host
+    let Some((user_host, pid)) = who.rsplit_once(" pid ") else {
+        return false;
+    };
+    machine == Some(key)
+        && user_host.split_once('@').map(|(_, h)| h) == Some(host)
         && pid.parse::<u32>().is_ok()
-        && proc.join("self").exists()
-        && !proc.join(pid).exists()
+        && !runs(pid)
+}
+
+/// This machine's key: a hash of the boot id and of the PID namespace, so a pid is only ever
+/// compared with pids of the same process table (`None` where `/proc` does not tell).
+fn machine() -> Option<String> {
+    let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+    let pid_namespace = std::fs::read_link("/proc/self/ns/pid").ok()?;
+    Some(machine_key(boot.trim(), &pid_namespace.to_string_lossy()))
+}
+
+/// FNV-1a of `boot` and `pid_namespace`, as 8 hex digits.
+fn machine_key(boot: &str, pid_namespace: &str) -> String {
+    let mut hash: u32 = 0x811c_9dc5;
+    for b in boot.bytes().chain([b'/']).chain(pid_namespace.bytes()) {
+        hash = (hash ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    format!("{hash:08x}")
 }
 
 fn host_name() -> String {
@@ -114,9 +146,14 @@ fn identity_host(env: &dyn Fn(&str) -> Option<String>) -> String {
         .unwrap_or_else(|| "unknown-host".into())
 }
 
-/// `user@host pid N`: who to ask when the lease is held (in a pod: `<namespace>@<pod> pid N`).
+/// `user@host pid N [machine]`: who to ask when the lease is held (in a pod:
+/// `<namespace>@<pod> pid N [machine]`); the machine key keeps two machines of one name apart.
 fn holder_identity() -> String {
-    identity(&|k| std::env::var(k).ok(), std::process::id())
+    let who = identity(&|k| std::env::var(k).ok(), std::process::id());
+    match machine() {
+        Some(key) => format!("{who} [{key}]"),
+        None => who,
+    }
 }
 
 /// [`holder_identity`] from `env`: the user is `USER`/`LOGNAME`/`USERNAME`, in a pod without
@@ -131,7 +168,47 @@ fn identity(env: &dyn Fn(&str) -> Option<String>, pid: u32) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::identity;
+    use super::{ended_on, identity, machine_key};
+
+    /// Issue 13 (a lease held by a run whose identity looks like ours): a holder of the same
+    /// user and host name is taken over at once only when it ran in this very process table
+    /// (same machine key) and its pid is gone; a twin machine's live run, or a holder written
+    /// without a key, keeps its lease until it expires.
+    #[test]
+    fn only_a_dead_process_of_this_very_machine_is_taken_over_at_once() {
+        let here = machine_key("0d6f1c2e-boot", "pid:[4026531836]");
+        let twin = machine_key("9a8b7c6d-boot", "pid:[4026531836]");
+        let container = machine_key("0d6f1c2e-boot", "pid:[4026532201]");
+        assert_ne!(here, twin);
+        assert_ne!(here, container);
+        let dead = |_: &str| false;
+        let holder = |key: &str| format!("root@localhost pid 4242 [{key}]");
+        assert!(ended_on(&holder(&here), "localhost", Some(&here), &dead));
+        assert!(
+            !ended_on(&holder(&here), "localhost", Some(&here), &|p| p == "4242"),
+            "it runs"
+        );
+        assert!(
+            !ended_on(&holder(&twin), "localhost", Some(&here), &dead),
+            "another machine of that name"
+        );
+        assert!(
+            !ended_on(&holder(&container), "localhost", Some(&here), &dead),
+            "another PID namespace"
+        );
+        assert!(
+            !ended_on("root@localhost pid 4242", "localhost", Some(&here), &dead),
+            "no key"
+        );
+        assert!(
+            !ended_on(&holder(&here), "laptop", Some(&here), &dead),
+            "another host name"
+        );
+        assert!(
+            !ended_on(&holder(&here), "localhost", None, &dead),
+            "no /proc here"
+        );
+    }
 
     /// Two replicas of the in-cluster Deployment (pid 1 each, no user) are told apart by
     /// their pod names; a terminal's identity is unchanged.

@@ -43,6 +43,8 @@ pub fn remember_environment() {
         "AWS_SECRET_ACCESS_KEY",
         "AWS_SESSION_TOKEN",
         "AWS_SECURITY_TOKEN",
+        // The EKS Pod Identity / ECS container-credentials token the SDK sends.
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN",
     ] {
         if let Ok(value) = std::env::var(name) {
             remember(&value);
@@ -61,7 +63,13 @@ pub fn redact(text: &str) -> Cow<'_, str> {
             }
         }
     }
-    for pass in [private_keys, access_key_ids, keyed_values] {
+    for pass in [
+        private_keys,
+        access_key_ids,
+        url_passwords,
+        json_web_tokens,
+        keyed_values,
+    ] {
         if let Some(changed) = pass(&out) {
             out = Cow::Owned(changed);
         }
@@ -138,6 +146,82 @@ fn access_key_ids(text: &str) -> Option<String> {
     })
 }
 
+/// The password of a URL's user information (`http://user:password@proxy:3128`: an
+/// `HTTPS_PROXY` the AWS SDK or a transport error may quote), whatever the scheme.
+fn url_passwords(text: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut last = 0;
+    let mut from = 0;
+    while let Some(found) = text[from..].find("://") {
+        let start = from + found + 3;
+        let authority_end = text[start..]
+            .find(|c: char| {
+                matches!(c, '/' | '?' | '#' | '"' | '\'' | '<' | '>') || c.is_whitespace()
+            })
+            .map_or(text.len(), |e| start + e);
+        from = authority_end;
+        let Some(at) = text[start..authority_end].rfind('@').map(|a| start + a) else {
+            continue;
+        };
+        let Some(colon) = text[start..at].find(':').map(|c| start + c) else {
+            continue;
+        };
+        if colon + 1 == at || text[colon + 1..at] == *REDACTED {
+            continue;
+        }
+        out.push_str(&text[last..colon + 1]);
+        out.push_str(REDACTED);
+        last = at;
+    }
+    (last > 0).then(|| {
+        out.push_str(&text[last..]);
+        out
+    })
+}
+
+/// JSON Web Tokens — a ServiceAccount token, an EKS Pod Identity or web-identity token, an OIDC
+/// id-token — by their shape: `eyJ…` (a JSON header, base64url), three dot-separated parts.
+fn json_web_tokens(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let part = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
+    let mut out = String::new();
+    let mut last = 0;
+    let mut i = 0;
+    while let Some(found) = text[i..].find("eyJ") {
+        let start = i + found;
+        i = start + 3;
+        if start > 0 && part(bytes[start - 1]) {
+            continue;
+        }
+        // Three parts of at least 8 characters, joined by dots (the last may be cut off).
+        let mut end = start;
+        let mut parts = 0;
+        loop {
+            let len = bytes[end..].iter().take_while(|b| part(**b)).count();
+            if len < 8 {
+                break;
+            }
+            end += len;
+            parts += 1;
+            if parts == 3 || bytes.get(end) != Some(&b'.') {
+                break;
+            }
+            end += 1;
+        }
+        if parts < 2 {
+            continue;
+        }
+        out.push_str(&text[last..start]);
+        out.push_str(REDACTED);
+        last = end;
+        i = end;
+    }
+    (last > 0).then(|| {
+        out.push_str(&text[last..]);
+        out
+    })
+}
+
 /// Names whose value is a credential when followed by `:` or `=` (or, for `bearer`, a space),
 /// matched case-insensitively at the end of a word (`x-amz-security-token`, `client_key_data`).
 const KEYS: [&str; 9] = [
@@ -177,7 +261,14 @@ fn keyed_values(text: &str) -> Option<String> {
             i += 1;
             continue;
         }
-        let Some(value_start) = value_start(bytes, after_key, *key == "bearer") else {
+        // An XML element (`<SecretAccessKey>…<`, `<SessionToken>`: STS and IMDS answers in the
+        // SDK's trace of a response body): the name opens a tag.
+        let word_start = bytes[..i]
+            .iter()
+            .rposition(|b| !b.is_ascii_alphanumeric())
+            .map_or(0, |p| p + 1);
+        let xml = word_start > 0 && bytes[word_start - 1] == b'<';
+        let Some(value_start) = value_start(bytes, after_key, *key == "bearer", xml) else {
             i = after_key;
             continue;
         };
@@ -199,10 +290,11 @@ fn keyed_values(text: &str) -> Option<String> {
 
 /// Where the value after a key starts: past a closing quote, a `:` or `=` (or one space for
 /// `Bearer`), spaces, an opening quote and a `Some(`.
-fn value_start(bytes: &[u8], mut at: usize, bearer: bool) -> Option<usize> {
+fn value_start(bytes: &[u8], mut at: usize, bearer: bool, xml: bool) -> Option<usize> {
     at = past_quote(bytes, at);
     match bytes.get(at) {
         Some(b':' | b'=') => at += 1,
+        Some(b'>') if xml => at += 1,
         Some(b' ') if bearer => at += 1,
         _ => return None,
     }
@@ -230,13 +322,16 @@ fn past_quote(bytes: &[u8], at: usize) -> usize {
     }
 }
 
-/// The value runs to a quote, a backslash, a separator or white space.
+/// The value runs to a quote, a backslash, a separator, a tag or white space.
 fn value_end(bytes: &[u8], start: usize) -> usize {
     bytes[start..]
         .iter()
         .position(|b| {
             b.is_ascii_whitespace()
-                || matches!(b, b'"' | b'\'' | b'\\' | b',' | b';' | b'&' | b')' | b'}')
+                || matches!(
+                    b,
+                    b'"' | b'\'' | b'\\' | b',' | b';' | b'&' | b')' | b'}' | b'<'
+                )
         })
         .map_or(bytes.len(), |p| start + p)
 }
@@ -312,6 +407,46 @@ mod tests {
             "passwordless login",
             "no secret here",
             "authorization failed: 403",
+        ] {
+            assert_eq!(redact(plain), plain);
+        }
+    }
+
+    /// Issue 13, secrets in new places: an STS/IMDS answer's XML in the SDK's trace of a
+    /// response body, a proxy URL with a password, and JSON Web Tokens (ServiceAccount, Pod
+    /// Identity, web identity) wherever they appear whole.
+    #[test]
+    fn xml_credentials_url_passwords_and_json_web_tokens_are_replaced() {
+        for (text, want) in [
+            (
+                "b\"<Credentials><AccessKeyId>x</AccessKeyId><SecretAccessKey>wJalrXUtnFEMI/K7MDENG</SecretAccessKey><SessionToken>FwoGZXIvYXdzEBY=</SessionToken></Credentials>\"",
+                "b\"<Credentials><AccessKeyId>x</AccessKeyId><SecretAccessKey>[redacted]</SecretAccessKey><SessionToken>[redacted]</SessionToken></Credentials>\"",
+            ),
+            (
+                "error trying to connect: proxy http://bob:hunter22@proxy.corp:3128/ refused",
+                "error trying to connect: proxy http://bob:[redacted]@proxy.corp:3128/ refused",
+            ),
+            (
+                "HTTPS_PROXY=socks5://u:p%40ss@10.0.0.1:1080",
+                "HTTPS_PROXY=socks5://u:[redacted]@10.0.0.1:1080",
+            ),
+            (
+                "jwt eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW0ifQ.c2lnbmF0dXJlLXBhcnQ rejected",
+                "jwt [redacted] rejected",
+            ),
+            (
+                "cut eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0",
+                "cut [redacted]",
+            ),
+        ] {
+            assert_eq!(redact(text), want, "{text}");
+        }
+        for plain in [
+            "https://api.example.com:6443/api/v1/nodes",
+            "ssh://git@github.com/x",
+            "<Token>",
+            "Greater than: a > b",
+            "eyJust a word",
         ] {
             assert_eq!(redact(plain), plain);
         }

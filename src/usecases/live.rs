@@ -649,6 +649,10 @@ pub const AWS_PERMISSION_HINT: &str = "the AWS identity lacks a permission of de
 
 /// Maps an AWS error to exit 3 with a hint where one helps.
 pub fn aws_error(e: CloudError) -> CommandError {
+    // The operator lease was lost: exit 4, as for the cluster client's refused writes.
+    if let CloudError::WritesStopped { .. } = e {
+        return CommandError::refused(e);
+    }
     let hint = match &e {
         CloudError::NoRegion { hint: None } => Some("e.g. --region us-east-1"),
         _ if e.is_permission() => Some(AWS_PERMISSION_HINT),

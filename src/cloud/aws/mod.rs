@@ -67,7 +67,13 @@ pub struct AwsCloud {
     /// How a throttled CreateFleet's backoff is waited: `false` when a stop was requested
     /// meanwhile (see [`AwsCloud::interrupt_backoff_with`]).
     backoff: fn(Duration) -> bool,
+    /// Why writes (CreateLaunchTemplate, CreateFleet, TerminateInstances) are refused, once
+    /// they are: the operator lease was lost (see [`AwsCloud::gate_writes`]).
+    writes_stopped: Option<WritesStopped>,
 }
+
+/// Says why this run may no longer write (`None`: it may).
+pub type WritesStopped = std::sync::Arc<dyn Fn() -> Option<String> + Send + Sync>;
 
 impl std::fmt::Debug for AwsCloud {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -300,7 +306,27 @@ impl AwsCloud {
                 std::thread::sleep(d);
                 true
             },
+            writes_stopped: None,
         })
+    }
+
+    /// From now on, CreateLaunchTemplate, CreateFleet and TerminateInstances are not sent once
+    /// `stopped` names a reason — the operator lease was lost (docs/spec.md §10): like the
+    /// cluster client's gate, so no launch or termination follows another operator's takeover
+    /// (client-go `leaderelection.go`: a leader that lost the lease stops acting at once).
+    pub fn gate_writes(&mut self, stopped: WritesStopped) {
+        self.writes_stopped = Some(stopped);
+    }
+
+    /// `Err` when writes are stopped, naming the `operation` not sent.
+    fn writable(&self, operation: &str) -> Result<(), CloudError> {
+        match self.writes_stopped.as_ref().and_then(|f| f()) {
+            Some(reason) => Err(CloudError::WritesStopped {
+                operation: operation.into(),
+                reason,
+            }),
+            None => Ok(()),
+        }
     }
 
     /// The endpoint override in effect (`AWS_ENDPOINT_URL`), if any.
@@ -682,6 +708,7 @@ fn instance(i: &aws_sdk_ec2::types::Instance) -> Instance {
 
 impl Compute for AwsCloud {
     fn create_launch_template(&self, t: &LaunchTemplateRequest) -> Result<bool, CloudError> {
+        self.writable("CreateLaunchTemplate")?;
         use aws_sdk_ec2::types::{
             CapacityReservationPreference, CapacityReservationTarget,
             LaunchTemplateBlockDeviceMappingRequest,
@@ -902,6 +929,7 @@ impl Compute for AwsCloud {
     }
 
     fn create_fleet(&self, r: &FleetRequest) -> Result<FleetResponse, CloudError> {
+        self.writable("CreateFleet")?;
         use aws_sdk_ec2::types::{
             DefaultTargetCapacityType, FleetLaunchTemplateConfigRequest,
             FleetLaunchTemplateOverridesRequest, FleetLaunchTemplateSpecificationRequest,
@@ -1061,6 +1089,7 @@ impl Compute for AwsCloud {
 
     fn terminate_instances(&self, ids: &[String]) -> Result<Vec<String>, CloudError> {
         debug_assert!(ids.len() <= INSTANCE_BATCH);
+        self.writable("TerminateInstances")?;
         let out = self
             .runtime
             .block_on(
@@ -1281,5 +1310,39 @@ mod tests {
         );
         assert_eq!(error_from_body("<html>bad gateway</html>"), None);
         assert_eq!(error_from_body(""), None);
+    }
+
+    /// Issue 13 / docs/spec.md §10: once the operator lease is lost, no launch or termination
+    /// is sent — the gate is checked before the SDK is asked (nothing listens at the endpoint;
+    /// the call counter sees no attempt); `usecases::live::aws_error` makes it exit 4.
+    #[test]
+    fn no_launch_or_termination_is_sent_once_the_lease_is_lost() {
+        use super::{AwsCloud, AwsOptions};
+        use crate::cloud::types::{Cloud, LaunchTemplateRequest};
+        let mut cloud = AwsCloud::connect(&AwsOptions {
+            region: Some("us-east-1".into()),
+            endpoint_url: Some("http://127.0.0.1:9".into()),
+            static_credentials: Some(("testing".into(), "testing".into())),
+            ..AwsOptions::default()
+        })
+        .unwrap();
+        let lost = std::sync::Arc::new(std::sync::Mutex::new(None::<String>));
+        let reason = lost.clone();
+        cloud.gate_writes(std::sync::Arc::new(move || reason.lock().unwrap().clone()));
+        *lost.lock().unwrap() = Some("the operator lease was taken over by bob@desk pid 7".into());
+        let err = cloud.terminate_instances(&["i-0123".into()]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the operator lease was taken over by bob@desk pid 7: EC2 TerminateInstances not sent (another run may be changing the cluster)"
+        );
+        assert_eq!(err.reason(), "WritesStopped");
+        let err = cloud
+            .create_launch_template(&LaunchTemplateRequest::default())
+            .unwrap_err();
+        assert!(
+            matches!(err, CloudError::WritesStopped { ref operation, .. } if operation == "CreateLaunchTemplate"),
+            "{err}"
+        );
+        assert_eq!(cloud.call_counts().total(), 0, "nothing sent");
     }
 }

@@ -182,7 +182,12 @@ pub fn connect(
         }
     }
     let version = kubernetes_version(ctx, &cluster)?;
-    let cloud = connect_aws(ctx)?;
+    let mut cloud = connect_aws(ctx)?;
+    if let Some(lease) = lease {
+        // No launch or termination once the lease is lost, as no cluster write (§10).
+        let gate = lease.keeper.gate();
+        cloud.gate_writes(std::sync::Arc::new(move || gate.closed()));
+    }
     let catalog = catalog(ctx, &cloud, catalog_file)?;
     Ok(Connection {
         cluster,

@@ -19,12 +19,12 @@ use crate::disruption::emptiness::{self, keeps_node, Emptiness, Hold};
 use crate::error::CommandError;
 use crate::k8s::snapshot::{self, Scope};
 use crate::k8s::{ops, Cluster};
-use crate::model::labels::EMPTY_SINCE;
+use crate::model::labels::{DO_NOT_DISRUPT, EMPTY_SINCE};
 use crate::model::node::Node;
 use crate::model::nodepool::NodePool;
 use crate::usecases::clock::Clock;
 use crate::usecases::live::{aws_error, Live};
-use crate::usecases::replace::steps::{pods_on, set_annotation, taints_json};
+use crate::usecases::replace::steps::{patch_current, pods_on, set_annotation, taints_json};
 use crate::usecases::Sink;
 
 /// Why the last check left each empty node whose time was up (so each hold is said once).
@@ -163,6 +163,9 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         let Some(live) = ops::get::<Value>(self.cluster, &path)? else {
             return Ok(Removal::Changed);
         };
+        if !still_the_same(&live, node, instance) {
+            return Ok(Removal::Changed);
+        }
         let taint = disruption_taint(pool.generation);
         let was_cordoned = live.pointer("/spec/unschedulable") == Some(&Value::Bool(true));
         let taints = taints_json(&live, Some(&taint), &taint.key);
@@ -178,15 +181,14 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         }
         let (pods, _) = pods_on(self.cluster, &node.name)?;
         if let Some(pod) = pods.iter().find(|p| keeps_node(p, now)) {
-            let live = ops::get::<Value>(self.cluster, &path)?.unwrap_or(Value::Null);
-            let undo = json!({
-                "metadata": {
-                    "resourceVersion": live.pointer("/metadata/resourceVersion"),
-                    "annotations": {EMPTY_SINCE: null},
-                },
-                "spec": {"unschedulable": was_cordoned, "taints": taints_json(&live, None, &taint.key)},
-            });
-            ops::merge_patch(self.cluster, &path, &undo)?;
+            // Read again and retried on a conflict (a kubelet's status write): a failed undo
+            // would leave a serving node cordoned and tainted.
+            patch_current(self.cluster, &node.name, |live| {
+                json!({
+                    "metadata": {"annotations": {EMPTY_SINCE: null}},
+                    "spec": {"unschedulable": was_cordoned, "taints": taints_json(live, None, &taint.key)},
+                })
+            })?;
             return Ok(Removal::PodArrived(pod.key()));
         }
         // Instance first, then the Node: a run killed in between leaves a node to find again.
@@ -194,6 +196,28 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
         ops::delete(self.cluster, &path, None)?;
         Ok(Removal::Removed)
     }
+}
+
+/// Whether the Node as read now is still the one decided on: the same instance, not being
+/// deleted, not annotated `karpenter.sh/do-not-disrupt` and empty since the same time. Karpenter
+/// validates its candidates again on the live objects before acting (`core v1.14.1
+/// pkg/controllers/disruption/validation.go validateCandidates` → `GetCandidates`, whose
+/// `statenode.go ValidateNodeDisruptable` refuses a do-not-disrupt node); an operator's
+/// annotation made after the check read the cluster must hold the node (issue 13).
+fn still_the_same(live: &Value, node: &Node, instance: &str) -> bool {
+    let annotation = |key: &str| {
+        live.pointer("/metadata/annotations")
+            .and_then(|a| a.get(key))
+            .and_then(Value::as_str)
+    };
+    let provider = live
+        .pointer("/spec/providerID")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    provider.rsplit('/').next() == Some(instance)
+        && live.pointer("/metadata/deletionTimestamp").is_none()
+        && annotation(DO_NOT_DISRUPT) != Some("true")
+        && annotation(EMPTY_SINCE) == node.annotations.get(EMPTY_SINCE).map(String::as_str)
 }
 
 /// How an attempt to remove an empty node ended.

@@ -2233,3 +2233,103 @@ fn subnet_zones_fill_only_a_missing_status_once_a_minute_and_say_what_failed() {
         "{said:?}"
     );
 }
+
+/// Issue 13 ("`--watch` removes empty nodes without re-checking"): a node an operator annotates
+/// `karpenter.sh/do-not-disrupt` after the check read the cluster (here while the check lists
+/// the PDBs, after deciding the node goes) is neither tainted nor terminated; the next check
+/// says why it stays. Karpenter validates a candidate again on the live objects before acting
+/// (core v1.14.1 `disruption/validation.go validateCandidates` → `GetCandidates`;
+/// `statenode.go ValidateNodeDisruptable`: "disruption is blocked through the
+/// karpenter.sh/do-not-disrupt annotation").
+#[test]
+fn a_node_annotated_do_not_disrupt_after_the_check_read_it_is_not_removed() {
+    let world = World::new();
+    world.kubelet(Duration::ZERO);
+    let node = world.registered_node("default", "c6a.large");
+    let guarded = node.clone();
+    world.cluster.after(
+        crate::k8s::Method::Get,
+        "poddisruptionbudgets",
+        move |c: &FakeCluster| {
+            c.update("v1", "Node", None, &guarded, |n| {
+                n["metadata"]["annotations"]["karpenter.sh/do-not-disrupt"] = json!("true");
+            });
+        },
+    );
+    world.clock.stop_after(Duration::from_secs(33));
+    let (log, mut sink) = recorder(&world);
+    world.live().watch(&all(), &mut sink).unwrap();
+    assert_eq!(calls(&world, "EC2.TerminateInstances"), 0);
+    assert_eq!(world.running().len(), 1);
+    let path = format!("/api/v1/nodes/{node}");
+    assert_eq!(
+        world.cluster.writes(),
+        [format!("PATCH {path}")],
+        "only the emptiness clock: no taint"
+    );
+    let held: Vec<(Duration, Event)> = log
+        .borrow()
+        .iter()
+        .filter(|(_, e)| matches!(e, Event::NodeHeld { .. }))
+        .cloned()
+        .collect();
+    assert_eq!(
+        held,
+        [(
+            Duration::from_secs(32),
+            Event::NodeHeld {
+                node,
+                hold: crate::disruption::emptiness::Hold::NodeDoNotDisrupt,
+            }
+        )],
+        "decided to go at 30 s, found annotated before the taint, held from the next check"
+    );
+}
+
+/// Issue 13: a pod bound to an empty node between its taint and the re-read takes the taint
+/// off again — also when that write first meets a conflict (a kubelet's status update): it is
+/// read again and retried, never left cordoned and tainted with the error ending the watch.
+#[test]
+fn the_taint_comes_off_again_through_a_conflict_when_a_pod_arrives() {
+    let world = World::new();
+    world.kubelet(Duration::ZERO);
+    let node = world.registered_node("default", "c6a.large");
+    let busy = node.clone();
+    let path = format!("/api/v1/nodes/{node}");
+    let conflict_path = path.clone();
+    // The taint is the second PATCH (the first starts the clock): a pod binds right after it,
+    // and the undo's first attempt answers 409.
+    world
+        .cluster
+        .after(crate::k8s::Method::Patch, &path, move |c: &FakeCluster| {
+            c.after(
+                crate::k8s::Method::Patch,
+                &conflict_path,
+                move |c: &FakeCluster| {
+                    put_bound(c, "web", &busy);
+                    c.fail_with(
+                        crate::k8s::Method::Patch,
+                        &format!("/api/v1/nodes/{}", busy),
+                        1,
+                        409,
+                        "the object has been modified",
+                    );
+                },
+            );
+        });
+    world.clock.stop_after(Duration::from_secs(31));
+    let (log, mut sink) = recorder(&world);
+    world.live().watch(&all(), &mut sink).unwrap();
+    assert!(
+        events(&log)
+            .iter()
+            .any(|e| matches!(e, Event::NodeKept { pod, .. } if pod == "default/web")),
+        "{:?}",
+        events(&log)
+    );
+    assert_eq!(calls(&world, "EC2.TerminateInstances"), 0);
+    let live = world.cluster.get("v1", "Node", None, &node).unwrap();
+    assert_eq!(live["spec"]["unschedulable"], json!(false), "{live}");
+    assert_eq!(live["spec"]["taints"], json!([]), "{live}");
+    assert!(live["metadata"]["annotations"].get(EMPTY_SINCE).is_none());
+}

@@ -338,7 +338,7 @@ pub fn taints_json(live: &Value, extra: Option<&Taint>, drop_key: &str) -> Vec<V
 /// Patches the node as read now (`change` builds the patch from it), naming its
 /// `resourceVersion`: a change made meanwhile (a kubelet, a controller: 409) is read again and
 /// the patch retried. `Ok(false)` when the node is gone.
-fn patch_current(
+pub fn patch_current(
     cluster: &dyn Cluster,
     node: &str,
     change: impl Fn(&Value) -> Value,
