@@ -16,6 +16,8 @@ mod fuzz_mutating;
 pub mod lease;
 pub mod live;
 pub mod nodes;
+#[cfg(test)]
+mod offline_live_check;
 pub mod provisioning;
 pub mod replace;
 #[cfg(test)]

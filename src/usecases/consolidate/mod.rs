@@ -689,7 +689,7 @@ pub(crate) fn pdb_input(pdb: &PodDisruptionBudget) -> Result<PdbInput, CommandEr
 }
 
 #[cfg(test)]
-mod fuzz_check;
+pub(crate) mod fuzz_check;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -11,8 +11,8 @@
 mod cases;
 mod check;
 mod check2;
-mod gen;
-mod manifests;
+pub(crate) mod gen;
+pub(crate) mod manifests;
 mod rows;
 
 use std::collections::BTreeSet;

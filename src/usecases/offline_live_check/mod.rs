@@ -1,0 +1,181 @@
+//! Offline and live, fuzzed (docs/upstream-tests/kubectl.md "Offline and live, fuzzed
+//! (s34-offlivefuzz)"): one world must give the same decisions read from the cluster (live)
+//! and from the cluster's own `kubectl get -o yaml` export (`-f`). Each seed makes a world
+//! ([`world`]: the consolidation fuzzer's clusters in every API generation, with the server's
+//! defaults and the controllers' status, plus pending pods), stores it in a `FakeCluster` and
+//! exports it ([`export`]); each command's two readings ([`paths`]) are compared field by
+//! field. Karpenter reads the API server's objects through its informers (core v1.14.1
+//! `pkg/controllers/state/cluster.go`); an export is those objects, so nothing but what
+//! docs/commands.md documents may differ.
+//!
+//! `cargo test --lib offline_live_check` runs the default sample; `OFFLIVE_N=3000
+//! OFFLIVE_SEED=1 cargo test --lib offline_live_check::sweep -- --ignored --nocapture` the
+//! sweep; `OFFLIVE_SEED=S cargo test --lib offline_live_check::show_one -- --ignored
+//! --nocapture` prints one world's export and differences.
+
+mod export;
+mod paths;
+#[cfg(test)]
+mod tests;
+mod world;
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use crate::testing::env_number as env;
+
+/// The paths where `live` and `offline` differ (`.a.b[2]: live X / offline Y`).
+fn differences(path: &str, live: &Value, offline: &Value, out: &mut Vec<String>) {
+    match (live, offline) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for k in keys {
+                let (l, r) = (
+                    x.get(k).unwrap_or(&Value::Null),
+                    y.get(k).unwrap_or(&Value::Null),
+                );
+                differences(&format!("{path}.{k}"), l, r, out);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (l, r)) in x.iter().zip(y).enumerate() {
+                differences(&format!("{path}[{i}]"), l, r, out);
+            }
+        }
+        _ if live != offline => out.push(format!("{path}: live {live} / offline {offline}")),
+        _ => {}
+    }
+}
+
+fn compare(command: &str, (live, offline): paths::Pair) -> Vec<String> {
+    match (live, offline) {
+        (Ok(l), Ok(o)) => {
+            let mut d = Vec::new();
+            differences("", &l, &o, &mut d);
+            d.into_iter().map(|d| format!("{command}: {d}")).collect()
+        }
+        (Err(l), Err(o)) if l == o => Vec::new(),
+        (l, o) => vec![format!(
+            "{command}: live {} / offline {}",
+            l.map_or_else(|e| format!("error {e}"), |_| "ok".into()),
+            o.map_or_else(|e| format!("error {e}"), |_| "ok".into())
+        )],
+    }
+}
+
+/// One world's differences, each a line (empty: the two readings agree).
+pub fn run_one(seed: u64) -> Vec<String> {
+    let world = world::make(seed);
+    let (cluster, text) = paths::both(&world);
+    let mut out = compare("consolidate", paths::consolidate(&world, &cluster, &text));
+    out.extend(compare(
+        "provision --dry-run",
+        paths::provision(&world, &cluster, &text),
+    ));
+    out.extend(compare("nodes", paths::nodes(&world, &cluster, &text)));
+    out
+}
+
+fn describe(failures: &[(u64, Vec<String>)]) -> String {
+    failures
+        .iter()
+        .take(20)
+        .map(|(s, v)| format!("seed {s}:\n  {}", v.join("\n  ")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn sweep_from(seed: u64, n: u64, tell: bool) -> Vec<(u64, Vec<String>)> {
+    let mut failures = Vec::new();
+    for s in seed..seed + n {
+        let v = run_one(s);
+        if !v.is_empty() {
+            if tell {
+                eprintln!("seed {s}:\n  {}", v.join("\n  "));
+            }
+            failures.push((s, v));
+        }
+        if tell && (s - seed + 1).is_multiple_of(200) {
+            eprintln!("checked seeds {seed}..={s}: {} failing", failures.len());
+        }
+    }
+    failures
+}
+
+/// The default sample: 12 worlds from seed 1 (a few seconds in a debug build).
+#[test]
+fn offline_and_live_decide_alike() {
+    let failures = sweep_from(1, 12, false);
+    assert!(failures.is_empty(), "{}", describe(&failures));
+}
+
+/// The long sweep: `OFFLIVE_SEED` (default 1), `OFFLIVE_N` worlds (default 3,000).
+#[test]
+#[ignore = "long: run with --ignored"]
+fn sweep() {
+    let (seed, n) = (env("OFFLIVE_SEED", 1), env("OFFLIVE_N", 3_000));
+    let failures = sweep_from(seed, n, true);
+    eprintln!("{n} worlds from seed {seed}: {} failing", failures.len());
+    assert!(failures.is_empty(), "{}", describe(&failures));
+}
+
+/// Prints one world's export and its differences (`OFFLIVE_SEED`), for minimising.
+#[test]
+#[ignore = "a debugging aid"]
+fn show_one() {
+    let seed = env("OFFLIVE_SEED", 1);
+    let world = world::make(seed);
+    let (_, text) = paths::both(&world);
+    eprintln!("{text}\ncatalog: {}", world.catalog);
+    eprintln!("{:#?}", run_one(seed));
+}
+
+/// What a sweep compared (`OFFLIVE_SEED`, `OFFLIVE_N`, default 1 and 100): worlds by
+/// generation, and those where each command decided something.
+#[test]
+#[ignore = "a debugging aid"]
+fn tally() {
+    let (seed, n) = (env("OFFLIVE_SEED", 1), env("OFFLIVE_N", 100));
+    let mut counts = std::collections::BTreeMap::new();
+    let mut count = |k: String| *counts.entry(k).or_insert(0) += 1;
+    for s in seed..seed + n {
+        let world = world::make(s);
+        let (cluster, text) = paths::both(&world);
+        count(format!("{:?} worlds", world.gen));
+        let (live, offline) = paths::consolidate(&world, &cluster, &text);
+        count(format!(
+            "consolidate ok {} / {}",
+            live.is_ok(),
+            offline.is_ok()
+        ));
+        let actions = live.map_or(0, |v| v["actions"].as_array().map_or(0, Vec::len));
+        count(format!("consolidate with actions: {}", actions > 0));
+        let (live, offline) = paths::provision(&world, &cluster, &text);
+        count(format!(
+            "provision ok {} / {}",
+            live.is_ok(),
+            offline.is_ok()
+        ));
+        if let Ok(v) = live {
+            let claims = v["nodeClaims"].as_array().map_or(0, Vec::len);
+            let pending = v["unschedulable"].as_array().map_or(0, Vec::len);
+            let existing = v["existingNodes"].as_array().map_or(0, Vec::len);
+            count(format!(
+                "provision claims>0 {} pending>0 {} existing>0 {}",
+                claims > 0,
+                pending > 0,
+                existing > 0
+            ));
+        }
+        let (live, offline) = paths::nodes(&world, &cluster, &text);
+        count(format!("nodes ok {} / {}", live.is_ok(), offline.is_ok()));
+        if let Ok(v) = live {
+            let decided = (v["nodes"].as_array().into_iter().flatten())
+                .filter(|n| !n["consolidation"].is_null())
+                .count();
+            count(format!("nodes with a decision: {}", decided > 0));
+        }
+    }
+    eprintln!("{counts:#?}");
+}
