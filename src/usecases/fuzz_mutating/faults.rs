@@ -38,6 +38,14 @@ pub struct Killable {
     sent: Rc<Cell<u64>>,
     armed: Rc<RefCell<Vec<(u64, Fault)>>>,
     pick: Rc<Cell<Option<(u64, u64)>>>,
+    /// The run's write gate (its operator lease lost): closed, writes are refused before they
+    /// leave, as `KubeClient` does (`k8s::WriteGate`).
+    pub gate: Rc<Cell<bool>>,
+    /// Another operator holds the lease now: every write of ours that still reaches the
+    /// cluster is counted in `overlaps` (two writers at once).
+    pub rival: Rc<Cell<bool>>,
+    /// The writes sent while `rival` held the lease.
+    pub overlaps: Rc<RefCell<Vec<String>>>,
 }
 
 impl Killable {
@@ -50,6 +58,9 @@ impl Killable {
             sent: Rc::default(),
             armed: Rc::default(),
             pick: Rc::default(),
+            gate: Rc::default(),
+            rival: Rc::default(),
+            overlaps: Rc::default(),
         }
     }
 
@@ -82,6 +93,11 @@ impl Killable {
 
 impl Cluster for Killable {
     fn send(&self, request: Request) -> Result<Response, ClusterError> {
+        if request.method != Method::Get && self.gate.get() {
+            return Err(ClusterError::WritesStopped(
+                "the operator lease was lost".into(),
+            ));
+        }
         match self.left.get() {
             Some(0) => {
                 return Err(ClusterError::Transport {
@@ -105,6 +121,10 @@ impl Cluster for Killable {
                 }
             }
             None => {}
+        }
+        if request.method != Method::Get && self.rival.get() {
+            let line = format!("{} {}", request.method, request.path);
+            self.overlaps.borrow_mut().push(line);
         }
         let sent = self.sent.get();
         self.sent.set(sent + 1);

@@ -18,7 +18,7 @@ use crate::usecases::testing::{node_name, World};
 /// The violations found, one line each.
 pub type Violations = Rc<RefCell<Vec<String>>>;
 
-fn name(v: &Value) -> String {
+pub(super) fn name(v: &Value) -> String {
     v["metadata"]["name"]
         .as_str()
         .unwrap_or_default()
@@ -34,7 +34,7 @@ fn tainted_by_us(node: &Value) -> bool {
 }
 
 /// Whether a node is being disrupted: recorded, tainted by a disruption, or being deleted.
-fn disrupting(node: &Value) -> bool {
+pub(super) fn disrupting(node: &Value) -> bool {
     node["metadata"]["annotations"][REPLACEMENT].is_string()
         || tainted_by_us(node)
         || !node["metadata"]["deletionTimestamp"].is_null()

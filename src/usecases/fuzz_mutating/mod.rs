@@ -20,6 +20,7 @@ mod faults;
 mod invariants;
 mod lease;
 mod round2;
+mod round3;
 mod scenarios;
 mod world;
 

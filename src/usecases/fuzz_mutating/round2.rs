@@ -82,7 +82,7 @@ fn watching(use_case: UseCase) -> bool {
 /// collection would). The nodes so terminated.
 /// No pod arrives in a static pool's world: it launches nothing for them (its pods are
 /// placed on its replicas or stay pending), which would read as pods lost.
-fn changes(
+pub(super) fn changes(
     rng: &mut Rng,
     world: &World,
     on: &Rc<Cell<bool>>,
@@ -366,7 +366,7 @@ fn case_with(seed: u64, step: Option<u64>) -> Case {
 /// held; a static pool keeps its replicas (unless someone else terminated one of its nodes),
 /// and consolidation never touches one (core v1.14.1 `disruption/consolidation.go`
 /// `ShouldDisrupt` and `emptiness.go`: `OwnedByStaticNodePool` candidates are skipped).
-fn round2_checks(
+pub(super) fn round2_checks(
     world: &World,
     made: &Made,
     use_case: UseCase,
@@ -381,7 +381,11 @@ fn round2_checks(
     // docs/spec.md §6), so the node stays cordoned, Failed, resumable.
     let consolidating = matches!(
         use_case,
-        UseCase::Expiration | UseCase::ConsolidateWatch | UseCase::MultiNode
+        UseCase::Expiration
+            | UseCase::ConsolidateWatch
+            | UseCase::MultiNode
+            | UseCase::Mixed
+            | UseCase::ConsolidateTouched
     );
     let pdbs = !world
         .cluster

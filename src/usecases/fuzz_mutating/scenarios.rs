@@ -46,6 +46,17 @@ pub enum UseCase {
     StaticConsolidate,
     /// Round 2: `consolidate --yes` over several nearly empty nodes (multi-node).
     MultiNode,
+    /// Round 3: `drift replace` of some nodes, then `consolidate --yes` (expiration among
+    /// them) in one world.
+    Mixed,
+    /// Round 3: `drift replace` while someone else binds pods, taints nodes, sets the budget
+    /// to 0 between a read and a write, and deletes a draining node's NodeClaim.
+    ReplaceTouched,
+    /// Round 3: `consolidate --yes` likewise.
+    ConsolidateTouched,
+    /// Round 3: `drift replace` holding the operator lease; a second operator takes it over
+    /// once it expires and finishes the work.
+    Takeover,
 }
 
 /// Every use case, in the order cases cycle through them.
@@ -106,7 +117,19 @@ pub fn run(
         UseCase::ReplaceWatch | UseCase::StaticDrift => {
             drift_pass(world, cluster, chosen, settings)
         }
-        UseCase::Replace | UseCase::ViaController => {
+        UseCase::Mixed => {
+            let mut done = drift_pass(world, cluster, chosen, settings)?;
+            done.extend(run(
+                UseCase::Consolidate,
+                world,
+                cluster,
+                made,
+                chosen,
+                settings,
+            )?);
+            Ok(done)
+        }
+        UseCase::Replace | UseCase::ViaController | UseCase::ReplaceTouched | UseCase::Takeover => {
             let m = read_cluster(cluster)?;
             let actions: Vec<Action> = chosen
                 .iter()
@@ -132,7 +155,8 @@ pub fn run(
         | UseCase::ConsolidateWatch
         | UseCase::Expiration
         | UseCase::StaticConsolidate
-        | UseCase::MultiNode => {
+        | UseCase::MultiNode
+        | UseCase::ConsolidateTouched => {
             let _ = made;
             let mut live = world.live_over(cluster);
             let deciding = Deciding::default();

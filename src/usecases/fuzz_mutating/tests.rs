@@ -29,27 +29,54 @@ fn tally(
     }
 }
 
-/// Runs `seeds`; the violations, one line each, and the count of cases per use case. `tell`:
-/// each violation printed as found, and a line every 100 cases.
-fn sweep_of(
+/// Runs `seeds` of `case`; the violations, one line each, and the count of cases per use case.
+/// `tell`: each violation printed as found, and a line every `every` cases.
+fn sweep_with(
     seeds: std::ops::Range<u64>,
     tell: bool,
+    case: fn(u64) -> Case,
+    every: u64,
 ) -> (Vec<String>, BTreeMap<String, [usize; 6]>) {
     let mut violations = Vec::new();
     let mut per: BTreeMap<String, [usize; 6]> = BTreeMap::new();
     for seed in seeds {
-        tally(
-            &mut per,
-            &mut violations,
-            &format!("seed {seed}"),
-            &case(seed),
-            tell,
-        );
-        if tell && seed % 100 == 99 {
+        let c = case(seed);
+        tally(&mut per, &mut violations, &format!("seed {seed}"), &c, tell);
+        if tell && seed % every == every - 1 {
             println!("… seed {seed} done, {} violations so far", violations.len());
         }
     }
     (violations, per)
+}
+
+fn sweep_of(
+    seeds: std::ops::Range<u64>,
+    tell: bool,
+) -> (Vec<String>, BTreeMap<String, [usize; 6]>) {
+    sweep_with(seeds, tell, case, 100)
+}
+
+/// The sweep of `run` over the seeds `FROM..TO` in `$var` (else `default`), its figures
+/// printed under `title`; fails on any violation.
+fn sweep_by_hand(
+    var: &str,
+    default: &str,
+    title: &str,
+    run: impl Fn(std::ops::Range<u64>) -> (Vec<String>, BTreeMap<String, [usize; 6]>),
+) {
+    let range = crate::testing::env_text(var).unwrap_or_else(|| default.into());
+    let (from, to) = range.split_once("..").expect("FROM..TO");
+    let (from, to): (u64, u64) = (from.parse().unwrap(), to.parse().unwrap());
+    let started = std::time::Instant::now();
+    let (violations, per) = run(from..to);
+    println!(
+        "{title}: seeds {from}..{to}, {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    for (use_case, [cases, failed, killed, bad, writes, done]) in &per {
+        println!("  {use_case}: {cases} cases, {failed} faulty runs failed, {killed} killed, {writes} writes, {done} nodes replaced or deleted by clean re-runs, {bad} with violations");
+    }
+    assert!(violations.is_empty(), "{} violations", violations.len());
 }
 
 #[test]
@@ -62,19 +89,9 @@ fn a_fixed_sample_of_faulty_runs_and_clean_reruns_keeps_every_invariant() {
 #[test]
 #[ignore = "the long sweep, run by hand (docs/testing.md)"]
 fn sweep() {
-    let range = crate::testing::env_text("FUZZ_MUT_SEEDS").unwrap_or_else(|| "0..1000".into());
-    let (from, to) = range.split_once("..").expect("FROM..TO");
-    let (from, to): (u64, u64) = (from.parse().unwrap(), to.parse().unwrap());
-    let started = std::time::Instant::now();
-    let (violations, per) = sweep_of(from..to, true);
-    println!(
-        "fuzz_mutating: seeds {from}..{to}, {:.0} s",
-        started.elapsed().as_secs_f64()
-    );
-    for (use_case, [cases, failed, killed, bad, writes, done]) in &per {
-        println!("  {use_case}: {cases} cases, {failed} faulty runs failed, {killed} killed, {writes} writes, {done} nodes replaced or deleted by clean re-runs, {bad} with violations");
-    }
-    assert!(violations.is_empty(), "{} violations", violations.len());
+    sweep_by_hand("FUZZ_MUT_SEEDS", "0..1000", "fuzz_mutating", |r| {
+        sweep_of(r, true)
+    });
 }
 
 /// Runs round 2's `seeds` (`step`: each case's every request faulted then killed, in turn).
@@ -92,8 +109,15 @@ fn sweep2_of(
                 .map(|s| (format!("seed {seed} step {s}"), round2::step_case(seed, s)))
                 .collect(),
         };
+        let steps = cases.len();
         for (label, c) in cases {
             tally(&mut per, &mut violations, &label, &c, tell);
+        }
+        if tell && steps > 1 {
+            println!(
+                "… seed {seed}: {steps} steps, {} violations so far",
+                violations.len()
+            );
         }
         if tell && seed % 50 == 49 {
             println!("… seed {seed} done, {} violations so far", violations.len());
@@ -113,21 +137,14 @@ fn round_2_a_fixed_sample_keeps_every_invariant() {
 #[test]
 #[ignore = "the long sweep, run by hand (docs/testing.md)"]
 fn sweep2() {
-    let range = crate::testing::env_text("FUZZ_MUT2_SEEDS").unwrap_or_else(|| "0..300".into());
     let steps = crate::testing::env_text("FUZZ_MUT2_STEPS").is_some_and(|s| s == "1");
-    let (from, to) = range.split_once("..").expect("FROM..TO");
-    let (from, to): (u64, u64) = (from.parse().unwrap(), to.parse().unwrap());
-    let started = std::time::Instant::now();
-    let (violations, per) = sweep2_of(from..to, steps, true);
-    println!(
-        "fuzz_mutating round 2{}: seeds {from}..{to}, {:.0} s",
-        if steps { " (every step)" } else { "" },
-        started.elapsed().as_secs_f64()
-    );
-    for (use_case, [cases, failed, killed, bad, writes, done]) in &per {
-        println!("  {use_case}: {cases} cases, {failed} faulty runs failed, {killed} killed, {writes} writes, {done} nodes replaced or deleted by clean re-runs, {bad} with violations");
-    }
-    assert!(violations.is_empty(), "{} violations", violations.len());
+    let title = match steps {
+        true => "fuzz_mutating round 2 (every step)",
+        false => "fuzz_mutating round 2",
+    };
+    sweep_by_hand("FUZZ_MUT2_SEEDS", "0..300", title, |r| {
+        sweep2_of(r, steps, true)
+    });
 }
 
 /// Seeds 3, 69, 81, 112, 114 of round 2 (first sweep): pods pending in a static pool's world
@@ -194,6 +211,63 @@ fn round_2_expired_nodes_never_take_a_pdbs_pods_below_its_budget() {
 fn round_2_every_expired_node_goes_in_the_clean_rerun() {
     for seed in [620, 794] {
         let c = round2::case2(seed);
+        assert!(c.violations.is_empty(), "seed {seed}: {:#?}", c.violations);
+    }
+}
+
+#[test]
+fn round_3_a_fixed_sample_keeps_every_invariant() {
+    let (violations, _) = sweep_with(0..12, false, round3::case3, 50);
+    assert!(violations.is_empty(), "{violations:#?}");
+}
+
+/// `FUZZ_MUT3_SEEDS=0..1000 cargo test --lib fuzz_mutating::tests::sweep3 -- --ignored
+/// --nocapture`
+#[test]
+#[ignore = "the long sweep, run by hand (docs/testing.md)"]
+fn sweep3() {
+    sweep_by_hand("FUZZ_MUT3_SEEDS", "0..300", "fuzz_mutating round 3", |r| {
+        sweep_with(r, true, round3::case3, 50)
+    });
+}
+
+/// Seeds 3, 11, 35 of round 3 (first sample): "B took the lease at +5 s, A renewed it at
+/// +0 s" — A's run had ended and released the lease (its `Keeper`'s drop; client-go
+/// `leaderelection.go` `ReleaseOnCancel` clears the holder), so B took a free lease. The
+/// checker's mistake, fixed: only a lease A still holds must outlast its last renewal.
+#[test]
+fn round_3_a_lease_released_at_the_end_of_a_run_is_taken_at_once() {
+    for seed in [3, 11, 35] {
+        let c = round3::case3(seed);
+        assert!(c.violations.is_empty(), "seed {seed}: {:#?}", c.violations);
+    }
+}
+
+/// Seeds 52 (drift then consolidation), 90, 98 and 186 (`consolidate --yes`) of round 3: the
+/// NodePool's budget set to `0` by someone else between a read and a write, and a node newly
+/// marked for disruption after the pool had been read again — the pipeline kept the budgets
+/// it read when the run began. Karpenter builds the budget mapping again right before a
+/// command starts (core v1.14.1 `disruption/validation.go` `validateCandidates`); the
+/// pipeline's start now checks the budgets of its fresh read
+/// (`replace::tests::pipeline::a_budget_lowered_to_zero_mid_rollout_starts_no_other_node`).
+#[test]
+fn round_3_a_budget_lowered_mid_run_holds_back_what_has_not_started() {
+    for seed in [52, 90, 98, 186] {
+        let c = round3::case3(seed);
+        assert!(c.violations.is_empty(), "seed {seed}: {:#?}", c.violations);
+    }
+}
+
+/// Seeds 332 and 388 of round 3 (drift then consolidation, expiring sparse worlds, the pool's
+/// budget `0` from the start): a node not expired counted in disruption at 83 s / 60 s (the
+/// watch at every tick). Open: not yet told apart — the product (a queue whose budget
+/// arithmetic follows its first node's method: `budget::method_of`, an expiration first
+/// making the pool unlimited) or the checker (which node it is, the invariant does not say).
+#[test]
+#[ignore = "open: round 3 seeds 332 and 388, see docs/upstream-tests/fuzzing.md (s34-fuzzmut3)"]
+fn round_3_a_zero_budget_holds_in_a_world_with_drift_consolidation_and_expiration() {
+    for seed in [332, 388] {
+        let c = round3::case3(seed);
         assert!(c.violations.is_empty(), "seed {seed}: {:#?}", c.violations);
     }
 }

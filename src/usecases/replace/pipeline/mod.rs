@@ -154,7 +154,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
     }
 
     fn run(&mut self, queue: Vec<Queued>) -> Result<(), CommandError> {
-        let pools = pools_of(&queue);
+        let mut pools = pools_of(&queue);
         let method = method_of(&queue);
         let mut queue: VecDeque<Queued> = queue.into();
         let mut nodes = steps::live_nodes(self.live.cluster)?;
@@ -186,7 +186,15 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                 let picked = pick(&mut queue, slots, room, self.monotonic());
                 if !picked.is_empty() {
                     let indices: Vec<usize> = picked.iter().map(|q| q.outcome).collect();
-                    self.start(picked, &mut queue)?;
+                    let waiting = queue.len();
+                    // The budgets from then on as the start read them (a lowered one holds).
+                    let fresh = self.start(picked, &mut queue)?;
+                    for p in pools.iter_mut() {
+                        if let Some(f) = fresh.iter().find(|f| f.name == p.name) {
+                            *p = f.clone();
+                        }
+                    }
+                    let started = indices.len() - (queue.len() - waiting);
                     for i in indices {
                         let o = &self.outcomes[i];
                         self.failures.count(o.status, &o.detail);
@@ -194,8 +202,11 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     // The slots just taken must show in the next count.
                     nodes = steps::live_nodes(self.live.cluster)?;
                     listed = self.monotonic();
-                    // A node that turned out blocked frees its slot at once: look again now.
-                    continue;
+                    // A node that turned out blocked frees its slot at once: look again now
+                    // (unless the budgets held every picked node back: wait a tick).
+                    if started > 0 {
+                        continue;
+                    }
                 }
             }
             // Nodes held back by a PDB wait (up to the drain timeout), even when nothing else

@@ -7,11 +7,13 @@ use super::command::{commands, leaving, planned_with};
 use super::{gone_as, roll_back, terminate, Job, Launchable, Pipeline, PDB_RETRY};
 use crate::api::Manifests;
 use crate::cloud::types::Compute;
+use crate::disruption::replace::budget::{free_slots_for, method_of, pools_of};
 use crate::disruption::replace::machine::{entry, Detaching, Drain, Entry, Replacement, State};
 use crate::disruption::replace::{Detail, Queued, Record, Status, Step};
 use crate::error::CommandError;
 use crate::k8s::Cluster;
 use crate::model::node::Node;
+use crate::model::nodepool::NodePool;
 use crate::model::pod::Pod;
 use crate::scheduling::Plan;
 use crate::usecases::clock::Clock;
@@ -27,12 +29,16 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
         &mut self,
         picked: Vec<Queued>,
         queue: &mut VecDeque<Queued>,
-    ) -> Result<(), CommandError> {
+    ) -> Result<Vec<NodePool>, CommandError> {
         let (snapshot, _) = crate::usecases::replace::read_cluster_with_buffers(
             self.live.cluster,
             self.settings.capacity_buffers,
             self.live.clock.now(),
         )?;
+        let picked = self.within_budgets(&snapshot, picked, queue);
+        if picked.is_empty() {
+            return Ok(snapshot.node_pools);
+        }
         let pdbs = steps::pdbs(self.live.cluster)?;
         let mut busy: BTreeSet<String> = self
             .active
@@ -112,7 +118,52 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
         for job in following {
             self.follow(job)?;
         }
-        Ok(())
+        Ok(snapshot.node_pools)
+    }
+
+    /// The picked nodes the NodePools' budgets, as read in `snapshot`, still let start; the
+    /// others go back to the front of `queue` (a command's nodes with its first). A budget
+    /// lowered since the nodes were picked — an operator pausing a rollout with `nodes: "0"` —
+    /// holds back what has not started (core v1.14.1 `disruption/validation.go`
+    /// `validateCandidates`: the budget mapping is built again right before a command starts).
+    fn within_budgets(
+        &self,
+        snapshot: &Manifests,
+        picked: Vec<Queued>,
+        queue: &mut VecDeque<Queued>,
+    ) -> Vec<Queued> {
+        let pools: Vec<NodePool> = pools_of(&picked)
+            .into_iter()
+            .map(|p| {
+                let fresh = snapshot.node_pools.iter().find(|f| f.name == p.name);
+                fresh.cloned().unwrap_or(p)
+            })
+            .collect();
+        let counted = self.terminating.counted(&snapshot.nodes);
+        let now = self.live.clock.now();
+        let mut slots = free_slots_for(&pools, &counted, method_of(&picked), now);
+        let (mut kept, mut back): (Vec<Queued>, Vec<Queued>) = (Vec::new(), Vec::new());
+        for q in picked {
+            let resuming = q.record.is_some();
+            let lead = |k: &Queued| q.action.in_command() && k.action.command == q.action.command;
+            let fits = if q.action.in_command() && back.iter().any(lead) {
+                false
+            } else {
+                resuming || kept.iter().any(lead) || slots.has_room(q.pool())
+            };
+            if !fits {
+                back.push(q);
+                continue;
+            }
+            if !resuming {
+                slots.take(q.pool());
+            }
+            kept.push(q);
+        }
+        for q in back.into_iter().rev() {
+            queue.push_front(q);
+        }
+        kept
     }
 
     /// The instances of nodes marked by a run killed after its launch went through but before

@@ -1261,3 +1261,27 @@ fn the_replacement_is_sized_with_the_controllers_type_settings() {
         assert_eq!(types, [launched], "{overhead:?}");
     }
 }
+
+/// A budget lowered to `0` mid-rollout (an operator pausing it) holds back every node not
+/// started yet; the one in flight finishes (core v1.14.1 `disruption/validation.go`
+/// `validateCandidates`: the budget mapping is built again before a command starts). Found by
+/// the mutating fuzzer, round 3 (`fuzz_mutating::tests::round_3_a_budget_lowered_mid_run_holds_back_what_has_not_started`).
+#[test]
+fn a_budget_lowered_to_zero_mid_rollout_starts_no_other_node() {
+    let world = world();
+    budget(&world, "1");
+    let old = drifted(&world, 3);
+    world
+        .cluster
+        .after(Http::Patch, &format!("/api/v1/nodes/{}", old[0]), |c| {
+            c.update("karpenter.sh/v1", "NodePool", None, "default", |p| {
+                p["spec"]["disruption"]["budgets"] = json!([{"nodes": "0"}]);
+            })
+        });
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    for name in &old[1..] {
+        assert_eq!(run.outcome(name).status, Status::WaitingBudget, "{name}");
+        assert!(record_of(&world, name).is_none(), "{name} untouched");
+    }
+}
