@@ -421,3 +421,114 @@ fn a_reservation_with_one_instance_left_takes_one_launch_across_passes() {
         }
     }
 }
+
+/// Round 3: a reservation used up by one pass's launch is no offering for the passes after it,
+/// even though the solver's tracking memo prepared the pools while it still had one. Two drifted
+/// on-demand nodes in a pool that allows only `reserved`, one reservation with one instance
+/// left: the first drift launches into it; the second has nowhere to launch (the provider's
+/// offering is unavailable once `MarkLaunched` takes the last instance, aws v1.14.1
+/// `providers/capacityreservation`, `reserved_capacity_resolver.go`; core v1.14.1
+/// `disruption/helpers.go` `SimulateScheduling` over the instance types of that moment).
+#[test]
+fn a_used_up_reservation_is_no_offering_for_a_later_pass() {
+    let mut p = pool(Policy::Underutilized, None);
+    p.types = vec!["m5.large"];
+    p.capacity_types = vec!["reserved"];
+    let mut nodes = Vec::new();
+    for k in 0..2 {
+        let mut n = node(
+            &format!("node-{k}"),
+            "m5.large",
+            86_400,
+            vec![pod(&format!("p{k}"), &format!("app-{k}"), 1500)],
+        );
+        n.drifted = true;
+        nodes.push(n);
+    }
+    let mut s = spec(p, nodes);
+    s.reserved_gate = true;
+    s.reservations = vec![super::gen::Reservation {
+        id: "cr-00001".into(),
+        itype: "m5.large",
+        zone: "us-east-1a",
+        count: 1,
+        selected: true,
+    }];
+    let r = run(&s);
+    let into: Vec<_> = r
+        .actions
+        .iter()
+        .flat_map(|a| a.replacement.iter().chain(&a.additional_replacements))
+        .collect();
+    assert_eq!(into.len(), 1, "{r:#?}");
+    assert_eq!(into[0].capacity_reservation_id.as_deref(), Some("cr-00001"));
+    assert_eq!(row(&r, "node-1").decision, NodeDecision::None, "{r:#?}");
+}
+
+/// Three on-demand m5.xlarge nodes of one 1.5-vCPU pod each (node-2's of a higher priority, so
+/// it ranks last by savings ratio) beside a cheap m5.large reservation with one instance left.
+fn reservation_beside_three_nodes() -> Spec {
+    let mut p = pool(Policy::Underutilized, None);
+    p.capacity_types = vec!["reserved", "on-demand"];
+    let nodes = (0..3)
+        .map(|k| {
+            let mut q = pod(&format!("p{k}"), &format!("app-{k}"), 1500);
+            q.high_priority = k == 2;
+            node(&format!("node-{k}"), "m5.xlarge", 86_400, vec![q])
+        })
+        .collect();
+    let mut s = spec(p, nodes);
+    s.reserved_gate = true;
+    s.reservations = vec![super::gen::Reservation {
+        id: "cr-00001".into(),
+        itype: "m5.large",
+        zone: "us-east-1a",
+        count: 1,
+        selected: true,
+    }];
+    s
+}
+
+/// Round 3: a simulation takes no reservation instance; only a launch does. The multi-node
+/// search simulates several prefixes, each planning the m5.large reservation (one left); the
+/// action it returns still launches into it, and nothing else does afterwards (aws v1.14.1
+/// `providers/capacityreservation` `MarkLaunched` is called on a launch; core v1.14.1
+/// `scheduling/reservationmanager.go` holds instances within one simulation only). The engine
+/// takes the instance in `engine/state.rs` `apply`, after the decision.
+#[test]
+fn a_reservation_is_taken_by_a_launch_not_by_a_simulation() {
+    let s = reservation_beside_three_nodes();
+    let r = run(&s);
+    let into: Vec<usize> = r
+        .actions
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| {
+            a.replacement
+                .iter()
+                .chain(&a.additional_replacements)
+                .any(|rep| rep.capacity_reservation_id.as_deref() == Some("cr-00001"))
+        })
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(into, vec![0], "{r:#?}");
+}
+
+/// The round-3 checker is not blind: a first-pass multi-node action that skips a node ranking
+/// above one it takes is reported.
+#[test]
+fn the_checker_reports_a_multi_node_action_that_is_no_prefix() {
+    let s = reservation_beside_three_nodes();
+    let r = run(&s);
+    let a = &r.actions[0];
+    assert_eq!(a.method, Method::Multi, "{r:#?}");
+    assert_eq!(a.nodes, vec!["node-0", "node-1"], "{r:#?}");
+    expect(
+        plant(&s, &r, &|b| b.actions[0].nodes[1] = "node-2".into()),
+        "not a prefix of the candidates by savings ratio",
+    );
+    expect(
+        plant(&s, &r, &|b| b.actions[0].nodes.truncate(1)),
+        "multi-node action of 1 nodes",
+    );
+}

@@ -11,6 +11,7 @@
 mod cases;
 mod check;
 mod check2;
+mod check3;
 mod gen;
 mod manifests;
 mod rows;
