@@ -65,6 +65,7 @@ fn spec(pool: Pool, nodes: Vec<NodeSpec>) -> Spec {
     s.gen = Gen::V1;
     s.spot_to_spot = false;
     s.reservations = Vec::new();
+    s.best_effort = false;
     s.pools = vec![pool];
     s.nodes = nodes;
     s.pdbs = Vec::new();
@@ -72,13 +73,7 @@ fn spec(pool: Pool, nodes: Vec<NodeSpec>) -> Spec {
 }
 
 fn run(s: &Spec) -> ConsolidationReport {
-    let r = report(
-        &manifests::objects(s),
-        &manifests::catalog(s),
-        s.spot_to_spot,
-        s.reserved_gate,
-    )
-    .unwrap();
+    let r = report(&manifests::objects(s), &manifests::catalog(s), s).unwrap();
     assert_eq!(check::check(s, &r), Vec::<String>::new(), "{r:#?}");
     r
 }
@@ -178,13 +173,7 @@ fn v0_31_a_replacement_from_an_earlier_pass_is_a_candidate() {
 fn run_seed(seed: u64) -> ConsolidationReport {
     assert_eq!(super::run_one(seed), Vec::<String>::new());
     let s = super::gen::generate(&mut Rng::new(seed));
-    report(
-        &manifests::objects(&s),
-        &manifests::catalog(&s),
-        s.spot_to_spot,
-        s.reserved_gate,
-    )
-    .unwrap()
+    report(&manifests::objects(&s), &manifests::catalog(&s), &s).unwrap()
 }
 
 /// The checker's findings on `r` with one error planted by `edit`.
@@ -530,5 +519,35 @@ fn the_checker_reports_a_multi_node_action_that_is_no_prefix() {
     expect(
         plant(&s, &r, &|b| b.actions[0].nodes.truncate(1)),
         "multi-node action of 1 nodes",
+    );
+}
+
+/// Round 3: a reserved node with the `ReservedCapacity` gate off has no reserved offering, so
+/// Karpenter prices it 0 (core v1.14.1 `disruption/types.go` `resolveNodePrice`) and no
+/// replacement is below that (`consolidation.go` `sumCandidatePrices`,
+/// `RemoveInstanceTypeOptionsByPriceAndMinValues`): it is never replaced by consolidation, however
+/// much cheaper an on-demand type is. The checker holds every v1 replacement to it.
+#[test]
+fn a_reserved_node_with_the_gate_off_is_priced_zero_and_not_replaced() {
+    let mut p = pool(Policy::Underutilized, None);
+    p.capacity_types = vec!["reserved", "on-demand"];
+    let mut n = node("node-0", "m5.xlarge", 86_400, vec![pod("p0", "app-0", 500)]);
+    n.capacity_type = "reserved";
+    n.reservation = Some("cr-00001".into());
+    let mut s = spec(p, vec![n]);
+    s.reserved_gate = false;
+    s.reservations = vec![super::gen::Reservation {
+        id: "cr-00001".into(),
+        itype: "m5.xlarge",
+        zone: "us-east-1a",
+        count: 1,
+        selected: true,
+    }];
+    let r = run(&s);
+    assert_eq!(row(&r, "node-0").price_per_hour, None, "{r:#?}");
+    assert_eq!(row(&r, "node-0").decision, NodeDecision::None, "{r:#?}");
+    expect(
+        plant(&s, &r, &|b| b.nodes[0].price_per_hour = Some(0.192)),
+        "no reserved offering",
     );
 }

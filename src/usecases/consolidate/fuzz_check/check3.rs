@@ -49,8 +49,37 @@ fn candidate(s: &Spec, n: &NodeSpec) -> bool {
         && !pdb_blocked(s, n)
 }
 
+/// v1: a consolidation replacement costs less than its candidates' prices summed, a price
+/// Karpenter cannot resolve counted as 0 (core v1.14.1 `disruption/types.go`
+/// `resolveNodePrice`, `consolidation.go` `sumCandidatePrices`): a reserved node without a
+/// reserved offering (the gate off, or its reservation not selected) is never replaced.
+fn unknown_price_is_zero(s: &Spec, report: &ConsolidationReport, v: &mut Vec<String>) {
+    if s.gen != Gen::V1 {
+        return;
+    }
+    for a in &report.actions {
+        let Some(rep) = &a.replacement else { continue };
+        if !matches!(a.method, Method::Single | Method::Multi) {
+            continue;
+        }
+        let total: f64 = report
+            .nodes
+            .iter()
+            .filter(|n| a.nodes.contains(&n.name))
+            .map(|n| n.price_per_hour.unwrap_or(0.0))
+            .sum();
+        if rep.price_per_hour >= total {
+            v.push(format!(
+                "{:?}: replacement ${} not below the candidates' ${total} (unknown prices 0)",
+                a.nodes, rep.price_per_hour
+            ));
+        }
+    }
+}
+
 /// The first-pass multi-node action is a prefix of the budget-filtered candidate order.
 pub fn check(s: &Spec, report: &ConsolidationReport, v: &mut Vec<String>) {
+    unknown_price_is_zero(s, report, v);
     let Some(a) = report.actions.first() else {
         return;
     };
