@@ -435,14 +435,7 @@ fn a_used_up_reservation_is_no_offering_for_a_later_pass() {
         nodes.push(n);
     }
     let mut s = spec(p, nodes);
-    s.reserved_gate = true;
-    s.reservations = vec![super::gen::Reservation {
-        id: "cr-00001".into(),
-        itype: "m5.large",
-        zone: "us-east-1a",
-        count: 1,
-        selected: true,
-    }];
+    with_one_instance_left(&mut s, "m5.large", true);
     let r = run(&s);
     let into: Vec<_> = r
         .actions
@@ -467,14 +460,7 @@ fn reservation_beside_three_nodes() -> Spec {
         })
         .collect();
     let mut s = spec(p, nodes);
-    s.reserved_gate = true;
-    s.reservations = vec![super::gen::Reservation {
-        id: "cr-00001".into(),
-        itype: "m5.large",
-        zone: "us-east-1a",
-        count: 1,
-        selected: true,
-    }];
+    with_one_instance_left(&mut s, "m5.large", true);
     s
 }
 
@@ -535,14 +521,7 @@ fn a_reserved_node_with_the_gate_off_is_priced_zero_and_not_replaced() {
     n.capacity_type = "reserved";
     n.reservation = Some("cr-00001".into());
     let mut s = spec(p, vec![n]);
-    s.reserved_gate = false;
-    s.reservations = vec![super::gen::Reservation {
-        id: "cr-00001".into(),
-        itype: "m5.xlarge",
-        zone: "us-east-1a",
-        count: 1,
-        selected: true,
-    }];
+    with_one_instance_left(&mut s, "m5.xlarge", false);
     let r = run(&s);
     assert_eq!(row(&r, "node-0").price_per_hour, None, "{r:#?}");
     assert_eq!(row(&r, "node-0").decision, NodeDecision::None, "{r:#?}");
@@ -550,4 +529,28 @@ fn a_reserved_node_with_the_gate_off_is_priced_zero_and_not_replaced() {
         plant(&s, &r, &|b| b.nodes[0].price_per_hour = Some(0.192)),
         "no reserved offering",
     );
+}
+
+/// Reservation `cr-00001` of `itype` in us-east-1a with one instance left, selected; the
+/// `ReservedCapacity` gate `gate`.
+fn with_one_instance_left(s: &mut Spec, itype: &'static str, gate: bool) {
+    s.reserved_gate = gate;
+    s.reservations = vec![super::gen::Reservation {
+        id: "cr-00001".into(),
+        itype,
+        zone: "us-east-1a",
+        count: 1,
+        selected: true,
+    }];
+}
+
+/// Seed 1188 (round 3): a reserved node in a reservation the class does not select is priced
+/// by another selected reservation of its type and zone — Karpenter looks a node's price up by
+/// zone and capacity type only (core v1.14.1 `cloudprovider/types.go` `OfferingPrice`, from
+/// `disruption/types.go` `resolveNodePrice`), as the engine does. The checker had wanted the
+/// node's own reservation.
+#[test]
+fn a_reserved_node_is_priced_by_any_reserved_offering_of_its_type_and_zone() {
+    let r = run_seed(1188);
+    assert!(row(&r, "node-1").price_per_hour.is_some(), "{r:#?}");
 }

@@ -182,11 +182,14 @@ pub fn check(s: &Spec, report: &ConsolidationReport, v: &mut Vec<String>) {
 /// reservation's on-demand / 10,000,000).
 fn node_price(s: &Spec, n: &NodeSpec, row: &NodeReport, v: &mut Vec<String>) {
     let want = match (n.capacity_type, &n.reservation) {
-        ("reserved", Some(id)) => {
+        ("reserved", Some(_)) => {
+            // `OfferingPrice(zone, capacityType)`: the first offering of the node's type, zone
+            // and capacity type — any selected reservation's, not only the node's own (core
+            // v1.14.1 `cloudprovider/types.go`; seed 1188, round 3).
             let offered = s
                 .reservations
                 .iter()
-                .any(|r| &r.id == id && r.selected && r.itype == n.itype && r.zone == n.zone);
+                .any(|r| r.selected && r.itype == n.itype && r.zone == n.zone);
             if !(offered && s.reserved_gate) {
                 // No reserved offering (the gate off, or a reservation the class does not
                 // select): Karpenter prices the node 0 (core v1.14.1 `disruption/types.go`
