@@ -65,6 +65,7 @@ fn spec(pool: Pool, nodes: Vec<NodeSpec>) -> Spec {
     s.gen = Gen::V1;
     s.spot_to_spot = false;
     s.reservations = Vec::new();
+    s.best_effort = false;
     s.pools = vec![pool];
     s.nodes = nodes;
     s.pdbs = Vec::new();
@@ -72,13 +73,7 @@ fn spec(pool: Pool, nodes: Vec<NodeSpec>) -> Spec {
 }
 
 fn run(s: &Spec) -> ConsolidationReport {
-    let r = report(
-        &manifests::objects(s),
-        &manifests::catalog(s),
-        s.spot_to_spot,
-        s.reserved_gate,
-    )
-    .unwrap();
+    let r = report(&manifests::objects(s), &manifests::catalog(s), s).unwrap();
     assert_eq!(check::check(s, &r), Vec::<String>::new(), "{r:#?}");
     r
 }
@@ -178,13 +173,7 @@ fn v0_31_a_replacement_from_an_earlier_pass_is_a_candidate() {
 fn run_seed(seed: u64) -> ConsolidationReport {
     assert_eq!(super::run_one(seed), Vec::<String>::new());
     let s = super::gen::generate(&mut Rng::new(seed));
-    report(
-        &manifests::objects(&s),
-        &manifests::catalog(&s),
-        s.spot_to_spot,
-        s.reserved_gate,
-    )
-    .unwrap()
+    report(&manifests::objects(&s), &manifests::catalog(&s), &s).unwrap()
 }
 
 /// The checker's findings on `r` with one error planted by `edit`.
@@ -420,4 +409,148 @@ fn a_reservation_with_one_instance_left_takes_one_launch_across_passes() {
             assert!(into as u32 <= res.count, "seed {seed} {}: {r:#?}", res.id);
         }
     }
+}
+
+/// Round 3: a reservation used up by one pass's launch is no offering for the passes after it,
+/// even though the solver's tracking memo prepared the pools while it still had one. Two drifted
+/// on-demand nodes in a pool that allows only `reserved`, one reservation with one instance
+/// left: the first drift launches into it; the second has nowhere to launch (the provider's
+/// offering is unavailable once `MarkLaunched` takes the last instance, aws v1.14.1
+/// `providers/capacityreservation`, `reserved_capacity_resolver.go`; core v1.14.1
+/// `disruption/helpers.go` `SimulateScheduling` over the instance types of that moment).
+#[test]
+fn a_used_up_reservation_is_no_offering_for_a_later_pass() {
+    let mut p = pool(Policy::Underutilized, None);
+    p.types = vec!["m5.large"];
+    p.capacity_types = vec!["reserved"];
+    let mut nodes = Vec::new();
+    for k in 0..2 {
+        let mut n = node(
+            &format!("node-{k}"),
+            "m5.large",
+            86_400,
+            vec![pod(&format!("p{k}"), &format!("app-{k}"), 1500)],
+        );
+        n.drifted = true;
+        nodes.push(n);
+    }
+    let mut s = spec(p, nodes);
+    with_one_instance_left(&mut s, "m5.large", true);
+    let r = run(&s);
+    let into: Vec<_> = r
+        .actions
+        .iter()
+        .flat_map(|a| a.replacement.iter().chain(&a.additional_replacements))
+        .collect();
+    assert_eq!(into.len(), 1, "{r:#?}");
+    assert_eq!(into[0].capacity_reservation_id.as_deref(), Some("cr-00001"));
+    assert_eq!(row(&r, "node-1").decision, NodeDecision::None, "{r:#?}");
+}
+
+/// Three on-demand m5.xlarge nodes of one 1.5-vCPU pod each (node-2's of a higher priority, so
+/// it ranks last by savings ratio) beside a cheap m5.large reservation with one instance left.
+fn reservation_beside_three_nodes() -> Spec {
+    let mut p = pool(Policy::Underutilized, None);
+    p.capacity_types = vec!["reserved", "on-demand"];
+    let nodes = (0..3)
+        .map(|k| {
+            let mut q = pod(&format!("p{k}"), &format!("app-{k}"), 1500);
+            q.high_priority = k == 2;
+            node(&format!("node-{k}"), "m5.xlarge", 86_400, vec![q])
+        })
+        .collect();
+    let mut s = spec(p, nodes);
+    with_one_instance_left(&mut s, "m5.large", true);
+    s
+}
+
+/// Round 3: a simulation takes no reservation instance; only a launch does. The multi-node
+/// search simulates several prefixes, each planning the m5.large reservation (one left); the
+/// action it returns still launches into it, and nothing else does afterwards (aws v1.14.1
+/// `providers/capacityreservation` `MarkLaunched` is called on a launch; core v1.14.1
+/// `scheduling/reservationmanager.go` holds instances within one simulation only). The engine
+/// takes the instance in `engine/state.rs` `apply`, after the decision.
+#[test]
+fn a_reservation_is_taken_by_a_launch_not_by_a_simulation() {
+    let s = reservation_beside_three_nodes();
+    let r = run(&s);
+    let into: Vec<usize> = r
+        .actions
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| {
+            a.replacement
+                .iter()
+                .chain(&a.additional_replacements)
+                .any(|rep| rep.capacity_reservation_id.as_deref() == Some("cr-00001"))
+        })
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(into, vec![0], "{r:#?}");
+}
+
+/// The round-3 checker is not blind: a first-pass multi-node action that skips a node ranking
+/// above one it takes is reported.
+#[test]
+fn the_checker_reports_a_multi_node_action_that_is_no_prefix() {
+    let s = reservation_beside_three_nodes();
+    let r = run(&s);
+    let a = &r.actions[0];
+    assert_eq!(a.method, Method::Multi, "{r:#?}");
+    assert_eq!(a.nodes, vec!["node-0", "node-1"], "{r:#?}");
+    expect(
+        plant(&s, &r, &|b| b.actions[0].nodes[1] = "node-2".into()),
+        "not a prefix of the candidates by savings ratio",
+    );
+    expect(
+        plant(&s, &r, &|b| b.actions[0].nodes.truncate(1)),
+        "multi-node action of 1 nodes",
+    );
+}
+
+/// Round 3: a reserved node with the `ReservedCapacity` gate off has no reserved offering, so
+/// Karpenter prices it 0 (core v1.14.1 `disruption/types.go` `resolveNodePrice`) and no
+/// replacement is below that (`consolidation.go` `sumCandidatePrices`,
+/// `RemoveInstanceTypeOptionsByPriceAndMinValues`): it is never replaced by consolidation, however
+/// much cheaper an on-demand type is. The checker holds every v1 replacement to it.
+#[test]
+fn a_reserved_node_with_the_gate_off_is_priced_zero_and_not_replaced() {
+    let mut p = pool(Policy::Underutilized, None);
+    p.capacity_types = vec!["reserved", "on-demand"];
+    let mut n = node("node-0", "m5.xlarge", 86_400, vec![pod("p0", "app-0", 500)]);
+    n.capacity_type = "reserved";
+    n.reservation = Some("cr-00001".into());
+    let mut s = spec(p, vec![n]);
+    with_one_instance_left(&mut s, "m5.xlarge", false);
+    let r = run(&s);
+    assert_eq!(row(&r, "node-0").price_per_hour, None, "{r:#?}");
+    assert_eq!(row(&r, "node-0").decision, NodeDecision::None, "{r:#?}");
+    expect(
+        plant(&s, &r, &|b| b.nodes[0].price_per_hour = Some(0.192)),
+        "no reserved offering",
+    );
+}
+
+/// Reservation `cr-00001` of `itype` in us-east-1a with one instance left, selected; the
+/// `ReservedCapacity` gate `gate`.
+fn with_one_instance_left(s: &mut Spec, itype: &'static str, gate: bool) {
+    s.reserved_gate = gate;
+    s.reservations = vec![super::gen::Reservation {
+        id: "cr-00001".into(),
+        itype,
+        zone: "us-east-1a",
+        count: 1,
+        selected: true,
+    }];
+}
+
+/// Seed 1188 (round 3): a reserved node in a reservation the class does not select is priced
+/// by another selected reservation of its type and zone — Karpenter looks a node's price up by
+/// zone and capacity type only (core v1.14.1 `cloudprovider/types.go` `OfferingPrice`, from
+/// `disruption/types.go` `resolveNodePrice`), as the engine does. The checker had wanted the
+/// node's own reservation.
+#[test]
+fn a_reserved_node_is_priced_by_any_reserved_offering_of_its_type_and_zone() {
+    let r = run_seed(1188);
+    assert!(row(&r, "node-1").price_per_hour.is_some(), "{r:#?}");
 }

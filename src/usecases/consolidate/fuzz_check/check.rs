@@ -12,7 +12,7 @@ use crate::disruption::consolidation::{Action, ConsolidationReport, Method};
 /// tolerates every taint tolerates `karpenter.sh/disrupted:NoSchedule`, so it is never evicted
 /// and no PDB holds it (core v1.14.1 `utils/pdb/pdb.go` `isEvictable` → `utils/pod/
 /// scheduling.go` `IsEvictable`, `ToleratesDisruptedNoScheduleTaint`).
-fn pdb_blocked(s: &Spec, n: &NodeSpec) -> bool {
+pub(super) fn pdb_blocked(s: &Spec, n: &NodeSpec) -> bool {
     s.pdbs.iter().any(|pdb| {
         let total = s
             .nodes
@@ -57,7 +57,7 @@ fn budget_reason(gen: Gen, m: Method) -> Option<&'static str> {
 
 /// `GetAllowedDisruptionsByReason`: the minimum over the budgets for the reason; an inactive
 /// budget allows any number; percentages round up (core v1.14.1 `apis/v1/nodepool.go`).
-fn allowed(s: &Spec, pool: usize, reason: &str, num_nodes: u64) -> u64 {
+pub(super) fn allowed(s: &Spec, pool: usize, reason: &str, num_nodes: u64) -> u64 {
     s.pools[pool]
         .budgets
         .iter()
@@ -76,6 +76,7 @@ pub fn check(s: &Spec, report: &ConsolidationReport) -> Vec<String> {
     let mut v = Vec::new();
     super::rows::totals(s, report, &mut v);
     super::check2::check(s, report, &mut v);
+    super::check3::check(s, report, &mut v);
     let by_name: BTreeMap<&str, &NodeSpec> = s.nodes.iter().map(|n| (n.name.as_str(), n)).collect();
     let mut earlier: Vec<&Action> = Vec::new();
     for (k, a) in report.actions.iter().enumerate() {

@@ -132,7 +132,13 @@ pub fn check(s: &Spec, report: &ConsolidationReport, v: &mut Vec<String>) {
                 *into.entry(id.as_str()).or_default() += 1;
             }
             if let Some(p) = pool_of(s, &rep.node_pool) {
-                if s.gen != Gen::V1Alpha5 && min_values_prefix(p, &rep.instance_types).is_none() {
+                // BestEffort lowers an unmet minValues to what the NodeClaim's types give
+                // (core v1.14.1 `scheduling/nodeclaim.go` `CanAdd` with `relaxMinValues`), and the
+                // price filter holds the options to that (`RemoveInstanceTypeOptionsByPriceAndMinValues`).
+                if s.gen != Gen::V1Alpha5
+                    && !s.best_effort
+                    && min_values_prefix(p, &rep.instance_types).is_none()
+                {
                     v.push(format!(
                         "{:?}: replacement options {:?} miss minValues {:?} (consolidation.go RemoveInstanceTypeOptionsByPriceAndMinValues)",
                         a.nodes, rep.instance_types, p.min_values
@@ -176,12 +182,24 @@ pub fn check(s: &Spec, report: &ConsolidationReport, v: &mut Vec<String>) {
 /// reservation's on-demand / 10,000,000).
 fn node_price(s: &Spec, n: &NodeSpec, row: &NodeReport, v: &mut Vec<String>) {
     let want = match (n.capacity_type, &n.reservation) {
-        ("reserved", Some(id)) => {
+        ("reserved", Some(_)) => {
+            // `OfferingPrice(zone, capacityType)`: the first offering of the node's type, zone
+            // and capacity type — any selected reservation's, not only the node's own (core
+            // v1.14.1 `cloudprovider/types.go`; seed 1188, round 3).
             let offered = s
                 .reservations
                 .iter()
-                .any(|r| &r.id == id && r.selected && r.itype == n.itype && r.zone == n.zone);
+                .any(|r| r.selected && r.itype == n.itype && r.zone == n.zone);
             if !(offered && s.reserved_gate) {
+                // No reserved offering (the gate off, or a reservation the class does not
+                // select): Karpenter prices the node 0 (core v1.14.1 `disruption/types.go`
+                // `resolveNodePrice`); the report shows it unknown.
+                if row.price_per_hour.is_some_and(|p| p != 0.0) {
+                    v.push(format!(
+                        "{} (reserved, no reserved offering): price {:?}, want unknown or 0",
+                        n.name, row.price_per_hour
+                    ));
+                }
                 return;
             }
             reserved_price(s, n.itype, n.zone)
@@ -433,7 +451,12 @@ fn explanation(s: &Spec, n: &NodeSpec, row: &NodeReport, v: &mut Vec<String>) {
                 .pools
                 .iter()
                 .filter_map(|p| p.min_values)
-                .any(|(key, min)| text.contains(key.label()) && needs == Some(min as usize));
+                .any(|(key, min)| {
+                    // BestEffort: the relaxed minimum, at most the pool's.
+                    let asked = needs == Some(min as usize)
+                        || (s.best_effort && needs.is_some_and(|n| n <= min as usize));
+                    text.contains(key.label()) && asked
+                });
             // An empty list meets minValues (`SatisfiesMinValues` loops over nothing): that is
             // "not cheaper", never "0 left".
             if !asked || left.is_none_or(|l| l == 0 || Some(l) >= needs) {

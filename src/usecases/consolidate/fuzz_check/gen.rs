@@ -250,6 +250,8 @@ pub struct Spec {
     /// The `ReservedCapacity` gate (`--feature-gates`).
     pub reserved_gate: bool,
     pub reservations: Vec<Reservation>,
+    /// `--min-values-policy BestEffort` (else Strict).
+    pub best_effort: bool,
     pub pools: Vec<Pool>,
     pub nodes: Vec<NodeSpec>,
     pub pdbs: Vec<Pdb>,
@@ -461,6 +463,7 @@ pub fn generate(r: &mut Rng) -> Spec {
         spot_to_spot,
         reserved_gate: x.chance(80),
         reservations,
+        best_effort: false,
         pools,
         nodes,
         pdbs,
@@ -472,6 +475,9 @@ pub fn generate(r: &mut Rng) -> Spec {
             _ => {}
         }
     }
+    // Round 3, drawn last so the earlier draws stay: `--min-values-policy BestEffort` in 40 %
+    // of the clusters with a `minValues`.
+    spec.best_effort = spec.pools.iter().any(|p| p.min_values.is_some()) && x.chance(40);
     spec
 }
 

@@ -11,6 +11,7 @@
 mod cases;
 mod check;
 mod check2;
+mod check3;
 pub(crate) mod gen;
 pub(crate) mod manifests;
 mod rows;
@@ -22,16 +23,12 @@ use serde_json::Value;
 use super::{build_input, evaluate, Config};
 use crate::cloud::Catalog;
 use crate::disruption::consolidation::ConsolidationReport;
+use crate::scheduling::MinValuesPolicy;
 use crate::testing::env_number as env;
 use crate::usecases::provisioning::input::CatalogSizing;
 
 /// The offline `consolidate -f FILE --catalog CATALOG --now NOW` path on these objects.
-fn report(
-    objects: &[Value],
-    catalog: &str,
-    spot_to_spot: bool,
-    reserved_gate: bool,
-) -> Result<ConsolidationReport, String> {
+fn report(objects: &[Value], catalog: &str, s: &gen::Spec) -> Result<ConsolidationReport, String> {
     let catalog = Catalog::from_custom_text("catalog.json", catalog).map_err(|e| e.to_string())?;
     let text: Vec<String> = objects
         .iter()
@@ -42,8 +39,9 @@ fn report(
     super::assume_instances_running(&mut m);
     let config = Config {
         now: gen::NOW,
-        spot_to_spot: Some(spot_to_spot),
-        reserved_capacity: Some(reserved_gate),
+        spot_to_spot: Some(s.spot_to_spot),
+        reserved_capacity: Some(s.reserved_gate),
+        min_values_policy: s.best_effort.then_some(MinValuesPolicy::BestEffort),
         ..Config::default()
     };
     let mut sizing = CatalogSizing::new(&catalog, "us-east-1");
@@ -70,18 +68,18 @@ pub fn run_one(seed: u64) -> Vec<String> {
     let spec = gen::generate(&mut r);
     let objects = manifests::objects(&spec);
     let catalog = manifests::catalog(&spec);
-    let first = match report(&objects, &catalog, spec.spot_to_spot, spec.reserved_gate) {
+    let first = match report(&objects, &catalog, &spec) {
         Ok(first) => first,
         Err(e) => return vec![format!("refused: {e}")],
     };
     let mut v = check::check(&spec, &first);
-    let again = report(&objects, &catalog, spec.spot_to_spot, spec.reserved_gate).unwrap();
+    let again = report(&objects, &catalog, &spec).unwrap();
     if serde_json::to_string(&first).unwrap() != serde_json::to_string(&again).unwrap() {
         v.push("the same input twice gave different bytes".into());
     }
     let mut shuffled = objects.clone();
     r.shuffle(&mut shuffled);
-    match report(&shuffled, &catalog, spec.spot_to_spot, spec.reserved_gate) {
+    match report(&shuffled, &catalog, &spec) {
         Ok(other) if decisions(&other) != decisions(&first) => v.push(format!(
             "objects reordered, decisions differ: {:?}",
             decisions(&first)
@@ -152,7 +150,7 @@ fn show_one() {
     }
     let catalog = manifests::catalog(&spec);
     eprintln!("catalog: {catalog}");
-    let rep = report(&objects, &catalog, spec.spot_to_spot, spec.reserved_gate).unwrap();
+    let rep = report(&objects, &catalog, &spec).unwrap();
     eprintln!("{}", serde_json::to_string_pretty(&rep).unwrap());
     eprintln!("{:#?}", run_one(seed));
 }
@@ -173,13 +171,15 @@ fn tally() {
         let r = report(
             &manifests::objects(&spec),
             &manifests::catalog(&spec),
-            spec.spot_to_spot,
-            spec.reserved_gate,
+            &spec,
         )
         .unwrap();
         *counts
             .entry(format!("{:?} clusters", spec.gen))
             .or_insert(0) += 1;
+        if spec.best_effort {
+            *counts.entry("clusters BestEffort".to_string()).or_insert(0) += 1;
+        }
         for a in &r.actions {
             *counts
                 .entry(format!("{:?} {} {:?}", spec.gen, a.method, a.decision))
@@ -246,6 +246,22 @@ fn round_two_paths(
     }
     if a.method == Method::Multi && a.replacement.is_some() {
         out.push("path multi-node replace");
+    }
+    if spec.gen == gen::Gen::V1 && a.method == Method::Multi && a.pass == 1 && r.actions[0] == *a {
+        out.push("path first-pass multi-node (prefix checked)");
+    }
+    if spec.best_effort && a.replacement.is_some() {
+        out.push("path replacement under minValues BestEffort");
+    }
+    let unpriced_reserved = spec.nodes.iter().any(|n| {
+        a.nodes.contains(&n.name)
+            && n.capacity_type == "reserved"
+            && r.nodes
+                .iter()
+                .any(|row| row.name == n.name && row.price_per_hour.is_none())
+    });
+    if unpriced_reserved {
+        out.push("path unpriced reserved node disrupted");
     }
     out
 }
