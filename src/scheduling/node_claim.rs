@@ -113,6 +113,26 @@ pub(super) fn try_claim(
     Err(last)
 }
 
+/// The requirements the pod's topology (spread, affinity) adds on a new NodeClaim of `claim`'s
+/// pool, as [`try_claim`] adds them (empty when they cannot be worked out): for explaining a
+/// refusal in the terms Karpenter's `InstanceTypeFilterError` uses, whose requirements include
+/// the topology's (core v1.14.1 `nodeclaim.go` `filterInstanceTypesByRequirements`).
+pub(super) fn topology_requirements(
+    topology: &Topology,
+    pool: &Pool<'_>,
+    claim: &Claim,
+    pod: &Pod,
+    state: &PodState,
+) -> Vec<Requirement> {
+    if topology.is_trivial_for(state) {
+        return Vec::new();
+    }
+    let reachable = reachable_domains(topology, state, pool, &claim.types, &claim.reqs);
+    topology
+        .requirements_for(state, pod, &claim.reqs, reachable.as_ref())
+        .unwrap_or_default()
+}
+
 /// The values the NodeClaim's instance types still provide for each key a group of the pod
 /// constrains (hostname aside; for the zone, the zones of their admitted offerings), for the
 /// topology's choice among equally good spread domains. Karpenter's universe of domains holds

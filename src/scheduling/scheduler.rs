@@ -21,7 +21,7 @@ use super::existing_node::{
     prepare_existing, CompatCache, DomainClasses, Existing, KeyDomains, NodeFacts, SolveMemo,
     TopologyVerdicts,
 };
-use super::node_claim::{try_claim, zone_pin, Claim, ClaimQueue, ClaimUpdate};
+use super::node_claim::{self, try_claim, zone_pin, Claim, ClaimQueue, ClaimUpdate};
 use super::node_claim_template::{
     capacity_of, has_offering, limit_reason, prepare_pools_with, Pool,
 };
@@ -870,19 +870,41 @@ impl<'a> Solver<'a> {
         let pod = self.pod(s);
         let mut reqs = claim.reqs.clone();
         reqs.add_all(requirements);
-        let compatible: Vec<u32> = claim
-            .types
-            .iter()
-            .copied()
-            .filter(|&t| {
-                let it = pool.types[t as usize];
-                it.requirements.intersects_ok(&reqs) && has_offering(it, &reqs)
-            })
-            .collect();
+        let compatible_with = |reqs: &Requirements| -> Vec<u32> {
+            claim
+                .types
+                .iter()
+                .copied()
+                .filter(|&t| {
+                    let it = pool.types[t as usize];
+                    it.requirements.intersects_ok(reqs) && has_offering(it, reqs)
+                })
+                .collect()
+        };
+        let compatible = compatible_with(&reqs);
         if compatible.is_empty() {
             return PoolCause::NoInstanceTypeMatches {
                 requirements: requirements.clone(),
             };
+        }
+        // A spread's or an affinity's domain (a zone no type of the pool is offered in, which
+        // Karpenter's universe of domains still holds) is a requirement too: name it, as
+        // Karpenter's "no instance type met the scheduling requirements" lists it (core v1.14.1
+        // `nodeclaim.go` `filterInstanceTypesByRequirements`, `InstanceTypeFilterError`).
+        let extra =
+            node_claim::topology_requirements(&self.topology, pool, claim, pod, &self.states[s]);
+        if !extra.is_empty() {
+            let mut with = reqs.clone();
+            let mut named = requirements.clone();
+            for r in extra {
+                with.add(r.clone());
+                named.add(r);
+            }
+            if compatible_with(&with).is_empty() {
+                return PoolCause::NoInstanceTypeMatches {
+                    requirements: named,
+                };
+            }
         }
         let alternatives = self.volume_alternatives(s);
         let where_volumes_are = alternatives.iter().any(|alt| {

@@ -383,6 +383,59 @@ fn node_affinity_policy_decides_whether_unselected_nodes_domains_count() {
     assert_eq!(plan.unschedulable.len(), 4);
 }
 
+/// A pool admitting only `small` (zones 1-2) whose class also has `legacy`, offered in zone 3:
+/// Karpenter's universe of zones holds zone 3 (`buildDomainGroups`).
+fn small_only_pool_with_legacy_in_zone_3() -> (
+    Vec<crate::model::instance_type::InstanceType>,
+    crate::model::nodepool::NodePool,
+) {
+    let mut types = small_catalog();
+    for t in &mut types {
+        t.offerings.retain(|o| o.zone != "test-zone-3");
+        t.requirements
+            .add(Requirement::new(ZONE, In, ["test-zone-1", "test-zone-2"]));
+    }
+    types.push(instance_type(
+        "legacy",
+        "2",
+        "4Gi",
+        "10",
+        on_demand(&["test-zone-3"], 0.05),
+    ));
+    let only_small = with_requirement(
+        node_pool("default"),
+        crate::model::labels::INSTANCE_TYPE,
+        In,
+        &["small"],
+    );
+    (types, only_small)
+}
+
+/// The pods such a spread leaves pending are refused in Karpenter's terms: the NodeClaim's
+/// requirements with the spread's zone (`topology.kubernetes.io/zone In [<unreachable>]`) match
+/// no instance type — "no instance type met the scheduling requirements" (core v1.14.1
+/// `nodeclaim.go` `filterInstanceTypesByRequirements`, `InstanceTypeFilterError`), not a lack of
+/// resources. Session 34's Saramin pool (three types in five zones): we said "no single instance
+/// type fits requests cpu=1,memory=2Gi,pods=1".
+#[test]
+fn a_pod_held_by_an_unreachable_zone_is_refused_naming_that_zone() {
+    let (types, only_small) = small_only_pool_with_legacy_in_zone_3();
+    let spread = pods(3, |i| {
+        PodBuilder::new(&format!("p{i}"))
+            .cpu("1")
+            .label("app", "web")
+            .spread(ZONE, 1, true, &[("app", "web")])
+    });
+    let plan = solve(&input(spread, vec![pool_input(only_small, types)]));
+    assert_eq!(plan.unschedulable.len(), 1);
+    let reason = plan.unschedulable[0].reason.to_string();
+    assert!(
+        reason.contains("no instance type satisfies the pod's requirements")
+            && reason.contains("topology.kubernetes.io/zone In [test-zone-3]"),
+        "{reason}"
+    );
+}
+
 /// Karpenter's universe of zones is every zone any instance type of a pool's node class is
 /// offered in (narrowed by the pool's zone requirement), plus the pool's own `In` zones, offered
 /// or not (`core: pkg/controllers/provisioning/scheduling/topology.go` `buildDomainGroups`). A
@@ -404,25 +457,7 @@ fn unreachable_zones_of_the_universe_hold_the_spread_minimum_at_zero() {
     };
     let placed = |plan: &Plan| plan.node_claims.iter().map(|c| c.pods.len()).sum::<usize>();
     // The pool admits only `small` (zones 1-2); `legacy`, of the same class, is offered in zone 3.
-    let mut types = small_catalog();
-    for t in &mut types {
-        t.offerings.retain(|o| o.zone != "test-zone-3");
-        t.requirements
-            .add(Requirement::new(ZONE, In, ["test-zone-1", "test-zone-2"]));
-    }
-    types.push(instance_type(
-        "legacy",
-        "2",
-        "4Gi",
-        "10",
-        on_demand(&["test-zone-3"], 0.05),
-    ));
-    let only_small = with_requirement(
-        node_pool("default"),
-        crate::model::labels::INSTANCE_TYPE,
-        In,
-        &["small"],
-    );
+    let (mut types, only_small) = small_only_pool_with_legacy_in_zone_3();
     let plan = solve(&input(
         spread_pods(),
         vec![pool_input(only_small.clone(), types.clone())],
