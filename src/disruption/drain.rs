@@ -271,6 +271,20 @@ pub fn is_critical(pod: &Pod) -> bool {
     )
 }
 
+/// The pods (`namespace/name`, sorted) that carry v1alpha5's `karpenter.sh/do-not-evict` and no
+/// `karpenter.sh/do-not-disrupt`: Karpenter v1 reads only the latter (core v1.14.1
+/// `pkg/utils/pod/scheduling.go` `IsDoNotDisruptActive`; v0.37 `HasDoNotDisrupt` read both), so
+/// such a pod no longer holds its node (thread aws/karpenter-provider-aws#6861).
+pub fn unread_do_not_evict<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> Vec<String> {
+    let mut keys: Vec<String> = pods
+        .into_iter()
+        .filter(|p| p.do_not_evict && p.do_not_disrupt.is_none() && !p.is_terminal())
+        .map(Pod::key)
+        .collect();
+    keys.sort();
+    keys
+}
+
 /// Whether a do-not-disrupt value is active at `now`: `"true"`, or (v1.x) a positive Go
 /// duration counted from the pod's `status.startTime` — active while the pod is younger, and
 /// active when no start time is known ("fail safe"); anything else (`soon`, `0s`, `-5m`) is

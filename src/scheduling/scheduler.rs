@@ -472,6 +472,16 @@ impl<'a> Solver<'a> {
             .map_or(&[][..], |v| v.alternatives.as_slice())
     }
 
+    /// The reason's text when pod `s`'s volumes cannot share a node
+    /// ([`volumes::PodVolumes::apart`]), else `None`.
+    fn volumes_apart(&self, s: usize) -> Option<PoolCause> {
+        let v = self.volumes[s].as_ref().filter(|v| !v.apart.is_empty())?;
+        Some(PoolCause::VolumeTopology(volumes::describe_apart(
+            &v.apart,
+            &v.alternatives,
+        )))
+    }
+
     /// Karpenter's `Solve` loop: pods are taken from the queue until a whole cycle makes no
     /// progress. Each pod is relaxed all the way at once (`trySchedule`: one preference dropped
     /// after each failed attempt, retried at once); a pod that still fails goes to the back with
@@ -823,6 +833,9 @@ impl<'a> Solver<'a> {
                 PoolCause::ReservedCapacityLost(ids)
             }
             Fail::Volume | Fail::VolumeLimit => {
+                if let Some(apart) = self.volumes_apart(s) {
+                    return apart;
+                }
                 let alternatives = self.volume_alternatives(s);
                 let mut base = claim.reqs.clone();
                 base.add_all(&state.requirements);
@@ -916,6 +929,9 @@ impl<'a> Solver<'a> {
             })
         });
         if !alternatives.is_empty() && !where_volumes_are {
+            if let Some(apart) = self.volumes_apart(s) {
+                return apart;
+            }
             return PoolCause::VolumeTopology(format!(
                 "no instance type of the NodePool is offered where the pod's volumes are ({})",
                 volumes::describe(alternatives)

@@ -32,6 +32,10 @@ pub(crate) struct PodVolumes {
     pub alternatives: Vec<Requirements>,
     /// CSI driver → claims (`namespace/name`) the pod attaches through it.
     pub usage: BTreeMap<String, BTreeSet<String>>,
+    /// When no combination of the claims' topologies intersects (Karpenter then keeps the
+    /// incompatible product, e.g. `zone DoesNotExist`): each constrained claim (`namespace/name`)
+    /// with its own alternatives, for the reason. Empty otherwise.
+    pub apart: Vec<(String, Vec<Requirements>)>,
 }
 
 impl PodVolumes {
@@ -210,7 +214,8 @@ fn driver_of(c: &PersistentVolumeClaim, storage: &Storage) -> Option<String> {
 /// `mergeVolumeRequirementAlternatives`: the cross product of the alternatives so far and one
 /// volume's, keeping only compatible branches — unless none is, then all of them (Karpenter
 /// keeps the old merged result rather than treating the pod as unschedulable here).
-fn merge(so_far: Vec<Requirements>, volume: &[Requirements]) -> Vec<Requirements> {
+/// The second value: whether no branch was compatible (the volumes cannot share a node).
+fn merge(so_far: Vec<Requirements>, volume: &[Requirements]) -> (Vec<Requirements>, bool) {
     let product = |only_compatible: bool| {
         let mut out = Vec::new();
         for a in &so_far {
@@ -227,9 +232,28 @@ fn merge(so_far: Vec<Requirements>, volume: &[Requirements]) -> Vec<Requirements
     };
     let compatible = product(true);
     if compatible.is_empty() {
-        product(false)
+        (product(false), true)
     } else {
-        compatible
+        (compatible, false)
+    }
+}
+
+/// Merges every claim's alternatives into `out` (`mergeVolumeRequirementAlternatives` claim by
+/// claim), keeping each claim's own alternatives in `out.apart` when they cannot all intersect.
+fn merge_claims(out: &mut PodVolumes, per_claim: Vec<(String, Vec<Requirements>)>) {
+    if per_claim.is_empty() {
+        return;
+    }
+    let mut alternatives = vec![Requirements::new()];
+    let mut apart = false;
+    for (_, volume) in &per_claim {
+        let (merged, fell_back) = merge(alternatives, volume);
+        alternatives = merged;
+        apart |= fell_back;
+    }
+    out.alternatives = alternatives;
+    if apart {
+        out.apart = per_claim;
     }
 }
 
@@ -247,23 +271,16 @@ pub(crate) fn resolve(pod: &Pod, storage: &Storage) -> Result<PodVolumes, Reason
         validate(v, &c, storage)?;
         claims.push(c);
     }
-    let mut alternatives = vec![Requirements::new()];
-    let mut constrained = false;
-    for c in &claims {
-        let volume = claim_alternatives(c, storage);
-        if volume.is_empty() {
-            continue;
-        }
-        constrained = true;
-        alternatives = merge(alternatives, &volume);
-    }
+    let per_claim: Vec<_> = claims
+        .iter()
+        .map(|c| (c.key(), claim_alternatives(c, storage)))
+        .filter(|(_, volume)| !volume.is_empty())
+        .collect();
+    merge_claims(&mut out, per_claim);
     for c in &claims {
         if let Some(driver) = driver_of(c, storage) {
             out.usage.entry(driver).or_default().insert(c.key());
         }
-    }
-    if constrained {
-        out.alternatives = alternatives;
     }
     Ok(out)
 }
@@ -276,21 +293,17 @@ pub(crate) fn resolve(pod: &Pod, storage: &Storage) -> Result<PodVolumes, Reason
 pub(crate) fn for_disruption(pod: &Pod, storage: &Storage) -> Option<PodVolumes> {
     let claims = storage.claims_of(pod)?;
     let mut out = PodVolumes::default();
-    let mut alternatives = vec![Requirements::new()];
-    let mut constrained = false;
+    let mut per_claim = Vec::new();
     for c in &claims {
         let volume = claim_alternatives(c, storage);
         if !volume.is_empty() {
-            constrained = true;
-            alternatives = merge(alternatives, &volume);
+            per_claim.push((c.key(), volume));
         }
         if let Some(driver) = driver_of(c, storage) {
             out.usage.entry(driver).or_default().insert(c.key());
         }
     }
-    if constrained {
-        out.alternatives = alternatives;
-    }
+    merge_claims(&mut out, per_claim);
     (!out.is_empty()).then_some(out)
 }
 
@@ -346,4 +359,29 @@ pub(crate) fn describe(alternatives: &[Requirements]) -> String {
         })
         .collect();
     parts.join(" or ")
+}
+
+/// Volumes that cannot share a node, as text for reasons: "the pod's volumes cannot share a
+/// node: default/data-0 needs zone In [a]; default/data-1 needs zone In [b] (together: zone
+/// DoesNotExist)" — Karpenter's log shows only the intersection (thread
+/// aws/karpenter-provider-aws#4192: "`topology.kubernetes.io/zone DoesNotExist` what does this
+/// mean?").
+pub(crate) fn describe_apart(
+    apart: &[(String, Vec<Requirements>)],
+    together: &[Requirements],
+) -> String {
+    let each: Vec<String> = apart
+        .iter()
+        .map(|(claim, alternatives)| {
+            format!(
+                "PersistentVolumeClaim {claim} needs {}",
+                describe(alternatives)
+            )
+        })
+        .collect();
+    format!(
+        "the pod's volumes cannot share a node: {} (together: {})",
+        each.join("; "),
+        describe(together)
+    )
 }

@@ -93,6 +93,7 @@ mod term_line_by_line;
 mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;
+mod threads10;
 mod threads7;
 mod threads8;
 mod threads9;

@@ -583,3 +583,37 @@ fn a_multi_volume_alternative_survives_pruning_of_disjoint_branches() {
         .collect();
     assert_eq!(names, ["large"]);
 }
+
+/// Thread aws/karpenter-provider-aws#4192 (also #4407, #7713): a pod mounting EBS volumes from
+/// three zones. Karpenter v1.14.1 `volumetopology.go` `mergeVolumeRequirementAlternatives` keeps
+/// the incompatible product when no branch intersects, which reads `topology.kubernetes.io/zone
+/// DoesNotExist` in its log; the reporter asked what that means. The reason now names each
+/// claim's zone; one zone apiece that intersects still schedules.
+#[test]
+fn volumes_in_different_zones_are_named_claim_by_claim() {
+    let pod = || with_claims(PodBuilder::new("p").cpu("1"), &["a", "b"]);
+    let plan = World::default()
+        .volume(volume("pv-a", vec![zone_term(&["test-zone-1"])]))
+        .volume(volume("pv-b", vec![zone_term(&["test-zone-2"])]))
+        .claim(claim("a", Some("sc"), Some("pv-a")))
+        .claim(claim("b", Some("sc"), Some("pv-b")))
+        .solve(vec![pod()]);
+    assert_eq!(only_code(&plan), ReasonCode::VolumeTopologyConflict);
+    assert_eq!(
+        plan.unschedulable[0].reason.to_string(),
+        "NodePool default: volume topology: the pod's volumes cannot share a node: \
+         PersistentVolumeClaim default/a needs topology.kubernetes.io/zone In [test-zone-1]; \
+         PersistentVolumeClaim default/b needs topology.kubernetes.io/zone In [test-zone-2] \
+         (together: topology.kubernetes.io/zone DoesNotExist)"
+    );
+    let plan = World::default()
+        .volume(volume(
+            "pv-a",
+            vec![zone_term(&["test-zone-1", "test-zone-2"])],
+        ))
+        .volume(volume("pv-b", vec![zone_term(&["test-zone-2"])]))
+        .claim(claim("a", Some("sc"), Some("pv-a")))
+        .claim(claim("b", Some("sc"), Some("pv-b")))
+        .solve(vec![pod()]);
+    assert_eq!(zone_of(&plan, "default/p"), "test-zone-2");
+}

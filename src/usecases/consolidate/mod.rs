@@ -25,6 +25,7 @@ use crate::disruption::consolidation::{
     self, BoundPod, ClaimFacts, ConsolidationInput, ConsolidationReport, Drifted, FeatureGates,
     IntOrPercent, NodeInput, PdbInput, Release,
 };
+use crate::disruption::drain;
 use crate::disruption::time::parse_duration;
 use crate::error::CommandError;
 use crate::k8s::snapshot::{self, Scope};
@@ -455,6 +456,11 @@ pub fn build_input(
             ));
         }
     }
+    if release == Release::V1_14 {
+        let pods = solver.existing_nodes.iter().take(registered);
+        let unread = drain::unread_do_not_evict(pods.flat_map(|e| &e.pods));
+        manifests.warnings.extend(do_not_evict_warning(&unread));
+    }
     let (nominated, buffer_nodes) = nominated_nodes(&solver, &manifests.pdbs, config.now)?;
     let by_node = claims_by_node(&claims);
     // The solver's existing nodes are the registered nodes, then NodeClaims still launching;
@@ -495,6 +501,20 @@ pub fn build_input(
         namespace_labels: solver.namespace_labels,
         storage: solver.storage,
     })
+}
+
+/// The warning for pods whose `karpenter.sh/do-not-evict` Karpenter v1 no longer reads
+/// ([`drain::unread_do_not_evict`]; thread aws/karpenter-provider-aws#6861: nodes with such pods
+/// were consolidated after the upgrade to v1.0). None for none.
+fn do_not_evict_warning(pods: &[String]) -> Option<String> {
+    let first = pods.first()?;
+    let who = match pods.len() {
+        1 => format!("pod {first} has"),
+        n => format!("{n} pods ({first}, …) have"),
+    };
+    Some(format!(
+        "{who} karpenter.sh/do-not-evict, which Karpenter v1 no longer reads (v0.31–v0.37 did): it does not hold the node from Karpenter's disruption (karpenter.sh/do-not-disrupt does); this tool's own drain (--yes) still waits for such a pod"
+    ))
 }
 
 /// A bound pod with the facts disruption reads beyond scheduling: its priority, its

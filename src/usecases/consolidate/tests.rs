@@ -962,3 +962,41 @@ fn an_eks_auto_mode_node_is_capacity_not_a_candidate() {
         (NodeDecision::Delete, Some(Method::Emptiness))
     );
 }
+
+/// Thread aws/karpenter-provider-aws#6861: after the upgrade to v1.0, nodes whose pods carried
+/// `karpenter.sh/do-not-evict: "true"` were consolidated. Core v1.14.1 reads only
+/// `karpenter.sh/do-not-disrupt` (`pkg/utils/pod/scheduling.go` `IsDoNotDisruptActive`), so the
+/// node is still deleted; the report now says why the annotation did not hold it. A pod that
+/// also has do-not-disrupt is not named.
+#[test]
+fn an_unread_do_not_evict_is_named_in_a_warning() {
+    let mut objects = objects();
+    let mut small = pod("small", "under-used", "500m");
+    small["metadata"]["annotations"] = json!({"karpenter.sh/do-not-evict": "true"});
+    let mut big = pod("big", "busy", "2");
+    big["metadata"]["annotations"] =
+        json!({"karpenter.sh/do-not-evict": "true", "karpenter.sh/do-not-disrupt": "true"});
+    objects.truncate(objects.len() - 2);
+    objects.extend([small, big]);
+    let mut m = manifests(&objects);
+    let catalog = Catalog::embedded().unwrap();
+    let mut sizing = CatalogSizing::new(&catalog, "us-east-1");
+    let config = config();
+    let input = build_input(&mut m, &mut sizing, &config, None).unwrap();
+    assert_eq!(
+        m.warnings,
+        [
+            "pod default/small has karpenter.sh/do-not-evict, which Karpenter v1 no longer reads \
+          (v0.31–v0.37 did): it does not hold the node from Karpenter's disruption \
+          (karpenter.sh/do-not-disrupt does); this tool's own drain (--yes) still waits for such \
+          a pod"
+        ]
+    );
+    let report = evaluate(&config, input).unwrap();
+    let row = report
+        .nodes
+        .iter()
+        .find(|n| n.name == "under-used")
+        .unwrap();
+    assert_ne!(row.decision, NodeDecision::None, "{row:?}");
+}
