@@ -171,8 +171,7 @@ impl DynamicValues for ClusterValues {
 
 #[cfg(test)]
 mod tests {
-    use crate::cli::{CompletionArgs, GlobalArgs, OutputFormat};
-    use crate::commands::Context;
+    use crate::cli::{CompletionArgs, OutputFormat};
     use crate::error::Exit;
 
     /// `completion bash -o FORMAT`: only the default prints the script; any other -o is refused
@@ -182,20 +181,11 @@ mod tests {
     fn completion_refuses_every_output_but_the_default() {
         use clap::ValueEnum;
         for output in OutputFormat::value_variants().iter().copied() {
-            let global = GlobalArgs {
-                output,
-                ..GlobalArgs::default()
-            };
-            let (mut out, mut err) = (Vec::new(), Vec::new());
-            let mut ctx = Context {
-                global: &global,
-                out: &mut out,
-                err: &mut err,
-            };
             let args = CompletionArgs {
                 shell: "bash".into(),
             };
-            let result = super::run(&mut ctx, &args);
+            let (result, out) =
+                crate::commands::run_with_output(output, |ctx| super::run(ctx, &args));
             if output == OutputFormat::Table {
                 assert_eq!(result.ok(), Some(Exit::Ok));
                 assert!(!out.is_empty(), "the script");

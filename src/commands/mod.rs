@@ -218,6 +218,25 @@ impl Context<'_> {
     }
 }
 
+/// Runs `f` with `-o output` and every other global flag at its default; its result and stdout.
+#[cfg(test)]
+pub(crate) fn run_with_output(
+    output: crate::cli::OutputFormat,
+    f: impl FnOnce(&mut Context<'_>) -> crate::error::CommandResult,
+) -> (crate::error::CommandResult, String) {
+    let global = GlobalArgs {
+        output,
+        ..GlobalArgs::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let result = f(&mut Context {
+        global: &global,
+        out: &mut out,
+        err: &mut err,
+    });
+    (result, String::from_utf8_lossy(&out).into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use crate::cli::GlobalArgs;

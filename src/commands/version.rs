@@ -50,8 +50,7 @@ pub fn run(ctx: &mut Context<'_>) -> CommandResult {
 
 #[cfg(test)]
 mod tests {
-    use crate::cli::{GlobalArgs, OutputFormat};
-    use crate::commands::Context;
+    use crate::cli::OutputFormat;
     use crate::error::Exit;
 
     /// `version -o FORMAT`: what is printed, or the one-line refusal (exit 2, nothing printed),
@@ -70,18 +69,7 @@ mod tests {
             (OutputFormat::Name, Err("version acts on none")),
         ];
         for (output, want) in cases {
-            let global = GlobalArgs {
-                output,
-                ..GlobalArgs::default()
-            };
-            let (mut out, mut err) = (Vec::new(), Vec::new());
-            let mut ctx = Context {
-                global: &global,
-                out: &mut out,
-                err: &mut err,
-            };
-            let result = super::run(&mut ctx);
-            let out = String::from_utf8(out).unwrap();
+            let (result, out) = crate::commands::run_with_output(output, super::run);
             match want {
                 Ok(text) => {
                     assert_eq!(result.ok(), Some(Exit::Ok), "{output:?}");
