@@ -67,6 +67,19 @@ pub enum OutputFormat {
     Name,
 }
 
+impl OutputFormat {
+    /// The value as typed after `-o` (`table`, `wide`, `json`, `yaml`, `name`).
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Table => "table",
+            OutputFormat::Wide => "wide",
+            OutputFormat::Json => "json",
+            OutputFormat::Yaml => "yaml",
+            OutputFormat::Name => "name",
+        }
+    }
+}
+
 /// When to colour output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum ColorChoice {

@@ -5,7 +5,7 @@ use clap_complete::Shell;
 
 use super::Context;
 use crate::cli::complete::{self, DynamicValues, TypedFlags};
-use crate::cli::{Cli, CompleteArgs, CompletionArgs};
+use crate::cli::{Cli, CompleteArgs, CompletionArgs, OutputFormat};
 use crate::error::{CommandError, CommandResult, Exit};
 
 /// The command name the generated scripts complete: the binary as found on PATH (`kubectl
@@ -60,8 +60,16 @@ fn script_command() -> clap::Command {
     cmd
 }
 
-/// Prints a completion script.
+/// Prints a completion script. It takes no `-o`: `kubectl completion` has no `--output` (-o is
+/// not one of kubectl's global flags; kubectl pkg/cmd/completion/completion.go adds none), so
+/// `kubectl completion bash -o json` is refused; ours refuses any -o but the default, table.
 pub fn run(ctx: &mut Context<'_>, args: &CompletionArgs) -> CommandResult {
+    if ctx.global.output != OutputFormat::Table {
+        return Err(CommandError::input(format!(
+            "completion: -o {}: completion prints a shell script and takes no -o",
+            ctx.global.output.name()
+        )));
+    }
     let text = script(&args.shell)?;
     ctx.out
         .write_all(&text)
@@ -158,5 +166,41 @@ impl DynamicValues for ClusterValues {
             &["/apis/karpenter.k8s.aws/v1alpha1/awsnodetemplates"],
         ));
         names
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::{CompletionArgs, OutputFormat};
+    use crate::error::Exit;
+
+    /// `completion bash -o FORMAT`: only the default prints the script; any other -o is refused
+    /// in one line, exit 2, nothing printed (`kubectl completion` has no --output: kubectl
+    /// pkg/cmd/completion/completion.go).
+    #[test]
+    fn completion_refuses_every_output_but_the_default() {
+        use clap::ValueEnum;
+        for output in OutputFormat::value_variants().iter().copied() {
+            let args = CompletionArgs {
+                shell: "bash".into(),
+            };
+            let (result, out) =
+                crate::commands::run_with_output(output, |ctx| super::run(ctx, &args));
+            if output == OutputFormat::Table {
+                assert_eq!(result.ok(), Some(Exit::Ok));
+                assert!(!out.is_empty(), "the script");
+                continue;
+            }
+            let e = result.expect_err("refused");
+            assert_eq!(e.exit, Exit::Input, "{output:?}");
+            assert_eq!(
+                e.message,
+                format!(
+                    "completion: -o {}: completion prints a shell script and takes no -o",
+                    output.name()
+                )
+            );
+            assert!(out.is_empty(), "{output:?}: nothing printed");
+        }
     }
 }

@@ -17,6 +17,7 @@ use crate::usecases::consolidate::{self, Config};
 use crate::usecases::replace::pipeline::{self, Preview};
 use crate::usecases::replace::watch::Passes;
 use crate::usecases::replace::{self, NodeOutcome, Settings};
+use crate::usecases::Sink;
 
 /// At most this many nodes in consolidation at once: the budgets pace it (Karpenter's
 /// multi-node batch cap).
@@ -125,6 +126,11 @@ fn once(
         let round = execute::decide(&session, &deciding)?;
         for line in &round.warnings {
             ctx.warn(line);
+        }
+        for (node, record) in &round.drift_records {
+            let (node, record) = (node.clone(), record.clone());
+            ReplacePrinter::new(ctx.global, ctx.err)
+                .emit(replace::Event::LeftToDriftReplace { node, record });
         }
         let settings = round.settings(settings);
         let preview = pipeline::preview(&session, &round.manifests, round.actions, &settings)?;

@@ -11,6 +11,14 @@ use crate::cli::output::{one_line, shown, write_document};
 use crate::cli::{ConvertArgs, OutputFormat};
 use crate::error::{CommandError, CommandResult, Exit};
 
+/// The conversion's options: `--kubernetes-version` read as every command reads it (an empty
+/// one is not given) and written `X.Y`, as the SSM parameter paths spell it.
+pub(super) fn options(global: &crate::cli::GlobalArgs) -> Result<Options, CommandError> {
+    Ok(Options {
+        kubernetes_version: super::kubernetes_version_flag(global)?.map(|v| v.to_string()),
+    })
+}
+
 /// Runs the command.
 pub fn run(ctx: &mut Context<'_>, args: &ConvertArgs) -> CommandResult {
     if args.to != "v1" {
@@ -19,9 +27,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ConvertArgs) -> CommandResult {
             args.to
         )));
     }
-    let options = Options {
-        kubernetes_version: ctx.global.kubernetes_version.clone(),
-    };
+    let options = options(ctx.global)?;
     let conversion =
         convert::convert_paths(&args.filenames, &mut std::io::stdin().lock(), &options)?;
     let written = match ctx.global.output {

@@ -48,13 +48,7 @@ pub fn run(ctx: &mut Context<'_>, command: &crate::cli::Command) -> crate::error
 /// kubeconfig error (exit 3). An empty value is a flag not given (as kubectl takes it).
 pub(crate) fn global_flags(global: &GlobalArgs) -> Result<(), crate::error::CommandError> {
     use crate::error::CommandError;
-    if global
-        .kubernetes_version
-        .as_deref()
-        .is_some_and(|v| !v.is_empty())
-    {
-        kubernetes_version_flag(global)?;
-    }
+    kubernetes_version_flag(global)?;
     if let Some(t) = global.request_timeout.as_deref().filter(|t| !t.is_empty()) {
         if crate::k8s::config::parse_request_timeout(t).is_none() {
             return Err(CommandError::input(format!(
@@ -66,13 +60,15 @@ pub(crate) fn global_flags(global: &GlobalArgs) -> Result<(), crate::error::Comm
 }
 
 /// `--kubernetes-version`, when given: the one parse every command reads it through (a malformed
-/// value, an empty one included, is bad input, exit 2).
+/// value is bad input, exit 2). An empty one (`--kubernetes-version=`) is the flag not given, on
+/// every command, as kubectl takes an empty flag value.
 pub(crate) fn kubernetes_version_flag(
     global: &GlobalArgs,
 ) -> Result<Option<crate::cloud::ami::KubeVersion>, crate::error::CommandError> {
     global
         .kubernetes_version
         .as_deref()
+        .filter(|v| !v.is_empty())
         .map(|v| {
             crate::cloud::ami::KubeVersion::parse(v).map_err(|e| {
                 crate::error::CommandError::input(format!("--kubernetes-version: {e}"))
@@ -219,5 +215,83 @@ impl Context<'_> {
     /// A warning (hidden by `-q`).
     pub fn warn(&mut self, text: &str) {
         crate::cli::render::warn(self.global, self.err, text);
+    }
+}
+
+/// Runs `f` with `-o output` and every other global flag at its default; its result and stdout.
+#[cfg(test)]
+pub(crate) fn run_with_output(
+    output: crate::cli::OutputFormat,
+    f: impl FnOnce(&mut Context<'_>) -> crate::error::CommandResult,
+) -> (crate::error::CommandResult, String) {
+    let global = GlobalArgs {
+        output,
+        ..GlobalArgs::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let result = f(&mut Context {
+        global: &global,
+        out: &mut out,
+        err: &mut err,
+    });
+    (result, String::from_utf8_lossy(&out).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cli::GlobalArgs;
+    use crate::cloud::ami::KubeVersion;
+
+    /// `--kubernetes-version`: one rule for every command — the early check (`global_flags`),
+    /// the commands that parse it (`drift`, `ami`, `nodes`, live `provision`) and `convert`,
+    /// which writes it into SSM parameter paths: an empty value is the flag not given (as kubectl
+    /// takes an empty flag value), a malformed one exit 2, a good one `X.Y`.
+    #[test]
+    fn kubernetes_version_flag_is_one_rule_everywhere() {
+        type Case<'a> = (Option<&'a str>, Result<Option<KubeVersion>, &'a str>);
+        let cases: [Case; 6] = [
+            (None, Ok(None)),
+            (Some(""), Ok(None)),
+            (Some("1.30"), Ok(Some(KubeVersion::new(1, 30)))),
+            (Some("v1.29.3"), Ok(Some(KubeVersion::new(1, 29)))),
+            (
+                Some(" "),
+                Err("--kubernetes-version: invalid Kubernetes version"),
+            ),
+            (
+                Some("latest"),
+                Err("--kubernetes-version: invalid Kubernetes version"),
+            ),
+        ];
+        for (flag, want) in cases {
+            let global = GlobalArgs {
+                kubernetes_version: flag.map(str::to_string),
+                ..GlobalArgs::default()
+            };
+            let parsed = super::kubernetes_version_flag(&global);
+            let early = super::global_flags(&global);
+            let convert = super::convert::options(&global);
+            match want {
+                Ok(version) => {
+                    assert_eq!(parsed.unwrap(), version, "{flag:?}");
+                    assert!(early.is_ok(), "{flag:?}");
+                    assert_eq!(
+                        convert.unwrap().kubernetes_version,
+                        version.map(|v| v.to_string()),
+                        "{flag:?}"
+                    );
+                }
+                Err(text) => {
+                    for e in [
+                        parsed.unwrap_err(),
+                        early.unwrap_err(),
+                        convert.unwrap_err(),
+                    ] {
+                        assert_eq!(e.exit, crate::error::Exit::Input, "{flag:?}");
+                        assert!(e.message.starts_with(text), "{flag:?}: {}", e.message);
+                    }
+                }
+            }
+        }
     }
 }

@@ -825,7 +825,19 @@ impl<'a> Solver<'a> {
             Fail::HostPort(port) => PoolCause::HostPortConflict(port),
             Fail::Topology(f) => match self.topology.describe_no_domains(&f) {
                 Some(group) => PoolCause::TopologyNoDomains(group),
-                None => PoolCause::Topology(self.topology.describe(&f)),
+                None => {
+                    let mut text = self.topology.describe(&f);
+                    let daemons = self
+                        .topology
+                        .daemonsets_selected(&f, &self.input.daemonsets);
+                    if !daemons.is_empty() {
+                        text.push_str(&format!(
+                            ": the pods it selects are DaemonSet {}'s, which Karpenter counts only on existing nodes (a new node runs them once it has joined)",
+                            daemons.join(", ")
+                        ));
+                    }
+                    PoolCause::Topology(text)
+                }
             },
             Fail::MinValues(key) => PoolCause::MinValues(key),
             Fail::Reserved(ReservedFail::AllHeld(ids)) => PoolCause::ReservedCapacityHeld(ids),

@@ -808,6 +808,39 @@ impl Topology {
         }
     }
 
+    /// The DaemonSets (`namespace/name`) whose pods the failed pod (anti-)affinity term selects,
+    /// of `daemonsets` (their template pods). Karpenter's topology counts only pods that exist
+    /// (`countDomains`), so a NodeClaim not launched yet has none of them although it will run
+    /// them: a required affinity to DaemonSet pods is met by existing nodes only (core#2984,
+    /// kubernetes-sigs/karpenter issue 2984: the reason should say the pods are DaemonSet pods).
+    pub fn daemonsets_selected(
+        &self,
+        failure: &TopologyFailure,
+        daemonsets: &[Pod],
+    ) -> Vec<String> {
+        if failure.inverse {
+            return Vec::new();
+        }
+        let g = &self.groups[failure.group];
+        if g.id.kind == GroupKind::Spread {
+            return Vec::new();
+        }
+        let mut out: Vec<String> = daemonsets
+            .iter()
+            .filter(|d| g.selects(d))
+            .map(|d| {
+                let name = d
+                    .owner
+                    .as_ref()
+                    .map_or(d.name.as_str(), |o| o.name.as_str());
+                format!("{}/{name}", d.namespace)
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// Records that `pod` now lands on a node with `node_reqs` and `taints` (`Topology.Record`).
     pub fn record(
         &mut self,

@@ -593,3 +593,32 @@ pub fn odcr(
         ..Default::default()
     }
 }
+
+/// `drift check`'s verdict on node `name` of pool `default` (nothing else known): what
+/// `drift replace` and the fuzzers select from.
+pub fn verdict(
+    name: &str,
+    status: crate::drift::Status,
+    reason: Option<crate::drift::DriftReason>,
+) -> crate::drift::NodeDrift {
+    crate::drift::NodeDrift {
+        name: name.into(),
+        node_pool: Some("default".into()),
+        node_class: None,
+        node_claim: None,
+        instance_id: None,
+        instance_type: None,
+        zone: None,
+        created: None,
+        age_seconds: None,
+        launched_by: "kubectl-karpenter",
+        status,
+        drifted: status == crate::drift::Status::Drifted,
+        reason,
+        detail: String::new(),
+        image_id: None,
+        expected_image_ids: Vec::new(),
+        changes: Vec::new(),
+        not_checked: Vec::new(),
+    }
+}

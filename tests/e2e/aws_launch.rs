@@ -481,23 +481,26 @@ pub(crate) fn all_template_data(moto: &Moto) -> Vec<serde_json::Value> {
 
 /// One template's data (`name`), or the list of every template's.
 fn templates_data(moto: &Moto, name: Option<&str>) -> serde_json::Value {
-    let script = "import boto3, json, sys\n\
-ec2 = boto3.client('ec2', endpoint_url=sys.argv[1], region_name=sys.argv[2], aws_access_key_id='testing', aws_secret_access_key='testing')\n\
+    let names = match name {
+        Some(n) => format!("[{n:?}]"),
+        None => {
+            "[t['LaunchTemplateName'] for t in ec2.describe_launch_templates()['LaunchTemplates']]"
+                .into()
+        }
+    };
+    let out = crate::support::boto3(
+        moto,
+        &format!(
+            "import json\n\
 data = lambda n: ec2.describe_launch_template_versions(LaunchTemplateName=n, Versions=['$Latest'])['LaunchTemplateVersions'][0]['LaunchTemplateData']\n\
-names = sys.argv[3:] or [t['LaunchTemplateName'] for t in ec2.describe_launch_templates()['LaunchTemplates']]\n\
-print(json.dumps(data(names[0]) if sys.argv[3:] else [data(n) for n in names], default=str))\n";
-    let mut args = vec!["-c", script, &moto.url, moto.region()];
-    args.extend(name);
-    let out = std::process::Command::new(crate::support::python())
-        .args(args)
-        .output()
-        .expect("run python");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+print(json.dumps([data(n) for n in {names}], default=str))"
+        ),
     );
-    serde_json::from_slice(&out.stdout).expect("template JSON")
+    let mut all: serde_json::Value = serde_json::from_str(&out).expect("template JSON");
+    match name {
+        Some(_) => all[0].take(),
+        None => all,
+    }
 }
 
 #[test]

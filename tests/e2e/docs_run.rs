@@ -391,29 +391,11 @@ fn commands_md_provision_offline_as_shown() {
         assert!(plan.get(key).is_some(), "{key} missing: {plan:#}");
     }
     let claim = &plan["nodeClaims"][0];
-    for key in [
-        "name",
-        "nodePool",
-        "nodeClass",
-        "instanceType",
-        "instanceTypes",
-        "capacityType",
-        "zone",
-        "zones",
-        "pricePerHour",
-        "round",
-        "pods",
-        "requests",
-        "labels",
-        "annotations",
-        "taints",
-        "requirements",
-    ] {
-        assert!(
-            claim.get(key).is_some(),
-            "nodeClaims[].{key} missing: {claim:#}"
-        );
-    }
+    crate::support::assert_fields(
+        claim,
+        &crate::support::PLAN_NODECLAIM_FIELDS,
+        "nodeClaims[]",
+    );
     assert_eq!(claim["name"], "default-1", "<nodepool>-<n>, deterministic");
     for key in [
         "karpenter.sh/nodepool-hash",

@@ -620,25 +620,14 @@ fn instance_profile_flag_launches_where_the_classes_role_has_none() {
     ]);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     assert_eq!(walk.launched().len(), 1);
-    let script = "import boto3, sys\n\
-ec2 = boto3.client('ec2', endpoint_url=sys.argv[1], region_name=sys.argv[2], aws_access_key_id='testing', aws_secret_access_key='testing')\n\
-ids = [t['LaunchTemplateId'] for t in ec2.describe_launch_templates()['LaunchTemplates']]\n\
-data = [ec2.describe_launch_template_versions(LaunchTemplateId=i, Versions=['$Latest'])['LaunchTemplateVersions'][0]['LaunchTemplateData'] for i in ids]\n\
-print('\\n'.join(d['IamInstanceProfile']['Name'] for d in data))\n";
-    let listed = Command::new(crate::support::python())
-        .args(["-c", script, &walk.moto.url, walk.moto.region()])
-        .output()
-        .expect("run python");
-    assert!(
-        listed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&listed.stderr)
-    );
+    let data = crate::aws_launch::all_template_data(&walk.moto);
     // One template per (AMI, max pods) of the NodeClaim's options: every one carries it.
-    let profiles = String::from_utf8_lossy(&listed.stdout).into_owned();
     assert!(
-        !profiles.trim().is_empty() && profiles.lines().all(|p| p == profile),
-        "{profiles}"
+        !data.is_empty()
+            && data
+                .iter()
+                .all(|d| d["IamInstanceProfile"]["Name"] == profile),
+        "{data:?}"
     );
 }
 

@@ -217,24 +217,11 @@ fn the_plans_named_fields_are_present_when_empty() {
     assert_eq!(plan["existingNodes"], serde_json::json!([]), "{plan:#}");
     assert_eq!(plan["unschedulable"], serde_json::json!([]), "{plan:#}");
     let claim = &plan["nodeClaims"][0];
-    for field in [
-        "name",
-        "nodePool",
-        "nodeClass",
-        "instanceType",
-        "instanceTypes",
-        "capacityType",
-        "zone",
-        "zones",
-        "pricePerHour",
-        "pods",
-        "requests",
-        "labels",
-        "taints",
-        "requirements",
-    ] {
-        assert!(claim.get(field).is_some(), "{field} missing: {claim:#}");
-    }
+    crate::support::assert_fields(
+        claim,
+        &crate::support::PLAN_NODECLAIM_FIELDS,
+        "nodeClaims[]",
+    );
     assert_eq!(claim["taints"], serde_json::json!([]), "{claim:#}");
     assert_eq!(claim["nodeClass"], "default", "{claim:#}");
     // Offline, nothing was launched: no instanceId/providerID yet.

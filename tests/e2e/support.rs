@@ -49,6 +49,36 @@ pub fn boto3(moto: &crate::moto::Moto, code: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// The fields of every `ProvisioningPlan` NodeClaim (docs/spec.md §5 `nodeClaims[]`).
+pub const PLAN_NODECLAIM_FIELDS: [&str; 16] = [
+    "name",
+    "nodePool",
+    "nodeClass",
+    "instanceType",
+    "instanceTypes",
+    "capacityType",
+    "zone",
+    "zones",
+    "pricePerHour",
+    "round",
+    "pods",
+    "requests",
+    "labels",
+    "annotations",
+    "taints",
+    "requirements",
+];
+
+/// Asserts `object` has each of `fields` (`what` names it in the failure).
+pub fn assert_fields(object: &serde_json::Value, fields: &[&str], what: &str) {
+    for field in fields {
+        assert!(
+            object.get(field).is_some(),
+            "{what}.{field} missing: {object:#}"
+        );
+    }
+}
+
 /// What running the binary produced.
 pub struct Run {
     pub code: i32,

@@ -189,6 +189,13 @@ impl Sink<Event> for ReplacePrinter<'_> {
                     "node {node} has a replacement in progress ({REPLACEMENT} {record}) but is not selected: select it to finish it"
                 ),
             ),
+            Event::LeftToDriftReplace { node, record } => warn(
+                global,
+                err,
+                &format!(
+                    "node {node} has a `drift replace` replacement in progress ({REPLACEMENT} {record}), left to it: resume it with `kubectl karpenter drift replace {node} --yes`"
+                ),
+            ),
             Event::Launch(e) => EventPrinter::new(global, err).emit(e),
             Event::Node { node, step } => {
                 status(global, err, &format!("{node}: {}", step_text(&step)))

@@ -821,31 +821,47 @@ impl State {
         }
     }
 
-    /// How many pods a PDB expects, as the disruption controller counts them
-    /// (`k8s.io/kubernetes pkg/controller/disruption/disruption.go` `getExpectedPodCount` →
-    /// `getExpectedScale`): each controller of the selected pods counted once at its
-    /// `spec.replicas`, so a pod just evicted and not yet made again is still expected (and
-    /// unhealthy). A pod whose controller the fake does not hold counts for itself.
-    fn expected_pods(&self, namespace: Option<&str>, selected: &[&Value]) -> i64 {
+    /// The scale of the controllers of a PDB's pods, as the disruption controller sums it
+    /// (`k8s.io/kubernetes pkg/controller/disruption/disruption.go` `getExpectedScale`): each
+    /// controller counted once at its `spec.replicas` — a ReplicaSet a Deployment controls at the
+    /// Deployment's (`getPodDeployment`) —, so a pod just evicted and not yet made again is
+    /// still expected (and unhealthy). A pod with no controller is unmanaged and not counted. A
+    /// pod whose controller the fake does not hold counts for itself (upstream fails the sync
+    /// and allows nothing; tests put pods without their owners).
+    fn expected_scale(&self, namespace: Option<&str>, selected: &[&Value]) -> i64 {
+        let controller_of = |object: &Value| -> Option<(String, String, String)> {
+            let r = object
+                .pointer("/metadata/ownerReferences")
+                .and_then(Value::as_array)?
+                .iter()
+                .find(|r| r["controller"] == true)?;
+            Some((
+                r["apiVersion"].as_str()?.to_string(),
+                r["kind"].as_str()?.to_string(),
+                r["name"].as_str()?.to_string(),
+            ))
+        };
+        let held = |(api_version, kind, name): &(String, String, String)| {
+            self.objects.get(&Key {
+                prefix: prefix_of(api_version),
+                resource: plural(kind),
+                namespace: namespace.map(str::to_string),
+                name: name.clone(),
+            })
+        };
         let mut controllers = BTreeSet::new();
         let mut expected = 0i64;
         for pod in selected {
-            let owner = pod
-                .pointer("/metadata/ownerReferences")
-                .and_then(Value::as_array)
-                .and_then(|refs| refs.iter().find(|r| r["controller"] == true));
-            let scale = owner.and_then(|r| {
-                let (api_version, kind) = (r["apiVersion"].as_str()?, r["kind"].as_str()?);
-                let name = r["name"].as_str()?;
-                let key = Key {
-                    prefix: prefix_of(api_version),
-                    resource: plural(kind),
-                    namespace: namespace.map(str::to_string),
-                    name: name.into(),
-                };
-                let object = self.objects.get(&key)?;
+            let Some(owner) = controller_of(pod) else {
+                continue;
+            };
+            let scale = held(&owner).and_then(|object| {
+                let deployment = controller_of(object)
+                    .filter(|(_, kind, _)| owner.1 == "ReplicaSet" && kind == "Deployment")
+                    .and_then(|d| Some((held(&d)?, d)));
+                let (object, controller) = deployment.unwrap_or((object, owner.clone()));
                 let replicas = object.pointer("/spec/replicas").and_then(Value::as_i64)?;
-                Some(((kind.to_string(), name.to_string()), replicas))
+                Some((controller, replicas))
             });
             match scale {
                 Some((controller, replicas)) => {
@@ -860,7 +876,10 @@ impl State {
     }
 
     /// `status.disruptionsAllowed` when the PDB has a status, else computed from its spec and
-    /// the healthy (Running, not terminating) pods it selects.
+    /// the healthy (Running, not terminating) pods it selects as the disruption controller does
+    /// (`disruption.go` `getExpectedPodCount`, `updatePdbStatus`): `maxUnavailable` and a
+    /// percentage `minAvailable` scale with the controllers' replicas (rounded up), an integer
+    /// `minAvailable` is the healthy pods wanted; nothing is allowed while nothing is expected.
     fn disruptions_allowed(&self, pdb: &Value) -> i64 {
         if let Some(n) = pdb
             .pointer("/status/disruptionsAllowed")
@@ -877,7 +896,7 @@ impl State {
             })
             .map(|(_, p)| p)
             .collect();
-        let expected = self.expected_pods(namespace, &selected);
+        let (expected, desired) = self.expected_and_desired(pdb, namespace, &selected);
         let healthy = selected
             .iter()
             .filter(|p| {
@@ -885,27 +904,43 @@ impl State {
                     && p.pointer("/metadata/deletionTimestamp").is_none()
             })
             .count() as i64;
-        let scaled = |v: &Value, round_up: bool| -> i64 {
+        if expected <= 0 {
+            return 0;
+        }
+        (healthy - desired).max(0)
+    }
+
+    /// A PDB's expected pods and the healthy pods it wants (`disruption.go`
+    /// `getExpectedPodCount`; `maxUnavailable` first, as there).
+    fn expected_and_desired(
+        &self,
+        pdb: &Value,
+        namespace: Option<&str>,
+        selected: &[&Value],
+    ) -> (i64, i64) {
+        // `intstr.GetScaledValueFromIntOrPercent(…, roundUp=true)`.
+        let scaled = |v: &Value, expected: i64| -> i64 {
             match v {
                 Value::Number(n) => n.as_i64().unwrap_or(0),
                 Value::String(s) => {
                     let pct: i64 = s.trim_end_matches('%').parse().unwrap_or(0);
-                    if round_up {
-                        (pct * expected + 99) / 100
-                    } else {
-                        pct * expected / 100
-                    }
+                    (pct * expected + 99) / 100
                 }
                 _ => 0,
             }
         };
-        if let Some(min) = pdb.pointer("/spec/minAvailable") {
-            return healthy - scaled(min, true);
-        }
         if let Some(max) = pdb.pointer("/spec/maxUnavailable") {
-            return scaled(max, true) - (expected - healthy);
+            let expected = self.expected_scale(namespace, selected);
+            return (expected, (expected - scaled(max, expected)).max(0));
         }
-        0
+        match pdb.pointer("/spec/minAvailable") {
+            Some(Value::Number(min)) => (selected.len() as i64, min.as_i64().unwrap_or(0)),
+            Some(min) => {
+                let expected = self.expected_scale(namespace, selected);
+                (expected, scaled(min, expected))
+            }
+            None => (0, 0),
+        }
     }
 }
 

@@ -236,3 +236,164 @@ fn kinds_map_to_their_resources() {
         assert_eq!(plural(kind), resource);
     }
 }
+
+/// The fake's PDB arithmetic, as Kubernetes' disruption controller does it
+/// (`k8s.io/kubernetes pkg/controller/disruption/disruption.go` `getExpectedPodCount`,
+/// `getExpectedScale`, `updatePdbStatus`; its tests `TestMaxUnavailable`,
+/// `TestReplicaSetScaleDown`, `TestUnmanagedPodsWithPercentage`...): the expected pods are the
+/// controllers' `spec.replicas`, each controller once (a Deployment's for its ReplicaSet's pods),
+/// not the pods present; an integer `minAvailable` counts only healthy pods; a pod with no
+/// controller is not expected; nothing is allowed while nothing is expected. Each row: the
+/// owners put, the pods (name, controller, Running), the PDB spec → evictions allowed.
+#[test]
+fn pdb_disruptions_allowed_follow_the_controllers_scale() {
+    let rs = |name: &str, replicas: i64, deployment: Option<&str>| {
+        let owners: Vec<Value> = deployment
+            .map(|d| json!({"apiVersion": "apps/v1", "kind": "Deployment", "name": d, "controller": true}))
+            .into_iter()
+            .collect();
+        json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+            "metadata": {"name": name, "namespace": "default", "ownerReferences": owners},
+            "spec": {"replicas": replicas}})
+    };
+    let deployment = |name: &str, replicas: i64| {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": "default"}, "spec": {"replicas": replicas}})
+    };
+    let sts = |name: &str, replicas: i64| {
+        json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": name, "namespace": "default"}, "spec": {"replicas": replicas}})
+    };
+    type Pods = &'static [(&'static str, Option<(&'static str, &'static str)>, bool)];
+    let rs_a3 = || vec![rs("a", 3, None)];
+    let cases: Vec<(&str, Vec<Value>, Pods, Value, i64)> = vec![
+        (
+            "maxUnavailable 1 of a ReplicaSet of 3, one pod gone: the gone one is unavailable",
+            rs_a3(),
+            &[
+                ("a-1", Some(("ReplicaSet", "a")), true),
+                ("a-2", Some(("ReplicaSet", "a")), true),
+            ],
+            json!({"maxUnavailable": 1}),
+            0,
+        ),
+        (
+            "maxUnavailable 1 of a ReplicaSet of 3, all there",
+            rs_a3(),
+            &[
+                ("a-1", Some(("ReplicaSet", "a")), true),
+                ("a-2", Some(("ReplicaSet", "a")), true),
+                ("a-3", Some(("ReplicaSet", "a")), true),
+            ],
+            json!({"maxUnavailable": 1}),
+            1,
+        ),
+        (
+            "minAvailable 50% of 4 replicas (2, rounded up), 3 healthy of 3 present",
+            vec![sts("db", 4)],
+            &[
+                ("db-0", Some(("StatefulSet", "db")), true),
+                ("db-1", Some(("StatefulSet", "db")), true),
+                ("db-2", Some(("StatefulSet", "db")), true),
+            ],
+            json!({"minAvailable": "50%"}),
+            1,
+        ),
+        (
+            "maxUnavailable 30% of 4 (2, rounded up), one not Running",
+            vec![sts("db", 4)],
+            &[
+                ("db-0", Some(("StatefulSet", "db")), true),
+                ("db-1", Some(("StatefulSet", "db")), true),
+                ("db-2", Some(("StatefulSet", "db")), true),
+                ("db-3", Some(("StatefulSet", "db")), false),
+            ],
+            json!({"maxUnavailable": "30%"}),
+            1,
+        ),
+        (
+            "integer minAvailable: the pods present, not the scale (getExpectedPodCount)",
+            rs_a3(),
+            &[
+                ("a-1", Some(("ReplicaSet", "a")), true),
+                ("a-2", Some(("ReplicaSet", "a")), true),
+            ],
+            json!({"minAvailable": 1}),
+            1,
+        ),
+        (
+            "a ReplicaSet a Deployment controls is counted at the Deployment's replicas",
+            vec![rs("web-7d", 2, Some("web")), deployment("web", 3)],
+            &[
+                ("web-1", Some(("ReplicaSet", "web-7d")), true),
+                ("web-2", Some(("ReplicaSet", "web-7d")), true),
+            ],
+            json!({"maxUnavailable": 1}),
+            0,
+        ),
+        (
+            "two controllers: their scales add up, each once",
+            vec![rs("a", 2, None), sts("db", 2)],
+            &[
+                ("a-1", Some(("ReplicaSet", "a")), true),
+                ("a-2", Some(("ReplicaSet", "a")), true),
+                ("db-0", Some(("StatefulSet", "db")), true),
+            ],
+            json!({"maxUnavailable": 1}),
+            0,
+        ),
+        (
+            "unmanaged pods only: nothing expected, nothing allowed (updatePdbStatus)",
+            vec![],
+            &[("bare-1", None, true), ("bare-2", None, true)],
+            json!({"maxUnavailable": 1}),
+            0,
+        ),
+        (
+            "an unmanaged pod beside a ReplicaSet's: healthy, not expected",
+            vec![rs("a", 2, None)],
+            &[
+                ("a-1", Some(("ReplicaSet", "a")), true),
+                ("a-2", Some(("ReplicaSet", "a")), true),
+                ("bare", None, true),
+            ],
+            json!({"maxUnavailable": 1}),
+            2,
+        ),
+        (
+            "a controller the fake does not hold: the pod counts for itself",
+            vec![],
+            &[
+                ("a-1", Some(("ReplicaSet", "a")), true),
+                ("a-2", Some(("ReplicaSet", "a")), true),
+            ],
+            json!({"maxUnavailable": 1}),
+            1,
+        ),
+    ];
+    for (scenario, owners, pods, spec, want) in cases {
+        let c = FakeCluster::new();
+        c.put_all(owners);
+        for (name, owner, running) in pods {
+            let mut p = pod(name, "n", "app");
+            if let Some((kind, owner)) = owner {
+                p["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1",
+                    "kind": kind, "name": owner, "controller": true}]);
+            }
+            if !running {
+                p["status"]["phase"] = json!("Pending");
+            }
+            c.put(p);
+        }
+        let mut pdb = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": "app", "namespace": "default"},
+            "spec": {"selector": {"matchLabels": {"app": "app"}}}});
+        pdb["spec"]
+            .as_object_mut()
+            .unwrap()
+            .extend(spec.as_object().unwrap().clone());
+        c.put(pdb.clone());
+        let allowed = c.state.borrow().disruptions_allowed(&pdb);
+        assert_eq!(allowed, want, "{scenario}");
+    }
+}

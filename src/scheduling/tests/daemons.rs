@@ -296,3 +296,46 @@ fn daemonsets_selecting_the_registered_and_initialized_labels_count() {
     assert_eq!(launched(&[REGISTERED]), 4);
     assert_eq!(launched(&[]), 4);
 }
+
+/// core#2984 (kubernetes-sigs/karpenter issue 2984, open): `hubble-relay` requires hostname pod
+/// affinity to `k8s-app=cilium`, a DaemonSet's pods. Karpenter's topology counts only pods that
+/// exist (`topology.go` `countDomains`), so a new NodeClaim — which will run cilium once it has
+/// joined — has none, and the pod fits no new node. The thread's complaint is that the reason did
+/// not say the pods it follows are DaemonSet pods: it says so now, naming the DaemonSet; an
+/// affinity to other pods reads as before.
+#[test]
+fn an_affinity_to_daemonset_pods_says_they_are_daemonset_pods() {
+    let cilium = PodBuilder::new("cilium")
+        .namespace("kube-system")
+        .label("k8s-app", "cilium")
+        .cpu("100m")
+        .daemonset("cilium")
+        .build();
+    let reason = |follows: &str| {
+        let relay = PodBuilder::new("hubble-relay-0")
+            .namespace("kube-system")
+            .cpu("100m")
+            .affinity(HOSTNAME, &[("k8s-app", follows)]);
+        let mut inp = input(
+            vec![relay.build()],
+            vec![pool_input(node_pool("default"), default_types())],
+        );
+        inp.daemonsets = vec![cilium.clone()];
+        let plan = solve(&inp);
+        assert!(plan.node_claims.is_empty(), "{:?}", plan.node_claims);
+        plan.unschedulable[0].reason.to_string()
+    };
+    let daemon = reason("cilium");
+    assert!(
+        daemon.contains(
+            "pod affinity on kubernetes.io/hostname (pods k8s-app=cilium) cannot be satisfied: the pods it selects are DaemonSet kube-system/cilium's, which Karpenter counts only on existing nodes (a new node runs them once it has joined)"
+        ),
+        "{daemon}"
+    );
+    let other = reason("redis");
+    assert!(
+        other.contains("(pods k8s-app=redis) cannot be satisfied"),
+        "{other}"
+    );
+    assert!(!other.contains("DaemonSet"), "{other}");
+}

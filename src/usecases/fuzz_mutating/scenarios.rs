@@ -197,26 +197,7 @@ fn drift_pass(
 
 /// `drift check`'s verdict on a node of pool `default`: drifted, its AMI.
 fn drifted(name: &str) -> NodeDrift {
-    NodeDrift {
-        name: name.into(),
-        node_pool: Some("default".into()),
-        node_class: None,
-        node_claim: None,
-        instance_id: None,
-        instance_type: None,
-        zone: None,
-        created: None,
-        age_seconds: None,
-        launched_by: "kubectl-karpenter",
-        status: Verdict::Drifted,
-        drifted: true,
-        reason: Some(DriftReason::AmiDrift),
-        detail: String::new(),
-        image_id: None,
-        expected_image_ids: Vec::new(),
-        changes: Vec::new(),
-        not_checked: Vec::new(),
-    }
+    crate::usecases::testing::verdict(name, Verdict::Drifted, Some(DriftReason::AmiDrift))
 }
 
 /// Lets the world settle after a run: the kubelet registers what launched, the scheduler

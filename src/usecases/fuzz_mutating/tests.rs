@@ -191,7 +191,7 @@ fn round_2_a_second_operators_killed_run_is_resumed_by_the_watch() {
 /// PDB's expected pods from the pods present, so the first eviction (the pod gone at once)
 /// lowered it and allowed a second; the disruption controller counts the owner's scale
 /// (kubernetes `pkg/controller/disruption/disruption.go` `getExpectedPodCount`), which the fake
-/// now does (`expected_pods`, the world's ReplicaSets put in the cluster).
+/// now does (`expected_scale`, the world's ReplicaSets put in the cluster).
 #[test]
 fn round_2_expired_nodes_never_take_a_pdbs_pods_below_its_budget() {
     for seed in [614, 673, 1148, 1256] {

@@ -260,7 +260,7 @@ fn kubelet(world: &World) {
 fn replica_sets(world: &World, replicas: BTreeMap<String, usize>) {
     let cluster = world.cluster.clone();
     // The ReplicaSets themselves, whose scale a PodDisruptionBudget expects (the fake's
-    // `expected_pods`): a pod evicted and not yet made again still counts, unhealthy.
+    // `expected_scale`): a pod evicted and not yet made again still counts, unhealthy.
     for (group, want) in &replicas {
         cluster.put(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
             "metadata": {"name": group, "namespace": "default", "uid": format!("rs-{group}")},

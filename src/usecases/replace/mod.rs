@@ -250,6 +250,14 @@ pub enum Event {
         /// Its record, as written.
         record: String,
     },
+    /// A node a killed `drift replace` left in replacement, met by `consolidate`: left to
+    /// `drift replace`, which resumes it when the node is selected.
+    LeftToDriftReplace {
+        /// The node.
+        node: String,
+        /// Its record, as written.
+        record: String,
+    },
     /// A replacement NodeClaim was launched or adopted, or could not be.
     Launch(provisioning::Event),
     /// A step of one node.

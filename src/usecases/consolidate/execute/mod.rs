@@ -37,7 +37,7 @@ use crate::cloud::types::Compute;
 use crate::disruption::consolidation::{
     self, Action as Decided, ConsolidationReport, Decision, Method as Decider,
 };
-use crate::disruption::replace::{Action, Chosen, Method, Record, Status, Step};
+use crate::disruption::replace::{Action, Chosen, Method, Record, Status, Step, REPLACEMENT};
 use crate::error::CommandError;
 use crate::k8s::Cluster;
 use crate::model::node::{GoneInstance, Node};
@@ -66,6 +66,9 @@ pub struct Round {
     /// What reading the cluster has to tell (buffers that could not be read or provision
     /// nothing), one line each.
     pub warnings: Vec<String>,
+    /// The selected nodes a killed `drift replace` left in replacement (node, record as
+    /// written): not candidates, not resumed here — `drift replace`'s to resume.
+    pub drift_records: Vec<(String, String)>,
 }
 
 impl Round {
@@ -136,6 +139,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
     // Nodes whose instance is gone: no capacity, no candidate (docs/reliability.md).
     let gone = gone_instances(live.cloud, &manifests)?;
     let resumed = resumed(&manifests, config, held_back);
+    let drift_records = drift_records(&manifests, config);
     let policies = super::policies(config, deciding.controller.as_ref());
     if !resumed.is_empty() {
         return Ok(Round {
@@ -145,6 +149,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
             gone,
             policies,
             warnings,
+            drift_records,
         });
     }
     let mut copy = manifests.clone();
@@ -198,6 +203,7 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
         gone,
         policies,
         warnings,
+        drift_records,
     })
 }
 
@@ -228,6 +234,14 @@ pub fn execute<C: Cluster, P: Compute, K: Clock + ?Sized>(
         for line in &round.warnings {
             if told.insert(line.clone()) {
                 events.emit(Event::Warning(line.clone()));
+            }
+        }
+        for (node, record) in &round.drift_records {
+            if told.insert(format!("{REPLACEMENT} {node}")) {
+                events.emit(Event::LeftToDriftReplace {
+                    node: node.clone(),
+                    record: record.clone(),
+                });
             }
         }
         if round.actions.is_empty() {
@@ -342,6 +356,28 @@ fn resumed(m: &Manifests, config: &Config, held_back: &BTreeSet<String>) -> Vec<
         }
     }
     out
+}
+
+/// The selected nodes whose record is a `drift replace` run's (method `drift`/`static-drift`):
+/// `resumed` leaves them and they are no candidates, so the run says whose they are and how they
+/// go on (docs/consolidation.md "Resumable").
+fn drift_records(m: &Manifests, config: &Config) -> Vec<(String, String)> {
+    m.nodes
+        .iter()
+        .filter(|node| selected(node, config))
+        .filter(|node| {
+            Record::of(node)
+                .is_some_and(|r| matches!(r.method, Method::Drift | Method::StaticDrift))
+        })
+        .map(|node| {
+            let record = node
+                .annotations
+                .get(REPLACEMENT)
+                .cloned()
+                .unwrap_or_default();
+            (node.name.clone(), record)
+        })
+        .collect()
 }
 
 /// The pipeline's actions for the engine's action, its nodes in order.

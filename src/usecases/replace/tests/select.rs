@@ -3,33 +3,12 @@
 use std::collections::VecDeque;
 
 use super::*;
-use crate::drift::{DriftReason, Evaluation, NodeDrift, Status as Verdict};
+use crate::drift::{DriftReason, Evaluation, Status as Verdict};
 use crate::error::{CommandError, CommandResult, Exit};
 use crate::usecases::replace::select::{check_named, select};
 use crate::usecases::replace::watch::{watch, Passes};
 
-pub(super) fn verdict_of(name: &str, status: Verdict, reason: Option<DriftReason>) -> NodeDrift {
-    NodeDrift {
-        name: name.into(),
-        node_pool: Some("default".into()),
-        node_class: None,
-        node_claim: None,
-        instance_id: None,
-        instance_type: None,
-        zone: None,
-        created: None,
-        age_seconds: None,
-        launched_by: "kubectl-karpenter",
-        status,
-        drifted: status == Verdict::Drifted,
-        reason,
-        detail: String::new(),
-        image_id: None,
-        expected_image_ids: Vec::new(),
-        changes: Vec::new(),
-        not_checked: Vec::new(),
-    }
-}
+pub(super) use crate::usecases::testing::verdict as verdict_of;
 
 fn names(actions: &[Action]) -> Vec<&str> {
     actions.iter().map(|a| a.node.name.as_str()).collect()

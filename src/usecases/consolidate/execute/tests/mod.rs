@@ -590,6 +590,20 @@ fn a_node_in_drift_replacement_is_not_consolidated() {
     let run = run(&world);
     assert!(run.outcomes.is_empty(), "{:#?}", run.outcomes);
     assert!(present(&world.cluster, &drifting));
+    // Left to `drift replace`, and said so once: the node and its record, for the command
+    // that resumes it (docs/consolidation.md "Resumable").
+    let told: Vec<&Event> = run
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::LeftToDriftReplace { .. }))
+        .collect();
+    match told.as_slice() {
+        [Event::LeftToDriftReplace { node, record }] => {
+            assert_eq!(node, &drifting);
+            assert!(record.contains("\"drift\""), "{record}");
+        }
+        other => panic!("{other:#?}"),
+    }
 }
 
 mod commands;
