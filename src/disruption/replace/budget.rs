@@ -87,6 +87,64 @@ pub fn free_slots_for(pools: &[NodePool], nodes: &[Node], method: Method, now: i
     Slots(slots)
 }
 
+/// The free slots of a queue whose nodes need not share one method (`consolidate --yes` starts
+/// its v1 expirations, which no budget limits, beside consolidations, which their budget does):
+/// each node is held to its own method's slots, and a start takes from every method's count of
+/// its pool — one more disrupting node counts against each reason's budget (core v1.14.1
+/// `disruption/helpers.go` `BuildDisruptionBudgetMapping`: a reason's allowance minus the pool's
+/// disrupting nodes, whatever disrupts them).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct QueueSlots {
+    by_method: BTreeMap<Method, Slots>,
+    /// For a method not in `by_method`.
+    other: Slots,
+}
+
+impl QueueSlots {
+    /// The slots of `pools` for every method of `queue`; a node of another method has none.
+    pub fn for_queue<'a>(
+        pools: &[NodePool],
+        nodes: &[Node],
+        queue: impl IntoIterator<Item = &'a Queued>,
+        now: i64,
+    ) -> QueueSlots {
+        let methods: BTreeSet<Method> = queue.into_iter().map(|q| q.action.method).collect();
+        QueueSlots {
+            by_method: methods
+                .into_iter()
+                .map(|m| (m, free_slots_for(pools, nodes, m, now)))
+                .collect(),
+            other: Slots::new(pools.iter().map(|p| (p.name.clone(), Some(0)))),
+        }
+    }
+
+    /// Whether `q` may start: its pool has room under its method's budget.
+    pub fn has_room(&self, q: &Queued) -> bool {
+        self.by_method
+            .get(&q.action.method)
+            .unwrap_or(&self.other)
+            .has_room(q.pool())
+    }
+
+    /// One node of `pool` starts, whatever its method.
+    pub fn take(&mut self, pool: &str) {
+        for slots in self.by_method.values_mut() {
+            slots.take(pool);
+        }
+        self.other.take(pool);
+    }
+}
+
+impl From<Slots> for QueueSlots {
+    /// The same slots for every method.
+    fn from(slots: Slots) -> QueueSlots {
+        QueueSlots {
+            by_method: BTreeMap::new(),
+            other: slots,
+        }
+    }
+}
+
 /// `--via-controller`: Karpenter's own arithmetic (nodes being deleted and NotReady nodes
 /// count as disrupting), where the nodes this run handed over (`handed_over`: node name →
 /// pool) count as disrupting until their pods are placed again, and the controller's own
@@ -129,10 +187,11 @@ pub fn controller_free_slots(
 /// engine decided the command within the budgets, counted for all of its nodes.
 pub fn pick(
     queue: &mut VecDeque<Queued>,
-    mut slots: Slots,
+    slots: impl Into<QueueSlots>,
     room: usize,
     now: Duration,
 ) -> Vec<Queued> {
+    let mut slots = slots.into();
     let mut picked = Vec::new();
     let mut rest = VecDeque::new();
     let mut commands: BTreeSet<Vec<String>> = BTreeSet::new();
@@ -140,7 +199,7 @@ pub fn pick(
     for q in queue.drain(..) {
         let resuming = q.record.is_some();
         let follows = q.action.in_command() && commands.contains(&q.action.command);
-        let fits = resuming || slots.has_room(q.pool());
+        let fits = resuming || slots.has_room(&q);
         let due = q.not_before.is_none_or(|t| t <= now);
         if follows || (leading < room && fits && due) {
             if !resuming {
@@ -164,14 +223,6 @@ pub fn pick(
     picked.extend(with);
     *queue = rest;
     picked
-}
-
-/// The method of a run over `queue`: its first node's (a run carries one method's nodes).
-pub fn method_of<'a>(queue: impl IntoIterator<Item = &'a Queued>) -> Method {
-    queue
-        .into_iter()
-        .next()
-        .map_or(Method::Drift, |q| q.action.method)
 }
 
 /// The distinct NodePools of `queue`, in order.

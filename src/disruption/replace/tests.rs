@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::time::Duration;
 
-use super::budget::{controller_free_slots, free_slots, free_slots_for, pick, Slots};
+use super::budget::{controller_free_slots, free_slots, free_slots_for, pick, QueueSlots, Slots};
 use super::machine::*;
 use super::*;
 use crate::disruption::budgets::DisruptionReason;
@@ -641,10 +641,59 @@ fn slots_follow_the_budget_of_the_method_s_reason() {
         None,
         "no budget for Drifted: unlimited"
     );
-    // The run's method is its first node's.
-    let queue = [queued("a", "default", false, 0)];
-    assert_eq!(super::budget::method_of(&queue), Method::Drift);
     assert!(Method::EmptyDelete.is_delete() && !Method::ConsolidationReplace.is_delete());
+}
+
+/// `consolidate --yes` queues v1 expirations (no budget) beside consolidations (their reason's
+/// budget, here `Empty: 1`, `Underutilized: 0`): each node is held to its own method's, and
+/// an expiration that starts counts against the others' (core v1.14.1 `disruption/helpers.go`
+/// `BuildDisruptionBudgetMapping`). Before, a run followed its first node's method, so an
+/// expiration first left the consolidations unlimited (the mutating fuzzer's round 3, seeds
+/// 332 and 388).
+#[test]
+fn a_queue_of_expirations_and_consolidations_holds_each_to_its_own_budget() {
+    let mut p = pool("default", None);
+    p.disruption.budgets = vec![
+        Budget {
+            nodes: "0".into(),
+            reasons: vec!["Underutilized".into()],
+            ..Budget::default()
+        },
+        Budget {
+            nodes: "1".into(),
+            reasons: vec!["Empty".into()],
+            ..Budget::default()
+        },
+    ];
+    let of = |name: &str, method: Method, outcome: usize| {
+        let mut q = queued(name, "default", false, outcome);
+        q.action.method = method;
+        q.action.pool = p.clone();
+        q
+    };
+    let nodes = cluster(10);
+    let pools = std::slice::from_ref(&p);
+    let mut queue: VecDeque<Queued> = vec![
+        of("expired-1", Method::Expiration, 0),
+        of("underused", Method::ConsolidationDelete, 1),
+        of("expired-2", Method::Expiration, 2),
+        of("empty", Method::EmptyDelete, 3),
+    ]
+    .into();
+    let slots = QueueSlots::for_queue(pools, &nodes, &queue, 0);
+    let picked = pick(&mut queue, slots, 10, secs(0));
+    let names: Vec<&str> = picked.iter().map(|q| q.action.node.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["expired-1", "expired-2"],
+        "the expirations go; the first took the empty node's one slot too"
+    );
+    let left: Vec<&str> = queue.iter().map(|q| q.action.node.name.as_str()).collect();
+    assert_eq!(left, ["underused", "empty"]);
+    // Alone, the empty node has its slot.
+    let mut queue: VecDeque<Queued> = vec![of("empty", Method::EmptyDelete, 0)].into();
+    let slots = QueueSlots::for_queue(pools, &nodes, &queue, 0);
+    assert_eq!(pick(&mut queue, slots, 10, secs(0)).len(), 1);
 }
 
 /// v1 expiration is forceful (`core v1.x pkg/controllers/nodeclaim/expiration/controller.go`,

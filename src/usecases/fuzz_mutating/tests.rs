@@ -259,12 +259,11 @@ fn round_3_a_budget_lowered_mid_run_holds_back_what_has_not_started() {
 }
 
 /// Seeds 332 and 388 of round 3 (drift then consolidation, expiring sparse worlds, the pool's
-/// budget `0` from the start): a node not expired counted in disruption at 83 s / 60 s (the
-/// watch at every tick). Open: not yet told apart — the product (a queue whose budget
-/// arithmetic follows its first node's method: `budget::method_of`, an expiration first
-/// making the pool unlimited) or the checker (which node it is, the invariant does not say).
+/// budget `0` from the start): a consolidation started beside an expiration although its budget
+/// was 0 — the run's budget arithmetic followed its first node's method, an expiration's, which
+/// no budget limits. Now each node is held to its own method's budget
+/// (`disruption::replace::tests::a_queue_of_expirations_and_consolidations_holds_each_to_its_own_budget`).
 #[test]
-#[ignore = "open: round 3 seeds 332 and 388, see docs/upstream-tests/fuzzing.md (s34-fuzzmut3)"]
 fn round_3_a_zero_budget_holds_in_a_world_with_drift_consolidation_and_expiration() {
     for seed in [332, 388] {
         let c = round3::case3(seed);

@@ -24,7 +24,7 @@ use super::{Event, NodeOutcome, NodeStep, Settings};
 use crate::cloud::launch;
 use crate::cloud::types::Compute;
 use crate::disruption::budgets::TerminatingInstances;
-use crate::disruption::replace::budget::{free_slots_for, method_of, pick, pools_of};
+use crate::disruption::replace::budget::{pick, pools_of, QueueSlots};
 use crate::disruption::replace::machine::{Ending, Failures, Replacement, State};
 use crate::disruption::replace::{Queued, Record, Status};
 use crate::error::CommandError;
@@ -155,7 +155,6 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
 
     fn run(&mut self, queue: Vec<Queued>) -> Result<(), CommandError> {
         let mut pools = pools_of(&queue);
-        let method = method_of(&queue);
         let mut queue: VecDeque<Queued> = queue.into();
         let mut nodes = steps::live_nodes(self.live.cluster)?;
         let mut listed = self.monotonic();
@@ -181,7 +180,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
                     listed = self.monotonic();
                 }
                 let counted = self.terminating.counted(&nodes);
-                let slots = free_slots_for(&pools, &counted, method, self.live.clock.now());
+                let slots = QueueSlots::for_queue(&pools, &counted, &queue, self.live.clock.now());
                 let room = self.settings.max_parallel - self.active.len();
                 let picked = pick(&mut queue, slots, room, self.monotonic());
                 if !picked.is_empty() {

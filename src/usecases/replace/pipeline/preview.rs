@@ -7,7 +7,7 @@ use super::command::{leaving, planned_with};
 use crate::api::Manifests;
 use crate::cloud::types::Compute;
 use crate::disruption::budgets::TerminatingInstances;
-use crate::disruption::replace::budget::{free_slots_for, method_of, pools_of};
+use crate::disruption::replace::budget::{pools_of, QueueSlots};
 use crate::disruption::replace::{Action, Detail, Queued, Status};
 use crate::error::CommandError;
 use crate::k8s::Cluster;
@@ -76,10 +76,10 @@ pub fn preview<C: Cluster, P: Compute, K: Clock + ?Sized>(
     // `disruption/helpers.go BuildDisruptionBudgetMapping`). Read once: the flag is final, and
     // the nodes this run terminates itself are its replacements, counted apart.
     let terminating = TerminatingInstances::of(&m.node_claims);
-    let mut slots = free_slots_for(
+    let mut slots = QueueSlots::for_queue(
         &pools_of(&queue),
         &terminating.counted(&m.nodes),
-        method_of(&queue),
+        &queue,
         now,
     );
     let mut planner = Planner::new(
@@ -129,7 +129,7 @@ pub fn preview<C: Cluster, P: Compute, K: Clock + ?Sized>(
             }
         }
         let resuming = q.record.is_some();
-        if starting >= settings.max_parallel || !(resuming || slots.has_room(&pool.name)) {
+        if starting >= settings.max_parallel || !(resuming || slots.has_room(&q)) {
             o.detail = Detail::StartsWhenRoom {
                 pool: pool.name.clone(),
             };

@@ -7,7 +7,7 @@ use super::command::{commands, leaving, planned_with};
 use super::{gone_as, roll_back, terminate, Job, Launchable, Pipeline, PDB_RETRY};
 use crate::api::Manifests;
 use crate::cloud::types::Compute;
-use crate::disruption::replace::budget::{free_slots_for, method_of, pools_of};
+use crate::disruption::replace::budget::{pools_of, QueueSlots};
 use crate::disruption::replace::machine::{entry, Detaching, Drain, Entry, Replacement, State};
 use crate::disruption::replace::{Detail, Queued, Record, Status, Step};
 use crate::error::CommandError;
@@ -141,7 +141,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             .collect();
         let counted = self.terminating.counted(&snapshot.nodes);
         let now = self.live.clock.now();
-        let mut slots = free_slots_for(&pools, &counted, method_of(&picked), now);
+        let mut slots = QueueSlots::for_queue(&pools, &counted, &picked, now);
         let (mut kept, mut back): (Vec<Queued>, Vec<Queued>) = (Vec::new(), Vec::new());
         for q in picked {
             let resuming = q.record.is_some();
@@ -149,7 +149,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             let fits = if q.action.in_command() && back.iter().any(lead) {
                 false
             } else {
-                resuming || kept.iter().any(lead) || slots.has_room(q.pool())
+                resuming || kept.iter().any(lead) || slots.has_room(&q)
             };
             if !fits {
                 back.push(q);
