@@ -27,6 +27,13 @@ pub fn run(ctx: &mut Context<'_>, args: &ConvertArgs) -> CommandResult {
             args.to
         )));
     }
+    // A wide table of YAML has no meaning: refused before the input is read, as `version -o
+    // wide` is (`-o table` is the default, which prints the YAML).
+    if ctx.global.output == OutputFormat::Wide {
+        return Err(CommandError::input(
+            "convert: -o wide: --output must be yaml, json or name (or left out, for YAML)",
+        ));
+    }
     let options = options(ctx.global)?;
     let conversion =
         convert::convert_paths(&args.filenames, &mut std::io::stdin().lock(), &options)?;
@@ -45,7 +52,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ConvertArgs) -> CommandResult {
             .documents
             .iter()
             .try_for_each(|d| writeln!(ctx.out, "{}", shown(&kubectl_name(&d.kind, &d.name)))),
-        // Table, wide and YAML: the commented multi-document YAML.
+        // The default (table) and YAML: the commented multi-document YAML.
         _ => ctx.out.write_all(conversion.to_yaml().as_bytes()),
     };
     written.map_err(|e| CommandError::input(format!("cannot write the output: {e}")))?;
@@ -77,4 +84,34 @@ fn kubectl_name(kind: &str, name: &str) -> String {
         _ => "karpenter.sh",
     };
     format!("{}.{group}/{name}", kind.to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `convert -o wide` is refused in one line before any input is read (exit 2, nothing
+    /// printed), as `version -o wide` is; the default and `-o yaml` print the YAML.
+    #[test]
+    fn convert_refuses_wide_and_prints_yaml_by_default() {
+        let file = format!(
+            "{}/examples/manifests/quickstart.yaml",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let args = ConvertArgs {
+            filenames: vec![file],
+            to: "v1".into(),
+        };
+        let (result, out) =
+            crate::commands::run_with_output(OutputFormat::Wide, |ctx| run(ctx, &args));
+        let e = result.expect_err("refused");
+        assert_eq!(e.exit, Exit::Input);
+        assert!(e.to_string().contains("convert: -o wide"), "{e}");
+        assert!(out.is_empty(), "{out}");
+        for output in [OutputFormat::Table, OutputFormat::Yaml] {
+            let (result, out) = crate::commands::run_with_output(output, |ctx| run(ctx, &args));
+            assert_eq!(result.ok(), Some(Exit::Ok), "{output:?}");
+            assert!(out.contains("kind: NodePool"), "{output:?}: {out}");
+        }
+    }
 }

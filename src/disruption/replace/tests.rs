@@ -57,6 +57,20 @@ fn replacing(n: Node, instances: &[&str]) -> Node {
     with_record(n, &record)
 }
 
+/// Pool `default` (v1) with one budget per `(nodes, reason)`.
+fn pool_with_reason_budgets(budgets: &[(&str, &str)]) -> NodePool {
+    let mut p = pool("default", None);
+    p.disruption.budgets = budgets
+        .iter()
+        .map(|(nodes, reason)| Budget {
+            nodes: (*nodes).into(),
+            reasons: vec![(*reason).into()],
+            ..Budget::default()
+        })
+        .collect();
+    p
+}
+
 fn cluster(count: usize) -> Vec<Node> {
     (0..count)
         .map(|i| node(&format!("n{i}"), "default", &format!("i-{i}")))
@@ -617,19 +631,7 @@ fn statuses_keep_their_report_spelling() {
 
 #[test]
 fn slots_follow_the_budget_of_the_method_s_reason() {
-    let mut p = pool("default", None);
-    p.disruption.budgets = vec![
-        Budget {
-            nodes: "0".into(),
-            reasons: vec!["Underutilized".into()],
-            ..Budget::default()
-        },
-        Budget {
-            nodes: "2".into(),
-            reasons: vec!["Empty".into()],
-            ..Budget::default()
-        },
-    ];
+    let p = pool_with_reason_budgets(&[("0", "Underutilized"), ("2", "Empty")]);
     let pools = std::slice::from_ref(&p);
     let nodes = cluster(10);
     let free = |method: Method| free_slots_for(pools, &nodes, method, 0).free("default");
@@ -652,19 +654,7 @@ fn slots_follow_the_budget_of_the_method_s_reason() {
 /// 332 and 388).
 #[test]
 fn a_queue_of_expirations_and_consolidations_holds_each_to_its_own_budget() {
-    let mut p = pool("default", None);
-    p.disruption.budgets = vec![
-        Budget {
-            nodes: "0".into(),
-            reasons: vec!["Underutilized".into()],
-            ..Budget::default()
-        },
-        Budget {
-            nodes: "1".into(),
-            reasons: vec!["Empty".into()],
-            ..Budget::default()
-        },
-    ];
+    let p = pool_with_reason_budgets(&[("0", "Underutilized"), ("1", "Empty")]);
     let of = |name: &str, method: Method, outcome: usize| {
         let mut q = queued(name, "default", false, outcome);
         q.action.method = method;
