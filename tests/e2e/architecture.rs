@@ -572,7 +572,8 @@ fn command_rules(root: &Path) -> Vec<(PathBuf, Rule)> {
             entries
                 .filter_map(|e| e.ok()?.file_name().into_string().ok())
                 .filter_map(|n| n.strip_suffix(".rs").map(str::to_string))
-                .filter(|n| n != "mod")
+                // `mod.rs` and its tests (`tests.rs`) are `commands` itself.
+                .filter(|n| n != "mod" && n != "tests")
                 .collect()
         })
         .unwrap_or_default();
