@@ -74,6 +74,7 @@ mod public_configs14;
 mod public_configs15;
 mod public_configs8;
 mod public_configs9;
+mod repo_rules;
 mod req_line_by_line;
 mod required_fields;
 mod reservations;
