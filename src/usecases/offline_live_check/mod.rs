@@ -8,11 +8,18 @@
 //! `pkg/controllers/state/cluster.go`); an export is those objects, so nothing but what
 //! docs/commands.md documents may differ.
 //!
+//! Drift worlds ([`drift_world`]: pools and classes edited after launch, hash annotations
+//! written, stale or absent) compare `drift check -o json` and `nodes`' drift column
+//! ([`drift_paths`]); what offline documents it cannot know must be in `notChecked`
+//! (docs/upstream-tests/fuzzing.md "Offline against live, drift (s35-driftfuzz)").
+//!
 //! `cargo test --lib offline_live_check` runs the default sample; `OFFLIVE_N=3000
 //! OFFLIVE_SEED=1 cargo test --lib offline_live_check::sweep -- --ignored --nocapture` the
 //! sweep; `OFFLIVE_SEED=S cargo test --lib offline_live_check::show_one -- --ignored
 //! --nocapture` prints one world's export and differences.
 
+mod drift_paths;
+mod drift_world;
 mod export;
 mod paths;
 #[cfg(test)]
@@ -77,6 +84,24 @@ pub fn run_one(seed: u64) -> Vec<String> {
     out
 }
 
+/// One drift world's differences ([`drift_world`]): `drift check -o json` and `nodes`.
+pub fn run_one_drift(seed: u64) -> Vec<String> {
+    let world = drift_world::make(seed);
+    let (cluster, text) = paths::both(&world);
+    let (mut live, mut offline) = drift_paths::drift(&world, &cluster, &text);
+    let mut names = Vec::new();
+    if let (Ok(l), Ok(o)) = (&mut live, &mut offline) {
+        names = drift_paths::reconcile(l, o);
+    }
+    let mut out = compare("drift check", (live, offline));
+    let (live, mut offline) = paths::nodes(&world, &cluster, &text);
+    if let (Ok(l), Ok(o)) = (&live, &mut offline) {
+        drift_paths::reconcile_nodes(&names, l, o);
+    }
+    out.extend(compare("nodes", (live, offline)));
+    out
+}
+
 fn describe(failures: &[(u64, Vec<String>)]) -> String {
     failures
         .iter()
@@ -87,9 +112,18 @@ fn describe(failures: &[(u64, Vec<String>)]) -> String {
 }
 
 fn sweep_from(seed: u64, n: u64, tell: bool) -> Vec<(u64, Vec<String>)> {
+    sweep_with(run_one, seed, n, tell)
+}
+
+fn sweep_with(
+    run: fn(u64) -> Vec<String>,
+    seed: u64,
+    n: u64,
+    tell: bool,
+) -> Vec<(u64, Vec<String>)> {
     let mut failures = Vec::new();
     for s in seed..seed + n {
-        let v = run_one(s);
+        let v = run(s);
         if !v.is_empty() {
             if tell {
                 eprintln!("seed {s}:\n  {}", v.join("\n  "));
@@ -118,6 +152,41 @@ fn sweep() {
     let failures = sweep_from(seed, n, true);
     eprintln!("{n} worlds from seed {seed}: {} failing", failures.len());
     assert!(failures.is_empty(), "{}", describe(&failures));
+}
+
+/// The default drift sample: 12 drift worlds from seed 1.
+#[test]
+fn offline_and_live_find_the_same_drift() {
+    let failures = sweep_with(run_one_drift, 1, 12, false);
+    assert!(failures.is_empty(), "{}", describe(&failures));
+}
+
+/// The long drift sweep: `OFFLIVE_SEED` (default 1), `OFFLIVE_N` drift worlds (default 2,000).
+#[test]
+#[ignore = "long: run with --ignored"]
+fn drift_sweep() {
+    let (seed, n) = (env("OFFLIVE_SEED", 1), env("OFFLIVE_N", 2_000));
+    let started = std::time::Instant::now();
+    let failures = sweep_with(run_one_drift, seed, n, true);
+    eprintln!(
+        "{n} drift worlds from seed {seed}: {} failing, {:.0} s",
+        failures.len(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(failures.is_empty(), "{}", describe(&failures));
+}
+
+/// Prints one drift world's export and its differences (`OFFLIVE_SEED`).
+#[test]
+#[ignore = "a debugging aid"]
+fn show_one_drift() {
+    let seed = env("OFFLIVE_SEED", 1);
+    let world = drift_world::make(seed);
+    let (cluster, text) = paths::both(&world);
+    eprintln!("{text}\ncatalog: {}", world.catalog);
+    let (live, offline) = drift_paths::drift(&world, &cluster, &text);
+    eprintln!("live: {live:#?}\noffline: {offline:#?}");
+    eprintln!("{:#?}", run_one_drift(seed));
 }
 
 /// Prints one world's export and its differences (`OFFLIVE_SEED`), for minimising.
@@ -175,6 +244,40 @@ fn tally() {
                 .filter(|n| !n["consolidation"].is_null())
                 .count();
             count(format!("nodes with a decision: {}", decided > 0));
+        }
+    }
+    eprintln!("{counts:#?}");
+}
+
+/// What a drift sweep met (`OFFLIVE_SEED`, `OFFLIVE_N`, default 1 and 200): per generation, the
+/// live verdicts and reasons, and the offline `notChecked` lines by their first words.
+#[test]
+#[ignore = "a debugging aid"]
+fn drift_tally() {
+    let (seed, n) = (env("OFFLIVE_SEED", 1), env("OFFLIVE_N", 200));
+    let mut counts = std::collections::BTreeMap::new();
+    for s in seed..seed + n {
+        let world = drift_world::make(s);
+        let (cluster, text) = paths::both(&world);
+        let (live, offline) = drift_paths::drift(&world, &cluster, &text);
+        for (side, v) in [("live", live), ("offline", offline)] {
+            let Ok(v) = v else {
+                *counts.entry(format!("{side} error")).or_insert(0) += 1;
+                continue;
+            };
+            for node in v["nodes"].as_array().into_iter().flatten() {
+                let key = format!(
+                    "{side} {:?} {} {}",
+                    world.gen, node["status"], node["reason"]
+                );
+                *counts.entry(key).or_insert(0) += 1;
+                for why in node["notChecked"].as_array().into_iter().flatten() {
+                    let head: String = why.as_str().unwrap_or_default().chars().take(50).collect();
+                    *counts
+                        .entry(format!("{side} notChecked: {head}"))
+                        .or_insert(0) += 1;
+                }
+            }
         }
     }
     eprintln!("{counts:#?}");

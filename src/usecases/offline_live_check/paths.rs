@@ -159,10 +159,28 @@ fn decisions(plan: &Plan) -> Value {
 }
 
 /// The EC2 instance of each Node of the world (`spec.providerID`), running, as Karpenter
-/// launched it: what the live `nodes` describes.
-fn instances(cluster: &FakeCluster) -> FakeCloud {
+/// launched it (the image its NodeClaim's `status.imageID` records): what the live `nodes`
+/// and `drift check` describe.
+pub fn instances(cluster: &FakeCluster) -> FakeCloud {
     let cloud = FakeCloud::new();
+    let claims: Vec<Value> = ["NodeClaim", "Machine"]
+        .into_iter()
+        .flat_map(|kind| {
+            [
+                "karpenter.sh/v1",
+                "karpenter.sh/v1beta1",
+                "karpenter.sh/v1alpha5",
+            ]
+            .into_iter()
+            .flat_map(move |api| cluster.list(api, kind))
+        })
+        .collect();
     for node in cluster.list("v1", "Node") {
+        let image = (claims.iter())
+            .find(|c| c["status"]["providerID"] == node["spec"]["providerID"])
+            .and_then(|c| c["status"]["imageID"].as_str())
+            .unwrap_or("ami-0abc")
+            .to_string();
         let Some((zone, id)) = (node["spec"]["providerID"].as_str())
             .and_then(|p| p.trim_start_matches("aws:///").split_once('/'))
         else {
@@ -190,7 +208,7 @@ fn instances(cluster: &FakeCluster) -> FakeCloud {
                 instance_type: label("node.kubernetes.io/instance-type"),
                 zone: zone.to_string(),
                 subnet_id: Some(super::world::SUBNET.0.into()),
-                image_id: "ami-0abc".into(),
+                image_id: image,
                 state: "running".into(),
                 capacity_type: label("karpenter.sh/capacity-type"),
                 security_group_ids: vec!["sg-a".into()],

@@ -48,3 +48,14 @@ fn the_export_is_a_kubectl_list_with_server_fields() {
     }
     assert!(paths::offline_manifests(&text).is_ok());
 }
+
+/// Image names are live's alone (DescribeImages): the drift comparison leaves them out.
+#[test]
+fn a_drift_detail_is_compared_without_image_names() {
+    assert_eq!(
+        super::drift_paths::unnamed(
+            "runs ami-0old (al2023-old); default resolves amd64 → ami-0abc (x) via y"
+        ),
+        "runs ami-0old; default resolves amd64 → ami-0abc via y"
+    );
+}
