@@ -59,12 +59,11 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs, config: &Config) -> Co
             },
         );
         // A lost lease ends the watch (its clock says stop): that is the error.
-        return match lease.and_then(OperatorLease::lost) {
-            Some(lost) => Err(lost),
-            None => watched,
-        };
+        return live::unless_lost(lease, watched);
     }
-    let outcomes = once(ctx, args, config, &mut settings, lease)?;
+    // A lost lease is the run's error (exit 4), not the nodes it left "interrupted".
+    let outcomes = once(ctx, args, config, &mut settings, lease);
+    let outcomes = outcomes.map_err(|e| lease.and_then(OperatorLease::lost).unwrap_or(e))?;
     if args.dry_run {
         replace_render::report(ctx.out, ctx.global, &outcomes, true).map_err(io)?;
         return Ok(if outcomes.is_empty() {
@@ -73,7 +72,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs, config: &Config) -> Co
             Exit::Finding
         });
     }
-    finish(ctx, &outcomes)
+    live::unless_lost(lease, finish(ctx, &outcomes))
 }
 
 /// `--watch`'s passes: each one a whole run of rounds, consent given.

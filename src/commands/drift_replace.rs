@@ -13,7 +13,6 @@ use crate::cli::DriftReplaceArgs;
 use crate::cloud::types::LaunchMode;
 use crate::drift;
 use crate::error::{CommandError, CommandResult, Exit};
-use crate::usecases::clock::SystemClock;
 use crate::usecases::drift_check::{self as drift_cmd, Config as CheckConfig};
 use crate::usecases::live::TypeSettings;
 use crate::usecases::provisioning::{buffers, RESERVED_CAPACITY_GATE};
@@ -70,22 +69,24 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
         catalog: args.catalog.clone(),
         ..CheckConfig::default()
     };
+    // Its clock says stop once the lease is lost: no node starts after, and the watch ends.
+    let health = Health::default();
     let lease = match args.dry_run {
         true => None,
         false => Some(live::take_lease(
             ctx,
             "drift replace",
             &args.lease,
-            &Health::default(),
+            &health,
         )?),
     };
     let lease = lease.as_ref();
     if args.watch {
-        return super::watch_if_agreed(
+        let watched = super::watch_if_agreed(
             ctx,
             "Watch for drifted nodes and replace them as they drift, without asking again?",
             args.yes,
-            &SystemClock::new(),
+            &health.clock(),
             |ctx| Watching {
                 ctx,
                 args,
@@ -95,18 +96,20 @@ pub fn run(ctx: &mut Context<'_>, args: &DriftReplaceArgs) -> CommandResult {
                 lease,
             },
         );
+        return live::unless_lost(lease, watched);
     }
     let mut consent = if args.yes {
         Consent::Given
     } else {
         Consent::Ask
     };
-    let outcomes = once(ctx, args, gates, &check, &mut settings, &mut consent, lease)?;
+    let outcomes = once(ctx, args, gates, &check, &mut settings, &mut consent, lease);
+    let outcomes = outcomes.map_err(|e| lease.and_then(OperatorLease::lost).unwrap_or(e))?;
     if consent == Consent::Declined {
         writeln!(ctx.err, "Nothing changed.").map_err(io)?;
         return Ok(Exit::Ok);
     }
-    finish(ctx, &outcomes, args.dry_run)
+    live::unless_lost(lease, finish(ctx, &outcomes, args.dry_run))
 }
 
 /// `--watch`'s passes: each one a whole run, consent given.
@@ -165,7 +168,7 @@ fn once(
     let reserved_capacity = gates
         .reserved_capacity
         .or(controller.and_then(|c| c.reserved_capacity));
-    let clock = SystemClock::new();
+    let clock = lease.map_or_else(|| Health::default().clock(), |l| l.health().clock());
     let mut session = connection.live(&clock);
     session.launch_mode = LaunchMode::of_gate(reserved_capacity);
     session.type_settings = gates.type_settings.or(TypeSettings::of(controller));

@@ -7,6 +7,7 @@ use crate::cli::LeaseArgs;
 use crate::error::CommandError;
 use crate::k8s::client::KubeClient;
 use crate::k8s::config::ClusterTarget;
+use crate::k8s::WriteGate;
 use crate::usecases::clock::SystemClock;
 use crate::usecases::lease::{self, Identity, Keeper, LeaseConfig};
 
@@ -21,16 +22,21 @@ impl OperatorLease {
     /// Why the lease was lost, once it was: the run must stop (in a pod the container restarts
     /// and waits as a standby, as a client-go leader does in `OnStoppedLeading`).
     pub fn lost(&self) -> Option<CommandError> {
-        self.keeper.gate().closed().map(|why| {
-            CommandError::refused(format!("{why}: this run stops"))
-                .with_hint("in a pod the container restarts and waits for the lease as a standby")
-        })
+        lost_through(&self.keeper.gate())
     }
 
     /// The run's health (its clock beats it).
     pub fn health(&self) -> &Health {
         &self.health
     }
+}
+
+/// Why the lease behind `gate` was lost, as the run's error (exit 4), once it was.
+pub(super) fn lost_through(gate: &WriteGate) -> Option<CommandError> {
+    gate.closed().map(|why| {
+        CommandError::refused(format!("{why}: this run stops"))
+            .with_hint("in a pod the container restarts and waits for the lease as a standby")
+    })
 }
 
 /// `--wait-for-lease`'s value: a duration, or `forever` (a standby replica).

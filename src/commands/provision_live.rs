@@ -6,10 +6,10 @@
 
 use std::time::Duration;
 
-use super::live::{self, OperatorLease, Session};
+use super::live::{self, Session};
 use super::Context;
 use crate::cli::render::plan::{self as render, wait_status, EventPrinter};
-use crate::cli::render::status;
+use crate::cli::render::{io_error as io, status};
 use crate::cli::{OutputFormat, ProvisionArgs};
 use crate::cloud::types::{Cloud, LaunchMode};
 use crate::error::{CommandError, CommandResult, Exit};
@@ -24,9 +24,7 @@ const DEFAULT_WAIT: Duration = Duration::from_secs(600);
 pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     let timeout = match &args.timeout {
         None => DEFAULT_WAIT,
-        Some(t) => crate::disruption::time::parse_duration_flag(t).ok_or_else(|| {
-            CommandError::input(format!("--timeout {t:?}: expected a duration such as 10m"))
-        })?,
+        Some(t) => super::duration_flag("--timeout", t)?,
     };
     if args.watch && args.dry_run {
         return Err(CommandError::input(
@@ -49,11 +47,23 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
     live::follow_controller(ctx, &connection, &mut selection, &args.policies)?;
     // The gate off: open launch mode, templates without a capacity reservation preference.
     session.launch_mode = LaunchMode::of_gate(selection.reserved_capacity_gate);
-    if args.watch {
-        return watch(ctx, &mut session, &selection, args.yes, lease.as_ref());
-    }
+    // A lease lost on the way is the run's error (exit 4), not what the stop made of it.
+    let result = match args.watch {
+        true => watch(ctx, &mut session, &selection, args.yes),
+        false => once(ctx, args, &mut session, &selection, timeout),
+    };
+    live::unless_lost(lease.as_ref(), result)
+}
+
+fn once(
+    ctx: &mut Context<'_>,
+    args: &ProvisionArgs,
+    session: &mut Session<'_>,
+    selection: &Selection,
+    timeout: Duration,
+) -> CommandResult {
     let region = session.cloud.region();
-    let round = session.plan_pending(&selection, &mut EventPrinter::new(ctx.global, ctx.err))?;
+    let round = session.plan_pending(selection, &mut EventPrinter::new(ctx.global, ctx.err))?;
     let Some(round) = round else {
         render::nothing_pending(ctx.out, ctx.global, &region).map_err(io)?;
         return Ok(Exit::Ok);
@@ -74,7 +84,7 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         }
         return Ok(finding);
     }
-    let Some(round) = confirmed(ctx, &session, &selection, round, args.yes)? else {
+    let Some(round) = confirmed(ctx, session, selection, round, args.yes)? else {
         writeln!(ctx.err, "Nothing launched.").map_err(io)?;
         return Ok(Exit::Ok);
     };
@@ -84,13 +94,13 @@ pub fn run(ctx: &mut Context<'_>, args: &ProvisionArgs) -> CommandResult {
         let launches = if plan.node_claims.is_empty() {
             Default::default()
         } else {
-            session.launch_in_rounds(&selection, &round, &mut events)?
+            session.launch_in_rounds(selection, &round, &mut events)?
         };
         // Static pools' surplus, as confirmed and still decided so on a fresh read.
         let removed = if plan.static_scale_down.is_empty() {
             Vec::new()
         } else {
-            session.scale_down(&selection, Some(&plan.static_scale_down), &mut events)?
+            session.scale_down(selection, Some(&plan.static_scale_down), &mut events)?
         };
         let wait = if args.wait && !launches.launched.is_empty() {
             match session.wait(&launches.launched, timeout, &mut events)? {
@@ -202,16 +212,11 @@ fn wait_error(why: String) -> CommandError {
     )
 }
 
-fn io(e: std::io::Error) -> CommandError {
-    CommandError::remote(format!("writing output: {e}"))
-}
-
 fn watch(
     ctx: &mut Context<'_>,
     session: &mut Session<'_>,
     selection: &Selection,
     yes: bool,
-    lease: Option<&OperatorLease>,
 ) -> CommandResult {
     // The plan must be on screen before the question (stdout may be buffered).
     let _ = ctx.out.flush();
@@ -234,13 +239,8 @@ fn watch(
             session.info.name
         ),
     );
-    let watched = session.watch(selection, &mut EventPrinter::new(ctx.global, ctx.err));
-    // A lost lease stops the watch (its clock says stop): that is the error, not what failed
-    // on the way.
-    if let Some(lost) = lease.and_then(OperatorLease::lost) {
-        return Err(lost);
-    }
-    watched?;
+    // A lost lease stops the watch (its clock says stop); `run` makes it the error.
+    session.watch(selection, &mut EventPrinter::new(ctx.global, ctx.err))?;
     status(
         ctx.global,
         ctx.err,

@@ -55,3 +55,35 @@ fn kubernetes_version_flag_is_one_rule_everywhere() {
         }
     }
 }
+
+/// Issue 13 / docs/spec.md §10: once the lease is lost the run ends with exit 4 naming the
+/// loss — whatever the lost lease made of the run: a launch refused ("could not be
+/// launched", exit 3), a wait or a queue stopped ("interrupted", exit 3 or 1), a pass that
+/// went well. Before, only `--watch` of `provision` and `consolidate` said so; `provision
+/// --yes`, `consolidate --yes` and `drift replace` ended with what the stop caused.
+#[test]
+fn a_lost_lease_is_the_run_s_error_whatever_the_run_made_of_it() {
+    use crate::error::{CommandError, Exit};
+    let gate = crate::k8s::WriteGate::default();
+    let launched: Result<Exit, CommandError> = Err(CommandError::remote(
+        "1 of 1 NodeClaim(s) could not be launched",
+    ));
+    assert_eq!(
+        super::live::after(Some(&gate), Ok(Exit::Finding)).unwrap(),
+        Exit::Finding
+    );
+    gate.close("the operator lease was taken over by bob@desk pid 7 [0badc0de]".into());
+    for result in [launched, Ok(Exit::Finding), Ok(Exit::Ok)] {
+        let err = super::live::after(Some(&gate), result).unwrap_err();
+        assert_eq!(err.exit, Exit::Refused);
+        assert_eq!(
+            err.message,
+            "the operator lease was taken over by bob@desk pid 7 [0badc0de]: this run stops"
+        );
+    }
+    assert_eq!(
+        super::live::after(None, Ok(Exit::Ok)).unwrap(),
+        Exit::Ok,
+        "no lease, no loss"
+    );
+}

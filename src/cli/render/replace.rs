@@ -46,6 +46,9 @@ impl fmt::Display for Detail {
             Detail::DecisionChanged(what) => write!(f, "{what}: decided again"),
             Detail::Resumes(step) => write!(f, "resumes a replacement ({} before)", step.as_str()),
             Detail::LeftTheCluster => f.write_str("the node left the cluster meanwhile"),
+            Detail::BeingDeleted => {
+                f.write_str("someone else began deleting the node meanwhile; left to them")
+            }
             Detail::Interrupted => f.write_str("not started: interrupted"),
             Detail::AfterFailures { in_a_row, last } => write!(
                 f,

@@ -929,7 +929,6 @@ impl Compute for AwsCloud {
     }
 
     fn create_fleet(&self, r: &FleetRequest) -> Result<FleetResponse, CloudError> {
-        self.writable("CreateFleet")?;
         use aws_sdk_ec2::types::{
             DefaultTargetCapacityType, FleetLaunchTemplateConfigRequest,
             FleetLaunchTemplateOverridesRequest, FleetLaunchTemplateSpecificationRequest,
@@ -1026,6 +1025,8 @@ impl Compute for AwsCloud {
         let out = retry_throttled(
             FLEET_ATTEMPTS,
             || {
+                // Asked again before each send: the lease may be lost during a backoff.
+                self.writable("CreateFleet")?;
                 self.runtime
                     .block_on(
                         request
@@ -1172,7 +1173,7 @@ fn retry_throttled<T>(
 mod tests {
     use super::{error_from_body, latest_spot_prices, retry_throttled};
     use crate::cloud::fake::FakeCloud;
-    use crate::cloud::types::{CloudError, Compute, FleetRequest};
+    use crate::cloud::types::{CloudError, Compute};
     use std::time::Duration;
 
     fn api(code: &str) -> CloudError {
@@ -1199,14 +1200,7 @@ mod tests {
                 match answers.next() {
                     Some(e) => Err(e),
                     None => cloud
-                        .create_fleet(&FleetRequest {
-                            client_token: "t".into(),
-                            capacity_type: "on-demand".into(),
-                            configs: Vec::new(),
-                            tags: Default::default(),
-                            context: None,
-                            allocation: Default::default(),
-                        })
+                        .create_fleet(&bare_fleet())
                         .map(|r| r.instance_ids.len()),
                 }
             },
@@ -1317,15 +1311,8 @@ mod tests {
     /// the call counter sees no attempt); `usecases::live::aws_error` makes it exit 4.
     #[test]
     fn no_launch_or_termination_is_sent_once_the_lease_is_lost() {
-        use super::{AwsCloud, AwsOptions};
         use crate::cloud::types::{Cloud, LaunchTemplateRequest};
-        let mut cloud = AwsCloud::connect(&AwsOptions {
-            region: Some("us-east-1".into()),
-            endpoint_url: Some("http://127.0.0.1:9".into()),
-            static_credentials: Some(("testing".into(), "testing".into())),
-            ..AwsOptions::default()
-        })
-        .unwrap();
+        let mut cloud = cloud_at("http://127.0.0.1:9");
         let lost = std::sync::Arc::new(std::sync::Mutex::new(None::<String>));
         let reason = lost.clone();
         cloud.gate_writes(std::sync::Arc::new(move || reason.lock().unwrap().clone()));
@@ -1344,5 +1331,80 @@ mod tests {
             "{err}"
         );
         assert_eq!(cloud.call_counts().total(), 0, "nothing sent");
+    }
+
+    /// Issue 13 / docs/spec.md §10: a CreateFleet throttled while the lease was held is not
+    /// sent again once the lease is lost during its backoff — the gate is asked before every
+    /// send, not only the first (client-go `leaderelection.go`: a leader that lost the lease
+    /// stops acting at once). A stub EC2 answers `RequestLimitExceeded`; the lease is lost as
+    /// its first answer goes out.
+    #[test]
+    fn a_throttled_fleet_is_not_sent_again_once_the_lease_is_lost() {
+        use std::io::{BufRead, BufReader, Read, Write};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::Arc;
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let served = Arc::new(AtomicUsize::new(0));
+        let counted = served.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { return };
+                let mut reader = BufReader::new(stream);
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    if let Some((k, v)) = line.split_once(':') {
+                        if k.eq_ignore_ascii_case("content-length") {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                }
+                let mut body = vec![0; length];
+                let _ = reader.read_exact(&mut body);
+                let answer = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Response><Errors><Error><Code>RequestLimitExceeded</Code><Message>Request limit exceeded.</Message></Error></Errors><RequestID>r-1</RequestID></Response>";
+                counted.fetch_add(1, Ordering::SeqCst);
+                let _ = write!(
+                    reader.get_mut(),
+                    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
+                    answer.len()
+                );
+            }
+        });
+        let mut cloud = cloud_at(&format!("http://127.0.0.1:{port}"));
+        cloud.interrupt_backoff_with(|_| true);
+        let seen = served.clone();
+        cloud.gate_writes(Arc::new(move || {
+            (seen.load(Ordering::SeqCst) > 0).then(|| "the operator lease was taken over".into())
+        }));
+        let err = cloud.create_fleet(&bare_fleet()).unwrap_err();
+        assert_eq!(err.reason(), "WritesStopped", "{err}");
+        assert_eq!(served.load(Ordering::SeqCst), 1, "sent once, not again");
+    }
+
+    /// A client of `endpoint` with static test credentials in us-east-1.
+    fn cloud_at(endpoint: &str) -> super::AwsCloud {
+        super::AwsCloud::connect(&super::AwsOptions {
+            region: Some("us-east-1".into()),
+            endpoint_url: Some(endpoint.into()),
+            static_credentials: Some(("testing".into(), "testing".into())),
+            ..super::AwsOptions::default()
+        })
+        .unwrap()
+    }
+
+    /// A CreateFleet request with nothing in it.
+    fn bare_fleet() -> crate::cloud::types::FleetRequest {
+        crate::cloud::types::FleetRequest {
+            client_token: "t".into(),
+            capacity_type: "on-demand".into(),
+            configs: Vec::new(),
+            tags: Default::default(),
+            context: None,
+            allocation: Default::default(),
+        }
     }
 }

@@ -13,6 +13,7 @@ use crate::error::CommandError;
 use crate::k8s::client::KubeClient;
 use crate::k8s::coexist;
 use crate::k8s::config::ClusterTarget;
+use crate::k8s::WriteGate;
 use crate::usecases::clock::{Clock, SystemClock};
 use crate::usecases::live::Live;
 
@@ -210,5 +211,27 @@ impl Connection {
             self.catalog.clone(),
         )
         .with_instance_profile(self.instance_profile.clone())
+    }
+}
+
+/// The run's `result`, unless the lease was lost on the way: then the loss is the run's error
+/// (exit 4, docs/spec.md §10), not what the run made of the refused writes and the stop it
+/// caused — a launch that "failed", a wait "interrupted", nodes "not started: interrupted" (a
+/// client-go leader that lost its lease ends in `OnStoppedLeading`, whatever it was doing).
+pub fn unless_lost<T>(
+    lease: Option<&OperatorLease>,
+    result: Result<T, CommandError>,
+) -> Result<T, CommandError> {
+    after(lease.map(|l| l.keeper.gate()).as_ref(), result)
+}
+
+/// [`unless_lost`]'s rule, over the lease's gate.
+pub(super) fn after<T>(
+    gate: Option<&WriteGate>,
+    result: Result<T, CommandError>,
+) -> Result<T, CommandError> {
+    match gate.and_then(super::lease::lost_through) {
+        Some(lost) => Err(lost),
+        None => result,
     }
 }

@@ -359,6 +359,8 @@ pub enum Detail {
     Resumes(Step),
     /// The node left the cluster before it started.
     LeftTheCluster,
+    /// Someone else began deleting the node before it started: no candidate any more.
+    BeingDeleted,
     /// Not started: the run was interrupted.
     Interrupted,
     /// Not started: replacements failed in a row before it.

@@ -203,6 +203,16 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
         };
         let pool = q.action.pool.clone();
         let record = Record::of(node);
+        if node.deleting && record.is_none() {
+            // Someone else began deleting it since the run selected it: no candidate any more
+            // (core v1.14.1 `disruption/validation.go` `validateCandidates` → `GetCandidates`
+            // → `statenode.go` `ValidateNodeDisruptable`: "node is deleting or marked for deletion").
+            // A node this tool marked is finished.
+            let o = &mut self.outcomes[outcome];
+            o.status = Status::Gone;
+            o.detail = Detail::BeingDeleted;
+            return Ok(None);
+        }
         let job = |record: Record, state: State| Job {
             node: node.clone(),
             claim: Claim::of(snapshot, node),

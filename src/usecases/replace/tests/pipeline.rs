@@ -757,6 +757,45 @@ fn a_node_that_left_before_its_turn_is_reported_gone() {
     );
 }
 
+/// Someone else began deleting a node (`kubectl delete node`, held by a finalizer) after the
+/// run selected it and before its turn: it is no candidate any more — nothing launched for it,
+/// nothing written on it (core v1.14.1 `disruption/validation.go` `validateCandidates` →
+/// `GetCandidates` → `statenode.go` `ValidateNodeDisruptable`; `disruption/suite_test.go`
+/// "should not consider candidates that are deleting").
+#[test]
+fn a_node_someone_began_deleting_before_its_turn_is_left_to_them() {
+    let world = world();
+    // Room for both: a deleting node takes a slot of its own (it counts as disrupting).
+    budget(&world, "100%");
+    let old = drifted(&world, 2);
+    let second = old[1].clone();
+    world.cluster.after(
+        Http::Patch,
+        &format!("/api/v1/nodes/{}", old[0]),
+        move |c| {
+            c.update("v1", "Node", None, &second, |n| {
+                n["metadata"]["finalizers"] = json!(["example.com/hold"]);
+                n["metadata"]["deletionTimestamp"] = json!("2026-01-01T00:00:00Z");
+            });
+        },
+    );
+    let run = replace(&world, &old, &settings());
+    assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
+    let o = run.outcome(&old[1]);
+    assert_eq!((o.status, &o.detail), (Status::Gone, &Detail::BeingDeleted));
+    assert!(record_of(&world, &old[1]).is_none(), "not marked");
+    assert_eq!(calls(&world, "EC2.CreateFleet"), 1, "one replacement only");
+    assert!(
+        !world
+            .cluster
+            .writes()
+            .iter()
+            .any(|w| w.ends_with(&format!("/nodes/{}", old[1]))),
+        "{:?}",
+        world.cluster.writes()
+    );
+}
+
 #[test]
 fn a_karpenter_node_loses_its_node_claim_and_both_their_finalizers() {
     let world = world();
