@@ -171,9 +171,6 @@ pub enum UserDataError {
         /// The line.
         text: String,
     },
-    /// A Custom family without user data cannot join a cluster.
-    #[error("amiFamily Custom needs userData")]
-    CustomWithoutUserData,
 }
 
 /// Whether a label goes into the user data (`--node-labels` and the like): not one in the
@@ -237,7 +234,10 @@ pub fn render(family: Family, b: &Bootstrap) -> Result<String, UserDataError> {
             &nodeconfig(b),
         )),
         Family::Bottlerocket => bottlerocket(b),
-        Family::Custom => b.custom.clone().ok_or(UserDataError::CustomWithoutUserData),
+        // Verbatim, and empty without any: a Custom class may leave the bootstrap to its AMI
+        // (`aws v1.14.1: pkg/providers/amifamily/bootstrap/custom.go` `Script` encodes
+        // `aws.ToString(CustomUserData)`, "" for none; no error).
+        Family::Custom => Ok(b.custom.clone().unwrap_or_default()),
         Family::Windows => Ok(windows_script(b)),
     }
 }
@@ -1180,12 +1180,10 @@ mod tests {
     }
 
     #[test]
-    fn custom_is_verbatim_and_restricted_labels_are_not_kubelet_flags() {
+    fn custom_is_verbatim_even_empty_and_restricted_labels_are_not_kubelet_flags() {
         let mut b = sample();
-        assert_eq!(
-            render(Family::Custom, &b),
-            Err(UserDataError::CustomWithoutUserData)
-        );
+        // No user data: an empty one, as Custom's `Script` (aws v1.14.1 bootstrap/custom.go).
+        assert_eq!(render(Family::Custom, &b).unwrap(), "");
         b.custom = Some("x".into());
         assert_eq!(render(Family::Custom, &b).unwrap(), "x");
         assert!(kubelet_may_set("karpenter.sh/nodepool"));

@@ -949,9 +949,34 @@ impl<'a> Solver<'a> {
                 volumes::describe(alternatives)
             ));
         }
-        let mut largest = Resources::new();
-        for &t in &compatible {
-            largest = largest.max(&pool.effective_allocatable[t as usize]);
+        let largest_of = |types: &[u32]| {
+            let mut largest = Resources::new();
+            for &t in types {
+                largest = largest.max(&pool.effective_allocatable[t as usize]);
+            }
+            largest
+        };
+        let mut considered = compatible;
+        let mut largest = largest_of(&considered);
+        // The remaining limits are named only when they are why: a type they left out would
+        // have held what the pod asks. Otherwise the largest of all the pool's types is said,
+        // as Karpenter's "no instance type which had enough resources" does not name limits
+        // (core v1.14.1 `scheduler.go` `addToNewNodeClaim`: "all available instance types
+        // exceed limits" only when the limits leave none).
+        let mut within_limits = false;
+        if pool.remaining.is_some() && claim.types.len() < pool.types.len() {
+            let unlimited: Vec<u32> = (0..pool.types.len() as u32)
+                .filter(|&t| {
+                    let it = pool.types[t as usize];
+                    it.requirements.intersects_ok(&reqs) && has_offering(it, &reqs)
+                })
+                .collect();
+            let all = largest_of(&unlimited);
+            if pod.requests.exceeded(&all).len() < pod.requests.exceeded(&largest).len() {
+                within_limits = true;
+            } else {
+                (considered, largest) = (unlimited, all);
+            }
         }
         let shortfalls: Vec<Shortfall> = pod
             .requests
@@ -960,7 +985,7 @@ impl<'a> Solver<'a> {
             .map(|r| Shortfall {
                 requested: pod.requests.get(&r),
                 largest: largest.get(&r),
-                daemon_overhead: compatible
+                daemon_overhead: considered
                     .iter()
                     .map(|&t| pool.daemon_overhead[t as usize].get(&r))
                     .max()
@@ -974,7 +999,7 @@ impl<'a> Solver<'a> {
             }
         } else {
             PoolCause::RequestsExceedInstanceTypes {
-                within_limits: pool.remaining.is_some() && compatible.len() < pool.types.len(),
+                within_limits,
                 shortfalls,
             }
         }

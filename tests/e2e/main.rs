@@ -72,6 +72,7 @@ mod public_configs12;
 mod public_configs13;
 mod public_configs14;
 mod public_configs15;
+mod public_configs16;
 mod public_configs8;
 mod public_configs9;
 mod repo_rules;

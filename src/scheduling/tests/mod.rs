@@ -547,6 +547,42 @@ fn too_big_pods_get_a_precise_reason() {
     );
 }
 
+/// A pool with limits whose first NodeClaim (8 CPU, for a 7-CPU pod) leaves only the small type
+/// within them: a pod no type of the pool can hold (64Gi) is told so with the largest of all its
+/// types, without naming the limits, which are not why (core v1.14.1 `scheduler.go`
+/// `addToNewNodeClaim` names limits only when they leave no type; `nodeclaim.go`
+/// `InstanceTypeFilterError` "no instance type which had enough resources"); a pod a left-out
+/// type would have held (10Gi) names them.
+#[test]
+fn remaining_limits_are_named_only_when_they_are_why_no_type_fits() {
+    let mut pool = node_pool("default");
+    pool.limits.insert("cpu".into(), 10_000);
+    let plan = solve(&input(
+        vec![
+            PodBuilder::new("seven").cpu("7").build(),
+            PodBuilder::new("ten-gi").cpu("1").memory("10Gi").build(),
+            PodBuilder::new("huge").cpu("100m").memory("64Gi").build(),
+        ],
+        vec![pool_input(pool, small_catalog())],
+    ));
+    let reasons: BTreeMap<&str, String> = plan
+        .unschedulable
+        .iter()
+        .map(|u| (u.pod.as_str(), u.reason.to_string()))
+        .collect();
+    let (huge, ten) = (&reasons["default/huge"], &reasons["default/ten-gi"]);
+    assert!(
+        huge.starts_with("NodePool default: no instance type has memory 64Gi"),
+        "{huge}"
+    );
+    assert!(
+        ten.starts_with(
+            "NodePool default: no instance type within its remaining limits has memory 10Gi"
+        ),
+        "{ten}"
+    );
+}
+
 #[test]
 fn min_values_keep_enough_distinct_types() {
     let mut pool = node_pool("default");
