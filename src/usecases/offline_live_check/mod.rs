@@ -19,42 +19,15 @@ mod paths;
 mod tests;
 mod world;
 
-use std::collections::BTreeSet;
-
-use serde_json::Value;
-
-use crate::testing::env_number as env;
-
-/// The paths where `live` and `offline` differ (`.a.b[2]: live X / offline Y`).
-fn differences(path: &str, live: &Value, offline: &Value, out: &mut Vec<String>) {
-    match (live, offline) {
-        (Value::Object(x), Value::Object(y)) => {
-            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
-            for k in keys {
-                let (l, r) = (
-                    x.get(k).unwrap_or(&Value::Null),
-                    y.get(k).unwrap_or(&Value::Null),
-                );
-                differences(&format!("{path}.{k}"), l, r, out);
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            for (i, (l, r)) in x.iter().zip(y).enumerate() {
-                differences(&format!("{path}[{i}]"), l, r, out);
-            }
-        }
-        _ if live != offline => out.push(format!("{path}: live {live} / offline {offline}")),
-        _ => {}
-    }
-}
+use crate::testing::{
+    describe_failures, env_number as env, json_differences, sweep_seeds, SeedFailures,
+};
 
 fn compare(command: &str, (live, offline): paths::Pair) -> Vec<String> {
     match (live, offline) {
-        (Ok(l), Ok(o)) => {
-            let mut d = Vec::new();
-            differences("", &l, &o, &mut d);
-            d.into_iter().map(|d| format!("{command}: {d}")).collect()
-        }
+        (Ok(l), Ok(o)) => (json_differences(&l, &o).into_iter())
+            .map(|d| format!("{command}: {d}"))
+            .collect(),
         (Err(l), Err(o)) if l == o => Vec::new(),
         (l, o) => vec![format!(
             "{command}: live {} / offline {}",
@@ -77,37 +50,15 @@ pub fn run_one(seed: u64) -> Vec<String> {
     out
 }
 
-fn describe(failures: &[(u64, Vec<String>)]) -> String {
-    failures
-        .iter()
-        .take(20)
-        .map(|(s, v)| format!("seed {s}:\n  {}", v.join("\n  ")))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn sweep_from(seed: u64, n: u64, tell: bool) -> Vec<(u64, Vec<String>)> {
-    let mut failures = Vec::new();
-    for s in seed..seed + n {
-        let v = run_one(s);
-        if !v.is_empty() {
-            if tell {
-                eprintln!("seed {s}:\n  {}", v.join("\n  "));
-            }
-            failures.push((s, v));
-        }
-        if tell && (s - seed + 1).is_multiple_of(200) {
-            eprintln!("checked seeds {seed}..={s}: {} failing", failures.len());
-        }
-    }
-    failures
+fn sweep_from(seed: u64, n: u64, tell: bool) -> SeedFailures {
+    sweep_seeds(seed, n, tell.then_some(200), run_one)
 }
 
 /// The default sample: 12 worlds from seed 1 (a few seconds in a debug build).
 #[test]
 fn offline_and_live_decide_alike() {
     let failures = sweep_from(1, 12, false);
-    assert!(failures.is_empty(), "{}", describe(&failures));
+    assert!(failures.is_empty(), "{}", describe_failures(&failures));
 }
 
 /// The long sweep: `OFFLIVE_SEED` (default 1), `OFFLIVE_N` worlds (default 3,000).
@@ -117,7 +68,7 @@ fn sweep() {
     let (seed, n) = (env("OFFLIVE_SEED", 1), env("OFFLIVE_N", 3_000));
     let failures = sweep_from(seed, n, true);
     eprintln!("{n} worlds from seed {seed}: {} failing", failures.len());
-    assert!(failures.is_empty(), "{}", describe(&failures));
+    assert!(failures.is_empty(), "{}", describe_failures(&failures));
 }
 
 /// Prints one world's export and its differences (`OFFLIVE_SEED`), for minimising.
