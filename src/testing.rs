@@ -721,3 +721,78 @@ impl Drop for QuietPanics {
         }
     }
 }
+
+/// The paths where two JSON documents differ, each `PATH: live A / offline B` (`.a.b[2]`; a key
+/// one side lacks is null there; arrays of different lengths differ whole): the offline/live
+/// checks (`usecases::offline_live_check`, the e2e `offline_live`).
+pub fn json_differences(live: &serde_json::Value, offline: &serde_json::Value) -> Vec<String> {
+    fn walk(
+        path: &str,
+        live: &serde_json::Value,
+        offline: &serde_json::Value,
+        out: &mut Vec<String>,
+    ) {
+        use serde_json::Value;
+        match (live, offline) {
+            (Value::Object(x), Value::Object(y)) => {
+                let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+                for k in keys {
+                    let (l, r) = (
+                        x.get(k).unwrap_or(&Value::Null),
+                        y.get(k).unwrap_or(&Value::Null),
+                    );
+                    walk(&format!("{path}.{k}"), l, r, out);
+                }
+            }
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+                for (i, (l, r)) in x.iter().zip(y).enumerate() {
+                    walk(&format!("{path}[{i}]"), l, r, out);
+                }
+            }
+            _ if live != offline => out.push(format!("{path}: live {live} / offline {offline}")),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk("", live, offline, &mut out);
+    out
+}
+
+/// A fuzz sweep's failing seeds, each with its violations (lines).
+pub type SeedFailures = Vec<(u64, Vec<String>)>;
+
+/// Runs `run_one` on `n` seeds from `seed` and keeps the failing ones. With `tell_every`, each
+/// failure is printed as it comes and progress every that many seeds, so a run cut short still
+/// says how far it got (the long `--ignored` sweeps of `usecases::consolidate::fuzz_check` and
+/// `usecases::offline_live_check`).
+pub fn sweep_seeds(
+    seed: u64,
+    n: u64,
+    tell_every: Option<u64>,
+    mut run_one: impl FnMut(u64) -> Vec<String>,
+) -> SeedFailures {
+    let mut failures = Vec::new();
+    for s in seed..seed + n {
+        let v = run_one(s);
+        if !v.is_empty() {
+            if tell_every.is_some() {
+                eprintln!("seed {s}:\n  {}", v.join("\n  "));
+            }
+            failures.push((s, v));
+        }
+        if tell_every.is_some_and(|every| (s - seed + 1).is_multiple_of(every)) {
+            eprintln!("checked seeds {seed}..={s}: {} failing", failures.len());
+        }
+    }
+    failures
+}
+
+/// The first 20 failing seeds of a sweep, each with its violations: a failed assertion's text.
+pub fn describe_failures(failures: &[(u64, Vec<String>)]) -> String {
+    failures
+        .iter()
+        .take(20)
+        .map(|(s, v)| format!("seed {s}:\n  {}", v.join("\n  ")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

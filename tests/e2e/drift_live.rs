@@ -170,6 +170,10 @@ spec:
     });
 }
 
+/// The `karpenter` namespace and a v0.2x controller's `karpenter-global-settings` naming the
+/// default instance profile (what `drift replace` launches v1alpha5 replacements with).
+const PROFILE: &str = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: karpenter\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: karpenter-global-settings\n  namespace: karpenter\ndata:\n  aws.defaultInstanceProfile: KarpenterNodeInstanceProfile-my-cluster\n";
+
 pub(crate) fn drift_enabled(walk: &Walk) -> String {
     let cm = walk.json(&[
         "get",
@@ -353,10 +357,7 @@ fn walkthrough_000_enable_drift_check_replace_disable() {
 fn blocked_by_pdb_and_do_not_evict_then_killed_after_launch_resumes() {
     let walk = Walk::with("replace-faults", true, "crds/v1alpha5", |_| Vec::new());
     let (old, new) = (walk.moto.param(AMI_124), walk.moto.param(AMI_125));
-    walk.apply(
-        "profile.yaml",
-        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: karpenter\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: karpenter-global-settings\n  namespace: karpenter\ndata:\n  aws.defaultInstanceProfile: KarpenterNodeInstanceProfile-my-cluster\n",
-    );
+    walk.apply("profile.yaml", PROFILE);
     let old_name = old_node(&walk, &old);
     switch_to_new(&walk, &new);
     let cordoned = |walk: &Walk| {
@@ -508,10 +509,7 @@ fn killed_once_drained_resumes_without_a_second_replacement() {
         Vec::new()
     });
     let (old, new) = (walk.moto.param(AMI_124), walk.moto.param(AMI_125));
-    walk.apply(
-        "profile.yaml",
-        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: karpenter\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: karpenter-global-settings\n  namespace: karpenter\ndata:\n  aws.defaultInstanceProfile: KarpenterNodeInstanceProfile-my-cluster\n",
-    );
+    walk.apply("profile.yaml", PROFILE);
     let old_name = old_node(&walk, &old);
     switch_to_new(&walk, &new);
     kill_at_and_resume(&walk, &old_name, "drained (");
@@ -524,10 +522,7 @@ fn replacement_never_ready_is_rolled_back() {
         vec![moto.param(AMI_125)]
     });
     let (old, new) = (walk.moto.param(AMI_124), walk.moto.param(AMI_125));
-    walk.apply(
-        "profile.yaml",
-        "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: karpenter\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: karpenter-global-settings\n  namespace: karpenter\ndata:\n  aws.defaultInstanceProfile: KarpenterNodeInstanceProfile-my-cluster\n",
-    );
+    walk.apply("profile.yaml", PROFILE);
     let old_name = old_node(&walk, &old);
     switch_to_new(&walk, &new);
     let out = walk.run(&[

@@ -7,18 +7,22 @@
 //! class), `drift check`, `drift replace --dry-run`, `drift replace`, the node emptied and
 //! handed to Karpenter for `consolidate --dry-run` and `consolidate --yes` (emptiness deletes
 //! it), a Karpenter controller and `drift replace --via-controller`,
-//! `enable-drift`/`disable-drift` — runs twice, each time
-//! against one moto and one loopback cluster:
+//! `enable-drift`/`disable-drift` — runs once, against one moto and one loopback cluster that
+//! both enforce:
 //! - **IAM**: moto enforces IAM (`tests/moto/server.py --iam-users`); each command runs as an
 //!   IAM user holding exactly the policy, and as users holding it without one action;
 //! - **RBAC**: the cluster authorizes bearer tokens with RBAC; each command runs as a
 //!   ServiceAccount bound to exactly the roles, and as ones bound to them without one rule.
 //!
+//! A run with everything is the IAM user holding the policy and the ServiceAccount bound to the
+//! roles, checked against both tables; a run without one action has all the roles, a run
+//! without one rule the whole policy.
+//!
 //! The documentation is the specification: `docs/security.md` has a table per side (between
 //! `<!-- proof: iam -->`/`<!-- proof: rbac -->` and `<!-- /proof -->`) naming, per command,
 //! what it needs and what it can do without (with a warning). The proof:
-//! - with the whole policy/roles every command succeeds, and what the peer recorded it using
-//!   (moto's authorization audit; the cluster's RBAC decisions) is all its row needs and
+//! - with the whole policy and roles every command succeeds, and what each peer recorded it
+//!   using (moto's authorization audit; the cluster's RBAC decisions) is all its row needs and
 //!   nothing outside its row (the instance-type catalog is cached across runs, as for a user);
 //! - without any one action/rule its row needs, the command fails with exit 3 and one error
 //!   line naming what is missing (the action, or the request that was forbidden, and the
@@ -115,6 +119,8 @@ enum Side {
 struct Proof<'a> {
     walk: &'a Walk,
     side: Side,
+    /// The other side's everything (its identity's environment), for every run of this side.
+    other: Vec<(&'static str, String)>,
     table: BTreeMap<String, Row>,
     /// Rows run with the whole policy.
     run: BTreeSet<String>,
@@ -180,6 +186,7 @@ impl Proof<'_> {
             .env("AWS_EC2_METADATA_DISABLED", "true")
             .env("NO_COLOR", "1")
             .stdin(Stdio::null());
+        cmd.envs(self.other.iter().map(|(k, v)| (k, v)));
         match &self.side {
             Side::Iam { keys, .. } => {
                 let (id, secret) = &keys[who];
@@ -245,11 +252,10 @@ impl Proof<'_> {
         self.failures.push(message);
     }
 
-    /// `label` with everything: its expected exit code, and its row used — all it needs, and
-    /// nothing the row does not have (the optional catalog calls are spared by the cache).
-    fn full(&mut self, label: &str, args: &[&str], code: i32) {
-        self.used(FULL);
-        let out = self.karpenter(FULL, args, false);
+    /// `label`'s run with everything (`out`): its expected exit code, and its row used — all it
+    /// needs, and nothing the row does not have (the optional catalog calls are spared by the
+    /// cache).
+    fn check_full(&mut self, label: &str, code: i32, out: &Out) {
         let used = self.used(FULL);
         self.run.insert(label.to_string());
         if out.code != code {
@@ -298,7 +304,9 @@ impl Proof<'_> {
             }
             let who = identity(&unit);
             self.used(&who);
-            let out = self.karpenter(&who, args, !needed);
+            // An optional action may be a catalog call, which the cache would spare; no rule is.
+            let fresh = !needed && matches!(self.side, Side::Iam { .. });
+            let out = self.karpenter(&who, args, fresh);
             let errors = out
                 .stderr
                 .lines()
@@ -333,8 +341,8 @@ impl Proof<'_> {
         }
     }
 
-    /// Every row run, every unit needed by some command.
-    fn finish(mut self) {
+    /// Every row run, every unit needed by some command: the failures.
+    fn finish(mut self) -> Vec<String> {
         for label in self.table.keys().cloned().collect::<Vec<_>>() {
             if !self.run.contains(&label) {
                 self.fail(format!("the table's row {label} is not in the scenario"));
@@ -353,11 +361,48 @@ impl Proof<'_> {
                 self.fail(format!("{unit} is never shown needed by a run without it"));
             }
         }
+        self.failures
+    }
+}
+
+/// The IAM and the RBAC proof on one walk: each command runs once with everything, checked by
+/// both; each side's removals run with the other side's everything.
+struct Proofs<'a> {
+    iam: Proof<'a>,
+    rbac: Proof<'a>,
+}
+
+impl<'a> Proofs<'a> {
+    fn both(&mut self) -> [&mut Proof<'a>; 2] {
+        [&mut self.iam, &mut self.rbac]
+    }
+
+    /// `label` with everything, checked by both sides.
+    fn full(&mut self, label: &str, args: &[&str], code: i32) {
+        for p in self.both() {
+            p.used(FULL);
+        }
+        let out = self.iam.karpenter(FULL, args, false);
+        for p in self.both() {
+            p.check_full(label, code, &out);
+        }
+    }
+
+    /// `label` without each unit its rows name, on each side.
+    fn without_row(&mut self, label: &str, args: &[&str]) {
+        for p in self.both() {
+            p.without(label, args, &[]);
+        }
+    }
+
+    fn finish(self) {
+        let mut failures = self.iam.finish();
+        failures.extend(self.rbac.finish());
         assert!(
-            self.failures.is_empty(),
+            failures.is_empty(),
             "{} least-privilege failure(s):\n{}",
-            self.failures.len(),
-            self.failures.join("\n")
+            failures.len(),
+            failures.join("\n")
         );
     }
 }
@@ -395,6 +440,8 @@ fn reservations<'a>(proof: &mut Proof<'a>, walk: &'a Walk) {
         *keys = keys_of(walk, keys.keys().cloned().collect());
     }
     proof.walk = walk;
+    // That cluster does not enforce RBAC: its own kubeconfig.
+    let other = std::mem::take(&mut proof.other);
     let dry = ["provision", "--dry-run"];
     proof.without(
         RESERVATIONS,
@@ -404,8 +451,11 @@ fn reservations<'a>(proof: &mut Proof<'a>, walk: &'a Walk) {
             "ec2:DescribePlacementGroups".to_string(),
         ],
     );
-    proof.full(RESERVATIONS, &dry, 0);
+    proof.used(FULL);
+    let out = proof.karpenter(FULL, &dry, false);
+    proof.check_full(RESERVATIONS, 0, &out);
     proof.walk = saved;
+    proof.other = other;
     if let Side::Iam { keys, .. } = &mut proof.side {
         *keys = keys_of(saved, keys.keys().cloned().collect());
     }
@@ -599,69 +649,66 @@ fn entries_only_in(
 /// The scenario: each command with everything, and without each thing it needs. Removals
 /// that fail only after the command changed something run after its full run, on a state
 /// made again for them.
-fn scenario(proof: &mut Proof) {
-    let walk = proof.walk;
+fn scenario(proofs: &mut Proofs) {
+    let walk = proofs.iam.walk;
     let mut wide = false;
     let mut drift = |walk: &Walk| {
         wide = !wide;
         toggle_security_groups(walk, wide);
     };
     setup(walk);
-    proof.without("ami", &["ami"], &[]);
-    proof.full("ami", &["ami"], 0);
+    proofs.without_row("ami", &["ami"]);
+    proofs.full("ami", &["ami"], 0);
     let dry = ["provision", "--dry-run"];
-    proof.without("provision --dry-run", &dry, &[]);
-    proof.full("provision --dry-run", &dry, 0);
+    proofs.without_row("provision --dry-run", &dry);
+    proofs.full("provision --dry-run", &dry, 0);
     let provision = ["provision", "--yes", "--wait", "--timeout", "120s"];
-    let launch = only_in(proof, "provision", &["provision --dry-run"]);
-    match proof.side {
-        // Without an AWS action the launch fails before anything exists.
-        Side::Iam { .. } => {
-            proof.without("provision", &provision, &launch);
-            proof.full("provision", &provision, 0);
-        }
-        // Without `get nodes`/`get pods` it fails only once it has launched, so that rule is
-        // shown needed by `drift replace --via-controller`; without a lease rule it fails
-        // before anything, whatever the state.
-        Side::Rbac { .. } => {
-            proof.full("provision", &provision, 0);
-            let lease: Vec<String> = launch
-                .into_iter()
-                .filter(|e| e.contains("leases"))
-                .collect();
-            proof.without("provision", &provision, &lease);
-        }
-    }
-    proof.without("nodes", &["nodes", "-o", "wide"], &[]);
-    proof.full("nodes", &["nodes", "-o", "wide"], 0);
+    // Without an AWS action the launch fails before anything exists.
+    let launch = only_in(&proofs.iam, "provision", &["provision --dry-run"]);
+    proofs.iam.without("provision", &provision, &launch);
+    proofs.full("provision", &provision, 0);
+    // Without `get nodes`/`get pods` it fails only once it has launched, so that rule is shown
+    // needed by `drift replace --via-controller`; without a lease rule it fails before
+    // anything, whatever the state.
+    let lease: Vec<String> = only_in(&proofs.rbac, "provision", &["provision --dry-run"])
+        .into_iter()
+        .filter(|e| e.contains("leases"))
+        .collect();
+    proofs.rbac.without("provision", &provision, &lease);
+    proofs.without_row("nodes", &["nodes", "-o", "wide"]);
+    proofs.full("nodes", &["nodes", "-o", "wide"], 0);
     drift(walk);
-    proof.without("drift check", &["drift", "check"], &[]);
-    proof.full("drift check", &["drift", "check"], 1);
+    proofs.without_row("drift check", &["drift", "check"]);
+    proofs.full("drift check", &["drift", "check"], 1);
     let replace_dry = ["drift", "replace", "--dry-run"];
-    proof.without("drift replace --dry-run", &replace_dry, &[]);
-    proof.full("drift replace --dry-run", &replace_dry, 0);
+    proofs.without_row("drift replace --dry-run", &replace_dry);
+    proofs.full("drift replace --dry-run", &replace_dry, 0);
     let replace = ["drift", "replace", "--yes", "--timeout", "120s"];
-    proof.full("drift replace", &replace, 0);
+    proofs.full("drift replace", &replace, 0);
     let before = ["provision", "drift replace --dry-run"];
-    // The optional rules only a replacement's end uses (list volumeattachments: the drained
-    // node's volumes awaited) are proven here too: the run goes on, saying what it skipped.
-    let mut entries = only_in(proof, "drift replace", &before);
-    entries.extend(optional_only_in(proof, "drift replace", &before));
-    // The kube-dns Service, read before a run's first launch: optional in `provision`'s row too
-    // (whose RBAC proof removes only the lease), so proven here, where a replacement launches.
-    let dns = "get services".to_string();
-    if proof.table["drift replace"].optional.contains(&dns) && !entries.contains(&dns) {
-        entries.push(dns);
+    for proof in proofs.both() {
+        // The optional rules only a replacement's end uses (list volumeattachments: the drained
+        // node's volumes awaited) are proven here too: the run goes on, saying what it skipped.
+        let mut entries = only_in(proof, "drift replace", &before);
+        entries.extend(optional_only_in(proof, "drift replace", &before));
+        // The kube-dns Service, read before a run's first launch: optional in `provision`'s row
+        // too (whose RBAC proof removes only the lease), so proven here, where a replacement
+        // launches.
+        let dns = "get services".to_string();
+        if proof.table["drift replace"].optional.contains(&dns) && !entries.contains(&dns) {
+            entries.push(dns);
+        }
+        for entry in entries {
+            // Drift again, so that it gets as far as `entry`; then finish what was cut short.
+            drift(walk);
+            proof.without("drift replace", &replace, &[entry]);
+            let out = proof.karpenter(FULL, &replace, false);
+            assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+        }
     }
-    for entry in entries {
-        // Drift again, so that it gets as far as `entry`; then finish what was cut short.
-        drift(walk);
-        proof.without("drift replace", &replace, &[entry]);
-        let out = proof.karpenter(FULL, &replace, false);
-        assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    }
-    consolidate(proof);
+    consolidate(proofs);
     let provisioner = start_controller(walk);
+    let via_label = "drift replace --via-controller";
     let via = [
         "drift",
         "replace",
@@ -675,25 +722,25 @@ fn scenario(proof: &mut Proof) {
     };
     hand_over(walk, "default-proof0");
     drift(walk);
-    let late = only_in(
-        proof,
-        "drift replace --via-controller",
-        &["drift replace --dry-run"],
-    );
-    let early: Vec<String> = proof.table["drift replace --via-controller"]
-        .needs
-        .iter()
-        .filter(|e| !late.contains(e))
-        .cloned()
-        .collect();
-    if !early.is_empty() {
-        proof.without("drift replace --via-controller", &via, &early);
+    let mut late = Vec::new();
+    for (side, proof) in proofs.both().into_iter().enumerate() {
+        let after = only_in(proof, via_label, &["drift replace --dry-run"]);
+        let early: Vec<String> = proof.table[via_label]
+            .needs
+            .iter()
+            .filter(|e| !after.contains(e))
+            .cloned()
+            .collect();
+        if !early.is_empty() {
+            proof.without(via_label, &via, &early);
+        }
+        late.extend(after.into_iter().map(|entry| (side, entry)));
     }
-    proof.full("drift replace --via-controller", &via, 0);
-    for (i, entry) in late.into_iter().enumerate() {
+    proofs.full(via_label, &via, 0);
+    for (i, (side, entry)) in late.into_iter().enumerate() {
         hand_over(walk, &format!("default-proof{}", i + 1));
         drift(walk);
-        proof.without("drift replace --via-controller", &via, &[entry]);
+        proofs.both()[side].without(via_label, &via, &[entry]);
     }
     stop(provisioner);
     for (label, args) in [
@@ -701,8 +748,8 @@ fn scenario(proof: &mut Proof) {
         ("enable-drift", &["enable-drift", "--yes"][..]),
         ("disable-drift", &["disable-drift", "--yes"][..]),
     ] {
-        proof.without(label, args, &[]);
-        proof.full(label, args, 0);
+        proofs.without_row(label, args);
+        proofs.full(label, args, 0);
     }
 }
 
@@ -712,35 +759,36 @@ fn scenario(proof: &mut Proof) {
 /// they cut short. The pool's `consolidateAfter` is 0s meanwhile (a NodeClaim made here has no
 /// pod-event time, so the wait would count from its creation); the walkthrough's `inflate`
 /// and node are back at the end.
-fn consolidate(proof: &mut Proof) {
-    let walk = proof.walk;
+fn consolidate(proofs: &mut Proofs) {
+    let walk = proofs.iam.walk;
     set_consolidate_after(walk, "0s");
     empty_karpenter_node(walk, "default-empty0");
     let dry = ["consolidate", "--dry-run"];
-    proof.without("consolidate --dry-run", &dry, &[]);
-    proof.full("consolidate --dry-run", &dry, 1);
+    proofs.without_row("consolidate --dry-run", &dry);
+    proofs.full("consolidate --dry-run", &dry, 1);
     let yes = ["consolidate", "--yes", "--timeout", "120s"];
-    proof.full("consolidate", &yes, 0);
-    // One run per unit: entries another entry's unit already covers (`patch nodes`, `delete
-    // nodes`: one rule) are not run again.
-    let mut covered = BTreeSet::new();
-    for (i, entry) in only_in(proof, "consolidate", &["consolidate --dry-run"])
-        .into_iter()
-        .enumerate()
-    {
-        let units = proof.granting(&entry);
-        if units.is_subset(&covered) {
-            continue;
+    proofs.full("consolidate", &yes, 0);
+    let mut claims = 0;
+    for proof in proofs.both() {
+        // One run per unit: entries another entry's unit already covers (`patch nodes`,
+        // `delete nodes`: one rule) are not run again.
+        let mut covered = BTreeSet::new();
+        for entry in only_in(proof, "consolidate", &["consolidate --dry-run"]) {
+            let units = proof.granting(&entry);
+            if units.is_subset(&covered) {
+                continue;
+            }
+            covered.extend(units);
+            claims += 1;
+            launch_team_node(proof);
+            empty_karpenter_node(walk, &format!("default-empty{claims}"));
+            proof.without("consolidate", &yes, &[entry]);
+            let out = proof.karpenter(FULL, &yes, false);
+            assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
         }
-        covered.extend(units);
-        launch_team_node(proof);
-        empty_karpenter_node(walk, &format!("default-empty{}", i + 1));
-        proof.without("consolidate", &yes, &[entry]);
-        let out = proof.karpenter(FULL, &yes, false);
-        assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     }
     set_consolidate_after(walk, "30s");
-    launch_team_node(proof);
+    launch_team_node(&proofs.iam);
 }
 
 fn set_consolidate_after(walk: &Walk, after: &str) {
@@ -781,7 +829,7 @@ fn empty_karpenter_node(walk: &Walk, claim: &str) {
 }
 
 #[test]
-fn iam_policy_is_enough_for_every_command_and_no_more() {
+fn iam_policy_and_rbac_roles_are_enough_for_every_command_and_no_more() {
     let policy = shipped_policy();
     let mut users = BTreeMap::from([(FULL.to_string(), policy.clone())]);
     let mut units: BTreeSet<String> = statements(&policy).iter().flat_map(actions).collect();
@@ -794,7 +842,7 @@ fn iam_policy_is_enough_for_every_command_and_no_more() {
     for unit in &units {
         users.insert(identity(unit), policy_without(&policy, unit));
     }
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("least-privilege-iam");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("least-privilege");
     std::fs::create_dir_all(&dir).unwrap();
     let users_file = dir.join("users.json");
     std::fs::write(&users_file, serde_json::to_string(&users).unwrap()).unwrap();
@@ -804,12 +852,14 @@ fn iam_policy_is_enough_for_every_command_and_no_more() {
         users_file.to_string_lossy().into_owned(),
         audit.to_string_lossy().into_owned(),
     );
+    // One moto enforcing IAM, one cluster enforcing RBAC.
     let walk = Walk::build(
-        "least-privilege-iam",
+        "least-privilege",
         &["--iam-users", &users_arg, "--audit", &audit_arg],
         "crds/v1beta1",
         |moto, config| crate::test_cluster::Config {
             ec2_endpoint: Some(moto.url.clone()),
+            rbac: true,
             ..config
         },
     );
@@ -829,7 +879,7 @@ fn iam_policy_is_enough_for_every_command_and_no_more() {
         "crds/v1",
         |_, config| config,
     );
-    let keys = users
+    let keys: BTreeMap<String, (String, String)> = users
         .keys()
         .map(|name| {
             let c = &walk.moto.seed["credentials"][name];
@@ -842,22 +892,37 @@ fn iam_policy_is_enough_for_every_command_and_no_more() {
             )
         })
         .collect();
-    let mut proof = Proof {
+    let (rules, kubeconfigs) = service_accounts(&walk);
+    let (id, secret) = keys[FULL].clone();
+    let proof = |side: Side, table: &str, other: Vec<(&'static str, String)>| Proof {
         walk: &walk,
-        side: Side::Iam {
-            policy,
-            keys,
-            audit,
-        },
-        table: documented("iam"),
+        side,
+        other,
+        table: documented(table),
         run: BTreeSet::new(),
         proven: BTreeSet::new(),
         failures: Vec::new(),
     };
-    scenario(&mut proof);
-    terminate_conditions_scope(&mut proof);
-    reservations(&mut proof, &reserved);
-    proof.finish();
+    let mut proofs = Proofs {
+        iam: proof(
+            Side::Iam {
+                policy,
+                keys,
+                audit,
+            },
+            "iam",
+            vec![("KUBECONFIG", kubeconfigs[FULL].clone())],
+        ),
+        rbac: proof(
+            Side::Rbac { rules, kubeconfigs },
+            "rbac",
+            vec![("AWS_ACCESS_KEY_ID", id), ("AWS_SECRET_ACCESS_KEY", secret)],
+        ),
+    };
+    scenario(&mut proofs);
+    terminate_conditions_scope(&mut proofs.iam);
+    reservations(&mut proofs.iam, &reserved);
+    proofs.finish();
 }
 
 /// The terminate statements: this cluster's NodePool and Provisioner instances, each by its
@@ -941,21 +1006,11 @@ fn terminate_conditions_scope(proof: &mut Proof) {
     }
 }
 
-#[test]
-fn rbac_roles_are_enough_for_every_command_and_no_more() {
-    let walk = Walk::build(
-        "least-privilege-rbac",
-        &[],
-        "crds/v1beta1",
-        |moto, config| crate::test_cluster::Config {
-            ec2_endpoint: Some(moto.url.clone()),
-            rbac: true,
-            ..config
-        },
-    );
+/// The shipped roles on `walk`'s cluster (which enforces RBAC), and for each rule a copy of its
+/// role without it; a ServiceAccount bound to all roles, and one per rule bound to them with
+/// that copy instead; a kubeconfig each (by identity). `kubectl auth can-i` agrees.
+fn service_accounts(walk: &Walk) -> (BTreeMap<String, Value>, BTreeMap<String, String>) {
     let (rules, roles) = shipped_roles();
-    // The shipped roles, and for each rule a copy of its role without it; a ServiceAccount
-    // bound to all roles, and one per rule bound to them with that copy instead.
     let mut docs: Vec<Value> = roles.clone();
     let mut accounts: Vec<(String, Option<String>)> = vec![(FULL.to_string(), None)];
     for unit in rules.keys() {
@@ -1053,14 +1108,5 @@ fn rbac_roles_are_enough_for_every_command_and_no_more() {
         );
     }
     walk.cluster.take_decisions();
-    let mut proof = Proof {
-        walk: &walk,
-        side: Side::Rbac { rules, kubeconfigs },
-        table: documented("rbac"),
-        run: BTreeSet::new(),
-        proven: BTreeSet::new(),
-        failures: Vec::new(),
-    };
-    scenario(&mut proof);
-    proof.finish();
+    (rules, kubeconfigs)
 }

@@ -12,6 +12,8 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use kubectl_karpenter::testing::json_differences;
+
 use crate::provision_live::Walk;
 use crate::support::root;
 
@@ -194,29 +196,6 @@ fn normalise(v: &mut Value) {
     }
 }
 
-/// The paths where `a` and `b` differ.
-fn differences(path: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
-            for k in keys {
-                let (l, r) = (
-                    x.get(k).unwrap_or(&Value::Null),
-                    y.get(k).unwrap_or(&Value::Null),
-                );
-                differences(&format!("{path}.{k}"), l, r, out);
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            for (i, (l, r)) in x.iter().zip(y).enumerate() {
-                differences(&format!("{path}[{i}]"), l, r, out);
-            }
-        }
-        _ if a != b => out.push(format!("{path}: live {a} / offline {b}")),
-        _ => {}
-    }
-}
-
 /// Runs the four commands live and offline on the export; returns the differences.
 fn compare(walk: &Walk, world: &World) -> Vec<String> {
     let kinds = format!("{EXPORT}{}", world.kinds);
@@ -285,9 +264,7 @@ fn compare(walk: &Walk, world: &World) -> Vec<String> {
         }
         normalise(&mut live);
         normalise(&mut off);
-        let mut d = Vec::new();
-        differences("", &live, &off, &mut d);
-        let d = d.into_iter().map(|d| format!("{tag}: {d}"));
+        let d = (json_differences(&live, &off).into_iter()).map(|d| format!("{tag}: {d}"));
         let documented = |d: &String| {
             (world.documented.iter()).any(|(at, _)| d.starts_with(&format!("{} {at}", world.name)))
         };

@@ -33,7 +33,7 @@ use serde_json::json;
 
 use crate::error::{CommandError, Exit};
 use crate::testing::Rng;
-use crate::usecases::replace::{NodeOutcome, Status};
+use crate::usecases::replace::{NodeOutcome, Settings, Status};
 use crate::usecases::testing::World;
 use faults::Killable;
 use invariants::Violations;
@@ -145,14 +145,9 @@ pub fn case(seed: u64) -> Case {
     if use_case == UseCase::ViaController {
         karpenter(&world);
     }
-    let found: Violations = Rc::default();
-    invariants::watch(&world, &made, &found);
-    let before = scenarios::unplaceable(&world);
-    let chosen = choose(&mut rng, &made);
-    let settings = scenarios::settings(1 + rng.below(3));
-    let on = Rc::new(Cell::new(true));
+    let ran = Ran::new(&mut rng, &world, &made);
     faults::cloud_faults(&mut rng, &world.cloud);
-    faults::between_read_and_write(&mut rng, &world.cluster, &on);
+    faults::between_read_and_write(&mut rng, &world.cluster, &ran.on);
     if use_case == UseCase::Watch {
         let at = Duration::from_secs(1 + rng.below(60) as u64);
         world.pods_arrive(&[at], "burst", 1 + rng.below(4));
@@ -165,16 +160,9 @@ pub fn case(seed: u64) -> Case {
     scenarios::stop_in(&world, stop.map(Duration::from_secs));
     let cluster = Killable::new(&world, kill);
     cluster.faults(&mut rng, 5);
-    let run = |c: &Killable| scenarios::run(use_case, &world, c, &made, &chosen, &settings);
+    let run = |c: &Killable| scenarios::run(use_case, &world, c, &made, &ran.chosen, &ran.settings);
     // The clean re-run of a watch runs two minutes and is stopped.
     let watch = (use_case == UseCase::Watch).then_some(Duration::from_secs(120));
-    let ran = Ran {
-        world: &world,
-        made: &made,
-        found: &found,
-        before,
-        on: &on,
-    };
     twice(out, &ran, cluster, watch, &run)
 }
 
@@ -196,11 +184,33 @@ fn choose(rng: &mut Rng, made: &world::Made) -> Vec<String> {
 struct Ran<'a> {
     world: &'a World,
     made: &'a world::Made,
-    found: &'a Violations,
+    found: Violations,
     /// [`scenarios::unplaceable`] before the case.
     before: i64,
+    /// The nodes the case's `drift replace` names.
+    chosen: Vec<String>,
+    settings: Settings,
     /// Whether the world still changes under the run (off for the clean re-run).
-    on: &'a Rc<Cell<bool>>,
+    on: Rc<Cell<bool>>,
+}
+
+impl<'a> Ran<'a> {
+    /// What every round's case sets up once its world is made, in this order (the seed's
+    /// draws): the invariants watched, the pods unplaceable before, the nodes chosen, the
+    /// settings; the world changing.
+    fn new(rng: &mut Rng, world: &'a World, made: &'a world::Made) -> Self {
+        let found: Violations = Rc::default();
+        invariants::watch(world, made, &found);
+        Ran {
+            world,
+            made,
+            found,
+            before: scenarios::unplaceable(world),
+            chosen: choose(rng, made),
+            settings: scenarios::settings(1 + rng.below(3)),
+            on: Rc::new(Cell::new(true)),
+        }
+    }
 }
 
 /// One use case's run over a cluster that may be killed.
@@ -233,7 +243,7 @@ fn twice(
         }
         Ok(Ok(_)) => {}
     }
-    faults::clear(world, ran.on);
+    faults::clear(world, &ran.on);
     scenarios::settle(world);
     scenarios::stop_in(world, clean_for);
     let clean = Killable::new(world, None);
@@ -262,7 +272,7 @@ fn twice(
         Some(_) => 0,
         None => scenarios::unplaceable(world) - ran.before,
     };
-    invariants::check(world, ran.made, &outcomes, lost, ran.found);
+    invariants::check(world, ran.made, &outcomes, lost, &ran.found);
     out.writes = world.cluster.writes().len();
     out.done = outcomes
         .iter()

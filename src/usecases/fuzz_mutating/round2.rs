@@ -289,13 +289,9 @@ fn case_with(seed: u64, step: Option<u64>) -> Case {
     let shape = shape(use_case, &mut rng);
     let (world, made) = world::make_with(&mut rng, shape);
     let out = Case::new(use_case);
-    let found: invariants::Violations = Rc::default();
-    invariants::watch(&world, &made, &found);
-    let before = scenarios::unplaceable(&world);
-    let chosen = super::choose(&mut rng, &made);
-    let settings = scenarios::settings(1 + rng.below(3));
-    let on = Rc::new(Cell::new(true));
-    let gone = changes(&mut rng, &world, &on, shape.statik);
+    let ran = Ran::new(&mut rng, &world, &made);
+    let (found, chosen, settings, on) = (&ran.found, &ran.chosen, &ran.settings, &ran.on);
+    let gone = changes(&mut rng, &world, on, shape.statik);
     let second = (watching(use_case) && rng.below(2) == 0).then(|| Second {
         at: 1 + rng.below(3),
         kill: 5 + rng.below(80) as u64,
@@ -316,7 +312,7 @@ fn case_with(seed: u64, step: Option<u64>) -> Case {
             c
         }
         None => {
-            faults::between_read_and_write(&mut rng, &world.cluster, &on);
+            faults::between_read_and_write(&mut rng, &world.cluster, on);
             let kill = (rng.below(2) == 0).then(|| 3 + rng.below(120) as u64);
             let c = Killable::new(&world, kill);
             c.faults(&mut rng, 5);
@@ -327,18 +323,9 @@ fn case_with(seed: u64, step: Option<u64>) -> Case {
     // The second operator acts in the faulty run only (its kill would reach EC2 for ours).
     let run_it = |c: &Killable| {
         let second = second.filter(|_| on.get());
-        run(
-            use_case, &world, &made, c, &chosen, &settings, second, &found,
-        )
+        run(use_case, &world, &made, c, chosen, settings, second, found)
     };
     let clean_for = watching(use_case).then_some(Duration::from_secs(120));
-    let ran = Ran {
-        world: &world,
-        made: &made,
-        found: &found,
-        before,
-        on: &on,
-    };
     let sent = cluster.sent();
     let mut out = twice(out, &ran, cluster, clean_for, &run_it);
     if counting {

@@ -31,7 +31,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::faults::{self, Killable};
-use super::invariants::{self, disrupting, name, Violations};
+use super::invariants::{disrupting, name};
 use super::round2::{changes, round2_checks};
 use super::scenarios::{self, UseCase};
 use super::world::{self, Made, Shape};
@@ -286,20 +286,16 @@ pub fn case3(seed: u64) -> Case {
     let use_case = ROUND3[(seed % ROUND3.len() as u64) as usize];
     let shape = shape(use_case, &mut rng);
     let (world, made) = world::make_with(&mut rng, shape);
-    let found: Violations = Rc::default();
-    invariants::watch(&world, &made, &found);
-    let before = scenarios::unplaceable(&world);
-    let chosen = super::choose(&mut rng, &made);
-    let settings = scenarios::settings(1 + rng.below(3));
-    let on = Rc::new(Cell::new(true));
+    let ran = Ran::new(&mut rng, &world, &made);
+    let (chosen, settings, on) = (&ran.chosen, &ran.settings, &ran.on);
     let touched: Shared = Rc::default();
     let gone = match use_case {
-        UseCase::Mixed if rng.below(2) == 0 => changes(&mut rng, &world, &on, false),
+        UseCase::Mixed if rng.below(2) == 0 => changes(&mut rng, &world, on, false),
         _ => Rc::default(),
     };
     if use_case != UseCase::Takeover {
-        touch(&mut rng, &world, &on, &touched);
-        delete_a_claim(&mut rng, &world, &on, &touched);
+        touch(&mut rng, &world, on, &touched);
+        delete_a_claim(&mut rng, &world, on, &touched);
     }
     let stop = (rng.below(5) == 0).then(|| rng.below(200) as u64);
     scenarios::stop_in(&world, stop.map(Duration::from_secs));
@@ -307,14 +303,7 @@ pub fn case3(seed: u64) -> Case {
     let kill = (rng.below(2) == 0).then(|| 3 + rng.below(120) as u64);
     let cluster = Killable::new(&world, kill);
     cluster.faults(&mut rng, 5);
-    let ran = Ran {
-        world: &world,
-        made: &made,
-        found: &found,
-        before,
-        on: &on,
-    };
-    let run = |c: &Killable| scenarios::run(use_case, &world, c, &made, &chosen, &settings);
+    let run = |c: &Killable| scenarios::run(use_case, &world, c, &made, chosen, settings);
     let mut out = match use_case {
         UseCase::Takeover => takeover(&mut rng, &ran, cluster, &run),
         _ => twice(Case::new(use_case), &ran, cluster, None, &run),

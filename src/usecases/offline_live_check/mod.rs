@@ -26,42 +26,15 @@ mod paths;
 mod tests;
 mod world;
 
-use std::collections::BTreeSet;
-
-use serde_json::Value;
-
-use crate::testing::env_number as env;
-
-/// The paths where `live` and `offline` differ (`.a.b[2]: live X / offline Y`).
-fn differences(path: &str, live: &Value, offline: &Value, out: &mut Vec<String>) {
-    match (live, offline) {
-        (Value::Object(x), Value::Object(y)) => {
-            let keys: BTreeSet<&String> = x.keys().chain(y.keys()).collect();
-            for k in keys {
-                let (l, r) = (
-                    x.get(k).unwrap_or(&Value::Null),
-                    y.get(k).unwrap_or(&Value::Null),
-                );
-                differences(&format!("{path}.{k}"), l, r, out);
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            for (i, (l, r)) in x.iter().zip(y).enumerate() {
-                differences(&format!("{path}[{i}]"), l, r, out);
-            }
-        }
-        _ if live != offline => out.push(format!("{path}: live {live} / offline {offline}")),
-        _ => {}
-    }
-}
+use crate::testing::{
+    describe_failures, env_number as env, json_differences, sweep_seeds, SeedFailures,
+};
 
 fn compare(command: &str, (live, offline): paths::Pair) -> Vec<String> {
     match (live, offline) {
-        (Ok(l), Ok(o)) => {
-            let mut d = Vec::new();
-            differences("", &l, &o, &mut d);
-            d.into_iter().map(|d| format!("{command}: {d}")).collect()
-        }
+        (Ok(l), Ok(o)) => (json_differences(&l, &o).into_iter())
+            .map(|d| format!("{command}: {d}"))
+            .collect(),
         (Err(l), Err(o)) if l == o => Vec::new(),
         (l, o) => vec![format!(
             "{command}: live {} / offline {}",
@@ -102,46 +75,15 @@ pub fn run_one_drift(seed: u64) -> Vec<String> {
     out
 }
 
-fn describe(failures: &[(u64, Vec<String>)]) -> String {
-    failures
-        .iter()
-        .take(20)
-        .map(|(s, v)| format!("seed {s}:\n  {}", v.join("\n  ")))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn sweep_from(seed: u64, n: u64, tell: bool) -> Vec<(u64, Vec<String>)> {
-    sweep_with(run_one, seed, n, tell)
-}
-
-fn sweep_with(
-    run: fn(u64) -> Vec<String>,
-    seed: u64,
-    n: u64,
-    tell: bool,
-) -> Vec<(u64, Vec<String>)> {
-    let mut failures = Vec::new();
-    for s in seed..seed + n {
-        let v = run(s);
-        if !v.is_empty() {
-            if tell {
-                eprintln!("seed {s}:\n  {}", v.join("\n  "));
-            }
-            failures.push((s, v));
-        }
-        if tell && (s - seed + 1).is_multiple_of(200) {
-            eprintln!("checked seeds {seed}..={s}: {} failing", failures.len());
-        }
-    }
-    failures
+fn sweep_from(seed: u64, n: u64, tell: bool) -> SeedFailures {
+    sweep_seeds(seed, n, tell.then_some(200), run_one)
 }
 
 /// The default sample: 12 worlds from seed 1 (a few seconds in a debug build).
 #[test]
 fn offline_and_live_decide_alike() {
     let failures = sweep_from(1, 12, false);
-    assert!(failures.is_empty(), "{}", describe(&failures));
+    assert!(failures.is_empty(), "{}", describe_failures(&failures));
 }
 
 /// The long sweep: `OFFLIVE_SEED` (default 1), `OFFLIVE_N` worlds (default 3,000).
@@ -151,14 +93,14 @@ fn sweep() {
     let (seed, n) = (env("OFFLIVE_SEED", 1), env("OFFLIVE_N", 3_000));
     let failures = sweep_from(seed, n, true);
     eprintln!("{n} worlds from seed {seed}: {} failing", failures.len());
-    assert!(failures.is_empty(), "{}", describe(&failures));
+    assert!(failures.is_empty(), "{}", describe_failures(&failures));
 }
 
 /// The default drift sample: 12 drift worlds from seed 1.
 #[test]
 fn offline_and_live_find_the_same_drift() {
-    let failures = sweep_with(run_one_drift, 1, 12, false);
-    assert!(failures.is_empty(), "{}", describe(&failures));
+    let failures = sweep_seeds(1, 12, None, run_one_drift);
+    assert!(failures.is_empty(), "{}", describe_failures(&failures));
 }
 
 /// The long drift sweep: `OFFLIVE_SEED` (default 1), `OFFLIVE_N` drift worlds (default 2,000).
@@ -167,13 +109,13 @@ fn offline_and_live_find_the_same_drift() {
 fn drift_sweep() {
     let (seed, n) = (env("OFFLIVE_SEED", 1), env("OFFLIVE_N", 2_000));
     let started = std::time::Instant::now();
-    let failures = sweep_with(run_one_drift, seed, n, true);
+    let failures = sweep_seeds(seed, n, Some(200), run_one_drift);
     eprintln!(
         "{n} drift worlds from seed {seed}: {} failing, {:.0} s",
         failures.len(),
         started.elapsed().as_secs_f64()
     );
-    assert!(failures.is_empty(), "{}", describe(&failures));
+    assert!(failures.is_empty(), "{}", describe_failures(&failures));
 }
 
 /// Prints one drift world's export and its differences (`OFFLIVE_SEED`).

@@ -239,6 +239,41 @@ fn view_value(view: &nodes::NodeView) -> Value {
            "gone": format!("{:?}", view.gone)})
 }
 
+/// The steps of `commands/nodes.rs` after the read, alike both ways: the decision catalog, the
+/// view, then the decisions in the first node's region.
+fn nodes_view(
+    world: &World,
+    config: &Config,
+    m: Manifests,
+    ec2: nodes::Ec2<'_, FakeCloud>,
+    controller: Option<&consolidate::Controller>,
+) -> Result<Value, String> {
+    let gate = consolidate::reserved_capacity_gate(config, controller);
+    let (catalog, _) = nodes::decision_catalog(
+        &ec2,
+        catalog(world),
+        &m.node_classes,
+        NOW,
+        gate,
+        &mut |_| {},
+    );
+    let mut view =
+        nodes::view(&m, ec2, &catalog, &request(), &mut |_| {}).map_err(|e| e.to_string())?;
+    let region =
+        (view.nodes.iter().find_map(|n| n.region.clone())).unwrap_or_else(|| REGION.into());
+    nodes::with_decisions(
+        &mut view,
+        m,
+        &catalog,
+        &region,
+        controller,
+        config,
+        &mut |_| {},
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(view_value(&view))
+}
+
 /// `nodes -o json`, both ways (`commands/nodes.rs`): live with EC2 connected and `--catalog`,
 /// offline `-f --catalog`.
 pub fn nodes(world: &World, cluster: &FakeCluster, text: &str) -> Pair {
@@ -249,51 +284,12 @@ pub fn nodes(world: &World, cluster: &FakeCluster, text: &str) -> Pair {
         buffers::read_live_telling(cluster, gate, &mut m).map_err(|e| e.to_string())?;
         let cloud = instances(cluster);
         let ec2 = nodes::Ec2::Connected(&cloud);
-        let gate = consolidate::reserved_capacity_gate(&config, controller.as_ref());
-        let (catalog, _) = nodes::decision_catalog(
-            &ec2,
-            catalog(world),
-            &m.node_classes,
-            NOW,
-            gate,
-            &mut |_| {},
-        );
-        let mut view =
-            nodes::view(&m, ec2, &catalog, &request(), &mut |_| {}).map_err(|e| e.to_string())?;
-        let region =
-            (view.nodes.iter().find_map(|n| n.region.clone())).unwrap_or_else(|| REGION.into());
-        nodes::with_decisions(
-            &mut view,
-            m,
-            &catalog,
-            &region,
-            controller.as_ref(),
-            &config,
-            &mut |_| {},
-        )
-        .map_err(|e| e.to_string())?;
-        Ok(view_value(&view))
+        nodes_view(world, &config, m, ec2, controller.as_ref())
     })();
     let offline = (|| -> Result<Value, String> {
         let mut m = offline_manifests(text)?;
         consolidate::assume_instances_running(&mut m);
-        let ec2 = nodes::Ec2::<FakeCloud>::Manifests;
-        let gate = consolidate::reserved_capacity_gate(&config, None);
-        let (catalog, _) = nodes::decision_catalog(
-            &ec2,
-            catalog(world),
-            &m.node_classes,
-            NOW,
-            gate,
-            &mut |_| {},
-        );
-        let mut view =
-            nodes::view(&m, ec2, &catalog, &request(), &mut |_| {}).map_err(|e| e.to_string())?;
-        let region =
-            (view.nodes.iter().find_map(|n| n.region.clone())).unwrap_or_else(|| REGION.into());
-        nodes::with_decisions(&mut view, m, &catalog, &region, None, &config, &mut |_| {})
-            .map_err(|e| e.to_string())?;
-        Ok(view_value(&view))
+        nodes_view(world, &config, m, nodes::Ec2::<FakeCloud>::Manifests, None)
     })();
     (live, offline)
 }

@@ -24,7 +24,7 @@ use super::{build_input, evaluate, Config};
 use crate::cloud::Catalog;
 use crate::disruption::consolidation::ConsolidationReport;
 use crate::scheduling::MinValuesPolicy;
-use crate::testing::env_number as env;
+use crate::testing::{describe_failures, env_number as env, sweep_seeds, SeedFailures};
 use crate::usecases::provisioning::input::CatalogSizing;
 
 /// The offline `consolidate -f FILE --catalog CATALOG --now NOW` path on these objects.
@@ -93,27 +93,15 @@ pub fn run_one(seed: u64) -> Vec<String> {
 }
 
 /// Runs `n` clusters from `seed`; returns the failing seeds with their violations.
-pub fn sweep(seed: u64, n: u64) -> Vec<(u64, Vec<String>)> {
-    (seed..seed + n)
-        .map(|s| (s, run_one(s)))
-        .filter(|(_, v)| !v.is_empty())
-        .collect()
-}
-
-fn describe(failures: &[(u64, Vec<String>)]) -> String {
-    failures
-        .iter()
-        .take(20)
-        .map(|(s, v)| format!("seed {s}:\n  {}", v.join("\n  ")))
-        .collect::<Vec<_>>()
-        .join("\n")
+pub fn sweep(seed: u64, n: u64) -> SeedFailures {
+    sweep_seeds(seed, n, None, run_one)
 }
 
 /// The default sample: 120 clusters from seed 1 (≈ 15 s in a debug build).
 #[test]
 fn consolidation_reports_keep_their_own_rules() {
     let failures = sweep(1, 120);
-    assert!(failures.is_empty(), "{}", describe(&failures));
+    assert!(failures.is_empty(), "{}", describe_failures(&failures));
 }
 
 /// The long sweep: `FUZZ_CONS_SEED` (default 1), `FUZZ_CONS_N` clusters (default 10,000).
@@ -122,19 +110,9 @@ fn consolidation_reports_keep_their_own_rules() {
 fn sweep_many() {
     let (seed, n) = (env("FUZZ_CONS_SEED", 1), env("FUZZ_CONS_N", 10_000));
     // Progress and each failure as they come, so a run cut short still says how far it got.
-    let mut failures = Vec::new();
-    for s in seed..seed + n {
-        let v = run_one(s);
-        if !v.is_empty() {
-            eprintln!("seed {s}:\n  {}", v.join("\n  "));
-            failures.push((s, v));
-        }
-        if (s - seed + 1) % 100 == 0 {
-            eprintln!("checked seeds {seed}..={s}: {} failing", failures.len());
-        }
-    }
+    let failures = sweep_seeds(seed, n, Some(100), run_one);
     eprintln!("{n} clusters from seed {seed}: {} failing", failures.len());
-    assert!(failures.is_empty(), "{}", describe(&failures));
+    assert!(failures.is_empty(), "{}", describe_failures(&failures));
 }
 
 /// Prints one cluster's objects and report (`FUZZ_CONS_SEED`), for minimising a failure.
