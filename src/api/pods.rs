@@ -353,6 +353,14 @@ fn do_not_evict(annotations: Option<&BTreeMap<String, String>>) -> bool {
         .is_some_and(|v| v == "true")
 }
 
+/// `cluster-autoscaler.kubernetes.io/safe-to-evict: "false"` (Cluster Autoscaler's
+/// `drain.go` reads the value `"false"`).
+fn ca_not_safe_to_evict(annotations: Option<&BTreeMap<String, String>>) -> bool {
+    annotations
+        .and_then(|a| a.get(labels::CA_SAFE_TO_EVICT))
+        .is_some_and(|v| v == "false")
+}
+
 /// The labels a workload's controller puts on every pod it creates, beside the template's:
 /// a Deployment's ReplicaSet adds `pod-template-hash` (`k8s.io/kubernetes
 /// pkg/controller/deployment/sync.go` `getNewReplicaSet`), a StatefulSet `controller-revision-hash`
@@ -462,6 +470,7 @@ pub fn convert_pod(
     out.terminating = meta.deletion_timestamp.is_some();
     out.do_not_disrupt = do_not_disrupt(meta.annotations.as_ref());
     out.do_not_evict = do_not_evict(meta.annotations.as_ref());
+    out.ca_not_safe_to_evict = ca_not_safe_to_evict(meta.annotations.as_ref());
     out.deletion_cost = meta
         .annotations
         .as_ref()

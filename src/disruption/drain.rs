@@ -276,13 +276,30 @@ pub fn is_critical(pod: &Pod) -> bool {
 /// `pkg/utils/pod/scheduling.go` `IsDoNotDisruptActive`; v0.37 `HasDoNotDisrupt` read both), so
 /// such a pod no longer holds its node (thread aws/karpenter-provider-aws#6861).
 pub fn unread_do_not_evict<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> Vec<String> {
+    unread_keys(pods, |p| p.do_not_evict)
+}
+
+/// The keys (sorted) of the live pods `unread` picks that have no `karpenter.sh/do-not-disrupt`.
+fn unread_keys<'a>(
+    pods: impl IntoIterator<Item = &'a Pod>,
+    unread: impl Fn(&Pod) -> bool,
+) -> Vec<String> {
     let mut keys: Vec<String> = pods
         .into_iter()
-        .filter(|p| p.do_not_evict && p.do_not_disrupt.is_none() && !p.is_terminal())
+        .filter(|p| unread(p) && p.do_not_disrupt.is_none() && !p.is_terminal())
         .map(Pod::key)
         .collect();
     keys.sort();
     keys
+}
+
+/// The pods (`namespace/name`, sorted) that carry Cluster Autoscaler's
+/// `cluster-autoscaler.kubernetes.io/safe-to-evict: "false"` and no `karpenter.sh/do-not-disrupt`:
+/// Karpenter reads no such key (core v1.14.1), so the annotation holds no node from its
+/// consolidation, drift or expiration (thread aws/karpenter-provider-aws#6394: a node with such a
+/// pod was consolidated; users migrating from Cluster Autoscaler expect it to hold).
+pub fn unread_safe_to_evict<'a>(pods: impl IntoIterator<Item = &'a Pod>) -> Vec<String> {
+    unread_keys(pods, |p| p.ca_not_safe_to_evict)
 }
 
 /// Whether a do-not-disrupt value is active at `now`: `"true"`, or (v1.x) a positive Go

@@ -117,6 +117,8 @@ pub const DO_NOT_DISRUPT: &str = "karpenter.sh/do-not-disrupt";
 pub const POD_DELETION_COST: &str = "controller.kubernetes.io/pod-deletion-cost";
 /// The v1alpha5 spelling of [`DO_NOT_DISRUPT`].
 pub const DO_NOT_EVICT: &str = "karpenter.sh/do-not-evict";
+/// Cluster Autoscaler's pod annotation; Karpenter reads it nowhere (core v1.14.1 has no such key).
+pub const CA_SAFE_TO_EVICT: &str = "cluster-autoscaler.kubernetes.io/safe-to-evict";
 /// NodePool template hash (NodePool, NodeClaim; docs/karpenter.md §2.3).
 pub const NODEPOOL_HASH: &str = "karpenter.sh/nodepool-hash";
 /// The hash algorithm's version.

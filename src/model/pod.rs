@@ -402,6 +402,9 @@ pub struct PodFields {
     /// beside do-not-disrupt (`pkg/utils/pod/scheduling.go HasDoNotDisrupt`), v1 no longer reads
     /// it (core v1.14.1 has no such key).
     pub do_not_evict: bool,
+    /// `cluster-autoscaler.kubernetes.io/safe-to-evict: "false"`: Cluster Autoscaler's way to
+    /// keep a node; Karpenter does not read it (thread aws/karpenter-provider-aws#6394).
+    pub ca_not_safe_to_evict: bool,
     /// `spec.terminationGracePeriodSeconds`.
     pub termination_grace_period_seconds: Option<i64>,
     /// `spec.priority` (resolved by admission from the priority class). Disruption reads it

@@ -45,7 +45,8 @@ use crate::model::taints::Taint;
 pub use existing_node::SolveMemo;
 pub use overlay::{apply_overlays, overlay_conflicts};
 pub use reason::{
-    ExhaustedLimit, PoolCause, PoolRefusal, Reason, ReasonCode, Shortfall, VolumeProblem,
+    ExhaustedLimit, LargestType, PoolCause, PoolRefusal, Reason, ReasonCode, Shortfall,
+    VolumeProblem,
 };
 pub use rounds::solve_rounds;
 pub use scheduler::{solve, solve_with};

@@ -596,6 +596,68 @@ pub struct Shortfall {
     /// p5.48xlarge when a DaemonSet requested its GPUs (the thread's release printed
     /// `daemonset overhead=`; v1.14.1's error no longer does).
     pub daemon_overhead: i64,
+    /// Where the largest figure comes from, when the type reserves some of the resource: users
+    /// asked "where is my ~9Gi?" (aws#3872, core#1212, core#1088, aws#5676: a pod that fits the
+    /// type's advertised memory but not Karpenter's estimate of its allocatable, aws v1.14.1
+    /// `pkg/providers/instancetype/types.go` `memory`, `kubeReservedResources`,
+    /// `evictionThreshold`; core `pkg/cloudprovider/types.go` `computeAllocatable`).
+    pub largest_on: Option<LargestType>,
+}
+
+/// The instance type with the largest allocatable of a resource, and how its capacity is
+/// reduced to it (milli-units).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LargestType {
+    /// Instance type.
+    pub name: String,
+    /// Its capacity of the resource (for memory, after the provider's VM overhead).
+    pub capacity: i64,
+    /// The type's advertised size of the resource when larger than its capacity (memory:
+    /// `karpenter.k8s.aws/instance-memory`, which loses `VM_MEMORY_OVERHEAD_PERCENT`).
+    pub advertised: Option<i64>,
+    /// kube-reserved.
+    pub kube_reserved: i64,
+    /// system-reserved.
+    pub system_reserved: i64,
+    /// The hard eviction threshold.
+    pub eviction: i64,
+}
+
+impl LargestType {
+    /// `on c4.4xlarge: capacity 28416Mi (30Gi less 7.5% for the VM) less kube-reserved 2829Mi
+    /// and eviction threshold 100Mi`.
+    fn describe(&self, r: &str) -> String {
+        let q = |v| format_milli_readable(r, v);
+        let mut out = format!("on {}: capacity {}", self.name, q(self.capacity));
+        if let Some(adv) = self.advertised.filter(|&a| a > self.capacity) {
+            // One decimal, as VM_MEMORY_OVERHEAD_PERCENT is written (0.075).
+            let tenths = ((adv - self.capacity) as f64 * 1000.0 / adv as f64).round() as i64;
+            out.push_str(&format!(
+                " ({} less {}.{}% for the VM)",
+                q(adv),
+                tenths / 10,
+                tenths % 10
+            ));
+        }
+        let parts: Vec<String> = [
+            ("kube-reserved", self.kube_reserved),
+            ("system-reserved", self.system_reserved),
+            ("eviction threshold", self.eviction),
+        ]
+        .iter()
+        .filter(|(_, v)| *v > 0)
+        .map(|(what, v)| format!("{what} {}", q(*v)))
+        .collect();
+        if let Some((last, rest)) = parts.split_last() {
+            out.push_str(" less ");
+            if !rest.is_empty() {
+                out.push_str(&rest.join(", "));
+                out.push_str(" and ");
+            }
+            out.push_str(last);
+        }
+        out
+    }
 }
 
 impl fmt::Display for Shortfall {
@@ -607,6 +669,9 @@ impl fmt::Display for Shortfall {
             format_milli_readable(r, self.requested),
             format_milli_readable(r, self.largest)
         )?;
+        if let Some(on) = &self.largest_on {
+            write!(f, ", {}", on.describe(r))?;
+        }
         if self.daemon_overhead > 0 {
             write!(
                 f,
@@ -653,6 +718,7 @@ mod tests {
             requested,
             largest,
             daemon_overhead: 0,
+            largest_on: None,
         };
         let cases: Vec<(Reason, ReasonCode, &str)> = vec![
             (
@@ -857,6 +923,7 @@ mod tests {
                             requested: 8000,
                             largest: 0,
                             daemon_overhead: 8000,
+                            largest_on: None,
                         }],
                     },
                 )),

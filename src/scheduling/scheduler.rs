@@ -27,7 +27,7 @@ use super::node_claim_template::{
 };
 use super::podreqs::{validation_error, PodState};
 use super::queue::Queue;
-use super::reason::{PoolCause, PoolRefusal, Reason, Shortfall};
+use super::reason::{LargestType, PoolCause, PoolRefusal, Reason, Shortfall};
 use super::reservations::{Reservations, ReservedFail};
 use super::shapes::Shapes;
 use super::topology::{BoundPods, DomainSources, PodIndex, Topology, TopologyFailure};
@@ -990,6 +990,7 @@ impl<'a> Solver<'a> {
                     .map(|&t| pool.daemon_overhead[t as usize].get(&r))
                     .max()
                     .unwrap_or(0),
+                largest_on: largest_type(pool, &compatible, &r),
                 resource: r,
             })
             .collect();
@@ -1004,4 +1005,31 @@ impl<'a> Solver<'a> {
             }
         }
     }
+}
+
+/// The compatible type with the largest allocatable of `resource` (the first such, in the
+/// pool's order), and how its capacity shrinks to it, when it reserves some of the resource
+/// or advertises more memory than its capacity: what a shortfall names (aws#3872, core#1212).
+fn largest_type(pool: &Pool<'_>, compatible: &[u32], resource: &str) -> Option<LargestType> {
+    let &t = compatible
+        .iter()
+        .rev()
+        .max_by_key(|&&t| pool.effective_allocatable[t as usize].get(resource))?;
+    let it = pool.types[t as usize];
+    let advertised = (resource == "memory")
+        .then(|| it.requirements.get_ref(labels::INSTANCE_MEMORY))
+        .flatten()
+        .and_then(|r| r.values().iter().next().and_then(|v| v.parse::<i64>().ok()))
+        .map(|mib| mib.saturating_mul(1024 * 1024 * 1000));
+    let on = LargestType {
+        name: it.name.clone(),
+        capacity: it.capacity.get(resource),
+        advertised,
+        kube_reserved: it.overhead.kube_reserved.get(resource),
+        system_reserved: it.overhead.system_reserved.get(resource),
+        eviction: it.overhead.eviction_threshold.get(resource),
+    };
+    let reduced = on.kube_reserved + on.system_reserved + on.eviction > 0
+        || advertised.is_some_and(|a| a > on.capacity);
+    reduced.then_some(on)
 }

@@ -96,6 +96,7 @@ mod terminal;
 #[path = "../cluster/mod.rs"]
 mod test_cluster;
 mod threads10;
+mod threads11;
 mod threads7;
 mod threads8;
 mod threads9;

@@ -38,7 +38,8 @@ fn an_ephemeral_storage_request_in_decimal_units_is_named_as_written() {
         &run,
         &[
             "default/cron-100g   NodePool default: no instance type has ephemeral-storage 100G \
-             (largest available after overhead: 17Gi)",
+             (largest available after overhead: 17Gi, on m5d.24xlarge: capacity 20Gi less \
+             kube-reserved 1Gi and eviction threshold 2Gi)",
             "1 pod(s) placed, 1 unschedulable",
         ],
     );

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use super::admission::RuntimeClassAdmissions;
 use super::terms::label_selector;
 use super::{
-    add_controller_labels, claim_template_volumes, convert_spec, do_not_disrupt, do_not_evict,
-    offline_scheduled_condition, synthetic_uid, MAX_EXPANDED_PODS,
+    add_controller_labels, ca_not_safe_to_evict, claim_template_volumes, convert_spec,
+    do_not_disrupt, do_not_evict, offline_scheduled_condition, synthetic_uid, MAX_EXPANDED_PODS,
 };
 use crate::api::core::{LabelSelectorSpec, PodSpec, Workload, WorkloadSpec};
 use crate::api::error::{object_name, Ctx, InputError, Location};
@@ -110,6 +110,7 @@ pub(crate) fn expand(
     proto.labels = labels;
     proto.do_not_disrupt = do_not_disrupt(tmeta.annotations.as_ref());
     proto.do_not_evict = do_not_evict(tmeta.annotations.as_ref());
+    proto.ca_not_safe_to_evict = ca_not_safe_to_evict(tmeta.annotations.as_ref());
 
     let count = |field: &str, v: Option<i64>| match v {
         None => Ok(1),

@@ -542,8 +542,46 @@ fn too_big_pods_get_a_precise_reason() {
     assert_eq!(reason.code(), ReasonCode::NoInstanceTypeFits);
     assert_eq!(
         reason.to_string(),
-        "NodePool default: no instance type has cpu 96 (largest available after overhead: 7900m)",
-        "names the largest allocatable"
+        "NodePool default: no instance type has cpu 96 (largest available after overhead: 7900m, \
+         on large: capacity 8 less kube-reserved 100m)",
+        "names the largest allocatable, its type and how its capacity shrinks to it"
+    );
+}
+
+/// Threads core#1088 (c4.4xlarge, a 25Gi pod), core#1212 (i3en.24xlarge), aws#5676
+/// (m6a.2xlarge, a 30Gi pod) and aws#3872 ("where is my ~9Gi?"): a pod that fits the type's
+/// advertised memory but not Karpenter's allocatable. aws v1.14.1
+/// `pkg/providers/instancetype/types.go` (`memory`: `VM_MEMORY_OVERHEAD_PERCENT` off the
+/// advertised MiB; `kubeReservedResources`, `evictionThreshold`) and core
+/// `pkg/cloudprovider/types.go` `computeAllocatable` give the figure; the reason now says which
+/// type it is and what each share takes (issue-threads.md, "Issue threads, round 11").
+#[test]
+fn a_memory_shortfall_names_the_vm_share_and_the_reservations() {
+    let mut it = instance_type(
+        "c4.4xlarge",
+        "16",
+        "28416Mi",
+        "234",
+        on_demand(&FAKE_ZONES, 0.8),
+    );
+    it.requirements
+        .add(crate::model::requirements::Requirement::single(
+            crate::model::labels::INSTANCE_MEMORY,
+            "30720",
+        ));
+    it.overhead.kube_reserved =
+        crate::model::resources::Resources::from_pairs(&[("cpu", "110m"), ("memory", "2829Mi")]);
+    it.overhead.eviction_threshold =
+        crate::model::resources::Resources::from_pairs(&[("memory", "100Mi")]);
+    let plan = solve(&input(
+        vec![PodBuilder::new("ana").cpu("1").memory("25600Mi").build()],
+        vec![pool_input(node_pool("default"), vec![it])],
+    ));
+    assert_eq!(
+        plan.unschedulable[0].reason.to_string(),
+        "NodePool default: no instance type has memory 25Gi (largest available after overhead: \
+         25487Mi, on c4.4xlarge: capacity 28416Mi (30Gi less 7.5% for the VM) less kube-reserved \
+         2829Mi and eviction threshold 100Mi)"
     );
 }
 

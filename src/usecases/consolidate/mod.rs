@@ -461,6 +461,9 @@ pub fn build_input(
         let unread = drain::unread_do_not_evict(pods.flat_map(|e| &e.pods));
         manifests.warnings.extend(do_not_evict_warning(&unread));
     }
+    let pods = solver.existing_nodes.iter().take(registered);
+    let unread = drain::unread_safe_to_evict(pods.flat_map(|e| &e.pods));
+    manifests.warnings.extend(safe_to_evict_warning(&unread));
     let (nominated, buffer_nodes) = nominated_nodes(&solver, &manifests.pdbs, config.now)?;
     let by_node = claims_by_node(&claims);
     // The solver's existing nodes are the registered nodes, then NodeClaims still launching;
@@ -507,14 +510,29 @@ pub fn build_input(
 /// ([`drain::unread_do_not_evict`]; thread aws/karpenter-provider-aws#6861: nodes with such pods
 /// were consolidated after the upgrade to v1.0). None for none.
 fn do_not_evict_warning(pods: &[String]) -> Option<String> {
-    let first = pods.first()?;
-    let who = match pods.len() {
-        1 => format!("pod {first} has"),
-        n => format!("{n} pods ({first}, …) have"),
-    };
+    let who = pods_who(pods)?;
     Some(format!(
         "{who} karpenter.sh/do-not-evict, which Karpenter v1 no longer reads (v0.31–v0.37 did): it does not hold the node from Karpenter's disruption (karpenter.sh/do-not-disrupt does); this tool's own drain (--yes) still waits for such a pod"
     ))
+}
+
+/// The warning for pods that keep their node only by Cluster Autoscaler's
+/// `cluster-autoscaler.kubernetes.io/safe-to-evict: "false"`, which no Karpenter release reads
+/// ([`drain::unread_safe_to_evict`]; thread aws/karpenter-provider-aws#6394). None for none.
+fn safe_to_evict_warning(pods: &[String]) -> Option<String> {
+    let who = pods_who(pods)?;
+    Some(format!(
+        "{who} cluster-autoscaler.kubernetes.io/safe-to-evict=false, which Karpenter does not read: it does not hold the node from Karpenter's disruption (karpenter.sh/do-not-disrupt: \"true\" does)"
+    ))
+}
+
+/// A warning's subject: `pod ns/a has`, `3 pods (ns/a, …) have`; None for no pod.
+fn pods_who(pods: &[String]) -> Option<String> {
+    let first = pods.first()?;
+    Some(match pods.len() {
+        1 => format!("pod {first} has"),
+        n => format!("{n} pods ({first}, …) have"),
+    })
 }
 
 /// A bound pod with the facts disruption reads beyond scheduling: its priority, its

@@ -970,12 +970,26 @@ fn an_eks_auto_mode_node_is_capacity_not_a_candidate() {
 /// also has do-not-disrupt is not named.
 #[test]
 fn an_unread_do_not_evict_is_named_in_a_warning() {
+    annotated_small_pod_is_warned_and_moved(
+        json!({"karpenter.sh/do-not-evict": "true"}),
+        "pod default/small has karpenter.sh/do-not-evict, which Karpenter v1 no longer reads \
+         (v0.31–v0.37 did): it does not hold the node from Karpenter's disruption \
+         (karpenter.sh/do-not-disrupt does); this tool's own drain (--yes) still waits for such \
+         a pod",
+    );
+}
+
+/// Node `under-used` runs pod `small` with `annotations`, node `busy` pod `big` with the same and
+/// `karpenter.sh/do-not-disrupt`: the input's only warning is `warning` (naming `small` only) and
+/// `under-used` is still disrupted.
+fn annotated_small_pod_is_warned_and_moved(annotations: serde_json::Value, warning: &str) {
     let mut objects = objects();
     let mut small = pod("small", "under-used", "500m");
-    small["metadata"]["annotations"] = json!({"karpenter.sh/do-not-evict": "true"});
+    small["metadata"]["annotations"] = annotations.clone();
     let mut big = pod("big", "busy", "2");
-    big["metadata"]["annotations"] =
-        json!({"karpenter.sh/do-not-evict": "true", "karpenter.sh/do-not-disrupt": "true"});
+    let mut both = annotations;
+    both["karpenter.sh/do-not-disrupt"] = json!("true");
+    big["metadata"]["annotations"] = both;
     objects.truncate(objects.len() - 2);
     objects.extend([small, big]);
     let mut m = manifests(&objects);
@@ -983,15 +997,7 @@ fn an_unread_do_not_evict_is_named_in_a_warning() {
     let mut sizing = CatalogSizing::new(&catalog, "us-east-1");
     let config = config();
     let input = build_input(&mut m, &mut sizing, &config, None).unwrap();
-    assert_eq!(
-        m.warnings,
-        [
-            "pod default/small has karpenter.sh/do-not-evict, which Karpenter v1 no longer reads \
-          (v0.31–v0.37 did): it does not hold the node from Karpenter's disruption \
-          (karpenter.sh/do-not-disrupt does); this tool's own drain (--yes) still waits for such \
-          a pod"
-        ]
-    );
+    assert_eq!(m.warnings, [warning]);
     let report = evaluate(&config, input).unwrap();
     let row = report
         .nodes
@@ -999,4 +1005,18 @@ fn an_unread_do_not_evict_is_named_in_a_warning() {
         .find(|n| n.name == "under-used")
         .unwrap();
     assert_ne!(row.decision, NodeDecision::None, "{row:?}");
+}
+
+/// Thread aws/karpenter-provider-aws#6394: a pod kept its node only by Cluster Autoscaler's
+/// `cluster-autoscaler.kubernetes.io/safe-to-evict: "false"`, and Karpenter consolidated the
+/// node. Core v1.14.1 reads no such key (`pkg/utils/pod/scheduling.go` `IsDisruptable` reads
+/// `karpenter.sh/do-not-disrupt` only), so the decision stands; the warning says why.
+#[test]
+fn an_unread_cluster_autoscaler_safe_to_evict_is_named_in_a_warning() {
+    annotated_small_pod_is_warned_and_moved(
+        json!({"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}),
+        "pod default/small has cluster-autoscaler.kubernetes.io/safe-to-evict=false, which \
+         Karpenter does not read: it does not hold the node from Karpenter's disruption \
+         (karpenter.sh/do-not-disrupt: \"true\" does)",
+    );
 }
