@@ -397,6 +397,7 @@ fn the_decision_column_is_the_consolidation_report_per_node() {
         None,
         &at(1_719_230_400),
         &Default::default(),
+        &mut |_: Note| {},
     )
     .unwrap();
     let empty = &decisions["empty"];
@@ -462,6 +463,7 @@ fn a_node_whose_instance_is_gone_is_no_candidate_in_the_column() {
         None,
         &at(1_719_230_400),
         &gone,
+        &mut |_: Note| {},
     )
     .unwrap();
     assert_eq!(column["empty"].decision, NodeDecision::None);
@@ -548,6 +550,7 @@ fn a_capacity_reservation_changes_the_column_as_it_changes_consolidate() {
             None,
             &at(START),
             &Default::default(),
+            &mut |_: Note| {},
         )
         .unwrap();
         let column = column[&under_used].clone();
@@ -635,4 +638,54 @@ fn an_unreadable_version_is_assumed_and_said() {
         kubernetes_version(None, None),
         (crate::usecases::ami::ASSUMED_KUBERNETES_VERSION, None)
     );
+}
+
+/// The CONSOLIDATION column's input warnings are `consolidate`'s (thread
+/// aws/karpenter-provider-aws#6861, session 34: a pod's `karpenter.sh/do-not-evict`, which core
+/// v1.14.1 no longer reads — `pkg/utils/pod/scheduling.go` `IsDoNotDisruptActive`): `nodes` tells
+/// each line the decision's input adds, once, and not one the command told already.
+#[test]
+fn the_decision_tells_the_inputs_warnings_once_as_consolidate_does() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/consolidate/cluster.yaml"
+    );
+    let mut manifests = crate::api::load_paths(&[path.to_string()], &mut std::io::empty()).unwrap();
+    for p in manifests
+        .bound_pods
+        .iter_mut()
+        .filter(|p| p.node_name.as_deref() == Some("under-used"))
+    {
+        p.do_not_evict = true;
+    }
+    let said = "already said by the command".to_string();
+    manifests.warnings.push(said.clone());
+    let catalog = Catalog::embedded().unwrap();
+    let mut told = Vec::new();
+    decisions(
+        manifests,
+        &catalog,
+        "us-east-1",
+        None,
+        &at(1_719_230_400),
+        &Default::default(),
+        &mut |n: Note| told.push(n),
+    )
+    .unwrap();
+    let input: Vec<&str> = told
+        .iter()
+        .filter_map(|n| match n {
+            Note::Input(line) => Some(line.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(input.len(), 1, "{told:?}");
+    assert!(
+        input[0].contains("karpenter.sh/do-not-evict, which Karpenter v1 no longer reads"),
+        "{}",
+        input[0]
+    );
+    assert!(!input.contains(&said.as_str()));
+    // Told on stderr as a warning (`-q` hides it), never in the document.
+    assert!(!Note::Input(String::new()).documented());
 }
