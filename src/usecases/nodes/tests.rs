@@ -380,26 +380,41 @@ fn an_unknown_nodepool_is_an_input_error_told_after_the_aws_warning() {
     assert_eq!(told[0], Note::AwsUnavailable("no region".into()));
 }
 
-/// The example cluster of `consolidate` (2024-06-24T12:00:00Z): the decisions `nodes` shows are
-/// the report's, typed, with the why-not's kind.
-#[test]
-fn the_decision_column_is_the_consolidation_report_per_node() {
+/// `examples/consolidate/cluster.yaml`, read.
+fn example_cluster() -> Manifests {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/examples/consolidate/cluster.yaml"
     );
-    let manifests = crate::api::load_paths(&[path.to_string()], &mut std::io::empty()).unwrap();
+    crate::api::load_paths(&[path.to_string()], &mut std::io::empty()).unwrap()
+}
+
+/// The CONSOLIDATION column of `manifests` at the example's time (2024-06-24T12:00:00Z), with
+/// the embedded catalog in us-east-1.
+fn decide_example(
+    manifests: Manifests,
+    gone: &BTreeMap<String, GoneInstance>,
+    told: &mut impl Sink<Note>,
+) -> BTreeMap<String, Consolidation> {
     let catalog = Catalog::embedded().unwrap();
-    let decisions = decisions(
+    decisions(
         manifests,
         &catalog,
         "us-east-1",
         None,
         &at(1_719_230_400),
-        &Default::default(),
-        &mut |_: Note| {},
+        gone,
+        told,
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// The example cluster of `consolidate` (2024-06-24T12:00:00Z): the decisions `nodes` shows are
+/// the report's, typed, with the why-not's kind.
+#[test]
+fn the_decision_column_is_the_consolidation_report_per_node() {
+    let manifests = example_cluster();
+    let decisions = decide_example(manifests, &Default::default(), &mut |_: Note| {});
     let empty = &decisions["empty"];
     assert_eq!(empty.decision, NodeDecision::Delete);
     assert_eq!(empty.method, Some(Method::Emptiness));
@@ -435,11 +450,7 @@ fn a_node_whose_instance_is_gone_is_no_candidate_in_the_column() {
     );
     assert_eq!(cloud.call_counts().get("EC2.DescribeInstances"), 1);
 
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/examples/consolidate/cluster.yaml"
-    );
-    let manifests = crate::api::load_paths(&[path.to_string()], &mut std::io::empty()).unwrap();
+    let manifests = example_cluster();
     let id = manifests
         .nodes
         .iter()
@@ -455,17 +466,7 @@ fn a_node_whose_instance_is_gone_is_no_candidate_in_the_column() {
             claimed: true,
         },
     )]);
-    let catalog = Catalog::embedded().unwrap();
-    let column = decisions(
-        manifests,
-        &catalog,
-        "us-east-1",
-        None,
-        &at(1_719_230_400),
-        &gone,
-        &mut |_: Note| {},
-    )
-    .unwrap();
+    let column = decide_example(manifests, &gone, &mut |_: Note| {});
     assert_eq!(column["empty"].decision, NodeDecision::None);
     assert_eq!(column["empty"].reason_code, Some("instance-gone"));
 }
@@ -646,11 +647,7 @@ fn an_unreadable_version_is_assumed_and_said() {
 /// each line the decision's input adds, once, and not one the command told already.
 #[test]
 fn the_decision_tells_the_inputs_warnings_once_as_consolidate_does() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/examples/consolidate/cluster.yaml"
-    );
-    let mut manifests = crate::api::load_paths(&[path.to_string()], &mut std::io::empty()).unwrap();
+    let mut manifests = example_cluster();
     for p in manifests
         .bound_pods
         .iter_mut()
@@ -660,18 +657,8 @@ fn the_decision_tells_the_inputs_warnings_once_as_consolidate_does() {
     }
     let said = "already said by the command".to_string();
     manifests.warnings.push(said.clone());
-    let catalog = Catalog::embedded().unwrap();
     let mut told = Vec::new();
-    decisions(
-        manifests,
-        &catalog,
-        "us-east-1",
-        None,
-        &at(1_719_230_400),
-        &Default::default(),
-        &mut |n: Note| told.push(n),
-    )
-    .unwrap();
+    decide_example(manifests, &Default::default(), &mut |n: Note| told.push(n));
     let input: Vec<&str> = told
         .iter()
         .filter_map(|n| match n {

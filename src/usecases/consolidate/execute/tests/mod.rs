@@ -587,8 +587,8 @@ fn killed_after_marking_a_delete_it_deletes_without_a_launch() {
     assert_eq!(pending(&world), Vec::<String>::new());
 }
 
-#[test]
-fn a_node_in_drift_replacement_is_not_consolidated() {
+/// A node a killed `drift replace` left marked (its record, method `drift`).
+fn killed_drift_replace() -> (World, String) {
     let world = world(1, json!([{"nodes": "100%"}]));
     let drifting = managed(&world, "c6a.large", &[]);
     killed_at(
@@ -596,6 +596,12 @@ fn a_node_in_drift_replacement_is_not_consolidated() {
         &drifting,
         &record(Step::Marked, Method::Drift, &[], &[]),
     );
+    (world, drifting)
+}
+
+#[test]
+fn a_node_in_drift_replacement_is_not_consolidated() {
+    let (world, drifting) = killed_drift_replace();
     let run = run(&world);
     assert!(run.outcomes.is_empty(), "{:#?}", run.outcomes);
     assert!(present(&world.cluster, &drifting));
@@ -620,13 +626,7 @@ fn a_node_in_drift_replacement_is_not_consolidated() {
 /// changes, and a new run says it afresh (docs/consolidation.md "Resumable").
 #[test]
 fn a_drift_record_is_told_once_across_watch_passes_and_again_when_it_changes() {
-    let world = world(1, json!([{"nodes": "100%"}]));
-    let drifting = managed(&world, "c6a.large", &[]);
-    killed_at(
-        &world,
-        &drifting,
-        &record(Step::Marked, Method::Drift, &[], &[]),
-    );
+    let (world, drifting) = killed_drift_replace();
     let mut live = world.live();
     let deciding = Deciding::default();
     deciding.prepare(&mut live);
