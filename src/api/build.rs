@@ -147,6 +147,10 @@ impl Builder {
                 .push(format!("{WINDOWS_IPAM} ({} object(s))", self.windows_ipam));
         }
         m.warnings.extend(unknown_capacity_types(&m.node_pools));
+        m.warnings
+            .extend(super::nodeclass::unpublished_alias_versions(
+                &m.node_classes,
+            ));
         // Manifests describe objects as written: admission would give a claim without a class
         // the default one, and the controllers create the claims of templates with the pod.
         m.storage.apply_default_class();

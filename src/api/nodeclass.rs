@@ -9,7 +9,8 @@ use super::meta::{
 use super::validate::{self, NODEPOOL_OPERATORS_V1};
 use crate::model::labels;
 use crate::model::nodepool::{
-    AmiSelectorTerm, AmiStatus, BlockDevice, EbsVolume, NodeClassStatus, SelectorTerm, StatusSubnet,
+    AmiSelectorTerm, AmiStatus, BlockDevice, EbsVolume, NodeClass, NodeClassStatus, SelectorTerm,
+    StatusSubnet,
 };
 
 /// Converts block device mappings (only what capacity needs is interpreted). `crd` applies
@@ -549,8 +550,108 @@ fn root_from_dependents(
     })
 }
 
+/// Whether `version` names what an alias's family publishes: `latest`, or a release —
+/// `v<YYYYMMDD>` for the EKS-optimized AL2 and AL2023 AMIs (the SSM names
+/// `amazon-eks-node-<k8s>-v20240807` …), `[v]<major>.<minor>.<patch>` for Bottlerocket (aws
+/// v1.14.1 `pkg/providers/amifamily/bottlerocket.go` trims the `v`). Windows takes only `latest`
+/// (the CRD's rule, checked above). `None`: a family this check does not know.
+fn alias_version_is_published(family: &str, version: &str) -> Option<bool> {
+    if version == "latest" {
+        return Some(true);
+    }
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    match family {
+        "al2" | "al2023" => Some(
+            version
+                .strip_prefix('v')
+                .is_some_and(|d| d.len() == 8 && digits(d)),
+        ),
+        "bottlerocket" => {
+            let parts: Vec<&str> = version.trim_start_matches('v').split('.').collect();
+            Some(parts.len() == 3 && parts.iter().all(|p| digits(p)))
+        }
+        _ => None,
+    }
+}
+
+/// A warning per class whose alias version is neither `latest` nor a release of its family
+/// (`al2@latest-gpu`): the CRD takes any `family@version`, but the provider reads the version
+/// as a pinned release (aws v1.14.1 `pkg/providers/amifamily/al2.go` `DescribeImageQuery`:
+/// `amazon-eks-gpu-node-<k8s>-latest-gpu`), no such SSM parameter exists, and the class resolves
+/// no AMI ("failed to discover any AMIs for alias"): it is not Ready and nothing launches for
+/// its pools. Offline no SSM is read, so the plan is made as if it resolved: said here.
+pub(crate) fn unpublished_alias_versions(classes: &[NodeClass]) -> Vec<String> {
+    let mut out = Vec::new();
+    for class in classes {
+        for alias in class
+            .ami_selector_terms
+            .iter()
+            .filter_map(|t| t.alias.as_deref())
+        {
+            let Some((family, version)) = alias.split_once('@') else {
+                continue;
+            };
+            if alias_version_is_published(family, version) == Some(false) {
+                let release = if family == "bottlerocket" {
+                    "a release such as 1.20.3"
+                } else {
+                    "a release such as v20240807"
+                };
+                out.push(format!(
+                    "{} {}: amiSelectorTerms alias {alias:?}: version {version:?} is neither latest nor {release}; Karpenter looks it up in SSM as a pinned release, finds none and resolves no AMI for the class (not Ready: nothing launches for its pools); offline no SSM is read and the plan assumes it resolved",
+                    class.kind, class.name
+                ));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    /// Session 34's public configuration (`readme-ten-pools`, docs/upstream-tests/
+    /// public-configurations.md): `al2@latest-gpu` passes the CRD (`^[a-zA-Z0-9]+@.+$`) but aws
+    /// v1.14.1 `al2.go` `DescribeImageQuery` reads `latest-gpu` as a pinned release, finds no
+    /// SSM parameter and resolves no AMI. Offline the input says so; `latest`, a release
+    /// (`v20240807`; Bottlerocket `1.20.3` or `v1.20.3`) and Windows' `latest` say nothing.
+    #[test]
+    fn an_alias_version_that_is_no_release_is_warned_of() {
+        let warnings = |alias: &str| {
+            let text = format!(
+                "apiVersion: karpenter.k8s.aws/v1\nkind: EC2NodeClass\nmetadata: {{name: gpu}}\nspec:\n  \
+                 role: r\n  amiSelectorTerms: [{{alias: \"{alias}\"}}]\n  subnetSelectorTerms: [{{tags: {{a: b}}}}]\n  \
+                 securityGroupSelectorTerms: [{{tags: {{a: b}}}}]\n"
+            );
+            crate::api::load_str("in.yaml", &text).unwrap().warnings
+        };
+        assert_eq!(
+            warnings("al2@latest-gpu"),
+            ["EC2NodeClass gpu: amiSelectorTerms alias \"al2@latest-gpu\": version \"latest-gpu\" is \
+              neither latest nor a release such as v20240807; Karpenter looks it up in SSM as a pinned \
+              release, finds none and resolves no AMI for the class (not Ready: nothing launches for \
+              its pools); offline no SSM is read and the plan assumes it resolved"]
+        );
+        for odd in [
+            "al2023@20240807",
+            "al2023@v2024",
+            "bottlerocket@1.20",
+            "bottlerocket@newest",
+        ] {
+            assert_eq!(warnings(odd).len(), 1, "{odd}");
+        }
+        for fine in [
+            "al2@latest",
+            "al2@v20240807",
+            "al2023@v20250115",
+            "bottlerocket@1.20.3",
+            "bottlerocket@v1.20.3",
+            "bottlerocket@latest",
+            "windows2022@latest",
+        ] {
+            assert!(warnings(fine).is_empty(), "{fine}: {:?}", warnings(fine));
+        }
+    }
+
     /// The `Ready` condition read from a class with the given `status` (YAML flow), as
     /// "Status Reason Message".
     fn ready_of(status: &str) -> Option<String> {

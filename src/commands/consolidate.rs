@@ -102,6 +102,10 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs) -> CommandResult {
         let mut sizing = CatalogSizing::new(&catalog, &region);
         let mut input =
             consolidate::build_input(&mut manifests, &mut sizing, &config, controller.as_ref())?;
+        // The input's warnings (a pod's unread do-not-evict, …), as offline; the buffers' once.
+        for warning in manifests.warnings.iter().filter(|w| !buffers.contains(w)) {
+            ctx.warn(warning);
+        }
         consolidate::leave_out_gone(&mut input, &gone);
         input
     } else {

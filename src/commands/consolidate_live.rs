@@ -12,7 +12,7 @@ use crate::cli::render::io_error as io;
 use crate::cli::render::replace::{self as replace_render, ReplacePrinter};
 use crate::cli::ConsolidateArgs;
 use crate::error::{CommandError, CommandResult, Exit};
-use crate::usecases::consolidate::execute::{self, Deciding, Round};
+use crate::usecases::consolidate::execute::{self, Deciding, Round, ToldRecords};
 use crate::usecases::consolidate::{self, Config};
 use crate::usecases::replace::pipeline::{self, Preview};
 use crate::usecases::replace::watch::Passes;
@@ -56,13 +56,21 @@ pub fn run(ctx: &mut Context<'_>, args: &ConsolidateArgs, config: &Config) -> Co
                 config,
                 settings: &mut settings,
                 lease,
+                records: Default::default(),
             },
         );
         // A lost lease ends the watch (its clock says stop): that is the error.
         return live::unless_lost(lease, watched);
     }
     // A lost lease is the run's error (exit 4), not the nodes it left "interrupted".
-    let outcomes = once(ctx, args, config, &mut settings, lease);
+    let outcomes = once(
+        ctx,
+        args,
+        config,
+        &mut settings,
+        lease,
+        &mut Default::default(),
+    );
     let outcomes = outcomes.map_err(|e| lease.and_then(OperatorLease::lost).unwrap_or(e))?;
     if args.dry_run {
         replace_render::report(ctx.out, ctx.global, &outcomes, true).map_err(io)?;
@@ -82,13 +90,22 @@ struct Watching<'w, 'c> {
     config: &'w Config,
     settings: &'w mut Settings,
     lease: Option<&'w OperatorLease>,
+    /// The drift records told: once per record over the passes, not once per pass.
+    records: ToldRecords,
 }
 
 impl Passes for Watching<'_, '_> {
     fn pass(&mut self) -> CommandResult {
         super::watched(
-            once(self.ctx, self.args, self.config, self.settings, self.lease)
-                .and_then(|outcomes| finish(self.ctx, &outcomes)),
+            once(
+                self.ctx,
+                self.args,
+                self.config,
+                self.settings,
+                self.lease,
+                &mut self.records,
+            )
+            .and_then(|outcomes| finish(self.ctx, &outcomes)),
         )
     }
 
@@ -105,6 +122,7 @@ fn once(
     config: &Config,
     settings: &mut Settings,
     lease: Option<&OperatorLease>,
+    records: &mut ToldRecords,
 ) -> Result<Vec<NodeOutcome>, CommandError> {
     settings.attempt = crate::model::time::format_rfc3339(unix_now().max(0));
     let guard = (!args.dry_run).then_some(("consolidate", args.force));
@@ -166,6 +184,7 @@ fn once(
         &mut session,
         &deciding,
         settings,
+        records,
         &mut printer,
         &mut proceed,
     )

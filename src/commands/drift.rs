@@ -50,6 +50,9 @@ pub fn check(ctx: &mut Context<'_>, args: &DriftCheckArgs) -> CommandResult {
             let mut selected = snapshot.clone();
             drift_check::select_nodes(&config, &mut selected)?;
             let updated = drift_check::mark(&client, &selected, args.dry_run)?;
+            if let Some(warning) = drift_check::provisioner_mark_warning(&selected, &updated) {
+                ctx.warn(&warning);
+            }
             if args.dry_run {
                 render::status(ctx.global, ctx.err, &render::drift::mark_preview(&updated));
             } else {

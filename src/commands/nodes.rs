@@ -30,9 +30,6 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         None => {
             let mut m = crate::api::load_paths(&args.filenames, &mut std::io::stdin().lock())?;
             consolidate::assume_instances_running(&mut m);
-            for warning in std::mem::take(&mut m.warnings) {
-                ctx.warn(&warning);
-            }
             (m, None)
         }
         Some(cluster) if args.no_decision => (
@@ -41,12 +38,18 @@ pub fn run(ctx: &mut Context<'_>, args: &NodesArgs) -> CommandResult {
         ),
         Some(cluster) => consolidate::gather_live(&cluster.client)?,
     };
-    // The CONSOLIDATION column decides with the buffers `consolidate` reads (its gate).
+    // The input's warnings, offline and live, as `consolidate` and `drift` print them; they stay
+    // in `manifests` so that the decision tells only what its input adds (each line once).
     let mut manifests = manifests;
+    for warning in &manifests.warnings {
+        ctx.warn(warning);
+    }
+    // The CONSOLIDATION column decides with the buffers `consolidate` reads (its gate).
     if let Some(cluster) = cluster.as_ref().filter(|_| !args.no_decision) {
         let gate = consolidate::buffer_gate(&config, controller.as_ref());
         for line in buffers::read_live_telling(&cluster.client, gate, &mut manifests)? {
             ctx.warn(&line);
+            manifests.warnings.push(line);
         }
     }
     // `--min-values-policy` and `--preference-policy` win over the controller's.

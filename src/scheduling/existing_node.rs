@@ -258,6 +258,16 @@ impl SolveMemo {
         }
     }
 
+    /// The pools' offerings changed (a reservation used up: an offering no longer available):
+    /// the pools are prepared again at the next solve (their types and offering slots are
+    /// read off the available offerings). The pools' domains stay: they come from the types'
+    /// requirements, which do not change (`pool_domains`); so do the nodes' caches.
+    pub fn offerings_changed(&mut self) {
+        if let Some(t) = self.tracked.as_mut() {
+            t.pools.clear();
+        }
+    }
+
     pub(super) fn tracked(&mut self) -> Option<&mut Tracked> {
         self.tracked.as_mut()
     }

@@ -131,6 +131,10 @@ pub enum Note {
     ReservationsUnavailable(String),
     /// From reading the capacity reservations (a class whose terms found none, …).
     Reservations(String),
+    /// A warning about the input that building the decision's input found (a pod's
+    /// `karpenter.sh/do-not-evict` Karpenter v1 no longer reads, …): what `consolidate` says of
+    /// the same cluster, told once, not in the document.
+    Input(String),
     /// The consolidation decision is left out: the cluster has more nodes than the limit.
     DecisionSkipped {
         /// Nodes in the cluster.
@@ -326,11 +330,21 @@ pub fn decisions(
     controller: Option<&crate::usecases::consolidate::Controller>,
     config: &crate::usecases::consolidate::Config,
     gone: &BTreeMap<String, GoneInstance>,
+    told: &mut impl Sink<Note>,
 ) -> Result<BTreeMap<String, Consolidation>, CommandError> {
     use crate::usecases::consolidate::{build_input, leave_out_gone};
     use crate::usecases::provisioning::input::CatalogSizing;
     let mut sizing = CatalogSizing::new(catalog, region);
+    // What `manifests.warnings` holds already was told by the command; the lines the input
+    // adds (as `consolidate` prints them) are told here, each once.
+    let said = manifests.warnings.len();
     let mut input = build_input(&mut manifests, &mut sizing, config, controller)?;
+    let (before, added) = manifests.warnings.split_at(said);
+    for (k, line) in added.iter().enumerate() {
+        if !before.contains(line) && !added[..k].contains(line) {
+            told.emit(Note::Input(line.clone()));
+        }
+    }
     leave_out_gone(&mut input, gone);
     Ok(consolidation::evaluate(input)
         .nodes
@@ -405,7 +419,7 @@ pub fn with_decisions(
     let gone = view.gone.clone();
     attach(
         view,
-        decisions(manifests, catalog, region, controller, config, &gone)?,
+        decisions(manifests, catalog, region, controller, config, &gone, told)?,
     );
     Ok(())
 }

@@ -29,6 +29,7 @@ pub fn tell(global: &GlobalArgs, err: &mut dyn Write, n: &Note) {
         | Note::VersionUnavailable(_)
         | Note::ReservationsUnavailable(_)
         | Note::Reservations(_)
+        | Note::Input(_)
         | Note::DecisionSkipped { .. } => warn(global, err, &text(n)),
         _ => note(global, err, &text(n)),
     }
@@ -62,7 +63,7 @@ fn text(n: &Note) -> String {
         Note::ReservationsUnavailable(why) => format!(
             "capacity reservations unavailable ({why}): the CONSOLIDATION column is decided without them (`kubectl karpenter consolidate` needs them)"
         ),
-        Note::Reservations(text) => text.clone(),
+        Note::Reservations(text) | Note::Input(text) => text.clone(),
         Note::DecisionSkipped { nodes, limit } => format!(
             "{nodes} nodes: the CONSOLIDATION column is left out above {limit} (it evaluates the whole cluster); `kubectl karpenter consolidate` computes it"
         ),

@@ -109,6 +109,9 @@ pub(crate) struct Cluster {
     pub usage: Vec<Resources>,
     /// Bumped by every change to the cluster.
     pub epoch: u64,
+    /// Bumped by every launch into a reservation ([`Cluster::use_reservation`]): what a memo
+    /// prepared of the pools' offerings before it is stale.
+    pub offerings: u64,
     /// Every node's pods by label pair (`label_key`), kept as pods are added: the pods a
     /// spread constraint counts, found without reading every pod.
     pub pods_by_label: FxHashMap<u64, Vec<(u32, u32)>>,
@@ -300,6 +303,7 @@ impl Cluster {
             pdbs_by_namespace,
             usage: Vec::new(),
             epoch: 0,
+            offerings: 0,
             pods_by_label: FxHashMap::default(),
         };
         for (n, e) in cluster.sched.existing_nodes.iter().enumerate() {
@@ -504,6 +508,10 @@ impl Cluster {
                 }
             }
         }
+        // The solver's memo prepared the pools' offerings while the instance was there: a used-up
+        // reservation would stay an option of later simulations (s35-noticed).
+        self.memo.offerings_changed();
+        self.offerings += 1;
         self.epoch += 1;
     }
 

@@ -80,8 +80,9 @@ pub(crate) struct Fast {
     /// Whether each pod seen is simple.
     simple: FxHashMap<PodRef, bool>,
     /// The memo of the leftovers' solves, which never have existing nodes (so only what it keeps
-    /// of the pools, which do not change, carries over).
-    leftover_memo: Option<SolveMemo>,
+    /// of the pools carries over), with the cluster's `offerings` it was made at: a launch into
+    /// a reservation since makes it stale.
+    leftover_memo: Option<(u64, SolveMemo)>,
 }
 
 /// The solver's pod order: CPU, then memory, largest first; then creation time, UID, name.
@@ -375,7 +376,17 @@ impl Fast {
                 let existing: Vec<ExistingNode> = std::mem::take(&mut cluster.sched.existing_nodes);
                 cluster.sched.pods = pods;
                 // No existing node: the cluster's tracking memo is not for this input.
-                let memo = self.leftover_memo.get_or_insert_with(SolveMemo::tracking);
+                let at = cluster.offerings;
+                if self
+                    .leftover_memo
+                    .as_ref()
+                    .is_some_and(|(made, _)| *made != at)
+                {
+                    self.leftover_memo = None;
+                }
+                let (_, memo) = self
+                    .leftover_memo
+                    .get_or_insert_with(|| (at, SolveMemo::tracking()));
                 let plan = solve_for(cluster, request, Some(memo));
                 cluster.sched.pods = Vec::new();
                 cluster.sched.existing_nodes = existing;

@@ -46,6 +46,26 @@ pub fn mark(
     Ok(updated)
 }
 
+/// What `--mark` says when it wrote (or cleared) Karpenter's v0.2x annotation on Provisioner
+/// nodes (`updated`, by name; `None` for none): the annotation is Karpenter's own state, so it
+/// means what this tool says only until a controller reconciles the node. Karpenter v0.21–v0.29
+/// act on it only with `featureGates.driftEnabled` (core v0.29.0
+/// `pkg/controllers/deprovisioning/drift.go` `ShouldDeprovision`), and their node controller sets
+/// and removes it by their own verdict, removing it with the gate off (`pkg/controllers/node/
+/// drift.go` `Reconcile`); v0.30–v0.32 read the Machine's `Drifted` condition instead (v0.30.0
+/// `deprovisioning/drift.go`) and ignore it.
+pub fn provisioner_mark_warning(snapshot: &DriftSnapshot, updated: &[String]) -> Option<String> {
+    let count = snapshot
+        .nodes
+        .iter()
+        .filter(|n| n.node.labels.contains_key(labels::PROVISIONER_NAME))
+        .filter(|n| updated.contains(&n.node.name))
+        .count();
+    (count > 0).then(|| format!(
+        "--mark: {VOLUNTARY_DISRUPTION} on {count} Provisioner node(s) is Karpenter v0.21–v0.29's own marker: read only with featureGates.driftEnabled, and set or removed by their node controller on its own verdict (removed with the gate off); v0.30–v0.32 read the Machine's Drifted condition and ignore it"
+    ))
+}
+
 /// The merge patch that makes a node's marker say `drifted` (its reason; `None`: not drifted),
 /// `None` when it already does.
 fn marker_patch(managed: &ManagedNode, drifted: Option<&str>) -> Option<Value> {

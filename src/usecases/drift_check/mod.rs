@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 pub use live::{ca_bundle, gather};
-pub use mark::mark;
+pub use mark::{mark, provisioner_mark_warning};
 pub use offline::{gather_offline, GatherNote, Offline};
 
 use super::ami::{VersionSource, ASSUMED_KUBERNETES_VERSION};

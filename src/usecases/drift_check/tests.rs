@@ -444,6 +444,18 @@ fn mark_annotates_v1alpha5_nodes_and_leaves_karpenter_s_other_markers() {
         json!({"metadata": {"annotations": {VOLUNTARY_DISRUPTION: "drifted"}}})
     );
     assert_eq!(marker(&cluster, "old"), (Value::Null, json!("drifted")));
+    // s35-noticed: what the annotation means to Karpenter is said (core v0.29.0
+    // `node/drift.go`, v0.30.0 `deprovisioning/drift.go`); a v1 node's label is the tool's own.
+    let warning = provisioner_mark_warning(&snapshot, &["old".into()]).unwrap();
+    assert!(
+        warning.starts_with("--mark: karpenter.sh/voluntary-disruption on 1 Provisioner node(s)")
+            && warning.contains("featureGates.driftEnabled")
+            && warning.contains("v0.30–v0.32 read the Machine's Drifted condition"),
+        "{warning}"
+    );
+    assert!(provisioner_mark_warning(&snapshot, &[]).is_none());
+    let (v1, _) = gather_live(&v1_cluster(), &cloud());
+    assert!(provisioner_mark_warning(&v1, &["old".into()]).is_none());
 
     let undone = cloud();
     undone.instances.borrow_mut()[0].image_id = "ami-new".into();

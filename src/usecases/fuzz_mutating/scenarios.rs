@@ -162,7 +162,14 @@ pub fn run(
             let deciding = Deciding::default();
             deciding.prepare(&mut live);
             let mut proceed = |_: &_, _: &_| Ok(true);
-            execute(&mut live, &deciding, settings, &mut |_| {}, &mut proceed)
+            execute(
+                &mut live,
+                &deciding,
+                settings,
+                &mut Default::default(),
+                &mut |_| {},
+                &mut proceed,
+            )
         }
         UseCase::Lease => Ok(Vec::new()),
     }

@@ -380,25 +380,41 @@ fn an_unknown_nodepool_is_an_input_error_told_after_the_aws_warning() {
     assert_eq!(told[0], Note::AwsUnavailable("no region".into()));
 }
 
-/// The example cluster of `consolidate` (2024-06-24T12:00:00Z): the decisions `nodes` shows are
-/// the report's, typed, with the why-not's kind.
-#[test]
-fn the_decision_column_is_the_consolidation_report_per_node() {
+/// `examples/consolidate/cluster.yaml`, read.
+fn example_cluster() -> Manifests {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/examples/consolidate/cluster.yaml"
     );
-    let manifests = crate::api::load_paths(&[path.to_string()], &mut std::io::empty()).unwrap();
+    crate::api::load_paths(&[path.to_string()], &mut std::io::empty()).unwrap()
+}
+
+/// The CONSOLIDATION column of `manifests` at the example's time (2024-06-24T12:00:00Z), with
+/// the embedded catalog in us-east-1.
+fn decide_example(
+    manifests: Manifests,
+    gone: &BTreeMap<String, GoneInstance>,
+    told: &mut impl Sink<Note>,
+) -> BTreeMap<String, Consolidation> {
     let catalog = Catalog::embedded().unwrap();
-    let decisions = decisions(
+    decisions(
         manifests,
         &catalog,
         "us-east-1",
         None,
         &at(1_719_230_400),
-        &Default::default(),
+        gone,
+        told,
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// The example cluster of `consolidate` (2024-06-24T12:00:00Z): the decisions `nodes` shows are
+/// the report's, typed, with the why-not's kind.
+#[test]
+fn the_decision_column_is_the_consolidation_report_per_node() {
+    let manifests = example_cluster();
+    let decisions = decide_example(manifests, &Default::default(), &mut |_: Note| {});
     let empty = &decisions["empty"];
     assert_eq!(empty.decision, NodeDecision::Delete);
     assert_eq!(empty.method, Some(Method::Emptiness));
@@ -434,11 +450,7 @@ fn a_node_whose_instance_is_gone_is_no_candidate_in_the_column() {
     );
     assert_eq!(cloud.call_counts().get("EC2.DescribeInstances"), 1);
 
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/examples/consolidate/cluster.yaml"
-    );
-    let manifests = crate::api::load_paths(&[path.to_string()], &mut std::io::empty()).unwrap();
+    let manifests = example_cluster();
     let id = manifests
         .nodes
         .iter()
@@ -454,16 +466,7 @@ fn a_node_whose_instance_is_gone_is_no_candidate_in_the_column() {
             claimed: true,
         },
     )]);
-    let catalog = Catalog::embedded().unwrap();
-    let column = decisions(
-        manifests,
-        &catalog,
-        "us-east-1",
-        None,
-        &at(1_719_230_400),
-        &gone,
-    )
-    .unwrap();
+    let column = decide_example(manifests, &gone, &mut |_: Note| {});
     assert_eq!(column["empty"].decision, NodeDecision::None);
     assert_eq!(column["empty"].reason_code, Some("instance-gone"));
 }
@@ -548,6 +551,7 @@ fn a_capacity_reservation_changes_the_column_as_it_changes_consolidate() {
             None,
             &at(START),
             &Default::default(),
+            &mut |_: Note| {},
         )
         .unwrap();
         let column = column[&under_used].clone();
@@ -635,4 +639,40 @@ fn an_unreadable_version_is_assumed_and_said() {
         kubernetes_version(None, None),
         (crate::usecases::ami::ASSUMED_KUBERNETES_VERSION, None)
     );
+}
+
+/// The CONSOLIDATION column's input warnings are `consolidate`'s (thread
+/// aws/karpenter-provider-aws#6861, session 34: a pod's `karpenter.sh/do-not-evict`, which core
+/// v1.14.1 no longer reads — `pkg/utils/pod/scheduling.go` `IsDoNotDisruptActive`): `nodes` tells
+/// each line the decision's input adds, once, and not one the command told already.
+#[test]
+fn the_decision_tells_the_inputs_warnings_once_as_consolidate_does() {
+    let mut manifests = example_cluster();
+    for p in manifests
+        .bound_pods
+        .iter_mut()
+        .filter(|p| p.node_name.as_deref() == Some("under-used"))
+    {
+        p.do_not_evict = true;
+    }
+    let said = "already said by the command".to_string();
+    manifests.warnings.push(said.clone());
+    let mut told = Vec::new();
+    decide_example(manifests, &Default::default(), &mut |n: Note| told.push(n));
+    let input: Vec<&str> = told
+        .iter()
+        .filter_map(|n| match n {
+            Note::Input(line) => Some(line.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(input.len(), 1, "{told:?}");
+    assert!(
+        input[0].contains("karpenter.sh/do-not-evict, which Karpenter v1 no longer reads"),
+        "{}",
+        input[0]
+    );
+    assert!(!input.contains(&said.as_str()));
+    // Told on stderr as a warning (`-q` hides it), never in the document.
+    assert!(!Note::Input(String::new()).documented());
 }

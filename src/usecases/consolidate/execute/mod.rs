@@ -207,13 +207,39 @@ fn decide_round<C: Cluster, P: Compute, K: Clock + ?Sized>(
     })
 }
 
+/// The `drift replace` records a run has told of (node → record as written), kept by the
+/// caller across `--watch`'s passes: a record is told once while it stays as it is, again
+/// when it changes (another attempt of `drift replace` writes another), and forgotten once
+/// its node no longer has one.
+#[derive(Debug, Clone, Default)]
+pub struct ToldRecords(BTreeMap<String, String>);
+
+impl ToldRecords {
+    /// The records of `round` not told yet (or changed since), each noted as told; the nodes
+    /// that no longer have one are forgotten.
+    fn new_in(&mut self, round: &Round) -> Vec<(String, String)> {
+        self.0
+            .retain(|node, _| round.drift_records.iter().any(|(n, _)| n == node));
+        round
+            .drift_records
+            .iter()
+            .filter(|(node, record)| {
+                self.0.insert(node.clone(), record.clone()).as_ref() != Some(record)
+            })
+            .cloned()
+            .collect()
+    }
+}
+
 /// Carries out rounds until the engine finds nothing more (or Ctrl-C, or a failure). Before a
 /// round's first change `proceed` is asked (it shows the round; `false` ends the run with
 /// nothing of that round done). Every node's outcome, in the order the rounds met them.
+/// `records`: the drift records told already (by this run, or by earlier `--watch` passes).
 pub fn execute<C: Cluster, P: Compute, K: Clock + ?Sized>(
     live: &mut Live<'_, C, P, K>,
     deciding: &Deciding,
     settings: &Settings,
+    records: &mut ToldRecords,
     events: &mut dyn Sink<Event>,
     proceed: &mut dyn FnMut(&Round, &Preview) -> Result<bool, CommandError>,
 ) -> Result<Vec<NodeOutcome>, CommandError> {
@@ -236,13 +262,8 @@ pub fn execute<C: Cluster, P: Compute, K: Clock + ?Sized>(
                 events.emit(Event::Warning(line.clone()));
             }
         }
-        for (node, record) in &round.drift_records {
-            if told.insert(format!("{REPLACEMENT} {node}")) {
-                events.emit(Event::LeftToDriftReplace {
-                    node: node.clone(),
-                    record: record.clone(),
-                });
-            }
+        for (node, record) in records.new_in(&round) {
+            events.emit(Event::LeftToDriftReplace { node, record });
         }
         if round.actions.is_empty() {
             return Ok(outcomes);

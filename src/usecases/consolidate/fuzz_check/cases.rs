@@ -447,6 +447,59 @@ fn a_used_up_reservation_is_no_offering_for_a_later_pass() {
     assert_eq!(row(&r, "node-1").decision, NodeDecision::None, "{r:#?}");
 }
 
+/// s35-noticed: the solver's tracking memo prepares the pools' offerings once per evaluation;
+/// a reservation an earlier pass's launch used up must leave the later replacements' options
+/// too, not only their launch. Two drifted nodes, a pool that allows only `reserved`, an m5.large
+/// reservation with one instance left and an m5.xlarge one with five: the first drift launches
+/// into the m5.large one; the second lists only m5.xlarge — as Karpenter's next disruption loop
+/// sees it (aws v1.14.1 `providers/capacityreservation` `MarkLaunched` takes the instance,
+/// `reserved_capacity_resolver.go` makes the offering unavailable; core v1.14.1
+/// `disruption/helpers.go` `SimulateScheduling` schedules over the instance types of that moment,
+/// `scheduling/reservationmanager.go` is built afresh per simulation). With the memo kept, the
+/// m5.large was still listed (priced last, no offering).
+#[test]
+fn a_used_up_reservation_is_no_option_of_a_later_replacement() {
+    let mut p = pool(Policy::Underutilized, None);
+    p.types = vec!["m5.large", "m5.xlarge"];
+    p.capacity_types = vec!["reserved"];
+    let nodes = (0..2)
+        .map(|k| {
+            let pods = vec![pod(&format!("p{k}"), &format!("app-{k}"), 1500)];
+            let mut n = node(&format!("node-{k}"), "m5.large", 86_400, pods);
+            n.drifted = true;
+            n
+        })
+        .collect();
+    let mut s = spec(p, nodes);
+    with_one_instance_left(&mut s, "m5.large", true);
+    s.reservations.push(super::gen::Reservation {
+        id: "cr-00002".into(),
+        itype: "m5.xlarge",
+        zone: "us-east-1a",
+        count: 5,
+        selected: true,
+    });
+    let r = run(&s);
+    let into: Vec<(Option<&str>, &[String])> = r
+        .actions
+        .iter()
+        .flat_map(|a| a.replacement.iter().chain(&a.additional_replacements))
+        .map(|rep| {
+            let id = rep.capacity_reservation_id.as_deref();
+            (id, rep.instance_types.as_slice())
+        })
+        .collect();
+    let (large, xlarge) = ("m5.large".to_string(), "m5.xlarge".to_string());
+    assert_eq!(
+        into,
+        [
+            (Some("cr-00001"), &[large, xlarge.clone()][..]),
+            (Some("cr-00002"), &[xlarge][..]),
+        ],
+        "{r:#?}"
+    );
+}
+
 /// Three on-demand m5.xlarge nodes of one 1.5-vCPU pod each (node-2's of a higher priority, so
 /// it ranks last by savings ratio) beside a cheap m5.large reservation with one instance left.
 fn reservation_beside_three_nodes() -> Spec {

@@ -98,9 +98,15 @@ fn a_multi_node_replacement_never_ready_rolls_every_node_back_and_terminates_it_
     settings.ready_timeout = Duration::from_secs(60);
     let mut live = world.live();
     let mut sink = |_| {};
-    let outcomes = execute(&mut live, &deciding, &settings, &mut sink, &mut |_, _| {
-        Ok(true)
-    })
+    let records = &mut Default::default();
+    let outcomes = execute(
+        &mut live,
+        &deciding,
+        &settings,
+        records,
+        &mut sink,
+        &mut |_, _| Ok(true),
+    )
     .unwrap();
     for n in [&a, &b] {
         let o = outcomes.iter().find(|o| &o.node == n).unwrap();

@@ -108,7 +108,16 @@ fn run_deciding(world: &World, deciding: &Deciding, mut between: impl FnMut(&Wor
         between(world);
         Ok(true)
     };
-    let outcomes = execute(&mut live, deciding, &settings(), &mut sink, &mut proceed).unwrap();
+    let records = &mut Default::default();
+    let outcomes = execute(
+        &mut live,
+        deciding,
+        &settings(),
+        records,
+        &mut sink,
+        &mut proceed,
+    )
+    .unwrap();
     // A moment later every pod the ReplicaSet made again is bound.
     world.clock.sleep(Duration::from_secs(2));
     let events = events.borrow().clone();
@@ -578,8 +587,8 @@ fn killed_after_marking_a_delete_it_deletes_without_a_launch() {
     assert_eq!(pending(&world), Vec::<String>::new());
 }
 
-#[test]
-fn a_node_in_drift_replacement_is_not_consolidated() {
+/// A node a killed `drift replace` left marked (its record, method `drift`).
+fn killed_drift_replace() -> (World, String) {
     let world = world(1, json!([{"nodes": "100%"}]));
     let drifting = managed(&world, "c6a.large", &[]);
     killed_at(
@@ -587,6 +596,12 @@ fn a_node_in_drift_replacement_is_not_consolidated() {
         &drifting,
         &record(Step::Marked, Method::Drift, &[], &[]),
     );
+    (world, drifting)
+}
+
+#[test]
+fn a_node_in_drift_replacement_is_not_consolidated() {
+    let (world, drifting) = killed_drift_replace();
     let run = run(&world);
     assert!(run.outcomes.is_empty(), "{:#?}", run.outcomes);
     assert!(present(&world.cluster, &drifting));
@@ -604,6 +619,49 @@ fn a_node_in_drift_replacement_is_not_consolidated() {
         }
         other => panic!("{other:#?}"),
     }
+}
+
+/// `consolidate --watch` keeps what it told across its passes: a record a killed `drift
+/// replace` left is said once while it stays as written (not on every pass), again when it
+/// changes, and a new run says it afresh (docs/consolidation.md "Resumable").
+#[test]
+fn a_drift_record_is_told_once_across_watch_passes_and_again_when_it_changes() {
+    let (world, drifting) = killed_drift_replace();
+    let mut live = world.live();
+    let deciding = Deciding::default();
+    deciding.prepare(&mut live);
+    let mut watched = ToldRecords::default();
+    let mut pass = |records: &mut ToldRecords| {
+        let mut told = Vec::new();
+        let mut sink = |e: Event| {
+            if let Event::LeftToDriftReplace { node, .. } = e {
+                told.push(node);
+            }
+        };
+        let outcomes = execute(
+            &mut live,
+            &deciding,
+            &settings(),
+            records,
+            &mut sink,
+            &mut |_, _| Ok(true),
+        )
+        .unwrap();
+        assert!(outcomes.is_empty(), "{outcomes:#?}");
+        told
+    };
+    assert_eq!(pass(&mut watched), std::slice::from_ref(&drifting));
+    assert!(pass(&mut watched).is_empty(), "said again on the next pass");
+    // Another attempt rewrote the record: said again, once.
+    killed_at(
+        &world,
+        &drifting,
+        &record(Step::Drained, Method::Drift, &[], &[]),
+    );
+    assert_eq!(pass(&mut watched), std::slice::from_ref(&drifting));
+    assert!(pass(&mut watched).is_empty());
+    // A new run (not a watch pass) says it.
+    assert_eq!(pass(&mut ToldRecords::default()), [drifting]);
 }
 
 mod commands;
