@@ -990,7 +990,7 @@ impl<'a> Solver<'a> {
                     .map(|&t| pool.daemon_overhead[t as usize].get(&r))
                     .max()
                     .unwrap_or(0),
-                largest_on: largest_type(pool, &compatible, &r),
+                largest_on: largest_type(pool, &considered, &r),
                 resource: r,
             })
             .collect();
