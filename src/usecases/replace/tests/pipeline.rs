@@ -874,8 +874,10 @@ fn a_pdb_at_zero_when_a_node_starts_is_waited_for_then_it_goes() {
         marked >= secs(300),
         "held back until the budget allowed: {marked:?}"
     );
+}
 
-    // Held longer than the drain timeout: blocked, the PDB named.
+#[test]
+fn a_pdb_held_at_zero_past_the_drain_timeout_blocks_the_node_and_names_the_pdb() {
     let (world, old) = second_guarded();
     let cluster = world.cluster.clone();
     let first = old[0].clone();
