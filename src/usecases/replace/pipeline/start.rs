@@ -216,6 +216,22 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             o.detail = Detail::BeingDeleted;
             return Ok(None);
         }
+        if record.is_none() {
+            let now = self.live.clock.now();
+            if let Some(verdict) = self
+                .recheck
+                .as_mut()
+                .and_then(|r| r.no_longer_drifted(snapshot, node, now))
+            {
+                let o = &mut self.outcomes[outcome];
+                o.status = Status::Skipped;
+                o.detail = Detail::NoLongerDrifted {
+                    was: q.action.reason.clone(),
+                    now: verdict.detail,
+                };
+                return Ok(None);
+            }
+        }
         let job = |record: Record, state: State| Job {
             node: node.clone(),
             claim: Claim::of(snapshot, node),
