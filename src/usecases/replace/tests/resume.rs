@@ -50,6 +50,20 @@ fn tag(world: &World, id: &str, claim: &str) {
     i.tags.insert("eks:eks-cluster-name".into(), CLUSTER.into());
 }
 
+/// One drifted node left by a run killed after its replacement launched (registered, recorded):
+/// the node (in a list, as `replace` takes them) and its replacement.
+fn killed_after_launch(world: &World) -> (Vec<String>, String) {
+    let old = drifted(world, 1);
+    let new = world.registered_node("default", "c6a.large");
+    let new_id = instance_of(&new);
+    killed_at(
+        world,
+        &old[0],
+        &record(Step::Launched, &["default-0123456789"], &[&new_id]),
+    );
+    (old, new)
+}
+
 #[test]
 fn marked_plans_again_under_the_recorded_name_and_adopts_what_the_killed_run_launched() {
     let world = world();
@@ -102,14 +116,7 @@ fn marked_plans_again_under_the_recorded_name_and_adopts_what_the_killed_run_lau
 #[test]
 fn launched_adopts_the_recorded_instances_and_labels_them_from_the_catalog() {
     let world = world();
-    let old = drifted(&world, 1);
-    let new = world.registered_node("default", "c6a.large");
-    let new_id = instance_of(&new);
-    killed_at(
-        &world,
-        &old[0],
-        &record(Step::Launched, &["default-0123456789"], &[&new_id]),
-    );
+    let (old, new) = killed_after_launch(&world);
 
     let run = replace(&world, &old, &settings());
     assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
@@ -433,14 +440,7 @@ fn a_replacement_adopted_after_a_kill_carries_its_planned_annotations() {
 #[test]
 fn a_node_enters_with_its_nodepool_as_read_at_its_start() {
     let world = world();
-    let old = drifted(&world, 1);
-    let new = world.registered_node("default", "c6a.large");
-    let new_id = instance_of(&new);
-    killed_at(
-        &world,
-        &old[0],
-        &record(Step::Launched, &["default-0123456789"], &[&new_id]),
-    );
+    let (old, new) = killed_after_launch(&world);
     let (m, acts) = actions(&world, &old);
     let mut live = world.live();
     let preview = replace_pipeline::preview(&live, &m, acts, &settings()).unwrap();
