@@ -211,7 +211,9 @@ fn once(
         let mut printer = ReplacePrinter::new(ctx.global, ctx.err);
         return via_controller::run(&session, handover, settings, &mut printer);
     }
-    let preview = pipeline::preview(&session, &manifests, actions, settings)?;
+    let recheck = select::Recheck::new(verdicts, &actions, &args.nodes);
+    let preview =
+        pipeline::preview(&session, &manifests, actions, settings)?.rechecking_drift(recheck);
     if !machine {
         render::table(ctx.out, headers, preview.outcomes()).map_err(io)?;
     }

@@ -417,6 +417,13 @@ impl Evaluation {
     }
 }
 
+/// The verdict on one node of `snapshot` (or paired like one: [`pair_nodes`]), as
+/// [`evaluate`] gives it — for a node judged again just before it is replaced.
+pub fn evaluate_one(snapshot: &DriftSnapshot, node: &ManagedNode) -> NodeDrift {
+    let ca = hash::confirm_ca_term(&snapshot.node_classes, snapshot.ca_bundle.as_deref());
+    reasons::evaluate_node(snapshot, node, &ca)
+}
+
 /// Decides drift for every node of the snapshot.
 pub fn evaluate(snapshot: &DriftSnapshot) -> Evaluation {
     let ca = hash::confirm_ca_term(&snapshot.node_classes, snapshot.ca_bundle.as_deref());

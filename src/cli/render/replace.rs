@@ -45,6 +45,13 @@ impl fmt::Display for Detail {
             ),
             Detail::DecisionChanged(what) => write!(f, "{what}: decided again"),
             Detail::Resumes(step) => write!(f, "resumes a replacement ({} before)", step.as_str()),
+            Detail::NoLongerDrifted { was, now } => {
+                write!(f, "no longer drifted: its {was} is gone")?;
+                if !now.is_empty() {
+                    write!(f, " ({now})")?;
+                }
+                f.write_str("; left")
+            }
             Detail::LeftTheCluster => f.write_str("the node left the cluster meanwhile"),
             Detail::BeingDeleted => {
                 f.write_str("someone else began deleting the node meanwhile; left to them")

@@ -251,6 +251,9 @@ pub enum Status {
     Failed,
     /// Left the cluster before it started.
     Gone,
+    /// Left alone when its turn came: the reason it was taken no longer holds (its drift
+    /// went away meanwhile).
+    Skipped,
 }
 
 impl Status {
@@ -266,6 +269,7 @@ impl Status {
             Status::RolledBack => "rolled-back",
             Status::Failed => "failed",
             Status::Gone => "gone",
+            Status::Skipped => "skipped",
         }
     }
 
@@ -282,7 +286,7 @@ impl Status {
         match self {
             Status::Replaced | Status::Deleted => Outcome::Replaced,
             Status::Blocked | Status::WaitingBudget => Outcome::Blocked,
-            Status::Planned | Status::Queued | Status::Gone => Outcome::Skipped,
+            Status::Planned | Status::Queued | Status::Gone | Status::Skipped => Outcome::Skipped,
             Status::RolledBack | Status::Failed => Outcome::Failed,
         }
     }
@@ -357,6 +361,14 @@ pub enum Detail {
     DecisionChanged(String),
     /// Resumes a replacement a killed run left at this step.
     Resumes(Step),
+    /// Judged again as its turn came, the node is no longer drifted (`was`: the reason it was
+    /// taken for; `now`: the verdict's explanation): left.
+    NoLongerDrifted {
+        /// The drift reason it was selected for.
+        was: String,
+        /// What the verdict says now.
+        now: String,
+    },
     /// The node left the cluster before it started.
     LeftTheCluster,
     /// Someone else began deleting the node before it started: no candidate any more.

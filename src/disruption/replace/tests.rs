@@ -610,6 +610,7 @@ fn statuses_keep_their_report_spelling() {
         Status::RolledBack,
         Status::Failed,
         Status::Gone,
+        Status::Skipped,
     ];
     let spelled: Vec<&str> = all.iter().map(|s| s.as_str()).collect();
     assert_eq!(
@@ -622,7 +623,8 @@ fn statuses_keep_their_report_spelling() {
             "replaced",
             "rolled-back",
             "failed",
-            "gone"
+            "gone",
+            "skipped"
         ]
     );
     assert!(Status::RolledBack.is_failure() && Status::Failed.is_failure());
@@ -781,6 +783,7 @@ fn every_status_has_one_of_the_four_outcomes_the_contract_names() {
         (Status::RolledBack, "failed"),
         (Status::Failed, "failed"),
         (Status::Gone, "skipped"),
+        (Status::Skipped, "skipped"),
     ];
     for (status, want) in table {
         assert_eq!(status.outcome().as_str(), want, "{status:?}");

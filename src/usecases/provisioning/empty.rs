@@ -179,20 +179,35 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Live<'_, C, P, K> {
             Err(e) if matches!(e.status(), Some(409) | Some(404)) => return Ok(Removal::Changed),
             Err(e) => return Err(e.into()),
         }
-        let (pods, _) = pods_on(self.cluster, &node.name)?;
-        if let Some(pod) = pods.iter().find(|p| keeps_node(p, now)) {
-            // Read again and retried on a conflict (a kubelet's status write): a failed undo
-            // would leave a serving node cordoned and tainted.
+        // The taint off again, `busy`: its emptiness clock stopped too. Read again and retried
+        // on a conflict (a kubelet's status write): a failed undo would leave a serving node
+        // cordoned and tainted.
+        let untaint = |busy: bool| {
             patch_current(self.cluster, &node.name, |live| {
-                json!({
-                    "metadata": {"annotations": {EMPTY_SINCE: null}},
+                let mut patch = json!({
                     "spec": {"unschedulable": was_cordoned, "taints": taints_json(live, None, &taint.key)},
-                })
-            })?;
+                });
+                if busy {
+                    patch["metadata"] = json!({"annotations": {EMPTY_SINCE: null}});
+                }
+                patch
+            })
+        };
+        let pods = match pods_on(self.cluster, &node.name) {
+            Ok((pods, _)) => pods,
+            Err(e) => return Err(undone(e, untaint(false))),
+        };
+        if let Some(pod) = pods.iter().find(|p| keeps_node(p, now)) {
+            untaint(true)?;
             return Ok(Removal::PodArrived(pod.key()));
         }
         // Instance first, then the Node: a run killed in between leaves a node to find again.
-        launch::terminate_all(self.cloud, &[instance.to_string()]).map_err(aws_error)?;
+        // Refused (a missing permission, a lost lease): the node serves again, still empty, and
+        // is tried again on the next check (Karpenter untaints the candidates of a failed
+        // command: core v1.14.1 `disruption/queue.go` `Reconcile` → `RequireNoScheduleTaint`).
+        if let Err(e) = launch::terminate_all(self.cloud, &[instance.to_string()]) {
+            return Err(undone(aws_error(e), untaint(false)));
+        }
         ops::delete(self.cluster, &path, None)?;
         Ok(Removal::Removed)
     }
@@ -218,6 +233,21 @@ fn still_the_same(live: &Value, node: &Node, instance: &str) -> bool {
         && live.pointer("/metadata/deletionTimestamp").is_none()
         && annotation(DO_NOT_DISRUPT) != Some("true")
         && annotation(EMPTY_SINCE) == node.annotations.get(EMPTY_SINCE).map(String::as_str)
+}
+
+/// The error that stopped a removal after the taint, once the taint is off again (best effort:
+/// an undo that fails too is named beside it).
+fn undone(error: CommandError, undo: Result<bool, CommandError>) -> CommandError {
+    match undo {
+        Ok(_) => error,
+        Err(u) => CommandError {
+            message: format!(
+                "{}; the taint could not be taken off again: {}",
+                error.message, u.message
+            ),
+            ..error
+        },
+    }
 }
 
 /// How an attempt to remove an empty node ended.

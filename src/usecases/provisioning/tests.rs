@@ -1097,6 +1097,62 @@ fn a_pod_that_binds_after_the_taint_keeps_the_node_and_takes_the_taint_off() {
     assert!(live["metadata"]["annotations"].get(EMPTY_SINCE).is_none());
 }
 
+/// After its taint an empty node whose pods cannot be read again, or whose instance EC2 refuses
+/// to terminate (a lost lease, a missing permission), is untainted and uncordoned again (its
+/// emptiness clock kept: still empty, tried on the next check) — never left tainted while the
+/// watch goes on. Karpenter's queue undoes its taint when a command fails (core v1.14.1
+/// `disruption/queue.go` `Reconcile` → `RequireNoScheduleTaint(…, false, …)` on a failed
+/// command; `disruption/queue_test.go` "should untaint nodes when a command times out").
+#[test]
+fn a_failed_removal_after_the_taint_takes_the_taint_off_again() {
+    for failing in ["pods", "terminate"] {
+        let world = World::new();
+        let node = world.registered_node("default", "c6a.large");
+        let path = format!("/api/v1/nodes/{node}");
+        world.clock.stop_after(Duration::from_secs(31));
+        match failing {
+            // The taint is the second PATCH of the node (the first starts the clock): the
+            // pods' read right after it fails.
+            "pods" => {
+                let late = world.cluster.clone();
+                let p = path.clone();
+                world
+                    .cluster
+                    .after(crate::k8s::Method::Patch, &path, move |_| {
+                        late.after(crate::k8s::Method::Patch, &p, |c| {
+                            c.fail_with(crate::k8s::Method::Get, "/api/v1/pods", 1, 503, "down")
+                        });
+                    });
+            }
+            _ => world.cloud.fail(
+                "EC2.TerminateInstances",
+                crate::cloud::CloudError::Api {
+                    service: "EC2".into(),
+                    operation: "TerminateInstances".into(),
+                    code: "UnauthorizedOperation".into(),
+                    message: "denied".into(),
+                },
+            ),
+        }
+        let (log, mut sink) = recorder(&world);
+        let result = world.live().watch(&all(), &mut sink);
+        assert!(result.is_err(), "{failing}: the failure is said");
+        assert!(
+            !events(&log)
+                .iter()
+                .any(|e| matches!(e, Event::NodeRemoved { .. })),
+            "{failing}"
+        );
+        let live = world.cluster.get("v1", "Node", None, &node).unwrap();
+        assert_eq!(live["spec"]["unschedulable"], false, "{failing}: {live}");
+        assert_eq!(live["spec"]["taints"], json!([]), "{failing}: {live}");
+        assert!(
+            live["metadata"]["annotations"].get(EMPTY_SINCE).is_some(),
+            "{failing}: still empty, its clock kept: {live}"
+        );
+    }
+}
+
 #[test]
 fn a_node_changed_since_it_was_read_is_decided_again_not_overwritten() {
     let world = World::new();

@@ -13,6 +13,7 @@ use crate::disruption::replace::{Action, Method, Record, Step, REPLACEMENT};
 use crate::disruption::static_drift::{decide, Drifted, Hold, PoolState};
 use crate::drift::{DriftSnapshot, Evaluation, NodeDrift, Status as Verdict};
 use crate::error::CommandError;
+use crate::model::instance::Instance;
 use crate::model::node::Node;
 use crate::usecases::Sink;
 
@@ -193,4 +194,72 @@ pub fn pods_to_move(m: &Manifests, node: &Node) -> usize {
         .iter()
         .filter(|p| p.node_name.as_deref() == Some(node.name.as_str()) && is_reschedulable(p))
         .count()
+}
+
+/// Drift judged again as each node's turn comes: a rollout takes a while, and a node whose
+/// drift went away meanwhile (its NodePool or class reverted) is left, as Karpenter decides
+/// its candidates again on every disruption pass (core v1.14.1 `disruption/controller.go`
+/// `disrupt` → `GetCandidates`; `drift.go` `ShouldDisrupt` reads the NodeClaim's `Drifted`
+/// condition then, which `nodeclaim/disruption/drift.go` removes once the drift is gone). The
+/// node, its NodeClaim, the NodePools and classes are the start's fresh ones; what EC2 and SSM
+/// said (instances, what classes resolve to, instance types) is the run's.
+#[derive(Debug, Clone)]
+pub struct Recheck {
+    /// The run's facts; their nodes, pools and classes replaced by the fresh ones each time.
+    facts: DriftSnapshot,
+    /// Each node's instance, as the run described it.
+    instances: BTreeMap<String, Instance>,
+    /// The nodes taken for their verdict alone: not named, not resumed.
+    judged: BTreeSet<String>,
+}
+
+impl Recheck {
+    /// For the `actions` selected from `drift`; the `named` nodes are replaced whatever their
+    /// verdict, and a node with a replacement in progress is finished.
+    pub fn new(mut drift: DriftSnapshot, actions: &[Action], named: &[String]) -> Recheck {
+        let instances = std::mem::take(&mut drift.nodes)
+            .into_iter()
+            .filter_map(|m| Some((m.node.name, m.instance?)))
+            .collect();
+        let judged = actions
+            .iter()
+            .filter(|a| !named.contains(&a.node.name) && Record::of(&a.node).is_none())
+            .filter(|a| matches!(a.method, Method::Drift | Method::StaticDrift))
+            .map(|a| a.node.name.clone())
+            .collect();
+        Recheck {
+            facts: drift,
+            instances,
+            judged,
+        }
+    }
+
+    /// The verdict on `node` as `fresh` has it (at `now`), when it is no longer drifted (OK, or
+    /// Unknown: [`select`] would not take it now); `None` when it still is, or is not judged
+    /// again (named, resumed, or no longer a managed node).
+    pub fn no_longer_drifted(
+        &mut self,
+        fresh: &Manifests,
+        node: &Node,
+        now: i64,
+    ) -> Option<NodeDrift> {
+        if !self.judged.contains(&node.name) {
+            return None;
+        }
+        let instance: Vec<Instance> = self
+            .instances
+            .get(&node.name)
+            .cloned()
+            .into_iter()
+            .collect();
+        let (paired, _) =
+            crate::drift::pair_nodes(std::slice::from_ref(node), &fresh.node_claims, &instance);
+        let managed = paired.into_iter().next()?;
+        self.facts.node_pools.clone_from(&fresh.node_pools);
+        self.facts.node_classes.clone_from(&fresh.node_classes);
+        self.facts.now = now;
+        let verdict = crate::drift::evaluate_one(&self.facts, &managed);
+        // Taken only when drifted (`select`): not drifted now, or unknown, it would not be.
+        (verdict.status != Verdict::Drifted).then_some(verdict)
+    }
 }

@@ -128,7 +128,7 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
         Job {
             node: node.clone(),
             claim: Claim::of(snapshot, node),
-            pool: q.action.pool.clone(),
+            pool: super::start::fresh_pool(snapshot, q),
             record,
             outcome: q.outcome,
             state,

@@ -67,6 +67,7 @@ pub fn run<C: Cluster, P: Compute, K: Clock + ?Sized>(
         outcomes,
         queue,
         terminating,
+        recheck,
     } = preview;
     let mut pipeline = Pipeline {
         live,
@@ -80,6 +81,7 @@ pub fn run<C: Cluster, P: Compute, K: Clock + ?Sized>(
         attachments_unreadable: false,
         gone_replacements: BTreeSet::new(),
         replacements_looked: None,
+        recheck,
     };
     pipeline.run(queue)?;
     Ok(pipeline.outcomes)
@@ -146,6 +148,8 @@ struct Pipeline<'p, 'a, C, P, K: ?Sized> {
     gone_replacements: BTreeSet<String>,
     /// When they were last looked up.
     replacements_looked: Option<Duration>,
+    /// Drift judged again as each node starts (`drift replace`).
+    recheck: Option<super::select::Recheck>,
 }
 
 impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {

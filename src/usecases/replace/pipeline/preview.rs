@@ -14,7 +14,7 @@ use crate::k8s::Cluster;
 use crate::usecases::clock::Clock;
 use crate::usecases::live::Live;
 use crate::usecases::replace::plan::{Intent, NodePlan, Planner};
-use crate::usecases::replace::select::pods_to_move;
+use crate::usecases::replace::select::{pods_to_move, Recheck};
 use crate::usecases::replace::{steps, NodeOutcome, Settings};
 
 /// The plan shown before anything changes: blocked nodes (the blockers named), the nodes that
@@ -26,9 +26,20 @@ pub struct Preview {
     pub(super) queue: Vec<Queued>,
     /// The nodes whose NodeClaim's instance is terminating, left out of the budgets.
     pub(super) terminating: TerminatingInstances,
+    /// Drift judged again as each node starts (`drift replace`).
+    pub(super) recheck: Option<Recheck>,
 }
 
 impl Preview {
+    /// Judges drift again as each node starts: a node no longer drifted is left
+    /// ([`Recheck`]).
+    pub fn rechecking_drift(self, recheck: Recheck) -> Preview {
+        Preview {
+            recheck: Some(recheck),
+            ..self
+        }
+    }
+
     /// Every node's outcome so far.
     pub fn outcomes(&self) -> &[NodeOutcome] {
         &self.outcomes
@@ -187,5 +198,6 @@ pub fn preview<C: Cluster, P: Compute, K: Clock + ?Sized>(
         outcomes,
         queue: kept,
         terminating,
+        recheck: None,
     })
 }

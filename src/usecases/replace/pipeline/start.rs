@@ -201,7 +201,10 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             o.detail = Detail::LeftTheCluster;
             return Ok(None);
         };
-        let pool = q.action.pool.clone();
+        // Its NodePool as read now, not when the run began: a template, requirement or taint
+        // changed meanwhile is what its replacement gets (core v1.14.1 `disruption/controller.go`
+        // `disrupt` → `GetCandidates` each pass: commands come from the current NodePool).
+        let pool = fresh_pool(snapshot, &q);
         let record = Record::of(node);
         if node.deleting && record.is_none() {
             // Someone else began deleting it since the run selected it: no candidate any more
@@ -212,6 +215,22 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
             o.status = Status::Gone;
             o.detail = Detail::BeingDeleted;
             return Ok(None);
+        }
+        if record.is_none() {
+            let now = self.live.clock.now();
+            if let Some(verdict) = self
+                .recheck
+                .as_mut()
+                .and_then(|r| r.no_longer_drifted(snapshot, node, now))
+            {
+                let o = &mut self.outcomes[outcome];
+                o.status = Status::Skipped;
+                o.detail = Detail::NoLongerDrifted {
+                    was: q.action.reason.clone(),
+                    now: verdict.detail,
+                };
+                return Ok(None);
+            }
         }
         let job = |record: Record, state: State| Job {
             node: node.clone(),
@@ -405,4 +424,14 @@ impl<C: Cluster, P: Compute, K: Clock + ?Sized> Pipeline<'_, '_, C, P, K> {
         planned.launch = Some(Launchable { claims, input });
         Ok(Some(planned))
     }
+}
+
+/// The node's NodePool as `snapshot` has it; as the run read it when it is gone.
+pub(super) fn fresh_pool(snapshot: &Manifests, q: &Queued) -> NodePool {
+    snapshot
+        .node_pools
+        .iter()
+        .find(|p| p.name == q.action.pool.name)
+        .unwrap_or(&q.action.pool)
+        .clone()
 }

@@ -50,6 +50,20 @@ fn tag(world: &World, id: &str, claim: &str) {
     i.tags.insert("eks:eks-cluster-name".into(), CLUSTER.into());
 }
 
+/// One drifted node left by a run killed after its replacement launched (registered, recorded):
+/// the node (in a list, as `replace` takes them) and its replacement.
+fn killed_after_launch(world: &World) -> (Vec<String>, String) {
+    let old = drifted(world, 1);
+    let new = world.registered_node("default", "c6a.large");
+    let new_id = instance_of(&new);
+    killed_at(
+        world,
+        &old[0],
+        &record(Step::Launched, &["default-0123456789"], &[&new_id]),
+    );
+    (old, new)
+}
+
 #[test]
 fn marked_plans_again_under_the_recorded_name_and_adopts_what_the_killed_run_launched() {
     let world = world();
@@ -102,14 +116,7 @@ fn marked_plans_again_under_the_recorded_name_and_adopts_what_the_killed_run_lau
 #[test]
 fn launched_adopts_the_recorded_instances_and_labels_them_from_the_catalog() {
     let world = world();
-    let old = drifted(&world, 1);
-    let new = world.registered_node("default", "c6a.large");
-    let new_id = instance_of(&new);
-    killed_at(
-        &world,
-        &old[0],
-        &record(Step::Launched, &["default-0123456789"], &[&new_id]),
-    );
+    let (old, new) = killed_after_launch(&world);
 
     let run = replace(&world, &old, &settings());
     assert_eq!(run.outcome(&old[0]).status, Status::Replaced);
@@ -423,4 +430,33 @@ fn a_replacement_adopted_after_a_kill_carries_its_planned_annotations() {
     let run = replace(&world, &old, &settings());
     resumed_by_adoption(&world, &run, &old[0]);
     assert_eq!(replacement_annotations(&world, &old[0]), want);
+}
+
+/// A node enters with its NodePool as read at its start, not as the run read it when it began:
+/// a template changed meanwhile is what its (adopted) replacement carries — the template's
+/// annotations and the pool's hash now (core v1.14.1 `disruption/controller.go` `disrupt` →
+/// `GetCandidates` each pass: a command is computed from the current NodePool; the
+/// `nodepool-hash` is the one Karpenter's `nodeclaim/disruption/drift.go` compares).
+#[test]
+fn a_node_enters_with_its_nodepool_as_read_at_its_start() {
+    let world = world();
+    let (old, new) = killed_after_launch(&world);
+    let (m, acts) = actions(&world, &old);
+    let mut live = world.live();
+    let preview = replace_pipeline::preview(&live, &m, acts, &settings()).unwrap();
+    // The template changes after the run read the cluster, before the node starts.
+    world
+        .cluster
+        .update("karpenter.sh/v1", "NodePool", None, "default", |p| {
+            p["spec"]["template"]["metadata"]["annotations"] = json!({"example.com/owner": "b"});
+        });
+    let outcomes = replace_pipeline::run(&mut live, preview, &settings(), &mut |_| {}).unwrap();
+    assert_eq!(outcomes[0].status, Status::Replaced);
+    let fresh = read_cluster(&world.cluster).unwrap().node_pools.remove(0);
+    let hash = provisioning::input::hash_annotations(&fresh);
+    let annotations = &node_json(&world, &new).unwrap()["metadata"]["annotations"];
+    assert_eq!(annotations["example.com/owner"], "b", "{annotations}");
+    for (key, value) in hash {
+        assert_eq!(annotations[&key], json!(value), "{key}: {annotations}");
+    }
 }
